@@ -1,0 +1,129 @@
+/**
+ * Koerier's runtime configuration: read once from the environment into a typed, validated object.
+ * Only handlers call `loadConfig`; adapters and the domain receive what they need as arguments.
+ * The CDK stack and the laptop host set these variables (names in `settingEnv`).
+ */
+import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../lib/resources.js';
+
+export const settingEnv = {
+  issuer: 'KOERIER_ISSUER',
+  audience: 'KOERIER_AUDIENCE',
+  jwksUrl: 'KOERIER_JWKS_URL',
+  /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
+  allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
+  /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */
+  webhookOrigin: 'KOERIER_WEBHOOK_ORIGIN',
+  /** Requests per minute per publisher announced to validators (`WebHook-Allowed-Rate`). */
+  publishRatePerMinute: 'KOERIER_PUBLISH_RATE_PER_MINUTE',
+  maxEventBytes: 'KOERIER_MAX_EVENT_BYTES',
+  idempotencyTtlSeconds: 'KOERIER_IDEMPOTENCY_TTL_SECONDS',
+  idempotencyLockSeconds: 'KOERIER_IDEMPOTENCY_LOCK_SECONDS',
+  /** JSON: which clients may subscribe to which types and sources (see functions/core/subscriptions). */
+  entitlements: 'KOERIER_ENTITLEMENTS',
+  /** `true` on the laptop host only: lets sinks be plain-http loopback addresses. */
+  allowLoopbackSinks: 'KOERIER_ALLOW_LOOPBACK_SINKS',
+  /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
+  publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
+  logLevel: 'KOERIER_LOG_LEVEL',
+} as const;
+
+export interface KoerierConfig {
+  readonly auth: {
+    readonly issuer: string;
+    readonly audience: string;
+    readonly jwksUrl: URL;
+  };
+  readonly allowedOrigins: readonly string[];
+  readonly webhookOrigin: string;
+  readonly publishRatePerMinute: number;
+  /** Largest event (serialised) the ingest stores in a queue message. */
+  readonly maxEventBytes: number;
+  readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
+  readonly entitlementsJson: string;
+  readonly allowLoopbackSinks: boolean;
+  readonly publicBaseUrl: string;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const SEVEN_DAYS = 7 * 24 * 3600;
+/** The SQS message limit we design for (the long-standing 256 KiB, which every emulator honours). */
+export const SQS_MESSAGE_LIMIT_BYTES = 256 * 1024;
+
+export function loadConfig(env: Env = process.env): KoerierConfig {
+  const issues: string[] = [];
+  const required = (name: string): string => {
+    const value = env[name]?.trim();
+    if (!value) issues.push(`${name} is required`);
+    return value ?? '';
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      issues.push(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const issuer = required(settingEnv.issuer);
+  const audience = required(settingEnv.audience);
+  const jwksRaw = required(settingEnv.jwksUrl);
+  let jwksUrl = new URL('https://invalid.invalid/');
+  if (jwksRaw) {
+    try {
+      jwksUrl = new URL(jwksRaw);
+    } catch {
+      issues.push(`${settingEnv.jwksUrl} must be a URL, got ${JSON.stringify(jwksRaw)}`);
+    }
+  }
+  const logLevel = (env[settingEnv.logLevel] ?? 'info').trim();
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) issues.push(`${settingEnv.logLevel} must be debug, info, warn or error`);
+
+  const config: KoerierConfig = {
+    auth: { issuer, audience, jwksUrl },
+    allowedOrigins: list(env[settingEnv.allowedOrigins]),
+    webhookOrigin: env[settingEnv.webhookOrigin]?.trim() || 'koerier',
+    publishRatePerMinute: integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
+    maxEventBytes: integer(settingEnv.maxEventBytes, SQS_MESSAGE_LIMIT_BYTES - 4096, 1024, SQS_MESSAGE_LIMIT_BYTES),
+    idempotency: {
+      ttlSeconds: integer(settingEnv.idempotencyTtlSeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
+      lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 1, 3600),
+    },
+    entitlementsJson: env[settingEnv.entitlements]?.trim() || '{}',
+    allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
+    publicBaseUrl: (env[settingEnv.publicBaseUrl]?.trim() || '').replace(/\/+$/, ''),
+    logLevel: logLevel as KoerierConfig['logLevel'],
+  };
+  if (issues.length > 0) throw new ConfigError(`Koerier configuration is invalid: ${issues.join('; ')}`);
+  return config;
+}
+
+/** Resource names, from the variables the CDK stack and the laptop host set per grant. */
+export const resourceNames = {
+  table: (name: TableName, env: Env = process.env) => requireEnv(resourceEnv.table(name), env),
+  queueUrl: (name: QueueName, env: Env = process.env) => requireEnv(resourceEnv.queueUrl(name), env),
+  deadLetterQueueUrl: (name: QueueName, env: Env = process.env) => requireEnv(resourceEnv.deadLetterQueueUrl(name), env),
+  bucket: (name: BucketName, env: Env = process.env) => requireEnv(resourceEnv.bucket(name), env),
+  key: (name: KeyName, env: Env = process.env) => requireEnv(resourceEnv.key(name), env),
+};
+
+function requireEnv(name: string, env: Env): string {
+  const value = env[name]?.trim();
+  if (!value) throw new ConfigError(`${name} is not set: the function was deployed without this resource grant`);
+  return value;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

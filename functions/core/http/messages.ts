@@ -1,0 +1,40 @@
+/**
+ * The HTTP request and response as the domain sees them: no Lambda or API Gateway types.
+ * Handlers translate API Gateway events to and from these.
+ */
+export interface HttpRequest {
+  readonly method: string;
+  /** Raw path, e.g. `/subscriptions/42`. */
+  readonly path: string;
+  /** Header names in lower case; repeated headers joined with `, ` as API Gateway does. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  /** UTF-8 text; every Koerier response is JSON or empty. */
+  readonly body: string;
+}
+
+export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(value),
+  };
+}
+
+export function emptyResponse(status: number, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers, body: '' };
+}
+
+/** The media type of a Content-Type header, lower case, without parameters. */
+export function mediaTypeOf(contentType: string | undefined): string {
+  if (!contentType) return '';
+  const semicolon = contentType.indexOf(';');
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}

@@ -1,0 +1,145 @@
+/**
+ * The one description of Koerier's resources: tables, queues, buckets, keys, functions with
+ * their triggers, routes and grants. The CDK constructs (lib/) and the laptop host (local/) both
+ * read it, so what runs on a laptop cannot drift from what is deployed.
+ *
+ * Plain data only: no aws-cdk-lib import here, the laptop host loads this file too.
+ */
+
+export type AttributeType = 'S' | 'N';
+
+export interface KeySpec {
+  readonly name: string;
+  readonly type: AttributeType;
+}
+
+export interface TableSpec {
+  readonly partitionKey: KeySpec;
+  readonly sortKey?: KeySpec;
+  /** Attribute holding an epoch-seconds expiry. DynamoDB TTL in AWS; code treats expired items as absent. */
+  readonly ttlAttribute?: string;
+  readonly globalIndexes?: readonly { readonly name: string; readonly partitionKey: KeySpec; readonly sortKey?: KeySpec }[];
+}
+
+export interface QueueSpec {
+  readonly visibilityTimeoutSeconds: number;
+  readonly retentionSeconds: number;
+  /** Messages received this many times without being deleted move to `<name>-dlq`. */
+  readonly maxReceiveCount: number;
+}
+
+export interface RouteSpec {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  /** API Gateway HTTP API path, `{name}` for a path parameter. */
+  readonly path: string;
+}
+
+export interface FunctionSpec {
+  /** Path of the handler module, relative to the repository root. Its export is `handler`. */
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly routes?: readonly RouteSpec[];
+  readonly queueTrigger?: {
+    readonly queue: QueueName;
+    readonly batchSize: number;
+    readonly maxBatchingWindowSeconds: number;
+  };
+  /** What the function may touch; each grant also puts the resource's name in its environment. */
+  readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
+  readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
+  readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
+  readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
+  readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
+}
+
+export const tables = {
+  /** Idempotency keys per client and operation (EDU-IDEM), and the router's source+id duplicates. */
+  idempotency: { partitionKey: { name: 'pk', type: 'S' }, ttlAttribute: 'expiresAt' },
+  /** Subscriptions, one item each, with an owner index for listing. */
+  subscriptions: {
+    partitionKey: { name: 'id', type: 'S' },
+    globalIndexes: [
+      { name: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+    ],
+  },
+  /** Routing index: one item per (match key, subscription), so the router reads only candidates. */
+  routes: { partitionKey: { name: 'routeKey', type: 'S' }, sortKey: { name: 'subscriptionId', type: 'S' } },
+  /** Delivery state: attempt history, dead letters, target health (rate, circuit breaker). */
+  deliveries: {
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    ttlAttribute: 'expiresAt',
+  },
+} as const satisfies Record<string, TableSpec>;
+
+const FOURTEEN_DAYS = 14 * 24 * 3600;
+
+export const queues = {
+  /** Accepted events, written before the 202 goes out. */
+  inbound: { visibilityTimeoutSeconds: 60, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
+  /** One message per (event, subscription); retries move its visibility forward. */
+  deliveries: { visibilityTimeoutSeconds: 60, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 200 },
+} as const satisfies Record<string, QueueSpec>;
+
+export const buckets = {
+  /** Claim check: event data too large for a message, referenced by `dataref`. */
+  payloads: {},
+} as const;
+
+export const keys = {
+  /** Encrypts subscriber credentials at rest. */
+  credentials: {},
+} as const;
+
+export type TableName = keyof typeof tables;
+export type QueueName = keyof typeof queues;
+export type BucketName = keyof typeof buckets;
+export type KeyName = keyof typeof keys;
+
+export const functions = {
+  ingest: {
+    entry: 'functions/handlers/ingest.ts',
+    memoryMb: 512,
+    timeoutSeconds: 15,
+    routes: [
+      { method: 'POST', path: '/events' },
+      { method: 'OPTIONS', path: '/events' },
+    ],
+    tables: { idempotency: 'readwrite' },
+    queues: { inbound: 'send' },
+  },
+  apiDescription: {
+    entry: 'functions/handlers/api-description.ts',
+    memoryMb: 256,
+    timeoutSeconds: 5,
+    routes: [{ method: 'GET', path: '/openapi.json' }],
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionName = keyof typeof functions;
+
+/** Environment variable names that carry resource names into the functions. */
+export const resourceEnv = {
+  table: (name: TableName) => `KOERIER_TABLE_${snake(name)}`,
+  queueUrl: (name: QueueName) => `KOERIER_QUEUE_${snake(name)}_URL`,
+  deadLetterQueueUrl: (name: QueueName) => `KOERIER_DLQ_${snake(name)}_URL`,
+  bucket: (name: BucketName) => `KOERIER_BUCKET_${snake(name)}`,
+  key: (name: KeyName) => `KOERIER_KEY_${snake(name)}`,
+};
+
+/** Physical names where Koerier chooses them (laptop host; CDK lets CloudFormation name them). */
+export const localName = {
+  table: (name: TableName) => `koerier-${kebab(name)}`,
+  queue: (name: QueueName) => `koerier-${kebab(name)}`,
+  deadLetterQueue: (name: QueueName) => `koerier-${kebab(name)}-dlq`,
+  bucket: (name: BucketName) => `koerier-${kebab(name)}`,
+};
+
+function snake(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase();
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
