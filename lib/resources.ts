@@ -40,6 +40,8 @@ export interface FunctionSpec {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly routes?: readonly RouteSpec[];
+  /** Receives every request no route matches (API Gateway's `$default`), to answer 404/405 as problems. */
+  readonly defaultRoute?: boolean;
   readonly queueTrigger?: {
     readonly queue: QueueName;
     readonly batchSize: number;
@@ -114,6 +116,7 @@ export const functions = {
     memoryMb: 256,
     timeoutSeconds: 5,
     routes: [{ method: 'GET', path: '/openapi.json' }],
+    defaultRoute: true,
   },
 } as const satisfies Record<string, FunctionSpec>;
 
