@@ -9,6 +9,8 @@ export const settingEnv = {
   issuer: 'KOERIER_ISSUER',
   audience: 'KOERIER_AUDIENCE',
   jwksUrl: 'KOERIER_JWKS_URL',
+  /** The issuer's token endpoint, shown in the API description (default: `<issuer>/oauth/token`). */
+  tokenUrl: 'KOERIER_TOKEN_URL',
   /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
   allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
   /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */
@@ -32,6 +34,7 @@ export interface KoerierConfig {
     readonly issuer: string;
     readonly audience: string;
     readonly jwksUrl: URL;
+    readonly tokenUrl: string;
   };
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
@@ -88,7 +91,7 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) issues.push(`${settingEnv.logLevel} must be debug, info, warn or error`);
 
   const config: KoerierConfig = {
-    auth: { issuer, audience, jwksUrl },
+    auth: { issuer, audience, jwksUrl, tokenUrl: env[settingEnv.tokenUrl]?.trim() || `${issuer.replace(/\/+$/, '')}/oauth/token` },
     allowedOrigins: list(env[settingEnv.allowedOrigins]),
     webhookOrigin: env[settingEnv.webhookOrigin]?.trim() || 'koerier',
     publishRatePerMinute: integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),

@@ -1,0 +1,83 @@
+/**
+ * The queues events travel through. The only knowledge of SQS batching limits lives here:
+ * at most 10 entries and 256 KiB per SendMessageBatch call.
+ */
+import { SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+
+export interface QueuedEvent {
+  /** The message body: the event in the JSON event format. */
+  readonly body: string;
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+const MAX_BATCH_ENTRIES = 10;
+const MAX_BATCH_BYTES = 256 * 1024;
+
+export class QueueWriteError extends Error {
+  override name = 'QueueWriteError';
+}
+
+export class SqsEventQueue {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  /**
+   * Writes every message or throws. Batches that fail in part are retried once for the failed
+   * entries; what still fails makes the whole call fail, so the caller never acknowledges an
+   * event that is not stored. (Entries already written stay: downstream drops duplicates by
+   * source+id, EDU-IDEM-15.)
+   */
+  async send(messages: readonly QueuedEvent[]): Promise<void> {
+    if (messages.length === 1) {
+      const [only] = messages as [QueuedEvent];
+      await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: only.body, MessageAttributes: toAttributes(only.attributes) }));
+      return;
+    }
+    for (const chunk of chunksWithinLimits(messages)) await this.sendBatch(chunk, 1);
+  }
+
+  private async sendBatch(chunk: readonly QueuedEvent[], retriesLeft: number): Promise<void> {
+    const result = await this.client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: this.queueUrl,
+        Entries: chunk.map((message, index) => ({ Id: String(index), MessageBody: message.body, MessageAttributes: toAttributes(message.attributes) })),
+      }),
+    );
+    const failed = result.Failed ?? [];
+    if (failed.length === 0) return;
+    const retry = failed.map((entry) => chunk[Number(entry.Id)]).filter((m): m is QueuedEvent => m !== undefined);
+    if (retriesLeft > 0 && failed.every((entry) => !entry.SenderFault)) return this.sendBatch(retry, retriesLeft - 1);
+    throw new QueueWriteError(`${failed.length} of ${chunk.length} messages were not stored: ${failed.map((f) => f.Code).join(', ')}`);
+  }
+}
+
+function toAttributes(attributes: Readonly<Record<string, string>> | undefined): Record<string, MessageAttributeValue> | undefined {
+  if (!attributes) return undefined;
+  const out: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(attributes)) out[name] = { DataType: 'String', StringValue: value };
+  return out;
+}
+
+function messageBytes(message: QueuedEvent): number {
+  let bytes = Buffer.byteLength(message.body);
+  for (const [name, value] of Object.entries(message.attributes ?? {})) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 'String'.length;
+  return bytes;
+}
+
+function* chunksWithinLimits(messages: readonly QueuedEvent[]): Generator<QueuedEvent[]> {
+  let chunk: QueuedEvent[] = [];
+  let bytes = 0;
+  for (const message of messages) {
+    const size = messageBytes(message);
+    if (chunk.length > 0 && (chunk.length === MAX_BATCH_ENTRIES || bytes + size > MAX_BATCH_BYTES)) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(message);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
+}

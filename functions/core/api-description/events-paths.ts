@@ -1,0 +1,104 @@
+/** OpenAPI paths of the ingest: POST and OPTIONS /events. */
+import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+
+const cloudEventSchema = {
+  type: 'object',
+  description: 'A CloudEvent in the JSON event format, validated against the NL GOV profile (see docs/CONFORMANCE.md).',
+  required: ['specversion', 'id', 'source', 'type'],
+  properties: {
+    specversion: { type: 'string', enum: ['1.0'] },
+    id: { type: 'string', minLength: 1 },
+    source: { type: 'string', format: 'uri-reference', minLength: 1, example: 'urn:nld:oin:00000001234567890000:systeem:leerlingadministratie' },
+    type: { type: 'string', minLength: 1, example: 'nl.edu.leerling.ingeschreven.v1' },
+    datacontenttype: { type: 'string' },
+    dataschema: { type: 'string', format: 'uri' },
+    subject: { type: 'string', minLength: 1 },
+    time: { type: 'string', format: 'date-time' },
+    dataref: { type: 'string', format: 'uri-reference' },
+    sequence: { type: 'string', minLength: 1 },
+    sequencetype: { type: 'string', minLength: 1 },
+    data: { description: 'Any JSON value.' },
+    data_base64: { type: 'string', contentEncoding: 'base64' },
+  },
+  additionalProperties: { description: 'Extension attributes: names a-z0-9, values string, integer or boolean.' },
+} as const;
+
+export const eventsSchemas = {
+  CloudEvent: cloudEventSchema,
+  Accepted: {
+    type: 'object',
+    required: ['accepted'],
+    properties: {
+      accepted: {
+        type: 'array',
+        items: { type: 'object', required: ['source', 'id'], properties: { source: { type: 'string' }, id: { type: 'string' } } },
+      },
+      warnings: {
+        type: 'array',
+        description: 'SHOULD-level findings: the events were accepted, but do not follow every recommendation of the profile.',
+        items: { $ref: '#/components/schemas/ValidationIssue' },
+      },
+    },
+  },
+} as const;
+
+export const eventsPaths = {
+  '/events': {
+    post: {
+      operationId: 'publishEvents',
+      summary: 'Publish CloudEvents',
+      description:
+        'Accepts one event (structured mode, `application/cloudevents+json`; or binary mode, any Content-Type with `ce-` headers) ' +
+        'or a batch (`application/cloudevents-batch+json`, all or nothing). Events are stored in the inbound queue before the ' +
+        '202 answer (EDU-19). Requires the scope `events:publish`.',
+      tags: ['Events'],
+      security: [{ oauth2: ['events:publish'] }],
+      parameters: [
+        idempotencyKeyParameter,
+        { name: 'ce-specversion', in: 'header', required: false, description: 'Binary mode: every attribute in a ce- header.', schema: { type: 'string' } },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/cloudevents+json': { schema: { $ref: '#/components/schemas/CloudEvent' } },
+          'application/cloudevents-batch+json': { schema: { type: 'array', items: { $ref: '#/components/schemas/CloudEvent' } } },
+          '*/*': { schema: { description: 'Binary mode: the event data; attributes in ce- headers.' } },
+        },
+      },
+      responses: {
+        '202': {
+          description: 'Accepted and stored; delivery happens asynchronously.',
+          headers: { ...versionHeader, 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same key.', schema: { type: 'string' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
+        },
+        '400': problemResponse('Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists every violation.'),
+        ...authProblems,
+        ...idempotencyProblems,
+        '413': problemResponse('An event is larger than the configured limit.'),
+        '415': problemResponse('The Content-Type is not a CloudEvents format Koerier understands.'),
+        ...commonProblems,
+      },
+    },
+    options: {
+      operationId: 'validateWebhook',
+      summary: 'Webhook validation handshake (WH-7)',
+      description: 'Answers the CloudEvents webhook abuse-protection request: an allowed `WebHook-Request-Origin` gets `WebHook-Allowed-Origin` and `WebHook-Allowed-Rate`. No token needed.',
+      tags: ['Events'],
+      security: [],
+      parameters: [{ name: 'WebHook-Request-Origin', in: 'header', required: false, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'Consent: deliveries from this origin are welcome at the given rate.',
+          headers: {
+            ...versionHeader,
+            'WebHook-Allowed-Origin': { schema: { type: 'string' } },
+            'WebHook-Allowed-Rate': { schema: { type: 'string' } },
+          },
+        },
+        '204': { description: 'A plain OPTIONS request: the allowed methods.', headers: { ...versionHeader, Allow: { schema: { type: 'string' } } } },
+        '400': problemResponse('Malformed validation request.'),
+        '403': problemResponse('This origin may not deliver to Koerier.'),
+      },
+    },
+  },
+} as const;

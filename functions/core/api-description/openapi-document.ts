@@ -1,0 +1,57 @@
+/**
+ * Koerier's API description, served at GET /openapi.json. Each area contributes its paths and
+ * schemas; this file only assembles them.
+ */
+import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
+import { eventsPaths, eventsSchemas } from './events-paths.js';
+
+export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Koerier',
+      version: API_VERSION,
+      description:
+        'CloudEvents gateway: the intermediary of the NL GOV profile for CloudEvents and the Edukoppeling CloudEvents profile. ' +
+        'Errors are RFC 9457 problem details; every call except this document needs an OAuth 2.0 client-credentials access token.',
+      contact: { name: 'Koerier maintainers', url: 'https://github.com/koerier/koerier', email: 'koerier@example.org' },
+      license: { name: 'EUPL-1.2', identifier: 'EUPL-1.2' },
+    },
+    servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
+    tags: [{ name: 'Events', description: 'Publishing CloudEvents' }, { name: 'API', description: 'This description' }],
+    paths: {
+      ...eventsPaths,
+      '/openapi.json': {
+        get: {
+          operationId: 'getApiDescription',
+          summary: 'This API description',
+          tags: ['API'],
+          security: [],
+          responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+    },
+    components: {
+      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas },
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          description: 'OAuth 2.0 client credentials (EDU-2); tokens are JWTs from the organisation’s issuer.',
+          flows: {
+            clientCredentials: {
+              tokenUrl: options.tokenUrl,
+              scopes: {
+                'events:publish': 'Publish events',
+                'events:consume': 'Pull events',
+                'subscriptions:manage': 'Manage own subscriptions',
+                'contracts:read': 'Read the contract register',
+                'contracts:write': 'Maintain the contract register',
+                admin: 'Act on any subscription',
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * What a handler needs once per Lambda container: the configuration and the token verifier.
+ * Built lazily on first use, so importing a handler does no I/O (cold start stays small) and the
+ * laptop host can set the environment before the first request.
+ */
+import { createRemoteJWKSet } from 'jose';
+import { authenticate, type Principal, type Scope, type TokenVerification } from '../../core/auth/access-tokens.js';
+import type { HttpRequest } from '../../core/http/messages.js';
+import { loadConfig, type KoerierConfig } from '../../config.js';
+
+let config: KoerierConfig | undefined;
+let verification: TokenVerification | undefined;
+
+export function runtimeConfig(): KoerierConfig {
+  config ??= loadConfig();
+  return config;
+}
+
+function tokenVerification(): TokenVerification {
+  if (!verification) {
+    const { auth } = runtimeConfig();
+    verification = {
+      // jose caches the key set and refetches it (rate-limited) when a token names an unknown kid.
+      keys: createRemoteJWKSet(auth.jwksUrl, { timeoutDuration: 3000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }),
+      issuer: auth.issuer,
+      audience: auth.audience,
+    };
+  }
+  return verification;
+}
+
+export function authenticateRequest(request: HttpRequest, scope: Scope): Promise<Principal> {
+  return authenticate(request.headers['authorization'], scope, tokenVerification());
+}

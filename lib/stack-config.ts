@@ -1,0 +1,180 @@
+/**
+ * The deployment's settings, read once from the CDK context (`cdk.json` or `-c key=value`) into a
+ * typed, validated object. Every problem names its context key, so a failed synth says what to fix.
+ */
+import type { Construct } from 'constructs';
+import { settingEnv } from '../functions/config.js';
+
+export interface StackConfig {
+  /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
+  readonly issuer: string;
+  readonly audience: string;
+  readonly jwksUrl: string;
+  readonly allowedOrigins: readonly string[];
+  readonly webhookOrigin: string;
+  readonly idempotencyTtlDays: number;
+  readonly entitlements: Readonly<Record<string, unknown>>;
+  readonly alarmEmail?: string;
+}
+
+export const contextKey = {
+  issuer: 'koerier:issuer',
+  audience: 'koerier:audience',
+  jwksUrl: 'koerier:jwksUrl',
+  allowedOrigins: 'koerier:allowedOrigins',
+  webhookOrigin: 'koerier:webhookOrigin',
+  idempotencyTtlDays: 'koerier:idempotencyTtlDays',
+  entitlements: 'koerier:entitlements',
+  alarmEmail: 'koerier:alarmEmail',
+} as const;
+
+export class StackConfigError extends Error {
+  override name = 'StackConfigError';
+}
+
+const DEFAULT_IDEMPOTENCY_TTL_DAYS = 7;
+/**
+ * Lambda allows 4 KB of environment variables per function, shared with the resource names and
+ * the other settings; the entitlements get at most half of it.
+ */
+export const MAX_ENTITLEMENTS_JSON_BYTES = 2048;
+
+export function readStackConfig(scope: Construct): StackConfig {
+  const context: Record<string, unknown> = {};
+  for (const key of Object.values(contextKey)) context[key] = scope.node.tryGetContext(key);
+  return parseStackConfig(context);
+}
+
+/** Validates raw context values; throws one `StackConfigError` listing every problem found. */
+export function parseStackConfig(context: Readonly<Record<string, unknown>>): StackConfig {
+  const issues: string[] = [];
+  const problem = (key: string, what: string, value: unknown) =>
+    issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+
+  const text = (key: string): string => {
+    const value = context[key];
+    if (typeof value !== 'string' || value.trim() === '') {
+      problem(key, 'is required: a non-empty string', value);
+      return '';
+    }
+    return value.trim();
+  };
+  const httpsUrl = (key: string): string => {
+    const value = text(key);
+    if (value && !isHttpsUrl(value)) problem(key, 'must be an https URL', value);
+    return value;
+  };
+  // A bare token: these values travel comma-joined in one environment variable.
+  const token = (key: string, value: string) => {
+    if (/[\s,]/.test(value)) problem(key, 'must not contain spaces or commas', value);
+    return value;
+  };
+
+  const issuer = httpsUrl(contextKey.issuer);
+  const audience = text(contextKey.audience);
+  const jwksUrl = httpsUrl(contextKey.jwksUrl);
+  const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
+  const allowedOrigins = originList(context[contextKey.allowedOrigins]);
+  if (allowedOrigins === undefined || allowedOrigins.length === 0) {
+    problem(contextKey.allowedOrigins, 'is required: a non-empty list of origins (or "*")', context[contextKey.allowedOrigins]);
+  } else {
+    for (const origin of allowedOrigins) token(contextKey.allowedOrigins, origin);
+  }
+
+  let idempotencyTtlDays = DEFAULT_IDEMPOTENCY_TTL_DAYS;
+  const ttlRaw = context[contextKey.idempotencyTtlDays];
+  if (ttlRaw !== undefined) {
+    const ttl = typeof ttlRaw === 'string' && ttlRaw.trim() !== '' ? Number(ttlRaw) : ttlRaw;
+    // functions/config.ts accepts at most 365 days.
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > 365) {
+      problem(contextKey.idempotencyTtlDays, 'must be a whole number of days from 1 to 365', ttlRaw);
+    } else {
+      idempotencyTtlDays = ttl;
+    }
+  }
+
+  let entitlements: Record<string, unknown> = {};
+  const entitlementsRaw = context[contextKey.entitlements];
+  if (entitlementsRaw !== undefined) {
+    const parsed = jsonObject(entitlementsRaw);
+    if (parsed === undefined) {
+      problem(contextKey.entitlements, 'must be a JSON object', entitlementsRaw);
+    } else if (Buffer.byteLength(JSON.stringify(parsed)) > MAX_ENTITLEMENTS_JSON_BYTES) {
+      issues.push(
+        `${contextKey.entitlements} must serialise to at most ${MAX_ENTITLEMENTS_JSON_BYTES} bytes ` +
+          `(it travels in ${settingEnv.entitlements} and Lambda allows 4 KB of environment in total), got ` +
+          `${Buffer.byteLength(JSON.stringify(parsed))} bytes`,
+      );
+    } else {
+      entitlements = parsed;
+    }
+  }
+
+  let alarmEmail: string | undefined;
+  const emailRaw = context[contextKey.alarmEmail];
+  if (emailRaw !== undefined) {
+    if (typeof emailRaw !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(emailRaw.trim())) {
+      problem(contextKey.alarmEmail, 'must be an email address', emailRaw);
+    } else {
+      alarmEmail = emailRaw.trim();
+    }
+  }
+
+  if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
+  return {
+    issuer,
+    audience,
+    jwksUrl,
+    allowedOrigins: allowedOrigins ?? [],
+    webhookOrigin,
+    idempotencyTtlDays,
+    entitlements,
+    ...(alarmEmail === undefined ? {} : { alarmEmail }),
+  };
+}
+
+/**
+ * The function settings (names from `settingEnv` in functions/config.ts) this configuration
+ * fills. `publicBaseUrl` is the HTTP API's URL, known only inside the stack.
+ */
+export function settingEnvironment(config: StackConfig, publicBaseUrl: string): Record<string, string> {
+  return {
+    [settingEnv.issuer]: config.issuer,
+    [settingEnv.audience]: config.audience,
+    [settingEnv.jwksUrl]: config.jwksUrl,
+    [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
+    [settingEnv.webhookOrigin]: config.webhookOrigin,
+    [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
+    [settingEnv.entitlements]: JSON.stringify(config.entitlements),
+    [settingEnv.publicBaseUrl]: publicBaseUrl,
+  };
+}
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A list in cdk.json, or a comma-separated string from `-c koerier:allowedOrigins=a,b`. */
+function originList(value: unknown): string[] | undefined {
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
+  if (items === undefined || !items.every((item) => typeof item === 'string')) return undefined;
+  return items.map((item: string) => item.trim()).filter((item) => item !== '');
+}
+
+/** An object in cdk.json, or its JSON text from `-c koerier:entitlements='{...}'`. */
+function jsonObject(value: unknown): Record<string, unknown> | undefined {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+}
