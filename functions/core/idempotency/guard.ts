@@ -1,0 +1,131 @@
+/**
+ * The one idempotency guard for every mutating route (EDU-IDEM-1, 3, 5), following the resource
+ * states of section 8.3.9: validate the key, claim it with a lock, process, store the response.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponse } from '../http/messages.js';
+import { problem, problemResponse } from '../http/problems.js';
+import { requestFingerprint } from './fingerprint.js';
+import { readIdempotencyKey } from './key.js';
+import { epochSeconds, isClaimable, systemClock, type Clock, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from './store.js';
+
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/**
+ * Headers stored with a response and replayed. Everything else describes one particular answer
+ * (request ids, rate-limit counters, Retry-After) rather than the outcome, so it is not replayed.
+ */
+export const REPLAYED_HEADERS: readonly string[] = ['content-type', 'location', 'content-location'];
+
+/** How often the guard retries a claim when the entry it lost to vanished or expired meanwhile. */
+const CLAIM_ATTEMPTS = 3;
+
+export interface IdempotencyContext {
+  readonly clientId: string;
+  /** The route, e.g. `POST /events`: part of the key's scope and of the fingerprint. */
+  readonly operation: string;
+  readonly store: IdempotencyStore;
+  readonly clock?: Clock;
+  /** EDU-IDEM-7: how long an entry lives (7 days by default in config). */
+  readonly ttlSeconds: number;
+  /** How long a claim blocks repeats before a crashed attempt's key may be claimed again. Keep it above the function timeout. */
+  readonly lockSeconds: number;
+  /** Further response headers (lower case) a route wants stored and replayed, next to `REPLAYED_HEADERS`. */
+  readonly replayHeaders?: readonly string[];
+  /** Told when storing or freeing a key failed after processing; the response still goes out. */
+  readonly onStoreError?: (error: unknown) => void;
+}
+
+/**
+ * Runs `process` at most once per (client, operation, key) within the TTL. Answers, in order:
+ * 400 for a missing or malformed key (before anything else), 422 when the key came with another
+ * request, 409 while the first request is in progress, the stored response of a completed one
+ * (same status, byte-identical body, `Idempotent-Replayed: true`). Otherwise runs `process`:
+ * 2xx-4xx answers are stored; 5xx, 429 and thrown errors free the key so the retry is processed.
+ */
+export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  const read = readIdempotencyKey(req.headers);
+  if ('problem' in read) return problemResponse(read.problem);
+  const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: read.key };
+  const fingerprint = requestFingerprint(req, ctx.operation);
+  const clock = ctx.clock ?? systemClock;
+
+  let seen: IdempotencyEntry | undefined;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const now = clock.now();
+    const claimId = randomUUID();
+    const result = await ctx.store.claim({
+      scope,
+      fingerprint,
+      claimId,
+      now,
+      lockExpiresAt: now + ctx.lockSeconds * 1000,
+      expiresAt: epochSeconds(now) + ctx.ttlSeconds,
+    });
+    if (result.claimed) return processAndRecord(scope, claimId, ctx, process);
+    seen = result.existing;
+    // The entry we lost to was freed or expired before we could read it: claim again.
+    if (seen === undefined || isClaimable(seen, { now, fingerprint })) continue;
+    return answerExisting(seen, scope, fingerprint, now);
+  }
+  return inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock.now() + 1000, clock.now());
+}
+
+function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
+  if (entry.fingerprint !== fingerprint) {
+    return problemResponse(
+      problem(422, 'idempotency-key-reused', 'Idempotency Key Reused',
+        `Idempotency-Key ${scope.key} was already used with a different request; a new request needs a new key.`,
+        { idempotencyKey: scope.key }),
+    );
+  }
+  if (entry.state === 'in-progress') return inProgress(scope, entry.lockExpiresAt, now);
+  return {
+    status: entry.response.status,
+    headers: { ...entry.response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+    body: entry.response.body,
+  };
+}
+
+function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): HttpResponse {
+  const retryAfter = Math.max(1, Math.ceil((lockExpiresAt - now) / 1000));
+  return problemResponse(
+    problem(409, 'idempotency-key-in-progress', 'Idempotency Key In Progress',
+      `A request with Idempotency-Key ${scope.key} is still being processed; retry after ${retryAfter} s.`,
+      { idempotencyKey: scope.key }),
+    { 'retry-after': String(retryAfter) },
+  );
+}
+
+async function processAndRecord(scope: IdempotencyScope, claimId: string, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  let response: HttpResponse;
+  try {
+    response = await process();
+  } catch (error) {
+    await ctx.store.release(scope, claimId).catch(ctx.onStoreError);
+    throw error;
+  }
+  try {
+    if (isFinal(response.status)) await ctx.store.complete(scope, claimId, storedResponse(response, ctx.replayHeaders ?? []));
+    else await ctx.store.release(scope, claimId);
+  } catch (error) {
+    // The work is done; the partner gets its answer. A lost completion only means a retry after
+    // the lock expires is processed again, which the router's source+id check absorbs (EDU-IDEM-15).
+    ctx.onStoreError?.(error);
+  }
+  return response;
+}
+
+/** 5xx and 429 say "try again"; storing them would replay a failure for the key's whole life. */
+function isFinal(status: number): boolean {
+  return status < 500 && status !== 429;
+}
+
+function storedResponse(response: HttpResponse, extraHeaders: readonly string[]): StoredResponse {
+  const keep = new Set([...REPLAYED_HEADERS, ...extraHeaders.map((h) => h.toLowerCase())]);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (keep.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+  }
+  return { status: response.status, headers, body: response.body };
+}

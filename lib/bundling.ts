@@ -1,0 +1,64 @@
+/**
+ * How every Lambda function is bundled: one set of esbuild settings, given to CDK's
+ * `NodejsFunction` and, in the same form esbuild itself takes, to `bench/bundles.ts`, so the
+ * benchmark measures exactly the code that is deployed.
+ */
+import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/** ESM has no `require`; CommonJS dependencies bundled into an ESM file get one from this banner. */
+const CJS_REQUIRE_BANNER =
+  "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
+
+const settings = {
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // Line mapping for stack traces needs no embedded sources; leaving them out halves the asset.
+  sourcesContent: false,
+  // Prefer packages' ESM builds: they tree-shake.
+  mainFields: ['module', 'main'],
+  banner: CJS_REQUIRE_BANNER,
+} as const;
+
+/**
+ * For `NodejsFunction`. The AWS SDK is bundled rather than taken from the runtime: the version
+ * that was tested is the version that runs, and a tree-shaken SDK loads faster than the full one.
+ */
+export const lambdaBundling: BundlingOptions = {
+  ...settings,
+  mainFields: [...settings.mainFields],
+  format: OutputFormat.ESM,
+  bundleAwsSDK: true,
+};
+
+/** The file CDK writes for an ESM bundle; the Lambda handler is `index.handler`. */
+export const BUNDLE_FILE = 'index.mjs';
+
+/**
+ * The esbuild build options equivalent to `lambdaBundling`, as CDK turns them into esbuild
+ * arguments (`--bundle --platform=node --target --format --minify --sourcemap
+ * --sources-content=false --main-fields --banner:js`, and no externals because the SDK is bundled).
+ */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: settings.target,
+    format: 'esm',
+    minify: settings.minify,
+    sourcemap: settings.sourceMap,
+    sourcesContent: settings.sourcesContent,
+    mainFields: [...settings.mainFields],
+    banner: { js: settings.banner },
+    external: [],
+  };
+}
+
+/**
+ * Node flags every function runs with: stack traces point into the TypeScript sources through
+ * the bundled source maps.
+ */
+export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
