@@ -10,6 +10,8 @@ export interface StackConfig {
   readonly issuer: string;
   readonly audience: string;
   readonly jwksUrl: string;
+  /** The issuer's token endpoint, published in the API description; absent: functions/config.ts's default. */
+  readonly tokenUrl?: string;
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
@@ -21,6 +23,7 @@ export const contextKey = {
   issuer: 'koerier:issuer',
   audience: 'koerier:audience',
   jwksUrl: 'koerier:jwksUrl',
+  tokenUrl: 'koerier:tokenUrl',
   allowedOrigins: 'koerier:allowedOrigins',
   webhookOrigin: 'koerier:webhookOrigin',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
@@ -73,6 +76,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const issuer = httpsUrl(contextKey.issuer);
   const audience = text(contextKey.audience);
   const jwksUrl = httpsUrl(contextKey.jwksUrl);
+  const tokenUrl = context[contextKey.tokenUrl] === undefined ? undefined : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
   const allowedOrigins = originList(context[contextKey.allowedOrigins]);
   if (allowedOrigins === undefined || allowedOrigins.length === 0) {
@@ -125,6 +129,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     issuer,
     audience,
     jwksUrl,
+    ...(tokenUrl === undefined ? {} : { tokenUrl }),
     allowedOrigins: allowedOrigins ?? [],
     webhookOrigin,
     idempotencyTtlDays,
@@ -142,6 +147,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.issuer]: config.issuer,
     [settingEnv.audience]: config.audience,
     [settingEnv.jwksUrl]: config.jwksUrl,
+    ...(config.tokenUrl === undefined ? {} : { [settingEnv.tokenUrl]: config.tokenUrl }),
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),

@@ -1,0 +1,138 @@
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { MAX_ENTITLEMENTS_JSON_BYTES, parseStackConfig, readStackConfig, settingEnvironment, StackConfigError } from '../../lib/stack-config.js';
+import { loadConfig } from '../../functions/config.js';
+
+const valid = {
+  'koerier:issuer': 'https://login.example.org/realms/koerier',
+  'koerier:audience': 'koerier',
+  'koerier:jwksUrl': 'https://login.example.org/realms/koerier/certs',
+  'koerier:allowedOrigins': ['partner.example.org', 'other.example.org'],
+  'koerier:webhookOrigin': 'koerier.example.org',
+};
+
+function rejects(overrides: Record<string, unknown>, message: RegExp): void {
+  const context = { ...valid, ...overrides };
+  expect(() => parseStackConfig(context)).toThrow(StackConfigError);
+  expect(() => parseStackConfig(context)).toThrow(message);
+}
+
+describe('CDK context (lib/stack-config.ts)', () => {
+  it('CARD-2: a complete context gives a typed configuration with the defaults filled in', () => {
+    expect(parseStackConfig(valid)).toEqual({
+      issuer: valid['koerier:issuer'],
+      audience: 'koerier',
+      jwksUrl: valid['koerier:jwksUrl'],
+      allowedOrigins: ['partner.example.org', 'other.example.org'],
+      webhookOrigin: 'koerier.example.org',
+      idempotencyTtlDays: 7,
+      entitlements: {},
+    });
+  });
+
+  it('CARD-2: the issuer is required and must be an https URL', () => {
+    rejects({ 'koerier:issuer': undefined }, /koerier:issuer is required: a non-empty string, got nothing/);
+    rejects({ 'koerier:issuer': '  ' }, /koerier:issuer is required/);
+    rejects({ 'koerier:issuer': 'http://login.example.org' }, /koerier:issuer must be an https URL, got "http:\/\/login.example.org"/);
+    rejects({ 'koerier:issuer': 'login.example.org' }, /koerier:issuer must be an https URL/);
+  });
+
+  it('CARD-2: the JWKS URL is required and must be an https URL', () => {
+    rejects({ 'koerier:jwksUrl': undefined }, /koerier:jwksUrl is required/);
+    rejects({ 'koerier:jwksUrl': 'http://login.example.org/certs' }, /koerier:jwksUrl must be an https URL/);
+    rejects({ 'koerier:jwksUrl': 42 }, /koerier:jwksUrl is required: a non-empty string, got 42/);
+  });
+
+  it('CARD-2: the token URL is optional and, when given, an https URL', () => {
+    expect(parseStackConfig({ ...valid, 'koerier:tokenUrl': 'https://login.example.org/token' }).tokenUrl).toBe('https://login.example.org/token');
+    rejects({ 'koerier:tokenUrl': 'http://login.example.org/token' }, /koerier:tokenUrl must be an https URL/);
+    rejects({ 'koerier:tokenUrl': '' }, /koerier:tokenUrl is required: a non-empty string/);
+  });
+
+  it('CARD-2: the audience must be a non-empty string', () => {
+    rejects({ 'koerier:audience': '' }, /koerier:audience is required: a non-empty string, got ""/);
+    rejects({ 'koerier:audience': ['koerier'] }, /koerier:audience is required/);
+  });
+
+  it('WH-7: allowed origins are a non-empty list (cdk.json) or a comma-separated string (-c) of bare origins', () => {
+    rejects({ 'koerier:allowedOrigins': undefined }, /koerier:allowedOrigins is required: a non-empty list of origins \(or "\*"\)/);
+    rejects({ 'koerier:allowedOrigins': [] }, /koerier:allowedOrigins is required/);
+    rejects({ 'koerier:allowedOrigins': [1] }, /koerier:allowedOrigins is required/);
+    rejects({ 'koerier:allowedOrigins': ['a.example.org b.example.org'] }, /koerier:allowedOrigins must not contain spaces or commas/);
+    expect(parseStackConfig({ ...valid, 'koerier:allowedOrigins': 'a.example.org, b.example.org' }).allowedOrigins).toEqual([
+      'a.example.org',
+      'b.example.org',
+    ]);
+    expect(parseStackConfig({ ...valid, 'koerier:allowedOrigins': ['*'] }).allowedOrigins).toEqual(['*']);
+  });
+
+  it('WH-4: the webhook origin is required and is one bare name', () => {
+    rejects({ 'koerier:webhookOrigin': undefined }, /koerier:webhookOrigin is required/);
+    rejects({ 'koerier:webhookOrigin': 'koerier example' }, /koerier:webhookOrigin must not contain spaces or commas/);
+  });
+
+  it('EDU-IDEM-7: the idempotency TTL defaults to 7 days and accepts whole days from 1 to 365', () => {
+    expect(parseStackConfig({ ...valid, 'koerier:idempotencyTtlDays': 3 }).idempotencyTtlDays).toBe(3);
+    expect(parseStackConfig({ ...valid, 'koerier:idempotencyTtlDays': '30' }).idempotencyTtlDays).toBe(30);
+    rejects({ 'koerier:idempotencyTtlDays': 0 }, /koerier:idempotencyTtlDays must be a whole number of days from 1 to 365, got 0/);
+    rejects({ 'koerier:idempotencyTtlDays': 366 }, /koerier:idempotencyTtlDays must be a whole number/);
+    rejects({ 'koerier:idempotencyTtlDays': 1.5 }, /koerier:idempotencyTtlDays must be a whole number/);
+    rejects({ 'koerier:idempotencyTtlDays': 'seven' }, /koerier:idempotencyTtlDays must be a whole number/);
+  });
+
+  it('EDU-7: entitlements are a JSON object (an object in cdk.json, JSON text from -c) small enough for the Lambda environment', () => {
+    const entitlements = { 'dev-subscriber': { types: ['nl.example.*'] } };
+    expect(parseStackConfig({ ...valid, 'koerier:entitlements': entitlements }).entitlements).toEqual(entitlements);
+    expect(parseStackConfig({ ...valid, 'koerier:entitlements': JSON.stringify(entitlements) }).entitlements).toEqual(entitlements);
+    rejects({ 'koerier:entitlements': [] }, /koerier:entitlements must be a JSON object, got \[\]/);
+    rejects({ 'koerier:entitlements': '{not json' }, /koerier:entitlements must be a JSON object/);
+    rejects({ 'koerier:entitlements': null }, /koerier:entitlements must be a JSON object/);
+    const big = { client: 'x'.repeat(MAX_ENTITLEMENTS_JSON_BYTES) };
+    rejects({ 'koerier:entitlements': big }, /koerier:entitlements must serialise to at most 2048 bytes .*KOERIER_ENTITLEMENTS/);
+  });
+
+  it('EDU-18: the alarm email is optional and must look like an address', () => {
+    expect(parseStackConfig({ ...valid, 'koerier:alarmEmail': 'ops@example.org' }).alarmEmail).toBe('ops@example.org');
+    rejects({ 'koerier:alarmEmail': 'ops at example.org' }, /koerier:alarmEmail must be an email address, got "ops at example.org"/);
+  });
+
+  it('CARD-2: every problem is reported at once, each naming its context key', () => {
+    const error = (() => {
+      try {
+        parseStackConfig({});
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('expected a StackConfigError');
+    })();
+    for (const key of ['koerier:issuer', 'koerier:audience', 'koerier:jwksUrl', 'koerier:allowedOrigins', 'koerier:webhookOrigin']) {
+      expect(error.message).toContain(key);
+    }
+  });
+
+  it('CARD-2: readStackConfig reads the values from the CDK context of the app', () => {
+    const app = new App({ context: { ...valid, 'koerier:idempotencyTtlDays': '2', 'koerier:allowedOrigins': 'a.example.org,b.example.org' } });
+    expect(readStackConfig(app)).toMatchObject({ idempotencyTtlDays: 2, allowedOrigins: ['a.example.org', 'b.example.org'] });
+  });
+
+  it('CARD-2: the settings it fills are the ones functions/config.ts reads back', () => {
+    const config = parseStackConfig({
+      ...valid,
+      'koerier:tokenUrl': 'https://login.example.org/token',
+      'koerier:idempotencyTtlDays': 2,
+      'koerier:entitlements': { a: { types: ['x'] } },
+    });
+    const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org'));
+    expect(loaded.auth).toEqual({
+      issuer: config.issuer,
+      audience: 'koerier',
+      jwksUrl: new URL(config.jwksUrl),
+      tokenUrl: 'https://login.example.org/token',
+    });
+    expect(loaded.allowedOrigins).toEqual(['partner.example.org', 'other.example.org']);
+    expect(loaded.webhookOrigin).toBe('koerier.example.org');
+    expect(loaded.idempotency.ttlSeconds).toBe(2 * 24 * 3600);
+    expect(JSON.parse(loaded.entitlementsJson)).toEqual({ a: { types: ['x'] } });
+    expect(loaded.publicBaseUrl).toBe('https://api.example.org');
+  });
+});
