@@ -102,7 +102,7 @@ async function processAndRecord(scope: IdempotencyScope, claimId: string, ctx: I
   try {
     response = await process();
   } catch (error) {
-    await ctx.store.release(scope, claimId).catch(ctx.onStoreError);
+    await ctx.store.release(scope, claimId).catch((releaseError: unknown) => ctx.onStoreError?.(releaseError));
     throw error;
   }
   try {
