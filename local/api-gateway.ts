@@ -1,0 +1,403 @@
+/**
+ * An HTTP server that behaves like an API Gateway HTTP API with Lambda proxy integrations,
+ * payload format 2.0: it matches the routes of lib/resources.ts, hands the handler the event API
+ * Gateway would build, and writes the handler's result the way API Gateway would. Requests no
+ * route matches go to the function marked `defaultRoute` (API Gateway's `$default` route).
+ *
+ * A few local-only routes (the development token endpoint, JWKS, health) are served before the
+ * routes of the functions; they never exist in AWS.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
+import { mediaTypeOf } from '../functions/core/http/messages.js';
+import { problemResponse, problems } from '../functions/core/http/problems.js';
+import { invokeWithTimeout, type LoadedFunction } from './lambda-runtime.js';
+
+/** API Gateway's payload limit for HTTP APIs. */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/** Past this a client is cut off instead of drained, so a runaway upload cannot fill memory. */
+const DRAIN_LIMIT_BYTES = 4 * MAX_REQUEST_BYTES;
+const LOCAL_ACCOUNT_ID = '000000000000';
+const LOCAL_API_ID = 'koerierlocal';
+
+/** A route the laptop host serves itself, outside the API Gateway emulation. */
+export interface LocalRoute {
+  readonly method: string;
+  readonly path: string;
+  handle(request: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface ApiGateway {
+  readonly server: Server;
+  /** Until this is called every request gets API Gateway's 503, as while a stage deploys. */
+  mount(functions: readonly LoadedFunction[], localRoutes?: readonly LocalRoute[]): void;
+}
+
+interface CompiledRoute {
+  readonly routeKey: string;
+  readonly method: string;
+  readonly segments: readonly string[];
+  readonly literalSegments: number;
+  readonly greedy: boolean;
+  readonly fn: LoadedFunction;
+}
+
+interface RouteMatch {
+  readonly routeKey: string;
+  readonly fn: LoadedFunction;
+  readonly pathParameters?: Record<string, string>;
+}
+
+export function createApiGateway(log: (line: string) => void): ApiGateway {
+  let routes: CompiledRoute[] | undefined;
+  let defaultFunction: LoadedFunction | undefined;
+  let local: readonly LocalRoute[] = [];
+
+  const server = createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = apiGatewayRequestId();
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    let routeKey = '-';
+    const finish = (status: number) =>
+      log(
+        JSON.stringify({
+          level: status >= 500 ? 'error' : 'info',
+          time: new Date().toISOString(),
+          message: 'request',
+          method: req.method,
+          path,
+          routeKey,
+          status,
+          ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          requestId,
+        }),
+      );
+
+    void (async () => {
+      const body = await readBody(req);
+      if (body === 'too-large') {
+        const problem = problems.payloadTooLarge(`The request body exceeds API Gateway's limit of ${MAX_REQUEST_BYTES} bytes.`);
+        writeHttpResponse(res, problemResponse(problem, { connection: 'close' }), requestId);
+        return finish(413);
+      }
+      if (!routes) {
+        writeMessage(res, 503, 'Service Unavailable', requestId);
+        return finish(503);
+      }
+      const localMatches = local.filter((route) => route.path === path);
+      if (localMatches.length > 0) {
+        routeKey = `local ${path}`;
+        const route = localMatches.find((candidate) => candidate.method === req.method);
+        const response = route
+          ? await route.handle(toLocalRequest(req, path, body))
+          : problemResponse(problems.methodNotAllowed(localMatches.map((r) => r.method)), { allow: localMatches.map((r) => r.method).join(', ') });
+        writeHttpResponse(res, response, requestId);
+        return finish(response.status);
+      }
+      const match = matchRoute(routes, req.method ?? 'GET', path) ?? (defaultFunction && { routeKey: '$default', fn: defaultFunction });
+      if (!match) {
+        writeMessage(res, 404, 'Not Found', requestId);
+        return finish(404);
+      }
+      routeKey = match.routeKey;
+      const event = apiGatewayEvent({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        httpVersion: req.httpVersion,
+        rawHeaders: req.rawHeaders,
+        body,
+        sourceIp: sourceIpOf(req),
+        routeKey: match.routeKey,
+        pathParameters: match.pathParameters,
+        requestId,
+        now: new Date(),
+      });
+      let result: unknown;
+      try {
+        result = await invokeWithTimeout(match.fn, event);
+      } catch (error) {
+        log(
+          JSON.stringify({
+            level: 'error',
+            time: new Date().toISOString(),
+            message: 'function failed',
+            function: match.fn.name,
+            routeKey,
+            requestId,
+            error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) },
+          }),
+        );
+        writeMessage(res, 500, 'Internal Server Error', requestId);
+        return finish(500);
+      }
+      const status = writeLambdaResult(res, result, requestId);
+      finish(status);
+    })().catch((error: unknown) => {
+      // Only a broken socket gets here; the handler's own failures are answered above.
+      log(JSON.stringify({ level: 'error', message: 'request aborted', path, requestId, error: String(error) }));
+      if (!res.headersSent) writeMessage(res, 500, 'Internal Server Error', requestId);
+      else res.destroy();
+    });
+  });
+
+  return {
+    server,
+    mount(functions, localRoutes = []) {
+      routes = compileRoutes(functions);
+      const defaults = functions.filter((fn) => fn.spec.defaultRoute);
+      if (defaults.length > 1) throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
+      defaultFunction = defaults[0];
+      local = localRoutes;
+    },
+  };
+}
+
+function compileRoutes(functions: readonly LoadedFunction[]): CompiledRoute[] {
+  const compiled = functions.flatMap((fn) =>
+    (fn.spec.routes ?? []).map((route) => {
+      const segments = route.path.split('/').slice(1);
+      return {
+        routeKey: `${route.method} ${route.path}`,
+        method: route.method,
+        segments,
+        literalSegments: segments.filter((s) => !s.startsWith('{')).length,
+        greedy: segments.at(-1)?.endsWith('+}') ?? false,
+        fn,
+      };
+    }),
+  );
+  const seen = new Set<string>();
+  for (const route of compiled) {
+    if (seen.has(route.routeKey)) throw new Error(`route ${route.routeKey} is claimed twice in lib/resources.ts`);
+    seen.add(route.routeKey);
+  }
+  // API Gateway picks the most specific route: more literal segments first, greedy paths last.
+  return compiled.sort((a, b) => Number(a.greedy) - Number(b.greedy) || b.literalSegments - a.literalSegments);
+}
+
+function matchRoute(routes: readonly CompiledRoute[], method: string, path: string): RouteMatch | undefined {
+  const parts = path.split('/').slice(1);
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const parameters = matchSegments(route, parts);
+    if (parameters) {
+      return { routeKey: route.routeKey, fn: route.fn, ...(Object.keys(parameters).length > 0 ? { pathParameters: parameters } : {}) };
+    }
+  }
+  return undefined;
+}
+
+function matchSegments(route: CompiledRoute, parts: readonly string[]): Record<string, string> | undefined {
+  const parameters: Record<string, string> = {};
+  for (const [index, segment] of route.segments.entries()) {
+    const part = parts[index];
+    if (segment.startsWith('{') && segment.endsWith('+}')) {
+      const rest = parts.slice(index).join('/');
+      if (rest === '') return undefined;
+      parameters[segment.slice(1, -2)] = decodeSegment(rest);
+      return parameters;
+    }
+    if (part === undefined) return undefined;
+    if (segment.startsWith('{')) {
+      if (part === '') return undefined;
+      parameters[segment.slice(1, -1)] = decodeSegment(part);
+    } else if (segment !== part) {
+      return undefined;
+    }
+  }
+  return parts.length === route.segments.length ? parameters : undefined;
+}
+
+export interface IncomingForEvent {
+  readonly method: string;
+  /** Request target as received: raw path and raw query string. */
+  readonly url: string;
+  readonly httpVersion: string;
+  /** Node's `rawHeaders`: name, value, name, value… with repeats kept. */
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+  readonly sourceIp: string;
+  readonly routeKey: string;
+  readonly pathParameters?: Record<string, string> | undefined;
+  readonly requestId: string;
+  readonly now: Date;
+}
+
+/** The event API Gateway (HTTP API, payload format 2.0) hands a Lambda proxy integration. */
+export function apiGatewayEvent(request: IncomingForEvent): APIGatewayProxyEventV2 {
+  const questionMark = request.url.indexOf('?');
+  const rawPath = questionMark === -1 ? request.url : request.url.slice(0, questionMark);
+  const rawQueryString = questionMark === -1 ? '' : request.url.slice(questionMark + 1);
+  const headers = joinedHeaders(request.rawHeaders);
+  // API Gateway moves cookies out of the headers into their own list.
+  const cookieHeader = headers['cookie'];
+  delete headers['cookie'];
+  const cookies = cookieHeader
+    ?.split(/;\s*|,\s*/)
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
+  const host = headers['host'] ?? '127.0.0.1';
+  const domainName = host.replace(/:\d+$/, '');
+  headers['x-forwarded-for'] = request.sourceIp;
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-port'] = /:(\d+)$/.exec(host)?.[1] ?? '80';
+  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(request.now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+
+  const queryStringParameters = queryParameters(rawQueryString);
+  const text = isTextContent(headers['content-type']);
+  return {
+    version: '2.0',
+    routeKey: request.routeKey,
+    rawPath,
+    rawQueryString,
+    ...(cookies && cookies.length > 0 ? { cookies } : {}),
+    headers,
+    ...(queryStringParameters ? { queryStringParameters } : {}),
+    requestContext: {
+      accountId: LOCAL_ACCOUNT_ID,
+      apiId: LOCAL_API_ID,
+      domainName,
+      domainPrefix: domainName.split('.')[0] ?? domainName,
+      http: {
+        method: request.method,
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.sourceIp,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: request.requestId,
+      routeKey: request.routeKey,
+      stage: '$default',
+      time: apiGatewayTime(request.now),
+      timeEpoch: request.now.getTime(),
+    },
+    ...(request.body.length > 0 ? { body: text ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+    ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
+    isBase64Encoded: request.body.length > 0 && !text,
+  };
+}
+
+/**
+ * API Gateway passes the body as a string only for these media types and base64-encodes anything
+ * else, including a missing Content-Type, form posts and `application/cloudevents+json` (split
+ * observed against AWS, as reported in ministackorg/ministack#766).
+ */
+export function isTextContent(contentType: string | undefined): boolean {
+  const media = mediaTypeOf(contentType);
+  return media.startsWith('text/') || media === 'application/json' || media === 'application/xml' || media === 'application/javascript';
+}
+
+/** Header names lower-cased; a repeated header's values joined with commas, as API Gateway does. */
+function joinedHeaders(rawHeaders: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] ?? '').toLowerCase();
+    const value = rawHeaders[i + 1] ?? '';
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  return headers;
+}
+
+function queryParameters(rawQueryString: string): Record<string, string> | undefined {
+  if (rawQueryString === '') return undefined;
+  const parameters: Record<string, string> = {};
+  for (const pair of rawQueryString.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const name = decodeQueryComponent(equals === -1 ? pair : pair.slice(0, equals));
+    const value = equals === -1 ? '' : decodeQueryComponent(pair.slice(equals + 1));
+    parameters[name] = name in parameters ? `${parameters[name]},${value}` : value;
+  }
+  return Object.keys(parameters).length > 0 ? parameters : undefined;
+}
+
+function decodeQueryComponent(raw: string): string {
+  return decodeSegment(raw.replace(/\+/g, ' '));
+}
+
+function decodeSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `12/Mar/2020:19:03:58 +0000`, API Gateway's request time format. */
+export function apiGatewayTime(date: Date): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +
+    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`
+  );
+}
+
+/** API Gateway request ids look like `JKJaXmPLvHcESHA=`. */
+function apiGatewayRequestId(): string {
+  return randomBytes(10).toString('base64');
+}
+
+function sourceIpOf(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > DRAIN_LIMIT_BYTES) {
+      req.destroy();
+      return 'too-large';
+    }
+    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+  }
+  return size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks, size);
+}
+
+function toLocalRequest(req: IncomingMessage, path: string, body: Buffer): HttpRequest {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  return {
+    method: req.method ?? 'GET',
+    path,
+    headers: joinedHeaders(req.rawHeaders),
+    query: Object.fromEntries(url.searchParams),
+    pathParameters: {},
+    body,
+  };
+}
+
+function writeHttpResponse(res: ServerResponse, response: HttpResponse, requestId: string): void {
+  res.writeHead(response.status, { ...response.headers, 'apigw-requestid': requestId });
+  res.end(response.body);
+}
+
+/** API Gateway's own error bodies, e.g. `{"message":"Internal Server Error"}`. */
+function writeMessage(res: ServerResponse, status: number, message: string, requestId: string): void {
+  writeHttpResponse(res, { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) }, requestId);
+}
+
+/**
+ * Payload format 2.0 responses: an object with `statusCode` is a structured result; anything else
+ * is a 200 whose JSON body is the value itself (a string is sent as is).
+ */
+function writeLambdaResult(res: ServerResponse, result: unknown, requestId: string): number {
+  if (result !== null && typeof result === 'object' && typeof (result as { statusCode?: unknown }).statusCode === 'number') {
+    const structured = result as APIGatewayProxyStructuredResultV2;
+    const status = structured.statusCode ?? 200;
+    res.statusCode = status;
+    for (const [name, value] of Object.entries(structured.headers ?? {})) res.setHeader(name, String(value));
+    if (structured.cookies && structured.cookies.length > 0) res.setHeader('set-cookie', structured.cookies);
+    res.setHeader('apigw-requestid', requestId);
+    const body = structured.body ?? '';
+    res.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+    return status;
+  }
+  const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
+  writeHttpResponse(res, { status: 200, headers: { 'content-type': 'application/json' }, body }, requestId);
+  return 200;
+}
