@@ -1,0 +1,178 @@
+/**
+ * The lexical rules of the CloudEvents type system (NL GOV profile 1.1 §3.2, seed 001) and of the
+ * attributes whose values have a grammar of their own. Every pattern is compiled once, at module
+ * load: validation runs on every ingested event and must stay cheap.
+ */
+
+/** CE-1 (§3.1): attribute names are lower-case ASCII letters and digits only. */
+export const ATTRIBUTE_NAME = /^[a-z0-9]+$/;
+/** CE-1 (§3.1): names SHOULD NOT exceed 20 characters. */
+export const MAX_RECOMMENDED_NAME_LENGTH = 20;
+
+/**
+ * CE-2 (§3.2 String): no control characters U+0000-U+001F and U+007F-U+009F (exactly `\p{Cc}`),
+ * no Unicode noncharacters, no unpaired surrogates. In `u` mode a proper surrogate pair is one
+ * code point and does not match `\p{Cs}`; a lone surrogate does.
+ */
+const FORBIDDEN_STRING_CHARACTER = /[\p{Cc}\p{Noncharacter_Code_Point}\p{Cs}]/u;
+
+export function isCloudEventsString(value: string): boolean {
+  return !FORBIDDEN_STRING_CHARACTER.test(value);
+}
+
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
+/** CE-2 (§3.2 Integer): a whole number in the signed 32-bit range. */
+export function isInt32(value: number): boolean {
+  return Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+}
+
+/** The canonical string encoding of an Integer: the integer part of a JSON number (RFC 7159 §6). */
+const INTEGER_STRING = /^-?(?:0|[1-9][0-9]{0,9})$/;
+
+/** CE-12 (§3.5.1.2.2): with sequencetype `Integer`, the sequence is a string-encoded Integer. */
+export function isInt32String(value: string): boolean {
+  return INTEGER_STRING.test(value) && isInt32(Number(value));
+}
+
+/** JSON-2 / CE-2 (§3.2 Binary): standard base64 alphabet with padding, RFC 4648 §4. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export function isBase64(value: string): boolean {
+  return value.length % 4 === 0 && BASE64.test(value);
+}
+
+// RFC 3986 building blocks. One character per repetition (never `[...]+` inside `*`), so a
+// failing match cannot backtrack exponentially.
+const PCT = '%[0-9A-Fa-f]{2}';
+const UNRESERVED_SUBDELIMS = "A-Za-z0-9\\-._~!$&'()*+,;=";
+const PCHAR = `(?:[${UNRESERVED_SUBDELIMS}:@]|${PCT})`;
+const USERINFO = `(?:[${UNRESERVED_SUBDELIMS}:]|${PCT})*`;
+const REG_NAME = `(?:[${UNRESERVED_SUBDELIMS}]|${PCT})*`;
+const IP_LITERAL = `\\[(?:[0-9A-Fa-f:.]+|[vV][0-9A-Fa-f]+\\.[${UNRESERVED_SUBDELIMS}:]+)\\]`;
+const AUTHORITY = `(?:${USERINFO}@)?(?:${IP_LITERAL}|${REG_NAME})(?::[0-9]*)?`;
+const SCHEME = '[A-Za-z][A-Za-z0-9+.-]*:';
+/** path-abempty after an authority; otherwise path-absolute, -rootless, -noscheme or empty. */
+const HIER_OR_RELATIVE_PART = `(?:\\/\\/${AUTHORITY}(?:\\/${PCHAR}*)*|\\/?(?:${PCHAR}+(?:\\/${PCHAR}*)*)?)`;
+const QUERY = `(?:\\?(?:${PCHAR}|[/?])*)?`;
+const FRAGMENT = `(?:#(?:${PCHAR}|[/?])*)?`;
+
+/**
+ * RFC 3986 §4.1 URI-reference. Without a scheme, the first path segment may not hold a colon
+ * (path-noscheme), hence the negative lookahead.
+ */
+const URI_REFERENCE = new RegExp(`^(?:${SCHEME}|(?![^/?#]*:))${HIER_OR_RELATIVE_PART}${QUERY}${FRAGMENT}$`);
+/** RFC 3986 §4.3 absolute-URI: a scheme, and no fragment. */
+const ABSOLUTE_URI = new RegExp(`^${SCHEME}${HIER_OR_RELATIVE_PART}${QUERY}$`);
+const HAS_SCHEME = new RegExp(`^${SCHEME}`);
+
+export function isUriReference(value: string): boolean {
+  return URI_REFERENCE.test(value);
+}
+
+export function isAbsoluteUri(value: string): boolean {
+  return ABSOLUTE_URI.test(value);
+}
+
+export function hasScheme(value: string): boolean {
+  return HAS_SCHEME.test(value);
+}
+
+/**
+ * CE-7: an RFC 2046 media type, `type/subtype *(; parameter)`, tokens per RFC 2045 §5.1 and
+ * parameter values as token or quoted-string, optional whitespace around `;` (RFC 9110 §8.3.1).
+ */
+const TOKEN = "[!#$%&'*+\\-.^_`{|}~0-9A-Za-z]+";
+const QUOTED_STRING = '"(?:[^"\\\\\\x00-\\x08\\x0A-\\x1F\\x7F]|\\\\[\\x09\\x20-\\x7E])*"';
+const MEDIA_TYPE = new RegExp(`^${TOKEN}\\/${TOKEN}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))*$`);
+
+export function isMediaType(value: string): boolean {
+  return MEDIA_TYPE.test(value);
+}
+
+/** JSON content: `application/json` or any `+json` structured syntax suffix (RFC 6839). */
+export function isJsonMediaType(mediaType: string): boolean {
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/** Media types whose body Koerier carries as a JSON string `data` when the bytes decode cleanly. */
+export function isTextualMediaType(mediaType: string): boolean {
+  return mediaType.startsWith('text/') || mediaType === 'application/xml' || mediaType.endsWith('+xml');
+}
+
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
+/** The `charset` parameter of a Content-Type, lower case, or undefined. */
+export function charsetOf(contentType: string): string | undefined {
+  return CHARSET_PARAMETER.exec(contentType)?.[1]?.toLowerCase();
+}
+
+/**
+ * CE-10: RFC 3339 §5.6 `date-time`. The pattern fixes the shape (seconds and a zone offset are
+ * mandatory, the offset is `Z` or `±hh:mm`); ranges are checked numerically below.
+ */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+export function isRfc3339Timestamp(value: string): boolean {
+  const m = RFC3339.exec(value);
+  if (m === null) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
+  if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return false;
+  // Second 60 is a leap second, which RFC 3339 allows.
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
+  return m[7] === undefined || (Number(m[7]) <= 23 && Number(m[8]) <= 59);
+}
+
+/**
+ * CE-6, NL profile §3.3.4 "MUST be Reverse domain name notation": a DNS name written back to
+ * front, so at least two dot-separated labels of which the first two are DNS labels (letters,
+ * digits, hyphens; the top-level label starts with a letter). The segments after the domain name
+ * the event and may also use `_`, as in the core example `com.github.pull_request.opened`.
+ */
+const REVERSE_DNS = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9_-]+)*$/;
+
+export function isReverseDnsName(value: string): boolean {
+  return REVERSE_DNS.test(value);
+}
+
+/** The one accepted way to write a version segment: `v` and digits (NL profile §3.3.4). */
+const VERSION_SEGMENT = /^v[0-9]+$/;
+/** A segment that starts like a version (`v2…`, `V2`) but is not written `v<digits>`. */
+const VERSION_LIKE_SEGMENT = /^[vV][0-9]/;
+const DIGITS = /^[0-9]+$/;
+
+export type TypeVersionProblem = 'several-versions' | 'version-format' | undefined;
+
+/**
+ * CE-6, NL profile §3.3.4: "If versioning is used, the type attribute MUST only include a single
+ * version number, prefixed by the letter v". Versions are whole dot-separated segments, as in the
+ * core example `com.example.object.deleted.v2`. Flagged: two or more `v<digits>` segments; a
+ * version-like segment not written `v<digits>` (`V2`, `v2_1`, `v1-beta`); and a `v<digits>`
+ * segment followed by a number segment (`v1.2`), which is a version with more than one number.
+ */
+export function typeVersionProblem(type: string): TypeVersionProblem {
+  const segments = type.split('.');
+  let versions = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (VERSION_SEGMENT.test(segment)) {
+      versions++;
+      const next = segments[i + 1];
+      if (next !== undefined && DIGITS.test(next)) return 'version-format';
+    } else if (VERSION_LIKE_SEGMENT.test(segment)) {
+      return 'version-format';
+    }
+  }
+  return versions > 1 ? 'several-versions' : undefined;
+}
+
+/** CE-4 (NL profile §3.3.2): source SHOULD be a URN in the `nld` namespace (NIDs are case-insensitive). */
+export function isNldUrn(source: string): boolean {
+  return source.length > 8 && source.slice(0, 8).toLowerCase() === 'urn:nld:';
+}

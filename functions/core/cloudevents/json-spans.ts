@@ -1,0 +1,103 @@
+/**
+ * Finds where values sit in a JSON text, so Koerier can pass them on byte for byte (CE-13)
+ * instead of re-serialising what JSON.parse made of them, which would round integers beyond
+ * 2^53, rewrite escapes and drop formatting. Every function expects text that
+ * JSON.parse has already accepted, so it only has to find boundaries, not check syntax.
+ */
+
+export type Span = readonly [start: number, end: number];
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function isWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function skipWhitespace(text: string, i: number): number {
+  while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** From the opening quote at `i` to just past the closing one. */
+function skipString(text: string, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** From the first character of a value at `i` to just past its end. */
+function skipValue(text: string, i: number): number {
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) return skipString(text, i);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        i = skipString(text, i);
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === 0) return i + 1;
+      i++;
+    }
+  }
+  // A number or a literal runs until a delimiter.
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isWhitespace(c)) break;
+    i++;
+  }
+  return i;
+}
+
+/** The span of each element of a top-level JSON array. */
+export function arrayElementSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  let i = skipWhitespace(text, 0) + 1;
+  i = skipWhitespace(text, i);
+  if (text.charCodeAt(i) === CLOSE_BRACKET) return spans;
+  for (;;) {
+    const end = skipValue(text, i);
+    spans.push([i, end]);
+    i = skipWhitespace(text, end);
+    if (text.charCodeAt(i) !== COMMA) return spans;
+    i = skipWhitespace(text, i + 1);
+  }
+}
+
+/**
+ * The span of the value of member `name` of a top-level JSON object, or undefined. With
+ * duplicate names the last one counts, as it does for JSON.parse.
+ */
+export function memberValueSpan(text: string, name: string): Span | undefined {
+  let found: Span | undefined;
+  let i = skipWhitespace(text, 0) + 1;
+  i = skipWhitespace(text, i);
+  if (text.charCodeAt(i) === CLOSE_BRACE) return undefined;
+  for (;;) {
+    const keyEnd = skipString(text, i);
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+    i = skipWhitespace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) return found;
+    i = skipWhitespace(text, i + 1);
+    const end = skipValue(text, i);
+    if (key === name) found = [i, end];
+    i = skipWhitespace(text, end);
+    if (text.charCodeAt(i) !== COMMA) return found;
+    i = skipWhitespace(text, i + 1);
+  }
+}

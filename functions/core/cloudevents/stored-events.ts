@@ -1,0 +1,82 @@
+/**
+ * Stored events — the JSON format texts Koerier keeps — read back for the router and filters,
+ * and turned into outgoing HTTP messages for deliveries: structured mode by default (HTTP-4),
+ * binary and batch per subscription. Whether a target may receive a batch at all (JSON-3) is
+ * the delivery policy's decision, not this module's.
+ */
+import { mediaTypeOf } from '../http/messages.js';
+import { acceptedEvent, type AcceptedEvent } from './accepted-event.js';
+import { isJsonMediaType } from './attribute-syntax.js';
+import type { Attributes } from './event-validation.js';
+import { memberValueSpan } from './json-spans.js';
+
+const STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json; charset=utf-8';
+const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json; charset=utf-8';
+
+/** Reads an event that Koerier validated earlier; null members are unset (JSON-1). */
+export function readStoredEvent(json: string): AcceptedEvent {
+  return acceptedEvent(attributesOf(JSON.parse(json) as Record<string, unknown>), json);
+}
+
+export function toStructuredMessage(json: string): { headers: Record<string, string>; body: Buffer } {
+  return { headers: { 'content-type': STRUCTURED_CONTENT_TYPE }, body: Buffer.from(json, 'utf8') };
+}
+
+export function toBatchMessage(jsons: readonly string[]): { headers: Record<string, string>; body: Buffer } {
+  return { headers: { 'content-type': BATCH_CONTENT_TYPE }, body: Buffer.from(`[${jsons.join(',')}]`, 'utf8') };
+}
+
+/**
+ * HTTP binding §3.1: every attribute becomes a percent-encoded `ce-` header, datacontenttype
+ * becomes Content-Type and the data the body. JSON data is sent as its stored text, unchanged.
+ * An event with JSON `data` and no datacontenttype gets `application/json`, the implied type,
+ * which the core spec (§3.4.1) says to set explicitly when changing format.
+ */
+export function toBinaryMessage(json: string): { headers: Record<string, string>; body: Buffer } {
+  const event = JSON.parse(json) as Record<string, unknown>;
+  const attributes = attributesOf(event);
+  const headers: Record<string, string> = {};
+  for (const name in attributes) {
+    if (name !== 'datacontenttype') headers[`ce-${name}`] = percentEncoded(String(attributes[name]));
+  }
+  const contentType = attributes['datacontenttype'] as string | undefined;
+  if (contentType !== undefined) headers['content-type'] = contentType;
+
+  const base64 = event['data_base64'];
+  if (typeof base64 === 'string') return { headers, body: Buffer.from(base64, 'base64') };
+  const data = event['data'];
+  if (data === undefined || data === null) return { headers, body: Buffer.alloc(0) };
+  if (typeof data === 'string' && contentType !== undefined && !isJsonMediaType(mediaTypeOf(contentType))) {
+    return { headers, body: Buffer.from(data, 'utf8') };
+  }
+  headers['content-type'] ??= 'application/json';
+  const [start, end] = memberValueSpan(json, 'data')!;
+  return { headers, body: Buffer.from(json.slice(start, end), 'utf8') };
+}
+
+function attributesOf(event: Record<string, unknown>): Attributes {
+  const attributes: Attributes = {};
+  for (const name in event) {
+    const value = event[name];
+    if (value === null || name === 'data' || name === 'data_base64') continue;
+    attributes[name] = value as Attributes[string];
+  }
+  return attributes;
+}
+
+/** Printable ASCII except space, `"` and `%` travels as is (HTTP binding §3.1.3.2). */
+const HEADER_SAFE = /^[\x21\x23\x24\x26-\x7E]*$/;
+
+function percentEncoded(value: string): string {
+  if (HEADER_SAFE.test(value)) return value;
+  let encoded = '';
+  for (const character of value) {
+    const code = character.codePointAt(0)!;
+    if (code > 0x20 && code < 0x7f && code !== 0x22 && code !== 0x25) {
+      encoded += character;
+    } else {
+      for (const byte of Buffer.from(character, 'utf8')) encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    }
+  }
+  return encoded;
+}
