@@ -12,10 +12,12 @@ function threshold(): number {
   return order[level] ?? order.info;
 }
 
-let minimum = threshold();
+/** Read on the first line, not at import, so a host can set the level before handlers log. */
+let minimum: number | undefined;
 let sink: (line: string) => void = (line) => process.stdout.write(`${line}\n`);
 
 function write(level: Level, message: string, fields: Record<string, unknown>): void {
+  minimum ??= threshold();
   if (order[level] < minimum) return;
   sink(JSON.stringify({ level, time: new Date().toISOString(), message, ...redact(fields) }));
 }
@@ -35,13 +37,14 @@ export const logger = {
   info: (message: string, fields: Record<string, unknown> = {}) => write('info', message, fields),
   warn: (message: string, fields: Record<string, unknown> = {}) => write('warn', message, fields),
   error: (message: string, fields: Record<string, unknown> = {}) => write('error', message, fields),
-  /** Tests and the laptop host capture lines to assert what is (not) logged. */
-  captureTo(next: (line: string) => void): () => void {
+  /** Tests capture every line, from `level` up, to assert what is (not) logged. */
+  captureTo(next: (line: string) => void, level: Level = 'debug'): () => void {
     const previous = sink;
     sink = next;
-    minimum = threshold();
+    minimum = order[level];
     return () => {
       sink = previous;
+      minimum = undefined;
     };
   },
 };
