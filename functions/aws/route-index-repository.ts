@@ -1,0 +1,249 @@
+/**
+ * The router's state in DynamoDB: the route index (`routes` table) and the routed-event markers
+ * (`idempotency` table).
+ *
+ * Route index items:
+ * - one per (route key, subscription): `routeKey`, `subscriptionId`, and what the router needs to
+ *   decide and shape the delivery (`match` as JSON, `contentMode`, `batchSupported`);
+ * - the `#meta` partition: the `#generation` counter, increased after every change, and one
+ *   `shape:<shape>` item per route key shape ever used. In this partition the sort key attribute
+ *   holds those names rather than a subscription id. Shapes are never removed: a stale one costs
+ *   an empty lookup, a missing one would lose events.
+ *
+ * The router reads `#meta` once per batch and one partition per route key of an event; all reads
+ * are strongly consistent, so what was written before an event was accepted is seen for it.
+ */
+import {
+  BatchWriteItemCommand,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { tables } from '../../lib/resources.js';
+import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
+import type { RouteEntry, SubscriptionMatch } from '../core/routing/route-keys.js';
+import { routedEventKey, type ClaimOptions, type EventIdentity, type RoutedEventLedger, type RoutingClaim } from '../core/routing/routed-events.js';
+import type { DeliveryContentMode } from '../core/subscriptions/subscription.js';
+
+type Item = Record<string, AttributeValue>;
+
+const ROUTE_KEY = tables.routes.partitionKey.name;
+const SORT_KEY = tables.routes.sortKey.name;
+const META = '#meta';
+const GENERATION = '#generation';
+const SHAPE_PREFIX = 'shape:';
+/** BatchWriteItem takes at most 25 requests. */
+const BATCH_WRITE_LIMIT = 25;
+const BATCH_WRITE_ATTEMPTS = 8;
+
+export interface IndexedSubscription {
+  readonly id: string;
+  readonly match: SubscriptionMatch;
+  readonly contentMode: DeliveryContentMode;
+  readonly batchSupported: boolean;
+}
+
+export class RouteIndexRepository implements RouteIndexReader {
+  /** Shapes this container already registered; registering is idempotent, this only saves writes. */
+  private readonly registeredShapes = new Set<string>();
+
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async readState(): Promise<RouteIndexState> {
+    let generation = 0;
+    const shapes: string[] = [];
+    for await (const item of this.query(META)) {
+      const name = item[SORT_KEY]?.S ?? '';
+      if (name === GENERATION) generation = Number(item['generation']?.N ?? 0);
+      else if (name.startsWith(SHAPE_PREFIX)) shapes.push(name.slice(SHAPE_PREFIX.length));
+    }
+    return { generation, shapes };
+  }
+
+  async candidates(routeKey: string): Promise<RouteCandidate[]> {
+    const candidates: RouteCandidate[] = [];
+    for await (const item of this.query(routeKey)) {
+      candidates.push({
+        subscriptionId: item[SORT_KEY]?.S ?? '',
+        match: JSON.parse(item['match']?.S ?? '{}') as SubscriptionMatch,
+        contentMode: (item['contentMode']?.S ?? 'structured') as DeliveryContentMode,
+        batchSupported: item['batchSupported']?.BOOL === true,
+      });
+    }
+    return candidates;
+  }
+
+  /** Writes (or rewrites) the subscription's entries; registers their shapes first. */
+  async putEntries(subscription: IndexedSubscription, entries: readonly RouteEntry[]): Promise<void> {
+    for (const shape of new Set(entries.map((entry) => entry.shape))) await this.registerShape(shape);
+    const attributes: Item = {
+      [SORT_KEY]: { S: subscription.id },
+      match: { S: JSON.stringify(subscription.match) },
+      contentMode: { S: subscription.contentMode },
+      batchSupported: { BOOL: subscription.batchSupported },
+    };
+    await this.batchWrite(entries.map((entry) => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } })));
+  }
+
+  async removeEntries(subscriptionId: string, routeKeys: readonly string[]): Promise<void> {
+    await this.batchWrite(routeKeys.map((routeKey) => ({ DeleteRequest: { Key: { [ROUTE_KEY]: { S: routeKey }, [SORT_KEY]: { S: subscriptionId } } } })));
+  }
+
+  /** Tells every router that cached candidates may be stale. Call after the entries changed. */
+  async bumpGeneration(): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: GENERATION } },
+        UpdateExpression: 'ADD generation :one',
+        ExpressionAttributeValues: { ':one': { N: '1' } },
+      }),
+    );
+  }
+
+  private async registerShape(shape: string): Promise<void> {
+    if (this.registeredShapes.has(shape)) return;
+    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: `${SHAPE_PREFIX}${shape}` } } }));
+    this.registeredShapes.add(shape);
+  }
+
+  private async *query(routeKey: string): AsyncGenerator<Item> {
+    let startKey: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': ROUTE_KEY },
+          ExpressionAttributeValues: { ':pk': { S: routeKey } },
+          ConsistentRead: true,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+      );
+      yield* page.Items ?? [];
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+    for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
+      let pending: WriteRequest[] = requests.slice(start, start + BATCH_WRITE_LIMIT);
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt === BATCH_WRITE_ATTEMPTS) throw new Error(`route index: ${pending.length} writes still unprocessed after ${attempt} attempts`);
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
+        const result = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: pending } }));
+        pending = result.UnprocessedItems?.[this.tableName] ?? [];
+      }
+    }
+  }
+}
+
+const MARKER_KEY = tables.idempotency.partitionKey.name;
+const MARKER_TTL = tables.idempotency.ttlAttribute;
+
+/** The routed-event markers, in the idempotency table next to the API's idempotency keys. */
+export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim> {
+    const key = { [MARKER_KEY]: { S: routedEventKey(event) } };
+    const claimId = randomUUID();
+    const lockExpiresAt = String(options.now + options.lockMs);
+    const nowSeconds = String(Math.floor(options.now / 1000));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const routingId = randomUUID();
+      try {
+        // Absent, or routed so long ago that it is a new event now (after the TTL, EDU-IDEM-13).
+        await this.client.send(
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: {
+              ...key,
+              state: { S: 'routing' },
+              claimId: { S: claimId },
+              routingId: { S: routingId },
+              lockExpiresAt: { N: lockExpiresAt },
+              [MARKER_TTL]: { N: String(Math.floor(options.now / 1000) + options.ttlSeconds) },
+            },
+            ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
+            ExpressionAttributeNames: { '#pk': MARKER_KEY, '#ttl': MARKER_TTL },
+            ExpressionAttributeValues: { ':nowSeconds': { N: nowSeconds } },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return { outcome: 'claimed', claimId, routingId };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // dynalite ignores ReturnValuesOnConditionCheckFailure; read the marker instead.
+        const existing = error.Item ?? (await this.read(key));
+        if (!existing) continue;
+        if (existing['state']?.S === 'routed') return { outcome: 'duplicate' };
+        if (Number(existing['lockExpiresAt']?.N ?? 0) >= options.now) return { outcome: 'busy' };
+        // An earlier attempt failed or crashed: take over, keeping its routing id.
+        try {
+          await this.client.send(
+            new UpdateItemCommand({
+              TableName: this.tableName,
+              Key: key,
+              UpdateExpression: 'SET claimId = :claimId, lockExpiresAt = :lock',
+              ConditionExpression: '#state = :routing AND claimId = :previous',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: {
+                ':claimId': { S: claimId },
+                ':lock': { N: lockExpiresAt },
+                ':routing': { S: 'routing' },
+                ':previous': { S: existing['claimId']?.S ?? '' },
+              },
+            }),
+          );
+          return { outcome: 'claimed', claimId, routingId: existing['routingId']?.S ?? routingId };
+        } catch (takeoverError) {
+          if (!(takeoverError instanceof ConditionalCheckFailedException)) throw takeoverError;
+        }
+      }
+    }
+    return { outcome: 'busy' };
+  }
+
+  async complete(event: EventIdentity, claimId: string): Promise<void> {
+    await this.updateHeld(event, claimId, 'SET #state = :routed REMOVE lockExpiresAt', { ':routed': { S: 'routed' } });
+  }
+
+  async abandon(event: EventIdentity, claimId: string): Promise<void> {
+    await this.updateHeld(event, claimId, 'SET lockExpiresAt = :expired', { ':expired': { N: '0' } });
+  }
+
+  /** A claim another attempt took over is theirs now; losing it here is not an error. */
+  private async updateHeld(event: EventIdentity, claimId: string, update: string, values: Item): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [MARKER_KEY]: { S: routedEventKey(event) } },
+          UpdateExpression: update,
+          ConditionExpression: '#state = :routing AND claimId = :claimId',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ...values, ':routing': { S: 'routing' }, ':claimId': { S: claimId } },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  private async read(key: Item): Promise<Item | undefined> {
+    return (await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Finds the routable subscriptions an event matches (EDU-8): reads the route index entries of the
+ * keys the event satisfies (see `route-keys.ts`), then checks each candidate's full conditions in
+ * memory. Reads per event depend on the shapes in use, not on the number of subscriptions.
+ *
+ * Candidates are cached per container, but only as long as the index's *generation* is unchanged:
+ * every change to the index increments it, and the router reads it once per batch of events
+ * (`refresh`). So a subscription activated before an event was accepted is always seen for that
+ * event, with no staleness window; the cache only saves reads while nothing changes.
+ */
+import type { DeliveryContentMode } from '../subscriptions/subscription.js';
+import type { EventAttributes } from '../subscriptions/filters.js';
+import { routeKeysOf, subscriptionMatches, type RouteShape, type SubscriptionMatch } from './route-keys.js';
+
+/** What the index keeps per (route key, subscription): enough to decide and to shape the delivery. */
+export interface RouteCandidate {
+  readonly subscriptionId: string;
+  readonly match: SubscriptionMatch;
+  readonly contentMode: DeliveryContentMode;
+  readonly batchSupported: boolean;
+}
+
+export interface RouteIndexState {
+  /** Increases with every change to the index. */
+  readonly generation: number;
+  readonly shapes: readonly RouteShape[];
+}
+
+/** The route index as the router reads it. */
+export interface RouteIndexReader {
+  readState(): Promise<RouteIndexState>;
+  candidates(routeKey: string): Promise<RouteCandidate[]>;
+}
+
+export interface MatcherOptions {
+  /** Route keys whose candidates are kept between batches (least recently used go first). */
+  readonly cachedKeys?: number;
+}
+
+export class SubscriptionMatcher {
+  private state: RouteIndexState | undefined;
+  private readonly cache = new Map<string, Promise<RouteCandidate[]>>();
+  private readonly cachedKeys: number;
+
+  constructor(
+    private readonly index: RouteIndexReader,
+    options: MatcherOptions = {},
+  ) {
+    this.cachedKeys = options.cachedKeys ?? 10_000;
+  }
+
+  /** Reads the index generation and shapes; drops the cache when anything changed. Once per batch. */
+  async refresh(): Promise<void> {
+    const state = await this.index.readState();
+    if (state.generation !== this.state?.generation) this.cache.clear();
+    this.state = state;
+  }
+
+  /** Every candidate whose conditions the event meets, each subscription once. Call `refresh` first. */
+  async match(attributes: EventAttributes): Promise<RouteCandidate[]> {
+    if (!this.state) throw new Error('SubscriptionMatcher.refresh must run before match');
+    const keys = routeKeysOf(attributes, this.state.shapes);
+    const lists = await Promise.all(keys.map((key) => this.candidatesOf(key)));
+    const matched = new Map<string, RouteCandidate>();
+    for (const candidate of lists.flat()) {
+      if (!matched.has(candidate.subscriptionId) && subscriptionMatches(candidate.match, attributes)) matched.set(candidate.subscriptionId, candidate);
+    }
+    return [...matched.values()];
+  }
+
+  private candidatesOf(key: string): Promise<RouteCandidate[]> {
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached;
+    }
+    const loading = this.index.candidates(key);
+    this.cache.set(key, loading);
+    // A failed read is not remembered: the next batch reads again.
+    loading.catch(() => this.cache.get(key) === loading && this.cache.delete(key));
+    if (this.cache.size > this.cachedKeys) this.cache.delete(this.cache.keys().next().value!);
+    return loading;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The router's duplicate check (EDU-IDEM-15, CE-17): events with the same `source` + `id` are
+ * routed once within the idempotency window. A marker per event records the routing, and it is
+ * marked *routed* only after the deliveries are queued, so a failure in between never drops the
+ * event: the retry takes the marker over and routes again.
+ *
+ * The marker also holds a random `routingId`, fixed at the first attempt. Delivery keys derive
+ * from it (`deliveryIdOf`), so a retry after a partial failure gives the deliveries that did get
+ * queued the very same Idempotency-Key, and the target can drop the repeats (EDU-IDEM-9).
+ */
+import { createHash } from 'node:crypto';
+
+export interface EventIdentity {
+  readonly source: string;
+  readonly id: string;
+}
+
+export type RoutingClaim =
+  /** This attempt routes the event; `claimId` proves it to `complete`/`abandon`. */
+  | { readonly outcome: 'claimed'; readonly claimId: string; readonly routingId: string }
+  /** Routed before, within the window: drop it. */
+  | { readonly outcome: 'duplicate' }
+  /** Another attempt is routing it right now: try again later. */
+  | { readonly outcome: 'busy' };
+
+export interface ClaimOptions {
+  /** Epoch ms. */
+  readonly now: number;
+  /** How long the claim blocks other attempts; longer than the router's timeout. */
+  readonly lockMs: number;
+  /** How long the event counts as routed (the idempotency window). */
+  readonly ttlSeconds: number;
+}
+
+export interface RoutedEventLedger {
+  claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim>;
+  /** The deliveries are queued: repeats of the event are duplicates from now on. */
+  complete(event: EventIdentity, claimId: string): Promise<void>;
+  /** Routing failed: release the claim at once, keeping the routing id for the retry. */
+  abandon(event: EventIdentity, claimId: string): Promise<void>;
+}
+
+/** The marker's key; each part URI-encoded so no separator can be forged. */
+export function routedEventKey(event: EventIdentity): string {
+  return ['routed', event.source, event.id].map(encodeURIComponent).join('#');
+}
+
+/**
+ * A UUIDv4 (RFC 9562: version 4, variant 10, the other 122 bits pseudorandom) derived from the
+ * secret-by-randomness routing ids, the subscription and the payload: the same routing attempt
+ * of the same payload for the same subscription always gets the same key, and a different payload
+ * never does (EDU-IDEM-11).
+ */
+export function deliveryIdOf(routingIds: readonly string[], subscriptionId: string, events: readonly string[]): string {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify([[...routingIds].sort(), subscriptionId]));
+  for (const event of events) hash.update('\n').update(event);
+  const bytes = hash.digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

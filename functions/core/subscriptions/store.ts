@@ -1,0 +1,40 @@
+/**
+ * The subscription store port. An implementation keeps the route index in step with the records
+ * (routable subscriptions, and only those, have route entries), so callers never touch the index.
+ */
+import type { Subscription, SubscriptionStatus } from './subscription.js';
+
+/** A subscription as a caller writes it: the store assigns `version` and `routeKeys`. */
+export type SubscriptionDraft = Omit<Subscription, 'version' | 'routeKeys'>;
+
+export interface SubscriptionPage {
+  readonly items: readonly Subscription[];
+  /** Opaque; pass it back to get the next page. Absent on the last page. */
+  readonly cursor?: string;
+}
+
+export interface SubscriptionStore {
+  get(id: string): Promise<Subscription | undefined>;
+  /** Throws `SubscriptionConflictError` when the id exists. */
+  create(draft: SubscriptionDraft): Promise<Subscription>;
+  /** Replaces `previous`; throws `SubscriptionConflictError` when it changed meanwhile. */
+  save(draft: SubscriptionDraft, previous: Subscription): Promise<Subscription>;
+  /** Throws `SubscriptionConflictError` when it changed meanwhile. */
+  delete(previous: Subscription): Promise<void>;
+  /** The owner's subscriptions, oldest first. Throws `InvalidCursorError` for a cursor not of this owner. */
+  listByOwner(owner: string, page: { limit: number; cursor?: string }): Promise<SubscriptionPage>;
+  /**
+   * For the delivery function (retire on 410, suspend, resume): sets the status and reason and
+   * keeps the route index in step. Undefined when the subscription does not exist; throws
+   * `SubscriptionConflictError` when `expectedVersion` is given and no longer current.
+   */
+  updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number): Promise<Subscription | undefined>;
+}
+
+export class SubscriptionConflictError extends Error {
+  override name = 'SubscriptionConflictError';
+}
+
+export class InvalidCursorError extends Error {
+  override name = 'InvalidCursorError';
+}

@@ -1,0 +1,103 @@
+/**
+ * The subscription record (EDU-7, EDU-13, EDU-14): what a receiver asked for, where it goes, and
+ * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
+ * function all read this one shape; `functions/aws/subscription-repository.ts` stores it.
+ */
+import type { Filter } from './filters.js';
+
+/**
+ * - `pending`: waiting for the target's consent (validation handshake, WH-4); nothing is routed.
+ * - `active`: consented (or agreed out of band, WH-5); events are routed and delivered.
+ * - `rejected`: the target refused, does not support the handshake, or never consented in time.
+ * - `retired`: the target answered 410 Gone (WH-2); final.
+ * - `suspended`: the delivery function paused it (e.g. a target that keeps failing); events are
+ *   still routed so they can be delivered once it resumes.
+ */
+export type SubscriptionStatus = 'pending' | 'active' | 'rejected' | 'retired' | 'suspended';
+
+export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['pending', 'active', 'rejected', 'retired', 'suspended'];
+
+/** HTTP-4: structured by default; binary and batch per subscription. */
+export type DeliveryContentMode = 'structured' | 'binary' | 'batch';
+
+/**
+ * `handshake`: Koerier sends the validation request and waits for consent (WH-4).
+ * `agreed`: consent was agreed out of band (WH-5, Edukoppeling rule 3f); only clients the
+ * configuration names may choose it.
+ */
+export type ValidationMode = 'handshake' | 'agreed';
+
+export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials';
+
+/** A sink credential as stored: the kind in the clear, the secret parts only encrypted. */
+export interface StoredSinkCredential {
+  readonly kind: SinkCredentialKind;
+  /** `CredentialCipher.encrypt` output of the JSON of the whole `SinkCredential`. */
+  readonly ciphertext: string;
+}
+
+export interface Subscription {
+  /** UUIDv4, assigned by Koerier. */
+  readonly id: string;
+  /** The client (OAuth2 client id) that created it; the only one that sees and changes it. */
+  readonly owner: string;
+  /** Absolute URL of the webhook: https, or plain http to loopback on the laptop host. */
+  readonly sink: string;
+  /** Only events with exactly this `source`. */
+  readonly source?: string;
+  /** Only events whose `type` equals one of these (EDU-8: a version is part of the type). */
+  readonly types?: readonly string[];
+  /** CloudEvents Subscriptions API filters; all must match. */
+  readonly filters?: readonly Filter[];
+  /** `push` (webhook) for now; `pull` comes with the pull API. */
+  readonly delivery: 'push';
+  readonly contentMode: DeliveryContentMode;
+  /**
+   * The target declared it accepts `application/cloudevents-batch+json` (handshake `Accept-Post`,
+   * or the subscription itself when validation is agreed out of band). Batches go only where
+   * this is true (JSON-3); otherwise a `batch` subscription gets structured single events.
+   */
+  readonly batchSupported: boolean;
+  readonly credential?: StoredSinkCredential;
+  readonly validation: ValidationMode;
+  readonly status: SubscriptionStatus;
+  /** Why the status is what it is, in words for the subscriber (e.g. the target's refusal). */
+  readonly statusReason?: string;
+  /** `WebHook-Allowed-Rate` (WH-6); absent when the target allowed any rate (`*`) or said nothing. */
+  readonly allowedRatePerMinute?: number;
+  /** Override of how long deliveries are retried (seconds), within the idempotency TTL. */
+  readonly retryWindowSeconds?: number;
+  /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
+  readonly validationTokenHash?: string;
+  /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */
+  readonly validationExpiresAt?: string;
+  /** Route index entries written for this subscription, so a change can remove exactly those. */
+  readonly routeKeys: readonly string[];
+  /** ISO 8601. */
+  readonly createdAt: string;
+  /** ISO 8601. */
+  readonly updatedAt: string;
+  /** Optimistic locking: every write checks the version it read and increments it. */
+  readonly version: number;
+}
+
+/** Statuses whose subscriptions are in the route index, i.e. receive newly routed events. */
+export function isRoutable(status: SubscriptionStatus): boolean {
+  return status === 'active' || status === 'suspended';
+}
+
+/** Statuses the delivery function may send to. */
+export function isDeliverable(status: SubscriptionStatus): boolean {
+  return status === 'active';
+}
+
+/**
+ * The status a reader should act on: a pending handshake whose deadline passed without consent
+ * is a refusal, whether or not anything wrote that down yet.
+ */
+export function effectiveStatus(subscription: Pick<Subscription, 'status' | 'validationExpiresAt'>, now: Date): SubscriptionStatus {
+  if (subscription.status === 'pending' && subscription.validationExpiresAt && Date.parse(subscription.validationExpiresAt) < now.getTime()) {
+    return 'rejected';
+  }
+  return subscription.status;
+}
