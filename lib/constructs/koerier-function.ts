@@ -1,0 +1,144 @@
+/**
+ * One Lambda function of lib/resources.ts: bundled with esbuild (lib/bundling.ts), its own role
+ * with exactly the grants its description lists, each grant's resource name in its environment,
+ * and its queue trigger.
+ */
+import * as path from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { LAMBDA_NODE_OPTIONS, lambdaBundling } from '../bundling.js';
+import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../resources.js';
+import { byName } from './named.js';
+import type { QueuePair } from './queues.js';
+
+export interface FunctionResources {
+  readonly tables: ReadonlyMap<string, dynamodb.Table>;
+  readonly queues: ReadonlyMap<string, QueuePair>;
+  readonly buckets: ReadonlyMap<string, s3.Bucket>;
+  readonly keys: ReadonlyMap<string, kms.Key>;
+}
+
+export interface KoerierFunctionProps {
+  readonly spec: FunctionSpec;
+  readonly resources: FunctionResources;
+  /** The settings every function reads through `loadConfig` (functions/config.ts). */
+  readonly settings: Readonly<Record<string, string>>;
+  /** Repository root: `spec.entry` and the lockfile are relative to it. */
+  readonly repoRoot: string;
+}
+
+/** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
+export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
+
+export class KoerierFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, name: string, props: KoerierFunctionProps) {
+    super(scope, name);
+    const { spec, resources } = props;
+    const owner = `function '${name}'`;
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Koerier ${name}: only the grants lib/resources.ts lists`,
+    });
+    // Scoped to this function's own log group, instead of AWSLambdaBasicExecutionRole's logs:* on every group.
+    const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.THREE_MONTHS });
+    logGroup.grantWrite(this.role);
+
+    const environment: Record<string, string> = { ...props.settings, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
+    for (const [tableName, access] of entries(spec.tables)) {
+      const table = byName(resources.tables, 'table', tableName, owner);
+      if (access === 'read') table.grantReadData(this.role);
+      else table.grantReadWriteData(this.role);
+      environment[resourceEnv.table(tableName as TableName)] = table.tableName;
+    }
+    for (const [queueName, access] of entries(spec.queues)) {
+      const { queue } = byName(resources.queues, 'queue', queueName, owner);
+      if (access.includes('send')) queue.grantSendMessages(this.role);
+      if (access.includes('consume')) queue.grantConsumeMessages(this.role);
+      environment[resourceEnv.queueUrl(queueName as QueueName)] = queue.queueUrl;
+    }
+    for (const [queueName] of entries(spec.deadLetterQueues)) {
+      const { deadLetterQueue } = byName(resources.queues, 'queue', queueName, owner);
+      deadLetterQueue.grantConsumeMessages(this.role);
+      environment[resourceEnv.deadLetterQueueUrl(queueName as QueueName)] = deadLetterQueue.queueUrl;
+    }
+    for (const [bucketName, access] of entries(spec.buckets)) {
+      const bucket = byName(resources.buckets, 'bucket', bucketName, owner);
+      // Object-level actions only: the functions never list or configure buckets.
+      const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
+        reason: `Claim-check object keys are generated per event, so ${name} needs the objects of bucket ${bucketName}, and only those.`,
+      });
+      environment[resourceEnv.bucket(bucketName as BucketName)] = bucket.bucketName;
+    }
+    for (const [keyName, use] of entries(spec.keys)) {
+      const key = byName(resources.keys, 'key', keyName, owner);
+      const actions = [...(use.includes('encrypt') ? ['kms:Encrypt'] : []), ...(use.includes('decrypt') ? ['kms:Decrypt'] : [])];
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [key.keyArn] }));
+      environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
+    }
+
+    this.function = new NodejsFunction(this, 'Function', {
+      description: `Koerier ${name} (${spec.entry})`,
+      entry: path.join(props.repoRoot, spec.entry),
+      handler: 'handler',
+      depsLockFilePath: path.join(props.repoRoot, 'package-lock.json'),
+      projectRoot: props.repoRoot,
+      bundling: lambdaBundling,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: spec.memoryMb,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      role: this.role,
+      logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+      environment,
+    });
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level ' +
+        'permissions (the X-Ray service authorization reference lists only "*"); every other statement names its resources.',
+    });
+
+    if (spec.queueTrigger) {
+      const trigger = spec.queueTrigger;
+      const { queue, spec: queueSpec } = byName(resources.queues, 'queue', trigger.queue, `the queue trigger of ${owner}`);
+      const needed = VISIBILITY_TO_TIMEOUT_RATIO * spec.timeoutSeconds;
+      if (queueSpec.visibilityTimeoutSeconds < needed) {
+        // Not silently raised: the laptop host reads the same description and must behave alike.
+        throw new Error(
+          `queue '${trigger.queue}' has a visibility timeout of ${queueSpec.visibilityTimeoutSeconds} s, but ${owner} ` +
+            `(timeout ${spec.timeoutSeconds} s) is triggered by it: it must be at least ${VISIBILITY_TO_TIMEOUT_RATIO} x ` +
+            `the function timeout (${needed} s), or a batch still being processed is handed out again. ` +
+            `Raise visibilityTimeoutSeconds or lower timeoutSeconds in lib/resources.ts.`,
+        );
+      }
+      this.function.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: trigger.batchSize,
+          maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds),
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
+  }
+}
+
+/** The grants of one kind, without the absent entries `Partial<Record>` allows. */
+function entries<V extends string>(grants: Partial<Record<string, V>> | undefined): [string, V][] {
+  return Object.entries(grants ?? {}).filter((entry): entry is [string, V] => entry[1] !== undefined);
+}

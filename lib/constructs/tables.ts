@@ -1,0 +1,39 @@
+/** The DynamoDB tables of lib/resources.ts, one per entry. */
+import { RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import type { KeySpec, TableSpec } from '../resources.js';
+
+export class Tables extends Construct {
+  readonly byName: ReadonlyMap<string, dynamodb.Table>;
+
+  constructor(scope: Construct, id: string, specs: Readonly<Record<string, TableSpec>>) {
+    super(scope, id);
+    const tables = new Map<string, dynamodb.Table>();
+    for (const [name, spec] of Object.entries(specs)) {
+      const table = new dynamodb.Table(this, name, {
+        partitionKey: attribute(spec.partitionKey),
+        ...(spec.sortKey ? { sortKey: attribute(spec.sortKey) } : {}),
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: dynamodb.TableEncryption.AWS_MANAGED,
+        ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
+        // Subscriptions and idempotency records outlive any one deployment of the stack.
+        removalPolicy: RemovalPolicy.RETAIN,
+      });
+      for (const index of spec.globalIndexes ?? []) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: attribute(index.partitionKey),
+          ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+        });
+      }
+      tables.set(name, table);
+    }
+    this.byName = tables;
+  }
+}
+
+function attribute(key: KeySpec): dynamodb.Attribute {
+  return { name: key.name, type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER };
+}

@@ -1,0 +1,66 @@
+/**
+ * Synthesises Koerier's stack the way `cdk synth` does (cdk.json's context, feature flags
+ * included), but without esbuild bundling, so infra tests take seconds.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { KoerierStack, REPO_ROOT, type ResourceDescription } from '../../lib/koerier-stack.js';
+import { readStackConfig } from '../../lib/stack-config.js';
+
+export const cdkJsonContext: Record<string, unknown> = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')).context;
+
+/**
+ * CDK's built-in CloudFormation template validation (on in `cdk synth`) adds seconds to every
+ * synthesis, so only the tests that mirror `cdk synth` turn it on.
+ */
+export function newApp(context: Record<string, unknown> = {}, options: { builtinValidation?: boolean } = {}): App {
+  return new App({
+    context: { ...cdkJsonContext, ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: options.builtinValidation ?? false,
+  });
+}
+
+export interface Synthesised {
+  readonly app: App;
+  readonly stack: KoerierStack;
+  readonly template: Template;
+  readonly resources: Record<string, CfnResourceJson>;
+}
+
+export interface CfnResourceJson {
+  readonly Type: string;
+  readonly Properties: Record<string, any>;
+  readonly DeletionPolicy?: string;
+  readonly UpdateReplacePolicy?: string;
+}
+
+/** The stack in `app`, not yet synthesised (so validation plugins can still be added). */
+export function buildKoerier(app: App, resources?: ResourceDescription): KoerierStack {
+  return new KoerierStack(app, 'Koerier', { config: readStackConfig(app), ...(resources ? { resources } : {}) });
+}
+
+export function synthKoerier(options: { context?: Record<string, unknown>; resources?: ResourceDescription; app?: App } = {}): Synthesised {
+  const app = options.app ?? newApp(options.context);
+  const stack = buildKoerier(app, options.resources);
+  const template = Template.fromStack(stack);
+  return { app, stack, template, resources: template.toJSON().Resources };
+}
+
+/** The logical ID of a construct's CloudFormation resource. */
+export function logicalId(stack: Stack, construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** Logical IDs a CloudFormation value refers to (Ref, Fn::GetAtt), however deeply nested. */
+export function referencedIds(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(referencedIds);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  if (typeof record.Ref === 'string') return [record.Ref];
+  const getAtt = record['Fn::GetAtt'];
+  if (Array.isArray(getAtt) && typeof getAtt[0] === 'string') return [getAtt[0]];
+  return Object.values(record).flatMap(referencedIds);
+}
