@@ -79,8 +79,10 @@ export function arrayElementSpans(text: string): Span[] {
 }
 
 /**
- * The span of the value of member `name` of a top-level JSON object, or undefined. With
- * duplicate names the last one counts, as it does for JSON.parse.
+ * The span of the value of member `name` of a top-level JSON object, or undefined: all the text
+ * between the colon and the next delimiter, whitespace around the value included, so that a body
+ * spliced in verbatim (binary mode) comes out byte for byte. With duplicate names the last one
+ * counts, as it does for JSON.parse.
  */
 export function memberValueSpan(text: string, name: string): Span | undefined {
   let found: Span | undefined;
@@ -93,10 +95,9 @@ export function memberValueSpan(text: string, name: string): Span | undefined {
     const key = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
     i = skipWhitespace(text, keyEnd);
     if (text.charCodeAt(i) !== COLON) return found;
-    i = skipWhitespace(text, i + 1);
-    const end = skipValue(text, i);
-    if (key === name) found = [i, end];
-    i = skipWhitespace(text, end);
+    const start = i + 1;
+    i = skipWhitespace(text, skipValue(text, skipWhitespace(text, start)));
+    if (key === name) found = [start, i];
     if (text.charCodeAt(i) !== COMMA) return found;
     i = skipWhitespace(text, i + 1);
   }
