@@ -118,14 +118,14 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
     if (requirement !== undefined) {
       if (typeof v !== 'string') {
-        issues.error(name, 'string', requirement, `${name} must be a JSON string, not ${describe(v)}.`);
+        issues.error(name, 'string', requirement, `${name} must be a JSON string, not ${describeValue(v)}.`);
         continue;
       }
       if (!isCloudEventsString(v)) {
         issues.error(name, 'string-characters', 'CE-2', `${name} contains control characters, Unicode noncharacters or unpaired surrogates.`);
       }
       checkKnownAttribute(name, v, issues);
-      if (validName) attributes[name] = v;
+      attributes[name] = v;
       continue;
     }
 
@@ -140,7 +140,7 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
         issues.error(name, 'integer', 'CE-2', `Extension '${printable(name)}' is a number outside the CloudEvents Integer type (a whole number in the signed 32-bit range).`);
       }
     } else if (typeof v !== 'boolean') {
-      issues.error(name, 'attribute-type', 'CE-2', `Extension '${printable(name)}' is ${describe(v)}; attribute values are strings, integers or booleans.`);
+      issues.error(name, 'attribute-type', 'CE-2', `Extension '${printable(name)}' is ${describeValue(v)}; attribute values are strings, integers or booleans.`);
       continue;
     }
     if (validName) attributes[name] = v as AttributeValue;
@@ -238,7 +238,7 @@ function checkType(v: string, issues: IssueCollector): void {
   }
 }
 
-function describe(v: unknown): string {
+function describeValue(v: unknown): string {
   if (Array.isArray(v)) return 'an array';
   if (v === null) return 'null';
   if (typeof v === 'number') return Number.isInteger(v) ? 'a number' : 'a non-integer number';
