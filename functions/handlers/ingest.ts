@@ -6,18 +6,24 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { parseCloudEventsRequest } from '../core/cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
-import { problemResponse } from '../core/http/problems.js';
+import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { SqsEventQueue } from '../aws/sqs-event-queue.js';
 import { resourceNames } from '../config.js';
-import { httpHandler } from './shared/api-gateway.js';
+import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
+
+/**
+ * The most events one batch may hold. It bounds the 202 body, which the idempotency store keeps
+ * for replays in one DynamoDB item (400 KB at most).
+ */
+export const MAX_EVENTS_PER_BATCH = 1000;
 
 /** Message attributes that travel with every accepted event to the router. */
 export const inboundMessageAttributes = {
@@ -44,6 +50,8 @@ export const handler = httpHandler(async (request) => {
       store: idempotencyStore(),
       ttlSeconds: config.idempotency.ttlSeconds,
       lockSeconds: config.idempotency.lockSeconds,
+      // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
+      onStoreError: (error) => logger.warn('idempotency completion not stored', { client: principal.clientId, error: describeError(error) }),
     },
     () => acceptEvents(request, principal.clientId, config.maxEventBytes),
   );
@@ -54,6 +62,9 @@ async function acceptEvents(request: HttpRequest, publisher: string, maxEventByt
   if (!outcome.ok) {
     logger.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
     return problemResponse(outcome.problem);
+  }
+  if (outcome.events.length > MAX_EVENTS_PER_BATCH) {
+    return problemResponse(problems.payloadTooLarge(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one holds ${outcome.events.length}. Split it.`));
   }
   const receivedAt = new Date().toISOString();
   await inboundQueue().send(

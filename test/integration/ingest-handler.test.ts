@@ -59,6 +59,13 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect((response.json() as { accepted: unknown[] }).accepted).toHaveLength(23);
   });
 
+  it('HTTP-3: a batch of more than 1000 events gets 413 and stores nothing', async () => {
+    const events = Array.from({ length: 1001 }, () => event({ data: undefined, datacontenttype: undefined }));
+    const response = await post(JSON.stringify(events), { 'content-type': 'application/cloudevents-batch+json' });
+    expect(response.status).toBe(413);
+    expect(await harness.drain('inbound')).toHaveLength(0);
+  });
+
   it('HTTP-3: a batch with one invalid member stores nothing and names the member', async () => {
     const events = [event(), event({ id: '' }), event()];
     const response = await post(JSON.stringify(events), { 'content-type': 'application/cloudevents-batch+json' });

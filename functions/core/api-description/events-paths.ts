@@ -74,7 +74,7 @@ export const eventsPaths = {
         '400': problemResponse('Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists every violation.'),
         ...authProblems,
         ...idempotencyProblems,
-        '413': problemResponse('An event is larger than the configured limit.'),
+        '413': problemResponse('An event is larger than the configured limit, or a batch holds more than 1000 events.'),
         '415': problemResponse('The Content-Type is not a CloudEvents format Koerier understands.'),
         ...commonProblems,
       },
