@@ -1,0 +1,223 @@
+/**
+ * An SQS event source mapping, as Lambda runs one: long-poll the queue, hand the function an
+ * `SQSEvent`, delete what succeeded, and leave the rest to SQS — failed messages come back after
+ * their visibility timeout and the queue's redrive policy moves them to the dead-letter queue.
+ * Partial batch responses (`ReportBatchItemFailures`) are always on, as Koerier's stack sets them.
+ */
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+  type MessageAttributeValue,
+} from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSMessageAttribute, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import { LOCAL_REGION } from './emulators.js';
+import { invokeWithTimeout, type LambdaHandler } from './lambda-runtime.js';
+
+/** Pause between empty receives of the client-side long poll (see `receive`). */
+const EMPTY_RECEIVE_PAUSE_MS = 50;
+
+export interface PollerOptions {
+  readonly queueUrl: string;
+  readonly handler: LambdaHandler;
+  /** Names the function in logs and in its Lambda context. */
+  readonly functionName?: string;
+  /** 1–10 per receive; larger batches are gathered over several receives within the window. */
+  readonly batchSize?: number;
+  readonly maxBatchingWindowSeconds?: number;
+  /** The function's timeout: a batch still running past it counts as failed, as in Lambda. */
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
+  /** Long-poll wait per receive, at most 20 (SQS's limit). */
+  readonly waitTimeSeconds?: number;
+  /** Parallel receive-and-invoke loops. */
+  readonly concurrency?: number;
+  /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop). */
+  readonly client?: SQSClient;
+  readonly log?: (line: string) => void;
+}
+
+export interface Poller {
+  /** Stops receiving, waits for the batches in flight to finish and be deleted. */
+  stop(): Promise<void>;
+}
+
+export async function startPoller(options: PollerOptions): Promise<Poller> {
+  const batchSize = options.batchSize ?? 10;
+  const waitTimeSeconds = Math.min(20, Math.max(0, options.waitTimeSeconds ?? 20));
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const windowMs = (options.maxBatchingWindowSeconds ?? 0) * 1000;
+  const fn = {
+    name: options.functionName ?? 'queueConsumer',
+    spec: { entry: '', memoryMb: options.memoryMb ?? 128, timeoutSeconds: options.timeoutSeconds ?? 30 },
+    handler: options.handler,
+  };
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const ownClient = !options.client;
+  const client = options.client ?? new SQSClient({});
+  const queueName = options.queueUrl.split('/').at(-1) ?? options.queueUrl;
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }));
+  const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;
+
+  const stopping = new AbortController();
+  const write = (level: string, message: string, fields: Record<string, unknown>) =>
+    log(JSON.stringify({ level, time: new Date().toISOString(), message, function: fn.name, queue: queueName, ...fields }));
+
+  /**
+   * A long poll of up to `waitSeconds`, made on this side: local-aws-sqs ends a long poll only when
+   * MaxNumberOfMessages is reached or the wait is over (AWS answers as soon as any message is
+   * there), and can even return a message twice when its visibility timeout ends during the wait.
+   * Short receives in a loop give AWS's latency on the emulator and stay correct against AWS.
+   */
+  const receive = async (maxMessages: number, waitSeconds: number): Promise<Message[]> => {
+    const deadline = Date.now() + waitSeconds * 1000;
+    for (;;) {
+      const result = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: options.queueUrl,
+          MaxNumberOfMessages: Math.min(10, maxMessages),
+          WaitTimeSeconds: 0,
+          // local-aws-sqs only returns system attributes for the older AttributeNames; AWS wants the newer name.
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+        { abortSignal: stopping.signal },
+      );
+      const messages = result.Messages ?? [];
+      if (messages.length > 0 || Date.now() >= deadline || stopping.signal.aborted) return messages;
+      await sleep(EMPTY_RECEIVE_PAUSE_MS, stopping.signal);
+    }
+  };
+
+  const receiveBatch = async (): Promise<Message[]> => {
+    const messages = await receive(batchSize, waitTimeSeconds);
+    const windowEnds = Date.now() + windowMs;
+    while (messages.length > 0 && messages.length < batchSize && Date.now() < windowEnds && !stopping.signal.aborted) {
+      const remainingSeconds = Math.floor((windowEnds - Date.now()) / 1000);
+      let more: Message[];
+      try {
+        more = await receive(batchSize - messages.length, Math.min(20, remainingSeconds));
+      } catch (error) {
+        if (stopping.signal.aborted) break; // keep what was gathered: it is processed before stop returns
+        throw error;
+      }
+      messages.push(...more);
+      if (more.length === 0 && remainingSeconds === 0) await sleep(Math.min(100, windowEnds - Date.now()), stopping.signal);
+    }
+    return messages;
+  };
+
+  const processBatch = async (messages: Message[]): Promise<void> => {
+    const started = Date.now();
+    const event: SQSEvent = { Records: messages.map((message) => toSqsRecord(message, queueArn)) };
+    let failedIds: Set<string>;
+    try {
+      failedIds = failedItems(await invokeWithTimeout(fn, event), event);
+    } catch (error) {
+      write('error', 'function failed; the whole batch returns to the queue', {
+        received: messages.length,
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      });
+      return;
+    }
+    const succeeded = messages.filter((message) => !failedIds.has(message.MessageId ?? ''));
+    for (let offset = 0; offset < succeeded.length; offset += 10) {
+      const chunk = succeeded.slice(offset, offset + 10);
+      const result = await client.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: chunk.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
+        }),
+      );
+      if (result.Failed && result.Failed.length > 0) write('warn', 'some processed messages could not be deleted', { failedDeletes: result.Failed.length });
+    }
+    write('info', 'batch', { received: messages.length, failed: failedIds.size, ms: Date.now() - started });
+  };
+
+  const loop = async (): Promise<void> => {
+    while (!stopping.signal.aborted) {
+      let messages: Message[];
+      try {
+        messages = await receiveBatch();
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        write('error', 'receive failed; retrying in 1 s', { error: error instanceof Error ? error.message : String(error) });
+        await sleep(1000, stopping.signal);
+        continue;
+      }
+      // A batch received just before stop is still processed: stop waits for it.
+      if (messages.length > 0) await processBatch(messages);
+    }
+  };
+
+  const loops = Array.from({ length: concurrency }, () => loop());
+  return {
+    async stop() {
+      stopping.abort();
+      await Promise.all(loops);
+      if (ownClient) client.destroy();
+    },
+  };
+}
+
+/**
+ * The ids to keep in the queue. Like Lambda, a response naming an id that is not in the batch (or
+ * none at all) fails the whole batch.
+ */
+function failedItems(response: unknown, event: SQSEvent): Set<string> {
+  const failures = (response as { batchItemFailures?: unknown } | null | undefined)?.batchItemFailures;
+  if (failures === undefined || failures === null) return new Set();
+  const all = new Set(event.Records.map((record) => record.messageId));
+  if (!Array.isArray(failures)) return all;
+  const ids = failures.map((failure) => (failure as { itemIdentifier?: unknown } | null)?.itemIdentifier);
+  if (!ids.every((id): id is string => typeof id === 'string' && all.has(id))) return all;
+  return new Set(ids);
+}
+
+/** The record Lambda builds from an SQS message. */
+export function toSqsRecord(message: Message, queueArn: string): SQSRecord {
+  const messageAttributes: Record<string, SQSMessageAttribute> = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = toLambdaAttribute(value);
+  }
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: (message.Attributes ?? {}) as unknown as SQSRecordAttributes,
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: queueArn.split(':')[3] ?? LOCAL_REGION,
+  };
+}
+
+function toLambdaAttribute(value: MessageAttributeValue): SQSMessageAttribute {
+  return {
+    ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+    ...(value.BinaryValue !== undefined ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') } : {}),
+    stringListValues: value.StringListValues ?? [],
+    binaryListValues: (value.BinaryListValues ?? []).map((binary) => Buffer.from(binary).toString('base64')),
+    dataType: value.DataType ?? 'String',
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
