@@ -1,0 +1,190 @@
+/**
+ * Lambda bundles: each function of lib/resources.ts bundled with the esbuild options CDK uses
+ * (lib/bundling.ts), its size (raw and gzip), and its cold import time — a fresh `node` per
+ * measurement that times `import()` of the bundle — next to the same measurement of an empty ES
+ * module. Also reports any network I/O a handler starts while being imported (it must start none).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, version as esbuildVersion } from 'esbuild';
+import { BUNDLE_FILE, LAMBDA_NODE_OPTIONS, esbuildOptions } from '../lib/bundling.js';
+import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../lib/resources.js';
+import type { BucketName, KeyName, QueueName, TableName } from '../lib/resources.js';
+import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RUNS = 15;
+const SPAWN_TIMEOUT_MS = 20_000;
+/** How long the network probe waits after the import for I/O the module started without awaiting. */
+const NETWORK_SETTLE_MS = 300;
+
+/** Imports the module named by argv[2], prints the import time, waits argv[3] ms, exits. */
+const IMPORT_TIMER = `
+const started = performance.now();
+await import(process.argv[2]);
+const importMs = performance.now() - started;
+await new Promise((resolve) => setTimeout(resolve, Number(process.argv[3] ?? 0)));
+process.stdout.write(JSON.stringify({ importMs }));
+process.exit(0);
+`;
+
+/** Preloaded with --import for the network probe: records every connection and DNS lookup begun. */
+const NETWORK_PROBE = `
+import dns from 'node:dns';
+import net from 'node:net';
+const attempts = [];
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  // net.connect passes its already-normalised [options, callback] as the first argument.
+  const first = Array.isArray(args[0]) ? args[0][0] : args[0];
+  const target = typeof first === 'object' && first !== null ? first : { port: first, host: args[1] };
+  attempts.push('connect ' + (target.path ?? (target.host ?? 'localhost') + ':' + target.port));
+  return connect.apply(this, args);
+};
+for (const [owner, name] of [[dns, 'lookup'], [dns, 'resolve'], [dns.promises, 'lookup'], [dns.promises, 'resolve']]) {
+  const original = owner[name];
+  owner[name] = function (host, ...rest) {
+    attempts.push('dns ' + name + ' ' + host);
+    return original.call(this, host, ...rest);
+  };
+}
+const fetch = globalThis.fetch;
+globalThis.fetch = function (input, init) {
+  attempts.push('fetch ' + String(input instanceof Request ? input.url : input));
+  return fetch(input, init);
+};
+process.on('exit', () => process.stderr.write('NETWORK ' + JSON.stringify(attempts) + '\\n'));
+`;
+
+interface Timing {
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
+/** The environment a deployed function sees: the settings from cdk.json, every resource name as a placeholder. */
+async function functionEnvironment(): Promise<Record<string, string>> {
+  const cdkJson = JSON.parse(await readFile(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+  const region = 'eu-central-1';
+  const env: Record<string, string> = {
+    ...settingEnvironment(parseStackConfig(cdkJson.context), `https://abcdef1234.execute-api.${region}.amazonaws.com`),
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+  };
+  for (const name of Object.keys(tables) as TableName[]) env[resourceEnv.table(name)] = localName.table(name);
+  for (const name of Object.keys(queues) as QueueName[]) {
+    env[resourceEnv.queueUrl(name)] = `https://sqs.${region}.amazonaws.com/123456789012/${localName.queue(name)}`;
+    env[resourceEnv.deadLetterQueueUrl(name)] = `https://sqs.${region}.amazonaws.com/123456789012/${localName.deadLetterQueue(name)}`;
+  }
+  for (const name of Object.keys(buckets) as BucketName[]) env[resourceEnv.bucket(name)] = localName.bucket(name);
+  for (const name of Object.keys(keys) as KeyName[]) {
+    env[resourceEnv.key(name)] = `arn:aws:kms:${region}:123456789012:key/00000000-0000-4000-8000-000000000000`;
+  }
+  return env;
+}
+
+function runNode(args: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { env, timeout: SPAWN_TIMEOUT_MS }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`node ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** Cold import time of one module, each run in a fresh process with the given node flags. */
+async function coldImport(timer: string, module: string, flags: string[], env: Record<string, string>): Promise<Timing> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
+    times.push((JSON.parse(stdout) as { importMs: number }).importMs);
+  }
+  times.sort((a, b) => a - b);
+  return { medianMs: round(times[Math.floor(times.length / 2)]!), minMs: round(times[0]!), maxMs: round(times[times.length - 1]!) };
+}
+
+async function networkAtImport(timer: string, probe: string, module: string, env: Record<string, string>): Promise<string[]> {
+  const { stderr } = await runNode(['--import', pathToFileURL(probe).href, timer, pathToFileURL(module).href, String(NETWORK_SETTLE_MS)], env);
+  const line = stderr.split('\n').find((l) => l.startsWith('NETWORK '));
+  if (line === undefined) throw new Error(`the network probe reported nothing for ${module}`);
+  return JSON.parse(line.slice('NETWORK '.length)) as string[];
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** The five packages (Koerier's own code counted as one) that take most of a bundle. */
+function largestPackages(inputs: Record<string, { bytesInOutput: number }>): Record<string, number> {
+  const bytes = new Map<string, number>();
+  for (const [file, { bytesInOutput }] of Object.entries(inputs)) {
+    const parts = file.split('node_modules/').at(-1)!.split('/');
+    const name = file.includes('node_modules/') ? (parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!) : 'koerier (own code)';
+    bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
+  }
+  return Object.fromEntries([...bytes].sort((a, b) => b[1] - a[1]).slice(0, 5));
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'koerier-bundles-'));
+  try {
+    const timer = path.join(dir, 'import-timer.mjs');
+    const probe = path.join(dir, 'network-probe.mjs');
+    const empty = path.join(dir, 'empty.mjs');
+    await writeFile(timer, IMPORT_TIMER);
+    await writeFile(probe, NETWORK_PROBE);
+    await writeFile(empty, 'export {};\n');
+    const env = await functionEnvironment();
+    // As deployed: every function runs with NODE_OPTIONS=--enable-source-maps (lib/bundling.ts).
+    const deployedFlags = LAMBDA_NODE_OPTIONS.split(' ');
+
+    const baseline = {
+      subject: 'an empty ES module, imported the same way',
+      asDeployed: await coldImport(timer, empty, deployedFlags, env),
+      withoutSourceMaps: await coldImport(timer, empty, [], env),
+    };
+
+    const results: Record<string, unknown> = {};
+    const networkFindings: string[] = [];
+    for (const [name, spec] of Object.entries(functions)) {
+      const outfile = path.join(dir, name, BUNDLE_FILE);
+      // The metafile only describes the build; the bundle is byte for byte what CDK deploys.
+      const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outfile), logLevel: 'error', metafile: true });
+      const code = await readFile(outfile);
+      const asDeployed = await coldImport(timer, outfile, deployedFlags, env);
+      const withoutSourceMaps = await coldImport(timer, outfile, [], env);
+      const network = await networkAtImport(timer, probe, outfile, env);
+      networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
+      results[name] = {
+        entry: spec.entry,
+        bytes: code.length,
+        gzipBytes: gzipSync(code).length,
+        sourceMapBytes: (await stat(`${outfile}.map`)).size,
+        coldImportAsDeployed: asDeployed,
+        coldImportWithoutSourceMaps: withoutSourceMaps,
+        ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
+        largestPackages: largestPackages(Object.entries(metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1].inputs),
+        networkAtImport: network,
+      };
+    }
+
+    return {
+      description: 'Lambda bundles as CDK builds them: size, gzip size, cold import time (median of fresh node processes) next to an empty ES module',
+      node: process.version,
+      note: 'Measured on this machine\'s Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.',
+      esbuild: esbuildVersion,
+      runsPerMeasurement: RUNS,
+      baseline,
+      functions: results,
+      networkAtImport: networkFindings.length === 0 ? 'none' : networkFindings,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  console.log(JSON.stringify(await run(), null, 2));
+}
