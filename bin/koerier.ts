@@ -2,8 +2,8 @@
  * The CDK app: `cdk synth` / `cdk deploy` run this. Settings come from the CDK context (cdk.json or
  * `-c koerier:...=...`); every resource is checked against the cdk-nag AWS Solutions rules.
  */
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { App } from 'aws-cdk-lib';
+import { addComplianceChecks } from '../lib/checks.js';
 import { KoerierStack } from '../lib/koerier-stack.js';
 import { readStackConfig } from '../lib/stack-config.js';
 
@@ -14,5 +14,5 @@ new KoerierStack(app, 'Koerier', {
   config: readStackConfig(app),
   ...(account || region ? { env: { ...(account ? { account } : {}), ...(region ? { region } : {}) } } : {}),
 });
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+addComplianceChecks(app);
 app.synth();

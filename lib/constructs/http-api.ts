@@ -35,6 +35,12 @@ const ACCESS_LOG_FIELDS = {
   integrationError: '$context.integrationErrorMessage',
 } as const;
 
+const HANDLER_AUTHORIZATION =
+  'Authorization happens in the handlers, the one code path shared with the laptop host: each protected route ' +
+  "verifies the OAuth 2.0 client-credentials bearer JWT with jose against the organisation's issuer, audience " +
+  'and JWKS (KOERIER_ISSUER, KOERIER_AUDIENCE, KOERIER_JWKS_URL) and checks its scopes, answering 401/403 as ' +
+  'problem JSON. GET /openapi.json and the $default 404/405 answers are public by design.';
+
 export class KoerierHttpApi extends Construct {
   readonly api: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
@@ -47,14 +53,6 @@ export class KoerierHttpApi extends Construct {
       description: 'Koerier CloudEvents gateway',
       // The stage is added below, to give it access logs and throttling.
       createDefaultStage: false,
-    });
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Authorization happens in the handlers, the one code path shared with the laptop host: each protected route ' +
-        'verifies the OAuth 2.0 client-credentials bearer JWT with jose against the organisation\'s issuer, audience ' +
-        'and JWKS (KOERIER_ISSUER, KOERIER_AUDIENCE, KOERIER_JWKS_URL) and checks its scopes, answering 401/403 as ' +
-        'problem JSON. GET /openapi.json and the $default 404/405 answers are public by design.',
     });
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     this.stage = this.api.addStage('DefaultStage', {
@@ -78,14 +76,16 @@ export class KoerierHttpApi extends Construct {
     const integration = new HttpLambdaIntegration(`${name}Integration`, fn, {
       payloadFormatVersion: apigw.PayloadFormatVersion.VERSION_2_0,
     });
+    const routes: apigw.HttpRoute[] = [];
     for (const route of spec.routes ?? []) {
       this.claim(`${route.method} ${route.path}`, name);
-      this.api.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration });
+      routes.push(...this.api.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration }));
     }
     if (spec.defaultRoute) {
       this.claim('$default', name);
-      new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: apigw.HttpRouteKey.DEFAULT, integration });
+      routes.push(new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
     }
+    for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: HANDLER_AUTHORIZATION });
   }
 
   private claim(routeKey: string, name: string): void {
