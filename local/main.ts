@@ -1,0 +1,86 @@
+/**
+ * `npm start`: the Koerier laptop host on http://127.0.0.1:$PORT (default 3000), state under
+ * `./.koerier/`, development clients in `./koerier.local.json`. `--fresh` wipes the state first.
+ * SIGINT or SIGTERM stops everything and exits 0.
+ */
+import { join } from 'node:path';
+import { startKoerierHost, type KoerierHost } from './host.js';
+
+const USAGE = 'usage: npm start [-- --fresh]   (PORT=<port> to change the port; 0 picks a free one)';
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const unknown = args.filter((arg) => arg !== '--fresh');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown argument ${unknown.join(' ')}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const port = Number(process.env['PORT'] ?? '3000');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`PORT must be a port number, got ${JSON.stringify(process.env['PORT'])}\n`);
+    process.exit(2);
+  }
+
+  const cwd = process.cwd();
+  const fresh = args.includes('--fresh');
+  const host = await startKoerierHost({
+    port,
+    host: '127.0.0.1',
+    stateDir: join(cwd, '.koerier'),
+    configFile: join(cwd, 'koerier.local.json'),
+    fresh,
+  });
+  process.stdout.write(banner(host, fresh));
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`${signal} again: exiting without a clean stop\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    process.stdout.write(`${signal}: stopping Koerier…\n`);
+    host.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`Koerier did not stop cleanly: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function banner(host: KoerierHost, fresh: boolean): string {
+  const clients = Object.entries(host.localConfig.clients);
+  const width = Math.max(...clients.map(([id]) => id.length));
+  const [firstId, firstClient] = clients[0] ?? ['<client>', { secret: '<secret>' }];
+  return [
+    '',
+    `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
+    `  API       ${host.url}`,
+    `  OpenAPI   ${host.url}/openapi.json`,
+    `  JWKS      ${host.url}/.well-known/jwks.json`,
+    `  Health    ${host.url}/health`,
+    `  Token     ${host.url}/oauth/token`,
+    '',
+    `Development clients (${host.configFile}${host.configCreated ? ', created now' : ''}):`,
+    ...clients.map(([id, client]) => `  ${id.padEnd(width)}  secret ${client.secret}  scopes ${client.scopes.join(' ')}`),
+    '',
+    'Get a token:',
+    `  curl -s ${host.url}/oauth/token -d grant_type=client_credentials -d client_id=${firstId} -d client_secret=${firstClient.secret}`,
+    '',
+    'Ctrl-C stops.',
+    '',
+  ].join('\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Koerier could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { resourceEnv } from '../../lib/resources.js';
+import { startKoerierHost } from '../../local/host.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+
+const EVENT = {
+  specversion: '1.0',
+  id: 'host-e2e-1',
+  source: 'urn:nld:oin:00000001234567890000',
+  type: 'nl.example.host.test.v1',
+  data: { hello: 'laptop' },
+};
+
+describe('laptop host: the real handlers behind the API Gateway emulation', () => {
+  let koerier: TestHost;
+
+  beforeAll(async () => {
+    koerier = await startTestHost({ [settingEnv.publishRatePerMinute]: '1234' });
+  });
+  afterAll(async () => {
+    await koerier?.stop();
+  });
+
+  const publish = (token: string | undefined, body: unknown = EVENT) =>
+    fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('GET /health answers 200 when DynamoDB, SQS and S3 all answer', async () => {
+    const response = await fetch(`${koerier.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', parts: { dynamodb: 'ok', sqs: 'ok', s3: 'ok' } });
+  });
+
+  it('GET /openapi.json is served without authentication, naming the host and its token endpoint', async () => {
+    const response = await fetch(`${koerier.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; servers: { url: string }[] };
+    expect(document.openapi).toMatch(/^3\./);
+    expect(document.servers).toEqual([{ url: koerier.url }]);
+    expect(JSON.stringify(document)).toContain(`"${koerier.url}/oauth/token"`);
+  });
+
+  it('CARD-3: unmatched requests reach the default-route function and come back as 404 and 405 problems', async () => {
+    const notFound = await fetch(`${koerier.url}/no/such/thing`);
+    expect(notFound.status).toBe(404);
+    expect(notFound.headers.get('content-type')).toBe('application/problem+json');
+    expect(await notFound.json()).toMatchObject({ status: 404, title: 'Not Found' });
+
+    const wrongMethod = await fetch(`${koerier.url}/events`);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toContain('POST');
+    expect(await wrongMethod.json()).toMatchObject({ status: 405 });
+  });
+
+  it('CARD-3, EDU-19: an event published with a token from /oauth/token gets 202 and lands in the inbound queue', async () => {
+    const response = await publish(await koerier.token('dev-publisher', ['events:publish']));
+    expect(response.status).toBe(202);
+
+    const sqs = new SQSClient({}); // from the environment the host set, as the handlers are
+    try {
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: process.env[resourceEnv.queueUrl('inbound')], MaxNumberOfMessages: 10 }),
+      );
+      const bodies = (received.Messages ?? []).map((message) => JSON.parse(message.Body ?? '{}') as { id?: string });
+      expect(bodies.map((body) => body.id)).toContain(EVENT.id);
+    } finally {
+      sqs.destroy();
+    }
+  });
+
+  it('EDU-2: the ingest refuses a request without a token (401) and a token without the scope (403)', async () => {
+    const anonymous = await publish(undefined);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
+
+    const consumerOnly = await publish(await koerier.host.issueToken('partner-without-publish', ['events:consume']));
+    expect(consumerOnly.status).toBe(403);
+  });
+
+  it('EDU-4: the JWKS at /.well-known/jwks.json verifies tokens from /oauth/token, issued by the host', async () => {
+    const token = await koerier.token('dev-subscriber');
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${koerier.url}/.well-known/jwks.json`)), {
+      issuer: koerier.url,
+      audience: 'koerier',
+      typ: 'at+jwt',
+    });
+    expect(payload).toMatchObject({ client_id: 'dev-subscriber', sub: 'dev-subscriber' });
+    expect(String(payload['scope']).split(' ').sort()).toEqual(
+      ['admin', 'contracts:read', 'contracts:write', 'events:consume', 'events:publish', 'subscriptions:manage'],
+    );
+  });
+
+  it('gives the handlers the laptop settings, with the test’s overrides on top', () => {
+    expect(process.env[settingEnv.issuer]).toBe(koerier.url);
+    expect(process.env[settingEnv.jwksUrl]).toBe(`${koerier.url}/.well-known/jwks.json`);
+    expect(process.env[settingEnv.audience]).toBe('koerier');
+    expect(process.env[settingEnv.allowLoopbackSinks]).toBe('true');
+    expect(process.env[settingEnv.webhookOrigin]).toBe('koerier.local');
+    expect(process.env[settingEnv.publicBaseUrl]).toBe(koerier.url);
+    expect(JSON.parse(process.env[settingEnv.entitlements] ?? '')).toEqual({ 'dev-subscriber': [{ typePrefix: '' }] });
+    expect(process.env[settingEnv.publishRatePerMinute]).toBe('1234');
+    expect(process.env['AWS_ENDPOINT_URL_SQS']).toBe(koerier.host.emulators.endpoints.sqs);
+    expect(process.env[resourceEnv.key('credentials')]).toBe('local:credentials');
+  });
+
+  it('logs one JSON line per request', () => {
+    const requests = koerier.logs.map((line) => JSON.parse(line)).filter((entry) => entry.message === 'request');
+    expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/events', status: 202, routeKey: 'POST /events' }));
+    expect(requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/health', status: 200 }));
+    expect(koerier.logs.join('\n')).not.toContain('Bearer ');
+  });
+
+  it('refuses a second host in the same process', async () => {
+    await expect(startKoerierHost({ port: 0, stateDir: join(tmpdir(), 'never-created') })).rejects.toThrow(/one host per process/);
+  });
+
+  it('GET /health answers 503 and names the parts that are down', async () => {
+    await koerier.host.emulators.stop();
+    const response = await fetch(`${koerier.url}/health`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ status: 'unavailable', parts: { dynamodb: 'down', sqs: 'down', s3: 'down' } });
+  });
+});
