@@ -87,9 +87,11 @@ describe('cdk-nag on the stack from lib/resources.ts', () => {
     // Under vitest the app runs in-memory, where any failing validation plugin makes synth throw.
     const assembly = app.synth();
     // The acknowledgements travel in the template as the audit trail.
-    const template = assembly.getStackByName(stack.stackName).template as { Resources: Record<string, { Metadata?: any }> };
+    const template = assembly.getStackByName(stack.stackName).template as {
+      Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }>;
+    };
     const audited = Object.values(template.Resources).flatMap((r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? []);
-    expect(audited.map((rule: { id: string }) => rule.id)).toEqual(expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-APIG4']));
+    expect(audited.map((rule) => rule.id)).toEqual(expect.arrayContaining(['AwsSolutions-S1', 'AwsSolutions-APIG4']));
   });
 
   it('CARD-2: a resource breaking a rule does stop that synthesis', () => {

@@ -32,6 +32,8 @@ export interface Synthesised {
 
 export interface CfnResourceJson {
   readonly Type: string;
+  // Template JSON is untyped CloudFormation; the tests navigate it freely and assert on what they find.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly Properties: Record<string, any>;
   readonly DeletionPolicy?: string;
   readonly UpdateReplacePolicy?: string;
