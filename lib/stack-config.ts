@@ -101,13 +101,13 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const entitlementsRaw = context[contextKey.entitlements];
   if (entitlementsRaw !== undefined) {
     const parsed = jsonObject(entitlementsRaw);
+    const bytes = parsed === undefined ? 0 : Buffer.byteLength(JSON.stringify(parsed));
     if (parsed === undefined) {
       problem(contextKey.entitlements, 'must be a JSON object', entitlementsRaw);
-    } else if (Buffer.byteLength(JSON.stringify(parsed)) > MAX_ENTITLEMENTS_JSON_BYTES) {
+    } else if (bytes > MAX_ENTITLEMENTS_JSON_BYTES) {
       issues.push(
         `${contextKey.entitlements} must serialise to at most ${MAX_ENTITLEMENTS_JSON_BYTES} bytes ` +
-          `(it travels in ${settingEnv.entitlements} and Lambda allows 4 KB of environment in total), got ` +
-          `${Buffer.byteLength(JSON.stringify(parsed))} bytes`,
+          `(it travels in ${settingEnv.entitlements} and Lambda allows 4 KB of environment in total), got ${bytes} bytes`,
       );
     } else {
       entitlements = parsed;

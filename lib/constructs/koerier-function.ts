@@ -36,7 +36,7 @@ export interface KoerierFunctionProps {
 }
 
 /** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
-export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
+const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 
 export class KoerierFunction extends Construct {
   readonly function: NodejsFunction;
