@@ -135,21 +135,22 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
       const status = writeLambdaResult(res, result, requestId);
       finish(status);
     })().catch((error: unknown) => {
-      // Only a broken socket gets here; the handler's own failures are answered above.
-      log(JSON.stringify({ level: 'error', message: 'request aborted', path, requestId, error: String(error) }));
-      if (!res.headersSent) writeMessage(res, 500, 'Internal Server Error', requestId);
-      else res.destroy();
+      // A local route that throws, or a broken socket; function failures are answered above.
+      log(JSON.stringify({ level: 'error', time: new Date().toISOString(), message: 'request failed', path, requestId, error: String(error) }));
+      if (res.headersSent) return res.destroy();
+      writeMessage(res, 500, 'Internal Server Error', requestId);
+      finish(500);
     });
   });
 
   return {
     server,
     mount(functions, localRoutes = []) {
-      routes = compileRoutes(functions);
       const defaults = functions.filter((fn) => fn.spec.defaultRoute);
       if (defaults.length > 1) throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
       defaultFunction = defaults[0];
       local = localRoutes;
+      routes = compileRoutes(functions);
     },
   };
 }

@@ -71,7 +71,7 @@ async function loadOrCreateSigningKey(stateDir: string): Promise<{ privateKey: C
   try {
     privateJwk = JSON.parse(await readFile(path, 'utf8')) as JWK;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read the development signing key ${path}: ${String(error)}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read the development signing key ${path}`, { cause: error });
     const pair = await generateKeyPair(ALGORITHM, { extractable: true });
     privateJwk = await exportJWK(pair.privateKey);
     privateJwk.kid = await calculateJwkThumbprint(privateJwk);

@@ -85,7 +85,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   const logs: string[] = [];
   let gateway: ApiGateway;
   let base: string;
-  let last = () => seen.at(-1) as Invocation;
+  const last = () => seen.at(-1) as Invocation;
 
   beforeAll(async () => {
     gateway = createApiGateway((line) => logs.push(line));
