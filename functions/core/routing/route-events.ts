@@ -1,0 +1,199 @@
+/**
+ * The router (EDU-8, EDU-IDEM-9, EDU-IDEM-15): for each accepted event, drop it if its
+ * `source` + `id` was routed before within the idempotency window, find every routable
+ * subscription that matches it, and queue one delivery per match, each with its own UUIDv4 key
+ * fixed here. Subscriptions that take batches (and whose target declared it can, JSON-3) get the
+ * events of one router invocation that match them together in one delivery (EDU-11).
+ *
+ * Order of effects per event: claim the marker, queue the deliveries, then mark it routed. If
+ * queueing fails the claim is released and the event is reported as failed, so SQS brings it back
+ * and it is routed again — with the same delivery keys for the same payloads (`deliveryIdOf`).
+ */
+import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery/delivery-message.js';
+import type { SubscriptionMatcher } from './matcher.js';
+import type { RouteCandidate } from './matcher.js';
+import { deliveryIdOf, type RoutedEventLedger } from './routed-events.js';
+
+export interface InboundRecord {
+  /** The SQS message id: what a partial batch failure names. */
+  readonly recordId: string;
+  /** The stored event, JSON event format. */
+  readonly body: string;
+}
+
+export interface RouterDependencies {
+  readonly matcher: SubscriptionMatcher;
+  readonly ledger: RoutedEventLedger;
+  /** Writes every message or throws (SqsEventQueue semantics). */
+  readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
+  readonly now: () => number;
+  /** How long a claim blocks another attempt: above the router's timeout. */
+  readonly lockMs: number;
+  /** The idempotency window (EDU-IDEM-7). */
+  readonly ttlSeconds: number;
+  /** Largest delivery message body; a batch delivery is cut before it exceeds this. */
+  readonly maxMessageBytes: number;
+  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export interface RoutingReport {
+  /** Records SQS should deliver again. */
+  readonly failedRecordIds: readonly string[];
+  readonly routed: number;
+  readonly duplicates: number;
+  readonly deliveries: number;
+}
+
+interface ClaimedEvent {
+  readonly record: InboundRecord;
+  readonly event: AcceptedEvent;
+  readonly claimId: string;
+  readonly routingId: string;
+}
+
+interface PlannedDelivery {
+  readonly body: string;
+  /** The records whose events it carries: they fail together if it cannot be queued. */
+  readonly recordIds: readonly string[];
+}
+
+export async function routeInboundEvents(records: readonly InboundRecord[], deps: RouterDependencies): Promise<RoutingReport> {
+  const failed = new Set<string>();
+  let duplicates = 0;
+  await deps.matcher.refresh();
+
+  const claimed: ClaimedEvent[] = [];
+  await Promise.all(
+    records.map(async (record) => {
+      let event;
+      try {
+        event = readStoredEvent(record.body);
+      } catch {
+        // Not an event Koerier stored: let redrive move it to the dead-letter queue.
+        deps.log?.('inbound record unreadable', { recordId: record.recordId });
+        failed.add(record.recordId);
+        return;
+      }
+      const claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
+      if (claim.outcome === 'duplicate') {
+        duplicates++;
+        deps.log?.('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
+      } else if (claim.outcome === 'busy') {
+        failed.add(record.recordId);
+      } else {
+        claimed.push({ record, event, claimId: claim.claimId, routingId: claim.routingId });
+      }
+    }),
+  );
+
+  const matches = await Promise.all(
+    claimed.map(async (entry) => {
+      try {
+        return await deps.matcher.match(entry.event.attributes);
+      } catch (error) {
+        deps.log?.('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: describe(error) });
+        failed.add(entry.record.recordId);
+        return [];
+      }
+    }),
+  );
+  const plan = planDeliveries(
+    claimed.filter((entry) => !failed.has(entry.record.recordId)),
+    matches.filter((_, index) => !failed.has(claimed[index]!.record.recordId)),
+    deps,
+  );
+  let queued = plan.length;
+  try {
+    await deps.sendDeliveries(plan.map((delivery) => delivery.body));
+  } catch (error) {
+    const delivering = new Set(plan.flatMap((delivery) => delivery.recordIds));
+    deps.log?.('deliveries not queued', { events: delivering.size, error: describe(error) });
+    for (const recordId of delivering) failed.add(recordId);
+    queued = 0;
+  }
+
+  let routed = 0;
+  await Promise.all(
+    claimed.map(async ({ record, event, claimId }) => {
+      if (failed.has(record.recordId)) {
+        await deps.ledger.abandon(event, claimId);
+        return;
+      }
+      routed++;
+      try {
+        await deps.ledger.complete(event, claimId);
+      } catch (error) {
+        // The deliveries are queued; a repeat of this event after the lock expires is routed
+        // again with the same delivery keys, which the targets recognise.
+        deps.log?.('routed marker not stored', { source: event.source, id: event.id, error: describe(error) });
+      }
+    }),
+  );
+  return { failedRecordIds: [...failed], routed, duplicates, deliveries: queued };
+}
+
+/** One delivery per (event, subscription); batch-taking subscriptions get the events grouped. */
+function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly RouteCandidate[][], deps: RouterDependencies): PlannedDelivery[] {
+  const createdAt = deps.now();
+  const planned: PlannedDelivery[] = [];
+  const batches = new Map<string, ClaimedEvent[]>();
+  claimed.forEach((entry, index) => {
+    const candidates = matches[index]!;
+    for (const candidate of candidates) {
+      if (candidate.contentMode === 'batch' && candidate.batchSupported) {
+        const group = batches.get(candidate.subscriptionId) ?? [];
+        group.push(entry);
+        batches.set(candidate.subscriptionId, group);
+      } else {
+        planned.push(delivery(candidate.subscriptionId, [entry], createdAt));
+      }
+    }
+    deps.log?.('event routed', { source: entry.event.source, id: entry.event.id, type: entry.event.type, subscriptions: candidates.length });
+  });
+  for (const [subscriptionId, group] of batches) {
+    for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes)) planned.push(delivery(subscriptionId, chunk, createdAt));
+  }
+  return planned;
+}
+
+function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], createdAt: number): PlannedDelivery {
+  const events = entries.map((entry) => entry.event.json);
+  const message: DeliveryMessage = {
+    version: 1,
+    deliveryId: deliveryIdOf(
+      entries.map((entry) => entry.routingId),
+      subscriptionId,
+      events,
+    ),
+    subscriptionId,
+    events,
+    createdAt,
+  };
+  return { body: encodeDeliveryMessage(message), recordIds: entries.map((entry) => entry.record.recordId) };
+}
+
+/** Consecutive runs of the group whose delivery message stays within `maxBytes` (at least one event each). */
+function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, maxBytes: number): ClaimedEvent[][] {
+  // The message without events, then each event as a JSON string plus its comma.
+  const envelope = Buffer.byteLength(delivery(subscriptionId, [], 0).body);
+  const chunks: ClaimedEvent[][] = [];
+  let chunk: ClaimedEvent[] = [];
+  let bytes = envelope;
+  for (const entry of group) {
+    const size = Buffer.byteLength(JSON.stringify(entry.event.json)) + 1;
+    if (chunk.length > 0 && bytes + size > maxBytes) {
+      chunks.push(chunk);
+      chunk = [];
+      bytes = envelope;
+    }
+    chunk.push(entry);
+    bytes += size;
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return chunks;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

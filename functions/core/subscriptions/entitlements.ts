@@ -1,0 +1,127 @@
+/**
+ * Entitlement (EDU-7): only receivers authorised for the data may subscribe to it. The
+ * configuration (`KOERIER_ENTITLEMENTS`) grants each client event types by prefix, optionally
+ * only from one source:
+ *
+ *   { "<client id>": [ { "typePrefix": "nl.edu.leerling.", "source": "urn:nld:oin:…" }, … ] }
+ *
+ * `typePrefix: ""` grants every type; a grant without `source` covers every source. A client
+ * without grants may subscribe to nothing.
+ *
+ * A subscription is entitled when everything it can possibly match is granted. That is decided on
+ * its conditions, not on events: its types are bounded by `types`, or by `exact`/`prefix` filters
+ * on `type` in its conjunction (an `any` bounds them only if each branch does); its source by
+ * `source` or an `exact` filter on `source`. A subscription whose types are unbounded (e.g. only
+ * `suffix` or `not` filters) needs a grant of every type.
+ */
+import type { Filter } from './filters.js';
+import type { Subscription } from './subscription.js';
+
+export interface Grant {
+  readonly typePrefix: string;
+  /** Only events from exactly this source. */
+  readonly source?: string;
+}
+
+export type Entitlements = ReadonlyMap<string, readonly Grant[]>;
+
+/** A bound on the event types: either one exact type or every type with a prefix. */
+interface TypePattern {
+  readonly value: string;
+  readonly exact: boolean;
+}
+
+export class EntitlementConfigError extends Error {
+  override name = 'EntitlementConfigError';
+}
+
+export function parseEntitlements(json: string): Entitlements {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    throw new EntitlementConfigError(`entitlements are not JSON: ${(error as Error).message}`);
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EntitlementConfigError('entitlements must be an object of client id → grants');
+  const entitlements = new Map<string, Grant[]>();
+  for (const [clientId, grants] of Object.entries(raw)) {
+    if (!Array.isArray(grants)) throw new EntitlementConfigError(`the grants of "${clientId}" must be a list`);
+    entitlements.set(
+      clientId,
+      grants.map((grant: unknown) => {
+        const g = grant as Record<string, unknown>;
+        if (typeof grant !== 'object' || grant === null || typeof g['typePrefix'] !== 'string') {
+          throw new EntitlementConfigError(`each grant of "${clientId}" needs a "typePrefix" string`);
+        }
+        if (g['source'] !== undefined && (typeof g['source'] !== 'string' || g['source'] === '')) {
+          throw new EntitlementConfigError(`"source" in a grant of "${clientId}" must be a non-empty string`);
+        }
+        return { typePrefix: g['typePrefix'], ...(typeof g['source'] === 'string' ? { source: g['source'] } : {}) };
+      }),
+    );
+  }
+  return entitlements;
+}
+
+export type EntitlementDecision = { readonly entitled: true } | { readonly entitled: false; readonly reason: string };
+
+export function checkEntitlement(
+  clientId: string,
+  subscription: Pick<Subscription, 'source' | 'types' | 'filters'>,
+  entitlements: Entitlements,
+): EntitlementDecision {
+  const grants = entitlements.get(clientId) ?? [];
+  if (grants.length === 0) return { entitled: false, reason: `client "${clientId}" is not entitled to subscribe to any events` };
+  const source = boundSource(subscription);
+  const bounds = typeBounds(subscription);
+  // Any one bound of the conjunction suffices: the subscription matches no more than it allows.
+  const candidates = bounds.length > 0 ? bounds : [[{ value: '', exact: false }]];
+  for (const bound of candidates) {
+    if (bound.every((pattern) => grants.some((grant) => covers(grant, pattern, source)))) return { entitled: true };
+  }
+  const asked = candidates[0]!.map((p) => (p.exact ? p.value : `${p.value}*`)).join(', ');
+  return {
+    entitled: false,
+    reason: `client "${clientId}" is not entitled to events of type ${asked}${source === undefined ? ' from every source' : ` from source ${source}`}`,
+  };
+}
+
+function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {
+  return pattern.value.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === source);
+}
+
+/** Every alternative set of type patterns that bounds the subscription's types. */
+function typeBounds(subscription: Pick<Subscription, 'types' | 'filters'>): TypePattern[][] {
+  const bounds: TypePattern[][] = [];
+  if (subscription.types && subscription.types.length > 0) bounds.push(subscription.types.map((value) => ({ value, exact: true })));
+  for (const filter of subscription.filters ?? []) bounds.push(...filterTypeBounds(filter));
+  return bounds;
+}
+
+function filterTypeBounds(filter: Filter): TypePattern[][] {
+  if ('exact' in filter) return filter.exact['type'] === undefined ? [] : [[{ value: filter.exact['type'], exact: true }]];
+  if ('prefix' in filter) return filter.prefix['type'] === undefined ? [] : [[{ value: filter.prefix['type'], exact: false }]];
+  if ('all' in filter) return filter.all.flatMap(filterTypeBounds);
+  if ('any' in filter) {
+    const branches = filter.any.map(filterTypeBounds);
+    if (branches.some((bounds) => bounds.length === 0)) return [];
+    return [branches.flatMap((bounds) => bounds[0]!)];
+  }
+  return [];
+}
+
+/** The one source the subscription is limited to, if any. */
+function boundSource(subscription: Pick<Subscription, 'source' | 'filters'>): string | undefined {
+  if (subscription.source !== undefined) return subscription.source;
+  const fromFilters = (filters: readonly Filter[]): string | undefined => {
+    for (const filter of filters) {
+      if ('exact' in filter && filter.exact['source'] !== undefined) return filter.exact['source'];
+      if ('all' in filter) {
+        const found = fromFilters(filter.all);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  };
+  return fromFilters(subscription.filters ?? []);
+}

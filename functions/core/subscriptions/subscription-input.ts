@@ -1,0 +1,183 @@
+/**
+ * The subscription as clients write it (POST body, or the result of a PATCH merge), checked
+ * member by member. Member names follow the CloudEvents Subscriptions API (lower case: `sink`,
+ * `source`, `types`, `filters`, `sinkcredential`, `protocol`), plus Koerier's own `delivery`,
+ * `contentmode`, `batchsupported`, `validation` and `retrywindowseconds`. Read-only members a
+ * client may echo back from a GET (`id`, `status`, …) are ignored, as that API says for `id`;
+ * anything else is an error, so a typo never silently widens a subscription.
+ */
+import type { ValidationIssue } from '../http/problems.js';
+import { parseSinkCredential, type SinkCredential } from '../credentials/sink-credential.js';
+import { parseFilters, type Filter } from './filters.js';
+import type { DeliveryContentMode, ValidationMode } from './subscription.js';
+
+export interface SubscriptionInput {
+  readonly sink: string;
+  readonly source?: string;
+  readonly types?: readonly string[];
+  readonly filters?: readonly Filter[];
+  readonly contentMode: DeliveryContentMode;
+  /** Declared by the subscriber; only allowed together with `validation: "agreed"`. */
+  readonly batchSupported?: boolean;
+  /** Absent: none given (or, for a PATCH, keep the stored one). */
+  readonly credential?: SinkCredential;
+  readonly validation: ValidationMode;
+  readonly retryWindowSeconds?: number;
+}
+
+export interface InputRules {
+  /** Laptop host: plain http to loopback addresses is allowed. */
+  readonly allowLoopbackSinks: boolean;
+  /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
+  readonly maxRetryWindowSeconds: number;
+}
+
+export const WRITABLE_MEMBERS = [
+  'sink',
+  'source',
+  'types',
+  'filters',
+  'protocol',
+  'delivery',
+  'contentmode',
+  'batchsupported',
+  'sinkcredential',
+  'validation',
+  'retrywindowseconds',
+] as const;
+
+export const READ_ONLY_MEMBERS = ['id', 'owner', 'status', 'statusreason', 'allowedrate', 'validationexpiresat', 'createdat', 'updatedat'] as const;
+
+const CONTENT_MODES: readonly DeliveryContentMode[] = ['structured', 'binary', 'batch'];
+const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
+const MAX_TYPES = 32;
+const MAX_TEXT = 1024;
+const MAX_URL = 2048;
+const MIN_RETRY_WINDOW_SECONDS = 60;
+
+export function parseSubscriptionInput(body: unknown, rules: InputRules): { input?: SubscriptionInput; issues: ValidationIssue[] } {
+  const issues: ValidationIssue[] = [];
+  const add = (attribute: string, rule: string, message: string, requirement = 'EDU-14') => issues.push({ attribute, rule, requirement, message });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    add('', 'object', 'the subscription must be a JSON object');
+    return { issues };
+  }
+  const fields = body as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (!(WRITABLE_MEMBERS as readonly string[]).includes(name) && !(READ_ONLY_MEMBERS as readonly string[]).includes(name)) {
+      add(name, 'unknown-member', `unknown member "${name}"; writable members: ${WRITABLE_MEMBERS.join(', ')}`);
+    }
+  }
+
+  const sink = fields['sink'];
+  if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
+  else {
+    const problem = sinkProblem(sink, rules.allowLoopbackSinks);
+    if (problem) add('sink', problem.rule, problem.message, problem.requirement);
+  }
+
+  const source = fields['source'];
+  if (source !== undefined && !isText(source)) add('source', 'non-empty-string', `source must be a non-empty string of at most ${MAX_TEXT} characters`);
+
+  const types = fields['types'];
+  if (types !== undefined && (!Array.isArray(types) || types.length > MAX_TYPES || !types.every(isText))) {
+    add('types', 'array-of-strings', `types must be an array of at most ${MAX_TYPES} non-empty strings`);
+  }
+
+  let filters: Filter[] | undefined;
+  if (fields['filters'] !== undefined) {
+    const parsed = parseFilters(fields['filters']);
+    issues.push(...parsed.issues);
+    filters = parsed.filters;
+  }
+
+  if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP') add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');
+  const delivery = fields['delivery'] ?? 'push';
+  if (delivery === 'pull') add('delivery', 'not-supported', 'pull delivery is not available yet; use "push"', 'EDU-17');
+  else if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push"', 'EDU-17');
+
+  const contentMode = fields['contentmode'] ?? 'structured';
+  if (!CONTENT_MODES.includes(contentMode as DeliveryContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
+
+  const validation = fields['validation'] ?? 'handshake';
+  if (!VALIDATION_MODES.includes(validation as ValidationMode)) add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
+
+  const batchSupported = fields['batchsupported'];
+  if (batchSupported !== undefined) {
+    if (typeof batchSupported !== 'boolean') add('batchsupported', 'boolean', 'batchsupported must be true or false', 'JSON-3');
+    else if (validation !== 'agreed') {
+      add('batchsupported', 'declared-by-target', 'with the validation handshake the target itself declares batch support (Accept-Post); batchsupported is only for validation "agreed"', 'JSON-3');
+    }
+  }
+
+  let credential: SinkCredential | undefined;
+  if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
+    const parsed = parseSinkCredential(fields['sinkcredential']);
+    issues.push(...parsed.issues);
+    credential = parsed.credential;
+  }
+
+  const retryWindow = fields['retrywindowseconds'];
+  if (retryWindow !== undefined && (!Number.isInteger(retryWindow) || (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS || (retryWindow as number) > rules.maxRetryWindowSeconds)) {
+    add('retrywindowseconds', 'range', `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`, 'EDU-IDEM-12');
+  }
+
+  if (issues.length > 0) return { issues };
+  return {
+    input: {
+      sink: sink as string,
+      ...(source === undefined ? {} : { source: source as string }),
+      ...(types === undefined ? {} : { types: types as string[] }),
+      ...(filters === undefined ? {} : { filters }),
+      contentMode: contentMode as DeliveryContentMode,
+      ...(batchSupported === undefined ? {} : { batchSupported: batchSupported as boolean }),
+      ...(credential === undefined ? {} : { credential }),
+      validation: validation as ValidationMode,
+      ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+    },
+    issues,
+  };
+}
+
+/**
+ * Why a sink URL is not acceptable, or undefined. WH-1: deliveries go over HTTPS; the laptop host
+ * alone may name plain-http loopback targets. WH-3: credentials travel in the Authorization
+ * header, never in the URL. Private addresses are refused when Koerier connects (SSRF guard).
+ */
+export function sinkProblem(sink: string, allowLoopbackSinks: boolean): { rule: string; message: string; requirement: string } | undefined {
+  if (sink.length > MAX_URL) return { rule: 'too-long', message: `sink is at most ${MAX_URL} characters`, requirement: 'EDU-14' };
+  let url: URL;
+  try {
+    url = new URL(sink);
+  } catch {
+    return { rule: 'url', message: 'sink must be an absolute URL', requirement: 'EDU-14' };
+  }
+  if (url.username || url.password) return { rule: 'no-userinfo', message: 'sink must not carry credentials; use sinkcredential', requirement: 'WH-3' };
+  if (url.hash) return { rule: 'no-fragment', message: 'sink must not have a fragment', requirement: 'EDU-14' };
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && allowLoopbackSinks && isLoopbackHost(url.hostname)) return undefined;
+  return {
+    rule: 'https',
+    message: allowLoopbackSinks ? 'sink must be an https URL (plain http only to a loopback address)' : 'sink must be an https URL',
+    requirement: 'WH-1',
+  };
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
+}
+
+/** RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else replaces. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete result[name];
+    else result[name] = mergePatch(result[name], value);
+  }
+  return result;
+}

@@ -1,0 +1,419 @@
+/**
+ * The subscriptions API (EDU-7, EDU-13, EDU-14), shaped after the CloudEvents Subscriptions API:
+ * create, list (own only, paginated), read, change (JSON merge patch), delete — plus the
+ * callback through which a webhook target approves asynchronously (WH-4).
+ *
+ * Rules every operation keeps:
+ * - a client sees and changes only its own subscriptions: another client's id answers 404, as an
+ *   unknown one does (a client holding `admin` may act on any);
+ * - a subscription must stay within the client's entitlement (403, see `entitlements.ts`);
+ * - credentials are sealed before they are stored and never appear in an answer;
+ * - a new sink, or a subscription that is not active, gets the validation handshake before any
+ *   event goes to it, unless consent was agreed out of band by a client allowed to say so (WH-5).
+ */
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
+import { CREDENTIAL_TYPE_NAMES, sealSinkCredential, type CredentialCipher } from '../credentials/sink-credential.js';
+import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
+import { problem, problemResponse, problems } from '../http/problems.js';
+import { allowedRate, requestValidation, type ValidationOutcome, type ValidationTransport } from '../webhooks/request-validation.js';
+import { checkEntitlement, type Entitlements } from './entitlements.js';
+import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionStore } from './store.js';
+import { effectiveStatus, type Subscription } from './subscription.js';
+import { mergePatch, parseSubscriptionInput, READ_ONLY_MEMBERS, type SubscriptionInput } from './subscription-input.js';
+
+export interface SubscriptionsApiSettings {
+  readonly allowLoopbackSinks: boolean;
+  /** `WebHook-Request-Origin`. */
+  readonly webhookOrigin: string;
+  /** Base of the callback URL; without it no asynchronous approval is offered. */
+  readonly publicBaseUrl: string;
+  /** How long a target may take to approve through the callback. */
+  readonly validationWindowSeconds: number;
+  readonly requestRatePerMinute?: number;
+  /** Clients allowed to declare `validation: "agreed"`. */
+  readonly validationAgreedClients: readonly string[];
+  /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
+  readonly maxRetryWindowSeconds: number;
+}
+
+export interface SubscriptionsApiDependencies {
+  readonly store: SubscriptionStore;
+  readonly cipher: CredentialCipher;
+  readonly sendValidationRequest: ValidationTransport;
+  readonly entitlements: Entitlements;
+  readonly settings: SubscriptionsApiSettings;
+  readonly clock?: () => Date;
+  /** Told about every change, with identifiers only (never a sink's query or a credential). */
+  readonly audit?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+const DEFAULT_PAGE_SIZE = 25;
+const MAX_PAGE_SIZE = 100;
+
+export class SubscriptionsApi {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: SubscriptionsApiDependencies) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async create(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    const body = readJson(request, ['application/json']);
+    if ('problem' in body) return body.problem;
+    const parsed = this.parseInput(body.value);
+    if ('problem' in parsed) return parsed.problem;
+    const refusal = this.refusal(principal, parsed.input);
+    if (refusal) return refusal;
+
+    const id = randomUUID();
+    const now = this.clock().toISOString();
+    const base = await this.draftFrom(parsed.input, { id, owner: principal.clientId, createdAt: now, updatedAt: now });
+    let subscription: Subscription;
+    if (parsed.input.validation === 'agreed') {
+      subscription = await this.deps.store.create({ ...base, status: 'active', statusReason: 'consent agreed out of band (WH-5)' });
+    } else {
+      // Stored as pending before the target is asked, so a callback arriving during the OPTIONS
+      // request finds the subscription it approves.
+      const handshake = this.openHandshake();
+      subscription = await this.deps.store.create({ ...base, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' });
+      subscription = await this.validateTarget(subscription, handshake.token);
+    }
+    this.audit('subscription created', subscription);
+    return this.subscriptionResponse(201, subscription, { location: `/subscriptions/${subscription.id}` });
+  }
+
+  async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    const limitText = request.query['limit'];
+    const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+      return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
+    }
+    try {
+      const page = await this.deps.store.listByOwner(principal.clientId, { limit, ...(request.query['cursor'] ? { cursor: request.query['cursor'] } : {}) });
+      const now = this.clock();
+      const next = page.cursor === undefined ? undefined : `/subscriptions?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+      return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), ...(next ? { next } : {}) }, next ? { link: `<${next}>; rel="next"` } : {});
+    } catch (error) {
+      if (error instanceof InvalidCursorError) return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));
+      throw error;
+    }
+  }
+
+  async read(principal: Principal, id: string): Promise<HttpResponse> {
+    const subscription = await this.ownSubscription(principal, id);
+    if (!subscription) return notFound(id);
+    return this.subscriptionResponse(200, subscription);
+  }
+
+  async update(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    const body = readJson(request, ['application/merge-patch+json', 'application/json']);
+    if ('problem' in body) return body.problem;
+    if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
+      return problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', 'A PATCH body is a JSON merge patch object (RFC 7396).'));
+    }
+    const current = await this.ownSubscription(principal, id);
+    if (!current) return notFound(id);
+    const ifMatch = request.headers['if-match'];
+    if (ifMatch !== undefined && ifMatch.trim() !== etagOf(current) && ifMatch.trim() !== '*') {
+      return problemResponse(problem(412, 'precondition-failed', 'Precondition Failed', `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`));
+    }
+    const patch = body.value as Record<string, unknown>;
+    const merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
+    const parsed = this.parseInput(merged);
+    if ('problem' in parsed) return parsed.problem;
+    const refusal = this.refusal(principal, parsed.input);
+    if (refusal) return refusal;
+
+    const base = await this.draftFrom(parsed.input, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.clock().toISOString() });
+    // A PATCH without `sinkcredential` keeps the stored one; `null` removes it.
+    const { credential: newCredential, ...withoutCredential } = base;
+    const credential = 'sinkcredential' in patch ? newCredential : current.credential;
+    const draft = { ...withoutCredential, ...(credential ? { credential } : {}) };
+
+    let updated: Subscription;
+    try {
+      if (parsed.input.validation === 'agreed') {
+        updated = await this.deps.store.save(agreedStatus(draft, current), current);
+      } else if (this.needsHandshake(current, parsed.input)) {
+        const handshake = this.openHandshake();
+        updated = await this.deps.store.save({ ...draft, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }, current);
+        updated = await this.validateTarget(updated, handshake.token);
+      } else {
+        updated = await this.deps.store.save(keepHandshakeState(draft, current), current);
+      }
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return changedMeanwhile(id);
+      throw error;
+    }
+    this.audit('subscription changed', updated);
+    return this.subscriptionResponse(200, updated);
+  }
+
+  async remove(principal: Principal, id: string): Promise<HttpResponse> {
+    const current = await this.ownSubscription(principal, id);
+    if (!current) return notFound(id);
+    try {
+      await this.deps.store.delete(current);
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return changedMeanwhile(id);
+      throw error;
+    }
+    this.audit('subscription deleted', current);
+    // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
+    return jsonResponse(200, view(current, this.clock()));
+  }
+
+  /**
+   * GET or POST on the `WebHook-Request-Callback` URL: the target (or its administrator, by hand)
+   * approves. The secret token in the URL is the only authentication; a wrong one looks exactly
+   * like an unknown subscription. Repeating an approval is harmless.
+   */
+  async approve(id: string, request: HttpRequest): Promise<HttpResponse> {
+    const token = request.query['token'] ?? '';
+    const current = await this.deps.store.get(id);
+    if (!current || !current.validationTokenHash || !sameHash(hashToken(token), current.validationTokenHash)) return notFound(id);
+    if (current.status === 'active') return jsonResponse(200, { id, status: 'active' });
+    if (current.status !== 'pending' && current.status !== 'rejected') {
+      return problemResponse(problem(409, 'subscription-not-approvable', 'Not Approvable', `The subscription is ${current.status}; it cannot be approved now.`));
+    }
+    if (current.validationExpiresAt && Date.parse(current.validationExpiresAt) < this.clock().getTime()) {
+      return problemResponse(problem(410, 'validation-window-closed', 'Approval Window Closed', 'This approval link has expired; the subscriber must validate the sink again.'));
+    }
+    const rate = allowedRate(request.headers['webhook-allowed-rate'], this.deps.settings.requestRatePerMinute);
+    const { statusReason: _reason, allowedRatePerMinute: _rate, ...rest } = withoutStoreFields(current);
+    try {
+      const approved = await this.deps.store.save(
+        {
+          ...rest,
+          status: 'active',
+          statusReason: 'the target approved through the validation callback',
+          ...(rate === undefined ? {} : { allowedRatePerMinute: rate }),
+          updatedAt: this.clock().toISOString(),
+        },
+        current,
+      );
+      this.audit('subscription approved by callback', approved);
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return changedMeanwhile(id);
+      throw error;
+    }
+    return jsonResponse(200, { id, status: 'active' });
+  }
+
+  private parseInput(body: unknown): { input: SubscriptionInput } | { problem: HttpResponse } {
+    const { input, issues } = parseSubscriptionInput(body, {
+      allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
+      maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+    });
+    if (!input) return { problem: problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has ${issues.length} error(s); see errors.`, issues)) };
+    return { input };
+  }
+
+  /** 403 when the client may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
+  private refusal(principal: Principal, input: SubscriptionInput): HttpResponse | undefined {
+    const decision = checkEntitlement(principal.clientId, input, this.deps.entitlements);
+    if (!decision.entitled) return problemResponse(problem(403, 'subscription-not-entitled', 'Not Entitled', `${decision.reason} (EDU-7).`));
+    if (input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(principal.clientId)) {
+      return problemResponse(
+        problem(403, 'validation-agreement-not-allowed', 'Validation Agreement Not Allowed', `Client "${principal.clientId}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`),
+      );
+    }
+    return undefined;
+  }
+
+  private async draftFrom(
+    input: SubscriptionInput,
+    identity: Pick<Subscription, 'id' | 'owner' | 'createdAt' | 'updatedAt'>,
+  ): Promise<Omit<SubscriptionDraft, 'status'>> {
+    return {
+      ...identity,
+      sink: input.sink,
+      ...(input.source === undefined ? {} : { source: input.source }),
+      ...(input.types === undefined ? {} : { types: input.types }),
+      ...(input.filters === undefined ? {} : { filters: input.filters }),
+      delivery: 'push',
+      contentMode: input.contentMode,
+      batchSupported: input.validation === 'agreed' && input.batchSupported === true,
+      ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, this.deps.cipher) }),
+      validation: input.validation,
+      ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
+    };
+  }
+
+  /** A new sink, a switch to the handshake, or a subscription not (about to be) receiving: ask the target. */
+  private needsHandshake(current: Subscription, input: SubscriptionInput): boolean {
+    if (input.sink !== current.sink || current.validation === 'agreed') return true;
+    const status = effectiveStatus(current, this.clock());
+    return status === 'rejected' || status === 'retired';
+  }
+
+  private openHandshake(): { token: string; fields: Pick<Subscription, 'validationTokenHash' | 'validationExpiresAt'> } {
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(this.clock().getTime() + this.deps.settings.validationWindowSeconds * 1000).toISOString();
+    return { token, fields: { validationTokenHash: hashToken(token), validationExpiresAt: expiresAt } };
+  }
+
+  /** Sends the validation request and stores what the target said. */
+  private async validateTarget(pending: Subscription, token: string): Promise<Subscription> {
+    const { publicBaseUrl, webhookOrigin, requestRatePerMinute } = this.deps.settings;
+    const callbackUrl = publicBaseUrl ? `${publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
+    const outcome = await requestValidation(
+      {
+        sink: pending.sink,
+        origin: webhookOrigin,
+        ...(callbackUrl ? { callbackUrl } : {}),
+        ...(requestRatePerMinute === undefined ? {} : { requestedRatePerMinute: requestRatePerMinute }),
+      },
+      this.deps.sendValidationRequest,
+    );
+    let current = pending;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deps.store.save(this.afterValidation(current, outcome, callbackUrl !== undefined), current);
+      } catch (error) {
+        if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
+        // The target approved through the callback while we were still waiting for its answer.
+        const latest = await this.deps.store.get(pending.id);
+        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest ?? pending;
+        current = latest;
+      }
+    }
+  }
+
+  private afterValidation(current: Subscription, outcome: ValidationOutcome, callbackOffered: boolean): SubscriptionDraft {
+    const { statusReason: _reason, allowedRatePerMinute: _rate, ...rest } = withoutStoreFields(current);
+    const base = { ...rest, updatedAt: this.clock().toISOString() };
+    const window = current.validationExpiresAt;
+    switch (outcome.verdict) {
+      case 'consented':
+        return {
+          ...base,
+          status: 'active',
+          statusReason: outcome.reason,
+          batchSupported: outcome.batchSupported,
+          ...(outcome.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: outcome.allowedRatePerMinute }),
+        };
+      case 'refused':
+        return { ...base, status: 'rejected', statusReason: `${outcome.reason}${callbackOffered ? `; it can still be approved through the callback until ${window}` : ''}` };
+      case 'undecided':
+        return callbackOffered
+          ? { ...base, status: 'pending', statusReason: `${outcome.reason}; waiting for approval through the callback until ${window}` }
+          : { ...base, status: 'rejected', statusReason: `${outcome.reason}; no callback is offered, so there is no consent` };
+    }
+  }
+
+  private async ownSubscription(principal: Principal, id: string): Promise<Subscription | undefined> {
+    const subscription = await this.deps.store.get(id);
+    if (!subscription) return undefined;
+    return subscription.owner === principal.clientId || hasScope(principal, scopes.admin) ? subscription : undefined;
+  }
+
+  private subscriptionResponse(status: number, subscription: Subscription, headers: Record<string, string> = {}): HttpResponse {
+    return jsonResponse(status, view(subscription, this.clock()), { etag: etagOf(subscription), ...headers });
+  }
+
+  private audit(message: string, subscription: Subscription): void {
+    this.deps.audit?.(message, {
+      subscriptionId: subscription.id,
+      owner: subscription.owner,
+      status: subscription.status,
+      validation: subscription.validation,
+      // The origin only: a sink's path or query may hold something the subscriber considers secret.
+      sinkOrigin: new URL(subscription.sink).origin,
+    });
+  }
+}
+
+/** The subscription as the API shows it. No credential secret, no token hash, ever. */
+export function view(s: Subscription, now: Date): Record<string, unknown> {
+  const status = effectiveStatus(s, now);
+  const expired = status !== s.status;
+  return {
+    id: s.id,
+    owner: s.owner,
+    sink: s.sink,
+    protocol: 'HTTP',
+    ...(s.source === undefined ? {} : { source: s.source }),
+    ...(s.types === undefined ? {} : { types: s.types }),
+    ...(s.filters === undefined ? {} : { filters: s.filters }),
+    delivery: s.delivery,
+    contentmode: s.contentMode,
+    batchsupported: s.batchSupported,
+    ...(s.credential ? { sinkcredential: { credentialtype: CREDENTIAL_TYPE_NAMES[s.credential.kind] } } : {}),
+    validation: s.validation,
+    status,
+    ...(expired ? { statusreason: `no consent before ${s.validationExpiresAt}` } : s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
+    ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
+    ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
+    ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
+    createdat: s.createdAt,
+    updatedat: s.updatedAt,
+  };
+}
+
+/** What a PATCH merges into: the view's writable members (the credential stays out: it is write-only). */
+function writableView(s: Subscription): Record<string, unknown> {
+  const members = view(s, new Date(0));
+  for (const name of [...READ_ONLY_MEMBERS, 'sinkcredential']) delete members[name];
+  if (s.validation !== 'agreed') delete members['batchsupported'];
+  return members;
+}
+
+function withoutStoreFields(s: Subscription): SubscriptionDraft {
+  const { routeKeys: _keys, version: _version, ...draft } = s;
+  return draft;
+}
+
+/** With the handshake done earlier and the sink unchanged, the target's answers still hold. */
+function keepHandshakeState(draft: Omit<SubscriptionDraft, 'status'>, current: Subscription): SubscriptionDraft {
+  return {
+    ...draft,
+    status: current.status,
+    batchSupported: current.batchSupported,
+    ...(current.statusReason === undefined ? {} : { statusReason: current.statusReason }),
+    ...(current.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: current.allowedRatePerMinute }),
+    ...(current.validationTokenHash === undefined ? {} : { validationTokenHash: current.validationTokenHash }),
+    ...(current.validationExpiresAt === undefined ? {} : { validationExpiresAt: current.validationExpiresAt }),
+  };
+}
+
+/** Agreed out of band: active, unless the delivery function has suspended it. */
+function agreedStatus(draft: Omit<SubscriptionDraft, 'status'>, current: Subscription): SubscriptionDraft {
+  if (current.status === 'suspended') return { ...draft, status: 'suspended', ...(current.statusReason ? { statusReason: current.statusReason } : {}) };
+  return { ...draft, status: 'active', statusReason: 'consent agreed out of band (WH-5)' };
+}
+
+function readJson(request: HttpRequest, mediaTypes: readonly string[]): { value: unknown } | { problem: HttpResponse } {
+  const mediaType = mediaTypeOf(request.headers['content-type']);
+  if (!mediaTypes.includes(mediaType)) {
+    return { problem: problemResponse(problems.unsupportedMediaType(`Send the subscription as ${mediaTypes.join(' or ')}.`)) };
+  }
+  try {
+    return { value: JSON.parse(request.body.toString('utf8')) };
+  } catch {
+    return { problem: problemResponse(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.')) };
+  }
+}
+
+function etagOf(subscription: Subscription): string {
+  return `"${subscription.version}"`;
+}
+
+function notFound(id: string): HttpResponse {
+  return problemResponse(problems.notFound(`There is no subscription ${id} for this client.`));
+}
+
+function changedMeanwhile(id: string): HttpResponse {
+  return problemResponse(problem(409, 'subscription-changed', 'Conflict', `Subscription ${id} changed while this request was processed; read it and try again.`));
+}
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { filterMatches, parseFilters, type Filter } from '../../../functions/core/subscriptions/filters.js';
+
+const event = {
+  specversion: '1.0',
+  id: 'e-1',
+  source: 'urn:nld:oin:00000001234567890000:systeem:lvs',
+  type: 'nl.edu.leerling.ingeschreven.v1',
+  subject: 'leerling/42',
+  priority: 3,
+  urgent: true,
+};
+
+const matches = (filter: Filter) => filterMatches(filter, event);
+
+describe('filter dialects of the CloudEvents Subscriptions API', () => {
+  it('EDU-8: exact matches when every named attribute equals its value', () => {
+    expect(matches({ exact: { type: 'nl.edu.leerling.ingeschreven.v1' } })).toBe(true);
+    expect(matches({ exact: { type: 'nl.edu.leerling.ingeschreven.v1', subject: 'leerling/42' } })).toBe(true);
+  });
+
+  it('EDU-8: exact does not match another value, a case difference, one differing attribute, or a missing attribute', () => {
+    expect(matches({ exact: { type: 'nl.edu.leerling.ingeschreven.v2' } })).toBe(false);
+    expect(matches({ exact: { type: 'NL.EDU.LEERLING.INGESCHREVEN.V1' } })).toBe(false);
+    expect(matches({ exact: { type: 'nl.edu.leerling.ingeschreven.v1', subject: 'leerling/43' } })).toBe(false);
+    expect(matches({ exact: { dataschema: 'https://example.org/schema' } })).toBe(false);
+  });
+
+  it('EDU-8: exact compares integer and boolean extensions by their canonical string', () => {
+    expect(matches({ exact: { priority: '3', urgent: 'true' } })).toBe(true);
+    expect(matches({ exact: { priority: '03' } })).toBe(false);
+  });
+
+  it('EDU-8: prefix matches when the attribute starts with the value, and not otherwise', () => {
+    expect(matches({ prefix: { type: 'nl.edu.' } })).toBe(true);
+    expect(matches({ prefix: { type: 'nl.edu.', source: 'urn:nld:oin:' } })).toBe(true);
+    expect(matches({ prefix: { type: 'nl.gov.' } })).toBe(false);
+    expect(matches({ prefix: { type: 'NL.' } })).toBe(false);
+    expect(matches({ prefix: { dataref: 'https://' } })).toBe(false);
+  });
+
+  it('EDU-8: suffix matches when the attribute ends with the value, and not otherwise', () => {
+    expect(matches({ suffix: { type: '.v1' } })).toBe(true);
+    expect(matches({ suffix: { subject: '/42', type: 'ingeschreven.v1' } })).toBe(true);
+    expect(matches({ suffix: { type: '.v2' } })).toBe(false);
+    expect(matches({ suffix: { subject: '/42', type: '.v2' } })).toBe(false);
+  });
+
+  it('EDU-8: all matches only when every nested filter does', () => {
+    expect(matches({ all: [{ prefix: { type: 'nl.edu.' } }, { exact: { subject: 'leerling/42' } }] })).toBe(true);
+    expect(matches({ all: [{ prefix: { type: 'nl.edu.' } }, { exact: { subject: 'leerling/43' } }] })).toBe(false);
+  });
+
+  it('EDU-8: any matches when at least one nested filter does, and not when none does', () => {
+    expect(matches({ any: [{ exact: { subject: 'leerling/43' } }, { suffix: { type: '.v1' } }] })).toBe(true);
+    expect(matches({ any: [{ exact: { subject: 'leerling/43' } }, { suffix: { type: '.v2' } }] })).toBe(false);
+  });
+
+  it('EDU-8: not inverts its nested filter', () => {
+    expect(matches({ not: { exact: { subject: 'leerling/43' } } })).toBe(true);
+    expect(matches({ not: { prefix: { type: 'nl.edu.' } } })).toBe(false);
+  });
+});
+
+describe('filter validation', () => {
+  const issuesOf = (value: unknown) => parseFilters(value).issues;
+
+  it('EDU-14: accepts every supported dialect, nested', () => {
+    const filters = [
+      { exact: { type: 'a.b' } },
+      { prefix: { source: 'urn:' } },
+      { suffix: { subject: '/1' } },
+      { all: [{ exact: { subject: 's' } }] },
+      { any: [{ exact: { subject: 's' } }, { not: { exact: { type: 'x' } } }] },
+    ];
+    const parsed = parseFilters(filters);
+    expect(parsed.issues).toEqual([]);
+    expect(parsed.filters).toEqual(filters);
+  });
+
+  it('EDU-14: an unknown dialect (including the optional sql one) is rejected, naming its place', () => {
+    expect(issuesOf([{ sql: "type LIKE 'nl.%'" }])).toEqual([expect.objectContaining({ attribute: 'filters[0]', rule: 'unsupported-dialect' })]);
+    expect(issuesOf([{ all: [{ regex: { type: '.*' } }] }])).toEqual([expect.objectContaining({ attribute: 'filters[0].all[0]', rule: 'unsupported-dialect' })]);
+  });
+
+  it('EDU-14: empty values, empty attribute names and empty maps are rejected', () => {
+    expect(issuesOf([{ exact: { type: '' } }])).toEqual([expect.objectContaining({ attribute: 'filters[0].exact.type', rule: 'non-empty-string' })]);
+    expect(issuesOf([{ prefix: { '': 'x' } }])).toEqual([expect.objectContaining({ rule: 'attribute-name' })]);
+    expect(issuesOf([{ suffix: {} }])).toEqual([expect.objectContaining({ attribute: 'filters[0].suffix', rule: 'non-empty-object' })]);
+    expect(issuesOf([{ exact: { type: 42 } }])).toEqual([expect.objectContaining({ rule: 'non-empty-string' })]);
+  });
+
+  it('EDU-14: all and any need a non-empty list; not needs one filter; an expression has exactly one dialect', () => {
+    expect(issuesOf([{ all: [] }])).toEqual([expect.objectContaining({ rule: 'non-empty-array' })]);
+    expect(issuesOf([{ any: {} }])).toEqual([expect.objectContaining({ rule: 'non-empty-array' })]);
+    expect(issuesOf([{ not: [{ exact: { type: 'x' } }] }])).toEqual([expect.objectContaining({ attribute: 'filters[0].not', rule: 'filter-expression' })]);
+    expect(issuesOf([{ exact: { type: 'x' }, prefix: { type: 'y' } }])).toEqual([expect.objectContaining({ rule: 'filter-expression' })]);
+    expect(issuesOf({ exact: { type: 'x' } })).toEqual([expect.objectContaining({ attribute: 'filters', rule: 'array' })]);
+  });
+
+  it('EDU-14: filters that would make routing expensive are refused', () => {
+    let deep: unknown = { exact: { type: 'x' } };
+    for (let i = 0; i < 10; i++) deep = { not: deep };
+    expect(issuesOf([deep])).toEqual([expect.objectContaining({ rule: 'too-deep' })]);
+    const wide = Array.from({ length: 70 }, (_, i) => ({ exact: { subject: `s${i}` } }));
+    expect(issuesOf(wide)).toEqual([expect.objectContaining({ rule: 'too-complex' })]);
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { mergePatch, parseSubscriptionInput } from '../../../functions/core/subscriptions/subscription-input.js';
+
+const aws = { allowLoopbackSinks: false, maxRetryWindowSeconds: 7 * 24 * 3600 };
+const laptop = { ...aws, allowLoopbackSinks: true };
+const rulesOf = (body: unknown, rules = aws) => parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
+
+describe('subscription input', () => {
+  it('EDU-14: a minimal subscription gets the defaults: push, structured, handshake', () => {
+    expect(parseSubscriptionInput({ sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] }, aws).input).toEqual({
+      sink: 'https://ontvanger.example/webhook',
+      types: ['nl.edu.x.v1'],
+      contentMode: 'structured',
+      validation: 'handshake',
+    });
+  });
+
+  it('WH-1: the sink must be https; plain http only to loopback, and only on the laptop host', () => {
+    expect(rulesOf({ sink: 'http://ontvanger.example/webhook' })).toEqual(['sink:https:WH-1']);
+    expect(rulesOf({ sink: 'http://127.0.0.1:8080/hook' })).toEqual(['sink:https:WH-1']);
+    expect(rulesOf({ sink: 'http://127.0.0.1:8080/hook' }, laptop)).toEqual([]);
+    expect(rulesOf({ sink: 'http://localhost/hook' }, laptop)).toEqual([]);
+    expect(rulesOf({ sink: 'http://ontvanger.example/hook' }, laptop)).toEqual(['sink:https:WH-1']);
+    expect(rulesOf({ sink: 'ftp://ontvanger.example/' })).toEqual(['sink:https:WH-1']);
+    expect(rulesOf({ sink: '/relative' })).toEqual(['sink:url:EDU-14']);
+    expect(rulesOf({})).toEqual(['sink:required:EDU-14']);
+  });
+
+  it('WH-3: credentials in the sink URL are refused', () => {
+    expect(rulesOf({ sink: 'https://user:secret@ontvanger.example/hook' })).toEqual(['sink:no-userinfo:WH-3']);
+  });
+
+  it('EDU-17: pull delivery is not available yet, and unknown delivery kinds are refused', () => {
+    expect(rulesOf({ sink: 'https://a.example/', delivery: 'pull' })).toEqual(['delivery:not-supported:EDU-17']);
+    expect(rulesOf({ sink: 'https://a.example/', delivery: 'carrier-pigeon' })).toEqual(['delivery:enum:EDU-17']);
+  });
+
+  it('JSON-3: with the handshake, batch support is declared by the target, not by the subscriber', () => {
+    expect(rulesOf({ sink: 'https://a.example/', contentmode: 'batch', batchsupported: true })).toEqual(['batchsupported:declared-by-target:JSON-3']);
+    expect(parseSubscriptionInput({ sink: 'https://a.example/', contentmode: 'batch', batchsupported: true, validation: 'agreed' }, aws).input).toMatchObject({
+      contentMode: 'batch',
+      batchSupported: true,
+      validation: 'agreed',
+    });
+    expect(rulesOf({ sink: 'https://a.example/', contentmode: 'xml' })).toEqual(['contentmode:enum:HTTP-4']);
+  });
+
+  it('EDU-14: unknown members are errors; read-only members echoed from a GET are ignored', () => {
+    expect(rulesOf({ sink: 'https://a.example/', typse: ['x'] })).toEqual(['typse:unknown-member:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/', id: 'mine', status: 'active', createdat: 'x' })).toEqual([]);
+  });
+
+  it('EDU-14: types must be non-empty strings; filters are checked; every error is reported at once', () => {
+    expect(rulesOf({ sink: 'https://a.example/', types: ['ok', ''], filters: [{ sql: 'x' }], protocol: 'AMQP' })).toEqual([
+      'types:array-of-strings:EDU-14',
+      'filters[0]:unsupported-dialect:EDU-14',
+      'protocol:enum:EDU-14',
+    ]);
+  });
+
+  it('EDU-14: a sink credential is a bearer token or OAuth2 client credentials', () => {
+    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, aws).input?.credential).toEqual({
+      kind: 'bearer',
+      token: 'abc.def',
+    });
+    const oauth = {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: 'https://idp.example/token',
+      clientid: 'koerier',
+      clientsecret: 's3cret',
+      scope: 'events',
+      audience: 'https://ontvanger.example',
+    };
+    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: oauth }, aws).input?.credential).toEqual({
+      kind: 'oauth2-client-credentials',
+      tokenUrl: 'https://idp.example/token',
+      clientId: 'koerier',
+      clientSecret: 's3cret',
+      scope: 'events',
+      audience: 'https://ontvanger.example',
+    });
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'PLAIN' } })).toEqual(['sinkcredential.credentialtype:enum:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } })).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' } })).toEqual([
+      'sinkcredential.clientsecret:non-empty-string:EDU-14',
+      'sinkcredential.tokenurl:url:EDU-14',
+    ]);
+  });
+
+  it('EDU-IDEM-12: a retry window beyond the idempotency TTL is refused', () => {
+    expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 8 * 24 * 3600 })).toEqual(['retrywindowseconds:range:EDU-IDEM-12']);
+    expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 3600 })).toEqual([]);
+  });
+
+  it('EDU-14: a PATCH is a JSON merge patch: null removes, arrays replace, objects merge', () => {
+    expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({ sink: 'a', types: ['z'] });
+  });
+});
