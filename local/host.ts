@@ -58,13 +58,13 @@ export interface KoerierHost {
   stop(): Promise<void>;
 }
 
-let hostStarted = false;
+/** Set once handler modules are imported: from then on they are configured for that host. */
+let handlersLoaded = false;
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
-  if (hostStarted) {
+  if (handlersLoaded) {
     throw new Error('a Koerier laptop host already ran in this process; handlers keep their first configuration, so start one host per process');
   }
-  hostStarted = true;
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const stateDir = resolve(options.stateDir);
   const configFile = resolve(options.configFile ?? join(process.cwd(), 'koerier.local.json'));
@@ -112,6 +112,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     cleanups.push(restoreEnvironment);
 
     // Only now may the handler modules load: they must see the environment above.
+    handlersLoaded = true;
     const loaded = await loadFunctions();
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
