@@ -5,7 +5,6 @@
  */
 import * as path from 'node:path';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -18,9 +17,10 @@ import { LAMBDA_NODE_OPTIONS, lambdaBundling } from '../bundling.js';
 import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../resources.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
+import type { TableWithSpec } from './tables.js';
 
 export interface FunctionResources {
-  readonly tables: ReadonlyMap<string, dynamodb.Table>;
+  readonly tables: ReadonlyMap<string, TableWithSpec>;
   readonly queues: ReadonlyMap<string, QueuePair>;
   readonly buckets: ReadonlyMap<string, s3.Bucket>;
   readonly keys: ReadonlyMap<string, kms.Key>;
@@ -34,6 +34,15 @@ export interface KoerierFunctionProps {
   /** Repository root: `spec.entry` and the lockfile are relative to it. */
   readonly repoRoot: string;
 }
+
+/**
+ * Item-level actions only, named one by one: no table management, no streams (Koerier reads none).
+ * ConditionCheckItem is the read half of a conditional transaction.
+ */
+const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
+const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/** Only these work on an index. */
+const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
 /** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
 const VISIBILITY_TO_TIMEOUT_RATIO = 6;
@@ -57,9 +66,12 @@ export class KoerierFunction extends Construct {
 
     const environment: Record<string, string> = { ...props.settings, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
     for (const [tableName, access] of entries(spec.tables)) {
-      const table = byName(resources.tables, 'table', tableName, owner);
-      if (access === 'read') table.grantReadData(this.role);
-      else table.grantReadWriteData(this.role);
+      const { table, spec: tableSpec } = byName(resources.tables, 'table', tableName, owner);
+      const actions = access === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
+      // Each index by its own ARN, where CDK's table grants would allow `<table>/index/*`.
+      const indexes = (tableSpec.globalIndexes ?? []).map((index) => `${table.tableArn}/index/${index.name}`);
+      if (indexes.length > 0) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: INDEX_ACTIONS, resources: indexes }));
       environment[resourceEnv.table(tableName as TableName)] = table.tableName;
     }
     for (const [queueName, access] of entries(spec.queues)) {

@@ -4,18 +4,24 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { KeySpec, TableSpec } from '../resources.js';
 
+export interface TableWithSpec {
+  readonly table: dynamodb.Table;
+  readonly spec: TableSpec;
+}
+
 export class Tables extends Construct {
-  readonly byName: ReadonlyMap<string, dynamodb.Table>;
+  readonly byName: ReadonlyMap<string, TableWithSpec>;
 
   constructor(scope: Construct, id: string, specs: Readonly<Record<string, TableSpec>>) {
     super(scope, id);
-    const tables = new Map<string, dynamodb.Table>();
+    const tables = new Map<string, TableWithSpec>();
     for (const [name, spec] of Object.entries(specs)) {
       const table = new dynamodb.Table(this, name, {
         partitionKey: attribute(spec.partitionKey),
         ...(spec.sortKey ? { sortKey: attribute(spec.sortKey) } : {}),
         billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        // AWS-managed KMS key: the function grants (koerier-function.ts) need no key permissions.
         encryption: dynamodb.TableEncryption.AWS_MANAGED,
         ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
         // Subscriptions and idempotency records outlive any one deployment of the stack.
@@ -28,7 +34,7 @@ export class Tables extends Construct {
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
         });
       }
-      tables.set(name, table);
+      tables.set(name, { table, spec });
     }
     this.byName = tables;
   }

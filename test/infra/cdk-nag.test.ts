@@ -39,11 +39,11 @@ const withBucketGrant: ResourceDescription = {
   ...koerierResources,
   functions: {
     ...koerierResources.functions,
-    payloads: {
+    extraPayloadReader: {
       entry: 'functions/handlers/api-description.ts',
       memoryMb: 256,
       timeoutSeconds: 10,
-      routes: [{ method: 'GET', path: '/payloads/{id}' }],
+      routes: [{ method: 'GET', path: '/extra/payloads/{id}' }],
       buckets: { payloads: 'read' },
       keys: { credentials: 'decrypt' },
     },

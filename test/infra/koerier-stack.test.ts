@@ -14,34 +14,37 @@ import { cdkJsonContext, logicalId, referencedIds, synthKoerier, type Synthesise
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 
-/** resources.ts plus a table, a queue, and functions using every kind of grant and a queue trigger. */
+/**
+ * resources.ts plus a table, a queue, and functions using every kind of grant and a queue trigger.
+ * Names and paths start with `extra` so they never collide with what resources.ts gains.
+ */
 const extended: ResourceDescription = {
   ...koerierResources,
   tables: {
     ...koerierResources.tables,
-    archive: { partitionKey: { name: 'source', type: 'S' }, sortKey: { name: 'seq', type: 'N' }, ttlAttribute: 'ttl' },
+    extraArchive: { partitionKey: { name: 'source', type: 'S' }, sortKey: { name: 'seq', type: 'N' }, ttlAttribute: 'ttl' },
   },
-  queues: { ...koerierResources.queues, outbox: { visibilityTimeoutSeconds: 180, retentionSeconds: 3600, maxReceiveCount: 3 } },
+  queues: { ...koerierResources.queues, extraOutbox: { visibilityTimeoutSeconds: 180, retentionSeconds: 3600, maxReceiveCount: 3 } },
   functions: {
     ...koerierResources.functions,
-    router: {
+    extraConsumer: {
       entry: 'functions/handlers/api-description.ts',
       memoryMb: 1024,
       timeoutSeconds: 30,
-      queueTrigger: { queue: 'outbox' as QueueName, batchSize: 10, maxBatchingWindowSeconds: 2 },
-      tables: { archive: 'readwrite', subscriptions: 'read' } as FunctionSpec['tables'],
-      queues: { deliveries: 'send', outbox: 'consume' } as FunctionSpec['queues'],
+      queueTrigger: { queue: 'extraOutbox' as QueueName, batchSize: 10, maxBatchingWindowSeconds: 2 },
+      tables: { extraArchive: 'readwrite', subscriptions: 'read' } as FunctionSpec['tables'],
+      queues: { deliveries: 'send', extraOutbox: 'consume' } as FunctionSpec['queues'],
       deadLetterQueues: { inbound: 'consume' },
       buckets: { payloads: 'read' },
       keys: { credentials: 'decrypt' },
     },
-    registry: {
+    extraApi: {
       entry: 'functions/handlers/api-description.ts',
       memoryMb: 256,
       timeoutSeconds: 10,
       routes: [
-        { method: 'GET', path: '/subscriptions/{id}/events' },
-        { method: 'DELETE', path: '/subscriptions/{id}' },
+        { method: 'GET', path: '/extra/{id}/events' },
+        { method: 'DELETE', path: '/extra/{id}' },
       ],
       queues: { inbound: 'send+consume' },
       buckets: { payloads: 'readwrite' },
@@ -94,7 +97,7 @@ describe.each([
     synth = synthKoerier({ resources: description });
     const { stack } = synth;
     ids = {
-      table: (name) => logicalId(stack, stack.tables.byName.get(name)!),
+      table: (name) => logicalId(stack, stack.tables.byName.get(name)!.table),
       queue: (name) => logicalId(stack, stack.queues.byName.get(name)!.queue),
       deadLetterQueue: (name) => logicalId(stack, stack.queues.byName.get(name)!.deadLetterQueue),
       bucket: (name) => logicalId(stack, stack.buckets.byName.get(name)!),
@@ -320,6 +323,19 @@ describe.each([
         }
       }
       expect(byResource.get(ids.logGroup(name)), name).toEqual(new Set(['logs:CreateLogStream', 'logs:PutLogEvents']));
+      for (const tableName of Object.keys(spec.tables ?? {})) {
+        for (const index of description.tables[tableName]!.globalIndexes ?? []) {
+          const onIndex = statementsOf(name).filter((s) => JSON.stringify(s.Resource).includes(`/index/${index.name}"`));
+          expect(onIndex.flatMap((s) => asArray(s.Action)), `${name} may query ${tableName}/index/${index.name}`).toContain('dynamodb:Query');
+        }
+      }
+      // Wildcards only where nothing narrower exists: X-Ray's "*" and a bucket's objects.
+      const bucketIds = Object.keys(spec.buckets ?? {}).map((bucket) => ids.bucket(bucket));
+      for (const resource of statementsOf(name).flatMap((s) => asArray(s.Resource))) {
+        if (resource === '*' || !JSON.stringify(resource).includes('*')) continue;
+        expect(bucketIds, `${name}: ${JSON.stringify(resource)}`).toContain(referencedIds(resource)[0]);
+        expect(JSON.stringify(resource), name).toMatch(/"\/\*"\]\]\}$/);
+      }
       // The only "*" is X-Ray's, which has no resource-level permissions (the cdk-nag IAM5 acknowledgement).
       expect(byResource.get('*'), name).toEqual(new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
       expect(synth.resources[ids.role(name)]!.Properties.ManagedPolicyArns, name).toBeUndefined();
@@ -409,9 +425,9 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
 
   it('EDU-IDEM-17: the ingest may write the idempotency table but no other table', () => {
     const tables = synth.stack.tables.byName;
-    expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get('idempotency')!))).toContain('dynamodb:PutItem');
+    expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get('idempotency')!.table))).toContain('dynamodb:PutItem');
     for (const name of ['subscriptions', 'routes', 'deliveries']) {
-      expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get(name)!)), name).toEqual([]);
+      expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get(name)!.table)), name).toEqual([]);
     }
   });
 
@@ -447,7 +463,7 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
   });
 
   it('EDU-IDEM-7: the idempotency table expires entries through TTL and the ingest keeps them 7 days by default', () => {
-    const table = synth.resources[logicalId(synth.stack, synth.stack.tables.byName.get('idempotency')!)]!;
+    const table = synth.resources[logicalId(synth.stack, synth.stack.tables.byName.get('idempotency')!.table)]!;
     expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     const ingest = synth.resources[logicalId(synth.stack, synth.stack.functions.get('ingest')!.function)]!;
     expect(ingest.Properties.Environment.Variables[settingEnv.idempotencyTtlSeconds]).toBe('604800');
@@ -489,23 +505,23 @@ describe('Koerier stack refuses descriptions it cannot deploy safely', () => {
 
   it('EDU-18: a trigger queue whose visibility timeout is under 6x the function timeout', () => {
     // inbound: visibility 60 s; 6 x 15 s = 90 s.
-    const description = withFunction('router', { ...base, queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 } });
+    const description = withFunction('extraRouter', { ...base, queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 } });
     expect(() => synthKoerier({ resources: description })).toThrow(
-      /queue 'inbound' has a visibility timeout of 60 s, but function 'router' \(timeout 15 s\) is triggered by it: it must be at least 6 x the function timeout \(90 s\)/,
+      /queue 'inbound' has a visibility timeout of 60 s, but function 'extraRouter' \(timeout 15 s\) is triggered by it: it must be at least 6 x the function timeout \(90 s\)/,
     );
   });
 
   it('CARD-3: a grant of a resource the description does not have', () => {
-    const description = withFunction('router', { ...base, tables: { archive: 'read' } as FunctionSpec['tables'] });
+    const description = withFunction('extraReader', { ...base, tables: { extraArchive: 'read' } as FunctionSpec['tables'] });
     expect(() => synthKoerier({ resources: description })).toThrow(
-      /function 'router' refers to table 'archive', which lib\/resources.ts does not describe \(known: idempotency, subscriptions, routes, deliveries\)/,
+      /function 'extraReader' refers to table 'extraArchive', which lib\/resources.ts does not describe \(known: idempotency, /,
     );
   });
 
   it('CARD-3: two functions claiming one route, or both claiming $default', () => {
-    const sameRoute = withFunction('second', { ...base, routes: [{ method: 'POST', path: '/events' }] });
-    expect(() => synthKoerier({ resources: sameRoute })).toThrow(/route POST \/events is claimed by both function 'ingest' and function 'second'/);
-    const twoDefaults = withFunction('second', { ...base, defaultRoute: true });
-    expect(() => synthKoerier({ resources: twoDefaults })).toThrow(/route \$default is claimed by both function 'apiDescription' and function 'second'/);
+    const sameRoute = withFunction('extraSecond', { ...base, routes: [{ method: 'POST', path: '/events' }] });
+    expect(() => synthKoerier({ resources: sameRoute })).toThrow(/route POST \/events is claimed by both function 'ingest' and function 'extraSecond'/);
+    const twoDefaults = withFunction('extraSecond', { ...base, defaultRoute: true });
+    expect(() => synthKoerier({ resources: twoDefaults })).toThrow(/route \$default is claimed by both function 'apiDescription' and function 'extraSecond'/);
   });
 });
