@@ -60,7 +60,7 @@ export class KoerierFunction extends Construct {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Koerier ${name}: only the grants lib/resources.ts lists`,
     });
-    // Scoped to this function's own log group, instead of AWSLambdaBasicExecutionRole's logs:* on every group.
+    // Scoped to this function's own log group: AWSLambdaBasicExecutionRole would allow writing to every log group.
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.THREE_MONTHS });
     logGroup.grantWrite(this.role);
 
