@@ -41,6 +41,11 @@ export interface KoerierHostOptions {
   readonly settings?: Readonly<Record<string, string>>;
   /** One JSON line per request, batch and failure. Default: stdout. */
   readonly log?: (line: string) => void;
+  /**
+   * Which queue-triggered functions get their SQS poller: all (default), none (`false`), or the
+   * named ones. Tests that inspect a queue, or run a consumer in another process, turn some off.
+   */
+  readonly queueTriggers?: boolean | readonly string[];
 }
 
 export interface KoerierHost {
@@ -135,7 +140,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     });
     for (const fn of loaded) {
       const trigger = fn.spec.queueTrigger;
-      if (!trigger) continue;
+      if (!trigger || !pollerWanted(options.queueTriggers, fn.name)) continue;
       pollers.push(
         await startPoller({
           queueUrl: environment[resourceEnv.queueUrl(trigger.queue)] ?? '',
@@ -166,6 +171,12 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     await cleanUp();
     throw error;
   }
+}
+
+function pollerWanted(queueTriggers: KoerierHostOptions['queueTriggers'], functionName: string): boolean {
+  if (queueTriggers === undefined || queueTriggers === true) return true;
+  if (queueTriggers === false) return false;
+  return queueTriggers.includes(functionName);
 }
 
 function applyEnvironment(values: Record<string, string>): () => void {

@@ -18,7 +18,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startKoerierHost, type KoerierHost } from '../../local/host.js';
+import { startKoerierHost, type KoerierHost, type KoerierHostOptions } from '../../local/host.js';
 
 export interface TestHost {
   readonly host: KoerierHost;
@@ -36,7 +36,10 @@ export interface TestHost {
   stop(): Promise<void>;
 }
 
-export async function startTestHost(settings: Record<string, string> = {}): Promise<TestHost> {
+export async function startTestHost(
+  settings: Record<string, string> = {},
+  options: Pick<KoerierHostOptions, 'queueTriggers'> = {},
+): Promise<TestHost> {
   const dir = await mkdtemp(join(tmpdir(), 'koerier-e2e-'));
   const logs: string[] = [];
   let host: KoerierHost;
@@ -47,6 +50,7 @@ export async function startTestHost(settings: Record<string, string> = {}): Prom
       configFile: join(dir, 'koerier.local.json'),
       settings,
       log: (line) => logs.push(line),
+      ...options,
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
