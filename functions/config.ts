@@ -24,6 +24,24 @@ export const settingEnv = {
   entitlements: 'KOERIER_ENTITLEMENTS',
   /** `true` on the laptop host only: lets sinks be plain-http loopback addresses. */
   allowLoopbackSinks: 'KOERIER_ALLOW_LOOPBACK_SINKS',
+  /** Push delivery (docs/OPERATIONS.md): the retry schedule — first delay, longest single delay, how long retries go on. */
+  deliveryRetryInitialSeconds: 'KOERIER_DELIVERY_RETRY_INITIAL_SECONDS',
+  deliveryRetryMaxDelaySeconds: 'KOERIER_DELIVERY_RETRY_MAX_DELAY_SECONDS',
+  deliveryRetryWindowSeconds: 'KOERIER_DELIVERY_RETRY_WINDOW_SECONDS',
+  /** Bounds on one delivery request. */
+  deliveryConnectTimeoutMs: 'KOERIER_DELIVERY_CONNECT_TIMEOUT_MS',
+  deliveryResponseTimeoutMs: 'KOERIER_DELIVERY_RESPONSE_TIMEOUT_MS',
+  deliveryMaxResponseBytes: 'KOERIER_DELIVERY_MAX_RESPONSE_BYTES',
+  /** Circuit breaker per subscription: consecutive failures that open it, and its first cool-down. */
+  deliveryBreakerFailures: 'KOERIER_DELIVERY_BREAKER_FAILURES',
+  deliveryBreakerCooldownSeconds: 'KOERIER_DELIVERY_BREAKER_COOLDOWN_SECONDS',
+  /** A target failing this long without one success is suspended. */
+  deliverySuspendAfterSeconds: 'KOERIER_DELIVERY_SUSPEND_AFTER_SECONDS',
+  /** How long attempt history and dead letters are kept. */
+  deliveryHistorySeconds: 'KOERIER_DELIVERY_HISTORY_SECONDS',
+  deadLetterRetentionSeconds: 'KOERIER_DEAD_LETTER_RETENTION_SECONDS',
+  /** Tests only: a PEM file of extra CA certificates trusted for deliveries (a local certificate authority). */
+  outboundCaFile: 'KOERIER_OUTBOUND_CA_FILE',
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
   logLevel: 'KOERIER_LOG_LEVEL',
@@ -44,6 +62,7 @@ export interface KoerierConfig {
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
   readonly entitlementsJson: string;
   readonly allowLoopbackSinks: boolean;
+  readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -102,6 +121,24 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
     },
     entitlementsJson: env[settingEnv.entitlements]?.trim() || '{}',
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
+    delivery: {
+      retry: {
+        initialDelaySeconds: integer(settingEnv.deliveryRetryInitialSeconds, 30, 1, 43_200),
+        maxDelaySeconds: integer(settingEnv.deliveryRetryMaxDelaySeconds, 4 * 3600, 1, 43_200),
+        windowSeconds: integer(settingEnv.deliveryRetryWindowSeconds, 24 * 3600, 1, 365 * 24 * 3600),
+      },
+      connectTimeoutMs: integer(settingEnv.deliveryConnectTimeoutMs, 5_000, 100, 60_000),
+      responseTimeoutMs: integer(settingEnv.deliveryResponseTimeoutMs, 10_000, 100, 120_000),
+      maxResponseBytes: integer(settingEnv.deliveryMaxResponseBytes, 64 * 1024, 1024, 10 * 1024 * 1024),
+      breaker: {
+        failureThreshold: integer(settingEnv.deliveryBreakerFailures, 5, 1, 1000),
+        cooldownSeconds: integer(settingEnv.deliveryBreakerCooldownSeconds, 60, 1, 3600),
+      },
+      suspendAfterSeconds: integer(settingEnv.deliverySuspendAfterSeconds, 5 * 24 * 3600, 1, 365 * 24 * 3600),
+      historySeconds: integer(settingEnv.deliveryHistorySeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
+      deadLetterRetentionSeconds: integer(settingEnv.deadLetterRetentionSeconds, 30 * 24 * 3600, 60, 365 * 24 * 3600),
+      ...(env[settingEnv.outboundCaFile]?.trim() ? { outboundCaFile: env[settingEnv.outboundCaFile]!.trim() } : {}),
+    },
     publicBaseUrl: (env[settingEnv.publicBaseUrl]?.trim() || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
   };
@@ -129,4 +166,17 @@ function list(raw: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+}
+
+/** Push delivery settings (issue 5); the schedule and its defaults are documented in docs/OPERATIONS.md. */
+export interface DeliverySettings {
+  readonly retry: { readonly initialDelaySeconds: number; readonly maxDelaySeconds: number; readonly windowSeconds: number };
+  readonly connectTimeoutMs: number;
+  readonly responseTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly breaker: { readonly failureThreshold: number; readonly cooldownSeconds: number };
+  readonly suspendAfterSeconds: number;
+  readonly historySeconds: number;
+  readonly deadLetterRetentionSeconds: number;
+  readonly outboundCaFile?: string;
 }

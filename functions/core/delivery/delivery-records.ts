@@ -1,0 +1,102 @@
+/**
+ * What Koerier keeps about deliveries, and the store port that keeps it (the `deliveries`
+ * table in AWS and on the laptop): attempt history, per-delivery progress, dead letters and the
+ * shared health of each subscription's target.
+ */
+import type { FailureCode } from './attempt-outcome.js';
+import type { TargetState } from './target-health.js';
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
+
+/** One attempt, as `GET /subscriptions/{id}/deliveries` shows it. */
+export interface AttemptRecord {
+  readonly subscriptionId: string;
+  readonly deliveryId: string;
+  /** 1-based: the how-many-th attempt of this delivery. */
+  readonly attempt: number;
+  /** ISO 8601, when the request went out. */
+  readonly at: string;
+  readonly outcome: AttemptOutcome;
+  /** The target's status code, when it answered. */
+  readonly status?: number;
+  readonly latencyMs: number;
+  readonly error?: { readonly code: FailureCode; readonly detail: string };
+  /** ISO 8601, when the next attempt is due (outcome `retrying`). */
+  readonly nextAttemptAt?: string;
+}
+
+/** The failed attempts of one delivery so far (written only when an attempt fails). */
+export interface DeliveryProgress {
+  readonly deliveryId: string;
+  readonly failedAttempts: number;
+  /** The most recent failed attempts, oldest first, at most `KEPT_ATTEMPTS`. */
+  readonly lastAttempts: readonly AttemptRecord[];
+  /** Epoch ms: the next attempt is not due before this (a wait longer than one SQS visibility timeout). */
+  readonly nextAttemptAt?: number;
+}
+
+export const KEPT_ATTEMPTS = 10;
+
+export type DeadLetterReason =
+  | FailureCode
+  /** Retries ran out: the retry window passed, or the key's lifetime would have (EDU-IDEM-12). */
+  | 'exhausted'
+  | 'subscription-retired'
+  | 'subscription-suspended'
+  | 'subscription-not-active'
+  | 'undeliverable';
+
+/** A delivery Koerier stopped trying, kept with its events so it can be sent again (EDU-18). */
+export interface DeadLetter {
+  readonly subscriptionId: string;
+  readonly deliveryId: string;
+  /** The events exactly as accepted. */
+  readonly events: readonly string[];
+  /** Epoch ms when the delivery was created. */
+  readonly createdAt: number;
+  /** ISO 8601. */
+  readonly deadLetteredAt: string;
+  readonly reason: DeadLetterReason;
+  readonly detail: string;
+  readonly attempts: number;
+  readonly lastAttempts: readonly AttemptRecord[];
+  /** The delivery this one was a redrive of. */
+  readonly redriveOf?: string;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly cursor?: string;
+}
+
+export class InvalidPageCursorError extends Error {
+  override name = 'InvalidPageCursorError';
+}
+
+export interface DeliveryStateStore {
+  getTarget(subscriptionId: string): Promise<TargetState>;
+  /** Moves `nextSendAt` from `expected` (undefined: unset) to `next`; false when another instance moved it first. */
+  reserveSendSlots(subscriptionId: string, expected: number | undefined, next: number): Promise<boolean>;
+  /** Takes the half-open probe until `until`; false when another instance holds it. */
+  takeProbe(subscriptionId: string, now: number, until: number): Promise<boolean>;
+  /** A success: the breaker closes, failure counters and the 429 throttle clear. */
+  recordTargetSuccess(subscriptionId: string): Promise<void>;
+  /** `count` transient failures at `now`; returns the state after them. */
+  recordTargetFailures(subscriptionId: string, count: number, now: number): Promise<TargetState>;
+  /** A 429: no request before `pauseUntil`, and the reduced rate. */
+  recordThrottle(subscriptionId: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }): Promise<void>;
+  /** Forgets the target's failures (a resumed subscription starts with a clean slate). */
+  resetTarget(subscriptionId: string): Promise<void>;
+
+  getProgress(subscriptionId: string, deliveryId: string): Promise<DeliveryProgress | undefined>;
+  putProgress(subscriptionId: string, progress: DeliveryProgress, expiresAt: number): Promise<void>;
+
+  recordAttempts(records: readonly AttemptRecord[], expiresAt: number): Promise<void>;
+  /** Newest first. */
+  listAttempts(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<AttemptRecord>>;
+
+  putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void>;
+  /** Oldest delivery first. */
+  listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<DeadLetter>>;
+  deleteDeadLetters(deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[]): Promise<void>;
+}

@@ -1,0 +1,424 @@
+/**
+ * The delivery function's work on one batch of delivery messages (EDU-9, EDU-17, EDU-18): for
+ * each subscription in the batch, check it may still receive, respect its target's breaker and
+ * rate (WH-6, EDU-10, EDU-12), send (WH-1, WH-3), judge the answer (WH-2), and decide per message:
+ * `done` (delivered, dead-lettered, or split up) or `retry` after a delay, which the handler turns
+ * into the message's visibility timeout, so nothing ever waits in memory for a retry.
+ *
+ * Nothing is dropped silently: a delivery that will not be tried again becomes a dead letter
+ * (kept with its events, attempts and reason) before its message is let go. The one exception is
+ * a subscription that no longer exists: its owner deleted it, so there is nowhere to keep it for.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
+import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcome.js';
+import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
+import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress, type DeliveryStateStore } from './delivery-records.js';
+import { nextAttemptAt, retryDeadline, type RetrySchedule } from './retry-schedule.js';
+import { breakerOf, dueForSuspension, effectiveRatePerMinute, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
+import { deliveryFormat, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
+
+export interface DeliveryPolicy {
+  readonly retry: RetrySchedule;
+  readonly breaker: BreakerSettings;
+  readonly suspendAfterSeconds: number;
+  /** The receiver's idempotency-key lifetime (EDU-IDEM-7): no attempt after it (EDU-IDEM-12). */
+  readonly keyTtlSeconds: number;
+  readonly historySeconds: number;
+  readonly deadLetterRetentionSeconds: number;
+  /** How long admitted deliveries may wait in memory for their rate slot. */
+  readonly rateHorizonMs: number;
+  /** How long a half-open probe holds the target for itself: its connect plus response time. */
+  readonly probeLeaseMs: number;
+  /** The queue's redrive threshold: on this receive, a retry becomes a dead letter instead. */
+  readonly maxReceiveCount: number;
+}
+
+/** A message as the queue handed it over. */
+export interface DeliveryTask {
+  readonly messageId: string;
+  readonly body: string;
+  /** SQS ApproximateReceiveCount: 1 on the first receive. */
+  readonly receiveCount: number;
+}
+
+export type DeliveryDecision =
+  | { readonly messageId: string; readonly action: 'done' }
+  /** Leave the message in the queue and show it again after `delaySeconds`. */
+  | { readonly messageId: string; readonly action: 'retry'; readonly delaySeconds: number };
+
+export class CredentialUnavailableError extends Error {
+  override name = 'CredentialUnavailableError';
+}
+
+export interface DispatcherDependencies {
+  readonly store: DeliveryStateStore;
+  readonly subscriptions: {
+    get(id: string): Promise<Subscription | undefined>;
+    updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<void>;
+  };
+  /**
+   * The bearer token for the subscription's sink (WH-3), undefined when it has no credential.
+   * `refresh` asks for a new one (after a 401). Throws CredentialUnavailableError.
+   */
+  accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
+  send(request: WebhookRequest): Promise<AttemptResult>;
+  /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
+  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+  readonly policy: DeliveryPolicy;
+  /** `WebHook-Request-Origin`. */
+  readonly origin: string;
+  readonly log: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+  readonly clock?: () => number;
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** SQS's longest visibility timeout, less a margin: a longer wait is served in several hops. */
+export const MAX_DELAY_SECONDS = 43_200 - 60;
+
+interface Task {
+  readonly messageId: string;
+  readonly receiveCount: number;
+  readonly message: DeliveryMessage;
+}
+
+interface Attempted {
+  readonly task: Task;
+  /** Epoch ms when the request went out. */
+  readonly at: number;
+  readonly latencyMs: number;
+  readonly status?: number;
+  readonly verdict: Verdict;
+}
+
+export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies): Promise<DeliveryDecision[]> {
+  const decisions: DeliveryDecision[] = [];
+  const groups = new Map<string, Task[]>();
+  for (const task of tasks) {
+    let message: DeliveryMessage;
+    try {
+      message = decodeDeliveryMessage(task.body);
+    } catch {
+      // Cannot ever be delivered, nor kept under a subscription: straight on to the queue's
+      // redrive policy, whose dead-letter queue raises the alarm.
+      deps.log('error', 'not a delivery message; left for the dead-letter queue', { messageId: task.messageId });
+      decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: 0 });
+      continue;
+    }
+    const group = groups.get(message.subscriptionId) ?? [];
+    group.push({ messageId: task.messageId, receiveCount: task.receiveCount, message });
+    groups.set(message.subscriptionId, group);
+  }
+  const perGroup = await Promise.all(
+    [...groups].map(async ([subscriptionId, group]) => {
+      try {
+        return await new SubscriptionDispatch(subscriptionId, deps).run(group);
+      } catch (error) {
+        // Store or queue trouble: try the whole group again later; attempts already made repeat
+        // with the same Idempotency-Key, which is what the receiver deduplicates on.
+        deps.log('error', 'delivery group failed; retrying', { subscriptionId, error: error instanceof Error ? error.message : String(error) });
+        return group.map((task) => ({ messageId: task.messageId, action: 'retry' as const, delaySeconds: Math.min(30 * task.receiveCount, 900) }));
+      }
+    }),
+  );
+  return [...decisions, ...perGroup.flat()];
+}
+
+/** One subscription's share of a batch. */
+class SubscriptionDispatch {
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly decisions: DeliveryDecision[] = [];
+  private readonly records: AttemptRecord[] = [];
+
+  constructor(
+    private readonly subscriptionId: string,
+    private readonly deps: DispatcherDependencies,
+  ) {
+    this.now = deps.clock ?? Date.now;
+    this.random = deps.random ?? Math.random;
+  }
+
+  async run(tasks: readonly Task[]): Promise<DeliveryDecision[]> {
+    const subscription = await this.deps.subscriptions.get(this.subscriptionId);
+    if (!subscription) {
+      for (const task of tasks) {
+        this.deps.log('info', 'subscription no longer exists; delivery dropped', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId });
+        this.done(task);
+      }
+      return this.decisions;
+    }
+    if (subscription.status !== 'active') {
+      const [reason, detail] = notActive(subscription.status, subscription.statusReason);
+      for (const task of tasks) await this.deadLetter(task, reason, detail, undefined);
+      return this.decisions;
+    }
+
+    const ready: { task: Task; format: DeliveryFormat; progress?: DeliveryProgress }[] = [];
+    const toSplit: Task[] = [];
+    const keyTtlMs = this.deps.policy.keyTtlSeconds * 1000;
+    await Promise.all(
+      tasks.map(async (task) => {
+        if (this.now() >= task.message.createdAt + keyTtlMs) {
+          // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
+          const progress = await this.progressOf(task);
+          await this.deadLetter(task, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress);
+          return;
+        }
+        const format = deliveryFormat(subscription, task.message.events.length);
+        if (format === 'split') return void toSplit.push(task);
+        const progress = await this.progressOf(task);
+        // Received before a wait longer than one visibility timeout is over: wait on.
+        if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now());
+        ready.push({ task, format, ...(progress ? { progress } : {}) });
+      }),
+    );
+    if (toSplit.length > 0) await this.split(toSplit);
+    if (ready.length === 0) return this.decisions;
+
+    const admission = await this.admit(subscription, ready.length);
+    const sending = ready.slice(0, admission.waits.length);
+    for (const [index, { task }] of ready.slice(sending.length).entries()) this.retryIn(task, admission.deferMs[index]!);
+    if (sending.length === 0) return this.decisions;
+
+    const attempts = await this.attemptAll(subscription, sending, admission.waits);
+    await this.conclude(subscription, admission.target, attempts, new Map(sending.map((r) => [r.task.messageId, r.progress])));
+    return this.decisions;
+  }
+
+  /**
+   * How many may go now — one in-memory wait each, for its rate slot — and how long the others
+   * are put back: until the breaker's cool-down ends, the probe is over, or their rate slot.
+   */
+  private async admit(subscription: Subscription, count: number): Promise<{ target: TargetState; waits: readonly number[]; deferMs: readonly number[] }> {
+    const { policy } = this.deps;
+    let target = await this.deps.store.getTarget(this.subscriptionId);
+    let holdsProbe = false;
+    for (let round = 0; round < 3; round++) {
+      const now = this.now();
+      const breaker = breakerOf(target, policy.breaker, now);
+      if (breaker.state === 'open') {
+        // Spread the comeback over a tenth of the cool-down (at most half a minute).
+        const spread = Math.min(30_000, (breaker.until - now) / 10);
+        return { target, waits: [], deferMs: Array.from({ length: count }, () => breaker.until - now + this.random() * spread) };
+      }
+      let allowed = count;
+      if (breaker.state === 'half-open') {
+        holdsProbe ||= await this.deps.store.takeProbe(this.subscriptionId, now, now + policy.probeLeaseMs);
+        allowed = holdsProbe ? 1 : 0;
+      }
+      const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, target, now);
+      const plan = planSends({ count: allowed, now, ratePerMinute: rate, nextSendAt: target.nextSendAt, horizonMs: policy.rateHorizonMs });
+      const probeWait = () => policy.probeLeaseMs + this.random() * 5000;
+      const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, probeWait)];
+      if (plan.nextSendAt === undefined || (await this.deps.store.reserveSendSlots(this.subscriptionId, target.nextSendAt, plan.nextSendAt))) {
+        return { target, waits: plan.admitted, deferMs };
+      }
+      // Another instance reserved meanwhile: plan again on what it wrote.
+      target = await this.deps.store.getTarget(this.subscriptionId);
+    }
+    return { target, waits: [], deferMs: Array.from({ length: count }, () => 1000 + this.random() * 2000) };
+  }
+
+  private async attemptAll(subscription: Subscription, sending: readonly { task: Task; format: DeliveryFormat }[], waits: readonly number[]): Promise<Attempted[]> {
+    const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    let token: Promise<string | undefined> | undefined;
+    const accessToken = (refresh: boolean) => (refresh ? this.deps.accessToken(subscription, { refresh }) : (token ??= this.deps.accessToken(subscription)));
+    return Promise.all(
+      sending.map(async ({ task, format }, index) => {
+        const wait = waits[index] ?? 0;
+        if (wait > 0) await sleep(wait);
+        const at = this.now();
+        const send = async (refresh: boolean): Promise<AttemptResult | CredentialUnavailableError> => {
+          let bearer: string | undefined;
+          try {
+            bearer = await accessToken(refresh);
+          } catch (error) {
+            return error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error));
+          }
+          const request = webhookRequest({ message: task.message, sink: subscription.sink, format, origin: this.deps.origin, ...(bearer ? { accessToken: bearer } : {}) });
+          return this.deps.send(request);
+        };
+        let result = await send(false);
+        // A cached OAuth2 token the target no longer accepts: fetch a fresh one and try once more.
+        if (!(result instanceof Error) && 'status' in result && result.status === 401 && subscription.credential?.kind === 'oauth2-client-credentials') {
+          result = await send(true);
+        }
+        if (result instanceof Error) {
+          return { task, at, latencyMs: this.now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } } satisfies Attempted;
+        }
+        return { task, at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, this.now()) } satisfies Attempted;
+      }),
+    );
+  }
+
+  private async conclude(subscription: Subscription, target: TargetState, attempts: readonly Attempted[], progressOf: ReadonlyMap<string, DeliveryProgress | undefined>): Promise<void> {
+    const { policy } = this.deps;
+    let delivered = 0;
+    let failed = 0;
+    let lastFailure = '';
+    let throttledUntil: number | undefined;
+    let retired = false;
+
+    for (const { task, at, latencyMs, status, verdict } of attempts) {
+      const now = this.now();
+      const progress = progressOf.get(task.messageId);
+      const attempt = (progress?.failedAttempts ?? 0) + 1;
+      const base = {
+        subscriptionId: this.subscriptionId,
+        deliveryId: task.message.deliveryId,
+        attempt,
+        at: new Date(at).toISOString(),
+        latencyMs,
+        ...(status === undefined ? {} : { status }),
+      };
+      switch (verdict.kind) {
+        case 'delivered':
+          delivered++;
+          this.records.push({ ...base, outcome: 'delivered' });
+          this.done(task);
+          break;
+        case 'gone': {
+          const record: AttemptRecord = { ...base, outcome: 'retired', error: { code: 'gone', detail: 'the target answered 410 Gone' } };
+          this.records.push(record);
+          if (!retired) {
+            retired = true;
+            await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', `The target answered 410 Gone at ${base.at}; Koerier no longer delivers to it.`);
+            this.deps.log('warn', 'subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
+          }
+          await this.deadLetter(task, 'gone', 'the target answered 410 Gone: the subscription is retired', progress, record);
+          break;
+        }
+        case 'rejected': {
+          const record: AttemptRecord = { ...base, outcome: 'dead-lettered', error: { code: verdict.code, detail: verdict.detail } };
+          this.records.push(record);
+          await this.deadLetter(task, verdict.code, verdict.detail, progress, record);
+          break;
+        }
+        case 'failed':
+        case 'throttled': {
+          const error = verdict.kind === 'failed' ? { code: verdict.code, detail: verdict.detail } : { code: 'throttled' as const, detail: 'the target answered 429 Too Many Requests' };
+          if (verdict.kind === 'failed' && verdict.code !== 'credential') {
+            failed++;
+            lastFailure = verdict.detail;
+          }
+          const retryAfterMs = verdict.kind === 'throttled' ? (verdict.retryAfterMs ?? undefined) : undefined;
+          if (retryAfterMs !== undefined) throttledUntil = Math.max(throttledUntil ?? 0, now + retryAfterMs);
+          const deadline = retryDeadline(task.message.createdAt, policy.retry, policy.keyTtlSeconds, subscription.retryWindowSeconds);
+          const next =
+            task.receiveCount >= policy.maxReceiveCount
+              ? undefined
+              : nextAttemptAt({ attempt, now, deadline, schedule: policy.retry, random: this.random, ...(retryAfterMs === undefined ? {} : { notBefore: now + retryAfterMs }) });
+          if (next === undefined) {
+            const record: AttemptRecord = { ...base, outcome: 'dead-lettered', error };
+            this.records.push(record);
+            await this.deadLetter(task, 'exhausted', `retries are over (${attempt} attempts); last: ${error.detail}`, progress, record);
+          } else {
+            const record: AttemptRecord = { ...base, outcome: 'retrying', error, nextAttemptAt: new Date(next).toISOString() };
+            this.records.push(record);
+            const kept = [...(progress?.lastAttempts ?? []), record].slice(-KEPT_ATTEMPTS);
+            const longWait = next - now > MAX_DELAY_SECONDS * 1000;
+            await this.deps.store.putProgress(
+              this.subscriptionId,
+              { deliveryId: task.message.deliveryId, failedAttempts: attempt, lastAttempts: kept, ...(longWait ? { nextAttemptAt: next } : {}) },
+              this.expiry(task.message.createdAt + policy.keyTtlSeconds * 1000),
+            );
+            this.retryIn(task, next - now);
+          }
+          break;
+        }
+      }
+    }
+
+    await this.updateTargetHealth(subscription, target, { delivered, failed, lastFailure, throttledUntil, retired });
+    try {
+      await this.deps.store.recordAttempts(this.records, this.expiry(this.now() + policy.historySeconds * 1000));
+    } catch (error) {
+      // History is for people; the deliveries themselves are settled. Never redo them for it.
+      this.deps.log('warn', 'attempt history not written', { subscriptionId: this.subscriptionId, attempts: this.records.length, error: String(error) });
+    }
+  }
+
+  private async updateTargetHealth(
+    subscription: Subscription,
+    target: TargetState,
+    outcome: { delivered: number; failed: number; lastFailure: string; throttledUntil: number | undefined; retired: boolean },
+  ): Promise<void> {
+    const { store, policy } = this.deps;
+    const now = this.now();
+    if (outcome.throttledUntil !== undefined) {
+      await store.recordThrottle(this.subscriptionId, outcome.throttledUntil, throttleAfter429(subscription.allowedRatePerMinute, target, now));
+    }
+    if (outcome.delivered > 0) {
+      if (target.consecutiveFailures > 0 || target.failingSince !== undefined) await store.recordTargetSuccess(this.subscriptionId);
+      return;
+    }
+    if (outcome.failed === 0 || outcome.retired) return;
+    const after = await store.recordTargetFailures(this.subscriptionId, outcome.failed, now);
+    if (dueForSuspension(after, policy.suspendAfterSeconds, now)) {
+      const since = new Date(after.failingSince!).toISOString();
+      await this.deps.subscriptions.updateStatus(
+        this.subscriptionId,
+        'suspended',
+        `No delivery has succeeded since ${since}; the last attempt failed: ${outcome.lastFailure}. Fix the target, then resume the subscription (POST /subscriptions/${this.subscriptionId}/resume).`,
+      );
+      this.deps.log('warn', 'subscription suspended: its target keeps failing', { subscriptionId: this.subscriptionId, failingSince: since });
+    }
+  }
+
+  /** Each event of a multi-event message as a delivery of its own (JSON-3): new operations, new keys. */
+  private async split(tasks: readonly Task[]): Promise<void> {
+    const now = this.now();
+    const messages = tasks.flatMap((task) =>
+      task.message.events.map((event): DeliveryMessage => ({ version: 1, deliveryId: randomUUID(), subscriptionId: this.subscriptionId, events: [event], createdAt: now })),
+    );
+    await this.deps.enqueue(messages);
+    for (const task of tasks) this.done(task);
+  }
+
+  private async progressOf(task: Task): Promise<DeliveryProgress | undefined> {
+    // A first receive has no earlier attempts: skip the read, the common case costs nothing.
+    return task.receiveCount > 1 ? this.deps.store.getProgress(this.subscriptionId, task.message.deliveryId) : undefined;
+  }
+
+  private async deadLetter(task: Task, reason: DeadLetterReason, detail: string, progress: DeliveryProgress | undefined, last?: AttemptRecord): Promise<void> {
+    const { message } = task;
+    const lastAttempts = [...(progress?.lastAttempts ?? []), ...(last ? [last] : [])].slice(-KEPT_ATTEMPTS);
+    const deadLetter: DeadLetter = {
+      subscriptionId: this.subscriptionId,
+      deliveryId: message.deliveryId,
+      events: message.events,
+      createdAt: message.createdAt,
+      deadLetteredAt: new Date(this.now()).toISOString(),
+      reason,
+      detail,
+      attempts: (progress?.failedAttempts ?? 0) + (last ? 1 : 0),
+      lastAttempts,
+      ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+    };
+    await this.deps.store.putDeadLetter(deadLetter, this.expiry(this.now() + this.deps.policy.deadLetterRetentionSeconds * 1000));
+    this.deps.log('warn', 'delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: message.deliveryId, reason });
+    this.done(task);
+  }
+
+  private done(task: Task): void {
+    this.decisions.push({ messageId: task.messageId, action: 'done' });
+  }
+
+  private retryIn(task: Task, ms: number): void {
+    this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(ms / 1000))) });
+  }
+
+  /** DynamoDB TTL is epoch seconds. */
+  private expiry(epochMs: number): number {
+    return Math.ceil(epochMs / 1000);
+  }
+}
+
+function notActive(status: SubscriptionStatus, reason: string | undefined): [DeadLetterReason, string] {
+  const why = reason ? `: ${reason}` : '';
+  if (status === 'retired') return ['subscription-retired', `the subscription is retired${why}`];
+  if (status === 'suspended') return ['subscription-suspended', `the subscription is suspended${why}; resuming it sends this delivery again`];
+  return ['subscription-not-active', `the subscription is ${status}${why}`];
+}

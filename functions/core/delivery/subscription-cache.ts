@@ -1,0 +1,35 @@
+/**
+ * The delivery function reads a subscription for every batch; a few seconds of caching per
+ * container saves most of those reads. The price: a change made elsewhere (retired, suspended,
+ * resumed, new credential) takes effect here within `ttlMs`. Changes this container makes itself
+ * take effect at once.
+ */
+import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
+
+export interface SubscriptionSource {
+  get(id: string): Promise<Subscription | undefined>;
+  updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
+}
+
+const MAX_ENTRIES = 10_000;
+
+export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, clock: () => number = Date.now) {
+  const entries = new Map<string, { readonly at: number; readonly value: Promise<Subscription | undefined> }>();
+  return {
+    get(id: string): Promise<Subscription | undefined> {
+      const cached = entries.get(id);
+      if (cached && clock() - cached.at < ttlMs) return cached.value;
+      if (entries.size >= MAX_ENTRIES) entries.clear();
+      const value = source.get(id);
+      entries.set(id, { at: clock(), value });
+      // A failed read is not remembered.
+      value.catch(() => entries.delete(id));
+      return value;
+    },
+    async updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<void> {
+      entries.delete(id);
+      await source.updateStatus(id, status, reason);
+      entries.delete(id);
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Sends one delivery attempt through the safe client and reports it as the delivery core reads
+ * it: an answer (status, headers, latency) or a classified failure. Never throws.
+ */
+import type { AttemptResult } from '../core/delivery/attempt-outcome.js';
+import type { WebhookRequest } from '../core/delivery/webhook-request.js';
+import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
+
+export function webhookSender(client: SafeHttpClient, clock: () => number = Date.now): (request: WebhookRequest) => Promise<AttemptResult> {
+  return async (request) => {
+    const started = clock();
+    try {
+      const response = await client.request({ method: 'POST', url: request.url, headers: request.headers, body: request.body });
+      return { status: response.status, headers: response.headers, latencyMs: clock() - started };
+    } catch (error) {
+      const failure = classifyOutboundError(error);
+      return {
+        failure: failure.kind,
+        message: failure.message,
+        ...(failure.status === undefined ? {} : { status: failure.status }),
+        latencyMs: clock() - started,
+      };
+    }
+  };
+}

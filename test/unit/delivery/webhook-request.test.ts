@@ -1,0 +1,57 @@
+import { HTTP } from 'cloudevents';
+import { describe, expect, it } from 'vitest';
+import type { DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
+import { deliveryFormat, webhookRequest } from '../../../functions/core/delivery/webhook-request.js';
+
+const event = (id: string) =>
+  `{"specversion":"1.0","id":"${id}","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1",` +
+  `"datacontenttype":"application/json","myextension":"kept as is","data":{"b":1,  "a":[2,3]}}`;
+
+const message = (events: string[]): DeliveryMessage => ({ version: 1, deliveryId: '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b', subscriptionId: 's1', events, createdAt: 0 });
+
+describe('the delivery request', () => {
+  it('HTTP-4, CE-13, EDU-IDEM-2, WH-3: structured mode by default, the event byte for byte, with key, origin and bearer token', () => {
+    const request = webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'koerier.example', accessToken: 'tok-1' });
+    expect(request.url).toBe('https://hooks.example/x');
+    expect(request.body.toString('utf8')).toBe(event('e1'));
+    expect(request.headers).toMatchObject({
+      'content-type': 'application/cloudevents+json; charset=utf-8',
+      'idempotency-key': '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b',
+      'webhook-request-origin': 'koerier.example',
+      authorization: 'Bearer tok-1',
+    });
+    const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });
+    expect(parsed).toMatchObject({ id: 'e1', myextension: 'kept as is', data: { b: 1, a: [2, 3] } });
+  });
+
+  it('WH-3: without a credential no Authorization header is sent', () => {
+    const request = webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' });
+    expect(request.headers['authorization']).toBeUndefined();
+  });
+
+  it('HTTP-4: binary mode puts the attributes in ce- headers and the data in the body', () => {
+    const request = webhookRequest({ message: message([event('e2')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o' });
+    expect(request.headers).toMatchObject({ 'ce-id': 'e2', 'ce-myextension': 'kept%20as%20is', 'content-type': 'application/json' });
+    expect(request.body.toString('utf8')).toBe('{"b":1,  "a":[2,3]}');
+    // The SDK parses it; it does not percent-decode header values (HTTP binding 1.0.2 §3.1.3.2), so the
+    // extension arrives still encoded there.
+    expect(HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') })).toMatchObject({ id: 'e2', type: 'nl.example.thing.happened.v1', data: { b: 1, a: [2, 3] } });
+  });
+
+  it('EDU-11: a batch goes out as one application/cloudevents-batch+json array of the events as accepted', () => {
+    const request = webhookRequest({ message: message([event('a'), event('b')]), sink: 'https://hooks.example/x', format: 'batch', origin: 'o' });
+    expect(request.headers['content-type']).toBe('application/cloudevents-batch+json; charset=utf-8');
+    expect(request.body.toString('utf8')).toBe(`[${event('a')},${event('b')}]`);
+    const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });
+    expect(Array.isArray(parsed) && parsed.map((e) => e.id)).toEqual(['a', 'b']);
+  });
+
+  it('JSON-3: batches only reach targets that declared they take them; otherwise each event goes on its own', () => {
+    expect(deliveryFormat({ contentMode: 'batch', batchSupported: true }, 3)).toBe('batch');
+    expect(deliveryFormat({ contentMode: 'batch', batchSupported: true }, 1)).toBe('batch');
+    expect(deliveryFormat({ contentMode: 'batch', batchSupported: false }, 1)).toBe('structured');
+    expect(deliveryFormat({ contentMode: 'batch', batchSupported: false }, 3)).toBe('split');
+    expect(deliveryFormat({ contentMode: 'structured', batchSupported: true }, 2)).toBe('split');
+    expect(deliveryFormat({ contentMode: 'binary', batchSupported: false }, 1)).toBe('binary');
+  });
+});
