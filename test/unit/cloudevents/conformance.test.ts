@@ -2,7 +2,7 @@
  * Every case of the public CloudEvents conformance data (../shared/testdata, loaded by
  * test/support/conformance-cases.ts) through parseCloudEventsRequest. The upstream expectation is
  * that of a core CloudEvents 1.0 receiver; where Koerier's NL GOV profile expects otherwise, the
- * case is listed in KOERIER_DIFFERS with the requirement that makes the difference.
+ * case is listed in KOERIER_DIFFERS (test/support/conformance-cases.ts) with the requirement that makes the difference.
  */
 import { describe, expect, it } from 'vitest';
 import { toBinaryMessage } from '../../../functions/core/cloudevents/index.js';
@@ -12,6 +12,7 @@ import {
   conformanceRoot,
   featureCases,
   jsonFormatCases,
+  KOERIER_DIFFERS,
   yamlCases,
   type ConformanceCase,
 } from '../../support/conformance-cases.js';
@@ -20,14 +21,6 @@ import { acceptedEvents, parse, problemOf, summary } from './fixtures.js';
 if (!conformanceAvailable) {
   console.warn(`CloudEvents conformance data not found at ${conformanceRoot} (../shared/testdata is absent next to the repository); the conformance cases are skipped.`);
 }
-
-/** Cases where Koerier's expected outcome is not the upstream one, and why. */
-const KOERIER_DIFFERS: Readonly<Record<string, { expected: 'reject'; requirement: string; reason: string }>> = Object.fromEntries(
-  ['yaml/v03.yaml#1', ...[1, 2, 3, 4, 5, 6].map((n) => `yaml/v0.3/v03_minimum.yaml#${n}`)].map((id) => [
-    id,
-    { expected: 'reject', requirement: 'CE-5', reason: 'specversion 0.3: Koerier accepts CloudEvents 1.0 only' },
-  ]),
-);
 
 /** The requirement an upstream invalid case breaks, so each rejection is for the right reason. */
 const REJECTED_FOR: Readonly<Record<string, string>> = {
