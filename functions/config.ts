@@ -45,6 +45,16 @@ export const settingEnv = {
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
   logLevel: 'KOERIER_LOG_LEVEL',
+  /** Comma-separated clients whose subscriptions may say `validation: "agreed"` (consent agreed out of band, WH-5). */
+  validationAgreedClients: 'KOERIER_VALIDATION_AGREED_CLIENTS',
+  /** Laptop host only: directory of the local key files that stand in for KMS (`<name>.key`). */
+  localKeysDir: 'KOERIER_LOCAL_KEYS_DIR',
+  /** Seconds Koerier waits for a target's answer to the validation request (WH-4). */
+  validationTimeoutSeconds: 'KOERIER_VALIDATION_TIMEOUT_SECONDS',
+  /** Seconds a target has to approve through the validation callback before the subscription counts as rejected. */
+  validationWindowSeconds: 'KOERIER_VALIDATION_WINDOW_SECONDS',
+  /** Requests per minute Koerier asks each target for (`WebHook-Request-Rate`); unset: not asked. */
+  webhookRequestRate: 'KOERIER_WEBHOOK_REQUEST_RATE',
 } as const;
 
 export interface KoerierConfig {
@@ -65,6 +75,10 @@ export interface KoerierConfig {
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly validationAgreedClients: readonly string[];
+  readonly localKeysDir?: string;
+  /** The sending side of the webhook validation handshake (WH-4). */
+  readonly handshake: { readonly timeoutSeconds: number; readonly windowSeconds: number; readonly requestRatePerMinute?: number };
 }
 
 export class ConfigError extends Error {
@@ -141,6 +155,13 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
     },
     publicBaseUrl: (env[settingEnv.publicBaseUrl]?.trim() || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
+    validationAgreedClients: list(env[settingEnv.validationAgreedClients]),
+    ...(env[settingEnv.localKeysDir]?.trim() ? { localKeysDir: env[settingEnv.localKeysDir]!.trim() } : {}),
+    handshake: {
+      timeoutSeconds: integer(settingEnv.validationTimeoutSeconds, 5, 1, 20),
+      windowSeconds: integer(settingEnv.validationWindowSeconds, 24 * 3600, 1, 30 * 24 * 3600),
+      ...(env[settingEnv.webhookRequestRate]?.trim() ? { requestRatePerMinute: integer(settingEnv.webhookRequestRate, 0, 1, 1_000_000) } : {}),
+    },
   };
   if (issues.length > 0) throw new ConfigError(`Koerier configuration is invalid: ${issues.join('; ')}`);
   return config;

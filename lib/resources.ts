@@ -111,6 +111,32 @@ export const functions = {
     tables: { idempotency: 'readwrite' },
     queues: { inbound: 'send' },
   },
+  subscriptions: {
+    entry: 'functions/handlers/subscriptions.ts',
+    memoryMb: 512,
+    // Room for the validation request to a slow target (KOERIER_VALIDATION_TIMEOUT_SECONDS, at most 20 s).
+    timeoutSeconds: 30,
+    routes: [
+      { method: 'POST', path: '/subscriptions' },
+      { method: 'GET', path: '/subscriptions' },
+      { method: 'GET', path: '/subscriptions/{id}' },
+      { method: 'PATCH', path: '/subscriptions/{id}' },
+      { method: 'DELETE', path: '/subscriptions/{id}' },
+      { method: 'GET', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/validation' },
+    ],
+    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Sealing only: the API never reads a credential back.
+    keys: { credentials: 'encrypt' },
+  },
+  router: {
+    entry: 'functions/handlers/router.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
+    tables: { routes: 'read', idempotency: 'readwrite' },
+    queues: { inbound: 'consume', deliveries: 'send' },
+  },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',
     memoryMb: 256,

@@ -4,6 +4,7 @@
  */
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
+import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
 
 export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
   return {
@@ -18,9 +19,10 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       license: { name: 'EUPL-1.2', identifier: 'EUPL-1.2' },
     },
     servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
-    tags: [{ name: 'Events', description: 'Publishing CloudEvents' }, { name: 'API', description: 'This description' }],
+    tags: [{ name: 'Events', description: 'Publishing CloudEvents' }, { name: 'Subscriptions', description: 'Subscribing to events (push)' }, { name: 'API', description: 'This description' }],
     paths: {
       ...eventsPaths,
+      ...subscriptionsPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -32,7 +34,7 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       },
     },
     components: {
-      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas },
+      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',

@@ -13,7 +13,7 @@ import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery/delivery-message.js';
 import type { SubscriptionMatcher } from './matcher.js';
 import type { RouteCandidate } from './matcher.js';
-import { deliveryIdOf, type RoutedEventLedger } from './routed-events.js';
+import { deliveryIdOf, routedEventKey, type RoutedEventLedger } from './routed-events.js';
 
 export interface InboundRecord {
   /** The SQS message id: what a partial batch failure names. */
@@ -63,18 +63,27 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   let duplicates = 0;
   await deps.matcher.refresh();
 
+  // A repeat within the batch shares the fate of its first copy: dropped if that one is routed.
+  const firsts = new Map<string, { record: InboundRecord; event: AcceptedEvent }>();
+  const repeats: { recordId: string; firstId: string }[] = [];
+  for (const record of records) {
+    let event: AcceptedEvent;
+    try {
+      event = readStoredEvent(record.body);
+    } catch {
+      // Not an event Koerier stored: let redrive move it to the dead-letter queue.
+      deps.log?.('inbound record unreadable', { recordId: record.recordId });
+      failed.add(record.recordId);
+      continue;
+    }
+    const first = firsts.get(routedEventKey(event));
+    if (first) repeats.push({ recordId: record.recordId, firstId: first.record.recordId });
+    else firsts.set(routedEventKey(event), { record, event });
+  }
+
   const claimed: ClaimedEvent[] = [];
   await Promise.all(
-    records.map(async (record) => {
-      let event;
-      try {
-        event = readStoredEvent(record.body);
-      } catch {
-        // Not an event Koerier stored: let redrive move it to the dead-letter queue.
-        deps.log?.('inbound record unreadable', { recordId: record.recordId });
-        failed.add(record.recordId);
-        return;
-      }
+    [...firsts.values()].map(async ({ record, event }) => {
       const claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
       if (claim.outcome === 'duplicate') {
         duplicates++;
@@ -130,6 +139,10 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       }
     }),
   );
+  for (const { recordId, firstId } of repeats) {
+    if (failed.has(firstId)) failed.add(recordId);
+    else duplicates++;
+  }
   return { failedRecordIds: [...failed], routed, duplicates, deliveries: queued };
 }
 

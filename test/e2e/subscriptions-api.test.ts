@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { logger } from '../../functions/handlers/shared/logger.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+
+/** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
+const behaviours: Record<string, (res: ServerResponse, origin: string) => void> = {
+  '/consents': (res, origin) => res.writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/refuses': (res) => res.writeHead(403).end(),
+  '/no-handshake': (res) => res.writeHead(405, { allow: 'POST' }).end(),
+  // Withholds the consent headers and approves later through the callback (spec section 4.2).
+  '/approves-later': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
+  '/ignores': () => undefined,
+};
+
+const TYPE = 'nl.edu.leerling.ingeschreven.v1';
+const VALIDATION_WINDOW_SECONDS = 4;
+const SECRETS = ['static-bearer-token-s3cr3t', 'oauth-client-secret-s3cr3t'];
+
+let koerier: TestHost;
+let target: Server;
+let targetUrl: string;
+const received: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
+/** Every response body and header this file sees, and every log line: none may hold a secret. */
+const seen: string[] = [];
+const logLines: string[] = [];
+let restoreLogger: () => void;
+const tokens: Record<string, string> = {};
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+async function call(client: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const withKey: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': randomUUID() };
+  const response = await fetch(`${koerier.url}${path}`, {
+    method,
+    headers: {
+      ...withKey,
+      ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+      ...(client ? { authorization: `Bearer ${tokens[client] ??= await koerier.host.issueToken(client, ['subscriptions:manage'])}` } : {}),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  seen.push(text, JSON.stringify([...response.headers]));
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+const subscribe = (client: string, body: Record<string, unknown>) => call(client, 'POST', '/subscriptions', { types: [TYPE], ...body });
+const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
+
+beforeAll(async () => {
+  target = createServer((req, res) => {
+    received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    const behaviour = behaviours[req.url ?? ''];
+    if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''));
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  restoreLogger = logger.captureTo((line) => logLines.push(line));
+  koerier = await startTestHost({
+    [settingEnv.entitlements]: JSON.stringify({
+      'school-a': [{ typePrefix: 'nl.edu.' }],
+      'school-b': [{ typePrefix: 'nl.edu.' }],
+      'rooster-only': [{ typePrefix: 'nl.edu.rooster.', source: 'urn:nld:oin:1:systeem:rooster' }],
+      'admin-client': [{ typePrefix: '' }],
+    }),
+    [settingEnv.validationAgreedClients]: 'school-b',
+    [settingEnv.validationTimeoutSeconds]: '1',
+    [settingEnv.validationWindowSeconds]: String(VALIDATION_WINDOW_SECONDS),
+    [settingEnv.webhookRequestRate]: '60',
+  });
+});
+afterAll(async () => {
+  restoreLogger?.();
+  await koerier?.stop();
+  target?.closeAllConnections();
+  await new Promise((resolve) => target?.close(resolve));
+});
+
+describe('subscriptions API lifecycle', () => {
+  it('EDU-13, EDU-14, EDU-IDEM-3, EDU-IDEM-14: create, replay, read, list, change, delete', async () => {
+    const request = { sink: `${targetUrl}/consents`, types: [TYPE], filters: [{ exact: { subject: 'leerling/42' } }] };
+    const key = randomUUID();
+    const created = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    expect(created.headers.get('location')).toBe(`/subscriptions/${id}`);
+    expect(created.body).toMatchObject({ owner: 'school-a', sink: request.sink, types: [TYPE], filters: request.filters, status: 'active', contentmode: 'structured', delivery: 'push' });
+
+    const replay = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(created.body);
+    expect((await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': '' })).status).toBe(400);
+
+    const read = await call('school-a', 'GET', `/subscriptions/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    const list = await call('school-a', 'GET', '/subscriptions');
+    expect((list.body['subscriptions'] as { id: string }[]).map((s) => s.id)).toContain(id);
+
+    const handshakes = optionsTo('/consents').length;
+    const etag = read.headers.get('etag')!;
+    const changed = await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.leerling.uitgeschreven.v1'], filters: null }, { 'if-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ types: ['nl.edu.leerling.uitgeschreven.v1'], status: 'active' });
+    expect(changed.body).not.toHaveProperty('filters');
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(optionsTo('/consents')).toHaveLength(handshakes); // same sink: no new handshake
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: [TYPE] }, { 'if-match': etag })).status).toBe(412);
+
+    const deleted = await call('school-a', 'DELETE', `/subscriptions/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ id, types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(404);
+    const after = await call('school-a', 'GET', '/subscriptions');
+    expect((after.body['subscriptions'] as { id: string }[]).map((s) => s.id)).not.toContain(id);
+  });
+
+  it('EDU-IDEM-5: DELETE without an Idempotency-Key is refused', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    expect((await call('school-a', 'DELETE', `/subscriptions/${created.body['id']}`, undefined, { 'idempotency-key': '' })).status).toBe(400);
+    expect((await call('school-a', 'GET', `/subscriptions/${created.body['id']}`)).status).toBe(200);
+  });
+
+  it('EDU-14: an invalid subscription is refused with every error named; an unknown filter dialect is one', async () => {
+    const refused = await call('school-a', 'POST', '/subscriptions', { sink: 'ftp://x', types: [TYPE], filters: [{ sql: "subject = 'x'" }, { exact: { subject: '' } }] });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual(['sink', 'filters[0]', 'filters[1].exact.subject']);
+  });
+
+  it('EDU-14: the list is paginated and follows `next` to the end', async () => {
+    for (let i = 0; i < 3; i++) await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' });
+    const ids: string[] = [];
+    let path: string | undefined = '/subscriptions?limit=2';
+    while (path) {
+      const page: Answer = await call('school-b', 'GET', path);
+      expect(page.status).toBe(200);
+      const items = page.body['subscriptions'] as { id: string }[];
+      expect(items.length).toBeLessThanOrEqual(2);
+      ids.push(...items.map((s) => s.id));
+      path = page.body['next'] as string | undefined;
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('entitlement and isolation', () => {
+  it('EDU-7: a subscription outside the client\'s entitlement is refused with 403; within it, accepted', async () => {
+    const outside = await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'] });
+    expect(outside.status).toBe(403);
+    expect(outside.body).toMatchObject({ type: expect.stringContaining('subscription-not-entitled') });
+    expect((await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: [TYPE], source: 'urn:nld:oin:1:systeem:rooster' })).status).toBe(403);
+    expect((await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'], source: 'urn:nld:oin:1:systeem:rooster' })).status).toBe(201);
+    expect((await subscribe('no-grants-at-all', { sink: `${targetUrl}/consents` })).status).toBe(403);
+  });
+
+  it('EDU-7: a PATCH that would leave the entitlement is refused, and the subscription is unchanged', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const widened = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { types: null });
+    expect(widened.status).toBe(403);
+    expect((await call('school-a', 'GET', `/subscriptions/${created.body['id']}`)).body['types']).toEqual([TYPE]);
+  });
+
+  it('EDU-7: another client\'s subscription answers 404 to GET, PATCH and DELETE, and is not in its list', async () => {
+    const mine = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const id = mine.body['id'] as string;
+    expect((await call('school-b', 'GET', `/subscriptions/${id}`)).status).toBe(404);
+    expect((await call('school-b', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).status).toBe(404);
+    expect((await call('school-b', 'DELETE', `/subscriptions/${id}`)).status).toBe(404);
+    const theirs = await call('school-b', 'GET', '/subscriptions?limit=100');
+    expect((theirs.body['subscriptions'] as { id: string }[]).map((s) => s.id)).not.toContain(id);
+    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ status: 200, body: { types: [TYPE] } });
+    // A token without the scope gets nothing at all.
+    const publisherToken = await koerier.host.issueToken('school-a', ['events:publish']);
+    const unscoped = await fetch(`${koerier.url}/subscriptions/${id}`, { headers: { authorization: `Bearer ${publisherToken}` } });
+    expect(unscoped.status).toBe(403);
+  });
+
+  it('WH-5: only clients the configuration names may declare consent agreed out of band; then no validation request is sent', async () => {
+    expect((await subscribe('school-a', { sink: `${targetUrl}/consents`, validation: 'agreed' })).status).toBe(403);
+    const before = optionsTo('/no-handshake').length;
+    const agreed = await subscribe('school-b', { sink: `${targetUrl}/no-handshake`, validation: 'agreed', contentmode: 'batch', batchsupported: true });
+    expect(agreed.status).toBe(201);
+    expect(agreed.body).toMatchObject({ status: 'active', validation: 'agreed', contentmode: 'batch', batchsupported: true });
+    expect(optionsTo('/no-handshake')).toHaveLength(before);
+  });
+});
+
+describe('webhook validation handshake against real targets', () => {
+  it('WH-4, WH-6: a target that consents makes the subscription active at the rate it allowed', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    expect(created.body).toMatchObject({ status: 'active', allowedrate: 120 });
+    const request = optionsTo('/consents').at(-1)!;
+    expect(request.headers['webhook-request-origin']).toBe('koerier.local');
+    expect(request.headers['webhook-request-rate']).toBe('60');
+    expect(request.headers['webhook-request-callback']).toMatch(new RegExp(`^${koerier.url}/subscriptions/${created.body['id']}/validation\\?token=`));
+  });
+
+  it('WH-4: a target that refuses leaves the subscription rejected, saying why', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('HTTP 403') });
+  });
+
+  it('WH-5: a target answering 405 does not support the handshake: rejected, and it gets nothing', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/no-handshake` });
+    expect(created.body).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('does not support the validation handshake (HTTP 405)') });
+  });
+
+  it('WH-4: a target that approves later through the callback (GET or POST) makes the subscription active', async () => {
+    for (const method of ['GET', 'POST']) {
+      const created = await subscribe('school-a', { sink: `${targetUrl}/approves-later` });
+      const id = created.body['id'] as string;
+      expect(created.body).toMatchObject({ status: 'pending', validationexpiresat: expect.any(String) });
+      const callback = String(optionsTo('/approves-later').at(-1)!.headers['webhook-request-callback']);
+      expect(callback).toContain(`/subscriptions/${id}/validation?token=`);
+
+      const forged = await fetch(callback.replace(/token=[^&]+/, 'token=guessed'), { method });
+      expect(forged.status).toBe(404);
+      expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['status']).toBe('pending');
+
+      const approved = await fetch(callback, { method, headers: { 'webhook-allowed-rate': '30' } });
+      seen.push(await approved.text());
+      expect(approved.status).toBe(200);
+      expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'active', allowedrate: 30 } });
+      expect((await fetch(callback, { method })).status).toBe(200);
+    }
+  });
+
+  it('WH-4, WH-5: a target that ignores the request stays pending until the approval window closes, then counts as rejected', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/ignores` });
+    const id = created.body['id'] as string;
+    expect(created.body).toMatchObject({ status: 'pending', statusreason: expect.stringContaining('timeout') });
+    const callback = String(optionsTo('/ignores').at(-1)!.headers['webhook-request-callback']);
+    await new Promise((resolve) => setTimeout(resolve, VALIDATION_WINDOW_SECONDS * 1000 + 200));
+    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'rejected', statusreason: expect.stringContaining('no consent before') } });
+    expect((await fetch(callback)).status).toBe(410);
+  });
+
+  it('WH-4: a rejected subscription pointed at a consenting sink is validated again and becomes active', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
+    const changed = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: `${targetUrl}/consents` });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents` });
+  });
+});
+
+describe('sink credentials', () => {
+  it('EDU-14: credentials are accepted but never returned by any answer nor written to any log line', async () => {
+    const bearer = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SECRETS[0] } });
+    expect(bearer.status).toBe(201);
+    expect(bearer.body['sinkcredential']).toEqual({ credentialtype: 'ACCESSTOKEN' });
+    const oauth = await subscribe('school-a', {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: SECRETS[1] },
+    });
+    expect(oauth.body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
+    const id = oauth.body['id'] as string;
+    await call('school-a', 'GET', `/subscriptions/${id}`);
+    await call('school-a', 'GET', '/subscriptions?limit=100');
+    // A PATCH without sinkcredential keeps it; one with null removes it.
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sinkcredential: null })).body).not.toHaveProperty('sinkcredential');
+    await call('school-a', 'DELETE', `/subscriptions/${bearer.body['id']}`);
+
+    const everything = [...seen, ...logLines, ...koerier.logs].join('\n');
+    expect(logLines.some((line) => line.includes('subscription created'))).toBe(true);
+    expect(seen.length).toBeGreaterThan(50);
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
+  });
+});

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
+import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
+import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
+import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
+import { routeInboundEvents } from '../../functions/core/routing/route-events.js';
+import type { SubscriptionDraft } from '../../functions/core/subscriptions/store.js';
+import { handler } from '../../functions/handlers/router.js';
+import { localName, resourceEnv } from '../../lib/resources.js';
+import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+let harness: HandlerHarness;
+let dynamodb: DynamoDBClient;
+let repository: SubscriptionRepository;
+let inbound: SqsEventQueue;
+let inboundUrl: string;
+
+/** Each test routes its own event type, so subscriptions of other tests never match. */
+function eventJson(type: string, overrides: Record<string, unknown> = {}): string {
+  // Spaces kept on purpose: the router must pass the stored text on byte for byte (CE-13).
+  return JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:systeem:lvs', type, subject: 'leerling/42', data: { naam: 'Jan' }, ...overrides }, null, 1);
+}
+
+async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string> {
+  const now = new Date().toISOString();
+  const stored = await repository.create({
+    id: randomUUID(),
+    owner: 'school-a',
+    sink: 'https://ontvanger.example/hook',
+    delivery: 'push',
+    contentMode: 'structured',
+    batchSupported: false,
+    validation: 'handshake',
+    status: 'active',
+    createdAt: now,
+    updatedAt: now,
+    ...overrides,
+  });
+  return stored.id;
+}
+
+/** Puts the events through the real inbound queue and hands what SQS gives back to the router. */
+async function route(bodies: readonly string[]): Promise<{ failures: string[]; messages: Message[] }> {
+  await inbound.send(bodies.map((body) => ({ body, attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() } })));
+  const messages: Message[] = [];
+  while (messages.length < bodies.length) {
+    const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+    messages.push(...(batch.Messages ?? []));
+  }
+  const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
+  const response = await handler(event);
+  return { failures: response.batchItemFailures.map((f) => f.itemIdentifier), messages };
+}
+
+async function deliveries(): Promise<DeliveryMessage[]> {
+  return (await harness.drain('deliveries')).map((m) => decodeDeliveryMessage(m.Body!));
+}
+
+beforeAll(async () => {
+  harness = await startHandlerHarness();
+  dynamodb = new DynamoDBClient({});
+  repository = new SubscriptionRepository(dynamodb, localName.table('subscriptions'), new RouteIndexRepository(dynamodb, localName.table('routes')));
+  inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
+  inbound = new SqsEventQueue(harness.sqs, inboundUrl);
+});
+afterAll(async () => {
+  dynamodb?.destroy();
+  await harness?.stop();
+});
+
+describe('router (SQS inbound → route index → SQS deliveries)', () => {
+  it('EDU-8, EDU-IDEM-9: one delivery per matching active subscription, each with its own UUIDv4 key, the event unchanged', async () => {
+    const type = 'nl.edu.router.one.v1';
+    const byType = await subscribe({ types: [type] });
+    const byPerson = await subscribe({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] });
+    await subscribe({ types: [type], filters: [{ exact: { subject: 'leerling/43' } }] });
+    await subscribe({ types: [type], status: 'pending' });
+    const json = eventJson(type);
+
+    const { failures } = await route([json]);
+    expect(failures).toEqual([]);
+    const queued = await deliveries();
+    expect(queued.map((d) => d.subscriptionId).sort()).toEqual([byType, byPerson].sort());
+    for (const delivery of queued) {
+      expect(delivery.deliveryId).toMatch(UUID_V4);
+      expect(delivery.events).toEqual([json]);
+    }
+    expect(new Set(queued.map((d) => d.deliveryId)).size).toBe(2);
+  });
+
+  it('CE-17, EDU-IDEM-15: an event with the same source and id is routed once, within a batch and across batches', async () => {
+    const type = 'nl.edu.router.duplicate.v1';
+    const subscription = await subscribe({ types: [type] });
+    const json = eventJson(type);
+    const sameIdOtherSource = eventJson(type, { id: JSON.parse(json).id, source: 'urn:nld:oin:2:systeem:lvs' });
+
+    const first = await route([json, json, sameIdOtherSource]);
+    expect(first.failures).toEqual([]);
+    const second = await route([json]);
+    expect(second.failures).toEqual([]);
+
+    const queued = await deliveries();
+    expect(queued).toHaveLength(2);
+    expect(queued.every((d) => d.subscriptionId === subscription)).toBe(true);
+    expect(queued.map((d) => JSON.parse(d.events[0]!).source).sort()).toEqual(['urn:nld:oin:1:systeem:lvs', 'urn:nld:oin:2:systeem:lvs']);
+  });
+
+  it('EDU-11, JSON-3: events of one batch go together to a target that takes batches, and one by one to a target that did not declare it', async () => {
+    const type = 'nl.edu.router.batch.v1';
+    const batching = await subscribe({ types: [type], contentMode: 'batch', batchSupported: true });
+    const notDeclared = await subscribe({ types: [type], contentMode: 'batch', batchSupported: false });
+    const jsons = [eventJson(type), eventJson(type), eventJson(type)];
+
+    expect((await route(jsons)).failures).toEqual([]);
+    const queued = await deliveries();
+    const toBatching = queued.filter((d) => d.subscriptionId === batching);
+    expect(toBatching).toHaveLength(1);
+    expect([...toBatching[0]!.events].sort()).toEqual([...jsons].sort());
+    const toOther = queued.filter((d) => d.subscriptionId === notDeclared);
+    expect(toOther).toHaveLength(3);
+    expect(toOther.every((d) => d.events.length === 1)).toBe(true);
+  });
+
+  it('an unreadable inbound record fails alone; the others are routed', async () => {
+    const type = 'nl.edu.router.poison.v1';
+    await subscribe({ types: [type] });
+    const { failures, messages } = await route(['not json', eventJson(type)]);
+    expect(failures).toEqual([messages.find((m) => m.Body === 'not json')!.MessageId]);
+    expect(await deliveries()).toHaveLength(1);
+  });
+
+  it('EDU-IDEM-15, EDU-IDEM-9: when queueing the deliveries fails, the event is not marked routed; the retry routes it with the same delivery keys', async () => {
+    const type = 'nl.edu.router.retry.v1';
+    await subscribe({ types: [type] });
+    await subscribe({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] });
+    const json = eventJson(type);
+    const deliveriesQueue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const attempted: string[] = [];
+    let failNext = true;
+    const deps = {
+      matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
+      ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
+      sendDeliveries: async (bodies: readonly string[]) => {
+        attempted.push(...bodies);
+        if (failNext) {
+          failNext = false;
+          throw new Error('SQS unavailable');
+        }
+        await deliveriesQueue.send(bodies.map((body) => ({ body })));
+      },
+      now: () => Date.now(),
+      lockMs: 10_000,
+      ttlSeconds: 3600,
+      maxMessageBytes: 200_000,
+    };
+    const record = { recordId: 'm-1', body: json };
+
+    const failed = await routeInboundEvents([record], deps);
+    expect(failed.failedRecordIds).toEqual(['m-1']);
+    const retried = await routeInboundEvents([record], deps);
+    expect(retried).toMatchObject({ failedRecordIds: [], routed: 1, deliveries: 2 });
+    const again = await routeInboundEvents([record], deps);
+    expect(again).toMatchObject({ failedRecordIds: [], routed: 0, duplicates: 1, deliveries: 0 });
+
+    const queued = await deliveries();
+    expect(queued).toHaveLength(2);
+    const firstAttemptKeys = attempted.slice(0, 2).map((body) => decodeDeliveryMessage(body).deliveryId).sort();
+    expect(queued.map((d) => d.deliveryId).sort()).toEqual(firstAttemptKeys);
+  });
+
+  it('CE-17: a second router attempt while the first still holds the event is told to come back later, not dropped', async () => {
+    const ledger = new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency'));
+    const identity = { source: 'urn:test', id: randomUUID() };
+    const options = { now: Date.now(), lockMs: 10_000, ttlSeconds: 3600 };
+    const first = await ledger.claim(identity, options);
+    expect(first.outcome).toBe('claimed');
+    expect(await ledger.claim(identity, options)).toEqual({ outcome: 'busy' });
+    // After the lock, a later attempt takes over with the same routing id.
+    const takeover = await ledger.claim(identity, { ...options, now: options.now + 20_000 });
+    expect(takeover).toMatchObject({ outcome: 'claimed', routingId: first.outcome === 'claimed' ? first.routingId : '' });
+  });
+});

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
+import { functions } from '../../../lib/resources.js';
+
+const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
+
+describe('subscriptions in the API description', () => {
+  it('EDU-14: every route of the subscriptions function is described', () => {
+    const paths = document.paths as Record<string, Record<string, unknown>>;
+    for (const route of functions.subscriptions.routes) {
+      expect(paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+
+  it('EDU-IDEM-3, EDU-IDEM-5: POST, PATCH and DELETE require an Idempotency-Key; the callback needs no token', () => {
+    const paths = document.paths as unknown as Record<string, Record<string, { parameters?: { name: string; required?: boolean }[]; security?: unknown[] }>>;
+    for (const [path, method] of [['/subscriptions', 'post'], ['/subscriptions/{id}', 'patch'], ['/subscriptions/{id}', 'delete']] as const) {
+      expect(paths[path]![method]!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: true }));
+    }
+    expect(paths['/subscriptions/{id}/validation']!['get']!.security).toEqual([]);
+  });
+
+  it('every schema reference resolves', () => {
+    const schemas = document.components.schemas as Record<string, unknown>;
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) expect(schemas[ref], ref).toBeDefined();
+  });
+});

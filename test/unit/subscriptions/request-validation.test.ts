@@ -1,0 +1,97 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/request-validation.js';
+import { validationTransport } from '../../../functions/handlers/subscriptions.js';
+import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
+
+/** A real HTTP target; each path answers the OPTIONS request its own way. */
+const behaviours: Record<string, (res: ServerResponse) => void> = {
+  '/consents': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'koerier.test', 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/consents-to-all': (res) => res.writeHead(204, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }).end(),
+  '/consents-silently-on-rate': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'KOERIER.TEST' }).end(),
+  '/takes-batches': (res) =>
+    res.writeHead(200, { 'webhook-allowed-origin': 'koerier.test', 'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json; charset=utf-8' }).end(),
+  '/other-origin': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'someone-else.example' }).end(),
+  '/refuses': (res) => res.writeHead(403).end(),
+  '/no-options': (res) => res.writeHead(405, { allow: 'POST' }).end(),
+  '/withholds': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
+  '/redirects': (res) => res.writeHead(302, { location: 'https://elsewhere.example/' }).end(),
+  '/broken': (res) => res.writeHead(503).end(),
+  '/ignores': () => undefined,
+};
+
+let server: Server;
+let base: string;
+const received: { path: string; method: string; headers: IncomingHttpHeaders }[] = [];
+const client = createSafeHttpClient({ allowLoopback: true, responseTimeoutMs: 300 });
+const send = validationTransport(client);
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    received.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers });
+    behaviours[req.url ?? '']?.(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await client.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const validate = (path: string, extra: { requestedRatePerMinute?: number } = {}): Promise<ValidationOutcome> =>
+  requestValidation({ sink: `${base}${path}`, origin: 'koerier.test', callbackUrl: 'https://koerier.test/subscriptions/1/validation?token=t', ...extra }, send);
+
+describe('webhook validation request (sending side)', () => {
+  it('WH-4: sends OPTIONS with WebHook-Request-Origin, -Callback and -Rate; a matching WebHook-Allowed-Origin is consent at the allowed rate', async () => {
+    const outcome = await validate('/consents', { requestedRatePerMinute: 60 });
+    expect(outcome).toMatchObject({ verdict: 'consented', allowedRatePerMinute: 120, batchSupported: false });
+    const request = received.find((r) => r.path === '/consents')!;
+    expect(request.method).toBe('OPTIONS');
+    expect(request.headers['webhook-request-origin']).toBe('koerier.test');
+    expect(request.headers['webhook-request-callback']).toBe('https://koerier.test/subscriptions/1/validation?token=t');
+    expect(request.headers['webhook-request-rate']).toBe('60');
+  });
+
+  it('WH-6: `*` as origin and as rate is consent without a rate limit; a missing rate holds the target to the rate asked for', async () => {
+    expect(await validate('/consents-to-all')).toEqual(expect.objectContaining({ verdict: 'consented' }));
+    expect(await validate('/consents-to-all')).not.toHaveProperty('allowedRatePerMinute');
+    expect(await validate('/consents-silently-on-rate', { requestedRatePerMinute: 30 })).toMatchObject({ verdict: 'consented', allowedRatePerMinute: 30 });
+  });
+
+  it('JSON-3: a target declares batch support with Accept-Post', async () => {
+    expect(await validate('/takes-batches')).toMatchObject({ verdict: 'consented', batchSupported: true });
+  });
+
+  it('WH-4: consent for another origin, a 403 and a redirect are refusals', async () => {
+    expect(await validate('/other-origin')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('someone-else.example') });
+    expect(await validate('/refuses')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('403') });
+    expect(await validate('/redirects')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('302') });
+  });
+
+  it('WH-5: a target answering 405 does not support the handshake: refused', async () => {
+    expect(await validate('/no-options')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('does not support the validation handshake') });
+  });
+
+  it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx or no answer at all leaves it undecided', async () => {
+    expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
+    expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
+    expect(await validate('/ignores')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('timeout') });
+  });
+
+  it('WH-1: outside the laptop host a loopback or plain-http sink is never called: refused for good', async () => {
+    const strict = createSafeHttpClient({ allowLoopback: false, responseTimeoutMs: 300 });
+    try {
+      const before = received.length;
+      expect(await requestValidation({ sink: `${base}/consents`, origin: 'koerier.test' }, validationTransport(strict))).toMatchObject({
+        verdict: 'refused',
+        reason: expect.stringContaining('may not call'),
+      });
+      expect(received.length).toBe(before);
+    } finally {
+      await strict.close();
+    }
+  });
+});
