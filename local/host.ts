@@ -23,8 +23,6 @@ import { startPoller, type Poller } from './event-source-poller.js';
 
 /** Audience of the development tokens, and what the handlers expect. */
 export const LOCAL_AUDIENCE = 'koerier';
-/** Webhook validation agreed out of band (WH-5); proposed for functions/config.ts `settingEnv`. */
-export const VALIDATION_AGREED_CLIENTS_ENV = 'KOERIER_VALIDATION_AGREED_CLIENTS';
 
 export interface KoerierHostOptions {
   /** 0 picks a free port. Default 3000. */
@@ -110,7 +108,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.allowLoopbackSinks]: 'true',
       [settingEnv.publicBaseUrl]: url,
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
-      [VALIDATION_AGREED_CLIENTS_ENV]: localConfig.validationAgreedClients.join(','),
+      [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
       ...options.settings,
     };
     const restoreEnvironment = applyEnvironment(environment);

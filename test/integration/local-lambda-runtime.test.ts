@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functions, keys } from '../../lib/resources.js';
 import { importHandler, invokeWithTimeout, lambdaContext, loadFunctions } from '../../local/lambda-runtime.js';
-import { ensureLocalKeyFiles, LOCAL_KEYS_DIR_ENV } from '../../local/local-keys.js';
+import { ensureLocalKeyFiles } from '../../local/local-keys.js';
+import { settingEnv } from '../../functions/config.js';
 
 describe('laptop Lambda runtime', () => {
   it('loads the handler module of every function in lib/resources.ts', async () => {
@@ -44,7 +45,7 @@ describe('laptop key files (no KMS emulator)', () => {
     const stateDir = await mkdtemp(join(tmpdir(), 'koerier-keys-'));
     try {
       const environment = await ensureLocalKeyFiles(stateDir);
-      expect(environment).toEqual({ [LOCAL_KEYS_DIR_ENV]: join(stateDir, 'keys') });
+      expect(environment).toEqual({ [settingEnv.localKeysDir]: join(stateDir, 'keys') });
       for (const name of Object.keys(keys)) {
         const path = join(stateDir, 'keys', `${name}.key`);
         const material = await readFile(path, 'utf8');
