@@ -83,18 +83,18 @@ export class DeliveryStateRepository implements DeliveryStateStore {
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
-        UpdateExpression: 'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil',
+        UpdateExpression: 'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil, failedProbes',
       }),
     );
   }
 
-  async recordTargetFailures(subscriptionId: string, count: number, now: number): Promise<TargetState> {
+  async recordTargetFailures(subscriptionId: string, count: number, now: number, probe: boolean): Promise<TargetState> {
     const result = await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
-        UpdateExpression: 'ADD consecutiveFailures :count SET lastFailureAt = :now, failingSince = if_not_exists(failingSince, :now) REMOVE probeUntil',
-        ExpressionAttributeValues: { ':count': num(count), ':now': num(now) },
+        UpdateExpression: `ADD consecutiveFailures :count${probe ? ', failedProbes :one' : ''} SET lastFailureAt = :now, failingSince = if_not_exists(failingSince, :now) REMOVE probeUntil`,
+        ExpressionAttributeValues: { ':count': num(count), ':now': num(now), ...(probe ? { ':one': num(1) } : {}) },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -127,7 +127,7 @@ export class DeliveryStateRepository implements DeliveryStateStore {
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
-        UpdateExpression: 'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil, throttleRate, throttleSince',
+        UpdateExpression: 'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil, failedProbes, throttleRate, throttleSince',
       }),
     );
   }
@@ -279,6 +279,7 @@ function targetOf(item: Item): TargetState {
     lastFailureAt: number('lastFailureAt'),
     failingSince: number('failingSince'),
     probeUntil: number('probeUntil'),
+    failedProbes: number('failedProbes'),
     throttle: throttleRate === undefined || throttleSince === undefined ? undefined : { ratePerMinute: throttleRate, since: throttleSince },
   };
   return {

@@ -81,8 +81,8 @@ export interface DeliveryStateStore {
   takeProbe(subscriptionId: string, now: number, until: number): Promise<boolean>;
   /** A success: the breaker closes, failure counters and the 429 throttle clear. */
   recordTargetSuccess(subscriptionId: string): Promise<void>;
-  /** `count` transient failures at `now`; returns the state after them. */
-  recordTargetFailures(subscriptionId: string, count: number, now: number): Promise<TargetState>;
+  /** `count` transient failures at `now` (`probe`: the half-open probe was one of them); returns the state after them. */
+  recordTargetFailures(subscriptionId: string, count: number, now: number, probe: boolean): Promise<TargetState>;
   /** A 429: no request before `pauseUntil`, and the reduced rate. */
   recordThrottle(subscriptionId: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }): Promise<void>;
   /** Forgets the target's failures (a resumed subscription starts with a clean slate). */

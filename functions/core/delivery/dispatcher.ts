@@ -54,7 +54,8 @@ export class CredentialUnavailableError extends Error {
 export interface DispatcherDependencies {
   readonly store: DeliveryStateStore;
   readonly subscriptions: {
-    get(id: string): Promise<Subscription | undefined>;
+    /** May answer from a short-lived cache unless `fresh`. */
+    get(id: string, options?: { fresh?: boolean }): Promise<Subscription | undefined>;
     updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<void>;
   };
   /**
@@ -81,6 +82,17 @@ interface Task {
   readonly messageId: string;
   readonly receiveCount: number;
   readonly message: DeliveryMessage;
+}
+
+interface Admission {
+  /** The target state the admission was decided on. */
+  readonly target: TargetState;
+  /** The one admitted delivery is the half-open breaker's probe. */
+  readonly probe: boolean;
+  /** In-memory wait before each admitted delivery (its rate slot). */
+  readonly waits: readonly number[];
+  /** Visibility delay of each delivery not admitted. */
+  readonly deferMs: readonly number[];
 }
 
 interface Attempted {
@@ -141,7 +153,10 @@ class SubscriptionDispatch {
   }
 
   async run(tasks: readonly Task[]): Promise<DeliveryDecision[]> {
-    const subscription = await this.deps.subscriptions.get(this.subscriptionId);
+    let subscription = await this.deps.subscriptions.get(this.subscriptionId);
+    // Holding deliveries back (or dropping them) must not rest on a cached status: a resume a
+    // moment ago would otherwise park the very deliveries it sent again.
+    if (subscription?.status !== 'active') subscription = await this.deps.subscriptions.get(this.subscriptionId, { fresh: true });
     if (!subscription) {
       for (const task of tasks) {
         this.deps.log('info', 'subscription no longer exists; delivery dropped', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId });
@@ -183,7 +198,7 @@ class SubscriptionDispatch {
     if (sending.length === 0) return this.decisions;
 
     const attempts = await this.attemptAll(subscription, sending, admission.waits);
-    await this.conclude(subscription, admission.target, attempts, new Map(sending.map((r) => [r.task.messageId, r.progress])));
+    await this.conclude(subscription, admission, attempts, new Map(sending.map((r) => [r.task.messageId, r.progress])));
     return this.decisions;
   }
 
@@ -191,7 +206,7 @@ class SubscriptionDispatch {
    * How many may go now — one in-memory wait each, for its rate slot — and how long the others
    * are put back: until the breaker's cool-down ends, the probe is over, or their rate slot.
    */
-  private async admit(subscription: Subscription, count: number): Promise<{ target: TargetState; waits: readonly number[]; deferMs: readonly number[] }> {
+  private async admit(subscription: Subscription, count: number): Promise<Admission> {
     const { policy } = this.deps;
     let target = await this.deps.store.getTarget(this.subscriptionId);
     let holdsProbe = false;
@@ -201,7 +216,7 @@ class SubscriptionDispatch {
       if (breaker.state === 'open') {
         // Spread the comeback over a tenth of the cool-down (at most half a minute).
         const spread = Math.min(30_000, (breaker.until - now) / 10);
-        return { target, waits: [], deferMs: Array.from({ length: count }, () => breaker.until - now + this.random() * spread) };
+        return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => breaker.until - now + this.random() * spread) };
       }
       let allowed = count;
       if (breaker.state === 'half-open') {
@@ -213,12 +228,12 @@ class SubscriptionDispatch {
       const probeWait = () => policy.probeLeaseMs + this.random() * 5000;
       const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, probeWait)];
       if (plan.nextSendAt === undefined || (await this.deps.store.reserveSendSlots(this.subscriptionId, target.nextSendAt, plan.nextSendAt))) {
-        return { target, waits: plan.admitted, deferMs };
+        return { target, probe: holdsProbe, waits: plan.admitted, deferMs };
       }
       // Another instance reserved meanwhile: plan again on what it wrote.
       target = await this.deps.store.getTarget(this.subscriptionId);
     }
-    return { target, waits: [], deferMs: Array.from({ length: count }, () => 1000 + this.random() * 2000) };
+    return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => 1000 + this.random() * 2000) };
   }
 
   private async attemptAll(subscription: Subscription, sending: readonly { task: Task; format: DeliveryFormat }[], waits: readonly number[]): Promise<Attempted[]> {
@@ -253,7 +268,7 @@ class SubscriptionDispatch {
     );
   }
 
-  private async conclude(subscription: Subscription, target: TargetState, attempts: readonly Attempted[], progressOf: ReadonlyMap<string, DeliveryProgress | undefined>): Promise<void> {
+  private async conclude(subscription: Subscription, admission: Admission, attempts: readonly Attempted[], progressOf: ReadonlyMap<string, DeliveryProgress | undefined>): Promise<void> {
     const { policy } = this.deps;
     let delivered = 0;
     let failed = 0;
@@ -324,14 +339,15 @@ class SubscriptionDispatch {
               { deliveryId: task.message.deliveryId, failedAttempts: attempt, lastAttempts: kept, ...(longWait ? { nextAttemptAt: next } : {}) },
               this.expiry(task.message.createdAt + policy.keyTtlSeconds * 1000),
             );
-            this.retryIn(task, next - now);
+            // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
+            this.retryIn(task, next - now, retryAfterMs === undefined ? Math.round : Math.ceil);
           }
           break;
         }
       }
     }
 
-    await this.updateTargetHealth(subscription, target, { delivered, failed, lastFailure, throttledUntil, retired });
+    await this.updateTargetHealth(subscription, admission, { delivered, failed, lastFailure, throttledUntil, retired });
     try {
       await this.deps.store.recordAttempts(this.records, this.expiry(this.now() + policy.historySeconds * 1000));
     } catch (error) {
@@ -342,7 +358,7 @@ class SubscriptionDispatch {
 
   private async updateTargetHealth(
     subscription: Subscription,
-    target: TargetState,
+    { target, probe }: Admission,
     outcome: { delivered: number; failed: number; lastFailure: string; throttledUntil: number | undefined; retired: boolean },
   ): Promise<void> {
     const { store, policy } = this.deps;
@@ -355,7 +371,7 @@ class SubscriptionDispatch {
       return;
     }
     if (outcome.failed === 0 || outcome.retired) return;
-    const after = await store.recordTargetFailures(this.subscriptionId, outcome.failed, now);
+    const after = await store.recordTargetFailures(this.subscriptionId, outcome.failed, now, probe);
     if (dueForSuspension(after, policy.suspendAfterSeconds, now)) {
       const since = new Date(after.failingSince!).toISOString();
       await this.deps.subscriptions.updateStatus(
@@ -406,8 +422,9 @@ class SubscriptionDispatch {
     this.decisions.push({ messageId: task.messageId, action: 'done' });
   }
 
-  private retryIn(task: Task, ms: number): void {
-    this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, Math.ceil(ms / 1000))) });
+  /** SQS delays are whole seconds: rounded up unless told otherwise, so a wait is never cut short. */
+  private retryIn(task: Task, ms: number, toSeconds: (seconds: number) => number = Math.ceil): void {
+    this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(ms / 1000))) });
   }
 
   /** DynamoDB TTL is epoch seconds. */

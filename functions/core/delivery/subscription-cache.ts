@@ -1,8 +1,8 @@
 /**
  * The delivery function reads a subscription for every batch; a few seconds of caching per
  * container saves most of those reads. The price: a change made elsewhere (retired, suspended,
- * resumed, new credential) takes effect here within `ttlMs`. Changes this container makes itself
- * take effect at once.
+ * new credential) takes effect here within `ttlMs`. Changes this container makes itself take
+ * effect at once, and the dispatcher reads through before it holds a delivery back for a status.
  */
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 
@@ -16,9 +16,10 @@ const MAX_ENTRIES = 10_000;
 export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, clock: () => number = Date.now) {
   const entries = new Map<string, { readonly at: number; readonly value: Promise<Subscription | undefined> }>();
   return {
-    get(id: string): Promise<Subscription | undefined> {
+    /** `fresh` reads through, for a decision that must not rest on a stale status. */
+    get(id: string, options: { fresh?: boolean } = {}): Promise<Subscription | undefined> {
       const cached = entries.get(id);
-      if (cached && clock() - cached.at < ttlMs) return cached.value;
+      if (!options.fresh && cached && clock() - cached.at < ttlMs) return cached.value;
       if (entries.size >= MAX_ENTRIES) entries.clear();
       const value = source.get(id);
       entries.set(id, { at: clock(), value });

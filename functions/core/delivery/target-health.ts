@@ -26,6 +26,8 @@ export interface TargetState {
   readonly failingSince?: number;
   /** Epoch ms until which one instance holds the half-open probe. */
   readonly probeUntil?: number;
+  /** Probes that failed since the breaker opened: each doubles the cool-down. */
+  readonly failedProbes?: number;
   /** Set by a 429: the reduced rate and when it was set. */
   readonly throttle?: { readonly ratePerMinute: number; readonly since: number };
 }
@@ -50,8 +52,7 @@ export type Breaker =
 
 export function breakerOf(target: TargetState, settings: BreakerSettings, now: number): Breaker {
   if (target.consecutiveFailures < settings.failureThreshold || target.lastFailureAt === undefined) return { state: 'closed' };
-  const failedProbes = target.consecutiveFailures - settings.failureThreshold;
-  const cooldown = Math.min(settings.cooldownSeconds * 1000 * 2 ** Math.min(failedProbes, 20), MAX_BREAKER_COOLDOWN_MS);
+  const cooldown = Math.min(settings.cooldownSeconds * 1000 * 2 ** Math.min(target.failedProbes ?? 0, 20), MAX_BREAKER_COOLDOWN_MS);
   const until = target.lastFailureAt + cooldown;
   return now < until ? { state: 'open', until } : { state: 'half-open' };
 }

@@ -24,10 +24,11 @@ describe('circuit breaker', () => {
     expect(breakerOf(target, breaker, 61_000)).toEqual({ state: 'half-open' });
   });
 
-  it('EDU-12: every failed probe doubles the cool-down, up to an hour', () => {
-    expect(breakerOf({ consecutiveFailures: 6, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 120_000 });
-    expect(breakerOf({ consecutiveFailures: 8, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 480_000 });
-    expect(breakerOf({ consecutiveFailures: 500, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: MAX_BREAKER_COOLDOWN_MS });
+  it('EDU-12: every failed probe doubles the cool-down, up to an hour; many failures at once do not', () => {
+    expect(breakerOf({ consecutiveFailures: 50, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 60_000 });
+    expect(breakerOf({ consecutiveFailures: 6, failedProbes: 1, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 120_000 });
+    expect(breakerOf({ consecutiveFailures: 8, failedProbes: 3, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 480_000 });
+    expect(breakerOf({ consecutiveFailures: 500, failedProbes: 30, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: MAX_BREAKER_COOLDOWN_MS });
   });
 });
 

@@ -1,0 +1,174 @@
+/**
+ * The delivery function as it runs on the laptop — its real handler behind the SQS event-source
+ * poller, against the emulators — with HTTPS receivers from a local certificate authority, and
+ * direct access to the subscriptions, the delivery state and the deliveries queue.
+ * One harness per test file: the handler reads its configuration once per process.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { sealSinkCredential, type SinkCredential } from '../../functions/core/credentials/sink-credential.js';
+import { DeliveryAdmin } from '../../functions/core/delivery/delivery-admin.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
+import type { AttemptRecord, DeadLetter } from '../../functions/core/delivery/delivery-records.js';
+import type { Subscription } from '../../functions/core/subscriptions/subscription.js';
+import { LocalCredentialCipher } from '../../functions/aws/credential-cipher.js';
+import { DeliveryStateRepository } from '../../functions/aws/delivery-state-repository.js';
+import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
+import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
+import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { settingEnv } from '../../functions/config.js';
+import { logger } from '../../functions/handlers/shared/logger.js';
+import { resourceEnv } from '../../lib/resources.js';
+import { startEmulators, type Emulators } from '../../local/emulators.js';
+import { startPoller, type Poller } from '../../local/event-source-poller.js';
+import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority, type ReceiverScript } from '../support/https-receiver.js';
+
+export interface DeliveryHarness {
+  readonly emulators: Emulators;
+  readonly authority: LocalCertificateAuthority;
+  readonly store: DeliveryStateRepository;
+  readonly subscriptions: SubscriptionRepository;
+  readonly admin: DeliveryAdmin;
+  /** Log lines of the handler and the poller. */
+  readonly logs: string[];
+  receiver(script?: ReceiverScript): Promise<HttpsReceiver>;
+  /** An active push subscription to `sink`, owned by `owner` (default `subscriber`). */
+  subscribe(sink: string, fields?: Partial<Subscription> & { sinkCredential?: SinkCredential }): Promise<Subscription>;
+  /** Queues a delivery of `events` (default: one fresh event) to the subscription, as the router would. */
+  deliver(subscriptionId: string, events?: readonly string[], fields?: Partial<DeliveryMessage>): Promise<DeliveryMessage>;
+  deadLetters(subscriptionId: string): Promise<readonly DeadLetter[]>;
+  /** Oldest first. */
+  attempts(subscriptionId: string): Promise<readonly AttemptRecord[]>;
+  /** Polls `check` until it returns something other than undefined. */
+  eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs?: number): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export function cloudEvent(id = randomUUID(), extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    specversion: '1.0',
+    id,
+    source: 'urn:nld:oin:00000001234567890000:systeem:test',
+    type: 'nl.example.delivery.tested.v1',
+    time: '2026-01-01T00:00:00Z',
+    datacontenttype: 'application/json',
+    ...extra,
+    data: { n: id },
+  });
+}
+
+export async function startDeliveryHarness(settings: Record<string, string> = {}): Promise<DeliveryHarness> {
+  const dir = await mkdtemp(join(tmpdir(), 'koerier-delivery-'));
+  const authority = createLocalCertificateAuthority();
+  const caFile = join(dir, 'ca.pem');
+  await writeFile(caFile, authority.certificatePem);
+  const key = randomBytes(32);
+  await writeFile(join(dir, 'credentials.key'), key.toString('base64'));
+
+  const emulators = await startEmulators();
+  Object.assign(process.env, emulators.awsEnvironment, emulators.resourceEnvironment, {
+    [settingEnv.issuer]: 'https://issuer.test',
+    [settingEnv.audience]: 'koerier',
+    [settingEnv.jwksUrl]: 'https://issuer.test/jwks.json',
+    [settingEnv.webhookOrigin]: 'koerier.test',
+    [settingEnv.allowLoopbackSinks]: 'true',
+    [settingEnv.outboundCaFile]: caFile,
+    [settingEnv.localKeysDir]: dir,
+    ...settings,
+  });
+  const logs: string[] = [];
+  const restoreLogger = logger.captureTo((line) => logs.push(line));
+
+  const dynamodb = new DynamoDBClient({});
+  const sqs = new SQSClient({});
+  const table = (name: 'deliveries' | 'subscriptions' | 'routes') => process.env[resourceEnv.table(name)]!;
+  const store = new DeliveryStateRepository(dynamodb, table('deliveries'));
+  const subscriptions = new SubscriptionRepository(dynamodb, table('subscriptions'), new RouteIndexRepository(dynamodb, table('routes')));
+  const queueUrl = process.env[resourceEnv.queueUrl('deliveries')]!;
+  const queue = new SqsEventQueue(sqs, queueUrl);
+  const cipher = new LocalCredentialCipher(key);
+  const admin = new DeliveryAdmin({
+    store,
+    subscriptions,
+    enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+    audit: () => undefined,
+  });
+
+  const { handler } = await import('../../functions/handlers/delivery.js');
+  const poller: Poller = await startPoller({
+    queueUrl,
+    handler: handler as never,
+    functionName: 'delivery',
+    batchSize: 10,
+    waitTimeSeconds: 1,
+    // Two concurrent receive loops: two function instances racing for the same targets.
+    concurrency: 2,
+    timeoutSeconds: 60,
+    client: sqs,
+    log: (line) => logs.push(line),
+  });
+  const receivers: HttpsReceiver[] = [];
+
+  return {
+    emulators,
+    authority,
+    store,
+    subscriptions,
+    admin,
+    logs,
+    async receiver(script) {
+      const receiver = await startHttpsReceiver({ authority, ...(script ? { script } : {}) });
+      receivers.push(receiver);
+      return receiver;
+    },
+    async subscribe(sink, { sinkCredential, ...fields } = {}) {
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      return subscriptions.create({
+        id,
+        owner: 'subscriber',
+        sink,
+        delivery: 'push',
+        contentMode: 'structured',
+        batchSupported: false,
+        validation: 'agreed',
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+        ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}),
+        ...fields,
+      });
+    },
+    async deliver(subscriptionId, events = [cloudEvent()], fields = {}) {
+      const message: DeliveryMessage = { version: 1, deliveryId: randomUUID(), subscriptionId, events, createdAt: Date.now(), ...fields };
+      await queue.send([{ body: encodeDeliveryMessage(message) }]);
+      return message;
+    },
+    async deadLetters(subscriptionId) {
+      return (await store.listDeadLetters(subscriptionId, { limit: 100 })).items;
+    },
+    async attempts(subscriptionId) {
+      return [...(await store.listAttempts(subscriptionId, { limit: 100 })).items].reverse();
+    },
+    async eventually(check, timeoutMs = 15_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await check();
+        if (value !== undefined) return value;
+        if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async stop() {
+      await poller.stop();
+      await Promise.all(receivers.map((receiver) => receiver.close()));
+      restoreLogger();
+      await emulators.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

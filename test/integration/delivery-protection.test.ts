@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { scripts } from '../support/https-receiver.js';
+import { startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+
+let koerier: DeliveryHarness;
+beforeAll(async () => {
+  koerier = await startDeliveryHarness({
+    [settingEnv.deliveryRetryInitialSeconds]: '1',
+    [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
+    [settingEnv.deliveryRetryWindowSeconds]: '60',
+    [settingEnv.deliveryBreakerFailures]: '3',
+    [settingEnv.deliveryBreakerCooldownSeconds]: '2',
+    [settingEnv.deliveryConnectTimeoutMs]: '500',
+    [settingEnv.deliveryResponseTimeoutMs]: '1000',
+  });
+});
+afterAll(async () => {
+  await koerier?.stop();
+});
+
+const gaps = (times: readonly number[]) => times.slice(1).map((time, i) => time - times[i]!);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.concurrent('protecting the targets', () => {
+  it('WH-6, EDU-10: deliveries keep to the rate the target allowed, across concurrent function instances', async () => {
+    const receiver = await koerier.receiver();
+    const subscription = await koerier.subscribe(receiver.url, { allowedRatePerMinute: 120 });
+    for (let i = 0; i < 7; i++) await koerier.deliver(subscription.id);
+    const requests = await receiver.waitForRequests(7, { timeoutMs: 20_000 });
+    const times = requests.map((r) => r.receivedAt);
+    // 120 per minute: 500 ms apart (less a little arrival jitter), so 7 requests span at least 3 s.
+    for (const gap of gaps(times)) expect(gap).toBeGreaterThanOrEqual(450);
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(2_900);
+  });
+
+  it('EDU-12: a target that keeps failing trips the breaker: one probe per (growing) cool-down instead of the retry schedule; a successful probe closes it', async () => {
+    const receiver = await koerier.receiver(scripts.always({ respond: 503 }));
+    const subscription = await koerier.subscribe(receiver.url);
+    await koerier.deliver(subscription.id);
+    // Retries come every ~1 s (the schedule's cap); after 3 failures the breaker opens for 2 s,
+    // and after the failed probe for 4 s.
+    const failing = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
+    expect(gaps(failing.map((r) => r.receivedAt))[2]).toBeGreaterThanOrEqual(1_900);
+
+    // While it is open, new deliveries wait too: nothing reaches the target before the next probe.
+    const openSince = Date.now();
+    for (let i = 0; i < 3; i++) await koerier.deliver(subscription.id);
+    receiver.setScript(scripts.always({ respond: 204 }));
+    await sleep(2_500);
+    expect(receiver.requests).toHaveLength(4);
+
+    const all = await receiver.waitForRequests(8, { timeoutMs: 20_000 });
+    const probe = all[4]!;
+    expect(probe.receivedAt - failing[3]!.receivedAt).toBeGreaterThanOrEqual(3_900);
+    expect(probe.receivedAt).toBeGreaterThan(openSince);
+    const target = await koerier.eventually(async () => {
+      const state = await koerier.store.getTarget(subscription.id);
+      return state.consecutiveFailures === 0 ? state : undefined;
+    });
+    expect(target.failingSince).toBeUndefined();
+    expect(target.failedProbes).toBeUndefined();
+  });
+});
