@@ -81,7 +81,14 @@ export const queues = {
   /** Accepted events, written before the 202 goes out. */
   inbound: { visibilityTimeoutSeconds: 60, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
   /** One message per (event, subscription); retries move its visibility forward. */
-  deliveries: { visibilityTimeoutSeconds: 60, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 200 },
+  /**
+   * One message per (event or batch, subscription). A retry's backoff is its message's visibility
+   * timeout, and rate or circuit-breaker waits put it back too, so one delivery is received many
+   * times: up to 1000 (SQS's maximum) before the redrive policy takes it. The delivery function
+   * dead-letters a delivery itself on its last receive, so only what crashes the function reaches
+   * the DLQ. Visibility: six times the delivery function's timeout, as AWS advises for SQS triggers.
+   */
+  deliveries: { visibilityTimeoutSeconds: 180, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 1000 },
 } as const satisfies Record<string, QueueSpec>;
 
 export const buckets = {
@@ -136,6 +143,33 @@ export const functions = {
     queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
     tables: { routes: 'read', idempotency: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
+  },
+  delivery: {
+    entry: 'functions/handlers/delivery.ts',
+    memoryMb: 512,
+    // A batch's attempts run side by side: connect (5 s) + response (10 s) + a token fetch (5 s) + rate waits (2 s).
+    timeoutSeconds: 30,
+    queueTrigger: { queue: 'deliveries', batchSize: 10, maxBatchingWindowSeconds: 0 },
+    // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite' },
+    // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
+    queues: { deliveries: 'send+consume' },
+    keys: { credentials: 'decrypt' },
+  },
+  deliveryAdmin: {
+    entry: 'functions/handlers/delivery-admin.ts',
+    memoryMb: 256,
+    timeoutSeconds: 30,
+    routes: [
+      { method: 'GET', path: '/subscriptions/{id}/deliveries' },
+      { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
+      { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
+      { method: 'POST', path: '/subscriptions/{id}/resume' },
+      { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
+    ],
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    queues: { deliveries: 'send' },
+    deadLetterQueues: { deliveries: 'consume' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',
