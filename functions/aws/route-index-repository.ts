@@ -83,15 +83,23 @@ export class RouteIndexRepository implements RouteIndexReader {
   }
 
   /** Writes (or rewrites) the subscription's entries; registers their shapes first. */
-  async putEntries(subscription: IndexedSubscription, entries: readonly RouteEntry[]): Promise<void> {
-    for (const shape of new Set(entries.map((entry) => entry.shape))) await this.registerShape(shape);
-    const attributes: Item = {
-      [SORT_KEY]: { S: subscription.id },
-      match: { S: JSON.stringify(subscription.match) },
-      contentMode: { S: subscription.contentMode },
-      batchSupported: { BOOL: subscription.batchSupported },
-    };
-    await this.batchWrite(entries.map((entry) => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } })));
+  putEntries(subscription: IndexedSubscription, entries: readonly RouteEntry[]): Promise<void> {
+    return this.putEntriesOfMany([{ subscription, entries }]);
+  }
+
+  /** `putEntries` for many subscriptions at once, 25 items per request (bulk loads). */
+  async putEntriesOfMany(list: readonly { subscription: IndexedSubscription; entries: readonly RouteEntry[] }[]): Promise<void> {
+    for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape)))) await this.registerShape(shape);
+    const requests = list.flatMap(({ subscription, entries }) => {
+      const attributes: Item = {
+        [SORT_KEY]: { S: subscription.id },
+        match: { S: JSON.stringify(subscription.match) },
+        contentMode: { S: subscription.contentMode },
+        batchSupported: { BOOL: subscription.batchSupported },
+      };
+      return entries.map((entry): WriteRequest => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } }));
+    });
+    await this.batchWrite(requests);
   }
 
   async removeEntries(subscriptionId: string, routeKeys: readonly string[]): Promise<void> {
