@@ -23,7 +23,7 @@ const SECRETS = ['static-bearer-token-s3cr3t', 'oauth-client-secret-s3cr3t'];
 let koerier: TestHost;
 let target: Server;
 let targetUrl: string;
-const received: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
+const received: { method: string; path: string; headers: IncomingHttpHeaders; body: string }[] = [];
 /** Every response body and header this file sees, and every log line: none may hold a secret. */
 const seen: string[] = [];
 const logLines: string[] = [];
@@ -57,11 +57,14 @@ const subscribe = (client: string, body: Record<string, unknown>) => call(client
 const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
 
 beforeAll(async () => {
-  target = createServer((req, res) => {
-    received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
-    const behaviour = behaviours[req.url ?? ''];
+  target = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+    const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
     if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''));
-    res.writeHead(404).end();
+    // Deliveries are welcome everywhere.
+    res.writeHead(req.method === 'POST' ? 204 : 404).end();
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
@@ -254,6 +257,36 @@ describe('webhook validation handshake against real targets', () => {
     const changed = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: `${targetUrl}/consents` });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents` });
+  });
+});
+
+describe('from publisher to subscriber', () => {
+  it('EDU-8, CE-17, EDU-IDEM-15: a published event reaches exactly the matching subscription, once, even when published twice', async () => {
+    const type = 'nl.edu.leerling.verhuisd.v1';
+    const mine = await subscribe('school-a', { sink: `${targetUrl}/consents?person=7`, types: [type], filters: [{ exact: { subject: 'leerling/7' } }] });
+    const other = await subscribe('school-a', { sink: `${targetUrl}/consents?person=8`, types: [type], filters: [{ exact: { subject: 'leerling/8' } }] });
+    expect([mine.body['status'], other.body['status']]).toEqual(['active', 'active']);
+
+    const event = { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001000000000001:systeem:lvs', type, subject: 'leerling/7', data: { adres: 'nieuw' } };
+    const publisher = await koerier.token('dev-publisher', ['events:publish']);
+    for (let i = 0; i < 2; i++) {
+      const published = await fetch(`${koerier.url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(event),
+      });
+      expect(published.status).toBe(202);
+    }
+
+    const deliveredTo = (person: string) => received.filter((r) => r.method === 'POST' && r.path === `/consents?person=${person}`);
+    for (let waited = 0; deliveredTo('7').length === 0 && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    // Give a duplicate delivery time to show up, were there one.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const deliveries = deliveredTo('7');
+    expect(deliveries).toHaveLength(1);
+    expect(JSON.parse(deliveries[0]!.body)).toEqual(event);
+    expect(deliveries[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deliveredTo('8')).toHaveLength(0);
   });
 });
 
