@@ -1,0 +1,204 @@
+/**
+ * Push delivery end to end on the laptop host: events published over HTTP at POST /events,
+ * routed, and delivered over HTTPS (a local certificate authority) to receivers scripted to fail
+ * in every way the webhook spec names; subscriptions, dead letters, redrive and attempt history
+ * through the HTTP API.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HTTP } from 'cloudevents';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type ReceiverScript, type RecordedRequest } from '../support/https-receiver.js';
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const authority = createLocalCertificateAuthority();
+let koerier: TestHost;
+let dir: string;
+let publisher: string;
+let subscriber: string;
+const receivers: HttpsReceiver[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'koerier-push-'));
+  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+  koerier = await startTestHost({
+    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+    [settingEnv.validationAgreedClients]: 'dev-subscriber',
+    [settingEnv.deliveryRetryInitialSeconds]: '1',
+    [settingEnv.deliveryRetryMaxDelaySeconds]: '2',
+    [settingEnv.deliveryRetryWindowSeconds]: '30',
+    [settingEnv.deliveryConnectTimeoutMs]: '500',
+    [settingEnv.deliveryResponseTimeoutMs]: '1000',
+  });
+  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await koerier?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${koerier.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A receiver and a push subscription to it for events of a type of its own. */
+async function pushTarget(script: ReceiverScript): Promise<{ receiver: HttpsReceiver; type: string; id: string }> {
+  const receiver = await startHttpsReceiver({ authority, script });
+  receivers.push(receiver);
+  const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
+  const created = await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed' });
+  expect(created.status).toBe(201);
+  expect(created.body['status']).toBe('active');
+  return { receiver, type, id: created.body['id'] as string };
+}
+
+async function publish(type: string): Promise<string> {
+  const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:e2e', type, data: { hello: 'world' } });
+  const response = await fetch(`${koerier.url}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    body: event,
+  });
+  expect(response.status).toBe(202);
+  return event;
+}
+
+/** Every request a receiver got is a CloudEvent the official SDK reads, and it is the one published. */
+function expectDeliveriesOf(event: string, requests: readonly RecordedRequest[]): void {
+  const key = requests[0]!.headers['idempotency-key'];
+  expect(key).toMatch(UUID_V4);
+  for (const request of requests) {
+    expect(request.headers['idempotency-key']).toBe(key);
+    expect(request.headers['webhook-request-origin']).toBe('koerier.local');
+    expect(request.body).toBe(event);
+    expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({ id: JSON.parse(event).id, data: { hello: 'world' } });
+  }
+}
+
+const gaps = (requests: readonly RecordedRequest[]) => requests.slice(1).map((r, i) => r.receivedAt - requests[i]!.receivedAt);
+
+describe.concurrent('push delivery on the laptop host', () => {
+  it('WH-1, WH-2, EDU-IDEM-9: 500 three times, then 204: four attempts on the schedule, one key, the history through the API', async () => {
+    const { receiver, type, id } = await pushTarget(scripts.failThenSucceed(3, 500));
+    const event = await publish(type);
+    const requests = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
+    expectDeliveriesOf(event, requests);
+    gaps(requests).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual([800, 1600, 1600][i]!));
+    const history = await koerierEventually(async () => {
+      const list = await api('GET', `/subscriptions/${id}/deliveries`);
+      return (list.body['attempts'] as unknown[]).length === 4 ? list : undefined;
+    });
+    expect((history.body['attempts'] as { attempt: number; status: number; outcome: string }[]).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+      [4, 204, 'delivered'],
+      [3, 500, 'retrying'],
+      [2, 500, 'retrying'],
+      [1, 500, 'retrying'],
+    ]);
+  });
+
+  it('WH-2: 429 with Retry-After: the next attempt waits at least that long', async () => {
+    const { receiver, type } = await pushTarget(scripts.sequence([{ respond: 429, headers: { 'retry-after': '2' } }]));
+    const event = await publish(type);
+    const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
+    expectDeliveriesOf(event, requests);
+    expect(gaps(requests)[0]).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('WH-2: 410 retires the subscription, visibly; later events no longer go to it', async () => {
+    const { receiver, type, id } = await pushTarget(scripts.always({ respond: 410 }));
+    await publish(type);
+    await receiver.waitForRequests(1);
+    const retired = await koerierEventually(async () => {
+      const current = await api('GET', `/subscriptions/${id}`);
+      return current.body['status'] === 'retired' ? current : undefined;
+    });
+    expect(retired.body['statusreason']).toMatch(/410/);
+    expect((await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters']).toEqual([expect.objectContaining({ reason: 'gone', attempts: 1 })]);
+
+    // A witness subscribed to the same type: once it has the next event, the router is done with it.
+    const witness = await startHttpsReceiver({ authority });
+    receivers.push(witness);
+    expect((await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed' })).status).toBe(201);
+    const later = await publish(type);
+    const [seen] = await witness.waitForRequests(1);
+    expect(seen!.body).toBe(later);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('WH-2, EDU-18: 415 is dead-lettered at once; the subscriber lists it and redrives it, and it arrives under a new key', async () => {
+    const { receiver, type, id } = await pushTarget(scripts.always({ respond: 415 }));
+    const event = await publish(type);
+    const [refused] = await receiver.waitForRequests(1);
+    const listed = await koerierEventually(async () => {
+      const list = await api('GET', `/subscriptions/${id}/dead-letters`);
+      return (list.body['deadLetters'] as unknown[]).length > 0 ? list : undefined;
+    });
+    const [deadLetter] = listed.body['deadLetters'] as { deliveryId: string; reason: string; attempts: number; events: { id: string }[] }[];
+    expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, events: [{ id: JSON.parse(event).id }] });
+    expect(deadLetter!.deliveryId).toBe(refused!.headers['idempotency-key']);
+
+    receiver.setScript(scripts.always({ respond: 202 }));
+    const redrive = await api('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true });
+    expect(redrive.status).toBe(202);
+    const [, again] = await receiver.waitForRequests(2);
+    expect(again!.body).toBe(event);
+    expect(again!.headers['idempotency-key']).toMatch(UUID_V4);
+    expect(again!.headers['idempotency-key']).not.toBe(deadLetter!.deliveryId);
+    expect((await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters']).toEqual([]);
+  });
+
+  it('WH-2: a target that hangs past the timeout is tried again', async () => {
+    const { receiver, type } = await pushTarget(scripts.sequence([{ hang: true }]));
+    const event = await publish(type);
+    const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
+    expectDeliveriesOf(event, requests);
+    expect(gaps(requests)[0]).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('WH-2: a reset connection is tried again', async () => {
+    const { receiver, type } = await pushTarget(scripts.sequence([{ reset: true }]));
+    const event = await publish(type);
+    expectDeliveriesOf(event, await receiver.waitForRequests(2, { timeoutMs: 15_000 }));
+  });
+
+  it('WH-2: a slow target within the timeout gets the event once', async () => {
+    const { receiver, type, id } = await pushTarget(scripts.always({ respond: 204, delayMs: 400 }));
+    const event = await publish(type);
+    expectDeliveriesOf(event, await receiver.waitForRequests(1));
+    const history = await koerierEventually(async () => {
+      const list = await api('GET', `/subscriptions/${id}/deliveries`);
+      return (list.body['attempts'] as unknown[]).length > 0 ? list : undefined;
+    });
+    expect(history.body['attempts']).toEqual([expect.objectContaining({ attempt: 1, status: 204, outcome: 'delivered', latencyMs: expect.any(Number) })]);
+    expect((history.body['attempts'] as { latencyMs: number }[])[0]!.latencyMs).toBeGreaterThanOrEqual(400);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+async function koerierEventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
