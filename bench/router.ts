@@ -18,8 +18,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { RouteIndexRepository, type IndexedSubscription } from '../functions/aws/route-index-repository.js';
-import { SubscriptionMatcher } from '../functions/core/routing/matcher.js';
+import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
+import { SubscriptionMatcher, type RouteCandidate } from '../functions/core/routing/matcher.js';
 import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../functions/core/routing/route-keys.js';
 import type { RouteEntry } from '../functions/core/routing/route-keys.js';
 import { localName } from '../lib/resources.js';
@@ -52,8 +52,8 @@ function personSubscription(person: number): SubscriptionMatch {
   return { types: [TYPES[person % TYPES.length]!], filters: [{ exact: { subject: `leerling/${person}` } }] };
 }
 
-function indexed(id: string, match: SubscriptionMatch): { subscription: IndexedSubscription; entries: RouteEntry[] } {
-  return { subscription: { id, match, contentMode: 'structured', batchSupported: false }, entries: routeEntriesOf(match) };
+function indexed(id: string, match: SubscriptionMatch): { subscription: RouteCandidate; entries: RouteEntry[] } {
+  return { subscription: { subscriptionId: id, owner: 'bench', match, contentMode: 'structured', batchSupported: false }, entries: routeEntriesOf(match) };
 }
 
 function eventFor(person: number, sequence: number): Record<string, string> {
@@ -95,7 +95,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const people = target - broad.length;
     const started = Date.now();
     const from = Math.max(0, loaded - broad.length);
-    const work: { subscription: IndexedSubscription; entries: RouteEntry[] }[] = [];
+    const work: { subscription: RouteCandidate; entries: RouteEntry[] }[] = [];
     if (loaded === 0) broad.forEach((match, i) => work.push(indexed(`broad-${i}`, match)));
     for (let person = from; person < people; person++) work.push(indexed(`person-${person}`, personSubscription(person)));
     let next = 0;

@@ -4,7 +4,7 @@
  *
  * Route index items:
  * - one per (route key, subscription): `routeKey`, `subscriptionId`, and what the router needs to
- *   decide and shape the delivery (`match` as JSON, `contentMode`, `batchSupported`);
+ *   decide and shape the delivery (`owner`, `match` as JSON, `contentMode`, `batchSupported`);
  * - the `#meta` partition: the `#generation` counter, increased after every change, and one
  *   `shape:<shape>` item per route key shape ever used. In this partition the sort key attribute
  *   holds those names rather than a subscription id. Shapes are never removed: a stale one costs
@@ -42,13 +42,6 @@ const SHAPE_PREFIX = 'shape:';
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_WRITE_ATTEMPTS = 8;
 
-export interface IndexedSubscription {
-  readonly id: string;
-  readonly match: SubscriptionMatch;
-  readonly contentMode: DeliveryContentMode;
-  readonly batchSupported: boolean;
-}
-
 export class RouteIndexRepository implements RouteIndexReader {
   /** Shapes this container already registered; registering is idempotent, this only saves writes. */
   private readonly registeredShapes = new Set<string>();
@@ -74,6 +67,7 @@ export class RouteIndexRepository implements RouteIndexReader {
     for await (const item of this.query(routeKey)) {
       candidates.push({
         subscriptionId: item[SORT_KEY]?.S ?? '',
+        owner: item['owner']?.S ?? '',
         match: JSON.parse(item['match']?.S ?? '{}') as SubscriptionMatch,
         contentMode: (item['contentMode']?.S ?? 'structured') as DeliveryContentMode,
         batchSupported: item['batchSupported']?.BOOL === true,
@@ -83,16 +77,17 @@ export class RouteIndexRepository implements RouteIndexReader {
   }
 
   /** Writes (or rewrites) the subscription's entries; registers their shapes first. */
-  putEntries(subscription: IndexedSubscription, entries: readonly RouteEntry[]): Promise<void> {
+  putEntries(subscription: RouteCandidate, entries: readonly RouteEntry[]): Promise<void> {
     return this.putEntriesOfMany([{ subscription, entries }]);
   }
 
   /** `putEntries` for many subscriptions at once, 25 items per request (bulk loads). */
-  async putEntriesOfMany(list: readonly { subscription: IndexedSubscription; entries: readonly RouteEntry[] }[]): Promise<void> {
+  async putEntriesOfMany(list: readonly { subscription: RouteCandidate; entries: readonly RouteEntry[] }[]): Promise<void> {
     for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape)))) await this.registerShape(shape);
     const requests = list.flatMap(({ subscription, entries }) => {
       const attributes: Item = {
-        [SORT_KEY]: { S: subscription.id },
+        [SORT_KEY]: { S: subscription.subscriptionId },
+        owner: { S: subscription.owner },
         match: { S: JSON.stringify(subscription.match) },
         contentMode: { S: subscription.contentMode },
         batchSupported: { BOOL: subscription.batchSupported },

@@ -19,6 +19,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import type { Filter } from '../core/subscriptions/filters.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
@@ -152,9 +153,10 @@ function entriesFor(subscription: SubscriptionDraft): RouteEntry[] {
   return isRoutable(subscription.status) ? routeEntriesOf(subscription) : [];
 }
 
-function indexed(subscription: SubscriptionDraft) {
+function indexed(subscription: SubscriptionDraft): RouteCandidate {
   return {
-    id: subscription.id,
+    subscriptionId: subscription.id,
+    owner: subscription.owner,
     match: {
       ...(subscription.source === undefined ? {} : { source: subscription.source }),
       ...(subscription.types === undefined ? {} : { types: subscription.types }),

@@ -6,6 +6,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
+import { entitledToEvent, parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SqsEventQueue } from '../aws/sqs-event-queue.js';
@@ -25,10 +26,12 @@ function routerDependencies(): RouterDependencies {
   const config = runtimeConfig();
   const client = dynamoDbClient();
   const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
+  const entitlements = parseEntitlements(config.entitlementsJson);
   dependencies = {
     // Lives as long as the container: its cache is checked against the index generation per batch.
     matcher: new SubscriptionMatcher(new RouteIndexRepository(client, resourceNames.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(client, resourceNames.table('idempotency')),
+    isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements),
     sendDeliveries: (bodies) => deliveries.send(bodies.map((body) => ({ body }))),
     now: () => Date.now(),
     // A crashed invocation's claims free up before SQS shows its messages again.

@@ -12,6 +12,8 @@ import { routeInboundEvents } from '../../functions/core/routing/route-events.js
 import type { SubscriptionDraft } from '../../functions/core/subscriptions/store.js';
 import { handler } from '../../functions/handlers/router.js';
 import { localName, resourceEnv } from '../../lib/resources.js';
+import { settingEnv } from '../../functions/config.js';
+import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -51,8 +53,9 @@ async function route(bodies: readonly string[]): Promise<{ failures: string[]; m
   await inbound.send(bodies.map((body) => ({ body, attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() } })));
   const messages: Message[] = [];
   while (messages.length < bodies.length) {
-    const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
+    const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
     messages.push(...(batch.Messages ?? []));
+    if (!batch.Messages?.length) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
   const response = await handler(event);
@@ -64,7 +67,7 @@ async function deliveries(): Promise<DeliveryMessage[]> {
 }
 
 beforeAll(async () => {
-  harness = await startHandlerHarness();
+  harness = await startHandlerHarness({ [settingEnv.entitlements]: JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] }) });
   dynamodb = new DynamoDBClient({});
   repository = new SubscriptionRepository(dynamodb, localName.table('subscriptions'), new RouteIndexRepository(dynamodb, localName.table('routes')));
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
@@ -128,6 +131,14 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     expect(toOther.every((d) => d.events.length === 1)).toBe(true);
   });
 
+  it('EDU-7: a subscriber whose grant was revoked gets no deliveries, while others still do', async () => {
+    const type = 'nl.edu.router.revoked.v1';
+    const entitled = await subscribe({ types: [type] });
+    await subscribe({ types: [type], owner: 'revoked-client' });
+    expect((await route([eventJson(type)])).failures).toEqual([]);
+    expect((await deliveries()).map((d) => d.subscriptionId)).toEqual([entitled]);
+  });
+
   it('an unreadable inbound record fails alone; the others are routed', async () => {
     const type = 'nl.edu.router.poison.v1';
     await subscribe({ types: [type] });
@@ -147,6 +158,7 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const deps = {
       matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
+      isEntitled: (owner: string, event: { type: string; source: string }) => entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
       sendDeliveries: async (bodies: readonly string[]) => {
         attempted.push(...bodies);
         if (failNext) {

@@ -15,6 +15,8 @@ import { routeKeysOf, subscriptionMatches, type RouteShape, type SubscriptionMat
 /** What the index keeps per (route key, subscription): enough to decide and to shape the delivery. */
 export interface RouteCandidate {
   readonly subscriptionId: string;
+  /** The subscribing client: routing checks it is still entitled to the event (EDU-7). */
+  readonly owner: string;
   readonly match: SubscriptionMatch;
   readonly contentMode: DeliveryContentMode;
   readonly batchSupported: boolean;

@@ -25,6 +25,8 @@ export interface InboundRecord {
 export interface RouterDependencies {
   readonly matcher: SubscriptionMatcher;
   readonly ledger: RoutedEventLedger;
+  /** Whether the subscription's owner may still receive this event (EDU-7). */
+  readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
   /** Writes every message or throws (SqsEventQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
   readonly now: () => number;
@@ -152,7 +154,11 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
   const planned: PlannedDelivery[] = [];
   const batches = new Map<string, ClaimedEvent[]>();
   claimed.forEach((entry, index) => {
-    const candidates = matches[index]!;
+    const candidates = matches[index]!.filter((candidate) => {
+      if (deps.isEntitled(candidate.owner, entry.event)) return true;
+      deps.log?.('delivery withheld: the subscriber is no longer entitled', { subscriptionId: candidate.subscriptionId, owner: candidate.owner, type: entry.event.type, id: entry.event.id });
+      return false;
+    });
     for (const candidate of candidates) {
       if (candidate.contentMode === 'batch' && candidate.batchSupported) {
         const group = batches.get(candidate.subscriptionId) ?? [];

@@ -86,6 +86,15 @@ export function checkEntitlement(
   };
 }
 
+/**
+ * Whether the client's grants cover this one event. The router checks it for every match, so
+ * revoking a grant stops deliveries at once, without waiting for anyone to change the
+ * subscriptions it made (they stay, and resume if the grant comes back).
+ */
+export function entitledToEvent(clientId: string, event: { readonly type: string; readonly source: string }, entitlements: Entitlements): boolean {
+  return (entitlements.get(clientId) ?? []).some((grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source));
+}
+
 function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {
   return pattern.value.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === source);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEntitlement, EntitlementConfigError, parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
+import { checkEntitlement, EntitlementConfigError, entitledToEvent, parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 
 const entitlements = parseEntitlements(
   JSON.stringify({
@@ -43,6 +43,13 @@ describe('entitlement to subscribe', () => {
     expect(checkEntitlement('unknown', { types: ['a'] }, entitlements).entitled).toBe(false);
     const refusal = checkEntitlement('school', { types: ['nl.edu.cijfer.gegeven.v1'] }, entitlements);
     expect(refusal).toEqual({ entitled: false, reason: expect.stringContaining('nl.edu.cijfer.gegeven.v1') });
+  });
+
+  it('EDU-7: at routing time each event is checked against the grants as they are now', () => {
+    expect(entitledToEvent('school', { type: 'nl.edu.leerling.x.v1', source: 'urn:any' }, entitlements)).toBe(true);
+    expect(entitledToEvent('school', { type: 'nl.edu.rooster.x.v1', source: 'urn:nld:oin:1:systeem:rooster' }, entitlements)).toBe(true);
+    expect(entitledToEvent('school', { type: 'nl.edu.rooster.x.v1', source: 'urn:nld:oin:2:systeem:rooster' }, entitlements)).toBe(false);
+    expect(entitledToEvent('nothing', { type: 'nl.edu.leerling.x.v1', source: 'urn:any' }, entitlements)).toBe(false);
   });
 
   it('EDU-7: malformed entitlement configuration is refused at start', () => {
