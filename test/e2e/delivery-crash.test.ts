@@ -121,7 +121,7 @@ describe('a delivery worker killed mid-run', () => {
     expect(atKill).toBeLessThan(EVENTS * 3);
 
     await startWorker();
-    const everything = new Set(ids);
+    const everything = new Set<string>(ids);
     for (const receiver of receivers) {
       await expect
         .poll(() => new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { id: string }).id)).size, { timeout: 90_000, interval: 250 })
