@@ -185,6 +185,11 @@ describe('entitlement and isolation', () => {
     const theirs = await call('school-b', 'GET', '/subscriptions?limit=100');
     expect((theirs.body['subscriptions'] as { id: string }[]).map((s) => s.id)).not.toContain(id);
     expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ status: 200, body: { types: [TYPE] } });
+    // A client holding `admin` may act on any subscription.
+    const adminToken = await koerier.host.issueToken('admin-client', ['subscriptions:manage', 'admin']);
+    const asAdmin = await fetch(`${koerier.url}/subscriptions/${id}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    seen.push(await asAdmin.text());
+    expect(asAdmin.status).toBe(200);
     // A token without the scope gets nothing at all.
     const publisherToken = await koerier.host.issueToken('school-a', ['events:publish']);
     const unscoped = await fetch(`${koerier.url}/subscriptions/${id}`, { headers: { authorization: `Bearer ${publisherToken}` } });
