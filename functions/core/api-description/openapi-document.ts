@@ -4,6 +4,7 @@
  */
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
+import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
 
 export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
@@ -23,6 +24,7 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,
+      ...deliveryPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -34,7 +36,7 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       },
     },
     components: {
-      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas },
+      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas, ...deliverySchemas },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',

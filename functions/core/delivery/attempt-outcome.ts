@@ -37,6 +37,10 @@ export type FailureCode =
   | 'credential'
   | TransportFailureKind;
 
+/** Why a delivery is not tried again, when it is the answer's (or the address's) fault. */
+export const REJECTION_CODES = ['unsupported-media-type', 'rejected', 'redirect', 'refused-address', 'invalid-url', 'too-large'] as const;
+export type RejectionCode = (typeof REJECTION_CODES)[number];
+
 export type Verdict =
   | { readonly kind: 'delivered' }
   | { readonly kind: 'gone' }
@@ -44,18 +48,20 @@ export type Verdict =
   /** Transient: retry, and count it against the target's health (circuit breaker, suspension). */
   | { readonly kind: 'failed'; readonly code: FailureCode; readonly detail: string }
   /** Permanent for this delivery: to the dead letters without further attempts. */
-  | { readonly kind: 'rejected'; readonly code: FailureCode; readonly detail: string };
-
-const TRANSIENT_FAILURES: ReadonlySet<TransportFailureKind> = new Set(['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network']);
+  | { readonly kind: 'rejected'; readonly code: RejectionCode; readonly detail: string };
 
 export function judgeAttempt(result: AttemptResult, now: number): Verdict {
-  if ('failure' in result) {
-    // A body too large to read still came with its status line, and that is the answer.
-    if (result.failure === 'too-large' && result.status !== undefined) return judgeStatus(result.status, {}, now);
-    if (TRANSIENT_FAILURES.has(result.failure)) return { kind: 'failed', code: result.failure, detail: result.message };
-    return { kind: 'rejected', code: result.failure, detail: result.message };
+  if (!('failure' in result)) return judgeStatus(result.status, result.headers, now);
+  switch (result.failure) {
+    case 'too-large':
+      // A body too large to read still came with its status line, and that is the answer.
+      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail: result.message } : judgeStatus(result.status, {}, now);
+    case 'refused-address':
+    case 'invalid-url':
+      return { kind: 'rejected', code: result.failure, detail: result.message };
+    default:
+      return { kind: 'failed', code: result.failure, detail: result.message };
   }
-  return judgeStatus(result.status, result.headers, now);
 }
 
 function judgeStatus(status: number, headers: Readonly<Record<string, string>>, now: number): Verdict {

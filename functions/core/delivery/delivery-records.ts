@@ -3,7 +3,7 @@
  * table in AWS and on the laptop): attempt history, per-delivery progress, dead letters and the
  * shared health of each subscription's target.
  */
-import type { FailureCode } from './attempt-outcome.js';
+import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
@@ -37,14 +37,18 @@ export interface DeliveryProgress {
 
 export const KEPT_ATTEMPTS = 10;
 
-export type DeadLetterReason =
-  | FailureCode
+export const DEAD_LETTER_REASONS = [
   /** Retries ran out: the retry window passed, or the key's lifetime would have (EDU-IDEM-12). */
-  | 'exhausted'
-  | 'subscription-retired'
-  | 'subscription-suspended'
-  | 'subscription-not-active'
-  | 'undeliverable';
+  'exhausted',
+  /** The target answered 410 Gone; the subscription is retired. */
+  'gone',
+  ...REJECTION_CODES,
+  'subscription-retired',
+  /** Parked while the subscription was suspended; resuming sends it again. */
+  'subscription-suspended',
+  'subscription-not-active',
+] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** A delivery Koerier stopped trying, kept with its events so it can be sent again (EDU-18). */
 export interface DeadLetter {

@@ -1,0 +1,217 @@
+/**
+ * OpenAPI paths of push delivery administration (EDU-18): attempt history, dead letters,
+ * redrive, resuming a suspended subscription, and (admin) the dead-letter queue's redrive.
+ */
+import { DEAD_LETTER_REASONS } from '../delivery/delivery-records.js';
+import { MAX_REDRIVE } from '../delivery/delivery-admin.js';
+import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+
+const security = [{ oauth2: ['subscriptions:manage'] }];
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
+const pageParameters = [
+  { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+  { name: 'cursor', in: 'query', required: false, description: 'From the `next` link of the previous page.', schema: { type: 'string' } },
+] as const;
+const notFound = { '404': problemResponse('No such subscription for this client (an `admin` client sees every subscription).') } as const;
+const ownership =
+  'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
+
+const failureCodeSchema = {
+  type: 'string',
+  description:
+    'server-error, request-timeout, throttled, gone, unsupported-media-type, rejected (other 4xx), redirect (never followed), credential ' +
+    '(the sink credential or its token endpoint failed), or how the connection failed: timeout, reset, connection-refused, dns, ' +
+    'refused-address (the sink resolves to an address Koerier never calls), tls, too-large, invalid-url, network.',
+} as const;
+
+const attemptSchema = {
+  type: 'object',
+  required: ['deliveryId', 'attempt', 'at', 'outcome', 'latencyMs'],
+  properties: {
+    deliveryId: { type: 'string', format: 'uuid', description: 'The Idempotency-Key the attempt was sent with (the same on every attempt of a delivery).' },
+    attempt: { type: 'integer', minimum: 1 },
+    at: { type: 'string', format: 'date-time' },
+    outcome: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] },
+    status: { type: 'integer', description: 'The target’s status code, when it answered.' },
+    latencyMs: { type: 'integer' },
+    error: { type: 'object', required: ['code', 'detail'], properties: { code: failureCodeSchema, detail: { type: 'string' } } },
+    nextAttemptAt: { type: 'string', format: 'date-time', description: 'When the next attempt is due (outcome `retrying`).' },
+  },
+} as const;
+
+const deadLetterSchema = {
+  type: 'object',
+  required: ['deliveryId', 'createdAt', 'deadLetteredAt', 'reason', 'detail', 'attempts', 'lastAttempts', 'events'],
+  properties: {
+    deliveryId: { type: 'string', format: 'uuid' },
+    createdAt: { type: 'string', format: 'date-time', description: 'When the delivery was created (the event was routed).' },
+    deadLetteredAt: { type: 'string', format: 'date-time' },
+    reason: {
+      type: 'string',
+      enum: DEAD_LETTER_REASONS,
+      description:
+        'exhausted: the retry window (or the Idempotency-Key’s lifetime) passed; subscription-suspended: parked while the subscription was ' +
+        'suspended, sent again on resume; otherwise the failure code of the last attempt, or why the subscription could not receive.',
+    },
+    detail: { type: 'string' },
+    attempts: { type: 'integer', minimum: 0 },
+    lastAttempts: { type: 'array', items: { $ref: '#/components/schemas/DeliveryAttempt' }, description: 'Oldest first, at most 10.' },
+    events: {
+      type: 'array',
+      description: 'The events of the delivery by their context attributes (never their data).',
+      items: { type: 'object', required: ['id', 'source', 'type'], properties: { id: { type: 'string' }, source: { type: 'string' }, type: { type: 'string' }, subject: { type: 'string' } } },
+    },
+    redriveOf: { type: 'string', format: 'uuid', description: 'The delivery this one sent again.' },
+  },
+} as const;
+
+export const deliverySchemas = { DeliveryAttempt: attemptSchema, DeadLetter: deadLetterSchema } as const;
+
+const page = (member: string, item: string, description: string) => ({
+  '200': {
+    description,
+    headers: { ...versionHeader, Link: { description: '`<next>; rel="next"` when there is a next page.', schema: { type: 'string' } } },
+    content: {
+      'application/json': {
+        schema: { type: 'object', required: [member], properties: { [member]: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, next: { type: 'string' } } },
+      },
+    },
+  },
+});
+
+const postProblems = {
+  '400': problemResponse('Invalid body or Idempotency-Key.'),
+  ...authProblems,
+  ...notFound,
+  '422': idempotencyProblems['422'],
+  ...commonProblems,
+} as const;
+
+export const deliveryPaths = {
+  '/subscriptions/{id}/deliveries': {
+    parameters: [idParameter],
+    get: {
+      operationId: 'listDeliveryAttempts',
+      summary: 'Recent delivery attempts, newest first',
+      description: `Every attempt to deliver to the subscription’s webhook: when, the answer, how long it took, what failed. Kept 7 days by default. ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      parameters: pageParameters,
+      responses: { ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'), '400': problemResponse('Invalid limit or cursor.'), ...authProblems, ...notFound, ...commonProblems },
+    },
+  },
+  '/subscriptions/{id}/dead-letters': {
+    parameters: [idParameter],
+    get: {
+      operationId: 'listDeadLetters',
+      summary: 'Deliveries Koerier stopped trying, oldest first',
+      description: `Dead letters keep the events, the reason and the last attempts (kept 30 days by default), until they are redriven (EDU-18). ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      parameters: pageParameters,
+      responses: { ...page('deadLetters', 'DeadLetter', 'A page of dead letters.'), '400': problemResponse('Invalid limit or cursor.'), ...authProblems, ...notFound, ...commonProblems },
+    },
+  },
+  '/subscriptions/{id}/dead-letters/redrive': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'redriveDeadLetters',
+      summary: 'Send dead letters again',
+      description:
+        `All of them (\`{"all": true}\`) or the ones named (\`{"deliveryIds": [...]}\`), at most ${MAX_REDRIVE} per call (\`more: true\` says to call again). ` +
+        'Each becomes a new delivery with a new Idempotency-Key (EDU-IDEM-13): the receiver stored its answer to the old key, and would ' +
+        `replay it. The subscription must be active. ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              oneOf: [
+                { type: 'object', required: ['all'], properties: { all: { const: true } }, additionalProperties: false },
+                { type: 'object', required: ['deliveryIds'], properties: { deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } } }, additionalProperties: false },
+              ],
+            },
+          },
+        },
+      },
+      responses: {
+        '202': {
+          description: 'The deliveries are queued again.',
+          headers: versionHeader,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['redriven', 'more'],
+                properties: {
+                  redriven: {
+                    type: 'array',
+                    items: { type: 'object', required: ['deliveryId', 'newDeliveryId'], properties: { deliveryId: { type: 'string' }, newDeliveryId: { type: 'string', format: 'uuid' } } },
+                  },
+                  notFound: { type: 'array', items: { type: 'string' }, description: 'Named delivery ids that are not (or no longer) dead letters.' },
+                  more: { type: 'boolean' },
+                },
+              },
+            },
+          },
+        },
+        ...postProblems,
+        '409': problemResponse('The subscription is not active (resume a suspended one first), or the Idempotency-Key is in use.'),
+      },
+    },
+  },
+  '/subscriptions/{id}/resume': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'resumeSubscription',
+      summary: 'Resume a suspended subscription',
+      description:
+        'A subscription whose target failed without a single success for the suspension period (5 days by default) is suspended; its ' +
+        '`statusreason` says why. Resuming makes it active again with a clean failure record, and sends the deliveries parked meanwhile. ' +
+        ownership,
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        '200': {
+          description: 'Active again.',
+          headers: versionHeader,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['id', 'status', 'redriven'], properties: { id: { type: 'string' }, status: { const: 'active' }, redriven: { type: 'integer' } } },
+            },
+          },
+        },
+        ...postProblems,
+        '409': problemResponse('The subscription is not suspended, or the Idempotency-Key is in use.'),
+      },
+    },
+  },
+  '/deliveries/dead-letter-queue/redrive': {
+    post: {
+      operationId: 'redriveDeliveryQueue',
+      summary: 'Move the deliveries dead-letter queue back (operators)',
+      description:
+        'Messages the delivery function crashed on repeatedly land in the dead-letter queue of the deliveries queue. After a fix, this moves ' +
+        'up to 1000 of them back, unchanged (same delivery, same Idempotency-Key). Scope `admin`.',
+      tags: ['Subscriptions'],
+      security: [{ oauth2: ['admin'] }],
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        '202': {
+          description: 'Moved back.',
+          headers: versionHeader,
+          content: { 'application/json': { schema: { type: 'object', required: ['moved', 'more'], properties: { moved: { type: 'integer' }, more: { type: 'boolean' } } } } },
+        },
+        '400': problemResponse('Invalid Idempotency-Key.'),
+        ...authProblems,
+        '409': idempotencyProblems['409'],
+        '422': idempotencyProblems['422'],
+        ...commonProblems,
+      },
+    },
+  },
+} as const;
