@@ -24,6 +24,9 @@ import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
 
+/** `/subscriptions/{id}/validation`, the validation callback (as distinct from a subscription whose id is "validation"). */
+const CALLBACK_PATH = /\/subscriptions\/[^/]+\/validation$/;
+
 let api: SubscriptionsApi | undefined;
 let idempotency: DynamoDbIdempotencyStore | undefined;
 
@@ -72,7 +75,7 @@ export function validationTransport(client: SafeHttpClient): ValidationTransport
 export const handler = httpHandler(async (request) => {
   const config = runtimeConfig();
   const id = request.pathParameters['id'];
-  if (id !== undefined && request.path.endsWith('/validation')) return subscriptionsApi(config).approve(id, request);
+  if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptionsApi(config).approve(id, request);
 
   const principal = await authenticateRequest(request, scopes.manageSubscriptions);
   const subscriptions = subscriptionsApi(config);
