@@ -3,6 +3,8 @@
  * router writes it, the delivery function sends it. Its `deliveryId` is fixed here, once, and is
  * the `Idempotency-Key` of every attempt (EDU-IDEM-9, EDU-IDEM-11).
  */
+import { arrayElementSpans, memberValueSpan } from '../cloudevents/json-spans.js';
+
 export interface DeliveryMessage {
   readonly version: 1;
   /** UUIDv4: the Idempotency-Key sent with every attempt of this delivery. */
@@ -18,21 +20,31 @@ export interface DeliveryMessage {
   readonly redriveOf?: string;
 }
 
+/**
+ * The events are spliced into the message as JSON values, not as JSON strings: a string would
+ * escape every quote of the event and could push an event near the size limit past SQS's
+ * 256 KiB. Decoding slices each event's text back out byte for byte (CE-13).
+ */
 export function encodeDeliveryMessage(message: DeliveryMessage): string {
-  return JSON.stringify(message);
+  const { events, ...rest } = message;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)},"events":[${events.join(',')}]}`;
 }
 
 export function decodeDeliveryMessage(body: string): DeliveryMessage {
-  const value = JSON.parse(body) as Partial<DeliveryMessage>;
+  const value = JSON.parse(body) as Partial<Omit<DeliveryMessage, 'events'>> & { events?: unknown };
   if (
     value.version !== 1 ||
     typeof value.deliveryId !== 'string' ||
     typeof value.subscriptionId !== 'string' ||
     !Array.isArray(value.events) ||
-    !value.events.every((e) => typeof e === 'string') ||
+    !value.events.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e)) ||
     typeof value.createdAt !== 'number'
   ) {
     throw new TypeError('Not a Koerier delivery message');
   }
-  return value as DeliveryMessage;
+  const eventsSpan = memberValueSpan(body, 'events')!;
+  const eventsText = body.slice(eventsSpan[0], eventsSpan[1]).trim();
+  const events = arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end));
+  return { ...(value as Omit<DeliveryMessage, 'events'>), events };
 }
