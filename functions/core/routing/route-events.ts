@@ -194,13 +194,13 @@ function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], crea
 
 /** Consecutive runs of the group whose delivery message stays within `maxBytes` (at least one event each). */
 function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, maxBytes: number): ClaimedEvent[][] {
-  // The message without events, then each event as a JSON string plus its comma.
+  // The message without events, then each event as spliced in (its own JSON text) plus a comma.
   const envelope = Buffer.byteLength(delivery(subscriptionId, [], 0).body);
   const chunks: ClaimedEvent[][] = [];
   let chunk: ClaimedEvent[] = [];
   let bytes = envelope;
   for (const entry of group) {
-    const size = Buffer.byteLength(JSON.stringify(entry.event.json)) + 1;
+    const size = Buffer.byteLength(entry.event.json) + 1;
     if (chunk.length > 0 && bytes + size > maxBytes) {
       chunks.push(chunk);
       chunk = [];
