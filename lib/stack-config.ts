@@ -16,6 +16,8 @@ export interface StackConfig {
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
   readonly entitlements: Readonly<Record<string, unknown>>;
+  /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
+  readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
 }
 
@@ -28,6 +30,7 @@ export const contextKey = {
   webhookOrigin: 'koerier:webhookOrigin',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
   entitlements: 'koerier:entitlements',
+  validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
 } as const;
 
@@ -78,7 +81,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const jwksUrl = httpsUrl(contextKey.jwksUrl);
   const tokenUrl = context[contextKey.tokenUrl] === undefined ? undefined : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
-  const allowedOrigins = originList(context[contextKey.allowedOrigins]);
+  const allowedOrigins = stringList(context[contextKey.allowedOrigins]);
   if (allowedOrigins === undefined || allowedOrigins.length === 0) {
     problem(contextKey.allowedOrigins, 'is required: a non-empty list of origins (or "*")', context[contextKey.allowedOrigins]);
   } else {
@@ -114,6 +117,14 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  const agreedRaw = context[contextKey.validationAgreedClients];
+  const validationAgreedClients = agreedRaw === undefined ? [] : stringList(agreedRaw);
+  if (validationAgreedClients === undefined) {
+    problem(contextKey.validationAgreedClients, 'must be a list of client ids', agreedRaw);
+  } else {
+    for (const client of validationAgreedClients) token(contextKey.validationAgreedClients, client);
+  }
+
   let alarmEmail: string | undefined;
   const emailRaw = context[contextKey.alarmEmail];
   if (emailRaw !== undefined) {
@@ -134,6 +145,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     webhookOrigin,
     idempotencyTtlDays,
     entitlements,
+    validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
   };
 }
@@ -152,6 +164,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
     [settingEnv.entitlements]: JSON.stringify(config.entitlements),
+    [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
   };
 }
@@ -166,7 +179,7 @@ function isHttpsUrl(value: string): boolean {
 }
 
 /** A list in cdk.json, or a comma-separated string from `-c koerier:allowedOrigins=a,b`. */
-function originList(value: unknown): string[] | undefined {
+function stringList(value: unknown): string[] | undefined {
   const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
   if (items === undefined || !items.every((item) => typeof item === 'string')) return undefined;
   return items.map((item: string) => item.trim()).filter((item) => item !== '');

@@ -27,7 +27,17 @@ describe('CDK context (lib/stack-config.ts)', () => {
       webhookOrigin: 'koerier.example.org',
       idempotencyTtlDays: 7,
       entitlements: {},
+      validationAgreedClients: [],
     });
+  });
+
+  it('WH-5: clients whose consent was agreed out of band are a list (cdk.json) or a comma-separated string (-c) and reach the functions', () => {
+    expect(parseStackConfig({ ...valid, 'koerier:validationAgreedClients': ['school-a', 'school-b'] }).validationAgreedClients).toEqual(['school-a', 'school-b']);
+    const config = parseStackConfig({ ...valid, 'koerier:validationAgreedClients': 'school-a, school-b' });
+    expect(config.validationAgreedClients).toEqual(['school-a', 'school-b']);
+    expect(settingEnvironment(config, 'https://api.example.org')['KOERIER_VALIDATION_AGREED_CLIENTS']).toBe('school-a,school-b');
+    rejects({ 'koerier:validationAgreedClients': { 'school-a': true } }, /koerier:validationAgreedClients must be a list of client ids/);
+    rejects({ 'koerier:validationAgreedClients': ['school a'] }, /koerier:validationAgreedClients must not contain spaces or commas/);
   });
 
   it('CARD-2: the issuer is required and must be an https URL', () => {
