@@ -11,6 +11,7 @@
  * silently reset while a conditional write still expects it.
  */
 import {
+  BatchGetItemCommand,
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
@@ -41,6 +42,8 @@ const PROGRESS = 'progress#';
 const ATTEMPT = 'attempt#';
 const DEAD = 'dead#';
 const BATCH_WRITE_LIMIT = 25;
+const BATCH_GET_LIMIT = 100;
+const PARTITION_PREFIX = 'sub#';
 
 export class DeliveryStateRepository implements DeliveryStateStore {
   constructor(
@@ -52,6 +55,21 @@ export class DeliveryStateRepository implements DeliveryStateStore {
   async getTarget(subscriptionId: string): Promise<TargetState> {
     const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, TARGET), ConsistentRead: true }));
     return result.Item ? targetOf(result.Item) : HEALTHY;
+  }
+
+  async getTargets(subscriptionIds: readonly string[]): Promise<ReadonlyMap<string, TargetState>> {
+    const targets = new Map<string, TargetState>();
+    for (let offset = 0; offset < subscriptionIds.length; offset += BATCH_GET_LIMIT) {
+      let keys: Item[] = subscriptionIds.slice(offset, offset + BATCH_GET_LIMIT).map((id) => key(id, TARGET));
+      for (let round = 0; keys.length > 0; round++) {
+        if (round === 5) throw new Error(`${keys.length} target states stayed unread`);
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
+        const result = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+        for (const item of result.Responses?.[this.tableName] ?? []) targets.set((item[PK]?.S ?? '').slice(PARTITION_PREFIX.length), targetOf(item));
+        keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return targets;
   }
 
   async reserveSendSlots(subscriptionId: string, expected: number | undefined, next: number): Promise<boolean> {
@@ -254,7 +272,7 @@ export class DeliveryStateRepository implements DeliveryStateStore {
 }
 
 function partition(subscriptionId: string): string {
-  return `sub#${subscriptionId}`;
+  return `${PARTITION_PREFIX}${subscriptionId}`;
 }
 
 function key(subscriptionId: string, sortKey: string): Item {

@@ -13,7 +13,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { judgeAddress } from './ip-address-policy.js';
@@ -100,7 +100,8 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
     https: buildConnector({
       timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
       lookup: guardedLookup(lookup, (address) => refusalFor(address, false, allowLoopback)),
-      ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
+      // Built once: a `ca` list per connection would parse every root certificate again each time.
+      ...(options.extraCaCertificates?.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...options.extraCaCertificates] }) } : {}),
     } as buildConnector.BuildOptions),
     http: buildConnector({
       timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,

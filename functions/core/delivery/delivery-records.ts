@@ -79,6 +79,8 @@ export class InvalidPageCursorError extends Error {
 
 export interface DeliveryStateStore {
   getTarget(subscriptionId: string): Promise<TargetState>;
+  /** The targets of several subscriptions in one read; absent ones are healthy. */
+  getTargets(subscriptionIds: readonly string[]): Promise<ReadonlyMap<string, TargetState>>;
   /** Moves `nextSendAt` from `expected` (undefined: unset) to `next`; false when another instance moved it first. */
   reserveSendSlots(subscriptionId: string, expected: number | undefined, next: number): Promise<boolean>;
   /** Takes the half-open probe until `until`; false when another instance holds it. */

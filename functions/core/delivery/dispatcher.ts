@@ -15,7 +15,7 @@ import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcom
 import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress, type DeliveryStateStore } from './delivery-records.js';
 import { nextAttemptAt, retryDeadline, type RetrySchedule } from './retry-schedule.js';
-import { breakerOf, dueForSuspension, effectiveRatePerMinute, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
+import { breakerOf, dueForSuspension, effectiveRatePerMinute, HEALTHY, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
 import { deliveryFormat, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
 
 export interface DeliveryPolicy {
@@ -122,19 +122,48 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     group.push({ messageId: task.messageId, receiveCount: task.receiveCount, message });
     groups.set(message.subscriptionId, group);
   }
+  if (groups.size === 0) return decisions;
+
+  // One read for the targets of the whole batch, one write for its attempt history: the common
+  // case costs two requests per batch, whatever the number of subscriptions in it.
+  let targets: ReadonlyMap<string, TargetState>;
+  try {
+    targets = await deps.store.getTargets([...groups.keys()]);
+  } catch (error) {
+    deps.log('error', 'target state unreadable; retrying the batch', { error: error instanceof Error ? error.message : String(error) });
+    return [...decisions, ...[...groups.values()].flat().map((task) => retryLater(task))];
+  }
+  const records: AttemptRecord[] = [];
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
+      const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY);
       try {
-        return await new SubscriptionDispatch(subscriptionId, deps).run(group);
+        return await dispatch.run(group);
       } catch (error) {
         // Store or queue trouble: try the whole group again later; attempts already made repeat
         // with the same Idempotency-Key, which is what the receiver deduplicates on.
         deps.log('error', 'delivery group failed; retrying', { subscriptionId, error: error instanceof Error ? error.message : String(error) });
-        return group.map((task) => ({ messageId: task.messageId, action: 'retry' as const, delaySeconds: Math.min(30 * task.receiveCount, 900) }));
+        return group.map((task) => retryLater(task));
+      } finally {
+        records.push(...dispatch.records);
       }
     }),
   );
+  if (records.length > 0) {
+    try {
+      const now = (deps.clock ?? Date.now)();
+      await deps.store.recordAttempts(records, Math.ceil((now + deps.policy.historySeconds * 1000) / 1000));
+    } catch (error) {
+      // History is for people; the deliveries themselves are settled. Never redo them for it.
+      deps.log('warn', 'attempt history not written', { attempts: records.length, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
   return [...decisions, ...perGroup.flat()];
+}
+
+/** After an unexpected failure: later, and later still the more often it happened. */
+function retryLater(task: Task): DeliveryDecision {
+  return { messageId: task.messageId, action: 'retry', delaySeconds: Math.min(30 * task.receiveCount, 900) };
 }
 
 /** One subscription's share of a batch. */
@@ -142,11 +171,13 @@ class SubscriptionDispatch {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly decisions: DeliveryDecision[] = [];
-  private readonly records: AttemptRecord[] = [];
+  /** The attempts made, for the history: the batch writes them all at once. */
+  readonly records: AttemptRecord[] = [];
 
   constructor(
     private readonly subscriptionId: string,
     private readonly deps: DispatcherDependencies,
+    private readonly initialTarget: TargetState,
   ) {
     this.now = deps.clock ?? Date.now;
     this.random = deps.random ?? Math.random;
@@ -208,7 +239,7 @@ class SubscriptionDispatch {
    */
   private async admit(subscription: Subscription, count: number): Promise<Admission> {
     const { policy } = this.deps;
-    let target = await this.deps.store.getTarget(this.subscriptionId);
+    let target = this.initialTarget;
     let holdsProbe = false;
     for (let round = 0; round < 3; round++) {
       const now = this.now();
@@ -348,12 +379,6 @@ class SubscriptionDispatch {
     }
 
     await this.updateTargetHealth(subscription, admission, { delivered, failed, lastFailure, throttledUntil, retired });
-    try {
-      await this.deps.store.recordAttempts(this.records, this.expiry(this.now() + policy.historySeconds * 1000));
-    } catch (error) {
-      // History is for people; the deliveries themselves are settled. Never redo them for it.
-      this.deps.log('warn', 'attempt history not written', { subscriptionId: this.subscriptionId, attempts: this.records.length, error: String(error) });
-    }
   }
 
   private async updateTargetHealth(

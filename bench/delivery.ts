@@ -1,0 +1,243 @@
+/**
+ * Push delivery on the laptop host, to local HTTPS receivers (a local certificate authority):
+ *
+ * - throughput: a deliveries queue filled with 3,000 deliveries to four subscriptions, drained by
+ *   the real delivery handler behind four SQS poller loops (four function instances, batches of
+ *   10, so 40 requests in flight at most), next to a floor of plain undici POSTs of the same
+ *   bodies to the same receivers at the same concurrency, in the same run (ratio = Koerier/floor),
+ *   and next to the same poller draining the queue into a handler that does nothing (the ceiling
+ *   the emulated queue sets);
+ * - the AWS requests each delivery costs the delivery function, counted by SDK middleware on the
+ *   clients the handler really uses (the poller's receive/delete are the event source mapping's,
+ *   not the function's, and are left out as in AWS);
+ * - end-to-end latency from the ingest's 202 to the receiver (p50, p99), through ingest, inbound
+ *   queue, router (whose 1 s batching window is part of it) and delivery.
+ *
+ * The emulators (single-threaded JavaScript) set the ceiling here; the ratio and the call counts
+ * are what carry over to AWS. Run: `npx tsx bench/delivery.ts`.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Agent, request } from 'undici';
+import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
+import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
+import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
+import { resourceNames, settingEnv } from '../functions/config.js';
+import { encodeDeliveryMessage } from '../functions/core/delivery/delivery-message.js';
+import { functions } from '../lib/resources.js';
+import { startPoller } from '../local/event-source-poller.js';
+import { startKoerierHost } from '../local/host.js';
+import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
+
+const SUBSCRIPTIONS = 4;
+const DELIVERIES = 3000;
+const INSTANCES = 4;
+const BATCH = functions.delivery.queueTrigger.batchSize;
+const CONCURRENCY = INSTANCES * BATCH;
+const LATENCY_EVENTS = 200;
+const LATENCY_SPACING_MS = 25;
+const TYPE = 'nl.example.bench.delivered.v1';
+
+const calls = { dynamodb: 0, sqs: 0 };
+
+function count(client: { middlewareStack: { add: (mw: never, opts: never) => void } }, counter: keyof typeof calls): void {
+  const middleware = (next: (args: unknown) => Promise<unknown>) => (args: unknown) => {
+    calls[counter]++;
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'deserialize', name: `count-${counter}` } as never);
+}
+
+function event(id = randomUUID()): string {
+  return JSON.stringify({
+    specversion: '1.0',
+    id,
+    source: 'urn:nld:oin:00000001234567890000:systeem:bench',
+    type: TYPE,
+    time: new Date().toISOString(),
+    datacontenttype: 'application/json',
+    data: { leerling: 'L-42', school: '12AB', naam: 'Jan Jansen', klas: '3b' },
+  });
+}
+
+const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+const received = (receivers: readonly HttpsReceiver[]) => receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('benchmark run did not finish in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-delivery-'));
+  const authority = createLocalCertificateAuthority();
+  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+  const host = await startKoerierHost({
+    port: 0,
+    stateDir: join(dir, 'state'),
+    configFile: join(dir, 'koerier.local.json'),
+    log: () => {},
+    settings: { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: 'error' },
+    // The delivery function is started below, as four instances, once its queue is full.
+    queueTriggers: ['router'],
+  });
+  const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
+  const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
+  const feeder = new SQSClient({});
+  try {
+    const dynamodb = dynamoDbClient();
+    const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
+    const now = new Date().toISOString();
+    const ids: string[] = [];
+    for (const receiver of receivers) {
+      const id = randomUUID();
+      ids.push(id);
+      await subscriptions.create({
+        id,
+        owner: 'dev-subscriber',
+        sink: receiver.url,
+        types: [TYPE],
+        delivery: 'push',
+        contentMode: 'structured',
+        batchSupported: false,
+        validation: 'agreed',
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+
+    // Floor: the same POSTs with nothing around them.
+    const body = event();
+    const floorRequests = DELIVERIES;
+    let next = 0;
+    const floorStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < floorRequests) {
+          const index = next++;
+          const response = await request(receivers[index % SUBSCRIPTIONS]!.url, {
+            method: 'POST',
+            dispatcher: floorAgent,
+            headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', 'idempotency-key': randomUUID() },
+            body,
+          });
+          await response.body.dump();
+        }
+      }),
+    );
+    const floorSeconds = (performance.now() - floorStarted) / 1000;
+
+    // Koerier: fill the deliveries queue, then let the delivery function drain it.
+    const queueUrl = resourceNames.queueUrl('deliveries');
+    const fill = async () => {
+      const messages = Array.from({ length: DELIVERIES }, (_, i) =>
+        encodeDeliveryMessage({ version: 1, deliveryId: randomUUID(), subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [event()], createdAt: Date.now() }),
+      );
+      for (let i = 0; i < messages.length; i += 10) {
+        await feeder.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })) }));
+      }
+    };
+
+    // Second floor: what the emulated queue alone allows — the same poller, a handler that does nothing.
+    await fill();
+    let drained = 0;
+    const queueStarted = performance.now();
+    const idle = await startPoller({
+      queueUrl,
+      handler: (async (event: { Records: unknown[] }) => {
+        drained += event.Records.length;
+        return { batchItemFailures: [] };
+      }) as never,
+      batchSize: BATCH,
+      concurrency: INSTANCES,
+      waitTimeSeconds: 1,
+      log: () => {},
+    });
+    await until(() => drained >= DELIVERIES, 120_000);
+    const queueSeconds = (performance.now() - queueStarted) / 1000;
+    await idle.stop();
+
+    await fill();
+    const before = received(receivers);
+    count(dynamoDbClient(), 'dynamodb');
+    count(sqsClient(), 'sqs');
+    const { handler } = await import('../functions/handlers/delivery.js');
+    const started = performance.now();
+    const poller = await startPoller({ queueUrl, handler: handler as never, functionName: 'delivery', batchSize: BATCH, concurrency: INSTANCES, waitTimeSeconds: 1, log: () => {} });
+    await until(() => received(receivers) - before >= DELIVERIES, 120_000);
+    const koerierSeconds = (performance.now() - started) / 1000;
+    const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
+
+    // End-to-end latency: publish one event at a time, from the 202 to the receiver.
+    const token = await host.issueToken('dev-publisher');
+    const acceptedAt = new Map<string, number>();
+    const latencyReceiver = receivers[0]!;
+    const already = latencyReceiver.requests.length;
+    for (let i = 0; i < LATENCY_EVENTS; i++) {
+      const id = randomUUID();
+      const response = await fetch(`${host.url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        body: event(id),
+      });
+      if (response.status !== 202) throw new Error(`ingest answered ${response.status}`);
+      acceptedAt.set(id, Date.now());
+      await new Promise((resolve) => setTimeout(resolve, LATENCY_SPACING_MS));
+    }
+    await until(() => latencyReceiver.requests.length - already >= LATENCY_EVENTS, 60_000);
+    const latencies = latencyReceiver.requests
+      .slice(already)
+      .map((r) => r.receivedAt - acceptedAt.get((JSON.parse(r.body) as { id: string }).id)!)
+      .sort((a, b) => a - b);
+    await poller.stop();
+
+    const deliveriesPerSecond = Math.round(DELIVERIES / koerierSeconds);
+    const floorPerSecond = Math.round(floorRequests / floorSeconds);
+    return {
+      concurrency: CONCURRENCY,
+      throughput: {
+        deliveries: DELIVERIES,
+        subscriptions: SUBSCRIPTIONS,
+        koerier: { seconds: Number(koerierSeconds.toFixed(2)), deliveriesPerSecond },
+        baseline: { description: 'plain undici POSTs of the same body to the same receivers at the same concurrency', seconds: Number(floorSeconds.toFixed(2)), postsPerSecond: floorPerSecond },
+        ratio: Number((deliveriesPerSecond / floorPerSecond).toFixed(3)),
+        queueOnly: {
+          description: 'the same poller draining the emulated queue into a handler that does nothing: the laptop’s ceiling',
+          seconds: Number(queueSeconds.toFixed(2)),
+          messagesPerSecond: Math.round(DELIVERIES / queueSeconds),
+        },
+        ratioToQueueOnly: Number((deliveriesPerSecond / (DELIVERIES / queueSeconds)).toFixed(3)),
+      },
+      awsRequestsPerDelivery: {
+        dynamodb: Number((deliveryCalls.dynamodb / DELIVERIES).toFixed(3)),
+        sqs: Number((deliveryCalls.sqs / DELIVERIES).toFixed(3)),
+        note: 'made by the delivery function on the happy path; receiving and deleting messages is the event source mapping’s work',
+      },
+      endToEndLatencyMs: {
+        events: LATENCY_EVENTS,
+        from: 'the ingest’s 202 to the receiver',
+        p50: percentile(latencies, 0.5),
+        p99: percentile(latencies, 0.99),
+        note: 'includes the router’s 1 s batching window (lib/resources.ts)',
+      },
+    };
+  } finally {
+    feeder.destroy();
+    await floorAgent.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
+    await host.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.write(`${JSON.stringify(await run(), null, 2)}\n`);
+  process.exit(0);
+}
