@@ -152,6 +152,8 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
       historySeconds: integer(settingEnv.deliveryHistorySeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
       deadLetterRetentionSeconds: integer(settingEnv.deadLetterRetentionSeconds, 30 * 24 * 3600, 60, 365 * 24 * 3600),
       ...(env[settingEnv.outboundCaFile]?.trim() ? { outboundCaFile: env[settingEnv.outboundCaFile]!.trim() } : {}),
+      // Set by the Lambda runtime: CloudWatch turns the metric records in the log into metrics.
+      emitMetrics: Boolean(env['AWS_LAMBDA_FUNCTION_NAME']),
     },
     publicBaseUrl: (env[settingEnv.publicBaseUrl]?.trim() || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
@@ -200,4 +202,6 @@ export interface DeliverySettings {
   readonly historySeconds: number;
   readonly deadLetterRetentionSeconds: number;
   readonly outboundCaFile?: string;
+  /** Write CloudWatch Embedded Metric Format records (in Lambda only). */
+  readonly emitMetrics: boolean;
 }

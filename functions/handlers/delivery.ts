@@ -28,6 +28,14 @@ import { describeError } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { runtimeConfig } from './shared/runtime.js';
 
+/** Where the delivery function's metrics go (EMF, see the end of `handler`). */
+export const METRIC_NAMESPACE = 'Koerier';
+const DELIVERY_METRICS = [
+  { Name: 'DeliveryAttempts', Unit: 'Count' },
+  { Name: 'DeliveryFailures', Unit: 'Count' },
+  { Name: 'DeliveriesDeadLettered', Unit: 'Count' },
+];
+
 /** How long a container trusts what it read about a subscription. */
 const SUBSCRIPTION_CACHE_MS = 5_000;
 /** How long admitted deliveries may wait in memory for their rate slot. */
@@ -104,7 +112,7 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     body: record.body,
     receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
   }));
-  const decisions = await dispatchBatch(tasks, deliveryDependencies());
+  const { decisions, attempts, failedAttempts, deadLettered } = await dispatchBatch(tasks, deliveryDependencies());
   const receipts = new Map(event.Records.map((record) => [record.messageId, record.receiptHandle]));
   const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
   if (retries.length > 0) {
@@ -119,6 +127,19 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
       logger.warn('retry delays not set; the default visibility timeout applies', { retries: retries.length, error: describeError(error) });
     }
   }
-  logger.info('delivery batch', { received: tasks.length, retrying: retries.length });
+  logger.info('delivery batch', { received: tasks.length, retrying: retries.length, attempts, failedAttempts, deadLettered });
+  // CloudWatch Embedded Metric Format: the alarms on the delivery error rate and on dead letters
+  // read these from the log stream, without a PutMetricData call. A metric record, not a log
+  // line: written whatever the log level, and only in Lambda.
+  if (runtimeConfig().delivery.emitMetrics) {
+    process.stdout.write(
+      `${JSON.stringify({
+        _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: METRIC_NAMESPACE, Dimensions: [[]], Metrics: DELIVERY_METRICS }] },
+        DeliveryAttempts: attempts,
+        DeliveryFailures: failedAttempts,
+        DeliveriesDeadLettered: deadLettered,
+      })}\n`,
+    );
+  }
   return { batchItemFailures: retries.map((retry) => ({ itemIdentifier: retry.messageId })) };
 }

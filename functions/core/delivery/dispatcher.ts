@@ -104,7 +104,18 @@ interface Attempted {
   readonly verdict: Verdict;
 }
 
-export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies): Promise<DeliveryDecision[]> {
+/** What a batch came to: a decision per message, and its figures for metrics. */
+export interface BatchOutcome {
+  readonly decisions: readonly DeliveryDecision[];
+  /** Requests sent to targets. */
+  readonly attempts: number;
+  /** Of those, the ones not answered with a 2xx. */
+  readonly failedAttempts: number;
+  /** Deliveries that became dead letters (with or without an attempt in this batch). */
+  readonly deadLettered: number;
+}
+
+export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies): Promise<BatchOutcome> {
   const decisions: DeliveryDecision[] = [];
   const groups = new Map<string, Task[]>();
   for (const task of tasks) {
@@ -122,7 +133,13 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     group.push({ messageId: task.messageId, receiveCount: task.receiveCount, message });
     groups.set(message.subscriptionId, group);
   }
-  if (groups.size === 0) return decisions;
+  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0): BatchOutcome => ({
+    decisions: all,
+    attempts: records.length,
+    failedAttempts: records.filter((record) => record.outcome !== 'delivered').length,
+    deadLettered,
+  });
+  if (groups.size === 0) return outcome(decisions);
 
   // One read for the targets of the whole batch, one write for its attempt history: the common
   // case costs two requests per batch, whatever the number of subscriptions in it.
@@ -131,9 +148,10 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     targets = await deps.store.getTargets([...groups.keys()]);
   } catch (error) {
     deps.log('error', 'target state unreadable; retrying the batch', { error: error instanceof Error ? error.message : String(error) });
-    return [...decisions, ...[...groups.values()].flat().map((task) => retryLater(task))];
+    return outcome([...decisions, ...[...groups.values()].flat().map((task) => retryLater(task))]);
   }
   const records: AttemptRecord[] = [];
+  let deadLettered = 0;
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
       const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY);
@@ -146,6 +164,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
         return group.map((task) => retryLater(task));
       } finally {
         records.push(...dispatch.records);
+        deadLettered += dispatch.deadLettered;
       }
     }),
   );
@@ -158,7 +177,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       deps.log('warn', 'attempt history not written', { attempts: records.length, error: error instanceof Error ? error.message : String(error) });
     }
   }
-  return [...decisions, ...perGroup.flat()];
+  return outcome([...decisions, ...perGroup.flat()], records, deadLettered);
 }
 
 /** After an unexpected failure: later, and later still the more often it happened. */
@@ -173,6 +192,7 @@ class SubscriptionDispatch {
   private readonly decisions: DeliveryDecision[] = [];
   /** The attempts made, for the history: the batch writes them all at once. */
   readonly records: AttemptRecord[] = [];
+  deadLettered = 0;
 
   constructor(
     private readonly subscriptionId: string,
@@ -439,6 +459,7 @@ class SubscriptionDispatch {
       ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
     };
     await this.deps.store.putDeadLetter(deadLetter, this.expiry(this.now() + this.deps.policy.deadLetterRetentionSeconds * 1000));
+    this.deadLettered++;
     this.deps.log('warn', 'delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: message.deliveryId, reason });
     this.done(task);
   }
