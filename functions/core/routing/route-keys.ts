@@ -134,15 +134,20 @@ function alternativesOf(filter: Filter): Condition[] | undefined {
  */
 function bestAlternatives(conjuncts: Condition[][]): Condition[] | undefined {
   const equalities = conjuncts.filter((alternatives) => alternatives.every((c) => c.kind === 'eq'));
-  if (equalities.length > 0) return combineEqualities(equalities);
-  if (conjuncts.length === 0) return undefined;
-  return conjuncts.reduce((best, next) => (next.length < best.length ? next : best));
+  const combined = equalities.length > 0 ? combineEqualities(equalities) : undefined;
+  if (combined) return combined;
+  // No equality fits in MAX_ENTRIES keys: index by the narrowest other conjunct, or not at all
+  // (the catch-all key), never by an empty equality no event could produce.
+  const others = conjuncts.filter((alternatives) => !alternatives.every((c) => c.kind === 'eq') && alternatives.length <= MAX_ENTRIES);
+  if (others.length === 0) return undefined;
+  return others.reduce((best, next) => (next.length < best.length ? next : best));
 }
 
-function combineEqualities(conjuncts: Condition[][]): Condition[] {
+function combineEqualities(conjuncts: Condition[][]): Condition[] | undefined {
   // Dropping a conjunct only loosens the condition, so the widest go first until the product fits.
   const kept = [...conjuncts].sort((a, b) => a.length - b.length);
   while (kept.reduce((product, alternatives) => product * alternatives.length, 1) > MAX_ENTRIES) kept.pop();
+  if (kept.length === 0) return undefined;
   let product: Record<string, string>[] = [{}];
   for (const alternatives of kept) {
     const next: Record<string, string>[] = [];

@@ -64,6 +64,15 @@ describe('route index keys', () => {
     expect(found(match, { ...event, subject })).toBe(true);
   });
 
+  it('EDU-8: a subscription to more types than one key set holds is still found, for each of its types', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `nl.edu.type${i}`);
+    for (const type of [many[0]!, many[16]!, many[19]!]) {
+      const attributes = { ...event, type };
+      expect(found({ types: many }, attributes)).toBe(true);
+      expect(found({ types: many, filters: [{ prefix: { subject: 'leerling-' } }] }, { ...attributes, subject: 'leerling-7' })).toBe(true);
+    }
+  });
+
   it('EDU-8: whenever a subscription matches an event, the router looks up one of its keys (5,000 random cases)', () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -92,7 +101,7 @@ describe('route index keys', () => {
     for (let i = 0; i < 5000; i++) {
       const match: SubscriptionMatch = {
         ...(random() < 0.3 ? { source: pick(sources) } : {}),
-        ...(random() < 0.4 ? { types: [pick(types), pick(types)] } : {}),
+        ...(random() < 0.4 ? { types: random() < 0.2 ? [...types, ...Array.from({ length: 16 }, (_, n) => `nl.other.t${n}`)] : [pick(types), pick(types)] } : {}),
         ...(random() < 0.8 ? { filters: [filter(0), ...(random() < 0.3 ? [filter(0)] : [])] } : {}),
       };
       const attributes = { id: 'e', type: pick(types), source: pick(sources), ...(random() < 0.8 ? { subject: pick(subjects) } : {}) };
