@@ -3,6 +3,8 @@
  * Only handlers call `loadConfig`; adapters and the domain receive what they need as arguments.
  * The CDK stack and the laptop host set these variables (names in `settingEnv`).
  */
+import { parsePublishGrants, type PublishGrants } from './core/auth/publish-grants.js';
+import { parseEntitlements } from './core/subscriptions/entitlements.js';
 import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../lib/resources.js';
 
 export const settingEnv = {
@@ -20,6 +22,8 @@ export const settingEnv = {
   maxEventBytes: 'KOERIER_MAX_EVENT_BYTES',
   idempotencyTtlSeconds: 'KOERIER_IDEMPOTENCY_TTL_SECONDS',
   idempotencyLockSeconds: 'KOERIER_IDEMPOTENCY_LOCK_SECONDS',
+  /** JSON: which clients may publish under which sources (see functions/core/auth/publish-grants.ts). */
+  publishers: 'KOERIER_PUBLISHERS',
   /** JSON: which clients may subscribe to which types and sources (see functions/core/subscriptions). */
   entitlements: 'KOERIER_ENTITLEMENTS',
   /** `true` on the laptop host only: lets sinks be plain-http loopback addresses. */
@@ -71,6 +75,7 @@ export interface KoerierConfig {
   readonly maxEventBytes: number;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
   readonly entitlementsJson: string;
+  readonly publishGrants: PublishGrants;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
@@ -133,7 +138,8 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
       ttlSeconds: integer(settingEnv.idempotencyTtlSeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
       lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 1, 3600),
     },
-    entitlementsJson: env[settingEnv.entitlements]?.trim() || '{}',
+    entitlementsJson: checkedEntitlements(env[settingEnv.entitlements]?.trim() || '{}', issues),
+    publishGrants: readPublishGrants(env[settingEnv.publishers], issues),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: {
       retry: {
@@ -182,6 +188,25 @@ function requireEnv(name: string, env: Env): string {
   const value = env[name]?.trim();
   if (!value) throw new ConfigError(`${name} is not set: the function was deployed without this resource grant`);
   return value;
+}
+
+/** Fails at start-up, not in every router batch, when the entitlements have the wrong shape. */
+function checkedEntitlements(json: string, issues: string[]): string {
+  try {
+    parseEntitlements(json);
+  } catch (error) {
+    issues.push(`${settingEnv.entitlements}: ${(error as Error).message}`);
+  }
+  return json;
+}
+
+function readPublishGrants(raw: string | undefined, issues: string[]): PublishGrants {
+  try {
+    return parsePublishGrants(raw?.trim() || '{}');
+  } catch (error) {
+    issues.push(`${settingEnv.publishers}: ${(error as Error).message}`);
+    return {};
+  }
 }
 
 function list(raw: string | undefined): string[] {

@@ -1,6 +1,6 @@
 /**
- * The queues events travel through. The only knowledge of SQS batching limits lives here:
- * at most 10 entries and 256 KiB per SendMessageBatch call.
+ * The queues events travel through. The only knowledge of SQS's limits lives here: at most 10
+ * entries and 256 KiB per SendMessageBatch call, and the characters a message body may hold.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 
@@ -32,7 +32,7 @@ export class SqsEventQueue {
   async send(messages: readonly QueuedEvent[]): Promise<void> {
     if (messages.length === 1) {
       const [only] = messages as [QueuedEvent];
-      await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: only.body, MessageAttributes: toAttributes(only.attributes) }));
+      await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: sqsSafeBody(only.body), MessageAttributes: toAttributes(only.attributes) }));
       return;
     }
     for (const chunk of chunksWithinLimits(messages)) await this.sendBatch(chunk, 1);
@@ -42,7 +42,7 @@ export class SqsEventQueue {
     const result = await this.client.send(
       new SendMessageBatchCommand({
         QueueUrl: this.queueUrl,
-        Entries: chunk.map((message, index) => ({ Id: String(index), MessageBody: message.body, MessageAttributes: toAttributes(message.attributes) })),
+        Entries: chunk.map((message, index) => ({ Id: String(index), MessageBody: sqsSafeBody(message.body), MessageAttributes: toAttributes(message.attributes) })),
       }),
     );
     const failed = result.Failed ?? [];
@@ -53,6 +53,15 @@ export class SqsEventQueue {
   }
 }
 
+/**
+ * SQS refuses U+FFFE and U+FFFF in a message body. Every body Koerier queues is a JSON text, in
+ * which these can only stand inside strings, so writing them as \uFFFE / \uFFFF escapes keeps
+ * the very same JSON value and makes the message storable.
+ */
+export function sqsSafeBody(body: string): string {
+  return body.replace(/[\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 function toAttributes(attributes: Readonly<Record<string, string>> | undefined): Record<string, MessageAttributeValue> | undefined {
   if (!attributes) return undefined;
   const out: Record<string, MessageAttributeValue> = {};
@@ -61,7 +70,7 @@ function toAttributes(attributes: Readonly<Record<string, string>> | undefined):
 }
 
 function messageBytes(message: QueuedEvent): number {
-  let bytes = Buffer.byteLength(message.body);
+  let bytes = Buffer.byteLength(sqsSafeBody(message.body));
   for (const [name, value] of Object.entries(message.attributes ?? {})) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 'String'.length;
   return bytes;
 }

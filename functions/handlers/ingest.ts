@@ -6,13 +6,15 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { parseCloudEventsRequest } from '../core/cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
-import { problemResponse, problems } from '../core/http/problems.js';
+import { problem, problemResponse, problems, type ValidationIssue } from '../core/http/problems.js';
+import { ungrantedSources } from '../core/auth/publish-grants.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { resourceNames } from '../config.js';
+import { resourceNames, type KoerierConfig } from '../config.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
@@ -32,6 +34,8 @@ export const inboundMessageAttributes = {
 } as const;
 
 let inbound: SqsEventQueue | undefined;
+let rates: DynamoDbRateWindow | undefined;
+const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency')));
 let idempotency: DynamoDbIdempotencyStore | undefined;
 const inboundQueue = () => (inbound ??= new SqsEventQueue(sqsClient(), resourceNames.queueUrl('inbound')));
 const idempotencyStore = () => (idempotency ??= new DynamoDbIdempotencyStore(dynamoDbClient(), resourceNames.table('idempotency')));
@@ -53,18 +57,30 @@ export const handler = httpHandler(async (request) => {
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
       onStoreError: (error) => logger.warn('idempotency completion not stored', { client: principal.clientId, error: describeError(error) }),
     },
-    () => acceptEvents(request, principal.clientId, config.maxEventBytes),
+    () => acceptEvents(request, principal.clientId, config),
   );
 });
 
-async function acceptEvents(request: HttpRequest, publisher: string, maxEventBytes: number): Promise<HttpResponse> {
-  const outcome = parseCloudEventsRequest(request, { maxEventBytes });
+async function acceptEvents(request: HttpRequest, publisher: string, config: KoerierConfig): Promise<HttpResponse> {
+  // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
+  const rate = await rateWindow().take(publisher, config.publishRatePerMinute);
+  if (!rate.allowed) {
+    return problemResponse(problem(429, 'rate-limited', 'Too Many Requests', `At most ${config.publishRatePerMinute} requests per minute per publisher.`), {
+      'retry-after': String(rate.retryAfterSeconds),
+    });
+  }
+  const outcome = parseCloudEventsRequest(request, { maxEventBytes: config.maxEventBytes });
   if (!outcome.ok) {
     logger.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
     return problemResponse(outcome.problem);
   }
   if (outcome.events.length > MAX_EVENTS_PER_BATCH) {
     return problemResponse(problems.payloadTooLarge(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one holds ${outcome.events.length}. Split it.`));
+  }
+  const ungranted = ungrantedSources(publisher, outcome.events.map((event) => event.source), config.publishGrants, outcome.mode === 'batch');
+  if (ungranted.length > 0) {
+    logger.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
+    return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
   const receivedAt = new Date().toISOString();
   await inboundQueue().send(
@@ -77,6 +93,24 @@ async function acceptEvents(request: HttpRequest, publisher: string, maxEventByt
   for (const event of outcome.events) logger.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
   return jsonResponse(202, {
     accepted: outcome.events.map(({ source, id }) => ({ source, id })),
-    ...(outcome.warnings.length > 0 ? { warnings: outcome.warnings } : {}),
+    ...(outcome.warnings.length > 0 ? { warnings: groupedWarnings(outcome.warnings) } : {}),
   });
+}
+
+/**
+ * One warning per kind of finding, with the batch members it concerns, so a large batch cannot
+ * grow the 202 body (which the idempotency store keeps in one item) past what it can hold.
+ */
+function groupedWarnings(warnings: readonly ValidationIssue[]): ValidationIssue[] {
+  if (warnings.every((warning) => warning.index === undefined)) return [...warnings];
+  const groups = new Map<string, { warning: ValidationIssue; indexes: number[] }>();
+  for (const warning of warnings) {
+    const kind = `${warning.requirement}|${warning.rule}|${warning.attribute ?? ''}`;
+    const group = groups.get(kind);
+    if (group) group.indexes.push(warning.index ?? -1);
+    else groups.set(kind, { warning, indexes: [warning.index ?? -1] });
+  }
+  return [...groups.values()].map(({ warning: { index: _index, ...first }, indexes }) =>
+    indexes.length === 1 ? { ...first, index: indexes[0]! } : { ...first, message: `${first.message} (and ${indexes.length - 1} more like it)`, indexes },
+  );
 }

@@ -128,6 +128,36 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     }
   });
 
+  it('EDU-IN: a publisher may only publish under the sources it is granted; otherwise 403 and nothing is stored', async () => {
+    const partnerC = await harness.token('partner-c', 'events:publish');
+    const own = event({ source: 'urn:nld:oin:00000009999999999000:systeem:x' });
+    expect((await post(JSON.stringify(own), { 'content-type': 'application/cloudevents+json' }, partnerC)).status).toBe(202);
+    const forged = await post(JSON.stringify([own, event()]), { 'content-type': 'application/cloudevents-batch+json' }, partnerC);
+    expect(forged.status).toBe(403);
+    expect((forged.json() as { errors: { index: number; requirement: string }[] }).errors).toEqual([expect.objectContaining({ index: 1, requirement: 'EDU-IN' })]);
+    const unknown = await post(JSON.stringify(event()), { 'content-type': 'application/cloudevents+json' }, await harness.token('partner-z', 'events:publish'));
+    expect(unknown.status).toBe(403);
+    expect(await harness.drain('inbound')).toHaveLength(1);
+  });
+
+  it('CE-4: the same warning for many batch members comes back once, with their indexes', async () => {
+    const events = Array.from({ length: 5 }, () => event({ source: '/not/a/urn' }));
+    const response = await post(JSON.stringify(events), { 'content-type': 'application/cloudevents-batch+json' });
+    expect(response.status).toBe(202);
+    const warnings = (response.json() as { warnings: { requirement: string; indexes?: number[] }[] }).warnings.filter((w) => w.requirement === 'CE-4');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.indexes).toEqual([0, 1, 2, 3, 4]);
+    await harness.drain('inbound');
+  });
+
+  it('CE-2: data holding U+FFFE, which SQS refuses raw, is stored as the same JSON value', async () => {
+    const accepted = event({ data: { naam: 'a\uFFFEb\uFFFFc' } });
+    expect((await post(JSON.stringify(accepted), { 'content-type': 'application/cloudevents+json' })).status).toBe(202);
+    const [message] = await harness.drain('inbound');
+    expect(message!.Body).not.toMatch(/[\uFFFE\uFFFF]/);
+    expect((JSON.parse(message!.Body!) as { data: unknown }).data).toEqual(accepted.data);
+  });
+
   it('EDU-4: without events:publish the ingest answers 403 and stores nothing', async () => {
     const response = await post(JSON.stringify(event()), { 'content-type': 'application/cloudevents+json' }, await harness.token('partner-a', 'events:consume'));
     expect(response.status).toBe(403);

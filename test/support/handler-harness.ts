@@ -48,6 +48,8 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
     [settingEnv.audience]: TEST_AUDIENCE,
     [settingEnv.jwksUrl]: jwksUrl,
     [settingEnv.allowedOrigins]: 'partner.example',
+    // partner-c may publish for its own organisation only; the others for any source.
+    [settingEnv.publishers]: JSON.stringify({ 'partner-a': [''], 'partner-b': [''], 'partner-c': ['urn:nld:oin:00000009999999999000:'] }),
     [settingEnv.logLevel]: 'warn',
     ...settings,
   });

@@ -31,6 +31,7 @@ export const validationIssueSchema = {
     requirement: { type: 'string', description: 'Requirement ID, e.g. CE-3 (see docs/CONFORMANCE.md).' },
     message: { type: 'string' },
     index: { type: 'integer', description: 'Position of the member in a batch.' },
+    indexes: { type: 'array', items: { type: 'integer' }, description: 'Positions of the members with this same finding (grouped warnings).' },
   },
 } as const;
 

@@ -14,6 +14,8 @@ export interface ValidationIssue {
   readonly message: string;
   /** Position in a batch, for batch requests. */
   readonly index?: number;
+  /** Positions in a batch, where one warning stands for the same finding in several members. */
+  readonly indexes?: readonly number[];
 }
 
 export interface Problem {

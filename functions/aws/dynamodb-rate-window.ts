@@ -1,0 +1,43 @@
+/**
+ * Requests per client per minute (WH-7, EDU-20: per producer, not per IP address), counted in a
+ * fixed one-minute window: one conditional UpdateItem per request in the `idempotency` table,
+ * whose TTL removes old windows.
+ */
+import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { tables } from '../../lib/resources.js';
+
+export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+
+const WINDOW_MS = 60_000;
+
+export class DynamoDbRateWindow {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async take(clientId: string, limitPerMinute: number, now = Date.now()): Promise<RateDecision> {
+    const windowStart = now - (now % WINDOW_MS);
+    const windowEnd = windowStart + WINDOW_MS;
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [tables.idempotency.partitionKey.name]: { S: `rate#${encodeURIComponent(clientId)}#${windowStart}` } },
+          UpdateExpression: 'ADD #count :one SET #ttl = if_not_exists(#ttl, :expires)',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'requests', '#ttl': tables.idempotency.ttlAttribute },
+          ExpressionAttributeValues: {
+            ':one': { N: '1' },
+            ':limit': { N: String(limitPerMinute) },
+            ':expires': { N: String(Math.ceil(windowEnd / 1000) + 60) },
+          },
+        }),
+      );
+      return { allowed: true };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
+      throw error;
+    }
+  }
+}
