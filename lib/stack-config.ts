@@ -4,6 +4,8 @@
  */
 import type { Construct } from 'constructs';
 import { settingEnv } from '../functions/config.js';
+import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
+import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 
 export interface StackConfig {
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
@@ -16,6 +18,8 @@ export interface StackConfig {
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
   readonly entitlements: Readonly<Record<string, unknown>>;
+  /** Which client may publish under which source prefixes (EDU-IN); see functions/core/auth/publish-grants.ts. */
+  readonly publishers: PublishGrants;
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
@@ -30,6 +34,7 @@ export const contextKey = {
   webhookOrigin: 'koerier:webhookOrigin',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
   entitlements: 'koerier:entitlements',
+  publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
 } as const;
@@ -113,7 +118,26 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
           `(it travels in ${settingEnv.entitlements} and Lambda allows 4 KB of environment in total), got ${bytes} bytes`,
       );
     } else {
-      entitlements = parsed;
+      try {
+        parseEntitlements(JSON.stringify(parsed));
+        entitlements = parsed;
+      } catch (error) {
+        issues.push(`${contextKey.entitlements} ${(error as Error).message}`);
+      }
+    }
+  }
+
+  // Required: without grants nobody may publish, and a deployment nobody can publish to is a mistake.
+  let publishers: PublishGrants = {};
+  const publishersRaw = context[contextKey.publishers];
+  const publishersObject = publishersRaw === undefined ? undefined : jsonObject(publishersRaw);
+  if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
+    problem(contextKey.publishers, 'is required: an object {"<client id>": ["<source prefix>", ...]}', publishersRaw);
+  } else {
+    try {
+      publishers = parsePublishGrants(JSON.stringify(publishersObject));
+    } catch (error) {
+      issues.push(`${contextKey.publishers} ${(error as Error).message}`);
     }
   }
 
@@ -145,6 +169,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     webhookOrigin,
     idempotencyTtlDays,
     entitlements,
+    publishers,
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
   };
@@ -164,6 +189,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
     [settingEnv.entitlements]: JSON.stringify(config.entitlements),
+    [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
   };

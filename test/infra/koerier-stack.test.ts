@@ -4,13 +4,18 @@
  * resources and a function of every grant kind, proving that additions appear without touching
  * the constructs.
  */
-import { Match } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { DELIVERY_METRICS, DeliveryAlarms } from '../../lib/constructs/delivery-alarms.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
-import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
+import { koerierResources, REPO_ROOT, type ResourceDescription } from '../../lib/koerier-stack.js';
 import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
-import { cdkJsonContext, logicalId, referencedIds, synthKoerier, type Synthesised } from './synth.js';
+import { cdkJsonContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 
@@ -233,6 +238,47 @@ describe.each([
     synth.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
+  it('CARD-5: a delivery error rate (failures / attempts, 0 without attempts) above 50% in three consecutive 5-minute periods alarms on the alarm topic', () => {
+    const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
+    const alarm = synth.resources[logicalId(synth.stack, synth.stack.deliveryAlarms!.errorRate)]!.Properties;
+    const sumOf = (id: string, metricName: string) => ({
+      Id: id,
+      MetricStat: { Metric: { Namespace: 'Koerier', MetricName: metricName }, Period: 300, Stat: 'Sum' },
+      ReturnData: false,
+    });
+    expect(alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0.5,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic],
+      OKActions: [topic],
+    });
+    expect(alarm.Metrics).toHaveLength(3);
+    expect(alarm.Metrics).toContainEqual(expect.objectContaining({ Expression: 'IF(attempts > 0, failures / attempts, 0)', ReturnData: true }));
+    expect(alarm.Metrics).toContainEqual(sumOf('attempts', 'DeliveryAttempts'));
+    expect(alarm.Metrics).toContainEqual(sumOf('failures', 'DeliveryFailures'));
+  });
+
+  it('EDU-18: any dead-lettered delivery in a 5-minute period alarms on the alarm topic', () => {
+    const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
+    const alarm = synth.resources[logicalId(synth.stack, synth.stack.deliveryAlarms!.deadLettered)]!.Properties;
+    expect(alarm).toMatchObject({
+      Namespace: 'Koerier',
+      MetricName: 'DeliveriesDeadLettered',
+      Statistic: 'Sum',
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topic],
+      OKActions: [topic],
+    });
+    expect(alarm.Dimensions).toBeUndefined();
+  });
+
   it('CARD-6: every bucket blocks public access, is TLS-only and encrypted, keeps objects 14 days, and is retained', () => {
     for (const name of Object.keys(description.buckets)) {
       const bucket = synth.resources[ids.bucket(name)]!;
@@ -292,7 +338,9 @@ describe.each([
         [settingEnv.allowedOrigins]: (cdkJsonContext['koerier:allowedOrigins'] as string[]).join(','),
         [settingEnv.webhookOrigin]: cdkJsonContext['koerier:webhookOrigin'],
         [settingEnv.idempotencyTtlSeconds]: String(7 * 24 * 3600),
-        [settingEnv.entitlements]: '{}',
+        [settingEnv.entitlements]: JSON.stringify(cdkJsonContext['koerier:entitlements']),
+        [settingEnv.publishers]: JSON.stringify(cdkJsonContext['koerier:publishers']),
+        [settingEnv.validationAgreedClients]: '',
         [settingEnv.publicBaseUrl]: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
         NODE_OPTIONS: '--enable-source-maps',
       };
@@ -470,6 +518,41 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
   });
 });
 
+describe('delivery alarms', () => {
+  it('CARD-5: watch exactly the metrics the delivery function writes', () => {
+    // The handler owns the EMF record; this catches a rename on either side.
+    const handler = readFileSync(path.join(REPO_ROOT, 'functions/handlers/delivery.ts'), 'utf8');
+    expect(handler).toContain(`METRIC_NAMESPACE = '${DELIVERY_METRICS.namespace}'`);
+    for (const name of [DELIVERY_METRICS.attempts, DELIVERY_METRICS.failures, DELIVERY_METRICS.deadLettered]) {
+      expect(handler).toContain(`{ Name: '${name}', Unit: 'Count' }`);
+    }
+  });
+
+  it('CARD-5: exist only when the description has the delivery function', () => {
+    const { delivery: _delivery, ...otherFunctions } = koerierResources.functions;
+    const { stack, resources } = synthKoerier({ resources: { ...koerierResources, functions: otherFunctions } });
+    expect(stack.deliveryAlarms).toBeUndefined();
+    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms).toHaveLength(Object.keys(koerierResources.queues).length);
+    for (const alarm of alarms) expect(alarm.Properties.Namespace).toBe('AWS/SQS');
+  });
+
+  it('CARD-5: take another error-rate threshold, period and number of periods', () => {
+    const stack = new Stack(newApp(), 'Alarms');
+    const alarms = new DeliveryAlarms(stack, 'DeliveryAlarms', {
+      topic: new sns.Topic(stack, 'Topic'),
+      maxErrorRate: 0.2,
+      period: Duration.minutes(1),
+      errorRatePeriods: 10,
+    });
+    const resources = Template.fromStack(stack).toJSON().Resources;
+    const errorRate = resources[logicalId(stack, alarms.errorRate)].Properties;
+    expect(errorRate).toMatchObject({ Threshold: 0.2, EvaluationPeriods: 10, DatapointsToAlarm: 10 });
+    for (const metric of errorRate.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)) expect(metric.MetricStat.Period).toBe(60);
+    expect(resources[logicalId(stack, alarms.deadLettered)].Properties).toMatchObject({ Period: 60, Threshold: 0 });
+  });
+});
+
 describe('Koerier stack settings from the CDK context', () => {
   it('EDU-18: koerier:alarmEmail subscribes that address to the alarm topic', () => {
     const { template, stack } = synthKoerier({ context: { 'koerier:alarmEmail': 'ops@example.org' } });
@@ -481,7 +564,7 @@ describe('Koerier stack settings from the CDK context', () => {
   });
 
   it('EDU-IDEM-7: koerier:idempotencyTtlDays and koerier:entitlements reach every function', () => {
-    const entitlements = { 'dev-subscriber': { types: ['nl.example.*'] } };
+    const entitlements = { 'dev-subscriber': [{ typePrefix: 'nl.example.' }] };
     const { resources } = synthKoerier({ context: { 'koerier:idempotencyTtlDays': 3, 'koerier:entitlements': entitlements } });
     const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(0);

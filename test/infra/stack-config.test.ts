@@ -9,6 +9,7 @@ const valid = {
   'koerier:jwksUrl': 'https://login.example.org/realms/koerier/certs',
   'koerier:allowedOrigins': ['partner.example.org', 'other.example.org'],
   'koerier:webhookOrigin': 'koerier.example.org',
+  'koerier:publishers': { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
 };
 
 function rejects(overrides: Record<string, unknown>, message: RegExp): void {
@@ -27,8 +28,17 @@ describe('CDK context (lib/stack-config.ts)', () => {
       webhookOrigin: 'koerier.example.org',
       idempotencyTtlDays: 7,
       entitlements: {},
+      publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
     });
+  });
+
+  it('EDU-IN: publish grants are required, client id → source prefixes, and reach the functions', () => {
+    rejects({ 'koerier:publishers': undefined }, /koerier:publishers is required/);
+    rejects({ 'koerier:publishers': {} }, /koerier:publishers is required/);
+    rejects({ 'koerier:publishers': { 'partner-lvs': 'urn:nld:' } }, /koerier:publishers publish grants of "partner-lvs" must be a list of source prefixes/);
+    const config = parseStackConfig({ ...valid, 'koerier:publishers': JSON.stringify({ a: ['urn:nld:oin:1:'] }) });
+    expect(loadConfig(settingEnvironment(config, 'https://api.example.org')).publishGrants).toEqual({ a: ['urn:nld:oin:1:'] });
   });
 
   it('WH-5: clients whose consent was agreed out of band are a list (cdk.json) or a comma-separated string (-c) and reach the functions', () => {
@@ -91,12 +101,15 @@ describe('CDK context (lib/stack-config.ts)', () => {
   });
 
   it('EDU-7: entitlements are a JSON object (an object in cdk.json, JSON text from -c) small enough for the Lambda environment', () => {
-    const entitlements = { 'dev-subscriber': { types: ['nl.example.*'] } };
+    const entitlements = { 'dev-subscriber': [{ typePrefix: 'nl.example.' }] };
     expect(parseStackConfig({ ...valid, 'koerier:entitlements': entitlements }).entitlements).toEqual(entitlements);
     expect(parseStackConfig({ ...valid, 'koerier:entitlements': JSON.stringify(entitlements) }).entitlements).toEqual(entitlements);
     rejects({ 'koerier:entitlements': [] }, /koerier:entitlements must be a JSON object, got \[\]/);
     rejects({ 'koerier:entitlements': '{not json' }, /koerier:entitlements must be a JSON object/);
     rejects({ 'koerier:entitlements': null }, /koerier:entitlements must be a JSON object/);
+    // The shape the router and the subscriptions API read, checked at synth rather than in every batch.
+    rejects({ 'koerier:entitlements': { 'dev-subscriber': { types: ['nl.example.*'] } } }, /koerier:entitlements the grants of "dev-subscriber" must be a list/);
+    rejects({ 'koerier:entitlements': { 'dev-subscriber': [{ source: 'urn:nld:x' }] } }, /needs a "typePrefix" string/);
     const big = { client: 'x'.repeat(MAX_ENTITLEMENTS_JSON_BYTES) };
     rejects({ 'koerier:entitlements': big }, /koerier:entitlements must serialise to at most 2048 bytes .*KOERIER_ENTITLEMENTS/);
   });
@@ -130,7 +143,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       ...valid,
       'koerier:tokenUrl': 'https://login.example.org/token',
       'koerier:idempotencyTtlDays': 2,
-      'koerier:entitlements': { a: { types: ['x'] } },
+      'koerier:entitlements': { a: [{ typePrefix: 'x' }] },
     });
     const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org'));
     expect(loaded.auth).toEqual({
@@ -142,7 +155,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
     expect(loaded.allowedOrigins).toEqual(['partner.example.org', 'other.example.org']);
     expect(loaded.webhookOrigin).toBe('koerier.example.org');
     expect(loaded.idempotency.ttlSeconds).toBe(2 * 24 * 3600);
-    expect(JSON.parse(loaded.entitlementsJson)).toEqual({ a: { types: ['x'] } });
+    expect(JSON.parse(loaded.entitlementsJson)).toEqual({ a: [{ typePrefix: 'x' }] });
     expect(loaded.publicBaseUrl).toBe('https://api.example.org');
   });
 });
