@@ -7,6 +7,7 @@ import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
+import { DeliveryAlarms } from './constructs/delivery-alarms.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
 import { Keys } from './constructs/keys.js';
@@ -48,6 +49,8 @@ export class KoerierStack extends Stack {
   readonly httpApi: KoerierHttpApi;
   readonly functions: ReadonlyMap<string, KoerierFunction>;
   readonly alarms: DeadLetterAlarms;
+  /** Present when the description has the `delivery` function, whose metrics they watch. */
+  readonly deliveryAlarms: DeliveryAlarms | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     super(scope, id, { description: 'Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)', ...props });
@@ -77,6 +80,7 @@ export class KoerierStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
+    this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: this.httpApi.url });
     for (const [name, { queue, deadLetterQueue }] of this.queues.byName) {
