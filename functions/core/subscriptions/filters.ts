@@ -45,9 +45,10 @@ export function filterMatches(filter: Filter, attributes: EventAttributes): bool
 }
 
 function everyAttribute(match: AttributeMatch, attributes: EventAttributes, compare: (actual: string, wanted: string) => boolean): boolean {
-  for (const name in match) {
-    const actual = attributeString(attributes[name]);
-    if (actual === undefined || !compare(actual, match[name]!)) return false;
+  for (const [name, wanted] of Object.entries(match)) {
+    // Own attributes only: `constructor` or `toString` must not find Object.prototype's members.
+    const actual = Object.hasOwn(attributes, name) ? attributeString(attributes[name]) : undefined;
+    if (actual === undefined || !compare(actual, wanted)) return false;
   }
   return true;
 }

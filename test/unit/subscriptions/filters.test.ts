@@ -46,6 +46,14 @@ describe('filter dialects of the CloudEvents Subscriptions API', () => {
     expect(matches({ suffix: { subject: '/42', type: '.v2' } })).toBe(false);
   });
 
+  it('EDU-8: an attribute the event does not carry never matches, even when Object.prototype has a member of that name', () => {
+    const parsed = parseFilters([{ prefix: { constructor: 'function Object' } }]);
+    expect(parsed.issues).toEqual([]);
+    expect(matches(parsed.filters[0]!)).toBe(false);
+    expect(matches({ suffix: { toString: '}' } })).toBe(false);
+    expect(matches({ not: { prefix: { constructor: 'function' } } })).toBe(true);
+  });
+
   it('EDU-8: all matches only when every nested filter does', () => {
     expect(matches({ all: [{ prefix: { type: 'nl.edu.' } }, { exact: { subject: 'leerling/42' } }] })).toBe(true);
     expect(matches({ all: [{ prefix: { type: 'nl.edu.' } }, { exact: { subject: 'leerling/43' } }] })).toBe(false);
