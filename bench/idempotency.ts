@@ -14,7 +14,7 @@ import { jsonResponse, type HttpRequest } from '../functions/core/http/messages.
 import { withIdempotency, type IdempotencyContext } from '../functions/core/idempotency/index.js';
 import { resourceEnv } from '../lib/resources.js';
 import { startEmulators } from '../local/emulators.js';
-import { countRequests } from '../test/unit/idempotency/request-counter.js';
+import { countRequests } from '../test/support/request-counter.js';
 
 const CONCURRENCY = 8;
 const WARMUP_MS = 1500;

@@ -24,7 +24,7 @@ import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../
 import type { RouteEntry } from '../functions/core/routing/route-keys.js';
 import { localName } from '../lib/resources.js';
 import { startEmulators } from '../local/emulators.js';
-import { countRequests } from '../test/unit/idempotency/request-counter.js';
+import { countRequests } from '../test/support/request-counter.js';
 
 const SIZES = [1_000, 10_000, 100_000];
 const MILLION = 1_000_000;

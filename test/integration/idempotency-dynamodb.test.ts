@@ -12,7 +12,7 @@ import { jsonResponse } from '../../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../../functions/core/idempotency/index.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
-import { countRequests, type RequestCounter } from '../unit/idempotency/request-counter.js';
+import { countRequests, type RequestCounter } from '../support/request-counter.js';
 import { controlledClock, ingestRequest } from '../unit/idempotency/store-contract.js';
 import { describeIdempotencyStoreContract } from '../unit/idempotency/store-contract.js';
 

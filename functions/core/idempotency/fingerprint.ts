@@ -10,7 +10,8 @@ import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
  * Names are lower case and sorted, so header order and case cannot change the fingerprint.
  */
 export function requestFingerprint(req: HttpRequest, operation: string): string {
-  const contentType = req.headers['content-type']?.trim() ?? '';
+  // Media types and their usual parameters (charset) are case-insensitive.
+  const contentType = req.headers['content-type']?.trim().toLowerCase() ?? '';
   const binaryMode = !mediaTypeOf(contentType).startsWith('application/cloudevents');
   const eventHeaders = binaryMode
     ? Object.entries(req.headers)
@@ -22,9 +23,4 @@ export function requestFingerprint(req: HttpRequest, operation: string): string 
   // A JSON array is self-delimiting, so the body that follows it cannot blur into it.
   const head = JSON.stringify([req.method.toUpperCase(), operation, req.path, query, contentType, eventHeaders]);
   return createHash('sha256').update(head).update('\n').update(req.body).digest('hex');
-}
-
-/** SHA-256 (hex) of an outgoing payload: the same key must always go with the same payload. */
-export function payloadFingerprint(payload: string | Buffer): string {
-  return createHash('sha256').update(payload).digest('hex');
 }

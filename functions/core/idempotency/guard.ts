@@ -116,9 +116,12 @@ async function processAndRecord(scope: IdempotencyScope, claimId: string, ctx: I
   return response;
 }
 
-/** 5xx and 429 say "try again"; storing them would replay a failure for the key's whole life. */
+/**
+ * 5xx, 429 and 409 (a conflict with a change made meanwhile) say "try again"; storing them would
+ * replay a failure for the key's whole life.
+ */
 function isFinal(status: number): boolean {
-  return status < 500 && status !== 429;
+  return status < 500 && status !== 429 && status !== 409;
 }
 
 function storedResponse(response: HttpResponse, extraHeaders: readonly string[]): StoredResponse {

@@ -1,9 +1,10 @@
 /**
- * Koerier's one idempotency mechanism (EDU-IDEM): the guard every mutating route runs through,
- * its store port, and the client-side helpers deliveries use.
+ * Koerier's one idempotency mechanism (EDU-IDEM): the guard every mutating route runs through and
+ * its store port. As a client (deliveries), the key is the delivery id fixed by the router; see
+ * functions/core/delivery/delivery-message.ts.
  */
 export { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './key.js';
-export { requestFingerprint, payloadFingerprint } from './fingerprint.js';
+export { requestFingerprint } from './fingerprint.js';
 export {
   systemClock,
   isClaimable,
@@ -18,5 +19,4 @@ export {
   type StoredResponse,
 } from './store.js';
 export { withIdempotency, IDEMPOTENT_REPLAYED_HEADER, REPLAYED_HEADERS, type IdempotencyContext } from './guard.js';
-export { startOutgoingOperation, mayRetry, type OutgoingOperation } from './outgoing.js';
 export { InMemoryIdempotencyStore } from './memory-store.js';

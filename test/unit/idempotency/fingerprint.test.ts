@@ -43,6 +43,13 @@ describe('requestFingerprint', () => {
     expect(requestFingerprint(request({ headers: withoutId, body: Buffer.from('<x/>') }), OP)).not.toBe(base);
   });
 
+  it('EDU-IDEM-8: the case of the Content-Type does not change it', () => {
+    const body = Buffer.from('{"id":"1"}');
+    expect(requestFingerprint(request({ headers: { 'content-type': 'Application/CloudEvents+JSON; Charset=UTF-8' }, body }), OP)).toBe(
+      requestFingerprint(request({ headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' }, body }), OP),
+    );
+  });
+
   it('EDU-IDEM-8: in binary mode the Content-Type (datacontenttype) changes it', () => {
     expect(requestFingerprint(binary({ 'content-type': 'text/xml' }), OP)).not.toBe(requestFingerprint(binary({}), OP));
   });

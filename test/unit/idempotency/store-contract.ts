@@ -207,7 +207,7 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       expect(again.headers['idempotent-replayed']).toBe('true');
     });
 
-    it.each([500, 503, 429])('EDU-IDEM-18: a %i answer frees the key, so the retry is processed', async (status) => {
+    it.each([500, 503, 429, 409])('EDU-IDEM-18: a %i answer frees the key, so the retry is processed', async (status) => {
       const ctx = context();
       const key = randomUUID();
       const { process, runs } = countingProcess((run) => (run === 1 ? { status, headers: {}, body: 'try again' } : accepted(run)));
