@@ -25,7 +25,7 @@ afterAll(async () => {
 const gaps = (times: readonly number[]) => times.slice(1).map((time, i) => time - times[i]!);
 
 describe.concurrent('push delivery retries (shortened schedule)', () => {
-  it('WH-2, EDU-IDEM-9: three 500s then 204: four attempts with backoff between them, all under one Idempotency-Key', async () => {
+  it('WH-2, EDU-IDEM-9, EDU-IDEM-11: three 500s then 204: four attempts with backoff between them, all under one Idempotency-Key with the same payload', async () => {
     const receiver = await koerier.receiver(scripts.failThenSucceed(3, 500));
     const subscription = await koerier.subscribe(receiver.url);
     const event = cloudEvent();
