@@ -171,10 +171,15 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
 }
 
-/** RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else replaces. */
+/**
+ * RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else
+ * replaces. The result has no prototype, so a `"__proto__"` member of the patch stays an ordinary
+ * (unknown, hence refused) member instead of setting the prototype and hiding from `Object.keys`.
+ */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const result: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  if (typeof target === 'object' && target !== null && !Array.isArray(target)) Object.assign(result, target);
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete result[name];
     else result[name] = mergePatch(result[name], value);

@@ -95,4 +95,11 @@ describe('subscription input', () => {
   it('EDU-14: a PATCH is a JSON merge patch: null removes, arrays replace, objects merge', () => {
     expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({ sink: 'a', types: ['z'] });
   });
+
+  it('EDU-14: a "__proto__" member of a PATCH is an unknown member like any other, not a way around the check', () => {
+    const merged = mergePatch({ sink: 'https://a.example/' }, JSON.parse('{"__proto__": {"typse": ["x"], "types": ["nl.edu.x.v1"]}}'));
+    expect(rulesOf(merged)).toEqual(['__proto__:unknown-member:EDU-14']);
+    const nested = mergePatch({}, JSON.parse('{"sinkcredential": {"__proto__": {"credentialtype": "ACCESSTOKEN"}}}')) as Record<string, object>;
+    expect(Object.keys(nested['sinkcredential']!)).toEqual(['__proto__']);
+  });
 });
