@@ -95,6 +95,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 const SEVEN_DAYS = 7 * 24 * 3600;
 /** The SQS message limit we design for (the long-standing 256 KiB, which every emulator honours). */
 export const SQS_MESSAGE_LIMIT_BYTES = 256 * 1024;
+/** Room kept in every queue message for the delivery envelope and message attributes. */
+export const QUEUE_MESSAGE_MARGIN_BYTES = 8 * 1024;
 
 export function loadConfig(env: Env = process.env): KoerierConfig {
   const issues: string[] = [];
@@ -133,10 +135,12 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
     allowedOrigins: list(env[settingEnv.allowedOrigins]),
     webhookOrigin: env[settingEnv.webhookOrigin]?.trim() || 'koerier',
     publishRatePerMinute: integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
-    maxEventBytes: integer(settingEnv.maxEventBytes, SQS_MESSAGE_LIMIT_BYTES - 4096, 1024, SQS_MESSAGE_LIMIT_BYTES),
+    // An accepted event must still fit a delivery message with its envelope, or it would fail in the router.
+    maxEventBytes: integer(settingEnv.maxEventBytes, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES, 1024, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES),
     idempotency: {
       ttlSeconds: integer(settingEnv.idempotencyTtlSeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
-      lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 1, 3600),
+      // Longer than any HTTP function may run (30 s), so no lock lapses under a request still running.
+      lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 31, 3600),
     },
     entitlementsJson: checkedEntitlements(env[settingEnv.entitlements]?.trim() || '{}', issues),
     publishGrants: readPublishGrants(env[settingEnv.publishers], issues),

@@ -10,14 +10,11 @@ import { entitledToEvent, parseEntitlements } from '../core/subscriptions/entitl
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { resourceNames, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
+import { QUEUE_MESSAGE_MARGIN_BYTES, resourceNames, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../../lib/resources.js';
 import { describeError } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { runtimeConfig } from './shared/runtime.js';
-
-/** Room left in a delivery message for the SQS envelope and message attributes. */
-const MESSAGE_MARGIN_BYTES = 8 * 1024;
 
 let dependencies: RouterDependencies | undefined;
 
@@ -37,7 +34,7 @@ function routerDependencies(): RouterDependencies {
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,
-    maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - MESSAGE_MARGIN_BYTES,
+    maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
     log: (message, fields) => logger.info(message, fields),
   };
   return dependencies;

@@ -105,7 +105,7 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(await harness.drain('inbound')).toHaveLength(1);
   });
 
-  it('CE-14: an event over the size limit gets 413 and is not stored', async () => {
+  it('an event over the documented size limit gets 413 and is not stored (no claim check yet: EDU-1 and CE-15 are open)', async () => {
     const response = await post(JSON.stringify(event({ data: 'x'.repeat(300 * 1024) })), { 'content-type': 'application/cloudevents+json' });
     expect(response.status).toBe(413);
     expect(response.headers['content-type']).toBe('application/problem+json');

@@ -102,7 +102,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Service Unavailable' });
   });
 
-  it('mounts functions and local routes', () => {
+  it('CARD-3: once functions are mounted, the 503 of a stage being deployed gives way to their answers', async () => {
     const ok = async () => ({ statusCode: 200, body: 'ok' });
     gateway.mount(
       [
@@ -142,6 +142,8 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
       ],
       [{ method: 'GET', path: '/health', handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' }) }],
     );
+    expect((await send(base, 'OPTIONS', '/events')).status).toBe(200);
+    expect((await send(base, 'GET', '/health')).status).toBe(200);
   });
 
   it('CARD-3: a routed request becomes an event with exactly the members of the AWS example, filled in as API Gateway does', async () => {

@@ -98,7 +98,10 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     return invalid(issues);
   }
   const members: Attributes[] = [];
+  // The first member that is an object sets the batch's specversion, so one stray non-object
+  // member does not make every later member look inconsistent.
   let firstSpecversion: unknown;
+  let seenObject = false;
   for (let index = 0; index < value.length; index++) {
     issues.index = index;
     const member: unknown = value[index];
@@ -107,8 +110,10 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
       continue;
     }
     const specversion = (member as Record<string, unknown>)['specversion'];
-    if (index === 0) firstSpecversion = specversion;
-    else if (specversion !== firstSpecversion) {
+    if (!seenObject) {
+      seenObject = true;
+      firstSpecversion = specversion;
+    } else if (specversion !== firstSpecversion) {
       issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
     }
     members.push(checkEvent(member, issues)!);

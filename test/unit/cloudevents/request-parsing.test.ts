@@ -218,6 +218,10 @@ describe('HTTP-3 batch mode', () => {
     ]);
   });
 
+  it('HTTP-3: a first member that is not an object is reported alone, not as a specversion mismatch of the rest', () => {
+    expect(invalidIssues(parse(batchRequest(['not an object', first, second])))).toEqual(['HTTP-3 event-object - #0']);
+  });
+
   it('HTTP-3: a batch body must be an array', () => {
     expect(invalidIssues(parse(batchRequest(first)))).toEqual(['HTTP-3 batch-array -']);
   });
