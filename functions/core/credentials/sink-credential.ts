@@ -10,6 +10,7 @@
  *     "clientsecret": "…", "scope": "…"?, "audience": "…"? }
  */
 import type { ValidationIssue } from '../http/problems.js';
+import { outboundUrlProblem } from '../subscriptions/outbound-url.js';
 import type { SinkCredentialKind, StoredSinkCredential } from '../subscriptions/subscription.js';
 
 export type SinkCredential =
@@ -53,7 +54,8 @@ const MAX_SECRET_LENGTH = 4096;
 /** RFC 6750 b64token: what may follow `Bearer ` in an Authorization header. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-export function parseSinkCredential(value: unknown, path = 'sinkcredential'): { credential?: SinkCredential; issues: ValidationIssue[] } {
+/** `allowLoopback`: the token URL follows the sink's rules, plain http to loopback included. */
+export function parseSinkCredential(value: unknown, allowLoopback: boolean, path = 'sinkcredential'): { credential?: SinkCredential; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const fail = (attribute: string, rule: string, message: string) => {
     issues.push({ attribute, rule, requirement: 'EDU-14', message });
@@ -92,7 +94,8 @@ export function parseSinkCredential(value: unknown, path = 'sinkcredential'): { 
       const clientSecret = text('clientsecret', true);
       const scope = text('scope', false);
       const audience = text('audience', false);
-      if (tokenUrl !== undefined && !isAbsoluteUrl(tokenUrl)) fail(`${path}.tokenurl`, 'url', 'tokenurl must be an absolute https URL');
+      const urlProblem = tokenUrl === undefined ? undefined : outboundUrlProblem(tokenUrl, 'tokenurl', allowLoopback);
+      if (urlProblem) issues.push({ attribute: `${path}.tokenurl`, ...urlProblem });
       if (issues.length > 0 || tokenUrl === undefined || clientId === undefined || clientSecret === undefined) return { issues };
       return {
         credential: {
@@ -108,14 +111,5 @@ export function parseSinkCredential(value: unknown, path = 'sinkcredential'): { 
     }
     default:
       return fail(`${path}.credentialtype`, 'enum', 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS');
-  }
-}
-
-function isAbsoluteUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'https:' || url.protocol === 'http:';
-  } catch {
-    return false;
   }
 }

@@ -9,6 +9,7 @@
 import type { ValidationIssue } from '../http/problems.js';
 import { parseSinkCredential, type SinkCredential } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
+import { outboundUrlProblem } from './outbound-url.js';
 import type { DeliveryContentMode, ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
@@ -52,7 +53,6 @@ const CONTENT_MODES: readonly DeliveryContentMode[] = ['structured', 'binary', '
 const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
-const MAX_URL = 2048;
 const MIN_RETRY_WINDOW_SECONDS = 60;
 
 export function parseSubscriptionInput(body: unknown, rules: InputRules): { input?: SubscriptionInput; issues: ValidationIssue[] } {
@@ -72,7 +72,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const sink = fields['sink'];
   if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
   else {
-    const problem = sinkProblem(sink, rules.allowLoopbackSinks);
+    const problem = outboundUrlProblem(sink, 'sink', rules.allowLoopbackSinks);
     if (problem) add('sink', problem.rule, problem.message, problem.requirement);
   }
 
@@ -112,7 +112,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
 
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential']);
+    const parsed = parseSinkCredential(fields['sinkcredential'], rules.allowLoopbackSinks);
     issues.push(...parsed.issues);
     credential = parsed.credential;
   }
@@ -137,34 +137,6 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     },
     issues,
   };
-}
-
-/**
- * Why a sink URL is not acceptable, or undefined. WH-1: deliveries go over HTTPS; the laptop host
- * alone may name plain-http loopback targets. WH-3: credentials travel in the Authorization
- * header, never in the URL. Private addresses are refused when Koerier connects (SSRF guard).
- */
-export function sinkProblem(sink: string, allowLoopbackSinks: boolean): { rule: string; message: string; requirement: string } | undefined {
-  if (sink.length > MAX_URL) return { rule: 'too-long', message: `sink is at most ${MAX_URL} characters`, requirement: 'EDU-14' };
-  let url: URL;
-  try {
-    url = new URL(sink);
-  } catch {
-    return { rule: 'url', message: 'sink must be an absolute URL', requirement: 'EDU-14' };
-  }
-  if (url.username || url.password) return { rule: 'no-userinfo', message: 'sink must not carry credentials; use sinkcredential', requirement: 'WH-3' };
-  if (url.hash) return { rule: 'no-fragment', message: 'sink must not have a fragment', requirement: 'EDU-14' };
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && allowLoopbackSinks && isLoopbackHost(url.hostname)) return undefined;
-  return {
-    rule: 'https',
-    message: allowLoopbackSinks ? 'sink must be an https URL (plain http only to a loopback address)' : 'sink must be an https URL',
-    requirement: 'WH-1',
-  };
-}
-
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function isText(value: unknown): value is string {

@@ -87,6 +87,17 @@ describe('subscription input', () => {
     ]);
   });
 
+  it('WH-1, WH-3: the token URL of client credentials follows the sink\'s rules: https (plain http only to loopback on the laptop host), no user info, no fragment', () => {
+    const withTokenUrl = (tokenurl: string) => ({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl, clientid: 'c', clientsecret: 's' } });
+    expect(rulesOf(withTokenUrl('https://idp.example/token'))).toEqual([]);
+    expect(rulesOf(withTokenUrl('http://idp.example/token'))).toEqual(['sinkcredential.tokenurl:https:WH-1']);
+    expect(rulesOf(withTokenUrl('http://idp.example/token'), laptop)).toEqual(['sinkcredential.tokenurl:https:WH-1']);
+    expect(rulesOf(withTokenUrl('http://127.0.0.1:8443/token'))).toEqual(['sinkcredential.tokenurl:https:WH-1']);
+    expect(rulesOf(withTokenUrl('http://127.0.0.1:8443/token'), laptop)).toEqual([]);
+    expect(rulesOf(withTokenUrl('https://koerier:secret@idp.example/token'))).toEqual(['sinkcredential.tokenurl:no-userinfo:WH-3']);
+    expect(rulesOf(withTokenUrl('https://idp.example/token#x'))).toEqual(['sinkcredential.tokenurl:no-fragment:EDU-14']);
+  });
+
   it('EDU-IDEM-12: a retry window beyond the idempotency TTL is refused', () => {
     expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 8 * 24 * 3600 })).toEqual(['retrywindowseconds:range:EDU-IDEM-12']);
     expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 3600 })).toEqual([]);
