@@ -19,7 +19,7 @@ import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SubscriptionRepository } from '../aws/subscription-repository.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
-import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../net/safe-http-client.js';
+import { createSafeHttpClient, OutboundRequestError, type OutboundFailureKind, type SafeHttpClient } from '../net/safe-http-client.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
@@ -59,6 +59,22 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
   return api;
 }
 
+/**
+ * What the subscriber reads (as the status reason) for each failure. Fixed words, never the
+ * error's own message: that may name the internal address a sink resolved to, or a certificate.
+ */
+const FAILURE_TEXTS: Readonly<Record<OutboundFailureKind, string>> = {
+  timeout: 'no answer in time',
+  reset: 'the connection was closed before the answer was complete',
+  'connection-refused': "nothing accepts connections at the sink's address",
+  dns: "the sink's host name does not resolve",
+  'refused-address': 'the sink resolves to an address Koerier may not call',
+  tls: 'the TLS handshake or the certificate check failed',
+  'too-large': 'the answer was too large',
+  'invalid-url': 'the sink is not a URL Koerier may call',
+  network: 'a network failure',
+};
+
 /** The OPTIONS request through the SSRF-guarded client; failures become outcomes, not errors. */
 export function validationTransport(client: SafeHttpClient): ValidationTransport {
   return async ({ url, headers }) => {
@@ -67,7 +83,7 @@ export function validationTransport(client: SafeHttpClient): ValidationTransport
       return { status: response.status, headers: response.headers };
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
-      return { failure: `${error.kind}: ${error.message}`, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' };
+      return { failure: `${error.kind}: ${FAILURE_TEXTS[error.kind]}`, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' };
     }
   };
 }

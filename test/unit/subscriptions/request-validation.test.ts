@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/request-validation.js';
 import { validationTransport } from '../../../functions/handlers/subscriptions.js';
@@ -79,6 +79,19 @@ describe('webhook validation request (sending side)', () => {
     expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
     expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
     expect(await validate('/ignores')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('timeout') });
+  });
+
+  it('WH-4: a sink that resolves to an internal address is refused with fixed words that do not reveal the address', async () => {
+    const internal = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+      options.all ? callback(null, [{ address: '10.1.2.3', family: 4 }]) : callback(null, '10.1.2.3', 4)) as unknown as LookupFunction;
+    const strict = createSafeHttpClient({ allowLoopback: false, lookup: internal, responseTimeoutMs: 300 });
+    try {
+      const outcome = await requestValidation({ sink: 'https://db.internal/hook', origin: 'koerier.test' }, validationTransport(strict));
+      expect(outcome).toEqual({ verdict: 'refused', reason: 'Koerier may not call this sink: refused-address: the sink resolves to an address Koerier may not call' });
+      expect(outcome.reason).not.toContain('10.1.2.3');
+    } finally {
+      await strict.close();
+    }
   });
 
   it('WH-1: outside the laptop host a loopback or plain-http sink is never called: refused for good', async () => {
