@@ -11,6 +11,9 @@
  *     "<client id>": [ { "typePrefix": "<prefix of the event type, '' = every type>",
  *                        "source": "<optional: only events from this exact source>" } ]
  *   },
+ *   "publishers": {                               // who may publish under which sources (KOERIER_PUBLISHERS)
+ *     "<client id>": ["<source prefix, '' = every source>", ...]
+ *   },                                            // absent (files from before it existed): every client, every source
  *   "validationAgreedClients": ["<client id>"]   // subscribers whose webhooks skip the validation
  *                                                // handshake, agreed out of band (WH-5)
  * }
@@ -18,6 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { scopes } from '../functions/core/auth/access-tokens.js';
+import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
+import { parseEntitlements, type Grant } from '../functions/core/subscriptions/entitlements.js';
 
 /** Every scope Koerier's routes ask for; the development clients get them all. */
 export const ALL_SCOPES: readonly string[] = Object.values(scopes);
@@ -27,14 +32,10 @@ export interface DevClientConfig {
   readonly scopes: readonly string[];
 }
 
-export interface Entitlement {
-  readonly typePrefix: string;
-  readonly source?: string;
-}
-
 export interface LocalConfig {
   readonly clients: Readonly<Record<string, DevClientConfig>>;
-  readonly entitlements: Readonly<Record<string, readonly Entitlement[]>>;
+  readonly entitlements: Readonly<Record<string, readonly Grant[]>>;
+  readonly publishers: PublishGrants;
   readonly validationAgreedClients: readonly string[];
 }
 
@@ -43,6 +44,7 @@ export function defaultLocalConfig(): LocalConfig {
   return {
     clients: { 'dev-publisher': client(), 'dev-subscriber': client() },
     entitlements: { 'dev-subscriber': [{ typePrefix: '' }] },
+    publishers: { 'dev-publisher': [''], 'dev-subscriber': [''] },
     validationAgreedClients: [],
   };
 }
@@ -84,20 +86,23 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
     }
     clients[id] = { secret: client['secret'], scopes };
   }
-  const entitlements: Record<string, Entitlement[]> = {};
-  const rawEntitlements = raw['entitlements'] ?? {};
-  if (!isObject(rawEntitlements)) return fail('"entitlements" must be an object');
-  for (const [id, grants] of Object.entries(rawEntitlements)) {
-    if (!Array.isArray(grants)) return fail(`entitlements of "${id}" must be a list`);
-    entitlements[id] = grants.map((grant): Entitlement => {
-      if (!isObject(grant) || typeof grant['typePrefix'] !== 'string') return fail(`each entitlement of "${id}" needs a "typePrefix" string`);
-      if (grant['source'] !== undefined && typeof grant['source'] !== 'string') return fail(`"source" of an entitlement of "${id}" must be a string`);
-      return { typePrefix: grant['typePrefix'], ...(typeof grant['source'] === 'string' ? { source: grant['source'] } : {}) };
-    });
+  // The very parsers the functions use, so the file is refused here rather than at the first request.
+  let entitlements: Record<string, readonly Grant[]>;
+  let publishers: PublishGrants;
+  try {
+    entitlements = Object.fromEntries(parseEntitlements(JSON.stringify(raw['entitlements'] ?? {})));
+    publishers = raw['publishers'] === undefined ? everyoneEverywhere(Object.keys(clients)) : parsePublishGrants(JSON.stringify(raw['publishers']));
+  } catch (error) {
+    return fail((error as Error).message);
   }
   const agreed = raw['validationAgreedClients'] ?? [];
   if (!Array.isArray(agreed) || !agreed.every((id) => typeof id === 'string')) return fail('"validationAgreedClients" must be a list of client ids');
-  return { clients, entitlements, validationAgreedClients: agreed };
+  return { clients, entitlements, publishers, validationAgreedClients: agreed };
+}
+
+/** A file from before `publishers` existed keeps working: every client may publish under every source. */
+function everyoneEverywhere(clientIds: readonly string[]): PublishGrants {
+  return Object.fromEntries(clientIds.map((id) => [id, ['']]));
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

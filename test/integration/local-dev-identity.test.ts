@@ -168,6 +168,40 @@ describe('koerier.local.json', () => {
     }
   });
 
+  it('EDU-7: entitlements are checked by the rules KOERIER_ENTITLEMENTS is read with: a grant with an empty "source" is refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
+    try {
+      const path = join(dir, 'koerier.local.json');
+      const clients = { a: { secret: 'long-enough-secret', scopes: ['events:publish'] } };
+      await writeFile(path, JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: '' }] } }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: "source" in a grant of "a" must be a non-empty string`);
+      await writeFile(path, JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] } }));
+      expect((await loadOrCreateLocalConfig(path)).config.entitlements).toEqual({ a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('EDU-IN: publishers — a new file lets both development clients publish under every source; a file without the section lets every client; a malformed one is refused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
+    try {
+      const fresh = await loadOrCreateLocalConfig(join(dir, 'fresh.json'));
+      expect(fresh.config.publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [''] });
+      expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8')).publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [''] });
+
+      const path = join(dir, 'koerier.local.json');
+      const clients = { a: { secret: 'long-enough-secret', scopes: ['events:publish'] }, b: { secret: 'long-enough-secret', scopes: [] } };
+      await writeFile(path, JSON.stringify({ clients }));
+      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: [''], b: [''] });
+      await writeFile(path, JSON.stringify({ clients, publishers: { a: ['urn:nld:oin:1:'] } }));
+      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: ['urn:nld:oin:1:'] });
+      await writeFile(path, JSON.stringify({ clients, publishers: { a: 'urn:nld:oin:1:' } }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: publish grants of "a" must be a list of source prefixes`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the file and the problem when it is edited into something invalid', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
     try {
