@@ -12,7 +12,6 @@
  */
 import {
   BatchGetItemCommand,
-  BatchWriteItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   PutItemCommand,
@@ -23,6 +22,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import { batchWriteAll } from './dynamodb-batch-write.js';
 import {
   InvalidPageCursorError,
   type AttemptRecord,
@@ -41,7 +41,6 @@ const TARGET = 'target';
 const PROGRESS = 'progress#';
 const ATTEMPT = 'attempt#';
 const DEAD = 'dead#';
-const BATCH_WRITE_LIMIT = 25;
 const BATCH_GET_LIMIT = 100;
 const PARTITION_PREFIX = 'sub#';
 
@@ -243,17 +242,10 @@ export class DeliveryStateRepository implements DeliveryStateStore {
     return { items, ...(result.LastEvaluatedKey ? { cursor: encodeCursor(result.LastEvaluatedKey) } : {}) };
   }
 
-  private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {
-    for (let offset = 0; offset < requests.length; offset += BATCH_WRITE_LIMIT) {
-      let pending: WriteRequest[] = requests.slice(offset, offset + BATCH_WRITE_LIMIT);
-      for (let round = 0; pending.length > 0; round++) {
-        if (round === 5) throw new Error(`${pending.length} delivery state writes stayed unprocessed`);
-        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
-        const result = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = result.UnprocessedItems?.[this.tableName] ?? [];
-      }
-    }
+  private batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+    return batchWriteAll(this.client, this.tableName, requests, 'delivery state');
   }
+
 
   private async conditionally(command: UpdateItemCommand): Promise<boolean> {
     try {

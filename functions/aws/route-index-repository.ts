@@ -14,7 +14,6 @@
  * are strongly consistent, so what was written before an event was accepted is seen for it.
  */
 import {
-  BatchWriteItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   PutItemCommand,
@@ -26,6 +25,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
+import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry, SubscriptionMatch } from '../core/routing/route-keys.js';
 import { routedEventKey, type ClaimOptions, type EventIdentity, type RoutedEventLedger, type RoutingClaim } from '../core/routing/routed-events.js';
@@ -38,9 +38,6 @@ const SORT_KEY = tables.routes.sortKey.name;
 const META = '#meta';
 const GENERATION = '#generation';
 const SHAPE_PREFIX = 'shape:';
-/** BatchWriteItem takes at most 25 requests. */
-const BATCH_WRITE_LIMIT = 25;
-const BATCH_WRITE_ATTEMPTS = 8;
 
 export class RouteIndexRepository implements RouteIndexReader {
   /** Shapes this container already registered; registering is idempotent, this only saves writes. */
@@ -137,17 +134,10 @@ export class RouteIndexRepository implements RouteIndexReader {
     } while (startKey);
   }
 
-  private async batchWrite(requests: readonly WriteRequest[]): Promise<void> {
-    for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
-      let pending: WriteRequest[] = requests.slice(start, start + BATCH_WRITE_LIMIT);
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt === BATCH_WRITE_ATTEMPTS) throw new Error(`route index: ${pending.length} writes still unprocessed after ${attempt} attempts`);
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-        const result = await this.client.send(new BatchWriteItemCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = result.UnprocessedItems?.[this.tableName] ?? [];
-      }
-    }
+  private batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+    return batchWriteAll(this.client, this.tableName, requests, 'route index');
   }
+
 }
 
 const MARKER_KEY = tables.idempotency.partitionKey.name;
