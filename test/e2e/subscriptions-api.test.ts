@@ -1,19 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
+import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
 import { settingEnv } from '../../functions/config.js';
+import { scopeKey } from '../../functions/core/idempotency/index.js';
 import { logger } from '../../functions/handlers/shared/logger.js';
+import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
-const behaviours: Record<string, (res: ServerResponse, origin: string) => void> = {
+const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
   '/consents': (res, origin) => res.writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
   '/refuses': (res) => res.writeHead(403).end(),
   '/no-handshake': (res) => res.writeHead(405, { allow: 'POST' }).end(),
   // Withholds the consent headers and approves later through the callback (spec section 4.2).
   '/approves-later': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
   '/ignores': () => undefined,
+  // Its subscriber deletes the subscription while the target still considers the request, then it consents.
+  '/deleted-meanwhile': (res, origin, headers) => {
+    const id = /\/subscriptions\/([^/]+)\/validation/.exec(String(headers['webhook-request-callback']))![1]!;
+    void call('school-a', 'DELETE', `/subscriptions/${id}`).then(() => res.writeHead(200, { 'webhook-allowed-origin': origin }).end());
+  },
 };
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
@@ -29,6 +39,9 @@ const seen: string[] = [];
 const logLines: string[] = [];
 let restoreLogger: () => void;
 const tokens: Record<string, string> = {};
+/** The client whose `call`s hold the `admin` scope (next to `subscriptions:manage`). */
+const ADMIN = 'admin-client';
+let dynamodb: DynamoDBClient;
 
 interface Answer {
   status: number;
@@ -43,7 +56,7 @@ async function call(client: string | undefined, method: string, path: string, bo
     headers: {
       ...withKey,
       ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
-      ...(client ? { authorization: `Bearer ${tokens[client] ??= await koerier.host.issueToken(client, ['subscriptions:manage'])}` } : {}),
+      ...(client ? { authorization: `Bearer ${tokens[client] ??= await koerier.host.issueToken(client, client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage'])}` } : {}),
       ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -54,6 +67,7 @@ async function call(client: string | undefined, method: string, path: string, bo
 }
 
 const subscribe = (client: string, body: Record<string, unknown>) => call(client, 'POST', '/subscriptions', { types: [TYPE], ...body });
+const tableName = (name: TableName) => koerier.host.emulators.resourceEnvironment[resourceEnv.table(name)]!;
 const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
 
 beforeAll(async () => {
@@ -62,7 +76,7 @@ beforeAll(async () => {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
     const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
-    if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''));
+    if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
     // Deliveries are welcome everywhere.
     res.writeHead(req.method === 'POST' ? 204 : 404).end();
   });
@@ -74,15 +88,18 @@ beforeAll(async () => {
       'school-a': [{ typePrefix: 'nl.edu.' }],
       'school-b': [{ typePrefix: 'nl.edu.' }],
       'rooster-only': [{ typePrefix: 'nl.edu.rooster.', source: 'urn:nld:oin:1:systeem:rooster' }],
-      'admin-client': [{ typePrefix: '' }],
+      [ADMIN]: [{ typePrefix: '' }],
     }),
     [settingEnv.validationAgreedClients]: 'school-b',
     [settingEnv.validationTimeoutSeconds]: '1',
     [settingEnv.validationWindowSeconds]: String(VALIDATION_WINDOW_SECONDS),
     [settingEnv.webhookRequestRate]: '60',
   });
+  // The host's emulators: process.env carries their endpoints while it runs.
+  dynamodb = new DynamoDBClient({});
 });
 afterAll(async () => {
+  dynamodb?.destroy();
   restoreLogger?.();
   await koerier?.stop();
   target?.closeAllConnections();
@@ -127,6 +144,38 @@ describe('subscriptions API lifecycle', () => {
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(404);
     const after = await call('school-a', 'GET', '/subscriptions');
     expect((after.body['subscriptions'] as { id: string }[]).map((s) => s.id)).not.toContain(id);
+  });
+
+  it('EDU-IDEM-3, EDU-IDEM-8: a create retried after its key was freed (a 5xx once the record was written) answers the subscription made, not a second one', async () => {
+    const key = randomUUID();
+    const request = { sink: `${targetUrl}/consents?retried=${key}`, types: [TYPE] };
+    const first = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    // What the guard does after a 5xx: the key is free again, the subscription stays.
+    const freeKey = () =>
+      dynamodb.send(new DeleteItemCommand({
+        TableName: tableName('idempotency'),
+        Key: { [tables.idempotency.partitionKey.name]: { S: scopeKey({ clientId: 'school-a', operation: 'POST /subscriptions', key }) } },
+      }));
+    await freeKey();
+
+    const retry = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(retry.body['id']).toBe(first.body['id']);
+    expect(retry.headers.get('location')).toBe(`/subscriptions/${first.body['id']}`);
+    const all = await call('school-a', 'GET', '/subscriptions?limit=100');
+    expect((all.body['subscriptions'] as { sink: string }[]).filter((s) => s.sink === request.sink)).toHaveLength(1);
+
+    // The same key with another request is not a retry.
+    await freeKey();
+    const other = await call('school-a', 'POST', '/subscriptions', { ...request, types: ['nl.edu.leerling.uitgeschreven.v1'] }, { 'idempotency-key': key });
+    expect(other.status).toBe(422);
+    expect((await call('school-a', 'GET', `/subscriptions/${first.body['id']}`)).body['types']).toEqual([TYPE]);
+    // Another client's create with the same key is its own subscription.
+    const theirs = await call('school-b', 'POST', '/subscriptions', request, { 'idempotency-key': key });
+    expect(theirs.status).toBe(201);
+    expect(theirs.body['id']).not.toBe(first.body['id']);
   });
 
   it('EDU-IDEM-5: DELETE without an Idempotency-Key is refused', async () => {
@@ -196,6 +245,21 @@ describe('entitlement and isolation', () => {
     expect(unscoped.status).toBe(403);
   });
 
+  it('EDU-7, WH-5: an admin\'s PATCH is held to the owner\'s entitlement and out-of-band agreement, not the admin\'s own', async () => {
+    const owned = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    // The admin may subscribe to every type; the owner, school-a, only to nl.edu.*.
+    const widened = await call(ADMIN, 'PATCH', `/subscriptions/${owned.body['id']}`, { types: ['nl.other.x.v1'] });
+    expect(widened.status).toBe(403);
+    expect(widened.body['detail']).toContain('"school-a"');
+    expect((await call('school-a', 'GET', `/subscriptions/${owned.body['id']}`)).body['types']).toEqual([TYPE]);
+
+    // school-b may declare consent agreed out of band; the admin itself may not.
+    const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' });
+    const changed = await call(ADMIN, 'PATCH', `/subscriptions/${agreed.body['id']}`, { types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ owner: 'school-b', validation: 'agreed', status: 'active', types: ['nl.edu.leerling.uitgeschreven.v1'] });
+  });
+
   it('WH-5: only clients the configuration names may declare consent agreed out of band; then no validation request is sent', async () => {
     expect((await subscribe('school-a', { sink: `${targetUrl}/consents`, validation: 'agreed' })).status).toBe(403);
     const before = optionsTo('/no-handshake').length;
@@ -257,6 +321,34 @@ describe('webhook validation handshake against real targets', () => {
     expect((await fetch(callback)).status).toBe(410);
   });
 
+  it('WH-4: a subscription deleted while its validation request is out answers 404 to its POST or PATCH, not a subscription that no longer exists', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/deleted-meanwhile` });
+    expect(created.status).toBe(404);
+    const id = /[0-9a-f-]{36}/.exec(String(created.body['detail']))![0];
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(404);
+
+    const existing = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const moved = await call('school-a', 'PATCH', `/subscriptions/${existing.body['id']}`, { sink: `${targetUrl}/deleted-meanwhile` });
+    expect(moved.status).toBe(404);
+    expect((await call('school-a', 'GET', `/subscriptions/${existing.body['id']}`)).status).toBe(404);
+  });
+
+  it('WH-2, WH-5: a retired subscription with consent agreed out of band stays retired on a PATCH that keeps its sink; another sink revives it', async () => {
+    const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents?gone=1`, validation: 'agreed' });
+    const id = agreed.body['id'] as string;
+    const repository = new SubscriptionRepository(dynamodb, tableName('subscriptions'), new RouteIndexRepository(dynamodb, tableName('routes')));
+    // What the delivery function does when the target answers 410 Gone.
+    await repository.updateStatus(id, 'retired', 'the target answered 410 Gone');
+
+    const changed = await call('school-b', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ status: 'retired', statusreason: 'the target answered 410 Gone', types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect(await call('school-b', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'retired' } });
+
+    const elsewhere = await call('school-b', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?gone=0` });
+    expect(elsewhere.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents?gone=0` });
+  });
+
   it('WH-4: a rejected subscription pointed at a consenting sink is validated again and becomes active', async () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
     const changed = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: `${targetUrl}/consents` });
@@ -296,6 +388,29 @@ describe('from publisher to subscriber', () => {
 });
 
 describe('sink credentials', () => {
+  it('EDU-14: a PATCH that moves the sink to another origin must give sinkcredential again; within the origin the credential stays', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents?moving=1`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'moving-sink-token' } });
+    const id = created.body['id'] as string;
+    const otherOrigin = targetUrl.replace('127.0.0.1', 'localhost');
+
+    const samePlace = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?moving=2` });
+    expect(samePlace.status).toBe(200);
+    expect(samePlace.body['sinkcredential']).toEqual({ credentialtype: 'ACCESSTOKEN' });
+
+    const asAdmin = await call(ADMIN, 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents` });
+    expect(asAdmin.status).toBe(400);
+    expect(asAdmin.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required-for-new-origin' })]);
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, types: [TYPE] })).status).toBe(400);
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['sink']).toBe(`${targetUrl}/consents?moving=2`);
+
+    const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'new-sink-token' } });
+    expect(withNew.status).toBe(200);
+    expect(withNew.body).toMatchObject({ sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN' } });
+    const withNone = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents`, sinkcredential: null });
+    expect(withNone.status).toBe(200);
+    expect(withNone.body).not.toHaveProperty('sinkcredential');
+  });
+
   it('EDU-14: credentials are accepted but never returned by any answer nor written to any log line', async () => {
     const bearer = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SECRETS[0] } });
     expect(bearer.status).toBe(201);

@@ -37,7 +37,7 @@ export interface StoredSinkCredential {
 }
 
 export interface Subscription {
-  /** UUIDv4, assigned by Koerier. */
+  /** In UUIDv4 form, assigned by Koerier: derived from the owner and the create's Idempotency-Key. */
   readonly id: string;
   /** The client (OAuth2 client id) that created it; the only one that sees and changes it. */
   readonly owner: string;

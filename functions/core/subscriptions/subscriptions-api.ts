@@ -6,16 +6,18 @@
  * Rules every operation keeps:
  * - a client sees and changes only its own subscriptions: another client's id answers 404, as an
  *   unknown one does (a client holding `admin` may act on any);
- * - a subscription must stay within the client's entitlement (403, see `entitlements.ts`);
+ * - a subscription must stay within its owner's entitlement (403, see `entitlements.ts`), also when
+ *   an admin changes it;
  * - credentials are sealed before they are stored and never appear in an answer;
  * - a new sink, or a subscription that is not active, gets the validation handshake before any
  *   event goes to it, unless consent was agreed out of band by a client allowed to say so (WH-5).
  */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { CREDENTIAL_TYPE_NAMES, sealSinkCredential, type CredentialCipher } from '../credentials/sink-credential.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse, problems } from '../http/problems.js';
+import { readIdempotencyKey } from '../idempotency/index.js';
 import { allowedRate, requestValidation, type ValidationOutcome, type ValidationTransport } from '../webhooks/request-validation.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionStore } from './store.js';
@@ -63,21 +65,31 @@ export class SubscriptionsApi {
     if ('problem' in body) return body.problem;
     const parsed = this.parseInput(body.value);
     if ('problem' in parsed) return parsed.problem;
-    const refusal = this.refusal(principal, parsed.input);
+    const refusal = this.refusal(principal.clientId, parsed.input);
     if (refusal) return refusal;
+    const idempotency = readIdempotencyKey(request.headers);
+    if ('problem' in idempotency) return problemResponse(idempotency.problem);
 
-    const id = randomUUID();
+    const id = subscriptionIdOf(principal.clientId, idempotency.key);
     const now = this.clock().toISOString();
     const base = await this.draftFrom(parsed.input, { id, owner: principal.clientId, createdAt: now, updatedAt: now });
-    let subscription: Subscription;
-    if (parsed.input.validation === 'agreed') {
-      subscription = await this.deps.store.create({ ...base, status: 'active', statusReason: 'consent agreed out of band (WH-5)' });
-    } else {
-      // Stored as pending before the target is asked, so a callback arriving during the OPTIONS
-      // request finds the subscription it approves.
-      const handshake = this.openHandshake();
-      subscription = await this.deps.store.create({ ...base, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' });
+    // Stored as pending before the target is asked, so a callback arriving during the OPTIONS
+    // request finds the subscription it approves.
+    const handshake = parsed.input.validation === 'agreed' ? undefined : this.openHandshake();
+    let subscription: Subscription | undefined;
+    try {
+      subscription = await this.deps.store.create(
+        handshake
+          ? { ...base, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }
+          : { ...base, status: 'active', statusReason: 'consent agreed out of band (WH-5)' },
+      );
+    } catch (error) {
+      if (!(error instanceof SubscriptionConflictError)) throw error;
+      return this.repeatedCreate(base);
+    }
+    if (handshake) {
       subscription = await this.validateTarget(subscription, handshake.token);
+      if (!subscription) return deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
     return this.subscriptionResponse(201, subscription, { location: `/subscriptions/${subscription.id}` });
@@ -122,11 +134,15 @@ export class SubscriptionsApi {
     const merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
     const parsed = this.parseInput(merged);
     if ('problem' in parsed) return parsed.problem;
-    const refusal = this.refusal(principal, parsed.input);
+    // The rules are the owner's, also when an admin makes the change.
+    const refusal = this.refusal(current.owner, parsed.input);
     if (refusal) return refusal;
+    if (current.credential && !('sinkcredential' in patch) && new URL(parsed.input.sink).origin !== new URL(current.sink).origin) {
+      return credentialNotCarriedOver();
+    }
 
     const base = await this.draftFrom(parsed.input, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.clock().toISOString() });
-    // A PATCH without `sinkcredential` keeps the stored one; `null` removes it.
+    // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
     const { credential: newCredential, ...withoutCredential } = base;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
     const draft = { ...withoutCredential, ...(credential ? { credential } : {}) };
@@ -137,8 +153,10 @@ export class SubscriptionsApi {
         updated = await this.deps.store.save(agreedStatus(draft, current), current);
       } else if (this.needsHandshake(current, parsed.input)) {
         const handshake = this.openHandshake();
-        updated = await this.deps.store.save({ ...draft, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }, current);
-        updated = await this.validateTarget(updated, handshake.token);
+        const pending = await this.deps.store.save({ ...draft, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }, current);
+        const validated = await this.validateTarget(pending, handshake.token);
+        if (!validated) return deletedMeanwhile(id);
+        updated = validated;
       } else {
         updated = await this.deps.store.save(keepHandshakeState(draft, current), current);
       }
@@ -210,16 +228,32 @@ export class SubscriptionsApi {
     return { input };
   }
 
-  /** 403 when the client may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
-  private refusal(principal: Principal, input: SubscriptionInput): HttpResponse | undefined {
-    const decision = checkEntitlement(principal.clientId, input, this.deps.entitlements);
+  /** 403 when the owner may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
+  private refusal(owner: string, input: SubscriptionInput): HttpResponse | undefined {
+    const decision = checkEntitlement(owner, input, this.deps.entitlements);
     if (!decision.entitled) return problemResponse(problem(403, 'subscription-not-entitled', 'Not Entitled', `${decision.reason} (EDU-7).`));
-    if (input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(principal.clientId)) {
+    if (input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) {
       return problemResponse(
-        problem(403, 'validation-agreement-not-allowed', 'Validation Agreement Not Allowed', `Client "${principal.clientId}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`),
+        problem(403, 'validation-agreement-not-allowed', 'Validation Agreement Not Allowed', `Client "${owner}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`),
       );
     }
     return undefined;
+  }
+
+  /**
+   * A create whose id is taken: the id comes from the owner and the Idempotency-Key, so an earlier
+   * attempt with this key made it, and its answer was lost or was a 5xx (which frees the key for a
+   * retry). That subscription is the answer, unless this request asks for something else (EDU-IDEM-8).
+   */
+  private async repeatedCreate(requested: Omit<SubscriptionDraft, 'status'>): Promise<HttpResponse> {
+    const existing = await this.deps.store.get(requested.id);
+    if (!existing) return deletedMeanwhile(requested.id);
+    if (requestedTerms(existing) !== requestedTerms(requested)) {
+      return problemResponse(
+        problem(422, 'idempotency-key-reused', 'Idempotency Key Reused', `This Idempotency-Key already created subscription ${existing.id} from a different request; a new request needs a new key.`),
+      );
+    }
+    return this.subscriptionResponse(201, existing, { location: `/subscriptions/${existing.id}` });
   }
 
   private async draftFrom(
@@ -254,8 +288,8 @@ export class SubscriptionsApi {
     return { token, fields: { validationTokenHash: hashToken(token), validationExpiresAt: expiresAt } };
   }
 
-  /** Sends the validation request and stores what the target said. */
-  private async validateTarget(pending: Subscription, token: string): Promise<Subscription> {
+  /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
+  private async validateTarget(pending: Subscription, token: string): Promise<Subscription | undefined> {
     const { publicBaseUrl, webhookOrigin, requestRatePerMinute } = this.deps.settings;
     const callbackUrl = publicBaseUrl ? `${publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
     const outcome = await requestValidation(
@@ -275,7 +309,7 @@ export class SubscriptionsApi {
         if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
         // The target approved through the callback while we were still waiting for its answer.
         const latest = await this.deps.store.get(pending.id);
-        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest ?? pending;
+        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest;
         current = latest;
       }
     }
@@ -378,9 +412,14 @@ function keepHandshakeState(draft: Omit<SubscriptionDraft, 'status'>, current: S
   };
 }
 
-/** Agreed out of band: active, unless the delivery function has suspended it. */
+/**
+ * Agreed out of band: active, unless the delivery function has suspended it, or retired it because
+ * the target answered 410 Gone (WH-2) — final for that sink, so only another sink revives it.
+ */
 function agreedStatus(draft: Omit<SubscriptionDraft, 'status'>, current: Subscription): SubscriptionDraft {
-  if (current.status === 'suspended') return { ...draft, status: 'suspended', ...(current.statusReason ? { statusReason: current.statusReason } : {}) };
+  if (current.status === 'suspended' || (current.status === 'retired' && draft.sink === current.sink)) {
+    return { ...draft, status: current.status, ...(current.statusReason ? { statusReason: current.statusReason } : {}) };
+  }
   return { ...draft, status: 'active', statusReason: 'consent agreed out of band (WH-5)' };
 }
 
@@ -402,6 +441,41 @@ function etagOf(subscription: Subscription): string {
 
 function notFound(id: string): HttpResponse {
   return problemResponse(problems.notFound(`There is no subscription ${id} for this client.`));
+}
+
+function deletedMeanwhile(id: string): HttpResponse {
+  return problemResponse(problems.notFound(`Subscription ${id} was deleted while this request was processed.`));
+}
+
+/**
+ * A credential goes only to the origin it was given for. Kept across a move of the sink to another
+ * origin, it would reach whoever runs that one, whom the credential's issuer need not trust.
+ */
+function credentialNotCarriedOver(): HttpResponse {
+  const message = 'the sink moves to another origin, and the stored credential does not go with it: give sinkcredential again, or null for none';
+  return problemResponse(
+    problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has 1 error(s); see errors.`, [
+      { attribute: 'sinkcredential', rule: 'required-for-new-origin', requirement: 'EDU-14', message },
+    ]),
+  );
+}
+
+/**
+ * An id in UUIDv4 form (RFC 9562: version 4, variant 10) derived from the owner and the
+ * Idempotency-Key, itself a random UUIDv4: a retried create lands on the same id, and no other
+ * client's key can produce it.
+ */
+function subscriptionIdOf(owner: string, idempotencyKey: string): string {
+  const bytes = createHash('sha256').update(JSON.stringify(['subscription', owner, idempotencyKey])).digest().subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** What a create asked for (not what the handshake later found), to tell its retry from another request. */
+function requestedTerms(s: Omit<SubscriptionDraft, 'status'>): string {
+  return JSON.stringify([s.owner, s.sink, s.source, s.types, s.filters, s.contentMode, s.validation, s.validation === 'agreed' && s.batchSupported, s.retryWindowSeconds, s.credential?.kind]);
 }
 
 function changedMeanwhile(id: string): HttpResponse {
