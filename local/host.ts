@@ -108,6 +108,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.allowLoopbackSinks]: 'true',
       [settingEnv.publicBaseUrl]: url,
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
+      [settingEnv.publishers]: JSON.stringify(localConfig.publishers),
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
       ...options.settings,
     };
