@@ -155,6 +155,7 @@ export const subscriptionsPaths = {
         '400': problemResponse('Invalid subscription or Idempotency-Key; `errors` names every violation.'),
         ...authProblems,
         '403': problemResponse('Missing scope, not entitled to these events (EDU-7), or not allowed to skip the handshake (WH-5).'),
+        '404': problemResponse('The subscription was deleted while its validation request was out.'),
         ...idempotencyProblems,
         '415': problemResponse('The body is not application/json.'),
         ...commonProblems,
