@@ -22,8 +22,8 @@ import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 
 /**
- * The most events one batch may hold. It bounds the 202 body, which the idempotency store keeps
- * for replays in one DynamoDB item (400 KB at most).
+ * The most events one batch may hold. With warnings grouped per kind, it bounds the 202 body,
+ * which the idempotency store keeps for replays in one DynamoDB item (400 KB at most).
  */
 export const MAX_EVENTS_PER_BATCH = 1000;
 
@@ -34,11 +34,11 @@ export const inboundMessageAttributes = {
 } as const;
 
 let inbound: SqsEventQueue | undefined;
-let rates: DynamoDbRateWindow | undefined;
-const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency')));
 let idempotency: DynamoDbIdempotencyStore | undefined;
+let rates: DynamoDbRateWindow | undefined;
 const inboundQueue = () => (inbound ??= new SqsEventQueue(sqsClient(), resourceNames.queueUrl('inbound')));
 const idempotencyStore = () => (idempotency ??= new DynamoDbIdempotencyStore(dynamoDbClient(), resourceNames.table('idempotency')));
+const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency')));
 
 export const handler = httpHandler(async (request) => {
   const config = runtimeConfig();
