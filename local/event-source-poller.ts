@@ -84,7 +84,8 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
-        { abortSignal: stopping.signal },
+        // Never aborted: once the emulator has answered, its messages are in flight, and an
+        // aborted call would hide them for a whole visibility timeout. A short receive ends soon.
       );
       const messages = result.Messages ?? [];
       if (messages.length > 0 || Date.now() >= deadline || stopping.signal.aborted) return messages;
