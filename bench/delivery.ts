@@ -66,10 +66,10 @@ function event(id = randomUUID()): string {
 const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
 const received = (receivers: readonly HttpsReceiver[]) => receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+async function until(condition: () => boolean, timeoutMs: number, progress: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error('benchmark run did not finish in time');
+    if (Date.now() > deadline) throw new Error(`benchmark run did not finish in time: ${progress()}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -83,7 +83,7 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: 'error' },
+    settings: { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
     // The delivery function is started below, as four instances, once its queue is full.
     queueTriggers: ['router'],
   });
@@ -160,7 +160,7 @@ export async function run(): Promise<Record<string, unknown>> {
       waitTimeSeconds: 1,
       log: () => {},
     });
-    await until(() => drained >= DELIVERIES, 120_000);
+    await until(() => drained >= DELIVERIES, 120_000, () => `${drained} of ${DELIVERIES} drained by the idle handler`);
     const queueSeconds = (performance.now() - queueStarted) / 1000;
     await idle.stop();
 
@@ -171,7 +171,11 @@ export async function run(): Promise<Record<string, unknown>> {
     const { handler } = await import('../functions/handlers/delivery.js');
     const started = performance.now();
     const poller = await startPoller({ queueUrl, handler: handler as never, functionName: 'delivery', batchSize: BATCH, concurrency: INSTANCES, waitTimeSeconds: 1, log: () => {} });
-    await until(() => received(receivers) - before >= DELIVERIES, 120_000);
+    await until(
+      () => received(receivers) - before >= DELIVERIES,
+      120_000,
+      () => `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
+    );
     const koerierSeconds = (performance.now() - started) / 1000;
     const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
 
@@ -191,7 +195,11 @@ export async function run(): Promise<Record<string, unknown>> {
       acceptedAt.set(id, Date.now());
       await new Promise((resolve) => setTimeout(resolve, LATENCY_SPACING_MS));
     }
-    await until(() => latencyReceiver.requests.length - already >= LATENCY_EVENTS, 60_000);
+    await until(
+      () => latencyReceiver.requests.length - already >= LATENCY_EVENTS,
+      60_000,
+      () => `${latencyReceiver.requests.length - already} of ${LATENCY_EVENTS} latency events received`,
+    );
     const latencies = latencyReceiver.requests
       .slice(already)
       .map((r) => r.receivedAt - acceptedAt.get((JSON.parse(r.body) as { id: string }).id)!)
