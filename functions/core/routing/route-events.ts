@@ -128,7 +128,9 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   await Promise.all(
     claimed.map(async ({ record, event, claimId }) => {
       if (failed.has(record.recordId)) {
-        await deps.ledger.abandon(event, claimId);
+        // The record comes back anyway; a claim not released only waits out its lock, so a
+        // failure here must not fail the records of the batch that did succeed.
+        await deps.ledger.abandon(event, claimId).catch((error: unknown) => deps.log?.('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
         return;
       }
       routed++;
