@@ -93,6 +93,8 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const SEVEN_DAYS = 7 * 24 * 3600;
+/** 13 days: a day less than SQS keeps a message (lib/resources.ts `retentionSeconds`). */
+export const MAX_IDEMPOTENCY_TTL_SECONDS = 13 * 24 * 3600;
 /** The SQS message limit we design for (the long-standing 256 KiB, which every emulator honours). */
 export const SQS_MESSAGE_LIMIT_BYTES = 256 * 1024;
 /** Room kept in every queue message for the delivery envelope and message attributes. */
@@ -138,7 +140,9 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
     // An accepted event must still fit a delivery message with its envelope, or it would fail in the router.
     maxEventBytes: integer(settingEnv.maxEventBytes, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES, 1024, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES),
     idempotency: {
-      ttlSeconds: integer(settingEnv.idempotencyTtlSeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
+      // A delivery retries for at most the key's lifetime, and SQS keeps a message 14 days: a
+      // longer lifetime would let SQS drop a delivery still retrying, unseen.
+      ttlSeconds: integer(settingEnv.idempotencyTtlSeconds, SEVEN_DAYS, 60, MAX_IDEMPOTENCY_TTL_SECONDS),
       // Longer than any HTTP function may run (30 s), so no lock lapses under a request still running.
       lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 31, 3600),
     },

@@ -3,7 +3,7 @@
  * typed, validated object. Every problem names its context key, so a failed synth says what to fix.
  */
 import type { Construct } from 'constructs';
-import { settingEnv } from '../functions/config.js';
+import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv } from '../functions/config.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 
@@ -97,9 +97,10 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const ttlRaw = context[contextKey.idempotencyTtlDays];
   if (ttlRaw !== undefined) {
     const ttl = typeof ttlRaw === 'string' && ttlRaw.trim() !== '' ? Number(ttlRaw) : ttlRaw;
-    // functions/config.ts accepts at most 365 days.
-    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > 365) {
-      problem(contextKey.idempotencyTtlDays, 'must be a whole number of days from 1 to 365', ttlRaw);
+    // functions/config.ts accepts at most 13 days: deliveries retry that long, and SQS keeps a message 14.
+    const maxDays = MAX_IDEMPOTENCY_TTL_SECONDS / (24 * 3600);
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > maxDays) {
+      problem(contextKey.idempotencyTtlDays, `must be a whole number of days from 1 to ${maxDays}`, ttlRaw);
     } else {
       idempotencyTtlDays = ttl;
     }

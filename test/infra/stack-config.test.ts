@@ -91,11 +91,11 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:webhookOrigin': 'koerier example' }, /koerier:webhookOrigin must not contain spaces or commas/);
   });
 
-  it('EDU-IDEM-7: the idempotency TTL defaults to 7 days and accepts whole days from 1 to 365', () => {
+  it('EDU-IDEM-7: the idempotency TTL defaults to 7 days and accepts whole days from 1 to 13, within the 14 days SQS keeps a retrying delivery', () => {
     expect(parseStackConfig({ ...valid, 'koerier:idempotencyTtlDays': 3 }).idempotencyTtlDays).toBe(3);
-    expect(parseStackConfig({ ...valid, 'koerier:idempotencyTtlDays': '30' }).idempotencyTtlDays).toBe(30);
-    rejects({ 'koerier:idempotencyTtlDays': 0 }, /koerier:idempotencyTtlDays must be a whole number of days from 1 to 365, got 0/);
-    rejects({ 'koerier:idempotencyTtlDays': 366 }, /koerier:idempotencyTtlDays must be a whole number/);
+    expect(parseStackConfig({ ...valid, 'koerier:idempotencyTtlDays': '13' }).idempotencyTtlDays).toBe(13);
+    rejects({ 'koerier:idempotencyTtlDays': 0 }, /koerier:idempotencyTtlDays must be a whole number of days from 1 to 13, got 0/);
+    rejects({ 'koerier:idempotencyTtlDays': 14 }, /koerier:idempotencyTtlDays must be a whole number/);
     rejects({ 'koerier:idempotencyTtlDays': 1.5 }, /koerier:idempotencyTtlDays must be a whole number/);
     rejects({ 'koerier:idempotencyTtlDays': 'seven' }, /koerier:idempotencyTtlDays must be a whole number/);
   });
