@@ -9,7 +9,7 @@
  * (kept with its events, attempts and reason) before its message is let go. The one exception is
  * a subscription that no longer exists: its owner deleted it, so there is nowhere to keep it for.
  */
-import { randomUUID } from 'node:crypto';
+import { deliveryIdOf } from '../routing/routed-events.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcome.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
@@ -428,11 +428,24 @@ class SubscriptionDispatch {
     }
   }
 
-  /** Each event of a multi-event message as a delivery of its own (JSON-3): new operations, new keys. */
+  /**
+   * Each event of a multi-event message as a delivery of its own (JSON-3). A split done again (the
+   * group retried, the function timed out) must not make new operations: each child's key derives
+   * from the parent's key and its place in it (EDU-IDEM-11), and it keeps the parent's age, so its
+   * attempts end when the parent's key lifetime does (EDU-IDEM-12).
+   */
   private async split(tasks: readonly Task[]): Promise<void> {
-    const now = this.now();
-    const messages = tasks.flatMap((task) =>
-      task.message.events.map((event): DeliveryMessage => ({ version: 1, deliveryId: randomUUID(), subscriptionId: this.subscriptionId, events: [event], createdAt: now })),
+    const messages = tasks.flatMap(({ message }) =>
+      message.events.map(
+        (event, index): DeliveryMessage => ({
+          version: 1,
+          deliveryId: deliveryIdOf([message.deliveryId], this.subscriptionId, [`split#${index}`, event]),
+          subscriptionId: this.subscriptionId,
+          events: [event],
+          createdAt: message.createdAt,
+          ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+        }),
+      ),
     );
     await this.deps.enqueue(messages);
     for (const task of tasks) this.done(task);

@@ -1,0 +1,139 @@
+/**
+ * The dispatcher's decisions on one batch, against an in-memory delivery state (the DynamoDB
+ * repository itself is covered by the integration tests) and a scripted target.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
+import type { DeadLetter, DeliveryProgress, DeliveryStateStore } from '../../../functions/core/delivery/delivery-records.js';
+import { dispatchBatch, type DeliveryPolicy, type DeliveryTask } from '../../../functions/core/delivery/dispatcher.js';
+import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
+import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+const SUBSCRIPTION_ID = '3f0c2a8e-6b1d-4c55-9a3e-0d1f2b3c4d5e';
+
+const policy: DeliveryPolicy = {
+  retry: { initialDelaySeconds: 30, maxDelaySeconds: 3600, windowSeconds: 86_400 },
+  breaker: { failureThreshold: 5, cooldownSeconds: 60 },
+  suspendAfterSeconds: 86_400 * 3,
+  keyTtlSeconds: 7 * 86_400,
+  historySeconds: 86_400,
+  deadLetterRetentionSeconds: 86_400,
+  rateHorizonMs: 5000,
+  probeLeaseMs: 10_000,
+  maxReceiveCount: 50,
+};
+
+class MemoryDeliveryState implements DeliveryStateStore {
+  target: TargetState = HEALTHY;
+  throttles: { pauseUntil: number; ratePerMinute: number }[] = [];
+  progress = new Map<string, DeliveryProgress>();
+  deadLetters: DeadLetter[] = [];
+  async getTarget() {
+    return this.target;
+  }
+  async getTargets(ids: readonly string[]) {
+    return new Map(ids.map((id) => [id, this.target]));
+  }
+  async reserveSendSlots(_id: string, _expected: number | undefined, next: number) {
+    this.target = { ...this.target, nextSendAt: next };
+    return true;
+  }
+  async takeProbe() {
+    return true;
+  }
+  async recordTargetSuccess() {
+    this.target = HEALTHY;
+  }
+  async recordTargetFailures(_id: string, count: number, now: number) {
+    this.target = { ...this.target, consecutiveFailures: this.target.consecutiveFailures + count, lastFailureAt: now, failingSince: this.target.failingSince ?? now };
+    return this.target;
+  }
+  async recordThrottle(_id: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }) {
+    this.throttles.push({ pauseUntil, ratePerMinute: throttle.ratePerMinute });
+  }
+  async resetTarget() {
+    this.target = HEALTHY;
+  }
+  async getProgress(_id: string, deliveryId: string) {
+    return this.progress.get(deliveryId);
+  }
+  async putProgress(_id: string, progress: DeliveryProgress) {
+    this.progress.set(progress.deliveryId, progress);
+  }
+  async recordAttempts() {}
+  async listAttempts() {
+    return { items: [] };
+  }
+  async putDeadLetter(deadLetter: DeadLetter) {
+    this.deadLetters.push(deadLetter);
+  }
+  async listDeadLetters() {
+    return { items: this.deadLetters };
+  }
+  async deleteDeadLetters() {}
+}
+
+function subscription(fields: Partial<Subscription> = {}): Subscription {
+  return {
+    id: SUBSCRIPTION_ID,
+    owner: 'subscriber',
+    sink: 'https://receiver.test/hook',
+    delivery: 'push',
+    contentMode: 'structured',
+    batchSupported: false,
+    validation: 'agreed',
+    status: 'active',
+    createdAt: new Date(T0).toISOString(),
+    updatedAt: new Date(T0).toISOString(),
+    ...fields,
+  } as Subscription;
+}
+
+function setup(options: { answer?: () => AttemptResult; subscription?: Partial<Subscription>; now?: number } = {}) {
+  const store = new MemoryDeliveryState();
+  const enqueued: DeliveryMessage[] = [];
+  const sent: string[] = [];
+  const clock = { now: options.now ?? T0 };
+  const deps = {
+    store,
+    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async () => undefined },
+    accessToken: async () => undefined,
+    send: async (request: { headers: Readonly<Record<string, string>> }) => {
+      sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
+      return options.answer?.() ?? { status: 204, headers: {}, latencyMs: 1 };
+    },
+    enqueue: async (messages: readonly DeliveryMessage[]) => void enqueued.push(...messages),
+    policy,
+    origin: 'koerier.test',
+    log: () => undefined,
+    clock: () => clock.now,
+    random: () => 0.5,
+    sleep: async () => undefined,
+  };
+  return { store, enqueued, sent, clock, deps };
+}
+
+function task(message: Partial<DeliveryMessage> = {}, receiveCount = 1): DeliveryTask {
+  const full: DeliveryMessage = { version: 1, deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', subscriptionId: SUBSCRIPTION_ID, events: ['{"id":"1"}'], createdAt: T0, ...message };
+  return { messageId: `m-${full.deliveryId}`, body: encodeDeliveryMessage(full), receiveCount };
+}
+
+describe('dispatchBatch', () => {
+  it('EDU-IDEM-11, EDU-18: a split done twice gives each event the same key both times, and the parent createdAt', async () => {
+    const parent = task({ events: ['{"id":"a"}', '{"id":"b"}'], createdAt: T0 - 3_600_000 });
+    const first = setup();
+    await dispatchBatch([parent], first.deps as never);
+    const second = setup({ now: T0 + 60_000 });
+    await dispatchBatch([parent], second.deps as never);
+    expect(first.enqueued).toHaveLength(2);
+    expect(second.enqueued.map((m) => m.deliveryId)).toEqual(first.enqueued.map((m) => m.deliveryId));
+    expect(new Set(first.enqueued.map((m) => m.deliveryId)).size).toBe(2);
+    for (const child of first.enqueued) {
+      expect(child.deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(child.createdAt).toBe(T0 - 3_600_000);
+    }
+  });
+});
