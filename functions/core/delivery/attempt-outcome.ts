@@ -50,17 +50,35 @@ export type Verdict =
   /** Permanent for this delivery: to the dead letters without further attempts. */
   | { readonly kind: 'rejected'; readonly code: RejectionCode; readonly detail: string };
 
+/**
+ * The words a failure without an answer gets in attempt and dead-letter records, which the
+ * subscriber reads (CE-16). Fixed per kind: the transport's own message can name the address a
+ * sink resolved to, inside Koerier's network; it goes to the operator log only.
+ */
+export const TRANSPORT_FAILURE_DETAIL: Readonly<Record<TransportFailureKind, string>> = {
+  timeout: 'no complete response from the target in time',
+  reset: 'the connection to the target was reset',
+  'connection-refused': 'the target refused the connection',
+  dns: "the sink's host name did not resolve",
+  'refused-address': 'the sink resolves to an address Koerier may not call',
+  tls: 'the TLS connection to the target failed (certificate or protocol)',
+  'too-large': "the target's response was too large to read",
+  'invalid-url': 'the sink is not a URL Koerier may call: https, without credentials in it (WH-1, WH-3)',
+  network: 'the request to the target failed',
+};
+
 export function judgeAttempt(result: AttemptResult, now: number): Verdict {
   if (!('failure' in result)) return judgeStatus(result.status, result.headers, now);
+  const detail = TRANSPORT_FAILURE_DETAIL[result.failure];
   switch (result.failure) {
     case 'too-large':
       // A body too large to read still came with its status line, and that is the answer.
-      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail: result.message } : judgeStatus(result.status, {}, now);
+      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail } : judgeStatus(result.status, {}, now);
     case 'refused-address':
     case 'invalid-url':
-      return { kind: 'rejected', code: result.failure, detail: result.message };
+      return { kind: 'rejected', code: result.failure, detail };
     default:
-      return { kind: 'failed', code: result.failure, detail: result.message };
+      return { kind: 'failed', code: result.failure, detail };
   }
 }
 

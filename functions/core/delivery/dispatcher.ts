@@ -314,6 +314,10 @@ class SubscriptionDispatch {
         if (result instanceof Error) {
           return { task, at, latencyMs: this.now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } } satisfies Attempted;
         }
+        if ('failure' in result) {
+          // The transport's own words, which may name an internal address, are for operators only.
+          this.deps.log('warn', 'delivery attempt failed without an answer', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId, failure: result.failure, error: result.message });
+        }
         return { task, at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, this.now()) } satisfies Attempted;
       }),
     );

@@ -42,6 +42,15 @@ describe('reading a delivery answer', () => {
     expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'rejected', code: failure });
   });
 
+  it('CE-16: a failure without an answer is recorded in fixed words, never the transport message naming an internal address', () => {
+    const message = 'hook.example resolves to 10.0.0.7: the address 10.0.0.7 is private; Koerier does not call it';
+    const verdict = judgeAttempt({ failure: 'refused-address', message, latencyMs: 1 }, 0);
+    expect(verdict).toEqual({ kind: 'rejected', code: 'refused-address', detail: 'the sink resolves to an address Koerier may not call' });
+    for (const failure of ['invalid-url', 'connection-refused', 'timeout', 'network'] as const) {
+      expect(JSON.stringify(judgeAttempt({ failure, message, latencyMs: 1 }, 0))).not.toContain('10.0.0.7');
+    }
+  });
+
   it('an answer too large to read still counts by its status line', () => {
     expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 200, latencyMs: 1 }, 0)).toEqual({ kind: 'delivered' });
     expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 503, latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed' });
