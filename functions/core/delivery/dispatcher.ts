@@ -14,7 +14,7 @@ import type { Subscription, SubscriptionStatus } from '../subscriptions/subscrip
 import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcome.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress, type DeliveryStateStore } from './delivery-records.js';
-import { nextAttemptAt, retryDeadline, type RetrySchedule } from './retry-schedule.js';
+import { nextAttemptAt, nominalDelayMs, retryDeadline, type RetrySchedule } from './retry-schedule.js';
 import { breakerOf, dueForSuspension, effectiveRatePerMinute, HEALTHY, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
 import { deliveryFormat, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
 
@@ -374,7 +374,9 @@ class SubscriptionDispatch {
             lastFailure = verdict.detail;
           }
           const retryAfterMs = verdict.kind === 'throttled' ? (verdict.retryAfterMs ?? undefined) : undefined;
-          if (retryAfterMs !== undefined) throttledUntil = Math.max(throttledUntil ?? 0, now + retryAfterMs);
+          // Every 429 slows the subscription down (WH-2, EDU-10); without a Retry-After the pause
+          // is the schedule's wait for this attempt.
+          if (verdict.kind === 'throttled') throttledUntil = Math.max(throttledUntil ?? 0, now + (retryAfterMs ?? nominalDelayMs(attempt, policy.retry)));
           const deadline = retryDeadline(task.message.createdAt, policy.retry, policy.keyTtlSeconds, subscription.retryWindowSeconds);
           const next =
             task.receiveCount >= policy.maxReceiveCount

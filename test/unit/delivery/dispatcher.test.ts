@@ -136,4 +136,17 @@ describe('dispatchBatch', () => {
       expect(child.createdAt).toBe(T0 - 3_600_000);
     }
   });
+
+  it('WH-2, EDU-10: a 429 without Retry-After still slows the subscription down, pausing it for the schedule wait', async () => {
+    const { store, deps } = setup({ answer: () => ({ status: 429, headers: {}, latencyMs: 1 }) });
+    const outcome = await dispatchBatch([task()], deps as never);
+    expect(outcome.decisions).toEqual([{ messageId: expect.any(String), action: 'retry', delaySeconds: expect.any(Number) }]);
+    expect(store.throttles).toEqual([{ pauseUntil: T0 + policy.retry.initialDelaySeconds * 1000, ratePerMinute: 60 }]);
+  });
+
+  it('WH-2: a 429 with Retry-After pauses the subscription until then', async () => {
+    const { store, deps } = setup({ answer: () => ({ status: 429, headers: { 'retry-after': '120' }, latencyMs: 1 }) });
+    await dispatchBatch([task()], deps as never);
+    expect(store.throttles).toEqual([{ pauseUntil: T0 + 120_000, ratePerMinute: 60 }]);
+  });
 });
