@@ -5,7 +5,8 @@
  * - 410 Gone: the target is retired; the subscription stops.
  * - 429: throttled; wait at least the Retry-After (seconds or HTTP-date) and slow down.
  * - 408, 5xx, and failures without an answer (timeout, reset, refused connection, DNS, TLS):
- *   transient; retried with backoff, and they count against the target's health.
+ *   transient; retried with backoff, and they count against the target's health. A 503's
+ *   Retry-After is honoured as the earliest next attempt, as a 429's.
  * - 3xx: redirects are not followed (a webhook URL must be the webhook); not retried.
  * - 415 and every other 4xx: the target will not take this delivery as it is; not retried.
  * - A sink at a refused address or not an https URL: never retried.
@@ -45,8 +46,9 @@ export type Verdict =
   | { readonly kind: 'delivered' }
   | { readonly kind: 'gone' }
   | { readonly kind: 'throttled'; readonly retryAfterMs?: number }
-  /** Transient: retry, and count it against the target's health (circuit breaker, suspension). */
-  | { readonly kind: 'failed'; readonly code: FailureCode; readonly detail: string }
+  /** Transient: retry, and count it against the target's health (circuit breaker, suspension);
+   * not before `retryAfterMs` when a 503 said so. */
+  | { readonly kind: 'failed'; readonly code: FailureCode; readonly detail: string; readonly retryAfterMs?: number }
   /** Permanent for this delivery: to the dead letters without further attempts. */
   | { readonly kind: 'rejected'; readonly code: RejectionCode; readonly detail: string };
 
@@ -90,7 +92,11 @@ function judgeStatus(status: number, headers: Readonly<Record<string, string>>, 
     return retryAfterMs === undefined ? { kind: 'throttled' } : { kind: 'throttled', retryAfterMs };
   }
   if (status === 408) return { kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' };
-  if (status >= 500) return { kind: 'failed', code: 'server-error', detail: `the target answered ${status}` };
+  if (status >= 500) {
+    // A 503's Retry-After says how long the service expects to be unavailable (RFC 9110 §10.2.3).
+    const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], now) : undefined;
+    return { kind: 'failed', code: 'server-error', detail: `the target answered ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+  }
   if (status >= 300 && status < 400) {
     const location = headers['location'] ? ` to ${headers['location']}` : '';
     return { kind: 'rejected', code: 'redirect', detail: `the target answered ${status}, a redirect${location}; Koerier does not follow redirects: register the final URL` };

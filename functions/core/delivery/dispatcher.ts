@@ -373,7 +373,7 @@ class SubscriptionDispatch {
             failed++;
             lastFailure = verdict.detail;
           }
-          const retryAfterMs = verdict.kind === 'throttled' ? (verdict.retryAfterMs ?? undefined) : undefined;
+          const retryAfterMs = verdict.retryAfterMs;
           // Every 429 slows the subscription down (WH-2, EDU-10); without a Retry-After the pause
           // is the schedule's wait for this attempt.
           if (verdict.kind === 'throttled') throttledUntil = Math.max(throttledUntil ?? 0, now + (retryAfterMs ?? nominalDelayMs(attempt, policy.retry)));

@@ -36,7 +36,7 @@ export function nominalDelayMs(attempt: number, schedule: RetrySchedule): number
 
 /**
  * When to attempt again after failed attempt `attempt`, or undefined when retries are over.
- * `notBefore` is a time the target asked for (429 Retry-After): honoured as a minimum, and a
+ * `notBefore` is a time the target asked for (Retry-After on a 429 or 503): honoured as a minimum, and a
  * request to wait past the deadline ends the retries rather than being cut short.
  */
 export function nextAttemptAt(options: {

@@ -42,6 +42,11 @@ describe('reading a delivery answer', () => {
     expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'rejected', code: failure });
   });
 
+  it('WH-2: a 503 with Retry-After is transient and carries the wait (RFC 9110 §10.2.3)', () => {
+    expect(judgeAttempt({ status: 503, headers: { 'retry-after': '90' }, latencyMs: 1 }, 0)).toEqual({ kind: 'failed', code: 'server-error', detail: 'the target answered 503', retryAfterMs: 90_000 });
+    expect(judgeAttempt({ status: 503, headers: {}, latencyMs: 1 }, 0)).not.toHaveProperty('retryAfterMs');
+  });
+
   it('CE-16: a failure without an answer is recorded in fixed words, never the transport message naming an internal address', () => {
     const message = 'hook.example resolves to 10.0.0.7: the address 10.0.0.7 is private; Koerier does not call it';
     const verdict = judgeAttempt({ failure: 'refused-address', message, latencyMs: 1 }, 0);

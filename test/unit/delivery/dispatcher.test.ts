@@ -149,4 +149,13 @@ describe('dispatchBatch', () => {
     await dispatchBatch([task()], deps as never);
     expect(store.throttles).toEqual([{ pauseUntil: T0 + 120_000, ratePerMinute: 60 }]);
   });
+
+  it('WH-2: a 503 Retry-After is the earliest next attempt of that delivery, and does not throttle the subscription', async () => {
+    const { store, deps } = setup({ answer: () => ({ status: 503, headers: { 'retry-after': '600' }, latencyMs: 1 }) });
+    const outcome = await dispatchBatch([task()], deps as never);
+    const [decision] = outcome.decisions;
+    expect(decision).toMatchObject({ action: 'retry' });
+    expect((decision as { delaySeconds: number }).delaySeconds).toBeGreaterThanOrEqual(600);
+    expect(store.throttles).toEqual([]);
+  });
 });
