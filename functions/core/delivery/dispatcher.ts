@@ -75,6 +75,8 @@ export interface DispatcherDependencies {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
+const LAST_RECEIVE = 'the delivery could not be attempted again before the queue would have set it aside';
+
 /** SQS's longest visibility timeout, less a margin: a longer wait is served in several hops. */
 export const MAX_DELAY_SECONDS = 43_200 - 60;
 
@@ -148,7 +150,9 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     targets = await deps.store.getTargets([...groups.keys()]);
   } catch (error) {
     deps.log('error', 'target state unreadable; retrying the batch', { error: error instanceof Error ? error.message : String(error) });
-    return outcome([...decisions, ...[...groups.values()].flat().map((task) => retryLater(task))]);
+    const dispatches = [...groups].map(([subscriptionId, group]) => ({ dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY), group }));
+    const later = await Promise.all(dispatches.map(({ dispatch, group }) => dispatch.retryLater(group)));
+    return outcome([...decisions, ...later.flat()], [], dispatches.reduce((sum, { dispatch }) => sum + dispatch.deadLettered, 0));
   }
   const records: AttemptRecord[] = [];
   let deadLettered = 0;
@@ -161,7 +165,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
         // Store or queue trouble: try the whole group again later; attempts already made repeat
         // with the same Idempotency-Key, which is what the receiver deduplicates on.
         deps.log('error', 'delivery group failed; retrying', { subscriptionId, error: error instanceof Error ? error.message : String(error) });
-        return group.map((task) => retryLater(task));
+        return dispatch.retryLater(group);
       } finally {
         records.push(...dispatch.records);
         deadLettered += dispatch.deadLettered;
@@ -178,11 +182,6 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     }
   }
   return outcome([...decisions, ...perGroup.flat()], records, deadLettered);
-}
-
-/** After an unexpected failure: later, and later still the more often it happened. */
-function retryLater(task: Task): DeliveryDecision {
-  return { messageId: task.messageId, action: 'retry', delaySeconds: Math.min(30 * task.receiveCount, 900) };
 }
 
 /** One subscription's share of a batch. */
@@ -236,7 +235,7 @@ class SubscriptionDispatch {
         if (format === 'split') return void toSplit.push(task);
         const progress = await this.progressOf(task);
         // Received before a wait longer than one visibility timeout is over: wait on.
-        if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now());
+        if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now(), Math.ceil, progress);
         ready.push({ task, format, ...(progress ? { progress } : {}) });
       }),
     );
@@ -245,7 +244,7 @@ class SubscriptionDispatch {
 
     const admission = await this.admit(subscription, ready.length);
     const sending = ready.slice(0, admission.waits.length);
-    for (const [index, { task }] of ready.slice(sending.length).entries()) this.retryIn(task, admission.deferMs[index]!);
+    for (const [index, { task, progress }] of ready.slice(sending.length).entries()) await this.retryIn(task, admission.deferMs[index]!, Math.ceil, progress);
     if (sending.length === 0) return this.decisions;
 
     const attempts = await this.attemptAll(subscription, sending, admission.waits);
@@ -397,7 +396,7 @@ class SubscriptionDispatch {
               this.expiry(task.message.createdAt + policy.keyTtlSeconds * 1000),
             );
             // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
-            this.retryIn(task, next - now, retryAfterMs === undefined ? Math.round : Math.ceil);
+            await this.retryIn(task, next - now, retryAfterMs === undefined ? Math.round : Math.ceil);
           }
           break;
         }
@@ -463,6 +462,11 @@ class SubscriptionDispatch {
   }
 
   private async deadLetter(task: Task, reason: DeadLetterReason, detail: string, progress: DeliveryProgress | undefined, last?: AttemptRecord): Promise<void> {
+    await this.putDeadLetter(task, reason, detail, progress, last);
+    this.done(task);
+  }
+
+  private async putDeadLetter(task: Task, reason: DeadLetterReason, detail: string, progress: DeliveryProgress | undefined, last?: AttemptRecord): Promise<void> {
     const { message } = task;
     const lastAttempts = [...(progress?.lastAttempts ?? []), ...(last ? [last] : [])].slice(-KEPT_ATTEMPTS);
     const deadLetter: DeadLetter = {
@@ -480,16 +484,43 @@ class SubscriptionDispatch {
     await this.deps.store.putDeadLetter(deadLetter, this.expiry(this.now() + this.deps.policy.deadLetterRetentionSeconds * 1000));
     this.deadLettered++;
     this.deps.log('warn', 'delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: message.deliveryId, reason });
-    this.done(task);
   }
 
   private done(task: Task): void {
     this.decisions.push({ messageId: task.messageId, action: 'done' });
   }
 
-  /** SQS delays are whole seconds: rounded up unless told otherwise, so a wait is never cut short. */
-  private retryIn(task: Task, ms: number, toSeconds: (seconds: number) => number = Math.ceil): void {
+  /**
+   * SQS delays are whole seconds: rounded up unless told otherwise, so a wait is never cut short.
+   * On the message's last receive it is not put back: the queue would move it to its dead-letter
+   * queue, where the subscriber never sees it; it becomes one of the app's dead letters (EDU-18).
+   */
+  private async retryIn(task: Task, ms: number, toSeconds: (seconds: number) => number = Math.ceil, progress?: DeliveryProgress): Promise<void> {
+    if (task.receiveCount >= this.deps.policy.maxReceiveCount) {
+      return this.deadLetter(task, 'exhausted', LAST_RECEIVE, progress ?? (await this.progressOf(task)));
+    }
     this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(ms / 1000))) });
+  }
+
+  /**
+   * After an unexpected failure (store or queue trouble): later, and later still the more often it
+   * happened; on the last receive a dead letter instead, if the store takes it now, else the
+   * queue's dead-letter queue (and its alarm) is all that is left.
+   */
+  async retryLater(tasks: readonly Task[]): Promise<DeliveryDecision[]> {
+    return Promise.all(
+      tasks.map(async (task): Promise<DeliveryDecision> => {
+        if (task.receiveCount >= this.deps.policy.maxReceiveCount) {
+          try {
+            await this.putDeadLetter(task, 'exhausted', LAST_RECEIVE, await this.progressOf(task));
+            return { messageId: task.messageId, action: 'done' };
+          } catch (error) {
+            this.deps.log('error', 'last receive, and no dead letter written; left for the dead-letter queue', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId, error: error instanceof Error ? error.message : String(error) });
+          }
+        }
+        return { messageId: task.messageId, action: 'retry', delaySeconds: Math.min(30 * task.receiveCount, 900) };
+      }),
+    );
   }
 
   /** DynamoDB TTL is epoch seconds. */

@@ -158,4 +158,38 @@ describe('dispatchBatch', () => {
     expect((decision as { delaySeconds: number }).delaySeconds).toBeGreaterThanOrEqual(600);
     expect(store.throttles).toEqual([]);
   });
+
+  it('EDU-18: a long wait hop on the last receive becomes a dead letter, not a message for the queue dead-letter queue', async () => {
+    const { store, deps, sent } = setup();
+    const last = task({}, policy.maxReceiveCount);
+    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 9, lastAttempts: [], nextAttemptAt: T0 + 86_400_000 });
+    const outcome = await dispatchBatch([last], deps as never);
+    expect(outcome.decisions).toEqual([{ messageId: last.messageId, action: 'done' }]);
+    expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', attempts: 9 }]);
+    expect(sent).toEqual([]);
+  });
+
+  it('EDU-18: a delivery held back by the rate on its last receive becomes a dead letter', async () => {
+    const { store, deps } = setup({ subscription: { allowedRatePerMinute: 1 } });
+    store.target = { ...HEALTHY, nextSendAt: T0 + 3_600_000 };
+    const outcome = await dispatchBatch([task({}, policy.maxReceiveCount)], deps as never);
+    expect(outcome).toMatchObject({ attempts: 0, deadLettered: 1, decisions: [{ action: 'done' }] });
+    expect(store.deadLetters).toMatchObject([{ reason: 'exhausted' }]);
+  });
+
+  it('EDU-18: after store trouble, a message on its last receive becomes a dead letter; earlier receives are retried', async () => {
+    const { store, deps } = setup();
+    store.getTargets = async () => {
+      throw new Error('throttled by the table');
+    };
+    const early = task({ deliveryId: 'aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d' }, 2);
+    const last = task({}, policy.maxReceiveCount);
+    const outcome = await dispatchBatch([early, last], deps as never);
+    expect(outcome.decisions).toEqual([
+      { messageId: early.messageId, action: 'retry', delaySeconds: 60 },
+      { messageId: last.messageId, action: 'done' },
+    ]);
+    expect(outcome.deadLettered).toBe(1);
+    expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d' }]);
+  });
 });
