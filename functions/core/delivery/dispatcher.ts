@@ -14,7 +14,7 @@ import type { Subscription, SubscriptionStatus } from '../subscriptions/subscrip
 import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcome.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress, type DeliveryStateStore } from './delivery-records.js';
-import { nextAttemptAt, nominalDelayMs, retryDeadline, type RetrySchedule } from './retry-schedule.js';
+import { keyDeadline, nextAttemptAt, nominalDelayMs, retryDeadline, type RetrySchedule } from './retry-schedule.js';
 import { breakerOf, dueForSuspension, effectiveRatePerMinute, HEALTHY, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
 import { deliveryFormat, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
 
@@ -222,10 +222,9 @@ class SubscriptionDispatch {
 
     const ready: { task: Task; format: DeliveryFormat; progress?: DeliveryProgress }[] = [];
     const toSplit: Task[] = [];
-    const keyTtlMs = this.deps.policy.keyTtlSeconds * 1000;
     await Promise.all(
       tasks.map(async (task) => {
-        if (this.now() >= task.message.createdAt + keyTtlMs) {
+        if (this.now() >= keyDeadline(task.message.createdAt, this.deps.policy.keyTtlSeconds)) {
           // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
           const progress = await this.progressOf(task);
           await this.deadLetter(task, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress);
@@ -492,6 +491,7 @@ class SubscriptionDispatch {
 
   /**
    * SQS delays are whole seconds: rounded up unless told otherwise, so a wait is never cut short.
+   * Never past the key deadline: the message then comes back to be dead-lettered, not hours later.
    * On the message's last receive it is not put back: the queue would move it to its dead-letter
    * queue, where the subscriber never sees it; it becomes one of the app's dead letters (EDU-18).
    */
@@ -499,7 +499,8 @@ class SubscriptionDispatch {
     if (task.receiveCount >= this.deps.policy.maxReceiveCount) {
       return this.deadLetter(task, 'exhausted', LAST_RECEIVE, progress ?? (await this.progressOf(task)));
     }
-    this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(ms / 1000))) });
+    const untilDeadline = keyDeadline(task.message.createdAt, this.deps.policy.keyTtlSeconds) - this.now();
+    this.decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(Math.min(ms, untilDeadline) / 1000))) });
   }
 
   /**

@@ -19,13 +19,19 @@ export interface RetrySchedule {
 export const JITTER_RATIO = 0.2;
 
 /**
- * The last moment to attempt: the window's end, or just before the key expires (a minute, or a
- * tenth of a short test lifetime), whichever is first.
+ * The last moment any attempt may go under the delivery's key (EDU-IDEM-12): just before the
+ * key expires, a minute (or a tenth of a short test lifetime) early, so that an attempt in
+ * flight, or a receiver's clock a little ahead, still finds the key remembered.
  */
+export function keyDeadline(createdAt: number, keyTtlSeconds: number): number {
+  const keyTtl = keyTtlSeconds * 1000;
+  return createdAt + keyTtl - Math.min(60_000, keyTtl / 10);
+}
+
+/** The last moment to attempt: the window's end or the key deadline, whichever is first. */
 export function retryDeadline(createdAt: number, schedule: RetrySchedule, keyTtlSeconds: number, windowOverrideSeconds?: number): number {
   const window = (windowOverrideSeconds ?? schedule.windowSeconds) * 1000;
-  const keyTtl = keyTtlSeconds * 1000;
-  return createdAt + Math.min(window, keyTtl - Math.min(60_000, keyTtl / 10));
+  return Math.min(createdAt + window, keyDeadline(createdAt, keyTtlSeconds));
 }
 
 /** The nominal delay after failed attempt `attempt` (1-based), before jitter. */

@@ -192,4 +192,20 @@ describe('dispatchBatch', () => {
     expect(outcome.deadLettered).toBe(1);
     expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d' }]);
   });
+
+  it('EDU-IDEM-12: within the safety margin before the key lifetime ends, a delivery is dead-lettered, not sent', async () => {
+    const { store, deps, sent } = setup();
+    const outcome = await dispatchBatch([task({ createdAt: T0 - policy.keyTtlSeconds * 1000 + 30_000 })], deps as never);
+    expect(outcome.decisions).toMatchObject([{ action: 'done' }]);
+    expect(store.deadLetters).toMatchObject([{ reason: 'exhausted' }]);
+    expect(sent).toEqual([]);
+  });
+
+  it('EDU-IDEM-12: a wait is cut at the key deadline, so the delivery is not held past it', async () => {
+    const { store, deps } = setup();
+    const createdAt = T0 - policy.keyTtlSeconds * 1000 + 3_600_000;
+    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 6 * 3_600_000 });
+    const outcome = await dispatchBatch([task({ createdAt }, 2)], deps as never);
+    expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: 3600 - 60 }]);
+  });
 });
