@@ -9,6 +9,7 @@
  * queued the very same Idempotency-Key, and the target can drop the repeats (EDU-IDEM-9).
  */
 import { createHash } from 'node:crypto';
+import { uuidFromHash } from '../ids/stable-uuid.js';
 
 export interface EventIdentity {
   readonly source: string;
@@ -55,9 +56,5 @@ export function deliveryIdOf(routingIds: readonly string[], subscriptionId: stri
   const hash = createHash('sha256');
   hash.update(JSON.stringify([[...routingIds].sort(), subscriptionId]));
   for (const event of events) hash.update('\n').update(event);
-  const bytes = hash.digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidFromHash(hash);
 }

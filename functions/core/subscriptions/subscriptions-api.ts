@@ -18,6 +18,7 @@ import { CREDENTIAL_TYPE_NAMES, sealSinkCredential, type CredentialCipher } from
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse, problems } from '../http/problems.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
+import { uuidFromHash } from '../ids/stable-uuid.js';
 import { allowedRate, requestValidation, type ValidationOutcome, type ValidationTransport } from '../webhooks/request-validation.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionStore } from './store.js';
@@ -466,11 +467,7 @@ function credentialNotCarriedOver(): HttpResponse {
  * client's key can produce it.
  */
 function subscriptionIdOf(owner: string, idempotencyKey: string): string {
-  const bytes = createHash('sha256').update(JSON.stringify(['subscription', owner, idempotencyKey])).digest().subarray(0, 16);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidFromHash(createHash('sha256').update(JSON.stringify(['subscription', owner, idempotencyKey])));
 }
 
 /** What a create asked for (not what the handshake later found), to tell its retry from another request. */
