@@ -55,11 +55,14 @@ const IPV6_REFUSED_IN_GLOBAL: readonly Range[] = [
   v6('3fff::', 20, 'documentation'),
 ];
 
-/** IPv6 forms that carry an IPv4 address: judged by that address. */
+/**
+ * IPv6 forms that carry an IPv4 address: judged by that address. The local-use NAT64 prefix
+ * 64:ff9b:1::/48 is not among them: it may embed the IPv4 address at other offsets (RFC 6052), so
+ * it stays refused whole, as outside global unicast.
+ */
 const IPV6_EMBEDDING_IPV4: readonly { range: Range; offset: number }[] = [
   { range: v6('::ffff:0:0', 96, 'IPv4-mapped'), offset: 12 },
   { range: v6('64:ff9b::', 96, 'NAT64'), offset: 12 },
-  { range: v6('64:ff9b:1::', 48, 'local-use NAT64'), offset: 12 },
   { range: v6('2002::', 16, '6to4'), offset: 2 },
 ];
 
