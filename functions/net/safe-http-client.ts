@@ -45,10 +45,14 @@ export class OutboundRequestError extends Error {
     message: string,
     /** The response status, when the failure came after the status line (`too-large`). */
     readonly status?: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; headers?: Record<string, string> },
   ) {
     super(message, options);
+    if (options?.headers) this.headers = options.headers;
   }
+
+  /** The response headers, when the failure came after them (`too-large`): a 429's Retry-After still counts. */
+  readonly headers?: Record<string, string>;
 }
 
 export interface SafeHttpClientOptions {
@@ -211,7 +215,7 @@ async function readBounded(response: Dispatcher.ResponseData, limit: number): Pr
     size += chunk.length;
     if (size > limit) {
       response.body.destroy();
-      throw new OutboundRequestError('too-large', `response body exceeds ${limit} bytes`, response.statusCode);
+      throw new OutboundRequestError('too-large', `response body exceeds ${limit} bytes`, response.statusCode, { headers: flattenHeaders(response.headers) });
     }
     chunks.push(chunk);
   }

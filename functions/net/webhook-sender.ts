@@ -18,6 +18,7 @@ export function webhookSender(client: SafeHttpClient, clock: () => number = Date
         failure: failure.kind,
         message: failure.message,
         ...(failure.status === undefined ? {} : { status: failure.status }),
+        ...(failure.headers === undefined ? {} : { headers: failure.headers }),
         latencyMs: clock() - started,
       };
     }

@@ -22,6 +22,7 @@ export type AttemptResult =
       readonly message: string;
       /** Known when the status line arrived before the failure (`too-large`). */
       readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
       readonly latencyMs: number;
     };
 
@@ -75,7 +76,7 @@ export function judgeAttempt(result: AttemptResult, now: number): Verdict {
   switch (result.failure) {
     case 'too-large':
       // A body too large to read still came with its status line, and that is the answer.
-      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail } : judgeStatus(result.status, {}, now);
+      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail } : judgeStatus(result.status, result.headers ?? {}, now);
     case 'refused-address':
     case 'invalid-url':
       return { kind: 'rejected', code: result.failure, detail };

@@ -60,6 +60,10 @@ describe('reading a delivery answer', () => {
     expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 200, latencyMs: 1 }, 0)).toEqual({ kind: 'delivered' });
     expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 503, latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed' });
   });
+
+  it('WH-2: a 429 too large to read still has its Retry-After honoured', () => {
+    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 429, headers: { 'retry-after': '3600' }, latencyMs: 1 }, 0)).toEqual({ kind: 'throttled', retryAfterMs: 3_600_000 });
+  });
 });
 
 describe('Retry-After', () => {

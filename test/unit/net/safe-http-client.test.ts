@@ -194,10 +194,11 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
     expect(error.kind).toBe('dns');
   });
 
-  it('a response body over the bound fails as too-large, and still tells the status', async () => {
-    receiver.setScript(scripts.always({ respond: 200, body: 'x'.repeat(10_000) }));
+  it('WH-2: a response body over the bound fails as too-large, and still tells the status and the headers', async () => {
+    receiver.setScript(scripts.always({ respond: 429, headers: { 'retry-after': '120' }, body: 'x'.repeat(10_000) }));
     const error = await failure(client({ allowLoopback: true, maxResponseBytes: 1024 }).request({ method: 'POST', url: receiver.url, body: 'x' }));
     expect(error.kind).toBe('too-large');
-    expect(error.status).toBe(200);
+    expect(error.status).toBe(429);
+    expect(error.headers?.['retry-after']).toBe('120');
   });
 });
