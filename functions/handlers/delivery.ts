@@ -6,7 +6,7 @@
  * visibility timeout, and the redrive policy catches it in the dead-letter queue eventually.
  */
 import { readFileSync } from 'node:fs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { openSinkCredential, type SinkCredential } from '../core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../core/delivery/delivery-message.js';
 import { CredentialUnavailableError, dispatchBatch, type DispatcherDependencies } from '../core/delivery/dispatcher.js';
@@ -40,6 +40,13 @@ const DELIVERY_METRICS = [
 const SUBSCRIPTION_CACHE_MS = 5_000;
 /** How long admitted deliveries may wait in memory for their rate slot. */
 const RATE_HORIZON_MS = 2_000;
+/** The token endpoint's timeout (TOKEN_TIMEOUT_MS in functions/net/client-credentials-tokens.ts). */
+const TOKEN_TIMEOUT_MS = 5_000;
+/**
+ * Time kept back from the function's timeout to apply a batch's decisions (attempt history,
+ * visibility changes): attempts that might not end before it are not started.
+ */
+const DECISION_MARGIN_MS = 4_000;
 
 let dependencies: DispatcherDependencies | undefined;
 
@@ -99,6 +106,8 @@ function deliveryDependencies(): DispatcherDependencies {
       rateHorizonMs: RATE_HORIZON_MS,
       probeLeaseMs: settings.connectTimeoutMs + settings.responseTimeoutMs + 1_000,
       maxReceiveCount: queues.deliveries.maxReceiveCount,
+      sendTimeoutMs: settings.connectTimeoutMs + settings.responseTimeoutMs,
+      tokenTimeoutMs: TOKEN_TIMEOUT_MS,
     },
     origin: config.webhookOrigin,
     log: (level, message, fields) => logger[level](message, fields),
@@ -106,13 +115,14 @@ function deliveryDependencies(): DispatcherDependencies {
   return dependencies;
 }
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+export async function handler(event: SQSEvent, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+  const deadline = Date.now() + context.getRemainingTimeInMillis() - DECISION_MARGIN_MS;
   const tasks = event.Records.map((record) => ({
     messageId: record.messageId,
     body: record.body,
     receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
   }));
-  const { decisions, attempts, failedAttempts, deadLettered } = await dispatchBatch(tasks, deliveryDependencies());
+  const { decisions, attempts, failedAttempts, deadLettered } = await dispatchBatch(tasks, deliveryDependencies(), { deadline });
   const receipts = new Map(event.Records.map((record) => [record.messageId, record.receiptHandle]));
   const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
   if (retries.length > 0) {

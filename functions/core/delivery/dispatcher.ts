@@ -32,6 +32,20 @@ export interface DeliveryPolicy {
   readonly probeLeaseMs: number;
   /** The queue's redrive threshold: on this receive, a retry becomes a dead letter instead. */
   readonly maxReceiveCount: number;
+  /** The longest one request to a target can take: its connect plus response timeout. */
+  readonly sendTimeoutMs: number;
+  /** The longest fetching an OAuth2 access token can take. */
+  readonly tokenTimeoutMs: number;
+}
+
+/** The batch's time budget. */
+export interface DispatchOptions {
+  /**
+   * Epoch ms by which every attempt must be over, so the decisions can still be applied before
+   * the function times out (a timeout applies none of them). An attempt that might not end by
+   * then is not started.
+   */
+  readonly deadline?: number;
 }
 
 /** A message as the queue handed it over. */
@@ -77,6 +91,9 @@ export interface DispatcherDependencies {
 
 const LAST_RECEIVE = 'the delivery could not be attempted again before the queue would have set it aside';
 
+/** How soon a delivery that did not fit in the batch's time budget comes back. */
+export const OUT_OF_TIME_RETRY_MS = 3_000;
+
 /** SQS's longest visibility timeout, less a margin: a longer wait is served in several hops. */
 export const MAX_DELAY_SECONDS = 43_200 - 60;
 
@@ -95,6 +112,12 @@ interface Admission {
   readonly waits: readonly number[];
   /** Visibility delay of each delivery not admitted. */
   readonly deferMs: readonly number[];
+}
+
+/** Not attempted: it might not have ended before the batch's deadline. */
+interface OutOfTime {
+  readonly task: Task;
+  readonly outOfTime: true;
 }
 
 interface Attempted {
@@ -117,7 +140,7 @@ export interface BatchOutcome {
   readonly deadLettered: number;
 }
 
-export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies): Promise<BatchOutcome> {
+export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies, options: DispatchOptions = {}): Promise<BatchOutcome> {
   const decisions: DeliveryDecision[] = [];
   const groups = new Map<string, Task[]>();
   for (const task of tasks) {
@@ -158,7 +181,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   let deadLettered = 0;
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
-      const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY);
+      const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY, options.deadline);
       try {
         return await dispatch.run(group);
       } catch (error) {
@@ -197,6 +220,7 @@ class SubscriptionDispatch {
     private readonly subscriptionId: string,
     private readonly deps: DispatcherDependencies,
     private readonly initialTarget: TargetState,
+    private readonly deadline = Number.POSITIVE_INFINITY,
   ) {
     this.now = deps.clock ?? Date.now;
     this.random = deps.random ?? Math.random;
@@ -285,13 +309,19 @@ class SubscriptionDispatch {
     return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => 1000 + this.random() * 2000) };
   }
 
-  private async attemptAll(subscription: Subscription, sending: readonly { task: Task; format: DeliveryFormat }[], waits: readonly number[]): Promise<Attempted[]> {
+  private async attemptAll(subscription: Subscription, sending: readonly { task: Task; format: DeliveryFormat }[], waits: readonly number[]): Promise<(Attempted | OutOfTime)[]> {
+    const { policy } = this.deps;
     const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     let token: Promise<string | undefined> | undefined;
     const accessToken = (refresh: boolean) => (refresh ? this.deps.accessToken(subscription, { refresh }) : (token ??= this.deps.accessToken(subscription)));
+    // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
+    // another token fetch and request.
+    const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';
+    const worstCaseMs = oauth2 ? 2 * (policy.tokenTimeoutMs + policy.sendTimeoutMs) : policy.sendTimeoutMs;
     return Promise.all(
       sending.map(async ({ task, format }, index) => {
         const wait = waits[index] ?? 0;
+        if (this.now() + wait + worstCaseMs > this.deadline) return { task, outOfTime: true } satisfies OutOfTime;
         if (wait > 0) await sleep(wait);
         const at = this.now();
         const send = async (refresh: boolean): Promise<AttemptResult | CredentialUnavailableError> => {
@@ -321,7 +351,7 @@ class SubscriptionDispatch {
     );
   }
 
-  private async conclude(subscription: Subscription, admission: Admission, attempts: readonly Attempted[], progressOf: ReadonlyMap<string, DeliveryProgress | undefined>): Promise<void> {
+  private async conclude(subscription: Subscription, admission: Admission, attempts: readonly (Attempted | OutOfTime)[], progressOf: ReadonlyMap<string, DeliveryProgress | undefined>): Promise<void> {
     const { policy } = this.deps;
     let delivered = 0;
     let failed = 0;
@@ -329,9 +359,16 @@ class SubscriptionDispatch {
     let throttledUntil: number | undefined;
     let retired = false;
 
-    for (const { task, at, latencyMs, status, verdict } of attempts) {
+    for (const attempted of attempts) {
+      const progress = progressOf.get(attempted.task.messageId);
+      // Not an attempt, so not a failure: it comes back soon, in a batch with time to send it.
+      if ('outOfTime' in attempted) {
+        this.deps.log('info', 'no time left in this batch to attempt the delivery; back shortly', { subscriptionId: this.subscriptionId, deliveryId: attempted.task.message.deliveryId });
+        await this.retryIn(attempted.task, OUT_OF_TIME_RETRY_MS, Math.ceil, progress);
+        continue;
+      }
+      const { task, at, latencyMs, status, verdict } = attempted;
       const now = this.now();
-      const progress = progressOf.get(task.messageId);
       const attempt = (progress?.failedAttempts ?? 0) + 1;
       const base = {
         subscriptionId: this.subscriptionId,

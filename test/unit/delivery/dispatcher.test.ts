@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
 import type { DeadLetter, DeliveryProgress, DeliveryStateStore } from '../../../functions/core/delivery/delivery-records.js';
-import { dispatchBatch, type DeliveryPolicy, type DeliveryTask } from '../../../functions/core/delivery/dispatcher.js';
+import { dispatchBatch, OUT_OF_TIME_RETRY_MS, type DeliveryPolicy, type DeliveryTask } from '../../../functions/core/delivery/dispatcher.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
@@ -24,6 +24,8 @@ const policy: DeliveryPolicy = {
   rateHorizonMs: 5000,
   probeLeaseMs: 10_000,
   maxReceiveCount: 50,
+  sendTimeoutMs: 10_000,
+  tokenTimeoutMs: 5_000,
 };
 
 class MemoryDeliveryState implements DeliveryStateStore {
@@ -207,5 +209,34 @@ describe('dispatchBatch', () => {
     store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 6 * 3_600_000 });
     const outcome = await dispatchBatch([task({ createdAt }, 2)], deps as never);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: 3600 - 60 }]);
+  });
+
+  it('CARD-5, EDU-18: a delivery whose attempt might outlast the batch deadline is put back uncounted; the finished one is still decided', async () => {
+    const { store, deps, sent } = setup({ subscription: { allowedRatePerMinute: 60 } });
+    const first = task({ deliveryId: 'aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d' });
+    const second = task({ deliveryId: 'bbbbbbbb-2d3f-4a5b-8c6d-7e8f9a0b1c2d' });
+    // The first may go at once and fits; the second's rate slot is a second later, and its
+    // request could then run past the deadline.
+    const outcome = await dispatchBatch([first, second], deps as never, { deadline: T0 + policy.sendTimeoutMs + 500 });
+    expect(sent).toEqual(['aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d']);
+    expect(outcome.decisions).toEqual([
+      { messageId: first.messageId, action: 'done' },
+      { messageId: second.messageId, action: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 },
+    ]);
+    expect(outcome).toMatchObject({ attempts: 1, failedAttempts: 0, deadLettered: 0 });
+    expect(store.progress.size).toBe(0);
+    expect(store.target.consecutiveFailures).toBe(0);
+  });
+
+  it('CARD-5: with an OAuth2 credential the budget also covers two token fetches and the second try', async () => {
+    const oauth2 = { credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
+    const tight = setup({ subscription: oauth2 });
+    const deadline = T0 + policy.sendTimeoutMs + policy.tokenTimeoutMs;
+    const outcome = await dispatchBatch([task()], tight.deps as never, { deadline });
+    expect(tight.sent).toEqual([]);
+    expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }]);
+    const roomy = setup({ subscription: oauth2 });
+    await dispatchBatch([task()], roomy.deps as never, { deadline: T0 + 2 * (policy.sendTimeoutMs + policy.tokenTimeoutMs) });
+    expect(roomy.sent).toHaveLength(1);
   });
 });
