@@ -127,6 +127,8 @@ interface Attempted {
   readonly latencyMs: number;
   readonly status?: number;
   readonly verdict: Verdict;
+  /** A 401 to a token now refreshed: try again with it, in a rate slot of its own. */
+  readonly freshToken?: true;
 }
 
 /** What a batch came to: a decision per message, and its figures for metrics. */
@@ -309,35 +311,49 @@ class SubscriptionDispatch {
     return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => 1000 + this.random() * 2000) };
   }
 
-  private async attemptAll(subscription: Subscription, sending: readonly { task: Task; format: DeliveryFormat }[], waits: readonly number[]): Promise<(Attempted | OutOfTime)[]> {
+  private async attemptAll(
+    subscription: Subscription,
+    sending: readonly { task: Task; format: DeliveryFormat; progress?: DeliveryProgress }[],
+    waits: readonly number[],
+  ): Promise<(Attempted | OutOfTime)[]> {
     const { policy } = this.deps;
     const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    // One token fetch for the batch, and at most one refresh.
     let token: Promise<string | undefined> | undefined;
-    const accessToken = (refresh: boolean) => (refresh ? this.deps.accessToken(subscription, { refresh }) : (token ??= this.deps.accessToken(subscription)));
+    let refreshed: Promise<string | undefined> | undefined;
+    const accessToken = (refresh: boolean) => (refresh ? (refreshed ??= this.deps.accessToken(subscription, { refresh })) : (token ??= this.deps.accessToken(subscription)));
     // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
-    // another token fetch and request.
+    // the fetch of a fresh token.
     const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';
-    const worstCaseMs = oauth2 ? 2 * (policy.tokenTimeoutMs + policy.sendTimeoutMs) : policy.sendTimeoutMs;
+    const worstCaseMs = oauth2 ? 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs : policy.sendTimeoutMs;
+    const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
     return Promise.all(
-      sending.map(async ({ task, format }, index) => {
+      sending.map(async ({ task, format, progress }, index) => {
         const wait = waits[index] ?? 0;
         if (this.now() + wait + worstCaseMs > this.deadline) return { task, outOfTime: true } satisfies OutOfTime;
         if (wait > 0) await sleep(wait);
         const at = this.now();
-        const send = async (refresh: boolean): Promise<AttemptResult | CredentialUnavailableError> => {
+        const send = async (): Promise<AttemptResult | CredentialUnavailableError> => {
           let bearer: string | undefined;
           try {
-            bearer = await accessToken(refresh);
+            bearer = await accessToken(false);
           } catch (error) {
-            return error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error));
+            return credentialFailure(error);
           }
           const request = webhookRequest({ message: task.message, sink: subscription.sink, format, origin: this.deps.origin, ...(bearer ? { accessToken: bearer } : {}) });
           return this.deps.send(request);
         };
-        let result = await send(false);
-        // A cached OAuth2 token the target no longer accepts: fetch a fresh one and try once more.
-        if (!(result instanceof Error) && 'status' in result && result.status === 401 && subscription.credential?.kind === 'oauth2-client-credentials') {
-          result = await send(true);
+        let result = await send();
+        // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
+        // keeps it) and try again with it. Not at once: this request used the delivery's rate
+        // slot (WH-6). A 401 to the try after a refresh is the target's answer.
+        if (oauth2 && !(result instanceof Error) && result.status === 401 && progress?.lastAttempts.at(-1)?.status !== 401) {
+          try {
+            await accessToken(true);
+            return { task, at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, this.now()), freshToken: true } satisfies Attempted;
+          } catch (error) {
+            result = credentialFailure(error);
+          }
         }
         if (result instanceof Error) {
           return { task, at, latencyMs: this.now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } } satisfies Attempted;
@@ -367,7 +383,7 @@ class SubscriptionDispatch {
         await this.retryIn(attempted.task, OUT_OF_TIME_RETRY_MS, Math.ceil, progress);
         continue;
       }
-      const { task, at, latencyMs, status, verdict } = attempted;
+      const { task, at, latencyMs, status, verdict, freshToken } = attempted;
       const now = this.now();
       const attempt = (progress?.failedAttempts ?? 0) + 1;
       const base = {
@@ -378,6 +394,16 @@ class SubscriptionDispatch {
         latencyMs,
         ...(status === undefined ? {} : { status }),
       };
+      if (freshToken) {
+        // The try with the fresh token takes a rate slot of its own: the next one the rate
+        // allows, and not in this second. Not the target's failure: its health is untouched.
+        const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, admission.target, now);
+        const wait = Math.max(1000, rate === undefined ? 0 : 60_000 / rate);
+        const record: AttemptRecord = { ...base, outcome: 'retrying', error: { code: 'rejected', detail: 'the target answered 401; trying again with a fresh access token' }, nextAttemptAt: new Date(now + wait).toISOString() };
+        this.records.push(record);
+        await this.retryIn(task, wait, Math.ceil, await this.saveProgress(task, progress, record));
+        continue;
+      }
       switch (verdict.kind) {
         case 'delivered':
           delivered++;
@@ -424,13 +450,7 @@ class SubscriptionDispatch {
           } else {
             const record: AttemptRecord = { ...base, outcome: 'retrying', error, nextAttemptAt: new Date(next).toISOString() };
             this.records.push(record);
-            const kept = [...(progress?.lastAttempts ?? []), record].slice(-KEPT_ATTEMPTS);
-            const longWait = next - now > MAX_DELAY_SECONDS * 1000;
-            await this.deps.store.putProgress(
-              this.subscriptionId,
-              { deliveryId: task.message.deliveryId, failedAttempts: attempt, lastAttempts: kept, ...(longWait ? { nextAttemptAt: next } : {}) },
-              this.expiry(task.message.createdAt + policy.keyTtlSeconds * 1000),
-            );
+            await this.saveProgress(task, progress, record, next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined);
             // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
             await this.retryIn(task, next - now, retryAfterMs === undefined ? Math.round : Math.ceil);
           }
@@ -440,6 +460,18 @@ class SubscriptionDispatch {
     }
 
     await this.updateTargetHealth(subscription, admission, { delivered, failed, lastFailure, throttledUntil, retired });
+  }
+
+  /** Keeps a failed attempt with the delivery's progress; `nextAttemptAt` for a wait of several hops. */
+  private async saveProgress(task: Task, progress: DeliveryProgress | undefined, record: AttemptRecord, nextAttemptAt?: number): Promise<DeliveryProgress> {
+    const saved: DeliveryProgress = {
+      deliveryId: task.message.deliveryId,
+      failedAttempts: record.attempt,
+      lastAttempts: [...(progress?.lastAttempts ?? []), record].slice(-KEPT_ATTEMPTS),
+      ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
+    };
+    await this.deps.store.putProgress(this.subscriptionId, saved, this.expiry(task.message.createdAt + this.deps.policy.keyTtlSeconds * 1000));
+    return saved;
   }
 
   private async updateTargetHealth(

@@ -228,7 +228,7 @@ describe('dispatchBatch', () => {
     expect(store.target.consecutiveFailures).toBe(0);
   });
 
-  it('CARD-5: with an OAuth2 credential the budget also covers two token fetches and the second try', async () => {
+  it('CARD-5: with an OAuth2 credential the budget also covers a token fetch and, after a 401, a fresh one', async () => {
     const oauth2 = { credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
     const tight = setup({ subscription: oauth2 });
     const deadline = T0 + policy.sendTimeoutMs + policy.tokenTimeoutMs;
@@ -236,7 +236,53 @@ describe('dispatchBatch', () => {
     expect(tight.sent).toEqual([]);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }]);
     const roomy = setup({ subscription: oauth2 });
-    await dispatchBatch([task()], roomy.deps as never, { deadline: T0 + 2 * (policy.sendTimeoutMs + policy.tokenTimeoutMs) });
+    await dispatchBatch([task()], roomy.deps as never, { deadline: T0 + policy.sendTimeoutMs + 2 * policy.tokenTimeoutMs });
     expect(roomy.sent).toHaveLength(1);
+  });
+
+  describe('a 401 to an OAuth2 token', () => {
+    const oauth2 = { allowedRatePerMinute: 1, credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
+    function oauth2Target(answers: number[]) {
+      const target = setup({ subscription: oauth2 });
+      const bearers: string[] = [];
+      const refreshes: number[] = [];
+      Object.assign(target.deps, {
+        accessToken: async (_subscription: Subscription, options?: { refresh?: boolean }) => {
+          if (options?.refresh) refreshes.push(target.clock.now);
+          return refreshes.length > 0 ? 'fresh' : 'stale';
+        },
+        send: async (request: { headers: Readonly<Record<string, string>> }) => {
+          bearers.push(request.headers['authorization'] ?? '');
+          return { status: answers.shift() ?? 204, headers: {}, latencyMs: 1 };
+        },
+      });
+      return { ...target, bearers, refreshes };
+    }
+
+    it('WH-6, WH-3: the try with a fresh token waits for a rate slot of its own: 1/min gets one request a minute', async () => {
+      const { deps, store, clock, bearers, refreshes } = oauth2Target([401, 204]);
+      const first = await dispatchBatch([task()], deps as never);
+      expect(bearers).toEqual(['Bearer stale']);
+      expect(refreshes).toEqual([T0]);
+      expect(first.decisions).toMatchObject([{ action: 'retry', delaySeconds: 60 }]);
+      expect(store.target.consecutiveFailures).toBe(0);
+
+      clock.now = T0 + 60_000;
+      const second = await dispatchBatch([task({}, 2)], deps as never);
+      expect(bearers).toEqual(['Bearer stale', 'Bearer fresh']);
+      expect(second.decisions).toMatchObject([{ action: 'done' }]);
+      expect(store.deadLetters).toEqual([]);
+    });
+
+    it('WH-2: a 401 to the try with a fresh token is the answer: a dead letter, no further refresh', async () => {
+      const { deps, store, clock, bearers, refreshes } = oauth2Target([401, 401]);
+      await dispatchBatch([task()], deps as never);
+      clock.now = T0 + 60_000;
+      const second = await dispatchBatch([task({}, 2)], deps as never);
+      expect(bearers).toEqual(['Bearer stale', 'Bearer fresh']);
+      expect(refreshes).toHaveLength(1);
+      expect(second.decisions).toMatchObject([{ action: 'done' }]);
+      expect(store.deadLetters).toMatchObject([{ reason: 'rejected', attempts: 2 }]);
+    });
   });
 });
