@@ -19,7 +19,7 @@ import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
 import { RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SqsEventQueue } from '../aws/sqs-event-queue.js';
 import { SubscriptionRepository } from '../aws/subscription-repository.js';
-import { ClientCredentialsTokens } from '../net/client-credentials-tokens.js';
+import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../net/safe-http-client.js';
 import { webhookSender } from '../net/webhook-sender.js';
 import { resourceNames } from '../config.js';
@@ -40,8 +40,6 @@ const DELIVERY_METRICS = [
 const SUBSCRIPTION_CACHE_MS = 5_000;
 /** How long admitted deliveries may wait in memory for their rate slot. */
 const RATE_HORIZON_MS = 2_000;
-/** The token endpoint's timeout (TOKEN_TIMEOUT_MS in functions/net/client-credentials-tokens.ts). */
-const TOKEN_TIMEOUT_MS = 5_000;
 /**
  * Time kept back from the function's timeout to apply a batch's decisions (attempt history,
  * visibility changes): attempts that might not end before it are not started.

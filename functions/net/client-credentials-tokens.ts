@@ -14,7 +14,7 @@ type ClientCredentials = Extract<SinkCredential, { kind: 'oauth2-client-credenti
 
 /** Used when a token response names no lifetime. */
 const DEFAULT_LIFETIME_SECONDS = 300;
-const TOKEN_TIMEOUT_MS = 5_000;
+export const TOKEN_TIMEOUT_MS = 5_000;
 
 interface CachedToken {
   readonly token: string;
