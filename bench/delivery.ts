@@ -31,6 +31,7 @@ import { functions } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
 import { startKoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
+import { subscriptionDraft } from '../test/support/subscription-draft.js';
 
 const SUBSCRIPTIONS = 4;
 const DELIVERIES = 3000;
@@ -93,24 +94,11 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const dynamodb = dynamoDbClient();
     const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
-    const now = new Date().toISOString();
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();
       ids.push(id);
-      await subscriptions.create({
-        id,
-        owner: 'dev-subscriber',
-        sink: receiver.url,
-        types: [TYPE],
-        delivery: 'push',
-        contentMode: 'structured',
-        batchSupported: false,
-        validation: 'agreed',
-        status: 'active',
-        createdAt: now,
-        updatedAt: now,
-      });
+      await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE] }));
     }
 
     // Floor: the same POSTs with nothing around them.

@@ -26,6 +26,7 @@ import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority, type ReceiverScript } from '../support/https-receiver.js';
+import { subscriptionDraft } from '../support/subscription-draft.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
@@ -127,21 +128,9 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     },
     async subscribe(sink, { sinkCredential, ...fields } = {}) {
       const id = randomUUID();
-      const now = new Date().toISOString();
-      return subscriptions.create({
-        id,
-        owner: 'subscriber',
-        sink,
-        delivery: 'push',
-        contentMode: 'structured',
-        batchSupported: false,
-        validation: 'agreed',
-        status: 'active',
-        createdAt: now,
-        updatedAt: now,
-        ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}),
-        ...fields,
-      });
+      return subscriptions.create(
+        subscriptionDraft({ id, sink, ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}), ...fields }),
+      );
     },
     async deliver(subscriptionId, events = [cloudEvent()], fields = {}) {
       const message: DeliveryMessage = { version: 1, deliveryId: randomUUID(), subscriptionId, events, createdAt: Date.now(), ...fields };

@@ -15,6 +15,7 @@ import { localName, resourceEnv } from '../../lib/resources.js';
 import { settingEnv } from '../../functions/config.js';
 import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+import { subscriptionDraft } from '../support/subscription-draft.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -31,20 +32,7 @@ function eventJson(type: string, overrides: Record<string, unknown> = {}): strin
 }
 
 async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string> {
-  const now = new Date().toISOString();
-  const stored = await repository.create({
-    id: randomUUID(),
-    owner: 'school-a',
-    sink: 'https://ontvanger.example/hook',
-    delivery: 'push',
-    contentMode: 'structured',
-    batchSupported: false,
-    validation: 'handshake',
-    status: 'active',
-    createdAt: now,
-    updatedAt: now,
-    ...overrides,
-  });
+  const stored = await repository.create(subscriptionDraft({ owner: 'school-a', validation: 'handshake', ...overrides }));
   return stored.id;
 }
 
