@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv } from '../functions/config.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
+import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 
 export interface StackConfig {
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
@@ -23,6 +24,8 @@ export interface StackConfig {
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
+  /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
+  readonly protection: ProtectionConfig;
 }
 
 export const contextKey = {
@@ -37,6 +40,7 @@ export const contextKey = {
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
+  ...protectionContextKey,
 } as const;
 
 export class StackConfigError extends Error {
@@ -160,6 +164,8 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  const protection = parseProtectionConfig(context, issues);
+
   if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
   return {
     issuer,
@@ -173,6 +179,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    protection,
   };
 }
 
@@ -193,6 +200,8 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
+    ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
+    ...(config.protection.manageRatePerMinute === undefined ? {} : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
   };
 }
 
