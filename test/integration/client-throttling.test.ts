@@ -40,7 +40,9 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-beforeEach(() => {
+beforeEach(async () => {
+  // What an earlier test left in the queue must not count here.
+  await harness.drain('inbound');
   dynamodb.reset();
   sqs.reset();
 });
