@@ -15,7 +15,7 @@ describe('requireEdgeOrigin', () => {
   it('review #20: with a secret, only the exact header value passes; a missing, wrong, longer or shorter one is 403 edge-bypassed', () => {
     expect(() => requireEdgeOrigin(request({ [ORIGIN_VERIFY_HEADER]: SECRET }), SECRET)).not.toThrow();
     for (const presented of [undefined, '', 'guess', `${SECRET}x`, SECRET.slice(0, -1), SECRET.toUpperCase()]) {
-      const headers = presented === undefined ? {} : { [ORIGIN_VERIFY_HEADER]: presented };
+      const headers: Record<string, string> = presented === undefined ? {} : { [ORIGIN_VERIFY_HEADER]: presented };
       let thrown: unknown;
       try {
         requireEdgeOrigin(request(headers), SECRET);
