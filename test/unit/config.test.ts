@@ -47,5 +47,7 @@ describe('configuration', () => {
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
     // Naming `sub` is a choice a deployment may make; it is never a silent fallback.
     expect(loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'sub' }).auth.tokenRules.clientIdClaim).toBe('sub');
+    expect(loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'https://example.org/claims/client' }).auth.tokenRules.clientIdClaim).toBe('https://example.org/claims/client');
+    expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client"id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
   });
 });

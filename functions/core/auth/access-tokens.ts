@@ -64,7 +64,9 @@ const NOT_CLIENT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'sc
 
 /** Why a claim name cannot be the client claim, or undefined when it can. */
 export function clientIdClaimProblem(claim: string): string | undefined {
-  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(claim)) return 'must be a claim name (letters, digits, _ . : -, at most 64)';
+  // Collision-resistant claim names may be URIs (RFC 7519 §4.2), hence `:` and `/`; nothing that
+  // would need escaping in the WWW-Authenticate description the name appears in.
+  if (!/^[A-Za-z0-9_.:/-]{1,128}$/.test(claim)) return 'must be a claim name (letters, digits, _ . : / -, at most 128)';
   if (NOT_CLIENT_CLAIMS.has(claim)) return `must name the client, not "${claim}"`;
   return undefined;
 }
