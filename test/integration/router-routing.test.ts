@@ -142,17 +142,15 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const json = eventJson(type);
     const deliveriesQueue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
     const attempted: string[] = [];
-    let failNext = true;
+    // SQS is down for the whole first invocation (the router also tries one delivery per call).
+    let sqsDown = true;
     const deps = {
       matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
       isEntitled: (owner: string, event: { type: string; source: string }) => entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
       sendDeliveries: async (bodies: readonly string[]) => {
         attempted.push(...bodies);
-        if (failNext) {
-          failNext = false;
-          throw new Error('SQS unavailable');
-        }
+        if (sqsDown) throw new Error('SQS unavailable');
         await deliveriesQueue.send(bodies.map((body) => ({ body })));
       },
       now: () => Date.now(),
@@ -164,6 +162,7 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
 
     const failed = await routeInboundEvents([record], deps);
     expect(failed.failedRecordIds).toEqual(['m-1']);
+    sqsDown = false;
     const retried = await routeInboundEvents([record], deps);
     expect(retried).toMatchObject({ failedRecordIds: [], routed: 1, deliveries: 2 });
     const again = await routeInboundEvents([record], deps);
