@@ -17,7 +17,9 @@ import { InvalidPageCursorError } from '../../functions/core/delivery/delivery-r
 import { DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
 import { routedEventKey } from '../../functions/core/routing/routed-events.js';
+import type { Filter } from '../../functions/core/subscriptions/filters.js';
 import { InvalidCursorError } from '../../functions/core/subscriptions/store.js';
+import { MAX_CONDITIONS_BYTES, parseSubscriptionInput } from '../../functions/core/subscriptions/subscription-input.js';
 import { localName } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
@@ -130,6 +132,42 @@ describe('DynamoDB key bounds (dynalite)', () => {
     // A short client id that looks like a hashed one is hashed too, so the two can never meet.
     expect(ownerKeyOf(raw.Item!['owner']!.S!)).not.toBe(raw.Item!['owner']!.S);
     expect(ownerKeyOf('dev-subscriber')).toBe('dev-subscriber');
+  });
+
+  it('review #1: the largest subscription the input rules allow fits DynamoDB\'s 400 KB item, in the table and in the route index; one byte more is refused as input', async () => {
+    const rules = { allowLoopbackSinks: false, maxRetryWindowSeconds: 7 * 24 * 3600 };
+    // Filters of exact values (the widest conditions), padded to exactly the budget.
+    const filtersAt = (target: number): Filter[] => {
+      const padding: Record<string, string> = {};
+      const filters: Filter[] = [...Array.from({ length: 60 }, (_, i) => ({ exact: { [`a${i}`]: 'é'.repeat(400) } })), { exact: padding }];
+      const size = () => Buffer.byteLength(JSON.stringify([undefined, undefined, filters]));
+      let n = 0;
+      while (target - size() > 1000) padding[`p${n++}`] = 'x'.repeat(900);
+      padding[`p${n}`] = '';
+      padding[`p${n}`] = 'x'.repeat(target - size());
+      expect(size()).toBe(target);
+      return filters;
+    };
+    const atBudget = parseSubscriptionInput({ sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES) }, rules);
+    expect(atBudget.issues).toEqual([]);
+    const over = parseSubscriptionInput({ sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES + 1) }, rules);
+    expect(over.issues.map((issue) => `${issue.attribute}:${issue.rule}`)).toEqual(['filters:too-large']);
+
+    // At the budget, with every other member at its limit too: the longest sink, three 4,096-character
+    // secrets (encrypted and base64-encoded), an 8 KB client id.
+    const draft = subscriptionDraft({
+      owner: `urn:${'o'.repeat(8 * 1024)}`,
+      sink: `https://ontvanger.example/${'s'.repeat(2000)}`,
+      filters: atBudget.input!.filters!,
+      credential: { kind: 'oauth2-client-credentials', ciphertext: 'c'.repeat(Math.ceil((3 * 4096 * 3 + 256) / 3) * 4) },
+      statusReason: 'r'.repeat(2000),
+    });
+    const stored = await subscriptions.create(draft);
+    expect(stored.routeKeys.length).toBeGreaterThan(0);
+    const raw = await client.send(new GetItemCommand({ TableName: localName.table('subscriptions'), Key: { id: { S: stored.id } } }));
+    const size = Buffer.byteLength(JSON.stringify(raw.Item));
+    expect(size).toBeLessThan(DYNAMODB_LIMITS.itemBytes * 0.75);
+    expect((await subscriptions.get(stored.id))?.filters).toEqual(draft.filters);
   });
 
   it('review #1: a subscription id that cannot be a key (from a URL path) names no subscription instead of failing', async () => {
