@@ -305,7 +305,8 @@ function encodeCursor(lastKey: Item): string {
 
 /** Our sort keys are printable ASCII of at most about 120 characters; cursors far below this. */
 const MAX_CURSOR_SORT_KEY_BYTES = 256;
-const MAX_CURSOR_LENGTH = 1024;
+/** base64url of the largest `{pk, sk}`: a partition of a 1,024-byte subscription id and such a sort key. */
+const MAX_CURSOR_LENGTH = 2048;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 /**

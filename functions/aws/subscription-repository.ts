@@ -43,8 +43,8 @@ const HASHED_OWNER = '#sha256=';
  * sort key (1,024 bytes at most), so a longer one cannot name a subscription.
  */
 export const MAX_SUBSCRIPTION_ID_BYTES = DYNAMODB_LIMITS.sortKeyBytes;
-/** What a cursor may measure: our cursors are far smaller (about 200 characters). */
-const MAX_CURSOR_LENGTH = 1024;
+/** What a cursor may measure: base64url of the largest key (a 2,048-byte owner, a 1,024-byte id, a time) fits. */
+const MAX_CURSOR_LENGTH = 6 * 1024;
 /** `createdAt` as Koerier writes it (`Date.toISOString`). */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 

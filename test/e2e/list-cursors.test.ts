@@ -123,7 +123,7 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
       'a number where a string belongs': cursorOf({ ...key, createdAt: { N: '1' } }),
       'an extra attribute': cursorOf({ ...key, status: { S: 'active' } }),
       'a missing attribute': cursorOf({ id: key['id'], owner: key['owner'] }),
-      'far too long': 'A'.repeat(6000),
+      'far too long': 'A'.repeat(8000),
     };
     for (const [label, cursor] of Object.entries(forged)) expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, label);
     expect((await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(genuine)}`)).status).toBe(200);
@@ -142,7 +142,7 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
       "another subscription's partition": cursorOf({ pk: `sub#${randomUUID()}`, sk }),
       'oversized sort key': cursorOf({ pk, sk: `attempt#${'x'.repeat(1100)}` }),
       'an extra attribute': cursorOf({ pk, sk, expiresAt: 1 }),
-      'far too long': 'A'.repeat(6000),
+      'far too long': 'A'.repeat(8000),
     };
     for (const [label, cursor] of Object.entries(forged)) {
       expectProblem(await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(cursor)}`), 400, `deliveries: ${label}`);

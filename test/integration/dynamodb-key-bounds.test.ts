@@ -129,6 +129,12 @@ describe('DynamoDB key bounds (dynalite)', () => {
     expect(next.items.map((s) => s.id)).toEqual([second.id]);
     expect(next.items[0]?.owner).toBe(owner);
     await expect(subscriptions.listByOwner(neighbour, { limit: 1, cursor: page.cursor! })).rejects.toThrow(InvalidCursorError);
+    // A client id that just fits stays readable, and its (long) cursor is still accepted.
+    const readable = `urn:${randomUUID()}:${'r'.repeat(2000)}`;
+    expect(ownerKeyOf(readable)).toBe(readable);
+    for (const second of [1, 2]) await subscriptions.create(subscriptionDraft({ owner: readable, createdAt: `2026-01-01T00:00:0${second}.000Z` }));
+    const readablePage = await subscriptions.listByOwner(readable, { limit: 1 });
+    expect((await subscriptions.listByOwner(readable, { limit: 1, cursor: readablePage.cursor! })).items).toHaveLength(1);
     // A short client id that looks like a hashed one is hashed too, so the two can never meet.
     expect(ownerKeyOf(raw.Item!['owner']!.S!)).not.toBe(raw.Item!['owner']!.S);
     expect(ownerKeyOf('dev-subscriber')).toBe('dev-subscriber');
@@ -200,7 +206,9 @@ describe('DynamoDB key bounds (dynalite)', () => {
       cursorOf({ ...key, extra: { S: '1' } }),
       cursorOf({ id: key['id'], owner: key['owner'] }),
       cursorOf({ ...key, id: { S: '' } }),
-      'A'.repeat(5000),
+      'A'.repeat(7000),
+      // The genuine key, padded past any genuine cursor's length.
+      Buffer.from(JSON.stringify(key).replace('{', `{${' '.repeat(6000)}`)).toString('base64url'),
     ];
     for (const cursor of forged) await expect(subscriptions.listByOwner(owner, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidCursorError);
     expect((await subscriptions.listByOwner(owner, { limit: 1, cursor: genuine })).items).toHaveLength(1);
@@ -227,7 +235,8 @@ describe('DynamoDB key bounds (dynalite)', () => {
       cursorOf({ pk, sk: 'attempt#ünïcode' }),
       cursorOf({ pk, sk: 42 }),
       cursorOf({ pk, sk, extra: 1 }),
-      'A'.repeat(5000),
+      'A'.repeat(3000),
+      Buffer.from(JSON.stringify({ pk, sk }).replace('{', `{${' '.repeat(2000)}`)).toString('base64url'),
     ];
     for (const cursor of forged) await expect(deliveries.listAttempts(subscriptionId, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidPageCursorError);
     await expect(deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: genuine })).rejects.toThrow(InvalidPageCursorError);
