@@ -14,6 +14,7 @@ import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js'
 import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
 import { ownerKeyOf, SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
 import { InvalidPageCursorError } from '../../functions/core/delivery/delivery-records.js';
+import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../../functions/config.js';
 import { DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
 import { routedEventKey } from '../../functions/core/routing/routed-events.js';
@@ -184,6 +185,36 @@ describe('DynamoDB key bounds (dynalite)', () => {
     expect(await subscriptions.get('s'.repeat(1024))).toBeUndefined();
     const stored = await subscriptions.create(subscriptionDraft({ id: `${randomUUID()}`.padEnd(1024, 'x') }));
     expect((await subscriptions.get(stored.id))?.id).toBe(stored.id);
+  });
+
+  it('review #1: delivery state for a subscription id at the 1,024-byte limit, with a dead letter of the largest delivery message, is stored and listed', async () => {
+    const subscriptionId = randomUUID().padEnd(1024, 'x');
+    const deliveryId = randomUUID();
+    const expiresAt = Math.floor(Date.now() / 1000) + 3600;
+    const at = new Date().toISOString();
+    const attempts = Array.from({ length: 10 }, (_, i) => ({
+      subscriptionId,
+      deliveryId,
+      attempt: i + 1,
+      at,
+      outcome: 'retrying' as const,
+      status: 503,
+      latencyMs: 10_000,
+      error: { code: 'server-error' as const, detail: 'd'.repeat(500) },
+      nextAttemptAt: at,
+    }));
+    expect(await deliveries.reserveSendSlots(subscriptionId, undefined, Date.now())).toBe(true);
+    await deliveries.putProgress(subscriptionId, { deliveryId, failedAttempts: 10, lastAttempts: attempts }, expiresAt);
+    await deliveries.recordAttempts(attempts, expiresAt);
+    // The largest delivery message: one event of the ingest's per-event limit (SQS limit minus margin).
+    const event = JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:x', type: 't', data: 'e'.repeat(SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES - 100) });
+    await deliveries.putDeadLetter(
+      { subscriptionId, deliveryId, events: [event], createdAt: Date.now(), deadLetteredAt: at, reason: 'exhausted', detail: 'retries are over', attempts: 11, lastAttempts: attempts },
+      expiresAt,
+    );
+    expect((await deliveries.getProgress(subscriptionId, deliveryId))?.failedAttempts).toBe(10);
+    expect((await deliveries.listAttempts(subscriptionId, { limit: 20 })).items).toHaveLength(10);
+    expect((await deliveries.listDeadLetters(subscriptionId, { limit: 5 })).items.map((d) => d.events[0])).toEqual([event]);
   });
 
   it('review #10: a forged subscriptions cursor of any kind is refused as not handed out, never passed to DynamoDB', async () => {
