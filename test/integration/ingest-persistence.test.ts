@@ -5,7 +5,7 @@
  * write fails, is held back, or has entries of a SendMessageBatch refused, exactly as SQS would.
  */
 import { randomUUID } from 'node:crypto';
-import { SQSServiceException, type SendMessageBatchRequestEntry, type SendMessageBatchResult } from '@aws-sdk/client-sqs';
+import { SQSServiceException, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../functions/aws/clients.js';
 import { logger } from '../../functions/handlers/shared/logger.js';
@@ -51,16 +51,16 @@ function installFaultInjection(): void {
         await current.release;
       }
       if (current.kind === 'refuse-entries' && operation === 'SendMessageBatchCommand') {
-        const input = args.input as { Entries: SendMessageBatchRequestEntry[] };
+        const input = args.input as SendMessageBatchCommandInput & { Entries: NonNullable<SendMessageBatchCommandInput['Entries']> };
         for (const entry of input.Entries) offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
         const refused = input.Entries.filter((entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times);
         const passed = input.Entries.filter((entry) => !refused.includes(entry));
         const failed = refused.map((entry) => ({ Id: entry.Id!, Code: current.senderFault ? 'InvalidParameterValue' : 'InternalError', SenderFault: current.senderFault, Message: 'injected' }));
         timeline.push(`${operation} refused ${refused.length} of ${input.Entries.length}`);
-        if (passed.length === 0) return { output: { Successful: [], Failed: failed, $metadata: {} } as SendMessageBatchResult, response: {} } as never;
+        if (passed.length === 0) return { output: { Successful: [], Failed: failed, $metadata: {} } satisfies SendMessageBatchCommandOutput, response: {} };
         const result = await next({ ...args, input: { ...input, Entries: passed } });
-        const output = result.output as SendMessageBatchResult;
-        return { ...result, output: { ...output, Failed: [...(output.Failed ?? []), ...failed] } };
+        const output = result.output as SendMessageBatchCommandOutput;
+        return { ...result, output: { ...output, Failed: [...(output.Failed ?? []), ...failed] } satisfies SendMessageBatchCommandOutput };
       }
       const result = await next(args);
       timeline.push(`${operation} stored`);
