@@ -95,7 +95,8 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
 
 /**
  * HTTP-3: a JSON array of events sharing one specversion, possibly empty. All or nothing: one
- * problem lists every violation of every member, each with its `index`.
+ * problem lists the violations of every member, each with its `index` (the first 100; past them
+ * validation stops, review #11).
  */
 function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParseOutcome {
   const text = jsonBodyText(body, contentType);
