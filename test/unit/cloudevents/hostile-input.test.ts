@@ -240,6 +240,12 @@ describe('review #11: problem answers are bounded', () => {
     for (const issue of answered.errors) expect((issue.attribute ?? '').length).toBeLessThanOrEqual(65);
   });
 
+  it('review #11: a problem within the budget is sent exactly as built', () => {
+    const problem = problemOf(parse(batchRequest([nlEvent({ id: '' }), nlEvent({ source: '/x', time: 'noon' })])));
+    expect(problem.errors!.length).toBeGreaterThan(1);
+    expect(problemResponse(problem).body).toBe(JSON.stringify(problem));
+  });
+
   it('review #11: issues past the byte budget are counted in errorsNotListed, not dropped silently', () => {
     const errors = Array.from({ length: 5000 }, (_, i) => ({ attribute: `a${i}`, rule: 'r', requirement: 'CE-1', message: `\u0001`.repeat(5000) }));
     const answered = JSON.parse(problemResponse({ type: 't', title: 't', status: 400, errors }).body) as { errors: unknown[]; errorsNotListed: number };
