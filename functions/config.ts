@@ -74,6 +74,10 @@ export const settingEnv = {
   validationWindowSeconds: 'KOERIER_VALIDATION_WINDOW_SECONDS',
   /** Requests per minute Koerier asks each target for (`WebHook-Request-Rate`); unset: not asked. */
   webhookRequestRate: 'KOERIER_WEBHOOK_REQUEST_RATE',
+  /** Edge protection (docs/OPERATIONS.md): per-client requests per minute on the management routes, per container. */
+  manageRatePerMinute: 'KOERIER_MANAGE_RATE_PER_MINUTE',
+  /** Set behind CloudFront only: the value of its origin header; requests without it are refused before any work. */
+  originVerifySecret: 'KOERIER_ORIGIN_VERIFY_SECRET',
 } as const;
 
 export interface KoerierConfig {
@@ -100,6 +104,9 @@ export interface KoerierConfig {
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
   readonly handshake: { readonly timeoutSeconds: number; readonly windowSeconds: number; readonly requestRatePerMinute?: number };
+  /** Edge protection: the management routes' per-client throttle, and CloudFront's origin header value. */
+  readonly manageRatePerMinute: number;
+  readonly originVerifySecret?: string;
 }
 
 export class ConfigError extends Error {
@@ -200,6 +207,8 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
       windowSeconds: integer(settingEnv.validationWindowSeconds, 24 * 3600, 1, 30 * 24 * 3600),
       ...(env[settingEnv.webhookRequestRate]?.trim() ? { requestRatePerMinute: integer(settingEnv.webhookRequestRate, 0, 1, 1_000_000) } : {}),
     },
+    manageRatePerMinute: integer(settingEnv.manageRatePerMinute, 600, 1, 1_000_000),
+    ...(env[settingEnv.originVerifySecret]?.trim() ? { originVerifySecret: env[settingEnv.originVerifySecret]!.trim() } : {}),
   };
   if (issues.length > 0) throw new ConfigError(`Koerier configuration is invalid: ${issues.join('; ')}`);
   return config;

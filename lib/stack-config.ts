@@ -14,6 +14,7 @@ import {
   MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
   type AccessTokenType,
 } from '../functions/core/auth/access-tokens.js';
+import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 
 export interface StackConfig {
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
@@ -35,6 +36,8 @@ export interface StackConfig {
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
+  /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
+  readonly protection: ProtectionConfig;
 }
 
 export const contextKey = {
@@ -52,6 +55,7 @@ export const contextKey = {
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
+  ...protectionContextKey,
 } as const;
 
 export class StackConfigError extends Error {
@@ -203,6 +207,8 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  const protection = parseProtectionConfig(context, issues);
+
   if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
   return {
     issuer,
@@ -219,6 +225,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    protection,
   };
 }
 
@@ -242,6 +249,8 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
+    ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
+    ...(config.protection.manageRatePerMinute === undefined ? {} : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
   };
 }
 

@@ -18,6 +18,7 @@ import { resourceNames, type KoerierConfig } from '../config.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
+import { rememberPublishRefusal } from './shared/throttling.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 
@@ -38,7 +39,7 @@ let idempotency: DynamoDbIdempotencyStore | undefined;
 let rates: DynamoDbRateWindow | undefined;
 const inboundQueue = () => (inbound ??= new SqsEventQueue(sqsClient(), resourceNames.queueUrl('inbound')));
 const idempotencyStore = () => (idempotency ??= new DynamoDbIdempotencyStore(dynamoDbClient(), resourceNames.table('idempotency')));
-const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency')));
+const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency'), { onRefused: rememberPublishRefusal }));
 
 export const handler = httpHandler(async (request) => {
   const config = runtimeConfig();
