@@ -37,6 +37,8 @@ export interface DeliveryHarness {
   readonly admin: DeliveryAdmin;
   /** The delivery admin as it would run with other entitlements (configuration changed and redeployed). */
   adminWith(entitlementsJson: string): DeliveryAdmin;
+  /** The cipher the delivery function opens sink credentials with (for a subscriptions API over the same store). */
+  readonly cipher: LocalCredentialCipher;
   /** The subscribers' OAuth2 token endpoint every subscription gets by default (WH-3, EDU-4). */
   readonly tokenServer: HttpsReceiver;
   /** Log lines of the handler and the poller. */
@@ -139,6 +141,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     subscriptions,
     admin,
     adminWith,
+    cipher,
     tokenServer,
     logs,
     async receiver(script) {

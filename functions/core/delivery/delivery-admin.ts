@@ -29,7 +29,7 @@ import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from './delivery-message.js';
-import { InvalidPageCursorError, type DeadLetter, type DeliveryStateStore, type Page } from './delivery-records.js';
+import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeliveryStateStore, type Page } from './delivery-records.js';
 
 export interface DeliveryAdminDependencies {
   readonly store: DeliveryStateStore;
@@ -70,7 +70,7 @@ export class DeliveryAdmin {
   /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     if (!(await this.visible(principal, id))) return notFound(id);
-    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.store.listAttempts(id, page), 'attempts', ({ subscriptionId: _s, ...attempt }) => attempt);
+    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.store.listAttempts(id, page), 'attempts', attemptView);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
@@ -208,6 +208,17 @@ export class DeliveryAdmin {
   }
 }
 
+/**
+ * An attempt as the API shows it. Without an answer from the target, its latency is left out: how
+ * long a failure took tells a closed port from a filtered one (review item 19); the operator log
+ * keeps it.
+ */
+function attemptView({ subscriptionId: _s, ...attempt }: AttemptRecord): Record<string, unknown> {
+  if (attempt.status !== undefined) return attempt;
+  const { latencyMs: _latency, ...withoutLatency } = attempt;
+  return withoutLatency;
+}
+
 /** A dead letter as the API shows it: the events by their context attributes, never their data. */
 function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> {
   return {
@@ -217,7 +228,7 @@ function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> {
     reason: deadLetter.reason,
     detail: deadLetter.detail,
     attempts: deadLetter.attempts,
-    lastAttempts: deadLetter.lastAttempts.map(({ subscriptionId: _s, ...attempt }) => attempt),
+    lastAttempts: deadLetter.lastAttempts.map(attemptView),
     events: deadLetter.events.map((json) => {
       const { id, source, type, attributes } = readStoredEvent(json);
       return { id, source, type, ...(typeof attributes['subject'] === 'string' ? { subject: attributes['subject'] } : {}) };

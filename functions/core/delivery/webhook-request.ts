@@ -33,10 +33,11 @@ export function webhookRequest(options: {
   readonly sink: string;
   readonly format: DeliveryFormat;
   readonly origin: string;
-  /** The bearer token, when the subscription has a credential (WH-3). */
-  readonly accessToken?: string;
+  /** The bearer token (WH-3: "the delivery MUST carry a token"). */
+  readonly accessToken: string;
 }): WebhookRequest {
   const { message, format } = options;
+  if (!options.accessToken) throw new Error('WH-3: a delivery request carries an access token');
   const [first] = message.events;
   const encoded = format === 'batch' ? toBatchMessage(message.events) : format === 'binary' ? toBinaryMessage(first!) : toStructuredMessage(first!);
   return {
@@ -45,7 +46,7 @@ export function webhookRequest(options: {
       ...encoded.headers,
       [IDEMPOTENCY_KEY_HEADER]: message.deliveryId,
       'webhook-request-origin': options.origin,
-      ...(options.accessToken ? { authorization: `Bearer ${options.accessToken}` } : {}),
+      authorization: `Bearer ${options.accessToken}`,
     },
     body: encoded.body,
   };

@@ -168,7 +168,8 @@ export class SubscriptionsApi {
     let updated: Subscription;
     try {
       if (parsed.input.validation === 'agreed') {
-        updated = await this.deps.store.save(agreedStatus(draft, before), current);
+        const next = agreedStatus(draft, before);
+        updated = await this.deps.store.save(reactivating && next.status === 'active' ? { ...next, statusReason: before.statusReason! } : next, current);
       } else if (this.needsHandshake(before, parsed.input)) {
         const handshake = this.openHandshake();
         const pending = await this.deps.store.save({ ...draft, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }, current);

@@ -105,7 +105,7 @@ function setup(options: { answer?: () => AttemptResult; subscription?: Partial<S
   const deps = {
     store,
     subscriptions: { get: async () => subscription(options.subscription), updateStatus: async (...args: unknown[]) => void statusUpdates.push(args) },
-    accessToken: async () => undefined,
+    accessToken: async () => 'access-token',
     send: async (request: { headers: Readonly<Record<string, string>> }) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return options.answer?.() ?? { status: 204, headers: {}, latencyMs: 1 };
