@@ -30,6 +30,8 @@ describe('CDK context (lib/stack-config.ts)', () => {
       entitlements: {},
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
+      sinkCredentials: 'oauth2-only',
+      outboundPorts: [443],
     });
   });
 
