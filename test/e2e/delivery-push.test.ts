@@ -180,6 +180,25 @@ describe.concurrent('push delivery on the laptop host', () => {
     expectDeliveriesOf(event, await receiver.waitForRequests(2, { timeoutMs: 15_000 }));
   });
 
+  it('WH-3, EDU-4: on the laptop host its own development token endpoint can be the subscriber\'s OAuth2 server', async () => {
+    const receiver = await startHttpsReceiver({ authority });
+    receivers.push(receiver);
+    const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
+    const sinkcredential = {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: `${koerier.url}/oauth/token`,
+      clientid: 'dev-subscriber',
+      clientsecret: koerier.host.localConfig.clients['dev-subscriber']!.secret,
+    };
+    expect((await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential })).status).toBe(201);
+    const event = await publish(type);
+    const [request] = await receiver.waitForRequests(1);
+    expect(request!.body).toBe(event);
+    // A JWT from the host's token endpoint.
+    expect(request!.headers['authorization']).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(receiver.tokenRequests).toHaveLength(0);
+  });
+
   it('WH-2: a slow target within the timeout gets the event once', async () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 204, delayMs: 400 }));
     const event = await publish(type);
