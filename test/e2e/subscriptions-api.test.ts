@@ -463,6 +463,8 @@ describe('bounded input (review #9, #19)', () => {
       body: `{"sink":"${targetUrl}/consents","types":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
     });
     expect(arrays.status).toBe(400);
+    // Refused on the text, before anything walks the value.
+    expect(await arrays.json()).toMatchObject({ type: expect.stringContaining('json-too-deep') });
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(200);
   });
 
