@@ -43,7 +43,9 @@ import {
   type TableName,
   type TableSpec,
 } from '../lib/resources.js';
+import { installDynaliteShims } from './dynalite-shims.js';
 import { openSqsJournal } from './sqs-journal.js';
+import { startTtlSweeper, type TtlSweeper, type TtlSweeperOptions } from './ttl-sweeper.js';
 
 export interface Emulators {
   readonly region: string;
@@ -52,6 +54,8 @@ export interface Emulators {
   readonly awsEnvironment: Record<string, string>;
   /** Every resourceEnv variable of lib/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
   readonly resourceEnvironment: Record<string, string>;
+  /** Deletes expired items of the tables with a TTL attribute, as DynamoDB's TTL does. */
+  readonly ttlSweeper: TtlSweeper;
   /** Messages put back into each queue from the state directory at start (by local queue name). */
   readonly restoredMessages: Readonly<Record<string, number>>;
   stop(): Promise<void>;
@@ -74,8 +78,10 @@ export function localKeyId(name: KeyName): string {
 export interface EmulatorOptions {
   /** Where DynamoDB, S3 and the SQS journal keep their state; everything in memory when absent. */
   readonly stateDir?: string;
-  /** Warnings about restored state, as JSON lines. */
+  /** Warnings about restored state and the TTL sweeper, as JSON lines. */
   readonly log?: (line: string) => void;
+  /** The TTL sweeper's pace (see local/ttl-sweeper.ts); its defaults suit a laptop. */
+  readonly ttlSweep?: Pick<TtlSweeperOptions, 'tickMs' | 'pageSize' | 'passPauseMs'>;
 }
 
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
@@ -86,6 +92,8 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
   try {
     const dynamodbPath = options.stateDir === undefined ? undefined : join(options.stateDir, 'dynamodb');
     if (dynamodbPath) await mkdir(dynamodbPath, { recursive: true });
+    // Before dynalite opens LevelDB: without it every Query and Scan leaks an iterator.
+    installDynaliteShims();
     const dynamoServer = dynalite({ path: dynamodbPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     await listen(dynamoServer);
     stops.push(() => closeServer(dynamoServer));
@@ -129,6 +137,13 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       s3: `http://${LOOPBACK}:${s3Address.port}`,
     };
     const resourceEnvironment = await createResources(endpoints);
+    const sweeperClient = new DynamoDBClient({ region: LOCAL_REGION, credentials: DUMMY_CREDENTIALS, endpoint: endpoints.dynamodb });
+    const ttlSweeper = startTtlSweeper({ client: sweeperClient, log: options.log, ...options.ttlSweep });
+    // Stops run in reverse order: this one before dynalite closes.
+    stops.push(async () => {
+      await ttlSweeper.stop();
+      sweeperClient.destroy();
+    });
     let restoredMessages: Record<string, number> = {};
     if (options.stateDir !== undefined) {
       // Opened once the queues exist: it puts their messages back, then journals every change.
@@ -146,6 +161,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       awsEnvironment: awsEnvironmentFor(endpoints),
       resourceEnvironment,
       restoredMessages,
+      ttlSweeper,
       stop: stopAll,
     };
   } catch (error) {

@@ -1,0 +1,27 @@
+import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { it } from 'vitest';
+import { openLevelIterators } from '../../local/dynalite-shims.js';
+import { startEmulators } from '../../local/emulators.js';
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+it('x', async () => {
+  const e = await startEmulators({ stateDir: '/tmp/h3tmp/st', ttlSweep: { tickMs: 50, passPauseMs: 100, pageSize: 2 } });
+  const c = new DynamoDBClient({ region: e.region, endpoint: e.endpoints.dynamodb, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  await wait(300);
+  console.log('empty tables, sweeping', openLevelIterators());
+  for (let i = 0; i < 20; i++) await c.send(new PutItemCommand({ TableName: 'koerier-idempotency', Item: { pk: { S: 'p' + i } } }));
+  await wait(1000);
+  console.log('20 items, sweeping', openLevelIterators());
+  await e.ttlSweeper.stop();
+  await wait(300);
+  console.log('stopped', openLevelIterators());
+  for (let i = 0; i < 20; i++) await c.send(new ScanCommand({ TableName: 'koerier-idempotency', Limit: 2 }));
+  await wait(300);
+  console.log('20 scans limit 2', openLevelIterators());
+  for (let i = 0; i < 20; i++) await c.send(new ScanCommand({ TableName: 'koerier-idempotency', Limit: 2, FilterExpression: 'attribute_exists(x)' }));
+  await wait(300);
+  console.log('20 scans limit 2 filter', openLevelIterators());
+  for (let i = 0; i < 20; i++) await c.send(new ScanCommand({ TableName: 'koerier-idempotency', Limit: 2, ProjectionExpression: 'pk' }));
+  await wait(300);
+  console.log('20 scans limit 2 proj', openLevelIterators());
+  c.destroy(); await e.stop();
+});
