@@ -12,6 +12,7 @@
  * Not part of `npm run bench` (it takes minutes); its last result is in bench/results/soak.json.
  */
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat, writeFile, mkdtemp } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -40,6 +41,8 @@ const durationSeconds = argument('duration', 300);
 const rate = argument('rate', 50);
 const warmupSeconds = argument('warmup', 60);
 const out = textArgument('out', join(REPOSITORY, 'bench', 'results', 'soak.json'));
+/** Where the host's own log lines go (discarded when absent). */
+const hostLog = textArgument('host-log', '');
 
 /** Resident set size of a process, in MB (Linux /proc; `ps` elsewhere). */
 async function rssMb(pid: number): Promise<number> {
@@ -103,13 +106,16 @@ async function main(): Promise<void> {
       [settingEnv.deliveryHistorySeconds]: String(TTL_SECONDS),
       [settingEnv.logLevel]: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let banner = '';
   // Read the banner, then keep draining the request log so the pipe never fills.
+  const hostLogStream = hostLog ? createWriteStream(hostLog) : undefined;
   host.stdout.on('data', (chunk: Buffer) => {
     if (banner.length < 10_000) banner += chunk.toString();
+    hostLogStream?.write(chunk);
   });
+  host.stderr.on('data', (chunk: Buffer) => hostLogStream?.write(chunk));
   const deadline = Date.now() + 60_000;
   while (!/API\s+(http:\/\/\S+)/.test(banner)) {
     if (host.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start:\n${banner}`);
@@ -205,9 +211,16 @@ async function main(): Promise<void> {
   await receiver.close();
   await rm(cwd, { recursive: true, force: true });
 
+  // V8 grows and shrinks its heap in a sawtooth, so single samples say little: growth compares the
+  // mean RSS of the first and the second half of the samples after warm-up (the last sample, taken
+  // after the drain, is left out).
   const warm = samples.find((entry) => entry.atSeconds >= warmupSeconds) ?? samples[0]!;
-  const afterWarmup = samples.filter((entry) => entry.atSeconds >= warm.atSeconds);
-  const peak = Math.max(...afterWarmup.map((entry) => entry.rssMb));
+  const steady = samples.slice(samples.indexOf(warm), -1);
+  const mean = (values: readonly Sample[]) => values.reduce((sum, entry) => sum + entry.rssMb, 0) / Math.max(1, values.length);
+  const firstHalf = mean(steady.slice(0, Math.ceil(steady.length / 2)));
+  const secondHalf = mean(steady.slice(Math.ceil(steady.length / 2)));
+  const growth = (secondHalf - firstHalf) / firstHalf;
+  const round = (value: number) => Math.round(value * 10) / 10;
   const last = samples.at(-1)!;
   const result = {
     when: new Date().toISOString(),
@@ -224,10 +237,18 @@ async function main(): Promise<void> {
     connectionErrors: failed,
     delivered,
     allDelivered: delivered >= accepted && accepted > 0,
-    rssMb: { atWarmup: warm.rssMb, peakAfterWarmup: peak, end: last.rssMb },
-    rssGrowthAfterWarmupPercent: Math.round(((peak - warm.rssMb) / warm.rssMb) * 1000) / 10,
-    goalRssGrowthUnder10Percent: (peak - warm.rssMb) / warm.rssMb < 0.1,
-    stateDirMb: { atWarmup: warm.stateDirMb, peak: Math.max(...samples.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
+    rssMb: {
+      atWarmup: warm.rssMb,
+      minAfterWarmup: Math.min(...steady.map((entry) => entry.rssMb)),
+      maxAfterWarmup: Math.max(...steady.map((entry) => entry.rssMb)),
+      meanFirstHalfAfterWarmup: round(firstHalf),
+      meanSecondHalfAfterWarmup: round(secondHalf),
+      end: last.rssMb,
+    },
+    rssGrowthAfterWarmupPercent: round(growth * 100),
+    goalRssGrowthUnder10Percent: growth < 0.1,
+    latencyP99MsAfterWarmup: { min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)), max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)) },
+    stateDirMb: { atWarmup: warm.stateDirMb, maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
     hostExitCode: exitCode,
     samples,
   };
