@@ -23,6 +23,14 @@ import { defaultLocalConfig } from '../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver } from '../test/support/https-receiver.js';
 
 const REPOSITORY = fileURLToPath(new URL('../', import.meta.url));
+/**
+ * Review #14 makes a push subscription carry a credential; receivers that run their own token
+ * endpoint offer one as `sinkCredential`. Passed on when the receiver has it.
+ */
+function sinkCredentialOf(receiver: object): Record<string, unknown> {
+  return 'sinkCredential' in receiver ? { sinkcredential: receiver.sinkCredential } : {};
+}
+
 const SAMPLE_EVERY_MS = 30_000;
 const TTL_SECONDS = 60;
 
@@ -134,7 +142,7 @@ async function main(): Promise<void> {
   const created = await fetch(`${url}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed' }),
+    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
   });
   if (created.status !== 201) throw new Error(`subscription: ${created.status} ${await created.text()}`);
 

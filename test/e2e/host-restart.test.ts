@@ -23,6 +23,14 @@ const EVENTS = 5;
 /** The backoff each failed delivery waits: long enough to stop and start the host within it. */
 const RETRY_SECONDS = 6;
 
+/**
+ * Review #14 makes a push subscription carry a credential; receivers that run their own token
+ * endpoint offer one as `sinkCredential`. Passed on when the receiver has it.
+ */
+function sinkCredentialOf(receiver: object): Record<string, unknown> {
+  return 'sinkCredential' in receiver ? { sinkcredential: receiver.sinkCredential } : {};
+}
+
 const authority = createLocalCertificateAuthority();
 let dir: string;
 const children: ChildProcess[] = [];
@@ -126,7 +134,7 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   const created = await fetch(`${first.url}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed' }),
+    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
   });
   expect(created.status).toBe(201);
   const subscriptionId = ((await created.json()) as { id: string }).id;
