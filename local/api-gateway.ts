@@ -8,15 +8,32 @@
  * routes of the functions; they never exist in AWS.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
 import { mediaTypeOf } from '../functions/core/http/messages.js';
-import { problemResponse, problems } from '../functions/core/http/problems.js';
+import { problem, problemResponse, problems, type Problem } from '../functions/core/http/problems.js';
 import { invokeWithTimeout, type LoadedFunction } from './lambda-runtime.js';
 
-/** API Gateway's payload limit for HTTP APIs. */
+/** API Gateway's payload limit for HTTP APIs ("Payload size: 10 MB", HTTP API quotas). */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's request: 6 MB, measured on the event JSON that
+ * API Gateway hands the function — binary bodies base64-encoded into it, headers and request
+ * context included. Lambda's Invoke answers `RequestEntityTooLargeException: Request must be
+ * smaller than 6291456 bytes for the InvokeFunction operation` (6 MiB, measured by Zac Charles,
+ * "Deep Dive: Lambda's Request Payload Size Limit", 2022). The function never runs. API Gateway
+ * hands the client that failure as 413 Request Entity Too Large (reported for Lambda proxy
+ * integrations, e.g. jun711.github.io "Handling AWS Lambda Payload Limit"; AWS does not document
+ * the status for HTTP APIs), so the laptop answers 413 as well, before invoking the handler.
+ */
+export const MAX_LAMBDA_EVENT_BYTES = 6 * 1024 * 1024;
+/**
+ * Node's default `maxHeadersCount`: past it Node drops header lines silently, so an event could
+ * arrive with some `ce-` attributes missing. The server keeps every line and refuses the request.
+ */
+export const MAX_HEADER_LINES = 2000;
 /** Past this a client is cut off instead of drained, so a runaway upload cannot fill memory. */
 const DRAIN_LIMIT_BYTES = 4 * MAX_REQUEST_BYTES;
 const LOCAL_ACCOUNT_ID = '000000000000';
@@ -76,7 +93,17 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
       );
 
     void (async () => {
+      if (req.rawHeaders.length / 2 > MAX_HEADER_LINES) {
+        const tooMany = problem(431, 'request-header-fields-too-large', 'Request Header Fields Too Large', `The request has ${req.rawHeaders.length / 2} header lines; at most ${MAX_HEADER_LINES} are accepted.`);
+        writeHttpResponse(res, problemResponse(tooMany, { connection: 'close' }), requestId);
+        return finish(431);
+      }
       const body = await readBody(req);
+      if (body === 'aborted') {
+        // The client went away mid-body: nothing to answer, nobody to answer to, and not our failure.
+        log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'client aborted the request', method: req.method, path, requestId }));
+        return;
+      }
       if (body === 'too-large') {
         const problem = problems.payloadTooLarge(`The request body exceeds API Gateway's limit of ${MAX_REQUEST_BYTES} bytes.`);
         writeHttpResponse(res, problemResponse(problem, { connection: 'close' }), requestId);
@@ -102,7 +129,7 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
         return finish(404);
       }
       routeKey = match.routeKey;
-      const event = apiGatewayEvent({
+      const event: APIGatewayProxyEventV2 = apiGatewayEvent({
         method: req.method ?? 'GET',
         url: req.url ?? '/',
         httpVersion: req.httpVersion,
@@ -114,6 +141,14 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
         requestId,
         now: new Date(),
       });
+      const eventBytes = Buffer.byteLength(JSON.stringify(event));
+      if (eventBytes > MAX_LAMBDA_EVENT_BYTES) {
+        const detail =
+          `As the event API Gateway hands the function${event.isBase64Encoded ? ' (the body base64-encoded)' : ''}, the request is ` +
+          `${eventBytes} bytes; Lambda accepts at most ${MAX_LAMBDA_EVENT_BYTES}.`;
+        writeHttpResponse(res, problemResponse(problems.payloadTooLarge(detail), { connection: 'close' }), requestId);
+        return finish(413);
+      }
       let result: unknown;
       try {
         result = await invokeWithTimeout(match.fn, event);
@@ -142,6 +177,10 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
       finish(500);
     });
   });
+
+  // Every header line is kept (see MAX_HEADER_LINES); Node's maxHeaderSize still bounds their bytes.
+  server.maxHeadersCount = 0;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
 
   return {
     server,
@@ -346,18 +385,50 @@ function sourceIpOf(req: IncomingMessage): string {
   return (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'aborted'> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > DRAIN_LIMIT_BYTES) {
-      req.destroy();
-      return 'too-large';
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > DRAIN_LIMIT_BYTES) {
+        req.destroy();
+        return 'too-large';
+      }
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
     }
-    if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
+  } catch (error) {
+    // Node ends the body with an `aborted` ECONNRESET when the client closes mid-body.
+    if (req.destroyed || (error as NodeJS.ErrnoException).code === 'ECONNRESET') return 'aborted';
+    throw error;
   }
+  if (!req.complete) return 'aborted';
   return size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks, size);
+}
+
+/**
+ * What Node's HTTP parser refuses before any handler runs — bad framing, a bare LF, a header
+ * section past `maxHeaderSize` — gets a problem+json answer too, instead of Node's empty 400.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: (line: string) => void): void {
+  const code = error.code ?? 'unknown';
+  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT' ? 408 : 400;
+  // A quiet line: a malformed request is the client's doing, not a failure of the host.
+  log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'malformed request refused', status, code }));
+  if (code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refused: Problem =
+    status === 431
+      ? problem(431, 'request-header-fields-too-large', 'Request Header Fields Too Large', 'The request line and headers are larger than the server accepts.')
+      : status === 408
+        ? problem(408, 'request-timeout', 'Request Timeout', 'The request did not arrive in time.')
+        : problems.badRequest('malformed-request', 'Bad Request', 'The request is not valid HTTP/1.1 (framing, line endings or header syntax).');
+  const body = JSON.stringify(refused);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function toLocalRequest(req: IncomingMessage, path: string, body: Buffer): HttpRequest {

@@ -4,13 +4,14 @@
  * lib/resources.ts created under its `localName`. The real AWS SDK v3 clients reach them through
  * the standard service-specific endpoint variables in `awsEnvironment`.
  *
- * State: with a `stateDir`, DynamoDB lives in LevelDB under `<stateDir>/dynamodb` and S3 in files
- * under `<stateDir>/s3`, and both survive a restart (existing tables and buckets are kept). SQS is
- * always in memory: queues are recreated empty on every start. Without a `stateDir`, DynamoDB is
- * in memory and S3 uses a temporary directory removed on stop.
+ * State: with a `stateDir`, DynamoDB lives in LevelDB under `<stateDir>/dynamodb`, S3 in files
+ * under `<stateDir>/s3`, and the messages of the in-memory SQS emulator in a journal and snapshot
+ * under `<stateDir>/sqs` (local/sqs-journal.ts); all three survive a restart. Queues themselves are
+ * recreated from lib/resources.ts on every start and their messages put back. Without a
+ * `stateDir`, DynamoDB and SQS are in memory and S3 uses a temporary directory removed on stop.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ import {
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import dynalite from 'dynalite';
-import { createSqsServer } from 'local-aws-sqs';
+import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
 import {
   buckets,
@@ -42,6 +43,9 @@ import {
   type TableName,
   type TableSpec,
 } from '../lib/resources.js';
+import { installDynaliteShims } from './dynalite-shims.js';
+import { openSqsJournal } from './sqs-journal.js';
+import { startTtlSweeper, type TtlSweeper, type TtlSweeperOptions } from './ttl-sweeper.js';
 
 export interface Emulators {
   readonly region: string;
@@ -50,6 +54,10 @@ export interface Emulators {
   readonly awsEnvironment: Record<string, string>;
   /** Every resourceEnv variable of lib/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
   readonly resourceEnvironment: Record<string, string>;
+  /** Deletes expired items of the tables with a TTL attribute, as DynamoDB's TTL does. */
+  readonly ttlSweeper: TtlSweeper;
+  /** Messages put back into each queue from the state directory at start (by local queue name). */
+  readonly restoredMessages: Readonly<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -67,7 +75,16 @@ export function localKeyId(name: KeyName): string {
   return `local:${name}`;
 }
 
-export async function startEmulators(options: { stateDir?: string } = {}): Promise<Emulators> {
+export interface EmulatorOptions {
+  /** Where DynamoDB, S3 and the SQS journal keep their state; everything in memory when absent. */
+  readonly stateDir?: string;
+  /** Warnings about restored state and the TTL sweeper, as JSON lines. */
+  readonly log?: (line: string) => void;
+  /** The TTL sweeper's pace (see local/ttl-sweeper.ts); its defaults suit a laptop. */
+  readonly ttlSweep?: Pick<TtlSweeperOptions, 'tickMs' | 'pageSize' | 'passPauseMs'>;
+}
+
+export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop();
@@ -75,11 +92,13 @@ export async function startEmulators(options: { stateDir?: string } = {}): Promi
   try {
     const dynamodbPath = options.stateDir === undefined ? undefined : join(options.stateDir, 'dynamodb');
     if (dynamodbPath) await mkdir(dynamodbPath, { recursive: true });
+    // Before dynalite opens LevelDB: without it every Query and Scan leaks an iterator.
+    installDynaliteShims();
     const dynamoServer = dynalite({ path: dynamodbPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
     await listen(dynamoServer);
     stops.push(() => closeServer(dynamoServer));
 
-    const sqsServer = await createSqsServer({
+    const sqs = createRequestHandler({
       port: 0,
       hostname: LOOPBACK,
       region: LOCAL_REGION,
@@ -87,7 +106,17 @@ export async function startEmulators(options: { stateDir?: string } = {}): Promi
       // Queues are recreated on every start; AWS's 60 s wait after a delete would only get in the way.
       emulateQueueCreationLifecycle: false,
     });
-    stops.push(() => closeServer(sqsServer));
+    // Our own server around the emulator's request handler (what its createSqsServer does), so
+    // that the journal can reach the emulator's queues.
+    let beforeEachSqsRequest = () => {};
+    const sqsServer = createServer((req, res) => {
+      beforeEachSqsRequest();
+      void sqs.requestHandler(req, res);
+    });
+    await listen(sqsServer);
+    sqs.service.PORT = portOf(sqsServer);
+    const sqsStop = () => closeServer(sqsServer);
+    stops.push(sqsStop);
 
     let s3Directory: string;
     if (options.stateDir === undefined) {
@@ -108,12 +137,31 @@ export async function startEmulators(options: { stateDir?: string } = {}): Promi
       s3: `http://${LOOPBACK}:${s3Address.port}`,
     };
     const resourceEnvironment = await createResources(endpoints);
+    const sweeperClient = new DynamoDBClient({ region: LOCAL_REGION, credentials: DUMMY_CREDENTIALS, endpoint: endpoints.dynamodb });
+    const ttlSweeper = startTtlSweeper({ client: sweeperClient, log: options.log, ...options.ttlSweep });
+    // Stops run in reverse order: this one before dynalite closes.
+    stops.push(async () => {
+      await ttlSweeper.stop();
+      sweeperClient.destroy();
+    });
+    let restoredMessages: Record<string, number> = {};
+    if (options.stateDir !== undefined) {
+      // Opened once the queues exist: it puts their messages back, then journals every change.
+      const journal = openSqsJournal(join(options.stateDir, 'sqs'), sqs.service, options.log);
+      beforeEachSqsRequest = () => journal.watchNewQueues();
+      restoredMessages = { ...journal.restored };
+      // Stops run in reverse order: placed before the SQS server's stop, the final snapshot is
+      // written once the emulator no longer answers.
+      stops.splice(stops.indexOf(sqsStop), 0, () => Promise.resolve(journal.close()));
+    }
 
     return {
       region: LOCAL_REGION,
       endpoints,
       awsEnvironment: awsEnvironmentFor(endpoints),
       resourceEnvironment,
+      restoredMessages,
+      ttlSweeper,
       stop: stopAll,
     };
   } catch (error) {

@@ -6,7 +6,7 @@
  * their modules, so a second host in the same process would run handlers still configured for the
  * first one; `startKoerierHost` refuses to start while another host is running or after one ran.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -20,6 +20,7 @@ import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { ensureLocalKeyFiles } from './local-keys.js';
 import { startPoller, type Poller } from './event-source-poller.js';
+import { LOCK_FILE, lockStateDirectory } from './state-lock.js';
 
 /** Audience of the development tokens, and what the handlers expect. */
 export const LOCAL_AUDIENCE = 'koerier';
@@ -29,7 +30,10 @@ export interface KoerierHostOptions {
   readonly port?: number;
   /** Default 127.0.0.1. */
   readonly host?: string;
-  /** DynamoDB tables, S3 objects, the signing key and the local key files live here. */
+  /**
+   * DynamoDB tables, S3 objects, queued SQS messages, the signing key and the local key files
+   * live here. Private to the user (0700, files 0600); one running host per directory.
+   */
   readonly stateDir: string;
   /** Default `<cwd>/koerier.local.json`; created when absent. */
   readonly configFile?: string;
@@ -77,12 +81,27 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
   };
 
   try {
-    if (options.fresh) await rm(stateDir, { recursive: true, force: true });
-    await mkdir(stateDir, { recursive: true });
+    // The state holds sink credentials, signing and encryption keys: nobody else may read it.
+    // The umask covers every file the emulators create later (LevelDB tables, S3 objects, journals).
+    process.umask(0o077);
+    await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    // Taken before --fresh wipes anything: a running host's state is never pulled from under it.
+    const lock = lockStateDirectory(stateDir);
+    cleanups.push(() => lock.release());
+    if (options.fresh) {
+      for (const entry of await readdir(stateDir)) {
+        if (entry !== LOCK_FILE) await rm(join(stateDir, entry), { recursive: true, force: true });
+      }
+    }
+    // State from before the umask (an older Koerier) is made private too.
+    await makePrivate(stateDir);
     const { config: localConfig, created: configCreated } = await loadOrCreateLocalConfig(configFile);
 
-    const emulators = await startEmulators({ stateDir });
+    const emulators = await startEmulators({ stateDir, log });
     cleanups.push(() => emulators.stop());
+    if (Object.keys(emulators.restoredMessages).length > 0) {
+      log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'queued messages restored from the state directory', queues: emulators.restoredMessages }));
+    }
 
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
@@ -176,6 +195,16 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
   } catch (error) {
     await cleanUp();
     throw error;
+  }
+}
+
+/** 0700 for the directory and every directory in it, 0600 for every file. */
+async function makePrivate(directory: string): Promise<void> {
+  await chmod(directory, 0o700);
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) await makePrivate(path);
+    else if (entry.isFile()) await chmod(path, 0o600);
   }
 }
 

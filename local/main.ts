@@ -1,10 +1,13 @@
 /**
  * `npm start`: the Koerier laptop host on http://127.0.0.1:$PORT (default 3000), state under
  * `./.koerier/`, development clients in `./koerier.local.json`. `--fresh` wipes the state first.
- * SIGINT or SIGTERM stops everything and exits 0.
+ * SIGINT or SIGTERM stops everything (queued messages are kept for the next start) and exits 0.
+ * A second start on the same state exits 1 and names the host that runs there.
  */
 import { join } from 'node:path';
-import { startKoerierHost, type KoerierHost } from './host.js';
+import { banner } from './banner.js';
+import { startKoerierHost } from './host.js';
+import { StateDirectoryInUseError } from './state-lock.js';
 
 const USAGE = 'usage: npm start [-- --fresh]   (PORT=<port> to change the port; 0 picks a free one)';
 
@@ -56,31 +59,11 @@ async function main(): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-function banner(host: KoerierHost, fresh: boolean): string {
-  const clients = Object.entries(host.localConfig.clients);
-  const width = Math.max(...clients.map(([id]) => id.length));
-  const [firstId, firstClient] = clients[0] ?? ['<client>', { secret: '<secret>' }];
-  return [
-    '',
-    `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
-    `  API       ${host.url}`,
-    `  OpenAPI   ${host.url}/openapi.json`,
-    `  JWKS      ${host.url}/.well-known/jwks.json`,
-    `  Health    ${host.url}/health`,
-    `  Token     ${host.url}/oauth/token`,
-    '',
-    `Development clients (${host.configFile}${host.configCreated ? ', created now' : ''}):`,
-    ...clients.map(([id, client]) => `  ${id.padEnd(width)}  secret ${client.secret}  scopes ${client.scopes.join(' ')}`),
-    '',
-    'Get a token:',
-    `  curl -s ${host.url}/oauth/token -d grant_type=client_credentials -d client_id=${firstId} -d client_secret=${firstClient.secret}`,
-    '',
-    'Ctrl-C stops.',
-    '',
-  ].join('\n');
-}
-
 main().catch((error: unknown) => {
-  process.stderr.write(`Koerier could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (error instanceof StateDirectoryInUseError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Koerier could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
   process.exit(1);
 });

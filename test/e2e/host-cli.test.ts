@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,7 +62,7 @@ describe('npm start (tsx local/main.ts)', () => {
     expect(manifest.scripts['start']).toBe('tsx local/main.ts');
   });
 
-  it('prints the URLs, the development clients and a token command, serves /health, and exits 0 on SIGINT', async () => {
+  it('review #21: prints the URLs, the development clients without their secrets and a token command that works, serves /health, and exits 0 on SIGINT', async () => {
     const cli = await startCli(cwd);
     running.push(cli.child);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -73,15 +73,19 @@ describe('npm start (tsx local/main.ts)', () => {
 
     const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as { clients: Record<string, { secret: string }> };
     publisherSecret = config.clients['dev-publisher']?.secret ?? '';
-    expect(cli.banner).toMatch(new RegExp(`dev-publisher\\s+secret ${publisherSecret}`));
-    expect(cli.banner).toContain(`dev-subscriber  secret ${config.clients['dev-subscriber']?.secret}`);
+    expect(cli.banner).toMatch(/dev-publisher\s+scopes events:publish/);
+    expect(cli.banner).toMatch(/dev-subscriber\s+scopes /);
+    // No secret of any client appears; the banner says where they are instead.
+    for (const client of Object.values(config.clients)) expect(cli.banner).not.toContain(client.secret);
+    const readSecret = /^ {2}(node -p .+)$/m.exec(cli.banner)?.[1] ?? '';
+    expect(readSecret).toContain(join(cwd, 'koerier.local.json'));
+    expect(execFileSync('sh', ['-c', readSecret], { cwd: tmpdir() }).toString().trim()).toBe(publisherSecret);
 
-    // The printed curl line works as printed.
-    const curl = /curl -s (\S+) -d (\S+) -d (\S+) -d (\S+)/.exec(cli.banner);
-    expect(curl).not.toBeNull();
-    const [, tokenUrl, ...fields] = curl as unknown as string[];
-    const token = await fetch(tokenUrl ?? '', { method: 'POST', body: new URLSearchParams(fields.map((field) => field.split('=') as [string, string])) });
-    expect(token.status).toBe(200);
+    // The printed curl line works as printed, in a shell, from any directory.
+    const curl = /^ {2}(curl -s .+)$/m.exec(cli.banner)?.[1] ?? '';
+    expect(curl).toContain('/oauth/token');
+    const token = JSON.parse(execFileSync('sh', ['-c', curl], { cwd: tmpdir() }).toString()) as { access_token?: string };
+    expect(token.access_token).toMatch(/^ey/);
 
     const health = await fetch(`${cli.url}/health`);
     expect(health.status).toBe(200);
@@ -93,13 +97,53 @@ describe('npm start (tsx local/main.ts)', () => {
     expect(cli.output()).toContain('SIGINT: stopping Koerier');
   });
 
+  it('review #21: .koerier/ and everything in it is private to the user (directories 0700, files 0600)', async () => {
+    const loose: string[] = [];
+    const walk = async (path: string): Promise<void> => {
+      const mode = (await stat(path)).mode;
+      const isDirectory = (mode & 0o170000) === 0o040000;
+      if ((mode & 0o777) !== (isDirectory ? 0o700 : 0o600)) loose.push(`${path} ${(mode & 0o777).toString(8)}`);
+      if (isDirectory) for (const entry of await readdir(path)) await walk(join(path, entry));
+    };
+    await walk(join(cwd, '.koerier'));
+    expect(loose).toEqual([]);
+    expect(((await stat(join(cwd, 'koerier.local.json'))).mode & 0o077)).toBe(0);
+  });
+
+  it('review #22: a second npm start on the same state exits 1 and says a Koerier already runs there, with its pid; the first keeps running', async () => {
+    const first = await startCli(cwd);
+    running.push(first.child);
+    const second = spawn(join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPOSITORY_ROOT, 'local', 'main.ts')], {
+      cwd,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.push(second);
+    let stderr = '';
+    second.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => second.on('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(1);
+    // The pid named is the first host's (the node process under tsx), the one in the lock file.
+    const named = new RegExp(`^Koerier is already running with state ${join(cwd, '.koerier').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid (\\d+)\\)$`, 'm').exec(stderr);
+    expect(named, stderr).not.toBeNull();
+    expect(Number(named![1])).toBe(Number((await readFile(join(cwd, '.koerier', 'koerier.pid'), 'utf8')).trim()));
+    expect(stderr).not.toContain('Database is closed');
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    // Stopped cleanly, the state is free again.
+    expect(await readdir(join(cwd, '.koerier'))).not.toContain('koerier.pid');
+  });
+
   it('--fresh wipes .koerier/ (new signing key, no old files) and keeps koerier.local.json', async () => {
     await writeFile(join(cwd, '.koerier', 'left-over'), 'from the previous run');
     const cli = await startCli(cwd, ['--fresh']);
     running.push(cli.child);
     expect(cli.banner).toContain('(fresh state)');
     expect(cli.banner).not.toContain('created now');
-    expect(cli.banner).toContain(`secret ${publisherSecret}`);
+    const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as { clients: Record<string, { secret: string }> };
+    expect(config.clients['dev-publisher']?.secret).toBe(publisherSecret);
     expect(await readdir(join(cwd, '.koerier'))).not.toContain('left-over');
     expect(await jwksKid(cli.url)).not.toBe(firstKid);
 

@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionSpec } from '../../lib/resources.js';
-import { createApiGateway, MAX_REQUEST_BYTES, type ApiGateway } from '../../local/api-gateway.js';
+import { createApiGateway, MAX_HEADER_LINES, MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BYTES, type ApiGateway } from '../../local/api-gateway.js';
 import type { LoadedFunction } from '../../local/lambda-runtime.js';
 
 /**
@@ -77,6 +77,45 @@ function send(base: string, method: string, target: string, headers: [string, st
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+interface RawAnswer {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+/**
+ * Raw bytes over node:net, for what no HTTP client sends: bare LFs, broken framing, thousands of
+ * header lines, a body cut off. Resolves with what came back before the server closed.
+ */
+function raw(base: string, chunks: readonly (string | Buffer)[], options: { abortAfterWrite?: boolean } = {}): Promise<RawAnswer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      for (const chunk of chunks) socket.write(chunk);
+      if (options.abortAfterWrite) setTimeout(() => socket.destroy(), 50);
+    });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(received).toString('latin1');
+      const split = text.indexOf('\r\n\r\n');
+      const head = split === -1 ? text : text.slice(0, split);
+      let body = split === -1 ? '' : text.slice(split + 4);
+      if (/^transfer-encoding: chunked/im.test(head)) {
+        let decoded = '';
+        for (let size = parseInt(body, 16); size > 0; size = parseInt(body, 16)) {
+          const start = body.indexOf('\r\n') + 2;
+          decoded += body.slice(start, start + size);
+          body = body.slice(start + size + 2);
+        }
+        body = decoded;
+      }
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body });
+    });
   });
 }
 
@@ -264,17 +303,112 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(failure.error.message).toMatch(/timed out after 1\.00 seconds/);
   });
 
-  it('refuses bodies over 10 MB with a 413 problem, and passes exactly 10 MB through', async () => {
+  it('review #13: refuses bodies over API Gateway\'s 10 MB with a 413 problem; exactly 10 MB passes API Gateway and meets Lambda\'s 6 MB', async () => {
+    const count = seen.length;
     const tooLarge = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES + 1, 1));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers['content-type']).toBe('application/problem+json');
-    expect(JSON.parse(tooLarge.body.toString())).toMatchObject({ status: 413, title: 'Payload Too Large' });
+    expect(JSON.parse(tooLarge.body.toString())).toMatchObject({ status: 413, title: 'Payload Too Large', detail: expect.stringContaining(`API Gateway's limit of ${MAX_REQUEST_BYTES}`) });
 
-    const count = seen.length;
     const atLimit = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES, 1));
-    expect(atLimit.status).toBe(200);
+    expect(atLimit.status).toBe(413);
+    expect(JSON.parse(atLimit.body.toString()).detail).toContain(`Lambda accepts at most ${MAX_LAMBDA_EVENT_BYTES}`);
+    expect(seen.length).toBe(count); // neither reached the function
+  });
+
+  /** Bytes of the event JSON beyond the body as sent, for a request like `probe` (same headers, same number of digits in Content-Length). */
+  async function envelopeBytes(contentType: string, probe: Buffer, bodyInEvent: (event: APIGatewayProxyEventV2) => number): Promise<number> {
+    const response = await send(base, 'POST', '/events', [['Content-Type', contentType]], probe);
+    expect(response.status).toBe(200);
+    const event = last().event;
+    return Buffer.byteLength(JSON.stringify(event)) - bodyInEvent(event);
+  }
+
+  it('review #13: Lambda\'s 6 MB request limit is measured on the event JSON: a text body whose event is exactly 6,291,456 bytes is invoked, one byte more is a 413', async () => {
+    const envelope = await envelopeBytes('application/json', Buffer.alloc(1_000_000, 'a'), (event) => (event.body ?? '').length);
+    const largest = MAX_LAMBDA_EVENT_BYTES - envelope;
+    const count = seen.length;
+    const under = await send(base, 'POST', '/events', [['Content-Type', 'application/json']], Buffer.alloc(largest, 'a'));
+    expect(under.status).toBe(200);
     expect(seen.length).toBe(count + 1);
-    expect(Buffer.from(last().event.body ?? '', 'base64').length).toBe(MAX_REQUEST_BYTES);
+    expect(Buffer.byteLength(JSON.stringify(last().event))).toBe(MAX_LAMBDA_EVENT_BYTES);
+
+    const over = await send(base, 'POST', '/events', [['Content-Type', 'application/json']], Buffer.alloc(largest + 1, 'a'));
+    expect(over.status).toBe(413);
+    expect(over.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(over.body.toString())).toMatchObject({ status: 413, detail: expect.stringContaining(`${MAX_LAMBDA_EVENT_BYTES + 1} bytes`) });
+    expect(seen.length).toBe(count + 1);
+  });
+
+  it('review #13: a binary body counts base64-encoded, as API Gateway puts it in the event: the largest that fits is invoked, one byte more is a 413', async () => {
+    const probe = Buffer.alloc(1_200_000, 7); // a multiple of 3: base64 without padding
+    const envelope = await envelopeBytes('application/cloudevents+json', probe, (event) => (event.body ?? '').length);
+    expect(last().event.isBase64Encoded).toBe(true);
+    const largest = Math.floor((MAX_LAMBDA_EVENT_BYTES - envelope) / 4) * 3;
+    const count = seen.length;
+    const under = await send(base, 'POST', '/events', [['Content-Type', 'application/cloudevents+json']], Buffer.alloc(largest, 7));
+    expect(under.status).toBe(200);
+    expect(seen.length).toBe(count + 1);
+    expect(Buffer.byteLength(JSON.stringify(last().event))).toBeLessThanOrEqual(MAX_LAMBDA_EVENT_BYTES);
+
+    const over = await send(base, 'POST', '/events', [['Content-Type', 'application/cloudevents+json']], Buffer.alloc(largest + 1, 7));
+    expect(over.status).toBe(413);
+    expect(JSON.parse(over.body.toString()).detail).toContain('base64-encoded');
+    expect(seen.length).toBe(count + 1);
+  });
+
+  it(`review #12: more than ${MAX_HEADER_LINES} header lines get 431 with a problem body, never an event with attributes dropped; ${MAX_HEADER_LINES} still pass`, async () => {
+    const count = seen.length;
+    const request = (fillers: number) =>
+      [
+        'POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 2\r\n',
+        'a:b\r\n'.repeat(fillers),
+        'ce-id: 1\r\nce-source: /s\r\nce-type: t\r\nce-specversion: 1.0\r\nConnection: close\r\n\r\n{}',
+      ];
+    // 3 + fillers + 5 header lines: MAX_HEADER_LINES + 1, then exactly MAX_HEADER_LINES.
+    const refused = await raw(base, request(MAX_HEADER_LINES - 7));
+    expect(refused.status).toBe(431);
+    expect(refused.head).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
+    expect(seen.length).toBe(count);
+
+    const accepted = await raw(base, request(MAX_HEADER_LINES - 8));
+    expect(accepted.status).toBe(200);
+    expect(last().event.headers).toMatchObject({ 'ce-id': '1', 'ce-source': '/s', 'ce-type': 't', 'ce-specversion': '1.0' });
+  });
+
+  it('review #12: what Node\'s HTTP parser refuses gets problem+json, not an empty 400: bare LF, broken framing, oversized headers', async () => {
+    const count = seen.length;
+    const cases: [string, string[], number][] = [
+      ['bare LF', ['POST /events HTTP/1.1\nHost: koerier\nContent-Length: 0\n\n'], 400],
+      ['Content-Length with chunked', ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'], 400],
+      ['bad chunk size', ['POST /events HTTP/1.1\r\nHost: koerier\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'], 400],
+      ['not HTTP', ['\u0000\u0001 hello\r\n\r\n'], 400],
+      ['headers past maxHeaderSize', [`GET /events HTTP/1.1\r\nHost: koerier\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`], 431],
+    ];
+    for (const [name, chunks, status] of cases) {
+      const answer = await raw(base, chunks);
+      expect(answer.status, name).toBe(status);
+      expect(answer.head, name).toMatch(/content-type: application\/problem\+json/i);
+      expect(JSON.parse(answer.body), name).toMatchObject({ status, type: expect.stringMatching(/^https:\/\//) });
+    }
+    expect(seen.length).toBe(count);
+  });
+
+  it('review #12: a client that aborts mid-body is an info line in the log, not a 500 or an error', async () => {
+    const before = logs.length;
+    const count = seen.length;
+    await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":'], { abortAfterWrite: true });
+    const deadline = Date.now() + 5000;
+    while (!logs.slice(before).some((line) => line.includes('client aborted'))) {
+      if (Date.now() > deadline) throw new Error(`no abort line in ${logs.slice(before).join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const lines = logs.slice(before).map((line) => JSON.parse(line) as { level: string; status?: number; message: string });
+    expect(lines.filter((line) => line.level !== 'info')).toEqual([]);
+    expect(lines.some((line) => line.status === 500)).toBe(false);
+    expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'client aborted the request' }));
+    expect(seen.length).toBe(count);
   });
 
   it('serves local routes itself and answers a wrong method there with 405 and Allow', async () => {

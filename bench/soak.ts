@@ -1,0 +1,267 @@
+/**
+ * Soak of the laptop host (review #23): `npm start` in a process of its own, a steady stream of
+ * events published at POST /events to one push subscriber (a local HTTPS receiver), for minutes.
+ * Every 30 s it samples the host's resident memory (RSS), the size of its state directory, how
+ * many events were accepted and delivered, and the delivery latency (202 → receiver) of that
+ * window. The goal: RSS flat after warm-up (growth under 10 %), the state directory bounded by
+ * the TTLs (here the shortest the settings allow, 60 s, so the bound shows within minutes).
+ *
+ *   npm run soak -- [--duration <seconds, default 300>] [--rate <events/s, default 50>]
+ *                   [--warmup <seconds, default 60>] [--out <file, default bench/results/soak.json>]
+ *
+ * Not part of `npm run bench` (it takes minutes); its last result is in bench/results/soak.json.
+ */
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile, rm, stat, writeFile, mkdtemp } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { settingEnv } from '../functions/config.js';
+import { defaultLocalConfig } from '../local/local-config-file.js';
+import { createLocalCertificateAuthority, startHttpsReceiver } from '../test/support/https-receiver.js';
+
+const REPOSITORY = fileURLToPath(new URL('../', import.meta.url));
+/**
+ * Review #14 makes a push subscription carry a credential; receivers that run their own token
+ * endpoint offer one as `sinkCredential`. Passed on when the receiver has it.
+ */
+function sinkCredentialOf(receiver: object): Record<string, unknown> {
+  return 'sinkCredential' in receiver ? { sinkcredential: receiver.sinkCredential } : {};
+}
+
+const SAMPLE_EVERY_MS = 30_000;
+const TTL_SECONDS = 60;
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  const value = index === -1 ? fallback : Number(process.argv[index + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
+  return value;
+}
+function textArgument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
+}
+
+const durationSeconds = argument('duration', 300);
+const rate = argument('rate', 50);
+const warmupSeconds = argument('warmup', 60);
+const out = textArgument('out', join(REPOSITORY, 'bench', 'results', 'soak.json'));
+/** Where the host's own log lines go (discarded when absent). */
+const hostLog = textArgument('host-log', '');
+
+/** Resident set size of a process, in MB (Linux /proc; `ps` elsewhere). */
+async function rssMb(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return Math.round(kb / 102.4) / 10;
+  } catch {
+    const ps = spawn('ps', ['-o', 'rss=', '-p', String(pid)]);
+    let text = '';
+    ps.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await new Promise((resolve) => ps.once('exit', resolve));
+    return Math.round(Number(text.trim()) / 102.4) / 10;
+  }
+}
+
+async function directoryBytes(path: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) total += await directoryBytes(child);
+    else if (entry.isFile()) total += (await stat(child).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const cwd = await mkdtemp(join(tmpdir(), 'koerier-soak-'));
+  const authority = createLocalCertificateAuthority();
+  await writeFile(join(cwd, 'ca.pem'), authority.certificatePem);
+  const config = { ...defaultLocalConfig(), validationAgreedClients: ['dev-subscriber'] };
+  await writeFile(join(cwd, 'koerier.local.json'), JSON.stringify(config), { mode: 0o600 });
+
+  const latencies: number[] = [];
+  let delivered = 0;
+  const receiver = await startHttpsReceiver({
+    authority,
+    script: (_n, request) => {
+      delivered += 1;
+      const sentAt = (JSON.parse(request.body) as { data?: { sentAt?: number } }).data?.sentAt;
+      if (typeof sentAt === 'number') latencies.push(request.receivedAt - sentAt);
+      return { respond: 204 };
+    },
+  });
+
+  // node directly (not the tsx wrapper): the pid whose memory is measured is the host itself.
+  const host = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(REPOSITORY, 'local', 'main.ts')], {
+    cwd,
+    env: {
+      ...process.env,
+      PORT: '0',
+      [settingEnv.outboundCaFile]: join(cwd, 'ca.pem'),
+      [settingEnv.publishRatePerMinute]: String(Math.ceil(rate * 60 * 2)),
+      [settingEnv.idempotencyTtlSeconds]: String(TTL_SECONDS),
+      [settingEnv.deliveryHistorySeconds]: String(TTL_SECONDS),
+      [settingEnv.logLevel]: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let banner = '';
+  // Read the banner, then keep draining the request log so the pipe never fills.
+  const hostLogStream = hostLog ? createWriteStream(hostLog) : undefined;
+  host.stdout.on('data', (chunk: Buffer) => {
+    if (banner.length < 10_000) banner += chunk.toString();
+    hostLogStream?.write(chunk);
+  });
+  host.stderr.on('data', (chunk: Buffer) => hostLogStream?.write(chunk));
+  const deadline = Date.now() + 60_000;
+  while (!/API\s+(http:\/\/\S+)/.test(banner)) {
+    if (host.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start:\n${banner}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const url = /API\s+(http:\/\/\S+)/.exec(banner)![1]!;
+  const pid = host.pid!;
+
+  const token = async (clientId: string) => {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: config.clients[clientId]!.secret });
+    return ((await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+  };
+  const subscriber = await token('dev-subscriber');
+  let publisher = await token('dev-publisher');
+  const type = 'nl.example.soak.v1';
+  const created = await fetch(`${url}/subscriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
+  });
+  if (created.status !== 201) throw new Error(`subscription: ${created.status} ${await created.text()}`);
+
+  let accepted = 0;
+  const refused: Record<string, number> = {};
+  let failed = 0;
+  const publishOne = async () => {
+    try {
+      const response = await fetch(`${url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:soak', type, data: { sentAt: Date.now() } }),
+      });
+      await response.arrayBuffer();
+      if (response.status === 202) accepted += 1;
+      else refused[response.status] = (refused[response.status] ?? 0) + 1;
+    } catch {
+      failed += 1;
+    }
+  };
+
+  interface Sample {
+    readonly atSeconds: number;
+    readonly rssMb: number;
+    readonly stateDirMb: number;
+    readonly accepted: number;
+    readonly delivered: number;
+    readonly latencyP50Ms: number | null;
+    readonly latencyP99Ms: number | null;
+    /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
+    readonly loadAverage: number;
+  }
+  const samples: Sample[] = [];
+  const started = Date.now();
+  const sample = async () => {
+    const window = latencies.splice(0);
+    const entry: Sample = {
+      atSeconds: Math.round((Date.now() - started) / 1000),
+      rssMb: await rssMb(pid),
+      stateDirMb: Math.round((await directoryBytes(join(cwd, '.koerier'))) / 104857.6) / 10,
+      accepted,
+      delivered,
+      latencyP50Ms: percentile(window, 50),
+      latencyP99Ms: percentile(window, 99),
+      loadAverage: Math.round(loadavg()[0]! * 10) / 10,
+    };
+    samples.push(entry);
+    process.stdout.write(`${JSON.stringify(entry)}\n`);
+  };
+  await sample();
+
+  // A steady rate: each tick sends what is due since the start, so slow answers do not lower it.
+  let sent = 0;
+  const tokenRefresh = setInterval(() => void token('dev-publisher').then((fresh) => (publisher = fresh)), 240_000);
+  const ticker = setInterval(() => {
+    const due = Math.floor(((Date.now() - started) / 1000) * rate);
+    while (sent < due) {
+      sent += 1;
+      void publishOne();
+    }
+  }, 20);
+  const sampler = setInterval(() => void sample(), SAMPLE_EVERY_MS);
+  await new Promise((resolve) => setTimeout(resolve, durationSeconds * 1000));
+  clearInterval(ticker);
+  clearInterval(sampler);
+  clearInterval(tokenRefresh);
+
+  const drainDeadline = Date.now() + 120_000;
+  while (delivered < accepted && Date.now() < drainDeadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  await sample();
+
+  host.kill('SIGINT');
+  const exitCode = await new Promise<number | null>((resolve) => host.once('exit', (code) => resolve(code)));
+  await receiver.close();
+  await rm(cwd, { recursive: true, force: true });
+
+  // V8 grows and shrinks its heap in a sawtooth, so single samples say little: growth compares the
+  // mean RSS of the first and the second half of the samples after warm-up (the last sample, taken
+  // after the drain, is left out).
+  const warm = samples.find((entry) => entry.atSeconds >= warmupSeconds) ?? samples[0]!;
+  const steady = samples.slice(samples.indexOf(warm), -1);
+  const mean = (values: readonly Sample[]) => values.reduce((sum, entry) => sum + entry.rssMb, 0) / Math.max(1, values.length);
+  const firstHalf = mean(steady.slice(0, Math.ceil(steady.length / 2)));
+  const secondHalf = mean(steady.slice(Math.ceil(steady.length / 2)));
+  const growth = (secondHalf - firstHalf) / firstHalf;
+  const round = (value: number) => Math.round(value * 10) / 10;
+  const last = samples.at(-1)!;
+  const result = {
+    when: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    durationSeconds,
+    ratePerSecond: rate,
+    ttlSeconds: TTL_SECONDS,
+    warmupSeconds: warm.atSeconds,
+    sampleEverySeconds: SAMPLE_EVERY_MS / 1000,
+    published: sent,
+    accepted,
+    refusedByStatus: refused,
+    connectionErrors: failed,
+    delivered,
+    allDelivered: delivered >= accepted && accepted > 0,
+    rssMb: {
+      atWarmup: warm.rssMb,
+      minAfterWarmup: Math.min(...steady.map((entry) => entry.rssMb)),
+      maxAfterWarmup: Math.max(...steady.map((entry) => entry.rssMb)),
+      meanFirstHalfAfterWarmup: round(firstHalf),
+      meanSecondHalfAfterWarmup: round(secondHalf),
+      end: last.rssMb,
+    },
+    rssGrowthAfterWarmupPercent: round(growth * 100),
+    goalRssGrowthUnder10Percent: growth < 0.1,
+    latencyP99MsAfterWarmup: { min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)), max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)) },
+    stateDirMb: { atWarmup: warm.stateDirMb, maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
+    hostExitCode: exitCode,
+    samples,
+  };
+  await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, samples: undefined })}\n`);
+}
+
+await main();

@@ -1,0 +1,33 @@
+/** The lines `npm start` prints once the laptop host runs. */
+import type { KoerierHost } from './host.js';
+
+/**
+ * What `npm start` prints. Never a client secret: a terminal's scrollback, a screen share or a
+ * CI log would keep it. It says where the secrets are and how to read one.
+ */
+export function banner(host: Pick<KoerierHost, 'url' | 'configFile' | 'configCreated' | 'localConfig'>, fresh: boolean): string {
+  const clients = Object.entries(host.localConfig.clients);
+  const width = Math.max(...clients.map(([id]) => id.length));
+  const firstId = clients[0]?.[0] ?? '<client>';
+  const readSecret = (clientId: string) => `node -p "require('${host.configFile}').clients['${clientId}'].secret"`;
+  return [
+    '',
+    `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
+    `  API       ${host.url}`,
+    `  OpenAPI   ${host.url}/openapi.json`,
+    `  JWKS      ${host.url}/.well-known/jwks.json`,
+    `  Health    ${host.url}/health`,
+    `  Token     ${host.url}/oauth/token`,
+    '',
+    `Development clients (${host.configFile}${host.configCreated ? ', created now' : ''}):`,
+    ...clients.map(([id, client]) => `  ${id.padEnd(width)}  scopes ${client.scopes.join(' ')}`),
+    `Their secrets are in that file (readable by you only); one client's secret:`,
+    `  ${readSecret(firstId)}`,
+    '',
+    'Get a token:',
+    `  curl -s ${host.url}/oauth/token -d grant_type=client_credentials -d client_id=${firstId} -d client_secret="$(${readSecret(firstId)})"`,
+    '',
+    'Ctrl-C stops.',
+    '',
+  ].join('\n');
+}
