@@ -42,8 +42,6 @@ export interface FuzzRequest {
    * a failure too (a wrong answer rather than a crash).
    */
   readonly mustRefuse?: string;
-  /** The development token endpoint answers errors in RFC 6749's JSON, not as problems. */
-  readonly oauthEndpoint?: boolean;
 }
 
 /** What the generator needs from the running host. */
@@ -1269,7 +1267,7 @@ const otherMutators: Mutator[] = [
         'grant_type=client_credentials&client_id=dev-publisher&client_secret=x&scope=%00',
       ]);
       const contentType = g.pick(['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/x-www-form-urlencoded; charset=latin1']);
-      return { mutation: '', method: 'POST', target: '/oauth/token', headers: [['Content-Type', contentType], ...(g.chance(0.3) ? ([['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])]] as HeaderList) : [])], body: Buffer.from(body), oauthEndpoint: true };
+      return { mutation: '', method: 'POST', target: '/oauth/token', headers: [['Content-Type', contentType], ...(g.chance(0.3) ? ([['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])]] as HeaderList) : [])], body: Buffer.from(body) };
     },
   },
   {
