@@ -738,7 +738,8 @@ const binaryMutators: Mutator[] = [
       const at = g.int(1, headers.length - 1);
       const broken = g.pick(['%', '%G1', '%C3', '%C3%28', '%FF', '%00', '%E2%82', '%ED%A0%80', 'abc%', '%%', '%2', '%c0%af']);
       headers[at] = [headers[at]![0], `${String(headers[at]![1])}${broken}`];
-      return { mutation: '', ...g.binaryRequest(headers, body, contentType) };
+      // %00 decodes to valid UTF-8 (a NUL the attribute rules judge); the rest is not percent-encoded UTF-8.
+      return { mutation: '', ...g.binaryRequest(headers, body, contentType), ...(broken === '%00' ? {} : { mustRefuse: `${headers[at]![0]} is not percent-encoded UTF-8 (HTTP-2)` }) };
     },
   },
   {
