@@ -66,7 +66,7 @@ export interface FuzzContext {
   readonly managerClientId: string;
   /** A loopback sink the manager may name (validation agreed: nobody is called). */
   readonly sink: string;
-  /** A credential for subscriptions; undefined where the deployment needs none. */
+  /** The credential the pool subscriptions were created with (undefined: none). */
   readonly sinkCredential: unknown;
 }
 
