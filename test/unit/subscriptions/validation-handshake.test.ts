@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/request-validation.js';
-import { validationTransport } from '../../../functions/handlers/subscriptions.js';
+import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/validation-handshake.js';
+import { validationTransport } from '../../../functions/net/validation-transport.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
 
 /** A real HTTP target; each path answers the OPTIONS request its own way. */
