@@ -105,6 +105,21 @@ describe('webhook validation request (sending side)', () => {
     expect(JSON.stringify(refused)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'));
   });
 
+  it('review #19: the precise failure goes to the operator log with the sink\'s origin only; the subscriber reads the merged words', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const logged: { message: string; fields: Record<string, unknown> }[] = [];
+    const outcome = await requestValidation(
+      { sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' },
+      validationTransport(client, (message, fields) => logged.push({ message, fields })),
+    );
+    expect(outcome).toEqual({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
+    expect(logged).toEqual([{ message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } }]);
+    expect(JSON.stringify(logged)).not.toContain('s3cr3t');
+  });
+
   it('WH-1: outside the laptop host a loopback or plain-http sink is never called: refused for good', async () => {
     const strict = createSafeHttpClient({ allowLoopback: false, responseTimeoutMs: 300 });
     try {
