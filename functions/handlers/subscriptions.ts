@@ -11,16 +11,15 @@ import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { parseEntitlements } from '../core/subscriptions/entitlements.js';
-import { SubscriptionsApi } from '../core/subscriptions/subscriptions-api.js';
-import type { ValidationTransport } from '../core/webhooks/request-validation.js';
-import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
+import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { dynamoDbClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SubscriptionRepository } from '../aws/subscription-repository.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
-import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../net/safe-http-client.js';
+import { createSafeHttpClient } from '../net/safe-http-client.js';
+import { validationTransport } from '../net/validation-transport.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
@@ -28,13 +27,13 @@ import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
 /** `/subscriptions/{id}/validation`, the validation callback (as distinct from a subscription whose id is "validation"). */
 const CALLBACK_PATH = /\/subscriptions\/[^/]+\/validation$/;
 
-let api: SubscriptionsApi | undefined;
+let service: SubscriptionsService | undefined;
 let idempotency: DynamoDbIdempotencyStore | undefined;
 
-function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
-  if (api) return api;
+function subscriptionsService(config: KoerierConfig): SubscriptionsService {
+  if (service) return service;
   const client = dynamoDbClient();
-  api = new SubscriptionsApi({
+  service = new SubscriptionsService({
     store: new SubscriptionRepository(client, resourceNames.table('subscriptions'), new RouteIndexRepository(client, resourceNames.table('routes'))),
     cipher: credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
     sendValidationRequest: validationTransport(
@@ -45,6 +44,7 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
         responseTimeoutMs: config.handshake.timeoutSeconds * 1000,
         ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
       }),
+      (message, fields) => logger.info(message, fields),
     ),
     entitlements: parseEntitlements(config.entitlementsJson),
     settings: {
@@ -60,32 +60,16 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
     },
     audit: (message, fields) => logger.info(message, fields),
   });
-  return api;
-}
-
-/** The OPTIONS request through the SSRF-guarded client; failures become outcomes, not errors. */
-export function validationTransport(client: SafeHttpClient): ValidationTransport {
-  return async ({ url, headers }) => {
-    try {
-      const response = await client.request({ method: 'OPTIONS', url, headers });
-      return { status: response.status, headers: response.headers };
-    } catch (error) {
-      if (!(error instanceof OutboundRequestError)) throw error;
-      // What the subscriber reads is the merged, fixed wording (review items 18, 19); the precise
-      // kind and the network's own message go to the operator log.
-      logger.info('validation request failed', { sinkOrigin: originOf(url), failure: error.kind, error: error.message });
-      return { failure: SUBSCRIBER_FAILURE[error.kind].detail, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' || error.kind === 'not-sendable' };
-    }
-  };
+  return service;
 }
 
 export const handler = httpHandler(async (request) => {
   const config = runtimeConfig();
   const id = request.pathParameters['id'];
-  if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptionsApi(config).approve(id, request);
+  if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptionsService(config).approve(id, request);
 
   const principal = await authenticateRequest(request, scopes.manageSubscriptions);
-  const subscriptions = subscriptionsApi(config);
+  const subscriptions = subscriptionsService(config);
   const guarded = (operation: string, process: () => Promise<HttpResponse>) =>
     withIdempotency(
       request,
@@ -111,14 +95,6 @@ export const handler = httpHandler(async (request) => {
   }
   return methodNotAllowed(request);
 });
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid';
-  }
-}
 
 function methodNotAllowed(request: HttpRequest): HttpResponse {
   const allowed = request.pathParameters['id'] === undefined ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];

@@ -9,19 +9,19 @@ import { settingEnv } from '../../functions/config.js';
 import type { Principal } from '../../functions/core/auth/access-tokens.js';
 import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
-import { SubscriptionsApi } from '../../functions/core/subscriptions/subscriptions-api.js';
+import { SubscriptionsService } from '../../functions/core/subscriptions/subscriptions-service.js';
 import { scripts } from '../support/https-receiver.js';
 import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
-let api: SubscriptionsApi;
+let api: SubscriptionsService;
 beforeAll(async () => {
   koerier = await startDeliveryHarness({
     [settingEnv.deliveryRetryInitialSeconds]: '1',
     [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
     [settingEnv.deliveryRetryWindowSeconds]: '4',
   });
-  api = new SubscriptionsApi({
+  api = new SubscriptionsService({
     store: koerier.subscriptions,
     cipher: koerier.cipher,
     sendValidationRequest: async () => ({ failure: 'not used: validation is agreed', permanent: true }),

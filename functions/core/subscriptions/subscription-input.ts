@@ -7,11 +7,12 @@
  * anything else is an error, so a typo never silently widens a subscription.
  */
 import type { ValidationIssue } from '../http/problems.js';
-import { parseSinkCredential, type SinkCredential, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
 import { MAX_JSON_DEPTH } from './json-bounds.js';
 import { outboundUrlProblem } from './outbound-url.js';
-import type { DeliveryContentMode, SinkCredentialKind, ValidationMode } from './subscription.js';
+import { parseSinkCredential } from './sink-credential-input.js';
+import type { DeliveryContentMode, ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
   readonly sink: string;

@@ -3,6 +3,7 @@
  * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
  * function all read this one shape; `functions/aws/subscription-repository.ts` stores it.
  */
+import type { StoredSinkCredential } from '../credentials/sink-credential.js';
 import type { Filter } from './filters.js';
 
 /**
@@ -27,8 +28,6 @@ export type DeliveryContentMode = 'structured' | 'binary' | 'batch';
  */
 export type ValidationMode = 'handshake' | 'agreed';
 
-export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials';
-
 /**
  * Why a subscription is suspended, for machines (the words are in `statusReason`):
  * `credential-required`: it has no sink credential, or one of a kind the deployment no longer
@@ -36,13 +35,6 @@ export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials';
  * `target-failing`: its target kept failing; `POST …/resume` reactivates it.
  */
 export type SuspensionCause = 'credential-required' | 'target-failing';
-
-/** A sink credential as stored: the kind in the clear, the secret parts only encrypted. */
-export interface StoredSinkCredential {
-  readonly kind: SinkCredentialKind;
-  /** `CredentialCipher.encrypt` output of the JSON of the whole `SinkCredential`. */
-  readonly ciphertext: string;
-}
 
 export interface Subscription {
   /** In UUIDv4 form, assigned by Koerier: derived from the owner and the create's Idempotency-Key. */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/request-validation.js';
-import { validationTransport } from '../../../functions/handlers/subscriptions.js';
+import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/validation-handshake.js';
+import { validationTransport } from '../../../functions/net/validation-transport.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
 
 /** A real HTTP target; each path answers the OPTIONS request its own way. */
@@ -103,6 +103,21 @@ describe('webhook validation request (sending side)', () => {
     const silent = await validate('/ignores');
     expect(refused).toEqual(silent);
     expect(JSON.stringify(refused)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'));
+  });
+
+  it('review #19: the precise failure goes to the operator log with the sink\'s origin only; the subscriber reads the merged words', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const logged: { message: string; fields: Record<string, unknown> }[] = [];
+    const outcome = await requestValidation(
+      { sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' },
+      validationTransport(client, (message, fields) => logged.push({ message, fields })),
+    );
+    expect(outcome).toEqual({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
+    expect(logged).toEqual([{ message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } }]);
+    expect(JSON.stringify(logged)).not.toContain('s3cr3t');
   });
 
   it('WH-1: outside the laptop host a loopback or plain-http sink is never called: refused for good', async () => {

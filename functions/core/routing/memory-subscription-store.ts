@@ -1,0 +1,144 @@
+/**
+ * Subscriptions and their route index in one process: a `SubscriptionStore` with the semantics of
+ * the DynamoDB one (`functions/aws/subscription-repository.ts`; one contract suite runs against
+ * both), that the router's matcher can also read as its `RouteIndexReader`. For unit tests and
+ * single-process tools; nothing is shared between processes.
+ *
+ * It lives with routing, not with subscriptions, because it keeps the route index: routing reads
+ * subscriptions, so the other way round would make the two areas import each other.
+ */
+import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
+import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../subscriptions/store.js';
+import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
+import type { RouteCandidate, RouteIndexReader, RouteIndexState } from './matcher.js';
+import { routeEntriesOf, type RouteEntry, type RouteShape } from './route-keys.js';
+
+/** Ids the DynamoDB store can key (its route index's sort key); a longer one names no subscription. */
+const MAX_ID_BYTES = DYNAMODB_LIMITS.sortKeyBytes;
+
+interface CursorPosition {
+  readonly owner: string;
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexReader {
+  readonly #subscriptions = new Map<string, Subscription>();
+  /** Shapes ever used: as in DynamoDB they are never removed (a stale one costs an empty lookup). */
+  readonly #shapes = new Set<RouteShape>();
+  #generation = 0;
+
+  constructor(private readonly clock: () => Date = () => new Date()) {}
+
+  async get(id: string): Promise<Subscription | undefined> {
+    if (id.length === 0 || Buffer.byteLength(id) > MAX_ID_BYTES) return undefined;
+    const stored = this.#subscriptions.get(id);
+    return stored && structuredClone(stored);
+  }
+
+  async create(draft: SubscriptionDraft): Promise<Subscription> {
+    if (this.#subscriptions.has(draft.id)) throw new SubscriptionConflictError(`subscription ${draft.id} exists`);
+    const subscription: Subscription = { ...structuredClone(draft), routeKeys: this.#index(draft), version: 1 };
+    this.#subscriptions.set(draft.id, subscription);
+    if (subscription.routeKeys.length > 0) this.#generation++;
+    return structuredClone(subscription);
+  }
+
+  async save(draft: SubscriptionDraft, previous: Subscription): Promise<Subscription> {
+    this.#expect(previous);
+    const subscription: Subscription = { ...structuredClone(draft), id: previous.id, routeKeys: this.#index(draft), version: previous.version + 1 };
+    this.#subscriptions.set(previous.id, subscription);
+    if (subscription.routeKeys.length > 0 || previous.routeKeys.some((key) => !subscription.routeKeys.includes(key))) this.#generation++;
+    return structuredClone(subscription);
+  }
+
+  async delete(previous: Subscription): Promise<void> {
+    this.#expect(previous);
+    this.#subscriptions.delete(previous.id);
+    if (previous.routeKeys.length > 0) this.#generation++;
+  }
+
+  async listByOwner(owner: string, page: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, owner);
+    const owned = [...this.#subscriptions.values()].filter((s) => s.owner === owner).sort(byCreation);
+    const rest = after ? owned.filter((s) => byCreation(s, after) > 0) : owned;
+    const items = rest.slice(0, page.limit).map((s) => structuredClone(s));
+    const last = items.at(-1);
+    return { items, ...(rest.length > page.limit && last ? { cursor: encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) } : {}) };
+  }
+
+  async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
+    const current = await this.get(id);
+    if (!current) return undefined;
+    if (expectedVersion !== undefined && current.version !== expectedVersion) {
+      throw new SubscriptionConflictError(`subscription ${id} is at version ${current.version}, not ${expectedVersion}`);
+    }
+    const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
+    return this.save(
+      {
+        ...rest,
+        status,
+        ...(reason === undefined ? {} : { statusReason: reason }),
+        ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
+        updatedAt: this.clock().toISOString(),
+      },
+      current,
+    );
+  }
+
+  async readState(): Promise<RouteIndexState> {
+    return { generation: this.#generation, shapes: [...this.#shapes] };
+  }
+
+  async candidates(routeKey: string): Promise<RouteCandidate[]> {
+    return [...this.#subscriptions.values()].filter((s) => s.routeKeys.includes(routeKey)).map(candidateOf);
+  }
+
+  /** The route keys a draft is stored under (none unless routable); registers their shapes. */
+  #index(draft: SubscriptionDraft): string[] {
+    const entries: RouteEntry[] = isRoutable(draft.status) ? routeEntriesOf(draft) : [];
+    for (const entry of entries) this.#shapes.add(entry.shape);
+    return entries.map((entry) => entry.routeKey);
+  }
+
+  /** Optimistic locking: `previous` must still be what is stored. */
+  #expect(previous: Subscription): void {
+    if (this.#subscriptions.get(previous.id)?.version !== previous.version) throw new SubscriptionConflictError(`subscription ${previous.id} changed meanwhile`);
+  }
+}
+
+function byCreation(a: Pick<Subscription, 'createdAt' | 'id'>, b: Pick<Subscription, 'createdAt' | 'id'>): number {
+  return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function candidateOf(s: Subscription): RouteCandidate {
+  return {
+    subscriptionId: s.id,
+    owner: s.owner,
+    match: {
+      ...(s.source === undefined ? {} : { source: s.source }),
+      ...(s.types === undefined ? {} : { types: s.types }),
+      ...(s.filters === undefined ? {} : { filters: s.filters }),
+    },
+    contentMode: s.contentMode,
+    batchSupported: s.batchSupported,
+  };
+}
+
+/** The owner travels inside the cursor, so a cursor can never page through another client's list. */
+function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(JSON.stringify(position)).toString('base64url');
+}
+
+function decodeCursor(cursor: string, owner: string): CursorPosition {
+  try {
+    const position: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof position === 'object' && position !== null) {
+      const { owner: of, createdAt, id } = position as Record<string, unknown>;
+      if (of === owner && typeof createdAt === 'string' && typeof id === 'string') return { owner, createdAt, id };
+    }
+  } catch {
+    // falls through to the error below
+  }
+  throw new InvalidCursorError('the cursor is not one this list handed out');
+}

@@ -1,0 +1,294 @@
+/**
+ * The subscriptions use case (EDU-7, EDU-13, EDU-14), shaped after the CloudEvents Subscriptions
+ * API: create, list (own only, paginated), read, change (JSON merge patch), delete — plus the
+ * callback through which a webhook target approves asynchronously (WH-4). It orchestrates: the
+ * input rules (`subscription-input.ts`), the lifecycle (`lifecycle.ts`), the handshake
+ * (`webhooks/validation-handshake.ts`), the store, and the HTTP side (`http-mapping.ts`).
+ *
+ * Rules every operation keeps:
+ * - a client sees and changes only its own subscriptions: another client's id answers 404, as an
+ *   unknown one does (a client holding `admin` may act on any);
+ * - a subscription must stay within its owner's entitlement (403, see `entitlements.ts`), also when
+ *   an admin changes it;
+ * - credentials are sealed before they are stored and never appear in an answer;
+ * - a new sink, or a subscription that is not active, gets the validation handshake before any
+ *   event goes to it, unless consent was agreed out of band by a client allowed to say so (WH-5).
+ */
+import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
+import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
+import { problemResponse } from '../http/problems.js';
+import { readIdempotencyKey } from '../idempotency/index.js';
+import { allowedRate, requestValidation, type ValidationTransport } from '../webhooks/validation-handshake.js';
+import { approvalTokenMatches, newApprovalToken } from './approval-token.js';
+import { checkEntitlement, type Entitlements } from './entitlements.js';
+import * as http from './http-mapping.js';
+import * as lifecycle from './lifecycle.js';
+import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
+import type { Subscription } from './subscription.js';
+import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
+import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
+import { view, writableView } from './subscription-view.js';
+
+export interface SubscriptionsSettings {
+  /** Laptop host: plain http, and any port, to loopback sinks and token URLs. */
+  readonly allowLoopbackSinks: boolean;
+  /** Ports a sink or token URL may name (review item 19). */
+  readonly allowedPorts: readonly number[];
+  /** Which sink credentials the deployment accepts (WH-3, EDU-4). */
+  readonly sinkCredentials: SinkCredentialPolicy;
+  /** `WebHook-Request-Origin`. */
+  readonly webhookOrigin: string;
+  /** Base of the callback URL; without it no asynchronous approval is offered. */
+  readonly publicBaseUrl: string;
+  /** How long a target may take to approve through the callback. */
+  readonly validationWindowSeconds: number;
+  readonly requestRatePerMinute?: number;
+  /** Clients allowed to declare `validation: "agreed"`. */
+  readonly validationAgreedClients: readonly string[];
+  /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
+  readonly maxRetryWindowSeconds: number;
+}
+
+export interface SubscriptionsDependencies {
+  readonly store: SubscriptionStore;
+  readonly cipher: CredentialCipher;
+  /** The port the handshake's OPTIONS request goes through (`net/validation-transport.ts` in production). */
+  readonly sendValidationRequest: ValidationTransport;
+  readonly entitlements: Entitlements;
+  readonly settings: SubscriptionsSettings;
+  readonly clock?: () => Date;
+  /** Told about every change, with identifiers only (never a sink's query or a credential). */
+  readonly audit?: (message: string, fields: Record<string, unknown>) => void;
+}
+
+export class SubscriptionsService {
+  private readonly clock: () => Date;
+
+  constructor(private readonly deps: SubscriptionsDependencies) {
+    this.clock = deps.clock ?? (() => new Date());
+  }
+
+  async create(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    const body = http.readJson(request, ['application/json']);
+    if ('problem' in body) return body.problem;
+    const parsed = this.parseInput(body.value);
+    if ('problem' in parsed) return parsed.problem;
+    const refusal = this.refusal(principal.clientId, parsed.value);
+    if (refusal) return refusal;
+    const idempotency = readIdempotencyKey(request.headers);
+    if ('problem' in idempotency) return problemResponse(idempotency.problem);
+
+    const id = subscriptionIdOf(principal.clientId, idempotency.key);
+    const now = this.clock().toISOString();
+    const terms = await termsOf(parsed.value, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
+    const handshake = parsed.value.validation === 'agreed' ? undefined : this.openHandshake();
+    let subscription: Subscription | undefined;
+    try {
+      subscription = await this.deps.store.create(handshake ? lifecycle.awaitingValidation(terms, handshake.fields) : lifecycle.agreedOnCreate(terms));
+    } catch (error) {
+      if (!(error instanceof SubscriptionConflictError)) throw error;
+      return this.repeatedCreate(terms);
+    }
+    if (handshake) {
+      subscription = await this.validateTarget(subscription, handshake.token);
+      if (!subscription) return http.deletedMeanwhile(id);
+    }
+    this.audit('subscription created', subscription);
+    return http.subscriptionResponse(201, subscription, this.clock(), { location: `/subscriptions/${subscription.id}` });
+  }
+
+  async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    const page = http.readPageRequest(request.query);
+    if ('problem' in page) return page.problem;
+    try {
+      const found = await this.deps.store.listByOwner(principal.clientId, page.value);
+      return http.pageResponse(found, page.value.limit, this.clock());
+    } catch (error) {
+      if (error instanceof InvalidCursorError) return http.invalidCursor();
+      throw error;
+    }
+  }
+
+  async read(principal: Principal, id: string): Promise<HttpResponse> {
+    const subscription = await this.ownSubscription(principal, id);
+    if (!subscription) return http.notFound(id);
+    return http.subscriptionResponse(200, subscription, this.clock());
+  }
+
+  async update(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    const body = http.readMergePatch(request);
+    if ('problem' in body) return body.problem;
+    const current = await this.ownSubscription(principal, id);
+    if (!current) return http.notFound(id);
+    const stale = http.preconditionFailure(request.headers['if-match'], current);
+    if (stale) return stale;
+    const patch = body.value;
+    let merged: Record<string, unknown>;
+    try {
+      merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof PatchTooDeepError) return http.tooDeep();
+      throw error;
+    }
+    // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
+    const parsed = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
+    if ('problem' in parsed) return parsed.problem;
+    // The rules are the owner's, also when an admin makes the change.
+    const refusal = this.refusal(current.owner, parsed.value);
+    if (refusal) return refusal;
+    if (current.credential && !('sinkcredential' in patch) && new URL(parsed.value.sink).origin !== new URL(current.sink).origin) {
+      return http.credentialNotCarriedOver();
+    }
+
+    const changed = await termsOf(parsed.value, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.clock().toISOString() }, this.deps.cipher);
+    // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
+    const { credential: newCredential, ...withoutCredential } = changed;
+    const credential = 'sinkcredential' in patch ? newCredential : current.credential;
+    const terms = { ...withoutCredential, ...(credential ? { credential } : {}) };
+
+    let updated: Subscription;
+    try {
+      const next = lifecycle.afterChange(terms, current, parsed.value.validation, this.clock());
+      if (next.handshake) {
+        const handshake = this.openHandshake();
+        const pending = await this.deps.store.save(lifecycle.awaitingValidation(terms, handshake.fields), current);
+        const validated = await this.validateTarget(pending, handshake.token);
+        if (!validated) return http.deletedMeanwhile(id);
+        updated = validated;
+      } else {
+        updated = await this.deps.store.save(next.draft, current);
+      }
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      throw error;
+    }
+    this.audit('subscription changed', updated);
+    return http.subscriptionResponse(200, updated, this.clock());
+  }
+
+  async remove(principal: Principal, id: string): Promise<HttpResponse> {
+    const current = await this.ownSubscription(principal, id);
+    if (!current) return http.notFound(id);
+    try {
+      await this.deps.store.delete(current);
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      throw error;
+    }
+    this.audit('subscription deleted', current);
+    // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
+    return jsonResponse(200, view(current, this.clock()));
+  }
+
+  /**
+   * GET or POST on the `WebHook-Request-Callback` URL: the target (or its administrator, by hand)
+   * approves. The secret token in the URL is the only authentication; a wrong one looks exactly
+   * like an unknown subscription. Repeating an approval is harmless.
+   */
+  async approve(id: string, request: HttpRequest): Promise<HttpResponse> {
+    const token = request.query['token'] ?? '';
+    const current = await this.deps.store.get(id);
+    if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash)) return http.notFound(id);
+    const decision = lifecycle.approvalDecision(current, this.clock());
+    switch (decision.kind) {
+      case 'already-active':
+        return http.approvedResponse(id);
+      case 'not-approvable':
+        return http.notApprovable(decision.status);
+      case 'window-closed':
+        return http.approvalWindowClosed();
+      case 'approve':
+        break;
+    }
+    const rate = allowedRate(request.headers['webhook-allowed-rate'], this.deps.settings.requestRatePerMinute);
+    try {
+      const approved = await this.deps.store.save(lifecycle.approvedByCallback(current, rate, this.clock()), current);
+      this.audit('subscription approved by callback', approved);
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      throw error;
+    }
+    return http.approvedResponse(id);
+  }
+
+  private parseInput(body: unknown, storedCredential?: SinkCredentialKind): http.Answer<SubscriptionInput> {
+    const { input, issues } = parseSubscriptionInput(body, {
+      allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
+      allowedPorts: this.deps.settings.allowedPorts,
+      sinkCredentials: this.deps.settings.sinkCredentials,
+      maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+      ...(storedCredential === undefined ? {} : { storedCredential }),
+    });
+    return input ? { value: input } : { problem: http.invalidSubscription(issues) };
+  }
+
+  /** 403 when the owner may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
+  private refusal(owner: string, input: SubscriptionInput): HttpResponse | undefined {
+    const decision = checkEntitlement(owner, input, this.deps.entitlements);
+    if (!decision.entitled) return http.notEntitled(decision.reason);
+    if (input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) return http.agreementNotAllowed(owner);
+    return undefined;
+  }
+
+  /**
+   * A create whose id is taken: the id comes from the owner and the Idempotency-Key, so an earlier
+   * attempt with this key made it, and its answer was lost or was a 5xx (which frees the key for a
+   * retry). That subscription is the answer, unless this request asks for something else (EDU-IDEM-8).
+   */
+  private async repeatedCreate(requested: lifecycle.SubscriptionTerms): Promise<HttpResponse> {
+    const existing = await this.deps.store.get(requested.id);
+    if (!existing) return http.deletedMeanwhile(requested.id);
+    if (requestedTerms(existing) !== requestedTerms(requested)) return http.idempotencyKeyReused(existing.id);
+    return http.subscriptionResponse(201, existing, this.clock(), { location: `/subscriptions/${existing.id}` });
+  }
+
+  private openHandshake(): { token: string; fields: lifecycle.OpenHandshake } {
+    const { token, hash } = newApprovalToken();
+    return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.clock(), this.deps.settings.validationWindowSeconds) } };
+  }
+
+  /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
+  private async validateTarget(pending: Subscription, token: string): Promise<Subscription | undefined> {
+    const { publicBaseUrl, webhookOrigin, requestRatePerMinute } = this.deps.settings;
+    const callbackUrl = publicBaseUrl ? `${publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
+    const outcome = await requestValidation(
+      {
+        sink: pending.sink,
+        origin: webhookOrigin,
+        ...(callbackUrl ? { callbackUrl } : {}),
+        ...(requestRatePerMinute === undefined ? {} : { requestedRatePerMinute: requestRatePerMinute }),
+      },
+      this.deps.sendValidationRequest,
+    );
+    let current = pending;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.deps.store.save(lifecycle.afterValidation(current, outcome, callbackUrl !== undefined, this.clock()), current);
+      } catch (error) {
+        if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
+        // The target approved through the callback while we were still waiting for its answer.
+        const latest = await this.deps.store.get(pending.id);
+        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest;
+        current = latest;
+      }
+    }
+  }
+
+  private async ownSubscription(principal: Principal, id: string): Promise<Subscription | undefined> {
+    const subscription = await this.deps.store.get(id);
+    if (!subscription) return undefined;
+    return subscription.owner === principal.clientId || hasScope(principal, scopes.admin) ? subscription : undefined;
+  }
+
+  private audit(message: string, subscription: Subscription): void {
+    this.deps.audit?.(message, {
+      subscriptionId: subscription.id,
+      owner: subscription.owner,
+      status: subscription.status,
+      validation: subscription.validation,
+      // The origin only: a sink's path or query may hold something the subscriber considers secret.
+      sinkOrigin: new URL(subscription.sink).origin,
+    });
+  }
+}
