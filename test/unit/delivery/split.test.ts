@@ -12,5 +12,8 @@ describe('split', () => {
     expect(new Set(children.map((child) => child.deliveryId)).size).toBe(2);
     for (const child of children) expect(child).toMatchObject({ version: 1, subscriptionId: 'sub-1', createdAt: 1_000, redriveOf: 'old' });
     expect(splitIntoSingleEvents([{ ...parent, events: ['{"id":"b"}', '{"id":"a"}'] }])[0]!.deliveryId).not.toBe(children[0]!.deliveryId);
+    // The place counts: the same event twice in one batch is two deliveries, two keys.
+    const twice = splitIntoSingleEvents([{ ...parent, events: ['{"id":"a"}', '{"id":"a"}'] }]);
+    expect(twice[0]!.deliveryId).not.toBe(twice[1]!.deliveryId);
   });
 });
