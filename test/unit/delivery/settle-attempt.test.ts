@@ -57,7 +57,7 @@ function settle(report: AttemptReport, options: { receiveCount?: number; created
 const failed = (detail = 'the target answered 500', retryAfterMs?: number): Verdict => ({ kind: 'failed', code: 'server-error', detail, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
 const LAST = policy.maxReceiveCount;
 
-describe('settleAttempt: the next step of the queue message', () => {
+describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, EDU-10, EDU-18, CARD-5)', () => {
   it.each([
     ['WH-2: a 2xx is delivered', answered({ kind: 'delivered' }), {}, { kind: 'done' }, 'delivered', 'delivered'],
     ['WH-2: a 410 retires the subscription and dead-letters the delivery', answered({ kind: 'gone' }), {}, { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'gone', attempts: 1 }) }, 'retired', 'retired'],
@@ -157,7 +157,7 @@ describe('settleAttempt: the record, the progress and the health effect', () => 
   });
 });
 
-describe('retryStep: the visibility delay', () => {
+describe('retryStep: the visibility delay (EDU-18, EDU-IDEM-12)', () => {
   it.each([
     ['a wait is rounded up to whole seconds', 1_400, 'up', 1, T0, { kind: 'retry', delaySeconds: 2 }],
     ['a backoff is rounded to the nearest second', 1_400, 'nearest', 1, T0, { kind: 'retry', delaySeconds: 1 }],
@@ -181,7 +181,7 @@ describe('deadLetterStep', () => {
   });
 });
 
-describe('targetHealthChange: what a group\'s attempts do to the target', () => {
+describe('targetHealthChange: what a group\'s attempts do to the target (WH-2, EDU-10, EDU-12)', () => {
   const failing: TargetState = { consecutiveFailures: 3, lastFailureAt: T0 - 1000, failingSince: T0 - 60_000 };
   const effect = (kind: HealthEffect['kind'], extra: Partial<HealthEffect> = {}): HealthEffect => ({ kind, ...extra });
   it.each([
