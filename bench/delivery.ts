@@ -28,7 +28,7 @@ import { RouteIndexRepository } from '../functions/aws/route-index-repository.js
 import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
 import { resourceNames, settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
-import { encodeDeliveryMessage } from '../functions/core/delivery/delivery-message.js';
+import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
 import { functions } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
 import { startKoerierHost } from '../local/host.js';

@@ -9,6 +9,9 @@
  * Everything but the target item carries `expiresAt` (DynamoDB TTL); reads treat expired items as
  * absent, as dynalite never deletes them. The target item has no TTL: its rate slot must never
  * silently reset while a conditional write still expects it.
+ *
+ * One class for the three delivery ports (target health, delivery ledger, dead letters): they share
+ * the table, its partition per subscription and its cursors; each user is handed only its port.
  */
 import {
   BatchGetItemCommand,
@@ -17,34 +20,17 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  type AttributeValue,
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
-import {
-  InvalidPageCursorError,
-  type AttemptRecord,
-  type DeadLetter,
-  type DeliveryProgress,
-  type DeliveryStateStore,
-  type Page,
-} from '../core/delivery/delivery-records.js';
+import type { AttemptRecord, DeadLetter, DeadLetterStore, DeliveryLedger, DeliveryProgress, Page, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import { HEALTHY, type TargetState } from '../core/delivery/target-health.js';
+import { ATTEMPT, DEAD, deadLetterSortKey, decodeCursor, encodeCursor, key, num, PARTITION_PREFIX, partition, PK, PROGRESS, SK, TARGET, targetOf, type Item } from './delivery-table-items.js';
 
-type Item = Record<string, AttributeValue>;
-
-const PK = tables.deliveries.partitionKey.name;
-const SK = tables.deliveries.sortKey.name;
-const TARGET = 'target';
-const PROGRESS = 'progress#';
-const ATTEMPT = 'attempt#';
-const DEAD = 'dead#';
 const BATCH_GET_LIMIT = 100;
-const PARTITION_PREFIX = 'sub#';
 
-export class DeliveryStateRepository implements DeliveryStateStore {
+export class DeliveryStateRepository implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
@@ -246,7 +232,6 @@ export class DeliveryStateRepository implements DeliveryStateStore {
     return batchWriteAll(this.client, this.tableName, requests, 'delivery state');
   }
 
-
   private async conditionally(command: UpdateItemCommand): Promise<boolean> {
     try {
       await this.client.send(command);
@@ -261,80 +246,4 @@ export class DeliveryStateRepository implements DeliveryStateStore {
     const expiresAt = item['expiresAt']?.N;
     return expiresAt !== undefined && Number(expiresAt) * 1000 < this.clock();
   }
-}
-
-function partition(subscriptionId: string): string {
-  return `${PARTITION_PREFIX}${subscriptionId}`;
-}
-
-function key(subscriptionId: string, sortKey: string): Item {
-  return { [PK]: { S: partition(subscriptionId) }, [SK]: { S: sortKey } };
-}
-
-/** Zero-padded creation time first, so the listing runs oldest delivery first. */
-function deadLetterSortKey(deadLetter: Pick<DeadLetter, 'deliveryId' | 'createdAt'>): string {
-  return `${DEAD}${String(deadLetter.createdAt).padStart(15, '0')}#${deadLetter.deliveryId}`;
-}
-
-function num(value: number): AttributeValue {
-  return { N: String(value) };
-}
-
-function targetOf(item: Item): TargetState {
-  const number = (name: string) => (item[name]?.N === undefined ? undefined : Number(item[name]!.N));
-  const throttleRate = number('throttleRate');
-  const throttleSince = number('throttleSince');
-  const optional = {
-    nextSendAt: number('nextSendAt'),
-    lastFailureAt: number('lastFailureAt'),
-    failingSince: number('failingSince'),
-    probeUntil: number('probeUntil'),
-    failedProbes: number('failedProbes'),
-    throttle: throttleRate === undefined || throttleSince === undefined ? undefined : { ratePerMinute: throttleRate, since: throttleSince },
-  };
-  return {
-    consecutiveFailures: number('consecutiveFailures') ?? 0,
-    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<TargetState>),
-  };
-}
-
-/** The partition travels in the cursor: a cursor never pages through another subscription. */
-function encodeCursor(lastKey: Item): string {
-  return Buffer.from(JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S })).toString('base64url');
-}
-
-/** Our sort keys are printable ASCII of at most about 120 characters; cursors far below this. */
-const MAX_CURSOR_SORT_KEY_BYTES = 256;
-/** base64url of the largest `{pk, sk}`: a partition of a 1,024-byte subscription id and such a sort key. */
-const MAX_CURSOR_LENGTH = 2048;
-const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
-
-/**
- * A cursor is exactly `{pk, sk}`: `pk` this subscription's partition, `sk` a printable key of the
- * listed kind (its prefix) and of bounded length. Anything else — garbage, other JSON, another
- * subscription's partition, an oversized or extra member — is refused here, before DynamoDB would
- * answer a ValidationException (a 500) (issue 8, item 10).
- */
-function decodeCursor(cursor: string, subscriptionId: string, prefix: string): Item {
-  if (cursor.length <= MAX_CURSOR_LENGTH) {
-    try {
-      const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === 'pk,sk') {
-        const { pk, sk } = value as { pk: unknown; sk: unknown };
-        if (
-          pk === partition(subscriptionId) &&
-          typeof sk === 'string' &&
-          sk.startsWith(prefix) &&
-          sk.length > prefix.length &&
-          sk.length <= MAX_CURSOR_SORT_KEY_BYTES &&
-          PRINTABLE_ASCII.test(sk)
-        ) {
-          return key(subscriptionId, sk);
-        }
-      }
-    } catch {
-      // falls through to the error below
-    }
-  }
-  throw new InvalidPageCursorError('the cursor is not one this list handed out');
 }

@@ -10,7 +10,7 @@
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { encodeDeliveryMessage } from '../core/delivery/delivery-message.js';
+import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
@@ -39,8 +39,11 @@ function deliveryAdmin(): DeliveryAdmin {
   const config = runtimeConfig();
   const dynamodb = dynamoDbClient();
   const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
+  const state = new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries'));
   admin = new DeliveryAdmin({
-    store: new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries')),
+    targets: state,
+    ledger: state,
+    deadLetters: state,
     subscriptions: new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes'))),
     enqueue: (messages) => deliveries.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
     audit: (message, fields) => logger.info(message, fields),

@@ -1,6 +1,6 @@
 /**
  * The delivery function (CARD-5): SQS event source on the deliveries queue with partial batch
- * responses. Sends each delivery to its subscriber's webhook (functions/core/delivery/dispatcher.ts);
+ * responses. Sends each delivery to its subscriber's webhook (functions/core/delivery/dispatcher.ts and its stages);
  * a delivery to try again later stays in the queue as a batch item failure, with its visibility
  * timeout set to the backoff. What crashes the function anyway returns after the queue's
  * visibility timeout, and the redrive policy catches it in the dead-letter queue eventually.
@@ -8,8 +8,9 @@
 import { readFileSync } from 'node:fs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { openSinkCredential, type SinkCredential } from '../core/credentials/sink-credential.js';
-import { encodeDeliveryMessage } from '../core/delivery/delivery-message.js';
-import { CredentialUnavailableError, dispatchBatch, type DispatcherDependencies } from '../core/delivery/dispatcher.js';
+import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
+import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
+import { dispatchBatch } from '../core/delivery/dispatcher.js';
 import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
@@ -79,8 +80,11 @@ function deliveryDependencies(): DispatcherDependencies {
     return credential;
   };
 
+  const state = new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries'));
   dependencies = {
-    store: new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries')),
+    targets: state,
+    ledger: state,
+    deadLetters: state,
     subscriptions: cachedSubscriptions(subscriptions, SUBSCRIPTION_CACHE_MS),
     async accessToken(subscription, options) {
       if (!subscription.credential) return undefined;

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
-import { CredentialUnavailableError } from '../core/delivery/dispatcher.js';
+import { CredentialUnavailableError } from '../core/delivery/dispatch-ports.js';
 import type { SinkCredential } from '../core/credentials/sink-credential.js';
 import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;

@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { sealSinkCredential, type SinkCredential } from '../../functions/core/credentials/sink-credential.js';
 import { DeliveryAdmin } from '../../functions/core/delivery/delivery-admin.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import type { AttemptRecord, DeadLetter } from '../../functions/core/delivery/delivery-records.js';
 import type { Subscription } from '../../functions/core/subscriptions/subscription.js';
 import { LocalCredentialCipher } from '../../functions/aws/credential-cipher.js';
@@ -109,7 +109,9 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const cipher = new LocalCredentialCipher(key);
   const adminWith = (entitlementsJson: string) =>
     new DeliveryAdmin({
-      store,
+      targets: store,
+      ledger: store,
+      deadLetters: store,
       subscriptions,
       enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
       audit: () => undefined,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
 import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
 import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
-import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
+import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../../functions/core/routing/route-events.js';
 import type { RoutedEventLedger } from '../../functions/core/routing/routed-events.js';

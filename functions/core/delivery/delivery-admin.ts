@@ -28,11 +28,14 @@ import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/s
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
-import type { DeliveryMessage } from './delivery-message.js';
-import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeliveryStateStore, type Page } from './delivery-records.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 
 export interface DeliveryAdminDependencies {
-  readonly store: DeliveryStateStore;
+  /** A resume starts the target with a clean slate. */
+  readonly targets: Pick<TargetHealthStore, 'resetTarget'>;
+  readonly ledger: Pick<DeliveryLedger, 'listAttempts'>;
+  readonly deadLetters: Pick<DeadLetterStore, 'listDeadLetters' | 'deleteDeadLetters'>;
   readonly subscriptions: {
     get(id: string): Promise<Subscription | undefined>;
     updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
@@ -70,13 +73,13 @@ export class DeliveryAdmin {
   /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     if (!(await this.visible(principal, id))) return notFound(id);
-    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.store.listAttempts(id, page), 'attempts', attemptView);
+    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.ledger.listAttempts(id, page), 'attempts', attemptView);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
   async listDeadLetters(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     if (!(await this.visible(principal, id))) return notFound(id);
-    return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.store.listDeadLetters(id, page), 'deadLetters', deadLetterView);
+    return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.deadLetters.listDeadLetters(id, page), 'deadLetters', deadLetterView);
   }
 
   /** POST /subscriptions/{id}/dead-letters/redrive with `{"all": true}` or `{"deliveryIds": [...]}`. */
@@ -112,7 +115,7 @@ export class DeliveryAdmin {
         problem(409, 'credential-required', 'Credential Required', `The subscription cannot be resumed: ${shortfall ?? 'it needs a new sink credential'}. A PATCH that sets one reactivates it.`),
       );
     }
-    await this.deps.store.resetTarget(id);
+    await this.deps.targets.resetTarget(id);
     await this.deps.subscriptions.updateStatus(id, 'active', `Resumed by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`);
     let redriven = 0;
     const withheld: Withheld[] = [];
@@ -149,7 +152,7 @@ export class DeliveryAdmin {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await this.deps.store.listDeadLetters(id, { limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.deadLetters.listDeadLetters(id, { limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
       for (const deadLetter of page.items) {
         if (!accept(deadLetter)) continue;
         if (chosen.length === MAX_REDRIVE) return { chosen, seen, more: true };
@@ -181,7 +184,7 @@ export class DeliveryAdmin {
       (deadLetter): DeliveryMessage => ({ version: 1, deliveryId: randomUUID(), subscriptionId: id, events: deadLetter.events, createdAt, redriveOf: deadLetter.deliveryId }),
     );
     await this.deps.enqueue(messages);
-    await this.deps.store.deleteDeadLetters(deadLetters);
+    await this.deps.deadLetters.deleteDeadLetters(deadLetters);
     return deadLetters.map((deadLetter, index) => ({ deliveryId: deadLetter.deliveryId, newDeliveryId: messages[index]!.deliveryId }));
   }
 

@@ -1,7 +1,8 @@
 /**
- * What Koerier keeps about deliveries, and the store port that keeps it (the `deliveries`
- * table in AWS and on the laptop): attempt history, per-delivery progress, dead letters and the
- * shared health of each subscription's target.
+ * What Koerier keeps about deliveries, and the three ports that keep it (one `deliveries` table
+ * in AWS and on the laptop, `functions/aws/delivery-state-repository.ts`): the shared health of
+ * each subscription's target, the delivery ledger (per-delivery progress and attempt history), and
+ * the dead letters. Each user depends on the part it uses, so a fake stubs only that.
  */
 import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
@@ -77,7 +78,11 @@ export class InvalidPageCursorError extends Error {
   override name = 'InvalidPageCursorError';
 }
 
-export interface DeliveryStateStore {
+/**
+ * The shared health of each subscription's target (WH-6, EDU-10, EDU-12): its rate slot, circuit
+ * breaker and 429 throttle, read and written by every delivery function instance.
+ */
+export interface TargetHealthStore {
   getTarget(subscriptionId: string): Promise<TargetState>;
   /** The targets of several subscriptions in one read; absent ones are healthy. */
   getTargets(subscriptionIds: readonly string[]): Promise<ReadonlyMap<string, TargetState>>;
@@ -93,14 +98,19 @@ export interface DeliveryStateStore {
   recordThrottle(subscriptionId: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }): Promise<void>;
   /** Forgets the target's failures (a resumed subscription starts with a clean slate). */
   resetTarget(subscriptionId: string): Promise<void>;
+}
 
+/** Each delivery's failed attempts so far (its progress), and the attempt history people read. */
+export interface DeliveryLedger {
   getProgress(subscriptionId: string, deliveryId: string): Promise<DeliveryProgress | undefined>;
   putProgress(subscriptionId: string, progress: DeliveryProgress, expiresAt: number): Promise<void>;
-
   recordAttempts(records: readonly AttemptRecord[], expiresAt: number): Promise<void>;
   /** Newest first. */
   listAttempts(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<AttemptRecord>>;
+}
 
+/** The deliveries Koerier stopped trying, kept for the subscriber to see and send again (EDU-18). */
+export interface DeadLetterStore {
   putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void>;
   /** Oldest delivery first. */
   listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<DeadLetter>>;

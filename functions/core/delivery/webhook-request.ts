@@ -7,7 +7,7 @@
 import { toBatchMessage, toBinaryMessage, toStructuredMessage } from '../cloudevents/index.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/index.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import type { DeliveryMessage } from './delivery-message.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 
 export interface WebhookRequest {
   readonly url: string;

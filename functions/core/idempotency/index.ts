@@ -1,7 +1,7 @@
 /**
  * Koerier's one idempotency mechanism (EDU-IDEM): the guard every mutating route runs through and
  * its store port. As a client (deliveries), the key is the delivery id fixed by the router; see
- * functions/core/delivery/delivery-message.ts.
+ * functions/core/delivery-message/delivery-message.ts.
  */
 export { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './key.js';
 export { requestFingerprint } from './fingerprint.js';

@@ -16,7 +16,7 @@
  * record can do without: reading the route index's state (`refresh`).
  */
 import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery/delivery-message.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { SubscriptionMatcher } from './matcher.js';
 import type { RouteCandidate } from './matcher.js';
 import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
+import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 
 const event = (id: string, extra = '') =>
   `{ "specversion":"1.0","id":"${id}","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a", "data":{"big":12345678901234567890123,"quote":"\\"q\\""}${extra} }`;

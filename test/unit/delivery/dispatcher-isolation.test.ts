@@ -5,9 +5,11 @@
  * sent and settled. (The real handler behind the SQS poller: test/integration/delivery-batch-isolation.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
-import type { DeadLetter, DeliveryProgress, DeliveryStateStore } from '../../../functions/core/delivery/delivery-records.js';
-import { dispatchBatch, type DeliveryPolicy, type DeliveryTask } from '../../../functions/core/delivery/dispatcher.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
+import type { DeliveryPolicy, DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
+import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import type { WebhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 import { HEALTHY } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
@@ -29,8 +31,10 @@ const policy: DeliveryPolicy = {
   sinkCredentials: 'oauth2-only',
 };
 
+type DeliveryState = DispatchTargets & DispatchLedger & DispatchDeadLetters;
+
 /** Delivery state in memory; `failProgressOf` names deliveries whose progress read fails. */
-function memoryState(failProgressOf: ReadonlySet<string>): DeliveryStateStore & { deadLetters: DeadLetter[] } {
+function memoryState(failProgressOf: ReadonlySet<string>): DeliveryState & { deadLetters: DeadLetter[] } {
   const deadLetters: DeadLetter[] = [];
   return {
     deadLetters,
@@ -41,17 +45,13 @@ function memoryState(failProgressOf: ReadonlySet<string>): DeliveryStateStore & 
     recordTargetSuccess: async () => undefined,
     recordTargetFailures: async () => HEALTHY,
     recordThrottle: async () => undefined,
-    resetTarget: async () => undefined,
     getProgress: async (_subscriptionId: string, deliveryId: string): Promise<DeliveryProgress | undefined> => {
       if (failProgressOf.has(deliveryId)) throw new Error('ProvisionedThroughputExceededException');
       return undefined;
     },
     putProgress: async () => undefined,
     recordAttempts: async () => undefined,
-    listAttempts: async () => ({ items: [] }),
     putDeadLetter: async (deadLetter: DeadLetter) => void deadLetters.push(deadLetter),
-    listDeadLetters: async () => ({ items: deadLetters }),
-    deleteDeadLetters: async () => undefined,
   };
 }
 
@@ -81,8 +81,10 @@ function task(subscriptionId: string, deliveryId: string, receiveCount = 1): Del
 function setup(options: { unreadableSubscriptions?: readonly string[]; failProgressOf?: readonly string[] } = {}) {
   const store = memoryState(new Set(options.failProgressOf ?? []));
   const sent: string[] = [];
-  const deps = {
-    store,
+  const deps: DispatcherDependencies = {
+    targets: store,
+    ledger: store,
+    deadLetters: store,
     subscriptions: {
       get: async (id: string) => {
         if (options.unreadableSubscriptions?.includes(id)) throw new Error('subscription table unavailable');
@@ -91,7 +93,7 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
       updateStatus: async () => undefined,
     },
     accessToken: async () => 'access-token',
-    send: async (request: { headers: Readonly<Record<string, string>> }) => {
+    send: async (request: WebhookRequest) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return { status: 204, headers: {}, latencyMs: 1 };
     },
@@ -113,7 +115,7 @@ describe('delivery batch isolation', () => {
   it('review #1: a message that is not a delivery and a subscription that cannot be read fail alone; the other deliveries are sent', async () => {
     const { deps, sent } = setup({ unreadableSubscriptions: ['sub-b'] });
     const tasks = [task('sub-a', id(1)), { messageId: 'm-garbage', body: 'not a delivery', receiveCount: 1 }, task('sub-b', id(2)), task('sub-a', id(3)), task('sub-c', id(4))];
-    const outcome = await dispatchBatch(tasks, deps as never);
+    const outcome = await dispatchBatch(tasks, deps);
     expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(1)}`]: 'done', 'm-garbage': 'retry', [`m-${id(2)}`]: 'retry', [`m-${id(3)}`]: 'done', [`m-${id(4)}`]: 'done' });
     expect(sent.sort()).toEqual([id(1), id(3), id(4)]);
   });
@@ -122,7 +124,7 @@ describe('delivery batch isolation', () => {
     const { deps, sent } = setup({ failProgressOf: [id(12)] });
     // Second receives, so each delivery's progress is read.
     const tasks = [task('sub-a', id(11), 2), task('sub-a', id(12), 2), task('sub-a', id(13), 2)];
-    const outcome = await dispatchBatch(tasks, deps as never);
+    const outcome = await dispatchBatch(tasks, deps);
     expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(11)}`]: 'done', [`m-${id(12)}`]: 'retry', [`m-${id(13)}`]: 'done' });
     expect(sent.sort()).toEqual([id(11), id(13)]);
   });

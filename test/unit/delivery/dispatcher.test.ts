@@ -1,12 +1,16 @@
 /**
- * The dispatcher's decisions on one batch, against an in-memory delivery state (the DynamoDB
- * repository itself is covered by the integration tests) and a scripted target.
+ * The dispatcher's stages applied to one batch, against an in-memory delivery state typed against
+ * the ports it uses (the DynamoDB repository itself is covered by the integration tests) and a
+ * scripted target. The decisions alone, without any store: settle-attempt.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
-import type { DeadLetter, DeliveryProgress, DeliveryStateStore } from '../../../functions/core/delivery/delivery-records.js';
-import { dispatchBatch, OUT_OF_TIME_RETRY_MS, type DeliveryPolicy, type DeliveryTask } from '../../../functions/core/delivery/dispatcher.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
+import type { DeliveryPolicy, DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchSubscriptions, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
+import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import { OUT_OF_TIME_RETRY_MS } from '../../../functions/core/delivery/settle-attempt.js';
+import type { WebhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
@@ -29,7 +33,7 @@ const policy: DeliveryPolicy = {
   sinkCredentials: 'oauth2-only',
 };
 
-class MemoryDeliveryState implements DeliveryStateStore {
+class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDeadLetters {
   target: TargetState = HEALTHY;
   throttles: { pauseUntil: number; ratePerMinute: number }[] = [];
   progress = new Map<string, DeliveryProgress>();
@@ -57,9 +61,6 @@ class MemoryDeliveryState implements DeliveryStateStore {
   async recordThrottle(_id: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }) {
     this.throttles.push({ pauseUntil, ratePerMinute: throttle.ratePerMinute });
   }
-  async resetTarget() {
-    this.target = HEALTHY;
-  }
   async getProgress(_id: string, deliveryId: string) {
     return this.progress.get(deliveryId);
   }
@@ -67,16 +68,9 @@ class MemoryDeliveryState implements DeliveryStateStore {
     this.progress.set(progress.deliveryId, progress);
   }
   async recordAttempts() {}
-  async listAttempts() {
-    return { items: [] };
-  }
   async putDeadLetter(deadLetter: DeadLetter) {
     this.deadLetters.push(deadLetter);
   }
-  async listDeadLetters() {
-    return { items: this.deadLetters };
-  }
-  async deleteDeadLetters() {}
 }
 
 function subscription(fields: Partial<Subscription> = {}): Subscription {
@@ -100,13 +94,15 @@ function setup(options: { answer?: () => AttemptResult; subscription?: Partial<S
   const store = new MemoryDeliveryState();
   const enqueued: DeliveryMessage[] = [];
   const sent: string[] = [];
-  const statusUpdates: unknown[][] = [];
+  const statusUpdates: Parameters<DispatchSubscriptions['updateStatus']>[] = [];
   const clock = { now: options.now ?? T0 };
-  const deps = {
-    store,
-    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async (...args: unknown[]) => void statusUpdates.push(args) },
+  const deps: DispatcherDependencies = {
+    targets: store,
+    ledger: store,
+    deadLetters: store,
+    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async (...args) => void statusUpdates.push(args) },
     accessToken: async () => 'access-token',
-    send: async (request: { headers: Readonly<Record<string, string>> }) => {
+    send: async (request: WebhookRequest) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return options.answer?.() ?? { status: 204, headers: {}, latencyMs: 1 };
     },
@@ -130,9 +126,9 @@ describe('dispatchBatch', () => {
   it('EDU-IDEM-11, EDU-18: a split done twice gives each event the same key both times, and the parent createdAt', async () => {
     const parent = task({ events: ['{"id":"a"}', '{"id":"b"}'], createdAt: T0 - 3_600_000 });
     const first = setup();
-    await dispatchBatch([parent], first.deps as never);
+    await dispatchBatch([parent], first.deps);
     const second = setup({ now: T0 + 60_000 });
-    await dispatchBatch([parent], second.deps as never);
+    await dispatchBatch([parent], second.deps);
     expect(first.enqueued).toHaveLength(2);
     expect(second.enqueued.map((m) => m.deliveryId)).toEqual(first.enqueued.map((m) => m.deliveryId));
     expect(new Set(first.enqueued.map((m) => m.deliveryId)).size).toBe(2);
@@ -144,20 +140,20 @@ describe('dispatchBatch', () => {
 
   it('WH-2, EDU-10: a 429 without Retry-After still slows the subscription down, pausing it for the schedule wait', async () => {
     const { store, deps } = setup({ answer: () => ({ status: 429, headers: {}, latencyMs: 1 }) });
-    const outcome = await dispatchBatch([task()], deps as never);
+    const outcome = await dispatchBatch([task()], deps);
     expect(outcome.decisions).toEqual([{ messageId: expect.any(String), action: 'retry', delaySeconds: expect.any(Number) }]);
     expect(store.throttles).toEqual([{ pauseUntil: T0 + policy.retry.initialDelaySeconds * 1000, ratePerMinute: 60 }]);
   });
 
   it('WH-2: a 429 with Retry-After pauses the subscription until then', async () => {
     const { store, deps } = setup({ answer: () => ({ status: 429, headers: { 'retry-after': '120' }, latencyMs: 1 }) });
-    await dispatchBatch([task()], deps as never);
+    await dispatchBatch([task()], deps);
     expect(store.throttles).toEqual([{ pauseUntil: T0 + 120_000, ratePerMinute: 60 }]);
   });
 
   it('WH-2: a 503 Retry-After is the earliest next attempt of that delivery, and does not throttle the subscription', async () => {
     const { store, deps } = setup({ answer: () => ({ status: 503, headers: { 'retry-after': '600' }, latencyMs: 1 }) });
-    const outcome = await dispatchBatch([task()], deps as never);
+    const outcome = await dispatchBatch([task()], deps);
     const [decision] = outcome.decisions;
     expect(decision).toMatchObject({ action: 'retry' });
     expect((decision as { delaySeconds: number }).delaySeconds).toBeGreaterThanOrEqual(600);
@@ -168,7 +164,7 @@ describe('dispatchBatch', () => {
     const { store, deps, sent } = setup();
     const last = task({}, policy.maxReceiveCount);
     store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 9, lastAttempts: [], nextAttemptAt: T0 + 86_400_000 });
-    const outcome = await dispatchBatch([last], deps as never);
+    const outcome = await dispatchBatch([last], deps);
     expect(outcome.decisions).toEqual([{ messageId: last.messageId, action: 'done' }]);
     expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', attempts: 9 }]);
     expect(sent).toEqual([]);
@@ -177,7 +173,7 @@ describe('dispatchBatch', () => {
   it('EDU-18: a delivery held back by the rate on its last receive becomes a dead letter', async () => {
     const { store, deps } = setup({ subscription: { allowedRatePerMinute: 1 } });
     store.target = { ...HEALTHY, nextSendAt: T0 + 3_600_000 };
-    const outcome = await dispatchBatch([task({}, policy.maxReceiveCount)], deps as never);
+    const outcome = await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
     expect(outcome).toMatchObject({ attempts: 0, deadLettered: 1, decisions: [{ action: 'done' }] });
     expect(store.deadLetters).toMatchObject([{ reason: 'exhausted' }]);
   });
@@ -189,7 +185,7 @@ describe('dispatchBatch', () => {
     };
     const early = task({ deliveryId: 'aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d' }, 2);
     const last = task({}, policy.maxReceiveCount);
-    const outcome = await dispatchBatch([early, last], deps as never);
+    const outcome = await dispatchBatch([early, last], deps);
     expect(outcome.decisions).toEqual([
       { messageId: early.messageId, action: 'retry', delaySeconds: 60 },
       { messageId: last.messageId, action: 'done' },
@@ -200,7 +196,7 @@ describe('dispatchBatch', () => {
 
   it('EDU-IDEM-12: within the safety margin before the key lifetime ends, a delivery is dead-lettered, not sent', async () => {
     const { store, deps, sent } = setup();
-    const outcome = await dispatchBatch([task({ createdAt: T0 - policy.keyTtlSeconds * 1000 + 30_000 })], deps as never);
+    const outcome = await dispatchBatch([task({ createdAt: T0 - policy.keyTtlSeconds * 1000 + 30_000 })], deps);
     expect(outcome.decisions).toMatchObject([{ action: 'done' }]);
     expect(store.deadLetters).toMatchObject([{ reason: 'exhausted' }]);
     expect(sent).toEqual([]);
@@ -210,7 +206,7 @@ describe('dispatchBatch', () => {
     const { store, deps } = setup();
     const createdAt = T0 - policy.keyTtlSeconds * 1000 + 3_600_000;
     store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 6 * 3_600_000 });
-    const outcome = await dispatchBatch([task({ createdAt }, 2)], deps as never);
+    const outcome = await dispatchBatch([task({ createdAt }, 2)], deps);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: 3600 - 60 }]);
   });
 
@@ -224,7 +220,7 @@ describe('dispatchBatch', () => {
     const second = task({ deliveryId: 'bbbbbbbb-2d3f-4a5b-8c6d-7e8f9a0b1c2d' });
     // The first may go at once and fits; the second's rate slot is a second later, and its
     // request could then run past the deadline.
-    const outcome = await dispatchBatch([first, second], deps as never, { deadline: T0 + policy.sendTimeoutMs + 500 });
+    const outcome = await dispatchBatch([first, second], deps, { deadline: T0 + policy.sendTimeoutMs + 500 });
     expect(sent).toEqual(['aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d']);
     expect(outcome.decisions).toEqual([
       { messageId: first.messageId, action: 'done' },
@@ -239,11 +235,11 @@ describe('dispatchBatch', () => {
     const oauth2 = { credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
     const tight = setup({ subscription: oauth2 });
     const deadline = T0 + policy.sendTimeoutMs + policy.tokenTimeoutMs;
-    const outcome = await dispatchBatch([task()], tight.deps as never, { deadline });
+    const outcome = await dispatchBatch([task()], tight.deps, { deadline });
     expect(tight.sent).toEqual([]);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }]);
     const roomy = setup({ subscription: oauth2 });
-    await dispatchBatch([task()], roomy.deps as never, { deadline: T0 + policy.sendTimeoutMs + 2 * policy.tokenTimeoutMs });
+    await dispatchBatch([task()], roomy.deps, { deadline: T0 + policy.sendTimeoutMs + 2 * policy.tokenTimeoutMs });
     expect(roomy.sent).toHaveLength(1);
   });
 
@@ -252,7 +248,7 @@ describe('dispatchBatch', () => {
     ['a static token where only OAuth2 is allowed', { credential: { kind: 'bearer', ciphertext: 'sealed' } }, 'oauth2-only'],
   ] as const)('WH-3, EDU-4: a subscription with %s is suspended as credential-required, and its deliveries are parked, not sent', async (_case, fields, sinkCredentials) => {
     const { deps, sent, store, statusUpdates } = setup({ subscription: fields as Partial<Subscription>, policy: { sinkCredentials } });
-    const outcome = await dispatchBatch([task()], deps as never);
+    const outcome = await dispatchBatch([task()], deps);
     expect(sent).toEqual([]);
     expect(statusUpdates).toEqual([[SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required']]);
     expect(store.deadLetters).toMatchObject([{ reason: 'subscription-suspended' }]);
@@ -261,7 +257,7 @@ describe('dispatchBatch', () => {
 
   it('EDU-4: with bearer-or-oauth2 a static token is delivered', async () => {
     const { deps, sent, statusUpdates } = setup({ subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' } }, policy: { sinkCredentials: 'bearer-or-oauth2' } });
-    await dispatchBatch([task()], deps as never);
+    await dispatchBatch([task()], deps);
     expect(sent).toHaveLength(1);
     expect(statusUpdates).toEqual([]);
   });
@@ -274,7 +270,7 @@ describe('dispatchBatch', () => {
       failures.push(count);
       return store.target;
     };
-    const outcome = await dispatchBatch([task({ events: [event] }), task({ deliveryId: 'cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d' })], deps as never);
+    const outcome = await dispatchBatch([task({ events: [event] }), task({ deliveryId: 'cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d' })], deps);
     expect(sent).toEqual(['cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d']);
     expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable', attempts: 0, detail: expect.stringContaining('not at fault') }]);
     // Only the sendable delivery's 503 counts against the target.
@@ -284,7 +280,7 @@ describe('dispatchBatch', () => {
 
   it('review #8: a request the HTTP client refuses after all (not-sendable) is a dead letter, not a failure of the target', async () => {
     const { deps, store } = setup({ answer: () => ({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }) });
-    const outcome = await dispatchBatch([task()], deps as never);
+    const outcome = await dispatchBatch([task()], deps);
     expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable' }]);
     expect(store.target.consecutiveFailures).toBe(0);
     expect(outcome).toMatchObject({ attempts: 1, failedAttempts: 1, deadLettered: 1 });
@@ -301,7 +297,7 @@ describe('dispatchBatch', () => {
           if (options?.refresh) refreshes.push(target.clock.now);
           return refreshes.length > 0 ? 'fresh' : 'stale';
         },
-        send: async (request: { headers: Readonly<Record<string, string>> }) => {
+        send: async (request: WebhookRequest) => {
           bearers.push(request.headers['authorization'] ?? '');
           return { status: answers.shift() ?? 204, headers: {}, latencyMs: 1 };
         },
@@ -311,14 +307,14 @@ describe('dispatchBatch', () => {
 
     it('WH-6, WH-3: the try with a fresh token waits for a rate slot of its own: 1/min gets one request a minute', async () => {
       const { deps, store, clock, bearers, refreshes } = oauth2Target([401, 204]);
-      const first = await dispatchBatch([task()], deps as never);
+      const first = await dispatchBatch([task()], deps);
       expect(bearers).toEqual(['Bearer stale']);
       expect(refreshes).toEqual([T0]);
       expect(first.decisions).toMatchObject([{ action: 'retry', delaySeconds: 60 }]);
       expect(store.target.consecutiveFailures).toBe(0);
 
       clock.now = T0 + 60_000;
-      const second = await dispatchBatch([task({}, 2)], deps as never);
+      const second = await dispatchBatch([task({}, 2)], deps);
       expect(bearers).toEqual(['Bearer stale', 'Bearer fresh']);
       expect(second.decisions).toMatchObject([{ action: 'done' }]);
       expect(store.deadLetters).toEqual([]);
@@ -326,9 +322,9 @@ describe('dispatchBatch', () => {
 
     it('WH-2: a 401 to the try with a fresh token is the answer: a dead letter, no further refresh', async () => {
       const { deps, store, clock, bearers, refreshes } = oauth2Target([401, 401]);
-      await dispatchBatch([task()], deps as never);
+      await dispatchBatch([task()], deps);
       clock.now = T0 + 60_000;
-      const second = await dispatchBatch([task({}, 2)], deps as never);
+      const second = await dispatchBatch([task({}, 2)], deps);
       expect(bearers).toEqual(['Bearer stale', 'Bearer fresh']);
       expect(refreshes).toHaveLength(1);
       expect(second.decisions).toMatchObject([{ action: 'done' }]);

@@ -1,6 +1,6 @@
 import { HTTP } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
+import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import { deliveryFormat, unsendableHeader, webhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 
 const event = (id: string) =>

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CredentialUnavailableError } from '../../../functions/core/delivery/dispatcher.js';
+import { CredentialUnavailableError } from '../../../functions/core/delivery/dispatch-ports.js';
 import { ClientCredentialsTokens } from '../../../functions/net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
 

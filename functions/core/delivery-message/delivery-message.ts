@@ -2,6 +2,10 @@
  * The message on the deliveries queue: one per (event or batch of events, subscription). The
  * router writes it, the delivery function sends it. Its `deliveryId` is fixed here, once, and is
  * the `Idempotency-Key` of every attempt (EDU-IDEM-9, EDU-IDEM-11).
+ *
+ * Its own area because it is the contract between two: routing writes it and delivery reads it
+ * (and writes it again for a split or a redrive). Both import it; neither imports the other for it,
+ * so `core/routing` does not depend on `core/delivery`.
  */
 import { arrayElementSpans, memberValueSpan } from '../cloudevents/json-spans.js';
 

@@ -1,0 +1,70 @@
+/**
+ * Admission (WH-6, EDU-10, EDU-12): how many of a subscription's ready deliveries may go now, and
+ * when the others come back. The breaker decides whether anything goes (closed), nothing (open),
+ * or one probe (half-open, for the instance that takes the probe lease); the rate decides when each
+ * admitted one goes. Slots are reserved with a conditional write on the target's shared state, so
+ * instances racing for the same target never share a slot.
+ */
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { TargetHealthStore } from './delivery-records.js';
+import type { DeliveryPolicy } from './dispatch-ports.js';
+import { breakerOf, effectiveRatePerMinute, planSends, type TargetState } from './target-health.js';
+
+export interface Admission {
+  /** The target state the admission was decided on. */
+  readonly target: TargetState;
+  /** The one admitted delivery is the half-open breaker's probe. */
+  readonly probe: boolean;
+  /** In-memory wait before each admitted delivery (its rate slot). */
+  readonly waits: readonly number[];
+  /** Visibility delay of each delivery not admitted. */
+  readonly deferMs: readonly number[];
+}
+
+export interface AdmissionContext {
+  readonly targets: Pick<TargetHealthStore, 'getTarget' | 'takeProbe' | 'reserveSendSlots'>;
+  readonly policy: Pick<DeliveryPolicy, 'breaker' | 'probeLeaseMs' | 'rateHorizonMs'>;
+  readonly now: () => number;
+  readonly random: () => number;
+}
+
+/**
+ * How many of `count` deliveries may go now — one in-memory wait each, for its rate slot — and how
+ * long the others are put back: until the breaker's cool-down ends, the probe is over, or their
+ * rate slot.
+ */
+export async function admit(
+  subscriptionId: string,
+  subscription: Pick<Subscription, 'allowedRatePerMinute'>,
+  count: number,
+  initialTarget: TargetState,
+  context: AdmissionContext,
+): Promise<Admission> {
+  const { targets, policy, now: clock, random } = context;
+  let target = initialTarget;
+  let holdsProbe = false;
+  for (let round = 0; round < 3; round++) {
+    const now = clock();
+    const breaker = breakerOf(target, policy.breaker, now);
+    if (breaker.state === 'open') {
+      // Spread the comeback over a tenth of the cool-down (at most half a minute).
+      const spread = Math.min(30_000, (breaker.until - now) / 10);
+      return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => breaker.until - now + random() * spread) };
+    }
+    let allowed = count;
+    if (breaker.state === 'half-open') {
+      holdsProbe ||= await targets.takeProbe(subscriptionId, now, now + policy.probeLeaseMs);
+      allowed = holdsProbe ? 1 : 0;
+    }
+    const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, target, now);
+    const plan = planSends({ count: allowed, now, ratePerMinute: rate, nextSendAt: target.nextSendAt, horizonMs: policy.rateHorizonMs });
+    const probeWait = () => policy.probeLeaseMs + random() * 5000;
+    const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, probeWait)];
+    if (plan.nextSendAt === undefined || (await targets.reserveSendSlots(subscriptionId, target.nextSendAt, plan.nextSendAt))) {
+      return { target, probe: holdsProbe, waits: plan.admitted, deferMs };
+    }
+    // Another instance reserved meanwhile: plan again on what it wrote.
+    target = await targets.getTarget(subscriptionId);
+  }
+  return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => 1000 + random() * 2000) };
+}

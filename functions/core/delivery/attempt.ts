@@ -1,0 +1,81 @@
+/**
+ * The sending stage (WH-1, WH-3, WH-6, CARD-5): each admitted delivery waits for its rate slot,
+ * goes out with the subscription's bearer token, and its answer is judged (WH-2). What an attempt
+ * means for the delivery is not decided here but in `settle-attempt.ts`.
+ */
+import type { Subscription } from '../subscriptions/subscription.js';
+import { judgeAttempt, type AttemptResult } from './attempt-outcome.js';
+import type { DeliveryProgress } from './delivery-records.js';
+import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
+import type { AttemptReport } from './settle-attempt.js';
+import { webhookRequest, type DeliveryFormat } from './webhook-request.js';
+
+/** An admitted delivery, ready to go out. */
+export interface Sending {
+  readonly delivery: QueuedDelivery;
+  readonly format: DeliveryFormat;
+  readonly progress?: DeliveryProgress;
+}
+
+export interface AttemptContext {
+  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'origin' | 'log' | 'policy'>;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Epoch ms by which every attempt must be over. */
+  readonly deadline: number;
+  /** The batch's OAuth2 token, when it was fetched before the rate slots were planned. */
+  readonly token?: Promise<string | undefined>;
+}
+
+/** Sends every admitted delivery after its wait (`waits`, index for index); a report each, in the same order. */
+export async function attemptAll(subscription: Subscription, sending: readonly Sending[], waits: readonly number[], context: AttemptContext): Promise<AttemptReport[]> {
+  const { deps, now, sleep } = context;
+  const { policy } = deps;
+  // One token fetch for the batch, and at most one refresh.
+  let token = context.token;
+  let refreshed: Promise<string | undefined> | undefined;
+  const accessToken = (refresh: boolean) => (refresh ? (refreshed ??= deps.accessToken(subscription, { refresh })) : (token ??= deps.accessToken(subscription)));
+  // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
+  // the fetch of a fresh token.
+  const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';
+  const worstCaseMs = oauth2 ? 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs : policy.sendTimeoutMs;
+  const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
+  return Promise.all(
+    sending.map(async ({ delivery, format, progress }, index): Promise<AttemptReport> => {
+      const wait = waits[index] ?? 0;
+      if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
+      if (wait > 0) await sleep(wait);
+      const at = now();
+      const send = async (): Promise<AttemptResult | CredentialUnavailableError> => {
+        let bearer: string | undefined;
+        try {
+          bearer = await accessToken(false);
+        } catch (error) {
+          return credentialFailure(error);
+        }
+        // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
+        if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
+        return deps.send(webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer }));
+      };
+      let result = await send();
+      // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
+      // keeps it) and try again with it. Not at once: this request used the delivery's rate
+      // slot (WH-6). A 401 to the try after a refresh is the target's answer.
+      if (oauth2 && !(result instanceof Error) && result.status === 401 && progress?.lastAttempts.at(-1)?.status !== 401) {
+        try {
+          await accessToken(true);
+          return { at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, now()), freshToken: true };
+        } catch (error) {
+          result = credentialFailure(error);
+        }
+      }
+      if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
+      if ('failure' in result) {
+        // The transport's own words, which may name an internal address, are for operators only.
+        const { subscriptionId, deliveryId } = delivery.message;
+        deps.log('warn', 'delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
+      }
+      return { at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, now()) };
+    }),
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * What the delivery function's dispatcher is handed (`dispatcher.ts`): the queue's messages, the
+ * policy, and the ports it works through. Each stage takes only the part it uses, so a test fakes
+ * only that part.
+ */
+import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
+import type { AttemptResult } from './attempt-outcome.js';
+import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from './delivery-records.js';
+import type { BreakerSettings } from './target-health.js';
+import type { RetrySchedule } from './retry-schedule.js';
+import type { WebhookRequest } from './webhook-request.js';
+
+export interface DeliveryPolicy {
+  readonly retry: RetrySchedule;
+  readonly breaker: BreakerSettings;
+  readonly suspendAfterSeconds: number;
+  /** The receiver's idempotency-key lifetime (EDU-IDEM-7): no attempt after it (EDU-IDEM-12). */
+  readonly keyTtlSeconds: number;
+  readonly historySeconds: number;
+  readonly deadLetterRetentionSeconds: number;
+  /** How long admitted deliveries may wait in memory for their rate slot. */
+  readonly rateHorizonMs: number;
+  /** How long a half-open probe holds the target for itself: its connect plus response time. */
+  readonly probeLeaseMs: number;
+  /** The queue's redrive threshold: on this receive, a retry becomes a dead letter instead. */
+  readonly maxReceiveCount: number;
+  /** The longest one request to a target can take: its connect plus response timeout. */
+  readonly sendTimeoutMs: number;
+  /** The longest fetching an OAuth2 access token can take. */
+  readonly tokenTimeoutMs: number;
+  /** Which sink credentials the deployment accepts (WH-3, EDU-4): a subscription without one is suspended. */
+  readonly sinkCredentials: SinkCredentialPolicy;
+}
+
+/** The batch's time budget. */
+export interface DispatchOptions {
+  /**
+   * Epoch ms by which every attempt must be over, so the decisions can still be applied before
+   * the function times out (a timeout applies none of them). An attempt that might not end by
+   * then is not started.
+   */
+  readonly deadline?: number;
+}
+
+/** A message as the queue handed it over. */
+export interface DeliveryTask {
+  readonly messageId: string;
+  readonly body: string;
+  /** SQS ApproximateReceiveCount: 1 on the first receive. */
+  readonly receiveCount: number;
+}
+
+/** A queue message read as a delivery. */
+export interface QueuedDelivery {
+  readonly messageId: string;
+  readonly receiveCount: number;
+  readonly message: DeliveryMessage;
+}
+
+/** What becomes of one queue message. */
+export type DeliveryDecision =
+  | { readonly messageId: string; readonly action: 'done' }
+  /** Leave the message in the queue and show it again after `delaySeconds`. */
+  | { readonly messageId: string; readonly action: 'retry'; readonly delaySeconds: number };
+
+/** What a batch came to: a decision per message, and its figures for metrics. */
+export interface BatchOutcome {
+  readonly decisions: readonly DeliveryDecision[];
+  /** Requests sent to targets. */
+  readonly attempts: number;
+  /** Of those, the ones not answered with a 2xx. */
+  readonly failedAttempts: number;
+  /** Deliveries that became dead letters (with or without an attempt in this batch). */
+  readonly deadLettered: number;
+}
+
+export class CredentialUnavailableError extends Error {
+  override name = 'CredentialUnavailableError';
+}
+
+/** The subscriptions as the dispatcher reads and changes them. */
+export interface DispatchSubscriptions {
+  /** May answer from a short-lived cache unless `fresh`. */
+  get(id: string, options?: { fresh?: boolean }): Promise<Subscription | undefined>;
+  updateStatus(id: string, status: SubscriptionStatus, reason: string, suspendedFor?: SuspensionCause): Promise<void>;
+}
+
+export type DispatchLog = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+
+/** The parts of the delivery state ports the dispatcher uses: all of target health but `resetTarget` (a resume's). */
+export type DispatchTargets = Omit<TargetHealthStore, 'resetTarget'>;
+export type DispatchLedger = Pick<DeliveryLedger, 'getProgress' | 'putProgress' | 'recordAttempts'>;
+export type DispatchDeadLetters = Pick<DeadLetterStore, 'putDeadLetter'>;
+
+export interface DispatcherDependencies {
+  readonly targets: DispatchTargets;
+  readonly ledger: DispatchLedger;
+  readonly deadLetters: DispatchDeadLetters;
+  readonly subscriptions: DispatchSubscriptions;
+  /**
+   * The bearer token for the subscription's sink (WH-3); only called for a subscription with a credential.
+   * `refresh` asks for a new one (after a 401). Throws CredentialUnavailableError.
+   */
+  accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
+  send(request: WebhookRequest): Promise<AttemptResult>;
+  /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
+  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+  readonly policy: DeliveryPolicy;
+  /** `WebHook-Request-Origin`. */
+  readonly origin: string;
+  readonly log: DispatchLog;
+  readonly clock?: () => number;
+  readonly random?: () => number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}

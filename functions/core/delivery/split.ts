@@ -1,0 +1,24 @@
+/**
+ * Each event of a multi-event message as a delivery of its own (JSON-3), for a subscription that
+ * does not take batches (EDU-11). A split done again (the group retried, the function timed out)
+ * must not make new operations: each child's key derives from the parent's key and its place in it
+ * (EDU-IDEM-11), and it keeps the parent's age, so its attempts end when the parent's key lifetime
+ * does (EDU-IDEM-12).
+ */
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { deliveryIdOf } from '../routing/routed-events.js';
+
+export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): DeliveryMessage[] {
+  return messages.flatMap((message) =>
+    message.events.map(
+      (event, index): DeliveryMessage => ({
+        version: 1,
+        deliveryId: deliveryIdOf([message.deliveryId], message.subscriptionId, [`split#${index}`, event]),
+        subscriptionId: message.subscriptionId,
+        events: [event],
+        createdAt: message.createdAt,
+        ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+      }),
+    ),
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Admission (WH-6, EDU-10, EDU-12) against a fake of only the three target-health calls it makes.
+ */
+import { describe, expect, it } from 'vitest';
+import { admit, type AdmissionContext } from '../../../functions/core/delivery/admission.js';
+import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
+
+const T0 = 1_000_000;
+const policy: AdmissionContext['policy'] = { breaker: { failureThreshold: 5, cooldownSeconds: 60 }, probeLeaseMs: 10_000, rateHorizonMs: 5_000 };
+
+function targets(options: { probe?: boolean; reservations?: boolean[]; stored?: TargetState } = {}) {
+  const calls: string[] = [];
+  const reservations = [...(options.reservations ?? [])];
+  const fake: AdmissionContext['targets'] = {
+    getTarget: async () => (calls.push('getTarget'), options.stored ?? HEALTHY),
+    takeProbe: async () => (calls.push('takeProbe'), options.probe ?? true),
+    reserveSendSlots: async (_id, expected, next) => (calls.push(`reserve ${expected ?? '-'}→${next}`), reservations.shift() ?? true),
+  };
+  return { fake, calls };
+}
+
+const context = (fake: AdmissionContext['targets']): AdmissionContext => ({ targets: fake, policy, now: () => T0, random: () => 0.5 });
+const open: TargetState = { consecutiveFailures: 5, lastFailureAt: T0 - 30_000 };
+const halfOpen: TargetState = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };
+
+describe('admission', () => {
+  it('EDU-12: an open breaker admits nothing and puts every delivery back until its cool-down ends, spread a little', async () => {
+    const { fake, calls } = targets();
+    const admission = await admit('sub-1', {}, 2, open, context(fake));
+    expect(admission).toEqual({ target: open, probe: false, waits: [], deferMs: [30_000 + 0.5 * 3_000, 30_000 + 0.5 * 3_000] });
+    expect(calls).toEqual([]);
+  });
+
+  it('EDU-12: half-open, the instance that takes the probe sends one delivery; the others wait for the probe to end', async () => {
+    const { fake, calls } = targets({ probe: true });
+    const admission = await admit('sub-1', {}, 3, halfOpen, context(fake));
+    expect(admission).toMatchObject({ probe: true, waits: [0], deferMs: [12_500, 12_500] });
+    expect(calls).toEqual(['takeProbe']);
+  });
+
+  it('EDU-12: half-open, while another instance holds the probe, nothing goes', async () => {
+    const { fake } = targets({ probe: false });
+    expect(await admit('sub-1', {}, 1, halfOpen, context(fake))).toMatchObject({ probe: false, waits: [], deferMs: [12_500] });
+  });
+
+  it('WH-6: under a rate the slots are reserved; when another instance moved them first, admission plans again on what it wrote', async () => {
+    const { fake, calls } = targets({ reservations: [false, true], stored: { consecutiveFailures: 0, nextSendAt: T0 + 1_000 } });
+    const admission = await admit('sub-1', { allowedRatePerMinute: 60 }, 2, HEALTHY, context(fake));
+    expect(admission.waits).toEqual([1_000, 2_000]);
+    expect(calls).toEqual([`reserve -→${T0 + 2_000}`, 'getTarget', `reserve ${T0 + 1_000}→${T0 + 3_000}`]);
+  });
+
+  it('WH-6: a race lost three times admits nothing and puts the deliveries back for a second or two', async () => {
+    const { fake } = targets({ reservations: [false, false, false], stored: HEALTHY });
+    expect(await admit('sub-1', { allowedRatePerMinute: 60 }, 1, HEALTHY, context(fake))).toMatchObject({ waits: [], deferMs: [2_000] });
+  });
+});
