@@ -16,10 +16,10 @@ import type { Subscription } from '../core/subscriptions/subscription.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { postponeMessages } from '../aws/delivery-queue.js';
-import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
-import { RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../net/safe-http-client.js';
 import { webhookSender } from '../net/webhook-sender.js';
@@ -62,10 +62,10 @@ function deliveryDependencies(): DispatcherDependencies {
     ...(settings.outboundCaFile ? { extraCaCertificates: [readFileSync(settings.outboundCaFile, 'utf8')] } : {}),
   });
   const dynamodb = dynamoDbClient();
-  const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
+  const subscriptions = new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes')));
   const cipher = credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {});
   const tokens = new ClientCredentialsTokens(http, Date.now, (message, fields) => logger.warn(message, fields));
-  const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
+  const deliveries = new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
   // Decrypting costs a KMS call: once per stored credential per container.
   const credentials = new Map<string, Promise<SinkCredential>>();
   const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
@@ -80,7 +80,7 @@ function deliveryDependencies(): DispatcherDependencies {
     return credential;
   };
 
-  const state = new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries'));
+  const state = new DynamoDbDeliveryState(dynamodb, resourceNames.table('deliveries'));
   dependencies = {
     targets: state,
     ledger: state,

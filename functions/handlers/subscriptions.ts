@@ -15,8 +15,8 @@ import { SubscriptionsService } from '../core/subscriptions/subscriptions-servic
 import { dynamoDbClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
-import { RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient } from '../net/safe-http-client.js';
 import { validationTransport } from '../net/validation-transport.js';
@@ -34,7 +34,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
   if (service) return service;
   const client = dynamoDbClient();
   service = new SubscriptionsService({
-    store: new SubscriptionRepository(client, resourceNames.table('subscriptions'), new RouteIndexRepository(client, resourceNames.table('routes'))),
+    store: new DynamoDbSubscriptionStore(client, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(client, resourceNames.table('routes'))),
     cipher: credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
     sendValidationRequest: validationTransport(
       createSafeHttpClient({

@@ -1,6 +1,6 @@
 /**
  * Subscriptions and their route index in one process: a `SubscriptionStore` with the semantics of
- * the DynamoDB one (`functions/aws/subscription-repository.ts`; one contract suite runs against
+ * the DynamoDB one (`functions/aws/dynamodb-subscription-store.ts`; one contract suite runs against
  * both), that the router's matcher can also read as its `RouteIndexReader`. For unit tests and
  * single-process tools; nothing is shared between processes.
  *

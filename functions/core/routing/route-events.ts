@@ -33,7 +33,7 @@ export interface RouterDependencies {
   readonly ledger: RoutedEventLedger;
   /** Whether the subscription's owner may still receive this event (EDU-7). */
   readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
-  /** Writes every message or throws (SqsEventQueue semantics). */
+  /** Writes every message or throws (SqsMessageQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
   readonly now: () => number;
   /** How long a claim blocks another attempt: above the router's timeout. */

@@ -1,7 +1,7 @@
 /**
  * The subscription record (EDU-7, EDU-13, EDU-14): what a receiver asked for, where it goes, and
  * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
- * function all read this one shape; `functions/aws/subscription-repository.ts` stores it.
+ * function all read this one shape; `functions/aws/dynamodb-subscription-store.ts` stores it.
  */
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
 import type { Filter } from './filters.js';

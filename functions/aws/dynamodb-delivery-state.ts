@@ -30,7 +30,7 @@ import { ATTEMPT, DEAD, deadLetterSortKey, decodeCursor, encodeCursor, key, num,
 
 const BATCH_GET_LIMIT = 100;
 
-export class DeliveryStateRepository implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
+export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
