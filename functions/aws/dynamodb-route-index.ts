@@ -25,7 +25,7 @@ import { tables } from '../../lib/resources.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry, SubscriptionMatch } from '../core/routing/route-keys.js';
-import type { DeliveryContentMode } from '../core/subscriptions/subscription.js';
+import type { ContentMode } from '../core/cloudevents/index.js';
 
 type Item = Record<string, AttributeValue>;
 
@@ -62,7 +62,7 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
         subscriptionId: item[SORT_KEY]?.S ?? '',
         owner: item['owner']?.S ?? '',
         match: JSON.parse(item['match']?.S ?? '{}') as SubscriptionMatch,
-        contentMode: (item['contentMode']?.S ?? 'structured') as DeliveryContentMode,
+        contentMode: (item['contentMode']?.S ?? 'structured') as ContentMode,
         batchSupported: item['batchSupported']?.BOOL === true,
       });
     }

@@ -8,12 +8,13 @@ import { judgeAttempt, type AttemptResult } from './attempt-outcome.js';
 import type { DeliveryProgress } from './delivery-records.js';
 import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
 import type { AttemptReport } from './settle-attempt.js';
-import { webhookRequest, type DeliveryFormat } from './webhook-request.js';
+import type { ContentMode } from '../cloudevents/index.js';
+import { webhookRequest } from './webhook-request.js';
 
 /** An admitted delivery, ready to go out. */
 export interface Sending {
   readonly delivery: QueuedDelivery;
-  readonly format: DeliveryFormat;
+  readonly format: ContentMode;
   readonly progress?: DeliveryProgress;
 }
 

@@ -11,10 +11,11 @@ import { credentialShortfall } from '../credentials/sink-credential.js';
 import type { DeliveryPolicy, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline } from './retry-schedule.js';
 import { deadLetterStep, retryStep, type NextStep } from './settle-attempt.js';
-import { deliveryFormat, unsendableHeader, webhookRequest, type DeliveryFormat } from './webhook-request.js';
+import type { ContentMode } from '../cloudevents/index.js';
+import { deliveryFormat, unsendableHeader, webhookRequest } from './webhook-request.js';
 
 export type Preparation =
-  | { readonly kind: 'ready'; readonly format: DeliveryFormat; readonly progress?: DeliveryProgress }
+  | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress }
   /** One delivery per event (JSON-3): `split.ts`. */
   | { readonly kind: 'split' }
   /** Settled without an attempt; `unsendableHeader` names the header that could not be sent. */
@@ -96,7 +97,7 @@ function notActive(status: SubscriptionStatus, reason: string | undefined): [Dea
 }
 
 /** The name of a header this delivery's request could not carry (see `unsendableHeader`). */
-function unsendable(delivery: QueuedDelivery, subscription: Subscription, format: DeliveryFormat, origin: string): string | undefined {
+function unsendable(delivery: QueuedDelivery, subscription: Subscription, format: ContentMode, origin: string): string | undefined {
   try {
     // The real token comes later; a stand-in of the same alphabet (RFC 6750 b64token) checks the rest.
     return unsendableHeader(webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin, accessToken: 'token-checked-later' }));
