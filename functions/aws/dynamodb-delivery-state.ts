@@ -23,6 +23,7 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { AttemptRecord, DeadLetter, DeadLetterStore, DeliveryLedger, DeliveryProgress, Page, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import { HEALTHY, type TargetState } from '../core/delivery/target-health.js';
@@ -34,7 +35,7 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async getTarget(subscriptionId: string): Promise<TargetState> {

@@ -10,6 +10,7 @@
  * conflict) puts the index back in line with the record that won.
  */
 import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import { SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
@@ -22,7 +23,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly routes: DynamoDbRouteIndex,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async get(id: string): Promise<Subscription | undefined> {
@@ -130,7 +131,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         status,
         ...(reason === undefined ? {} : { statusReason: reason }),
         ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
-        updatedAt: this.clock().toISOString(),
+        updatedAt: new Date(this.clock()).toISOString(),
       },
       current,
     );

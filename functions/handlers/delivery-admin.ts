@@ -46,7 +46,7 @@ function deliveryAdmin(): DeliveryAdmin {
     deadLetters: state,
     subscriptions: new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes'))),
     enqueue: (messages) => deliveries.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-    audit: (message, fields) => logger.info(message, fields),
+    audit: logger,
     entitlements: parseEntitlements(config.entitlementsJson),
     sinkCredentials: config.sinkCredentials,
   });

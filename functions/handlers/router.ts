@@ -36,7 +36,7 @@ function routerDependencies(): RouterDependencies {
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,
     maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
-    log: (message, fields) => logger.info(message, fields),
+    log: logger,
   };
   return dependencies;
 }

@@ -44,7 +44,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
         responseTimeoutMs: config.handshake.timeoutSeconds * 1000,
         ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
       }),
-      (message, fields) => logger.info(message, fields),
+      logger,
     ),
     entitlements: parseEntitlements(config.entitlementsJson),
     settings: {
@@ -58,7 +58,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
       validationAgreedClients: config.validationAgreedClients,
       maxRetryWindowSeconds: config.idempotency.ttlSeconds,
     },
-    audit: (message, fields) => logger.info(message, fields),
+    audit: logger,
   });
   return service;
 }

@@ -28,6 +28,7 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority, type ReceiverScript } from '../support/https-receiver.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
+import { silentLog } from '../../functions/core/ports/log.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
@@ -114,7 +115,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
       deadLetters: store,
       subscriptions,
       enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-      audit: () => undefined,
+      audit: silentLog,
       entitlements: parseEntitlements(entitlementsJson),
       sinkCredentials: loadConfig().sinkCredentials,
     });

@@ -4,6 +4,7 @@
  * lifetime, or one that cannot be an HTTP request, becomes a dead letter; a multi-event message
  * for a target that takes no batches is split; one received before a long wait is over waits on.
  */
+import type { Clock } from '../ports/clock.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import { SUBSCRIBER_FAILURE } from './attempt-outcome.js';
 import type { DeadLetterReason, DeliveryLedger, DeliveryProgress } from './delivery-records.js';
@@ -25,7 +26,7 @@ export interface PreparationContext {
   readonly ledger: Pick<DeliveryLedger, 'getProgress'>;
   readonly policy: Pick<DeliveryPolicy, 'retry' | 'keyTtlSeconds' | 'maxReceiveCount' | 'deadLetterRetentionSeconds'>;
   readonly origin: string;
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 export type SubscriptionGate =
@@ -51,7 +52,7 @@ export async function gateSubscription(subscriptionId: string, deps: Pick<Dispat
     // allowed): nothing goes out without a token (WH-3). Parked like any suspension; the PATCH
     // that sets a credential reactivates it and sends them again.
     await deps.subscriptions.updateStatus(subscriptionId, 'suspended', `Suspended: ${shortfall}.`, 'credential-required');
-    deps.log('warn', 'subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
+    deps.log.warn('subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
     subscription = { ...subscription, status: 'suspended', statusReason: shortfall };
   }
   if (subscription.status === 'active') return { kind: 'active', subscription };
