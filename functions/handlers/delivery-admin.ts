@@ -15,7 +15,6 @@ import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { moveDeadLetterQueueBack } from '../aws/delivery-queue.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
@@ -47,7 +46,7 @@ function deliveryAdmin(): DeliveryAdmin {
     subscriptions: new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes'))),
     enqueue: (messages) => deliveries.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
     audit: logger,
-    entitlements: parseEntitlements(config.entitlementsJson),
+    entitlements: config.entitlements,
     sinkCredentials: config.sinkCredentials,
   });
   return admin;

@@ -6,7 +6,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
-import { entitledToEvent, parseEntitlements } from '../core/subscriptions/entitlements.js';
+import { entitledToEvent } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
@@ -24,12 +24,11 @@ function routerDependencies(): RouterDependencies {
   const config = runtimeConfig();
   const client = dynamoDbClient();
   const deliveries = new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
-  const entitlements = parseEntitlements(config.entitlementsJson);
   dependencies = {
     // Lives as long as the container: its cache is checked against the index generation per batch.
     matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(client, resourceNames.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(client, resourceNames.table('idempotency')),
-    isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements),
+    isEntitled: (owner, event) => entitledToEvent(owner, event, config.entitlements),
     sendDeliveries: (bodies) => deliveries.send(bodies.map((body) => ({ body }))),
     now: () => Date.now(),
     // A crashed invocation's claims free up before SQS shows its messages again.

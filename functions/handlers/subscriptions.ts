@@ -10,7 +10,6 @@ import { scopes } from '../core/auth/access-tokens.js';
 import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { dynamoDbClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
@@ -46,7 +45,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
       }),
       logger,
     ),
-    entitlements: parseEntitlements(config.entitlementsJson),
+    entitlements: config.entitlements,
     settings: {
       allowLoopbackSinks: config.allowLoopbackSinks,
       allowedPorts: config.outboundPorts,
