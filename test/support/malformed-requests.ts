@@ -522,8 +522,11 @@ const structuredMutators: Mutator[] = [
     weight: 4,
     make: (g) => {
       const event = g.event();
-      const name = g.pick(['source', 'id', 'type', 'specversion', 'data', 'subject', 'time']);
-      const other = name === 'specversion' ? '1.0' : name === 'time' ? '2026-02-02T00:00:00Z' : name === 'data' ? '{"other":true}' : `${String(event[name] ?? 'x')}-other`;
+      // Only a member the event really has is named twice: prepending `subject` to an event
+      // without one is a valid event, not a duplicate. One draw whatever the event holds, so the
+      // requests after this one stay the same.
+      const name = g.pick(['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter((member) => member in event));
+      const other = name === 'specversion' ? '1.0' : name === 'time' ? '2026-02-02T00:00:00Z' : name === 'data' ? '{"other":true}' : name === 'data_base64' ? 'b3RoZXI=' : `${String(event[name] ?? 'x')}-other`;
       const member = `${JSON.stringify(name)}:${name === 'data' ? other : JSON.stringify(other)}`;
       const text = g.chance(0.5) ? withMemberText(JSON.stringify(event), member) : `${JSON.stringify(event).slice(0, -1)},${member}}`;
       return { mutation: '', ...g.structured(text), mustRefuse: `the member "${name}" appears twice (issue 8, item 7)` };
