@@ -31,6 +31,8 @@ const CONCURRENCY = 8;
  * with its key and headers) and must stay far below Lambda's 6 MB response limit (item 11).
  */
 const MAX_PROBLEM_BYTES = 256 * 1024;
+/** Every answer to a request with an Idempotency-Key is stored for replays in that item too, the 202 of a batch included. */
+const MAX_STORED_ANSWER_BYTES = 256 * 1024;
 /** The development token endpoint answers in RFC 6749 section 5.2's JSON, not with problems. */
 const OAUTH_TOKEN_PATH = '/oauth/token';
 
@@ -155,7 +157,14 @@ function judge(request: FuzzRequest, outcome: RawOutcome): { kind: string; why: 
     if (problem) return { kind: `${status} not a problem`, why: problem };
   }
   if (request.mustRefuse && status < 400) return { kind: `${status} accepted`, why: `answered ${status}, but it must be refused: ${request.mustRefuse}` };
+  if (status < 400 && hasIdempotencyKey(request) && outcome.bodyBytes > MAX_STORED_ANSWER_BYTES) {
+    return { kind: `${status} too large to store`, why: `the answer is ${outcome.bodyBytes} bytes; the idempotency store keeps at most ${MAX_STORED_ANSWER_BYTES}` };
+  }
   return undefined;
+}
+
+function hasIdempotencyKey(request: FuzzRequest): boolean {
+  return request.method !== 'GET' && request.method !== 'HEAD' && request.headers.some(([name]) => name.toLowerCase() === 'idempotency-key');
 }
 
 /**

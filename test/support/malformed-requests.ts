@@ -691,6 +691,19 @@ const batchMutators: Mutator[] = [
     },
   },
   {
+    // Valid, but the 202 names every event: before it was bounded it grew to megabytes, too large
+    // for the idempotency item that keeps it for replays (review #11).
+    name: 'batch/long-sources-and-ids',
+    weight: 0.1,
+    make: (g) => {
+      const count = g.int(100, 1000);
+      const source = `/fuzz/${'s'.repeat(g.int(500, 2000))}`;
+      const idLength = g.int(500, 1500);
+      const events = Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `${g.letters(8)}-${i}-${'i'.repeat(idLength)}`, source, type: EVENT_TYPE }));
+      return { mutation: '', ...g.batch(JSON.stringify(events)) };
+    },
+  },
+  {
     name: 'batch/too-many-events',
     weight: 0.3,
     make: (g) => {
@@ -975,6 +988,27 @@ const subscriptionMutators: Mutator[] = [
     make: (g) => {
       const body = g.subscriptionBody({ [g.pick([...SUBSCRIPTION_MEMBERS, 'id', 'status', 'owner', 'unknown', '__proto__'])]: g.oddValue() });
       return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth(g.pick(['manager', 'manager', 'stranger'])), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(body)) };
+    },
+  },
+  {
+    // "\ud800" is valid JSON but no Unicode text: a source like it once made the route index's
+    // key builder throw (a 500). The manager is entitled, so only this string can refuse it.
+    name: 'subscriptions/create-unpaired-surrogate',
+    weight: 1,
+    make: (g) => {
+      const lone = g.pick(['\ud800', '\udfff', 'x\udbff', '\udc00\ud800', '😀\ud83d']);
+      const where = g.pick(['source', 'type', 'filter', 'filter-name']);
+      const conditions =
+        where === 'source' ? { source: lone } : where === 'type' ? { types: [EVENT_TYPE, lone] } : where === 'filter' ? { filters: [{ exact: { subject: lone } }] } : { filters: [{ exact: { [`x${lone}`]: 'y' } }] };
+      const body = g.subscriptionBody(conditions);
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(JSON.stringify(body)),
+        mustRefuse: `${where} holds an unpaired surrogate, which no UTF-8 text can (review #1)`,
+      };
     },
   },
   {
