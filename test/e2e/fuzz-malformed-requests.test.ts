@@ -55,6 +55,8 @@ beforeAll(async () => {
     {
       // The fuzzer is no publisher flooding the ingest: 429s would hide what the requests reach.
       [settingEnv.publishRatePerMinute]: '1000000',
+      // Nor a manager flooding the subscription routes: past 600 a minute every one would be a 429.
+      [settingEnv.manageRatePerMinute]: '1000000',
       // Subscriptions without a handshake, so creating one calls nobody.
       [settingEnv.validationAgreedClients]: 'dev-subscriber',
       [settingEnv.logLevel]: 'warn',
