@@ -205,6 +205,7 @@ function scopeClaim(payload: JWTPayload): string[] {
  * into DynamoDB keys: a claim with control characters or unpaired surrogates (which
  * `encodeURIComponent` cannot encode) names no client we could key anything by.
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNKEYABLE_TEXT = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function stringClaim(value: unknown): string | undefined {
