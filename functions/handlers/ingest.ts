@@ -6,7 +6,8 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { parseCloudEventsRequest } from '../core/cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
-import { boundedIssues, MAX_PROBLEM_BYTES, problem, problemResponse, type ValidationIssue } from '../core/http/problems.js';
+import { acceptedAnswer } from '../core/http/accepted-answer.js';
+import { problem, problemResponse, type ValidationIssue } from '../core/http/problems.js';
 import { ungrantedSources } from '../core/auth/publish-grants.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
@@ -22,10 +23,7 @@ import { rememberPublishRefusal } from './shared/throttling.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 
-/**
- * The most events one batch may hold. With warnings grouped per kind, it bounds the 202 body,
- * which the idempotency store keeps for replays in one DynamoDB item (400 KB at most).
- */
+/** The most events one batch may hold. */
 export const MAX_EVENTS_PER_BATCH = 1000;
 
 /** Message attributes that travel with every accepted event to the router. */
@@ -100,22 +98,11 @@ async function acceptEvents(request: HttpRequest, publisher: string, config: Koe
   }
   // Context attributes may be logged (CE-16); the data never is.
   for (const event of outcome.events) logger.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
-  return jsonResponse(202, {
-    accepted: outcome.events.map(({ source, id }) => ({ source, id })),
-    ...(outcome.warnings.length > 0 ? boundedWarnings(outcome.warnings) : {}),
-  });
+  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
+  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
 }
 
-/**
- * One warning per kind of finding, with the batch members it concerns, cut to the same budget as
- * a problem's issue list (review #11), so a large batch cannot grow the 202 body (which the
- * idempotency store keeps in one item) past what it can hold.
- */
-function boundedWarnings(warnings: readonly ValidationIssue[]): { warnings: ValidationIssue[]; warningsNotListed?: number } {
-  const { listed, notListed } = boundedIssues(groupedWarnings(warnings), MAX_PROBLEM_BYTES);
-  return notListed > 0 ? { warnings: listed, warningsNotListed: notListed } : { warnings: listed };
-}
-
+/** One warning per kind of finding, with the batch members it concerns. */
 function groupedWarnings(warnings: readonly ValidationIssue[]): ValidationIssue[] {
   if (warnings.every((warning) => warning.index === undefined)) return [...warnings];
   const groups = new Map<string, { warning: ValidationIssue; indexes: number[] }>();
