@@ -16,7 +16,7 @@ import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
-import { moveDeadLetterQueueBack } from '../aws/delivery-queue.js';
+import { moveDeadLetterQueueBack } from '../aws/sqs-delivery-queue.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';

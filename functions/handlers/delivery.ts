@@ -15,7 +15,7 @@ import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
-import { postponeMessages } from '../aws/delivery-queue.js';
+import { postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
