@@ -24,8 +24,8 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
-import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
-import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
 import { resourceNames, settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
@@ -95,7 +95,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const feeder = new SQSClient({});
   try {
     const dynamodb = dynamoDbClient();
-    const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
+    const subscriptions = new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes')));
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();

@@ -13,7 +13,7 @@ import {
 } from './core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from './core/auth/publish-grants.js';
 import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from './core/credentials/sink-credential.js';
-import { parseEntitlements } from './core/subscriptions/entitlements.js';
+import { parseEntitlements, type Entitlements } from './core/subscriptions/entitlements.js';
 import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../lib/resources.js';
 
 export const settingEnv = {
@@ -100,7 +100,8 @@ export interface KoerierConfig {
   /** Largest event (serialised) the ingest stores in a queue message. */
   readonly maxEventBytes: number;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
-  readonly entitlementsJson: string;
+  /** Which event types each subscriber may receive (EDU-13), parsed once here. */
+  readonly entitlements: Entitlements;
   readonly publishGrants: PublishGrants;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
@@ -185,7 +186,7 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
       // Longer than any HTTP function may run (30 s), so no lock lapses under a request still running.
       lockSeconds: integer(settingEnv.idempotencyLockSeconds, 60, 31, 3600),
     },
-    entitlementsJson: checkedEntitlements(env[settingEnv.entitlements]?.trim() || '{}', issues),
+    entitlements: checkedEntitlements(env[settingEnv.entitlements]?.trim() || '{}', issues),
     publishGrants: readPublishGrants(env[settingEnv.publishers], issues),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: {
@@ -242,13 +243,13 @@ function requireEnv(name: string, env: Env): string {
 }
 
 /** Fails at start-up, not in every router batch, when the entitlements have the wrong shape. */
-function checkedEntitlements(json: string, issues: string[]): string {
+function checkedEntitlements(json: string, issues: string[]): Entitlements {
   try {
-    parseEntitlements(json);
+    return parseEntitlements(json);
   } catch (error) {
     issues.push(`${settingEnv.entitlements}: ${(error as Error).message}`);
+    return new Map();
   }
-  return json;
 }
 
 /** The access-token settings alone, for the laptop's development identity to issue matching tokens. */

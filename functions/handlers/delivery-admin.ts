@@ -15,14 +15,13 @@ import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
-import { moveDeadLetterQueueBack } from '../aws/delivery-queue.js';
-import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
+import { moveDeadLetterQueueBack } from '../aws/sqs-delivery-queue.js';
+import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
-import { RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { resourceNames } from '../config.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
@@ -38,16 +37,16 @@ function deliveryAdmin(): DeliveryAdmin {
   if (admin) return admin;
   const config = runtimeConfig();
   const dynamodb = dynamoDbClient();
-  const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
-  const state = new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries'));
+  const deliveries = new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
+  const state = new DynamoDbDeliveryState(dynamodb, resourceNames.table('deliveries'));
   admin = new DeliveryAdmin({
     targets: state,
     ledger: state,
     deadLetters: state,
-    subscriptions: new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes'))),
+    subscriptions: new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes'))),
     enqueue: (messages) => deliveries.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-    audit: (message, fields) => logger.info(message, fields),
-    entitlements: parseEntitlements(config.entitlementsJson),
+    audit: logger,
+    entitlements: config.entitlements,
     sinkCredentials: config.sinkCredentials,
   });
   return admin;

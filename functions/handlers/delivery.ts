@@ -15,27 +15,20 @@ import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
-import { postponeMessages } from '../aws/delivery-queue.js';
-import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
-import { RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { postponeMessages } from '../aws/sqs-delivery-queue.js';
+import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../net/safe-http-client.js';
 import { webhookSender } from '../net/webhook-sender.js';
 import { resourceNames } from '../config.js';
 import { queues } from '../../lib/resources.js';
+import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { describeError } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { runtimeConfig } from './shared/runtime.js';
-
-/** Where the delivery function's metrics go (EMF, see the end of `handler`). */
-export const METRIC_NAMESPACE = 'Koerier';
-const DELIVERY_METRICS = [
-  { Name: 'DeliveryAttempts', Unit: 'Count' },
-  { Name: 'DeliveryFailures', Unit: 'Count' },
-  { Name: 'DeliveriesDeadLettered', Unit: 'Count' },
-];
 
 /** How long a container trusts what it read about a subscription. */
 const SUBSCRIPTION_CACHE_MS = 5_000;
@@ -62,10 +55,10 @@ function deliveryDependencies(): DispatcherDependencies {
     ...(settings.outboundCaFile ? { extraCaCertificates: [readFileSync(settings.outboundCaFile, 'utf8')] } : {}),
   });
   const dynamodb = dynamoDbClient();
-  const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
+  const subscriptions = new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes')));
   const cipher = credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {});
-  const tokens = new ClientCredentialsTokens(http, Date.now, (message, fields) => logger.warn(message, fields));
-  const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
+  const tokens = new ClientCredentialsTokens(http, Date.now, logger);
+  const deliveries = new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
   // Decrypting costs a KMS call: once per stored credential per container.
   const credentials = new Map<string, Promise<SinkCredential>>();
   const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
@@ -80,7 +73,7 @@ function deliveryDependencies(): DispatcherDependencies {
     return credential;
   };
 
-  const state = new DeliveryStateRepository(dynamodb, resourceNames.table('deliveries'));
+  const state = new DynamoDbDeliveryState(dynamodb, resourceNames.table('deliveries'));
   dependencies = {
     targets: state,
     ledger: state,
@@ -114,7 +107,7 @@ function deliveryDependencies(): DispatcherDependencies {
       sinkCredentials: config.sinkCredentials,
     },
     origin: config.webhookOrigin,
-    log: (level, message, fields) => logger[level](message, fields),
+    log: logger,
   };
   return dependencies;
 }
@@ -146,14 +139,7 @@ export async function handler(event: SQSEvent, context: Pick<Context, 'getRemain
   // read these from the log stream, without a PutMetricData call. A metric record, not a log
   // line: written whatever the log level, and only in Lambda.
   if (runtimeConfig().delivery.emitMetrics) {
-    process.stdout.write(
-      `${JSON.stringify({
-        _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: METRIC_NAMESPACE, Dimensions: [[]], Metrics: DELIVERY_METRICS }] },
-        DeliveryAttempts: attempts,
-        DeliveryFailures: failedAttempts,
-        DeliveriesDeadLettered: deadLettered,
-      })}\n`,
-    );
+    process.stdout.write(deliveryMetricsRecord({ attempts, failures: failedAttempts, deadLettered }, Date.now()));
   }
   return { batchItemFailures: retries.map((retry) => ({ itemIdentifier: retry.messageId })) };
 }

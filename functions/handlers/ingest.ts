@@ -14,7 +14,7 @@ import { answerValidationRequest } from '../core/webhooks/answer-validation-requ
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
@@ -32,10 +32,10 @@ export const inboundMessageAttributes = {
   receivedAt: 'koerier-received-at',
 } as const;
 
-let inbound: SqsEventQueue | undefined;
+let inbound: SqsMessageQueue | undefined;
 let idempotency: DynamoDbIdempotencyStore | undefined;
 let rates: DynamoDbRateWindow | undefined;
-const inboundQueue = () => (inbound ??= new SqsEventQueue(sqsClient(), resourceNames.queueUrl('inbound')));
+const inboundQueue = () => (inbound ??= new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('inbound')));
 const idempotencyStore = () => (idempotency ??= new DynamoDbIdempotencyStore(dynamoDbClient(), resourceNames.table('idempotency')));
 const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency'), { onRefused: rememberPublishRefusal }));
 

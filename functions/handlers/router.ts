@@ -6,10 +6,11 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
-import { entitledToEvent, parseEntitlements } from '../core/subscriptions/entitlements.js';
+import { entitledToEvent } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
-import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, resourceNames, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../../lib/resources.js';
 import { describeError } from './shared/api-gateway.js';
@@ -22,20 +23,19 @@ function routerDependencies(): RouterDependencies {
   if (dependencies) return dependencies;
   const config = runtimeConfig();
   const client = dynamoDbClient();
-  const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
-  const entitlements = parseEntitlements(config.entitlementsJson);
+  const deliveries = new SqsMessageQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
   dependencies = {
     // Lives as long as the container: its cache is checked against the index generation per batch.
-    matcher: new SubscriptionMatcher(new RouteIndexRepository(client, resourceNames.table('routes'))),
+    matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(client, resourceNames.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(client, resourceNames.table('idempotency')),
-    isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements),
+    isEntitled: (owner, event) => entitledToEvent(owner, event, config.entitlements),
     sendDeliveries: (bodies) => deliveries.send(bodies.map((body) => ({ body }))),
     now: () => Date.now(),
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,
     maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
-    log: (message, fields) => logger.info(message, fields),
+    log: logger,
   };
   return dependencies;
 }

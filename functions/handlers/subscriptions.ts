@@ -10,13 +10,12 @@ import { scopes } from '../core/auth/access-tokens.js';
 import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { dynamoDbClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
-import { RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient } from '../net/safe-http-client.js';
 import { validationTransport } from '../net/validation-transport.js';
@@ -34,7 +33,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
   if (service) return service;
   const client = dynamoDbClient();
   service = new SubscriptionsService({
-    store: new SubscriptionRepository(client, resourceNames.table('subscriptions'), new RouteIndexRepository(client, resourceNames.table('routes'))),
+    store: new DynamoDbSubscriptionStore(client, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(client, resourceNames.table('routes'))),
     cipher: credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
     sendValidationRequest: validationTransport(
       createSafeHttpClient({
@@ -44,9 +43,9 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
         responseTimeoutMs: config.handshake.timeoutSeconds * 1000,
         ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
       }),
-      (message, fields) => logger.info(message, fields),
+      logger,
     ),
-    entitlements: parseEntitlements(config.entitlementsJson),
+    entitlements: config.entitlements,
     settings: {
       allowLoopbackSinks: config.allowLoopbackSinks,
       allowedPorts: config.outboundPorts,
@@ -58,7 +57,7 @@ function subscriptionsService(config: KoerierConfig): SubscriptionsService {
       validationAgreedClients: config.validationAgreedClients,
       maxRetryWindowSeconds: config.idempotency.ttlSeconds,
     },
-    audit: (message, fields) => logger.info(message, fields),
+    audit: logger,
   });
   return service;
 }

@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
-import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { settingEnv } from '../../functions/config.js';
 import { scopeKey } from '../../functions/core/idempotency/index.js';
 import { logger } from '../../functions/handlers/shared/logger.js';
@@ -343,7 +343,7 @@ describe('webhook validation handshake against real targets', () => {
   it('WH-2, WH-5: a retired subscription with consent agreed out of band stays retired on a PATCH that keeps its sink; another sink revives it', async () => {
     const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents?gone=1`, validation: 'agreed' });
     const id = agreed.body['id'] as string;
-    const repository = new SubscriptionRepository(dynamodb, tableName('subscriptions'), new RouteIndexRepository(dynamodb, tableName('routes')));
+    const repository = new DynamoDbSubscriptionStore(dynamodb, tableName('subscriptions'), new DynamoDbRouteIndex(dynamodb, tableName('routes')));
     // What the delivery function does when the target answers 410 Gone.
     await repository.updateStatus(id, 'retired', 'the target answered 410 Gone');
 

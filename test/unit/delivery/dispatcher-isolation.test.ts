@@ -13,6 +13,7 @@ import type { WebhookRequest } from '../../../functions/core/delivery/webhook-re
 import { HEALTHY } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import { silentLog } from '../../../functions/core/ports/log.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
@@ -100,7 +101,7 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
     enqueue: async () => undefined,
     policy,
     origin: 'koerier.test',
-    log: () => undefined,
+    log: silentLog,
     clock: () => T0,
     random: () => 0.5,
     sleep: async () => undefined,
