@@ -3,6 +3,14 @@
  * Only handlers call `loadConfig`; adapters and the domain receive what they need as arguments.
  * The CDK stack and the laptop host set these variables (names in `settingEnv`).
  */
+import {
+  accessTokenTypeOf,
+  accessTokenTypes,
+  clientIdClaimProblem,
+  DEFAULT_ACCESS_TOKEN_RULES,
+  MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
+  type AccessTokenRules,
+} from './core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from './core/auth/publish-grants.js';
 import { parseEntitlements } from './core/subscriptions/entitlements.js';
 import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../lib/resources.js';
@@ -13,6 +21,13 @@ export const settingEnv = {
   jwksUrl: 'KOERIER_JWKS_URL',
   /** The issuer's token endpoint, shown in the API description (default: `<issuer>/oauth/token`). */
   tokenUrl: 'KOERIER_TOKEN_URL',
+  // Which access tokens are accepted (review #17; functions/core/auth/access-tokens.ts `AccessTokenRules`).
+  /** The JWT header `typ` required: `at+jwt` (default, RFC 9068) or `JWT` (issuers that label access tokens so). */
+  accessTokenType: 'KOERIER_ACCESS_TOKEN_TYPE',
+  /** The longest `exp - iat` accepted, in seconds (default 7200). */
+  accessTokenMaxLifetimeSeconds: 'KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
+  /** The one claim naming the client (default `client_id`; e.g. `azp` or `appid` for Entra ID). */
+  clientIdClaim: 'KOERIER_CLIENT_ID_CLAIM',
   /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
   allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
   /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */
@@ -67,6 +82,7 @@ export interface KoerierConfig {
     readonly audience: string;
     readonly jwksUrl: URL;
     readonly tokenUrl: string;
+    readonly tokenRules: AccessTokenRules;
   };
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
@@ -133,7 +149,13 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
   if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) issues.push(`${settingEnv.logLevel} must be debug, info, warn or error`);
 
   const config: KoerierConfig = {
-    auth: { issuer, audience, jwksUrl, tokenUrl: env[settingEnv.tokenUrl]?.trim() || `${issuer.replace(/\/+$/, '')}/oauth/token` },
+    auth: {
+      issuer,
+      audience,
+      jwksUrl,
+      tokenUrl: env[settingEnv.tokenUrl]?.trim() || `${issuer.replace(/\/+$/, '')}/oauth/token`,
+      tokenRules: readAccessTokenRules(env, issues),
+    },
     allowedOrigins: list(env[settingEnv.allowedOrigins]),
     webhookOrigin: env[settingEnv.webhookOrigin]?.trim() || 'koerier',
     publishRatePerMinute: integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
@@ -206,6 +228,38 @@ function checkedEntitlements(json: string, issues: string[]): string {
     issues.push(`${settingEnv.entitlements}: ${(error as Error).message}`);
   }
   return json;
+}
+
+/** The access-token settings alone, for the laptop's development identity to issue matching tokens. */
+export function accessTokenRules(env: Env = process.env): AccessTokenRules {
+  const issues: string[] = [];
+  const rules = readAccessTokenRules(env, issues);
+  if (issues.length > 0) throw new ConfigError(`Koerier configuration is invalid: ${issues.join('; ')}`);
+  return rules;
+}
+
+function readAccessTokenRules(env: Env, issues: string[]): AccessTokenRules {
+  const defaults = DEFAULT_ACCESS_TOKEN_RULES;
+  const typeRaw = env[settingEnv.accessTokenType]?.trim();
+  const tokenType = typeRaw ? accessTokenTypeOf(typeRaw) : defaults.tokenType;
+  if (tokenType === undefined) issues.push(`${settingEnv.accessTokenType} must be ${accessTokenTypes.join(' or ')}, got ${JSON.stringify(typeRaw)}`);
+
+  let maxLifetimeSeconds = defaults.maxLifetimeSeconds;
+  const lifetimeRaw = env[settingEnv.accessTokenMaxLifetimeSeconds]?.trim();
+  if (lifetimeRaw) {
+    const value = Number(lifetimeRaw);
+    if (!Number.isInteger(value) || value < 60 || value > MAX_TOKEN_LIFETIME_LIMIT_SECONDS) {
+      issues.push(`${settingEnv.accessTokenMaxLifetimeSeconds} must be an integer from 60 to ${MAX_TOKEN_LIFETIME_LIMIT_SECONDS}, got ${JSON.stringify(lifetimeRaw)}`);
+    } else {
+      maxLifetimeSeconds = value;
+    }
+  }
+
+  const clientIdClaim = env[settingEnv.clientIdClaim]?.trim() || defaults.clientIdClaim;
+  const claimProblem = clientIdClaimProblem(clientIdClaim);
+  if (claimProblem) issues.push(`${settingEnv.clientIdClaim} ${claimProblem}, got ${JSON.stringify(clientIdClaim)}`);
+
+  return { tokenType: tokenType ?? defaults.tokenType, maxLifetimeSeconds, clientIdClaim };
 }
 
 function readPublishGrants(raw: string | undefined, issues: string[]): PublishGrants {

@@ -6,6 +6,14 @@ import type { Construct } from 'constructs';
 import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv } from '../functions/config.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
+import {
+  accessTokenTypeOf,
+  accessTokenTypes,
+  clientIdClaimProblem,
+  DEFAULT_ACCESS_TOKEN_RULES,
+  MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
+  type AccessTokenType,
+} from '../functions/core/auth/access-tokens.js';
 
 export interface StackConfig {
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
@@ -14,6 +22,10 @@ export interface StackConfig {
   readonly jwksUrl: string;
   /** The issuer's token endpoint, published in the API description; absent: functions/config.ts's default. */
   readonly tokenUrl?: string;
+  /** Which access tokens are accepted (review #17; functions/core/auth/access-tokens.ts `AccessTokenRules`). */
+  readonly accessTokenType: AccessTokenType;
+  readonly accessTokenMaxLifetimeMinutes: number;
+  readonly clientIdClaim: string;
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
@@ -30,6 +42,9 @@ export const contextKey = {
   audience: 'koerier:audience',
   jwksUrl: 'koerier:jwksUrl',
   tokenUrl: 'koerier:tokenUrl',
+  accessTokenType: 'koerier:accessTokenType',
+  accessTokenMaxLifetimeMinutes: 'koerier:accessTokenMaxLifetimeMinutes',
+  clientIdClaim: 'koerier:clientIdClaim',
   allowedOrigins: 'koerier:allowedOrigins',
   webhookOrigin: 'koerier:webhookOrigin',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
@@ -86,6 +101,34 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const jwksUrl = httpsUrl(contextKey.jwksUrl);
   const tokenUrl = context[contextKey.tokenUrl] === undefined ? undefined : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
+
+  let accessTokenType: AccessTokenType = DEFAULT_ACCESS_TOKEN_RULES.tokenType;
+  const typeRaw = context[contextKey.accessTokenType];
+  if (typeRaw !== undefined) {
+    const type = typeof typeRaw === 'string' ? accessTokenTypeOf(typeRaw) : undefined;
+    if (type === undefined) problem(contextKey.accessTokenType, `must be ${accessTokenTypes.map((t) => `"${t}"`).join(' or ')}`, typeRaw);
+    else accessTokenType = type;
+  }
+
+  const maxLifetimeMinutes = MAX_TOKEN_LIFETIME_LIMIT_SECONDS / 60;
+  let accessTokenMaxLifetimeMinutes = DEFAULT_ACCESS_TOKEN_RULES.maxLifetimeSeconds / 60;
+  const lifetimeRaw = context[contextKey.accessTokenMaxLifetimeMinutes];
+  if (lifetimeRaw !== undefined) {
+    const minutes = typeof lifetimeRaw === 'string' && lifetimeRaw.trim() !== '' ? Number(lifetimeRaw) : lifetimeRaw;
+    if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > maxLifetimeMinutes) {
+      problem(contextKey.accessTokenMaxLifetimeMinutes, `must be a whole number of minutes from 1 to ${maxLifetimeMinutes}`, lifetimeRaw);
+    } else {
+      accessTokenMaxLifetimeMinutes = minutes;
+    }
+  }
+
+  let clientIdClaim = DEFAULT_ACCESS_TOKEN_RULES.clientIdClaim;
+  const claimRaw = context[contextKey.clientIdClaim];
+  if (claimRaw !== undefined) {
+    const claimProblem = typeof claimRaw === 'string' ? clientIdClaimProblem(claimRaw.trim()) : 'must be a claim name';
+    if (claimProblem) problem(contextKey.clientIdClaim, claimProblem, claimRaw);
+    else clientIdClaim = (claimRaw as string).trim();
+  }
   const allowedOrigins = stringList(context[contextKey.allowedOrigins]);
   if (allowedOrigins === undefined || allowedOrigins.length === 0) {
     problem(contextKey.allowedOrigins, 'is required: a non-empty list of origins (or "*")', context[contextKey.allowedOrigins]);
@@ -133,7 +176,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const publishersRaw = context[contextKey.publishers];
   const publishersObject = publishersRaw === undefined ? undefined : jsonObject(publishersRaw);
   if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
-    problem(contextKey.publishers, 'is required: an object {"<client id>": ["<source prefix>", ...]}', publishersRaw);
+    problem(contextKey.publishers, 'is required: an object {"<client id>": ["<source grant>", ...]}', publishersRaw);
   } else {
     try {
       publishers = parsePublishGrants(JSON.stringify(publishersObject));
@@ -166,6 +209,9 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     audience,
     jwksUrl,
     ...(tokenUrl === undefined ? {} : { tokenUrl }),
+    accessTokenType,
+    accessTokenMaxLifetimeMinutes,
+    clientIdClaim,
     allowedOrigins: allowedOrigins ?? [],
     webhookOrigin,
     idempotencyTtlDays,
@@ -186,6 +232,9 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.audience]: config.audience,
     [settingEnv.jwksUrl]: config.jwksUrl,
     ...(config.tokenUrl === undefined ? {} : { [settingEnv.tokenUrl]: config.tokenUrl }),
+    [settingEnv.accessTokenType]: config.accessTokenType,
+    [settingEnv.accessTokenMaxLifetimeSeconds]: String(config.accessTokenMaxLifetimeMinutes * 60),
+    [settingEnv.clientIdClaim]: config.clientIdClaim,
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),

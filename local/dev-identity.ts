@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
 import { mediaTypeOf } from '../functions/core/http/messages.js';
+import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../functions/core/auth/access-tokens.js';
 import type { DevClientConfig } from './local-config-file.js';
 
+/** An hour, or the deployment's cap on `exp - iat` when that is shorter. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
 const ALGORITHM = 'ES256';
 const SIGNING_KEY_FILE = 'dev-signing-key.json';
@@ -30,19 +32,27 @@ export async function createDevIdentity(options: {
   issuer: string;
   audience: string;
   clients: Readonly<Record<string, DevClientConfig>>;
+  /**
+   * The rules the handlers apply (functions/config.ts `accessTokenRules`), so the tokens look like
+   * the ones the configured issuer would hand out: its `typ`, its client claim, a lifetime within the cap.
+   */
+  tokenRules?: AccessTokenRules;
 }): Promise<DevIdentity> {
   const { privateKey, publicJwk } = await loadOrCreateSigningKey(options.stateDir);
+  const rules = options.tokenRules ?? DEFAULT_ACCESS_TOKEN_RULES;
+  const lifetimeSeconds = Math.min(ACCESS_TOKEN_LIFETIME_SECONDS, rules.maxLifetimeSeconds);
 
   const issueToken = async (clientId: string, scopes: readonly string[]): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ client_id: clientId, scope: scopes.join(' ') })
-      .setProtectedHeader({ alg: ALGORITHM, kid: publicJwk.kid, typ: 'at+jwt' })
+    // RFC 9068 §2.2 `client_id` always; the configured claim too when it is another one (`azp`, `appid`).
+    return new SignJWT({ client_id: clientId, [rules.clientIdClaim]: clientId, scope: scopes.join(' ') })
+      .setProtectedHeader({ alg: ALGORITHM, kid: publicJwk.kid, typ: rules.tokenType })
       .setIssuer(options.issuer)
       .setAudience(options.audience)
       .setSubject(clientId)
       .setIssuedAt(now)
       .setNotBefore(now)
-      .setExpirationTime(now + ACCESS_TOKEN_LIFETIME_SECONDS)
+      .setExpirationTime(now + lifetimeSeconds)
       .setJti(randomUUID())
       .sign(privateKey);
   };
@@ -57,7 +67,7 @@ export async function createDevIdentity(options: {
       return tokenResponse(200, {
         access_token: accessToken,
         token_type: 'Bearer',
-        expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+        expires_in: lifetimeSeconds,
         scope: outcome.scopes.join(' '),
       });
     },

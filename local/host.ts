@@ -10,7 +10,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { settingEnv } from '../functions/config.js';
+import { accessTokenRules, settingEnv } from '../functions/config.js';
 import { resourceEnv } from '../lib/resources.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
@@ -94,7 +94,14 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${hostName}:${address.port}`;
 
-    const identity = await createDevIdentity({ stateDir, issuer: url, audience: LOCAL_AUDIENCE, clients: localConfig.clients });
+    const identity = await createDevIdentity({
+      stateDir,
+      issuer: url,
+      audience: LOCAL_AUDIENCE,
+      clients: localConfig.clients,
+      // The handlers will read these settings; the development tokens must pass them.
+      tokenRules: accessTokenRules({ ...process.env, ...options.settings }),
+    });
     const environment: Record<string, string> = {
       ...emulators.awsEnvironment,
       ...emulators.resourceEnvironment,

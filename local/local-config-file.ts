@@ -12,8 +12,11 @@
  *                        "source": "<optional: only events from this exact source>" } ]
  *   },
  *   "publishers": {                               // who may publish under which sources (KOERIER_PUBLISHERS)
- *     "<client id>": ["<source prefix, '' = every source>", ...]
- *   },                                            // absent (files from before it existed): every client, every source
+ *     "<client id>": ["<source grant, '' = every source>", ...]
+ *   },                                            // whole segments, and no two clients' grants may overlap
+ *                                                 // (functions/core/auth/publish-grants.ts); absent (files from
+ *                                                 // before it existed): allowed for a file with one client only,
+ *                                                 // who may then publish under every source
  *   "validationAgreedClients": ["<client id>"]   // subscribers whose webhooks skip the validation
  *                                                // handshake, agreed out of band (WH-5)
  * }
@@ -44,7 +47,8 @@ export function defaultLocalConfig(): LocalConfig {
   return {
     clients: { 'dev-publisher': client(), 'dev-subscriber': client() },
     entitlements: { 'dev-subscriber': [{ typePrefix: '' }] },
-    publishers: { 'dev-publisher': [''], 'dev-subscriber': [''] },
+    // One publisher for every source: grants of two clients may not overlap (review #15).
+    publishers: { 'dev-publisher': [''], 'dev-subscriber': [] },
     validationAgreedClients: [],
   };
 }
@@ -86,6 +90,12 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
     }
     clients[id] = { secret: client['secret'], scopes };
   }
+  if (raw['publishers'] === undefined && Object.keys(clients).length > 1) {
+    return fail(
+      'it has no "publishers" section, and with more than one client every client publishing everywhere would overlap; ' +
+        'add one, e.g. "publishers": {"dev-publisher": [""]}',
+    );
+  }
   // The very parsers the functions use, so the file is refused here rather than at the first request.
   let entitlements: Record<string, readonly Grant[]>;
   let publishers: PublishGrants;
@@ -100,7 +110,7 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
   return { clients, entitlements, publishers, validationAgreedClients: agreed };
 }
 
-/** A file from before `publishers` existed keeps working: every client may publish under every source. */
+/** A one-client file from before `publishers` existed keeps working: its client may publish under every source. */
 function everyoneEverywhere(clientIds: readonly string[]): PublishGrants {
   return Object.fromEntries(clientIds.map((id) => [id, ['']]));
 }

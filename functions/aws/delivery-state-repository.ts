@@ -303,12 +303,38 @@ function encodeCursor(lastKey: Item): string {
   return Buffer.from(JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S })).toString('base64url');
 }
 
+/** Our sort keys are printable ASCII of at most about 120 characters; cursors far below this. */
+const MAX_CURSOR_SORT_KEY_BYTES = 256;
+/** base64url of the largest `{pk, sk}`: a partition of a 1,024-byte subscription id and such a sort key. */
+const MAX_CURSOR_LENGTH = 2048;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * A cursor is exactly `{pk, sk}`: `pk` this subscription's partition, `sk` a printable key of the
+ * listed kind (its prefix) and of bounded length. Anything else — garbage, other JSON, another
+ * subscription's partition, an oversized or extra member — is refused here, before DynamoDB would
+ * answer a ValidationException (a 500) (issue 8, item 10).
+ */
 function decodeCursor(cursor: string, subscriptionId: string, prefix: string): Item {
-  try {
-    const { pk, sk } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { pk?: unknown; sk?: unknown };
-    if (pk === partition(subscriptionId) && typeof sk === 'string' && sk.startsWith(prefix)) return key(subscriptionId, sk);
-  } catch {
-    // falls through to the error below
+  if (cursor.length <= MAX_CURSOR_LENGTH) {
+    try {
+      const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === 'pk,sk') {
+        const { pk, sk } = value as { pk: unknown; sk: unknown };
+        if (
+          pk === partition(subscriptionId) &&
+          typeof sk === 'string' &&
+          sk.startsWith(prefix) &&
+          sk.length > prefix.length &&
+          sk.length <= MAX_CURSOR_SORT_KEY_BYTES &&
+          PRINTABLE_ASCII.test(sk)
+        ) {
+          return key(subscriptionId, sk);
+        }
+      }
+    } catch {
+      // falls through to the error below
+    }
   }
   throw new InvalidPageCursorError('the cursor is not one this list handed out');
 }

@@ -15,6 +15,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import { boundReadableKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import { scopeKey, type ClaimRequest, type ClaimResult, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from '../core/idempotency/index.js';
 
 type Item = Record<string, AttributeValue>;
@@ -116,8 +117,17 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   }
 }
 
+/**
+ * `idempotency#<client>#<operation>#<key>` (parts URI-encoded) while it fits DynamoDB's 2,048-byte
+ * partition key, its SHA-256 form beyond (a client id comes from a token and may be long): bounded
+ * and still one key per (client, operation, key). Keys that fit are the ones stored before.
+ */
+export function idempotencyKeyOf(scope: IdempotencyScope): string {
+  return boundReadableKey(scopeKey(scope), DYNAMODB_LIMITS.partitionKeyBytes);
+}
+
 function keyOf(scope: IdempotencyScope): Item {
-  return { [PK]: { S: scopeKey(scope) } };
+  return { [PK]: { S: idempotencyKeyOf(scope) } };
 }
 
 function entryOf(item: Item): IdempotencyEntry {

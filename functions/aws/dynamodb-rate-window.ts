@@ -5,6 +5,7 @@
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
@@ -23,7 +24,8 @@ export class DynamoDbRateWindow {
       await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: { [tables.idempotency.partitionKey.name]: { S: `rate#${encodeURIComponent(clientId)}#${windowStart}` } },
+          // A client id comes from a token and may be long: bounded like every key built from input.
+          Key: { [tables.idempotency.partitionKey.name]: { S: boundedKey('rate', [clientId, String(windowStart)], DYNAMODB_LIMITS.partitionKeyBytes) } },
           UpdateExpression: 'ADD #count :one SET #ttl = if_not_exists(#ttl, :expires)',
           ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
           ExpressionAttributeNames: { '#count': 'requests', '#ttl': tables.idempotency.ttlAttribute },

@@ -18,7 +18,9 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
+import { DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import type { Filter } from '../core/subscriptions/filters.js';
@@ -30,6 +32,32 @@ type Item = Record<string, AttributeValue>;
 
 const ID = tables.subscriptions.partitionKey.name;
 const BY_OWNER = tables.subscriptions.globalIndexes[0];
+const OWNER_KEY = BY_OWNER.partitionKey.name;
+const CREATED_AT = BY_OWNER.sortKey.name;
+/** Where the owner's client id is kept when `owner`, the index key, holds its hash. */
+const OWNER_ID = 'ownerId';
+const HASHED_OWNER = '#sha256=';
+
+/**
+ * Subscription ids Koerier makes are UUIDs (`subscriptionIdOf`); an id is also the route index's
+ * sort key (1,024 bytes at most), so a longer one cannot name a subscription.
+ */
+export const MAX_SUBSCRIPTION_ID_BYTES = DYNAMODB_LIMITS.sortKeyBytes;
+/** What a cursor may measure: base64url of the largest key (a 2,048-byte owner, a 1,024-byte id, a time) fits. */
+const MAX_CURSOR_LENGTH = 6 * 1024;
+/** `createdAt` as Koerier writes it (`Date.toISOString`). */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+
+/**
+ * The `byOwner` index key for a client id. A client id comes from a token and may be long; an
+ * index key holds at most 2,048 bytes (DynamoDB refuses the write beyond; dynalite does not check
+ * index keys). So an id that does not fit — or that starts like a hashed one, which keeps the two
+ * forms apart — is stored as its SHA-256, with the id itself in `ownerId`.
+ */
+export function ownerKeyOf(owner: string): string {
+  if (Buffer.byteLength(owner) <= DYNAMODB_LIMITS.partitionKeyBytes && !owner.startsWith(HASHED_OWNER)) return owner;
+  return `${HASHED_OWNER}${createHash('sha256').update(owner).digest('base64url')}`;
+}
 
 export class SubscriptionRepository implements SubscriptionStore {
   constructor(
@@ -40,6 +68,8 @@ export class SubscriptionRepository implements SubscriptionStore {
   ) {}
 
   async get(id: string): Promise<Subscription | undefined> {
+    // An id from a URL path that could not be a key names no subscription (and must not become a 500).
+    if (id.length === 0 || Buffer.byteLength(id) > MAX_SUBSCRIPTION_ID_BYTES) return undefined;
     const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { [ID]: { S: id } }, ConsistentRead: true }));
     return result.Item && subscriptionOf(result.Item);
   }
@@ -118,8 +148,8 @@ export class SubscriptionRepository implements SubscriptionStore {
         TableName: this.tableName,
         IndexName: BY_OWNER.name,
         KeyConditionExpression: '#owner = :owner',
-        ExpressionAttributeNames: { '#owner': BY_OWNER.partitionKey.name },
-        ExpressionAttributeValues: { ':owner': { S: owner } },
+        ExpressionAttributeNames: { '#owner': OWNER_KEY },
+        ExpressionAttributeValues: { ':owner': { S: ownerKeyOf(owner) } },
         Limit: page.limit,
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
@@ -170,7 +200,7 @@ function indexed(subscription: SubscriptionDraft): RouteCandidate {
 function itemOf(s: Subscription): Item {
   const item: Item = {
     [ID]: { S: s.id },
-    owner: { S: s.owner },
+    [OWNER_KEY]: { S: ownerKeyOf(s.owner) },
     sink: { S: s.sink },
     delivery: { S: s.delivery },
     contentMode: { S: s.contentMode },
@@ -182,6 +212,7 @@ function itemOf(s: Subscription): Item {
     updatedAt: { S: s.updatedAt },
     version: { N: String(s.version) },
   };
+  if (item[OWNER_KEY]!.S !== s.owner) item[OWNER_ID] = { S: s.owner };
   if (s.source !== undefined) item['source'] = { S: s.source };
   if (s.types !== undefined) item['types'] = { L: s.types.map((type) => ({ S: type })) };
   if (s.filters !== undefined) item['filters'] = { S: JSON.stringify(s.filters) };
@@ -211,7 +242,7 @@ function subscriptionOf(item: Item): Subscription {
   };
   return {
     id: text(ID) ?? '',
-    owner: text('owner') ?? '',
+    owner: text(OWNER_ID) ?? text(OWNER_KEY) ?? '',
     sink: text('sink') ?? '',
     delivery: 'push',
     contentMode: (text('contentMode') ?? 'structured') as Subscription['contentMode'],
@@ -231,12 +262,42 @@ function encodeCursor(key: Item): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
+/**
+ * A cursor is the `byOwner` query's last key, handed back as it was: exactly the index and table
+ * keys (`owner`, `createdAt`, `id`), each a string, of this owner's partition and within the key
+ * limits. Anything else — garbage, other JSON, another owner, an oversized or extra attribute —
+ * is refused here, before DynamoDB would answer a ValidationException (a 500) (issue 8, item 10).
+ */
 function decodeCursor(cursor: string, owner: string): Item {
-  try {
-    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Item;
-    if (key[BY_OWNER.partitionKey.name]?.S === owner && typeof key[ID]?.S === 'string') return key;
-  } catch {
-    // falls through to the error below
+  if (cursor.length <= MAX_CURSOR_LENGTH) {
+    try {
+      const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      if (isCursorOf(key, ownerKeyOf(owner))) return key;
+    } catch {
+      // falls through to the error below
+    }
   }
   throw new InvalidCursorError('the cursor is not one this list handed out');
+}
+
+function isCursorOf(key: unknown, ownerKey: string): key is Item {
+  if (typeof key !== 'object' || key === null || Array.isArray(key)) return false;
+  const names = Object.keys(key).sort();
+  if (names.join(',') !== [CREATED_AT, ID, OWNER_KEY].sort().join(',')) return false;
+  const text = (name: string): string | undefined => {
+    const value: unknown = (key as Record<string, unknown>)[name];
+    if (typeof value !== 'object' || value === null || Object.keys(value).join() !== 'S') return undefined;
+    const s: unknown = (value as { S: unknown }).S;
+    return typeof s === 'string' ? s : undefined;
+  };
+  const id = text(ID);
+  const createdAt = text(CREATED_AT);
+  return (
+    text(OWNER_KEY) === ownerKey &&
+    id !== undefined &&
+    id.length > 0 &&
+    Buffer.byteLength(id) <= MAX_SUBSCRIPTION_ID_BYTES &&
+    createdAt !== undefined &&
+    ISO_INSTANT.test(createdAt)
+  );
 }

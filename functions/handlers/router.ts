@@ -47,7 +47,9 @@ export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
     logger.info('batch routed', { records: records.length, routed: report.routed, duplicates: report.duplicates, deliveries: report.deliveries, failed: report.failedRecordIds.length });
     return { batchItemFailures: report.failedRecordIds.map((itemIdentifier) => ({ itemIdentifier })) };
   } catch (error) {
-    // Nothing of the batch could be settled (e.g. its duplicate claims could not be written): every record comes back later.
+    // Only what every record needs can end up here (the route index's state could not be read);
+    // a problem of one record fails that record alone, inside routeInboundEvents. So every
+    // record comes back later.
     logger.error('batch not routed', { records: records.length, error: describeError(error) });
     return { batchItemFailures: records.map((record) => ({ itemIdentifier: record.recordId })) };
   }

@@ -26,6 +26,9 @@ describe('CDK context (lib/stack-config.ts)', () => {
       jwksUrl: valid['koerier:jwksUrl'],
       allowedOrigins: ['partner.example.org', 'other.example.org'],
       webhookOrigin: 'koerier.example.org',
+      accessTokenType: 'at+jwt',
+      accessTokenMaxLifetimeMinutes: 120,
+      clientIdClaim: 'client_id',
       idempotencyTtlDays: 7,
       entitlements: {},
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
@@ -39,6 +42,43 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:publishers': { 'partner-lvs': 'urn:nld:' } }, /koerier:publishers publish grants of "partner-lvs" must be a list of source prefixes/);
     const config = parseStackConfig({ ...valid, 'koerier:publishers': JSON.stringify({ a: ['urn:nld:oin:1:'] }) });
     expect(loadConfig(settingEnvironment(config, 'https://api.example.org')).publishGrants).toEqual({ a: ['urn:nld:oin:1:'] });
+  });
+
+  it('review #15: overlapping grants of different clients fail the synth with one line naming the key and both clients', () => {
+    const context = { ...valid, 'koerier:publishers': { 'partner-lvs': ['urn:nld:oin:0001'], 'partner-ouder': ['urn:nld:oin:0001:app'] } };
+    let message = '';
+    try {
+      parseStackConfig(context);
+    } catch (error) {
+      expect(error).toBeInstanceOf(StackConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/koerier:publishers publish grants of different clients overlap.*"partner-lvs" \(grant "urn:nld:oin:0001"\) and "partner-ouder" \(grant "urn:nld:oin:0001:app"\)/);
+    expect(message).not.toContain('\n');
+    rejects({ 'koerier:publishers': { a: [''], b: ['urn:nld:oin:0001:'] } }, /koerier:publishers publish grants of different clients overlap.*"a" \(grant ""\) and "b"/);
+    // A neighbour's longer number is no overlap.
+    expect(parseStackConfig({ ...valid, 'koerier:publishers': { a: ['urn:nld:oin:0001'], b: ['urn:nld:oin:00012'] } }).publishers).toEqual({ a: ['urn:nld:oin:0001'], b: ['urn:nld:oin:00012'] });
+  });
+
+  it('EDU-2, review #17: the token type, lifetime cap and client claim have defaults, are checked at synth, and reach the functions', () => {
+    const config = parseStackConfig({ ...valid, 'koerier:accessTokenType': 'JWT', 'koerier:accessTokenMaxLifetimeMinutes': '90', 'koerier:clientIdClaim': 'azp' });
+    expect(config).toMatchObject({ accessTokenType: 'JWT', accessTokenMaxLifetimeMinutes: 90, clientIdClaim: 'azp' });
+    const environment = settingEnvironment(config, 'https://api.example.org');
+    expect(environment).toMatchObject({ KOERIER_ACCESS_TOKEN_TYPE: 'JWT', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' });
+    expect(loadConfig(environment).auth.tokenRules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp' });
+    expect(loadConfig(settingEnvironment(parseStackConfig(valid), 'https://api.example.org')).auth.tokenRules).toEqual({
+      tokenType: 'at+jwt',
+      maxLifetimeSeconds: 7200,
+      clientIdClaim: 'client_id',
+    });
+    rejects({ 'koerier:accessTokenType': 'id_token' }, /koerier:accessTokenType must be "at\+jwt" or "JWT", got "id_token"/);
+    rejects({ 'koerier:accessTokenType': true }, /koerier:accessTokenType must be/);
+    rejects({ 'koerier:accessTokenMaxLifetimeMinutes': 0 }, /koerier:accessTokenMaxLifetimeMinutes must be a whole number of minutes from 1 to 1440, got 0/);
+    rejects({ 'koerier:accessTokenMaxLifetimeMinutes': 1441 }, /koerier:accessTokenMaxLifetimeMinutes must be a whole number/);
+    rejects({ 'koerier:accessTokenMaxLifetimeMinutes': 'two hours' }, /koerier:accessTokenMaxLifetimeMinutes must be a whole number/);
+    rejects({ 'koerier:clientIdClaim': 'iss' }, /koerier:clientIdClaim must name the client, not "iss", got "iss"/);
+    rejects({ 'koerier:clientIdClaim': 'client id' }, /koerier:clientIdClaim must be a claim name/);
+    rejects({ 'koerier:clientIdClaim': 7 }, /koerier:clientIdClaim must be a claim name, got 7/);
   });
 
   it('WH-5: clients whose consent was agreed out of band are a list (cdk.json) or a comma-separated string (-c) and reach the functions', () => {
@@ -151,6 +191,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       audience: 'koerier',
       jwksUrl: new URL(config.jwksUrl),
       tokenUrl: 'https://login.example.org/token',
+      tokenRules: { tokenType: 'at+jwt', maxLifetimeSeconds: 7200, clientIdClaim: 'client_id' },
     });
     expect(loaded.allowedOrigins).toEqual(['partner.example.org', 'other.example.org']);
     expect(loaded.webhookOrigin).toBe('koerier.example.org');

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
+import { DynamoDbIdempotencyStore, idempotencyKeyOf } from '../../functions/aws/dynamodb-idempotency-store.js';
 import { jsonResponse } from '../../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../../functions/core/idempotency/index.js';
 import { resourceEnv } from '../../lib/resources.js';
@@ -85,6 +85,45 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const item = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `idempotency#publisher-a#POST%20%2Fevents#${key}` } } }));
     expect(item.Item?.state?.S).toBe('completed');
     expect(Number(item.Item?.expiresAt?.N)).toBe(Math.floor(ctx.clock!.now() / 1000) + 7 * 24 * 3600);
+  });
+
+  it('review #1, EDU-IDEM-16: a client id of 3 KB gets its own bounded key: accepted, replayed, and never shared with a client id one character apart', async () => {
+    const longClient = `urn:nld:oin:${'0'.repeat(3000)}`;
+    const neighbour = `${longClient.slice(0, -1)}1`;
+    const key = randomUUID();
+    let processed = 0;
+    const process = async () => {
+      processed++;
+      return jsonResponse(202, { accepted: processed });
+    };
+    const first = await withIdempotency(ingestRequest(key, '{}'), { ...context(), clientId: longClient }, process);
+    expect(first.status).toBe(202);
+    const replay = await withIdempotency(ingestRequest(key, '{}'), { ...context(), clientId: longClient }, process);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(first.body);
+    const other = await withIdempotency(ingestRequest(key, '{}'), { ...context(), clientId: neighbour }, process);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(processed).toBe(2);
+    // The stored key is within DynamoDB's partition-key limit (dynalite would refuse it otherwise).
+    const stored = idempotencyKeyOf({ clientId: longClient, operation: 'POST /events', key });
+    expect(stored).toMatch(/^idempotency#sha256=[A-Za-z0-9_-]{43}$/);
+    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
+    expect((await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: stored } } }))).Item?.state?.S).toBe('completed');
+  });
+
+  it('review #1: a key exactly at the 2,048-byte limit stays readable; one byte more is hashed; both are stored', async () => {
+    const fixed = `idempotency#${encodeURIComponent('POST /events')}#00000000-0000-4000-8000-000000000000#`.length;
+    const atLimit = { clientId: 'c'.repeat(2048 - fixed), operation: 'POST /events', key: '00000000-0000-4000-8000-000000000000' };
+    expect(Buffer.byteLength(idempotencyKeyOf(atLimit))).toBe(2048);
+    expect(idempotencyKeyOf(atLimit)).toBe(`idempotency#${atLimit.clientId}#POST%20%2Fevents#${atLimit.key}`);
+    const past = { ...atLimit, clientId: `${atLimit.clientId}c` };
+    expect(idempotencyKeyOf(past)).toMatch(/^idempotency#sha256=/);
+    const store = new DynamoDbIdempotencyStore(dynamodb, tableName);
+    const now = Date.now();
+    for (const scope of [atLimit, past]) {
+      const claim = await store.claim({ scope, fingerprint: 'f', claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 });
+      expect(claim.claimed).toBe(true);
+    }
   });
 
   it('EDU-IDEM-18: 20 concurrent requests with one key put exactly one event in SQS; the others get 409 or the replay', async () => {

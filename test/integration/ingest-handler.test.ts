@@ -221,9 +221,10 @@ describe('Idempotency-Key on the ingest (EDU-IDEM), against DynamoDB and SQS emu
 
   it('EDU-IDEM-16: another client with the same key is processed independently', async () => {
     const key = randomUUID();
-    const body = JSON.stringify(event());
-    expect((await post(body, { ...structured, 'idempotency-key': key })).status).toBe(202);
-    const other = await post(body, { ...structured, 'idempotency-key': key }, await harness.token('partner-b', 'events:publish'));
+    expect((await post(JSON.stringify(event()), { ...structured, 'idempotency-key': key })).status).toBe(202);
+    // partner-b publishes under its own organisation; the same key from one client would be a 422 here.
+    const ownEvent = JSON.stringify(event({ source: 'urn:nld:oin:00000002222222222000:systeem:lvs' }));
+    const other = await post(ownEvent, { ...structured, 'idempotency-key': key }, await harness.token('partner-b', 'events:publish'));
     expect(other.status).toBe(202);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(await harness.drain('inbound')).toHaveLength(2);

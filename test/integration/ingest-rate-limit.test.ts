@@ -18,7 +18,10 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-const newEvent = () => JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem:lvs', type: 'nl.edu.leerling.ingeschreven' });
+// Each partner under its own organisation (handler harness grants).
+const SOURCE_A = 'urn:nld:oin:00000001823288444000:systeem:lvs';
+const SOURCE_B = 'urn:nld:oin:00000002222222222000:systeem:lvs';
+const newEvent = (source = SOURCE_A) => JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.leerling.ingeschreven' });
 
 async function publish(token: string, key = randomUUID(), body = newEvent()) {
   return harness.invoke(handler, {
@@ -40,7 +43,7 @@ describe('rate limit per publisher', () => {
     expect(limited.headers['content-type']).toBe('application/problem+json');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect((await publish(await harness.token('partner-b', 'events:publish'))).status).toBe(202);
+    expect((await publish(await harness.token('partner-b', 'events:publish'), randomUUID(), newEvent(SOURCE_B))).status).toBe(202);
     expect(await harness.drain('inbound')).toHaveLength(4);
   });
 
@@ -48,12 +51,12 @@ describe('rate limit per publisher', () => {
     const b = await harness.token('partner-b', 'events:publish');
     const key = randomUUID();
     // partner-b used 1 of 3 above; the first request with this key takes the 2nd, its replays none.
-    const body = newEvent();
+    const body = newEvent(SOURCE_B);
     expect((await publish(b, key, body)).status).toBe(202);
     expect((await publish(b, key, body)).headers['idempotent-replayed']).toBe('true');
-    expect((await publish(b)).status).toBe(202);
+    expect((await publish(b, randomUUID(), newEvent(SOURCE_B))).status).toBe(202);
     const refusedKey = randomUUID();
-    expect((await publish(b, refusedKey)).status).toBe(429);
-    expect((await publish(b, refusedKey)).status).toBe(429);
+    expect((await publish(b, refusedKey, newEvent(SOURCE_B))).status).toBe(429);
+    expect((await publish(b, refusedKey, newEvent(SOURCE_B))).status).toBe(429);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticate } from '../../functions/core/auth/access-tokens.js';
+import { authenticate, DEFAULT_ACCESS_TOKEN_RULES } from '../../functions/core/auth/access-tokens.js';
 import { createApiGateway, type ApiGateway } from '../../local/api-gateway.js';
 import { createDevIdentity, type DevIdentity } from '../../local/dev-identity.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig } from '../../local/local-config-file.js';
@@ -84,10 +84,12 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   it('EDU-4: Koerier’s own token verifier accepts a development token and reads client and scopes from it', async () => {
     const response = await token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret });
     const { access_token: accessToken } = (await response.json()) as { access_token: string };
+    // The default rules of a deployment (review #17): typ at+jwt, iat and exp within 2 hours, client_id.
     const principal = await authenticate(`Bearer ${accessToken}`, 'events:publish', {
       keys: createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)),
       issuer: url,
       audience: 'koerier',
+      rules: DEFAULT_ACCESS_TOKEN_RULES,
     });
     expect(principal.clientId).toBe('publisher');
     expect([...principal.scopes]).toEqual(['events:publish', 'contracts:read']);
@@ -136,6 +138,29 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
     if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
   });
 
+  it('EDU-2, review #17: with the laptop set like an Entra ID deployment (typ JWT, client in azp, a 20-minute cap) its tokens pass those rules', async () => {
+    const rules = { tokenType: 'JWT', clientIdClaim: 'azp', maxLifetimeSeconds: 1200 } as const;
+    const entraLike = await createDevIdentity({ stateDir, issuer: url, audience: 'koerier', clients: CLIENTS, tokenRules: rules });
+    const response = await entraLike.tokenEndpoint({
+      method: 'POST',
+      path: '/oauth/token',
+      query: {},
+      pathParameters: {},
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: Buffer.from(new URLSearchParams({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }).toString()),
+    });
+    const body = JSON.parse(String(response.body)) as { access_token: string; expires_in: number };
+    expect(body.expires_in).toBe(1200);
+    expect(decodeProtectedHeader(body.access_token).typ).toBe('JWT');
+    const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
+    const principal = await authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules });
+    expect(principal.clientId).toBe('publisher');
+    // And a deployment on the defaults refuses it: the typ is what differs.
+    await expect(authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules: DEFAULT_ACCESS_TOKEN_RULES })).rejects.toMatchObject({
+      problem: { status: 401, detail: expect.stringMatching(/not an access token/) },
+    });
+  });
+
   it('keeps its signing key in the state directory: a restarted server publishes the same key', async () => {
     const again = await createDevIdentity({ stateDir, issuer: url, audience: 'koerier', clients: CLIENTS });
     expect(again.jwks).toEqual(identity.jwks);
@@ -182,21 +207,44 @@ describe('koerier.local.json', () => {
     }
   });
 
-  it('EDU-IN: publishers — a new file lets both development clients publish under every source; a file without the section lets every client; a malformed one is refused', async () => {
+  it('EDU-IN, review #15: publishers — a new file lets dev-publisher publish under every source and nobody else; a one-client file without the section lets that client; a malformed one is refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
     try {
       const fresh = await loadOrCreateLocalConfig(join(dir, 'fresh.json'));
-      expect(fresh.config.publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [''] });
-      expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8')).publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [''] });
+      expect(fresh.config.publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [] });
+      expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8')).publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [] });
 
       const path = join(dir, 'koerier.local.json');
-      const clients = { a: { secret: 'long-enough-secret', scopes: ['events:publish'] }, b: { secret: 'long-enough-secret', scopes: [] } };
-      await writeFile(path, JSON.stringify({ clients }));
-      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: [''], b: [''] });
+      const a = { secret: 'long-enough-secret', scopes: ['events:publish'] };
+      await writeFile(path, JSON.stringify({ clients: { a } }));
+      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: [''] });
+      const clients = { a, b: { secret: 'long-enough-secret', scopes: [] } };
       await writeFile(path, JSON.stringify({ clients, publishers: { a: ['urn:nld:oin:1:'] } }));
       expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: ['urn:nld:oin:1:'] });
       await writeFile(path, JSON.stringify({ clients, publishers: { a: 'urn:nld:oin:1:' } }));
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: publish grants of "a" must be a list of source prefixes`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('review #15: overlapping grants of two clients are refused when the file is read, naming both; so is a two-client file without the section', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
+    try {
+      const path = join(dir, 'koerier.local.json');
+      const client = { secret: 'long-enough-secret', scopes: ['events:publish'] };
+      const clients = { 'dev-publisher': client, 'dev-subscriber': client };
+      // What earlier versions wrote by default: both development clients everywhere.
+      await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': [''], 'dev-subscriber': [''] } }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        `${path} is not a valid Koerier local configuration: publish grants of different clients overlap, so each could publish the other's events: "dev-publisher" (grant "") and "dev-subscriber" (grant "")`,
+      );
+      await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:0001:lvs'] } }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/"dev-publisher" \(grant "urn:nld:oin:0001"\) and "dev-subscriber" \(grant "urn:nld:oin:0001:lvs"\)/);
+      await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] } }));
+      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] });
+      await writeFile(path, JSON.stringify({ clients }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/it has no "publishers" section.*"publishers": \{"dev-publisher": \[""\]\}/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,8 @@ import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
 import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery/delivery-message.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
-import { routeInboundEvents } from '../../functions/core/routing/route-events.js';
+import { routeInboundEvents, type RouterDependencies } from '../../functions/core/routing/route-events.js';
+import type { RoutedEventLedger } from '../../functions/core/routing/routed-events.js';
 import type { SubscriptionDraft } from '../../functions/core/subscriptions/store.js';
 import { handler } from '../../functions/handlers/router.js';
 import { localName, resourceEnv } from '../../lib/resources.js';
@@ -48,6 +49,22 @@ async function route(bodies: readonly string[]): Promise<{ failures: string[]; m
   const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
   const response = await handler(event);
   return { failures: response.batchItemFailures.map((f) => f.itemIdentifier), messages };
+}
+
+/** The router's dependencies on the emulators, as the handler wires them, with some replaced. */
+function routerDeps(overrides: Partial<RouterDependencies>): RouterDependencies {
+  const queue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+  return {
+    matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
+    ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
+    isEntitled: () => true,
+    sendDeliveries: (bodies) => queue.send(bodies.map((body) => ({ body }))),
+    now: () => Date.now(),
+    lockMs: 10_000,
+    ttlSeconds: 3600,
+    maxMessageBytes: 200_000,
+    ...overrides,
+  };
 }
 
 async function deliveries(): Promise<DeliveryMessage[]> {
@@ -142,17 +159,15 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const json = eventJson(type);
     const deliveriesQueue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
     const attempted: string[] = [];
-    let failNext = true;
+    // SQS is down for the whole first invocation (the router also tries one delivery per call).
+    let sqsDown = true;
     const deps = {
       matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
       isEntitled: (owner: string, event: { type: string; source: string }) => entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
       sendDeliveries: async (bodies: readonly string[]) => {
         attempted.push(...bodies);
-        if (failNext) {
-          failNext = false;
-          throw new Error('SQS unavailable');
-        }
+        if (sqsDown) throw new Error('SQS unavailable');
         await deliveriesQueue.send(bodies.map((body) => ({ body })));
       },
       now: () => Date.now(),
@@ -164,6 +179,7 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
 
     const failed = await routeInboundEvents([record], deps);
     expect(failed.failedRecordIds).toEqual(['m-1']);
+    sqsDown = false;
     const retried = await routeInboundEvents([record], deps);
     expect(retried).toMatchObject({ failedRecordIds: [], routed: 1, deliveries: 2 });
     const again = await routeInboundEvents([record], deps);
@@ -173,6 +189,63 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     expect(queued).toHaveLength(2);
     const firstAttemptKeys = attempted.slice(0, 2).map((body) => decodeDeliveryMessage(body).deliveryId).sort();
     expect(queued.map((d) => d.deliveryId).sort()).toEqual(firstAttemptKeys);
+  });
+
+  it('review #1: an event whose source + id are 4 KB is routed in one batch with nine normal events; no record fails', async () => {
+    const type = 'nl.edu.router.longkey.v1';
+    const subscription = await subscribe({ types: [type] });
+    const long = eventJson(type, { source: `urn:nld:oin:1:systeem:${'s'.repeat(3000)}`, id: `${randomUUID()}-${'i'.repeat(1000)}` });
+    const bodies = [long, ...Array.from({ length: 9 }, () => eventJson(type))];
+    const { failures, messages } = await route(bodies);
+    expect(messages).toHaveLength(10);
+    expect(failures).toEqual([]);
+    const queued = await deliveries();
+    expect(queued.map((d) => d.events[0]).sort()).toEqual([...bodies].sort());
+    expect(queued.every((d) => d.subscriptionId === subscription)).toBe(true);
+    // And it is recognised as a duplicate afterwards, like any event.
+    expect((await route([long])).failures).toEqual([]);
+    expect(await deliveries()).toEqual([]);
+  });
+
+  it('review #1: a routing marker that cannot be written fails only its own record; its neighbours are routed', async () => {
+    const type = 'nl.edu.router.ledgerfail.v1';
+    await subscribe({ types: [type] });
+    const realLedger = new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency'));
+    const poisoned = eventJson(type, { source: 'urn:nld:oin:1:systeem:poison' });
+    const ledger: RoutedEventLedger = {
+      claim: async (event, options) => {
+        if (event.source === 'urn:nld:oin:1:systeem:poison') throw new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes');
+        return realLedger.claim(event, options);
+      },
+      complete: (event, claimId) => realLedger.complete(event, claimId),
+      abandon: (event, claimId) => realLedger.abandon(event, claimId),
+    };
+    const records = [poisoned, eventJson(type), eventJson(type), poisoned.replace('"id"', '"id2": 1, "id"')].map((body, index) => ({ recordId: `r-${index}`, body }));
+    const report = await routeInboundEvents(records, routerDeps({ ledger }));
+    expect([...report.failedRecordIds].sort()).toEqual(['r-0', 'r-3']);
+    expect(report).toMatchObject({ routed: 2, deliveries: 2 });
+    expect(await deliveries()).toHaveLength(2);
+  });
+
+  it('review #1: a delivery SQS will not take fails only the records it carries; the other deliveries of the batch are queued', async () => {
+    const type = 'nl.edu.router.sendfail.v1';
+    await subscribe({ types: [type] });
+    const refused = eventJson(type, { subject: 'refused-by-sqs' });
+    const queue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const sendDeliveries = async (bodies: readonly string[]) => {
+      if (bodies.some((body) => body.includes('refused-by-sqs'))) throw new Error('QueueWriteError: 1 of 3 messages were not stored: InvalidParameterValue');
+      await queue.send(bodies.map((body) => ({ body })));
+    };
+    const records = [eventJson(type), refused, eventJson(type)].map((body, index) => ({ recordId: `s-${index}`, body }));
+    const report = await routeInboundEvents(records, routerDeps({ sendDeliveries }));
+    expect(report.failedRecordIds).toEqual(['s-1']);
+    expect(report).toMatchObject({ routed: 2, deliveries: 2 });
+    const queued = await deliveries();
+    expect(queued.map((d) => d.events[0]).sort()).toEqual([records[0]!.body, records[2]!.body].sort());
+    // The refused record is not marked routed: its retry routes it.
+    const retry = await routeInboundEvents([records[1]!], routerDeps({}));
+    expect(retry).toMatchObject({ failedRecordIds: [], routed: 1, deliveries: 1 });
+    await deliveries();
   });
 
   it('CE-17: a second router attempt while the first still holds the event is told to come back later, not dropped', async () => {

@@ -48,8 +48,13 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
     [settingEnv.audience]: TEST_AUDIENCE,
     [settingEnv.jwksUrl]: jwksUrl,
     [settingEnv.allowedOrigins]: 'partner.example',
-    // partner-c may publish for its own organisation only; the others for any source.
-    [settingEnv.publishers]: JSON.stringify({ 'partner-a': [''], 'partner-b': [''], 'partner-c': ['urn:nld:oin:00000009999999999000:'] }),
+    // Each partner for its own organisation (grants of two clients may not overlap, review #15);
+    // partner-a also for paths, which the tests of SHOULD-level source warnings use.
+    [settingEnv.publishers]: JSON.stringify({
+      'partner-a': ['urn:nld:oin:00000001823288444000:', '/'],
+      'partner-b': ['urn:nld:oin:00000002222222222000:'],
+      'partner-c': ['urn:nld:oin:00000009999999999000:'],
+    }),
     [settingEnv.logLevel]: 'warn',
     ...settings,
   });

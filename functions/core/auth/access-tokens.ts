@@ -2,7 +2,7 @@
  * OAuth 2.0 client-credentials access tokens (EDU-2, EDU-4): who is calling, and may they?
  * Tokens are JWTs verified with `jose` against the organisation's issuer and its JWKS.
  */
-import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { problems, ProblemError } from '../http/problems.js';
 
 /**
@@ -11,8 +11,70 @@ import { problems, ProblemError } from '../http/problems.js';
  */
 export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-/** The most clock difference tolerated on `exp` and `nbf`. */
+/** The most clock difference tolerated on `exp`, `nbf` and `iat`. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
+
+/**
+ * What a deployment accepts as an access token beyond signature, issuer and audience (review #17).
+ * Settings KOERIER_ACCESS_TOKEN_TYPE, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS, KOERIER_CLIENT_ID_CLAIM
+ * (functions/config.ts), context `koerier:accessTokenType`, `koerier:accessTokenMaxLifetimeMinutes`,
+ * `koerier:clientIdClaim` (lib/stack-config.ts).
+ */
+export interface AccessTokenRules {
+  /**
+   * The JWT header `typ` an access token must carry. `at+jwt` (RFC 9068 §2.1, §4) keeps ID tokens
+   * and other JWTs of the same issuer and audience out. `JWT` is the switch for identity providers
+   * that label access tokens `JWT` (Entra ID; Keycloak unless its RFC 9068 header type is enabled);
+   * it accepts `JWT` and still `at+jwt`, so switching the issuer over later needs no flag day.
+   */
+  readonly tokenType: AccessTokenType;
+  /** The longest `exp - iat` accepted; tokens without `iat` or `exp` are refused. */
+  readonly maxLifetimeSeconds: number;
+  /** The one claim that names the client (RFC 9068 §2.2: `client_id`; Entra ID: `azp` or `appid`). Never a fallback. */
+  readonly clientIdClaim: string;
+}
+
+export const accessTokenTypes = ['at+jwt', 'JWT'] as const;
+export type AccessTokenType = (typeof accessTokenTypes)[number];
+
+/**
+ * Two hours. RFC 9068 leaves the lifetime to the deployment; short-lived tokens limit what a
+ * leaked one can do (RFC 9700 §4.14). Entra ID gives client-credential tokens a random 60 to 90
+ * minutes and, to absorb clock skew, dates `iat` and `nbf` some minutes before the moment of
+ * issue, so its tokens reach about 95 minutes of `exp - iat`; Keycloak's default is 5 minutes. Two hours accepts both with room, and refuses the
+ * day-long or year-long tokens that a misconfigured issuer hands out.
+ */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 2 * 3600;
+/** The longest cap a deployment may configure: a day. */
+export const MAX_TOKEN_LIFETIME_LIMIT_SECONDS = 24 * 3600;
+export const DEFAULT_CLIENT_ID_CLAIM = 'client_id';
+
+export const DEFAULT_ACCESS_TOKEN_RULES: AccessTokenRules = {
+  tokenType: 'at+jwt',
+  maxLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
+  clientIdClaim: DEFAULT_CLIENT_ID_CLAIM,
+};
+
+/**
+ * Claims that never name a client: the registered time, issuer and audience claims, the scopes
+ * and the token id. `sub` is allowed, but only by choice (for issuers whose client-credentials
+ * tokens carry the client id there and nothing else).
+ */
+const NOT_CLIENT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'scope', 'scp', 'typ']);
+
+/** Why a claim name cannot be the client claim, or undefined when it can. */
+export function clientIdClaimProblem(claim: string): string | undefined {
+  // Collision-resistant claim names may be URIs (RFC 7519 §4.2), hence `:` and `/`; nothing that
+  // would need escaping in the WWW-Authenticate description the name appears in.
+  if (!/^[A-Za-z0-9_.:/-]{1,128}$/.test(claim)) return 'must be a claim name (letters, digits, _ . : / -, at most 128)';
+  if (NOT_CLIENT_CLAIMS.has(claim)) return `must name the client, not "${claim}"`;
+  return undefined;
+}
+
+/** The configured type as written (`at+jwt`, `JWT`), matched case-insensitively; undefined when unknown. */
+export function accessTokenTypeOf(value: string): AccessTokenType | undefined {
+  return accessTokenTypes.find((type) => type.toLowerCase() === value.trim().toLowerCase());
+}
 
 export const scopes = {
   publish: 'events:publish',
@@ -34,6 +96,7 @@ export interface TokenVerification {
   readonly keys: JWTVerifyGetKey;
   readonly issuer: string;
   readonly audience: string;
+  readonly rules: AccessTokenRules;
   /** For tests with a controlled clock. */
   readonly currentDate?: Date;
 }
@@ -51,14 +114,16 @@ export async function authenticate(
   const token = bearerToken(authorization);
   if (!token) throw invalidToken('A bearer access token is required (Authorization: Bearer <token>).');
 
+  const { rules } = verification;
   let payload: JWTPayload;
+  let header: JWTHeaderParameters;
   try {
-    ({ payload } = await jwtVerify(token, verification.keys, {
+    ({ payload, protectedHeader: header } = await jwtVerify(token, verification.keys, {
       issuer: verification.issuer,
       audience: verification.audience,
       algorithms: ACCEPTED_ALGORITHMS,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      requiredClaims: ['exp'],
+      requiredClaims: ['exp', 'iat'],
       ...(verification.currentDate ? { currentDate: verification.currentDate } : {}),
     }));
   } catch (error) {
@@ -69,8 +134,22 @@ export async function authenticate(
     throw invalidToken(describeVerificationFailure(error));
   }
 
-  const principal = principalOf(payload);
-  if (!principal) throw invalidToken('The token names no client (client_id, azp or sub).');
+  // Signature, issuer, audience, exp and nbf hold; now what makes it an access token of this deployment.
+  const type = normalisedType(header.typ);
+  if (type === undefined || !acceptedTypes(rules.tokenType).has(type)) {
+    throw invalidToken(`The token is not an access token: its header "typ" must be ${rules.tokenType === 'at+jwt' ? '"at+jwt"' : '"JWT" or "at+jwt"'}.`);
+  }
+  const now = Math.floor((verification.currentDate ?? new Date()).getTime() / 1000);
+  const issuedAt = payload.iat!;
+  const expiresAt = payload.exp!;
+  if (issuedAt > now + CLOCK_TOLERANCE_SECONDS) throw invalidToken('The token is issued in the future ("iat").');
+  if (expiresAt <= issuedAt) throw invalidToken('The token expires before it is issued ("exp" is not after "iat").');
+  if (expiresAt - issuedAt > rules.maxLifetimeSeconds) {
+    throw invalidToken(`The token lives too long: "exp" - "iat" may be at most ${rules.maxLifetimeSeconds} seconds.`);
+  }
+
+  const principal = principalOf(payload, rules.clientIdClaim);
+  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string.`);
   if (!principal.scopes.has(requiredScope)) {
     throw new ProblemError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
       'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"`,
@@ -90,8 +169,23 @@ function bearerToken(authorization: string | undefined): string | undefined {
   return match?.[1];
 }
 
-function principalOf(payload: JWTPayload): Principal | undefined {
-  const clientId = stringClaim(payload['client_id']) ?? stringClaim(payload['azp']) ?? stringClaim(payload.sub);
+/**
+ * RFC 7515 §4.1.9: `typ` is a media type, compared case-insensitively, and may omit its
+ * `application/` prefix when it has no other `/`. RFC 9068 §4 names `at+jwt` and `application/at+jwt`.
+ */
+function normalisedType(typ: unknown): string | undefined {
+  if (typeof typ !== 'string') return undefined;
+  const lower = typ.toLowerCase();
+  return lower.includes('/') ? lower : `application/${lower}`;
+}
+
+function acceptedTypes(configured: AccessTokenType): ReadonlySet<string> {
+  return new Set(configured === 'at+jwt' ? ['application/at+jwt'] : ['application/jwt', 'application/at+jwt']);
+}
+
+/** The client from the one configured claim; no fallback, so a user's `sub` never poses as a client. */
+function principalOf(payload: JWTPayload, clientIdClaim: string): Principal | undefined {
+  const clientId = stringClaim(payload[clientIdClaim]);
   if (!clientId) return undefined;
   return { clientId, scopes: new Set(scopeClaim(payload)) };
 }
@@ -123,6 +217,7 @@ function describeVerificationFailure(error: unknown): string {
     if (error.claim === 'nbf') return 'The token is not valid yet.';
     if (error.claim === 'iss') return 'The token was issued by an issuer Koerier does not trust.';
     if (error.claim === 'aud') return 'The token is not meant for Koerier (audience).';
+    if (error.reason === 'missing') return `The token lacks the required "${error.claim}" claim.`;
     return `The token's "${error.claim}" claim is not acceptable.`;
   }
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is signed with an algorithm Koerier does not accept.';

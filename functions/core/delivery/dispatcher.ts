@@ -250,18 +250,25 @@ class SubscriptionDispatch {
     const toSplit: Task[] = [];
     await Promise.all(
       tasks.map(async (task) => {
-        if (this.now() >= keyDeadline(task.message.createdAt, this.deps.policy.keyTtlSeconds)) {
-          // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
+        try {
+          if (this.now() >= keyDeadline(task.message.createdAt, this.deps.policy.keyTtlSeconds)) {
+            // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
+            const progress = await this.progressOf(task);
+            await this.deadLetter(task, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress);
+            return;
+          }
+          const format = deliveryFormat(subscription, task.message.events.length);
+          if (format === 'split') return void toSplit.push(task);
           const progress = await this.progressOf(task);
-          await this.deadLetter(task, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress);
-          return;
+          // Received before a wait longer than one visibility timeout is over: wait on.
+          if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now(), Math.ceil, progress);
+          ready.push({ task, format, ...(progress ? { progress } : {}) });
+        } catch (error) {
+          // This delivery's own state could not be read or written: it alone comes back later;
+          // the others of the group go on (issue 8, item 1).
+          this.deps.log('error', 'delivery not prepared; retrying it', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId, error: error instanceof Error ? error.message : String(error) });
+          this.decisions.push(...(await this.retryLater([task])));
         }
-        const format = deliveryFormat(subscription, task.message.events.length);
-        if (format === 'split') return void toSplit.push(task);
-        const progress = await this.progressOf(task);
-        // Received before a wait longer than one visibility timeout is over: wait on.
-        if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now(), Math.ceil, progress);
-        ready.push({ task, format, ...(progress ? { progress } : {}) });
       }),
     );
     if (toSplit.length > 0) await this.split(toSplit);

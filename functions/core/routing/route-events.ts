@@ -8,12 +8,18 @@
  * Order of effects per event: claim the marker, queue the deliveries, then mark it routed. If
  * queueing fails the claim is released and the event is reported as failed, so SQS brings it back
  * and it is routed again — with the same delivery keys for the same payloads (`deliveryIdOf`).
+ *
+ * Every record is settled on its own (issue 8, item 1): a record that cannot be read, whose
+ * marker cannot be written, whose subscriptions cannot be read or whose deliveries cannot be
+ * queued is reported failed alone; the rest of the batch is routed. Only the events of one batch
+ * delivery share a fate, as they travel in one message. What fails the whole call is what no
+ * record can do without: reading the route index's state (`refresh`).
  */
 import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery/delivery-message.js';
 import type { SubscriptionMatcher } from './matcher.js';
 import type { RouteCandidate } from './matcher.js';
-import { deliveryIdOf, routedEventKey, type RoutedEventLedger } from './routed-events.js';
+import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
 
 export interface InboundRecord {
   /** The SQS message id: what a partial batch failure names. */
@@ -86,7 +92,15 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   const claimed: ClaimedEvent[] = [];
   await Promise.all(
     [...firsts.values()].map(async ({ record, event }) => {
-      const claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
+      let claim: RoutingClaim;
+      try {
+        claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
+      } catch (error) {
+        // This record's marker could not be written: it alone comes back; its neighbours go on.
+        deps.log?.('routing claim not written', { source: event.source, id: event.id, error: describe(error) });
+        failed.add(record.recordId);
+        return;
+      }
       if (claim.outcome === 'duplicate') {
         duplicates++;
         deps.log?.('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
@@ -114,15 +128,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     matches.filter((_, index) => !failed.has(claimed[index]!.record.recordId)),
     deps,
   );
-  let queued = plan.length;
-  try {
-    await deps.sendDeliveries(plan.map((delivery) => delivery.body));
-  } catch (error) {
-    const delivering = new Set(plan.flatMap((delivery) => delivery.recordIds));
-    deps.log?.('deliveries not queued', { events: delivering.size, error: describe(error) });
-    for (const recordId of delivering) failed.add(recordId);
-    queued = 0;
-  }
+  const queued = await queueDeliveries(plan, failed, deps);
 
   let routed = 0;
   await Promise.all(
@@ -148,6 +154,36 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     else duplicates++;
   }
   return { failedRecordIds: [...failed], routed, duplicates, deliveries: queued };
+}
+
+/**
+ * Queues the plan in one call (SQS batches of ten). If that fails, it tries once more one delivery
+ * per call, so a delivery SQS will not take fails only the records it carries, never its
+ * neighbours. Deliveries the first call did store are stored again, with the same key: the
+ * delivery function sends them again and the target recognises the key (EDU-IDEM-9), as after
+ * any retry of a record. Returns how many deliveries are queued; adds the failed records to `failed`.
+ */
+async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<string>, deps: RouterDependencies): Promise<number> {
+  if (plan.length === 0) return 0;
+  try {
+    await deps.sendDeliveries(plan.map((delivery) => delivery.body));
+    return plan.length;
+  } catch (error) {
+    deps.log?.('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
+  }
+  const sent = await Promise.all(
+    plan.map(async (delivery) => {
+      try {
+        await deps.sendDeliveries([delivery.body]);
+        return true;
+      } catch (error) {
+        deps.log?.('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
+        for (const recordId of delivery.recordIds) failed.add(recordId);
+        return false;
+      }
+    }),
+  );
+  return sent.filter(Boolean).length;
 }
 
 /** One delivery per (event, subscription); batch-taking subscriptions get the events grouped. */

@@ -9,6 +9,7 @@
  * queued the very same Idempotency-Key, and the target can drop the repeats (EDU-IDEM-9).
  */
 import { createHash } from 'node:crypto';
+import { boundedKey, DYNAMODB_LIMITS } from '../ids/bounded-key.js';
 import { uuidFromHash } from '../ids/stable-uuid.js';
 
 export interface EventIdentity {
@@ -41,9 +42,13 @@ export interface RoutedEventLedger {
   abandon(event: EventIdentity, claimId: string): Promise<void>;
 }
 
-/** The marker's key; each part URI-encoded so no separator can be forged. */
+/**
+ * The marker's key (a partition key): `routed#<source>#<id>`, each part URI-encoded so no
+ * separator can be forged, or its SHA-256 form when that would not fit DynamoDB's 2,048 bytes.
+ * Every key that fits is the one earlier versions wrote, so markers already stored still count.
+ */
 export function routedEventKey(event: EventIdentity): string {
-  return ['routed', event.source, event.id].map(encodeURIComponent).join('#');
+  return boundedKey('routed', [event.source, event.id], DYNAMODB_LIMITS.partitionKeyBytes);
 }
 
 /**

@@ -54,6 +54,8 @@ const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
 const MIN_RETRY_WINDOW_SECONDS = 60;
+/** `source`, `types` and `filters` as JSON (UTF-8) at most; a subscription's item stays far below 400 KB. */
+export const MAX_CONDITIONS_BYTES = 128 * 1024;
 
 export function parseSubscriptionInput(body: unknown, rules: InputRules): { input?: SubscriptionInput; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
@@ -120,6 +122,12 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const retryWindow = fields['retrywindowseconds'];
   if (retryWindow !== undefined && (!Number.isInteger(retryWindow) || (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS || (retryWindow as number) > rules.maxRetryWindowSeconds)) {
     add('retrywindowseconds', 'range', `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`, 'EDU-IDEM-12');
+  }
+
+  // The conditions are stored in the subscription's item and in each of its route index items:
+  // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
+  if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
+    add(filters === undefined ? 'types' : 'filters', 'too-large', `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`);
   }
 
   if (issues.length > 0) return { issues };

@@ -24,6 +24,7 @@ function tokenVerification(): TokenVerification {
       keys: createRemoteJWKSet(auth.jwksUrl, { timeoutDuration: 3000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }),
       issuer: auth.issuer,
       audience: auth.audience,
+      rules: auth.tokenRules,
     };
   }
   return verification;

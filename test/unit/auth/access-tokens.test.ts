@@ -1,6 +1,6 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authenticate, scopes, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
+import { authenticate, DEFAULT_ACCESS_TOKEN_RULES, scopes, type AccessTokenRules, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
 import { ProblemError } from '../../../functions/core/http/problems.js';
 
 const ISSUER = 'https://login.example.org';
@@ -16,23 +16,40 @@ beforeAll(async () => {
   privateKey = pair.privateKey;
   publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
   otherPrivateKey = (await generateKeyPair('ES256')).privateKey;
-  verification = { keys: createLocalJWKSet({ keys: [publicJwk] }), issuer: ISSUER, audience: AUDIENCE };
+  verification = { keys: createLocalJWKSet({ keys: [publicJwk] }), issuer: ISSUER, audience: AUDIENCE, rules: DEFAULT_ACCESS_TOKEN_RULES };
 });
 
-function token(claims: Record<string, unknown> = {}, options: { key?: CryptoKey; iss?: string; aud?: string; exp?: number | string; nbf?: number } = {}) {
+interface TokenOptions {
+  key?: CryptoKey;
+  iss?: string;
+  aud?: string;
+  exp?: number | string;
+  nbf?: number;
+  /** `null`: no iat claim. */
+  iat?: number | null;
+  /** `null`: no typ header. */
+  typ?: string | null;
+}
+
+function token(claims: Record<string, unknown> = {}, options: TokenOptions = {}) {
+  const typ = options.typ === undefined ? 'at+jwt' : options.typ;
   const jwt = new SignJWT({ client_id: 'dev-publisher', scope: 'events:publish subscriptions:manage', ...claims })
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1', ...(typ === null ? {} : { typ }) })
     .setIssuer(options.iss ?? ISSUER)
     .setAudience(options.aud ?? AUDIENCE)
-    .setIssuedAt()
     .setExpirationTime(options.exp ?? '5m');
+  if (options.iat !== null) jwt.setIssuedAt(options.iat);
   if (options.nbf !== undefined) jwt.setNotBefore(options.nbf);
   return jwt.sign(options.key ?? privateKey);
 }
 
-async function rejection(authorization: string | undefined, scope = scopes.publish): Promise<ProblemError> {
+function withRules(rules: Partial<AccessTokenRules>): TokenVerification {
+  return { ...verification, rules: { ...DEFAULT_ACCESS_TOKEN_RULES, ...rules } };
+}
+
+async function rejection(authorization: string | undefined, scope = scopes.publish, by: TokenVerification = verification): Promise<ProblemError> {
   try {
-    await authenticate(authorization, scope, verification);
+    await authenticate(authorization, scope, by);
   } catch (error) {
     if (error instanceof ProblemError) return error;
     throw error;
@@ -49,11 +66,9 @@ describe('access tokens (EDU-2, EDU-4)', () => {
     expect([...principal.scopes]).toEqual(['events:publish', 'subscriptions:manage']);
   });
 
-  it('EDU-2: the client falls back from client_id to azp to sub, and `scp` arrays are read', async () => {
-    const viaAzp = await authenticate(`Bearer ${await token({ client_id: undefined, azp: 'azp-client' })}`, scopes.publish, verification);
-    expect(viaAzp.clientId).toBe('azp-client');
-    const viaSub = await authenticate(`Bearer ${await token({ client_id: undefined, sub: 'sub-client', scope: undefined, scp: ['events:publish'] })}`, scopes.publish, verification);
-    expect(viaSub.clientId).toBe('sub-client');
+  it('EDU-2, review #17: `scp` arrays are read as scopes', async () => {
+    const principal = await authenticate(`Bearer ${await token({ scope: undefined, scp: ['events:publish'] })}`, scopes.publish, verification);
+    expect([...principal.scopes]).toEqual(['events:publish']);
   });
 
   it('EDU-4: a missing Authorization header gets 401 with WWW-Authenticate: Bearer error="invalid_token"', async () => {
@@ -67,14 +82,14 @@ describe('access tokens (EDU-2, EDU-4)', () => {
   });
 
   it('EDU-4: an expired token gets 401 saying so', async () => {
-    const error = await rejection(`Bearer ${await token({}, { exp: now() - 120 })}`);
+    const error = await rejection(`Bearer ${await token({}, { iat: now() - 600, exp: now() - 120 })}`);
     expect(error.problem.status).toBe(401);
     expect(error.problem.detail).toMatch(/expired/);
   });
 
   it('EDU-4: up to 60 s of clock skew on exp is tolerated, more is not', async () => {
-    await expect(authenticate(`Bearer ${await token({}, { exp: now() - 30 })}`, scopes.publish, verification)).resolves.toBeTruthy();
-    expect((await rejection(`Bearer ${await token({}, { exp: now() - 90 })}`)).problem.status).toBe(401);
+    await expect(authenticate(`Bearer ${await token({}, { iat: now() - 600, exp: now() - 30 })}`, scopes.publish, verification)).resolves.toBeTruthy();
+    expect((await rejection(`Bearer ${await token({}, { iat: now() - 600, exp: now() - 90 })}`)).problem.status).toBe(401);
   });
 
   it('EDU-4: a token not valid yet (nbf beyond the skew) gets 401', async () => {
@@ -131,11 +146,101 @@ describe('access tokens (EDU-2, EDU-4)', () => {
   });
 
   it('EDU-4: a token without exp is refused', async () => {
+    // Everything else in order, so the missing exp is what is refused.
     const jwt = await new SignJWT({ client_id: 'x', scope: 'events:publish' })
-      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
+      .setIssuedAt()
       .sign(privateKey);
-    expect((await rejection(`Bearer ${jwt}`)).problem.status).toBe(401);
+    const error = await rejection(`Bearer ${jwt}`);
+    expect(error.problem.status).toBe(401);
+    expect(error.problem.detail).toMatch(/"exp"/);
+  });
+});
+
+/** The refusal is a 401 invalid_token whose description says `pattern`, in the problem and the header. */
+function expectInvalidToken(error: ProblemError, pattern: RegExp): void {
+  expect(error.problem.status).toBe(401);
+  expect(error.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
+  expect(error.problem.detail).toMatch(pattern);
+  // In the header the description's double quotes become single ones (a quoted-string may not hold them).
+  expect(error.headers['www-authenticate']).toMatch(new RegExp(`error_description=".*${pattern.source.replace(/"/g, "'")}`));
+}
+
+describe('which access tokens a deployment accepts (EDU-2, EDU-4, review #17)', () => {
+  it('EDU-4, review #17: a token without a typ header gets 401 invalid_token', async () => {
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: null })}`), /not an access token/);
+  });
+
+  it('EDU-4, review #17: typ "JWT" (an ID token, say) gets 401 invalid_token under the default at+jwt', async () => {
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: 'JWT' })}`), /not an access token/);
+  });
+
+  it('EDU-2, review #17: typ at+jwt is compared case-insensitively, with or without application/', async () => {
+    for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt', 'Application/AT+JWT']) {
+      await expect(authenticate(`Bearer ${await token({}, { typ })}`, scopes.publish, verification), typ).resolves.toMatchObject({ clientId: 'dev-publisher' });
+    }
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: 'text/at+jwt' })}`), /not an access token/);
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: 'at+jwt+x' })}`), /not an access token/);
+  });
+
+  it('EDU-2, review #17: with the switch set to JWT, typ JWT (and still at+jwt) is accepted; no typ or another type is not', async () => {
+    const jwtSwitch = withRules({ tokenType: 'JWT' });
+    for (const typ of ['JWT', 'jwt', 'application/jwt', 'at+jwt']) {
+      await expect(authenticate(`Bearer ${await token({}, { typ })}`, scopes.publish, jwtSwitch), typ).resolves.toMatchObject({ clientId: 'dev-publisher' });
+    }
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: null })}`, scopes.publish, jwtSwitch), /not an access token/);
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { typ: 'dpop+jwt' })}`, scopes.publish, jwtSwitch), /not an access token/);
+  });
+
+  it('EDU-4, review #17: a token without iat gets 401 invalid_token naming the claim', async () => {
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: null })}`), /"iat"/);
+  });
+
+  it('EDU-4, review #17: a lifetime (exp - iat) over the cap gets 401 invalid_token; at the cap it passes', async () => {
+    const issued = now() - 10;
+    const cap = DEFAULT_ACCESS_TOKEN_RULES.maxLifetimeSeconds;
+    expect(cap).toBe(7200);
+    await expect(authenticate(`Bearer ${await token({}, { iat: issued, exp: issued + cap })}`, scopes.publish, verification)).resolves.toBeTruthy();
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: issued, exp: issued + cap + 1 })}`), /lives too long.*7200/);
+    // A year-long token is refused even though it is fresh and unexpired.
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: issued, exp: issued + 365 * 24 * 3600 })}`), /lives too long/);
+  });
+
+  it('EDU-4, review #17: the cap is the deployment’s setting', async () => {
+    const issued = now() - 10;
+    const tenMinutes = withRules({ maxLifetimeSeconds: 600 });
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: issued, exp: issued + 601 })}`, scopes.publish, tenMinutes), /at most 600 seconds/);
+    await expect(authenticate(`Bearer ${await token({}, { iat: issued, exp: issued + 600 })}`, scopes.publish, tenMinutes)).resolves.toBeTruthy();
+  });
+
+  it('EDU-4, review #17: iat in the future beyond the 60 s skew gets 401 invalid_token; within the skew it passes', async () => {
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: now() + 120, exp: now() + 600 })}`), /issued in the future/);
+    await expect(authenticate(`Bearer ${await token({}, { iat: now() + 30, exp: now() + 600 })}`, scopes.publish, verification)).resolves.toBeTruthy();
+  });
+
+  it('EDU-4, review #17: exp not after iat gets 401 invalid_token', async () => {
+    const issued = now() + 30;
+    expectInvalidToken(await rejection(`Bearer ${await token({}, { iat: issued, exp: issued })}`), /expires before it is issued/);
+  });
+
+  it('EDU-4, review #17: without the client claim the token gets 401 invalid_token, even when sub names someone', async () => {
+    const error = await rejection(`Bearer ${await token({ client_id: undefined, sub: 'dev-publisher', azp: 'dev-publisher' })}`);
+    expectInvalidToken(error, /names no client.*"client_id"/);
+    expectInvalidToken(await rejection(`Bearer ${await token({ client_id: '' })}`), /names no client/);
+    expectInvalidToken(await rejection(`Bearer ${await token({ client_id: ['dev-publisher'] })}`), /names no client/);
+  });
+
+  it('EDU-2, review #17: with the client claim configured as azp the client comes from azp, never from client_id or sub', async () => {
+    const azp = withRules({ clientIdClaim: 'azp' });
+    const principal = await authenticate(`Bearer ${await token({ client_id: 'someone-else', azp: 'entra-app', sub: 'object-id' })}`, scopes.publish, azp);
+    expect(principal.clientId).toBe('entra-app');
+    expectInvalidToken(await rejection(`Bearer ${await token({ sub: 'dev-publisher' })}`, scopes.publish, azp), /names no client.*"azp"/);
+  });
+
+  it('review #17: a refusal never echoes the token’s own claim values', async () => {
+    const error = await rejection(`Bearer ${await token({ client_id: undefined, sub: 'secret-subject-42' }, { typ: 'JWT' })}`);
+    expect(JSON.stringify(error.problem) + JSON.stringify(error.headers)).not.toContain('secret-subject-42');
   });
 });

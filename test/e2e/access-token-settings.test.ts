@@ -1,0 +1,78 @@
+/**
+ * The access-token settings (review #17) end to end on the laptop host, set up like an Entra ID
+ * deployment: typ `JWT`, the client in `azp`, a 10-minute cap. They must reach the handlers (the
+ * ingest refuses what they refuse) and the development identity (its tokens pass them).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decodeJwt, decodeProtectedHeader, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+
+let koerier: TestHost;
+let signingKey: CryptoKey;
+let kid: string;
+
+beforeAll(async () => {
+  koerier = await startTestHost(
+    { [settingEnv.accessTokenType]: 'JWT', [settingEnv.clientIdClaim]: 'azp', [settingEnv.accessTokenMaxLifetimeSeconds]: '600' },
+    { queueTriggers: false },
+  );
+  // The host's own development key, so the claims are all that differ.
+  const jwk = JSON.parse(await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8')) as JWK;
+  signingKey = (await importJWK(jwk, 'ES256')) as CryptoKey;
+  kid = ((await (await fetch(`${koerier.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+});
+
+afterAll(async () => {
+  await koerier?.stop();
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function publish(token: string) {
+  return fetch(`${koerier.url}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem:lvs', type: 'nl.edu.leerling.ingeschreven' }),
+  });
+}
+
+function forge(claims: Record<string, unknown>, lifetimeSeconds = 300) {
+  return new SignJWT({ scope: 'events:publish', ...claims })
+    .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+    .setIssuer(koerier.url)
+    .setAudience('koerier')
+    .setIssuedAt(now() - 10)
+    .setExpirationTime(now() - 10 + lifetimeSeconds)
+    .sign(signingKey);
+}
+
+async function expectInvalidToken(response: Response, description: RegExp) {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('content-type')).toBe('application/problem+json');
+  expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  expect(((await response.json()) as { detail: string }).detail).toMatch(description);
+}
+
+describe('access-token settings on the laptop host (EDU-2, EDU-4, review #17)', () => {
+  it('EDU-2, review #17: the development identity issues typ JWT tokens with azp and a lifetime within the cap, and the ingest accepts them', async () => {
+    const token = await koerier.token('dev-publisher', ['events:publish']);
+    expect(decodeProtectedHeader(token).typ).toBe('JWT');
+    const claims = decodeJwt(token);
+    expect(claims['azp']).toBe('dev-publisher');
+    expect(claims.exp! - claims.iat!).toBe(600);
+    expect((await publish(token)).status).toBe(202);
+  });
+
+  it('EDU-4, review #17: the handlers read the configured claim: client_id (or sub) without azp → 401 invalid_token', async () => {
+    await expectInvalidToken(await publish(await forge({ client_id: 'dev-publisher', sub: 'dev-publisher' })), /names no client.*"azp"/);
+  });
+
+  it('EDU-4, review #17: the handlers read the configured cap: 601 s of exp - iat → 401 invalid_token', async () => {
+    await expectInvalidToken(await publish(await forge({ azp: 'dev-publisher' }, 601)), /lives too long.*600/);
+    expect((await publish(await forge({ azp: 'dev-publisher' }, 600))).status).toBe(202);
+  });
+});
