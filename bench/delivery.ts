@@ -23,9 +23,11 @@ import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
+import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
 import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
 import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
 import { resourceNames, settingEnv } from '../functions/config.js';
+import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery/delivery-message.js';
 import { functions } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
@@ -98,7 +100,9 @@ export async function run(): Promise<Record<string, unknown>> {
     for (const receiver of receivers) {
       const id = randomUUID();
       ids.push(id);
-      await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE] }));
+      // WH-3: every push subscription carries a credential; the receiver is its own token endpoint.
+      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(resourceNames.key('credentials'), { localKeysDir: process.env[settingEnv.localKeysDir]! }));
+      await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
     }
 
     // Floor: the same POSTs with nothing around them.

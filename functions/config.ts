@@ -12,6 +12,7 @@ import {
   type AccessTokenRules,
 } from './core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from './core/auth/publish-grants.js';
+import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from './core/credentials/sink-credential.js';
 import { parseEntitlements } from './core/subscriptions/entitlements.js';
 import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../lib/resources.js';
 
@@ -74,6 +75,15 @@ export const settingEnv = {
   validationWindowSeconds: 'KOERIER_VALIDATION_WINDOW_SECONDS',
   /** Requests per minute Koerier asks each target for (`WebHook-Request-Rate`); unset: not asked. */
   webhookRequestRate: 'KOERIER_WEBHOOK_REQUEST_RATE',
+  /** Edge protection (docs/OPERATIONS.md): per-client requests per minute on the management routes, per container. */
+  manageRatePerMinute: 'KOERIER_MANAGE_RATE_PER_MINUTE',
+  /** Set behind CloudFront only: the value of its origin header; requests without it are refused before any work. */
+  originVerifySecret: 'KOERIER_ORIGIN_VERIFY_SECRET',
+  // Who may do what towards targets (issue 8, items 14 and 19).
+  /** `oauth2-only` (default, Edukoppeling) or `bearer-or-oauth2`: which sink credentials subscriptions may carry. */
+  sinkCredentials: 'KOERIER_SINK_CREDENTIALS',
+  /** Comma-separated ports sinks and token URLs may name (default `443`); the laptop host may reach any port on loopback. */
+  outboundPorts: 'KOERIER_OUTBOUND_PORTS',
 } as const;
 
 export interface KoerierConfig {
@@ -100,6 +110,13 @@ export interface KoerierConfig {
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
   readonly handshake: { readonly timeoutSeconds: number; readonly windowSeconds: number; readonly requestRatePerMinute?: number };
+  /** Edge protection: the management routes' per-client throttle, and CloudFront's origin header value. */
+  readonly manageRatePerMinute: number;
+  readonly originVerifySecret?: string;
+  /** Which sink credentials subscriptions may carry (WH-3, EDU-4). */
+  readonly sinkCredentials: SinkCredentialPolicy;
+  /** Ports a sink or token URL may name (review item 19). */
+  readonly outboundPorts: readonly number[];
 }
 
 export class ConfigError extends Error {
@@ -200,6 +217,10 @@ export function loadConfig(env: Env = process.env): KoerierConfig {
       windowSeconds: integer(settingEnv.validationWindowSeconds, 24 * 3600, 1, 30 * 24 * 3600),
       ...(env[settingEnv.webhookRequestRate]?.trim() ? { requestRatePerMinute: integer(settingEnv.webhookRequestRate, 0, 1, 1_000_000) } : {}),
     },
+    manageRatePerMinute: integer(settingEnv.manageRatePerMinute, 600, 1, 1_000_000),
+    ...(env[settingEnv.originVerifySecret]?.trim() ? { originVerifySecret: env[settingEnv.originVerifySecret]!.trim() } : {}),
+    sinkCredentials: readSinkCredentialPolicy(env[settingEnv.sinkCredentials], issues),
+    outboundPorts: readOutboundPorts(env[settingEnv.outboundPorts], issues),
   };
   if (issues.length > 0) throw new ConfigError(`Koerier configuration is invalid: ${issues.join('; ')}`);
   return config;
@@ -269,6 +290,32 @@ function readPublishGrants(raw: string | undefined, issues: string[]): PublishGr
     issues.push(`${settingEnv.publishers}: ${(error as Error).message}`);
     return {};
   }
+}
+
+/** Default `oauth2-only`: the Edukoppeling profile wants OAuth2 client credentials towards every party. */
+function readSinkCredentialPolicy(raw: string | undefined, issues: string[]): SinkCredentialPolicy {
+  const value = raw?.trim() || 'oauth2-only';
+  if (SINK_CREDENTIAL_POLICIES.includes(value as SinkCredentialPolicy)) return value as SinkCredentialPolicy;
+  issues.push(`${settingEnv.sinkCredentials} must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}, got ${JSON.stringify(raw)}`);
+  return 'oauth2-only';
+}
+
+export const DEFAULT_OUTBOUND_PORTS: readonly number[] = [443];
+
+/** Whole numbers 1–65535, at least one. */
+export function parsePortList(raw: string): number[] | undefined {
+  const items = list(raw);
+  if (!items.every((item) => /^\d{1,5}$/.test(item))) return undefined;
+  const ports = items.map(Number);
+  if (ports.length === 0 || !ports.every((port) => port >= 1 && port <= 65_535)) return undefined;
+  return [...new Set(ports)];
+}
+
+function readOutboundPorts(raw: string | undefined, issues: string[]): readonly number[] {
+  if (!raw?.trim()) return DEFAULT_OUTBOUND_PORTS;
+  const ports = parsePortList(raw);
+  if (ports === undefined) issues.push(`${settingEnv.outboundPorts} must be a comma-separated list of ports from 1 to 65535, got ${JSON.stringify(raw)}`);
+  return ports ?? DEFAULT_OUTBOUND_PORTS;
 }
 
 function list(raw: string | undefined): string[] {

@@ -3,11 +3,12 @@
  * and route described there appears here without touching the constructs.
  */
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
 import { Keys } from './constructs/keys.js';
@@ -15,6 +16,7 @@ import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
+import { settingEnv } from '../functions/config.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
 export interface ResourceDescription {
@@ -51,10 +53,22 @@ export class KoerierStack extends Stack {
   readonly alarms: DeadLetterAlarms;
   /** Present when the description has the `delivery` function, whose metrics they watch. */
   readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
+  readonly edge: ApiDistribution | undefined;
+  /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
+  readonly edgeStack: KoerierEdgeStack | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
-    super(scope, id, { description: 'Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)', ...props });
+    const edgeSettings = props.config.protection.edge;
+    const createsWebAcl = edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn === undefined;
+    super(scope, id, {
+      description: 'Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)',
+      // The web ACL's ARN comes from the us-east-1 stack.
+      ...(createsWebAcl ? { crossRegionReferences: true } : {}),
+      ...props,
+    });
     const description = props.resources ?? koerierResources;
+    const protection = props.config.protection;
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);
@@ -65,8 +79,32 @@ export class KoerierStack extends Stack {
       ...(props.config.alarmEmail === undefined ? {} : { email: props.config.alarmEmail }),
     });
 
-    this.httpApi = new KoerierHttpApi(this, 'Http');
-    const settings = settingEnvironment(props.config, this.httpApi.url);
+    this.httpApi = new KoerierHttpApi(this, 'Http', { routeThrottling: protection.routeThrottling });
+    if (edgeSettings.mode === 'cloudfront-waf') {
+      let webAclArn = edgeSettings.webAclArn;
+      if (webAclArn === undefined) {
+        if (Token.isUnresolved(this.region) || Token.isUnresolved(this.account)) {
+          throw new Error(
+            'koerier:edgeProtection "cloudfront-waf" creates its web ACL in a us-east-1 stack and needs this stack\'s account and ' +
+              'region to refer to it: set CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION (cdk deploy with credentials does), or name an ' +
+              'existing web ACL in koerier:edgeWebAclArn',
+          );
+        }
+        this.edgeStack = new KoerierEdgeStack(scope, `${id}Edge`, {
+          env: { account: this.account, region: 'us-east-1' },
+          crossRegionReferences: true,
+          rateLimitPerIp: edgeSettings.rateLimitPerIp,
+          rateLimitPerAuthorization: edgeSettings.rateLimitPerAuthorization,
+        });
+        webAclArn = this.edgeStack.webAcl.webAcl.attrArn;
+      }
+      this.edge = new ApiDistribution(this, 'Edge', { apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`, webAclArn });
+    }
+    const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
+    const settings = {
+      ...settingEnvironment(props.config, publicUrl),
+      ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
+    };
     const functionResources = {
       tables: this.tables.byName,
       queues: this.queues.byName,
@@ -75,14 +113,21 @@ export class KoerierStack extends Stack {
     };
     const functions = new Map<string, KoerierFunction>();
     for (const [name, spec] of Object.entries(description.functions)) {
-      const fn = new KoerierFunction(this, name, { spec, resources: functionResources, settings, repoRoot: REPO_ROOT });
+      const reservedConcurrency = name === 'ingest' && protection.ingestReservedConcurrency !== 'none' ? protection.ingestReservedConcurrency : undefined;
+      const fn = new KoerierFunction(this, name, {
+        spec,
+        resources: functionResources,
+        settings,
+        repoRoot: REPO_ROOT,
+        ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+      });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);
     }
     this.functions = functions;
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: this.httpApi.url });
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
     for (const [name, { queue, deadLetterQueue }] of this.queues.byName) {
       new CfnOutput(this, `${name}QueueUrl`, { description: `URL of queue ${name}`, value: queue.queueUrl });
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });

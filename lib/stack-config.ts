@@ -3,7 +3,8 @@
  * typed, validated object. Every problem names its context key, so a failed synth says what to fix.
  */
 import type { Construct } from 'constructs';
-import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv } from '../functions/config.js';
+import { DEFAULT_OUTBOUND_PORTS, MAX_IDEMPOTENCY_TTL_SECONDS, parsePortList, settingEnv } from '../functions/config.js';
+import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from '../functions/core/credentials/sink-credential.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 import {
@@ -14,6 +15,7 @@ import {
   MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
   type AccessTokenType,
 } from '../functions/core/auth/access-tokens.js';
+import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 
 export interface StackConfig {
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
@@ -35,6 +37,16 @@ export interface StackConfig {
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
+  /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
+  readonly protection: ProtectionConfig;
+  /**
+   * Which sink credentials subscriptions may carry (WH-3, EDU-4): `oauth2-only` (default, as the
+   * Edukoppeling profile asks) or `bearer-or-oauth2` (NL GOV deployments whose subscribers hand
+   * out static tokens).
+   */
+  readonly sinkCredentials: SinkCredentialPolicy;
+  /** Ports sinks and token URLs may name (default [443]): any port would let Koerier be used to scan ports. */
+  readonly outboundPorts: readonly number[];
 }
 
 export const contextKey = {
@@ -52,6 +64,9 @@ export const contextKey = {
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
+  ...protectionContextKey,
+  sinkCredentials: 'koerier:sinkCredentials',
+  outboundPorts: 'koerier:outboundPorts',
 } as const;
 
 export class StackConfigError extends Error {
@@ -203,6 +218,26 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  const protection = parseProtectionConfig(context, issues);
+  let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
+  const sinkCredentialsRaw = context[contextKey.sinkCredentials];
+  if (sinkCredentialsRaw !== undefined) {
+    if (typeof sinkCredentialsRaw === 'string' && SINK_CREDENTIAL_POLICIES.includes(sinkCredentialsRaw.trim() as SinkCredentialPolicy)) {
+      sinkCredentials = sinkCredentialsRaw.trim() as SinkCredentialPolicy;
+    } else {
+      problem(contextKey.sinkCredentials, `must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}`, sinkCredentialsRaw);
+    }
+  }
+
+  let outboundPorts: readonly number[] = DEFAULT_OUTBOUND_PORTS;
+  const portsRaw = context[contextKey.outboundPorts];
+  if (portsRaw !== undefined) {
+    const text = Array.isArray(portsRaw) && portsRaw.every((port) => typeof port === 'number' || typeof port === 'string') ? portsRaw.join(',') : portsRaw;
+    const ports = typeof text === 'string' ? parsePortList(text) : typeof text === 'number' ? parsePortList(String(text)) : undefined;
+    if (ports === undefined) problem(contextKey.outboundPorts, 'must be a list of ports from 1 to 65535 (e.g. [443, 8443])', portsRaw);
+    else outboundPorts = ports;
+  }
+
   if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
   return {
     issuer,
@@ -219,6 +254,9 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    protection,
+    sinkCredentials,
+    outboundPorts,
   };
 }
 
@@ -242,6 +280,10 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
+    ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
+    ...(config.protection.manageRatePerMinute === undefined ? {} : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
+    [settingEnv.sinkCredentials]: config.sinkCredentials,
+    [settingEnv.outboundPorts]: config.outboundPorts.join(','),
   };
 }
 

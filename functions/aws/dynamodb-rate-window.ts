@@ -1,7 +1,9 @@
 /**
  * Requests per client per minute (WH-7, EDU-20: per producer, not per IP address), counted in a
  * fixed one-minute window: one conditional UpdateItem per request in the `idempotency` table,
- * whose TTL removes old windows.
+ * whose TTL removes old windows. This is the accurate limit, shared by every container; a refusal
+ * is also told to `onRefused`, so the container's own throttle (functions/core/throttling) can
+ * refuse the client until the window ends without another write.
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
@@ -11,10 +13,16 @@ export type RateDecision = { readonly allowed: true } | { readonly allowed: fals
 
 const WINDOW_MS = 60_000;
 
+export interface RateWindowOptions {
+  /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
+  readonly onRefused?: (clientId: string, windowEndMs: number) => void;
+}
+
 export class DynamoDbRateWindow {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly options: RateWindowOptions = {},
   ) {}
 
   async take(clientId: string, limitPerMinute: number, now = Date.now()): Promise<RateDecision> {
@@ -38,8 +46,9 @@ export class DynamoDbRateWindow {
       );
       return { allowed: true };
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      this.options.onRefused?.(clientId, windowEnd);
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
     }
   }
 }

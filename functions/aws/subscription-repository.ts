@@ -25,7 +25,7 @@ import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import type { Filter } from '../core/subscriptions/filters.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
-import { isRoutable, type Subscription, type SubscriptionStatus } from '../core/subscriptions/subscription.js';
+import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
 import type { RouteIndexRepository } from './route-index-repository.js';
 
 type Item = Record<string, AttributeValue>;
@@ -159,14 +159,23 @@ export class SubscriptionRepository implements SubscriptionStore {
     return { items, ...(result.LastEvaluatedKey ? { cursor: encodeCursor(result.LastEvaluatedKey) } : {}) };
   }
 
-  async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number): Promise<Subscription | undefined> {
+  async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
     const current = await this.get(id);
     if (!current) return undefined;
     if (expectedVersion !== undefined && current.version !== expectedVersion) {
       throw new SubscriptionConflictError(`subscription ${id} is at version ${current.version}, not ${expectedVersion}`);
     }
-    const { routeKeys: _routeKeys, version: _version, statusReason: _reason, ...rest } = current;
-    return this.save({ ...rest, status, ...(reason === undefined ? {} : { statusReason: reason }), updatedAt: this.clock().toISOString() }, current);
+    const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
+    return this.save(
+      {
+        ...rest,
+        status,
+        ...(reason === undefined ? {} : { statusReason: reason }),
+        ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
+        updatedAt: this.clock().toISOString(),
+      },
+      current,
+    );
   }
 
   /** After a lost race: the index as the winning record says, minus what the loser added. */
@@ -218,6 +227,7 @@ function itemOf(s: Subscription): Item {
   if (s.filters !== undefined) item['filters'] = { S: JSON.stringify(s.filters) };
   if (s.credential !== undefined) item['credential'] = { M: { kind: { S: s.credential.kind }, ciphertext: { S: s.credential.ciphertext } } };
   if (s.statusReason !== undefined) item['statusReason'] = { S: s.statusReason };
+  if (s.suspendedFor !== undefined) item['suspendedFor'] = { S: s.suspendedFor };
   if (s.allowedRatePerMinute !== undefined) item['allowedRatePerMinute'] = { N: String(s.allowedRatePerMinute) };
   if (s.retryWindowSeconds !== undefined) item['retryWindowSeconds'] = { N: String(s.retryWindowSeconds) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
@@ -235,6 +245,7 @@ function subscriptionOf(item: Item): Subscription {
     filters: text('filters') === undefined ? undefined : (JSON.parse(text('filters')!) as Filter[]),
     credential: credential && { kind: credential['kind']?.S as NonNullable<Subscription['credential']>['kind'], ciphertext: credential['ciphertext']?.S ?? '' },
     statusReason: text('statusReason'),
+    suspendedFor: text('suspendedFor') as SuspensionCause | undefined,
     allowedRatePerMinute: number('allowedRatePerMinute'),
     retryWindowSeconds: number('retryWindowSeconds'),
     validationTokenHash: text('validationTokenHash'),

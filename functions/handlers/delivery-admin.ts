@@ -15,6 +15,7 @@ import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
 import { withIdempotency } from '../core/idempotency/index.js';
+import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { moveDeadLetterQueueBack } from '../aws/delivery-queue.js';
 import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
@@ -35,6 +36,7 @@ let idempotency: DynamoDbIdempotencyStore | undefined;
 
 function deliveryAdmin(): DeliveryAdmin {
   if (admin) return admin;
+  const config = runtimeConfig();
   const dynamodb = dynamoDbClient();
   const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
   admin = new DeliveryAdmin({
@@ -42,6 +44,8 @@ function deliveryAdmin(): DeliveryAdmin {
     subscriptions: new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes'))),
     enqueue: (messages) => deliveries.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
     audit: (message, fields) => logger.info(message, fields),
+    entitlements: parseEntitlements(config.entitlementsJson),
+    sinkCredentials: config.sinkCredentials,
   });
   return admin;
 }

@@ -54,6 +54,7 @@ function deliveryDependencies(): DispatcherDependencies {
   const settings = config.delivery;
   const http = createSafeHttpClient({
     allowLoopback: config.allowLoopbackSinks,
+    allowedPorts: config.outboundPorts,
     connectTimeoutMs: settings.connectTimeoutMs,
     responseTimeoutMs: settings.responseTimeoutMs,
     maxResponseBytes: settings.maxResponseBytes,
@@ -62,7 +63,7 @@ function deliveryDependencies(): DispatcherDependencies {
   const dynamodb = dynamoDbClient();
   const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
   const cipher = credentialCipherFor(resourceNames.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {});
-  const tokens = new ClientCredentialsTokens(http);
+  const tokens = new ClientCredentialsTokens(http, Date.now, (message, fields) => logger.warn(message, fields));
   const deliveries = new SqsEventQueue(sqsClient(), resourceNames.queueUrl('deliveries'));
   // Decrypting costs a KMS call: once per stored credential per container.
   const credentials = new Map<string, Promise<SinkCredential>>();
@@ -106,6 +107,7 @@ function deliveryDependencies(): DispatcherDependencies {
       maxReceiveCount: queues.deliveries.maxReceiveCount,
       sendTimeoutMs: settings.connectTimeoutMs + settings.responseTimeoutMs,
       tokenTimeoutMs: TOKEN_TIMEOUT_MS,
+      sinkCredentials: config.sinkCredentials,
     },
     origin: config.webhookOrigin,
     log: (level, message, fields) => logger[level](message, fields),

@@ -6,7 +6,7 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { parseCloudEventsRequest } from '../core/cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../core/http/messages.js';
-import { problem, problemResponse, problems, type ValidationIssue } from '../core/http/problems.js';
+import { boundedIssues, MAX_PROBLEM_BYTES, problem, problemResponse, type ValidationIssue } from '../core/http/problems.js';
 import { ungrantedSources } from '../core/auth/publish-grants.js';
 import { withIdempotency } from '../core/idempotency/index.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
@@ -18,6 +18,7 @@ import { resourceNames, type KoerierConfig } from '../config.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
+import { rememberPublishRefusal } from './shared/throttling.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 
@@ -38,7 +39,7 @@ let idempotency: DynamoDbIdempotencyStore | undefined;
 let rates: DynamoDbRateWindow | undefined;
 const inboundQueue = () => (inbound ??= new SqsEventQueue(sqsClient(), resourceNames.queueUrl('inbound')));
 const idempotencyStore = () => (idempotency ??= new DynamoDbIdempotencyStore(dynamoDbClient(), resourceNames.table('idempotency')));
-const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency')));
+const rateWindow = () => (rates ??= new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency'), { onRefused: rememberPublishRefusal }));
 
 export const handler = httpHandler(async (request) => {
   const config = runtimeConfig();
@@ -69,13 +70,10 @@ async function acceptEvents(request: HttpRequest, publisher: string, config: Koe
       'retry-after': String(rate.retryAfterSeconds),
     });
   }
-  const outcome = parseCloudEventsRequest(request, { maxEventBytes: config.maxEventBytes });
+  const outcome = parseCloudEventsRequest(request, { maxEventBytes: config.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
   if (!outcome.ok) {
     logger.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
     return problemResponse(outcome.problem);
-  }
-  if (outcome.events.length > MAX_EVENTS_PER_BATCH) {
-    return problemResponse(problems.payloadTooLarge(`A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one holds ${outcome.events.length}. Split it.`));
   }
   const ungranted = ungrantedSources(publisher, outcome.events.map((event) => event.source), config.publishGrants, outcome.mode === 'batch');
   if (ungranted.length > 0) {
@@ -83,24 +81,41 @@ async function acceptEvents(request: HttpRequest, publisher: string, config: Koe
     return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
   const receivedAt = new Date().toISOString();
-  await inboundQueue().send(
-    outcome.events.map((event) => ({
-      body: event.json,
-      attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
-    })),
-  );
+  // EDU-19, EDU-IN: the 202 below is only reached once SQS has stored every event. A failed write
+  // is a 503 (the idempotency guard frees the key for it), so the publisher retries the request.
+  try {
+    await inboundQueue().send(
+      outcome.events.map((event) => ({
+        body: event.json,
+        attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
+      })),
+    );
+  } catch (error) {
+    logger.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
+    return problemResponse(
+      problem(503, 'events-not-stored', 'Service Unavailable',
+        'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.'),
+      { 'retry-after': '1' },
+    );
+  }
   // Context attributes may be logged (CE-16); the data never is.
   for (const event of outcome.events) logger.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
   return jsonResponse(202, {
     accepted: outcome.events.map(({ source, id }) => ({ source, id })),
-    ...(outcome.warnings.length > 0 ? { warnings: groupedWarnings(outcome.warnings) } : {}),
+    ...(outcome.warnings.length > 0 ? boundedWarnings(outcome.warnings) : {}),
   });
 }
 
 /**
- * One warning per kind of finding, with the batch members it concerns, so a large batch cannot
- * grow the 202 body (which the idempotency store keeps in one item) past what it can hold.
+ * One warning per kind of finding, with the batch members it concerns, cut to the same budget as
+ * a problem's issue list (review #11), so a large batch cannot grow the 202 body (which the
+ * idempotency store keeps in one item) past what it can hold.
  */
+function boundedWarnings(warnings: readonly ValidationIssue[]): { warnings: ValidationIssue[]; warningsNotListed?: number } {
+  const { listed, notListed } = boundedIssues(groupedWarnings(warnings), MAX_PROBLEM_BYTES);
+  return notListed > 0 ? { warnings: listed, warningsNotListed: notListed } : { warnings: listed };
+}
+
 function groupedWarnings(warnings: readonly ValidationIssue[]): ValidationIssue[] {
   if (warnings.every((warning) => warning.index === undefined)) return [...warnings];
   const groups = new Map<string, { warning: ValidationIssue; indexes: number[] }>();

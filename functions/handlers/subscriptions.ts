@@ -13,13 +13,14 @@ import { withIdempotency } from '../core/idempotency/index.js';
 import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsApi } from '../core/subscriptions/subscriptions-api.js';
 import type { ValidationTransport } from '../core/webhooks/request-validation.js';
+import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
 import { dynamoDbClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { RouteIndexRepository } from '../aws/route-index-repository.js';
 import { SubscriptionRepository } from '../aws/subscription-repository.js';
 import { resourceNames, type KoerierConfig } from '../config.js';
-import { createSafeHttpClient, OutboundRequestError, type OutboundFailureKind, type SafeHttpClient } from '../net/safe-http-client.js';
+import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../net/safe-http-client.js';
 import { describeError, httpHandler } from './shared/api-gateway.js';
 import { logger } from './shared/logger.js';
 import { authenticateRequest, runtimeConfig } from './shared/runtime.js';
@@ -39,6 +40,7 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
     sendValidationRequest: validationTransport(
       createSafeHttpClient({
         allowLoopback: config.allowLoopbackSinks,
+        allowedPorts: config.outboundPorts,
         connectTimeoutMs: config.handshake.timeoutSeconds * 1000,
         responseTimeoutMs: config.handshake.timeoutSeconds * 1000,
         ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
@@ -47,6 +49,8 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
     entitlements: parseEntitlements(config.entitlementsJson),
     settings: {
       allowLoopbackSinks: config.allowLoopbackSinks,
+      allowedPorts: config.outboundPorts,
+      sinkCredentials: config.sinkCredentials,
       webhookOrigin: config.webhookOrigin,
       publicBaseUrl: config.publicBaseUrl,
       validationWindowSeconds: config.handshake.windowSeconds,
@@ -59,22 +63,6 @@ function subscriptionsApi(config: KoerierConfig): SubscriptionsApi {
   return api;
 }
 
-/**
- * What the subscriber reads (as the status reason) for each failure. Fixed words, never the
- * error's own message: that may name the internal address a sink resolved to, or a certificate.
- */
-const FAILURE_TEXTS: Readonly<Record<OutboundFailureKind, string>> = {
-  timeout: 'no answer in time',
-  reset: 'the connection was closed before the answer was complete',
-  'connection-refused': "nothing accepts connections at the sink's address",
-  dns: "the sink's host name does not resolve",
-  'refused-address': 'the sink resolves to an address Koerier may not call',
-  tls: 'the TLS handshake or the certificate check failed',
-  'too-large': 'the answer was too large',
-  'invalid-url': 'the sink is not a URL Koerier may call',
-  network: 'a network failure',
-};
-
 /** The OPTIONS request through the SSRF-guarded client; failures become outcomes, not errors. */
 export function validationTransport(client: SafeHttpClient): ValidationTransport {
   return async ({ url, headers }) => {
@@ -83,7 +71,10 @@ export function validationTransport(client: SafeHttpClient): ValidationTransport
       return { status: response.status, headers: response.headers };
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
-      return { failure: `${error.kind}: ${FAILURE_TEXTS[error.kind]}`, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' };
+      // What the subscriber reads is the merged, fixed wording (review items 18, 19); the precise
+      // kind and the network's own message go to the operator log.
+      logger.info('validation request failed', { sinkOrigin: originOf(url), failure: error.kind, error: error.message });
+      return { failure: SUBSCRIBER_FAILURE[error.kind].detail, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' || error.kind === 'not-sendable' };
     }
   };
 }
@@ -120,6 +111,14 @@ export const handler = httpHandler(async (request) => {
   }
   return methodNotAllowed(request);
 });
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
+  }
+}
 
 function methodNotAllowed(request: HttpRequest): HttpResponse {
   const allowed = request.pathParameters['id'] === undefined ? ['GET', 'POST'] : ['GET', 'PATCH', 'DELETE'];

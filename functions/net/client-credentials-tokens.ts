@@ -4,8 +4,15 @@
  * URL is subscriber input too), cached per credential, and renewed before they expire — when a
  * minute or a tenth of their lifetime (whichever is more, at most half) is left. Concurrent
  * callers share one fetch.
+ *
+ * What a failure says (`CredentialUnavailableError`'s message) is shown to the subscriber with the
+ * attempt and the dead letter, so it is fixed words (review item 18): the network's own message
+ * (`connect ECONNREFUSED 127.0.0.1:1`, the private address a name resolved to) goes to the
+ * operator log only, and a refused connection, a timeout or a TLS failure all read the same, so
+ * the token URL cannot be used to probe ports either (review item 19).
  */
 import { createHash } from 'node:crypto';
+import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
 import { CredentialUnavailableError } from '../core/delivery/dispatcher.js';
 import type { SinkCredential } from '../core/credentials/sink-credential.js';
 import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
@@ -28,6 +35,8 @@ export class ClientCredentialsTokens {
   constructor(
     private readonly client: SafeHttpClient,
     private readonly clock: () => number = Date.now,
+    /** The operator log: the precise failure, never shown to the subscriber. */
+    private readonly log: (message: string, fields: Record<string, unknown>) => void = () => undefined,
   ) {}
 
   /** A valid access token for `credential`; `refresh` skips the cache (the target refused the cached one). */
@@ -63,7 +72,8 @@ export class ClientCredentialsTokens {
       });
     } catch (error) {
       const failure = classifyOutboundError(error);
-      throw new CredentialUnavailableError(`the token endpoint could not be reached (${failure.kind}: ${failure.message})`);
+      this.log('token endpoint failed', { tokenOrigin: originOf(credential.tokenUrl), failure: failure.kind, error: failure.message });
+      throw new CredentialUnavailableError(SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url' ? 'the token URL is not one Koerier may call' : 'the token endpoint could not be reached');
     }
     if (response.status !== 200) throw new CredentialUnavailableError(`the token endpoint answered ${response.status}`);
     let body: { access_token?: unknown; token_type?: unknown; expires_in?: unknown };
@@ -73,11 +83,24 @@ export class ClientCredentialsTokens {
       throw new CredentialUnavailableError('the token endpoint answered something other than JSON');
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') throw new CredentialUnavailableError('the token response holds no access_token');
+    // Checked here, so a token that cannot travel in a header is the token endpoint's fault, not the target's.
+    if (body.access_token.length > 16_384 || !B64TOKEN.test(body.access_token)) throw new CredentialUnavailableError('the token endpoint issued an access token that cannot be sent as a Bearer token');
     if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-      throw new CredentialUnavailableError(`the token endpoint issued a ${body.token_type} token; webhooks take Bearer tokens (WH-3)`);
+      throw new CredentialUnavailableError('the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)');
     }
     const lifetime = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SECONDS) * 1000;
     return { token: body.access_token, renewAt: requestedAt + lifetime - Math.min(Math.max(60_000, lifetime / 10), lifetime / 2) };
+  }
+}
+
+/** RFC 6750 b64token: what may follow `Bearer ` in an Authorization header. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid';
   }
 }
 

@@ -7,6 +7,8 @@
  * - the address guard runs at connect time, on the addresses the name resolved to *for this very
  *   connection* and again on the socket's actual peer, so DNS rebinding cannot slip a private
  *   address in between a check and the connect (see `ip-address-policy.ts` for what is refused);
+ * - only the allowed ports (443 by default): a subscriber must not be able to make Koerier probe
+ *   other services' ports; the laptop host may reach any port on loopback;
  * - redirects are never followed: a 3xx comes back as a response like any other;
  * - connect time, response time and response size are bounded;
  * - every failure is an `OutboundRequestError` with a `kind` the caller can decide on.
@@ -16,27 +18,12 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import type { Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { TransportFailureKind } from '../core/delivery/attempt-outcome.js';
+import { isLoopbackHost } from '../core/subscriptions/outbound-url.js';
 import { judgeAddress } from './ip-address-policy.js';
 
-export type OutboundFailureKind =
-  /** No connection, no response or no complete body within the bounds. */
-  | 'timeout'
-  /** The peer closed or reset the connection mid-exchange. */
-  | 'reset'
-  /** Nothing listens at the address (ECONNREFUSED). */
-  | 'connection-refused'
-  /** The name does not resolve (now). */
-  | 'dns'
-  /** The name resolved to, or the URL names, an address Koerier must not reach. */
-  | 'refused-address'
-  /** Certificate or handshake failure. */
-  | 'tls'
-  /** The response body exceeds `maxResponseBytes` (the status is known: see `status`). */
-  | 'too-large'
-  /** Not a URL Koerier may call: not absolute, not https, credentials in it. */
-  | 'invalid-url'
-  /** Anything else on the network path (unreachable network, malformed HTTP). */
-  | 'network';
+/** The kinds are the delivery core's one list (precise, for the operator log). */
+export type OutboundFailureKind = TransportFailureKind;
 
 export class OutboundRequestError extends Error {
   override name = 'OutboundRequestError';
@@ -56,8 +43,10 @@ export class OutboundRequestError extends Error {
 }
 
 export interface SafeHttpClientOptions {
-  /** The laptop host only: loopback addresses may be reached, and over plain http. */
+  /** The laptop host only: loopback addresses may be reached, over plain http and on any port. */
   readonly allowLoopback?: boolean;
+  /** Ports a URL may name (an https URL without one means 443). Default: 443 only. */
+  readonly allowedPorts?: readonly number[];
   /** TCP plus TLS handshake. Default 5 s. */
   readonly connectTimeoutMs?: number;
   /** From sending the request until the whole response body is read. Default 10 s. */
@@ -93,10 +82,13 @@ export interface SafeHttpClient {
   close(): Promise<void>;
 }
 
+export const DEFAULT_ALLOWED_PORTS: readonly number[] = [443];
+
 const DEFAULTS = { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024, connectionsPerOrigin: 16 };
 
 export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeHttpClient {
   const allowLoopback = options.allowLoopback === true;
+  const allowedPorts = options.allowedPorts ?? DEFAULT_ALLOWED_PORTS;
   const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULTS.responseTimeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
@@ -142,7 +134,7 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
 
   return {
     async request(request) {
-      const url = checkUrl(request.url, allowLoopback);
+      const url = checkUrl(request.url, allowLoopback, allowedPorts);
       const deadline = AbortSignal.timeout(request.timeoutMs ?? responseTimeoutMs);
       try {
         const response = await agent.request({
@@ -164,7 +156,7 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
 }
 
 /** The URL as Koerier will call it, or an `invalid-url` error saying why not. */
-export function checkUrl(raw: string, allowLoopback: boolean): URL {
+export function checkUrl(raw: string, allowLoopback: boolean, allowedPorts: readonly number[] = DEFAULT_ALLOWED_PORTS): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -172,9 +164,16 @@ export function checkUrl(raw: string, allowLoopback: boolean): URL {
     throw new OutboundRequestError('invalid-url', 'not an absolute URL');
   }
   if (url.username || url.password) throw new OutboundRequestError('invalid-url', 'credentials in the URL are not allowed (WH-3: use the Authorization header)');
-  if (url.protocol === 'https:') return url;
-  if (url.protocol === 'http:' && allowLoopback) return url;
-  throw new OutboundRequestError('invalid-url', `only https URLs may be called (WH-1), not ${url.protocol}`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowLoopback)) {
+    throw new OutboundRequestError('invalid-url', `only https URLs may be called (WH-1), not ${url.protocol}`);
+  }
+  // The loopback exception is for the laptop host's own receivers; the address guard still
+  // checks at connect time that such a name really is loopback.
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (!allowedPorts.includes(port) && !(allowLoopback && isLoopbackHost(url.hostname))) {
+    throw new OutboundRequestError('invalid-url', `port ${port} is not one Koerier calls (allowed: ${allowedPorts.join(', ')})`);
+  }
+  return url;
 }
 
 function refusalFor(address: string, plainHttp: boolean, allowLoopback: boolean): OutboundRequestError | undefined {
@@ -234,6 +233,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
+/** The client refused to build the request (a header value it cannot send): nothing left Koerier. */
+const NOT_SENDABLE_CODES = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN']);
 
 /** Maps whatever undici or the socket threw to one `OutboundRequestError`. */
 export function classifyOutboundError(error: unknown): OutboundRequestError {
@@ -247,6 +248,7 @@ export function classifyOutboundError(error: unknown): OutboundRequestError {
     if (code === 'ECONNREFUSED') return new OutboundRequestError('connection-refused', message, undefined, { cause: error });
     if (DNS_CODES.has(code)) return new OutboundRequestError('dns', message, undefined, { cause: error });
     if (TLS_CODE.test(code)) return new OutboundRequestError('tls', message, undefined, { cause: error });
+    if (NOT_SENDABLE_CODES.has(code)) return new OutboundRequestError('not-sendable', message, undefined, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new OutboundRequestError('network', message, undefined, { cause: error });

@@ -1,20 +1,24 @@
 /**
  * The API Gateway HTTP API: one Lambda integration (payload format 2.0) per function, one route
  * per route of lib/resources.ts, `$default` to the function marked `defaultRoute`, JSON access
- * logs and stage throttling. No API Gateway authorizer: the handlers verify the bearer JWTs.
+ * logs, stage throttling and per-route throttling (by function, `koerier:routeThrottling`). No API
+ * Gateway authorizer: the handlers verify the bearer JWTs.
  */
-import { Validations } from 'aws-cdk-lib';
+import { Lazy, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { RouteThrottle } from '../protection-config.js';
 import type { FunctionSpec } from '../resources.js';
 
 /**
- * Whole-API ceiling, requests per second, well above the per-publisher limit the ingest enforces
+ * The default limit of every route without its own (API Gateway applies default route settings
+ * to each route), requests per second, well above the per-publisher limit the ingest enforces
  * itself (`KOERIER_PUBLISH_RATE_PER_MINUTE`): it protects Lambda concurrency and cost from floods.
+ * The routes of the functions in `koerier:routeThrottling` get their own, lower limits.
  */
 export const STAGE_THROTTLE = { rateLimit: 500, burstLimit: 1000 } as const;
 
@@ -41,14 +45,23 @@ const HANDLER_AUTHORIZATION =
   'and JWKS (KOERIER_ISSUER, KOERIER_AUDIENCE, KOERIER_JWKS_URL) and checks its scopes, answering 401/403 as ' +
   'problem JSON. GET /openapi.json and the $default 404/405 answers are public by design.';
 
+export interface KoerierHttpApiProps {
+  /** Per function name: the throttle each of its routes gets instead of the stage default. */
+  readonly routeThrottling?: Readonly<Record<string, RouteThrottle>>;
+}
+
 export class KoerierHttpApi extends Construct {
   readonly api: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
   readonly accessLogs: logs.LogGroup;
   private readonly routeOwners = new Map<string, string>();
+  private readonly routeThrottling: Readonly<Record<string, RouteThrottle>>;
+  /** CloudFormation's RouteSettings JSON as it is written: a Lazy value is not renamed to PascalCase for us. */
+  private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: KoerierHttpApiProps = {}) {
     super(scope, id);
+    this.routeThrottling = props.routeThrottling ?? {};
     this.api = new apigw.HttpApi(this, 'Api', {
       description: 'Koerier CloudEvents gateway',
       // The stage is added below, to give it access logs and throttling.
@@ -64,6 +77,8 @@ export class KoerierHttpApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    const cfnStage = this.stage.node.defaultChild as apigw.CfnStage;
+    cfnStage.routeSettings = Lazy.any({ produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined) });
   }
 
   /** The base URL clients call (no trailing slash): the `$default` stage is served at the root. */
@@ -86,6 +101,15 @@ export class KoerierHttpApi extends Construct {
       routes.push(new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
     }
     for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: HANDLER_AUTHORIZATION });
+    const throttle = this.routeThrottling[name];
+    if (throttle) {
+      for (const route of routes) {
+        const routeKey = (route.node.defaultChild as apigw.CfnRoute).routeKey;
+        this.routeSettings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+        // API Gateway refuses route settings for a route that does not exist yet.
+        this.stage.node.addDependency(route);
+      }
+    }
   }
 
   private claim(routeKey: string, name: string): void {

@@ -33,6 +33,8 @@ export interface KoerierFunctionProps {
   readonly settings: Readonly<Record<string, string>>;
   /** Repository root: `spec.entry` and the lockfile are relative to it. */
   readonly repoRoot: string;
+  /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -118,6 +120,7 @@ export class KoerierFunction extends Construct {
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
       environment,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -102,7 +102,7 @@ describe('a delivery worker killed mid-run', () => {
       const created = await fetch(`${koerier.url}/subscriptions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-        body: JSON.stringify({ sink: receiver.url, types: [TYPE], validation: 'agreed' }),
+        body: JSON.stringify({ sink: receiver.url, types: [TYPE], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
       });
       expect(created.status).toBe(201);
     }

@@ -63,7 +63,7 @@ async function pushTarget(script: ReceiverScript): Promise<{ receiver: HttpsRece
   const receiver = await startHttpsReceiver({ authority, script });
   receivers.push(receiver);
   const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
-  const created = await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed' });
+  const created = await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential });
   expect(created.status).toBe(201);
   expect(created.body['status']).toBe('active');
   return { receiver, type, id: created.body['id'] as string };
@@ -87,6 +87,8 @@ function expectDeliveriesOf(event: string, requests: readonly RecordedRequest[])
   for (const request of requests) {
     expect(request.headers['idempotency-key']).toBe(key);
     expect(request.headers['webhook-request-origin']).toBe('koerier.local');
+    // WH-3: every delivery carries the token from the subscriber's own token endpoint.
+    expect(request.headers['authorization']).toMatch(/^Bearer [A-Za-z0-9_-]{20,}$/);
     expect(request.body).toBe(event);
     expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({ id: JSON.parse(event).id, data: { hello: 'world' } });
   }
@@ -135,7 +137,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     // A witness subscribed to the same type: once it has the next event, the router is done with it.
     const witness = await startHttpsReceiver({ authority });
     receivers.push(witness);
-    expect((await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed' })).status).toBe(201);
+    expect((await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed', sinkcredential: witness.sinkCredential })).status).toBe(201);
     const later = await publish(type);
     const [seen] = await witness.waitForRequests(1);
     expect(seen!.body).toBe(later);
@@ -176,6 +178,25 @@ describe.concurrent('push delivery on the laptop host', () => {
     const { receiver, type } = await pushTarget(scripts.sequence([{ reset: true }]));
     const event = await publish(type);
     expectDeliveriesOf(event, await receiver.waitForRequests(2, { timeoutMs: 15_000 }));
+  });
+
+  it('WH-3, EDU-4: on the laptop host its own development token endpoint can be the subscriber\'s OAuth2 server', async () => {
+    const receiver = await startHttpsReceiver({ authority });
+    receivers.push(receiver);
+    const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
+    const sinkcredential = {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: `${koerier.url}/oauth/token`,
+      clientid: 'dev-subscriber',
+      clientsecret: koerier.host.localConfig.clients['dev-subscriber']!.secret,
+    };
+    expect((await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential })).status).toBe(201);
+    const event = await publish(type);
+    const [request] = await receiver.waitForRequests(1);
+    expect(request!.body).toBe(event);
+    // A JWT from the host's token endpoint.
+    expect(request!.headers['authorization']).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(receiver.tokenRequests).toHaveLength(0);
   });
 
   it('WH-2: a slow target within the timeout gets the event once', async () => {

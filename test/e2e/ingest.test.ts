@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { CloudEvent, emitterFor, HTTP, Mode, type Message as CloudEventsMessage } from 'cloudevents';
@@ -211,5 +212,53 @@ describe('the rest of the HTTP surface', () => {
     expect(await second.text()).toBe(await first.text());
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await drainInbound()).toHaveLength(1);
+  });
+});
+
+describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
+  /** node:http sends header values as Latin-1 bytes, so a raw non-ASCII byte reaches the host as it would from any client. */
+  function rawPost(headers: Record<string, string>, body: string): Promise<{ status: number; contentType: string | undefined; text: string }> {
+    return new Promise((resolve, reject) => {
+      const call = httpRequest(`${koerier.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), ...headers } }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      call.on('error', reject);
+      call.end(body);
+    });
+  }
+
+  it('review #3: a 5 MB structured event with data_base64 gets a 413 problem, not a 500', async () => {
+    const event = { specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.x', datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(3_750_000, 1).toString('base64') };
+    const response = await postEvents({ 'content-type': 'application/cloudevents+json' }, JSON.stringify(event));
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await drainInbound()).toHaveLength(0);
+  });
+
+  it('HTTP-2, review #5: a raw non-ASCII byte in a ce- header gets a 400 problem', async () => {
+    const response = await rawPost({ 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': randomUUID(), 'ce-source': SOURCE, 'ce-type': 'nl.edu.x', 'ce-subject': 'caf\u00e9' }, '{}');
+    expect(response.status).toBe(400);
+    expect(response.contentType).toBe('application/problem+json');
+    expect(response.text).toContain('header-characters');
+    expect(await drainInbound()).toHaveLength(0);
+  });
+
+  it('HTTP-1, review #7: a structured event naming source twice gets a 400 problem', async () => {
+    const body = `{"specversion":"1.0","id":"${randomUUID()}","type":"nl.edu.x","source":"${SOURCE}","source":"urn:nld:oin:00000009999999999000:systeem:x"}`;
+    const response = await postEvents({ 'content-type': 'application/cloudevents+json' }, body);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('duplicate-member');
+    expect(await drainInbound()).toHaveLength(0);
+  });
+
+  it('review #11: a 400 KB batch of zeros and a batch of 1,000 zeros get small problem answers', async () => {
+    const big = await postEvents({ 'content-type': 'application/cloudevents-batch+json' }, `[${Array.from({ length: 200_000 }, () => '0').join(',')}]`);
+    expect(big.status).toBe(413);
+    expect((await big.text()).length).toBeLessThan(2048);
+    const many = await postEvents({ 'content-type': 'application/cloudevents-batch+json' }, `[${Array.from({ length: 1000 }, () => '0').join(',')}]`);
+    expect(many.status).toBe(400);
+    expect((await many.text()).length).toBeLessThanOrEqual(64 * 1024);
   });
 });

@@ -51,7 +51,7 @@ async function subscribe(token: string, types: readonly string[]): Promise<strin
     sink: receiver.url,
     types,
     validation: 'agreed',
-    sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'list-cursor-token' },
+    sinkcredential: receiver.sinkCredential,
   });
   expect(created.status).toBe(201);
   return created.body['id'] as string;

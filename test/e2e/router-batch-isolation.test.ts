@@ -15,7 +15,6 @@ import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
-const SINK_TOKEN = 'isolation-test-token';
 let koerier: TestHost;
 let dir: string;
 let receiver: HttpsReceiver;
@@ -48,7 +47,7 @@ describe('router batch isolation on the laptop host', () => {
     const created = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SINK_TOKEN } }),
+      body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
     });
     expect(created.status).toBe(201);
 
@@ -75,7 +74,7 @@ describe('router batch isolation on the laptop host', () => {
     expect(deliveredIds).toEqual(events.map((event) => event.id).sort());
     const longDelivered = requests.find((request) => (JSON.parse(request.body) as { id: string }).id === long.id)!;
     expect(JSON.parse(longDelivered.body)).toMatchObject({ source: long.source, id: long.id });
-    for (const request of requests) expect(request.headers['authorization']).toBe(`Bearer ${SINK_TOKEN}`);
+    for (const request of requests) expect(request.headers['authorization']).toBe(`Bearer ${receiver.accessToken}`);
 
     // The ten went through the router together, and it failed none of them.
     const routerBatches = koerier.logs.map((line) => JSON.parse(line) as BatchLine).filter((line) => line.message === 'batch' && line.function === 'router');

@@ -66,7 +66,9 @@ async function call(client: string | undefined, method: string, path: string, bo
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-const subscribe = (client: string, body: Record<string, unknown>) => call(client, 'POST', '/subscriptions', { types: [TYPE], ...body });
+/** Client credentials at the target's own token endpoint (WH-3: every push subscription has a credential). */
+const clientCredentials = (clientsecret = 'target-client-secret') => ({ credentialtype: 'CLIENTCREDENTIALS', tokenurl: `${targetUrl}/oauth/token`, clientid: 'koerier', clientsecret });
+const subscribe = (client: string, body: Record<string, unknown>) => call(client, 'POST', '/subscriptions', { types: [TYPE], sinkcredential: clientCredentials(), ...body });
 const tableName = (name: TableName) => koerier.host.emulators.resourceEnvironment[resourceEnv.table(name)]!;
 const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
 
@@ -76,6 +78,10 @@ beforeAll(async () => {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
     const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
+    // The target is its own OAuth2 authorization server: any client gets a token.
+    if (req.method === 'POST' && req.url === '/oauth/token') {
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
+    }
     if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
     // Deliveries are welcome everywhere.
     res.writeHead(req.method === 'POST' ? 204 : 404).end();
@@ -108,7 +114,7 @@ afterAll(async () => {
 
 describe('subscriptions API lifecycle', () => {
   it('EDU-13, EDU-14, EDU-IDEM-3, EDU-IDEM-14: create, replay, read, list, change, delete', async () => {
-    const request = { sink: `${targetUrl}/consents`, types: [TYPE], filters: [{ exact: { subject: 'leerling/42' } }] };
+    const request = { sink: `${targetUrl}/consents`, types: [TYPE], filters: [{ exact: { subject: 'leerling/42' } }], sinkcredential: clientCredentials() };
     const key = randomUUID();
     const created = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(created.status).toBe(201);
@@ -148,7 +154,7 @@ describe('subscriptions API lifecycle', () => {
 
   it('EDU-IDEM-3, EDU-IDEM-8: a create retried after its key was freed (a 5xx once the record was written) answers the subscription made, not a second one', async () => {
     const key = randomUUID();
-    const request = { sink: `${targetUrl}/consents?retried=${key}`, types: [TYPE] };
+    const request = { sink: `${targetUrl}/consents?retried=${key}`, types: [TYPE], sinkcredential: clientCredentials() };
     const first = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(first.status).toBe(201);
     // What the guard does after a 5xx: the key is free again, the subscription stays.
@@ -188,7 +194,7 @@ describe('subscriptions API lifecycle', () => {
     const refused = await call('school-a', 'POST', '/subscriptions', { sink: 'ftp://x', types: [TYPE], filters: [{ sql: "subject = 'x'" }, { exact: { subject: '' } }] });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual(['sink', 'filters[0]', 'filters[1].exact.subject']);
+    expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual(['sink', 'filters[0]', 'filters[1].exact.subject', 'sinkcredential']);
   });
 
   it('EDU-14: the list is paginated and follows `next` to the end', async () => {
@@ -314,7 +320,8 @@ describe('webhook validation handshake against real targets', () => {
   it('WH-4, WH-5: a target that ignores the request stays pending until the approval window closes, then counts as rejected', async () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/ignores` });
     const id = created.body['id'] as string;
-    expect(created.body).toMatchObject({ status: 'pending', statusreason: expect.stringContaining('timeout') });
+    // Review #19: in the words every network failure gets, not "timeout".
+    expect(created.body).toMatchObject({ status: 'pending', statusreason: expect.stringContaining('the target could not be reached') });
     const callback = String(optionsTo('/ignores').at(-1)!.headers['webhook-request-callback']);
     await new Promise((resolve) => setTimeout(resolve, VALIDATION_WINDOW_SECONDS * 1000 + 200));
     expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'rejected', statusreason: expect.stringContaining('no consent before') } });
@@ -389,13 +396,13 @@ describe('from publisher to subscriber', () => {
 
 describe('sink credentials', () => {
   it('EDU-14: a PATCH that moves the sink to another origin must give sinkcredential again; within the origin the credential stays', async () => {
-    const created = await subscribe('school-a', { sink: `${targetUrl}/consents?moving=1`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'moving-sink-token' } });
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents?moving=1`, sinkcredential: clientCredentials('moving-sink-secret') });
     const id = created.body['id'] as string;
     const otherOrigin = targetUrl.replace('127.0.0.1', 'localhost');
 
     const samePlace = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?moving=2` });
     expect(samePlace.status).toBe(200);
-    expect(samePlace.body['sinkcredential']).toEqual({ credentialtype: 'ACCESSTOKEN' });
+    expect(samePlace.body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
 
     const asAdmin = await call(ADMIN, 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents` });
     expect(asAdmin.status).toBe(400);
@@ -403,18 +410,20 @@ describe('sink credentials', () => {
     expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, types: [TYPE] })).status).toBe(400);
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['sink']).toBe(`${targetUrl}/consents?moving=2`);
 
-    const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'new-sink-token' } });
+    const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, sinkcredential: clientCredentials('new-sink-secret') });
     expect(withNew.status).toBe(200);
-    expect(withNew.body).toMatchObject({ sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN' } });
+    expect(withNew.body).toMatchObject({ sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' } });
+    // WH-3: removing the credential would leave deliveries without a token.
     const withNone = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents`, sinkcredential: null });
-    expect(withNone.status).toBe(200);
-    expect(withNone.body).not.toHaveProperty('sinkcredential');
+    expect(withNone.status).toBe(400);
+    expect(withNone.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' })]);
   });
 
   it('EDU-14: credentials are accepted but never returned by any answer nor written to any log line', async () => {
+    // EDU-4: refused by default (only OAuth2 client credentials), and the refusal does not repeat it either.
     const bearer = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SECRETS[0] } });
-    expect(bearer.status).toBe(201);
-    expect(bearer.body['sinkcredential']).toEqual({ credentialtype: 'ACCESSTOKEN' });
+    expect(bearer.status).toBe(400);
+    expect(bearer.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' })]);
     const oauth = await subscribe('school-a', {
       sink: `${targetUrl}/consents`,
       sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: SECRETS[1] },
@@ -423,14 +432,52 @@ describe('sink credentials', () => {
     const id = oauth.body['id'] as string;
     await call('school-a', 'GET', `/subscriptions/${id}`);
     await call('school-a', 'GET', '/subscriptions?limit=100');
-    // A PATCH without sinkcredential keeps it; one with null removes it.
+    // A PATCH without sinkcredential keeps it; one with null is refused (WH-3).
     expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
-    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sinkcredential: null })).body).not.toHaveProperty('sinkcredential');
-    await call('school-a', 'DELETE', `/subscriptions/${bearer.body['id']}`);
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sinkcredential: null })).status).toBe(400);
+    await call('school-a', 'DELETE', `/subscriptions/${id}`);
 
     const everything = [...seen, ...logLines, ...koerier.logs].join('\n');
     expect(logLines.some((line) => line.includes('subscription created'))).toBe(true);
     expect(seen.length).toBeGreaterThan(50);
     for (const secret of SECRETS) expect(everything).not.toContain(secret);
+  });
+});
+
+describe('bounded input (review #9, #19)', () => {
+  it('review #9: a merge patch nested 100,000 levels deep gets 400 problem+json, not 500', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const id = created.body['id'] as string;
+    const deep = `${'{"filters":'.repeat(1)}${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
+    const response = await fetch(`${koerier.url}/subscriptions/${id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${tokens['school-a']}`, 'content-type': 'application/merge-patch+json', 'idempotency-key': randomUUID() },
+      body: deep,
+    });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 400, type: expect.stringContaining('json-too-deep') });
+    const arrays = await fetch(`${koerier.url}/subscriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens['school-a']}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: `{"sink":"${targetUrl}/consents","types":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+    });
+    expect(arrays.status).toBe(400);
+    // Refused on the text, before anything walks the value.
+    expect(await arrays.json()).toMatchObject({ type: expect.stringContaining('json-too-deep') });
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(200);
+  });
+
+  it('review #19: a sink or token URL on a port other than the allowed ones is refused at creation and on PATCH', async () => {
+    // The laptop host allows any port on loopback only; a public name must use 443.
+    const refused = await subscribe('school-a', { sink: 'https://hooks.example:8443/hook' });
+    expect(refused.status).toBe(400);
+    expect(refused.body['errors']).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'port' })]);
+    const token = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { ...clientCredentials(), tokenurl: 'https://idp.example:22/token' } });
+    expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'port' })]);
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const patched = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: 'https://hooks.example:6379/hook', sinkcredential: clientCredentials() });
+    expect(patched.status).toBe(400);
+    expect(patched.body['errors']).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'port' })]);
   });
 });

@@ -345,6 +345,8 @@ describe.each([
         [settingEnv.publishers]: JSON.stringify(cdkJsonContext['koerier:publishers']),
         [settingEnv.validationAgreedClients]: '',
         [settingEnv.publicBaseUrl]: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
+        [settingEnv.sinkCredentials]: 'oauth2-only',
+        [settingEnv.outboundPorts]: '443',
         NODE_OPTIONS: '--enable-source-maps',
       };
       for (const table of Object.keys(spec.tables ?? {})) expected[resourceEnv.table(table as TableName)] = { Ref: ids.table(table) };

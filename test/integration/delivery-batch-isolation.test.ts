@@ -29,8 +29,8 @@ function delivery(subscriptionId: string): DeliveryMessage {
 describe('delivery consumer: per-record outcomes', () => {
   it('review #1: in one batch, only the record that is not a delivery fails; deliveries to two subscriptions and to a deleted one are each settled', async () => {
     const [receiverA, receiverB] = [await koerier.receiver(), await koerier.receiver()];
-    const a = await koerier.subscribe(receiverA.url, { sinkCredential: { kind: 'bearer', token: 'token-a' } });
-    const b = await koerier.subscribe(receiverB.url, { sinkCredential: { kind: 'bearer', token: 'token-b' } });
+    const a = await koerier.subscribe(receiverA.url, { sinkCredential: receiverA.clientCredentials });
+    const b = await koerier.subscribe(receiverB.url, { sinkCredential: receiverB.clientCredentials });
     const toA = [delivery(a.id), delivery(a.id)];
     const toB = delivery(b.id);
     const toDeleted = delivery(randomUUID());
@@ -47,6 +47,6 @@ describe('delivery consumer: per-record outcomes', () => {
     const response = await handler(event, { getRemainingTimeInMillis: () => 60_000 });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'garbage' }]);
     expect((await receiverA.waitForRequests(2)).map((r) => r.headers['idempotency-key']).sort()).toEqual(toA.map((d) => d.deliveryId).sort());
-    expect((await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']])).toEqual([[toB.deliveryId, 'Bearer token-b']]);
+    expect((await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']])).toEqual([[toB.deliveryId, `Bearer ${receiverB.accessToken}`]]);
   });
 });

@@ -20,7 +20,8 @@ import { DeliveryStateRepository } from '../../functions/aws/delivery-state-repo
 import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
 import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
 import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
-import { settingEnv } from '../../functions/config.js';
+import { loadConfig, settingEnv } from '../../functions/config.js';
+import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { logger } from '../../functions/handlers/shared/logger.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
@@ -34,11 +35,21 @@ export interface DeliveryHarness {
   readonly store: DeliveryStateRepository;
   readonly subscriptions: SubscriptionRepository;
   readonly admin: DeliveryAdmin;
+  /** The delivery admin as it would run with other entitlements (configuration changed and redeployed). */
+  adminWith(entitlementsJson: string): DeliveryAdmin;
+  /** The cipher the delivery function opens sink credentials with (for a subscriptions API over the same store). */
+  readonly cipher: LocalCredentialCipher;
+  /** The subscribers' OAuth2 token endpoint every subscription gets by default (WH-3, EDU-4). */
+  readonly tokenServer: HttpsReceiver;
   /** Log lines of the handler and the poller. */
   readonly logs: string[];
   receiver(script?: ReceiverScript): Promise<HttpsReceiver>;
-  /** An active push subscription to `sink`, owned by `owner` (default `subscriber`). */
-  subscribe(sink: string, fields?: Partial<Subscription> & { sinkCredential?: SinkCredential }): Promise<Subscription>;
+  /**
+   * An active push subscription to `sink`, owned by `owner` (default `subscriber`), with client
+   * credentials at `tokenServer` unless `sinkCredential` says otherwise (`null`: none, a record as
+   * written before credentials were required).
+   */
+  subscribe(sink: string, fields?: Partial<Subscription> & { sinkCredential?: SinkCredential | null }): Promise<Subscription>;
   /** Queues a delivery of `events` (default: one fresh event) to the subscription, as the router would. */
   deliver(subscriptionId: string, events?: readonly string[], fields?: Partial<DeliveryMessage>): Promise<DeliveryMessage>;
   deadLetters(subscriptionId: string): Promise<readonly DeadLetter[]>;
@@ -48,6 +59,9 @@ export interface DeliveryHarness {
   eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs?: number): Promise<T>;
   stop(): Promise<void>;
 }
+
+/** Every client may subscribe to everything, unless a test says otherwise. */
+const ALL_ENTITLED = JSON.stringify({ subscriber: [{ typePrefix: '' }] });
 
 export function cloudEvent(id = randomUUID(), extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -79,6 +93,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     [settingEnv.allowLoopbackSinks]: 'true',
     [settingEnv.outboundCaFile]: caFile,
     [settingEnv.localKeysDir]: dir,
+    [settingEnv.entitlements]: ALL_ENTITLED,
     ...settings,
   });
   const logs: string[] = [];
@@ -92,12 +107,17 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const queueUrl = process.env[resourceEnv.queueUrl('deliveries')]!;
   const queue = new SqsEventQueue(sqs, queueUrl);
   const cipher = new LocalCredentialCipher(key);
-  const admin = new DeliveryAdmin({
-    store,
-    subscriptions,
-    enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-    audit: () => undefined,
-  });
+  const adminWith = (entitlementsJson: string) =>
+    new DeliveryAdmin({
+      store,
+      subscriptions,
+      enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+      audit: () => undefined,
+      entitlements: parseEntitlements(entitlementsJson),
+      sinkCredentials: loadConfig().sinkCredentials,
+    });
+  const admin = adminWith(process.env[settingEnv.entitlements] ?? ALL_ENTITLED);
+  const tokenServer = await startHttpsReceiver({ authority });
 
   const { handler } = await import('../../functions/handlers/delivery.js');
   const poller: Poller = await startPoller({
@@ -112,7 +132,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     client: sqs,
     log: (line) => logs.push(line),
   });
-  const receivers: HttpsReceiver[] = [];
+  const receivers: HttpsReceiver[] = [tokenServer];
 
   return {
     emulators,
@@ -120,13 +140,16 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     store,
     subscriptions,
     admin,
+    adminWith,
+    cipher,
+    tokenServer,
     logs,
     async receiver(script) {
       const receiver = await startHttpsReceiver({ authority, ...(script ? { script } : {}) });
       receivers.push(receiver);
       return receiver;
     },
-    async subscribe(sink, { sinkCredential, ...fields } = {}) {
+    async subscribe(sink, { sinkCredential = tokenServer.clientCredentials, ...fields } = {}) {
       const id = randomUUID();
       return subscriptions.create(
         subscriptionDraft({ id, sink, ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}), ...fields }),

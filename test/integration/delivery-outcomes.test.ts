@@ -77,10 +77,27 @@ describe.concurrent('what a delivery answer does', () => {
       const subscription = await koerier.subscribe(sink);
       await koerier.deliver(subscription.id);
       const [deadLetter] = await deadLettersOf(subscription.id);
-      expect(deadLetter).toMatchObject({ reason: 'refused-address', attempts: 1, detail: 'the sink resolves to an address Koerier may not call' });
-      expect(deadLetter!.lastAttempts[0]!.error!.detail).toBe('the sink resolves to an address Koerier may not call');
+      expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
+      expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
+      expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
     },
   );
+
+  it('review #8: an event whose datacontenttype cannot be a header is a dead letter (not-sendable) without a connection, and the target stays healthy', async () => {
+    const receiver = await koerier.receiver();
+    const subscription = await koerier.subscribe(receiver.url, { contentMode: 'binary' });
+    // Published straight onto the deliveries path: the ingest refuses such an event (review #8).
+    const bad = cloudEvent(undefined, { datacontenttype: 'text/plain; charset="\u20ac"' });
+    await koerier.deliver(subscription.id, [bad]);
+    const [deadLetter] = await deadLettersOf(subscription.id);
+    expect(deadLetter).toMatchObject({ reason: 'not-sendable', attempts: 0, lastAttempts: [], detail: expect.stringContaining('the target is not at fault') });
+    expect(receiver.connectionCount).toBe(0);
+    expect(await koerier.store.getTarget(subscription.id)).toMatchObject({ consecutiveFailures: 0 });
+    expect((await koerier.subscriptions.get(subscription.id))!.status).toBe('active');
+    // The next, sendable event goes out as usual.
+    await koerier.deliver(subscription.id);
+    await receiver.waitForRequests(1);
+  });
 
   it('SSRF: a redirect, here to the metadata service, is not followed', async () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }));
@@ -156,12 +173,12 @@ describe.concurrent('content modes and credentials', () => {
     expect(HTTP.toEvent({ headers: request!.headers, body: request!.body })).toMatchObject({ id: JSON.parse(event).id, data: JSON.parse(event).data });
   });
 
-  it('WH-3, EDU-IDEM-2: a static bearer credential goes in the Authorization header, with the key and the origin', async () => {
+  it('WH-3, EDU-IDEM-2: every delivery carries the access token from the subscriber\'s token endpoint, with the key and the origin', async () => {
     const receiver = await koerier.receiver();
-    const subscription = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'bearer', token: 'static-token-1' } });
+    const subscription = await koerier.subscribe(receiver.url, { sinkCredential: receiver.clientCredentials });
     const message = await koerier.deliver(subscription.id);
     const [request] = await receiver.waitForRequests(1);
-    expect(request!.headers).toMatchObject({ authorization: 'Bearer static-token-1', 'idempotency-key': message.deliveryId, 'webhook-request-origin': 'koerier.test' });
+    expect(request!.headers).toMatchObject({ authorization: `Bearer ${receiver.accessToken}`, 'idempotency-key': message.deliveryId, 'webhook-request-origin': 'koerier.test' });
     expect(request!.path).toBe('/hook');
   });
 

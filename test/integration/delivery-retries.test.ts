@@ -75,7 +75,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     expect(new Set(requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([message.deliveryId]));
     const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined));
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
-      ['retrying', 'timeout'],
+      ['retrying', 'target-unreachable'],
       ['delivered', undefined],
     ]);
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(700);
@@ -88,8 +88,8 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     await receiver.waitForRequests(3, { timeoutMs: 15_000 });
     const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 3 ? koerier.attempts(subscription.id) : undefined));
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
-      ['retrying', 'reset'],
-      ['retrying', 'reset'],
+      ['retrying', 'target-unreachable'],
+      ['retrying', 'target-unreachable'],
       ['delivered', undefined],
     ]);
   });

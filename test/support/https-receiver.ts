@@ -3,9 +3,14 @@
  * made for the test run. A receiver follows a script (fail N times then succeed, 429 with
  * Retry-After, 410, 415, hang, reset, slow) and records every request it gets, headers and body.
  *
+ * Every receiver is also the subscriber's OAuth2 authorization server (WH-3, EDU-4: Koerier
+ * presents a token on every delivery, by default only one it got with client credentials): POST
+ * `/oauth/token` with the receiver's client id and secret (client_secret_basic) answers a bearer
+ * token. Token requests are kept apart (`tokenRequests`), so `requests` holds only the webhook's.
+ *
  * Keys come from node:crypto (fast, native); node-forge only writes the X.509 certificates.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -102,6 +107,16 @@ export interface HttpsReceiver {
   /** `https://127.0.0.1:<port>/hook`. */
   readonly url: string;
   readonly port: number;
+  /** `https://127.0.0.1:<port>/oauth/token`. */
+  readonly tokenUrl: string;
+  /** Client credentials for the token endpoint, as a subscription's `sinkcredential` names them. */
+  readonly sinkCredential: { readonly credentialtype: 'CLIENTCREDENTIALS'; readonly tokenurl: string; readonly clientid: string; readonly clientsecret: string };
+  /** The same, as Koerier keeps it once parsed. */
+  readonly clientCredentials: { readonly kind: 'oauth2-client-credentials'; readonly tokenUrl: string; readonly clientId: string; readonly clientSecret: string };
+  /** The access token the token endpoint hands out: what `Authorization: Bearer` must carry. */
+  readonly accessToken: string;
+  /** Token requests so far (not in `requests`). */
+  readonly tokenRequests: readonly RecordedRequest[];
   /** Every request so far, in arrival order (including those it hung on or reset). */
   readonly requests: readonly RecordedRequest[];
   /** TCP connections accepted so far: 0 proves a client never even connected. */
@@ -122,6 +137,10 @@ export async function startHttpsReceiver(options: {
 }): Promise<HttpsReceiver> {
   const { key, cert } = options.authority.issue(options.names ?? ['127.0.0.1', '::1', 'localhost']);
   const requests: RecordedRequest[] = [];
+  const tokenRequests: RecordedRequest[] = [];
+  const clientId = 'koerier';
+  const clientSecret = randomBytes(18).toString('base64url');
+  const accessToken = randomBytes(24).toString('base64url');
   const waiters = new Set<() => void>();
   const sockets = new Set<Socket>();
   // The TLS socket of a request cannot send a TCP reset; its underlying connection can.
@@ -140,6 +159,10 @@ export async function startHttpsReceiver(options: {
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
       };
+      if (recorded.path === '/oauth/token') {
+        tokenRequests.push(recorded);
+        return answerToken(recorded, response, clientId, clientSecret, accessToken);
+      }
       requests.push(recorded);
       const behaviour = script(requests.length, recorded);
       for (const wake of waiters) wake();
@@ -160,9 +183,15 @@ export async function startHttpsReceiver(options: {
   const { port } = server.address() as AddressInfo;
   const host = options.host?.includes(':') ? `[${options.host}]` : (options.host ?? '127.0.0.1');
 
+  const tokenUrl = `https://${host}:${port}/oauth/token`;
   return {
     url: `https://${host}:${port}/hook`,
     port,
+    tokenUrl,
+    sinkCredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: tokenUrl, clientid: clientId, clientsecret: clientSecret },
+    clientCredentials: { kind: 'oauth2-client-credentials', tokenUrl, clientId, clientSecret },
+    accessToken,
+    tokenRequests,
     requests,
     get connectionCount() {
       return connectionCount;
@@ -195,6 +224,19 @@ export async function startHttpsReceiver(options: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** RFC 6749 §4.4 with client_secret_basic; anything else is a 401 `invalid_client`. */
+function answerToken(request: RecordedRequest, response: ServerResponse, clientId: string, clientSecret: string, accessToken: string): void {
+  const expected = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
+  const form = new URLSearchParams(request.body);
+  if (request.method !== 'POST' || request.headers['authorization'] !== expected || form.get('grant_type') !== 'client_credentials') {
+    response.writeHead(401, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: 'invalid_client' }));
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify({ access_token: accessToken, token_type: 'Bearer', expires_in: 3600 }));
 }
 
 function act(behaviour: ReceiverBehaviour, response: ServerResponse, tcpSocket: () => Socket | undefined): void {

@@ -16,9 +16,12 @@ export const problemSchema = {
     detail: { type: 'string' },
     errors: {
       type: 'array',
-      description: 'Every violation found, for validation problems.',
+      description: 'The violations found, for validation problems: at most 100, within 64 KiB for the whole problem.',
       items: { $ref: '#/components/schemas/ValidationIssue' },
     },
+    errorsNotListed: { type: 'integer', description: 'Violations found but left out of `errors` to keep the answer bounded.' },
+    warningsNotListed: { type: 'integer', description: 'Warnings found but left out of `warnings` to keep the answer bounded.' },
+    validationStopped: { type: 'boolean', description: 'More than 100 violations: validation stopped there, so there may be more.' },
   },
 } as const;
 

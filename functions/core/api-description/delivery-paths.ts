@@ -16,24 +16,35 @@ const notFound = { '404': problemResponse('No such subscription for this client 
 const ownership =
   'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
 
+const withheldSchema = {
+  type: 'array',
+  description: 'Dead letters not sent: an event is no longer entitled (`not-entitled`) or no longer matches the subscription (`no-longer-matches`). They stay dead letters.',
+  items: {
+    type: 'object',
+    required: ['deliveryId', 'reason'],
+    properties: { deliveryId: { type: 'string' }, reason: { type: 'string', enum: ['not-entitled', 'no-longer-matches'] } },
+  },
+} as const;
+
 const failureCodeSchema = {
   type: 'string',
   description:
     'server-error, request-timeout, throttled, gone, unsupported-media-type, rejected (other 4xx), redirect (never followed), credential ' +
-    '(the sink credential or its token endpoint failed), or how the connection failed: timeout, reset, connection-refused, dns, ' +
-    'refused-address (the sink resolves to an address Koerier never calls), tls, too-large, invalid-url, network.',
+    '(the sink credential or its token endpoint failed), target-unreachable (no answer: refused, DNS, TLS, timeout, reset or a refused ' +
+    'address all read the same, so nothing about the network is revealed), response-too-large, invalid-url, or not-sendable (Koerier could ' +
+    'not build the request, e.g. a datacontenttype that cannot be a header; not the target’s fault).',
 } as const;
 
 const attemptSchema = {
   type: 'object',
-  required: ['deliveryId', 'attempt', 'at', 'outcome', 'latencyMs'],
+  required: ['deliveryId', 'attempt', 'at', 'outcome'],
   properties: {
     deliveryId: { type: 'string', format: 'uuid', description: 'The Idempotency-Key the attempt was sent with (the same on every attempt of a delivery).' },
     attempt: { type: 'integer', minimum: 1 },
     at: { type: 'string', format: 'date-time' },
     outcome: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] },
     status: { type: 'integer', description: 'The target’s status code, when it answered.' },
-    latencyMs: { type: 'integer' },
+    latencyMs: { type: 'integer', description: 'Only when the target answered: how long a failure took would tell closed ports from filtered ones.' },
     error: { type: 'object', required: ['code', 'detail'], properties: { code: failureCodeSchema, detail: { type: 'string' } } },
     nextAttemptAt: { type: 'string', format: 'date-time', description: 'When the next attempt is due (outcome `retrying`).' },
   },
@@ -120,7 +131,9 @@ export const deliveryPaths = {
       description:
         `All of them (\`{"all": true}\`) or the ones named (\`{"deliveryIds": [...]}\`), at most ${MAX_REDRIVE} per call (\`more: true\` says to call again). ` +
         'Each becomes a new delivery with a new Idempotency-Key (EDU-IDEM-13): the receiver stored its answer to the old key, and would ' +
-        `replay it. The subscription must be active. ${ownership}`,
+        'replay it. The subscription must be active. Each event is checked again against the owner’s current entitlement and the ' +
+        'subscription’s current filters: a dead letter that fails either stays, listed under `withheld` with the reason. ' +
+        ownership,
       tags: ['Subscriptions'],
       security,
       parameters: [idempotencyKeyParameter],
@@ -151,6 +164,7 @@ export const deliveryPaths = {
                     type: 'array',
                     items: { type: 'object', required: ['deliveryId', 'newDeliveryId'], properties: { deliveryId: { type: 'string' }, newDeliveryId: { type: 'string', format: 'uuid' } } },
                   },
+                  withheld: withheldSchema,
                   notFound: { type: 'array', items: { type: 'string' }, description: 'Named delivery ids that are not (or no longer) dead letters.' },
                   more: { type: 'boolean' },
                 },
@@ -170,7 +184,9 @@ export const deliveryPaths = {
       summary: 'Resume a suspended subscription',
       description:
         'A subscription whose target failed without a single success for the suspension period (5 days by default) is suspended; its ' +
-        '`statusreason` says why. Resuming makes it active again with a clean failure record, and sends the deliveries parked meanwhile. ' +
+        '`statusreason` says why. Resuming makes it active again with a clean failure record, and sends the deliveries parked meanwhile ' +
+        '(re-checked against entitlement and filters as a redrive is). A subscription suspended for want of a credential ' +
+        '(`suspendedfor: credential-required`) is not resumed: a PATCH with a sinkcredential reactivates it. ' +
         ownership,
       tags: ['Subscriptions'],
       security,
@@ -181,12 +197,16 @@ export const deliveryPaths = {
           headers: versionHeader,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['id', 'status', 'redriven'], properties: { id: { type: 'string' }, status: { const: 'active' }, redriven: { type: 'integer' } } },
+              schema: {
+                type: 'object',
+                required: ['id', 'status', 'redriven'],
+                properties: { id: { type: 'string' }, status: { const: 'active' }, redriven: { type: 'integer' }, withheld: withheldSchema },
+              },
             },
           },
         },
         ...postProblems,
-        '409': problemResponse('The subscription is not suspended, or the Idempotency-Key is in use.'),
+        '409': problemResponse('The subscription is not suspended, it needs a credential first (`credential-required`), or the Idempotency-Key is in use.'),
       },
     },
   },

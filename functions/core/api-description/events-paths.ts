@@ -71,7 +71,7 @@ export const eventsPaths = {
           headers: { ...versionHeader, 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same key.', schema: { type: 'string' } } },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
         },
-        '400': problemResponse('Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists every violation.'),
+        '400': problemResponse('Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there).'),
         ...authProblems,
         ...idempotencyProblems,
         '413': problemResponse('An event is larger than the configured limit, or a batch holds more than 1000 events.'),

@@ -26,7 +26,9 @@ const filterSchema = {
 } as const;
 
 const sinkCredentialSchema = {
-  description: 'Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',
+  description:
+    'Required (WH-3: every delivery carries a token). By default only CLIENTCREDENTIALS is accepted (EDU-4); ACCESSTOKEN only where the deployment ' +
+    'allows static tokens (KOERIER_SINK_CREDENTIALS=bearer-or-oauth2). Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',
   oneOf: [
     {
       type: 'object',
@@ -53,7 +55,12 @@ const sinkCredentialSchema = {
 } as const;
 
 const writableProperties = {
-  sink: { type: 'string', format: 'uri', description: 'The webhook: an https URL (WH-1). No credentials in it (WH-3).', example: 'https://ontvanger.example/webhooks/koerier' },
+  sink: {
+    type: 'string',
+    format: 'uri',
+    description: 'The webhook: an https URL (WH-1) on port 443 unless the deployment allows more (KOERIER_OUTBOUND_PORTS). No credentials in it (WH-3).',
+    example: 'https://ontvanger.example/webhooks/koerier',
+  },
   source: { type: 'string', description: 'Only events with exactly this source.' },
   types: { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1 }, description: 'Only events with one of these types (a version is part of the type, EDU-8).' },
   filters: { type: 'array', items: { $ref: '#/components/schemas/Filter' }, description: 'All must match.' },
@@ -90,7 +97,7 @@ export const subscriptionsSchemas = {
   SinkCredential: sinkCredentialSchema,
   SubscriptionRequest: {
     type: 'object',
-    required: ['sink'],
+    required: ['sink', 'sinkcredential'],
     properties: writableProperties,
     additionalProperties: false,
   },
@@ -109,6 +116,12 @@ export const subscriptionsSchemas = {
         description: 'pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.',
       },
       statusreason: { type: 'string', readOnly: true },
+      suspendedfor: {
+        type: 'string',
+        enum: ['credential-required', 'target-failing'],
+        readOnly: true,
+        description: 'While suspended: credential-required (a PATCH with a sinkcredential reactivates it) or target-failing (POST …/resume).',
+      },
       allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
       validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
       createdat: { type: 'string', format: 'date-time', readOnly: true },
@@ -195,7 +208,7 @@ export const subscriptionsPaths = {
       operationId: 'updateSubscription',
       summary: 'Change a subscription (JSON merge patch, RFC 7396)',
       description:
-        'Members set to null are removed; `sinkcredential` absent keeps the stored one. A new sink — or a subscription that is rejected or retired — ' +
+        'Members set to null are removed (`sinkcredential: null` is refused: WH-3); `sinkcredential` absent keeps the stored one. A new sink — or a subscription that is rejected or retired — ' +
         'gets the validation handshake again. The result must still be within the entitlement (EDU-7).',
       tags: ['Subscriptions'],
       security,

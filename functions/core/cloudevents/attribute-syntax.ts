@@ -36,11 +36,26 @@ export function isInt32String(value: string): boolean {
   return INTEGER_STRING.test(value) && isInt32(Number(value));
 }
 
-/** JSON-2 / CE-2 (§3.2 Binary): standard base64 alphabet with padding, RFC 4648 §4. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
+/**
+ * JSON-2 / CE-2 (§3.2 Binary): standard base64 alphabet with padding, RFC 4648 §4. A loop, not a
+ * regular expression: `(?:[…]{4})*` keeps one backtracking entry per group, and on a few
+ * megabytes of data_base64 V8 ran out of stack (review #3).
+ */
 export function isBase64(value: string): boolean {
-  return value.length % 4 === 0 && BASE64.test(value);
+  const length = value.length;
+  if (length % 4 !== 0) return false;
+  let padding = 0;
+  if (length > 0 && value.charCodeAt(length - 1) === EQUALS) padding = value.charCodeAt(length - 2) === EQUALS ? 2 : 1;
+  for (let i = 0; i < length - padding; i++) {
+    if (!isBase64Character(value.charCodeAt(i))) return false;
+  }
+  return true;
+}
+
+const EQUALS = 0x3d;
+
+function isBase64Character(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
 }
 
 // RFC 3986 building blocks. One character per repetition (never `[...]+` inside `*`), so a
@@ -82,13 +97,30 @@ export function hasScheme(value: string): boolean {
 /**
  * CE-7: an RFC 2046 media type, `type/subtype *(; parameter)`, tokens per RFC 2045 §5.1 and
  * parameter values as token or quoted-string, optional whitespace around `;` (RFC 9110 §8.3.1).
+ * A quoted-string holds visible ASCII, space and tab only: RFC 9110 also allows obs-text
+ * (bytes 0x80-0xFF), but datacontenttype must be able to travel as a Content-Type header in a
+ * binary-mode delivery (review #8), and Node's HTTP client refuses anything above U+00FF.
  */
 const TOKEN = "[!#$%&'*+\\-.^_`{|}~0-9A-Za-z]+";
-const QUOTED_STRING = '"(?:[^"\\\\\\x00-\\x08\\x0A-\\x1F\\x7F]|\\\\[\\x09\\x20-\\x7E])*"';
+const QUOTED_STRING = '"(?:[\\x09\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\[\\x09\\x20-\\x7E])*"';
 const MEDIA_TYPE = new RegExp(`^${TOKEN}\\/${TOKEN}(?:[ \\t]*;[ \\t]*${TOKEN}=(?:${TOKEN}|${QUOTED_STRING}))*$`);
 
 export function isMediaType(value: string): boolean {
   return MEDIA_TYPE.test(value);
+}
+
+/**
+ * HTTP binding §3.1.3.2: a `ce-` header value holds printable US-ASCII, with anything else
+ * percent-encoded. Space and tab are tolerated (senders should encode them; decoding is lenient);
+ * a raw byte outside that range — a control character, or non-ASCII that may not even be UTF-8 —
+ * arrives with no agreed meaning and is refused (review #5).
+ */
+export function isHeaderText(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c !== 0x09 && (c < 0x20 || c > 0x7e)) return false;
+  }
+  return true;
 }
 
 /** JSON content: `application/json` or any `+json` structured syntax suffix (RFC 6839). */

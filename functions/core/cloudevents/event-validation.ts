@@ -5,7 +5,7 @@
  * the context attributes are collected on the way for logs, routing and filters.
  */
 import { mediaTypeOf } from '../http/messages.js';
-import type { ValidationIssue } from '../http/problems.js';
+import { MAX_LISTED_ISSUES, type ValidationIssue } from '../http/problems.js';
 import {
   ATTRIBUTE_NAME,
   MAX_RECOMMENDED_NAME_LENGTH,
@@ -27,17 +27,39 @@ import {
 export type AttributeValue = string | number | boolean;
 export type Attributes = Record<string, AttributeValue>;
 
-/** Collects findings; `index` is set for batch members so every issue names its member. */
+/**
+ * Warnings kept per request. Far above what a 1,000-event batch yields in practice (warnings are
+ * grouped per kind in the 202), but a bound on memory for a body made of nothing but long names.
+ */
+const MAX_COLLECTED_WARNINGS = 10_000;
+
+/**
+ * Collects findings; `index` is set for batch members so every issue names its member. Once more
+ * errors were found than a problem lists (review #11), `stopped` is set and validation ends: the
+ * request is refused anyway, and finding the rest would only cost time.
+ */
 export class IssueCollector {
   readonly errors: ValidationIssue[] = [];
   readonly warnings: ValidationIssue[] = [];
   index: number | undefined = undefined;
+  /** More errors than `MAX_LISTED_ISSUES` were found; the first ones are in `errors`. */
+  stopped = false;
+  /** Warnings found beyond `MAX_COLLECTED_WARNINGS`, counted but not kept. */
+  warningsNotCollected = 0;
 
   error(attribute: string | undefined, rule: string, requirement: string, message: string): void {
+    if (this.errors.length === MAX_LISTED_ISSUES) {
+      this.stopped = true;
+      return;
+    }
     this.errors.push(this.issue(attribute, rule, requirement, message));
   }
 
   warning(attribute: string | undefined, rule: string, requirement: string, message: string): void {
+    if (this.warnings.length === MAX_COLLECTED_WARNINGS) {
+      this.warningsNotCollected++;
+      return;
+    }
     this.warnings.push(this.issue(attribute, rule, requirement, message));
   }
 
@@ -92,27 +114,31 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
   let hasDataBase64 = false;
 
   for (const name in event) {
+    if (issues.stopped) break;
     const v = event[name];
-    // JSON-1: null means unset, for every attribute and for the data members alike.
-    if (v === null) continue;
+    // JSON-2: the two data members exclude each other by their presence (JSON format §3.1.1),
+    // so `"data": null` counts: it is an explicit null payload, not an absent one (§3.1.1 last
+    // paragraph). `"data_base64": null` alone carries no bytes and is taken as no data.
     if (name === DATA) {
       hasData = true;
       continue;
     }
     if (name === DATA_BASE64) {
       hasDataBase64 = true;
-      if (typeof v !== 'string' || !isBase64(v)) {
+      if (v !== null && (typeof v !== 'string' || !isBase64(v))) {
         issues.error(DATA_BASE64, 'base64', 'JSON-2', 'data_base64 must be a string of base64-encoded bytes (RFC 4648, with padding).');
       }
       continue;
     }
+    // JSON-1: null means unset.
+    if (v === null) continue;
     // Invalid names are reported and never copied into `attributes` (that also keeps a
     // `__proto__` member from touching the record's prototype).
     const validName = ATTRIBUTE_NAME.test(name);
     if (!validName) {
       issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
     } else if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
-      issues.warning(name, 'attribute-name-length', 'CE-1', `Attribute name '${name}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`);
+      issues.warning(name, 'attribute-name-length', 'CE-1', `Attribute name '${printable(name)}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`);
     }
 
     const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
@@ -165,7 +191,7 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     issues.error(DATA, 'data-exclusive', 'JSON-2', 'An event carries either data or data_base64, never both.');
   }
   const contentType = attributes['datacontenttype'];
-  if (hasData && typeof contentType === 'string' && typeof event[DATA] !== 'string' && !isJsonMediaType(mediaTypeOf(contentType))) {
+  if (hasData && event[DATA] !== null && typeof contentType === 'string' && typeof event[DATA] !== 'string' && !isJsonMediaType(mediaTypeOf(contentType))) {
     issues.warning(DATA, 'data-representation', 'JSON-2', `datacontenttype '${contentType}' is not JSON, so data should be a JSON string.`);
   }
   return attributes;

@@ -102,3 +102,30 @@ export function memberValueSpan(text: string, name: string): Span | undefined {
     i = skipWhitespace(text, i + 1);
   }
 }
+
+/**
+ * The first member name that occurs twice in the JSON object starting at `start` (whitespace
+ * before it allowed), or undefined. Top-level members only: nested values are skipped. Names are
+ * compared after unescaping, so `"source"` and `"\u0073ource"` are the same name, as they are to
+ * every JSON parser. RFC 8259 §4 leaves duplicates to the parser (first wins, last wins, error),
+ * so an event with one cannot mean the same to Koerier and to every subscriber (review #7).
+ */
+export function duplicateMemberName(text: string, start = 0): string | undefined {
+  let i = skipWhitespace(text, start);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  i = skipWhitespace(text, i + 1);
+  if (text.charCodeAt(i) === CLOSE_BRACE) return undefined;
+  const seen = new Set<string>();
+  for (;;) {
+    const keyEnd = skipString(text, i);
+    const raw = text.slice(i + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(i, keyEnd)) as string) : raw;
+    if (seen.has(key)) return key;
+    seen.add(key);
+    i = skipWhitespace(text, keyEnd);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    i = skipWhitespace(text, skipValue(text, skipWhitespace(text, i + 1)));
+    if (text.charCodeAt(i) !== COMMA) return undefined;
+    i = skipWhitespace(text, i + 1);
+  }
+}

@@ -10,7 +10,7 @@
  *     "clientsecret": "…", "scope": "…"?, "audience": "…"? }
  */
 import type { ValidationIssue } from '../http/problems.js';
-import { outboundUrlProblem } from '../subscriptions/outbound-url.js';
+import { outboundUrlProblem, type OutboundUrlRules } from '../subscriptions/outbound-url.js';
 import type { SinkCredentialKind, StoredSinkCredential } from '../subscriptions/subscription.js';
 
 export type SinkCredential =
@@ -54,8 +54,34 @@ const MAX_SECRET_LENGTH = 4096;
 /** RFC 6750 b64token: what may follow `Bearer ` in an Authorization header. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-/** `allowLoopback`: the token URL follows the sink's rules, plain http to loopback included. */
-export function parseSinkCredential(value: unknown, allowLoopback: boolean, path = 'sinkcredential'): { credential?: SinkCredential; issues: ValidationIssue[] } {
+/**
+ * Which kinds of sink credential a deployment accepts (WH-3, EDU-4, EDU-14). `oauth2-only`, the
+ * default and what the Edukoppeling profile asks (its section 3: OAuth 2.0 client credentials
+ * towards every party), refuses static bearer tokens; `bearer-or-oauth2` takes both (NL GOV
+ * deployments whose subscribers hand out long-lived tokens).
+ */
+export type SinkCredentialPolicy = 'oauth2-only' | 'bearer-or-oauth2';
+export const SINK_CREDENTIAL_POLICIES: readonly SinkCredentialPolicy[] = ['oauth2-only', 'bearer-or-oauth2'];
+
+/**
+ * Why a stored subscription may not be delivered to as it is (a record from before credentials
+ * were required, or a bearer token where only OAuth2 is allowed); undefined when it may. In the
+ * subscriber's words: it becomes the status reason of the suspension.
+ */
+export function credentialShortfall(credential: Pick<StoredSinkCredential, 'kind'> | undefined, policy: SinkCredentialPolicy): string | undefined {
+  if (credential === undefined) return 'the subscription has no sink credential, and every delivery must carry one (WH-3); set sinkcredential with PATCH to reactivate it';
+  if (credential.kind === 'bearer' && policy === 'oauth2-only') {
+    return 'this deployment accepts only OAuth2 client credentials towards targets, not a static access token (EDU-4); set a CLIENTCREDENTIALS sinkcredential with PATCH to reactivate it';
+  }
+  return undefined;
+}
+
+/** The token URL follows the sink's rules (https, allowed ports, plain http to loopback on the laptop). */
+export function parseSinkCredential(
+  value: unknown,
+  rules: OutboundUrlRules & { readonly policy: SinkCredentialPolicy },
+  path = 'sinkcredential',
+): { credential?: SinkCredential; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   const fail = (attribute: string, rule: string, message: string) => {
     issues.push({ attribute, rule, requirement: 'EDU-14', message });
@@ -80,6 +106,9 @@ export function parseSinkCredential(value: unknown, allowLoopback: boolean, path
 
   switch (fields['credentialtype']) {
     case 'ACCESSTOKEN': {
+      if (rules.policy === 'oauth2-only') {
+        return fail(`${path}.credentialtype`, 'oauth2-only', 'this deployment accepts only OAuth2 client credentials towards targets: credentialtype must be CLIENTCREDENTIALS (EDU-4)');
+      }
       allowOnly(['credentialtype', 'accesstoken']);
       const token = text('accesstoken', true);
       if (token !== undefined && !B64TOKEN.test(token)) {
@@ -94,7 +123,7 @@ export function parseSinkCredential(value: unknown, allowLoopback: boolean, path
       const clientSecret = text('clientsecret', true);
       const scope = text('scope', false);
       const audience = text('audience', false);
-      const urlProblem = tokenUrl === undefined ? undefined : outboundUrlProblem(tokenUrl, 'tokenurl', allowLoopback);
+      const urlProblem = tokenUrl === undefined ? undefined : outboundUrlProblem(tokenUrl, 'tokenurl', rules);
       if (urlProblem) issues.push({ attribute: `${path}.tokenurl`, ...urlProblem });
       if (issues.length > 0 || tokenUrl === undefined || clientId === undefined || clientSecret === undefined) return { issues };
       return {
@@ -110,6 +139,6 @@ export function parseSinkCredential(value: unknown, allowLoopback: boolean, path
       };
     }
     default:
-      return fail(`${path}.credentialtype`, 'enum', 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS');
+      return fail(`${path}.credentialtype`, 'enum', rules.policy === 'oauth2-only' ? 'credentialtype must be CLIENTCREDENTIALS' : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS');
   }
 }

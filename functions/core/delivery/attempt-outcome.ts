@@ -10,10 +10,66 @@
  * - 3xx: redirects are not followed (a webhook URL must be the webhook); not retried.
  * - 415 and every other 4xx: the target will not take this delivery as it is; not retried.
  * - A sink at a refused address or not an https URL: never retried.
+ * - A request Koerier could not build (nothing sent): never retried, and not the target's fault.
  */
 
-/** How an attempt failed when no usable answer came back (see functions/net/safe-http-client.ts). */
-export type TransportFailureKind = 'timeout' | 'reset' | 'connection-refused' | 'dns' | 'refused-address' | 'tls' | 'too-large' | 'invalid-url' | 'network';
+/**
+ * How an attempt failed when no usable answer came back: the one list of these kinds, shared by
+ * the outbound client (`functions/net/safe-http-client.ts`), the deliveries and the validation
+ * handshake. The precise kind is for the operator log only; subscribers see `subscriberFailure`.
+ */
+export type TransportFailureKind =
+  /** No connection, no response or no complete body within the bounds. */
+  | 'timeout'
+  /** The peer closed or reset the connection mid-exchange. */
+  | 'reset'
+  /** Nothing listens at the address (ECONNREFUSED). */
+  | 'connection-refused'
+  /** The name does not resolve (now). */
+  | 'dns'
+  /** The name resolved to, or the URL names, an address Koerier must not reach. */
+  | 'refused-address'
+  /** Certificate or handshake failure. */
+  | 'tls'
+  /** The response body exceeds the bound (the status is known). */
+  | 'too-large'
+  /** Not a URL Koerier may call: not absolute, not https, credentials in it, a port not allowed. */
+  | 'invalid-url'
+  /**
+   * Koerier could not even build the request (e.g. a header value the HTTP client refuses, such
+   * as a Content-Type made from an event's `datacontenttype`): nothing was sent.
+   */
+  | 'not-sendable'
+  /** Anything else on the network path (unreachable network, malformed HTTP). */
+  | 'network';
+
+/**
+ * What a subscriber is told about a failure without an answer (review item 19): whether a port
+ * is closed, filtered or speaks TLS, or whether a name resolves, must not be learnt through
+ * Koerier, so every network-level failure is one `target-unreachable`. HTTP statuses stay visible.
+ */
+export type SubscriberFailureCode = 'target-unreachable' | 'response-too-large' | 'invalid-url' | 'not-sendable';
+
+const UNREACHABLE = { code: 'target-unreachable', detail: 'the target could not be reached' } as const;
+
+/** Fixed words per kind (CE-16): the transport's own message can name an internal address. */
+export const SUBSCRIBER_FAILURE: Readonly<Record<TransportFailureKind, { readonly code: SubscriberFailureCode; readonly detail: string }>> = {
+  timeout: UNREACHABLE,
+  reset: UNREACHABLE,
+  'connection-refused': UNREACHABLE,
+  dns: UNREACHABLE,
+  // Also merged: "resolves to a private address" against "does not resolve" would tell which
+  // internal names exist.
+  'refused-address': UNREACHABLE,
+  tls: UNREACHABLE,
+  network: UNREACHABLE,
+  'too-large': { code: 'response-too-large', detail: "the target's response was too large to read" },
+  'invalid-url': { code: 'invalid-url', detail: 'the URL is not one Koerier may call: https, an allowed port, no credentials in it (WH-1, WH-3)' },
+  'not-sendable': {
+    code: 'not-sendable',
+    detail: "Koerier could not build an HTTP request from this delivery (e.g. the event's datacontenttype cannot be a Content-Type header); nothing was sent, and the target is not at fault",
+  },
+};
 
 export type AttemptResult =
   | { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly latencyMs: number }
@@ -37,10 +93,10 @@ export type FailureCode =
   | 'redirect'
   /** The sink's credential could not be used: its token endpoint failed, or it does not decrypt. */
   | 'credential'
-  | TransportFailureKind;
+  | SubscriberFailureCode;
 
 /** Why a delivery is not tried again, when it is the answer's (or the address's) fault. */
-export const REJECTION_CODES = ['unsupported-media-type', 'rejected', 'redirect', 'refused-address', 'invalid-url', 'too-large'] as const;
+export const REJECTION_CODES = ['unsupported-media-type', 'rejected', 'redirect', 'target-unreachable', 'invalid-url', 'response-too-large', 'not-sendable'] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
 export type Verdict =
@@ -53,35 +109,20 @@ export type Verdict =
   /** Permanent for this delivery: to the dead letters without further attempts. */
   | { readonly kind: 'rejected'; readonly code: RejectionCode; readonly detail: string };
 
-/**
- * The words a failure without an answer gets in attempt and dead-letter records, which the
- * subscriber reads (CE-16). Fixed per kind: the transport's own message can name the address a
- * sink resolved to, inside Koerier's network; it goes to the operator log only.
- */
-export const TRANSPORT_FAILURE_DETAIL: Readonly<Record<TransportFailureKind, string>> = {
-  timeout: 'no complete response from the target in time',
-  reset: 'the connection to the target was reset',
-  'connection-refused': 'the target refused the connection',
-  dns: "the sink's host name did not resolve",
-  'refused-address': 'the sink resolves to an address Koerier may not call',
-  tls: 'the TLS connection to the target failed (certificate or protocol)',
-  'too-large': "the target's response was too large to read",
-  'invalid-url': 'the sink is not a URL Koerier may call: https, without credentials in it (WH-1, WH-3)',
-  network: 'the request to the target failed',
-};
-
 export function judgeAttempt(result: AttemptResult, now: number): Verdict {
   if (!('failure' in result)) return judgeStatus(result.status, result.headers, now);
-  const detail = TRANSPORT_FAILURE_DETAIL[result.failure];
+  const { code, detail } = SUBSCRIBER_FAILURE[result.failure];
   switch (result.failure) {
     case 'too-large':
       // A body too large to read still came with its status line, and that is the answer.
-      return result.status === undefined ? { kind: 'rejected', code: 'too-large', detail } : judgeStatus(result.status, result.headers ?? {}, now);
+      return result.status === undefined ? { kind: 'rejected', code: 'response-too-large', detail } : judgeStatus(result.status, result.headers ?? {}, now);
+    // `not-sendable` is Koerier's (or the event's) fault, not the target's: never retried, never counted against it.
     case 'refused-address':
     case 'invalid-url':
-      return { kind: 'rejected', code: result.failure, detail };
+    case 'not-sendable':
+      return { kind: 'rejected', code: code as RejectionCode, detail };
     default:
-      return { kind: 'failed', code: result.failure, detail };
+      return { kind: 'failed', code, detail };
   }
 }
 

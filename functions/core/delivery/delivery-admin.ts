@@ -10,15 +10,26 @@
  * automatic retries of the first operation are over, which is exactly when the profile says a
  * new request takes a new key (section 8.3.5). Receivers still recognise the event itself by
  * `source` + `id` (CE-17, EDU-IDEM-15).
+ *
+ * Nothing is sent again on the strength of an old decision (review item 16): the router checked
+ * entitlement and filters when the event was routed, but a grant may have been revoked or the
+ * filters changed since. A redrive and a resume re-check every event of a dead letter against the
+ * owner's entitlements as configured now and the subscription's filters as they are now; a dead
+ * letter with an event that fails either is not sent and stays where it is, untouched, until its
+ * retention ends (a grant that comes back makes it redrivable again). The answer lists it under
+ * `withheld` with the reason (`not-entitled`, `no-longer-matches`), and the audit log records it.
  */
 import { randomUUID } from 'node:crypto';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { readStoredEvent } from '../cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse, problems } from '../http/problems.js';
+import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import { subscriptionMatches } from '../routing/route-keys.js';
+import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from './delivery-message.js';
-import { InvalidPageCursorError, type DeadLetter, type DeliveryStateStore, type Page } from './delivery-records.js';
+import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeliveryStateStore, type Page } from './delivery-records.js';
 
 export interface DeliveryAdminDependencies {
   readonly store: DeliveryStateStore;
@@ -29,7 +40,19 @@ export interface DeliveryAdminDependencies {
   /** Puts new delivery messages on the deliveries queue. */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly audit: (message: string, fields: Record<string, unknown>) => void;
+  /** The owners' entitlements as configured now (EDU-7). */
+  readonly entitlements: Entitlements;
+  /** A subscription suspended for want of an acceptable credential is not resumed by `resume`. */
+  readonly sinkCredentials: SinkCredentialPolicy;
   readonly clock?: () => number;
+}
+
+/** Why a dead letter is not sent again. */
+export type WithheldReason = 'not-entitled' | 'no-longer-matches';
+
+interface Withheld {
+  readonly deliveryId: string;
+  readonly reason: WithheldReason;
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -47,7 +70,7 @@ export class DeliveryAdmin {
   /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     if (!(await this.visible(principal, id))) return notFound(id);
-    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.store.listAttempts(id, page), 'attempts', ({ subscriptionId: _s, ...attempt }) => attempt);
+    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.store.listAttempts(id, page), 'attempts', attemptView);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
@@ -67,11 +90,12 @@ export class DeliveryAdmin {
       return problemResponse(problem(409, 'subscription-not-active', 'Subscription Not Active', `The subscription is ${subscription.status}; nothing can be delivered to it.${hint}`));
     }
     const wanted = selection.deliveryIds;
-    const { chosen, more } = await this.collect(id, (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId));
+    const withheld: Withheld[] = [];
+    const { chosen, seen, more } = await this.collect(id, (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId), subscription, withheld);
     const redriven = await this.sendAgain(id, chosen);
-    this.deps.audit('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length });
-    const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !chosen.some((d) => d.deliveryId === deliveryId));
-    return jsonResponse(202, { redriven, ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
+    this.deps.audit('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
+    const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
+    return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
   }
 
   /** POST /subscriptions/{id}/resume: a suspended subscription becomes active; what was parked meanwhile goes out again. */
@@ -81,16 +105,27 @@ export class DeliveryAdmin {
     if (subscription.status !== 'suspended') {
       return problemResponse(problem(409, 'subscription-not-suspended', 'Subscription Not Suspended', `The subscription is ${subscription.status}; only a suspended subscription can be resumed.`));
     }
+    // Resuming does not give a subscription the token every delivery must carry (WH-3).
+    const shortfall = credentialShortfall(subscription.credential, this.deps.sinkCredentials);
+    if (subscription.suspendedFor === 'credential-required' || shortfall !== undefined) {
+      return problemResponse(
+        problem(409, 'credential-required', 'Credential Required', `The subscription cannot be resumed: ${shortfall ?? 'it needs a new sink credential'}. A PATCH that sets one reactivates it.`),
+      );
+    }
     await this.deps.store.resetTarget(id);
     await this.deps.subscriptions.updateStatus(id, 'active', `Resumed by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`);
     let redriven = 0;
+    const withheld: Withheld[] = [];
+    const ignored = new Set<string>();
     for (let more = true; more; ) {
-      const batch = await this.collect(id, (deadLetter) => deadLetter.reason === 'subscription-suspended');
+      // Withheld ones stay dead letters: skip them in the next round, or this would never end.
+      const batch = await this.collect(id, (deadLetter) => deadLetter.reason === 'subscription-suspended' && !ignored.has(deadLetter.deliveryId), subscription, withheld);
+      for (const { deliveryId } of withheld) ignored.add(deliveryId);
       redriven += (await this.sendAgain(id, batch.chosen)).length;
       more = batch.more;
     }
-    this.deps.audit('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven });
-    return jsonResponse(200, { id, status: 'active', redriven });
+    this.deps.audit('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
+    return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 
   private async visible(principal: Principal, id: string): Promise<Subscription | undefined> {
@@ -99,20 +134,43 @@ export class DeliveryAdmin {
     return subscription.owner === principal.clientId || hasScope(principal, scopes.admin) ? subscription : undefined;
   }
 
-  /** Up to MAX_REDRIVE dead letters that `accept`, and whether there may be more. */
-  private async collect(id: string, accept: (deadLetter: DeadLetter) => boolean): Promise<{ chosen: DeadLetter[]; more: boolean }> {
+  /**
+   * Up to MAX_REDRIVE dead letters that `accept` and may still be sent to `subscription`, and
+   * whether there may be more; those that may not are added to `withheld`. `seen`: every accepted
+   * delivery id, sent or withheld.
+   */
+  private async collect(
+    id: string,
+    accept: (deadLetter: DeadLetter) => boolean,
+    subscription: Subscription,
+    withheld: Withheld[],
+  ): Promise<{ chosen: DeadLetter[]; seen: Set<string>; more: boolean }> {
     const chosen: DeadLetter[] = [];
+    const seen = new Set<string>();
     let cursor: string | undefined;
     do {
       const page = await this.deps.store.listDeadLetters(id, { limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
       for (const deadLetter of page.items) {
         if (!accept(deadLetter)) continue;
-        if (chosen.length === MAX_REDRIVE) return { chosen, more: true };
-        chosen.push(deadLetter);
+        if (chosen.length === MAX_REDRIVE) return { chosen, seen, more: true };
+        seen.add(deadLetter.deliveryId);
+        const reason = this.withheldReason(subscription, deadLetter);
+        if (reason === undefined) chosen.push(deadLetter);
+        else withheld.push({ deliveryId: deadLetter.deliveryId, reason });
       }
       cursor = page.cursor;
     } while (cursor);
-    return { chosen, more: false };
+    return { chosen, seen, more: false };
+  }
+
+  /** Why the dead letter may not go to the subscription as it is now; undefined when it may. */
+  private withheldReason(subscription: Subscription, deadLetter: DeadLetter): WithheldReason | undefined {
+    for (const json of deadLetter.events) {
+      const event = readStoredEvent(json);
+      if (!entitledToEvent(subscription.owner, event, this.deps.entitlements)) return 'not-entitled';
+      if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
+    }
+    return undefined;
   }
 
   /** New deliveries first, then the dead letters go: a failure in between duplicates, never loses. */
@@ -150,6 +208,17 @@ export class DeliveryAdmin {
   }
 }
 
+/**
+ * An attempt as the API shows it. Without an answer from the target, its latency is left out: how
+ * long a failure took tells a closed port from a filtered one (review item 19); the operator log
+ * keeps it.
+ */
+function attemptView({ subscriptionId: _s, ...attempt }: AttemptRecord): Record<string, unknown> {
+  if (attempt.status !== undefined) return attempt;
+  const { latencyMs: _latency, ...withoutLatency } = attempt;
+  return withoutLatency;
+}
+
 /** A dead letter as the API shows it: the events by their context attributes, never their data. */
 function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> {
   return {
@@ -159,7 +228,7 @@ function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> {
     reason: deadLetter.reason,
     detail: deadLetter.detail,
     attempts: deadLetter.attempts,
-    lastAttempts: deadLetter.lastAttempts.map(({ subscriptionId: _s, ...attempt }) => attempt),
+    lastAttempts: deadLetter.lastAttempts.map(attemptView),
     events: deadLetter.events.map((json) => {
       const { id, source, type, attributes } = readStoredEvent(json);
       return { id, source, type, ...(typeof attributes['subject'] === 'string' ? { subject: attributes['subject'] } : {}) };

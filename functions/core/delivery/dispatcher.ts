@@ -10,13 +10,14 @@
  * a subscription that no longer exists: its owner deleted it, so there is nowhere to keep it for.
  */
 import { deliveryIdOf } from '../routing/routed-events.js';
-import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
-import { judgeAttempt, type AttemptResult, type Verdict } from './attempt-outcome.js';
+import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
+import { judgeAttempt, SUBSCRIBER_FAILURE, type AttemptResult, type Verdict } from './attempt-outcome.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress, type DeliveryStateStore } from './delivery-records.js';
 import { keyDeadline, nextAttemptAt, nominalDelayMs, retryDeadline, type RetrySchedule } from './retry-schedule.js';
 import { breakerOf, dueForSuspension, effectiveRatePerMinute, HEALTHY, planSends, throttleAfter429, type BreakerSettings, type TargetState } from './target-health.js';
-import { deliveryFormat, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
+import { deliveryFormat, unsendableHeader, webhookRequest, type DeliveryFormat, type WebhookRequest } from './webhook-request.js';
 
 export interface DeliveryPolicy {
   readonly retry: RetrySchedule;
@@ -36,6 +37,8 @@ export interface DeliveryPolicy {
   readonly sendTimeoutMs: number;
   /** The longest fetching an OAuth2 access token can take. */
   readonly tokenTimeoutMs: number;
+  /** Which sink credentials the deployment accepts (WH-3, EDU-4): a subscription without one is suspended. */
+  readonly sinkCredentials: SinkCredentialPolicy;
 }
 
 /** The batch's time budget. */
@@ -70,10 +73,10 @@ export interface DispatcherDependencies {
   readonly subscriptions: {
     /** May answer from a short-lived cache unless `fresh`. */
     get(id: string, options?: { fresh?: boolean }): Promise<Subscription | undefined>;
-    updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<void>;
+    updateStatus(id: string, status: SubscriptionStatus, reason: string, suspendedFor?: SuspensionCause): Promise<void>;
   };
   /**
-   * The bearer token for the subscription's sink (WH-3), undefined when it has no credential.
+   * The bearer token for the subscription's sink (WH-3); only called for a subscription with a credential.
    * `refresh` asks for a new one (after a 401). Throws CredentialUnavailableError.
    */
   accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
@@ -216,6 +219,8 @@ class SubscriptionDispatch {
   private readonly decisions: DeliveryDecision[] = [];
   /** The attempts made, for the history: the batch writes them all at once. */
   readonly records: AttemptRecord[] = [];
+  /** The OAuth2 access token for this batch, once asked for. */
+  private token: Promise<string | undefined> | undefined;
   deadLettered = 0;
 
   constructor(
@@ -240,11 +245,21 @@ class SubscriptionDispatch {
       }
       return this.decisions;
     }
+    const shortfall = subscription.status === 'active' ? credentialShortfall(subscription.credential, this.deps.policy.sinkCredentials) : undefined;
+    if (shortfall !== undefined) {
+      // A record from before credentials were required (or a bearer token where only OAuth2 is
+      // allowed): nothing goes out without a token (WH-3). Parked like any suspension; the PATCH
+      // that sets a credential reactivates it and sends them again.
+      await this.deps.subscriptions.updateStatus(this.subscriptionId, 'suspended', `Suspended: ${shortfall}.`, 'credential-required');
+      this.deps.log('warn', 'subscription suspended: no acceptable sink credential', { subscriptionId: this.subscriptionId, credential: subscription.credential?.kind ?? 'none' });
+      subscription = { ...subscription, status: 'suspended', statusReason: shortfall };
+    }
     if (subscription.status !== 'active') {
       const [reason, detail] = notActive(subscription.status, subscription.statusReason);
       for (const task of tasks) await this.deadLetter(task, reason, detail, undefined);
       return this.decisions;
     }
+    const active = subscription;
 
     const ready: { task: Task; format: DeliveryFormat; progress?: DeliveryProgress }[] = [];
     const toSplit: Task[] = [];
@@ -257,9 +272,16 @@ class SubscriptionDispatch {
             await this.deadLetter(task, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress);
             return;
           }
-          const format = deliveryFormat(subscription, task.message.events.length);
+          const format = deliveryFormat(active, task.message.events.length);
           if (format === 'split') return void toSplit.push(task);
           const progress = await this.progressOf(task);
+          const unsendable = this.unsendable(task, active, format);
+          if (unsendable !== undefined) {
+            // Nothing was sent, so the target is not at fault: no attempt, no rate slot, no breaker.
+            this.deps.log('warn', 'delivery cannot be sent as an HTTP request; dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: task.message.deliveryId, header: unsendable });
+            await this.deadLetter(task, 'not-sendable', SUBSCRIBER_FAILURE['not-sendable'].detail, progress);
+            return;
+          }
           // Received before a wait longer than one visibility timeout is over: wait on.
           if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - this.now() > 1000) return this.retryIn(task, progress.nextAttemptAt - this.now(), Math.ceil, progress);
           ready.push({ task, format, ...(progress ? { progress } : {}) });
@@ -274,14 +296,30 @@ class SubscriptionDispatch {
     if (toSplit.length > 0) await this.split(toSplit);
     if (ready.length === 0) return this.decisions;
 
-    const admission = await this.admit(subscription, ready.length);
+    if (active.credential?.kind === 'oauth2-client-credentials') {
+      // Fetched before the rate slots are planned, so each request leaves at its slot (WH-6) and
+      // not a token fetch later, bunched up with the next. A failure is the attempts' to report.
+      this.token = this.deps.accessToken(active);
+      await this.token.catch(() => undefined);
+    }
+    const admission = await this.admit(active, ready.length);
     const sending = ready.slice(0, admission.waits.length);
     for (const [index, { task, progress }] of ready.slice(sending.length).entries()) await this.retryIn(task, admission.deferMs[index]!, Math.ceil, progress);
     if (sending.length === 0) return this.decisions;
 
-    const attempts = await this.attemptAll(subscription, sending, admission.waits);
-    await this.conclude(subscription, admission, attempts, new Map(sending.map((r) => [r.task.messageId, r.progress])));
+    const attempts = await this.attemptAll(active, sending, admission.waits);
+    await this.conclude(active, admission, attempts, new Map(sending.map((r) => [r.task.messageId, r.progress])));
     return this.decisions;
+  }
+
+  /** The name of a header this delivery's request could not carry (see `unsendableHeader`). */
+  private unsendable(task: Task, subscription: Subscription, format: DeliveryFormat): string | undefined {
+    try {
+      // The real token comes later; a stand-in of the same alphabet (RFC 6750 b64token) checks the rest.
+      return unsendableHeader(webhookRequest({ message: task.message, sink: subscription.sink, format, origin: this.deps.origin, accessToken: 'token-checked-later' }));
+    } catch {
+      return 'body';
+    }
   }
 
   /**
@@ -326,7 +364,7 @@ class SubscriptionDispatch {
     const { policy } = this.deps;
     const sleep = this.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     // One token fetch for the batch, and at most one refresh.
-    let token: Promise<string | undefined> | undefined;
+    let token: Promise<string | undefined> | undefined = this.token;
     let refreshed: Promise<string | undefined> | undefined;
     const accessToken = (refresh: boolean) => (refresh ? (refreshed ??= this.deps.accessToken(subscription, { refresh })) : (token ??= this.deps.accessToken(subscription)));
     // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
@@ -347,7 +385,9 @@ class SubscriptionDispatch {
           } catch (error) {
             return credentialFailure(error);
           }
-          const request = webhookRequest({ message: task.message, sink: subscription.sink, format, origin: this.deps.origin, ...(bearer ? { accessToken: bearer } : {}) });
+          // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
+          if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
+          const request = webhookRequest({ message: task.message, sink: subscription.sink, format, origin: this.deps.origin, accessToken: bearer });
           return this.deps.send(request);
         };
         let result = await send();
@@ -503,6 +543,7 @@ class SubscriptionDispatch {
         this.subscriptionId,
         'suspended',
         `No delivery has succeeded since ${since}; the last attempt failed: ${outcome.lastFailure}. Fix the target, then resume the subscription (POST /subscriptions/${this.subscriptionId}/resume).`,
+        'target-failing',
       );
       this.deps.log('warn', 'subscription suspended: its target keeps failing', { subscriptionId: this.subscriptionId, failingSince: since });
     }

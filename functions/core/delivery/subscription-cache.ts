@@ -4,11 +4,11 @@
  * new credential) takes effect here within `ttlMs`. Changes this container makes itself take
  * effect at once, and the dispatcher reads through before it holds a delivery back for a status.
  */
-import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 
 export interface SubscriptionSource {
   get(id: string): Promise<Subscription | undefined>;
-  updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
+  updateStatus(id: string, status: SubscriptionStatus, reason: string, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<unknown>;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -27,9 +27,9 @@ export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, c
       value.catch(() => entries.delete(id));
       return value;
     },
-    async updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<void> {
+    async updateStatus(id: string, status: SubscriptionStatus, reason: string, suspendedFor?: SuspensionCause): Promise<void> {
       entries.delete(id);
-      await source.updateStatus(id, status, reason);
+      await source.updateStatus(id, status, reason, undefined, suspendedFor);
       entries.delete(id);
     },
   };

@@ -33,10 +33,11 @@ export function webhookRequest(options: {
   readonly sink: string;
   readonly format: DeliveryFormat;
   readonly origin: string;
-  /** The bearer token, when the subscription has a credential (WH-3). */
-  readonly accessToken?: string;
+  /** The bearer token (WH-3: "the delivery MUST carry a token"). */
+  readonly accessToken: string;
 }): WebhookRequest {
   const { message, format } = options;
+  if (!options.accessToken) throw new Error('WH-3: a delivery request carries an access token');
   const [first] = message.events;
   const encoded = format === 'batch' ? toBatchMessage(message.events) : format === 'binary' ? toBinaryMessage(first!) : toStructuredMessage(first!);
   return {
@@ -45,8 +46,26 @@ export function webhookRequest(options: {
       ...encoded.headers,
       [IDEMPOTENCY_KEY_HEADER]: message.deliveryId,
       'webhook-request-origin': options.origin,
-      ...(options.accessToken ? { authorization: `Bearer ${options.accessToken}` } : {}),
+      authorization: `Bearer ${options.accessToken}`,
     },
     body: encoded.body,
   };
 }
+
+/**
+ * Why `request` cannot be sent as it is, before anything is sent (review item 8): a header value
+ * the HTTP client refuses (characters above U+00FF, control characters), e.g. a Content-Type made
+ * from an event's `datacontenttype` in binary mode. Such a delivery is the event's (or Koerier's)
+ * fault, never the target's. Returns the header's name (never its value); undefined when sendable.
+ */
+export function unsendableHeader(request: WebhookRequest): string | undefined {
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (!HEADER_NAME.test(name) || !HEADER_VALUE.test(value)) return name;
+  }
+  return undefined;
+}
+
+/** RFC 9110 token. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** RFC 9110 field-value as Node and undici accept it: visible ASCII, space, tab and obs-text. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

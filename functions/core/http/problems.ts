@@ -47,12 +47,81 @@ export function problem(status: number, slug: string, title: string, detail?: st
   return { type: problemType(slug), title, status, ...(detail === undefined ? {} : { detail }), ...extra };
 }
 
+/**
+ * Every problem answer is bounded (review #11): an answer is stored whole in one DynamoDB item by
+ * the idempotency guard (400 KB with its key and headers) and must stay far below Lambda's 6 MB
+ * response limit, however many violations a request holds. At most this many issues are listed
+ * per list (`errors`, `warnings`); the others are counted in `errorsNotListed` / `warningsNotListed`.
+ */
+export const MAX_LISTED_ISSUES = 100;
+/** The most a problem body may take, in UTF-8 bytes, when it lists issues. */
+export const MAX_PROBLEM_BYTES = 64 * 1024;
+/** Longest `message` (and `detail`) kept, in characters; longer ones are cut with `…`. */
+const MAX_MESSAGE_CHARACTERS = 512;
+/** Longest `attribute` kept: names come from the caller and may be of any length. */
+const MAX_ATTRIBUTE_CHARACTERS = 64;
+const ISSUE_LISTS = ['errors', 'warnings'] as const;
+
 export function problemResponse(p: Problem, headers: Record<string, string> = {}): HttpResponse {
   return {
     status: p.status,
     headers: { 'content-type': 'application/problem+json', ...headers },
-    body: JSON.stringify(p),
+    body: JSON.stringify(boundedProblem(p)),
   };
+}
+
+/**
+ * The problem cut to its budget: `detail` and every issue's `message` and `attribute` shortened,
+ * then each issue list kept to `MAX_LISTED_ISSUES` entries and, together, to what fits in
+ * `MAX_PROBLEM_BYTES`. What is left out is counted, never silently dropped.
+ */
+export function boundedProblem(p: Problem): Problem {
+  const bounded: Record<string, unknown> = { ...p };
+  if (typeof p.detail === 'string') bounded['detail'] = cut(p.detail, MAX_MESSAGE_CHARACTERS);
+  for (const list of ISSUE_LISTS) delete bounded[list];
+  // Room for the lists and their `…NotListed` counters next to everything else.
+  let budget = MAX_PROBLEM_BYTES - Buffer.byteLength(JSON.stringify(bounded)) - 128;
+  const lists: Record<string, unknown> = {};
+  for (const list of ISSUE_LISTS) {
+    const issues = p[list];
+    if (!Array.isArray(issues)) continue;
+    const { listed, notListed, bytes } = boundedIssues(issues as ValidationIssue[], Math.max(0, budget));
+    budget -= bytes;
+    lists[list] = listed;
+    const counter = `${list}NotListed`;
+    const earlier = typeof p[counter] === 'number' ? (p[counter] as number) : 0;
+    if (notListed + earlier > 0) lists[counter] = notListed + earlier;
+  }
+  // The members in their original order, so a bounded problem reads like the one it came from.
+  const ordered: Record<string, unknown> = {};
+  for (const name of Object.keys(p)) ordered[name] = name in lists ? lists[name] : bounded[name];
+  return { ...ordered, ...lists } as unknown as Problem;
+}
+
+/** Issues shortened, at most `MAX_LISTED_ISSUES` of them and no more than `maxBytes` of JSON. */
+export function boundedIssues(issues: readonly ValidationIssue[], maxBytes: number): { listed: ValidationIssue[]; notListed: number; bytes: number } {
+  const listed: ValidationIssue[] = [];
+  let bytes = 2;
+  for (const issue of issues) {
+    if (listed.length === MAX_LISTED_ISSUES) break;
+    const short = shortIssue(issue);
+    const size = Buffer.byteLength(JSON.stringify(short)) + 1;
+    if (bytes + size > maxBytes) break;
+    listed.push(short);
+    bytes += size;
+  }
+  return { listed, notListed: issues.length - listed.length, bytes };
+}
+
+function shortIssue(issue: ValidationIssue): ValidationIssue {
+  const message = cut(issue.message, MAX_MESSAGE_CHARACTERS);
+  const attribute = issue.attribute === undefined ? undefined : cut(issue.attribute, MAX_ATTRIBUTE_CHARACTERS);
+  if (message === issue.message && attribute === issue.attribute) return issue;
+  return { ...issue, message, ...(attribute === undefined ? {} : { attribute }) };
+}
+
+function cut(text: string, characters: number): string {
+  return text.length > characters ? `${text.slice(0, characters)}…` : text;
 }
 
 export const problems = {

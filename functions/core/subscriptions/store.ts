@@ -2,7 +2,7 @@
  * The subscription store port. An implementation keeps the route index in step with the records
  * (routable subscriptions, and only those, have route entries), so callers never touch the index.
  */
-import type { Subscription, SubscriptionStatus } from './subscription.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from './subscription.js';
 
 /** A subscription as a caller writes it: the store assigns `version` and `routeKeys`. */
 export type SubscriptionDraft = Omit<Subscription, 'version' | 'routeKeys'>;
@@ -27,8 +27,9 @@ export interface SubscriptionStore {
    * For the delivery function (retire on 410, suspend, resume): sets the status and reason and
    * keeps the route index in step. Undefined when the subscription does not exist; throws
    * `SubscriptionConflictError` when `expectedVersion` is given and no longer current.
+   * `suspendedFor` is kept only with the status `suspended`.
    */
-  updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number): Promise<Subscription | undefined>;
+  updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined>;
 }
 
 export class SubscriptionConflictError extends Error {

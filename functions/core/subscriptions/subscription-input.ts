@@ -7,10 +7,11 @@
  * anything else is an error, so a typo never silently widens a subscription.
  */
 import type { ValidationIssue } from '../http/problems.js';
-import { parseSinkCredential, type SinkCredential } from '../credentials/sink-credential.js';
+import { parseSinkCredential, type SinkCredential, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
+import { MAX_JSON_DEPTH } from './json-bounds.js';
 import { outboundUrlProblem } from './outbound-url.js';
-import type { DeliveryContentMode, ValidationMode } from './subscription.js';
+import type { DeliveryContentMode, SinkCredentialKind, ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
   readonly sink: string;
@@ -20,15 +21,24 @@ export interface SubscriptionInput {
   readonly contentMode: DeliveryContentMode;
   /** Declared by the subscriber; only allowed together with `validation: "agreed"`. */
   readonly batchSupported?: boolean;
-  /** Absent: none given (or, for a PATCH, keep the stored one). */
+  /** Absent only for a PATCH that keeps the stored one (`InputRules.storedCredential`). */
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
 }
 
 export interface InputRules {
-  /** Laptop host: plain http to loopback addresses is allowed. */
+  /** Laptop host: plain http, and any port, to loopback addresses is allowed. */
   readonly allowLoopbackSinks: boolean;
+  /** Ports a sink or token URL may name (review item 19). */
+  readonly allowedPorts: readonly number[];
+  /** Which credential kinds the deployment accepts (WH-3, EDU-4). */
+  readonly sinkCredentials: SinkCredentialPolicy;
+  /**
+   * A PATCH that does not mention `sinkcredential`: the kind of the credential it keeps, if any.
+   * A create, or a PATCH that sets or removes the credential, leaves this out.
+   */
+  readonly storedCredential?: SinkCredentialKind;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
 }
@@ -47,7 +57,7 @@ export const WRITABLE_MEMBERS = [
   'retrywindowseconds',
 ] as const;
 
-export const READ_ONLY_MEMBERS = ['id', 'owner', 'status', 'statusreason', 'allowedrate', 'validationexpiresat', 'createdat', 'updatedat'] as const;
+export const READ_ONLY_MEMBERS = ['id', 'owner', 'status', 'statusreason', 'suspendedfor', 'allowedrate', 'validationexpiresat', 'createdat', 'updatedat'] as const;
 
 const CONTENT_MODES: readonly DeliveryContentMode[] = ['structured', 'binary', 'batch'];
 const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
@@ -74,7 +84,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const sink = fields['sink'];
   if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
   else {
-    const problem = outboundUrlProblem(sink, 'sink', rules.allowLoopbackSinks);
+    const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
     if (problem) add('sink', problem.rule, problem.message, problem.requirement);
   }
 
@@ -112,11 +122,17 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     }
   }
 
+  // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential'], rules.allowLoopbackSinks);
+    const parsed = parseSinkCredential(fields['sinkcredential'], { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts, policy: rules.sinkCredentials });
     issues.push(...parsed.issues);
     credential = parsed.credential;
+  } else if (rules.storedCredential === undefined) {
+    const kinds = rules.sinkCredentials === 'oauth2-only' ? 'CLIENTCREDENTIALS' : 'ACCESSTOKEN or CLIENTCREDENTIALS';
+    add('sinkcredential', 'required', `sinkcredential is required: every delivery carries a token for the target (${kinds})`, 'WH-3');
+  } else if (rules.storedCredential === 'bearer' && rules.sinkCredentials === 'oauth2-only') {
+    add('sinkcredential', 'oauth2-only', 'the stored ACCESSTOKEN credential is no longer accepted here: give a CLIENTCREDENTIALS sinkcredential (EDU-4)', 'EDU-4');
   }
 
   const retryWindow = fields['retrywindowseconds'];
@@ -151,18 +167,26 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
 }
 
+export class PatchTooDeepError extends Error {
+  override name = 'PatchTooDeepError';
+}
+
 /**
  * RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else
  * replaces. The result has no prototype, so a `"__proto__"` member of the patch stays an ordinary
  * (unknown, hence refused) member instead of setting the prototype and hiding from `Object.keys`.
+ * Recursion is bounded (review item 9): a patch nesting objects deeper than `maxDepth` throws
+ * `PatchTooDeepError` instead of exhausting the stack. Callers check the text first
+ * (`jsonNestingDepth`); this is the backstop for values that did not come from text.
  */
-export function mergePatch(target: unknown, patch: unknown): unknown {
+export function mergePatch(target: unknown, patch: unknown, maxDepth = MAX_JSON_DEPTH, depth = 1): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+  if (depth > maxDepth) throw new PatchTooDeepError(`the merge patch nests deeper than ${maxDepth} levels`);
   const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   if (typeof target === 'object' && target !== null && !Array.isArray(target)) Object.assign(result, target);
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete result[name];
-    else result[name] = mergePatch(result[name], value);
+    else result[name] = mergePatch(result[name], value, maxDepth, depth + 1);
   }
   return result;
 }

@@ -29,6 +29,14 @@ export type ValidationMode = 'handshake' | 'agreed';
 
 export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials';
 
+/**
+ * Why a subscription is suspended, for machines (the words are in `statusReason`):
+ * `credential-required`: it has no sink credential, or one of a kind the deployment no longer
+ * accepts (WH-3, EDU-4); a PATCH that sets an acceptable credential reactivates it.
+ * `target-failing`: its target kept failing; `POST …/resume` reactivates it.
+ */
+export type SuspensionCause = 'credential-required' | 'target-failing';
+
 /** A sink credential as stored: the kind in the clear, the secret parts only encrypted. */
 export interface StoredSinkCredential {
   readonly kind: SinkCredentialKind;
@@ -63,6 +71,8 @@ export interface Subscription {
   readonly status: SubscriptionStatus;
   /** Why the status is what it is, in words for the subscriber (e.g. the target's refusal). */
   readonly statusReason?: string;
+  /** Set while `suspended`: the cause, which decides how it is reactivated. */
+  readonly suspendedFor?: SuspensionCause;
   /** `WebHook-Allowed-Rate` (WH-6); absent when the target allowed any rate (`*`) or said nothing. */
   readonly allowedRatePerMinute?: number;
   /** Override of how long deliveries are retried (seconds), within the idempotency TTL. */

@@ -14,7 +14,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
-import { CREDENTIAL_TYPE_NAMES, sealSinkCredential, type CredentialCipher } from '../credentials/sink-credential.js';
+import { CREDENTIAL_TYPE_NAMES, sealSinkCredential, type CredentialCipher, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse, problems } from '../http/problems.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
@@ -22,11 +22,17 @@ import { uuidFromHash } from '../ids/stable-uuid.js';
 import { allowedRate, requestValidation, type ValidationOutcome, type ValidationTransport } from '../webhooks/request-validation.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionStore } from './store.js';
-import { effectiveStatus, type Subscription } from './subscription.js';
-import { mergePatch, parseSubscriptionInput, READ_ONLY_MEMBERS, type SubscriptionInput } from './subscription-input.js';
+import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from './json-bounds.js';
+import { effectiveStatus, type SinkCredentialKind, type Subscription } from './subscription.js';
+import { mergePatch, parseSubscriptionInput, PatchTooDeepError, READ_ONLY_MEMBERS, type SubscriptionInput } from './subscription-input.js';
 
 export interface SubscriptionsApiSettings {
+  /** Laptop host: plain http, and any port, to loopback sinks and token URLs. */
   readonly allowLoopbackSinks: boolean;
+  /** Ports a sink or token URL may name (review item 19). */
+  readonly allowedPorts: readonly number[];
+  /** Which sink credentials the deployment accepts (WH-3, EDU-4). */
+  readonly sinkCredentials: SinkCredentialPolicy;
   /** `WebHook-Request-Origin`. */
   readonly webhookOrigin: string;
   /** Base of the callback URL; without it no asynchronous approval is offered. */
@@ -132,8 +138,15 @@ export class SubscriptionsApi {
       return problemResponse(problem(412, 'precondition-failed', 'Precondition Failed', `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`));
     }
     const patch = body.value as Record<string, unknown>;
-    const merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
-    const parsed = this.parseInput(merged);
+    let merged: Record<string, unknown>;
+    try {
+      merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof PatchTooDeepError) return tooDeep();
+      throw error;
+    }
+    // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
+    const parsed = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
     if ('problem' in parsed) return parsed.problem;
     // The rules are the owner's, also when an admin makes the change.
     const refusal = this.refusal(current.owner, parsed.input);
@@ -147,19 +160,24 @@ export class SubscriptionsApi {
     const { credential: newCredential, ...withoutCredential } = base;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
     const draft = { ...withoutCredential, ...(credential ? { credential } : {}) };
+    // Parsing made sure the credential is acceptable now: a subscription suspended for want of
+    // one continues from where it was before (active), or through the handshake for a new sink.
+    const reactivating = current.status === 'suspended' && current.suspendedFor === 'credential-required';
+    const before = reactivating ? reactivated(current) : current;
 
     let updated: Subscription;
     try {
       if (parsed.input.validation === 'agreed') {
-        updated = await this.deps.store.save(agreedStatus(draft, current), current);
-      } else if (this.needsHandshake(current, parsed.input)) {
+        const next = agreedStatus(draft, before);
+        updated = await this.deps.store.save(reactivating && next.status === 'active' ? { ...next, statusReason: before.statusReason! } : next, current);
+      } else if (this.needsHandshake(before, parsed.input)) {
         const handshake = this.openHandshake();
         const pending = await this.deps.store.save({ ...draft, ...handshake.fields, status: 'pending', statusReason: 'the validation request is being sent' }, current);
         const validated = await this.validateTarget(pending, handshake.token);
         if (!validated) return deletedMeanwhile(id);
         updated = validated;
       } else {
-        updated = await this.deps.store.save(keepHandshakeState(draft, current), current);
+        updated = await this.deps.store.save(keepHandshakeState(draft, before), current);
       }
     } catch (error) {
       if (error instanceof SubscriptionConflictError) return changedMeanwhile(id);
@@ -220,10 +238,13 @@ export class SubscriptionsApi {
     return jsonResponse(200, { id, status: 'active' });
   }
 
-  private parseInput(body: unknown): { input: SubscriptionInput } | { problem: HttpResponse } {
+  private parseInput(body: unknown, storedCredential?: SinkCredentialKind): { input: SubscriptionInput } | { problem: HttpResponse } {
     const { input, issues } = parseSubscriptionInput(body, {
       allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
+      allowedPorts: this.deps.settings.allowedPorts,
+      sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+      ...(storedCredential === undefined ? {} : { storedCredential }),
     });
     if (!input) return { problem: problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has ${issues.length} error(s); see errors.`, issues)) };
     return { input };
@@ -379,6 +400,7 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     validation: s.validation,
     status,
     ...(expired ? { statusreason: `no consent before ${s.validationExpiresAt}` } : s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
+    ...(status === 'suspended' && s.suspendedFor !== undefined ? { suspendedfor: s.suspendedFor } : {}),
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
@@ -395,6 +417,20 @@ function writableView(s: Subscription): Record<string, unknown> {
   return members;
 }
 
+/**
+ * A subscription suspended for want of a credential, as it was before: active. What was parked
+ * meanwhile stays with the dead letters until the owner redrives it (the subscriptions function
+ * has no access to the deliveries; a redrive re-checks entitlement and filters anyway).
+ */
+function reactivated(current: Subscription): Subscription {
+  const { suspendedFor: _cause, ...rest } = current;
+  return {
+    ...rest,
+    status: 'active',
+    statusReason: `a sink credential was set and deliveries resume; send what was held meanwhile with POST /subscriptions/${current.id}/dead-letters/redrive`,
+  };
+}
+
 function withoutStoreFields(s: Subscription): SubscriptionDraft {
   const { routeKeys: _keys, version: _version, ...draft } = s;
   return draft;
@@ -407,6 +443,7 @@ function keepHandshakeState(draft: Omit<SubscriptionDraft, 'status'>, current: S
     status: current.status,
     batchSupported: current.batchSupported,
     ...(current.statusReason === undefined ? {} : { statusReason: current.statusReason }),
+    ...(current.suspendedFor === undefined ? {} : { suspendedFor: current.suspendedFor }),
     ...(current.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: current.allowedRatePerMinute }),
     ...(current.validationTokenHash === undefined ? {} : { validationTokenHash: current.validationTokenHash }),
     ...(current.validationExpiresAt === undefined ? {} : { validationExpiresAt: current.validationExpiresAt }),
@@ -419,7 +456,12 @@ function keepHandshakeState(draft: Omit<SubscriptionDraft, 'status'>, current: S
  */
 function agreedStatus(draft: Omit<SubscriptionDraft, 'status'>, current: Subscription): SubscriptionDraft {
   if (current.status === 'suspended' || (current.status === 'retired' && draft.sink === current.sink)) {
-    return { ...draft, status: current.status, ...(current.statusReason ? { statusReason: current.statusReason } : {}) };
+    return {
+      ...draft,
+      status: current.status,
+      ...(current.statusReason ? { statusReason: current.statusReason } : {}),
+      ...(current.suspendedFor ? { suspendedFor: current.suspendedFor } : {}),
+    };
   }
   return { ...draft, status: 'active', statusReason: 'consent agreed out of band (WH-5)' };
 }
@@ -429,11 +471,21 @@ function readJson(request: HttpRequest, mediaTypes: readonly string[]): { value:
   if (!mediaTypes.includes(mediaType)) {
     return { problem: problemResponse(problems.unsupportedMediaType(`Send the subscription as ${mediaTypes.join(' or ')}.`)) };
   }
+  // Bounded before anything walks it (review item 9): every later step may recurse.
+  if (request.body.length > MAX_JSON_BODY_BYTES) {
+    return { problem: problemResponse(problems.payloadTooLarge(`A subscription body is at most ${MAX_JSON_BODY_BYTES} bytes.`)) };
+  }
+  const text = request.body.toString('utf8');
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) return { problem: tooDeep() };
   try {
-    return { value: JSON.parse(request.body.toString('utf8')) };
+    return { value: JSON.parse(text) };
   } catch {
     return { problem: problemResponse(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.')) };
   }
+}
+
+function tooDeep(): HttpResponse {
+  return problemResponse(problems.badRequest('json-too-deep', 'JSON Nested Too Deeply', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`));
 }
 
 function etagOf(subscription: Subscription): string {

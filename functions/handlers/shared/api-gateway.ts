@@ -8,6 +8,8 @@ import { API_VERSION } from '../../core/api-description/components.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
 import { problemResponse, problems, ProblemError } from '../../core/http/problems.js';
 import { logger } from './logger.js';
+import { requireEdgeOrigin } from './origin-guard.js';
+import { runtimeConfig } from './runtime.js';
 
 export type HttpRoute = (request: HttpRequest, context: Context) => Promise<HttpResponse>;
 
@@ -15,7 +17,10 @@ export function httpHandler(route: HttpRoute): (event: APIGatewayProxyEventV2, c
   return async (event, context) => {
     let response: HttpResponse;
     try {
-      response = await route(toHttpRequest(event), context);
+      const request = toHttpRequest(event);
+      // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
+      requireEdgeOrigin(request, runtimeConfig().originVerifySecret);
+      response = await route(request, context);
     } catch (error) {
       if (error instanceof ProblemError) {
         response = problemResponse(error.problem, error.headers);

@@ -7,6 +7,7 @@ import { createRemoteJWKSet } from 'jose';
 import { authenticate, type Principal, type Scope, type TokenVerification } from '../../core/auth/access-tokens.js';
 import type { HttpRequest } from '../../core/http/messages.js';
 import { loadConfig, type KoerierConfig } from '../../config.js';
+import { admitClient } from './throttling.js';
 
 let config: KoerierConfig | undefined;
 let verification: TokenVerification | undefined;
@@ -30,6 +31,14 @@ function tokenVerification(): TokenVerification {
   return verification;
 }
 
-export function authenticateRequest(request: HttpRequest, scope: Scope): Promise<Principal> {
-  return authenticate(request.headers['authorization'], scope, tokenVerification());
+/**
+ * Authenticates the caller and admits it past its per-client throttle (./throttling.ts), or throws
+ * the 401/403/429 problem. Both happen here, before a route can reach DynamoDB, SQS or KMS, so no
+ * authenticated route can forget the throttle, and a request without a valid token costs nothing
+ * but the signature check.
+ */
+export async function authenticateRequest(request: HttpRequest, scope: Scope): Promise<Principal> {
+  const principal = await authenticate(request.headers['authorization'], scope, tokenVerification());
+  admitClient(principal.clientId, scope, runtimeConfig());
+  return principal;
 }

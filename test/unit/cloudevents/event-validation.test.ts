@@ -318,7 +318,14 @@ describe('JSON-2 data and data_base64', () => {
   it('JSON-2: data or data_base64 alone is accepted; a null one is unset', () => {
     expect(check({ data: { bsn: '999990342' } }).errors).toEqual([]);
     expect(check({ datacontenttype: 'application/vnd.apache.thrift.binary', data_base64: 'YWFwIG5vb3QgbWllcw==' }).errors).toEqual([]);
-    expect(check({ data: null, data_base64: 'TWE=' }).errors).toEqual([]);
+    expect(check({ data: null }).errors).toEqual([]);
+    expect(check({ data_base64: null }).errors).toEqual([]);
+  });
+
+  it('JSON-2, review #6: data and data_base64 exclude each other by presence, even when one is null', () => {
+    expect(check({ data: null, data_base64: 'TWE=' }).errors).toEqual(['JSON-2 data-exclusive data']);
+    expect(check({ data: 'text', data_base64: null }).errors).toEqual(['JSON-2 data-exclusive data']);
+    expect(check({ data: null, data_base64: null }).errors).toEqual(['JSON-2 data-exclusive data']);
   });
 
   it('JSON-2: an event with both data and data_base64 is rejected', () => {

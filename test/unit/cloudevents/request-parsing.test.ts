@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  summary,
   acceptedEvent,
   acceptedEvents,
   batchRequest,
@@ -165,11 +166,17 @@ describe('HTTP-2 binary mode', () => {
     ]);
   });
 
-  it('HTTP-2: data cannot travel in a ce- header; ce-datacontenttype is ignored with a warning', () => {
+  it('HTTP-2: data cannot travel in a ce- header', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-data': 'x' })))).toEqual(['HTTP-2 binary-data data']);
-    const outcome = parse(binaryRequest({ ...NL_HEADERS, 'ce-datacontenttype': 'text/plain', 'content-type': 'application/json' }, '1'));
-    expect(acceptedEvent(outcome).attributes['datacontenttype']).toBe('application/json');
-    expect(outcome.ok && outcome.warnings.map((w) => `${w.requirement} ${w.rule}`)).toEqual(['HTTP-2 binary-content-type']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-data_base64': 'eA==' })))).toEqual(['HTTP-2 binary-data data_base64']);
+  });
+
+  it('HTTP-2, review #4: a ce-datacontenttype header is refused naming HTTP binding §3.1.1, with or without a Content-Type', () => {
+    for (const headers of [{ 'content-type': 'application/json' }, {}] as Record<string, string>[]) {
+      const problem = problemOf(parse(binaryRequest({ ...NL_HEADERS, 'ce-datacontenttype': 'text/plain', ...headers }, '1')));
+      expect(summary(problem.errors)).toEqual(['HTTP-2 binary-content-type datacontenttype']);
+      expect(problem.errors![0]!.message).toContain('§3.1.1');
+    }
   });
 
   it('HTTP-2: a ce-__proto__ header is an invalid attribute name, not a prototype', () => {
@@ -275,11 +282,13 @@ describe('Event size limit (413)', () => {
     expect(acceptedEvents(parse(structuredRequest(exact), options))).toHaveLength(1);
   });
 
-  it('CE-14: a larger structured event is answered 413 naming its id and the limit', () => {
-    const problem = problemOf(parse(structuredRequest(withData('te-groot', 400)), options));
-    expect(problem).toMatchObject({ status: 413, type: 'https://koerier.dev/problems/payload-too-large', eventId: 'te-groot', maxEventBytes: 400 });
-    expect(problem.detail).toContain("'te-groot'");
+  it('CE-14: a larger structured event is answered 413 with its size and the limit, before it is parsed', () => {
+    const text = JSON.stringify(withData('te-groot', 400));
+    const problem = problemOf(parse(structuredRequest(text), options));
+    expect(problem).toMatchObject({ status: 413, type: 'https://koerier.dev/problems/payload-too-large', eventBytes: Buffer.byteLength(text), maxEventBytes: 400 });
     expect(problem.detail).toContain('400 bytes');
+    // Not parsed: an oversized body that is not even JSON is still a 413, not a 400.
+    expect(problemOf(parse(structuredRequest(`${text}}}}`), options)).status).toBe(413);
   });
 
   it('CE-14: the size counts UTF-8 bytes, not characters', () => {

@@ -35,11 +35,28 @@ describe('reading a delivery answer', () => {
   });
 
   it.each(['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network'] as const)('WH-2: a %s failure is transient', (failure) => {
-    expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed', code: failure });
+    expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed', code: 'target-unreachable' });
   });
 
-  it.each(['refused-address', 'invalid-url'] as const)('SSRF: a %s failure is never retried', (failure) => {
-    expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'rejected', code: failure });
+  it.each([
+    ['refused-address', 'target-unreachable'],
+    ['invalid-url', 'invalid-url'],
+  ] as const)('SSRF: a %s failure is never retried', (failure, code) => {
+    expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'rejected', code });
+  });
+
+  it('review #19: refused, DNS, TLS, timeout, reset and a refused address all read the same to the subscriber', () => {
+    const seen = new Set(
+      (['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network', 'refused-address'] as const).map((failure) => {
+        const verdict = judgeAttempt({ failure, message: `connect ECONNREFUSED 93.184.216.34:${failure.length}`, latencyMs: 1 }, 0);
+        return 'detail' in verdict ? `${verdict.code}|${verdict.detail}` : '';
+      }),
+    );
+    expect([...seen]).toEqual(['target-unreachable|the target could not be reached']);
+  });
+
+  it('review #8: a request Koerier could not build is rejected, not a failure counted against the target', () => {
+    expect(judgeAttempt({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }, 0)).toMatchObject({ kind: 'rejected', code: 'not-sendable' });
   });
 
   it('WH-2: a 503 with Retry-After is transient and carries the wait (RFC 9110 §10.2.3)', () => {
@@ -50,7 +67,7 @@ describe('reading a delivery answer', () => {
   it('CE-16: a failure without an answer is recorded in fixed words, never the transport message naming an internal address', () => {
     const message = 'hook.example resolves to 10.0.0.7: the address 10.0.0.7 is private; Koerier does not call it';
     const verdict = judgeAttempt({ failure: 'refused-address', message, latencyMs: 1 }, 0);
-    expect(verdict).toEqual({ kind: 'rejected', code: 'refused-address', detail: 'the sink resolves to an address Koerier may not call' });
+    expect(verdict).toEqual({ kind: 'rejected', code: 'target-unreachable', detail: 'the target could not be reached' });
     for (const failure of ['invalid-url', 'connection-refused', 'timeout', 'network'] as const) {
       expect(JSON.stringify(judgeAttempt({ failure, message, latencyMs: 1 }, 0))).not.toContain('10.0.0.7');
     }

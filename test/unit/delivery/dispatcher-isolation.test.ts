@@ -26,6 +26,7 @@ const policy: DeliveryPolicy = {
   maxReceiveCount: 50,
   sendTimeoutMs: 10_000,
   tokenTimeoutMs: 5_000,
+  sinkCredentials: 'oauth2-only',
 };
 
 /** Delivery state in memory; `failProgressOf` names deliveries whose progress read fails. */
@@ -64,6 +65,7 @@ function subscription(id: string): Subscription {
     batchSupported: false,
     validation: 'agreed',
     status: 'active',
+    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
     routeKeys: [],
     createdAt: new Date(T0).toISOString(),
     updatedAt: new Date(T0).toISOString(),
@@ -88,7 +90,7 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
       },
       updateStatus: async () => undefined,
     },
-    accessToken: async () => undefined,
+    accessToken: async () => 'access-token',
     send: async (request: { headers: Readonly<Record<string, string>> }) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return { status: 204, headers: {}, latencyMs: 1 };

@@ -26,6 +26,7 @@ const policy: DeliveryPolicy = {
   maxReceiveCount: 50,
   sendTimeoutMs: 10_000,
   tokenTimeoutMs: 5_000,
+  sinkCredentials: 'oauth2-only',
 };
 
 class MemoryDeliveryState implements DeliveryStateStore {
@@ -88,34 +89,36 @@ function subscription(fields: Partial<Subscription> = {}): Subscription {
     batchSupported: false,
     validation: 'agreed',
     status: 'active',
+    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
     createdAt: new Date(T0).toISOString(),
     updatedAt: new Date(T0).toISOString(),
     ...fields,
   } as Subscription;
 }
 
-function setup(options: { answer?: () => AttemptResult; subscription?: Partial<Subscription>; now?: number } = {}) {
+function setup(options: { answer?: () => AttemptResult; subscription?: Partial<Subscription>; now?: number; policy?: Partial<DeliveryPolicy> } = {}) {
   const store = new MemoryDeliveryState();
   const enqueued: DeliveryMessage[] = [];
   const sent: string[] = [];
+  const statusUpdates: unknown[][] = [];
   const clock = { now: options.now ?? T0 };
   const deps = {
     store,
-    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async () => undefined },
-    accessToken: async () => undefined,
+    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async (...args: unknown[]) => void statusUpdates.push(args) },
+    accessToken: async () => 'access-token',
     send: async (request: { headers: Readonly<Record<string, string>> }) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return options.answer?.() ?? { status: 204, headers: {}, latencyMs: 1 };
     },
     enqueue: async (messages: readonly DeliveryMessage[]) => void enqueued.push(...messages),
-    policy,
+    policy: { ...policy, ...options.policy },
     origin: 'koerier.test',
     log: () => undefined,
     clock: () => clock.now,
     random: () => 0.5,
     sleep: async () => undefined,
   };
-  return { store, enqueued, sent, clock, deps };
+  return { store, enqueued, sent, statusUpdates, clock, deps };
 }
 
 function task(message: Partial<DeliveryMessage> = {}, receiveCount = 1): DeliveryTask {
@@ -212,7 +215,11 @@ describe('dispatchBatch', () => {
   });
 
   it('CARD-5, EDU-18: a delivery whose attempt might outlast the batch deadline is put back uncounted; the finished one is still decided', async () => {
-    const { store, deps, sent } = setup({ subscription: { allowedRatePerMinute: 60 } });
+    // A static token: no token fetch in the budget.
+    const { store, deps, sent } = setup({
+      subscription: { allowedRatePerMinute: 60, credential: { kind: 'bearer', ciphertext: 'sealed' } },
+      policy: { sinkCredentials: 'bearer-or-oauth2' },
+    });
     const first = task({ deliveryId: 'aaaaaaaa-2d3f-4a5b-8c6d-7e8f9a0b1c2d' });
     const second = task({ deliveryId: 'bbbbbbbb-2d3f-4a5b-8c6d-7e8f9a0b1c2d' });
     // The first may go at once and fits; the second's rate slot is a second later, and its
@@ -238,6 +245,49 @@ describe('dispatchBatch', () => {
     const roomy = setup({ subscription: oauth2 });
     await dispatchBatch([task()], roomy.deps as never, { deadline: T0 + policy.sendTimeoutMs + 2 * policy.tokenTimeoutMs });
     expect(roomy.sent).toHaveLength(1);
+  });
+
+  it.each([
+    ['no credential (a record written before credentials were required)', { credential: undefined }, 'oauth2-only'],
+    ['a static token where only OAuth2 is allowed', { credential: { kind: 'bearer', ciphertext: 'sealed' } }, 'oauth2-only'],
+  ] as const)('WH-3, EDU-4: a subscription with %s is suspended as credential-required, and its deliveries are parked, not sent', async (_case, fields, sinkCredentials) => {
+    const { deps, sent, store, statusUpdates } = setup({ subscription: fields as Partial<Subscription>, policy: { sinkCredentials } });
+    const outcome = await dispatchBatch([task()], deps as never);
+    expect(sent).toEqual([]);
+    expect(statusUpdates).toEqual([[SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required']]);
+    expect(store.deadLetters).toMatchObject([{ reason: 'subscription-suspended' }]);
+    expect(outcome.decisions).toEqual([{ messageId: task().messageId, action: 'done' }]);
+  });
+
+  it('EDU-4: with bearer-or-oauth2 a static token is delivered', async () => {
+    const { deps, sent, statusUpdates } = setup({ subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' } }, policy: { sinkCredentials: 'bearer-or-oauth2' } });
+    await dispatchBatch([task()], deps as never);
+    expect(sent).toHaveLength(1);
+    expect(statusUpdates).toEqual([]);
+  });
+
+  it('review #8: an event whose datacontenttype cannot be a header is dead-lettered as not-sendable: nothing sent, the target untouched', async () => {
+    const event = JSON.stringify({ specversion: '1.0', id: 'x1', source: 'urn:s', type: 't', datacontenttype: 'text/plain; name="\u20ac"', data: 'hi' });
+    const { deps, sent, store } = setup({ subscription: { contentMode: 'binary' }, answer: () => ({ status: 503, headers: {}, latencyMs: 1 }) });
+    const failures: number[] = [];
+    store.recordTargetFailures = async (_id: string, count: number) => {
+      failures.push(count);
+      return store.target;
+    };
+    const outcome = await dispatchBatch([task({ events: [event] }), task({ deliveryId: 'cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d' })], deps as never);
+    expect(sent).toEqual(['cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d']);
+    expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable', attempts: 0, detail: expect.stringContaining('not at fault') }]);
+    // Only the sendable delivery's 503 counts against the target.
+    expect(failures).toEqual([1]);
+    expect(outcome).toMatchObject({ attempts: 1, failedAttempts: 1, deadLettered: 1 });
+  });
+
+  it('review #8: a request the HTTP client refuses after all (not-sendable) is a dead letter, not a failure of the target', async () => {
+    const { deps, store } = setup({ answer: () => ({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }) });
+    const outcome = await dispatchBatch([task()], deps as never);
+    expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable' }]);
+    expect(store.target.consecutiveFailures).toBe(0);
+    expect(outcome).toMatchObject({ attempts: 1, failedAttempts: 1, deadLettered: 1 });
   });
 
   describe('a 401 to an OAuth2 token', () => {

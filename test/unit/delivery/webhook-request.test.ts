@@ -1,7 +1,7 @@
 import { HTTP } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
-import { deliveryFormat, webhookRequest } from '../../../functions/core/delivery/webhook-request.js';
+import { deliveryFormat, unsendableHeader, webhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 
 const event = (id: string) =>
   `{"specversion":"1.0","id":"${id}","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1",` +
@@ -24,13 +24,22 @@ describe('the delivery request', () => {
     expect(parsed).toMatchObject({ id: 'e1', myextension: 'kept as is', data: { b: 1, a: [2, 3] } });
   });
 
-  it('WH-3: without a credential no Authorization header is sent', () => {
-    const request = webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' });
-    expect(request.headers['authorization']).toBeUndefined();
+  it('WH-3: a delivery request always carries a bearer token: without one it cannot be built', () => {
+    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' } as never)).toThrow(/WH-3/);
+    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: '' })).toThrow(/WH-3/);
+  });
+
+  it('review #8: a Content-Type made from a datacontenttype that cannot be a header is found before anything is sent', () => {
+    const bad = event('e3').replace('"datacontenttype":"application/json"', '"datacontenttype":"text/plain; name=\\"\u20ac\\""');
+    const binary = webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' });
+    expect(unsendableHeader(binary)).toBe('content-type');
+    // Structured mode carries it in the body: sendable.
+    expect(unsendableHeader(webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: 't' }))).toBeUndefined();
+    expect(unsendableHeader(webhookRequest({ message: message([event('e4')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' }))).toBeUndefined();
   });
 
   it('HTTP-4: binary mode puts the attributes in ce- headers and the data in the body', () => {
-    const request = webhookRequest({ message: message([event('e2')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o' });
+    const request = webhookRequest({ message: message([event('e2')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' });
     expect(request.headers).toMatchObject({ 'ce-id': 'e2', 'ce-myextension': 'kept%20as%20is', 'content-type': 'application/json' });
     expect(request.body.toString('utf8')).toBe('{"b":1,  "a":[2,3]}');
     // The SDK parses it; it does not percent-decode header values (HTTP binding 1.0.2 §3.1.3.2), so the
@@ -39,7 +48,7 @@ describe('the delivery request', () => {
   });
 
   it('EDU-11: a batch goes out as one application/cloudevents-batch+json array of the events as accepted', () => {
-    const request = webhookRequest({ message: message([event('a'), event('b')]), sink: 'https://hooks.example/x', format: 'batch', origin: 'o' });
+    const request = webhookRequest({ message: message([event('a'), event('b')]), sink: 'https://hooks.example/x', format: 'batch', origin: 'o', accessToken: 't' });
     expect(request.headers['content-type']).toBe('application/cloudevents-batch+json; charset=utf-8');
     expect(request.body.toString('utf8')).toBe(`[${event('a')},${event('b')}]`);
     const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });

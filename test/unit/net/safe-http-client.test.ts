@@ -30,8 +30,9 @@ async function failure(promise: Promise<unknown>): Promise<OutboundRequestError>
 let authority: LocalCertificateAuthority;
 let receiver: HttpsReceiver;
 const clients: SafeHttpClient[] = [];
+// The receiver's random port is allowed, so the address guard, not the port rule, is what these cases meet.
 const client = (options: Parameters<typeof createSafeHttpClient>[0] = {}) => {
-  const created = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], ...options });
+  const created = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], allowedPorts: [443, receiver.port], ...options });
   clients.push(created);
   return created;
 };
@@ -157,7 +158,41 @@ describe('safe outbound HTTP: SSRF guard', () => {
   });
 });
 
+describe('safe outbound HTTP: ports (review #19)', () => {
+  it('review #19: by default only port 443 is called: another port is refused as invalid-url before any connection', async () => {
+    const plain = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], lookup: resolvingTo(['93.184.216.34']) });
+    clients.push(plain);
+    for (const url of ['https://hooks.example.org:22/x', 'https://hooks.example.org:8443/x', 'https://93.184.216.34:25/x']) {
+      const error = await failure(plain.request({ method: 'POST', url }));
+      expect(error.kind).toBe('invalid-url');
+      expect(error.message).toMatch(/port/);
+    }
+  });
+
+  it('review #19: the laptop host may call any port on loopback, and only there', async () => {
+    const before = receiver.connectionCount;
+    const laptop = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], allowLoopback: true });
+    clients.push(laptop);
+    receiver.setScript(scripts.always({ respond: 204 }));
+    expect((await laptop.request({ method: 'POST', url: receiver.url, body: 'x' })).status).toBe(204);
+    expect(receiver.connectionCount).toBeGreaterThan(before);
+    const elsewhere = await failure(
+      createSafeHttpClient({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({ method: 'POST', url: `https://public.example:${receiver.port}/` }),
+    );
+    expect(elsewhere.kind).toBe('invalid-url');
+  });
+});
+
 describe('safe outbound HTTP: bounds and error kinds', () => {
+  it('review #8: a header value the HTTP client refuses fails as not-sendable, before any byte leaves', async () => {
+    const before = receiver.connectionCount;
+    const error = await failure(
+      client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, headers: { 'content-type': 'text/plain; name="\u20ac"' }, body: 'x' }),
+    );
+    expect(error.kind).toBe('not-sendable');
+    expect(receiver.connectionCount).toBe(before);
+  });
+
   it('a target that never answers fails as timeout within the response bound', async () => {
     receiver.setScript(scripts.always({ hang: true }));
     const error = await failure(client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url: receiver.url, body: 'x' }));

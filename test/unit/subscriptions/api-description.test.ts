@@ -20,6 +20,12 @@ describe('subscriptions in the API description', () => {
     expect(paths['/subscriptions/{id}/validation']!['get']!.security).toEqual([]);
   });
 
+  it('WH-3: the description says a subscription request needs a sinkcredential, and shows why one is suspended', () => {
+    const schemas = document.components.schemas as unknown as Record<string, { required?: readonly string[]; properties?: Record<string, unknown> }>;
+    expect(schemas['SubscriptionRequest']!.required).toEqual(['sink', 'sinkcredential']);
+    expect(schemas['Subscription']!.properties).toHaveProperty('suspendedfor');
+  });
+
   it('every schema reference resolves', () => {
     const schemas = document.components.schemas as Record<string, unknown>;
     const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);

@@ -78,7 +78,7 @@ describe('webhook validation request (sending side)', () => {
   it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx or no answer at all leaves it undecided', async () => {
     expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
     expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
-    expect(await validate('/ignores')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('timeout') });
+    expect(await validate('/ignores')).toMatchObject({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
   });
 
   it('WH-4: a sink that resolves to an internal address is refused with fixed words that do not reveal the address', async () => {
@@ -87,11 +87,22 @@ describe('webhook validation request (sending side)', () => {
     const strict = createSafeHttpClient({ allowLoopback: false, lookup: internal, responseTimeoutMs: 300 });
     try {
       const outcome = await requestValidation({ sink: 'https://db.internal/hook', origin: 'koerier.test' }, validationTransport(strict));
-      expect(outcome).toEqual({ verdict: 'refused', reason: 'Koerier may not call this sink: refused-address: the sink resolves to an address Koerier may not call' });
+      expect(outcome).toEqual({ verdict: 'refused', reason: 'Koerier may not call this sink: the target could not be reached' });
       expect(outcome.reason).not.toContain('10.1.2.3');
     } finally {
       await strict.close();
     }
+  });
+
+  it('review #19: a closed port and a target that never answers read the same to the subscriber: no port scanning through the handshake', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const refused = await requestValidation({ sink: `http://127.0.0.1:${port}/hook`, origin: 'koerier.test' }, send);
+    const silent = await validate('/ignores');
+    expect(refused).toEqual(silent);
+    expect(JSON.stringify(refused)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'));
   });
 
   it('WH-1: outside the laptop host a loopback or plain-http sink is never called: refused for good', async () => {

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { mergePatch, parseSubscriptionInput } from '../../../functions/core/subscriptions/subscription-input.js';
+import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 
-const aws = { allowLoopbackSinks: false, maxRetryWindowSeconds: 7 * 24 * 3600 };
+// Most cases are about other members: as if a credential were already stored (a PATCH without `sinkcredential`).
+const aws: InputRules = { allowLoopbackSinks: false, allowedPorts: [443], sinkCredentials: 'oauth2-only', storedCredential: 'oauth2-client-credentials', maxRetryWindowSeconds: 7 * 24 * 3600 };
 const laptop = { ...aws, allowLoopbackSinks: true };
+const bearerAllowed: InputRules = { ...aws, sinkCredentials: 'bearer-or-oauth2' };
+/** A create: nothing stored, so `sinkcredential` must be given. */
+const { storedCredential: _none, ...create } = aws;
+const clientCredentials = { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: 's3cret' };
 const rulesOf = (body: unknown, rules = aws) => parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
 
 describe('subscription input', () => {
@@ -59,7 +64,7 @@ describe('subscription input', () => {
   });
 
   it('EDU-14: a sink credential is a bearer token or OAuth2 client credentials', () => {
-    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, aws).input?.credential).toEqual({
+    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, bearerAllowed).input?.credential).toEqual({
       kind: 'bearer',
       token: 'abc.def',
     });
@@ -80,7 +85,7 @@ describe('subscription input', () => {
       audience: 'https://ontvanger.example',
     });
     expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'PLAIN' } })).toEqual(['sinkcredential.credentialtype:enum:EDU-14']);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } })).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } }, bearerAllowed)).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
     expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' } })).toEqual([
       'sinkcredential.clientsecret:non-empty-string:EDU-14',
       'sinkcredential.tokenurl:url:EDU-14',
@@ -96,6 +101,39 @@ describe('subscription input', () => {
     expect(rulesOf(withTokenUrl('http://127.0.0.1:8443/token'), laptop)).toEqual([]);
     expect(rulesOf(withTokenUrl('https://koerier:secret@idp.example/token'))).toEqual(['sinkcredential.tokenurl:no-userinfo:WH-3']);
     expect(rulesOf(withTokenUrl('https://idp.example/token#x'))).toEqual(['sinkcredential.tokenurl:no-fragment:EDU-14']);
+  });
+
+  it('WH-3: a push subscription without sinkcredential is refused, naming the member; null does not count as one', () => {
+    expect(rulesOf({ sink: 'https://a.example/' }, create)).toEqual(['sinkcredential:required:WH-3']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: null }, create)).toEqual(['sinkcredential:required:WH-3']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: clientCredentials }, create)).toEqual([]);
+  });
+
+  it('EDU-4: with oauth2-only (the default) a static access token is refused, given anew or kept from before', () => {
+    const bearer = { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' };
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: bearer }, create)).toEqual(['sinkcredential.credentialtype:oauth2-only:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/' }, { ...aws, storedCredential: 'bearer' })).toEqual(['sinkcredential:oauth2-only:EDU-4']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: bearer }, { ...create, sinkCredentials: 'bearer-or-oauth2' })).toEqual([]);
+    expect(rulesOf({ sink: 'https://a.example/' }, { ...bearerAllowed, storedCredential: 'bearer' })).toEqual([]);
+  });
+
+  it('review #19: sinks and token URLs name only the allowed ports (443 by default); the laptop host may use any port on loopback', () => {
+    const withTokenUrl = (tokenurl: string) => ({ sink: 'https://a.example/', sinkcredential: { ...clientCredentials, tokenurl } });
+    expect(rulesOf({ sink: 'https://a.example:443/' })).toEqual([]);
+    expect(rulesOf({ sink: 'https://a.example:22/' })).toEqual(['sink:port:WH-1']);
+    expect(rulesOf({ sink: 'https://a.example:8443/' })).toEqual(['sink:port:WH-1']);
+    expect(rulesOf({ sink: 'https://a.example:8443/' }, { ...aws, allowedPorts: [443, 8443] })).toEqual([]);
+    expect(rulesOf(withTokenUrl('https://idp.example:6379/token'))).toEqual(['sinkcredential.tokenurl:port:WH-1']);
+    expect(rulesOf({ sink: 'https://127.0.0.1:8443/hook' }, laptop)).toEqual([]);
+    expect(rulesOf({ sink: 'https://127.0.0.1:8443/hook' })).toEqual(['sink:port:WH-1']);
+    expect(rulesOf({ sink: 'https://hooks.example:8443/hook' }, laptop)).toEqual(['sink:port:WH-1']);
+  });
+
+  it('review #9: a merge patch nested deeper than the bound throws PatchTooDeepError instead of exhausting the stack', () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(() => mergePatch({}, deep)).toThrow(PatchTooDeepError);
+    expect(mergePatch({ a: { b: 1 } }, { a: { c: 2 } })).toEqual({ a: { b: 1, c: 2 } });
   });
 
   it('EDU-IDEM-12: a retry window beyond the idempotency TTL is refused', () => {
