@@ -24,7 +24,9 @@ describe('SubscriptionMatcher', () => {
       .add(candidate('two-types', { match: { types: [TYPE, 'nl.edu.leerling.uitgeschreven.v1'] } }))
       .add(candidate('same-type-other-subject', { match: { types: [TYPE], filters: [{ exact: { subject: 'leerling/2' } }] } }))
       .add(candidate('other-source', { match: { source: 'urn:nld:oin:1:systeem:x', types: [TYPE] } }))
-      .add(candidate('catch-all', { match: {} }));
+      .add(candidate('catch-all', { match: {} }))
+      // Filed under the type's key, which the event reaches, but its suffix condition fails.
+      .add(candidate('wrong-version', { match: { types: [TYPE], filters: [{ suffix: { type: '.v2' } }] } }));
     const matcher = new SubscriptionMatcher(index);
     await matcher.refresh();
     expect(ids(await matcher.match(event()))).toEqual(['by-type', 'catch-all', 'two-types']);
@@ -96,5 +98,29 @@ describe('SubscriptionMatcher', () => {
     index.candidateReads.length = 0;
     for (const type of types) await matcher.match(event({ type }));
     expect(index.candidateReads).toEqual([]);
+  });
+
+  it('EDU-8: a read that fails after the index changed does not evict the newer read of that key', async () => {
+    let fail!: (error: Error) => void;
+    const reads: string[] = [];
+    let generation = 1;
+    const index = {
+      readState: async () => ({ generation, shapes: ['eq:type'] }),
+      candidates: async (key: string) => {
+        reads.push(key);
+        if (reads.length === 1) return new Promise<never>((_, reject) => (fail = reject));
+        return [candidate('s-1')];
+      },
+    };
+    const matcher = new SubscriptionMatcher(index);
+    await matcher.refresh();
+    const stale = matcher.match(event());
+    generation++;
+    await matcher.refresh();
+    expect(ids(await matcher.match(event()))).toEqual(['s-1']);
+    fail(new Error('throttled'));
+    await expect(stale).rejects.toThrow('throttled');
+    expect(ids(await matcher.match(event()))).toEqual(['s-1']);
+    expect(reads).toHaveLength(2);
   });
 });

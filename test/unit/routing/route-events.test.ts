@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery/delivery-message.js';
 import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js';
 import { routeInboundEvents, type InboundRecord, type RouterDependencies } from '../../../functions/core/routing/route-events.js';
+import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
 import { readIdempotencyKey } from '../../../functions/core/idempotency/index.js';
 import { candidate, InMemoryLedger, InMemoryRouteIndex, SOURCE, storedEvent } from './routing-fakes.js';
 
@@ -245,5 +246,100 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
     const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), { maxMessageBytes: 50 });
     expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
+  });
+});
+
+describe('what the router tells the operator, and what it needs', () => {
+  it('review #1: without a log function every failure path still settles each record', async () => {
+    const index = new InMemoryRouteIndex()
+      .add(candidate('s-1'))
+      .add(candidate('s-gov', { owner: 'revoked', match: { types: ['nl.gov.zaak.gestart.v1'] } }));
+    index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
+    const ledger = new InMemoryLedger();
+    ledger.markRouted({ source: SOURCE, id: 'dup' });
+    ledger.failing.claim.add('claim-fails');
+    ledger.failing.complete.add('e1');
+    ledger.failing.abandon.add('send-fails');
+    const { deps } = router(index, {
+      ledger,
+      isEntitled: (owner) => owner !== 'revoked',
+      failSend: (bodies) => bodies.length > 1 || bodies.some((b) => b.includes('"id":"send-fails"')),
+    });
+    const { log: _log, ...withoutLog } = deps;
+    const report = await routeInboundEvents(
+      [
+        { recordId: 'r-junk', body: 'not json' },
+        ...records('e1', 'dup', 'claim-fails', 'send-fails', 'e2'),
+        { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) },
+        { recordId: 'r-gov', body: storedEvent('gov', { type: 'nl.gov.zaak.gestart.v1' }) },
+      ],
+      withoutLog,
+    );
+    expect([...report.failedRecordIds].sort()).toEqual(['r-claim-fails', 'r-junk', 'r-send-fails', 'r-unread']);
+    expect(report).toMatchObject({ routed: 3, duplicates: 1, deliveries: 2 });
+  });
+
+  it('CE-16: the log names each event by source, id and type, and says what happened to it', async () => {
+    const index = new InMemoryRouteIndex().add(candidate('s-1')).add(candidate('s-2'));
+    index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
+    const ledger = new InMemoryLedger();
+    ledger.markRouted({ source: SOURCE, id: 'dup' });
+    ledger.failing.complete.add('e1');
+    ledger.failing.abandon.add('send-fails');
+    const { route, logs } = router(index, { ledger, failSend: (bodies) => bodies.length > 2 || bodies.some((b) => b.includes('"id":"send-fails"')) });
+    await route([...records('e1', 'dup', 'send-fails'), { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }]);
+    const fields = (message: string) => logs.filter((l) => l.message === message).map((l) => l.fields);
+    expect(fields('duplicate event dropped')).toEqual([{ source: SOURCE, id: 'dup', type: 'nl.edu.leerling.ingeschreven.v1' }]);
+    expect(fields('subscriptions not read')).toEqual([{ source: SOURCE, id: 'unread', error: 'route index read failed for eq:type|nl.edu.leerling.uitgeschreven.v1' }]);
+    expect(fields('event routed')).toEqual([
+      { source: SOURCE, id: 'e1', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
+      { source: SOURCE, id: 'send-fails', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
+    ]);
+    expect(fields('deliveries not queued together; queueing them one by one')).toEqual([{ deliveries: 4, error: 'SQS refused' }]);
+    expect(fields('delivery not queued')).toEqual([
+      { events: 1, error: 'SQS refused' },
+      { events: 1, error: 'SQS refused' },
+    ]);
+    expect(fields('routing claim not released')).toEqual([{ source: SOURCE, id: 'send-fails', error: 'ledger write failed' }]);
+    expect(fields('routed marker not stored')).toEqual([{ source: SOURCE, id: 'e1', error: 'ledger write failed' }]);
+  });
+
+  it('review #1: an event whose subscriptions could not be read does not lend its (empty) matches to the next event', async () => {
+    const index = new InMemoryRouteIndex().add(candidate('s-1'));
+    index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
+    const { route, queued } = router(index);
+    const report = await route([{ recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }, ...records('e1')]);
+    expect(report.failedRecordIds).toEqual(['r-unread']);
+    expect(queued.map((m) => m.events)).toEqual([[storedEvent('e1')]]);
+  });
+
+  it('EDU-IDEM-13: the same event published again after the idempotency window is a new operation, under a new key', async () => {
+    const index = new InMemoryRouteIndex().add(candidate('s-1'));
+    const ledger = new InMemoryLedger();
+    const first = router(index, { ledger });
+    await first.route(records('e1'));
+    ledger.forget({ source: SOURCE, id: 'e1' });
+    const again = router(index, { ledger });
+    await again.route(records('e1'));
+    expect(again.queued[0]!.deliveryId).not.toBe(first.queued[0]!.deliveryId);
+  });
+
+  it('EDU-IDEM-9: a batch delivery\'s key does not depend on the order its routing ids come in, and events never blur into each other', () => {
+    const events = ['{"id":"a"}', '{"id":"b"}'];
+    expect(deliveryIdOf(['r-2', 'r-1'], 's', events)).toBe(deliveryIdOf(['r-1', 'r-2'], 's', events));
+    expect(deliveryIdOf(['r-1'], 's', ['{"id":"a"}{"id":"b"}'])).not.toBe(deliveryIdOf(['r-1'], 's', events));
+  });
+
+  it('CE-14: a batch is cut exactly where the next event would pass the limit, counting a comma per event', async () => {
+    const eventBytes = Buffer.byteLength(storedEvent('e1'));
+    const envelope = Buffer.byteLength(encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: 0 }));
+    const batch = () => new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true }));
+    const cut = async (maxMessageBytes: number) => {
+      const { route, queued } = router(batch(), { maxMessageBytes, now: () => 0 });
+      await route(records('e1', 'e2', 'e3', 'e4', 'e5'));
+      return queued.map((m) => m.events.length);
+    };
+    expect(await cut(envelope + 2 * (eventBytes + 1))).toEqual([2, 2, 1]);
+    expect(await cut(envelope + 2 * (eventBytes + 1) - 1)).toEqual([1, 1, 1, 1, 1]);
   });
 });

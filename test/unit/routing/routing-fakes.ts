@@ -51,6 +51,11 @@ export class InMemoryLedger implements RoutedEventLedger {
     this.#markers.set(`${event.source}#${event.id}`, { state: 'routed', claimId: 'old', routingId: randomUUID(), lockUntil: 0 });
   }
 
+  /** The marker's TTL has passed (the idempotency window is over). */
+  forget(event: EventIdentity): void {
+    this.#markers.delete(`${event.source}#${event.id}`);
+  }
+
   markBusy(event: EventIdentity, until: number): void {
     this.#markers.set(`${event.source}#${event.id}`, { state: 'claimed', claimId: 'other', routingId: randomUUID(), lockUntil: until });
   }
