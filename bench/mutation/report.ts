@@ -39,7 +39,7 @@ export interface AreaFigures {
   readonly survived: number;
   readonly noCoverage: number;
   readonly errors: number;
-  /** Static mutants (code run once at import), skipped unless `--ignoreStatic false`: not in the score. */
+  /** Static mutants (code run once at import), skipped unless MUTATE_STATIC=true: not in the score. */
   readonly ignored: number;
   /** Detected (killed or timed out) of the valid mutants (detected, survived, not covered), in %. */
   readonly scorePercent: number;
