@@ -67,7 +67,9 @@ function paged<T>(items: readonly T[], page: { limit: number; cursor?: string })
   return { items: items.slice(start, end), ...(end < items.length ? { cursor: String(end) } : {}) };
 }
 
-function setUp(options: { subscription?: Subscription | undefined; deadLetters?: DeadLetter[]; attempts?: AttemptRecord[]; entitlements?: [string, { typePrefix: string; source?: string }[]][] } = {}) {
+function setUp(
+  options: { subscription?: Subscription | undefined; deadLetters?: DeadLetter[]; attempts?: AttemptRecord[]; entitlements?: [string, { typePrefix: string; source?: string }[]][]; store?: Partial<DeliveryStateStore> } = {},
+) {
   let deadLetters = [...(options.deadLetters ?? [])];
   const calls: string[] = [];
   const enqueued: DeliveryMessage[] = [];
@@ -94,6 +96,7 @@ function setUp(options: { subscription?: Subscription | undefined; deadLetters?:
       const ids = new Set(gone.map((d) => d.deliveryId));
       deadLetters = deadLetters.filter((d) => !ids.has(d.deliveryId));
     },
+    ...options.store,
   } as unknown as DeliveryStateStore;
   const current = { value: 'subscription' in options ? options.subscription : subscription() };
   const deps: DeliveryAdminDependencies = {
@@ -352,3 +355,33 @@ it('EDU-IDEM-13: every redriven delivery gets a key of its own', async () => {
   expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(30);
   expect(enqueued.some((m) => m.deliveryId === m.redriveOf)).toBe(false);
 });
+
+describe('what the problems say (RFC 9457)', () => {
+  it('EDU-18: each refusal has its title, and a missing subscription names the id', async () => {
+    const { admin: deliveries } = setUp({ subscription: subscription({ status: 'suspended', suspendedFor: 'credential-required' }) });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['title']).toBe('Subscription Not Active');
+    expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential Required');
+    expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription Not Suspended');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Invalid Redrive Selection');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid Parameter');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({ title: 'Invalid Parameter', status: 400 });
+    expect(json(await deliveries.listAttempts(owner, 'sub-9', get()))['detail']).toBe('There is no subscription sub-9 for this client.');
+  });
+
+  it('EDU-18: a selection that is a JSON string is not an object; several unknown members are all named', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe('Unknown member "force", "now".');
+  });
+
+  it('EDU-18: the dead letters list pages with a next link of its own path', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 3 }, (_, i) => deadLetter(i)) });
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe('/subscriptions/sub-1/dead-letters?limit=2&cursor=2');
+  });
+
+  it('EDU-18: store trouble while listing is not mistaken for a bad cursor', async () => {
+    const { admin: deliveries } = setUp({ store: { listAttempts: async () => Promise.reject(new Error('throttled')) } });
+    await expect(deliveries.listAttempts(owner, 'sub-1', get())).rejects.toThrow('throttled');
+  });
+});
+

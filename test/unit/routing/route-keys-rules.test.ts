@@ -182,4 +182,34 @@ describe('route index: selective keys', () => {
     // Values are URI-encoded, so a `|` in a value cannot forge another key.
     expect(routeEntriesOf({ filters: [{ exact: { subject: 'a|b', region: 'c' } }] })[0]!.routeKey).toBe('eq:region,subject|c|a%7Cb');
   });
+
+  it('EDU-8: subject outranks extensions, extensions outrank type, and core attributes come last', () => {
+    expect(shapes({ filters: [{ exact: { subject: 'x', aa: '1', ab: '2', ac: '3' } }] })).toEqual(['eq:aa,ab,subject']);
+    expect(shapes({ filters: [{ exact: { type: 't', xx: '1', yy: '2', zz: '3' } }] })).toEqual(['eq:xx,yy,zz']);
+    for (const core of ['id', 'specversion', 'time', 'datacontenttype', 'dataschema', 'dataref', 'sequence', 'sequencetype']) {
+      expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', [core]: 'v' } }] })).toEqual(['eq:source,subject,type']);
+    }
+  });
+
+  it('EDU-8: an empty type list is no condition: the subscription is filed under the catch-all, not nowhere', () => {
+    expect(routeEntriesOf({ types: [] })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
+  });
+
+  it('EDU-8: equalities that cannot be combined within 16 keys are not used; a prefix is, else the catch-all', () => {
+    const types = Array.from({ length: 17 }, (_, i) => `t${i}.v1`);
+    expect(routeEntriesOf({ types })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
+    expect(shapes({ types, filters: [{ prefix: { subject: 'leerling/' } }] })).toEqual(['pre:subject:1']);
+  });
+
+  it('EDU-8: of several prefix conditions the one with the fewest alternatives wins, the first on a tie; 16 alternatives still fit', () => {
+    const twoTypes: Filter = { any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] };
+    expect(shapes({ filters: [{ prefix: { subject: 'leerling/' } }, twoTypes] })).toEqual(['pre:subject:1']);
+    expect(shapes({ filters: [{ prefix: { subject: 'leerling/' } }, { prefix: { type: 'nl.edu.' } }] })).toEqual(['pre:subject:1']);
+    const sixteen: Filter = { any: Array.from({ length: 16 }, (_, i) => ({ prefix: { subject: `s${i}/` } })) };
+    expect(shapes({ filters: [sixteen] })).toEqual(Array<string>(16).fill('pre:subject:1'));
+  });
+
+  it('EDU-8: a shape of an unknown kind gives no key, even when it looks like a prefix shape', () => {
+    expect(routeKeysOf({ type: 'a.b.c' }, ['odd:type:1'])).toEqual([]);
+  });
 });
