@@ -38,6 +38,10 @@ describe('retry schedule at its boundaries', () => {
     expect(nextAttemptAt({ attempt: 5, now: NOW + 1, deadline, schedule: schedule(60, 60, 3600), random: () => 0.5 })).toBeUndefined();
   });
 
+  it('WH-2: a Retry-After is spread by up to a tenth of the wait it asked for, not of the clock', () => {
+    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 10_000, random: () => 0.5 })).toBe(NOW + 10_500);
+  });
+
   it('WH-2: a Retry-After is kept to the millisecond when no spreading is drawn, and one ending on the deadline still gets its attempt', () => {
     expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0 })).toBe(NOW + 5000);
     // Spread past the deadline, but the target's own time is the deadline itself: attempt then.
@@ -95,6 +99,7 @@ describe('delivery message shape', () => {
     ['an event that is a string', { events: ['{"id":"e1"}'] }],
     ['an event that is a list', { events: [[{ id: 'e1' }]] }],
     ['an event that is null', { events: [null] }],
+    ['one good event and one string', { events: [{ id: 'e1' }, 'e2'] }],
     ['a creation time as text', { createdAt: '2026-03-01T12:00:00Z' }],
   ])('EDU-IDEM-11: a queue message with %s is not a Koerier delivery message', (_what, change) => {
     expect(() => decodeDeliveryMessage(JSON.stringify({ ...valid, ...change }))).toThrow(new TypeError('Not a Koerier delivery message'));
