@@ -13,7 +13,7 @@ describe('what an answer means (WH-2)', () => {
   it('WH-2: 200 to 299 is delivered; 199 and 300 are not', () => {
     expect(status(200)).toEqual({ kind: 'delivered' });
     expect(status(299)).toEqual({ kind: 'delivered' });
-    expect(status(199).kind).not.toBe('delivered');
+    expect(status(199)).toEqual({ kind: 'rejected', code: 'rejected', detail: 'the target answered 199' });
     expect(status(300).kind).not.toBe('delivered');
   });
 

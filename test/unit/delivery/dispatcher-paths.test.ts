@@ -282,3 +282,81 @@ describe('reading the subscription', () => {
     expect(reads).toEqual(['cached']);
   });
 });
+
+describe('details a subscriber sees in its history', () => {
+  it('WH-2: a 410 and a 4xx are recorded with their codes and words', async () => {
+    const gone = setup({ answers: [answered(410)] });
+    await dispatchBatch([task()], gone.deps);
+    expect(gone.store.attempts[0]!.records[0]).toMatchObject({ outcome: 'retired', status: 410, error: { code: 'gone', detail: 'the target answered 410 Gone' } });
+    const rejected = setup({ answers: [answered(422)] });
+    await dispatchBatch([task()], rejected.deps);
+    expect(rejected.store.attempts[0]!.records[0]).toMatchObject({ outcome: 'dead-lettered', status: 422, error: { code: 'rejected', detail: 'the target answered 422' } });
+  });
+
+  it('WH-2: on its last receive a failed delivery\'s dead letter says its retries are over, with the last failure', async () => {
+    const { deps, store } = setup({ answers: [answered(500)] });
+    await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
+    expect(store.deadLetters[0]!.deadLetter.detail).toBe('retries are over (1 attempts); last: the target answered 500');
+  });
+
+  it('WH-3: a credential failure takes no time of the target\'s', async () => {
+    const { deps, store } = setup({
+      accessToken: async () => {
+        throw new CredentialUnavailableError('down');
+      },
+    });
+    await dispatchBatch([task()], deps);
+    expect(store.attempts[0]!.records[0]!.latencyMs).toBe(0);
+  });
+
+  it('WH-3: a 401 to a static token is the target\'s answer: no fresh token is asked for', async () => {
+    const asked: unknown[] = [];
+    const { deps, store } = setup({
+      answers: [answered(401)],
+      subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' } },
+      accessToken: async (_s, options) => (asked.push(options ?? {}), 'static-token'),
+    });
+    deps.policy = { ...policy, sinkCredentials: 'bearer-or-oauth2' };
+    await dispatchBatch([task()], deps);
+    expect(asked).toEqual([{}]);
+    expect(store.deadLetters[0]!.deadLetter.reason).toBe('rejected');
+  });
+
+  it('WH-6: an OAuth2 token is fetched before the rate slots are reserved, so each request leaves at its slot', async () => {
+    const order: string[] = [];
+    const { deps, store } = setup({ subscription: { allowedRatePerMinute: 60 }, accessToken: async () => (order.push('token'), 'access-token') });
+    const reserve = store.reserveSendSlots.bind(store);
+    store.reserveSendSlots = async (...args) => (order.push('reserve'), reserve(...args));
+    await dispatchBatch([task()], deps);
+    expect(order).toEqual(['token', 'reserve']);
+  });
+
+  it('EDU-12: a success clears a target with failures on record, or one merely marked failing', async () => {
+    for (const target of [{ consecutiveFailures: 2 }, { consecutiveFailures: 0, failingSince: T0 - 1000 }]) {
+      const { deps, store } = setup();
+      store.target = target;
+      await dispatchBatch([task()], deps);
+      expect(store.calls).toContain('recordTargetSuccess');
+    }
+  });
+
+  it('WH-3: a subscription that is no longer active is not suspended for its credential', async () => {
+    const { deps, statusUpdates } = setup({ subscription: { status: 'retired', credential: undefined } });
+    await dispatchBatch([task()], deps);
+    expect(statusUpdates).toEqual([]);
+  });
+
+  it('JSON-3: two identical events in one message still split into two deliveries with keys of their own', async () => {
+    const { deps } = setup();
+    const enqueued: { deliveryId: string }[] = [];
+    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    await dispatchBatch([task({ events: ['{"id":"same"}', '{"id":"same"}'] })], deps);
+    expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(2);
+  });
+
+  it('EDU-18: store trouble reading the targets counts no attempts', async () => {
+    const { deps, store } = setup();
+    store.failures.getTargets = true;
+    expect((await dispatchBatch([task()], deps)).attempts).toBe(0);
+  });
+});

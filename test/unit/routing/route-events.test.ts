@@ -229,6 +229,12 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
   });
 
+  it('EDU-11: a structured subscription gets one delivery per event even when its target takes batches', async () => {
+    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-structured', { contentMode: 'structured', batchSupported: true })));
+    expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
+    expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
+  });
+
   it('CE-14: a batch delivery is cut before its message passes the largest queue message, never splitting an event', async () => {
     const events = ['e1', 'e2', 'e3', 'e4', 'e5'];
     const eventBytes = Buffer.byteLength(storedEvent('e1'));
