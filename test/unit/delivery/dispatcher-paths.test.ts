@@ -354,6 +354,14 @@ describe('details a subscriber sees in its history', () => {
     expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(2);
   });
 
+  it('EDU-IDEM-11: the same events split out of two different deliveries get different keys: each child key derives from its parent\'s', async () => {
+    const { deps } = setup();
+    const enqueued: { deliveryId: string }[] = [];
+    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    await dispatchBatch([task({ events: ['{"id":"a"}', '{"id":"b"}'] }), task({ events: ['{"id":"a"}', '{"id":"b"}'] })], deps);
+    expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(4);
+  });
+
   it('EDU-18: store trouble reading the targets counts no attempts', async () => {
     const { deps, store } = setup();
     store.failures.getTargets = true;
