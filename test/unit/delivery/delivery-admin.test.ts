@@ -136,10 +136,10 @@ describe('listing attempts and dead letters (EDU-18)', () => {
   });
 
   it('EDU-18, review #19: an attempt shows the target\'s status and latency; one without an answer shows no latency; never the subscription id', async () => {
-    const { admin: deliveries } = setUp({ attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'network', detail: 'no answer' } })] });
+    const { admin: deliveries } = setUp({ attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } })] });
     const [answered, unanswered] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
     expect(answered).toEqual({ deliveryId: 'd-1', attempt: 1, at: new Date(NOW - 1).toISOString(), outcome: 'retrying', status: 500, latencyMs: 41 });
-    expect(unanswered).toEqual({ deliveryId: 'd-2', attempt: 1, at: new Date(NOW - 2).toISOString(), outcome: 'retrying', error: { code: 'network', detail: 'no answer' } });
+    expect(unanswered).toEqual({ deliveryId: 'd-2', attempt: 1, at: new Date(NOW - 2).toISOString(), outcome: 'retrying', error: { code: 'target-unreachable', detail: 'no answer' } });
   });
 
   it.each([['0'], ['101'], ['1.5'], ['ten']])('EDU-18: limit=%s is refused with 400', async (limit) => {

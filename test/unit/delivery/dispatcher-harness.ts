@@ -59,7 +59,7 @@ export class RecordingState implements DeliveryStateStore {
     this.calls.push('recordTargetSuccess');
     this.target = HEALTHY;
   }
-  async recordTargetFailures(_id: string, count: number, now: number) {
+  async recordTargetFailures(_id: string, count: number, now: number, _probe = false) {
     this.calls.push(`recordTargetFailures ${count}`);
     this.target = { ...this.target, consecutiveFailures: this.target.consecutiveFailures + count, lastFailureAt: now, failingSince: this.target.failingSince ?? now };
     return this.target;
@@ -126,7 +126,7 @@ export function setup(
   const reads: string[] = [];
   const answers = [...(options.answers ?? [])];
   const clock = { now: options.now ?? T0 };
-  const deps: DispatcherDependencies = {
+  const deps: { -readonly [K in keyof DispatcherDependencies]: DispatcherDependencies[K] } = {
     store,
     subscriptions: {
       get: async (_id, read) => {

@@ -53,7 +53,7 @@ describe('the breaker (EDU-12)', () => {
     store.target = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };
     const failures: unknown[] = [];
     const record = store.recordTargetFailures.bind(store);
-    store.recordTargetFailures = async (id, count, now, probe) => (failures.push([count, probe]), record(id, count, now, probe));
+    store.recordTargetFailures = async (id: string, count: number, now: number, probe = false) => (failures.push([count, probe]), record(id, count, now, probe));
     await dispatchBatch([task()], deps);
     expect(failures).toEqual([[1, true]]);
   });

@@ -30,9 +30,9 @@ function generatedFilter(random: ReturnType<typeof seeded>, depth = 0): Filter {
   const kind = random.pick(depth > 1 ? ['exact', 'prefix', 'suffix'] : ['exact', 'exact', 'prefix', 'suffix', 'all', 'any', 'not']);
   switch (kind) {
     case 'exact':
-      return { exact: random.pick([{ subject: random.pick(SUBJECTS) }, { region: random.pick(REGIONS) }, { type: random.pick(TYPES) }, { subject: random.pick(SUBJECTS), region: random.pick(REGIONS) }]) };
+      return { exact: random.pick<Record<string, string>>([{ subject: random.pick(SUBJECTS) }, { region: random.pick(REGIONS) }, { type: random.pick(TYPES) }, { subject: random.pick(SUBJECTS), region: random.pick(REGIONS) }]) };
     case 'prefix':
-      return { prefix: random.pick([{ type: random.pick(['nl.', 'nl.edu.', 'nl.edu.leer', 'nl.gov.zaak.']) }, { subject: random.pick(['leerling/', 'zaak/', 'leer']) }, { source: 'urn:nld:oin:1:' }]) };
+      return { prefix: random.pick<Record<string, string>>([{ type: random.pick(['nl.', 'nl.edu.', 'nl.edu.leer', 'nl.gov.zaak.']) }, { subject: random.pick(['leerling/', 'zaak/', 'leer']) }, { source: 'urn:nld:oin:1:' }]) };
     case 'suffix':
       return { suffix: { type: random.pick(['.v1', '.v2']) } };
     case 'all':
@@ -88,7 +88,7 @@ describe('route index: never misses a match', () => {
 });
 
 describe('subscriptionMatches', () => {
-  const event: EventAttributes = { id: 'e', source: SOURCES[0], type: TYPES[0], subject: 'leerling/1' };
+  const event: EventAttributes = { id: 'e', source: SOURCES[0]!, type: TYPES[0]!, subject: 'leerling/1' };
 
   it('EDU-8: the source must be the subscription\'s source, when it names one', () => {
     expect(subscriptionMatches({ source: SOURCES[0] }, event)).toBe(true);
