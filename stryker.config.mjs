@@ -1,6 +1,7 @@
 // Mutation testing of functions/core (`npm run mutate`; docs/MUTATION.md). Not part of `npm test`.
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 import process from 'node:process';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
