@@ -53,7 +53,16 @@ export interface UndetectedMutant {
   readonly status: 'Survived' | 'NoCoverage';
 }
 
-const areaOf = (file: string): string => file.split('/')[2] ?? file;
+/**
+ * Folders counted with another area: the delivery message moved out of `delivery/` (issue 9) but is
+ * still the delivery area's code, so the delivery goal keeps covering what it covered before.
+ */
+const AREA_OF_FOLDER: Readonly<Record<string, string>> = { 'delivery-message': 'delivery' };
+
+const areaOf = (file: string): string => {
+  const folder = file.split('/')[2] ?? file;
+  return AREA_OF_FOLDER[folder] ?? folder;
+};
 
 function figuresFor(area: string, mutants: readonly StrykerMutant[]): AreaFigures {
   const count = (...statuses: MutantStatus[]) => mutants.filter((m) => statuses.includes(m.status)).length;
