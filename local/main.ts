@@ -2,7 +2,8 @@
  * `npm start`: the Koerier laptop host on http://127.0.0.1:$PORT (default 3000), state under
  * `./.koerier/`, development clients in `./koerier.local.json`. `--fresh` wipes the state first.
  * SIGINT or SIGTERM stops everything (queued messages are kept for the next start) and exits 0.
- * A second start on the same state exits 1 and names the host that runs there.
+ * A second start on the same state exits 1 and names the host that runs there. The shell's
+ * KOERIER_* variables are the functions' settings, on top of the host's own.
  */
 import { join } from 'node:path';
 import { banner } from './banner.js';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     stateDir: join(cwd, '.koerier'),
     configFile: join(cwd, 'koerier.local.json'),
     fresh,
+    // The host reads no environment itself: the shell's Koerier settings (KOERIER_LOG_LEVEL, …) are passed on here.
+    settings: koerierSettings(process.env),
   });
   process.stdout.write(banner(host, fresh));
 
@@ -57,6 +60,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+function koerierSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
 }
 
 main().catch((error: unknown) => {

@@ -7,7 +7,7 @@ import { RouteIndexRepository } from '../../functions/aws/route-index-repository
 import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
 import { settingEnv } from '../../functions/config.js';
 import { scopeKey } from '../../functions/core/idempotency/index.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 

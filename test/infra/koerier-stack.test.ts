@@ -525,8 +525,8 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
 
 describe('delivery alarms', () => {
   it('CARD-5: watch exactly the metrics the delivery function writes', () => {
-    // The handler owns the EMF record; this catches a rename on either side.
-    const handler = readFileSync(path.join(REPO_ROOT, 'functions/handlers/delivery.ts'), 'utf8');
+    // The delivery app owns the EMF record; this catches a rename on either side.
+    const handler = readFileSync(path.join(REPO_ROOT, 'functions/app/delivery-app.ts'), 'utf8');
     expect(handler).toContain(`METRIC_NAMESPACE = '${DELIVERY_METRICS.namespace}'`);
     for (const name of [DELIVERY_METRICS.attempts, DELIVERY_METRICS.failures, DELIVERY_METRICS.deadLettered]) {
       expect(handler).toContain(`{ Name: '${name}', Unit: 'Count' }`);

@@ -6,8 +6,8 @@
  * without the header is refused before it is parsed, authenticated or routed.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { HttpRequest } from '../../core/http/messages.js';
-import { problem, ProblemError } from '../../core/http/problems.js';
+import type { HttpRequest } from '../core/http/messages.js';
+import { problem, ProblemError } from '../core/http/problems.js';
 
 /** Lower case, as HttpRequest headers are. */
 export const ORIGIN_VERIFY_HEADER = 'x-koerier-origin-verify';
