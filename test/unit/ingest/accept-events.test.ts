@@ -111,6 +111,8 @@ describe('acceptEvents: the Idempotency-Key guard', () => {
       expect(replay.headers['idempotent-replayed']).toBe('true');
     }
     expect(queue.messages).toHaveLength(1);
+    // The replays took no slot of the publisher's window: the rest of its rate is still there.
+    for (let n = 1; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
   });
 
   it('EDU-IDEM-8: the same key with another body gets 422 naming the key, and nothing is stored', async () => {
