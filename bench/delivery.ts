@@ -22,11 +22,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
-import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
 import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
 import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
-import { resourceNames, settingEnv } from '../functions/config.js';
+import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
 import { functions } from '../lib/resources.js';
@@ -92,16 +91,16 @@ export async function run(): Promise<Record<string, unknown>> {
   });
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
-  const feeder = new SQSClient({});
+  const feeder = new SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials: host.awsClients.sqs.config.credentials });
   try {
-    const dynamodb = dynamoDbClient();
-    const subscriptions = new SubscriptionRepository(dynamodb, resourceNames.table('subscriptions'), new RouteIndexRepository(dynamodb, resourceNames.table('routes')));
+    const dynamodb = host.awsClients.dynamodb;
+    const subscriptions = new SubscriptionRepository(dynamodb, host.config.resources.table('subscriptions'), new RouteIndexRepository(dynamodb, host.config.resources.table('routes')));
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();
       ids.push(id);
       // WH-3: every push subscription carries a credential; the receiver is its own token endpoint.
-      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(resourceNames.key('credentials'), { localKeysDir: process.env[settingEnv.localKeysDir]! }));
+      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(host.config.resources.key('credentials'), { localKeysDir: host.config.localKeysDir! }));
       await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
     }
 
@@ -127,7 +126,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorSeconds = (performance.now() - floorStarted) / 1000;
 
     // Koerier: fill the deliveries queue, then let the delivery function drain it.
-    const queueUrl = resourceNames.queueUrl('deliveries');
+    const queueUrl = host.config.resources.queueUrl('deliveries');
     const fill = async () => {
       const messages = Array.from({ length: DELIVERIES }, (_, i) =>
         encodeDeliveryMessage({ version: 1, deliveryId: randomUUID(), subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [event()], createdAt: Date.now() }),
@@ -158,9 +157,11 @@ export async function run(): Promise<Record<string, unknown>> {
 
     await fill();
     const before = received(receivers);
-    count(dynamoDbClient(), 'dynamodb');
-    count(sqsClient(), 'sqs');
-    const { handler } = await import('../functions/handlers/delivery.js');
+    count(host.awsClients.dynamodb, 'dynamodb');
+    count(host.awsClients.sqs, 'sqs');
+    const { handlerFor } = await import('../functions/handlers/delivery.js');
+    // The host's own dependencies: the delivery function runs as the host would run it.
+    const handler = handlerFor(() => host.dependencies);
     const started = performance.now();
     const poller = await startPoller({ queueUrl, handler: handler as never, functionName: 'delivery', batchSize: BATCH, concurrency: INSTANCES, waitTimeSeconds: 1, log: () => {} });
     await until(
