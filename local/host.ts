@@ -117,6 +117,19 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'queued messages restored from the state directory', queues: emulators.restoredMessages }));
     }
 
+    const clientSettings = {
+      region: emulators.region,
+      credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '', secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '' },
+    };
+    const awsClients: AwsClients = {
+      dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
+      sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
+    };
+    // Registered before the server, so they are destroyed only once its requests are done.
+    cleanups.push(() => {
+      awsClients.dynamodb.destroy();
+      awsClients.sqs.destroy();
+    });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
       gateway.server.once('error', reject);
@@ -153,18 +166,6 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       ...options.settings,
     };
     const config = loadConfig(environment);
-    const clientSettings = {
-      region: emulators.region,
-      credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '', secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '' },
-    };
-    const awsClients: AwsClients = {
-      dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
-      sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
-    };
-    cleanups.push(() => {
-      awsClients.dynamodb.destroy();
-      awsClients.sqs.destroy();
-    });
     const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
     const loaded = await loadFunctions(undefined, dependencies);
     const health = createHealthCheck(emulators);
