@@ -103,18 +103,6 @@ export function loadConfig(env: Env): KoerierConfig {
   return config;
 }
 
-/**
- * Resource names straight from an environment record (by default this process's): for tests and
- * tools that reach a resource beside the functions. The functions use `config.resources`.
- */
-export const resourceNames = {
-  table: (name: Parameters<ResourceNames['table']>[0], env: Env = process.env) => resourceNamesFrom(env).table(name),
-  queueUrl: (name: Parameters<ResourceNames['queueUrl']>[0], env: Env = process.env) => resourceNamesFrom(env).queueUrl(name),
-  deadLetterQueueUrl: (name: Parameters<ResourceNames['deadLetterQueueUrl']>[0], env: Env = process.env) => resourceNamesFrom(env).deadLetterQueueUrl(name),
-  bucket: (name: Parameters<ResourceNames['bucket']>[0], env: Env = process.env) => resourceNamesFrom(env).bucket(name),
-  key: (name: Parameters<ResourceNames['key']>[0], env: Env = process.env) => resourceNamesFrom(env).key(name),
-};
-
 /** Fails at start-up, not in every router batch, when the entitlements have the wrong shape. */
 function checkedEntitlements(json: string, settings: SettingsReader): string {
   try {

@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoDbClient, sqsClient } from '../../functions/aws/clients.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
-import { resourceNames } from '../../functions/config.js';
+import { resourceNames } from '../support/resource-names.js';
 import { PUBLISH_BUCKET_HEADROOM } from '../../functions/app/client-throttling.js';
 import { functions, type FunctionName } from '../../lib/resources.js';
 import { startHandlerHarness, TEST_AUDIENCE, TEST_ISSUER, type HandlerHarness } from '../support/handler-harness.js';
