@@ -24,17 +24,18 @@ const MAX_QUEUE_REDRIVE = 1000;
 
 export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
-  const state = deps.deliveryState;
-  const admin = new DeliveryAdmin({
-    targets: state,
-    ledger: state,
-    deadLetters: state,
+  // Built on the first authenticated request: a refused caller costs no adapter.
+  let built: DeliveryAdmin | undefined;
+  const deliveryAdmin = () => (built ??= new DeliveryAdmin({
+    targets: deps.deliveryState,
+    ledger: deps.deliveryState,
+    deadLetters: deps.deliveryState,
     subscriptions: deps.subscriptions,
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
     audit: (message, fields) => log.info(message, fields),
     entitlements: parseEntitlements(config.entitlementsJson),
     sinkCredentials: config.sinkCredentials,
-  });
+  }));
 
   return async (request) => {
     const guarded = idempotencyGuard(deps, request);
@@ -50,6 +51,7 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
 
     const id = request.pathParameters['id'] ?? '';
     const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+    const admin = deliveryAdmin();
     switch (routeOf(request)) {
       case 'deliveries':
         return request.method === 'GET' ? admin.listAttempts(principal, id, request) : methodNotAllowed(['GET']);

@@ -13,18 +13,15 @@ const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 
 export function ingestApp(deps: KoerierDependencies): HttpApp {
   const { config } = deps;
-  const ingest: IngestDependencies = {
-    idempotency: deps.idempotency,
-    rateWindow: deps.publishRateWindow,
-    inbound: deps.inboundQueue,
-    settings: config,
-    log: deps.log,
-  };
+  // Built on the first request that gets past authentication: a refused caller costs no adapter.
+  let ingest: IngestDependencies | undefined;
+  const ingestDependencies = () =>
+    (ingest ??= { idempotency: deps.idempotency, rateWindow: deps.publishRateWindow, inbound: deps.inboundQueue, settings: config, log: deps.log });
   return async (request) => {
     if (request.method === 'OPTIONS') {
       return answerValidationRequest(request.headers, { allowedOrigins: config.allowedOrigins, ratePerMinute: config.publishRatePerMinute }, ALLOWED_METHODS);
     }
     const principal = await deps.authenticate(request, scopes.publish);
-    return acceptEvents(request, principal, ingest);
+    return acceptEvents(request, principal, ingestDependencies());
   };
 }

@@ -18,7 +18,10 @@ const CALLBACK_PATH = /\/subscriptions\/[^/]+\/validation$/;
 
 export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
-  const subscriptions = new SubscriptionsService({
+  // Built on the first request that gets past authentication (or to the callback), so a refused
+  // caller costs no adapter: not the store, not the cipher, not the HTTP client.
+  let service: SubscriptionsService | undefined;
+  const subscriptionsService = () => (service ??= new SubscriptionsService({
     store: deps.subscriptions,
     cipher: deps.credentialCipher,
     sendValidationRequest: validationTransport(deps.handshakeHttp, (message, fields) => log.info(message, fields)),
@@ -35,13 +38,14 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       maxRetryWindowSeconds: config.idempotency.ttlSeconds,
     },
     audit: (message, fields) => log.info(message, fields),
-  });
+  }));
 
   return async (request) => {
     const id = request.pathParameters['id'];
-    if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptions.approve(id, request);
+    if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptionsService().approve(id, request);
 
     const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+    const subscriptions = subscriptionsService();
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     if (id === undefined) {
       if (request.method === 'POST') return guarded(principal.clientId, 'POST /subscriptions', () => subscriptions.create(principal, request));
