@@ -72,7 +72,9 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
   let defaultFunction: LoadedFunction | undefined;
   let local: readonly LocalRoute[] = [];
 
-  const server = createServer((req, res) => {
+  // Host is checked by the host itself (below), so a request without one gets a problem answer
+  // instead of Node's empty 400.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = apiGatewayRequestId();
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -97,6 +99,11 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
         const tooMany = problem(431, 'request-header-fields-too-large', 'Request Header Fields Too Large', `The request has ${req.rawHeaders.length / 2} header lines; at most ${MAX_HEADER_LINES} are accepted.`);
         writeHttpResponse(res, problemResponse(tooMany, { connection: 'close' }), requestId);
         return finish(431);
+      }
+      const hostFault = hostHeaderFault(req);
+      if (hostFault) {
+        writeHttpResponse(res, problemResponse(problems.badRequest('invalid-host', 'Bad Request', hostFault), { connection: 'close' }), requestId);
+        return finish(400);
       }
       const body = await readBody(req);
       if (body === 'aborted') {
@@ -181,6 +188,24 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
   // Every header line is kept (see MAX_HEADER_LINES); Node's maxHeaderSize still bounds their bytes.
   server.maxHeadersCount = 0;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
+  // Without a listener Node closes a CONNECT's connection without a word; Koerier is no proxy.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const notServed = problem(405, 'method-not-allowed', 'Method Not Allowed', `Koerier is not a proxy: CONNECT is not served. Allowed: ${SERVED_METHODS}.`);
+    log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'malformed request refused', status: 405, code: 'CONNECT' }));
+    writeRawProblem(socket, notServed, { allow: SERVED_METHODS, 'apigw-requestid': apiGatewayRequestId() });
+  });
+  // An Expect other than 100-continue: Node's own answer is an empty 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const requestId = apiGatewayRequestId();
+    const unmet = problem(417, 'expectation-failed', 'Expectation Failed', 'Only "Expect: 100-continue" is understood.');
+    log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'request', method: req.method, path: (req.url ?? '/').split('?')[0], routeKey: '-', status: 417, requestId }));
+    writeHttpResponse(res, problemResponse(unmet, { connection: 'close' }), requestId);
+  });
+  // A client may half-close its side once the request is sent (`shutdown(SHUT_WR)`, `curl` with
+  // some proxies, `nc -N`). Node then ends the connection before the handler answers, unless
+  // the server allows half-open HTTP connections: the answer still goes out, then the socket is
+  // closed. (`httpAllowHalfOpen` is read by Node's socketOnEnd; it has no constructor option.)
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 
   return {
     server,
@@ -406,6 +431,21 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large' | 'a
   return size > MAX_REQUEST_BYTES ? 'too-large' : Buffer.concat(chunks, size);
 }
 
+/** Methods the API's routes and the local routes use, for the `Allow` of a CONNECT's 405. */
+const SERVED_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, or any request with more than one, is
+ * answered 400. HTTP/1.0 predates Host and may leave it out.
+ */
+function hostHeaderFault(req: IncomingMessage): string | undefined {
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return `The request has ${hosts} Host header lines; exactly one is allowed.`;
+  if (hosts === 0 && req.httpVersion !== '1.0') return `An HTTP/${req.httpVersion} request needs a Host header.`;
+  return undefined;
+}
+
 /**
  * What Node's HTTP parser refuses before any handler runs — bad framing, a bare LF, a header
  * section past `maxHeaderSize` — gets a problem+json answer too, instead of Node's empty 400.
@@ -425,10 +465,23 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: (l
       : status === 408
         ? problem(408, 'request-timeout', 'Request Timeout', 'The request did not arrive in time.')
         : problems.badRequest('malformed-request', 'Bad Request', 'The request is not valid HTTP/1.1 (framing, line endings or header syntax).');
+  writeRawProblem(socket, refused);
+}
+
+/**
+ * A problem answer written straight to a socket no ServerResponse owns (the parser refused the
+ * request, or Node handed the socket over, as for CONNECT), then the connection is closed.
+ */
+function writeRawProblem(socket: Duplex, refused: Problem, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(refused);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  // Node no longer watches a socket it handed over: its errors (a client gone) must not throw.
+  socket.on('error', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status] ?? ''}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`,
   );
+  // A client that keeps its side open after the answer is not waited for.
+  setTimeout(() => socket.destroy(), 5000).unref();
 }
 
 function toLocalRequest(req: IncomingMessage, path: string, body: Buffer): HttpRequest {

@@ -31,6 +31,8 @@ const CONCURRENCY = 8;
  * with its key and headers) and must stay far below Lambda's 6 MB response limit (item 11).
  */
 const MAX_PROBLEM_BYTES = 256 * 1024;
+/** Every answer to a request with an Idempotency-Key is stored for replays in that item too, the 202 of a batch included. */
+const MAX_STORED_ANSWER_BYTES = 256 * 1024;
 /** The development token endpoint answers in RFC 6749 section 5.2's JSON, not with problems. */
 const OAUTH_TOKEN_PATH = '/oauth/token';
 
@@ -53,6 +55,8 @@ beforeAll(async () => {
     {
       // The fuzzer is no publisher flooding the ingest: 429s would hide what the requests reach.
       [settingEnv.publishRatePerMinute]: '1000000',
+      // Nor a manager flooding the subscription routes: past 600 a minute every one would be a 429.
+      [settingEnv.manageRatePerMinute]: '1000000',
       // Subscriptions without a handshake, so creating one calls nobody.
       [settingEnv.validationAgreedClients]: 'dev-subscriber',
       [settingEnv.logLevel]: 'warn',
@@ -155,7 +159,14 @@ function judge(request: FuzzRequest, outcome: RawOutcome): { kind: string; why: 
     if (problem) return { kind: `${status} not a problem`, why: problem };
   }
   if (request.mustRefuse && status < 400) return { kind: `${status} accepted`, why: `answered ${status}, but it must be refused: ${request.mustRefuse}` };
+  if (status < 400 && hasIdempotencyKey(request) && outcome.bodyBytes > MAX_STORED_ANSWER_BYTES) {
+    return { kind: `${status} too large to store`, why: `the answer is ${outcome.bodyBytes} bytes; the idempotency store keeps at most ${MAX_STORED_ANSWER_BYTES}` };
+  }
   return undefined;
+}
+
+function hasIdempotencyKey(request: FuzzRequest): boolean {
+  return request.method !== 'GET' && request.method !== 'HEAD' && request.headers.some(([name]) => name.toLowerCase() === 'idempotency-key');
 }
 
 /**
@@ -355,6 +366,9 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     { name: 'a well-formed chunked body', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/cloudevents+json\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`), expect: 'answer' },
     { name: 'a body shorter than its Content-Length, then the client half-closes', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`), expect: 'problem-4xx-or-close', afterWrite: 'end' },
     { name: 'headers that never end, then the client half-closes', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: y\r\n`), expect: 'problem-4xx-or-close', afterWrite: 'end' },
+    { name: 'a complete request, then the client half-closes', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), expect: 'answer', afterWrite: 'end' },
+    { name: 'a complete POST without a token, then the client half-closes', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 2\r\n\r\n{}`), expect: 'problem-4xx', afterWrite: 'end' },
+    { name: 'two Host header lines', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
     { name: 'a client that aborts mid-body', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`), expect: 'nothing', afterWrite: 'destroy' },
     { name: 'a client that aborts mid-way through a large upload', bytes: (p) => Buffer.concat([Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 5000000\r\n\r\n`), Buffer.alloc(1_000_000, 0x20)]), expect: 'nothing', afterWrite: 'destroy' },
     { name: 'a client that aborts before the last chunk', bytes: (p) => Buffer.from(`POST /subscriptions HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n5\r\n{"sin\r\n`), expect: 'nothing', afterWrite: 'destroy' },

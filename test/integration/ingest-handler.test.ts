@@ -47,7 +47,7 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(messages[0]!.Body).toBe(body);
     expect(messages[0]!.MessageAttributes?.['koerier-publisher']?.StringValue).toBe('partner-a');
     const parsed = JSON.parse(body) as { id: string; source: string };
-    expect(response.json()).toEqual({ accepted: [{ source: parsed.source, id: parsed.id }] });
+    expect(response.json()).toEqual({ acceptedCount: 1, accepted: [{ source: parsed.source, id: parsed.id }] });
   });
 
   it('EDU-16, HTTP-3: a batch of 23 events is stored whole (batched writes) and every pair is listed', async () => {

@@ -90,12 +90,13 @@ interface RawAnswer {
  * Raw bytes over node:net, for what no HTTP client sends: bare LFs, broken framing, thousands of
  * header lines, a body cut off. Resolves with what came back before the server closed.
  */
-function raw(base: string, chunks: readonly (string | Buffer)[], options: { abortAfterWrite?: boolean } = {}): Promise<RawAnswer> {
+function raw(base: string, chunks: readonly (string | Buffer)[], options: { abortAfterWrite?: boolean; halfCloseAfterWrite?: boolean } = {}): Promise<RawAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => {
       for (const chunk of chunks) socket.write(chunk);
       if (options.abortAfterWrite) setTimeout(() => socket.destroy(), 50);
+      if (options.halfCloseAfterWrite) socket.end();
     });
     const received: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => received.push(chunk));
@@ -161,6 +162,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
               { method: 'GET', path: '/plain' },
               { method: 'GET', path: '/throws' },
               { method: 'GET', path: '/slow' },
+              { method: 'POST', path: '/after-a-while' },
             ],
             timeoutSeconds: 1,
           },
@@ -172,6 +174,9 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
                 return { hello: 'world' };
               case '/throws':
                 throw new Error('boom in the handler');
+              case '/after-a-while':
+                await new Promise((resolve) => setTimeout(resolve, 200));
+                return { statusCode: 202, body: `took ${event.body ?? ''}` };
               default:
                 return new Promise(() => undefined); // never settles: the 1 s timeout must end it
             }
@@ -409,6 +414,60 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(lines.some((line) => line.status === 500)).toBe(false);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'client aborted the request' }));
     expect(seen.length).toBe(count);
+  });
+
+  it('review #12: HTTP/1.1 without Host, or any request with two, gets a 400 problem (RFC 9112 §3.2) from the host, not Node\'s empty 400; HTTP/1.0 without Host is served', async () => {
+    const count = seen.length;
+    for (const [name, bytes] of [
+      ['HTTP/1.1 without Host', 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'],
+      ['two Host lines', 'GET /health HTTP/1.1\r\nHost: koerier\r\nHost: other\r\nConnection: close\r\n\r\n'],
+      ['HTTP/1.1 POST without Host', 'POST /events HTTP/1.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'],
+    ]) {
+      const answer = await raw(base, [bytes!]);
+      expect(answer.status, name).toBe(400);
+      expect(answer.head, name).toMatch(/content-type: application\/problem\+json/i);
+      expect(answer.head, name).toMatch(/apigw-requestid: /i);
+      expect(JSON.parse(answer.body), name).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/invalid-host', detail: expect.stringContaining('Host') });
+    }
+    expect(seen.length).toBe(count);
+    const old = await raw(base, ['GET /health HTTP/1.0\r\n\r\n']);
+    expect(/^HTTP\/1\.[01] 200/.test(old.head)).toBe(true);
+  });
+
+  it('review #12: CONNECT gets a 405 problem+json with Allow and the connection is closed, instead of a silent close', async () => {
+    const count = seen.length;
+    const answer = await raw(base, ['CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n']);
+    expect(answer.status).toBe(405);
+    expect(answer.head).toMatch(/content-type: application\/problem\+json/i);
+    expect(answer.head).toMatch(/^allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/im);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 405, type: 'https://koerier.dev/problems/method-not-allowed', detail: expect.stringContaining('CONNECT') });
+    expect(seen.length).toBe(count);
+    expect((await send(base, 'GET', '/health')).status).toBe(200);
+  });
+
+  it('review #12: an Expect other than 100-continue gets a 417 problem+json, not Node\'s empty 417, and no function runs', async () => {
+    const count = seen.length;
+    const answer = await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}']);
+    expect(answer.status).toBe(417);
+    expect(answer.head).toMatch(/content-type: application\/problem\+json/i);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 417, type: 'https://koerier.dev/problems/expectation-failed', title: 'Expectation Failed' });
+    expect(seen.length).toBe(count);
+    // 100-continue still works as before.
+    const continued = await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}']);
+    expect(continued.head).toMatch(/^HTTP\/1\.1 100 Continue/);
+    expect(seen.length).toBe(count + 1);
+  });
+
+  it('review #12: a client that half-closes its socket after a complete request still gets its answer, then the connection is closed', async () => {
+    const count = seen.length;
+    // The function answers after 200 ms; the client's FIN arrives long before that.
+    const answer = await raw(base, ['POST /after-a-while HTTP/1.1\r\nHost: koerier\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbody'], { halfCloseAfterWrite: true });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toBe('took body');
+    expect(seen.length).toBe(count + 1);
+    // Keep-alive without Connection: close: the server still closes once the answer is out (raw() resolves on close).
+    const second = await raw(base, ['GET /health HTTP/1.1\r\nHost: koerier\r\n\r\n'], { halfCloseAfterWrite: true });
+    expect(second.status).toBe(200);
   });
 
   it('serves local routes itself and answers a wrong method there with 405 and Allow', async () => {

@@ -522,8 +522,11 @@ const structuredMutators: Mutator[] = [
     weight: 4,
     make: (g) => {
       const event = g.event();
-      const name = g.pick(['source', 'id', 'type', 'specversion', 'data', 'subject', 'time']);
-      const other = name === 'specversion' ? '1.0' : name === 'time' ? '2026-02-02T00:00:00Z' : name === 'data' ? '{"other":true}' : `${String(event[name] ?? 'x')}-other`;
+      // Only a member the event really has is named twice: prepending `subject` to an event
+      // without one is a valid event, not a duplicate. One draw whatever the event holds, so the
+      // requests after this one stay the same.
+      const name = g.pick(['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter((member) => member in event));
+      const other = name === 'specversion' ? '1.0' : name === 'time' ? '2026-02-02T00:00:00Z' : name === 'data' ? '{"other":true}' : name === 'data_base64' ? 'b3RoZXI=' : `${String(event[name] ?? 'x')}-other`;
       const member = `${JSON.stringify(name)}:${name === 'data' ? other : JSON.stringify(other)}`;
       const text = g.chance(0.5) ? withMemberText(JSON.stringify(event), member) : `${JSON.stringify(event).slice(0, -1)},${member}}`;
       return { mutation: '', ...g.structured(text), mustRefuse: `the member "${name}" appears twice (issue 8, item 7)` };
@@ -685,6 +688,19 @@ const batchMutators: Mutator[] = [
       const count = g.pick([1000, 10_000, g.int(1, 200_000)]);
       const member = g.pick(['0', '{}', 'null', '"x"', '{"specversion":"1.0"}']);
       return { mutation: '', ...g.batch(`[${Array.from({ length: count }, () => member).join(',')}]`) };
+    },
+  },
+  {
+    // Valid, but the 202 names every event: before it was bounded it grew to megabytes, too large
+    // for the idempotency item that keeps it for replays (review #11).
+    name: 'batch/long-sources-and-ids',
+    weight: 0.1,
+    make: (g) => {
+      const count = g.int(100, 1000);
+      const source = `/fuzz/${'s'.repeat(g.int(500, 2000))}`;
+      const idLength = g.int(500, 1500);
+      const events = Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `${g.letters(8)}-${i}-${'i'.repeat(idLength)}`, source, type: EVENT_TYPE }));
+      return { mutation: '', ...g.batch(JSON.stringify(events)) };
     },
   },
   {
@@ -972,6 +988,27 @@ const subscriptionMutators: Mutator[] = [
     make: (g) => {
       const body = g.subscriptionBody({ [g.pick([...SUBSCRIPTION_MEMBERS, 'id', 'status', 'owner', 'unknown', '__proto__'])]: g.oddValue() });
       return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth(g.pick(['manager', 'manager', 'stranger'])), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(body)) };
+    },
+  },
+  {
+    // "\ud800" is valid JSON but no Unicode text: a source like it once made the route index's
+    // key builder throw (a 500). The manager is entitled, so only this string can refuse it.
+    name: 'subscriptions/create-unpaired-surrogate',
+    weight: 1,
+    make: (g) => {
+      const lone = g.pick(['\ud800', '\udfff', 'x\udbff', '\udc00\ud800', '😀\ud83d']);
+      const where = g.pick(['source', 'type', 'filter', 'filter-name']);
+      const conditions =
+        where === 'source' ? { source: lone } : where === 'type' ? { types: [EVENT_TYPE, lone] } : where === 'filter' ? { filters: [{ exact: { subject: lone } }] } : { filters: [{ exact: { [`x${lone}`]: 'y' } }] };
+      const body = g.subscriptionBody(conditions);
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(JSON.stringify(body)),
+        mustRefuse: `${where} holds an unpaired surrogate, which no UTF-8 text can (review #1)`,
+      };
     },
   },
   {

@@ -27,17 +27,28 @@ export const eventsSchemas = {
   CloudEvent: cloudEventSchema,
   Accepted: {
     type: 'object',
-    required: ['accepted'],
+    description:
+      'The answer is bounded: it is kept whole for replays of the same Idempotency-Key, so it stays within 256 KiB however many events a ' +
+      'batch holds and however long their `source` and `id` are. `acceptedCount` always counts every accepted event.',
+    required: ['acceptedCount', 'accepted'],
     properties: {
+      acceptedCount: { type: 'integer', minimum: 0, description: 'How many events were accepted (all of the request: a batch is all or nothing).' },
       accepted: {
         type: 'array',
+        description:
+          'The accepted events by `source` and `id`, the first ones in request order, as many as fit within the answer\'s budget (each whole, ' +
+          'never cut). Ordinary batches are listed entirely; with long sources and ids the rest is counted in `acceptedNotListed`.',
         items: { type: 'object', required: ['source', 'id'], properties: { source: { type: 'string' }, id: { type: 'string' } } },
       },
+      acceptedNotListed: { type: 'integer', minimum: 1, description: 'Accepted events after the listed ones that `accepted` does not name; absent when every one is listed.' },
       warnings: {
         type: 'array',
-        description: 'SHOULD-level findings: the events were accepted, but do not follow every recommendation of the profile.',
+        description:
+          'SHOULD-level findings: the events were accepted, but do not follow every recommendation of the profile. One entry per kind of ' +
+          'finding (with `indexes` in a batch), at most 100 and 64 KiB; the rest is counted in `warningsNotListed`.',
         items: { $ref: '#/components/schemas/ValidationIssue' },
       },
+      warningsNotListed: { type: 'integer', minimum: 1, description: 'Warnings left out of `warnings`.' },
     },
   },
 } as const;
@@ -67,7 +78,9 @@ export const eventsPaths = {
       },
       responses: {
         '202': {
-          description: 'Accepted and stored; delivery happens asynchronously.',
+          description:
+            'Accepted and stored; delivery happens asynchronously. The body counts the accepted events (`acceptedCount`) and names them by ' +
+            '`source` and `id` within a 256 KiB budget (`acceptedNotListed` counts those left unnamed).',
           headers: { ...versionHeader, 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same key.', schema: { type: 'string' } } },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
         },

@@ -149,7 +149,7 @@ export async function authenticate(
   }
 
   const principal = principalOf(payload, rules.clientIdClaim);
-  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string.`);
+  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
   if (!principal.scopes.has(requiredScope)) {
     throw new ProblemError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
       'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"`,
@@ -200,8 +200,16 @@ function scopeClaim(payload: JWTPayload): string[] {
   return [];
 }
 
+/**
+ * The client id keys idempotency entries, rate windows, subscriptions and logs, and is URI-encoded
+ * into DynamoDB keys: a claim with control characters or unpaired surrogates (which
+ * `encodeURIComponent` cannot encode) names no client we could key anything by.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const UNKEYABLE_TEXT = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 function stringClaim(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+  return typeof value === 'string' && value.length > 0 && !UNKEYABLE_TEXT.test(value) ? value : undefined;
 }
 
 function invalidToken(description: string): ProblemError {

@@ -9,21 +9,19 @@ import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { parseCloudEventsRequest } from '../cloudevents/index.js';
-import type { HttpRequest, HttpResponse } from '../http/messages.js';
+import { acceptedAnswer } from '../http/accepted-answer.js';
+import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { Clock, IdempotencyStore } from '../idempotency/store.js';
 import { describeError } from '../errors/describe-error.js';
-import { acceptedAnswer } from './accepted-answer.js';
+import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, IngestLog, RateWindow } from './ports.js';
 
 /** The route, as the idempotency guard scopes keys by it. */
 export const INGEST_OPERATION = 'POST /events';
 
-/**
- * The most events one batch may hold. With warnings grouped per kind, it bounds the 202 body,
- * which the idempotency store keeps for replays in one DynamoDB item (400 KB at most).
- */
+/** The most events one batch may hold. */
 export const MAX_EVENTS_PER_BATCH = 1000;
 
 /** Message attributes that travel with every accepted event to the router. */
@@ -108,5 +106,6 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   }
   // Context attributes may be logged (CE-16); the data never is.
   for (const event of outcome.events) log.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
-  return acceptedAnswer(outcome.events, outcome.warnings);
+  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
+  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
 }

@@ -223,9 +223,28 @@ function anchorAtDepth(value: string, depth: number): string | undefined {
 }
 
 function keyText(shape: RouteShape, values: readonly string[]): string {
-  const plain = `${shape}|${values.map(encodeURIComponent).join('|')}`;
+  const plain = `${shape}|${values.map(keyPart).join('|')}`;
   if (plain.length <= MAX_PLAIN_KEY_LENGTH) return plain;
   return `${shape}#${createHash('sha256').update(plain).digest('base64url')}`;
+}
+
+/** In `u` mode `\p{Cs}` matches only an unpaired surrogate; a proper pair is one code point. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const UNPAIRED_SURROGATES = /(\p{Cs})/u;
+
+/**
+ * A value as it goes into a key: percent-encoded, so `|` never occurs inside a value. Never
+ * throws: `encodeURIComponent` throws `URIError` on an unpaired surrogate, which a JSON string may
+ * hold (`"\ud800"`), so each of those is written `%u` and four hex digits instead — text
+ * `encodeURIComponent` never writes (it encodes `%` as `%25`), so different values keep different
+ * keys, and well-formed values keep the keys they always had.
+ */
+function keyPart(value: string): string {
+  if (!UNPAIRED_SURROGATE.test(value)) return encodeURIComponent(value);
+  return value
+    .split(UNPAIRED_SURROGATES)
+    .map((piece, index) => (index % 2 === 1 ? `%u${piece.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(piece)))
+    .join('');
 }
 
 function splitOnce(text: string, separator: string): [string, string] {

@@ -82,6 +82,12 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     }
   }
 
+  // A JSON string may hold an unpaired surrogate (`"\ud800"`), which no UTF-8 text can: stored,
+  // it would be silently replaced, and route keys and URLs cannot be built from it.
+  for (const [name, value] of Object.entries(fields)) {
+    if (!wellFormedThroughout(value)) add(name, 'string-characters', `${name} holds a string that is not well-formed Unicode (an unpaired surrogate)`);
+  }
+
   const sink = fields['sink'];
   if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
   else {
@@ -162,6 +168,25 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     },
     issues,
   };
+}
+
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/** Every string in `value` — member names too — well-formed Unicode; walked without recursion. */
+function wellFormedThroughout(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (UNPAIRED_SURROGATE.test(next)) return false;
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [name, member] of Object.entries(next)) {
+        if (UNPAIRED_SURROGATE.test(name)) return false;
+        pending.push(member);
+      }
+    }
+  }
+  return true;
 }
 
 function isText(value: unknown): value is string {

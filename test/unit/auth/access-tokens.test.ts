@@ -232,6 +232,14 @@ describe('which access tokens a deployment accepts (EDU-2, EDU-4, review #17)', 
     expectInvalidToken(await rejection(`Bearer ${await token({ client_id: ['dev-publisher'] })}`), /names no client/);
   });
 
+  it('EDU-4, review #1: a client claim with an unpaired surrogate or a control character names no client (it could key nothing): 401', async () => {
+    for (const clientId of ['dev\ud800publisher', 'dev\udc00', 'dev\u0000publisher', 'dev\npublisher']) {
+      expectInvalidToken(await rejection(`Bearer ${await token({ client_id: clientId })}`), /names no client/);
+    }
+    const principal = await authenticate(`Bearer ${await token({ client_id: 'école-😀' })}`, scopes.publish, verification);
+    expect(principal.clientId).toBe('école-😀');
+  });
+
   it('EDU-2, review #17: with the client claim configured as azp the client comes from azp, never from client_id or sub', async () => {
     const azp = withRules({ clientIdClaim: 'azp' });
     const principal = await authenticate(`Bearer ${await token({ client_id: 'someone-else', azp: 'entra-app', sub: 'object-id' })}`, scopes.publish, azp);

@@ -69,7 +69,7 @@ describe('acceptEvents: persist before acknowledge', () => {
     const accepted = event();
     const response = await acceptEvents(request(accepted), PUBLISHER, deps);
     expect(response.status).toBe(202);
-    expect(json(response)).toEqual({ accepted: [{ source: accepted.source, id: accepted.id }] });
+    expect(json(response)).toEqual({ acceptedCount: 1, accepted: [{ source: accepted.source, id: accepted.id }] });
     expect(queue.messages).toEqual([
       { body: JSON.stringify(accepted), attributes: { [inboundMessageAttributes.publisher]: 'partner-a', [inboundMessageAttributes.receivedAt]: new Date(START).toISOString() } },
     ]);

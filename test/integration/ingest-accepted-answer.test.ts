@@ -1,0 +1,107 @@
+/**
+ * Review #11, last gap: the 202 answer of the ingest names the accepted events, and a batch of
+ * 1,000 events with long sources and ids once made it larger than DynamoDB's 400 KB item, so the
+ * idempotency completion failed and a retry was processed again instead of replayed. The 202 is
+ * bounded like the problems are; here, against the real DynamoDB idempotency store on dynalite
+ * (which enforces the 400 KB item limit as DynamoDB does), the largest 202 is stored and replayed.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
+import { resourceNames } from '../support/resource-names.js';
+import { acceptedAnswer, MAX_ACCEPTED_ANSWER_BYTES, type AcceptedAnswer } from '../../functions/core/http/accepted-answer.js';
+import { jsonResponse } from '../../functions/core/http/messages.js';
+import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+
+let harness: HandlerHarness;
+let handler: (event: never, context: never) => Promise<unknown>;
+
+beforeAll(async () => {
+  harness = await startHandlerHarness();
+  ({ handler } = (await import('../../functions/handlers/ingest.js')) as { handler: typeof handler });
+});
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+async function post(body: string, key: string) {
+  return harness.invoke(handler, {
+    method: 'POST',
+    path: '/events',
+    routeKey: 'POST /events',
+    headers: { authorization: `Bearer ${await harness.token('partner-a', 'events:publish')}`, 'idempotency-key': key, 'content-type': 'application/cloudevents-batch+json' },
+    body,
+  });
+}
+
+/** Messages taken from the inbound queue until `expected` came or nothing more comes (an empty receive may come early). */
+async function drainAll(expected: number): Promise<number> {
+  let count = 0;
+  for (let quiet = 0; count < expected && quiet < 5; ) {
+    const received = (await harness.drain('inbound')).length;
+    count += received;
+    quiet = received === 0 ? quiet + 1 : 0;
+    if (received === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return count;
+}
+
+describe('review #11: the 202 of the ingest fits the idempotency item', () => {
+  it('review #11: 1,000 events with 4 KB sources, ids that escape to twice their size and a warning each: a bounded 202, stored and replayed byte for byte', { timeout: 120_000 }, async () => {
+    const run = randomUUID();
+    // Each {source, id} takes about 8 KB in the answer: 1,000 of them would be 8 MB.
+    const members = Array.from({ length: 1000 }, (_, i) => ({
+      specversion: '1.0',
+      id: `${'"\\'.repeat(1000)}-${run}-${i}`,
+      source: `/scholen/${'s'.repeat(4000)}`,
+      type: 'nl.example.leerling.v1',
+      // An extension name longer than 20 characters is a SHOULD-level finding: one warning per name.
+      [`${'a'.repeat(40)}${i}`]: 1,
+    }));
+    const body = JSON.stringify(members);
+    const key = randomUUID();
+
+    const first = await post(body, key);
+    expect(first.status).toBe(202);
+    expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
+    const answer = first.json() as AcceptedAnswer;
+    expect(answer.acceptedCount).toBe(1000);
+    expect(answer.accepted.length).toBeGreaterThan(10);
+    expect(answer.accepted.length + answer.acceptedNotListed!).toBe(1000);
+    expect(answer.accepted).toEqual(members.slice(0, answer.accepted.length).map(({ source, id }) => ({ source, id })));
+    expect(answer.warnings!.length).toBeGreaterThan(10);
+    expect(answer.warningsNotListed).toBeGreaterThan(0);
+    expect(await drainAll(1000)).toBe(1000);
+
+    const replay = await post(body, key);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.status).toBe(202);
+    expect(replay.body).toBe(first.body);
+    // A replay stores nothing again.
+    expect(await harness.drain('inbound')).toHaveLength(0);
+  });
+
+  it('review #11: the largest possible 202 body fits one idempotency item, with a long client id, and comes back byte for byte', async () => {
+    // Every string as long and as costly to escape as possible; more events and warnings than any request may hold.
+    const worst = '"\\\u0001'.repeat(40_000) + '😀'.repeat(20_000);
+    // Entries small enough that many are listed, each escaping to far more bytes than it has characters.
+    const costly = '"\\\u0001'.repeat(300) + '😀'.repeat(300);
+    const events = Array.from({ length: 1000 }, (_, i) => ({ source: costly, id: `${costly}${i}` }));
+    const warnings = Array.from({ length: 10_000 }, (_, index) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index }));
+    const response = jsonResponse(202, acceptedAnswer(events, warnings));
+    expect(Buffer.byteLength(response.body)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
+    expect(Buffer.byteLength(response.body)).toBeGreaterThan(MAX_ACCEPTED_ANSWER_BYTES - 64 * 1024);
+
+    const store = new DynamoDbIdempotencyStore(new DynamoDBClient({}), resourceNames.table('idempotency'));
+    const scope = { clientId: 'c'.repeat(1000), operation: 'POST /events', key: randomUUID() };
+    const now = Date.now();
+    const claim = { scope, fingerprint: 'f'.repeat(64), claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 };
+    expect((await store.claim(claim)).claimed).toBe(true);
+    expect(await store.complete(scope, claim.claimId, { status: response.status, headers: { 'content-type': response.headers['content-type']! }, body: response.body })).toBe(true);
+    const again = await store.claim({ ...claim, claimId: randomUUID() });
+    if (again.claimed) expect.fail('the completed entry was not found');
+    expect(again.existing).toMatchObject({ state: 'completed', response: { status: 202, body: response.body } });
+  });
+});
