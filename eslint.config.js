@@ -24,7 +24,22 @@ export default tseslint.config(
           })),
           patterns: [
             { group: ['@aws-sdk/*', 'aws-lambda', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'functions/core is the domain: no AWS SDK, Lambda or CDK here.' },
-            { group: ['**/aws/*', '**/handlers/*', '**/net/*'], message: 'functions/core must not depend on outer layers.' },
+            { group: ['**/aws/*', '**/handlers/*', '**/net/*', '**/app/*', '**/composition/*'], message: 'functions/core must not depend on outer layers.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The apps are functions of their dependencies' ports: the AWS adapters are built in functions/composition.
+    files: ['functions/app/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@aws-sdk/*', 'aws-lambda'], message: 'functions/app runs on ports: AWS clients and Lambda types belong in functions/aws, functions/composition and functions/handlers.' },
+            { group: ['**/aws/*', '**/handlers/*', '**/composition/*'], message: 'functions/app must not depend on adapters or entry points; take a port in KoerierDependencies.' },
           ],
         },
       ],
