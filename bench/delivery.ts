@@ -30,7 +30,7 @@ import { sealSinkCredential } from '../functions/core/credentials/sink-credentia
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
 import { functions } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
-import { startKoerierHost } from '../local/host.js';
+import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
 
@@ -85,7 +85,7 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
+    settings: { ...settingsFromEnvironment(process.env), [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
     // The delivery function is started below, as four instances, once its queue is full.
     queueTriggers: ['router'],
   });

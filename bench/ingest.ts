@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
-import { startKoerierHost } from '../local/host.js';
+import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 
 const SINGLE_EVENTS = 1500;
 const BATCH_REQUESTS = 150;
@@ -83,7 +83,7 @@ function sampleEvent() {
 export async function run(): Promise<Record<string, unknown>> {
   const stateDir = await mkdtemp(join(tmpdir(), 'koerier-bench-ingest-'));
   // Queue consumers stay off: the benchmark measures the ingest, not the router competing for the cores.
-  const host = await startKoerierHost({ port: 0, stateDir, configFile: join(stateDir, 'koerier.local.json'), log: () => {}, queueTriggers: false });
+  const host = await startKoerierHost({ port: 0, stateDir, configFile: join(stateDir, 'koerier.local.json'), log: () => {}, queueTriggers: false, settings: settingsFromEnvironment(process.env) });
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
     const token = await host.issueToken('dev-publisher');

@@ -85,6 +85,14 @@ export interface KoerierHost {
   stop(): Promise<void>;
 }
 
+/**
+ * The Koerier settings (`KOERIER_*`) of an environment record, for a program that starts a host
+ * and wants its shell's settings to apply (`npm start`); the host itself reads no environment.
+ */
+export function settingsFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
+}
+
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const stateDir = resolve(options.stateDir);

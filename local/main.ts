@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { banner } from './banner.js';
-import { startKoerierHost } from './host.js';
+import { settingsFromEnvironment, startKoerierHost } from './host.js';
 import { StateDirectoryInUseError } from './state-lock.js';
 
 const USAGE = 'usage: npm start [-- --fresh]   (PORT=<port> to change the port; 0 picks a free one)';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     configFile: join(cwd, 'koerier.local.json'),
     fresh,
     // The host reads no environment itself: the shell's Koerier settings (KOERIER_LOG_LEVEL, …) are passed on here.
-    settings: koerierSettings(process.env),
+    settings: settingsFromEnvironment(process.env),
   });
   process.stdout.write(banner(host, fresh));
 
@@ -60,10 +60,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-}
-
-function koerierSettings(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
 }
 
 main().catch((error: unknown) => {
