@@ -8,6 +8,7 @@
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
+import type { Clock } from '../core/throttling/client-throttle.js';
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
@@ -16,6 +17,8 @@ const WINDOW_MS = 60_000;
 export interface RateWindowOptions {
   /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
   readonly onRefused?: (clientId: string, windowEndMs: number) => void;
+  /** Decides which minute a request counts in (default: the system clock); tests pass their own. */
+  readonly clock?: Clock;
 }
 
 export class DynamoDbRateWindow {
@@ -25,7 +28,8 @@ export class DynamoDbRateWindow {
     private readonly options: RateWindowOptions = {},
   ) {}
 
-  async take(clientId: string, limitPerMinute: number, now = Date.now()): Promise<RateDecision> {
+  async take(clientId: string, limitPerMinute: number): Promise<RateDecision> {
+    const now = (this.options.clock ?? Date.now)();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     try {

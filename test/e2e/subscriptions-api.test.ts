@@ -10,6 +10,7 @@ import { scopeKey } from '../../functions/core/idempotency/index.js';
 import { logger } from '../../functions/handlers/shared/logger.js';
 import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
@@ -388,9 +389,9 @@ describe('from publisher to subscriber', () => {
     }
 
     const deliveredTo = (person: string) => received.filter((r) => r.method === 'POST' && r.path === `/consents?person=${person}`);
-    for (let waited = 0; deliveredTo('7').length === 0 && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually('the delivery to person 7', () => deliveredTo('7').length > 0, { timeoutMs: 15_000 });
     // Give a duplicate delivery time to show up, were there one.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await staysQuiet('duplicate delivery', () => deliveredTo('7').length > 1 && `${deliveredTo('7').length} deliveries`, 2500);
     const deliveries = deliveredTo('7');
     expect(deliveries).toHaveLength(1);
     expect(JSON.parse(deliveries[0]!.body)).toEqual(event);
