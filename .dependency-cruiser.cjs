@@ -12,14 +12,16 @@ module.exports = {
   forbidden: [
     {
       name: 'core-not-to-outer-layers',
-      comment: 'functions/core is the domain; the adapters (aws, net), the handlers, the configuration reader, the CDK app and the laptop host all depend on it, never the reverse.',
+      comment:
+        'functions/core is the domain; the adapters (aws, net), the handlers, the configuration reader, the CDK app and the laptop host all depend on it, never the reverse.',
       severity: 'error',
       from: { path: '^functions/core/' },
       to: { path: ['^functions/(aws|handlers|net)/', '^functions/config\\.ts$', '^lib/', '^local/', '^bin/'] },
     },
     {
       name: 'core-not-to-aws',
-      comment: "functions/core has no AWS SDK, no Lambda types (`from 'aws-lambda'` resolves to @types/aws-lambda) and no CDK: those live in functions/aws, functions/handlers and lib.",
+      comment:
+        "functions/core has no AWS SDK, no Lambda types (`from 'aws-lambda'` resolves to @types/aws-lambda) and no CDK: those live in functions/aws, functions/handlers and lib.",
       severity: 'error',
       from: { path: '^functions/core/' },
       to: { path: '(^|/)node_modules/(@aws-sdk|@smithy|@types/aws-lambda|aws-lambda|aws-cdk-lib|constructs)/' },

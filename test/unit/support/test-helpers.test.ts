@@ -11,12 +11,20 @@ describe('eventually', () => {
   });
 
   it('treats false as not yet, and fails naming what it waited for', async () => {
-    await expect(eventually('a thing that never comes', () => false, { timeoutMs: 30, intervalMs: 5 })).rejects.toThrow('timed out after 30 ms waiting for a thing that never comes');
+    await expect(eventually('a thing that never comes', () => false, { timeoutMs: 30, intervalMs: 5 })).rejects.toThrow(
+      'timed out after 30 ms waiting for a thing that never comes',
+    );
   });
 
   it('reads a description given as a function when it fails, to tell what was there instead', async () => {
     let seen = 0;
-    await expect(eventually(() => `ten (saw ${seen})`, () => ++seen >= 10, { timeoutMs: 10, intervalMs: 5 })).rejects.toThrow(/waiting for ten \(saw [1-9]\)/);
+    await expect(
+      eventually(
+        () => `ten (saw ${seen})`,
+        () => ++seen >= 10,
+        { timeoutMs: 10, intervalMs: 5 },
+      ),
+    ).rejects.toThrow(/waiting for ten \(saw [1-9]\)/);
   });
 
   it('fails at once when the probe throws', async () => {
@@ -34,10 +42,15 @@ describe('staysQuiet', () => {
   it('passes when the probe sees nothing for the whole period, and checks more than once', async () => {
     let checks = 0;
     const started = Date.now();
-    await staysQuiet('noise', () => {
-      checks += 1;
-      return undefined;
-    }, 60, { intervalMs: 10 });
+    await staysQuiet(
+      'noise',
+      () => {
+        checks += 1;
+        return undefined;
+      },
+      60,
+      { intervalMs: 10 },
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(60);
     expect(checks).toBeGreaterThan(2);
   });
@@ -45,7 +58,9 @@ describe('staysQuiet', () => {
   it('fails as soon as the probe sees something, saying what', async () => {
     const noiseAt = Date.now() + 20;
     const started = Date.now();
-    await expect(staysQuiet('second delivery', () => Date.now() >= noiseAt && '2 requests', 5000, { intervalMs: 5 })).rejects.toThrow('expected no second delivery within 5000 ms, but saw 2 requests');
+    await expect(staysQuiet('second delivery', () => Date.now() >= noiseAt && '2 requests', 5000, { intervalMs: 5 })).rejects.toThrow(
+      'expected no second delivery within 5000 ms, but saw 2 requests',
+    );
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
