@@ -41,6 +41,14 @@ module.exports = {
       to: { path: '^functions/handlers/' },
     },
     {
+      name: 'app-not-to-adapters',
+      comment:
+        'functions/app (the apps of the composition root, once it exists) run on ports: AWS clients and Lambda types belong in functions/aws, functions/composition and functions/handlers.',
+      severity: 'error',
+      from: { path: '^functions/app/' },
+      to: { path: ['^functions/(aws|handlers|composition)/', '(^|/)node_modules/(@aws-sdk|@smithy|@types/aws-lambda|aws-lambda)/'] },
+    },
+    {
       name: 'functions-not-to-local-or-test',
       comment: 'What is deployed never depends on the laptop host or the tests (esbuild would bundle them into the Lambda).',
       severity: 'error',
