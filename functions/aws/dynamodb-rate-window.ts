@@ -8,7 +8,6 @@
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
-import type { Clock } from '../core/throttling/client-throttle.js';
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
@@ -17,8 +16,8 @@ const WINDOW_MS = 60_000;
 export interface RateWindowOptions {
   /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
   readonly onRefused?: (clientId: string, windowEndMs: number) => void;
-  /** Decides which minute a request counts in (default: the system clock); tests pass their own. */
-  readonly clock?: Clock;
+  /** Decides which minute a request counts in (epoch ms; default `Date.now`); tests pass their own. */
+  readonly clock?: () => number;
 }
 
 export class DynamoDbRateWindow {

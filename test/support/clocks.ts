@@ -4,7 +4,9 @@
  */
 import type * as RateWindowModule from '../../functions/aws/dynamodb-rate-window.js';
 import type * as ClientThrottleModule from '../../functions/core/throttling/client-throttle.js';
-import type { Clock } from '../../functions/core/throttling/client-throttle.js';
+
+/** Milliseconds since the epoch, as `Date.now`. */
+type Clock = () => number;
 
 /**
  * A clock that runs with the system clock but reads `msIntoMinute` past the start of a clock minute
