@@ -93,7 +93,7 @@ export const handler = httpHandler(async (request) => {
         : methodNotAllowed(['POST']);
     case 'resume':
       return request.method === 'POST' ? guarded(principal.clientId, 'POST /subscriptions/{id}/resume', () => deliveries.resume(principal, id)) : methodNotAllowed(['POST']);
-    default:
+    case undefined:
       return problemResponse(problems.notFound());
   }
 });
