@@ -23,8 +23,8 @@ import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
-import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
-import { SubscriptionRepository } from '../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
@@ -94,7 +94,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const feeder = new SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials: host.awsClients.sqs.config.credentials });
   try {
     const dynamodb = host.awsClients.dynamodb;
-    const subscriptions = new SubscriptionRepository(dynamodb, host.config.resources.table('subscriptions'), new RouteIndexRepository(dynamodb, host.config.resources.table('routes')));
+    const subscriptions = new DynamoDbSubscriptionStore(dynamodb, host.config.resources.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, host.config.resources.table('routes')));
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();

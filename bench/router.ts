@@ -18,7 +18,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { RouteIndexRepository } from '../functions/aws/route-index-repository.js';
+import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../functions/core/routing/matcher.js';
 import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../functions/core/routing/route-keys.js';
 import type { RouteEntry } from '../functions/core/routing/route-keys.js';
@@ -76,7 +76,7 @@ export async function run(): Promise<Record<string, unknown>> {
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
   });
   const tableName = localName.table('routes');
-  const index = new RouteIndexRepository(dynamodb, tableName);
+  const index = new DynamoDbRouteIndex(dynamodb, tableName);
   const requests = countRequests(dynamodb);
   let itemsRead = 0;
   dynamodb.middlewareStack.add(

@@ -7,7 +7,7 @@
  */
 import type { PublishGrants } from './core/auth/publish-grants.js';
 import type { SinkCredentialPolicy } from './core/credentials/sink-credential.js';
-import { parseEntitlements } from './core/subscriptions/entitlements.js';
+import { parseEntitlements, type Entitlements } from './core/subscriptions/entitlements.js';
 import { readAuthSettings, readPublishGrants, type AuthSettings } from './config/auth-settings.js';
 import { readDeliverySettings, SEVEN_DAYS, type DeliverySettings } from './config/delivery-settings.js';
 import { readOutboundPorts, readSinkCredentialPolicy } from './config/protection-settings.js';
@@ -30,7 +30,8 @@ export interface KoerierConfig {
   /** Largest event (serialised) the ingest stores in a queue message. */
   readonly maxEventBytes: number;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
-  readonly entitlementsJson: string;
+  /** Which event types each subscriber may receive (EDU-13), parsed once here. */
+  readonly entitlements: Entitlements;
   readonly publishGrants: PublishGrants;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
@@ -72,7 +73,12 @@ export function loadConfig(env: Env): KoerierConfig {
     webhookOrigin: settings.text(settingEnv.webhookOrigin) || 'koerier',
     publishRatePerMinute: settings.integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
     // An accepted event must still fit a delivery message with its envelope, or it would fail in the router.
-    maxEventBytes: settings.integer(settingEnv.maxEventBytes, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES, 1024, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES),
+    maxEventBytes: settings.integer(
+      settingEnv.maxEventBytes,
+      SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+      1024,
+      SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+    ),
     idempotency: {
       // A delivery retries for at most the key's lifetime, and SQS keeps a message 14 days: a
       // longer lifetime would let SQS drop a delivery still retrying, unseen.
@@ -80,7 +86,7 @@ export function loadConfig(env: Env): KoerierConfig {
       // Longer than any HTTP function may run (30 s), so no lock lapses under a request still running.
       lockSeconds: settings.integer(settingEnv.idempotencyLockSeconds, 60, 31, 3600),
     },
-    entitlementsJson: checkedEntitlements(settings.text(settingEnv.entitlements) || '{}', settings),
+    entitlements: checkedEntitlements(settings.text(settingEnv.entitlements) || '{}', settings),
     publishGrants: readPublishGrants(settings),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: readDeliverySettings(settings),
@@ -104,11 +110,11 @@ export function loadConfig(env: Env): KoerierConfig {
 }
 
 /** Fails at start-up, not in every router batch, when the entitlements have the wrong shape. */
-function checkedEntitlements(json: string, settings: SettingsReader): string {
+function checkedEntitlements(json: string, settings: SettingsReader): Entitlements {
   try {
-    parseEntitlements(json);
+    return parseEntitlements(json);
   } catch (error) {
     settings.issues.push(`${settingEnv.entitlements}: ${(error as Error).message}`);
+    return new Map();
   }
-  return json;
 }

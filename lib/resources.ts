@@ -101,6 +101,19 @@ export const keys = {
   credentials: {},
 } as const;
 
+/**
+ * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
+ * (functions/aws/delivery-metrics.ts), without dimensions, and the alarms watch
+ * (lib/constructs/delivery-alarms.ts). One definition, so the two cannot drift apart.
+ */
+export const deliveryMetrics = {
+  namespace: 'Koerier',
+  attempts: 'DeliveryAttempts',
+  /** Attempts not answered with a 2xx. */
+  failures: 'DeliveryFailures',
+  deadLettered: 'DeliveriesDeadLettered',
+} as const;
+
 export type TableName = keyof typeof tables;
 export type QueueName = keyof typeof queues;
 export type BucketName = keyof typeof buckets;

@@ -41,7 +41,11 @@ export interface ClientAdmission {
 }
 
 /** One container's throttle (one set of dependencies, one throttle). */
-export function clientAdmission(config: Pick<KoerierConfig, 'publishRatePerMinute' | 'manageRatePerMinute'>, log: Logger, throttle = new ClientThrottle()): ClientAdmission {
+export function clientAdmission(
+  config: Pick<KoerierConfig, 'publishRatePerMinute' | 'manageRatePerMinute'>,
+  log: Logger,
+  throttle = new ClientThrottle(),
+): ClientAdmission {
   return {
     admit(clientId, scope) {
       const group = routeGroupOf(scope);

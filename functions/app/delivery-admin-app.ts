@@ -14,7 +14,6 @@ import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse, type HttpRequest } from '../core/http/messages.js';
 import { problemResponse, problems } from '../core/http/problems.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { methodNotAllowed, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -26,16 +25,17 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
   // Built on the first authenticated request: a refused caller costs no adapter.
   let built: DeliveryAdmin | undefined;
-  const deliveryAdmin = () => (built ??= new DeliveryAdmin({
-    targets: deps.deliveryState,
-    ledger: deps.deliveryState,
-    deadLetters: deps.deliveryState,
-    subscriptions: deps.subscriptions,
-    enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
-    audit: (message, fields) => log.info(message, fields),
-    entitlements: parseEntitlements(config.entitlementsJson),
-    sinkCredentials: config.sinkCredentials,
-  }));
+  const deliveryAdmin = () =>
+    (built ??= new DeliveryAdmin({
+      targets: deps.deliveryState,
+      ledger: deps.deliveryState,
+      deadLetters: deps.deliveryState,
+      subscriptions: deps.subscriptions,
+      enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
+      audit: log,
+      entitlements: config.entitlements,
+      sinkCredentials: config.sinkCredentials,
+    }));
 
   return async (request) => {
     const guarded = idempotencyGuard(deps, request);
@@ -62,8 +62,10 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
           ? guarded(principal.clientId, 'POST /subscriptions/{id}/dead-letters/redrive', () => admin.redrive(principal, id, request))
           : methodNotAllowed(['POST']);
       case 'resume':
-        return request.method === 'POST' ? guarded(principal.clientId, 'POST /subscriptions/{id}/resume', () => admin.resume(principal, id)) : methodNotAllowed(['POST']);
-      default:
+        return request.method === 'POST'
+          ? guarded(principal.clientId, 'POST /subscriptions/{id}/resume', () => admin.resume(principal, id))
+          : methodNotAllowed(['POST']);
+      case undefined:
         return problemResponse(problems.notFound());
     }
   };

@@ -18,14 +18,6 @@ import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
 
-/** Where the delivery function's metrics go (EMF, see the end of the app). */
-export const METRIC_NAMESPACE = 'Koerier';
-const DELIVERY_METRICS = [
-  { Name: 'DeliveryAttempts', Unit: 'Count' },
-  { Name: 'DeliveryFailures', Unit: 'Count' },
-  { Name: 'DeliveriesDeadLettered', Unit: 'Count' },
-];
-
 /** How long a container trusts what it read about a subscription. */
 const SUBSCRIPTION_CACHE_MS = 5_000;
 /** How long admitted deliveries may wait in memory for their rate slot. */
@@ -47,26 +39,19 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
     const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
     if (retries.length > 0) {
       try {
-        const failed = await deps.deliveryQueue.postpone(retries.map((retry) => ({ receiptHandle: receipts.get(retry.messageId) ?? '', delaySeconds: retry.delaySeconds })));
+        const failed = await deps.deliveryQueue.postpone(
+          retries.map((retry) => ({ receiptHandle: receipts.get(retry.messageId) ?? '', delaySeconds: retry.delaySeconds })),
+        );
         if (failed > 0) log.warn('some retries keep the default visibility timeout', { failed });
       } catch (error) {
         log.warn('retry delays not set; the default visibility timeout applies', { retries: retries.length, error: describeError(error) });
       }
     }
     log.info('delivery batch', { received: tasks.length, retrying: retries.length, attempts, failedAttempts, deadLettered });
-    // CloudWatch Embedded Metric Format: the alarms on the delivery error rate and on dead letters
-    // read these from the log stream, without a PutMetricData call. A metric record, not a log
-    // line: written whatever the log level, and only in Lambda.
-    if (deps.config.delivery.emitMetrics) {
-      deps.writeMetricRecord(
-        JSON.stringify({
-          _aws: { Timestamp: Date.now(), CloudWatchMetrics: [{ Namespace: METRIC_NAMESPACE, Dimensions: [[]], Metrics: DELIVERY_METRICS }] },
-          DeliveryAttempts: attempts,
-          DeliveryFailures: failedAttempts,
-          DeliveriesDeadLettered: deadLettered,
-        }),
-      );
-    }
+    // The alarms on the delivery error rate and on dead letters read these (CloudWatch Embedded
+    // Metric Format in the log stream). A metric record, not a log line: written whatever the log
+    // level, and only in Lambda.
+    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered });
     return { failedMessageIds: retries.map((retry) => retry.messageId) };
   };
 }
@@ -74,7 +59,7 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
 function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependencies {
   const { config, log } = deps;
   const settings = config.delivery;
-  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, (message, fields) => log.warn(message, fields));
+  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, log);
   // Decrypting costs a KMS call: once per stored credential per container.
   const credentials = new Map<string, Promise<SinkCredential>>();
   const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
@@ -122,6 +107,6 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       sinkCredentials: config.sinkCredentials,
     },
     origin: config.webhookOrigin,
-    log: (level, message, fields) => log[level](message, fields),
+    log,
   };
 }

@@ -6,7 +6,6 @@
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { parseEntitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -21,24 +20,25 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   // Built on the first request that gets past authentication (or to the callback), so a refused
   // caller costs no adapter: not the store, not the cipher, not the HTTP client.
   let service: SubscriptionsService | undefined;
-  const subscriptionsService = () => (service ??= new SubscriptionsService({
-    store: deps.subscriptions,
-    cipher: deps.credentialCipher,
-    sendValidationRequest: validationTransport(deps.handshakeHttp, (message, fields) => log.info(message, fields)),
-    entitlements: parseEntitlements(config.entitlementsJson),
-    settings: {
-      allowLoopbackSinks: config.allowLoopbackSinks,
-      allowedPorts: config.outboundPorts,
-      sinkCredentials: config.sinkCredentials,
-      webhookOrigin: config.webhookOrigin,
-      publicBaseUrl: config.publicBaseUrl,
-      validationWindowSeconds: config.handshake.windowSeconds,
-      ...(config.handshake.requestRatePerMinute === undefined ? {} : { requestRatePerMinute: config.handshake.requestRatePerMinute }),
-      validationAgreedClients: config.validationAgreedClients,
-      maxRetryWindowSeconds: config.idempotency.ttlSeconds,
-    },
-    audit: (message, fields) => log.info(message, fields),
-  }));
+  const subscriptionsService = () =>
+    (service ??= new SubscriptionsService({
+      store: deps.subscriptions,
+      cipher: deps.credentialCipher,
+      sendValidationRequest: validationTransport(deps.handshakeHttp, log),
+      entitlements: config.entitlements,
+      settings: {
+        allowLoopbackSinks: config.allowLoopbackSinks,
+        allowedPorts: config.outboundPorts,
+        sinkCredentials: config.sinkCredentials,
+        webhookOrigin: config.webhookOrigin,
+        publicBaseUrl: config.publicBaseUrl,
+        validationWindowSeconds: config.handshake.windowSeconds,
+        ...(config.handshake.requestRatePerMinute === undefined ? {} : { requestRatePerMinute: config.handshake.requestRatePerMinute }),
+        validationAgreedClients: config.validationAgreedClients,
+        maxRetryWindowSeconds: config.idempotency.ttlSeconds,
+      },
+      audit: log,
+    }));
 
   return async (request) => {
     const id = request.pathParameters['id'];

@@ -1,5 +1,5 @@
 /**
- * The items of the `deliveries` table, as `delivery-state-repository.ts` reads and writes them:
+ * The items of the `deliveries` table, as `dynamodb-delivery-state.ts` reads and writes them:
  * their keys, the target item's attributes, and the list cursors.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';

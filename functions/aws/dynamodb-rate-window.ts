@@ -17,6 +17,8 @@ const WINDOW_MS = 60_000;
 export interface RateWindowOptions {
   /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
   readonly onRefused?: (clientId: string, windowEndMs: number) => void;
+  /** Decides which minute a request counts in (epoch ms; default `Date.now`); tests pass their own. */
+  readonly clock?: () => number;
 }
 
 export class DynamoDbRateWindow implements RateWindow {
@@ -26,7 +28,8 @@ export class DynamoDbRateWindow implements RateWindow {
     private readonly options: RateWindowOptions = {},
   ) {}
 
-  async take(clientId: string, limitPerMinute: number, now = Date.now()): Promise<RateDecision> {
+  async take(clientId: string, limitPerMinute: number): Promise<RateDecision> {
+    const now = (this.options.clock ?? Date.now)();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     try {

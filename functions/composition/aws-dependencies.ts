@@ -19,13 +19,15 @@ import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
 import { dynamoDbClient, sqsClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
-import { moveDeadLetterQueueBack, postponeMessages } from '../aws/delivery-queue.js';
-import { DeliveryStateRepository } from '../aws/delivery-state-repository.js';
+import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
-import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../aws/route-index-repository.js';
-import { SqsEventQueue } from '../aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
+import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
@@ -40,7 +42,7 @@ export interface AwsDependenciesOptions {
   readonly clients?: () => AwsClients;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
-  /** Where EMF metric records go. Default: standard output, where CloudWatch reads them. */
+  /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
   readonly writeMetricRecord?: (record: string) => void;
 }
 
@@ -58,8 +60,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       ...timeouts,
       ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
     });
-  const routeIndex = once(() => new RouteIndexRepository(clients().dynamodb, resources.table('routes')));
-  const deliveriesQueue = once(() => new SqsEventQueue(clients().sqs, resources.queueUrl('deliveries')));
+  const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
+  const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
     { config, log, admission },
@@ -67,22 +69,33 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       authenticate: () => authenticator(verification(), admission),
       idempotency: () => new DynamoDbIdempotencyStore(clients().dynamodb, resources.table('idempotency')),
       publishRateWindow: () =>
-        new DynamoDbRateWindow(clients().dynamodb, resources.table('idempotency'), { onRefused: (client, until) => admission.rememberPublishRefusal(client, until) }),
-      inboundQueue: () => new SqsEventQueue(clients().sqs, resources.queueUrl('inbound')),
+        new DynamoDbRateWindow(clients().dynamodb, resources.table('idempotency'), {
+          onRefused: (client, until) => admission.rememberPublishRefusal(client, until),
+        }),
+      inboundQueue: () => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')),
       deliveryQueue: () => ({
         send: (bodies) => deliveriesQueue().send(bodies.map((body) => ({ body }))),
         postpone: (postponements) => postponeMessages(clients().sqs, resources.queueUrl('deliveries'), postponements),
-        redriveDeadLetterQueue: (limit) => moveDeadLetterQueueBack(clients().sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
+        redriveDeadLetterQueue: (limit) =>
+          moveDeadLetterQueueBack(clients().sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
       }),
-      subscriptions: () => new SubscriptionRepository(clients().dynamodb, resources.table('subscriptions'), routeIndex()),
+      subscriptions: () => new DynamoDbSubscriptionStore(clients().dynamodb, resources.table('subscriptions'), routeIndex()),
       routeIndex,
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
-      deliveryState: () => new DeliveryStateRepository(clients().dynamodb, resources.table('deliveries')),
+      deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
       deliveryHttp: () =>
-        outboundHttp({ connectTimeoutMs: config.delivery.connectTimeoutMs, responseTimeoutMs: config.delivery.responseTimeoutMs, maxResponseBytes: config.delivery.maxResponseBytes }),
-      handshakeHttp: () => outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
-      writeMetricRecord: () => options.writeMetricRecord ?? ((record: string) => process.stdout.write(`${record}\n`)),
+        outboundHttp({
+          connectTimeoutMs: config.delivery.connectTimeoutMs,
+          responseTimeoutMs: config.delivery.responseTimeoutMs,
+          maxResponseBytes: config.delivery.maxResponseBytes,
+        }),
+      handshakeHttp: () =>
+        outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      recordDeliveryMetrics: () => {
+        const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
+        return (figures) => write(deliveryMetricsRecord(figures, Date.now()));
+      },
     },
   );
 }

@@ -59,7 +59,9 @@ function readAccessTokenRules(settings: SettingsReader): AccessTokenRules {
   if (lifetimeRaw) {
     const value = Number(lifetimeRaw);
     if (!Number.isInteger(value) || value < 60 || value > MAX_TOKEN_LIFETIME_LIMIT_SECONDS) {
-      settings.issues.push(`${settingEnv.accessTokenMaxLifetimeSeconds} must be an integer from 60 to ${MAX_TOKEN_LIFETIME_LIMIT_SECONDS}, got ${JSON.stringify(lifetimeRaw)}`);
+      settings.issues.push(
+        `${settingEnv.accessTokenMaxLifetimeSeconds} must be an integer from 60 to ${MAX_TOKEN_LIFETIME_LIMIT_SECONDS}, got ${JSON.stringify(lifetimeRaw)}`,
+      );
     } else {
       maxLifetimeSeconds = value;
     }

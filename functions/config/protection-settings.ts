@@ -31,6 +31,7 @@ export function readOutboundPorts(settings: SettingsReader): readonly number[] {
   const raw = settings.env[settingEnv.outboundPorts];
   if (!raw?.trim()) return DEFAULT_OUTBOUND_PORTS;
   const ports = parsePortList(raw);
-  if (ports === undefined) settings.issues.push(`${settingEnv.outboundPorts} must be a comma-separated list of ports from 1 to 65535, got ${JSON.stringify(raw)}`);
+  if (ports === undefined)
+    settings.issues.push(`${settingEnv.outboundPorts} must be a comma-separated list of ports from 1 to 65535, got ${JSON.stringify(raw)}`);
   return ports ?? DEFAULT_OUTBOUND_PORTS;
 }

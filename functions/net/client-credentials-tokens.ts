@@ -12,6 +12,8 @@
  * the token URL cannot be used to probe ports either (review item 19).
  */
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../core/ports/clock.js';
+import { silentLog, type Log } from '../core/ports/log.js';
 import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
 import { CredentialUnavailableError } from '../core/delivery/dispatch-ports.js';
 import type { SinkCredential } from '../core/credentials/sink-credential.js';
@@ -34,9 +36,9 @@ export class ClientCredentialsTokens {
 
   constructor(
     private readonly client: SafeHttpClient,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
     /** The operator log: the precise failure, never shown to the subscriber. */
-    private readonly log: (message: string, fields: Record<string, unknown>) => void = () => undefined,
+    private readonly log: Log = silentLog,
   ) {}
 
   /** A valid access token for `credential`; `refresh` skips the cache (the target refused the cached one). */
@@ -72,7 +74,7 @@ export class ClientCredentialsTokens {
       });
     } catch (error) {
       const failure = classifyOutboundError(error);
-      this.log('token endpoint failed', { tokenOrigin: originOf(credential.tokenUrl), failure: failure.kind, error: failure.message });
+      this.log.warn('token endpoint failed', { tokenOrigin: originOf(credential.tokenUrl), failure: failure.kind, error: failure.message });
       throw new CredentialUnavailableError(SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url' ? 'the token URL is not one Koerier may call' : 'the token endpoint could not be reached');
     }
     if (response.status !== 200) throw new CredentialUnavailableError(`the token endpoint answered ${response.status}`);

@@ -4,21 +4,19 @@
  * error: the subscriber reads the merged, fixed wording (review items 18, 19), while the precise
  * kind and the network's own message go only to the operator log.
  */
+import { silentLog, type Log } from '../core/ports/log.js';
 import { SUBSCRIBER_FAILURE } from '../core/delivery/attempt-outcome.js';
 import type { ValidationTransport } from '../core/webhooks/validation-handshake.js';
 import { OutboundRequestError, type SafeHttpClient } from './safe-http-client.js';
 
-/** The operator log: identifiers and the precise failure, never shown to the subscriber. */
-export type OperatorLog = (message: string, fields: Record<string, unknown>) => void;
-
-export function validationTransport(client: SafeHttpClient, log: OperatorLog = () => undefined): ValidationTransport {
+export function validationTransport(client: SafeHttpClient, log: Log = silentLog): ValidationTransport {
   return async ({ url, headers }) => {
     try {
       const response = await client.request({ method: 'OPTIONS', url, headers });
       return { status: response.status, headers: response.headers };
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
-      log('validation request failed', { sinkOrigin: originOf(url), failure: error.kind, error: error.message });
+      log.info('validation request failed', { sinkOrigin: originOf(url), failure: error.kind, error: error.message });
       return { failure: SUBSCRIBER_FAILURE[error.kind].detail, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' || error.kind === 'not-sendable' };
     }
   };

@@ -2,11 +2,12 @@
  * Sends one delivery attempt through the safe client and reports it as the delivery core reads
  * it: an answer (status, headers, latency) or a classified failure. Never throws.
  */
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { AttemptResult } from '../core/delivery/attempt-outcome.js';
 import type { WebhookRequest } from '../core/delivery/webhook-request.js';
 import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
 
-export function webhookSender(client: SafeHttpClient, clock: () => number = Date.now): (request: WebhookRequest) => Promise<AttemptResult> {
+export function webhookSender(client: SafeHttpClient, clock: Clock = systemClock): (request: WebhookRequest) => Promise<AttemptResult> {
   return async (request) => {
     const started = clock();
     try {

@@ -1,6 +1,6 @@
 /**
  * Alarms on the figures the delivery function writes per batch as CloudWatch Embedded Metric
- * Format records (functions/handlers/delivery.ts): a sustained delivery error rate, and any
+ * Format records (functions/aws/delivery-metrics.ts, names in lib/resources.ts): a sustained delivery error rate, and any
  * delivery given up on (dead-lettered). Both notify the alarm topic, on alarm and on recovery.
  */
 import { Duration } from 'aws-cdk-lib';
@@ -8,15 +8,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-
-/** What functions/handlers/delivery.ts writes: one record per batch, without dimensions. */
-export const DELIVERY_METRICS = {
-  namespace: 'Koerier',
-  attempts: 'DeliveryAttempts',
-  /** Attempts not answered with a 2xx. */
-  failures: 'DeliveryFailures',
-  deadLettered: 'DeliveriesDeadLettered',
-} as const;
+import { deliveryMetrics } from '../resources.js';
 
 export interface DeliveryAlarmsProps {
   readonly topic: sns.ITopic;
@@ -38,7 +30,7 @@ export class DeliveryAlarms extends Construct {
     const maxErrorRate = props.maxErrorRate ?? 0.5;
     const errorRatePeriods = props.errorRatePeriods ?? 3;
     const sum = (metricName: string): cloudwatch.Metric =>
-      new cloudwatch.Metric({ namespace: DELIVERY_METRICS.namespace, metricName, statistic: cloudwatch.Stats.SUM, period });
+      new cloudwatch.Metric({ namespace: deliveryMetrics.namespace, metricName, statistic: cloudwatch.Stats.SUM, period });
 
     // A period without attempts is no failure; one without any record stays missing (idle, not failing).
     this.errorRate = new cloudwatch.Alarm(this, 'ErrorRate', {
@@ -47,7 +39,7 @@ export class DeliveryAlarms extends Construct {
         `of ${period.toHumanString()}: check the subscribers' endpoints and GET /subscriptions/{id}/deliveries.`,
       metric: new cloudwatch.MathExpression({
         expression: 'IF(attempts > 0, failures / attempts, 0)',
-        usingMetrics: { attempts: sum(DELIVERY_METRICS.attempts), failures: sum(DELIVERY_METRICS.failures) },
+        usingMetrics: { attempts: sum(deliveryMetrics.attempts), failures: sum(deliveryMetrics.failures) },
         label: 'Delivery error rate',
         period,
       }),
@@ -61,7 +53,7 @@ export class DeliveryAlarms extends Construct {
     this.deadLettered = new cloudwatch.Alarm(this, 'DeadLettered', {
       alarmDescription: 'Webhook deliveries were dead-lettered (retries exhausted): inspect them with GET /subscriptions/{id}/dead-letters and ' +
         'redrive them with POST /subscriptions/{id}/dead-letters/redrive.',
-      metric: sum(DELIVERY_METRICS.deadLettered),
+      metric: sum(deliveryMetrics.deadLettered),
       threshold: 0,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,

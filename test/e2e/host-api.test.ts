@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { functions, resourceEnv } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { eventually } from '../support/waiting.js';
 
 const EVENT = {
   specversion: '1.0',
@@ -70,11 +71,9 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     // host's event-source poller; without such a function the message waits in the queue.
     const consumer = Object.entries(functions).find(([, spec]) => 'queueTrigger' in spec && spec.queueTrigger.queue === 'inbound')?.[0];
     if (consumer) {
-      const deadline = Date.now() + 10_000;
       const pollerSawIt = () =>
         koerier.logs.map((line) => JSON.parse(line)).some((entry) => entry.function === consumer && entry.queue === 'koerier-inbound' && entry.received >= 1);
-      while (!pollerSawIt() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(pollerSawIt()).toBe(true);
+      expect(await eventually(`the poller of ${consumer} to receive the event`, pollerSawIt, { intervalMs: 50 })).toBe(true);
     } else {
       const sqs = new SQSClient({}); // from the environment the host set, as the handlers are
       try {

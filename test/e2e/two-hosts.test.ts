@@ -22,7 +22,10 @@ beforeAll(async () => {
   environmentBefore = { ...process.env };
   dir = await mkdtemp(join(tmpdir(), 'koerier-two-hosts-'));
   await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  for (const [name, publishRate] of [['a', '50'], ['b', '1']] as const) {
+  for (const [name, publishRate] of [
+    ['a', '50'],
+    ['b', '1'],
+  ] as const) {
     const koerier = await startTestHost(
       {
         [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
@@ -68,7 +71,12 @@ describe('two laptop hosts in one process', () => {
   it('issue 9: a token of one host is refused by the other (each verifies against its own issuer and keys)', async () => {
     const [a, b] = hosts.map((host) => host.koerier);
     const tokenOfA = await a!.token('dev-publisher', ['events:publish']);
-    const atB = await publish(b!, tokenOfA, { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem', type: 'nl.example.two.v1' });
+    const atB = await publish(b!, tokenOfA, {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001234567890000:systeem',
+      type: 'nl.example.two.v1',
+    });
     expect(atB.status).toBe(401);
     expect(atB.headers.get('content-type')).toBe('application/problem+json');
   });
@@ -107,7 +115,17 @@ describe('two laptop hosts in one process', () => {
     const statuses = async (koerier: TestHost) => {
       const token = await koerier.token('dev-publisher', ['events:publish']);
       const answers: number[] = [];
-      for (let n = 0; n < 3; n++) answers.push((await publish(koerier, token, { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem', type: `${type}.unrouted` })).status);
+      for (let n = 0; n < 3; n++)
+        answers.push(
+          (
+            await publish(koerier, token, {
+              specversion: '1.0',
+              id: randomUUID(),
+              source: 'urn:nld:oin:00000001234567890000:systeem',
+              type: `${type}.unrouted`,
+            })
+          ).status,
+        );
       return answers;
     };
     const [a, b] = hosts.map((host) => host.koerier);
@@ -115,7 +133,8 @@ describe('two laptop hosts in one process', () => {
     expect(await statuses(a!)).toEqual([202, 202, 202]);
 
     // Nothing crossed over: each receiver got exactly its host's deliveries.
-    const deliveredIds = (receiver: HttpsReceiver) => receiver.requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { id: string }).id);
+    const deliveredIds = (receiver: HttpsReceiver) =>
+      receiver.requests.filter((r) => r.method === 'POST').map((r) => (JSON.parse(r.body) as { id: string }).id);
     expect(deliveredIds(hosts[1]!.receiver)).toEqual([published.get('b')]);
     expect(deliveredIds(hosts[0]!.receiver)).not.toContain(published.get('b'));
   });

@@ -4,17 +4,16 @@
  * resources and a function of every grant kind, proving that additions appear without touching
  * the constructs.
  */
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { DELIVERY_METRICS, DeliveryAlarms } from '../../lib/constructs/delivery-alarms.js';
+import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
+import { DeliveryAlarms } from '../../lib/constructs/delivery-alarms.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
-import { koerierResources, REPO_ROOT, type ResourceDescription } from '../../lib/koerier-stack.js';
-import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
+import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
+import { deliveryMetrics, resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
 import { cdkJsonContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -525,12 +524,27 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
 
 describe('delivery alarms', () => {
   it('CARD-5: watch exactly the metrics the delivery function writes', () => {
-    // The delivery app owns the EMF record; this catches a rename on either side.
-    const handler = readFileSync(path.join(REPO_ROOT, 'functions/app/delivery-app.ts'), 'utf8');
-    expect(handler).toContain(`METRIC_NAMESPACE = '${DELIVERY_METRICS.namespace}'`);
-    for (const name of [DELIVERY_METRICS.attempts, DELIVERY_METRICS.failures, DELIVERY_METRICS.deadLettered]) {
-      expect(handler).toContain(`{ Name: '${name}', Unit: 'Count' }`);
+    // Both sides read the names from lib/resources.ts; this checks the record the handler writes
+    // declares, in the namespace the alarms read, every metric an alarm watches, with its figure.
+    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1 }, 0)) as {
+      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+      [figure: string]: unknown;
+    };
+    const [directive] = record._aws.CloudWatchMetrics;
+    const watched = new Set<string>();
+    const { resources } = synthKoerier();
+    for (const alarm of Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm')) {
+      if (alarm.Properties.Namespace === directive!.Namespace) watched.add(alarm.Properties.MetricName);
+      for (const query of alarm.Properties.Metrics ?? []) {
+        if (query.MetricStat?.Metric.Namespace === directive!.Namespace) watched.add(query.MetricStat.Metric.MetricName);
+      }
     }
+    expect([...watched].sort()).toEqual([deliveryMetrics.attempts, deliveryMetrics.deadLettered, deliveryMetrics.failures].sort());
+    expect(directive!.Namespace).toBe(deliveryMetrics.namespace);
+    expect(directive!.Dimensions).toEqual([[]]);
+    expect(directive!.Metrics.map((metric) => metric.Name).sort()).toEqual([...watched].sort());
+    for (const metric of directive!.Metrics) expect(metric.Unit).toBe('Count');
+    expect(record).toMatchObject({ [deliveryMetrics.attempts]: 7, [deliveryMetrics.failures]: 2, [deliveryMetrics.deadLettered]: 1 });
   });
 
   it('CARD-5: exist only when the description has the delivery function', () => {

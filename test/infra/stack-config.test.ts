@@ -200,7 +200,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
     expect(loaded.allowedOrigins).toEqual(['partner.example.org', 'other.example.org']);
     expect(loaded.webhookOrigin).toBe('koerier.example.org');
     expect(loaded.idempotency.ttlSeconds).toBe(2 * 24 * 3600);
-    expect(JSON.parse(loaded.entitlementsJson)).toEqual({ a: [{ typePrefix: 'x' }] });
+    expect(loaded.entitlements).toEqual(new Map([['a', [{ typePrefix: 'x' }]]]));
     expect(loaded.publicBaseUrl).toBe('https://api.example.org');
   });
 });

@@ -16,10 +16,10 @@ import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/cor
 import type { AttemptRecord, DeadLetter } from '../../functions/core/delivery/delivery-records.js';
 import type { Subscription } from '../../functions/core/subscriptions/subscription.js';
 import { LocalCredentialCipher } from '../../functions/aws/credential-cipher.js';
-import { DeliveryStateRepository } from '../../functions/aws/delivery-state-repository.js';
-import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
-import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
+import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
+import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
+import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { loadConfig, settingEnv } from '../../functions/config.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { logger } from '../../functions/app/logger.js';
@@ -28,12 +28,13 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority, type ReceiverScript } from '../support/https-receiver.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
+import { silentLog } from '../../functions/core/ports/log.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
   readonly authority: LocalCertificateAuthority;
-  readonly store: DeliveryStateRepository;
-  readonly subscriptions: SubscriptionRepository;
+  readonly store: DynamoDbDeliveryState;
+  readonly subscriptions: DynamoDbSubscriptionStore;
   readonly admin: DeliveryAdmin;
   /** The delivery admin as it would run with other entitlements (configuration changed and redeployed). */
   adminWith(entitlementsJson: string): DeliveryAdmin;
@@ -102,10 +103,10 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const dynamodb = new DynamoDBClient({});
   const sqs = new SQSClient({});
   const table = (name: 'deliveries' | 'subscriptions' | 'routes') => process.env[resourceEnv.table(name)]!;
-  const store = new DeliveryStateRepository(dynamodb, table('deliveries'));
-  const subscriptions = new SubscriptionRepository(dynamodb, table('subscriptions'), new RouteIndexRepository(dynamodb, table('routes')));
+  const store = new DynamoDbDeliveryState(dynamodb, table('deliveries'));
+  const subscriptions = new DynamoDbSubscriptionStore(dynamodb, table('subscriptions'), new DynamoDbRouteIndex(dynamodb, table('routes')));
   const queueUrl = process.env[resourceEnv.queueUrl('deliveries')]!;
-  const queue = new SqsEventQueue(sqs, queueUrl);
+  const queue = new SqsMessageQueue(sqs, queueUrl);
   const cipher = new LocalCredentialCipher(key);
   const adminWith = (entitlementsJson: string) =>
     new DeliveryAdmin({
@@ -114,7 +115,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
       deadLetters: store,
       subscriptions,
       enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-      audit: () => undefined,
+      audit: silentLog,
       entitlements: parseEntitlements(entitlementsJson),
       sinkCredentials: loadConfig(process.env).sinkCredentials,
     });

@@ -9,11 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeliveryStateRepository } from '../../functions/aws/delivery-state-repository.js';
+import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
-import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
-import { ownerKeyOf } from '../../functions/aws/subscription-items.js';
-import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
+import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
+import { ownerKeyOf } from '../../functions/aws/subscription-table-items.js';
+import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { InvalidPageCursorError } from '../../functions/core/delivery/delivery-records.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../../functions/config.js';
 import { DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
@@ -28,10 +29,10 @@ import { subscriptionDraft } from '../support/subscription-draft.js';
 
 let emulators: Emulators;
 let client: DynamoDBClient;
-let routes: RouteIndexRepository;
-let subscriptions: SubscriptionRepository;
+let routes: DynamoDbRouteIndex;
+let subscriptions: DynamoDbSubscriptionStore;
 let ledger: DynamoDbRoutedEventLedger;
-let deliveries: DeliveryStateRepository;
+let deliveries: DynamoDbDeliveryState;
 
 const bytes = (text: string) => Buffer.byteLength(text);
 const claimOptions = () => ({ now: Date.now(), lockMs: 10_000, ttlSeconds: 3600 });
@@ -44,10 +45,10 @@ beforeAll(async () => {
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
   });
-  routes = new RouteIndexRepository(client, localName.table('routes'));
-  subscriptions = new SubscriptionRepository(client, localName.table('subscriptions'), routes);
+  routes = new DynamoDbRouteIndex(client, localName.table('routes'));
+  subscriptions = new DynamoDbSubscriptionStore(client, localName.table('subscriptions'), routes);
   ledger = new DynamoDbRoutedEventLedger(client, localName.table('idempotency'));
-  deliveries = new DeliveryStateRepository(client, localName.table('deliveries'));
+  deliveries = new DynamoDbDeliveryState(client, localName.table('deliveries'));
 });
 afterAll(async () => {
   client?.destroy();
@@ -88,12 +89,13 @@ describe('DynamoDB key bounds (dynalite)', () => {
   });
 
   it('review #1, WH-7: the rate window counts a 3 KB client id within the key limit, apart from a client id one character apart', async () => {
-    const window = new DynamoDbRateWindow(client, localName.table('idempotency'));
-    const clientId = `client-${randomUUID()}-${'c'.repeat(3000)}`;
+    // One instant for all three requests, so they count in one window.
     const now = Date.now();
-    expect(await window.take(clientId, 1, now)).toEqual({ allowed: true });
-    expect(await window.take(clientId, 1, now)).toMatchObject({ allowed: false });
-    expect(await window.take(`${clientId.slice(0, -1)}d`, 1, now)).toEqual({ allowed: true });
+    const window = new DynamoDbRateWindow(client, localName.table('idempotency'), { clock: () => now });
+    const clientId = `client-${randomUUID()}-${'c'.repeat(3000)}`;
+    expect(await window.take(clientId, 1)).toEqual({ allowed: true });
+    expect(await window.take(clientId, 1)).toMatchObject({ allowed: false });
+    expect(await window.take(`${clientId.slice(0, -1)}d`, 1)).toEqual({ allowed: true });
   });
 
   it('review #1, EDU-8: subscriptions to a 3 KB type and a long multi-byte source are found for the events that carry them, and only those', async () => {

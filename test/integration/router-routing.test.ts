@@ -3,9 +3,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbRoutedEventLedger, RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
-import { SqsEventQueue } from '../../functions/aws/sqs-event-queue.js';
-import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
+import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
+import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
+import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../../functions/core/routing/route-events.js';
@@ -17,13 +18,14 @@ import { settingEnv } from '../../functions/config.js';
 import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
+import { eventually } from '../support/waiting.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let harness: HandlerHarness;
 let dynamodb: DynamoDBClient;
-let repository: SubscriptionRepository;
-let inbound: SqsEventQueue;
+let repository: DynamoDbSubscriptionStore;
+let inbound: SqsMessageQueue;
 let inboundUrl: string;
 
 /** Each test routes its own event type, so subscriptions of other tests never match. */
@@ -41,11 +43,15 @@ async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string>
 async function route(bodies: readonly string[]): Promise<{ failures: string[]; messages: Message[] }> {
   await inbound.send(bodies.map((body) => ({ body, attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() } })));
   const messages: Message[] = [];
-  while (messages.length < bodies.length) {
-    const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
-    messages.push(...(batch.Messages ?? []));
-    if (!batch.Messages?.length) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    () => `${bodies.length} messages from the inbound queue (${messages.length} came)`,
+    async () => {
+      const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+      messages.push(...(batch.Messages ?? []));
+      return messages.length >= bodies.length;
+    },
+    { intervalMs: 20 },
+  );
   const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
   const response = await handler(event);
   return { failures: response.batchItemFailures.map((f) => f.itemIdentifier), messages };
@@ -53,9 +59,9 @@ async function route(bodies: readonly string[]): Promise<{ failures: string[]; m
 
 /** The router's dependencies on the emulators, as the handler wires them, with some replaced. */
 function routerDeps(overrides: Partial<RouterDependencies>): RouterDependencies {
-  const queue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+  const queue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
   return {
-    matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
+    matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
     isEntitled: () => true,
     sendDeliveries: (bodies) => queue.send(bodies.map((body) => ({ body }))),
@@ -74,9 +80,9 @@ async function deliveries(): Promise<DeliveryMessage[]> {
 beforeAll(async () => {
   harness = await startHandlerHarness({ [settingEnv.entitlements]: JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] }) });
   dynamodb = new DynamoDBClient({});
-  repository = new SubscriptionRepository(dynamodb, localName.table('subscriptions'), new RouteIndexRepository(dynamodb, localName.table('routes')));
+  repository = new DynamoDbSubscriptionStore(dynamodb, localName.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, localName.table('routes')));
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
-  inbound = new SqsEventQueue(harness.sqs, inboundUrl);
+  inbound = new SqsMessageQueue(harness.sqs, inboundUrl);
 });
 afterAll(async () => {
   dynamodb?.destroy();
@@ -157,12 +163,12 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     await subscribe({ types: [type] });
     await subscribe({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] });
     const json = eventJson(type);
-    const deliveriesQueue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const deliveriesQueue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
     const attempted: string[] = [];
     // SQS is down for the whole first invocation (the router also tries one delivery per call).
     let sqsDown = true;
     const deps = {
-      matcher: new SubscriptionMatcher(new RouteIndexRepository(dynamodb, localName.table('routes'))),
+      matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
       isEntitled: (owner: string, event: { type: string; source: string }) => entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
       sendDeliveries: async (bodies: readonly string[]) => {
@@ -231,7 +237,7 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const type = 'nl.edu.router.sendfail.v1';
     await subscribe({ types: [type] });
     const refused = eventJson(type, { subject: 'refused-by-sqs' });
-    const queue = new SqsEventQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const queue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
     const sendDeliveries = async (bodies: readonly string[]) => {
       if (bodies.some((body) => body.includes('refused-by-sqs'))) throw new Error('QueueWriteError: 1 of 3 messages were not stored: InvalidParameterValue');
       await queue.send(bodies.map((body) => ({ body })));

@@ -4,16 +4,16 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
-import { RouteIndexRepository } from '../../functions/aws/route-index-repository.js';
-import { SubscriptionRepository } from '../../functions/aws/subscription-repository.js';
+import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
+import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { localName } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { describeSubscriptionStoreContract } from '../unit/subscriptions/store-contract.js';
 
 let emulators: Emulators;
 let client: DynamoDBClient;
-let routes: RouteIndexRepository;
-let repository: SubscriptionRepository;
+let routes: DynamoDbRouteIndex;
+let repository: DynamoDbSubscriptionStore;
 
 beforeAll(async () => {
   emulators = await startEmulators();
@@ -22,8 +22,8 @@ beforeAll(async () => {
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
   });
-  routes = new RouteIndexRepository(client, localName.table('routes'));
-  repository = new SubscriptionRepository(client, localName.table('subscriptions'), routes);
+  routes = new DynamoDbRouteIndex(client, localName.table('routes'));
+  repository = new DynamoDbSubscriptionStore(client, localName.table('subscriptions'), routes);
 });
 afterAll(async () => {
   client?.destroy();

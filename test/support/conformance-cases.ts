@@ -15,6 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Document, isMap, isNode, parseAllDocuments } from 'yaml';
+import type { ContentMode } from '../../functions/core/cloudevents/index.js';
 
 export interface ConformanceRequest {
   /** Header names in lower case. */
@@ -28,7 +29,7 @@ export interface ConformanceCase {
   readonly origin: 'yaml' | 'feature' | 'json-format';
   readonly description: string;
   readonly request: ConformanceRequest;
-  readonly mode: 'structured' | 'binary' | 'batch';
+  readonly mode: ContentMode;
   /** What the upstream suite expects of a core CloudEvents 1.0 receiver. */
   readonly expected: 'accept' | 'reject';
   /** Accepted cases: how many events the request holds. */

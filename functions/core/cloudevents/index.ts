@@ -1,13 +1,22 @@
 /**
- * The CloudEvents domain core: parse and validate incoming requests (CE, HTTP and JSON
- * requirements), read stored events, and serialise them for delivery.
+ * The CloudEvents domain core: validate events (CE and JSON requirements), read stored events,
+ * and the HTTP binding (http-binding/): parse incoming requests, serialise deliveries.
  */
 import type { ValidationIssue } from '../http/problems.js';
 import { IssueCollector, checkEvent } from './event-validation.js';
 
 export type { AcceptedEvent } from './accepted-event.js';
-export { parseCloudEventsRequest, type ContentMode, type ParseOptions, type ParseOutcome } from './request-parser.js';
-export { readStoredEvent, toBatchMessage, toBinaryMessage, toStructuredMessage } from './stored-events.js';
+export {
+  CONTENT_MODES,
+  parseCloudEventsRequest,
+  toBatchMessage,
+  toBinaryMessage,
+  toStructuredMessage,
+  type ContentMode,
+  type ParseOptions,
+  type ParseOutcome,
+} from './http-binding/index.js';
+export { readStoredEvent } from './stored-event.js';
 
 /** Validate one event given as a parsed JSON object (the JSON format), for callers that already hold one. */
 export function validateEventObject(value: unknown): { errors: ValidationIssue[]; warnings: ValidationIssue[] } {

@@ -5,6 +5,7 @@
  * admitted one goes. Slots are reserved with a conditional write on the target's shared state, so
  * instances racing for the same target never share a slot.
  */
+import type { Clock } from '../ports/clock.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { TargetHealthStore } from './delivery-records.js';
 import type { DeliveryPolicy } from './dispatch-ports.js';
@@ -24,7 +25,7 @@ export interface Admission {
 export interface AdmissionContext {
   readonly targets: Pick<TargetHealthStore, 'getTarget' | 'takeProbe' | 'reserveSendSlots'>;
   readonly policy: Pick<DeliveryPolicy, 'breaker' | 'probeLeaseMs' | 'rateHorizonMs'>;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly random: () => number;
 }
 

@@ -3,23 +3,25 @@
  * goes out with the subscription's bearer token, and its answer is judged (WH-2). What an attempt
  * means for the delivery is not decided here but in `settle-attempt.ts`.
  */
+import type { Clock } from '../ports/clock.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { judgeAttempt, type AttemptResult } from './attempt-outcome.js';
 import type { DeliveryProgress } from './delivery-records.js';
 import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
 import type { AttemptReport } from './settle-attempt.js';
-import { webhookRequest, type DeliveryFormat } from './webhook-request.js';
+import type { ContentMode } from '../cloudevents/index.js';
+import { webhookRequest } from './webhook-request.js';
 
 /** An admitted delivery, ready to go out. */
 export interface Sending {
   readonly delivery: QueuedDelivery;
-  readonly format: DeliveryFormat;
+  readonly format: ContentMode;
   readonly progress?: DeliveryProgress;
 }
 
 export interface AttemptContext {
   readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'origin' | 'log' | 'policy'>;
-  readonly now: () => number;
+  readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
   readonly deadline: number;
@@ -73,7 +75,7 @@ export async function attemptAll(subscription: Subscription, sending: readonly S
       if ('failure' in result) {
         // The transport's own words, which may name an internal address, are for operators only.
         const { subscriptionId, deliveryId } = delivery.message;
-        deps.log('warn', 'delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
+        deps.log.warn('delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
       }
       return { at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, now()) };
     }),

@@ -20,6 +20,8 @@
  * `withheld` with the reason (`not-entitled`, `no-longer-matches`), and the audit log records it.
  */
 import { randomUUID } from 'node:crypto';
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { readStoredEvent } from '../cloudevents/index.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
@@ -42,12 +44,12 @@ export interface DeliveryAdminDependencies {
   };
   /** Puts new delivery messages on the deliveries queue. */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
-  readonly audit: (message: string, fields: Record<string, unknown>) => void;
+  readonly audit: Log;
   /** The owners' entitlements as configured now (EDU-7). */
   readonly entitlements: Entitlements;
   /** A subscription suspended for want of an acceptable credential is not resumed by `resume`. */
   readonly sinkCredentials: SinkCredentialPolicy;
-  readonly clock?: () => number;
+  readonly clock?: Clock;
 }
 
 /** Why a dead letter is not sent again. */
@@ -64,10 +66,10 @@ const MAX_PAGE_SIZE = 100;
 export const MAX_REDRIVE = 500;
 
 export class DeliveryAdmin {
-  private readonly now: () => number;
+  private readonly now: Clock;
 
   constructor(private readonly deps: DeliveryAdminDependencies) {
-    this.now = deps.clock ?? Date.now;
+    this.now = deps.clock ?? systemClock;
   }
 
   /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
@@ -96,7 +98,7 @@ export class DeliveryAdmin {
     const withheld: Withheld[] = [];
     const { chosen, seen, more } = await this.collect(id, (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId), subscription, withheld);
     const redriven = await this.sendAgain(id, chosen);
-    this.deps.audit('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
+    this.deps.audit.info('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
     const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
     return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
   }
@@ -127,7 +129,7 @@ export class DeliveryAdmin {
       redriven += (await this.sendAgain(id, batch.chosen)).length;
       more = batch.more;
     }
-    this.deps.audit('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
+    this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
     return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 

@@ -1,6 +1,6 @@
 /**
  * What Koerier keeps about deliveries, and the three ports that keep it (one `deliveries` table
- * in AWS and on the laptop, `functions/aws/delivery-state-repository.ts`): the shared health of
+ * in AWS and on the laptop, `functions/aws/dynamodb-delivery-state.ts`): the shared health of
  * each subscription's target, the delivery ledger (per-delivery progress and attempt history), and
  * the dead letters. Each user depends on the part it uses, so a fake stubs only that.
  */

@@ -3,6 +3,8 @@
  * policy, and the ports it works through. Each stage takes only the part it uses, so a test fakes
  * only that part.
  */
+import type { Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
 import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
@@ -87,8 +89,6 @@ export interface DispatchSubscriptions {
   updateStatus(id: string, status: SubscriptionStatus, reason: string, suspendedFor?: SuspensionCause): Promise<void>;
 }
 
-export type DispatchLog = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
-
 /** The parts of the delivery state ports the dispatcher uses: all of target health but `resetTarget` (a resume's). */
 export type DispatchTargets = Omit<TargetHealthStore, 'resetTarget'>;
 export type DispatchLedger = Pick<DeliveryLedger, 'getProgress' | 'putProgress' | 'recordAttempts'>;
@@ -110,8 +110,8 @@ export interface DispatcherDependencies {
   readonly policy: DeliveryPolicy;
   /** `WebHook-Request-Origin`. */
   readonly origin: string;
-  readonly log: DispatchLog;
-  readonly clock?: () => number;
+  readonly log: Log;
+  readonly clock?: Clock;
   readonly random?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
 }

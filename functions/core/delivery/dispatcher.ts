@@ -15,6 +15,7 @@
  * exception is a subscription that no longer exists: its owner deleted it, so there is nowhere to
  * keep it for.
  */
+import { systemClock, type Clock } from '../ports/clock.js';
 import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
 import { admit } from './admission.js';
 import { attemptAll, type Sending } from './attempt.js';
@@ -46,7 +47,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     } catch {
       // Cannot ever be delivered, nor kept under a subscription: straight on to the queue's
       // redrive policy, whose dead-letter queue raises the alarm.
-      deps.log('error', 'not a delivery message; left for the dead-letter queue', { messageId: task.messageId });
+      deps.log.error('not a delivery message; left for the dead-letter queue', { messageId: task.messageId });
       decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: 0 });
     }
   }
@@ -64,7 +65,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   try {
     targets = await deps.targets.getTargets([...groups.keys()]);
   } catch (error) {
-    deps.log('error', 'target state unreadable; retrying the batch', { error: describe(error) });
+    deps.log.error('target state unreadable; retrying the batch', { error: describe(error) });
     const dispatches = [...groups].map(([subscriptionId, group]) => ({ dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY), group }));
     const later = await Promise.all(dispatches.map(({ dispatch, group }) => dispatch.retryLater(group)));
     return outcome([...decisions, ...later.flat()], [], dispatches.reduce((sum, { dispatch }) => sum + dispatch.deadLettered, 0));
@@ -79,8 +80,9 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       } catch (error) {
         // Store or queue trouble: try the whole group again later; attempts already made repeat
         // with the same Idempotency-Key, which is what the receiver deduplicates on.
-        deps.log('error', 'delivery group failed; retrying', { subscriptionId, error: describe(error) });
-        return dispatch.retryLater(group);
+        deps.log.error('delivery group failed; retrying', { subscriptionId, error: describe(error) });
+        // Awaited here, so the `finally` below counts the dead letters retryLater writes.
+        return await dispatch.retryLater(group);
       } finally {
         records.push(...dispatch.records);
         deadLettered += dispatch.deadLettered;
@@ -89,11 +91,11 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   );
   if (records.length > 0) {
     try {
-      const now = (deps.clock ?? Date.now)();
+      const now = (deps.clock ?? systemClock)();
       await deps.ledger.recordAttempts(records, Math.ceil((now + deps.policy.historySeconds * 1000) / 1000));
     } catch (error) {
       // History is for people; the deliveries themselves are settled. Never redo them for it.
-      deps.log('warn', 'attempt history not written', { attempts: records.length, error: describe(error) });
+      deps.log.warn('attempt history not written', { attempts: records.length, error: describe(error) });
     }
   }
   return outcome([...decisions, ...perGroup.flat()], records, deadLettered);
@@ -101,7 +103,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
 
 /** One subscription's share of a batch: runs the stages and applies their steps. */
 class SubscriptionDispatch {
-  private readonly now: () => number;
+  private readonly now: Clock;
   private readonly random: () => number;
   private readonly decisions: DeliveryDecision[] = [];
   /** The attempts made, for the history: the batch writes them all at once. */
@@ -115,7 +117,7 @@ class SubscriptionDispatch {
     private readonly initialTarget: TargetState,
     private readonly deadline = Number.POSITIVE_INFINITY,
   ) {
-    this.now = deps.clock ?? Date.now;
+    this.now = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
   }
 
@@ -124,7 +126,7 @@ class SubscriptionDispatch {
     const gate = await gateSubscription(subscriptionId, deps);
     if (gate.kind !== 'active') {
       for (const delivery of deliveries) {
-        if (gate.kind === 'deleted') deps.log('info', 'subscription no longer exists; delivery dropped', { subscriptionId, deliveryId: delivery.message.deliveryId });
+        if (gate.kind === 'deleted') deps.log.info('subscription no longer exists; delivery dropped', { subscriptionId, deliveryId: delivery.message.deliveryId });
         await this.apply(delivery, gate.kind === 'deleted' ? DONE : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()));
       }
       return this.decisions;
@@ -140,13 +142,13 @@ class SubscriptionDispatch {
           if (prepared.kind === 'split') return void toSplit.push(delivery);
           if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, ...(prepared.progress ? { progress: prepared.progress } : {}) });
           if (prepared.unsendableHeader !== undefined) {
-            deps.log('warn', 'delivery cannot be sent as an HTTP request; dead-lettered', { subscriptionId, deliveryId: delivery.message.deliveryId, header: prepared.unsendableHeader });
+            deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', { subscriptionId, deliveryId: delivery.message.deliveryId, header: prepared.unsendableHeader });
           }
           await this.apply(delivery, prepared.next);
         } catch (error) {
           // This delivery's own state could not be read or written: it alone comes back later;
           // the others of the group go on (issue 8, item 1).
-          deps.log('error', 'delivery not prepared; retrying it', { subscriptionId, deliveryId: delivery.message.deliveryId, error: describe(error) });
+          deps.log.error('delivery not prepared; retrying it', { subscriptionId, deliveryId: delivery.message.deliveryId, error: describe(error) });
           this.decisions.push(...(await this.retryLater([delivery])));
         }
       }),
@@ -173,7 +175,7 @@ class SubscriptionDispatch {
     const settlements: Settlement[] = [];
     for (const [index, report] of reports.entries()) {
       const { delivery, progress } = sending[index]!;
-      if ('outOfTime' in report) deps.log('info', 'no time left in this batch to attempt the delivery; back shortly', { subscriptionId, deliveryId: delivery.message.deliveryId });
+      if ('outOfTime' in report) deps.log.info('no time left in this batch to attempt the delivery; back shortly', { subscriptionId, deliveryId: delivery.message.deliveryId });
       const settlement = settleAttempt({ delivery, subscription, target: admission.target, report }, progress, deps.policy, this.now(), this.random);
       settlements.push(settlement);
       await this.applySettlement(delivery, settlement);
@@ -187,7 +189,7 @@ class SubscriptionDispatch {
     if (retireSubscription !== undefined && !this.retired) {
       this.retired = true;
       await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
-      this.deps.log('warn', 'subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
+      this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
     }
     if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
     await this.apply(delivery, next);
@@ -202,7 +204,7 @@ class SubscriptionDispatch {
     const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
       await deps.subscriptions.updateStatus(subscriptionId, 'suspended', targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure), 'target-failing');
-      deps.log('warn', 'subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
+      deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
     }
   }
 
@@ -216,7 +218,7 @@ class SubscriptionDispatch {
   private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
     await this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt);
     this.deadLettered++;
-    this.deps.log('warn', 'delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });
+    this.deps.log.warn('delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });
   }
 
   /**
@@ -234,7 +236,7 @@ class SubscriptionDispatch {
             return { messageId: delivery.messageId, action: 'done' };
           } catch (error) {
             const fields = { subscriptionId: this.subscriptionId, deliveryId: delivery.message.deliveryId, error: describe(error) };
-            this.deps.log('error', 'last receive, and no dead letter written; left for the dead-letter queue', fields);
+            this.deps.log.error('last receive, and no dead letter written; left for the dead-letter queue', fields);
           }
         }
         return { messageId: delivery.messageId, action: 'retry', delaySeconds: Math.min(30 * delivery.receiveCount, 900) };

@@ -4,6 +4,7 @@
  * lifetime, or one that cannot be an HTTP request, becomes a dead letter; a multi-event message
  * for a target that takes no batches is split; one received before a long wait is over waits on.
  */
+import type { Clock } from '../ports/clock.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import { SUBSCRIBER_FAILURE } from './attempt-outcome.js';
 import type { DeadLetterReason, DeliveryLedger, DeliveryProgress } from './delivery-records.js';
@@ -11,10 +12,11 @@ import { credentialShortfall } from '../credentials/sink-credential.js';
 import type { DeliveryPolicy, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline } from './retry-schedule.js';
 import { deadLetterStep, retryStep, type NextStep } from './settle-attempt.js';
-import { deliveryFormat, unsendableHeader, webhookRequest, type DeliveryFormat } from './webhook-request.js';
+import type { ContentMode } from '../cloudevents/index.js';
+import { deliveryFormat, unsendableHeader, webhookRequest } from './webhook-request.js';
 
 export type Preparation =
-  | { readonly kind: 'ready'; readonly format: DeliveryFormat; readonly progress?: DeliveryProgress }
+  | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress }
   /** One delivery per event (JSON-3): `split.ts`. */
   | { readonly kind: 'split' }
   /** Settled without an attempt; `unsendableHeader` names the header that could not be sent. */
@@ -24,7 +26,7 @@ export interface PreparationContext {
   readonly ledger: Pick<DeliveryLedger, 'getProgress'>;
   readonly policy: Pick<DeliveryPolicy, 'retry' | 'keyTtlSeconds' | 'maxReceiveCount' | 'deadLetterRetentionSeconds'>;
   readonly origin: string;
-  readonly now: () => number;
+  readonly now: Clock;
 }
 
 export type SubscriptionGate =
@@ -50,7 +52,7 @@ export async function gateSubscription(subscriptionId: string, deps: Pick<Dispat
     // allowed): nothing goes out without a token (WH-3). Parked like any suspension; the PATCH
     // that sets a credential reactivates it and sends them again.
     await deps.subscriptions.updateStatus(subscriptionId, 'suspended', `Suspended: ${shortfall}.`, 'credential-required');
-    deps.log('warn', 'subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
+    deps.log.warn('subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
     subscription = { ...subscription, status: 'suspended', statusReason: shortfall };
   }
   if (subscription.status === 'active') return { kind: 'active', subscription };
@@ -96,7 +98,7 @@ function notActive(status: SubscriptionStatus, reason: string | undefined): [Dea
 }
 
 /** The name of a header this delivery's request could not carry (see `unsendableHeader`). */
-function unsendable(delivery: QueuedDelivery, subscription: Subscription, format: DeliveryFormat, origin: string): string | undefined {
+function unsendable(delivery: QueuedDelivery, subscription: Subscription, format: ContentMode, origin: string): string | undefined {
   try {
     // The real token comes later; a stand-in of the same alphabet (RFC 6750 b64token) checks the rest.
     return unsendableHeader(webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin, accessToken: 'token-checked-later' }));

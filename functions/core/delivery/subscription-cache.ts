@@ -4,6 +4,7 @@
  * new credential) takes effect here within `ttlMs`. Changes this container makes itself take
  * effect at once, and the dispatcher reads through before it holds a delivery back for a status.
  */
+import { systemClock, type Clock } from '../ports/clock.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 
 export interface SubscriptionSource {
@@ -13,7 +14,7 @@ export interface SubscriptionSource {
 
 const MAX_ENTRIES = 10_000;
 
-export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, clock: () => number = Date.now) {
+export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, clock: Clock = systemClock) {
   const entries = new Map<string, { readonly at: number; readonly value: Promise<Subscription | undefined> }>();
   return {
     /** `fresh` reads through, for a decision that must not rest on a stale status. */

@@ -4,7 +4,7 @@
  * delivery's own Idempotency-Key (the same on every attempt, EDU-IDEM-9, 11), the bearer token
  * and Koerier's `WebHook-Request-Origin`.
  */
-import { toBatchMessage, toBinaryMessage, toStructuredMessage } from '../cloudevents/index.js';
+import { toBatchMessage, toBinaryMessage, toStructuredMessage, type ContentMode } from '../cloudevents/index.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/index.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
@@ -15,14 +15,12 @@ export interface WebhookRequest {
   readonly body: Buffer;
 }
 
-export type DeliveryFormat = 'structured' | 'binary' | 'batch';
-
 /**
  * The format a delivery of `eventCount` events goes out in, or `split` when it must become one
  * delivery per event: a batch only reaches a target that declared it takes batches (EDU-11,
  * JSON-3), and binary mode carries one event.
  */
-export function deliveryFormat(subscription: Pick<Subscription, 'contentMode' | 'batchSupported'>, eventCount: number): DeliveryFormat | 'split' {
+export function deliveryFormat(subscription: Pick<Subscription, 'contentMode' | 'batchSupported'>, eventCount: number): ContentMode | 'split' {
   if (subscription.contentMode === 'batch' && subscription.batchSupported) return 'batch';
   if (eventCount !== 1) return 'split';
   return subscription.contentMode === 'binary' ? 'binary' : 'structured';
@@ -31,7 +29,7 @@ export function deliveryFormat(subscription: Pick<Subscription, 'contentMode' | 
 export function webhookRequest(options: {
   readonly message: DeliveryMessage;
   readonly sink: string;
-  readonly format: DeliveryFormat;
+  readonly format: ContentMode;
   readonly origin: string;
   /** The bearer token (WH-3: "the delivery MUST carry a token"). */
   readonly accessToken: string;

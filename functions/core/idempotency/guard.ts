@@ -7,7 +7,8 @@ import type { HttpRequest, HttpResponse } from '../http/messages.js';
 import { problem, problemResponse } from '../http/problems.js';
 import { requestFingerprint } from './fingerprint.js';
 import { readIdempotencyKey } from './key.js';
-import { epochSeconds, isClaimable, systemClock, type Clock, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from './store.js';
+import { systemClock, type Clock } from '../ports/clock.js';
+import { epochSeconds, isClaimable, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from './store.js';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -52,7 +53,7 @@ export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext,
 
   let seen: IdempotencyEntry | undefined;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const now = clock.now();
+    const now = clock();
     const claimId = randomUUID();
     const result = await ctx.store.claim({
       scope,
@@ -68,7 +69,7 @@ export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext,
     if (seen === undefined || isClaimable(seen, { now, fingerprint })) continue;
     return answerExisting(seen, scope, fingerprint, now);
   }
-  return inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock.now() + 1000, clock.now());
+  return inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
 }
 
 function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {

@@ -6,11 +6,9 @@
 export { IDEMPOTENCY_KEY_HEADER, readIdempotencyKey } from './key.js';
 export { requestFingerprint } from './fingerprint.js';
 export {
-  systemClock,
   isClaimable,
   scopeKey,
   epochSeconds,
-  type Clock,
   type IdempotencyScope,
   type IdempotencyEntry,
   type IdempotencyStore,

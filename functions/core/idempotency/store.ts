@@ -4,13 +4,6 @@
  * this rule; the DynamoDB store writes it as a condition expression.
  */
 
-export interface Clock {
-  /** Epoch milliseconds. */
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
-
 /** EDU-IDEM-16: keys live per client and per operation, so two clients never collide. */
 export interface IdempotencyScope {
   readonly clientId: string;

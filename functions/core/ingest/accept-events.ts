@@ -13,10 +13,12 @@ import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problem, problemResponse } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
-import type { Clock, IdempotencyStore } from '../idempotency/store.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
+import type { Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
 import { describeError } from '../errors/describe-error.js';
 import { groupedWarnings } from './grouped-warnings.js';
-import type { InboundQueue, IngestLog, RateWindow } from './ports.js';
+import type { InboundQueue, RateWindow } from './ports.js';
 
 /** The route, as the idempotency guard scopes keys by it. */
 export const INGEST_OPERATION = 'POST /events';
@@ -43,7 +45,7 @@ export interface IngestDependencies {
   readonly rateWindow: RateWindow;
   readonly inbound: InboundQueue;
   readonly settings: IngestSettings;
-  readonly log: IngestLog;
+  readonly log: Log;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
   readonly clock?: Clock;
 }
@@ -81,12 +83,17 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     log.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
     return problemResponse(outcome.problem);
   }
-  const ungranted = ungrantedSources(publisher, outcome.events.map((event) => event.source), settings.publishGrants, outcome.mode === 'batch');
+  const ungranted = ungrantedSources(
+    publisher,
+    outcome.events.map((event) => event.source),
+    settings.publishGrants,
+    outcome.mode === 'batch',
+  );
   if (ungranted.length > 0) {
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
     return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const receivedAt = new Date(deps.clock?.now() ?? Date.now()).toISOString();
+  const receivedAt = new Date(deps.clock?.() ?? Date.now()).toISOString();
   // EDU-19, EDU-IN: the 202 below is only reached once the queue has stored every event. A failed
   // write is a 503 (the idempotency guard frees the key for it), so the publisher retries the request.
   try {
@@ -99,8 +106,12 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   } catch (error) {
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
     return problemResponse(
-      problem(503, 'events-not-stored', 'Service Unavailable',
-        'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.'),
+      problem(
+        503,
+        'events-not-stored',
+        'Service Unavailable',
+        'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.',
+      ),
       { 'retry-after': '1' },
     );
   }

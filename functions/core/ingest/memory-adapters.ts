@@ -3,6 +3,7 @@
  * semantics the AWS adapters promise: the rate window counts per client in fixed one-minute
  * windows of the clock it is given; the queue stores all messages of a call or none.
  */
+import { systemClock, type Clock } from '../ports/clock.js';
 import type { InboundMessage, InboundQueue, RateDecision, RateWindow } from './ports.js';
 
 const WINDOW_MS = 60_000;
@@ -10,7 +11,7 @@ const WINDOW_MS = 60_000;
 export class InMemoryRateWindow implements RateWindow {
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: Clock = systemClock) {}
 
   async take(clientId: string, limitPerMinute: number): Promise<RateDecision> {
     const now = this.now();

@@ -28,10 +28,3 @@ export interface InboundMessage {
 export interface InboundQueue {
   send(messages: readonly InboundMessage[]): Promise<void>;
 }
-
-/** Structured log lines; fields carry context attributes and identifiers, never event data (CE-16). */
-export interface IngestLog {
-  info(message: string, fields: Record<string, unknown>): void;
-  warn(message: string, fields: Record<string, unknown>): void;
-  error(message: string, fields: Record<string, unknown>): void;
-}

@@ -8,7 +8,7 @@
  * (`refresh`). So a subscription activated before an event was accepted is always seen for that
  * event, with no staleness window; the cache only saves reads while nothing changes.
  */
-import type { DeliveryContentMode } from '../subscriptions/subscription.js';
+import type { ContentMode } from '../cloudevents/index.js';
 import type { EventAttributes } from '../subscriptions/filters.js';
 import { routeKeysOf, subscriptionMatches, type RouteShape, type SubscriptionMatch } from './route-keys.js';
 
@@ -18,7 +18,7 @@ export interface RouteCandidate {
   /** The subscribing client: routing checks it is still entitled to the event (EDU-7). */
   readonly owner: string;
   readonly match: SubscriptionMatch;
-  readonly contentMode: DeliveryContentMode;
+  readonly contentMode: ContentMode;
   readonly batchSupported: boolean;
 }
 

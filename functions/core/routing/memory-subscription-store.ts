@@ -1,12 +1,13 @@
 /**
  * Subscriptions and their route index in one process: a `SubscriptionStore` with the semantics of
- * the DynamoDB one (`functions/aws/subscription-repository.ts`; one contract suite runs against
+ * the DynamoDB one (`functions/aws/dynamodb-subscription-store.ts`; one contract suite runs against
  * both), that the router's matcher can also read as its `RouteIndexReader`. For unit tests and
  * single-process tools; nothing is shared between processes.
  *
  * It lives with routing, not with subscriptions, because it keeps the route index: routing reads
  * subscriptions, so the other way round would make the two areas import each other.
  */
+import { systemClock, type Clock } from '../ports/clock.js';
 import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
@@ -28,7 +29,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
   readonly #shapes = new Set<RouteShape>();
   #generation = 0;
 
-  constructor(private readonly clock: () => Date = () => new Date()) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   async get(id: string): Promise<Subscription | undefined> {
     if (id.length === 0 || Buffer.byteLength(id) > MAX_ID_BYTES) return undefined;
@@ -80,7 +81,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
         status,
         ...(reason === undefined ? {} : { statusReason: reason }),
         ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
-        updatedAt: this.clock().toISOString(),
+        updatedAt: new Date(this.clock()).toISOString(),
       },
       current,
     );

@@ -15,6 +15,8 @@
  * delivery share a fate, as they travel in one message. What fails the whole call is what no
  * record can do without: reading the route index's state (`refresh`).
  */
+import type { Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
 import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { SubscriptionMatcher } from './matcher.js';
@@ -33,16 +35,16 @@ export interface RouterDependencies {
   readonly ledger: RoutedEventLedger;
   /** Whether the subscription's owner may still receive this event (EDU-7). */
   readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
-  /** Writes every message or throws (SqsEventQueue semantics). */
+  /** Writes every message or throws (SqsMessageQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
-  readonly now: () => number;
+  readonly now: Clock;
   /** How long a claim blocks another attempt: above the router's timeout. */
   readonly lockMs: number;
   /** The idempotency window (EDU-IDEM-7). */
   readonly ttlSeconds: number;
   /** Largest delivery message body; a batch delivery is cut before it exceeds this. */
   readonly maxMessageBytes: number;
-  readonly log?: (message: string, fields: Record<string, unknown>) => void;
+  readonly log?: Log;
 }
 
 export interface RoutingReport {
@@ -80,7 +82,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       event = readStoredEvent(record.body);
     } catch {
       // Not an event Koerier stored: let redrive move it to the dead-letter queue.
-      deps.log?.('inbound record unreadable', { recordId: record.recordId });
+      deps.log?.info('inbound record unreadable', { recordId: record.recordId });
       failed.add(record.recordId);
       continue;
     }
@@ -97,13 +99,13 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
         claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
-        deps.log?.('routing claim not written', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: describe(error) });
         failed.add(record.recordId);
         return;
       }
       if (claim.outcome === 'duplicate') {
         duplicates++;
-        deps.log?.('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
+        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
       } else if (claim.outcome === 'busy') {
         failed.add(record.recordId);
       } else {
@@ -117,7 +119,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       try {
         return await deps.matcher.match(entry.event.attributes);
       } catch (error) {
-        deps.log?.('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: describe(error) });
+        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: describe(error) });
         failed.add(entry.record.recordId);
         return [];
       }
@@ -136,7 +138,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       if (failed.has(record.recordId)) {
         // The record comes back anyway; a claim not released only waits out its lock, so a
         // failure here must not fail the records of the batch that did succeed.
-        await deps.ledger.abandon(event, claimId).catch((error: unknown) => deps.log?.('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
+        await deps.ledger.abandon(event, claimId).catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
         return;
       }
       routed++;
@@ -145,7 +147,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       } catch (error) {
         // The deliveries are queued; a repeat of this event after the lock expires is routed
         // again with the same delivery keys, which the targets recognise.
-        deps.log?.('routed marker not stored', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: describe(error) });
       }
     }),
   );
@@ -169,7 +171,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
     await deps.sendDeliveries(plan.map((delivery) => delivery.body));
     return plan.length;
   } catch (error) {
-    deps.log?.('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
+    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
   }
   const sent = await Promise.all(
     plan.map(async (delivery) => {
@@ -177,7 +179,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
         await deps.sendDeliveries([delivery.body]);
         return true;
       } catch (error) {
-        deps.log?.('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
+        deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
         for (const recordId of delivery.recordIds) failed.add(recordId);
         return false;
       }
@@ -194,7 +196,7 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
   claimed.forEach((entry, index) => {
     const candidates = matches[index]!.filter((candidate) => {
       if (deps.isEntitled(candidate.owner, entry.event)) return true;
-      deps.log?.('delivery withheld: the subscriber is no longer entitled', { subscriptionId: candidate.subscriptionId, owner: candidate.owner, type: entry.event.type, id: entry.event.id });
+      deps.log?.info('delivery withheld: the subscriber is no longer entitled', { subscriptionId: candidate.subscriptionId, owner: candidate.owner, type: entry.event.type, id: entry.event.id });
       return false;
     });
     for (const candidate of candidates) {
@@ -206,7 +208,7 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
         planned.push(delivery(candidate.subscriptionId, [entry], createdAt));
       }
     }
-    deps.log?.('event routed', { source: entry.event.source, id: entry.event.id, type: entry.event.type, subscriptions: candidates.length });
+    deps.log?.info('event routed', { source: entry.event.source, id: entry.event.id, type: entry.event.type, subscriptions: candidates.length });
   });
   for (const [subscriptionId, group] of batches) {
     for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes)) planned.push(delivery(subscriptionId, chunk, createdAt));

@@ -6,20 +6,21 @@
  * client may echo back from a GET (`id`, `status`, …) are ignored, as that API says for `id`;
  * anything else is an error, so a typo never silently widens a subscription.
  */
+import { CONTENT_MODES, type ContentMode } from '../cloudevents/index.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
 import { MAX_JSON_DEPTH } from './json-bounds.js';
 import { outboundUrlProblem } from './outbound-url.js';
 import { parseSinkCredential } from './sink-credential-input.js';
-import type { DeliveryContentMode, ValidationMode } from './subscription.js';
+import type { ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
   readonly sink: string;
   readonly source?: string;
   readonly types?: readonly string[];
   readonly filters?: readonly Filter[];
-  readonly contentMode: DeliveryContentMode;
+  readonly contentMode: ContentMode;
   /** Declared by the subscriber; only allowed together with `validation: "agreed"`. */
   readonly batchSupported?: boolean;
   /** Absent only for a PATCH that keeps the stored one (`InputRules.storedCredential`). */
@@ -60,7 +61,6 @@ export const WRITABLE_MEMBERS = [
 
 export const READ_ONLY_MEMBERS = ['id', 'owner', 'status', 'statusreason', 'suspendedfor', 'allowedrate', 'validationexpiresat', 'createdat', 'updatedat'] as const;
 
-const CONTENT_MODES: readonly DeliveryContentMode[] = ['structured', 'binary', 'batch'];
 const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
@@ -116,7 +116,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   else if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push"', 'EDU-17');
 
   const contentMode = fields['contentmode'] ?? 'structured';
-  if (!CONTENT_MODES.includes(contentMode as DeliveryContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
+  if (!CONTENT_MODES.includes(contentMode as ContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
 
   const validation = fields['validation'] ?? 'handshake';
   if (!VALIDATION_MODES.includes(validation as ValidationMode)) add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
@@ -160,7 +160,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(source === undefined ? {} : { source: source as string }),
       ...(types === undefined ? {} : { types: types as string[] }),
       ...(filters === undefined ? {} : { filters }),
-      contentMode: contentMode as DeliveryContentMode,
+      contentMode: contentMode as ContentMode,
       ...(batchSupported === undefined ? {} : { batchSupported: batchSupported as boolean }),
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,

@@ -1,8 +1,9 @@
 /**
  * The subscription record (EDU-7, EDU-13, EDU-14): what a receiver asked for, where it goes, and
  * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
- * function all read this one shape; `functions/aws/subscription-repository.ts` stores it.
+ * function all read this one shape; `functions/aws/dynamodb-subscription-store.ts` stores it.
  */
+import type { ContentMode } from '../cloudevents/index.js';
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
 import type { Filter } from './filters.js';
 
@@ -17,9 +18,6 @@ import type { Filter } from './filters.js';
 export type SubscriptionStatus = 'pending' | 'active' | 'rejected' | 'retired' | 'suspended';
 
 export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['pending', 'active', 'rejected', 'retired', 'suspended'];
-
-/** HTTP-4: structured by default; binary and batch per subscription. */
-export type DeliveryContentMode = 'structured' | 'binary' | 'batch';
 
 /**
  * `handshake`: Koerier sends the validation request and waits for consent (WH-4).
@@ -51,7 +49,8 @@ export interface Subscription {
   readonly filters?: readonly Filter[];
   /** `push` (webhook) for now; `pull` comes with the pull API. */
   readonly delivery: 'push';
-  readonly contentMode: DeliveryContentMode;
+  /** HTTP-4: structured by default; binary and batch per subscription. */
+  readonly contentMode: ContentMode;
   /**
    * The target declared it accepts `application/cloudevents-batch+json` (handshake `Accept-Post`,
    * or the subscription itself when validation is agreed out of band). Batches go only where

@@ -14,6 +14,8 @@
  * - a new sink, or a subscription that is not active, gets the validation handshake before any
  *   event goes to it, unless consent was agreed out of band by a client allowed to say so (WH-5).
  */
+import { systemClock, type Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
@@ -57,16 +59,16 @@ export interface SubscriptionsDependencies {
   readonly sendValidationRequest: ValidationTransport;
   readonly entitlements: Entitlements;
   readonly settings: SubscriptionsSettings;
-  readonly clock?: () => Date;
+  readonly clock?: Clock;
   /** Told about every change, with identifiers only (never a sink's query or a credential). */
-  readonly audit?: (message: string, fields: Record<string, unknown>) => void;
+  readonly audit?: Log;
 }
 
 export class SubscriptionsService {
-  private readonly clock: () => Date;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: SubscriptionsDependencies) {
-    this.clock = deps.clock ?? (() => new Date());
+    this.clock = deps.clock ?? systemClock;
   }
 
   async create(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
@@ -80,7 +82,7 @@ export class SubscriptionsService {
     if ('problem' in idempotency) return problemResponse(idempotency.problem);
 
     const id = subscriptionIdOf(principal.clientId, idempotency.key);
-    const now = this.clock().toISOString();
+    const now = this.now().toISOString();
     const terms = await termsOf(parsed.value, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
     const handshake = parsed.value.validation === 'agreed' ? undefined : this.openHandshake();
     let subscription: Subscription | undefined;
@@ -95,7 +97,7 @@ export class SubscriptionsService {
       if (!subscription) return http.deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
-    return http.subscriptionResponse(201, subscription, this.clock(), { location: `/subscriptions/${subscription.id}` });
+    return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
   }
 
   async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
@@ -103,7 +105,7 @@ export class SubscriptionsService {
     if ('problem' in page) return page.problem;
     try {
       const found = await this.deps.store.listByOwner(principal.clientId, page.value);
-      return http.pageResponse(found, page.value.limit, this.clock());
+      return http.pageResponse(found, page.value.limit, this.now());
     } catch (error) {
       if (error instanceof InvalidCursorError) return http.invalidCursor();
       throw error;
@@ -113,7 +115,7 @@ export class SubscriptionsService {
   async read(principal: Principal, id: string): Promise<HttpResponse> {
     const subscription = await this.ownSubscription(principal, id);
     if (!subscription) return http.notFound(id);
-    return http.subscriptionResponse(200, subscription, this.clock());
+    return http.subscriptionResponse(200, subscription, this.now());
   }
 
   async update(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
@@ -141,7 +143,7 @@ export class SubscriptionsService {
       return http.credentialNotCarriedOver();
     }
 
-    const changed = await termsOf(parsed.value, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.clock().toISOString() }, this.deps.cipher);
+    const changed = await termsOf(parsed.value, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() }, this.deps.cipher);
     // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
     const { credential: newCredential, ...withoutCredential } = changed;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
@@ -149,7 +151,7 @@ export class SubscriptionsService {
 
     let updated: Subscription;
     try {
-      const next = lifecycle.afterChange(terms, current, parsed.value.validation, this.clock());
+      const next = lifecycle.afterChange(terms, current, parsed.value.validation, this.now());
       if (next.handshake) {
         const handshake = this.openHandshake();
         const pending = await this.deps.store.save(lifecycle.awaitingValidation(terms, handshake.fields), current);
@@ -164,7 +166,7 @@ export class SubscriptionsService {
       throw error;
     }
     this.audit('subscription changed', updated);
-    return http.subscriptionResponse(200, updated, this.clock());
+    return http.subscriptionResponse(200, updated, this.now());
   }
 
   async remove(principal: Principal, id: string): Promise<HttpResponse> {
@@ -178,7 +180,7 @@ export class SubscriptionsService {
     }
     this.audit('subscription deleted', current);
     // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
-    return jsonResponse(200, view(current, this.clock()));
+    return jsonResponse(200, view(current, this.now()));
   }
 
   /**
@@ -190,7 +192,7 @@ export class SubscriptionsService {
     const token = request.query['token'] ?? '';
     const current = await this.deps.store.get(id);
     if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash)) return http.notFound(id);
-    const decision = lifecycle.approvalDecision(current, this.clock());
+    const decision = lifecycle.approvalDecision(current, this.now());
     switch (decision.kind) {
       case 'already-active':
         return http.approvedResponse(id);
@@ -203,7 +205,7 @@ export class SubscriptionsService {
     }
     const rate = allowedRate(request.headers['webhook-allowed-rate'], this.deps.settings.requestRatePerMinute);
     try {
-      const approved = await this.deps.store.save(lifecycle.approvedByCallback(current, rate, this.clock()), current);
+      const approved = await this.deps.store.save(lifecycle.approvedByCallback(current, rate, this.now()), current);
       this.audit('subscription approved by callback', approved);
     } catch (error) {
       if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
@@ -240,12 +242,12 @@ export class SubscriptionsService {
     const existing = await this.deps.store.get(requested.id);
     if (!existing) return http.deletedMeanwhile(requested.id);
     if (requestedTerms(existing) !== requestedTerms(requested)) return http.idempotencyKeyReused(existing.id);
-    return http.subscriptionResponse(201, existing, this.clock(), { location: `/subscriptions/${existing.id}` });
+    return http.subscriptionResponse(201, existing, this.now(), { location: `/subscriptions/${existing.id}` });
   }
 
   private openHandshake(): { token: string; fields: lifecycle.OpenHandshake } {
     const { token, hash } = newApprovalToken();
-    return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.clock(), this.deps.settings.validationWindowSeconds) } };
+    return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.now(), this.deps.settings.validationWindowSeconds) } };
   }
 
   /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
@@ -264,7 +266,7 @@ export class SubscriptionsService {
     let current = pending;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.deps.store.save(lifecycle.afterValidation(current, outcome, callbackUrl !== undefined, this.clock()), current);
+        return await this.deps.store.save(lifecycle.afterValidation(current, outcome, callbackUrl !== undefined, this.now()), current);
       } catch (error) {
         if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
         // The target approved through the callback while we were still waiting for its answer.
@@ -281,8 +283,12 @@ export class SubscriptionsService {
     return subscription.owner === principal.clientId || hasScope(principal, scopes.admin) ? subscription : undefined;
   }
 
+  private now(): Date {
+    return new Date(this.clock());
+  }
+
   private audit(message: string, subscription: Subscription): void {
-    this.deps.audit?.(message, {
+    this.deps.audit?.info(message, {
       subscriptionId: subscription.id,
       owner: subscription.owner,
       status: subscription.status,

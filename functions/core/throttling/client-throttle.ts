@@ -11,8 +11,7 @@
  * request.
  */
 
-/** Milliseconds since the epoch; tests pass a fake. */
-export type Clock = () => number;
+import { systemClock, type Clock } from '../ports/clock.js';
 
 export interface BucketLimits {
   /** Requests the bucket holds when full: the largest burst. */
@@ -50,7 +49,7 @@ export class ClientThrottle {
   private readonly buckets = new Map<string, BucketState>();
 
   constructor(options: ClientThrottleOptions = {}) {
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? systemClock;
     this.maxTracked = options.maxTrackedClients ?? DEFAULT_MAX_TRACKED_CLIENTS;
     if (!Number.isInteger(this.maxTracked) || this.maxTracked < 1) throw new RangeError('maxTrackedClients must be a positive integer');
   }

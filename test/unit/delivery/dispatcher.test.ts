@@ -14,6 +14,7 @@ import type { WebhookRequest } from '../../../functions/core/delivery/webhook-re
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import { silentLog } from '../../../functions/core/ports/log.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const SUBSCRIPTION_ID = '3f0c2a8e-6b1d-4c55-9a3e-0d1f2b3c4d5e';
@@ -109,7 +110,7 @@ function setup(options: { answer?: () => AttemptResult; subscription?: Partial<S
     enqueue: async (messages: readonly DeliveryMessage[]) => void enqueued.push(...messages),
     policy: { ...policy, ...options.policy },
     origin: 'koerier.test',
-    log: () => undefined,
+    log: silentLog,
     clock: () => clock.now,
     random: () => 0.5,
     sleep: async () => undefined,

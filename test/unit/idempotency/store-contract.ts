@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
+import type { Clock } from '../../../functions/core/ports/clock.js';
 import {
   withIdempotency,
-  type Clock,
   type IdempotencyContext,
   type IdempotencyScope,
   type IdempotencyStore,
@@ -20,7 +20,7 @@ const OP = 'POST /events';
 
 export function controlledClock(start = Date.UTC(2026, 2, 1, 12)): Clock & { advance(ms: number): void } {
   let now = start;
-  return { now: () => now, advance: (ms) => (now += ms) };
+  return Object.assign(() => now, { advance: (ms: number) => void (now += ms) });
 }
 
 export function ingestRequest(key: string | undefined, body: string, headers: Record<string, string> = {}): HttpRequest {

@@ -15,10 +15,10 @@ import {
   inboundMessageAttributes,
   MAX_EVENTS_PER_BATCH,
   type IngestDependencies,
-  type IngestLog,
   type IngestSettings,
 } from '../../../functions/core/ingest/index.js';
 import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import type { Log } from '../../../functions/core/ports/log.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const OTHER: Principal = { clientId: 'partner-b', scopes: new Set(['events:publish']) };
@@ -28,7 +28,9 @@ const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 const settings: IngestSettings = {
   publishRatePerMinute: 3,
   maxEventBytes: 64 * 1024,
-  publishGrants: parsePublishGrants(JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] })),
+  publishGrants: parsePublishGrants(
+    JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] }),
+  ),
   idempotency: { ttlSeconds: 3600, lockSeconds: 60 },
 };
 
@@ -41,15 +43,21 @@ beforeEach(() => {
   now = START;
   queue = new InMemoryInboundQueue();
   logLines = [];
-  const log: IngestLog = {
+  const log: Log = {
     info: (message, fields) => logLines.push({ level: 'info', message, fields }),
     warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
     error: (message, fields) => logLines.push({ level: 'error', message, fields }),
   };
-  deps = { idempotency: new InMemoryIdempotencyStore(), rateWindow: new InMemoryRateWindow(() => now), inbound: queue, settings, log, clock: { now: () => now } };
+  deps = { idempotency: new InMemoryIdempotencyStore(), rateWindow: new InMemoryRateWindow(() => now), inbound: queue, settings, log, clock: () => now };
 });
 
-const event = (overrides: Record<string, unknown> = {}) => ({ specversion: '1.0', id: randomUUID(), source: `${SOURCE_A}:x`, type: 'nl.edu.leerling.ingeschreven', ...overrides });
+const event = (overrides: Record<string, unknown> = {}) => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: `${SOURCE_A}:x`,
+  type: 'nl.edu.leerling.ingeschreven',
+  ...overrides,
+});
 
 function request(body: unknown, headers: Record<string, string> = {}, contentType = 'application/cloudevents+json'): HttpRequest {
   return {
@@ -71,7 +79,10 @@ describe('acceptEvents: persist before acknowledge', () => {
     expect(response.status).toBe(202);
     expect(json(response)).toEqual({ acceptedCount: 1, accepted: [{ source: accepted.source, id: accepted.id }] });
     expect(queue.messages).toEqual([
-      { body: JSON.stringify(accepted), attributes: { [inboundMessageAttributes.publisher]: 'partner-a', [inboundMessageAttributes.receivedAt]: new Date(START).toISOString() } },
+      {
+        body: JSON.stringify(accepted),
+        attributes: { [inboundMessageAttributes.publisher]: 'partner-a', [inboundMessageAttributes.receivedAt]: new Date(START).toISOString() },
+      },
     ]);
   });
 
@@ -171,7 +182,11 @@ describe('acceptEvents: validation, batch cap and source grants', () => {
   });
 
   it('EDU-IN: a batch with one member under a source the publisher is not granted gets 403 naming the member, and nothing is stored', async () => {
-    const response = await acceptEvents(request([event(), event({ source: 'urn:nld:oin:00000002222222222000:systeem' })], {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    const response = await acceptEvents(
+      request([event(), event({ source: 'urn:nld:oin:00000002222222222000:systeem' })], {}, 'application/cloudevents-batch+json'),
+      PUBLISHER,
+      deps,
+    );
     expect(response.status).toBe(403);
     expect(json(response)['errors']).toEqual([expect.objectContaining({ index: 1, requirement: 'EDU-IN' })]);
     expect(queue.messages).toHaveLength(0);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialUnavailableError } from '../../../functions/core/delivery/dispatch-ports.js';
 import { ClientCredentialsTokens } from '../../../functions/net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
+import { recordingLog } from '../../support/recording-log.js';
 
 let server: Server;
 let base: string;
@@ -42,11 +43,11 @@ describe('OAuth2 client-credentials tokens for sinks', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const logged: Record<string, unknown>[] = [];
-    const tokens = new ClientCredentialsTokens(client, Date.now, (_message, fields) => logged.push(fields));
+    const log = recordingLog();
+    const tokens = new ClientCredentialsTokens(client, Date.now, log);
     const error = await failureOf(tokens, `http://127.0.0.1:${port}/token`);
     expect(error.message).toBe('the token endpoint could not be reached');
-    expect(JSON.stringify(logged)).toMatch(new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
+    expect(JSON.stringify(log.lines.map((line) => line.fields))).toMatch(new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
   });
 
   it('review #18: what the token endpoint answers is described in fixed words, never repeated', async () => {

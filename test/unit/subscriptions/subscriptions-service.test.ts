@@ -13,6 +13,7 @@ import { InMemorySubscriptionStore } from '../../../functions/core/routing/memor
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import { SubscriptionsService, type SubscriptionsSettings } from '../../../functions/core/subscriptions/subscriptions-service.js';
 import type { ValidationTransport, ValidationTransportResult } from '../../../functions/core/webhooks/validation-handshake.js';
+import { silentLog } from '../../../functions/core/ports/log.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const START = Date.UTC(2026, 2, 1, 12);
@@ -67,7 +68,7 @@ const transport: ValidationTransport = async (request) => {
 
 beforeEach(() => {
   now = START;
-  store = new InMemorySubscriptionStore(() => new Date(now));
+  store = new InMemorySubscriptionStore(() => now);
   answers = {};
   sent = [];
   audited = [];
@@ -77,8 +78,8 @@ beforeEach(() => {
     sendValidationRequest: transport,
     entitlements,
     settings,
-    clock: () => new Date(now),
-    audit: (_message, fields) => audited.push(fields),
+    clock: () => now,
+    audit: { ...silentLog, info: (_message, fields) => void audited.push(fields) },
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/validation-handshake.js';
 import { validationTransport } from '../../../functions/net/validation-transport.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
+import { recordingLog } from '../../support/recording-log.js';
 
 /** A real HTTP target; each path answers the OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse) => void> = {
@@ -110,12 +111,13 @@ describe('webhook validation request (sending side)', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
-    const logged: { message: string; fields: Record<string, unknown> }[] = [];
+    const log = recordingLog();
     const outcome = await requestValidation(
       { sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' },
-      validationTransport(client, (message, fields) => logged.push({ message, fields })),
+      validationTransport(client, log),
     );
     expect(outcome).toEqual({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
+    const logged = log.lines.map(({ message, fields }) => ({ message, fields }));
     expect(logged).toEqual([{ message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } }]);
     expect(JSON.stringify(logged)).not.toContain('s3cr3t');
   });

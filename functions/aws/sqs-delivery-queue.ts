@@ -1,5 +1,5 @@
 /**
- * The deliveries queue beyond plain sending (`SqsEventQueue` does that): putting received
+ * The deliveries queue beyond plain sending (`SqsMessageQueue` does that): putting received
  * messages back for a while — a retry's backoff is its message's visibility timeout — and moving
  * what the redrive policy caught in the dead-letter queue back for another run.
  */

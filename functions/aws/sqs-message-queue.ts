@@ -1,11 +1,12 @@
 /**
- * The queues events travel through. The only knowledge of SQS's limits lives here: at most 10
+ * Sending to an SQS queue: accepted events to `inbound`, delivery messages to `deliveries`. The
+ * only knowledge of SQS's limits lives here: at most 10
  * entries and 256 KiB per SendMessageBatch call, and the characters a message body may hold.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 
-export interface QueuedEvent {
-  /** The message body: the event in the JSON event format. */
+export interface QueueMessage {
+  /** The message body: an event in the JSON event format, or a delivery message. */
   readonly body: string;
   readonly attributes?: Readonly<Record<string, string>>;
 }
@@ -17,7 +18,7 @@ export class QueueWriteError extends Error {
   override name = 'QueueWriteError';
 }
 
-export class SqsEventQueue {
+export class SqsMessageQueue {
   constructor(
     private readonly client: SQSClient,
     private readonly queueUrl: string,
@@ -29,16 +30,16 @@ export class SqsEventQueue {
    * event that is not stored. (Entries already written stay: downstream drops duplicates by
    * source+id, EDU-IDEM-15.)
    */
-  async send(messages: readonly QueuedEvent[]): Promise<void> {
+  async send(messages: readonly QueueMessage[]): Promise<void> {
     if (messages.length === 1) {
-      const [only] = messages as [QueuedEvent];
+      const [only] = messages as [QueueMessage];
       await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: sqsSafeBody(only.body), MessageAttributes: toAttributes(only.attributes) }));
       return;
     }
     for (const chunk of chunksWithinLimits(messages)) await this.sendBatch(chunk, 1);
   }
 
-  private async sendBatch(chunk: readonly QueuedEvent[], retriesLeft: number): Promise<void> {
+  private async sendBatch(chunk: readonly QueueMessage[], retriesLeft: number): Promise<void> {
     const result = await this.client.send(
       new SendMessageBatchCommand({
         QueueUrl: this.queueUrl,
@@ -47,7 +48,7 @@ export class SqsEventQueue {
     );
     const failed = result.Failed ?? [];
     if (failed.length === 0) return;
-    const retry = failed.map((entry) => chunk[Number(entry.Id)]).filter((m): m is QueuedEvent => m !== undefined);
+    const retry = failed.map((entry) => chunk[Number(entry.Id)]).filter((m): m is QueueMessage => m !== undefined);
     if (retriesLeft > 0 && failed.every((entry) => !entry.SenderFault)) return this.sendBatch(retry, retriesLeft - 1);
     throw new QueueWriteError(`${failed.length} of ${chunk.length} messages were not stored: ${failed.map((f) => f.Code).join(', ')}`);
   }
@@ -69,14 +70,14 @@ function toAttributes(attributes: Readonly<Record<string, string>> | undefined):
   return out;
 }
 
-function messageBytes(message: QueuedEvent): number {
+function messageBytes(message: QueueMessage): number {
   let bytes = Buffer.byteLength(sqsSafeBody(message.body));
   for (const [name, value] of Object.entries(message.attributes ?? {})) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 'String'.length;
   return bytes;
 }
 
-function* chunksWithinLimits(messages: readonly QueuedEvent[]): Generator<QueuedEvent[]> {
-  let chunk: QueuedEvent[] = [];
+function* chunksWithinLimits(messages: readonly QueueMessage[]): Generator<QueueMessage[]> {
+  let chunk: QueueMessage[] = [];
   let bytes = 0;
   for (const message of messages) {
     const size = messageBytes(message);

@@ -23,6 +23,7 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { AttemptRecord, DeadLetter, DeadLetterStore, DeliveryLedger, DeliveryProgress, Page, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import { HEALTHY, type TargetState } from '../core/delivery/target-health.js';
@@ -30,11 +31,11 @@ import { ATTEMPT, DEAD, deadLetterSortKey, decodeCursor, encodeCursor, key, num,
 
 const BATCH_GET_LIMIT = 100;
 
-export class DeliveryStateRepository implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
+export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async getTarget(subscriptionId: string): Promise<TargetState> {

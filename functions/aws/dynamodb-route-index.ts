@@ -1,6 +1,6 @@
 /**
- * The router's state in DynamoDB: the route index (`routes` table) and the routed-event markers
- * (`idempotency` table).
+ * The route index in DynamoDB (`routes` table). The routed-event markers live in the idempotency
+ * table: see `dynamodb-routed-event-ledger.ts`.
  *
  * Route index items:
  * - one per (route key, subscription): `routeKey`, `subscriptionId`, and what the router needs to
@@ -14,8 +14,6 @@
  * are strongly consistent, so what was written before an event was accepted is seen for it.
  */
 import {
-  ConditionalCheckFailedException,
-  GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
@@ -23,13 +21,11 @@ import {
   type DynamoDBClient,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry, SubscriptionMatch } from '../core/routing/route-keys.js';
-import { routedEventKey, type ClaimOptions, type EventIdentity, type RoutedEventLedger, type RoutingClaim } from '../core/routing/routed-events.js';
-import type { DeliveryContentMode } from '../core/subscriptions/subscription.js';
+import type { ContentMode } from '../core/cloudevents/index.js';
 
 type Item = Record<string, AttributeValue>;
 
@@ -39,7 +35,7 @@ const META = '#meta';
 const GENERATION = '#generation';
 const SHAPE_PREFIX = 'shape:';
 
-export class RouteIndexRepository implements RouteIndexReader {
+export class DynamoDbRouteIndex implements RouteIndexReader {
   /** Shapes this container already registered; registering is idempotent, this only saves writes. */
   private readonly registeredShapes = new Set<string>();
 
@@ -66,7 +62,7 @@ export class RouteIndexRepository implements RouteIndexReader {
         subscriptionId: item[SORT_KEY]?.S ?? '',
         owner: item['owner']?.S ?? '',
         match: JSON.parse(item['match']?.S ?? '{}') as SubscriptionMatch,
-        contentMode: (item['contentMode']?.S ?? 'structured') as DeliveryContentMode,
+        contentMode: (item['contentMode']?.S ?? 'structured') as ContentMode,
         batchSupported: item['batchSupported']?.BOOL === true,
       });
     }
@@ -136,107 +132,5 @@ export class RouteIndexRepository implements RouteIndexReader {
 
   private batchWrite(requests: readonly WriteRequest[]): Promise<void> {
     return batchWriteAll(this.client, this.tableName, requests, 'route index');
-  }
-
-}
-
-const MARKER_KEY = tables.idempotency.partitionKey.name;
-const MARKER_TTL = tables.idempotency.ttlAttribute;
-
-/** The routed-event markers, in the idempotency table next to the API's idempotency keys. */
-export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
-
-  async claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim> {
-    const key = { [MARKER_KEY]: { S: routedEventKey(event) } };
-    const claimId = randomUUID();
-    const lockExpiresAt = String(options.now + options.lockMs);
-    const nowSeconds = String(Math.floor(options.now / 1000));
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const routingId = randomUUID();
-      try {
-        // Absent, or routed so long ago that it is a new event now (after the TTL, EDU-IDEM-13).
-        await this.client.send(
-          new PutItemCommand({
-            TableName: this.tableName,
-            Item: {
-              ...key,
-              state: { S: 'routing' },
-              claimId: { S: claimId },
-              routingId: { S: routingId },
-              lockExpiresAt: { N: lockExpiresAt },
-              [MARKER_TTL]: { N: String(Math.floor(options.now / 1000) + options.ttlSeconds) },
-            },
-            ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
-            ExpressionAttributeNames: { '#pk': MARKER_KEY, '#ttl': MARKER_TTL },
-            ExpressionAttributeValues: { ':nowSeconds': { N: nowSeconds } },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { outcome: 'claimed', claimId, routingId };
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        // dynalite ignores ReturnValuesOnConditionCheckFailure; read the marker instead.
-        const existing = error.Item ?? (await this.read(key));
-        if (!existing) continue;
-        if (existing['state']?.S === 'routed') return { outcome: 'duplicate' };
-        if (Number(existing['lockExpiresAt']?.N ?? 0) >= options.now) return { outcome: 'busy' };
-        // An earlier attempt failed or crashed: take over, keeping its routing id.
-        try {
-          await this.client.send(
-            new UpdateItemCommand({
-              TableName: this.tableName,
-              Key: key,
-              UpdateExpression: 'SET claimId = :claimId, lockExpiresAt = :lock',
-              ConditionExpression: '#state = :routing AND claimId = :previous',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: {
-                ':claimId': { S: claimId },
-                ':lock': { N: lockExpiresAt },
-                ':routing': { S: 'routing' },
-                ':previous': { S: existing['claimId']?.S ?? '' },
-              },
-            }),
-          );
-          return { outcome: 'claimed', claimId, routingId: existing['routingId']?.S ?? routingId };
-        } catch (takeoverError) {
-          if (!(takeoverError instanceof ConditionalCheckFailedException)) throw takeoverError;
-        }
-      }
-    }
-    return { outcome: 'busy' };
-  }
-
-  async complete(event: EventIdentity, claimId: string): Promise<void> {
-    await this.updateHeld(event, claimId, 'SET #state = :routed REMOVE lockExpiresAt', { ':routed': { S: 'routed' } });
-  }
-
-  async abandon(event: EventIdentity, claimId: string): Promise<void> {
-    await this.updateHeld(event, claimId, 'SET lockExpiresAt = :expired', { ':expired': { N: '0' } });
-  }
-
-  /** A claim another attempt took over is theirs now; losing it here is not an error. */
-  private async updateHeld(event: EventIdentity, claimId: string, update: string, values: Item): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { [MARKER_KEY]: { S: routedEventKey(event) } },
-          UpdateExpression: update,
-          ConditionExpression: '#state = :routing AND claimId = :claimId',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ...values, ':routing': { S: 'routing' }, ':claimId': { S: claimId } },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-
-  private async read(key: Item): Promise<Item | undefined> {
-    return (await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
   }
 }

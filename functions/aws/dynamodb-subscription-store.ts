@@ -10,19 +10,20 @@
  * conflict) puts the index back in line with the record that won.
  */
 import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import { SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
-import type { RouteIndexRepository } from './route-index-repository.js';
-import { BY_OWNER, decodeCursor, encodeCursor, ID, itemOf, MAX_SUBSCRIPTION_ID_BYTES, OWNER_KEY, ownerKeyOf, subscriptionOf } from './subscription-items.js';
+import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
+import { BY_OWNER, decodeCursor, encodeCursor, ID, itemOf, MAX_SUBSCRIPTION_ID_BYTES, OWNER_KEY, ownerKeyOf, subscriptionOf } from './subscription-table-items.js';
 
-export class SubscriptionRepository implements SubscriptionStore {
+export class DynamoDbSubscriptionStore implements SubscriptionStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
-    private readonly routes: RouteIndexRepository,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly routes: DynamoDbRouteIndex,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async get(id: string): Promise<Subscription | undefined> {
@@ -130,7 +131,7 @@ export class SubscriptionRepository implements SubscriptionStore {
         status,
         ...(reason === undefined ? {} : { statusReason: reason }),
         ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
-        updatedAt: this.clock().toISOString(),
+        updatedAt: new Date(this.clock()).toISOString(),
       },
       current,
     );

@@ -1,22 +1,15 @@
 /**
- * Stored events — the JSON format texts Koerier keeps — read back for the router and filters,
- * and turned into outgoing HTTP messages for deliveries: structured mode by default (HTTP-4),
- * binary and batch per subscription. Whether a target may receive a batch at all (JSON-3) is
- * the delivery policy's decision, not this module's.
+ * Outgoing HTTP messages for deliveries, from stored events: structured mode by default (HTTP-4),
+ * binary and batch per subscription. Whether a target may receive a batch at all (JSON-3) is the
+ * delivery policy's decision, not this module's.
  */
-import { mediaTypeOf } from '../http/messages.js';
-import { acceptedEvent, type AcceptedEvent } from './accepted-event.js';
-import { isJsonMediaType } from './attribute-syntax.js';
-import type { Attributes } from './event-validation.js';
-import { memberValueSpan } from './json-spans.js';
+import { mediaTypeOf } from '../../http/messages.js';
+import { isJsonMediaType } from '../attribute-syntax.js';
+import { memberValueSpan } from '../json-spans.js';
+import { attributesOf } from '../stored-event.js';
 
 const STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json; charset=utf-8';
 const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json; charset=utf-8';
-
-/** Reads an event that Koerier validated earlier; null members are unset (JSON-1). */
-export function readStoredEvent(json: string): AcceptedEvent {
-  return acceptedEvent(attributesOf(JSON.parse(json) as Record<string, unknown>), json);
-}
 
 export function toStructuredMessage(json: string): { headers: Record<string, string>; body: Buffer } {
   return { headers: { 'content-type': STRUCTURED_CONTENT_TYPE }, body: Buffer.from(json, 'utf8') };
@@ -52,16 +45,6 @@ export function toBinaryMessage(json: string): { headers: Record<string, string>
   headers['content-type'] ??= 'application/json';
   const [start, end] = memberValueSpan(json, 'data')!;
   return { headers, body: Buffer.from(json.slice(start, end), 'utf8') };
-}
-
-function attributesOf(event: Record<string, unknown>): Attributes {
-  const attributes: Attributes = {};
-  for (const name in event) {
-    const value = event[name];
-    if (value === null || name === 'data' || name === 'data_base64') continue;
-    attributes[name] = value as Attributes[string];
-  }
-  return attributes;
 }
 
 /** Printable ASCII except space, `"` and `%` travels as is (HTTP binding §3.1.3.2). */

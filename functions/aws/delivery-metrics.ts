@@ -1,0 +1,24 @@
+/**
+ * The delivery function's figures as a CloudWatch Embedded Metric Format record: CloudWatch reads
+ * it from the log stream, so the alarms on the delivery error rate and on dead letters need no
+ * PutMetricData call. The names come from lib/resources.ts, which the alarms read too.
+ */
+import { deliveryMetrics } from '../../lib/resources.js';
+
+export interface DeliveryFigures {
+  readonly attempts: number;
+  /** Attempts not answered with a 2xx. */
+  readonly failures: number;
+  readonly deadLettered: number;
+}
+
+/** One line: a metric record, not a log line (no level, not subject to the log level). */
+export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number): string {
+  const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.deadLettered].map((name) => ({ Name: name, Unit: 'Count' }));
+  return `${JSON.stringify({
+    _aws: { Timestamp: timestamp, CloudWatchMetrics: [{ Namespace: deliveryMetrics.namespace, Dimensions: [[]], Metrics: metrics }] },
+    [deliveryMetrics.attempts]: figures.attempts,
+    [deliveryMetrics.failures]: figures.failures,
+    [deliveryMetrics.deadLettered]: figures.deadLettered,
+  })}\n`;
+}

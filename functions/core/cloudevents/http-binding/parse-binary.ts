@@ -1,0 +1,91 @@
+/** HTTP-2, binary mode: the attributes in ce- headers, the data in the body. */
+import { isAscii, isUtf8 } from 'node:buffer';
+import { mediaTypeOf } from '../../http/messages.js';
+import { acceptedEvent } from '../accepted-event.js';
+import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
+import { IssueCollector, checkEvent } from '../event-validation.js';
+import { eventTooLarge, fail, invalid, MALFORMED, malformedJson, parseJson, tooLarge, type ParseOptions, type ParseOutcome } from './parse-results.js';
+
+/**
+ * HTTP-2: every attribute in a ce- header (percent-decoded), Content-Type is datacontenttype and
+ * the body is the data. The event is rebuilt in the JSON format: attributes in header order,
+ * then `data` — JSON bodies spliced in verbatim, decodable text as a string — or `data_base64`.
+ */
+export function parseBinary(ceHeaders: [string, string][], contentType: string | undefined, body: Buffer, options: ParseOptions): ParseOutcome {
+  // The event carries the body at least byte for byte (as JSON or text) or larger (as base64).
+  if (body.length > options.maxEventBytes) return fail(eventTooLarge(body.length, options));
+  const issues = new IssueCollector();
+  // No prototype, so a `ce-__proto__` header becomes a member that validation rejects (CE-1).
+  const event: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of ceHeaders) {
+    if (issues.stopped) break;
+    if (name === 'datacontenttype') {
+      // HTTP binding §3.1.1: in binary mode datacontenttype MUST be carried by Content-Type, and
+      // a ce-datacontenttype header MUST NOT be present (review #4).
+      issues.error(name, 'binary-content-type', 'HTTP-2', 'In binary mode the Content-Type header carries datacontenttype; a ce-datacontenttype header must not be present (HTTP binding §3.1.1).');
+    } else if (name === 'data' || name === 'data_base64') {
+      issues.error(name, 'binary-data', 'HTTP-2', 'In binary mode the data is the request body, not a ce- header.');
+    } else if (!isHeaderText(value)) {
+      issues.error(name, 'header-characters', 'HTTP-2', `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`);
+    } else {
+      event[name] = percentDecoded(name, value, issues);
+    }
+  }
+  if (contentType !== undefined && contentType !== '') event['datacontenttype'] = contentType;
+  const attributes = checkEvent(event, issues)!;
+  const data = binaryDataMember(body, contentType);
+  if (issues.errors.length > 0) {
+    if (data === MALFORMED) issues.error('data', 'json-data', 'HTTP-2', `The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`);
+    return invalid(issues);
+  }
+  if (data === MALFORMED) return fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
+  let json = '{';
+  for (const name in attributes) {
+    if (json.length > 1) json += ',';
+    json += `${JSON.stringify(name)}:${JSON.stringify(attributes[name])}`;
+  }
+  const accepted = acceptedEvent(attributes, `${json}${data}}`);
+  return tooLarge(accepted, options) ?? { ok: true, mode: 'binary', events: [accepted], warnings: issues.warnings };
+}
+
+/**
+ * HTTP binding §3.1.3.2: header values are percent-encoded UTF-8, and sequences that are not
+ * valid UTF-8 (overlong forms such as %C0%A0, surrogates, stray continuation bytes) MUST be
+ * rejected. decodeURIComponent implements exactly that decoding and throws on all of them.
+ */
+function percentDecoded(name: string, value: string, issues: IssueCollector): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    issues.error(name, 'percent-encoding', 'HTTP-2', `The ce-${printableName(name)} header is not valid percent-encoded UTF-8.`);
+    return value;
+  }
+}
+
+/** Header names in messages, cut short: a client may send a very long one. */
+function printableName(name: string): string {
+  return name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}
+
+/** The `,"data":…` or `,"data_base64":…` member for a binary-mode body; empty when there is no body. */
+function binaryDataMember(body: Buffer, contentType: string | undefined): string | typeof MALFORMED {
+  if (body.length === 0) return '';
+  const mediaType = mediaTypeOf(contentType);
+  if (isJsonMediaType(mediaType)) {
+    if (!isUtf8(body)) return MALFORMED;
+    const text = body.toString('utf8');
+    return parseJson(text) === MALFORMED ? MALFORMED : `,"data":${text}`;
+  }
+  if (isTextualMediaType(mediaType) && isDecodableText(body, charsetOf(contentType!))) {
+    return `,"data":${JSON.stringify(body.toString('utf8'))}`;
+  }
+  return `,"data_base64":"${body.toString('base64')}"`;
+}
+
+/** Only UTF-8 and its subset US-ASCII are decoded; other charsets keep their bytes (data_base64). */
+function isDecodableText(body: Buffer, charset: string | undefined): boolean {
+  if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return isUtf8(body);
+  if (charset === 'us-ascii') return isAscii(body);
+  return false;
+}

@@ -1,0 +1,143 @@
+/**
+ * Reading CloudEvents from an HTTP request: the three content modes of the HTTP protocol binding
+ * (HTTP-1 structured, HTTP-2 binary in parse-binary.ts, HTTP-3 batch), chosen by Content-Type,
+ * then validation of every event (event-validation.ts) and the per-event size limit.
+ */
+import { mediaTypeOf } from '../../http/messages.js';
+import { problems } from '../../http/problems.js';
+import { acceptedEvent } from '../accepted-event.js';
+import { type Attributes, IssueCollector, checkEvent } from '../event-validation.js';
+import { arrayElementSpans, duplicateMemberName, type Span } from '../json-spans.js';
+import { parseBinary } from './parse-binary.js';
+import { eventTooLarge, fail, idOf, invalid, jsonBodyText, MALFORMED, malformedJson, parseJson, tooLarge, type ParseOptions, type ParseOutcome } from './parse-results.js';
+
+const STRUCTURED_JSON = 'application/cloudevents+json';
+const BATCH_JSON = 'application/cloudevents-batch+json';
+const CLOUDEVENTS_FORMAT = 'application/cloudevents';
+const CE_PREFIX = 'ce-';
+
+const MODES_EXPLAINED =
+  'Send CloudEvents in one of three ways: structured mode (Content-Type: application/cloudevents+json, ' +
+  'the event as a JSON object), batch mode (Content-Type: application/cloudevents-batch+json, a JSON array ' +
+  'of events), or binary mode (the attributes as ce- headers, at least ce-specversion, and the data as the body).';
+
+/**
+ * Header names may come in any case (HTTP field names are case-insensitive, HTTP-2); handlers
+ * pass them lower-cased.
+ *
+ * Sizes are checked before anything costly (review #3): a structured body or a binary body larger
+ * than one event may be is refused before it is parsed, a batch's member count and every member's
+ * size before any member is validated. Validation itself is linear: JSON.parse and the span
+ * scanners are iterative, and no pattern in attribute-syntax.ts can backtrack more than linearly.
+ */
+export function parseCloudEventsRequest(
+  req: { headers: Readonly<Record<string, string>>; body: Buffer },
+  options: ParseOptions,
+): ParseOutcome {
+  let contentType: string | undefined;
+  let ceHeaders: [name: string, value: string][] | undefined;
+  for (const header in req.headers) {
+    const name = header.toLowerCase();
+    if (name === 'content-type') contentType = req.headers[header];
+    else if (name.startsWith(CE_PREFIX)) (ceHeaders ??= []).push([name.slice(CE_PREFIX.length), req.headers[header]!]);
+  }
+  const mediaType = mediaTypeOf(contentType);
+  // HTTP-5: structured and batch requests are read from the body alone; ce- headers are ignored.
+  if (mediaType === STRUCTURED_JSON) return parseStructured(req.body, contentType!, options);
+  if (mediaType === BATCH_JSON) return parseBatch(req.body, contentType!, options);
+  if (mediaType.startsWith(CLOUDEVENTS_FORMAT)) {
+    return fail(problems.unsupportedMediaType(
+      `Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`,
+    ));
+  }
+  if (ceHeaders?.some(([name]) => name === 'specversion')) return parseBinary(ceHeaders, contentType, req.body, options);
+  return fail(problems.unsupportedMediaType(
+    `${contentType ? `Content-Type '${mediaType}' without a ce-specversion header is not a CloudEvent.` : 'The request has no Content-Type and no ce-specversion header.'} ${MODES_EXPLAINED}`,
+  ));
+}
+
+/** HTTP-1: the body is one event in the JSON format, kept byte for byte as its `json`. */
+function parseStructured(body: Buffer, contentType: string, options: ParseOptions): ParseOutcome {
+  // The body is the event's JSON format text byte for byte, so its length is the event's size.
+  if (body.length > options.maxEventBytes) return fail(eventTooLarge(body.length, options));
+  const text = jsonBodyText(body, contentType);
+  if (typeof text !== 'string') return fail(text);
+  const value = parseJson(text);
+  if (value === MALFORMED) return fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const issues = new IssueCollector();
+  if (Array.isArray(value)) {
+    issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
+    return invalid(issues);
+  }
+  checkDuplicateMembers(text, undefined, issues, 'HTTP-1');
+  const attributes = checkEvent(value, issues);
+  if (attributes === undefined || issues.errors.length > 0) return invalid(issues);
+  const event = acceptedEvent(attributes, text);
+  return tooLarge(event, options) ?? { ok: true, mode: 'structured', events: [event], warnings: issues.warnings };
+}
+
+/**
+ * HTTP-3: a JSON array of events sharing one specversion, possibly empty. All or nothing: one
+ * problem lists the violations of every member, each with its `index` (the first 100; past them
+ * validation stops, review #11).
+ */
+function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParseOutcome {
+  const text = jsonBodyText(body, contentType);
+  if (typeof text !== 'string') return fail(text);
+  const value = parseJson(text);
+  if (value === MALFORMED) return fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const issues = new IssueCollector();
+  if (!Array.isArray(value)) {
+    issues.error(undefined, 'batch-array', 'HTTP-3', 'A batch (application/cloudevents-batch+json) is a JSON array of events.');
+    return invalid(issues);
+  }
+  if (options.maxEventsPerBatch !== undefined && value.length > options.maxEventsPerBatch) {
+    return fail(problems.payloadTooLarge(`A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`));
+  }
+  const spans = arrayElementSpans(text);
+  for (let index = 0; index < spans.length; index++) {
+    const [start, end] = spans[index]!;
+    const size = Buffer.byteLength(text.slice(start, end));
+    if (size > options.maxEventBytes) return fail(eventTooLarge(size, options, index, idOf(value[index])));
+  }
+  const members: Attributes[] = [];
+  // The first member that is an object sets the batch's specversion, so one stray non-object
+  // member does not make every later member look inconsistent.
+  let firstSpecversion: unknown;
+  let seenObject = false;
+  for (let index = 0; index < value.length && !issues.stopped; index++) {
+    issues.index = index;
+    const member: unknown = value[index];
+    if (typeof member !== 'object' || member === null || Array.isArray(member)) {
+      issues.error(undefined, 'event-object', 'HTTP-3', 'Each member of a batch is a CloudEvent as a JSON object.');
+      continue;
+    }
+    const specversion = (member as Record<string, unknown>)['specversion'];
+    if (!seenObject) {
+      seenObject = true;
+      firstSpecversion = specversion;
+    } else if (specversion !== firstSpecversion) {
+      issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
+    }
+    checkDuplicateMembers(text, spans[index]!, issues, 'HTTP-3');
+    members.push(checkEvent(member, issues)!);
+  }
+  if (issues.errors.length > 0) return invalid(issues);
+  const events = members.map((attributes, index) => {
+    const [start, end] = spans[index]!;
+    return acceptedEvent(attributes, text.slice(start, end));
+  });
+  return { ok: true, mode: 'batch', events, warnings: issues.warnings };
+}
+
+/**
+ * Review #7: a structured event (HTTP-1) or batch member (HTTP-3) names each member once. Only its
+ * top-level members, where the attributes are: `data` is the publisher's payload, forwarded as
+ * received and never read by Koerier, so duplicates inside it are its receiver's business.
+ */
+function checkDuplicateMembers(text: string, span: Span | undefined, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
+  const duplicate = duplicateMemberName(text, span?.[0] ?? 0);
+  if (duplicate === undefined) return;
+  const shown = JSON.stringify(duplicate.length > 64 ? `${duplicate.slice(0, 64)}…` : duplicate);
+  issues.error(duplicate, 'duplicate-member', requirement, `The member ${shown} occurs more than once in the event object; JSON parsers disagree on which one counts (RFC 8259 §4), so each name may appear only once.`);
+}

@@ -1,0 +1,95 @@
+/**
+ * What parsing a request yields, and the answers it shares between the content modes: the JSON
+ * body text, malformed JSON, invalid events and events over the size limit.
+ */
+import { isUtf8 } from 'node:buffer';
+import { problems, type Problem, type ValidationIssue } from '../../http/problems.js';
+import type { AcceptedEvent } from '../accepted-event.js';
+import { charsetOf } from '../attribute-syntax.js';
+import type { IssueCollector } from '../event-validation.js';
+import type { ContentMode } from './content-mode.js';
+
+export type ParseOutcome =
+  | { ok: true; mode: ContentMode; events: AcceptedEvent[]; warnings: ValidationIssue[] }
+  | { ok: false; problem: Problem };
+
+export interface ParseOptions {
+  /**
+   * The largest event accepted, in bytes of its JSON format text. Larger events are answered
+   * with 413 for now; once the claim check exists (EDU-1, CARD-6) their data will move to it
+   * and the event will carry a `dataref` instead (CE-15).
+   */
+  maxEventBytes: number;
+  /** The most events one batch may hold (HTTP-3); unlimited when absent. */
+  maxEventsPerBatch?: number;
+}
+
+/** JSON text is UTF-8 (RFC 8259 §8.1); a body in another charset is not understood. */
+export function jsonBodyText(body: Buffer, contentType: string): string | Problem {
+  const charset = charsetOf(contentType);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
+    return problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`);
+  }
+  if (!isUtf8(body)) return malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).');
+  return body.toString('utf8');
+}
+
+export const MALFORMED = Symbol('malformed JSON');
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return MALFORMED;
+  }
+}
+
+/** The parser's own message is not passed on: V8 quotes part of the input, which may be data. */
+export function malformedJson(detail: string): Problem {
+  return problems.badRequest('malformed-json', 'Malformed JSON', detail);
+}
+
+export function invalid(issues: IssueCollector): ParseOutcome {
+  const count = issues.errors.length;
+  const detail = issues.stopped
+    ? `More than ${count} violations of CloudEvents 1.0 as profiled by NL GOV; validation stopped after the first ${count}, which are listed in errors.`
+    : `${count} violation${count === 1 ? '' : 's'} of CloudEvents 1.0 as profiled by NL GOV; see errors.`;
+  const problem = problems.badRequest('invalid-cloudevent', 'Invalid CloudEvent', detail, issues.errors);
+  return fail({
+    ...problem,
+    ...(issues.stopped ? { validationStopped: true } : {}),
+    ...(issues.warnings.length > 0 ? { warnings: issues.warnings } : {}),
+    ...(issues.warningsNotCollected > 0 ? { warningsNotListed: issues.warningsNotCollected } : {}),
+  });
+}
+
+/** The per-event limit is on the JSON format text, the form in which Koerier stores and forwards. */
+export function tooLarge(event: AcceptedEvent, options: ParseOptions): ParseOutcome | undefined {
+  const size = Buffer.byteLength(event.json);
+  return size <= options.maxEventBytes ? undefined : fail(eventTooLarge(size, options, undefined, event.id));
+}
+
+/** Ids longer than this are not repeated in a 413: the answer names the event, it does not echo it. */
+const MAX_ID_IN_PROBLEM = 256;
+
+export function eventTooLarge(size: number, options: ParseOptions, index?: number, id?: string): Problem {
+  const shownId = id !== undefined && id.length <= MAX_ID_IN_PROBLEM ? id : undefined;
+  const which = `${shownId === undefined ? 'The event' : `Event '${shownId}'`}${index === undefined ? '' : ` (batch member ${index})`}`;
+  return {
+    ...problems.payloadTooLarge(`${which} is ${size} bytes in the JSON format; the limit is ${options.maxEventBytes} bytes per event.`),
+    ...(shownId === undefined ? {} : { eventId: shownId }),
+    eventBytes: size,
+    maxEventBytes: options.maxEventBytes,
+    ...(index === undefined ? {} : { index }),
+  };
+}
+
+export function idOf(member: unknown): string | undefined {
+  if (typeof member !== 'object' || member === null) return undefined;
+  const id = (member as Record<string, unknown>)['id'];
+  return typeof id === 'string' ? id : undefined;
+}
+
+export function fail(problem: Problem): ParseOutcome {
+  return { ok: false, problem };
+}

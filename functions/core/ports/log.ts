@@ -1,0 +1,19 @@
+/**
+ * The operator's log, as core sees it. Fields hold identifiers and the precise failure: never
+ * event `data` (CE-16), never a token, secret or credential. The handlers pass their structured
+ * JSON logger, which satisfies this port as it is.
+ */
+export type LogFields = Record<string, unknown>;
+
+export interface Log {
+  info(message: string, fields: LogFields): void;
+  warn(message: string, fields: LogFields): void;
+  error(message: string, fields: LogFields): void;
+}
+
+/** For callers and tests that keep no log. */
+export const silentLog: Log = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
