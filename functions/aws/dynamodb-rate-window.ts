@@ -7,9 +7,10 @@
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import type { RateDecision, RateWindow } from '../core/ingest/ports.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 
-export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+export type { RateDecision } from '../core/ingest/ports.js';
 
 const WINDOW_MS = 60_000;
 
@@ -20,7 +21,7 @@ export interface RateWindowOptions {
   readonly clock?: () => number;
 }
 
-export class DynamoDbRateWindow {
+export class DynamoDbRateWindow implements RateWindow {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,

@@ -7,7 +7,7 @@ import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js'
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { settingEnv } from '../../functions/config.js';
 import { scopeKey } from '../../functions/core/idempotency/index.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
