@@ -7,7 +7,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.koerier/**', 'bench/results/**', 'coverage/**'] },
+  { ignores: ['node_modules/**', 'cdk.out/**', '.koerier/**', 'bench/results/**', 'coverage/**', '.stryker-tmp/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

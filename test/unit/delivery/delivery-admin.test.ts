@@ -1,0 +1,396 @@
+/**
+ * DeliveryAdmin with an in-memory delivery state store: what a subscriber sees of its deliveries
+ * and dead letters, and what a redrive or a resume sends again (EDU-18, EDU-IDEM-13, review #16).
+ * The same flows against the emulators and the laptop host are in test/integration/delivery-*.test.ts
+ * and test/e2e/delivery-push.test.ts; these run per mutant in `npm run mutate`.
+ */
+import { describe, expect, it } from 'vitest';
+import { scopes, type Principal } from '../../../functions/core/auth/access-tokens.js';
+import { DeliveryAdmin, MAX_REDRIVE, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
+import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from '../../../functions/core/delivery/delivery-records.js';
+import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
+import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+
+/** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
+type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
+
+const NOW = Date.UTC(2026, 2, 1, 12);
+const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:lvs';
+const TYPE = 'nl.edu.leerling.ingeschreven.v1';
+const owner: Principal = { clientId: 'subscriber', scopes: new Set([scopes.manageSubscriptions]) };
+const stranger: Principal = { clientId: 'someone-else', scopes: new Set([scopes.manageSubscriptions]) };
+const admin: Principal = { clientId: 'operator', scopes: new Set([scopes.admin]) };
+
+const event = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
+
+function subscription(over: Partial<Subscription> = {}): Subscription {
+  return {
+    id: 'sub-1',
+    owner: 'subscriber',
+    sink: 'https://ontvanger.example/hook',
+    delivery: 'push',
+    contentMode: 'structured',
+    batchSupported: false,
+    validation: 'agreed',
+    status: 'active',
+    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
+    routeKeys: [],
+    createdAt: new Date(NOW).toISOString(),
+    updatedAt: new Date(NOW).toISOString(),
+    version: 1,
+    ...over,
+  } as Subscription;
+}
+
+function deadLetter(n: number, over: Partial<DeadLetter> = {}): DeadLetter {
+  return {
+    subscriptionId: 'sub-1',
+    deliveryId: `d-${String(n).padStart(4, '0')}`,
+    events: [event(`e${n}`)],
+    createdAt: NOW - 1000 * (10_000 - n),
+    deadLetteredAt: new Date(NOW).toISOString(),
+    reason: 'exhausted',
+    detail: 'retries are over',
+    attempts: 3,
+    lastAttempts: [],
+    ...over,
+  };
+}
+
+function attempt(n: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
+  return { subscriptionId: 'sub-1', deliveryId: `d-${n}`, attempt: 1, at: new Date(NOW - n).toISOString(), outcome: 'retrying', status: 500, latencyMs: 40 + n, ...over };
+}
+
+/** Pages by position; a cursor is the next position as text, anything else is forged. */
+function paged<T>(items: readonly T[], page: { limit: number; cursor?: string }): Page<T> {
+  const start = page.cursor === undefined ? 0 : Number(page.cursor);
+  if (!Number.isInteger(start) || start < 0) throw new InvalidPageCursorError('forged');
+  const end = start + page.limit;
+  return { items: items.slice(start, end), ...(end < items.length ? { cursor: String(end) } : {}) };
+}
+
+function setUp(
+  options: { subscription?: Subscription | undefined; deadLetters?: DeadLetter[]; attempts?: AttemptRecord[]; entitlements?: [string, { typePrefix: string; source?: string }[]][]; store?: Partial<DeliveryStateStore> } = {},
+) {
+  let deadLetters = [...(options.deadLetters ?? [])];
+  const calls: string[] = [];
+  const enqueued: DeliveryMessage[] = [];
+  const audits: { message: string; fields: Record<string, unknown> }[] = [];
+  const statusChanges: unknown[][] = [];
+  const unused = async () => Promise.reject(new Error('not used by DeliveryAdmin'));
+  const store = {
+    getTarget: unused,
+    getTargets: unused,
+    reserveSendSlots: unused,
+    takeProbe: unused,
+    recordTargetSuccess: unused,
+    recordTargetFailures: unused,
+    recordThrottle: unused,
+    resetTarget: async (id: string) => void calls.push(`resetTarget ${id}`),
+    getProgress: unused,
+    putProgress: unused,
+    recordAttempts: unused,
+    listAttempts: async (_id: string, page: { limit: number; cursor?: string }) => paged(options.attempts ?? [], page),
+    putDeadLetter: unused,
+    listDeadLetters: async (_id: string, page: { limit: number; cursor?: string }) => paged(deadLetters, page),
+    deleteDeadLetters: async (gone: readonly Pick<DeadLetter, 'deliveryId'>[]) => {
+      calls.push(`delete ${gone.length}`);
+      const ids = new Set(gone.map((d) => d.deliveryId));
+      deadLetters = deadLetters.filter((d) => !ids.has(d.deliveryId));
+    },
+    ...options.store,
+  } as unknown as DeliveryStateStore;
+  const current = { value: 'subscription' in options ? options.subscription : subscription() };
+  const deps: DeliveryAdminDependencies = {
+    targets: store,
+    ledger: store,
+    deadLetters: store,
+    subscriptions: {
+      get: async (id) => (current.value?.id === id ? current.value : undefined),
+      updateStatus: async (...args: unknown[]) => void statusChanges.push(args),
+    },
+    enqueue: async (messages) => {
+      calls.push(`enqueue ${messages.length}`);
+      enqueued.push(...messages);
+    },
+    audit: {
+      info: (message, fields) => void audits.push({ message, fields }),
+      warn: (message, fields) => void audits.push({ message, fields }),
+      error: (message, fields) => void audits.push({ message, fields }),
+    },
+    entitlements: new Map(options.entitlements ?? [['subscriber', [{ typePrefix: 'nl.edu.' }]]]),
+    sinkCredentials: 'oauth2-only',
+    clock: () => NOW,
+  };
+  return { admin: new DeliveryAdmin(deps), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
+}
+
+const get = (query: Record<string, string> = {}): HttpRequest => ({ method: 'GET', path: '/', headers: {}, query, pathParameters: {}, body: Buffer.alloc(0) });
+const post = (body: unknown): HttpRequest => ({ method: 'POST', path: '/', headers: {}, query: {}, pathParameters: {}, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
+const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
+
+describe('listing attempts and dead letters (EDU-18)', () => {
+  it('EDU-18: the owner pages through the attempts, 50 by default, with a next link that keeps the limit', async () => {
+    const { admin: deliveries } = setUp({ attempts: Array.from({ length: 60 }, (_, i) => attempt(i)) });
+    const first = await deliveries.listAttempts(owner, 'sub-1', get());
+    expect(first.status).toBe(200);
+    const body = json(first);
+    expect((body['attempts'] as unknown[]).length).toBe(50);
+    expect(body['next']).toBe('/subscriptions/sub-1/deliveries?limit=50&cursor=50');
+    expect(first.headers['link']).toBe('</subscriptions/sub-1/deliveries?limit=50&cursor=50>; rel="next"');
+    const last = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '50', cursor: '50' })));
+    expect((last['attempts'] as unknown[]).length).toBe(10);
+    expect(last).not.toHaveProperty('next');
+  });
+
+  it('EDU-18, review #19: an attempt shows the target\'s status and latency; one without an answer shows no latency; never the subscription id', async () => {
+    const { admin: deliveries } = setUp({ attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } })] });
+    const [answered, unanswered] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
+    expect(answered).toEqual({ deliveryId: 'd-1', attempt: 1, at: new Date(NOW - 1).toISOString(), outcome: 'retrying', status: 500, latencyMs: 41 });
+    expect(unanswered).toEqual({ deliveryId: 'd-2', attempt: 1, at: new Date(NOW - 2).toISOString(), outcome: 'retrying', error: { code: 'target-unreachable', detail: 'no answer' } });
+  });
+
+  it.each([['0'], ['101'], ['1.5'], ['ten']])('EDU-18: limit=%s is refused with 400', async (limit) => {
+    const { admin: deliveries } = setUp();
+    const response = await deliveries.listDeadLetters(owner, 'sub-1', get({ limit }));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-parameter', detail: 'limit must be an integer from 1 to 100.' });
+  });
+
+  it('EDU-18: limits 1 and 100 are taken', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 120 }, (_, i) => deadLetter(i)) });
+    expect((json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '1' })))['deadLetters'] as unknown[]).length).toBe(1);
+    expect((json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '100' })))['deadLetters'] as unknown[]).length).toBe(100);
+  });
+
+  it('review #10: a cursor the list did not hand out is a 400, not a 500', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
+    const response = await deliveries.listDeadLetters(owner, 'sub-1', get({ cursor: 'forged' }));
+    expect(response.status).toBe(400);
+    expect(json(response)['detail']).toBe('cursor is not one this list handed out.');
+  });
+
+  it('CE-16: a dead letter shows its events by their context attributes, never their data', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1, { redriveOf: 'd-old' }), deadLetter(2, { events: [JSON.stringify({ specversion: '1.0', id: 'x', source: SOURCE, type: TYPE })] })] });
+    const response = await deliveries.listDeadLetters(owner, 'sub-1', get());
+    expect(response.body).not.toContain('never shown');
+    const [first, second] = json(response)['deadLetters'] as Record<string, unknown>[];
+    expect(first).toEqual({
+      deliveryId: 'd-0001',
+      createdAt: new Date(NOW - 1000 * 9999).toISOString(),
+      deadLetteredAt: new Date(NOW).toISOString(),
+      reason: 'exhausted',
+      detail: 'retries are over',
+      attempts: 3,
+      lastAttempts: [],
+      events: [{ id: 'e1', source: SOURCE, type: TYPE, subject: 'leerling/e1' }],
+      redriveOf: 'd-old',
+    });
+    expect(second!['events']).toEqual([{ id: 'x', source: SOURCE, type: TYPE }]);
+    expect(second).not.toHaveProperty('redriveOf');
+  });
+
+  it('EDU-7: another client\'s subscription is not there for it — 404 for lists, redrive and resume; an admin sees it', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    for (const response of [
+      await deliveries.listAttempts(stranger, 'sub-1', get()),
+      await deliveries.listDeadLetters(stranger, 'sub-1', get()),
+      await deliveries.redrive(stranger, 'sub-1', post({ all: true })),
+      await deliveries.resume(stranger, 'sub-1'),
+      await deliveries.listDeadLetters(owner, 'sub-unknown', get()),
+    ]) {
+      expect(response.status).toBe(404);
+    }
+    expect((await deliveries.listDeadLetters(admin, 'sub-1', get())).status).toBe(200);
+  });
+});
+
+describe('redrive (EDU-18, EDU-IDEM-13)', () => {
+  it.each([
+    ['not JSON', '{all', 'The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.'],
+    ['a list', '[]', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
+    ['null', 'null', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
+    ['an unknown member', { all: true, force: true }, 'Unknown member "force".'],
+    ['both', { all: true, deliveryIds: ['d-1'] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    ['all false', { all: false }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    ['an empty list', { deliveryIds: [] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    ['too many ids', { deliveryIds: Array.from({ length: MAX_REDRIVE + 1 }, (_, i) => `d-${i}`) }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    ['an empty id', { deliveryIds: ['d-1', ''] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    ['a numeric id', { deliveryIds: [7] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+  ])('EDU-18: a selection that is %s is a 400 saying what to send', async (_what, body, detail) => {
+    const { admin: deliveries, calls } = setUp({ deadLetters: [deadLetter(1)] });
+    const response = await deliveries.redrive(owner, 'sub-1', post(body));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-redrive-selection', detail });
+    expect(calls).toEqual([]);
+  });
+
+  it('EDU-18: exactly the largest selection is taken', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
+    const response = await deliveries.redrive(owner, 'sub-1', post({ deliveryIds: Array.from({ length: MAX_REDRIVE }, (_, i) => `d-${String(i).padStart(4, '0')}`) }));
+    expect(response.status).toBe(202);
+  });
+
+  it('EDU-IDEM-13: a redrive queues each dead letter as a new delivery under a new key, linked to the old one, then removes the dead letters', async () => {
+    const { admin: deliveries, calls, enqueued, audits, remaining } = setUp({ deadLetters: [deadLetter(1), deadLetter(2)] });
+    const response = await deliveries.redrive(owner, 'sub-1', post({ all: true }));
+    expect(response.status).toBe(202);
+    expect(calls).toEqual(['enqueue 2', 'delete 2']);
+    expect(remaining()).toEqual([]);
+    expect(enqueued.map((m) => ({ ...m, deliveryId: 'new' }))).toEqual([
+      { version: 1, deliveryId: 'new', subscriptionId: 'sub-1', events: [event('e1')], createdAt: NOW, redriveOf: 'd-0001' },
+      { version: 1, deliveryId: 'new', subscriptionId: 'sub-1', events: [event('e2')], createdAt: NOW, redriveOf: 'd-0002' },
+    ]);
+    for (const message of enqueued) expect(message.deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(json(response)).toEqual({ redriven: enqueued.map((m) => ({ deliveryId: m.redriveOf, newDeliveryId: m.deliveryId })), more: false });
+    expect(audits).toEqual([{ message: 'dead letters redriven', fields: { subscriptionId: 'sub-1', by: 'subscriber', count: 2, withheld: [] } }]);
+  });
+
+  it('EDU-18: a redrive by ids sends those, and names the ids it did not find', async () => {
+    const { admin: deliveries, enqueued, remaining } = setUp({ deadLetters: [deadLetter(1), deadLetter(2), deadLetter(3)] });
+    const body = json(await deliveries.redrive(owner, 'sub-1', post({ deliveryIds: ['d-0002', 'd-9999'] })));
+    expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0002']);
+    expect(body['notFound']).toEqual(['d-9999']);
+    expect(remaining().map((d) => d.deliveryId)).toEqual(['d-0001', 'd-0003']);
+  });
+
+  it('EDU-18: nothing to send is a 202 with nothing queued', async () => {
+    const { admin: deliveries, calls } = setUp();
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))).toEqual({ redriven: [], more: false });
+    expect(calls).toEqual([]);
+  });
+
+  it('EDU-18: one request sends at most 500, reading every page, and says there are more', async () => {
+    const { admin: deliveries, enqueued } = setUp({ deadLetters: Array.from({ length: MAX_REDRIVE + 20 }, (_, i) => deadLetter(i)) });
+    const body = json(await deliveries.redrive(owner, 'sub-1', post({ all: true })));
+    expect(enqueued).toHaveLength(MAX_REDRIVE);
+    expect(body['more']).toBe(true);
+    const again = json(await deliveries.redrive(owner, 'sub-1', post({ all: true })));
+    expect(again['more']).toBe(false);
+    expect(enqueued).toHaveLength(MAX_REDRIVE + 20);
+  });
+
+  it('EDU-18: a subscription that is not active gets nothing; a suspended one is told to resume first', async () => {
+    const suspended = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'suspended' }) });
+    const response = await suspended.admin.redrive(owner, 'sub-1', post({ all: true }));
+    expect(response.status).toBe(409);
+    expect(json(response)).toMatchObject({
+      type: 'https://koerier.dev/problems/subscription-not-active',
+      detail: 'The subscription is suspended; nothing can be delivered to it. Resume it first (POST /subscriptions/sub-1/resume).',
+    });
+    const retired = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'retired' }) });
+    expect(json(await retired.admin.redrive(owner, 'sub-1', post({ all: true })))['detail']).toBe('The subscription is retired; nothing can be delivered to it.');
+    expect([...suspended.calls, ...retired.calls]).toEqual([]);
+  });
+
+  it('review #16: a dead letter the owner is no longer entitled to, or that no longer matches the filters, is withheld and kept', async () => {
+    const gov = deadLetter(2, { events: [event('e2', { type: 'nl.gov.zaak.gestart.v1' })] });
+    const otherSubject = deadLetter(3, { events: [event('e3', { subject: 'leerling/other' })] });
+    const { admin: deliveries, enqueued, remaining, audits } = setUp({
+      deadLetters: [deadLetter(1), gov, otherSubject],
+      subscription: subscription({ filters: [{ prefix: { subject: 'leerling/e' } }] }),
+    });
+    const body = json(await deliveries.redrive(owner, 'sub-1', post({ all: true })));
+    expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0001']);
+    expect(body['withheld']).toEqual([
+      { deliveryId: 'd-0002', reason: 'not-entitled' },
+      { deliveryId: 'd-0003', reason: 'no-longer-matches' },
+    ]);
+    expect(remaining().map((d) => d.deliveryId)).toEqual(['d-0002', 'd-0003']);
+    expect(audits[0]!.fields['withheld']).toEqual(body['withheld']);
+  });
+
+  it('review #16, EDU-7: a grant limited to one source withholds dead letters from another source', async () => {
+    const { admin: deliveries, enqueued } = setUp({ deadLetters: [deadLetter(1)], entitlements: [['subscriber', [{ typePrefix: 'nl.edu.', source: 'urn:nld:oin:1:systeem:x' }]]] });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['withheld']).toEqual([{ deliveryId: 'd-0001', reason: 'not-entitled' }]);
+    expect(enqueued).toEqual([]);
+  });
+});
+
+describe('resume (EDU-12, EDU-18)', () => {
+  it('EDU-12: resuming a suspended subscription clears the target\'s failures, activates it and sends what was parked meanwhile', async () => {
+    const parked = [deadLetter(1, { reason: 'subscription-suspended' }), deadLetter(2, { reason: 'exhausted' }), deadLetter(3, { reason: 'subscription-suspended' })];
+    const { admin: deliveries, calls, enqueued, statusChanges, audits, remaining } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    const response = await deliveries.resume(owner, 'sub-1');
+    expect(response.status).toBe(200);
+    expect(json(response)).toEqual({ id: 'sub-1', status: 'active', redriven: 2 });
+    expect(calls[0]).toBe('resetTarget sub-1');
+    expect(statusChanges[0]!.slice(0, 3)).toEqual(['sub-1', 'active', `Resumed by subscriber at ${new Date(NOW).toISOString()}.`]);
+    expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0001', 'd-0003']);
+    expect(remaining().map((d) => d.deliveryId)).toEqual(['d-0002']);
+    expect(audits).toEqual([{ message: 'subscription resumed', fields: { subscriptionId: 'sub-1', by: 'subscriber', redriven: 2, withheld: [] } }]);
+  });
+
+  it('review #16: on resume, parked deliveries the owner may no longer receive stay parked and are listed', async () => {
+    const parked = [deadLetter(1, { reason: 'subscription-suspended' }), deadLetter(2, { reason: 'subscription-suspended', events: [event('e2', { type: 'nl.gov.x.v1' })] })];
+    const { admin: deliveries, enqueued } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    expect(json(await deliveries.resume(owner, 'sub-1'))).toEqual({ id: 'sub-1', status: 'active', redriven: 1, withheld: [{ deliveryId: 'd-0002', reason: 'not-entitled' }] });
+    expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0001']);
+  });
+
+  it('EDU-12: resuming sends every parked delivery, however many rounds of 500 that takes', async () => {
+    const parked = Array.from({ length: MAX_REDRIVE + 5 }, (_, i) => deadLetter(i, { reason: 'subscription-suspended' }));
+    const { admin: deliveries, enqueued } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    expect(json(await deliveries.resume(owner, 'sub-1'))['redriven']).toBe(MAX_REDRIVE + 5);
+    expect(enqueued).toHaveLength(MAX_REDRIVE + 5);
+  });
+
+  it('EDU-12: only a suspended subscription can be resumed', async () => {
+    const { admin: deliveries, calls } = setUp();
+    const response = await deliveries.resume(owner, 'sub-1');
+    expect(response.status).toBe(409);
+    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/subscription-not-suspended', detail: 'The subscription is active; only a suspended subscription can be resumed.' });
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['suspended for want of a credential', { suspendedFor: 'credential-required' as const }, 'it needs a new sink credential'],
+    ['without a credential', { suspendedFor: 'target-failing' as const, credential: undefined }, 'the subscription has no sink credential'],
+    ['with a static token where only OAuth2 is allowed', { suspendedFor: 'target-failing' as const, credential: { kind: 'bearer' as const, ciphertext: 'sealed' } }, 'accepts only OAuth2 client credentials'],
+  ])('WH-3: a subscription %s is not resumed', async (_what, over, says) => {
+    const { admin: deliveries, calls } = setUp({ subscription: subscription({ status: 'suspended', ...over }) });
+    const response = await deliveries.resume(owner, 'sub-1');
+    expect(response.status).toBe(409);
+    expect(json(response)['type']).toBe('https://koerier.dev/problems/credential-required');
+    expect(json(response)['detail']).toContain(says);
+    expect(calls).toEqual([]);
+  });
+});
+
+it('EDU-IDEM-13: every redriven delivery gets a key of its own', async () => {
+  const { admin: deliveries, enqueued } = setUp({ deadLetters: Array.from({ length: 30 }, (_, i) => deadLetter(i)) });
+  await deliveries.redrive(owner, 'sub-1', post({ all: true }));
+  expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(30);
+  expect(enqueued.some((m) => m.deliveryId === m.redriveOf)).toBe(false);
+});
+
+describe('what the problems say (RFC 9457)', () => {
+  it('EDU-18: each refusal has its title, and a missing subscription names the id', async () => {
+    const { admin: deliveries } = setUp({ subscription: subscription({ status: 'suspended', suspendedFor: 'credential-required' }) });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['title']).toBe('Subscription Not Active');
+    expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential Required');
+    expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription Not Suspended');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Invalid Redrive Selection');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid Parameter');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({ title: 'Invalid Parameter', status: 400 });
+    expect(json(await deliveries.listAttempts(owner, 'sub-9', get()))['detail']).toBe('There is no subscription sub-9 for this client.');
+  });
+
+  it('EDU-18: a selection that is a JSON string is not an object; several unknown members are all named', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe('Unknown member "force", "now".');
+  });
+
+  it('EDU-18: the dead letters list pages with a next link of its own path', async () => {
+    const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 3 }, (_, i) => deadLetter(i)) });
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe('/subscriptions/sub-1/dead-letters?limit=2&cursor=2');
+  });
+
+  it('EDU-18: store trouble while listing is not mistaken for a bad cursor', async () => {
+    const { admin: deliveries } = setUp({ store: { listAttempts: async () => Promise.reject(new Error('throttled')) } });
+    await expect(deliveries.listAttempts(owner, 'sub-1', get())).rejects.toThrow('throttled');
+  });
+});
+

@@ -1,0 +1,166 @@
+/**
+ * What the dispatcher records and tells for each way a batch can end: figures, history, dead
+ * letters with their reasons, status changes, logs. An in-memory delivery state that remembers
+ * every call (the DynamoDB repository is covered by the integration tests), a scripted target.
+ * Written where `npm run mutate` showed decisions no test pinned (docs/MUTATION.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import { MAX_DELAY_SECONDS } from '../../../functions/core/delivery/settle-attempt.js';
+import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
+
+describe('a batch\'s figures and history', () => {
+  it('EDU-18: a message that is not a delivery message goes back to the queue at once, for its dead-letter queue', async () => {
+    const { deps, messages } = setup();
+    const outcome = await dispatchBatch([{ messageId: 'junk', body: '{"hello":1}', receiveCount: 1 }], deps);
+    expect(outcome).toEqual({ decisions: [{ messageId: 'junk', action: 'retry', delaySeconds: 0 }], attempts: 0, failedAttempts: 0, deadLettered: 0 });
+    expect(messages('not a delivery message; left for the dead-letter queue').map((l) => [l.level, l.fields])).toEqual([['error', { messageId: 'junk' }]]);
+  });
+
+  it('EDU-18: the figures count requests, failed requests and dead letters; the history is written once, kept for its configured time', async () => {
+    const { deps, store } = setup({ answers: [answered(204), answered(500), answered(400)] });
+    const outcome = await dispatchBatch([task(), task(), task()], deps);
+    expect(outcome.attempts).toBe(3);
+    expect(outcome.failedAttempts).toBe(2);
+    expect(outcome.deadLettered).toBe(1);
+    expect(store.attempts).toHaveLength(1);
+    expect(store.attempts[0]!.records.map((r) => r.outcome)).toEqual(['delivered', 'retrying', 'dead-lettered']);
+    expect(store.attempts[0]!.expiresAt).toBe(Math.ceil((T0 + DAY * 1000) / 1000));
+  });
+
+  it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
+    const { deps, store, messages } = setup();
+    store.failures.recordAttempts = true;
+    const outcome = await dispatchBatch([task()], deps);
+    expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
+    expect(messages('attempt history not written').map((l) => [l.level, l.fields])).toEqual([['warn', { attempts: 1, error: 'history unwritable' }]]);
+  });
+
+  it('EDU-18: when the targets\' state cannot be read, every message of the batch comes back later, backing off by its receive count', async () => {
+    const { deps, store, sent, messages } = setup();
+    store.failures.getTargets = true;
+    const outcome = await dispatchBatch([task({}, 1), task({}, 3), task({}, 40)], deps);
+    expect(outcome.decisions.map((d) => (d.action === 'retry' ? d.delaySeconds : d.action))).toEqual([30, 90, 900]);
+    expect(sent).toEqual([]);
+    expect(messages('target state unreadable; retrying the batch').map((l) => l.fields)).toEqual([{ error: 'state unreadable' }]);
+  });
+
+  it('EDU-18: on its last receive a message the store cannot take as a dead letter is left to the queue\'s dead-letter queue, and said so', async () => {
+    const { deps, store, messages } = setup();
+    store.failures.getTargets = true;
+    store.failures.putDeadLetter = true;
+    const last = task({}, policy.maxReceiveCount);
+    const outcome = await dispatchBatch([last], deps);
+    expect(outcome.decisions).toEqual([{ messageId: last.messageId, action: 'retry', delaySeconds: 900 }]);
+    expect(messages('last receive, and no dead letter written; left for the dead-letter queue')).toHaveLength(1);
+  });
+
+  it('EDU-18: on its last receive after store trouble, the message becomes a dead letter the subscriber can see', async () => {
+    const { deps, store } = setup();
+    store.failures.getTargets = true;
+    const outcome = await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
+    expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
+    expect(outcome.deadLettered).toBe(1);
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason: 'exhausted', detail: 'the delivery could not be attempted again before the queue would have set it aside', attempts: 0 });
+  });
+});
+
+describe('subscriptions that cannot receive', () => {
+  it('EDU-18: deliveries for a deleted subscription are let go, one log line each', async () => {
+    const { deps, sent, messages, store } = setup({ subscription: null });
+    const outcome = await dispatchBatch([task(), task()], deps);
+    expect(outcome.decisions.map((d) => d.action)).toEqual(['done', 'done']);
+    expect(sent).toEqual([]);
+    expect(store.deadLetters).toEqual([]);
+    expect(messages('subscription no longer exists; delivery dropped')).toHaveLength(2);
+  });
+
+  it.each([
+    ['retired', 'gone away', 'subscription-retired', 'the subscription is retired: gone away'],
+    ['suspended', 'keeps failing', 'subscription-suspended', 'the subscription is suspended: keeps failing; resuming it sends this delivery again'],
+    ['pending', undefined, 'subscription-not-active', 'the subscription is pending'],
+  ] as const)('EDU-18: a %s subscription gets nothing; its deliveries are kept as dead letters saying why', async (status, statusReason, reason, detail) => {
+    const { deps, sent, store } = setup({ subscription: { status, ...(statusReason ? { statusReason } : {}) } });
+    const outcome = await dispatchBatch([task()], deps);
+    expect(sent).toEqual([]);
+    expect(outcome.deadLettered).toBe(1);
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason, detail, attempts: 0, lastAttempts: [] });
+    expect(store.deadLetters[0]!.expiresAt).toBe(Math.ceil((T0 + 2 * DAY * 1000) / 1000));
+  });
+});
+
+describe('answers and what they change', () => {
+  it('WH-2: 410 retires the subscription once, and every delivery it answered becomes a dead letter', async () => {
+    const { deps, statusUpdates, store, messages } = setup({ answers: [answered(410), answered(410)] });
+    await dispatchBatch([task(), task()], deps);
+    expect(statusUpdates).toEqual([[SUB, 'retired', `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`]]);
+    expect(messages('subscription retired: the target answered 410 Gone')).toHaveLength(1);
+    expect(store.deadLetters.map((d) => [d.deadLetter.reason, d.deadLetter.detail, d.deadLetter.attempts])).toEqual([
+      ['gone', 'the target answered 410 Gone: the subscription is retired', 1],
+      ['gone', 'the target answered 410 Gone: the subscription is retired', 1],
+    ]);
+    // Retiring is not a failure of the target: no failure is counted against it.
+    expect(store.calls).toEqual([]);
+  });
+
+  it('WH-2: a retried delivery keeps its failed attempts; a success after failures clears the target\'s record', async () => {
+    const { deps, store, clock } = setup({ answers: [answered(503), answered(204)] });
+    const first = task();
+    const outcome = await dispatchBatch([first], deps);
+    const decision = outcome.decisions[0]!;
+    expect(decision).toMatchObject({ action: 'retry' });
+    const saved = [...store.progress.values()][0]!;
+    expect(saved.progress).toMatchObject({ failedAttempts: 1, lastAttempts: [{ outcome: 'retrying', status: 503, attempt: 1 }] });
+    expect(saved.expiresAt).toBe(Math.ceil((T0 + 7 * DAY * 1000) / 1000));
+    expect(store.calls).toEqual(['recordTargetFailures 1']);
+    clock.now += 60_000;
+    await dispatchBatch([{ ...first, receiveCount: 2 }], deps);
+    expect(store.calls).toEqual(['recordTargetFailures 1', 'recordTargetSuccess']);
+    expect(store.attempts.at(-1)!.records[0]).toMatchObject({ attempt: 2, outcome: 'delivered', status: 204, latencyMs: 12 });
+  });
+
+  it('WH-2: a success on a healthy target writes nothing about the target', async () => {
+    const { deps, store } = setup();
+    await dispatchBatch([task()], deps);
+    expect(store.calls).toEqual([]);
+  });
+
+  it('EDU-12: a target failing for the whole suspension period is suspended, with the time since and the last failure in the reason', async () => {
+    const { deps, store, statusUpdates, messages } = setup({ answers: [answered(502)] });
+    store.target = { consecutiveFailures: 2, failingSince: T0 - 3 * DAY * 1000, lastFailureAt: T0 - 60_000 };
+    await dispatchBatch([task()], deps);
+    const since = new Date(T0 - 3 * DAY * 1000).toISOString();
+    expect(statusUpdates).toEqual([
+      [SUB, 'suspended', `No delivery has succeeded since ${since}; the last attempt failed: the target answered 502. Fix the target, then resume the subscription (POST /subscriptions/${SUB}/resume).`, 'target-failing'],
+    ]);
+    expect(messages('subscription suspended: its target keeps failing').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, failingSince: since }]);
+  });
+
+  it('EDU-12: a target failing for less than the period is not suspended', async () => {
+    const { deps, store, statusUpdates } = setup({ answers: [answered(502)] });
+    store.target = { consecutiveFailures: 2, failingSince: T0 - 3 * DAY * 1000 + 1, lastFailureAt: T0 - 60_000 };
+    await dispatchBatch([task()], deps);
+    expect(statusUpdates).toEqual([]);
+  });
+
+  it('WH-2: a delivery whose retries are over is a dead letter with its attempts and the last failure', async () => {
+    const { deps, store } = setup({ answers: [answered(500)], now: T0 + DAY * 1000 - 500 });
+    const outcome = await dispatchBatch([task({ createdAt: T0 })], deps);
+    expect(outcome.deadLettered).toBe(1);
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason: 'exhausted', attempts: 1, lastAttempts: [{ outcome: 'dead-lettered', status: 500 }] });
+    expect(store.deadLetters[0]!.deadLetter.detail).toMatch(/^retries are over \(1 attempts\); last: /);
+  });
+
+  it('WH-2: a redriven delivery keeps its link to the one it redrives when it becomes a dead letter again', async () => {
+    const { deps, store } = setup({ answers: [answered(400)] });
+    await dispatchBatch([task({ redriveOf: 'd-original' })], deps);
+    expect(store.deadLetters[0]!.deadLetter.redriveOf).toBe('d-original');
+  });
+
+  it('WH-2: a wait longer than SQS can hold is served in hops, its end kept with the delivery', async () => {
+    const { deps, store } = setup({ answers: [answered(503, { 'retry-after': String(20 * 3600) })] });
+    const outcome = await dispatchBatch([task()], deps);
+    expect(outcome.decisions[0]).toMatchObject({ action: 'retry', delaySeconds: MAX_DELAY_SECONDS });
+    expect([...store.progress.values()][0]!.progress.nextAttemptAt).toBeGreaterThanOrEqual(T0 + 20 * 3600 * 1000);
+  });
+});
