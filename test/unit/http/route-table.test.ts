@@ -48,11 +48,18 @@ describe('route table (issue 9: one route table keyed by routeKey)', () => {
   });
 
   it('a route claimed twice is refused', () => {
-    expect(() => compileRoutes([{ method: 'GET', path: '/a', tag: 1 }, { method: 'GET', path: '/a', tag: 2 }])).toThrow(/claimed twice/);
+    expect(() =>
+      compileRoutes([
+        { method: 'GET', path: '/a', tag: 1 },
+        { method: 'GET', path: '/a', tag: 2 },
+      ]),
+    ).toThrow(/claimed twice/);
   });
 
   it('lib/resources.ts: routeTable lists every route of every function, in order, as the CDK reads them', () => {
-    const written = Object.entries(functions).flatMap(([name, fn]) => ('routes' in fn ? fn.routes : []).map((route) => `${name} ${route.method} ${route.path}`));
+    const written = Object.entries(functions).flatMap(([name, fn]) =>
+      ('routes' in fn ? fn.routes : []).map((route) => `${name} ${route.method} ${route.path}`),
+    );
     expect(routeTable.map((route) => `${route.function} ${route.method} ${route.path}`)).toEqual(written);
     expect(written.length).toBeGreaterThan(10);
   });

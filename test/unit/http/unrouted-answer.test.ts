@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { unroutedAnswer } from '../../../functions/app/http-app.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
 
-const request = (method: string, path: string): HttpRequest => ({ method, path, routeKey: '$default', headers: {}, query: {}, pathParameters: {}, body: Buffer.alloc(0) });
+const request = (method: string, path: string): HttpRequest => ({
+  method,
+  path,
+  routeKey: '$default',
+  headers: {},
+  query: {},
+  pathParameters: {},
+  body: Buffer.alloc(0),
+});
 
 describe("the $default answer, from lib/resources.ts's route table (issue 9: one route table)", () => {
   it('CARD-3: a path a route template matches, with another method → 405 listing the methods of that template', () => {
