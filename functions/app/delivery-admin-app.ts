@@ -12,10 +12,10 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
-import { jsonResponse, type HttpRequest } from '../core/http/messages.js';
-import { problemResponse, problems } from '../core/http/problems.js';
+import { jsonResponse } from '../core/http/messages.js';
+import type { RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
-import { methodNotAllowed, type HttpApp } from './http-app.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
 /** Messages one dead-letter-queue redrive moves at most; call again for more. */
@@ -38,43 +38,38 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
     }));
 
   return async (request) => {
+    const route = request.routeKey as RouteKey<'deliveryAdmin'>;
     const guarded = idempotencyGuard(deps, request);
-    if (request.path === '/deliveries/dead-letter-queue/redrive') {
-      if (request.method !== 'POST') return methodNotAllowed(['POST']);
-      const principal = await deps.authenticate(request, scopes.admin);
-      return guarded(principal.clientId, 'POST /deliveries/dead-letter-queue/redrive', async () => {
-        const moved = await deps.deliveryQueue.redriveDeadLetterQueue(MAX_QUEUE_REDRIVE);
-        log.info('dead-letter queue redriven', { by: principal.clientId, moved });
-        return jsonResponse(202, { moved, more: moved === MAX_QUEUE_REDRIVE });
-      });
-    }
-
     const id = request.pathParameters['id'] ?? '';
-    const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-    const admin = deliveryAdmin();
-    switch (routeOf(request)) {
-      case 'deliveries':
-        return request.method === 'GET' ? admin.listAttempts(principal, id, request) : methodNotAllowed(['GET']);
-      case 'dead-letters':
-        return request.method === 'GET' ? admin.listDeadLetters(principal, id, request) : methodNotAllowed(['GET']);
-      case 'redrive':
-        return request.method === 'POST'
-          ? guarded(principal.clientId, 'POST /subscriptions/{id}/dead-letters/redrive', () => admin.redrive(principal, id, request))
-          : methodNotAllowed(['POST']);
-      case 'resume':
-        return request.method === 'POST'
-          ? guarded(principal.clientId, 'POST /subscriptions/{id}/resume', () => admin.resume(principal, id))
-          : methodNotAllowed(['POST']);
-      case undefined:
-        return problemResponse(problems.notFound());
+    switch (route) {
+      case 'POST /deliveries/dead-letter-queue/redrive': {
+        const principal = await deps.authenticate(request, scopes.admin);
+        return guarded(principal.clientId, route, async () => {
+          const moved = await deps.deliveryQueue.redriveDeadLetterQueue(MAX_QUEUE_REDRIVE);
+          log.info('dead-letter queue redriven', { by: principal.clientId, moved });
+          return jsonResponse(202, { moved, more: moved === MAX_QUEUE_REDRIVE });
+        });
+      }
+      case 'GET /subscriptions/{id}/deliveries': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return deliveryAdmin().listAttempts(principal, id, request);
+      }
+      case 'GET /subscriptions/{id}/dead-letters': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return deliveryAdmin().listDeadLetters(principal, id, request);
+      }
+      case 'POST /subscriptions/{id}/dead-letters/redrive': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const admin = deliveryAdmin();
+        return guarded(principal.clientId, route, () => admin.redrive(principal, id, request));
+      }
+      case 'POST /subscriptions/{id}/resume': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const admin = deliveryAdmin();
+        return guarded(principal.clientId, route, () => admin.resume(principal, id));
+      }
+      default:
+        return unroutedAnswer(request);
     }
   };
-}
-
-function routeOf(request: HttpRequest): 'deliveries' | 'dead-letters' | 'redrive' | 'resume' | undefined {
-  if (request.path.endsWith('/dead-letters/redrive')) return 'redrive';
-  if (request.path.endsWith('/dead-letters')) return 'dead-letters';
-  if (request.path.endsWith('/deliveries')) return 'deliveries';
-  if (request.path.endsWith('/resume')) return 'resume';
-  return undefined;
 }

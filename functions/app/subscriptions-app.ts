@@ -9,11 +9,9 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
-import { methodNotAllowed, type HttpApp } from './http-app.js';
+import type { RouteKey } from '../../lib/resources.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
-
-/** `/subscriptions/{id}/validation`, the validation callback (as distinct from a subscription whose id is "validation"). */
-const CALLBACK_PATH = /\/subscriptions\/[^/]+\/validation$/;
 
 export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
@@ -41,20 +39,36 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
     }));
 
   return async (request) => {
-    const id = request.pathParameters['id'];
-    if (id !== undefined && CALLBACK_PATH.test(request.path)) return subscriptionsService().approve(id, request);
+    const route = request.routeKey as RouteKey<'subscriptions'>;
+    const id = request.pathParameters['id'] ?? '';
+    switch (route) {
+      case 'GET /subscriptions/{id}/validation':
+      case 'POST /subscriptions/{id}/validation':
+        return subscriptionsService().approve(id, request);
+      case 'POST /subscriptions':
+      case 'GET /subscriptions':
+      case 'GET /subscriptions/{id}':
+      case 'PATCH /subscriptions/{id}':
+      case 'DELETE /subscriptions/{id}':
+        break;
+      default:
+        return unroutedAnswer(request);
+    }
 
     const principal = await deps.authenticate(request, scopes.manageSubscriptions);
     const subscriptions = subscriptionsService();
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
-    if (id === undefined) {
-      if (request.method === 'POST') return guarded(principal.clientId, 'POST /subscriptions', () => subscriptions.create(principal, request));
-      if (request.method === 'GET') return subscriptions.list(principal, request);
-      return methodNotAllowed(['GET', 'POST']);
+    switch (route) {
+      case 'POST /subscriptions':
+        return guarded(principal.clientId, route, () => subscriptions.create(principal, request));
+      case 'GET /subscriptions':
+        return subscriptions.list(principal, request);
+      case 'GET /subscriptions/{id}':
+        return subscriptions.read(principal, id);
+      case 'PATCH /subscriptions/{id}':
+        return guarded(principal.clientId, route, () => subscriptions.update(principal, id, request));
+      case 'DELETE /subscriptions/{id}':
+        return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
     }
-    if (request.method === 'GET') return subscriptions.read(principal, id);
-    if (request.method === 'PATCH') return guarded(principal.clientId, 'PATCH /subscriptions/{id}', () => subscriptions.update(principal, id, request));
-    if (request.method === 'DELETE') return guarded(principal.clientId, 'DELETE /subscriptions/{id}', () => subscriptions.remove(principal, id));
-    return methodNotAllowed(['GET', 'PATCH', 'DELETE']);
   };
 }

@@ -65,6 +65,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
+    routeKey: event.routeKey,
     headers,
     query,
     pathParameters,

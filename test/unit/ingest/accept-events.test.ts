@@ -65,6 +65,7 @@ function request(body: unknown, headers: Record<string, string> = {}, contentTyp
     path: '/events',
     headers: { 'content-type': contentType, 'idempotency-key': randomUUID(), ...headers },
     query: {},
+    routeKey: 'POST /events',
     pathParameters: {},
     body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8'),
   };
