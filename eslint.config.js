@@ -1,4 +1,8 @@
-// Lint: the recommended TypeScript rules, plus the layering rule that keeps the domain free of AWS.
+// Lint: the recommended TypeScript rules, plus type-aware rules for mistakes the compiler lets
+// through: a promise nobody awaits or that is handed to a callback expecting nothing (its rejection
+// is lost, or it outlives its request), and a switch over a union that forgets a member — a
+// `default` does not count, so a new member makes every switch over it decide. The import rules
+// (layers, no cycles) are in .dependency-cruiser.cjs (`npm run deps`).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -7,27 +11,24 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: false }],
     },
   },
   {
-    files: ['functions/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ['node:http', 'node:https', 'node:net', 'node:dns', 'http', 'https', 'net', 'dns', 'undici'].map((name) => ({
-            name,
-            message: 'functions/core does no network I/O.',
-          })),
-          patterns: [
-            { group: ['@aws-sdk/*', 'aws-lambda', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'functions/core is the domain: no AWS SDK, Lambda or CDK here.' },
-            { group: ['**/aws/*', '**/handlers/*', '**/net/*'], message: 'functions/core must not depend on outer layers.' },
-          ],
-        },
-      ],
-    },
+    // Plain JavaScript configuration files are outside tsconfig.json: no type information for them.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
 );

@@ -22,16 +22,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
-import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
-import { resourceNames, settingEnv } from '../functions/config.js';
+import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
 import { functions } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
-import { startKoerierHost } from '../local/host.js';
+import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
 
@@ -86,22 +85,22 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
+    settings: { ...settingsFromEnvironment(process.env), [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
     // The delivery function is started below, as four instances, once its queue is full.
     queueTriggers: ['router'],
   });
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
-  const feeder = new SQSClient({});
+  const feeder = new SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials: host.awsClients.sqs.config.credentials });
   try {
-    const dynamodb = dynamoDbClient();
-    const subscriptions = new DynamoDbSubscriptionStore(dynamodb, resourceNames.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, resourceNames.table('routes')));
+    const dynamodb = host.awsClients.dynamodb;
+    const subscriptions = new DynamoDbSubscriptionStore(dynamodb, host.config.resources.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, host.config.resources.table('routes')));
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();
       ids.push(id);
       // WH-3: every push subscription carries a credential; the receiver is its own token endpoint.
-      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(resourceNames.key('credentials'), { localKeysDir: process.env[settingEnv.localKeysDir]! }));
+      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(host.config.resources.key('credentials'), { localKeysDir: host.config.localKeysDir! }));
       await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
     }
 
@@ -127,7 +126,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const floorSeconds = (performance.now() - floorStarted) / 1000;
 
     // Koerier: fill the deliveries queue, then let the delivery function drain it.
-    const queueUrl = resourceNames.queueUrl('deliveries');
+    const queueUrl = host.config.resources.queueUrl('deliveries');
     const fill = async () => {
       const messages = Array.from({ length: DELIVERIES }, (_, i) =>
         encodeDeliveryMessage({ version: 1, deliveryId: randomUUID(), subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [event()], createdAt: Date.now() }),
@@ -158,9 +157,11 @@ export async function run(): Promise<Record<string, unknown>> {
 
     await fill();
     const before = received(receivers);
-    count(dynamoDbClient(), 'dynamodb');
-    count(sqsClient(), 'sqs');
-    const { handler } = await import('../functions/handlers/delivery.js');
+    count(host.awsClients.dynamodb, 'dynamodb');
+    count(host.awsClients.sqs, 'sqs');
+    const { handlerFor } = await import('../functions/handlers/delivery.js');
+    // The host's own dependencies: the delivery function runs as the host would run it.
+    const handler = handlerFor(() => host.dependencies);
     const started = performance.now();
     const poller = await startPoller({ queueUrl, handler: handler as never, functionName: 'delivery', batchSize: BATCH, concurrency: INSTANCES, waitTimeSeconds: 1, log: () => {} });
     await until(

@@ -37,7 +37,7 @@ function request(key: string): HttpRequest {
     path: '/events',
     headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': key },
     query: {},
-    pathParameters: {},
+    routeKey: 'POST /events', pathParameters: {},
     body: Buffer.from(EVENT),
   };
 }

@@ -15,9 +15,7 @@ import { join } from 'node:path';
 import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
-import { dynamoDbClient, sqsClient } from '../functions/aws/clients.js';
-import { resourceNames } from '../functions/config.js';
-import { startKoerierHost } from '../local/host.js';
+import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 
 const SINGLE_EVENTS = 1500;
 const BATCH_REQUESTS = 150;
@@ -85,14 +83,14 @@ function sampleEvent() {
 export async function run(): Promise<Record<string, unknown>> {
   const stateDir = await mkdtemp(join(tmpdir(), 'koerier-bench-ingest-'));
   // Queue consumers stay off: the benchmark measures the ingest, not the router competing for the cores.
-  const host = await startKoerierHost({ port: 0, stateDir, configFile: join(stateDir, 'koerier.local.json'), log: () => {}, queueTriggers: false });
+  const host = await startKoerierHost({ port: 0, stateDir, configFile: join(stateDir, 'koerier.local.json'), log: () => {}, queueTriggers: false, settings: settingsFromEnvironment(process.env) });
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
     const token = await host.issueToken('dev-publisher');
-    const inboundUrl = resourceNames.queueUrl('inbound');
-    const idempotencyTable = resourceNames.table('idempotency');
-    countRequests(sqsClient(), 'sqs');
-    countRequests(dynamoDbClient(), 'dynamodb');
+    const inboundUrl = host.config.resources.queueUrl('inbound');
+    const idempotencyTable = host.config.resources.table('idempotency');
+    countRequests(host.awsClients.sqs, 'sqs');
+    countRequests(host.awsClients.dynamodb, 'dynamodb');
 
     const post = async (body: string, contentType: string) => {
       const response = await request(`${host.url}/events`, {
@@ -109,12 +107,12 @@ export async function run(): Promise<Record<string, unknown>> {
     await measure(100, 1, () => post(JSON.stringify(sampleEvent()), 'application/cloudevents+json'));
 
     const floorSqsOnly = await measure(SINGLE_EVENTS, 1, async () => {
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: inboundUrl, MessageBody: JSON.stringify(sampleEvent()) }));
+      await host.awsClients.sqs.send(new SendMessageCommand({ QueueUrl: inboundUrl, MessageBody: JSON.stringify(sampleEvent()) }));
     });
     const floorSameCalls = await measure(SINGLE_EVENTS, 1, async () => {
       const pk = `bench#${randomUUID()}`;
       // The publisher's rate window, the idempotency claim, the queue write, the completion.
-      await dynamoDbClient().send(
+      await host.awsClients.dynamodb.send(
         new UpdateItemCommand({
           TableName: idempotencyTable,
           Key: { pk: { S: `bench-rate#${Math.floor(Date.now() / 60_000)}` } },
@@ -124,15 +122,15 @@ export async function run(): Promise<Record<string, unknown>> {
           ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: '1000000' } },
         }),
       );
-      await dynamoDbClient().send(
+      await host.awsClients.dynamodb.send(
         new PutItemCommand({
           TableName: idempotencyTable,
           Item: { pk: { S: pk }, state: { S: 'in-progress' } },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      await sqsClient().send(new SendMessageCommand({ QueueUrl: inboundUrl, MessageBody: JSON.stringify(sampleEvent()) }));
-      await dynamoDbClient().send(
+      await host.awsClients.sqs.send(new SendMessageCommand({ QueueUrl: inboundUrl, MessageBody: JSON.stringify(sampleEvent()) }));
+      await host.awsClients.dynamodb.send(
         new UpdateItemCommand({
           TableName: idempotencyTable,
           Key: { pk: { S: pk } },
@@ -149,7 +147,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const singleCalls = { dynamodb: calls.dynamodb / SINGLE_EVENTS, sqs: calls.sqs / SINGLE_EVENTS };
 
     const floorBatch = await measure(BATCH_REQUESTS, BATCH_SIZE, async () => {
-      await sqsClient().send(
+      await host.awsClients.sqs.send(
         new SendMessageBatchCommand({
           QueueUrl: inboundUrl,
           Entries: Array.from({ length: BATCH_SIZE }, (_, i) => ({ Id: String(i), MessageBody: JSON.stringify(sampleEvent()) })),

@@ -195,6 +195,16 @@ export const functions = {
 
 export type FunctionName = keyof typeof functions;
 
+type RoutesOf<F> = F extends { readonly routes: readonly (infer R)[] } ? R : never;
+
+/** API Gateway's route keys of one function, `METHOD /path`: what its app dispatches on, and its idempotency operations. */
+export type RouteKey<F extends FunctionName> = RoutesOf<(typeof functions)[F]> extends infer R ? (R extends RouteSpec ? `${R['method']} ${R['path']}` : never) : never;
+
+/** Every route of the API in the order written above: the laptop gateway and the `$default` answer match requests with it. */
+export const routeTable: readonly (RouteSpec & { readonly function: FunctionName })[] = (Object.entries(functions) as [FunctionName, FunctionSpec][]).flatMap(
+  ([name, fn]) => (fn.routes ?? []).map((route) => ({ ...route, function: name })),
+);
+
 /** Environment variable names that carry resource names into the functions. */
 export const resourceEnv = {
   table: (name: TableName) => `KOERIER_TABLE_${snake(name)}`,

@@ -14,6 +14,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
 import { mediaTypeOf } from '../functions/core/http/messages.js';
 import { problem, problemResponse, problems, type Problem } from '../functions/core/http/problems.js';
+import { compileRoutes, DEFAULT_ROUTE_KEY, matchRoute, type CompiledRoute } from '../functions/core/http/route-table.js';
 import { invokeWithTimeout, type LoadedFunction } from './lambda-runtime.js';
 
 /** API Gateway's payload limit for HTTP APIs ("Payload size: 10 MB", HTTP API quotas). */
@@ -52,23 +53,8 @@ export interface ApiGateway {
   mount(functions: readonly LoadedFunction[], localRoutes?: readonly LocalRoute[]): void;
 }
 
-interface CompiledRoute {
-  readonly routeKey: string;
-  readonly method: string;
-  readonly segments: readonly string[];
-  readonly literalSegments: number;
-  readonly greedy: boolean;
-  readonly fn: LoadedFunction;
-}
-
-interface RouteMatch {
-  readonly routeKey: string;
-  readonly fn: LoadedFunction;
-  readonly pathParameters?: Record<string, string>;
-}
-
 export function createApiGateway(log: (line: string) => void): ApiGateway {
-  let routes: CompiledRoute[] | undefined;
+  let routes: CompiledRoute<LoadedFunction>[] | undefined;
   let defaultFunction: LoadedFunction | undefined;
   let local: readonly LocalRoute[] = [];
 
@@ -130,7 +116,11 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
         writeHttpResponse(res, response, requestId);
         return finish(response.status);
       }
-      const match = matchRoute(routes, req.method ?? 'GET', path) ?? (defaultFunction && { routeKey: '$default', fn: defaultFunction });
+      const routed = matchRoute(routes, req.method ?? 'GET', path);
+      // Parameters only when the template has some, as API Gateway leaves `pathParameters` out otherwise.
+      const match = routed
+        ? { routeKey: routed.routeKey, fn: routed.tag, pathParameters: Object.keys(routed.pathParameters).length > 0 ? routed.pathParameters : undefined }
+        : defaultFunction && { routeKey: DEFAULT_ROUTE_KEY, fn: defaultFunction, pathParameters: undefined };
       if (!match) {
         writeMessage(res, 404, 'Not Found', requestId);
         return finish(404);
@@ -214,65 +204,13 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
       if (defaults.length > 1) throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
       defaultFunction = defaults[0];
       local = localRoutes;
-      routes = compileRoutes(functions);
+      routes = compileFunctionRoutes(functions);
     },
   };
 }
 
-function compileRoutes(functions: readonly LoadedFunction[]): CompiledRoute[] {
-  const compiled = functions.flatMap((fn) =>
-    (fn.spec.routes ?? []).map((route) => {
-      const segments = route.path.split('/').slice(1);
-      return {
-        routeKey: `${route.method} ${route.path}`,
-        method: route.method,
-        segments,
-        literalSegments: segments.filter((s) => !s.startsWith('{')).length,
-        greedy: segments.at(-1)?.endsWith('+}') ?? false,
-        fn,
-      };
-    }),
-  );
-  const seen = new Set<string>();
-  for (const route of compiled) {
-    if (seen.has(route.routeKey)) throw new Error(`route ${route.routeKey} is claimed twice in lib/resources.ts`);
-    seen.add(route.routeKey);
-  }
-  // API Gateway picks the most specific route: more literal segments first, greedy paths last.
-  return compiled.sort((a, b) => Number(a.greedy) - Number(b.greedy) || b.literalSegments - a.literalSegments);
-}
-
-function matchRoute(routes: readonly CompiledRoute[], method: string, path: string): RouteMatch | undefined {
-  const parts = path.split('/').slice(1);
-  for (const route of routes) {
-    if (route.method !== method) continue;
-    const parameters = matchSegments(route, parts);
-    if (parameters) {
-      return { routeKey: route.routeKey, fn: route.fn, ...(Object.keys(parameters).length > 0 ? { pathParameters: parameters } : {}) };
-    }
-  }
-  return undefined;
-}
-
-function matchSegments(route: CompiledRoute, parts: readonly string[]): Record<string, string> | undefined {
-  const parameters: Record<string, string> = {};
-  for (const [index, segment] of route.segments.entries()) {
-    const part = parts[index];
-    if (segment.startsWith('{') && segment.endsWith('+}')) {
-      const rest = parts.slice(index).join('/');
-      if (rest === '') return undefined;
-      parameters[segment.slice(1, -2)] = decodeSegment(rest);
-      return parameters;
-    }
-    if (part === undefined) return undefined;
-    if (segment.startsWith('{')) {
-      if (part === '') return undefined;
-      parameters[segment.slice(1, -1)] = decodeSegment(part);
-    } else if (segment !== part) {
-      return undefined;
-    }
-  }
-  return parts.length === route.segments.length ? parameters : undefined;
+function compileFunctionRoutes(functions: readonly LoadedFunction[]): CompiledRoute<LoadedFunction>[] {
+  return compileRoutes(functions.flatMap((fn) => (fn.spec.routes ?? []).map((route) => ({ method: route.method, path: route.path, tag: fn }))));
 }
 
 export interface IncomingForEvent {
@@ -489,6 +427,7 @@ function toLocalRequest(req: IncomingMessage, path: string, body: Buffer): HttpR
   return {
     method: req.method ?? 'GET',
     path,
+    routeKey: `${req.method ?? 'GET'} ${path}`,
     headers: joinedHeaders(req.rawHeaders),
     query: Object.fromEntries(url.searchParams),
     pathParameters: {},

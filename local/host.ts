@@ -2,15 +2,20 @@
  * The laptop host: Koerier's Lambda handlers, unchanged, behind an API Gateway emulation and SQS
  * event-source pollers, against in-process AWS emulators, with a development OAuth2 server.
  *
- * One host per process. Handlers read their configuration once, on first use, and Node caches
- * their modules, so a second host in the same process would run handlers still configured for the
- * first one; `startKoerierHost` refuses to start while another host is running or after one ran.
+ * The host builds its own configuration from its settings (`loadConfig(environment)`, never
+ * process.env) and its own dependencies (functions/composition/aws-dependencies.ts) with SDK
+ * clients pointed at its emulators, and hands them to every function's `handlerFor`. Nothing is
+ * shared between hosts, so several hosts run side by side in one process.
  */
 import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { accessTokenRules, settingEnv } from '../functions/config.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { KoerierDependencies } from '../functions/app/dependencies.js';
+import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
+import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { resourceEnv } from '../lib/resources.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
@@ -39,7 +44,11 @@ export interface KoerierHostOptions {
   readonly configFile?: string;
   /** Wipe `stateDir` before starting (the config file is kept). */
   readonly fresh?: boolean;
-  /** Extra or overriding environment settings for the handlers, e.g. short retry schedules in tests. */
+  /**
+   * Extra or overriding settings for the functions (names from functions/config.ts `settingEnv`),
+   * e.g. short retry schedules in tests. The host never reads process.env: `npm start` passes the
+   * KOERIER_* variables of its shell here.
+   */
   readonly settings?: Readonly<Record<string, string>>;
   /** One JSON line per request, batch and failure. Default: stdout. */
   readonly log?: (line: string) => void;
@@ -61,17 +70,30 @@ export interface KoerierHost {
   readonly localConfig: LocalConfig;
   /** Mints a development access token directly. Scopes default to the client's (or every scope for an unknown client). */
   issueToken(clientId: string, scopes?: readonly string[]): Promise<string>;
-  /** Stops the pollers, the server and the emulators, and restores the environment. */
+  /**
+   * The settings the functions' configuration was loaded from: the emulators' AWS and resource
+   * variables, the host's own and `settings` on top. For a process that runs a function of this
+   * host beside it (it may load them into its own environment).
+   */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The configuration every function of this host runs with. */
+  readonly config: KoerierConfig;
+  /** What the functions of this host run on; `awsClients` are its SDK clients (one per service). */
+  readonly dependencies: KoerierDependencies;
+  readonly awsClients: AwsClients;
+  /** Stops the pollers, the server and the emulators. */
   stop(): Promise<void>;
 }
 
-/** Set once handler modules are imported: from then on they are configured for that host. */
-let handlersLoaded = false;
+/**
+ * The Koerier settings (`KOERIER_*`) of an environment record, for a program that starts a host
+ * and wants its shell's settings to apply (`npm start`); the host itself reads no environment.
+ */
+export function settingsFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
+}
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
-  if (handlersLoaded) {
-    throw new Error('a Koerier laptop host already ran in this process; handlers keep their first configuration, so start one host per process');
-  }
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const stateDir = resolve(options.stateDir);
   const configFile = resolve(options.configFile ?? join(process.cwd(), 'koerier.local.json'));
@@ -103,6 +125,19 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'queued messages restored from the state directory', queues: emulators.restoredMessages }));
     }
 
+    const clientSettings = {
+      region: emulators.region,
+      credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '', secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '' },
+    };
+    const awsClients: AwsClients = {
+      dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
+      sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
+    };
+    // Registered before the server, so they are destroyed only once its requests are done.
+    cleanups.push(() => {
+      awsClients.dynamodb.destroy();
+      awsClients.sqs.destroy();
+    });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
       gateway.server.once('error', reject);
@@ -118,8 +153,8 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       issuer: url,
       audience: LOCAL_AUDIENCE,
       clients: localConfig.clients,
-      // The handlers will read these settings; the development tokens must pass them.
-      tokenRules: accessTokenRules({ ...process.env, ...options.settings }),
+      // The functions will run with these settings; the development tokens must pass them.
+      tokenRules: accessTokenRules({ ...options.settings }),
     });
     const environment: Record<string, string> = {
       ...emulators.awsEnvironment,
@@ -138,12 +173,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
       ...options.settings,
     };
-    const restoreEnvironment = applyEnvironment(environment);
-    cleanups.push(restoreEnvironment);
-
-    // Only now may the handler modules load: they must see the environment above.
-    handlersLoaded = true;
-    const loaded = await loadFunctions();
+    const config = loadConfig(environment);
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
+    const loaded = await loadFunctions(undefined, dependencies);
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
     gateway.mount(
@@ -159,6 +191,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       ],
     );
 
+    // Its own client: the pollers' receives and deletes are not the functions' requests.
+    const pollerSqs = new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs });
+    cleanups.push(() => pollerSqs.destroy());
     const pollers: Poller[] = [];
     cleanups.push(async () => {
       await Promise.all(pollers.map((poller) => poller.stop()));
@@ -173,6 +208,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           functionName: fn.name,
           batchSize: trigger.batchSize,
           maxBatchingWindowSeconds: trigger.maxBatchingWindowSeconds,
+          client: pollerSqs,
           timeoutSeconds: fn.spec.timeoutSeconds,
           memoryMb: fn.spec.memoryMb,
           log,
@@ -188,6 +224,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       configFile,
       configCreated,
       localConfig,
+      environment,
+      config,
+      dependencies,
+      awsClients,
       issueToken: (clientId, scopes) =>
         identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
       stop: () => (stopped ??= cleanUp()),
@@ -212,17 +252,6 @@ function pollerWanted(queueTriggers: KoerierHostOptions['queueTriggers'], functi
   if (queueTriggers === undefined || queueTriggers === true) return true;
   if (queueTriggers === false) return false;
   return queueTriggers.includes(functionName);
-}
-
-function applyEnvironment(values: Record<string, string>): () => void {
-  const previous = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, values);
-  return () => {
-    for (const [name, value] of Object.entries(previous)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
 }
 
 /** Waits for requests in flight (at most a few seconds), then cuts the remaining connections. */

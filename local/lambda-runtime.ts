@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { functions, type FunctionName, type FunctionSpec } from '../lib/resources.js';
 import { LOCAL_REGION } from './emulators.js';
 
@@ -74,19 +75,43 @@ export async function invokeWithTimeout(fn: LoadedFunction, event: unknown): Pro
 }
 
 /**
- * Imports the handler module of each named function. A missing module or a module without a
- * `handler` export stops the host with a message naming the function and the file.
+ * Imports the handler module of each named function. With `dependencies`, each function is wired
+ * to them through its module's `handlerFor` (the laptop host's own configuration and clients);
+ * without, the module's `handler` runs on the AWS dependencies it builds from process.env, as in
+ * Lambda. A missing module or a module without those exports stops the host with a message
+ * naming the function and the file.
  */
-export async function loadFunctions(names: readonly FunctionName[] = Object.keys(functions) as FunctionName[]): Promise<LoadedFunction[]> {
+export async function loadFunctions(
+  names: readonly FunctionName[] = Object.keys(functions) as FunctionName[],
+  dependencies?: KoerierDependencies,
+): Promise<LoadedFunction[]> {
   const loaded: LoadedFunction[] = [];
   for (const name of names) {
     const spec: FunctionSpec = functions[name];
-    loaded.push({ name, spec, handler: await importHandler(name, spec.entry) });
+    const handler = dependencies ? await importHandlerFor(name, spec.entry, dependencies) : await importHandler(name, spec.entry);
+    loaded.push({ name, spec, handler });
   }
   return loaded;
 }
 
+/** The function's `handlerFor(dependencies)`: the same wiring as its Lambda `handler`, on other dependencies. */
+export async function importHandlerFor(name: string, entry: string, dependencies: KoerierDependencies): Promise<LambdaHandler> {
+  const module = await importModule(name, entry);
+  if (typeof module.handlerFor !== 'function') {
+    throw new Error(`The laptop host cannot start function "${name}": ${entry} has no exported function "handlerFor" (see docs/ARCHITECTURE.md, "How to add a handler").`);
+  }
+  return (module.handlerFor as (deps: () => KoerierDependencies) => LambdaHandler)(() => dependencies);
+}
+
 export async function importHandler(name: string, entry: string): Promise<LambdaHandler> {
+  const module = await importModule(name, entry);
+  if (typeof module.handler !== 'function') {
+    throw new Error(`The laptop host cannot start function "${name}": ${entry} has no exported function "handler".`);
+  }
+  return module.handler as LambdaHandler;
+}
+
+async function importModule(name: string, entry: string): Promise<{ handler?: unknown; handlerFor?: unknown }> {
   const url = new URL(entry, pathToFileURL(REPOSITORY_ROOT));
   try {
     await access(url);
@@ -96,9 +121,5 @@ export async function importHandler(name: string, entry: string): Promise<Lambda
         `(lib/resources.ts names it as the entry).`,
     );
   }
-  const module = (await import(url.href)) as { handler?: unknown };
-  if (typeof module.handler !== 'function') {
-    throw new Error(`The laptop host cannot start function "${name}": ${entry} has no exported function "handler".`);
-  }
-  return module.handler as LambdaHandler;
+  return (await import(url.href)) as { handler?: unknown; handlerFor?: unknown };
 }

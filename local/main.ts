@@ -2,11 +2,12 @@
  * `npm start`: the Koerier laptop host on http://127.0.0.1:$PORT (default 3000), state under
  * `./.koerier/`, development clients in `./koerier.local.json`. `--fresh` wipes the state first.
  * SIGINT or SIGTERM stops everything (queued messages are kept for the next start) and exits 0.
- * A second start on the same state exits 1 and names the host that runs there.
+ * A second start on the same state exits 1 and names the host that runs there. The shell's
+ * KOERIER_* variables are the functions' settings, on top of the host's own.
  */
 import { join } from 'node:path';
 import { banner } from './banner.js';
-import { startKoerierHost } from './host.js';
+import { settingsFromEnvironment, startKoerierHost } from './host.js';
 import { StateDirectoryInUseError } from './state-lock.js';
 
 const USAGE = 'usage: npm start [-- --fresh]   (PORT=<port> to change the port; 0 picks a free one)';
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     stateDir: join(cwd, '.koerier'),
     configFile: join(cwd, 'koerier.local.json'),
     fresh,
+    // The host reads no environment itself: the shell's Koerier settings (KOERIER_LOG_LEVEL, …) are passed on here.
+    settings: settingsFromEnvironment(process.env),
   });
   process.stdout.write(banner(host, fresh));
 

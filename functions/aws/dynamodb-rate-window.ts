@@ -7,25 +7,29 @@
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
+import type { RateDecision, RateWindow } from '../core/ingest/ports.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 
-export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+export type { RateDecision } from '../core/ingest/ports.js';
 
 const WINDOW_MS = 60_000;
 
 export interface RateWindowOptions {
   /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
   readonly onRefused?: (clientId: string, windowEndMs: number) => void;
+  /** Decides which minute a request counts in (epoch ms; default `Date.now`); tests pass their own. */
+  readonly clock?: () => number;
 }
 
-export class DynamoDbRateWindow {
+export class DynamoDbRateWindow implements RateWindow {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly options: RateWindowOptions = {},
   ) {}
 
-  async take(clientId: string, limitPerMinute: number, now = Date.now()): Promise<RateDecision> {
+  async take(clientId: string, limitPerMinute: number): Promise<RateDecision> {
+    const now = (this.options.clock ?? Date.now)();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     try {

@@ -15,7 +15,7 @@
  * The execute-api address stays reachable from the internet (an HTTP API has no resource policy,
  * and disabling it would need a custom domain, which is just as public), so CloudFront adds a
  * secret header to every request it forwards and the functions refuse any request without it
- * before doing anything else (functions/handlers/shared/origin-guard.ts).
+ * before doing anything else (functions/app/origin-guard.ts).
  */
 import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
@@ -24,7 +24,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { ORIGIN_VERIFY_HEADER } from '../../functions/handlers/shared/origin-guard.js';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 
 /** WAF's evaluation window for the rate rules: the limits are requests per five minutes. */
 export const EDGE_RATE_WINDOW_SECONDS = 300;

@@ -19,6 +19,7 @@ import { settingEnv } from '../../functions/config.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { eventually } from '../support/waiting.js';
 
 const EVENTS = 1000;
 const BATCH = 50;
@@ -111,11 +112,7 @@ describe('a delivery worker killed mid-run', () => {
     const ids = Array.from({ length: EVENTS }, () => randomUUID());
     await publish(ids);
 
-    const deadline = Date.now() + 60_000;
-    while (posts() < 0.3 * EVENTS * 3) {
-      if (Date.now() > deadline) throw new Error(`only ${posts()} deliveries before the kill`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(() => `${0.3 * EVENTS * 3} deliveries before the kill (${posts()} so far)`, () => posts() >= 0.3 * EVENTS * 3, { timeoutMs: 60_000, intervalMs: 20 });
     await kill(first);
     const atKill = posts();
     expect(atKill).toBeLessThan(EVENTS * 3);

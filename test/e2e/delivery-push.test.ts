@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type ReceiverScript, type RecordedRequest } from '../support/https-receiver.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const authority = createLocalCertificateAuthority();
@@ -103,7 +104,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     const requests = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
     expectDeliveriesOf(event, requests);
     gaps(requests).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual([800, 1600, 1600][i]!));
-    const history = await koerierEventually(async () => {
+    const history = await eventually('four attempts in the history', async () => {
       const list = await api('GET', `/subscriptions/${id}/deliveries`);
       return (list.body['attempts'] as unknown[]).length === 4 ? list : undefined;
     });
@@ -127,7 +128,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 410 }));
     await publish(type);
     await receiver.waitForRequests(1);
-    const retired = await koerierEventually(async () => {
+    const retired = await eventually('the subscription retired', async () => {
       const current = await api('GET', `/subscriptions/${id}`);
       return current.body['status'] === 'retired' ? current : undefined;
     });
@@ -148,7 +149,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 415 }));
     const event = await publish(type);
     const [refused] = await receiver.waitForRequests(1);
-    const listed = await koerierEventually(async () => {
+    const listed = await eventually('the dead letter listed', async () => {
       const list = await api('GET', `/subscriptions/${id}/dead-letters`);
       return (list.body['deadLetters'] as unknown[]).length > 0 ? list : undefined;
     });
@@ -203,23 +204,13 @@ describe.concurrent('push delivery on the laptop host', () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 204, delayMs: 400 }));
     const event = await publish(type);
     expectDeliveriesOf(event, await receiver.waitForRequests(1));
-    const history = await koerierEventually(async () => {
+    const history = await eventually('the attempt in the history', async () => {
       const list = await api('GET', `/subscriptions/${id}/deliveries`);
       return (list.body['attempts'] as unknown[]).length > 0 ? list : undefined;
     });
     expect(history.body['attempts']).toEqual([expect.objectContaining({ attempt: 1, status: 204, outcome: 'delivered', latencyMs: expect.any(Number) })]);
     expect((history.body['attempts'] as { latencyMs: number }[])[0]!.latencyMs).toBeGreaterThanOrEqual(400);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await staysQuiet('second delivery', () => receiver.requests.length > 1 && `${receiver.requests.length} requests`, 1000);
     expect(receiver.requests).toHaveLength(1);
   });
 });
-
-async function koerierEventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}

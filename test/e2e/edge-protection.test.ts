@@ -5,9 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dynamoDbClient, sqsClient } from '../../functions/aws/clients.js';
 import { settingEnv } from '../../functions/config.js';
-import { ORIGIN_VERIFY_HEADER } from '../../functions/handlers/shared/origin-guard.js';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
@@ -22,8 +21,8 @@ beforeAll(async () => {
   // No queue consumers: the router and delivery functions use the same SDK clients, and their
   // requests would be counted against the API's.
   koerier = await startTestHost({ [settingEnv.originVerifySecret]: ORIGIN_SECRET, [settingEnv.manageRatePerMinute]: String(MANAGE_RATE) }, { queueTriggers: false });
-  dynamodb = countRequests(dynamoDbClient());
-  sqs = countRequests(sqsClient());
+  dynamodb = countRequests(koerier.host.awsClients.dynamodb);
+  sqs = countRequests(koerier.host.awsClients.sqs);
 });
 afterAll(async () => {
   await koerier?.stop();

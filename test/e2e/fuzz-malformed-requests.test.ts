@@ -15,7 +15,7 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { MalformedRequests, requestDigest, type FuzzContext, type FuzzRequest } from '../support/malformed-requests.js';
 import { requestBytes, sendRaw, type RawOutcome, type RawResponse } from '../support/raw-http.js';
 import { startTestHost, type TestHost } from '../support/host.js';

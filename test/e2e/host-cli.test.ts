@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../local/lambda-runtime.js';
+import { eventually } from '../support/waiting.js';
 
 interface RunningCli {
   readonly child: ChildProcess;
@@ -25,13 +26,19 @@ async function startCli(cwd: string, args: string[] = []): Promise<RunningCli> {
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!stdout.includes('Ctrl-C stops.')) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the CLI did not print its banner.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  const output = () => `\nstdout:\n${stdout}\nstderr:\n${stderr}`;
+  try {
+    await eventually(
+      () => `the CLI's banner${output()}`,
+      () => {
+        if (child.exitCode !== null) throw new Error(`the CLI exited (${child.exitCode}) before its banner${output()}`);
+        return stdout.includes('Ctrl-C stops.');
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
   const url = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)?.[1] ?? '';
   return { child, banner: stdout, url, output: () => stdout, exited };

@@ -5,13 +5,15 @@
  * `stopped` and exit 0.
  */
 import { join } from 'node:path';
-import { startKoerierHost } from '../../local/host.js';
+import { settingsFromEnvironment, startKoerierHost } from '../../local/host.js';
 
 const host = await startKoerierHost({
   port: 0,
   stateDir: join(process.cwd(), '.koerier'),
   configFile: join(process.cwd(), 'koerier.local.json'),
   log: () => undefined,
+  // As `npm start` does: the KOERIER_* settings of this process's environment apply.
+  settings: settingsFromEnvironment(process.env),
 });
 process.stdout.write(`ready ${host.url}\n`);
 process.stdin.once('data', () => {

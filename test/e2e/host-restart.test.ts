@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { eventually } from '../support/waiting.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 const WORKER = fileURLToPath(new URL('./host-restart-worker.ts', import.meta.url));
@@ -75,12 +76,15 @@ async function spawnHost(cwd: string, args: string[], readyPattern: RegExp, stop
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  let match: RegExpExecArray | null;
-  while (!(match = readyPattern.exec(stdout))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start.\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const output = () => `\nstdout:\n${stdout}\nstderr:\n${stderr}`;
+  const match = await eventually(
+    () => `the host to start${output()}`,
+    () => {
+      if (child.exitCode !== null) throw new Error(`the host exited (${child.exitCode}) before it started${output()}`);
+      return readyPattern.exec(stdout) ?? undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
   return {
     url: match[1]!,
     stop() {
@@ -99,16 +103,6 @@ async function token(url: string, config: LocalConfig, clientId: string): Promis
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: config.clients[clientId]!.secret });
   const body = (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string };
   return body.access_token;
-}
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 interface Attempt {
@@ -155,10 +149,14 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
     const response = await fetch(`${url}/subscriptions/${subscriptionId}/deliveries`, { headers: { authorization: `Bearer ${bearer}` } });
     return ((await response.json()) as { attempts: Attempt[] }).attempts;
   };
-  await eventually('five retrying attempts', async () => {
-    const attempts = await history(first.url, subscriber);
-    return attempts.filter((a) => a.outcome === 'retrying').length === EVENTS ? attempts : undefined;
-  });
+  await eventually(
+    'five retrying attempts',
+    async () => {
+      const attempts = await history(first.url, subscriber);
+      return attempts.filter((a) => a.outcome === 'retrying').length === EVENTS ? attempts : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
 
   expect(await first.stop()).toBe(0);
   restarted = true;
@@ -173,14 +171,18 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
         const seen = new Set(ok.map((request) => (JSON.parse(request.body) as { id: string }).id));
         return ids.every((id) => seen.has(id)) ? seen : undefined;
       },
-      RETRY_SECONDS * 1000 + 30_000,
+      { timeoutMs: RETRY_SECONDS * 1000 + 30_000, intervalMs: 200 },
     );
     expect([...delivered].sort()).toEqual([...ids].sort());
     const subscriberAgain = await token(second.url, config, 'dev-subscriber');
-    const attempts = await eventually('five delivered attempts in the history', async () => {
-      const list = await history(second.url, subscriberAgain);
-      return list.filter((a) => a.outcome === 'delivered').length === EVENTS ? list : undefined;
-    });
+    const attempts = await eventually(
+      'five delivered attempts in the history',
+      async () => {
+        const list = await history(second.url, subscriberAgain);
+        return list.filter((a) => a.outcome === 'delivered').length === EVENTS ? list : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     // One failed attempt and one delivery per event: the retry is the second attempt.
     expect(attempts.filter((a) => a.outcome === 'delivered').map((a) => [a.attempt, a.status])).toEqual(Array.from({ length: EVENTS }, () => [2, 204]));
   } finally {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { eventually } from '../support/waiting.js';
 
 const authority = createLocalCertificateAuthority();
 const LONG_CLIENT = `urn:nld:oin:${'0'.repeat(20)}:${'l'.repeat(3000)}`;
@@ -130,10 +131,14 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
   });
 
   it('review #10: forged deliveries and dead-letters cursors → 400 problem, never 500', async () => {
-    const attempts = await eventually(async () => {
-      const page = await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?limit=1`);
-      return page.body['next'] ? page : undefined;
-    });
+    const attempts = await eventually(
+      'a second page of delivery attempts',
+      async () => {
+        const page = await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?limit=1`);
+        return page.body['next'] ? page : undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     const genuine = cursorIn(attempts);
     const { pk, sk } = decoded(genuine) as { pk: string; sk: string };
     const forged: Record<string, string> = {
@@ -164,13 +169,3 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
     }
   });
 });
-
-async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

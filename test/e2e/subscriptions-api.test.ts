@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,9 +7,10 @@ import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js'
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { settingEnv } from '../../functions/config.js';
 import { scopeKey } from '../../functions/core/idempotency/index.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
@@ -72,20 +73,25 @@ const subscribe = (client: string, body: Record<string, unknown>) => call(client
 const tableName = (name: TableName) => koerier.host.emulators.resourceEnvironment[resourceEnv.table(name)]!;
 const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
 
+/** The subscriber's target: records every request, answers handshakes as told, welcomes deliveries. */
+async function answerAsTarget(req: IncomingMessage, res: ServerResponse) {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+  const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
+  // The target is its own OAuth2 authorization server: any client gets a token.
+  if (req.method === 'POST' && req.url === '/oauth/token') {
+    return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
+  }
+  if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
+  // Deliveries are welcome everywhere.
+  res.writeHead(req.method === 'POST' ? 204 : 404).end();
+}
+
 beforeAll(async () => {
-  target = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-    const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
-    // The target is its own OAuth2 authorization server: any client gets a token.
-    if (req.method === 'POST' && req.url === '/oauth/token') {
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
-    }
-    if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
-    // Deliveries are welcome everywhere.
-    res.writeHead(req.method === 'POST' ? 204 : 404).end();
-  });
+  // Node's server does not wait for a handler's promise. A rejection stays unhandled, which
+  // vitest reports as a failed run, so nothing is lost by not awaiting it here.
+  target = createServer((req, res) => void answerAsTarget(req, res));
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
   restoreLogger = logger.captureTo((line) => logLines.push(line));
@@ -383,9 +389,9 @@ describe('from publisher to subscriber', () => {
     }
 
     const deliveredTo = (person: string) => received.filter((r) => r.method === 'POST' && r.path === `/consents?person=${person}`);
-    for (let waited = 0; deliveredTo('7').length === 0 && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually('the delivery to person 7', () => deliveredTo('7').length > 0, { timeoutMs: 15_000 });
     // Give a duplicate delivery time to show up, were there one.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await staysQuiet('duplicate delivery', () => deliveredTo('7').length > 1 && `${deliveredTo('7').length} deliveries`, 2500);
     const deliveries = deliveredTo('7');
     expect(deliveries).toHaveLength(1);
     expect(JSON.parse(deliveries[0]!.body)).toEqual(event);

@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { ORIGIN_VERIFY_HEADER } from '../../functions/handlers/shared/origin-guard.js';
+import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 import { COUNT_ONLY_COMMON_RULES, EDGE_RATE_WINDOW_SECONDS } from '../../lib/constructs/edge-protection.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { KoerierStack } from '../../lib/koerier-stack.js';

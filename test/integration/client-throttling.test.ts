@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dynamoDbClient, sqsClient } from '../../functions/aws/clients.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
-import { resourceNames } from '../../functions/config.js';
-import { PUBLISH_BUCKET_HEADROOM } from '../../functions/handlers/shared/throttling.js';
+import { resourceNames } from '../support/resource-names.js';
+import { PUBLISH_BUCKET_HEADROOM } from '../../functions/app/client-throttling.js';
 import { functions, type FunctionName } from '../../lib/resources.js';
 import { startHandlerHarness, TEST_AUDIENCE, TEST_ISSUER, type HandlerHarness } from '../support/handler-harness.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
@@ -19,15 +19,22 @@ type Handler = (event: never, context: never) => Promise<unknown>;
 const PUBLISH_RATE = 5;
 const MANAGE_RATE = 3;
 
+// The publish window is the clock minute. Its clock (and that of the container throttle, which
+// remembers the window's refusals until the window ends) starts 1 s into a minute, so no test
+// straddles a boundary and none waits for one. The handlers build both themselves: the clock is
+// handed to the real classes of this file's modules.
+const clock = await vi.hoisted(async () => (await import('../support/clocks.js')).clockIntoMinute(1_000));
+vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) => (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock));
+vi.mock(import('../../functions/core/throttling/client-throttle.js'), async (original) =>
+  (await import('../support/clocks.js')).clientThrottleModuleWithClock(await original(), clock),
+);
+
 let harness: HandlerHarness;
 const handlers = new Map<FunctionName, Handler>();
 let dynamodb: RequestCounter;
 let sqs: RequestCounter;
 
 beforeAll(async () => {
-  // The publish window is the clock minute: start well inside one, so no test straddles a boundary.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
   harness = await startHandlerHarness({ KOERIER_PUBLISH_RATE_PER_MINUTE: String(PUBLISH_RATE), KOERIER_MANAGE_RATE_PER_MINUTE: String(MANAGE_RATE) });
   for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
     handlers.set(name, ((await import(`../../${functions[name].entry.replace(/\.ts$/, '.js')}`)) as { handler: Handler }).handler);

@@ -48,7 +48,7 @@ const request = (method: string, path: string, body?: unknown, contentType = 'ap
   path,
   headers: { 'content-type': contentType, 'idempotency-key': crypto.randomUUID() },
   query: {},
-  pathParameters: {},
+  routeKey: 'POST /subscriptions', pathParameters: {},
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 const json = (response: { body: Buffer | string }) => JSON.parse(response.body.toString()) as Record<string, unknown>;

@@ -22,7 +22,7 @@ import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { loadConfig, settingEnv } from '../../functions/config.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
@@ -117,7 +117,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
       enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
       audit: silentLog,
       entitlements: parseEntitlements(entitlementsJson),
-      sinkCredentials: loadConfig().sinkCredentials,
+      sinkCredentials: loadConfig(process.env).sinkCredentials,
     });
   const admin = adminWith(process.env[settingEnv.entitlements] ?? ALL_ENTITLED);
   const tokenServer = await startHttpsReceiver({ authority });

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const principal = { clientId: 'subscriber', scopes: new Set(['subscriptions:manage']) };
-const post = (path: string, body: unknown) => ({ method: 'POST', path, headers: {}, query: {}, pathParameters: {}, body: Buffer.from(JSON.stringify(body)) });
+const post = (path: string, body: unknown) => ({ method: 'POST', path, headers: {}, query: {}, routeKey: 'POST /subscriptions', pathParameters: {}, body: Buffer.from(JSON.stringify(body)) });
 const deadLettersOf = (subscriptionId: string, count = 1) =>
   koerier.eventually(async () => {
     const list = await koerier.deadLetters(subscriptionId);

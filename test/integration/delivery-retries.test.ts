@@ -127,7 +127,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
       path: `/subscriptions/${subscription.id}/dead-letters/redrive`,
       headers: {},
       query: {},
-      pathParameters: { id: subscription.id },
+      routeKey: 'POST /subscriptions/{id}/dead-letters/redrive', pathParameters: { id: subscription.id },
       body: Buffer.from(JSON.stringify({ deliveryIds: [message.deliveryId] })),
     });
     expect(response.status).toBe(202);

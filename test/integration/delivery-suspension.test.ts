@@ -24,7 +24,7 @@ const request = (path: string, body?: unknown): HttpRequest => ({
   path,
   headers: {},
   query: {},
-  pathParameters: {},
+  routeKey: 'POST /subscriptions', pathParameters: {},
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
-import { resourceNames } from '../../functions/config.js';
+import { resourceNames } from '../support/resource-names.js';
 import { acceptedAnswer, MAX_ACCEPTED_ANSWER_BYTES, type AcceptedAnswer } from '../../functions/core/http/accepted-answer.js';
 import { jsonResponse } from '../../functions/core/http/messages.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';

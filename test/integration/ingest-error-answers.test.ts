@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
-import { resourceNames } from '../../functions/config.js';
+import { resourceNames } from '../support/resource-names.js';
 import { MAX_PROBLEM_BYTES, problemResponse } from '../../functions/core/http/problems.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 

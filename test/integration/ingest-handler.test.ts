@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
 let harness: HandlerHarness;

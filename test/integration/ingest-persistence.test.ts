@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { SQSServiceException, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../functions/aws/clients.js';
-import { logger } from '../../functions/handlers/shared/logger.js';
+import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+import { staysQuiet } from '../support/waiting.js';
 
 let harness: HandlerHarness;
 let handler: (event: never, context: never) => Promise<unknown>;
@@ -154,8 +155,7 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
     });
     await writeStarted;
     // Give the handler every chance to answer early: many turns of the event loop.
-    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(answered).toBe(false);
+    await staysQuiet('answer before the event is stored', () => answered, 200, { intervalMs: 10 });
     release();
     expect((await response).status).toBe(202);
     expect(timeline).toEqual(['SendMessageCommand held', 'SendMessageCommand stored', 'answered 202']);

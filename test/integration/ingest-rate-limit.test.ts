@@ -1,15 +1,22 @@
 /** The ingest's rate limit per publisher (WH-7, EDU-20), with a limit of 3 requests a minute. */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+
+// The window is the clock minute. Its clock (and that of the container throttle, which remembers
+// the window's refusals until the window ends) starts 1 s into a minute, so neither test straddles
+// a boundary and none waits for one. The handlers build both themselves: the clock is handed to
+// the real classes of this file's modules.
+const clock = await vi.hoisted(async () => (await import('../support/clocks.js')).clockIntoMinute(1_000));
+vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) => (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock));
+vi.mock(import('../../functions/core/throttling/client-throttle.js'), async (original) =>
+  (await import('../support/clocks.js')).clientThrottleModuleWithClock(await original(), clock),
+);
 
 let harness: HandlerHarness;
 let handler: (event: never, context: never) => Promise<unknown>;
 
 beforeAll(async () => {
-  // The window is the clock minute: start both tests well inside one, so none straddles a boundary.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
   harness = await startHandlerHarness({ KOERIER_PUBLISH_RATE_PER_MINUTE: '3' });
   ({ handler } = (await import('../../functions/handlers/ingest.js')) as { handler: typeof handler });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionSpec } from '../../lib/resources.js';
 import { createApiGateway, MAX_HEADER_LINES, MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BYTES, type ApiGateway } from '../../local/api-gateway.js';
 import type { LoadedFunction } from '../../local/lambda-runtime.js';
+import { eventually } from '../support/waiting.js';
 
 /**
  * A known-good HTTP API payload format 2.0 event, shaped as in the AWS developer guide
@@ -404,11 +405,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     const before = logs.length;
     const count = seen.length;
     await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":'], { abortAfterWrite: true });
-    const deadline = Date.now() + 5000;
-    while (!logs.slice(before).some((line) => line.includes('client aborted'))) {
-      if (Date.now() > deadline) throw new Error(`no abort line in ${logs.slice(before).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await eventually(
+      () => `an abort line in ${logs.slice(before).join('\n')}`,
+      () => logs.slice(before).some((line) => line.includes('client aborted')),
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
     const lines = logs.slice(before).map((line) => JSON.parse(line) as { level: string; status?: number; message: string });
     expect(lines.filter((line) => line.level !== 'info')).toEqual([]);
     expect(lines.some((line) => line.status === 500)).toBe(false);

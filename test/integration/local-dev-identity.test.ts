@@ -145,7 +145,7 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
       method: 'POST',
       path: '/oauth/token',
       query: {},
-      pathParameters: {},
+      routeKey: 'POST /oauth/token', pathParameters: {},
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: Buffer.from(new URLSearchParams({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }).toString()),
     });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLevelIterators } from '../../local/dynalite-shims.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { localName } from '../../lib/resources.js';
+import { eventually } from '../support/waiting.js';
 
 let stateDir: string;
 let emulators: Emulators;
@@ -100,11 +101,7 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     try {
       const table = localName.table('idempotency');
       for (let i = 0; i < 10; i++) await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: `soon-${i}` }, expiresAt: { N: String(nowSeconds() - 1) } } }));
-      const deadline = Date.now() + 10_000;
-      while ((second.ttlSweeper.deleted[table] ?? 0) < 10) {
-        if (Date.now() > deadline) throw new Error(`the sweeper deleted only ${second.ttlSweeper.deleted[table] ?? 0} of 10`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(() => `the sweeper to delete 10 items (it deleted ${second.ttlSweeper.deleted[table] ?? 0})`, () => (second.ttlSweeper.deleted[table] ?? 0) >= 10, { intervalMs: 50 });
       expect((await client.send(new ScanCommand({ TableName: table }))).Count).toBe(0);
     } finally {
       client.destroy();

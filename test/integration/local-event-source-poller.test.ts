@@ -11,6 +11,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 let emulators: Emulators;
 let sqs: SQSClient;
@@ -51,16 +52,6 @@ async function messageCounts(queueUrl: string): Promise<{ visible: number; inFli
   return { visible: Number(Attributes?.ApproximateNumberOfMessages), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible) };
 }
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('SQS event source mapping emulation', () => {
   const pollers: Poller[] = [];
   const logs: string[] = [];
@@ -90,7 +81,7 @@ describe('SQS event source mapping emulation', () => {
     const poller = await poll(queueUrl, async (event, context) => {
       events.push({ event, context });
     });
-    await until('the event', () => events.length > 0);
+    await eventually('the event', () => events.length > 0);
     await poller.stop();
 
     const [{ event, context }] = events as [{ event: SQSEvent; context: Context }];
@@ -123,7 +114,7 @@ describe('SQS event source mapping emulation', () => {
     await poll(queueUrl, async (event) => {
       sizes.push(event.Records.length);
     }, 2);
-    await until('all five messages', () => sizes.reduce((a, b) => a + b, 0) === 5);
+    await eventually('all five messages', () => sizes.reduce((a, b) => a + b, 0) === 5);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
     expect(await messageCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 });
   });
@@ -138,7 +129,7 @@ describe('SQS event source mapping emulation', () => {
     await poll(queueUrl, async (event) => {
       sizes.push(event.Records.length);
     }, 15, { maxBatchingWindowSeconds: 1 });
-    await until('all twenty messages', () => sizes.reduce((a, b) => a + b, 0) === 20);
+    await eventually('all twenty messages', () => sizes.reduce((a, b) => a + b, 0) === 20);
     expect(sizes).toEqual([15, 5]);
   });
 
@@ -151,7 +142,7 @@ describe('SQS event source mapping emulation', () => {
       return { batchItemFailures: event.Records.filter((record) => record.body === 'poison').map((record) => ({ itemIdentifier: record.messageId })) };
     });
 
-    const dead = await until('the poison message in the DLQ', async () => {
+    const dead = await eventually('the poison message in the DLQ', async () => {
       const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, AttributeNames: ['All'] }));
       return received.Messages?.[0];
     });
@@ -169,10 +160,10 @@ describe('SQS event source mapping emulation', () => {
       seen.push(event.Records.map((record) => `${record.body}#${record.attributes.ApproximateReceiveCount}`).sort());
       if (seen.flat().length <= 2) throw new Error('downstream unavailable');
     });
-    await until('the retried batch', () => seen.flat().length >= 4);
+    await eventually('the retried batch', () => seen.flat().length >= 4);
     expect(seen.flat().sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
     expect(logs.some((line) => line.includes('function failed') && line.includes('downstream unavailable'))).toBe(true);
-    await until('the queue to drain', async () => (await messageCounts(queueUrl)).visible + (await messageCounts(queueUrl)).inFlight === 0);
+    await eventually('the queue to drain', async () => (await messageCounts(queueUrl)).visible + (await messageCounts(queueUrl)).inFlight === 0);
   });
 
   it('EDU-18: a response naming a message outside the batch fails the whole batch, as in Lambda', async () => {
@@ -183,7 +174,7 @@ describe('SQS event source mapping emulation', () => {
       counts.push(event.Records[0]?.attributes.ApproximateReceiveCount ?? '');
       return counts.length === 1 ? { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] } : undefined;
     });
-    await until('the second delivery', () => counts.length >= 2);
+    await eventually('the second delivery', () => counts.length >= 2);
     expect(counts.slice(0, 2)).toEqual(['1', '2']);
   });
 
@@ -198,10 +189,9 @@ describe('SQS event source mapping emulation', () => {
       await new Promise<void>((resolve) => (release = resolve));
       finished = true;
     });
-    await until('the handler to start', () => started);
+    await eventually('the handler to start', () => started);
     const stopped = poller.stop();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(finished).toBe(false);
+    await staysQuiet('end of the handler before its release', () => finished, 100);
     release();
     await stopped;
     expect(finished).toBe(true);
@@ -222,7 +212,7 @@ describe('SQS event source mapping emulation', () => {
       await Promise.race([bothIn, new Promise((resolve) => setTimeout(resolve, 3000))]);
       inFlight -= 1;
     }, 1, { concurrency: 2 });
-    await until('both messages handled', async () => {
+    await eventually('both messages handled', async () => {
       const counts = await messageCounts(queueUrl);
       return counts.visible + counts.inFlight === 0;
     });

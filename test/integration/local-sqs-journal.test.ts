@@ -19,6 +19,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { queues, resourceEnv } from '../../lib/resources.js';
+import { eventually } from '../support/waiting.js';
 
 const WORKER = fileURLToPath(new URL('./local-sqs-journal-worker.ts', import.meta.url));
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
@@ -94,14 +95,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Receives until `count` messages came back, or fails after `timeoutMs`. */
 async function receiveEventually(sqs: SQSClient, queueUrl: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
-  const deadline = Date.now() + timeoutMs;
   const messages: Message[] = [];
-  while (messages.length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${messages.length} of ${count} messages came back`);
-    messages.push(...(await receiveAll(sqs, queueUrl)));
-    await sleep(100);
-  }
-  return messages;
+  return eventually(
+    () => `${count} messages (${messages.length} came back)`,
+    async () => {
+      messages.push(...(await receiveAll(sqs, queueUrl)));
+      return messages.length >= count && messages;
+    },
+    { timeoutMs },
+  );
 }
 
 describe('review #22: SQS messages across a restart of the laptop emulators', () => {
@@ -153,11 +155,14 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
     const first = await start();
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('inbound'), MessageBody: 'poison' }));
     for (let receive = 0; receive < queues.inbound.maxReceiveCount; receive++) {
-      let messages: Message[] = [];
-      for (let attempt = 0; messages.length === 0 && attempt < 100; attempt++) {
-        messages = await receiveAll(first.sqs, first.url('inbound'), { visibilityTimeout: 0, max: 1 });
-        if (messages.length === 0) await sleep(20);
-      }
+      const messages = await eventually(
+        `receive ${receive + 1} of the poison message`,
+        async () => {
+          const received = await receiveAll(first.sqs, first.url('inbound'), { visibilityTimeout: 0, max: 1 });
+          return received.length > 0 && received;
+        },
+        { timeoutMs: 5000, intervalMs: 20 },
+      );
       expect(messages).toHaveLength(1);
     }
     await sleep(100);

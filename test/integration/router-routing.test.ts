@@ -18,6 +18,7 @@ import { settingEnv } from '../../functions/config.js';
 import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
+import { eventually } from '../support/waiting.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -42,11 +43,15 @@ async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string>
 async function route(bodies: readonly string[]): Promise<{ failures: string[]; messages: Message[] }> {
   await inbound.send(bodies.map((body) => ({ body, attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() } })));
   const messages: Message[] = [];
-  while (messages.length < bodies.length) {
-    const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
-    messages.push(...(batch.Messages ?? []));
-    if (!batch.Messages?.length) await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await eventually(
+    () => `${bodies.length} messages from the inbound queue (${messages.length} came)`,
+    async () => {
+      const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+      messages.push(...(batch.Messages ?? []));
+      return messages.length >= bodies.length;
+    },
+    { intervalMs: 20 },
+  );
   const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
   const response = await handler(event);
   return { failures: response.batchItemFailures.map((f) => f.itemIdentifier), messages };

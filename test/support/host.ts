@@ -8,12 +8,16 @@
  *   await fetch(`${koerier.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ... } });
  *   await koerier.stop();
  *
- * One host per test file (per process): start it in `beforeAll`, stop it in `afterAll`. The
- * handlers read their configuration once, so a second host in the same process is refused.
- * `settings` are environment settings for the handlers (names from functions/config.ts
- * `settingEnv`, or any other), applied on top of the host's own.
- * AWS clients of a test reach the same emulators with `koerier.host.emulators` (endpoints,
- * `awsEnvironment`, `resourceEnvironment`); while the host runs, process.env carries them too.
+ * Start it in `beforeAll`, stop it in `afterAll`; several hosts may run side by side
+ * (test/e2e/two-hosts.test.ts). `settings` are settings for the functions (names from
+ * functions/config.ts `settingEnv`), applied on top of the host's own.
+ *
+ * The host itself never touches process.env. For the test's own convenience — AWS clients built
+ * with `new SQSClient({})`, a function run in a child process with `env: process.env` — this
+ * helper copies the host's `environment` (emulator endpoints, resource names, the functions'
+ * settings) into process.env while the host runs and restores it on `stop`, unless
+ * `exportEnvironment: false`. A test with two hosts reaches each through `host.awsClients` and
+ * `host.environment` instead.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,8 +42,9 @@ export interface TestHost {
 
 export async function startTestHost(
   settings: Record<string, string> = {},
-  options: Pick<KoerierHostOptions, 'queueTriggers'> = {},
+  options: Pick<KoerierHostOptions, 'queueTriggers'> & { readonly exportEnvironment?: boolean } = {},
 ): Promise<TestHost> {
+  const { exportEnvironment = true, ...hostOptions } = options;
   const dir = await mkdtemp(join(tmpdir(), 'koerier-e2e-'));
   const logs: string[] = [];
   let host: KoerierHost;
@@ -50,12 +55,13 @@ export async function startTestHost(
       configFile: join(dir, 'koerier.local.json'),
       settings,
       log: (line) => logs.push(line),
-      ...options,
+      ...hostOptions,
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  const restoreEnvironment = exportEnvironment ? useEnvironment(host.environment) : () => undefined;
   return {
     host,
     url: host.url,
@@ -76,8 +82,20 @@ export async function startTestHost(
       try {
         await host.stop();
       } finally {
+        restoreEnvironment();
         await rm(dir, { recursive: true, force: true });
       }
     },
+  };
+}
+
+function useEnvironment(values: Readonly<Record<string, string>>): () => void {
+  const previous = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, values);
+  return () => {
+    for (const [name, value] of Object.entries(previous)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   };
 }

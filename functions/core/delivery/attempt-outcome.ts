@@ -121,7 +121,12 @@ export function judgeAttempt(result: AttemptResult, now: number): Verdict {
     case 'invalid-url':
     case 'not-sendable':
       return { kind: 'rejected', code: code as RejectionCode, detail };
-    default:
+    case 'timeout':
+    case 'reset':
+    case 'connection-refused':
+    case 'dns':
+    case 'tls':
+    case 'network':
       return { kind: 'failed', code, detail };
   }
 }

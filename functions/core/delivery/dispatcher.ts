@@ -81,7 +81,8 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
         // Store or queue trouble: try the whole group again later; attempts already made repeat
         // with the same Idempotency-Key, which is what the receiver deduplicates on.
         deps.log.error('delivery group failed; retrying', { subscriptionId, error: describe(error) });
-        return dispatch.retryLater(group);
+        // Awaited here, so the `finally` below counts the dead letters retryLater writes.
+        return await dispatch.retryLater(group);
       } finally {
         records.push(...dispatch.records);
         deadLettered += dispatch.deadLettered;

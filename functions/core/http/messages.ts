@@ -9,6 +9,8 @@ export interface HttpRequest {
   /** Header names in lower case; repeated headers joined with `, ` as API Gateway does. */
   readonly headers: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;
+  /** API Gateway's route key, e.g. `PATCH /subscriptions/{id}`, or `$default` (functions/core/http/route-table.ts). */
+  readonly routeKey: string;
   readonly pathParameters: Readonly<Record<string, string>>;
   readonly body: Buffer;
 }

@@ -1,35 +1,49 @@
 /**
- * The edge between API Gateway (HTTP API, payload format 2.0) and the domain's HttpRequest /
- * HttpResponse. Every HTTP handler is `httpHandler(route)`: errors become problem responses here,
- * once, so no route can leak a stack trace.
+ * The edge between API Gateway (HTTP API, payload format 2.0) and the apps' HttpRequest /
+ * HttpResponse, in the spirit of Hono's adapters, which only convert: `httpHandler(app)` gives,
+ * for a set of dependencies, the Lambda handler that runs `app` built on them. Errors become
+ * problem responses here, once, so no route can leak a stack trace; the origin guard runs here,
+ * first of all, so no route can forget it.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { KoerierDependencies } from '../../app/dependencies.js';
+import type { HttpApp } from '../../app/http-app.js';
+import { describeError, logger } from '../../app/logger.js';
+import { requireEdgeOrigin } from '../../app/origin-guard.js';
 import { API_VERSION } from '../../core/api-description/components.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
 import { problemResponse, problems, ProblemError } from '../../core/http/problems.js';
-import { logger } from './logger.js';
-import { requireEdgeOrigin } from './origin-guard.js';
-import { runtimeConfig } from './runtime.js';
 
-export type HttpRoute = (request: HttpRequest, context: Context) => Promise<HttpResponse>;
+export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export function httpHandler(route: HttpRoute): (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2> {
-  return async (event, context) => {
-    let response: HttpResponse;
-    try {
-      const request = toHttpRequest(event);
-      // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
-      requireEdgeOrigin(request, runtimeConfig().originVerifySecret);
-      response = await route(request, context);
-    } catch (error) {
-      if (error instanceof ProblemError) {
-        response = problemResponse(error.problem, error.headers);
-      } else {
-        logger.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
-        response = problemResponse(problems.internal());
+/**
+ * `httpHandler(ingestApp)(awsDependencies)` is the ingest's Lambda handler. The dependencies and
+ * the app are built on the first request, not at import: importing a handler does no I/O.
+ */
+export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (dependencies: () => KoerierDependencies) => ApiGatewayHandler {
+  return (dependencies) => {
+    let app: HttpApp | undefined;
+    return async (event) => {
+      let response: HttpResponse;
+      let log: Pick<typeof logger, 'error'> = logger;
+      try {
+        const deps = dependencies();
+        log = deps.log;
+        const request = toHttpRequest(event);
+        // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
+        requireEdgeOrigin(request, deps.config.originVerifySecret);
+        app ??= makeApp(deps);
+        response = await app(request);
+      } catch (error) {
+        if (error instanceof ProblemError) {
+          response = problemResponse(error.problem, error.headers);
+        } else {
+          log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
+          response = problemResponse(problems.internal());
+        }
       }
-    }
-    return toApiResult(response);
+      return toApiResult(response);
+    };
   };
 }
 
@@ -51,6 +65,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
+    routeKey: event.routeKey,
     headers,
     query,
     pathParameters,
@@ -63,7 +78,4 @@ export function toApiResult(response: HttpResponse): APIGatewayProxyStructuredRe
   return { statusCode: response.status, headers: { 'api-version': API_VERSION, ...response.headers }, body: response.body, isBase64Encoded: false };
 }
 
-export function describeError(error: unknown): { name: string; message: string; stack?: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
-  return { name: 'NonError', message: String(error) };
-}
+export { describeError } from '../../app/logger.js';

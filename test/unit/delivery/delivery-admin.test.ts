@@ -126,8 +126,8 @@ function setUp(
   return { admin: new DeliveryAdmin(deps), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
 }
 
-const get = (query: Record<string, string> = {}): HttpRequest => ({ method: 'GET', path: '/', headers: {}, query, pathParameters: {}, body: Buffer.alloc(0) });
-const post = (body: unknown): HttpRequest => ({ method: 'POST', path: '/', headers: {}, query: {}, pathParameters: {}, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
+const get = (query: Record<string, string> = {}): HttpRequest => ({ method: 'GET', routeKey: 'GET /subscriptions/{id}/deliveries', path: '/', headers: {}, query, pathParameters: {}, body: Buffer.alloc(0) });
+const post = (body: unknown): HttpRequest => ({ method: 'POST', routeKey: 'POST /subscriptions/{id}/dead-letters/redrive', path: '/', headers: {}, query: {}, pathParameters: {}, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
 const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
 
 describe('listing attempts and dead letters (EDU-18)', () => {

@@ -129,4 +129,17 @@ describe('delivery batch isolation', () => {
     expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(11)}`]: 'done', [`m-${id(12)}`]: 'retry', [`m-${id(13)}`]: 'done' });
     expect(sent.sort()).toEqual([id(11), id(13)]);
   });
+
+  it('EDU-18: a group that fails on store trouble on its last receive is dead-lettered, and the batch counts that dead letter', async () => {
+    const { deps, store } = setup();
+    // The first dead-letter write fails (store trouble), so the whole group is retried later; on
+    // its last receive that means a dead letter after all, and the batch must count it.
+    const putDeadLetter = store.putDeadLetter;
+    let failures = 1;
+    store.putDeadLetter = async (deadLetter, expiresAt) => (failures-- > 0 ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : putDeadLetter(deadLetter, expiresAt));
+    const outcome = await dispatchBatch([task('sub-a', id(21), policy.maxReceiveCount)], { ...deps, send: async () => ({ status: 503, headers: {}, latencyMs: 1 }) });
+    expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(21)}`]: 'done' });
+    expect(store.deadLetters.map((deadLetter) => deadLetter.deliveryId)).toEqual([id(21)]);
+    expect(outcome.deadLettered).toBe(1);
+  });
 });

@@ -29,6 +29,7 @@ describe('EDU-IDEM-1: one set of idempotency rules for both kinds of exchange', 
     const key = randomUUID();
     const request: HttpRequest = {
       method: 'POST',
+      routeKey: 'POST /events',
       path: '/events',
       headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': key },
       query: {},
@@ -54,7 +55,7 @@ describe('EDU-IDEM-1: one set of idempotency rules for both kinds of exchange', 
     for (let attempt = 0; attempt < 3; attempt++) {
       const sent = webhookRequest({ message, sink: 'https://receiver.example/hook', format: 'structured', origin: 'koerier.example', accessToken: 'token-1' });
       expect(readIdempotencyKey(sent.headers)).toEqual({ key: deliveryId });
-      answers.push(await receiver.handle({ method: 'POST', path: '/hook', headers: sent.headers, query: {}, pathParameters: {}, body: sent.body }));
+      answers.push(await receiver.handle({ method: 'POST', routeKey: 'POST /hook', path: '/hook', headers: sent.headers, query: {}, pathParameters: {}, body: sent.body }));
     }
     expect(receiver.runs()).toBe(1);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);

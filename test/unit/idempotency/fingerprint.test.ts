@@ -5,7 +5,7 @@ import { requestFingerprint } from '../../../functions/core/idempotency/index.js
 const OP = 'POST /events';
 
 function request(over: Partial<HttpRequest> = {}): HttpRequest {
-  return { method: 'POST', path: '/events', headers: {}, query: {}, pathParameters: {}, body: Buffer.from('{}'), ...over };
+  return { method: 'POST', path: '/events', headers: {}, query: {}, routeKey: 'POST /events', pathParameters: {}, body: Buffer.from('{}'), ...over };
 }
 
 const binary = (headers: Record<string, string>, body = '<x/>') =>

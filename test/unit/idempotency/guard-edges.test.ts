@@ -271,6 +271,7 @@ describe('request fingerprint: order never matters', () => {
 
   const request = (headers: [string, string][], query: [string, string][]): HttpRequest => ({
     method: 'POST',
+    routeKey: 'POST /events',
     path: '/events',
     headers: Object.fromEntries(headers),
     query: Object.fromEntries(query),

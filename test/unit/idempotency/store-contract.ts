@@ -29,7 +29,7 @@ export function ingestRequest(key: string | undefined, body: string, headers: Re
     path: '/events',
     headers: { 'content-type': 'application/cloudevents+json', ...(key === undefined ? {} : { 'idempotency-key': key }), ...headers },
     query: {},
-    pathParameters: {},
+    routeKey: 'POST /events', pathParameters: {},
     body: Buffer.from(body),
   };
 }

@@ -93,7 +93,7 @@ const request = (method: string, body?: unknown, headers: Record<string, string>
     ...headers,
   },
   query,
-  pathParameters: {},
+  routeKey: 'POST /subscriptions', pathParameters: {},
   body: Buffer.from(body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)),
 });
 const json = (response: HttpResponse) => JSON.parse(response.body.toString()) as Record<string, unknown>;

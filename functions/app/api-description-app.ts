@@ -1,0 +1,25 @@
+/**
+ * GET /openapi.json (no authentication), and API Gateway's `$default` route: whatever no route
+ * matches is answered here as a 404 or 405 problem, so even unknown paths get RFC 9457 errors.
+ */
+import { openApiDocument } from '../core/api-description/openapi-document.js';
+import type { RouteKey } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+
+export function apiDescriptionApp(deps: Pick<KoerierDependencies, 'config'>): HttpApp {
+  let document: string | undefined;
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'apiDescription'>;
+    switch (route) {
+      case 'GET /openapi.json': {
+        const { config } = deps;
+        document ??= JSON.stringify(openApiDocument({ serverUrl: config.publicBaseUrl || undefined, tokenUrl: config.auth.tokenUrl }));
+        return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }, body: document };
+      }
+      default:
+        // `$default`: whatever no route matches.
+        return unroutedAnswer(request);
+    }
+  };
+}

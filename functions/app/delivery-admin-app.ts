@@ -1,0 +1,75 @@
+/**
+ * Push delivery administration (EDU-18), scope `subscriptions:manage` on one's own subscriptions
+ * (`admin` widens to every subscription):
+ *   GET  /subscriptions/{id}/deliveries              recent attempts
+ *   GET  /subscriptions/{id}/dead-letters            dead letters
+ *   POST /subscriptions/{id}/dead-letters/redrive    send dead letters again
+ *   POST /subscriptions/{id}/resume                  resume a suspended subscription
+ * and, scope `admin` only:
+ *   POST /deliveries/dead-letter-queue/redrive       move what the queue's redrive policy caught back
+ * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
+ */
+import { scopes } from '../core/auth/access-tokens.js';
+import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
+import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
+import { jsonResponse } from '../core/http/messages.js';
+import type { RouteKey } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+import { idempotencyGuard } from './idempotency-guard.js';
+
+/** Messages one dead-letter-queue redrive moves at most; call again for more. */
+const MAX_QUEUE_REDRIVE = 1000;
+
+export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
+  const { config, log } = deps;
+  // Built on the first authenticated request: a refused caller costs no adapter.
+  let built: DeliveryAdmin | undefined;
+  const deliveryAdmin = () =>
+    (built ??= new DeliveryAdmin({
+      targets: deps.deliveryState,
+      ledger: deps.deliveryState,
+      deadLetters: deps.deliveryState,
+      subscriptions: deps.subscriptions,
+      enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
+      audit: log,
+      entitlements: config.entitlements,
+      sinkCredentials: config.sinkCredentials,
+    }));
+
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'deliveryAdmin'>;
+    const guarded = idempotencyGuard(deps, request);
+    const id = request.pathParameters['id'] ?? '';
+    switch (route) {
+      case 'POST /deliveries/dead-letter-queue/redrive': {
+        const principal = await deps.authenticate(request, scopes.admin);
+        return guarded(principal.clientId, route, async () => {
+          const moved = await deps.deliveryQueue.redriveDeadLetterQueue(MAX_QUEUE_REDRIVE);
+          log.info('dead-letter queue redriven', { by: principal.clientId, moved });
+          return jsonResponse(202, { moved, more: moved === MAX_QUEUE_REDRIVE });
+        });
+      }
+      case 'GET /subscriptions/{id}/deliveries': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return deliveryAdmin().listAttempts(principal, id, request);
+      }
+      case 'GET /subscriptions/{id}/dead-letters': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return deliveryAdmin().listDeadLetters(principal, id, request);
+      }
+      case 'POST /subscriptions/{id}/dead-letters/redrive': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const admin = deliveryAdmin();
+        return guarded(principal.clientId, route, () => admin.redrive(principal, id, request));
+      }
+      case 'POST /subscriptions/{id}/resume': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const admin = deliveryAdmin();
+        return guarded(principal.clientId, route, () => admin.resume(principal, id));
+      }
+      default:
+        return unroutedAnswer(request);
+    }
+  };
+}

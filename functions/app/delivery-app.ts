@@ -1,0 +1,112 @@
+/**
+ * The delivery function (CARD-5): SQS event source on the deliveries queue with partial batch
+ * responses. Sends each delivery to its subscriber's webhook (functions/core/delivery/dispatcher.ts and its stages);
+ * a delivery to try again later stays in the queue as a batch item failure, with its visibility
+ * timeout set to the backoff. What crashes the function anyway returns after the queue's
+ * visibility timeout, and the redrive policy catches it in the dead-letter queue eventually.
+ */
+import { openSinkCredential, type SinkCredential } from '../core/credentials/sink-credential.js';
+import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
+import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
+import { dispatchBatch } from '../core/delivery/dispatcher.js';
+import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
+import type { Subscription } from '../core/subscriptions/subscription.js';
+import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
+import { webhookSender } from '../net/webhook-sender.js';
+import { queues } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { describeError } from './logger.js';
+import type { QueueApp } from './queue-app.js';
+
+/** How long a container trusts what it read about a subscription. */
+const SUBSCRIPTION_CACHE_MS = 5_000;
+/** How long admitted deliveries may wait in memory for their rate slot. */
+const RATE_HORIZON_MS = 2_000;
+/**
+ * Time kept back from the function's timeout to apply a batch's decisions (attempt history,
+ * visibility changes): attempts that might not end before it are not started.
+ */
+const DECISION_MARGIN_MS = 4_000;
+
+export function deliveryApp(deps: KoerierDependencies): QueueApp {
+  const dispatcher = dispatcherDependencies(deps);
+  const { log } = deps;
+  return async (batch) => {
+    const deadline = Date.now() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
+    const tasks = batch.records.map(({ messageId, body, receiveCount }) => ({ messageId, body, receiveCount }));
+    const { decisions, attempts, failedAttempts, deadLettered } = await dispatchBatch(tasks, dispatcher, { deadline });
+    const receipts = new Map(batch.records.map((record) => [record.messageId, record.receiptHandle]));
+    const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
+    if (retries.length > 0) {
+      try {
+        const failed = await deps.deliveryQueue.postpone(
+          retries.map((retry) => ({ receiptHandle: receipts.get(retry.messageId) ?? '', delaySeconds: retry.delaySeconds })),
+        );
+        if (failed > 0) log.warn('some retries keep the default visibility timeout', { failed });
+      } catch (error) {
+        log.warn('retry delays not set; the default visibility timeout applies', { retries: retries.length, error: describeError(error) });
+      }
+    }
+    log.info('delivery batch', { received: tasks.length, retrying: retries.length, attempts, failedAttempts, deadLettered });
+    // The alarms on the delivery error rate and on dead letters read these (CloudWatch Embedded
+    // Metric Format in the log stream). A metric record, not a log line: written whatever the log
+    // level, and only in Lambda.
+    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered });
+    return { failedMessageIds: retries.map((retry) => retry.messageId) };
+  };
+}
+
+function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependencies {
+  const { config, log } = deps;
+  const settings = config.delivery;
+  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, log);
+  // Decrypting costs a KMS call: once per stored credential per container.
+  const credentials = new Map<string, Promise<SinkCredential>>();
+  const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
+    const { ciphertext } = subscription.credential;
+    let credential = credentials.get(ciphertext);
+    if (!credential) {
+      if (credentials.size > 1000) credentials.clear();
+      credential = openSinkCredential(subscription.credential, subscription.id, deps.credentialCipher);
+      credential.catch(() => credentials.delete(ciphertext));
+      credentials.set(ciphertext, credential);
+    }
+    return credential;
+  };
+  const state = deps.deliveryState;
+  return {
+    targets: state,
+    ledger: state,
+    deadLetters: state,
+    subscriptions: cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS),
+    async accessToken(subscription, options) {
+      if (!subscription.credential) return undefined;
+      let credential: SinkCredential;
+      try {
+        credential = await credentialOf({ ...subscription, credential: subscription.credential });
+      } catch (error) {
+        log.error('sink credential does not decrypt', { subscriptionId: subscription.id, error: describeError(error) });
+        throw new CredentialUnavailableError('the stored credential could not be decrypted');
+      }
+      return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
+    },
+    send: webhookSender(deps.deliveryHttp),
+    enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
+    policy: {
+      retry: settings.retry,
+      breaker: settings.breaker,
+      suspendAfterSeconds: settings.suspendAfterSeconds,
+      keyTtlSeconds: config.idempotency.ttlSeconds,
+      historySeconds: settings.historySeconds,
+      deadLetterRetentionSeconds: settings.deadLetterRetentionSeconds,
+      rateHorizonMs: RATE_HORIZON_MS,
+      probeLeaseMs: settings.connectTimeoutMs + settings.responseTimeoutMs + 1_000,
+      maxReceiveCount: queues.deliveries.maxReceiveCount,
+      sendTimeoutMs: settings.connectTimeoutMs + settings.responseTimeoutMs,
+      tokenTimeoutMs: TOKEN_TIMEOUT_MS,
+      sinkCredentials: config.sinkCredentials,
+    },
+    origin: config.webhookOrigin,
+    log,
+  };
+}

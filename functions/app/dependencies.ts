@@ -1,0 +1,60 @@
+/**
+ * Everything the apps need from the world, as ports. One value of this type is one Koerier: the
+ * composition root (functions/composition/aws-dependencies.ts) builds it once from a
+ * `KoerierConfig` — in Lambda from the function's environment, on the laptop from the host's own
+ * settings — and the apps (./*-app.ts) are functions of it. Nothing here reads the environment,
+ * and nothing is a module-level singleton, so two sets of dependencies live side by side in one
+ * process (two laptop hosts, say).
+ *
+ * Adapters that cost something to build (SDK clients, the token verifier, HTTP clients) are built
+ * on first use, so a function only pays for what its app reaches, and building the dependencies
+ * does no I/O.
+ */
+import type { Principal, Scope } from '../core/auth/access-tokens.js';
+import type { CredentialCipher } from '../core/credentials/sink-credential.js';
+import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
+import type { HttpRequest } from '../core/http/messages.js';
+import type { IdempotencyStore } from '../core/idempotency/store.js';
+import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
+import type { RouteIndexReader } from '../core/routing/matcher.js';
+import type { RoutedEventLedger } from '../core/routing/routed-events.js';
+import type { SubscriptionStore } from '../core/subscriptions/store.js';
+import type { KoerierConfig } from '../config.js';
+import type { SafeHttpClient } from '../net/safe-http-client.js';
+import type { ClientAdmission } from './client-throttling.js';
+import type { Logger } from './logger.js';
+
+/** A message on the deliveries queue, with what SQS told about it. */
+export interface DeliveryQueue {
+  /** Writes every message or throws. */
+  send(bodies: readonly string[]): Promise<void>;
+  /** Hides received messages for their backoff; answers how many could not be postponed. */
+  postpone(postponements: readonly { readonly receiptHandle: string; readonly delaySeconds: number }[]): Promise<number>;
+  /** Moves at most `limit` messages from the dead-letter queue back; answers how many moved. */
+  redriveDeadLetterQueue(limit: number): Promise<number>;
+}
+
+export interface KoerierDependencies {
+  readonly config: KoerierConfig;
+  /** At the configuration's level. */
+  readonly log: Logger;
+  /** Verifies the access token and admits the client past its throttle, or throws the 401/403/429 problem. */
+  authenticate(request: HttpRequest, scope: Scope): Promise<Principal>;
+  /** This set's per-client throttle (the publish window tells it its refusals). */
+  readonly admission: ClientAdmission;
+  readonly idempotency: IdempotencyStore;
+  readonly publishRateWindow: RateWindow;
+  readonly inboundQueue: InboundQueue;
+  readonly deliveryQueue: DeliveryQueue;
+  readonly subscriptions: SubscriptionStore;
+  readonly routeIndex: RouteIndexReader;
+  readonly routedEvents: RoutedEventLedger;
+  readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
+  readonly credentialCipher: CredentialCipher;
+  /** Outbound HTTP for deliveries and token requests, with the delivery timeouts (SSRF guard on). */
+  readonly deliveryHttp: SafeHttpClient;
+  /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
+  readonly handshakeHttp: SafeHttpClient;
+  /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
+  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
+}

@@ -1,0 +1,24 @@
+/** An HTTP app: what a host (API Gateway's adapter, the laptop's gateway) calls per request. */
+import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
+import { problemResponse, problems } from '../core/http/problems.js';
+import { allowedMethods, compileRoutes } from '../core/http/route-table.js';
+import { routeTable } from '../../lib/resources.js';
+
+export type HttpApp = (request: HttpRequest) => Promise<HttpResponse>;
+
+export function methodNotAllowed(allowed: readonly string[]): HttpResponse {
+  return problemResponse(problems.methodNotAllowed(allowed), { allow: allowed.join(', ') });
+}
+
+const apiRoutes = compileRoutes(routeTable.map((route) => ({ ...route, tag: undefined })));
+
+/**
+ * API Gateway's `$default` answer, from the same route table: a path some route template matches
+ * gets a 405 with those routes' methods in `Allow`, any other a 404. Apps answer a route key that
+ * is not theirs with it too (only a host that routes wrongly sends one).
+ */
+export function unroutedAnswer(request: HttpRequest): HttpResponse {
+  const allowed = allowedMethods(apiRoutes, request.path);
+  if (allowed.length === 0) return problemResponse(problems.notFound(`There is no resource at ${request.path}.`));
+  return methodNotAllowed(allowed);
+}

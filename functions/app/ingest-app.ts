@@ -1,0 +1,37 @@
+/**
+ * POST /events — the receiving intermediary (EDU-IN, EDU-15, EDU-16, EDU-19): authenticate, then
+ * the ingest use case (functions/core/ingest). OPTIONS /events answers the webhook validation
+ * handshake (WH-7).
+ */
+import { scopes } from '../core/auth/access-tokens.js';
+import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core/ingest/index.js';
+import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
+import type { KoerierDependencies } from './dependencies.js';
+import type { RouteKey } from '../../lib/resources.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+
+const ALLOWED_METHODS = ['POST', 'OPTIONS'];
+
+/** The ingest's idempotency operation is its route key: the compiler holds the two together. */
+const INGEST_ROUTE = INGEST_OPERATION satisfies RouteKey<'ingest'>;
+
+export function ingestApp(deps: KoerierDependencies): HttpApp {
+  const { config } = deps;
+  // Built on the first request that gets past authentication: a refused caller costs no adapter.
+  let ingest: IngestDependencies | undefined;
+  const ingestDependencies = () =>
+    (ingest ??= { idempotency: deps.idempotency, rateWindow: deps.publishRateWindow, inbound: deps.inboundQueue, settings: config, log: deps.log });
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'ingest'>;
+    switch (route) {
+      case 'OPTIONS /events':
+        return answerValidationRequest(request.headers, { allowedOrigins: config.allowedOrigins, ratePerMinute: config.publishRatePerMinute }, ALLOWED_METHODS);
+      case INGEST_ROUTE: {
+        const principal = await deps.authenticate(request, scopes.publish);
+        return acceptEvents(request, principal, ingestDependencies());
+      }
+      default:
+        return unroutedAnswer(request);
+    }
+  };
+}

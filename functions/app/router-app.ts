@@ -1,0 +1,50 @@
+/**
+ * The router: SQS event source on the inbound queue, partial batch failures on. Drops duplicate
+ * events, finds the matching subscriptions through the route index and queues one delivery per
+ * match (see functions/core/routing/route-events.ts).
+ */
+import { SubscriptionMatcher } from '../core/routing/matcher.js';
+import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
+import { entitledToEvent } from '../core/subscriptions/entitlements.js';
+import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
+import { functions } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { describeError } from './logger.js';
+import type { QueueApp } from './queue-app.js';
+
+export function routerApp(deps: KoerierDependencies): QueueApp {
+  const { config, log } = deps;
+  const router: RouterDependencies = {
+    // Lives as long as the dependencies: its cache is checked against the index generation per batch.
+    matcher: new SubscriptionMatcher(deps.routeIndex),
+    ledger: deps.routedEvents,
+    isEntitled: (owner, event) => entitledToEvent(owner, event, config.entitlements),
+    sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
+    now: () => Date.now(),
+    // A crashed invocation's claims free up before SQS shows its messages again.
+    lockMs: functions.router.timeoutSeconds * 1000,
+    ttlSeconds: config.idempotency.ttlSeconds,
+    maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+    log,
+  };
+  return async (batch) => {
+    const records = batch.records.map((record) => ({ recordId: record.messageId, body: record.body }));
+    try {
+      const report = await routeInboundEvents(records, router);
+      log.info('batch routed', {
+        records: records.length,
+        routed: report.routed,
+        duplicates: report.duplicates,
+        deliveries: report.deliveries,
+        failed: report.failedRecordIds.length,
+      });
+      return { failedMessageIds: report.failedRecordIds };
+    } catch (error) {
+      // Only what every record needs can end up here (the route index's state could not be read);
+      // a problem of one record fails that record alone, inside routeInboundEvents. So every
+      // record comes back later.
+      log.error('batch not routed', { records: records.length, error: describeError(error) });
+      return { failedMessageIds: records.map((record) => record.recordId) };
+    }
+  };
+}

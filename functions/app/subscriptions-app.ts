@@ -1,0 +1,74 @@
+/**
+ * The subscriptions API (scope `subscriptions:manage`): POST/GET /subscriptions,
+ * GET/PATCH/DELETE /subscriptions/{id}; every change runs through the Idempotency-Key guard
+ * (EDU-IDEM-3, EDU-IDEM-5). GET/POST /subscriptions/{id}/validation is the webhook validation
+ * callback (WH-4): the target calls it, so it is authenticated by the secret token in its URL,
+ * not by an access token, and is naturally idempotent.
+ */
+import { scopes } from '../core/auth/access-tokens.js';
+import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
+import { validationTransport } from '../net/validation-transport.js';
+import type { KoerierDependencies } from './dependencies.js';
+import type { RouteKey } from '../../lib/resources.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+import { idempotencyGuard } from './idempotency-guard.js';
+
+export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
+  const { config, log } = deps;
+  // Built on the first request that gets past authentication (or to the callback), so a refused
+  // caller costs no adapter: not the store, not the cipher, not the HTTP client.
+  let service: SubscriptionsService | undefined;
+  const subscriptionsService = () =>
+    (service ??= new SubscriptionsService({
+      store: deps.subscriptions,
+      cipher: deps.credentialCipher,
+      sendValidationRequest: validationTransport(deps.handshakeHttp, log),
+      entitlements: config.entitlements,
+      settings: {
+        allowLoopbackSinks: config.allowLoopbackSinks,
+        allowedPorts: config.outboundPorts,
+        sinkCredentials: config.sinkCredentials,
+        webhookOrigin: config.webhookOrigin,
+        publicBaseUrl: config.publicBaseUrl,
+        validationWindowSeconds: config.handshake.windowSeconds,
+        ...(config.handshake.requestRatePerMinute === undefined ? {} : { requestRatePerMinute: config.handshake.requestRatePerMinute }),
+        validationAgreedClients: config.validationAgreedClients,
+        maxRetryWindowSeconds: config.idempotency.ttlSeconds,
+      },
+      audit: log,
+    }));
+
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'subscriptions'>;
+    const id = request.pathParameters['id'] ?? '';
+    switch (route) {
+      case 'GET /subscriptions/{id}/validation':
+      case 'POST /subscriptions/{id}/validation':
+        return subscriptionsService().approve(id, request);
+      case 'POST /subscriptions':
+      case 'GET /subscriptions':
+      case 'GET /subscriptions/{id}':
+      case 'PATCH /subscriptions/{id}':
+      case 'DELETE /subscriptions/{id}':
+        break;
+      default:
+        return unroutedAnswer(request);
+    }
+
+    const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+    const subscriptions = subscriptionsService();
+    const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
+    switch (route) {
+      case 'POST /subscriptions':
+        return guarded(principal.clientId, route, () => subscriptions.create(principal, request));
+      case 'GET /subscriptions':
+        return subscriptions.list(principal, request);
+      case 'GET /subscriptions/{id}':
+        return subscriptions.read(principal, id);
+      case 'PATCH /subscriptions/{id}':
+        return guarded(principal.clientId, route, () => subscriptions.update(principal, id, request));
+      case 'DELETE /subscriptions/{id}':
+        return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
+    }
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * The composition root: the one place that turns a `KoerierConfig` into the adapters the apps run
+ * on (functions/app/dependencies.ts) — DynamoDB repositories, SQS queues, the KMS or laptop-key
+ * cipher, outbound HTTP with the SSRF guard, the token verifier, the per-client throttle and a
+ * logger at the configured level. Each adapter is built on first use and then kept, so a set of
+ * dependencies lives as long as its container (Lambda) or its host (laptop).
+ *
+ *   Lambda:  `awsDependencies` — the configuration from `process.env`, read once, the SDK clients
+ *            of functions/aws/clients.ts (endpoints from the standard AWS variables);
+ *   laptop:  `buildAwsDependencies({ config, clients })` — the host's own configuration record and
+ *            SDK clients pointed at its emulators (local/host.ts). Two hosts, two sets.
+ */
+import { readFileSync } from 'node:fs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { authenticator, tokenVerification } from '../app/authentication.js';
+import { clientAdmission } from '../app/client-throttling.js';
+import type { KoerierDependencies } from '../app/dependencies.js';
+import { createLogger, type Logger } from '../app/logger.js';
+import { dynamoDbClient, sqsClient } from '../aws/clients.js';
+import { credentialCipherFor } from '../aws/credential-cipher.js';
+import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
+import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
+import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
+import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
+import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
+import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
+import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { loadConfig, type KoerierConfig } from '../config.js';
+import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
+
+export interface AwsClients {
+  readonly dynamodb: DynamoDBClient;
+  readonly sqs: SQSClient;
+}
+
+export interface AwsDependenciesOptions {
+  readonly config: KoerierConfig;
+  /** Default: the container's clients (functions/aws/clients.ts). */
+  readonly clients?: () => AwsClients;
+  /** Default: a logger at `config.logLevel`. */
+  readonly log?: Logger;
+  /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
+  readonly writeMetricRecord?: (record: string) => void;
+}
+
+export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
+  const { config } = options;
+  const resources = config.resources;
+  const log = options.log ?? createLogger(config.logLevel);
+  const clients = once(options.clients ?? (() => ({ dynamodb: dynamoDbClient(), sqs: sqsClient() })));
+  const admission = clientAdmission(config, log);
+  const verification = once(() => tokenVerification(config.auth));
+  const outboundHttp = (timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) =>
+    createSafeHttpClient({
+      allowLoopback: config.allowLoopbackSinks,
+      allowedPorts: config.outboundPorts,
+      ...timeouts,
+      ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
+    });
+  const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
+  const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
+
+  return lazily<KoerierDependencies>(
+    { config, log, admission },
+    {
+      authenticate: () => authenticator(verification(), admission),
+      idempotency: () => new DynamoDbIdempotencyStore(clients().dynamodb, resources.table('idempotency')),
+      publishRateWindow: () =>
+        new DynamoDbRateWindow(clients().dynamodb, resources.table('idempotency'), {
+          onRefused: (client, until) => admission.rememberPublishRefusal(client, until),
+        }),
+      inboundQueue: () => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')),
+      deliveryQueue: () => ({
+        send: (bodies) => deliveriesQueue().send(bodies.map((body) => ({ body }))),
+        postpone: (postponements) => postponeMessages(clients().sqs, resources.queueUrl('deliveries'), postponements),
+        redriveDeadLetterQueue: (limit) =>
+          moveDeadLetterQueueBack(clients().sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
+      }),
+      subscriptions: () => new DynamoDbSubscriptionStore(clients().dynamodb, resources.table('subscriptions'), routeIndex()),
+      routeIndex,
+      routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
+      deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
+      credentialCipher: () => credentialCipherFor(resources.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
+      deliveryHttp: () =>
+        outboundHttp({
+          connectTimeoutMs: config.delivery.connectTimeoutMs,
+          responseTimeoutMs: config.delivery.responseTimeoutMs,
+          maxResponseBytes: config.delivery.maxResponseBytes,
+        }),
+      handshakeHttp: () =>
+        outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      recordDeliveryMetrics: () => {
+        const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
+        return (figures) => write(deliveryMetricsRecord(figures, Date.now()));
+      },
+    },
+  );
+}
+
+let container: KoerierDependencies | undefined;
+
+/**
+ * This Lambda container's dependencies, built on the first invocation (not at import, so a cold
+ * start only pays for what the invoked function reaches). The one place the functions read
+ * `process.env`.
+ */
+export function awsDependencies(): KoerierDependencies {
+  container ??= buildAwsDependencies({ config: loadConfig(process.env) });
+  return container;
+}
+
+function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
+
+/** An object whose `lazy` members are built on first read and kept. */
+function lazily<T extends object>(eager: Partial<T>, lazy: { [K in keyof T]?: () => T[K] }): T {
+  const target = { ...eager } as T;
+  for (const [name, build] of Object.entries(lazy) as [string, () => unknown][]) {
+    const get = once(build);
+    Object.defineProperty(target, name, { get, enumerable: true });
+  }
+  return target;
+}

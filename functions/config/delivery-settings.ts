@@ -1,0 +1,43 @@
+/** Push delivery settings (issue 5); the schedule and its defaults are documented in docs/OPERATIONS.md. */
+import { settingEnv } from './setting-names.js';
+import type { SettingsReader } from './settings-reader.js';
+
+export const SEVEN_DAYS = 7 * 24 * 3600;
+
+export interface DeliverySettings {
+  readonly retry: { readonly initialDelaySeconds: number; readonly maxDelaySeconds: number; readonly windowSeconds: number };
+  readonly connectTimeoutMs: number;
+  readonly responseTimeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly breaker: { readonly failureThreshold: number; readonly cooldownSeconds: number };
+  readonly suspendAfterSeconds: number;
+  readonly historySeconds: number;
+  readonly deadLetterRetentionSeconds: number;
+  readonly outboundCaFile?: string;
+  /** Write CloudWatch Embedded Metric Format records (in Lambda only). */
+  readonly emitMetrics: boolean;
+}
+
+export function readDeliverySettings(settings: SettingsReader): DeliverySettings {
+  const outboundCaFile = settings.text(settingEnv.outboundCaFile);
+  return {
+    retry: {
+      initialDelaySeconds: settings.integer(settingEnv.deliveryRetryInitialSeconds, 30, 1, 43_200),
+      maxDelaySeconds: settings.integer(settingEnv.deliveryRetryMaxDelaySeconds, 4 * 3600, 1, 43_200),
+      windowSeconds: settings.integer(settingEnv.deliveryRetryWindowSeconds, 24 * 3600, 1, 365 * 24 * 3600),
+    },
+    connectTimeoutMs: settings.integer(settingEnv.deliveryConnectTimeoutMs, 5_000, 100, 60_000),
+    responseTimeoutMs: settings.integer(settingEnv.deliveryResponseTimeoutMs, 10_000, 100, 120_000),
+    maxResponseBytes: settings.integer(settingEnv.deliveryMaxResponseBytes, 64 * 1024, 1024, 10 * 1024 * 1024),
+    breaker: {
+      failureThreshold: settings.integer(settingEnv.deliveryBreakerFailures, 5, 1, 1000),
+      cooldownSeconds: settings.integer(settingEnv.deliveryBreakerCooldownSeconds, 60, 1, 3600),
+    },
+    suspendAfterSeconds: settings.integer(settingEnv.deliverySuspendAfterSeconds, 5 * 24 * 3600, 1, 365 * 24 * 3600),
+    historySeconds: settings.integer(settingEnv.deliveryHistorySeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
+    deadLetterRetentionSeconds: settings.integer(settingEnv.deadLetterRetentionSeconds, 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    ...(outboundCaFile ? { outboundCaFile } : {}),
+    // Set by the Lambda runtime: CloudWatch turns the metric records in the log into metrics.
+    emitMetrics: Boolean(settings.env['AWS_LAMBDA_FUNCTION_NAME']),
+  };
+}

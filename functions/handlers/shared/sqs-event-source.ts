@@ -1,0 +1,30 @@
+/**
+ * The edge between an SQS event-source mapping (partial batch responses on) and a queue app:
+ * `queueHandler(routerApp)(awsDependencies)` is the router's Lambda handler. Built on the first
+ * batch, not at import.
+ */
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { KoerierDependencies } from '../../app/dependencies.js';
+import type { QueueApp } from '../../app/queue-app.js';
+
+export type SqsHandler = (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse>;
+
+export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): (dependencies: () => KoerierDependencies) => SqsHandler {
+  return (dependencies) => {
+    let app: QueueApp | undefined;
+    return async (event, context) => {
+      app ??= makeApp(dependencies());
+      const { failedMessageIds } = await app({
+        records: event.Records.map((record) => ({
+          messageId: record.messageId,
+          body: record.body,
+          receiptHandle: record.receiptHandle,
+          receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
+        })),
+        // Without a context (a test calling the handler directly) the batch has no time limit.
+        remainingTimeMs: () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
+      });
+      return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
+    };
+  };
+}

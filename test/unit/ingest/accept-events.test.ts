@@ -1,0 +1,235 @@
+/**
+ * The ingest use case (functions/core/ingest) without emulators: the in-memory idempotency store,
+ * rate window and inbound queue, typed against their ports, and a clock the test sets. The
+ * integration tests (test/integration/ingest-*.test.ts) prove the same rules through the Lambda
+ * handler against the emulators.
+ */
+import { randomUUID } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../../../functions/core/auth/access-tokens.js';
+import { parsePublishGrants } from '../../../functions/core/auth/publish-grants.js';
+import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
+import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import {
+  acceptEvents,
+  inboundMessageAttributes,
+  MAX_EVENTS_PER_BATCH,
+  type IngestDependencies,
+  type IngestSettings,
+} from '../../../functions/core/ingest/index.js';
+import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import type { Log } from '../../../functions/core/ports/log.js';
+
+const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
+const OTHER: Principal = { clientId: 'partner-b', scopes: new Set(['events:publish']) };
+const SOURCE_A = 'urn:nld:oin:00000001823288444000:systeem';
+const START = Date.UTC(2026, 2, 1, 12, 0, 10);
+
+const settings: IngestSettings = {
+  publishRatePerMinute: 3,
+  maxEventBytes: 64 * 1024,
+  publishGrants: parsePublishGrants(
+    JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] }),
+  ),
+  idempotency: { ttlSeconds: 3600, lockSeconds: 60 },
+};
+
+let now: number;
+let queue: InMemoryInboundQueue;
+let logLines: { level: string; message: string; fields: Record<string, unknown> }[];
+let deps: IngestDependencies;
+
+beforeEach(() => {
+  now = START;
+  queue = new InMemoryInboundQueue();
+  logLines = [];
+  const log: Log = {
+    info: (message, fields) => logLines.push({ level: 'info', message, fields }),
+    warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
+    error: (message, fields) => logLines.push({ level: 'error', message, fields }),
+  };
+  deps = { idempotency: new InMemoryIdempotencyStore(), rateWindow: new InMemoryRateWindow(() => now), inbound: queue, settings, log, clock: () => now };
+});
+
+const event = (overrides: Record<string, unknown> = {}) => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: `${SOURCE_A}:x`,
+  type: 'nl.edu.leerling.ingeschreven',
+  ...overrides,
+});
+
+function request(body: unknown, headers: Record<string, string> = {}, contentType = 'application/cloudevents+json'): HttpRequest {
+  return {
+    method: 'POST',
+    path: '/events',
+    headers: { 'content-type': contentType, 'idempotency-key': randomUUID(), ...headers },
+    query: {},
+    routeKey: 'POST /events',
+    pathParameters: {},
+    body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body), 'utf8'),
+  };
+}
+
+const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
+
+describe('acceptEvents: persist before acknowledge', () => {
+  it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher and receipt time as attributes', async () => {
+    const accepted = event();
+    const response = await acceptEvents(request(accepted), PUBLISHER, deps);
+    expect(response.status).toBe(202);
+    expect(json(response)).toEqual({ acceptedCount: 1, accepted: [{ source: accepted.source, id: accepted.id }] });
+    expect(queue.messages).toEqual([
+      {
+        body: JSON.stringify(accepted),
+        attributes: { [inboundMessageAttributes.publisher]: 'partner-a', [inboundMessageAttributes.receivedAt]: new Date(START).toISOString() },
+      },
+    ]);
+  });
+
+  it('EDU-19, review #2: a failed write is a 503 with Retry-After, acknowledges nothing, and frees the key so the retry is processed', async () => {
+    queue.failWith = new Error('SQS is down');
+    const first = request(event());
+    const refused = await acceptEvents(first, PUBLISHER, deps);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(json(refused)).toMatchObject({ type: expect.stringContaining('events-not-stored') });
+    expect(refused.body).not.toContain('SQS is down');
+    expect(logLines).toContainEqual(expect.objectContaining({ level: 'error', message: 'events not stored' }));
+
+    queue.failWith = undefined;
+    const retried = await acceptEvents(first, PUBLISHER, deps);
+    expect(retried.status).toBe(202);
+    expect(queue.messages).toHaveLength(1);
+  });
+});
+
+describe('acceptEvents: the Idempotency-Key guard', () => {
+  it('EDU-IDEM-18: without a key the answer is 400 before anything else: no rate slot, nothing stored', async () => {
+    const response = await acceptEvents(request(event(), { 'idempotency-key': '' }), PUBLISHER, deps);
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({ type: expect.stringContaining('idempotency-key-missing') });
+    expect(queue.messages).toHaveLength(0);
+    for (let n = 0; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+  });
+
+  it('EDU-IDEM-14: a repeat gets the byte-identical answer, marked Idempotent-Replayed, stores no second event and takes no rate slot', async () => {
+    const first = request(event());
+    const original = await acceptEvents(first, PUBLISHER, deps);
+    for (let n = 0; n < 5; n++) {
+      const replay = await acceptEvents(first, PUBLISHER, deps);
+      expect(replay.status).toBe(202);
+      expect(replay.body).toBe(original.body);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+    }
+    expect(queue.messages).toHaveLength(1);
+    // The replays took no slot of the publisher's window: the rest of its rate is still there.
+    for (let n = 1; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+  });
+
+  it('EDU-IDEM-8: the same key with another body gets 422 naming the key, and nothing is stored', async () => {
+    const key = randomUUID();
+    expect((await acceptEvents(request(event(), { 'idempotency-key': key }), PUBLISHER, deps)).status).toBe(202);
+    const reused = await acceptEvents(request(event(), { 'idempotency-key': key }), PUBLISHER, deps);
+    expect(reused.status).toBe(422);
+    expect(reused.body).toContain(key);
+    expect(queue.messages).toHaveLength(1);
+  });
+});
+
+describe('acceptEvents: the publisher’s rate window', () => {
+  it('WH-7, EDU-20: past the rate a publisher gets 429 with Retry-After to the end of the window; other publishers are unaffected', async () => {
+    for (let n = 0; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+    const refused = await acceptEvents(request(event()), PUBLISHER, deps);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('50');
+    const otherSource = 'urn:nld:oin:00000002222222222000:systeem';
+    expect((await acceptEvents(request(event({ source: otherSource })), OTHER, deps)).status).toBe(202);
+    expect(queue.messages).toHaveLength(settings.publishRatePerMinute + 1);
+  });
+
+  it('WH-7, EDU-20: the window is one clock minute: at the next minute the publisher is accepted again', async () => {
+    for (let n = 0; n < settings.publishRatePerMinute; n++) await acceptEvents(request(event()), PUBLISHER, deps);
+    expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(429);
+    now = START + 50_000;
+    expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+  });
+
+  it('WH-7: a 429 frees the key, so the retry with the same key is processed once the window allows', async () => {
+    for (let n = 0; n < settings.publishRatePerMinute; n++) await acceptEvents(request(event()), PUBLISHER, deps);
+    const limited = request(event());
+    expect((await acceptEvents(limited, PUBLISHER, deps)).status).toBe(429);
+    now = START + 60_000;
+    const retried = await acceptEvents(limited, PUBLISHER, deps);
+    expect(retried.status).toBe(202);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+  });
+});
+
+describe('acceptEvents: validation, batch cap and source grants', () => {
+  it('HTTP-3: a batch of more than MAX_EVENTS_PER_BATCH events gets 413 and stores nothing', async () => {
+    const events = Array.from({ length: MAX_EVENTS_PER_BATCH + 1 }, () => event());
+    const response = await acceptEvents(request(events, {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    expect(response.status).toBe(413);
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('EDU-16: a batch of exactly MAX_EVENTS_PER_BATCH events is stored whole and every pair is listed', async () => {
+    const events = Array.from({ length: MAX_EVENTS_PER_BATCH }, () => event());
+    const response = await acceptEvents(request(events, {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    expect(response.status).toBe(202);
+    expect((json(response)['accepted'] as unknown[]).length).toBe(MAX_EVENTS_PER_BATCH);
+    expect(queue.messages).toHaveLength(MAX_EVENTS_PER_BATCH);
+  });
+
+  it('EDU-IN: a batch with one member under a source the publisher is not granted gets 403 naming the member, and nothing is stored', async () => {
+    const response = await acceptEvents(
+      request([event(), event({ source: 'urn:nld:oin:00000002222222222000:systeem' })], {}, 'application/cloudevents-batch+json'),
+      PUBLISHER,
+      deps,
+    );
+    expect(response.status).toBe(403);
+    expect(json(response)['errors']).toEqual([expect.objectContaining({ index: 1, requirement: 'EDU-IN' })]);
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('EDU-IN: a publisher without grants may publish nothing', async () => {
+    const response = await acceptEvents(request(event()), { clientId: 'partner-z', scopes: new Set(['events:publish']) }, deps);
+    expect(response.status).toBe(403);
+    expect(queue.messages).toHaveLength(0);
+  });
+
+  it('HTTP-3: an invalid member fails the whole batch with 400, and nothing is stored', async () => {
+    const response = await acceptEvents(request([event(), event({ id: '' })], {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    expect(response.status).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json');
+    expect(queue.messages).toHaveLength(0);
+  });
+});
+
+describe('acceptEvents: the answer', () => {
+  it('CE-4: a SHOULD-level finding is accepted and reported back as a warning', async () => {
+    const response = await acceptEvents(request(event({ source: '/not/a/urn' })), PUBLISHER, deps);
+    expect(response.status).toBe(202);
+    expect(json(response)['warnings']).toContainEqual(expect.objectContaining({ requirement: 'CE-4' }));
+  });
+
+  it('CE-4, review #11: the same warning for many batch members comes back once, with their indexes and a count', async () => {
+    const events = Array.from({ length: 5 }, () => event({ source: '/not/a/urn' }));
+    const response = await acceptEvents(request(events, {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    const warnings = (json(response)['warnings'] as { requirement: string; indexes?: number[]; message: string }[]).filter((w) => w.requirement === 'CE-4');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.indexes).toEqual([0, 1, 2, 3, 4]);
+    expect(warnings[0]!.message).toContain('(and 4 more like it)');
+  });
+
+  it('CE-16: the event data never reaches a log line; context attributes may', async () => {
+    const secret = `bsn-${randomUUID()}`;
+    const accepted = event({ data: { bsn: secret } });
+    await acceptEvents(request(accepted), PUBLISHER, deps);
+    await acceptEvents(request(event({ id: '', data: { bsn: secret } })), PUBLISHER, deps);
+    const logged = JSON.stringify(logLines);
+    expect(logged).toContain(accepted.id);
+    expect(logged).not.toContain(secret);
+  });
+});
