@@ -80,8 +80,13 @@ export interface EmulatorOptions {
   readonly stateDir?: string;
   /** Warnings about restored state and the TTL sweeper, as JSON lines. */
   readonly log?: (line: string) => void;
-  /** The TTL sweeper's pace (see local/ttl-sweeper.ts); its defaults suit a laptop. */
-  readonly ttlSweep?: Pick<TtlSweeperOptions, 'tickMs' | 'pageSize' | 'passPauseMs'>;
+  /**
+   * The TTL sweeper's pace (see local/ttl-sweeper.ts); its defaults suit a laptop. `false`: no
+   * sweeping on a timer, for tests whose clock is not the real one — the sweeper judges expiry by
+   * real time, so it would delete the items of a test that lives in the past (an idempotency
+   * lock, a delivery's progress) while the test still counts on them.
+   */
+  readonly ttlSweep?: Pick<TtlSweeperOptions, 'tickMs' | 'pageSize' | 'passPauseMs'> | false;
 }
 
 export async function startEmulators(options: EmulatorOptions = {}): Promise<Emulators> {
@@ -138,7 +143,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     };
     const resourceEnvironment = await createResources(endpoints);
     const sweeperClient = new DynamoDBClient({ region: LOCAL_REGION, credentials: DUMMY_CREDENTIALS, endpoint: endpoints.dynamodb });
-    const ttlSweeper = startTtlSweeper({ client: sweeperClient, log: options.log, ...options.ttlSweep });
+    const ttlSweeper = startTtlSweeper({ client: sweeperClient, log: options.log, ...(options.ttlSweep === false ? { periodic: false } : options.ttlSweep) });
     // Stops run in reverse order: this one before dynalite closes.
     stops.push(async () => {
       await ttlSweeper.stop();

@@ -29,6 +29,8 @@ export interface TtlSweeperOptions {
   readonly log?: (line: string) => void;
   /** The sweeper's clock, epoch seconds (tests). */
   readonly nowSeconds?: () => number;
+  /** False: sweep only when `sweepAll` is called, never on a timer. Default true. */
+  readonly periodic?: boolean;
 }
 
 export interface TtlSweeper {
@@ -137,7 +139,7 @@ export function startTtlSweeper(options: TtlSweeperOptions): TtlSweeper {
     }, tickMs);
     timer.unref();
   };
-  schedule();
+  if (options.periodic !== false) schedule();
 
   return {
     deleted,

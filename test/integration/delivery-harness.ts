@@ -85,7 +85,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const key = randomBytes(32);
   await writeFile(join(dir, 'credentials.key'), key.toString('base64'));
 
-  const emulators = await startEmulators();
+  const emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   Object.assign(process.env, emulators.awsEnvironment, emulators.resourceEnvironment, {
     [settingEnv.issuer]: 'https://issuer.test',
     [settingEnv.audience]: 'koerier',

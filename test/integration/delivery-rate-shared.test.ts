@@ -17,7 +17,7 @@ let emulators: Emulators;
 let instance: () => DynamoDbDeliveryState;
 
 beforeAll(async () => {
-  emulators = await startEmulators();
+  emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   const client = () =>
     new DynamoDBClient({
       region: emulators.region,

@@ -39,7 +39,7 @@ const claimOptions = () => ({ now: Date.now(), lockMs: 10_000, ttlSeconds: 3600 
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 beforeAll(async () => {
-  emulators = await startEmulators();
+  emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   client = new DynamoDBClient({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,

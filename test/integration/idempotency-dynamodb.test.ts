@@ -24,7 +24,7 @@ let tableName: string;
 let queueUrl: string;
 
 beforeAll(async () => {
-  emulators = await startEmulators();
+  emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   const config = {
     region: emulators.region,
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },

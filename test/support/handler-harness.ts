@@ -33,7 +33,7 @@ export interface HandlerHarness {
 }
 
 export async function startHandlerHarness(settings: Record<string, string> = {}): Promise<HandlerHarness> {
-  const emulators = await startEmulators();
+  const emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
   const jwks: Server = createServer((_req, res) => {
