@@ -13,7 +13,7 @@ import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, Put
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
-import { SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
+import { SubscriptionConflictError, withStatus, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
 import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
 import { BY_OWNER, decodeCursor, encodeCursor, ID, itemOf, MAX_SUBSCRIPTION_ID_BYTES, OWNER_KEY, ownerKeyOf, subscriptionOf } from './subscription-table-items.js';
@@ -121,20 +121,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
     const current = await this.get(id);
     if (!current) return undefined;
-    if (expectedVersion !== undefined && current.version !== expectedVersion) {
-      throw new SubscriptionConflictError(`subscription ${id} is at version ${current.version}, not ${expectedVersion}`);
-    }
-    const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
-    return this.save(
-      {
-        ...rest,
-        status,
-        ...(reason === undefined ? {} : { statusReason: reason }),
-        ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
-        updatedAt: new Date(this.clock()).toISOString(),
-      },
-      current,
-    );
+    return this.save(withStatus(current, { status, reason, ...(expectedVersion === undefined ? {} : { expectedVersion }), ...(suspendedFor === undefined ? {} : { suspendedFor }), now: this.clock() }), current);
   }
 
   /** After a lost race: the index as the winning record says, minus what the loser added. */

@@ -9,7 +9,7 @@
  */
 import { systemClock, type Clock } from '../ports/clock.js';
 import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
-import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../subscriptions/store.js';
+import { InvalidCursorError, SubscriptionConflictError, withStatus, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from './matcher.js';
 import { routeEntriesOf, type RouteEntry, type RouteShape } from './route-keys.js';
@@ -71,20 +71,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
   async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
     const current = await this.get(id);
     if (!current) return undefined;
-    if (expectedVersion !== undefined && current.version !== expectedVersion) {
-      throw new SubscriptionConflictError(`subscription ${id} is at version ${current.version}, not ${expectedVersion}`);
-    }
-    const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
-    return this.save(
-      {
-        ...rest,
-        status,
-        ...(reason === undefined ? {} : { statusReason: reason }),
-        ...(status === 'suspended' && suspendedFor !== undefined ? { suspendedFor } : {}),
-        updatedAt: new Date(this.clock()).toISOString(),
-      },
-      current,
-    );
+    return this.save(withStatus(current, { status, reason, ...(expectedVersion === undefined ? {} : { expectedVersion }), ...(suspendedFor === undefined ? {} : { suspendedFor }), now: this.clock() }), current);
   }
 
   async readState(): Promise<RouteIndexState> {

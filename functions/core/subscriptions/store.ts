@@ -39,3 +39,26 @@ export class SubscriptionConflictError extends Error {
 export class InvalidCursorError extends Error {
   override name = 'InvalidCursorError';
 }
+
+/**
+ * What `updateStatus` saves, the same for every store: the current record with the new status and
+ * reason (a suspension's cause only while suspended), or a conflict when the record moved past
+ * `expectedVersion` meanwhile.
+ */
+export function withStatus(
+  current: Subscription,
+  change: { status: SubscriptionStatus; reason: string | undefined; expectedVersion?: number; suspendedFor?: SuspensionCause; now: number },
+): SubscriptionDraft {
+  if (change.expectedVersion !== undefined && current.version !== change.expectedVersion) {
+    throw new SubscriptionConflictError(`subscription ${current.id} is at version ${current.version}, not ${change.expectedVersion}`);
+  }
+  const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
+  return {
+    ...rest,
+    status: change.status,
+    ...(change.reason === undefined ? {} : { statusReason: change.reason }),
+    ...(change.status === 'suspended' && change.suspendedFor !== undefined ? { suspendedFor: change.suspendedFor } : {}),
+    updatedAt: new Date(change.now).toISOString(),
+  };
+}
+
