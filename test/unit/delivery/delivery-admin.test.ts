@@ -11,11 +11,11 @@ import type { DeliveryMessage } from '../../../functions/core/delivery-message/d
 import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from '../../../functions/core/delivery/delivery-records.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
 
-const NOW = Date.UTC(2026, 2, 1, 12);
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:lvs';
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const owner: Principal = { clientId: 'subscriber', scopes: new Set([scopes.manageSubscriptions]) };
@@ -25,22 +25,7 @@ const admin: Principal = { clientId: 'operator', scopes: new Set([scopes.admin])
 const event = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
 
 function subscription(over: Partial<Subscription> = {}): Subscription {
-  return {
-    id: 'sub-1',
-    owner: 'subscriber',
-    sink: 'https://ontvanger.example/hook',
-    delivery: 'push',
-    contentMode: 'structured',
-    batchSupported: false,
-    validation: 'agreed',
-    status: 'active',
-    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
-    routeKeys: [],
-    createdAt: new Date(NOW).toISOString(),
-    updatedAt: new Date(NOW).toISOString(),
-    version: 1,
-    ...over,
-  } as Subscription;
+  return storedSubscription({ id: 'sub-1', sink: 'https://ontvanger.example/hook', routeKeys: [], version: 1, ...over });
 }
 
 function deadLetter(n: number, over: Partial<DeadLetter> = {}): DeadLetter {

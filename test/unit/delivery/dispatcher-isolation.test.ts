@@ -7,30 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
-import type { DeliveryPolicy, DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
+import type { DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import type { WebhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 import { HEALTHY } from '../../../functions/core/delivery/target-health.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
-
-const T0 = Date.parse('2026-03-01T12:00:00Z');
-
-const policy: DeliveryPolicy = {
-  retry: { initialDelaySeconds: 30, maxDelaySeconds: 3600, windowSeconds: 86_400 },
-  breaker: { failureThreshold: 5, cooldownSeconds: 60 },
-  suspendAfterSeconds: 86_400 * 3,
-  keyTtlSeconds: 7 * 86_400,
-  historySeconds: 86_400,
-  deadLetterRetentionSeconds: 86_400,
-  rateHorizonMs: 5000,
-  probeLeaseMs: 10_000,
-  maxReceiveCount: 50,
-  sendTimeoutMs: 10_000,
-  tokenTimeoutMs: 5_000,
-  sinkCredentials: 'oauth2-only',
-};
+import { policy, subscription, T0 } from './dispatcher-harness.js';
 
 type DeliveryState = DispatchTargets & DispatchLedger & DispatchDeadLetters;
 
@@ -56,22 +40,8 @@ function memoryState(failProgressOf: ReadonlySet<string>): DeliveryState & { dea
   };
 }
 
-function subscription(id: string): Subscription {
-  return {
-    id,
-    owner: 'subscriber',
-    sink: `https://receiver.test/${id}`,
-    delivery: 'push',
-    contentMode: 'structured',
-    batchSupported: false,
-    validation: 'agreed',
-    status: 'active',
-    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
-    routeKeys: [],
-    createdAt: new Date(T0).toISOString(),
-    updatedAt: new Date(T0).toISOString(),
-    version: 1,
-  };
+function subscriptionOf(id: string): Subscription {
+  return subscription({ id, sink: `https://receiver.test/${id}`, routeKeys: [], version: 1 });
 }
 
 function task(subscriptionId: string, deliveryId: string, receiveCount = 1): DeliveryTask {
@@ -89,7 +59,7 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
     subscriptions: {
       get: async (id: string) => {
         if (options.unreadableSubscriptions?.includes(id)) throw new Error('subscription table unavailable');
-        return subscription(id);
+        return subscriptionOf(id);
       },
       updateStatus: async () => undefined,
     },

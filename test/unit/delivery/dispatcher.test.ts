@@ -15,24 +15,9 @@ import { HEALTHY, type TargetState } from '../../../functions/core/delivery/targ
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
+import { policy, SUB, subscription, T0 } from './dispatcher-harness.js';
 
-const T0 = Date.parse('2026-03-01T12:00:00Z');
-const SUBSCRIPTION_ID = '3f0c2a8e-6b1d-4c55-9a3e-0d1f2b3c4d5e';
-
-const policy: DeliveryPolicy = {
-  retry: { initialDelaySeconds: 30, maxDelaySeconds: 3600, windowSeconds: 86_400 },
-  breaker: { failureThreshold: 5, cooldownSeconds: 60 },
-  suspendAfterSeconds: 86_400 * 3,
-  keyTtlSeconds: 7 * 86_400,
-  historySeconds: 86_400,
-  deadLetterRetentionSeconds: 86_400,
-  rateHorizonMs: 5000,
-  probeLeaseMs: 10_000,
-  maxReceiveCount: 50,
-  sendTimeoutMs: 10_000,
-  tokenTimeoutMs: 5_000,
-  sinkCredentials: 'oauth2-only',
-};
+const SUBSCRIPTION_ID = SUB;
 
 class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDeadLetters {
   target: TargetState = HEALTHY;
@@ -72,23 +57,6 @@ class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDe
   async putDeadLetter(deadLetter: DeadLetter) {
     this.deadLetters.push(deadLetter);
   }
-}
-
-function subscription(fields: Partial<Subscription> = {}): Subscription {
-  return {
-    id: SUBSCRIPTION_ID,
-    owner: 'subscriber',
-    sink: 'https://receiver.test/hook',
-    delivery: 'push',
-    contentMode: 'structured',
-    batchSupported: false,
-    validation: 'agreed',
-    status: 'active',
-    credential: { kind: 'oauth2-client-credentials', ciphertext: 'sealed' },
-    createdAt: new Date(T0).toISOString(),
-    updatedAt: new Date(T0).toISOString(),
-    ...fields,
-  } as Subscription;
 }
 
 function setup(options: { answer?: () => AttemptResult; subscription?: Partial<Subscription>; now?: number; policy?: Partial<DeliveryPolicy> } = {}) {
