@@ -5,10 +5,8 @@
  * 400 KB item limit as DynamoDB does.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
-import { resourceNames } from '../support/resource-names.js';
+import { expectFitsOneIdempotencyItem } from '../support/idempotency-item.js';
 import { MAX_PROBLEM_BYTES, problemResponse } from '../../functions/core/http/problems.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
@@ -91,14 +89,7 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
     const response = problemResponse({ type: 'https://koerier.dev/problems/invalid-cloudevent', title: 'Invalid CloudEvent', status: 400, detail: worst, errors: issues, warnings: issues });
     expect(Buffer.byteLength(response.body)).toBeLessThanOrEqual(MAX_PROBLEM_BYTES);
 
-    const store = new DynamoDbIdempotencyStore(new DynamoDBClient({}), resourceNames.table('idempotency'));
-    const scope = { clientId: 'c'.repeat(1000), operation: 'POST /events', key: randomUUID() };
-    const now = Date.now();
-    const claim = { scope, fingerprint: 'f'.repeat(64), claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 };
-    expect((await store.claim(claim)).claimed).toBe(true);
-    expect(await store.complete(scope, claim.claimId, { status: response.status, headers: { 'content-type': response.headers['content-type']! }, body: response.body })).toBe(true);
-    const again = await store.claim({ ...claim, claimId: randomUUID() });
-    if (again.claimed) expect.fail('the completed entry was not found');
-    expect(again.existing).toMatchObject({ state: 'completed', response: { status: 400, body: response.body } });
+    expect(response.status).toBe(400);
+    await expectFitsOneIdempotencyItem(response);
   });
 });
