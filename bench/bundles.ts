@@ -173,7 +173,7 @@ export async function run(): Promise<Record<string, unknown>> {
     return {
       description: 'Lambda bundles as CDK builds them: size, gzip size, cold import time (median of fresh node processes) next to an empty ES module',
       node: process.version,
-      note: 'Measured on this machine\'s Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.',
+      note: "Measured on this machine's Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.",
       esbuild: esbuildVersion,
       runsPerMeasurement: RUNS,
       baseline,

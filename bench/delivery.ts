@@ -85,7 +85,11 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { ...settingsFromEnvironment(process.env), [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
+    settings: {
+      ...settingsFromEnvironment(process.env),
+      [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
+    },
     // The delivery function is started below, as four instances, once its queue is full.
     queueTriggers: ['router'],
   });
@@ -94,13 +98,21 @@ export async function run(): Promise<Record<string, unknown>> {
   const feeder = new SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials: host.awsClients.sqs.config.credentials });
   try {
     const dynamodb = host.awsClients.dynamodb;
-    const subscriptions = new DynamoDbSubscriptionStore(dynamodb, host.config.resources.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, host.config.resources.table('routes')));
+    const subscriptions = new DynamoDbSubscriptionStore(
+      dynamodb,
+      host.config.resources.table('subscriptions'),
+      new DynamoDbRouteIndex(dynamodb, host.config.resources.table('routes')),
+    );
     const ids: string[] = [];
     for (const receiver of receivers) {
       const id = randomUUID();
       ids.push(id);
       // WH-3: every push subscription carries a credential; the receiver is its own token endpoint.
-      const credential = await sealSinkCredential(receiver.clientCredentials, id, credentialCipherFor(host.config.resources.key('credentials'), { localKeysDir: host.config.localKeysDir! }));
+      const credential = await sealSinkCredential(
+        receiver.clientCredentials,
+        id,
+        credentialCipherFor(host.config.resources.key('credentials'), { localKeysDir: host.config.localKeysDir! }),
+      );
       await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
     }
 
@@ -132,7 +144,9 @@ export async function run(): Promise<Record<string, unknown>> {
         encodeDeliveryMessage({ version: 1, deliveryId: randomUUID(), subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [event()], createdAt: Date.now() }),
       );
       for (let i = 0; i < messages.length; i += 10) {
-        await feeder.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })) }));
+        await feeder.send(
+          new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })) }),
+        );
       }
     };
 
@@ -151,7 +165,11 @@ export async function run(): Promise<Record<string, unknown>> {
       waitTimeSeconds: 1,
       log: () => {},
     });
-    await until(() => drained >= DELIVERIES, 120_000, () => `${drained} of ${DELIVERIES} drained by the idle handler`);
+    await until(
+      () => drained >= DELIVERIES,
+      120_000,
+      () => `${drained} of ${DELIVERIES} drained by the idle handler`,
+    );
     const queueSeconds = (performance.now() - queueStarted) / 1000;
     await idle.stop();
 
@@ -163,7 +181,15 @@ export async function run(): Promise<Record<string, unknown>> {
     // The host's own dependencies: the delivery function runs as the host would run it.
     const handler = handlerFor(() => host.dependencies);
     const started = performance.now();
-    const poller = await startPoller({ queueUrl, handler: handler as never, functionName: 'delivery', batchSize: BATCH, concurrency: INSTANCES, waitTimeSeconds: 1, log: () => {} });
+    const poller = await startPoller({
+      queueUrl,
+      handler: handler as never,
+      functionName: 'delivery',
+      batchSize: BATCH,
+      concurrency: INSTANCES,
+      waitTimeSeconds: 1,
+      log: () => {},
+    });
     await until(
       () => received(receivers) - before >= DELIVERIES,
       120_000,
@@ -207,7 +233,11 @@ export async function run(): Promise<Record<string, unknown>> {
         deliveries: DELIVERIES,
         subscriptions: SUBSCRIPTIONS,
         koerier: { seconds: Number(koerierSeconds.toFixed(2)), deliveriesPerSecond },
-        baseline: { description: 'plain undici POSTs of the same body to the same receivers at the same concurrency', seconds: Number(floorSeconds.toFixed(2)), postsPerSecond: floorPerSecond },
+        baseline: {
+          description: 'plain undici POSTs of the same body to the same receivers at the same concurrency',
+          seconds: Number(floorSeconds.toFixed(2)),
+          postsPerSecond: floorPerSecond,
+        },
         ratio: Number((deliveriesPerSecond / floorPerSecond).toFixed(3)),
         queueOnly: {
           description: 'the same poller draining the emulated queue into a handler that does nothing: the laptop’s ceiling',

@@ -37,7 +37,8 @@ function request(key: string): HttpRequest {
     path: '/events',
     headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': key },
     query: {},
-    routeKey: 'POST /events', pathParameters: {},
+    routeKey: 'POST /events',
+    pathParameters: {},
     body: Buffer.from(EVENT),
   };
 }
@@ -127,7 +128,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const acceptedPerSecond = Math.round(median(rounds.accepted));
     const replayPerSecond = Math.round(median(rounds.replay));
     return {
-      description: 'withIdempotency on dynalite (in memory): DynamoDB requests per outcome and guarded requests/s, next to bare conditional PutItem calls/s in the same run',
+      description:
+        'withIdempotency on dynalite (in memory): DynamoDB requests per outcome and guarded requests/s, next to bare conditional PutItem calls/s in the same run',
       concurrency: CONCURRENCY,
       rounds: ROUNDS,
       dynamodbRequests: {

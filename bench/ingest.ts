@@ -83,7 +83,14 @@ function sampleEvent() {
 export async function run(): Promise<Record<string, unknown>> {
   const stateDir = await mkdtemp(join(tmpdir(), 'koerier-bench-ingest-'));
   // Queue consumers stay off: the benchmark measures the ingest, not the router competing for the cores.
-  const host = await startKoerierHost({ port: 0, stateDir, configFile: join(stateDir, 'koerier.local.json'), log: () => {}, queueTriggers: false, settings: settingsFromEnvironment(process.env) });
+  const host = await startKoerierHost({
+    port: 0,
+    stateDir,
+    configFile: join(stateDir, 'koerier.local.json'),
+    log: () => {},
+    queueTriggers: false,
+    settings: settingsFromEnvironment(process.env),
+  });
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
     const token = await host.issueToken('dev-publisher');

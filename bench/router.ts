@@ -35,7 +35,13 @@ const LOAD_CONCURRENCY = 8;
 const LOAD_CHUNK = 250;
 const SCAN_BASELINE_EVENTS = 5;
 
-const TYPES = ['nl.edu.leerling.ingeschreven.v1', 'nl.edu.leerling.uitgeschreven.v1', 'nl.edu.cijfer.gegeven.v1', 'nl.edu.rooster.gewijzigd.v1', 'nl.edu.absentie.gemeld.v1'];
+const TYPES = [
+  'nl.edu.leerling.ingeschreven.v1',
+  'nl.edu.leerling.uitgeschreven.v1',
+  'nl.edu.cijfer.gegeven.v1',
+  'nl.edu.rooster.gewijzigd.v1',
+  'nl.edu.absentie.gemeld.v1',
+];
 const SOURCES = ['urn:nld:oin:00000001000000000001:systeem:lvs', 'urn:nld:oin:00000001000000000002:systeem:lvs'];
 
 /** The 40 broad subscriptions present at every size. */
@@ -128,7 +134,8 @@ export async function run(): Promise<Record<string, unknown>> {
         await shared.refresh();
         const found = await Promise.all(events.slice(start, start + BATCH).map((event) => shared.match(event)));
         found.forEach((candidates, i) => {
-          if (candidates.length !== expectedMatches[start + i]) throw new Error(`event ${start + i}: ${candidates.length} matches, expected ${expectedMatches[start + i]}`);
+          if (candidates.length !== expectedMatches[start + i])
+            throw new Error(`event ${start + i}: ${candidates.length} matches, expected ${expectedMatches[start + i]}`);
           matches += candidates.length;
         });
       }

@@ -154,7 +154,13 @@ async function main(): Promise<void> {
       const response = await fetch(`${url}/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
-        body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:soak', type, data: { sentAt: Date.now() } }),
+        body: JSON.stringify({
+          specversion: '1.0',
+          id: randomUUID(),
+          source: 'urn:nld:oin:00000001234567890000:systeem:soak',
+          type,
+          data: { sentAt: Date.now() },
+        }),
       });
       await response.arrayBuffer();
       if (response.status === 202) accepted += 1;
@@ -255,7 +261,10 @@ async function main(): Promise<void> {
     },
     rssGrowthAfterWarmupPercent: round(growth * 100),
     goalRssGrowthUnder10Percent: growth < 0.1,
-    latencyP99MsAfterWarmup: { min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)), max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)) },
+    latencyP99MsAfterWarmup: {
+      min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)),
+      max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)),
+    },
     stateDirMb: { atWarmup: warm.stateDirMb, maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
     hostExitCode: exitCode,
     samples,

@@ -7,8 +7,7 @@ import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodej
 import type { BuildOptions } from 'esbuild';
 
 /** ESM has no `require`; CommonJS dependencies bundled into an ESM file get one from this banner. */
-const CJS_REQUIRE_BANNER =
-  "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
+const CJS_REQUIRE_BANNER = "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
 
 const settings = {
   target: 'node24',

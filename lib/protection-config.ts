@@ -79,7 +79,8 @@ const WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/[\w-
 /** Validates the protection settings, pushing one message per problem (each naming its key) onto `issues`. */
 export function parseProtectionConfig(context: Readonly<Record<string, unknown>>, issues: string[]): ProtectionConfig {
   const key = protectionContextKey;
-  const problem = (name: string, what: string, value: unknown) => issues.push(`${name} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  const problem = (name: string, what: string, value: unknown) =>
+    issues.push(`${name} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
   const integer = (name: string, raw: unknown, min: number, max: number): number | undefined => {
     const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
     if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
@@ -103,7 +104,9 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
   const routeThrottling: Record<string, RouteThrottle> = { ...DEFAULT_ROUTE_THROTTLING };
   const throttlingRaw = jsonValue(context[key.routeThrottling]);
   if (throttlingRaw !== undefined) {
-    const routed = Object.entries(functions).filter(([, spec]) => 'routes' in spec).map(([name]) => name);
+    const routed = Object.entries(functions)
+      .filter(([, spec]) => 'routes' in spec)
+      .map(([name]) => name);
     if (typeof throttlingRaw !== 'object' || throttlingRaw === null || Array.isArray(throttlingRaw)) {
       problem(key.routeThrottling, 'must be an object {"<function>": {"rateLimit": <per second>, "burstLimit": <requests>}}', context[key.routeThrottling]);
     } else {
@@ -131,8 +134,12 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
     const limitsRaw = jsonValue(context[key.edgeRateLimits]) ?? {};
     const limits = (typeof limitsRaw === 'object' && limitsRaw !== null && !Array.isArray(limitsRaw) ? limitsRaw : {}) as Record<string, unknown>;
     if (limits !== limitsRaw) problem(key.edgeRateLimits, 'must be an object {"perIp": <n>, "perAuthorization": <n>}', context[key.edgeRateLimits]);
-    for (const name of Object.keys(limits)) if (name !== 'perIp' && name !== 'perAuthorization') issues.push(`${key.edgeRateLimits}.${name} is not a setting (perIp, perAuthorization)`);
-    const perIp = limits['perIp'] === undefined ? DEFAULT_EDGE_RATE_LIMITS.perIp : integer(`${key.edgeRateLimits}.perIp`, limits['perIp'], WAF_RATE_LIMIT.min, WAF_RATE_LIMIT.max);
+    for (const name of Object.keys(limits))
+      if (name !== 'perIp' && name !== 'perAuthorization') issues.push(`${key.edgeRateLimits}.${name} is not a setting (perIp, perAuthorization)`);
+    const perIp =
+      limits['perIp'] === undefined
+        ? DEFAULT_EDGE_RATE_LIMITS.perIp
+        : integer(`${key.edgeRateLimits}.perIp`, limits['perIp'], WAF_RATE_LIMIT.min, WAF_RATE_LIMIT.max);
     const perAuthorization =
       limits['perAuthorization'] === undefined
         ? DEFAULT_EDGE_RATE_LIMITS.perAuthorization

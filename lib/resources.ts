@@ -61,9 +61,7 @@ export const tables = {
   /** Subscriptions, one item each, with an owner index for listing. */
   subscriptions: {
     partitionKey: { name: 'id', type: 'S' },
-    globalIndexes: [
-      { name: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
-    ],
+    globalIndexes: [{ name: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } }],
   },
   /** Routing index: one item per (match key, subscription), so the router reads only candidates. */
   routes: { partitionKey: { name: 'routeKey', type: 'S' }, sortKey: { name: 'subscriptionId', type: 'S' } },
@@ -198,7 +196,8 @@ export type FunctionName = keyof typeof functions;
 type RoutesOf<F> = F extends { readonly routes: readonly (infer R)[] } ? R : never;
 
 /** API Gateway's route keys of one function, `METHOD /path`: what its app dispatches on, and its idempotency operations. */
-export type RouteKey<F extends FunctionName> = RoutesOf<(typeof functions)[F]> extends infer R ? (R extends RouteSpec ? `${R['method']} ${R['path']}` : never) : never;
+export type RouteKey<F extends FunctionName> =
+  RoutesOf<(typeof functions)[F]> extends infer R ? (R extends RouteSpec ? `${R['method']} ${R['path']}` : never) : never;
 
 /** Every route of the API in the order written above: the laptop gateway and the `$default` answer match requests with it. */
 export const routeTable: readonly (RouteSpec & { readonly function: FunctionName })[] = (Object.entries(functions) as [FunctionName, FunctionSpec][]).flatMap(

@@ -89,8 +89,7 @@ export function readStackConfig(scope: Construct): StackConfig {
 /** Validates raw context values; throws one `StackConfigError` listing every problem found. */
 export function parseStackConfig(context: Readonly<Record<string, unknown>>): StackConfig {
   const issues: string[] = [];
-  const problem = (key: string, what: string, value: unknown) =>
-    issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  const problem = (key: string, what: string, value: unknown) => issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
 
   const text = (key: string): string => {
     const value = context[key];

@@ -82,7 +82,12 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
 
     void (async () => {
       if (req.rawHeaders.length / 2 > MAX_HEADER_LINES) {
-        const tooMany = problem(431, 'request-header-fields-too-large', 'Request Header Fields Too Large', `The request has ${req.rawHeaders.length / 2} header lines; at most ${MAX_HEADER_LINES} are accepted.`);
+        const tooMany = problem(
+          431,
+          'request-header-fields-too-large',
+          'Request Header Fields Too Large',
+          `The request has ${req.rawHeaders.length / 2} header lines; at most ${MAX_HEADER_LINES} are accepted.`,
+        );
         writeHttpResponse(res, problemResponse(tooMany, { connection: 'close' }), requestId);
         return finish(431);
       }
@@ -188,7 +193,18 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const requestId = apiGatewayRequestId();
     const unmet = problem(417, 'expectation-failed', 'Expectation Failed', 'Only "Expect: 100-continue" is understood.');
-    log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'request', method: req.method, path: (req.url ?? '/').split('?')[0], routeKey: '-', status: 417, requestId }));
+    log(
+      JSON.stringify({
+        level: 'info',
+        time: new Date().toISOString(),
+        message: 'request',
+        method: req.method,
+        path: (req.url ?? '/').split('?')[0],
+        routeKey: '-',
+        status: 417,
+        requestId,
+      }),
+    );
     writeHttpResponse(res, problemResponse(unmet, { connection: 'close' }), requestId);
   });
   // A client may half-close its side once the request is sent (`shutdown(SHUT_WR)`, `curl` with
@@ -412,7 +428,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: (l
  */
 function writeRawProblem(socket: Duplex, refused: Problem, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(refused);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   // Node no longer watches a socket it handed over: its errors (a client gone) must not throw.
   socket.on('error', () => socket.destroy());
   socket.end(

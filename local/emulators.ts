@@ -237,10 +237,7 @@ async function ensureTable(client: DynamoDBClient, tableName: string, spec: Tabl
     const keySchema = (partitionKey: KeySpec, sortKey?: KeySpec): KeySchemaElement[] => {
       attributes.set(partitionKey.name, partitionKey);
       if (sortKey) attributes.set(sortKey.name, sortKey);
-      return [
-        { AttributeName: partitionKey.name, KeyType: 'HASH' },
-        ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
-      ];
+      return [{ AttributeName: partitionKey.name, KeyType: 'HASH' }, ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : [])];
     };
     const tableKeys = keySchema(spec.partitionKey, spec.sortKey);
     const indexes = (spec.globalIndexes ?? []).map((index) => ({
@@ -281,12 +278,8 @@ async function describeTable(client: DynamoDBClient, tableName: string): Promise
 /** A persisted table from an older resource description would fail in confusing ways later. */
 function assertSameShape(tableName: string, table: TableDescription, spec: TableSpec): void {
   const keysOf = (schema: KeySchemaElement[] | undefined) => (schema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
-  const wantedKeys = (partitionKey: KeySpec, sortKey?: KeySpec) =>
-    [`${partitionKey.name}:HASH`, ...(sortKey ? [`${sortKey.name}:RANGE`] : [])].join(',');
-  const actual = [
-    keysOf(table.KeySchema),
-    ...(table.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName}(${keysOf(i.KeySchema)})`).sort(),
-  ];
+  const wantedKeys = (partitionKey: KeySpec, sortKey?: KeySpec) => [`${partitionKey.name}:HASH`, ...(sortKey ? [`${sortKey.name}:RANGE`] : [])].join(',');
+  const actual = [keysOf(table.KeySchema), ...(table.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName}(${keysOf(i.KeySchema)})`).sort()];
   const wanted = [
     wantedKeys(spec.partitionKey, spec.sortKey),
     ...(spec.globalIndexes ?? []).map((i) => `${i.name}(${wantedKeys(i.partitionKey, i.sortKey)})`).sort(),
@@ -299,19 +292,14 @@ function assertSameShape(tableName: string, table: TableDescription, spec: Table
   }
 }
 
-async function createQueueWithDeadLetterQueue(
-  client: SQSClient,
-  name: QueueName,
-): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
+async function createQueueWithDeadLetterQueue(client: SQSClient, name: QueueName): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const spec = queues[name];
   const retention = String(spec.retentionSeconds);
   const deadLetter = await client.send(
     new CreateQueueCommand({ QueueName: localName.deadLetterQueue(name), Attributes: { MessageRetentionPeriod: retention } }),
   );
   const deadLetterQueueUrl = required(deadLetter.QueueUrl, 'dead-letter queue URL');
-  const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
-  );
+  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }));
   const queue = await client.send(
     new CreateQueueCommand({
       QueueName: localName.queue(name),

@@ -122,12 +122,22 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const emulators = await startEmulators({ stateDir, log });
     cleanups.push(() => emulators.stop());
     if (Object.keys(emulators.restoredMessages).length > 0) {
-      log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'queued messages restored from the state directory', queues: emulators.restoredMessages }));
+      log(
+        JSON.stringify({
+          level: 'info',
+          time: new Date().toISOString(),
+          message: 'queued messages restored from the state directory',
+          queues: emulators.restoredMessages,
+        }),
+      );
     }
 
     const clientSettings = {
       region: emulators.region,
-      credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '', secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '' },
+      credentials: {
+        accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '',
+        secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
+      },
     };
     const awsClients: AwsClients = {
       dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
@@ -185,7 +195,11 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
         {
           method: 'GET',
           path: '/.well-known/jwks.json',
-          handle: async () => ({ status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' }, body: JSON.stringify(identity.jwks) }),
+          handle: async () => ({
+            status: 200,
+            headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' },
+            body: JSON.stringify(identity.jwks),
+          }),
         },
         { method: 'GET', path: '/health', handle: () => health.check() },
       ],
@@ -228,8 +242,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       config,
       dependencies,
       awsClients,
-      issueToken: (clientId, scopes) =>
-        identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
+      issueToken: (clientId, scopes) => identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
       stop: () => (stopped ??= cleanUp()),
     };
   } catch (error) {

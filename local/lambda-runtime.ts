@@ -62,10 +62,7 @@ export async function invokeWithTimeout(fn: LoadedFunction, event: unknown): Pro
   const context = lambdaContext(fn.name, fn.spec);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new FunctionTimeoutError(`Task timed out after ${fn.spec.timeoutSeconds}.00 seconds`)),
-      fn.spec.timeoutSeconds * 1000,
-    );
+    timer = setTimeout(() => reject(new FunctionTimeoutError(`Task timed out after ${fn.spec.timeoutSeconds}.00 seconds`)), fn.spec.timeoutSeconds * 1000);
   });
   try {
     return await Promise.race([fn.handler(event as never, context), timeout]);
@@ -98,7 +95,9 @@ export async function loadFunctions(
 export async function importHandlerFor(name: string, entry: string, dependencies: KoerierDependencies): Promise<LambdaHandler> {
   const module = await importModule(name, entry);
   if (typeof module.handlerFor !== 'function') {
-    throw new Error(`The laptop host cannot start function "${name}": ${entry} has no exported function "handlerFor" (see docs/ARCHITECTURE.md, "How to add a handler").`);
+    throw new Error(
+      `The laptop host cannot start function "${name}": ${entry} has no exported function "handlerFor" (see docs/ARCHITECTURE.md, "How to add a handler").`,
+    );
   }
   return (module.handlerFor as (deps: () => KoerierDependencies) => LambdaHandler)(() => dependencies);
 }
@@ -117,8 +116,7 @@ async function importModule(name: string, entry: string): Promise<{ handler?: un
     await access(url);
   } catch {
     throw new Error(
-      `The laptop host cannot start function "${name}": its handler module ${entry} does not exist ` +
-        `(lib/resources.ts names it as the entry).`,
+      `The laptop host cannot start function "${name}": its handler module ${entry} does not exist ` + `(lib/resources.ts names it as the entry).`,
     );
   }
   return (await import(url.href)) as { handler?: unknown; handlerFor?: unknown };

@@ -117,11 +117,7 @@ export interface SqsJournal {
  * exist), then journals every later change. Queues created later are watched from their first
  * request on, through `watchNewQueues`.
  */
-export function openSqsJournal(
-  directory: string,
-  service: SqsService,
-  log: (line: string) => void = () => undefined,
-): SqsJournal & { watchNewQueues(): void } {
+export function openSqsJournal(directory: string, service: SqsService, log: (line: string) => void = () => undefined): SqsJournal & { watchNewQueues(): void } {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const { messages: stored, generation: lastGeneration } = readState(directory);
   const queues = () => service.Queues as unknown as EmulatorQueue[];
@@ -343,7 +339,8 @@ function readState(directory: string): { messages: Record<string, StoredMessage[
   try {
     snapshot = JSON.parse(readFileSync(join(directory, SNAPSHOT), 'utf8')) as Snapshot;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`the SQS snapshot ${join(directory, SNAPSHOT)} cannot be read: ${String(error)}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`the SQS snapshot ${join(directory, SNAPSHOT)} cannot be read: ${String(error)}`, { cause: error });
   }
   const state = new Map<string, Map<string, StoredMessage>>();
   for (const [queue, messages] of Object.entries(snapshot.queues)) state.set(queue, new Map(messages.map((m) => [m.record.MessageId, m])));

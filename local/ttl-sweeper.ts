@@ -9,13 +9,7 @@
  * full pass over a table it waits `passPauseMs` before the next. The pace is bounded — one page
  * per table per tick — so a large table costs a steady trickle, never a burst.
  */
-import {
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  ScanCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DeleteItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localName, tables, type TableName } from '../lib/resources.js';
 
 export interface TtlSweeperOptions {
@@ -126,7 +120,13 @@ export function startTtlSweeper(options: TtlSweeperOptions): TtlSweeper {
         if (passEnded) cursor.pausedUntil = Date.now() + passPauseMs;
       } catch (error) {
         options.log?.(
-          JSON.stringify({ level: 'warn', time: new Date().toISOString(), message: 'TTL sweep failed; retried on the next tick', table: cursor.table, error: String(error) }),
+          JSON.stringify({
+            level: 'warn',
+            time: new Date().toISOString(),
+            message: 'TTL sweep failed; retried on the next tick',
+            table: cursor.table,
+            error: String(error),
+          }),
         );
         cursor.startKey = undefined;
       }
@@ -148,7 +148,7 @@ export function startTtlSweeper(options: TtlSweeperOptions): TtlSweeper {
         let total = 0;
         for (const cursor of cursors) {
           cursor.startKey = undefined;
-          for (let passEnded = false; !passEnded; ) {
+          for (let passEnded = false; !passEnded;) {
             const page = await sweepPage(cursor);
             total += page.removed;
             passEnded = page.passEnded;

@@ -43,7 +43,11 @@ function runStryker(args: readonly string[]): Promise<{ exitCode: number; reused
       pending += chunk.toString('utf8');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) if (/mutant result\(s\) are reused/i.test(line)) reusedLine = stripColours(line).replace(/^\s*Result:\s*/, '').trim();
+      for (const line of lines)
+        if (/mutant result\(s\) are reused/i.test(line))
+          reusedLine = stripColours(line)
+            .replace(/^\s*Result:\s*/, '')
+            .trim();
     });
     child.on('exit', (code) => resolve({ exitCode: code ?? 1, reusedLine }));
   });
@@ -56,5 +60,8 @@ if (exitCode !== 0) {
   console.error(`stryker exited with ${exitCode}; bench/results/mutation.json left as it was`);
   process.exit(exitCode);
 }
-const summary = await writeMutationReport({ durationMs: Date.now() - started, incremental: reusedLine ?? 'no incremental report found: every mutant was tested' });
+const summary = await writeMutationReport({
+  durationMs: Date.now() - started,
+  incremental: reusedLine ?? 'no incremental report found: every mutant was tested',
+});
 console.log(summary);

@@ -32,7 +32,9 @@ export class KmsCredentialCipher implements CredentialCipher {
   ) {}
 
   async encrypt(plaintext: string, context: Readonly<Record<string, string>>): Promise<string> {
-    const result = await this.client.send(new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }));
+    const result = await this.client.send(
+      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }),
+    );
     if (!result.CiphertextBlob) throw new Error('KMS returned no ciphertext');
     return `${KMS_FORMAT}.${Buffer.from(result.CiphertextBlob).toString('base64url')}`;
   }
@@ -40,7 +42,9 @@ export class KmsCredentialCipher implements CredentialCipher {
   async decrypt(ciphertext: string, context: Readonly<Record<string, string>>): Promise<string> {
     const [format, blob] = ciphertext.split('.');
     if (format !== KMS_FORMAT || !blob) throw new Error('not a KMS-encrypted credential');
-    const result = await this.client.send(new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(blob, 'base64url'), EncryptionContext: { ...context } }));
+    const result = await this.client.send(
+      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(blob, 'base64url'), EncryptionContext: { ...context } }),
+    );
     if (!result.Plaintext) throw new Error('KMS returned no plaintext');
     return Buffer.from(result.Plaintext).toString('utf8');
   }

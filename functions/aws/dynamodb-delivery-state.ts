@@ -25,9 +25,33 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
-import type { AttemptRecord, DeadLetter, DeadLetterStore, DeliveryLedger, DeliveryProgress, Page, TargetHealthStore } from '../core/delivery/delivery-records.js';
+import type {
+  AttemptRecord,
+  DeadLetter,
+  DeadLetterStore,
+  DeliveryLedger,
+  DeliveryProgress,
+  Page,
+  TargetHealthStore,
+} from '../core/delivery/delivery-records.js';
 import { HEALTHY, type TargetState } from '../core/delivery/target-health.js';
-import { ATTEMPT, DEAD, deadLetterSortKey, decodeCursor, encodeCursor, key, num, PARTITION_PREFIX, partition, PK, PROGRESS, SK, TARGET, targetOf, type Item } from './delivery-table-items.js';
+import {
+  ATTEMPT,
+  DEAD,
+  deadLetterSortKey,
+  decodeCursor,
+  encodeCursor,
+  key,
+  num,
+  PARTITION_PREFIX,
+  partition,
+  PK,
+  PROGRESS,
+  SK,
+  TARGET,
+  targetOf,
+  type Item,
+} from './delivery-table-items.js';
 
 const BATCH_GET_LIMIT = 100;
 
@@ -212,7 +236,12 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     await this.batchWrite(deadLetters.map((deadLetter) => ({ DeleteRequest: { Key: key(deadLetter.subscriptionId, deadLetterSortKey(deadLetter)) } })));
   }
 
-  private async query(subscriptionId: string, prefix: string, page: { limit: number; cursor?: string }, oldestFirst: boolean): Promise<{ items: Item[]; cursor?: string }> {
+  private async query(
+    subscriptionId: string,
+    prefix: string,
+    page: { limit: number; cursor?: string },
+    oldestFirst: boolean,
+  ): Promise<{ items: Item[]; cursor?: string }> {
     const start = page.cursor === undefined ? undefined : decodeCursor(page.cursor, subscriptionId, prefix);
     const result = await this.client.send(
       new QueryCommand({

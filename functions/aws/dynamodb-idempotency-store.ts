@@ -16,7 +16,15 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { boundReadableKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
-import { scopeKey, type ClaimRequest, type ClaimResult, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from '../core/idempotency/index.js';
+import {
+  scopeKey,
+  type ClaimRequest,
+  type ClaimResult,
+  type IdempotencyEntry,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  type StoredResponse,
+} from '../core/idempotency/index.js';
 
 type Item = Record<string, AttributeValue>;
 
@@ -24,8 +32,7 @@ const PK = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
 
 /** `isClaimable` (core/idempotency/store.ts) as a condition expression. */
-const CLAIMABLE =
-  'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#state = :inProgress AND lockExpiresAt < :now AND fingerprint = :fingerprint)';
+const CLAIMABLE = 'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#state = :inProgress AND lockExpiresAt < :now AND fingerprint = :fingerprint)';
 const HELD_BY_ME = '#state = :inProgress AND claimId = :claimId';
 
 export class DynamoDbIdempotencyStore implements IdempotencyStore {

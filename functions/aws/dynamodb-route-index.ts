@@ -13,14 +13,7 @@
  * The router reads `#meta` once per batch and one partition per route key of an event; all reads
  * are strongly consistent, so what was written before an event was accepted is seen for it.
  */
-import {
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';

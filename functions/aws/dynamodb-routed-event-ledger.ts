@@ -2,7 +2,14 @@
  * The routed-event ledger in DynamoDB: one marker per routed event, in the idempotency table next
  * to the API's idempotency keys.
  */
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
 import { routedEventKey, type ClaimOptions, type EventIdentity, type RoutedEventLedger, type RoutingClaim } from '../core/routing/routed-events.js';

@@ -9,14 +9,31 @@
  * only happens while the API call that caused it fails and is retried. A lost race (version
  * conflict) puts the index back in line with the record that won.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import { SubscriptionConflictError, withStatus, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
 import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
-import { BY_OWNER, decodeCursor, encodeCursor, ID, itemOf, MAX_SUBSCRIPTION_ID_BYTES, OWNER_KEY, ownerKeyOf, subscriptionOf } from './subscription-table-items.js';
+import {
+  BY_OWNER,
+  decodeCursor,
+  encodeCursor,
+  ID,
+  itemOf,
+  MAX_SUBSCRIPTION_ID_BYTES,
+  OWNER_KEY,
+  ownerKeyOf,
+  subscriptionOf,
+} from './subscription-table-items.js';
 
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   constructor(
@@ -118,10 +135,25 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return { items, ...(result.LastEvaluatedKey ? { cursor: encodeCursor(result.LastEvaluatedKey) } : {}) };
   }
 
-  async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
+  async updateStatus(
+    id: string,
+    status: SubscriptionStatus,
+    reason: string | undefined,
+    expectedVersion?: number,
+    suspendedFor?: SuspensionCause,
+  ): Promise<Subscription | undefined> {
     const current = await this.get(id);
     if (!current) return undefined;
-    return this.save(withStatus(current, { status, reason, ...(expectedVersion === undefined ? {} : { expectedVersion }), ...(suspendedFor === undefined ? {} : { suspendedFor }), now: this.clock() }), current);
+    return this.save(
+      withStatus(current, {
+        status,
+        reason,
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(suspendedFor === undefined ? {} : { suspendedFor }),
+        now: this.clock(),
+      }),
+      current,
+    );
   }
 
   /** After a lost race: the index as the winning record says, minus what the loser added. */
@@ -129,7 +161,10 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const winner = await this.get(id);
     const keep = winner?.routeKeys ?? [];
     if (winner && keep.length > 0) await this.routes.putEntries(indexed(winner), entriesFor(winner));
-    await this.routes.removeEntries(id, attemptedKeys.filter((key) => !keep.includes(key)));
+    await this.routes.removeEntries(
+      id,
+      attemptedKeys.filter((key) => !keep.includes(key)),
+    );
     await this.routes.bumpGeneration();
   }
 }

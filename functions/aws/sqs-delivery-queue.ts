@@ -75,7 +75,8 @@ export async function moveDeadLetterQueueBack(client: SQSClient, deadLetterQueue
       );
     }
     moved += stored.length;
-    if (stored.length < messages.length) throw new Error(`${messages.length - stored.length} messages could not be moved back; they stay in the dead-letter queue`);
+    if (stored.length < messages.length)
+      throw new Error(`${messages.length - stored.length} messages could not be moved back; they stay in the dead-letter queue`);
   }
   return moved;
 }

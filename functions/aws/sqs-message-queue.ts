@@ -33,7 +33,9 @@ export class SqsMessageQueue {
   async send(messages: readonly QueueMessage[]): Promise<void> {
     if (messages.length === 1) {
       const [only] = messages as [QueueMessage];
-      await this.client.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: sqsSafeBody(only.body), MessageAttributes: toAttributes(only.attributes) }));
+      await this.client.send(
+        new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: sqsSafeBody(only.body), MessageAttributes: toAttributes(only.attributes) }),
+      );
       return;
     }
     for (const chunk of chunksWithinLimits(messages)) await this.sendBatch(chunk, 1);
@@ -43,7 +45,11 @@ export class SqsMessageQueue {
     const result = await this.client.send(
       new SendMessageBatchCommand({
         QueueUrl: this.queueUrl,
-        Entries: chunk.map((message, index) => ({ Id: String(index), MessageBody: sqsSafeBody(message.body), MessageAttributes: toAttributes(message.attributes) })),
+        Entries: chunk.map((message, index) => ({
+          Id: String(index),
+          MessageBody: sqsSafeBody(message.body),
+          MessageAttributes: toAttributes(message.attributes),
+        })),
       }),
     );
     const failed = result.Failed ?? [];

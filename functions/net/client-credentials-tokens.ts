@@ -75,7 +75,9 @@ export class ClientCredentialsTokens {
     } catch (error) {
       const failure = classifyOutboundError(error);
       this.log.warn('token endpoint failed', { tokenOrigin: originOf(credential.tokenUrl), failure: failure.kind, error: failure.message });
-      throw new CredentialUnavailableError(SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url' ? 'the token URL is not one Koerier may call' : 'the token endpoint could not be reached');
+      throw new CredentialUnavailableError(
+        SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url' ? 'the token URL is not one Koerier may call' : 'the token endpoint could not be reached',
+      );
     }
     if (response.status !== 200) throw new CredentialUnavailableError(`the token endpoint answered ${response.status}`);
     let body: { access_token?: unknown; token_type?: unknown; expires_in?: unknown };
@@ -86,7 +88,8 @@ export class ClientCredentialsTokens {
     }
     if (typeof body.access_token !== 'string' || body.access_token === '') throw new CredentialUnavailableError('the token response holds no access_token');
     // Checked here, so a token that cannot travel in a header is the token endpoint's fault, not the target's.
-    if (body.access_token.length > 16_384 || !B64TOKEN.test(body.access_token)) throw new CredentialUnavailableError('the token endpoint issued an access token that cannot be sent as a Bearer token');
+    if (body.access_token.length > 16_384 || !B64TOKEN.test(body.access_token))
+      throw new CredentialUnavailableError('the token endpoint issued an access token that cannot be sent as a Bearer token');
     if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
       throw new CredentialUnavailableError('the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)');
     }

@@ -148,7 +148,9 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
         const body = await readBounded(response, maxResponseBytes);
         return { status: response.statusCode, headers: flattenHeaders(response.headers), body };
       } catch (error) {
-        throw classifyOutboundError(deadline.aborted ? new OutboundRequestError('timeout', 'no complete response in time', undefined, { cause: error }) : error);
+        throw classifyOutboundError(
+          deadline.aborted ? new OutboundRequestError('timeout', 'no complete response in time', undefined, { cause: error }) : error,
+        );
       }
     },
     close: () => agent.close(),
@@ -163,7 +165,8 @@ export function checkUrl(raw: string, allowLoopback: boolean, allowedPorts: read
   } catch {
     throw new OutboundRequestError('invalid-url', 'not an absolute URL');
   }
-  if (url.username || url.password) throw new OutboundRequestError('invalid-url', 'credentials in the URL are not allowed (WH-3: use the Authorization header)');
+  if (url.username || url.password)
+    throw new OutboundRequestError('invalid-url', 'credentials in the URL are not allowed (WH-3: use the Authorization header)');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowLoopback)) {
     throw new OutboundRequestError('invalid-url', `only https URLs may be called (WH-1), not ${url.protocol}`);
   }

@@ -17,7 +17,10 @@ export function validationTransport(client: SafeHttpClient, log: Log = silentLog
     } catch (error) {
       if (!(error instanceof OutboundRequestError)) throw error;
       log.info('validation request failed', { sinkOrigin: originOf(url), failure: error.kind, error: error.message });
-      return { failure: SUBSCRIBER_FAILURE[error.kind].detail, permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' || error.kind === 'not-sendable' };
+      return {
+        failure: SUBSCRIBER_FAILURE[error.kind].detail,
+        permanent: error.kind === 'refused-address' || error.kind === 'invalid-url' || error.kind === 'not-sendable',
+      };
     }
   };
 }

@@ -24,8 +24,8 @@ export class Buckets extends Construct {
       Validations.of(bucket).acknowledge({
         id: 'AwsSolutions-S1',
         reason:
-          'Only Koerier\'s own function roles touch these objects (writes at ingest, reads through GET /payloads/{id}), ' +
-          'and each such request is already recorded in the API access log and the function\'s log; S3 server access ' +
+          "Only Koerier's own function roles touch these objects (writes at ingest, reads through GET /payloads/{id}), " +
+          "and each such request is already recorded in the API access log and the function's log; S3 server access " +
           'logs would repeat that in a second bucket that itself could not be logged.',
       });
       buckets.set(name, bucket);

@@ -51,7 +51,8 @@ export class DeliveryAlarms extends Construct {
     });
 
     this.deadLettered = new cloudwatch.Alarm(this, 'DeadLettered', {
-      alarmDescription: 'Webhook deliveries were dead-lettered (retries exhausted): inspect them with GET /subscriptions/{id}/dead-letters and ' +
+      alarmDescription:
+        'Webhook deliveries were dead-lettered (retries exhausted): inspect them with GET /subscriptions/{id}/dead-letters and ' +
         'redrive them with POST /subscriptions/{id}/dead-letters/redrive.',
       metric: sum(deliveryMetrics.deadLettered),
       threshold: 0,

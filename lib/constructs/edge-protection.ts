@@ -35,7 +35,13 @@ export const EDGE_RATE_WINDOW_SECONDS = 300;
  * events are legitimately larger than the set's 8 KB body limit, so these only count: their
  * matches show in the WAF metrics and sampled requests, and nothing legitimate is blocked.
  */
-export const COUNT_ONLY_COMMON_RULES = ['SizeRestrictions_BODY', 'CrossSiteScripting_BODY', 'GenericLFI_BODY', 'GenericRFI_BODY', 'EC2MetaDataSSRF_BODY'] as const;
+export const COUNT_ONLY_COMMON_RULES = [
+  'SizeRestrictions_BODY',
+  'CrossSiteScripting_BODY',
+  'GenericLFI_BODY',
+  'GenericRFI_BODY',
+  'EC2MetaDataSSRF_BODY',
+] as const;
 
 export interface EdgeWebAclProps {
   readonly rateLimitPerIp: number;

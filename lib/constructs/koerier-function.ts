@@ -41,7 +41,14 @@ export interface KoerierFunctionProps {
  * Item-level actions only, named one by one: no table management, no streams (Koerier reads none).
  * ConditionCheckItem is the read half of a conditional transaction.
  */
-const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
+const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+];
 const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 /** Only these work on an index. */
 const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];

@@ -36,7 +36,12 @@ function publish(token: string) {
   return fetch(`${koerier.url}/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem:lvs', type: 'nl.edu.leerling.ingeschreven' }),
+    body: JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001823288444000:systeem:lvs',
+      type: 'nl.edu.leerling.ingeschreven',
+    }),
   });
 }
 

@@ -112,7 +112,11 @@ describe('a delivery worker killed mid-run', () => {
     const ids = Array.from({ length: EVENTS }, () => randomUUID());
     await publish(ids);
 
-    await eventually(() => `${0.3 * EVENTS * 3} deliveries before the kill (${posts()} so far)`, () => posts() >= 0.3 * EVENTS * 3, { timeoutMs: 60_000, intervalMs: 20 });
+    await eventually(
+      () => `${0.3 * EVENTS * 3} deliveries before the kill (${posts()} so far)`,
+      () => posts() >= 0.3 * EVENTS * 3,
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
     await kill(first);
     const atKill = posts();
     expect(atKill).toBeLessThan(EVENTS * 3);

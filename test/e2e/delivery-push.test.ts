@@ -12,7 +12,14 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type ReceiverScript, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceiverScript,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -71,7 +78,13 @@ async function pushTarget(script: ReceiverScript): Promise<{ receiver: HttpsRece
 }
 
 async function publish(type: string): Promise<string> {
-  const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:e2e', type, data: { hello: 'world' } });
+  const event = JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
+    type,
+    data: { hello: 'world' },
+  });
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
     headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
@@ -138,7 +151,9 @@ describe.concurrent('push delivery on the laptop host', () => {
     // A witness subscribed to the same type: once it has the next event, the router is done with it.
     const witness = await startHttpsReceiver({ authority });
     receivers.push(witness);
-    expect((await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed', sinkcredential: witness.sinkCredential })).status).toBe(201);
+    expect(
+      (await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed', sinkcredential: witness.sinkCredential })).status,
+    ).toBe(201);
     const later = await publish(type);
     const [seen] = await witness.waitForRequests(1);
     expect(seen!.body).toBe(later);
@@ -181,7 +196,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     expectDeliveriesOf(event, await receiver.waitForRequests(2, { timeoutMs: 15_000 }));
   });
 
-  it('WH-3, EDU-4: on the laptop host its own development token endpoint can be the subscriber\'s OAuth2 server', async () => {
+  it("WH-3, EDU-4: on the laptop host its own development token endpoint can be the subscriber's OAuth2 server", async () => {
     const receiver = await startHttpsReceiver({ authority });
     receivers.push(receiver);
     const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;

@@ -20,7 +20,10 @@ let sqs: RequestCounter;
 beforeAll(async () => {
   // No queue consumers: the router and delivery functions use the same SDK clients, and their
   // requests would be counted against the API's.
-  koerier = await startTestHost({ [settingEnv.originVerifySecret]: ORIGIN_SECRET, [settingEnv.manageRatePerMinute]: String(MANAGE_RATE) }, { queueTriggers: false });
+  koerier = await startTestHost(
+    { [settingEnv.originVerifySecret]: ORIGIN_SECRET, [settingEnv.manageRatePerMinute]: String(MANAGE_RATE) },
+    { queueTriggers: false },
+  );
   dynamodb = countRequests(koerier.host.awsClients.dynamodb);
   sqs = countRequests(koerier.host.awsClients.sqs);
 });
@@ -36,12 +39,17 @@ beforeEach(() => {
 const viaEdge = (path: string, init: RequestInit & { headers?: Record<string, string> } = {}) =>
   fetch(`${koerier.url}${path}`, { ...init, headers: { [ORIGIN_VERIFY_HEADER]: ORIGIN_SECRET, ...init.headers } });
 
-const event = () => JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
+const event = () =>
+  JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
 
 describe('review #20: the origin guard behind CloudFront', () => {
   it('review #20: a request without the origin header, or with a wrong one, is refused 403 problem+json before any work, on public and protected routes alike', async () => {
     const token = await koerier.token('dev-publisher');
-    const publish = { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() }, body: event() };
+    const publish = {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      body: event(),
+    };
     const wrongOrigins: Record<string, string>[] = [{}, { [ORIGIN_VERIFY_HEADER]: 'guess' }, { [ORIGIN_VERIFY_HEADER]: `${ORIGIN_SECRET}x` }];
     for (const headers of wrongOrigins) {
       const direct = await fetch(`${koerier.url}/events`, { ...publish, headers: { ...publish.headers, ...headers } });

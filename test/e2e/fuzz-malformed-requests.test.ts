@@ -160,7 +160,10 @@ function judge(request: FuzzRequest, outcome: RawOutcome): { kind: string; why: 
   }
   if (request.mustRefuse && status < 400) return { kind: `${status} accepted`, why: `answered ${status}, but it must be refused: ${request.mustRefuse}` };
   if (status < 400 && hasIdempotencyKey(request) && outcome.bodyBytes > MAX_STORED_ANSWER_BYTES) {
-    return { kind: `${status} too large to store`, why: `the answer is ${outcome.bodyBytes} bytes; the idempotency store keeps at most ${MAX_STORED_ANSWER_BYTES}` };
+    return {
+      kind: `${status} too large to store`,
+      why: `the answer is ${outcome.bodyBytes} bytes; the idempotency store keeps at most ${MAX_STORED_ANSWER_BYTES}`,
+    };
   }
   return undefined;
 }
@@ -220,8 +223,12 @@ function describeRequest(request: FuzzRequest): string {
   };
   const target = request.target.length > 200 ? `${request.target.slice(0, 200)}… (${request.target.length} characters)` : request.target;
   const lines = [`${request.method} ${target}`];
-  const shownHeaders = request.headers.length > 30 ? [...request.headers.slice(0, 20), ['…', `${request.headers.length - 25} more header lines`] as [string, string], ...request.headers.slice(-5)] : request.headers;
-  for (const [name, value] of shownHeaders) lines.push(`  ${name}: ${name.toLowerCase() === 'authorization' ? show(String(value).slice(0, 30), 30) : show(value, 160)}`);
+  const shownHeaders =
+    request.headers.length > 30
+      ? [...request.headers.slice(0, 20), ['…', `${request.headers.length - 25} more header lines`] as [string, string], ...request.headers.slice(-5)]
+      : request.headers;
+  for (const [name, value] of shownHeaders)
+    lines.push(`  ${name}: ${name.toLowerCase() === 'authorization' ? show(String(value).slice(0, 30), 30) : show(value, 160)}`);
   if (request.body.length > 0) lines.push(`  body: ${show(request.body, 300)}`);
   return lines.join('\n');
 }
@@ -254,146 +261,336 @@ function serverErrorFor(outcome: RawOutcome): string | undefined {
 }
 
 describe('review #11/#12: the laptop host against seeded malformed requests', () => {
-  it(`review #11/#12: a few thousand seeded malformed requests across every route get no 5xx, no dropped connection, every 4xx a bounded problem+json, and none that breaks an enforced rule is accepted`, { timeout: Math.max(240_000, COUNT * 100) }, async () => {
-    const context = await fuzzContext();
-    const generator = new MalformedRequests(SEED, context);
-    console.log(`fuzz: seed ${SEED} (FUZZ_SEED), ${COUNT} requests (FUZZ_COUNT), ${CONCURRENCY} at a time, ${context.subscriptionIds.length} subscriptions to aim at`);
+  it(
+    `review #11/#12: a few thousand seeded malformed requests across every route get no 5xx, no dropped connection, every 4xx a bounded problem+json, and none that breaks an enforced rule is accepted`,
+    { timeout: Math.max(240_000, COUNT * 100) },
+    async () => {
+      const context = await fuzzContext();
+      const generator = new MalformedRequests(SEED, context);
+      console.log(
+        `fuzz: seed ${SEED} (FUZZ_SEED), ${COUNT} requests (FUZZ_COUNT), ${CONCURRENCY} at a time, ${context.subscriptionIds.length} subscriptions to aim at`,
+      );
 
-    const failures: Failure[] = [];
-    const statuses = new Map<number, number>();
-    const timeByMutation = new Map<string, number>();
-    let nextIndex = 0;
-    let sent = 0;
-    const mutationsSent = new Set<string>();
-    const started = Date.now();
-    const cpuBefore = process.cpuUsage();
-    const worker = async () => {
-      for (;;) {
-        const index = nextIndex++;
-        if (index >= COUNT) return;
-        // Drawn in index order whatever the timing: the generator is called synchronously here.
-        const request = generator.next();
-        if (ONLY.size > 0 && !ONLY.has(index)) continue;
-        const requestStarted = Date.now();
-        const outcome = await sendRaw(port, wireBytes(request), { head: request.method === 'HEAD', timeoutMs: 60_000 });
-        timeByMutation.set(request.mutation, (timeByMutation.get(request.mutation) ?? 0) + Date.now() - requestStarted);
-        sent++;
-        mutationsSent.add(request.mutation);
-        if (outcome.kind === 'response') statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
-        const verdict = judge(request, outcome);
-        if (verdict) failures.push({ ...verdict, index, request, outcome });
+      const failures: Failure[] = [];
+      const statuses = new Map<number, number>();
+      const timeByMutation = new Map<string, number>();
+      let nextIndex = 0;
+      let sent = 0;
+      const mutationsSent = new Set<string>();
+      const started = Date.now();
+      const cpuBefore = process.cpuUsage();
+      const worker = async () => {
+        for (;;) {
+          const index = nextIndex++;
+          if (index >= COUNT) return;
+          // Drawn in index order whatever the timing: the generator is called synchronously here.
+          const request = generator.next();
+          if (ONLY.size > 0 && !ONLY.has(index)) continue;
+          const requestStarted = Date.now();
+          const outcome = await sendRaw(port, wireBytes(request), { head: request.method === 'HEAD', timeoutMs: 60_000 });
+          timeByMutation.set(request.mutation, (timeByMutation.get(request.mutation) ?? 0) + Date.now() - requestStarted);
+          sent++;
+          mutationsSent.add(request.mutation);
+          if (outcome.kind === 'response') statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+          const verdict = judge(request, outcome);
+          if (verdict) failures.push({ ...verdict, index, request, outcome });
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      const seconds = (Date.now() - started) / 1000;
+      const cpu = process.cpuUsage(cpuBefore);
+      console.log(
+        `fuzz: ${sent} requests in ${seconds.toFixed(1)} s (host and fuzzer together used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of CPU); answers by status: ${[
+          ...statuses,
+        ]
+          .sort(([a], [b]) => a - b)
+          .map(([status, n]) => `${status}×${n}`)
+          .join(' ')}`,
+      );
+      console.log(
+        `fuzz: most time spent on ${[...timeByMutation]
+          .sort(([, a], [, b]) => b - a)
+          .slice(0, 8)
+          .map(([mutation, ms]) => `${mutation} ${(ms / 1000).toFixed(1)} s`)
+          .join(', ')}`,
+      );
+
+      // One entry per kind of failure, mutation and cause (the server's error, or what is wrong with
+      // the answer), with its smallest request as the reproduction.
+      const groups = new Map<string, { count: number; smallest: Failure; size: number }>();
+      for (const failure of failures) {
+        // A 5xx by the error the server logged; a wrong answer by what is wrong with it.
+        const serverError = serverErrorFor(failure.outcome)?.replace(/ at .*/, '');
+        const cause = serverError ?? (failure.kind.endsWith('accepted') ? '' : failure.why.replace(/\d+/g, 'N'));
+        const key = `${failure.kind} | ${failure.request.mutation}${cause ? ` | ${cause.slice(0, 160)}` : ''}`;
+        const size = wireBytes(failure.request).length;
+        const group = groups.get(key);
+        if (!group) groups.set(key, { count: 1, smallest: failure, size });
+        else {
+          group.count++;
+          if (size < group.size) Object.assign(group, { smallest: failure, size });
+        }
       }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const seconds = (Date.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    console.log(`fuzz: ${sent} requests in ${seconds.toFixed(1)} s (host and fuzzer together used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s of CPU); answers by status: ${[...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(' ')}`);
-    console.log(`fuzz: most time spent on ${[...timeByMutation].sort(([, a], [, b]) => b - a).slice(0, 8).map(([mutation, ms]) => `${mutation} ${(ms / 1000).toFixed(1)} s`).join(', ')}`);
-
-    // One entry per kind of failure, mutation and cause (the server's error, or what is wrong with
-    // the answer), with its smallest request as the reproduction.
-    const groups = new Map<string, { count: number; smallest: Failure; size: number }>();
-    for (const failure of failures) {
-      // A 5xx by the error the server logged; a wrong answer by what is wrong with it.
-      const serverError = serverErrorFor(failure.outcome)?.replace(/ at .*/, '');
-      const cause = serverError ?? (failure.kind.endsWith('accepted') ? '' : failure.why.replace(/\d+/g, 'N'));
-      const key = `${failure.kind} | ${failure.request.mutation}${cause ? ` | ${cause.slice(0, 160)}` : ''}`;
-      const size = wireBytes(failure.request).length;
-      const group = groups.get(key);
-      if (!group) groups.set(key, { count: 1, smallest: failure, size });
-      else {
-        group.count++;
-        if (size < group.size) Object.assign(group, { smallest: failure, size });
+      const report = [...groups]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, { count, smallest }]) => ({
+          failure: `${smallest.kind} | ${smallest.request.mutation}`,
+          group: key,
+          count,
+          replay: `FUZZ_SEED=${SEED} FUZZ_COUNT=${smallest.index + 1} FUZZ_ONLY=${smallest.index}`,
+          digest: requestDigest(smallest.request),
+          why: smallest.why,
+          request: describeRequest(smallest.request),
+          answer: describeOutcome(smallest.outcome),
+          serverError: serverErrorFor(smallest.outcome),
+        }));
+      for (const entry of report) {
+        console.log(
+          `\nFAILURE ${entry.failure} (${entry.count}×): ${entry.serverError ?? entry.why}\n  replay: ${entry.replay}\n${entry.request}\n  → ${entry.answer}`,
+        );
       }
-    }
-    const report = [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([key, { count, smallest }]) => ({
-      failure: `${smallest.kind} | ${smallest.request.mutation}`,
-      group: key,
-      count,
-      replay: `FUZZ_SEED=${SEED} FUZZ_COUNT=${smallest.index + 1} FUZZ_ONLY=${smallest.index}`,
-      digest: requestDigest(smallest.request),
-      why: smallest.why,
-      request: describeRequest(smallest.request),
-      answer: describeOutcome(smallest.outcome),
-      serverError: serverErrorFor(smallest.outcome),
-    }));
-    for (const entry of report) {
-      console.log(`\nFAILURE ${entry.failure} (${entry.count}×): ${entry.serverError ?? entry.why}\n  replay: ${entry.replay}\n${entry.request}\n  → ${entry.answer}`);
-    }
-    if (process.env['FUZZ_REPORT']) await writeFile(process.env['FUZZ_REPORT'], JSON.stringify({ seed: SEED, count: COUNT, seconds, statuses: Object.fromEntries(statuses), failures: report }, null, 2));
+      if (process.env['FUZZ_REPORT'])
+        await writeFile(
+          process.env['FUZZ_REPORT'],
+          JSON.stringify({ seed: SEED, count: COUNT, seconds, statuses: Object.fromEntries(statuses), failures: report }, null, 2),
+        );
 
-    expect(report.map((entry) => `${entry.failure} (${entry.count}×, e.g. ${entry.replay}): ${(entry.serverError ?? entry.why).slice(0, 240)}`)).toEqual([]);
-    // Every kind of breakage was sent (the first pass covers each mutator once).
-    if (ONLY.size === 0 && COUNT >= MalformedRequests.mutationNames().length) expect([...mutationsSent].sort()).toEqual(MalformedRequests.mutationNames().sort());
+      expect(report.map((entry) => `${entry.failure} (${entry.count}×, e.g. ${entry.replay}): ${(entry.serverError ?? entry.why).slice(0, 240)}`)).toEqual([]);
+      // Every kind of breakage was sent (the first pass covers each mutator once).
+      if (ONLY.size === 0 && COUNT >= MalformedRequests.mutationNames().length)
+        expect([...mutationsSent].sort()).toEqual(MalformedRequests.mutationNames().sort());
 
-    // Still serving, and healthy once the last request is done (a probe may time out while a
-    // multi-megabyte request is still being parsed, so a few tries).
-    let health = 0;
-    for (let attempt = 0; attempt < 5 && health !== 200; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-      health = (await fetch(`${koerier.url}/health`)).status;
-    }
-    expect(health).toBe(200);
-  });
+      // Still serving, and healthy once the last request is done (a probe may time out while a
+      // multi-megabyte request is still being parsed, so a few tries).
+      let health = 0;
+      for (let attempt = 0; attempt < 5 && health !== 200; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+        health = (await fetch(`${koerier.url}/health`)).status;
+      }
+      expect(health).toBe(200);
+    },
+  );
 
   /** Requests a client library would never send: Node's HTTP parser, not a handler, meets them. */
-  const rawCases: { name: string; bytes: (port: number) => Buffer; expect: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing'; afterWrite?: 'end' | 'destroy' | 'keep-open' }[] = [
+  const rawCases: {
+    name: string;
+    bytes: (port: number) => Buffer;
+    expect: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing';
+    afterWrite?: 'end' | 'destroy' | 'keep-open';
+  }[] = [
     { name: 'bare LF line endings', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\nHost: 127.0.0.1:${p}\nConnection: close\n\n`), expect: 'problem-4xx' },
-    { name: 'a bare LF inside the header block', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\nX-Fuzz: y\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a bare CR inside a header value', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\rb\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'Content-Length and Transfer-Encoding together', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'two different Content-Lengths', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}x`), expect: 'problem-4xx' },
-    { name: 'a Content-Length that is not a number', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: abc\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a negative Content-Length', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a chunk size that is not hexadecimal', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/cloudevents+json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`), expect: 'problem-4xx-or-close' },
-    { name: 'Transfer-Encoding other than chunked', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\nxyz`), expect: 'problem-4xx-or-close' },
-    { name: 'an obsolete folded header line', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\r\n  folded\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a space before the colon', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost : 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a header line without a colon', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nno colon here\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a NUL in the request target', bytes: (p) => Buffer.from(`GET /he\u0000alth HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
+    {
+      name: 'a bare LF inside the header block',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\nX-Fuzz: y\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a bare CR inside a header value',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\rb\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'Content-Length and Transfer-Encoding together',
+      bytes: (p) =>
+        Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'two different Content-Lengths',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}x`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a Content-Length that is not a number',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: abc\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a negative Content-Length',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a chunk size that is not hexadecimal',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/cloudevents+json\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+        ),
+      expect: 'problem-4xx-or-close',
+    },
+    {
+      name: 'Transfer-Encoding other than chunked',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\nxyz`),
+      expect: 'problem-4xx-or-close',
+    },
+    {
+      name: 'an obsolete folded header line',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\r\n  folded\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a space before the colon',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost : 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a header line without a colon',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nno colon here\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a NUL in the request target',
+      bytes: (p) => Buffer.from(`GET /he\u0000alth HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
     { name: 'HTTP/1.1 without Host', bytes: () => Buffer.from('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'), expect: 'problem-4xx' },
-    { name: 'an unsupported HTTP version', bytes: (p) => Buffer.from(`GET /health HTTP/3.0\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx-or-close' },
+    {
+      name: 'an unsupported HTTP version',
+      bytes: (p) => Buffer.from(`GET /health HTTP/3.0\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx-or-close',
+    },
     { name: 'the HTTP/2 connection preface', bytes: () => Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), expect: 'problem-4xx-or-close' },
     { name: 'not HTTP at all', bytes: () => Buffer.from('hello there\r\n\r\n'), expect: 'problem-4xx-or-close' },
-    { name: 'an unknown method', bytes: (p) => Buffer.from(`FROB /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a lower-case method', bytes: (p) => Buffer.from(`get /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
+    {
+      name: 'an unknown method',
+      bytes: (p) => Buffer.from(`FROB /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a lower-case method',
+      bytes: (p) => Buffer.from(`get /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
     { name: 'CONNECT', bytes: (p) => Buffer.from(`CONNECT 127.0.0.1:${p} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'an Upgrade to websocket', bytes: (p) => Buffer.from(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`), expect: 'answer' },
-    { name: 'a request line longer than the header limit', bytes: (p) => Buffer.from(`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'header lines longer than the header limit', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: ${'v'.repeat(20_000)}\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'an Expect the host cannot meet', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
+    {
+      name: 'an Upgrade to websocket',
+      bytes: (p) =>
+        Buffer.from(
+          `GET /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+        ),
+      expect: 'answer',
+    },
+    {
+      name: 'a request line longer than the header limit',
+      bytes: (p) => Buffer.from(`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'header lines longer than the header limit',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: ${'v'.repeat(20_000)}\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'an Expect the host cannot meet',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
     { name: 'HTTP/1.0 without Host', bytes: () => Buffer.from('GET /health HTTP/1.0\r\n\r\n'), expect: 'answer' },
-    { name: 'a well-formed chunked body', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/cloudevents+json\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`), expect: 'answer' },
-    { name: 'a body shorter than its Content-Length, then the client half-closes', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`), expect: 'problem-4xx-or-close', afterWrite: 'end' },
-    { name: 'headers that never end, then the client half-closes', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: y\r\n`), expect: 'problem-4xx-or-close', afterWrite: 'end' },
-    { name: 'a complete request, then the client half-closes', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), expect: 'answer', afterWrite: 'end' },
-    { name: 'a complete POST without a token, then the client half-closes', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 2\r\n\r\n{}`), expect: 'problem-4xx', afterWrite: 'end' },
-    { name: 'two Host header lines', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n`), expect: 'problem-4xx' },
-    { name: 'a client that aborts mid-body', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`), expect: 'nothing', afterWrite: 'destroy' },
-    { name: 'a client that aborts mid-way through a large upload', bytes: (p) => Buffer.concat([Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 5000000\r\n\r\n`), Buffer.alloc(1_000_000, 0x20)]), expect: 'nothing', afterWrite: 'destroy' },
-    { name: 'a client that aborts before the last chunk', bytes: (p) => Buffer.from(`POST /subscriptions HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n5\r\n{"sin\r\n`), expect: 'nothing', afterWrite: 'destroy' },
-    { name: 'a client that aborts after Expect: 100-continue', bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: 100-continue\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 50\r\n\r\n`), expect: 'nothing', afterWrite: 'destroy' },
+    {
+      name: 'a well-formed chunked body',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/cloudevents+json\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+        ),
+      expect: 'answer',
+    },
+    {
+      name: 'a body shorter than its Content-Length, then the client half-closes',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`,
+        ),
+      expect: 'problem-4xx-or-close',
+      afterWrite: 'end',
+    },
+    {
+      name: 'headers that never end, then the client half-closes',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: y\r\n`),
+      expect: 'problem-4xx-or-close',
+      afterWrite: 'end',
+    },
+    {
+      name: 'a complete request, then the client half-closes',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`),
+      expect: 'answer',
+      afterWrite: 'end',
+    },
+    {
+      name: 'a complete POST without a token, then the client half-closes',
+      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 2\r\n\r\n{}`),
+      expect: 'problem-4xx',
+      afterWrite: 'end',
+    },
+    {
+      name: 'two Host header lines',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
+    {
+      name: 'a client that aborts mid-body',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 100\r\n\r\n{"specversion":`,
+        ),
+      expect: 'nothing',
+      afterWrite: 'destroy',
+    },
+    {
+      name: 'a client that aborts mid-way through a large upload',
+      bytes: (p) =>
+        Buffer.concat([
+          Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 5000000\r\n\r\n`),
+          Buffer.alloc(1_000_000, 0x20),
+        ]),
+      expect: 'nothing',
+      afterWrite: 'destroy',
+    },
+    {
+      name: 'a client that aborts before the last chunk',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /subscriptions HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n5\r\n{"sin\r\n`,
+        ),
+      expect: 'nothing',
+      afterWrite: 'destroy',
+    },
+    {
+      name: 'a client that aborts after Expect: 100-continue',
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: 100-continue\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 50\r\n\r\n`,
+        ),
+      expect: 'nothing',
+      afterWrite: 'destroy',
+    },
   ];
 
-  it('review #12: requests broken at the HTTP level get a problem+json 4xx or a close as HTTP allows, never a 5xx in the answer or the log, and the host keeps serving', { timeout: 120_000 }, async () => {
-    const faults: string[] = [];
-    for (const rawCase of rawCases) {
-      const logsBefore = koerier.logs.length;
-      const errorsBefore = handlerErrors.length;
-      const outcome = await sendRaw(port, rawCase.bytes(port), { afterWrite: rawCase.afterWrite ?? 'keep-open', timeoutMs: 15_000 });
-      // An abandoned request finishes in the host after the client is gone: give it a moment to log.
-      await new Promise((resolve) => setTimeout(resolve, rawCase.expect === 'nothing' ? 300 : 50));
-      const fault = rawFault(rawCase.expect, outcome);
-      if (fault) faults.push(`${rawCase.name}: ${fault} (answer: ${describeOutcome(outcome)})`);
-      const logged = [...koerier.logs.slice(logsBefore), ...handlerErrors.slice(errorsBefore)]
-        .map((line) => JSON.parse(line) as { level?: string; status?: number; message?: string; error?: unknown })
-        .filter((entry) => entry.level === 'error' || (entry.status ?? 0) >= 500);
-      if (logged.length > 0) faults.push(`${rawCase.name}: the host logged ${logged.map((entry) => `${entry.message} ${entry.status ?? ''} ${JSON.stringify(entry.error ?? '')}`.slice(0, 200)).join('; ')}`);
-      const health = await sendRaw(port, Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
-      if (health.kind !== 'response' || health.status !== 200) faults.push(`${rawCase.name}: GET /health afterwards got ${describeOutcome(health)}`);
-    }
-    expect(faults).toEqual([]);
-  });
+  it(
+    'review #12: requests broken at the HTTP level get a problem+json 4xx or a close as HTTP allows, never a 5xx in the answer or the log, and the host keeps serving',
+    { timeout: 120_000 },
+    async () => {
+      const faults: string[] = [];
+      for (const rawCase of rawCases) {
+        const logsBefore = koerier.logs.length;
+        const errorsBefore = handlerErrors.length;
+        const outcome = await sendRaw(port, rawCase.bytes(port), { afterWrite: rawCase.afterWrite ?? 'keep-open', timeoutMs: 15_000 });
+        // An abandoned request finishes in the host after the client is gone: give it a moment to log.
+        await new Promise((resolve) => setTimeout(resolve, rawCase.expect === 'nothing' ? 300 : 50));
+        const fault = rawFault(rawCase.expect, outcome);
+        if (fault) faults.push(`${rawCase.name}: ${fault} (answer: ${describeOutcome(outcome)})`);
+        const logged = [...koerier.logs.slice(logsBefore), ...handlerErrors.slice(errorsBefore)]
+          .map((line) => JSON.parse(line) as { level?: string; status?: number; message?: string; error?: unknown })
+          .filter((entry) => entry.level === 'error' || (entry.status ?? 0) >= 500);
+        if (logged.length > 0)
+          faults.push(
+            `${rawCase.name}: the host logged ${logged.map((entry) => `${entry.message} ${entry.status ?? ''} ${JSON.stringify(entry.error ?? '')}`.slice(0, 200)).join('; ')}`,
+          );
+        const health = await sendRaw(port, Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
+        if (health.kind !== 'response' || health.status !== 200) faults.push(`${rawCase.name}: GET /health afterwards got ${describeOutcome(health)}`);
+      }
+      expect(faults).toEqual([]);
+    },
+  );
 });
 
 function rawFault(expectation: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing', outcome: RawOutcome): string | undefined {

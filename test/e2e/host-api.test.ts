@@ -102,9 +102,14 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
       typ: 'at+jwt',
     });
     expect(payload).toMatchObject({ client_id: 'dev-subscriber', sub: 'dev-subscriber' });
-    expect(String(payload['scope']).split(' ').sort()).toEqual(
-      ['admin', 'contracts:read', 'contracts:write', 'events:consume', 'events:publish', 'subscriptions:manage'],
-    );
+    expect(String(payload['scope']).split(' ').sort()).toEqual([
+      'admin',
+      'contracts:read',
+      'contracts:write',
+      'events:consume',
+      'events:publish',
+      'subscriptions:manage',
+    ]);
   });
 
   it('gives the handlers the laptop settings, with the test’s overrides on top', () => {
@@ -120,7 +125,13 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     expect(environment['AWS_ENDPOINT_URL_SQS']).toBe(koerier.host.emulators.endpoints.sqs);
     expect(environment[resourceEnv.key('credentials')]).toBe('local:credentials');
     // …and the functions run with the configuration loaded from exactly those settings.
-    expect(config).toMatchObject({ auth: { issuer: koerier.url, audience: 'koerier' }, allowLoopbackSinks: true, webhookOrigin: 'koerier.local', publicBaseUrl: koerier.url, publishRatePerMinute: 1234 });
+    expect(config).toMatchObject({
+      auth: { issuer: koerier.url, audience: 'koerier' },
+      allowLoopbackSinks: true,
+      webhookOrigin: 'koerier.local',
+      publicBaseUrl: koerier.url,
+      publishRatePerMinute: 1234,
+    });
     expect(config.resources.key('credentials')).toBe('local:credentials');
   });
 

@@ -114,7 +114,7 @@ describe('npm start (tsx local/main.ts)', () => {
     };
     await walk(join(cwd, '.koerier'));
     expect(loose).toEqual([]);
-    expect(((await stat(join(cwd, 'koerier.local.json'))).mode & 0o077)).toBe(0);
+    expect((await stat(join(cwd, 'koerier.local.json'))).mode & 0o077).toBe(0);
   });
 
   it('review #22: a second npm start on the same state exits 1 and says a Koerier already runs there, with its pid; the first keeps running', async () => {
@@ -131,7 +131,10 @@ describe('npm start (tsx local/main.ts)', () => {
     const code = await new Promise<number | null>((resolve) => second.on('exit', (exitCode) => resolve(exitCode)));
     expect(code).toBe(1);
     // The pid named is the first host's (the node process under tsx), the one in the lock file.
-    const named = new RegExp(`^Koerier is already running with state ${join(cwd, '.koerier').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid (\\d+)\\)$`, 'm').exec(stderr);
+    const named = new RegExp(
+      `^Koerier is already running with state ${join(cwd, '.koerier').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(pid (\\d+)\\)$`,
+      'm',
+    ).exec(stderr);
     expect(named, stderr).not.toBeNull();
     expect(Number(named![1])).toBe(Number((await readFile(join(cwd, '.koerier', 'koerier.pid'), 'utf8')).trim()));
     expect(stderr).not.toContain('Database is closed');

@@ -94,8 +94,7 @@ async function spawnHost(cwd: string, args: string[], readyPattern: RegExp, stop
   };
 }
 
-const startWorker = (cwd: string) =>
-  spawnHost(cwd, [WORKER], /^ready (http:\/\/\S+)$/m, (child) => child.stdin!.write('stop\n'));
+const startWorker = (cwd: string) => spawnHost(cwd, [WORKER], /^ready (http:\/\/\S+)$/m, (child) => child.stdin!.write('stop\n'));
 const startNpmStart = (cwd: string) =>
   spawnHost(cwd, [join(REPOSITORY, 'local', 'main.ts')], /API\s+(http:\/\/127\.0\.0\.1:\d+)/, (child) => child.kill('SIGINT'));
 

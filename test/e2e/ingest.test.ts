@@ -37,10 +37,14 @@ afterAll(async () => {
 async function drainInbound(): Promise<Message[]> {
   const messages: Message[] = [];
   for (;;) {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+    );
     if (Messages.length === 0) return messages;
     messages.push(...Messages);
-    await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: inboundUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+    await sqs.send(
+      new DeleteMessageBatchCommand({ QueueUrl: inboundUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+    );
   }
 }
 
@@ -155,7 +159,11 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
   }
 
   it('EDU-4: a host-signed token passes (the forging is sound)', async () => {
-    const response = await postEvents({ 'content-type': 'application/cloudevents+json' }, JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.x' }), await forge());
+    const response = await postEvents(
+      { 'content-type': 'application/cloudevents+json' },
+      JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.x' }),
+      await forge(),
+    );
     expect(response.status).toBe(202);
     await drainInbound();
   });
@@ -163,10 +171,15 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
   it('EDU-4: no token → 401 invalid_token', () => expectRefused(undefined, 401, 'invalid_token'));
   it('EDU-4: an expired token → 401 invalid_token', async () => expectRefused(await forge({ exp: now() - 120 }), 401, 'invalid_token'));
   it('EDU-4: a token for another audience → 401 invalid_token', async () => expectRefused(await forge({ aud: 'another-api' }), 401, 'invalid_token'));
-  it('EDU-4: a token from another issuer → 401 invalid_token', async () => expectRefused(await forge({ iss: 'https://issuer.elsewhere' }), 401, 'invalid_token'));
+  it('EDU-4: a token from another issuer → 401 invalid_token', async () =>
+    expectRefused(await forge({ iss: 'https://issuer.elsewhere' }), 401, 'invalid_token'));
   it('EDU-4: an unsigned token (alg: none) → 401 invalid_token', async () => {
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    await expectRefused(`${encode({ alg: 'none', typ: 'at+jwt' })}.${encode({ iss: koerier.url, aud: 'koerier', client_id: 'dev-publisher', scope: 'events:publish', exp: now() + 300 })}.`, 401, 'invalid_token');
+    await expectRefused(
+      `${encode({ alg: 'none', typ: 'at+jwt' })}.${encode({ iss: koerier.url, aud: 'koerier', client_id: 'dev-publisher', scope: 'events:publish', exp: now() + 300 })}.`,
+      401,
+      'invalid_token',
+    );
   });
   it('EDU-4: a tampered token → 401 invalid_token', async () => {
     const [header, payload, signature] = (await forge()).split('.');
@@ -174,7 +187,8 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
     const tampered = Buffer.from(JSON.stringify({ ...claims, client_id: 'someone-else' })).toString('base64url');
     await expectRefused(`${header}.${tampered}.${signature}`, 401, 'invalid_token');
   });
-  it('EDU-4: a valid token without events:publish → 403 insufficient_scope', async () => expectRefused(await koerier.token('dev-publisher', ['events:consume']), 403, 'insufficient_scope'));
+  it('EDU-4: a valid token without events:publish → 403 insufficient_scope', async () =>
+    expectRefused(await koerier.token('dev-publisher', ['events:consume']), 403, 'insufficient_scope'));
 });
 
 describe('the rest of the HTTP surface', () => {
@@ -219,18 +233,31 @@ describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
   /** node:http sends header values as Latin-1 bytes, so a raw non-ASCII byte reaches the host as it would from any client. */
   function rawPost(headers: Record<string, string>, body: string): Promise<{ status: number; contentType: string | undefined; text: string }> {
     return new Promise((resolve, reject) => {
-      const call = httpRequest(`${koerier.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), ...headers } }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
-      });
+      const call = httpRequest(
+        `${koerier.url}/events`,
+        { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), ...headers } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }),
+          );
+        },
+      );
       call.on('error', reject);
       call.end(body);
     });
   }
 
   it('review #3: a 5 MB structured event with data_base64 gets a 413 problem, not a 500', async () => {
-    const event = { specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.x', datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(3_750_000, 1).toString('base64') };
+    const event = {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type: 'nl.edu.x',
+      datacontenttype: 'application/octet-stream',
+      data_base64: Buffer.alloc(3_750_000, 1).toString('base64'),
+    };
     const response = await postEvents({ 'content-type': 'application/cloudevents+json' }, JSON.stringify(event));
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
@@ -238,7 +265,17 @@ describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
   });
 
   it('HTTP-2, review #5: a raw non-ASCII byte in a ce- header gets a 400 problem', async () => {
-    const response = await rawPost({ 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': randomUUID(), 'ce-source': SOURCE, 'ce-type': 'nl.edu.x', 'ce-subject': 'caf\u00e9' }, '{}');
+    const response = await rawPost(
+      {
+        'content-type': 'application/json',
+        'ce-specversion': '1.0',
+        'ce-id': randomUUID(),
+        'ce-source': SOURCE,
+        'ce-type': 'nl.edu.x',
+        'ce-subject': 'caf\u00e9',
+      },
+      '{}',
+    );
     expect(response.status).toBe(400);
     expect(response.contentType).toBe('application/problem+json');
     expect(response.text).toContain('header-characters');

@@ -27,7 +27,12 @@ let subscriptionId: string;
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const decoded = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
 
-async function call(token: string, method: string, path: string, body?: unknown): Promise<{ status: number; contentType: string; body: Record<string, unknown> }> {
+async function call(
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; contentType: string; body: Record<string, unknown> }> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -104,7 +109,10 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
     const page = await call(longClientToken, 'GET', '/subscriptions?limit=1');
     expect(page.status).toBe(200);
     const next = await call(longClientToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`);
-    expect([...(page.body['subscriptions'] as { id: string }[]), ...(next.body['subscriptions'] as { id: string }[])].map((s) => s.id)).toEqual([first, second]);
+    expect([...(page.body['subscriptions'] as { id: string }[]), ...(next.body['subscriptions'] as { id: string }[])].map((s) => s.id)).toEqual([
+      first,
+      second,
+    ]);
     // Its cursor is no good to another client.
     expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`), 400, 'another client');
   });
@@ -126,7 +134,8 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
       'a missing attribute': cursorOf({ id: key['id'], owner: key['owner'] }),
       'far too long': 'A'.repeat(8000),
     };
-    for (const [label, cursor] of Object.entries(forged)) expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, label);
+    for (const [label, cursor] of Object.entries(forged))
+      expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, label);
     expect((await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(genuine)}`)).status).toBe(200);
   });
 
@@ -150,13 +159,29 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
       'far too long': 'A'.repeat(8000),
     };
     for (const [label, cursor] of Object.entries(forged)) {
-      expectProblem(await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(cursor)}`), 400, `deliveries: ${label}`);
-      expectProblem(await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(cursor)}`), 400, `dead-letters: ${label}`);
+      expectProblem(
+        await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(cursor)}`),
+        400,
+        `deliveries: ${label}`,
+      );
+      expectProblem(
+        await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(cursor)}`),
+        400,
+        `dead-letters: ${label}`,
+      );
     }
     // A sort key of the other list (outside the query's key condition).
     const deadLetterKey = cursorOf({ pk, sk: 'dead#000000000000001#x' });
-    expectProblem(await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(deadLetterKey)}`), 400, 'deliveries: a dead-letter key');
-    expectProblem(await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(genuine)}`), 400, 'dead-letters: an attempt key');
+    expectProblem(
+      await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(deadLetterKey)}`),
+      400,
+      'deliveries: a dead-letter key',
+    );
+    expectProblem(
+      await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(genuine)}`),
+      400,
+      'dead-letters: an attempt key',
+    );
     const second = await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?limit=1&cursor=${encodeURIComponent(genuine)}`);
     expect(second.status).toBe(200);
     expect(second.body['attempts']).toHaveLength(1);

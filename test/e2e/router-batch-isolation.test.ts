@@ -59,7 +59,13 @@ describe('router batch isolation on the laptop host', () => {
       data: { n: 0 },
     };
     expect(Buffer.byteLength(long.source + long.id)).toBeGreaterThanOrEqual(4096);
-    const normal = Array.from({ length: 9 }, (_, index) => ({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:e2e', type, data: { n: index + 1 } }));
+    const normal = Array.from({ length: 9 }, (_, index) => ({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
+      type,
+      data: { n: index + 1 },
+    }));
     const events = [normal[0]!, normal[1]!, normal[2]!, normal[3]!, long, ...normal.slice(4)];
     const accepted = await fetch(`${koerier.url}/events`, {
       method: 'POST',

@@ -57,7 +57,11 @@ async function call(client: string | undefined, method: string, path: string, bo
     headers: {
       ...withKey,
       ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
-      ...(client ? { authorization: `Bearer ${tokens[client] ??= await koerier.host.issueToken(client, client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage'])}` } : {}),
+      ...(client
+        ? {
+            authorization: `Bearer ${(tokens[client] ??= await koerier.host.issueToken(client, client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage']))}`,
+          }
+        : {}),
       ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -68,8 +72,14 @@ async function call(client: string | undefined, method: string, path: string, bo
 }
 
 /** Client credentials at the target's own token endpoint (WH-3: every push subscription has a credential). */
-const clientCredentials = (clientsecret = 'target-client-secret') => ({ credentialtype: 'CLIENTCREDENTIALS', tokenurl: `${targetUrl}/oauth/token`, clientid: 'koerier', clientsecret });
-const subscribe = (client: string, body: Record<string, unknown>) => call(client, 'POST', '/subscriptions', { types: [TYPE], sinkcredential: clientCredentials(), ...body });
+const clientCredentials = (clientsecret = 'target-client-secret') => ({
+  credentialtype: 'CLIENTCREDENTIALS',
+  tokenurl: `${targetUrl}/oauth/token`,
+  clientid: 'koerier',
+  clientsecret,
+});
+const subscribe = (client: string, body: Record<string, unknown>) =>
+  call(client, 'POST', '/subscriptions', { types: [TYPE], sinkcredential: clientCredentials(), ...body });
 const tableName = (name: TableName) => koerier.host.emulators.resourceEnvironment[resourceEnv.table(name)]!;
 const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS' && r.path === path);
 
@@ -81,7 +91,9 @@ async function answerAsTarget(req: IncomingMessage, res: ServerResponse) {
   const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
   // The target is its own OAuth2 authorization server: any client gets a token.
   if (req.method === 'POST' && req.url === '/oauth/token') {
-    return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
+    return res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
   }
   if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
   // Deliveries are welcome everywhere.
@@ -126,7 +138,15 @@ describe('subscriptions API lifecycle', () => {
     expect(created.status).toBe(201);
     const id = created.body['id'] as string;
     expect(created.headers.get('location')).toBe(`/subscriptions/${id}`);
-    expect(created.body).toMatchObject({ owner: 'school-a', sink: request.sink, types: [TYPE], filters: request.filters, status: 'active', contentmode: 'structured', delivery: 'push' });
+    expect(created.body).toMatchObject({
+      owner: 'school-a',
+      sink: request.sink,
+      types: [TYPE],
+      filters: request.filters,
+      status: 'active',
+      contentmode: 'structured',
+      delivery: 'push',
+    });
 
     const replay = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(replay.status).toBe(201);
@@ -142,7 +162,13 @@ describe('subscriptions API lifecycle', () => {
 
     const handshakes = optionsTo('/consents').length;
     const etag = read.headers.get('etag')!;
-    const changed = await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.leerling.uitgeschreven.v1'], filters: null }, { 'if-match': etag });
+    const changed = await call(
+      'school-a',
+      'PATCH',
+      `/subscriptions/${id}`,
+      { types: ['nl.edu.leerling.uitgeschreven.v1'], filters: null },
+      { 'if-match': etag },
+    );
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ types: ['nl.edu.leerling.uitgeschreven.v1'], status: 'active' });
     expect(changed.body).not.toHaveProperty('filters');
@@ -165,10 +191,12 @@ describe('subscriptions API lifecycle', () => {
     expect(first.status).toBe(201);
     // What the guard does after a 5xx: the key is free again, the subscription stays.
     const freeKey = () =>
-      dynamodb.send(new DeleteItemCommand({
-        TableName: tableName('idempotency'),
-        Key: { [tables.idempotency.partitionKey.name]: { S: scopeKey({ clientId: 'school-a', operation: 'POST /subscriptions', key }) } },
-      }));
+      dynamodb.send(
+        new DeleteItemCommand({
+          TableName: tableName('idempotency'),
+          Key: { [tables.idempotency.partitionKey.name]: { S: scopeKey({ clientId: 'school-a', operation: 'POST /subscriptions', key }) } },
+        }),
+      );
     await freeKey();
 
     const retry = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
@@ -197,10 +225,19 @@ describe('subscriptions API lifecycle', () => {
   });
 
   it('EDU-14: an invalid subscription is refused with every error named; an unknown filter dialect is one', async () => {
-    const refused = await call('school-a', 'POST', '/subscriptions', { sink: 'ftp://x', types: [TYPE], filters: [{ sql: "subject = 'x'" }, { exact: { subject: '' } }] });
+    const refused = await call('school-a', 'POST', '/subscriptions', {
+      sink: 'ftp://x',
+      types: [TYPE],
+      filters: [{ sql: "subject = 'x'" }, { exact: { subject: '' } }],
+    });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual(['sink', 'filters[0]', 'filters[1].exact.subject', 'sinkcredential']);
+    expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual([
+      'sink',
+      'filters[0]',
+      'filters[1].exact.subject',
+      'sinkcredential',
+    ]);
   });
 
   it('EDU-14: the list is paginated and follows `next` to the end', async () => {
@@ -221,12 +258,15 @@ describe('subscriptions API lifecycle', () => {
 });
 
 describe('entitlement and isolation', () => {
-  it('EDU-7: a subscription outside the client\'s entitlement is refused with 403; within it, accepted', async () => {
+  it("EDU-7: a subscription outside the client's entitlement is refused with 403; within it, accepted", async () => {
     const outside = await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'] });
     expect(outside.status).toBe(403);
     expect(outside.body).toMatchObject({ type: expect.stringContaining('subscription-not-entitled') });
     expect((await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: [TYPE], source: 'urn:nld:oin:1:systeem:rooster' })).status).toBe(403);
-    expect((await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'], source: 'urn:nld:oin:1:systeem:rooster' })).status).toBe(201);
+    expect(
+      (await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'], source: 'urn:nld:oin:1:systeem:rooster' }))
+        .status,
+    ).toBe(201);
     expect((await subscribe('no-grants-at-all', { sink: `${targetUrl}/consents` })).status).toBe(403);
   });
 
@@ -237,7 +277,7 @@ describe('entitlement and isolation', () => {
     expect((await call('school-a', 'GET', `/subscriptions/${created.body['id']}`)).body['types']).toEqual([TYPE]);
   });
 
-  it('EDU-7: another client\'s subscription answers 404 to GET, PATCH and DELETE, and is not in its list', async () => {
+  it("EDU-7: another client's subscription answers 404 to GET, PATCH and DELETE, and is not in its list", async () => {
     const mine = await subscribe('school-a', { sink: `${targetUrl}/consents` });
     const id = mine.body['id'] as string;
     expect((await call('school-b', 'GET', `/subscriptions/${id}`)).status).toBe(404);
@@ -257,7 +297,7 @@ describe('entitlement and isolation', () => {
     expect(unscoped.status).toBe(403);
   });
 
-  it('EDU-7, WH-5: an admin\'s PATCH is held to the owner\'s entitlement and out-of-band agreement, not the admin\'s own', async () => {
+  it("EDU-7, WH-5: an admin's PATCH is held to the owner's entitlement and out-of-band agreement, not the admin's own", async () => {
     const owned = await subscribe('school-a', { sink: `${targetUrl}/consents` });
     // The admin may subscribe to every type; the owner, school-a, only to nl.edu.*.
     const widened = await call(ADMIN, 'PATCH', `/subscriptions/${owned.body['id']}`, { types: ['nl.other.x.v1'] });
@@ -330,7 +370,9 @@ describe('webhook validation handshake against real targets', () => {
     expect(created.body).toMatchObject({ status: 'pending', statusreason: expect.stringContaining('the target could not be reached') });
     const callback = String(optionsTo('/ignores').at(-1)!.headers['webhook-request-callback']);
     await new Promise((resolve) => setTimeout(resolve, VALIDATION_WINDOW_SECONDS * 1000 + 200));
-    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'rejected', statusreason: expect.stringContaining('no consent before') } });
+    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({
+      body: { status: 'rejected', statusreason: expect.stringContaining('no consent before') },
+    });
     expect((await fetch(callback)).status).toBe(410);
   });
 
@@ -377,7 +419,14 @@ describe('from publisher to subscriber', () => {
     const other = await subscribe('school-a', { sink: `${targetUrl}/consents?person=8`, types: [type], filters: [{ exact: { subject: 'leerling/8' } }] });
     expect([mine.body['status'], other.body['status']]).toEqual(['active', 'active']);
 
-    const event = { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001000000000001:systeem:lvs', type, subject: 'leerling/7', data: { adres: 'nieuw' } };
+    const event = {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001000000000001:systeem:lvs',
+      type,
+      subject: 'leerling/7',
+      data: { adres: 'nieuw' },
+    };
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     for (let i = 0; i < 2; i++) {
       const published = await fetch(`${koerier.url}/events`, {
@@ -416,7 +465,10 @@ describe('sink credentials', () => {
     expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, types: [TYPE] })).status).toBe(400);
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['sink']).toBe(`${targetUrl}/consents?moving=2`);
 
-    const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, sinkcredential: clientCredentials('new-sink-secret') });
+    const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, {
+      sink: `${otherOrigin}/consents`,
+      sinkcredential: clientCredentials('new-sink-secret'),
+    });
     expect(withNew.status).toBe(200);
     expect(withNew.body).toMatchObject({ sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' } });
     // WH-3: removing the credential would leave deliveries without a token.
@@ -439,7 +491,9 @@ describe('sink credentials', () => {
     await call('school-a', 'GET', `/subscriptions/${id}`);
     await call('school-a', 'GET', '/subscriptions?limit=100');
     // A PATCH without sinkcredential keeps it; one with null is refused (WH-3).
-    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
+    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential']).toEqual({
+      credentialtype: 'CLIENTCREDENTIALS',
+    });
     expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sinkcredential: null })).status).toBe(400);
     await call('school-a', 'DELETE', `/subscriptions/${id}`);
 
@@ -479,10 +533,16 @@ describe('bounded input (review #9, #19)', () => {
     const refused = await subscribe('school-a', { sink: 'https://hooks.example:8443/hook' });
     expect(refused.status).toBe(400);
     expect(refused.body['errors']).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'port' })]);
-    const token = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { ...clientCredentials(), tokenurl: 'https://idp.example:22/token' } });
+    const token = await subscribe('school-a', {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: { ...clientCredentials(), tokenurl: 'https://idp.example:22/token' },
+    });
     expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'port' })]);
     const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
-    const patched = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: 'https://hooks.example:6379/hook', sinkcredential: clientCredentials() });
+    const patched = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, {
+      sink: 'https://hooks.example:6379/hook',
+      sinkcredential: clientCredentials(),
+    });
     expect(patched.status).toBe(400);
     expect(patched.body['errors']).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'port' })]);
   });

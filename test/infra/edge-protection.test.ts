@@ -78,17 +78,22 @@ describe('review #20: reserved concurrency and route throttling (edge protection
       .filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey in expected)
       .map(([id]) => id);
     expect(routeIds).toHaveLength(Object.keys(expected).length);
-    const stageJson = Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const stageJson = Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>).find(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Stage',
+    )!;
     expect(stageJson.DependsOn).toEqual(expect.arrayContaining(routeIds));
   });
 
   it('review #20: no CloudFront, WAF, secret or us-east-1 stack, no origin secret in the functions, and the API URL is the API Gateway endpoint', () => {
     expect(built.stack.edgeStack).toBeUndefined();
     expect(built.stack.edge).toBeUndefined();
-    for (const type of ['AWS::CloudFront::Distribution', 'AWS::WAFv2::WebACL', 'AWS::SecretsManager::Secret']) expect(ofType(built.resources, type), type).toEqual([]);
+    for (const type of ['AWS::CloudFront::Distribution', 'AWS::WAFv2::WebACL', 'AWS::SecretsManager::Secret'])
+      expect(ofType(built.resources, type), type).toEqual([]);
     for (const fn of ofType(built.resources, 'AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables[settingEnv.originVerifySecret]).toBeUndefined();
-      expect(fn.Properties.Environment.Variables[settingEnv.publicBaseUrl]).toEqual({ 'Fn::GetAtt': [logicalId(built.stack, built.stack.httpApi.api), 'ApiEndpoint'] });
+      expect(fn.Properties.Environment.Variables[settingEnv.publicBaseUrl]).toEqual({
+        'Fn::GetAtt': [logicalId(built.stack, built.stack.httpApi.api), 'ApiEndpoint'],
+      });
     }
     expect(built.app.node.children.filter((c) => c instanceof KoerierStack || c.node.id.endsWith('Edge'))).toHaveLength(1);
   });
@@ -103,7 +108,10 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     expect(fnResource(tuned, 'ingest').Properties.ReservedConcurrentExecutions).toBe(7);
     const settings = stageOf(tuned.resources).Properties.RouteSettings;
     expect(settings['POST /events']).toEqual({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
-    expect(settings['POST /subscriptions']).toEqual({ ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.burstLimit });
+    expect(settings['POST /subscriptions']).toEqual({
+      ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.rateLimit,
+      ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.burstLimit,
+    });
     for (const fn of ofType(tuned.resources, 'AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables[settingEnv.publishRatePerMinute]).toBe('120');
       expect(fn.Properties.Environment.Variables[settingEnv.manageRatePerMinute]).toBe('30');
@@ -134,7 +142,11 @@ describe('review #20: koerier:edgeProtection "cloudfront-waf"', () => {
     const rules = ofType(built.edgeResources, 'AWS::WAFv2::WebACL')[0]!.Properties.Rules as WafRule[];
     expect(rules.map((r) => r.Name)).toEqual(['rate-per-ip', 'rate-per-authorization', 'aws-common-rule-set']);
     expect(rules.map((r) => r.Priority)).toEqual([0, 1, 2]);
-    expect(rules[0]!.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', Limit: DEFAULT_EDGE_RATE_LIMITS.perIp, EvaluationWindowSec: EDGE_RATE_WINDOW_SECONDS });
+    expect(rules[0]!.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      Limit: DEFAULT_EDGE_RATE_LIMITS.perIp,
+      EvaluationWindowSec: EDGE_RATE_WINDOW_SECONDS,
+    });
     expect(rules[1]!.Statement.RateBasedStatement).toEqual({
       AggregateKeyType: 'CUSTOM_KEYS',
       CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
@@ -209,27 +221,41 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
     app.node.findAll().flatMap((construct) =>
       construct.node.metadata
         .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-        .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({ path: construct.node.path, id: id.replace(/^annotation::/i, ''), reason }))),
+        .flatMap((entry) =>
+          Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+            path: construct.node.path,
+            id: id.replace(/^annotation::/i, ''),
+            reason,
+          })),
+        ),
     );
 
   it.each([
     ['off', {}],
     ['on, creating the web ACL', EDGE_ON],
-    ['on, with an existing web ACL', { ...EDGE_ON, 'koerier:edgeWebAclArn': 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/org-edge/0a1b2c3d-1111-2222-3333-444455556666' }],
-  ] as const)('CARD-2, review #20: edge protection %s: no unacknowledged finding in any stack, and every acknowledgement has a reason and silences a real finding', (_label, context) => {
-    const { app } = build(context);
-    const findings = new AwsSolutionsChecks(app).validateScope(app).violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
-    expect(findings).toEqual([]);
-    const raw = new UnacknowledgedChecks(app).validateScope(app).violations;
-    for (const ack of acknowledgements(app)) {
-      expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThanOrEqual(80);
-      const silenced = raw
-        .filter((v) => v.ruleName === ack.id)
-        .flatMap((v) => v.violatingResources)
-        .filter((r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`));
-      expect(silenced.length, `${ack.id} at ${ack.path} acknowledges nothing`).toBeGreaterThan(0);
-    }
-  });
+    [
+      'on, with an existing web ACL',
+      { ...EDGE_ON, 'koerier:edgeWebAclArn': 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/org-edge/0a1b2c3d-1111-2222-3333-444455556666' },
+    ],
+  ] as const)(
+    'CARD-2, review #20: edge protection %s: no unacknowledged finding in any stack, and every acknowledgement has a reason and silences a real finding',
+    (_label, context) => {
+      const { app } = build(context);
+      const findings = new AwsSolutionsChecks(app)
+        .validateScope(app)
+        .violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+      expect(findings).toEqual([]);
+      const raw = new UnacknowledgedChecks(app).validateScope(app).violations;
+      for (const ack of acknowledgements(app)) {
+        expect(ack.reason.length, `${ack.id} at ${ack.path}`).toBeGreaterThanOrEqual(80);
+        const silenced = raw
+          .filter((v) => v.ruleName === ack.id)
+          .flatMap((v) => v.violatingResources)
+          .filter((r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`));
+        expect(silenced.length, `${ack.id} at ${ack.path} acknowledges nothing`).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('CARD-2, review #20: with edge protection on, exactly the reviewed edge rules are acknowledged, each on the edge construct it concerns', () => {
     const off = new Set(acknowledgements(build({}).app).map((a) => `${a.id} ${a.path}`));
@@ -237,7 +263,12 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
       .map((a) => `${a.id} ${a.path}`)
       .filter((entry) => !off.has(entry));
     expect(added.sort()).toEqual(
-      ['AwsSolutions-CFR1 Koerier/Edge/Distribution', 'AwsSolutions-CFR4 Koerier/Edge/Distribution', 'AwsSolutions-S1 Koerier/Edge/AccessLogs', 'AwsSolutions-SMG4 Koerier/Edge/OriginSecret'].sort(),
+      [
+        'AwsSolutions-CFR1 Koerier/Edge/Distribution',
+        'AwsSolutions-CFR4 Koerier/Edge/Distribution',
+        'AwsSolutions-S1 Koerier/Edge/AccessLogs',
+        'AwsSolutions-SMG4 Koerier/Edge/OriginSecret',
+      ].sort(),
     );
   });
 
@@ -254,6 +285,8 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
 describe('review #20: synthKoerier (the default test stack) is unchanged in shape', () => {
   it('review #20: an env-agnostic stack with edge protection off still synthesises, with the ingest reserved', () => {
     const { stack, resources } = synthKoerier();
-    expect(resources[logicalId(stack, stack.functions.get('ingest')!.function)]!.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
+    expect(resources[logicalId(stack, stack.functions.get('ingest')!.function)]!.Properties.ReservedConcurrentExecutions).toBe(
+      DEFAULT_INGEST_RESERVED_CONCURRENCY,
+    );
   });
 });

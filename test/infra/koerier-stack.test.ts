@@ -59,7 +59,10 @@ const extended: ResourceDescription = {
 
 /** Actions a grant must allow on its resource, and actions it must not. */
 const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
-  'table:read': { allows: ['dynamodb:GetItem', 'dynamodb:Query'], denies: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] },
+  'table:read': {
+    allows: ['dynamodb:GetItem', 'dynamodb:Query'],
+    denies: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+  },
   'table:readwrite': { allows: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], denies: [] },
   'queue:send': { allows: ['sqs:SendMessage'], denies: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:PurgeQueue'] },
   'queue:consume': { allows: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:SendMessage', 'sqs:PurgeQueue'] },
@@ -78,7 +81,7 @@ interface Statement {
   readonly Condition?: unknown;
 }
 
-const asArray = <T,>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 describe.each([
   ['lib/resources.ts', koerierResources],
@@ -167,9 +170,10 @@ describe.each([
       }
       if (spec.ttlAttribute) expect(p.TimeToLiveSpecification, name).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
       else expect(p.TimeToLiveSpecification, name).toBeUndefined();
-      expect((p.GlobalSecondaryIndexes ?? []).map((i: { IndexName: string }) => i.IndexName), name).toEqual(
-        (spec.globalIndexes ?? []).map((i) => i.name),
-      );
+      expect(
+        (p.GlobalSecondaryIndexes ?? []).map((i: { IndexName: string }) => i.IndexName),
+        name,
+      ).toEqual((spec.globalIndexes ?? []).map((i) => i.name));
       for (const index of spec.globalIndexes ?? []) {
         expect(p.GlobalSecondaryIndexes, name).toContainEqual({
           IndexName: index.name,
@@ -199,9 +203,7 @@ describe.each([
         synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
           PolicyDocument: {
-            Statement: Match.arrayWith([
-              Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            ]),
+            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
           },
         });
       }
@@ -378,7 +380,10 @@ describe.each([
       for (const tableName of Object.keys(spec.tables ?? {})) {
         for (const index of description.tables[tableName]!.globalIndexes ?? []) {
           const onIndex = statementsOf(name).filter((s) => JSON.stringify(s.Resource).includes(`/index/${index.name}"`));
-          expect(onIndex.flatMap((s) => asArray(s.Action)), `${name} may query ${tableName}/index/${index.name}`).toContain('dynamodb:Query');
+          expect(
+            onIndex.flatMap((s) => asArray(s.Action)),
+            `${name} may query ${tableName}/index/${index.name}`,
+          ).toContain('dynamodb:Query');
         }
       }
       // Wildcards only where nothing narrower exists: X-Ray's "*" and a bucket's objects.
@@ -462,7 +467,7 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
     return Object.values(synth.resources)
       .filter((r) => r.Type === 'AWS::IAM::Policy' && referencedIds(r.Properties.Roles).includes(role))
       .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[])
-      .filter((s) => resourceId === '*' ? s.Resource === '*' : referencedIds(s.Resource).includes(resourceId))
+      .filter((s) => (resourceId === '*' ? s.Resource === '*' : referencedIds(s.Resource).includes(resourceId)))
       .flatMap((s) => asArray(s.Action));
   };
 

@@ -26,7 +26,9 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(parseProtectionConfig({ 'koerier:ingestReservedConcurrency': '12' }, []).ingestReservedConcurrency).toBe(12);
     expect(parseProtectionConfig({ 'koerier:ingestReservedConcurrency': 'none' }, []).ingestReservedConcurrency).toBe('none');
     for (const bad of [0, -1, 2.5, 'lots', 10_001]) {
-      expect(issuesOf({ 'koerier:ingestReservedConcurrency': bad }), String(bad)).toEqual([expect.stringMatching(/^koerier:ingestReservedConcurrency \(or "none"\) must be a whole number from 1 to 10000/)]);
+      expect(issuesOf({ 'koerier:ingestReservedConcurrency': bad }), String(bad)).toEqual([
+        expect.stringMatching(/^koerier:ingestReservedConcurrency \(or "none"\) must be a whole number from 1 to 10000/),
+      ]);
     }
   });
 
@@ -37,8 +39,12 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(issuesOf({ 'koerier:routeThrottling': { router: { rateLimit: 5, burstLimit: 10 } } })).toEqual([
       expect.stringMatching(/^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, apiDescription\)/),
     ]);
-    expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 0, burstLimit: 10 } } })).toEqual([expect.stringMatching(/^koerier:routeThrottling.ingest.rateLimit must be a whole number from 1/)]);
-    expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 5 } } })).toEqual([expect.stringMatching(/^koerier:routeThrottling.ingest.burstLimit must be/)]);
+    expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 0, burstLimit: 10 } } })).toEqual([
+      expect.stringMatching(/^koerier:routeThrottling.ingest.rateLimit must be a whole number from 1/),
+    ]);
+    expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 5 } } })).toEqual([
+      expect.stringMatching(/^koerier:routeThrottling.ingest.burstLimit must be/),
+    ]);
     expect(issuesOf({ 'koerier:routeThrottling': '[1]' })).toEqual([expect.stringMatching(/^koerier:routeThrottling must be an object/)]);
   });
 
@@ -49,7 +55,9 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
       rateLimitPerIp: DEFAULT_EDGE_RATE_LIMITS.perIp,
       rateLimitPerAuthorization: DEFAULT_EDGE_RATE_LIMITS.perAuthorization,
     });
-    expect(parseProtectionConfig({ 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:edgeWebAclArn': ACL, 'koerier:edgeRateLimits': { perIp: 100 } }, []).edge).toEqual({
+    expect(
+      parseProtectionConfig({ 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:edgeWebAclArn': ACL, 'koerier:edgeRateLimits': { perIp: 100 } }, []).edge,
+    ).toEqual({
       mode: 'cloudfront-waf',
       webAclArn: ACL,
       rateLimitPerIp: 100,
@@ -57,9 +65,9 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     });
     expect(issuesOf({ 'koerier:edgeProtection': 'waf' })).toEqual([expect.stringMatching(/^koerier:edgeProtection must be "none" or "cloudfront-waf"/)]);
     // A regional (REGIONAL scope) web ACL cannot be attached to CloudFront.
-    expect(issuesOf({ 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:edgeWebAclArn': ACL.replace('us-east-1', 'eu-west-1').replace('global', 'regional') })).toEqual([
-      expect.stringMatching(/^koerier:edgeWebAclArn must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL/),
-    ]);
+    expect(
+      issuesOf({ 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:edgeWebAclArn': ACL.replace('us-east-1', 'eu-west-1').replace('global', 'regional') }),
+    ).toEqual([expect.stringMatching(/^koerier:edgeWebAclArn must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL/)]);
     expect(issuesOf({ 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:edgeRateLimits': { perIp: 5, perToken: 100 } })).toEqual([
       'koerier:edgeRateLimits.perToken is not a setting (perIp, perAuthorization)',
       expect.stringMatching(/^koerier:edgeRateLimits.perIp must be a whole number from 10 to 2000000000/),
@@ -72,7 +80,9 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org'));
     expect(loaded.publishRatePerMinute).toBe(90);
     expect(loaded.manageRatePerMinute).toBe(15);
-    expect(() => parseStackConfig({ ...valid, 'koerier:manageRatePerMinute': 0 })).toThrow(/koerier:manageRatePerMinute must be a whole number from 1 to 1000000, got 0/);
+    expect(() => parseStackConfig({ ...valid, 'koerier:manageRatePerMinute': 0 })).toThrow(
+      /koerier:manageRatePerMinute must be a whole number from 1 to 1000000, got 0/,
+    );
     // Unset, the functions keep their own defaults.
     const defaults = loadConfig(settingEnvironment(parseStackConfig(valid), 'https://api.example.org'));
     expect({ publish: defaults.publishRatePerMinute, manage: defaults.manageRatePerMinute }).toEqual({ publish: 6000, manage: 600 });

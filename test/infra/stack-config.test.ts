@@ -57,15 +57,28 @@ describe('CDK context (lib/stack-config.ts)', () => {
       expect(error).toBeInstanceOf(StackConfigError);
       message = (error as Error).message;
     }
-    expect(message).toMatch(/koerier:publishers publish grants of different clients overlap.*"partner-lvs" \(grant "urn:nld:oin:0001"\) and "partner-ouder" \(grant "urn:nld:oin:0001:app"\)/);
+    expect(message).toMatch(
+      /koerier:publishers publish grants of different clients overlap.*"partner-lvs" \(grant "urn:nld:oin:0001"\) and "partner-ouder" \(grant "urn:nld:oin:0001:app"\)/,
+    );
     expect(message).not.toContain('\n');
-    rejects({ 'koerier:publishers': { a: [''], b: ['urn:nld:oin:0001:'] } }, /koerier:publishers publish grants of different clients overlap.*"a" \(grant ""\) and "b"/);
+    rejects(
+      { 'koerier:publishers': { a: [''], b: ['urn:nld:oin:0001:'] } },
+      /koerier:publishers publish grants of different clients overlap.*"a" \(grant ""\) and "b"/,
+    );
     // A neighbour's longer number is no overlap.
-    expect(parseStackConfig({ ...valid, 'koerier:publishers': { a: ['urn:nld:oin:0001'], b: ['urn:nld:oin:00012'] } }).publishers).toEqual({ a: ['urn:nld:oin:0001'], b: ['urn:nld:oin:00012'] });
+    expect(parseStackConfig({ ...valid, 'koerier:publishers': { a: ['urn:nld:oin:0001'], b: ['urn:nld:oin:00012'] } }).publishers).toEqual({
+      a: ['urn:nld:oin:0001'],
+      b: ['urn:nld:oin:00012'],
+    });
   });
 
   it('EDU-2, review #17: the token type, lifetime cap and client claim have defaults, are checked at synth, and reach the functions', () => {
-    const config = parseStackConfig({ ...valid, 'koerier:accessTokenType': 'JWT', 'koerier:accessTokenMaxLifetimeMinutes': '90', 'koerier:clientIdClaim': 'azp' });
+    const config = parseStackConfig({
+      ...valid,
+      'koerier:accessTokenType': 'JWT',
+      'koerier:accessTokenMaxLifetimeMinutes': '90',
+      'koerier:clientIdClaim': 'azp',
+    });
     expect(config).toMatchObject({ accessTokenType: 'JWT', accessTokenMaxLifetimeMinutes: 90, clientIdClaim: 'azp' });
     const environment = settingEnvironment(config, 'https://api.example.org');
     expect(environment).toMatchObject({ KOERIER_ACCESS_TOKEN_TYPE: 'JWT', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' });
@@ -86,7 +99,10 @@ describe('CDK context (lib/stack-config.ts)', () => {
   });
 
   it('WH-5: clients whose consent was agreed out of band are a list (cdk.json) or a comma-separated string (-c) and reach the functions', () => {
-    expect(parseStackConfig({ ...valid, 'koerier:validationAgreedClients': ['school-a', 'school-b'] }).validationAgreedClients).toEqual(['school-a', 'school-b']);
+    expect(parseStackConfig({ ...valid, 'koerier:validationAgreedClients': ['school-a', 'school-b'] }).validationAgreedClients).toEqual([
+      'school-a',
+      'school-b',
+    ]);
     const config = parseStackConfig({ ...valid, 'koerier:validationAgreedClients': 'school-a, school-b' });
     expect(config.validationAgreedClients).toEqual(['school-a', 'school-b']);
     expect(settingEnvironment(config, 'https://api.example.org')['KOERIER_VALIDATION_AGREED_CLIENTS']).toBe('school-a,school-b');
@@ -123,10 +139,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:allowedOrigins': [] }, /koerier:allowedOrigins is required/);
     rejects({ 'koerier:allowedOrigins': [1] }, /koerier:allowedOrigins is required/);
     rejects({ 'koerier:allowedOrigins': ['a.example.org b.example.org'] }, /koerier:allowedOrigins must not contain spaces or commas/);
-    expect(parseStackConfig({ ...valid, 'koerier:allowedOrigins': 'a.example.org, b.example.org' }).allowedOrigins).toEqual([
-      'a.example.org',
-      'b.example.org',
-    ]);
+    expect(parseStackConfig({ ...valid, 'koerier:allowedOrigins': 'a.example.org, b.example.org' }).allowedOrigins).toEqual(['a.example.org', 'b.example.org']);
     expect(parseStackConfig({ ...valid, 'koerier:allowedOrigins': ['*'] }).allowedOrigins).toEqual(['*']);
   });
 
@@ -152,7 +165,10 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:entitlements': '{not json' }, /koerier:entitlements must be a JSON object/);
     rejects({ 'koerier:entitlements': null }, /koerier:entitlements must be a JSON object/);
     // The shape the router and the subscriptions API read, checked at synth rather than in every batch.
-    rejects({ 'koerier:entitlements': { 'dev-subscriber': { types: ['nl.example.*'] } } }, /koerier:entitlements the grants of "dev-subscriber" must be a list/);
+    rejects(
+      { 'koerier:entitlements': { 'dev-subscriber': { types: ['nl.example.*'] } } },
+      /koerier:entitlements the grants of "dev-subscriber" must be a list/,
+    );
     rejects({ 'koerier:entitlements': { 'dev-subscriber': [{ source: 'urn:nld:x' }] } }, /needs a "typePrefix" string/);
     const big = { client: 'x'.repeat(MAX_ENTITLEMENTS_JSON_BYTES) };
     rejects({ 'koerier:entitlements': big }, /koerier:entitlements must serialise to at most 2048 bytes .*KOERIER_ENTITLEMENTS/);

@@ -24,7 +24,9 @@ const MANAGE_RATE = 3;
 // straddles a boundary and none waits for one. The handlers build both themselves: the clock is
 // handed to the real classes of this file's modules.
 const clock = await vi.hoisted(async () => (await import('../support/clocks.js')).clockIntoMinute(1_000));
-vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) => (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock));
+vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) =>
+  (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock),
+);
 vi.mock(import('../../functions/core/throttling/client-throttle.js'), async (original) =>
   (await import('../support/clocks.js')).clientThrottleModuleWithClock(await original(), clock),
 );
@@ -57,7 +59,9 @@ beforeEach(async () => {
 /** Every route that needs an access token: all routes of the three API functions but the two answered without one. */
 const UNAUTHENTICATED = new Set(['OPTIONS /events', 'GET /subscriptions/{id}/validation', 'POST /subscriptions/{id}/validation']);
 const authenticatedRoutes = (['ingest', 'subscriptions', 'deliveryAdmin'] as const).flatMap((name) =>
-  functions[name].routes.map((route) => ({ name, method: route.method, routeKey: `${route.method} ${route.path}`, path: route.path.replace('{id}', randomUUID()) })).filter((route) => !UNAUTHENTICATED.has(route.routeKey)),
+  functions[name].routes
+    .map((route) => ({ name, method: route.method, routeKey: `${route.method} ${route.path}`, path: route.path.replace('{id}', randomUUID()) }))
+    .filter((route) => !UNAUTHENTICATED.has(route.routeKey)),
 );
 
 function call(name: FunctionName, request: { method: string; path: string; routeKey: string; authorization?: string; body?: string }) {
@@ -74,7 +78,8 @@ function call(name: FunctionName, request: { method: string; path: string; route
   });
 }
 
-const event = () => JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
+const event = () =>
+  JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
 
 async function foreignToken(): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
@@ -95,7 +100,13 @@ describe('review #20: unauthenticated requests never reach DynamoDB or SQS', () 
     const noScope = await harness.token('partner-a', 'events:consume');
     const refused: string[] = [];
     for (const route of authenticatedRoutes) {
-      for (const authorization of [undefined, 'Bearer not-a-jwt', `Bearer ${forged}`, `Basic ${Buffer.from('partner-a:secret').toString('base64')}`, `Bearer ${noScope}`]) {
+      for (const authorization of [
+        undefined,
+        'Bearer not-a-jwt',
+        `Bearer ${forged}`,
+        `Basic ${Buffer.from('partner-a:secret').toString('base64')}`,
+        `Bearer ${noScope}`,
+      ]) {
         const response = await call(route.name, { ...route, ...(authorization ? { authorization } : {}) });
         expect([401, 403], `${route.routeKey} with ${authorization?.slice(0, 12)}`).toContain(response.status);
         expect(response.headers['content-type']).toBe('application/problem+json');
@@ -111,7 +122,12 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
   it(`WH-7, EDU-20, review #20: past ${MANAGE_RATE} management requests a client gets 429 problem+json with Retry-After, costing no DynamoDB request; other clients are unaffected`, async () => {
     const token = await harness.token('manager-a', 'subscriptions:manage admin');
     const redrive = (authorization: string) =>
-      call('deliveryAdmin', { method: 'POST', path: '/deliveries/dead-letter-queue/redrive', routeKey: 'POST /deliveries/dead-letter-queue/redrive', authorization });
+      call('deliveryAdmin', {
+        method: 'POST',
+        path: '/deliveries/dead-letter-queue/redrive',
+        routeKey: 'POST /deliveries/dead-letter-queue/redrive',
+        authorization,
+      });
     for (let i = 0; i < MANAGE_RATE; i++) expect((await redrive(`Bearer ${token}`)).status).toBe(202);
     expect(dynamodb.total()).toBeGreaterThan(0);
     dynamodb.reset();
@@ -183,7 +199,12 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
   it(`review #20: replays, which the window does not count, are capped by the container's bucket at ${PUBLISH_BUCKET_HEADROOM}x the publish rate`, async () => {
     const token = await harness.token('partner-c', 'events:publish');
     const key = randomUUID();
-    const body = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000009999999999000:systeem', type: 'nl.edu.leerling.ingeschreven' });
+    const body = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000009999999999000:systeem',
+      type: 'nl.edu.leerling.ingeschreven',
+    });
     const send = () =>
       harness.invoke(handlers.get('ingest')!, {
         method: 'POST',

@@ -47,6 +47,8 @@ describe('delivery consumer: per-record outcomes', () => {
     const response = await handler(event, { getRemainingTimeInMillis: () => 60_000 });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'garbage' }]);
     expect((await receiverA.waitForRequests(2)).map((r) => r.headers['idempotency-key']).sort()).toEqual(toA.map((d) => d.deliveryId).sort());
-    expect((await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']])).toEqual([[toB.deliveryId, `Bearer ${receiverB.accessToken}`]]);
+    expect((await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']])).toEqual([
+      [toB.deliveryId, `Bearer ${receiverB.accessToken}`],
+    ]);
   });
 });

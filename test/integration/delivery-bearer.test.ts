@@ -21,7 +21,11 @@ describe('static bearer tokens, where the deployment allows them', () => {
     const subscription = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'bearer', token: 'static-token-1' } });
     const message = await koerier.deliver(subscription.id);
     const [request] = await receiver.waitForRequests(1);
-    expect(request!.headers).toMatchObject({ authorization: 'Bearer static-token-1', 'idempotency-key': message.deliveryId, 'webhook-request-origin': 'koerier.test' });
+    expect(request!.headers).toMatchObject({
+      authorization: 'Bearer static-token-1',
+      'idempotency-key': message.deliveryId,
+      'webhook-request-origin': 'koerier.test',
+    });
     expect((await koerier.subscriptions.get(subscription.id))!.status).toBe('active');
   });
 

@@ -48,7 +48,8 @@ const request = (method: string, path: string, body?: unknown, contentType = 'ap
   path,
   headers: { 'content-type': contentType, 'idempotency-key': crypto.randomUUID() },
   query: {},
-  routeKey: 'POST /subscriptions', pathParameters: {},
+  routeKey: 'POST /subscriptions',
+  pathParameters: {},
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 const json = (response: { body: Buffer | string }) => JSON.parse(response.body.toString()) as Record<string, unknown>;
@@ -77,13 +78,25 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const resume = await koerier.admin.resume(owner, old.id);
     expect(resume.status).toBe(409);
     expect(json(resume)).toMatchObject({ type: expect.stringContaining('credential-required') });
-    const withoutCredential = await api.update(owner, old.id, request('PATCH', `/subscriptions/${old.id}`, { types: ['nl.example.delivery.tested.v1'] }, 'application/merge-patch+json'));
+    const withoutCredential = await api.update(
+      owner,
+      old.id,
+      request('PATCH', `/subscriptions/${old.id}`, { types: ['nl.example.delivery.tested.v1'] }, 'application/merge-patch+json'),
+    );
     expect(withoutCredential.status).toBe(400);
     expect(json(withoutCredential)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required' })]);
 
-    const patched = await api.update(owner, old.id, request('PATCH', `/subscriptions/${old.id}`, { sinkcredential: receiver.sinkCredential }, 'application/merge-patch+json'));
+    const patched = await api.update(
+      owner,
+      old.id,
+      request('PATCH', `/subscriptions/${old.id}`, { sinkcredential: receiver.sinkCredential }, 'application/merge-patch+json'),
+    );
     expect(patched.status).toBe(200);
-    expect(json(patched)).toMatchObject({ status: 'active', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' }, statusreason: expect.stringContaining('redrive') });
+    expect(json(patched)).toMatchObject({
+      status: 'active',
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' },
+      statusreason: expect.stringContaining('redrive'),
+    });
     expect(json(patched)).not.toHaveProperty('suspendedfor');
 
     const redrive = await koerier.admin.redrive(owner, old.id, request('POST', `/subscriptions/${old.id}/dead-letters/redrive`, { all: true }));
@@ -110,7 +123,10 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const none = await api.create(owner, request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed' }));
     expect(none.status).toBe(400);
     expect(json(none)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' })]);
-    const bearer = await api.create(owner, request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc' } }));
+    const bearer = await api.create(
+      owner,
+      request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc' } }),
+    );
     expect(json(bearer)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' })]);
   });
 });
@@ -119,24 +135,30 @@ describe.concurrent('review #18: a token endpoint failure in fixed words', () =>
   it.each([
     ['a closed port', 'https://127.0.0.1:1/token', /ECONNREFUSED|127\.0\.0\.1|connect\b/],
     ['a private address', 'https://10.0.0.7/token', /10\.0\.0\.7|private|refused-address/],
-  ])('review #18: with %s the attempt, the dead letter and the API answers hold no address, port or errno; the operator log does', async (_case, tokenUrl, leak) => {
-    const receiver = await koerier.receiver();
-    const subscription = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl, clientId: 'c', clientSecret: 's' } });
-    const message = await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
-    expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('the token endpoint could not be reached') });
-    const attempts = await koerier.attempts(subscription.id);
-    expect(attempts.length).toBeGreaterThan(0);
-    for (const attempt of attempts) expect(attempt.error).toEqual({ code: 'credential', detail: 'the token endpoint could not be reached' });
-    const listed = await koerier.admin.listAttempts(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/deliveries`));
-    const deadLetters = await koerier.admin.listDeadLetters(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/dead-letters`));
-    for (const text of [JSON.stringify(deadLetter), JSON.stringify(attempts), listed.body.toString(), deadLetters.body.toString()]) expect(text).not.toMatch(leak);
-    // Nor how long the failure took (review #19: a timing oracle for closed against filtered ports).
-    for (const text of [listed.body.toString(), deadLetters.body.toString()]) expect(text).not.toContain('latencyMs');
-    expect(receiver.connectionCount).toBe(0);
-    expect(koerier.logs.some((line) => line.includes('token endpoint failed') && leak.test(line))).toBe(true);
-    expect(message.deliveryId).toBe(deadLetter!.deliveryId);
-  });
+  ])(
+    'review #18: with %s the attempt, the dead letter and the API answers hold no address, port or errno; the operator log does',
+    async (_case, tokenUrl, leak) => {
+      const receiver = await koerier.receiver();
+      const subscription = await koerier.subscribe(receiver.url, {
+        sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl, clientId: 'c', clientSecret: 's' },
+      });
+      const message = await koerier.deliver(subscription.id);
+      const [deadLetter] = await deadLettersOf(subscription.id);
+      expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('the token endpoint could not be reached') });
+      const attempts = await koerier.attempts(subscription.id);
+      expect(attempts.length).toBeGreaterThan(0);
+      for (const attempt of attempts) expect(attempt.error).toEqual({ code: 'credential', detail: 'the token endpoint could not be reached' });
+      const listed = await koerier.admin.listAttempts(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/deliveries`));
+      const deadLetters = await koerier.admin.listDeadLetters(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/dead-letters`));
+      for (const text of [JSON.stringify(deadLetter), JSON.stringify(attempts), listed.body.toString(), deadLetters.body.toString()])
+        expect(text).not.toMatch(leak);
+      // Nor how long the failure took (review #19: a timing oracle for closed against filtered ports).
+      for (const text of [listed.body.toString(), deadLetters.body.toString()]) expect(text).not.toContain('latencyMs');
+      expect(receiver.connectionCount).toBe(0);
+      expect(koerier.logs.some((line) => line.includes('token endpoint failed') && leak.test(line))).toBe(true);
+      expect(message.deliveryId).toBe(deadLetter!.deliveryId);
+    },
+  );
 });
 
 describe.concurrent('review #16: redrive and resume re-check entitlement and filters', () => {

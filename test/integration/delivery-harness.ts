@@ -26,7 +26,13 @@ import { logger } from '../../functions/app/logger.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority, type ReceiverScript } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type LocalCertificateAuthority,
+  type ReceiverScript,
+} from '../support/https-receiver.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 import { silentLog } from '../../functions/core/ports/log.js';
 

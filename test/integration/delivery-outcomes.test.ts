@@ -18,7 +18,15 @@ afterAll(async () => {
 });
 
 const principal = { clientId: 'subscriber', scopes: new Set(['subscriptions:manage']) };
-const post = (path: string, body: unknown) => ({ method: 'POST', path, headers: {}, query: {}, routeKey: 'POST /subscriptions', pathParameters: {}, body: Buffer.from(JSON.stringify(body)) });
+const post = (path: string, body: unknown) => ({
+  method: 'POST',
+  path,
+  headers: {},
+  query: {},
+  routeKey: 'POST /subscriptions',
+  pathParameters: {},
+  body: Buffer.from(JSON.stringify(body)),
+});
 const deadLettersOf = (subscriptionId: string, count = 1) =>
   koerier.eventually(async () => {
     const list = await koerier.deadLetters(subscriptionId);
@@ -71,17 +79,20 @@ describe.concurrent('what a delivery answer does', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  it.each(['https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/hook', 'https://[fd00::1]/hook', 'https://100.64.0.1/hook', 'https://[::ffff:192.168.1.1]/hook'])(
-    'SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address',
-    async (sink) => {
-      const subscription = await koerier.subscribe(sink);
-      await koerier.deliver(subscription.id);
-      const [deadLetter] = await deadLettersOf(subscription.id);
-      expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
-      expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
-      expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
-    },
-  );
+  it.each([
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.0.0.1/hook',
+    'https://[fd00::1]/hook',
+    'https://100.64.0.1/hook',
+    'https://[::ffff:192.168.1.1]/hook',
+  ])('SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address', async (sink) => {
+    const subscription = await koerier.subscribe(sink);
+    await koerier.deliver(subscription.id);
+    const [deadLetter] = await deadLettersOf(subscription.id);
+    expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
+    expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
+    expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
+  });
 
   it('review #8: an event whose datacontenttype cannot be a header is a dead letter (not-sendable) without a connection, and the target stays healthy', async () => {
     const receiver = await koerier.receiver();
@@ -131,7 +142,9 @@ describe.concurrent('what may be delivered at all', () => {
   it('a delivery for a deleted subscription goes nowhere', async () => {
     const subscriptionId = randomUUID();
     await koerier.deliver(subscriptionId);
-    await koerier.eventually(() => (koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)) ? true : undefined));
+    await koerier.eventually(() =>
+      koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)) ? true : undefined,
+    );
     expect(await koerier.deadLetters(subscriptionId)).toEqual([]);
   });
 });
@@ -173,17 +186,25 @@ describe.concurrent('content modes and credentials', () => {
     expect(HTTP.toEvent({ headers: request!.headers, body: request!.body })).toMatchObject({ id: JSON.parse(event).id, data: JSON.parse(event).data });
   });
 
-  it('WH-3, EDU-IDEM-2: every delivery carries the access token from the subscriber\'s token endpoint, with the key and the origin', async () => {
+  it("WH-3, EDU-IDEM-2: every delivery carries the access token from the subscriber's token endpoint, with the key and the origin", async () => {
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url, { sinkCredential: receiver.clientCredentials });
     const message = await koerier.deliver(subscription.id);
     const [request] = await receiver.waitForRequests(1);
-    expect(request!.headers).toMatchObject({ authorization: `Bearer ${receiver.accessToken}`, 'idempotency-key': message.deliveryId, 'webhook-request-origin': 'koerier.test' });
+    expect(request!.headers).toMatchObject({
+      authorization: `Bearer ${receiver.accessToken}`,
+      'idempotency-key': message.deliveryId,
+      'webhook-request-origin': 'koerier.test',
+    });
     expect(request!.path).toBe('/hook');
   });
 
   it('WH-3, EDU-4: OAuth2 client credentials: one token for many deliveries, a new one when the target refuses it', async () => {
-    const tokens = await koerier.receiver((n) => ({ respond: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: `tok-${n}`, token_type: 'Bearer', expires_in: 3600 }) }));
+    const tokens = await koerier.receiver((n) => ({
+      respond: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ access_token: `tok-${n}`, token_type: 'Bearer', expires_in: 3600 }),
+    }));
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url, {
       sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl: tokens.url, clientId: 'koerier client', clientSecret: 's3cr:t', scope: 'events:receive' },

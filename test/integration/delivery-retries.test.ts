@@ -63,7 +63,9 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     expect(requests.map((r) => r.headers['idempotency-key'])).toEqual([message.deliveryId, message.deliveryId]);
     const target = await koerier.store.getTarget(subscription.id);
     expect(target.throttle?.ratePerMinute).toBe(60);
-    const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined));
+    const attempts = await koerier.eventually(async () =>
+      (await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined,
+    );
     expect(attempts[0]).toMatchObject({ status: 429, outcome: 'retrying', error: { code: 'throttled' } });
   });
 
@@ -73,7 +75,9 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const message = await koerier.deliver(subscription.id);
     const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
     expect(new Set(requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([message.deliveryId]));
-    const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined));
+    const attempts = await koerier.eventually(async () =>
+      (await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined,
+    );
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
       ['retrying', 'target-unreachable'],
       ['delivered', undefined],
@@ -86,7 +90,9 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
     await receiver.waitForRequests(3, { timeoutMs: 15_000 });
-    const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 3 ? koerier.attempts(subscription.id) : undefined));
+    const attempts = await koerier.eventually(async () =>
+      (await koerier.attempts(subscription.id)).length === 3 ? koerier.attempts(subscription.id) : undefined,
+    );
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
       ['retrying', 'target-unreachable'],
       ['retrying', 'target-unreachable'],
@@ -98,7 +104,9 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 202, delayMs: 300 }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const attempts = await koerier.eventually(async () => ((await koerier.attempts(subscription.id)).length === 1 ? koerier.attempts(subscription.id) : undefined));
+    const attempts = await koerier.eventually(async () =>
+      (await koerier.attempts(subscription.id)).length === 1 ? koerier.attempts(subscription.id) : undefined,
+    );
     expect(attempts[0]).toMatchObject({ attempt: 1, status: 202, outcome: 'delivered' });
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(300);
     expect(receiver.requests).toHaveLength(1);
@@ -127,7 +135,8 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
       path: `/subscriptions/${subscription.id}/dead-letters/redrive`,
       headers: {},
       query: {},
-      routeKey: 'POST /subscriptions/{id}/dead-letters/redrive', pathParameters: { id: subscription.id },
+      routeKey: 'POST /subscriptions/{id}/dead-letters/redrive',
+      pathParameters: { id: subscription.id },
       body: Buffer.from(JSON.stringify({ deliveryIds: [message.deliveryId] })),
     });
     expect(response.status).toBe(202);

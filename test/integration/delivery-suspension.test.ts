@@ -24,7 +24,8 @@ const request = (path: string, body?: unknown): HttpRequest => ({
   path,
   headers: {},
   query: {},
-  routeKey: 'POST /subscriptions', pathParameters: {},
+  routeKey: 'POST /subscriptions',
+  pathParameters: {},
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 
@@ -56,7 +57,11 @@ describe('suspension', () => {
     );
     expect(receiver.requests).toHaveLength(failedAttempts);
 
-    const redriveWhileSuspended = await koerier.admin.redrive(owner, subscription.id, request(`/subscriptions/${subscription.id}/dead-letters/redrive`, { all: true }));
+    const redriveWhileSuspended = await koerier.admin.redrive(
+      owner,
+      subscription.id,
+      request(`/subscriptions/${subscription.id}/dead-letters/redrive`, { all: true }),
+    );
     expect(redriveWhileSuspended.status).toBe(409);
     expect(JSON.parse(redriveWhileSuspended.body).detail).toMatch(/Resume it first/);
 
@@ -94,7 +99,12 @@ describe('suspension', () => {
     expect(listed.status).toBe(200);
     const body = JSON.parse(listed.body) as { deadLetters: Record<string, unknown>[] };
     expect(body.deadLetters).toEqual([
-      expect.objectContaining({ deliveryId: message.deliveryId, reason: 'rejected', attempts: 1, events: [expect.objectContaining({ id: expect.any(String), type: 'nl.example.delivery.tested.v1' })] }),
+      expect.objectContaining({
+        deliveryId: message.deliveryId,
+        reason: 'rejected',
+        attempts: 1,
+        events: [expect.objectContaining({ id: expect.any(String), type: 'nl.example.delivery.tested.v1' })],
+      }),
     ]);
     expect(JSON.stringify(body)).not.toContain('"data"');
 

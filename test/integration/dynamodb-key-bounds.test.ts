@@ -57,7 +57,8 @@ afterAll(async () => {
 
 describe('DynamoDB key bounds (dynalite)', () => {
   it('review #1: dynalite refuses a 2,049-byte partition key, a 1,025-byte sort key and a 400 KB item, as DynamoDB does', async () => {
-    const put = (table: 'idempotency' | 'routes', item: Record<string, { S: string }>) => client.send(new PutItemCommand({ TableName: localName.table(table), Item: item }));
+    const put = (table: 'idempotency' | 'routes', item: Record<string, { S: string }>) =>
+      client.send(new PutItemCommand({ TableName: localName.table(table), Item: item }));
     await expect(put('idempotency', { pk: { S: 'p'.repeat(2048) } })).resolves.toBeDefined();
     await expect(put('idempotency', { pk: { S: 'p'.repeat(2049) } })).rejects.toThrow(/2048 bytes/);
     await expect(put('routes', { routeKey: { S: 'k' }, subscriptionId: { S: 's'.repeat(1024) } })).resolves.toBeDefined();
@@ -83,7 +84,9 @@ describe('DynamoDB key bounds (dynalite)', () => {
     const id = `${randomUUID()}-`.padEnd(DYNAMODB_LIMITS.partitionKeyBytes - bytes(`routed#${encodeURIComponent(source)}#`), 'x');
     expect(bytes(routedEventKey({ source, id }))).toBe(2048);
     expect((await ledger.claim({ source, id }, claimOptions())).outcome).toBe('claimed');
-    const stored = await client.send(new GetItemCommand({ TableName: localName.table('idempotency'), Key: { pk: { S: `routed#${encodeURIComponent(source)}#${id}` } } }));
+    const stored = await client.send(
+      new GetItemCommand({ TableName: localName.table('idempotency'), Key: { pk: { S: `routed#${encodeURIComponent(source)}#${id}` } } }),
+    );
     expect(stored.Item?.['state']?.S).toBe('routing');
     expect((await ledger.claim({ source, id: `${id}x` }, claimOptions())).outcome).toBe('claimed');
   });
@@ -108,7 +111,8 @@ describe('DynamoDB key bounds (dynalite)', () => {
     for (const s of [byType, bySource, byPrefix]) for (const key of s.routeKeys) expect(bytes(key)).toBeLessThanOrEqual(DYNAMODB_LIMITS.partitionKeyBytes);
     const matcher = new SubscriptionMatcher(routes);
     await matcher.refresh();
-    const ids = async (attributes: Record<string, string>) => (await matcher.match({ specversion: '1.0', id: '1', ...attributes })).map((c) => c.subscriptionId).sort();
+    const ids = async (attributes: Record<string, string>) =>
+      (await matcher.match({ specversion: '1.0', id: '1', ...attributes })).map((c) => c.subscriptionId).sort();
     expect(await ids({ type, source: 'urn:x' })).toEqual([byType.id]);
     expect(await ids({ type: `${type}x`, source: 'urn:x' })).toEqual([]);
     expect(await ids({ type: 'nl.other', source })).toEqual([bySource.id]);
@@ -144,9 +148,15 @@ describe('DynamoDB key bounds (dynalite)', () => {
     expect(ownerKeyOf('dev-subscriber')).toBe('dev-subscriber');
   });
 
-  it('review #1: the largest subscription the input rules allow fits DynamoDB\'s 400 KB item, in the table and in the route index; one byte more is refused as input', async () => {
+  it("review #1: the largest subscription the input rules allow fits DynamoDB's 400 KB item, in the table and in the route index; one byte more is refused as input", async () => {
     // A credential as if already stored: the budget is about the conditions (WH-3 requires one on a create).
-    const rules = { allowLoopbackSinks: false, allowedPorts: [443], sinkCredentials: 'oauth2-only', storedCredential: 'oauth2-client-credentials', maxRetryWindowSeconds: 7 * 24 * 3600 } as const;
+    const rules = {
+      allowLoopbackSinks: false,
+      allowedPorts: [443],
+      sinkCredentials: 'oauth2-only',
+      storedCredential: 'oauth2-client-credentials',
+      maxRetryWindowSeconds: 7 * 24 * 3600,
+    } as const;
     // Filters of exact values (the widest conditions), padded to exactly the budget.
     const filtersAt = (target: number): Filter[] => {
       const padding: Record<string, string> = {};
@@ -211,9 +221,25 @@ describe('DynamoDB key bounds (dynalite)', () => {
     await deliveries.putProgress(subscriptionId, { deliveryId, failedAttempts: 10, lastAttempts: attempts }, expiresAt);
     await deliveries.recordAttempts(attempts, expiresAt);
     // The largest delivery message: one event of the ingest's per-event limit (SQS limit minus margin).
-    const event = JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:x', type: 't', data: 'e'.repeat(SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES - 100) });
+    const event = JSON.stringify({
+      specversion: '1.0',
+      id: '1',
+      source: 'urn:x',
+      type: 't',
+      data: 'e'.repeat(SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES - 100),
+    });
     await deliveries.putDeadLetter(
-      { subscriptionId, deliveryId, events: [event], createdAt: Date.now(), deadLetteredAt: at, reason: 'exhausted', detail: 'retries are over', attempts: 11, lastAttempts: attempts },
+      {
+        subscriptionId,
+        deliveryId,
+        events: [event],
+        createdAt: Date.now(),
+        deadLetteredAt: at,
+        reason: 'exhausted',
+        detail: 'retries are over',
+        attempts: 11,
+        lastAttempts: attempts,
+      },
       expiresAt,
     );
     expect((await deliveries.getProgress(subscriptionId, deliveryId))?.failedAttempts).toBe(10);
@@ -273,7 +299,8 @@ describe('DynamoDB key bounds (dynalite)', () => {
       'A'.repeat(3000),
       Buffer.from(JSON.stringify({ pk, sk }).replace('{', `{${' '.repeat(2000)}`)).toString('base64url'),
     ];
-    for (const cursor of forged) await expect(deliveries.listAttempts(subscriptionId, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidPageCursorError);
+    for (const cursor of forged)
+      await expect(deliveries.listAttempts(subscriptionId, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidPageCursorError);
     await expect(deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: genuine })).rejects.toThrow(InvalidPageCursorError);
     expect((await deliveries.listAttempts(subscriptionId, { limit: 1, cursor: genuine })).items).toHaveLength(1);
   });

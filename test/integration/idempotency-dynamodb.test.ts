@@ -121,7 +121,14 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const store = new DynamoDbIdempotencyStore(dynamodb, tableName);
     const now = Date.now();
     for (const scope of [atLimit, past]) {
-      const claim = await store.claim({ scope, fingerprint: 'f', claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 });
+      const claim = await store.claim({
+        scope,
+        fingerprint: 'f',
+        claimId: randomUUID(),
+        now,
+        lockExpiresAt: now + 60_000,
+        expiresAt: Math.floor(now / 1000) + 3600,
+      });
       expect(claim.claimed).toBe(true);
     }
   });

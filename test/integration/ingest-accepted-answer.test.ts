@@ -29,7 +29,11 @@ async function post(body: string, key: string) {
     method: 'POST',
     path: '/events',
     routeKey: 'POST /events',
-    headers: { authorization: `Bearer ${await harness.token('partner-a', 'events:publish')}`, 'idempotency-key': key, 'content-type': 'application/cloudevents-batch+json' },
+    headers: {
+      authorization: `Bearer ${await harness.token('partner-a', 'events:publish')}`,
+      'idempotency-key': key,
+      'content-type': 'application/cloudevents-batch+json',
+    },
     body,
   });
 }
@@ -37,7 +41,7 @@ async function post(body: string, key: string) {
 /** Messages taken from the inbound queue until `expected` came or nothing more comes (an empty receive may come early). */
 async function drainAll(expected: number): Promise<number> {
   let count = 0;
-  for (let quiet = 0; count < expected && quiet < 5; ) {
+  for (let quiet = 0; count < expected && quiet < 5;) {
     const received = (await harness.drain('inbound')).length;
     count += received;
     quiet = received === 0 ? quiet + 1 : 0;
@@ -47,39 +51,43 @@ async function drainAll(expected: number): Promise<number> {
 }
 
 describe('review #11: the 202 of the ingest fits the idempotency item', () => {
-  it('review #11: 1,000 events with 4 KB sources, ids that escape to twice their size and a warning each: a bounded 202, stored and replayed byte for byte', { timeout: 120_000 }, async () => {
-    const run = randomUUID();
-    // Each {source, id} takes about 8 KB in the answer: 1,000 of them would be 8 MB.
-    const members = Array.from({ length: 1000 }, (_, i) => ({
-      specversion: '1.0',
-      id: `${'"\\'.repeat(1000)}-${run}-${i}`,
-      source: `/scholen/${'s'.repeat(4000)}`,
-      type: 'nl.example.leerling.v1',
-      // An extension name longer than 20 characters is a SHOULD-level finding: one warning per name.
-      [`${'a'.repeat(40)}${i}`]: 1,
-    }));
-    const body = JSON.stringify(members);
-    const key = randomUUID();
+  it(
+    'review #11: 1,000 events with 4 KB sources, ids that escape to twice their size and a warning each: a bounded 202, stored and replayed byte for byte',
+    { timeout: 120_000 },
+    async () => {
+      const run = randomUUID();
+      // Each {source, id} takes about 8 KB in the answer: 1,000 of them would be 8 MB.
+      const members = Array.from({ length: 1000 }, (_, i) => ({
+        specversion: '1.0',
+        id: `${'"\\'.repeat(1000)}-${run}-${i}`,
+        source: `/scholen/${'s'.repeat(4000)}`,
+        type: 'nl.example.leerling.v1',
+        // An extension name longer than 20 characters is a SHOULD-level finding: one warning per name.
+        [`${'a'.repeat(40)}${i}`]: 1,
+      }));
+      const body = JSON.stringify(members);
+      const key = randomUUID();
 
-    const first = await post(body, key);
-    expect(first.status).toBe(202);
-    expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
-    const answer = first.json() as AcceptedAnswer;
-    expect(answer.acceptedCount).toBe(1000);
-    expect(answer.accepted.length).toBeGreaterThan(10);
-    expect(answer.accepted.length + answer.acceptedNotListed!).toBe(1000);
-    expect(answer.accepted).toEqual(members.slice(0, answer.accepted.length).map(({ source, id }) => ({ source, id })));
-    expect(answer.warnings!.length).toBeGreaterThan(10);
-    expect(answer.warningsNotListed).toBeGreaterThan(0);
-    expect(await drainAll(1000)).toBe(1000);
+      const first = await post(body, key);
+      expect(first.status).toBe(202);
+      expect(Buffer.byteLength(first.body)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
+      const answer = first.json() as AcceptedAnswer;
+      expect(answer.acceptedCount).toBe(1000);
+      expect(answer.accepted.length).toBeGreaterThan(10);
+      expect(answer.accepted.length + answer.acceptedNotListed!).toBe(1000);
+      expect(answer.accepted).toEqual(members.slice(0, answer.accepted.length).map(({ source, id }) => ({ source, id })));
+      expect(answer.warnings!.length).toBeGreaterThan(10);
+      expect(answer.warningsNotListed).toBeGreaterThan(0);
+      expect(await drainAll(1000)).toBe(1000);
 
-    const replay = await post(body, key);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(replay.status).toBe(202);
-    expect(replay.body).toBe(first.body);
-    // A replay stores nothing again.
-    expect(await harness.drain('inbound')).toHaveLength(0);
-  });
+      const replay = await post(body, key);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.status).toBe(202);
+      expect(replay.body).toBe(first.body);
+      // A replay stores nothing again.
+      expect(await harness.drain('inbound')).toHaveLength(0);
+    },
+  );
 
   it('review #11: the largest possible 202 body fits one idempotency item, with a long client id, and comes back byte for byte', async () => {
     // Every string as long and as costly to escape as possible; more events and warnings than any request may hold.

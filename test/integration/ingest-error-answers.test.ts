@@ -77,7 +77,12 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
   });
 
   it('review #11: a 403 for 1,000 members with 4 KB ungranted sources is bounded, stored and replayed', async () => {
-    const members = Array.from({ length: 1000 }, (_, i) => ({ specversion: '1.0', id: `${i}`, source: `urn:nld:oin:1:${'s'.repeat(4000)}${i}`, type: 'nl.x.y' }));
+    const members = Array.from({ length: 1000 }, (_, i) => ({
+      specversion: '1.0',
+      id: `${i}`,
+      source: `urn:nld:oin:1:${'s'.repeat(4000)}${i}`,
+      type: 'nl.x.y',
+    }));
     const answer = (await expectStoredAndReplayed('partner-c', JSON.stringify(members), 403)).json() as { errors: unknown[]; errorsNotListed: number };
     expect(answer.errors.length + answer.errorsNotListed).toBe(1000);
   });
@@ -86,7 +91,14 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
     // Every string of the problem made as large and as costly to escape as possible.
     const worst = '\u0001'.repeat(100_000);
     const issues = Array.from({ length: 10_000 }, (_, index) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index }));
-    const response = problemResponse({ type: 'https://koerier.dev/problems/invalid-cloudevent', title: 'Invalid CloudEvent', status: 400, detail: worst, errors: issues, warnings: issues });
+    const response = problemResponse({
+      type: 'https://koerier.dev/problems/invalid-cloudevent',
+      title: 'Invalid CloudEvent',
+      status: 400,
+      detail: worst,
+      errors: issues,
+      warnings: issues,
+    });
     expect(Buffer.byteLength(response.body)).toBeLessThanOrEqual(MAX_PROBLEM_BYTES);
 
     expect(response.status).toBe(400);

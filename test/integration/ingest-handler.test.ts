@@ -14,7 +14,16 @@ let publisherToken: string;
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:lvs';
 
 function event(overrides: Record<string, unknown> = {}) {
-  return { specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.leerling.ingeschreven', time: '2026-11-22T09:00:00Z', datacontenttype: 'application/json', data: { leerling: 'L-42' }, ...overrides };
+  return {
+    specversion: '1.0',
+    id: randomUUID(),
+    source: SOURCE,
+    type: 'nl.edu.leerling.ingeschreven',
+    time: '2026-11-22T09:00:00Z',
+    datacontenttype: 'application/json',
+    data: { leerling: 'L-42' },
+    ...overrides,
+  };
 }
 
 function post(body: string | Buffer, headers: Record<string, string>, token = publisherToken) {
@@ -134,7 +143,9 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect((await post(JSON.stringify(own), { 'content-type': 'application/cloudevents+json' }, partnerC)).status).toBe(202);
     const forged = await post(JSON.stringify([own, event()]), { 'content-type': 'application/cloudevents-batch+json' }, partnerC);
     expect(forged.status).toBe(403);
-    expect((forged.json() as { errors: { index: number; requirement: string }[] }).errors).toEqual([expect.objectContaining({ index: 1, requirement: 'EDU-IN' })]);
+    expect((forged.json() as { errors: { index: number; requirement: string }[] }).errors).toEqual([
+      expect.objectContaining({ index: 1, requirement: 'EDU-IN' }),
+    ]);
     const unknown = await post(JSON.stringify(event()), { 'content-type': 'application/cloudevents+json' }, await harness.token('partner-z', 'events:publish'));
     expect(unknown.status).toBe(403);
     expect(await harness.drain('inbound')).toHaveLength(1);
@@ -159,7 +170,11 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
   });
 
   it('EDU-4: without events:publish the ingest answers 403 and stores nothing', async () => {
-    const response = await post(JSON.stringify(event()), { 'content-type': 'application/cloudevents+json' }, await harness.token('partner-a', 'events:consume'));
+    const response = await post(
+      JSON.stringify(event()),
+      { 'content-type': 'application/cloudevents+json' },
+      await harness.token('partner-a', 'events:consume'),
+    );
     expect(response.status).toBe(403);
     expect(await harness.drain('inbound')).toHaveLength(0);
   });
@@ -170,14 +185,24 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
   });
 
   it('WH-7: a validation request from an allowed origin gets consent and the allowed rate', async () => {
-    const response = await harness.invoke(handler, { method: 'OPTIONS', path: '/events', routeKey: 'OPTIONS /events', headers: { 'webhook-request-origin': 'partner.example' } });
+    const response = await harness.invoke(handler, {
+      method: 'OPTIONS',
+      path: '/events',
+      routeKey: 'OPTIONS /events',
+      headers: { 'webhook-request-origin': 'partner.example' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers['webhook-allowed-origin']).toBe('partner.example');
     expect(Number(response.headers['webhook-allowed-rate'])).toBeGreaterThan(0);
   });
 
   it('WH-7: a validation request from an unknown origin is refused without consent headers', async () => {
-    const response = await harness.invoke(handler, { method: 'OPTIONS', path: '/events', routeKey: 'OPTIONS /events', headers: { 'webhook-request-origin': 'stranger.example' } });
+    const response = await harness.invoke(handler, {
+      method: 'OPTIONS',
+      path: '/events',
+      routeKey: 'OPTIONS /events',
+      headers: { 'webhook-request-origin': 'stranger.example' },
+    });
     expect(response.status).toBe(403);
     expect(response.headers['webhook-allowed-origin']).toBeUndefined();
   });
@@ -245,7 +270,14 @@ describe('Idempotency-Key on the ingest (EDU-IDEM), against DynamoDB and SQS emu
 
   it('EDU-IDEM-8: in binary mode a changed ce- header with the same key and body gets 422', async () => {
     const key = randomUUID();
-    const headers = { 'idempotency-key': key, 'content-type': 'application/json', 'ce-specversion': '1.0', 'ce-id': randomUUID(), 'ce-source': SOURCE, 'ce-type': 'nl.edu.leerling.ingeschreven' };
+    const headers = {
+      'idempotency-key': key,
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-source': SOURCE,
+      'ce-type': 'nl.edu.leerling.ingeschreven',
+    };
     expect((await post('{"a":1}', headers)).status).toBe(202);
     expect((await post('{"a":1}', { ...headers, 'ce-type': 'nl.edu.leerling.uitgeschreven' })).status).toBe(422);
     expect(await harness.drain('inbound')).toHaveLength(1);

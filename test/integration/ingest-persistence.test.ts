@@ -54,9 +54,16 @@ function installFaultInjection(): void {
       if (current.kind === 'refuse-entries' && operation === 'SendMessageBatchCommand') {
         const input = args.input as SendMessageBatchCommandInput & { Entries: NonNullable<SendMessageBatchCommandInput['Entries']> };
         for (const entry of input.Entries) offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
-        const refused = input.Entries.filter((entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times);
+        const refused = input.Entries.filter(
+          (entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times,
+        );
         const passed = input.Entries.filter((entry) => !refused.includes(entry));
-        const failed = refused.map((entry) => ({ Id: entry.Id!, Code: current.senderFault ? 'InvalidParameterValue' : 'InternalError', SenderFault: current.senderFault, Message: 'injected' }));
+        const failed = refused.map((entry) => ({
+          Id: entry.Id!,
+          Code: current.senderFault ? 'InvalidParameterValue' : 'InternalError',
+          SenderFault: current.senderFault,
+          Message: 'injected',
+        }));
         timeline.push(`${operation} refused ${refused.length} of ${input.Entries.length}`);
         if (passed.length === 0) return { output: { Successful: [], Failed: failed, $metadata: {} } satisfies SendMessageBatchCommandOutput, response: {} };
         const result = await next({ ...args, input: { ...input, Entries: passed } });
@@ -181,7 +188,13 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
       const refused = await post(events, BATCH, key);
       expect(refused.status).toBe(503);
       // The others are stored; the router drops their second copy by source + id (EDU-IDEM-15).
-      expect(await storedIds()).toEqual(events.slice(1, 7).concat(events.slice(8)).map((e) => e.id).sort());
+      expect(await storedIds()).toEqual(
+        events
+          .slice(1, 7)
+          .concat(events.slice(8))
+          .map((e) => e.id)
+          .sort(),
+      );
     } finally {
       restore();
     }
@@ -192,7 +205,7 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
     expect(await storedIds()).toEqual(events.map((e) => e.id).sort());
   });
 
-  it('EDU-19: entries refused as the sender\'s fault are not retried and the request gets a 503', async () => {
+  it("EDU-19: entries refused as the sender's fault are not retried and the request gets a 503", async () => {
     const restore = logger.captureTo(() => undefined);
     const events = Array.from({ length: 4 }, () => event());
     try {

@@ -8,7 +8,9 @@ import { startHandlerHarness, type HandlerHarness } from '../support/handler-har
 // a boundary and none waits for one. The handlers build both themselves: the clock is handed to
 // the real classes of this file's modules.
 const clock = await vi.hoisted(async () => (await import('../support/clocks.js')).clockIntoMinute(1_000));
-vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) => (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock));
+vi.mock(import('../../functions/aws/dynamodb-rate-window.js'), async (original) =>
+  (await import('../support/clocks.js')).rateWindowModuleWithClock(await original(), clock),
+);
 vi.mock(import('../../functions/core/throttling/client-throttle.js'), async (original) =>
   (await import('../support/clocks.js')).clientThrottleModuleWithClock(await original(), clock),
 );

@@ -40,7 +40,11 @@ const AWS_EXAMPLE_V2_EVENT = {
 function shapeOf(value: unknown): unknown {
   if (Array.isArray(value)) return 'array';
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, key === 'headers' || key === 'queryStringParameters' || key === 'pathParameters' ? 'map' : shapeOf(member)]).sort());
+    return Object.fromEntries(
+      Object.entries(value)
+        .map(([key, member]) => [key, key === 'headers' || key === 'queryStringParameters' || key === 'pathParameters' ? 'map' : shapeOf(member)])
+        .sort(),
+    );
   }
   return typeof value;
 }
@@ -50,7 +54,12 @@ interface Invocation {
   readonly context: Context;
 }
 
-function testFunction(name: string, spec: Partial<FunctionSpec>, handler: (event: APIGatewayProxyEventV2) => Promise<unknown>, seen: Invocation[]): LoadedFunction {
+function testFunction(
+  name: string,
+  spec: Partial<FunctionSpec>,
+  handler: (event: APIGatewayProxyEventV2) => Promise<unknown>,
+  seen: Invocation[],
+): LoadedFunction {
   return {
     name,
     spec: { entry: `test/${name}.ts`, memoryMb: 256, timeoutSeconds: 5, ...spec },
@@ -71,11 +80,14 @@ interface RawResponse {
 function send(base: string, method: string, target: string, headers: [string, string][] = [], body?: Buffer | string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path: target, headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string> }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method, path: target, headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string> },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -91,7 +103,11 @@ interface RawAnswer {
  * Raw bytes over node:net, for what no HTTP client sends: bare LFs, broken framing, thousands of
  * header lines, a body cut off. Resolves with what came back before the server closed.
  */
-function raw(base: string, chunks: readonly (string | Buffer)[], options: { abortAfterWrite?: boolean; halfCloseAfterWrite?: boolean } = {}): Promise<RawAnswer> {
+function raw(
+  base: string,
+  chunks: readonly (string | Buffer)[],
+  options: { abortAfterWrite?: boolean; halfCloseAfterWrite?: boolean } = {},
+): Promise<RawAnswer> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => {
@@ -147,14 +163,35 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     const ok = async () => ({ statusCode: 200, body: 'ok' });
     gateway.mount(
       [
-        testFunction('ingest', { routes: [{ method: 'POST', path: '/events' }, { method: 'OPTIONS', path: '/events' }] }, ok, seen),
         testFunction(
-          'registry',
-          { routes: [{ method: 'GET', path: '/subscriptions/{id}' }, { method: 'GET', path: '/subscriptions/mine' }, { method: 'GET', path: '/files/{path+}' }] },
+          'ingest',
+          {
+            routes: [
+              { method: 'POST', path: '/events' },
+              { method: 'OPTIONS', path: '/events' },
+            ],
+          },
           ok,
           seen,
         ),
-        testFunction('fallback', { defaultRoute: true }, async () => ({ statusCode: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' }), seen),
+        testFunction(
+          'registry',
+          {
+            routes: [
+              { method: 'GET', path: '/subscriptions/{id}' },
+              { method: 'GET', path: '/subscriptions/mine' },
+              { method: 'GET', path: '/files/{path+}' },
+            ],
+          },
+          ok,
+          seen,
+        ),
+        testFunction(
+          'fallback',
+          { defaultRoute: true },
+          async () => ({ statusCode: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' }),
+          seen,
+        ),
         testFunction(
           'shapes',
           {
@@ -170,7 +207,13 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
           async (event) => {
             switch (event.rawPath) {
               case '/structured':
-                return { statusCode: 201, headers: { 'x-count': 3, 'content-type': 'image/png' }, cookies: ['a=1; Path=/', 'b=2; HttpOnly'], body: Buffer.from([0, 1, 254, 255]).toString('base64'), isBase64Encoded: true };
+                return {
+                  statusCode: 201,
+                  headers: { 'x-count': 3, 'content-type': 'image/png' },
+                  cookies: ['a=1; Path=/', 'b=2; HttpOnly'],
+                  body: Buffer.from([0, 1, 254, 255]).toString('base64'),
+                  isBase64Encoded: true,
+                };
               case '/plain':
                 return { hello: 'world' };
               case '/throws':
@@ -309,12 +352,16 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(failure.error.message).toMatch(/timed out after 1\.00 seconds/);
   });
 
-  it('review #13: refuses bodies over API Gateway\'s 10 MB with a 413 problem; exactly 10 MB passes API Gateway and meets Lambda\'s 6 MB', async () => {
+  it("review #13: refuses bodies over API Gateway's 10 MB with a 413 problem; exactly 10 MB passes API Gateway and meets Lambda's 6 MB", async () => {
     const count = seen.length;
     const tooLarge = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES + 1, 1));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers['content-type']).toBe('application/problem+json');
-    expect(JSON.parse(tooLarge.body.toString())).toMatchObject({ status: 413, title: 'Payload Too Large', detail: expect.stringContaining(`API Gateway's limit of ${MAX_REQUEST_BYTES}`) });
+    expect(JSON.parse(tooLarge.body.toString())).toMatchObject({
+      status: 413,
+      title: 'Payload Too Large',
+      detail: expect.stringContaining(`API Gateway's limit of ${MAX_REQUEST_BYTES}`),
+    });
 
     const atLimit = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES, 1));
     expect(atLimit.status).toBe(413);
@@ -330,7 +377,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     return Buffer.byteLength(JSON.stringify(event)) - bodyInEvent(event);
   }
 
-  it('review #13: Lambda\'s 6 MB request limit is measured on the event JSON: a text body whose event is exactly 6,291,456 bytes is invoked, one byte more is a 413', async () => {
+  it("review #13: Lambda's 6 MB request limit is measured on the event JSON: a text body whose event is exactly 6,291,456 bytes is invoked, one byte more is a 413", async () => {
     const envelope = await envelopeBytes('application/json', Buffer.alloc(1_000_000, 'a'), (event) => (event.body ?? '').length);
     const largest = MAX_LAMBDA_EVENT_BYTES - envelope;
     const count = seen.length;
@@ -365,12 +412,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
 
   it(`review #12: more than ${MAX_HEADER_LINES} header lines get 431 with a problem body, never an event with attributes dropped; ${MAX_HEADER_LINES} still pass`, async () => {
     const count = seen.length;
-    const request = (fillers: number) =>
-      [
-        'POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 2\r\n',
-        'a:b\r\n'.repeat(fillers),
-        'ce-id: 1\r\nce-source: /s\r\nce-type: t\r\nce-specversion: 1.0\r\nConnection: close\r\n\r\n{}',
-      ];
+    const request = (fillers: number) => [
+      'POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 2\r\n',
+      'a:b\r\n'.repeat(fillers),
+      'ce-id: 1\r\nce-source: /s\r\nce-type: t\r\nce-specversion: 1.0\r\nConnection: close\r\n\r\n{}',
+    ];
     // 3 + fillers + 5 header lines: MAX_HEADER_LINES + 1, then exactly MAX_HEADER_LINES.
     const refused = await raw(base, request(MAX_HEADER_LINES - 7));
     expect(refused.status).toBe(431);
@@ -383,7 +429,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(last().event.headers).toMatchObject({ 'ce-id': '1', 'ce-source': '/s', 'ce-type': 't', 'ce-specversion': '1.0' });
   });
 
-  it('review #12: what Node\'s HTTP parser refuses gets problem+json, not an empty 400: bare LF, broken framing, oversized headers', async () => {
+  it("review #12: what Node's HTTP parser refuses gets problem+json, not an empty 400: bare LF, broken framing, oversized headers", async () => {
     const count = seen.length;
     const cases: [string, string[], number][] = [
       ['bare LF', ['POST /events HTTP/1.1\nHost: koerier\nContent-Length: 0\n\n'], 400],
@@ -404,7 +450,9 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   it('review #12: a client that aborts mid-body is an info line in the log, not a 500 or an error', async () => {
     const before = logs.length;
     const count = seen.length;
-    await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":'], { abortAfterWrite: true });
+    await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":'], {
+      abortAfterWrite: true,
+    });
     await eventually(
       () => `an abort line in ${logs.slice(before).join('\n')}`,
       () => logs.slice(before).some((line) => line.includes('client aborted')),
@@ -417,7 +465,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(seen.length).toBe(count);
   });
 
-  it('review #12: HTTP/1.1 without Host, or any request with two, gets a 400 problem (RFC 9112 §3.2) from the host, not Node\'s empty 400; HTTP/1.0 without Host is served', async () => {
+  it("review #12: HTTP/1.1 without Host, or any request with two, gets a 400 problem (RFC 9112 §3.2) from the host, not Node's empty 400; HTTP/1.0 without Host is served", async () => {
     const count = seen.length;
     for (const [name, bytes] of [
       ['HTTP/1.1 without Host', 'GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'],
@@ -428,7 +476,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
       expect(answer.status, name).toBe(400);
       expect(answer.head, name).toMatch(/content-type: application\/problem\+json/i);
       expect(answer.head, name).toMatch(/apigw-requestid: /i);
-      expect(JSON.parse(answer.body), name).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/invalid-host', detail: expect.stringContaining('Host') });
+      expect(JSON.parse(answer.body), name).toMatchObject({
+        status: 400,
+        type: 'https://koerier.dev/problems/invalid-host',
+        detail: expect.stringContaining('Host'),
+      });
     }
     expect(seen.length).toBe(count);
     const old = await raw(base, ['GET /health HTTP/1.0\r\n\r\n']);
@@ -441,12 +493,16 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(answer.status).toBe(405);
     expect(answer.head).toMatch(/content-type: application\/problem\+json/i);
     expect(answer.head).toMatch(/^allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS$/im);
-    expect(JSON.parse(answer.body)).toMatchObject({ status: 405, type: 'https://koerier.dev/problems/method-not-allowed', detail: expect.stringContaining('CONNECT') });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      status: 405,
+      type: 'https://koerier.dev/problems/method-not-allowed',
+      detail: expect.stringContaining('CONNECT'),
+    });
     expect(seen.length).toBe(count);
     expect((await send(base, 'GET', '/health')).status).toBe(200);
   });
 
-  it('review #12: an Expect other than 100-continue gets a 417 problem+json, not Node\'s empty 417, and no function runs', async () => {
+  it("review #12: an Expect other than 100-continue gets a 417 problem+json, not Node's empty 417, and no function runs", async () => {
     const count = seen.length;
     const answer = await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}']);
     expect(answer.status).toBe(417);
@@ -462,7 +518,9 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   it('review #12: a client that half-closes its socket after a complete request still gets its answer, then the connection is closed', async () => {
     const count = seen.length;
     // The function answers after 200 ms; the client's FIN arrives long before that.
-    const answer = await raw(base, ['POST /after-a-while HTTP/1.1\r\nHost: koerier\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbody'], { halfCloseAfterWrite: true });
+    const answer = await raw(base, ['POST /after-a-while HTTP/1.1\r\nHost: koerier\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbody'], {
+      halfCloseAfterWrite: true,
+    });
     expect(answer.status).toBe(202);
     expect(answer.body).toBe('took body');
     expect(seen.length).toBe(count + 1);
@@ -484,7 +542,10 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
 
   it('logs one JSON line per request with method, path (no query), status and duration', async () => {
     await send(base, 'GET', '/subscriptions/7?token=secret-in-query');
-    const line = logs.map((entry) => JSON.parse(entry)).filter((entry) => entry.message === 'request').at(-1);
+    const line = logs
+      .map((entry) => JSON.parse(entry))
+      .filter((entry) => entry.message === 'request')
+      .at(-1);
     expect(line).toMatchObject({ method: 'GET', path: '/subscriptions/7', status: 200, routeKey: 'GET /subscriptions/{id}' });
     expect(typeof line.ms).toBe('number');
     expect(logs.join('\n')).not.toContain('secret-in-query');

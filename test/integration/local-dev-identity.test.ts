@@ -42,7 +42,11 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
       [],
       [
         { method: 'POST', path: '/oauth/token', handle: (request) => identity.tokenEndpoint(request) },
-        { method: 'GET', path: '/.well-known/jwks.json', handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(identity.jwks) }) },
+        {
+          method: 'GET',
+          path: '/.well-known/jwks.json',
+          handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(identity.jwks) }),
+        },
       ],
     );
   });
@@ -105,7 +109,12 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   });
 
   it('grants a requested subset of the client’s scopes, and only that', async () => {
-    const response = await token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret, scope: 'contracts:read' });
+    const response = await token({
+      grant_type: 'client_credentials',
+      client_id: 'publisher',
+      client_secret: CLIENTS.publisher.secret,
+      scope: 'contracts:read',
+    });
     const body = (await response.json()) as { access_token: string; scope: string };
     expect(body.scope).toBe('contracts:read');
     const { payload } = await jwtVerify(body.access_token, createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)));
@@ -113,18 +122,53 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   });
 
   const errorCases: [string, () => Promise<Response>, number, string][] = [
-    ['a JSON body', () => fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }), 400, 'invalid_request'],
+    [
+      'a JSON body',
+      () => fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }),
+      400,
+      'invalid_request',
+    ],
     ['no grant_type', () => token({ client_id: 'publisher', client_secret: CLIENTS.publisher.secret }), 400, 'invalid_request'],
     ['a repeated parameter', () => token('grant_type=client_credentials&client_id=publisher&client_secret=x&client_secret=y'), 400, 'invalid_request'],
-    ['Basic and a form secret together', () => token({ grant_type: 'client_credentials', client_secret: 'x' }, basic('publisher', CLIENTS.publisher.secret)), 400, 'invalid_request'],
-    ['the password grant', () => token({ grant_type: 'password', username: 'u', password: 'p', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }), 400, 'unsupported_grant_type'],
-    ['a scope the client lacks', () => token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret, scope: 'events:publish admin' }), 400, 'invalid_scope'],
+    [
+      'Basic and a form secret together',
+      () => token({ grant_type: 'client_credentials', client_secret: 'x' }, basic('publisher', CLIENTS.publisher.secret)),
+      400,
+      'invalid_request',
+    ],
+    [
+      'the password grant',
+      () => token({ grant_type: 'password', username: 'u', password: 'p', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }),
+      400,
+      'unsupported_grant_type',
+    ],
+    [
+      'a scope the client lacks',
+      () => token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret, scope: 'events:publish admin' }),
+      400,
+      'invalid_scope',
+    ],
     ['a client id without a secret (public client)', () => token({ grant_type: 'client_credentials', client_id: 'publisher' }), 401, 'invalid_client'],
     ['no client authentication at all', () => token({ grant_type: 'client_credentials' }), 401, 'invalid_client'],
-    ['a wrong secret in the form', () => token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: 'wrong-secret' }), 401, 'invalid_client'],
-    ['an unknown client', () => token({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: CLIENTS.publisher.secret }), 401, 'invalid_client'],
+    [
+      'a wrong secret in the form',
+      () => token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: 'wrong-secret' }),
+      401,
+      'invalid_client',
+    ],
+    [
+      'an unknown client',
+      () => token({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: CLIENTS.publisher.secret }),
+      401,
+      'invalid_client',
+    ],
     ['a wrong secret over HTTP Basic', () => token({ grant_type: 'client_credentials' }, basic('publisher', 'wrong-secret')), 401, 'invalid_client'],
-    ['a Bearer header instead of client credentials', () => token({ grant_type: 'client_credentials' }, { authorization: 'Bearer abc' }), 401, 'invalid_client'],
+    [
+      'a Bearer header instead of client credentials',
+      () => token({ grant_type: 'client_credentials' }, { authorization: 'Bearer abc' }),
+      401,
+      'invalid_client',
+    ],
   ];
   it.each(errorCases)('EDU-2: %s is refused with the RFC 6749 §5.2 error', async (_case, request, status, error) => {
     const response = await request();
@@ -145,7 +189,8 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
       method: 'POST',
       path: '/oauth/token',
       query: {},
-      routeKey: 'POST /oauth/token', pathParameters: {},
+      routeKey: 'POST /oauth/token',
+      pathParameters: {},
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: Buffer.from(new URLSearchParams({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }).toString()),
     });
@@ -156,7 +201,9 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
     const principal = await authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules });
     expect(principal.clientId).toBe('publisher');
     // And a deployment on the defaults refuses it: the typ is what differs.
-    await expect(authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules: DEFAULT_ACCESS_TOKEN_RULES })).rejects.toMatchObject({
+    await expect(
+      authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules: DEFAULT_ACCESS_TOKEN_RULES }),
+    ).rejects.toMatchObject({
       problem: { status: 401, detail: expect.stringMatching(/not an access token/) },
     });
   });
@@ -199,7 +246,9 @@ describe('koerier.local.json', () => {
       const path = join(dir, 'koerier.local.json');
       const clients = { a: { secret: 'long-enough-secret', scopes: ['events:publish'] } };
       await writeFile(path, JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: '' }] } }));
-      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: "source" in a grant of "a" must be a non-empty string`);
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        `${path} is not a valid Koerier local configuration: "source" in a grant of "a" must be a non-empty string`,
+      );
       await writeFile(path, JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] } }));
       expect((await loadOrCreateLocalConfig(path)).config.entitlements).toEqual({ a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] });
     } finally {
@@ -222,7 +271,9 @@ describe('koerier.local.json', () => {
       await writeFile(path, JSON.stringify({ clients, publishers: { a: ['urn:nld:oin:1:'] } }));
       expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ a: ['urn:nld:oin:1:'] });
       await writeFile(path, JSON.stringify({ clients, publishers: { a: 'urn:nld:oin:1:' } }));
-      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: publish grants of "a" must be a list of source prefixes`);
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        `${path} is not a valid Koerier local configuration: publish grants of "a" must be a list of source prefixes`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -240,9 +291,14 @@ describe('koerier.local.json', () => {
         `${path} is not a valid Koerier local configuration: publish grants of different clients overlap, so each could publish the other's events: "dev-publisher" (grant "") and "dev-subscriber" (grant "")`,
       );
       await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:0001:lvs'] } }));
-      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/"dev-publisher" \(grant "urn:nld:oin:0001"\) and "dev-subscriber" \(grant "urn:nld:oin:0001:lvs"\)/);
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        /"dev-publisher" \(grant "urn:nld:oin:0001"\) and "dev-subscriber" \(grant "urn:nld:oin:0001:lvs"\)/,
+      );
       await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] } }));
-      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] });
+      expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({
+        'dev-publisher': ['urn:nld:oin:0001'],
+        'dev-subscriber': ['urn:nld:oin:00012'],
+      });
       await writeFile(path, JSON.stringify({ clients }));
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/it has no "publishers" section.*"publishers": \{"dev-publisher": \[""\]\}/);
     } finally {
@@ -255,7 +311,9 @@ describe('koerier.local.json', () => {
     try {
       const path = join(dir, 'koerier.local.json');
       await writeFile(path, JSON.stringify({ clients: { a: { secret: 'short', scopes: [] } } }));
-      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(`${path} is not a valid Koerier local configuration: client "a" needs a "secret" of at least 8 characters`);
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        `${path} is not a valid Koerier local configuration: client "a" needs a "secret" of at least 8 characters`,
+      );
       await writeFile(path, '{ not json');
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/not JSON/);
       expect(await readFile(path, 'utf8')).toBe('{ not json'); // never overwritten

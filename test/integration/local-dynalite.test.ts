@@ -53,12 +53,25 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     await emulators.ttlSweeper.stop();
     const before = await settledIteratorCount();
     for (let i = 0; i < 50; i++) {
-      const all = await dynamodb.send(new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } } }));
+      const all = await dynamodb.send(
+        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } } }),
+      );
       expect(all.Items).toHaveLength(20);
-      await dynamodb.send(new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } }, Limit: 3 }));
-      await dynamodb.send(new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:none' } } }));
       await dynamodb.send(
-        new QueryCommand({ TableName: subscriptions, IndexName: 'byOwner', KeyConditionExpression: '#o = :o', ExpressionAttributeNames: { '#o': 'owner' }, ExpressionAttributeValues: { ':o': { S: 'o' } }, Limit: 5 }),
+        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } }, Limit: 3 }),
+      );
+      await dynamodb.send(
+        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:none' } } }),
+      );
+      await dynamodb.send(
+        new QueryCommand({
+          TableName: subscriptions,
+          IndexName: 'byOwner',
+          KeyConditionExpression: '#o = :o',
+          ExpressionAttributeNames: { '#o': 'owner' },
+          ExpressionAttributeValues: { ':o': { S: 'o' } },
+          Limit: 5,
+        }),
       );
     }
     for (let i = 0; i < 100; i++) {
@@ -72,7 +85,8 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     const idempotency = localName.table('idempotency');
     const deliveries = localName.table('deliveries');
     const put = (table: string, item: Record<string, AttributeValue>) => dynamodb.send(new PutItemCommand({ TableName: table, Item: item }));
-    const exists = async (table: string, key: Record<string, AttributeValue>) => (await dynamodb.send(new GetItemCommand({ TableName: table, Key: key }))).Item !== undefined;
+    const exists = async (table: string, key: Record<string, AttributeValue>) =>
+      (await dynamodb.send(new GetItemCommand({ TableName: table, Key: key }))).Item !== undefined;
 
     const expired = Array.from({ length: 7 }, (_, i) => ({ pk: { S: `expired-${i}` }, expiresAt: { N: String(nowSeconds() - 10 - i) } }));
     for (const item of expired) await put(idempotency, item);
@@ -100,8 +114,13 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     });
     try {
       const table = localName.table('idempotency');
-      for (let i = 0; i < 10; i++) await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: `soon-${i}` }, expiresAt: { N: String(nowSeconds() - 1) } } }));
-      await eventually(() => `the sweeper to delete 10 items (it deleted ${second.ttlSweeper.deleted[table] ?? 0})`, () => (second.ttlSweeper.deleted[table] ?? 0) >= 10, { intervalMs: 50 });
+      for (let i = 0; i < 10; i++)
+        await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: `soon-${i}` }, expiresAt: { N: String(nowSeconds() - 1) } } }));
+      await eventually(
+        () => `the sweeper to delete 10 items (it deleted ${second.ttlSweeper.deleted[table] ?? 0})`,
+        () => (second.ttlSweeper.deleted[table] ?? 0) >= 10,
+        { intervalMs: 50 },
+      );
       expect((await client.send(new ScanCommand({ TableName: table }))).Count).toBe(0);
     } finally {
       client.destroy();

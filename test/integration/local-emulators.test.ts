@@ -69,9 +69,7 @@ describe('laptop emulators reached through the standard AWS SDK endpoint variabl
       }),
     );
     await expect(
-      client.send(
-        new PutItemCommand({ TableName: table, Item: { id: { S: 'sub-1' } }, ConditionExpression: 'attribute_not_exists(id)' }),
-      ),
+      client.send(new PutItemCommand({ TableName: table, Item: { id: { S: 'sub-1' } }, ConditionExpression: 'attribute_not_exists(id)' })),
     ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     const byOwner = await client.send(
       new QueryCommand({
@@ -89,9 +87,7 @@ describe('laptop emulators reached through the standard AWS SDK endpoint variabl
   it('CARD-5: every queue has a dead-letter queue in its redrive policy, and messages carry their system attributes', async () => {
     const client = new SQSClient({});
     for (const name of Object.keys(queues) as (keyof typeof queues)[]) {
-      const { Attributes } = await client.send(
-        new GetQueueAttributesCommand({ QueueUrl: process.env[resourceEnv.queueUrl(name)], AttributeNames: ['All'] }),
-      );
+      const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: process.env[resourceEnv.queueUrl(name)], AttributeNames: ['All'] }));
       expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toEqual({
         deadLetterTargetArn: `arn:aws:sqs:${emulators.region}:000000000000:${localName.deadLetterQueue(name)}`,
         maxReceiveCount: queues[name].maxReceiveCount,

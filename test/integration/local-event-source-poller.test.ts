@@ -31,7 +31,10 @@ afterAll(async () => {
 });
 
 /** A fresh queue with a DLQ, a short visibility timeout (1 s unless given) and the given receive limit. */
-async function queueWithDeadLetterQueue(maxReceiveCount: number, visibilityTimeoutSeconds = 1): Promise<{ queueUrl: string; deadLetterQueueUrl: string; queueArn: string }> {
+async function queueWithDeadLetterQueue(
+  maxReceiveCount: number,
+  visibilityTimeoutSeconds = 1,
+): Promise<{ queueUrl: string; deadLetterQueueUrl: string; queueArn: string }> {
   const name = `poller-test-${++queueCounter}`;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
   const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
@@ -56,7 +59,16 @@ describe('SQS event source mapping emulation', () => {
   const pollers: Poller[] = [];
   const logs: string[] = [];
   const poll = async (queueUrl: string, handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>, batchSize = 10, extra = {}) => {
-    const poller = await startPoller({ queueUrl, handler, batchSize, waitTimeSeconds: 1, client: sqs, functionName: 'testConsumer', log: (line) => logs.push(line), ...extra });
+    const poller = await startPoller({
+      queueUrl,
+      handler,
+      batchSize,
+      waitTimeSeconds: 1,
+      client: sqs,
+      functionName: 'testConsumer',
+      log: (line) => logs.push(line),
+      ...extra,
+    });
     pollers.push(poller);
     return poller;
   };
@@ -109,11 +121,17 @@ describe('SQS event source mapping emulation', () => {
 
   it('delivers at most batchSize messages per invocation', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(3);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 5 }, (_, i) => ({ Id: String(i), MessageBody: `m${i}` })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 5 }, (_, i) => ({ Id: String(i), MessageBody: `m${i}` })) }),
+    );
     const sizes: number[] = [];
-    await poll(queueUrl, async (event) => {
-      sizes.push(event.Records.length);
-    }, 2);
+    await poll(
+      queueUrl,
+      async (event) => {
+        sizes.push(event.Records.length);
+      },
+      2,
+    );
     await eventually('all five messages', () => sizes.reduce((a, b) => a + b, 0) === 5);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
     expect(await messageCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 });
@@ -123,19 +141,28 @@ describe('SQS event source mapping emulation', () => {
     // The visibility timeout must outlast the window, or the first messages come back while the batch is gathered.
     const { queueUrl } = await queueWithDeadLetterQueue(3, 30);
     for (const offset of [0, 10]) {
-      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `m${offset + i}` })) }));
+      await sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `m${offset + i}` })) }),
+      );
     }
     const sizes: number[] = [];
-    await poll(queueUrl, async (event) => {
-      sizes.push(event.Records.length);
-    }, 15, { maxBatchingWindowSeconds: 1 });
+    await poll(
+      queueUrl,
+      async (event) => {
+        sizes.push(event.Records.length);
+      },
+      15,
+      { maxBatchingWindowSeconds: 1 },
+    );
     await eventually('all twenty messages', () => sizes.reduce((a, b) => a + b, 0) === 20);
     expect(sizes).toEqual([15, 5]);
   });
 
   it('CARD-5: batchItemFailures keep only the failed message; it comes back after its visibility timeout and the redrive policy moves it to the DLQ', async () => {
     const { queueUrl, deadLetterQueueUrl } = await queueWithDeadLetterQueue(2);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['ok-1', 'poison', 'ok-2'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['ok-1', 'poison', 'ok-2'].map((body, i) => ({ Id: String(i), MessageBody: body })) }),
+    );
     const deliveries: { body: string; receiveCount: string }[] = [];
     await poll(queueUrl, async (event) => {
       for (const record of event.Records) deliveries.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
@@ -148,7 +175,12 @@ describe('SQS event source mapping emulation', () => {
     });
     expect(dead.Body).toBe('poison');
     expect(deliveries.filter((d) => d.body === 'poison').map((d) => d.receiveCount)).toEqual(['1', '2']);
-    expect(deliveries.filter((d) => d.body !== 'poison').map((d) => d.body).sort()).toEqual(['ok-1', 'ok-2']); // deleted after one success
+    expect(
+      deliveries
+        .filter((d) => d.body !== 'poison')
+        .map((d) => d.body)
+        .sort(),
+    ).toEqual(['ok-1', 'ok-2']); // deleted after one success
     expect(await messageCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 });
   });
 
@@ -205,13 +237,18 @@ describe('SQS event source mapping emulation', () => {
     let most = 0;
     let releaseAll: () => void = () => undefined;
     const bothIn = new Promise<void>((resolve) => (releaseAll = resolve));
-    await poll(queueUrl, async () => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      if (inFlight === 2) releaseAll();
-      await Promise.race([bothIn, new Promise((resolve) => setTimeout(resolve, 3000))]);
-      inFlight -= 1;
-    }, 1, { concurrency: 2 });
+    await poll(
+      queueUrl,
+      async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        if (inFlight === 2) releaseAll();
+        await Promise.race([bothIn, new Promise((resolve) => setTimeout(resolve, 3000))]);
+        inFlight -= 1;
+      },
+      1,
+      { concurrency: 2 },
+    );
     await eventually('both messages handled', async () => {
       const counts = await messageCounts(queueUrl);
       return counts.visible + counts.inFlight === 0;

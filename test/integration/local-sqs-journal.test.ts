@@ -37,7 +37,12 @@ afterEach(async () => {
   await rm(stateDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<{ emulators: Emulators; sqs: SQSClient; url: (name: 'inbound' | 'deliveries') => string; dlq: (name: 'inbound' | 'deliveries') => string }> {
+async function start(): Promise<{
+  emulators: Emulators;
+  sqs: SQSClient;
+  url: (name: 'inbound' | 'deliveries') => string;
+  dlq: (name: 'inbound' | 'deliveries') => string;
+}> {
   const emulators = await startEmulators({ stateDir });
   running.push(emulators);
   const sqs = new SQSClient({
@@ -119,7 +124,9 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'waits for its retry' }));
     // A delivery's retry: received once, then hidden for its backoff with ChangeMessageVisibility.
     const [retrying] = await receiveAll(first.sqs, first.url('deliveries'));
-    await first.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: first.url('deliveries'), ReceiptHandle: retrying!.ReceiptHandle, VisibilityTimeout: 3 }));
+    await first.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: first.url('deliveries'), ReceiptHandle: retrying!.ReceiptHandle, VisibilityTimeout: 3 }),
+    );
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'delayed', DelaySeconds: 3 }));
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('inbound'), MessageBody: 'deleted' }));
     const received = await receiveAll(first.sqs, first.url('inbound'), { visibilityTimeout: 1 });
@@ -134,7 +141,12 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
     expect(await counts(second.sqs, second.url('inbound'))).toMatchObject({ invisible: 1 });
     const [visible, ...others] = await receiveEventually(second.sqs, second.url('inbound'), 1);
     expect(others).toEqual([]);
-    expect(visible).toMatchObject({ MessageId: sent.MessageId, Body: 'visible', MD5OfBody: sent.MD5OfMessageBody, MD5OfMessageAttributes: sent.MD5OfMessageAttributes });
+    expect(visible).toMatchObject({
+      MessageId: sent.MessageId,
+      Body: 'visible',
+      MD5OfBody: sent.MD5OfMessageBody,
+      MD5OfMessageAttributes: sent.MD5OfMessageAttributes,
+    });
     expect(visible!.MessageAttributes?.['kind']?.StringValue).toBe('plain');
     expect(Buffer.from(visible!.MessageAttributes?.['blob']?.BinaryValue ?? []).equals(Buffer.from([0, 1, 254, 255]))).toBe(true);
     // Received once before the stop, once now.
@@ -177,7 +189,10 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
 
   it('review #22: after SIGKILL (no clean stop) every message whose SendMessage was answered is there', async () => {
     const bodies = Array.from({ length: 25 }, (_, index) => `acknowledged ${index}`);
-    const worker = spawn(process.execPath, ['--import', 'tsx', WORKER, stateDir, JSON.stringify(bodies)], { cwd: REPOSITORY, stdio: ['ignore', 'pipe', 'inherit'] });
+    const worker = spawn(process.execPath, ['--import', 'tsx', WORKER, stateDir, JSON.stringify(bodies)], {
+      cwd: REPOSITORY,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       worker.once('exit', (code) => reject(new Error(`the worker exited early (${code})`)));
@@ -190,7 +205,11 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
 
     const second = await start();
     const restored: string[] = [];
-    for (let messages = await receiveAll(second.sqs, second.url('inbound')); messages.length > 0; messages = await receiveAll(second.sqs, second.url('inbound'))) {
+    for (
+      let messages = await receiveAll(second.sqs, second.url('inbound'));
+      messages.length > 0;
+      messages = await receiveAll(second.sqs, second.url('inbound'))
+    ) {
       restored.push(...messages.map((message) => message.Body ?? ''));
     }
     expect(restored.sort()).toEqual([...bodies].sort());

@@ -31,7 +31,11 @@ let inboundUrl: string;
 /** Each test routes its own event type, so subscriptions of other tests never match. */
 function eventJson(type: string, overrides: Record<string, unknown> = {}): string {
   // Spaces kept on purpose: the router must pass the stored text on byte for byte (CE-13).
-  return JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:systeem:lvs', type, subject: 'leerling/42', data: { naam: 'Jan' }, ...overrides }, null, 1);
+  return JSON.stringify(
+    { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:systeem:lvs', type, subject: 'leerling/42', data: { naam: 'Jan' }, ...overrides },
+    null,
+    1,
+  );
 }
 
 async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string> {
@@ -46,7 +50,9 @@ async function route(bodies: readonly string[]): Promise<{ failures: string[]; m
   await eventually(
     () => `${bodies.length} messages from the inbound queue (${messages.length} came)`,
     async () => {
-      const batch = await harness.sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }));
+      const batch = await harness.sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+      );
       messages.push(...(batch.Messages ?? []));
       return messages.length >= bodies.length;
     },
@@ -170,7 +176,8 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const deps = {
       matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
-      isEntitled: (owner: string, event: { type: string; source: string }) => entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
+      isEntitled: (owner: string, event: { type: string; source: string }) =>
+        entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
       sendDeliveries: async (bodies: readonly string[]) => {
         attempted.push(...bodies);
         if (sqsDown) throw new Error('SQS unavailable');
@@ -193,7 +200,10 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
 
     const queued = await deliveries();
     expect(queued).toHaveLength(2);
-    const firstAttemptKeys = attempted.slice(0, 2).map((body) => decodeDeliveryMessage(body).deliveryId).sort();
+    const firstAttemptKeys = attempted
+      .slice(0, 2)
+      .map((body) => decodeDeliveryMessage(body).deliveryId)
+      .sort();
     expect(queued.map((d) => d.deliveryId).sort()).toEqual(firstAttemptKeys);
   });
 
@@ -220,13 +230,17 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const poisoned = eventJson(type, { source: 'urn:nld:oin:1:systeem:poison' });
     const ledger: RoutedEventLedger = {
       claim: async (event, options) => {
-        if (event.source === 'urn:nld:oin:1:systeem:poison') throw new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes');
+        if (event.source === 'urn:nld:oin:1:systeem:poison')
+          throw new Error('ValidationException: Size of hashkey has exceeded the maximum size limit of 2048 bytes');
         return realLedger.claim(event, options);
       },
       complete: (event, claimId) => realLedger.complete(event, claimId),
       abandon: (event, claimId) => realLedger.abandon(event, claimId),
     };
-    const records = [poisoned, eventJson(type), eventJson(type), poisoned.replace('"id"', '"id2": 1, "id"')].map((body, index) => ({ recordId: `r-${index}`, body }));
+    const records = [poisoned, eventJson(type), eventJson(type), poisoned.replace('"id"', '"id2": 1, "id"')].map((body, index) => ({
+      recordId: `r-${index}`,
+      body,
+    }));
     const report = await routeInboundEvents(records, routerDeps({ ledger }));
     expect([...report.failedRecordIds].sort()).toEqual(['r-0', 'r-3']);
     expect(report).toMatchObject({ routed: 2, deliveries: 2 });

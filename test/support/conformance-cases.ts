@@ -67,7 +67,7 @@ const STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json; charset=UTF-8';
 function filesUnder(folder: string, extension: string): string[] {
   const absolute = path.join(conformanceRoot, folder);
   if (!existsSync(absolute)) return [];
-  return (readdirSync(absolute, { recursive: true, encoding: 'utf8' }))
+  return readdirSync(absolute, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith(extension))
     .map((file) => path.posix.join(folder, file.split(path.sep).join('/')))
     .sort();
@@ -161,7 +161,8 @@ function loadYamlCases(): ConformanceCase[] {
   return filesUnder('yaml', '.yaml').flatMap((file) =>
     // The failsafe schema keeps every scalar a string (`specversion: 1.0` stays "1.0").
     parseAllDocuments(read(file), { schema: 'failsafe' }).map((document, index) =>
-      yamlCase(file, index + 1, document.toJS() as YamlEvent, leadingComment(document))),
+      yamlCase(file, index + 1, document.toJS() as YamlEvent, leadingComment(document)),
+    ),
   );
 }
 
@@ -178,7 +179,11 @@ interface Scenario {
 }
 
 function tableRow(line: string): string[] {
-  return line.trim().slice(1, -1).split('|').map((cell) => cell.trim());
+  return line
+    .trim()
+    .slice(1, -1)
+    .split('|')
+    .map((cell) => cell.trim());
 }
 
 function parseFeature(text: string): Scenario[] {
@@ -205,7 +210,11 @@ function parseFeature(text: string): Scenario[] {
     else if (!current) continue;
     else if (line.startsWith('Given an HTTP request')) current.request = docString();
     else if (line.startsWith('Then the attributes are:')) {
-      current.attributes = Object.fromEntries(table().slice(1).map(([key, value]) => [key!, value!]));
+      current.attributes = Object.fromEntries(
+        table()
+          .slice(1)
+          .map(([key, value]) => [key!, value!]),
+      );
     } else if (line.startsWith('And the data is equal to the following JSON:')) current.data = docString();
     else if (line.startsWith('Examples:')) {
       const [header, ...rows] = table();
@@ -235,8 +244,7 @@ function httpRequest(raw: string): ConformanceRequest {
 function loadFeatureCases(): ConformanceCase[] {
   return filesUnder('features', '.feature').flatMap((file) =>
     parseFeature(read(file)).flatMap((scenario) => {
-      const fill = (s: string, example: Record<string, string>): string =>
-        s.replace(/<([^<>]+)>/g, (whole, name: string) => example[name] ?? whole);
+      const fill = (s: string, example: Record<string, string>): string => s.replace(/<([^<>]+)>/g, (whole, name: string) => example[name] ?? whole);
       return (scenario.examples.length > 0 ? scenario.examples : [{}]).map((example): ConformanceCase => {
         const title = fill(scenario.title, example);
         const request = httpRequest(fill(scenario.request ?? '', example));

@@ -86,7 +86,10 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
         requestId: randomUUID(),
         now: new Date(),
       });
-      const result = (await handler(event as never, lambdaContext('test', { memoryMb: 512, timeoutSeconds: 30 }) as never)) as APIGatewayProxyStructuredResultV2;
+      const result = (await handler(
+        event as never,
+        lambdaContext('test', { memoryMb: 512, timeoutSeconds: 30 }) as never,
+      )) as APIGatewayProxyStructuredResultV2;
       const text = result.body ?? '';
       return {
         status: result.statusCode ?? 200,
@@ -100,12 +103,20 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
       const messages: Message[] = [];
       for (;;) {
         const batch = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, AttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            AttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
         );
         const received = batch.Messages ?? [];
         if (received.length === 0) return messages;
         messages.push(...received);
-        await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: received.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+        await sqs.send(
+          new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: received.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+        );
       }
     },
     async stop() {

@@ -86,11 +86,20 @@ export type ReceiverBehaviour =
 export type ReceiverScript = (n: number, request: RecordedRequest) => ReceiverBehaviour;
 
 export const scripts = {
-  always: (behaviour: ReceiverBehaviour): ReceiverScript => () => behaviour,
+  always:
+    (behaviour: ReceiverBehaviour): ReceiverScript =>
+    () =>
+      behaviour,
   /** `times` answers of `status`, then 204 for ever. */
-  failThenSucceed: (times: number, status = 500): ReceiverScript => (n) => (n <= times ? { respond: status } : { respond: 204 }),
+  failThenSucceed:
+    (times: number, status = 500): ReceiverScript =>
+    (n) =>
+      n <= times ? { respond: status } : { respond: 204 },
   /** The given behaviours in order, then `after` for ever. */
-  sequence: (behaviours: readonly ReceiverBehaviour[], after: ReceiverBehaviour = { respond: 204 }): ReceiverScript => (n) => behaviours[n - 1] ?? after,
+  sequence:
+    (behaviours: readonly ReceiverBehaviour[], after: ReceiverBehaviour = { respond: 204 }): ReceiverScript =>
+    (n) =>
+      behaviours[n - 1] ?? after,
 };
 
 export interface RecordedRequest {
@@ -110,9 +119,19 @@ export interface HttpsReceiver {
   /** `https://127.0.0.1:<port>/oauth/token`. */
   readonly tokenUrl: string;
   /** Client credentials for the token endpoint, as a subscription's `sinkcredential` names them. */
-  readonly sinkCredential: { readonly credentialtype: 'CLIENTCREDENTIALS'; readonly tokenurl: string; readonly clientid: string; readonly clientsecret: string };
+  readonly sinkCredential: {
+    readonly credentialtype: 'CLIENTCREDENTIALS';
+    readonly tokenurl: string;
+    readonly clientid: string;
+    readonly clientsecret: string;
+  };
   /** The same, as Koerier keeps it once parsed. */
-  readonly clientCredentials: { readonly kind: 'oauth2-client-credentials'; readonly tokenUrl: string; readonly clientId: string; readonly clientSecret: string };
+  readonly clientCredentials: {
+    readonly kind: 'oauth2-client-credentials';
+    readonly tokenUrl: string;
+    readonly clientId: string;
+    readonly clientSecret: string;
+  };
   /** The access token the token endpoint hands out: what `Authorization: Bearer` must carry. */
   readonly accessToken: string;
   /** Token requests so far (not in `requests`). */

@@ -16,7 +16,13 @@ export async function expectFitsOneIdempotencyItem(response: HttpResponse): Prom
   const now = Date.now();
   const claim = { scope, fingerprint: 'f'.repeat(64), claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 };
   expect((await store.claim(claim)).claimed).toBe(true);
-  expect(await store.complete(scope, claim.claimId, { status: response.status, headers: { 'content-type': response.headers['content-type']! }, body: response.body })).toBe(true);
+  expect(
+    await store.complete(scope, claim.claimId, {
+      status: response.status,
+      headers: { 'content-type': response.headers['content-type']! },
+      body: response.body,
+    }),
+  ).toBe(true);
   const again = await store.claim({ ...claim, claimId: randomUUID() });
   if (again.claimed) expect.fail('the completed entry was not found');
   expect(again.existing).toMatchObject({ state: 'completed', response: { status: response.status, body: response.body } });

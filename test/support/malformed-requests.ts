@@ -78,9 +78,26 @@ interface Mutator {
 }
 
 const EVENT_TYPE = 'nl.example.fuzz.v1';
-const SOURCES = ['urn:nld:oin:00000001823288444000:systeem:fuzz', 'https://fuzz.example/source', '/fuzz/source', 'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66'];
+const SOURCES = [
+  'urn:nld:oin:00000001823288444000:systeem:fuzz',
+  'https://fuzz.example/source',
+  '/fuzz/source',
+  'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
+];
 const ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'dataschema', 'subject', 'fuzzext'];
-const SUBSCRIPTION_MEMBERS = ['sink', 'source', 'types', 'filters', 'protocol', 'delivery', 'contentmode', 'batchsupported', 'sinkcredential', 'validation', 'retrywindowseconds'];
+const SUBSCRIPTION_MEMBERS = [
+  'sink',
+  'source',
+  'types',
+  'filters',
+  'protocol',
+  'delivery',
+  'contentmode',
+  'batchsupported',
+  'sinkcredential',
+  'validation',
+  'retrywindowseconds',
+];
 const MIB = 1024 * 1024;
 
 export class MalformedRequests {
@@ -257,7 +274,8 @@ class Generator {
     if (this.chance(0.5)) headers.push(['ce-time', new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString()]);
     if (this.chance(0.3)) headers.push(['ce-subject', `leerling%20${n}`]);
     const contentType = this.pick(['application/json', 'text/plain; charset=utf-8', 'application/octet-stream']);
-    const body = contentType === 'application/json' ? Buffer.from(JSON.stringify({ n })) : contentType.startsWith('text/') ? Buffer.from(`tekst ${n}`) : this.bytes(16);
+    const body =
+      contentType === 'application/json' ? Buffer.from(JSON.stringify({ n })) : contentType.startsWith('text/') ? Buffer.from(`tekst ${n}`) : this.bytes(16);
     return { headers, body, contentType };
   }
 
@@ -306,7 +324,7 @@ class Generator {
       () => encodeURIComponent('ünïcödé'),
       () => '..',
       () => '.',
-      () => this.letters(1, '~!$&\'()*+,;=:@'),
+      () => this.letters(1, "~!$&'()*+,;=:@"),
       () => `${this.uuid()}%20`,
       () => this.uuid().toUpperCase(),
       () => `${this.uuid()};x=1`,
@@ -320,7 +338,35 @@ class Generator {
 
   /** A query value for `limit`: odd numbers, not numbers, repeated. */
   oddLimit(): string {
-    return this.pick(['0', '-1', '1.5', '1e2', '1e400', 'NaN', 'Infinity', '-Infinity', '99999999999999999999999', '', 'abc', '%00', '%ZZ', '1&limit=2', '+5', '%205', '0x10', '101', '1001', '1000000', '1,2', '１', '2%00', '100', '1'].map((value) => value));
+    return this.pick(
+      [
+        '0',
+        '-1',
+        '1.5',
+        '1e2',
+        '1e400',
+        'NaN',
+        'Infinity',
+        '-Infinity',
+        '99999999999999999999999',
+        '',
+        'abc',
+        '%00',
+        '%ZZ',
+        '1&limit=2',
+        '+5',
+        '%205',
+        '0x10',
+        '101',
+        '1001',
+        '1000000',
+        '1,2',
+        '１',
+        '2%00',
+        '100',
+        '1',
+      ].map((value) => value),
+    );
   }
 
   /** A cursor no list handed out: garbage, huge, well-formed JSON of the wrong shape, forged keys. */
@@ -328,30 +374,30 @@ class Generator {
     const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
     const owner = this.context.managerClientId;
     const cursor = this.pick([
-        () => this.letters(this.int(1, 40)),
-        () => 'x'.repeat(this.int(2000, 12_000)),
-        () => b64('not json'),
-        () => b64(null),
-        () => b64([1, 2]),
-        () => b64({}),
-        () => b64({ owner: { S: owner }, id: { S: this.uuid() } }),
-        () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { S: new Date().toISOString() } }),
-        () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { N: '1' } }),
-        () => b64({ owner: { S: owner }, id: { S: 'x'.repeat(this.int(2049, 3000)) }, createdAt: { S: '2026' } }),
-        () => b64({ owner: { S: owner }, id: { S: '' }, createdAt: { S: '' } }),
-        () => b64({ owner: { S: owner }, id: { S: this.uuid() }, extra: { S: 'x' } }),
-        () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { BOOL: true } }),
-        () => b64({ owner: { S: 'someone-else' }, id: { S: this.uuid() }, createdAt: { S: '2026' } }),
-        () => b64({ pk: `sub#${subscriptionId}`, sk: 'attempt#' }),
-        () => b64({ pk: `sub#${subscriptionId}`, sk: `attempt#${'z'.repeat(this.int(1025, 3000))}` }),
-        () => b64({ pk: `sub#${subscriptionId}`, sk: `dead#${'z'.repeat(this.int(1025, 3000))}` }),
-        () => b64({ pk: `sub#${subscriptionId}`, sk: 'dead#' }),
-        () => b64({ pk: `sub#${subscriptionId}`, sk: 42 }),
-        () => b64({ pk: `sub#${this.uuid()}`, sk: 'attempt#x' }),
-        () => `${b64({ owner: { S: owner } })}====`,
-        () => this.pick(this.context.listCursors.length > 0 ? this.context.listCursors : ['e30']),
-        () => '%%%',
-      ])();
+      () => this.letters(this.int(1, 40)),
+      () => 'x'.repeat(this.int(2000, 12_000)),
+      () => b64('not json'),
+      () => b64(null),
+      () => b64([1, 2]),
+      () => b64({}),
+      () => b64({ owner: { S: owner }, id: { S: this.uuid() } }),
+      () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { S: new Date().toISOString() } }),
+      () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { N: '1' } }),
+      () => b64({ owner: { S: owner }, id: { S: 'x'.repeat(this.int(2049, 3000)) }, createdAt: { S: '2026' } }),
+      () => b64({ owner: { S: owner }, id: { S: '' }, createdAt: { S: '' } }),
+      () => b64({ owner: { S: owner }, id: { S: this.uuid() }, extra: { S: 'x' } }),
+      () => b64({ owner: { S: owner }, id: { S: this.uuid() }, createdAt: { BOOL: true } }),
+      () => b64({ owner: { S: 'someone-else' }, id: { S: this.uuid() }, createdAt: { S: '2026' } }),
+      () => b64({ pk: `sub#${subscriptionId}`, sk: 'attempt#' }),
+      () => b64({ pk: `sub#${subscriptionId}`, sk: `attempt#${'z'.repeat(this.int(1025, 3000))}` }),
+      () => b64({ pk: `sub#${subscriptionId}`, sk: `dead#${'z'.repeat(this.int(1025, 3000))}` }),
+      () => b64({ pk: `sub#${subscriptionId}`, sk: 'dead#' }),
+      () => b64({ pk: `sub#${subscriptionId}`, sk: 42 }),
+      () => b64({ pk: `sub#${this.uuid()}`, sk: 'attempt#x' }),
+      () => `${b64({ owner: { S: owner } })}====`,
+      () => this.pick(this.context.listCursors.length > 0 ? this.context.listCursors : ['e30']),
+      () => '%%%',
+    ])();
     // Mostly as a client should send it; sometimes raw, so '%', '+', '=' and '&' arrive unescaped.
     return this.chance(0.8) ? encodeURIComponent(cursor) : cursor;
   }
@@ -383,9 +429,18 @@ class Generator {
       [[['Authorization', Buffer.concat([Buffer.from('Bearer '), this.bytes(20)])]], 'raw bytes'],
       [[['Authorization', `Bearer ${this.context.tokens.wrongScope}`]], 'token without the scope'],
       [[['Authorization', `Bearer ${header}.${payload}.${signature}.${signature}`]], 'four segments'],
-      [[['Authorization', `Bearer ${token}`], ['Authorization', `Bearer ${token}`]], 'two Authorization headers'],
+      [
+        [
+          ['Authorization', `Bearer ${token}`],
+          ['Authorization', `Bearer ${token}`],
+        ],
+        'two Authorization headers',
+      ],
       [[['Authorization', `Bearer ${token}x`]], 'token with a trailing character'],
-      [[['Authorization', `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'unknown-kid' })).toString('base64url')}.${payload}.${signature}`]], 'unknown kid'],
+      [
+        [['Authorization', `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'unknown-kid' })).toString('base64url')}.${payload}.${signature}`]],
+        'unknown kid',
+      ],
     ];
     const [headers, why] = this.pick(options);
     return { headers, why };
@@ -403,7 +458,14 @@ class Generator {
       [[['Idempotency-Key', this.uuid().toUpperCase()]], 'upper-case UUIDv4', false],
       [[['Idempotency-Key', `"${this.uuid()}"`]], 'quoted UUIDv4', false],
       [[['Idempotency-Key', `"${this.uuid()}`]], 'half-quoted', true],
-      [[['Idempotency-Key', this.key()], ['Idempotency-Key', this.key()]], 'two keys', true],
+      [
+        [
+          ['Idempotency-Key', this.key()],
+          ['Idempotency-Key', this.key()],
+        ],
+        'two keys',
+        true,
+      ],
       [[['Idempotency-Key', 'f'.repeat(this.int(1000, 12_000))]], 'huge key', true],
       [[['Idempotency-Key', Buffer.concat([Buffer.from(this.uuid().slice(0, 30)), this.bytes(6)])]], 'raw bytes in the key', true],
       [[['Idempotency-Key', `${this.uuid()}\t`]], 'trailing tab', false],
@@ -505,7 +567,12 @@ const structuredMutators: Mutator[] = [
   {
     name: 'structured/deep-data',
     weight: 2,
-    make: (g) => ({ mutation: '', ...g.structured(`{"specversion":"1.0","id":"deep-${g.uuid()}","source":"${SOURCES[0]}","type":"${EVENT_TYPE}","data":${g.deep(g.pick([100, 1000, 10_000, 100_000, g.int(1, 300_000)]))}}`) }),
+    make: (g) => ({
+      mutation: '',
+      ...g.structured(
+        `{"specversion":"1.0","id":"deep-${g.uuid()}","source":"${SOURCES[0]}","type":"${EVENT_TYPE}","data":${g.deep(g.pick([100, 1000, 10_000, 100_000, g.int(1, 300_000)]))}}`,
+      ),
+    }),
   },
   {
     name: 'structured/deep-extension',
@@ -525,8 +592,19 @@ const structuredMutators: Mutator[] = [
       // Only a member the event really has is named twice: prepending `subject` to an event
       // without one is a valid event, not a duplicate. One draw whatever the event holds, so the
       // requests after this one stay the same.
-      const name = g.pick(['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter((member) => member in event));
-      const other = name === 'specversion' ? '1.0' : name === 'time' ? '2026-02-02T00:00:00Z' : name === 'data' ? '{"other":true}' : name === 'data_base64' ? 'b3RoZXI=' : `${String(event[name] ?? 'x')}-other`;
+      const name = g.pick(
+        ['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter((member) => member in event),
+      );
+      const other =
+        name === 'specversion'
+          ? '1.0'
+          : name === 'time'
+            ? '2026-02-02T00:00:00Z'
+            : name === 'data'
+              ? '{"other":true}'
+              : name === 'data_base64'
+                ? 'b3RoZXI='
+                : `${String(event[name] ?? 'x')}-other`;
       const member = `${JSON.stringify(name)}:${name === 'data' ? other : JSON.stringify(other)}`;
       const text = g.chance(0.5) ? withMemberText(JSON.stringify(event), member) : `${JSON.stringify(event).slice(0, -1)},${member}}`;
       return { mutation: '', ...g.structured(text), mustRefuse: `the member "${name}" appears twice (issue 8, item 7)` };
@@ -650,8 +728,18 @@ const structuredMutators: Mutator[] = [
     name: 'structured/datacontenttype-not-a-header-value',
     weight: 2,
     make: (g) => {
-      const datacontenttype = g.pick(['text/plain; name="Ω"', 'text/plain; x="\u0001"', 'text/plain\r\nx: y', 'text/plain; name="ſ"', `text/plain; x="${'\u0100'}"`]);
-      return { mutation: '', ...g.structured(JSON.stringify(g.event({ datacontenttype, data: 'x' }))), mustRefuse: 'datacontenttype cannot travel as a Content-Type header (issue 8, item 8)' };
+      const datacontenttype = g.pick([
+        'text/plain; name="Ω"',
+        'text/plain; x="\u0001"',
+        'text/plain\r\nx: y',
+        'text/plain; name="ſ"',
+        `text/plain; x="${'\u0100'}"`,
+      ]);
+      return {
+        mutation: '',
+        ...g.structured(JSON.stringify(g.event({ datacontenttype, data: 'x' }))),
+        mustRefuse: 'datacontenttype cannot travel as a Content-Type header (issue 8, item 8)',
+      };
     },
   },
 ];
@@ -699,7 +787,12 @@ const batchMutators: Mutator[] = [
       const count = g.int(100, 1000);
       const source = `/fuzz/${'s'.repeat(g.int(500, 2000))}`;
       const idLength = g.int(500, 1500);
-      const events = Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `${g.letters(8)}-${i}-${'i'.repeat(idLength)}`, source, type: EVENT_TYPE }));
+      const events = Array.from({ length: count }, (_, i) => ({
+        specversion: '1.0',
+        id: `${g.letters(8)}-${i}-${'i'.repeat(idLength)}`,
+        source,
+        type: EVENT_TYPE,
+      }));
       return { mutation: '', ...g.batch(JSON.stringify(events)) };
     },
   },
@@ -708,7 +801,11 @@ const batchMutators: Mutator[] = [
     weight: 0.3,
     make: (g) => {
       const count = g.int(1001, 3000);
-      return { mutation: '', ...g.batch(JSON.stringify(Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `m${i}`, source: '/f', type: EVENT_TYPE })))), mustRefuse: 'more events than one batch may hold' };
+      return {
+        mutation: '',
+        ...g.batch(JSON.stringify(Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `m${i}`, source: '/f', type: EVENT_TYPE })))),
+        mustRefuse: 'more events than one batch may hold',
+      };
     },
   },
   {
@@ -719,12 +816,21 @@ const batchMutators: Mutator[] = [
   {
     name: 'batch/nested-arrays',
     weight: 1,
-    make: (g) => ({ mutation: '', ...g.batch(g.pick([`[[${JSON.stringify(g.event())}]]`, g.deep(g.int(10, 200_000), 'array'), '{}', '[', `[${JSON.stringify(g.event())},]`, '[,]', '[null]'])) }),
+    make: (g) => ({
+      mutation: '',
+      ...g.batch(
+        g.pick([`[[${JSON.stringify(g.event())}]]`, g.deep(g.int(10, 200_000), 'array'), '{}', '[', `[${JSON.stringify(g.event())},]`, '[,]', '[null]']),
+      ),
+    }),
   },
   {
     name: 'batch/data-and-data_base64',
     weight: 1,
-    make: (g) => ({ mutation: '', ...g.batch(JSON.stringify([g.event(), { ...g.event(), data: null, data_base64: 'aGFsbG8=' }])), mustRefuse: 'data and data_base64 together in a batch member (issue 8, item 6)' }),
+    make: (g) => ({
+      mutation: '',
+      ...g.batch(JSON.stringify([g.event(), { ...g.event(), data: null, data_base64: 'aGFsbG8=' }])),
+      mustRefuse: 'data and data_base64 together in a batch member (issue 8, item 6)',
+    }),
   },
   {
     name: 'batch/huge-member',
@@ -732,7 +838,15 @@ const batchMutators: Mutator[] = [
     make: (g) => {
       const event = g.event();
       delete event['data'];
-      return { mutation: '', ...g.batch(JSON.stringify([g.event(), { ...event, datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(g.int(2, 5) * MIB).toString('base64') }])) };
+      return {
+        mutation: '',
+        ...g.batch(
+          JSON.stringify([
+            g.event(),
+            { ...event, datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(g.int(2, 5) * MIB).toString('base64') },
+          ]),
+        ),
+      };
     },
   },
 ];
@@ -755,7 +869,11 @@ const binaryMutators: Mutator[] = [
       const broken = g.pick(['%', '%G1', '%C3', '%C3%28', '%FF', '%00', '%E2%82', '%ED%A0%80', 'abc%', '%%', '%2', '%c0%af']);
       headers[at] = [headers[at]![0], `${String(headers[at]![1])}${broken}`];
       // %00 decodes to valid UTF-8 (a NUL the attribute rules judge); the rest is not percent-encoded UTF-8.
-      return { mutation: '', ...g.binaryRequest(headers, body, contentType), ...(broken === '%00' ? {} : { mustRefuse: `${headers[at]![0]} is not percent-encoded UTF-8 (HTTP-2)` }) };
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, body, contentType),
+        ...(broken === '%00' ? {} : { mustRefuse: `${headers[at]![0]} is not percent-encoded UTF-8 (HTTP-2)` }),
+      };
     },
   },
   {
@@ -784,7 +902,11 @@ const binaryMutators: Mutator[] = [
     make: (g) => {
       const { headers, body, contentType } = g.binary();
       headers.push(['ce-datacontenttype', g.pick(['application/json', 'text/plain', contentType])]);
-      return { mutation: '', ...g.binaryRequest(headers, body, contentType), mustRefuse: 'ce-datacontenttype must not be present in binary mode (issue 8, item 4)' };
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, body, contentType),
+        mustRefuse: 'ce-datacontenttype must not be present in binary mode (issue 8, item 4)',
+      };
     },
   },
   {
@@ -793,7 +915,15 @@ const binaryMutators: Mutator[] = [
     make: (g) => {
       const { headers, body, contentType } = g.binary();
       const gone = g.pick(['ce-id', 'ce-source', 'ce-type']);
-      return { mutation: '', ...g.binaryRequest(headers.filter(([name]) => name !== gone), body, contentType), mustRefuse: `${gone} is required (CE-3)` };
+      return {
+        mutation: '',
+        ...g.binaryRequest(
+          headers.filter(([name]) => name !== gone),
+          body,
+          contentType,
+        ),
+        mustRefuse: `${gone} is required (CE-3)`,
+      };
     },
   },
   {
@@ -801,8 +931,35 @@ const binaryMutators: Mutator[] = [
     weight: 4,
     make: (g) => {
       const { headers, body, contentType } = g.binary();
-      const name = g.pick(['ce-specversion', 'ce-id', 'ce-source', 'ce-type', 'ce-time', 'ce-dataschema', 'ce-subject', 'ce-fuzzext', 'ce-Upper', 'ce-', 'ce-with_underscore', `ce-${'x'.repeat(g.int(21, 200))}`]);
-      const value = g.pick(['', ' ', '0.3', '2.0', 'not a time', '2026-02-30T00:00:00Z', 'http://[::1', '%20', 'a'.repeat(g.int(1000, 8000)), '"quoted"', 'a, b', 'urn:', '\t']);
+      const name = g.pick([
+        'ce-specversion',
+        'ce-id',
+        'ce-source',
+        'ce-type',
+        'ce-time',
+        'ce-dataschema',
+        'ce-subject',
+        'ce-fuzzext',
+        'ce-Upper',
+        'ce-',
+        'ce-with_underscore',
+        `ce-${'x'.repeat(g.int(21, 200))}`,
+      ]);
+      const value = g.pick([
+        '',
+        ' ',
+        '0.3',
+        '2.0',
+        'not a time',
+        '2026-02-30T00:00:00Z',
+        'http://[::1',
+        '%20',
+        'a'.repeat(g.int(1000, 8000)),
+        '"quoted"',
+        'a, b',
+        'urn:',
+        '\t',
+      ]);
       return { mutation: '', ...g.binaryRequest([...headers.filter(([n]) => n !== name), [name, value]], body, contentType) };
     },
   },
@@ -854,7 +1011,10 @@ const binaryMutators: Mutator[] = [
     weight: 0.06,
     make: (g) => {
       const { headers } = g.binary();
-      return { mutation: '', ...g.binaryRequest(headers, Buffer.alloc(g.int(1, 9) * MIB, g.int(0, 255)), g.pick(['application/octet-stream', 'application/json', 'text/plain'])) };
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, Buffer.alloc(g.int(1, 9) * MIB, g.int(0, 255)), g.pick(['application/octet-stream', 'application/json', 'text/plain'])),
+      };
     },
   },
   {
@@ -879,10 +1039,30 @@ const headerMutators: Mutator[] = [
       const route = g.pick(['events', 'subscriptions', 'subscription', 'deliveries', 'redrive']);
       const key = ['Idempotency-Key', g.key()] as [string, string];
       const requests: Record<string, () => Omit<FuzzRequest, 'mutation'>> = {
-        events: () => ({ method: 'POST', target: '/events', headers: [...headers, key, ['Content-Type', 'application/cloudevents+json']], body: Buffer.from(JSON.stringify(g.event())) }),
-        subscriptions: () => ({ method: 'POST', target: '/subscriptions', headers: [...headers, key, ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(g.subscriptionBody())) }),
-        subscription: () => ({ method: g.pick(['GET', 'DELETE']), target: `/subscriptions/${g.subscriptionId()}`, headers: [...headers, key], body: Buffer.alloc(0) }),
-        deliveries: () => ({ method: 'GET', target: `/subscriptions/${g.subscriptionId()}/${g.pick(['deliveries', 'dead-letters'])}`, headers, body: Buffer.alloc(0) }),
+        events: () => ({
+          method: 'POST',
+          target: '/events',
+          headers: [...headers, key, ['Content-Type', 'application/cloudevents+json']],
+          body: Buffer.from(JSON.stringify(g.event())),
+        }),
+        subscriptions: () => ({
+          method: 'POST',
+          target: '/subscriptions',
+          headers: [...headers, key, ['Content-Type', 'application/json']],
+          body: Buffer.from(JSON.stringify(g.subscriptionBody())),
+        }),
+        subscription: () => ({
+          method: g.pick(['GET', 'DELETE']),
+          target: `/subscriptions/${g.subscriptionId()}`,
+          headers: [...headers, key],
+          body: Buffer.alloc(0),
+        }),
+        deliveries: () => ({
+          method: 'GET',
+          target: `/subscriptions/${g.subscriptionId()}/${g.pick(['deliveries', 'dead-letters'])}`,
+          headers,
+          body: Buffer.alloc(0),
+        }),
         redrive: () => ({ method: 'POST', target: '/deliveries/dead-letter-queue/redrive', headers: [...headers, key], body: Buffer.alloc(0) }),
       };
       return { mutation: '', ...requests[route]!(), mustRefuse: `the access token is unusable (${why})` };
@@ -895,10 +1075,30 @@ const headerMutators: Mutator[] = [
       const { headers, why, refuse } = g.brokenKey();
       const route = g.pick(['events', 'subscriptions', 'patch', 'resume']);
       const requests: Record<string, () => Omit<FuzzRequest, 'mutation'>> = {
-        events: () => ({ method: 'POST', target: '/events', headers: [...g.auth('publisher'), ...headers, ['Content-Type', 'application/cloudevents+json']], body: Buffer.from(JSON.stringify(g.event())) }),
-        subscriptions: () => ({ method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ...headers, ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(g.subscriptionBody())) }),
-        patch: () => ({ method: 'PATCH', target: `/subscriptions/${g.subscriptionId()}`, headers: [...g.auth('manager'), ...headers, ['Content-Type', 'application/merge-patch+json']], body: Buffer.from('{"types":["nl.example.fuzz.v1"]}') }),
-        resume: () => ({ method: 'POST', target: `/subscriptions/${g.subscriptionId()}/resume`, headers: [...g.auth('manager'), ...headers], body: Buffer.alloc(0) }),
+        events: () => ({
+          method: 'POST',
+          target: '/events',
+          headers: [...g.auth('publisher'), ...headers, ['Content-Type', 'application/cloudevents+json']],
+          body: Buffer.from(JSON.stringify(g.event())),
+        }),
+        subscriptions: () => ({
+          method: 'POST',
+          target: '/subscriptions',
+          headers: [...g.auth('manager'), ...headers, ['Content-Type', 'application/json']],
+          body: Buffer.from(JSON.stringify(g.subscriptionBody())),
+        }),
+        patch: () => ({
+          method: 'PATCH',
+          target: `/subscriptions/${g.subscriptionId()}`,
+          headers: [...g.auth('manager'), ...headers, ['Content-Type', 'application/merge-patch+json']],
+          body: Buffer.from('{"types":["nl.example.fuzz.v1"]}'),
+        }),
+        resume: () => ({
+          method: 'POST',
+          target: `/subscriptions/${g.subscriptionId()}/resume`,
+          headers: [...g.auth('manager'), ...headers],
+          body: Buffer.alloc(0),
+        }),
       };
       return { mutation: '', ...requests[route]!(), ...(refuse ? { mustRefuse: `the Idempotency-Key is unusable (${why})` } : {}) };
     },
@@ -911,7 +1111,11 @@ const headerMutators: Mutator[] = [
       // Short lines, so the count passes Node's 2000 before the size passes its 16 KiB; an
       // optional attribute last, where a host that drops lines past its count loses it silently.
       const filler: HeaderList = Array.from({ length: g.int(1990, 2100) }, () => ['a', ''] as [string, string]);
-      return { mutation: '', ...g.binaryRequest([...headers, ...filler, ['ce-subject', 'the-last-header']], body, contentType), mustRefuse: 'more header lines than the host reads (issue 8, item 12)' };
+      return {
+        mutation: '',
+        ...g.binaryRequest([...headers, ...filler, ['ce-subject', 'the-last-header']], body, contentType),
+        mustRefuse: 'more header lines than the host reads (issue 8, item 12)',
+      };
     },
   },
   {
@@ -927,7 +1131,9 @@ const headerMutators: Mutator[] = [
     name: 'headers/overlong-value',
     weight: 1,
     make: (g) => {
-      const request = g.chance(0.5) ? g.structured(JSON.stringify(g.event())) : { method: 'GET', target: '/subscriptions', headers: g.auth('manager'), body: Buffer.alloc(0) };
+      const request = g.chance(0.5)
+        ? g.structured(JSON.stringify(g.event()))
+        : { method: 'GET', target: '/subscriptions', headers: g.auth('manager'), body: Buffer.alloc(0) };
       const name = g.pick(['x-long', 'user-agent', 'ce-subject', 'accept', 'cookie', 'traceparent']);
       return { mutation: '', ...request, headers: [...request.headers, [name, 'v'.repeat(g.int(8000, 70_000))]] };
     },
@@ -980,14 +1186,26 @@ const subscriptionMutators: Mutator[] = [
   {
     name: 'subscriptions/create-valid',
     weight: 1,
-    make: (g) => ({ mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(g.subscriptionBody())) }),
+    make: (g) => ({
+      mutation: '',
+      method: 'POST',
+      target: '/subscriptions',
+      headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+      body: Buffer.from(JSON.stringify(g.subscriptionBody())),
+    }),
   },
   {
     name: 'subscriptions/create-wrong-type-member',
     weight: 5,
     make: (g) => {
       const body = g.subscriptionBody({ [g.pick([...SUBSCRIPTION_MEMBERS, 'id', 'status', 'owner', 'unknown', '__proto__'])]: g.oddValue() });
-      return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth(g.pick(['manager', 'manager', 'stranger'])), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(body)) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth(g.pick(['manager', 'manager', 'stranger'])), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(JSON.stringify(body)),
+      };
     },
   },
   {
@@ -999,7 +1217,13 @@ const subscriptionMutators: Mutator[] = [
       const lone = g.pick(['\ud800', '\udfff', 'x\udbff', '\udc00\ud800', '😀\ud83d']);
       const where = g.pick(['source', 'type', 'filter', 'filter-name']);
       const conditions =
-        where === 'source' ? { source: lone } : where === 'type' ? { types: [EVENT_TYPE, lone] } : where === 'filter' ? { filters: [{ exact: { subject: lone } }] } : { filters: [{ exact: { [`x${lone}`]: 'y' } }] };
+        where === 'source'
+          ? { source: lone }
+          : where === 'type'
+            ? { types: [EVENT_TYPE, lone] }
+            : where === 'filter'
+              ? { filters: [{ exact: { subject: lone } }] }
+              : { filters: [{ exact: { [`x${lone}`]: 'y' } }] };
       const body = g.subscriptionBody(conditions);
       return {
         mutation: '',
@@ -1033,7 +1257,13 @@ const subscriptionMutators: Mutator[] = [
         ' https://ontvanger.example/',
         'https://ontvanger.example/\u0000',
       ]);
-      return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(JSON.stringify(g.subscriptionBody({ sink }))) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(JSON.stringify(g.subscriptionBody({ sink }))),
+      };
     },
   },
   {
@@ -1059,7 +1289,13 @@ const subscriptionMutators: Mutator[] = [
       } catch {
         body = JSON.stringify(g.subscriptionBody({ filters: [] }));
       }
-      return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(body),
+      };
     },
   },
   {
@@ -1069,7 +1305,13 @@ const subscriptionMutators: Mutator[] = [
       const depth = g.pick([9, 100, 10_000, g.int(1, 200_000)]);
       const filters = `[${'{"not":'.repeat(depth)}{"exact":{"type":"x"}}${'}'.repeat(depth)}]`;
       const base = JSON.stringify(g.subscriptionBody());
-      return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(`${base.slice(0, -1)},"filters":${filters}}`) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(`${base.slice(0, -1)},"filters":${filters}}`),
+      };
     },
   },
   {
@@ -1094,7 +1336,13 @@ const subscriptionMutators: Mutator[] = [
         ['application/json', `{${Array.from({ length: g.int(100, 20_000) }, (_, i) => `"unknown${i}${'x'.repeat(g.int(0, 50))}":1`).join(',')}}`],
         ['application/json', `{"${'n'.repeat(g.int(10_000, 500_000))}":1}`],
       ]);
-      return { mutation: '', method: 'POST', target: '/subscriptions', headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', contentType]], body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/subscriptions',
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', contentType]],
+        body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+      };
     },
   },
   {
@@ -1113,7 +1361,13 @@ const subscriptionMutators: Mutator[] = [
         () => `limit=1#fragment`,
         () => `x=${'y'.repeat(g.int(1000, 12_000))}`,
       ])();
-      return { mutation: '', method: 'GET', target: `/subscriptions?${query}`, headers: g.auth(g.pick(['manager', 'manager', 'admin', 'stranger'])), body: Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method: 'GET',
+        target: `/subscriptions?${query}`,
+        headers: g.auth(g.pick(['manager', 'manager', 'admin', 'stranger'])),
+        body: Buffer.alloc(0),
+      };
     },
   },
   {
@@ -1125,7 +1379,11 @@ const subscriptionMutators: Mutator[] = [
         mutation: '',
         method,
         target: `/subscriptions/${g.oddId()}`,
-        headers: [...g.auth(g.pick(['manager', 'admin'])), ['Idempotency-Key', g.key()], ...(method === 'PATCH' ? ([['Content-Type', 'application/merge-patch+json']] as HeaderList) : [])],
+        headers: [
+          ...g.auth(g.pick(['manager', 'admin'])),
+          ['Idempotency-Key', g.key()],
+          ...(method === 'PATCH' ? ([['Content-Type', 'application/merge-patch+json']] as HeaderList) : []),
+        ],
         body: method === 'PATCH' ? Buffer.from('{"types":["nl.example.fuzz.v1"]}') : Buffer.alloc(0),
       };
     },
@@ -1158,7 +1416,13 @@ const subscriptionMutators: Mutator[] = [
         ['text/plain', '{}'],
         ['application/merge-patch+json; charset=latin1', '{}'],
       ]);
-      return { mutation: '', method: 'PATCH', target: `/subscriptions/${g.subscriptionId()}`, headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', contentType]], body: Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'PATCH',
+        target: `/subscriptions/${g.subscriptionId()}`,
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', contentType]],
+        body: Buffer.from(body),
+      };
     },
   },
   {
@@ -1168,7 +1432,13 @@ const subscriptionMutators: Mutator[] = [
       const depth = g.pick([100, 1000, 10_000, g.int(1, 300_000)]);
       const member = g.pick(['filters', 'sinkcredential', 'unknown', 'types', 'sink']);
       const body = `{"${member}":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
-      return { mutation: '', method: 'PATCH', target: `/subscriptions/${g.subscriptionId()}`, headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/merge-patch+json']], body: Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'PATCH',
+        target: `/subscriptions/${g.subscriptionId()}`,
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/merge-patch+json']],
+        body: Buffer.from(body),
+      };
     },
   },
   {
@@ -1200,7 +1470,13 @@ const deliveryMutators: Mutator[] = [
         () => `limit=${g.int(1, 100)}&cursor=${g.oddCursor(id)}`,
         () => 'cursor=&limit=',
       ])();
-      return { mutation: '', method: 'GET', target: `/subscriptions/${id}/${list}?${query}`, headers: g.auth(g.pick(['manager', 'admin', 'stranger'])), body: Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method: 'GET',
+        target: `/subscriptions/${id}/${list}?${query}`,
+        headers: g.auth(g.pick(['manager', 'admin', 'stranger'])),
+        body: Buffer.alloc(0),
+      };
     },
   },
   {
@@ -1213,7 +1489,15 @@ const deliveryMutators: Mutator[] = [
         mutation: '',
         method: post ? 'POST' : 'GET',
         target: `/subscriptions/${g.oddId()}/${what}`,
-        headers: [...g.auth(g.pick(['manager', 'admin'])), ...(post ? ([['Idempotency-Key', g.key()], ['Content-Type', 'application/json']] as HeaderList) : [])],
+        headers: [
+          ...g.auth(g.pick(['manager', 'admin'])),
+          ...(post
+            ? ([
+                ['Idempotency-Key', g.key()],
+                ['Content-Type', 'application/json'],
+              ] as HeaderList)
+            : []),
+        ],
         body: what === 'dead-letters/redrive' ? Buffer.from('{"all":true}') : Buffer.alloc(0),
       };
     },
@@ -1240,7 +1524,13 @@ const deliveryMutators: Mutator[] = [
         '{"__proto__":{"all":true}}',
         g.deep(g.int(1000, 200_000)),
       ]);
-      return { mutation: '', method: 'POST', target: `/subscriptions/${g.subscriptionId()}/dead-letters/redrive`, headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']], body: Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: `/subscriptions/${g.subscriptionId()}/dead-letters/redrive`,
+        headers: [...g.auth('manager'), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        body: Buffer.from(body),
+      };
     },
   },
   {
@@ -1252,7 +1542,11 @@ const deliveryMutators: Mutator[] = [
         mutation: '',
         method: 'POST',
         target: queue ? '/deliveries/dead-letter-queue/redrive' : `/subscriptions/${g.subscriptionId()}/resume`,
-        headers: [...g.auth(g.pick(['manager', 'admin', 'wrongScope'])), ['Idempotency-Key', g.key()], ...(g.chance(0.5) ? ([['Content-Type', g.pick(['application/json', 'text/plain', 'application/cloudevents+json'])]] as HeaderList) : [])],
+        headers: [
+          ...g.auth(g.pick(['manager', 'admin', 'wrongScope'])),
+          ['Idempotency-Key', g.key()],
+          ...(g.chance(0.5) ? ([['Content-Type', g.pick(['application/json', 'text/plain', 'application/cloudevents+json'])]] as HeaderList) : []),
+        ],
         body: g.chance(0.5) ? Buffer.alloc(0) : Buffer.from(g.pick(['{}', '[]', 'garbage', g.deep(g.int(10, 100_000))])),
       };
     },
@@ -1275,7 +1569,13 @@ const otherMutators: Mutator[] = [
         ['DELETE', '/health'],
         ['OPTIONS', '/openapi.json'],
       ]);
-      return { mutation: '', method, target, headers: g.chance(0.5) ? g.brokenAuthorization().headers : [], body: g.chance(0.2) ? Buffer.from('{"unexpected":"body"}') : Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method,
+        target,
+        headers: g.chance(0.5) ? g.brokenAuthorization().headers : [],
+        body: g.chance(0.2) ? Buffer.from('{"unexpected":"body"}') : Buffer.alloc(0),
+      };
     },
   },
   {
@@ -1283,7 +1583,11 @@ const otherMutators: Mutator[] = [
     weight: 2,
     make: (g) => {
       const headers: HeaderList = [];
-      if (g.chance(0.8)) headers.push(['WebHook-Request-Origin', g.pick(['publisher.example', '', '*', 'a'.repeat(g.int(100, 8000)), 'evil.example, other.example', Buffer.from([0xff, 0xfe])])]);
+      if (g.chance(0.8))
+        headers.push([
+          'WebHook-Request-Origin',
+          g.pick(['publisher.example', '', '*', 'a'.repeat(g.int(100, 8000)), 'evil.example, other.example', Buffer.from([0xff, 0xfe])]),
+        ]);
       if (g.chance(0.5)) headers.push(['WebHook-Request-Rate', g.pick(['120', '*', '-1', '0', 'abc', '1e400', ''])]);
       if (g.chance(0.5)) headers.push(['WebHook-Request-Callback', g.pick(['https://publisher.example/cb', 'not a url', 'http://169.254.169.254/', ''])]);
       return { mutation: '', method: 'OPTIONS', target: '/events', headers, body: g.chance(0.2) ? Buffer.from('body on OPTIONS') : Buffer.alloc(0) };
@@ -1305,7 +1609,16 @@ const otherMutators: Mutator[] = [
         'grant_type=client_credentials&client_id=dev-publisher&client_secret=x&scope=%00',
       ]);
       const contentType = g.pick(['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/x-www-form-urlencoded; charset=latin1']);
-      return { mutation: '', method: 'POST', target: '/oauth/token', headers: [['Content-Type', contentType], ...(g.chance(0.3) ? ([['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])]] as HeaderList) : [])], body: Buffer.from(body) };
+      return {
+        mutation: '',
+        method: 'POST',
+        target: '/oauth/token',
+        headers: [
+          ['Content-Type', contentType],
+          ...(g.chance(0.3) ? ([['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])]] as HeaderList) : []),
+        ],
+        body: Buffer.from(body),
+      };
     },
   },
   {
@@ -1339,29 +1652,69 @@ const otherMutators: Mutator[] = [
         '/événements',
         `/${'a/'.repeat(g.int(100, 3000))}`,
       ]);
-      return { mutation: '', method: g.pick(['GET', 'POST', 'DELETE', 'PATCH', 'PUT']), target, headers: g.chance(0.5) ? g.auth(g.pick(['publisher', 'manager'])) : [], body: Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method: g.pick(['GET', 'POST', 'DELETE', 'PATCH', 'PUT']),
+        target,
+        headers: g.chance(0.5) ? g.auth(g.pick(['publisher', 'manager'])) : [],
+        body: Buffer.alloc(0),
+      };
     },
   },
   {
     name: 'other/unexpected-method',
     weight: 3,
     make: (g) => {
-      const target = g.pick(['/events', '/subscriptions', `/subscriptions/${g.subscriptionId()}`, `/subscriptions/${g.subscriptionId()}/deliveries`, `/subscriptions/${g.subscriptionId()}/resume`, '/deliveries/dead-letter-queue/redrive', '/health', '/oauth/token', '/.well-known/jwks.json']);
+      const target = g.pick([
+        '/events',
+        '/subscriptions',
+        `/subscriptions/${g.subscriptionId()}`,
+        `/subscriptions/${g.subscriptionId()}/deliveries`,
+        `/subscriptions/${g.subscriptionId()}/resume`,
+        '/deliveries/dead-letter-queue/redrive',
+        '/health',
+        '/oauth/token',
+        '/.well-known/jwks.json',
+      ]);
       const method = g.pick(['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'POST', 'TRACE', 'PROPFIND', 'PURGE', 'LINK', 'SEARCH', 'REPORT', 'MKCOL']);
-      return { mutation: '', method, target, headers: [...g.auth(g.pick(['publisher', 'manager', 'admin'])), ['Idempotency-Key', g.key()]], body: Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method,
+        target,
+        headers: [...g.auth(g.pick(['publisher', 'manager', 'admin'])), ['Idempotency-Key', g.key()]],
+        body: Buffer.alloc(0),
+      };
     },
   },
   {
     name: 'other/odd-request-target',
     weight: 1,
     make: (g) => {
-      const target = g.pick(['*', `http://127.0.0.1/subscriptions`, 'http://other.example/health', '/subscriptions?', '/subscriptions?&', '/subscriptions??limit=1', '/health#frag', '/health?%', `/health?${'q'.repeat(g.int(1000, 12_000))}`]);
+      const target = g.pick([
+        '*',
+        `http://127.0.0.1/subscriptions`,
+        'http://other.example/health',
+        '/subscriptions?',
+        '/subscriptions?&',
+        '/subscriptions??limit=1',
+        '/health#frag',
+        '/health?%',
+        `/health?${'q'.repeat(g.int(1000, 12_000))}`,
+      ]);
       return { mutation: '', method: g.pick(['GET', 'OPTIONS']), target, headers: g.auth('manager'), body: Buffer.alloc(0) };
     },
   },
 ];
 
-const MUTATORS: readonly Mutator[] = [...structuredMutators, ...batchMutators, ...binaryMutators, ...headerMutators, ...subscriptionMutators, ...deliveryMutators, ...otherMutators];
+const MUTATORS: readonly Mutator[] = [
+  ...structuredMutators,
+  ...batchMutators,
+  ...binaryMutators,
+  ...headerMutators,
+  ...subscriptionMutators,
+  ...deliveryMutators,
+  ...otherMutators,
+];
 
 /** A short, stable fingerprint of a request's bytes, for naming repro files and spotting repeats. */
 export function requestDigest(request: FuzzRequest): string {

@@ -172,7 +172,13 @@ class ResponseReader {
 
   private response(body: Buffer): RawResponse {
     const { status, headers } = this.head!;
-    return { kind: 'response', status, headers, body: body.length > this.keepBodyBytes ? Buffer.from(body.subarray(0, this.keepBodyBytes)) : body, bodyBytes: body.length };
+    return {
+      kind: 'response',
+      status,
+      headers,
+      body: body.length > this.keepBodyBytes ? Buffer.from(body.subarray(0, this.keepBodyBytes)) : body,
+      bodyBytes: body.length,
+    };
   }
 }
 

@@ -12,7 +12,9 @@ describe('configuration', () => {
   it('EDU-IDEM-7: keys live 7 days by default, and never longer than SQS keeps a delivery that is still retrying', () => {
     expect(loadConfig(base).idempotency.ttlSeconds).toBe(7 * 24 * 3600);
     expect(MAX_IDEMPOTENCY_TTL_SECONDS).toBeLessThan(queues.deliveries.retentionSeconds);
-    expect(() => loadConfig({ ...base, KOERIER_IDEMPOTENCY_TTL_SECONDS: String(MAX_IDEMPOTENCY_TTL_SECONDS + 1) })).toThrow(/KOERIER_IDEMPOTENCY_TTL_SECONDS must be an integer/);
+    expect(() => loadConfig({ ...base, KOERIER_IDEMPOTENCY_TTL_SECONDS: String(MAX_IDEMPOTENCY_TTL_SECONDS + 1) })).toThrow(
+      /KOERIER_IDEMPOTENCY_TTL_SECONDS must be an integer/,
+    );
   });
 
   it('EDU-7: entitlements of the wrong shape stop the start, not every router batch', () => {
@@ -25,9 +27,9 @@ describe('configuration', () => {
   });
 
   it('review #15: overlapping publish grants of different clients stop the start, naming both clients', () => {
-    expect(() => loadConfig({ ...base, KOERIER_PUBLISHERS: JSON.stringify({ 'school-a': ['urn:nld:oin:0001'], 'school-b': ['urn:nld:oin:0001:lvs'] }) })).toThrow(
-      /KOERIER_PUBLISHERS: publish grants of different clients overlap.*"school-a" \(grant "urn:nld:oin:0001"\) and "school-b"/,
-    );
+    expect(() =>
+      loadConfig({ ...base, KOERIER_PUBLISHERS: JSON.stringify({ 'school-a': ['urn:nld:oin:0001'], 'school-b': ['urn:nld:oin:0001:lvs'] }) }),
+    ).toThrow(/KOERIER_PUBLISHERS: publish grants of different clients overlap.*"school-a" \(grant "urn:nld:oin:0001"\) and "school-b"/);
     // Neighbouring numbers share characters, not segments: no overlap.
     const grants = { 'school-a': ['urn:nld:oin:0001'], 'school-b': ['urn:nld:oin:00012'] };
     expect(loadConfig({ ...base, KOERIER_PUBLISHERS: JSON.stringify(grants) }).publishGrants).toEqual(grants);
@@ -38,16 +40,21 @@ describe('configuration', () => {
   });
 
   it('EDU-2, review #17: the token type switch, the lifetime cap and the client claim are read and checked once', () => {
-    const rules = loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'jwt', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' }).auth.tokenRules;
+    const rules = loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'jwt', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' })
+      .auth.tokenRules;
     expect(rules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp' });
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'id+jwt' })).toThrow(/KOERIER_ACCESS_TOKEN_TYPE must be at\+jwt or JWT, got "id\+jwt"/);
-    expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '86401' })).toThrow(/KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS must be an integer from 60 to 86400/);
+    expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '86401' })).toThrow(
+      /KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS must be an integer from 60 to 86400/,
+    );
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '2h' })).toThrow(/KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS/);
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'aud' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must name the client, not "aud"/);
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
     // Naming `sub` is a choice a deployment may make; it is never a silent fallback.
     expect(loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'sub' }).auth.tokenRules.clientIdClaim).toBe('sub');
-    expect(loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'https://example.org/claims/client' }).auth.tokenRules.clientIdClaim).toBe('https://example.org/claims/client');
+    expect(loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'https://example.org/claims/client' }).auth.tokenRules.clientIdClaim).toBe(
+      'https://example.org/claims/client',
+    );
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client"id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
   });
 });

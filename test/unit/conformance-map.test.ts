@@ -55,7 +55,9 @@ describe('docs/CONFORMANCE.md', () => {
 
   it('names, for every requirement with tests, test files whose titles carry its ID', () => {
     const unproven = rows.flatMap((row) =>
-      row.tests.filter((path) => path.endsWith('.test.ts') && !titleIds(readFileSync(join(root, path), 'utf8')).has(row.id)).map((path) => `${row.id}: ${path}`),
+      row.tests
+        .filter((path) => path.endsWith('.test.ts') && !titleIds(readFileSync(join(root, path), 'utf8')).has(row.id))
+        .map((path) => `${row.id}: ${path}`),
     );
     expect(unproven).toEqual([]);
   });

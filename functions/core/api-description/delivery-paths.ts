@@ -13,12 +13,12 @@ const pageParameters = [
   { name: 'cursor', in: 'query', required: false, description: 'From the `next` link of the previous page.', schema: { type: 'string' } },
 ] as const;
 const notFound = { '404': problemResponse('No such subscription for this client (an `admin` client sees every subscription).') } as const;
-const ownership =
-  'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
+const ownership = 'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
 
 const withheldSchema = {
   type: 'array',
-  description: 'Dead letters not sent: an event is no longer entitled (`not-entitled`) or no longer matches the subscription (`no-longer-matches`). They stay dead letters.',
+  description:
+    'Dead letters not sent: an event is no longer entitled (`not-entitled`) or no longer matches the subscription (`no-longer-matches`). They stay dead letters.',
   items: {
     type: 'object',
     required: ['deliveryId', 'reason'],
@@ -70,7 +70,11 @@ const deadLetterSchema = {
     events: {
       type: 'array',
       description: 'The events of the delivery by their context attributes (never their data).',
-      items: { type: 'object', required: ['id', 'source', 'type'], properties: { id: { type: 'string' }, source: { type: 'string' }, type: { type: 'string' }, subject: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['id', 'source', 'type'],
+        properties: { id: { type: 'string' }, source: { type: 'string' }, type: { type: 'string' }, subject: { type: 'string' } },
+      },
     },
     redriveOf: { type: 'string', format: 'uuid', description: 'The delivery this one sent again.' },
   },
@@ -84,7 +88,11 @@ const page = (member: string, item: string, description: string) => ({
     headers: { ...versionHeader, Link: { description: '`<next>; rel="next"` when there is a next page.', schema: { type: 'string' } } },
     content: {
       'application/json': {
-        schema: { type: 'object', required: [member], properties: { [member]: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, next: { type: 'string' } } },
+        schema: {
+          type: 'object',
+          required: [member],
+          properties: { [member]: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, next: { type: 'string' } },
+        },
       },
     },
   },
@@ -108,7 +116,13 @@ export const deliveryPaths = {
       tags: ['Subscriptions'],
       security,
       parameters: pageParameters,
-      responses: { ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'), '400': problemResponse('Invalid limit or cursor.'), ...authProblems, ...notFound, ...commonProblems },
+      responses: {
+        ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'),
+        '400': problemResponse('Invalid limit or cursor.'),
+        ...authProblems,
+        ...notFound,
+        ...commonProblems,
+      },
     },
   },
   '/subscriptions/{id}/dead-letters': {
@@ -120,7 +134,13 @@ export const deliveryPaths = {
       tags: ['Subscriptions'],
       security,
       parameters: pageParameters,
-      responses: { ...page('deadLetters', 'DeadLetter', 'A page of dead letters.'), '400': problemResponse('Invalid limit or cursor.'), ...authProblems, ...notFound, ...commonProblems },
+      responses: {
+        ...page('deadLetters', 'DeadLetter', 'A page of dead letters.'),
+        '400': problemResponse('Invalid limit or cursor.'),
+        ...authProblems,
+        ...notFound,
+        ...commonProblems,
+      },
     },
   },
   '/subscriptions/{id}/dead-letters/redrive': {
@@ -144,7 +164,12 @@ export const deliveryPaths = {
             schema: {
               oneOf: [
                 { type: 'object', required: ['all'], properties: { all: { const: true } }, additionalProperties: false },
-                { type: 'object', required: ['deliveryIds'], properties: { deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } } }, additionalProperties: false },
+                {
+                  type: 'object',
+                  required: ['deliveryIds'],
+                  properties: { deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } } },
+                  additionalProperties: false,
+                },
               ],
             },
           },
@@ -162,7 +187,11 @@ export const deliveryPaths = {
                 properties: {
                   redriven: {
                     type: 'array',
-                    items: { type: 'object', required: ['deliveryId', 'newDeliveryId'], properties: { deliveryId: { type: 'string' }, newDeliveryId: { type: 'string', format: 'uuid' } } },
+                    items: {
+                      type: 'object',
+                      required: ['deliveryId', 'newDeliveryId'],
+                      properties: { deliveryId: { type: 'string' }, newDeliveryId: { type: 'string', format: 'uuid' } },
+                    },
                   },
                   withheld: withheldSchema,
                   notFound: { type: 'array', items: { type: 'string' }, description: 'Named delivery ids that are not (or no longer) dead letters.' },
@@ -224,7 +253,11 @@ export const deliveryPaths = {
         '202': {
           description: 'Moved back.',
           headers: versionHeader,
-          content: { 'application/json': { schema: { type: 'object', required: ['moved', 'more'], properties: { moved: { type: 'integer' }, more: { type: 'boolean' } } } } },
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['moved', 'more'], properties: { moved: { type: 'integer' }, more: { type: 'boolean' } } },
+            },
+          },
         },
         '400': problemResponse('Invalid Idempotency-Key.'),
         ...authProblems,

@@ -36,11 +36,15 @@ export const eventsSchemas = {
       accepted: {
         type: 'array',
         description:
-          'The accepted events by `source` and `id`, the first ones in request order, as many as fit within the answer\'s budget (each whole, ' +
+          "The accepted events by `source` and `id`, the first ones in request order, as many as fit within the answer's budget (each whole, " +
           'never cut). Ordinary batches are listed entirely; with long sources and ids the rest is counted in `acceptedNotListed`.',
         items: { type: 'object', required: ['source', 'id'], properties: { source: { type: 'string' }, id: { type: 'string' } } },
       },
-      acceptedNotListed: { type: 'integer', minimum: 1, description: 'Accepted events after the listed ones that `accepted` does not name; absent when every one is listed.' },
+      acceptedNotListed: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Accepted events after the listed ones that `accepted` does not name; absent when every one is listed.',
+      },
       warnings: {
         type: 'array',
         description:
@@ -81,10 +85,18 @@ export const eventsPaths = {
           description:
             'Accepted and stored; delivery happens asynchronously. The body counts the accepted events (`acceptedCount`) and names them by ' +
             '`source` and `id` within a 256 KiB budget (`acceptedNotListed` counts those left unnamed).',
-          headers: { ...versionHeader, 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same key.', schema: { type: 'string' } } },
+          headers: {
+            ...versionHeader,
+            'Idempotent-Replayed': {
+              description: '`true` when this is the stored answer to an earlier request with the same key.',
+              schema: { type: 'string' },
+            },
+          },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
         },
-        '400': problemResponse('Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there).'),
+        '400': problemResponse(
+          'Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there).',
+        ),
         ...authProblems,
         ...idempotencyProblems,
         '413': problemResponse('An event is larger than the configured limit, or a batch holds more than 1000 events.'),
@@ -95,7 +107,8 @@ export const eventsPaths = {
     options: {
       operationId: 'validateWebhook',
       summary: 'Webhook validation handshake (WH-7)',
-      description: 'Answers the CloudEvents webhook abuse-protection request: an allowed `WebHook-Request-Origin` gets `WebHook-Allowed-Origin` and `WebHook-Allowed-Rate`. No token needed.',
+      description:
+        'Answers the CloudEvents webhook abuse-protection request: an allowed `WebHook-Request-Origin` gets `WebHook-Allowed-Origin` and `WebHook-Allowed-Rate`. No token needed.',
       tags: ['Events'],
       security: [],
       parameters: [{ name: 'WebHook-Request-Origin', in: 'header', required: false, schema: { type: 'string' } }],

@@ -20,7 +20,11 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       license: { name: 'EUPL-1.2', identifier: 'EUPL-1.2' },
     },
     servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
-    tags: [{ name: 'Events', description: 'Publishing CloudEvents' }, { name: 'Subscriptions', description: 'Subscribing to events (push)' }, { name: 'API', description: 'This description' }],
+    tags: [
+      { name: 'Events', description: 'Publishing CloudEvents' },
+      { name: 'Subscriptions', description: 'Subscribing to events (push)' },
+      { name: 'API', description: 'This description' },
+    ],
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,

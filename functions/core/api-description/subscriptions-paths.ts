@@ -62,7 +62,12 @@ const writableProperties = {
     example: 'https://ontvanger.example/webhooks/koerier',
   },
   source: { type: 'string', description: 'Only events with exactly this source.' },
-  types: { type: 'array', maxItems: 32, items: { type: 'string', minLength: 1 }, description: 'Only events with one of these types (a version is part of the type, EDU-8).' },
+  types: {
+    type: 'array',
+    maxItems: 32,
+    items: { type: 'string', minLength: 1 },
+    description: 'Only events with one of these types (a version is part of the type, EDU-8).',
+  },
   filters: { type: 'array', items: { $ref: '#/components/schemas/Filter' }, description: 'All must match.' },
   protocol: { type: 'string', enum: ['HTTP'], default: 'HTTP' },
   delivery: { type: 'string', enum: ['push'], default: 'push', description: 'Webhook delivery; pull is not available yet.' },
@@ -70,11 +75,13 @@ const writableProperties = {
     type: 'string',
     enum: ['structured', 'binary', 'batch'],
     default: 'structured',
-    description: 'HTTP-4. `batch` is used only when the target declares it accepts application/cloudevents-batch+json (JSON-3); otherwise events go one by one, structured.',
+    description:
+      'HTTP-4. `batch` is used only when the target declares it accepts application/cloudevents-batch+json (JSON-3); otherwise events go one by one, structured.',
   },
   batchsupported: {
     type: 'boolean',
-    description: 'With validation "agreed" only: the out-of-band agreement says the target takes batches. With the handshake, the target declares it (Accept-Post).',
+    description:
+      'With validation "agreed" only: the out-of-band agreement says the target takes batches. With the handshake, the target declares it (Accept-Post).',
   },
   sinkcredential: { $ref: '#/components/schemas/SinkCredential' },
   validation: {
@@ -113,7 +120,8 @@ export const subscriptionsSchemas = {
         type: 'string',
         enum: ['pending', 'active', 'rejected', 'retired', 'suspended'],
         readOnly: true,
-        description: 'pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.',
+        description:
+          'pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.',
       },
       statusreason: { type: 'string', readOnly: true },
       suspendedfor: {
@@ -139,7 +147,9 @@ export const subscriptionsSchemas = {
 } as const;
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
-const etagHeader = { ETag: { description: 'The subscription version; send it as If-Match to change only what you read.', schema: { type: 'string' } } } as const;
+const etagHeader = {
+  ETag: { description: 'The subscription version; send it as If-Match to change only what you read.', schema: { type: 'string' } },
+} as const;
 const subscriptionBody = (status: string, description: string, headers: Record<string, unknown> = {}) => ({
   [status]: {
     description,
@@ -240,7 +250,13 @@ export const subscriptionsPaths = {
       tags: ['Subscriptions'],
       security,
       parameters: [idempotencyKeyParameter],
-      responses: { ...subscriptionBody('200', 'Deleted; the subscription as it was.'), ...authProblems, ...notFound, ...idempotencyProblems, ...commonProblems },
+      responses: {
+        ...subscriptionBody('200', 'Deleted; the subscription as it was.'),
+        ...authProblems,
+        ...notFound,
+        ...idempotencyProblems,
+        ...commonProblems,
+      },
     },
   },
   '/subscriptions/{id}/validation': {

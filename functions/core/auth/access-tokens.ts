@@ -106,11 +106,7 @@ export interface TokenVerification {
  * Throws a ProblemError: 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a missing or
  * bad token, 403 with `error="insufficient_scope"` for a valid token without the scope.
  */
-export async function authenticate(
-  authorization: string | undefined,
-  requiredScope: Scope,
-  verification: TokenVerification,
-): Promise<Principal> {
+export async function authenticate(authorization: string | undefined, requiredScope: Scope, verification: TokenVerification): Promise<Principal> {
   const token = bearerToken(authorization);
   if (!token) throw invalidToken('A bearer access token is required (Authorization: Bearer <token>).');
 

@@ -154,7 +154,7 @@ export function isRfc3339Timestamp(value: string): boolean {
   const month = Number(m[2]);
   const day = Number(m[3]);
   if (month < 1 || month > 12 || day < 1) return false;
-  const leap = month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return false;
   // Second 60 is a leap second, which RFC 3339 allows.
   if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;

@@ -138,7 +138,12 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     if (!validName) {
       issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
     } else if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
-      issues.warning(name, 'attribute-name-length', 'CE-1', `Attribute name '${printable(name)}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`);
+      issues.warning(
+        name,
+        'attribute-name-length',
+        'CE-1',
+        `Attribute name '${printable(name)}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`,
+      );
     }
 
     const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
@@ -159,14 +164,29 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     // (Binary, URI, Timestamp) travel as their canonical strings.
     if (typeof v === 'string') {
       if (!isCloudEventsString(v)) {
-        issues.error(name, 'string-characters', 'CE-2', `Extension '${printable(name)}' contains control characters, Unicode noncharacters or unpaired surrogates.`);
+        issues.error(
+          name,
+          'string-characters',
+          'CE-2',
+          `Extension '${printable(name)}' contains control characters, Unicode noncharacters or unpaired surrogates.`,
+        );
       }
     } else if (typeof v === 'number') {
       if (!isInt32(v)) {
-        issues.error(name, 'integer', 'CE-2', `Extension '${printable(name)}' is a number outside the CloudEvents Integer type (a whole number in the signed 32-bit range).`);
+        issues.error(
+          name,
+          'integer',
+          'CE-2',
+          `Extension '${printable(name)}' is a number outside the CloudEvents Integer type (a whole number in the signed 32-bit range).`,
+        );
       }
     } else if (typeof v !== 'boolean') {
-      issues.error(name, 'attribute-type', 'CE-2', `Extension '${printable(name)}' is ${describeValue(v)}; attribute values are strings, integers or booleans.`);
+      issues.error(
+        name,
+        'attribute-type',
+        'CE-2',
+        `Extension '${printable(name)}' is ${describeValue(v)}; attribute values are strings, integers or booleans.`,
+      );
       continue;
     }
     if (validName) attributes[name] = v as AttributeValue;
@@ -181,7 +201,12 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
   const sequence = attributes['sequence'];
   const sequenceType = attributes['sequencetype'];
   if (sequenceType === 'Integer' && typeof sequence === 'string' && !isInt32String(sequence)) {
-    issues.error('sequence', 'integer-sequence', 'CE-12', `With sequencetype 'Integer', sequence must be a signed 32-bit integer written as a string, got '${printable(sequence)}'.`);
+    issues.error(
+      'sequence',
+      'integer-sequence',
+      'CE-12',
+      `With sequencetype 'Integer', sequence must be a signed 32-bit integer written as a string, got '${printable(sequence)}'.`,
+    );
   }
   if (sequenceType !== undefined && sequence === undefined) {
     issues.warning('sequencetype', 'sequence-missing', 'CE-12', 'sequencetype is set but there is no sequence for it to describe.');
@@ -204,8 +229,10 @@ function checkKnownAttribute(name: string, v: string, issues: IssueCollector): v
       return;
     case 'source':
       if (v === '') issues.error(name, 'non-empty', 'CE-4', 'source must be a non-empty URI-reference.');
-      else if (!isUriReference(v)) issues.error(name, 'uri-reference', 'CE-4', 'source must be a URI-reference (RFC 3986 §4.1); non-ASCII characters and spaces must be percent-encoded.');
-      else if (!isNldUrn(v)) issues.warning(name, 'nld-urn', 'CE-4', "The NL GOV profile recommends a URN in the 'nld' namespace as source, e.g. urn:nld:oin:<OIN>:systeem:<name>.");
+      else if (!isUriReference(v))
+        issues.error(name, 'uri-reference', 'CE-4', 'source must be a URI-reference (RFC 3986 §4.1); non-ASCII characters and spaces must be percent-encoded.');
+      else if (!isNldUrn(v))
+        issues.warning(name, 'nld-urn', 'CE-4', "The NL GOV profile recommends a URN in the 'nld' namespace as source, e.g. urn:nld:oin:<OIN>:systeem:<name>.");
       return;
     case 'specversion':
       if (v !== '1.0') issues.error(name, 'specversion', 'CE-5', `Koerier accepts CloudEvents specversion '1.0' only, got '${printable(v)}'.`);
@@ -224,16 +251,27 @@ function checkKnownAttribute(name: string, v: string, issues: IssueCollector): v
     case 'dataschema':
       if (v === '') issues.error(name, 'non-empty', 'CE-8', 'dataschema must be a non-empty absolute URI.');
       else if (!isAbsoluteUri(v)) {
-        issues.error(name, 'absolute-uri', 'CE-8', hasScheme(v) && isUriReference(v)
-          ? 'dataschema must be an absolute URI (RFC 3986 §4.3), which has no fragment.'
-          : 'dataschema must be an absolute URI (RFC 3986 §4.3): a scheme, then the rest percent-encoded.');
+        issues.error(
+          name,
+          'absolute-uri',
+          'CE-8',
+          hasScheme(v) && isUriReference(v)
+            ? 'dataschema must be an absolute URI (RFC 3986 §4.3), which has no fragment.'
+            : 'dataschema must be an absolute URI (RFC 3986 §4.3): a scheme, then the rest percent-encoded.',
+        );
       }
       return;
     case 'subject':
       if (v === '') issues.error(name, 'non-empty', 'CE-9', 'subject, when present, must be a non-empty string.');
       return;
     case 'time':
-      if (!isRfc3339Timestamp(v)) issues.error(name, 'timestamp', 'CE-10', `time '${printable(v)}' is not an RFC 3339 timestamp such as 2021-12-10T17:31:00Z (seconds and a zone offset are required).`);
+      if (!isRfc3339Timestamp(v))
+        issues.error(
+          name,
+          'timestamp',
+          'CE-10',
+          `time '${printable(v)}' is not an RFC 3339 timestamp such as 2021-12-10T17:31:00Z (seconds and a zone offset are required).`,
+        );
       return;
     case 'dataref':
       if (!isUriReference(v)) issues.error(name, 'uri-reference', 'CE-11', 'dataref must be a URI-reference (RFC 3986 §4.1).');
@@ -254,13 +292,23 @@ function checkType(v: string, issues: IssueCollector): void {
     return;
   }
   if (!isReverseDnsName(v)) {
-    issues.error('type', 'reverse-dns', 'CE-6', `type '${printable(v)}' is not in reverse domain name notation (NL GOV profile), e.g. nl.brp.persoon-verhuisd.`);
+    issues.error(
+      'type',
+      'reverse-dns',
+      'CE-6',
+      `type '${printable(v)}' is not in reverse domain name notation (NL GOV profile), e.g. nl.brp.persoon-verhuisd.`,
+    );
   }
   const version = typeVersionProblem(v);
   if (version === 'several-versions') {
     issues.error('type', 'single-version', 'CE-6', 'type may carry only one version number (NL GOV profile).');
   } else if (version === 'version-format') {
-    issues.error('type', 'version-format', 'CE-6', "A version in type is one number prefixed by the letter 'v', as its own segment, e.g. nl.brp.persoon-verhuisd.v2.");
+    issues.error(
+      'type',
+      'version-format',
+      'CE-6',
+      "A version in type is one number prefixed by the letter 'v', as its own segment, e.g. nl.brp.persoon-verhuisd.v2.",
+    );
   }
 }
 

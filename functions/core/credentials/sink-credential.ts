@@ -73,7 +73,8 @@ export const SINK_CREDENTIAL_POLICIES: readonly SinkCredentialPolicy[] = ['oauth
  * subscriber's words: it becomes the status reason of the suspension.
  */
 export function credentialShortfall(credential: Pick<StoredSinkCredential, 'kind'> | undefined, policy: SinkCredentialPolicy): string | undefined {
-  if (credential === undefined) return 'the subscription has no sink credential, and every delivery must carry one (WH-3); set sinkcredential with PATCH to reactivate it';
+  if (credential === undefined)
+    return 'the subscription has no sink credential, and every delivery must carry one (WH-3); set sinkcredential with PATCH to reactivate it';
   if (credential.kind === 'bearer' && policy === 'oauth2-only') {
     return 'this deployment accepts only OAuth2 client credentials towards targets, not a static access token (EDU-4); set a CLIENTCREDENTIALS sinkcredential with PATCH to reactivate it';
   }

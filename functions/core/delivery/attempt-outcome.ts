@@ -67,7 +67,8 @@ export const SUBSCRIBER_FAILURE: Readonly<Record<TransportFailureKind, { readonl
   'invalid-url': { code: 'invalid-url', detail: 'the URL is not one Koerier may call: https, an allowed port, no credentials in it (WH-1, WH-3)' },
   'not-sendable': {
     code: 'not-sendable',
-    detail: "Koerier could not build an HTTP request from this delivery (e.g. the event's datacontenttype cannot be a Content-Type header); nothing was sent, and the target is not at fault",
+    detail:
+      "Koerier could not build an HTTP request from this delivery (e.g. the event's datacontenttype cannot be a Content-Type header); nothing was sent, and the target is not at fault",
   },
 };
 
@@ -96,7 +97,15 @@ export type FailureCode =
   | SubscriberFailureCode;
 
 /** Why a delivery is not tried again, when it is the answer's (or the address's) fault. */
-export const REJECTION_CODES = ['unsupported-media-type', 'rejected', 'redirect', 'target-unreachable', 'invalid-url', 'response-too-large', 'not-sendable'] as const;
+export const REJECTION_CODES = [
+  'unsupported-media-type',
+  'rejected',
+  'redirect',
+  'target-unreachable',
+  'invalid-url',
+  'response-too-large',
+  'not-sendable',
+] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
 export type Verdict =
@@ -146,9 +155,14 @@ function judgeStatus(status: number, headers: Readonly<Record<string, string>>, 
   }
   if (status >= 300 && status < 400) {
     const location = headers['location'] ? ` to ${headers['location']}` : '';
-    return { kind: 'rejected', code: 'redirect', detail: `the target answered ${status}, a redirect${location}; Koerier does not follow redirects: register the final URL` };
+    return {
+      kind: 'rejected',
+      code: 'redirect',
+      detail: `the target answered ${status}, a redirect${location}; Koerier does not follow redirects: register the final URL`,
+    };
   }
-  if (status === 415) return { kind: 'rejected', code: 'unsupported-media-type', detail: 'the target answered 415: it does not understand the delivery format' };
+  if (status === 415)
+    return { kind: 'rejected', code: 'unsupported-media-type', detail: 'the target answered 415: it does not understand the delivery format' };
   return { kind: 'rejected', code: 'rejected', detail: `the target answered ${status}` };
 }
 

@@ -30,13 +30,19 @@ export interface AttemptContext {
 }
 
 /** Sends every admitted delivery after its wait (`waits`, index for index); a report each, in the same order. */
-export async function attemptAll(subscription: Subscription, sending: readonly Sending[], waits: readonly number[], context: AttemptContext): Promise<AttemptReport[]> {
+export async function attemptAll(
+  subscription: Subscription,
+  sending: readonly Sending[],
+  waits: readonly number[],
+  context: AttemptContext,
+): Promise<AttemptReport[]> {
   const { deps, now, sleep } = context;
   const { policy } = deps;
   // One token fetch for the batch, and at most one refresh.
   let token = context.token;
   let refreshed: Promise<string | undefined> | undefined;
-  const accessToken = (refresh: boolean) => (refresh ? (refreshed ??= deps.accessToken(subscription, { refresh })) : (token ??= deps.accessToken(subscription)));
+  const accessToken = (refresh: boolean) =>
+    refresh ? (refreshed ??= deps.accessToken(subscription, { refresh })) : (token ??= deps.accessToken(subscription));
   // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
   // the fetch of a fresh token.
   const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';

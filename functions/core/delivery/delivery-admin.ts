@@ -31,7 +31,15 @@ import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
-import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
+import {
+  InvalidPageCursorError,
+  type AttemptRecord,
+  type DeadLetter,
+  type DeadLetterStore,
+  type DeliveryLedger,
+  type Page,
+  type TargetHealthStore,
+} from './delivery-records.js';
 
 export interface DeliveryAdminDependencies {
   /** A resume starts the target with a clean slate. */
@@ -92,7 +100,14 @@ export class DeliveryAdmin {
     if ('problem' in selection) return problemResponse(selection.problem);
     if (subscription.status !== 'active') {
       const hint = subscription.status === 'suspended' ? ` Resume it first (POST /subscriptions/${id}/resume).` : '';
-      return problemResponse(problem(409, 'subscription-not-active', 'Subscription Not Active', `The subscription is ${subscription.status}; nothing can be delivered to it.${hint}`));
+      return problemResponse(
+        problem(
+          409,
+          'subscription-not-active',
+          'Subscription Not Active',
+          `The subscription is ${subscription.status}; nothing can be delivered to it.${hint}`,
+        ),
+      );
     }
     const wanted = selection.deliveryIds;
     const withheld: Withheld[] = [];
@@ -108,13 +123,25 @@ export class DeliveryAdmin {
     const subscription = await this.visible(principal, id);
     if (!subscription) return notFound(id);
     if (subscription.status !== 'suspended') {
-      return problemResponse(problem(409, 'subscription-not-suspended', 'Subscription Not Suspended', `The subscription is ${subscription.status}; only a suspended subscription can be resumed.`));
+      return problemResponse(
+        problem(
+          409,
+          'subscription-not-suspended',
+          'Subscription Not Suspended',
+          `The subscription is ${subscription.status}; only a suspended subscription can be resumed.`,
+        ),
+      );
     }
     // Resuming does not give a subscription the token every delivery must carry (WH-3).
     const shortfall = credentialShortfall(subscription.credential, this.deps.sinkCredentials);
     if (subscription.suspendedFor === 'credential-required' || shortfall !== undefined) {
       return problemResponse(
-        problem(409, 'credential-required', 'Credential Required', `The subscription cannot be resumed: ${shortfall ?? 'it needs a new sink credential'}. A PATCH that sets one reactivates it.`),
+        problem(
+          409,
+          'credential-required',
+          'Credential Required',
+          `The subscription cannot be resumed: ${shortfall ?? 'it needs a new sink credential'}. A PATCH that sets one reactivates it.`,
+        ),
       );
     }
     await this.deps.targets.resetTarget(id);
@@ -122,9 +149,14 @@ export class DeliveryAdmin {
     let redriven = 0;
     const withheld: Withheld[] = [];
     const ignored = new Set<string>();
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       // Withheld ones stay dead letters: skip them in the next round, or this would never end.
-      const batch = await this.collect(id, (deadLetter) => deadLetter.reason === 'subscription-suspended' && !ignored.has(deadLetter.deliveryId), subscription, withheld);
+      const batch = await this.collect(
+        id,
+        (deadLetter) => deadLetter.reason === 'subscription-suspended' && !ignored.has(deadLetter.deliveryId),
+        subscription,
+        withheld,
+      );
       for (const { deliveryId } of withheld) ignored.add(deliveryId);
       redriven += (await this.sendAgain(id, batch.chosen)).length;
       more = batch.more;
@@ -182,9 +214,14 @@ export class DeliveryAdmin {
   private async sendAgain(id: string, deadLetters: readonly DeadLetter[]): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
     if (deadLetters.length === 0) return [];
     const createdAt = this.now();
-    const messages = deadLetters.map(
-      (deadLetter): DeliveryMessage => ({ version: 1, deliveryId: randomUUID(), subscriptionId: id, events: deadLetter.events, createdAt, redriveOf: deadLetter.deliveryId }),
-    );
+    const messages = deadLetters.map((deadLetter): DeliveryMessage => ({
+      version: 1,
+      deliveryId: randomUUID(),
+      subscriptionId: id,
+      events: deadLetter.events,
+      createdAt,
+      redriveOf: deadLetter.deliveryId,
+    }));
     await this.deps.enqueue(messages);
     await this.deps.deadLetters.deleteDeadLetters(deadLetters);
     return deadLetters.map((deadLetter, index) => ({ deliveryId: deadLetter.deliveryId, newDeliveryId: messages[index]!.deliveryId }));
@@ -207,7 +244,8 @@ export class DeliveryAdmin {
       const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
       return jsonResponse(200, { [member]: page.items.map(view), ...(next ? { next } : {}) }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
-      if (error instanceof InvalidPageCursorError) return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));
+      if (error instanceof InvalidPageCursorError)
+        return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));
       throw error;
     }
   }
@@ -250,11 +288,23 @@ function parseSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } | {
   } catch {
     return invalid('The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
   const { all, deliveryIds, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) return invalid(`Unknown member ${Object.keys(rest).map((k) => `"${k}"`).join(', ')}.`);
+  if (Object.keys(rest).length > 0)
+    return invalid(
+      `Unknown member ${Object.keys(rest)
+        .map((k) => `"${k}"`)
+        .join(', ')}.`,
+    );
   if (all === true && deliveryIds === undefined) return {};
-  if (all === undefined && Array.isArray(deliveryIds) && deliveryIds.length > 0 && deliveryIds.length <= MAX_REDRIVE && deliveryIds.every((d) => typeof d === 'string' && d.length > 0)) {
+  if (
+    all === undefined &&
+    Array.isArray(deliveryIds) &&
+    deliveryIds.length > 0 &&
+    deliveryIds.length <= MAX_REDRIVE &&
+    deliveryIds.every((d) => typeof d === 'string' && d.length > 0)
+  ) {
     return { deliveryIds: new Set(deliveryIds as string[]) };
   }
   return invalid(`Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`);

@@ -43,7 +43,10 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   for (const task of tasks) {
     try {
       const message = decodeDeliveryMessage(task.body);
-      groups.set(message.subscriptionId, [...(groups.get(message.subscriptionId) ?? []), { messageId: task.messageId, receiveCount: task.receiveCount, message }]);
+      groups.set(message.subscriptionId, [
+        ...(groups.get(message.subscriptionId) ?? []),
+        { messageId: task.messageId, receiveCount: task.receiveCount, message },
+      ]);
     } catch {
       // Cannot ever be delivered, nor kept under a subscription: straight on to the queue's
       // redrive policy, whose dead-letter queue raises the alarm.
@@ -68,7 +71,11 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     deps.log.error('target state unreadable; retrying the batch', { error: describe(error) });
     const dispatches = [...groups].map(([subscriptionId, group]) => ({ dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY), group }));
     const later = await Promise.all(dispatches.map(({ dispatch, group }) => dispatch.retryLater(group)));
-    return outcome([...decisions, ...later.flat()], [], dispatches.reduce((sum, { dispatch }) => sum + dispatch.deadLettered, 0));
+    return outcome(
+      [...decisions, ...later.flat()],
+      [],
+      dispatches.reduce((sum, { dispatch }) => sum + dispatch.deadLettered, 0),
+    );
   }
   const records: AttemptRecord[] = [];
   let deadLettered = 0;
@@ -126,8 +133,12 @@ class SubscriptionDispatch {
     const gate = await gateSubscription(subscriptionId, deps);
     if (gate.kind !== 'active') {
       for (const delivery of deliveries) {
-        if (gate.kind === 'deleted') deps.log.info('subscription no longer exists; delivery dropped', { subscriptionId, deliveryId: delivery.message.deliveryId });
-        await this.apply(delivery, gate.kind === 'deleted' ? DONE : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()));
+        if (gate.kind === 'deleted')
+          deps.log.info('subscription no longer exists; delivery dropped', { subscriptionId, deliveryId: delivery.message.deliveryId });
+        await this.apply(
+          delivery,
+          gate.kind === 'deleted' ? DONE : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()),
+        );
       }
       return this.decisions;
     }
@@ -140,9 +151,14 @@ class SubscriptionDispatch {
         try {
           const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
-          if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, ...(prepared.progress ? { progress: prepared.progress } : {}) });
+          if (prepared.kind === 'ready')
+            return void ready.push({ delivery, format: prepared.format, ...(prepared.progress ? { progress: prepared.progress } : {}) });
           if (prepared.unsendableHeader !== undefined) {
-            deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', { subscriptionId, deliveryId: delivery.message.deliveryId, header: prepared.unsendableHeader });
+            deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', {
+              subscriptionId,
+              deliveryId: delivery.message.deliveryId,
+              header: prepared.unsendableHeader,
+            });
           }
           await this.apply(delivery, prepared.next);
         } catch (error) {
@@ -163,7 +179,12 @@ class SubscriptionDispatch {
     // a token fetch later, bunched up with the next. A failure is the attempts' to report.
     const token = subscription.credential?.kind === 'oauth2-client-credentials' ? deps.accessToken(subscription) : undefined;
     await token?.catch(() => undefined);
-    const admission = await admit(subscriptionId, subscription, ready.length, this.initialTarget, { targets: deps.targets, policy: deps.policy, now: this.now, random: this.random });
+    const admission = await admit(subscriptionId, subscription, ready.length, this.initialTarget, {
+      targets: deps.targets,
+      policy: deps.policy,
+      now: this.now,
+      random: this.random,
+    });
     const sending = ready.slice(0, admission.waits.length);
     for (const [index, { delivery, progress }] of ready.slice(sending.length).entries()) {
       await this.apply(delivery, retryStep(delivery, admission.deferMs[index]!, 'up', progress, deps.policy, this.now()));
@@ -171,16 +192,30 @@ class SubscriptionDispatch {
     if (sending.length === 0) return this.decisions;
 
     const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-    const reports = await attemptAll(subscription, sending, admission.waits, { deps, now: this.now, sleep, deadline: this.deadline, ...(token ? { token } : {}) });
+    const reports = await attemptAll(subscription, sending, admission.waits, {
+      deps,
+      now: this.now,
+      sleep,
+      deadline: this.deadline,
+      ...(token ? { token } : {}),
+    });
     const settlements: Settlement[] = [];
     for (const [index, report] of reports.entries()) {
       const { delivery, progress } = sending[index]!;
-      if ('outOfTime' in report) deps.log.info('no time left in this batch to attempt the delivery; back shortly', { subscriptionId, deliveryId: delivery.message.deliveryId });
+      if ('outOfTime' in report)
+        deps.log.info('no time left in this batch to attempt the delivery; back shortly', { subscriptionId, deliveryId: delivery.message.deliveryId });
       const settlement = settleAttempt({ delivery, subscription, target: admission.target, report }, progress, deps.policy, this.now(), this.random);
       settlements.push(settlement);
       await this.applySettlement(delivery, settlement);
     }
-    await this.applyHealth(targetHealthChange(settlements.map((settlement) => settlement.health), admission, subscription.allowedRatePerMinute, this.now()));
+    await this.applyHealth(
+      targetHealthChange(
+        settlements.map((settlement) => settlement.health),
+        admission,
+        subscription.allowedRatePerMinute,
+        this.now(),
+      ),
+    );
     return this.decisions;
   }
 
@@ -203,7 +238,12 @@ class SubscriptionDispatch {
     const now = this.now();
     const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
-      await deps.subscriptions.updateStatus(subscriptionId, 'suspended', targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure), 'target-failing');
+      await deps.subscriptions.updateStatus(
+        subscriptionId,
+        'suspended',
+        targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure),
+        'target-failing',
+      );
       deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
     }
   }

@@ -40,7 +40,10 @@ export type SubscriptionGate =
  * Whether a subscription's deliveries may go on. One that may not be delivered to for want of an
  * acceptable sink credential is suspended here (WH-3, EDU-4).
  */
-export async function gateSubscription(subscriptionId: string, deps: Pick<DispatcherDependencies, 'subscriptions' | 'policy' | 'log'>): Promise<SubscriptionGate> {
+export async function gateSubscription(
+  subscriptionId: string,
+  deps: Pick<DispatcherDependencies, 'subscriptions' | 'policy' | 'log'>,
+): Promise<SubscriptionGate> {
   let subscription = await deps.subscriptions.get(subscriptionId);
   // Holding deliveries back (or dropping them) must not rest on a cached status: a resume a
   // moment ago would otherwise park the very deliveries it sent again.
@@ -66,7 +69,10 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
   if (now() >= keyDeadline(delivery.message.createdAt, policy.keyTtlSeconds)) {
     // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
     const progress = await progressOf(delivery, context.ledger);
-    return { kind: 'settled', next: deadLetterStep(delivery, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress, undefined, policy, now()) };
+    return {
+      kind: 'settled',
+      next: deadLetterStep(delivery, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress, undefined, policy, now()),
+    };
   }
   const format = deliveryFormat(subscription, delivery.message.events.length);
   if (format === 'split') return { kind: 'split' };

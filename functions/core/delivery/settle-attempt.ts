@@ -84,7 +84,13 @@ export interface Settlement {
 const NO_CHANGE: HealthEffect = { kind: 'none' };
 const DONE: NextStep = { kind: 'done' };
 
-export function settleAttempt(attempt: SettleableAttempt, progress: DeliveryProgress | undefined, policy: SettlePolicy, now: number, random: () => number): Settlement {
+export function settleAttempt(
+  attempt: SettleableAttempt,
+  progress: DeliveryProgress | undefined,
+  policy: SettlePolicy,
+  now: number,
+  random: () => number,
+): Settlement {
   const { delivery, report } = attempt;
   // Not an attempt, so not a failure: it comes back soon, in a batch with time to send it.
   if ('outOfTime' in report) return { next: retryStep(delivery, OUT_OF_TIME_RETRY_MS, 'up', progress, policy, now), health: NO_CHANGE };
@@ -103,7 +109,12 @@ export function settleAttempt(attempt: SettleableAttempt, progress: DeliveryProg
     // and not in this second. Not the target's failure: its health is untouched.
     const rate = effectiveRatePerMinute(attempt.subscription.allowedRatePerMinute, attempt.target, now);
     const wait = Math.max(1000, rate === undefined ? 0 : 60_000 / rate);
-    const record: AttemptRecord = { ...base, outcome: 'retrying', error: { code: 'rejected', detail: 'the target answered 401; trying again with a fresh access token' }, nextAttemptAt: new Date(now + wait).toISOString() };
+    const record: AttemptRecord = {
+      ...base,
+      outcome: 'retrying',
+      error: { code: 'rejected', detail: 'the target answered 401; trying again with a fresh access token' },
+      nextAttemptAt: new Date(now + wait).toISOString(),
+    };
     const saved = progressAfter(delivery, progress, record, policy);
     return { record, progress: saved, next: retryStep(delivery, wait, 'up', saved.progress, policy, now), health: NO_CHANGE };
   }
@@ -140,16 +151,32 @@ export function settleAttempt(attempt: SettleableAttempt, progress: DeliveryProg
       const next =
         delivery.receiveCount >= policy.maxReceiveCount
           ? undefined
-          : nextAttemptAt({ attempt: number, now, deadline, schedule: policy.retry, random, ...(retryAfterMs === undefined ? {} : { notBefore: now + retryAfterMs }) });
+          : nextAttemptAt({
+              attempt: number,
+              now,
+              deadline,
+              schedule: policy.retry,
+              random,
+              ...(retryAfterMs === undefined ? {} : { notBefore: now + retryAfterMs }),
+            });
       if (next === undefined) {
         const record: AttemptRecord = { ...base, outcome: 'dead-lettered', error };
-        return { record, next: deadLetterStep(delivery, 'exhausted', `retries are over (${number} attempts); last: ${error.detail}`, progress, record, policy, now), health };
+        return {
+          record,
+          next: deadLetterStep(delivery, 'exhausted', `retries are over (${number} attempts); last: ${error.detail}`, progress, record, policy, now),
+          health,
+        };
       }
       const record: AttemptRecord = { ...base, outcome: 'retrying', error, nextAttemptAt: new Date(next).toISOString() };
       // A wait longer than one visibility timeout is served in hops: the progress says when it ends.
       const saved = progressAfter(delivery, progress, record, policy, next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined);
       // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
-      return { record, progress: saved, next: retryStep(delivery, next - now, retryAfterMs === undefined ? 'nearest' : 'up', saved.progress, policy, now), health };
+      return {
+        record,
+        progress: saved,
+        next: retryStep(delivery, next - now, retryAfterMs === undefined ? 'nearest' : 'up', saved.progress, policy, now),
+        health,
+      };
     }
   }
 }
@@ -161,7 +188,14 @@ export function settleAttempt(attempt: SettleableAttempt, progress: DeliveryProg
  * would move it to its dead-letter queue, where the subscriber never sees it; it becomes one of
  * the app's dead letters (EDU-18).
  */
-export function retryStep(delivery: QueuedDelivery, ms: number, rounding: 'up' | 'nearest', progress: DeliveryProgress | undefined, policy: SettlePolicy, now: number): NextStep {
+export function retryStep(
+  delivery: QueuedDelivery,
+  ms: number,
+  rounding: 'up' | 'nearest',
+  progress: DeliveryProgress | undefined,
+  policy: SettlePolicy,
+  now: number,
+): NextStep {
   if (delivery.receiveCount >= policy.maxReceiveCount) return deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, policy, now);
   const untilDeadline = keyDeadline(delivery.message.createdAt, policy.keyTtlSeconds) - now;
   const toSeconds = rounding === 'up' ? Math.ceil : Math.round;

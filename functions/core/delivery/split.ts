@@ -10,15 +10,13 @@ import { deliveryIdOf } from '../routing/routed-events.js';
 
 export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): DeliveryMessage[] {
   return messages.flatMap((message) =>
-    message.events.map(
-      (event, index): DeliveryMessage => ({
-        version: 1,
-        deliveryId: deliveryIdOf([message.deliveryId], message.subscriptionId, [`split#${index}`, event]),
-        subscriptionId: message.subscriptionId,
-        events: [event],
-        createdAt: message.createdAt,
-        ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
-      }),
-    ),
+    message.events.map((event, index): DeliveryMessage => ({
+      version: 1,
+      deliveryId: deliveryIdOf([message.deliveryId], message.subscriptionId, [`split#${index}`, event]),
+      subscriptionId: message.subscriptionId,
+      events: [event],
+      createdAt: message.createdAt,
+      ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+    })),
   );
 }

@@ -126,12 +126,10 @@ function cut(text: string, characters: number): string {
 
 export const problems = {
   notFound: (detail = 'No such resource.') => problem(404, 'not-found', 'Not Found', detail),
-  methodNotAllowed: (allowed: readonly string[]) =>
-    problem(405, 'method-not-allowed', 'Method Not Allowed', `Allowed: ${allowed.join(', ')}.`),
+  methodNotAllowed: (allowed: readonly string[]) => problem(405, 'method-not-allowed', 'Method Not Allowed', `Allowed: ${allowed.join(', ')}.`),
   unauthorized: (detail: string) => problem(401, 'unauthorized', 'Unauthorized', detail),
   forbidden: (detail: string) => problem(403, 'forbidden', 'Forbidden', detail),
-  badRequest: (slug: string, title: string, detail: string, errors?: readonly ValidationIssue[]) =>
-    problem(400, slug, title, detail, errors ? { errors } : {}),
+  badRequest: (slug: string, title: string, detail: string, errors?: readonly ValidationIssue[]) => problem(400, slug, title, detail, errors ? { errors } : {}),
   unsupportedMediaType: (detail: string) => problem(415, 'unsupported-media-type', 'Unsupported Media Type', detail),
   payloadTooLarge: (detail: string) => problem(413, 'payload-too-large', 'Payload Too Large', detail),
   internal: () => problem(500, 'internal', 'Internal Server Error', 'The request could not be completed; it is safe to retry.'),

@@ -75,9 +75,13 @@ export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext,
 function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
   if (entry.fingerprint !== fingerprint) {
     return problemResponse(
-      problem(422, 'idempotency-key-reused', 'Idempotency Key Reused',
+      problem(
+        422,
+        'idempotency-key-reused',
+        'Idempotency Key Reused',
         `Idempotency-Key ${scope.key} was already used with a different request; a new request needs a new key.`,
-        { idempotencyKey: scope.key }),
+        { idempotencyKey: scope.key },
+      ),
     );
   }
   if (entry.state === 'in-progress') return inProgress(scope, entry.lockExpiresAt, now);
@@ -91,14 +95,23 @@ function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, finger
 function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): HttpResponse {
   const retryAfter = Math.max(1, Math.ceil((lockExpiresAt - now) / 1000));
   return problemResponse(
-    problem(409, 'idempotency-key-in-progress', 'Idempotency Key In Progress',
+    problem(
+      409,
+      'idempotency-key-in-progress',
+      'Idempotency Key In Progress',
       `A request with Idempotency-Key ${scope.key} is still being processed; retry after ${retryAfter} s.`,
-      { idempotencyKey: scope.key }),
+      { idempotencyKey: scope.key },
+    ),
     { 'retry-after': String(retryAfter) },
   );
 }
 
-async function processAndRecord(scope: IdempotencyScope, claimId: string, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+async function processAndRecord(
+  scope: IdempotencyScope,
+  claimId: string,
+  ctx: IdempotencyContext,
+  process: () => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   let response: HttpResponse;
   try {
     response = await process();

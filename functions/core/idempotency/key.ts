@@ -15,14 +15,38 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 export function readIdempotencyKey(headers: Readonly<Record<string, string>>): { key: string } | { problem: Problem } {
   const raw = headers[IDEMPOTENCY_KEY_HEADER]?.trim() ?? '';
   if (raw === '') {
-    return { problem: keyProblem('idempotency-key-missing', 'Idempotency Key Missing', 'missing', 'EDU-IDEM-18', 'This operation requires an Idempotency-Key header holding a UUIDv4.') };
+    return {
+      problem: keyProblem(
+        'idempotency-key-missing',
+        'Idempotency Key Missing',
+        'missing',
+        'EDU-IDEM-18',
+        'This operation requires an Idempotency-Key header holding a UUIDv4.',
+      ),
+    };
   }
   const value = raw.length > 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
   if (!UUID.test(value)) {
-    return { problem: keyProblem('idempotency-key-malformed', 'Idempotency Key Malformed', 'uuid', 'EDU-IDEM-6', 'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).') };
+    return {
+      problem: keyProblem(
+        'idempotency-key-malformed',
+        'Idempotency Key Malformed',
+        'uuid',
+        'EDU-IDEM-6',
+        'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
+      ),
+    };
   }
   if (!UUID_V4.test(value)) {
-    return { problem: keyProblem('idempotency-key-malformed', 'Idempotency Key Malformed', 'uuid-v4', 'EDU-IDEM-6', 'The Idempotency-Key is a UUID but not version 4 (random).') };
+    return {
+      problem: keyProblem(
+        'idempotency-key-malformed',
+        'Idempotency Key Malformed',
+        'uuid-v4',
+        'EDU-IDEM-6',
+        'The Idempotency-Key is a UUID but not version 4 (random).',
+      ),
+    };
   }
   return { key: value.toLowerCase() };
 }

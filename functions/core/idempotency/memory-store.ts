@@ -3,7 +3,16 @@
  * suite runs against both). For unit tests and single-process tools; entries are not shared
  * between processes, so it is never a substitute for DynamoDB in a deployment.
  */
-import { isClaimable, scopeKey, type ClaimRequest, type ClaimResult, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from './store.js';
+import {
+  isClaimable,
+  scopeKey,
+  type ClaimRequest,
+  type ClaimResult,
+  type IdempotencyEntry,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  type StoredResponse,
+} from './store.js';
 
 type Held = IdempotencyEntry & { readonly claimId?: string };
 

@@ -9,7 +9,14 @@
  */
 import { systemClock, type Clock } from '../ports/clock.js';
 import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
-import { InvalidCursorError, SubscriptionConflictError, withStatus, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../subscriptions/store.js';
+import {
+  InvalidCursorError,
+  SubscriptionConflictError,
+  withStatus,
+  type SubscriptionDraft,
+  type SubscriptionPage,
+  type SubscriptionStore,
+} from '../subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from './matcher.js';
 import { routeEntriesOf, type RouteEntry, type RouteShape } from './route-keys.js';
@@ -68,10 +75,25 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     return { items, ...(rest.length > page.limit && last ? { cursor: encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) } : {}) };
   }
 
-  async updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined> {
+  async updateStatus(
+    id: string,
+    status: SubscriptionStatus,
+    reason: string | undefined,
+    expectedVersion?: number,
+    suspendedFor?: SuspensionCause,
+  ): Promise<Subscription | undefined> {
     const current = await this.get(id);
     if (!current) return undefined;
-    return this.save(withStatus(current, { status, reason, ...(expectedVersion === undefined ? {} : { expectedVersion }), ...(suspendedFor === undefined ? {} : { suspendedFor }), now: this.clock() }), current);
+    return this.save(
+      withStatus(current, {
+        status,
+        reason,
+        ...(expectedVersion === undefined ? {} : { expectedVersion }),
+        ...(suspendedFor === undefined ? {} : { suspendedFor }),
+        now: this.clock(),
+      }),
+      current,
+    );
   }
 
   async readState(): Promise<RouteIndexState> {
@@ -91,7 +113,8 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
 
   /** Optimistic locking: `previous` must still be what is stored. */
   #expect(previous: Subscription): void {
-    if (this.#subscriptions.get(previous.id)?.version !== previous.version) throw new SubscriptionConflictError(`subscription ${previous.id} changed meanwhile`);
+    if (this.#subscriptions.get(previous.id)?.version !== previous.version)
+      throw new SubscriptionConflictError(`subscription ${previous.id} changed meanwhile`);
   }
 }
 

@@ -138,7 +138,9 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       if (failed.has(record.recordId)) {
         // The record comes back anyway; a claim not released only waits out its lock, so a
         // failure here must not fail the records of the batch that did succeed.
-        await deps.ledger.abandon(event, claimId).catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
+        await deps.ledger
+          .abandon(event, claimId)
+          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
         return;
       }
       routed++;
@@ -196,7 +198,12 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
   claimed.forEach((entry, index) => {
     const candidates = matches[index]!.filter((candidate) => {
       if (deps.isEntitled(candidate.owner, entry.event)) return true;
-      deps.log?.info('delivery withheld: the subscriber is no longer entitled', { subscriptionId: candidate.subscriptionId, owner: candidate.owner, type: entry.event.type, id: entry.event.id });
+      deps.log?.info('delivery withheld: the subscriber is no longer entitled', {
+        subscriptionId: candidate.subscriptionId,
+        owner: candidate.owner,
+        type: entry.event.type,
+        id: entry.event.id,
+      });
       return false;
     });
     for (const candidate of candidates) {

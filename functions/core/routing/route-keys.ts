@@ -52,7 +52,8 @@ export function subscriptionMatches(match: SubscriptionMatch, attributes: EventA
   return (match.filters ?? []).every((filter) => filterMatches(filter, attributes));
 }
 
-type Condition = { readonly kind: 'eq'; readonly values: Readonly<Record<string, string>> } | { readonly kind: 'pre'; readonly attribute: string; readonly value: string };
+type Condition =
+  { readonly kind: 'eq'; readonly values: Readonly<Record<string, string>> } | { readonly kind: 'pre'; readonly attribute: string; readonly value: string };
 
 /** The route entries of a subscription: at least one (the catch-all when nothing narrower holds). */
 export function routeEntriesOf(match: SubscriptionMatch): RouteEntry[] {
@@ -190,7 +191,13 @@ function eqEntry(values: Readonly<Record<string, string>>): RouteEntry {
     .slice(0, MAX_KEY_ATTRIBUTES)
     .sort();
   const shape = `eq:${names.join(',')}`;
-  return { shape, routeKey: keyText(shape, names.map((name) => values[name]!)) };
+  return {
+    shape,
+    routeKey: keyText(
+      shape,
+      names.map((name) => values[name]!),
+    ),
+  };
 }
 
 function preEntry(attribute: string, prefix: string): RouteEntry {

@@ -92,7 +92,9 @@ export function checkEntitlement(
  * subscriptions it made (they stay, and resume if the grant comes back).
  */
 export function entitledToEvent(clientId: string, event: { readonly type: string; readonly source: string }, entitlements: Entitlements): boolean {
-  return (entitlements.get(clientId) ?? []).some((grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source));
+  return (entitlements.get(clientId) ?? []).some(
+    (grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source),
+  );
 }
 
 function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {

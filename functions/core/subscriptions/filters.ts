@@ -104,7 +104,7 @@ function parseFilter(value: unknown, path: string, depth: number, budget: { node
       }
       const children = body.map((child, index) => parseFilter(child, `${at}[${index}]`, depth + 1, budget, issues));
       if (children.some((child) => child === undefined)) return undefined;
-      return (dialect === 'all' ? { all: children as Filter[] } : { any: children as Filter[] });
+      return dialect === 'all' ? { all: children as Filter[] } : { any: children as Filter[] };
     }
     case 'not': {
       const child = parseFilter(body, at, depth + 1, budget, issues);

@@ -38,7 +38,9 @@ export function readMergePatch(request: HttpRequest): Answer<Record<string, unkn
   const body = readJson(request, ['application/merge-patch+json', 'application/json']);
   if ('problem' in body) return body;
   if (typeof body.value !== 'object' || body.value === null || Array.isArray(body.value)) {
-    return { problem: problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', 'A PATCH body is a JSON merge patch object (RFC 7396).')) };
+    return {
+      problem: problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', 'A PATCH body is a JSON merge patch object (RFC 7396).')),
+    };
   }
   return { value: body.value as Record<string, unknown> };
 }
@@ -74,7 +76,9 @@ export function preconditionFailure(ifMatch: string | undefined, current: Subscr
 }
 
 export function invalidSubscription(issues: readonly ValidationIssue[]): HttpResponse {
-  return problemResponse(problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has ${issues.length} error(s); see errors.`, issues));
+  return problemResponse(
+    problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has ${issues.length} error(s); see errors.`, issues),
+  );
 }
 
 export function invalidCursor(): HttpResponse {
@@ -82,7 +86,9 @@ export function invalidCursor(): HttpResponse {
 }
 
 export function tooDeep(): HttpResponse {
-  return problemResponse(problems.badRequest('json-too-deep', 'JSON Nested Too Deeply', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`));
+  return problemResponse(
+    problems.badRequest('json-too-deep', 'JSON Nested Too Deeply', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`),
+  );
 }
 
 export function notEntitled(reason: string): HttpResponse {
@@ -91,13 +97,23 @@ export function notEntitled(reason: string): HttpResponse {
 
 export function agreementNotAllowed(owner: string): HttpResponse {
   return problemResponse(
-    problem(403, 'validation-agreement-not-allowed', 'Validation Agreement Not Allowed', `Client "${owner}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`),
+    problem(
+      403,
+      'validation-agreement-not-allowed',
+      'Validation Agreement Not Allowed',
+      `Client "${owner}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`,
+    ),
   );
 }
 
 export function idempotencyKeyReused(existingId: string): HttpResponse {
   return problemResponse(
-    problem(422, 'idempotency-key-reused', 'Idempotency Key Reused', `This Idempotency-Key already created subscription ${existingId} from a different request; a new request needs a new key.`),
+    problem(
+      422,
+      'idempotency-key-reused',
+      'Idempotency Key Reused',
+      `This Idempotency-Key already created subscription ${existingId} from a different request; a new request needs a new key.`,
+    ),
   );
 }
 
@@ -110,7 +126,9 @@ export function deletedMeanwhile(id: string): HttpResponse {
 }
 
 export function changedMeanwhile(id: string): HttpResponse {
-  return problemResponse(problem(409, 'subscription-changed', 'Conflict', `Subscription ${id} changed while this request was processed; read it and try again.`));
+  return problemResponse(
+    problem(409, 'subscription-changed', 'Conflict', `Subscription ${id} changed while this request was processed; read it and try again.`),
+  );
 }
 
 /**
@@ -127,7 +145,9 @@ export function notApprovable(status: SubscriptionStatus): HttpResponse {
 }
 
 export function approvalWindowClosed(): HttpResponse {
-  return problemResponse(problem(410, 'validation-window-closed', 'Approval Window Closed', 'This approval link has expired; the subscriber must validate the sink again.'));
+  return problemResponse(
+    problem(410, 'validation-window-closed', 'Approval Window Closed', 'This approval link has expired; the subscriber must validate the sink again.'),
+  );
 }
 
 export function approvedResponse(id: string): HttpResponse {

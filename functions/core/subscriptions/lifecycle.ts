@@ -45,7 +45,12 @@ export function needsHandshake(current: Subscription, sink: string, now: Date): 
  * A change (PATCH) of a stored subscription: either the target must be asked (the caller stores
  * `awaitingValidation` and sends the request), or this is the draft to store.
  */
-export function afterChange(terms: SubscriptionTerms, current: Subscription, validation: ValidationMode, now: Date): { readonly handshake: true } | { readonly handshake: false; readonly draft: SubscriptionDraft } {
+export function afterChange(
+  terms: SubscriptionTerms,
+  current: Subscription,
+  validation: ValidationMode,
+  now: Date,
+): { readonly handshake: true } | { readonly handshake: false; readonly draft: SubscriptionDraft } {
   // The input was checked to carry an acceptable credential: a subscription suspended for want of
   // one continues from where it was before (active), or through the handshake for a new sink.
   const reactivating = current.status === 'suspended' && current.suspendedFor === 'credential-required';
@@ -117,7 +122,11 @@ export function afterValidation(current: Subscription, outcome: ValidationOutcom
         ...(outcome.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: outcome.allowedRatePerMinute }),
       };
     case 'refused':
-      return { ...base, status: 'rejected', statusReason: `${outcome.reason}${callbackOffered ? `; it can still be approved through the callback until ${window}` : ''}` };
+      return {
+        ...base,
+        status: 'rejected',
+        statusReason: `${outcome.reason}${callbackOffered ? `; it can still be approved through the callback until ${window}` : ''}`,
+      };
     case 'undecided':
       return callbackOffered
         ? { ...base, status: 'pending', statusReason: `${outcome.reason}; waiting for approval through the callback until ${window}` }

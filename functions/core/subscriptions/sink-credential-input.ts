@@ -28,21 +28,31 @@ export function parseSinkCredential(
     const member = fields[name];
     if (member === undefined && !required) return undefined;
     if (typeof member !== 'string' || member.length === 0 || member.length > MAX_SECRET_LENGTH) {
-      issues.push({ attribute: `${path}.${name}`, rule: 'non-empty-string', requirement: 'EDU-14', message: `${name} must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters` });
+      issues.push({
+        attribute: `${path}.${name}`,
+        rule: 'non-empty-string',
+        requirement: 'EDU-14',
+        message: `${name} must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters`,
+      });
       return undefined;
     }
     return member;
   };
   const allowOnly = (allowed: readonly string[]) => {
     for (const name of Object.keys(fields)) {
-      if (!allowed.includes(name)) issues.push({ attribute: `${path}.${name}`, rule: 'unknown-member', requirement: 'EDU-14', message: `unknown member "${name}"` });
+      if (!allowed.includes(name))
+        issues.push({ attribute: `${path}.${name}`, rule: 'unknown-member', requirement: 'EDU-14', message: `unknown member "${name}"` });
     }
   };
 
   switch (fields['credentialtype']) {
     case 'ACCESSTOKEN': {
       if (rules.policy === 'oauth2-only') {
-        return fail(`${path}.credentialtype`, 'oauth2-only', 'this deployment accepts only OAuth2 client credentials towards targets: credentialtype must be CLIENTCREDENTIALS (EDU-4)');
+        return fail(
+          `${path}.credentialtype`,
+          'oauth2-only',
+          'this deployment accepts only OAuth2 client credentials towards targets: credentialtype must be CLIENTCREDENTIALS (EDU-4)',
+        );
       }
       allowOnly(['credentialtype', 'accesstoken']);
       const token = text('accesstoken', true);
@@ -74,6 +84,10 @@ export function parseSinkCredential(
       };
     }
     default:
-      return fail(`${path}.credentialtype`, 'enum', rules.policy === 'oauth2-only' ? 'credentialtype must be CLIENTCREDENTIALS' : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS');
+      return fail(
+        `${path}.credentialtype`,
+        'enum',
+        rules.policy === 'oauth2-only' ? 'credentialtype must be CLIENTCREDENTIALS' : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS',
+      );
   }
 }

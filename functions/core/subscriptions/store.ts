@@ -29,7 +29,13 @@ export interface SubscriptionStore {
    * `SubscriptionConflictError` when `expectedVersion` is given and no longer current.
    * `suspendedFor` is kept only with the status `suspended`.
    */
-  updateStatus(id: string, status: SubscriptionStatus, reason: string | undefined, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<Subscription | undefined>;
+  updateStatus(
+    id: string,
+    status: SubscriptionStatus,
+    reason: string | undefined,
+    expectedVersion?: number,
+    suspendedFor?: SuspensionCause,
+  ): Promise<Subscription | undefined>;
 }
 
 export class SubscriptionConflictError extends Error {
@@ -61,4 +67,3 @@ export function withStatus(
     updatedAt: new Date(change.now).toISOString(),
   };
 }
-

@@ -59,7 +59,17 @@ export const WRITABLE_MEMBERS = [
   'retrywindowseconds',
 ] as const;
 
-export const READ_ONLY_MEMBERS = ['id', 'owner', 'status', 'statusreason', 'suspendedfor', 'allowedrate', 'validationexpiresat', 'createdat', 'updatedat'] as const;
+export const READ_ONLY_MEMBERS = [
+  'id',
+  'owner',
+  'status',
+  'statusreason',
+  'suspendedfor',
+  'allowedrate',
+  'validationexpiresat',
+  'createdat',
+  'updatedat',
+] as const;
 
 const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
 const MAX_TYPES = 32;
@@ -125,26 +135,48 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (batchSupported !== undefined) {
     if (typeof batchSupported !== 'boolean') add('batchsupported', 'boolean', 'batchsupported must be true or false', 'JSON-3');
     else if (validation !== 'agreed') {
-      add('batchsupported', 'declared-by-target', 'with the validation handshake the target itself declares batch support (Accept-Post); batchsupported is only for validation "agreed"', 'JSON-3');
+      add(
+        'batchsupported',
+        'declared-by-target',
+        'with the validation handshake the target itself declares batch support (Accept-Post); batchsupported is only for validation "agreed"',
+        'JSON-3',
+      );
     }
   }
 
   // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential'], { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts, policy: rules.sinkCredentials });
+    const parsed = parseSinkCredential(fields['sinkcredential'], {
+      allowLoopback: rules.allowLoopbackSinks,
+      allowedPorts: rules.allowedPorts,
+      policy: rules.sinkCredentials,
+    });
     issues.push(...parsed.issues);
     credential = parsed.credential;
   } else if (rules.storedCredential === undefined) {
     const kinds = rules.sinkCredentials === 'oauth2-only' ? 'CLIENTCREDENTIALS' : 'ACCESSTOKEN or CLIENTCREDENTIALS';
     add('sinkcredential', 'required', `sinkcredential is required: every delivery carries a token for the target (${kinds})`, 'WH-3');
   } else if (rules.storedCredential === 'bearer' && rules.sinkCredentials === 'oauth2-only') {
-    add('sinkcredential', 'oauth2-only', 'the stored ACCESSTOKEN credential is no longer accepted here: give a CLIENTCREDENTIALS sinkcredential (EDU-4)', 'EDU-4');
+    add(
+      'sinkcredential',
+      'oauth2-only',
+      'the stored ACCESSTOKEN credential is no longer accepted here: give a CLIENTCREDENTIALS sinkcredential (EDU-4)',
+      'EDU-4',
+    );
   }
 
   const retryWindow = fields['retrywindowseconds'];
-  if (retryWindow !== undefined && (!Number.isInteger(retryWindow) || (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS || (retryWindow as number) > rules.maxRetryWindowSeconds)) {
-    add('retrywindowseconds', 'range', `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`, 'EDU-IDEM-12');
+  if (
+    retryWindow !== undefined &&
+    (!Number.isInteger(retryWindow) || (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS || (retryWindow as number) > rules.maxRetryWindowSeconds)
+  ) {
+    add(
+      'retrywindowseconds',
+      'range',
+      `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`,
+      'EDU-IDEM-12',
+    );
   }
 
   // The conditions are stored in the subscription's item and in each of its route index items:

@@ -40,5 +40,16 @@ export function subscriptionIdOf(owner: string, idempotencyKey: string): string 
 
 /** What a create asked for (not what the handshake later found), to tell its retry from another request. */
 export function requestedTerms(s: SubscriptionTerms): string {
-  return JSON.stringify([s.owner, s.sink, s.source, s.types, s.filters, s.contentMode, s.validation, s.validation === 'agreed' && s.batchSupported, s.retryWindowSeconds, s.credential?.kind]);
+  return JSON.stringify([
+    s.owner,
+    s.sink,
+    s.source,
+    s.types,
+    s.filters,
+    s.contentMode,
+    s.validation,
+    s.validation === 'agreed' && s.batchSupported,
+    s.retryWindowSeconds,
+    s.credential?.kind,
+  ]);
 }

@@ -143,7 +143,11 @@ export class SubscriptionsService {
       return http.credentialNotCarriedOver();
     }
 
-    const changed = await termsOf(parsed.value, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() }, this.deps.cipher);
+    const changed = await termsOf(
+      parsed.value,
+      { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() },
+      this.deps.cipher,
+    );
     // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
     const { credential: newCredential, ...withoutCredential } = changed;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
@@ -247,7 +251,10 @@ export class SubscriptionsService {
 
   private openHandshake(): { token: string; fields: lifecycle.OpenHandshake } {
     const { token, hash } = newApprovalToken();
-    return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.now(), this.deps.settings.validationWindowSeconds) } };
+    return {
+      token,
+      fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.now(), this.deps.settings.validationWindowSeconds) },
+    };
   }
 
   /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */

@@ -27,10 +27,7 @@ export interface ValidationRequest {
 }
 
 /** How the OPTIONS request is sent: the safe outbound client in production (SSRF guard). */
-export type ValidationTransport = (request: {
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-}) => Promise<ValidationTransportResult>;
+export type ValidationTransport = (request: { readonly url: string; readonly headers: Readonly<Record<string, string>> }) => Promise<ValidationTransportResult>;
 
 export type ValidationTransportResult =
   | { readonly status: number; readonly headers: Readonly<Record<string, string>> }

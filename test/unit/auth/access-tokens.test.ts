@@ -129,7 +129,9 @@ describe('access tokens (EDU-2, EDU-4)', () => {
 
   it('EDU-4: a tampered payload fails the signature check', async () => {
     const [header, , signature] = (await token()).split('.');
-    const payload = Buffer.from(JSON.stringify({ iss: ISSUER, aud: AUDIENCE, client_id: 'dev-publisher', scope: 'admin', exp: now() + 300 })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ iss: ISSUER, aud: AUDIENCE, client_id: 'dev-publisher', scope: 'admin', exp: now() + 300 })).toString(
+      'base64url',
+    );
     const error = await rejection(`Bearer ${header}.${payload}.${signature}`);
     expect(error.problem.detail).toMatch(/signature/);
   });

@@ -19,7 +19,9 @@ import {
 import { acceptedEvents, parse, problemOf, summary } from './fixtures.js';
 
 if (!conformanceAvailable) {
-  console.warn(`CloudEvents conformance data not found at ${conformanceRoot} (../shared/testdata is absent next to the repository); the conformance cases are skipped.`);
+  console.warn(
+    `CloudEvents conformance data not found at ${conformanceRoot} (../shared/testdata is absent next to the repository); the conformance cases are skipped.`,
+  );
 }
 
 /** The requirement an upstream invalid case breaks, so each rejection is for the right reason. */
@@ -65,13 +67,27 @@ const GOLDEN_EVENTS: Readonly<Record<string, { attributes: Record<string, unknow
   minimalWithTime: { attributes: { ...MINIMAL, id: 'minimalWithTime', time: '2018-04-05T17:31:00Z' } },
   minimalWithRelativeSource: { attributes: { ...MINIMAL, id: 'minimalWithRelativeSource', source: '#fragment' } },
   allCore: {
-    attributes: { ...MINIMAL, id: 'allCore', datacontenttype: 'text/plain', dataschema: 'https://cloudevents.io/dataschema', subject: 'tests', time: '2018-04-05T17:31:00Z' },
+    attributes: {
+      ...MINIMAL,
+      id: 'allCore',
+      datacontenttype: 'text/plain',
+      dataschema: 'https://cloudevents.io/dataschema',
+      subject: 'tests',
+      time: '2018-04-05T17:31:00Z',
+    },
   },
   simpleTextData: { attributes: { ...MINIMAL, id: 'simpleTextData', datacontenttype: 'text/plain' }, data: 'Simple text' },
   allExtensionTypes: {
     attributes: {
-      ...MINIMAL, id: 'allExtensionTypes', extinteger: 10, extboolean: true, extstring: 'text', extbinary: 'TWE=',
-      exttimestamp: '2023-03-31T15:12:00Z', exturi: 'https://cloudevents.io', exturiref: '//authority/path',
+      ...MINIMAL,
+      id: 'allExtensionTypes',
+      extinteger: 10,
+      extboolean: true,
+      extstring: 'text',
+      extbinary: 'TWE=',
+      exttimestamp: '2023-03-31T15:12:00Z',
+      exturi: 'https://cloudevents.io',
+      exturiref: '//authority/path',
     },
   },
 };

@@ -16,8 +16,10 @@ function without(...names: string[]): Record<string, unknown> {
 
 describe('validateEventObject', () => {
   it('accepts the NL GOV profile example event without findings', () => {
-    expect(check({ subject: '999990342', time: '2021-12-10T17:31:00Z', datacontenttype: 'application/json', data: { bsn: '999990342' } }))
-      .toEqual({ errors: [], warnings: [] });
+    expect(check({ subject: '999990342', time: '2021-12-10T17:31:00Z', datacontenttype: 'application/json', data: { bsn: '999990342' } })).toEqual({
+      errors: [],
+      warnings: [],
+    });
   });
 
   it('reports every violation, not only the first', () => {
@@ -72,7 +74,9 @@ describe('CE-1 attribute names', () => {
 
 describe('CE-2 type system', () => {
   it('CE-2: extension values may be strings, 32-bit integers and booleans', () => {
-    expect(check({ extstring: 'text', extinteger: 10, extmax: 2147483647, extmin: -2147483648, extboolean: true, extfalse: false, extbinary: 'TWE=' }).errors).toEqual([]);
+    expect(
+      check({ extstring: 'text', extinteger: 10, extmax: 2147483647, extmin: -2147483648, extboolean: true, extfalse: false, extbinary: 'TWE=' }).errors,
+    ).toEqual([]);
   });
 
   it('CE-2: strings may hold any character outside the forbidden ranges, including surrogate pairs', () => {
@@ -80,11 +84,7 @@ describe('CE-2 type system', () => {
   });
 
   it('CE-2: integers outside the signed 32-bit range and non-integer numbers are rejected', () => {
-    expect(check({ big: 2147483648, small: -2147483649, half: 1.5 }).errors).toEqual([
-      'CE-2 integer big',
-      'CE-2 integer small',
-      'CE-2 integer half',
-    ]);
+    expect(check({ big: 2147483648, small: -2147483649, half: 1.5 }).errors).toEqual(['CE-2 integer big', 'CE-2 integer small', 'CE-2 integer half']);
   });
 
   it('CE-2: objects and arrays are not attribute values', () => {
@@ -96,17 +96,19 @@ describe('CE-2 type system', () => {
   });
 
   it('CE-2: control characters, noncharacters and unpaired surrogates are rejected in every string', () => {
-    expect(check({
-      subject: 'line\nbreak',
-      nul: 'a\u0000b',
-      del: '\u007F',
-      c1: 'x\u0085',
-      nonchar: '\uFDD0',
-      fffe: '\uFFFE',
-      plane1: String.fromCodePoint(0x1fffe),
-      lone: '\uDEAD',
-      highonly: 'a\uD800',
-    }).errors).toEqual([
+    expect(
+      check({
+        subject: 'line\nbreak',
+        nul: 'a\u0000b',
+        del: '\u007F',
+        c1: 'x\u0085',
+        nonchar: '\uFDD0',
+        fffe: '\uFFFE',
+        plane1: String.fromCodePoint(0x1fffe),
+        lone: '\uDEAD',
+        highonly: 'a\uD800',
+      }).errors,
+    ).toEqual([
       'CE-2 string-characters subject',
       'CE-2 string-characters nul',
       'CE-2 string-characters del',
@@ -146,8 +148,15 @@ describe('CE-4 source', () => {
   });
 
   it('CE-4: other URI-references are accepted with a profile warning', () => {
-    for (const source of ['https://github.com/cloudevents', 'mailto:cncf-wg-serverless@lists.cncf.io', 'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
-      '/cloudevents/spec/pull/123', '1-555-123-4567', '#fragment', '//[2001:db8::1]:8080/x?q=1']) {
+    for (const source of [
+      'https://github.com/cloudevents',
+      'mailto:cncf-wg-serverless@lists.cncf.io',
+      'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
+      '/cloudevents/spec/pull/123',
+      '1-555-123-4567',
+      '#fragment',
+      '//[2001:db8::1]:8080/x?q=1',
+    ]) {
       expect(check({ source }), source).toEqual({ errors: [], warnings: ['CE-4 nld-urn source'] });
     }
   });
@@ -179,7 +188,14 @@ describe('CE-5 specversion', () => {
 
 describe('CE-6 type', () => {
   it('CE-6: reverse domain names, with at most one v<digits> version, are accepted', () => {
-    for (const type of ['nl.brp.persoon-verhuisd', 'com.github.pull_request.opened', 'com.example.object.deleted.v2', 'nl.amsterdam.erfpacht.overdracht', 'io.cloudevents.test', 'nl.brp.v12.verhuizing']) {
+    for (const type of [
+      'nl.brp.persoon-verhuisd',
+      'com.github.pull_request.opened',
+      'com.example.object.deleted.v2',
+      'nl.amsterdam.erfpacht.overdracht',
+      'io.cloudevents.test',
+      'nl.brp.v12.verhuizing',
+    ]) {
       expect(check({ type }).errors, type).toEqual([]);
     }
   });
@@ -245,8 +261,16 @@ describe('CE-9 subject', () => {
 
 describe('CE-10 time', () => {
   it('CE-10: RFC 3339 timestamps are accepted', () => {
-    for (const time of ['2018-04-05T17:31:00Z', '2018-04-05T17:31:00.000000000Z', '2018-04-05T18:31:00+01:00', '2018-04-05T16:31:00-01:00',
-      '2024-02-29T00:00:00Z', '2016-12-31T23:59:60Z', '2018-04-05t17:31:00z', '2018-04-05T17:31:00.5+14:00']) {
+    for (const time of [
+      '2018-04-05T17:31:00Z',
+      '2018-04-05T17:31:00.000000000Z',
+      '2018-04-05T18:31:00+01:00',
+      '2018-04-05T16:31:00-01:00',
+      '2024-02-29T00:00:00Z',
+      '2016-12-31T23:59:60Z',
+      '2018-04-05t17:31:00z',
+      '2018-04-05T17:31:00.5+14:00',
+    ]) {
       expect(check({ time }).errors, time).toEqual([]);
     }
   });
@@ -256,9 +280,22 @@ describe('CE-10 time', () => {
   });
 
   it('CE-10: bad offsets, impossible dates and other shapes are rejected', () => {
-    for (const time of ['lunchtime', '2018-04-05T18:31:00X', '2018-04-05T18:31:00+25:00', '2018-04-05T18:31:00+xx:00', '2018-04-05T18:31:00+05',
-      '2018-04-05T18:31:00', '2018-04-05', '2023-02-29T00:00:00Z', '2018-13-01T00:00:00Z', '2018-04-31T00:00:00Z', '2018-04-05T24:00:00Z',
-      '2018-04-05 17:31:00Z', '2018-04-05T17:31:00.Z', '2018-04-05T17:31:00+01:60']) {
+    for (const time of [
+      'lunchtime',
+      '2018-04-05T18:31:00X',
+      '2018-04-05T18:31:00+25:00',
+      '2018-04-05T18:31:00+xx:00',
+      '2018-04-05T18:31:00+05',
+      '2018-04-05T18:31:00',
+      '2018-04-05',
+      '2023-02-29T00:00:00Z',
+      '2018-13-01T00:00:00Z',
+      '2018-04-31T00:00:00Z',
+      '2018-04-05T24:00:00Z',
+      '2018-04-05 17:31:00Z',
+      '2018-04-05T17:31:00.Z',
+      '2018-04-05T17:31:00+01:60',
+    ]) {
       expect(check({ time }).errors, time).toEqual(['CE-10 timestamp time']);
     }
   });
@@ -303,7 +340,9 @@ describe('CE-12 sequence', () => {
 
 describe('JSON-1 null means unset', () => {
   it('JSON-1: null optional attributes and extensions are dropped, not rejected', () => {
-    const text = JSON.stringify(nlEvent({ subject: null, time: null, datacontenttype: null, dataschema: null, geheimnummer: null, nlbrpnationaliteit: '0083' }));
+    const text = JSON.stringify(
+      nlEvent({ subject: null, time: null, datacontenttype: null, dataschema: null, geheimnummer: null, nlbrpnationaliteit: '0083' }),
+    );
     const event = acceptedEvent(parse(structuredRequest(text)));
     expect(event.attributes).toEqual({ ...nlEvent(), nlbrpnationaliteit: '0083' });
     expect(event.json).toBe(text);
@@ -341,6 +380,9 @@ describe('JSON-2 data and data_base64', () => {
   it('JSON-2: non-string data with a non-JSON datacontenttype gets a warning', () => {
     expect(check({ datacontenttype: 'application/json', data: { a: 1 } }).warnings).toEqual([]);
     expect(check({ datacontenttype: 'text/plain', data: 'fine' }).warnings).toEqual(['CE-7 json-preferred datacontenttype']);
-    expect(check({ datacontenttype: 'text/plain', data: { a: 1 } }).warnings).toEqual(['CE-7 json-preferred datacontenttype', 'JSON-2 data-representation data']);
+    expect(check({ datacontenttype: 'text/plain', data: { a: 1 } }).warnings).toEqual([
+      'CE-7 json-preferred datacontenttype',
+      'JSON-2 data-representation data',
+    ]);
   });
 });

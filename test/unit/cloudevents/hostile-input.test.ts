@@ -21,7 +21,18 @@ import {
 } from '../../../functions/core/cloudevents/attribute-syntax.js';
 import { toBinaryMessage } from '../../../functions/core/cloudevents/index.js';
 import { MAX_LISTED_ISSUES, MAX_PROBLEM_BYTES, problemResponse } from '../../../functions/core/http/problems.js';
-import { acceptedEvent, acceptedEvents, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, problemOf, structuredRequest, summary } from './fixtures.js';
+import {
+  acceptedEvent,
+  acceptedEvents,
+  batchRequest,
+  binaryRequest,
+  invalidIssues,
+  nlEvent,
+  parse,
+  problemOf,
+  structuredRequest,
+  summary,
+} from './fixtures.js';
 
 /** The deployed per-event limit: 256 KiB (SQS) minus 8 KiB for the delivery envelope. */
 const LIMITS = { maxEventBytes: 248 * 1024, maxEventsPerBatch: 1000 };
@@ -122,8 +133,18 @@ describe('review #3: sizes are checked before costly validation', () => {
       `urn:nld:${a}`,
     ];
     const validators: ((value: string) => unknown)[] = [
-      isUriReference, isAbsoluteUri, isMediaType, isReverseDnsName, isRfc3339Timestamp, isCloudEventsString,
-      isBase64, isInt32String, isNldUrn, isHeaderText, typeVersionProblem, charsetOf,
+      isUriReference,
+      isAbsoluteUri,
+      isMediaType,
+      isReverseDnsName,
+      isRfc3339Timestamp,
+      isCloudEventsString,
+      isBase64,
+      isInt32String,
+      isNldUrn,
+      isHeaderText,
+      typeVersionProblem,
+      charsetOf,
     ];
     for (const value of adversarial) {
       for (const validator of validators) expect(() => validator(value), `${validator.name}(${JSON.stringify(value.slice(0, 20))}…)`).not.toThrow();
@@ -192,7 +213,7 @@ describe('review #7: duplicate member names', () => {
     expect(invalidIssues(parse(batchRequest(`[${good}, ${twice}]`)))).toEqual(['HTTP-3 duplicate-member data #1']);
   });
 
-  it('review #7: duplicates inside data are the payload\'s own business and are forwarded as received', () => {
+  it("review #7: duplicates inside data are the payload's own business and are forwarded as received", () => {
     const body = text('"source":"urn:nld:oin:1:systeem:a","data":{"a":1,"a":2,"b":{"c":1,"c":2}}');
     expect(acceptedEvent(parse(structuredRequest(body))).json).toBe(body);
   });
@@ -200,14 +221,27 @@ describe('review #7: duplicate member names', () => {
 
 describe('review #8: datacontenttype must be able to travel as an HTTP header', () => {
   it('CE-7, review #8: characters beyond visible ASCII, space and tab in datacontenttype → 400', () => {
-    for (const datacontenttype of ['text/plain; charset="\u0100"', 'text/plain; a="\u00e9"', 'text/plain; a="x\u0001"', 'text/plain; a="x\u007f"', 'text/plain; a="\u{1F30E}"']) {
+    for (const datacontenttype of [
+      'text/plain; charset="\u0100"',
+      'text/plain; a="\u00e9"',
+      'text/plain; a="x\u0001"',
+      'text/plain; a="x\u007f"',
+      'text/plain; a="\u{1F30E}"',
+    ]) {
       // Control characters are also CE-2 string-characters findings; every one is a CE-7 media-type finding.
-      expect(invalidIssues(parse(structuredRequest(nlEvent({ datacontenttype })))), JSON.stringify(datacontenttype)).toContain('CE-7 media-type datacontenttype');
+      expect(invalidIssues(parse(structuredRequest(nlEvent({ datacontenttype })))), JSON.stringify(datacontenttype)).toContain(
+        'CE-7 media-type datacontenttype',
+      );
     }
   });
 
   it('CE-7, review #8: quoted parameters with visible ASCII, spaces, tabs and escapes are still accepted', () => {
-    for (const datacontenttype of ['text/plain; a="b c d"', 'text/plain ;a=b',  'text/plain; a="q\\"uote"', 'application/json; profile="https://x.example/p?a=b"']) {
+    for (const datacontenttype of [
+      'text/plain; a="b c d"',
+      'text/plain ;a=b',
+      'text/plain; a="q\\"uote"',
+      'application/json; profile="https://x.example/p?a=b"',
+    ]) {
       expect(acceptedEvent(parse(structuredRequest(nlEvent({ datacontenttype })))).attributes['datacontenttype']).toBe(datacontenttype);
     }
   });

@@ -22,18 +22,30 @@ const NL_HEADERS = {
 describe('HTTP-1 structured mode', () => {
   it('HTTP-1: an application/cloudevents+json body is one event, kept byte for byte', () => {
     // Formatting, key order, escapes and a number beyond 2^53 must all survive.
-    const text = '{\n  "specversion" : "1.0", "type":"nl.brp.persoon-verhuisd",\n "source":"urn:nld:oin:1:systeem:BRP", "id":"caf\\u00e9",\n' +
+    const text =
+      '{\n  "specversion" : "1.0", "type":"nl.brp.persoon-verhuisd",\n "source":"urn:nld:oin:1:systeem:BRP", "id":"caf\\u00e9",\n' +
       ' "nlbrpnationaliteit":"0083", "geheimnummer": null, "data": {"bedrag": 12345678901234567890, "tekst": "a\\/b"} }\n';
     const outcome = parse(structuredRequest(text));
     expect(outcome.ok && outcome.mode).toBe('structured');
     const event = acceptedEvent(outcome);
     expect(event.json).toBe(text);
     expect(event).toMatchObject({ id: 'café', source: 'urn:nld:oin:1:systeem:BRP', type: 'nl.brp.persoon-verhuisd' });
-    expect(event.attributes).toEqual({ specversion: '1.0', type: 'nl.brp.persoon-verhuisd', source: 'urn:nld:oin:1:systeem:BRP', id: 'café', nlbrpnationaliteit: '0083' });
+    expect(event.attributes).toEqual({
+      specversion: '1.0',
+      type: 'nl.brp.persoon-verhuisd',
+      source: 'urn:nld:oin:1:systeem:BRP',
+      id: 'café',
+      nlbrpnationaliteit: '0083',
+    });
   });
 
   it('HTTP-1: charset parameters and the case of the media type do not matter', () => {
-    for (const contentType of ['application/cloudevents+json; charset=utf-8', 'application/cloudevents+json;charset=UTF-8', 'Application/CloudEvents+JSON; charset="utf-8"', 'application/cloudevents+json ; charset=us-ascii']) {
+    for (const contentType of [
+      'application/cloudevents+json; charset=utf-8',
+      'application/cloudevents+json;charset=UTF-8',
+      'Application/CloudEvents+JSON; charset="utf-8"',
+      'application/cloudevents+json ; charset=us-ascii',
+    ]) {
       expect(acceptedEvent(parse(structuredRequest(nlEvent(), contentType))).id, contentType).toBe(nlEvent()['id']);
     }
   });
@@ -53,7 +65,10 @@ describe('HTTP-1 structured mode', () => {
 
   it('HTTP-1: a body that is not UTF-8 is malformed JSON', () => {
     const body = Buffer.concat([Buffer.from('{"specversion":"1.0","subject":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
-    expect(problemOf(parse({ headers: { 'content-type': 'application/cloudevents+json' }, body }))).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/malformed-json' });
+    expect(problemOf(parse({ headers: { 'content-type': 'application/cloudevents+json' }, body }))).toMatchObject({
+      status: 400,
+      type: 'https://koerier.dev/problems/malformed-json',
+    });
   });
 
   it('HTTP-1: a charset other than UTF-8 is not understood (415)', () => {
@@ -75,8 +90,10 @@ describe('HTTP-2 binary mode', () => {
     expect(outcome.ok && outcome.mode).toBe('binary');
     const event = acceptedEvent(outcome);
     expect(event.attributes).toEqual({ ...nlEvent(), nlbrpnationaliteit: '0083', datacontenttype: 'application/json; charset=utf-8' });
-    expect(event.json).toBe(`{"specversion":"1.0","type":"nl.overheid.zaken.zaakstatus-gewijzigd","source":"urn:nld:oin:00000001823288444000:systeem:BRP-component",` +
-      `"id":"f3dce042-cd6e-4977-844d-05be8dce7cea","nlbrpnationaliteit":"0083","datacontenttype":"application/json; charset=utf-8","data":${body}}`);
+    expect(event.json).toBe(
+      `{"specversion":"1.0","type":"nl.overheid.zaken.zaakstatus-gewijzigd","source":"urn:nld:oin:00000001823288444000:systeem:BRP-component",` +
+        `"id":"f3dce042-cd6e-4977-844d-05be8dce7cea","nlbrpnationaliteit":"0083","datacontenttype":"application/json; charset=utf-8","data":${body}}`,
+    );
   });
 
   it('HTTP-2: any +json media type is spliced in as JSON data', () => {
@@ -85,19 +102,42 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: header names are case-insensitive', () => {
-    const event = acceptedEvent(parse(binaryRequest({
-      'CE-SpecVersion': '1.0', 'Ce-Type': 'nl.brp.persoon-verhuisd', 'CE-SOURCE': 'urn:nld:oin:1:systeem:x', 'ce-Id': '42', 'Content-Type': 'application/json', 'CE-MyExt': 'v',
-    }, '{}')));
-    expect(event.attributes).toEqual({ specversion: '1.0', type: 'nl.brp.persoon-verhuisd', source: 'urn:nld:oin:1:systeem:x', id: '42', myext: 'v', datacontenttype: 'application/json' });
+    const event = acceptedEvent(
+      parse(
+        binaryRequest(
+          {
+            'CE-SpecVersion': '1.0',
+            'Ce-Type': 'nl.brp.persoon-verhuisd',
+            'CE-SOURCE': 'urn:nld:oin:1:systeem:x',
+            'ce-Id': '42',
+            'Content-Type': 'application/json',
+            'CE-MyExt': 'v',
+          },
+          '{}',
+        ),
+      ),
+    );
+    expect(event.attributes).toEqual({
+      specversion: '1.0',
+      type: 'nl.brp.persoon-verhuisd',
+      source: 'urn:nld:oin:1:systeem:x',
+      id: '42',
+      myext: 'v',
+      datacontenttype: 'application/json',
+    });
   });
 
   it('HTTP-2: header values are percent-decoded as UTF-8', () => {
-    const event = acceptedEvent(parse(binaryRequest({
-      ...NL_HEADERS,
-      'ce-subject': 'caf%C3%A9 %22quoted%22 100%25',
-      // The profile's example source holds percent-encoding itself, so on the wire its % is %25.
-      'ce-source': 'urn:nld:gemeente-Bergen%2520%2528L%2529.burgerzakensysteem',
-    })));
+    const event = acceptedEvent(
+      parse(
+        binaryRequest({
+          ...NL_HEADERS,
+          'ce-subject': 'caf%C3%A9 %22quoted%22 100%25',
+          // The profile's example source holds percent-encoding itself, so on the wire its % is %25.
+          'ce-source': 'urn:nld:gemeente-Bergen%2520%2528L%2529.burgerzakensysteem',
+        }),
+      ),
+    );
     expect(event.attributes['subject']).toBe('café "quoted" 100%');
     expect(event.attributes['source']).toBe('urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem');
   });
@@ -145,7 +185,10 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: a JSON media type with a body that is not JSON is malformed JSON', () => {
-    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello')))).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/malformed-json' });
+    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello')))).toMatchObject({
+      status: 400,
+      type: 'https://koerier.dev/problems/malformed-json',
+    });
   });
 
   it('HTTP-2: with invalid attributes too, the malformed JSON data is listed among the errors', () => {
@@ -240,7 +283,9 @@ describe('HTTP-3 batch mode', () => {
 
 describe('HTTP-5 structured mode ignores ce- headers', () => {
   it('HTTP-5: ce- headers that contradict a structured body are ignored', () => {
-    const event = acceptedEvent(parse(structuredRequest(nlEvent(), 'application/cloudevents+json', { 'ce-id': 'from-header', 'ce-specversion': '0.3', 'ce-extra': 'x' })));
+    const event = acceptedEvent(
+      parse(structuredRequest(nlEvent(), 'application/cloudevents+json', { 'ce-id': 'from-header', 'ce-specversion': '0.3', 'ce-extra': 'x' })),
+    );
     expect(event.id).toBe(nlEvent()['id']);
     expect(event.attributes).toEqual(nlEvent());
   });
@@ -254,7 +299,12 @@ describe('HTTP-5 structured mode ignores ce- headers', () => {
 
 describe('Content modes not understood (415)', () => {
   it('HTTP-1: another CloudEvents event format is answered 415 naming the format', () => {
-    for (const contentType of ['application/cloudevents+xml', 'application/cloudevents+avro', 'application/cloudevents-batch+protobuf', 'application/cloudevents']) {
+    for (const contentType of [
+      'application/cloudevents+xml',
+      'application/cloudevents+avro',
+      'application/cloudevents-batch+protobuf',
+      'application/cloudevents',
+    ]) {
       const problem = problemOf(parse(structuredRequest(nlEvent(), contentType, NL_HEADERS)));
       expect(problem, contentType).toMatchObject({ status: 415, type: 'https://koerier.dev/problems/unsupported-media-type' });
       expect(problem.detail).toContain(contentType);
@@ -285,7 +335,12 @@ describe('Event size limit (413)', () => {
   it('CE-14: a larger structured event is answered 413 with its size and the limit, before it is parsed', () => {
     const text = JSON.stringify(withData('te-groot', 400));
     const problem = problemOf(parse(structuredRequest(text), options));
-    expect(problem).toMatchObject({ status: 413, type: 'https://koerier.dev/problems/payload-too-large', eventBytes: Buffer.byteLength(text), maxEventBytes: 400 });
+    expect(problem).toMatchObject({
+      status: 413,
+      type: 'https://koerier.dev/problems/payload-too-large',
+      eventBytes: Buffer.byteLength(text),
+      maxEventBytes: 400,
+    });
     expect(problem.detail).toContain('400 bytes');
     // Not parsed: an oversized body that is not even JSON is still a 413, not a 400.
     expect(problemOf(parse(structuredRequest(`${text}}}}`), options)).status).toBe(413);
@@ -298,11 +353,18 @@ describe('Event size limit (413)', () => {
   });
 
   it('CE-14: an oversized batch member is answered 413 with its index', () => {
-    expect(problemOf(parse(batchRequest([withData('klein', 10), withData('groot', 400)]), options))).toMatchObject({ status: 413, eventId: 'groot', index: 1, maxEventBytes: 400 });
+    expect(problemOf(parse(batchRequest([withData('klein', 10), withData('groot', 400)]), options))).toMatchObject({
+      status: 413,
+      eventId: 'groot',
+      index: 1,
+      maxEventBytes: 400,
+    });
   });
 
   it('CE-14: an oversized binary event is answered 413 on its JSON format size', () => {
-    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/octet-stream' }, Buffer.alloc(300)), options)))
-      .toMatchObject({ status: 413, eventId: NL_HEADERS['ce-id'] });
+    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/octet-stream' }, Buffer.alloc(300)), options))).toMatchObject({
+      status: 413,
+      eventId: NL_HEADERS['ce-id'],
+    });
   });
 });

@@ -1,12 +1,6 @@
 import { HTTP, type CloudEvent } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import {
-  readStoredEvent,
-  toBatchMessage,
-  toBinaryMessage,
-  toStructuredMessage,
-  type AcceptedEvent,
-} from '../../../functions/core/cloudevents/index.js';
+import { readStoredEvent, toBatchMessage, toBinaryMessage, toStructuredMessage, type AcceptedEvent } from '../../../functions/core/cloudevents/index.js';
 import { acceptedEvent, acceptedEvents, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 /** A stored event, made the way Koerier makes them: by accepting a structured request. */
@@ -16,7 +10,8 @@ function stored(overrides: Record<string, unknown>): AcceptedEvent {
 
 /** The official SDK's reading of a message; JSON and text bodies are handed over as strings. */
 function sdkRead(message: { headers: Record<string, string>; body: Buffer }, bodyAsBytes = false): CloudEvent<unknown> {
-  const event = HTTP.toEvent({ headers: message.headers, body: bodyAsBytes ? message.body : message.body.toString('utf8') }) as CloudEvent<unknown> | CloudEvent<unknown>[];
+  const event = HTTP.toEvent({ headers: message.headers, body: bodyAsBytes ? message.body : message.body.toString('utf8') }) as
+    CloudEvent<unknown> | CloudEvent<unknown>[];
   if (Array.isArray(event)) expect.fail('expected one event from the SDK');
   expect(event.validate()).toBe(true);
   return event;
@@ -57,7 +52,8 @@ describe('toStructuredMessage', () => {
 
 describe('toBinaryMessage', () => {
   it('HTTP-2: JSON data becomes the body unchanged and attributes become ce- headers; SDK and Koerier agree', () => {
-    const text = JSON.stringify(nlEvent({ time: '2021-12-10T17:31:00Z', ...EXTENSIONS, datacontenttype: 'application/json' })).slice(0, -1) +
+    const text =
+      JSON.stringify(nlEvent({ time: '2021-12-10T17:31:00Z', ...EXTENSIONS, datacontenttype: 'application/json' })).slice(0, -1) +
       ',"data":{ "bedrag": 12345678901234567890 }}';
     const event = acceptedEvent(parse(structuredRequest(text)));
     const message = toBinaryMessage(event.json);

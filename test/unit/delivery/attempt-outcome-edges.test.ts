@@ -23,13 +23,21 @@ describe('what an answer means (WH-2)', () => {
       code: 'redirect',
       detail: 'the target answered 300, a redirect to https://elders.example/; Koerier does not follow redirects: register the final URL',
     });
-    expect(status(399)).toEqual({ kind: 'rejected', code: 'redirect', detail: 'the target answered 399, a redirect; Koerier does not follow redirects: register the final URL' });
+    expect(status(399)).toEqual({
+      kind: 'rejected',
+      code: 'redirect',
+      detail: 'the target answered 399, a redirect; Koerier does not follow redirects: register the final URL',
+    });
     expect(status(400)).toEqual({ kind: 'rejected', code: 'rejected', detail: 'the target answered 400' });
   });
 
   it('WH-2: 408 is a transient failure in its own words; 415 a rejection in its own', () => {
     expect(status(408)).toEqual({ kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' });
-    expect(status(415)).toEqual({ kind: 'rejected', code: 'unsupported-media-type', detail: 'the target answered 415: it does not understand the delivery format' });
+    expect(status(415)).toEqual({
+      kind: 'rejected',
+      code: 'unsupported-media-type',
+      detail: 'the target answered 415: it does not understand the delivery format',
+    });
   });
 
   it('WH-2: a 429 without a readable Retry-After carries no wait at all', () => {
@@ -37,9 +45,14 @@ describe('what an answer means (WH-2)', () => {
     expect(status(429, { 'retry-after': '7' })).toStrictEqual({ kind: 'throttled', retryAfterMs: 7000 });
   });
 
-  it('WH-2: only a 503\'s Retry-After sets the next attempt of a 5xx', () => {
+  it("WH-2: only a 503's Retry-After sets the next attempt of a 5xx", () => {
     expect(status(500, { 'retry-after': '10' })).toStrictEqual({ kind: 'failed', code: 'server-error', detail: 'the target answered 500' });
-    expect(status(503, { 'retry-after': '10' })).toStrictEqual({ kind: 'failed', code: 'server-error', detail: 'the target answered 503', retryAfterMs: 10_000 });
+    expect(status(503, { 'retry-after': '10' })).toStrictEqual({
+      kind: 'failed',
+      code: 'server-error',
+      detail: 'the target answered 503',
+      retryAfterMs: 10_000,
+    });
   });
 
   it('WH-2: a response too large to read is judged by its status when that arrived, else rejected as too large', () => {

@@ -31,7 +31,11 @@ describe('reading a delivery answer', () => {
   });
 
   it.each([301, 302, 303, 307, 308])('WH-2: a %i redirect is not followed and not retried', (status) => {
-    expect(answer(status, { location: 'https://elsewhere.example/' })).toMatchObject({ kind: 'rejected', code: 'redirect', detail: expect.stringContaining('https://elsewhere.example/') });
+    expect(answer(status, { location: 'https://elsewhere.example/' })).toMatchObject({
+      kind: 'rejected',
+      code: 'redirect',
+      detail: expect.stringContaining('https://elsewhere.example/'),
+    });
   });
 
   it.each(['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network'] as const)('WH-2: a %s failure is transient', (failure) => {
@@ -56,11 +60,19 @@ describe('reading a delivery answer', () => {
   });
 
   it('review #8: a request Koerier could not build is rejected, not a failure counted against the target', () => {
-    expect(judgeAttempt({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }, 0)).toMatchObject({ kind: 'rejected', code: 'not-sendable' });
+    expect(judgeAttempt({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }, 0)).toMatchObject({
+      kind: 'rejected',
+      code: 'not-sendable',
+    });
   });
 
   it('WH-2: a 503 with Retry-After is transient and carries the wait (RFC 9110 §10.2.3)', () => {
-    expect(judgeAttempt({ status: 503, headers: { 'retry-after': '90' }, latencyMs: 1 }, 0)).toEqual({ kind: 'failed', code: 'server-error', detail: 'the target answered 503', retryAfterMs: 90_000 });
+    expect(judgeAttempt({ status: 503, headers: { 'retry-after': '90' }, latencyMs: 1 }, 0)).toEqual({
+      kind: 'failed',
+      code: 'server-error',
+      detail: 'the target answered 503',
+      retryAfterMs: 90_000,
+    });
     expect(judgeAttempt({ status: 503, headers: {}, latencyMs: 1 }, 0)).not.toHaveProperty('retryAfterMs');
   });
 
@@ -79,7 +91,10 @@ describe('reading a delivery answer', () => {
   });
 
   it('WH-2: a 429 too large to read still has its Retry-After honoured', () => {
-    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 429, headers: { 'retry-after': '3600' }, latencyMs: 1 }, 0)).toEqual({ kind: 'throttled', retryAfterMs: 3_600_000 });
+    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 429, headers: { 'retry-after': '3600' }, latencyMs: 1 }, 0)).toEqual({
+      kind: 'throttled',
+      retryAfterMs: 3_600_000,
+    });
   });
 });
 

@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { scopes, type Principal } from '../../../functions/core/auth/access-tokens.js';
 import { DeliveryAdmin, MAX_REDRIVE, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
 import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
-import { InvalidPageCursorError, type AttemptRecord, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from '../../../functions/core/delivery/delivery-records.js';
+import {
+  InvalidPageCursorError,
+  type AttemptRecord,
+  type DeadLetter,
+  type DeadLetterStore,
+  type DeliveryLedger,
+  type Page,
+  type TargetHealthStore,
+} from '../../../functions/core/delivery/delivery-records.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
@@ -22,7 +30,8 @@ const owner: Principal = { clientId: 'subscriber', scopes: new Set([scopes.manag
 const stranger: Principal = { clientId: 'someone-else', scopes: new Set([scopes.manageSubscriptions]) };
 const admin: Principal = { clientId: 'operator', scopes: new Set([scopes.admin]) };
 
-const event = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
+const event = (id: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
 
 function subscription(over: Partial<Subscription> = {}): Subscription {
   return storedSubscription({ id: 'sub-1', sink: 'https://ontvanger.example/hook', routeKeys: [], version: 1, ...over });
@@ -44,7 +53,16 @@ function deadLetter(n: number, over: Partial<DeadLetter> = {}): DeadLetter {
 }
 
 function attempt(n: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
-  return { subscriptionId: 'sub-1', deliveryId: `d-${n}`, attempt: 1, at: new Date(NOW - n).toISOString(), outcome: 'retrying', status: 500, latencyMs: 40 + n, ...over };
+  return {
+    subscriptionId: 'sub-1',
+    deliveryId: `d-${n}`,
+    attempt: 1,
+    at: new Date(NOW - n).toISOString(),
+    outcome: 'retrying',
+    status: 500,
+    latencyMs: 40 + n,
+    ...over,
+  };
 }
 
 /** Pages by position; a cursor is the next position as text, anything else is forged. */
@@ -56,7 +74,13 @@ function paged<T>(items: readonly T[], page: { limit: number; cursor?: string })
 }
 
 function setUp(
-  options: { subscription?: Subscription | undefined; deadLetters?: DeadLetter[]; attempts?: AttemptRecord[]; entitlements?: [string, { typePrefix: string; source?: string }[]][]; store?: Partial<DeliveryStateStore> } = {},
+  options: {
+    subscription?: Subscription | undefined;
+    deadLetters?: DeadLetter[];
+    attempts?: AttemptRecord[];
+    entitlements?: [string, { typePrefix: string; source?: string }[]][];
+    store?: Partial<DeliveryStateStore>;
+  } = {},
 ) {
   let deadLetters = [...(options.deadLetters ?? [])];
   const calls: string[] = [];
@@ -111,8 +135,24 @@ function setUp(
   return { admin: new DeliveryAdmin(deps), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
 }
 
-const get = (query: Record<string, string> = {}): HttpRequest => ({ method: 'GET', routeKey: 'GET /subscriptions/{id}/deliveries', path: '/', headers: {}, query, pathParameters: {}, body: Buffer.alloc(0) });
-const post = (body: unknown): HttpRequest => ({ method: 'POST', routeKey: 'POST /subscriptions/{id}/dead-letters/redrive', path: '/', headers: {}, query: {}, pathParameters: {}, body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)) });
+const get = (query: Record<string, string> = {}): HttpRequest => ({
+  method: 'GET',
+  routeKey: 'GET /subscriptions/{id}/deliveries',
+  path: '/',
+  headers: {},
+  query,
+  pathParameters: {},
+  body: Buffer.alloc(0),
+});
+const post = (body: unknown): HttpRequest => ({
+  method: 'POST',
+  routeKey: 'POST /subscriptions/{id}/dead-letters/redrive',
+  path: '/',
+  headers: {},
+  query: {},
+  pathParameters: {},
+  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+});
 const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
 
 describe('listing attempts and dead letters (EDU-18)', () => {
@@ -129,11 +169,19 @@ describe('listing attempts and dead letters (EDU-18)', () => {
     expect(last).not.toHaveProperty('next');
   });
 
-  it('EDU-18, review #19: an attempt shows the target\'s status and latency; one without an answer shows no latency; never the subscription id', async () => {
-    const { admin: deliveries } = setUp({ attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } })] });
+  it("EDU-18, review #19: an attempt shows the target's status and latency; one without an answer shows no latency; never the subscription id", async () => {
+    const { admin: deliveries } = setUp({
+      attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } })],
+    });
     const [answered, unanswered] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
     expect(answered).toEqual({ deliveryId: 'd-1', attempt: 1, at: new Date(NOW - 1).toISOString(), outcome: 'retrying', status: 500, latencyMs: 41 });
-    expect(unanswered).toEqual({ deliveryId: 'd-2', attempt: 1, at: new Date(NOW - 2).toISOString(), outcome: 'retrying', error: { code: 'target-unreachable', detail: 'no answer' } });
+    expect(unanswered).toEqual({
+      deliveryId: 'd-2',
+      attempt: 1,
+      at: new Date(NOW - 2).toISOString(),
+      outcome: 'retrying',
+      error: { code: 'target-unreachable', detail: 'no answer' },
+    });
   });
 
   it.each([['0'], ['101'], ['1.5'], ['ten']])('EDU-18: limit=%s is refused with 400', async (limit) => {
@@ -157,7 +205,12 @@ describe('listing attempts and dead letters (EDU-18)', () => {
   });
 
   it('CE-16: a dead letter shows its events by their context attributes, never their data', async () => {
-    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1, { redriveOf: 'd-old' }), deadLetter(2, { events: [JSON.stringify({ specversion: '1.0', id: 'x', source: SOURCE, type: TYPE })] })] });
+    const { admin: deliveries } = setUp({
+      deadLetters: [
+        deadLetter(1, { redriveOf: 'd-old' }),
+        deadLetter(2, { events: [JSON.stringify({ specversion: '1.0', id: 'x', source: SOURCE, type: TYPE })] }),
+      ],
+    });
     const response = await deliveries.listDeadLetters(owner, 'sub-1', get());
     expect(response.body).not.toContain('never shown');
     const [first, second] = json(response)['deadLetters'] as Record<string, unknown>[];
@@ -176,7 +229,7 @@ describe('listing attempts and dead letters (EDU-18)', () => {
     expect(second).not.toHaveProperty('redriveOf');
   });
 
-  it('EDU-7: another client\'s subscription is not there for it — 404 for lists, redrive and resume; an admin sees it', async () => {
+  it("EDU-7: another client's subscription is not there for it — 404 for lists, redrive and resume; an admin sees it", async () => {
     const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
     for (const response of [
       await deliveries.listAttempts(stranger, 'sub-1', get()),
@@ -200,7 +253,11 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     ['both', { all: true, deliveryIds: ['d-1'] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
     ['all false', { all: false }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
     ['an empty list', { deliveryIds: [] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
-    ['too many ids', { deliveryIds: Array.from({ length: MAX_REDRIVE + 1 }, (_, i) => `d-${i}`) }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    [
+      'too many ids',
+      { deliveryIds: Array.from({ length: MAX_REDRIVE + 1 }, (_, i) => `d-${i}`) },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
     ['an empty id', { deliveryIds: ['d-1', ''] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
     ['a numeric id', { deliveryIds: [7] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
   ])('EDU-18: a selection that is %s is a 400 saying what to send', async (_what, body, detail) => {
@@ -213,7 +270,11 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
 
   it('EDU-18: exactly the largest selection is taken', async () => {
     const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
-    const response = await deliveries.redrive(owner, 'sub-1', post({ deliveryIds: Array.from({ length: MAX_REDRIVE }, (_, i) => `d-${String(i).padStart(4, '0')}`) }));
+    const response = await deliveries.redrive(
+      owner,
+      'sub-1',
+      post({ deliveryIds: Array.from({ length: MAX_REDRIVE }, (_, i) => `d-${String(i).padStart(4, '0')}`) }),
+    );
     expect(response.status).toBe(202);
   });
 
@@ -265,14 +326,21 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
       detail: 'The subscription is suspended; nothing can be delivered to it. Resume it first (POST /subscriptions/sub-1/resume).',
     });
     const retired = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'retired' }) });
-    expect(json(await retired.admin.redrive(owner, 'sub-1', post({ all: true })))['detail']).toBe('The subscription is retired; nothing can be delivered to it.');
+    expect(json(await retired.admin.redrive(owner, 'sub-1', post({ all: true })))['detail']).toBe(
+      'The subscription is retired; nothing can be delivered to it.',
+    );
     expect([...suspended.calls, ...retired.calls]).toEqual([]);
   });
 
   it('review #16: a dead letter the owner is no longer entitled to, or that no longer matches the filters, is withheld and kept', async () => {
     const gov = deadLetter(2, { events: [event('e2', { type: 'nl.gov.zaak.gestart.v1' })] });
     const otherSubject = deadLetter(3, { events: [event('e3', { subject: 'leerling/other' })] });
-    const { admin: deliveries, enqueued, remaining, audits } = setUp({
+    const {
+      admin: deliveries,
+      enqueued,
+      remaining,
+      audits,
+    } = setUp({
       deadLetters: [deadLetter(1), gov, otherSubject],
       subscription: subscription({ filters: [{ prefix: { subject: 'leerling/e' } }] }),
     });
@@ -287,16 +355,30 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
   });
 
   it('review #16, EDU-7: a grant limited to one source withholds dead letters from another source', async () => {
-    const { admin: deliveries, enqueued } = setUp({ deadLetters: [deadLetter(1)], entitlements: [['subscriber', [{ typePrefix: 'nl.edu.', source: 'urn:nld:oin:1:systeem:x' }]]] });
+    const { admin: deliveries, enqueued } = setUp({
+      deadLetters: [deadLetter(1)],
+      entitlements: [['subscriber', [{ typePrefix: 'nl.edu.', source: 'urn:nld:oin:1:systeem:x' }]]],
+    });
     expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['withheld']).toEqual([{ deliveryId: 'd-0001', reason: 'not-entitled' }]);
     expect(enqueued).toEqual([]);
   });
 });
 
 describe('resume (EDU-12, EDU-18)', () => {
-  it('EDU-12: resuming a suspended subscription clears the target\'s failures, activates it and sends what was parked meanwhile', async () => {
-    const parked = [deadLetter(1, { reason: 'subscription-suspended' }), deadLetter(2, { reason: 'exhausted' }), deadLetter(3, { reason: 'subscription-suspended' })];
-    const { admin: deliveries, calls, enqueued, statusChanges, audits, remaining } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+  it("EDU-12: resuming a suspended subscription clears the target's failures, activates it and sends what was parked meanwhile", async () => {
+    const parked = [
+      deadLetter(1, { reason: 'subscription-suspended' }),
+      deadLetter(2, { reason: 'exhausted' }),
+      deadLetter(3, { reason: 'subscription-suspended' }),
+    ];
+    const {
+      admin: deliveries,
+      calls,
+      enqueued,
+      statusChanges,
+      audits,
+      remaining,
+    } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
     const response = await deliveries.resume(owner, 'sub-1');
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({ id: 'sub-1', status: 'active', redriven: 2 });
@@ -308,9 +390,17 @@ describe('resume (EDU-12, EDU-18)', () => {
   });
 
   it('review #16: on resume, parked deliveries the owner may no longer receive stay parked and are listed', async () => {
-    const parked = [deadLetter(1, { reason: 'subscription-suspended' }), deadLetter(2, { reason: 'subscription-suspended', events: [event('e2', { type: 'nl.gov.x.v1' })] })];
+    const parked = [
+      deadLetter(1, { reason: 'subscription-suspended' }),
+      deadLetter(2, { reason: 'subscription-suspended', events: [event('e2', { type: 'nl.gov.x.v1' })] }),
+    ];
     const { admin: deliveries, enqueued } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
-    expect(json(await deliveries.resume(owner, 'sub-1'))).toEqual({ id: 'sub-1', status: 'active', redriven: 1, withheld: [{ deliveryId: 'd-0002', reason: 'not-entitled' }] });
+    expect(json(await deliveries.resume(owner, 'sub-1'))).toEqual({
+      id: 'sub-1',
+      status: 'active',
+      redriven: 1,
+      withheld: [{ deliveryId: 'd-0002', reason: 'not-entitled' }],
+    });
     expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0001']);
   });
 
@@ -325,14 +415,21 @@ describe('resume (EDU-12, EDU-18)', () => {
     const { admin: deliveries, calls } = setUp();
     const response = await deliveries.resume(owner, 'sub-1');
     expect(response.status).toBe(409);
-    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/subscription-not-suspended', detail: 'The subscription is active; only a suspended subscription can be resumed.' });
+    expect(json(response)).toMatchObject({
+      type: 'https://koerier.dev/problems/subscription-not-suspended',
+      detail: 'The subscription is active; only a suspended subscription can be resumed.',
+    });
     expect(calls).toEqual([]);
   });
 
   it.each([
     ['suspended for want of a credential', { suspendedFor: 'credential-required' as const }, 'it needs a new sink credential'],
     ['without a credential', { suspendedFor: 'target-failing' as const, credential: undefined }, 'the subscription has no sink credential'],
-    ['with a static token where only OAuth2 is allowed', { suspendedFor: 'target-failing' as const, credential: { kind: 'bearer' as const, ciphertext: 'sealed' } }, 'accepts only OAuth2 client credentials'],
+    [
+      'with a static token where only OAuth2 is allowed',
+      { suspendedFor: 'target-failing' as const, credential: { kind: 'bearer' as const, ciphertext: 'sealed' } },
+      'accepts only OAuth2 client credentials',
+    ],
   ])('WH-3: a subscription %s is not resumed', async (_what, over, says) => {
     const { admin: deliveries, calls } = setUp({ subscription: subscription({ status: 'suspended', ...over }) });
     const response = await deliveries.resume(owner, 'sub-1');
@@ -364,7 +461,9 @@ describe('what the problems say (RFC 9457)', () => {
 
   it('EDU-18: a selection that is a JSON string is not an object; several unknown members are all named', async () => {
     const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
-    expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe(
+      'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.',
+    );
     expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe('Unknown member "force", "now".');
   });
 
@@ -378,4 +477,3 @@ describe('what the problems say (RFC 9457)', () => {
     await expect(deliveries.listAttempts(owner, 'sub-1', get())).rejects.toThrow('throttled');
   });
 });
-

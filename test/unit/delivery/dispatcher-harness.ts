@@ -4,7 +4,14 @@
  */
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
-import type { AttemptRecord, DeadLetter, DeadLetterStore, DeliveryLedger, DeliveryProgress, TargetHealthStore } from '../../../functions/core/delivery/delivery-records.js';
+import type {
+  AttemptRecord,
+  DeadLetter,
+  DeadLetterStore,
+  DeliveryLedger,
+  DeliveryProgress,
+  TargetHealthStore,
+} from '../../../functions/core/delivery/delivery-records.js';
 import type { DeliveryPolicy, DeliveryTask, DispatcherDependencies } from '../../../functions/core/delivery/dispatch-ports.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
@@ -61,7 +68,12 @@ export class RecordingState implements TargetHealthStore, DeliveryLedger, DeadLe
   }
   async recordTargetFailures(_id: string, count: number, now: number, _probe = false) {
     this.calls.push(`recordTargetFailures ${count}`);
-    this.target = { ...this.target, consecutiveFailures: this.target.consecutiveFailures + count, lastFailureAt: now, failingSince: this.target.failingSince ?? now };
+    this.target = {
+      ...this.target,
+      consecutiveFailures: this.target.consecutiveFailures + count,
+      lastFailureAt: now,
+      failingSince: this.target.failingSince ?? now,
+    };
     return this.target;
   }
   async recordThrottle() {
@@ -175,4 +187,3 @@ export function task(message: Partial<DeliveryMessage> = {}, receiveCount = 1): 
 }
 
 export const answered = (status: number, headers: Record<string, string> = {}): AttemptResult => ({ status, headers, latencyMs: 12 });
-

@@ -7,7 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
-import type { DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
+import type {
+  DeliveryTask,
+  DispatchDeadLetters,
+  DispatcherDependencies,
+  DispatchLedger,
+  DispatchTargets,
+} from '../../../functions/core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import type { WebhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 import { HEALTHY } from '../../../functions/core/delivery/target-health.js';
@@ -85,9 +91,21 @@ const decisionsOf = (decisions: readonly { messageId: string; action: string }[]
 describe('delivery batch isolation', () => {
   it('review #1: a message that is not a delivery and a subscription that cannot be read fail alone; the other deliveries are sent', async () => {
     const { deps, sent } = setup({ unreadableSubscriptions: ['sub-b'] });
-    const tasks = [task('sub-a', id(1)), { messageId: 'm-garbage', body: 'not a delivery', receiveCount: 1 }, task('sub-b', id(2)), task('sub-a', id(3)), task('sub-c', id(4))];
+    const tasks = [
+      task('sub-a', id(1)),
+      { messageId: 'm-garbage', body: 'not a delivery', receiveCount: 1 },
+      task('sub-b', id(2)),
+      task('sub-a', id(3)),
+      task('sub-c', id(4)),
+    ];
     const outcome = await dispatchBatch(tasks, deps);
-    expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(1)}`]: 'done', 'm-garbage': 'retry', [`m-${id(2)}`]: 'retry', [`m-${id(3)}`]: 'done', [`m-${id(4)}`]: 'done' });
+    expect(decisionsOf(outcome.decisions)).toEqual({
+      [`m-${id(1)}`]: 'done',
+      'm-garbage': 'retry',
+      [`m-${id(2)}`]: 'retry',
+      [`m-${id(3)}`]: 'done',
+      [`m-${id(4)}`]: 'done',
+    });
     expect(sent.sort()).toEqual([id(1), id(3), id(4)]);
   });
 
@@ -106,8 +124,12 @@ describe('delivery batch isolation', () => {
     // its last receive that means a dead letter after all, and the batch must count it.
     const putDeadLetter = store.putDeadLetter;
     let failures = 1;
-    store.putDeadLetter = async (deadLetter, expiresAt) => (failures-- > 0 ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : putDeadLetter(deadLetter, expiresAt));
-    const outcome = await dispatchBatch([task('sub-a', id(21), policy.maxReceiveCount)], { ...deps, send: async () => ({ status: 503, headers: {}, latencyMs: 1 }) });
+    store.putDeadLetter = async (deadLetter, expiresAt) =>
+      failures-- > 0 ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : putDeadLetter(deadLetter, expiresAt);
+    const outcome = await dispatchBatch([task('sub-a', id(21), policy.maxReceiveCount)], {
+      ...deps,
+      send: async () => ({ status: 503, headers: {}, latencyMs: 1 }),
+    });
     expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(21)}`]: 'done' });
     expect(store.deadLetters.map((deadLetter) => deadLetter.deliveryId)).toEqual([id(21)]);
     expect(outcome.deadLettered).toBe(1);

@@ -9,7 +9,7 @@ import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { MAX_DELAY_SECONDS } from '../../../functions/core/delivery/settle-attempt.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
 
-describe('a batch\'s figures and history', () => {
+describe("a batch's figures and history", () => {
   it('EDU-18: a message that is not a delivery message goes back to the queue at once, for its dead-letter queue', async () => {
     const { deps, messages } = setup();
     const outcome = await dispatchBatch([{ messageId: 'junk', body: '{"hello":1}', receiveCount: 1 }], deps);
@@ -36,7 +36,7 @@ describe('a batch\'s figures and history', () => {
     expect(messages('attempt history not written').map((l) => [l.level, l.fields])).toEqual([['warn', { attempts: 1, error: 'history unwritable' }]]);
   });
 
-  it('EDU-18: when the targets\' state cannot be read, every message of the batch comes back later, backing off by its receive count', async () => {
+  it("EDU-18: when the targets' state cannot be read, every message of the batch comes back later, backing off by its receive count", async () => {
     const { deps, store, sent, messages } = setup();
     store.failures.getTargets = true;
     const outcome = await dispatchBatch([task({}, 1), task({}, 3), task({}, 40)], deps);
@@ -45,7 +45,7 @@ describe('a batch\'s figures and history', () => {
     expect(messages('target state unreadable; retrying the batch').map((l) => l.fields)).toEqual([{ error: 'state unreadable' }]);
   });
 
-  it('EDU-18: on its last receive a message the store cannot take as a dead letter is left to the queue\'s dead-letter queue, and said so', async () => {
+  it("EDU-18: on its last receive a message the store cannot take as a dead letter is left to the queue's dead-letter queue, and said so", async () => {
     const { deps, store, messages } = setup();
     store.failures.getTargets = true;
     store.failures.putDeadLetter = true;
@@ -61,7 +61,11 @@ describe('a batch\'s figures and history', () => {
     const outcome = await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
     expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
     expect(outcome.deadLettered).toBe(1);
-    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason: 'exhausted', detail: 'the delivery could not be attempted again before the queue would have set it aside', attempts: 0 });
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({
+      reason: 'exhausted',
+      detail: 'the delivery could not be attempted again before the queue would have set it aside',
+      attempts: 0,
+    });
   });
 });
 
@@ -103,7 +107,7 @@ describe('answers and what they change', () => {
     expect(store.calls).toEqual([]);
   });
 
-  it('WH-2: a retried delivery keeps its failed attempts; a success after failures clears the target\'s record', async () => {
+  it("WH-2: a retried delivery keeps its failed attempts; a success after failures clears the target's record", async () => {
     const { deps, store, clock } = setup({ answers: [answered(503), answered(204)] });
     const first = task();
     const outcome = await dispatchBatch([first], deps);
@@ -131,7 +135,12 @@ describe('answers and what they change', () => {
     await dispatchBatch([task()], deps);
     const since = new Date(T0 - 3 * DAY * 1000).toISOString();
     expect(statusUpdates).toEqual([
-      [SUB, 'suspended', `No delivery has succeeded since ${since}; the last attempt failed: the target answered 502. Fix the target, then resume the subscription (POST /subscriptions/${SUB}/resume).`, 'target-failing'],
+      [
+        SUB,
+        'suspended',
+        `No delivery has succeeded since ${since}; the last attempt failed: the target answered 502. Fix the target, then resume the subscription (POST /subscriptions/${SUB}/resume).`,
+        'target-failing',
+      ],
     ]);
     expect(messages('subscription suspended: its target keeps failing').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, failingSince: since }]);
   });

@@ -54,7 +54,10 @@ describe('the breaker (EDU-12)', () => {
     store.target = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };
     const failures: unknown[] = [];
     const record = store.recordTargetFailures.bind(store);
-    store.recordTargetFailures = async (id: string, count: number, now: number, probe = false) => (failures.push([count, probe]), record(id, count, now, probe));
+    store.recordTargetFailures = async (id: string, count: number, now: number, probe = false) => (
+      failures.push([count, probe]),
+      record(id, count, now, probe)
+    );
     await dispatchBatch([task()], deps);
     expect(failures).toEqual([[1, true]]);
   });
@@ -97,7 +100,10 @@ describe('credentials (WH-3)', () => {
     const outcome = await dispatchBatch([task()], deps);
     expect(sent).toEqual([]);
     expect(delays(outcome.decisions)).toEqual([30]);
-    expect(store.attempts[0]!.records[0]).toMatchObject({ outcome: 'retrying', error: { code: 'credential', detail: 'the token endpoint refused the client' } });
+    expect(store.attempts[0]!.records[0]).toMatchObject({
+      outcome: 'retrying',
+      error: { code: 'credential', detail: 'the token endpoint refused the client' },
+    });
     expect(store.calls).toEqual([]);
   });
 
@@ -220,7 +226,15 @@ describe('answers without a status, waits and history (WH-2)', () => {
     const { deps, store } = setup({ answers: [answered(400)] });
     const rejected = task({}, 12);
     const { deliveryId } = JSON.parse(rejected.body) as { deliveryId: string };
-    const earlier: AttemptRecord[] = Array.from({ length: 11 }, (_, i) => ({ subscriptionId: SUB, deliveryId, attempt: i + 1, at: new Date(T0 - (11 - i) * 1000).toISOString(), outcome: 'retrying', status: 500, latencyMs: 5 }));
+    const earlier: AttemptRecord[] = Array.from({ length: 11 }, (_, i) => ({
+      subscriptionId: SUB,
+      deliveryId,
+      attempt: i + 1,
+      at: new Date(T0 - (11 - i) * 1000).toISOString(),
+      outcome: 'retrying',
+      status: 500,
+      latencyMs: 5,
+    }));
     await store.putProgress(SUB, { deliveryId, failedAttempts: 11, lastAttempts: earlier.slice(-KEPT_ATTEMPTS) }, 0);
     await dispatchBatch([rejected], deps);
     const { deadLetter } = store.deadLetters[0]!;
@@ -229,11 +243,19 @@ describe('answers without a status, waits and history (WH-2)', () => {
     expect(deadLetter.lastAttempts.map((a) => a.attempt)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
-  it('EDU-18: a retried delivery\'s progress keeps its last ten attempts', async () => {
+  it("EDU-18: a retried delivery's progress keeps its last ten attempts", async () => {
     const { deps, store } = setup({ answers: [answered(500)] });
     const retried = task({}, 12);
     const { deliveryId } = JSON.parse(retried.body) as { deliveryId: string };
-    const earlier: AttemptRecord[] = Array.from({ length: KEPT_ATTEMPTS }, (_, i) => ({ subscriptionId: SUB, deliveryId, attempt: i + 2, at: new Date(T0 - (10 - i) * 1000).toISOString(), outcome: 'retrying', status: 500, latencyMs: 5 }));
+    const earlier: AttemptRecord[] = Array.from({ length: KEPT_ATTEMPTS }, (_, i) => ({
+      subscriptionId: SUB,
+      deliveryId,
+      attempt: i + 2,
+      at: new Date(T0 - (10 - i) * 1000).toISOString(),
+      outcome: 'retrying',
+      status: 500,
+      latencyMs: 5,
+    }));
     await store.putProgress(SUB, { deliveryId, failedAttempts: 11, lastAttempts: earlier }, 0);
     await dispatchBatch([retried], deps);
     const { progress } = store.progress.get(deliveryId)!;
@@ -288,19 +310,27 @@ describe('details a subscriber sees in its history', () => {
   it('WH-2: a 410 and a 4xx are recorded with their codes and words', async () => {
     const gone = setup({ answers: [answered(410)] });
     await dispatchBatch([task()], gone.deps);
-    expect(gone.store.attempts[0]!.records[0]).toMatchObject({ outcome: 'retired', status: 410, error: { code: 'gone', detail: 'the target answered 410 Gone' } });
+    expect(gone.store.attempts[0]!.records[0]).toMatchObject({
+      outcome: 'retired',
+      status: 410,
+      error: { code: 'gone', detail: 'the target answered 410 Gone' },
+    });
     const rejected = setup({ answers: [answered(422)] });
     await dispatchBatch([task()], rejected.deps);
-    expect(rejected.store.attempts[0]!.records[0]).toMatchObject({ outcome: 'dead-lettered', status: 422, error: { code: 'rejected', detail: 'the target answered 422' } });
+    expect(rejected.store.attempts[0]!.records[0]).toMatchObject({
+      outcome: 'dead-lettered',
+      status: 422,
+      error: { code: 'rejected', detail: 'the target answered 422' },
+    });
   });
 
-  it('WH-2: on its last receive a failed delivery\'s dead letter says its retries are over, with the last failure', async () => {
+  it("WH-2: on its last receive a failed delivery's dead letter says its retries are over, with the last failure", async () => {
     const { deps, store } = setup({ answers: [answered(500)] });
     await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
     expect(store.deadLetters[0]!.deadLetter.detail).toBe('retries are over (1 attempts); last: the target answered 500');
   });
 
-  it('WH-3: a credential failure takes no time of the target\'s', async () => {
+  it("WH-3: a credential failure takes no time of the target's", async () => {
     const { deps, store } = setup({
       accessToken: async () => {
         throw new CredentialUnavailableError('down');
@@ -310,7 +340,7 @@ describe('details a subscriber sees in its history', () => {
     expect(store.attempts[0]!.records[0]!.latencyMs).toBe(0);
   });
 
-  it('WH-3: a 401 to a static token is the target\'s answer: no fresh token is asked for', async () => {
+  it("WH-3: a 401 to a static token is the target's answer: no fresh token is asked for", async () => {
     const asked: unknown[] = [];
     const { deps, store } = setup({
       answers: [answered(401)],
@@ -355,7 +385,7 @@ describe('details a subscriber sees in its history', () => {
     expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(2);
   });
 
-  it('EDU-IDEM-11: the same events split out of two different deliveries get different keys: each child key derives from its parent\'s', async () => {
+  it("EDU-IDEM-11: the same events split out of two different deliveries get different keys: each child key derives from its parent's", async () => {
     const { deps } = setup();
     const enqueued: { deliveryId: string }[] = [];
     deps.enqueue = async (messages) => void enqueued.push(...messages);

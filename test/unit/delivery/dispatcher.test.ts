@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
-import type { DeliveryPolicy, DeliveryTask, DispatchDeadLetters, DispatcherDependencies, DispatchLedger, DispatchSubscriptions, DispatchTargets } from '../../../functions/core/delivery/dispatch-ports.js';
+import type {
+  DeliveryPolicy,
+  DeliveryTask,
+  DispatchDeadLetters,
+  DispatcherDependencies,
+  DispatchLedger,
+  DispatchSubscriptions,
+  DispatchTargets,
+} from '../../../functions/core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { OUT_OF_TIME_RETRY_MS } from '../../../functions/core/delivery/settle-attempt.js';
 import type { WebhookRequest } from '../../../functions/core/delivery/webhook-request.js';
@@ -41,7 +49,12 @@ class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDe
     this.target = HEALTHY;
   }
   async recordTargetFailures(_id: string, count: number, now: number) {
-    this.target = { ...this.target, consecutiveFailures: this.target.consecutiveFailures + count, lastFailureAt: now, failingSince: this.target.failingSince ?? now };
+    this.target = {
+      ...this.target,
+      consecutiveFailures: this.target.consecutiveFailures + count,
+      lastFailureAt: now,
+      failingSince: this.target.failingSince ?? now,
+    };
     return this.target;
   }
   async recordThrottle(_id: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }) {
@@ -87,7 +100,14 @@ function setup(options: { answer?: () => AttemptResult; subscription?: Partial<S
 }
 
 function task(message: Partial<DeliveryMessage> = {}, receiveCount = 1): DeliveryTask {
-  const full: DeliveryMessage = { version: 1, deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', subscriptionId: SUBSCRIPTION_ID, events: ['{"id":"1"}'], createdAt: T0, ...message };
+  const full: DeliveryMessage = {
+    version: 1,
+    deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+    subscriptionId: SUBSCRIPTION_ID,
+    events: ['{"id":"1"}'],
+    createdAt: T0,
+    ...message,
+  };
   return { messageId: `m-${full.deliveryId}`, body: encodeDeliveryMessage(full), receiveCount };
 }
 
@@ -132,7 +152,12 @@ describe('dispatchBatch', () => {
   it('EDU-18: a long wait hop on the last receive becomes a dead letter, not a message for the queue dead-letter queue', async () => {
     const { store, deps, sent } = setup();
     const last = task({}, policy.maxReceiveCount);
-    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 9, lastAttempts: [], nextAttemptAt: T0 + 86_400_000 });
+    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', {
+      deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+      failedAttempts: 9,
+      lastAttempts: [],
+      nextAttemptAt: T0 + 86_400_000,
+    });
     const outcome = await dispatchBatch([last], deps);
     expect(outcome.decisions).toEqual([{ messageId: last.messageId, action: 'done' }]);
     expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', attempts: 9 }]);
@@ -174,7 +199,12 @@ describe('dispatchBatch', () => {
   it('EDU-IDEM-12: a wait is cut at the key deadline, so the delivery is not held past it', async () => {
     const { store, deps } = setup();
     const createdAt = T0 - policy.keyTtlSeconds * 1000 + 3_600_000;
-    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', { deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 6 * 3_600_000 });
+    store.progress.set('0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', {
+      deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+      failedAttempts: 3,
+      lastAttempts: [],
+      nextAttemptAt: T0 + 6 * 3_600_000,
+    });
     const outcome = await dispatchBatch([task({ createdAt }, 2)], deps);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: 3600 - 60 }]);
   });
@@ -215,17 +245,23 @@ describe('dispatchBatch', () => {
   it.each([
     ['no credential (a record written before credentials were required)', { credential: undefined }, 'oauth2-only'],
     ['a static token where only OAuth2 is allowed', { credential: { kind: 'bearer', ciphertext: 'sealed' } }, 'oauth2-only'],
-  ] as const)('WH-3, EDU-4: a subscription with %s is suspended as credential-required, and its deliveries are parked, not sent', async (_case, fields, sinkCredentials) => {
-    const { deps, sent, store, statusUpdates } = setup({ subscription: fields as Partial<Subscription>, policy: { sinkCredentials } });
-    const outcome = await dispatchBatch([task()], deps);
-    expect(sent).toEqual([]);
-    expect(statusUpdates).toEqual([[SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required']]);
-    expect(store.deadLetters).toMatchObject([{ reason: 'subscription-suspended' }]);
-    expect(outcome.decisions).toEqual([{ messageId: task().messageId, action: 'done' }]);
-  });
+  ] as const)(
+    'WH-3, EDU-4: a subscription with %s is suspended as credential-required, and its deliveries are parked, not sent',
+    async (_case, fields, sinkCredentials) => {
+      const { deps, sent, store, statusUpdates } = setup({ subscription: fields as Partial<Subscription>, policy: { sinkCredentials } });
+      const outcome = await dispatchBatch([task()], deps);
+      expect(sent).toEqual([]);
+      expect(statusUpdates).toEqual([[SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required']]);
+      expect(store.deadLetters).toMatchObject([{ reason: 'subscription-suspended' }]);
+      expect(outcome.decisions).toEqual([{ messageId: task().messageId, action: 'done' }]);
+    },
+  );
 
   it('EDU-4: with bearer-or-oauth2 a static token is delivered', async () => {
-    const { deps, sent, statusUpdates } = setup({ subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' } }, policy: { sinkCredentials: 'bearer-or-oauth2' } });
+    const { deps, sent, statusUpdates } = setup({
+      subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' } },
+      policy: { sinkCredentials: 'bearer-or-oauth2' },
+    });
     await dispatchBatch([task()], deps);
     expect(sent).toHaveLength(1);
     expect(statusUpdates).toEqual([]);

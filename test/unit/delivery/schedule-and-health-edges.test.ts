@@ -8,20 +8,30 @@ import { describe, expect, it } from 'vitest';
 import { decodeDeliveryMessage, encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import { nextAttemptAt, nominalTimetable, type RetrySchedule } from '../../../functions/core/delivery/retry-schedule.js';
 import { cachedSubscriptions, type SubscriptionSource } from '../../../functions/core/delivery/subscription-cache.js';
-import { breakerOf, dueForSuspension, effectiveRatePerMinute, planSends, THROTTLE_START_RATE_PER_MINUTE } from '../../../functions/core/delivery/target-health.js';
+import {
+  breakerOf,
+  dueForSuspension,
+  effectiveRatePerMinute,
+  planSends,
+  THROTTLE_START_RATE_PER_MINUTE,
+} from '../../../functions/core/delivery/target-health.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 
 const SEVEN_DAYS = 7 * 24 * 3600;
 const NOW = Date.UTC(2026, 2, 1, 12);
 
 describe('retry schedule at its boundaries', () => {
-  const schedule = (initialDelaySeconds: number, maxDelaySeconds: number, windowSeconds: number): RetrySchedule => ({ initialDelaySeconds, maxDelaySeconds, windowSeconds });
+  const schedule = (initialDelaySeconds: number, maxDelaySeconds: number, windowSeconds: number): RetrySchedule => ({
+    initialDelaySeconds,
+    maxDelaySeconds,
+    windowSeconds,
+  });
 
   it('EDU-18: an attempt that falls exactly on the end of the window is the last one, not followed by another at the same moment', () => {
     expect(nominalTimetable(schedule(1, 1, 3), SEVEN_DAYS)).toEqual([0, 1, 2, 3]);
   });
 
-  it('EDU-18: the last attempt at the window\'s end goes even when it is exactly one second after the one before', () => {
+  it("EDU-18: the last attempt at the window's end goes even when it is exactly one second after the one before", () => {
     expect(nominalTimetable(schedule(2, 2, 5), SEVEN_DAYS)).toEqual([0, 2, 4, 5]);
     // Less than a second before the end: no extra attempt squeezed in.
     expect(nominalTimetable(schedule(2, 2, 4.5), SEVEN_DAYS)).toEqual([0, 2, 4]);
@@ -39,13 +49,19 @@ describe('retry schedule at its boundaries', () => {
   });
 
   it('WH-2: a Retry-After is spread by up to a tenth of the wait it asked for, not of the clock', () => {
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 10_000, random: () => 0.5 })).toBe(NOW + 10_500);
+    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 10_000, random: () => 0.5 })).toBe(
+      NOW + 10_500,
+    );
   });
 
   it('WH-2: a Retry-After is kept to the millisecond when no spreading is drawn, and one ending on the deadline still gets its attempt', () => {
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0 })).toBe(NOW + 5000);
+    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0 })).toBe(
+      NOW + 5000,
+    );
     // Spread past the deadline, but the target's own time is the deadline itself: attempt then.
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 5000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0.5 })).toBe(NOW + 5000);
+    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 5000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0.5 })).toBe(
+      NOW + 5000,
+    );
   });
 });
 
@@ -72,12 +88,21 @@ describe('target health at its boundaries', () => {
   });
 
   it('WH-2: without a rate, a pause ending exactly at the horizon is waited out in memory; one ending later is put back until it ends', () => {
-    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2000, horizonMs: 2000 })).toEqual({ admitted: [2000, 2000], deferred: [] });
-    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2001, horizonMs: 2000 })).toEqual({ admitted: [], deferred: [2001, 2001] });
+    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2000, horizonMs: 2000 })).toEqual({
+      admitted: [2000, 2000],
+      deferred: [],
+    });
+    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2001, horizonMs: 2000 })).toEqual({
+      admitted: [],
+      deferred: [2001, 2001],
+    });
   });
 
   it('WH-6: when no slot falls within the horizon nothing is reserved', () => {
-    expect(planSends({ count: 2, now: NOW, ratePerMinute: 60, nextSendAt: NOW + 10_000, horizonMs: 2000 })).toEqual({ admitted: [], deferred: [10_000, 11_000] });
+    expect(planSends({ count: 2, now: NOW, ratePerMinute: 60, nextSendAt: NOW + 10_000, horizonMs: 2000 })).toEqual({
+      admitted: [],
+      deferred: [10_000, 11_000],
+    });
   });
 
   it('EDU-12: a target is due for suspension after failing for the whole period, measured from its first failure', () => {
@@ -109,7 +134,9 @@ describe('delivery message shape', () => {
     const body = `{"version":1,"deliveryId":"${valid.deliveryId}","subscriptionId":"s1","createdAt":${NOW},"events": \n [ {"id":"e1",  "data":[1, 2]} ,{"id":"e2"} ] \n}`;
     expect(decodeDeliveryMessage(body).events).toEqual(['{"id":"e1",  "data":[1, 2]}', '{"id":"e2"}']);
     const events = ['{"id":"e1",  "data":[1, 2]}'];
-    expect(decodeDeliveryMessage(encodeDeliveryMessage({ version: 1, deliveryId: valid.deliveryId, subscriptionId: 's1', createdAt: NOW, events })).events).toEqual(events);
+    expect(
+      decodeDeliveryMessage(encodeDeliveryMessage({ version: 1, deliveryId: valid.deliveryId, subscriptionId: 's1', createdAt: NOW, events })).events,
+    ).toEqual(events);
   });
 });
 

@@ -43,7 +43,17 @@ function answered(verdict: Verdict, extra: Partial<Extract<AttemptReport, { at: 
   return { at: T0, latencyMs: 12, status: 200, verdict, ...extra };
 }
 
-function settle(report: AttemptReport, options: { receiveCount?: number; createdAt?: number; progress?: DeliveryProgress; allowedRatePerMinute?: number; target?: TargetState; policy?: Partial<SettlePolicy> } = {}) {
+function settle(
+  report: AttemptReport,
+  options: {
+    receiveCount?: number;
+    createdAt?: number;
+    progress?: DeliveryProgress;
+    allowedRatePerMinute?: number;
+    target?: TargetState;
+    policy?: Partial<SettlePolicy>;
+  } = {},
+) {
   const subscription = options.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: options.allowedRatePerMinute };
   return settleAttempt(
     { delivery: delivery(options.receiveCount, options.createdAt), subscription, target: options.target ?? HEALTHY, report },
@@ -54,13 +64,25 @@ function settle(report: AttemptReport, options: { receiveCount?: number; created
   );
 }
 
-const failed = (detail = 'the target answered 500', retryAfterMs?: number): Verdict => ({ kind: 'failed', code: 'server-error', detail, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+const failed = (detail = 'the target answered 500', retryAfterMs?: number): Verdict => ({
+  kind: 'failed',
+  code: 'server-error',
+  detail,
+  ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
 const LAST = policy.maxReceiveCount;
 
 describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, EDU-10, EDU-18, CARD-5)', () => {
   it.each([
     ['WH-2: a 2xx is delivered', answered({ kind: 'delivered' }), {}, { kind: 'done' }, 'delivered', 'delivered'],
-    ['WH-2: a 410 retires the subscription and dead-letters the delivery', answered({ kind: 'gone' }), {}, { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'gone', attempts: 1 }) }, 'retired', 'retired'],
+    [
+      'WH-2: a 410 retires the subscription and dead-letters the delivery',
+      answered({ kind: 'gone' }),
+      {},
+      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'gone', attempts: 1 }) },
+      'retired',
+      'retired',
+    ],
     [
       'WH-2: a 415 is a dead letter at once',
       answered({ kind: 'rejected', code: 'unsupported-media-type', detail: 'the target answered 415' }),
@@ -69,16 +91,54 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
       'dead-lettered',
       'none',
     ],
-    ['WH-2, EDU-18: a 5xx is retried after the backoff (30 s, jitter at its middle)', answered(failed()), {}, { kind: 'retry', delaySeconds: 30 }, 'retrying', 'failed'],
-    ['WH-2: a 503 Retry-After is the earliest next attempt (plus up to 10% spread)', answered(failed('the target answered 503', 600_000)), {}, { kind: 'retry', delaySeconds: 630 }, 'retrying', 'failed'],
-    ['WH-3: a credential failure is retried and is not the target\'s failure', answered({ kind: 'failed', code: 'credential', detail: 'no token' }), {}, { kind: 'retry', delaySeconds: 30 }, 'retrying', 'none'],
-    ['WH-2, EDU-10: a 429 without Retry-After waits the schedule\'s delay', answered({ kind: 'throttled' }), {}, { kind: 'retry', delaySeconds: 30 }, 'retrying', 'none'],
-    ['WH-2: a 429 with Retry-After waits at least that long', answered({ kind: 'throttled', retryAfterMs: 120_000 }), {}, { kind: 'retry', delaySeconds: 126 }, 'retrying', 'none'],
+    [
+      'WH-2, EDU-18: a 5xx is retried after the backoff (30 s, jitter at its middle)',
+      answered(failed()),
+      {},
+      { kind: 'retry', delaySeconds: 30 },
+      'retrying',
+      'failed',
+    ],
+    [
+      'WH-2: a 503 Retry-After is the earliest next attempt (plus up to 10% spread)',
+      answered(failed('the target answered 503', 600_000)),
+      {},
+      { kind: 'retry', delaySeconds: 630 },
+      'retrying',
+      'failed',
+    ],
+    [
+      "WH-3: a credential failure is retried and is not the target's failure",
+      answered({ kind: 'failed', code: 'credential', detail: 'no token' }),
+      {},
+      { kind: 'retry', delaySeconds: 30 },
+      'retrying',
+      'none',
+    ],
+    [
+      "WH-2, EDU-10: a 429 without Retry-After waits the schedule's delay",
+      answered({ kind: 'throttled' }),
+      {},
+      { kind: 'retry', delaySeconds: 30 },
+      'retrying',
+      'none',
+    ],
+    [
+      'WH-2: a 429 with Retry-After waits at least that long',
+      answered({ kind: 'throttled', retryAfterMs: 120_000 }),
+      {},
+      { kind: 'retry', delaySeconds: 126 },
+      'retrying',
+      'none',
+    ],
     [
       'EDU-18: a transient failure on the last receive is a dead letter: retries are over',
       answered(failed()),
       { receiveCount: LAST },
-      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: 'retries are over (1 attempts); last: the target answered 500' }) },
+      {
+        kind: 'dead-letter',
+        deadLetter: expect.objectContaining({ reason: 'exhausted', detail: 'retries are over (1 attempts); last: the target answered 500' }),
+      },
       'dead-lettered',
       'failed',
     ],
@@ -90,8 +150,22 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
       'dead-lettered',
       'failed',
     ],
-    ['WH-6, WH-3: a 401 answered with a fresh token waits for the next rate slot (1/min: 60 s)', answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }), { allowedRatePerMinute: 1 }, { kind: 'retry', delaySeconds: 60 }, 'retrying', 'none'],
-    ['WH-3: a 401 answered with a fresh token, without a rate, waits a second', answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }), {}, { kind: 'retry', delaySeconds: 1 }, 'retrying', 'none'],
+    [
+      'WH-6, WH-3: a 401 answered with a fresh token waits for the next rate slot (1/min: 60 s)',
+      answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }),
+      { allowedRatePerMinute: 1 },
+      { kind: 'retry', delaySeconds: 60 },
+      'retrying',
+      'none',
+    ],
+    [
+      'WH-3: a 401 answered with a fresh token, without a rate, waits a second',
+      answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }),
+      {},
+      { kind: 'retry', delaySeconds: 1 },
+      'retrying',
+      'none',
+    ],
     [
       'EDU-18: a 401 answered with a fresh token on the last receive is a dead letter',
       answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }),
@@ -109,7 +183,11 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
 
   it.each([
     ['CARD-5: not attempted for want of time: back shortly, not counted', 1, { kind: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }],
-    ['EDU-18: not attempted for want of time on the last receive: a dead letter', LAST, { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 0 }) }],
+    [
+      'EDU-18: not attempted for want of time on the last receive: a dead letter',
+      LAST,
+      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 0 }) },
+    ],
   ] as const)('%s', (_title, receiveCount, next) => {
     const settlement = settle({ outOfTime: true }, { receiveCount });
     expect(settlement.next).toMatchObject(next);
@@ -120,7 +198,14 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
 
 describe('settleAttempt: the record, the progress and the health effect', () => {
   it('EDU-18: a retried attempt is kept in the progress (at most 10) until the key expires; the record says when the next is due', () => {
-    const earlier: AttemptRecord[] = Array.from({ length: 10 }, (_, index) => ({ subscriptionId: 'sub-1', deliveryId: 'd', attempt: index + 1, at: 'x', outcome: 'retrying', latencyMs: 1 }));
+    const earlier: AttemptRecord[] = Array.from({ length: 10 }, (_, index) => ({
+      subscriptionId: 'sub-1',
+      deliveryId: 'd',
+      attempt: index + 1,
+      at: 'x',
+      outcome: 'retrying',
+      latencyMs: 1,
+    }));
     const settlement = settle(answered(failed()), { receiveCount: 11, progress: { deliveryId: 'd', failedAttempts: 10, lastAttempts: earlier } });
     expect(settlement.record).toEqual({
       subscriptionId: 'sub-1',
@@ -144,12 +229,14 @@ describe('settleAttempt: the record, the progress and the health effect', () => 
     expect(settlement.progress?.progress.nextAttemptAt).toBe(T0 + DAY * 1000);
   });
 
-  it('WH-2: a 410 names when the target said so in the subscription\'s status', () => {
-    expect(settle(answered({ kind: 'gone' }, { status: 410 })).retireSubscription).toBe(`The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`);
+  it("WH-2: a 410 names when the target said so in the subscription's status", () => {
+    expect(settle(answered({ kind: 'gone' }, { status: 410 })).retireSubscription).toBe(
+      `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`,
+    );
   });
 
   it.each([
-    ['WH-2, EDU-10: a 429 without Retry-After pauses the target for the schedule\'s wait', { kind: 'throttled' } as const, T0 + 30_000],
+    ["WH-2, EDU-10: a 429 without Retry-After pauses the target for the schedule's wait", { kind: 'throttled' } as const, T0 + 30_000],
     ['WH-2: a 429 with Retry-After pauses the target until then', { kind: 'throttled', retryAfterMs: 120_000 } as const, T0 + 120_000],
     ['WH-2: a 503 with Retry-After does not throttle the target', failed('503', 600_000), undefined],
   ])('%s', (_title, verdict, throttledUntil) => {
@@ -164,7 +251,14 @@ describe('retryStep: the visibility delay (EDU-18, EDU-IDEM-12)', () => {
     ['never less than a second', 10, 'up', 1, T0, { kind: 'retry', delaySeconds: 1 }],
     ['never more than SQS allows: a longer wait takes several hops', 100 * DAY * 1000, 'up', 1, T0, { kind: 'retry', delaySeconds: MAX_DELAY_SECONDS }],
     ['EDU-IDEM-12: never past the key deadline', 6 * 3600_000, 'up', 2, T0 - 7 * DAY * 1000 + 3600_000, { kind: 'retry', delaySeconds: 3600 - 60 }],
-    ['EDU-18: on the last receive a dead letter, not the queue\'s dead-letter queue', 1_000, 'up', LAST, T0, { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE }) }],
+    [
+      "EDU-18: on the last receive a dead letter, not the queue's dead-letter queue",
+      1_000,
+      'up',
+      LAST,
+      T0,
+      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE }) },
+    ],
   ] as const)('%s', (_title, ms, rounding, receiveCount, createdAt, next) => {
     expect(retryStep(delivery(receiveCount, createdAt), ms, rounding, undefined, policy, T0)).toMatchObject(next);
   });
@@ -172,24 +266,62 @@ describe('retryStep: the visibility delay (EDU-18, EDU-IDEM-12)', () => {
 
 describe('deadLetterStep', () => {
   it('EDU-18: a dead letter keeps the events, every attempt counted and the last ten, until its retention ends', () => {
-    const progress: DeliveryProgress = { deliveryId: 'd', failedAttempts: 12, lastAttempts: Array.from({ length: 10 }, (_, index) => ({ subscriptionId: 'sub-1', deliveryId: 'd', attempt: index + 3, at: 'x', outcome: 'retrying', latencyMs: 1 })) };
+    const progress: DeliveryProgress = {
+      deliveryId: 'd',
+      failedAttempts: 12,
+      lastAttempts: Array.from({ length: 10 }, (_, index) => ({
+        subscriptionId: 'sub-1',
+        deliveryId: 'd',
+        attempt: index + 3,
+        at: 'x',
+        outcome: 'retrying',
+        latencyMs: 1,
+      })),
+    };
     const last: AttemptRecord = { subscriptionId: 'sub-1', deliveryId: 'd', attempt: 13, at: 'y', outcome: 'dead-lettered', latencyMs: 1 };
-    const step = deadLetterStep({ ...delivery(), message: { ...delivery().message, redriveOf: 'old' } }, 'rejected', 'the target answered 400', progress, last, policy, T0);
+    const step = deadLetterStep(
+      { ...delivery(), message: { ...delivery().message, redriveOf: 'old' } },
+      'rejected',
+      'the target answered 400',
+      progress,
+      last,
+      policy,
+      T0,
+    );
     expect(step.expiresAt).toBe((T0 + DAY * 1000) / 1000);
-    expect(step.deadLetter).toMatchObject({ events: ['{"id":"1"}'], createdAt: T0, deadLetteredAt: new Date(T0).toISOString(), reason: 'rejected', attempts: 13, redriveOf: 'old' });
+    expect(step.deadLetter).toMatchObject({
+      events: ['{"id":"1"}'],
+      createdAt: T0,
+      deadLetteredAt: new Date(T0).toISOString(),
+      reason: 'rejected',
+      attempts: 13,
+      redriveOf: 'old',
+    });
     expect(step.deadLetter.lastAttempts.map((attempt) => attempt.attempt)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
   });
 });
 
-describe('targetHealthChange: what a group\'s attempts do to the target (WH-2, EDU-10, EDU-12)', () => {
+describe("targetHealthChange: what a group's attempts do to the target (WH-2, EDU-10, EDU-12)", () => {
   const failing: TargetState = { consecutiveFailures: 3, lastFailureAt: T0 - 1000, failingSince: T0 - 60_000 };
   const effect = (kind: HealthEffect['kind'], extra: Partial<HealthEffect> = {}): HealthEffect => ({ kind, ...extra });
   it.each([
-    ['EDU-12: a success closes the breaker of a failing target', [effect('failed', { detail: 'a' }), effect('delivered')], failing, false, { record: { kind: 'success' } }],
+    [
+      'EDU-12: a success closes the breaker of a failing target',
+      [effect('failed', { detail: 'a' }), effect('delivered')],
+      failing,
+      false,
+      { record: { kind: 'success' } },
+    ],
     ['EDU-12: a success at a healthy target writes nothing', [effect('delivered')], HEALTHY, false, { record: { kind: 'none' } }],
-    ['EDU-12: transient failures are counted, the last one named', [effect('failed', { detail: 'a' }), effect('failed', { detail: 'b' })], HEALTHY, true, { record: { kind: 'failures', count: 2, lastFailure: 'b', probe: true } }],
+    [
+      'EDU-12: transient failures are counted, the last one named',
+      [effect('failed', { detail: 'a' }), effect('failed', { detail: 'b' })],
+      HEALTHY,
+      true,
+      { record: { kind: 'failures', count: 2, lastFailure: 'b', probe: true } },
+    ],
     ['WH-2: after a 410 the failures are not counted', [effect('failed', { detail: 'a' }), effect('retired')], HEALTHY, false, { record: { kind: 'none' } }],
-    ['review #8: what is not the target\'s fault counts neither way', [effect('none')], failing, false, { record: { kind: 'none' } }],
+    ["review #8: what is not the target's fault counts neither way", [effect('none')], failing, false, { record: { kind: 'none' } }],
     [
       'WH-2, EDU-10: the latest 429 pause wins and the rate halves',
       [effect('none', { throttledUntil: T0 + 5_000 }), effect('none', { throttledUntil: T0 + 9_000 })],

@@ -48,7 +48,10 @@ describe('rate (WH-6, EDU-10)', () => {
   });
 
   it('WH-2: a 429 pause holds back even a subscription without a rate', () => {
-    expect(planSends({ count: 2, now: 0, ratePerMinute: undefined, nextSendAt: 30_000, horizonMs: 2000 })).toEqual({ admitted: [], deferred: [30_000, 30_000] });
+    expect(planSends({ count: 2, now: 0, ratePerMinute: undefined, nextSendAt: 30_000, horizonMs: 2000 })).toEqual({
+      admitted: [],
+      deferred: [30_000, 30_000],
+    });
   });
 
   it('WH-6: many instances reserving slots never put more than the allowed rate in any minute', () => {
@@ -58,7 +61,7 @@ describe('rate (WH-6, EDU-10)', () => {
     const rate = 90;
     let now = 0;
     let random = 42;
-    const next = () => ((random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (random = (random * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 2000; round++) {
       now += Math.floor(next() * 700);
       const seen = nextSendAt;

@@ -31,7 +31,13 @@ function settle(report: AttemptReport, options: { allowedRatePerMinute?: number;
   return settleAttempt({ delivery, subscription, target: HEALTHY, report }, undefined, policy, T0, options.random ?? (() => 0.5)).next;
 }
 
-const answered = (verdict: Verdict, extra: Partial<Extract<AttemptReport, { at: number }>> = {}): AttemptReport => ({ at: T0, latencyMs: 12, status: 500, verdict, ...extra });
+const answered = (verdict: Verdict, extra: Partial<Extract<AttemptReport, { at: number }>> = {}): AttemptReport => ({
+  at: T0,
+  latencyMs: 12,
+  status: 500,
+  verdict,
+  ...extra,
+});
 
 describe('a wait in whole seconds', () => {
   it('WH-2: a Retry-After of one second (plus its 5 % spread: 1.05 s) comes back after 2 s, never after 1', () => {

@@ -7,11 +7,23 @@ const event = (id: string) =>
   `{"specversion":"1.0","id":"${id}","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1",` +
   `"datacontenttype":"application/json","myextension":"kept as is","data":{"b":1,  "a":[2,3]}}`;
 
-const message = (events: string[]): DeliveryMessage => ({ version: 1, deliveryId: '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b', subscriptionId: 's1', events, createdAt: 0 });
+const message = (events: string[]): DeliveryMessage => ({
+  version: 1,
+  deliveryId: '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b',
+  subscriptionId: 's1',
+  events,
+  createdAt: 0,
+});
 
 describe('the delivery request', () => {
   it('HTTP-4, CE-13, EDU-IDEM-2, WH-3: structured mode by default, the event byte for byte, with key, origin and bearer token', () => {
-    const request = webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'koerier.example', accessToken: 'tok-1' });
+    const request = webhookRequest({
+      message: message([event('e1')]),
+      sink: 'https://hooks.example/x',
+      format: 'structured',
+      origin: 'koerier.example',
+      accessToken: 'tok-1',
+    });
     expect(request.url).toBe('https://hooks.example/x');
     expect(request.body.toString('utf8')).toBe(event('e1'));
     expect(request.headers).toMatchObject({
@@ -25,8 +37,12 @@ describe('the delivery request', () => {
   });
 
   it('WH-3: a delivery request always carries a bearer token: without one it cannot be built', () => {
-    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' } as never)).toThrow(/WH-3/);
-    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: '' })).toThrow(/WH-3/);
+    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' } as never)).toThrow(
+      /WH-3/,
+    );
+    expect(() =>
+      webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: '' }),
+    ).toThrow(/WH-3/);
   });
 
   it('review #8: a Content-Type made from a datacontenttype that cannot be a header is found before anything is sent', () => {
@@ -34,8 +50,12 @@ describe('the delivery request', () => {
     const binary = webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' });
     expect(unsendableHeader(binary)).toBe('content-type');
     // Structured mode carries it in the body: sendable.
-    expect(unsendableHeader(webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: 't' }))).toBeUndefined();
-    expect(unsendableHeader(webhookRequest({ message: message([event('e4')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' }))).toBeUndefined();
+    expect(
+      unsendableHeader(webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: 't' })),
+    ).toBeUndefined();
+    expect(
+      unsendableHeader(webhookRequest({ message: message([event('e4')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' })),
+    ).toBeUndefined();
   });
 
   it('HTTP-4: binary mode puts the attributes in ce- headers and the data in the body', () => {
@@ -44,11 +64,21 @@ describe('the delivery request', () => {
     expect(request.body.toString('utf8')).toBe('{"b":1,  "a":[2,3]}');
     // The SDK parses it; it does not percent-decode header values (HTTP binding 1.0.2 §3.1.3.2), so the
     // extension arrives still encoded there.
-    expect(HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') })).toMatchObject({ id: 'e2', type: 'nl.example.thing.happened.v1', data: { b: 1, a: [2, 3] } });
+    expect(HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') })).toMatchObject({
+      id: 'e2',
+      type: 'nl.example.thing.happened.v1',
+      data: { b: 1, a: [2, 3] },
+    });
   });
 
   it('EDU-11: a batch goes out as one application/cloudevents-batch+json array of the events as accepted', () => {
-    const request = webhookRequest({ message: message([event('a'), event('b')]), sink: 'https://hooks.example/x', format: 'batch', origin: 'o', accessToken: 't' });
+    const request = webhookRequest({
+      message: message([event('a'), event('b')]),
+      sink: 'https://hooks.example/x',
+      format: 'batch',
+      origin: 'o',
+      accessToken: 't',
+    });
     expect(request.headers['content-type']).toBe('application/cloudevents-batch+json; charset=utf-8');
     expect(request.body.toString('utf8')).toBe(`[${event('a')},${event('b')}]`);
     const parsed = HTTP.toEvent({ headers: request.headers, body: request.body.toString('utf8') });

@@ -4,7 +4,15 @@ import type { HttpRequest } from '../../../functions/core/http/messages.js';
 import { ProblemError } from '../../../functions/core/http/problems.js';
 import { ORIGIN_VERIFY_HEADER, requireEdgeOrigin } from '../../../functions/app/origin-guard.js';
 
-const request = (headers: Record<string, string>): HttpRequest => ({ method: 'GET', path: '/openapi.json', headers, query: {}, routeKey: 'GET /openapi.json', pathParameters: {}, body: Buffer.alloc(0) });
+const request = (headers: Record<string, string>): HttpRequest => ({
+  method: 'GET',
+  path: '/openapi.json',
+  headers,
+  query: {},
+  routeKey: 'GET /openapi.json',
+  pathParameters: {},
+  body: Buffer.alloc(0),
+});
 const SECRET = 'k3Jx9vQ2mW7pL4tR8nB6yH1cF5dG0sZa';
 
 describe('requireEdgeOrigin', () => {

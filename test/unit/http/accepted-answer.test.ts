@@ -6,7 +6,10 @@ const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 describe('review #11: the 202 body of the ingest is bounded', () => {
   it('review #11: a batch of ordinary events lists every one of them, with the count', () => {
-    const events = Array.from({ length: 1000 }, (_, i) => ({ source: 'urn:nld:oin:00000001823288444000:systeem:lvs', id: `3f1e2c1a-7d1b-4c53-9a4e-${String(i).padStart(12, '0')}` }));
+    const events = Array.from({ length: 1000 }, (_, i) => ({
+      source: 'urn:nld:oin:00000001823288444000:systeem:lvs',
+      id: `3f1e2c1a-7d1b-4c53-9a4e-${String(i).padStart(12, '0')}`,
+    }));
     const answer = acceptedAnswer(events);
     expect(answer).toEqual({ acceptedCount: 1000, accepted: events });
     expect(acceptedAnswer([])).toEqual({ acceptedCount: 0, accepted: [] });
@@ -29,7 +32,14 @@ describe('review #11: the 202 body of the ingest is bounded', () => {
   it('review #11: the worst case — entries that escape to twice their size, 4-byte characters, the most warnings — stays within the budget', () => {
     const worst = '"\\'.repeat(60_000) + '😀'.repeat(20_000);
     const events = Array.from({ length: 1000 }, (_, i) => ({ source: worst, id: `${worst}${i}` }));
-    const issue = (i: number) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index: i, indexes: Array.from({ length: 1000 }, (_, n) => n) });
+    const issue = (i: number) => ({
+      attribute: worst,
+      rule: worst,
+      requirement: worst,
+      message: worst,
+      index: i,
+      indexes: Array.from({ length: 1000 }, (_, n) => n),
+    });
     const warnings = Array.from({ length: 10_000 }, (_, i) => issue(i));
     const answer = acceptedAnswer(events, warnings);
     expect(bytesOf(answer)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);

@@ -13,13 +13,20 @@ import { InMemoryIdempotencyStore, readIdempotencyKey, withIdempotency, type Ide
 import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
 import { controlledClock } from './store-contract.js';
 
-const EVENT =
-  '{"specversion":"1.0","id":"e-1","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1","data":{"n":1}}';
+const EVENT = '{"specversion":"1.0","id":"e-1","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1","data":{"n":1}}';
 
 function guardedServer(operation: string) {
-  const ctx: IdempotencyContext = { clientId: 'caller', operation, store: new InMemoryIdempotencyStore(), clock: controlledClock(), ttlSeconds: 7 * 24 * 3600, lockSeconds: 60 };
+  const ctx: IdempotencyContext = {
+    clientId: 'caller',
+    operation,
+    store: new InMemoryIdempotencyStore(),
+    clock: controlledClock(),
+    ttlSeconds: 7 * 24 * 3600,
+    lockSeconds: 60,
+  };
   let runs = 0;
-  const handle = (req: HttpRequest) => withIdempotency(req, ctx, async (): Promise<HttpResponse> => ({ status: 202, headers: { 'content-type': 'application/json' }, body: `{"run":${++runs}}` }));
+  const handle = (req: HttpRequest) =>
+    withIdempotency(req, ctx, async (): Promise<HttpResponse> => ({ status: 202, headers: { 'content-type': 'application/json' }, body: `{"run":${++runs}}` }));
   return { handle, runs: () => runs };
 }
 
@@ -55,7 +62,9 @@ describe('EDU-IDEM-1: one set of idempotency rules for both kinds of exchange', 
     for (let attempt = 0; attempt < 3; attempt++) {
       const sent = webhookRequest({ message, sink: 'https://receiver.example/hook', format: 'structured', origin: 'koerier.example', accessToken: 'token-1' });
       expect(readIdempotencyKey(sent.headers)).toEqual({ key: deliveryId });
-      answers.push(await receiver.handle({ method: 'POST', routeKey: 'POST /hook', path: '/hook', headers: sent.headers, query: {}, pathParameters: {}, body: sent.body }));
+      answers.push(
+        await receiver.handle({ method: 'POST', routeKey: 'POST /hook', path: '/hook', headers: sent.headers, query: {}, pathParameters: {}, body: sent.body }),
+      );
     }
     expect(receiver.runs()).toBe(1);
     expect(answers.map((a) => a.status)).toEqual([202, 202, 202]);

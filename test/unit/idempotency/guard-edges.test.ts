@@ -98,7 +98,11 @@ describe('idempotency guard: races with the store', () => {
   it('EDU-IDEM-7: without a clock of its own the guard dates entries by the system clock', async () => {
     const { store, claims } = scriptedStore([]);
     const before = Date.now();
-    await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), { clientId: 'publisher-a', operation: OP, store, ttlSeconds: TTL, lockSeconds: 60 }, accepted);
+    await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      { clientId: 'publisher-a', operation: OP, store, ttlSeconds: TTL, lockSeconds: 60 },
+      accepted,
+    );
     const claim = claims[0]!;
     expect(claim.now).toBeGreaterThanOrEqual(before);
     expect(claim.now).toBeLessThanOrEqual(Date.now());
@@ -119,7 +123,11 @@ describe('idempotency guard: the store failing after the work', () => {
 
   it('EDU-IDEM-17: when storing the answer fails the partner still gets it, and the operator is told', async () => {
     const told: unknown[] = [];
-    const response = await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('complete'), { onStoreError: (e) => told.push(e) }), accepted);
+    const response = await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(failing('complete'), { onStoreError: (e) => told.push(e) }),
+      accepted,
+    );
     expect(response.status).toBe(202);
     expect(told).toEqual([new Error('store down')]);
   });
@@ -129,7 +137,7 @@ describe('idempotency guard: the store failing after the work', () => {
     expect(response.status).toBe(202);
   });
 
-  it('EDU-IDEM-18: when the work throws and freeing the key fails too, the operator hears of the store and the caller gets the work\'s error', async () => {
+  it("EDU-IDEM-18: when the work throws and freeing the key fails too, the operator hears of the store and the caller gets the work's error", async () => {
     const told: unknown[] = [];
     const attempt = withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('release'), { onStoreError: (e) => told.push(e) }), async () => {
       throw new Error('work failed');
@@ -138,7 +146,7 @@ describe('idempotency guard: the store failing after the work', () => {
     expect(told).toEqual([new Error('store down')]);
   });
 
-  it('EDU-IDEM-18: when the work throws and freeing the key fails with nobody listening, the caller still gets the work\'s error', async () => {
+  it("EDU-IDEM-18: when the work throws and freeing the key fails with nobody listening, the caller still gets the work's error", async () => {
     const attempt = withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('release')), async () => {
       throw new Error('work failed');
     });
@@ -188,7 +196,13 @@ describe('idempotency guard: what the answers say', () => {
     const key = randomUUID();
     const created = async (): Promise<HttpResponse> => ({
       status: 201,
-      headers: { 'Content-Type': 'application/json', Location: '/subscriptions/s-1', 'Content-Location': '/subscriptions/s-1', 'X-Request-Id': 'r-1', 'Retry-After': '3' },
+      headers: {
+        'Content-Type': 'application/json',
+        Location: '/subscriptions/s-1',
+        'Content-Location': '/subscriptions/s-1',
+        'X-Request-Id': 'r-1',
+        'Retry-After': '3',
+      },
       body: '{"id":"s-1"}',
     });
     await withIdempotency(ingestRequest(key, '{}'), ctx, created);
@@ -203,7 +217,7 @@ describe('idempotency guard: what the answers say', () => {
 });
 
 describe('idempotency store: keys and the claim rule', () => {
-  it('EDU-IDEM-16: the stored key keeps client, operation and key apart, so no client can forge another\'s entry by moving a separator', () => {
+  it("EDU-IDEM-16: the stored key keeps client, operation and key apart, so no client can forge another's entry by moving a separator", () => {
     const key = randomUUID();
     expect(scopeKey({ clientId: 'ab', operation: 'c', key })).not.toBe(scopeKey({ clientId: 'a', operation: 'bc', key }));
     expect(scopeKey({ clientId: 'a#b', operation: 'c', key })).not.toBe(scopeKey({ clientId: 'a', operation: 'b#c', key }));
@@ -260,8 +274,14 @@ describe('Idempotency-Key header at its edges', () => {
       title: 'Idempotency Key Missing',
       detail: 'This operation requires an Idempotency-Key header holding a UUIDv4.',
     });
-    expect(problemOf('retry-1')).toMatchObject({ title: 'Idempotency Key Malformed', detail: 'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).' });
-    expect(problemOf('6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toMatchObject({ title: 'Idempotency Key Malformed', detail: 'The Idempotency-Key is a UUID but not version 4 (random).' });
+    expect(problemOf('retry-1')).toMatchObject({
+      title: 'Idempotency Key Malformed',
+      detail: 'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
+    });
+    expect(problemOf('6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toMatchObject({
+      title: 'Idempotency Key Malformed',
+      detail: 'The Idempotency-Key is a UUID but not version 4 (random).',
+    });
   });
 });
 
@@ -297,8 +317,12 @@ describe('request fingerprint: order never matters', () => {
       ['d', '4'],
       ['c', '3'],
     ];
-    const fingerprints = new Set(permutations(query).map((order) => requestFingerprint(request([['content-type', 'application/json']], order), 'PATCH /subscriptions/{id}')));
+    const fingerprints = new Set(
+      permutations(query).map((order) => requestFingerprint(request([['content-type', 'application/json']], order), 'PATCH /subscriptions/{id}')),
+    );
     expect(fingerprints.size).toBe(1);
-    expect(requestFingerprint(request([['content-type', 'application/json']], [['a', '2']]), OP)).not.toBe(requestFingerprint(request([['content-type', 'application/json']], [['a', '1']]), OP));
+    expect(requestFingerprint(request([['content-type', 'application/json']], [['a', '2']]), OP)).not.toBe(
+      requestFingerprint(request([['content-type', 'application/json']], [['a', '1']]), OP),
+    );
   });
 });

@@ -7,12 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Clock } from '../../../functions/core/ports/clock.js';
-import {
-  withIdempotency,
-  type IdempotencyContext,
-  type IdempotencyScope,
-  type IdempotencyStore,
-} from '../../../functions/core/idempotency/index.js';
+import { withIdempotency, type IdempotencyContext, type IdempotencyScope, type IdempotencyStore } from '../../../functions/core/idempotency/index.js';
 
 const TTL = 7 * 24 * 3600;
 const LOCK = 60;
@@ -29,7 +24,8 @@ export function ingestRequest(key: string | undefined, body: string, headers: Re
     path: '/events',
     headers: { 'content-type': 'application/cloudevents+json', ...(key === undefined ? {} : { 'idempotency-key': key }), ...headers },
     query: {},
-    routeKey: 'POST /events', pathParameters: {},
+    routeKey: 'POST /events',
+    pathParameters: {},
     body: Buffer.from(body),
   };
 }
@@ -149,7 +145,8 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const ctx = context();
       const key = randomUUID();
       const { process } = countingProcess();
-      const binary = (type: string) => ingestRequest(key, '<x/>', { 'content-type': 'application/xml', 'ce-type': type, 'ce-id': '1', 'ce-source': 's', 'ce-specversion': '1.0' });
+      const binary = (type: string) =>
+        ingestRequest(key, '<x/>', { 'content-type': 'application/xml', 'ce-type': type, 'ce-id': '1', 'ce-source': 's', 'ce-specversion': '1.0' });
       expect((await withIdempotency(binary('nl.example.a'), ctx, process)).status).toBe(202);
       expect((await withIdempotency(binary('nl.example.b'), ctx, process)).status).toBe(422);
     });
@@ -221,7 +218,11 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
     it('EDU-IDEM-18: a thrown error frees the key and reaches the caller', async () => {
       const ctx = context();
       const key = randomUUID();
-      await expect(withIdempotency(ingestRequest(key, '{}'), ctx, async () => { throw new Error('queue down'); })).rejects.toThrow('queue down');
+      await expect(
+        withIdempotency(ingestRequest(key, '{}'), ctx, async () => {
+          throw new Error('queue down');
+        }),
+      ).rejects.toThrow('queue down');
       expect((await withIdempotency(ingestRequest(key, '{}'), ctx, async () => accepted(2))).status).toBe(202);
     });
 
@@ -241,7 +242,7 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       expect((await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process)).headers['idempotent-replayed']).toBe('true');
     });
 
-    it('EDU-IDEM-8: a dead attempt\'s expired lock is not taken over by a different request with that key (422)', async () => {
+    it("EDU-IDEM-8: a dead attempt's expired lock is not taken over by a different request with that key (422)", async () => {
       const clock = controlledClock();
       const ctx = context({ clock });
       const key = randomUUID();

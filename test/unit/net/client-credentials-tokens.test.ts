@@ -53,7 +53,9 @@ describe('OAuth2 client-credentials tokens for sinks', () => {
   it('review #18: what the token endpoint answers is described in fixed words, never repeated', async () => {
     const tokens = new ClientCredentialsTokens(client);
     answer = { status: 200, body: JSON.stringify({ access_token: 'abc', token_type: 'DPoP <script>' }) };
-    expect((await failureOf(tokens, `${base}/token`)).message).toBe('the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)');
+    expect((await failureOf(tokens, `${base}/token`)).message).toBe(
+      'the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)',
+    );
     answer = { status: 200, body: JSON.stringify({ access_token: 'abc\r\nx-injected: 1', token_type: 'Bearer' }) };
     expect((await failureOf(tokens, `${base}/token`)).message).toBe('the token endpoint issued an access token that cannot be sent as a Bearer token');
     answer = { status: 503, body: 'connect ECONNREFUSED 10.0.0.1:5432' };

@@ -64,12 +64,21 @@ describe('the address guard of outbound calls', () => {
     expect(verdict.range).toBeTruthy();
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '1.1.1.1', '100.128.0.1', '172.32.0.1', '192.169.0.1', '2a00:1450:4001::1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:0808:0808::1'])(
-    'SSRF: the public address %s is allowed',
-    (address) => {
-      expect(judgeAddress(address)).toEqual({ allowed: true });
-    },
-  );
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.128.0.1',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2a00:1450:4001::1',
+    '2606:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:0808:0808::1',
+  ])('SSRF: the public address %s is allowed', (address) => {
+    expect(judgeAddress(address)).toEqual({ allowed: true });
+  });
 
   it('SSRF: the metadata service is named as such in the refusal', () => {
     expect(judgeAddress('169.254.169.254').range).toMatch(/metadata/);

@@ -2,7 +2,13 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../../../functions/net/safe-http-client.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type LocalCertificateAuthority } from '../../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type LocalCertificateAuthority,
+} from '../../support/https-receiver.js';
 
 /** A resolver that answers `answers` for every name (the guard judges whatever it returns). */
 function resolvingTo(...answers: string[][]): LookupFunction & { calls: number } {
@@ -49,7 +55,12 @@ afterAll(async () => {
 describe('safe outbound HTTP: what gets through', () => {
   it('WH-1: POSTs over HTTPS to a target trusted through the extra CA, and returns status, headers and body', async () => {
     receiver.setScript(scripts.always({ respond: 201, headers: { 'x-seen': 'yes' }, body: 'created' }));
-    const response = await client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, headers: { 'content-type': 'text/plain' }, body: 'hello' });
+    const response = await client({ allowLoopback: true }).request({
+      method: 'POST',
+      url: receiver.url,
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    });
     expect(response.status).toBe(201);
     expect(response.headers['x-seen']).toBe('yes');
     expect(response.body.toString()).toBe('created');
@@ -79,7 +90,9 @@ describe('safe outbound HTTP: what gets through', () => {
     try {
       const ok = await client({ allowLoopback: true }).request({ method: 'POST', url: `http://127.0.0.1:${port}/` });
       expect(ok.status).toBe(204);
-      const elsewhere = await failure(client({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({ method: 'POST', url: `http://public.example:${port}/` }));
+      const elsewhere = await failure(
+        client({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({ method: 'POST', url: `http://public.example:${port}/` }),
+      );
       expect(elsewhere.kind).toBe('invalid-url');
     } finally {
       await new Promise((resolve) => plain.close(resolve));
@@ -177,7 +190,10 @@ describe('safe outbound HTTP: ports (review #19)', () => {
     expect((await laptop.request({ method: 'POST', url: receiver.url, body: 'x' })).status).toBe(204);
     expect(receiver.connectionCount).toBeGreaterThan(before);
     const elsewhere = await failure(
-      createSafeHttpClient({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({ method: 'POST', url: `https://public.example:${receiver.port}/` }),
+      createSafeHttpClient({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({
+        method: 'POST',
+        url: `https://public.example:${receiver.port}/`,
+      }),
     );
     expect(elsewhere.kind).toBe('invalid-url');
   });

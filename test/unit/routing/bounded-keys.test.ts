@@ -62,14 +62,25 @@ describe('bounded DynamoDB keys', () => {
     const subscription = { source, types: [type], filters: [{ prefix: { subject: 'leerling/' } }] };
     const entries = routeEntriesOf(subscription);
     for (const entry of entries) expect(bytes(entry.routeKey)).toBeLessThanOrEqual(512 + 64);
-    const eventKeys = routeKeysOf({ type, source, subject: 'leerling/42' }, entries.map((entry) => entry.shape));
+    const eventKeys = routeKeysOf(
+      { type, source, subject: 'leerling/42' },
+      entries.map((entry) => entry.shape),
+    );
     expect(eventKeys).toEqual(expect.arrayContaining(entries.map((entry) => entry.routeKey)));
     // A type one character off gets another key.
-    expect(routeKeysOf({ type: `${type}x`, source, subject: 'leerling/42' }, entries.map((entry) => entry.shape))).not.toEqual(expect.arrayContaining(entries.map((e) => e.routeKey)));
+    expect(
+      routeKeysOf(
+        { type: `${type}x`, source, subject: 'leerling/42' },
+        entries.map((entry) => entry.shape),
+      ),
+    ).not.toEqual(expect.arrayContaining(entries.map((e) => e.routeKey)));
     // A prefix filter anchored on a 3 KB type: the event's anchor hashes the same way.
     const anchor = `nl.${'ü'.repeat(1000)}.`;
     const byPrefix = routeEntriesOf({ filters: [{ prefix: { type: anchor } }] });
-    const keys = routeKeysOf({ type: `${anchor}aangemaakt`, source: 'urn:x' }, byPrefix.map((entry) => entry.shape));
+    const keys = routeKeysOf(
+      { type: `${anchor}aangemaakt`, source: 'urn:x' },
+      byPrefix.map((entry) => entry.shape),
+    );
     expect(keys).toEqual(expect.arrayContaining(byPrefix.map((entry) => entry.routeKey)));
     for (const key of keys) expect(bytes(key)).toBeLessThanOrEqual(512 + 64);
   });

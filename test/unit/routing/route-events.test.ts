@@ -70,10 +70,12 @@ describe('routing an accepted event', () => {
     expect(ledger.completed).toEqual(['e1']);
   });
 
-  it('EDU-IDEM-7: the claim carries the router\'s clock, lock and idempotency window', async () => {
+  it("EDU-IDEM-7: the claim carries the router's clock, lock and idempotency window", async () => {
     const { route, ledger } = router(new InMemoryRouteIndex().add(candidate('s-1')));
     await route(records('e1'));
-    expect(ledger.claims).toEqual([{ event: expect.objectContaining({ id: 'e1', source: SOURCE }), options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600 } }]);
+    expect(ledger.claims).toEqual([
+      { event: expect.objectContaining({ id: 'e1', source: SOURCE }), options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600 } },
+    ]);
   });
 
   it('EDU-7: a subscriber no longer entitled to the event gets nothing, and the withholding is logged', async () => {
@@ -85,7 +87,11 @@ describe('routing an accepted event', () => {
     expect((await route(records('e1'))).deliveries).toBe(1);
     expect(queued.map((m) => m.subscriptionId)).toEqual(['s-2']);
     expect(asked).toContainEqual(['revoked', 'nl.edu.leerling.ingeschreven.v1', SOURCE]);
-    expect(logs.find((l) => l.message === 'delivery withheld: the subscriber is no longer entitled')?.fields).toMatchObject({ subscriptionId: 's-1', owner: 'revoked', id: 'e1' });
+    expect(logs.find((l) => l.message === 'delivery withheld: the subscriber is no longer entitled')?.fields).toMatchObject({
+      subscriptionId: 's-1',
+      owner: 'revoked',
+      id: 'e1',
+    });
   });
 });
 
@@ -126,7 +132,7 @@ describe('duplicates (CE-17, EDU-IDEM-15)', () => {
   });
 });
 
-describe('one record\'s trouble fails that record alone (review #1)', () => {
+describe("one record's trouble fails that record alone (review #1)", () => {
   it('review #1: a record that is not a stored event fails alone; the others are routed', async () => {
     const { route, queued, logs } = router(new InMemoryRouteIndex().add(candidate('s-1')));
     const report = await route([{ recordId: 'r-junk', body: '{not json' }, ...records('e1', 'e2')]);
@@ -189,7 +195,10 @@ describe('one record\'s trouble fails that record alone (review #1)', () => {
     const first = router(index, { ledger, failSend: () => refuse });
     const failed = await first.route(records('e1'));
     expect(failed.failedRecordIds).toEqual(['r-e1']);
-    const attempted = first.sendCalls.flat().map((b) => decodeDeliveryMessage(b).deliveryId).sort();
+    const attempted = first.sendCalls
+      .flat()
+      .map((b) => decodeDeliveryMessage(b).deliveryId)
+      .sort();
     refuse = false;
     const again = router(index, { ledger });
     expect((await again.route(records('e1'))).failedRecordIds).toEqual([]);
@@ -207,12 +216,15 @@ describe('one record\'s trouble fails that record alone (review #1)', () => {
   it('review #1: a claim that cannot be released leaves the record failed and the others routed', async () => {
     const ledger = new InMemoryLedger();
     ledger.failing.abandon.add('e2');
-    const { route, logs } = router(new InMemoryRouteIndex().add(candidate('s-1')), { ledger, failSend: (bodies) => bodies.some((b) => b.includes('"id":"e2"')) });
+    const { route, logs } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      ledger,
+      failSend: (bodies) => bodies.some((b) => b.includes('"id":"e2"')),
+    });
     expect(await route(records('e1', 'e2'))).toEqual({ failedRecordIds: ['r-e2'], routed: 1, duplicates: 0, deliveries: 1 });
     expect(logs.map((l) => l.message)).toContain('routing claim not released');
   });
 
-  it('review #1: without the route index\'s state no record can be routed: the whole call fails', async () => {
+  it("review #1: without the route index's state no record can be routed: the whole call fails", async () => {
     const index = new InMemoryRouteIndex();
     index.readState = async () => Promise.reject(new Error('index unreadable'));
     const { route } = router(index);
@@ -242,10 +254,14 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
   it('CE-14: a batch delivery is cut before its message passes the largest queue message, never splitting an event', async () => {
     const events = ['e1', 'e2', 'e3', 'e4', 'e5'];
     const eventBytes = Buffer.byteLength(storedEvent('e1'));
-    const envelope = Buffer.byteLength(encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: NOW }));
+    const envelope = Buffer.byteLength(
+      encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: NOW }),
+    );
     // Room for the message around the events and two events (each spliced in with a comma), not three.
     const maxMessageBytes = envelope + 2 * (eventBytes + 1);
-    const { route, sendCalls, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), { maxMessageBytes });
+    const { route, sendCalls, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), {
+      maxMessageBytes,
+    });
     expect((await route(records(...events))).deliveries).toBe(3);
     expect(queued.map((m) => m.events.length)).toEqual([2, 2, 1]);
     expect(queued.flatMap((m) => m.events)).toEqual(events.map((id) => storedEvent(id)));
@@ -253,7 +269,9 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
   });
 
   it('CE-14: an event larger than the batch room on its own still travels, alone', async () => {
-    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), { maxMessageBytes: 50 });
+    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), {
+      maxMessageBytes: 50,
+    });
     expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
   });
@@ -261,9 +279,7 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
 
 describe('what the router tells the operator, and what it needs', () => {
   it('review #1: without a log function every failure path still settles each record', async () => {
-    const index = new InMemoryRouteIndex()
-      .add(candidate('s-1'))
-      .add(candidate('s-gov', { owner: 'revoked', match: { types: ['nl.gov.zaak.gestart.v1'] } }));
+    const index = new InMemoryRouteIndex().add(candidate('s-1')).add(candidate('s-gov', { owner: 'revoked', match: { types: ['nl.gov.zaak.gestart.v1'] } }));
     index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
     const ledger = new InMemoryLedger();
     ledger.markRouted({ source: SOURCE, id: 'dup' });
@@ -300,7 +316,9 @@ describe('what the router tells the operator, and what it needs', () => {
     await route([...records('e1', 'dup', 'send-fails'), { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }]);
     const fields = (message: string) => logs.filter((l) => l.message === message).map((l) => l.fields);
     expect(fields('duplicate event dropped')).toEqual([{ source: SOURCE, id: 'dup', type: 'nl.edu.leerling.ingeschreven.v1' }]);
-    expect(fields('subscriptions not read')).toEqual([{ source: SOURCE, id: 'unread', error: 'route index read failed for eq:type|nl.edu.leerling.uitgeschreven.v1' }]);
+    expect(fields('subscriptions not read')).toEqual([
+      { source: SOURCE, id: 'unread', error: 'route index read failed for eq:type|nl.edu.leerling.uitgeschreven.v1' },
+    ]);
     expect(fields('event routed')).toEqual([
       { source: SOURCE, id: 'e1', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
       { source: SOURCE, id: 'send-fails', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
@@ -334,7 +352,7 @@ describe('what the router tells the operator, and what it needs', () => {
     expect(again.queued[0]!.deliveryId).not.toBe(first.queued[0]!.deliveryId);
   });
 
-  it('EDU-IDEM-9: a batch delivery\'s key does not depend on the order its routing ids come in, and events never blur into each other', () => {
+  it("EDU-IDEM-9: a batch delivery's key does not depend on the order its routing ids come in, and events never blur into each other", () => {
     const events = ['{"id":"a"}', '{"id":"b"}'];
     expect(deliveryIdOf(['r-2', 'r-1'], 's', events)).toBe(deliveryIdOf(['r-1', 'r-2'], 's', events));
     expect(deliveryIdOf(['r-1'], 's', ['{"id":"a"}{"id":"b"}'])).not.toBe(deliveryIdOf(['r-1'], 's', events));
@@ -342,7 +360,9 @@ describe('what the router tells the operator, and what it needs', () => {
 
   it('CE-14: a batch is cut exactly where the next event would pass the limit, counting a comma per event', async () => {
     const eventBytes = Buffer.byteLength(storedEvent('e1'));
-    const envelope = Buffer.byteLength(encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: 0 }));
+    const envelope = Buffer.byteLength(
+      encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: 0 }),
+    );
     const batch = () => new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true }));
     const cut = async (maxMessageBytes: number) => {
       const { route, queued } = router(batch(), { maxMessageBytes, now: () => 0 });

@@ -25,6 +25,8 @@ describe('review #1, fuzz: route keys from strings that are not well-formed Unic
   });
 
   it('review #1: well-formed values keep the keys they had before (stored route index items stay valid)', () => {
-    expect(routeEntriesOf({ source: 'urn:nld:oin:1:systeem:café|x 😀' })[0]!.routeKey).toBe(`eq:source|${encodeURIComponent('urn:nld:oin:1:systeem:café|x 😀')}`);
+    expect(routeEntriesOf({ source: 'urn:nld:oin:1:systeem:café|x 😀' })[0]!.routeKey).toBe(
+      `eq:source|${encodeURIComponent('urn:nld:oin:1:systeem:café|x 😀')}`,
+    );
   });
 });

@@ -30,9 +30,22 @@ function generatedFilter(random: ReturnType<typeof seeded>, depth = 0): Filter {
   const kind = random.pick(depth > 1 ? ['exact', 'prefix', 'suffix'] : ['exact', 'exact', 'prefix', 'suffix', 'all', 'any', 'not']);
   switch (kind) {
     case 'exact':
-      return { exact: random.pick<Record<string, string>>([{ subject: random.pick(SUBJECTS) }, { region: random.pick(REGIONS) }, { type: random.pick(TYPES) }, { subject: random.pick(SUBJECTS), region: random.pick(REGIONS) }]) };
+      return {
+        exact: random.pick<Record<string, string>>([
+          { subject: random.pick(SUBJECTS) },
+          { region: random.pick(REGIONS) },
+          { type: random.pick(TYPES) },
+          { subject: random.pick(SUBJECTS), region: random.pick(REGIONS) },
+        ]),
+      };
     case 'prefix':
-      return { prefix: random.pick<Record<string, string>>([{ type: random.pick(['nl.', 'nl.edu.', 'nl.edu.leer', 'nl.gov.zaak.']) }, { subject: random.pick(['leerling/', 'zaak/', 'leer']) }, { source: 'urn:nld:oin:1:' }]) };
+      return {
+        prefix: random.pick<Record<string, string>>([
+          { type: random.pick(['nl.', 'nl.edu.', 'nl.edu.leer', 'nl.gov.zaak.']) },
+          { subject: random.pick(['leerling/', 'zaak/', 'leer']) },
+          { source: 'urn:nld:oin:1:' },
+        ]),
+      };
     case 'suffix':
       return { suffix: { type: random.pick(['.v1', '.v2']) } };
     case 'all':
@@ -90,7 +103,7 @@ describe('route index: never misses a match', () => {
 describe('subscriptionMatches', () => {
   const event: EventAttributes = { id: 'e', source: SOURCES[0]!, type: TYPES[0]!, subject: 'leerling/1' };
 
-  it('EDU-8: the source must be the subscription\'s source, when it names one', () => {
+  it("EDU-8: the source must be the subscription's source, when it names one", () => {
     expect(subscriptionMatches({ source: SOURCES[0] }, event)).toBe(true);
     expect(subscriptionMatches({ source: SOURCES[1] }, event)).toBe(false);
   });
@@ -113,7 +126,9 @@ describe('route index: selective keys', () => {
   it('EDU-8: of more than three equal attributes the key keeps subject, then extensions, then type, then source', () => {
     expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', region: 'noord' } }] })).toEqual(['eq:region,subject,type']);
     expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { region: 'noord', time: '2026-01-01T00:00:00Z' } }] })).toEqual(['eq:region,source,type']);
-    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', id: 'i', dataschema: 'https://s.example/' } }] })).toEqual(['eq:source,subject,type']);
+    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', id: 'i', dataschema: 'https://s.example/' } }] })).toEqual([
+      'eq:source,subject,type',
+    ]);
     // Among extensions, by name.
     expect(shapes({ filters: [{ exact: { zeta: '1', alpha: '2', mid: '3', beta: '4' } }] })).toEqual(['eq:alpha,beta,mid']);
   });
@@ -123,12 +138,17 @@ describe('route index: selective keys', () => {
     expect(shapes({ filters: [anyOf(16)] })).toEqual(Array<string>(16).fill('eq:subject'));
     expect(routeEntriesOf({ filters: [anyOf(17)] })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
     // An alternative the index cannot express makes the whole `any` unusable.
-    expect(routeEntriesOf({ filters: [{ any: [{ exact: { subject: 'a' } }, { suffix: { type: '.v1' } }] }] })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
+    expect(routeEntriesOf({ filters: [{ any: [{ exact: { subject: 'a' } }, { suffix: { type: '.v1' } }] }] })).toEqual([
+      { shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE },
+    ]);
   });
 
-  it('EDU-8: conditions inside `all` count as the subscription\'s own', () => {
+  it("EDU-8: conditions inside `all` count as the subscription's own", () => {
     expect(shapes({ filters: [{ all: [{ exact: { subject: 'x' } }, { suffix: { type: '.v1' } }] }] })).toEqual(['eq:subject']);
-    expect(shapes({ filters: [{ any: [{ all: [{ exact: { subject: 'x' } }, { prefix: { type: 'nl.' } }] }, { exact: { subject: 'y' } }] }] })).toEqual(['eq:subject', 'eq:subject']);
+    expect(shapes({ filters: [{ any: [{ all: [{ exact: { subject: 'x' } }, { prefix: { type: 'nl.' } }] }, { exact: { subject: 'y' } }] }] })).toEqual([
+      'eq:subject',
+      'eq:subject',
+    ]);
   });
 
   it('EDU-8: equalities combine as a cross product while it fits 16 keys; the widest conjunct is dropped first', () => {

@@ -11,7 +11,10 @@ const event: EventAttributes = {
 
 /** The keys of `event` the router would look up, given the shapes `match` registers. */
 function lookedUp(match: SubscriptionMatch, attributes: EventAttributes = event): string[] {
-  return routeKeysOf(attributes, routeEntriesOf(match).map((entry) => entry.shape));
+  return routeKeysOf(
+    attributes,
+    routeEntriesOf(match).map((entry) => entry.shape),
+  );
 }
 
 function found(match: SubscriptionMatch, attributes: EventAttributes = event): boolean {
@@ -20,13 +23,16 @@ function found(match: SubscriptionMatch, attributes: EventAttributes = event): b
 }
 
 describe('route index keys', () => {
-  it('EDU-8: a subscription to one person\'s events of a type sits under a key combining type and subject', () => {
+  it("EDU-8: a subscription to one person's events of a type sits under a key combining type and subject", () => {
     const entries = routeEntriesOf({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] });
     expect(entries).toHaveLength(1);
     expect(entries[0]!.shape).toBe('eq:subject,type');
     expect(found({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] })).toBe(true);
     // Another person's event of the same type reaches another key.
-    const other = lookedUp({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] }, { ...event, subject: 'leerling/43' });
+    const other = lookedUp(
+      { types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] },
+      { ...event, subject: 'leerling/43' },
+    );
     expect(other).not.toContain(entries[0]!.routeKey);
   });
 
@@ -75,7 +81,7 @@ describe('route index keys', () => {
 
   it('EDU-8: whenever a subscription matches an event, the router looks up one of its keys (5,000 random cases)', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
     const types = ['nl.edu.a.v1', 'nl.edu.b.v1', 'nl.gov.c', 'x'];
     const sources = ['urn:a', 'urn:b'];
@@ -101,7 +107,9 @@ describe('route index keys', () => {
     for (let i = 0; i < 5000; i++) {
       const match: SubscriptionMatch = {
         ...(random() < 0.3 ? { source: pick(sources) } : {}),
-        ...(random() < 0.4 ? { types: random() < 0.2 ? [...types, ...Array.from({ length: 16 }, (_, n) => `nl.other.t${n}`)] : [pick(types), pick(types)] } : {}),
+        ...(random() < 0.4
+          ? { types: random() < 0.2 ? [...types, ...Array.from({ length: 16 }, (_, n) => `nl.other.t${n}`)] : [pick(types), pick(types)] }
+          : {}),
         ...(random() < 0.8 ? { filters: [filter(0), ...(random() < 0.3 ? [filter(0)] : [])] } : {}),
       };
       const attributes = { id: 'e', type: pick(types), source: pick(sources), ...(random() < 0.8 ? { subject: pick(subjects) } : {}) };

@@ -98,5 +98,12 @@ export function storedEvent(id: string, extra: Record<string, unknown> = {}): st
 }
 
 export function candidate(subscriptionId: string, over: Partial<RouteCandidate> = {}): RouteCandidate {
-  return { subscriptionId, owner: 'client-a', match: { types: ['nl.edu.leerling.ingeschreven.v1'] }, contentMode: 'structured', batchSupported: false, ...over };
+  return {
+    subscriptionId,
+    owner: 'client-a',
+    match: { types: ['nl.edu.leerling.ingeschreven.v1'] },
+    contentMode: 'structured',
+    batchSupported: false,
+    ...over,
+  };
 }

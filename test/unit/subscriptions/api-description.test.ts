@@ -14,7 +14,11 @@ describe('subscriptions in the API description', () => {
 
   it('EDU-IDEM-3, EDU-IDEM-5: POST, PATCH and DELETE require an Idempotency-Key; the callback needs no token', () => {
     const paths = document.paths as unknown as Record<string, Record<string, { parameters?: { name: string; required?: boolean }[]; security?: unknown[] }>>;
-    for (const [path, method] of [['/subscriptions', 'post'], ['/subscriptions/{id}', 'patch'], ['/subscriptions/{id}', 'delete']] as const) {
+    for (const [path, method] of [
+      ['/subscriptions', 'post'],
+      ['/subscriptions/{id}', 'patch'],
+      ['/subscriptions/{id}', 'delete'],
+    ] as const) {
       expect(paths[path]![method]!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: true }));
     }
     expect(paths['/subscriptions/{id}/validation']!['get']!.security).toEqual([]);

@@ -88,7 +88,9 @@ describe('filter validation', () => {
 
   it('EDU-14: an unknown dialect (including the optional sql one) is rejected, naming its place', () => {
     expect(issuesOf([{ sql: "type LIKE 'nl.%'" }])).toEqual([expect.objectContaining({ attribute: 'filters[0]', rule: 'unsupported-dialect' })]);
-    expect(issuesOf([{ all: [{ regex: { type: '.*' } }] }])).toEqual([expect.objectContaining({ attribute: 'filters[0].all[0]', rule: 'unsupported-dialect' })]);
+    expect(issuesOf([{ all: [{ regex: { type: '.*' } }] }])).toEqual([
+      expect.objectContaining({ attribute: 'filters[0].all[0]', rule: 'unsupported-dialect' }),
+    ]);
   });
 
   it('EDU-14: empty values, empty attribute names and empty maps are rejected', () => {

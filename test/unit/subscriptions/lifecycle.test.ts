@@ -40,7 +40,17 @@ function stored(overrides: Partial<Subscription> = {}): Subscription {
 }
 
 function termsOf(s: Subscription, overrides: Partial<SubscriptionTerms> = {}): SubscriptionTerms {
-  const { routeKeys: _k, version: _v, status: _s, statusReason: _r, suspendedFor: _c, allowedRatePerMinute: _a, validationTokenHash: _h, validationExpiresAt: _e, ...terms } = s;
+  const {
+    routeKeys: _k,
+    version: _v,
+    status: _s,
+    statusReason: _r,
+    suspendedFor: _c,
+    allowedRatePerMinute: _a,
+    validationTokenHash: _h,
+    validationExpiresAt: _e,
+    ...terms
+  } = s;
   return { ...terms, ...overrides };
 }
 
@@ -59,15 +69,51 @@ describe('subscription lifecycle: when the target is asked', () => {
   });
 });
 
-describe('subscription lifecycle: what the target\'s answer makes of a pending subscription', () => {
-  const pending = stored({ status: 'pending', statusReason: 'the validation request is being sent', validationTokenHash: 'h', validationExpiresAt: OPEN_UNTIL, allowedRatePerMinute: 5 });
+describe("subscription lifecycle: what the target's answer makes of a pending subscription", () => {
+  const pending = stored({
+    status: 'pending',
+    statusReason: 'the validation request is being sent',
+    validationTokenHash: 'h',
+    validationExpiresAt: OPEN_UNTIL,
+    allowedRatePerMinute: 5,
+  });
   it.each<[string, ValidationOutcome, boolean, Partial<Subscription>, RegExp]>([
-    ['WH-4: consent', { verdict: 'consented', allowedRatePerMinute: 120, batchSupported: true, reason: 'the target consented' }, true, { status: 'active', allowedRatePerMinute: 120, batchSupported: true }, /^the target consented$/],
-    ['WH-6: consent without a rate limit', { verdict: 'consented', batchSupported: false, reason: 'the target consented' }, true, { status: 'active', batchSupported: false }, /^the target consented$/],
-    ['WH-4: a refusal with a callback', { verdict: 'refused', reason: 'no' }, true, { status: 'rejected' }, new RegExp(`^no; it can still be approved through the callback until ${OPEN_UNTIL}$`)],
+    [
+      'WH-4: consent',
+      { verdict: 'consented', allowedRatePerMinute: 120, batchSupported: true, reason: 'the target consented' },
+      true,
+      { status: 'active', allowedRatePerMinute: 120, batchSupported: true },
+      /^the target consented$/,
+    ],
+    [
+      'WH-6: consent without a rate limit',
+      { verdict: 'consented', batchSupported: false, reason: 'the target consented' },
+      true,
+      { status: 'active', batchSupported: false },
+      /^the target consented$/,
+    ],
+    [
+      'WH-4: a refusal with a callback',
+      { verdict: 'refused', reason: 'no' },
+      true,
+      { status: 'rejected' },
+      new RegExp(`^no; it can still be approved through the callback until ${OPEN_UNTIL}$`),
+    ],
     ['WH-5: a refusal without a callback', { verdict: 'refused', reason: 'no' }, false, { status: 'rejected' }, /^no$/],
-    ['WH-4: undecided with a callback', { verdict: 'undecided', reason: 'silence' }, true, { status: 'pending' }, new RegExp(`^silence; waiting for approval through the callback until ${OPEN_UNTIL}$`)],
-    ['WH-4: undecided without a callback', { verdict: 'undecided', reason: 'silence' }, false, { status: 'rejected' }, /^silence; no callback is offered, so there is no consent$/],
+    [
+      'WH-4: undecided with a callback',
+      { verdict: 'undecided', reason: 'silence' },
+      true,
+      { status: 'pending' },
+      new RegExp(`^silence; waiting for approval through the callback until ${OPEN_UNTIL}$`),
+    ],
+    [
+      'WH-4: undecided without a callback',
+      { verdict: 'undecided', reason: 'silence' },
+      false,
+      { status: 'rejected' },
+      /^silence; no callback is offered, so there is no consent$/,
+    ],
   ])('%s', (_case, outcome, callbackOffered, expected, reason) => {
     const next = afterValidation(pending, outcome, callbackOffered, LATER);
     expect(next).toMatchObject({ ...expected, updatedAt: LATER.toISOString(), validationTokenHash: 'h' });
@@ -84,15 +130,51 @@ describe('subscription lifecycle: a change', () => {
   const retired = stored({ status: 'retired', statusReason: 'the target answered 410 Gone', validation: 'agreed' });
   const elsewhere = 'https://elders.example/hook';
   it.each<[string, Subscription, Partial<SubscriptionTerms>, 'handshake' | 'agreed', 'ask' | Partial<Subscription>]>([
-    ['WH-4: same sink, handshake done: status and answers kept', stored({ allowedRatePerMinute: 120 }), {}, 'handshake', { status: 'active', allowedRatePerMinute: 120, statusReason: 'the target consented' }],
+    [
+      'WH-4: same sink, handshake done: status and answers kept',
+      stored({ allowedRatePerMinute: 120 }),
+      {},
+      'handshake',
+      { status: 'active', allowedRatePerMinute: 120, statusReason: 'the target consented' },
+    ],
     ['WH-4: another sink: the target is asked', stored(), { sink: elsewhere }, 'handshake', 'ask'],
     ['WH-4: rejected: the target is asked again', stored({ status: 'rejected' }), {}, 'handshake', 'ask'],
-    ['WH-5: agreed: active at once', stored({ status: 'rejected' }), { validation: 'agreed' }, 'agreed', { status: 'active', statusReason: 'consent agreed out of band (WH-5)' }],
-    ['WH-5: agreed, suspended for a failing target: stays suspended', failing, {}, 'agreed', { status: 'suspended', suspendedFor: 'target-failing', statusReason: 'keeps failing' }],
+    [
+      'WH-5: agreed: active at once',
+      stored({ status: 'rejected' }),
+      { validation: 'agreed' },
+      'agreed',
+      { status: 'active', statusReason: 'consent agreed out of band (WH-5)' },
+    ],
+    [
+      'WH-5: agreed, suspended for a failing target: stays suspended',
+      failing,
+      {},
+      'agreed',
+      { status: 'suspended', suspendedFor: 'target-failing', statusReason: 'keeps failing' },
+    ],
     ['WH-2: agreed, retired, same sink: stays retired', retired, {}, 'agreed', { status: 'retired' }],
-    ['WH-2: agreed, retired, another sink: active', retired, { sink: elsewhere }, 'agreed', { status: 'active', statusReason: 'consent agreed out of band (WH-5)' }],
-    ['WH-3: suspended for want of a credential, agreed: active again, told to redrive', { ...credentialRequired, validation: 'agreed' }, {}, 'agreed', { status: 'active', statusReason: expect.stringContaining('/subscriptions/sub-1/dead-letters/redrive') as string }],
-    ['WH-3: suspended for want of a credential, same sink: active again, without asking', credentialRequired, {}, 'handshake', { status: 'active', statusReason: expect.stringContaining('deliveries resume') as string }],
+    [
+      'WH-2: agreed, retired, another sink: active',
+      retired,
+      { sink: elsewhere },
+      'agreed',
+      { status: 'active', statusReason: 'consent agreed out of band (WH-5)' },
+    ],
+    [
+      'WH-3: suspended for want of a credential, agreed: active again, told to redrive',
+      { ...credentialRequired, validation: 'agreed' },
+      {},
+      'agreed',
+      { status: 'active', statusReason: expect.stringContaining('/subscriptions/sub-1/dead-letters/redrive') as string },
+    ],
+    [
+      'WH-3: suspended for want of a credential, same sink: active again, without asking',
+      credentialRequired,
+      {},
+      'handshake',
+      { status: 'active', statusReason: expect.stringContaining('deliveries resume') as string },
+    ],
     ['WH-3: suspended for want of a credential, another sink: the target is asked', credentialRequired, { sink: elsewhere }, 'handshake', 'ask'],
   ])('%s', (_case, current, change, validation, expected) => {
     const next = afterChange(termsOf(current, { ...change, validation: change.validation ?? current.validation }), current, validation, NOW);
@@ -125,7 +207,12 @@ describe('subscription lifecycle: the approval window and the callback', () => {
 
   it('WH-6: an approval makes the subscription active at the rate the callback allows, or without a limit', () => {
     const pending = stored({ status: 'pending', allowedRatePerMinute: 5, validationExpiresAt: OPEN_UNTIL });
-    expect(approvedByCallback(pending, 30, LATER)).toMatchObject({ status: 'active', allowedRatePerMinute: 30, updatedAt: LATER.toISOString(), statusReason: 'the target approved through the validation callback' });
+    expect(approvedByCallback(pending, 30, LATER)).toMatchObject({
+      status: 'active',
+      allowedRatePerMinute: 30,
+      updatedAt: LATER.toISOString(),
+      statusReason: 'the target approved through the validation callback',
+    });
     expect(approvedByCallback(pending, undefined, LATER)).not.toHaveProperty('allowedRatePerMinute');
   });
 

@@ -39,7 +39,9 @@ describe('sink credentials at rest', () => {
     const parts = sealed.ciphertext.split('.');
     const flipped = Buffer.from(parts[3]!, 'base64url');
     flipped[0] = flipped[0]! ^ 1;
-    await expect(openSinkCredential({ ...sealed, ciphertext: [...parts.slice(0, 3), flipped.toString('base64url')].join('.') }, 'sub-1', cipher)).rejects.toThrow();
+    await expect(
+      openSinkCredential({ ...sealed, ciphertext: [...parts.slice(0, 3), flipped.toString('base64url')].join('.') }, 'sub-1', cipher),
+    ).rejects.toThrow();
     await expect(openSinkCredential(sealed, 'sub-1', new LocalCredentialCipher(randomBytes(32)))).rejects.toThrow();
   });
 

@@ -128,7 +128,7 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
       expect(await under.store.get(stored.id)).toEqual(resumed);
     });
 
-    it('EDU-8: changing the filters moves the subscription in the index; a losing concurrent writer leaves the winner\'s entries', async () => {
+    it("EDU-8: changing the filters moves the subscription in the index; a losing concurrent writer leaves the winner's entries", async () => {
       const under = open();
       const { store } = under;
       const [a, b, c] = [freshType('a'), freshType('b'), freshType('c')];
@@ -169,7 +169,7 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
       expect(await store.get(stored.id)).toBeUndefined();
     });
 
-    it('EDU-7: listing pages through one owner\'s subscriptions only, and a cursor cannot cross owners', async () => {
+    it("EDU-7: listing pages through one owner's subscriptions only, and a cursor cannot cross owners", async () => {
       const { store } = open();
       const owner = `lister-${Math.random().toString(36).slice(2)}`;
       const ids: string[] = [];

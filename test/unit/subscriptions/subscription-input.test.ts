@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 
 // Most cases are about other members: as if a credential were already stored (a PATCH without `sinkcredential`).
-const aws: InputRules = { allowLoopbackSinks: false, allowedPorts: [443], sinkCredentials: 'oauth2-only', storedCredential: 'oauth2-client-credentials', maxRetryWindowSeconds: 7 * 24 * 3600 };
+const aws: InputRules = {
+  allowLoopbackSinks: false,
+  allowedPorts: [443],
+  sinkCredentials: 'oauth2-only',
+  storedCredential: 'oauth2-client-credentials',
+  maxRetryWindowSeconds: 7 * 24 * 3600,
+};
 const laptop = { ...aws, allowLoopbackSinks: true };
 const bearerAllowed: InputRules = { ...aws, sinkCredentials: 'bearer-or-oauth2' };
 /** A create: nothing stored, so `sinkcredential` must be given. */
@@ -64,7 +70,10 @@ describe('subscription input', () => {
   });
 
   it('EDU-14: a sink credential is a bearer token or OAuth2 client credentials', () => {
-    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, bearerAllowed).input?.credential).toEqual({
+    expect(
+      parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, bearerAllowed).input
+        ?.credential,
+    ).toEqual({
       kind: 'bearer',
       token: 'abc.def',
     });
@@ -85,15 +94,20 @@ describe('subscription input', () => {
       audience: 'https://ontvanger.example',
     });
     expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'PLAIN' } })).toEqual(['sinkcredential.credentialtype:enum:EDU-14']);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } }, bearerAllowed)).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } }, bearerAllowed)).toEqual([
+      'sinkcredential.accesstoken:b64token:EDU-14',
+    ]);
     expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' } })).toEqual([
       'sinkcredential.clientsecret:non-empty-string:EDU-14',
       'sinkcredential.tokenurl:url:EDU-14',
     ]);
   });
 
-  it('WH-1, WH-3: the token URL of client credentials follows the sink\'s rules: https (plain http only to loopback on the laptop host), no user info, no fragment', () => {
-    const withTokenUrl = (tokenurl: string) => ({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl, clientid: 'c', clientsecret: 's' } });
+  it("WH-1, WH-3: the token URL of client credentials follows the sink's rules: https (plain http only to loopback on the laptop host), no user info, no fragment", () => {
+    const withTokenUrl = (tokenurl: string) => ({
+      sink: 'https://a.example/',
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl, clientid: 'c', clientsecret: 's' },
+    });
     expect(rulesOf(withTokenUrl('https://idp.example/token'))).toEqual([]);
     expect(rulesOf(withTokenUrl('http://idp.example/token'))).toEqual(['sinkcredential.tokenurl:https:WH-1']);
     expect(rulesOf(withTokenUrl('http://idp.example/token'), laptop)).toEqual(['sinkcredential.tokenurl:https:WH-1']);

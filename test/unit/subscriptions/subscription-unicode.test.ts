@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 
-const rules: InputRules = { allowLoopbackSinks: false, allowedPorts: [443], sinkCredentials: 'oauth2-only', storedCredential: 'oauth2-client-credentials', maxRetryWindowSeconds: 7 * 24 * 3600 };
+const rules: InputRules = {
+  allowLoopbackSinks: false,
+  allowedPorts: [443],
+  sinkCredentials: 'oauth2-only',
+  storedCredential: 'oauth2-client-credentials',
+  maxRetryWindowSeconds: 7 * 24 * 3600,
+};
 const valid = { sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] };
 const rulesOf = (body: unknown) => parseSubscriptionInput(body, rules).issues.map((issue) => `${issue.attribute}:${issue.rule}`);
 
@@ -18,7 +24,12 @@ describe('review #1, fuzz: subscription input that is not well-formed Unicode', 
     expect(rulesOf({ ...valid, filters: [{ exact: { subject: 'a\ud800' } }] })).toEqual(['filters:string-characters']);
     expect(rulesOf({ ...valid, filters: [{ any: [{ not: { exact: { subject: '\ud800' } } }] }] })).toContain('filters:string-characters');
     expect(rulesOf({ ...valid, filters: [{ exact: { ['x\ud800']: 'a' } }] })).toContain('filters:string-characters');
-    expect(rulesOf({ ...valid, sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'k', clientsecret: 'geheim\ud800' } })).toContain('sinkcredential:string-characters');
+    expect(
+      rulesOf({
+        ...valid,
+        sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'k', clientsecret: 'geheim\ud800' },
+      }),
+    ).toContain('sinkcredential:string-characters');
   });
 
   it('EDU-14, review #1: proper surrogate pairs (emoji) and other Unicode stay accepted', () => {

@@ -51,7 +51,10 @@ const cipher: CredentialCipher = {
 
 const SECRET = 'target-client-secret-s3cr3t';
 const clientCredentials = { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.ontvanger.example/token', clientid: 'koerier', clientsecret: SECRET };
-const consent = (rate = '120'): ValidationTransportResult => ({ status: 200, headers: { 'webhook-allowed-origin': 'koerier.test', 'webhook-allowed-rate': rate } });
+const consent = (rate = '120'): ValidationTransportResult => ({
+  status: 200,
+  headers: { 'webhook-allowed-origin': 'koerier.test', 'webhook-allowed-rate': rate },
+});
 
 let now: number;
 let store: InMemorySubscriptionStore;
@@ -93,7 +96,8 @@ const request = (method: string, body?: unknown, headers: Record<string, string>
     ...headers,
   },
   query,
-  routeKey: 'POST /subscriptions', pathParameters: {},
+  routeKey: 'POST /subscriptions',
+  pathParameters: {},
   body: Buffer.from(body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body)),
 });
 const json = (response: HttpResponse) => JSON.parse(response.body.toString()) as Record<string, unknown>;
@@ -104,7 +108,8 @@ const createdId = async (client: string, body: Record<string, unknown>) => {
   expect(response.status).toBe(201);
   return json(response)['id'] as string;
 };
-const patch = (client: Principal, id: string, body: unknown, headers: Record<string, string> = {}) => service.update(client, id, request('PATCH', body, headers));
+const patch = (client: Principal, id: string, body: unknown, headers: Record<string, string> = {}) =>
+  service.update(client, id, request('PATCH', body, headers));
 const callbackOf = (index = -1) => new URL(sent.at(index)!.headers['webhook-request-callback']!);
 const approve = (id: string, token: string) => service.approve(id, request('GET', undefined, {}, { token }));
 
@@ -140,7 +145,7 @@ describe('subscriptions use case: create', () => {
     expect(sent).toEqual([]);
   });
 
-  it('EDU-7: a subscription beyond the owner\'s entitlement is refused 403 before anything is stored or sent', async () => {
+  it("EDU-7: a subscription beyond the owner's entitlement is refused 403 before anything is stored or sent", async () => {
     const response = await create('rooster-only', { sink: 'https://ontvanger.example/consents', source: 'urn:nld:oin:1:systeem:rooster' });
     expect(response.status).toBe(403);
     expect(json(response)['type']).toMatch(/subscription-not-entitled$/);
@@ -165,8 +170,10 @@ describe('subscriptions use case: create', () => {
     const idempotency = new InMemoryIdempotencyStore();
     const post = request('POST', { sink: 'https://ontvanger.example/consents', types: [TYPE], sinkcredential: clientCredentials });
     const guarded = () =>
-      withIdempotency(post, { clientId: 'school-a', operation: 'POST /subscriptions', store: idempotency, ttlSeconds: 3600, lockSeconds: 60, replayHeaders: ['etag'] }, () =>
-        service.create(principal('school-a'), post),
+      withIdempotency(
+        post,
+        { clientId: 'school-a', operation: 'POST /subscriptions', store: idempotency, ttlSeconds: 3600, lockSeconds: 60, replayHeaders: ['etag'] },
+        () => service.create(principal('school-a'), post),
       );
     const first = await guarded();
     const replay = await guarded();
@@ -212,7 +219,10 @@ describe('subscriptions use case: the handshake and the callback', () => {
     const late = String(json(await create('school-a', { sink: 'https://ontvanger.example/withholds' }))['id']);
     const lateToken = callbackOf().searchParams.get('token')!;
     now += (WINDOW_SECONDS + 1) * 1000;
-    expect(json(await service.read(principal('school-a'), late))).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('no consent before') });
+    expect(json(await service.read(principal('school-a'), late))).toMatchObject({
+      status: 'rejected',
+      statusreason: expect.stringContaining('no consent before'),
+    });
     expect((await approve(late, lateToken)).status).toBe(410);
   });
 
@@ -258,7 +268,8 @@ describe('subscriptions use case: list, read, change, delete', () => {
 
     expect((await service.list(principal('school-b'), request('GET', undefined, {}, { limit: '2', cursor }))).status).toBe(400);
     expect((await service.list(principal('school-a'), request('GET', undefined, {}, { cursor: 'forged' }))).status).toBe(400);
-    for (const limit of ['0', '101', '2.5', 'ten']) expect((await service.list(principal('school-a'), request('GET', undefined, {}, { limit }))).status).toBe(400);
+    for (const limit of ['0', '101', '2.5', 'ten'])
+      expect((await service.list(principal('school-a'), request('GET', undefined, {}, { limit }))).status).toBe(400);
   });
 
   it('EDU-14: a read shows the subscription with its ETag, the credential only by type, and neither a secret nor the callback token', async () => {
@@ -275,7 +286,7 @@ describe('subscriptions use case: list, read, change, delete', () => {
     expect(audited[0]).toMatchObject({ subscriptionId: id, owner: 'school-a', sinkOrigin: 'https://ontvanger.example' });
   });
 
-  it('EDU-7: another client\'s subscription is 404 for read, PATCH and DELETE, as an unknown one is; an admin may act on it', async () => {
+  it("EDU-7: another client's subscription is 404 for read, PATCH and DELETE, as an unknown one is; an admin may act on it", async () => {
     const id = await createdId('school-a', { sink: 'https://ontvanger.example/consents' });
     const other = principal('school-b');
     expect((await service.read(other, id)).status).toBe(404);
@@ -286,8 +297,12 @@ describe('subscriptions use case: list, read, change, delete', () => {
     expect((await service.read(principal('admin-client', 'admin'), id)).status).toBe(200);
   });
 
-  it('EDU-7: a PATCH that would widen a subscription beyond the owner\'s entitlement is 403, also when an admin makes it', async () => {
-    const id = await createdId('rooster-only', { sink: 'https://ontvanger.example/consents', types: ['nl.edu.rooster.gewijzigd.v1'], source: 'urn:nld:oin:1:systeem:rooster' });
+  it("EDU-7: a PATCH that would widen a subscription beyond the owner's entitlement is 403, also when an admin makes it", async () => {
+    const id = await createdId('rooster-only', {
+      sink: 'https://ontvanger.example/consents',
+      types: ['nl.edu.rooster.gewijzigd.v1'],
+      source: 'urn:nld:oin:1:systeem:rooster',
+    });
     expect((await patch(principal('rooster-only'), id, { types: [TYPE] })).status).toBe(403);
     expect((await patch(principal('admin-client', 'admin'), id, { source: null })).status).toBe(403);
     expect((await store.get(id))?.types).toEqual(['nl.edu.rooster.gewijzigd.v1']);
@@ -306,11 +321,22 @@ describe('subscriptions use case: list, read, change, delete', () => {
   });
 
   it('EDU-14: PATCH is a JSON merge patch: named members change, null removes one, the others and the stored credential stay, and the same sink is not asked again', async () => {
-    const id = await createdId('school-a', { sink: 'https://ontvanger.example/consents', source: 'urn:nld:oin:1:systeem:lvs', filters: [{ exact: { subject: 'leerling/42' } }] });
+    const id = await createdId('school-a', {
+      sink: 'https://ontvanger.example/consents',
+      source: 'urn:nld:oin:1:systeem:lvs',
+      filters: [{ exact: { subject: 'leerling/42' } }],
+    });
     const response = await patch(principal('school-a'), id, { filters: null, contentmode: 'binary' });
     expect(response.status).toBe(200);
     const body = json(response);
-    expect(body).toMatchObject({ source: 'urn:nld:oin:1:systeem:lvs', types: [TYPE], contentmode: 'binary', status: 'active', allowedrate: 120, sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' } });
+    expect(body).toMatchObject({
+      source: 'urn:nld:oin:1:systeem:lvs',
+      types: [TYPE],
+      contentmode: 'binary',
+      status: 'active',
+      allowedrate: 120,
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' },
+    });
     expect(body).not.toHaveProperty('filters');
     expect((await store.get(id))?.credential?.kind).toBe('oauth2-client-credentials');
     expect(sent).toHaveLength(1);

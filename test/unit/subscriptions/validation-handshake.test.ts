@@ -12,7 +12,12 @@ const behaviours: Record<string, (res: ServerResponse) => void> = {
   '/consents-to-all': (res) => res.writeHead(204, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }).end(),
   '/consents-silently-on-rate': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'KOERIER.TEST' }).end(),
   '/takes-batches': (res) =>
-    res.writeHead(200, { 'webhook-allowed-origin': 'koerier.test', 'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json; charset=utf-8' }).end(),
+    res
+      .writeHead(200, {
+        'webhook-allowed-origin': 'koerier.test',
+        'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json; charset=utf-8',
+      })
+      .end(),
   '/other-origin': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'someone-else.example' }).end(),
   '/refuses': (res) => res.writeHead(403).end(),
   '/no-options': (res) => res.writeHead(405, { allow: 'POST' }).end(),
@@ -79,7 +84,10 @@ describe('webhook validation request (sending side)', () => {
   it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx or no answer at all leaves it undecided', async () => {
     expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
     expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
-    expect(await validate('/ignores')).toMatchObject({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
+    expect(await validate('/ignores')).toMatchObject({
+      verdict: 'undecided',
+      reason: 'the validation request got no answer (the target could not be reached)',
+    });
   });
 
   it('WH-4: a sink that resolves to an internal address is refused with fixed words that do not reveal the address', async () => {
@@ -106,19 +114,18 @@ describe('webhook validation request (sending side)', () => {
     expect(JSON.stringify(refused)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'));
   });
 
-  it('review #19: the precise failure goes to the operator log with the sink\'s origin only; the subscriber reads the merged words', async () => {
+  it("review #19: the precise failure goes to the operator log with the sink's origin only; the subscriber reads the merged words", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const log = recordingLog();
-    const outcome = await requestValidation(
-      { sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' },
-      validationTransport(client, log),
-    );
+    const outcome = await requestValidation({ sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' }, validationTransport(client, log));
     expect(outcome).toEqual({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
     const logged = log.lines.map(({ message, fields }) => ({ message, fields }));
-    expect(logged).toEqual([{ message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } }]);
+    expect(logged).toEqual([
+      { message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } },
+    ]);
     expect(JSON.stringify(logged)).not.toContain('s3cr3t');
   });
 

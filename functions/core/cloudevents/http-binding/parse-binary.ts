@@ -22,11 +22,21 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
     if (name === 'datacontenttype') {
       // HTTP binding §3.1.1: in binary mode datacontenttype MUST be carried by Content-Type, and
       // a ce-datacontenttype header MUST NOT be present (review #4).
-      issues.error(name, 'binary-content-type', 'HTTP-2', 'In binary mode the Content-Type header carries datacontenttype; a ce-datacontenttype header must not be present (HTTP binding §3.1.1).');
+      issues.error(
+        name,
+        'binary-content-type',
+        'HTTP-2',
+        'In binary mode the Content-Type header carries datacontenttype; a ce-datacontenttype header must not be present (HTTP binding §3.1.1).',
+      );
     } else if (name === 'data' || name === 'data_base64') {
       issues.error(name, 'binary-data', 'HTTP-2', 'In binary mode the data is the request body, not a ce- header.');
     } else if (!isHeaderText(value)) {
-      issues.error(name, 'header-characters', 'HTTP-2', `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`);
+      issues.error(
+        name,
+        'header-characters',
+        'HTTP-2',
+        `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`,
+      );
     } else {
       event[name] = percentDecoded(name, value, issues);
     }

@@ -9,7 +9,19 @@ import { acceptedEvent } from '../accepted-event.js';
 import { type Attributes, IssueCollector, checkEvent } from '../event-validation.js';
 import { arrayElementSpans, duplicateMemberName, type Span } from '../json-spans.js';
 import { parseBinary } from './parse-binary.js';
-import { eventTooLarge, fail, idOf, invalid, jsonBodyText, MALFORMED, malformedJson, parseJson, tooLarge, type ParseOptions, type ParseOutcome } from './parse-results.js';
+import {
+  eventTooLarge,
+  fail,
+  idOf,
+  invalid,
+  jsonBodyText,
+  MALFORMED,
+  malformedJson,
+  parseJson,
+  tooLarge,
+  type ParseOptions,
+  type ParseOutcome,
+} from './parse-results.js';
 
 const STRUCTURED_JSON = 'application/cloudevents+json';
 const BATCH_JSON = 'application/cloudevents-batch+json';
@@ -30,10 +42,7 @@ const MODES_EXPLAINED =
  * size before any member is validated. Validation itself is linear: JSON.parse and the span
  * scanners are iterative, and no pattern in attribute-syntax.ts can backtrack more than linearly.
  */
-export function parseCloudEventsRequest(
-  req: { headers: Readonly<Record<string, string>>; body: Buffer },
-  options: ParseOptions,
-): ParseOutcome {
+export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, string>>; body: Buffer }, options: ParseOptions): ParseOutcome {
   let contentType: string | undefined;
   let ceHeaders: [name: string, value: string][] | undefined;
   for (const header in req.headers) {
@@ -46,14 +55,14 @@ export function parseCloudEventsRequest(
   if (mediaType === STRUCTURED_JSON) return parseStructured(req.body, contentType!, options);
   if (mediaType === BATCH_JSON) return parseBatch(req.body, contentType!, options);
   if (mediaType.startsWith(CLOUDEVENTS_FORMAT)) {
-    return fail(problems.unsupportedMediaType(
-      `Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`,
-    ));
+    return fail(problems.unsupportedMediaType(`Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`));
   }
   if (ceHeaders?.some(([name]) => name === 'specversion')) return parseBinary(ceHeaders, contentType, req.body, options);
-  return fail(problems.unsupportedMediaType(
-    `${contentType ? `Content-Type '${mediaType}' without a ce-specversion header is not a CloudEvent.` : 'The request has no Content-Type and no ce-specversion header.'} ${MODES_EXPLAINED}`,
-  ));
+  return fail(
+    problems.unsupportedMediaType(
+      `${contentType ? `Content-Type '${mediaType}' without a ce-specversion header is not a CloudEvent.` : 'The request has no Content-Type and no ce-specversion header.'} ${MODES_EXPLAINED}`,
+    ),
+  );
 }
 
 /** HTTP-1: the body is one event in the JSON format, kept byte for byte as its `json`. */
@@ -139,5 +148,10 @@ function checkDuplicateMembers(text: string, span: Span | undefined, issues: Iss
   const duplicate = duplicateMemberName(text, span?.[0] ?? 0);
   if (duplicate === undefined) return;
   const shown = JSON.stringify(duplicate.length > 64 ? `${duplicate.slice(0, 64)}…` : duplicate);
-  issues.error(duplicate, 'duplicate-member', requirement, `The member ${shown} occurs more than once in the event object; JSON parsers disagree on which one counts (RFC 8259 §4), so each name may appear only once.`);
+  issues.error(
+    duplicate,
+    'duplicate-member',
+    requirement,
+    `The member ${shown} occurs more than once in the event object; JSON parsers disagree on which one counts (RFC 8259 §4), so each name may appear only once.`,
+  );
 }

@@ -9,9 +9,7 @@ import { charsetOf } from '../attribute-syntax.js';
 import type { IssueCollector } from '../event-validation.js';
 import type { ContentMode } from './content-mode.js';
 
-export type ParseOutcome =
-  | { ok: true; mode: ContentMode; events: AcceptedEvent[]; warnings: ValidationIssue[] }
-  | { ok: false; problem: Problem };
+export type ParseOutcome = { ok: true; mode: ContentMode; events: AcceptedEvent[]; warnings: ValidationIssue[] } | { ok: false; problem: Problem };
 
 export interface ParseOptions {
   /**
