@@ -11,7 +11,7 @@ import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../../functions/core/subscriptions/subscriptions-service.js';
 import { scripts } from '../support/https-receiver.js';
-import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { cloudEvent, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 let api: SubscriptionsService;
@@ -53,12 +53,9 @@ const request = (method: string, path: string, body?: unknown, contentType = 'ap
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 const json = (response: { body: Buffer | string }) => JSON.parse(response.body.toString()) as Record<string, unknown>;
-const deadLettersOf = (subscriptionId: string, count = 1) =>
-  koerier.eventually(async () => {
-    const list = await koerier.deadLetters(subscriptionId);
-    return list.length >= count ? list : undefined;
-  });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+const deadLettersOf = (subscriptionId: string, atLeast = 1) => koerier.awaitDeadLetters(subscriptionId, atLeast);
+/** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
+const RETRY_WOULD_SHOW_MS = 1500;
 
 describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscription', () => {
   it('WH-3: a record written before credentials were required is suspended (credential-required) when the dispatcher meets it; a PATCH with a credential reactivates it and the held delivery goes out with a token', async () => {
@@ -173,7 +170,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const refused = await koerier.adminWith(revoked).redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
     expect(json(refused)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'not-entitled' }] });
     expect(await koerier.deadLetters(subscription.id)).toMatchObject([{ deliveryId: message.deliveryId, reason: 'rejected' }]);
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
     const allowed = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { deliveryIds: [message.deliveryId] }));
@@ -193,7 +190,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const response = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
     expect(json(response)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'no-longer-matches' }] });
     expect(await koerier.deadLetters(subscription.id)).toHaveLength(1);
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
   });
 

@@ -3,7 +3,8 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
-import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../support/waiting.js';
+import { cloudEvent, DELIVERY_WAIT, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -27,12 +28,9 @@ const post = (path: string, body: unknown) => ({
   pathParameters: {},
   body: Buffer.from(JSON.stringify(body)),
 });
-const deadLettersOf = (subscriptionId: string, count = 1) =>
-  koerier.eventually(async () => {
-    const list = await koerier.deadLetters(subscriptionId);
-    return list.length >= count ? list : undefined;
-  });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+const deadLettersOf = (subscriptionId: string, atLeast = 1) => koerier.awaitDeadLetters(subscriptionId, atLeast);
+/** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
+const RETRY_WOULD_SHOW_MS = 1500;
 
 describe.concurrent('what a delivery answer does', () => {
   it('WH-2: 410 Gone retires the subscription; later deliveries are kept as dead letters and never sent', async () => {
@@ -57,7 +55,7 @@ describe.concurrent('what a delivery answer does', () => {
     const message = await koerier.deliver(subscription.id, [event]);
     const [deadLetter] = await deadLettersOf(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, lastAttempts: [{ status: 415, outcome: 'dead-lettered' }] });
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
     receiver.setScript(scripts.always({ respond: 201 }));
@@ -75,7 +73,7 @@ describe.concurrent('what a delivery answer does', () => {
     await koerier.deliver(subscription.id);
     const [deadLetter] = await deadLettersOf(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'rejected', attempts: 1, lastAttempts: [{ status }] });
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -142,8 +140,10 @@ describe.concurrent('what may be delivered at all', () => {
   it('a delivery for a deleted subscription goes nowhere', async () => {
     const subscriptionId = randomUUID();
     await koerier.deliver(subscriptionId);
-    await koerier.eventually(() =>
-      koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)) ? true : undefined,
+    await eventually(
+      'the log line that the subscription no longer exists',
+      () => koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)),
+      DELIVERY_WAIT,
     );
     expect(await koerier.deadLetters(subscriptionId)).toEqual([]);
   });
