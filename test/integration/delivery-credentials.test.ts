@@ -53,7 +53,6 @@ const request = (method: string, path: string, body?: unknown, contentType = 'ap
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 const json = (response: { body: Buffer | string }) => JSON.parse(response.body.toString()) as Record<string, unknown>;
-const deadLettersOf = (subscriptionId: string, atLeast = 1) => koerier.awaitDeadLetters(subscriptionId, atLeast);
 /** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
 const RETRY_WOULD_SHOW_MS = 1500;
 
@@ -64,7 +63,7 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const old = await koerier.subscribe(receiver.url, { sinkCredential: null });
     expect(old.credential).toBeUndefined();
     const message = await koerier.deliver(old.id);
-    const [parked] = await deadLettersOf(old.id);
+    const [parked] = await koerier.awaitDeadLetters(old.id);
     expect(parked).toMatchObject({ deliveryId: message.deliveryId, reason: 'subscription-suspended' });
     expect(receiver.connectionCount).toBe(0);
 
@@ -106,7 +105,7 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const receiver = await koerier.receiver();
     const old = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'bearer', token: 'static-token-1' } });
     await koerier.deliver(old.id);
-    await deadLettersOf(old.id);
+    await koerier.awaitDeadLetters(old.id);
     const stored = await koerier.subscriptions.get(old.id);
     expect(stored).toMatchObject({ status: 'suspended', suspendedFor: 'credential-required', statusReason: expect.stringContaining('OAuth2') });
     expect(receiver.connectionCount).toBe(0);
@@ -140,7 +139,7 @@ describe.concurrent('review #18: a token endpoint failure in fixed words', () =>
         sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl, clientId: 'c', clientSecret: 's' },
       });
       const message = await koerier.deliver(subscription.id);
-      const [deadLetter] = await deadLettersOf(subscription.id);
+      const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
       expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('the token endpoint could not be reached') });
       const attempts = await koerier.attempts(subscription.id);
       expect(attempts.length).toBeGreaterThan(0);
@@ -165,7 +164,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const receiver = await koerier.receiver(scripts.sequence([{ respond: 400 }]));
     const subscription = await koerier.subscribe(receiver.url);
     const message = await koerier.deliver(subscription.id);
-    await deadLettersOf(subscription.id);
+    await koerier.awaitDeadLetters(subscription.id);
 
     const refused = await koerier.adminWith(revoked).redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
     expect(json(refused)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'not-entitled' }] });
@@ -183,7 +182,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const receiver = await koerier.receiver(scripts.sequence([{ respond: 400 }]));
     const subscription = await koerier.subscribe(receiver.url);
     const message = await koerier.deliver(subscription.id, [cloudEvent(undefined, { subject: 'leerling-1' })]);
-    await deadLettersOf(subscription.id);
+    await koerier.awaitDeadLetters(subscription.id);
     const { routeKeys: _k, version: _v, ...draft } = subscription;
     await koerier.subscriptions.save({ ...draft, filters: [{ exact: { subject: 'leerling-2' } }] }, subscription);
 
@@ -199,7 +198,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const subscription = await koerier.subscribe(receiver.url, { status: 'suspended', suspendedFor: 'target-failing', statusReason: 'failing' });
     const kept = await koerier.deliver(subscription.id, [cloudEvent(undefined, { type: 'nl.example.other.v1' })]);
     const held = await koerier.deliver(subscription.id);
-    await deadLettersOf(subscription.id, 2);
+    await koerier.awaitDeadLetters(subscription.id, 2);
 
     const resumed = await koerier.adminWith(revoked).resume(owner, subscription.id);
     expect(resumed.status).toBe(200);

@@ -28,7 +28,6 @@ const post = (path: string, body: unknown) => ({
   pathParameters: {},
   body: Buffer.from(JSON.stringify(body)),
 });
-const deadLettersOf = (subscriptionId: string, atLeast = 1) => koerier.awaitDeadLetters(subscriptionId, atLeast);
 /** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
 const RETRY_WOULD_SHOW_MS = 1500;
 
@@ -37,13 +36,13 @@ describe.concurrent('what a delivery answer does', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 410 }));
     const subscription = await koerier.subscribe(receiver.url);
     const first = await koerier.deliver(subscription.id);
-    const [gone] = await deadLettersOf(subscription.id);
+    const [gone] = await koerier.awaitDeadLetters(subscription.id);
     expect(gone).toMatchObject({ deliveryId: first.deliveryId, reason: 'gone', attempts: 1 });
     const retired = await koerier.subscriptions.get(subscription.id);
     expect(retired).toMatchObject({ status: 'retired', statusReason: expect.stringContaining('410') });
 
     const second = await koerier.deliver(subscription.id);
-    const list = await deadLettersOf(subscription.id, 2);
+    const list = await koerier.awaitDeadLetters(subscription.id, 2);
     expect(list.find((d) => d.deliveryId === second.deliveryId)).toMatchObject({ reason: 'subscription-retired', attempts: 0 });
     expect(receiver.requests).toHaveLength(1);
   });
@@ -53,7 +52,7 @@ describe.concurrent('what a delivery answer does', () => {
     const subscription = await koerier.subscribe(receiver.url);
     const event = cloudEvent();
     const message = await koerier.deliver(subscription.id, [event]);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, lastAttempts: [{ status: 415, outcome: 'dead-lettered' }] });
     await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
@@ -71,7 +70,7 @@ describe.concurrent('what a delivery answer does', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: status }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'rejected', attempts: 1, lastAttempts: [{ status }] });
     await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
@@ -86,7 +85,7 @@ describe.concurrent('what a delivery answer does', () => {
   ])('SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address', async (sink) => {
     const subscription = await koerier.subscribe(sink);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
     expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
     expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
@@ -98,7 +97,7 @@ describe.concurrent('what a delivery answer does', () => {
     // Published straight onto the deliveries path: the ingest refuses such an event (review #8).
     const bad = cloudEvent(undefined, { datacontenttype: 'text/plain; charset="\u20ac"' });
     await koerier.deliver(subscription.id, [bad]);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'not-sendable', attempts: 0, lastAttempts: [], detail: expect.stringContaining('the target is not at fault') });
     expect(receiver.connectionCount).toBe(0);
     expect(await koerier.store.getTarget(subscription.id)).toMatchObject({ consecutiveFailures: 0 });
@@ -112,7 +111,7 @@ describe.concurrent('what a delivery answer does', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'redirect', attempts: 1 });
     expect(deadLetter!.detail).toContain('169.254.169.254');
   });
@@ -123,7 +122,7 @@ describe.concurrent('what may be delivered at all', () => {
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id, undefined, { createdAt: Date.now() - 8 * 24 * 3600_000 });
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('Idempotency-Key lifetime') });
     expect(receiver.requests).toHaveLength(0);
   });
@@ -132,7 +131,7 @@ describe.concurrent('what may be delivered at all', () => {
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url, { status: 'pending' });
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'subscription-not-active' });
     expect(receiver.requests).toHaveLength(0);
   });
