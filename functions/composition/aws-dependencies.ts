@@ -12,28 +12,32 @@
  */
 import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { authenticator, tokenVerification } from '../app/authentication.js';
 import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
-import { dynamoDbClient, sqsClient } from '../aws/clients.js';
+import { dynamoDbClient, s3Client, sqsClient } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
+  readonly s3: S3Client;
 }
 
 export interface AwsDependenciesOptions {
@@ -50,7 +54,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const { config } = options;
   const resources = config.resources;
   const log = options.log ?? createLogger(config.logLevel);
-  const clients = once(options.clients ?? (() => ({ dynamodb: dynamoDbClient(), sqs: sqsClient() })));
+  const clients = once(options.clients ?? (() => ({ dynamodb: dynamoDbClient(), sqs: sqsClient(), s3: s3Client() })));
   const admission = clientAdmission(config, log);
   const verification = once(() => tokenVerification(config.auth));
   const outboundHttp = (timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) =>
@@ -83,6 +87,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       routeIndex,
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
+      claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
+      payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
       deliveryHttp: () =>
         outboundHttp({

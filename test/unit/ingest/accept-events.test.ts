@@ -17,6 +17,7 @@ import {
   type IngestDependencies,
   type IngestSettings,
 } from '../../../functions/core/ingest/index.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
 import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
 import type { Log } from '../../../functions/core/ports/log.js';
 
@@ -28,6 +29,8 @@ const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 const settings: IngestSettings = {
   publishRatePerMinute: 3,
   maxEventBytes: 64 * 1024,
+  inlineEventBytes: 64 * 1024,
+  maxQueuedEventBytes: 248 * 1024,
   publishGrants: parsePublishGrants(
     JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] }),
   ),
@@ -48,7 +51,20 @@ beforeEach(() => {
     warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
     error: (message, fields) => logLines.push({ level: 'error', message, fields }),
   };
-  deps = { idempotency: new InMemoryIdempotencyStore(), rateWindow: new InMemoryRateWindow(() => now), inbound: queue, settings, log, clock: () => now };
+  deps = {
+    idempotency: new InMemoryIdempotencyStore(),
+    rateWindow: new InMemoryRateWindow(() => now),
+    inbound: queue,
+    claimCheck: {
+      store: new InMemoryClaimCheckStore(),
+      ledger: new InMemoryPayloadLedger(),
+      publicBaseUrl: 'https://koerier.example',
+      retentionSeconds: 15 * 86400,
+    },
+    settings,
+    log,
+    clock: () => now,
+  };
 });
 
 const event = (overrides: Record<string, unknown> = {}) => ({

@@ -1,0 +1,48 @@
+/**
+ * GET /payloads/{id} — the claim check's data URL (EDU-1, CARD-6): the data of an event that
+ * travelled by reference, for its publisher and the owners of the subscriptions it went to. The
+ * rules are in functions/core/claim-check/fetch-payload.ts.
+ */
+import { scopes, type Principal } from '../core/auth/access-tokens.js';
+import { fetchPayload, type FetchSettings } from '../core/claim-check/fetch-payload.js';
+import { ProblemError } from '../core/http/problems.js';
+import type { HttpRequest } from '../core/http/messages.js';
+import type { RouteKey } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+
+/**
+ * Lambda answers at most 6 MB, and API Gateway carries bytes base64-encoded (a third more): 4 MiB
+ * of data is about 5.6 MB in the answer. Larger objects are fetched from S3 directly.
+ */
+export const FETCH_SETTINGS: FetchSettings = { maxStreamedBytes: 4 * 1024 * 1024, presignedUrlSeconds: 300 };
+
+export function payloadsApp(deps: KoerierDependencies): HttpApp {
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'payloads'>;
+    switch (route) {
+      case 'GET /payloads/{id}': {
+        const principal = await subscriberOrPublisher(request, deps);
+        return fetchPayload(request.pathParameters['id'] ?? '', principal.clientId, request.headers['if-none-match'], {
+          store: deps.claimCheckStore,
+          ledger: deps.payloadLedger,
+          settings: FETCH_SETTINGS,
+          log: deps.log,
+          now: () => Date.now(),
+        });
+      }
+      default:
+        return unroutedAnswer(request);
+    }
+  };
+}
+
+/** Subscribers fetch with `events:consume`; a publisher reading back its own event's data may use `events:publish`. */
+async function subscriberOrPublisher(request: HttpRequest, deps: KoerierDependencies): Promise<Principal> {
+  try {
+    return await deps.authenticate(request, scopes.consume);
+  } catch (error) {
+    if (error instanceof ProblemError && error.problem.status === 403) return deps.authenticate(request, scopes.publish);
+    throw error;
+  }
+}
