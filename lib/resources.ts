@@ -200,10 +200,14 @@ export const functions = {
     entry: 'functions/handlers/payloads.ts',
     memoryMb: 512,
     timeoutSeconds: 15,
-    routes: [{ method: 'GET', path: '/payloads/{id}' }],
-    // Reads the ledger of who may fetch, and the objects (or presigns a GET for large ones).
-    tables: { idempotency: 'read' },
-    buckets: { payloads: 'read' },
+    routes: [
+      { method: 'GET', path: '/payloads/{id}' },
+      { method: 'POST', path: '/payloads' },
+    ],
+    // The ledger of who may fetch, uploads granted, and the upload's idempotency key.
+    tables: { idempotency: 'readwrite' },
+    // Reads objects, presigns GETs for large ones and PUTs for uploads (a presigned URL carries the role's rights).
+    buckets: { payloads: 'readwrite' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

@@ -1,15 +1,18 @@
 /**
- * GET /payloads/{id} — the claim check's data URL (EDU-1, CARD-6): the data of an event that
- * travelled by reference, for its publisher and the owners of the subscriptions it went to. The
- * rules are in functions/core/claim-check/fetch-payload.ts.
+ * The claim check's routes (EDU-1, CARD-6): GET /payloads/{id}, the data of an event that
+ * travelled by reference, for its publisher and the owners of the subscriptions it went to
+ * (functions/core/claim-check/fetch-payload.ts); POST /payloads, an upload for data too large for
+ * any request (functions/core/claim-check/uploads.ts).
  */
 import { scopes, type Principal } from '../core/auth/access-tokens.js';
 import { fetchPayload, type FetchSettings } from '../core/claim-check/fetch-payload.js';
+import { grantUpload } from '../core/claim-check/uploads.js';
 import { ProblemError } from '../core/http/problems.js';
 import type { HttpRequest } from '../core/http/messages.js';
-import type { RouteKey } from '../../lib/resources.js';
+import { buckets, type RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
+import { idempotencyGuard } from './idempotency-guard.js';
 
 /**
  * Lambda answers at most 6 MB, and API Gateway carries bytes base64-encoded (a third more): 4 MiB
@@ -30,6 +33,18 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
           log: deps.log,
           now: () => Date.now(),
         });
+      }
+      case 'POST /payloads': {
+        const principal = await deps.authenticate(request, scopes.publish);
+        return idempotencyGuard(deps, request)(principal.clientId, route, () =>
+          grantUpload(request.body, principal.clientId, {
+            store: deps.claimCheckStore,
+            ledger: deps.payloadLedger,
+            publicBaseUrl: deps.config.publicBaseUrl,
+            retentionSeconds: buckets.payloads.objectRetentionSeconds,
+            now: () => Date.now(),
+          }),
+        );
       }
       default:
         return unroutedAnswer(request);

@@ -3,9 +3,9 @@
  * idempotency table, holding the publisher, the integrity attributes and the set of readers (the
  * owners of the subscriptions the event went to by reference). A fetch costs one GetItem.
  */
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
-import type { PayloadLedger, PayloadRecord } from '../core/claim-check/ports.js';
+import type { PayloadLedger, PayloadRecord, UploadRecord } from '../core/claim-check/ports.js';
 
 const KEY = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
@@ -27,9 +27,10 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
         TableName: this.tableName,
         Key: { [KEY]: { S: keyOf(record.payloadId) } },
         UpdateExpression:
-          'SET #source = :source, eventId = :eventId, publisher = :publisher, digest = :digest, #size = :size, contentType = :contentType, objectExpiresAt = :objectExpiresAt, #ttl = :ttl',
+          'SET objectKey = :objectKey, #source = :source, eventId = :eventId, publisher = :publisher, digest = :digest, #size = :size, contentType = :contentType, objectExpiresAt = :objectExpiresAt, #ttl = :ttl',
         ExpressionAttributeNames: { '#source': 'source', '#size': 'size', '#ttl': TTL },
         ExpressionAttributeValues: {
+          ':objectKey': { S: record.objectKey },
           ':source': { S: record.source.slice(0, MAX_LOGGED_CHARACTERS) },
           ':eventId': { S: record.eventId.slice(0, MAX_LOGGED_CHARACTERS) },
           ':publisher': { S: record.publisher },
@@ -58,6 +59,38 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
     );
   }
 
+  async recordUpload(upload: UploadRecord): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          [KEY]: { S: uploadKeyOf(upload.uploadId) },
+          publisher: { S: upload.publisher },
+          size: { N: String(upload.size) },
+          digest: { S: upload.digest },
+          contentType: { S: upload.contentType },
+          uploadExpiresAt: { N: String(upload.expiresAt) },
+          [TTL]: { N: String(Math.ceil(upload.expiresAt / 1000)) },
+        },
+      }),
+    );
+  }
+
+  async getUpload(uploadId: string): Promise<UploadRecord | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: { [KEY]: { S: uploadKeyOf(uploadId) } }, ConsistentRead: true }),
+    );
+    if (!item || item['publisher']?.S === undefined) return undefined;
+    return {
+      uploadId,
+      publisher: item['publisher'].S,
+      size: Number(item['size']?.N ?? -1),
+      digest: item['digest']?.S ?? '',
+      contentType: item['contentType']?.S ?? 'application/octet-stream',
+      expiresAt: Number(item['uploadExpiresAt']?.N ?? 0),
+    };
+  }
+
   async get(payloadId: string): Promise<PayloadRecord | undefined> {
     const { Item: item } = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: { [KEY]: { S: keyOf(payloadId) } }, ConsistentRead: true }),
@@ -65,6 +98,7 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
     if (!item || item['publisher']?.S === undefined) return undefined;
     return {
       payloadId,
+      objectKey: item['objectKey']?.S ?? `payloads/${payloadId}`,
       source: item['source']?.S ?? '',
       eventId: item['eventId']?.S ?? '',
       publisher: item['publisher'].S,
@@ -75,6 +109,11 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
       readers: item['readers']?.SS ?? [],
     };
   }
+}
+
+/** Uploads live in the same table, `upload#<id>`, as long as their object may. */
+function uploadKeyOf(uploadId: string): string {
+  return `upload#${uploadId}`;
 }
 
 function keyOf(payloadId: string): string {

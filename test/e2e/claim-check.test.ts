@@ -97,6 +97,43 @@ async function objectCount(): Promise<number> {
   return listed.KeyCount ?? 0;
 }
 
+interface UploadGrant {
+  readonly uploadurl: string;
+  readonly headers: Record<string, string>;
+  readonly dataref: string;
+}
+
+/** fetch sets Content-Length itself (to the body's length) and refuses it as a header. */
+function withoutContentLength(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-length'));
+}
+
+async function requestUpload(bytes: Buffer, contentType: string): Promise<UploadGrant> {
+  const response = await fetch(`${koerier.url}/payloads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: contentType }),
+  });
+  expect(response.status).toBe(201);
+  return (await response.json()) as UploadGrant;
+}
+
+/** Upload, publish an event referring to the upload, receive it, and fetch its data URL as the subscriber. */
+async function uploadAndDeliver(receiver: HttpsReceiver, type: string, bytes: Buffer, contentType: string) {
+  const grant = await requestUpload(bytes, contentType);
+  expect(grant.dataref).toMatch(new RegExp(`^${koerier.url}/payloads/uploads/`));
+  const put = await fetch(grant.uploadurl, { method: 'PUT', headers: withoutContentLength(grant.headers), body: bytes });
+  expect(put.status).toBe(200);
+  const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: contentType, dataref: grant.dataref });
+  expect((await publish(json)).status).toBe(202);
+  const { event } = await delivered(receiver);
+  expect(event['dataref']).toMatch(new RegExp(`^${koerier.url}/payloads/[A-Za-z0-9_-]{43}$`));
+  expect(event['koerierdatasize']).toBe(bytes.length);
+  expect(event['koerierdatadigest']).toBe(sha256(bytes));
+  const fetched = await fetchData(event['dataref'] as string, subscriber);
+  return { event, fetched };
+}
+
 describe.concurrent('claim check on the laptop host', () => {
   it('EDU-1, CARD-6, CE-15: a 1 MB event goes out with dataref, digest and size; the subscriber fetches data matching the digest', async () => {
     const { receiver, type } = await pushTarget();
@@ -180,6 +217,40 @@ describe.concurrent('claim check on the laptop host', () => {
     const { request, event } = await delivered(receiver);
     expect(event).toEqual(JSON.parse(json));
     expect(request.body).toBe(json);
+  });
+
+  it('EDU-1: a 50 MB object through the upload route: presigned PUT, publish with its dataref, Koerier checks and rewrites it; the subscriber follows the redirect', async () => {
+    const { receiver, type } = await pushTarget();
+    const bytes = Buffer.alloc(50_000_000, 7);
+    bytes.write('Koerier upload', 0);
+    const { event, fetched } = await uploadAndDeliver(receiver, type, bytes, 'application/octet-stream');
+    expect(fetched.status).toBe(307);
+    const object = Buffer.from(await (await fetch(fetched.headers.get('location')!)).arrayBuffer());
+    expect(object.length).toBe(50_000_000);
+    expect(sha256(object)).toBe(event['koerierdatadigest']);
+  });
+
+  it('EDU-1, CARD-6: a 5 MB event (data uploaded) goes to a push subscriber, which fetches data matching the digest', async () => {
+    const { receiver, type } = await pushTarget();
+    const bytes = Buffer.from('leerling;klas;\n'.repeat(400_000).slice(0, 5_000_000));
+    const { event, fetched } = await uploadAndDeliver(receiver, type, bytes, 'text/csv');
+    expect(event['datacontenttype']).toBe('text/csv');
+    expect(fetched.status).toBe(307);
+    const object = Buffer.from(await (await fetch(fetched.headers.get('location')!)).arrayBuffer());
+    expect(sha256(object)).toBe(event['koerierdatadigest']);
+    expect(object.equals(bytes)).toBe(true);
+  });
+
+  it('EDU-1: an upload whose object differs from what was promised is refused before the 202', async () => {
+    const { type } = await pushTarget();
+    const promised = Buffer.from('the promised bytes');
+    const grant = await requestUpload(promised, 'text/plain');
+    const put = await fetch(grant.uploadurl, { method: 'PUT', headers: withoutContentLength(grant.headers), body: Buffer.from('other bytes, other size') });
+    expect(put.status).toBeLessThan(500);
+    const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: 'text/plain', dataref: grant.dataref });
+    const response = await publish(json);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: 'https://koerier.dev/problems/upload-incomplete' });
   });
 
   it('EDU-1: an event above the largest accepted (4 MiB) is refused with 413 naming the upload route', async () => {

@@ -46,12 +46,12 @@ export async function fetchPayload(payloadId: string, clientId: string, ifNoneMa
   }
   const headers = { etag, 'repr-digest': record.digest, ...PRIVATE };
   if (record.size > deps.settings.maxStreamedBytes) {
-    const location = await deps.store.presignedGetUrl(payloadId, deps.settings.presignedUrlSeconds);
+    const location = await deps.store.presignedGetUrl(record.objectKey, deps.settings.presignedUrlSeconds);
     // The URL is a bearer credential: it goes to the caller, never into a log.
     deps.log.info('payload fetched', { ...who, answer: 307, size: record.size });
     return emptyResponse(307, { location, ...headers });
   }
-  const payload = await deps.store.get(payloadId);
+  const payload = await deps.store.get(record.objectKey);
   if (!payload) {
     deps.log.info('payload fetch: expired', who);
     return problemResponse(gone(record.objectExpiresAt));

@@ -3,23 +3,33 @@
  * adapters promise: a put replaces, a missing object reads as undefined, readers are a set, and a
  * payload record written again keeps its readers.
  */
-import type { ClaimCheckStore, PayloadLedger, PayloadRecord, StoredPayload } from './ports.js';
+import { digestOf } from './payload-reference.js';
+import type { ClaimCheckStore, PayloadLedger, PayloadRecord, StoredPayload, UploadRecord, UploadTerms } from './ports.js';
 
 export class InMemoryClaimCheckStore implements ClaimCheckStore {
   readonly objects = new Map<string, StoredPayload>();
   puts = 0;
 
-  async put(payloadId: string, payload: StoredPayload): Promise<void> {
+  async put(key: string, payload: StoredPayload): Promise<void> {
     this.puts++;
-    this.objects.set(payloadId, { ...payload, bytes: Buffer.from(payload.bytes) });
+    this.objects.set(key, { ...payload, bytes: Buffer.from(payload.bytes) });
   }
 
-  async get(payloadId: string): Promise<StoredPayload | undefined> {
-    return this.objects.get(payloadId);
+  async get(key: string): Promise<StoredPayload | undefined> {
+    return this.objects.get(key);
   }
 
-  async presignedGetUrl(payloadId: string, seconds: number): Promise<string> {
-    return `https://objects.example/${payloadId}?expires=${seconds}`;
+  async presignedGetUrl(key: string, seconds: number): Promise<string> {
+    return `https://objects.example/${key}?expires=${seconds}`;
+  }
+
+  async presignedPutUrl(key: string, terms: UploadTerms, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
+    return { url: `https://objects.example/${key}?expires=${seconds}&put`, headers: { 'content-length': String(terms.size) } };
+  }
+
+  async matches(key: string, terms: Pick<UploadTerms, 'size' | 'digest'>): Promise<boolean> {
+    const object = this.objects.get(key);
+    return object !== undefined && object.bytes.length === terms.size && digestOf(object.bytes) === terms.digest;
   }
 }
 
@@ -38,5 +48,15 @@ export class InMemoryPayloadLedger implements PayloadLedger {
 
   async get(payloadId: string): Promise<PayloadRecord | undefined> {
     return this.records.get(payloadId);
+  }
+
+  readonly uploads = new Map<string, UploadRecord>();
+
+  async recordUpload(upload: UploadRecord): Promise<void> {
+    this.uploads.set(upload.uploadId, upload);
+  }
+
+  async getUpload(uploadId: string): Promise<UploadRecord | undefined> {
+    return this.uploads.get(uploadId);
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import { problems, type Problem } from '../http/problems.js';
-import { claimCheckAttributes, eventDataOf, payloadIdOf, referencingEvent, PAYLOAD_PATH_PREFIX, digestOf } from './payload-reference.js';
+import { claimCheckAttributes, eventDataOf, payloadIdOf, payloadObjectKey, referencingEvent, PAYLOAD_PATH_PREFIX, digestOf } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
 
 export interface OffloadSettings {
@@ -106,9 +106,10 @@ export async function offloadEvents(
       const parsed = JSON.parse(event.json) as Record<string, unknown>;
       const data = eventDataOf(event.json, parsed)!;
       const payloadId = payloadIdOf(event.source, event.id);
-      await deps.store.put(payloadId, data);
+      await deps.store.put(payloadObjectKey(payloadId), data);
       await deps.ledger.recordPayload({
         payloadId,
+        objectKey: payloadObjectKey(payloadId),
         source: event.source,
         eventId: event.id,
         publisher,

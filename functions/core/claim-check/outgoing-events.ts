@@ -5,12 +5,12 @@
  * otherwise by reference — and then the subscription's owner is recorded as a reader first, so
  * the fetch that follows is allowed (and nobody else's).
  */
-import { payloadReferenceOf, mayFitInline, rehydratedEvent, digestOf, PAYLOAD_PATH_PREFIX } from './payload-reference.js';
+import { payloadReferenceOf, mayFitInline, rehydratedEvent, digestOf, payloadObjectKey, PAYLOAD_PATH_PREFIX } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
 
 export interface OutgoingEventsDependencies {
   readonly store: Pick<ClaimCheckStore, 'get'>;
-  readonly ledger: Pick<PayloadLedger, 'addReaders'>;
+  readonly ledger: Pick<PayloadLedger, 'addReaders' | 'get'>;
   readonly publicBaseUrl: string;
   /** A subscription without its own `maxInlineBytes` takes events up to this size inline. */
   readonly defaultMaxInlineBytes: number;
@@ -36,7 +36,7 @@ export async function outgoingEvents(
       const reference = payloadReferenceOf(event, prefix);
       if (reference === undefined) return json;
       if (mayFitInline(reference, limit)) {
-        const payload = await deps.store.get(reference.payloadId).catch((error: unknown) => {
+        const payload = await readObject(reference.payloadId, deps).catch((error: unknown) => {
           throw new ClaimCheckUnavailableError(`the claim check could not be read: ${String(error)}`);
         });
         // A missing object has expired: the reference goes out, and its fetch answers 410.
@@ -58,4 +58,12 @@ export async function outgoingEvents(
     }
   }
   return result;
+}
+
+/** Data moved at ingest sits under its payload key; an upload's under its own, which only the ledger knows. */
+async function readObject(payloadId: string, deps: OutgoingEventsDependencies) {
+  const payload = await deps.store.get(payloadObjectKey(payloadId));
+  if (payload !== undefined) return payload;
+  const record = await deps.ledger.get(payloadId);
+  return record === undefined || record.objectKey === payloadObjectKey(payloadId) ? undefined : deps.store.get(record.objectKey);
 }

@@ -40,6 +40,16 @@ export interface PayloadReference {
 
 /** The data URL path: `/payloads/{payloadId}`. */
 export const PAYLOAD_PATH_PREFIX = '/payloads/';
+/** What an upload's `dataref` looks like before Koerier rewrites it: `<base>/payloads/uploads/{uploadId}`. */
+export const UPLOAD_PATH_PREFIX = '/payloads/uploads/';
+
+export function payloadObjectKey(payloadId: string): string {
+  return `payloads/${payloadId}`;
+}
+
+export function uploadObjectKey(uploadId: string): string {
+  return `uploads/${uploadId}`;
+}
 
 /** One object per event (CE-17: `source` + `id` name it), whatever the number of subscribers. */
 export function payloadIdOf(source: string, id: string): string {

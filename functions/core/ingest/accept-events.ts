@@ -18,6 +18,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { describeError } from '../errors/describe-error.js';
 import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
+import { resolveUploads } from '../claim-check/uploads.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 
@@ -112,10 +113,15 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   // publisher retries the request.
   try {
     const { claimCheck } = deps;
+    const uploads = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
+    if (!uploads.ok) {
+      log.info('events rejected', { publisher, status: uploads.problem.status, type: uploads.problem.type });
+      return problemResponse(uploads.problem);
+    }
     const queued =
       plan.offload.length === 0
-        ? outcome.events
-        : await offloadEvents(outcome.events, plan.offload, publisher, now, {
+        ? uploads.events
+        : await offloadEvents(uploads.events, plan.offload, publisher, now, {
             store: claimCheck.store,
             ledger: claimCheck.ledger,
             settings: { ...settings, publicBaseUrl: claimCheck.publicBaseUrl, retentionSeconds: claimCheck.retentionSeconds },
