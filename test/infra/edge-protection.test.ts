@@ -38,7 +38,7 @@ function build(context: Record<string, unknown>, env: { account: string; region:
 const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
 const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
