@@ -57,7 +57,8 @@ async function subscriberOrPublisher(request: HttpRequest, deps: KoerierDependen
   try {
     return await deps.authenticate(request, scopes.consume);
   } catch (error) {
-    if (error instanceof ProblemError && error.problem.status === 403) return deps.authenticate(request, scopes.publish);
-    throw error;
+    if (!(error instanceof ProblemError && error.problem.status === 403)) throw error;
+    // Without either scope, the answer names the subscriber's, the one most callers need.
+    return deps.authenticate(request, scopes.publish).catch(() => Promise.reject(error));
   }
 }
