@@ -167,6 +167,7 @@ describe.concurrent('claim check on the laptop host', () => {
     const over = eventOfSize(type, 65_537);
     expect((await publish(over.json)).status).toBe(202);
     const [, second] = await receiver.waitForRequests(2, { timeoutMs: 20_000 });
+    expect(HTTP.toEvent({ headers: second!.headers, body: second!.body })).toMatchObject({ id: over.id, koerierdatasize: expect.any(Number) });
     const event = JSON.parse(second!.body) as Record<string, unknown>;
     expect(event['id']).toBe(over.id);
     expect(event['data']).toBeUndefined();
