@@ -7,7 +7,7 @@ import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
 
-export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
+export function openApiDocument(options: { serverUrl?: string | undefined; tokenUrl: string }) {
   return {
     openapi: '3.1.0',
     info: {

@@ -186,7 +186,7 @@ export class DeliveryAdmin {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await this.deps.deadLetters.listDeadLetters(id, { limit: MAX_PAGE_SIZE, ...(cursor ? { cursor } : {}) });
+      const page = await this.deps.deadLetters.listDeadLetters(id, { limit: MAX_PAGE_SIZE, cursor });
       for (const deadLetter of page.items) {
         if (!accept(deadLetter)) continue;
         if (chosen.length === MAX_REDRIVE) return { chosen, seen, more: true };
@@ -230,7 +230,7 @@ export class DeliveryAdmin {
   private async page<T>(
     request: HttpRequest,
     path: string,
-    read: (page: { limit: number; cursor?: string }) => Promise<Page<T>>,
+    read: (page: { limit: number; cursor?: string | undefined }) => Promise<Page<T>>,
     member: string,
     view: (item: T) => unknown,
   ): Promise<HttpResponse> {
@@ -240,9 +240,9 @@ export class DeliveryAdmin {
       return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
     }
     try {
-      const page = await read({ limit, ...(request.query['cursor'] ? { cursor: request.query['cursor'] } : {}) });
+      const page = await read({ limit, cursor: request.query['cursor'] || undefined });
       const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
-      return jsonResponse(200, { [member]: page.items.map(view), ...(next ? { next } : {}) }, next ? { link: `<${next}>; rel="next"` } : {});
+      return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)
         return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));

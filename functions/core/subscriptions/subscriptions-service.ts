@@ -45,7 +45,7 @@ export interface SubscriptionsSettings {
   readonly publicBaseUrl: string;
   /** How long a target may take to approve through the callback. */
   readonly validationWindowSeconds: number;
-  readonly requestRatePerMinute?: number;
+  readonly requestRatePerMinute?: number | undefined;
   /** Clients allowed to declare `validation: "agreed"`. */
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
@@ -224,7 +224,7 @@ export class SubscriptionsService {
       allowedPorts: this.deps.settings.allowedPorts,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
-      ...(storedCredential === undefined ? {} : { storedCredential }),
+      storedCredential,
     });
     return input ? { value: input } : { problem: http.invalidSubscription(issues) };
   }
@@ -265,8 +265,8 @@ export class SubscriptionsService {
       {
         sink: pending.sink,
         origin: webhookOrigin,
-        ...(callbackUrl ? { callbackUrl } : {}),
-        ...(requestRatePerMinute === undefined ? {} : { requestedRatePerMinute: requestRatePerMinute }),
+        callbackUrl,
+        requestedRatePerMinute: requestRatePerMinute,
       },
       this.deps.sendValidationRequest,
     );
