@@ -5,7 +5,8 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
-import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
+import { subscriptionsPaths } from './subscriptions-paths.js';
+import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
 export function openApiDocument(options: { serverUrl?: string | undefined; tokenUrl: string }) {
   return {

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scopes, type Principal } from '../../../functions/core/auth/access-tokens.js';
-import { DeliveryAdmin, MAX_REDRIVE, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
+import { DeliveryAdmin, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
+import { MAX_REDRIVE } from '../../../functions/core/delivery/redrive.js';
 import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import {
   InvalidPageCursorError,
