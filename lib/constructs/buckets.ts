@@ -46,7 +46,8 @@ export class Buckets extends Construct {
         encryptionKey: key,
         // One data key per bucket and period instead of a KMS call per object.
         bucketKeyEnabled: true,
-        serverAccessLogsBucket: this.accessLogs,
+        // CDK's own Bucket does not satisfy its IBucket under exactOptionalPropertyTypes (isWebsite is optional in one, required in the other).
+        serverAccessLogsBucket: this.accessLogs as s3.IBucket,
         serverAccessLogsPrefix: `${name}/`,
         // Claim-check objects are needed only while a message referring to them can exist: a day
         // past the longest queue retention. Nothing deletes them earlier (other subscribers may still fetch).

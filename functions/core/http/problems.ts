@@ -22,7 +22,7 @@ export interface Problem {
   readonly type: string;
   readonly title: string;
   readonly status: number;
-  readonly detail?: string;
+  readonly detail?: string | undefined;
   readonly errors?: readonly ValidationIssue[];
   readonly [extension: string]: unknown;
 }
@@ -44,7 +44,7 @@ export class ProblemError extends Error {
 }
 
 export function problem(status: number, slug: string, title: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
-  return { type: problemType(slug), title, status, ...(detail === undefined ? {} : { detail }), ...extra };
+  return { type: problemType(slug), title, status, detail, ...extra };
 }
 
 /**

@@ -26,13 +26,13 @@ export interface IdempotencyContext {
   /** The route, e.g. `POST /events`: part of the key's scope and of the fingerprint. */
   readonly operation: string;
   readonly store: IdempotencyStore;
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
   /** EDU-IDEM-7: how long an entry lives (7 days by default in config). */
   readonly ttlSeconds: number;
   /** How long a claim blocks repeats before a crashed attempt's key may be claimed again. Keep it above the function timeout. */
   readonly lockSeconds: number;
   /** Further response headers (lower case) a route wants stored and replayed, next to `REPLAYED_HEADERS`. */
-  readonly replayHeaders?: readonly string[];
+  readonly replayHeaders?: readonly string[] | undefined;
   /** Told when storing or freeing a key failed after processing; the response still goes out. */
   readonly onStoreError?: (error: unknown) => void;
 }

@@ -67,7 +67,7 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       clientId: publisher,
       operation: INGEST_OPERATION,
       store: deps.idempotency,
-      ...(deps.clock ? { clock: deps.clock } : {}),
+      clock: deps.clock,
       ttlSeconds: deps.settings.idempotency.ttlSeconds,
       lockSeconds: deps.settings.idempotency.lockSeconds,
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.

@@ -45,20 +45,20 @@ export function readMergePatch(request: HttpRequest): Answer<Record<string, unkn
   return { value: body.value as Record<string, unknown> };
 }
 
-export function readPageRequest(query: Readonly<Record<string, string | undefined>>): Answer<{ readonly limit: number; readonly cursor?: string }> {
+export function readPageRequest(query: Readonly<Record<string, string | undefined>>): Answer<{ readonly limit: number; readonly cursor?: string | undefined }> {
   const limitText = query['limit'];
   const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     return { problem: problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`)) };
   }
   const cursor = query['cursor'];
-  return { value: { limit, ...(cursor ? { cursor } : {}) } };
+  return { value: { limit, cursor: cursor || undefined } };
 }
 
 /** A page of the list, with the next page's address in the body and in a `Link` header. */
 export function pageResponse(page: SubscriptionPage, limit: number, now: Date): HttpResponse {
   const next = page.cursor === undefined ? undefined : `/subscriptions?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
-  return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), ...(next ? { next } : {}) }, next ? { link: `<${next}>; rel="next"` } : {});
+  return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), next }, next ? { link: `<${next}>; rel="next"` } : {});
 }
 
 export function subscriptionResponse(status: number, subscription: Subscription, now: Date, headers: Record<string, string> = {}): HttpResponse {

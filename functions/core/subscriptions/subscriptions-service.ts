@@ -3,7 +3,7 @@
  * API: create, list (own only, paginated), read, change (JSON merge patch), delete — plus the
  * callback through which a webhook target approves asynchronously (WH-4). It orchestrates: the
  * input rules (`subscription-input.ts`), the lifecycle (`lifecycle.ts`), the handshake
- * (`webhooks/validation-handshake.ts`), the store, and the HTTP side (`http-mapping.ts`).
+ * (`target-validation.ts`), the store, and the HTTP side (`http-mapping.ts`).
  *
  * Rules every operation keeps:
  * - a client sees and changes only its own subscriptions: another client's id answers 404, as an
@@ -21,14 +21,15 @@ import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPoli
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { problemResponse } from '../http/problems.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
-import { allowedRate, requestValidation, type ValidationTransport } from '../webhooks/validation-handshake.js';
-import { approvalTokenMatches, newApprovalToken } from './approval-token.js';
+import { allowedRate, type ValidationTransport } from '../webhooks/validation-handshake.js';
+import { approvalTokenMatches } from './approval-token.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import type { Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
+import { openHandshake, validateTarget, type TargetValidationContext } from './target-validation.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
 import { view, writableView } from './subscription-view.js';
 
@@ -45,7 +46,7 @@ export interface SubscriptionsSettings {
   readonly publicBaseUrl: string;
   /** How long a target may take to approve through the callback. */
   readonly validationWindowSeconds: number;
-  readonly requestRatePerMinute?: number;
+  readonly requestRatePerMinute?: number | undefined;
   /** Clients allowed to declare `validation: "agreed"`. */
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
@@ -84,7 +85,7 @@ export class SubscriptionsService {
     const id = subscriptionIdOf(principal.clientId, idempotency.key);
     const now = this.now().toISOString();
     const terms = await termsOf(parsed.value, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
-    const handshake = parsed.value.validation === 'agreed' ? undefined : this.openHandshake();
+    const handshake = parsed.value.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
     let subscription: Subscription | undefined;
     try {
       subscription = await this.deps.store.create(handshake ? lifecycle.awaitingValidation(terms, handshake.fields) : lifecycle.agreedOnCreate(terms));
@@ -93,7 +94,7 @@ export class SubscriptionsService {
       return this.repeatedCreate(terms);
     }
     if (handshake) {
-      subscription = await this.validateTarget(subscription, handshake.token);
+      subscription = await validateTarget(subscription, handshake.token, this.handshakeContext());
       if (!subscription) return http.deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
@@ -157,9 +158,9 @@ export class SubscriptionsService {
     try {
       const next = lifecycle.afterChange(terms, current, parsed.value.validation, this.now());
       if (next.handshake) {
-        const handshake = this.openHandshake();
+        const handshake = openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
         const pending = await this.deps.store.save(lifecycle.awaitingValidation(terms, handshake.fields), current);
-        const validated = await this.validateTarget(pending, handshake.token);
+        const validated = await validateTarget(pending, handshake.token, this.handshakeContext());
         if (!validated) return http.deletedMeanwhile(id);
         updated = validated;
       } else {
@@ -224,7 +225,7 @@ export class SubscriptionsService {
       allowedPorts: this.deps.settings.allowedPorts,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
-      ...(storedCredential === undefined ? {} : { storedCredential }),
+      storedCredential,
     });
     return input ? { value: input } : { problem: http.invalidSubscription(issues) };
   }
@@ -249,39 +250,8 @@ export class SubscriptionsService {
     return http.subscriptionResponse(201, existing, this.now(), { location: `/subscriptions/${existing.id}` });
   }
 
-  private openHandshake(): { token: string; fields: lifecycle.OpenHandshake } {
-    const { token, hash } = newApprovalToken();
-    return {
-      token,
-      fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.now(), this.deps.settings.validationWindowSeconds) },
-    };
-  }
-
-  /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
-  private async validateTarget(pending: Subscription, token: string): Promise<Subscription | undefined> {
-    const { publicBaseUrl, webhookOrigin, requestRatePerMinute } = this.deps.settings;
-    const callbackUrl = publicBaseUrl ? `${publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
-    const outcome = await requestValidation(
-      {
-        sink: pending.sink,
-        origin: webhookOrigin,
-        ...(callbackUrl ? { callbackUrl } : {}),
-        ...(requestRatePerMinute === undefined ? {} : { requestedRatePerMinute: requestRatePerMinute }),
-      },
-      this.deps.sendValidationRequest,
-    );
-    let current = pending;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.deps.store.save(lifecycle.afterValidation(current, outcome, callbackUrl !== undefined, this.now()), current);
-      } catch (error) {
-        if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
-        // The target approved through the callback while we were still waiting for its answer.
-        const latest = await this.deps.store.get(pending.id);
-        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest;
-        current = latest;
-      }
-    }
+  private handshakeContext(): TargetValidationContext {
+    return { store: this.deps.store, send: this.deps.sendValidationRequest, settings: this.deps.settings, now: () => this.now() };
   }
 
   private async ownSubscription(principal: Principal, id: string): Promise<Subscription | undefined> {

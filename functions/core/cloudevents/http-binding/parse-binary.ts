@@ -3,7 +3,8 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { mediaTypeOf } from '../../http/messages.js';
 import { acceptedEvent } from '../accepted-event.js';
 import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
-import { IssueCollector, checkEvent } from '../event-validation.js';
+import { checkEvent } from '../event-validation.js';
+import { IssueCollector } from '../issue-collector.js';
 import { eventTooLarge, fail, invalid, MALFORMED, malformedJson, parseJson, tooLarge, type ParseOptions, type ParseOutcome } from './parse-results.js';
 
 /**

@@ -6,7 +6,8 @@
 import { mediaTypeOf } from '../../http/messages.js';
 import { problems } from '../../http/problems.js';
 import { acceptedEvent } from '../accepted-event.js';
-import { type Attributes, IssueCollector, checkEvent } from '../event-validation.js';
+import { type Attributes, checkEvent } from '../event-validation.js';
+import { IssueCollector } from '../issue-collector.js';
 import { arrayElementSpans, duplicateMemberName, type Span } from '../json-spans.js';
 import { parseBinary } from './parse-binary.js';
 import {

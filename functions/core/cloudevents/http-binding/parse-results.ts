@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { problems, type Problem, type ValidationIssue } from '../../http/problems.js';
 import type { AcceptedEvent } from '../accepted-event.js';
 import { charsetOf } from '../attribute-syntax.js';
-import type { IssueCollector } from '../event-validation.js';
+import type { IssueCollector } from '../issue-collector.js';
 import type { ContentMode } from './content-mode.js';
 
 export type ParseOutcome = { ok: true; mode: ContentMode; events: AcceptedEvent[]; warnings: ValidationIssue[] } | { ok: false; problem: Problem };
