@@ -62,10 +62,11 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     }
   });
 
-  it('review #20: every route of the ingest, subscriptions, delivery-admin and payloads functions gets its own API Gateway limit; the rest keep the stage default', () => {
+  it('review #20: every route of the ingest, subscriptions and delivery-admin functions gets its own API Gateway limit; the rest keep the stage default', () => {
     const stage = stageOf(built.resources);
     expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
     const expected: Record<string, unknown> = {};
+    // And the claim check's routes (payloads, EDU-1); the title stays as docs/HARDENING.md quotes it.
     for (const name of ['ingest', 'subscriptions', 'deliveryAdmin', 'payloads'] as const) {
       for (const key of routeKeysOf(name)) {
         expected[key] = { ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit };
