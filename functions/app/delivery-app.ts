@@ -92,10 +92,15 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
     },
     send: webhookSender(deps.deliveryHttp),
+    // Getters: the S3 client and the ledger are built only when an event by reference goes out.
     outgoingEvents: (subscription, events) =>
       outgoingEvents(subscription, events, {
-        store: deps.claimCheckStore,
-        ledger: deps.payloadLedger,
+        get store() {
+          return deps.claimCheckStore;
+        },
+        get ledger() {
+          return deps.payloadLedger;
+        },
         publicBaseUrl: config.publicBaseUrl,
         defaultMaxInlineBytes: config.inlineEventBytes,
       }),
