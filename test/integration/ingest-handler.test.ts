@@ -3,7 +3,9 @@
  * answers, and what it logs.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resourceEnv } from '../../lib/resources.js';
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
@@ -127,6 +129,27 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(queued['data']).toBeUndefined();
     expect(queued['dataref']).toMatch(/\/payloads\/[A-Za-z0-9_-]{43}$/);
     expect(queued).toMatchObject({ datacontenttype: 'text/plain', koerierdatasize: data.length, koerierdatadigest: sha256(Buffer.from(data)) });
+  });
+
+  it('EDU-1, HTTP-2: a 1 MB binary-mode body goes to the claim check byte for byte; the queued event keeps its ce- attributes and Content-Type', async () => {
+    const bytes = Buffer.alloc(1_000_000, 0xab);
+    const response = await post(bytes, {
+      'content-type': 'application/pdf',
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-source': SOURCE,
+      'ce-type': 'nl.edu.leerling.rapport',
+      'ce-comexample': 'kept',
+    });
+    expect(response.status).toBe(202);
+    const [message] = await harness.drain('inbound');
+    const queued = JSON.parse(message!.Body!) as Record<string, unknown>;
+    expect(queued).toMatchObject({ datacontenttype: 'application/pdf', comexample: 'kept', koerierdatasize: bytes.length, koerierdatadigest: sha256(bytes) });
+    expect(queued['data_base64']).toBeUndefined();
+    const key = `payloads/${(queued['dataref'] as string).split('/').at(-1)}`;
+    const object = await new S3Client({}).send(new GetObjectCommand({ Bucket: process.env[resourceEnv.bucket('payloads')], Key: key }));
+    expect(Buffer.from(await object.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    expect(object.ContentType).toBe('application/pdf');
   });
 
   it('EDU-1, CE-14, CE-11: at the edges (64 KiB, one byte over, a producer dataref event at the queue limit, 4 MiB) every queued message stays within SQS’s 256 KiB', async () => {

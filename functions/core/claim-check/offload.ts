@@ -67,7 +67,7 @@ export function planOffload(events: readonly AcceptedEvent[], settings: Pick<Off
       );
     }
     // What stays in the queue: the attributes, the data URL and the two integrity attributes.
-    if (data === undefined || size - data.bytes.length + REFERENCE_OVERHEAD_BYTES > settings.maxQueuedEventBytes) {
+    if (data === undefined || Buffer.byteLength(JSON.stringify(event.attributes)) + REFERENCE_OVERHEAD_BYTES > settings.maxQueuedEventBytes) {
       if (size <= settings.maxQueuedEventBytes) continue;
       return refuse(
         problems.payloadTooLarge(

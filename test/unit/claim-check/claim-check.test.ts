@@ -102,6 +102,20 @@ describe('planOffload', () => {
     expect(!refused.ok && refused.problem.detail).toContain('POST /payloads');
   });
 
+  it('EDU-1: binary data (data_base64, a third larger than its bytes) of 1 MB goes by reference', () => {
+    const binary = accepted(
+      JSON.stringify({
+        specversion: '1.0',
+        id: '1',
+        source: 'urn:a',
+        type: 't',
+        datacontenttype: 'application/pdf',
+        data_base64: Buffer.alloc(1_000_000).toString('base64'),
+      }),
+    );
+    expect(planOffload([binary], SETTINGS)).toEqual({ ok: true, offload: [0] });
+  });
+
   it("EDU-1: an event may not carry the claim check's own attributes", () => {
     expect(planOffload([eventOfSize(1000, { koerierdatadigest: 'sha-256=:x:' })], SETTINGS)).toMatchObject({ ok: false, problem: { status: 400 } });
   });

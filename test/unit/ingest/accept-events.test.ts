@@ -90,6 +90,22 @@ function request(body: unknown, headers: Record<string, string> = {}, contentTyp
 const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
 
 describe('acceptEvents: persist before acknowledge', () => {
+  it('EDU-19, EDU-1: an event above the inline threshold is queued by reference once its data is stored; a failing object store is a 503 and queues nothing', async () => {
+    const store = new InMemoryClaimCheckStore();
+    const withClaimCheck: IngestDependencies = { ...deps, settings: { ...settings, maxEventBytes: 1024 * 1024 }, claimCheck: { ...deps.claimCheck, store } };
+    const large = () => event({ datacontenttype: 'text/plain', data: 'x'.repeat(100_000) });
+    expect((await acceptEvents(request(large()), PUBLISHER, withClaimCheck)).status).toBe(202);
+    expect(JSON.parse(queue.messages[0]!.body)).toMatchObject({
+      dataref: expect.stringMatching(/^https:\/\/koerier\.example\/payloads\//),
+      koerierdatasize: 100_000,
+    });
+    expect(store.objects.size).toBe(1);
+    store.put = () => Promise.reject(new Error('S3 unavailable'));
+    const refused = await acceptEvents(request(large()), PUBLISHER, withClaimCheck);
+    expect(refused.status).toBe(503);
+    expect(queue.messages).toHaveLength(1);
+  });
+
   it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher and receipt time as attributes', async () => {
     const accepted = event();
     const response = await acceptEvents(request(accepted), PUBLISHER, deps);
