@@ -7,7 +7,7 @@
 import { scopes, type Principal } from '../core/auth/access-tokens.js';
 import { fetchPayload, type FetchSettings } from '../core/claim-check/fetch-payload.js';
 import { grantUpload } from '../core/claim-check/uploads.js';
-import { ProblemError } from '../core/http/problems.js';
+import { KoerierError } from '../core/http/problems.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import { buckets, type RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -57,7 +57,7 @@ async function subscriberOrPublisher(request: HttpRequest, deps: KoerierDependen
   try {
     return await deps.authenticate(request, scopes.consume);
   } catch (error) {
-    if (!(error instanceof ProblemError && error.problem.status === 403)) throw error;
+    if (!(error instanceof KoerierError && error.problem.status === 403)) throw error;
     // Without either scope, the answer names the subscriber's, the one most callers need.
     return deps.authenticate(request, scopes.publish).catch(() => Promise.reject(error));
   }

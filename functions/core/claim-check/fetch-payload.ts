@@ -4,7 +4,7 @@
  * anyone else the object does not exist (404). Every fetch is logged: who, which event, when.
  */
 import { emptyResponse, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse, problems } from '../http/problems.js';
+import { KoerierError, problem, problems } from '../http/problems.js';
 import type { Log } from '../ports/log.js';
 import { etagOf, isPayloadId } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
@@ -26,19 +26,20 @@ export interface FetchDependencies {
 
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
+/** The data (200), a 304 or a 307 to a presigned URL; throws the 404 (not there, or not for this client) and the 410 (expired). */
 export async function fetchPayload(payloadId: string, clientId: string, ifNoneMatch: string | undefined, deps: FetchDependencies): Promise<HttpResponse> {
   const record = isPayloadId(payloadId) ? await deps.ledger.get(payloadId) : undefined;
   const entitled = record !== undefined && (record.publisher === clientId || record.readers.includes(clientId));
   const at = new Date(deps.now()).toISOString();
   if (!record || !entitled) {
     deps.log.info('payload fetch refused', { client: clientId, payloadId: payloadId.slice(0, 64), at });
-    return problemResponse(problems.notFound('No such data, or not for this client.'));
+    throw new KoerierError(problems.notFound('No such data, or not for this client.'));
   }
   const who = { client: clientId, payloadId, source: record.source, id: record.eventId, at };
   const etag = etagOf(record.digest);
   if (deps.now() > record.objectExpiresAt) {
     deps.log.info('payload fetch: expired', who);
-    return problemResponse(gone(record.objectExpiresAt));
+    throw gone(record.objectExpiresAt);
   }
   if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
     deps.log.info('payload fetched', { ...who, answer: 304 });
@@ -54,12 +55,12 @@ export async function fetchPayload(payloadId: string, clientId: string, ifNoneMa
   const payload = await deps.store.get(record.objectKey);
   if (!payload) {
     deps.log.info('payload fetch: expired', who);
-    return problemResponse(gone(record.objectExpiresAt));
+    throw gone(record.objectExpiresAt);
   }
   deps.log.info('payload fetched', { ...who, answer: 200, size: payload.bytes.length });
   return { status: 200, headers: { 'content-type': record.contentType, ...headers }, body: payload.bytes.toString('base64'), base64: true };
 }
 
-function gone(expiredAt: number) {
-  return problem(410, 'payload-expired', 'Gone', `The data of this event was kept until ${new Date(expiredAt).toISOString()} and is gone.`);
+function gone(expiredAt: number): KoerierError {
+  return new KoerierError(problem(410, 'payload-expired', 'Gone', `The data of this event was kept until ${new Date(expiredAt).toISOString()} and is gone.`));
 }

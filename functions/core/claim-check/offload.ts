@@ -3,7 +3,7 @@
  * reference, and writing their data once to the object store before the event is queued.
  */
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
-import { problems, type Problem } from '../http/problems.js';
+import { KoerierError, problems, type Problem } from '../http/problems.js';
 import { claimCheckAttributes, eventDataOf, payloadIdOf, payloadObjectKey, referencingEvent, PAYLOAD_PATH_PREFIX, digestOf } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
 
@@ -30,19 +30,17 @@ export const UPLOAD_ROUTE = 'POST /payloads';
 /** `dataref` with the longest public base URL, the digest and the size, as JSON members. */
 const REFERENCE_OVERHEAD_BYTES = 4096;
 
-export type OffloadPlan = { readonly ok: true; readonly offload: readonly number[] } | { readonly ok: false; readonly problem: Problem };
-
 /**
- * Which events (by index) go by reference, or the problem that refuses the request: an event with
- * its own `dataref` and data too large to carry, an event with no data to move, an event whose
- * attributes alone exceed a queue message, or one that names the claim check's own attributes.
+ * Which events (by index) go by reference. Throws the 400 for an event naming the claim check's
+ * own attributes, and the 413 for an event with its own `dataref` too large to queue, or whose
+ * attributes alone exceed a queue message (with or without data to move).
  */
-export function planOffload(events: readonly AcceptedEvent[], settings: Pick<OffloadSettings, 'inlineEventBytes' | 'maxQueuedEventBytes'>): OffloadPlan {
+export function planOffload(events: readonly AcceptedEvent[], settings: Pick<OffloadSettings, 'inlineEventBytes' | 'maxQueuedEventBytes'>): number[] {
   const offload: number[] = [];
   for (const [index, event] of events.entries()) {
     const reserved = [claimCheckAttributes.digest, claimCheckAttributes.size].find((name) => name in event.attributes);
     if (reserved !== undefined) {
-      return refuse(
+      throw refusal(
         problems.badRequest(
           'reserved-attribute',
           'Reserved extension attribute',
@@ -57,7 +55,7 @@ export function planOffload(events: readonly AcceptedEvent[], settings: Pick<Off
     const data = eventDataOf(event.json);
     if ('dataref' in event.attributes) {
       if (size <= settings.maxQueuedEventBytes) continue;
-      return refuse(
+      throw refusal(
         problems.payloadTooLarge(
           `The event carries its own dataref and ${size} bytes; Koerier forwards such an event unchanged (CE-11) only up to ${settings.maxQueuedEventBytes} bytes. ` +
             `Leave its data out, or publish without dataref so that Koerier moves the data to its claim check, or upload it first with ${UPLOAD_ROUTE}.`,
@@ -69,7 +67,7 @@ export function planOffload(events: readonly AcceptedEvent[], settings: Pick<Off
     // What stays in the queue: the attributes, the data URL and the two integrity attributes.
     if (data === undefined || Buffer.byteLength(JSON.stringify(event.attributes)) + REFERENCE_OVERHEAD_BYTES > settings.maxQueuedEventBytes) {
       if (size <= settings.maxQueuedEventBytes) continue;
-      return refuse(
+      throw refusal(
         problems.payloadTooLarge(
           `The event is ${size} bytes, and without its data still more than the ${settings.maxQueuedEventBytes} bytes a queued event may take; shorten its context attributes.`,
         ),
@@ -79,11 +77,12 @@ export function planOffload(events: readonly AcceptedEvent[], settings: Pick<Off
     }
     offload.push(index);
   }
-  return { ok: true, offload };
+  return offload;
 }
 
-function refuse(problem: Problem, index: number, count: number): OffloadPlan {
-  return { ok: false, problem: count > 1 ? { ...problem, index } : problem };
+/** In a batch the problem names the member. */
+function refusal(problem: Problem, index: number, count: number): KoerierError {
+  return new KoerierError(count > 1 ? { ...problem, index } : problem);
 }
 
 /**

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import { attributesOf } from '../cloudevents/stored-event.js';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { problems, problemResponse, type Problem, type ValidationIssue } from '../http/problems.js';
+import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
 import { claimCheckAttributes, payloadIdOf, uploadObjectKey, PAYLOAD_PATH_PREFIX, UPLOAD_PATH_PREFIX } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger, UploadTerms } from './ports.js';
 
@@ -63,10 +63,10 @@ export function parseUploadRequest(body: Buffer): { terms?: UploadTerms; issues:
   return { terms: { size: size as number, digest: digest as string, contentType: (contenttype as string | undefined) ?? 'application/octet-stream' }, issues };
 }
 
-/** POST /payloads: a presigned PUT for exactly the promised object, and the `dataref` to publish it with. */
+/** POST /payloads: a presigned PUT for exactly the promised object, and the `dataref` to publish it with. Throws the 400 for an invalid request. */
 export async function grantUpload(body: Buffer, publisher: string, deps: UploadDependencies): Promise<HttpResponse> {
   const { terms, issues } = parseUploadRequest(body);
-  if (!terms) return problemResponse(problems.badRequest('invalid-upload', 'Invalid upload request', 'The upload request is not valid; see errors.', issues));
+  if (!terms) throw new KoerierError(problems.badRequest('invalid-upload', 'Invalid upload request', 'The upload request is not valid; see errors.', issues));
   const uploadId = randomUUID();
   const now = deps.now();
   await deps.ledger.recordUpload({ uploadId, publisher, ...terms, expiresAt: now + UPLOAD_PUBLISH_WINDOW_MS });
@@ -84,14 +84,10 @@ export async function grantUpload(body: Buffer, publisher: string, deps: UploadD
 
 /**
  * The events with each upload `dataref` replaced by Koerier's data URL, once the upload is this
- * publisher's, not past its window, and its object has exactly the promised size and digest; or
- * the problem that refuses the request.
+ * publisher's, not past its window, and its object has exactly the promised size and digest.
+ * Throws the 400 otherwise (`upload-with-data`, `upload-unknown`, `upload-incomplete`).
  */
-export async function resolveUploads(
-  events: readonly AcceptedEvent[],
-  publisher: string,
-  deps: UploadDependencies,
-): Promise<{ ok: true; events: AcceptedEvent[] } | { ok: false; problem: Problem }> {
+export async function resolveUploads(events: readonly AcceptedEvent[], publisher: string, deps: UploadDependencies): Promise<AcceptedEvent[]> {
   const prefix = `${deps.publicBaseUrl}${UPLOAD_PATH_PREFIX}`;
   const result = [...events];
   for (const [index, event] of events.entries()) {
@@ -100,31 +96,28 @@ export async function resolveUploads(
     const at = events.length > 1 ? { index } : {};
     const parsed = JSON.parse(event.json) as Record<string, unknown>;
     if ('data' in parsed || 'data_base64' in parsed) {
-      return {
-        ok: false,
-        problem: { ...problems.badRequest('upload-with-data', 'Upload and data', 'An event that refers to an upload carries no data of its own.'), ...at },
-      };
+      throw new KoerierError({
+        ...problems.badRequest('upload-with-data', 'Upload and data', 'An event that refers to an upload carries no data of its own.'),
+        ...at,
+      });
     }
     const uploadId = dataref.slice(prefix.length);
     const upload = /^[0-9a-f-]{36}$/.test(uploadId) ? await deps.ledger.getUpload(uploadId) : undefined;
     if (!upload || upload.publisher !== publisher || deps.now() > upload.expiresAt) {
-      return {
-        ok: false,
-        problem: { ...problems.badRequest('upload-unknown', 'Unknown upload', `No upload of this client is waiting at ${dataref.slice(0, 200)}.`), ...at },
-      };
+      throw new KoerierError({
+        ...problems.badRequest('upload-unknown', 'Unknown upload', `No upload of this client is waiting at ${dataref.slice(0, 200)}.`),
+        ...at,
+      });
     }
     if (!(await deps.store.matches(uploadObjectKey(uploadId), upload))) {
-      return {
-        ok: false,
-        problem: {
-          ...problems.badRequest(
-            'upload-incomplete',
-            'Upload incomplete',
-            `The uploaded object is missing, or not the ${upload.size} bytes with digest ${upload.digest} promised.`,
-          ),
-          ...at,
-        },
-      };
+      throw new KoerierError({
+        ...problems.badRequest(
+          'upload-incomplete',
+          'Upload incomplete',
+          `The uploaded object is missing, or not the ${upload.size} bytes with digest ${upload.digest} promised.`,
+        ),
+        ...at,
+      });
     }
     const payloadId = payloadIdOf(event.source, event.id);
     const contentType = typeof parsed['datacontenttype'] === 'string' ? parsed['datacontenttype'] : upload.contentType;
@@ -148,5 +141,5 @@ export async function resolveUploads(
     });
     result[index] = { ...event, json, attributes: JSON.parse(json) as AcceptedEvent['attributes'] };
   }
-  return { ok: true, events: result };
+  return result;
 }

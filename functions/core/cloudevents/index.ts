@@ -15,7 +15,7 @@ export {
   toStructuredMessage,
   type ContentMode,
   type ParseOptions,
-  type ParseOutcome,
+  type ParsedEvents,
 } from './http-binding/index.js';
 export { readStoredEvent } from './stored-event.js';
 

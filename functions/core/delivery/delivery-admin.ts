@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse, problems } from '../http/problems.js';
+import { KoerierError, problem, problems } from '../http/problems.js';
 import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
@@ -50,25 +50,24 @@ export class DeliveryAdmin {
 
   /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
-    if (!(await this.visible(principal, id))) return notFound(id);
+    if (!(await this.visible(principal, id))) throw notFound(id);
     return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.ledger.listAttempts(id, page), 'attempts', attemptView);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
   async listDeadLetters(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
-    if (!(await this.visible(principal, id))) return notFound(id);
+    if (!(await this.visible(principal, id))) throw notFound(id);
     return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.deadLetters.listDeadLetters(id, page), 'deadLetters', deadLetterView);
   }
 
   /** POST /subscriptions/{id}/dead-letters/redrive with `{"all": true}` or `{"deliveryIds": [...]}`. */
   async redrive(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     const subscription = await this.visible(principal, id);
-    if (!subscription) return notFound(id);
+    if (!subscription) throw notFound(id);
     const selection = parseRedriveSelection(request.body);
-    if ('problem' in selection) return problemResponse(selection.problem);
     if (subscription.status !== 'active') {
       const hint = subscription.status === 'suspended' ? ` Resume it first (POST /subscriptions/${id}/resume).` : '';
-      return problemResponse(
+      throw new KoerierError(
         problem(
           409,
           'subscription-not-active',
@@ -89,9 +88,9 @@ export class DeliveryAdmin {
   /** POST /subscriptions/{id}/resume: a suspended subscription becomes active; what was parked meanwhile goes out again. */
   async resume(principal: Principal, id: string): Promise<HttpResponse> {
     const subscription = await this.visible(principal, id);
-    if (!subscription) return notFound(id);
+    if (!subscription) throw notFound(id);
     if (subscription.status !== 'suspended') {
-      return problemResponse(
+      throw new KoerierError(
         problem(
           409,
           'subscription-not-suspended',
@@ -103,7 +102,7 @@ export class DeliveryAdmin {
     // Resuming does not give a subscription the token every delivery must carry (WH-3).
     const shortfall = credentialShortfall(subscription.credential, this.deps.sinkCredentials);
     if (subscription.suspendedFor === 'credential-required' || shortfall !== undefined) {
-      return problemResponse(
+      throw new KoerierError(
         problem(
           409,
           'credential-required',
@@ -187,7 +186,7 @@ export class DeliveryAdmin {
     const limitText = request.query['limit'];
     const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
+      throw new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
     }
     try {
       const page = await read({ limit, cursor: request.query['cursor'] || undefined });
@@ -195,12 +194,12 @@ export class DeliveryAdmin {
       return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)
-        return problemResponse(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));
+        throw new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'), { cause: error });
       throw error;
     }
   }
 }
 
-function notFound(id: string): HttpResponse {
-  return problemResponse(problems.notFound(`There is no subscription ${id} for this client.`));
+function notFound(id: string): KoerierError {
+  return new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
 }

@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readStoredEvent } from '../cloudevents/index.js';
-import { problems, type Problem } from '../http/problems.js';
+import { KoerierError, problems } from '../http/problems.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -59,20 +59,20 @@ export function redriveMessages(subscriptionId: string, deadLetters: readonly De
   }));
 }
 
-/** The body of a redrive request: `{"all": true}` (no `deliveryIds`) or `{"deliveryIds": [...]}`. */
-export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } | { problem: Problem } {
-  const invalid = (detail: string) => ({ problem: problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail) });
+/** The body of a redrive request: `{"all": true}` (no `deliveryIds`) or `{"deliveryIds": [...]}`; throws the 400 for anything else. */
+export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } {
+  const invalid = (detail: string) => new KoerierError(problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail));
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
-    return invalid('The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.');
+    throw invalid('The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+    throw invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
   const { all, deliveryIds, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0)
-    return invalid(
+    throw invalid(
       `Unknown member ${Object.keys(rest)
         .map((k) => `"${k}"`)
         .join(', ')}.`,
@@ -87,5 +87,5 @@ export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet
   ) {
     return { deliveryIds: new Set(deliveryIds as string[]) };
   }
-  return invalid(`Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`);
+  throw invalid(`Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`);
 }

@@ -8,10 +8,10 @@
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
 import type { Principal } from '../auth/access-tokens.js';
-import { parseCloudEventsRequest } from '../cloudevents/index.js';
+import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
@@ -82,14 +82,19 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
   const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
   if (!rate.allowed) {
-    return problemResponse(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
-      'retry-after': String(rate.retryAfterSeconds),
+    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
+      headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
   }
-  const outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
-  if (!outcome.ok) {
-    log.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
-    return problemResponse(outcome.problem);
+  let outcome: ParsedEvents;
+  try {
+    outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
+  } catch (error) {
+    if (error instanceof KoerierError) {
+      const refused = error.problem;
+      log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+    }
+    throw error;
   }
   const ungranted = ungrantedSources(
     publisher,
@@ -99,13 +104,9 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   );
   if (ungranted.length > 0) {
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
-    return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
+    throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const plan = planOffload(outcome.events, settings);
-  if (!plan.ok) {
-    log.info('events rejected', { publisher, status: plan.problem.status, type: plan.problem.type });
-    return problemResponse(plan.problem);
-  }
+  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
   // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
@@ -113,15 +114,11 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   // publisher retries the request.
   try {
     const { claimCheck } = deps;
-    const uploads = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
-    if (!uploads.ok) {
-      log.info('events rejected', { publisher, status: uploads.problem.status, type: uploads.problem.type });
-      return problemResponse(uploads.problem);
-    }
+    const uploaded = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
     const queued =
-      plan.offload.length === 0
-        ? uploads.events
-        : await offloadEvents(uploads.events, plan.offload, publisher, now, {
+      offload.length === 0
+        ? uploaded
+        : await offloadEvents(uploaded, offload, publisher, now, {
             store: claimCheck.store,
             ledger: claimCheck.ledger,
             settings: { ...settings, publicBaseUrl: claimCheck.publicBaseUrl, retentionSeconds: claimCheck.retentionSeconds },
@@ -133,19 +130,21 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
       })),
     );
   } catch (error) {
+    // A refused upload reference is the publisher's to fix, not an outage.
+    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log);
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
-    return problemResponse(
+    throw new KoerierError(
       problem(
         503,
         'events-not-stored',
         'Service Unavailable',
         'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.',
       ),
-      { 'retry-after': '1' },
+      { headers: { 'retry-after': '1' }, cause: error },
     );
   }
   // Context attributes may be logged (CE-16); the data never is.
-  const byReference = new Set(plan.offload);
+  const byReference = new Set(offload);
   for (const [index, event] of outcome.events.entries()) {
     log.info('event accepted', {
       publisher,
@@ -158,4 +157,14 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
   return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+}
+
+/** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
+function refusalsLogged<T>(check: () => T, publisher: string, log: Log): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof KoerierError) log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+    throw error;
+  }
 }

@@ -20,7 +20,9 @@ import {
   referencingEvent,
 } from '../../../functions/core/claim-check/payload-reference.js';
 import { grantUpload, parseUploadRequest, resolveUploads } from '../../../functions/core/claim-check/uploads.js';
+import { answered } from '../../../functions/core/http/problems.js';
 import type { LogFields } from '../../../functions/core/ports/log.js';
+import { asyncRefusalOf, refusalOf } from '../../support/refusals.js';
 
 const BASE = 'https://koerier.example';
 const SETTINGS = { inlineEventBytes: 65_536, maxQueuedEventBytes: 253_952 };
@@ -92,14 +94,14 @@ describe('payload references', () => {
 describe('planOffload', () => {
   it('CE-14, EDU-1: an event of exactly the threshold stays inline; one byte more goes by reference', () => {
     const plan = planOffload([eventOfSize(65_536), eventOfSize(65_537)], SETTINGS);
-    expect(plan).toEqual({ ok: true, offload: [1] });
+    expect(plan).toEqual([1]);
   });
 
   it("CE-11: a producer's own dataref is never replaced; too large to queue, it is 413 naming the upload route", () => {
-    expect(planOffload([eventOfSize(200_000, { dataref: 'https://school.example/f' })], SETTINGS)).toEqual({ ok: true, offload: [] });
-    const refused = planOffload([eventOfSize(253_953, { dataref: 'https://school.example/f' })], SETTINGS);
-    expect(refused).toMatchObject({ ok: false, problem: { status: 413 } });
-    expect(!refused.ok && refused.problem.detail).toContain('POST /payloads');
+    expect(planOffload([eventOfSize(200_000, { dataref: 'https://school.example/f' })], SETTINGS)).toEqual([]);
+    const refused = refusalOf(() => planOffload([eventOfSize(253_953, { dataref: 'https://school.example/f' })], SETTINGS));
+    expect(refused.problem.status).toBe(413);
+    expect(refused.problem.detail).toContain('POST /payloads');
   });
 
   it('EDU-1: binary data (data_base64, a third larger than its bytes) of 1 MB goes by reference', () => {
@@ -113,16 +115,16 @@ describe('planOffload', () => {
         data_base64: Buffer.alloc(1_000_000).toString('base64'),
       }),
     );
-    expect(planOffload([binary], SETTINGS)).toEqual({ ok: true, offload: [0] });
+    expect(planOffload([binary], SETTINGS)).toEqual([0]);
   });
 
   it("EDU-1: an event may not carry the claim check's own attributes", () => {
-    expect(planOffload([eventOfSize(1000, { koerierdatadigest: 'sha-256=:x:' })], SETTINGS)).toMatchObject({ ok: false, problem: { status: 400 } });
+    expect(refusalOf(() => planOffload([eventOfSize(1000, { koerierdatadigest: 'sha-256=:x:' })], SETTINGS)).problem.status).toBe(400);
   });
 
   it('EDU-1: attributes alone too large for a queue message are 413, data or not', () => {
     const huge = accepted(JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', comexample: 'a'.repeat(300_000) }));
-    expect(planOffload([huge], SETTINGS)).toMatchObject({ ok: false, problem: { status: 413 } });
+    expect(refusalOf(() => planOffload([huge], SETTINGS)).problem.status).toBe(413);
   });
 });
 
@@ -167,8 +169,8 @@ describe('fetchPayload', () => {
       expect(sha256(Buffer.from(answer.body, 'base64'))).toBe(event['koerierdatadigest']);
       expect(answer.headers['etag']).toBe(etagOf(event['koerierdatadigest'] as string));
     }
-    const stranger = await fetchPayload(idOf(event), 'subscriber-2', undefined, deps());
-    const nothing = await fetchPayload('A'.repeat(43), 'subscriber-2', undefined, deps());
+    const stranger = await answered(() => fetchPayload(idOf(event), 'subscriber-2', undefined, deps()));
+    const nothing = await answered(() => fetchPayload('A'.repeat(43), 'subscriber-2', undefined, deps()));
     expect(stranger.status).toBe(404);
     expect(stranger).toEqual(nothing);
   });
@@ -194,7 +196,7 @@ describe('fetchPayload', () => {
 
   it('EDU-1: past the object retention the answer is 410 as a problem; an If-None-Match of the ETag is 304', async () => {
     const event = await stored(100_000);
-    const gone = await fetchPayload(idOf(event), 'publisher', undefined, deps(NOW + 15 * DAY + 1));
+    const gone = await answered(() => fetchPayload(idOf(event), 'publisher', undefined, deps(NOW + 15 * DAY + 1)));
     expect(gone.status).toBe(410);
     expect(gone.headers['content-type']).toBe('application/problem+json');
     const etag = etagOf(event['koerierdatadigest'] as string);
@@ -243,17 +245,13 @@ describe('uploads', () => {
     expect(grant.status).toBe(201);
     const { dataref, uploadid } = JSON.parse(grant.body) as { dataref: string; uploadid: string };
     const event = accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref }));
-    expect(await resolveUploads([event], 'partner-a', uploadDeps())).toMatchObject({
-      ok: false,
-      problem: { type: 'https://koerier.dev/problems/upload-incomplete' },
-    });
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-a', uploadDeps()))).problem.type).toBe(
+      'https://koerier.dev/problems/upload-incomplete',
+    );
     await store.put(`uploads/${uploadid}`, { bytes, contentType: 'text/plain', form: 'base64' });
-    expect(await resolveUploads([event], 'partner-b', uploadDeps())).toMatchObject({
-      ok: false,
-      problem: { type: 'https://koerier.dev/problems/upload-unknown' },
-    });
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-b', uploadDeps()))).problem.type).toBe('https://koerier.dev/problems/upload-unknown');
     const resolved = await resolveUploads([event], 'partner-a', uploadDeps());
-    expect(resolved.ok && JSON.parse(resolved.events[0]!.json)).toEqual({
+    expect(JSON.parse(resolved[0]!.json)).toEqual({
       specversion: '1.0',
       id: '9',
       source: 'urn:a',

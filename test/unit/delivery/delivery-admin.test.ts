@@ -22,6 +22,7 @@ import type { HttpRequest, HttpResponse } from '../../../functions/core/http/mes
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import type { Overrides } from '../../support/overrides.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
+import { answering } from '../../support/refusals.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
@@ -134,7 +135,7 @@ function setUp(
     sinkCredentials: 'oauth2-only',
     clock: () => NOW,
   };
-  return { admin: new DeliveryAdmin(deps), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
+  return { admin: answering(new DeliveryAdmin(deps)), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
 }
 
 const get = (query: Record<string, string> = {}): HttpRequest => ({
