@@ -36,6 +36,7 @@ import {
 import { subscriptionDraft } from '../support/subscription-draft.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 import { silentLog } from '../../functions/core/ports/log.js';
+import { answering } from '../support/refusals.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
@@ -136,16 +137,18 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const queue = new SqsMessageQueue(sqs, queueUrl);
   const cipher = new LocalCredentialCipher(key);
   const adminWith = (entitlementsJson: string) =>
-    new DeliveryAdmin({
-      targets: store,
-      ledger: store,
-      deadLetters: store,
-      subscriptions,
-      enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-      audit: silentLog,
-      entitlements: parseEntitlements(entitlementsJson),
-      sinkCredentials: loadConfig(process.env).sinkCredentials,
-    });
+    answering(
+      new DeliveryAdmin({
+        targets: store,
+        ledger: store,
+        deadLetters: store,
+        subscriptions,
+        enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        audit: silentLog,
+        entitlements: parseEntitlements(entitlementsJson),
+        sinkCredentials: loadConfig(process.env).sinkCredentials,
+      }),
+    );
   const admin = adminWith(process.env[settingEnv.entitlements] ?? ALL_ENTITLED);
   const tokenServer = await startHttpsReceiver({ authority });
 

@@ -5,9 +5,11 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
-import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
+import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
+import { subscriptionsPaths } from './subscriptions-paths.js';
+import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
-export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
+export function openApiDocument(options: { serverUrl?: string | undefined; tokenUrl: string }) {
   return {
     openapi: '3.1.0',
     info: {
@@ -29,6 +31,7 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       ...eventsPaths,
       ...subscriptionsPaths,
       ...deliveryPaths,
+      ...payloadsPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -40,7 +43,14 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       },
     },
     components: {
-      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas, ...deliverySchemas },
+      schemas: {
+        Problem: problemSchema,
+        ValidationIssue: validationIssueSchema,
+        ...eventsSchemas,
+        ...subscriptionsSchemas,
+        ...deliverySchemas,
+        ...payloadsSchemas,
+      },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
@@ -50,7 +60,7 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
               tokenUrl: options.tokenUrl,
               scopes: {
                 'events:publish': 'Publish events',
-                'events:consume': 'Pull events',
+                'events:consume': 'Pull events, and fetch the data of events sent by reference',
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',

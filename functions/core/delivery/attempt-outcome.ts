@@ -78,8 +78,8 @@ export type AttemptResult =
       readonly failure: TransportFailureKind;
       readonly message: string;
       /** Known when the status line arrived before the failure (`too-large`). */
-      readonly status?: number;
-      readonly headers?: Readonly<Record<string, string>>;
+      readonly status?: number | undefined;
+      readonly headers?: Readonly<Record<string, string>> | undefined;
       readonly latencyMs: number;
     };
 
@@ -94,6 +94,8 @@ export type FailureCode =
   | 'redirect'
   /** The sink's credential could not be used: its token endpoint failed, or it does not decrypt. */
   | 'credential'
+  /** The event's data could not be read back from the claim check (nothing was sent). */
+  | 'claim-check'
   | SubscriberFailureCode;
 
 /** Why a delivery is not tried again, when it is the answer's (or the address's) fault. */

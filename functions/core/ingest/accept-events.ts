@@ -8,15 +8,17 @@
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
 import type { Principal } from '../auth/access-tokens.js';
-import { parseCloudEventsRequest } from '../cloudevents/index.js';
+import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { describeError } from '../errors/describe-error.js';
+import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
+import { resolveUploads } from '../claim-check/uploads.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 
@@ -34,8 +36,12 @@ export const inboundMessageAttributes = {
 
 export interface IngestSettings {
   readonly publishRatePerMinute: number;
-  /** Largest event (serialised) the ingest stores in a queue message. */
+  /** Largest event (JSON format text) accepted; 413 above it. */
   readonly maxEventBytes: number;
+  /** Events above this travel by reference (EDU-1): their data goes to the claim check. */
+  readonly inlineEventBytes: number;
+  /** The largest event a queue message carries. */
+  readonly maxQueuedEventBytes: number;
   readonly publishGrants: PublishGrants;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
 }
@@ -44,6 +50,8 @@ export interface IngestDependencies {
   readonly idempotency: IdempotencyStore;
   readonly rateWindow: RateWindow;
   readonly inbound: InboundQueue;
+  /** Where data too large to travel inline goes (EDU-1, CARD-6). */
+  readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
@@ -59,7 +67,7 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       clientId: publisher,
       operation: INGEST_OPERATION,
       store: deps.idempotency,
-      ...(deps.clock ? { clock: deps.clock } : {}),
+      clock: deps.clock,
       ttlSeconds: deps.settings.idempotency.ttlSeconds,
       lockSeconds: deps.settings.idempotency.lockSeconds,
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
@@ -74,14 +82,19 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
   const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
   if (!rate.allowed) {
-    return problemResponse(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
-      'retry-after': String(rate.retryAfterSeconds),
+    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
+      headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
   }
-  const outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
-  if (!outcome.ok) {
-    log.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
-    return problemResponse(outcome.problem);
+  let outcome: ParsedEvents;
+  try {
+    outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
+  } catch (error) {
+    if (error instanceof KoerierError) {
+      const refused = error.problem;
+      log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+    }
+    throw error;
   }
   const ungranted = ungrantedSources(
     publisher,
@@ -91,32 +104,67 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   );
   if (ungranted.length > 0) {
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
-    return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
+    throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const receivedAt = new Date(deps.clock?.() ?? Date.now()).toISOString();
-  // EDU-19, EDU-IN: the 202 below is only reached once the queue has stored every event. A failed
-  // write is a 503 (the idempotency guard frees the key for it), so the publisher retries the request.
+  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
+  const now = deps.clock?.() ?? Date.now();
+  const receivedAt = new Date(now).toISOString();
+  // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
+  // every event. A failed write is a 503 (the idempotency guard frees the key for it), so the
+  // publisher retries the request.
   try {
+    const { claimCheck } = deps;
+    const uploaded = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
+    const queued =
+      offload.length === 0
+        ? uploaded
+        : await offloadEvents(uploaded, offload, publisher, now, {
+            store: claimCheck.store,
+            ledger: claimCheck.ledger,
+            settings: { ...settings, publicBaseUrl: claimCheck.publicBaseUrl, retentionSeconds: claimCheck.retentionSeconds },
+          });
     await deps.inbound.send(
-      outcome.events.map((event) => ({
+      queued.map((event) => ({
         body: event.json,
         attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
       })),
     );
   } catch (error) {
+    // A refused upload reference is the publisher's to fix, not an outage.
+    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log);
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
-    return problemResponse(
+    throw new KoerierError(
       problem(
         503,
         'events-not-stored',
         'Service Unavailable',
         'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.',
       ),
-      { 'retry-after': '1' },
+      { headers: { 'retry-after': '1' }, cause: error },
     );
   }
   // Context attributes may be logged (CE-16); the data never is.
-  for (const event of outcome.events) log.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
+  const byReference = new Set(offload);
+  for (const [index, event] of outcome.events.entries()) {
+    log.info('event accepted', {
+      publisher,
+      mode: outcome.mode,
+      id: event.id,
+      source: event.source,
+      type: event.type,
+      ...(byReference.has(index) ? { claimCheck: true } : {}),
+    });
+  }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
   return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+}
+
+/** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
+function refusalsLogged<T>(check: () => T, publisher: string, log: Log): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof KoerierError) log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+    throw error;
+  }
 }
