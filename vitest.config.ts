@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -24,7 +24,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'emulated',
-          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          // Everything else, so a test file in a new folder runs (in a process of its own) too.
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/infra/**'],
           // A process per file: the functions read their configuration once per process, and the
           // harnesses point process.env at their own emulators.
           isolate: true,
