@@ -23,11 +23,14 @@ import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
+import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
+import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
@@ -83,6 +86,14 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       routeIndex,
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
+      pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
+      rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
+      lockTokenKey: () =>
+        lockTokenKeySource(resources.key('lockTokens'), {
+          ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
+          dynamodb: () => clients().dynamodb,
+          tableName: () => resources.table('deliveries'),
+        }),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
       deliveryHttp: () =>
         outboundHttp({
