@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
 
 export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
@@ -22,13 +23,15 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
     servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
     tags: [
       { name: 'Events', description: 'Publishing CloudEvents' },
-      { name: 'Subscriptions', description: 'Subscribing to events (push)' },
+      { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
+      { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
       { name: 'API', description: 'This description' },
     ],
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,
       ...deliveryPaths,
+      ...pullPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -40,7 +43,14 @@ export function openApiDocument(options: { serverUrl?: string; tokenUrl: string 
       },
     },
     components: {
-      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas, ...deliverySchemas },
+      schemas: {
+        Problem: problemSchema,
+        ValidationIssue: validationIssueSchema,
+        ...eventsSchemas,
+        ...subscriptionsSchemas,
+        ...deliverySchemas,
+        ...pullSchemas,
+      },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
