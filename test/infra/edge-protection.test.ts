@@ -11,7 +11,12 @@ import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 import { COUNT_ONLY_COMMON_RULES, EDGE_RATE_WINDOW_SECONDS } from '../../lib/constructs/edge-protection.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { KoerierStack } from '../../lib/koerier-stack.js';
-import { DEFAULT_EDGE_RATE_LIMITS, DEFAULT_INGEST_RESERVED_CONCURRENCY, DEFAULT_ROUTE_THROTTLING } from '../../lib/protection-config.js';
+import {
+  DEFAULT_EDGE_RATE_LIMITS,
+  DEFAULT_INGEST_RESERVED_CONCURRENCY,
+  DEFAULT_PULL_RESERVED_CONCURRENCY,
+  DEFAULT_ROUTE_THROTTLING,
+} from '../../lib/protection-config.js';
 import { functions } from '../../lib/resources.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 import { logicalId, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
@@ -38,7 +43,7 @@ function build(context: Record<string, unknown>, env: { account: string; region:
 const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
 const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'pull') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
@@ -55,18 +60,19 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     built = build({});
   });
 
-  it('review #20: the ingest has its reserved concurrency, and no other function reserves any', () => {
+  it('review #20: the ingest and the pull function (its long polls) have their reserved concurrency, and no other function reserves any', () => {
     expect(fnResource(built, 'ingest').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
+    expect(fnResource(built, 'pull').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_PULL_RESERVED_CONCURRENCY);
     for (const name of built.stack.functions.keys()) {
-      if (name !== 'ingest') expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
+      if (name !== 'ingest' && name !== 'pull') expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
     }
   });
 
-  it('review #20: every route of the ingest, subscriptions and delivery-admin functions gets its own API Gateway limit; the rest keep the stage default', () => {
+  it('review #20: every route of the ingest, subscriptions, delivery-admin and pull functions gets its own API Gateway limit; the rest keep the stage default', () => {
     const stage = stageOf(built.resources);
     expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
     const expected: Record<string, unknown> = {};
-    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
+    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin', 'pull'] as const) {
       for (const key of routeKeysOf(name)) {
         expected[key] = { ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit };
       }
@@ -116,8 +122,10 @@ describe('review #20: reserved concurrency and route throttling (edge protection
       expect(fn.Properties.Environment.Variables[settingEnv.publishRatePerMinute]).toBe('120');
       expect(fn.Properties.Environment.Variables[settingEnv.manageRatePerMinute]).toBe('30');
     }
-    const unreserved = build({ 'koerier:ingestReservedConcurrency': 'none' });
+    const unreserved = build({ 'koerier:ingestReservedConcurrency': 'none', 'koerier:pullReservedConcurrency': 'none' });
     expect(fnResource(unreserved, 'ingest').Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnResource(unreserved, 'pull').Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnResource(build({ 'koerier:pullReservedConcurrency': 3 }), 'pull').Properties.ReservedConcurrentExecutions).toBe(3);
   });
 });
 
