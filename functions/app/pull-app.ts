@@ -36,6 +36,9 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       clock: () => Date.now(),
       deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,
       log,
+      leases: deps.pollLeases,
+      maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
+      maxPollsPerClient: config.pull.maxPollsPerClient,
     }));
 
   return async (request) => {

@@ -23,6 +23,7 @@ import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
+import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
 import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
@@ -88,6 +89,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
       rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
+      pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),
       lockTokenKey: () =>
         lockTokenKeySource(resources.key('lockTokens'), {
           ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
