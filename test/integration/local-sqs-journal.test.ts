@@ -76,7 +76,7 @@ async function receiveAll(sqs: SQSClient, queueUrl: string, options: { visibilit
       WaitTimeSeconds: 0,
       AttributeNames: ['All'],
       MessageAttributeNames: ['All'],
-      ...(options.visibilityTimeout === undefined ? {} : { VisibilityTimeout: options.visibilityTimeout }),
+      VisibilityTimeout: options.visibilityTimeout,
     }),
   );
   return Messages;

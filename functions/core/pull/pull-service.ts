@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
@@ -69,11 +69,10 @@ export class PullService {
   constructor(private readonly deps: PullDependencies) {}
 
   async receive(clientId: string, subscription: Subscription, body: Buffer): Promise<HttpResponse> {
-    const parsed = parseReceiveRequest(body);
-    if ('problem' in parsed) return problemResponse(parsed.problem);
-    const { waitSeconds } = parsed.value;
+    const request = parseReceiveRequest(body);
+    const { waitSeconds } = request;
     // A short poll (no wait) holds nothing for long, so only long polls take a slot.
-    if (waitSeconds === 0) return this.receiveNow(clientId, subscription, parsed.value);
+    if (waitSeconds === 0) return this.receiveNow(clientId, subscription, request);
     const leaseId = randomUUID();
     const now = this.deps.clock();
     const scopes = [
@@ -86,19 +85,19 @@ export class PullService {
         const slot = await this.deps.leases.take(scope, limit, leaseId, now, now + LEASE_MS);
         if (slot === undefined) {
           this.deps.log.info('pull receive refused: too many long polls', { subscriptionId: subscription.id, clientId, scope: what });
-          return problemResponse(
+          throw new KoerierError(
             problem(
               429,
               'too-many-polls',
               'Too Many Long Polls',
               `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`,
             ),
-            { 'retry-after': String(RETRY_AFTER_SECONDS) },
+            { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
           );
         }
         held.push({ scope, slot });
       }
-      return await this.receiveNow(clientId, subscription, parsed.value);
+      return await this.receiveNow(clientId, subscription, request);
     } finally {
       await Promise.all(
         held.map(({ scope, slot }) =>
@@ -159,9 +158,7 @@ export class PullService {
   }
 
   async settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {
-    const parsed = parseSettleRequest(body, action);
-    if ('problem' in parsed) return problemResponse(parsed.problem);
-    const request = parsed.value;
+    const request = parseSettleRequest(body, action);
     const key = await this.deps.lockTokenKey();
     const now = this.deps.clock();
     const failed: Failed[] = [];

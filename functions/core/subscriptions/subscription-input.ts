@@ -44,7 +44,7 @@ export interface InputRules {
    * A PATCH that does not mention `sinkcredential`: the kind of the credential it keeps, if any.
    * A create, or a PATCH that sets or removes the credential, leaves this out.
    */
-  readonly storedCredential?: SinkCredentialKind;
+  readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
 }
