@@ -11,7 +11,12 @@ import { COUNT_ONLY_COMMON_RULES, EDGE_RATE_WINDOW_SECONDS } from '../../lib/con
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { addComplianceChecks } from '../../lib/checks.js';
 import { KoerierStack } from '../../lib/koerier-stack.js';
-import { DEFAULT_EDGE_RATE_LIMITS, DEFAULT_INGEST_RESERVED_CONCURRENCY, DEFAULT_ROUTE_THROTTLING } from '../../lib/protection-config.js';
+import {
+  DEFAULT_EDGE_RATE_LIMITS,
+  DEFAULT_INGEST_RESERVED_CONCURRENCY,
+  DEFAULT_PULL_RESERVED_CONCURRENCY,
+  DEFAULT_ROUTE_THROTTLING,
+} from '../../lib/protection-config.js';
 import { functions } from '../../lib/resources.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
@@ -56,10 +61,11 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     built = build({});
   });
 
-  it('review #20: the ingest has its reserved concurrency, and no other function reserves any', () => {
+  it('review #20: the ingest and the pull function (its long polls) have their reserved concurrency, and no other function reserves any', () => {
     expect(fnResource(built, 'ingest').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
+    expect(fnResource(built, 'pull').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_PULL_RESERVED_CONCURRENCY);
     for (const name of built.stack.functions.keys()) {
-      if (name !== 'ingest') expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
+      if (name !== 'ingest' && name !== 'pull') expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
     }
   });
 
@@ -118,8 +124,10 @@ describe('review #20: reserved concurrency and route throttling (edge protection
       expect(fn.Properties.Environment.Variables[settingEnv.publishRatePerMinute]).toBe('120');
       expect(fn.Properties.Environment.Variables[settingEnv.manageRatePerMinute]).toBe('30');
     }
-    const unreserved = build({ 'koerier:ingestReservedConcurrency': 'none' });
+    const unreserved = build({ 'koerier:ingestReservedConcurrency': 'none', 'koerier:pullReservedConcurrency': 'none' });
     expect(fnResource(unreserved, 'ingest').Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnResource(unreserved, 'pull').Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fnResource(build({ 'koerier:pullReservedConcurrency': 3 }), 'pull').Properties.ReservedConcurrentExecutions).toBe(3);
   });
 });
 

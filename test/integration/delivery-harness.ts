@@ -143,7 +143,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
         ledger: store,
         deadLetters: store,
         subscriptions,
-        enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        enqueue: (_subscription, messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
         audit: silentLog,
         entitlements: parseEntitlements(entitlementsJson),
         sinkCredentials: loadConfig(process.env).sinkCredentials,
