@@ -12,6 +12,7 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { KoerierError, problem, problems } from '../core/http/problems.js';
 import { PullService } from '../core/pull/pull-service.js';
+import { receivedEvents } from '../core/pull/receive-claim-check.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
 import type { RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -39,6 +40,18 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       leases: deps.pollLeases,
       maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
       maxPollsPerClient: config.pull.maxPollsPerClient,
+      // Getters: the S3 client and the ledger are built only when an event by reference goes out.
+      outgoingEvents: (subscription, events) =>
+        receivedEvents(subscription, events, {
+          get store() {
+            return deps.claimCheckStore;
+          },
+          get ledger() {
+            return deps.payloadLedger;
+          },
+          publicBaseUrl: config.publicBaseUrl,
+          defaultMaxInlineBytes: config.inlineEventBytes,
+        }),
     }));
 
   return async (request) => {

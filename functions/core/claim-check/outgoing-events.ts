@@ -14,6 +14,11 @@ export interface OutgoingEventsDependencies {
   readonly publicBaseUrl: string;
   /** A subscription without its own `maxInlineBytes` takes events up to this size inline. */
   readonly defaultMaxInlineBytes: number;
+  /**
+   * The delivery path's own bound on one event with its data inline, beyond `maxInlineBytes` (pull:
+   * one receive answer, where the text is escaped once more). An event it refuses goes by reference.
+   */
+  readonly fits?: (inline: string) => boolean;
 }
 
 export class ClaimCheckUnavailableError extends Error {
@@ -43,7 +48,7 @@ export async function outgoingEvents(
         if (payload !== undefined) {
           if (digestOf(payload.bytes) !== reference.digest) throw new ClaimCheckUnavailableError('the claim-check object does not match its digest');
           const inline = rehydratedEvent(event, payload.bytes, payload.form);
-          if (Buffer.byteLength(inline) <= limit) return inline;
+          if (Buffer.byteLength(inline) <= limit && (deps.fits?.(inline) ?? true)) return inline;
         }
       }
       byReference.push(reference.payloadId);
@@ -58,6 +63,17 @@ export async function outgoingEvents(
     }
   }
   return result;
+}
+
+/**
+ * What `json` is expected to take going out to a subscription with `limit`, without reading
+ * anything: its data's size when it may come back inline, its own size otherwise. A caller with a
+ * byte budget plans its reads by it.
+ */
+export function expectedOutgoingBytes(json: string, limit: number, publicBaseUrl: string): number {
+  const prefix = `${publicBaseUrl}${PAYLOAD_PATH_PREFIX}`;
+  const reference = json.includes(prefix) ? payloadReferenceOf(JSON.parse(json) as Record<string, unknown>, prefix) : undefined;
+  return reference !== undefined && mayFitInline(reference, limit) ? reference.size : Buffer.byteLength(json);
 }
 
 /** Data moved at ingest sits under its payload key; an upload's under its own, which only the ledger knows. */

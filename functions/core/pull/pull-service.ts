@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem } from '../http/problems.js';
+import { KoerierError, problem, problems } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
@@ -34,6 +34,8 @@ export interface PullDependencies {
   readonly leases: PollLeases;
   readonly maxPollsPerSubscription: number;
   readonly maxPollsPerClient: number;
+  /** The received events as they go out (receive-claim-check.ts); fewer when the rest cannot fit. Throws when the claim check is unavailable. */
+  outgoingEvents(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
 }
 
 /** A poll's slot lapses after this even if its container died: above the pull function's timeout (28 s). */
@@ -129,8 +131,14 @@ export class PullService {
     const key = await this.deps.lockTokenKey();
     const lockedUntil = lockExpiry(startedAt, lockSeconds);
     const deliveries = dispositions.filter((d): d is Extract<Disposition, { kind: 'deliver' }> => d.kind === 'deliver').slice(0, maxEvents);
-    const entries = deliveries.map(({ message, delivery }) => ({
-      event: delivery.events[0]!,
+    const stored = deliveries.map(({ delivery }) => delivery.events[0]!);
+    const events = await this.deps.outgoingEvents(subscription, stored).catch(async (error: unknown) => {
+      await this.giveBack(id, deliveries);
+      this.deps.log.error('pull receive: claim check unavailable', { subscriptionId: id, error: String(error) });
+      throw new KoerierError(problems.unavailable('The data of an event could not be read; the events are back in the queue. Try again.'));
+    });
+    const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => ({
+      event: events[index]!,
       lock: lockView(
         {
           subscriptionId: id,
@@ -147,14 +155,15 @@ export class PullService {
     const answer = assembleAnswer(entries);
     // What did not fit (or came beyond maxevents) goes back at once rather than waiting out its lock.
     const leftOver = dispositions.filter((d) => d.kind === 'deliver').slice(answer.included);
-    if (leftOver.length > 0) {
-      await this.deps.queues.changeVisibility(
-        id,
-        leftOver.map((d, index) => ({ entryId: String(index), receiptHandle: d.message.receiptHandle, seconds: 0 })),
-      );
-    }
+    await this.giveBack(id, leftOver);
     this.deps.log.info('pull receive', { subscriptionId: id, received: received.length, delivered: answer.included, returned: leftOver.length });
     return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: answer.body };
+  }
+
+  private async giveBack(id: string, given: readonly { readonly message: PulledMessage }[]): Promise<void> {
+    if (given.length === 0) return;
+    const entries = given.map(({ message }, index) => ({ entryId: String(index), receiptHandle: message.receiptHandle, seconds: 0 }));
+    await this.deps.queues.changeVisibility(id, entries);
   }
 
   async settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {

@@ -84,6 +84,20 @@ export function assembleAnswer(
   };
 }
 
+/** What one event takes in an answer at most besides its own escaped text: its lock (a few hundred bytes; this allows for more) and commas. */
+const LOCK_ALLOWANCE = 4096;
+const ENVELOPE_BYTES = Buffer.byteLength(JSON.stringify(JSON.stringify({ events: [], locks: [] })));
+
+/** The bytes `event` and its lock take in an answer at most, counted as Lambda counts them. */
+export function answerBytesOf(event: string): number {
+  return escapedBytes(event) + LOCK_ALLOWANCE;
+}
+
+/** Whether `event` fits an answer on its own. An event that never could would only go back to the queue again. */
+export function fitsOneAnswer(event: string, maxBytes = MAX_ANSWER_BYTES): boolean {
+  return ENVELOPE_BYTES + answerBytesOf(event) <= maxBytes;
+}
+
 function escapedBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text)) - 2;
 }

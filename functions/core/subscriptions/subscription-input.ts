@@ -136,6 +136,12 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     filters = parsed.filters;
   }
 
+  // Push and pull alike (EDU-1): a pull subscription's receive answer re-inlines up to it too.
+  const maxInline = fields['maxinlinebytes'];
+  if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
+    add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
+  }
+
   if (delivery === 'pull') {
     const pull = parsePullMembers(fields, PUSH_ONLY_MEMBERS, add);
     if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
@@ -152,6 +158,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
         ...(filters === undefined ? {} : { filters }),
         contentMode: 'structured',
         validation: 'agreed',
+        ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
       },
       issues,
     };
@@ -215,11 +222,6 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`,
       'EDU-IDEM-12',
     );
-  }
-
-  const maxInline = fields['maxinlinebytes'];
-  if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
-    add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
   }
 
   // The conditions are stored in the subscription's item and in each of its route index items:

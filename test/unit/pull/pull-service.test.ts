@@ -17,7 +17,7 @@ const NOW = Date.UTC(2026, 10, 23, 18);
 const key = randomBytes(32);
 const subscription = { id: 'sub-1', owner: 'client-a', delivery: 'pull', pull: { maxDeliveryCount: 2, retentionSeconds: 3600 } } as Subscription;
 
-function harness(waiting: PulledMessage[] = []) {
+function harness(waiting: PulledMessage[] = [], outgoingEvents = async (_s: Subscription, events: readonly string[]): Promise<readonly string[]> => events) {
   const calls: string[] = [];
   const deadLetters: DeadLetter[] = [];
   const queues: PullQueues = {
@@ -49,6 +49,7 @@ function harness(waiting: PulledMessage[] = []) {
     leases: { take: async () => 0, give: async () => undefined },
     maxPollsPerSubscription: 5,
     maxPollsPerClient: 10,
+    outgoingEvents,
   });
   return { service, calls, deadLetters };
 }
@@ -125,5 +126,31 @@ describe('receiving (EDU-17)', () => {
     ]);
     expect(deadLetters).toMatchObject([{ deliveryId: 'key-2', reason: 'max-deliveries', attempts: 2 }]);
     expect(calls).toContain('delete rh-2');
+  });
+});
+
+describe('receiving with the claim check (EDU-1)', () => {
+  it('EDU-1: the answer holds the events as the claim check hands them out; those it cut off go straight back to the queue', async () => {
+    const seen: string[][] = [];
+    const { service, calls } = harness([message(1, 1), message(2, 1), message(3, 1)], async (_s, events) => {
+      seen.push([...events]);
+      return [`{"id":"1","data":"inline again"}`, events[1]!];
+    });
+    const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 3, waitseconds: 0 }))).body) as {
+      events: { id: string; data?: string }[];
+      locks: unknown[];
+    };
+    expect(seen).toEqual([['{"id":"1"}', '{"id":"2"}', '{"id":"3"}']]);
+    expect(answer.events).toEqual([{ id: '1', data: 'inline again' }, { id: '2' }]);
+    expect(answer.locks).toHaveLength(2);
+    expect(calls.at(-1)).toBe('visibility rh-3=0');
+  });
+
+  it('EDU-1: when the claim check cannot be read the receive is a 503 problem and every received event goes back to the queue at once', async () => {
+    const { service, calls } = harness([message(1, 1), message(2, 1)], async () => {
+      throw new Error('s3 down');
+    });
+    await expect(service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }))).rejects.toMatchObject({ problem: { status: 503 } });
+    expect(calls.at(-1)).toBe('visibility rh-1=0,rh-2=0');
   });
 });

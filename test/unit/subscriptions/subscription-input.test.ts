@@ -200,6 +200,12 @@ describe('subscription input', () => {
     expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: 6_291_456 })).toEqual([]);
   });
 
+  it('EDU-1: a pull subscription takes maxinlinebytes too, within the same range', () => {
+    expect(parseSubscriptionInput({ delivery: 'pull', maxinlinebytes: 2_097_152 }, aws).input).toMatchObject({ delivery: 'pull', maxInlineBytes: 2_097_152 });
+    expect(parseSubscriptionInput({ delivery: 'pull' }, aws).input).not.toHaveProperty('maxInlineBytes');
+    for (const bad of [65_535, 6_291_457]) expect(rulesOf({ delivery: 'pull', maxinlinebytes: bad })).toEqual(['maxinlinebytes:range:EDU-1']);
+  });
+
   it('EDU-14: a PATCH is a JSON merge patch: null removes, arrays replace, objects merge', () => {
     expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({ sink: 'a', types: ['z'] });
   });
