@@ -46,6 +46,7 @@ function pullView(s: Subscription): Record<string, unknown> {
     delivery: 'pull',
     maxdeliverycount: s.pull?.maxDeliveryCount,
     retentionseconds: s.pull?.retentionSeconds,
+    ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
     status: s.status,
     ...(s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
     createdat: s.createdAt,
