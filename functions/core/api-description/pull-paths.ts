@@ -119,7 +119,9 @@ export const pullPaths = {
       description:
         'Waits up to `waitseconds` for events and returns as soon as any is there, up to `maxevents`. `events` is a CloudEvents JSON batch ' +
         '(application/cloudevents-batch+json) of the events exactly as accepted (CE-13); `locks[i]` belongs to `events[i]`. An event ' +
-        `received more than the subscription’s maxdeliverycount times goes to its dead letters instead. ${owner}`,
+        `received more than the subscription’s maxdeliverycount times goes to its dead letters instead. An event whose data is in the claim check ` +
+        'comes with `dataref`, `koerierdatadigest` and `koerierdatasize` (the owner may then GET the data URL), or with its data inline again as ' +
+        `published when it fits the subscription’s maxinlinebytes and one answer (EDU-1). ${owner}`,
       tags: ['Pull'],
       security,
       requestBody: {

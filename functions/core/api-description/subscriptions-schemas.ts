@@ -117,7 +117,7 @@ const writableProperties = {
     minimum: 65536,
     maximum: 6291456,
     description:
-      "The largest event delivered with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize` (EDU-1, CE-14).",
+      "Push and pull: the largest event delivered (or received) with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize`, and the subscription's owner may fetch it (EDU-1, CE-14). A pull receive also sends by reference an event that would not fit one answer (6 MB) inline.",
   },
 } as const;
 

@@ -135,7 +135,8 @@ export class PullService {
     const events = await this.deps.outgoingEvents(subscription, stored).catch(async (error: unknown) => {
       await this.giveBack(id, deliveries);
       this.deps.log.error('pull receive: claim check unavailable', { subscriptionId: id, error: String(error) });
-      throw new KoerierError(problems.unavailable('The data of an event could not be read; the events are back in the queue. Try again.'));
+      const detail = 'The data of an event could not be read; the events are back in the queue. Try again.';
+      throw new KoerierError(problems.unavailable(detail), { headers: { 'retry-after': '1' }, cause: error });
     });
     const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => ({
       event: events[index]!,

@@ -150,7 +150,10 @@ describe('receiving with the claim check (EDU-1)', () => {
     const { service, calls } = harness([message(1, 1), message(2, 1)], async () => {
       throw new Error('s3 down');
     });
-    await expect(service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }))).rejects.toMatchObject({ problem: { status: 503 } });
+    await expect(service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }))).rejects.toMatchObject({
+      problem: { status: 503 },
+      headers: { 'retry-after': '1' },
+    });
     expect(calls.at(-1)).toBe('visibility rh-1=0,rh-2=0');
   });
 });
