@@ -1,7 +1,8 @@
 /**
  * The pure half of a receive (docs/PULL.md): which received messages go to the consumer and which
- * to the dead letters, and the answer's body — the events exactly as accepted (CE-13), spliced in
- * as their own JSON text, with their locks beside them, cut before Lambda's 6 MB response.
+ * to the dead letters, and the answer's body — the events as they go out (exactly as accepted,
+ * CE-13, unless the claim check changed them: receive-claim-check.ts), spliced in as their own JSON
+ * text, with their locks beside them, cut before Lambda's 6 MB response.
  */
 import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { PulledMessage } from './pull-queues.js';
