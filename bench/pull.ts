@@ -29,7 +29,8 @@
  * `BENCH_PULL_EVENTS` sets EVENTS).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
@@ -51,17 +52,21 @@ interface Drain {
   readonly seconds: number;
   readonly eventsPerSecond: number;
   readonly receiveLatencyMs: { readonly p50: number; readonly p99: number };
+  /** CPU time of this one process (consumer, API emulation, function, emulators) per event. */
+  readonly cpuMsPerEvent: number;
 }
 
 const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
 
-function drainFigures(events: number, seconds: number, latencies: number[]): Drain {
+function drainFigures(events: number, seconds: number, latencies: number[], cpuStart: NodeJS.CpuUsage): Drain {
   latencies.sort((a, b) => a - b);
+  const cpu = process.cpuUsage(cpuStart);
   return {
     events,
     seconds: Number(seconds.toFixed(2)),
     eventsPerSecond: Math.round(events / seconds),
     receiveLatencyMs: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
+    cpuMsPerEvent: Number(((cpu.user + cpu.system) / 1000 / events).toFixed(3)),
   };
 }
 
@@ -102,6 +107,7 @@ class Consumer {
   async drain(subscriptionId: string, events: number, batch: number): Promise<Drain> {
     const latencies: number[] = [];
     let acknowledged = 0;
+    const cpuStart = process.cpuUsage();
     const started = performance.now();
     while (acknowledged < events) {
       const t0 = performance.now();
@@ -118,7 +124,7 @@ class Consumer {
       if (failed.length > 0) throw new Error(`acknowledge failed for ${failed.length}: ${JSON.stringify(failed[0])}`);
       acknowledged += (answer['succeeded'] as unknown[]).length;
     }
-    return drainFigures(events, (performance.now() - started) / 1000, latencies);
+    return drainFigures(events, (performance.now() - started) / 1000, latencies, cpuStart);
   }
 
   close(): Promise<void> {
@@ -130,6 +136,7 @@ class Consumer {
 async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batch: number): Promise<Drain> {
   const latencies: number[] = [];
   let deleted = 0;
+  const cpuStart = process.cpuUsage();
   const started = performance.now();
   while (deleted < events) {
     const wanted = Math.min(batch, events - deleted);
@@ -156,7 +163,29 @@ async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batc
       deleted += (result.Successful ?? []).length;
     }
   }
-  return drainFigures(events, (performance.now() - started) / 1000, latencies);
+  return drainFigures(events, (performance.now() - started) / 1000, latencies, cpuStart);
+}
+
+/**
+ * With `BENCH_PULL_PROFILE=<dir>`, each measured drain is CPU-profiled on its own into
+ * `<dir>/<name>.cpuprofile` (open in Chrome DevTools), so the drains' time is not mixed with the fill's.
+ */
+async function measured<T>(name: string, drain: () => Promise<T>): Promise<T> {
+  const dir = process.env['BENCH_PULL_PROFILE'];
+  if (!dir) return drain();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  try {
+    return await drain();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -231,14 +260,14 @@ export async function run(): Promise<Record<string, unknown>> {
       dynamodbRequests.reset();
     };
 
-    const floor10 = await floorDrain(floorSqs, urls.floor10, EVENTS, 10);
+    const floor10 = await measured('floor10', () => floorDrain(floorSqs, urls.floor10, EVENTS, 10));
     reset();
-    const koerier10 = await consumer.drain(ids.koerier10, EVENTS, 10);
+    const koerier10 = await measured('koerier10', () => consumer.drain(ids.koerier10, EVENTS, 10));
     const requests10 = requestsOf();
     reset();
-    const koerier100 = await consumer.drain(ids.koerier100, EVENTS, 100);
+    const koerier100 = await measured('koerier100', () => consumer.drain(ids.koerier100, EVENTS, 100));
     const requests100 = requestsOf();
-    const floor100 = await floorDrain(floorSqs, urls.floor100, EVENTS, 100);
+    const floor100 = await measured('floor100', () => floorDrain(floorSqs, urls.floor100, EVENTS, 100));
 
     const perEvent = (counts: Record<string, number>) =>
       Object.fromEntries(Object.entries(counts).map(([operation, count]) => [operation, Number((count / EVENTS).toFixed(3))]));
