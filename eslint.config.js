@@ -23,6 +23,26 @@ export default tseslint.config(
     },
   },
   {
+    // One failure convention (docs/ARCHITECTURE.md, "Failures"): code under functions/ refuses by
+    // throwing a KoerierError, and only core/http/problems.ts turns one into problem+json.
+    files: ['functions/**/*.ts'],
+    ignores: ['functions/core/http/problems.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/problems.js'],
+              importNames: ['problemResponse'],
+              message: 'Throw a KoerierError instead; problemAnswer (core/http/problems.ts) is the one mapping to problem+json.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Plain JavaScript configuration files are outside tsconfig.json: no type information for them.
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,

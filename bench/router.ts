@@ -47,7 +47,7 @@ const SOURCES = ['urn:nld:oin:00000001000000000001:systeem:lvs', 'urn:nld:oin:00
 /** The 40 broad subscriptions present at every size. */
 function broadSubscriptions(): SubscriptionMatch[] {
   const broad: SubscriptionMatch[] = [];
-  for (const type of TYPES) broad.push({ types: [type] }, { types: [type] }, { types: [type], source: SOURCES[0] });
+  for (const type of TYPES) broad.push({ types: [type] }, { types: [type] }, { types: [type], source: SOURCES[0]! });
   for (let i = 0; i < 10; i++) broad.push({ filters: [{ prefix: { type: i % 2 === 0 ? 'nl.edu.leerling.' : 'nl.edu.' } }] });
   for (let i = 0; i < 10; i++) broad.push({ source: SOURCES[i % 2]!, filters: [{ prefix: { type: 'nl.edu.' } }] });
   for (let i = 0; i < 5; i++) broad.push({ filters: [{ suffix: { type: `.v${i + 1}` } }] });
@@ -163,7 +163,7 @@ export async function run(): Promise<Record<string, unknown>> {
     for (const event of events) {
       let startKey: Record<string, never> | undefined;
       do {
-        const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ...(startKey ? { ExclusiveStartKey: startKey } : {}) }));
+        const page = await dynamodb.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
         for (const item of page.Items ?? []) {
           if (item['match']?.S) subscriptionMatches(JSON.parse(item['match'].S) as SubscriptionMatch, event);
         }

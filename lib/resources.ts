@@ -198,7 +198,8 @@ export const functions = {
   },
   pull: {
     entry: 'functions/handlers/pull.ts',
-    memoryMb: 512,
+    // Light work (at most a 6 MB answer); a long poll is mostly waiting, and duration is billed per GB-s (docs/PULL.md, idle cost).
+    memoryMb: 256,
     // A 20 s long poll, the short polls that fill up and the settling after it, inside API Gateway's 30 s.
     timeoutSeconds: 28,
     routes: [

@@ -46,7 +46,7 @@ export async function createDevIdentity(options: {
     const now = Math.floor(Date.now() / 1000);
     // RFC 9068 §2.2 `client_id` always; the configured claim too when it is another one (`azp`, `appid`).
     return new SignJWT({ client_id: clientId, [rules.clientIdClaim]: clientId, scope: scopes.join(' ') })
-      .setProtectedHeader({ alg: ALGORITHM, kid: publicJwk.kid, typ: rules.tokenType })
+      .setProtectedHeader({ alg: ALGORITHM, ...(publicJwk.kid === undefined ? {} : { kid: publicJwk.kid }), typ: rules.tokenType })
       .setIssuer(options.issuer)
       .setAudience(options.audience)
       .setSubject(clientId)

@@ -20,7 +20,7 @@ export interface TtlSweeperOptions {
   readonly pageSize?: number;
   /** After a table's full pass, before its next. Default 60 000. */
   readonly passPauseMs?: number;
-  readonly log?: (line: string) => void;
+  readonly log?: ((line: string) => void) | undefined;
   /** The sweeper's clock, epoch seconds (tests). */
   readonly nowSeconds?: () => number;
   /** False: sweep only when `sweepAll` is called, never on a timer. Default true. */

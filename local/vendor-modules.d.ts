@@ -4,7 +4,7 @@ declare module 'dynalite' {
   import type { Server } from 'node:http';
   interface DynaliteOptions {
     /** LevelDB directory; in memory when absent. */
-    path?: string;
+    path?: string | undefined;
     createTableMs?: number;
     deleteTableMs?: number;
     updateTableMs?: number;

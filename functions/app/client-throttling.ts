@@ -14,7 +14,7 @@
  *   container only, since these routes have no shared window.
  */
 import { scopes, type Scope } from '../core/auth/access-tokens.js';
-import { problem, ProblemError } from '../core/http/problems.js';
+import { KoerierError, problem } from '../core/http/problems.js';
 import { ClientThrottle, type BucketLimits } from '../core/throttling/client-throttle.js';
 import type { KoerierConfig } from '../config.js';
 import type { Logger } from './logger.js';
@@ -53,9 +53,9 @@ export function clientAdmission(
       const decision = throttle.take(bucketKey(group, clientId), limits);
       if (decision.allowed) return;
       log.info('client throttled', { client: clientId, group, retryAfterSeconds: decision.retryAfterSeconds });
-      throw new ProblemError(
+      throw new KoerierError(
         problem(429, 'rate-limited', 'Too Many Requests', `At most ${limits.refillPerMinute} requests per minute per client for these operations.`),
-        { 'retry-after': String(decision.retryAfterSeconds) },
+        { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
       );
     },
     rememberPublishRefusal(clientId, untilMs) {

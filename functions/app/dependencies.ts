@@ -16,7 +16,7 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
-import type { PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
+import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
@@ -56,6 +56,8 @@ export interface KoerierDependencies {
   readonly pullQueues: PullQueues;
   /** The marks a reject leaves for the next receive. */
   readonly rejectionMarks: RejectionMarks;
+  /** Slots of concurrent long polls, shared by every container. */
+  readonly pollLeases: PollLeases;
   /** The key lock tokens are sealed with: the same in every container. */
   lockTokenKey(): Promise<Buffer>;
   /** Outbound HTTP for deliveries and token requests, with the delivery timeouts (SSRF guard on). */

@@ -1,13 +1,13 @@
 /** An HTTP app: what a host (API Gateway's adapter, the laptop's gateway) calls per request. */
 import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
-import { problemResponse, problems } from '../core/http/problems.js';
+import { KoerierError, problemAnswer, problems } from '../core/http/problems.js';
 import { allowedMethods, compileRoutes } from '../core/http/route-table.js';
 import { routeTable } from '../../lib/resources.js';
 
 export type HttpApp = (request: HttpRequest) => Promise<HttpResponse>;
 
 export function methodNotAllowed(allowed: readonly string[]): HttpResponse {
-  return problemResponse(problems.methodNotAllowed(allowed), { allow: allowed.join(', ') });
+  return problemAnswer(new KoerierError(problems.methodNotAllowed(allowed), { headers: { allow: allowed.join(', ') } }));
 }
 
 const apiRoutes = compileRoutes(routeTable.map((route) => ({ ...route, tag: undefined })));
@@ -19,6 +19,6 @@ const apiRoutes = compileRoutes(routeTable.map((route) => ({ ...route, tag: unde
  */
 export function unroutedAnswer(request: HttpRequest): HttpResponse {
   const allowed = allowedMethods(apiRoutes, request.path);
-  if (allowed.length === 0) return problemResponse(problems.notFound(`There is no resource at ${request.path}.`));
+  if (allowed.length === 0) return problemAnswer(new KoerierError(problems.notFound(`There is no resource at ${request.path}.`)));
   return methodNotAllowed(allowed);
 }

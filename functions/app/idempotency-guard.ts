@@ -17,7 +17,7 @@ export function idempotencyGuard(deps: KoerierDependencies, request: HttpRequest
         store: deps.idempotency,
         ttlSeconds: config.idempotency.ttlSeconds,
         lockSeconds: config.idempotency.lockSeconds,
-        ...(options.replayHeaders ? { replayHeaders: options.replayHeaders } : {}),
+        replayHeaders: options.replayHeaders,
         onStoreError: (error) => log.warn('idempotency completion not stored', { client: clientId, operation, error: describeError(error) }),
       },
       process,

@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest } from '../core/http/messages.js';
-import { problem, ProblemError } from '../core/http/problems.js';
+import { KoerierError, problem } from '../core/http/problems.js';
 
 /** Lower case, as HttpRequest headers are. */
 export const ORIGIN_VERIFY_HEADER = 'x-koerier-origin-verify';
@@ -18,7 +18,7 @@ export function requireEdgeOrigin(request: HttpRequest, expectedSecret: string |
   const presented = request.headers[ORIGIN_VERIFY_HEADER] ?? '';
   // Hashes have equal lengths, so the comparison takes the same time whatever was presented.
   if (timingSafeEqual(sha256(presented), sha256(expectedSecret))) return;
-  throw new ProblemError(problem(403, 'edge-bypassed', 'Forbidden', 'Call Koerier through its public address, not the API Gateway endpoint.'));
+  throw new KoerierError(problem(403, 'edge-bypassed', 'Forbidden', 'Call Koerier through its public address, not the API Gateway endpoint.'));
 }
 
 function sha256(text: string): Buffer {

@@ -10,7 +10,7 @@
  * Exempt from the Idempotency-Key: see docs/PULL.md.
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { problem, problemResponse, problems } from '../core/http/problems.js';
+import { KoerierError, problem, problems } from '../core/http/problems.js';
 import { PullService } from '../core/pull/pull-service.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
 import type { RouteKey } from '../../lib/resources.js';
@@ -36,6 +36,9 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       clock: () => Date.now(),
       deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,
       log,
+      leases: deps.pollLeases,
+      maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
+      maxPollsPerClient: config.pull.maxPollsPerClient,
     }));
 
   return async (request) => {
@@ -55,10 +58,10 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
     const subscription = await deps.subscriptions.get(id);
     // Owner only, also for an admin: the locks are the consumer's, and an admin has the dead-letter API.
     if (!subscription || subscription.owner !== principal.clientId) {
-      return problemResponse(problems.notFound(`There is no subscription ${id} for this client.`));
+      throw new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
     }
     if (subscription.delivery !== 'pull') {
-      return problemResponse(
+      throw new KoerierError(
         problem(
           409,
           'not-a-pull-subscription',

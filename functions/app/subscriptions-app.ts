@@ -31,7 +31,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         webhookOrigin: config.webhookOrigin,
         publicBaseUrl: config.publicBaseUrl,
         validationWindowSeconds: config.handshake.windowSeconds,
-        ...(config.handshake.requestRatePerMinute === undefined ? {} : { requestRatePerMinute: config.handshake.requestRatePerMinute }),
+        requestRatePerMinute: config.handshake.requestRatePerMinute,
         validationAgreedClients: config.validationAgreedClients,
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
       },

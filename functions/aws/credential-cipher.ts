@@ -7,18 +7,22 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 
 const LOCAL_PREFIX = 'local:';
 const KMS_FORMAT = 'kms1';
 const LOCAL_FORMAT = 'aesgcm1';
 
-let kms: KMSClient | undefined;
-
-/** The cipher for a key as its resource variable names it. */
-export function credentialCipherFor(keyId: string, options: { localKeysDir?: string } = {}): CredentialCipher {
-  if (!keyId.startsWith(LOCAL_PREFIX)) return new KmsCredentialCipher((kms ??= new KMSClient({})), keyId);
+/**
+ * The cipher for a key as its resource variable names it. `kms` is asked for its client only for
+ * a KMS key, so the laptop never builds one; the composition root owns the client.
+ */
+export function credentialCipherFor(keyId: string, options: { kms?: () => KMSClient; localKeysDir?: string } = {}): CredentialCipher {
+  if (!keyId.startsWith(LOCAL_PREFIX)) {
+    if (!options.kms) throw new Error(`key ${keyId} is a KMS key, but no KMS client is configured`);
+    return new KmsCredentialCipher(options.kms(), keyId);
+  }
   const name = keyId.slice(LOCAL_PREFIX.length);
   if (!options.localKeysDir) throw new Error(`key ${keyId} is a laptop key, but no directory of local key files is configured`);
   const key = Buffer.from(readFileSync(join(options.localKeysDir, `${name}.key`), 'utf8').trim(), 'base64');

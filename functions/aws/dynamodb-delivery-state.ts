@@ -201,9 +201,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     );
   }
 
-  async listAttempts(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<AttemptRecord>> {
+  async listAttempts(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AttemptRecord>> {
     const result = await this.query(subscriptionId, ATTEMPT, page, false);
-    return { items: result.items.map((item) => JSON.parse(item['record']?.S ?? '{}') as AttemptRecord), ...(result.cursor ? { cursor: result.cursor } : {}) };
+    return { items: result.items.map((item) => JSON.parse(item['record']?.S ?? '{}') as AttemptRecord), cursor: result.cursor };
   }
 
   async putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void> {
@@ -221,14 +221,14 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     );
   }
 
-  async listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<DeadLetter>> {
+  async listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<DeadLetter>> {
     const result = await this.query(subscriptionId, DEAD, page, true);
     return {
       items: result.items.map((item) => ({
         ...(JSON.parse(item['deadLetter']?.S ?? '{}') as Omit<DeadLetter, 'events'>),
         events: (item['events']?.L ?? []).map((event) => event.S ?? ''),
       })),
-      ...(result.cursor ? { cursor: result.cursor } : {}),
+      cursor: result.cursor,
     };
   }
 
@@ -239,9 +239,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
   private async query(
     subscriptionId: string,
     prefix: string,
-    page: { limit: number; cursor?: string },
+    page: { limit: number; cursor?: string | undefined },
     oldestFirst: boolean,
-  ): Promise<{ items: Item[]; cursor?: string }> {
+  ): Promise<{ items: Item[]; cursor?: string | undefined }> {
     const start = page.cursor === undefined ? undefined : decodeCursor(page.cursor, subscriptionId, prefix);
     const result = await this.client.send(
       new QueryCommand({
@@ -251,11 +251,11 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
         ExpressionAttributeValues: { ':pk': { S: partition(subscriptionId) }, ':prefix': { S: prefix } },
         ScanIndexForward: oldestFirst,
         Limit: page.limit,
-        ...(start ? { ExclusiveStartKey: start } : {}),
+        ExclusiveStartKey: start,
       }),
     );
     const items = (result.Items ?? []).filter((item) => !this.expired(item));
-    return { items, ...(result.LastEvaluatedKey ? { cursor: encodeCursor(result.LastEvaluatedKey) } : {}) };
+    return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
   }
 
   private batchWrite(requests: readonly WriteRequest[]): Promise<void> {

@@ -118,7 +118,7 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
           ExpressionAttributeNames: { '#pk': ROUTE_KEY },
           ExpressionAttributeValues: { ':pk': { S: routeKey } },
           ConsistentRead: true,
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          ExclusiveStartKey: startKey,
         }),
       );
       yield* page.Items ?? [];

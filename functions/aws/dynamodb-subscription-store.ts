@@ -117,7 +117,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     if (previous.routeKeys.length > 0) await this.routes.bumpGeneration();
   }
 
-  async listByOwner(owner: string, page: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
+  async listByOwner(owner: string, page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
     const startKey = page.cursor === undefined ? undefined : decodeCursor(page.cursor, owner);
     const result = await this.client.send(
       new QueryCommand({
@@ -127,12 +127,12 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         ExpressionAttributeNames: { '#owner': OWNER_KEY },
         ExpressionAttributeValues: { ':owner': { S: ownerKeyOf(owner) } },
         Limit: page.limit,
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        ExclusiveStartKey: startKey,
       }),
     );
     const items = (result.Items ?? []).map(subscriptionOf);
     // DynamoDB may hand back a last key with nothing after it; an empty last page is harmless.
-    return { items, ...(result.LastEvaluatedKey ? { cursor: encodeCursor(result.LastEvaluatedKey) } : {}) };
+    return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
   }
 
   async updateStatus(

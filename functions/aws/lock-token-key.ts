@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { PK, SK } from './delivery-table-items.js';
 
 const LOCAL_PREFIX = 'local:';
@@ -25,12 +25,14 @@ const CONTEXT = { purpose: 'koerier-lock-tokens' };
 
 export function lockTokenKeySource(
   keyId: string,
-  options: { localKeysDir?: string; dynamodb: () => DynamoDBClient; tableName: () => string },
+  options: { kms: () => KMSClient; localKeysDir?: string; dynamodb: () => DynamoDBClient; tableName: () => string },
 ): () => Promise<Buffer> {
   let key: Promise<Buffer> | undefined;
   return () => {
     key ??= (
-      keyId.startsWith(LOCAL_PREFIX) ? Promise.resolve(localKey(keyId, options.localKeysDir)) : wrappedKey(keyId, options.dynamodb(), options.tableName())
+      keyId.startsWith(LOCAL_PREFIX)
+        ? Promise.resolve(localKey(keyId, options.localKeysDir))
+        : wrappedKey(keyId, options.kms(), options.dynamodb(), options.tableName())
     ).catch((error: unknown) => {
       key = undefined;
       throw error;
@@ -46,8 +48,7 @@ function localKey(keyId: string, localKeysDir: string | undefined): Buffer {
   return key;
 }
 
-async function wrappedKey(keyId: string, dynamodb: DynamoDBClient, tableName: string): Promise<Buffer> {
-  const kms = new KMSClient({});
+async function wrappedKey(keyId: string, kms: KMSClient, dynamodb: DynamoDBClient, tableName: string): Promise<Buffer> {
   const read = async () => (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: KEY_ITEM, ConsistentRead: true }))).Item?.['wrapped']?.B;
   let wrapped = await read();
   if (!wrapped) {

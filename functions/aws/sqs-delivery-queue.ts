@@ -61,7 +61,7 @@ export async function moveDeadLetterQueueBack(client: SQSClient, deadLetterQueue
         Entries: messages.map((message, index) => ({
           Id: String(index),
           MessageBody: message.Body ?? '',
-          ...(message.MessageAttributes ? { MessageAttributes: message.MessageAttributes } : {}),
+          MessageAttributes: message.MessageAttributes,
         })),
       }),
     );

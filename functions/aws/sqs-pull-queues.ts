@@ -48,10 +48,17 @@ export class SqsPullQueues implements PullQueues {
         Attributes: { MessageRetentionPeriod: String(settings.retentionSeconds), SqsManagedSseEnabled: 'true' },
       }),
     );
-    const arn = await this.arnOf(deadLetter.QueueUrl!);
+    const deadLetterArn = await this.arnOf(deadLetter.QueueUrl!);
     const queue = await this.client.send(
-      new CreateQueueCommand({ QueueName: name, Attributes: { ...queueAttributes(settings, arn), SqsManagedSseEnabled: 'true' } }),
+      new CreateQueueCommand({ QueueName: name, Attributes: { ...queueAttributes(settings, deadLetterArn), SqsManagedSseEnabled: 'true' } }),
     );
+    // TLS only, as the stack's own queues (cdk-nag AwsSolutions-SQS4): the ARN is known once the queue exists.
+    for (const [url, arn] of [
+      [deadLetter.QueueUrl!, deadLetterArn],
+      [queue.QueueUrl!, await this.arnOf(queue.QueueUrl!)],
+    ] as const) {
+      await this.client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: tlsOnlyPolicy(arn) } }));
+    }
     this.urls.set(subscriptionId, queue.QueueUrl!);
   }
 
@@ -178,6 +185,15 @@ function queueAttributes(settings: PullSettings, deadLetterArn: string): Record<
     VisibilityTimeout: String(DEFAULT_VISIBILITY_SECONDS),
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: Math.min(settings.maxDeliveryCount + 1, SQS_MAX_RECEIVE_COUNT) }),
   };
+}
+
+function tlsOnlyPolicy(queueArn: string): string {
+  return JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [
+      { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: queueArn, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+    ],
+  });
 }
 
 export function isMissingQueue(error: unknown): boolean {

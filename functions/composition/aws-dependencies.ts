@@ -5,24 +5,28 @@
  * logger at the configured level. Each adapter is built on first use and then kept, so a set of
  * dependencies lives as long as its container (Lambda) or its host (laptop).
  *
- *   Lambda:  `awsDependencies` — the configuration from `process.env`, read once, the SDK clients
- *            of functions/aws/clients.ts (endpoints from the standard AWS variables);
+ *   Lambda:  `awsDependencies` — the configuration from `process.env`, read once, and the
+ *            container's SDK clients (endpoints from the standard AWS variables);
  *   laptop:  `buildAwsDependencies({ config, clients })` — the host's own configuration record and
  *            SDK clients pointed at its emulators (local/host.ts). Two hosts, two sets.
+ *
+ * The SDK clients are built here too, never at module level: a set of dependencies built without
+ * `clients` makes its own (functions/aws/clients.ts), so two sets never share a client, its
+ * middleware or its connections.
  */
 import { readFileSync } from 'node:fs';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { authenticator, tokenVerification } from '../app/authentication.js';
 import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
-import { dynamoDbClient, sqsClient } from '../aws/clients.js';
+import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
+import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
 import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
@@ -34,15 +38,14 @@ import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
-export interface AwsClients {
-  readonly dynamodb: DynamoDBClient;
-  readonly sqs: SQSClient;
-}
+export type { AwsClients } from '../aws/clients.js';
 
 export interface AwsDependenciesOptions {
   readonly config: KoerierConfig;
-  /** Default: the container's clients (functions/aws/clients.ts). */
+  /** Default: clients of its own, built on first use (functions/aws/clients.ts). */
   readonly clients?: () => AwsClients;
+  /** Only asked for when the credentials key is a KMS key. Default: a client of its own, built on first use. */
+  readonly kms?: () => KMSClient;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
   /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
@@ -53,7 +56,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const { config } = options;
   const resources = config.resources;
   const log = options.log ?? createLogger(config.logLevel);
-  const clients = once(options.clients ?? (() => ({ dynamodb: dynamoDbClient(), sqs: sqsClient() })));
+  const clients = once(options.clients ?? createAwsClients);
+  const kms = once(options.kms ?? createKmsClient);
   const admission = clientAdmission(config, log);
   const verification = once(() => tokenVerification(config.auth));
   const outboundHttp = (timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) =>
@@ -88,13 +92,15 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
       rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
+      pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),
       lockTokenKey: () =>
         lockTokenKeySource(resources.key('lockTokens'), {
+          kms,
           ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
           dynamodb: () => clients().dynamodb,
           tableName: () => resources.table('deliveries'),
         }),
-      credentialCipher: () => credentialCipherFor(resources.key('credentials'), config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
+      credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({
           connectTimeoutMs: config.delivery.connectTimeoutMs,
@@ -112,6 +118,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
 }
 
 let container: KoerierDependencies | undefined;
+let containerAwsClients: AwsClients | undefined;
 
 /**
  * This Lambda container's dependencies, built on the first invocation (not at import, so a cold
@@ -119,8 +126,17 @@ let container: KoerierDependencies | undefined;
  * `process.env`.
  */
 export function awsDependencies(): KoerierDependencies {
-  container ??= buildAwsDependencies({ config: loadConfig(process.env) });
+  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients });
   return container;
+}
+
+/**
+ * The SDK clients this container's dependencies send with, built on first use; tests that watch
+ * or fault what the Lambda handlers send add their middleware here.
+ */
+export function containerClients(): AwsClients {
+  containerAwsClients ??= createAwsClients();
+  return containerAwsClients;
 }
 
 function once<T>(build: () => T): () => T {

@@ -18,8 +18,8 @@ export function webhookSender(client: SafeHttpClient, clock: Clock = systemClock
       return {
         failure: failure.kind,
         message: failure.message,
-        ...(failure.status === undefined ? {} : { status: failure.status }),
-        ...(failure.headers === undefined ? {} : { headers: failure.headers }),
+        status: failure.status,
+        headers: failure.headers,
         latencyMs: clock() - started,
       };
     }

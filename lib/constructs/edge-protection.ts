@@ -201,7 +201,9 @@ export class ApiDistribution extends Construct {
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       enableLogging: true,
-      logBucket: this.logs,
+      // aws-cdk-lib declares Bucket.isWebsite `boolean | undefined` but IBucket.isWebsite `boolean`, which
+      // exactOptionalPropertyTypes tells apart; the class implements the interface all the same.
+      logBucket: this.logs as s3.IBucket,
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR4',

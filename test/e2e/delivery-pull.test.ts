@@ -120,8 +120,21 @@ describe('pull subscriptions (CARD-7, EDU-17)', () => {
     expect(created.body).toMatchObject({ delivery: 'pull', status: 'active', maxdeliverycount: 3, retentionseconds: 3600 });
     expect(created.body).not.toHaveProperty('sink');
     const id = created.body['id'] as string;
-    expect(await queueExists(`koerier-pull-${id}`)).toBe(true);
-    expect(await queueExists(`koerier-pull-${id}-dlq`)).toBe(true);
+    for (const name of [`koerier-pull-${id}`, `koerier-pull-${id}-dlq`]) {
+      const sqs = koerier.host.awsClients.sqs;
+      const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }));
+      // Encrypted, TLS only, kept as long as the subscription says.
+      expect(Attributes['SqsManagedSseEnabled'], name).toBe('true');
+      expect(JSON.parse(Attributes['Policy'] ?? '{}'), name).toMatchObject({
+        Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }],
+      });
+      expect(Attributes['MessageRetentionPeriod'], name).toBe('3600');
+    }
+    const { QueueUrl } = await koerier.host.awsClients.sqs.send(new GetQueueUrlCommand({ QueueName: `koerier-pull-${id}` }));
+    const { Attributes = {} } = await koerier.host.awsClients.sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['RedrivePolicy'] }));
+    // The backstop for a crash: SQS moves it one receive after Koerier would have.
+    expect(JSON.parse(Attributes['RedrivePolicy'] ?? '{}')).toMatchObject({ maxReceiveCount: 4 });
   });
 
   it('EDU-17: push members in a pull subscription, and pull settings in a push one, are refused by name', async () => {

@@ -43,7 +43,7 @@ function build(context: Record<string, unknown>, env: { account: string; region:
 const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
 const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'pull') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
@@ -68,11 +68,11 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     }
   });
 
-  it('review #20: every route of the ingest, subscriptions, delivery-admin and pull functions gets its own API Gateway limit; the rest keep the stage default', () => {
+  it('review #20: every route of the ingest, subscriptions and delivery-admin functions gets its own API Gateway limit; the rest keep the stage default', () => {
     const stage = stageOf(built.resources);
     expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
     const expected: Record<string, unknown> = {};
-    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin', 'pull'] as const) {
+    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
       for (const key of routeKeysOf(name)) {
         expected[key] = { ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit };
       }

@@ -37,8 +37,8 @@ const extended: ResourceDescription = {
       memoryMb: 1024,
       timeoutSeconds: 30,
       queueTrigger: { queue: 'extraOutbox' as QueueName, batchSize: 10, maxBatchingWindowSeconds: 2 },
-      tables: { extraArchive: 'readwrite', subscriptions: 'read' } as FunctionSpec['tables'],
-      queues: { deliveries: 'send', extraOutbox: 'consume' } as FunctionSpec['queues'],
+      tables: { extraArchive: 'readwrite', subscriptions: 'read' } as NonNullable<FunctionSpec['tables']>,
+      queues: { deliveries: 'send', extraOutbox: 'consume' } as NonNullable<FunctionSpec['queues']>,
       deadLetterQueues: { inbound: 'consume' },
       buckets: { payloads: 'read' },
       keys: { credentials: 'decrypt' },
@@ -650,7 +650,7 @@ describe('Koerier stack refuses descriptions it cannot deploy safely', () => {
   });
 
   it('CARD-3: a grant of a resource the description does not have', () => {
-    const description = withFunction('extraReader', { ...base, tables: { extraArchive: 'read' } as FunctionSpec['tables'] });
+    const description = withFunction('extraReader', { ...base, tables: { extraArchive: 'read' } as NonNullable<FunctionSpec['tables']> });
     expect(() => synthKoerier({ resources: description })).toThrow(
       /function 'extraReader' refers to table 'extraArchive', which lib\/resources.ts does not describe \(known: idempotency, /,
     );

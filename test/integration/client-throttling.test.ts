@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { dynamoDbClient, sqsClient } from '../../functions/aws/clients.js';
+import { containerClients } from '../../functions/composition/aws-dependencies.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
 import { resourceNames } from '../support/resource-names.js';
 import { PUBLISH_BUCKET_HEADROOM } from '../../functions/app/client-throttling.js';
@@ -41,8 +41,8 @@ beforeAll(async () => {
   for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
     handlers.set(name, ((await import(`../../${functions[name].entry.replace(/\.ts$/, '.js')}`)) as { handler: Handler }).handler);
   }
-  dynamodb = countRequests(dynamoDbClient());
-  sqs = countRequests(sqsClient());
+  dynamodb = countRequests(containerClients().dynamodb);
+  sqs = countRequests(containerClients().sqs);
 });
 
 afterAll(async () => {
@@ -150,7 +150,7 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
   it('review #20: a publisher refused by the shared DynamoDB window is then refused by the container for free until the window ends', async () => {
     const publisher = 'partner-b';
     // Another container has used up partner-b's minute in the shared window.
-    const otherContainer = new DynamoDbRateWindow(dynamoDbClient(), resourceNames.table('idempotency'));
+    const otherContainer = new DynamoDbRateWindow(containerClients().dynamodb, resourceNames.table('idempotency'));
     for (let i = 0; i < PUBLISH_RATE; i++) expect((await otherContainer.take(publisher, PUBLISH_RATE)).allowed).toBe(true);
     const token = await harness.token(publisher, 'events:publish');
     const publish = () =>

@@ -12,6 +12,7 @@ import { parseEntitlements } from '../../functions/core/subscriptions/entitlemen
 import { SubscriptionsService } from '../../functions/core/subscriptions/subscriptions-service.js';
 import { scripts } from '../support/https-receiver.js';
 import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { answering } from '../support/refusals.js';
 
 let koerier: DeliveryHarness;
 let api: SubscriptionsService;
@@ -21,22 +22,24 @@ beforeAll(async () => {
     [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
     [settingEnv.deliveryRetryWindowSeconds]: '4',
   });
-  api = new SubscriptionsService({
-    store: koerier.subscriptions,
-    cipher: koerier.cipher,
-    sendValidationRequest: async () => ({ failure: 'not used: validation is agreed', permanent: true }),
-    entitlements: parseEntitlements(JSON.stringify({ subscriber: [{ typePrefix: '' }] })),
-    settings: {
-      allowLoopbackSinks: true,
-      allowedPorts: [443],
-      sinkCredentials: 'oauth2-only',
-      webhookOrigin: 'koerier.test',
-      publicBaseUrl: '',
-      validationWindowSeconds: 3600,
-      validationAgreedClients: ['subscriber'],
-      maxRetryWindowSeconds: 7 * 24 * 3600,
-    },
-  });
+  api = answering(
+    new SubscriptionsService({
+      store: koerier.subscriptions,
+      cipher: koerier.cipher,
+      sendValidationRequest: async () => ({ failure: 'not used: validation is agreed', permanent: true }),
+      entitlements: parseEntitlements(JSON.stringify({ subscriber: [{ typePrefix: '' }] })),
+      settings: {
+        allowLoopbackSinks: true,
+        allowedPorts: [443],
+        sinkCredentials: 'oauth2-only',
+        webhookOrigin: 'koerier.test',
+        publicBaseUrl: '',
+        validationWindowSeconds: 3600,
+        validationAgreedClients: ['subscriber'],
+        maxRetryWindowSeconds: 7 * 24 * 3600,
+      },
+    }),
+  );
 });
 afterAll(async () => {
   await koerier?.stop();

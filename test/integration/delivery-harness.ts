@@ -35,6 +35,7 @@ import {
 } from '../support/https-receiver.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 import { silentLog } from '../../functions/core/ports/log.js';
+import { answering } from '../support/refusals.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
@@ -115,16 +116,18 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const queue = new SqsMessageQueue(sqs, queueUrl);
   const cipher = new LocalCredentialCipher(key);
   const adminWith = (entitlementsJson: string) =>
-    new DeliveryAdmin({
-      targets: store,
-      ledger: store,
-      deadLetters: store,
-      subscriptions,
-      enqueue: (_subscription, messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
-      audit: silentLog,
-      entitlements: parseEntitlements(entitlementsJson),
-      sinkCredentials: loadConfig(process.env).sinkCredentials,
-    });
+    answering(
+      new DeliveryAdmin({
+        targets: store,
+        ledger: store,
+        deadLetters: store,
+        subscriptions,
+        enqueue: (_subscription, messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        audit: silentLog,
+        entitlements: parseEntitlements(entitlementsJson),
+        sinkCredentials: loadConfig(process.env).sinkCredentials,
+      }),
+    );
   const admin = adminWith(process.env[settingEnv.entitlements] ?? ALL_ENTITLED);
   const tokenServer = await startHttpsReceiver({ authority });
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { SQSServiceException, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sqsClient } from '../../functions/aws/clients.js';
+import { containerClients } from '../../functions/composition/aws-dependencies.js';
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { staysQuiet } from '../support/waiting.js';
@@ -37,7 +37,7 @@ function eventIdOf(body: string | undefined): string {
 }
 
 function installFaultInjection(): void {
-  sqsClient().middlewareStack.add(
+  containerClients().sqs.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = context.commandName ?? '';
       if (operation !== 'SendMessageCommand' && operation !== 'SendMessageBatchCommand') return next(args);

@@ -3,7 +3,7 @@
  * redrive, resuming a suspended subscription, and (admin) the dead-letter queue's redrive.
  */
 import { DEAD_LETTER_REASONS } from '../delivery/delivery-records.js';
-import { MAX_REDRIVE } from '../delivery/delivery-admin.js';
+import { MAX_REDRIVE } from '../delivery/redrive.js';
 import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];

@@ -6,9 +6,10 @@ import { API_VERSION, problemSchema, validationIssueSchema } from './components.
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
-import { subscriptionsPaths, subscriptionsSchemas } from './subscriptions-paths.js';
+import { subscriptionsPaths } from './subscriptions-paths.js';
+import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
-export function openApiDocument(options: { serverUrl?: string; tokenUrl: string }) {
+export function openApiDocument(options: { serverUrl?: string | undefined; tokenUrl: string }) {
   return {
     openapi: '3.1.0',
     info: {

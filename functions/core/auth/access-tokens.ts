@@ -3,7 +3,7 @@
  * Tokens are JWTs verified with `jose` against the organisation's issuer and its JWKS.
  */
 import { errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { problems, ProblemError } from '../http/problems.js';
+import { KoerierError, problems } from '../http/problems.js';
 
 /**
  * Asymmetric algorithms only. Leaving out `none` and every HMAC algorithm is what stops a token
@@ -103,7 +103,7 @@ export interface TokenVerification {
 
 /**
  * Verifies the bearer token in `authorization` and checks it carries `requiredScope`.
- * Throws a ProblemError: 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a missing or
+ * Throws a KoerierError: 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a missing or
  * bad token, 403 with `error="insufficient_scope"` for a valid token without the scope.
  */
 export async function authenticate(authorization: string | undefined, requiredScope: Scope, verification: TokenVerification): Promise<Principal> {
@@ -125,7 +125,10 @@ export async function authenticate(authorization: string | undefined, requiredSc
   } catch (error) {
     // The issuer's key set being unreachable is our outage, not the caller's bad token.
     if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || error instanceof TypeError) {
-      throw new ProblemError(problems.unavailable('The access token cannot be verified right now; retry later.'), { 'retry-after': '5' });
+      throw new KoerierError(problems.unavailable('The access token cannot be verified right now; retry later.'), {
+        headers: { 'retry-after': '5' },
+        cause: error,
+      });
     }
     throw invalidToken(describeVerificationFailure(error));
   }
@@ -147,8 +150,8 @@ export async function authenticate(authorization: string | undefined, requiredSc
   const principal = principalOf(payload, rules.clientIdClaim);
   if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
   if (!principal.scopes.has(requiredScope)) {
-    throw new ProblemError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
-      'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"`,
+    throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
+      headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
     });
   }
   return principal;
@@ -208,9 +211,9 @@ function stringClaim(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 && !UNKEYABLE_TEXT.test(value) ? value : undefined;
 }
 
-function invalidToken(description: string): ProblemError {
-  return new ProblemError(problems.unauthorized(description), {
-    'www-authenticate': `Bearer realm="koerier", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
+function invalidToken(description: string): KoerierError {
+  return new KoerierError(problems.unauthorized(description), {
+    headers: { 'www-authenticate': `Bearer realm="koerier", error="invalid_token", error_description="${description.replace(/"/g, "'")}"` },
   });
 }
 

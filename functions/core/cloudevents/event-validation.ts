@@ -2,10 +2,10 @@
  * Validation of one CloudEvent in the JSON event format against CloudEvents 1.0 as profiled by
  * NL GOV 1.1 (seed 001) — requirements CE-1…CE-12, JSON-1 and JSON-2. One pass over the members:
  * every violation is reported (never only the first), SHOULD-level findings become warnings, and
- * the context attributes are collected on the way for logs, routing and filters.
+ * the context attributes are collected on the way for logs, routing and filters. The findings go
+ * to an `IssueCollector` (issue-collector.ts).
  */
 import { mediaTypeOf } from '../http/messages.js';
-import { MAX_LISTED_ISSUES, type ValidationIssue } from '../http/problems.js';
 import {
   ATTRIBUTE_NAME,
   MAX_RECOMMENDED_NAME_LENGTH,
@@ -23,51 +23,10 @@ import {
   isUriReference,
   typeVersionProblem,
 } from './attribute-syntax.js';
+import { printable, type IssueCollector } from './issue-collector.js';
 
 export type AttributeValue = string | number | boolean;
 export type Attributes = Record<string, AttributeValue>;
-
-/**
- * Warnings kept per request. Far above what a 1,000-event batch yields in practice (warnings are
- * grouped per kind in the 202), but a bound on memory for a body made of nothing but long names.
- */
-const MAX_COLLECTED_WARNINGS = 10_000;
-
-/**
- * Collects findings; `index` is set for batch members so every issue names its member. Once more
- * errors were found than a problem lists (review #11), `stopped` is set and validation ends: the
- * request is refused anyway, and finding the rest would only cost time.
- */
-export class IssueCollector {
-  readonly errors: ValidationIssue[] = [];
-  readonly warnings: ValidationIssue[] = [];
-  index: number | undefined = undefined;
-  /** More errors than `MAX_LISTED_ISSUES` were found; the first ones are in `errors`. */
-  stopped = false;
-  /** Warnings found beyond `MAX_COLLECTED_WARNINGS`, counted but not kept. */
-  warningsNotCollected = 0;
-
-  error(attribute: string | undefined, rule: string, requirement: string, message: string): void {
-    if (this.errors.length === MAX_LISTED_ISSUES) {
-      this.stopped = true;
-      return;
-    }
-    this.errors.push(this.issue(attribute, rule, requirement, message));
-  }
-
-  warning(attribute: string | undefined, rule: string, requirement: string, message: string): void {
-    if (this.warnings.length === MAX_COLLECTED_WARNINGS) {
-      this.warningsNotCollected++;
-      return;
-    }
-    this.warnings.push(this.issue(attribute, rule, requirement, message));
-  }
-
-  private issue(attribute: string | undefined, rule: string, requirement: string, message: string): ValidationIssue {
-    const issue: ValidationIssue = attribute === undefined ? { rule, requirement, message } : { attribute, rule, requirement, message };
-    return this.index === undefined ? issue : { ...issue, index: this.index };
-  }
-}
 
 /** Where each REQUIRED attribute's rule lives, for the "missing" finding. */
 const REQUIRED = [
@@ -317,10 +276,4 @@ function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'number') return Number.isInteger(v) ? 'a number' : 'a non-integer number';
   return `a ${typeof v === 'object' ? 'JSON object' : typeof v}`;
-}
-
-/** Names and values quoted in messages: escaped and cut short, so a problem stays readable. */
-function printable(s: string): string {
-  const cut = s.length > 64 ? `${s.slice(0, 64)}…` : s;
-  return JSON.stringify(cut).slice(1, -1);
 }

@@ -3,7 +3,8 @@
  * and the HTTP binding (http-binding/): parse incoming requests, serialise deliveries.
  */
 import type { ValidationIssue } from '../http/problems.js';
-import { IssueCollector, checkEvent } from './event-validation.js';
+import { checkEvent } from './event-validation.js';
+import { IssueCollector } from './issue-collector.js';
 
 export type { AcceptedEvent } from './accepted-event.js';
 export {
@@ -14,7 +15,7 @@ export {
   toStructuredMessage,
   type ContentMode,
   type ParseOptions,
-  type ParseOutcome,
+  type ParsedEvents,
 } from './http-binding/index.js';
 export { readStoredEvent } from './stored-event.js';
 

@@ -78,8 +78,8 @@ export type AttemptResult =
       readonly failure: TransportFailureKind;
       readonly message: string;
       /** Known when the status line arrived before the failure (`too-large`). */
-      readonly status?: number;
-      readonly headers?: Readonly<Record<string, string>>;
+      readonly status?: number | undefined;
+      readonly headers?: Readonly<Record<string, string>> | undefined;
       readonly latencyMs: number;
     };
 

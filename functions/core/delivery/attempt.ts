@@ -16,7 +16,7 @@ import { webhookRequest } from './webhook-request.js';
 export interface Sending {
   readonly delivery: QueuedDelivery;
   readonly format: ContentMode;
-  readonly progress?: DeliveryProgress;
+  readonly progress?: DeliveryProgress | undefined;
 }
 
 export interface AttemptContext {
@@ -26,7 +26,7 @@ export interface AttemptContext {
   /** Epoch ms by which every attempt must be over. */
   readonly deadline: number;
   /** The batch's OAuth2 token, when it was fetched before the rate slots were planned. */
-  readonly token?: Promise<string | undefined>;
+  readonly token?: Promise<string | undefined> | undefined;
 }
 
 /** Sends every admitted delivery after its wait (`waits`, index for index); a report each, in the same order. */

@@ -75,7 +75,8 @@ export interface DeadLetter {
 
 export interface Page<T> {
   readonly items: readonly T[];
-  readonly cursor?: string;
+  /** Opaque; pass it back to get the next page. Absent (or undefined) on the last page. */
+  readonly cursor?: string | undefined;
 }
 
 export class InvalidPageCursorError extends Error {
@@ -110,13 +111,13 @@ export interface DeliveryLedger {
   putProgress(subscriptionId: string, progress: DeliveryProgress, expiresAt: number): Promise<void>;
   recordAttempts(records: readonly AttemptRecord[], expiresAt: number): Promise<void>;
   /** Newest first. */
-  listAttempts(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<AttemptRecord>>;
+  listAttempts(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AttemptRecord>>;
 }
 
 /** The deliveries Koerier stopped trying, kept for the subscriber to see and send again (EDU-18). */
 export interface DeadLetterStore {
   putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void>;
   /** Oldest delivery first. */
-  listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string }): Promise<Page<DeadLetter>>;
+  listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<DeadLetter>>;
   deleteDeadLetters(deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[]): Promise<void>;
 }

@@ -151,8 +151,7 @@ class SubscriptionDispatch {
         try {
           const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
-          if (prepared.kind === 'ready')
-            return void ready.push({ delivery, format: prepared.format, ...(prepared.progress ? { progress: prepared.progress } : {}) });
+          if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, progress: prepared.progress });
           if (prepared.unsendableHeader !== undefined) {
             deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', {
               subscriptionId,
@@ -197,7 +196,7 @@ class SubscriptionDispatch {
       now: this.now,
       sleep,
       deadline: this.deadline,
-      ...(token ? { token } : {}),
+      token,
     });
     const settlements: Settlement[] = [];
     for (const [index, report] of reports.entries()) {

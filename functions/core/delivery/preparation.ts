@@ -16,7 +16,7 @@ import type { ContentMode } from '../cloudevents/index.js';
 import { deliveryFormat, unsendableHeader, webhookRequest } from './webhook-request.js';
 
 export type Preparation =
-  | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress }
+  | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress | undefined }
   /** One delivery per event (JSON-3): `split.ts`. */
   | { readonly kind: 'split' }
   /** Settled without an attempt; `unsendableHeader` names the header that could not be sent. */
@@ -87,7 +87,7 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
   if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - now() > 1000) {
     return { kind: 'settled', next: retryStep(delivery, progress.nextAttemptAt - now(), 'up', progress, policy, now()) };
   }
-  return { kind: 'ready', format, ...(progress ? { progress } : {}) };
+  return { kind: 'ready', format, progress };
 }
 
 /** A first receive has no earlier attempts: the read is skipped, so the common case costs nothing. */

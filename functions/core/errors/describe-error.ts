@@ -1,5 +1,5 @@
 /** An error as log fields: its name, message and stack, never its own properties (which may hold input). */
-export function describeError(error: unknown): { name: string; message: string; stack?: string } {
-  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+export function describeError(error: unknown): { name: string; message: string; stack?: string | undefined } {
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack || undefined };
   return { name: 'NonError', message: String(error) };
 }

@@ -22,7 +22,7 @@ export interface Problem {
   readonly type: string;
   readonly title: string;
   readonly status: number;
-  readonly detail?: string;
+  readonly detail?: string | undefined;
   readonly errors?: readonly ValidationIssue[];
   readonly [extension: string]: unknown;
 }
@@ -32,19 +32,45 @@ const PROBLEM_BASE = 'https://koerier.dev/problems/';
 /** Problem type URIs, one per kind of failure, so clients can branch on `type`. */
 export const problemType = (slug: string): string => `${PROBLEM_BASE}${slug}`;
 
-/** Thrown anywhere below a handler; the handler turns it into the response. */
-export class ProblemError extends Error {
-  constructor(
-    readonly problem: Problem,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(problem.detail ?? problem.title);
-    this.name = 'ProblemError';
+/**
+ * The one way core reports a failure that its caller is to be told about: thrown, never returned,
+ * from anywhere below an app. `problem` is what the caller reads (with `headers` such as
+ * `Retry-After`); `cause`, when there is one, is what went wrong underneath, for logs only.
+ * `answered` turns it into the answer; anything else thrown is a 500 at the adapter.
+ */
+export class KoerierError extends Error {
+  readonly problem: Problem;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(problem: Problem, options: { readonly headers?: Readonly<Record<string, string>>; readonly cause?: unknown } = {}) {
+    super(problem.detail ?? problem.title, 'cause' in options ? { cause: options.cause } : undefined);
+    this.name = 'KoerierError';
+    this.problem = problem;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** The one mapping from a failure to its answer: RFC 9457 problem+json, bounded, with the error's headers. */
+export function problemAnswer(error: KoerierError): HttpResponse {
+  return problemResponse(error.problem, error.headers);
+}
+
+/**
+ * Runs `work` and answers a `KoerierError` it throws with `problemAnswer`; anything else goes on
+ * up. The HTTP adapter runs every app through it, and the idempotency guard each first attempt,
+ * since a refusal is an answer it stores and replays like any other.
+ */
+export async function answered(work: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof KoerierError) return problemAnswer(error);
+    throw error;
   }
 }
 
 export function problem(status: number, slug: string, title: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
-  return { type: problemType(slug), title, status, ...(detail === undefined ? {} : { detail }), ...extra };
+  return { type: problemType(slug), title, status, detail, ...extra };
 }
 
 /**
@@ -62,7 +88,11 @@ const MAX_MESSAGE_CHARACTERS = 512;
 const MAX_ATTRIBUTE_CHARACTERS = 64;
 const ISSUE_LISTS = ['errors', 'warnings'] as const;
 
-export function problemResponse(p: Problem, headers: Record<string, string> = {}): HttpResponse {
+/**
+ * A problem as an HTTP answer. Under functions/ only `problemAnswer` calls it; the laptop's
+ * gateway uses it for the answers it gives in API Gateway's place (local/api-gateway.ts).
+ */
+export function problemResponse(p: Problem, headers: Readonly<Record<string, string>> = {}): HttpResponse {
   return {
     status: p.status,
     headers: { 'content-type': 'application/problem+json', ...headers },

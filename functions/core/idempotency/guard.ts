@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { answered, KoerierError, problem } from '../http/problems.js';
 import { requestFingerprint } from './fingerprint.js';
 import { readIdempotencyKey } from './key.js';
 import { systemClock, type Clock } from '../ports/clock.js';
@@ -26,13 +26,13 @@ export interface IdempotencyContext {
   /** The route, e.g. `POST /events`: part of the key's scope and of the fingerprint. */
   readonly operation: string;
   readonly store: IdempotencyStore;
-  readonly clock?: Clock;
+  readonly clock?: Clock | undefined;
   /** EDU-IDEM-7: how long an entry lives (7 days by default in config). */
   readonly ttlSeconds: number;
   /** How long a claim blocks repeats before a crashed attempt's key may be claimed again. Keep it above the function timeout. */
   readonly lockSeconds: number;
   /** Further response headers (lower case) a route wants stored and replayed, next to `REPLAYED_HEADERS`. */
-  readonly replayHeaders?: readonly string[];
+  readonly replayHeaders?: readonly string[] | undefined;
   /** Told when storing or freeing a key failed after processing; the response still goes out. */
   readonly onStoreError?: (error: unknown) => void;
 }
@@ -42,12 +42,16 @@ export interface IdempotencyContext {
  * 400 for a missing or malformed key (before anything else), 422 when the key came with another
  * request, 409 while the first request is in progress, the stored response of a completed one
  * (same status, byte-identical body, `Idempotent-Replayed: true`). Otherwise runs `process`:
- * 2xx-4xx answers are stored; 5xx, 429 and thrown errors free the key so the retry is processed.
+ * 2xx-4xx answers, also those of a KoerierError it throws, are stored; 5xx, 429 and any other
+ * thrown error free the key so the retry is processed (the error goes on up).
  */
-export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
-  const read = readIdempotencyKey(req.headers);
-  if ('problem' in read) return problemResponse(read.problem);
-  const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: read.key };
+export function withIdempotency(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  // The guard's own refusals are answers too, so its callers get a response either way.
+  return answered(() => guarded(req, ctx, process));
+}
+
+async function guarded(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+  const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: readIdempotencyKey(req.headers) };
   const fingerprint = requestFingerprint(req, ctx.operation);
   const clock = ctx.clock ?? systemClock;
 
@@ -69,12 +73,12 @@ export async function withIdempotency(req: HttpRequest, ctx: IdempotencyContext,
     if (seen === undefined || isClaimable(seen, { now, fingerprint })) continue;
     return answerExisting(seen, scope, fingerprint, now);
   }
-  return inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
+  throw inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
 }
 
 function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
   if (entry.fingerprint !== fingerprint) {
-    return problemResponse(
+    throw new KoerierError(
       problem(
         422,
         'idempotency-key-reused',
@@ -84,7 +88,7 @@ function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, finger
       ),
     );
   }
-  if (entry.state === 'in-progress') return inProgress(scope, entry.lockExpiresAt, now);
+  if (entry.state === 'in-progress') throw inProgress(scope, entry.lockExpiresAt, now);
   return {
     status: entry.response.status,
     headers: { ...entry.response.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
@@ -92,9 +96,9 @@ function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, finger
   };
 }
 
-function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): HttpResponse {
+function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): KoerierError {
   const retryAfter = Math.max(1, Math.ceil((lockExpiresAt - now) / 1000));
-  return problemResponse(
+  return new KoerierError(
     problem(
       409,
       'idempotency-key-in-progress',
@@ -102,7 +106,7 @@ function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number)
       `A request with Idempotency-Key ${scope.key} is still being processed; retry after ${retryAfter} s.`,
       { idempotencyKey: scope.key },
     ),
-    { 'retry-after': String(retryAfter) },
+    { headers: { 'retry-after': String(retryAfter) } },
   );
 }
 
@@ -114,7 +118,8 @@ async function processAndRecord(
 ): Promise<HttpResponse> {
   let response: HttpResponse;
   try {
-    response = await process();
+    // A refusal (a thrown KoerierError) is an answer like any other: stored when final, replayed.
+    response = await answered(process);
   } catch (error) {
     await ctx.store.release(scope, claimId).catch((releaseError: unknown) => ctx.onStoreError?.(releaseError));
     throw error;

@@ -1,5 +1,5 @@
 /** Reading the Idempotency-Key request header (EDU-IDEM-6, EDU-IDEM-18). */
-import { problems, type Problem } from '../http/problems.js';
+import { KoerierError, problems } from '../http/problems.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
@@ -10,47 +10,41 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 /**
  * EDU-IDEM-6/18: the key must be a canonical UUIDv4, in either case. The IETF draft the profile
  * builds on defines the field as a Structured Field String (`"…"`), so the quoted form is accepted
- * next to the bare one. Returns the key lower-cased, or the 400 problem saying what is wrong.
+ * next to the bare one. Returns the key lower-cased; throws the 400 saying what is wrong.
  */
-export function readIdempotencyKey(headers: Readonly<Record<string, string>>): { key: string } | { problem: Problem } {
+export function readIdempotencyKey(headers: Readonly<Record<string, string>>): string {
   const raw = headers[IDEMPOTENCY_KEY_HEADER]?.trim() ?? '';
   if (raw === '') {
-    return {
-      problem: keyProblem(
-        'idempotency-key-missing',
-        'Idempotency Key Missing',
-        'missing',
-        'EDU-IDEM-18',
-        'This operation requires an Idempotency-Key header holding a UUIDv4.',
-      ),
-    };
+    throw keyProblem(
+      'idempotency-key-missing',
+      'Idempotency Key Missing',
+      'missing',
+      'EDU-IDEM-18',
+      'This operation requires an Idempotency-Key header holding a UUIDv4.',
+    );
   }
   const value = raw.length > 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
   if (!UUID.test(value)) {
-    return {
-      problem: keyProblem(
-        'idempotency-key-malformed',
-        'Idempotency Key Malformed',
-        'uuid',
-        'EDU-IDEM-6',
-        'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
-      ),
-    };
+    throw keyProblem(
+      'idempotency-key-malformed',
+      'Idempotency Key Malformed',
+      'uuid',
+      'EDU-IDEM-6',
+      'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
+    );
   }
   if (!UUID_V4.test(value)) {
-    return {
-      problem: keyProblem(
-        'idempotency-key-malformed',
-        'Idempotency Key Malformed',
-        'uuid-v4',
-        'EDU-IDEM-6',
-        'The Idempotency-Key is a UUID but not version 4 (random).',
-      ),
-    };
+    throw keyProblem(
+      'idempotency-key-malformed',
+      'Idempotency Key Malformed',
+      'uuid-v4',
+      'EDU-IDEM-6',
+      'The Idempotency-Key is a UUID but not version 4 (random).',
+    );
   }
-  return { key: value.toLowerCase() };
+  return value.toLowerCase();
 }
 
-function keyProblem(slug: string, title: string, rule: string, requirement: string, message: string): Problem {
-  return problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]);
+function keyProblem(slug: string, title: string, rule: string, requirement: string, message: string): KoerierError {
+  return new KoerierError(problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]));
 }

@@ -8,10 +8,10 @@
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
 import type { Principal } from '../auth/access-tokens.js';
-import { parseCloudEventsRequest } from '../cloudevents/index.js';
+import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
@@ -59,7 +59,7 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       clientId: publisher,
       operation: INGEST_OPERATION,
       store: deps.idempotency,
-      ...(deps.clock ? { clock: deps.clock } : {}),
+      clock: deps.clock,
       ttlSeconds: deps.settings.idempotency.ttlSeconds,
       lockSeconds: deps.settings.idempotency.lockSeconds,
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
@@ -74,14 +74,19 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
   const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
   if (!rate.allowed) {
-    return problemResponse(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
-      'retry-after': String(rate.retryAfterSeconds),
+    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
+      headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
   }
-  const outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
-  if (!outcome.ok) {
-    log.info('events rejected', { publisher, status: outcome.problem.status, type: outcome.problem.type, errors: outcome.problem.errors?.length ?? 0 });
-    return problemResponse(outcome.problem);
+  let outcome: ParsedEvents;
+  try {
+    outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
+  } catch (error) {
+    if (error instanceof KoerierError) {
+      const refused = error.problem;
+      log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+    }
+    throw error;
   }
   const ungranted = ungrantedSources(
     publisher,
@@ -91,7 +96,7 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   );
   if (ungranted.length > 0) {
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
-    return problemResponse(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
+    throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
   const receivedAt = new Date(deps.clock?.() ?? Date.now()).toISOString();
   // EDU-19, EDU-IN: the 202 below is only reached once the queue has stored every event. A failed
@@ -105,14 +110,14 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     );
   } catch (error) {
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
-    return problemResponse(
+    throw new KoerierError(
       problem(
         503,
         'events-not-stored',
         'Service Unavailable',
         'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.',
       ),
-      { 'retry-after': '1' },
+      { headers: { 'retry-after': '1' }, cause: error },
     );
   }
   // Context attributes may be logged (CE-16); the data never is.

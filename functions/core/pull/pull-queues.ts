@@ -49,3 +49,15 @@ export interface RejectionMarks {
   find(subscriptionId: string, messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   clear(subscriptionId: string, messageIds: readonly string[]): Promise<void>;
 }
+
+/**
+ * Slots for concurrent long polls (docs/PULL.md, "Capacity"), shared by every container: a scope
+ * (a subscription, a client) has `limit` slots; a poll holds one until it ends or its lease runs
+ * out (so a crashed container's slot frees itself).
+ */
+export interface PollLeases {
+  /** One free slot of `scope`, held by `leaseId` until `until` (epoch ms); undefined when all `limit` are held. */
+  take(scope: string, limit: number, leaseId: string, now: number, until: number): Promise<number | undefined>;
+  /** Frees the slot, if `leaseId` still holds it. */
+  give(scope: string, slot: number, leaseId: string): Promise<void>;
+}

@@ -3,7 +3,7 @@
  * and count, a settle's lock tokens and its action's own member. Unknown members are refused, as
  * in the subscriptions API, so a typo never silently takes a default.
  */
-import { problems, type Problem, type ValidationIssue } from '../http/problems.js';
+import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
 
 export const RECEIVE_LIMITS = {
   maxevents: { min: 1, max: 100, default: 10 },
@@ -36,50 +36,48 @@ export interface SettleRequest {
   readonly reason: string;
 }
 
-type Parsed<T> = { readonly value: T } | { readonly problem: Problem };
-
-export function parseReceiveRequest(body: Buffer): Parsed<ReceiveRequest> {
+/** Throws the 400 (a `KoerierError`) naming every wrong member. */
+export function parseReceiveRequest(body: Buffer): ReceiveRequest {
   const fields = jsonObject(body, true);
-  if ('problem' in fields) return fields;
-  const issues: ValidationIssue[] = unknownMembers(fields.value, Object.keys(RECEIVE_LIMITS));
-  const integer = (name: keyof typeof RECEIVE_LIMITS) => integerMember(fields.value, name, RECEIVE_LIMITS[name], issues);
+  const issues: ValidationIssue[] = unknownMembers(fields, Object.keys(RECEIVE_LIMITS));
+  const integer = (name: keyof typeof RECEIVE_LIMITS) => integerMember(fields, name, RECEIVE_LIMITS[name], issues);
   const value = { maxEvents: integer('maxevents'), waitSeconds: integer('waitseconds'), lockSeconds: integer('lockseconds') };
-  return issues.length > 0 ? invalid(issues) : { value };
+  if (issues.length > 0) throw invalid(issues);
+  return value;
 }
 
-export function parseSettleRequest(body: Buffer, action: SettleAction): Parsed<SettleRequest> {
+/** Throws the 400 (a `KoerierError`) naming every wrong member. */
+export function parseSettleRequest(body: Buffer, action: SettleAction): SettleRequest {
   const fields = jsonObject(body, false);
-  if ('problem' in fields) return fields;
   const own: readonly string[] = { acknowledge: [], release: ['delayseconds'], 'renew-lock': ['lockseconds'], reject: ['reason'] }[action];
-  const issues = unknownMembers(fields.value, ['locktokens', ...own]);
-  const tokens = fields.value['locktokens'];
+  const issues = unknownMembers(fields, ['locktokens', ...own]);
+  const tokens = fields['locktokens'];
   const { min, max } = SETTLE_LIMITS.locktokens;
   if (!Array.isArray(tokens) || tokens.length < min || tokens.length > max || !tokens.every((token) => typeof token === 'string' && token.length > 0)) {
     issues.push(issue('locktokens', 'array-of-strings', `locktokens must be a list of ${min} to ${max} lock tokens`));
   }
-  const delaySeconds = own.includes('delayseconds') ? integerMember(fields.value, 'delayseconds', SETTLE_LIMITS.delayseconds, issues) : 0;
-  const lockSeconds = own.includes('lockseconds') ? integerMember(fields.value, 'lockseconds', SETTLE_LIMITS.lockseconds, issues) : 0;
-  const reasonValue = fields.value['reason'] ?? '';
+  const delaySeconds = own.includes('delayseconds') ? integerMember(fields, 'delayseconds', SETTLE_LIMITS.delayseconds, issues) : 0;
+  const lockSeconds = own.includes('lockseconds') ? integerMember(fields, 'lockseconds', SETTLE_LIMITS.lockseconds, issues) : 0;
+  const reasonValue = fields['reason'] ?? '';
   if (typeof reasonValue !== 'string' || reasonValue.length > SETTLE_LIMITS.reason.maxLength) {
     issues.push(issue('reason', 'string', `reason must be a string of at most ${SETTLE_LIMITS.reason.maxLength} characters`));
   }
-  if (issues.length > 0) return invalid(issues);
-  return { value: { lockTokens: tokens as string[], delaySeconds, lockSeconds, reason: reasonValue as string } };
+  if (issues.length > 0) throw invalid(issues);
+  return { lockTokens: tokens as string[], delaySeconds, lockSeconds, reason: reasonValue as string };
 }
 
-function jsonObject(body: Buffer, emptyIsObject: boolean): Parsed<Record<string, unknown>> {
+function jsonObject(body: Buffer, emptyIsObject: boolean): Record<string, unknown> {
   const text = body.toString('utf8').trim();
-  if (text === '' && emptyIsObject) return { value: {} };
+  if (text === '' && emptyIsObject) return {};
+  const notAnObject = () => new KoerierError(problems.badRequest('invalid-json', 'Invalid JSON', 'The body must be a JSON object.'));
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
-    return { problem: problems.badRequest('invalid-json', 'Invalid JSON', 'The body must be a JSON object.') };
+  } catch (error) {
+    throw new KoerierError(notAnObject().problem, { cause: error });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problem: problems.badRequest('invalid-json', 'Invalid JSON', 'The body must be a JSON object.') };
-  }
-  return { value: value as Record<string, unknown> };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notAnObject();
+  return value as Record<string, unknown>;
 }
 
 function unknownMembers(fields: Record<string, unknown>, known: readonly string[]): ValidationIssue[] {
@@ -105,6 +103,6 @@ function issue(attribute: string, rule: string, message: string): ValidationIssu
   return { attribute, rule, requirement: 'EDU-17', message };
 }
 
-function invalid(issues: readonly ValidationIssue[]): { problem: Problem } {
-  return { problem: problems.badRequest('invalid-pull-request', 'Invalid Pull Request', 'The request does not follow docs/PULL.md.', issues) };
+function invalid(issues: readonly ValidationIssue[]): KoerierError {
+  return new KoerierError(problems.badRequest('invalid-pull-request', 'Invalid Pull Request', 'The request does not follow docs/PULL.md.', issues));
 }

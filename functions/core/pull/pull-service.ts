@@ -8,15 +8,16 @@
  * short polls side by side to fill up to `maxevents`. Messages received more than
  * `maxdeliverycount` times, or marked by a reject, go to the subscription's dead letters instead.
  */
+import { randomUUID } from 'node:crypto';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
-import { parseReceiveRequest, parseSettleRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
-import type { PulledMessage, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
+import { parseReceiveRequest, parseSettleRequest, type ReceiveRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
+import type { PollLeases, PulledMessage, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
 import { assembleAnswer, dispositionOf, type Disposition, type LockView } from './receive-assembly.js';
 
 export interface PullDependencies {
@@ -29,7 +30,16 @@ export interface PullDependencies {
   /** How long a dead letter is kept (the push setting, one dead-letter API). */
   readonly deadLetterRetentionSeconds: number;
   readonly log: Log;
+  /** Caps concurrent long polls per subscription and per client, across containers. */
+  readonly leases: PollLeases;
+  readonly maxPollsPerSubscription: number;
+  readonly maxPollsPerClient: number;
 }
+
+/** A poll's slot lapses after this even if its container died: above the pull function's timeout (28 s). */
+const LEASE_MS = 35_000;
+/** What a refused long poll is told to wait: polls end within 20 s, most much sooner. */
+const RETRY_AFTER_SECONDS = 5;
 
 /** SQS hands out at most ten messages per ReceiveMessage. */
 const SQS_BATCH = 10;
@@ -59,9 +69,48 @@ export class PullService {
   constructor(private readonly deps: PullDependencies) {}
 
   async receive(clientId: string, subscription: Subscription, body: Buffer): Promise<HttpResponse> {
-    const parsed = parseReceiveRequest(body);
-    if ('problem' in parsed) return problemResponse(parsed.problem);
-    const { maxEvents, waitSeconds, lockSeconds } = parsed.value;
+    const request = parseReceiveRequest(body);
+    const { waitSeconds } = request;
+    // A short poll (no wait) holds nothing for long, so only long polls take a slot.
+    if (waitSeconds === 0) return this.receiveNow(clientId, subscription, request);
+    const leaseId = randomUUID();
+    const now = this.deps.clock();
+    const scopes = [
+      { scope: `sub#${subscription.id}`, limit: this.deps.maxPollsPerSubscription, what: 'this subscription' },
+      { scope: `client#${clientId}`, limit: this.deps.maxPollsPerClient, what: 'this client' },
+    ];
+    const held: { scope: string; slot: number }[] = [];
+    try {
+      for (const { scope, limit, what } of scopes) {
+        const slot = await this.deps.leases.take(scope, limit, leaseId, now, now + LEASE_MS);
+        if (slot === undefined) {
+          this.deps.log.info('pull receive refused: too many long polls', { subscriptionId: subscription.id, clientId, scope: what });
+          throw new KoerierError(
+            problem(
+              429,
+              'too-many-polls',
+              'Too Many Long Polls',
+              `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`,
+            ),
+            { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+          );
+        }
+        held.push({ scope, slot });
+      }
+      return await this.receiveNow(clientId, subscription, request);
+    } finally {
+      await Promise.all(
+        held.map(({ scope, slot }) =>
+          this.deps.leases
+            .give(scope, slot, leaseId)
+            .catch((error: unknown) => this.deps.log.warn('poll lease not released', { scope, error: error instanceof Error ? error.message : String(error) })),
+        ),
+      );
+    }
+  }
+
+  private async receiveNow(clientId: string, subscription: Subscription, request: ReceiveRequest): Promise<HttpResponse> {
+    const { maxEvents, waitSeconds, lockSeconds } = request;
     const id = subscription.id;
     const startedAt = this.deps.clock();
     const visibility = { visibilitySeconds: lockSeconds };
@@ -109,9 +158,7 @@ export class PullService {
   }
 
   async settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {
-    const parsed = parseSettleRequest(body, action);
-    if ('problem' in parsed) return problemResponse(parsed.problem);
-    const request = parsed.value;
+    const request = parseSettleRequest(body, action);
     const key = await this.deps.lockTokenKey();
     const now = this.deps.clock();
     const failed: Failed[] = [];

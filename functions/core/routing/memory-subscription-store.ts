@@ -66,13 +66,13 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     if (previous.routeKeys.length > 0) this.#generation++;
   }
 
-  async listByOwner(owner: string, page: { limit: number; cursor?: string }): Promise<SubscriptionPage> {
+  async listByOwner(owner: string, page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, owner);
     const owned = [...this.#subscriptions.values()].filter((s) => s.owner === owner).sort(byCreation);
     const rest = after ? owned.filter((s) => byCreation(s, after) > 0) : owned;
     const items = rest.slice(0, page.limit).map((s) => structuredClone(s));
     const last = items.at(-1);
-    return { items, ...(rest.length > page.limit && last ? { cursor: encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) } : {}) };
+    return { items, cursor: rest.length > page.limit && last ? encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) : undefined };
   }
 
   async updateStatus(

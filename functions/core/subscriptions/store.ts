@@ -9,8 +9,8 @@ export type SubscriptionDraft = Omit<Subscription, 'version' | 'routeKeys'>;
 
 export interface SubscriptionPage {
   readonly items: readonly Subscription[];
-  /** Opaque; pass it back to get the next page. Absent on the last page. */
-  readonly cursor?: string;
+  /** Opaque; pass it back to get the next page. Absent (or undefined) on the last page. */
+  readonly cursor?: string | undefined;
 }
 
 export interface SubscriptionStore {
@@ -22,7 +22,7 @@ export interface SubscriptionStore {
   /** Throws `SubscriptionConflictError` when it changed meanwhile. */
   delete(previous: Subscription): Promise<void>;
   /** The owner's subscriptions, oldest first. Throws `InvalidCursorError` for a cursor not of this owner. */
-  listByOwner(owner: string, page: { limit: number; cursor?: string }): Promise<SubscriptionPage>;
+  listByOwner(owner: string, page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage>;
   /**
    * For the delivery function (retire on 410, suspend, resume): sets the status and reason and
    * keeps the route index in step. Undefined when the subscription does not exist; throws

@@ -44,7 +44,7 @@ export interface InputRules {
    * A PATCH that does not mention `sinkcredential`: the kind of the credential it keeps, if any.
    * A create, or a PATCH that sets or removes the credential, leaves this out.
    */
-  readonly storedCredential?: SinkCredentialKind;
+  readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
 }
@@ -109,6 +109,16 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     if (!wellFormedThroughout(value)) add(name, 'string-characters', `${name} holds a string that is not well-formed Unicode (an unpaired surrogate)`);
   }
 
+  const delivery = fields['delivery'] ?? 'push';
+  const sink = fields['sink'];
+  if (delivery !== 'pull') {
+    if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
+    else {
+      const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
+      if (problem) add('sink', problem.rule, problem.message, problem.requirement);
+    }
+  }
+
   const source = fields['source'];
   if (source !== undefined && !isText(source)) add('source', 'non-empty-string', `source must be a non-empty string of at most ${MAX_TEXT} characters`);
 
@@ -124,7 +134,6 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     filters = parsed.filters;
   }
 
-  const delivery = fields['delivery'] ?? 'push';
   if (delivery === 'pull') {
     const pull = parsePullMembers(fields, PUSH_ONLY_MEMBERS, add);
     if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
@@ -148,13 +157,6 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push" or "pull"', 'EDU-17');
   for (const name of PULL_ONLY_MEMBERS) {
     if (fields[name] !== undefined) add(name, 'pull-only', `${name} is a setting of pull subscriptions ("delivery": "pull")`, 'EDU-17');
-  }
-
-  const sink = fields['sink'];
-  if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
-  else {
-    const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
-    if (problem) add('sink', problem.rule, problem.message, problem.requirement);
   }
 
   if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP') add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');

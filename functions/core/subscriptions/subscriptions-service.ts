@@ -3,7 +3,7 @@
  * API: create, list (own only, paginated), read, change (JSON merge patch), delete — plus the
  * callback through which a webhook target approves asynchronously (WH-4). It orchestrates: the
  * input rules (`subscription-input.ts`), the lifecycle (`lifecycle.ts`), the handshake
- * (`webhooks/validation-handshake.ts`), the store, and the HTTP side (`http-mapping.ts`).
+ * (`target-validation.ts`), the store, and the HTTP side (`http-mapping.ts`).
  *
  * Rules every operation keeps:
  * - a client sees and changes only its own subscriptions: another client's id answers 404, as an
@@ -19,10 +19,9 @@ import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { problemResponse } from '../http/problems.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
-import { allowedRate, requestValidation, type ValidationTransport } from '../webhooks/validation-handshake.js';
-import { approvalTokenMatches, newApprovalToken } from './approval-token.js';
+import { allowedRate, type ValidationTransport } from '../webhooks/validation-handshake.js';
+import { approvalTokenMatches } from './approval-token.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
@@ -30,6 +29,7 @@ import type { PullQueueAdmin } from './pull-queue-admin.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import type { Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
+import { openHandshake, validateTarget, type TargetValidationContext } from './target-validation.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
 import { view, writableView } from './subscription-view.js';
 
@@ -46,7 +46,7 @@ export interface SubscriptionsSettings {
   readonly publicBaseUrl: string;
   /** How long a target may take to approve through the callback. */
   readonly validationWindowSeconds: number;
-  readonly requestRatePerMinute?: number;
+  readonly requestRatePerMinute?: number | undefined;
   /** Clients allowed to declare `validation: "agreed"`. */
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
@@ -75,24 +75,17 @@ export class SubscriptionsService {
   }
 
   async create(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
-    const body = http.readJson(request, ['application/json']);
-    if ('problem' in body) return body.problem;
-    const parsed = this.parseInput(body.value);
-    if ('problem' in parsed) return parsed.problem;
-    const refusal = this.refusal(principal.clientId, parsed.value);
-    if (refusal) return refusal;
-    const idempotency = readIdempotencyKey(request.headers);
-    if ('problem' in idempotency) return problemResponse(idempotency.problem);
-
-    const id = subscriptionIdOf(principal.clientId, idempotency.key);
+    const input = this.parseInput(http.readJson(request, ['application/json']));
+    this.requireAllowed(principal.clientId, input);
+    const id = subscriptionIdOf(principal.clientId, readIdempotencyKey(request.headers));
     const now = this.now().toISOString();
-    const terms = await termsOf(parsed.value, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
+    const terms = await termsOf(input, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
     if (terms.pull) {
       // The queues before the record: a pull subscription is active, so routed to, once stored.
       if (await this.deps.store.get(id)) return this.repeatedCreate(terms);
       await this.pullQueues().create(id, terms.pull);
     }
-    const handshake = parsed.value.validation === 'agreed' ? undefined : this.openHandshake();
+    const handshake = input.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
     let subscription: Subscription | undefined;
     try {
       subscription = await this.deps.store.create(handshake ? lifecycle.awaitingValidation(terms, handshake.fields) : lifecycle.agreedOnCreate(terms));
@@ -101,8 +94,8 @@ export class SubscriptionsService {
       return this.repeatedCreate(terms);
     }
     if (handshake) {
-      subscription = await this.validateTarget(subscription, handshake.token);
-      if (!subscription) return http.deletedMeanwhile(id);
+      subscription = await validateTarget(subscription, handshake.token, this.handshakeContext());
+      if (!subscription) throw http.deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
     return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
@@ -110,53 +103,44 @@ export class SubscriptionsService {
 
   async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
     const page = http.readPageRequest(request.query);
-    if ('problem' in page) return page.problem;
     try {
-      const found = await this.deps.store.listByOwner(principal.clientId, page.value);
-      return http.pageResponse(found, page.value.limit, this.now());
+      const found = await this.deps.store.listByOwner(principal.clientId, page);
+      return http.pageResponse(found, page.limit, this.now());
     } catch (error) {
-      if (error instanceof InvalidCursorError) return http.invalidCursor();
+      if (error instanceof InvalidCursorError) throw http.invalidCursor();
       throw error;
     }
   }
 
   async read(principal: Principal, id: string): Promise<HttpResponse> {
     const subscription = await this.ownSubscription(principal, id);
-    if (!subscription) return http.notFound(id);
+    if (!subscription) throw http.notFound(id);
     return http.subscriptionResponse(200, subscription, this.now());
   }
 
   async update(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
-    const body = http.readMergePatch(request);
-    if ('problem' in body) return body.problem;
+    const patch = http.readMergePatch(request);
     const current = await this.ownSubscription(principal, id);
-    if (!current) return http.notFound(id);
+    if (!current) throw http.notFound(id);
     const stale = http.preconditionFailure(request.headers['if-match'], current);
-    if (stale) return stale;
-    const patch = body.value;
+    if (stale) throw stale;
     let merged: Record<string, unknown>;
     try {
       merged = mergePatch(writableView(current), patch) as Record<string, unknown>;
     } catch (error) {
-      if (error instanceof PatchTooDeepError) return http.tooDeep();
+      if (error instanceof PatchTooDeepError) throw http.tooDeep();
       throw error;
     }
     // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
-    const parsed = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
-    if ('problem' in parsed) return parsed.problem;
-    if (parsed.value.delivery !== current.delivery) return http.deliveryImmutable(current.delivery);
+    const input = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
+    if (input.delivery !== current.delivery) throw http.deliveryImmutable(current.delivery);
     // The rules are the owner's, also when an admin makes the change.
-    const refusal = this.refusal(current.owner, parsed.value);
-    if (refusal) return refusal;
-    if (current.credential && !('sinkcredential' in patch) && new URL(parsed.value.sink).origin !== new URL(current.sink).origin) {
-      return http.credentialNotCarriedOver();
+    this.requireAllowed(current.owner, input);
+    if (current.credential && !('sinkcredential' in patch) && new URL(input.sink).origin !== new URL(current.sink).origin) {
+      throw http.credentialNotCarriedOver();
     }
 
-    const changed = await termsOf(
-      parsed.value,
-      { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() },
-      this.deps.cipher,
-    );
+    const changed = await termsOf(input, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() }, this.deps.cipher);
     // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
     const { credential: newCredential, ...withoutCredential } = changed;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
@@ -164,19 +148,19 @@ export class SubscriptionsService {
 
     let updated: Subscription;
     try {
-      const next = lifecycle.afterChange(terms, current, parsed.value.validation, this.now());
+      const next = lifecycle.afterChange(terms, current, input.validation, this.now());
       if (next.handshake) {
-        const handshake = this.openHandshake();
+        const handshake = openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
         const pending = await this.deps.store.save(lifecycle.awaitingValidation(terms, handshake.fields), current);
-        const validated = await this.validateTarget(pending, handshake.token);
-        if (!validated) return http.deletedMeanwhile(id);
+        const validated = await validateTarget(pending, handshake.token, this.handshakeContext());
+        if (!validated) throw http.deletedMeanwhile(id);
         updated = validated;
       } else {
         if (next.draft.pull && JSON.stringify(next.draft.pull) !== JSON.stringify(current.pull)) await this.pullQueues().update(id, next.draft.pull);
         updated = await this.deps.store.save(next.draft, current);
       }
     } catch (error) {
-      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
       throw error;
     }
     this.audit('subscription changed', updated);
@@ -185,11 +169,11 @@ export class SubscriptionsService {
 
   async remove(principal: Principal, id: string): Promise<HttpResponse> {
     const current = await this.ownSubscription(principal, id);
-    if (!current) return http.notFound(id);
+    if (!current) throw http.notFound(id);
     try {
       await this.deps.store.delete(current);
     } catch (error) {
-      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
       throw error;
     }
     if (current.delivery === 'pull') {
@@ -213,15 +197,15 @@ export class SubscriptionsService {
   async approve(id: string, request: HttpRequest): Promise<HttpResponse> {
     const token = request.query['token'] ?? '';
     const current = await this.deps.store.get(id);
-    if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash)) return http.notFound(id);
+    if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash)) throw http.notFound(id);
     const decision = lifecycle.approvalDecision(current, this.now());
     switch (decision.kind) {
       case 'already-active':
         return http.approvedResponse(id);
       case 'not-approvable':
-        return http.notApprovable(decision.status);
+        throw http.notApprovable(decision.status);
       case 'window-closed':
-        return http.approvalWindowClosed();
+        throw http.approvalWindowClosed();
       case 'approve':
         break;
     }
@@ -230,31 +214,31 @@ export class SubscriptionsService {
       const approved = await this.deps.store.save(lifecycle.approvedByCallback(current, rate, this.now()), current);
       this.audit('subscription approved by callback', approved);
     } catch (error) {
-      if (error instanceof SubscriptionConflictError) return http.changedMeanwhile(id);
+      if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
       throw error;
     }
     return http.approvedResponse(id);
   }
 
-  private parseInput(body: unknown, storedCredential?: SinkCredentialKind): http.Answer<SubscriptionInput> {
+  private parseInput(body: unknown, storedCredential?: SinkCredentialKind): SubscriptionInput {
     const { input, issues } = parseSubscriptionInput(body, {
       allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
       allowedPorts: this.deps.settings.allowedPorts,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
-      ...(storedCredential === undefined ? {} : { storedCredential }),
+      storedCredential,
     });
-    return input ? { value: input } : { problem: http.invalidSubscription(issues) };
+    if (!input) throw http.invalidSubscription(issues);
+    return input;
   }
 
-  /** 403 when the owner may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
-  private refusal(owner: string, input: SubscriptionInput): HttpResponse | undefined {
+  /** Throws the 403 when the owner may not subscribe to this (EDU-7) or may not skip the handshake (WH-5). */
+  private requireAllowed(owner: string, input: SubscriptionInput): void {
     const decision = checkEntitlement(owner, input, this.deps.entitlements);
-    if (!decision.entitled) return http.notEntitled(decision.reason);
+    if (!decision.entitled) throw http.notEntitled(decision.reason);
     if (input.delivery === 'push' && input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) {
-      return http.agreementNotAllowed(owner);
+      throw http.agreementNotAllowed(owner);
     }
-    return undefined;
   }
 
   /**
@@ -264,44 +248,13 @@ export class SubscriptionsService {
    */
   private async repeatedCreate(requested: lifecycle.SubscriptionTerms): Promise<HttpResponse> {
     const existing = await this.deps.store.get(requested.id);
-    if (!existing) return http.deletedMeanwhile(requested.id);
-    if (requestedTerms(existing) !== requestedTerms(requested)) return http.idempotencyKeyReused(existing.id);
+    if (!existing) throw http.deletedMeanwhile(requested.id);
+    if (requestedTerms(existing) !== requestedTerms(requested)) throw http.idempotencyKeyReused(existing.id);
     return http.subscriptionResponse(201, existing, this.now(), { location: `/subscriptions/${existing.id}` });
   }
 
-  private openHandshake(): { token: string; fields: lifecycle.OpenHandshake } {
-    const { token, hash } = newApprovalToken();
-    return {
-      token,
-      fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(this.now(), this.deps.settings.validationWindowSeconds) },
-    };
-  }
-
-  /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
-  private async validateTarget(pending: Subscription, token: string): Promise<Subscription | undefined> {
-    const { publicBaseUrl, webhookOrigin, requestRatePerMinute } = this.deps.settings;
-    const callbackUrl = publicBaseUrl ? `${publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
-    const outcome = await requestValidation(
-      {
-        sink: pending.sink,
-        origin: webhookOrigin,
-        ...(callbackUrl ? { callbackUrl } : {}),
-        ...(requestRatePerMinute === undefined ? {} : { requestedRatePerMinute: requestRatePerMinute }),
-      },
-      this.deps.sendValidationRequest,
-    );
-    let current = pending;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.deps.store.save(lifecycle.afterValidation(current, outcome, callbackUrl !== undefined, this.now()), current);
-      } catch (error) {
-        if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
-        // The target approved through the callback while we were still waiting for its answer.
-        const latest = await this.deps.store.get(pending.id);
-        if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest;
-        current = latest;
-      }
-    }
+  private handshakeContext(): TargetValidationContext {
+    return { store: this.deps.store, send: this.deps.sendValidationRequest, settings: this.deps.settings, now: () => this.now() };
   }
 
   private async ownSubscription(principal: Principal, id: string): Promise<Subscription | undefined> {

@@ -4,7 +4,7 @@
  * before it delivers.
  */
 import { emptyResponse, type HttpResponse } from '../http/messages.js';
-import { problem, problemResponse } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 
 export interface ValidationPolicy {
   /** Origins allowed to deliver; `*` allows any. */
@@ -15,7 +15,7 @@ export interface ValidationPolicy {
 
 /**
  * An OPTIONS request with `WebHook-Request-Origin` gets consent (200 with the allowed origin and
- * rate) or a refusal (403). We answer synchronously, which the spec allows even when a
+ * rate) or a refusal (a thrown 403). We answer synchronously, which the spec allows even when a
  * `WebHook-Request-Callback` is offered. A plain OPTIONS is answered with the allowed methods.
  */
 export function answerValidationRequest(headers: Readonly<Record<string, string>>, policy: ValidationPolicy, allowedMethods: readonly string[]): HttpResponse {
@@ -24,7 +24,9 @@ export function answerValidationRequest(headers: Readonly<Record<string, string>
   if (!origin) return emptyResponse(204, { allow });
   const permitted = policy.allowedOrigins.includes('*') || policy.allowedOrigins.some((o) => o.toLowerCase() === origin.toLowerCase());
   if (!permitted) {
-    return problemResponse(problem(403, 'origin-not-allowed', 'Origin Not Allowed', `Koerier does not accept deliveries from origin "${origin}".`), { allow });
+    throw new KoerierError(problem(403, 'origin-not-allowed', 'Origin Not Allowed', `Koerier does not accept deliveries from origin "${origin}".`), {
+      headers: { allow },
+    });
   }
   return emptyResponse(200, {
     allow,

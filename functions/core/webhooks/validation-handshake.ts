@@ -22,8 +22,8 @@ export interface ValidationRequest {
   readonly sink: string;
   /** `WebHook-Request-Origin`: the DNS-like name Koerier sends as. */
   readonly origin: string;
-  readonly callbackUrl?: string;
-  readonly requestedRatePerMinute?: number;
+  readonly callbackUrl?: string | undefined;
+  readonly requestedRatePerMinute?: number | undefined;
 }
 
 /** How the OPTIONS request is sent: the safe outbound client in production (SSRF guard). */

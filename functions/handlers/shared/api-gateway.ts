@@ -1,8 +1,9 @@
 /**
  * The edge between API Gateway (HTTP API, payload format 2.0) and the apps' HttpRequest /
  * HttpResponse, in the spirit of Hono's adapters, which only convert: `httpHandler(app)` gives,
- * for a set of dependencies, the Lambda handler that runs `app` built on them. Errors become
- * problem responses here, once, so no route can leak a stack trace; the origin guard runs here,
+ * for a set of dependencies, the Lambda handler that runs `app` built on them. A `KoerierError`
+ * becomes its problem answer here (`answered`), anything else a logged 500, once, so no route can
+ * leak a stack trace; the origin guard runs here,
  * first of all, so no route can forget it.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -12,7 +13,7 @@ import { describeError, logger } from '../../app/logger.js';
 import { requireEdgeOrigin } from '../../app/origin-guard.js';
 import { API_VERSION } from '../../core/api-description/components.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
-import { problemResponse, problems, ProblemError } from '../../core/http/problems.js';
+import { answered, KoerierError, problemAnswer, problems } from '../../core/http/problems.js';
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -29,18 +30,16 @@ export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (d
       try {
         const deps = dependencies();
         log = deps.log;
-        const request = toHttpRequest(event);
-        // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
-        requireEdgeOrigin(request, deps.config.originVerifySecret);
-        app ??= makeApp(deps);
-        response = await app(request);
+        response = await answered(async () => {
+          const request = toHttpRequest(event);
+          // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
+          requireEdgeOrigin(request, deps.config.originVerifySecret);
+          app ??= makeApp(deps);
+          return app(request);
+        });
       } catch (error) {
-        if (error instanceof ProblemError) {
-          response = problemResponse(error.problem, error.headers);
-        } else {
-          log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
-          response = problemResponse(problems.internal());
-        }
+        log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
+        response = problemAnswer(new KoerierError(problems.internal(), { cause: error }));
       }
       return toApiResult(response);
     };

@@ -1,7 +1,8 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, DEFAULT_ACCESS_TOKEN_RULES, scopes, type AccessTokenRules, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
-import { ProblemError } from '../../../functions/core/http/problems.js';
+import type { KoerierError } from '../../../functions/core/http/problems.js';
+import { asyncRefusalOf } from '../../support/refusals.js';
 
 const ISSUER = 'https://login.example.org';
 const AUDIENCE = 'koerier';
@@ -47,14 +48,8 @@ function withRules(rules: Partial<AccessTokenRules>): TokenVerification {
   return { ...verification, rules: { ...DEFAULT_ACCESS_TOKEN_RULES, ...rules } };
 }
 
-async function rejection(authorization: string | undefined, scope = scopes.publish, by: TokenVerification = verification): Promise<ProblemError> {
-  try {
-    await authenticate(authorization, scope, by);
-  } catch (error) {
-    if (error instanceof ProblemError) return error;
-    throw error;
-  }
-  throw new Error('expected the token to be rejected');
+function rejection(authorization: string | undefined, scope = scopes.publish, by: TokenVerification = verification): Promise<KoerierError> {
+  return asyncRefusalOf(() => authenticate(authorization, scope, by));
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -162,7 +157,7 @@ describe('access tokens (EDU-2, EDU-4)', () => {
 });
 
 /** The refusal is a 401 invalid_token whose description says `pattern`, in the problem and the header. */
-function expectInvalidToken(error: ProblemError, pattern: RegExp): void {
+function expectInvalidToken(error: KoerierError, pattern: RegExp): void {
   expect(error.problem.status).toBe(401);
   expect(error.headers['www-authenticate']).toMatch(/^Bearer .*error="invalid_token"/);
   expect(error.problem.detail).toMatch(pattern);

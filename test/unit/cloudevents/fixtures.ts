@@ -1,7 +1,7 @@
 /** Builders and assertions shared by the CloudEvents unit tests. */
 import { expect } from 'vitest';
-import type { Problem, ValidationIssue } from '../../../functions/core/http/problems.js';
-import { parseCloudEventsRequest, type AcceptedEvent, type ParseOutcome } from '../../../functions/core/cloudevents/index.js';
+import { KoerierError, type Problem, type ValidationIssue } from '../../../functions/core/http/problems.js';
+import { parseCloudEventsRequest, type AcceptedEvent, type ParsedEvents } from '../../../functions/core/cloudevents/index.js';
 
 export const OPTIONS = { maxEventBytes: 64 * 1024 };
 
@@ -34,8 +34,16 @@ export function binaryRequest(headers: Record<string, string>, body: string | Bu
   return { headers, body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body };
 }
 
+/** What a request parses to, for assertions: its events, or the problem of the KoerierError it was refused with. */
+export type ParseOutcome = ({ ok: true } & ParsedEvents) | { ok: false; problem: Problem };
+
 export function parse(request: TestRequest, options = OPTIONS): ParseOutcome {
-  return parseCloudEventsRequest(request, options);
+  try {
+    return { ok: true, ...parseCloudEventsRequest(request, options) };
+  } catch (error) {
+    if (error instanceof KoerierError) return { ok: false, problem: error.problem };
+    throw error;
+  }
 }
 
 export function acceptedEvents(outcome: ParseOutcome): AcceptedEvent[] {

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scopes, type Principal } from '../../../functions/core/auth/access-tokens.js';
-import { DeliveryAdmin, MAX_REDRIVE, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
+import { DeliveryAdmin, type DeliveryAdminDependencies } from '../../../functions/core/delivery/delivery-admin.js';
+import { MAX_REDRIVE } from '../../../functions/core/delivery/redrive.js';
 import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import {
   InvalidPageCursorError,
@@ -19,7 +20,9 @@ import {
 } from '../../../functions/core/delivery/delivery-records.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import type { Overrides } from '../../support/overrides.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
+import { answering } from '../../support/refusals.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
@@ -33,7 +36,7 @@ const admin: Principal = { clientId: 'operator', scopes: new Set([scopes.admin])
 const event = (id: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
 
-function subscription(over: Partial<Subscription> = {}): Subscription {
+function subscription(over: Overrides<Subscription> = {}): Subscription {
   return storedSubscription({ id: 'sub-1', sink: 'https://ontvanger.example/hook', routeKeys: [], version: 1, ...over });
 }
 
@@ -52,7 +55,7 @@ function deadLetter(n: number, over: Partial<DeadLetter> = {}): DeadLetter {
   };
 }
 
-function attempt(n: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
+function attempt(n: number, over: Overrides<AttemptRecord> = {}): AttemptRecord {
   return {
     subscriptionId: 'sub-1',
     deliveryId: `d-${n}`,
@@ -62,15 +65,15 @@ function attempt(n: number, over: Partial<AttemptRecord> = {}): AttemptRecord {
     status: 500,
     latencyMs: 40 + n,
     ...over,
-  };
+  } as AttemptRecord;
 }
 
 /** Pages by position; a cursor is the next position as text, anything else is forged. */
-function paged<T>(items: readonly T[], page: { limit: number; cursor?: string }): Page<T> {
+function paged<T>(items: readonly T[], page: { limit: number; cursor?: string | undefined }): Page<T> {
   const start = page.cursor === undefined ? 0 : Number(page.cursor);
   if (!Number.isInteger(start) || start < 0) throw new InvalidPageCursorError('forged');
   const end = start + page.limit;
-  return { items: items.slice(start, end), ...(end < items.length ? { cursor: String(end) } : {}) };
+  return { items: items.slice(start, end), cursor: end < items.length ? String(end) : undefined };
 }
 
 function setUp(
@@ -100,9 +103,9 @@ function setUp(
     getProgress: unused,
     putProgress: unused,
     recordAttempts: unused,
-    listAttempts: async (_id: string, page: { limit: number; cursor?: string }) => paged(options.attempts ?? [], page),
+    listAttempts: async (_id: string, page: { limit: number; cursor?: string | undefined }) => paged(options.attempts ?? [], page),
     putDeadLetter: unused,
-    listDeadLetters: async (_id: string, page: { limit: number; cursor?: string }) => paged(deadLetters, page),
+    listDeadLetters: async (_id: string, page: { limit: number; cursor?: string | undefined }) => paged(deadLetters, page),
     deleteDeadLetters: async (gone: readonly Pick<DeadLetter, 'deliveryId'>[]) => {
       calls.push(`delete ${gone.length}`);
       const ids = new Set(gone.map((d) => d.deliveryId));
@@ -132,7 +135,7 @@ function setUp(
     sinkCredentials: 'oauth2-only',
     clock: () => NOW,
   };
-  return { admin: new DeliveryAdmin(deps), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
+  return { admin: answering(new DeliveryAdmin(deps)), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
 }
 
 const get = (query: Record<string, string> = {}): HttpRequest => ({

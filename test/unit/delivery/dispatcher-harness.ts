@@ -15,6 +15,7 @@ import type {
 import type { DeliveryPolicy, DeliveryTask, DispatcherDependencies } from '../../../functions/core/delivery/dispatch-ports.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import type { Overrides } from '../../support/overrides.js';
 
 export const T0 = Date.parse('2026-03-01T12:00:00Z');
 export const SUB = '3f0c2a8e-6b1d-4c55-9a3e-0d1f2b3c4d5e';
@@ -103,7 +104,7 @@ export class RecordingState implements TargetHealthStore, DeliveryLedger, DeadLe
   async deleteDeadLetters() {}
 }
 
-export function subscription(fields: Partial<Subscription> = {}): Subscription {
+export function subscription(fields: Overrides<Subscription> = {}): Subscription {
   return {
     id: SUB,
     owner: 'subscriber',
@@ -123,9 +124,9 @@ export function subscription(fields: Partial<Subscription> = {}): Subscription {
 export function setup(
   options: {
     answers?: AttemptResult[];
-    subscription?: Partial<Subscription> | null;
+    subscription?: Overrides<Subscription> | null;
     /** What a read with `fresh` returns, when it differs from the cached one. */
-    freshSubscription?: Partial<Subscription> | null;
+    freshSubscription?: Overrides<Subscription> | null;
     now?: number;
     accessToken?: DispatcherDependencies['accessToken'];
   } = {},

@@ -1,7 +1,7 @@
 /** Review #20: the origin guard that keeps callers from going around CloudFront and its WAF rules. */
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
-import { ProblemError } from '../../../functions/core/http/problems.js';
+import { KoerierError } from '../../../functions/core/http/problems.js';
 import { ORIGIN_VERIFY_HEADER, requireEdgeOrigin } from '../../../functions/app/origin-guard.js';
 
 const request = (headers: Record<string, string>): HttpRequest => ({
@@ -30,10 +30,10 @@ describe('requireEdgeOrigin', () => {
       } catch (error) {
         thrown = error;
       }
-      expect(thrown, String(presented)).toBeInstanceOf(ProblemError);
-      expect((thrown as ProblemError).problem).toMatchObject({ status: 403, type: 'https://koerier.dev/problems/edge-bypassed' });
+      expect(thrown, String(presented)).toBeInstanceOf(KoerierError);
+      expect((thrown as KoerierError).problem).toMatchObject({ status: 403, type: 'https://koerier.dev/problems/edge-bypassed' });
       // The answer never echoes what was expected.
-      expect(JSON.stringify((thrown as ProblemError).problem)).not.toContain(SECRET);
+      expect(JSON.stringify((thrown as KoerierError).problem)).not.toContain(SECRET);
     }
   });
 });

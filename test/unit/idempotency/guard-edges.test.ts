@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { refusalOf } from '../../support/refusals.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import {
   InMemoryIdempotencyStore,
@@ -250,9 +251,7 @@ describe('idempotency store: keys and the claim rule', () => {
 describe('Idempotency-Key header at its edges', () => {
   const V4 = '3f2b8c1e-9d4a-4b6e-8f10-2a7c5e9d1b34';
   const problemOf = (value: string) => {
-    const read = readIdempotencyKey({ 'idempotency-key': value });
-    if (!('problem' in read)) throw new Error(`accepted ${value}`);
-    return read.problem;
+    return refusalOf(() => readIdempotencyKey({ 'idempotency-key': value })).problem;
   };
 
   it.each([
@@ -269,8 +268,7 @@ describe('Idempotency-Key header at its edges', () => {
   });
 
   it('EDU-IDEM-6, EDU-IDEM-18: the problems carry their titles and say what to send', () => {
-    const missing = readIdempotencyKey({});
-    expect('problem' in missing && missing.problem).toMatchObject({
+    expect(refusalOf(() => readIdempotencyKey({})).problem).toMatchObject({
       title: 'Idempotency Key Missing',
       detail: 'This operation requires an Idempotency-Key header holding a UUIDv4.',
     });

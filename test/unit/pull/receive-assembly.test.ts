@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import { KoerierError } from '../../../functions/core/http/problems.js';
 import { parseReceiveRequest, parseSettleRequest } from '../../../functions/core/pull/pull-requests.js';
 import { assembleAnswer, dispositionOf, MAX_ANSWER_BYTES, type LockView } from '../../../functions/core/pull/receive-assembly.js';
 
@@ -65,28 +66,40 @@ describe('the answer (CE-13)', () => {
 
 describe('request rules (EDU-17)', () => {
   const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+  /** The attributes a refused request's 400 names. */
+  const refused = (parse: () => unknown): string[] => {
+    try {
+      parse();
+    } catch (error) {
+      expect(error).toBeInstanceOf(KoerierError);
+      expect((error as KoerierError).problem.status).toBe(400);
+      return ((error as KoerierError).problem.errors ?? []).map((issue) => issue.attribute ?? '');
+    }
+    throw new Error('not refused');
+  };
+
   it('EDU-17: an empty receive takes the defaults; the bounds are inclusive', () => {
-    expect(parseReceiveRequest(Buffer.alloc(0))).toEqual({ value: { maxEvents: 10, waitSeconds: 20, lockSeconds: 60 } });
-    expect(parseReceiveRequest(body({ maxevents: 100, waitseconds: 0, lockseconds: 43_200 }))).toEqual({
-      value: { maxEvents: 100, waitSeconds: 0, lockSeconds: 43_200 },
-    });
-    expect(parseReceiveRequest(body({ maxevents: 1, waitseconds: 20, lockseconds: 10 }))).toEqual({
-      value: { maxEvents: 1, waitSeconds: 20, lockSeconds: 10 },
-    });
-    const refused = parseReceiveRequest(body({ maxevents: 0, waitseconds: 21, lockseconds: 43_201 }));
-    expect('problem' in refused && refused.problem.errors?.map((e) => e.attribute)).toEqual(['maxevents', 'waitseconds', 'lockseconds']);
+    expect(parseReceiveRequest(Buffer.alloc(0))).toEqual({ maxEvents: 10, waitSeconds: 20, lockSeconds: 60 });
+    expect(parseReceiveRequest(body({ maxevents: 100, waitseconds: 0, lockseconds: 43_200 }))).toEqual({ maxEvents: 100, waitSeconds: 0, lockSeconds: 43_200 });
+    expect(parseReceiveRequest(body({ maxevents: 1, waitseconds: 20, lockseconds: 10 }))).toEqual({ maxEvents: 1, waitSeconds: 20, lockSeconds: 10 });
+    expect(refused(() => parseReceiveRequest(body({ maxevents: 0, waitseconds: 21, lockseconds: 43_201 })))).toEqual([
+      'maxevents',
+      'waitseconds',
+      'lockseconds',
+    ]);
+    expect(refused(() => parseReceiveRequest(Buffer.from('[1]')))).toEqual([]);
   });
 
   it('EDU-17: a settle takes 1 to 100 tokens and only its own action member', () => {
     const tokens = Array.from({ length: 100 }, (_, n) => `t${n}`);
-    expect(parseSettleRequest(body({ locktokens: tokens }), 'acknowledge')).toMatchObject({ value: { lockTokens: tokens } });
-    expect('problem' in parseSettleRequest(body({ locktokens: [...tokens, 'x'] }), 'acknowledge')).toBe(true);
-    expect('problem' in parseSettleRequest(body({ locktokens: [] }), 'acknowledge')).toBe(true);
-    expect(parseSettleRequest(body({ locktokens: ['t'], delayseconds: 43_200 }), 'release')).toMatchObject({ value: { delaySeconds: 43_200 } });
-    expect('problem' in parseSettleRequest(body({ locktokens: ['t'], delayseconds: 1 }), 'acknowledge')).toBe(true);
-    expect(parseSettleRequest(body({ locktokens: ['t'], lockseconds: 10 }), 'renew-lock')).toMatchObject({ value: { lockSeconds: 10 } });
-    expect('problem' in parseSettleRequest(body({ locktokens: ['t'], lockseconds: 9 }), 'renew-lock')).toBe(true);
-    expect(parseSettleRequest(body({ locktokens: ['t'], reason: 'r' }), 'reject')).toMatchObject({ value: { reason: 'r' } });
-    expect('problem' in parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1025) }), 'reject')).toBe(true);
+    expect(parseSettleRequest(body({ locktokens: tokens }), 'acknowledge')).toMatchObject({ lockTokens: tokens });
+    expect(refused(() => parseSettleRequest(body({ locktokens: [...tokens, 'x'] }), 'acknowledge'))).toEqual(['locktokens']);
+    expect(refused(() => parseSettleRequest(body({ locktokens: [] }), 'acknowledge'))).toEqual(['locktokens']);
+    expect(parseSettleRequest(body({ locktokens: ['t'], delayseconds: 43_200 }), 'release')).toMatchObject({ delaySeconds: 43_200 });
+    expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], delayseconds: 1 }), 'acknowledge'))).toEqual(['delayseconds']);
+    expect(parseSettleRequest(body({ locktokens: ['t'], lockseconds: 10 }), 'renew-lock')).toMatchObject({ lockSeconds: 10 });
+    expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], lockseconds: 9 }), 'renew-lock'))).toEqual(['lockseconds']);
+    expect(parseSettleRequest(body({ locktokens: ['t'], reason: 'r' }), 'reject')).toMatchObject({ reason: 'r' });
+    expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1025) }), 'reject'))).toEqual(['reason']);
   });
 });

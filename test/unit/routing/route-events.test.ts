@@ -60,7 +60,7 @@ describe('routing an accepted event', () => {
       expect(message.events).toEqual([storedEvent('e1')]);
       expect(message.createdAt).toBe(NOW);
       expect(message.version).toBe(1);
-      expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toEqual({ key: message.deliveryId });
+      expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toBe(message.deliveryId);
     }
     expect(new Set(queued.map((m) => m.deliveryId)).size).toBe(2);
     expect(ledger.completed).toEqual(['e1']);
@@ -245,7 +245,7 @@ describe('pull subscriptions (CARD-7, EDU-17)', () => {
     expect(pullQueued.map((call) => call.queue)).toEqual(['s-pull']);
     const messages = pullQueued[0]!.bodies.map(decodeDeliveryMessage);
     expect(messages.map((m) => m.events)).toEqual([[storedEvent('e1')], [storedEvent('e2')]]);
-    for (const message of messages) expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toEqual({ key: message.deliveryId });
+    for (const message of messages) expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toBe(message.deliveryId);
   });
 });
 

@@ -104,8 +104,8 @@ describe('subscriptionMatches', () => {
   const event: EventAttributes = { id: 'e', source: SOURCES[0]!, type: TYPES[0]!, subject: 'leerling/1' };
 
   it("EDU-8: the source must be the subscription's source, when it names one", () => {
-    expect(subscriptionMatches({ source: SOURCES[0] }, event)).toBe(true);
-    expect(subscriptionMatches({ source: SOURCES[1] }, event)).toBe(false);
+    expect(subscriptionMatches({ source: SOURCES[0]! }, event)).toBe(true);
+    expect(subscriptionMatches({ source: SOURCES[1]! }, event)).toBe(false);
   });
 
   it('EDU-8: the type must be one of its types; an empty list means any type', () => {

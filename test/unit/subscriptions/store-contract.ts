@@ -178,7 +178,7 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await store.listByOwner(owner, { limit: 2, ...(cursor ? { cursor } : {}) });
+        const page = await store.listByOwner(owner, { limit: 2, cursor });
         expect(page.items.length).toBeLessThanOrEqual(2);
         seen.push(...page.items.map((s) => s.id));
         cursor = page.cursor;

@@ -14,6 +14,7 @@ import { parseEntitlements } from '../../../functions/core/subscriptions/entitle
 import { SubscriptionsService, type SubscriptionsSettings } from '../../../functions/core/subscriptions/subscriptions-service.js';
 import type { ValidationTransport, ValidationTransportResult } from '../../../functions/core/webhooks/validation-handshake.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
+import { answering } from '../../support/refusals.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const START = Date.UTC(2026, 2, 1, 12);
@@ -75,15 +76,17 @@ beforeEach(() => {
   answers = {};
   sent = [];
   audited = [];
-  service = new SubscriptionsService({
-    store,
-    cipher,
-    sendValidationRequest: transport,
-    entitlements,
-    settings,
-    clock: () => now,
-    audit: { ...silentLog, info: (_message, fields) => void audited.push(fields) },
-  });
+  service = answering(
+    new SubscriptionsService({
+      store,
+      cipher,
+      sendValidationRequest: transport,
+      entitlements,
+      settings,
+      clock: () => now,
+      audit: { ...silentLog, info: (_message, fields) => void audited.push(fields) },
+    }),
+  );
 });
 
 const principal = (clientId: string, ...extra: string[]): Principal => ({ clientId, scopes: new Set(['subscriptions:manage', ...extra]) });

@@ -4,5 +4,5 @@
  */
 export { CONTENT_MODES, type ContentMode } from './content-mode.js';
 export { parseCloudEventsRequest } from './parse-request.js';
-export type { ParseOptions, ParseOutcome } from './parse-results.js';
+export type { ParseOptions, ParsedEvents } from './parse-results.js';
 export { toBatchMessage, toBinaryMessage, toStructuredMessage } from './to-message.js';

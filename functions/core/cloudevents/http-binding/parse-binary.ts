@@ -3,17 +3,28 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { mediaTypeOf } from '../../http/messages.js';
 import { acceptedEvent } from '../accepted-event.js';
 import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
-import { IssueCollector, checkEvent } from '../event-validation.js';
-import { eventTooLarge, fail, invalid, MALFORMED, malformedJson, parseJson, tooLarge, type ParseOptions, type ParseOutcome } from './parse-results.js';
+import { checkEvent } from '../event-validation.js';
+import { IssueCollector } from '../issue-collector.js';
+import {
+  eventTooLarge,
+  fail,
+  invalid,
+  MALFORMED,
+  malformedJson,
+  parseJson,
+  requireWithinLimit,
+  type ParseOptions,
+  type ParsedEvents,
+} from './parse-results.js';
 
 /**
  * HTTP-2: every attribute in a ce- header (percent-decoded), Content-Type is datacontenttype and
  * the body is the data. The event is rebuilt in the JSON format: attributes in header order,
  * then `data` — JSON bodies spliced in verbatim, decodable text as a string — or `data_base64`.
  */
-export function parseBinary(ceHeaders: [string, string][], contentType: string | undefined, body: Buffer, options: ParseOptions): ParseOutcome {
+export function parseBinary(ceHeaders: [string, string][], contentType: string | undefined, body: Buffer, options: ParseOptions): ParsedEvents {
   // The event carries the body at least byte for byte (as JSON or text) or larger (as base64).
-  if (body.length > options.maxEventBytes) return fail(eventTooLarge(body.length, options));
+  if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const issues = new IssueCollector();
   // No prototype, so a `ce-__proto__` header becomes a member that validation rejects (CE-1).
   const event: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -46,16 +57,17 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
   const data = binaryDataMember(body, contentType);
   if (issues.errors.length > 0) {
     if (data === MALFORMED) issues.error('data', 'json-data', 'HTTP-2', `The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`);
-    return invalid(issues);
+    throw invalid(issues);
   }
-  if (data === MALFORMED) return fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
+  if (data === MALFORMED) throw fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
   let json = '{';
   for (const name in attributes) {
     if (json.length > 1) json += ',';
     json += `${JSON.stringify(name)}:${JSON.stringify(attributes[name])}`;
   }
   const accepted = acceptedEvent(attributes, `${json}${data}}`);
-  return tooLarge(accepted, options) ?? { ok: true, mode: 'binary', events: [accepted], warnings: issues.warnings };
+  requireWithinLimit(accepted, options);
+  return { mode: 'binary', events: [accepted], warnings: issues.warnings };
 }
 
 /**

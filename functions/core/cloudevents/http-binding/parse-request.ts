@@ -6,7 +6,8 @@
 import { mediaTypeOf } from '../../http/messages.js';
 import { problems } from '../../http/problems.js';
 import { acceptedEvent } from '../accepted-event.js';
-import { type Attributes, IssueCollector, checkEvent } from '../event-validation.js';
+import { type Attributes, checkEvent } from '../event-validation.js';
+import { IssueCollector } from '../issue-collector.js';
 import { arrayElementSpans, duplicateMemberName, type Span } from '../json-spans.js';
 import { parseBinary } from './parse-binary.js';
 import {
@@ -18,9 +19,9 @@ import {
   MALFORMED,
   malformedJson,
   parseJson,
-  tooLarge,
+  requireWithinLimit,
   type ParseOptions,
-  type ParseOutcome,
+  type ParsedEvents,
 } from './parse-results.js';
 
 const STRUCTURED_JSON = 'application/cloudevents+json';
@@ -34,6 +35,7 @@ const MODES_EXPLAINED =
   'of events), or binary mode (the attributes as ce- headers, at least ce-specversion, and the data as the body).';
 
 /**
+ * The events of a publish request, or a thrown KoerierError (400, 413, 415) saying why not.
  * Header names may come in any case (HTTP field names are case-insensitive, HTTP-2); handlers
  * pass them lower-cased.
  *
@@ -42,7 +44,7 @@ const MODES_EXPLAINED =
  * size before any member is validated. Validation itself is linear: JSON.parse and the span
  * scanners are iterative, and no pattern in attribute-syntax.ts can backtrack more than linearly.
  */
-export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, string>>; body: Buffer }, options: ParseOptions): ParseOutcome {
+export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, string>>; body: Buffer }, options: ParseOptions): ParsedEvents {
   let contentType: string | undefined;
   let ceHeaders: [name: string, value: string][] | undefined;
   for (const header in req.headers) {
@@ -55,10 +57,10 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
   if (mediaType === STRUCTURED_JSON) return parseStructured(req.body, contentType!, options);
   if (mediaType === BATCH_JSON) return parseBatch(req.body, contentType!, options);
   if (mediaType.startsWith(CLOUDEVENTS_FORMAT)) {
-    return fail(problems.unsupportedMediaType(`Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`));
+    throw fail(problems.unsupportedMediaType(`Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`));
   }
   if (ceHeaders?.some(([name]) => name === 'specversion')) return parseBinary(ceHeaders, contentType, req.body, options);
-  return fail(
+  throw fail(
     problems.unsupportedMediaType(
       `${contentType ? `Content-Type '${mediaType}' without a ce-specversion header is not a CloudEvent.` : 'The request has no Content-Type and no ce-specversion header.'} ${MODES_EXPLAINED}`,
     ),
@@ -66,23 +68,23 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
 }
 
 /** HTTP-1: the body is one event in the JSON format, kept byte for byte as its `json`. */
-function parseStructured(body: Buffer, contentType: string, options: ParseOptions): ParseOutcome {
+function parseStructured(body: Buffer, contentType: string, options: ParseOptions): ParsedEvents {
   // The body is the event's JSON format text byte for byte, so its length is the event's size.
-  if (body.length > options.maxEventBytes) return fail(eventTooLarge(body.length, options));
+  if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const text = jsonBodyText(body, contentType);
-  if (typeof text !== 'string') return fail(text);
   const value = parseJson(text);
-  if (value === MALFORMED) return fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  if (value === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
   const issues = new IssueCollector();
   if (Array.isArray(value)) {
     issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
-    return invalid(issues);
+    throw invalid(issues);
   }
   checkDuplicateMembers(text, undefined, issues, 'HTTP-1');
   const attributes = checkEvent(value, issues);
-  if (attributes === undefined || issues.errors.length > 0) return invalid(issues);
+  if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
   const event = acceptedEvent(attributes, text);
-  return tooLarge(event, options) ?? { ok: true, mode: 'structured', events: [event], warnings: issues.warnings };
+  requireWithinLimit(event, options);
+  return { mode: 'structured', events: [event], warnings: issues.warnings };
 }
 
 /**
@@ -90,24 +92,23 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
  * problem lists the violations of every member, each with its `index` (the first 100; past them
  * validation stops, review #11).
  */
-function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParseOutcome {
+function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParsedEvents {
   const text = jsonBodyText(body, contentType);
-  if (typeof text !== 'string') return fail(text);
   const value = parseJson(text);
-  if (value === MALFORMED) return fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  if (value === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
   const issues = new IssueCollector();
   if (!Array.isArray(value)) {
     issues.error(undefined, 'batch-array', 'HTTP-3', 'A batch (application/cloudevents-batch+json) is a JSON array of events.');
-    return invalid(issues);
+    throw invalid(issues);
   }
   if (options.maxEventsPerBatch !== undefined && value.length > options.maxEventsPerBatch) {
-    return fail(problems.payloadTooLarge(`A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`));
+    throw fail(problems.payloadTooLarge(`A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`));
   }
   const spans = arrayElementSpans(text);
   for (let index = 0; index < spans.length; index++) {
     const [start, end] = spans[index]!;
     const size = Buffer.byteLength(text.slice(start, end));
-    if (size > options.maxEventBytes) return fail(eventTooLarge(size, options, index, idOf(value[index])));
+    if (size > options.maxEventBytes) throw fail(eventTooLarge(size, options, index, idOf(value[index])));
   }
   const members: Attributes[] = [];
   // The first member that is an object sets the batch's specversion, so one stray non-object
@@ -131,12 +132,12 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     checkDuplicateMembers(text, spans[index]!, issues, 'HTTP-3');
     members.push(checkEvent(member, issues)!);
   }
-  if (issues.errors.length > 0) return invalid(issues);
+  if (issues.errors.length > 0) throw invalid(issues);
   const events = members.map((attributes, index) => {
     const [start, end] = spans[index]!;
     return acceptedEvent(attributes, text.slice(start, end));
   });
-  return { ok: true, mode: 'batch', events, warnings: issues.warnings };
+  return { mode: 'batch', events, warnings: issues.warnings };
 }
 
 /**

@@ -1,15 +1,20 @@
 /**
- * What parsing a request yields, and the answers it shares between the content modes: the JSON
- * body text, malformed JSON, invalid events and events over the size limit.
+ * What parsing a request yields, and the refusals it shares between the content modes (thrown as
+ * KoerierError): the JSON body text, malformed JSON, invalid events and events over the size limit.
  */
 import { isUtf8 } from 'node:buffer';
-import { problems, type Problem, type ValidationIssue } from '../../http/problems.js';
+import { KoerierError, problems, type Problem, type ValidationIssue } from '../../http/problems.js';
 import type { AcceptedEvent } from '../accepted-event.js';
 import { charsetOf } from '../attribute-syntax.js';
-import type { IssueCollector } from '../event-validation.js';
+import type { IssueCollector } from '../issue-collector.js';
 import type { ContentMode } from './content-mode.js';
 
-export type ParseOutcome = { ok: true; mode: ContentMode; events: AcceptedEvent[]; warnings: ValidationIssue[] } | { ok: false; problem: Problem };
+/** The events of a request that parsed; a request that does not is refused with a thrown KoerierError. */
+export interface ParsedEvents {
+  readonly mode: ContentMode;
+  readonly events: AcceptedEvent[];
+  readonly warnings: ValidationIssue[];
+}
 
 export interface ParseOptions {
   /**
@@ -23,12 +28,12 @@ export interface ParseOptions {
 }
 
 /** JSON text is UTF-8 (RFC 8259 §8.1); a body in another charset is not understood. */
-export function jsonBodyText(body: Buffer, contentType: string): string | Problem {
+export function jsonBodyText(body: Buffer, contentType: string): string {
   const charset = charsetOf(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
-    return problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`);
+    throw fail(problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`));
   }
-  if (!isUtf8(body)) return malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).');
+  if (!isUtf8(body)) throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
   return body.toString('utf8');
 }
 
@@ -47,7 +52,7 @@ export function malformedJson(detail: string): Problem {
   return problems.badRequest('malformed-json', 'Malformed JSON', detail);
 }
 
-export function invalid(issues: IssueCollector): ParseOutcome {
+export function invalid(issues: IssueCollector): KoerierError {
   const count = issues.errors.length;
   const detail = issues.stopped
     ? `More than ${count} violations of CloudEvents 1.0 as profiled by NL GOV; validation stopped after the first ${count}, which are listed in errors.`
@@ -61,10 +66,10 @@ export function invalid(issues: IssueCollector): ParseOutcome {
   });
 }
 
-/** The per-event limit is on the JSON format text, the form in which Koerier stores and forwards. */
-export function tooLarge(event: AcceptedEvent, options: ParseOptions): ParseOutcome | undefined {
+/** The per-event limit is on the JSON format text, the form in which Koerier stores and forwards: throws the 413 past it. */
+export function requireWithinLimit(event: AcceptedEvent, options: ParseOptions): void {
   const size = Buffer.byteLength(event.json);
-  return size <= options.maxEventBytes ? undefined : fail(eventTooLarge(size, options, undefined, event.id));
+  if (size > options.maxEventBytes) throw fail(eventTooLarge(size, options, undefined, event.id));
 }
 
 /** Ids longer than this are not repeated in a 413: the answer names the event, it does not echo it. */
@@ -88,6 +93,7 @@ export function idOf(member: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-export function fail(problem: Problem): ParseOutcome {
-  return { ok: false, problem };
+/** The request refused with `problem`, to be thrown. */
+export function fail(problem: Problem): KoerierError {
+  return new KoerierError(problem);
 }

@@ -1,0 +1,173 @@
+/**
+ * OpenAPI schemas of the subscriptions API (EDU-7, EDU-13, EDU-14): the subscription, its filters
+ * and sink credential, and a page of them. The member names follow the CloudEvents Subscriptions
+ * API; subscriptions-paths.ts refers to them.
+ */
+import { FILTER_DIALECTS } from '../subscriptions/filters.js';
+import { PULL_LIMITS } from '../subscriptions/subscription.js';
+
+const filterSchema = {
+  type: 'object',
+  description:
+    'A CloudEvents Subscriptions API filter expression: exactly one of the dialects ' +
+    `${FILTER_DIALECTS.join(', ')}. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); ` +
+    'all/any hold a non-empty list of filters; not holds one. Any other dialect (e.g. sql) is rejected with 400.',
+  minProperties: 1,
+  maxProperties: 1,
+  properties: {
+    exact: { $ref: '#/components/schemas/AttributeMatch' },
+    prefix: { $ref: '#/components/schemas/AttributeMatch' },
+    suffix: { $ref: '#/components/schemas/AttributeMatch' },
+    all: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Filter' } },
+    any: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Filter' } },
+    not: { $ref: '#/components/schemas/Filter' },
+  },
+  additionalProperties: false,
+  example: { all: [{ prefix: { type: 'nl.edu.leerling.' } }, { exact: { subject: 'leerling/42' } }] },
+} as const;
+
+const sinkCredentialSchema = {
+  description:
+    'Required (WH-3: every delivery carries a token). By default only CLIENTCREDENTIALS is accepted (EDU-4); ACCESSTOKEN only where the deployment ' +
+    'allows static tokens (KOERIER_SINK_CREDENTIALS=bearer-or-oauth2). Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',
+  oneOf: [
+    {
+      type: 'object',
+      title: 'Static bearer token',
+      required: ['credentialtype', 'accesstoken'],
+      properties: { credentialtype: { const: 'ACCESSTOKEN' }, accesstoken: { type: 'string', writeOnly: true } },
+      additionalProperties: false,
+    },
+    {
+      type: 'object',
+      title: 'OAuth 2.0 client credentials (Koerier fetches tokens from tokenurl)',
+      required: ['credentialtype', 'tokenurl', 'clientid', 'clientsecret'],
+      properties: {
+        credentialtype: { const: 'CLIENTCREDENTIALS' },
+        tokenurl: { type: 'string', format: 'uri', writeOnly: true },
+        clientid: { type: 'string', writeOnly: true },
+        clientsecret: { type: 'string', writeOnly: true },
+        scope: { type: 'string', writeOnly: true },
+        audience: { type: 'string', writeOnly: true },
+      },
+      additionalProperties: false,
+    },
+  ],
+} as const;
+
+const writableProperties = {
+  sink: {
+    type: 'string',
+    format: 'uri',
+    description: 'The webhook: an https URL (WH-1) on port 443 unless the deployment allows more (KOERIER_OUTBOUND_PORTS). No credentials in it (WH-3).',
+    example: 'https://ontvanger.example/webhooks/koerier',
+  },
+  source: { type: 'string', description: 'Only events with exactly this source.' },
+  types: {
+    type: 'array',
+    maxItems: 32,
+    items: { type: 'string', minLength: 1 },
+    description: 'Only events with one of these types (a version is part of the type, EDU-8).',
+  },
+  filters: { type: 'array', items: { $ref: '#/components/schemas/Filter' }, description: 'All must match.' },
+  protocol: { type: 'string', enum: ['HTTP'], default: 'HTTP' },
+  delivery: {
+    type: 'string',
+    enum: ['push', 'pull'],
+    default: 'push',
+    description:
+      '`push`: Koerier delivers to the webhook `sink`. `pull`: the consumer receives from the subscription’s own queue (POST /subscriptions/{id}/events/receive, docs/PULL.md); no sink, credential or handshake, so every push member is refused. Cannot be changed by a PATCH.',
+  },
+  maxdeliverycount: {
+    type: 'integer',
+    minimum: PULL_LIMITS.maxDeliveryCount.min,
+    maximum: PULL_LIMITS.maxDeliveryCount.max,
+    default: PULL_LIMITS.maxDeliveryCount.default,
+    description: 'Pull only: deliveries of one event before it goes to the dead letters.',
+  },
+  retentionseconds: {
+    type: 'integer',
+    minimum: PULL_LIMITS.retentionSeconds.min,
+    maximum: PULL_LIMITS.retentionSeconds.max,
+    default: PULL_LIMITS.retentionSeconds.default,
+    description: 'Pull only: how long an unsettled event stays in the queue (at most 14 days).',
+  },
+  contentmode: {
+    type: 'string',
+    enum: ['structured', 'binary', 'batch'],
+    default: 'structured',
+    description:
+      'HTTP-4. `batch` is used only when the target declares it accepts application/cloudevents-batch+json (JSON-3); otherwise events go one by one, structured.',
+  },
+  batchsupported: {
+    type: 'boolean',
+    description:
+      'With validation "agreed" only: the out-of-band agreement says the target takes batches. With the handshake, the target declares it (Accept-Post).',
+  },
+  sinkcredential: { $ref: '#/components/schemas/SinkCredential' },
+  validation: {
+    type: 'string',
+    enum: ['handshake', 'agreed'],
+    default: 'handshake',
+    description: '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows.',
+  },
+  retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
+} as const;
+
+export const subscriptionsSchemas = {
+  Filter: filterSchema,
+  AttributeMatch: {
+    type: 'object',
+    minProperties: 1,
+    propertyNames: { pattern: '^[a-z0-9]{1,64}$' },
+    additionalProperties: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+  SinkCredential: sinkCredentialSchema,
+  SubscriptionRequest: {
+    type: 'object',
+    // Push needs a sink and a credential; pull has neither.
+    if: { required: ['delivery'], properties: { delivery: { const: 'pull' } } },
+    else: { required: ['sink', 'sinkcredential'] },
+    properties: writableProperties,
+    additionalProperties: false,
+  },
+  Subscription: {
+    type: 'object',
+    required: ['id', 'owner', 'delivery', 'status', 'createdat', 'updatedat'],
+    if: { properties: { delivery: { const: 'pull' } } },
+    then: { required: ['maxdeliverycount', 'retentionseconds'] },
+    else: { required: ['sink', 'protocol', 'contentmode', 'batchsupported', 'validation'] },
+    properties: {
+      id: { type: 'string', format: 'uuid', readOnly: true },
+      owner: { type: 'string', readOnly: true, description: 'The client that created it.' },
+      ...writableProperties,
+      sinkcredential: { type: 'object', readOnly: true, properties: { credentialtype: { type: 'string', enum: ['ACCESSTOKEN', 'CLIENTCREDENTIALS'] } } },
+      status: {
+        type: 'string',
+        enum: ['pending', 'active', 'rejected', 'retired', 'suspended'],
+        readOnly: true,
+        description:
+          'pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.',
+      },
+      statusreason: { type: 'string', readOnly: true },
+      suspendedfor: {
+        type: 'string',
+        enum: ['credential-required', 'target-failing'],
+        readOnly: true,
+        description: 'While suspended: credential-required (a PATCH with a sinkcredential reactivates it) or target-failing (POST …/resume).',
+      },
+      allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
+      validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
+      createdat: { type: 'string', format: 'date-time', readOnly: true },
+      updatedat: { type: 'string', format: 'date-time', readOnly: true },
+    },
+  },
+  SubscriptionList: {
+    type: 'object',
+    required: ['subscriptions'],
+    properties: {
+      subscriptions: { type: 'array', items: { $ref: '#/components/schemas/Subscription' } },
+      next: { type: 'string', format: 'uri-reference', description: 'The next page; absent on the last.' },
+    },
+  },
+} as const;

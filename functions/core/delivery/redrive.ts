@@ -1,0 +1,91 @@
+/**
+ * Redrive: dead letters sent again (EDU-18), by `POST …/dead-letters/redrive` and by a resume.
+ *
+ * A redrive is a new delivery operation with a new Idempotency-Key (EDU-IDEM-13), linked to the
+ * old one by `redriveOf`. Keeping the old key would look friendlier to deduplication, but a
+ * receiver stores the response of every completed operation under its key and replays it
+ * (EDU-IDEM-14): a delivery that died on a 4xx would get that same 4xx back for ever. And the
+ * automatic retries of the first operation are over, which is exactly when the profile says a
+ * new request takes a new key (section 8.3.5). Receivers still recognise the event itself by
+ * `source` + `id` (CE-17, EDU-IDEM-15).
+ *
+ * Nothing is sent again on the strength of an old decision (review item 16): the router checked
+ * entitlement and filters when the event was routed, but a grant may have been revoked or the
+ * filters changed since. A redrive and a resume re-check every event of a dead letter against the
+ * owner's entitlements as configured now and the subscription's filters as they are now; a dead
+ * letter with an event that fails either is not sent and stays where it is, untouched, until its
+ * retention ends (a grant that comes back makes it redrivable again). The answer lists it under
+ * `withheld` with the reason (`not-entitled`, `no-longer-matches`), and the audit log records it.
+ */
+import { randomUUID } from 'node:crypto';
+import { readStoredEvent } from '../cloudevents/index.js';
+import { KoerierError, problems } from '../http/problems.js';
+import { subscriptionMatches } from '../routing/route-keys.js';
+import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { DeadLetter } from './delivery-records.js';
+
+/** Dead letters one redrive request sends at most; `more: true` says to call again. */
+export const MAX_REDRIVE = 500;
+
+/** Why a dead letter is not sent again. */
+export type WithheldReason = 'not-entitled' | 'no-longer-matches';
+
+export interface Withheld {
+  readonly deliveryId: string;
+  readonly reason: WithheldReason;
+}
+
+/** Why the dead letter may not go to the subscription as it is now; undefined when it may. */
+export function withheldReason(subscription: Subscription, deadLetter: DeadLetter, entitlements: Entitlements): WithheldReason | undefined {
+  for (const json of deadLetter.events) {
+    const event = readStoredEvent(json);
+    if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
+    if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
+  }
+  return undefined;
+}
+
+/** The new delivery messages for dead letters: each a new operation with a new key, linked by `redriveOf`. */
+export function redriveMessages(subscriptionId: string, deadLetters: readonly DeadLetter[], createdAt: number): DeliveryMessage[] {
+  return deadLetters.map((deadLetter) => ({
+    version: 1,
+    deliveryId: randomUUID(),
+    subscriptionId,
+    events: deadLetter.events,
+    createdAt,
+    redriveOf: deadLetter.deliveryId,
+  }));
+}
+
+/** The body of a redrive request: `{"all": true}` (no `deliveryIds`) or `{"deliveryIds": [...]}`; throws the 400 for anything else. */
+export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } {
+  const invalid = (detail: string) => new KoerierError(problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail));
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw invalid('The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
+  const { all, deliveryIds, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0)
+    throw invalid(
+      `Unknown member ${Object.keys(rest)
+        .map((k) => `"${k}"`)
+        .join(', ')}.`,
+    );
+  if (all === true && deliveryIds === undefined) return {};
+  if (
+    all === undefined &&
+    Array.isArray(deliveryIds) &&
+    deliveryIds.length > 0 &&
+    deliveryIds.length <= MAX_REDRIVE &&
+    deliveryIds.every((d) => typeof d === 'string' && d.length > 0)
+  ) {
+    return { deliveryIds: new Set(deliveryIds as string[]) };
+  }
+  throw invalid(`Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`);
+}
