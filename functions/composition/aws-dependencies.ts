@@ -25,6 +25,7 @@ import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
@@ -34,6 +35,7 @@ import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.j
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
@@ -90,6 +92,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       routeIndex,
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
+      claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
+      payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
       pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
       rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
       pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),

@@ -96,8 +96,6 @@ async function counts(sqs: SQSClient, queueUrl: string): Promise<{ visible: numb
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Receives until `count` messages came back, or fails after `timeoutMs`. */
 async function receiveEventually(sqs: SQSClient, queueUrl: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
   const messages: Message[] = [];
@@ -177,8 +175,9 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
       );
       expect(messages).toHaveLength(1);
     }
-    await sleep(100);
-    expect(await counts(first.sqs, first.dlq('inbound'))).toMatchObject({ visible: 1 });
+    await eventually('the poison message in the dead-letter queue', async () => (await counts(first.sqs, first.dlq('inbound'))).visible === 1, {
+      intervalMs: 20,
+    });
     await stop(first.emulators);
 
     const second = await start();

@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
@@ -33,6 +34,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...subscriptionsPaths,
       ...deliveryPaths,
       ...pullPaths,
+      ...payloadsPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -51,6 +53,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...subscriptionsSchemas,
         ...deliverySchemas,
         ...pullSchemas,
+        ...payloadsSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -61,7 +64,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
               tokenUrl: options.tokenUrl,
               scopes: {
                 'events:publish': 'Publish events',
-                'events:consume': 'Pull events',
+                'events:consume': 'Pull events, and fetch the data of events sent by reference',
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',

@@ -5,6 +5,21 @@
  */
 import { PULL_LIMITS, type PullSettings } from './subscription.js';
 
+/** Members only a push subscription has; in a pull subscription they are refused. */
+export const PUSH_ONLY_MEMBERS = [
+  'sink',
+  'sinkcredential',
+  'contentmode',
+  'batchsupported',
+  'validation',
+  'retrywindowseconds',
+  'protocol',
+  // Pull consumers get the event as stored (with its dataref, if any): no inlining to bound.
+  'maxinlinebytes',
+] as const;
+/** Members only a pull subscription has. */
+export const PULL_ONLY_MEMBERS = ['maxdeliverycount', 'retentionseconds'] as const;
+
 type AddIssue = (attribute: string, rule: string, message: string, requirement?: string) => void;
 
 export function parsePullMembers(fields: Readonly<Record<string, unknown>>, pushOnly: readonly string[], add: AddIssue): PullSettings | undefined {
