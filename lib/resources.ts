@@ -182,6 +182,13 @@ export const functions = {
     queues: { deliveries: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
   },
+  signingKeys: {
+    entry: 'functions/handlers/signing-keys.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // The public keys of KOERIER_SIGNING_KEYS (kms:GetPublicKey on those keys, granted by the stack).
+    routes: [{ method: 'GET', path: '/.well-known/http-message-signatures-directory' }],
+  },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',
     memoryMb: 256,

@@ -91,6 +91,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
     },
     send: webhookSender(deps.deliveryHttp),
+    signingKey: () => deps.signingKeys.current(),
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
     policy: {
       retry: settings.retry,

@@ -18,6 +18,7 @@ import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
+import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
@@ -51,6 +52,8 @@ export interface KoerierDependencies {
   readonly routedEvents: RoutedEventLedger;
   readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
   readonly credentialCipher: CredentialCipher;
+  /** The keys that sign deliveries and are published as a JWKS (issue 12, item 6); none when unconfigured. */
+  readonly signingKeys: SigningKeys;
   /** Outbound HTTP for deliveries and token requests, with the delivery timeouts (SSRF guard on). */
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */

@@ -29,6 +29,7 @@ import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
+import { signingKeysFor } from '../aws/signing-keys.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
@@ -87,6 +88,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
+      signingKeys: () => signingKeysFor(config.delivery.signingKeys, { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({
           connectTimeoutMs: config.delivery.connectTimeoutMs,

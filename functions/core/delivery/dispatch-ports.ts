@@ -13,6 +13,7 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from './deliv
 import type { BreakerSettings } from './target-health.js';
 import type { RetrySchedule } from './retry-schedule.js';
 import type { WebhookRequest } from './webhook-request.js';
+import type { SigningKey } from '../signatures/message-signature.js';
 
 export interface DeliveryPolicy {
   readonly retry: RetrySchedule;
@@ -105,6 +106,8 @@ export interface DispatcherDependencies {
    */
   accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
   send(request: WebhookRequest): Promise<AttemptResult>;
+  /** The key that signs deliveries of subscriptions with `signDeliveries` (issue 12, item 6); throws when it cannot be had. */
+  signingKey?(): Promise<SigningKey>;
   /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly policy: DeliveryPolicy;

@@ -27,6 +27,7 @@ export interface SubscriptionInput {
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
+  readonly signDeliveries?: boolean;
 }
 
 export interface InputRules {
@@ -43,6 +44,8 @@ export interface InputRules {
   readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** The deployment has a signing key: `signdeliveries` may be true. */
+  readonly signingAvailable?: boolean;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -57,6 +60,7 @@ export const WRITABLE_MEMBERS = [
   'sinkcredential',
   'validation',
   'retrywindowseconds',
+  'signdeliveries',
 ] as const;
 
 export const READ_ONLY_MEMBERS = [
@@ -179,6 +183,14 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     );
   }
 
+  const signDeliveries = fields['signdeliveries'];
+  if (signDeliveries !== undefined) {
+    if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
+    else if (signDeliveries && !rules.signingAvailable) {
+      add('signdeliveries', 'signing-unavailable', 'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries');
+    }
+  }
+
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
   if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
@@ -197,6 +209,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,
       ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+      ...(signDeliveries === true ? { signDeliveries: true } : {}),
     },
     issues,
   };

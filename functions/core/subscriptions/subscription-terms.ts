@@ -26,6 +26,7 @@ export async function termsOf(
     ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
     validation: input.validation,
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
+    ...(input.signDeliveries ? { signDeliveries: true } : {}),
   };
 }
 
@@ -51,5 +52,6 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.validation === 'agreed' && s.batchSupported,
     s.retryWindowSeconds,
     s.credential?.kind,
+    s.signDeliveries === true,
   ]);
 }

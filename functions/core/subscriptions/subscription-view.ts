@@ -28,6 +28,7 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
+    signdeliveries: s.signDeliveries === true,
     createdat: s.createdAt,
     updatedat: s.updatedAt,
   };

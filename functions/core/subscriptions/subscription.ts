@@ -66,6 +66,8 @@ export interface Subscription {
   readonly suspendedFor?: SuspensionCause;
   /** `WebHook-Allowed-Rate` (WH-6); absent when the target allowed any rate (`*`) or said nothing. */
   readonly allowedRatePerMinute?: number;
+  /** Every delivery carries an HTTP Message Signature (RFC 9421) with a Content-Digest (issue 12, item 6). */
+  readonly signDeliveries?: boolean;
   /** Override of how long deliveries are retried (seconds), within the idempotency TTL. */
   readonly retryWindowSeconds?: number;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
