@@ -53,6 +53,12 @@ export interface FunctionSpec {
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
   readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
+  /**
+   * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
+   * (kms:Sign), read every signing key's `public-keys` (kms:GetPublicKey), present the mTLS
+   * `client-certificate` (the secret, through the Parameters and Secrets extension).
+   */
+  readonly trust?: readonly ('sign' | 'public-keys' | 'client-certificate')[];
 }
 
 export const tables = {
@@ -146,6 +152,8 @@ export const functions = {
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
+    // The validation handshake reaches targets that demand a client certificate.
+    trust: ['client-certificate'],
   },
   router: {
     entry: 'functions/handlers/router.ts',
@@ -166,6 +174,7 @@ export const functions = {
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
     queues: { deliveries: 'send+consume' },
     keys: { credentials: 'decrypt' },
+    trust: ['sign', 'public-keys', 'client-certificate'],
   },
   deliveryAdmin: {
     entry: 'functions/handlers/delivery-admin.ts',
@@ -186,8 +195,8 @@ export const functions = {
     entry: 'functions/handlers/signing-keys.ts',
     memoryMb: 256,
     timeoutSeconds: 10,
-    // The public keys of KOERIER_SIGNING_KEYS (kms:GetPublicKey on those keys, granted by the stack).
     routes: [{ method: 'GET', path: '/.well-known/http-message-signatures-directory' }],
+    trust: ['public-keys'],
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',
