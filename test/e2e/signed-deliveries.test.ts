@@ -7,9 +7,10 @@
  * deliveries carry the new `keyid`, and once the previous key is dropped its signatures stop verifying.
  */
 import { createHash, createPublicKey, randomUUID, type JsonWebKey } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createVerifier, httpbis, type VerifyingKey } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
@@ -142,6 +143,32 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const otherKey = { ...delivery!, headers: { ...delivery!.headers, 'idempotency-key': randomUUID() } };
     expect(await verifyDelivery(otherKey, receiver.url, keys)).toBe(false);
     expect(await verifyDelivery({ ...delivery!, path: '/other' }, receiver.url, keys)).toBe(false);
+  });
+
+  it("issue 12 #6: the README's receiver code, run as written, accepts a signed delivery and refuses a changed one", async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('### Verifying a signed delivery'));
+    const code = /```js\n([\s\S]+?)```/.exec(section)![1]!;
+    // The only changes: where Koerier is, and the library found from outside the repository.
+    const module = join(dir, `readme-receiver-${randomUUID()}.mjs`);
+    await writeFile(
+      module,
+      code
+        .replace("const KOERIER = 'https://koerier.example.org';", `const KOERIER = '${koerier.url}';`)
+        .replace("from 'http-message-signatures'", `from '${import.meta.resolve('http-message-signatures')}'`),
+    );
+    const { isFromKoerier } = (await import(pathToFileURL(module).href)) as {
+      isFromKoerier(request: { method: string; url: string; headers: Record<string, string>; body: Buffer }): Promise<boolean>;
+    };
+    const receiver = await newReceiver();
+    const type = `nl.example.readme.${randomUUID().slice(0, 8)}.v1`;
+    await subscribe(koerier.url, subscriber, receiver, type, true);
+    await publish(koerier.url, publisher, event(type));
+    const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
+    const asReceived = { method: delivery!.method, url: receiver.url, headers: { ...delivery!.headers }, body: Buffer.from(delivery!.body) };
+    expect(await isFromKoerier(asReceived)).toBe(true);
+    expect(await isFromKoerier({ ...asReceived, body: Buffer.from(delivery!.body.replace('world', 'w0rld')) })).toBe(false);
+    expect(await isFromKoerier({ ...asReceived, headers: { ...asReceived.headers, 'idempotency-key': randomUUID() } })).toBe(false);
   });
 
   it('issue 12 #6: without signdeliveries a delivery carries no signature; signdeliveries must be a boolean', async () => {
