@@ -17,6 +17,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
+import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
@@ -25,7 +26,7 @@ import { settingEnv } from '../functions/config.js';
 export interface ResourceDescription {
   readonly tables: Readonly<Record<string, resources.TableSpec>>;
   readonly queues: Readonly<Record<string, resources.QueueSpec>>;
-  readonly buckets: Readonly<Record<string, object>>;
+  readonly buckets: Readonly<Record<string, BucketSpec>>;
   readonly keys: Readonly<Record<string, object>>;
   readonly functions: Readonly<Record<string, resources.FunctionSpec>>;
 }

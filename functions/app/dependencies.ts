@@ -11,6 +11,7 @@
  * does no I/O.
  */
 import type { Principal, Scope } from '../core/auth/access-tokens.js';
+import type { ClaimCheckStore, PayloadLedger } from '../core/claim-check/ports.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import type { HttpRequest } from '../core/http/messages.js';
@@ -51,6 +52,9 @@ export interface KoerierDependencies {
   readonly routeIndex: RouteIndexReader;
   readonly routedEvents: RoutedEventLedger;
   readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
+  /** The claim check (EDU-1, CARD-6): objects of data too large to travel inline, and who may read each. */
+  readonly claimCheckStore: ClaimCheckStore;
+  readonly payloadLedger: PayloadLedger;
   readonly credentialCipher: CredentialCipher;
   /** The keys that sign deliveries and are published as a JWKS (issue 12, item 6); none when unconfigured. */
   readonly signingKeys: SigningKeys;

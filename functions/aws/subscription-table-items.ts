@@ -67,6 +67,7 @@ export function itemOf(s: Subscription): Item {
   if (s.allowedRatePerMinute !== undefined) item['allowedRatePerMinute'] = { N: String(s.allowedRatePerMinute) };
   if (s.retryWindowSeconds !== undefined) item['retryWindowSeconds'] = { N: String(s.retryWindowSeconds) };
   if (s.signDeliveries === true) item['signDeliveries'] = { BOOL: true };
+  if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
   return item;
@@ -86,6 +87,7 @@ export function subscriptionOf(item: Item): Subscription {
     allowedRatePerMinute: number('allowedRatePerMinute'),
     retryWindowSeconds: number('retryWindowSeconds'),
     signDeliveries: item['signDeliveries']?.BOOL === true ? true : undefined,
+    maxInlineBytes: number('maxInlineBytes'),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
   };

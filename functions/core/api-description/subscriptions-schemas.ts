@@ -99,6 +99,13 @@ const writableProperties = {
       'Content-Digest (RFC 9530, sha-256), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. ' +
       'Refused (400 signing-unavailable) where the deployment has no signing key.',
   },
+  maxinlinebytes: {
+    type: 'integer',
+    minimum: 65536,
+    maximum: 6291456,
+    description:
+      "The largest event delivered with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize` (EDU-1, CE-14).",
+  },
 } as const;
 
 export const subscriptionsSchemas = {

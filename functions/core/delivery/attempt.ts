@@ -13,6 +13,11 @@ import type { ContentMode } from '../cloudevents/index.js';
 import { webhookRequest, type WebhookRequest } from './webhook-request.js';
 import { deliverySignatureHeaders } from '../signatures/message-signature.js';
 
+/** The claim check could not give the events' data back, or record the reader: nothing was sent. */
+class ClaimCheckFailure extends Error {
+  override name = 'ClaimCheckFailure';
+}
+
 /** An admitted delivery, ready to go out. */
 export interface Sending {
   readonly delivery: QueuedDelivery;
@@ -21,7 +26,7 @@ export interface Sending {
 }
 
 export interface AttemptContext {
-  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'signingKey' | 'origin' | 'log' | 'policy'>;
+  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'signingKey' | 'origin' | 'log' | 'policy' | 'outgoingEvents'>;
   readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
@@ -60,7 +65,7 @@ export async function attemptAll(
       if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
       if (wait > 0) await sleep(wait);
       const at = now();
-      const send = async (): Promise<AttemptResult | CredentialUnavailableError> => {
+      const send = async (): Promise<AttemptResult | CredentialUnavailableError | ClaimCheckFailure> => {
         let bearer: string | undefined;
         try {
           bearer = await accessToken(false);
@@ -69,7 +74,15 @@ export async function attemptAll(
         }
         // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
         if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
-        const request = webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer });
+        let message = delivery.message;
+        if (deps.outgoingEvents) {
+          try {
+            message = { ...message, events: await deps.outgoingEvents(subscription, message.events) };
+          } catch (error) {
+            return new ClaimCheckFailure(String(error));
+          }
+        }
+        const request = webhookRequest({ message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer });
         if (!subscription.signDeliveries) return deps.send(request);
         // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
         let signed: WebhookRequest;
@@ -92,6 +105,18 @@ export async function attemptAll(
         } catch (error) {
           result = credentialFailure(error);
         }
+      }
+      if (result instanceof ClaimCheckFailure) {
+        deps.log.warn('delivery not sent: claim check unavailable', {
+          subscriptionId: subscription.id,
+          deliveryId: delivery.message.deliveryId,
+          error: result.message,
+        });
+        return {
+          at,
+          latencyMs: now() - at,
+          verdict: { kind: 'failed', code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
+        };
       }
       if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
       if ('failure' in result) {

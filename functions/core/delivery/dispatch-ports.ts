@@ -108,6 +108,13 @@ export interface DispatcherDependencies {
   send(request: WebhookRequest): Promise<AttemptResult>;
   /** The key that signs deliveries of subscriptions with `signDeliveries` (issue 12, item 6); throws when it cannot be had. */
   signingKey?(): Promise<SigningKey>;
+  /**
+   * The events as they go to `subscription` (the claim check, EDU-1: data inline again when it
+   * fits the subscription's `maxInlineBytes`, else by reference with its owner recorded as a
+   * reader). Throws when the claim check is unavailable; the attempt then fails without a send.
+   * Absent: the events go out as queued.
+   */
+  outgoingEvents?(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
   /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly policy: DeliveryPolicy;

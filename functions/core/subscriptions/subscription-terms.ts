@@ -27,6 +27,7 @@ export async function termsOf(
     validation: input.validation,
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
     ...(input.signDeliveries ? { signDeliveries: true } : {}),
+    ...(input.maxInlineBytes === undefined ? {} : { maxInlineBytes: input.maxInlineBytes }),
   };
 }
 
@@ -51,6 +52,7 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.validation,
     s.validation === 'agreed' && s.batchSupported,
     s.retryWindowSeconds,
+    s.maxInlineBytes,
     s.credential?.kind,
     s.signDeliveries === true,
   ]);
