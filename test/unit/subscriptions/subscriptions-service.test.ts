@@ -171,7 +171,14 @@ describe('subscriptions use case: create', () => {
 
   it('issue 12 #6, EDU-IDEM-8: signdeliveries is kept, shown, changed by PATCH, and part of what a create asked for (its key with the other value: 422)', async () => {
     const signing = answering(
-      new SubscriptionsService({ store, cipher, sendValidationRequest: transport, entitlements, settings: { ...settings, signingAvailable: true }, clock: () => now }),
+      new SubscriptionsService({
+        store,
+        cipher,
+        sendValidationRequest: transport,
+        entitlements,
+        settings: { ...settings, signingAvailable: true },
+        clock: () => now,
+      }),
     );
     const post = (body: Record<string, unknown>, key: string) =>
       signing.create(principal('school-a'), request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, { 'idempotency-key': key }));
