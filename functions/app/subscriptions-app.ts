@@ -37,6 +37,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         signingAvailable: config.delivery.signingKeys.length > 0,
       },
       audit: log,
+      pullQueues: deps.pullQueues,
     }));
 
   return async (request) => {

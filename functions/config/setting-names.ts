@@ -85,4 +85,7 @@ export const settingEnv = {
    * Manager secret holding the PEM certificate chain and private key, or `file:<path>` of such a PEM (laptop).
    */
   clientCertificate: 'KOERIER_CLIENT_CERTIFICATE',
+  /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
+  pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
+  pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',
 } as const;
