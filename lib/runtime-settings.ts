@@ -30,7 +30,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 30,
     min: 1,
     max: 43_200,
-    meaning: 'first delay before a failed delivery is retried; each later delay doubles, with jitter',
+    meaning: 'delay after the first failed attempt; each later one doubles (±20% jitter) up to the longest single delay',
     read: (c) => c.delivery.retry.initialDelaySeconds,
   },
   {
