@@ -7,6 +7,7 @@
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
+import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
 import type { RouteKey } from '../../lib/resources.js';
@@ -27,6 +28,11 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       settings: {
         allowLoopbackSinks: config.allowLoopbackSinks,
         allowedPorts: config.outboundPorts,
+        // The connection's own rule, applied when the URL is given (the laptop host still reaches loopback).
+        refusedAddressRange: (address) => {
+          const verdict = judgeAddress(address, { allowLoopback: config.allowLoopbackSinks });
+          return verdict.allowed ? undefined : (verdict.range ?? 'not public');
+        },
         sinkCredentials: config.sinkCredentials,
         webhookOrigin: config.webhookOrigin,
         publicBaseUrl: config.publicBaseUrl,

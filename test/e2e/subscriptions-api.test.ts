@@ -528,6 +528,34 @@ describe('bounded input (review #9, #19)', () => {
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(200);
   });
 
+  it('WH-1, issue 12 item 8: a sink or token URL that is a literal private or link-local address is refused with 400 at creation, and nothing is created', async () => {
+    // Every subscription of school-a, from every page: none may be added by a refused create.
+    const all = async () => {
+      const ids: string[] = [];
+      for (let path: string | undefined = '/subscriptions'; path;) {
+        const page = await call('school-a', 'GET', path);
+        ids.push(...(page.body['subscriptions'] as { id: string }[]).map((s) => s.id));
+        path = page.body['next'] as string | undefined;
+      }
+      return ids;
+    };
+    const before = await all();
+    for (const sink of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]/hook']) {
+      const refused = await subscribe('school-a', { sink });
+      expect(refused.status, sink).toBe(400);
+      expect(refused.body['errors'], sink).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'public-address' })]);
+    }
+    const token = await subscribe('school-a', {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: { ...clientCredentials(), tokenurl: 'https://192.168.1.1/token' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'public-address' })]);
+    expect(await all()).toEqual(before);
+    // The laptop host still takes its own loopback (the target of every other test here).
+    expect((await subscribe('school-a', { sink: `${targetUrl}/consents` })).status).toBe(201);
+  });
+
   it('review #19: a sink or token URL on a port other than the allowed ones is refused at creation and on PATCH', async () => {
     // The laptop host allows any port on loopback only; a public name must use 443.
     const refused = await subscribe('school-a', { sink: 'https://hooks.example:8443/hook' });

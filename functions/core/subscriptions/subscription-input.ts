@@ -43,6 +43,8 @@ export interface InputRules {
   readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** See `OutboundUrlRules.refusedAddressRange`. */
+  readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -101,7 +103,11 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const sink = fields['sink'];
   if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
   else {
-    const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
+    const problem = outboundUrlProblem(sink, 'sink', {
+      allowLoopback: rules.allowLoopbackSinks,
+      allowedPorts: rules.allowedPorts,
+      refusedAddressRange: rules.refusedAddressRange,
+    });
     if (problem) add('sink', problem.rule, problem.message, problem.requirement);
   }
 
@@ -150,6 +156,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     const parsed = parseSinkCredential(fields['sinkcredential'], {
       allowLoopback: rules.allowLoopbackSinks,
       allowedPorts: rules.allowedPorts,
+      refusedAddressRange: rules.refusedAddressRange,
       policy: rules.sinkCredentials,
     });
     issues.push(...parsed.issues);

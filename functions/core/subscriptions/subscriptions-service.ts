@@ -37,6 +37,8 @@ export interface SubscriptionsSettings {
   readonly allowLoopbackSinks: boolean;
   /** Ports a sink or token URL may name (review item 19). */
   readonly allowedPorts: readonly number[];
+  /** Refuses a sink or token URL that is a literal private or loopback address at once (400), see `outbound-url.ts`. */
+  readonly refusedAddressRange?: (address: string) => string | undefined;
   /** Which sink credentials the deployment accepts (WH-3, EDU-4). */
   readonly sinkCredentials: SinkCredentialPolicy;
   /** `WebHook-Request-Origin`. */
@@ -206,6 +208,7 @@ export class SubscriptionsService {
     const { input, issues } = parseSubscriptionInput(body, {
       allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
       allowedPorts: this.deps.settings.allowedPorts,
+      refusedAddressRange: this.deps.settings.refusedAddressRange,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
       storedCredential,
