@@ -15,6 +15,14 @@ import { eventually, staysQuiet } from '../support/waiting.js';
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
   '/consents': (res, origin) => res.writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/takes-batches': (res, origin) =>
+    res
+      .writeHead(200, {
+        'webhook-allowed-origin': origin,
+        allow: 'POST, OPTIONS',
+        'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json',
+      })
+      .end(),
   '/refuses': (res) => res.writeHead(403).end(),
   '/no-handshake': (res) => res.writeHead(405, { allow: 'POST' }).end(),
   // Withholds the consent headers and approves later through the callback (spec section 4.2).
@@ -402,6 +410,27 @@ describe('webhook validation handshake against real targets', () => {
 
     const elsewhere = await call('school-b', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?gone=0` });
     expect(elsewhere.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents?gone=0` });
+  });
+
+  it('JSON-3, issue 12 item 8: a batch subscription whose target did not declare batch support says so in its answer; one that did, does not', async () => {
+    const single = await subscribe('school-a', { sink: `${targetUrl}/consents`, contentmode: 'batch' });
+    expect(single.body).toMatchObject({ status: 'active', contentmode: 'batch', batchsupported: false });
+    expect(single.body['warnings']).toEqual([
+      {
+        attribute: 'contentmode',
+        rule: 'batch-fallback',
+        requirement: 'JSON-3',
+        message: expect.stringMatching(/delivered one by one .*Accept-Post: application\/cloudevents-batch\+json/),
+      },
+    ]);
+    expect((await call('school-a', 'GET', `/subscriptions/${single.body['id']}`)).body['warnings']).toEqual(single.body['warnings']);
+    const batches = await subscribe('school-a', { sink: `${targetUrl}/takes-batches`, contentmode: 'batch' });
+    expect(batches.body).toMatchObject({ status: 'active', contentmode: 'batch', batchsupported: true });
+    expect(batches.body).not.toHaveProperty('warnings');
+    // Asking for single events settles it: the word goes.
+    const structured = await call('school-a', 'PATCH', `/subscriptions/${single.body['id']}`, { contentmode: 'structured' });
+    expect(structured.status).toBe(200);
+    expect(structured.body).not.toHaveProperty('warnings');
   });
 
   it('WH-4: a rejected subscription pointed at a consenting sink is validated again and becomes active', async () => {
