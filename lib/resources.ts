@@ -144,6 +144,7 @@ export const functions = {
       { method: 'DELETE', path: '/subscriptions/{id}' },
       { method: 'GET', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/revalidate' },
     ],
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
     // Sealing only: the API never reads a credential back.

@@ -1,6 +1,6 @@
 /**
  * The subscriptions API (scope `subscriptions:manage`): POST/GET /subscriptions,
- * GET/PATCH/DELETE /subscriptions/{id}; every change runs through the Idempotency-Key guard
+ * GET/PATCH/DELETE /subscriptions/{id}, POST /subscriptions/{id}/revalidate; every change runs through the Idempotency-Key guard
  * (EDU-IDEM-3, EDU-IDEM-5). GET/POST /subscriptions/{id}/validation is the webhook validation
  * callback (WH-4): the target calls it, so it is authenticated by the secret token in its URL,
  * not by an access token, and is naturally idempotent.
@@ -56,6 +56,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       case 'GET /subscriptions/{id}':
       case 'PATCH /subscriptions/{id}':
       case 'DELETE /subscriptions/{id}':
+      case 'POST /subscriptions/{id}/revalidate':
         break;
       default:
         return unroutedAnswer(request);
@@ -75,6 +76,8 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         return guarded(principal.clientId, route, () => subscriptions.update(principal, id, request));
       case 'DELETE /subscriptions/{id}':
         return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
+      case 'POST /subscriptions/{id}/revalidate':
+        return guarded(principal.clientId, route, () => subscriptions.revalidate(principal, id));
     }
   };
 }

@@ -23,6 +23,11 @@ const behaviours: Record<string, (res: ServerResponse, origin: string, headers: 
         'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json',
       })
       .end(),
+  // Refuses the first validation request, consents to every later one (its administrator changed their mind).
+  '/changes-mind': (res, origin) =>
+    optionsTo('/changes-mind').length === 1 ? res.writeHead(403).end() : res.writeHead(200, { 'webhook-allowed-origin': origin }).end(),
+  // Answers without consent: its administrator approves later, through whichever callback is current.
+  '/approves-later-once': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
   '/refuses': (res) => res.writeHead(403).end(),
   '/no-handshake': (res) => res.writeHead(405, { allow: 'POST' }).end(),
   // Withholds the consent headers and approves later through the callback (spec section 4.2).
@@ -410,6 +415,51 @@ describe('webhook validation handshake against real targets', () => {
 
     const elsewhere = await call('school-b', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?gone=0` });
     expect(elsewhere.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents?gone=0` });
+  });
+
+  it('WH-4, issue 12 item 8: a rejected subscription is validated again on request and becomes active once its target consents; the old callback is void', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/changes-mind` });
+    const id = created.body['id'] as string;
+    expect(created.body).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('HTTP 403') });
+    const firstCallback = String(optionsTo('/changes-mind').at(-1)!.headers['webhook-request-callback']);
+    const again = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, status: 'active', sink: `${targetUrl}/changes-mind` });
+    expect(again.headers.get('etag')).toBeTruthy();
+    expect(optionsTo('/changes-mind')).toHaveLength(2);
+    const secondCallback = String(optionsTo('/changes-mind').at(-1)!.headers['webhook-request-callback']);
+    expect(secondCallback).not.toBe(firstCallback);
+    expect((await fetch(firstCallback)).status).toBe(404);
+    // Active now: nothing to validate.
+    const active = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(active.status).toBe(409);
+    expect(active.body).toMatchObject({ type: expect.stringContaining('subscription-not-revalidatable'), detail: expect.stringContaining('active') });
+  });
+
+  it('WH-4, issue 12 item 8: a pending subscription whose target missed the request gets a new request, callback and window', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/approves-later-once` });
+    const id = created.body['id'] as string;
+    expect(created.body).toMatchObject({ status: 'pending' });
+    const again = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(again.body).toMatchObject({ id, status: 'pending', validationexpiresat: expect.any(String) });
+    expect(Date.parse(again.body['validationexpiresat'] as string)).toBeGreaterThanOrEqual(Date.parse(created.body['validationexpiresat'] as string));
+    const [first, second] = optionsTo('/approves-later-once').map((r) => String(r.headers['webhook-request-callback']));
+    expect(second).toContain(`/subscriptions/${id}/validation?token=`);
+    expect(second).not.toBe(first);
+    expect((await fetch(second!, { method: 'POST' })).status).toBe(200);
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['status']).toBe('active');
+  });
+
+  it('WH-5, EDU-7, issue 12 item 8: validating again needs a subscription of one’s own that has a validation request to send', async () => {
+    const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' });
+    const refused = await call('school-b', 'POST', `/subscriptions/${agreed.body['id']}/revalidate`);
+    expect(refused.status).toBe(409);
+    expect(refused.body['detail']).toMatch(/agreed out of band/);
+    const theirs = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
+    expect((await call('school-b', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(404);
+    expect((await call(undefined, 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(401);
+    const withoutKey = await call('school-a', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`, undefined, { 'idempotency-key': '' });
+    expect(withoutKey.status).toBe(400);
   });
 
   it('JSON-3, issue 12 item 8: a batch subscription whose target did not declare batch support says so in its answer; one that did, does not', async () => {

@@ -118,6 +118,28 @@ export const subscriptionsPaths = {
       },
     },
   },
+  '/subscriptions/{id}/revalidate': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'revalidateSubscription',
+      summary: 'Validate again (WH-4)',
+      description:
+        'Sends the webhook validation request to the sink again, with a new callback URL and approval window: for a `pending` subscription ' +
+        'whose target missed the request, or a `rejected` one whose target now consents. Answers with the outcome, as a create does. ' +
+        'Uses the Idempotency-Key (EDU-IDEM-5).',
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        ...subscriptionBody('200', 'Validated again: `active`, `pending` or `rejected`, with the reason.'),
+        ...authProblems,
+        ...notFound,
+        '409': problemResponse('Not pending or rejected, consent agreed out of band, changed meanwhile, or the Idempotency-Key is in use.'),
+        '422': idempotencyProblems['422'],
+        ...commonProblems,
+      },
+    },
+  },
   '/subscriptions/{id}/validation': {
     parameters: [
       idParameter,

@@ -139,6 +139,19 @@ export function notApprovable(status: SubscriptionStatus): KoerierError {
   return new KoerierError(problem(409, 'subscription-not-approvable', 'Not Approvable', `The subscription is ${status}; it cannot be approved now.`));
 }
 
+export function notRevalidatable(status: SubscriptionStatus, validation: string): KoerierError {
+  return new KoerierError(
+    problem(
+      409,
+      'subscription-not-revalidatable',
+      'Nothing to Validate',
+      validation === 'agreed'
+        ? 'Consent for this subscription was agreed out of band; there is no validation request to send.'
+        : `The subscription is ${status}; only a pending or rejected one is validated again (a changed sink is validated by its PATCH).`,
+    ),
+  );
+}
+
 export function approvalWindowClosed(): KoerierError {
   return new KoerierError(
     problem(410, 'validation-window-closed', 'Approval Window Closed', 'This approval link has expired; the subscriber must validate the sink again.'),

@@ -26,7 +26,7 @@ import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
-import type { Subscription } from './subscription.js';
+import { effectiveStatus, type Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
 import { openHandshake, validateTarget, type TargetValidationContext } from './target-validation.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
@@ -171,6 +171,28 @@ export class SubscriptionsService {
     this.audit('subscription deleted', current);
     // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
     return jsonResponse(200, view(current, this.now()));
+  }
+
+  /**
+   * Sends the validation request again with a new callback and window (issue 12 item 8): for a
+   * pending subscription whose target missed it, or a rejected one whose target now consents.
+   */
+  async revalidate(principal: Principal, id: string): Promise<HttpResponse> {
+    const current = await this.ownSubscription(principal, id);
+    if (!current) throw http.notFound(id);
+    if (!lifecycle.revalidatable(current, this.now())) throw http.notRevalidatable(effectiveStatus(current, this.now()), current.validation);
+    const handshake = openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
+    let validated: Subscription | undefined;
+    try {
+      const pending = await this.deps.store.save(lifecycle.awaitingValidation(lifecycle.storedTerms(current, this.now()), handshake.fields), current);
+      validated = await validateTarget(pending, handshake.token, this.handshakeContext());
+    } catch (error) {
+      if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
+      throw error;
+    }
+    if (!validated) throw http.deletedMeanwhile(id);
+    this.audit('subscription validated again', validated);
+    return http.subscriptionResponse(200, validated, this.now());
   }
 
   /**
