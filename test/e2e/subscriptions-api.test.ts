@@ -310,6 +310,39 @@ describe('entitlement and isolation', () => {
     expect(unscoped.status).toBe(403);
   });
 
+  it('issue 12 item 8: an admin lists one client’s subscriptions, or every client’s (owner=*), page by page; a client without admin may name only itself', async () => {
+    const ofA = (await subscribe('school-a', { sink: `${targetUrl}/consents` })).body['id'] as string;
+    const ofB = (await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' })).body['id'] as string;
+    const pages = async (client: string, first: string) => {
+      const ids: string[] = [];
+      const owners = new Set<string>();
+      for (let path: string | undefined = first; path;) {
+        const page = await call(client, 'GET', path);
+        expect(page.status, path).toBe(200);
+        for (const s of page.body['subscriptions'] as { id: string; owner: string }[]) {
+          ids.push(s.id);
+          owners.add(s.owner);
+        }
+        path = page.body['next'] as string | undefined;
+      }
+      return { ids, owners };
+    };
+    const everyone = await pages(ADMIN, '/subscriptions?owner=*&limit=3');
+    expect(everyone.ids).toEqual(expect.arrayContaining([ofA, ofB]));
+    expect(new Set(everyone.ids).size).toBe(everyone.ids.length);
+    const onlyA = await pages(ADMIN, '/subscriptions?owner=school-a&limit=3');
+    expect(onlyA.ids).toContain(ofA);
+    expect([...onlyA.owners]).toEqual(['school-a']);
+    // What school-a itself sees is the same list.
+    expect((await pages('school-a', '/subscriptions?limit=3')).ids).toEqual(onlyA.ids);
+    expect((await pages('school-a', '/subscriptions?owner=school-a')).ids).toEqual(onlyA.ids);
+    for (const owner of ['school-b', '*']) {
+      const refused = await call('school-a', 'GET', `/subscriptions?owner=${encodeURIComponent(owner)}`);
+      expect(refused.status, owner).toBe(403);
+      expect(refused.body['detail']).toMatch(/needs the scope "admin"/);
+    }
+  });
+
   it("EDU-7, WH-5: an admin's PATCH is held to the owner's entitlement and out-of-band agreement, not the admin's own", async () => {
     const owned = await subscribe('school-a', { sink: `${targetUrl}/consents` });
     // The admin may subscribe to every type; the owner, school-a, only to nl.edu.*.

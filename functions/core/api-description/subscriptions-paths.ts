@@ -51,6 +51,12 @@ export const subscriptionsPaths = {
       parameters: [
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'From `next` of the previous page.' },
+        {
+          name: 'owner',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'Scope `admin` only: the client whose subscriptions to list, or `*` for every client’s (in no particular order).',
+        },
       ],
       responses: {
         '200': {

@@ -51,9 +51,15 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
 }
 
 /** A page of the list, with the next page's address in the body and in a `Link` header. */
-export function pageResponse(page: SubscriptionPage, limit: number, now: Date): HttpResponse {
-  const next = page.cursor === undefined ? undefined : `/subscriptions?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+export function pageResponse(page: SubscriptionPage, limit: number, now: Date, owner?: string): HttpResponse {
+  const ownerParameter = owner === undefined ? '' : `owner=${encodeURIComponent(owner)}&`;
+  const next = page.cursor === undefined ? undefined : `/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
   return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), next }, next ? { link: `<${next}>; rel="next"` } : {});
+}
+
+/** `owner` names whose subscriptions to list; only an admin may name anyone but itself. */
+export function ownerNotAllowed(): KoerierError {
+  return new KoerierError(problems.forbidden('Listing the subscriptions of other clients (owner) needs the scope "admin".'));
 }
 
 export function subscriptionResponse(status: number, subscription: Subscription, now: Date, headers: Record<string, string> = {}): HttpResponse {

@@ -95,11 +95,14 @@ export class SubscriptionsService {
     return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
   }
 
+  /** The client's own subscriptions; an admin may name another `owner`, or `*` for every client's (issue 12 item 8). */
   async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
     const page = http.readPageRequest(request.query);
+    const owner = request.query['owner'] || undefined;
+    if (owner !== undefined && owner !== principal.clientId && !hasScope(principal, scopes.admin)) throw http.ownerNotAllowed();
     try {
-      const found = await this.deps.store.listByOwner(principal.clientId, page);
-      return http.pageResponse(found, page.limit, this.now());
+      const found = owner === '*' ? await this.deps.store.listAll(page) : await this.deps.store.listByOwner(owner ?? principal.clientId, page);
+      return http.pageResponse(found, page.limit, this.now(), owner);
     } catch (error) {
       if (error instanceof InvalidCursorError) throw http.invalidCursor();
       throw error;
