@@ -396,6 +396,9 @@ describe('webhook validation handshake against real targets', () => {
       expect(created.body).toMatchObject({ status: 'pending', validationexpiresat: expect.any(String) });
       const callback = String(optionsTo('/approves-later').at(-1)!.headers['webhook-request-callback']);
       expect(callback).toContain(`/subscriptions/${id}/validation?token=`);
+      // Issue 12 item 8: the owner sees where the target approves, never the target's secret.
+      expect(created.body['validationcallback']).toBe(new URL(callback).pathname);
+      expect(JSON.stringify(created.body)).not.toContain(new URL(callback).searchParams.get('token')!);
 
       const forged = await fetch(callback.replace(/token=[^&]+/, 'token=guessed'), { method });
       expect(forged.status).toBe(404);

@@ -132,6 +132,14 @@ export const subscriptionsSchemas = {
       },
       allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
       validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
+      validationcallback: {
+        type: 'string',
+        format: 'uri-reference',
+        readOnly: true,
+        description:
+          'While pending: where the target approves (GET or POST). The target received it with its secret token in WebHook-Request-Callback; ' +
+          'the token is not shown here, so only the target (or its administrator) can approve. POST …/revalidate sends a new one.',
+      },
       warnings: {
         type: 'array',
         readOnly: true,

@@ -69,6 +69,7 @@ export const READ_ONLY_MEMBERS = [
   'suspendedfor',
   'allowedrate',
   'validationexpiresat',
+  'validationcallback',
   'warnings',
   'createdat',
   'updatedat',

@@ -28,6 +28,9 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(status === 'suspended' && s.suspendedFor !== undefined ? { suspendedfor: s.suspendedFor } : {}),
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
+    // Where the target approves (issue 12 item 8). Its secret token went to the target alone, in
+    // WebHook-Request-Callback: shown here it would let a subscriber approve deliveries to someone else's URL.
+    ...(status === 'pending' && s.validation === 'handshake' ? { validationcallback: `/subscriptions/${encodeURIComponent(s.id)}/validation` } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
     ...warningsOf(s, status),
     createdat: s.createdAt,
