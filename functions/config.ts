@@ -27,8 +27,12 @@ export interface KoerierConfig {
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly publishRatePerMinute: number;
-  /** Largest event (serialised) the ingest stores in a queue message. */
+  /** Largest event (JSON format text) the ingest accepts; above `inlineEventBytes` its data goes to the claim check. */
   readonly maxEventBytes: number;
+  /** Events larger than this travel by reference (EDU-1, CE-14, CE-15); at most what a queue message carries. */
+  readonly inlineEventBytes: number;
+  /** The largest event a queue message carries (SQS's limit less the delivery envelope). */
+  readonly maxQueuedEventBytes: number;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
   /** Which event types each subscriber may receive (EDU-13), parsed once here. */
   readonly entitlements: Entitlements;
@@ -60,6 +64,15 @@ export const MAX_IDEMPOTENCY_TTL_SECONDS = 13 * 24 * 3600;
 export const SQS_MESSAGE_LIMIT_BYTES = 256 * 1024;
 /** Room kept in every queue message for the delivery envelope and message attributes. */
 export const QUEUE_MESSAGE_MARGIN_BYTES = 8 * 1024;
+/** Lambda's synchronous request limit: no event larger than this can reach a function through API Gateway. */
+export const LAMBDA_REQUEST_LIMIT_BYTES = 6_291_456;
+/**
+ * The default largest event: 4 MiB, which reaches the ingest in every content mode — API Gateway
+ * base64-encodes a CloudEvents body into the 6 MiB Lambda request, leaving about 4.5 MiB.
+ */
+export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+/** CE-14: the size every intermediary must forward; the default inline threshold. */
+export const DEFAULT_INLINE_EVENT_BYTES = 64 * 1024;
 
 export function loadConfig(env: Env): KoerierConfig {
   const settings = new SettingsReader(env);
@@ -74,13 +87,15 @@ export function loadConfig(env: Env): KoerierConfig {
     allowedOrigins: settings.list(settingEnv.allowedOrigins),
     webhookOrigin: settings.text(settingEnv.webhookOrigin) || 'koerier',
     publishRatePerMinute: settings.integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
-    // An accepted event must still fit a delivery message with its envelope, or it would fail in the router.
-    maxEventBytes: settings.integer(
-      settingEnv.maxEventBytes,
-      SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
-      1024,
+    maxEventBytes: settings.integer(settingEnv.maxEventBytes, DEFAULT_MAX_EVENT_BYTES, 1024, LAMBDA_REQUEST_LIMIT_BYTES),
+    // A queued event must still fit a delivery message with its envelope, or it would fail in the router.
+    inlineEventBytes: settings.integer(
+      settingEnv.inlineEventBytes,
+      DEFAULT_INLINE_EVENT_BYTES,
+      DEFAULT_INLINE_EVENT_BYTES,
       SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
     ),
+    maxQueuedEventBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
     idempotency: {
       // A delivery retries for at most the key's lifetime, and SQS keeps a message 14 days: a
       // longer lifetime would let SQS drop a delivery still retrying, unseen.

@@ -15,6 +15,7 @@ import { Keys } from './constructs/keys.js';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
+import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { settingEnv } from '../functions/config.js';
 
@@ -22,7 +23,7 @@ import { settingEnv } from '../functions/config.js';
 export interface ResourceDescription {
   readonly tables: Readonly<Record<string, resources.TableSpec>>;
   readonly queues: Readonly<Record<string, resources.QueueSpec>>;
-  readonly buckets: Readonly<Record<string, object>>;
+  readonly buckets: Readonly<Record<string, BucketSpec>>;
   readonly keys: Readonly<Record<string, object>>;
   readonly functions: Readonly<Record<string, resources.FunctionSpec>>;
 }

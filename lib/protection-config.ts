@@ -67,6 +67,8 @@ export const DEFAULT_ROUTE_THROTTLING: Readonly<Record<string, RouteThrottle>> =
   ingest: { rateLimit: 300, burstLimit: 600 },
   subscriptions: { rateLimit: 50, burstLimit: 100 },
   deliveryAdmin: { rateLimit: 20, burstLimit: 40 },
+  // Subscribers fetch the data of large events, one request each; uploads are rarer still.
+  payloads: { rateLimit: 100, burstLimit: 200 },
 };
 
 /** Five minutes of the default publish rate (6000 a minute): the edge only stops floods. */

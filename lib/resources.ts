@@ -89,10 +89,19 @@ export const queues = {
   deliveries: { visibilityTimeoutSeconds: 180, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 1000 },
 } as const satisfies Record<string, QueueSpec>;
 
+export interface BucketSpec {
+  /** Objects expire this long after they are written (S3 lifecycle rule; the fetch answers 410 after it). */
+  readonly objectRetentionSeconds: number;
+}
+
 export const buckets = {
-  /** Claim check: event data too large for a message, referenced by `dataref`. */
-  payloads: {},
-} as const;
+  /**
+   * Claim check: event data too large for a message, referenced by `dataref`. Objects live a day
+   * longer than any queue keeps a message (SQS's maximum, 14 days), so no message that refers to
+   * one outlives it; nothing is deleted on acknowledge, since other subscribers may still need it.
+   */
+  payloads: { objectRetentionSeconds: FOURTEEN_DAYS + 24 * 3600 },
+} as const satisfies Record<string, BucketSpec>;
 
 export const keys = {
   /** Encrypts subscriber credentials at rest. */
@@ -130,6 +139,8 @@ export const functions = {
     ],
     tables: { idempotency: 'readwrite' },
     queues: { inbound: 'send' },
+    // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
+    buckets: { payloads: 'readwrite' },
   },
   subscriptions: {
     entry: 'functions/handlers/subscriptions.ts',
@@ -165,7 +176,10 @@ export const functions = {
     timeoutSeconds: 30,
     queueTrigger: { queue: 'deliveries', batchSize: 10, maxBatchingWindowSeconds: 0 },
     // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite' },
+    // Idempotency: the claim check's readers (the owners an event went to by reference).
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
+    buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
     queues: { deliveries: 'send+consume' },
     keys: { credentials: 'decrypt' },
@@ -184,6 +198,19 @@ export const functions = {
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
     queues: { deliveries: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
+  },
+  payloads: {
+    entry: 'functions/handlers/payloads.ts',
+    memoryMb: 512,
+    timeoutSeconds: 15,
+    routes: [
+      { method: 'GET', path: '/payloads/{id}' },
+      { method: 'POST', path: '/payloads' },
+    ],
+    // The ledger of who may fetch, uploads granted, and the upload's idempotency key.
+    tables: { idempotency: 'readwrite' },
+    // Reads objects, presigns GETs for large ones and PUTs for uploads (a presigned URL carries the role's rights).
+    buckets: { payloads: 'readwrite' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

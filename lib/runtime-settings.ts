@@ -5,7 +5,7 @@
  * longer than SQS keeps a message would lose deliveries unseen). test/unit/runtime-settings.test.ts
  * checks every row against loadConfig, and docs/DEPLOYING.md's settings table against these rows.
  */
-import { MAX_IDEMPOTENCY_TTL_SECONDS, QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES, settingEnv, type KoerierConfig } from '../functions/config.js';
+import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv, type KoerierConfig } from '../functions/config.js';
 
 export interface RuntimeSetting {
   readonly contextKey: `koerier:${string}`;
@@ -21,7 +21,6 @@ export interface RuntimeSetting {
 }
 
 const DAY = 24 * 3600;
-const MAX_EVENT_BYTES = SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES;
 
 export const runtimeSettings: readonly RuntimeSetting[] = [
   {
@@ -123,15 +122,6 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     max: 1_000_000,
     meaning: 'requests per minute Koerier asks each target for in `WebHook-Request-Rate`; unset: not asked',
     read: (c) => c.handshake.requestRatePerMinute,
-  },
-  {
-    contextKey: 'koerier:maxEventBytes',
-    env: settingEnv.maxEventBytes,
-    default: MAX_EVENT_BYTES,
-    min: 1024,
-    max: MAX_EVENT_BYTES,
-    meaning: 'largest event (serialised) the ingest accepts; larger ones get 413',
-    read: (c) => c.maxEventBytes,
   },
   {
     contextKey: 'koerier:idempotencyLockSeconds',

@@ -3,7 +3,16 @@
  * typed, validated object. Every problem names its context key, so a failed synth says what to fix.
  */
 import type { Construct } from 'constructs';
-import { DEFAULT_OUTBOUND_PORTS, MAX_IDEMPOTENCY_TTL_SECONDS, parsePortList, settingEnv } from '../functions/config.js';
+import {
+  DEFAULT_INLINE_EVENT_BYTES,
+  DEFAULT_OUTBOUND_PORTS,
+  LAMBDA_REQUEST_LIMIT_BYTES,
+  MAX_IDEMPOTENCY_TTL_SECONDS,
+  parsePortList,
+  QUEUE_MESSAGE_MARGIN_BYTES,
+  settingEnv,
+  SQS_MESSAGE_LIMIT_BYTES,
+} from '../functions/config.js';
 import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from '../functions/core/credentials/sink-credential.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
@@ -50,6 +59,10 @@ export interface StackConfig {
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
+  /** The claim check (EDU-1): events above this travel by reference; absent: 64 KiB. */
+  readonly inlineEventBytes?: number;
+  /** The largest event POST /events accepts; absent: 4 MiB. */
+  readonly maxEventBytes?: number;
   readonly entitlements: Readonly<Record<string, unknown>>;
   /** Which client may publish under which source prefixes (EDU-IN); see functions/core/auth/publish-grants.ts. */
   readonly publishers: PublishGrants;
@@ -98,6 +111,8 @@ export const contextKey = {
   allowedOrigins: 'koerier:allowedOrigins',
   webhookOrigin: 'koerier:webhookOrigin',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
+  inlineEventBytes: 'koerier:inlineEventBytes',
+  maxEventBytes: 'koerier:maxEventBytes',
   entitlements: 'koerier:entitlements',
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
@@ -326,6 +341,17 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     else outboundPorts = ports;
   }
 
+  // The same bounds functions/config.ts enforces at start-up, checked here at synth.
+  const bytes = (key: string, min: number, max: number): number | undefined => {
+    const raw = context[key];
+    if (raw === undefined) return undefined;
+    const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+    problem(key, `must be a whole number of bytes from ${min} to ${max}`, raw);
+    return undefined;
+  };
+  const inlineEventBytes = bytes(contextKey.inlineEventBytes, DEFAULT_INLINE_EVENT_BYTES, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES);
+  const maxEventBytes = bytes(contextKey.maxEventBytes, 1024, LAMBDA_REQUEST_LIMIT_BYTES);
   const runtime = parseRuntimeSettings(context, issues);
   const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
 
@@ -345,6 +371,8 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     allowedOrigins: allowedOrigins ?? [],
     webhookOrigin,
     idempotencyTtlDays,
+    ...(inlineEventBytes === undefined ? {} : { inlineEventBytes }),
+    ...(maxEventBytes === undefined ? {} : { maxEventBytes }),
     entitlements,
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
@@ -409,6 +437,8 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
+    ...(config.inlineEventBytes === undefined ? {} : { [settingEnv.inlineEventBytes]: String(config.inlineEventBytes) }),
+    ...(config.maxEventBytes === undefined ? {} : { [settingEnv.maxEventBytes]: String(config.maxEventBytes) }),
     [settingEnv.entitlements]: JSON.stringify(config.entitlements),
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),

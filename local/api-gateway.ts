@@ -31,6 +31,13 @@ export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_LAMBDA_EVENT_BYTES = 6 * 1024 * 1024;
 /**
+ * Lambda's limit on a synchronous invocation's response, the same 6 MiB, on the result JSON (a
+ * binary body base64-encoded in it). Past it the invocation fails, and API Gateway answers 500
+ * `{"message":"Internal Server Error"}`; the laptop does the same, so an answer too large for AWS
+ * (the claim check's fetch streams at most 4 MiB of data for this reason) fails here too.
+ */
+export const MAX_LAMBDA_RESULT_BYTES = 6 * 1024 * 1024;
+/**
  * Node's default `maxHeadersCount`: past it Node drops header lines silently, so an event could
  * arrive with some `ce-` attributes missing. The server keeps every line and refuses the request.
  */
@@ -164,6 +171,20 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
             routeKey,
             requestId,
             error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) },
+          }),
+        );
+        writeMessage(res, 500, 'Internal Server Error', requestId);
+        return finish(500);
+      }
+      if (Buffer.byteLength(JSON.stringify(result ?? null)) > MAX_LAMBDA_RESULT_BYTES) {
+        log(
+          JSON.stringify({
+            level: 'error',
+            time: new Date().toISOString(),
+            message: 'function result too large',
+            function: match.fn.name,
+            routeKey,
+            requestId,
           }),
         );
         writeMessage(res, 500, 'Internal Server Error', requestId);

@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
@@ -142,11 +143,20 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const awsClients: AwsClients = {
       dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
       sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
+      // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
+      s3: new S3Client({
+        ...clientSettings,
+        endpoint: emulators.endpoints.s3,
+        forcePathStyle: true,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
     };
     // Registered before the server, so they are destroyed only once its requests are done.
     cleanups.push(() => {
       awsClients.dynamodb.destroy();
       awsClients.sqs.destroy();
+      awsClients.s3.destroy();
     });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {

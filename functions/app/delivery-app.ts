@@ -9,6 +9,7 @@ import { openSinkCredential, type SinkCredential } from '../core/credentials/sin
 import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
+import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
 import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
@@ -91,6 +92,18 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
     },
     send: webhookSender(deps.deliveryHttp),
+    // Getters: the S3 client and the ledger are built only when an event by reference goes out.
+    outgoingEvents: (subscription, events) =>
+      outgoingEvents(subscription, events, {
+        get store() {
+          return deps.claimCheckStore;
+        },
+        get ledger() {
+          return deps.payloadLedger;
+        },
+        publicBaseUrl: config.publicBaseUrl,
+        defaultMaxInlineBytes: config.inlineEventBytes,
+      }),
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
     policy: {
       retry: settings.retry,

@@ -11,6 +11,7 @@
  * does no I/O.
  */
 import type { Principal, Scope } from '../core/auth/access-tokens.js';
+import type { ClaimCheckStore, PayloadLedger } from '../core/claim-check/ports.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import type { HttpRequest } from '../core/http/messages.js';
@@ -50,6 +51,9 @@ export interface KoerierDependencies {
   readonly routeIndex: RouteIndexReader;
   readonly routedEvents: RoutedEventLedger;
   readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
+  /** The claim check (EDU-1, CARD-6): objects of data too large to travel inline, and who may read each. */
+  readonly claimCheckStore: ClaimCheckStore;
+  readonly payloadLedger: PayloadLedger;
   readonly credentialCipher: CredentialCipher;
   /** Outbound HTTP for deliveries and token requests, with the delivery timeouts (SSRF guard on). */
   readonly deliveryHttp: SafeHttpClient;

@@ -7,7 +7,7 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core/ingest/index.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import type { KoerierDependencies } from './dependencies.js';
-import type { RouteKey } from '../../lib/resources.js';
+import { buckets, type RouteKey } from '../../lib/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
@@ -20,7 +20,19 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
   // Built on the first request that gets past authentication: a refused caller costs no adapter.
   let ingest: IngestDependencies | undefined;
   const ingestDependencies = () =>
-    (ingest ??= { idempotency: deps.idempotency, rateWindow: deps.publishRateWindow, inbound: deps.inboundQueue, settings: config, log: deps.log });
+    (ingest ??= {
+      idempotency: deps.idempotency,
+      rateWindow: deps.publishRateWindow,
+      inbound: deps.inboundQueue,
+      claimCheck: {
+        store: deps.claimCheckStore,
+        ledger: deps.payloadLedger,
+        publicBaseUrl: config.publicBaseUrl,
+        retentionSeconds: buckets.payloads.objectRetentionSeconds,
+      },
+      settings: config,
+      log: deps.log,
+    });
   return async (request) => {
     const route = request.routeKey as RouteKey<'ingest'>;
     switch (route) {

@@ -6,15 +6,18 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
+  /** The claim check's objects (EDU-1). */
+  readonly s3: S3Client;
 }
 
 export function createAwsClients(): AwsClients {
-  return { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}) };
+  return { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), s3: new S3Client({}) };
 }
 
 /** Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). */

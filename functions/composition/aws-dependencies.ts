@@ -25,12 +25,14 @@ import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
+import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
@@ -86,6 +88,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       routeIndex,
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
+      claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
+      payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({

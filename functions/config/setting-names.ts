@@ -24,7 +24,10 @@ export const settingEnv = {
   webhookOrigin: 'KOERIER_WEBHOOK_ORIGIN',
   /** Requests per minute per publisher announced to validators (`WebHook-Allowed-Rate`). */
   publishRatePerMinute: 'KOERIER_PUBLISH_RATE_PER_MINUTE',
+  /** The largest event accepted on POST /events, in bytes of its JSON format text (default 4 MiB). */
   maxEventBytes: 'KOERIER_MAX_EVENT_BYTES',
+  /** Events larger than this travel by reference: data to the claim check, `dataref` in the event (default 64 KiB, CE-14). */
+  inlineEventBytes: 'KOERIER_INLINE_EVENT_BYTES',
   idempotencyTtlSeconds: 'KOERIER_IDEMPOTENCY_TTL_SECONDS',
   idempotencyLockSeconds: 'KOERIER_IDEMPOTENCY_LOCK_SECONDS',
   /** JSON: which clients may publish under which sources (see functions/core/auth/publish-grants.ts). */

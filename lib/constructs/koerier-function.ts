@@ -99,6 +99,11 @@ export class KoerierFunction extends Construct {
       // Object-level actions only: the functions never list or configure buckets.
       const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+      // SSE-KMS: reading decrypts the object's data key, writing makes one.
+      if (bucket.encryptionKey) {
+        const keyActions = access === 'read' ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
+        this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: keyActions, resources: [bucket.encryptionKey.keyArn] }));
+      }
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
         reason: `Claim-check object keys are generated per event, so ${name} needs the objects of bucket ${bucketName}, and only those.`,

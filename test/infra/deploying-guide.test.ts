@@ -87,6 +87,8 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     startsWith(contextKey.outboundPorts, `\`${JSON.stringify(config.outboundPorts)}\``);
     startsWith(contextKey.idempotencyTtlDays, String(config.idempotencyTtlDays));
     startsWith(contextKey.publishRatePerMinute, String(functions.publishRatePerMinute));
+    startsWith(contextKey.inlineEventBytes, String(functions.inlineEventBytes));
+    startsWith(contextKey.maxEventBytes, String(functions.maxEventBytes));
     startsWith(contextKey.manageRatePerMinute, String(functions.manageRatePerMinute));
     startsWith(contextKey.ingestReservedConcurrency, String(config.protection.ingestReservedConcurrency));
     startsWith(contextKey.edgeProtection, `\`${config.protection.edge.mode}\``);
@@ -111,7 +113,7 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
         cwd: REPO_ROOT,
         env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJsonContext, ...documented, 'aws:cdk:bundling-stacks': [] }), CDK_OUTDIR: out },
         encoding: 'utf8',
-        timeout: 180_000,
+        timeout: 200_000,
       });
       expect(run.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'))).toEqual([]);
       expect(run.status).toBe(0);
@@ -126,7 +128,7 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 240_000);
 
   it('CARD-2: the production command synthesises Koerier-prod with the Entra ID rules', () => {
     const app = new App({ context: { ...cdkJsonContext, ...contextOf(documentedCommand(guide, 'prod')), 'aws:cdk:bundling-stacks': [] } });
@@ -140,7 +142,7 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
       [settingEnv.scopeClaims]: 'roles',
       [settingEnv.tokenUrl]: 'https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/oauth2/v2.0/token',
     });
-  });
+  }, 120_000);
 
   it("CARD-2: the README's deploy section points to the guide, and its command's token URL belongs to its issuer", () => {
     const section = /## Configuration and deployment \(AWS\)([\s\S]*?)\n## /.exec(readme)![1]!;

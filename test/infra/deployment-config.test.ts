@@ -127,7 +127,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
         cwd: REPO_ROOT,
         env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(cdkJsonContext), CDK_OUTDIR: out },
         encoding: 'utf8',
-        timeout: 120_000,
+        timeout: 200_000,
       });
       expect(run.status).toBe(1);
       const lines = run.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
@@ -138,7 +138,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 240_000);
 });
 
 describe('issue 12 item 1: every tunable is context, validated, and reaches the functions', () => {
@@ -286,7 +286,7 @@ describe('issue 12 item 1: test and production side by side', () => {
       expect(template.Description).toContain(`stage ${['test', 'prod'][index]}`);
     }
     expect(() => app.synth()).not.toThrow();
-  });
+  }, 240_000);
 
   it('CARD-2: koerier:stackName overrides the name the stage gives', () => {
     expect(parseStackConfig({ ...required, 'koerier:stage': 'acc', 'koerier:stackName': 'KoerierAcceptatie' })).toMatchObject({

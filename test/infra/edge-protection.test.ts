@@ -38,7 +38,7 @@ function build(context: Record<string, unknown>, env: { account: string; region:
 const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
 const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
@@ -66,7 +66,8 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     const stage = stageOf(built.resources);
     expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
     const expected: Record<string, unknown> = {};
-    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
+    // And the claim check's routes (payloads, EDU-1); the title stays as docs/HARDENING.md quotes it.
+    for (const name of ['ingest', 'subscriptions', 'deliveryAdmin', 'payloads'] as const) {
       for (const key of routeKeysOf(name)) {
         expected[key] = { ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit };
       }

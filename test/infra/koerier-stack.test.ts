@@ -69,6 +69,9 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
   'queue:send+consume': { allows: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:PurgeQueue'] },
   'bucket:read': { allows: ['s3:GetObject'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:ListBucket'] },
   'bucket:readwrite': { allows: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], denies: ['s3:ListBucket', 's3:PutBucketPolicy'] },
+  // SSE-KMS on a bucket: reading decrypts the data key, writing generates one; nothing else.
+  'bucketKey:read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
+  'bucketKey:readwrite': { allows: ['kms:Decrypt', 'kms:GenerateDataKey'], denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
@@ -93,6 +96,7 @@ describe.each([
     queue: (name: string) => string;
     deadLetterQueue: (name: string) => string;
     bucket: (name: string) => string;
+    bucketKey: (name: string) => string;
     key: (name: string) => string;
     fn: (name: string) => string;
     role: (name: string) => string;
@@ -108,6 +112,7 @@ describe.each([
       queue: (name) => logicalId(stack, stack.queues.byName.get(name)!.queue),
       deadLetterQueue: (name) => logicalId(stack, stack.queues.byName.get(name)!.deadLetterQueue),
       bucket: (name) => logicalId(stack, stack.buckets.byName.get(name)!),
+      bucketKey: (name) => logicalId(stack, stack.buckets.byName.get(name)!.encryptionKey!),
       key: (name) => logicalId(stack, stack.keys.byName.get(name)!),
       fn: (name) => logicalId(stack, stack.functions.get(name)!.function),
       role: (name) => logicalId(stack, stack.functions.get(name)!.role),
@@ -144,7 +149,9 @@ describe.each([
     for (const [name, access] of Object.entries(spec.tables ?? {})) grants.push([ids.table(name), `table:${access}`]);
     for (const [name, access] of Object.entries(spec.queues ?? {})) grants.push([ids.queue(name), `queue:${access}`]);
     for (const [name, access] of Object.entries(spec.deadLetterQueues ?? {})) grants.push([ids.deadLetterQueue(name), `queue:${access}`]);
-    for (const [name, access] of Object.entries(spec.buckets ?? {})) grants.push([ids.bucket(name), `bucket:${access}`]);
+    for (const [name, access] of Object.entries(spec.buckets ?? {})) {
+      grants.push([ids.bucket(name), `bucket:${access}`], [ids.bucketKey(name), `bucketKey:${access}`]);
+    }
     for (const [name, access] of Object.entries(spec.keys ?? {})) grants.push([ids.key(name), `key:${access}`]);
     if (spec.queueTrigger) grants.push([ids.queue(spec.queueTrigger.queue), 'queue:consume']);
     return grants;
@@ -281,7 +288,7 @@ describe.each([
     expect(alarm.Dimensions).toEqual([{ Name: 'Stack', Value: 'Koerier' }]);
   });
 
-  it('CARD-6: every bucket blocks public access, is TLS-only and encrypted, keeps objects 14 days, and is retained', () => {
+  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, keeps objects a day past the longest queue retention, and is retained', () => {
     for (const name of Object.keys(description.buckets)) {
       const bucket = synth.resources[ids.bucket(name)]!;
       expect(bucket.DeletionPolicy, name).toBe('Retain');
@@ -291,10 +298,18 @@ describe.each([
         IgnorePublicAcls: true,
         RestrictPublicBuckets: true,
       });
-      expect(bucket.Properties.BucketEncryption, name).toEqual({
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      });
-      expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(expect.objectContaining({ ExpirationInDays: 14, Status: 'Enabled' }));
+      const [encryption] = bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration as {
+        ServerSideEncryptionByDefault: { SSEAlgorithm: string; KMSMasterKeyID: { 'Fn::GetAtt': [string, string] } };
+        BucketKeyEnabled: boolean;
+      }[];
+      expect(encryption!.ServerSideEncryptionByDefault.SSEAlgorithm, name).toBe('aws:kms');
+      expect(encryption!.BucketKeyEnabled, name).toBe(true);
+      expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
+      expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
+      const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
+      expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(
+        expect.objectContaining({ ExpirationInDays: longestQueueRetentionDays + 1, Status: 'Enabled' }),
+      );
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
         PolicyDocument: {

@@ -37,7 +37,9 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(config.routeThrottling['subscriptions']).toEqual({ rateLimit: 5, burstLimit: 10 });
     expect(config.routeThrottling['ingest']).toEqual({ rateLimit: 300, burstLimit: 600 });
     expect(issuesOf({ 'koerier:routeThrottling': { router: { rateLimit: 5, burstLimit: 10 } } })).toEqual([
-      expect.stringMatching(/^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, apiDescription\)/),
+      expect.stringMatching(
+        /^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, payloads, apiDescription\)/,
+      ),
     ]);
     expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 0, burstLimit: 10 } } })).toEqual([
       expect.stringMatching(/^koerier:routeThrottling.ingest.rateLimit must be a whole number from 1/),

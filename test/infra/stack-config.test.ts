@@ -170,6 +170,16 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:idempotencyTtlDays': 'seven' }, /koerier:idempotencyTtlDays must be a whole number/);
   });
 
+  it('EDU-1, CE-14: the inline threshold (64 to 248 KiB) and the largest event (at most 6 MiB) are optional, checked at synth, and reach the functions', () => {
+    const config = parseStackConfig({ ...valid, 'koerier:inlineEventBytes': 131072, 'koerier:maxEventBytes': '2097152' });
+    const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org'));
+    expect([loaded.inlineEventBytes, loaded.maxEventBytes]).toEqual([131072, 2097152]);
+    const defaults = loadConfig(settingEnvironment(parseStackConfig(valid), 'https://api.example.org'));
+    expect([defaults.inlineEventBytes, defaults.maxEventBytes]).toEqual([65536, 4194304]);
+    rejects({ 'koerier:inlineEventBytes': 65535 }, /koerier:inlineEventBytes must be a whole number of bytes from 65536 to 253952, got 65535/);
+    rejects({ 'koerier:maxEventBytes': 6291457 }, /koerier:maxEventBytes must be a whole number of bytes from 1024 to 6291456/);
+  });
+
   it('EDU-7: entitlements are a JSON object (an object in cdk.json, JSON text from -c) small enough for the Lambda environment', () => {
     const entitlements = { 'dev-subscriber': [{ typePrefix: 'nl.example.' }] };
     expect(parseStackConfig({ ...valid, 'koerier:entitlements': entitlements }).entitlements).toEqual(entitlements);

@@ -2,8 +2,10 @@
  * The ingest handler against the emulators: what a partner's POST /events leaves in SQS, what it
  * answers, and what it logs.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resourceEnv } from '../../lib/resources.js';
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
@@ -24,6 +26,10 @@ function event(overrides: Record<string, unknown> = {}) {
     data: { leerling: 'L-42' },
     ...overrides,
   };
+}
+
+function sha256(bytes: Buffer): string {
+  return `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
 }
 
 function post(body: string | Buffer, headers: Record<string, string>, token = publisherToken) {
@@ -114,10 +120,67 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(await harness.drain('inbound')).toHaveLength(1);
   });
 
-  it('an event over the documented size limit gets 413 and is not stored (no claim check yet: EDU-1 and CE-15 are open)', async () => {
-    const response = await post(JSON.stringify(event({ data: 'x'.repeat(300 * 1024) })), { 'content-type': 'application/cloudevents+json' });
-    expect(response.status).toBe(413);
-    expect(response.headers['content-type']).toBe('application/problem+json');
+  it('EDU-1, CE-15: a 300 KB event is accepted; the queued message carries dataref, digest and size instead of the data', async () => {
+    const data = 'x'.repeat(300 * 1024);
+    const response = await post(JSON.stringify(event({ datacontenttype: 'text/plain', data })), { 'content-type': 'application/cloudevents+json' });
+    expect(response.status).toBe(202);
+    const [message] = await harness.drain('inbound');
+    const queued = JSON.parse(message!.Body!) as Record<string, unknown>;
+    expect(queued['data']).toBeUndefined();
+    expect(queued['dataref']).toMatch(/\/payloads\/[A-Za-z0-9_-]{43}$/);
+    expect(queued).toMatchObject({ datacontenttype: 'text/plain', koerierdatasize: data.length, koerierdatadigest: sha256(Buffer.from(data)) });
+  });
+
+  it('EDU-1, HTTP-2: a 1 MB binary-mode body goes to the claim check byte for byte; the queued event keeps its ce- attributes and Content-Type', async () => {
+    const bytes = Buffer.alloc(1_000_000, 0xab);
+    const response = await post(bytes, {
+      'content-type': 'application/pdf',
+      'ce-specversion': '1.0',
+      'ce-id': randomUUID(),
+      'ce-source': SOURCE,
+      'ce-type': 'nl.edu.leerling.rapport',
+      'ce-comexample': 'kept',
+    });
+    expect(response.status).toBe(202);
+    const [message] = await harness.drain('inbound');
+    const queued = JSON.parse(message!.Body!) as Record<string, unknown>;
+    expect(queued).toMatchObject({ datacontenttype: 'application/pdf', comexample: 'kept', koerierdatasize: bytes.length, koerierdatadigest: sha256(bytes) });
+    expect(queued['data_base64']).toBeUndefined();
+    const key = `payloads/${(queued['dataref'] as string).split('/').at(-1)}`;
+    const object = await new S3Client({}).send(new GetObjectCommand({ Bucket: process.env[resourceEnv.bucket('payloads')], Key: key }));
+    expect(Buffer.from(await object.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+    expect(object.ContentType).toBe('application/pdf');
+  });
+
+  it('EDU-1, CE-14, CE-11: at the edges (64 KiB, one byte over, a producer dataref event at the queue limit, 4 MiB) every queued message stays within SQS’s 256 KiB', async () => {
+    const sized = (size: number, overrides: Record<string, unknown> = {}) => {
+      const head = event({ datacontenttype: 'text/plain', data: '', ...overrides });
+      const json = JSON.stringify({ ...head, data: 'y'.repeat(size - Buffer.byteLength(JSON.stringify(head))) });
+      expect(Buffer.byteLength(json)).toBe(size);
+      return json;
+    };
+    const maxQueued = 256 * 1024 - 8 * 1024;
+    const bodies = [sized(65_536), sized(65_537), sized(maxQueued, { dataref: 'https://school.example/f/1' }), sized(4 * 1024 * 1024)];
+    for (const body of bodies) expect((await post(body, { 'content-type': 'application/cloudevents+json' })).status).toBe(202);
+    const messages = await harness.drain('inbound');
+    expect(messages).toHaveLength(4);
+    const byId = new Map(messages.map((m) => [(JSON.parse(m.Body!) as { id: string }).id, m]));
+    for (const body of bodies) {
+      const message = byId.get((JSON.parse(body) as { id: string }).id)!;
+      const attributes = Object.entries(message.MessageAttributes ?? {}).reduce(
+        (sum, [name, value]) => sum + name.length + (value.StringValue?.length ?? 0) + 6,
+        0,
+      );
+      expect(Buffer.byteLength(message.Body!) + attributes).toBeLessThanOrEqual(256 * 1024);
+    }
+    // Inline up to the threshold, by reference one byte over; a producer's dataref untouched.
+    expect(byId.get((JSON.parse(bodies[0]!) as { id: string }).id)!.Body).toBe(bodies[0]);
+    expect(byId.get((JSON.parse(bodies[1]!) as { id: string }).id)!.Body).not.toContain('"data"');
+    expect(byId.get((JSON.parse(bodies[2]!) as { id: string }).id)!.Body).toBe(bodies[2]);
+    // One byte more with the producer's own dataref cannot be queued: 413 naming the upload route.
+    const over = await post(sized(maxQueued + 1, { dataref: 'https://school.example/f/1' }), { 'content-type': 'application/cloudevents+json' });
+    expect(over.status).toBe(413);
+    expect((over.json() as { detail: string }).detail).toContain('POST /payloads');
     expect(await harness.drain('inbound')).toHaveLength(0);
   });
 

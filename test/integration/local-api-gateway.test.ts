@@ -199,6 +199,7 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
               { method: 'GET', path: '/structured' },
               { method: 'GET', path: '/plain' },
               { method: 'GET', path: '/throws' },
+              { method: 'GET', path: '/bytes/{size}' },
               { method: 'GET', path: '/slow' },
               { method: 'POST', path: '/after-a-while' },
             ],
@@ -218,6 +219,10 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
                 return { hello: 'world' };
               case '/throws':
                 throw new Error('boom in the handler');
+              case '/bytes/4194304':
+              case '/bytes/4718592':
+                // Binary bodies travel base64-encoded: 4 MiB is 5.6 MB of result, 4.5 MiB is past 6 MiB.
+                return { statusCode: 200, body: Buffer.alloc(Number(event.pathParameters!['size']), 1).toString('base64'), isBase64Encoded: true };
               case '/after-a-while':
                 await new Promise((resolve) => setTimeout(resolve, 200));
                 return { statusCode: 202, body: `took ${event.body ?? ''}` };
@@ -343,6 +348,15 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
     const failure = logs.map((line) => JSON.parse(line)).find((entry) => entry.message === 'function failed' && entry.routeKey === 'GET /throws');
     expect(failure).toMatchObject({ level: 'error', function: 'shapes', error: { name: 'Error', message: 'boom in the handler' } });
+  });
+
+  it("EDU-1, CARD-3: a result past Lambda's 6 MiB response limit is a 500, as in AWS; 4 MiB of bytes (the claim check's largest streamed fetch) passes", async () => {
+    const fits = await send(base, 'GET', '/bytes/4194304');
+    expect(fits.status).toBe(200);
+    expect(fits.body.length).toBe(4_194_304);
+    const tooLarge = await send(base, 'GET', '/bytes/4718592');
+    expect(tooLarge.status).toBe(500);
+    expect(JSON.parse(tooLarge.body.toString())).toEqual({ message: 'Internal Server Error' });
   });
 
   it('a handler that outlives its timeout ends as a 500, as a timed-out Lambda does', async () => {

@@ -11,6 +11,12 @@ const cloudEventSchema = {
     source: { type: 'string', format: 'uri-reference', minLength: 1, example: 'urn:nld:oin:00000001234567890000:systeem:leerlingadministratie' },
     type: { type: 'string', minLength: 1, example: 'nl.edu.leerling.ingeschreven.v1' },
     datacontenttype: { type: 'string' },
+    koerierdatadigest: {
+      type: 'string',
+      description:
+        'Set by Koerier (EDU-1) when the data travels by reference: SHA-256 of the data at `dataref`, `sha-256=:<base64>:`. Publishers may not set it.',
+    },
+    koerierdatasize: { type: 'integer', description: 'Set by Koerier (EDU-1) with `koerierdatadigest`: the data’s length in bytes.' },
     dataschema: { type: 'string', format: 'uri' },
     subject: { type: 'string', minLength: 1 },
     time: { type: 'string', format: 'date-time' },
@@ -65,7 +71,9 @@ export const eventsPaths = {
       description:
         'Accepts one event (structured mode, `application/cloudevents+json`; or binary mode, any Content-Type with `ce-` headers) ' +
         'or a batch (`application/cloudevents-batch+json`, all or nothing). Events are stored in the inbound queue before the ' +
-        '202 answer (EDU-19). Requires the scope `events:publish`.',
+        '202 answer (EDU-19). An event above the inline threshold (64 KiB) keeps its attributes and travels with `dataref` to ' +
+        'Koerier’s data URL, `koerierdatadigest` and `koerierdatasize`; its data is fetched at GET /payloads/{id} (EDU-1). ' +
+        'Requires the scope `events:publish`.',
       tags: ['Events'],
       security: [{ oauth2: ['events:publish'] }],
       parameters: [
@@ -99,7 +107,9 @@ export const eventsPaths = {
         ),
         ...authProblems,
         ...idempotencyProblems,
-        '413': problemResponse('An event is larger than the configured limit, or a batch holds more than 1000 events.'),
+        '413': problemResponse(
+          'An event is larger than the configured limit (default 4 MiB; upload larger data with POST /payloads), or a batch holds more than 1000 events.',
+        ),
         '415': problemResponse('The Content-Type is not a CloudEvents format Koerier understands.'),
         ...commonProblems,
       },

@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -30,6 +31,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...eventsPaths,
       ...subscriptionsPaths,
       ...deliveryPaths,
+      ...payloadsPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -41,7 +43,14 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       },
     },
     components: {
-      schemas: { Problem: problemSchema, ValidationIssue: validationIssueSchema, ...eventsSchemas, ...subscriptionsSchemas, ...deliverySchemas },
+      schemas: {
+        Problem: problemSchema,
+        ValidationIssue: validationIssueSchema,
+        ...eventsSchemas,
+        ...subscriptionsSchemas,
+        ...deliverySchemas,
+        ...payloadsSchemas,
+      },
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
@@ -51,7 +60,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
               tokenUrl: options.tokenUrl,
               scopes: {
                 'events:publish': 'Publish events',
-                'events:consume': 'Pull events',
+                'events:consume': 'Pull events, and fetch the data of events sent by reference',
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',

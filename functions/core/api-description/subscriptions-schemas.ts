@@ -91,6 +91,13 @@ const writableProperties = {
     description: '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows.',
   },
   retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
+  maxinlinebytes: {
+    type: 'integer',
+    minimum: 65536,
+    maximum: 6291456,
+    description:
+      "The largest event delivered with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize` (EDU-1, CE-14).",
+  },
 } as const;
 
 export const subscriptionsSchemas = {

@@ -94,6 +94,8 @@ export type FailureCode =
   | 'redirect'
   /** The sink's credential could not be used: its token endpoint failed, or it does not decrypt. */
   | 'credential'
+  /** The event's data could not be read back from the claim check (nothing was sent). */
+  | 'claim-check'
   | SubscriberFailureCode;
 
 /** Why a delivery is not tried again, when it is the answer's (or the address's) fault. */

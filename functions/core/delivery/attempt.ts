@@ -12,6 +12,11 @@ import type { AttemptReport } from './settle-attempt.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import { webhookRequest } from './webhook-request.js';
 
+/** The claim check could not give the events' data back, or record the reader: nothing was sent. */
+class ClaimCheckFailure extends Error {
+  override name = 'ClaimCheckFailure';
+}
+
 /** An admitted delivery, ready to go out. */
 export interface Sending {
   readonly delivery: QueuedDelivery;
@@ -20,7 +25,7 @@ export interface Sending {
 }
 
 export interface AttemptContext {
-  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'origin' | 'log' | 'policy'>;
+  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'origin' | 'log' | 'policy' | 'outgoingEvents'>;
   readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
@@ -54,7 +59,7 @@ export async function attemptAll(
       if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
       if (wait > 0) await sleep(wait);
       const at = now();
-      const send = async (): Promise<AttemptResult | CredentialUnavailableError> => {
+      const send = async (): Promise<AttemptResult | CredentialUnavailableError | ClaimCheckFailure> => {
         let bearer: string | undefined;
         try {
           bearer = await accessToken(false);
@@ -63,7 +68,15 @@ export async function attemptAll(
         }
         // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
         if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
-        return deps.send(webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer }));
+        let message = delivery.message;
+        if (deps.outgoingEvents) {
+          try {
+            message = { ...message, events: await deps.outgoingEvents(subscription, message.events) };
+          } catch (error) {
+            return new ClaimCheckFailure(String(error));
+          }
+        }
+        return deps.send(webhookRequest({ message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer }));
       };
       let result = await send();
       // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
@@ -76,6 +89,18 @@ export async function attemptAll(
         } catch (error) {
           result = credentialFailure(error);
         }
+      }
+      if (result instanceof ClaimCheckFailure) {
+        deps.log.warn('delivery not sent: claim check unavailable', {
+          subscriptionId: subscription.id,
+          deliveryId: delivery.message.deliveryId,
+          error: result.message,
+        });
+        return {
+          at,
+          latencyMs: now() - at,
+          verdict: { kind: 'failed', code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
+        };
       }
       if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
       if ('failure' in result) {

@@ -105,6 +105,13 @@ export interface DispatcherDependencies {
    */
   accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
   send(request: WebhookRequest): Promise<AttemptResult>;
+  /**
+   * The events as they go to `subscription` (the claim check, EDU-1: data inline again when it
+   * fits the subscription's `maxInlineBytes`, else by reference with its owner recorded as a
+   * reader). Throws when the claim check is unavailable; the attempt then fails without a send.
+   * Absent: the events go out as queued.
+   */
+  outgoingEvents?(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
   /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly policy: DeliveryPolicy;

@@ -140,11 +140,11 @@ export function settleAttempt(
         verdict.kind === 'failed' ? { code: verdict.code, detail: verdict.detail } : { code: 'throttled', detail: 'the target answered 429 Too Many Requests' };
       const retryAfterMs = verdict.retryAfterMs;
       // Every 429 slows the subscription down (WH-2, EDU-10); without a Retry-After the pause is
-      // the schedule's wait for this attempt. A credential failure is not the target's.
+      // the schedule's wait for this attempt. A credential or claim-check failure is not the target's.
       const health: HealthEffect =
         verdict.kind === 'throttled'
           ? { kind: 'none', throttledUntil: now + (retryAfterMs ?? nominalDelayMs(number, policy.retry)) }
-          : verdict.code === 'credential'
+          : verdict.code === 'credential' || verdict.code === 'claim-check'
             ? NO_CHANGE
             : { kind: 'failed', detail: verdict.detail };
       const deadline = retryDeadline(delivery.message.createdAt, policy.retry, policy.keyTtlSeconds, attempt.subscription.retryWindowSeconds);

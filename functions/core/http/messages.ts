@@ -18,8 +18,10 @@ export interface HttpRequest {
 export interface HttpResponse {
   readonly status: number;
   readonly headers: Record<string, string>;
-  /** UTF-8 text; every Koerier response is JSON or empty. */
+  /** UTF-8 text (JSON or empty), or with `base64` the bytes of a claim-check object in base64. */
   readonly body: string;
+  /** The body is base64 of bytes (API Gateway's `isBase64Encoded`). */
+  readonly base64?: true;
 }
 
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {

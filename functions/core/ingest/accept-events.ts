@@ -17,6 +17,8 @@ import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { describeError } from '../errors/describe-error.js';
+import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
+import { resolveUploads } from '../claim-check/uploads.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 
@@ -34,8 +36,12 @@ export const inboundMessageAttributes = {
 
 export interface IngestSettings {
   readonly publishRatePerMinute: number;
-  /** Largest event (serialised) the ingest stores in a queue message. */
+  /** Largest event (JSON format text) accepted; 413 above it. */
   readonly maxEventBytes: number;
+  /** Events above this travel by reference (EDU-1): their data goes to the claim check. */
+  readonly inlineEventBytes: number;
+  /** The largest event a queue message carries. */
+  readonly maxQueuedEventBytes: number;
   readonly publishGrants: PublishGrants;
   readonly idempotency: { readonly ttlSeconds: number; readonly lockSeconds: number };
 }
@@ -44,6 +50,8 @@ export interface IngestDependencies {
   readonly idempotency: IdempotencyStore;
   readonly rateWindow: RateWindow;
   readonly inbound: InboundQueue;
+  /** Where data too large to travel inline goes (EDU-1, CARD-6). */
+  readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
@@ -98,17 +106,32 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const receivedAt = new Date(deps.clock?.() ?? Date.now()).toISOString();
-  // EDU-19, EDU-IN: the 202 below is only reached once the queue has stored every event. A failed
-  // write is a 503 (the idempotency guard frees the key for it), so the publisher retries the request.
+  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
+  const now = deps.clock?.() ?? Date.now();
+  const receivedAt = new Date(now).toISOString();
+  // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
+  // every event. A failed write is a 503 (the idempotency guard frees the key for it), so the
+  // publisher retries the request.
   try {
+    const { claimCheck } = deps;
+    const uploaded = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
+    const queued =
+      offload.length === 0
+        ? uploaded
+        : await offloadEvents(uploaded, offload, publisher, now, {
+            store: claimCheck.store,
+            ledger: claimCheck.ledger,
+            settings: { ...settings, publicBaseUrl: claimCheck.publicBaseUrl, retentionSeconds: claimCheck.retentionSeconds },
+          });
     await deps.inbound.send(
-      outcome.events.map((event) => ({
+      queued.map((event) => ({
         body: event.json,
         attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
       })),
     );
   } catch (error) {
+    // A refused upload reference is the publisher's to fix, not an outage.
+    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log);
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
     throw new KoerierError(
       problem(
@@ -121,7 +144,27 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     );
   }
   // Context attributes may be logged (CE-16); the data never is.
-  for (const event of outcome.events) log.info('event accepted', { publisher, mode: outcome.mode, id: event.id, source: event.source, type: event.type });
+  const byReference = new Set(offload);
+  for (const [index, event] of outcome.events.entries()) {
+    log.info('event accepted', {
+      publisher,
+      mode: outcome.mode,
+      id: event.id,
+      source: event.source,
+      type: event.type,
+      ...(byReference.has(index) ? { claimCheck: true } : {}),
+    });
+  }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
   return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+}
+
+/** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
+function refusalsLogged<T>(check: () => T, publisher: string, log: Log): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof KoerierError) log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+    throw error;
+  }
 }

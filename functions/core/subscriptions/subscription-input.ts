@@ -2,7 +2,7 @@
  * The subscription as clients write it (POST body, or the result of a PATCH merge), checked
  * member by member. Member names follow the CloudEvents Subscriptions API (lower case: `sink`,
  * `source`, `types`, `filters`, `sinkcredential`, `protocol`), plus Koerier's own `delivery`,
- * `contentmode`, `batchsupported`, `validation` and `retrywindowseconds`. Read-only members a
+ * `contentmode`, `batchsupported`, `validation`, `retrywindowseconds` and `maxinlinebytes`. Read-only members a
  * client may echo back from a GET (`id`, `status`, …) are ignored, as that API says for `id`;
  * anything else is an error, so a typo never silently widens a subscription.
  */
@@ -27,6 +27,8 @@ export interface SubscriptionInput {
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
+  /** The largest event this subscription takes inline; larger ones carry `dataref` (EDU-1). */
+  readonly maxInlineBytes?: number;
 }
 
 export interface InputRules {
@@ -59,6 +61,7 @@ export const WRITABLE_MEMBERS = [
   'sinkcredential',
   'validation',
   'retrywindowseconds',
+  'maxinlinebytes',
 ] as const;
 
 export const READ_ONLY_MEMBERS = [
@@ -79,6 +82,10 @@ const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
 const MIN_RETRY_WINDOW_SECONDS = 60;
+/** CE-14: an intermediary forwards every event of 64 KiB or less, so no subscription takes less inline. */
+export const MIN_INLINE_BYTES = 65_536;
+/** What one push delivery may carry inline: Lambda's request limit, the largest event Koerier accepts at all. */
+export const MAX_INLINE_BYTES = 6_291_456;
 /** `source`, `types` and `filters` as JSON (UTF-8) at most; a subscription's item stays far below 400 KB. */
 export const MAX_CONDITIONS_BYTES = 128 * 1024;
 
@@ -188,6 +195,11 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     );
   }
 
+  const maxInline = fields['maxinlinebytes'];
+  if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
+    add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
+  }
+
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
   if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
@@ -206,6 +218,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,
       ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+      ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
     },
     issues,
   };

@@ -26,6 +26,7 @@ export async function termsOf(
     ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
     validation: input.validation,
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
+    ...(input.maxInlineBytes === undefined ? {} : { maxInlineBytes: input.maxInlineBytes }),
   };
 }
 
@@ -50,6 +51,7 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.validation,
     s.validation === 'agreed' && s.batchSupported,
     s.retryWindowSeconds,
+    s.maxInlineBytes,
     s.credential?.kind,
   ]);
 }

@@ -68,6 +68,8 @@ export interface Subscription {
   readonly allowedRatePerMinute?: number;
   /** Override of how long deliveries are retried (seconds), within the idempotency TTL. */
   readonly retryWindowSeconds?: number;
+  /** The largest event delivered with its data inline; larger ones go with `dataref` (EDU-1). Default: the deployment's inline threshold. */
+  readonly maxInlineBytes?: number;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */

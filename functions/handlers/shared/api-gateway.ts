@@ -74,7 +74,12 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
 
 export function toApiResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
   // API-Version on every response: Logius API Design Rules (API-57).
-  return { statusCode: response.status, headers: { 'api-version': API_VERSION, ...response.headers }, body: response.body, isBase64Encoded: false };
+  return {
+    statusCode: response.status,
+    headers: { 'api-version': API_VERSION, ...response.headers },
+    body: response.body,
+    isBase64Encoded: response.base64 === true,
+  };
 }
 
 export { describeError } from '../../app/logger.js';

@@ -17,6 +17,7 @@ import {
   type IngestDependencies,
   type IngestSettings,
 } from '../../../functions/core/ingest/index.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
 import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
 import type { Log } from '../../../functions/core/ports/log.js';
 
@@ -28,6 +29,8 @@ const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 const settings: IngestSettings = {
   publishRatePerMinute: 3,
   maxEventBytes: 64 * 1024,
+  inlineEventBytes: 64 * 1024,
+  maxQueuedEventBytes: 248 * 1024,
   publishGrants: parsePublishGrants(
     JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] }),
   ),
@@ -48,7 +51,20 @@ beforeEach(() => {
     warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
     error: (message, fields) => logLines.push({ level: 'error', message, fields }),
   };
-  deps = { idempotency: new InMemoryIdempotencyStore(), rateWindow: new InMemoryRateWindow(() => now), inbound: queue, settings, log, clock: () => now };
+  deps = {
+    idempotency: new InMemoryIdempotencyStore(),
+    rateWindow: new InMemoryRateWindow(() => now),
+    inbound: queue,
+    claimCheck: {
+      store: new InMemoryClaimCheckStore(),
+      ledger: new InMemoryPayloadLedger(),
+      publicBaseUrl: 'https://koerier.example',
+      retentionSeconds: 15 * 86400,
+    },
+    settings,
+    log,
+    clock: () => now,
+  };
 });
 
 const event = (overrides: Record<string, unknown> = {}) => ({
@@ -74,6 +90,22 @@ function request(body: unknown, headers: Record<string, string> = {}, contentTyp
 const json = (response: HttpResponse) => JSON.parse(response.body) as Record<string, unknown>;
 
 describe('acceptEvents: persist before acknowledge', () => {
+  it('EDU-19, EDU-1: an event above the inline threshold is queued by reference once its data is stored; a failing object store is a 503 and queues nothing', async () => {
+    const store = new InMemoryClaimCheckStore();
+    const withClaimCheck: IngestDependencies = { ...deps, settings: { ...settings, maxEventBytes: 1024 * 1024 }, claimCheck: { ...deps.claimCheck, store } };
+    const large = () => event({ datacontenttype: 'text/plain', data: 'x'.repeat(100_000) });
+    expect((await acceptEvents(request(large()), PUBLISHER, withClaimCheck)).status).toBe(202);
+    expect(JSON.parse(queue.messages[0]!.body)).toMatchObject({
+      dataref: expect.stringMatching(/^https:\/\/koerier\.example\/payloads\//),
+      koerierdatasize: 100_000,
+    });
+    expect(store.objects.size).toBe(1);
+    store.put = () => Promise.reject(new Error('S3 unavailable'));
+    const refused = await acceptEvents(request(large()), PUBLISHER, withClaimCheck);
+    expect(refused.status).toBe(503);
+    expect(queue.messages).toHaveLength(1);
+  });
+
   it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher and receipt time as attributes', async () => {
     const accepted = event();
     const response = await acceptEvents(request(accepted), PUBLISHER, deps);

@@ -188,6 +188,14 @@ describe('subscription input', () => {
     expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 3600 })).toEqual([]);
   });
 
+  it('EDU-1, CE-14: maxinlinebytes is a whole number from 64 KiB (every intermediary forwards that much) to 6 MiB', () => {
+    for (const bad of [65_535, 6_291_457, 100_000.5, '100000']) {
+      expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: bad }), String(bad)).toEqual(['maxinlinebytes:range:EDU-1']);
+    }
+    expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: 65_536 })).toEqual([]);
+    expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: 6_291_456 })).toEqual([]);
+  });
+
   it('EDU-14: a PATCH is a JSON merge patch: null removes, arrays replace, objects merge', () => {
     expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({ sink: 'a', types: ['z'] });
   });

@@ -18,9 +18,9 @@ export interface ParsedEvents {
 
 export interface ParseOptions {
   /**
-   * The largest event accepted, in bytes of its JSON format text. Larger events are answered
-   * with 413 for now; once the claim check exists (EDU-1, CARD-6) their data will move to it
-   * and the event will carry a `dataref` instead (CE-15).
+   * The largest event accepted, in bytes of its JSON format text; larger ones are answered 413,
+   * naming the upload route. Events above the inline threshold are accepted and their data moves
+   * to the claim check (EDU-1, CARD-6, CE-15): that is the ingest's step, after parsing.
    */
   maxEventBytes: number;
   /** The most events one batch may hold (HTTP-3); unlimited when absent. */
@@ -79,7 +79,9 @@ export function eventTooLarge(size: number, options: ParseOptions, index?: numbe
   const shownId = id !== undefined && id.length <= MAX_ID_IN_PROBLEM ? id : undefined;
   const which = `${shownId === undefined ? 'The event' : `Event '${shownId}'`}${index === undefined ? '' : ` (batch member ${index})`}`;
   return {
-    ...problems.payloadTooLarge(`${which} is ${size} bytes in the JSON format; the limit is ${options.maxEventBytes} bytes per event.`),
+    ...problems.payloadTooLarge(
+      `${which} is ${size} bytes in the JSON format; the limit is ${options.maxEventBytes} bytes per event. Upload larger data first with POST /payloads and publish the event with its dataref.`,
+    ),
     ...(shownId === undefined ? {} : { eventId: shownId }),
     eventBytes: size,
     maxEventBytes: options.maxEventBytes,

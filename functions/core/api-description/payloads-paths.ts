@@ -1,0 +1,95 @@
+/** OpenAPI paths of the claim check (EDU-1, CARD-6): GET /payloads/{id} and POST /payloads. */
+import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+
+export const payloadsSchemas = {
+  UploadRequest: {
+    type: 'object',
+    description: 'The object the producer is about to upload: its exact size and SHA-256, and its media type.',
+    required: ['size', 'digest'],
+    additionalProperties: false,
+    properties: {
+      size: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'Length in bytes (the upload must have exactly this length).' },
+      digest: { type: 'string', pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$', description: 'SHA-256 of the bytes, RFC 9530 form: `sha-256=:<base64>:`.' },
+      contenttype: { type: 'string', description: 'Media type of the object (default `application/octet-stream`); the event’s `datacontenttype` wins.' },
+    },
+  },
+  UploadGrant: {
+    type: 'object',
+    required: ['uploadid', 'method', 'uploadurl', 'headers', 'uploadexpiresat', 'dataref', 'publishbefore'],
+    properties: {
+      uploadid: { type: 'string', format: 'uuid' },
+      method: { type: 'string', enum: ['PUT'] },
+      uploadurl: { type: 'string', format: 'uri', description: 'Presigned S3 URL: a bearer credential for this one object; keep it out of logs.' },
+      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers the PUT must carry exactly (they are signed).' },
+      uploadexpiresat: { type: 'string', format: 'date-time', description: 'The PUT must start before this (15 minutes).' },
+      dataref: { type: 'string', format: 'uri', description: 'Publish the event with this `dataref` and no data; Koerier rewrites it to its data URL.' },
+      publishbefore: { type: 'string', format: 'date-time', description: 'The event must be published within 24 hours of the grant.' },
+    },
+  },
+} as const;
+
+export const payloadsPaths = {
+  '/payloads/{id}': {
+    get: {
+      operationId: 'getPayload',
+      summary: 'The data behind a Koerier dataref',
+      description:
+        'The data of an event that travelled by reference (EDU-1): the event carries `dataref` to this URL, `koerierdatadigest` ' +
+        '(SHA-256, RFC 9530 form) and `koerierdatasize`. Allowed to the event’s publisher and to the owners of the subscriptions ' +
+        'it was sent to by reference; to anyone else it does not exist (404). Data up to 4 MiB comes in the answer; larger data by a ' +
+        '307 redirect to a presigned URL that works for 5 minutes. Every fetch is logged (who, which event, when). Requires ' +
+        '`events:consume` (subscribers) or `events:publish` (the publisher).',
+      tags: ['Events'],
+      security: [{ oauth2: ['events:consume'] }, { oauth2: ['events:publish'] }],
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+        { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+      ],
+      responses: {
+        '200': {
+          description: 'The data, with the event’s `datacontenttype`.',
+          headers: {
+            ...versionHeader,
+            ETag: { description: 'From the digest.', schema: { type: 'string' } },
+            'Repr-Digest': { description: 'SHA-256 of the body (RFC 9530), equal to `koerierdatadigest`.', schema: { type: 'string' } },
+          },
+          content: { '*/*': { schema: {} } },
+        },
+        '304': { description: 'The ETag matched If-None-Match.', headers: versionHeader },
+        '307': {
+          description: 'Too large for an answer: fetch it from `Location` (presigned, 5 minutes).',
+          headers: { ...versionHeader, Location: { schema: { type: 'string' } } },
+        },
+        ...authProblems,
+        '404': problemResponse('No such data, or not for this client.'),
+        '410': problemResponse('The data was kept for its retention (a day past the longest queue retention) and is gone.'),
+        ...commonProblems,
+      },
+    },
+  },
+  '/payloads': {
+    post: {
+      operationId: 'createUpload',
+      summary: 'Upload data too large for a request',
+      description:
+        'Gives the producer a presigned PUT for exactly the promised size and SHA-256 (S3 refuses other bytes). Then publish the event ' +
+        'with the answer’s `dataref` and no data: before the 202 Koerier checks the object’s size and digest and rewrites `dataref` to ' +
+        'its own data URL (GET /payloads/{id}). Requires `events:publish`.',
+      tags: ['Events'],
+      security: [{ oauth2: ['events:publish'] }],
+      parameters: [idempotencyKeyParameter],
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadRequest' } } } },
+      responses: {
+        '201': {
+          description: 'The upload is granted.',
+          headers: versionHeader,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadGrant' } } },
+        },
+        '400': problemResponse('Invalid upload request; `errors` names the members.'),
+        ...authProblems,
+        ...idempotencyProblems,
+        ...commonProblems,
+      },
+    },
+  },
+} as const;

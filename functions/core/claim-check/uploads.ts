@@ -1,0 +1,145 @@
+/**
+ * Uploads for data too large for any request (EDU-1): POST /payloads gives the producer a
+ * short-lived presigned PUT bound to the size and SHA-256 it promised; it then publishes the
+ * event with `dataref` to the upload. Before the 202, the ingest checks that the object is there
+ * with exactly that size and digest, and rewrites `dataref` to Koerier's own data URL.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
+import { attributesOf } from '../cloudevents/stored-event.js';
+import { jsonResponse, type HttpResponse } from '../http/messages.js';
+import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
+import { claimCheckAttributes, payloadIdOf, uploadObjectKey, PAYLOAD_PATH_PREFIX, UPLOAD_PATH_PREFIX } from './payload-reference.js';
+import type { ClaimCheckStore, PayloadLedger, UploadTerms } from './ports.js';
+
+/** `koerierdatasize` is a CloudEvents Integer (signed 32 bits): no object may be larger. */
+export const MAX_UPLOAD_BYTES = 2_147_483_647;
+/** How long the presigned PUT works. */
+export const UPLOAD_URL_SECONDS = 900;
+/** How long an upload may wait to be published; its object lives the bucket's retention from the grant. */
+export const UPLOAD_PUBLISH_WINDOW_MS = 24 * 3600 * 1000;
+
+const DIGEST = /^sha-256=:[A-Za-z0-9+/]{43}=:$/;
+const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=("[^"\\]*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+))*$/;
+
+export interface UploadDependencies {
+  readonly store: Pick<ClaimCheckStore, 'presignedPutUrl' | 'matches'>;
+  readonly ledger: Pick<PayloadLedger, 'recordUpload' | 'getUpload' | 'recordPayload'>;
+  readonly publicBaseUrl: string;
+  /** The bucket's object retention. */
+  readonly retentionSeconds: number;
+  readonly now: () => number;
+}
+
+/** The producer's `{size, digest, contenttype}` checked, or the issues. */
+export function parseUploadRequest(body: Buffer): { terms?: UploadTerms; issues: ValidationIssue[] } {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { issues: [{ rule: 'json', requirement: 'EDU-1', message: 'the body is a JSON object: {"size", "digest", "contenttype"}' }] };
+  }
+  const fields = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const issues: ValidationIssue[] = [];
+  const { size, digest, contenttype } = fields;
+  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_UPLOAD_BYTES) {
+    issues.push({
+      attribute: 'size',
+      rule: 'range',
+      requirement: 'EDU-1',
+      message: `size is the object's length in bytes, an integer from 1 to ${MAX_UPLOAD_BYTES}`,
+    });
+  }
+  if (typeof digest !== 'string' || !DIGEST.test(digest)) {
+    issues.push({ attribute: 'digest', rule: 'format', requirement: 'EDU-1', message: 'digest is the SHA-256 of the object as sha-256=:<base64>: (RFC 9530)' });
+  }
+  if (contenttype !== undefined && (typeof contenttype !== 'string' || contenttype.length > 256 || !MEDIA_TYPE.test(contenttype))) {
+    issues.push({ attribute: 'contenttype', rule: 'format', requirement: 'EDU-1', message: 'contenttype is a media type (RFC 9110), at most 256 characters' });
+  }
+  const unknown = Object.keys(fields).filter((name) => !['size', 'digest', 'contenttype'].includes(name));
+  for (const name of unknown.slice(0, 10))
+    issues.push({ attribute: name.slice(0, 64), rule: 'unknown', requirement: 'EDU-1', message: 'not a member of an upload request' });
+  if (issues.length > 0) return { issues };
+  return { terms: { size: size as number, digest: digest as string, contentType: (contenttype as string | undefined) ?? 'application/octet-stream' }, issues };
+}
+
+/** POST /payloads: a presigned PUT for exactly the promised object, and the `dataref` to publish it with. Throws the 400 for an invalid request. */
+export async function grantUpload(body: Buffer, publisher: string, deps: UploadDependencies): Promise<HttpResponse> {
+  const { terms, issues } = parseUploadRequest(body);
+  if (!terms) throw new KoerierError(problems.badRequest('invalid-upload', 'Invalid upload request', 'The upload request is not valid; see errors.', issues));
+  const uploadId = randomUUID();
+  const now = deps.now();
+  await deps.ledger.recordUpload({ uploadId, publisher, ...terms, expiresAt: now + UPLOAD_PUBLISH_WINDOW_MS });
+  const put = await deps.store.presignedPutUrl(uploadObjectKey(uploadId), terms, UPLOAD_URL_SECONDS);
+  return jsonResponse(201, {
+    uploadid: uploadId,
+    method: 'PUT',
+    uploadurl: put.url,
+    headers: put.headers,
+    uploadexpiresat: new Date(now + UPLOAD_URL_SECONDS * 1000).toISOString(),
+    dataref: `${deps.publicBaseUrl}${UPLOAD_PATH_PREFIX}${uploadId}`,
+    publishbefore: new Date(now + UPLOAD_PUBLISH_WINDOW_MS).toISOString(),
+  });
+}
+
+/**
+ * The events with each upload `dataref` replaced by Koerier's data URL, once the upload is this
+ * publisher's, not past its window, and its object has exactly the promised size and digest.
+ * Throws the 400 otherwise (`upload-with-data`, `upload-unknown`, `upload-incomplete`).
+ */
+export async function resolveUploads(events: readonly AcceptedEvent[], publisher: string, deps: UploadDependencies): Promise<AcceptedEvent[]> {
+  const prefix = `${deps.publicBaseUrl}${UPLOAD_PATH_PREFIX}`;
+  const result = [...events];
+  for (const [index, event] of events.entries()) {
+    const dataref = event.attributes['dataref'];
+    if (typeof dataref !== 'string' || !dataref.startsWith(prefix)) continue;
+    const at = events.length > 1 ? { index } : {};
+    const parsed = JSON.parse(event.json) as Record<string, unknown>;
+    if ('data' in parsed || 'data_base64' in parsed) {
+      throw new KoerierError({
+        ...problems.badRequest('upload-with-data', 'Upload and data', 'An event that refers to an upload carries no data of its own.'),
+        ...at,
+      });
+    }
+    const uploadId = dataref.slice(prefix.length);
+    const upload = /^[0-9a-f-]{36}$/.test(uploadId) ? await deps.ledger.getUpload(uploadId) : undefined;
+    if (!upload || upload.publisher !== publisher || deps.now() > upload.expiresAt) {
+      throw new KoerierError({
+        ...problems.badRequest('upload-unknown', 'Unknown upload', `No upload of this client is waiting at ${dataref.slice(0, 200)}.`),
+        ...at,
+      });
+    }
+    if (!(await deps.store.matches(uploadObjectKey(uploadId), upload))) {
+      throw new KoerierError({
+        ...problems.badRequest(
+          'upload-incomplete',
+          'Upload incomplete',
+          `The uploaded object is missing, or not the ${upload.size} bytes with digest ${upload.digest} promised.`,
+        ),
+        ...at,
+      });
+    }
+    const payloadId = payloadIdOf(event.source, event.id);
+    const contentType = typeof parsed['datacontenttype'] === 'string' ? parsed['datacontenttype'] : upload.contentType;
+    await deps.ledger.recordPayload({
+      payloadId,
+      objectKey: uploadObjectKey(uploadId),
+      source: event.source,
+      eventId: event.id,
+      publisher,
+      digest: upload.digest,
+      size: upload.size,
+      contentType,
+      // From the grant: the object is at most this old, so it lives at least this long.
+      objectExpiresAt: upload.expiresAt - UPLOAD_PUBLISH_WINDOW_MS + deps.retentionSeconds * 1000,
+    });
+    const json = JSON.stringify({
+      ...attributesOf(parsed),
+      dataref: `${deps.publicBaseUrl}${PAYLOAD_PATH_PREFIX}${payloadId}`,
+      [claimCheckAttributes.digest]: upload.digest,
+      [claimCheckAttributes.size]: upload.size,
+    });
+    result[index] = { ...event, json, attributes: JSON.parse(json) as AcceptedEvent['attributes'] };
+  }
+  return result;
+}
