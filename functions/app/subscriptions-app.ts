@@ -42,6 +42,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
       },
       audit: log,
+      pullQueues: deps.pullQueues,
     }));
 
   return async (request) => {

@@ -192,5 +192,6 @@ function indexed(subscription: SubscriptionDraft): RouteCandidate {
     },
     contentMode: subscription.contentMode,
     batchSupported: subscription.batchSupported,
+    delivery: subscription.delivery,
   };
 }

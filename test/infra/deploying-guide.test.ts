@@ -91,6 +91,13 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     startsWith(contextKey.maxEventBytes, String(functions.maxEventBytes));
     startsWith(contextKey.manageRatePerMinute, String(functions.manageRatePerMinute));
     startsWith(contextKey.ingestReservedConcurrency, String(config.protection.ingestReservedConcurrency));
+    startsWith(contextKey.pullReservedConcurrency, String(config.protection.pullReservedConcurrency));
+    startsWith(
+      contextKey.routeThrottling,
+      Object.entries(config.protection.routeThrottling)
+        .map(([name, limits]) => `${name} ${limits.rateLimit}/${limits.burstLimit}`)
+        .join(', '),
+    );
     startsWith(contextKey.edgeProtection, `\`${config.protection.edge.mode}\``);
     startsWith(
       contextKey.batchingWindowSeconds,

@@ -6,6 +6,7 @@ import { API_VERSION, problemSchema, validationIssueSchema } from './components.
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
+import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -24,13 +25,15 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
     servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
     tags: [
       { name: 'Events', description: 'Publishing CloudEvents' },
-      { name: 'Subscriptions', description: 'Subscribing to events (push)' },
+      { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
+      { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
       { name: 'API', description: 'This description' },
     ],
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,
       ...deliveryPaths,
+      ...pullPaths,
       ...payloadsPaths,
       '/openapi.json': {
         get: {
@@ -49,6 +52,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...eventsSchemas,
         ...subscriptionsSchemas,
         ...deliverySchemas,
+        ...pullSchemas,
         ...payloadsSchemas,
       },
       securitySchemes: {

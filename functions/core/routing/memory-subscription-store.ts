@@ -149,6 +149,7 @@ function candidateOf(s: Subscription): RouteCandidate {
     },
     contentMode: s.contentMode,
     batchSupported: s.batchSupported,
+    delivery: s.delivery,
   };
 }
 
