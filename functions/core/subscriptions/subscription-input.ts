@@ -11,7 +11,7 @@ import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
 import { MAX_JSON_DEPTH } from './json-bounds.js';
-import { outboundUrlProblem } from './outbound-url.js';
+import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
@@ -120,11 +120,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (delivery !== 'pull') {
     if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
     else {
-      const problem = outboundUrlProblem(sink, 'sink', {
-        allowLoopback: rules.allowLoopbackSinks,
-        allowedPorts: rules.allowedPorts,
-        refusedAddressRange: rules.refusedAddressRange,
-      });
+      const problem = outboundUrlProblem(sink, 'sink', urlRulesOf(rules));
       if (problem) add('sink', problem.rule, problem.message, problem.requirement);
     }
   }
@@ -193,12 +189,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential'], {
-      allowLoopback: rules.allowLoopbackSinks,
-      allowedPorts: rules.allowedPorts,
-      refusedAddressRange: rules.refusedAddressRange,
-      policy: rules.sinkCredentials,
-    });
+    const parsed = parseSinkCredential(fields['sinkcredential'], { ...urlRulesOf(rules), policy: rules.sinkCredentials });
     issues.push(...parsed.issues);
     credential = parsed.credential;
   } else if (rules.storedCredential === undefined) {
@@ -301,4 +292,9 @@ export function mergePatch(target: unknown, patch: unknown, maxDepth = MAX_JSON_
     else result[name] = mergePatch(result[name], value, maxDepth, depth + 1);
   }
   return result;
+}
+
+/** The rules for the URLs Koerier calls on the subscriber's behalf: the sink and the token URL. */
+function urlRulesOf(rules: InputRules): OutboundUrlRules {
+  return { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts, refusedAddressRange: rules.refusedAddressRange };
 }

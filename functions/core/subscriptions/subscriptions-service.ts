@@ -26,10 +26,11 @@ import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import type { PullQueueAdmin } from './pull-queue-admin.js';
-import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
+import { SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
-import { openHandshake, validateTarget, type TargetValidationContext } from './target-validation.js';
+import { openHandshake, validateAgain, validateTarget, type TargetValidationContext } from './target-validation.js';
+import { listSubscriptions } from './subscription-listing.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
 import { view, writableView } from './subscription-view.js';
 
@@ -103,18 +104,9 @@ export class SubscriptionsService {
     return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
   }
 
-  /** The client's own subscriptions; an admin may name another `owner`, or `*` for every client's (issue 12 item 8). */
-  async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
-    const page = http.readPageRequest(request.query);
-    const owner = request.query['owner'] || undefined;
-    if (owner !== undefined && owner !== principal.clientId && !hasScope(principal, scopes.admin)) throw http.ownerNotAllowed();
-    try {
-      const found = owner === '*' ? await this.deps.store.listAll(page) : await this.deps.store.listByOwner(owner ?? principal.clientId, page);
-      return http.pageResponse(found, page.limit, this.now(), owner);
-    } catch (error) {
-      if (error instanceof InvalidCursorError) throw http.invalidCursor();
-      throw error;
-    }
+  /** The client's own subscriptions, or, for an admin, another client's or every client's (`subscription-listing.ts`). */
+  list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    return listSubscriptions(this.deps.store, principal, request, this.now());
   }
 
   async read(principal: Principal, id: string): Promise<HttpResponse> {
@@ -194,23 +186,14 @@ export class SubscriptionsService {
     return jsonResponse(200, view(current, this.now()));
   }
 
-  /**
-   * Sends the validation request again with a new callback and window (issue 12 item 8): for a
-   * pending subscription whose target missed it, or a rejected one whose target now consents.
-   */
+  /** Validate again (issue 12 item 8): a pending or rejected subscription's target is asked once more (`target-validation.ts`). */
   async revalidate(principal: Principal, id: string): Promise<HttpResponse> {
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
     if (!lifecycle.revalidatable(current, this.now())) throw http.notRevalidatable(effectiveStatus(current, this.now()), current.validation);
-    const handshake = openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
-    let validated: Subscription | undefined;
-    try {
-      const pending = await this.deps.store.save(lifecycle.awaitingValidation(lifecycle.storedTerms(current, this.now()), handshake.fields), current);
-      validated = await validateTarget(pending, handshake.token, this.handshakeContext());
-    } catch (error) {
-      if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
-      throw error;
-    }
+    const validated = await validateAgain(current, this.deps.settings.validationWindowSeconds, this.handshakeContext()).catch((error: unknown) => {
+      throw error instanceof SubscriptionConflictError ? http.changedMeanwhile(id) : error;
+    });
     if (!validated) throw http.deletedMeanwhile(id);
     this.audit('subscription validated again', validated);
     return http.subscriptionResponse(200, validated, this.now());
