@@ -37,6 +37,8 @@ export interface KoerierFunctionProps {
   readonly repoRoot: string;
   /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
   readonly reservedConcurrency?: number;
+  /** The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to (lib/trust-config.ts). */
+  readonly trust?: { readonly signingKeyArns: readonly string[]; readonly clientCertificateSecretArn?: string | undefined };
 }
 
 /**
@@ -129,6 +131,19 @@ export class KoerierFunction extends Construct {
       environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
     }
 
+    const trust = props.trust ?? { signingKeyArns: [] };
+    const wants = new Set(spec.trust ?? []);
+    const [currentKey] = trust.signingKeyArns;
+    if (wants.has('sign') && currentKey) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:Sign'], resources: [currentKey] }));
+    if (wants.has('public-keys') && currentKey) {
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }));
+    }
+    const secret = wants.has('client-certificate') ? trust.clientCertificateSecretArn : undefined;
+    if (secret) {
+      // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }));
+    }
+
     const pullAccess = spec.pullQueues ?? [];
     if (pullAccess.length > 0) {
       const pattern = `${resources.pullQueuePrefix}-pull-*`;
@@ -163,6 +178,8 @@ export class KoerierFunction extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       environment,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
+      ...(secret ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103) } : {}),
     });
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -10,8 +10,8 @@ import { CONTENT_MODES, type ContentMode } from '../cloudevents/index.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
-import { MAX_JSON_DEPTH } from './json-bounds.js';
 import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
+export { mergePatch, PatchTooDeepError } from './merge-patch.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
@@ -31,6 +31,7 @@ export interface SubscriptionInput {
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
+  readonly signDeliveries?: boolean;
   /** The largest event this subscription takes inline; larger ones carry `dataref` (EDU-1). */
   readonly maxInlineBytes?: number;
 }
@@ -51,6 +52,8 @@ export interface InputRules {
   readonly maxRetryWindowSeconds: number;
   /** See `OutboundUrlRules.refusedAddressRange`. */
   readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
+  /** The deployment has a signing key: `signdeliveries` may be true. */
+  readonly signingAvailable?: boolean;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -65,6 +68,7 @@ export const WRITABLE_MEMBERS = [
   'sinkcredential',
   'validation',
   'retrywindowseconds',
+  'signdeliveries',
   'maxinlinebytes',
   'maxdeliverycount',
   'retentionseconds',
@@ -217,6 +221,14 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     );
   }
 
+  const signDeliveries = fields['signdeliveries'];
+  if (signDeliveries !== undefined) {
+    if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
+    else if (signDeliveries && !rules.signingAvailable) {
+      add('signdeliveries', 'signing-unavailable', 'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries');
+    }
+  }
+
   const maxInline = fields['maxinlinebytes'];
   if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
     add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
@@ -241,6 +253,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,
       ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+      ...(signDeliveries === true ? { signDeliveries: true } : {}),
       ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
     },
     issues,
@@ -268,30 +281,6 @@ function wellFormedThroughout(value: unknown): boolean {
 
 function isText(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
-}
-
-export class PatchTooDeepError extends Error {
-  override name = 'PatchTooDeepError';
-}
-
-/**
- * RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else
- * replaces. The result has no prototype, so a `"__proto__"` member of the patch stays an ordinary
- * (unknown, hence refused) member instead of setting the prototype and hiding from `Object.keys`.
- * Recursion is bounded (review item 9): a patch nesting objects deeper than `maxDepth` throws
- * `PatchTooDeepError` instead of exhausting the stack. Callers check the text first
- * (`jsonNestingDepth`); this is the backstop for values that did not come from text.
- */
-export function mergePatch(target: unknown, patch: unknown, maxDepth = MAX_JSON_DEPTH, depth = 1): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  if (depth > maxDepth) throw new PatchTooDeepError(`the merge patch nests deeper than ${maxDepth} levels`);
-  const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  if (typeof target === 'object' && target !== null && !Array.isArray(target)) Object.assign(result, target);
-  for (const [name, value] of Object.entries(patch)) {
-    if (value === null) delete result[name];
-    else result[name] = mergePatch(result[name], value, maxDepth, depth + 1);
-  }
-  return result;
 }
 
 /** The rules for the URLs Koerier calls on the subscriber's behalf: the sink and the token URL. */

@@ -33,6 +33,7 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     // WebHook-Request-Callback: shown here it would let a subscriber approve deliveries to someone else's URL.
     ...(status === 'pending' && s.validation === 'handshake' ? { validationcallback: `/subscriptions/${encodeURIComponent(s.id)}/validation` } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
+    signdeliveries: s.signDeliveries === true,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
     ...warningsOf(s, status),
     createdat: s.createdAt,

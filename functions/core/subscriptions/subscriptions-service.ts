@@ -54,6 +54,8 @@ export interface SubscriptionsSettings {
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** A signing key is configured, so `signdeliveries` may be true (issue 12, item 6). */
+  readonly signingAvailable?: boolean;
 }
 
 export interface SubscriptionsDependencies {
@@ -237,6 +239,7 @@ export class SubscriptionsService {
       refusedAddressRange: this.deps.settings.refusedAddressRange,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+      signingAvailable: this.deps.settings.signingAvailable === true,
       storedCredential,
     });
     if (!input) throw http.invalidSubscription(issues);
