@@ -41,6 +41,8 @@ export interface KoerierConfig {
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The deployment's stack name (the laptop host: `koerier-local`). */
+  readonly stackName: string;
   readonly validationAgreedClients: readonly string[];
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
@@ -113,6 +115,7 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
+    stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),
     ...(localKeysDir ? { localKeysDir } : {}),
     handshake: {

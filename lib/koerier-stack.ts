@@ -3,7 +3,7 @@
  * and route described there appears here without touching the constructs.
  */
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
@@ -70,13 +70,15 @@ export class KoerierStack extends Stack {
     const edgeSettings = props.config.protection.edge;
     const createsWebAcl = edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn === undefined;
     super(scope, id, {
-      description: 'Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)',
+      description: `Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)${props.config.stage ? `, stage ${props.config.stage}` : ''}`,
       // The web ACL's ARN comes from the us-east-1 stack.
       ...(createsWebAcl ? { crossRegionReferences: true } : {}),
       ...props,
     });
     const description = props.resources ?? koerierResources;
     const protection = props.config.protection;
+    // Physical names are CloudFormation's (stack name + logical id), so two stacks never collide; the tag tells stages apart in the bill.
+    if (props.config.stage) Tags.of(this).add('koerier:stage', props.config.stage);
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);
@@ -126,7 +128,12 @@ export class KoerierStack extends Stack {
       pullQueuePrefix: pullQueuePrefixOf(this.stackName),
     };
     const functions = new Map<string, KoerierFunction>();
-    for (const [name, spec] of Object.entries(description.functions)) {
+    for (const [name, described] of Object.entries(description.functions)) {
+      const window = props.config.batchingWindowSeconds[name];
+      const spec =
+        described.queueTrigger && window !== undefined
+          ? { ...described, queueTrigger: { ...described.queueTrigger, maxBatchingWindowSeconds: window } }
+          : described;
       const reserved = name === 'ingest' ? protection.ingestReservedConcurrency : name === 'pull' ? protection.pullReservedConcurrency : 'none';
       const reservedConcurrency = reserved === 'none' ? undefined : reserved;
       const fn = new KoerierFunction(this, name, {

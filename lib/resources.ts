@@ -125,11 +125,13 @@ export const keys = {
 
 /**
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
- * (functions/aws/delivery-metrics.ts), without dimensions, and the alarms watch
- * (lib/constructs/delivery-alarms.ts). One definition, so the two cannot drift apart.
+ * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
+ * stacks in one account each watch their own (lib/constructs/delivery-alarms.ts). One definition,
+ * so the two cannot drift apart.
  */
 export const deliveryMetrics = {
   namespace: 'Koerier',
+  stackDimension: 'Stack',
   attempts: 'DeliveryAttempts',
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
@@ -168,6 +170,7 @@ export const functions = {
       { method: 'DELETE', path: '/subscriptions/{id}' },
       { method: 'GET', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/revalidate' },
     ],
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
     // Sealing only: the API never reads a credential back.

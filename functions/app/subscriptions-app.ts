@@ -1,12 +1,13 @@
 /**
  * The subscriptions API (scope `subscriptions:manage`): POST/GET /subscriptions,
- * GET/PATCH/DELETE /subscriptions/{id}; every change runs through the Idempotency-Key guard
+ * GET/PATCH/DELETE /subscriptions/{id}, POST /subscriptions/{id}/revalidate; every change runs through the Idempotency-Key guard
  * (EDU-IDEM-3, EDU-IDEM-5). GET/POST /subscriptions/{id}/validation is the webhook validation
  * callback (WH-4): the target calls it, so it is authenticated by the secret token in its URL,
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
+import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
 import type { RouteKey } from '../../lib/resources.js';
@@ -27,6 +28,11 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       settings: {
         allowLoopbackSinks: config.allowLoopbackSinks,
         allowedPorts: config.outboundPorts,
+        // The connection's own rule, applied when the URL is given (the laptop host still reaches loopback).
+        refusedAddressRange: (address) => {
+          const verdict = judgeAddress(address, { allowLoopback: config.allowLoopbackSinks });
+          return verdict.allowed ? undefined : (verdict.range ?? 'not public');
+        },
         sinkCredentials: config.sinkCredentials,
         webhookOrigin: config.webhookOrigin,
         publicBaseUrl: config.publicBaseUrl,
@@ -52,6 +58,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       case 'GET /subscriptions/{id}':
       case 'PATCH /subscriptions/{id}':
       case 'DELETE /subscriptions/{id}':
+      case 'POST /subscriptions/{id}/revalidate':
         break;
       default:
         return unroutedAnswer(request);
@@ -71,6 +78,8 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         return guarded(principal.clientId, route, () => subscriptions.update(principal, id, request));
       case 'DELETE /subscriptions/{id}':
         return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
+      case 'POST /subscriptions/{id}/revalidate':
+        return guarded(principal.clientId, route, () => subscriptions.revalidate(principal, id));
     }
   };
 }

@@ -136,6 +136,22 @@ export function decodeCursor(cursor: string, owner: string): Item {
   throw new InvalidCursorError('the cursor is not one this list handed out');
 }
 
+/** The whole-table scan's last key: the table key (`id`) alone, a string within the id limit. */
+export function decodeScanCursor(cursor: string): Item {
+  if (cursor.length <= MAX_CURSOR_LENGTH) {
+    try {
+      const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      const id = typeof key === 'object' && key !== null && Object.keys(key).join() === ID ? (key as Record<string, { S?: unknown }>)[ID] : undefined;
+      if (id && Object.keys(id).join() === 'S' && typeof id.S === 'string' && id.S.length > 0 && Buffer.byteLength(id.S) <= MAX_SUBSCRIPTION_ID_BYTES) {
+        return key as Item;
+      }
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new InvalidCursorError('the cursor is not one this list handed out');
+}
+
 function isCursorOf(key: unknown, ownerKey: string): key is Item {
   if (typeof key !== 'object' || key === null || Array.isArray(key)) return false;
   const names = Object.keys(key).sort();

@@ -127,7 +127,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
-        return (figures) => write(deliveryMetricsRecord(figures, Date.now()));
+        return (figures) => write(deliveryMetricsRecord(figures, Date.now(), config.stackName));
       },
     },
   );

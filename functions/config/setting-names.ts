@@ -16,6 +16,8 @@ export const settingEnv = {
   accessTokenMaxLifetimeSeconds: 'KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
   /** The one claim naming the client (default `client_id`; e.g. `azp` or `appid` for Entra ID). */
   clientIdClaim: 'KOERIER_CLIENT_ID_CLAIM',
+  /** Comma-separated claims the scopes are read from, first present wins: `scope`, `scp`, `roles` (default `scope,scp`; Entra ID `roles`). */
+  scopeClaims: 'KOERIER_SCOPE_CLAIMS',
   /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
   allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
   /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */
@@ -55,6 +57,8 @@ export const settingEnv = {
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
   logLevel: 'KOERIER_LOG_LEVEL',
+  /** The CloudFormation stack the function belongs to: the dimension of its metrics, so two stacks in one account keep theirs apart. */
+  stackName: 'KOERIER_STACK_NAME',
   /** Comma-separated clients whose subscriptions may say `validation: "agreed"` (consent agreed out of band, WH-5). */
   validationAgreedClients: 'KOERIER_VALIDATION_AGREED_CLIENTS',
   /** Laptop host only: directory of the local key files that stand in for KMS (`<name>.key`). */

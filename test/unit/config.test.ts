@@ -36,13 +36,26 @@ describe('configuration', () => {
   });
 
   it('EDU-2, EDU-4, review #17: access tokens default to typ at+jwt, a 2-hour lifetime cap and the client_id claim', () => {
-    expect(loadConfig(base).auth.tokenRules).toEqual({ tokenType: 'at+jwt', maxLifetimeSeconds: 7200, clientIdClaim: 'client_id' });
+    expect(loadConfig(base).auth.tokenRules).toEqual({
+      tokenType: 'at+jwt',
+      maxLifetimeSeconds: 7200,
+      clientIdClaim: 'client_id',
+      scopeClaims: ['scope', 'scp'],
+    });
   });
 
   it('EDU-2, review #17: the token type switch, the lifetime cap and the client claim are read and checked once', () => {
-    const rules = loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'jwt', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' })
-      .auth.tokenRules;
-    expect(rules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp' });
+    const rules = loadConfig({
+      ...base,
+      KOERIER_ACCESS_TOKEN_TYPE: 'jwt',
+      KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400',
+      KOERIER_CLIENT_ID_CLAIM: 'azp',
+      KOERIER_SCOPE_CLAIMS: 'roles',
+    }).auth.tokenRules;
+    expect(rules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp', scopeClaims: ['roles'] });
+    expect(() => loadConfig({ ...base, KOERIER_SCOPE_CLAIMS: 'groups' })).toThrow(
+      /KOERIER_SCOPE_CLAIMS must name claims among scope, scp, roles, got "groups"/,
+    );
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'id+jwt' })).toThrow(/KOERIER_ACCESS_TOKEN_TYPE must be at\+jwt or JWT, got "id\+jwt"/);
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '86401' })).toThrow(
       /KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS must be an integer from 60 to 86400/,

@@ -173,6 +173,25 @@ export const subscriptionsSchemas = {
       },
       allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
       validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
+      validationcallback: {
+        type: 'string',
+        format: 'uri-reference',
+        readOnly: true,
+        description:
+          'While pending: where the target approves (GET or POST). The target received it with its secret token in WebHook-Request-Callback; ' +
+          'the token is not shown here, so only the target (or its administrator) can approve. POST …/revalidate sends a new one.',
+      },
+      warnings: {
+        type: 'array',
+        readOnly: true,
+        description:
+          'What the subscription will not do as asked, e.g. rule batch-fallback: contentmode batch, but the target has not declared batch support, so events go one by one.',
+        items: {
+          type: 'object',
+          required: ['attribute', 'rule', 'requirement', 'message'],
+          properties: { attribute: { type: 'string' }, rule: { type: 'string' }, requirement: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
       createdat: { type: 'string', format: 'date-time', readOnly: true },
       updatedat: { type: 'string', format: 'date-time', readOnly: true },
     },
