@@ -71,6 +71,11 @@ export const tables = {
     sortKey: { name: 'sk', type: 'S' },
     ttlAttribute: 'expiresAt',
   },
+  /**
+   * The partner directory (issue 12, item 3): clients with their publish grants and entitlements,
+   * one document read whole (functions/aws/dynamodb-partner-store.ts).
+   */
+  partners: { partitionKey: { name: 'pk', type: 'S' } },
 } as const satisfies Record<string, TableSpec>;
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -135,7 +140,8 @@ export const functions = {
       { method: 'POST', path: '/events' },
       { method: 'OPTIONS', path: '/events' },
     ],
-    tables: { idempotency: 'readwrite' },
+    // Partners: the publish grants (EDU-IN); readwrite because the first read after a deploy seeds the directory.
+    tables: { idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'send' },
     // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
     buckets: { payloads: 'readwrite' },
@@ -154,7 +160,8 @@ export const functions = {
       { method: 'GET', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/validation' },
     ],
-    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Partners: the entitlements (EDU-7), seeded on the first read after a deploy.
+    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
   },
@@ -163,7 +170,8 @@ export const functions = {
     memoryMb: 512,
     timeoutSeconds: 10,
     queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
-    tables: { routes: 'read', idempotency: 'readwrite' },
+    // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
+    tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
   },
   delivery: {
@@ -192,7 +200,8 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/resume' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { deliveries: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
   },
@@ -208,6 +217,19 @@ export const functions = {
     tables: { idempotency: 'readwrite' },
     // Reads objects, presigns GETs for large ones and PUTs for uploads (a presigned URL carries the role's rights).
     buckets: { payloads: 'readwrite' },
+  },
+  // Partners at run time (issue 12, item 3): the admin API for clients, their publish grants and entitlements.
+  partners: {
+    entry: 'functions/handlers/partners.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'GET', path: '/clients' },
+      { method: 'GET', path: '/clients/{clientId}' },
+      { method: 'PUT', path: '/clients/{clientId}' },
+      { method: 'DELETE', path: '/clients/{clientId}' },
+    ],
+    tables: { partners: 'readwrite', idempotency: 'readwrite' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

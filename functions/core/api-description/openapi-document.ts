@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
@@ -25,6 +26,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
     tags: [
       { name: 'Events', description: 'Publishing CloudEvents' },
       { name: 'Subscriptions', description: 'Subscribing to events (push)' },
+      { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
       { name: 'API', description: 'This description' },
     ],
     paths: {
@@ -32,6 +34,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...subscriptionsPaths,
       ...deliveryPaths,
       ...payloadsPaths,
+      ...partnersPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -50,6 +53,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...subscriptionsSchemas,
         ...deliverySchemas,
         ...payloadsSchemas,
+        ...partnersSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -64,7 +68,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',
-                admin: 'Act on any subscription',
+                admin: 'Act on any subscription; manage the partner directory (clients, grants, entitlements)',
               },
             },
           },
