@@ -13,7 +13,12 @@ import { idempotencyGuard } from './idempotency-guard.js';
 export function partnersApp(deps: KoerierDependencies): HttpApp {
   // Built on the first authenticated request: a refused caller costs no adapter.
   let built: PartnersAdmin | undefined;
-  const admin = () => (built ??= new PartnersAdmin({ store: deps.partnerStore, audit: deps.log }));
+  const admin = () =>
+    (built ??= new PartnersAdmin({
+      store: deps.partnerStore,
+      seed: { publishGrants: deps.config.publishGrants, entitlements: deps.config.entitlements },
+      audit: deps.log,
+    }));
 
   return async (request) => {
     const route = request.routeKey as RouteKey<'partners'>;

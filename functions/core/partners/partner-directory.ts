@@ -53,15 +53,26 @@ export class PartnerDirectory {
   }
 
   private async read(now: number): Promise<PartnerSnapshot> {
-    const state = await seeded(this.deps, await this.deps.store.load(), now);
+    const state = await loadDirectory(this.deps, now);
     const snapshot = snapshotOf(state);
     this.cached = { snapshot, readAt: now };
     return snapshot;
   }
 }
 
-/** The directory with the seed applied; stores it when that changed anything. Never overwrites a partner. */
-async function seeded(deps: PartnerDirectoryDependencies, loaded: DirectoryState, now: number): Promise<DirectoryState> {
+export type SeedingDependencies = Pick<PartnerDirectoryDependencies, 'store' | 'seed' | 'log'>;
+
+/**
+ * The directory with this deployment's seed applied (stored when that changed anything). The
+ * functions' cache and the admin API both read through it, so an admin never sees, or changes, a
+ * directory the deployment has not seeded yet.
+ */
+export async function loadDirectory(deps: SeedingDependencies, now: number): Promise<DirectoryState> {
+  return seeded(deps, await deps.store.load(), now);
+}
+
+/** Never overwrites a partner. */
+async function seeded(deps: SeedingDependencies, loaded: DirectoryState, now: number): Promise<DirectoryState> {
   const seedText = canonicalSeed(deps.seed);
   if (loaded.seed === seedText) return loaded;
   let state: DirectoryState = { revision: loaded.revision + 1, seed: seedText, partners: [...loaded.partners] };

@@ -14,19 +14,22 @@
  * log line `client changed` with who (`by`), what (`action`, the client and what it now holds)
  * and when (`at`); the partner itself keeps `updatedBy` and `updatedAt`.
  *
- * Reads here go to the store, not to the functions' cache (partner-directory.ts): an admin sees
- * a change at once, the other functions within their refresh interval.
+ * Reads here go to the store (seeded first, partner-directory.ts), not to the functions' cache: an
+ * admin sees a change at once, the other functions within their refresh interval.
  */
 import type { Principal } from '../auth/access-tokens.js';
 import { emptyResponse, jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import * as http from './http-mapping.js';
+import { loadDirectory, type PartnerSeed } from './partner-directory.js';
 import { overlapsWithOthers, type DirectoryState, type Partner } from './partner.js';
 import { DirectoryChangedError, DirectoryTooLargeError, type PartnerStore } from './ports.js';
 
 export interface PartnersAdminDependencies {
   readonly store: PartnerStore;
+  /** The deploy-time configuration: the directory is seeded from it before the admin reads it. */
+  readonly seed: PartnerSeed;
   readonly audit: Log;
   readonly clock?: Clock;
 }
@@ -35,14 +38,14 @@ export class PartnersAdmin {
   constructor(private readonly deps: PartnersAdminDependencies) {}
 
   async list(): Promise<HttpResponse> {
-    const state = await this.deps.store.load();
+    const state = await this.load();
     const partners = [...state.partners].sort((a, b) => a.clientId.localeCompare(b.clientId));
     return jsonResponse(200, { clients: partners.map(http.partnerView) });
   }
 
   /** Throws the 404 for a client not in the directory. */
   async read(clientId: string): Promise<HttpResponse> {
-    const state = await this.deps.store.load();
+    const state = await this.load();
     const partner = find(state, clientId);
     if (!partner) throw http.notFound(clientId);
     return http.partnerResponse(200, partner);
@@ -52,7 +55,7 @@ export class PartnersAdmin {
   async put(principal: Principal, clientId: string, request: HttpRequest): Promise<HttpResponse> {
     http.checkedClientId(clientId);
     const input = http.readPartnerInput(request);
-    const state = await this.deps.store.load();
+    const state = await this.load();
     const current = find(state, clientId);
     http.checkPreconditions(request, current);
     const overlaps = overlapsWithOthers(state, clientId, input.publishGrants);
@@ -75,7 +78,7 @@ export class PartnersAdmin {
 
   /** Throws the 404 for a client not in the directory, 412 for a failed precondition, 409 for a concurrent change. */
   async remove(principal: Principal, clientId: string, request: HttpRequest): Promise<HttpResponse> {
-    const state = await this.deps.store.load();
+    const state = await this.load();
     const current = find(state, clientId);
     if (!current) throw http.notFound(clientId);
     http.checkPreconditions(request, current);
@@ -85,6 +88,10 @@ export class PartnersAdmin {
     );
     this.audit('deleted', principal, current, new Date(this.now()).toISOString());
     return emptyResponse(204);
+  }
+
+  private load(): Promise<DirectoryState> {
+    return loadDirectory({ store: this.deps.store, seed: this.deps.seed, log: this.deps.audit }, this.now());
   }
 
   private async save(state: DirectoryState, partners: readonly Partner[]): Promise<void> {
