@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
@@ -58,6 +59,8 @@ export class KoerierStack extends Stack {
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
   readonly edgeStack: KoerierEdgeStack | undefined;
+  /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
+  readonly egress: FixedEgress | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     const edgeSettings = props.config.protection.edge;
@@ -112,6 +115,8 @@ export class KoerierStack extends Stack {
       buckets: this.buckets.byName,
       keys: this.keys.byName,
     };
+    this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
+    const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, spec] of Object.entries(description.functions)) {
       const reservedConcurrency = name === 'ingest' && protection.ingestReservedConcurrency !== 'none' ? protection.ingestReservedConcurrency : undefined;
@@ -121,6 +126,7 @@ export class KoerierStack extends Stack {
         settings,
         repoRoot: REPO_ROOT,
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+        ...(spec.outbound && network ? { network } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);

@@ -47,6 +47,12 @@ export interface FunctionSpec {
     readonly batchSize: number;
     readonly maxBatchingWindowSeconds: number;
   };
+  /**
+   * Calls partners over the internet (deliveries, token fetches, the validation handshake): with
+   * `koerier:fixedEgressAddresses` it runs in the VPC whose NAT gateways give those requests fixed
+   * public addresses (lib/constructs/fixed-egress.ts). The laptop host ignores it.
+   */
+  readonly outbound?: boolean;
   /** What the function may touch; each grant also puts the resource's name in its environment. */
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
@@ -151,6 +157,8 @@ export const functions = {
     memoryMb: 512,
     // Room for the validation request to a slow target (KOERIER_VALIDATION_TIMEOUT_SECONDS, at most 20 s).
     timeoutSeconds: 30,
+    // The validation handshake (WH-4) goes to the partner's target.
+    outbound: true,
     routes: [
       { method: 'POST', path: '/subscriptions' },
       { method: 'GET', path: '/subscriptions' },
@@ -180,6 +188,8 @@ export const functions = {
     // A batch's attempts run side by side: connect (5 s) + response (10 s) + a token fetch (5 s) + rate waits (2 s).
     timeoutSeconds: 30,
     queueTrigger: { queue: 'deliveries', batchSize: 10, maxBatchingWindowSeconds: 0 },
+    // Deliveries and the sink credentials' token requests go to partners.
+    outbound: true,
     // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
     // Idempotency: the claim check's readers (the owners an event went to by reference).
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },

@@ -35,6 +35,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
       protection: { ingestReservedConcurrency: DEFAULT_INGEST_RESERVED_CONCURRENCY, routeThrottling: DEFAULT_ROUTE_THROTTLING, edge: { mode: 'none' } },
+      egress: { fixedAddresses: 0 },
       sinkCredentials: 'oauth2-only',
       outboundPorts: [443],
     });
