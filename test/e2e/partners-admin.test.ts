@@ -24,7 +24,7 @@ beforeAll(async () => {
     // The deploy-time configuration: it seeds the directory, nothing more.
     [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': [] }),
     [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }] }),
-    [settingEnv.validationAgreedClients]: 'school-b',
+    [settingEnv.validationAgreedClients]: 'school-s',
   });
   adminToken = await koerier.host.issueToken('ops', ['admin']);
 });
@@ -87,7 +87,7 @@ describe('partners admin API on the laptop host (issue 12)', () => {
   });
 
   it('issue 12, EDU-7: an entitlement given through the API lets the partner subscribe without a restart', async () => {
-    const partnerToken = await koerier.host.issueToken('school-b', ['subscriptions:manage']);
+    const partnerToken = await koerier.host.issueToken('school-s', ['subscriptions:manage']);
     const subscription = {
       sink: 'http://127.0.0.1:9/hook',
       types: ['nl.edu.test.v1'],
@@ -98,9 +98,9 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     expect(before.status).toBe(403);
     expect(before.body['type']).toBe('https://koerier.dev/problems/subscription-not-entitled');
 
-    expect((await call('PUT', '/clients/school-b', { entitlements: [{ typePrefix: 'nl.edu.' }] })).status).toBe(201);
+    expect((await call('PUT', '/clients/school-s', { entitlements: [{ typePrefix: 'nl.edu.' }] })).status).toBe(201);
     const after = await eventually(
-      'school-b may subscribe',
+      'school-s may subscribe',
       async () => {
         const answer = await call('POST', '/subscriptions', subscription, {}, partnerToken);
         return answer.status === 403 ? undefined : answer;
