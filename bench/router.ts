@@ -59,7 +59,10 @@ function personSubscription(person: number): SubscriptionMatch {
 }
 
 function indexed(id: string, match: SubscriptionMatch): { subscription: RouteCandidate; entries: RouteEntry[] } {
-  return { subscription: { subscriptionId: id, owner: 'bench', match, contentMode: 'structured', batchSupported: false }, entries: routeEntriesOf(match) };
+  return {
+    subscription: { subscriptionId: id, owner: 'bench', match, contentMode: 'structured', batchSupported: false, delivery: 'push' },
+    entries: routeEntriesOf(match),
+  };
 }
 
 function eventFor(person: number, sequence: number): Record<string, string> {

@@ -56,6 +56,8 @@ export interface KoerierConfig {
   readonly outboundPorts: readonly number[];
   /** Where the tables, queues and keys this function was granted are. */
   readonly resources: ResourceNames;
+  /** Long polls at once (docs/PULL.md, "Capacity"). */
+  readonly pull: { readonly maxPollsPerSubscription: number; readonly maxPollsPerClient: number };
 }
 
 /** 13 days: a day less than SQS keeps a message (lib/resources.ts `retentionSeconds`). */
@@ -109,6 +111,10 @@ export function loadConfig(env: Env): KoerierConfig {
     partnersRefreshSeconds: settings.integer(settingEnv.partnersRefreshSeconds, 30, 1, 60),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: readDeliverySettings(settings),
+    pull: {
+      maxPollsPerSubscription: settings.integer(settingEnv.pullMaxPollsPerSubscription, 5, 1, 100),
+      maxPollsPerClient: settings.integer(settingEnv.pullMaxPollsPerClient, 10, 1, 1000),
+    },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),

@@ -114,12 +114,14 @@ export class KoerierStack extends Stack {
       queues: this.queues.byName,
       buckets: this.buckets.byName,
       keys: this.keys.byName,
+      pullQueuePrefix: pullQueuePrefixOf(this.stackName),
     };
     this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, spec] of Object.entries(description.functions)) {
-      const reservedConcurrency = name === 'ingest' && protection.ingestReservedConcurrency !== 'none' ? protection.ingestReservedConcurrency : undefined;
+      const reserved = name === 'ingest' ? protection.ingestReservedConcurrency : name === 'pull' ? protection.pullReservedConcurrency : 'none';
+      const reservedConcurrency = reserved === 'none' ? undefined : reserved;
       const fn = new KoerierFunction(this, name, {
         spec,
         resources: functionResources,
@@ -140,4 +142,17 @@ export class KoerierStack extends Stack {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });
     }
   }
+}
+
+/**
+ * The pull queues' name prefix: the stack name in lower case, cut to 24 characters, so
+ * `<prefix>-pull-<uuid>-dlq` stays within SQS's 80 (two stacks in one account and region whose
+ * names share their first 24 characters would share the prefix).
+ */
+export function pullQueuePrefixOf(stackName: string): string {
+  if (Token.isUnresolved(stackName)) return 'koerier';
+  return stackName
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '-')
+    .slice(0, 24);
 }

@@ -5,6 +5,7 @@
  *   koerier:publishRatePerMinute       requests per minute per publisher (the DynamoDB window; 6000)
  *   koerier:manageRatePerMinute        per-client requests per minute on the management routes, per container (600)
  *   koerier:ingestReservedConcurrency  concurrent ingest invocations reserved, and allowed at most (50), or "none"
+ *   koerier:pullReservedConcurrency    concurrent pull invocations (long polls) reserved, and allowed at most (20), or "none"
  *   koerier:routeThrottling            API Gateway limits per function's routes, {"ingest": {"rateLimit": 300, "burstLimit": 600}, ...}
  *   koerier:edgeProtection             "none" (default) or "cloudfront-waf"
  *   koerier:edgeWebAclArn              with cloudfront-waf: an existing CLOUDFRONT web ACL to use instead of creating one
@@ -34,6 +35,8 @@ export interface ProtectionConfig {
   readonly manageRatePerMinute?: number;
   /** `none`: the ingest draws on the account's unreserved pool like the other functions. */
   readonly ingestReservedConcurrency: number | 'none';
+  /** `none`: the pull function (its long polls) draws on the unreserved pool. */
+  readonly pullReservedConcurrency: number | 'none';
   /** Per function of lib/resources.ts with routes: the API Gateway throttle of each of its routes. */
   readonly routeThrottling: Readonly<Record<string, RouteThrottle>>;
   readonly edge: EdgeProtection;
@@ -43,6 +46,7 @@ export const protectionContextKey = {
   publishRatePerMinute: 'koerier:publishRatePerMinute',
   manageRatePerMinute: 'koerier:manageRatePerMinute',
   ingestReservedConcurrency: 'koerier:ingestReservedConcurrency',
+  pullReservedConcurrency: 'koerier:pullReservedConcurrency',
   routeThrottling: 'koerier:routeThrottling',
   edgeProtection: 'koerier:edgeProtection',
   edgeWebAclArn: 'koerier:edgeWebAclArn',
@@ -56,6 +60,13 @@ export const protectionContextKey = {
  * everything else in the account.
  */
 export const DEFAULT_INGEST_RESERVED_CONCURRENCY = 50;
+
+/**
+ * 20 concurrent pull invocations: a long poll holds its invocation for up to 20 s, so this is 20
+ * consumers waiting at once, and it also caps them, so consumers polling in a loop can never take
+ * the concurrency the ingest, router and deliveries need (docs/PULL.md, "Capacity").
+ */
+export const DEFAULT_PULL_RESERVED_CONCURRENCY = 20;
 
 /**
  * Per function, requests per second API Gateway lets through before answering 429 itself. The
@@ -101,6 +112,14 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
     // 0 would stop the ingest altogether; Lambda keeps at least 100 unreserved per account anyway.
     const reserved = integer(`${key.ingestReservedConcurrency} (or "none")`, reservedRaw, 1, 10_000);
     if (reserved !== undefined) ingestReservedConcurrency = reserved;
+  }
+
+  let pullReservedConcurrency: number | 'none' = DEFAULT_PULL_RESERVED_CONCURRENCY;
+  const pullReservedRaw = context[key.pullReservedConcurrency];
+  if (pullReservedRaw === 'none') pullReservedConcurrency = 'none';
+  else if (pullReservedRaw !== undefined) {
+    const reserved = integer(`${key.pullReservedConcurrency} (or "none")`, pullReservedRaw, 1, 10_000);
+    if (reserved !== undefined) pullReservedConcurrency = reserved;
   }
 
   const routeThrottling: Record<string, RouteThrottle> = { ...DEFAULT_ROUTE_THROTTLING };
@@ -164,6 +183,7 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
     ...(publishRatePerMinute === undefined ? {} : { publishRatePerMinute }),
     ...(manageRatePerMinute === undefined ? {} : { manageRatePerMinute }),
     ingestReservedConcurrency,
+    pullReservedConcurrency,
     routeThrottling,
     edge,
   };

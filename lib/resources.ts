@@ -59,7 +59,14 @@ export interface FunctionSpec {
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
   readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
+  /**
+   * The pull subscriptions' queues, `<prefix>-pull-*` (docs/PULL.md), made at run time: `manage`
+   * creates, changes and deletes them, `send` writes to them, `consume` receives and settles.
+   */
+  readonly pullQueues?: readonly PullQueueAccess[];
 }
+
+export type PullQueueAccess = 'manage' | 'send' | 'consume';
 
 export const tables = {
   /** Idempotency keys per client and operation (EDU-IDEM), and the router's source+id duplicates. */
@@ -117,6 +124,8 @@ export const buckets = {
 export const keys = {
   /** Encrypts subscriber credentials at rest. */
   credentials: {},
+  /** Wraps the key that seals pull lock tokens (functions/aws/lock-token-key.ts). */
+  lockTokens: {},
 } as const;
 
 /**
@@ -172,6 +181,8 @@ export const functions = {
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
+    // A pull subscription's queues are made with it and deleted with it.
+    pullQueues: ['manage'],
   },
   router: {
     entry: 'functions/handlers/router.ts',
@@ -181,6 +192,7 @@ export const functions = {
     // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
     tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
+    pullQueues: ['send'],
   },
   delivery: {
     entry: 'functions/handlers/delivery.ts',
@@ -214,6 +226,26 @@ export const functions = {
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { deliveries: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
+    // A pull subscription's dead letters are redriven into its own queue.
+    pullQueues: ['send'],
+  },
+  pull: {
+    entry: 'functions/handlers/pull.ts',
+    // Light work (at most a 6 MB answer); a long poll is mostly waiting, and duration is billed per GB-s (docs/PULL.md, idle cost).
+    memoryMb: 256,
+    // A 20 s long poll, the short polls that fill up and the settling after it, inside API Gateway's 30 s.
+    timeoutSeconds: 28,
+    routes: [
+      { method: 'POST', path: '/subscriptions/{id}/events/receive' },
+      { method: 'POST', path: '/subscriptions/{id}/events/acknowledge' },
+      { method: 'POST', path: '/subscriptions/{id}/events/release' },
+      { method: 'POST', path: '/subscriptions/{id}/events/renew-lock' },
+      { method: 'POST', path: '/subscriptions/{id}/events/reject' },
+    ],
+    // Subscriptions: the caller's own pull subscription; deliveries: dead letters, reject marks, the wrapped lock token key.
+    tables: { subscriptions: 'read', deliveries: 'readwrite' },
+    keys: { lockTokens: 'encrypt+decrypt' },
+    pullQueues: ['consume'],
   },
   payloads: {
     entry: 'functions/handlers/payloads.ts',
@@ -270,6 +302,8 @@ export const resourceEnv = {
   deadLetterQueueUrl: (name: QueueName) => `KOERIER_DLQ_${snake(name)}_URL`,
   bucket: (name: BucketName) => `KOERIER_BUCKET_${snake(name)}`,
   key: (name: KeyName) => `KOERIER_KEY_${snake(name)}`,
+  /** Set for a function with a `pullQueues` grant. */
+  pullQueuePrefix: 'KOERIER_PULL_QUEUE_PREFIX',
 };
 
 /** Physical names where Koerier chooses them (laptop host; CDK lets CloudFormation name them). */
@@ -278,6 +312,7 @@ export const localName = {
   queue: (name: QueueName) => `koerier-${kebab(name)}`,
   deadLetterQueue: (name: QueueName) => `koerier-${kebab(name)}-dlq`,
   bucket: (name: BucketName) => `koerier-${kebab(name)}`,
+  pullQueuePrefix: 'koerier',
 };
 
 function snake(name: string): string {

@@ -44,6 +44,7 @@ import {
   type TableSpec,
 } from '../lib/resources.js';
 import { installDynaliteShims } from './dynalite-shims.js';
+import { installSqsEmulatorShims } from './sqs-emulator-shims.js';
 import { openSqsJournal } from './sqs-journal.js';
 import { startTtlSweeper, type TtlSweeper, type TtlSweeperOptions } from './ttl-sweeper.js';
 
@@ -149,11 +150,17 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       await ttlSweeper.stop();
       sweeperClient.destroy();
     });
+    // Before the journal, so it wraps the shimmed queues (queues made at run time too: pull).
+    const shims = installSqsEmulatorShims(sqs.service);
+    beforeEachSqsRequest = () => shims.watchNewQueues();
     let restoredMessages: Record<string, number> = {};
     if (options.stateDir !== undefined) {
       // Opened once the queues exist: it puts their messages back, then journals every change.
       const journal = openSqsJournal(join(options.stateDir, 'sqs'), sqs.service, options.log);
-      beforeEachSqsRequest = () => journal.watchNewQueues();
+      beforeEachSqsRequest = () => {
+        shims.watchNewQueues();
+        journal.watchNewQueues();
+      };
       restoredMessages = { ...journal.restored };
       // Stops run in reverse order: placed before the SQS server's stop, the final snapshot is
       // written once the emulator no longer answers.
@@ -220,6 +227,8 @@ async function createResources(endpoints: Emulators['endpoints']): Promise<Recor
     for (const name of Object.keys(keys) as KeyName[]) {
       environment[resourceEnv.key(name)] = localKeyId(name);
     }
+    // Pull subscriptions' queues are made at run time, when a subscription is created.
+    environment[resourceEnv.pullQueuePrefix] = localName.pullQueuePrefix;
     return environment;
   } finally {
     dynamodb.destroy();

@@ -11,7 +11,7 @@ import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
@@ -195,6 +195,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     };
     const config = loadConfig(environment);
     const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
+    await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const loaded = await loadFunctions(undefined, dependencies);
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
@@ -258,6 +259,30 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
   } catch (error) {
     await cleanUp();
     throw error;
+  }
+}
+
+/**
+ * The emulator makes only the queues of lib/resources.ts on start; the pull subscriptions' queues
+ * were made at run time. So they are made again here, before anything is routed, and the SQS
+ * journal puts their messages back as each appears (local/sqs-journal.ts).
+ */
+async function recreatePullQueues(dynamodb: DynamoDBClient, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
+  const pages = paginateScan(
+    { client: dynamodb },
+    {
+      TableName: config.resources.table('subscriptions'),
+      FilterExpression: '#delivery = :pull',
+      ExpressionAttributeNames: { '#delivery': 'delivery' },
+      ExpressionAttributeValues: { ':pull': { S: 'pull' } },
+      ProjectionExpression: 'id',
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const subscription = await dependencies.subscriptions.get(item['id']?.S ?? '');
+      if (subscription?.pull) await dependencies.pullQueues.create(subscription.id, subscription.pull);
+    }
   }
 }
 

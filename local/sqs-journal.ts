@@ -136,10 +136,14 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
   }
 
   const restored: Record<string, number> = {};
-  const now = Date.now();
-  for (const queue of queues()) {
+  const restoredQueues = new Set<string>();
+  /** Puts the queue's kept messages back, once per queue name (also for a queue made at run time, e.g. a pull subscription's). */
+  const restoreQueue = (queue: EmulatorQueue) => {
+    if (restoredQueues.has(queue.QueueName)) return;
+    restoredQueues.add(queue.QueueName);
     const messages = state.get(queue.QueueName);
-    if (!messages) continue;
+    if (!messages) return;
+    const now = Date.now();
     for (const [id, message] of messages) {
       if (expired(message, queue, now)) {
         messages.delete(id);
@@ -148,7 +152,8 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
       of(entries, queue.QueueName).set(id, restore(queue, message, now));
       restored[queue.QueueName] = (restored[queue.QueueName] ?? 0) + 1;
     }
-  }
+  };
+  for (const queue of queues()) restoreQueue(queue);
   const orphaned = [...state.keys()].filter((name) => !queues().some((queue) => queue.QueueName === name) && (state.get(name)?.size ?? 0) > 0);
   if (orphaned.length > 0) {
     log(
@@ -262,7 +267,11 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
   };
 
   const watchNewQueues = () => {
-    for (const queue of queues()) watch(queue);
+    for (const queue of queues()) {
+      // Restored before it is watched, so putting the messages back is not journalled again.
+      if (!watched.has(queue)) restoreQueue(queue);
+      watch(queue);
+    }
   };
 
   compact();

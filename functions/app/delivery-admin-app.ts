@@ -31,7 +31,11 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       ledger: deps.deliveryState,
       deadLetters: deps.deliveryState,
       subscriptions: deps.subscriptions,
-      enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
+      // A pull subscription's dead letters go back into its own queue (docs/PULL.md).
+      enqueue: (subscription, messages) => {
+        const bodies = messages.map((message) => encodeDeliveryMessage(message));
+        return subscription.delivery === 'pull' ? deps.pullQueues.send(subscription.id, bodies) : deps.deliveryQueue.send(bodies);
+      },
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,

@@ -19,6 +19,7 @@ import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
+import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
@@ -61,6 +62,14 @@ export interface KoerierDependencies {
   readonly claimCheckStore: ClaimCheckStore;
   readonly payloadLedger: PayloadLedger;
   readonly credentialCipher: CredentialCipher;
+  /** Each pull subscription's own queue (docs/PULL.md). */
+  readonly pullQueues: PullQueues;
+  /** The marks a reject leaves for the next receive. */
+  readonly rejectionMarks: RejectionMarks;
+  /** Slots of concurrent long polls, shared by every container. */
+  readonly pollLeases: PollLeases;
+  /** The key lock tokens are sealed with: the same in every container. */
+  lockTokenKey(): Promise<Buffer>;
   /** Outbound HTTP for deliveries and token requests, with the delivery timeouts (SSRF guard on). */
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */

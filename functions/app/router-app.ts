@@ -19,6 +19,7 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     matcher: new SubscriptionMatcher(deps.routeIndex),
     ledger: deps.routedEvents,
     sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
+    sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),
     now: () => Date.now(),
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,

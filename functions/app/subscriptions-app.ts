@@ -37,6 +37,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
       },
       audit: log,
+      pullQueues: deps.pullQueues,
     });
 
   return async (request) => {

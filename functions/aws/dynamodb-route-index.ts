@@ -57,6 +57,8 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
         match: JSON.parse(item['match']?.S ?? '{}') as SubscriptionMatch,
         contentMode: (item['contentMode']?.S ?? 'structured') as ContentMode,
         batchSupported: item['batchSupported']?.BOOL === true,
+        // Absent on entries written before pull delivery existed: those are push.
+        delivery: item['delivery']?.S === 'pull' ? 'pull' : 'push',
       });
     }
     return candidates;
@@ -77,6 +79,7 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
         match: { S: JSON.stringify(subscription.match) },
         contentMode: { S: subscription.contentMode },
         batchSupported: { BOOL: subscription.batchSupported },
+        delivery: { S: subscription.delivery },
       };
       return entries.map((entry): WriteRequest => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } }));
     });

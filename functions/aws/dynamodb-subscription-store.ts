@@ -184,5 +184,6 @@ function indexed(subscription: SubscriptionDraft): RouteCandidate {
     },
     contentMode: subscription.contentMode,
     batchSupported: subscription.batchSupported,
+    delivery: subscription.delivery,
   };
 }

@@ -69,6 +69,10 @@ export function itemOf(s: Subscription): Item {
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
+  if (s.pull !== undefined) {
+    item['maxDeliveryCount'] = { N: String(s.pull.maxDeliveryCount) };
+    item['retentionSeconds'] = { N: String(s.pull.retentionSeconds) };
+  }
   return item;
 }
 
@@ -93,7 +97,8 @@ export function subscriptionOf(item: Item): Subscription {
     id: text(ID) ?? '',
     owner: text(OWNER_ID) ?? text(OWNER_KEY) ?? '',
     sink: text('sink') ?? '',
-    delivery: 'push',
+    delivery: text('delivery') === 'pull' ? 'pull' : 'push',
+    ...(text('delivery') === 'pull' ? { pull: { maxDeliveryCount: number('maxDeliveryCount') ?? 1, retentionSeconds: number('retentionSeconds') ?? 60 } } : {}),
     contentMode: (text('contentMode') ?? 'structured') as Subscription['contentMode'],
     batchSupported: item['batchSupported']?.BOOL === true,
     validation: (text('validation') ?? 'handshake') as Subscription['validation'],

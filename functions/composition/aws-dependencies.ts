@@ -29,12 +29,16 @@ import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
 import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
+import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
+import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
+import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
+import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
@@ -102,6 +106,16 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
       payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
+      pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
+      rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
+      pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),
+      lockTokenKey: () =>
+        lockTokenKeySource(resources.key('lockTokens'), {
+          kms,
+          ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}),
+          dynamodb: () => clients().dynamodb,
+          tableName: () => resources.table('deliveries'),
+        }),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({

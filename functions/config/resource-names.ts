@@ -12,6 +12,8 @@ export interface ResourceNames {
   deadLetterQueueUrl(name: QueueName): string;
   bucket(name: BucketName): string;
   key(name: KeyName): string;
+  /** The pull subscriptions' queues are `<prefix>-pull-<id>` (docs/PULL.md). */
+  pullQueuePrefix(): string;
 }
 
 export function resourceNamesFrom(env: Env): ResourceNames {
@@ -21,6 +23,7 @@ export function resourceNamesFrom(env: Env): ResourceNames {
     deadLetterQueueUrl: (name) => requireEnv(resourceEnv.deadLetterQueueUrl(name), env),
     bucket: (name) => requireEnv(resourceEnv.bucket(name), env),
     key: (name) => requireEnv(resourceEnv.key(name), env),
+    pullQueuePrefix: () => requireEnv(resourceEnv.pullQueuePrefix, env),
   };
 }
 

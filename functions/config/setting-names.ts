@@ -76,4 +76,7 @@ export const settingEnv = {
   sinkCredentials: 'KOERIER_SINK_CREDENTIALS',
   /** Comma-separated ports sinks and token URLs may name (default `443`); the laptop host may reach any port on loopback. */
   outboundPorts: 'KOERIER_OUTBOUND_PORTS',
+  /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
+  pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
+  pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',
 } as const;

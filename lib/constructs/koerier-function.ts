@@ -4,7 +4,7 @@
  * and its queue trigger.
  */
 import * as path from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import { SubnetType } from 'aws-cdk-lib/aws-ec2';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,7 +16,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { LAMBDA_NODE_OPTIONS, lambdaBundling } from '../bundling.js';
-import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../resources.js';
+import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type PullQueueAccess, type QueueName, type TableName } from '../resources.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
 import type { TableWithSpec } from './tables.js';
@@ -26,6 +26,8 @@ export interface FunctionResources {
   readonly queues: ReadonlyMap<string, QueuePair>;
   readonly buckets: ReadonlyMap<string, s3.Bucket>;
   readonly keys: ReadonlyMap<string, kms.Key>;
+  /** The pull subscriptions' queues are `<prefix>-pull-<id>`, made at run time (docs/PULL.md). */
+  readonly pullQueuePrefix: string;
 }
 
 export interface KoerierFunctionProps {
@@ -69,6 +71,16 @@ const TABLE_READ_ACTIONS = [
 const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 /** Only these work on an index. */
 const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
+
+/**
+ * What each kind of pull-queue grant may do on `<prefix>-pull-*`, and nothing more: no
+ * PurgeQueue, no ListQueues (which takes no resource), no permissions or tags.
+ */
+export const PULL_QUEUE_ACTIONS: Record<PullQueueAccess, readonly string[]> = {
+  manage: ['sqs:CreateQueue', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes'],
+  send: ['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+  consume: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+};
 
 /** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
 const VISIBILITY_TO_TIMEOUT_RATIO = 6;
@@ -132,6 +144,24 @@ export class KoerierFunction extends Construct {
       const actions = [...(use.includes('encrypt') ? ['kms:Encrypt'] : []), ...(use.includes('decrypt') ? ['kms:Decrypt'] : [])];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [key.keyArn] }));
       environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
+    }
+
+    const pullAccess = spec.pullQueues ?? [];
+    if (pullAccess.length > 0) {
+      const pattern = `${resources.pullQueuePrefix}-pull-*`;
+      const arn = Stack.of(this).formatArn({ service: 'sqs', resource: pattern, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+      const actions = [...new Set(pullAccess.flatMap((access) => PULL_QUEUE_ACTIONS[access]))];
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [arn] }));
+      // cdk-nag names the resource as it reads in the template: a pseudo parameter where the stack has no fixed env.
+      const stack = Stack.of(this);
+      const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+      const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+      const partition = Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition;
+      Validations.of(this.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:${partition}:sqs:${region}:${account}:${pattern}]`,
+        reason: `Each pull subscription gets its own queues at run time, named ${pattern}; ${name} may use those (${pullAccess.join(', ')}) and no other queue.`,
+      });
+      environment[resourceEnv.pullQueuePrefix] = resources.pullQueuePrefix;
     }
 
     this.function = new NodejsFunction(this, 'Function', {

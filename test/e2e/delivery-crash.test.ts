@@ -123,10 +123,16 @@ describe('a delivery worker killed mid-run', () => {
 
     await startWorker();
     const everything = new Set<string>(ids);
-    for (const receiver of receivers) {
-      await expect
-        .poll(() => new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { id: string }).id)).size, { timeout: 90_000, interval: 250 })
-        .toBe(EVENTS);
+    for (const [index, receiver] of receivers.entries()) {
+      const received = () => new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { id: string }).id)).size;
+      await eventually(
+        () => `all ${EVENTS} events at subscriber ${index + 1} (${received()} came)`,
+        () => received() === EVENTS,
+        {
+          timeoutMs: 90_000,
+          intervalMs: 250,
+        },
+      );
     }
 
     let duplicates = 0;

@@ -19,6 +19,7 @@ import { logger } from '../../functions/app/logger.js';
 import { MalformedRequests, requestDigest, type FuzzContext, type FuzzRequest } from '../support/malformed-requests.js';
 import { requestBytes, sendRaw, type RawOutcome, type RawResponse } from '../support/raw-http.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 const DEFAULT_SEED = 20261123;
 const SEED = envInteger('FUZZ_SEED', DEFAULT_SEED);
@@ -363,11 +364,11 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       // Still serving, and healthy once the last request is done (a probe may time out while a
       // multi-megabyte request is still being parsed, so a few tries).
       let health = 0;
-      for (let attempt = 0; attempt < 5 && health !== 200; attempt++) {
-        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
-        health = (await fetch(`${koerier.url}/health`)).status;
-      }
-      expect(health).toBe(200);
+      await eventually(
+        () => `GET /health to answer 200 (last: ${health})`,
+        async () => (health = (await fetch(`${koerier.url}/health`)).status) === 200,
+        { timeoutMs: 4_000, intervalMs: 1_000 },
+      );
     },
   );
 
@@ -574,13 +575,16 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
         const logsBefore = koerier.logs.length;
         const errorsBefore = handlerErrors.length;
         const outcome = await sendRaw(port, rawCase.bytes(port), { afterWrite: rawCase.afterWrite ?? 'keep-open', timeoutMs: 15_000 });
-        // An abandoned request finishes in the host after the client is gone: give it a moment to log.
-        await new Promise((resolve) => setTimeout(resolve, rawCase.expect === 'nothing' ? 300 : 50));
+        const errorsLogged = () =>
+          [...koerier.logs.slice(logsBefore), ...handlerErrors.slice(errorsBefore)]
+            .map((line) => JSON.parse(line) as { level?: string; status?: number; message?: string; error?: unknown })
+            .filter((entry) => entry.level === 'error' || (entry.status ?? 0) >= 500);
+        // An abandoned request finishes in the host after the client is gone: it has a moment to
+        // log. An error logged ends the wait at once; it is reported below with the other faults.
+        await staysQuiet('error or 5xx in the log', () => errorsLogged().length > 0, rawCase.expect === 'nothing' ? 300 : 50).catch(() => undefined);
         const fault = rawFault(rawCase.expect, outcome);
         if (fault) faults.push(`${rawCase.name}: ${fault} (answer: ${describeOutcome(outcome)})`);
-        const logged = [...koerier.logs.slice(logsBefore), ...handlerErrors.slice(errorsBefore)]
-          .map((line) => JSON.parse(line) as { level?: string; status?: number; message?: string; error?: unknown })
-          .filter((entry) => entry.level === 'error' || (entry.status ?? 0) >= 500);
+        const logged = errorsLogged();
         if (logged.length > 0)
           faults.push(
             `${rawCase.name}: the host logged ${logged.map((entry) => `${entry.message} ${entry.status ?? ''} ${JSON.stringify(entry.error ?? '')}`.slice(0, 200)).join('; ')}`,

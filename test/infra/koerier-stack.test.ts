@@ -12,6 +12,7 @@ import { settingEnv } from '../../functions/config.js';
 import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
 import { DeliveryAlarms } from '../../lib/constructs/delivery-alarms.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
+import { PULL_QUEUE_ACTIONS } from '../../lib/constructs/koerier-function.js';
 import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
 import { deliveryMetrics, resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
 import { cdkJsonContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
@@ -86,6 +87,10 @@ interface Statement {
 
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
+/** The pull subscriptions' queues (`koerier-pull-*`, made at run time), as one resource of the grants. */
+const PULL_QUEUES = 'pull queues';
+const isPullQueueArn = (resource: unknown) => JSON.stringify(resource).endsWith(':koerier-pull-*"]]}');
+
 describe.each([
   ['lib/resources.ts', koerierResources],
   ['lib/resources.ts plus a table, a queue and functions of every grant kind', extended],
@@ -133,7 +138,7 @@ describe.each([
     const byResource = new Map<string, Set<string>>();
     for (const statement of statementsOf(fnName)) {
       expect(statement.Effect).toBe('Allow');
-      const resources = asArray(statement.Resource).flatMap((r) => (r === '*' ? ['*'] : referencedIds(r)));
+      const resources = asArray(statement.Resource).flatMap((r) => (r === '*' ? ['*'] : isPullQueueArn(r) ? [PULL_QUEUES] : referencedIds(r)));
       for (const resource of resources) {
         const actions = byResource.get(resource) ?? new Set<string>();
         for (const action of asArray(statement.Action)) actions.add(action);
@@ -372,6 +377,7 @@ describe.each([
       }
       for (const bucket of Object.keys(spec.buckets ?? {})) expected[resourceEnv.bucket(bucket as BucketName)] = { Ref: ids.bucket(bucket) };
       for (const key of Object.keys(spec.keys ?? {})) expected[resourceEnv.key(key as KeyName)] = { 'Fn::GetAtt': [ids.key(key), 'Arn'] };
+      if ((spec.pullQueues ?? []).length > 0) expected[resourceEnv.pullQueuePrefix] = 'koerier';
       expect(synth.resources[ids.fn(name)]!.Properties.Environment.Variables, name).toEqual(expected);
     }
   });
@@ -380,7 +386,11 @@ describe.each([
     for (const [name, spec] of Object.entries(description.functions)) {
       const byResource = actionsByResource(name);
       const grants = grantsOf(spec);
-      expect(new Set(byResource.keys()), name).toEqual(new Set([...grants.map(([id]) => id), ids.logGroup(name), '*']));
+      const pull = spec.pullQueues ?? [];
+      expect(new Set(byResource.keys()), name).toEqual(
+        new Set([...grants.map(([id]) => id), ids.logGroup(name), '*', ...(pull.length > 0 ? [PULL_QUEUES] : [])]),
+      );
+      if (pull.length > 0) expect(byResource.get(PULL_QUEUES), name).toEqual(new Set(pull.flatMap((access) => PULL_QUEUE_ACTIONS[access])));
       for (const [id, kind] of grants) {
         const actions = byResource.get(id)!;
         for (const action of grantActions[kind]!.allows) expect(actions.has(action), `${name} ${kind} allows ${action}`).toBe(true);
@@ -404,7 +414,7 @@ describe.each([
       // Wildcards only where nothing narrower exists: X-Ray's "*" and a bucket's objects.
       const bucketIds = Object.keys(spec.buckets ?? {}).map((bucket) => ids.bucket(bucket));
       for (const resource of statementsOf(name).flatMap((s) => asArray(s.Resource))) {
-        if (resource === '*' || !JSON.stringify(resource).includes('*')) continue;
+        if (resource === '*' || !JSON.stringify(resource).includes('*') || isPullQueueArn(resource)) continue;
         expect(bucketIds, `${name}: ${JSON.stringify(resource)}`).toContain(referencedIds(resource)[0]);
         expect(JSON.stringify(resource), name).toMatch(/"\/\*"\]\]\}$/);
       }
@@ -412,6 +422,27 @@ describe.each([
       expect(byResource.get('*'), name).toEqual(new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']));
       expect(synth.resources[ids.role(name)]!.Properties.ManagedPolicyArns, name).toBeUndefined();
     }
+  });
+
+  it('CARD-7: only the pull queues (koerier-pull-*) are reached at run time: the pull function consumes, router and delivery-admin send, subscriptions manage, nobody purges', () => {
+    const pullStatements = (name: string) => statementsOf(name).filter((statement) => asArray(statement.Resource).some(isPullQueueArn));
+    const actions = (name: string) => actionsByResource(name).get(PULL_QUEUES);
+    expect(actions('pull')).toEqual(new Set(PULL_QUEUE_ACTIONS.consume));
+    expect(actions('router')).toEqual(new Set(PULL_QUEUE_ACTIONS.send));
+    expect(actions('deliveryAdmin')).toEqual(new Set(PULL_QUEUE_ACTIONS.send));
+    expect(actions('subscriptions')).toEqual(new Set(PULL_QUEUE_ACTIONS.manage));
+    for (const name of ['ingest', 'delivery', 'apiDescription']) expect(actions(name), name).toBeUndefined();
+    for (const name of ['pull', 'router', 'deliveryAdmin', 'subscriptions']) {
+      for (const statement of pullStatements(name)) {
+        expect(asArray(statement.Action), name).not.toContain('sqs:PurgeQueue');
+        expect(
+          asArray(statement.Action).some((action) => action.includes('*')),
+          name,
+        ).toBe(false);
+      }
+    }
+    expect(PULL_QUEUE_ACTIONS.consume).not.toContain('sqs:SendMessage');
+    expect(PULL_QUEUE_ACTIONS.send).not.toContain('sqs:ReceiveMessage');
   });
 
   it('CARD-3: every route of the description reaches its function through a payload-2.0 Lambda integration', () => {

@@ -1,7 +1,12 @@
 /** Review #20: the edge-protection settings in the CDK context are validated, each problem naming its key. */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../functions/config.js';
-import { DEFAULT_EDGE_RATE_LIMITS, DEFAULT_INGEST_RESERVED_CONCURRENCY, parseProtectionConfig } from '../../lib/protection-config.js';
+import {
+  DEFAULT_EDGE_RATE_LIMITS,
+  DEFAULT_INGEST_RESERVED_CONCURRENCY,
+  DEFAULT_PULL_RESERVED_CONCURRENCY,
+  parseProtectionConfig,
+} from '../../lib/protection-config.js';
 import { parseStackConfig, settingEnvironment } from '../../lib/stack-config.js';
 
 const valid = {
@@ -25,6 +30,12 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(parseProtectionConfig({}, []).ingestReservedConcurrency).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
     expect(parseProtectionConfig({ 'koerier:ingestReservedConcurrency': '12' }, []).ingestReservedConcurrency).toBe(12);
     expect(parseProtectionConfig({ 'koerier:ingestReservedConcurrency': 'none' }, []).ingestReservedConcurrency).toBe('none');
+    expect(parseProtectionConfig({}, []).pullReservedConcurrency).toBe(DEFAULT_PULL_RESERVED_CONCURRENCY);
+    expect(parseProtectionConfig({ 'koerier:pullReservedConcurrency': '4' }, []).pullReservedConcurrency).toBe(4);
+    expect(parseProtectionConfig({ 'koerier:pullReservedConcurrency': 'none' }, []).pullReservedConcurrency).toBe('none');
+    expect(issuesOf({ 'koerier:pullReservedConcurrency': 0 })).toEqual([
+      expect.stringMatching(/^koerier:pullReservedConcurrency \(or "none"\) must be a whole number from 1 to 10000/),
+    ]);
     for (const bad of [0, -1, 2.5, 'lots', 10_001]) {
       expect(issuesOf({ 'koerier:ingestReservedConcurrency': bad }), String(bad)).toEqual([
         expect.stringMatching(/^koerier:ingestReservedConcurrency \(or "none"\) must be a whole number from 1 to 10000/),
@@ -38,7 +49,7 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(config.routeThrottling['ingest']).toEqual({ rateLimit: 300, burstLimit: 600 });
     expect(issuesOf({ 'koerier:routeThrottling': { router: { rateLimit: 5, burstLimit: 10 } } })).toEqual([
       expect.stringMatching(
-        /^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, payloads, apiDescription\)/,
+        /^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, pull, payloads, apiDescription\)/,
       ),
     ]);
     expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 0, burstLimit: 10 } } })).toEqual([

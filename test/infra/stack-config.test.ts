@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { MAX_ENTITLEMENTS_JSON_BYTES, parseStackConfig, readStackConfig, settingEnvironment, StackConfigError } from '../../lib/stack-config.js';
 import { loadConfig } from '../../functions/config.js';
-import { DEFAULT_INGEST_RESERVED_CONCURRENCY, DEFAULT_ROUTE_THROTTLING } from '../../lib/protection-config.js';
+import { DEFAULT_INGEST_RESERVED_CONCURRENCY, DEFAULT_PULL_RESERVED_CONCURRENCY, DEFAULT_ROUTE_THROTTLING } from '../../lib/protection-config.js';
 
 const valid = {
   'koerier:issuer': 'https://login.example.org/realms/koerier',
@@ -34,7 +34,12 @@ describe('CDK context (lib/stack-config.ts)', () => {
       entitlements: {},
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
-      protection: { ingestReservedConcurrency: DEFAULT_INGEST_RESERVED_CONCURRENCY, routeThrottling: DEFAULT_ROUTE_THROTTLING, edge: { mode: 'none' } },
+      protection: {
+        ingestReservedConcurrency: DEFAULT_INGEST_RESERVED_CONCURRENCY,
+        pullReservedConcurrency: DEFAULT_PULL_RESERVED_CONCURRENCY,
+        routeThrottling: DEFAULT_ROUTE_THROTTLING,
+        edge: { mode: 'none' },
+      },
       egress: { fixedAddresses: 0 },
       sinkCredentials: 'oauth2-only',
       outboundPorts: [443],

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../support/waiting.js';
+import { DELIVERY_WAIT, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -33,10 +34,14 @@ describe('static bearer tokens, where the deployment allows them', () => {
     const receiver = await koerier.receiver();
     const old = await koerier.subscribe(receiver.url, { sinkCredential: null });
     await koerier.deliver(old.id);
-    const stored = await koerier.eventually(async () => {
-      const current = await koerier.subscriptions.get(old.id);
-      return current?.status === 'suspended' ? current : undefined;
-    });
+    const stored = await eventually(
+      'the subscription suspended',
+      async () => {
+        const current = await koerier.subscriptions.get(old.id);
+        return current?.status === 'suspended' && current;
+      },
+      DELIVERY_WAIT,
+    );
     expect(stored.suspendedFor).toBe('credential-required');
     expect(receiver.connectionCount).toBe(0);
   });

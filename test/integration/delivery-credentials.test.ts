@@ -11,7 +11,7 @@ import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../../functions/core/subscriptions/subscriptions-service.js';
 import { scripts } from '../support/https-receiver.js';
-import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { cloudEvent, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 import { answering } from '../support/refusals.js';
 
 let koerier: DeliveryHarness;
@@ -56,12 +56,8 @@ const request = (method: string, path: string, body?: unknown, contentType = 'ap
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
 const json = (response: { body: Buffer | string }) => JSON.parse(response.body.toString()) as Record<string, unknown>;
-const deadLettersOf = (subscriptionId: string, count = 1) =>
-  koerier.eventually(async () => {
-    const list = await koerier.deadLetters(subscriptionId);
-    return list.length >= count ? list : undefined;
-  });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+/** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
+const RETRY_WOULD_SHOW_MS = 1500;
 
 describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscription', () => {
   it('WH-3: a record written before credentials were required is suspended (credential-required) when the dispatcher meets it; a PATCH with a credential reactivates it and the held delivery goes out with a token', async () => {
@@ -70,7 +66,7 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const old = await koerier.subscribe(receiver.url, { sinkCredential: null });
     expect(old.credential).toBeUndefined();
     const message = await koerier.deliver(old.id);
-    const [parked] = await deadLettersOf(old.id);
+    const [parked] = await koerier.awaitDeadLetters(old.id);
     expect(parked).toMatchObject({ deliveryId: message.deliveryId, reason: 'subscription-suspended' });
     expect(receiver.connectionCount).toBe(0);
 
@@ -112,7 +108,7 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const receiver = await koerier.receiver();
     const old = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'bearer', token: 'static-token-1' } });
     await koerier.deliver(old.id);
-    await deadLettersOf(old.id);
+    await koerier.awaitDeadLetters(old.id);
     const stored = await koerier.subscriptions.get(old.id);
     expect(stored).toMatchObject({ status: 'suspended', suspendedFor: 'credential-required', statusReason: expect.stringContaining('OAuth2') });
     expect(receiver.connectionCount).toBe(0);
@@ -146,7 +142,7 @@ describe.concurrent('review #18: a token endpoint failure in fixed words', () =>
         sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl, clientId: 'c', clientSecret: 's' },
       });
       const message = await koerier.deliver(subscription.id);
-      const [deadLetter] = await deadLettersOf(subscription.id);
+      const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
       expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('the token endpoint could not be reached') });
       const attempts = await koerier.attempts(subscription.id);
       expect(attempts.length).toBeGreaterThan(0);
@@ -171,12 +167,12 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const receiver = await koerier.receiver(scripts.sequence([{ respond: 400 }]));
     const subscription = await koerier.subscribe(receiver.url);
     const message = await koerier.deliver(subscription.id);
-    await deadLettersOf(subscription.id);
+    await koerier.awaitDeadLetters(subscription.id);
 
     const refused = await koerier.adminWith(revoked).redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
     expect(json(refused)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'not-entitled' }] });
     expect(await koerier.deadLetters(subscription.id)).toMatchObject([{ deliveryId: message.deliveryId, reason: 'rejected' }]);
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
     const allowed = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { deliveryIds: [message.deliveryId] }));
@@ -189,14 +185,14 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const receiver = await koerier.receiver(scripts.sequence([{ respond: 400 }]));
     const subscription = await koerier.subscribe(receiver.url);
     const message = await koerier.deliver(subscription.id, [cloudEvent(undefined, { subject: 'leerling-1' })]);
-    await deadLettersOf(subscription.id);
+    await koerier.awaitDeadLetters(subscription.id);
     const { routeKeys: _k, version: _v, ...draft } = subscription;
     await koerier.subscriptions.save({ ...draft, filters: [{ exact: { subject: 'leerling-2' } }] }, subscription);
 
     const response = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
     expect(json(response)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'no-longer-matches' }] });
     expect(await koerier.deadLetters(subscription.id)).toHaveLength(1);
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -205,7 +201,7 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const subscription = await koerier.subscribe(receiver.url, { status: 'suspended', suspendedFor: 'target-failing', statusReason: 'failing' });
     const kept = await koerier.deliver(subscription.id, [cloudEvent(undefined, { type: 'nl.example.other.v1' })]);
     const held = await koerier.deliver(subscription.id);
-    await deadLettersOf(subscription.id, 2);
+    await koerier.awaitDeadLetters(subscription.id, 2);
 
     const resumed = await koerier.adminWith(revoked).resume(owner, subscription.id);
     expect(resumed.status).toBe(200);

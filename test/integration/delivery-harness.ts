@@ -34,6 +34,7 @@ import {
   type ReceiverScript,
 } from '../support/https-receiver.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 import { silentLog } from '../../functions/core/ports/log.js';
 import { answering } from '../support/refusals.js';
 
@@ -63,9 +64,29 @@ export interface DeliveryHarness {
   deadLetters(subscriptionId: string): Promise<readonly DeadLetter[]>;
   /** Oldest first. */
   attempts(subscriptionId: string): Promise<readonly AttemptRecord[]>;
-  /** Polls `check` until it returns something other than undefined. */
-  eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs?: number): Promise<T>;
+  /** The dead letters of the subscription once there are at least `atLeast` (polls; fails after 15 s). */
+  awaitDeadLetters(subscriptionId: string, atLeast?: number): Promise<readonly DeadLetter[]>;
+  /** The attempt history (oldest first) once it holds exactly `count` attempts (polls; fails after 15 s). */
+  awaitAttempts(subscriptionId: string, count: number): Promise<readonly AttemptRecord[]>;
   stop(): Promise<void>;
+}
+
+/**
+ * How long a test waits for something on the delivery path: a message crosses the SQS poller's
+ * long poll and, for a retry, the (shortened) schedule, on a machine shared with other test files.
+ */
+export const DELIVERY_WAIT = { timeoutMs: 15_000 } as const;
+
+/**
+ * Checks for `forMs` that `receiver` gets no request beyond its first `count`: no retry, no
+ * second delivery. `forMs` must be longer than the retry that a bug would send takes to come round.
+ */
+export function noMoreRequests(receiver: HttpsReceiver, count: number, forMs: number): Promise<void> {
+  return staysQuiet(
+    `request to the target beyond the first ${count}`,
+    () => receiver.requests.length > count && receiver.requests.slice(count).map((r) => `${r.method} ${r.path}`),
+    forMs,
+  );
 }
 
 /** Every client may subscribe to everything, unless a test says otherwise. */
@@ -122,7 +143,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
         ledger: store,
         deadLetters: store,
         subscriptions,
-        enqueue: (messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        enqueue: (_subscription, messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
         audit: silentLog,
         entitlements: parseEntitlements(entitlementsJson),
         sinkCredentials: loadConfig(process.env).sinkCredentials,
@@ -145,6 +166,8 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     log: (line) => logs.push(line),
   });
   const receivers: HttpsReceiver[] = [tokenServer];
+  const deadLetters = async (subscriptionId: string) => (await store.listDeadLetters(subscriptionId, { limit: 100 })).items;
+  const attempts = async (subscriptionId: string) => [...(await store.listAttempts(subscriptionId, { limit: 100 })).items].reverse();
 
   return {
     emulators,
@@ -172,20 +195,31 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
       await queue.send([{ body: encodeDeliveryMessage(message) }]);
       return message;
     },
-    async deadLetters(subscriptionId) {
-      return (await store.listDeadLetters(subscriptionId, { limit: 100 })).items;
+    deadLetters,
+    attempts,
+    awaitDeadLetters(subscriptionId, atLeast = 1) {
+      let seen = 0;
+      return eventually(
+        () => `${atLeast} dead letter(s) of ${subscriptionId} (${seen} listed)`,
+        async () => {
+          const list = await deadLetters(subscriptionId);
+          seen = list.length;
+          return list.length >= atLeast && list;
+        },
+        DELIVERY_WAIT,
+      );
     },
-    async attempts(subscriptionId) {
-      return [...(await store.listAttempts(subscriptionId, { limit: 100 })).items].reverse();
-    },
-    async eventually(check, timeoutMs = 15_000) {
-      const until = Date.now() + timeoutMs;
-      for (;;) {
-        const value = await check();
-        if (value !== undefined) return value;
-        if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    awaitAttempts(subscriptionId, count) {
+      let seen = 0;
+      return eventually(
+        () => `${count} attempt(s) of ${subscriptionId} (${seen} recorded)`,
+        async () => {
+          const list = await attempts(subscriptionId);
+          seen = list.length;
+          return list.length === count && list;
+        },
+        DELIVERY_WAIT,
+      );
     },
     async stop() {
       await poller.stop();

@@ -3,7 +3,8 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
-import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../support/waiting.js';
+import { cloudEvent, DELIVERY_WAIT, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -27,25 +28,21 @@ const post = (path: string, body: unknown) => ({
   pathParameters: {},
   body: Buffer.from(JSON.stringify(body)),
 });
-const deadLettersOf = (subscriptionId: string, count = 1) =>
-  koerier.eventually(async () => {
-    const list = await koerier.deadLetters(subscriptionId);
-    return list.length >= count ? list : undefined;
-  });
-const settle = () => new Promise((resolve) => setTimeout(resolve, 1500));
+/** Longer than the first retry (1 s here) takes to come round the queue: had it been retried, it would show. */
+const RETRY_WOULD_SHOW_MS = 1500;
 
 describe.concurrent('what a delivery answer does', () => {
   it('WH-2: 410 Gone retires the subscription; later deliveries are kept as dead letters and never sent', async () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 410 }));
     const subscription = await koerier.subscribe(receiver.url);
     const first = await koerier.deliver(subscription.id);
-    const [gone] = await deadLettersOf(subscription.id);
+    const [gone] = await koerier.awaitDeadLetters(subscription.id);
     expect(gone).toMatchObject({ deliveryId: first.deliveryId, reason: 'gone', attempts: 1 });
     const retired = await koerier.subscriptions.get(subscription.id);
     expect(retired).toMatchObject({ status: 'retired', statusReason: expect.stringContaining('410') });
 
     const second = await koerier.deliver(subscription.id);
-    const list = await deadLettersOf(subscription.id, 2);
+    const list = await koerier.awaitDeadLetters(subscription.id, 2);
     expect(list.find((d) => d.deliveryId === second.deliveryId)).toMatchObject({ reason: 'subscription-retired', attempts: 0 });
     expect(receiver.requests).toHaveLength(1);
   });
@@ -55,9 +52,9 @@ describe.concurrent('what a delivery answer does', () => {
     const subscription = await koerier.subscribe(receiver.url);
     const event = cloudEvent();
     const message = await koerier.deliver(subscription.id, [event]);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, lastAttempts: [{ status: 415, outcome: 'dead-lettered' }] });
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
     receiver.setScript(scripts.always({ respond: 201 }));
@@ -73,9 +70,9 @@ describe.concurrent('what a delivery answer does', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: status }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'rejected', attempts: 1, lastAttempts: [{ status }] });
-    await settle();
+    await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -88,7 +85,7 @@ describe.concurrent('what a delivery answer does', () => {
   ])('SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address', async (sink) => {
     const subscription = await koerier.subscribe(sink);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
     expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
     expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
@@ -100,7 +97,7 @@ describe.concurrent('what a delivery answer does', () => {
     // Published straight onto the deliveries path: the ingest refuses such an event (review #8).
     const bad = cloudEvent(undefined, { datacontenttype: 'text/plain; charset="\u20ac"' });
     await koerier.deliver(subscription.id, [bad]);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'not-sendable', attempts: 0, lastAttempts: [], detail: expect.stringContaining('the target is not at fault') });
     expect(receiver.connectionCount).toBe(0);
     expect(await koerier.store.getTarget(subscription.id)).toMatchObject({ consecutiveFailures: 0 });
@@ -114,7 +111,7 @@ describe.concurrent('what a delivery answer does', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'redirect', attempts: 1 });
     expect(deadLetter!.detail).toContain('169.254.169.254');
   });
@@ -125,7 +122,7 @@ describe.concurrent('what may be delivered at all', () => {
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id, undefined, { createdAt: Date.now() - 8 * 24 * 3600_000 });
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('Idempotency-Key lifetime') });
     expect(receiver.requests).toHaveLength(0);
   });
@@ -134,7 +131,7 @@ describe.concurrent('what may be delivered at all', () => {
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url, { status: 'pending' });
     await koerier.deliver(subscription.id);
-    const [deadLetter] = await deadLettersOf(subscription.id);
+    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
     expect(deadLetter).toMatchObject({ reason: 'subscription-not-active' });
     expect(receiver.requests).toHaveLength(0);
   });
@@ -142,8 +139,10 @@ describe.concurrent('what may be delivered at all', () => {
   it('a delivery for a deleted subscription goes nowhere', async () => {
     const subscriptionId = randomUUID();
     await koerier.deliver(subscriptionId);
-    await koerier.eventually(() =>
-      koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)) ? true : undefined,
+    await eventually(
+      'the log line that the subscription no longer exists',
+      () => koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)),
+      DELIVERY_WAIT,
     );
     expect(await koerier.deadLetters(subscriptionId)).toEqual([]);
   });

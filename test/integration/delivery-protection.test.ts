@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
-import { startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../support/waiting.js';
+import { DELIVERY_WAIT, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -20,7 +21,6 @@ afterAll(async () => {
 });
 
 const gaps = (times: readonly number[]) => times.slice(1).map((time, i) => time - times[i]!);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.concurrent('protecting the targets', () => {
   it('WH-6, EDU-10: deliveries keep to the rate the target allowed, across concurrent function instances', async () => {
@@ -51,17 +51,21 @@ describe.concurrent('protecting the targets', () => {
     const openSince = Date.now();
     for (let i = 0; i < 3; i++) await koerier.deliver(subscription.id);
     receiver.setScript(scripts.always({ respond: 204 }));
-    await sleep(2_500);
+    await noMoreRequests(receiver, 4, 2_500);
     expect(receiver.requests).toHaveLength(4);
 
     const all = await receiver.waitForRequests(8, { timeoutMs: 20_000 });
     const probe = all[4]!;
     expect(probe.receivedAt - failing[3]!.receivedAt).toBeGreaterThanOrEqual(3_900);
     expect(probe.receivedAt).toBeGreaterThan(openSince);
-    const target = await koerier.eventually(async () => {
-      const state = await koerier.store.getTarget(subscription.id);
-      return state.consecutiveFailures === 0 ? state : undefined;
-    });
+    const target = await eventually(
+      'the target healthy again',
+      async () => {
+        const state = await koerier.store.getTarget(subscription.id);
+        return state.consecutiveFailures === 0 && state;
+      },
+      DELIVERY_WAIT,
+    );
     expect(target.failingSince).toBeUndefined();
     expect(target.failedProbes).toBeUndefined();
   });

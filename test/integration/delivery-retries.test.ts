@@ -2,7 +2,8 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
-import { cloudEvent, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { eventually } from '../support/waiting.js';
+import { cloudEvent, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 /** The shortened schedule: 1 s, then 2 s between attempts, for 30 s (one subscription overrides it). */
 const SETTINGS = {
@@ -39,10 +40,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
       expect(request.body).toBe(event);
       expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({ id: JSON.parse(event).id });
     }
-    const attempts = await koerier.eventually(async () => {
-      const list = await koerier.attempts(subscription.id);
-      return list.length === 4 ? list : undefined;
-    });
+    const attempts = await koerier.awaitAttempts(subscription.id, 4);
     expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
       [1, 500, 'retrying'],
       [2, 500, 'retrying'],
@@ -50,7 +48,8 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
       [4, 204, 'delivered'],
     ]);
     expect(await koerier.deadLetters(subscription.id)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Delivered: not sent again.
+    await noMoreRequests(receiver, 4, 1500);
     expect(receiver.requests).toHaveLength(4);
   });
 
@@ -63,9 +62,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     expect(requests.map((r) => r.headers['idempotency-key'])).toEqual([message.deliveryId, message.deliveryId]);
     const target = await koerier.store.getTarget(subscription.id);
     expect(target.throttle?.ratePerMinute).toBe(60);
-    const attempts = await koerier.eventually(async () =>
-      (await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined,
-    );
+    const attempts = await koerier.awaitAttempts(subscription.id, 2);
     expect(attempts[0]).toMatchObject({ status: 429, outcome: 'retrying', error: { code: 'throttled' } });
   });
 
@@ -75,9 +72,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const message = await koerier.deliver(subscription.id);
     const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
     expect(new Set(requests.map((r) => r.headers['idempotency-key']))).toEqual(new Set([message.deliveryId]));
-    const attempts = await koerier.eventually(async () =>
-      (await koerier.attempts(subscription.id)).length === 2 ? koerier.attempts(subscription.id) : undefined,
-    );
+    const attempts = await koerier.awaitAttempts(subscription.id, 2);
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
       ['retrying', 'target-unreachable'],
       ['delivered', undefined],
@@ -90,9 +85,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
     await receiver.waitForRequests(3, { timeoutMs: 15_000 });
-    const attempts = await koerier.eventually(async () =>
-      (await koerier.attempts(subscription.id)).length === 3 ? koerier.attempts(subscription.id) : undefined,
-    );
+    const attempts = await koerier.awaitAttempts(subscription.id, 3);
     expect(attempts.map((a) => [a.outcome, a.error?.code])).toEqual([
       ['retrying', 'target-unreachable'],
       ['retrying', 'target-unreachable'],
@@ -104,9 +97,7 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 202, delayMs: 300 }));
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
-    const attempts = await koerier.eventually(async () =>
-      (await koerier.attempts(subscription.id)).length === 1 ? koerier.attempts(subscription.id) : undefined,
-    );
+    const attempts = await koerier.awaitAttempts(subscription.id, 1);
     expect(attempts[0]).toMatchObject({ attempt: 1, status: 202, outcome: 'delivered' });
     expect(attempts[0]!.latencyMs).toBeGreaterThanOrEqual(300);
     expect(receiver.requests).toHaveLength(1);
@@ -117,10 +108,14 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const subscription = await koerier.subscribe(receiver.url, { retryWindowSeconds: 5 });
     const event = cloudEvent();
     const message = await koerier.deliver(subscription.id, [event]);
-    const [deadLetter] = await koerier.eventually(async () => {
-      const list = await koerier.deadLetters(subscription.id);
-      return list.length > 0 ? list : undefined;
-    }, 20_000);
+    const [deadLetter] = await eventually(
+      'the dead letter once the window has passed',
+      async () => {
+        const list = await koerier.deadLetters(subscription.id);
+        return list.length > 0 && list;
+      },
+      { timeoutMs: 20_000 },
+    );
     const attempts = receiver.requests.length;
     // Nominally at 0, 1 and 3 s, and the last one at the end of the 5 s window.
     expect(attempts).toBeGreaterThanOrEqual(3);

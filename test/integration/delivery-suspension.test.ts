@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { scripts } from '../support/https-receiver.js';
+import { eventually } from '../support/waiting.js';
 import { startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
@@ -35,20 +36,21 @@ describe('suspension', () => {
     const subscription = await koerier.subscribe(receiver.url);
     const first = await koerier.deliver(subscription.id);
 
-    const suspended = await koerier.eventually(async () => {
-      const current = await koerier.subscriptions.get(subscription.id);
-      return current?.status === 'suspended' ? current : undefined;
-    }, 20_000);
+    const suspended = await eventually(
+      'the subscription suspended',
+      async () => {
+        const current = await koerier.subscriptions.get(subscription.id);
+        return current?.status === 'suspended' && current;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(suspended.statusReason).toMatch(/No delivery has succeeded since .*the target answered 500.*resume/);
     const failedAttempts = receiver.requests.length;
     expect(failedAttempts).toBeGreaterThanOrEqual(3);
 
     // Deliveries for a suspended subscription are parked, not sent, not lost.
     const second = await koerier.deliver(subscription.id);
-    const parked = await koerier.eventually(async () => {
-      const list = await koerier.deadLetters(subscription.id);
-      return list.length === 2 ? list : undefined;
-    });
+    const parked = await koerier.awaitDeadLetters(subscription.id, 2);
     expect(parked.map((d) => [d.deliveryId, d.reason]).sort()).toEqual(
       [
         [first.deliveryId, 'subscription-suspended'],
@@ -89,7 +91,7 @@ describe('suspension', () => {
     const receiver = await koerier.receiver(scripts.always({ respond: 400 }));
     const subscription = await koerier.subscribe(receiver.url);
     const message = await koerier.deliver(subscription.id);
-    await koerier.eventually(async () => ((await koerier.deadLetters(subscription.id)).length === 1 ? true : undefined));
+    await koerier.awaitDeadLetters(subscription.id);
 
     const path = `/subscriptions/${subscription.id}/dead-letters`;
     const other = await koerier.admin.listDeadLetters({ clientId: 'someone-else', scopes: new Set(['subscriptions:manage']) }, subscription.id, request(path));

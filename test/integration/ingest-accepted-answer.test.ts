@@ -11,6 +11,7 @@ import { expectFitsOneIdempotencyItem } from '../support/idempotency-item.js';
 import { acceptedAnswer, MAX_ACCEPTED_ANSWER_BYTES, type AcceptedAnswer } from '../../functions/core/http/accepted-answer.js';
 import { jsonResponse } from '../../functions/core/http/messages.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+import { eventually } from '../support/waiting.js';
 
 let harness: HandlerHarness;
 let handler: (event: never, context: never) => Promise<unknown>;
@@ -38,16 +39,16 @@ async function post(body: string, key: string) {
   });
 }
 
-/** Messages taken from the inbound queue until `expected` came or nothing more comes (an empty receive may come early). */
+/** How many messages were taken from the inbound queue once `expected` came (an empty receive may come early). */
 async function drainAll(expected: number): Promise<number> {
   let count = 0;
-  for (let quiet = 0; count < expected && quiet < 5;) {
-    const received = (await harness.drain('inbound')).length;
-    count += received;
-    quiet = received === 0 ? quiet + 1 : 0;
-    if (received === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return count;
+  return eventually(
+    () => `${expected} messages on the inbound queue (${count} came)`,
+    async () => {
+      count += (await harness.drain('inbound')).length;
+      return count >= expected && count;
+    },
+  );
 }
 
 describe('review #11: the 202 of the ingest fits the idempotency item', () => {

@@ -72,6 +72,7 @@ function routerDeps(overrides: Partial<RouterDependencies>): RouterDependencies 
     ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
     isEntitled: () => true,
     sendDeliveries: (bodies) => queue.send(bodies.map((body) => ({ body }))),
+    sendPullDeliveries: () => Promise.reject(new Error('no pull subscription in these tests')),
     now: () => Date.now(),
     lockMs: 10_000,
     ttlSeconds: 3600,
@@ -192,6 +193,7 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
       lockMs: 10_000,
       ttlSeconds: 3600,
       maxMessageBytes: 200_000,
+      sendPullDeliveries: () => Promise.reject(new Error('no pull subscription in this test')),
     };
     const record = { recordId: 'm-1', body: json };
 

@@ -147,6 +147,21 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * Receivers of one authority share one server certificate per set of names, as servers behind one
+ * name do: issuing one costs an RSA key and a signature in JavaScript (0.1–0.2 s of CPU), and a
+ * test run starts a hundred receivers or more.
+ */
+const issued = new WeakMap<LocalCertificateAuthority, Map<string, { readonly key: string; readonly cert: string }>>();
+function serverCertificate(authority: LocalCertificateAuthority, names: readonly string[]): { readonly key: string; readonly cert: string } {
+  const byNames = issued.get(authority) ?? new Map<string, { readonly key: string; readonly cert: string }>();
+  issued.set(authority, byNames);
+  const id = names.join(' ');
+  const certificate = byNames.get(id) ?? authority.issue(names);
+  byNames.set(id, certificate);
+  return certificate;
+}
+
 export async function startHttpsReceiver(options: {
   readonly authority: LocalCertificateAuthority;
   readonly script?: ReceiverScript;
@@ -154,7 +169,7 @@ export async function startHttpsReceiver(options: {
   readonly names?: readonly string[];
   readonly host?: string;
 }): Promise<HttpsReceiver> {
-  const { key, cert } = options.authority.issue(options.names ?? ['127.0.0.1', '::1', 'localhost']);
+  const { key, cert } = serverCertificate(options.authority, options.names ?? ['127.0.0.1', '::1', 'localhost']);
   const requests: RecordedRequest[] = [];
   const tokenRequests: RecordedRequest[] = [];
   const clientId = 'koerier';

@@ -11,4 +11,5 @@ export const resourceNames: ResourceNames = {
   deadLetterQueueUrl: (name) => resourceNamesFrom(process.env).deadLetterQueueUrl(name),
   bucket: (name) => resourceNamesFrom(process.env).bucket(name),
   key: (name) => resourceNamesFrom(process.env).key(name),
+  pullQueuePrefix: () => resourceNamesFrom(process.env).pullQueuePrefix(),
 };

@@ -7,6 +7,7 @@ import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
+import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -25,7 +26,8 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
     servers: options.serverUrl ? [{ url: options.serverUrl }] : [],
     tags: [
       { name: 'Events', description: 'Publishing CloudEvents' },
-      { name: 'Subscriptions', description: 'Subscribing to events (push)' },
+      { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
+      { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
       { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
       { name: 'API', description: 'This description' },
     ],
@@ -33,6 +35,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...eventsPaths,
       ...subscriptionsPaths,
       ...deliveryPaths,
+      ...pullPaths,
       ...payloadsPaths,
       ...partnersPaths,
       '/openapi.json': {
@@ -52,6 +55,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...eventsSchemas,
         ...subscriptionsSchemas,
         ...deliverySchemas,
+        ...pullSchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
       },

@@ -4,6 +4,7 @@
  * API; subscriptions-paths.ts refers to them.
  */
 import { FILTER_DIALECTS } from '../subscriptions/filters.js';
+import { PULL_LIMITS } from '../subscriptions/subscription.js';
 
 const filterSchema = {
   type: 'object',
@@ -70,7 +71,27 @@ const writableProperties = {
   },
   filters: { type: 'array', items: { $ref: '#/components/schemas/Filter' }, description: 'All must match.' },
   protocol: { type: 'string', enum: ['HTTP'], default: 'HTTP' },
-  delivery: { type: 'string', enum: ['push'], default: 'push', description: 'Webhook delivery; pull is not available yet.' },
+  delivery: {
+    type: 'string',
+    enum: ['push', 'pull'],
+    default: 'push',
+    description:
+      '`push`: Koerier delivers to the webhook `sink`. `pull`: the consumer receives from the subscription’s own queue (POST /subscriptions/{id}/events/receive, docs/PULL.md); no sink, credential or handshake, so every push member is refused. Cannot be changed by a PATCH.',
+  },
+  maxdeliverycount: {
+    type: 'integer',
+    minimum: PULL_LIMITS.maxDeliveryCount.min,
+    maximum: PULL_LIMITS.maxDeliveryCount.max,
+    default: PULL_LIMITS.maxDeliveryCount.default,
+    description: 'Pull only: deliveries of one event before it goes to the dead letters.',
+  },
+  retentionseconds: {
+    type: 'integer',
+    minimum: PULL_LIMITS.retentionSeconds.min,
+    maximum: PULL_LIMITS.retentionSeconds.max,
+    default: PULL_LIMITS.retentionSeconds.default,
+    description: 'Pull only: how long an unsettled event stays in the queue (at most 14 days).',
+  },
   contentmode: {
     type: 'string',
     enum: ['structured', 'binary', 'batch'],
@@ -111,13 +132,18 @@ export const subscriptionsSchemas = {
   SinkCredential: sinkCredentialSchema,
   SubscriptionRequest: {
     type: 'object',
-    required: ['sink', 'sinkcredential'],
+    // Push needs a sink and a credential; pull has neither.
+    if: { required: ['delivery'], properties: { delivery: { const: 'pull' } } },
+    else: { required: ['sink', 'sinkcredential'] },
     properties: writableProperties,
     additionalProperties: false,
   },
   Subscription: {
     type: 'object',
-    required: ['id', 'owner', 'sink', 'protocol', 'delivery', 'contentmode', 'batchsupported', 'validation', 'status', 'createdat', 'updatedat'],
+    required: ['id', 'owner', 'delivery', 'status', 'createdat', 'updatedat'],
+    if: { properties: { delivery: { const: 'pull' } } },
+    then: { required: ['maxdeliverycount', 'retentionseconds'] },
+    else: { required: ['sink', 'protocol', 'contentmode', 'batchsupported', 'validation'] },
     properties: {
       id: { type: 'string', format: 'uuid', readOnly: true },
       owner: { type: 'string', readOnly: true, description: 'The client that created it.' },

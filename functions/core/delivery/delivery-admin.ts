@@ -28,8 +28,8 @@ export interface DeliveryAdminDependencies {
     get(id: string): Promise<Subscription | undefined>;
     updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
   };
-  /** Puts new delivery messages on the deliveries queue. */
-  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+  /** Puts new delivery messages on the deliveries queue, or a pull subscription's own queue. */
+  enqueue(subscription: Subscription, messages: readonly DeliveryMessage[]): Promise<void>;
   readonly audit: Log;
   /** The owners' entitlements as configured now (EDU-7). */
   readonly entitlements: Entitlements;
@@ -79,7 +79,7 @@ export class DeliveryAdmin {
     const wanted = selection.deliveryIds;
     const withheld: Withheld[] = [];
     const { chosen, seen, more } = await this.collect(id, (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId), subscription, withheld);
-    const redriven = await this.sendAgain(id, chosen);
+    const redriven = await this.sendAgain(subscription, chosen);
     this.deps.audit.info('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
     const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
     return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
@@ -125,7 +125,7 @@ export class DeliveryAdmin {
         withheld,
       );
       for (const { deliveryId } of withheld) ignored.add(deliveryId);
-      redriven += (await this.sendAgain(id, batch.chosen)).length;
+      redriven += (await this.sendAgain(subscription, batch.chosen)).length;
       more = batch.more;
     }
     this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
@@ -168,10 +168,10 @@ export class DeliveryAdmin {
   }
 
   /** New deliveries first, then the dead letters go: a failure in between duplicates, never loses. */
-  private async sendAgain(id: string, deadLetters: readonly DeadLetter[]): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
+  private async sendAgain(subscription: Subscription, deadLetters: readonly DeadLetter[]): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
     if (deadLetters.length === 0) return [];
-    const messages = redriveMessages(id, deadLetters, this.now());
-    await this.deps.enqueue(messages);
+    const messages = redriveMessages(subscription.id, deadLetters, this.now());
+    await this.deps.enqueue(subscription, messages);
     await this.deps.deadLetters.deleteDeadLetters(deadLetters);
     return deadLetters.map((deadLetter, index) => ({ deliveryId: deadLetter.deliveryId, newDeliveryId: messages[index]!.deliveryId }));
   }

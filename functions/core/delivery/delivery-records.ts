@@ -48,6 +48,10 @@ export const DEAD_LETTER_REASONS = [
   /** Parked while the subscription was suspended; resuming sends it again. */
   'subscription-suspended',
   'subscription-not-active',
+  /** Pull: the consumer rejected it (docs/PULL.md); `detail` holds its reason. */
+  'rejected',
+  /** Pull: received `maxdeliverycount` times without being settled. */
+  'max-deliveries',
 ] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 

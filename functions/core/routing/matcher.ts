@@ -10,6 +10,7 @@
  */
 import type { ContentMode } from '../cloudevents/index.js';
 import type { EventAttributes } from '../subscriptions/filters.js';
+import type { DeliveryMode } from '../subscriptions/subscription.js';
 import { routeKeysOf, subscriptionMatches, type RouteShape, type SubscriptionMatch } from './route-keys.js';
 
 /** What the index keeps per (route key, subscription): enough to decide and to shape the delivery. */
@@ -20,6 +21,8 @@ export interface RouteCandidate {
   readonly match: SubscriptionMatch;
   readonly contentMode: ContentMode;
   readonly batchSupported: boolean;
+  /** `pull`: the router writes the event to the subscription's own queue (docs/PULL.md). */
+  readonly delivery: DeliveryMode;
 }
 
 export interface RouteIndexState {

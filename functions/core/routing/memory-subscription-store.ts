@@ -133,6 +133,7 @@ function candidateOf(s: Subscription): RouteCandidate {
     },
     contentMode: s.contentMode,
     batchSupported: s.batchSupported,
+    delivery: s.delivery,
   };
 }
 

@@ -37,6 +37,8 @@ export interface RouterDependencies {
   readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
   /** Writes every message or throws (SqsMessageQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
+  /** The same, to a pull subscription's own queue (docs/PULL.md). */
+  readonly sendPullDeliveries: (subscriptionId: string, messageBodies: readonly string[]) => Promise<void>;
   readonly now: Clock;
   /** How long a claim blocks another attempt: above the router's timeout. */
   readonly lockMs: number;
@@ -64,6 +66,8 @@ interface ClaimedEvent {
 
 interface PlannedDelivery {
   readonly body: string;
+  /** A pull subscription's id: the delivery goes to its queue, not to the deliveries queue. */
+  readonly pullQueue?: string;
   /** The records whose events it carries: they fail together if it cannot be queued. */
   readonly recordIds: readonly string[];
 }
@@ -170,7 +174,10 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
 async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<string>, deps: RouterDependencies): Promise<number> {
   if (plan.length === 0) return 0;
   try {
-    await deps.sendDeliveries(plan.map((delivery) => delivery.body));
+    // One call per queue: the deliveries queue, and each pull subscription's own.
+    const byQueue = new Map<string | undefined, string[]>();
+    for (const delivery of plan) byQueue.set(delivery.pullQueue, [...(byQueue.get(delivery.pullQueue) ?? []), delivery.body]);
+    await Promise.all([...byQueue].map(([pullQueue, bodies]) => send(deps, pullQueue, bodies)));
     return plan.length;
   } catch (error) {
     deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
@@ -178,7 +185,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
   const sent = await Promise.all(
     plan.map(async (delivery) => {
       try {
-        await deps.sendDeliveries([delivery.body]);
+        await send(deps, delivery.pullQueue, [delivery.body]);
         return true;
       } catch (error) {
         deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
@@ -190,7 +197,15 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
   return sent.filter(Boolean).length;
 }
 
-/** One delivery per (event, subscription); batch-taking subscriptions get the events grouped. */
+function send(deps: RouterDependencies, pullQueue: string | undefined, bodies: readonly string[]): Promise<void> {
+  return pullQueue === undefined ? deps.sendDeliveries(bodies) : deps.sendPullDeliveries(pullQueue, bodies);
+}
+
+/**
+ * One delivery per (event, subscription); batch-taking subscriptions get the events grouped. A
+ * pull subscription gets one message per event in its own queue, with the same stable key
+ * (`deliveryIdOf`) a push delivery of the event would carry (EDU-IDEM-2).
+ */
 function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly RouteCandidate[][], deps: RouterDependencies): PlannedDelivery[] {
   const createdAt = deps.now();
   const planned: PlannedDelivery[] = [];
@@ -207,7 +222,9 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
       return false;
     });
     for (const candidate of candidates) {
-      if (candidate.contentMode === 'batch' && candidate.batchSupported) {
+      if (candidate.delivery === 'pull') {
+        planned.push({ ...delivery(candidate.subscriptionId, [entry], createdAt), pullQueue: candidate.subscriptionId });
+      } else if (candidate.contentMode === 'batch' && candidate.batchSupported) {
         const group = batches.get(candidate.subscriptionId) ?? [];
         group.push(entry);
         batches.set(candidate.subscriptionId, group);

@@ -148,3 +148,10 @@ export function approvalWindowClosed(): KoerierError {
 export function approvedResponse(id: string): HttpResponse {
   return jsonResponse(200, { id, status: 'active' });
 }
+
+/** A PATCH cannot turn push into pull or back: the queues and the handshake are made at creation. */
+export function deliveryImmutable(delivery: string): KoerierError {
+  return invalidSubscription([
+    { attribute: 'delivery', rule: 'immutable', requirement: 'EDU-17', message: `delivery stays "${delivery}"; create another subscription to change it` },
+  ]);
+}

@@ -16,6 +16,8 @@ export type OpenHandshake = Required<Pick<Subscription, 'validationTokenHash' | 
 
 export const AGREED_REASON = 'consent agreed out of band (WH-5)';
 const SENDING_REASON = 'the validation request is being sent';
+/** A pull subscription needs no consent: the consumer asks for its events itself. */
+export const PULL_REASON = 'pull delivery: the consumer receives the events itself';
 
 /** When the approval window that opens `now` closes (ISO 8601). */
 export function approvalWindowEnd(now: Date, windowSeconds: number): string {
@@ -31,6 +33,7 @@ export function awaitingValidation(terms: SubscriptionTerms, handshake: OpenHand
 }
 
 export function agreedOnCreate(terms: SubscriptionTerms): SubscriptionDraft {
+  if (terms.delivery === 'pull') return { ...terms, status: 'active', statusReason: PULL_REASON };
   return { ...terms, status: 'active', statusReason: AGREED_REASON };
 }
 
@@ -53,6 +56,7 @@ export function afterChange(
 ): { readonly handshake: true } | { readonly handshake: false; readonly draft: SubscriptionDraft } {
   // The input was checked to carry an acceptable credential: a subscription suspended for want of
   // one continues from where it was before (active), or through the handshake for a new sink.
+  if (terms.delivery === 'pull') return { handshake: false, draft: { ...terms, status: current.status, statusReason: current.statusReason ?? PULL_REASON } };
   const reactivating = current.status === 'suspended' && current.suspendedFor === 'credential-required';
   const before = reactivating ? reactivated(current) : current;
   if (validation === 'agreed') {

@@ -12,10 +12,14 @@ import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '.
 import { parseFilters, type Filter } from './filters.js';
 import { MAX_JSON_DEPTH } from './json-bounds.js';
 import { outboundUrlProblem } from './outbound-url.js';
+import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
-import type { ValidationMode } from './subscription.js';
+import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
+  readonly delivery: DeliveryMode;
+  /** Pull only (then `sink` is empty, `validation` `agreed`, `contentMode` `structured`). */
+  readonly pull?: PullSettings;
   readonly sink: string;
   readonly source?: string;
   readonly types?: readonly string[];
@@ -60,6 +64,8 @@ export const WRITABLE_MEMBERS = [
   'validation',
   'retrywindowseconds',
   'maxinlinebytes',
+  'maxdeliverycount',
+  'retentionseconds',
 ] as const;
 
 export const READ_ONLY_MEMBERS = [
@@ -105,11 +111,14 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     if (!wellFormedThroughout(value)) add(name, 'string-characters', `${name} holds a string that is not well-formed Unicode (an unpaired surrogate)`);
   }
 
+  const delivery = fields['delivery'] ?? 'push';
   const sink = fields['sink'];
-  if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
-  else {
-    const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
-    if (problem) add('sink', problem.rule, problem.message, problem.requirement);
+  if (delivery !== 'pull') {
+    if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
+    else {
+      const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
+      if (problem) add('sink', problem.rule, problem.message, problem.requirement);
+    }
   }
 
   const source = fields['source'];
@@ -127,10 +136,32 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     filters = parsed.filters;
   }
 
+  if (delivery === 'pull') {
+    const pull = parsePullMembers(fields, PUSH_ONLY_MEMBERS, add);
+    if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
+      add(filters === undefined ? 'types' : 'filters', 'too-large', `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`);
+    }
+    if (issues.length > 0 || !pull) return { issues };
+    return {
+      input: {
+        delivery: 'pull',
+        pull,
+        sink: '',
+        ...(source === undefined ? {} : { source: source as string }),
+        ...(types === undefined ? {} : { types: types as string[] }),
+        ...(filters === undefined ? {} : { filters }),
+        contentMode: 'structured',
+        validation: 'agreed',
+      },
+      issues,
+    };
+  }
+  if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push" or "pull"', 'EDU-17');
+  for (const name of PULL_ONLY_MEMBERS) {
+    if (fields[name] !== undefined) add(name, 'pull-only', `${name} is a setting of pull subscriptions ("delivery": "pull")`, 'EDU-17');
+  }
+
   if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP') add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');
-  const delivery = fields['delivery'] ?? 'push';
-  if (delivery === 'pull') add('delivery', 'not-supported', 'pull delivery is not available yet; use "push"', 'EDU-17');
-  else if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push"', 'EDU-17');
 
   const contentMode = fields['contentmode'] ?? 'structured';
   if (!CONTENT_MODES.includes(contentMode as ContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
@@ -200,6 +231,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (issues.length > 0) return { issues };
   return {
     input: {
+      delivery: 'push',
       sink: sink as string,
       ...(source === undefined ? {} : { source: source as string }),
       ...(types === undefined ? {} : { types: types as string[] }),

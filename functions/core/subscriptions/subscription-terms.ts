@@ -20,7 +20,8 @@ export async function termsOf(
     ...(input.source === undefined ? {} : { source: input.source }),
     ...(input.types === undefined ? {} : { types: input.types }),
     ...(input.filters === undefined ? {} : { filters: input.filters }),
-    delivery: 'push',
+    delivery: input.delivery,
+    ...(input.pull === undefined ? {} : { pull: input.pull }),
     contentMode: input.contentMode,
     batchSupported: input.validation === 'agreed' && input.batchSupported === true,
     ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
@@ -53,5 +54,7 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.retryWindowSeconds,
     s.maxInlineBytes,
     s.credential?.kind,
+    s.delivery,
+    s.pull,
   ]);
 }

@@ -7,6 +7,7 @@ import { effectiveStatus, type Subscription } from './subscription.js';
 import { READ_ONLY_MEMBERS } from './subscription-input.js';
 
 export function view(s: Subscription, now: Date): Record<string, unknown> {
+  if (s.delivery === 'pull') return pullView(s);
   const status = effectiveStatus(s, now);
   const expired = status !== s.status;
   return {
@@ -34,10 +35,28 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
   };
 }
 
+/** A pull subscription: no push member (sink, credential, handshake); its queue settings instead. */
+function pullView(s: Subscription): Record<string, unknown> {
+  return {
+    id: s.id,
+    owner: s.owner,
+    ...(s.source === undefined ? {} : { source: s.source }),
+    ...(s.types === undefined ? {} : { types: s.types }),
+    ...(s.filters === undefined ? {} : { filters: s.filters }),
+    delivery: 'pull',
+    maxdeliverycount: s.pull?.maxDeliveryCount,
+    retentionseconds: s.pull?.retentionSeconds,
+    status: s.status,
+    ...(s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
+    createdat: s.createdAt,
+    updatedat: s.updatedAt,
+  };
+}
+
 /** What a PATCH merges into: the view's writable members (the credential stays out: it is write-only). */
 export function writableView(s: Subscription): Record<string, unknown> {
   const members = view(s, new Date(0));
   for (const name of [...READ_ONLY_MEMBERS, 'sinkcredential']) delete members[name];
-  if (s.validation !== 'agreed') delete members['batchsupported'];
+  if (s.delivery === 'push' && s.validation !== 'agreed') delete members['batchsupported'];
   return members;
 }

@@ -34,12 +34,31 @@ export type ValidationMode = 'handshake' | 'agreed';
  */
 export type SuspensionCause = 'credential-required' | 'target-failing';
 
+/**
+ * `push`: Koerier sends each event to the subscriber's webhook. `pull`: Koerier keeps the events
+ * in the subscription's own queue and the consumer receives them (docs/PULL.md, CARD-7, EDU-17).
+ */
+export type DeliveryMode = 'push' | 'pull';
+
+/** A pull subscription's queue settings (docs/PULL.md). */
+export interface PullSettings {
+  /** Deliveries of one event before it goes to the dead letters: 1–1,000. */
+  readonly maxDeliveryCount: number;
+  /** How long an unsettled event stays in the queue: 60 s – 14 days. */
+  readonly retentionSeconds: number;
+}
+
+export const PULL_LIMITS = {
+  maxDeliveryCount: { min: 1, max: 1000, default: 10 },
+  retentionSeconds: { min: 60, max: 14 * 24 * 3600, default: 7 * 24 * 3600 },
+} as const;
+
 export interface Subscription {
   /** In UUIDv4 form, assigned by Koerier: derived from the owner and the create's Idempotency-Key. */
   readonly id: string;
   /** The client (OAuth2 client id) that created it; the only one that sees and changes it. */
   readonly owner: string;
-  /** Absolute URL of the webhook: https, or plain http to loopback on the laptop host. */
+  /** Absolute URL of the webhook: https, or plain http to loopback on the laptop host. Empty for pull. */
   readonly sink: string;
   /** Only events with exactly this `source`. */
   readonly source?: string;
@@ -47,8 +66,14 @@ export interface Subscription {
   readonly types?: readonly string[];
   /** CloudEvents Subscriptions API filters; all must match. */
   readonly filters?: readonly Filter[];
-  /** `push` (webhook) for now; `pull` comes with the pull API. */
-  readonly delivery: 'push';
+  /**
+   * `push` (webhook) or `pull` (the consumer receives from the subscription's queue). A pull
+   * subscription has no sink, credential or handshake: it keeps `sink` empty, `validation`
+   * `agreed`, `contentMode` `structured`, and its queue settings in `pull`.
+   */
+  readonly delivery: DeliveryMode;
+  /** Pull subscriptions only. */
+  readonly pull?: PullSettings;
   /** HTTP-4: structured by default; binary and batch per subscription. */
   readonly contentMode: ContentMode;
   /**

@@ -25,6 +25,7 @@ import { approvalTokenMatches } from './approval-token.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
+import type { PullQueueAdmin } from './pull-queue-admin.js';
 import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import type { Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
@@ -62,6 +63,8 @@ export interface SubscriptionsDependencies {
   readonly clock?: Clock;
   /** Told about every change, with identifiers only (never a sink's query or a credential). */
   readonly audit?: Log;
+  /** A pull subscription's queues, made with it and deleted with it (docs/PULL.md). */
+  readonly pullQueues?: PullQueueAdmin;
 }
 
 export class SubscriptionsService {
@@ -77,6 +80,11 @@ export class SubscriptionsService {
     const id = subscriptionIdOf(principal.clientId, readIdempotencyKey(request.headers));
     const now = this.now().toISOString();
     const terms = await termsOf(input, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
+    if (terms.pull) {
+      // The queues before the record: a pull subscription is active, so routed to, once stored.
+      if (await this.deps.store.get(id)) return this.repeatedCreate(terms);
+      await this.pullQueues().create(id, terms.pull);
+    }
     const handshake = input.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
     let subscription: Subscription | undefined;
     try {
@@ -125,6 +133,7 @@ export class SubscriptionsService {
     }
     // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
     const input = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
+    if (input.delivery !== current.delivery) throw http.deliveryImmutable(current.delivery);
     // The rules are the owner's, also when an admin makes the change.
     this.requireAllowed(current.owner, input);
     if (current.credential && !('sinkcredential' in patch) && new URL(input.sink).origin !== new URL(current.sink).origin) {
@@ -147,6 +156,7 @@ export class SubscriptionsService {
         if (!validated) throw http.deletedMeanwhile(id);
         updated = validated;
       } else {
+        if (next.draft.pull && JSON.stringify(next.draft.pull) !== JSON.stringify(current.pull)) await this.pullQueues().update(id, next.draft.pull);
         updated = await this.deps.store.save(next.draft, current);
       }
     } catch (error) {
@@ -165,6 +175,14 @@ export class SubscriptionsService {
     } catch (error) {
       if (error instanceof SubscriptionConflictError) throw http.changedMeanwhile(id);
       throw error;
+    }
+    if (current.delivery === 'pull') {
+      // The record is gone, so every receive and settle of it answers 404: no lock can be used any more.
+      await this.pullQueues()
+        .remove(id)
+        .catch((error: unknown) =>
+          this.deps.audit?.error('pull queues not deleted', { subscriptionId: id, error: error instanceof Error ? error.message : String(error) }),
+        );
     }
     this.audit('subscription deleted', current);
     // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
@@ -218,7 +236,9 @@ export class SubscriptionsService {
   private requireAllowed(owner: string, input: SubscriptionInput): void {
     const decision = checkEntitlement(owner, input, this.deps.entitlements);
     if (!decision.entitled) throw http.notEntitled(decision.reason);
-    if (input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) throw http.agreementNotAllowed(owner);
+    if (input.delivery === 'push' && input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) {
+      throw http.agreementNotAllowed(owner);
+    }
   }
 
   /**
@@ -243,6 +263,11 @@ export class SubscriptionsService {
     return subscription.owner === principal.clientId || hasScope(principal, scopes.admin) ? subscription : undefined;
   }
 
+  private pullQueues(): PullQueueAdmin {
+    if (!this.deps.pullQueues) throw new Error('no pull queues configured');
+    return this.deps.pullQueues;
+  }
+
   private now(): Date {
     return new Date(this.clock());
   }
@@ -254,7 +279,7 @@ export class SubscriptionsService {
       status: subscription.status,
       validation: subscription.validation,
       // The origin only: a sink's path or query may hold something the subscriber considers secret.
-      sinkOrigin: new URL(subscription.sink).origin,
+      ...(subscription.delivery === 'push' ? { sinkOrigin: new URL(subscription.sink).origin } : { delivery: 'pull' }),
     });
   }
 }

@@ -122,7 +122,7 @@ function setUp(
       get: async (id) => (current.value?.id === id ? current.value : undefined),
       updateStatus: async (...args: unknown[]) => void statusChanges.push(args),
     },
-    enqueue: async (messages) => {
+    enqueue: async (_subscription, messages) => {
       calls.push(`enqueue ${messages.length}`);
       enqueued.push(...messages);
     },

@@ -18,6 +18,7 @@ function router(index: InMemoryRouteIndex, over: Partial<RouterDependencies> & {
   const ledger = over.ledger instanceof InMemoryLedger ? over.ledger : new InMemoryLedger();
   const sendCalls: string[][] = [];
   const queued: DeliveryMessage[] = [];
+  const pullQueued: { queue: string; bodies: string[] }[] = [];
   const logs: { message: string; fields: Record<string, unknown> }[] = [];
   const { failSend, ...rest } = over;
   const deps: RouterDependencies = {
@@ -28,6 +29,9 @@ function router(index: InMemoryRouteIndex, over: Partial<RouterDependencies> & {
       sendCalls.push([...bodies]);
       if (failSend?.(bodies)) throw new Error('SQS refused');
       queued.push(...bodies.map(decodeDeliveryMessage));
+    },
+    sendPullDeliveries: async (subscriptionId, bodies) => {
+      pullQueued.push({ queue: subscriptionId, bodies: [...bodies] });
     },
     now: () => NOW,
     lockMs: 120_000,
@@ -40,7 +44,7 @@ function router(index: InMemoryRouteIndex, over: Partial<RouterDependencies> & {
     },
     ...rest,
   };
-  return { deps, ledger, sendCalls, queued, logs, route: (records: InboundRecord[]) => routeInboundEvents(records, deps) };
+  return { deps, ledger, sendCalls, queued, pullQueued, logs, route: (records: InboundRecord[]) => routeInboundEvents(records, deps) };
 }
 
 const records = (...ids: string[]): InboundRecord[] => ids.map((id) => ({ recordId: `r-${id}`, body: storedEvent(id) }));
@@ -229,6 +233,19 @@ describe("one record's trouble fails that record alone (review #1)", () => {
     index.readState = async () => Promise.reject(new Error('index unreadable'));
     const { route } = router(index);
     await expect(route(records('e1'))).rejects.toThrow('index unreadable');
+  });
+});
+
+describe('pull subscriptions (CARD-7, EDU-17)', () => {
+  it("CARD-7: a pull subscription's events go to its own queue, one message per event in one call, with the key a push delivery would get (EDU-IDEM-2)", async () => {
+    const index = new InMemoryRouteIndex().add(candidate('s-pull', { delivery: 'pull', contentMode: 'batch', batchSupported: true })).add(candidate('s-push'));
+    const { route, queued, pullQueued } = router(index);
+    expect(await route(records('e1', 'e2'))).toMatchObject({ failedRecordIds: [], routed: 2, deliveries: 4 });
+    expect(queued.map((m) => m.subscriptionId)).toEqual(['s-push', 's-push']);
+    expect(pullQueued.map((call) => call.queue)).toEqual(['s-pull']);
+    const messages = pullQueued[0]!.bodies.map(decodeDeliveryMessage);
+    expect(messages.map((m) => m.events)).toEqual([[storedEvent('e1')], [storedEvent('e2')]]);
+    for (const message of messages) expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toBe(message.deliveryId);
   });
 });
 

@@ -104,6 +104,7 @@ export function candidate(subscriptionId: string, over: Partial<RouteCandidate> 
     match: { types: ['nl.edu.leerling.ingeschreven.v1'] },
     contentMode: 'structured',
     batchSupported: false,
+    delivery: 'push',
     ...over,
   };
 }

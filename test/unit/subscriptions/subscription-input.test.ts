@@ -19,6 +19,7 @@ const rulesOf = (body: unknown, rules = aws) => parseSubscriptionInput(body, rul
 describe('subscription input', () => {
   it('EDU-14: a minimal subscription gets the defaults: push, structured, handshake', () => {
     expect(parseSubscriptionInput({ sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] }, aws).input).toEqual({
+      delivery: 'push',
       sink: 'https://ontvanger.example/webhook',
       types: ['nl.edu.x.v1'],
       contentMode: 'structured',
@@ -41,9 +42,45 @@ describe('subscription input', () => {
     expect(rulesOf({ sink: 'https://user:secret@ontvanger.example/hook' })).toEqual(['sink:no-userinfo:WH-3']);
   });
 
-  it('EDU-17: pull delivery is not available yet, and unknown delivery kinds are refused', () => {
-    expect(rulesOf({ sink: 'https://a.example/', delivery: 'pull' })).toEqual(['delivery:not-supported:EDU-17']);
+  it('EDU-17: unknown delivery kinds are refused', () => {
     expect(rulesOf({ sink: 'https://a.example/', delivery: 'carrier-pigeon' })).toEqual(['delivery:enum:EDU-17']);
+  });
+
+  it('EDU-17: a pull subscription gets the queue defaults and no push member; every push member in it is refused by name', () => {
+    expect(parseSubscriptionInput({ delivery: 'pull', types: ['nl.edu.x.v1'] }, aws).input).toEqual({
+      delivery: 'pull',
+      pull: { maxDeliveryCount: 10, retentionSeconds: 7 * 24 * 3600 },
+      sink: '',
+      types: ['nl.edu.x.v1'],
+      contentMode: 'structured',
+      validation: 'agreed',
+    });
+    expect(
+      rulesOf({
+        delivery: 'pull',
+        sink: 'https://a.example/',
+        sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 't' },
+        contentmode: 'batch',
+        batchsupported: true,
+        validation: 'agreed',
+        retrywindowseconds: 600,
+        protocol: 'HTTP',
+      }).sort(),
+    ).toEqual(
+      ['batchsupported', 'contentmode', 'protocol', 'retrywindowseconds', 'sink', 'sinkcredential', 'validation'].map((name) => `${name}:push-only:EDU-17`),
+    );
+  });
+
+  it('EDU-17: maxdeliverycount is 1–1,000 and retentionseconds 60 s – 14 days; in a push subscription both are refused', () => {
+    const pull = (settings: Record<string, unknown>) => parseSubscriptionInput({ delivery: 'pull', ...settings }, aws);
+    expect(pull({ maxdeliverycount: 1, retentionseconds: 60 }).input?.pull).toEqual({ maxDeliveryCount: 1, retentionSeconds: 60 });
+    expect(pull({ maxdeliverycount: 1000, retentionseconds: 1_209_600 }).input?.pull).toEqual({ maxDeliveryCount: 1000, retentionSeconds: 1_209_600 });
+    for (const wrong of [0, 1001, 1.5, '10']) expect(rulesOf({ delivery: 'pull', maxdeliverycount: wrong })).toEqual(['maxdeliverycount:range:EDU-17']);
+    for (const wrong of [59, 1_209_601]) expect(rulesOf({ delivery: 'pull', retentionseconds: wrong })).toEqual(['retentionseconds:range:EDU-17']);
+    expect(rulesOf({ sink: 'https://a.example/', maxdeliverycount: 5, retentionseconds: 60 }).filter((rule) => rule.includes('pull-only'))).toEqual([
+      'maxdeliverycount:pull-only:EDU-17',
+      'retentionseconds:pull-only:EDU-17',
+    ]);
   });
 
   it('JSON-3: with the handshake, batch support is declared by the target, not by the subscriber', () => {

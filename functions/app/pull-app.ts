@@ -1,0 +1,78 @@
+/**
+ * Pull delivery (docs/PULL.md, CARD-7, EDU-17), scope `events:consume`, the caller's own pull
+ * subscription only (another client's, or an unknown one, answers 404 as the subscriptions API
+ * does; a push subscription 409):
+ *   POST /subscriptions/{id}/events/receive       events with their locks
+ *   POST /subscriptions/{id}/events/acknowledge   done: delete
+ *   POST /subscriptions/{id}/events/release       back to the queue, after an optional delay
+ *   POST /subscriptions/{id}/events/renew-lock    keep the lock longer
+ *   POST /subscriptions/{id}/events/reject        to the subscription's dead letters
+ * Exempt from the Idempotency-Key: see docs/PULL.md.
+ */
+import { scopes } from '../core/auth/access-tokens.js';
+import { KoerierError, problem, problems } from '../core/http/problems.js';
+import { PullService } from '../core/pull/pull-service.js';
+import type { SettleAction } from '../core/pull/pull-requests.js';
+import type { RouteKey } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { unroutedAnswer, type HttpApp } from './http-app.js';
+
+const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
+  'POST /subscriptions/{id}/events/acknowledge': 'acknowledge',
+  'POST /subscriptions/{id}/events/release': 'release',
+  'POST /subscriptions/{id}/events/renew-lock': 'renew-lock',
+  'POST /subscriptions/{id}/events/reject': 'reject',
+};
+
+export function pullApp(deps: KoerierDependencies): HttpApp {
+  const { config, log } = deps;
+  let built: PullService | undefined;
+  const service = () =>
+    (built ??= new PullService({
+      queues: deps.pullQueues,
+      rejections: deps.rejectionMarks,
+      deadLetters: deps.deliveryState,
+      lockTokenKey: () => deps.lockTokenKey(),
+      clock: () => Date.now(),
+      deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,
+      log,
+      leases: deps.pollLeases,
+      maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
+      maxPollsPerClient: config.pull.maxPollsPerClient,
+    }));
+
+  return async (request) => {
+    const route = request.routeKey as RouteKey<'pull'>;
+    switch (route) {
+      case 'POST /subscriptions/{id}/events/receive':
+      case 'POST /subscriptions/{id}/events/acknowledge':
+      case 'POST /subscriptions/{id}/events/release':
+      case 'POST /subscriptions/{id}/events/renew-lock':
+      case 'POST /subscriptions/{id}/events/reject':
+        break;
+      default:
+        return unroutedAnswer(request);
+    }
+    const principal = await deps.authenticate(request, scopes.consume);
+    const id = request.pathParameters['id'] ?? '';
+    const subscription = await deps.subscriptions.get(id);
+    // Owner only, also for an admin: the locks are the consumer's, and an admin has the dead-letter API.
+    if (!subscription || subscription.owner !== principal.clientId) {
+      throw new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
+    }
+    if (subscription.delivery !== 'pull') {
+      throw new KoerierError(
+        problem(
+          409,
+          'not-a-pull-subscription',
+          'Not A Pull Subscription',
+          `Subscription ${id} delivers by push; only a pull subscription can be received from.`,
+        ),
+      );
+    }
+    const action = SETTLE_ROUTES[route];
+    return action === undefined
+      ? service().receive(principal.clientId, subscription, request.body)
+      : service().settle(principal.clientId, subscription, action, request.body);
+  };
+}

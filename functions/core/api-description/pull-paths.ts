@@ -1,0 +1,188 @@
+/**
+ * OpenAPI paths of pull delivery (docs/PULL.md, CARD-7, EDU-17): receive events with a lock, and
+ * settle them by lock token. Exempt from the Idempotency-Key (see docs/PULL.md).
+ */
+import { RECEIVE_LIMITS, SETTLE_LIMITS } from '../pull/pull-requests.js';
+import { authProblems, problemResponse, versionHeader } from './components.js';
+
+const security = [{ oauth2: ['events:consume'] }];
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
+const owner = 'Scope `events:consume`, on the client’s own pull subscription only (another client’s, and an unknown one, answer 404).';
+const problems = {
+  '400': problemResponse('The body breaks a rule; `errors` names each member.'),
+  ...authProblems,
+  '404': problemResponse('No such subscription for this client.'),
+  '409': problemResponse('The subscription delivers by push (`not-a-pull-subscription`).'),
+  '500': problemResponse('Unexpected failure; the request may be retried.'),
+  '503': problemResponse('A dependency is unavailable; retry later.', { 'Retry-After': { schema: { type: 'integer' } } }),
+} as const;
+
+const range = ({ min, max, default: fallback }: { min: number; max: number; default: number }, description: string) =>
+  ({ type: 'integer', minimum: min, maximum: max, default: fallback, description }) as const;
+
+const lockSchema = {
+  type: 'object',
+  required: ['locktoken', 'lockeduntil', 'deliverycount', 'deliverykey'],
+  properties: {
+    locktoken: { type: 'string', description: 'Opaque; settles this event. Sealed and bound to the subscription and this client.' },
+    lockeduntil: { type: 'string', format: 'date-time', description: 'Koerier accepts the token until then (a margin before the queue’s own deadline).' },
+    deliverycount: { type: 'integer', minimum: 1, description: 'How many times this event was handed out, this time included.' },
+    deliverykey: {
+      type: 'string',
+      format: 'uuid',
+      description: 'The same on every redelivery of the event (EDU-IDEM-2); a redrive from the dead letters gets a new one.',
+    },
+  },
+} as const;
+
+const settleAnswer = {
+  type: 'object',
+  required: ['succeeded', 'failed'],
+  properties: {
+    succeeded: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['locktoken'],
+        properties: {
+          locktoken: { type: 'string' },
+          newlocktoken: { type: 'string', description: 'renew-lock only: use this token from now on.' },
+          lockeduntil: { type: 'string', format: 'date-time', description: 'renew-lock only.' },
+        },
+      },
+    },
+    failed: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['locktoken', 'error'],
+        properties: {
+          locktoken: { type: 'string' },
+          error: {
+            type: 'object',
+            required: ['code', 'message'],
+            properties: {
+              code: { type: 'string', enum: ['LockLost', 'InvalidToken', 'NotOwner', 'DuplicateToken', 'Unavailable'] },
+              message: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const pullSchemas = { PullLock: lockSchema, SettleAnswer: settleAnswer } as const;
+
+const tokens = {
+  type: 'array',
+  minItems: SETTLE_LIMITS.locktokens.min,
+  maxItems: SETTLE_LIMITS.locktokens.max,
+  items: { type: 'string' },
+} as const;
+
+function settle(operationId: string, summary: string, description: string, extra: Record<string, unknown>) {
+  return {
+    parameters: [idParameter],
+    post: {
+      operationId,
+      summary,
+      description: `${description} Each token is answered on its own. ${owner}`,
+      tags: ['Pull'],
+      security,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', required: ['locktokens'], properties: { locktokens: tokens, ...extra }, additionalProperties: false },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'Per token: succeeded or failed with a code.',
+          headers: versionHeader,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/SettleAnswer' } } },
+        },
+        ...problems,
+      },
+    },
+  };
+}
+
+export const pullPaths = {
+  '/subscriptions/{id}/events/receive': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'receiveEvents',
+      summary: 'Receive events, each locked to this call',
+      description:
+        'Waits up to `waitseconds` for events and returns as soon as any is there, up to `maxevents`. `events` is a CloudEvents JSON batch ' +
+        '(application/cloudevents-batch+json) of the events exactly as accepted (CE-13); `locks[i]` belongs to `events[i]`. An event ' +
+        `received more than the subscription’s maxdeliverycount times goes to its dead letters instead. ${owner}`,
+      tags: ['Pull'],
+      security,
+      requestBody: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                maxevents: range(RECEIVE_LIMITS.maxevents, 'At most this many events.'),
+                waitseconds: range(RECEIVE_LIMITS.waitseconds, 'How long to wait when nothing is there.'),
+                lockseconds: range(RECEIVE_LIMITS.lockseconds, 'How long the events stay locked to this receive.'),
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The events (possibly none) and their locks.',
+          headers: versionHeader,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['events', 'locks'],
+                properties: {
+                  events: { type: 'array', items: { type: 'object' }, description: 'A CloudEvents JSON batch.' },
+                  locks: { type: 'array', items: { $ref: '#/components/schemas/PullLock' } },
+                },
+              },
+            },
+          },
+        },
+        '429': problemResponse('Too many long polls at once for this subscription or client; retry after Retry-After.', {
+          'Retry-After': { schema: { type: 'integer' } },
+        }),
+        ...problems,
+      },
+    },
+  },
+  '/subscriptions/{id}/events/acknowledge': settle('acknowledgeEvents', 'Acknowledge: done, delete', 'The events are done and deleted.', {}),
+  '/subscriptions/{id}/events/release': settle(
+    'releaseEvents',
+    'Release: hand back, optionally after a delay',
+    'The events become visible again after `delayseconds`.',
+    {
+      delayseconds: range(SETTLE_LIMITS.delayseconds, 'Seconds until the events are handed out again.'),
+    },
+  ),
+  '/subscriptions/{id}/events/renew-lock': settle(
+    'renewEventLocks',
+    'Renew the locks',
+    'The locks last `lockseconds` from now; each answer carries a new token.',
+    {
+      lockseconds: range(SETTLE_LIMITS.lockseconds, 'The new lock, from now.'),
+    },
+  ),
+  '/subscriptions/{id}/events/reject': settle(
+    'rejectEvents',
+    'Reject: to the dead letters',
+    'The events are never handed out again: the next receive moves them to the subscription’s dead letters with the reason (EDU-18), where they can be listed and redriven.',
+    { reason: { type: 'string', maxLength: SETTLE_LIMITS.reason.maxLength } },
+  ),
+} as const;

@@ -1,0 +1,63 @@
+/**
+ * The ports of pull delivery (docs/PULL.md): each pull subscription's own queue and dead-letter
+ * queue (SQS in AWS and on the laptop: functions/aws/sqs-pull-queues.ts), and the marks a reject
+ * leaves for the next receive.
+ */
+import type { PullQueueAdmin } from '../subscriptions/pull-queue-admin.js';
+
+/** A message as a receive hands it over: the receipt handle never leaves Koerier unsealed. */
+export interface PulledMessage {
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly body: string;
+  /** SQS's ApproximateReceiveCount: this receive included. */
+  readonly receiveCount: number;
+}
+
+/** What SQS said about one settle entry. */
+export type QueueEntryOutcome = 'done' | 'lock-lost' | 'failed';
+
+export interface QueueEntry {
+  /** Unique within one call. */
+  readonly entryId: string;
+  readonly receiptHandle: string;
+}
+
+export interface PullQueues extends PullQueueAdmin {
+  /** Writes every message or throws (batches of ten). */
+  send(subscriptionId: string, bodies: readonly string[]): Promise<void>;
+  /** One ReceiveMessage: at most `max` (≤ 10) messages, waiting up to `waitSeconds`, each hidden for `visibilitySeconds`. */
+  receive(
+    subscriptionId: string,
+    options: { readonly max: number; readonly waitSeconds: number; readonly visibilitySeconds: number },
+  ): Promise<PulledMessage[]>;
+  /** DeleteMessageBatch, ten at a time; one outcome per entry id. */
+  delete(subscriptionId: string, entries: readonly QueueEntry[]): Promise<ReadonlyMap<string, QueueEntryOutcome>>;
+  /** ChangeMessageVisibilityBatch, ten at a time; one outcome per entry id. */
+  changeVisibility(subscriptionId: string, entries: readonly (QueueEntry & { readonly seconds: number })[]): Promise<ReadonlyMap<string, QueueEntryOutcome>>;
+}
+
+/**
+ * A reject cannot move the message itself: SQS gives a message's body only to a receive, never
+ * for a receipt handle. So a reject marks the message and makes it visible again; the next receive
+ * that meets it (its receive count is above one) finds the mark and moves it to the dead letters
+ * with the reject's reason instead of handing it out.
+ */
+export interface RejectionMarks {
+  mark(subscriptionId: string, messageId: string, reason: string, expiresAt: number): Promise<void>;
+  /** The reasons of the marked ones among `messageIds`. */
+  find(subscriptionId: string, messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
+  clear(subscriptionId: string, messageIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * Slots for concurrent long polls (docs/PULL.md, "Capacity"), shared by every container: a scope
+ * (a subscription, a client) has `limit` slots; a poll holds one until it ends or its lease runs
+ * out (so a crashed container's slot frees itself).
+ */
+export interface PollLeases {
+  /** One free slot of `scope`, held by `leaseId` until `until` (epoch ms); undefined when all `limit` are held. */
+  take(scope: string, limit: number, leaseId: string, now: number, until: number): Promise<number | undefined>;
+  /** Frees the slot, if `leaseId` still holds it. */
+  give(scope: string, slot: number, leaseId: string): Promise<void>;
+}

@@ -1,0 +1,89 @@
+/**
+ * The pure half of a receive (docs/PULL.md): which received messages go to the consumer and which
+ * to the dead letters, and the answer's body — the events exactly as accepted (CE-13), spliced in
+ * as their own JSON text, with their locks beside them, cut before Lambda's 6 MB response.
+ */
+import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { PulledMessage } from './pull-queues.js';
+
+/** What a receive does with one message. */
+export type Disposition =
+  | { readonly kind: 'deliver'; readonly message: PulledMessage; readonly delivery: DeliveryMessage }
+  | {
+      readonly kind: 'dead-letter';
+      readonly message: PulledMessage;
+      readonly delivery: DeliveryMessage;
+      readonly reason: 'rejected' | 'max-deliveries';
+      readonly detail: string;
+    }
+  /** Not a delivery message Koerier wrote: left alone, so the queue's redrive policy takes it. */
+  | { readonly kind: 'unreadable'; readonly message: PulledMessage };
+
+/**
+ * A message received more than `maxDeliveryCount` times, or marked by a reject, goes to the dead
+ * letters and is never handed out again; anything else is delivered.
+ */
+export function dispositionOf(message: PulledMessage, maxDeliveryCount: number, rejections: ReadonlyMap<string, string>): Disposition {
+  let delivery: DeliveryMessage;
+  try {
+    delivery = decodeDeliveryMessage(message.body);
+  } catch {
+    return { kind: 'unreadable', message };
+  }
+  const rejected = rejections.get(message.messageId);
+  if (rejected !== undefined) return { kind: 'dead-letter', message, delivery, reason: 'rejected', detail: rejected };
+  if (message.receiveCount > maxDeliveryCount) {
+    return {
+      kind: 'dead-letter',
+      message,
+      delivery,
+      reason: 'max-deliveries',
+      detail: `received ${maxDeliveryCount} times without being acknowledged (maxdeliverycount)`,
+    };
+  }
+  return { kind: 'deliver', message, delivery };
+}
+
+export interface LockView {
+  readonly locktoken: string;
+  readonly lockeduntil: string;
+  readonly deliverycount: number;
+  readonly deliverykey: string;
+}
+
+/**
+ * Lambda's response limit is 6 MB, counted on the JSON the function returns, where the body is a
+ * string: every `"` and `\` of it is escaped, so its events count twice at worst. The answer stays
+ * below this with room for the status and headers.
+ */
+export const MAX_ANSWER_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
+/**
+ * `{"events":[…],"locks":[…]}`: the events as their stored text, byte for byte. Adds entries in
+ * order until the next would take the answer past `maxBytes` (counted as Lambda counts it);
+ * `included` says how many made it, the rest go back to the queue.
+ */
+export function assembleAnswer(
+  entries: readonly { readonly event: string; readonly lock: LockView }[],
+  maxBytes = MAX_ANSWER_BYTES,
+): { body: string; included: number } {
+  const envelope = Buffer.byteLength(JSON.stringify(JSON.stringify({ events: [], locks: [] })));
+  let bytes = envelope;
+  let included = 0;
+  for (const { event, lock } of entries) {
+    // Each piece as it will look inside the escaped body, plus its comma.
+    const size = escapedBytes(event) + escapedBytes(JSON.stringify(lock)) + 2;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    included++;
+  }
+  const kept = entries.slice(0, included);
+  return {
+    body: `{"events":[${kept.map((entry) => entry.event).join(',')}],"locks":${JSON.stringify(kept.map((entry) => entry.lock))}}`,
+    included,
+  };
+}
+
+function escapedBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text)) - 2;
+}

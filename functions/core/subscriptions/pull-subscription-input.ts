@@ -1,0 +1,47 @@
+/**
+ * The members of a pull subscription (`"delivery": "pull"`, docs/PULL.md): its queue settings,
+ * and no push member — a pull subscription has no sink, credential or handshake, so one given
+ * anyway is a mistake the client should hear about rather than a setting silently ignored.
+ */
+import { PULL_LIMITS, type PullSettings } from './subscription.js';
+
+/** Members only a push subscription has; in a pull subscription they are refused. */
+export const PUSH_ONLY_MEMBERS = [
+  'sink',
+  'sinkcredential',
+  'contentmode',
+  'batchsupported',
+  'validation',
+  'retrywindowseconds',
+  'protocol',
+  // Pull consumers get the event as stored (with its dataref, if any): no inlining to bound.
+  'maxinlinebytes',
+] as const;
+/** Members only a pull subscription has. */
+export const PULL_ONLY_MEMBERS = ['maxdeliverycount', 'retentionseconds'] as const;
+
+type AddIssue = (attribute: string, rule: string, message: string, requirement?: string) => void;
+
+export function parsePullMembers(fields: Readonly<Record<string, unknown>>, pushOnly: readonly string[], add: AddIssue): PullSettings | undefined {
+  for (const name of pushOnly) {
+    if (fields[name] !== undefined) add(name, 'push-only', `${name} is a member of push subscriptions; a pull subscription has none`, 'EDU-17');
+  }
+  const maxDeliveryCount = integerIn(fields['maxdeliverycount'], PULL_LIMITS.maxDeliveryCount);
+  if (maxDeliveryCount === undefined) {
+    const { min, max } = PULL_LIMITS.maxDeliveryCount;
+    add('maxdeliverycount', 'range', `maxdeliverycount must be an integer from ${min} to ${max}`, 'EDU-17');
+  }
+  const retentionSeconds = integerIn(fields['retentionseconds'], PULL_LIMITS.retentionSeconds);
+  if (retentionSeconds === undefined) {
+    const { min, max } = PULL_LIMITS.retentionSeconds;
+    add('retentionseconds', 'range', `retentionseconds must be an integer from ${min} to ${max} (14 days)`, 'EDU-17');
+  }
+  if (maxDeliveryCount === undefined || retentionSeconds === undefined) return undefined;
+  return { maxDeliveryCount, retentionSeconds };
+}
+
+/** The value, its default when absent, or undefined when it is out of range. */
+function integerIn(value: unknown, limits: { readonly min: number; readonly max: number; readonly default: number }): number | undefined {
+  if (value === undefined) return limits.default;
+  return Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max ? (value as number) : undefined;
+}

@@ -1,0 +1,64 @@
+/**
+ * Where local-aws-sqs differs from SQS in a way a consumer can see, put right from the outside,
+ * as local/dynalite-shims.ts does for dynalite:
+ *
+ * - `ChangeMessageVisibility` raises a message's `ApproximateReceiveCount` in the emulator (its
+ *   one visibility routine counts a receive every time). On SQS only a receive counts. Pull
+ *   delivery shows the count as the delivery count and dead-letters by it (docs/PULL.md), so a
+ *   release or a renewed lock must not count as a delivery: the count is put back after the call.
+ *
+ * Installed on every queue before the SQS journal (local/sqs-journal.ts) wraps it, so the journal
+ * records the corrected count.
+ */
+import type { createRequestHandler } from 'local-aws-sqs';
+
+type SqsService = ReturnType<typeof createRequestHandler>['service'];
+
+interface ShimmedRecord {
+  MessageId: string;
+  attributes: { ApproximateReceiveCount: string };
+}
+
+interface ShimmedQueue {
+  newRecord: (record: ShimmedRecord, delaySeconds?: number) => { record: ShimmedRecord };
+  changeVisibility(receiptHandle: string, visibilityTimeout: string | number): boolean;
+}
+
+export function installSqsEmulatorShims(service: SqsService): { watchNewQueues(): void } {
+  const patched = new WeakSet<object>();
+  const watchNewQueues = () => {
+    for (const queue of service.Queues as unknown as ShimmedQueue[]) {
+      if (patched.has(queue)) continue;
+      patched.add(queue);
+      // The emulator keeps its records private; the ones it makes pass through newRecord.
+      const records = new Map<string, ShimmedRecord>();
+      const newRecord = queue.newRecord;
+      queue.newRecord = (record, delaySeconds) => {
+        const entry = newRecord(record, delaySeconds);
+        records.set(record.MessageId, entry.record);
+        return entry;
+      };
+      const changeVisibility = queue.changeVisibility.bind(queue);
+      queue.changeVisibility = (receiptHandle, visibilityTimeout) => {
+        const record = records.get(messageIdOf(receiptHandle) ?? '');
+        const count = record?.attributes.ApproximateReceiveCount;
+        const changed = changeVisibility(receiptHandle, visibilityTimeout);
+        if (record && count !== undefined) record.attributes.ApproximateReceiveCount = count;
+        return changed;
+      };
+    }
+  };
+  watchNewQueues();
+  return { watchNewQueues };
+}
+
+/** The emulator's receipt handle: base64 of a UUID and `{"date", "MessageId", "QueueName"}`. */
+function messageIdOf(receiptHandle: string): string | undefined {
+  try {
+    const text = Buffer.from(receiptHandle, 'base64').toString('utf8');
+    const id = (JSON.parse(text.slice(text.indexOf('{'))) as { MessageId?: unknown }).MessageId;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
