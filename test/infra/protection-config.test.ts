@@ -49,7 +49,7 @@ describe('review #20: protection settings (lib/protection-config.ts)', () => {
     expect(config.routeThrottling['ingest']).toEqual({ rateLimit: 300, burstLimit: 600 });
     expect(issuesOf({ 'koerier:routeThrottling': { router: { rateLimit: 5, burstLimit: 10 } } })).toEqual([
       expect.stringMatching(
-        /^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, pull, payloads, apiDescription\)/,
+        /^koerier:routeThrottling.router names no function with routes \(known: ingest, subscriptions, deliveryAdmin, pull, payloads, partners, apiDescription\)/,
       ),
     ]);
     expect(issuesOf({ 'koerier:routeThrottling': { ingest: { rateLimit: 0, burstLimit: 10 } } })).toEqual([
