@@ -6,11 +6,19 @@
  * not how long a minute is.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
+
+const authority = createLocalCertificateAuthority();
+let dir: string;
+let receiver: HttpsReceiver | undefined;
 
 let koerier: TestHost;
 let adminToken: string;
@@ -19,18 +27,23 @@ let restoreLogger: (() => void) | undefined;
 
 beforeAll(async () => {
   restoreLogger = logger.captureTo((line) => logLines.push(line));
+  dir = await mkdtemp(join(tmpdir(), 'koerier-partners-'));
+  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
   koerier = await startTestHost({
+    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
     [settingEnv.partnersRefreshSeconds]: '1',
     // The deploy-time configuration: it seeds the directory, nothing more.
     [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': [] }),
     [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }] }),
-    [settingEnv.validationAgreedClients]: 'school-s',
+    [settingEnv.validationAgreedClients]: 'school-s,dev-subscriber',
   });
   adminToken = await koerier.host.issueToken('ops', ['admin']);
 });
 afterAll(async () => {
   restoreLogger?.();
+  await receiver?.close();
   await koerier?.stop();
+  await rm(dir, { recursive: true, force: true });
 });
 
 async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = adminToken) {
@@ -143,5 +156,42 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     expect(audit).toContainEqual(
       expect.objectContaining({ action: 'created', by: 'ops', clientId: 'school-e', publishGrants: ['urn:nld:oin:0005'], at: expect.any(String) }),
     );
+  });
+  it("EDU-7, EDU-18: an entitlement narrowed through the API withholds the subscriber's dead letters from a redrive, without a restart", async () => {
+    receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 415 }) });
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+    const type = `nl.edu.partners.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call(
+      'POST',
+      '/subscriptions',
+      { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential },
+      {},
+      subscriber,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const publisher = await koerier.token('dev-publisher', ['events:publish']);
+    const published = await fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:0001', type, data: {} }),
+    });
+    expect(published.status).toBe(202);
+    await eventually(
+      'the dead letter',
+      async () => ((await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, subscriber)).body['deadLetters'] as unknown[]).length > 0,
+    );
+
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(200);
+    const redrive = await eventually(
+      'the redrive to withhold it',
+      async () => {
+        const answer = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
+        return (answer.body['withheld'] as unknown[] | undefined)?.length ? answer : undefined;
+      },
+      { timeoutMs: 5000 },
+    );
+    expect(redrive.body['withheld']).toEqual([expect.objectContaining({ reason: 'not-entitled' })]);
+    expect(redrive.body['redriven']).toEqual([]);
   });
 });
