@@ -20,7 +20,7 @@ export type { DeliverySettings } from './config/delivery-settings.js';
 export { DEFAULT_OUTBOUND_PORTS, parsePortList } from './config/protection-settings.js';
 export { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 export { settingEnv } from './config/setting-names.js';
-export { ConfigError, type Env } from './config/settings-reader.js';
+export { ConfigError, list, type Env } from './config/settings-reader.js';
 
 export interface KoerierConfig {
   readonly auth: AuthSettings;

@@ -13,11 +13,14 @@ import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
 import { Keys } from './constructs/keys.js';
+import { SigningKey } from './constructs/signing-key.js';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
 import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
+import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
@@ -43,6 +46,8 @@ export interface KoerierStackProps extends StackProps {
   readonly config: StackConfig;
   /** @default lib/resources.ts */
   readonly resources?: ResourceDescription;
+  /** Signing keys and the mTLS secret (issue 12). Default: read from the context (lib/trust-config.ts). */
+  readonly trust?: TrustConfig;
 }
 
 export class KoerierStack extends Stack {
@@ -61,6 +66,8 @@ export class KoerierStack extends Stack {
   readonly edgeStack: KoerierEdgeStack | undefined;
   /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
   readonly egress: FixedEgress | undefined;
+  /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
+  readonly signingKey: kms.Key | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     const edgeSettings = props.config.protection.edge;
@@ -105,8 +112,13 @@ export class KoerierStack extends Stack {
       this.edge = new ApiDistribution(this, 'Edge', { apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`, webAclArn });
     }
     const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
+    const trust = props.trust ?? readTrustConfig(this);
+    this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
+    const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const settings = {
       ...settingEnvironment(props.config, publicUrl),
+      ...(signingKeyArns.length > 0 ? { [settingEnv.signingKeys]: signingKeyArns.join(',') } : {}),
+      ...(trust.clientCertificateSecretArn ? { [settingEnv.clientCertificate]: trust.clientCertificateSecretArn } : {}),
       ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
     };
     const functionResources = {
@@ -127,6 +139,7 @@ export class KoerierStack extends Stack {
         resources: functionResources,
         settings,
         repoRoot: REPO_ROOT,
+        trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
         ...(spec.outbound && network ? { network } : {}),
       });
@@ -137,6 +150,13 @@ export class KoerierStack extends Stack {
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
+    if (signingKeyArns.length > 0) {
+      new CfnOutput(this, 'SigningKeysUrl', {
+        description: 'The JWK Set receivers verify signed deliveries with',
+        value: `${publicUrl}/.well-known/http-message-signatures-directory`,
+      });
+    }
+    if (this.signingKey) new CfnOutput(this, 'SigningKeyArn', { description: "The stack's delivery-signing KMS key", value: this.signingKey.keyArn });
     for (const [name, { queue, deadLetterQueue }] of this.queues.byName) {
       new CfnOutput(this, `${name}QueueUrl`, { description: `URL of queue ${name}`, value: queue.queueUrl });
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });

@@ -60,6 +60,12 @@ export interface FunctionSpec {
   readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
   /**
+   * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
+   * (kms:Sign), read every signing key's `public-keys` (kms:GetPublicKey), present the mTLS
+   * `client-certificate` (the secret, through the Parameters and Secrets extension).
+   */
+  readonly trust?: readonly ('sign' | 'public-keys' | 'client-certificate')[];
+  /**
    * The pull subscriptions' queues, `<prefix>-pull-*` (docs/PULL.md), made at run time: `manage`
    * creates, changes and deletes them, `send` writes to them, `consume` receives and settles.
    */
@@ -181,6 +187,8 @@ export const functions = {
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
+    // The validation handshake reaches targets that demand a client certificate.
+    trust: ['client-certificate'],
     // A pull subscription's queues are made with it and deleted with it.
     pullQueues: ['manage'],
   },
@@ -210,6 +218,7 @@ export const functions = {
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
     queues: { deliveries: 'send+consume' },
     keys: { credentials: 'decrypt' },
+    trust: ['sign', 'public-keys', 'client-certificate'],
   },
   deliveryAdmin: {
     entry: 'functions/handlers/delivery-admin.ts',
@@ -246,6 +255,13 @@ export const functions = {
     tables: { subscriptions: 'read', deliveries: 'readwrite' },
     keys: { lockTokens: 'encrypt+decrypt' },
     pullQueues: ['consume'],
+  },
+  signingKeys: {
+    entry: 'functions/handlers/signing-keys.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [{ method: 'GET', path: '/.well-known/http-message-signatures-directory' }],
+    trust: ['public-keys'],
   },
   payloads: {
     entry: 'functions/handlers/payloads.ts',

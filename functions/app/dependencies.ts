@@ -22,6 +22,7 @@ import type { PartnerStore } from '../core/partners/ports.js';
 import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
+import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
@@ -62,6 +63,8 @@ export interface KoerierDependencies {
   readonly claimCheckStore: ClaimCheckStore;
   readonly payloadLedger: PayloadLedger;
   readonly credentialCipher: CredentialCipher;
+  /** The keys that sign deliveries and are published as a JWKS (issue 12, item 6); none when unconfigured. */
+  readonly signingKeys: SigningKeys;
   /** Each pull subscription's own queue (docs/PULL.md). */
   readonly pullQueues: PullQueues;
   /** The marks a reject leaves for the next receive. */

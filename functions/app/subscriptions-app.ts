@@ -35,6 +35,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         requestRatePerMinute: config.handshake.requestRatePerMinute,
         validationAgreedClients: config.validationAgreedClients,
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
+        signingAvailable: config.delivery.signingKeys.length > 0,
       },
       audit: log,
       pullQueues: deps.pullQueues,

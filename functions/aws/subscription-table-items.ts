@@ -66,6 +66,7 @@ export function itemOf(s: Subscription): Item {
   if (s.suspendedFor !== undefined) item['suspendedFor'] = { S: s.suspendedFor };
   if (s.allowedRatePerMinute !== undefined) item['allowedRatePerMinute'] = { N: String(s.allowedRatePerMinute) };
   if (s.retryWindowSeconds !== undefined) item['retryWindowSeconds'] = { N: String(s.retryWindowSeconds) };
+  if (s.signDeliveries === true) item['signDeliveries'] = { BOOL: true };
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
@@ -89,6 +90,7 @@ export function subscriptionOf(item: Item): Subscription {
     suspendedFor: text('suspendedFor') as SuspensionCause | undefined,
     allowedRatePerMinute: number('allowedRatePerMinute'),
     retryWindowSeconds: number('retryWindowSeconds'),
+    signDeliveries: item['signDeliveries']?.BOOL === true ? true : undefined,
     maxInlineBytes: number('maxInlineBytes'),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),

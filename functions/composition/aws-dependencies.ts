@@ -21,6 +21,7 @@ import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
 import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
+import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
@@ -35,6 +36,7 @@ import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
+import { signingKeysFor } from '../aws/signing-keys.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
@@ -54,6 +56,8 @@ export interface AwsDependenciesOptions {
   readonly log?: Logger;
   /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
   readonly writeMetricRecord?: (record: string) => void;
+  /** The Lambda session token the Parameters and Secrets extension asks for (the mTLS client certificate). */
+  readonly sessionToken?: () => string | undefined;
 }
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
@@ -64,11 +68,18 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const kms = once(options.kms ?? createKmsClient);
   const admission = clientAdmission(config, log);
   const verification = once(() => tokenVerification(config.auth));
+  // One load per set of dependencies, shared by the delivery and the handshake clients (issue 12, item 5).
+  const clientCertificateReference = config.delivery.clientCertificate;
+  const clientCertificate =
+    clientCertificateReference === undefined
+      ? undefined
+      : onceUnlessRejected(clientCertificateSource(clientCertificateReference, { ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}) }));
   const outboundHttp = (timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) =>
     createSafeHttpClient({
       allowLoopback: config.allowLoopbackSinks,
       allowedPorts: config.outboundPorts,
       ...timeouts,
+      ...(clientCertificate ? { clientCertificate } : {}),
       ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
@@ -117,6 +128,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
           tableName: () => resources.table('deliveries'),
         }),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
+      signingKeys: () => signingKeysFor(config.delivery.signingKeys, { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({
           connectTimeoutMs: config.delivery.connectTimeoutMs,
@@ -142,7 +154,7 @@ let containerAwsClients: AwsClients | undefined;
  * `process.env`.
  */
 export function awsDependencies(): KoerierDependencies {
-  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients });
+  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients, sessionToken: () => process.env['AWS_SESSION_TOKEN'] });
   return container;
 }
 
@@ -158,6 +170,16 @@ export function containerClients(): AwsClients {
 function once<T>(build: () => T): () => T {
   let built: { value: T } | undefined;
   return () => (built ??= { value: build() }).value;
+}
+
+/** The promise of the first call, kept unless it fails: a secret store that was down is asked again. */
+function onceUnlessRejected<T>(load: () => Promise<T>): () => Promise<T> {
+  let kept: Promise<T> | undefined;
+  return () => {
+    kept ??= load();
+    kept.catch(() => (kept = undefined));
+    return kept;
+  };
 }
 
 /** An object whose `lazy` members are built on first read and kept. */

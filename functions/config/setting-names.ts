@@ -76,6 +76,17 @@ export const settingEnv = {
   sinkCredentials: 'KOERIER_SINK_CREDENTIALS',
   /** Comma-separated ports sinks and token URLs may name (default `443`); the laptop host may reach any port on loopback. */
   outboundPorts: 'KOERIER_OUTBOUND_PORTS',
+  // Trust on the wire (issue 12, items 5 and 6; docs/OPERATIONS.md "Signed deliveries" and "Client certificate").
+  /**
+   * Comma-separated keys that sign deliveries, newest first: the first signs, all are published at
+   * `GET /.well-known/http-message-signatures-directory`. A KMS key (ECC_NIST_P256, SIGN_VERIFY) or `local:<name>` on the laptop.
+   */
+  signingKeys: 'KOERIER_SIGNING_KEYS',
+  /**
+   * The client certificate Koerier presents when a target asks for one (mTLS): the ARN of a Secrets
+   * Manager secret holding the PEM certificate chain and private key, or `file:<path>` of such a PEM (laptop).
+   */
+  clientCertificate: 'KOERIER_CLIENT_CERTIFICATE',
   /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
   pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
   pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',

@@ -41,6 +41,8 @@ export interface KoerierFunctionProps {
   readonly reservedConcurrency?: number;
   /** Runs the function in these private subnets (fixed egress addresses, lib/constructs/fixed-egress.ts); absent: outside any VPC. */
   readonly network?: { readonly vpc: ec2.IVpc; readonly securityGroup: ec2.ISecurityGroup };
+  /** The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to (lib/trust-config.ts). */
+  readonly trust?: { readonly signingKeyArns: readonly string[]; readonly clientCertificateSecretArn?: string | undefined };
 }
 
 /**
@@ -146,6 +148,19 @@ export class KoerierFunction extends Construct {
       environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
     }
 
+    const trust = props.trust ?? { signingKeyArns: [] };
+    const wants = new Set(spec.trust ?? []);
+    const [currentKey] = trust.signingKeyArns;
+    if (wants.has('sign') && currentKey) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:Sign'], resources: [currentKey] }));
+    if (wants.has('public-keys') && currentKey) {
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }));
+    }
+    const secret = wants.has('client-certificate') ? trust.clientCertificateSecretArn : undefined;
+    if (secret) {
+      // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }));
+    }
+
     const pullAccess = spec.pullQueues ?? [];
     if (pullAccess.length > 0) {
       const pattern = `${resources.pullQueuePrefix}-pull-*`;
@@ -183,6 +198,8 @@ export class KoerierFunction extends Construct {
       ...(props.network === undefined
         ? {}
         : { vpc: props.network.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [props.network.securityGroup] }),
+      // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
+      ...(secret ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103) } : {}),
     });
     if (props.network) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));
     Validations.of(this.role).acknowledge({

@@ -76,6 +76,9 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
+  // Issue 12: the delivery-signing key (lib/constructs/signing-key.ts).
+  'signing:sign': { allows: ['kms:Sign'], denies: ['kms:Decrypt', 'kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
+  'signing:public-keys': { allows: ['kms:GetPublicKey'], denies: ['kms:Sign', 'kms:ScheduleKeyDeletion'] },
 };
 
 interface Statement {
@@ -107,6 +110,7 @@ describe.each([
     role: (name: string) => string;
     logGroup: (name: string) => string;
     api: string;
+    signingKey: string;
   };
 
   beforeAll(() => {
@@ -123,6 +127,7 @@ describe.each([
       role: (name) => logicalId(stack, stack.functions.get(name)!.role),
       logGroup: (name) => logicalId(stack, stack.functions.get(name)!.node.findChild('Logs')),
       api: logicalId(stack, stack.httpApi.api),
+      signingKey: logicalId(stack, stack.signingKey!),
     };
   });
 
@@ -159,6 +164,8 @@ describe.each([
     }
     for (const [name, access] of Object.entries(spec.keys ?? {})) grants.push([ids.key(name), `key:${access}`]);
     if (spec.queueTrigger) grants.push([ids.queue(spec.queueTrigger.queue), 'queue:consume']);
+    // cdk.json names no mTLS secret; the stack's own signing key is the default (lib/trust-config.ts).
+    for (const use of spec.trust ?? []) if (use !== 'client-certificate') grants.push([ids.signingKey, `signing:${use}`]);
     return grants;
   }
 
@@ -368,6 +375,7 @@ describe.each([
         [settingEnv.publicBaseUrl]: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
         [settingEnv.sinkCredentials]: 'oauth2-only',
         [settingEnv.outboundPorts]: '443',
+        [settingEnv.signingKeys]: { 'Fn::GetAtt': [ids.signingKey, 'Arn'] },
         NODE_OPTIONS: '--enable-source-maps',
       };
       for (const table of Object.keys(spec.tables ?? {})) expected[resourceEnv.table(table as TableName)] = { Ref: ids.table(table) };

@@ -57,4 +57,17 @@ describe('configuration', () => {
     );
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client"id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
   });
+
+  it('issue 12 #5, #6: the client certificate is a Secrets Manager ARN or file:, the signing keys a list without repeats; both optional', () => {
+    expect(loadConfig(base).delivery).toMatchObject({ signingKeys: [] });
+    expect(loadConfig(base).delivery).not.toHaveProperty('clientCertificate');
+    const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:koerier/mtls-AbCdEf';
+    expect(loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: arn }).delivery.clientCertificate).toBe(arn);
+    expect(loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: 'file:/tmp/client.pem' }).delivery.clientCertificate).toBe('file:/tmp/client.pem');
+    expect(() => loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: '/tmp/client.pem' })).toThrow(
+      /KOERIER_CLIENT_CERTIFICATE must be the ARN of a Secrets Manager secret or file:<path>, got "\/tmp\/client.pem"/,
+    );
+    expect(loadConfig({ ...base, KOERIER_SIGNING_KEYS: 'alias/new, alias/old' }).delivery.signingKeys).toEqual(['alias/new', 'alias/old']);
+    expect(() => loadConfig({ ...base, KOERIER_SIGNING_KEYS: 'alias/a,alias/a' })).toThrow(/KOERIER_SIGNING_KEYS names a key twice/);
+  });
 });

@@ -112,6 +112,14 @@ const writableProperties = {
     description: '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows.',
   },
   retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
+  signdeliveries: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key and ' +
+      'Content-Digest (RFC 9530, sha-256), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. ' +
+      'Refused (400 signing-unavailable) where the deployment has no signing key.',
+  },
   maxinlinebytes: {
     type: 'integer',
     minimum: 65536,

@@ -16,6 +16,8 @@ export const PUSH_ONLY_MEMBERS = [
   'protocol',
   // Pull consumers get the event as stored (with its dataref, if any): no inlining to bound.
   'maxinlinebytes',
+  // A pull consumer fetches over Koerier's own authenticated API: nothing to sign towards it.
+  'signdeliveries',
 ] as const;
 /** Members only a pull subscription has. */
 export const PULL_ONLY_MEMBERS = ['maxdeliverycount', 'retentionseconds'] as const;

@@ -31,6 +31,7 @@ export interface SubscriptionInput {
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
+  readonly signDeliveries?: boolean;
   /** The largest event this subscription takes inline; larger ones carry `dataref` (EDU-1). */
   readonly maxInlineBytes?: number;
 }
@@ -49,6 +50,8 @@ export interface InputRules {
   readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** The deployment has a signing key: `signdeliveries` may be true. */
+  readonly signingAvailable?: boolean;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -63,6 +66,7 @@ export const WRITABLE_MEMBERS = [
   'sinkcredential',
   'validation',
   'retrywindowseconds',
+  'signdeliveries',
   'maxinlinebytes',
   'maxdeliverycount',
   'retentionseconds',
@@ -217,6 +221,14 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     );
   }
 
+  const signDeliveries = fields['signdeliveries'];
+  if (signDeliveries !== undefined) {
+    if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
+    else if (signDeliveries && !rules.signingAvailable) {
+      add('signdeliveries', 'signing-unavailable', 'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries');
+    }
+  }
+
   const maxInline = fields['maxinlinebytes'];
   if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
     add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
@@ -241,6 +253,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,
       ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+      ...(signDeliveries === true ? { signDeliveries: true } : {}),
       ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
     },
     issues,

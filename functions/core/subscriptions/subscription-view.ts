@@ -29,6 +29,7 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
+    signdeliveries: s.signDeliveries === true,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
     createdat: s.createdAt,
     updatedat: s.updatedAt,

@@ -51,6 +51,8 @@ export interface SubscriptionsSettings {
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** A signing key is configured, so `signdeliveries` may be true (issue 12, item 6). */
+  readonly signingAvailable?: boolean;
 }
 
 export interface SubscriptionsDependencies {
@@ -226,6 +228,7 @@ export class SubscriptionsService {
       allowedPorts: this.deps.settings.allowedPorts,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+      signingAvailable: this.deps.settings.signingAvailable === true,
       storedCredential,
     });
     if (!input) throw http.invalidSubscription(issues);

@@ -210,4 +210,15 @@ describe('subscription input', () => {
     const nested = mergePatch({}, JSON.parse('{"sinkcredential": {"__proto__": {"credentialtype": "ACCESSTOKEN"}}}')) as Record<string, object>;
     expect(Object.keys(nested['sinkcredential']!)).toEqual(['__proto__']);
   });
+
+  it('issue 12 #6: signdeliveries is a boolean, and true only where the deployment has a signing key', () => {
+    const sink = 'https://a.example/';
+    expect(rulesOf({ sink, signdeliveries: true })).toEqual(['signdeliveries:signing-unavailable:EDU-14']);
+    expect(rulesOf({ sink, signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual([]);
+    expect(rulesOf({ sink, signdeliveries: false })).toEqual([]);
+    expect(rulesOf({ sink, signdeliveries: 'true' }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:boolean:EDU-14']);
+    expect(parseSubscriptionInput({ sink, signdeliveries: true }, { ...aws, signingAvailable: true }).input?.signDeliveries).toBe(true);
+    expect(parseSubscriptionInput({ sink, signdeliveries: false }, { ...aws, signingAvailable: true }).input).not.toHaveProperty('signDeliveries');
+    expect(rulesOf({ delivery: 'pull', signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:push-only:EDU-17']);
+  });
 });
