@@ -37,6 +37,8 @@ export interface KoerierConfig {
   /** Which event types each subscriber may receive (EDU-13), parsed once here. */
   readonly entitlements: Entitlements;
   readonly publishGrants: PublishGrants;
+  /** How long a function uses its copy of the partner directory (functions/core/partners/partner-directory.ts). */
+  readonly partnersRefreshSeconds: number;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
@@ -107,6 +109,8 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     entitlements: checkedEntitlements(settings.text(settingEnv.entitlements) || '{}', settings),
     publishGrants: readPublishGrants(settings),
+    // "Within a minute" (issue 12): a change reaches every function by the end of this interval.
+    partnersRefreshSeconds: settings.integer(settingEnv.partnersRefreshSeconds, 30, 1, 60),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: readDeliverySettings(settings),
     pull: {

@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
@@ -63,6 +64,8 @@ export class KoerierStack extends Stack {
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
   readonly edgeStack: KoerierEdgeStack | undefined;
+  /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
+  readonly egress: FixedEgress | undefined;
   /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
   readonly signingKey: kms.Key | undefined;
 
@@ -127,6 +130,8 @@ export class KoerierStack extends Stack {
       keys: this.keys.byName,
       pullQueuePrefix: pullQueuePrefixOf(this.stackName),
     };
+    this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
+    const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
       const window = props.config.batchingWindowSeconds[name];
@@ -143,6 +148,7 @@ export class KoerierStack extends Stack {
         repoRoot: REPO_ROOT,
         trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+        ...(spec.outbound && network ? { network } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);

@@ -37,6 +37,7 @@ import {
 import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 import { functions as functionSpecs } from './resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
+import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
 
 export interface StackConfig {
   /** The CloudFormation stack name (default `Koerier`, or `Koerier-<stage>`): two stacks in one account differ in it. */
@@ -71,6 +72,8 @@ export interface StackConfig {
   readonly alarmEmail?: string;
   /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
   readonly protection: ProtectionConfig;
+  /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
+  readonly egress: EgressConfig;
   /**
    * Which sink credentials subscriptions may carry (WH-3, EDU-4): `oauth2-only` (default, as the
    * Edukoppeling profile asks) or `bearer-or-oauth2` (NL GOV deployments whose subscribers hand
@@ -118,6 +121,7 @@ export const contextKey = {
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
   ...protectionContextKey,
+  ...egressContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
   outboundPorts: 'koerier:outboundPorts',
 } as const;
@@ -315,6 +319,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   }
 
   const protection = parseProtectionConfig(context, issues);
+  const egress = parseEgressConfig(context, issues);
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
   const sinkCredentialsRaw = context[contextKey.sinkCredentials];
   if (sinkCredentialsRaw !== undefined) {
@@ -378,6 +383,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     protection,
+    egress,
     sinkCredentials,
     outboundPorts,
     runtimeSettings: runtime,

@@ -6,6 +6,7 @@
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
+import type { Entitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
@@ -16,15 +17,15 @@ import { idempotencyGuard } from './idempotency-guard.js';
 
 export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
-  // Built on the first request that gets past authentication (or to the callback), so a refused
-  // caller costs no adapter: not the store, not the cipher, not the HTTP client.
-  let service: SubscriptionsService | undefined;
-  const subscriptionsService = () =>
-    (service ??= new SubscriptionsService({
+  // Built for each request that gets past authentication (or to the callback), so a refused
+  // caller costs no adapter: not the store, not the cipher, not the HTTP client. The entitlements
+  // are the partner directory's as of now (within its refresh interval), so the service is not kept.
+  const subscriptionsService = (entitlements: Entitlements = new Map()) =>
+    new SubscriptionsService({
       store: deps.subscriptions,
       cipher: deps.credentialCipher,
       sendValidationRequest: validationTransport(deps.handshakeHttp, log),
-      entitlements: config.entitlements,
+      entitlements,
       settings: {
         allowLoopbackSinks: config.allowLoopbackSinks,
         allowedPorts: config.outboundPorts,
@@ -44,7 +45,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       },
       audit: log,
       pullQueues: deps.pullQueues,
-    }));
+    });
 
   return async (request) => {
     const route = request.routeKey as RouteKey<'subscriptions'>;
@@ -52,6 +53,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
     switch (route) {
       case 'GET /subscriptions/{id}/validation':
       case 'POST /subscriptions/{id}/validation':
+        // The approval decides on the subscription as made; it checks no entitlement.
         return subscriptionsService().approve(id, request);
       case 'POST /subscriptions':
       case 'GET /subscriptions':
@@ -65,7 +67,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
     }
 
     const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-    const subscriptions = subscriptionsService();
+    const subscriptions = subscriptionsService((await deps.partners.current()).entitlements);
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {
       case 'POST /subscriptions':

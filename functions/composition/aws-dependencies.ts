@@ -26,7 +26,9 @@ import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
 import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
+import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
@@ -81,6 +83,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
+  const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -101,6 +104,15 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       }),
       subscriptions: () => new DynamoDbSubscriptionStore(clients().dynamodb, resources.table('subscriptions'), routeIndex()),
       routeIndex,
+      partnerStore,
+      partners: () =>
+        new PartnerDirectory({
+          store: partnerStore(),
+          seed: { publishGrants: config.publishGrants, entitlements: config.entitlements },
+          refreshMs: config.partnersRefreshSeconds * 1000,
+          clock: () => Date.now(),
+          log,
+        }),
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),

@@ -34,6 +34,8 @@ export const settingEnv = {
   publishers: 'KOERIER_PUBLISHERS',
   /** JSON: which clients may subscribe to which types and sources (see functions/core/subscriptions). */
   entitlements: 'KOERIER_ENTITLEMENTS',
+  /** Seconds a function uses its copy of the partner directory before reading it again (default 30, at most 60): how soon an admin's change takes effect. */
+  partnersRefreshSeconds: 'KOERIER_PARTNERS_REFRESH_SECONDS',
   /** `true` on the laptop host only: lets sinks be plain-http loopback addresses. */
   allowLoopbackSinks: 'KOERIER_ALLOW_LOOPBACK_SINKS',
   /** Push delivery (docs/OPERATIONS.md): the retry schedule — first delay, longest single delay, how long retries go on. */

@@ -40,6 +40,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
         routeThrottling: DEFAULT_ROUTE_THROTTLING,
         edge: { mode: 'none' },
       },
+      egress: { fixedAddresses: 0 },
       sinkCredentials: 'oauth2-only',
       outboundPorts: [443],
       stackName: 'Koerier',

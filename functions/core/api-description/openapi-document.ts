@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
@@ -27,6 +28,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       { name: 'Events', description: 'Publishing CloudEvents' },
       { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
       { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
+      { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
@@ -36,6 +38,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...deliveryPaths,
       ...pullPaths,
       ...payloadsPaths,
+      ...partnersPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -95,6 +98,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...deliverySchemas,
         ...pullSchemas,
         ...payloadsSchemas,
+        ...partnersSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -109,7 +113,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',
-                admin: 'Act on any subscription',
+                admin: 'Act on any subscription; manage the partner directory (clients, grants, entitlements)',
               },
             },
           },
