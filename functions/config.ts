@@ -20,7 +20,7 @@ export type { DeliverySettings } from './config/delivery-settings.js';
 export { DEFAULT_OUTBOUND_PORTS, parsePortList } from './config/protection-settings.js';
 export { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 export { settingEnv } from './config/setting-names.js';
-export { ConfigError, type Env } from './config/settings-reader.js';
+export { ConfigError, list, type Env } from './config/settings-reader.js';
 
 export interface KoerierConfig {
   readonly auth: AuthSettings;
@@ -37,10 +37,14 @@ export interface KoerierConfig {
   /** Which event types each subscriber may receive (EDU-13), parsed once here. */
   readonly entitlements: Entitlements;
   readonly publishGrants: PublishGrants;
+  /** How long a function uses its copy of the partner directory (functions/core/partners/partner-directory.ts). */
+  readonly partnersRefreshSeconds: number;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** The deployment's stack name (the laptop host: `koerier-local`). */
+  readonly stackName: string;
   readonly validationAgreedClients: readonly string[];
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
@@ -105,6 +109,8 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     entitlements: checkedEntitlements(settings.text(settingEnv.entitlements) || '{}', settings),
     publishGrants: readPublishGrants(settings),
+    // "Within a minute" (issue 12): a change reaches every function by the end of this interval.
+    partnersRefreshSeconds: settings.integer(settingEnv.partnersRefreshSeconds, 30, 1, 60),
     allowLoopbackSinks: env[settingEnv.allowLoopbackSinks] === 'true',
     delivery: readDeliverySettings(settings),
     pull: {
@@ -113,6 +119,7 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
     logLevel: logLevel as KoerierConfig['logLevel'],
+    stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),
     ...(localKeysDir ? { localKeysDir } : {}),
     handshake: {

@@ -3,20 +3,24 @@
  * and route described there appears here without touching the constructs.
  */
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
 import { Keys } from './constructs/keys.js';
+import { SigningKey } from './constructs/signing-key.js';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
 import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
+import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
@@ -42,6 +46,8 @@ export interface KoerierStackProps extends StackProps {
   readonly config: StackConfig;
   /** @default lib/resources.ts */
   readonly resources?: ResourceDescription;
+  /** Signing keys and the mTLS secret (issue 12). Default: read from the context (lib/trust-config.ts). */
+  readonly trust?: TrustConfig;
 }
 
 export class KoerierStack extends Stack {
@@ -58,18 +64,24 @@ export class KoerierStack extends Stack {
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
   readonly edgeStack: KoerierEdgeStack | undefined;
+  /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
+  readonly egress: FixedEgress | undefined;
+  /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
+  readonly signingKey: kms.Key | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     const edgeSettings = props.config.protection.edge;
     const createsWebAcl = edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn === undefined;
     super(scope, id, {
-      description: 'Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)',
+      description: `Koerier: CloudEvents gateway (NL GOV and Edukoppeling profiles)${props.config.stage ? `, stage ${props.config.stage}` : ''}`,
       // The web ACL's ARN comes from the us-east-1 stack.
       ...(createsWebAcl ? { crossRegionReferences: true } : {}),
       ...props,
     });
     const description = props.resources ?? koerierResources;
     const protection = props.config.protection;
+    // Physical names are CloudFormation's (stack name + logical id), so two stacks never collide; the tag tells stages apart in the bill.
+    if (props.config.stage) Tags.of(this).add('koerier:stage', props.config.stage);
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);
@@ -102,8 +114,13 @@ export class KoerierStack extends Stack {
       this.edge = new ApiDistribution(this, 'Edge', { apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`, webAclArn });
     }
     const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
+    const trust = props.trust ?? readTrustConfig(this);
+    this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
+    const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const settings = {
       ...settingEnvironment(props.config, publicUrl),
+      ...(signingKeyArns.length > 0 ? { [settingEnv.signingKeys]: signingKeyArns.join(',') } : {}),
+      ...(trust.clientCertificateSecretArn ? { [settingEnv.clientCertificate]: trust.clientCertificateSecretArn } : {}),
       ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
     };
     const functionResources = {
@@ -113,8 +130,15 @@ export class KoerierStack extends Stack {
       keys: this.keys.byName,
       pullQueuePrefix: pullQueuePrefixOf(this.stackName),
     };
+    this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
+    const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     const functions = new Map<string, KoerierFunction>();
-    for (const [name, spec] of Object.entries(description.functions)) {
+    for (const [name, described] of Object.entries(description.functions)) {
+      const window = props.config.batchingWindowSeconds[name];
+      const spec =
+        described.queueTrigger && window !== undefined
+          ? { ...described, queueTrigger: { ...described.queueTrigger, maxBatchingWindowSeconds: window } }
+          : described;
       const reserved = name === 'ingest' ? protection.ingestReservedConcurrency : name === 'pull' ? protection.pullReservedConcurrency : 'none';
       const reservedConcurrency = reserved === 'none' ? undefined : reserved;
       const fn = new KoerierFunction(this, name, {
@@ -122,7 +146,9 @@ export class KoerierStack extends Stack {
         resources: functionResources,
         settings,
         repoRoot: REPO_ROOT,
+        trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+        ...(spec.outbound && network ? { network } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);
@@ -131,6 +157,13 @@ export class KoerierStack extends Stack {
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
+    if (signingKeyArns.length > 0) {
+      new CfnOutput(this, 'SigningKeysUrl', {
+        description: 'The JWK Set receivers verify signed deliveries with',
+        value: `${publicUrl}/.well-known/http-message-signatures-directory`,
+      });
+    }
+    if (this.signingKey) new CfnOutput(this, 'SigningKeyArn', { description: "The stack's delivery-signing KMS key", value: this.signingKey.keyArn });
     for (const [name, { queue, deadLetterQueue }] of this.queues.byName) {
       new CfnOutput(this, `${name}QueueUrl`, { description: `URL of queue ${name}`, value: queue.queueUrl });
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });

@@ -47,12 +47,24 @@ export interface FunctionSpec {
     readonly batchSize: number;
     readonly maxBatchingWindowSeconds: number;
   };
+  /**
+   * Calls partners over the internet (deliveries, token fetches, the validation handshake): with
+   * `koerier:fixedEgressAddresses` it runs in the VPC whose NAT gateways give those requests fixed
+   * public addresses (lib/constructs/fixed-egress.ts). The laptop host ignores it.
+   */
+  readonly outbound?: boolean;
   /** What the function may touch; each grant also puts the resource's name in its environment. */
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
   readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
+  /**
+   * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
+   * (kms:Sign), read every signing key's `public-keys` (kms:GetPublicKey), present the mTLS
+   * `client-certificate` (the secret, through the Parameters and Secrets extension).
+   */
+  readonly trust?: readonly ('sign' | 'public-keys' | 'client-certificate')[];
   /**
    * The pull subscriptions' queues, `<prefix>-pull-*` (docs/PULL.md), made at run time: `manage`
    * creates, changes and deletes them, `send` writes to them, `consume` receives and settles.
@@ -78,6 +90,11 @@ export const tables = {
     sortKey: { name: 'sk', type: 'S' },
     ttlAttribute: 'expiresAt',
   },
+  /**
+   * The partner directory (issue 12, item 3): clients with their publish grants and entitlements,
+   * one document read whole (functions/aws/dynamodb-partner-store.ts).
+   */
+  partners: { partitionKey: { name: 'pk', type: 'S' } },
 } as const satisfies Record<string, TableSpec>;
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -119,11 +136,13 @@ export const keys = {
 
 /**
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
- * (functions/aws/delivery-metrics.ts), without dimensions, and the alarms watch
- * (lib/constructs/delivery-alarms.ts). One definition, so the two cannot drift apart.
+ * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
+ * stacks in one account each watch their own (lib/constructs/delivery-alarms.ts). One definition,
+ * so the two cannot drift apart.
  */
 export const deliveryMetrics = {
   namespace: 'Koerier',
+  stackDimension: 'Stack',
   attempts: 'DeliveryAttempts',
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
@@ -144,7 +163,8 @@ export const functions = {
       { method: 'POST', path: '/events' },
       { method: 'OPTIONS', path: '/events' },
     ],
-    tables: { idempotency: 'readwrite' },
+    // Partners: the publish grants (EDU-IN); readwrite because the first read after a deploy seeds the directory.
+    tables: { idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'send' },
     // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
     buckets: { payloads: 'readwrite' },
@@ -154,6 +174,8 @@ export const functions = {
     memoryMb: 512,
     // Room for the validation request to a slow target (KOERIER_VALIDATION_TIMEOUT_SECONDS, at most 20 s).
     timeoutSeconds: 30,
+    // The validation handshake (WH-4) goes to the partner's target.
+    outbound: true,
     routes: [
       { method: 'POST', path: '/subscriptions' },
       { method: 'GET', path: '/subscriptions' },
@@ -162,10 +184,14 @@ export const functions = {
       { method: 'DELETE', path: '/subscriptions/{id}' },
       { method: 'GET', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/revalidate' },
     ],
-    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Partners: the entitlements (EDU-7), seeded on the first read after a deploy.
+    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
+    // The validation handshake reaches targets that demand a client certificate.
+    trust: ['client-certificate'],
     // A pull subscription's queues are made with it and deleted with it.
     pullQueues: ['manage'],
   },
@@ -174,7 +200,8 @@ export const functions = {
     memoryMb: 512,
     timeoutSeconds: 10,
     queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
-    tables: { routes: 'read', idempotency: 'readwrite' },
+    // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
+    tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
     pullQueues: ['send'],
   },
@@ -184,6 +211,8 @@ export const functions = {
     // A batch's attempts run side by side: connect (5 s) + response (10 s) + a token fetch (5 s) + rate waits (2 s).
     timeoutSeconds: 30,
     queueTrigger: { queue: 'deliveries', batchSize: 10, maxBatchingWindowSeconds: 0 },
+    // Deliveries and the sink credentials' token requests go to partners.
+    outbound: true,
     // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
     // Idempotency: the claim check's readers (the owners an event went to by reference).
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
@@ -192,6 +221,7 @@ export const functions = {
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
     queues: { deliveries: 'send+consume' },
     keys: { credentials: 'decrypt' },
+    trust: ['sign', 'public-keys', 'client-certificate'],
   },
   deliveryAdmin: {
     entry: 'functions/handlers/delivery-admin.ts',
@@ -204,7 +234,8 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/resume' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { deliveries: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
     // A pull subscription's dead letters are redriven into its own queue.
@@ -228,6 +259,13 @@ export const functions = {
     keys: { lockTokens: 'encrypt+decrypt' },
     pullQueues: ['consume'],
   },
+  signingKeys: {
+    entry: 'functions/handlers/signing-keys.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [{ method: 'GET', path: '/.well-known/http-message-signatures-directory' }],
+    trust: ['public-keys'],
+  },
   payloads: {
     entry: 'functions/handlers/payloads.ts',
     memoryMb: 512,
@@ -240,6 +278,19 @@ export const functions = {
     tables: { idempotency: 'readwrite' },
     // Reads objects, presigns GETs for large ones and PUTs for uploads (a presigned URL carries the role's rights).
     buckets: { payloads: 'readwrite' },
+  },
+  // Partners at run time (issue 12, item 3): the admin API for clients, their publish grants and entitlements.
+  partners: {
+    entry: 'functions/handlers/partners.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'GET', path: '/clients' },
+      { method: 'GET', path: '/clients/{clientId}' },
+      { method: 'PUT', path: '/clients/{clientId}' },
+      { method: 'DELETE', path: '/clients/{clientId}' },
+    ],
+    tables: { partners: 'readwrite', idempotency: 'readwrite' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

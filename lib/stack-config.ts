@@ -22,11 +22,30 @@ import {
   clientIdClaimProblem,
   DEFAULT_ACCESS_TOKEN_RULES,
   MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
+  scopeClaimNames,
+  scopeClaimsOf,
   type AccessTokenType,
+  type ScopeClaim,
 } from '../functions/core/auth/access-tokens.js';
+import {
+  identityProviderNames,
+  identityProviderOf,
+  identityProviderPresets,
+  presetClientIdClaim,
+  type IdentityProviderName,
+} from '../functions/core/auth/identity-providers.js';
 import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
+import { functions as functionSpecs } from './resources.js';
+import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
+import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
 
 export interface StackConfig {
+  /** The CloudFormation stack name (default `Koerier`, or `Koerier-<stage>`): two stacks in one account differ in it. */
+  readonly stackName: string;
+  /** A label such as `test` or `prod`, tagged on every resource. */
+  readonly stage?: string;
+  /** The preset that filled the token rules and endpoints left unset (functions/core/auth/identity-providers.ts). */
+  readonly identityProvider?: IdentityProviderName;
   /** The organisation's OAuth 2.0 issuer (`iss` of the access tokens). */
   readonly issuer: string;
   readonly audience: string;
@@ -37,6 +56,7 @@ export interface StackConfig {
   readonly accessTokenType: AccessTokenType;
   readonly accessTokenMaxLifetimeMinutes: number;
   readonly clientIdClaim: string;
+  readonly scopeClaims: readonly ScopeClaim[];
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly idempotencyTtlDays: number;
@@ -52,6 +72,8 @@ export interface StackConfig {
   readonly alarmEmail?: string;
   /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
   readonly protection: ProtectionConfig;
+  /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
+  readonly egress: EgressConfig;
   /**
    * Which sink credentials subscriptions may carry (WH-3, EDU-4): `oauth2-only` (default, as the
    * Edukoppeling profile asks) or `bearer-or-oauth2` (NL GOV deployments whose subscribers hand
@@ -60,9 +82,28 @@ export interface StackConfig {
   readonly sinkCredentials: SinkCredentialPolicy;
   /** Ports sinks and token URLs may name (default [443]): any port would let Koerier be used to scan ports. */
   readonly outboundPorts: readonly number[];
+  /** The function settings of lib/runtime-settings.ts given in the context; the rest keep the functions' defaults. */
+  readonly runtimeSettings: Readonly<Record<string, string>>;
+  /** Per queue-triggered function of lib/resources.ts: seconds SQS gathers messages before invoking it. */
+  readonly batchingWindowSeconds: Readonly<Record<string, number>>;
 }
 
+/** What a required key looks like, shown when it is missing or wrong. */
+export const requiredExamples = {
+  'koerier:issuer': 'https://login.example.org/realms/koerier',
+  'koerier:audience': 'koerier',
+  'koerier:jwksUrl': 'https://login.example.org/realms/koerier/protocol/openid-connect/certs',
+  'koerier:allowedOrigins': 'events.partner.example.org',
+  'koerier:webhookOrigin': 'koerier.example.org',
+  'koerier:publishers': '\'{"partner-lvs":["urn:nld:oin:00000001823288444000:"]}\'',
+} as const;
+
 export const contextKey = {
+  stackName: 'koerier:stackName',
+  stage: 'koerier:stage',
+  identityProvider: 'koerier:identityProvider',
+  scopeClaims: 'koerier:scopeClaims',
+  batchingWindowSeconds: 'koerier:batchingWindowSeconds',
   issuer: 'koerier:issuer',
   audience: 'koerier:audience',
   jwksUrl: 'koerier:jwksUrl',
@@ -80,6 +121,7 @@ export const contextKey = {
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
   ...protectionContextKey,
+  ...egressContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
   outboundPorts: 'koerier:outboundPorts',
 } as const;
@@ -97,7 +139,7 @@ export const MAX_ENTITLEMENTS_JSON_BYTES = 2048;
 
 export function readStackConfig(scope: Construct): StackConfig {
   const context: Record<string, unknown> = {};
-  for (const key of Object.values(contextKey)) context[key] = scope.node.tryGetContext(key);
+  for (const key of [...Object.values(contextKey), ...runtimeSettings.map((setting) => setting.contextKey)]) context[key] = scope.node.tryGetContext(key);
   return parseStackConfig(context);
 }
 
@@ -106,17 +148,18 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const issues: string[] = [];
   const problem = (key: string, what: string, value: unknown) => issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
 
+  const example = (key: string) => (key in requiredExamples ? `, e.g. -c ${key}=${requiredExamples[key as keyof typeof requiredExamples]}` : '');
   const text = (key: string): string => {
     const value = context[key];
     if (typeof value !== 'string' || value.trim() === '') {
-      problem(key, 'is required: a non-empty string', value);
+      problem(key, `is required: a non-empty string${example(key)}`, value);
       return '';
     }
     return value.trim();
   };
   const httpsUrl = (key: string): string => {
     const value = text(key);
-    if (value && !isHttpsUrl(value)) problem(key, 'must be an https URL', value);
+    if (value && !isHttpsUrl(value)) problem(key, `must be an https URL${example(key)}`, value);
     return value;
   };
   // A bare token: these values travel comma-joined in one environment variable.
@@ -125,13 +168,43 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     return value;
   };
 
+  let stage: string | undefined;
+  const stageRaw = context[contextKey.stage];
+  if (stageRaw !== undefined) {
+    if (typeof stageRaw === 'string' && STAGE.test(stageRaw.trim())) stage = stageRaw.trim();
+    else problem(contextKey.stage, 'must be lower-case letters, digits and dashes, at most 16, e.g. -c koerier:stage=test', stageRaw);
+  }
+  let stackName = stage === undefined ? DEFAULT_STACK_NAME : `${DEFAULT_STACK_NAME}-${stage}`;
+  const stackNameRaw = context[contextKey.stackName];
+  if (stackNameRaw !== undefined) {
+    if (typeof stackNameRaw === 'string' && STACK_NAME.test(stackNameRaw.trim())) stackName = stackNameRaw.trim();
+    else
+      problem(
+        contextKey.stackName,
+        'must be a CloudFormation stack name (a letter, then letters, digits and dashes, at most 100), e.g. -c koerier:stackName=Koerier-test',
+        stackNameRaw,
+      );
+  }
+
+  let identityProvider: IdentityProviderName | undefined;
+  const providerRaw = context[contextKey.identityProvider];
+  if (providerRaw !== undefined) {
+    identityProvider = typeof providerRaw === 'string' ? identityProviderOf(providerRaw) : undefined;
+    if (identityProvider === undefined)
+      problem(contextKey.identityProvider, `must be ${identityProviderNames.map((n) => `"${n}"`).join(', ')} or left out`, providerRaw);
+  }
+  const preset = identityProvider === undefined ? undefined : identityProviderPresets[identityProvider];
+
   const issuer = httpsUrl(contextKey.issuer);
   const audience = text(contextKey.audience);
-  const jwksUrl = httpsUrl(contextKey.jwksUrl);
-  const tokenUrl = context[contextKey.tokenUrl] === undefined ? undefined : httpsUrl(contextKey.tokenUrl);
+  const endpoints = preset && issuer ? preset.endpoints(issuer.replace(/\/+$/, '')) : undefined;
+  // A preset that knows where its provider publishes keys spares the deployment two URLs, and the
+  // token URL shown to partners then always belongs to the same issuer.
+  const jwksUrl = endpoints && context[contextKey.jwksUrl] === undefined ? endpoints.jwksUrl : httpsUrl(contextKey.jwksUrl);
+  const tokenUrl = context[contextKey.tokenUrl] === undefined ? endpoints?.tokenUrl : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
 
-  let accessTokenType: AccessTokenType = DEFAULT_ACCESS_TOKEN_RULES.tokenType;
+  let accessTokenType: AccessTokenType = preset?.tokenType ?? DEFAULT_ACCESS_TOKEN_RULES.tokenType;
   const typeRaw = context[contextKey.accessTokenType];
   if (typeRaw !== undefined) {
     const type = typeof typeRaw === 'string' ? accessTokenTypeOf(typeRaw) : undefined;
@@ -151,16 +224,29 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
-  let clientIdClaim = DEFAULT_ACCESS_TOKEN_RULES.clientIdClaim;
+  let clientIdClaim = identityProvider === undefined ? DEFAULT_ACCESS_TOKEN_RULES.clientIdClaim : presetClientIdClaim(identityProvider, issuer);
   const claimRaw = context[contextKey.clientIdClaim];
   if (claimRaw !== undefined) {
     const claimProblem = typeof claimRaw === 'string' ? clientIdClaimProblem(claimRaw.trim()) : 'must be a claim name';
     if (claimProblem) problem(contextKey.clientIdClaim, claimProblem, claimRaw);
     else clientIdClaim = (claimRaw as string).trim();
   }
+  let scopeClaims: readonly ScopeClaim[] = preset?.scopeClaims ?? DEFAULT_ACCESS_TOKEN_RULES.scopeClaims;
+  const scopeClaimsRaw = context[contextKey.scopeClaims];
+  if (scopeClaimsRaw !== undefined) {
+    const names = Array.isArray(scopeClaimsRaw) && scopeClaimsRaw.every((n) => typeof n === 'string') ? scopeClaimsRaw.join(',') : scopeClaimsRaw;
+    const parsed = typeof names === 'string' ? scopeClaimsOf(names) : undefined;
+    if (parsed === undefined) problem(contextKey.scopeClaims, `must name claims among ${scopeClaimNames.join(', ')}, e.g. ["roles"]`, scopeClaimsRaw);
+    else scopeClaims = parsed;
+  }
+
   const allowedOrigins = stringList(context[contextKey.allowedOrigins]);
   if (allowedOrigins === undefined || allowedOrigins.length === 0) {
-    problem(contextKey.allowedOrigins, 'is required: a non-empty list of origins (or "*")', context[contextKey.allowedOrigins]);
+    problem(
+      contextKey.allowedOrigins,
+      `is required: a non-empty list of origins (or "*")${example(contextKey.allowedOrigins)}`,
+      context[contextKey.allowedOrigins],
+    );
   } else {
     for (const origin of allowedOrigins) token(contextKey.allowedOrigins, origin);
   }
@@ -205,7 +291,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const publishersRaw = context[contextKey.publishers];
   const publishersObject = publishersRaw === undefined ? undefined : jsonObject(publishersRaw);
   if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
-    problem(contextKey.publishers, 'is required: an object {"<client id>": ["<source grant>", ...]}', publishersRaw);
+    problem(contextKey.publishers, `is required: an object {"<client id>": ["<source grant>", ...]}${example(contextKey.publishers)}`, publishersRaw);
   } else {
     try {
       publishers = parsePublishGrants(JSON.stringify(publishersObject));
@@ -233,6 +319,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   }
 
   const protection = parseProtectionConfig(context, issues);
+  const egress = parseEgressConfig(context, issues);
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
   const sinkCredentialsRaw = context[contextKey.sinkCredentials];
   if (sinkCredentialsRaw !== undefined) {
@@ -241,6 +328,13 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     } else {
       problem(contextKey.sinkCredentials, `must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}`, sinkCredentialsRaw);
     }
+  }
+  if (preset?.oauth2SinksOnly && sinkCredentials !== 'oauth2-only') {
+    problem(
+      contextKey.sinkCredentials,
+      `must be "oauth2-only" with koerier:identityProvider "${identityProvider}" (its profile asks OAuth2 towards every party)`,
+      sinkCredentialsRaw,
+    );
   }
 
   let outboundPorts: readonly number[] = DEFAULT_OUTBOUND_PORTS;
@@ -263,9 +357,14 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   };
   const inlineEventBytes = bytes(contextKey.inlineEventBytes, DEFAULT_INLINE_EVENT_BYTES, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES);
   const maxEventBytes = bytes(contextKey.maxEventBytes, 1024, LAMBDA_REQUEST_LIMIT_BYTES);
+  const runtime = parseRuntimeSettings(context, issues);
+  const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
 
   if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
   return {
+    stackName,
+    ...(stage === undefined ? {} : { stage }),
+    ...(identityProvider === undefined ? {} : { identityProvider }),
     issuer,
     audience,
     jwksUrl,
@@ -273,6 +372,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     accessTokenType,
     accessTokenMaxLifetimeMinutes,
     clientIdClaim,
+    scopeClaims,
     allowedOrigins: allowedOrigins ?? [],
     webhookOrigin,
     idempotencyTtlDays,
@@ -283,9 +383,47 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     protection,
+    egress,
     sinkCredentials,
     outboundPorts,
+    runtimeSettings: runtime,
+    batchingWindowSeconds,
   };
+}
+
+const DEFAULT_STACK_NAME = 'Koerier';
+const STAGE = /^[a-z][a-z0-9-]{0,15}$/;
+// CloudFormation allows 128; the us-east-1 edge stack appends "Edge" and CDK derives names from it.
+const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,99}$/;
+/** Lambda's SQS event source gathers for at most 300 seconds. */
+const MAX_BATCHING_WINDOW_SECONDS = 300;
+
+/** The queue-triggered functions of lib/resources.ts and their batching windows as described there. */
+export function defaultBatchingWindows(): Record<string, number> {
+  const windows: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(functionSpecs)) {
+    if ('queueTrigger' in spec) windows[name] = spec.queueTrigger.maxBatchingWindowSeconds;
+  }
+  return windows;
+}
+
+function parseBatchingWindows(raw: unknown, issues: string[]): Record<string, number> {
+  const windows = defaultBatchingWindows();
+  if (raw === undefined) return windows;
+  const key = contextKey.batchingWindowSeconds;
+  const names = Object.keys(windows);
+  const given = jsonObject(raw);
+  if (given === undefined) {
+    issues.push(`${key} must be an object of seconds per function, e.g. {"router": 1, "delivery": 0}, got ${JSON.stringify(raw)}`);
+    return windows;
+  }
+  for (const [name, value] of Object.entries(given)) {
+    if (!names.includes(name)) issues.push(`${key} names "${name}", which is no queue-triggered function (${names.join(', ')})`);
+    else if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_BATCHING_WINDOW_SECONDS) {
+      issues.push(`${key} of "${name}" must be a whole number of seconds from 0 to ${MAX_BATCHING_WINDOW_SECONDS}, got ${JSON.stringify(value)}`);
+    } else windows[name] = value;
+  }
+  return windows;
 }
 
 /**
@@ -301,6 +439,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.accessTokenType]: config.accessTokenType,
     [settingEnv.accessTokenMaxLifetimeSeconds]: String(config.accessTokenMaxLifetimeMinutes * 60),
     [settingEnv.clientIdClaim]: config.clientIdClaim,
+    [settingEnv.scopeClaims]: config.scopeClaims.join(','),
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
@@ -310,10 +449,12 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
     [settingEnv.publicBaseUrl]: publicBaseUrl,
+    [settingEnv.stackName]: config.stackName,
     ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
     ...(config.protection.manageRatePerMinute === undefined ? {} : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
     [settingEnv.sinkCredentials]: config.sinkCredentials,
     [settingEnv.outboundPorts]: config.outboundPorts.join(','),
+    ...config.runtimeSettings,
   };
 }
 

@@ -16,6 +16,7 @@ export function banner(host: Pick<KoerierHost, 'url' | 'configFile' | 'configCre
     `  API       ${host.url}`,
     `  OpenAPI   ${host.url}/openapi.json`,
     `  JWKS      ${host.url}/.well-known/jwks.json`,
+    `  Signing   ${host.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,
     `  Health    ${host.url}/health`,
     `  Token     ${host.url}/oauth/token`,
     '',

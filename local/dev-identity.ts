@@ -45,7 +45,10 @@ export async function createDevIdentity(options: {
   const issueToken = async (clientId: string, scopes: readonly string[]): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
     // RFC 9068 §2.2 `client_id` always; the configured claim too when it is another one (`azp`, `appid`).
-    return new SignJWT({ client_id: clientId, [rules.clientIdClaim]: clientId, scope: scopes.join(' ') })
+    // The scopes where the configured issuer puts them: Entra ID's `roles` is an array.
+    const scopeClaim = rules.scopeClaims[0] ?? 'scope';
+    const scopeValue = scopeClaim === 'scope' ? scopes.join(' ') : [...scopes];
+    return new SignJWT({ client_id: clientId, [rules.clientIdClaim]: clientId, [scopeClaim]: scopeValue })
       .setProtectedHeader({ alg: ALGORITHM, ...(publicJwk.kid === undefined ? {} : { kid: publicJwk.kid }), typ: rules.tokenType })
       .setIssuer(options.issuer)
       .setAudience(options.audience)

@@ -24,7 +24,7 @@ import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
 import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
-import { ensureLocalKeyFiles } from './local-keys.js';
+import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
 import { startPoller, type Poller } from './event-source-poller.js';
 import { LOCK_FILE, lockStateDirectory } from './state-lock.js';
 
@@ -191,8 +191,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
       [settingEnv.publishers]: JSON.stringify(localConfig.publishers),
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
+      [settingEnv.signingKeys]: DEFAULT_LOCAL_SIGNING_KEYS,
       ...options.settings,
     };
+    await ensureLocalSigningKeys(stateDir, environment[settingEnv.signingKeys]);
     const config = loadConfig(environment);
     const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);

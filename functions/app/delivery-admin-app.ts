@@ -23,10 +23,10 @@ const MAX_QUEUE_REDRIVE = 1000;
 
 export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
-  // Built on the first authenticated request: a refused caller costs no adapter.
-  let built: DeliveryAdmin | undefined;
-  const deliveryAdmin = () =>
-    (built ??= new DeliveryAdmin({
+  // Built for each authenticated request (a refused caller costs no adapter), with the partner
+  // directory's entitlements as of now (within its refresh interval).
+  const deliveryAdmin = async () =>
+    new DeliveryAdmin({
       targets: deps.deliveryState,
       ledger: deps.deliveryState,
       deadLetters: deps.deliveryState,
@@ -37,9 +37,9 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
         return subscription.delivery === 'pull' ? deps.pullQueues.send(subscription.id, bodies) : deps.deliveryQueue.send(bodies);
       },
       audit: log,
-      entitlements: config.entitlements,
+      entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,
-    }));
+    });
 
   return async (request) => {
     const route = request.routeKey as RouteKey<'deliveryAdmin'>;
@@ -56,20 +56,20 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       }
       case 'GET /subscriptions/{id}/deliveries': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-        return deliveryAdmin().listAttempts(principal, id, request);
+        return (await deliveryAdmin()).listAttempts(principal, id, request);
       }
       case 'GET /subscriptions/{id}/dead-letters': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-        return deliveryAdmin().listDeadLetters(principal, id, request);
+        return (await deliveryAdmin()).listDeadLetters(principal, id, request);
       }
       case 'POST /subscriptions/{id}/dead-letters/redrive': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-        const admin = deliveryAdmin();
+        const admin = await deliveryAdmin();
         return guarded(principal.clientId, route, () => admin.redrive(principal, id, request));
       }
       case 'POST /subscriptions/{id}/resume': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-        const admin = deliveryAdmin();
+        const admin = await deliveryAdmin();
         return guarded(principal.clientId, route, () => admin.resume(principal, id));
       }
       default:

@@ -92,6 +92,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
     },
     send: webhookSender(deps.deliveryHttp),
+    signingKey: () => deps.signingKeys.current(),
     // Getters: the S3 client and the ledger are built only when an event by reference goes out.
     outgoingEvents: (subscription, events) =>
       outgoingEvents(subscription, events, {

@@ -17,9 +17,12 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
+import type { PartnerDirectory } from '../core/partners/partner-directory.js';
+import type { PartnerStore } from '../core/partners/ports.js';
 import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
+import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
@@ -50,12 +53,18 @@ export interface KoerierDependencies {
   readonly deliveryQueue: DeliveryQueue;
   readonly subscriptions: SubscriptionStore;
   readonly routeIndex: RouteIndexReader;
+  /** Every partner's publish grants and entitlements as the functions decide with them: cached, read again after `partnersRefreshSeconds`. */
+  readonly partners: PartnerDirectory;
+  /** The partner directory itself, for the admin API. */
+  readonly partnerStore: PartnerStore;
   readonly routedEvents: RoutedEventLedger;
   readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
   /** The claim check (EDU-1, CARD-6): objects of data too large to travel inline, and who may read each. */
   readonly claimCheckStore: ClaimCheckStore;
   readonly payloadLedger: PayloadLedger;
   readonly credentialCipher: CredentialCipher;
+  /** The keys that sign deliveries and are published as a JWKS (issue 12, item 6); none when unconfigured. */
+  readonly signingKeys: SigningKeys;
   /** Each pull subscription's own queue (docs/PULL.md). */
   readonly pullQueues: PullQueues;
   /** The marks a reject leaves for the next receive. */

@@ -40,7 +40,10 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
         return answerValidationRequest(request.headers, { allowedOrigins: config.allowedOrigins, ratePerMinute: config.publishRatePerMinute }, ALLOWED_METHODS);
       case INGEST_ROUTE: {
         const principal = await deps.authenticate(request, scopes.publish);
-        return acceptEvents(request, principal, ingestDependencies());
+        // The grants as the partner directory holds them now (within its refresh interval), not as deployed.
+        const { publishGrants } = await deps.partners.current();
+        const ingest = ingestDependencies();
+        return acceptEvents(request, principal, { ...ingest, settings: { ...ingest.settings, publishGrants } });
       }
       default:
         return unroutedAnswer(request);

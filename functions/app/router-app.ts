@@ -14,11 +14,10 @@ import type { QueueApp } from './queue-app.js';
 
 export function routerApp(deps: KoerierDependencies): QueueApp {
   const { config, log } = deps;
-  const router: RouterDependencies = {
+  const router: Omit<RouterDependencies, 'isEntitled'> = {
     // Lives as long as the dependencies: its cache is checked against the index generation per batch.
     matcher: new SubscriptionMatcher(deps.routeIndex),
     ledger: deps.routedEvents,
-    isEntitled: (owner, event) => entitledToEvent(owner, event, config.entitlements),
     sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
     sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),
     now: () => Date.now(),
@@ -31,7 +30,9 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
   return async (batch) => {
     const records = batch.records.map((record) => ({ recordId: record.messageId, body: record.body }));
     try {
-      const report = await routeInboundEvents(records, router);
+      // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
+      const { entitlements } = await deps.partners.current();
+      const report = await routeInboundEvents(records, { ...router, isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements) });
       log.info('batch routed', {
         records: records.length,
         routed: report.routed,
@@ -41,7 +42,7 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
       });
       return { failedMessageIds: report.failedRecordIds };
     } catch (error) {
-      // Only what every record needs can end up here (the route index's state could not be read);
+      // Only what every record needs can end up here (the route index's state or the partner directory could not be read);
       // a problem of one record fails that record alone, inside routeInboundEvents. So every
       // record comes back later.
       log.error('batch not routed', { records: records.length, error: describeError(error) });

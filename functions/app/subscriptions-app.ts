@@ -1,12 +1,14 @@
 /**
  * The subscriptions API (scope `subscriptions:manage`): POST/GET /subscriptions,
- * GET/PATCH/DELETE /subscriptions/{id}; every change runs through the Idempotency-Key guard
+ * GET/PATCH/DELETE /subscriptions/{id}, POST /subscriptions/{id}/revalidate; every change runs through the Idempotency-Key guard
  * (EDU-IDEM-3, EDU-IDEM-5). GET/POST /subscriptions/{id}/validation is the webhook validation
  * callback (WH-4): the target calls it, so it is authenticated by the secret token in its URL,
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
+import type { Entitlements } from '../core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
+import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
 import type { RouteKey } from '../../lib/resources.js';
@@ -15,18 +17,23 @@ import { idempotencyGuard } from './idempotency-guard.js';
 
 export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
-  // Built on the first request that gets past authentication (or to the callback), so a refused
-  // caller costs no adapter: not the store, not the cipher, not the HTTP client.
-  let service: SubscriptionsService | undefined;
-  const subscriptionsService = () =>
-    (service ??= new SubscriptionsService({
+  // Built for each request that gets past authentication (or to the callback), so a refused
+  // caller costs no adapter: not the store, not the cipher, not the HTTP client. The entitlements
+  // are the partner directory's as of now (within its refresh interval), so the service is not kept.
+  const subscriptionsService = (entitlements: Entitlements = new Map()) =>
+    new SubscriptionsService({
       store: deps.subscriptions,
       cipher: deps.credentialCipher,
       sendValidationRequest: validationTransport(deps.handshakeHttp, log),
-      entitlements: config.entitlements,
+      entitlements,
       settings: {
         allowLoopbackSinks: config.allowLoopbackSinks,
         allowedPorts: config.outboundPorts,
+        // The connection's own rule, applied when the URL is given (the laptop host still reaches loopback).
+        refusedAddressRange: (address) => {
+          const verdict = judgeAddress(address, { allowLoopback: config.allowLoopbackSinks });
+          return verdict.allowed ? undefined : (verdict.range ?? 'not public');
+        },
         sinkCredentials: config.sinkCredentials,
         webhookOrigin: config.webhookOrigin,
         publicBaseUrl: config.publicBaseUrl,
@@ -34,10 +41,11 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         requestRatePerMinute: config.handshake.requestRatePerMinute,
         validationAgreedClients: config.validationAgreedClients,
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
+        signingAvailable: config.delivery.signingKeys.length > 0,
       },
       audit: log,
       pullQueues: deps.pullQueues,
-    }));
+    });
 
   return async (request) => {
     const route = request.routeKey as RouteKey<'subscriptions'>;
@@ -45,19 +53,21 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
     switch (route) {
       case 'GET /subscriptions/{id}/validation':
       case 'POST /subscriptions/{id}/validation':
+        // The approval decides on the subscription as made; it checks no entitlement.
         return subscriptionsService().approve(id, request);
       case 'POST /subscriptions':
       case 'GET /subscriptions':
       case 'GET /subscriptions/{id}':
       case 'PATCH /subscriptions/{id}':
       case 'DELETE /subscriptions/{id}':
+      case 'POST /subscriptions/{id}/revalidate':
         break;
       default:
         return unroutedAnswer(request);
     }
 
     const principal = await deps.authenticate(request, scopes.manageSubscriptions);
-    const subscriptions = subscriptionsService();
+    const subscriptions = subscriptionsService((await deps.partners.current()).entitlements);
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {
       case 'POST /subscriptions':
@@ -70,6 +80,8 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         return guarded(principal.clientId, route, () => subscriptions.update(principal, id, request));
       case 'DELETE /subscriptions/{id}':
         return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
+      case 'POST /subscriptions/{id}/revalidate':
+        return guarded(principal.clientId, route, () => subscriptions.revalidate(principal, id));
     }
   };
 }

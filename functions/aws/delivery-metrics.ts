@@ -12,11 +12,15 @@ export interface DeliveryFigures {
   readonly deadLettered: number;
 }
 
-/** One line: a metric record, not a log line (no level, not subject to the log level). */
-export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number): string {
+/** One line: a metric record, not a log line (no level, not subject to the log level). `stack` is the deployment's stack name. */
+export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number, stack: string): string {
   const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.deadLettered].map((name) => ({ Name: name, Unit: 'Count' }));
   return `${JSON.stringify({
-    _aws: { Timestamp: timestamp, CloudWatchMetrics: [{ Namespace: deliveryMetrics.namespace, Dimensions: [[]], Metrics: metrics }] },
+    _aws: {
+      Timestamp: timestamp,
+      CloudWatchMetrics: [{ Namespace: deliveryMetrics.namespace, Dimensions: [[deliveryMetrics.stackDimension]], Metrics: metrics }],
+    },
+    [deliveryMetrics.stackDimension]: stack,
     [deliveryMetrics.attempts]: figures.attempts,
     [deliveryMetrics.failures]: figures.failures,
     [deliveryMetrics.deadLettered]: figures.deadLettered,

@@ -15,6 +15,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
@@ -26,6 +27,7 @@ import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
 import {
   BY_OWNER,
   decodeCursor,
+  decodeScanCursor,
   encodeCursor,
   ID,
   itemOf,
@@ -133,6 +135,12 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const items = (result.Items ?? []).map(subscriptionOf);
     // DynamoDB may hand back a last key with nothing after it; an empty last page is harmless.
     return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
+  }
+
+  async listAll(page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
+    const startKey = page.cursor === undefined ? undefined : decodeScanCursor(page.cursor);
+    const result = await this.client.send(new ScanCommand({ TableName: this.tableName, Limit: page.limit, ExclusiveStartKey: startKey }));
+    return { items: (result.Items ?? []).map(subscriptionOf), cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
   }
 
   async updateStatus(

@@ -66,6 +66,7 @@ export function itemOf(s: Subscription): Item {
   if (s.suspendedFor !== undefined) item['suspendedFor'] = { S: s.suspendedFor };
   if (s.allowedRatePerMinute !== undefined) item['allowedRatePerMinute'] = { N: String(s.allowedRatePerMinute) };
   if (s.retryWindowSeconds !== undefined) item['retryWindowSeconds'] = { N: String(s.retryWindowSeconds) };
+  if (s.signDeliveries === true) item['signDeliveries'] = { BOOL: true };
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
@@ -89,6 +90,7 @@ export function subscriptionOf(item: Item): Subscription {
     suspendedFor: text('suspendedFor') as SuspensionCause | undefined,
     allowedRatePerMinute: number('allowedRatePerMinute'),
     retryWindowSeconds: number('retryWindowSeconds'),
+    signDeliveries: item['signDeliveries']?.BOOL === true ? true : undefined,
     maxInlineBytes: number('maxInlineBytes'),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
@@ -127,6 +129,22 @@ export function decodeCursor(cursor: string, owner: string): Item {
     try {
       const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
       if (isCursorOf(key, ownerKeyOf(owner))) return key;
+    } catch {
+      // falls through to the error below
+    }
+  }
+  throw new InvalidCursorError('the cursor is not one this list handed out');
+}
+
+/** The whole-table scan's last key: the table key (`id`) alone, a string within the id limit. */
+export function decodeScanCursor(cursor: string): Item {
+  if (cursor.length <= MAX_CURSOR_LENGTH) {
+    try {
+      const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+      const id = typeof key === 'object' && key !== null && Object.keys(key).join() === ID ? (key as Record<string, { S?: unknown }>)[ID] : undefined;
+      if (id && Object.keys(id).join() === 'S' && typeof id.S === 'string' && id.S.length > 0 && Buffer.byteLength(id.S) <= MAX_SUBSCRIPTION_ID_BYTES) {
+        return key as Item;
+      }
     } catch {
       // falls through to the error below
     }

@@ -21,11 +21,14 @@ import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
 import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
+import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
+import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
 import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
+import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
@@ -33,6 +36,7 @@ import { lockTokenKeySource } from '../aws/lock-token-key.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
+import { signingKeysFor } from '../aws/signing-keys.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
@@ -52,6 +56,8 @@ export interface AwsDependenciesOptions {
   readonly log?: Logger;
   /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
   readonly writeMetricRecord?: (record: string) => void;
+  /** The Lambda session token the Parameters and Secrets extension asks for (the mTLS client certificate). */
+  readonly sessionToken?: () => string | undefined;
 }
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
@@ -62,14 +68,22 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const kms = once(options.kms ?? createKmsClient);
   const admission = clientAdmission(config, log);
   const verification = once(() => tokenVerification(config.auth));
+  // One load per set of dependencies, shared by the delivery and the handshake clients (issue 12, item 5).
+  const clientCertificateReference = config.delivery.clientCertificate;
+  const clientCertificate =
+    clientCertificateReference === undefined
+      ? undefined
+      : onceUnlessRejected(clientCertificateSource(clientCertificateReference, { ...(options.sessionToken ? { sessionToken: options.sessionToken } : {}) }));
   const outboundHttp = (timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) =>
     createSafeHttpClient({
       allowLoopback: config.allowLoopbackSinks,
       allowedPorts: config.outboundPorts,
       ...timeouts,
+      ...(clientCertificate ? { clientCertificate } : {}),
       ...(config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(config.delivery.outboundCaFile, 'utf8')] } : {}),
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
+  const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -90,6 +104,15 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       }),
       subscriptions: () => new DynamoDbSubscriptionStore(clients().dynamodb, resources.table('subscriptions'), routeIndex()),
       routeIndex,
+      partnerStore,
+      partners: () =>
+        new PartnerDirectory({
+          store: partnerStore(),
+          seed: { publishGrants: config.publishGrants, entitlements: config.entitlements },
+          refreshMs: config.partnersRefreshSeconds * 1000,
+          clock: () => Date.now(),
+          log,
+        }),
       routedEvents: () => new DynamoDbRoutedEventLedger(clients().dynamodb, resources.table('idempotency')),
       deliveryState: () => new DynamoDbDeliveryState(clients().dynamodb, resources.table('deliveries')),
       claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
@@ -105,6 +128,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
           tableName: () => resources.table('deliveries'),
         }),
       credentialCipher: () => credentialCipherFor(resources.key('credentials'), { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
+      signingKeys: () => signingKeysFor(config.delivery.signingKeys, { kms, ...(config.localKeysDir ? { localKeysDir: config.localKeysDir } : {}) }),
       deliveryHttp: () =>
         outboundHttp({
           connectTimeoutMs: config.delivery.connectTimeoutMs,
@@ -115,7 +139,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
-        return (figures) => write(deliveryMetricsRecord(figures, Date.now()));
+        return (figures) => write(deliveryMetricsRecord(figures, Date.now(), config.stackName));
       },
     },
   );
@@ -130,7 +154,7 @@ let containerAwsClients: AwsClients | undefined;
  * `process.env`.
  */
 export function awsDependencies(): KoerierDependencies {
-  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients });
+  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients, sessionToken: () => process.env['AWS_SESSION_TOKEN'] });
   return container;
 }
 
@@ -146,6 +170,16 @@ export function containerClients(): AwsClients {
 function once<T>(build: () => T): () => T {
   let built: { value: T } | undefined;
   return () => (built ??= { value: build() }).value;
+}
+
+/** The promise of the first call, kept unless it fails: a secret store that was down is asked again. */
+function onceUnlessRejected<T>(load: () => Promise<T>): () => Promise<T> {
+  let kept: Promise<T> | undefined;
+  return () => {
+    kept ??= load();
+    kept.catch(() => (kept = undefined));
+    return kept;
+  };
 }
 
 /** An object whose `lazy` members are built on first read and kept. */

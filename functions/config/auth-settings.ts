@@ -5,6 +5,8 @@ import {
   clientIdClaimProblem,
   DEFAULT_ACCESS_TOKEN_RULES,
   MAX_TOKEN_LIFETIME_LIMIT_SECONDS,
+  scopeClaimNames,
+  scopeClaimsOf,
   type AccessTokenRules,
 } from '../core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from '../core/auth/publish-grants.js';
@@ -71,7 +73,13 @@ function readAccessTokenRules(settings: SettingsReader): AccessTokenRules {
   const claimProblem = clientIdClaimProblem(clientIdClaim);
   if (claimProblem) settings.issues.push(`${settingEnv.clientIdClaim} ${claimProblem}, got ${JSON.stringify(clientIdClaim)}`);
 
-  return { tokenType: tokenType ?? defaults.tokenType, maxLifetimeSeconds, clientIdClaim };
+  const scopeClaimsRaw = settings.text(settingEnv.scopeClaims);
+  const scopeClaims = scopeClaimsRaw ? scopeClaimsOf(scopeClaimsRaw) : defaults.scopeClaims;
+  if (scopeClaims === undefined) {
+    settings.issues.push(`${settingEnv.scopeClaims} must name claims among ${scopeClaimNames.join(', ')}, got ${JSON.stringify(scopeClaimsRaw)}`);
+  }
+
+  return { tokenType: tokenType ?? defaults.tokenType, maxLifetimeSeconds, clientIdClaim, scopeClaims: scopeClaims ?? defaults.scopeClaims };
 }
 
 export function readPublishGrants(settings: SettingsReader): PublishGrants {

@@ -14,12 +14,24 @@ export interface DeliverySettings {
   readonly historySeconds: number;
   readonly deadLetterRetentionSeconds: number;
   readonly outboundCaFile?: string;
+  /** Where the mTLS client certificate and key are (`settingEnv.clientCertificate`); unset: none is presented. */
+  readonly clientCertificate?: string;
+  /** The signing keys, newest first (`settingEnv.signingKeys`); empty: subscriptions cannot ask for signed deliveries. */
+  readonly signingKeys: readonly string[];
   /** Write CloudWatch Embedded Metric Format records (in Lambda only). */
   readonly emitMetrics: boolean;
 }
 
 export function readDeliverySettings(settings: SettingsReader): DeliverySettings {
   const outboundCaFile = settings.text(settingEnv.outboundCaFile);
+  const clientCertificate = settings.text(settingEnv.clientCertificate);
+  if (clientCertificate && !/^(file:.+|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+)$/.test(clientCertificate)) {
+    settings.issues.push(
+      `${settingEnv.clientCertificate} must be the ARN of a Secrets Manager secret or file:<path>, got ${JSON.stringify(clientCertificate)}`,
+    );
+  }
+  const signingKeys = settings.list(settingEnv.signingKeys);
+  if (new Set(signingKeys).size !== signingKeys.length) settings.issues.push(`${settingEnv.signingKeys} names a key twice`);
   return {
     retry: {
       initialDelaySeconds: settings.integer(settingEnv.deliveryRetryInitialSeconds, 30, 1, 43_200),
@@ -37,6 +49,8 @@ export function readDeliverySettings(settings: SettingsReader): DeliverySettings
     historySeconds: settings.integer(settingEnv.deliveryHistorySeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
     deadLetterRetentionSeconds: settings.integer(settingEnv.deadLetterRetentionSeconds, 30 * 24 * 3600, 60, 365 * 24 * 3600),
     ...(outboundCaFile ? { outboundCaFile } : {}),
+    ...(clientCertificate ? { clientCertificate } : {}),
+    signingKeys,
     // Set by the Lambda runtime: CloudWatch turns the metric records in the log into metrics.
     emitMetrics: Boolean(settings.env['AWS_LAMBDA_FUNCTION_NAME']),
   };

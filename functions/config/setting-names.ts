@@ -16,6 +16,8 @@ export const settingEnv = {
   accessTokenMaxLifetimeSeconds: 'KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS',
   /** The one claim naming the client (default `client_id`; e.g. `azp` or `appid` for Entra ID). */
   clientIdClaim: 'KOERIER_CLIENT_ID_CLAIM',
+  /** Comma-separated claims the scopes are read from, first present wins: `scope`, `scp`, `roles` (default `scope,scp`; Entra ID `roles`). */
+  scopeClaims: 'KOERIER_SCOPE_CLAIMS',
   /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
   allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
   /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */
@@ -32,6 +34,8 @@ export const settingEnv = {
   publishers: 'KOERIER_PUBLISHERS',
   /** JSON: which clients may subscribe to which types and sources (see functions/core/subscriptions). */
   entitlements: 'KOERIER_ENTITLEMENTS',
+  /** Seconds a function uses its copy of the partner directory before reading it again (default 30, at most 60): how soon an admin's change takes effect. */
+  partnersRefreshSeconds: 'KOERIER_PARTNERS_REFRESH_SECONDS',
   /** `true` on the laptop host only: lets sinks be plain-http loopback addresses. */
   allowLoopbackSinks: 'KOERIER_ALLOW_LOOPBACK_SINKS',
   /** Push delivery (docs/OPERATIONS.md): the retry schedule — first delay, longest single delay, how long retries go on. */
@@ -55,6 +59,8 @@ export const settingEnv = {
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
   logLevel: 'KOERIER_LOG_LEVEL',
+  /** The CloudFormation stack the function belongs to: the dimension of its metrics, so two stacks in one account keep theirs apart. */
+  stackName: 'KOERIER_STACK_NAME',
   /** Comma-separated clients whose subscriptions may say `validation: "agreed"` (consent agreed out of band, WH-5). */
   validationAgreedClients: 'KOERIER_VALIDATION_AGREED_CLIENTS',
   /** Laptop host only: directory of the local key files that stand in for KMS (`<name>.key`). */
@@ -74,6 +80,17 @@ export const settingEnv = {
   sinkCredentials: 'KOERIER_SINK_CREDENTIALS',
   /** Comma-separated ports sinks and token URLs may name (default `443`); the laptop host may reach any port on loopback. */
   outboundPorts: 'KOERIER_OUTBOUND_PORTS',
+  // Trust on the wire (issue 12, items 5 and 6; docs/OPERATIONS.md "Signed deliveries" and "Client certificate").
+  /**
+   * Comma-separated keys that sign deliveries, newest first: the first signs, all are published at
+   * `GET /.well-known/http-message-signatures-directory`. A KMS key (ECC_NIST_P256, SIGN_VERIFY) or `local:<name>` on the laptop.
+   */
+  signingKeys: 'KOERIER_SIGNING_KEYS',
+  /**
+   * The client certificate Koerier presents when a target asks for one (mTLS): the ARN of a Secrets
+   * Manager secret holding the PEM certificate chain and private key, or `file:<path>` of such a PEM (laptop).
+   */
+  clientCertificate: 'KOERIER_CLIENT_CERTIFICATE',
   /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
   pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
   pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',

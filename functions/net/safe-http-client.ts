@@ -11,7 +11,9 @@
  *   other services' ports; the laptop host may reach any port on loopback;
  * - redirects are never followed: a 3xx comes back as a response like any other;
  * - connect time, response time and response size are bounded;
- * - every failure is an `OutboundRequestError` with a `kind` the caller can decide on.
+ * - every failure is an `OutboundRequestError` with a `kind` the caller can decide on;
+ * - with `clientCertificate`, Koerier presents that certificate when a server asks for one (mTLS,
+ *   issue 12, item 5); a server that does not ask never sees it. The guard is the same.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
@@ -59,6 +61,14 @@ export interface SafeHttpClientOptions {
   readonly lookup?: LookupFunction;
   /** Open connections per origin (the pool's bound on concurrency to one target). Default 16. */
   readonly connectionsPerOrigin?: number;
+  /** The mTLS client certificate and key, loaded on the first https connection (functions/aws/client-certificate.ts). */
+  readonly clientCertificate?: () => Promise<ClientCertificate>;
+}
+
+/** PEM texts: the certificate chain (the client's first) and its private key. */
+export interface ClientCertificate {
+  readonly certificate: string;
+  readonly privateKey: string;
 }
 
 export interface OutboundRequest {
@@ -92,13 +102,38 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
   const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULTS.responseTimeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
-  const connectors = {
-    https: buildConnector({
+  const httpsConnector = (certificate?: ClientCertificate) =>
+    buildConnector({
       timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
       lookup: guardedLookup(lookup, (address) => refusalFor(address, false, allowLoopback)),
       // Built once: a `ca` list per connection would parse every root certificate again each time.
-      ...(options.extraCaCertificates?.length ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...options.extraCaCertificates] }) } : {}),
-    } as buildConnector.BuildOptions),
+      // Given a secure context, TLS ignores `cert` and `key` options, so the certificate goes in it.
+      ...(options.extraCaCertificates?.length || certificate
+        ? {
+            secureContext: createSecureContext({
+              ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
+              ...(certificate ? { cert: certificate.certificate, key: certificate.privateKey } : {}),
+            }),
+          }
+        : {}),
+    } as buildConnector.BuildOptions);
+  // With a client certificate, the https connector waits for it once; a failed load is tried again on the next connection.
+  let withCertificate: Promise<buildConnector.connector> | undefined;
+  const loadCertificate = options.clientCertificate;
+  const https: buildConnector.connector = loadCertificate
+    ? (connectOptions, callback) => {
+        withCertificate ??= loadCertificate().then((certificate) => httpsConnector(certificate));
+        withCertificate.then(
+          (connector) => connector(connectOptions, callback),
+          (error: unknown) => {
+            withCertificate = undefined;
+            callback(new OutboundRequestError('tls', 'the client certificate could not be loaded', undefined, { cause: error }), null);
+          },
+        );
+      }
+    : httpsConnector();
+  const connectors = {
+    https,
     http: buildConnector({
       timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
       lookup: guardedLookup(lookup, (address) => refusalFor(address, true, allowLoopback)),

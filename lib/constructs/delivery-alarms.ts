@@ -3,7 +3,7 @@
  * Format records (functions/aws/delivery-metrics.ts, names in lib/resources.ts): a sustained delivery error rate, and any
  * delivery given up on (dead-lettered). Both notify the alarm topic, on alarm and on recovery.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -30,7 +30,13 @@ export class DeliveryAlarms extends Construct {
     const maxErrorRate = props.maxErrorRate ?? 0.5;
     const errorRatePeriods = props.errorRatePeriods ?? 3;
     const sum = (metricName: string): cloudwatch.Metric =>
-      new cloudwatch.Metric({ namespace: deliveryMetrics.namespace, metricName, statistic: cloudwatch.Stats.SUM, period });
+      new cloudwatch.Metric({
+        namespace: deliveryMetrics.namespace,
+        metricName,
+        dimensionsMap: { [deliveryMetrics.stackDimension]: Stack.of(this).stackName },
+        statistic: cloudwatch.Stats.SUM,
+        period,
+      });
 
     // A period without attempts is no failure; one without any record stays missing (idle, not failing).
     this.errorRate = new cloudwatch.Alarm(this, 'ErrorRate', {

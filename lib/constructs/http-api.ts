@@ -4,7 +4,7 @@
  * logs, stage throttling and per-route throttling (by function, `koerier:routeThrottling`). No API
  * Gateway authorizer: the handlers verify the bearer JWTs.
  */
-import { Lazy, Validations } from 'aws-cdk-lib';
+import { Lazy, Stack, Validations } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
@@ -63,6 +63,8 @@ export class KoerierHttpApi extends Construct {
     super(scope, id);
     this.routeThrottling = props.routeThrottling ?? {};
     this.api = new apigw.HttpApi(this, 'Api', {
+      // API names need not be unique, but the console lists them by it: test and production apart at a glance.
+      apiName: Stack.of(this).stackName,
       description: 'Koerier CloudEvents gateway',
       // The stage is added below, to give it access logs and throttling.
       createDefaultStage: false,

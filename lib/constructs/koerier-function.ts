@@ -5,6 +5,8 @@
  */
 import * as path from 'node:path';
 import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { SubnetType } from 'aws-cdk-lib/aws-ec2';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -37,7 +39,24 @@ export interface KoerierFunctionProps {
   readonly repoRoot: string;
   /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
   readonly reservedConcurrency?: number;
+  /** Runs the function in these private subnets (fixed egress addresses, lib/constructs/fixed-egress.ts); absent: outside any VPC. */
+  readonly network?: { readonly vpc: ec2.IVpc; readonly securityGroup: ec2.ISecurityGroup };
+  /** The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to (lib/trust-config.ts). */
+  readonly trust?: { readonly signingKeyArns: readonly string[]; readonly clientCertificateSecretArn?: string | undefined };
 }
+
+/**
+ * What Lambda needs of a function's own role to attach it to a VPC (the actions of AWS's
+ * AWSLambdaVPCAccessExecutionRole, inline: the role is the function's own, with no managed policy).
+ */
+const VPC_ACCESS_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSubnets',
+  'ec2:DeleteNetworkInterface',
+  'ec2:AssignPrivateIpAddresses',
+  'ec2:UnassignPrivateIpAddresses',
+];
 
 /**
  * Item-level actions only, named one by one: no table management, no streams (Koerier reads none).
@@ -129,6 +148,19 @@ export class KoerierFunction extends Construct {
       environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
     }
 
+    const trust = props.trust ?? { signingKeyArns: [] };
+    const wants = new Set(spec.trust ?? []);
+    const [currentKey] = trust.signingKeyArns;
+    if (wants.has('sign') && currentKey) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:Sign'], resources: [currentKey] }));
+    if (wants.has('public-keys') && currentKey) {
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }));
+    }
+    const secret = wants.has('client-certificate') ? trust.clientCertificateSecretArn : undefined;
+    if (secret) {
+      // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }));
+    }
+
     const pullAccess = spec.pullQueues ?? [];
     if (pullAccess.length > 0) {
       const pattern = `${resources.pullQueuePrefix}-pull-*`;
@@ -163,12 +195,23 @@ export class KoerierFunction extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       environment,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
+      ...(props.network === undefined
+        ? {}
+        : { vpc: props.network.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [props.network.securityGroup] }),
+      // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
+      ...(secret ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103) } : {}),
     });
+    if (props.network) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level ' +
-        'permissions (the X-Ray service authorization reference lists only "*"); every other statement names its resources.',
+        'permissions (the X-Ray service authorization reference lists only "*")' +
+        (props.network
+          ? "; in the fixed-egress VPC Lambda manages the function's network interfaces with its role, and ec2:DescribeNetworkInterfaces " +
+            'and ec2:DescribeSubnets support no resource-level permissions while the interfaces it creates have no ARN known at synth'
+          : '') +
+        '; every other statement names its resources.',
     });
 
     if (spec.queueTrigger) {

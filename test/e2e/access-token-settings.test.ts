@@ -1,6 +1,6 @@
 /**
  * The access-token settings (review #17) end to end on the laptop host, set up like an Entra ID
- * deployment: typ `JWT`, the client in `azp`, a 10-minute cap. They must reach the handlers (the
+ * deployment: typ `JWT`, the client in `azp`, the scopes in `roles`, a 10-minute cap. They must reach the handlers (the
  * ingest refuses what they refuse) and the development identity (its tokens pass them).
  */
 import { randomUUID } from 'node:crypto';
@@ -17,7 +17,12 @@ let kid: string;
 
 beforeAll(async () => {
   koerier = await startTestHost(
-    { [settingEnv.accessTokenType]: 'JWT', [settingEnv.clientIdClaim]: 'azp', [settingEnv.accessTokenMaxLifetimeSeconds]: '600' },
+    {
+      [settingEnv.accessTokenType]: 'JWT',
+      [settingEnv.clientIdClaim]: 'azp',
+      [settingEnv.accessTokenMaxLifetimeSeconds]: '600',
+      [settingEnv.scopeClaims]: 'roles',
+    },
     { queueTriggers: false },
   );
   // The host's own development key, so the claims are all that differ.
@@ -46,7 +51,7 @@ function publish(token: string) {
 }
 
 function forge(claims: Record<string, unknown>, lifetimeSeconds = 300) {
-  return new SignJWT({ scope: 'events:publish', ...claims })
+  return new SignJWT({ roles: ['events:publish'], ...claims })
     .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
     .setIssuer(koerier.url)
     .setAudience('koerier')
@@ -68,6 +73,7 @@ describe('access-token settings on the laptop host (EDU-2, EDU-4, review #17)', 
     expect(decodeProtectedHeader(token).typ).toBe('JWT');
     const claims = decodeJwt(token);
     expect(claims['azp']).toBe('dev-publisher');
+    expect(claims['roles']).toEqual(['events:publish']);
     expect(claims.exp! - claims.iat!).toBe(600);
     expect((await publish(token)).status).toBe(202);
   });
@@ -79,5 +85,11 @@ describe('access-token settings on the laptop host (EDU-2, EDU-4, review #17)', 
   it('EDU-4, review #17: the handlers read the configured cap: 601 s of exp - iat → 401 invalid_token', async () => {
     await expectInvalidToken(await publish(await forge({ azp: 'dev-publisher' }, 601)), /lives too long.*600/);
     expect((await publish(await forge({ azp: 'dev-publisher' }, 600))).status).toBe(202);
+  });
+
+  it('EDU-4, issue 12 item 2: with the scopes configured in roles, a scope claim grants nothing: 403 insufficient_scope', async () => {
+    const response = await publish(await forge({ azp: 'dev-publisher', roles: undefined, scope: 'events:publish' }));
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
   });
 });

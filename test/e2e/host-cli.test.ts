@@ -73,7 +73,12 @@ describe('npm start (tsx local/main.ts)', () => {
     const cli = await startCli(cwd);
     running.push(cli.child);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    for (const line of [`OpenAPI   ${cli.url}/openapi.json`, `JWKS      ${cli.url}/.well-known/jwks.json`, `Health    ${cli.url}/health`]) {
+    for (const line of [
+      `OpenAPI   ${cli.url}/openapi.json`,
+      `JWKS      ${cli.url}/.well-known/jwks.json`,
+      `Health    ${cli.url}/health`,
+      `Signing   ${cli.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,
+    ]) {
       expect(cli.banner).toContain(line);
     }
     expect(cli.banner).toContain(`${join(cwd, 'koerier.local.json')}, created now`);

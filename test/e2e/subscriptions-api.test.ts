@@ -15,6 +15,19 @@ import { eventually, staysQuiet } from '../support/waiting.js';
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
   '/consents': (res, origin) => res.writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/takes-batches': (res, origin) =>
+    res
+      .writeHead(200, {
+        'webhook-allowed-origin': origin,
+        allow: 'POST, OPTIONS',
+        'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json',
+      })
+      .end(),
+  // Refuses the first validation request, consents to every later one (its administrator changed their mind).
+  '/changes-mind': (res, origin) =>
+    optionsTo('/changes-mind').length === 1 ? res.writeHead(403).end() : res.writeHead(200, { 'webhook-allowed-origin': origin }).end(),
+  // Answers without consent: its administrator approves later, through whichever callback is current.
+  '/approves-later-once': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
   '/refuses': (res) => res.writeHead(403).end(),
   '/no-handshake': (res) => res.writeHead(405, { allow: 'POST' }).end(),
   // Withholds the consent headers and approves later through the callback (spec section 4.2).
@@ -297,6 +310,39 @@ describe('entitlement and isolation', () => {
     expect(unscoped.status).toBe(403);
   });
 
+  it('issue 12 item 8: an admin lists one client’s subscriptions, or every client’s (owner=*), page by page; a client without admin may name only itself', async () => {
+    const ofA = (await subscribe('school-a', { sink: `${targetUrl}/consents` })).body['id'] as string;
+    const ofB = (await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' })).body['id'] as string;
+    const pages = async (client: string, first: string) => {
+      const ids: string[] = [];
+      const owners = new Set<string>();
+      for (let path: string | undefined = first; path;) {
+        const page = await call(client, 'GET', path);
+        expect(page.status, path).toBe(200);
+        for (const s of page.body['subscriptions'] as { id: string; owner: string }[]) {
+          ids.push(s.id);
+          owners.add(s.owner);
+        }
+        path = page.body['next'] as string | undefined;
+      }
+      return { ids, owners };
+    };
+    const everyone = await pages(ADMIN, '/subscriptions?owner=*&limit=3');
+    expect(everyone.ids).toEqual(expect.arrayContaining([ofA, ofB]));
+    expect(new Set(everyone.ids).size).toBe(everyone.ids.length);
+    const onlyA = await pages(ADMIN, '/subscriptions?owner=school-a&limit=3');
+    expect(onlyA.ids).toContain(ofA);
+    expect([...onlyA.owners]).toEqual(['school-a']);
+    // What school-a itself sees is the same list.
+    expect((await pages('school-a', '/subscriptions?limit=3')).ids).toEqual(onlyA.ids);
+    expect((await pages('school-a', '/subscriptions?owner=school-a')).ids).toEqual(onlyA.ids);
+    for (const owner of ['school-b', '*']) {
+      const refused = await call('school-a', 'GET', `/subscriptions?owner=${encodeURIComponent(owner)}`);
+      expect(refused.status, owner).toBe(403);
+      expect(refused.body['detail']).toMatch(/needs the scope "admin"/);
+    }
+  });
+
   it("EDU-7, WH-5: an admin's PATCH is held to the owner's entitlement and out-of-band agreement, not the admin's own", async () => {
     const owned = await subscribe('school-a', { sink: `${targetUrl}/consents` });
     // The admin may subscribe to every type; the owner, school-a, only to nl.edu.*.
@@ -350,6 +396,9 @@ describe('webhook validation handshake against real targets', () => {
       expect(created.body).toMatchObject({ status: 'pending', validationexpiresat: expect.any(String) });
       const callback = String(optionsTo('/approves-later').at(-1)!.headers['webhook-request-callback']);
       expect(callback).toContain(`/subscriptions/${id}/validation?token=`);
+      // Issue 12 item 8: the owner sees where the target approves, never the target's secret.
+      expect(created.body['validationcallback']).toBe(new URL(callback).pathname);
+      expect(JSON.stringify(created.body)).not.toContain(new URL(callback).searchParams.get('token')!);
 
       const forged = await fetch(callback.replace(/token=[^&]+/, 'token=guessed'), { method });
       expect(forged.status).toBe(404);
@@ -411,6 +460,72 @@ describe('webhook validation handshake against real targets', () => {
 
     const elsewhere = await call('school-b', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?gone=0` });
     expect(elsewhere.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents?gone=0` });
+  });
+
+  it('WH-4, issue 12 item 8: a rejected subscription is validated again on request and becomes active once its target consents; the old callback is void', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/changes-mind` });
+    const id = created.body['id'] as string;
+    expect(created.body).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('HTTP 403') });
+    const firstCallback = String(optionsTo('/changes-mind').at(-1)!.headers['webhook-request-callback']);
+    const again = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, status: 'active', sink: `${targetUrl}/changes-mind` });
+    expect(again.headers.get('etag')).toBeTruthy();
+    expect(optionsTo('/changes-mind')).toHaveLength(2);
+    const secondCallback = String(optionsTo('/changes-mind').at(-1)!.headers['webhook-request-callback']);
+    expect(secondCallback).not.toBe(firstCallback);
+    expect((await fetch(firstCallback)).status).toBe(404);
+    // Active now: nothing to validate.
+    const active = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(active.status).toBe(409);
+    expect(active.body).toMatchObject({ type: expect.stringContaining('subscription-not-revalidatable'), detail: expect.stringContaining('active') });
+  });
+
+  it('WH-4, issue 12 item 8: a pending subscription whose target missed the request gets a new request, callback and window', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/approves-later-once` });
+    const id = created.body['id'] as string;
+    expect(created.body).toMatchObject({ status: 'pending' });
+    const again = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
+    expect(again.body).toMatchObject({ id, status: 'pending', validationexpiresat: expect.any(String) });
+    expect(Date.parse(again.body['validationexpiresat'] as string)).toBeGreaterThanOrEqual(Date.parse(created.body['validationexpiresat'] as string));
+    const [first, second] = optionsTo('/approves-later-once').map((r) => String(r.headers['webhook-request-callback']));
+    expect(second).toContain(`/subscriptions/${id}/validation?token=`);
+    expect(second).not.toBe(first);
+    expect((await fetch(second!, { method: 'POST' })).status).toBe(200);
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['status']).toBe('active');
+  });
+
+  it('WH-5, EDU-7, issue 12 item 8: validating again needs a subscription of one’s own that has a validation request to send', async () => {
+    const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' });
+    const refused = await call('school-b', 'POST', `/subscriptions/${agreed.body['id']}/revalidate`);
+    expect(refused.status).toBe(409);
+    expect(refused.body['detail']).toMatch(/agreed out of band/);
+    const theirs = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
+    expect((await call('school-b', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(404);
+    expect((await call(undefined, 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(401);
+    const withoutKey = await call('school-a', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`, undefined, { 'idempotency-key': '' });
+    expect(withoutKey.status).toBe(400);
+  });
+
+  it('JSON-3, issue 12 item 8: a batch subscription whose target did not declare batch support says so in its answer; one that did, does not', async () => {
+    const single = await subscribe('school-a', { sink: `${targetUrl}/consents`, contentmode: 'batch' });
+    expect(single.body).toMatchObject({ status: 'active', contentmode: 'batch', batchsupported: false });
+    expect(single.body['warnings']).toEqual([
+      {
+        attribute: 'contentmode',
+        rule: 'batch-fallback',
+        requirement: 'JSON-3',
+        message: expect.stringMatching(/delivered one by one .*Accept-Post: application\/cloudevents-batch\+json/),
+      },
+    ]);
+    expect((await call('school-a', 'GET', `/subscriptions/${single.body['id']}`)).body['warnings']).toEqual(single.body['warnings']);
+    const batches = await subscribe('school-a', { sink: `${targetUrl}/takes-batches`, contentmode: 'batch' });
+    expect(batches.body).toMatchObject({ status: 'active', contentmode: 'batch', batchsupported: true });
+    expect(batches.body).not.toHaveProperty('warnings');
+    // Asking for single events settles it: the word goes.
+    const structured = await call('school-a', 'PATCH', `/subscriptions/${single.body['id']}`, { contentmode: 'structured' });
+    expect(structured.status).toBe(200);
+    expect(structured.body).not.toHaveProperty('warnings');
   });
 
   it('WH-4: a rejected subscription pointed at a consenting sink is validated again and becomes active', async () => {
@@ -535,6 +650,34 @@ describe('bounded input (review #9, #19)', () => {
     // Refused on the text, before anything walks the value.
     expect(await arrays.json()).toMatchObject({ type: expect.stringContaining('json-too-deep') });
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(200);
+  });
+
+  it('WH-1, issue 12 item 8: a sink or token URL that is a literal private or link-local address is refused with 400 at creation, and nothing is created', async () => {
+    // Every subscription of school-a, from every page: none may be added by a refused create.
+    const all = async () => {
+      const ids: string[] = [];
+      for (let path: string | undefined = '/subscriptions'; path;) {
+        const page = await call('school-a', 'GET', path);
+        ids.push(...(page.body['subscriptions'] as { id: string }[]).map((s) => s.id));
+        path = page.body['next'] as string | undefined;
+      }
+      return ids;
+    };
+    const before = await all();
+    for (const sink of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]/hook']) {
+      const refused = await subscribe('school-a', { sink });
+      expect(refused.status, sink).toBe(400);
+      expect(refused.body['errors'], sink).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'public-address' })]);
+    }
+    const token = await subscribe('school-a', {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: { ...clientCredentials(), tokenurl: 'https://192.168.1.1/token' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'public-address' })]);
+    expect(await all()).toEqual(before);
+    // The laptop host still takes its own loopback (the target of every other test here).
+    expect((await subscribe('school-a', { sink: `${targetUrl}/consents` })).status).toBe(201);
   });
 
   it('review #19: a sink or token URL on a port other than the allowed ones is refused at creation and on PATCH', async () => {

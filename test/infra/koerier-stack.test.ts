@@ -15,7 +15,7 @@ import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { PULL_QUEUE_ACTIONS } from '../../lib/constructs/koerier-function.js';
 import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
 import { deliveryMetrics, resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
-import { cdkJsonContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
+import { synthContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 
@@ -76,6 +76,9 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
+  // Issue 12: the delivery-signing key (lib/constructs/signing-key.ts).
+  'signing:sign': { allows: ['kms:Sign'], denies: ['kms:Decrypt', 'kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
+  'signing:public-keys': { allows: ['kms:GetPublicKey'], denies: ['kms:Sign', 'kms:ScheduleKeyDeletion'] },
 };
 
 interface Statement {
@@ -107,6 +110,7 @@ describe.each([
     role: (name: string) => string;
     logGroup: (name: string) => string;
     api: string;
+    signingKey: string;
   };
 
   beforeAll(() => {
@@ -123,6 +127,7 @@ describe.each([
       role: (name) => logicalId(stack, stack.functions.get(name)!.role),
       logGroup: (name) => logicalId(stack, stack.functions.get(name)!.node.findChild('Logs')),
       api: logicalId(stack, stack.httpApi.api),
+      signingKey: logicalId(stack, stack.signingKey!),
     };
   });
 
@@ -159,6 +164,8 @@ describe.each([
     }
     for (const [name, access] of Object.entries(spec.keys ?? {})) grants.push([ids.key(name), `key:${access}`]);
     if (spec.queueTrigger) grants.push([ids.queue(spec.queueTrigger.queue), 'queue:consume']);
+    // cdk.json names no mTLS secret; the stack's own signing key is the default (lib/trust-config.ts).
+    for (const use of spec.trust ?? []) if (use !== 'client-certificate') grants.push([ids.signingKey, `signing:${use}`]);
     return grants;
   }
 
@@ -256,7 +263,7 @@ describe.each([
     const alarm = synth.resources[logicalId(synth.stack, synth.stack.deliveryAlarms!.errorRate)]!.Properties;
     const sumOf = (id: string, metricName: string) => ({
       Id: id,
-      MetricStat: { Metric: { Namespace: 'Koerier', MetricName: metricName }, Period: 300, Stat: 'Sum' },
+      MetricStat: { Metric: { Namespace: 'Koerier', MetricName: metricName, Dimensions: [{ Name: 'Stack', Value: 'Koerier' }] }, Period: 300, Stat: 'Sum' },
       ReturnData: false,
     });
     expect(alarm).toMatchObject({
@@ -280,6 +287,7 @@ describe.each([
     expect(alarm).toMatchObject({
       Namespace: 'Koerier',
       MetricName: 'DeliveriesDeadLettered',
+
       Statistic: 'Sum',
       Period: 300,
       ComparisonOperator: 'GreaterThanThreshold',
@@ -289,7 +297,7 @@ describe.each([
       AlarmActions: [topic],
       OKActions: [topic],
     });
-    expect(alarm.Dimensions).toBeUndefined();
+    expect(alarm.Dimensions).toEqual([{ Name: 'Stack', Value: 'Koerier' }]);
   });
 
   it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, keeps objects a day past the longest queue retention, and is retained', () => {
@@ -352,22 +360,25 @@ describe.each([
   it('CARD-3: every function gets the settings from the CDK context and, per grant, the resource name under its resourceEnv variable, and nothing else', () => {
     for (const [name, spec] of Object.entries(description.functions)) {
       const expected: Record<string, unknown> = {
-        [settingEnv.issuer]: cdkJsonContext['koerier:issuer'],
-        [settingEnv.audience]: cdkJsonContext['koerier:audience'],
-        [settingEnv.jwksUrl]: cdkJsonContext['koerier:jwksUrl'],
-        [settingEnv.tokenUrl]: cdkJsonContext['koerier:tokenUrl'],
-        [settingEnv.accessTokenType]: cdkJsonContext['koerier:accessTokenType'],
-        [settingEnv.accessTokenMaxLifetimeSeconds]: String(Number(cdkJsonContext['koerier:accessTokenMaxLifetimeMinutes']) * 60),
-        [settingEnv.clientIdClaim]: cdkJsonContext['koerier:clientIdClaim'],
-        [settingEnv.allowedOrigins]: (cdkJsonContext['koerier:allowedOrigins'] as string[]).join(','),
-        [settingEnv.webhookOrigin]: cdkJsonContext['koerier:webhookOrigin'],
+        [settingEnv.issuer]: synthContext['koerier:issuer'],
+        [settingEnv.audience]: synthContext['koerier:audience'],
+        [settingEnv.jwksUrl]: synthContext['koerier:jwksUrl'],
+        [settingEnv.tokenUrl]: synthContext['koerier:tokenUrl'],
+        [settingEnv.accessTokenType]: synthContext['koerier:accessTokenType'],
+        [settingEnv.accessTokenMaxLifetimeSeconds]: String(Number(synthContext['koerier:accessTokenMaxLifetimeMinutes']) * 60),
+        [settingEnv.clientIdClaim]: synthContext['koerier:clientIdClaim'],
+        [settingEnv.scopeClaims]: 'scope,scp',
+        [settingEnv.allowedOrigins]: (synthContext['koerier:allowedOrigins'] as string[]).join(','),
+        [settingEnv.webhookOrigin]: synthContext['koerier:webhookOrigin'],
         [settingEnv.idempotencyTtlSeconds]: String(7 * 24 * 3600),
-        [settingEnv.entitlements]: JSON.stringify(cdkJsonContext['koerier:entitlements']),
-        [settingEnv.publishers]: JSON.stringify(cdkJsonContext['koerier:publishers']),
+        [settingEnv.entitlements]: JSON.stringify(synthContext['koerier:entitlements']),
+        [settingEnv.publishers]: JSON.stringify(synthContext['koerier:publishers']),
         [settingEnv.validationAgreedClients]: '',
         [settingEnv.publicBaseUrl]: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
+        [settingEnv.stackName]: 'Koerier',
         [settingEnv.sinkCredentials]: 'oauth2-only',
         [settingEnv.outboundPorts]: '443',
+        [settingEnv.signingKeys]: { 'Fn::GetAtt': [ids.signingKey, 'Arn'] },
         NODE_OPTIONS: '--enable-source-maps',
       };
       for (const table of Object.keys(spec.tables ?? {})) expected[resourceEnv.table(table as TableName)] = { Ref: ids.table(table) };
@@ -577,7 +588,7 @@ describe('delivery alarms', () => {
   it('CARD-5: watch exactly the metrics the delivery function writes', () => {
     // Both sides read the names from lib/resources.ts; this checks the record the handler writes
     // declares, in the namespace the alarms read, every metric an alarm watches, with its figure.
-    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1 }, 0)) as {
+    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1 }, 0, 'Koerier')) as {
       _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
       [figure: string]: unknown;
     };
@@ -592,7 +603,9 @@ describe('delivery alarms', () => {
     }
     expect([...watched].sort()).toEqual([deliveryMetrics.attempts, deliveryMetrics.deadLettered, deliveryMetrics.failures].sort());
     expect(directive!.Namespace).toBe(deliveryMetrics.namespace);
-    expect(directive!.Dimensions).toEqual([[]]);
+    // Under the stack's own name, which is what the alarms filter on: two stacks in one account keep apart.
+    expect(directive!.Dimensions).toEqual([[deliveryMetrics.stackDimension]]);
+    expect(record[deliveryMetrics.stackDimension]).toBe('Koerier');
     expect(directive!.Metrics.map((metric) => metric.Name).sort()).toEqual([...watched].sort());
     for (const metric of directive!.Metrics) expect(metric.Unit).toBe('Count');
     expect(record).toMatchObject({ [deliveryMetrics.attempts]: 7, [deliveryMetrics.failures]: 2, [deliveryMetrics.deadLettered]: 1 });

@@ -40,8 +40,13 @@ describe('CDK context (lib/stack-config.ts)', () => {
         routeThrottling: DEFAULT_ROUTE_THROTTLING,
         edge: { mode: 'none' },
       },
+      egress: { fixedAddresses: 0 },
       sinkCredentials: 'oauth2-only',
       outboundPorts: [443],
+      stackName: 'Koerier',
+      scopeClaims: ['scope', 'scp'],
+      runtimeSettings: {},
+      batchingWindowSeconds: { router: 1, delivery: 0 },
     });
   });
 
@@ -87,11 +92,17 @@ describe('CDK context (lib/stack-config.ts)', () => {
     expect(config).toMatchObject({ accessTokenType: 'JWT', accessTokenMaxLifetimeMinutes: 90, clientIdClaim: 'azp' });
     const environment = settingEnvironment(config, 'https://api.example.org');
     expect(environment).toMatchObject({ KOERIER_ACCESS_TOKEN_TYPE: 'JWT', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' });
-    expect(loadConfig(environment).auth.tokenRules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp' });
+    expect(loadConfig(environment).auth.tokenRules).toEqual({
+      tokenType: 'JWT',
+      maxLifetimeSeconds: 5400,
+      clientIdClaim: 'azp',
+      scopeClaims: ['scope', 'scp'],
+    });
     expect(loadConfig(settingEnvironment(parseStackConfig(valid), 'https://api.example.org')).auth.tokenRules).toEqual({
       tokenType: 'at+jwt',
       maxLifetimeSeconds: 7200,
       clientIdClaim: 'client_id',
+      scopeClaims: ['scope', 'scp'],
     });
     rejects({ 'koerier:accessTokenType': 'id_token' }, /koerier:accessTokenType must be "at\+jwt" or "JWT", got "id_token"/);
     rejects({ 'koerier:accessTokenType': true }, /koerier:accessTokenType must be/);
@@ -116,16 +127,19 @@ describe('CDK context (lib/stack-config.ts)', () => {
   });
 
   it('CARD-2: the issuer is required and must be an https URL', () => {
-    rejects({ 'koerier:issuer': undefined }, /koerier:issuer is required: a non-empty string, got nothing/);
+    rejects(
+      { 'koerier:issuer': undefined },
+      /koerier:issuer is required: a non-empty string, e.g. -c koerier:issuer=https:\/\/login.example.org\/realms\/koerier, got nothing/,
+    );
     rejects({ 'koerier:issuer': '  ' }, /koerier:issuer is required/);
-    rejects({ 'koerier:issuer': 'http://login.example.org' }, /koerier:issuer must be an https URL, got "http:\/\/login.example.org"/);
+    rejects({ 'koerier:issuer': 'http://login.example.org' }, /koerier:issuer must be an https URL, e\.g\. .*, got "http:\/\/login.example.org"/);
     rejects({ 'koerier:issuer': 'login.example.org' }, /koerier:issuer must be an https URL/);
   });
 
   it('CARD-2: the JWKS URL is required and must be an https URL', () => {
     rejects({ 'koerier:jwksUrl': undefined }, /koerier:jwksUrl is required/);
     rejects({ 'koerier:jwksUrl': 'http://login.example.org/certs' }, /koerier:jwksUrl must be an https URL/);
-    rejects({ 'koerier:jwksUrl': 42 }, /koerier:jwksUrl is required: a non-empty string, got 42/);
+    rejects({ 'koerier:jwksUrl': 42 }, /koerier:jwksUrl is required: a non-empty string, e\.g\. .*, got 42/);
   });
 
   it('CARD-2: the token URL is optional and, when given, an https URL', () => {
@@ -135,7 +149,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
   });
 
   it('CARD-2: the audience must be a non-empty string', () => {
-    rejects({ 'koerier:audience': '' }, /koerier:audience is required: a non-empty string, got ""/);
+    rejects({ 'koerier:audience': '' }, /koerier:audience is required: a non-empty string, e.g. -c koerier:audience=koerier, got ""/);
     rejects({ 'koerier:audience': ['koerier'] }, /koerier:audience is required/);
   });
 
@@ -226,7 +240,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       audience: 'koerier',
       jwksUrl: new URL(config.jwksUrl),
       tokenUrl: 'https://login.example.org/token',
-      tokenRules: { tokenType: 'at+jwt', maxLifetimeSeconds: 7200, clientIdClaim: 'client_id' },
+      tokenRules: { tokenType: 'at+jwt', maxLifetimeSeconds: 7200, clientIdClaim: 'client_id', scopeClaims: ['scope', 'scp'] },
     });
     expect(loaded.allowedOrigins).toEqual(['partner.example.org', 'other.example.org']);
     expect(loaded.webhookOrigin).toBe('koerier.example.org');

@@ -1,6 +1,7 @@
 /**
  * Synthesises Koerier's stack the way `cdk synth` does (cdk.json's context, feature flags
- * included), but without esbuild bundling, so infra tests take seconds.
+ * included, plus the required settings cdk.json deliberately leaves out), but without esbuild
+ * bundling, so infra tests take seconds.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -12,13 +13,31 @@ import { readStackConfig } from '../../lib/stack-config.js';
 
 export const cdkJsonContext: Record<string, unknown> = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')).context;
 
+/** What an operator passes with `-c` (cdk.json has no working values, so nothing can be forgotten). */
+export const requiredTestContext: Record<string, unknown> = {
+  'koerier:issuer': 'https://login.example.org/realms/koerier',
+  'koerier:audience': 'koerier',
+  'koerier:jwksUrl': 'https://login.example.org/realms/koerier/protocol/openid-connect/certs',
+  'koerier:tokenUrl': 'https://login.example.org/realms/koerier/protocol/openid-connect/token',
+  'koerier:accessTokenType': 'at+jwt',
+  'koerier:accessTokenMaxLifetimeMinutes': 120,
+  'koerier:clientIdClaim': 'client_id',
+  'koerier:allowedOrigins': ['koerier.example.org'],
+  'koerier:webhookOrigin': 'koerier.example.org',
+  'koerier:publishers': { 'partner-leerlingadministratie': ['urn:nld:oin:00000001823288444000:'] },
+  'koerier:entitlements': { 'partner-ontvanger': [{ typePrefix: 'nl.edu.leerling.' }] },
+};
+
+/** cdk.json's context with the required settings: what the infra tests synthesise with. */
+export const synthContext: Record<string, unknown> = { ...cdkJsonContext, ...requiredTestContext };
+
 /**
  * CDK's built-in CloudFormation template validation (on in `cdk synth`) adds seconds to every
  * synthesis, so only the tests that mirror `cdk synth` turn it on.
  */
 export function newApp(context: Record<string, unknown> = {}, options: { builtinValidation?: boolean } = {}): App {
   return new App({
-    context: { ...cdkJsonContext, ...context, 'aws:cdk:bundling-stacks': [] },
+    context: { ...synthContext, ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: options.builtinValidation ?? false,
   });
 }
@@ -41,7 +60,8 @@ export interface CfnResourceJson {
 
 /** The stack in `app`, not yet synthesised (so validation plugins can still be added). */
 export function buildKoerier(app: App, resources?: ResourceDescription): KoerierStack {
-  return new KoerierStack(app, 'Koerier', { config: readStackConfig(app), ...(resources ? { resources } : {}) });
+  const config = readStackConfig(app);
+  return new KoerierStack(app, config.stackName, { config, ...(resources ? { resources } : {}) });
 }
 
 export function synthKoerier(options: { context?: Record<string, unknown>; resources?: ResourceDescription; app?: App } = {}): Synthesised {

@@ -2,7 +2,7 @@ import { stat, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, DEFAULT_ACCESS_TOKEN_RULES } from '../../functions/core/auth/access-tokens.js';
 import { createApiGateway, type ApiGateway } from '../../local/api-gateway.js';
@@ -182,8 +182,8 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
     if (status === 401) expect(response.headers.get('www-authenticate')).toMatch(/^Basic realm=/);
   });
 
-  it('EDU-2, review #17: with the laptop set like an Entra ID deployment (typ JWT, client in azp, a 20-minute cap) its tokens pass those rules', async () => {
-    const rules = { tokenType: 'JWT', clientIdClaim: 'azp', maxLifetimeSeconds: 1200 } as const;
+  it('EDU-2, review #17: with the laptop set like an Entra ID deployment (typ JWT, client in azp, scopes in roles, a 20-minute cap) its tokens pass those rules', async () => {
+    const rules = { tokenType: 'JWT', clientIdClaim: 'azp', maxLifetimeSeconds: 1200, scopeClaims: ['roles'] } as const;
     const entraLike = await createDevIdentity({ stateDir, issuer: url, audience: 'koerier', clients: CLIENTS, tokenRules: rules });
     const response = await entraLike.tokenEndpoint({
       method: 'POST',
@@ -197,6 +197,8 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
     const body = JSON.parse(String(response.body)) as { access_token: string; expires_in: number };
     expect(body.expires_in).toBe(1200);
     expect(decodeProtectedHeader(body.access_token).typ).toBe('JWT');
+    expect(decodeJwt(body.access_token)).toMatchObject({ roles: expect.arrayContaining(['events:publish']) });
+    expect(decodeJwt(body.access_token)).not.toHaveProperty('scope');
     const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
     const principal = await authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules });
     expect(principal.clientId).toBe('publisher');

@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbPartnerStore } from '../../functions/aws/dynamodb-partner-store.js';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
@@ -85,7 +86,11 @@ async function deliveries(): Promise<DeliveryMessage[]> {
 }
 
 beforeAll(async () => {
-  harness = await startHandlerHarness({ [settingEnv.entitlements]: JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] }) });
+  harness = await startHandlerHarness({
+    [settingEnv.entitlements]: JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] }),
+    // The partner directory is read again after a second, so a revocation is seen within the test.
+    [settingEnv.partnersRefreshSeconds]: '1',
+  });
   dynamodb = new DynamoDBClient({});
   repository = new DynamoDbSubscriptionStore(dynamodb, localName.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, localName.table('routes')));
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
@@ -280,5 +285,30 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     // After the lock, a later attempt takes over with the same routing id.
     const takeover = await ledger.claim(identity, { ...options, now: options.now + 20_000 });
     expect(takeover).toMatchObject({ outcome: 'claimed', routingId: first.outcome === 'claimed' ? first.routingId : '' });
+  });
+  it("EDU-7, issue 12: an entitlement narrowed in the partner directory stops the router's deliveries within its refresh interval, without a restart", async () => {
+    const type = 'nl.edu.router.revoked.v1';
+    const subscription = await subscribe({ types: [type] });
+    const ours = async () => (await deliveries()).filter((d) => d.subscriptionId === subscription);
+    expect((await route([eventJson(type)])).failures).toEqual([]);
+    expect(await ours()).toHaveLength(1);
+
+    const store = new DynamoDbPartnerStore(dynamodb, localName.table('partners'));
+    const before = await store.load();
+    const narrowed = before.partners.map((p) => (p.clientId === 'school-a' ? { ...p, entitlements: [{ typePrefix: 'nl.edu.other.' }] } : p));
+    await store.save({ ...before, revision: before.revision + 1, partners: narrowed }, before.revision);
+    try {
+      await eventually(
+        'the router to stop delivering to school-a',
+        async () => {
+          expect((await route([eventJson(type)])).failures).toEqual([]);
+          return (await ours()).length === 0;
+        },
+        { timeoutMs: 5000 },
+      );
+    } finally {
+      const now = await store.load();
+      await store.save({ ...now, revision: now.revision + 1, partners: before.partners }, now.revision);
+    }
   });
 });

@@ -14,6 +14,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import forge from 'node-forge';
 
 export interface LocalCertificateAuthority {
@@ -21,6 +22,8 @@ export interface LocalCertificateAuthority {
   readonly certificatePem: string;
   /** A server certificate for these DNS names and IP addresses, signed by this CA. */
   issue(names: readonly string[]): { readonly key: string; readonly cert: string };
+  /** A client certificate (extended key usage clientAuth) for `commonName`, signed by this CA: what Koerier presents for mTLS. */
+  issueClient(commonName: string): { readonly key: string; readonly cert: string };
 }
 
 export function createLocalCertificateAuthority(commonName = 'Koerier test CA'): LocalCertificateAuthority {
@@ -46,6 +49,18 @@ export function createLocalCertificateAuthority(commonName = 'Koerier test CA'):
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', serverAuth: true },
         { name: 'subjectAltName', altNames: names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 7, ip: n } : { type: 2, value: n })) },
+      ]);
+      cert.sign(caKeys.privateKey, forge.md.sha256.create());
+      return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
+    },
+    issueClient(commonName) {
+      const keys = rsaKeyPair();
+      const cert = newCertificate(keys.publicKey, [{ name: 'commonName', value: commonName }], ++serial);
+      cert.setIssuer(ca.subject.attributes);
+      cert.setExtensions([
+        { name: 'basicConstraints', cA: false },
+        { name: 'keyUsage', digitalSignature: true, critical: true },
+        { name: 'extKeyUsage', clientAuth: true },
       ]);
       cert.sign(caKeys.privateKey, forge.md.sha256.create());
       return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
@@ -110,6 +125,8 @@ export interface RecordedRequest {
   readonly body: string;
   /** Epoch ms when the request was complete. */
   readonly receivedAt: number;
+  /** With `requireClientCertificate`: the common name of the verified client certificate the request came with. */
+  readonly clientCertificate?: string;
 }
 
 export interface HttpsReceiver {
@@ -140,6 +157,8 @@ export interface HttpsReceiver {
   readonly requests: readonly RecordedRequest[];
   /** TCP connections accepted so far: 0 proves a client never even connected. */
   readonly connectionCount: number;
+  /** TLS handshakes refused so far (with `requireClientCertificate`: clients without an acceptable certificate). */
+  readonly tlsFailures: number;
   /** Replaces the script; the request count keeps running. */
   setScript(script: ReceiverScript): void;
   /** Resolves once `count` requests matching `filter` (default: POSTs) have arrived. */
@@ -168,6 +187,11 @@ export async function startHttpsReceiver(options: {
   /** Names in the certificate; default 127.0.0.1, ::1 and localhost. */
   readonly names?: readonly string[];
   readonly host?: string;
+  /**
+   * mTLS: the TLS handshake fails unless the client presents a certificate this CA signed, so a
+   * client without one never gets a request through (`requests` stays empty).
+   */
+  readonly requireClientCertificate?: LocalCertificateAuthority;
 }): Promise<HttpsReceiver> {
   const { key, cert } = serverCertificate(options.authority, options.names ?? ['127.0.0.1', '::1', 'localhost']);
   const requests: RecordedRequest[] = [];
@@ -182,7 +206,8 @@ export async function startHttpsReceiver(options: {
   let connectionCount = 0;
   let script = options.script ?? scripts.always({ respond: 204 });
 
-  const server: Server = createServer({ key, cert }, (request: IncomingMessage, response: ServerResponse) => {
+  const mtls = options.requireClientCertificate ? { requestCert: true, rejectUnauthorized: true, ca: [options.requireClientCertificate.certificatePem] } : {};
+  const server: Server = createServer({ key, cert, ...mtls }, (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -192,6 +217,7 @@ export async function startHttpsReceiver(options: {
         headers: Object.fromEntries(Object.entries(request.headers).map(([n, v]) => [n, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
+        ...(options.requireClientCertificate ? { clientCertificate: String((request.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '') } : {}),
       };
       if (recorded.path === '/oauth/token') {
         tokenRequests.push(recorded);
@@ -203,6 +229,8 @@ export async function startHttpsReceiver(options: {
       act(behaviour, response, () => tcpSockets.get(request.socket.remotePort ?? 0));
     });
   });
+  let tlsFailures = 0;
+  server.on('tlsClientError', () => tlsFailures++);
   server.on('connection', (socket: Socket) => {
     connectionCount++;
     sockets.add(socket);
@@ -229,6 +257,9 @@ export async function startHttpsReceiver(options: {
     requests,
     get connectionCount() {
       return connectionCount;
+    },
+    get tlsFailures() {
+      return tlsFailures;
     },
     setScript(next) {
       script = next;

@@ -36,13 +36,26 @@ describe('configuration', () => {
   });
 
   it('EDU-2, EDU-4, review #17: access tokens default to typ at+jwt, a 2-hour lifetime cap and the client_id claim', () => {
-    expect(loadConfig(base).auth.tokenRules).toEqual({ tokenType: 'at+jwt', maxLifetimeSeconds: 7200, clientIdClaim: 'client_id' });
+    expect(loadConfig(base).auth.tokenRules).toEqual({
+      tokenType: 'at+jwt',
+      maxLifetimeSeconds: 7200,
+      clientIdClaim: 'client_id',
+      scopeClaims: ['scope', 'scp'],
+    });
   });
 
   it('EDU-2, review #17: the token type switch, the lifetime cap and the client claim are read and checked once', () => {
-    const rules = loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'jwt', KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400', KOERIER_CLIENT_ID_CLAIM: 'azp' })
-      .auth.tokenRules;
-    expect(rules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp' });
+    const rules = loadConfig({
+      ...base,
+      KOERIER_ACCESS_TOKEN_TYPE: 'jwt',
+      KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '5400',
+      KOERIER_CLIENT_ID_CLAIM: 'azp',
+      KOERIER_SCOPE_CLAIMS: 'roles',
+    }).auth.tokenRules;
+    expect(rules).toEqual({ tokenType: 'JWT', maxLifetimeSeconds: 5400, clientIdClaim: 'azp', scopeClaims: ['roles'] });
+    expect(() => loadConfig({ ...base, KOERIER_SCOPE_CLAIMS: 'groups' })).toThrow(
+      /KOERIER_SCOPE_CLAIMS must name claims among scope, scp, roles, got "groups"/,
+    );
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_TYPE: 'id+jwt' })).toThrow(/KOERIER_ACCESS_TOKEN_TYPE must be at\+jwt or JWT, got "id\+jwt"/);
     expect(() => loadConfig({ ...base, KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS: '86401' })).toThrow(
       /KOERIER_ACCESS_TOKEN_MAX_LIFETIME_SECONDS must be an integer from 60 to 86400/,
@@ -56,5 +69,18 @@ describe('configuration', () => {
       'https://example.org/claims/client',
     );
     expect(() => loadConfig({ ...base, KOERIER_CLIENT_ID_CLAIM: 'client"id' })).toThrow(/KOERIER_CLIENT_ID_CLAIM must be a claim name/);
+  });
+
+  it('issue 12 #5, #6: the client certificate is a Secrets Manager ARN or file:, the signing keys a list without repeats; both optional', () => {
+    expect(loadConfig(base).delivery).toMatchObject({ signingKeys: [] });
+    expect(loadConfig(base).delivery).not.toHaveProperty('clientCertificate');
+    const arn = 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:koerier/mtls-AbCdEf';
+    expect(loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: arn }).delivery.clientCertificate).toBe(arn);
+    expect(loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: 'file:/tmp/client.pem' }).delivery.clientCertificate).toBe('file:/tmp/client.pem');
+    expect(() => loadConfig({ ...base, KOERIER_CLIENT_CERTIFICATE: '/tmp/client.pem' })).toThrow(
+      /KOERIER_CLIENT_CERTIFICATE must be the ARN of a Secrets Manager secret or file:<path>, got "\/tmp\/client.pem"/,
+    );
+    expect(loadConfig({ ...base, KOERIER_SIGNING_KEYS: 'alias/new, alias/old' }).delivery.signingKeys).toEqual(['alias/new', 'alias/old']);
+    expect(() => loadConfig({ ...base, KOERIER_SIGNING_KEYS: 'alias/a,alias/a' })).toThrow(/KOERIER_SIGNING_KEYS names a key twice/);
   });
 });

@@ -5,6 +5,7 @@
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
+import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
@@ -27,7 +28,9 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       { name: 'Events', description: 'Publishing CloudEvents' },
       { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
       { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
+      { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
       { name: 'API', description: 'This description' },
+      { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
     paths: {
       ...eventsPaths,
@@ -35,6 +38,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...deliveryPaths,
       ...pullPaths,
       ...payloadsPaths,
+      ...partnersPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -42,6 +46,46 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
           tags: ['API'],
           security: [],
           responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/.well-known/http-message-signatures-directory': {
+        get: {
+          operationId: 'getSigningKeys',
+          summary: 'The public keys that sign deliveries',
+          description:
+            'A JWK Set (RFC 7517): the current key first, then previous keys still published during a rotation. `kid` is the RFC 7638 ' +
+            'thumbprint and the `keyid` of a signed delivery. Cache it for at most max-age; fetch again when a delivery names an unknown keyid.',
+          tags: ['Trust'],
+          security: [],
+          responses: {
+            '200': {
+              description: 'The JWK Set.',
+              content: {
+                'application/jwk-set+json': {
+                  schema: {
+                    type: 'object',
+                    required: ['keys'],
+                    properties: {
+                      keys: {
+                        type: 'array',
+                        items: {
+                          type: 'object',
+                          required: ['kty', 'kid'],
+                          properties: {
+                            kty: { type: 'string', enum: ['OKP', 'EC'] },
+                            crv: { type: 'string', enum: ['Ed25519', 'P-256'] },
+                            kid: { type: 'string' },
+                            alg: { type: 'string', enum: ['EdDSA', 'ES256'] },
+                            use: { type: 'string', enum: ['sig'] },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
         },
       },
     },
@@ -54,6 +98,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...deliverySchemas,
         ...pullSchemas,
         ...payloadsSchemas,
+        ...partnersSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -68,7 +113,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
                 'subscriptions:manage': 'Manage own subscriptions',
                 'contracts:read': 'Read the contract register',
                 'contracts:write': 'Maintain the contract register',
-                admin: 'Act on any subscription',
+                admin: 'Act on any subscription; manage the partner directory (clients, grants, entitlements)',
               },
             },
           },

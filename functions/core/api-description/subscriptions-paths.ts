@@ -51,6 +51,12 @@ export const subscriptionsPaths = {
       parameters: [
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'From `next` of the previous page.' },
+        {
+          name: 'owner',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'Scope `admin` only: the client whose subscriptions to list, or `*` for every client’s (in no particular order).',
+        },
       ],
       responses: {
         '200': {
@@ -114,6 +120,28 @@ export const subscriptionsPaths = {
         ...authProblems,
         ...notFound,
         ...idempotencyProblems,
+        ...commonProblems,
+      },
+    },
+  },
+  '/subscriptions/{id}/revalidate': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'revalidateSubscription',
+      summary: 'Validate again (WH-4)',
+      description:
+        'Sends the webhook validation request to the sink again, with a new callback URL and approval window: for a `pending` subscription ' +
+        'whose target missed the request, or a `rejected` one whose target now consents. Answers with the outcome, as a create does. ' +
+        'Uses the Idempotency-Key (EDU-IDEM-5).',
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        ...subscriptionBody('200', 'Validated again: `active`, `pending` or `rejected`, with the reason.'),
+        ...authProblems,
+        ...notFound,
+        '409': problemResponse('Not pending or rejected, consent agreed out of band, changed meanwhile, or the Idempotency-Key is in use.'),
+        '422': idempotencyProblems['422'],
         ...commonProblems,
       },
     },

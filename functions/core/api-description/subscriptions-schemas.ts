@@ -112,6 +112,14 @@ const writableProperties = {
     description: '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows.',
   },
   retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
+  signdeliveries: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key and ' +
+      'Content-Digest (RFC 9530, sha-256), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. ' +
+      'Refused (400 signing-unavailable) where the deployment has no signing key.',
+  },
   maxinlinebytes: {
     type: 'integer',
     minimum: 65536,
@@ -165,6 +173,25 @@ export const subscriptionsSchemas = {
       },
       allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
       validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
+      validationcallback: {
+        type: 'string',
+        format: 'uri-reference',
+        readOnly: true,
+        description:
+          'While pending: where the target approves (GET or POST). The target received it with its secret token in WebHook-Request-Callback; ' +
+          'the token is not shown here, so only the target (or its administrator) can approve. POST …/revalidate sends a new one.',
+      },
+      warnings: {
+        type: 'array',
+        readOnly: true,
+        description:
+          'What the subscription will not do as asked, e.g. rule batch-fallback: contentmode batch, but the target has not declared batch support, so events go one by one.',
+        items: {
+          type: 'object',
+          required: ['attribute', 'rule', 'requirement', 'message'],
+          properties: { attribute: { type: 'string' }, rule: { type: 'string' }, requirement: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
       createdat: { type: 'string', format: 'date-time', readOnly: true },
       updatedat: { type: 'string', format: 'date-time', readOnly: true },
     },

@@ -32,7 +32,17 @@ export interface AccessTokenRules {
   readonly maxLifetimeSeconds: number;
   /** The one claim that names the client (RFC 9068 §2.2: `client_id`; Entra ID: `azp` or `appid`). Never a fallback. */
   readonly clientIdClaim: string;
+  /**
+   * Where the scopes are, first present claim wins: `scope` (RFC 9068, space-separated), `scp`
+   * (some issuers, string or array), `roles` (Entra ID application permissions, an array).
+   */
+  readonly scopeClaims: readonly ScopeClaim[];
 }
+
+export const scopeClaimNames = ['scope', 'scp', 'roles'] as const;
+export type ScopeClaim = (typeof scopeClaimNames)[number];
+/** What Koerier always read: RFC 9068 `scope`, else `scp`. `roles` only when configured, since user tokens carry app roles there too. */
+export const DEFAULT_SCOPE_CLAIMS: readonly ScopeClaim[] = ['scope', 'scp'];
 
 export const accessTokenTypes = ['at+jwt', 'JWT'] as const;
 export type AccessTokenType = (typeof accessTokenTypes)[number];
@@ -53,14 +63,25 @@ export const DEFAULT_ACCESS_TOKEN_RULES: AccessTokenRules = {
   tokenType: 'at+jwt',
   maxLifetimeSeconds: DEFAULT_MAX_TOKEN_LIFETIME_SECONDS,
   clientIdClaim: DEFAULT_CLIENT_ID_CLAIM,
+  scopeClaims: DEFAULT_SCOPE_CLAIMS,
 };
+
+/** The scope claim list from its written form (`scope`, `scp`, `roles`, or `scope,scp`); undefined when any name is unknown or none is given. */
+export function scopeClaimsOf(value: string): ScopeClaim[] | undefined {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (names.length === 0 || !names.every((name): name is ScopeClaim => (scopeClaimNames as readonly string[]).includes(name))) return undefined;
+  return [...new Set(names)];
+}
 
 /**
  * Claims that never name a client: the registered time, issuer and audience claims, the scopes
  * and the token id. `sub` is allowed, but only by choice (for issuers whose client-credentials
  * tokens carry the client id there and nothing else).
  */
-const NOT_CLIENT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'scope', 'scp', 'typ']);
+const NOT_CLIENT_CLAIMS = new Set(['iss', 'aud', 'exp', 'nbf', 'iat', 'jti', 'scope', 'scp', 'roles', 'typ']);
 
 /** Why a claim name cannot be the client claim, or undefined when it can. */
 export function clientIdClaimProblem(claim: string): string | undefined {
@@ -147,7 +168,7 @@ export async function authenticate(authorization: string | undefined, requiredSc
     throw invalidToken(`The token lives too long: "exp" - "iat" may be at most ${rules.maxLifetimeSeconds} seconds.`);
   }
 
-  const principal = principalOf(payload, rules.clientIdClaim);
+  const principal = principalOf(payload, rules);
   if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
   if (!principal.scopes.has(requiredScope)) {
     throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
@@ -183,19 +204,22 @@ function acceptedTypes(configured: AccessTokenType): ReadonlySet<string> {
 }
 
 /** The client from the one configured claim; no fallback, so a user's `sub` never poses as a client. */
-function principalOf(payload: JWTPayload, clientIdClaim: string): Principal | undefined {
-  const clientId = stringClaim(payload[clientIdClaim]);
+function principalOf(payload: JWTPayload, rules: AccessTokenRules): Principal | undefined {
+  const clientId = stringClaim(payload[rules.clientIdClaim]);
   if (!clientId) return undefined;
-  return { clientId, scopes: new Set(scopeClaim(payload)) };
+  return { clientId, scopes: new Set(scopesOf(payload, rules.scopeClaims)) };
 }
 
-/** RFC 9068 `scope` is space-separated; some issuers send `scp` as an array instead. */
-function scopeClaim(payload: JWTPayload): string[] {
-  const scope = payload['scope'];
-  if (typeof scope === 'string') return scope.split(' ').filter(Boolean);
-  const scp = payload['scp'];
-  if (Array.isArray(scp)) return scp.filter((s): s is string => typeof s === 'string');
-  if (typeof scp === 'string') return scp.split(' ').filter(Boolean);
+/**
+ * From the first configured claim the token carries: a space-separated string (RFC 9068 `scope`)
+ * or an array of strings (`scp` of some issuers, Entra ID's `roles`).
+ */
+function scopesOf(payload: JWTPayload, claims: readonly ScopeClaim[]): string[] {
+  for (const claim of claims) {
+    const value = payload[claim];
+    if (typeof value === 'string') return value.split(' ').filter(Boolean);
+    if (Array.isArray(value)) return value.filter((s): s is string => typeof s === 'string');
+  }
   return [];
 }
 

@@ -10,7 +10,8 @@ import type { DeliveryProgress } from './delivery-records.js';
 import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
 import type { AttemptReport } from './settle-attempt.js';
 import type { ContentMode } from '../cloudevents/index.js';
-import { webhookRequest } from './webhook-request.js';
+import { webhookRequest, type WebhookRequest } from './webhook-request.js';
+import { deliverySignatureHeaders } from '../signatures/message-signature.js';
 
 /** The claim check could not give the events' data back, or record the reader: nothing was sent. */
 class ClaimCheckFailure extends Error {
@@ -25,7 +26,7 @@ export interface Sending {
 }
 
 export interface AttemptContext {
-  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'origin' | 'log' | 'policy' | 'outgoingEvents'>;
+  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'signingKey' | 'origin' | 'log' | 'policy' | 'outgoingEvents'>;
   readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
@@ -52,6 +53,11 @@ export async function attemptAll(
   // the fetch of a fresh token.
   const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';
   const worstCaseMs = oauth2 ? 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs : policy.sendTimeoutMs;
+  const signRequest = async (request: WebhookRequest): Promise<WebhookRequest> => {
+    if (!deps.signingKey) throw new Error('no signing key is configured');
+    const headers = await deliverySignatureHeaders({ method: 'POST', ...request }, await deps.signingKey(), new Date(now()));
+    return { ...request, headers: { ...request.headers, ...headers } };
+  };
   const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
   return Promise.all(
     sending.map(async ({ delivery, format, progress }, index): Promise<AttemptReport> => {
@@ -76,7 +82,17 @@ export async function attemptAll(
             return new ClaimCheckFailure(String(error));
           }
         }
-        return deps.send(webhookRequest({ message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer }));
+        const request = webhookRequest({ message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer });
+        if (!subscription.signDeliveries) return deps.send(request);
+        // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
+        let signed: WebhookRequest;
+        try {
+          signed = await signRequest(request);
+        } catch (error) {
+          deps.log.error('delivery not signed', { subscriptionId: subscription.id, error: error instanceof Error ? error.message : String(error) });
+          return new CredentialUnavailableError('the delivery could not be signed');
+        }
+        return deps.send(signed);
       };
       let result = await send();
       // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache

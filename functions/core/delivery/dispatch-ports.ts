@@ -13,6 +13,7 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from './deliv
 import type { BreakerSettings } from './target-health.js';
 import type { RetrySchedule } from './retry-schedule.js';
 import type { WebhookRequest } from './webhook-request.js';
+import type { SigningKey } from '../signatures/message-signature.js';
 
 export interface DeliveryPolicy {
   readonly retry: RetrySchedule;
@@ -105,6 +106,8 @@ export interface DispatcherDependencies {
    */
   accessToken(subscription: Subscription, options?: { refresh?: boolean }): Promise<string | undefined>;
   send(request: WebhookRequest): Promise<AttemptResult>;
+  /** The key that signs deliveries of subscriptions with `signDeliveries` (issue 12, item 6); throws when it cannot be had. */
+  signingKey?(): Promise<SigningKey>;
   /**
    * The events as they go to `subscription` (the claim check, EDU-1: data inline again when it
    * fits the subscription's `maxInlineBytes`, else by reference with its owner recorded as a

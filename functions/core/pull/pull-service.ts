@@ -3,14 +3,17 @@
  * them by lock token — acknowledge, release, renew the lock, reject. The caller (functions/app/
  * pull-app.ts) has already authenticated the client and found its own pull subscription.
  *
- * Receive: one long poll for a single message (so it returns as soon as anything is there, on SQS
- * and on the laptop's emulator alike, which ends a long poll only when the batch is full), then
- * short polls side by side to fill up to `maxevents`. Messages received more than
- * `maxdeliverycount` times, or marked by a reject, go to the subscription's dead letters instead.
+ * Receive: first short polls side by side for the whole batch, so events already waiting cost one
+ * round and no poll slot; only when that round is empty does the receive take its slots and wait:
+ * one long poll for a single message (so it returns as soon as anything is there, on SQS and on the
+ * laptop's emulator alike, which ends a long poll only when the batch is full), then short polls to
+ * fill up to `maxevents`. An idle consumer pays one extra ReceiveMessage per receive for this
+ * (docs/PULL.md, idle cost); a busy one saves a round trip and four DynamoDB writes per receive.
+ * Messages received more than `maxdeliverycount` times, or marked by a reject, go to the
+ * subscription's dead letters instead.
  */
-import { randomUUID } from 'node:crypto';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem, problems } from '../http/problems.js';
+import { KoerierError, problems } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
@@ -18,6 +21,7 @@ import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
 import { parseReceiveRequest, parseSettleRequest, type ReceiveRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
 import type { PollLeases, PulledMessage, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
+import { withPollSlots } from './poll-slots.js';
 import { assembleAnswer, dispositionOf, type Disposition, type LockView } from './receive-assembly.js';
 
 export interface PullDependencies {
@@ -38,13 +42,14 @@ export interface PullDependencies {
   outgoingEvents(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
 }
 
-/** A poll's slot lapses after this even if its container died: above the pull function's timeout (28 s). */
-const LEASE_MS = 35_000;
-/** What a refused long poll is told to wait: polls end within 20 s, most much sooner. */
-const RETRY_AFTER_SECONDS = 5;
-
 /** SQS hands out at most ten messages per ReceiveMessage. */
 const SQS_BATCH = 10;
+
+/** Messages one receive took from the queue, and when it started taking them (the locks' start). */
+interface Collected {
+  readonly received: PulledMessage[];
+  readonly startedAt: number;
+}
 
 export type SettleFailureCode = 'LockLost' | 'InvalidToken' | 'NotOwner' | 'DuplicateToken' | 'Unavailable';
 
@@ -72,60 +77,43 @@ export class PullService {
 
   async receive(clientId: string, subscription: Subscription, body: Buffer): Promise<HttpResponse> {
     const request = parseReceiveRequest(body);
-    const { waitSeconds } = request;
-    // A short poll (no wait) holds nothing for long, so only long polls take a slot.
-    if (waitSeconds === 0) return this.receiveNow(clientId, subscription, request);
-    const leaseId = randomUUID();
-    const now = this.deps.clock();
-    const scopes = [
-      { scope: `sub#${subscription.id}`, limit: this.deps.maxPollsPerSubscription, what: 'this subscription' },
-      { scope: `client#${clientId}`, limit: this.deps.maxPollsPerClient, what: 'this client' },
-    ];
-    const held: { scope: string; slot: number }[] = [];
-    try {
-      for (const { scope, limit, what } of scopes) {
-        const slot = await this.deps.leases.take(scope, limit, leaseId, now, now + LEASE_MS);
-        if (slot === undefined) {
-          this.deps.log.info('pull receive refused: too many long polls', { subscriptionId: subscription.id, clientId, scope: what });
-          throw new KoerierError(
-            problem(
-              429,
-              'too-many-polls',
-              'Too Many Long Polls',
-              `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`,
-            ),
-            { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-          );
-        }
-        held.push({ scope, slot });
-      }
-      return await this.receiveNow(clientId, subscription, request);
-    } finally {
-      await Promise.all(
-        held.map(({ scope, slot }) =>
-          this.deps.leases
-            .give(scope, slot, leaseId)
-            .catch((error: unknown) => this.deps.log.warn('poll lease not released', { scope, error: error instanceof Error ? error.message : String(error) })),
-        ),
-      );
-    }
+    // Short polls hold nothing for long, so only a long poll takes a slot.
+    const waiting = await this.collect(subscription.id, request, 0);
+    if (waiting.received.length > 0 || request.waitSeconds === 0) return this.answer(clientId, subscription, request, waiting);
+    const slots = { leases: this.deps.leases, clock: this.deps.clock, log: this.deps.log };
+    const limits = { perSubscription: this.deps.maxPollsPerSubscription, perClient: this.deps.maxPollsPerClient };
+    return withPollSlots(slots, limits, { clientId, subscriptionId: subscription.id }, async () =>
+      this.answer(clientId, subscription, request, await this.collect(subscription.id, request, request.waitSeconds)),
+    );
   }
 
-  private async receiveNow(clientId: string, subscription: Subscription, request: ReceiveRequest): Promise<HttpResponse> {
-    const { maxEvents, waitSeconds, lockSeconds } = request;
-    const id = subscription.id;
+  /**
+   * Receives up to `maxevents` messages under the request's lock. With a wait, the first call is a
+   * long poll for one message; without, short polls side by side for the whole batch. Either way,
+   * short polls then fill up until a round brings nothing new.
+   */
+  private async collect(id: string, request: ReceiveRequest, waitSeconds: number): Promise<Collected> {
+    const { maxEvents, lockSeconds } = request;
+    // Taken before SQS starts the locks, so a token never claims a lock SQS has already ended.
     const startedAt = this.deps.clock();
     const visibility = { visibilitySeconds: lockSeconds };
-    const received: PulledMessage[] = await this.deps.queues.receive(id, { max: 1, waitSeconds, ...visibility });
-    // Fill up with short polls side by side; stop when a round brings nothing new.
-    while (received.length > 0 && received.length < maxEvents) {
-      const wanted = maxEvents - received.length;
+    const shortPolls = async (wanted: number): Promise<PulledMessage[]> => {
       const rounds = Array.from({ length: Math.ceil(wanted / SQS_BATCH) }, (_, index) => Math.min(SQS_BATCH, wanted - index * SQS_BATCH));
-      const more = (await Promise.all(rounds.map((max) => this.deps.queues.receive(id, { max, waitSeconds: 0, ...visibility })))).flat();
+      return (await Promise.all(rounds.map((max) => this.deps.queues.receive(id, { max, waitSeconds: 0, ...visibility })))).flat();
+    };
+    const received: PulledMessage[] =
+      waitSeconds > 0 ? await this.deps.queues.receive(id, { max: 1, waitSeconds, ...visibility }) : await shortPolls(maxEvents);
+    while (received.length > 0 && received.length < maxEvents) {
+      const more = await shortPolls(maxEvents - received.length);
       if (more.length === 0) break;
       received.push(...more);
     }
+    return { received, startedAt };
+  }
 
+  private async answer(clientId: string, subscription: Subscription, request: ReceiveRequest, { received, startedAt }: Collected): Promise<HttpResponse> {
+    const { maxEvents, lockSeconds } = request;
+    const id = subscription.id;
     const dispositions = await this.dispositions(subscription, received);
     await this.deadLetter(subscription, dispositions);
     const key = await this.deps.lockTokenKey();

@@ -75,6 +75,22 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     return { items, cursor: rest.length > page.limit && last ? encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) : undefined };
   }
 
+  async listAll(page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
+    let after: string | undefined;
+    if (page.cursor !== undefined) {
+      // Marked, so no cursor of an owner's list (JSON) and no garbage passes for one of this list.
+      const decoded = Buffer.from(page.cursor, 'base64url').toString('utf8');
+      if (!decoded.startsWith(ALL_CURSOR_MARK) || decoded.length === ALL_CURSOR_MARK.length)
+        throw new InvalidCursorError('the cursor is not one this list handed out');
+      after = decoded.slice(ALL_CURSOR_MARK.length);
+    }
+    const all = [...this.#subscriptions.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const rest = after === undefined ? all : all.filter((s) => s.id > after);
+    const items = rest.slice(0, page.limit).map((s) => structuredClone(s));
+    const last = items.at(-1);
+    return { items, cursor: rest.length > page.limit && last ? Buffer.from(ALL_CURSOR_MARK + last.id).toString('base64url') : undefined };
+  }
+
   async updateStatus(
     id: string,
     status: SubscriptionStatus,
@@ -136,6 +152,8 @@ function candidateOf(s: Subscription): RouteCandidate {
     delivery: s.delivery,
   };
 }
+
+const ALL_CURSOR_MARK = 'all:';
 
 /** The owner travels inside the cursor, so a cursor can never page through another client's list. */
 function encodeCursor(position: CursorPosition): string {

@@ -51,9 +51,15 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
 }
 
 /** A page of the list, with the next page's address in the body and in a `Link` header. */
-export function pageResponse(page: SubscriptionPage, limit: number, now: Date): HttpResponse {
-  const next = page.cursor === undefined ? undefined : `/subscriptions?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+export function pageResponse(page: SubscriptionPage, limit: number, now: Date, owner?: string): HttpResponse {
+  const ownerParameter = owner === undefined ? '' : `owner=${encodeURIComponent(owner)}&`;
+  const next = page.cursor === undefined ? undefined : `/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
   return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), next }, next ? { link: `<${next}>; rel="next"` } : {});
+}
+
+/** `owner` names whose subscriptions to list; only an admin may name anyone but itself. */
+export function ownerNotAllowed(): KoerierError {
+  return new KoerierError(problems.forbidden('Listing the subscriptions of other clients (owner) needs the scope "admin".'));
 }
 
 export function subscriptionResponse(status: number, subscription: Subscription, now: Date, headers: Record<string, string> = {}): HttpResponse {
@@ -137,6 +143,19 @@ export function credentialNotCarriedOver(): KoerierError {
 
 export function notApprovable(status: SubscriptionStatus): KoerierError {
   return new KoerierError(problem(409, 'subscription-not-approvable', 'Not Approvable', `The subscription is ${status}; it cannot be approved now.`));
+}
+
+export function notRevalidatable(status: SubscriptionStatus, validation: string): KoerierError {
+  return new KoerierError(
+    problem(
+      409,
+      'subscription-not-revalidatable',
+      'Nothing to Validate',
+      validation === 'agreed'
+        ? 'Consent for this subscription was agreed out of band; there is no validation request to send.'
+        : `The subscription is ${status}; only a pending or rejected one is validated again (a changed sink is validated by its PATCH).`,
+    ),
+  );
 }
 
 export function approvalWindowClosed(): KoerierError {

@@ -19,6 +19,30 @@ const SENDING_REASON = 'the validation request is being sent';
 /** A pull subscription needs no consent: the consumer asks for its events itself. */
 export const PULL_REASON = 'pull delivery: the consumer receives the events itself';
 
+/**
+ * Validate again (issue 12 item 8): a subscription under the handshake that is not receiving yet,
+ * pending (its target missed the request) or rejected (its target may consent now), with its sink
+ * unchanged. Anything else has nothing to ask the target.
+ */
+export function revalidatable(current: Subscription, now: Date): boolean {
+  const status = effectiveStatus(current, now);
+  return current.validation === 'handshake' && (status === 'pending' || status === 'rejected');
+}
+
+/** What the owner asked for, from the stored subscription: its terms without the outcome of any handshake. */
+export function storedTerms(current: Subscription, now: Date): SubscriptionTerms {
+  const {
+    status: _status,
+    statusReason: _reason,
+    suspendedFor: _cause,
+    allowedRatePerMinute: _rate,
+    validationTokenHash: _hash,
+    validationExpiresAt: _expires,
+    ...terms
+  } = withoutStoreFields(current);
+  return { ...terms, updatedAt: now.toISOString() };
+}
+
 /** When the approval window that opens `now` closes (ISO 8601). */
 export function approvalWindowEnd(now: Date, windowSeconds: number): string {
   return new Date(now.getTime() + windowSeconds * 1000).toISOString();

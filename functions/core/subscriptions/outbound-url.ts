@@ -15,6 +15,13 @@ export interface OutboundUrlRules {
   readonly allowLoopback: boolean;
   /** Ports a URL may name; an https URL without a port means 443. */
   readonly allowedPorts: readonly number[];
+  /**
+   * The special-purpose range a literal IP address falls in, undefined when Koerier may call it
+   * (functions/net/ip-address-policy.ts, the rule the connection itself keeps). With it, a sink
+   * written as a private or loopback address is refused when it is given, rather than accepted and
+   * then failing its handshake or every delivery.
+   */
+  readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
 }
 
 /** Why `text`, the value of member `member`, is not a URL Koerier may call; undefined when it is. */
@@ -40,6 +47,22 @@ export function outboundUrlProblem(text: string, member: string, rules: Outbound
   if (!loopback && !rules.allowedPorts.includes(port)) {
     return { rule: 'port', message: `${member} must use port ${rules.allowedPorts.join(' or ')}, not ${port}`, requirement: 'WH-1' };
   }
+  const address = literalAddress(url.hostname);
+  const range = address === undefined || loopback ? undefined : rules.refusedAddressRange?.(address);
+  if (range !== undefined) {
+    return {
+      rule: 'public-address',
+      message: `${member} names an address Koerier never calls (${range}); give a public host name or address`,
+      requirement: 'WH-1',
+    };
+  }
+  return undefined;
+}
+
+/** The IP address a URL's host spells, unbracketed; undefined for a host name. The URL parser has already normalised `0x7f.1` and the like to dotted quads. */
+function literalAddress(hostname: string): string | undefined {
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(hostname)) return hostname;
+  if (hostname.startsWith('[') && hostname.endsWith(']')) return hostname.slice(1, -1);
   return undefined;
 }
 

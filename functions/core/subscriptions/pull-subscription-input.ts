@@ -6,7 +6,17 @@
 import { PULL_LIMITS, type PullSettings } from './subscription.js';
 
 /** Members only a push subscription has; in a pull subscription they are refused. */
-export const PUSH_ONLY_MEMBERS = ['sink', 'sinkcredential', 'contentmode', 'batchsupported', 'validation', 'retrywindowseconds', 'protocol'] as const;
+export const PUSH_ONLY_MEMBERS = [
+  'sink',
+  'sinkcredential',
+  'contentmode',
+  'batchsupported',
+  'validation',
+  'retrywindowseconds',
+  'protocol',
+  // A pull consumer fetches over Koerier's own authenticated API: nothing to sign towards it.
+  'signdeliveries',
+] as const;
 /** Members only a pull subscription has. */
 export const PULL_ONLY_MEMBERS = ['maxdeliverycount', 'retentionseconds'] as const;
 

@@ -23,6 +23,8 @@ export interface SubscriptionStore {
   delete(previous: Subscription): Promise<void>;
   /** The owner's subscriptions, oldest first. Throws `InvalidCursorError` for a cursor not of this owner. */
   listByOwner(owner: string, page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage>;
+  /** Every client's subscriptions, for an admin (issue 12 item 8), in no particular order. Throws `InvalidCursorError` for a cursor not of this list. */
+  listAll(page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage>;
   /**
    * For the delivery function (retire on 410, suspend, resume): sets the status and reason and
    * keeps the route index in step. Undefined when the subscription does not exist; throws

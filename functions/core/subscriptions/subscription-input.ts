@@ -10,8 +10,8 @@ import { CONTENT_MODES, type ContentMode } from '../cloudevents/index.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
-import { MAX_JSON_DEPTH } from './json-bounds.js';
-import { outboundUrlProblem } from './outbound-url.js';
+import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
+export { mergePatch, PatchTooDeepError } from './merge-patch.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
@@ -31,6 +31,7 @@ export interface SubscriptionInput {
   readonly credential?: SinkCredential;
   readonly validation: ValidationMode;
   readonly retryWindowSeconds?: number;
+  readonly signDeliveries?: boolean;
   /** The largest event this subscription takes inline; larger ones carry `dataref` (EDU-1). */
   readonly maxInlineBytes?: number;
 }
@@ -49,6 +50,10 @@ export interface InputRules {
   readonly storedCredential?: SinkCredentialKind | undefined;
   /** Deliveries cannot be retried beyond the lifetime of their Idempotency-Key (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** See `OutboundUrlRules.refusedAddressRange`. */
+  readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
+  /** The deployment has a signing key: `signdeliveries` may be true. */
+  readonly signingAvailable?: boolean;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -63,6 +68,7 @@ export const WRITABLE_MEMBERS = [
   'sinkcredential',
   'validation',
   'retrywindowseconds',
+  'signdeliveries',
   'maxinlinebytes',
   'maxdeliverycount',
   'retentionseconds',
@@ -76,6 +82,8 @@ export const READ_ONLY_MEMBERS = [
   'suspendedfor',
   'allowedrate',
   'validationexpiresat',
+  'validationcallback',
+  'warnings',
   'createdat',
   'updatedat',
 ] as const;
@@ -116,7 +124,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (delivery !== 'pull') {
     if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
     else {
-      const problem = outboundUrlProblem(sink, 'sink', { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts });
+      const problem = outboundUrlProblem(sink, 'sink', urlRulesOf(rules));
       if (problem) add('sink', problem.rule, problem.message, problem.requirement);
     }
   }
@@ -192,11 +200,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential'], {
-      allowLoopback: rules.allowLoopbackSinks,
-      allowedPorts: rules.allowedPorts,
-      policy: rules.sinkCredentials,
-    });
+    const parsed = parseSinkCredential(fields['sinkcredential'], { ...urlRulesOf(rules), policy: rules.sinkCredentials });
     issues.push(...parsed.issues);
     credential = parsed.credential;
   } else if (rules.storedCredential === undefined) {
@@ -224,6 +228,14 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
     );
   }
 
+  const signDeliveries = fields['signdeliveries'];
+  if (signDeliveries !== undefined) {
+    if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
+    else if (signDeliveries && !rules.signingAvailable) {
+      add('signdeliveries', 'signing-unavailable', 'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries');
+    }
+  }
+
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
   if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
@@ -243,6 +255,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
       ...(credential === undefined ? {} : { credential }),
       validation: validation as ValidationMode,
       ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
+      ...(signDeliveries === true ? { signDeliveries: true } : {}),
       ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
     },
     issues,
@@ -272,26 +285,7 @@ function isText(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
 }
 
-export class PatchTooDeepError extends Error {
-  override name = 'PatchTooDeepError';
-}
-
-/**
- * RFC 7396 JSON merge patch: members set to null are removed, objects merge, everything else
- * replaces. The result has no prototype, so a `"__proto__"` member of the patch stays an ordinary
- * (unknown, hence refused) member instead of setting the prototype and hiding from `Object.keys`.
- * Recursion is bounded (review item 9): a patch nesting objects deeper than `maxDepth` throws
- * `PatchTooDeepError` instead of exhausting the stack. Callers check the text first
- * (`jsonNestingDepth`); this is the backstop for values that did not come from text.
- */
-export function mergePatch(target: unknown, patch: unknown, maxDepth = MAX_JSON_DEPTH, depth = 1): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  if (depth > maxDepth) throw new PatchTooDeepError(`the merge patch nests deeper than ${maxDepth} levels`);
-  const result: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  if (typeof target === 'object' && target !== null && !Array.isArray(target)) Object.assign(result, target);
-  for (const [name, value] of Object.entries(patch)) {
-    if (value === null) delete result[name];
-    else result[name] = mergePatch(result[name], value, maxDepth, depth + 1);
-  }
-  return result;
+/** The rules for the URLs Koerier calls on the subscriber's behalf: the sink and the token URL. */
+function urlRulesOf(rules: InputRules): OutboundUrlRules {
+  return { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts, refusedAddressRange: rules.refusedAddressRange };
 }

@@ -27,6 +27,7 @@ export async function termsOf(
     ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
     validation: input.validation,
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
+    ...(input.signDeliveries ? { signDeliveries: true } : {}),
     ...(input.maxInlineBytes === undefined ? {} : { maxInlineBytes: input.maxInlineBytes }),
   };
 }
@@ -54,6 +55,7 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.retryWindowSeconds,
     s.maxInlineBytes,
     s.credential?.kind,
+    s.signDeliveries === true,
     s.delivery,
     s.pull,
   ]);

@@ -3,6 +3,7 @@
  * credential secret, no token hash, ever: of a credential only its type is shown.
  */
 import { CREDENTIAL_TYPE_NAMES } from '../credentials/sink-credential.js';
+import type { ValidationIssue } from '../http/problems.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { READ_ONLY_MEMBERS } from './subscription-input.js';
 
@@ -28,10 +29,38 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(status === 'suspended' && s.suspendedFor !== undefined ? { suspendedfor: s.suspendedFor } : {}),
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
+    // Where the target approves (issue 12 item 8). Its secret token went to the target alone, in
+    // WebHook-Request-Callback: shown here it would let a subscriber approve deliveries to someone else's URL.
+    ...(status === 'pending' && s.validation === 'handshake' ? { validationcallback: `/subscriptions/${encodeURIComponent(s.id)}/validation` } : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
+    signdeliveries: s.signDeliveries === true,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
+    ...warningsOf(s, status),
     createdat: s.createdAt,
     updatedat: s.updatedAt,
+  };
+}
+
+/**
+ * A clear word when the subscription will not do what it asks (issue 12 item 8): `batch` without
+ * a target that declared batch support goes out as single structured events (JSON-3). While the
+ * handshake is still out the target may yet declare it, so the word waits for the outcome.
+ */
+function warningsOf(s: Subscription, status: string): { warnings?: ValidationIssue[] } {
+  if (s.contentMode !== 'batch' || s.batchSupported || status === 'pending') return {};
+  const how =
+    s.validation === 'agreed'
+      ? 'set batchsupported to true if the agreement says it takes them'
+      : 'the target declares it by answering the validation request with Accept-Post: application/cloudevents-batch+json';
+  return {
+    warnings: [
+      {
+        attribute: 'contentmode',
+        rule: 'batch-fallback',
+        requirement: 'JSON-3',
+        message: `contentmode is batch, but the target has not declared batch support, so events are delivered one by one (structured); ${how}`,
+      },
+    ],
   };
 }
 

@@ -91,6 +91,8 @@ export interface Subscription {
   readonly suspendedFor?: SuspensionCause;
   /** `WebHook-Allowed-Rate` (WH-6); absent when the target allowed any rate (`*`) or said nothing. */
   readonly allowedRatePerMinute?: number;
+  /** Every delivery carries an HTTP Message Signature (RFC 9421) with a Content-Digest (issue 12, item 6). */
+  readonly signDeliveries?: boolean;
   /** Override of how long deliveries are retried (seconds), within the idempotency TTL. */
   readonly retryWindowSeconds?: number;
   /** The largest event delivered with its data inline; larger ones go with `dataref` (EDU-1). Default: the deployment's inline threshold. */

@@ -26,10 +26,11 @@ import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import type { PullQueueAdmin } from './pull-queue-admin.js';
-import { InvalidCursorError, SubscriptionConflictError, type SubscriptionStore } from './store.js';
-import type { Subscription } from './subscription.js';
+import { SubscriptionConflictError, type SubscriptionStore } from './store.js';
+import { effectiveStatus, type Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
-import { openHandshake, validateTarget, type TargetValidationContext } from './target-validation.js';
+import { openHandshake, validateAgain, validateTarget, type TargetValidationContext } from './target-validation.js';
+import { listSubscriptions } from './subscription-listing.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type SubscriptionInput } from './subscription-input.js';
 import { view, writableView } from './subscription-view.js';
 
@@ -38,6 +39,8 @@ export interface SubscriptionsSettings {
   readonly allowLoopbackSinks: boolean;
   /** Ports a sink or token URL may name (review item 19). */
   readonly allowedPorts: readonly number[];
+  /** Refuses a sink or token URL that is a literal private or loopback address at once (400), see `outbound-url.ts`. */
+  readonly refusedAddressRange?: (address: string) => string | undefined;
   /** Which sink credentials the deployment accepts (WH-3, EDU-4). */
   readonly sinkCredentials: SinkCredentialPolicy;
   /** `WebHook-Request-Origin`. */
@@ -51,6 +54,8 @@ export interface SubscriptionsSettings {
   readonly validationAgreedClients: readonly string[];
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
+  /** A signing key is configured, so `signdeliveries` may be true (issue 12, item 6). */
+  readonly signingAvailable?: boolean;
 }
 
 export interface SubscriptionsDependencies {
@@ -101,15 +106,9 @@ export class SubscriptionsService {
     return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
   }
 
-  async list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
-    const page = http.readPageRequest(request.query);
-    try {
-      const found = await this.deps.store.listByOwner(principal.clientId, page);
-      return http.pageResponse(found, page.limit, this.now());
-    } catch (error) {
-      if (error instanceof InvalidCursorError) throw http.invalidCursor();
-      throw error;
-    }
+  /** The client's own subscriptions, or, for an admin, another client's or every client's (`subscription-listing.ts`). */
+  list(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
+    return listSubscriptions(this.deps.store, principal, request, this.now());
   }
 
   async read(principal: Principal, id: string): Promise<HttpResponse> {
@@ -189,6 +188,19 @@ export class SubscriptionsService {
     return jsonResponse(200, view(current, this.now()));
   }
 
+  /** Validate again (issue 12 item 8): a pending or rejected subscription's target is asked once more (`target-validation.ts`). */
+  async revalidate(principal: Principal, id: string): Promise<HttpResponse> {
+    const current = await this.ownSubscription(principal, id);
+    if (!current) throw http.notFound(id);
+    if (!lifecycle.revalidatable(current, this.now())) throw http.notRevalidatable(effectiveStatus(current, this.now()), current.validation);
+    const validated = await validateAgain(current, this.deps.settings.validationWindowSeconds, this.handshakeContext()).catch((error: unknown) => {
+      throw error instanceof SubscriptionConflictError ? http.changedMeanwhile(id) : error;
+    });
+    if (!validated) throw http.deletedMeanwhile(id);
+    this.audit('subscription validated again', validated);
+    return http.subscriptionResponse(200, validated, this.now());
+  }
+
   /**
    * GET or POST on the `WebHook-Request-Callback` URL: the target (or its administrator, by hand)
    * approves. The secret token in the URL is the only authentication; a wrong one looks exactly
@@ -224,8 +236,10 @@ export class SubscriptionsService {
     const { input, issues } = parseSubscriptionInput(body, {
       allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
       allowedPorts: this.deps.settings.allowedPorts,
+      refusedAddressRange: this.deps.settings.refusedAddressRange,
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
+      signingAvailable: this.deps.settings.signingAvailable === true,
       storedCredential,
     });
     if (!input) throw http.invalidSubscription(issues);

@@ -29,6 +29,17 @@ export function openHandshake(now: Date, windowSeconds: number): { token: string
   return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(now, windowSeconds) } };
 }
 
+/**
+ * Validate again (issue 12 item 8): the stored terms under a new token and window, stored as
+ * pending (the old callback stops working), then the request. Undefined when the subscription was
+ * deleted meanwhile; `SubscriptionConflictError` when it changed.
+ */
+export async function validateAgain(current: Subscription, windowSeconds: number, context: TargetValidationContext): Promise<Subscription | undefined> {
+  const handshake = openHandshake(context.now(), windowSeconds);
+  const pending = await context.store.save(lifecycle.awaitingValidation(lifecycle.storedTerms(current, context.now()), handshake.fields), current);
+  return validateTarget(pending, handshake.token, context);
+}
+
 /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
 export async function validateTarget(pending: Subscription, token: string, context: TargetValidationContext): Promise<Subscription | undefined> {
   const { store, settings, now } = context;

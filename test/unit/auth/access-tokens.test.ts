@@ -1,6 +1,7 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, DEFAULT_ACCESS_TOKEN_RULES, scopes, type AccessTokenRules, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
+import { identityProviderPresets, presetClientIdClaim, type IdentityProviderName } from '../../../functions/core/auth/identity-providers.js';
 import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
 
@@ -247,5 +248,114 @@ describe('which access tokens a deployment accepts (EDU-2, EDU-4, review #17)', 
   it('review #17: a refusal never echoes the token’s own claim values', async () => {
     const error = await rejection(`Bearer ${await token({ client_id: undefined, sub: 'secret-subject-42' }, { typ: 'JWT' })}`);
     expect(JSON.stringify(error.problem) + JSON.stringify(error.headers)).not.toContain('secret-subject-42');
+  });
+});
+
+describe('issue 12 item 2: tokens as Keycloak, Entra ID and an Edukoppeling issuer hand them out, under their presets', () => {
+  const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+  let rsaKey: CryptoKey;
+  let rsaKeys: TokenVerification['keys'];
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    rsaKey = pair.privateKey;
+    rsaKeys = createLocalJWKSet({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'rsa1', alg: 'RS256', use: 'sig' }] });
+  });
+
+  function presetVerification(provider: IdentityProviderName, issuer: string): TokenVerification {
+    const preset = identityProviderPresets[provider];
+    return {
+      keys: rsaKeys,
+      issuer,
+      audience: AUDIENCE,
+      rules: {
+        ...DEFAULT_ACCESS_TOKEN_RULES,
+        tokenType: preset.tokenType,
+        clientIdClaim: presetClientIdClaim(provider, issuer),
+        scopeClaims: preset.scopeClaims,
+      },
+    };
+  }
+
+  function providerToken(issuer: string, typ: string, claims: Record<string, unknown>): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'rsa1', typ })
+      .setIssuer(issuer)
+      .setAudience(AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(rsaKey);
+  }
+
+  it('EDU-2: Keycloak (typ JWT, the client in azp, scopes in scope): the preset reads the client from azp, not from the service account sub', async () => {
+    const issuer = 'https://login.example.org/realms/partners';
+    const verification = presetVerification('keycloak', issuer);
+    const keycloak = await providerToken(issuer, 'JWT', {
+      typ: 'Bearer',
+      azp: 'partner-lvs',
+      sub: '5b1c3a0e-service-account-user',
+      scope: 'profile events:publish email',
+      clientHost: '192.0.2.10',
+    });
+    const principal = await authenticate(`Bearer ${keycloak}`, scopes.publish, verification);
+    expect(principal).toEqual({ clientId: 'partner-lvs', scopes: new Set(['profile', 'events:publish', 'email']) });
+    // The same token under the default rules is refused for its typ: the preset is what makes it acceptable.
+    expectInvalidToken(
+      await asyncRefusalOf(() => authenticate(`Bearer ${keycloak}`, scopes.publish, { ...verification, rules: DEFAULT_ACCESS_TOKEN_RULES })),
+      /not an access token/,
+    );
+  });
+
+  it('EDU-2: Entra ID v2.0 application token (typ JWT, azp, roles array): the preset reads the client from azp and the scopes from roles', async () => {
+    const issuer = `https://login.microsoftonline.com/${TENANT}/v2.0`;
+    const verification = presetVerification('entra-id', issuer);
+    const entra = await providerToken(issuer, 'JWT', {
+      azp: '0f5c3c1e-partner-app',
+      azpacr: '1',
+      oid: 'service-principal-object-id',
+      sub: 'service-principal-object-id',
+      tid: TENANT,
+      roles: ['events:publish', 'subscriptions:manage'],
+      ver: '2.0',
+    });
+    const principal = await authenticate(`Bearer ${entra}`, scopes.manageSubscriptions, verification);
+    expect(principal).toEqual({ clientId: '0f5c3c1e-partner-app', scopes: new Set(['events:publish', 'subscriptions:manage']) });
+    // Under the default rules Entra's roles are no scopes at all: 403, which is what issue 12 found.
+    const defaults = { ...verification, rules: { ...verification.rules, scopeClaims: DEFAULT_ACCESS_TOKEN_RULES.scopeClaims } };
+    expect((await asyncRefusalOf(() => authenticate(`Bearer ${entra}`, scopes.publish, defaults))).problem.status).toBe(403);
+  });
+
+  it('EDU-2: Entra ID v1.0 application token names the client in appid; the preset follows the issuer form', async () => {
+    const issuer = `https://sts.windows.net/${TENANT}/`;
+    const entraV1 = await providerToken(issuer, 'JWT', { appid: 'legacy-app', roles: ['events:publish'], ver: '1.0' });
+    const principal = await authenticate(`Bearer ${entraV1}`, scopes.publish, presetVerification('entra-id', issuer));
+    expect(principal.clientId).toBe('legacy-app');
+  });
+
+  it('EDU-4: under the Entra ID preset a delegated (user) token, whose permissions are in scp, grants nothing: 403', async () => {
+    const issuer = `https://login.microsoftonline.com/${TENANT}/v2.0`;
+    const userToken = await providerToken(issuer, 'JWT', { azp: 'spa-app', scp: 'events:publish', name: 'A. User', ver: '2.0' });
+    const refusal = await asyncRefusalOf(() => authenticate(`Bearer ${userToken}`, scopes.publish, presetVerification('entra-id', issuer)));
+    expect(refusal.problem.status).toBe(403);
+    expect(refusal.headers['www-authenticate']).toMatch(/error="insufficient_scope"/);
+  });
+
+  it('EDU-2, EDU-4: the Edukoppeling preset takes RFC 9068 tokens (at+jwt, client_id, scope) and refuses typ JWT', async () => {
+    const issuer = 'https://idp.edu.example.org';
+    const verification = presetVerification('edukoppeling', issuer);
+    const rfc9068 = await providerToken(issuer, 'at+jwt', { client_id: 'school-lvs', sub: 'school-lvs', scope: 'events:publish', jti: 'j1' });
+    expect((await authenticate(`Bearer ${rfc9068}`, scopes.publish, verification)).clientId).toBe('school-lvs');
+    const labelledJwt = await providerToken(issuer, 'JWT', { client_id: 'school-lvs', scope: 'events:publish' });
+    expectInvalidToken(await asyncRefusalOf(() => authenticate(`Bearer ${labelledJwt}`, scopes.publish, verification)), /not an access token/);
+  });
+
+  it('EDU-2: scope claims are tried in the configured order and only those: roles is never read unless named', async () => {
+    const issuer = ISSUER;
+    const both = await providerToken(issuer, 'at+jwt', { client_id: 'c', scope: 'contracts:read', roles: ['events:publish'] });
+    const base = { keys: rsaKeys, issuer, audience: AUDIENCE };
+    const withScopes = (scopeClaims: AccessTokenRules['scopeClaims']) => ({ ...base, rules: { ...DEFAULT_ACCESS_TOKEN_RULES, scopeClaims } });
+    expect([...(await authenticate(`Bearer ${both}`, scopes.readContracts, withScopes(['scope', 'roles']))).scopes]).toEqual(['contracts:read']);
+    expect([...(await authenticate(`Bearer ${both}`, scopes.publish, withScopes(['roles', 'scope']))).scopes]).toEqual(['events:publish']);
+    expect((await asyncRefusalOf(() => authenticate(`Bearer ${both}`, scopes.publish, withScopes(['scope', 'scp'])))).problem.status).toBe(403);
   });
 });

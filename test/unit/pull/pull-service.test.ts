@@ -25,8 +25,8 @@ function harness(waiting: PulledMessage[] = [], outgoingEvents = async (_s: Subs
     update: async () => undefined,
     remove: async () => undefined,
     send: async () => undefined,
-    receive: async (_id, { max }) => {
-      calls.push(`receive ${max}`);
+    receive: async (_id, { max, waitSeconds }) => {
+      calls.push(waitSeconds > 0 ? `long poll ${max}` : `receive ${max}`);
       return waiting.splice(0, max);
     },
     delete: async (_id, entries: readonly QueueEntry[]) => {
@@ -46,7 +46,13 @@ function harness(waiting: PulledMessage[] = [], outgoingEvents = async (_s: Subs
     clock: () => NOW,
     deadLetterRetentionSeconds: 3600,
     log: silentLog,
-    leases: { take: async () => 0, give: async () => undefined },
+    leases: {
+      take: async (scope) => {
+        calls.push(`take ${scope}`);
+        return 0;
+      },
+      give: async (scope) => void calls.push(`give ${scope}`),
+    },
     maxPollsPerSubscription: 5,
     maxPollsPerClient: 10,
     outgoingEvents,
@@ -112,13 +118,13 @@ describe('settling without asking SQS (EDU-17)', () => {
 });
 
 describe('receiving (EDU-17)', () => {
-  it('EDU-17: one long poll for a single message, then short polls for the rest; a message past maxdeliverycount is dead-lettered and deleted, not handed out', async () => {
+  it('EDU-17: short polls side by side for the whole batch; a message past maxdeliverycount is dead-lettered and deleted, not handed out', async () => {
     const { service, calls, deadLetters } = harness([message(1, 1), message(2, 3), message(3, 2)]);
     const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 25, waitseconds: 0 }))).body) as {
       events: { id: string }[];
       locks: { deliverycount: number; deliverykey: string }[];
     };
-    expect(calls.slice(0, 2)).toEqual(['receive 1', 'receive 10']);
+    expect(calls.slice(0, 3)).toEqual(['receive 10', 'receive 10', 'receive 5']);
     expect(answer.events.map((e) => e.id)).toEqual(['1', '3']);
     expect(answer.locks.map((l) => [l.deliverycount, l.deliverykey])).toEqual([
       [1, 'key-1'],
@@ -126,6 +132,19 @@ describe('receiving (EDU-17)', () => {
     ]);
     expect(deadLetters).toMatchObject([{ deliveryId: 'key-2', reason: 'max-deliveries', attempts: 2 }]);
     expect(calls).toContain('delete rh-2');
+  });
+
+  it('CARD-7: events already waiting are taken by short polls without a poll slot, even when the request would wait', async () => {
+    const { service, calls } = harness([message(1, 1), message(2, 1)]);
+    const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }))).body) as { events: unknown[] };
+    expect(answer.events).toHaveLength(2);
+    expect(calls.filter((call) => call.startsWith('take') || call.startsWith('long poll'))).toEqual([]);
+  });
+
+  it('CARD-7: an empty queue is waited on by one long poll for a single message, holding a slot of the subscription and of the client', async () => {
+    const { service, calls } = harness();
+    await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }));
+    expect(calls).toEqual(['receive 10', 'take sub#sub-1', 'take client#client-a', 'long poll 1', 'give sub#sub-1', 'give client#client-a']);
   });
 });
 

@@ -190,6 +190,25 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
       await expect(store.listByOwner(owner, { limit: 2, cursor: 'garbage' })).rejects.toThrow(InvalidCursorError);
     });
 
+    it("issue 12 item 8: listing all pages through every owner's subscriptions once each; a foreign or garbage cursor is refused", async () => {
+      const { store } = open();
+      const mine = await Promise.all(['all-a', 'all-b', 'all-c'].map((owner) => store.create(contractDraft({ owner: `${owner}-${randomUUID()}` }))));
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.listAll({ limit: 2, cursor });
+        expect(page.items.length).toBeLessThanOrEqual(2);
+        seen.push(...page.items.map((s) => s.id));
+        cursor = page.cursor;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toEqual(expect.arrayContaining(mine.map((s) => s.id)));
+      const ownerCursor = (await store.listByOwner(mine[0]!.owner, { limit: 1 })).cursor;
+      for (const bad of ['garbage', ...(ownerCursor ? [ownerCursor] : [])]) {
+        await expect(store.listAll({ limit: 2, cursor: bad })).rejects.toThrow(InvalidCursorError);
+      }
+    });
+
     it('EDU-7: an owner without subscriptions gets an empty list without a cursor', async () => {
       const { store } = open();
       expect(await store.listByOwner(`nobody-${randomUUID()}`, { limit: 10 })).toEqual({ items: [] });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { judgeAddress } from '../../../functions/net/ip-address-policy.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 
 // Most cases are about other members: as if a credential were already stored (a PATCH without `sinkcredential`).
@@ -36,6 +37,38 @@ describe('subscription input', () => {
     expect(rulesOf({ sink: 'ftp://ontvanger.example/' })).toEqual(['sink:https:WH-1']);
     expect(rulesOf({ sink: '/relative' })).toEqual(['sink:url:EDU-14']);
     expect(rulesOf({})).toEqual(['sink:required:EDU-14']);
+  });
+
+  it('WH-1, issue 12 item 8: a sink or token URL written as a private, link-local or (in AWS) loopback address is refused as given, with the range named', () => {
+    const judged = (allowLoopback: boolean) => (address: string) => {
+      const verdict = judgeAddress(address, { allowLoopback });
+      return verdict.allowed ? undefined : (verdict.range ?? 'not public');
+    };
+    const onAws = { ...aws, refusedAddressRange: judged(false) };
+    const onLaptop = { ...laptop, refusedAddressRange: judged(true) };
+    for (const sink of [
+      'https://10.0.0.5/hook',
+      'https://192.168.1.10/hook',
+      'https://169.254.169.254/latest',
+      'https://[fd00::1]/hook',
+      'https://0x7f.1/hook',
+      'https://127.0.0.1/hook',
+    ]) {
+      expect(rulesOf({ sink }, onAws), sink).toEqual(['sink:public-address:WH-1']);
+    }
+    expect(parseSubscriptionInput({ sink: 'https://10.0.0.5/hook' }, onAws).issues[0]!.message).toBe(
+      'sink names an address Koerier never calls (private (RFC 1918)); give a public host name or address',
+    );
+    expect(rulesOf({ sink: 'https://ontvanger.example/hook' }, onAws)).toEqual([]);
+    expect(rulesOf({ sink: 'https://93.184.216.34/hook' }, onAws)).toEqual([]);
+    // The laptop host keeps reaching its own loopback, and nothing else private.
+    expect(rulesOf({ sink: 'http://127.0.0.1:8080/hook' }, onLaptop)).toEqual([]);
+    expect(rulesOf({ sink: 'https://10.0.0.5/hook' }, onLaptop)).toEqual(['sink:public-address:WH-1']);
+    const token = parseSubscriptionInput(
+      { sink: 'https://ontvanger.example/hook', sinkcredential: { ...clientCredentials, tokenurl: 'https://172.16.0.1/token' } },
+      { ...create, refusedAddressRange: judged(false) },
+    );
+    expect(token.issues.map((i) => `${i.attribute}:${i.rule}`)).toEqual(['sinkcredential.tokenurl:public-address']);
   });
 
   it('WH-3: credentials in the sink URL are refused', () => {
@@ -215,5 +248,16 @@ describe('subscription input', () => {
     expect(rulesOf(merged)).toEqual(['__proto__:unknown-member:EDU-14']);
     const nested = mergePatch({}, JSON.parse('{"sinkcredential": {"__proto__": {"credentialtype": "ACCESSTOKEN"}}}')) as Record<string, object>;
     expect(Object.keys(nested['sinkcredential']!)).toEqual(['__proto__']);
+  });
+
+  it('issue 12 #6: signdeliveries is a boolean, and true only where the deployment has a signing key', () => {
+    const sink = 'https://a.example/';
+    expect(rulesOf({ sink, signdeliveries: true })).toEqual(['signdeliveries:signing-unavailable:EDU-14']);
+    expect(rulesOf({ sink, signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual([]);
+    expect(rulesOf({ sink, signdeliveries: false })).toEqual([]);
+    expect(rulesOf({ sink, signdeliveries: 'true' }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:boolean:EDU-14']);
+    expect(parseSubscriptionInput({ sink, signdeliveries: true }, { ...aws, signingAvailable: true }).input?.signDeliveries).toBe(true);
+    expect(parseSubscriptionInput({ sink, signdeliveries: false }, { ...aws, signingAvailable: true }).input).not.toHaveProperty('signDeliveries');
+    expect(rulesOf({ delivery: 'pull', signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:push-only:EDU-17']);
   });
 });

@@ -169,6 +169,33 @@ describe('subscriptions use case: create', () => {
     expect(json(await create('school-b', { sink: 'https://ontvanger.example/consents' }, { 'idempotency-key': key }))['id']).not.toBe(json(first)['id']);
   });
 
+  it('issue 12 #6, EDU-IDEM-8: signdeliveries is kept, shown, changed by PATCH, and part of what a create asked for (its key with the other value: 422)', async () => {
+    const signing = answering(
+      new SubscriptionsService({
+        store,
+        cipher,
+        sendValidationRequest: transport,
+        entitlements,
+        settings: { ...settings, signingAvailable: true },
+        clock: () => now,
+      }),
+    );
+    const post = (body: Record<string, unknown>, key: string) =>
+      signing.create(principal('school-a'), request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, { 'idempotency-key': key }));
+    const key = randomUUID();
+    const first = await post({ sink: 'https://ontvanger.example/signed', signdeliveries: true }, key);
+    expect(first.status).toBe(201);
+    const id = json(first)['id'] as string;
+    expect(json(first)['signdeliveries']).toBe(true);
+    expect((await store.get(id))?.signDeliveries).toBe(true);
+    expect((await post({ sink: 'https://ontvanger.example/signed', signdeliveries: true }, key)).status).toBe(201);
+    expect((await post({ sink: 'https://ontvanger.example/signed' }, key)).status).toBe(422);
+    const patched = await signing.update(principal('school-a'), id, request('PATCH', { signdeliveries: false }));
+    expect(patched.status).toBe(200);
+    expect(json(patched)['signdeliveries']).toBe(false);
+    expect((await store.get(id))?.signDeliveries).toBeUndefined();
+  });
+
   it('EDU-IDEM-3: behind the idempotency guard a repeated create is replayed, and the target is asked once', async () => {
     const idempotency = new InMemoryIdempotencyStore();
     const post = request('POST', { sink: 'https://ontvanger.example/consents', types: [TYPE], sinkcredential: clientCredentials });

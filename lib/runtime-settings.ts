@@ -1,0 +1,157 @@
+/**
+ * The functions' tunable figures settable as CDK context (issue 12, item 1): one row per setting,
+ * naming its context key, the function setting it fills, its default and its bounds. The bounds
+ * are those functions/config.ts accepts, or narrower where the stack knows more (a retry window
+ * longer than SQS keeps a message would lose deliveries unseen). test/unit/runtime-settings.test.ts
+ * checks every row against loadConfig, and docs/DEPLOYING.md's settings table against these rows.
+ */
+import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv, type KoerierConfig } from '../functions/config.js';
+
+export interface RuntimeSetting {
+  readonly contextKey: `koerier:${string}`;
+  /** The function setting (functions/config/setting-names.ts) it fills. */
+  readonly env: string;
+  /** Undefined: unset unless given (the functions then leave the feature off). */
+  readonly default: number | undefined;
+  readonly min: number;
+  readonly max: number;
+  readonly meaning: string;
+  /** Where loadConfig puts it, for the test that keeps the two in step. */
+  readonly read: (config: KoerierConfig) => number | undefined;
+}
+
+const DAY = 24 * 3600;
+
+export const runtimeSettings: readonly RuntimeSetting[] = [
+  {
+    contextKey: 'koerier:deliveryRetryInitialSeconds',
+    env: settingEnv.deliveryRetryInitialSeconds,
+    default: 30,
+    min: 1,
+    max: 43_200,
+    meaning: 'delay after the first failed attempt; each later one doubles (±20% jitter) up to the longest single delay',
+    read: (c) => c.delivery.retry.initialDelaySeconds,
+  },
+  {
+    contextKey: 'koerier:deliveryRetryMaxDelaySeconds',
+    env: settingEnv.deliveryRetryMaxDelaySeconds,
+    default: 4 * 3600,
+    min: 1,
+    max: 43_200,
+    meaning: 'longest single delay between two attempts (SQS allows at most 12 hours)',
+    read: (c) => c.delivery.retry.maxDelaySeconds,
+  },
+  {
+    contextKey: 'koerier:deliveryRetryWindowSeconds',
+    env: settingEnv.deliveryRetryWindowSeconds,
+    default: DAY,
+    min: 60,
+    // SQS keeps a delivery message 14 days; a longer window would let it vanish while still retrying.
+    max: MAX_IDEMPOTENCY_TTL_SECONDS,
+    meaning: 'how long a delivery is retried before it becomes a dead letter (at most 13 days, within what SQS keeps)',
+    read: (c) => c.delivery.retry.windowSeconds,
+  },
+  {
+    contextKey: 'koerier:deliveryBreakerFailures',
+    env: settingEnv.deliveryBreakerFailures,
+    default: 5,
+    min: 1,
+    max: 1000,
+    meaning: "consecutive failures that open a subscription's circuit breaker",
+    read: (c) => c.delivery.breaker.failureThreshold,
+  },
+  {
+    contextKey: 'koerier:deliveryBreakerCooldownSeconds',
+    env: settingEnv.deliveryBreakerCooldownSeconds,
+    default: 60,
+    min: 1,
+    max: 3600,
+    meaning: 'first cool-down of an open breaker before one trial delivery',
+    read: (c) => c.delivery.breaker.cooldownSeconds,
+  },
+  {
+    contextKey: 'koerier:deliverySuspendAfterSeconds',
+    env: settingEnv.deliverySuspendAfterSeconds,
+    default: 5 * DAY,
+    min: 60,
+    max: 365 * DAY,
+    meaning: 'a target failing this long without one success is suspended',
+    read: (c) => c.delivery.suspendAfterSeconds,
+  },
+  {
+    contextKey: 'koerier:deliveryHistorySeconds',
+    env: settingEnv.deliveryHistorySeconds,
+    default: 7 * DAY,
+    min: 60,
+    max: 365 * DAY,
+    meaning: 'how long the attempt history of a delivery is kept',
+    read: (c) => c.delivery.historySeconds,
+  },
+  {
+    contextKey: 'koerier:deadLetterRetentionSeconds',
+    env: settingEnv.deadLetterRetentionSeconds,
+    default: 30 * DAY,
+    min: 60,
+    max: 365 * DAY,
+    meaning: 'how long dead letters are kept for inspection and redrive',
+    read: (c) => c.delivery.deadLetterRetentionSeconds,
+  },
+  {
+    contextKey: 'koerier:validationTimeoutSeconds',
+    env: settingEnv.validationTimeoutSeconds,
+    default: 5,
+    min: 1,
+    max: 20,
+    meaning: "how long Koerier waits for a target's answer to the validation request (WH-4)",
+    read: (c) => c.handshake.timeoutSeconds,
+  },
+  {
+    contextKey: 'koerier:validationWindowSeconds',
+    env: settingEnv.validationWindowSeconds,
+    default: DAY,
+    min: 60,
+    max: 30 * DAY,
+    meaning: 'how long a target has to approve through the validation callback before the subscription is rejected',
+    read: (c) => c.handshake.windowSeconds,
+  },
+  {
+    contextKey: 'koerier:webhookRequestRate',
+    env: settingEnv.webhookRequestRate,
+    default: undefined,
+    min: 1,
+    max: 1_000_000,
+    meaning: 'requests per minute Koerier asks each target for in `WebHook-Request-Rate`; unset: not asked',
+    read: (c) => c.handshake.requestRatePerMinute,
+  },
+  {
+    contextKey: 'koerier:idempotencyLockSeconds',
+    env: settingEnv.idempotencyLockSeconds,
+    default: 60,
+    min: 31,
+    max: 3600,
+    meaning: 'how long an idempotency key stays locked by a request still running (longer than any HTTP function runs)',
+    read: (c) => c.idempotency.lockSeconds,
+  },
+];
+
+/**
+ * Reads each setting present in `context` (a number, or its text from `-c`), pushing one message
+ * per bad value onto `issues`; returns the function settings to set. Absent settings are left to
+ * the functions' own defaults, which are the ones in the rows above.
+ */
+export function parseRuntimeSettings(context: Readonly<Record<string, unknown>>, issues: string[]): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const setting of runtimeSettings) {
+    const raw = context[setting.contextKey];
+    if (raw === undefined) continue;
+    const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < setting.min || value > setting.max) {
+      issues.push(
+        `${setting.contextKey} must be a whole number from ${setting.min} to ${setting.max}, e.g. -c ${setting.contextKey}=${setting.default ?? setting.min}, got ${JSON.stringify(raw)}`,
+      );
+      continue;
+    }
+    environment[setting.env] = String(value);
+  }
+  return environment;
+}

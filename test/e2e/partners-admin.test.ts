@@ -1,0 +1,197 @@
+/**
+ * Partners at run time (issue 12, item 3) on the laptop host: the admin API for clients, their
+ * publish grants and entitlements, and a partner added through it publishing and subscribing
+ * without a restart. The functions' refresh interval is set to 1 s here (30 s by default, at most
+ * 60 s in production), so the test proves that the functions' copy of the directory refreshes,
+ * not how long a minute is.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logger } from '../../functions/app/logger.js';
+import { settingEnv } from '../../functions/config.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { eventually } from '../support/waiting.js';
+
+const authority = createLocalCertificateAuthority();
+let dir: string;
+let receiver: HttpsReceiver | undefined;
+
+let koerier: TestHost;
+let adminToken: string;
+const logLines: string[] = [];
+let restoreLogger: (() => void) | undefined;
+
+beforeAll(async () => {
+  restoreLogger = logger.captureTo((line) => logLines.push(line));
+  dir = await mkdtemp(join(tmpdir(), 'koerier-partners-'));
+  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+  koerier = await startTestHost({
+    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+    [settingEnv.partnersRefreshSeconds]: '1',
+    // The deploy-time configuration: it seeds the directory, nothing more.
+    [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': [] }),
+    [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }] }),
+    [settingEnv.validationAgreedClients]: 'school-s,dev-subscriber',
+  });
+  adminToken = await koerier.host.issueToken('ops', ['admin']);
+});
+afterAll(async () => {
+  restoreLogger?.();
+  await receiver?.close();
+  await koerier?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = adminToken) {
+  const response = await fetch(`${koerier.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+}
+
+const publish = async (token: string, source: string) =>
+  (
+    await fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.test.v1', data: {} }),
+    })
+  ).status;
+
+describe('partners admin API on the laptop host (issue 12)', () => {
+  it("issue 12: the deploy-time configuration seeds the directory, marked as the deployment's", async () => {
+    const listed = await call('GET', '/clients');
+    expect(listed.status).toBe(200);
+    expect(listed.body['clients']).toEqual([
+      expect.objectContaining({ clientId: 'dev-publisher', publishGrants: ['urn:nld:oin:0001'], entitlements: [], updatedBy: 'deployment', version: 1 }),
+      expect.objectContaining({ clientId: 'dev-subscriber', publishGrants: [], entitlements: [{ typePrefix: '' }], updatedBy: 'deployment' }),
+    ]);
+  });
+
+  it('issue 12, EDU-IN: a partner added through the API publishes without a restart; removed, it publishes no more', async () => {
+    const partnerToken = await koerier.host.issueToken('school-b', ['events:publish', 'subscriptions:manage']);
+    // The ingest has read (and cached) the directory: school-b is no partner yet.
+    expect(await publish(partnerToken, 'urn:nld:oin:0002:lvs')).toBe(403);
+
+    const created = await call('PUT', '/clients/school-b', { description: 'School B', publishGrants: ['urn:nld:oin:0002'], entitlements: [] });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('etag')).toBe('"1"');
+    expect(created.body).toMatchObject({ clientId: 'school-b', updatedBy: 'ops', version: 1 });
+
+    await eventually('school-b may publish', async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 202, { timeoutMs: 5000 });
+    // Within its grant only.
+    expect(await publish(partnerToken, 'urn:nld:oin:0001')).toBe(403);
+
+    const removed = await call('DELETE', '/clients/school-b', undefined, { 'if-match': '"1"' });
+    expect(removed.status).toBe(204);
+    await eventually('school-b may publish no more', async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 403, { timeoutMs: 5000 });
+  });
+
+  it('issue 12, EDU-7: an entitlement given through the API lets the partner subscribe without a restart', async () => {
+    const partnerToken = await koerier.host.issueToken('school-s', ['subscriptions:manage']);
+    const subscription = {
+      sink: 'http://127.0.0.1:9/hook',
+      types: ['nl.edu.test.v1'],
+      validation: 'agreed',
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'http://127.0.0.1:9/oauth/token', clientid: 'koerier', clientsecret: 'secret' },
+    };
+    const before = await call('POST', '/subscriptions', subscription, {}, partnerToken);
+    expect(before.status).toBe(403);
+    expect(before.body['type']).toBe('https://koerier.dev/problems/subscription-not-entitled');
+
+    expect((await call('PUT', '/clients/school-s', { entitlements: [{ typePrefix: 'nl.edu.' }] })).status).toBe(201);
+    const after = await eventually(
+      'school-s may subscribe',
+      async () => {
+        const answer = await call('POST', '/subscriptions', subscription, {}, partnerToken);
+        return answer.status === 403 ? undefined : answer;
+      },
+      { timeoutMs: 5000 },
+    );
+    expect(after.status).toBe(201);
+  });
+
+  it("EDU-IN: a grant overlapping another partner's is refused with 409, naming both", async () => {
+    const refused = await call('PUT', '/clients/school-c', { publishGrants: ['urn:nld:oin:0001:lvs'] });
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(refused.body).toMatchObject({ type: 'https://koerier.dev/problems/publish-grants-overlap' });
+    expect(refused.body['detail']).toContain('"dev-publisher" (grant "urn:nld:oin:0001")');
+    expect((await call('GET', '/clients/school-c')).status).toBe(404);
+  });
+
+  it('EDU-IDEM-3: a change repeated with its Idempotency-Key is replayed with its ETag, not made twice', async () => {
+    const key = randomUUID();
+    const first = await call('PUT', '/clients/school-d', { publishGrants: ['urn:nld:oin:0004'] }, { 'idempotency-key': key });
+    const again = await call('PUT', '/clients/school-d', { publishGrants: ['urn:nld:oin:0004'] }, { 'idempotency-key': key });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('etag')).toBe('"1"');
+    expect((await call('GET', '/clients/school-d')).body['version']).toBe(1);
+    // Optimistic locking: a stale ETag is a 412.
+    expect((await call('PUT', '/clients/school-d', { publishGrants: [] }, { 'if-match': '"7"' })).status).toBe(412);
+  });
+
+  it('issue 12: only the admin scope manages partners, and every change is audited with who, what and when', async () => {
+    const publisherToken = await koerier.token('dev-publisher', ['events:publish', 'subscriptions:manage']);
+    const refused = await call('PUT', '/clients/dev-publisher', { publishGrants: [''] }, {}, publisherToken);
+    expect(refused.status).toBe(403);
+    expect((await call('GET', '/clients', undefined, {}, publisherToken)).status).toBe(403);
+
+    await call('PUT', '/clients/school-e', { publishGrants: ['urn:nld:oin:0005'] });
+    const audit = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'client changed');
+    expect(audit).toContainEqual(
+      expect.objectContaining({ action: 'created', by: 'ops', clientId: 'school-e', publishGrants: ['urn:nld:oin:0005'], at: expect.any(String) }),
+    );
+  });
+  it("EDU-7, EDU-18: an entitlement narrowed through the API withholds the subscriber's dead letters from a redrive, without a restart", async () => {
+    receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 415 }) });
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+    const type = `nl.edu.partners.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call(
+      'POST',
+      '/subscriptions',
+      { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential },
+      {},
+      subscriber,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const publisher = await koerier.token('dev-publisher', ['events:publish']);
+    const published = await fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:0001', type, data: {} }),
+    });
+    expect(published.status).toBe(202);
+    await eventually(
+      'the dead letter',
+      async () => ((await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, subscriber)).body['deadLetters'] as unknown[]).length > 0,
+    );
+
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(200);
+    const redrive = await eventually(
+      'the redrive to withhold it',
+      async () => {
+        const answer = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
+        return (answer.body['withheld'] as unknown[] | undefined)?.length ? answer : undefined;
+      },
+      { timeoutMs: 5000 },
+    );
+    expect(redrive.body['withheld']).toEqual([expect.objectContaining({ reason: 'not-entitled' })]);
+    expect(redrive.body['redriven']).toEqual([]);
+  });
+});
