@@ -9,7 +9,7 @@ import { addComplianceChecks } from '../../lib/checks.js';
 import { egressContextKey } from '../../lib/egress-config.js';
 import { functions } from '../../lib/resources.js';
 import { parseStackConfig, StackConfigError } from '../../lib/stack-config.js';
-import { buildKoerier, cdkJsonContext, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
+import { buildKoerier, newApp, referencedIds, synthContext, synthKoerier, type CfnResourceJson } from './synth.js';
 
 const outboundFunctions = Object.entries(functions)
   .filter(([, spec]) => 'outbound' in spec && spec.outbound)
@@ -99,12 +99,12 @@ describe('fixed egress addresses (issue 12)', () => {
     ['yes', 'koerier:fixedEgressAddresses must be 0 (no fixed egress) or a number of addresses from 1 to 2, got "yes"'],
     [1.5, 'koerier:fixedEgressAddresses must be 0 (no fixed egress) or a number of addresses from 1 to 2, got 1.5'],
   ])('issue 12: koerier:fixedEgressAddresses %j fails synth naming the key', (value, message) => {
-    expect(() => parseStackConfig({ ...cdkJsonContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(StackConfigError);
-    expect(() => parseStackConfig({ ...cdkJsonContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(message);
+    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(StackConfigError);
+    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(message);
   });
 
   it('issue 12: koerier:fixedEgressAddresses from -c arrives as text and is read as a number', () => {
-    expect(parseStackConfig({ ...cdkJsonContext, [egressContextKey.fixedEgressAddresses]: '2' }).egress).toEqual({ fixedAddresses: 2 });
-    expect(parseStackConfig(cdkJsonContext).egress).toEqual({ fixedAddresses: 0 });
+    expect(parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: '2' }).egress).toEqual({ fixedAddresses: 2 });
+    expect(parseStackConfig(synthContext).egress).toEqual({ fixedAddresses: 0 });
   });
 });
