@@ -15,6 +15,7 @@ import type { Subscription } from '../core/subscriptions/subscription.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { webhookSender } from '../net/webhook-sender.js';
 import { queues } from '../../lib/resources.js';
+import { claimCheckReading } from './claim-check-reading.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
@@ -59,6 +60,7 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
 
 function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependencies {
   const { config, log } = deps;
+  const claimCheck = claimCheckReading(deps);
   const settings = config.delivery;
   const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, log);
   // Decrypting costs a KMS call: once per stored credential per container.
@@ -93,18 +95,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
     },
     send: webhookSender(deps.deliveryHttp),
     signingKey: () => deps.signingKeys.current(),
-    // Getters: the S3 client and the ledger are built only when an event by reference goes out.
-    outgoingEvents: (subscription, events) =>
-      outgoingEvents(subscription, events, {
-        get store() {
-          return deps.claimCheckStore;
-        },
-        get ledger() {
-          return deps.payloadLedger;
-        },
-        publicBaseUrl: config.publicBaseUrl,
-        defaultMaxInlineBytes: config.inlineEventBytes,
-      }),
+    outgoingEvents: (subscription, events) => outgoingEvents(subscription, events, claimCheck),
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
     policy: {
       retry: settings.retry,

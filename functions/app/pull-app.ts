@@ -15,6 +15,7 @@ import { PullService } from '../core/pull/pull-service.js';
 import { receivedEvents } from '../core/pull/receive-claim-check.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
 import type { RouteKey } from '../../lib/resources.js';
+import { claimCheckReading } from './claim-check-reading.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
@@ -27,6 +28,7 @@ const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
 
 export function pullApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
+  const claimCheck = claimCheckReading(deps);
   let built: PullService | undefined;
   const service = () =>
     (built ??= new PullService({
@@ -40,18 +42,7 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       leases: deps.pollLeases,
       maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
       maxPollsPerClient: config.pull.maxPollsPerClient,
-      // Getters: the S3 client and the ledger are built only when an event by reference goes out.
-      outgoingEvents: (subscription, events) =>
-        receivedEvents(subscription, events, {
-          get store() {
-            return deps.claimCheckStore;
-          },
-          get ledger() {
-            return deps.payloadLedger;
-          },
-          publicBaseUrl: config.publicBaseUrl,
-          defaultMaxInlineBytes: config.inlineEventBytes,
-        }),
+      outgoingEvents: (subscription, events) => receivedEvents(subscription, events, claimCheck),
     }));
 
   return async (request) => {
