@@ -10,7 +10,9 @@
  * Exempt from the Idempotency-Key: see docs/PULL.md.
  */
 import { scopes } from '../core/auth/access-tokens.js';
+import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
 import { KoerierError, problem, problems } from '../core/http/problems.js';
+import { PullQueueGone } from '../core/pull/pull-queues.js';
 import { PullService } from '../core/pull/pull-service.js';
 import { receivedEvents } from '../core/pull/receive-claim-check.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
@@ -26,9 +28,18 @@ const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
   'POST /subscriptions/{id}/events/reject': 'reject',
 };
 
+/**
+ * How long a container trusts its copy of a subscription: a PATCH of `maxdeliverycount` or
+ * `maxinlinebytes` takes effect within this; a delete at once (its queue is gone).
+ */
+const SUBSCRIPTION_CACHE_MS = 10_000;
+
 export function pullApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
   const claimCheck = claimCheckReading(deps);
+  // Owner and delivery never change, so a cached record answers every receive and settle but the
+  // first; a deleted subscription shows up as its missing queue (PullQueueGone), read through then.
+  const subscriptions = cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS);
   let built: PullService | undefined;
   const service = () =>
     (built ??= new PullService({
@@ -59,11 +70,11 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
     }
     const principal = await deps.authenticate(request, scopes.consume);
     const id = request.pathParameters['id'] ?? '';
-    const subscription = await deps.subscriptions.get(id);
+    const notFound = () => new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
+    // A miss reads through: a subscription created a moment ago is not kept from its consumer.
+    const subscription = (await subscriptions.get(id)) ?? (await subscriptions.get(id, { fresh: true }));
     // Owner only, also for an admin: the locks are the consumer's, and an admin has the dead-letter API.
-    if (!subscription || subscription.owner !== principal.clientId) {
-      throw new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
-    }
+    if (!subscription || subscription.owner !== principal.clientId) throw notFound();
     if (subscription.delivery !== 'pull') {
       throw new KoerierError(
         problem(
@@ -75,8 +86,14 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       );
     }
     const action = SETTLE_ROUTES[route];
-    return action === undefined
-      ? service().receive(principal.clientId, subscription, request.body)
-      : service().settle(principal.clientId, subscription, action, request.body);
+    try {
+      return action === undefined
+        ? await service().receive(principal.clientId, subscription, request.body)
+        : await service().settle(principal.clientId, subscription, action, request.body);
+    } catch (error) {
+      // The cached subscription was deleted meanwhile (its queue with it): the same 404 as a fresh read gives.
+      if (error instanceof PullQueueGone && !(await subscriptions.get(id, { fresh: true }))) throw notFound();
+      throw error;
+    }
   };
 }

@@ -17,7 +17,7 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { PulledMessage, PullQueues, QueueEntry, QueueEntryOutcome } from '../core/pull/pull-queues.js';
+import { PullQueueGone, type PulledMessage, type PullQueues, type QueueEntry, type QueueEntryOutcome } from '../core/pull/pull-queues.js';
 import type { PullSettings } from '../core/subscriptions/subscription.js';
 import { SqsMessageQueue } from './sqs-message-queue.js';
 
@@ -88,16 +88,20 @@ export class SqsPullQueues implements PullQueues {
   }
 
   async receive(subscriptionId: string, options: { max: number; waitSeconds: number; visibilitySeconds: number }): Promise<PulledMessage[]> {
-    const { Messages: messages = [] } = await this.client.send(
-      new ReceiveMessageCommand({
-        QueueUrl: await this.urlOf(subscriptionId),
-        MaxNumberOfMessages: options.max,
-        WaitTimeSeconds: options.waitSeconds,
-        VisibilityTimeout: options.visibilitySeconds,
-        // Both: the laptop's emulator knows only the older AttributeNames.
-        AttributeNames: ['All'],
-        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-      }),
+    const queueUrl = await this.urlOf(subscriptionId);
+    const { Messages: messages = [] } = await this.gone(
+      subscriptionId,
+      this.client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: options.max,
+          WaitTimeSeconds: options.waitSeconds,
+          VisibilityTimeout: options.visibilitySeconds,
+          // Both: the laptop's emulator knows only the older AttributeNames.
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        }),
+      ),
     );
     return messages.map((message) => ({
       messageId: message.MessageId ?? '',
@@ -109,7 +113,7 @@ export class SqsPullQueues implements PullQueues {
 
   async delete(subscriptionId: string, entries: readonly QueueEntry[]): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
     const url = await this.urlOf(subscriptionId);
-    return this.inBatches(entries, async (chunk) => {
+    return this.inBatches(subscriptionId, entries, async (chunk) => {
       const result = await this.client.send(
         new DeleteMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((entry) => ({ Id: entry.entryId, ReceiptHandle: entry.receiptHandle })) }),
       );
@@ -123,7 +127,7 @@ export class SqsPullQueues implements PullQueues {
   async changeVisibility(subscriptionId: string, entries: readonly (QueueEntry & { seconds: number })[]): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
     if (entries.length === 0) return new Map();
     const url = await this.urlOf(subscriptionId);
-    return this.inBatches(entries, async (chunk) => {
+    return this.inBatches(subscriptionId, entries, async (chunk) => {
       const result = await this.client.send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: url,
@@ -138,6 +142,7 @@ export class SqsPullQueues implements PullQueues {
   }
 
   private async inBatches<E extends QueueEntry>(
+    subscriptionId: string,
     entries: readonly E[],
     call: (chunk: readonly E[]) => Promise<{ successful: string[]; failed: { id: string; code: string }[] }>,
   ): Promise<Map<string, QueueEntryOutcome>> {
@@ -151,6 +156,7 @@ export class SqsPullQueues implements PullQueues {
           for (const id of successful) outcomes.set(id, 'done');
           for (const { id, code } of failed) outcomes.set(id, LOCK_LOST_CODES.has(code) ? 'lock-lost' : 'failed');
         } catch (error) {
+          if (isMissingQueue(error)) throw this.forget(subscriptionId);
           // A receipt handle SQS cannot even parse fails the whole call; the token opened, so it was ours and is stale.
           const lost = error instanceof Error && LOCK_LOST_CODES.has(error.name);
           for (const entry of chunk) outcomes.set(entry.entryId, lost ? 'lock-lost' : 'failed');
@@ -160,10 +166,24 @@ export class SqsPullQueues implements PullQueues {
     return outcomes;
   }
 
+  /** A queue that no longer exists is a deleted subscription's: forget its URL and say so. */
+  private async gone<T>(subscriptionId: string, call: Promise<T>): Promise<T> {
+    try {
+      return await call;
+    } catch (error) {
+      throw isMissingQueue(error) ? this.forget(subscriptionId) : error;
+    }
+  }
+
+  private forget(subscriptionId: string): PullQueueGone {
+    this.urls.delete(subscriptionId);
+    return new PullQueueGone(subscriptionId);
+  }
+
   private async urlOf(subscriptionId: string): Promise<string> {
     const known = this.urls.get(subscriptionId);
     if (known) return known;
-    const { QueueUrl } = await this.client.send(new GetQueueUrlCommand({ QueueName: pullQueueName(this.prefix, subscriptionId) }));
+    const { QueueUrl } = await this.gone(subscriptionId, this.client.send(new GetQueueUrlCommand({ QueueName: pullQueueName(this.prefix, subscriptionId) })));
     this.urls.set(subscriptionId, QueueUrl!);
     return QueueUrl!;
   }

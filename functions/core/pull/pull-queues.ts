@@ -23,6 +23,18 @@ export interface QueueEntry {
   readonly receiptHandle: string;
 }
 
+/**
+ * The subscription's queue no longer exists: the subscription was deleted. Receive, delete and
+ * changeVisibility throw it, so a caller that found the subscription in a cache can tell a deleted
+ * subscription (404) from a queue that failed (503).
+ */
+export class PullQueueGone extends Error {
+  constructor(readonly subscriptionId: string) {
+    super(`the pull queue of subscription ${subscriptionId} no longer exists`);
+    this.name = 'PullQueueGone';
+  }
+}
+
 export interface PullQueues extends PullQueueAdmin {
   /** Writes every message or throws (batches of ten). */
   send(subscriptionId: string, bodies: readonly string[]): Promise<void>;
