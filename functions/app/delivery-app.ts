@@ -10,7 +10,7 @@ import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message
 import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
 import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
-import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
+import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { webhookSender } from '../net/webhook-sender.js';

@@ -10,7 +10,7 @@
  * Exempt from the Idempotency-Key: see docs/PULL.md.
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { cachedSubscriptions } from '../core/delivery/subscription-cache.js';
+import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import { KoerierError, problem, problems } from '../core/http/problems.js';
 import { PullQueueGone } from '../core/pull/pull-queues.js';
 import { PullService } from '../core/pull/pull-service.js';

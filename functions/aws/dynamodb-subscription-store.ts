@@ -21,7 +21,13 @@ import {
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
-import { SubscriptionConflictError, withStatus, type SubscriptionDraft, type SubscriptionPage, type SubscriptionStore } from '../core/subscriptions/store.js';
+import {
+  SubscriptionConflictError,
+  updateStatusVia,
+  type SubscriptionDraft,
+  type SubscriptionPage,
+  type SubscriptionStore,
+} from '../core/subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
 import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
 import {
@@ -150,18 +156,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     expectedVersion?: number,
     suspendedFor?: SuspensionCause,
   ): Promise<Subscription | undefined> {
-    const current = await this.get(id);
-    if (!current) return undefined;
-    return this.save(
-      withStatus(current, {
-        status,
-        reason,
-        ...(expectedVersion === undefined ? {} : { expectedVersion }),
-        ...(suspendedFor === undefined ? {} : { suspendedFor }),
-        now: this.clock(),
-      }),
-      current,
-    );
+    return updateStatusVia(this, this.clock(), id, { status, reason, expectedVersion, suspendedFor });
   }
 
   /** After a lost race: the index as the winning record says, minus what the loser added. */

@@ -12,7 +12,7 @@ import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
 import {
   InvalidCursorError,
   SubscriptionConflictError,
-  withStatus,
+  updateStatusVia,
   type SubscriptionDraft,
   type SubscriptionPage,
   type SubscriptionStore,
@@ -98,18 +98,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     expectedVersion?: number,
     suspendedFor?: SuspensionCause,
   ): Promise<Subscription | undefined> {
-    const current = await this.get(id);
-    if (!current) return undefined;
-    return this.save(
-      withStatus(current, {
-        status,
-        reason,
-        ...(expectedVersion === undefined ? {} : { expectedVersion }),
-        ...(suspendedFor === undefined ? {} : { suspendedFor }),
-        now: this.clock(),
-      }),
-      current,
-    );
+    return updateStatusVia(this, this.clock(), id, { status, reason, expectedVersion, suspendedFor });
   }
 
   async readState(): Promise<RouteIndexState> {

@@ -69,3 +69,28 @@ export function withStatus(
     updatedAt: new Date(change.now).toISOString(),
   };
 }
+
+/**
+ * `updateStatus` for every store: read the record, apply `withStatus`, save it under the version
+ * read (so a concurrent change is a conflict, never overwritten). Undefined when there is none.
+ */
+export async function updateStatusVia(
+  store: Pick<SubscriptionStore, 'get' | 'save'>,
+  now: number,
+  id: string,
+  change: { status: SubscriptionStatus; reason: string | undefined; expectedVersion: number | undefined; suspendedFor: SuspensionCause | undefined },
+): Promise<Subscription | undefined> {
+  const current = await store.get(id);
+  if (!current) return undefined;
+  const { status, reason, expectedVersion, suspendedFor } = change;
+  return store.save(
+    withStatus(current, {
+      status,
+      reason,
+      ...(expectedVersion === undefined ? {} : { expectedVersion }),
+      ...(suspendedFor === undefined ? {} : { suspendedFor }),
+      now,
+    }),
+    current,
+  );
+}

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeDeliveryMessage, encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import { nextAttemptAt, nominalTimetable, type RetrySchedule } from '../../../functions/core/delivery/retry-schedule.js';
-import { cachedSubscriptions, type SubscriptionSource } from '../../../functions/core/delivery/subscription-cache.js';
+import { cachedSubscriptions, type SubscriptionSource } from '../../../functions/core/subscriptions/subscription-cache.js';
 import {
   breakerOf,
   dueForSuspension,

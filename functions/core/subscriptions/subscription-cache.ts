@@ -1,11 +1,12 @@
 /**
- * The delivery function reads a subscription for every batch; a few seconds of caching per
- * container saves most of those reads. The price: a change made elsewhere (retired, suspended,
- * new credential) takes effect here within `ttlMs`. Changes this container makes itself take
- * effect at once, and the dispatcher reads through before it holds a delivery back for a status.
+ * The delivery function reads a subscription for every batch, the pull function for every receive
+ * and settle; a few seconds of caching per container saves most of those reads. The price: a
+ * change made elsewhere (retired, suspended, new credential, a PATCH) takes effect here within
+ * `ttlMs`. Changes this container makes itself take effect at once; the dispatcher reads through
+ * before it holds a delivery back for a status, and the pull app when a queue turns out gone.
  */
 import { systemClock, type Clock } from '../ports/clock.js';
-import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from './subscription.js';
 
 export interface SubscriptionSource {
   get(id: string): Promise<Subscription | undefined>;
