@@ -19,7 +19,7 @@ import {
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
-import type { RouteCandidate } from '../core/routing/matcher.js';
+import { routeCandidateOf } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
 import {
   SubscriptionConflictError,
@@ -60,7 +60,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
   async create(draft: SubscriptionDraft): Promise<Subscription> {
     const entries = entriesFor(draft);
-    await this.routes.putEntries(indexed(draft), entries);
+    await this.routes.putEntries(routeCandidateOf(draft), entries);
     const subscription: Subscription = { ...draft, routeKeys: entries.map((e) => e.routeKey), version: 1 };
     try {
       await this.client.send(
@@ -83,7 +83,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const entries = entriesFor(draft);
     const keys = entries.map((e) => e.routeKey);
     const removed = previous.routeKeys.filter((key) => !keys.includes(key));
-    await this.routes.putEntries(indexed(draft), entries);
+    await this.routes.putEntries(routeCandidateOf(draft), entries);
     await this.routes.removeEntries(previous.id, removed);
     const subscription: Subscription = { ...draft, id: previous.id, routeKeys: keys, version: previous.version + 1 };
     try {
@@ -163,7 +163,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   private async realignIndex(id: string, attemptedKeys: readonly string[]): Promise<void> {
     const winner = await this.get(id);
     const keep = winner?.routeKeys ?? [];
-    if (winner && keep.length > 0) await this.routes.putEntries(indexed(winner), entriesFor(winner));
+    if (winner && keep.length > 0) await this.routes.putEntries(routeCandidateOf(winner), entriesFor(winner));
     await this.routes.removeEntries(
       id,
       attemptedKeys.filter((key) => !keep.includes(key)),
@@ -174,19 +174,4 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
 function entriesFor(subscription: SubscriptionDraft): RouteEntry[] {
   return isRoutable(subscription.status) ? routeEntriesOf(subscription) : [];
-}
-
-function indexed(subscription: SubscriptionDraft): RouteCandidate {
-  return {
-    subscriptionId: subscription.id,
-    owner: subscription.owner,
-    match: {
-      ...(subscription.source === undefined ? {} : { source: subscription.source }),
-      ...(subscription.types === undefined ? {} : { types: subscription.types }),
-      ...(subscription.filters === undefined ? {} : { filters: subscription.filters }),
-    },
-    contentMode: subscription.contentMode,
-    batchSupported: subscription.batchSupported,
-    delivery: subscription.delivery,
-  };
 }

@@ -10,7 +10,7 @@
  */
 import type { ContentMode } from '../cloudevents/index.js';
 import type { EventAttributes } from '../subscriptions/filters.js';
-import type { DeliveryMode } from '../subscriptions/subscription.js';
+import type { DeliveryMode, Subscription } from '../subscriptions/subscription.js';
 import { routeKeysOf, subscriptionMatches, type RouteShape, type SubscriptionMatch } from './route-keys.js';
 
 /** What the index keeps per (route key, subscription): enough to decide and to shape the delivery. */
@@ -23,6 +23,24 @@ export interface RouteCandidate {
   readonly batchSupported: boolean;
   /** `pull`: the router writes the event to the subscription's own queue (docs/PULL.md). */
   readonly delivery: DeliveryMode;
+}
+
+/** What the route index keeps of a subscription: the same for every store that writes the index. */
+export function routeCandidateOf(
+  subscription: Pick<Subscription, 'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery'>,
+): RouteCandidate {
+  return {
+    subscriptionId: subscription.id,
+    owner: subscription.owner,
+    match: {
+      ...(subscription.source === undefined ? {} : { source: subscription.source }),
+      ...(subscription.types === undefined ? {} : { types: subscription.types }),
+      ...(subscription.filters === undefined ? {} : { filters: subscription.filters }),
+    },
+    contentMode: subscription.contentMode,
+    batchSupported: subscription.batchSupported,
+    delivery: subscription.delivery,
+  };
 }
 
 export interface RouteIndexState {

@@ -18,7 +18,7 @@ import {
   type SubscriptionStore,
 } from '../subscriptions/store.js';
 import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
-import type { RouteCandidate, RouteIndexReader, RouteIndexState } from './matcher.js';
+import { routeCandidateOf, type RouteCandidate, type RouteIndexReader, type RouteIndexState } from './matcher.js';
 import { routeEntriesOf, type RouteEntry, type RouteShape } from './route-keys.js';
 
 /** Ids the DynamoDB store can key (its route index's sort key); a longer one names no subscription. */
@@ -106,7 +106,7 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
   }
 
   async candidates(routeKey: string): Promise<RouteCandidate[]> {
-    return [...this.#subscriptions.values()].filter((s) => s.routeKeys.includes(routeKey)).map(candidateOf);
+    return [...this.#subscriptions.values()].filter((s) => s.routeKeys.includes(routeKey)).map(routeCandidateOf);
   }
 
   /** The route keys a draft is stored under (none unless routable); registers their shapes. */
@@ -125,21 +125,6 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
 
 function byCreation(a: Pick<Subscription, 'createdAt' | 'id'>, b: Pick<Subscription, 'createdAt' | 'id'>): number {
   return a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-function candidateOf(s: Subscription): RouteCandidate {
-  return {
-    subscriptionId: s.id,
-    owner: s.owner,
-    match: {
-      ...(s.source === undefined ? {} : { source: s.source }),
-      ...(s.types === undefined ? {} : { types: s.types }),
-      ...(s.filters === undefined ? {} : { filters: s.filters }),
-    },
-    contentMode: s.contentMode,
-    batchSupported: s.batchSupported,
-    delivery: s.delivery,
-  };
 }
 
 const ALL_CURSOR_MARK = 'all:';
