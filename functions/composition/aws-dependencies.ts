@@ -24,6 +24,8 @@ import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clien
 import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { PowertoolsMetrics } from '../aws/powertools-metrics.js';
+import { noMetrics, type Metrics } from '../core/ports/metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
@@ -54,6 +56,8 @@ export interface AwsDependenciesOptions {
   readonly kms?: () => KMSClient;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
+  /** The gateway's figures. Default: Powertools EMF records in Lambda (`config.delivery.emitMetrics`), none elsewhere. */
+  readonly metrics?: Metrics;
   /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
   readonly writeMetricRecord?: (record: string) => void;
   /** The Lambda session token the Parameters and Secrets extension asks for (the mTLS client certificate). */
@@ -137,6 +141,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         }),
       handshakeHttp: () =>
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      metrics: () => options.metrics ?? (config.delivery.emitMetrics ? new PowertoolsMetrics(config.stackName) : noMetrics),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
         return (figures) => write(deliveryMetricsRecord(figures, Date.now(), config.stackName));
