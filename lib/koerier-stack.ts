@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
@@ -60,6 +61,8 @@ export class KoerierStack extends Stack {
   readonly alarms: DeadLetterAlarms;
   /** Present when the description has the `delivery` function, whose metrics they watch. */
   readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** The operator's CloudWatch dashboard (lib/constructs/dashboard.ts). */
+  readonly dashboard: KoerierDashboard;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
@@ -155,6 +158,10 @@ export class KoerierStack extends Stack {
     }
     this.functions = functions;
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.dashboard = new KoerierDashboard(this, 'Dashboard', {
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      queues: this.queues.byName,
+    });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
     if (signingKeyArns.length > 0) {
