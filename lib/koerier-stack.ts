@@ -135,6 +135,8 @@ export class KoerierStack extends Stack {
     };
     this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
+    // The Powertools layer for the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
+    const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
       const window = props.config.batchingWindowSeconds[name];
@@ -152,6 +154,7 @@ export class KoerierStack extends Stack {
         trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
         ...(spec.outbound && network ? { network } : {}),
+        ...(powertoolsLayerArn ? { powertoolsLayerArn } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);
