@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { HttpResponse } from '../functions/core/http/messages.js';
 import type { LocalRoute } from './api-gateway.js';
-import { CONSOLE_CLIENT_ID, CONSOLE_SCOPES } from './dev-sign-in.js';
+import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
+import { CONSOLE_CLIENT_ID } from './dev-sign-in.js';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../console/', import.meta.url));
 /** What the console may load: its own files, and calls to this host's API. No inline script. */

@@ -15,8 +15,6 @@ import { mediaTypeOf } from '../functions/core/http/messages.js';
 import type { DevClientConfig } from './local-config-file.js';
 
 export const CONSOLE_CLIENT_ID = 'koerier-console';
-/** What the console asks for; the grant is the part of it the chosen client holds. */
-export const CONSOLE_SCOPES = ['subscriptions:manage', 'events:consume', 'contracts:read', 'contracts:write', 'admin'] as const;
 const CODE_LIFETIME_MS = 60_000;
 
 interface PendingCode {
