@@ -14,6 +14,7 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as deployment from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import type * as Esbuild from 'esbuild';
 
 export interface ConsoleSiteProps {
   /** Where the repository's console/ folder is. */
@@ -142,7 +143,7 @@ export class ConsoleSite extends Construct {
 /** esbuild at synth time, as lib/bundling.ts does for the functions. */
 function bundleConsoleInto(consoleDir: string, outputDir: string): boolean {
   // Synchronous, as CDK's local bundling is; esbuild is a development dependency, there where cdk synth runs.
-  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as typeof Esbuild;
   mkdirSync(outputDir, { recursive: true });
   buildSync({
     entryPoints: [join(consoleDir, 'src', 'main.ts')],

@@ -3,7 +3,7 @@
  * naming the API, the organisation's issuer and the console's public client, the API answering the
  * console origin's CORS preflights, cdk-nag clean. Without koerier:consoleClientId there is none.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
 import { newApp, synthKoerier } from './synth.js';
