@@ -23,7 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKoerierHost, type KoerierHost, type KoerierHostOptions } from '../../local/host.js';
-import { noteTestSecret } from './log-scan.js';
+import { noteLogLine, noteTestSecret } from './log-scan.js';
 
 export interface TestHost {
   readonly host: KoerierHost;
@@ -55,7 +55,10 @@ export async function startTestHost(
       stateDir: join(dir, 'state'),
       configFile: join(dir, 'koerier.local.json'),
       settings,
-      log: (line) => logs.push(line),
+      log: (line) => {
+        logs.push(line);
+        noteLogLine(line);
+      },
       ...hostOptions,
     });
   } catch (error) {

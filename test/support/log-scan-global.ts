@@ -31,7 +31,7 @@ export default function setup(): () => void {
           .join('\n')}`,
       );
     }
-    process.stdout.write(`log scan: ${lines} log lines of ${logs.length} test processes hold no test secret and no event data\n`);
+    process.stdout.write(`log scan: ${lines} log lines in ${logs.length} files of the test processes hold no test secret and no event data\n`);
     rmSync(dir, { recursive: true, force: true });
   };
 }

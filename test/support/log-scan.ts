@@ -61,6 +61,12 @@ function dataField(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Adds a line some other log of the test writes (the laptop host's gateway and pollers) to the scan. */
+export function noteLogLine(line: string): void {
+  const dir = process.env[LOG_SCAN_DIR_ENV];
+  if (dir) appendFileSync(join(dir, `log-host-${process.pid}.jsonl`), `${line}\n`);
+}
+
 /** Notes a secret a test helper made, for the scan at the end of the run (no-op outside a scanned run). */
 export function noteTestSecret(...secrets: string[]): void {
   const dir = process.env[LOG_SCAN_DIR_ENV];
