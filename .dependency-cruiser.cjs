@@ -56,6 +56,14 @@ module.exports = {
       to: { path: ['^local/', '^test/', '^bench/'] },
     },
     {
+      name: 'functions-not-to-undici',
+      comment:
+        "Outbound HTTP in the functions is node:http/https (functions/net/safe-http-client.ts): undici was more than half of a bundle and its cold import (issue 15, item 4). It stays a dev dependency, for the benchmarks' floors.",
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '(^|/)node_modules/undici/' },
+    },
+    {
       name: 'no-file-cycles',
       comment: 'No two files under functions/ need each other, directly or through others.',
       severity: 'error',

@@ -61,6 +61,11 @@ export interface KoerierHostOptions {
    * named ones. Tests that inspect a queue, or run a consumer in another process, turn some off.
    */
   readonly queueTriggers?: boolean | readonly string[];
+  /**
+   * Runs around every invocation of a function (HTTP or queue-triggered): the cost benchmark
+   * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
+   */
+  readonly aroundInvocation?: (functionName: string, event: unknown, invoke: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export interface KoerierHost {
@@ -205,7 +210,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const metrics = prometheusMetrics(config.stackName);
     const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
-    const loaded = await loadFunctions(undefined, dependencies);
+    const around = options.aroundInvocation;
+    const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>
+      around ? { ...fn, handler: ((event, context) => around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler } : fn,
+    );
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
     gateway.mount(
