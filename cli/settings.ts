@@ -34,11 +34,12 @@ export interface Settings {
   readonly retries: number;
 }
 
-export async function resolveSettings(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+export async function resolveSettings(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env, { forLogin = false } = {}): Promise<Settings> {
   const store = new ConfigStore(configDirectory(env));
   const profileName = options.profile ?? env['KOERIER_PROFILE'] ?? 'default';
   const profile = (await store.profile(profileName)) ?? {};
-  if ((options.profile || env['KOERIER_PROFILE']) && profileName !== 'default' && !(await store.profile(profileName))) {
+  // A profile named but never made is a typo, except for `login`, which makes it.
+  if (!forLogin && (options.profile || env['KOERIER_PROFILE']) && profileName !== 'default' && !(await store.profile(profileName))) {
     throw new CliError(`no profile "${profileName}" in ${store.dir}/config.json (koerier login --profile ${profileName} makes one)`, exitCodes.usage);
   }
   const pick = (flag: string | undefined, name: string, stored: string | undefined) => flag ?? (env[name] || undefined) ?? stored;

@@ -3,7 +3,7 @@
  * (0600) and, unless `--no-store-secret`, the secret kept beside it so later commands can fetch a
  * new token when this one is about to expire.
  */
-import { input, password } from '@inquirer/prompts';
+
 import type { Command } from 'commander';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { printJson } from '../output.js';
@@ -22,12 +22,14 @@ The secret comes from --client-secret-file FILE (or - for stdin), KOERIER_CLIENT
 never from an argument. Stored under $XDG_CONFIG_HOME/koerier (else ~/.config/koerier), mode 0600.`,
     )
     .action(async (options: { storeSecret: boolean }, command: Command) => {
-      const settings = await resolveSettings(command.optsWithGlobals<GlobalOptions>());
+      const settings = await resolveSettings(command.optsWithGlobals<GlobalOptions>(), process.env, { forLogin: true });
       const url = gatewayUrl(settings);
       const interactive = process.stdin.isTTY === true;
-      const clientId = settings.clientId ?? (interactive ? await input({ message: 'Client id' }) : undefined);
+      // Loaded only when a prompt may be needed: every other command starts faster without it.
+      const { input, password } = interactive ? await import('@inquirer/prompts') : { input: undefined, password: undefined };
+      const clientId = settings.clientId ?? (input ? await input({ message: 'Client id' }) : undefined);
       if (!clientId) throw new CliError('no client: give --client-id or set KOERIER_CLIENT_ID', exitCodes.usage);
-      const secret = settings.secret ?? (interactive ? await password({ message: `Client secret of ${clientId}`, mask: '*' }) : undefined);
+      const secret = settings.secret ?? (password ? await password({ message: `Client secret of ${clientId}`, mask: '*' }) : undefined);
       if (!secret) throw new CliError('no client secret: set KOERIER_CLIENT_SECRET, give --client-secret-file, or run login in a terminal', exitCodes.usage);
       const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(url));
       const answer = await requestToken(tokenUrl, clientId, secret);
