@@ -173,7 +173,7 @@ function printSummary(
     for (const issue of result.issues ?? []) {
       const event = issue.index === undefined ? undefined : result.events[issue.index];
       lines.push(
-        `    - ${event && result.events.length > 1 ? `${event.origin}: ` : ''}${describeIssue(result.events.length > 1 ? issue : withoutIndex(issue))}`,
+        `    - ${event && result.events.length > 1 ? `${event.origin}: ` : ''}${describeIssue(event || result.events.length === 1 ? withoutIndex(issue) : issue)}`,
       );
     }
   }
