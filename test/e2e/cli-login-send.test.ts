@@ -165,7 +165,7 @@ describe('koerier send', () => {
             Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
           ) as Record<string, string>;
           const upstream = await fetch(`${koerier.url}${req.url}`, {
-            method: req.method,
+            method: req.method ?? 'GET',
             headers,
             ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
           });
