@@ -180,7 +180,8 @@ export function retryAfter(value: string | null, now = Date.now()): number | und
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, MAX_RETRY_AFTER_MS);
-  const date = Date.parse(trimmed);
+  // An HTTP date names its day and month; Date.parse alone would take "-1" for a year.
+  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
 }

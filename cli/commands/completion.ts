@@ -23,9 +23,12 @@ export function completionScript(program: Command, shell: 'bash' | 'zsh'): strin
   const globals = optionsOf(program);
   const cases: string[] = [];
   for (const command of program.commands) {
+    const names = [command.name(), ...command.aliases()];
     const subcommands = command.commands.map((sub) => sub.name());
-    cases.push(`    "${command.name()}") words="${[...subcommands, ...optionsOf(command), ...globals].join(' ')}" ;;`);
-    for (const sub of command.commands) cases.push(`    "${command.name()} ${sub.name()}") words="${[...optionsOf(sub), ...globals].join(' ')}" ;;`);
+    cases.push(`    ${names.map((name) => `"${name}"`).join('|')}) words="${[...subcommands, ...optionsOf(command), ...globals].join(' ')}" ;;`);
+    for (const sub of command.commands) {
+      cases.push(`    ${names.map((name) => `"${name} ${sub.name()}"`).join('|')}) words="${[...optionsOf(sub), ...globals].join(' ')}" ;;`);
+    }
   }
   const bash = `# koerier completion (bash); source <(koerier completion bash)
 _koerier() {
