@@ -9,6 +9,7 @@
  *
  * Files are replaced whole (write to a temporary file, then rename), so a crash never leaves half a file.
  */
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,8 @@ async function writePrivateJson(path: string, value: unknown): Promise<void> {
   const dir = join(path, '..');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const temporary = `${path}.${process.pid}.tmp`;
+  // Unique per write: two CLI processes (or two writes of one) never share a temporary file.
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
   await rename(temporary, path);
 }

@@ -67,26 +67,32 @@ export function cachedTokens(settings: Settings): TokenSource {
   // In memory too, so a long `pull --follow` or `listen` renews its token as it nears expiry.
   let current: { accessToken: string; expiresAt: number } | undefined;
   const fresh = (token: { expiresAt: number } | undefined) => token !== undefined && token.expiresAt - Date.now() > RENEW_BEFORE_MS;
+  // Concurrent requests (send runs several) share one token request instead of each making its own.
+  let pending: Promise<string> | undefined;
+  const fetchToken = async (renew: boolean): Promise<string> => {
+    const clientId = settings.clientId;
+    if (!clientId) throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
+    const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(gatewayUrl(settings)));
+    const key = `${tokenUrl} ${clientId}`;
+    const cached = renew ? undefined : await settings.store.token(key);
+    if (cached && fresh(cached)) return (current = cached).accessToken;
+    const secret = settings.secret ?? (await settings.store.secret(settings.profileName, clientId));
+    if (!secret) {
+      throw new CliError(
+        `no valid token for ${clientId} and no secret to get one: run koerier login, or set KOERIER_CLIENT_SECRET, or give --client-secret-file`,
+        exitCodes.auth,
+      );
+    }
+    const answer = await requestToken(tokenUrl, clientId, secret);
+    current = { accessToken: answer.accessToken, expiresAt: answer.expiresAt };
+    await settings.store.saveToken(key, current);
+    return current.accessToken;
+  };
   return {
-    async token(renew = false) {
-      if (!renew && current && fresh(current)) return current.accessToken;
-      const clientId = settings.clientId;
-      if (!clientId) throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
-      const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(gatewayUrl(settings)));
-      const key = `${tokenUrl} ${clientId}`;
-      const cached = renew ? undefined : await settings.store.token(key);
-      if (cached && fresh(cached)) return (current = cached).accessToken;
-      const secret = settings.secret ?? (await settings.store.secret(settings.profileName, clientId));
-      if (!secret) {
-        throw new CliError(
-          `no valid token for ${clientId} and no secret to get one: run koerier login, or set KOERIER_CLIENT_SECRET, or give --client-secret-file`,
-          exitCodes.auth,
-        );
-      }
-      const answer = await requestToken(tokenUrl, clientId, secret);
-      current = { accessToken: answer.accessToken, expiresAt: answer.expiresAt };
-      await settings.store.saveToken(key, current);
-      return current.accessToken;
+    token(renew = false) {
+      if (!renew && current && fresh(current)) return Promise.resolve(current.accessToken);
+      pending ??= fetchToken(renew).finally(() => (pending = undefined));
+      return pending;
     },
   };
 }
