@@ -6,10 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
+
+// Every CLI run is a process start (about a second, several under load on two cores), and most tests make several.
+vi.setConfig({ testTimeout: 60_000 });
 
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:lvs';
 
