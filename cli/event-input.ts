@@ -18,7 +18,11 @@ export interface InputEvent {
 }
 
 export async function readEvents(paths: readonly string[]): Promise<InputEvent[]> {
-  if (paths.length === 0 || (paths.length === 1 && paths[0] === '-')) return eventsOf('stdin', await text(process.stdin));
+  if (paths.length === 0 || (paths.length === 1 && paths[0] === '-')) {
+    // Nothing given and nothing piped: waiting for a terminal to type JSON would look like a hang.
+    if (paths.length === 0 && process.stdin.isTTY) throw new CliError('give event files or folders, or pipe events into koerier send -', exitCodes.usage);
+    return eventsOf('stdin', await text(process.stdin));
+  }
   const events: InputEvent[] = [];
   for (const path of paths) {
     let info;
