@@ -87,14 +87,58 @@ describe('koerier subscriptions', () => {
 
   it('says "not yet available on this gateway" (exit 4) for a route the gateway does not have, and "no subscription" for an unknown id', async () => {
     const id = await createPull('nl.edu.cli.routes');
-    const pause = await cli.run(['subscriptions', 'pause', id], { env: subscriber });
-    expect(pause.code).toBe(4);
-    expect(pause.stderr).toContain(`pausing a subscription is not yet available on this gateway (${koerier.url})`);
     const replay = await cli.run(['replay', 'list', id], { env: subscriber });
     expect(replay.code).toBe(4);
-    expect(replay.stderr).toContain('replay is not yet available on this gateway');
+    expect(replay.stderr).toContain(`replay is not yet available on this gateway (${koerier.url})`);
     const unknown = await cli.run(['replay', 'list', randomUUID()], { env: subscriber });
+    expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('no subscription');
+    const contracts = await cli.run(['contracts', 'list'], { env: subscriber });
+    expect(contracts.code).toBe(4);
+    expect(contracts.stderr).toContain('the contract register is not yet available on this gateway');
+  });
+
+  it('pauses a push subscription (deliveries wait as dead letters) and resumes it (they are sent); a pull subscription is not paused (409, exit 1)', async () => {
+    const listen = cli.spawn(['listen', '--port', '0', '--json']);
+    const url = await eventually('listen to start', () => /Listening on (http:\/\/\S+)/.exec(listen.stderr())?.[1]);
+    const created = await cli.run(
+      [
+        'subscriptions',
+        'create',
+        '--sink',
+        url,
+        '--type',
+        'nl.edu.cli.pause',
+        '--sink-token-url',
+        `${koerier.url}/oauth/token`,
+        '--sink-client-id',
+        'dev-subscriber',
+        '--json',
+      ],
+      { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
+    );
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const paused = await cli.run(['subscriptions', 'pause', id], { env: subscriber });
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toContain(`Paused ${id}.`);
+    const shown = JSON.parse((await cli.run(['subscriptions', 'show', id, '--json'], { env: subscriber })).stdout) as Record<string, unknown>;
+    expect(shown).toMatchObject({ status: 'suspended', suspendedfor: 'paused' });
+
+    const [eventId] = await publish('nl.edu.cli.pause', 1);
+    await eventually('the delivery kept as a dead letter while paused', async () => (await deadLetterCount(id)) === 1, { timeoutMs: 15_000, intervalMs: 250 });
+    expect(listen.stdout()).toBe('');
+
+    const resumed = await cli.run(['subscriptions', 'resume', id], { env: subscriber });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toContain(`Resumed ${id}: active; 1 held deliveries sent again.`);
+    const line = await eventually('the held delivery at listen', () => listen.stdout().trim().split('\n').filter(Boolean)[0], { timeoutMs: 15_000 });
+    expect((JSON.parse(line) as { events: { id: string }[] }).events[0]?.id).toBe(eventId);
+    await listen.stop();
+
+    const pull = await createPull('nl.edu.cli.pause');
+    const refused = await cli.run(['subscriptions', 'pause', pull], { env: subscriber });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('409 Not a Push Subscription (not-a-push-subscription)');
   });
 });
 
