@@ -64,6 +64,21 @@ module.exports = {
       to: { path: '(^|/)node_modules/undici/' },
     },
     {
+      name: 'cli-only-pure-core',
+      comment:
+        'The koerier CLI (cli/) talks to a gateway over HTTP like any partner: it may reuse pure helpers of functions/core (the CloudEvents HTTP binding), never adapters, apps, handlers, the laptop host or the CDK app.',
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: ['^functions/(?!core/)', '^lib/', '^local/', '^bin/', '^test/', '^bench/'] },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: 'The CLI is a client: what is deployed or hosted never depends on it.',
+      severity: 'error',
+      from: { path: '^(functions|lib|local|bin|bench)/' },
+      to: { path: '^cli/' },
+    },
+    {
       name: 'no-file-cycles',
       comment: 'No two files under functions/ need each other, directly or through others.',
       severity: 'error',

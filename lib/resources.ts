@@ -259,6 +259,7 @@ export const functions = {
       { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
       { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
       { method: 'POST', path: '/subscriptions/{id}/resume' },
+      { method: 'POST', path: '/subscriptions/{id}/pause' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
