@@ -5,6 +5,8 @@ export interface QueueMessage {
   readonly receiptHandle: string;
   /** How often the queue handed this message out, this time included (at least 1). */
   readonly receiveCount: number;
+  /** Its string message attributes (the ingest's publisher and acceptance time). */
+  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 export interface QueueBatch {

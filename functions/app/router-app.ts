@@ -4,6 +4,8 @@
  * match (see functions/core/routing/route-events.ts).
  */
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
+import { inboundMessageAttributes } from '../core/ingest/accept-events.js';
+import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { entitledToEvent } from '../core/subscriptions/entitlements.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
@@ -25,10 +27,12 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,
     maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+    // One object per batch (docs/REPLAY.md).
+    archive: async (events) => void (await archiveBatch(deps.eventArchive, events)),
     log,
   };
   return async (batch) => {
-    const records = batch.records.map((record) => ({ recordId: record.messageId, body: record.body }));
+    const records = batch.records.map((record) => ({ recordId: record.messageId, body: record.body, ...acceptedAtOf(record.attributes) }));
     try {
       // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
       const { entitlements } = await deps.partners.current();
@@ -49,4 +53,10 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
       return { failedMessageIds: records.map((record) => record.recordId) };
     }
   };
+}
+
+/** The ingest's acceptance time, from its message attribute; absent (a message from elsewhere): the router's now. */
+function acceptedAtOf(attributes: Readonly<Record<string, string>> | undefined): { acceptedAt?: number } {
+  const at = Date.parse(attributes?.[inboundMessageAttributes.receivedAt] ?? '');
+  return Number.isNaN(at) ? {} : { acceptedAt: at };
 }

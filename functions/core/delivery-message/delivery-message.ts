@@ -22,6 +22,16 @@ export interface DeliveryMessage {
   readonly createdAt: number;
   /** Set by a redrive: a new operation, so a new key (EDU-IDEM-13). */
   readonly redriveOf?: string;
+  /**
+   * Set by a replay (docs/REPLAY.md): which one, and the event's place in it, in acceptance order
+   * from 1. The event itself is unchanged; push sends this as headers, pull beside the event.
+   */
+  readonly replay?: ReplayMark;
+}
+
+export interface ReplayMark {
+  readonly id: string;
+  readonly sequence: number;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface InboundRecord {
   readonly recordId: string;
   /** The stored event, JSON event format. */
   readonly body: string;
+  /** Epoch ms the ingest accepted it (the archive's order, docs/REPLAY.md); default: now. */
+  readonly acceptedAt?: number;
 }
 
 export interface RouterDependencies {
@@ -46,6 +48,11 @@ export interface RouterDependencies {
   readonly ttlSeconds: number;
   /** Largest delivery message body; a batch delivery is cut before it exceeds this. */
   readonly maxMessageBytes: number;
+  /**
+   * Keeps the events this batch routes (docs/REPLAY.md), before anything is queued; throws if it
+   * could not. Absent: no archive.
+   */
+  readonly archive?: (events: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[]) => Promise<void>;
   readonly log?: Log;
 }
 
@@ -118,6 +125,14 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     }),
   );
 
+  // Archived before routing: a record whose archive write fails is not routed and comes back, so
+  // every routed event is archived at least once (a retried record again: replays drop the copy).
+  if (deps.archive && claimed.length > 0) {
+    await deps.archive(claimed.map(({ record, event }) => ({ acceptedAt: record.acceptedAt ?? deps.now(), event }))).catch((error: unknown) => {
+      deps.log?.info('events not archived', { events: claimed.length, error: describe(error) });
+      for (const { record } of claimed) failed.add(record.recordId);
+    });
+  }
   const matches = await Promise.all(
     claimed.map(async (entry) => {
       try {

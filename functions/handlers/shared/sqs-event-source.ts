@@ -20,6 +20,7 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
           body: record.body,
           receiptHandle: record.receiptHandle,
           receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
+          attributes: stringAttributes(record.messageAttributes),
         })),
         // Without a context (a test calling the handler directly) the batch has no time limit.
         remainingTimeMs: () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
@@ -27,4 +28,10 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
       return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     };
   };
+}
+
+function stringAttributes(attributes: SQSEvent['Records'][number]['messageAttributes'] | undefined): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [name, attribute] of Object.entries(attributes ?? {})) if (typeof attribute.stringValue === 'string') values[name] = attribute.stringValue;
+  return values;
 }
