@@ -57,7 +57,8 @@ export interface FunctionSpec {
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
-  readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
+  /** `list+read`: read objects and list the bucket (the replay worker reads the archive by prefix). */
+  readonly buckets?: Partial<Record<BucketName, 'read' | 'list+read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
   /**
    * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
@@ -294,7 +295,7 @@ export const functions = {
     timeoutSeconds: 60,
     queueTrigger: { queue: 'replays', batchSize: 1, maxBatchingWindowSeconds: 0 },
     tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite' },
-    buckets: { archive: 'read' },
+    buckets: { archive: 'list+read' },
     // Replayed events go the subscription's normal way: the deliveries queue, or a pull subscription's own.
     queues: { replays: 'send+consume', deliveries: 'send' },
     pullQueues: ['send'],
