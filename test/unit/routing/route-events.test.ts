@@ -420,7 +420,7 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
       },
     });
     const first = await route(records('e1', 'e2'));
-    expect(first.failedRecordIds.sort()).toEqual(['r-e1', 'r-e2']);
+    expect([...first.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2']);
     expect(queued).toEqual([]);
     expect(ledger.completed).toEqual([]);
     failing = false;
