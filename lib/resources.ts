@@ -281,6 +281,7 @@ export const functions = {
     timeoutSeconds: 10,
     routes: [
       { method: 'POST', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays' },
       { method: 'GET', path: '/subscriptions/{id}/replays/{replayId}' },
       { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
     ],

@@ -2,6 +2,7 @@
  * The replay API (issue 13, item 2; docs/REPLAY.md), scope `subscriptions:manage` on one's own
  * subscriptions (`admin`: any subscription):
  *   POST /subscriptions/{id}/replays                   start a replay of a time window (202 + Location)
+ *   GET  /subscriptions/{id}/replays                   its replays kept, newest first
  *   GET  /subscriptions/{id}/replays/{replayId}        its progress
  *   POST /subscriptions/{id}/replays/{replayId}/cancel stop it
  * Both POSTs run through the Idempotency-Key guard (EDU-IDEM-3).
@@ -34,6 +35,10 @@ export function replaysApp(deps: KoerierDependencies): HttpApp {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
         const replays = await service();
         return idempotencyGuard(deps, request)(principal.clientId, route, () => replays.start(principal, id, request));
+      }
+      case 'GET /subscriptions/{id}/replays': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return (await service()).list(principal, id);
       }
       case 'GET /subscriptions/{id}/replays/{replayId}': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);

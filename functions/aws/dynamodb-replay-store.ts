@@ -10,9 +10,17 @@
  * dynalite has no transactions, so the slot is taken first and the record written after; a start
  * that dies between the two leaves a slot that frees itself when its lease ends.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { ReplayRunningError, type ReplayRecord, type ReplayState, type ReplayStore } from '../core/replay/ports.js';
-import { key, num, PK } from './delivery-table-items.js';
+import { key, num, partition, PK, SK } from './delivery-table-items.js';
 
 const SLOT = 'replay-slot';
 const RECORD = 'replay#';
@@ -50,6 +58,28 @@ export class DynamoDbReplayStore implements ReplayStore {
     );
     const json = result.Item?.['record']?.S;
     return json === undefined ? undefined : (JSON.parse(json) as ReplayRecord);
+  }
+
+  async list(subscriptionId: string): Promise<ReplayRecord[]> {
+    const records: ReplayRecord[] = [];
+    const nowSeconds = this.now() / 1000;
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
+          ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+          ExpressionAttributeValues: { ':pk': { S: partition(subscriptionId) }, ':prefix': { S: RECORD } },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      // dynalite never deletes: an item past its TTL counts as gone.
+      for (const item of page.Items ?? []) if (Number(item['expiresAt']?.N ?? 0) >= nowSeconds) records.push(JSON.parse(item['record']!.S!) as ReplayRecord);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return records;
   }
 
   async update(next: ReplayRecord, expectedVersion: number, leaseUntil: number, expectedState: ReplayState = 'running'): Promise<boolean> {

@@ -261,6 +261,12 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     const third = await api('POST', `/subscriptions/${id}/replays`, { from, to, types: [TYPE_A] });
     expect(third.status).toBe(202);
     expect((await api('POST', `${third.location!}/cancel`)).status).toBe(200);
+    // Both kept, newest first, with their progress (the console's replay list reads this).
+    const listed = await api('GET', `/subscriptions/${id}/replays`);
+    expect((listed.body['replays'] as { id: string; state: string }[]).map((r) => [r.id, r.state])).toEqual([
+      [third.body['id'], 'cancelled'],
+      [first.body['id'], 'cancelled'],
+    ]);
   }, 60_000);
 
   it('WH-6, EDU-10: a replay keeps to the rate the target allowed', async () => {

@@ -113,6 +113,27 @@ export const replayPaths = {
         ...commonProblems,
       },
     },
+    get: {
+      operationId: 'listReplays',
+      summary: 'The subscription’s replays, newest first',
+      description: `The replays kept (30 days after their last change), at most 100. ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      responses: {
+        '200': {
+          description: 'The replays.',
+          headers: versionHeader,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['replays'], properties: { replays: { type: 'array', items: { $ref: '#/components/schemas/Replay' } } } },
+            },
+          },
+        },
+        ...authProblems,
+        ...notFound,
+        ...commonProblems,
+      },
+    },
   },
   '/subscriptions/{id}/replays/{replayId}': {
     parameters: [idParameter, replayIdParameter],

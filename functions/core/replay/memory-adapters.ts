@@ -38,6 +38,10 @@ export class MemoryReplayStore implements ReplayStore {
     return this.records.get(`${subscriptionId}/${replayId}`);
   }
 
+  async list(subscriptionId: string): Promise<ReplayRecord[]> {
+    return [...this.records.values()].filter((record) => record.subscriptionId === subscriptionId);
+  }
+
   async update(next: ReplayRecord, expectedVersion: number, leaseUntil: number, expectedState: ReplayState = 'running'): Promise<boolean> {
     const current = this.records.get(`${next.subscriptionId}/${next.replayId}`);
     if (!current || current.version !== expectedVersion || current.state !== expectedState) return false;

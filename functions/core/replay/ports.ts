@@ -67,6 +67,8 @@ export interface ReplayStore {
    */
   start(record: ReplayRecord, leaseUntil: number): Promise<void>;
   get(subscriptionId: string, replayId: string): Promise<ReplayRecord | undefined>;
+  /** The subscription's replays still kept (30 days after their last change), in any order. */
+  list(subscriptionId: string): Promise<ReplayRecord[]>;
   /**
    * Writes `next` if the stored record is still at `expectedVersion` and in `expectedState`
    * (default `running`); answers whether it did. Extends the slot's lease while running.

@@ -3,6 +3,7 @@
  * (`subscriptions:manage`) or any subscription (`admin`):
  *
  *   POST /subscriptions/{id}/replays                 start: 202 + Location, at most one running
+ *   GET  /subscriptions/{id}/replays                 the replays kept, newest first
  *   GET  /subscriptions/{id}/replays/{rid}           progress: scanned, matched, sent, failed, state
  *   POST /subscriptions/{id}/replays/{rid}/cancel    stop at the next chunk
  *
@@ -32,6 +33,8 @@ import {
 
 /** How long a running replay holds its subscription's slot without progress before another may start. */
 export const REPLAY_LEASE_MS = 15 * 60_000;
+/** Replays one listing shows at most, newest first. */
+export const MAX_LISTED = 100;
 
 export interface ReplayServiceDependencies {
   readonly subscriptions: { get(id: string): Promise<Subscription | undefined> };
@@ -97,6 +100,13 @@ export class ReplayService {
     const record = await this.deps.store.get(id, replayId);
     if (!record) throw replayNotFound(id, replayId);
     return jsonResponse(200, replayView(record), { 'cache-control': 'no-store' });
+  }
+
+  /** The subscription's replays kept (30 days), newest first, at most `MAX_LISTED`. Throws the 404. */
+  async list(principal: Principal, id: string): Promise<HttpResponse> {
+    await this.visible(principal, id);
+    const records = (await this.deps.store.list(id)).sort((a, b) => b.createdAt - a.createdAt).slice(0, MAX_LISTED);
+    return jsonResponse(200, { replays: records.map(replayView) }, { 'cache-control': 'no-store' });
   }
 
   /**

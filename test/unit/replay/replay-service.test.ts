@@ -72,6 +72,30 @@ describe('replay API (issue 13, item 2)', () => {
     expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status).toBe(202);
   });
 
+  it('EDU-18: the list shows the subscription’s replays newest first, to its owner only', async () => {
+    let now = NOW;
+    const store = new MemoryReplayStore(() => now);
+    const sub = subscription();
+    let n = 0;
+    const replays = answering(
+      new ReplayService({
+        subscriptions: { get: async (id) => (id === sub.id ? sub : undefined) },
+        store,
+        queue: new MemoryReplayQueue(),
+        entitlements: new Map([['client-a', [{ typePrefix: '' }]]]),
+        clock: () => now,
+        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+        newId: () => `replay-${++n}`,
+      }),
+    );
+    await replays.start(owner, 'sub-1', body(window));
+    await replays.cancel(owner, 'sub-1', 'replay-1');
+    now += 1000;
+    await replays.start(owner, 'sub-1', body(window));
+    expect((json(await replays.list(owner, 'sub-1'))['replays'] as { id: string }[]).map((r) => r.id)).toEqual(['replay-2', 'replay-1']);
+    expect((await replays.list(stranger, 'sub-1')).status).toBe(404);
+  });
+
   it('EDU-18: another client sees no subscription (404); an admin may replay any', async () => {
     const { replays } = service();
     expect((await replays.start(stranger, 'sub-1', body(window))).status).toBe(404);
