@@ -19,7 +19,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { ReplayRunningError, type ReplayRecord, type ReplayState, type ReplayStore } from '../core/replay/ports.js';
+import { ReplayRunningError, staleFailure, type ReplayRecord, type ReplayState, type ReplayStore } from '../core/replay/ports.js';
 import { key, num, partition, PK, SK } from './delivery-table-items.js';
 
 const SLOT = 'replay-slot';
@@ -34,22 +34,28 @@ export class DynamoDbReplayStore implements ReplayStore {
   ) {}
 
   async start(record: ReplayRecord, leaseUntil: number): Promise<void> {
+    let previous: string | undefined;
     try {
-      await this.client.send(
+      const taken = await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
           Item: { ...key(record.subscriptionId, SLOT), replayId: { S: record.replayId }, leaseUntil: num(leaseUntil) },
           ConditionExpression: 'attribute_not_exists(#pk) OR leaseUntil < :now',
           ExpressionAttributeNames: { '#pk': PK },
           ExpressionAttributeValues: { ':now': num(this.now()) },
+          ReturnValues: 'ALL_OLD',
         }),
       );
+      previous = taken.Attributes?.['replayId']?.S;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) && (error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       const slot = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(record.subscriptionId, SLOT), ConsistentRead: true }));
       throw new ReplayRunningError(slot.Item?.['replayId']?.S);
     }
     await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: this.item(record) }));
+    // The slot's lease ran out under a replay still marked running: its worker gave up; say so.
+    const stale = previous === undefined ? undefined : await this.get(record.subscriptionId, previous);
+    if (stale?.state === 'running') await this.update({ ...stale, ...staleFailure(stale, this.now()) }, stale.version, this.now());
   }
 
   async get(subscriptionId: string, replayId: string): Promise<ReplayRecord | undefined> {

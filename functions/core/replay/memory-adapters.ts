@@ -1,5 +1,14 @@
 /** In-memory adapters of the replay ports, for unit tests without emulators. */
-import { ReplayRunningError, type EventArchive, type ReplayMessage, type ReplayQueue, type ReplayRecord, type ReplayState, type ReplayStore } from './ports.js';
+import {
+  ReplayRunningError,
+  staleFailure,
+  type EventArchive,
+  type ReplayMessage,
+  type ReplayQueue,
+  type ReplayRecord,
+  type ReplayState,
+  type ReplayStore,
+} from './ports.js';
 
 export class MemoryEventArchive implements EventArchive {
   readonly objects = new Map<string, Buffer>();
@@ -30,6 +39,8 @@ export class MemoryReplayStore implements ReplayStore {
   async start(record: ReplayRecord, leaseUntil: number): Promise<void> {
     const slot = this.slots.get(record.subscriptionId);
     if (slot && slot.leaseUntil >= this.clock()) throw new ReplayRunningError(slot.replayId);
+    const stale = slot && this.records.get(`${record.subscriptionId}/${slot.replayId}`);
+    if (stale?.state === 'running') this.records.set(`${record.subscriptionId}/${slot!.replayId}`, { ...stale, ...staleFailure(stale, this.clock()) });
     this.slots.set(record.subscriptionId, { replayId: record.replayId, leaseUntil });
     this.records.set(`${record.subscriptionId}/${record.replayId}`, record);
   }

@@ -53,6 +53,11 @@ export interface ReplayRecord extends ReplayProgress {
   readonly version: number;
 }
 
+/** How a replay whose slot was taken over after its lease ran out is ended. */
+export function staleFailure(record: ReplayRecord, now: number): Pick<ReplayRecord, 'state' | 'reason' | 'finishedAt' | 'updatedAt' | 'version'> {
+  return { state: 'failed', reason: 'it stopped making progress (its worker kept failing)', finishedAt: now, updatedAt: now, version: record.version + 1 };
+}
+
 export class ReplayRunningError extends Error {
   override name = 'ReplayRunningError';
   constructor(readonly runningReplayId: string | undefined) {
@@ -64,6 +69,7 @@ export interface ReplayStore {
   /**
    * Takes the subscription's one running-replay slot (a conditional write, free once the holder
    * finished or its lease ran out) and stores the record. Throws `ReplayRunningError` when taken.
+   * A holder whose lease ran out (its worker kept crashing) is marked `failed` on the way.
    */
   start(record: ReplayRecord, leaseUntil: number): Promise<void>;
   get(subscriptionId: string, replayId: string): Promise<ReplayRecord | undefined>;
