@@ -5,7 +5,7 @@ export interface QueueMessage {
   readonly receiptHandle: string;
   /** How often the queue handed this message out, this time included (at least 1). */
   readonly receiveCount: number;
-  /** Its string message attributes (the ingest's publisher and acceptance time). */
+  /** The message's String attributes (e.g. `koerier-correlation-id`); empty when it has none. */
   readonly attributes?: Readonly<Record<string, string>>;
 }
 

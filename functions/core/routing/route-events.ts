@@ -17,10 +17,11 @@
  */
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
+import { errorMessage } from '../errors/describe-error.js';
 import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
-import type { SubscriptionMatcher } from './matcher.js';
-import type { RouteCandidate } from './matcher.js';
+import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
+import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
 
 export interface InboundRecord {
@@ -30,6 +31,8 @@ export interface InboundRecord {
   readonly body: string;
   /** Epoch ms the ingest accepted it (the archive's order, docs/REPLAY.md); default: now. */
   readonly acceptedAt?: number;
+  /** The ingest request's correlation id (core/ids/correlation-id.ts), carried into the deliveries. */
+  readonly correlationId?: string | undefined;
 }
 
 export interface RouterDependencies {
@@ -48,11 +51,8 @@ export interface RouterDependencies {
   readonly ttlSeconds: number;
   /** Largest delivery message body; a batch delivery is cut before it exceeds this. */
   readonly maxMessageBytes: number;
-  /**
-   * Keeps the events this batch routes (docs/REPLAY.md), before anything is queued; throws if it
-   * could not. Absent: no archive.
-   */
-  readonly archive?: (events: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[]) => Promise<void>;
+  /** Keeps the events this batch routes, before anything is queued (archive-step.ts). Absent: no archive. */
+  readonly archive?: ArchiveBatch;
   readonly log?: Log;
 }
 
@@ -110,13 +110,13 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
         claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
-        deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: errorMessage(error) });
         failed.add(record.recordId);
         return;
       }
       if (claim.outcome === 'duplicate') {
         duplicates++;
-        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
+        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type, ...correlationOf(record) });
       } else if (claim.outcome === 'busy') {
         failed.add(record.recordId);
       } else {
@@ -125,20 +125,13 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     }),
   );
 
-  // Archived before routing: a record whose archive write fails is not routed and comes back, so
-  // every routed event is archived at least once (a retried record again: replays drop the copy).
-  if (deps.archive && claimed.length > 0) {
-    await deps.archive(claimed.map(({ record, event }) => ({ acceptedAt: record.acceptedAt ?? deps.now(), event }))).catch((error: unknown) => {
-      deps.log?.info('events not archived', { events: claimed.length, error: describe(error) });
-      for (const { record } of claimed) failed.add(record.recordId);
-    });
-  }
+  await archiveClaimed(claimed, failed, deps);
   const matches = await Promise.all(
     claimed.map(async (entry) => {
       try {
         return await deps.matcher.match(entry.event.attributes);
       } catch (error) {
-        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: describe(error) });
+        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: errorMessage(error) });
         failed.add(entry.record.recordId);
         return [];
       }
@@ -159,7 +152,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
         // failure here must not fail the records of the batch that did succeed.
         await deps.ledger
           .abandon(event, claimId)
-          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
+          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: errorMessage(error) }));
         return;
       }
       routed++;
@@ -168,7 +161,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       } catch (error) {
         // The deliveries are queued; a repeat of this event after the lock expires is routed
         // again with the same delivery keys, which the targets recognise.
-        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: errorMessage(error) });
       }
     }),
   );
@@ -195,7 +188,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
     await Promise.all([...byQueue].map(([pullQueue, bodies]) => send(deps, pullQueue, bodies)));
     return plan.length;
   } catch (error) {
-    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
+    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: errorMessage(error) });
   }
   const sent = await Promise.all(
     plan.map(async (delivery) => {
@@ -203,7 +196,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
         await send(deps, delivery.pullQueue, [delivery.body]);
         return true;
       } catch (error) {
-        deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
+        deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: errorMessage(error) });
         for (const recordId of delivery.recordIds) failed.add(recordId);
         return false;
       }
@@ -233,6 +226,7 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
         owner: candidate.owner,
         type: entry.event.type,
         id: entry.event.id,
+        ...correlationOf(entry.record),
       });
       return false;
     });
@@ -247,7 +241,13 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
         planned.push(delivery(candidate.subscriptionId, [entry], createdAt));
       }
     }
-    deps.log?.info('event routed', { source: entry.event.source, id: entry.event.id, type: entry.event.type, subscriptions: candidates.length });
+    deps.log?.info('event routed', {
+      source: entry.event.source,
+      id: entry.event.id,
+      type: entry.event.type,
+      subscriptions: candidates.length,
+      ...correlationOf(entry.record),
+    });
   });
   for (const [subscriptionId, group] of batches) {
     for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes)) planned.push(delivery(subscriptionId, chunk, createdAt));
@@ -267,6 +267,8 @@ function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], crea
     subscriptionId,
     events,
     createdAt,
+    // A batch delivery carries its first event's; each event's own is on its `event routed` line.
+    ...correlationOf(entries[0]?.record),
   };
   return { body: encodeDeliveryMessage(message), recordIds: entries.map((entry) => entry.record.recordId) };
 }
@@ -292,6 +294,6 @@ function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, ma
   return chunks;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function correlationOf(record: InboundRecord | undefined): { correlationId?: string } {
+  return record?.correlationId === undefined ? {} : { correlationId: record.correlationId };
 }

@@ -3,7 +3,7 @@
  * `queueHandler(routerApp)(awsDependencies)` is the router's Lambda handler. Built on the first
  * batch, not at import.
  */
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { KoerierDependencies } from '../../app/dependencies.js';
 import type { QueueApp } from '../../app/queue-app.js';
 
@@ -13,7 +13,8 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
   return (dependencies) => {
     let app: QueueApp | undefined;
     return async (event, context) => {
-      app ??= makeApp(dependencies());
+      const deps = dependencies();
+      app ??= makeApp(deps);
       const { failedMessageIds } = await app({
         records: event.Records.map((record) => ({
           messageId: record.messageId,
@@ -25,13 +26,18 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
         // Without a context (a test calling the handler directly) the batch has no time limit.
         remainingTimeMs: () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
       });
+      // Once per invocation: the figures the app recorded become EMF records (functions/aws/powertools-metrics.ts).
+      deps.metrics.flush();
       return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     };
   };
 }
 
-function stringAttributes(attributes: SQSEvent['Records'][number]['messageAttributes'] | undefined): Record<string, string> {
-  const values: Record<string, string> = {};
-  for (const [name, attribute] of Object.entries(attributes ?? {})) if (typeof attribute.stringValue === 'string') values[name] = attribute.stringValue;
-  return values;
+/** The message attributes of type String (the correlation id, the publisher, the receipt time). */
+function stringAttributes(attributes: SQSRecord['messageAttributes'] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, attribute] of Object.entries(attributes ?? {})) {
+    if (attribute.dataType === 'String' && attribute.stringValue !== undefined) out[name] = attribute.stringValue;
+  }
+  return out;
 }
