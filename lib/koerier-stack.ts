@@ -25,7 +25,7 @@ import * as resources from './resources.js';
 import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
-import { settingEnv } from '../functions/config.js';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
@@ -94,7 +94,7 @@ export class KoerierStack extends Stack {
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);
-    this.buckets = new Buckets(this, 'Buckets', description.buckets);
+    this.buckets = new Buckets(this, 'Buckets', withArchiveRetention(description.buckets, props.config));
     this.keys = new Keys(this, 'Keys', description.keys);
     this.alarms = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       deadLetterQueues: new Map([...this.queues.byName].map(([name, pair]) => [name, pair.deadLetterQueue])),
@@ -205,6 +205,16 @@ export class KoerierStack extends Stack {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });
     }
   }
+}
+
+/**
+ * The archive bucket's lifecycle expiry is the archive's retention (`koerier:archiveRetentionDays`,
+ * docs/REPLAY.md), the same figure the replay worker judges retention by.
+ */
+export function withArchiveRetention(specs: Readonly<Record<string, BucketSpec>>, config: StackConfig): Readonly<Record<string, BucketSpec>> {
+  if (!('archive' in specs)) return specs;
+  const days = Number(config.runtimeSettings[settingEnv.archiveRetentionDays] ?? DEFAULT_ARCHIVE_RETENTION_DAYS);
+  return { ...specs, archive: { objectRetentionSeconds: days * 24 * 3600 } };
 }
 
 /**

@@ -57,7 +57,8 @@ export interface FunctionSpec {
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
-  readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
+  /** `list+read`: read objects and list the bucket (the replay worker reads the archive by prefix). */
+  readonly buckets?: Partial<Record<BucketName, 'read' | 'list+read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
   /**
    * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
@@ -111,6 +112,12 @@ export const queues = {
    * the DLQ. Visibility: six times the delivery function's timeout, as AWS advises for SQS triggers.
    */
   deliveries: { visibilityTimeoutSeconds: 180, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 1000 },
+  /**
+   * One message per running replay: its next chunk (docs/REPLAY.md). A chunk that fails comes
+   * back; on its fifth receive the worker ends the replay as failed rather than throw, so the
+   * dead-letter queue only catches what crashes the function. Visibility: six times its timeout.
+   */
+  replays: { visibilityTimeoutSeconds: 360, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {
@@ -125,6 +132,12 @@ export const buckets = {
    * one outlives it; nothing is deleted on acknowledge, since other subscribers may still need it.
    */
   payloads: { objectRetentionSeconds: FOURTEEN_DAYS + 24 * 3600 },
+  /**
+   * The event archive (docs/REPLAY.md): every routed event, one gzip JSON Lines object per router
+   * batch, under `archive/YYYY/MM/DD/HH/`. Retention: `koerier:archiveRetentionDays` (the stack
+   * sets the lifecycle rule from it; this is its default), and replays skip older events themselves.
+   */
+  archive: { objectRetentionSeconds: 30 * 24 * 3600 },
 } as const satisfies Record<string, BucketSpec>;
 
 export const keys = {
@@ -231,6 +244,8 @@ export const functions = {
     tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
     pullQueues: ['send'],
+    // Writes one archive object per batch (docs/REPLAY.md).
+    buckets: { archive: 'readwrite' },
   },
   delivery: {
     entry: 'functions/handlers/delivery.ts',
@@ -286,6 +301,33 @@ export const functions = {
     tables: { subscriptions: 'read', deliveries: 'readwrite' },
     keys: { lockTokens: 'encrypt+decrypt' },
     pullQueues: ['consume'],
+  },
+  // Replays (issue 13, item 2; docs/REPLAY.md): the API starts, reads and cancels; the worker does the work, a chunk per message.
+  replays: {
+    entry: 'functions/handlers/replays.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'POST', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays/{replayId}' },
+      { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
+    ],
+    // Deliveries: the replay records and each subscription's running-replay slot. Partners: the entitlements a replay stays within.
+    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    queues: { replays: 'send' },
+  },
+  replayWorker: {
+    entry: 'functions/handlers/replay-worker.ts',
+    memoryMb: 512,
+    // A chunk reads at most a few thousand archived events and queues at most 500.
+    timeoutSeconds: 60,
+    queueTrigger: { queue: 'replays', batchSize: 1, maxBatchingWindowSeconds: 0 },
+    tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite' },
+    buckets: { archive: 'list+read' },
+    // Replayed events go the subscription's normal way: the deliveries queue, or a pull subscription's own.
+    queues: { replays: 'send+consume', deliveries: 'send' },
+    pullQueues: ['send'],
   },
   signingKeys: {
     entry: 'functions/handlers/signing-keys.ts',

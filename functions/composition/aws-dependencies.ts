@@ -42,6 +42,9 @@ import { signingKeysFor } from '../aws/signing-keys.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
+import { S3EventArchive } from '../aws/s3-event-archive.js';
+import { DynamoDbReplayStore } from '../aws/dynamodb-replay-store.js';
+import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { tracedClients } from '../aws/tracing.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
@@ -131,6 +134,9 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
       payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
       pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
+      eventArchive: () => new S3EventArchive(clients().s3, resources.bucket('archive')),
+      replayStore: () => new DynamoDbReplayStore(clients().dynamodb, resources.table('deliveries')),
+      replayQueue: () => new SqsReplayQueue(clients().sqs, resources.queueUrl('replays')),
       rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
       pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),
       lockTokenKey: () =>

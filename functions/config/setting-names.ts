@@ -94,4 +94,6 @@ export const settingEnv = {
   /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
   pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
   pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',
+  /** Days the event archive keeps every routed event (docs/REPLAY.md): the lifecycle rule, and the oldest a replay reaches. */
+  archiveRetentionDays: 'KOERIER_ARCHIVE_RETENTION_DAYS',
 } as const;

@@ -70,9 +70,12 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
   'queue:send+consume': { allows: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:PurgeQueue'] },
   'bucket:read': { allows: ['s3:GetObject'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:ListBucket'] },
   'bucket:readwrite': { allows: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], denies: ['s3:ListBucket', 's3:PutBucketPolicy'] },
+  // The replay worker lists the archive's hourly prefixes.
+  'bucket:list+read': { allows: ['s3:GetObject', 's3:ListBucket'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:PutBucketPolicy'] },
   // SSE-KMS on a bucket: reading decrypts the data key, writing generates one; nothing else.
   'bucketKey:read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'bucketKey:readwrite': { allows: ['kms:Decrypt', 'kms:GenerateDataKey'], denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
+  'bucketKey:list+read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
@@ -300,7 +303,7 @@ describe.each([
     expect(alarm.Dimensions).toEqual([{ Name: 'Stack', Value: 'Koerier' }]);
   });
 
-  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, keeps objects a day past the longest queue retention, and is retained', () => {
+  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, expires objects after its retention (claim check: a day past the longest queue retention), and is retained', () => {
     for (const name of Object.keys(description.buckets)) {
       const bucket = synth.resources[ids.bucket(name)]!;
       expect(bucket.DeletionPolicy, name).toBe('Retain');
@@ -319,8 +322,10 @@ describe.each([
       expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
       expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
       const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
+      // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md).
+      const retentionDays = name === 'archive' ? 30 : longestQueueRetentionDays + 1;
       expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(
-        expect.objectContaining({ ExpirationInDays: longestQueueRetentionDays + 1, Status: 'Enabled' }),
+        expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }),
       );
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
@@ -655,6 +660,14 @@ describe('Koerier stack settings from the CDK context', () => {
       expect(fn.Properties.Environment.Variables[settingEnv.idempotencyTtlSeconds]).toBe(String(3 * 24 * 3600));
       expect(JSON.parse(fn.Properties.Environment.Variables[settingEnv.entitlements])).toEqual(entitlements);
     }
+  });
+
+  it("EDU-18: koerier:archiveRetentionDays sets the archive bucket's lifecycle expiry and reaches the replay worker", () => {
+    const { stack, resources } = synthKoerier({ context: { 'koerier:archiveRetentionDays': 7 } });
+    const archive = resources[logicalId(stack, stack.buckets.byName.get('archive')!)]!;
+    expect(archive.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
+    const worker = resources[logicalId(stack, stack.functions.get('replayWorker')!.function)]!;
+    expect(worker.Properties.Environment.Variables[settingEnv.archiveRetentionDays]).toBe('7');
   });
 
   it('CARD-2: an invalid context stops the synth with the key that is wrong', () => {

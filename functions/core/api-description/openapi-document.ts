@@ -8,6 +8,7 @@ import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
+import { replayPaths, replaySchemas } from './replay-paths.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -37,6 +38,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...subscriptionsPaths,
       ...deliveryPaths,
       ...pullPaths,
+      ...replayPaths,
       ...payloadsPaths,
       ...partnersPaths,
       '/openapi.json': {
@@ -97,6 +99,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...subscriptionsSchemas,
         ...deliverySchemas,
         ...pullSchemas,
+        ...replaySchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
       },
