@@ -12,7 +12,7 @@ import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem } from '../http/problems.js';
-import { withIdempotency } from '../idempotency/index.js';
+import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
@@ -58,10 +58,16 @@ export interface IngestDependencies {
   readonly clock?: Clock;
 }
 
-/** Runs one publish request of `principal` through the guard and, on a first attempt, accepts its events. */
+/**
+ * Runs one publish request of `principal` through the guard and, on a first attempt, accepts its
+ * events. The request is parsed and validated before the claim, so the claim can hold the 202 and
+ * the queue write completes it without a second write (core/idempotency/prepared-guard.ts); a
+ * refusal goes through the plain guard and is stored as before.
+ */
 export function acceptEvents(request: HttpRequest, principal: Principal, deps: IngestDependencies): Promise<HttpResponse> {
   const publisher = principal.clientId;
-  return withIdempotency(
+  let logRefusal = () => {};
+  return withPreparedIdempotency(
     request,
     {
       clientId: publisher,
@@ -73,26 +79,37 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
       onStoreError: (error) => deps.log.warn('idempotency completion not stored', { client: publisher, error: describeError(error) }),
     },
-    () => storeEvents(request, publisher, deps),
+    () => prepareEvents(request, publisher, deps, (log) => (logRefusal = log)),
+    async (refusal) => {
+      // Only first attempts count, and a request over the rate is told so before it is told what is wrong with it.
+      await takeRateSlot(publisher, deps);
+      logRefusal();
+      throw refusal;
+    },
   );
 }
 
-async function storeEvents(request: HttpRequest, publisher: string, deps: IngestDependencies): Promise<HttpResponse> {
-  const { settings, log } = deps;
-  // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
-  const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
+/** Counts the request in the publisher's window, or throws the 429 (which frees the key for the retry). */
+async function takeRateSlot(publisher: string, deps: IngestDependencies): Promise<void> {
+  const { publishRatePerMinute } = deps.settings;
+  const rate = await deps.rateWindow.take(publisher, publishRatePerMinute);
   if (!rate.allowed) {
-    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
+    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${publishRatePerMinute} requests per minute per publisher.`), {
       headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
   }
+}
+
+/** Everything about the request that needs no I/O: parsing, validation, grants, the offload plan and the 202. Throws the refusals. */
+function prepareEvents(request: HttpRequest, publisher: string, deps: IngestDependencies, onRefusal: (log: () => void) => void): PreparedRequest {
+  const { settings, log } = deps;
   let outcome: ParsedEvents;
   try {
     outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
   } catch (error) {
     if (error instanceof KoerierError) {
       const refused = error.problem;
-      log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+      onRefusal(() => log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 }));
     }
     throw error;
   }
@@ -103,15 +120,36 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     outcome.mode === 'batch',
   );
   if (ungranted.length > 0) {
-    log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
+    onRefusal(() => log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length }));
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
+  let offload: number[];
+  try {
+    offload = planOffload(outcome.events, settings);
+  } catch (error) {
+    if (error instanceof KoerierError) onRefusal(() => log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type }));
+    throw error;
+  }
+  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
+  const answer = jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+  return {
+    answer,
+    commit: async (takeover) => {
+      // A takeover repeats an attempt that already counted against the rate.
+      if (!takeover) await takeRateSlot(publisher, deps);
+      await storeEvents(outcome, offload, publisher, deps);
+      return answer;
+    },
+  };
+}
+
+async function storeEvents(outcome: ParsedEvents, offload: readonly number[], publisher: string, deps: IngestDependencies): Promise<void> {
+  const { settings, log } = deps;
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
-  // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
-  // every event. A failed write is a 503 (the idempotency guard frees the key for it), so the
-  // publisher retries the request.
+  // EDU-19, EDU-IN: the 202 is only given once the claim check and the queue have stored every
+  // event. A failed write is a 503 (the idempotency guard frees the key for it), so the publisher
+  // retries the request.
   try {
     const { claimCheck } = deps;
     const uploaded = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
@@ -155,8 +193,6 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
       ...(byReference.has(index) ? { claimCheck: true } : {}),
     });
   }
-  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
-  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
 }
 
 /** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
