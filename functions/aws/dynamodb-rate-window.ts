@@ -12,7 +12,9 @@
  * with each lease the container takes in that window, up to a tenth of the limit, so a quiet
  * client costs one write per request as before while a busy one costs about ten writes per
  * container per minute, however many requests that is. That also keeps one publisher's window
- * item (one DynamoDB partition, about 1,000 writes/s) far from its limit at any rate. The price:
+ * item (one DynamoDB partition, about 1,000 writes/s) far from its limit at any rate. A client
+ * that was busy in the minute before starts the next with a lease of what it used then, so a
+ * steady publisher pays one or two writes per container per minute. The price:
  * slots a container leased and did not use by the end of the minute are lost to that minute, so
  * with many containers a publisher may be refused somewhat before its limit (at most the lease
  * size per container; see docs/PERFORMANCE.md).
@@ -45,6 +47,8 @@ interface Lease {
   remaining: number;
   /** The size of the next lease. */
   next: number;
+  /** Slots handed out in this window: where the next window's first lease starts. */
+  used: number;
   /** The lease being taken now, which concurrent requests of this client wait for. */
   inFlight?: Promise<void> | undefined;
   /** The window refused even one more slot: refuse until it ends. */
@@ -66,6 +70,7 @@ export class DynamoDbRateWindow implements RateWindow {
       const lease = this.leaseOf(clientId, now);
       if (lease.remaining > 0) {
         lease.remaining--;
+        lease.used++;
         return { allowed: true };
       }
       if (lease.exhausted) return this.refused(clientId, lease, now);
@@ -133,7 +138,9 @@ export class DynamoDbRateWindow implements RateWindow {
     const windowStart = now - (now % WINDOW_MS);
     let lease = this.leases.get(clientId);
     if (lease?.windowStart !== windowStart) {
-      lease = { windowStart, remaining: 0, next: 1, exhausted: false };
+      // A client as busy as in the minute before starts with a lease of what it used then (capped in `extend`).
+      const next = lease?.windowStart === windowStart - WINDOW_MS ? Math.max(1, lease.used) : 1;
+      lease = { windowStart, remaining: 0, next, used: 0, exhausted: false };
       this.leases.delete(clientId);
       this.leases.set(clientId, lease);
       while (this.leases.size > MAX_TRACKED_CLIENTS) this.leases.delete(this.leases.keys().next().value as string);

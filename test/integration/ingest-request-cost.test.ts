@@ -224,6 +224,18 @@ describe('issue 15: the publish window is leased, never exceeded', () => {
     expect(dynamodbRequests.byOperation['UpdateItemCommand']).toBeLessThan(50);
   });
 
+  it('EDU-20, issue 15: a steady publisher starts each minute with a lease of what it used the minute before: 500 requests a minute cost 1 write after the first', async () => {
+    const window = new DynamoDbRateWindow(dynamodb, tableName, { clock: () => now });
+    const client = `client-${randomUUID()}`;
+    for (let i = 0; i < 500; i++) expect((await window.take(client, 6000)).allowed).toBe(true);
+    // 1 + 2 + … + 256 = 511 slots in 9 writes.
+    expect(dynamodbRequests.byOperation).toEqual({ UpdateItemCommand: 9 });
+    dynamodbRequests.reset();
+    now += 60_000;
+    for (let i = 0; i < 500; i++) expect((await window.take(client, 6000)).allowed).toBe(true);
+    expect(dynamodbRequests.byOperation).toEqual({ UpdateItemCommand: 1 });
+  });
+
   it('EDU-20, issue 15: one publisher at 20,000 requests a minute in one container costs its window item tens of writes, not 20,000', async () => {
     const window = new DynamoDbRateWindow(dynamodb, tableName, { clock: () => now });
     const client = `client-${randomUUID()}`;
