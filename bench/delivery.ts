@@ -102,6 +102,7 @@ async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: 
     maxBatchingWindowSeconds: windowSeconds,
     waitTimeSeconds: 20,
     onArrival: arrivalsIn(host, queueUrl),
+    client: sqs,
     log: () => {},
   });
   const traffic = async (events: number, perSend: number, spacingMs: number): Promise<TrafficFigures> => {
@@ -230,6 +231,7 @@ export async function run(): Promise<Record<string, unknown>> {
       batchSize: BATCH,
       concurrency: INSTANCES,
       waitTimeSeconds: 1,
+      client: feeder,
       log: () => {},
     });
     await until(
@@ -255,6 +257,7 @@ export async function run(): Promise<Record<string, unknown>> {
       batchSize: BATCH,
       concurrency: INSTANCES,
       waitTimeSeconds: 1,
+      client: feeder,
       // As the host wires its own pollers: an arrival wakes the poll (SQS's long poll answers at once).
       onArrival: arrivalsIn(host, queueUrl),
       log: () => {},
