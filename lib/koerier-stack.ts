@@ -2,10 +2,13 @@
  * Koerier's AWS stack, generated from lib/resources.ts: every table, queue, bucket, key, function
  * and route described there appears here without touching the constructs.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
+import type { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
+import { ConsoleSite } from './constructs/console-site.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
@@ -22,6 +25,7 @@ import type { BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
+import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
 export interface ResourceDescription {
@@ -66,6 +70,8 @@ export class KoerierStack extends Stack {
   readonly edgeStack: KoerierEdgeStack | undefined;
   /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
   readonly egress: FixedEgress | undefined;
+  /** The console (koerier:consoleClientId), when the deployment has one. */
+  readonly console: ConsoleSite | undefined;
   /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
   readonly signingKey: kms.Key | undefined;
 
@@ -157,6 +163,26 @@ export class KoerierStack extends Stack {
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
+    this.console = undefined;
+    if (props.config.consoleClientId !== undefined) {
+      this.console = new ConsoleSite(this, 'Console', {
+        consoleDir: join(REPO_ROOT, 'console'),
+        apiUrl: publicUrl,
+        issuer: props.config.issuer,
+        clientId: props.config.consoleClientId,
+        scope: CONSOLE_SCOPES.join(' '),
+      });
+      // The console calls the API from its own origin with a bearer token: API Gateway answers the
+      // browsers' preflights for that origin only. (A webhook validation OPTIONS is no preflight: it
+      // still reaches the ingest.)
+      (this.httpApi.api.node.defaultChild as CfnApi).corsConfiguration = {
+        allowOrigins: [`https://${this.console.distribution.distributionDomainName}`],
+        allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
+        maxAge: 600,
+      };
+      new CfnOutput(this, 'ConsoleUrl', { description: 'The operator and subscriber console', value: this.console.url });
+    }
     if (signingKeyArns.length > 0) {
       new CfnOutput(this, 'SigningKeysUrl', {
         description: 'The JWK Set receivers verify signed deliveries with',

@@ -22,6 +22,8 @@ import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
+import { consolePath, consoleRoutes } from './console-assets.js';
+import { createDevSignIn } from './dev-sign-in.js';
 import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
@@ -178,7 +180,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${hostName}:${address.port}`;
 
+    const signIn = createDevSignIn({ consoleUrl: `${url}${consolePath()}`, clients: localConfig.clients });
     const identity = await createDevIdentity({
+      signIn,
       stateDir,
       issuer: url,
       audience: LOCAL_AUDIENCE,
@@ -225,6 +229,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           }),
         },
         { method: 'GET', path: '/health', handle: () => health.check() },
+        { method: 'GET', path: '/oauth/authorize', handle: async (request) => signIn.authorizePage(request) },
+        { method: 'POST', path: '/oauth/authorize', handle: async (request) => signIn.authorize(request) },
+        ...consoleRoutes(url),
       ],
     );
 
