@@ -151,6 +151,22 @@ describe('issue 15: repeats across containers keep EDU-IDEM-14 and EDU-19', () =
     expect(await queuedIds()).toHaveLength(1);
   });
 
+  it('EDU-19: a repeat in the same container while the queue write is still under way gets 409, never the 202 before the events are stored', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const queue = new SqsMessageQueue(sqs, queueUrl);
+    const a = container({ inbound: { send: async (messages) => (await held, queue.send(messages)) } });
+    const e = event();
+    const request = publishRequest(e);
+    const first = acceptEvents(request, PUBLISHER, a);
+    for (let i = 0; i < 100 && dynamodbRequests.byOperation['PutItemCommand'] === undefined; i++) await new Promise<void>((resolve) => setTimeout(resolve, 10));
+    expect((await acceptEvents(request, PUBLISHER, a)).status).toBe(409);
+    release();
+    expect((await first).status).toBe(202);
+    expect((await acceptEvents(request, PUBLISHER, a)).headers['idempotent-replayed']).toBe('true');
+    expect(await queuedIds()).toEqual([e.id]);
+  });
+
   it('EDU-IDEM-14, EDU-IDEM-15: another container answers 409 until the lock ends, then stores the events again before its replay, and completes the key for everyone', async () => {
     const [a, b, c] = [container(), container(), container()];
     const e = event();
