@@ -11,6 +11,7 @@ import { Buckets } from './constructs/buckets.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
@@ -64,6 +65,8 @@ export class KoerierStack extends Stack {
   readonly alarms: DeadLetterAlarms;
   /** Present when the description has the `delivery` function, whose metrics they watch. */
   readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** The operator's CloudWatch dashboard (lib/constructs/dashboard.ts). */
+  readonly dashboard: KoerierDashboard;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
@@ -138,6 +141,8 @@ export class KoerierStack extends Stack {
     };
     this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
+    // The Powertools layer for the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
+    const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
       const window = props.config.batchingWindowSeconds[name];
@@ -155,12 +160,17 @@ export class KoerierStack extends Stack {
         trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
         ...(spec.outbound && network ? { network } : {}),
+        ...(powertoolsLayerArn ? { powertoolsLayerArn } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);
     }
     this.functions = functions;
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.dashboard = new KoerierDashboard(this, 'Dashboard', {
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      queues: this.queues.byName,
+    });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
     this.console = undefined;

@@ -22,6 +22,7 @@ import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
+import { prometheusMetrics } from './prometheus-metrics.js';
 import { consolePath, consoleRoutes } from './console-assets.js';
 import { createDevSignIn } from './dev-sign-in.js';
 import { loadFunctions } from './lambda-runtime.js';
@@ -210,7 +211,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     };
     await ensureLocalSigningKeys(stateDir, environment[settingEnv.signingKeys]);
     const config = loadConfig(environment);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
+    // The same figures the functions write as EMF records in AWS, served at GET /metrics.
+    const metrics = prometheusMetrics(config.stackName);
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const loaded = await loadFunctions(undefined, dependencies);
     const health = createHealthCheck(emulators);
@@ -229,6 +232,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           }),
         },
         { method: 'GET', path: '/health', handle: () => health.check() },
+        { method: 'GET', path: '/metrics', handle: async () => metrics.answer() },
         { method: 'GET', path: '/oauth/authorize', handle: async (request) => signIn.authorizePage(request) },
         { method: 'POST', path: '/oauth/authorize', handle: async (request) => signIn.authorize(request) },
         ...consoleRoutes(url),

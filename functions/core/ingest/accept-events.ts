@@ -15,7 +15,9 @@ import { KoerierError, problem } from '../http/problems.js';
 import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
-import type { Log } from '../ports/log.js';
+import { withFields, type Log } from '../ports/log.js';
+import { noMetrics, type Metrics } from '../ports/metrics.js';
+import { correlationIdOf } from '../ids/correlation-id.js';
 import { describeError } from '../errors/describe-error.js';
 import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
 import { resolveUploads } from '../claim-check/uploads.js';
@@ -32,6 +34,8 @@ export const MAX_EVENTS_PER_BATCH = 1000;
 export const inboundMessageAttributes = {
   publisher: 'koerier-publisher',
   receivedAt: 'koerier-received-at',
+  /** The ingest request's correlation id (core/ids/correlation-id.ts), carried on to the router and the deliveries. */
+  correlationId: 'koerier-correlation-id',
 } as const;
 
 export interface IngestSettings {
@@ -54,6 +58,8 @@ export interface IngestDependencies {
   readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
+  /** Events accepted, and requests refused by rule. */
+  readonly metrics?: Metrics;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
   readonly clock?: Clock;
 }
@@ -66,7 +72,10 @@ export interface IngestDependencies {
  */
 export function acceptEvents(request: HttpRequest, principal: Principal, deps: IngestDependencies): Promise<HttpResponse> {
   const publisher = principal.clientId;
-  let logRefusal = () => {};
+  const correlationId = correlationIdOf(request);
+  // Every line of this request names it, so the router's and the deliveries' lines can be found from here.
+  const publish: PublishRequest = { request, publisher, correlationId, log: withFields(deps.log, { correlationId }), metrics: deps.metrics ?? noMetrics };
+  let refusalLog = () => {};
   return withPreparedIdempotency(
     request,
     {
@@ -79,21 +88,32 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
       onStoreError: (error) => deps.log.warn('idempotency completion not stored', { client: publisher, error: describeError(error) }),
     },
-    () => prepareEvents(request, publisher, deps, (log) => (logRefusal = log)),
+    () => prepareEvents(publish, deps, (log) => (refusalLog = log)),
     async (refusal) => {
       // Only first attempts count, and a request over the rate is told so before it is told what is wrong with it.
-      await takeRateSlot(publisher, deps);
-      logRefusal();
+      await takeRateSlot(publish, deps);
+      refusalLog();
       throw refusal;
     },
   );
 }
 
+/** One publish request as the steps below see it. */
+interface PublishRequest {
+  readonly request: HttpRequest;
+  readonly publisher: string;
+  readonly correlationId: string;
+  /** Names the correlation id on every line. */
+  readonly log: Log;
+  readonly metrics: Metrics;
+}
+
 /** Counts the request in the publisher's window, or throws the 429 (which frees the key for the retry). */
-async function takeRateSlot(publisher: string, deps: IngestDependencies): Promise<void> {
+async function takeRateSlot({ publisher, metrics }: PublishRequest, deps: IngestDependencies): Promise<void> {
   const { publishRatePerMinute } = deps.settings;
   const rate = await deps.rateWindow.take(publisher, publishRatePerMinute);
   if (!rate.allowed) {
+    metrics.publishRejected('rate-limited');
     throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${publishRatePerMinute} requests per minute per publisher.`), {
       headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
@@ -101,15 +121,19 @@ async function takeRateSlot(publisher: string, deps: IngestDependencies): Promis
 }
 
 /** Everything about the request that needs no I/O: parsing, validation, grants, the offload plan and the 202. Throws the refusals. */
-function prepareEvents(request: HttpRequest, publisher: string, deps: IngestDependencies, onRefusal: (log: () => void) => void): PreparedRequest {
-  const { settings, log } = deps;
+function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefusal: (log: () => void) => void): PreparedRequest {
+  const { request, publisher, log, metrics } = publish;
+  const { settings } = deps;
   let outcome: ParsedEvents;
   try {
     outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
   } catch (error) {
     if (error instanceof KoerierError) {
       const refused = error.problem;
-      onRefusal(() => log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 }));
+      onRefusal(() => {
+        log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+        metrics.publishRejected(ruleOf(refused.type));
+      });
     }
     throw error;
   }
@@ -120,14 +144,17 @@ function prepareEvents(request: HttpRequest, publisher: string, deps: IngestDepe
     outcome.mode === 'batch',
   );
   if (ungranted.length > 0) {
-    onRefusal(() => log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length }));
+    onRefusal(() => {
+      log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
+      metrics.publishRejected('source-not-granted');
+    });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
   let offload: number[];
   try {
     offload = planOffload(outcome.events, settings);
   } catch (error) {
-    if (error instanceof KoerierError) onRefusal(() => log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type }));
+    if (error instanceof KoerierError) onRefusal(() => logRefusal(error, publisher, log, metrics));
     throw error;
   }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
@@ -136,15 +163,16 @@ function prepareEvents(request: HttpRequest, publisher: string, deps: IngestDepe
     answer,
     commit: async (takeover) => {
       // A takeover repeats an attempt that already counted against the rate.
-      if (!takeover) await takeRateSlot(publisher, deps);
-      await storeEvents(outcome, offload, publisher, deps);
+      if (!takeover) await takeRateSlot(publish, deps);
+      await storeEvents(outcome, offload, publish, deps);
       return answer;
     },
   };
 }
 
-async function storeEvents(outcome: ParsedEvents, offload: readonly number[], publisher: string, deps: IngestDependencies): Promise<void> {
-  const { settings, log } = deps;
+async function storeEvents(outcome: ParsedEvents, offload: readonly number[], publish: PublishRequest, deps: IngestDependencies): Promise<void> {
+  const { publisher, correlationId, log, metrics } = publish;
+  const { settings } = deps;
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
   // EDU-19, EDU-IN: the 202 is only given once the claim check and the queue have stored every
@@ -164,12 +192,16 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
     await deps.inbound.send(
       queued.map((event) => ({
         body: event.json,
-        attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
+        attributes: {
+          [inboundMessageAttributes.publisher]: publisher,
+          [inboundMessageAttributes.receivedAt]: receivedAt,
+          [inboundMessageAttributes.correlationId]: correlationId,
+        },
       })),
     );
   } catch (error) {
     // A refused upload reference is the publisher's to fix, not an outage.
-    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log);
+    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log, metrics);
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
     throw new KoerierError(
       problem(
@@ -193,14 +225,25 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
       ...(byReference.has(index) ? { claimCheck: true } : {}),
     });
   }
+  metrics.eventsAccepted(outcome.events.length);
 }
 
 /** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
-function refusalsLogged<T>(check: () => T, publisher: string, log: Log): T {
+function refusalsLogged<T>(check: () => T, publisher: string, log: Log, metrics: Metrics): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof KoerierError) log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+    if (error instanceof KoerierError) logRefusal(error, publisher, log, metrics);
     throw error;
   }
+}
+
+function logRefusal(error: KoerierError, publisher: string, log: Log, metrics: Metrics): void {
+  log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+  metrics.publishRejected(ruleOf(error.problem.type));
+}
+
+/** The rule a refusal names: its problem type's slug (`https://koerier.dev/problems/<slug>`), a fixed vocabulary. */
+function ruleOf(type: string | undefined): string {
+  return type?.split('/').at(-1) || 'refused';
 }
