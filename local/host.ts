@@ -66,6 +66,13 @@ export interface KoerierHostOptions {
    * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
    */
   readonly aroundInvocation?: (functionName: string, event: unknown, invoke: () => Promise<unknown>) => Promise<unknown>;
+  /**
+   * Seconds each queue-triggered function's poller gathers messages before invoking it, by
+   * function name. Default 0 for every function: the laptop is for trying things, so an event
+   * reaches its webhook within tens of milliseconds. A deployment gathers for the router's 1 s
+   * (`koerier:batchingWindowSeconds`, docs/DEPLOYING.md); pass `{ router: 1 }` to see its batches.
+   */
+  readonly batchingWindowSeconds?: Readonly<Record<string, number>>;
 }
 
 export interface KoerierHost {
@@ -101,6 +108,9 @@ export interface KoerierHost {
 export function settingsFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
 }
+
+/** The laptop's batching window when the caller names none (see `batchingWindowSeconds`). */
+export const LAPTOP_BATCHING_WINDOW_SECONDS = 0;
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -247,13 +257,16 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     for (const fn of loaded) {
       const trigger = fn.spec.queueTrigger;
       if (!trigger || !pollerWanted(options.queueTriggers, fn.name)) continue;
+      const queueUrl = environment[resourceEnv.queueUrl(trigger.queue)] ?? '';
+      const queueName = queueUrl.split('/').at(-1);
       pollers.push(
         await startPoller({
-          queueUrl: environment[resourceEnv.queueUrl(trigger.queue)] ?? '',
+          queueUrl,
           handler: fn.handler,
           functionName: fn.name,
           batchSize: trigger.batchSize,
-          maxBatchingWindowSeconds: trigger.maxBatchingWindowSeconds,
+          maxBatchingWindowSeconds: options.batchingWindowSeconds?.[fn.name] ?? LAPTOP_BATCHING_WINDOW_SECONDS,
+          onArrival: (listener) => emulators.onSqsArrival((arrivedIn) => arrivedIn === queueName && listener()),
           client: pollerSqs,
           timeoutSeconds: fn.spec.timeoutSeconds,
           memoryMb: fn.spec.memoryMb,
