@@ -42,6 +42,8 @@ export interface KoerierConfig {
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
+  /** The `source` of Koerier's own operational events (core/operations): the setting, else the public base URL, else a URN of the webhook origin. */
+  readonly operationsSource: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The deployment's stack name (the laptop host: `koerier-local`). */
   readonly stackName: string;
@@ -118,6 +120,10 @@ export function loadConfig(env: Env): KoerierConfig {
       maxPollsPerClient: settings.integer(settingEnv.pullMaxPollsPerClient, 10, 1, 1000),
     },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
+    operationsSource:
+      settings.text(settingEnv.operationsSource) ||
+      (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, '') ||
+      `urn:koerier:${encodeURIComponent(settings.text(settingEnv.webhookOrigin) || 'koerier')}`,
     logLevel: logLevel as KoerierConfig['logLevel'],
     stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),

@@ -219,7 +219,8 @@ export const functions = {
     // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
-    queues: { deliveries: 'send+consume' },
+    // Inbound: Koerier's own operational events (suspended, retired, dead-lettered) take the ingest's path.
+    queues: { deliveries: 'send+consume', inbound: 'send' },
     keys: { credentials: 'decrypt' },
     trust: ['sign', 'public-keys', 'client-certificate'],
   },
@@ -236,7 +237,8 @@ export const functions = {
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
-    queues: { deliveries: 'send' },
+    // Inbound: the operational event of a resume.
+    queues: { deliveries: 'send', inbound: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
     // A pull subscription's dead letters are redriven into its own queue.
     pullQueues: ['send'],

@@ -112,6 +112,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       sinkCredentials: config.sinkCredentials,
     },
     origin: config.webhookOrigin,
+    operations: deps.operationalEvents,
     log,
   };
 }

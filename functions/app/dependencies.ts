@@ -17,6 +17,7 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
+import type { OperationalEvents } from '../core/operations/operational-events.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
 import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
@@ -77,6 +78,8 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
+  /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
+  readonly operationalEvents: OperationalEvents;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
   recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
 }

@@ -17,6 +17,8 @@ import type { Subscription, SubscriptionStatus } from '../subscriptions/subscrip
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
+import { tell, type OperationalEvents } from '../operations/operational-events.js';
+import { resumedNotice } from './operational-notices.js';
 import { MAX_REDRIVE, parseRedriveSelection, redriveMessages, withheldReason, type Withheld } from './redrive.js';
 
 export interface DeliveryAdminDependencies {
@@ -35,6 +37,8 @@ export interface DeliveryAdminDependencies {
   readonly entitlements: Entitlements;
   /** A subscription suspended for want of an acceptable credential is not resumed by `resume`. */
   readonly sinkCredentials: SinkCredentialPolicy;
+  /** Tells a resume as Koerier's operational event (core/operations); absent: not told. */
+  readonly operations?: OperationalEvents;
   readonly clock?: Clock;
 }
 
@@ -129,6 +133,7 @@ export class DeliveryAdmin {
       more = batch.more;
     }
     this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
+    await tell(this.deps.operations, [resumedNotice(subscription, principal.clientId, redriven, this.now())], this.deps.audit);
     return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 

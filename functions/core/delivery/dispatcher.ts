@@ -35,6 +35,9 @@ import {
   type TargetHealthChange,
 } from './settle-attempt.js';
 import { splitIntoSingleEvents } from './split.js';
+import { tell } from '../operations/operational-events.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import { DeadLetterTelling, retiredNotice, suspendedNotice } from './operational-notices.js';
 import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
 
 export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies, options: DispatchOptions = {}): Promise<BatchOutcome> {
@@ -117,6 +120,9 @@ class SubscriptionDispatch {
   readonly records: AttemptRecord[] = [];
   deadLettered = 0;
   private retired = false;
+  /** Known once the gate let it through: operational events name its owner. */
+  private subscription?: Subscription;
+  private readonly telling: DeadLetterTelling;
 
   constructor(
     private readonly subscriptionId: string,
@@ -126,11 +132,12 @@ class SubscriptionDispatch {
   ) {
     this.now = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
+    this.telling = new DeadLetterTelling(subscriptionId, deps, this.now);
   }
 
   async run(deliveries: readonly QueuedDelivery[]): Promise<DeliveryDecision[]> {
     const { deps, subscriptionId } = this;
-    const gate = await gateSubscription(subscriptionId, deps);
+    const gate = await gateSubscription(subscriptionId, deps, this.now);
     if (gate.kind !== 'active') {
       for (const delivery of deliveries) {
         if (gate.kind === 'deleted')
@@ -143,6 +150,7 @@ class SubscriptionDispatch {
       return this.decisions;
     }
     const { subscription } = gate;
+    this.subscription = subscription;
 
     const ready: Sending[] = [];
     const toSplit: QueuedDelivery[] = [];
@@ -224,6 +232,7 @@ class SubscriptionDispatch {
       this.retired = true;
       await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
       this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
+      if (this.subscription) await tell(this.deps.operations, [retiredNotice(this.subscription, retireSubscription, this.now())], this.deps.log);
     }
     if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
     await this.apply(delivery, next);
@@ -237,13 +246,10 @@ class SubscriptionDispatch {
     const now = this.now();
     const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
-      await deps.subscriptions.updateStatus(
-        subscriptionId,
-        'suspended',
-        targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure),
-        'target-failing',
-      );
+      const reason = targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure);
+      await deps.subscriptions.updateStatus(subscriptionId, 'suspended', reason, 'target-failing');
       deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
+      if (this.subscription) await tell(deps.operations, [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)], deps.log);
     }
   }
 
@@ -255,7 +261,7 @@ class SubscriptionDispatch {
   }
 
   private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
-    await this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt);
+    await this.telling.put(deadLetter, this.subscription, () => this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt));
     this.deadLettered++;
     this.deps.log.warn('delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });
   }
