@@ -7,7 +7,7 @@ import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
-import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { OperatorAlarms } from './constructs/operator-alarms.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
@@ -58,8 +58,8 @@ export class KoerierStack extends Stack {
   readonly httpApi: KoerierHttpApi;
   readonly functions: ReadonlyMap<string, KoerierFunction>;
   readonly alarms: DeadLetterAlarms;
-  /** Present when the description has the `delivery` function, whose metrics they watch. */
-  readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** What concerns the operator (issue 13, item 6); the SQS dead-letter queues' alarms are in `alarms`. */
+  readonly operatorAlarms: OperatorAlarms;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
@@ -154,7 +154,13 @@ export class KoerierStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
-    this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.operatorAlarms = new OperatorAlarms(this, 'OperatorAlarms', {
+      topic: this.alarms.topic,
+      inboundQueue: this.queues.byName.get('inbound')?.queue,
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      api: this.httpApi.api,
+      delivery: functions.has('delivery'),
+    });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
     if (signingKeyArns.length > 0) {

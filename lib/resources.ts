@@ -147,6 +147,8 @@ export const deliveryMetrics = {
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
   deadLettered: 'DeliveriesDeadLettered',
+  /** Subscriptions suspended because their target kept failing: the operator's alarm on suspensions in bulk. */
+  suspended: 'SubscriptionsSuspended',
 } as const;
 
 export type TableName = keyof typeof tables;

@@ -81,5 +81,5 @@ export interface KoerierDependencies {
   /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
   readonly operationalEvents: OperationalEvents;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
-  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
+  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number; readonly suspended: number }): void;
 }

@@ -78,6 +78,8 @@ export interface BatchOutcome {
   readonly failedAttempts: number;
   /** Deliveries that became dead letters (with or without an attempt in this batch). */
   readonly deadLettered: number;
+  /** Subscriptions suspended because their target kept failing. */
+  readonly suspended: number;
 }
 
 export class CredentialUnavailableError extends Error {

@@ -22,18 +22,8 @@ import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type { BatchOutcome, DeliveryDecision, DeliveryTask, DispatchOptions, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { gateSubscription, prepare, progressOf } from './preparation.js';
-import {
-  deadLetterStep,
-  LAST_RECEIVE,
-  retryStep,
-  settleAttempt,
-  targetFailingReason,
-  targetHealthChange,
-  type DeadLetterStep,
-  type NextStep,
-  type Settlement,
-  type TargetHealthChange,
-} from './settle-attempt.js';
+import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason, targetHealthChange } from './settle-attempt.js';
+import type { DeadLetterStep, NextStep, Settlement, TargetHealthChange } from './settle-attempt.js';
 import { splitIntoSingleEvents } from './split.js';
 import { tell } from '../operations/operational-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -57,11 +47,12 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: 0 });
     }
   }
-  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0): BatchOutcome => ({
+  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0, suspended = 0): BatchOutcome => ({
     decisions: all,
     attempts: records.length,
     failedAttempts: records.filter((record) => record.outcome !== 'delivered').length,
     deadLettered,
+    suspended,
   });
   if (groups.size === 0) return outcome(decisions);
 
@@ -82,6 +73,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   }
   const records: AttemptRecord[] = [];
   let deadLettered = 0;
+  let suspended = 0;
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
       const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY, options.deadline);
@@ -96,6 +88,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       } finally {
         records.push(...dispatch.records);
         deadLettered += dispatch.deadLettered;
+        suspended += dispatch.suspended;
       }
     }),
   );
@@ -108,7 +101,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       deps.log.warn('attempt history not written', { attempts: records.length, error: describe(error) });
     }
   }
-  return outcome([...decisions, ...perGroup.flat()], records, deadLettered);
+  return outcome([...decisions, ...perGroup.flat()], records, deadLettered, suspended);
 }
 
 /** One subscription's share of a batch: runs the stages and applies their steps. */
@@ -119,6 +112,8 @@ class SubscriptionDispatch {
   /** The attempts made, for the history: the batch writes them all at once. */
   readonly records: AttemptRecord[] = [];
   deadLettered = 0;
+  /** Suspended here because the target kept failing: the operator's "suspended in bulk" alarm counts these. */
+  suspended = 0;
   private retired = false;
   /** Known once the gate let it through: operational events name its owner. */
   private subscription?: Subscription;
@@ -248,6 +243,7 @@ class SubscriptionDispatch {
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
       const reason = targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure);
       await deps.subscriptions.updateStatus(subscriptionId, 'suspended', reason, 'target-failing');
+      this.suspended++;
       deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
       if (this.subscription) await tell(deps.operations, [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)], deps.log);
     }
