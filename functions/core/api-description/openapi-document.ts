@@ -8,6 +8,7 @@ import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
+import { operationalWebhooks, operationsSchemas } from './operations-webhooks.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -32,6 +33,8 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
+    // Koerier's own operational events, as a subscriber to them receives them (docs/OPERATIONS.md).
+    webhooks: operationalWebhooks,
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,
@@ -99,6 +102,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...pullSchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
+        ...operationsSchemas,
       },
       securitySchemes: {
         oauth2: {

@@ -3,7 +3,10 @@
  * Koerier's own validator, stable ids), who is entitled to them, and what the dispatcher tells.
  * The end-to-end path on the laptop host: test/e2e/operational-events.test.ts.
  */
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
+import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
 import { parseCloudEventsRequest } from '../../../functions/core/cloudevents/index.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import {
@@ -150,5 +153,21 @@ describe('operational events: what the dispatcher tells', () => {
     expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
     expect(store.deadLetters).toHaveLength(1);
     expect(messages('operational events not published').map((l) => [l.level, l.fields['error']])).toEqual([['error', 'queue down']]);
+  });
+});
+
+describe('operational events: the API description', () => {
+  const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
+
+  it('every operational type is an OpenAPI webhook, and the events Koerier makes match its schema', () => {
+    expect(Object.keys(document.webhooks).sort()).toEqual(Object.values(operationalEventTypes).sort());
+    const ajv = new Ajv({ strict: false });
+    addFormats.default(ajv);
+    const validate = ajv.compile(document.components.schemas.OperationalEvent);
+    for (const type of Object.values(operationalEventTypes)) {
+      const event: unknown = JSON.parse(operationalEventJson({ ...notice, type }, SOURCE));
+      expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    }
+    expect(validate({ ...(JSON.parse(operationalEventJson(notice, SOURCE)) as object), type: 'nl.example.other.v1' })).toBe(false);
   });
 });
