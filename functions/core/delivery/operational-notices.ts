@@ -17,6 +17,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Subscription, SuspensionCause } from '../subscriptions/subscription.js';
 import type { DeadLetter } from './delivery-records.js';
 import type { DispatcherDependencies } from './dispatch-ports.js';
+import { eventReferences } from './delivery-views.js';
 
 type Owned = Pick<Subscription, 'id' | 'owner'>;
 
@@ -68,14 +69,7 @@ export function toldDeadLetter(deadLetter: DeadLetter): boolean {
 /** The dead letter's notice, and the "no longer empty" one when the subscription had none before. */
 export function deadLetterNotices(subscription: Owned, deadLetter: DeadLetter, firstDeadLetter: boolean, now: number): OperationalNotice[] {
   const owner = { id: subscription.id, owner: subscription.owner };
-  const events = deadLetter.events.flatMap((json) => {
-    try {
-      const { source, id, type } = readStoredEvent(json);
-      return [{ source, id, type }];
-    } catch {
-      return [];
-    }
-  });
+  const events = eventReferences(deadLetter.events);
   const told: OperationalNotice = {
     type: operationalEventTypes.deliveryDeadLettered,
     subscription: owner,

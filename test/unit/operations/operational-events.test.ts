@@ -171,3 +171,16 @@ describe('operational events: the API description', () => {
     expect(validate({ ...(JSON.parse(operationalEventJson(notice, SOURCE)) as object), type: 'nl.example.other.v1' })).toBe(false);
   });
 });
+
+describe('attempt records name their event (issue 13, item 5)', () => {
+  it('EDU-18: the history record carries source, id and type of each event and the dead letter it redrives; the progress kept per delivery does not repeat them', async () => {
+    const { deps, store } = setup({ answers: [answered(500)] });
+    const published = JSON.stringify({ specversion: '1.0', id: 'e-1', source: 'urn:s', type: 'nl.x.v1', data: { secret: 1 } });
+    await dispatchBatch([task({ events: [published], redriveOf: 'd-old' })], deps);
+    const [record] = store.attempts[0]!.records;
+    expect(record).toMatchObject({ events: [{ source: 'urn:s', id: 'e-1', type: 'nl.x.v1' }], redriveOf: 'd-old' });
+    expect(JSON.stringify(record)).not.toContain('secret');
+    const [kept] = [...store.progress.values()];
+    expect(kept!.progress.lastAttempts[0]).not.toHaveProperty('events');
+  });
+});
