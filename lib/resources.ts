@@ -137,7 +137,7 @@ export const keys = {
 /**
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
  * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
- * stacks in one account each watch their own (lib/constructs/delivery-alarms.ts). One definition,
+ * stacks in one account each watch their own (lib/constructs/operator-alarms.ts). One definition,
  * so the two cannot drift apart.
  */
 export const deliveryMetrics = {
@@ -149,6 +149,33 @@ export const deliveryMetrics = {
   deadLettered: 'DeliveriesDeadLettered',
   /** Subscriptions suspended because their target kept failing: the operator's alarm on suspensions in bulk. */
   suspended: 'SubscriptionsSuspended',
+} as const;
+
+/**
+ * The gateway's own figures (issue 13, item 4), written through the `Metrics` port: EMF records in
+ * namespace `Koerier` with the `service` and `Stack` dimensions in AWS (functions/aws/powertools-metrics.ts),
+ * the same counters at `GET /metrics` on the laptop. The dashboard (lib/constructs/dashboard.ts)
+ * reads these names. What each means: docs/OPERATIONS.md, "Metrics".
+ */
+export const observability = {
+  namespace: 'Koerier',
+  service: 'koerier',
+  metrics: {
+    eventsAccepted: 'EventsAccepted',
+    publishRejected: 'PublishRejected',
+    eventsRouted: 'EventsRouted',
+    duplicatesDropped: 'DuplicatesDropped',
+    deliveriesQueued: 'DeliveriesQueued',
+    deliveryOutcomes: 'DeliveryOutcomes',
+    attemptLatency: 'AttemptLatency',
+    deadLetters: 'DeadLetters',
+    subscriptionDeliveries: 'SubscriptionDeliveries',
+    subscriptionDeadLetters: 'SubscriptionDeadLetters',
+    replayScanned: 'ReplayEventsScanned',
+    replayMatched: 'ReplayEventsMatched',
+    replaySent: 'ReplayEventsSent',
+    replayFailed: 'ReplayEventsFailed',
+  },
 } as const;
 
 export type TableName = keyof typeof tables;
@@ -235,6 +262,7 @@ export const functions = {
       { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
       { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
       { method: 'POST', path: '/subscriptions/{id}/resume' },
+      { method: 'POST', path: '/subscriptions/{id}/pause' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).

@@ -114,5 +114,6 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
     origin: config.webhookOrigin,
     operations: deps.operationalEvents,
     log,
+    metrics: deps.metrics,
   };
 }
