@@ -42,6 +42,8 @@ export interface KoerierConfig {
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
+  /** The `source` of Koerier's own operational events (core/operations): the setting, else the public base URL, else a URN of the webhook origin. */
+  readonly operationsSource: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The deployment's stack name (the laptop host: `koerier-local`). */
   readonly stackName: string;
@@ -124,6 +126,10 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     archive: { retentionDays: settings.integer(settingEnv.archiveRetentionDays, DEFAULT_ARCHIVE_RETENTION_DAYS, 1, MAX_ARCHIVE_RETENTION_DAYS) },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
+    operationsSource:
+      settings.text(settingEnv.operationsSource) ||
+      (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, '') ||
+      `urn:koerier:${encodeURIComponent(settings.text(settingEnv.webhookOrigin) || 'koerier')}`,
     logLevel: logLevel as KoerierConfig['logLevel'],
     stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),

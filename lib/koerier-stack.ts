@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
-import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { OperatorAlarms } from './constructs/operator-alarms.js';
 import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
@@ -63,8 +63,8 @@ export class KoerierStack extends Stack {
   readonly httpApi: KoerierHttpApi;
   readonly functions: ReadonlyMap<string, KoerierFunction>;
   readonly alarms: DeadLetterAlarms;
-  /** Present when the description has the `delivery` function, whose metrics they watch. */
-  readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** What concerns the operator (issue 13, item 6); the SQS dead-letter queues' alarms are in `alarms`. */
+  readonly operatorAlarms: OperatorAlarms;
   /** The operator's CloudWatch dashboard (lib/constructs/dashboard.ts). */
   readonly dashboard: KoerierDashboard;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
@@ -166,7 +166,13 @@ export class KoerierStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
-    this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.operatorAlarms = new OperatorAlarms(this, 'OperatorAlarms', {
+      topic: this.alarms.topic,
+      inboundQueue: this.queues.byName.get('inbound')?.queue,
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      api: this.httpApi.api,
+      delivery: functions.has('delivery'),
+    });
     this.dashboard = new KoerierDashboard(this, 'Dashboard', {
       functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
       queues: this.queues.byName,

@@ -150,7 +150,7 @@ export const keys = {
 /**
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
  * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
- * stacks in one account each watch their own (lib/constructs/delivery-alarms.ts). One definition,
+ * stacks in one account each watch their own (lib/constructs/operator-alarms.ts). One definition,
  * so the two cannot drift apart.
  */
 export const deliveryMetrics = {
@@ -160,6 +160,8 @@ export const deliveryMetrics = {
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
   deadLettered: 'DeliveriesDeadLettered',
+  /** Subscriptions suspended because their target kept failing: the operator's alarm on suspensions in bulk. */
+  suspended: 'SubscriptionsSuspended',
 } as const;
 
 /**
@@ -261,7 +263,8 @@ export const functions = {
     // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
-    queues: { deliveries: 'send+consume' },
+    // Inbound: Koerier's own operational events (suspended, retired, dead-lettered) take the ingest's path.
+    queues: { deliveries: 'send+consume', inbound: 'send' },
     keys: { credentials: 'decrypt' },
     trust: ['sign', 'public-keys', 'client-certificate'],
   },
@@ -279,7 +282,8 @@ export const functions = {
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
-    queues: { deliveries: 'send' },
+    // Inbound: the operational event of a resume.
+    queues: { deliveries: 'send', inbound: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
     // A pull subscription's dead letters are redriven into its own queue.
     pullQueues: ['send'],

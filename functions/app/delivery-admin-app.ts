@@ -40,6 +40,7 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,
+      operations: deps.operationalEvents,
     });
 
   return async (request) => {

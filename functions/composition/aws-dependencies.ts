@@ -14,6 +14,7 @@
  * `clients` makes its own (functions/aws/clients.ts), so two sets never share a client, its
  * middleware or its connections.
  */
+import { InboundQueueOperationalEvents } from '../aws/inbound-queue-operational-events.js';
 import { readFileSync } from 'node:fs';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { authenticator, tokenVerification } from '../app/authentication.js';
@@ -100,6 +101,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
   const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
+  const inboundQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -111,7 +113,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         new DynamoDbRateWindow(clients().dynamodb, resources.table('idempotency'), {
           onRefused: (client, until) => admission.rememberPublishRefusal(client, until),
         }),
-      inboundQueue: () => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')),
+      inboundQueue,
+      operationalEvents: () => new InboundQueueOperationalEvents(inboundQueue(), config.operationsSource),
       deliveryQueue: () => ({
         send: (bodies) => deliveriesQueue().send(bodies.map((body) => ({ body }))),
         postpone: (postponements) => postponeMessages(clients().sqs, resources.queueUrl('deliveries'), postponements),

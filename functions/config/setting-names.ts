@@ -58,6 +58,8 @@ export const settingEnv = {
   outboundCaFile: 'KOERIER_OUTBOUND_CA_FILE',
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
+  /** The `source` of Koerier's own operational events (e.g. urn:nld:oin:<OIN>:systeem:koerier); default: the public base URL. */
+  operationsSource: 'KOERIER_OPERATIONS_SOURCE',
   logLevel: 'KOERIER_LOG_LEVEL',
   /** The CloudFormation stack the function belongs to: the dimension of its metrics, so two stacks in one account keep theirs apart. */
   stackName: 'KOERIER_STACK_NAME',

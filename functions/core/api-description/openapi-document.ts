@@ -9,6 +9,7 @@ import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
 import { replayPaths, replaySchemas } from './replay-paths.js';
+import { operationalWebhooks, operationsSchemas } from './operations-webhooks.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -33,6 +34,8 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
+    // Koerier's own operational events, as a subscriber to them receives them (docs/OPERATIONS.md).
+    webhooks: operationalWebhooks,
     paths: {
       ...eventsPaths,
       ...subscriptionsPaths,
@@ -102,6 +105,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...replaySchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
+        ...operationsSchemas,
       },
       securitySchemes: {
         oauth2: {

@@ -17,6 +17,10 @@ import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subsc
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
+import { refuseUnknownParameters } from '../http/query-parameters.js';
+import { ATTEMPT_QUERY_PARAMETERS, attemptMatches, readAttemptQuery } from './attempt-query.js';
+import { tell, type OperationalEvents } from '../operations/operational-events.js';
+import { resumedNotice } from './operational-notices.js';
 import { MAX_REDRIVE, parseRedriveSelection, redriveMessages, withheldReason, type Withheld } from './redrive.js';
 
 export interface DeliveryAdminDependencies {
@@ -35,6 +39,8 @@ export interface DeliveryAdminDependencies {
   readonly entitlements: Entitlements;
   /** A subscription suspended for want of an acceptable credential is not resumed by `resume`. */
   readonly sinkCredentials: SinkCredentialPolicy;
+  /** Tells a resume as Koerier's operational event (core/operations); absent: not told. */
+  readonly operations?: OperationalEvents;
   readonly clock?: Clock;
 }
 
@@ -48,14 +54,21 @@ export class DeliveryAdmin {
     this.now = deps.clock ?? systemClock;
   }
 
-  /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
+  /** GET /subscriptions/{id}/deliveries: recent attempts, newest first; filtered by event, outcome and time (`attempt-query.ts`). */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    refuseUnknownParameters(request, ATTEMPT_QUERY_PARAMETERS);
+    const query = readAttemptQuery(request);
     if (!(await this.visible(principal, id))) throw notFound(id);
-    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.ledger.listAttempts(id, page), 'attempts', attemptView);
+    const read = async (page: { limit: number; cursor?: string | undefined }) => {
+      const found = await this.deps.ledger.listAttempts(id, page);
+      return { ...found, items: found.items.filter((record) => attemptMatches(record, query)) };
+    };
+    return this.page(request, `/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
   async listDeadLetters(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    refuseUnknownParameters(request, ['limit', 'cursor']);
     if (!(await this.visible(principal, id))) throw notFound(id);
     return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.deadLetters.listDeadLetters(id, page), 'deadLetters', deadLetterView);
   }
@@ -164,6 +177,7 @@ export class DeliveryAdmin {
       more = batch.more;
     }
     this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
+    await tell(this.deps.operations, [resumedNotice(subscription, principal.clientId, redriven, this.now())], this.deps.audit);
     return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 
@@ -217,6 +231,7 @@ export class DeliveryAdmin {
     read: (page: { limit: number; cursor?: string | undefined }) => Promise<Page<T>>,
     member: string,
     view: (item: T) => unknown,
+    linkParameters = '',
   ): Promise<HttpResponse> {
     const limitText = request.query['limit'];
     const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
@@ -225,7 +240,7 @@ export class DeliveryAdmin {
     }
     try {
       const page = await read({ limit, cursor: request.query['cursor'] || undefined });
-      const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+      const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}${linkParameters}`;
       return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)

@@ -7,11 +7,12 @@
  */
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
+import { isOperationalType, OPERATIONS_TYPE_PREFIX } from '../operations/operational-events.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem } from '../http/problems.js';
+import { KoerierError, problem, type ValidationIssue } from '../http/problems.js';
 import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
@@ -149,6 +150,29 @@ function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefu
       metrics.publishRejected('source-not-granted');
     });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
+  }
+  // Koerier's own namespace (core/operations): only Koerier tells what happened to a subscription.
+  const reserved: ValidationIssue[] = outcome.events.flatMap((event, index) =>
+    isOperationalType(event.type)
+      ? [
+          {
+            attribute: 'type',
+            rule: 'reserved-type',
+            requirement: 'EDU-IN',
+            message: `Types starting with '${OPERATIONS_TYPE_PREFIX}' are Koerier's own operational events.`,
+            ...(outcome.mode === 'batch' ? { index } : {}),
+          },
+        ]
+      : [],
+  );
+  if (reserved.length > 0) {
+    onRefusal(() => {
+      log.info('events refused', { publisher, reason: 'type reserved', events: reserved.length });
+      metrics.publishRejected('type-reserved');
+    });
+    throw new KoerierError(
+      problem(403, 'type-reserved', 'Forbidden', "No client may publish events in Koerier's own operational namespace.", { errors: reserved }),
+    );
   }
   let offload: number[];
   try {

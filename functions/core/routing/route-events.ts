@@ -39,7 +39,7 @@ export interface RouterDependencies {
   readonly matcher: SubscriptionMatcher;
   readonly ledger: RoutedEventLedger;
   /** Whether the subscription's owner may still receive this event (EDU-7). */
-  readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
+  readonly isEntitled: (owner: string, event: AcceptedEvent) => boolean;
   /** Writes every message or throws (SqsMessageQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
   /** The same, to a pull subscription's own queue (docs/PULL.md). */
