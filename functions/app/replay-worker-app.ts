@@ -3,6 +3,7 @@
  * running replay's next chunk) per invocation. A chunk that throws comes back after the queue's
  * visibility timeout; on its last receive the replay is ended as failed instead.
  */
+import { replayFinishedNotice, tell } from '../core/operations/operational-events.js';
 import { runReplayChunk } from '../core/replay/replay-worker.js';
 import type { ReplayMessage } from '../core/replay/ports.js';
 import { queues } from '../../lib/resources.js';
@@ -40,8 +41,19 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
             retentionMs: config.archive.retentionDays * DAY_MS,
             clock: () => Date.now(),
             log,
-            // Issue 13, item 3: the "replay finished" operational event is published from here once that port exists.
-            onReplayFinished: () => undefined,
+            onProgress: (subscriptionId, step) => deps.metrics.replayProgress(subscriptionId, step),
+            // Told to the subscription's owner (and operators), like every operational event.
+            onReplayFinished: async (finished) => {
+              const subscription = await deps.subscriptions.get(finished.subscriptionId);
+              if (!subscription) return;
+              const { scanned, matched, sent, failed } = finished;
+              const notice = replayFinishedNotice(
+                { id: subscription.id, owner: subscription.owner },
+                { id: finished.replayId, state: finished.state, figures: { scanned, matched, sent, failed } },
+                finished.finishedAt ?? Date.now(),
+              );
+              await tell(deps.operationalEvents, [notice], log);
+            },
           },
         );
       } catch (error) {

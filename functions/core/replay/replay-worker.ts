@@ -22,7 +22,7 @@ import { entitledToEvent, type Entitlements } from '../subscriptions/entitlement
 import type { Subscription } from '../subscriptions/subscription.js';
 import { positionOf, type ArchivedEvent } from './archive-format.js';
 import { readArchiveChunk } from './archive-reader.js';
-import type { EventArchive, ReplayMessage, ReplayQueue, ReplayRecord, ReplayStore } from './ports.js';
+import type { EventArchive, ReplayMessage, ReplayProgress, ReplayQueue, ReplayRecord, ReplayStore } from './ports.js';
 import { REPLAY_LEASE_MS } from './replay-service.js';
 
 /** Seconds between two chunks of a push replay to a target with an allowed rate. */
@@ -49,6 +49,8 @@ export interface ReplayWorkerDependencies {
    * the "replay finished" operational event (issue 13, item 3), wired by the composition.
    */
   readonly onReplayFinished?: (record: ReplayRecord) => Promise<void> | void;
+  /** Each chunk's figures once stored (the metrics' replay progress). */
+  readonly onProgress?: (subscriptionId: string, step: ReplayProgress) => void;
 }
 
 export interface ChunkAttempt {
@@ -97,6 +99,7 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
     if (!attempt.lastAttempt) throw error;
     // Given up: these events count as failed, and the replay ends here.
     const counted = { ...record, scanned: record.scanned + scanned, matched: record.matched + selected.length, failed: record.failed + selected.length };
+    deps.onProgress?.(record.subscriptionId, { scanned, matched: selected.length, sent: 0, failed: selected.length });
     deps.log.error('replay failed', { subscriptionId: record.subscriptionId, replayId: record.replayId, error: String(error) });
     return finish(counted, { state: 'failed', reason: 'the delivery path would not take the events' }, deps);
   }
@@ -113,6 +116,7 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
   };
   // Not stored: cancelled meanwhile, or another copy of this message got there first and goes on.
   if (!(await deps.store.update(next, record.version, now + REPLAY_LEASE_MS))) return countAfterCancel(record, next, deps);
+  deps.onProgress?.(record.subscriptionId, { scanned, matched: selected.length, sent: selected.length, failed: 0 });
   if (done) return finished(next, deps);
   const paced = subscription.delivery === 'push' && subscription.allowedRatePerMinute !== undefined && selected.length > 0;
   await deps.queue.continueLater(message, paced ? RATE_CHUNK_SECONDS : 0);

@@ -38,6 +38,28 @@ describe('replay worker (issue 13, item 2)', () => {
     expect(world.finished.map((r) => r.state)).toEqual(['finished']);
   });
 
+  it('EDU-18: each stored chunk reports its own figures as replay progress, adding up to the replay totals', async () => {
+    const world = workerWorld();
+    const steps: { scanned: number; matched: number; sent: number; failed: number }[] = [];
+    const deps = {
+      ...world.deps,
+      onProgress: (subscriptionId: string, step: (typeof steps)[number]) => {
+        if (subscriptionId === 'sub-1') steps.push(step);
+      },
+    };
+    await world.store.start(runningReplay({ types: ['nl.example.a.v1'] }), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a1', NOW - 3), archived('b', NOW - 2, 'nl.example.b.v1'), archived('a2', NOW - 1)]]);
+    for (let i = 0; i < 100 && (await world.store.get('sub-1', 'replay-1'))?.state === 'running'; i++) await runReplayChunk(message, once, deps);
+    const total = (key: keyof (typeof steps)[number]) => steps.reduce((sum, step) => sum + step[key], 0);
+    expect(steps.length).toBeGreaterThan(0);
+    expect({ scanned: total('scanned'), matched: total('matched'), sent: total('sent'), failed: total('failed') }).toEqual({
+      scanned: 3,
+      matched: 2,
+      sent: 2,
+      failed: 0,
+    });
+  });
+
   it('EDU-7: an event the owner is no longer entitled to, or that the subscription does not match now, is not replayed', async () => {
     const world = workerWorld({
       subscription: subscription({ types: ['nl.example.a.v1', 'nl.example.secret.v1'] }),
