@@ -94,7 +94,7 @@ function received(receiver: HttpsReceiver, type: string, about?: string): Record
 }
 
 describe.concurrent('operational events on the laptop host', () => {
-  it('a target that fails until suspended produces a suspended event: the operator and the owner receive it, another subscriber does not', async () => {
+  it('EDU-7, EDU-18: a target that fails until suspended produces a suspended event: the operator and the owner receive it, another subscriber does not', async () => {
     const operator = await subscribe('ops-operator', [operationalEventTypes.subscriptionSuspended]);
     const owner = await subscribe('dev-subscriber', [operationalEventTypes.subscriptionSuspended]);
     const other = await subscribe('other-subscriber', [operationalEventTypes.subscriptionSuspended]);
@@ -137,7 +137,7 @@ describe.concurrent('operational events on the laptop host', () => {
     expect(received(operator.receiver, operationalEventTypes.subscriptionSuspended, failing.id)).toHaveLength(1);
   });
 
-  it("a partner's webhook answering 415 is told to its owner (delivery.deadlettered, deadletters.notempty), not to another subscriber", async () => {
+  it("EDU-18: a partner's webhook answering 415 is told to its owner (delivery.deadlettered, deadletters.notempty), not to another subscriber", async () => {
     const wanted = [operationalEventTypes.deliveryDeadLettered, operationalEventTypes.deadLettersNotEmpty];
     const owner = await subscribe('dev-subscriber', wanted);
     const other = await subscribe('other-subscriber', wanted);
