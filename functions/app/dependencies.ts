@@ -12,6 +12,8 @@
  */
 import type { Principal, Scope } from '../core/auth/access-tokens.js';
 import type { ClaimCheckStore, PayloadLedger } from '../core/claim-check/ports.js';
+import type { DataContracts } from '../core/contracts/data-contracts.js';
+import type { ContractDocuments, ContractLifecycleHook, ContractStore } from '../core/contracts/ports.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import type { HttpRequest } from '../core/http/messages.js';
@@ -77,6 +79,13 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
+  /** The contract register (issue 14): metadata and bindings, and the documents with their message schemas. */
+  readonly contractStore: ContractStore;
+  readonly contractDocuments: ContractDocuments;
+  /** The ingest's cached bindings and compiled message schemas (read again after `partnersRefreshSeconds`). */
+  readonly dataContracts: DataContracts;
+  /** Told when a contract version is deprecated. HOOK for the operational events (work/opsinsight); logs until wired. */
+  readonly contractLifecycle: ContractLifecycleHook;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
   recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
 }

@@ -32,6 +32,7 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
       },
       settings: config,
       log: deps.log,
+      dataContracts: deps.dataContracts,
     });
   return async (request) => {
     const route = request.routeKey as RouteKey<'ingest'>;

@@ -24,6 +24,9 @@ import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clien
 import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { DynamoDbContractStore } from '../aws/dynamodb-contract-store.js';
+import { S3ContractDocuments } from '../aws/s3-contract-documents.js';
+import { DataContracts } from '../core/contracts/data-contracts.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
@@ -84,6 +87,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
   const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
+  const contractStore = once(() => new DynamoDbContractStore(clients().dynamodb, resources.table('contracts')));
+  const contractDocuments = once(() => new S3ContractDocuments(clients().s3, resources.bucket('contracts')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -137,6 +142,20 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         }),
       handshakeHttp: () =>
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      contractStore,
+      contractDocuments,
+      dataContracts: () =>
+        new DataContracts({
+          store: contractStore(),
+          documents: contractDocuments(),
+          refreshMs: config.partnersRefreshSeconds * 1000,
+          clock: () => Date.now(),
+          log,
+        }),
+      // HOOK (issue 14 item 3): the operational events of work/opsinsight go here; until then the deprecation is logged.
+      contractLifecycle: () => ({
+        contractVersionDeprecated: async (notice) => log.info('contract version deprecated', { ...notice, consumers: notice.consumers.length }),
+      }),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
         return (figures) => write(deliveryMetricsRecord(figures, Date.now(), config.stackName));

@@ -11,7 +11,7 @@ import type { Principal } from '../auth/access-tokens.js';
 import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem } from '../http/problems.js';
+import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
@@ -19,6 +19,7 @@ import type { Log } from '../ports/log.js';
 import { describeError } from '../errors/describe-error.js';
 import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
 import { resolveUploads } from '../claim-check/uploads.js';
+import type { DataContractFinding, DataContracts } from '../contracts/data-contracts.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 
@@ -54,6 +55,8 @@ export interface IngestDependencies {
   readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
+  /** Issue 14 item 3: event types bound to a contract message have their `data` checked (`warn`, `enforce`). */
+  readonly dataContracts?: Pick<DataContracts, 'check'>;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
   readonly clock?: Clock;
 }
@@ -106,6 +109,7 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
+  const contractWarnings = await checkedAgainstContracts(outcome, publisher, deps);
   const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
@@ -156,7 +160,40 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     });
   }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
-  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings])));
+}
+
+/**
+ * Issue 14 item 3: throws the 400 when an event's data breaks a contract bound in `enforce` mode
+ * (nothing of the request is accepted, as for any invalid event); returns what `warn` bindings found.
+ */
+async function checkedAgainstContracts(outcome: ParsedEvents, publisher: string, deps: IngestDependencies): Promise<ValidationIssue[]> {
+  if (!deps.dataContracts) return [];
+  const { violations, warnings } = await deps.dataContracts.check(outcome.events, outcome.mode === 'batch');
+  if (violations.length > 0) {
+    const events = new Set(violations.map((violation) => violation.index ?? 0)).size;
+    deps.log.info('events rejected', { publisher, reason: 'data contract', events, violations: violations.length });
+    throw new KoerierError(
+      problems.badRequest(
+        'data-contract-violation',
+        'Data Contract Violation',
+        `The data of ${events === 1 ? 'an event does' : `${events} events do`} not follow the contract bound to its type (EDU-21); no event of the request was accepted.`,
+        violations.map(issueOf),
+      ),
+    );
+  }
+  return warnings.map(issueOf);
+}
+
+function issueOf(finding: DataContractFinding): ValidationIssue {
+  return {
+    attribute: 'data',
+    pointer: finding.pointer,
+    rule: finding.rule,
+    requirement: 'EDU-21',
+    message: `${finding.message} (${finding.contract})`,
+    ...(finding.index === undefined ? {} : { index: finding.index }),
+  };
 }
 
 /** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
