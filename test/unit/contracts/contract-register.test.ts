@@ -71,7 +71,7 @@ function setup() {
       baseUrl: 'https://koerier.example',
     }),
   );
-  const publish = (version: string, payload: object) =>
+  const publish = (version: string, payload: Record<string, unknown>) =>
     register.publish(writer, 'enrolments', version, request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document: enrolmentContract(payload) }));
   return { store, documents, notices, register, publish };
 }
