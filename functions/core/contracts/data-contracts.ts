@@ -53,6 +53,8 @@ export class DataContracts {
   private cached: { readonly bindings: ReadonlyMap<string, ContractBinding>; readonly readAt: number } | undefined;
   private reading: Promise<ReadonlyMap<string, ContractBinding>> | undefined;
   private readonly validators = new Map<string, Promise<ValidateFunction | undefined>>();
+  /** The validators compiled so far, for the path every request takes without awaiting. */
+  private readonly compiled = new Map<string, ValidateFunction>();
   private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
 
   constructor(private readonly deps: DataContractsDependencies) {
@@ -98,7 +100,7 @@ export class DataContracts {
       message,
       contract,
     });
-    const validate = await this.validatorFor(binding);
+    const validate = this.compiled.get(contract) ?? (await this.validatorFor(binding));
     if (!validate) return [at('/data', 'contract-unavailable', `the payload schema of ${contract} is not in the register`)];
     const parsed = JSON.parse(event.json) as Record<string, unknown>;
     if (!Object.hasOwn(parsed, 'data')) {
@@ -116,11 +118,15 @@ export class DataContracts {
     let validator = this.validators.get(key);
     if (!validator) {
       validator = this.compile(binding);
-      if (this.validators.size >= MAX_CACHED_VALIDATORS) this.validators.delete(this.validators.keys().next().value!);
+      if (this.validators.size >= MAX_CACHED_VALIDATORS) {
+        const oldest = this.validators.keys().next().value!;
+        this.validators.delete(oldest);
+        this.compiled.delete(oldest);
+      }
       this.validators.set(key, validator);
       // A failed read is tried again on the next event, not remembered.
       validator.then(
-        (compiled) => compiled ?? this.validators.delete(key),
+        (compiled) => (compiled ? this.compiled.set(key, compiled) : this.validators.delete(key)),
         () => this.validators.delete(key),
       );
     }
