@@ -319,9 +319,16 @@ describe.each([
       expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
       expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
       const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
-      expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(
-        expect.objectContaining({ ExpirationInDays: longestQueueRetentionDays + 1, Status: 'Enabled' }),
-      );
+      const rules = bucket.Properties.LifecycleConfiguration.Rules as { ExpirationInDays?: number }[];
+      if ((description.buckets as Record<string, { objectRetentionSeconds?: number }>)[name]!.objectRetentionSeconds === undefined) {
+        // Contract documents (issue 14): a published version stays fetchable, nothing expires it.
+        expect(
+          rules.some((rule) => rule.ExpirationInDays !== undefined),
+          name,
+        ).toBe(false);
+      } else {
+        expect(rules, name).toContainEqual(expect.objectContaining({ ExpirationInDays: longestQueueRetentionDays + 1, Status: 'Enabled' }));
+      }
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
         PolicyDocument: {
