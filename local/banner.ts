@@ -14,6 +14,7 @@ export function banner(host: Pick<KoerierHost, 'url' | 'configFile' | 'configCre
     '',
     `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
     `  API       ${host.url}`,
+    `  Console   ${host.url}/console/  (sign in as a development client)`,
     `  OpenAPI   ${host.url}/openapi.json`,
     `  JWKS      ${host.url}/.well-known/jwks.json`,
     `  Signing   ${host.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,

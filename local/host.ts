@@ -22,6 +22,9 @@ import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
+import { prometheusMetrics } from './prometheus-metrics.js';
+import { consolePath, consoleRoutes } from './console-assets.js';
+import { createDevSignIn } from './dev-sign-in.js';
 import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
@@ -58,6 +61,11 @@ export interface KoerierHostOptions {
    * named ones. Tests that inspect a queue, or run a consumer in another process, turn some off.
    */
   readonly queueTriggers?: boolean | readonly string[];
+  /**
+   * Runs around every invocation of a function (HTTP or queue-triggered): the cost benchmark
+   * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
+   */
+  readonly aroundInvocation?: (functionName: string, event: unknown, invoke: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export interface KoerierHost {
@@ -168,7 +176,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${hostName}:${address.port}`;
 
+    const signIn = createDevSignIn({ consoleUrl: `${url}${consolePath()}`, clients: localConfig.clients });
     const identity = await createDevIdentity({
+      signIn,
       stateDir,
       issuer: url,
       audience: LOCAL_AUDIENCE,
@@ -196,9 +206,14 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     };
     await ensureLocalSigningKeys(stateDir, environment[settingEnv.signingKeys]);
     const config = loadConfig(environment);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
+    // The same figures the functions write as EMF records in AWS, served at GET /metrics.
+    const metrics = prometheusMetrics(config.stackName);
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
-    const loaded = await loadFunctions(undefined, dependencies);
+    const around = options.aroundInvocation;
+    const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>
+      around ? { ...fn, handler: ((event, context) => around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler } : fn,
+    );
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
     gateway.mount(
@@ -215,6 +230,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           }),
         },
         { method: 'GET', path: '/health', handle: () => health.check() },
+        { method: 'GET', path: '/metrics', handle: async () => metrics.answer() },
+        { method: 'GET', path: '/oauth/authorize', handle: async (request) => signIn.authorizePage(request) },
+        { method: 'POST', path: '/oauth/authorize', handle: async (request) => signIn.authorize(request) },
+        ...consoleRoutes(url),
       ],
     );
 

@@ -98,6 +98,7 @@ const page = (member: string, item: string, description: string) => ({
   },
 });
 
+const pausedProperties = { id: { type: 'string' }, status: { const: 'suspended' }, suspendedfor: { const: 'paused' } } as const;
 const postProblems = {
   '400': problemResponse('Invalid body or Idempotency-Key.'),
   ...authProblems,
@@ -206,6 +207,26 @@ export const deliveryPaths = {
       },
     },
   },
+  '/subscriptions/{id}/pause': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'pauseSubscription',
+      summary: 'Pause a push subscription',
+      description: `An active push subscription is suspended (\`paused\`) until \`POST …/resume\`; deliveries meanwhile wait as dead letters. ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        '200': {
+          description: 'Paused.',
+          headers: versionHeader,
+          content: { 'application/json': { schema: { type: 'object', required: ['id', 'status', 'suspendedfor'], properties: pausedProperties } } },
+        },
+        ...postProblems,
+        '409': problemResponse('The subscription is not active, is a pull subscription (which pauses by not receiving), or the Idempotency-Key is in use.'),
+      },
+    },
+  },
   '/subscriptions/{id}/resume': {
     parameters: [idParameter],
     post: {
@@ -215,7 +236,7 @@ export const deliveryPaths = {
         'A subscription whose target failed without a single success for the suspension period (5 days by default) is suspended; its ' +
         '`statusreason` says why. Resuming makes it active again with a clean failure record, and sends the deliveries parked meanwhile ' +
         '(re-checked against entitlement and filters as a redrive is). A subscription suspended for want of a credential ' +
-        '(`suspendedfor: credential-required`) is not resumed: a PATCH with a sinkcredential reactivates it. ' +
+        '(`suspendedfor: credential-required`) is not resumed: a PATCH with a sinkcredential reactivates it. A paused one (`POST …/pause`) is. ' +
         ownership,
       tags: ['Subscriptions'],
       security,

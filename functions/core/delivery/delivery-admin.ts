@@ -13,7 +13,7 @@ import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messa
 import { KoerierError, problem, problems } from '../http/problems.js';
 import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
-import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
@@ -26,7 +26,7 @@ export interface DeliveryAdminDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'listDeadLetters' | 'deleteDeadLetters'>;
   readonly subscriptions: {
     get(id: string): Promise<Subscription | undefined>;
-    updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
+    updateStatus(id: string, status: SubscriptionStatus, reason: string, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<unknown>;
   };
   /** Puts new delivery messages on the deliveries queue, or a pull subscription's own queue. */
   enqueue(subscription: Subscription, messages: readonly DeliveryMessage[]): Promise<void>;
@@ -83,6 +83,41 @@ export class DeliveryAdmin {
     this.deps.audit.info('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
     const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
     return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
+  }
+
+  /**
+   * POST /subscriptions/{id}/pause: an active push subscription is suspended (`paused`) until a
+   * resume. The router keeps routing it; each delivery meanwhile is kept as a dead letter
+   * (`subscription-suspended`), which the resume sends again. A pull subscription pauses by not
+   * receiving (its events wait in its queue), so pausing one is refused.
+   */
+  async pause(principal: Principal, id: string): Promise<HttpResponse> {
+    const subscription = await this.visible(principal, id);
+    if (!subscription) throw notFound(id);
+    if (subscription.delivery === 'pull') {
+      throw new KoerierError(
+        problem(409, 'not-a-push-subscription', 'Not a Push Subscription', 'A pull subscription pauses by not receiving: its events wait in its queue.'),
+      );
+    }
+    if (subscription.status !== 'active') {
+      throw new KoerierError(
+        problem(
+          409,
+          'subscription-not-active',
+          'Subscription Not Active',
+          `The subscription is ${subscription.status}; only an active subscription can be paused.`,
+        ),
+      );
+    }
+    await this.deps.subscriptions.updateStatus(
+      id,
+      'suspended',
+      `Paused by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`,
+      undefined,
+      'paused',
+    );
+    this.deps.audit.info('subscription paused', { subscriptionId: id, by: principal.clientId });
+    return jsonResponse(200, { id, status: 'suspended', suspendedfor: 'paused' });
   }
 
   /** POST /subscriptions/{id}/resume: a suspended subscription becomes active; what was parked meanwhile goes out again. */
