@@ -96,6 +96,11 @@ export const tables = {
    * one document read whole (functions/aws/dynamodb-partner-store.ts).
    */
   partners: { partitionKey: { name: 'pk', type: 'S' } },
+  /**
+   * The contract register (issue 14): contracts, their versions' metadata and the event type
+   * bindings, one JSON record per item (functions/aws/dynamodb-contract-store.ts).
+   */
+  contracts: { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },
 } as const satisfies Record<string, TableSpec>;
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -121,8 +126,8 @@ export const queues = {
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {
-  /** Objects expire this long after they are written (S3 lifecycle rule; the fetch answers 410 after it). */
-  readonly objectRetentionSeconds: number;
+  /** Objects expire this long after they are written (S3 lifecycle rule; the fetch answers 410 after it). Kept for good without it. */
+  readonly objectRetentionSeconds?: number;
 }
 
 export const buckets = {
@@ -138,6 +143,8 @@ export const buckets = {
    * sets the lifecycle rule from it; this is its default), and replays skip older events themselves.
    */
   archive: { objectRetentionSeconds: 30 * 24 * 3600 },
+  /** The contract register's documents and their message schemas (issue 14): immutable, kept for good. */
+  contracts: {},
 } as const satisfies Record<string, BucketSpec>;
 
 export const keys = {
@@ -206,10 +213,11 @@ export const functions = {
       { method: 'OPTIONS', path: '/events' },
     ],
     // Partners: the publish grants (EDU-IN); readwrite because the first read after a deploy seeds the directory.
-    tables: { idempotency: 'readwrite', partners: 'readwrite' },
+    // Contracts: the event type bindings and their message schemas, checked against `data` (issue 14 item 3).
+    tables: { idempotency: 'readwrite', partners: 'readwrite', contracts: 'read' },
     queues: { inbound: 'send' },
     // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
-    buckets: { payloads: 'readwrite' },
+    buckets: { payloads: 'readwrite', contracts: 'read' },
   },
   subscriptions: {
     entry: 'functions/handlers/subscriptions.ts',
@@ -365,6 +373,30 @@ export const functions = {
       { method: 'DELETE', path: '/clients/{clientId}' },
     ],
     tables: { partners: 'readwrite', idempotency: 'readwrite' },
+  },
+  // The contract register (issue 14, EDU-6, EDU-21, EDU-22); the OpenAPI and AsyncAPI parsers are bundled into this function only.
+  contracts: {
+    entry: 'functions/handlers/contracts.ts',
+    // The parsers (AsyncAPI's runs Spectral) want memory and CPU on the first document.
+    memoryMb: 1024,
+    timeoutSeconds: 20,
+    routes: [
+      { method: 'GET', path: '/contracts' },
+      { method: 'GET', path: '/contracts/{name}' },
+      { method: 'PATCH', path: '/contracts/{name}' },
+      { method: 'GET', path: '/contracts/{name}/versions' },
+      { method: 'GET', path: '/contracts/{name}/versions/{version}' },
+      { method: 'PUT', path: '/contracts/{name}/versions/{version}' },
+      { method: 'PATCH', path: '/contracts/{name}/versions/{version}' },
+      { method: 'GET', path: '/contracts/{name}/versions/{version}/document' },
+      { method: 'GET', path: '/contract-bindings' },
+      { method: 'GET', path: '/contract-bindings/{type}' },
+      { method: 'PUT', path: '/contract-bindings/{type}' },
+      { method: 'DELETE', path: '/contract-bindings/{type}' },
+    ],
+    // Subscriptions: who consumes a contract (the subscriptions naming its event types).
+    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read' },
+    buckets: { contracts: 'readwrite' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

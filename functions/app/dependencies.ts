@@ -12,6 +12,8 @@
  */
 import type { Principal, Scope } from '../core/auth/access-tokens.js';
 import type { ClaimCheckStore, PayloadLedger } from '../core/claim-check/ports.js';
+import type { DataContracts } from '../core/contracts/data-contracts.js';
+import type { ContractDocuments, ContractLifecycleHook, ContractStore } from '../core/contracts/ports.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import type { HttpRequest } from '../core/http/messages.js';
@@ -88,6 +90,13 @@ export interface KoerierDependencies {
   readonly replayQueue: ReplayQueue;
   /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
   readonly operationalEvents: OperationalEvents;
+  /** The contract register (issue 14): metadata and bindings, and the documents with their message schemas. */
+  readonly contractStore: ContractStore;
+  readonly contractDocuments: ContractDocuments;
+  /** The ingest's cached bindings and compiled message schemas (read again after `partnersRefreshSeconds`). */
+  readonly dataContracts: DataContracts;
+  /** Told when a contract version is deprecated. HOOK for the operational events (work/opsinsight); logs until wired. */
+  readonly contractLifecycle: ContractLifecycleHook;
   /** The gateway's figures (issue 13): EMF records through Powertools in Lambda, Prometheus counters on the laptop; written by `flush()` once per invocation. */
   readonly metrics: Metrics;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */

@@ -33,6 +33,7 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
       },
       settings: config,
       log: deps.log,
+      dataContracts: deps.dataContracts,
       metrics: deps.metrics,
     });
   return async (request) => {

@@ -25,6 +25,9 @@ import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clien
 import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { DynamoDbContractStore } from '../aws/dynamodb-contract-store.js';
+import { S3ContractDocuments } from '../aws/s3-contract-documents.js';
+import { DataContracts } from '../core/contracts/data-contracts.js';
 import { PowertoolsMetrics } from '../aws/powertools-metrics.js';
 import { noMetrics, type Metrics } from '../core/ports/metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
@@ -102,6 +105,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
   const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
   const inboundQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')));
+  const contractStore = once(() => new DynamoDbContractStore(clients().dynamodb, resources.table('contracts')));
+  const contractDocuments = once(() => new S3ContractDocuments(clients().s3, resources.bucket('contracts')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -159,6 +164,20 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         }),
       handshakeHttp: () =>
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      contractStore,
+      contractDocuments,
+      dataContracts: () =>
+        new DataContracts({
+          store: contractStore(),
+          documents: contractDocuments(),
+          refreshMs: config.partnersRefreshSeconds * 1000,
+          clock: () => Date.now(),
+          log,
+        }),
+      // HOOK (issue 14 item 3): the operational events of work/opsinsight go here; until then the deprecation is logged.
+      contractLifecycle: () => ({
+        contractVersionDeprecated: async (notice) => log.info('contract version deprecated', { ...notice, consumers: notice.consumers.length }),
+      }),
       metrics: () => options.metrics ?? (config.delivery.emitMetrics ? new PowertoolsMetrics(config.stackName) : noMetrics),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));

@@ -51,7 +51,12 @@ export class Buckets extends Construct {
         serverAccessLogsPrefix: `${name}/`,
         // Claim-check objects are needed only while a message referring to them can exist: a day
         // past the longest queue retention. Nothing deletes them earlier (other subscribers may still fetch).
-        lifecycleRules: [{ expiration: Duration.seconds(spec.objectRetentionSeconds), abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+        // Contract documents have no retention: a published version stays fetchable.
+        lifecycleRules: [
+          spec.objectRetentionSeconds === undefined
+            ? { abortIncompleteMultipartUploadAfter: Duration.days(1) }
+            : { expiration: Duration.seconds(spec.objectRetentionSeconds), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        ],
         removalPolicy: RemovalPolicy.RETAIN,
       });
       buckets.set(name, bucket);

@@ -276,11 +276,18 @@ describe.each([
       expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
       expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
       const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
-      // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md).
-      const retentionDays = name === 'archive' ? 30 : longestQueueRetentionDays + 1;
-      expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(
-        expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }),
-      );
+      const rules = bucket.Properties.LifecycleConfiguration.Rules as { ExpirationInDays?: number }[];
+      if ((description.buckets as Record<string, { objectRetentionSeconds?: number }>)[name]!.objectRetentionSeconds === undefined) {
+        // Contract documents (issue 14): a published version stays fetchable, nothing expires it.
+        expect(
+          rules.some((rule) => rule.ExpirationInDays !== undefined),
+          name,
+        ).toBe(false);
+      } else {
+        // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md).
+        const retentionDays = name === 'archive' ? 30 : longestQueueRetentionDays + 1;
+        expect(rules, name).toContainEqual(expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }));
+      }
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
         PolicyDocument: {

@@ -30,6 +30,7 @@ export const validationIssueSchema = {
   required: ['rule', 'requirement', 'message'],
   properties: {
     attribute: { type: 'string', description: 'The attribute, header or member the finding is about.' },
+    pointer: { type: 'string', description: 'Where in the event or document, as a JSON Pointer (RFC 6901): `/data/student` for a data contract violation.' },
     rule: { type: 'string', description: 'Machine-readable rule name.' },
     requirement: { type: 'string', description: 'Requirement ID, e.g. CE-3 (see docs/CONFORMANCE.md).' },
     message: { type: 'string' },

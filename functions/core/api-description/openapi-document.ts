@@ -3,6 +3,7 @@
  * schemas; this file only assembles them.
  */
 import { API_VERSION, problemSchema, validationIssueSchema } from './components.js';
+import { contractsPaths, contractsSchemas } from './contracts-paths.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
@@ -31,6 +32,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
       { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
       { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
+      { name: 'Contracts', description: 'The contract register: OpenAPI webhook and AsyncAPI data contracts (EDU-6, EDU-21, EDU-22)' },
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
@@ -44,6 +46,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
       ...replayPaths,
       ...payloadsPaths,
       ...partnersPaths,
+      ...contractsPaths,
       '/openapi.json': {
         get: {
           operationId: 'getApiDescription',
@@ -106,6 +109,7 @@ export function openApiDocument(options: { serverUrl?: string | undefined; token
         ...payloadsSchemas,
         ...partnersSchemas,
         ...operationsSchemas,
+        ...contractsSchemas,
       },
       securitySchemes: {
         oauth2: {

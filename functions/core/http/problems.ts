@@ -12,6 +12,8 @@ export interface ValidationIssue {
   /** The requirement ID from REQUIREMENTS.md, e.g. `CE-3`. */
   readonly requirement: string;
   readonly message: string;
+  /** Where in the event or document, as a JSON Pointer (RFC 6901), e.g. `/data/student` for a data contract violation. */
+  readonly pointer?: string;
   /** Position in a batch, for batch requests. */
   readonly index?: number;
   /** Positions in a batch, where one warning stands for the same finding in several members. */
@@ -146,8 +148,9 @@ export function boundedIssues(issues: readonly ValidationIssue[], maxBytes: numb
 function shortIssue(issue: ValidationIssue): ValidationIssue {
   const message = cut(issue.message, MAX_MESSAGE_CHARACTERS);
   const attribute = issue.attribute === undefined ? undefined : cut(issue.attribute, MAX_ATTRIBUTE_CHARACTERS);
-  if (message === issue.message && attribute === issue.attribute) return issue;
-  return { ...issue, message, ...(attribute === undefined ? {} : { attribute }) };
+  const pointer = issue.pointer === undefined ? undefined : cut(issue.pointer, MAX_MESSAGE_CHARACTERS);
+  if (message === issue.message && attribute === issue.attribute && pointer === issue.pointer) return issue;
+  return { ...issue, message, ...(attribute === undefined ? {} : { attribute }), ...(pointer === undefined ? {} : { pointer }) };
 }
 
 function cut(text: string, characters: number): string {

@@ -48,21 +48,21 @@ export interface PreparedRequest {
 
 /**
  * Runs the request at most once per (client, operation, key), as `withIdempotency`. `prepare`
- * runs after the key is read and must have no effect; when it throws (a refusal), the request
+ * runs after the key is read and must have no effect (it may read, e.g. a cached snapshot); when it throws (a refusal), the request
  * goes through `withIdempotency` with `refused(error)` as its process, so a refusal is stored and
  * replayed as before.
  */
 export function withPreparedIdempotency(
   req: HttpRequest,
   ctx: IdempotencyContext,
-  prepare: () => PreparedRequest,
+  prepare: () => PreparedRequest | Promise<PreparedRequest>,
   refused: (error: unknown) => Promise<HttpResponse>,
 ): Promise<HttpResponse> {
   return answered(async () => {
     const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: readIdempotencyKey(req.headers) };
     let prepared: PreparedRequest;
     try {
-      prepared = prepare();
+      prepared = await prepare();
     } catch (error) {
       return withIdempotency(req, ctx, () => refused(error));
     }

@@ -7,12 +7,11 @@
  */
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
-import { isOperationalType, OPERATIONS_TYPE_PREFIX } from '../operations/operational-events.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem, type ValidationIssue } from '../http/problems.js';
+import { KoerierError, problem } from '../http/problems.js';
 import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
@@ -22,6 +21,8 @@ import { correlationIdOf } from '../ids/correlation-id.js';
 import { describeError } from '../errors/describe-error.js';
 import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
 import { resolveUploads } from '../claim-check/uploads.js';
+import type { DataContracts } from '../contracts/data-contracts.js';
+import { checkedAgainstContracts, reservedTypeIssues } from './event-policies.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 
@@ -59,6 +60,8 @@ export interface IngestDependencies {
   readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
+  /** Issue 14 item 3: event types bound to a contract message have their `data` checked (`warn`, `enforce`). */
+  readonly dataContracts?: Pick<DataContracts, 'check'>;
   /** Events accepted, and requests refused by rule. */
   readonly metrics?: Metrics;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
@@ -122,7 +125,7 @@ async function takeRateSlot({ publisher, metrics }: PublishRequest, deps: Ingest
 }
 
 /** Everything about the request that needs no I/O: parsing, validation, grants, the offload plan and the 202. Throws the refusals. */
-function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefusal: (log: () => void) => void): PreparedRequest {
+async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefusal: (log: () => void) => void): Promise<PreparedRequest> {
   const { request, publisher, log, metrics } = publish;
   const { settings } = deps;
   let outcome: ParsedEvents;
@@ -151,20 +154,7 @@ function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefu
     });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  // Koerier's own namespace (core/operations): only Koerier tells what happened to a subscription.
-  const reserved: ValidationIssue[] = outcome.events.flatMap((event, index) =>
-    isOperationalType(event.type)
-      ? [
-          {
-            attribute: 'type',
-            rule: 'reserved-type',
-            requirement: 'EDU-IN',
-            message: `Types starting with '${OPERATIONS_TYPE_PREFIX}' are Koerier's own operational events.`,
-            ...(outcome.mode === 'batch' ? { index } : {}),
-          },
-        ]
-      : [],
-  );
+  const reserved = reservedTypeIssues(outcome);
   if (reserved.length > 0) {
     onRefusal(() => {
       log.info('events refused', { publisher, reason: 'type reserved', events: reserved.length });
@@ -174,6 +164,12 @@ function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefu
       problem(403, 'type-reserved', 'Forbidden', "No client may publish events in Koerier's own operational namespace.", { errors: reserved }),
     );
   }
+  const contractWarnings = await checkedAgainstContracts(outcome, deps.dataContracts, (events, violations) =>
+    onRefusal(() => {
+      log.info('events rejected', { publisher, reason: 'data contract', events, violations });
+      metrics.publishRejected('data-contract-violation');
+    }),
+  );
   let offload: number[];
   try {
     offload = planOffload(outcome.events, settings);
@@ -182,7 +178,7 @@ function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefu
     throw error;
   }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
-  const answer = jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+  const answer = jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings])));
   return {
     answer,
     commit: async (takeover) => {

@@ -9,7 +9,7 @@ export function groupedWarnings(warnings: readonly ValidationIssue[]): Validatio
   if (warnings.every((warning) => warning.index === undefined)) return [...warnings];
   const groups = new Map<string, { warning: ValidationIssue; indexes: number[] }>();
   for (const warning of warnings) {
-    const kind = `${warning.requirement}|${warning.rule}|${warning.attribute ?? ''}`;
+    const kind = `${warning.requirement}|${warning.rule}|${warning.attribute ?? ''}|${warning.pointer ?? ''}`;
     const group = groups.get(kind);
     if (group) group.indexes.push(warning.index ?? -1);
     else groups.set(kind, { warning, indexes: [warning.index ?? -1] });

@@ -1,0 +1,133 @@
+/**
+ * The contract register's parsers (EDU-21, issue 14 item 2): the AsyncAPI initiative's
+ * @asyncapi/parser for AsyncAPI 3.x, @readme/openapi-parser for OpenAPI 3.x. Only the register's
+ * function imports this module, so only its bundle carries them.
+ *
+ * Neither may follow an external `$ref`: a published document is untrusted input, and a reference
+ * to `http://169.254.169.254/…` or `file:///etc/passwd` would make the register fetch it. The
+ * AsyncAPI parser gets resolvers for http, https and file that refuse; the OpenAPI parser runs
+ * with external resolution off and is never handed a string (which it would read as a path or URL).
+ */
+import { Parser, type Diagnostic } from '@asyncapi/parser';
+import { validate } from '@readme/openapi-parser';
+import type { JsonSchema } from '../core/contracts/schema-compatibility.js';
+import type { ContractParser, ParsedContract, ParserFinding } from '../core/contracts/ports.js';
+
+const MAX_FINDINGS = 50;
+/** Annotations the AsyncAPI parser adds to every schema it returns. */
+const PARSER_ANNOTATION = /^x-parser-/;
+
+export function contractParser(): ContractParser {
+  let asyncApi: Parser | undefined;
+  return {
+    async parse(kind, text) {
+      if (kind === 'asyncapi-data') return parseAsyncApi((asyncApi ??= asyncApiParser()), text);
+      return parseOpenApi(text);
+    },
+  };
+}
+
+function asyncApiParser(): Parser {
+  const refuse = (schema: string) => ({
+    schema,
+    order: 0,
+    canRead: true,
+    read: (): Promise<string> => Promise.reject(new Error(`external references (${schema}) are not followed: put the schema in the document`)),
+  });
+  return new Parser({ __unstable: { resolver: { cache: false, resolvers: [refuse('http'), refuse('https'), refuse('file')] } } });
+}
+
+async function parseAsyncApi(parser: Parser, text: string): Promise<ParsedContract> {
+  const { document, diagnostics } = await parser.parse(text);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 0).map(findingOf('error'));
+  if (!document || errors.length > 0)
+    return { valid: false, errors: bounded(errors.length > 0 ? errors : [{ message: 'not an AsyncAPI document', severity: 'error' }]) };
+  const specVersion = document.version();
+  if (!specVersion.startsWith('3.'))
+    return { valid: false, errors: [{ message: `AsyncAPI ${specVersion}: the register takes AsyncAPI 3.x (EDU-21)`, path: '/asyncapi', severity: 'error' }] };
+  const messages: { id: string; name?: string; payload?: JsonSchema }[] = [];
+  for (const message of document.allMessages()) {
+    const payload = message.payload()?.json();
+    const name = message.name();
+    messages.push({
+      id: message.id(),
+      ...(name ? { name } : {}),
+      ...(payload === undefined ? {} : { payload: withoutParserAnnotations(payload) as JsonSchema }),
+    });
+  }
+  for (const message of messages) {
+    // Stored as JSON: a recursive payload (a schema that contains itself) cannot be written out.
+    if (message.payload !== undefined && !serialisable(message.payload)) {
+      return { valid: false, errors: [{ message: `message "${message.id}": recursive payload schemas are not supported`, severity: 'error' }] };
+    }
+  }
+  const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 1).map(findingOf('warning'));
+  return { valid: true, specVersion, messages, warnings: bounded(warnings) };
+}
+
+async function parseOpenApi(text: string): Promise<ParsedContract> {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return { valid: false, errors: [{ message: 'an OpenAPI document is registered as JSON (an object, or its text)', severity: 'error' }] };
+  }
+  const version = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['openapi'] : undefined;
+  if (typeof version !== 'string' || !/^3\.\d+\.\d+/.test(version)) {
+    return {
+      valid: false,
+      errors: [{ message: 'the register takes OpenAPI 3.x documents (EDU-21): "openapi" must be 3.x.y', path: '/openapi', severity: 'error' }],
+    };
+  }
+  // validate() dereferences in place; it gets its own copy.
+  const result = await validate(structuredClone(document) as Parameters<typeof validate>[0], { resolve: { external: false, file: false } });
+  if (!result.valid)
+    return { valid: false, errors: bounded(result.errors.map((error) => ({ message: firstLine(error.message), severity: 'error' as const }))) };
+  return {
+    valid: true,
+    specVersion: version,
+    messages: [],
+    warnings: bounded(result.warnings.map((warning) => ({ message: firstLine(warning.message), severity: 'warning' as const }))),
+  };
+}
+
+function findingOf(severity: 'error' | 'warning') {
+  return (diagnostic: Diagnostic): ParserFinding => ({
+    message: `${diagnostic.code}: ${diagnostic.message}`,
+    ...(diagnostic.path.length > 0 ? { path: `/${diagnostic.path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` } : {}),
+    severity,
+  });
+}
+
+/** The parser's messages carry a code frame after the first line; the finding is the first line. */
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}
+
+function bounded(findings: ParserFinding[]): ParserFinding[] {
+  return findings.slice(0, MAX_FINDINGS);
+}
+
+function withoutParserAnnotations(value: unknown, seen = new Map<object, unknown>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return seen.get(value);
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(withoutParserAnnotations(item, seen));
+    return copy;
+  }
+  const copy: Record<string, unknown> = {};
+  seen.set(value, copy);
+  for (const [key, member] of Object.entries(value)) if (!PARSER_ANNOTATION.test(key)) copy[key] = withoutParserAnnotations(member, seen);
+  return copy;
+}
+
+function serialisable(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The contract register's HTTP side: reading publish, metadata and binding requests, the views
+ * it answers with, and every refusal the use case throws (a KoerierError each).
+ */
+import { jsonNestingDepth, MAX_JSON_BODY_BYTES } from '../subscriptions/json-bounds.js';
+import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
+import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
+import {
+  CONTRACT_NAME,
+  contractKinds,
+  isSemver,
+  validationModes,
+  versionStatuses,
+  type ContactPoint,
+  type ContractKind,
+  type ValidationMode,
+  type VersionStatus,
+} from './contract.js';
+import type { CompatibilityFinding } from './schema-compatibility.js';
+
+/** Contract documents nest deeper than API bodies do (schemas in schemas). */
+const MAX_DOCUMENT_DEPTH = 64;
+const MAX_TEXT = 1024;
+const MAX_EVENT_TYPES = 100;
+const MAX_TYPE_CHARACTERS = 256;
+
+export interface PublishInput {
+  readonly kind: ContractKind;
+  readonly description?: string;
+  readonly owner?: ContactPoint;
+  readonly contact?: ContactPoint;
+  readonly status: VersionStatus;
+  readonly sunset?: string;
+  readonly eventTypes: readonly string[];
+  /** The document as published: its text is what the checksum covers. */
+  readonly document: string;
+}
+
+export interface ContractPatch {
+  readonly description?: string;
+  readonly owner?: ContactPoint;
+  readonly contact?: ContactPoint;
+}
+
+export interface VersionPatch {
+  readonly status?: VersionStatus;
+  readonly sunset?: string;
+  readonly eventTypes?: readonly string[];
+}
+
+export interface BindingInput {
+  readonly contract: string;
+  readonly version: string;
+  readonly message?: string;
+  readonly mode: ValidationMode;
+}
+
+export function checkedName(name: string): string {
+  if (!CONTRACT_NAME.test(name))
+    throw invalidContract('A contract name is 1 to 128 characters: lower-case letters, digits, "." and "-", starting and ending with a letter or digit.');
+  return name;
+}
+
+export function checkedVersion(version: string): string {
+  if (!isSemver(version)) throw invalidContract(`"${version.slice(0, 64)}" is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease).`);
+  return version;
+}
+
+export function checkedType(type: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (type === '' || type.length > MAX_TYPE_CHARACTERS || /[\u0000-\u001f\u007f]/.test(type)) {
+    throw invalidContract(`An event type is 1 to ${MAX_TYPE_CHARACTERS} characters without control characters.`);
+  }
+  return type;
+}
+
+export function readPublishInput(request: HttpRequest): PublishInput {
+  const fields = jsonObjectOf(request, ['kind', 'description', 'owner', 'contact', 'status', 'sunset', 'eventTypes', 'document']);
+  const kind = oneOf(fields['kind'], contractKinds, 'kind');
+  if (kind === undefined) throw invalidContract(`kind is required: ${contractKinds.join(' or ')}.`);
+  const document = fields['document'];
+  if (document === undefined || document === null || (typeof document !== 'string' && typeof document !== 'object')) {
+    throw invalidContract('document is required: the OpenAPI or AsyncAPI document, as a JSON object or as its text (JSON or YAML).');
+  }
+  const status = oneOf(fields['status'], versionStatuses, 'status') ?? 'active';
+  const sunset = sunsetOf(fields['sunset']);
+  if (status === 'deprecated' && sunset === undefined) throw invalidContract('A deprecated version needs a sunset date (RFC 3339).');
+  return {
+    kind,
+    ...optional('description', textOf(fields['description'], 'description')),
+    ...optional('owner', contactOf(fields['owner'], 'owner')),
+    ...optional('contact', contactOf(fields['contact'], 'contact')),
+    status,
+    ...optional('sunset', sunset),
+    eventTypes: typesOf(fields['eventTypes']) ?? [],
+    document: typeof document === 'string' ? document : JSON.stringify(document),
+  };
+}
+
+export function readContractPatch(request: HttpRequest): ContractPatch {
+  const fields = jsonObjectOf(request, ['description', 'owner', 'contact']);
+  return {
+    ...optional('description', textOf(fields['description'], 'description')),
+    ...optional('owner', contactOf(fields['owner'], 'owner')),
+    ...optional('contact', contactOf(fields['contact'], 'contact')),
+  };
+}
+
+export function readVersionPatch(request: HttpRequest): VersionPatch {
+  const fields = jsonObjectOf(request, ['status', 'sunset', 'eventTypes']);
+  return {
+    ...optional('status', oneOf(fields['status'], versionStatuses, 'status')),
+    ...optional('sunset', sunsetOf(fields['sunset'])),
+    ...optional('eventTypes', typesOf(fields['eventTypes'])),
+  };
+}
+
+export function readBindingInput(request: HttpRequest): BindingInput {
+  const fields = jsonObjectOf(request, ['contract', 'version', 'message', 'mode']);
+  const mode = oneOf(fields['mode'], validationModes, 'mode');
+  if (typeof fields['contract'] !== 'string' || typeof fields['version'] !== 'string' || mode === undefined) {
+    throw invalidContract(`A binding names contract, version and mode (${validationModes.join(', ')}), and optionally the message.`);
+  }
+  const message = fields['message'];
+  if (message !== undefined && (typeof message !== 'string' || message.length > MAX_TEXT))
+    throw invalidContract('message is the id of a message of the document.');
+  return { contract: checkedName(fields['contract']), version: checkedVersion(fields['version']), ...optional('message', message as string | undefined), mode };
+}
+
+function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<string, unknown> {
+  if (mediaTypeOf(request.headers['content-type']) !== 'application/json') throw new KoerierError(problems.unsupportedMediaType('Send application/json.'));
+  if (request.body.length > MAX_JSON_BODY_BYTES) throw new KoerierError(problems.payloadTooLarge(`A request body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
+  const text = request.body.toString('utf8');
+  if (jsonNestingDepth(text, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw invalidContract(`Objects and arrays nest at most ${MAX_DOCUMENT_DEPTH} levels.`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new KoerierError(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidContract('The body is a JSON object.');
+  const unknown = Object.keys(body).filter((name) => !members.includes(name));
+  if (unknown.length > 0) throw invalidContract(`Unknown member(s): ${unknown.join(', ')}; expected ${members.join(', ')}.`);
+  return body as Record<string, unknown>;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], member: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !allowed.includes(value as T)) throw invalidContract(`${member} is one of ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+function textOf(value: unknown, member: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length > MAX_TEXT) throw invalidContract(`${member} is a string of at most ${MAX_TEXT} characters.`);
+  return value;
+}
+
+function sunsetOf(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(Date.parse(value))) {
+    throw invalidContract('sunset is an RFC 3339 date or date-time.');
+  }
+  return new Date(Date.parse(value)).toISOString();
+}
+
+function typesOf(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_EVENT_TYPES || !value.every((type) => typeof type === 'string')) {
+    throw invalidContract(`eventTypes is a list of at most ${MAX_EVENT_TYPES} CloudEvents types.`);
+  }
+  return [...new Set((value as string[]).map(checkedType))];
+}
+
+/** EDU-22: a name, and an e-mail address or a URL to reach them. */
+function contactOf(value: unknown, member: string): ContactPoint | undefined {
+  if (value === undefined) return undefined;
+  const shape = `${member} is {name, email?, url?} with an e-mail address or a URL (EDU-22).`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidContract(shape);
+  const { name, email, url, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof name !== 'string' || name.trim() === '' || name.length > MAX_TEXT) throw invalidContract(shape);
+  if (email !== undefined && (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)) {
+    throw invalidContract(`${member}.email is an e-mail address.`);
+  }
+  if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url) || url.length > MAX_TEXT))
+    throw invalidContract(`${member}.url is an http(s) URL.`);
+  if (email === undefined && url === undefined) throw invalidContract(shape);
+  return { name, ...optional('email', email as string | undefined), ...optional('url', url as string | undefined) };
+}
+
+export function invalidContract(detail: string, errors?: readonly ValidationIssue[]): KoerierError {
+  return new KoerierError(problems.badRequest('invalid-contract', 'Invalid Contract', detail, errors));
+}
+
+/** Issue 14 item 2: the parser's findings, each as an issue naming where in the document. */
+export function invalidDocument(kind: ContractKind, findings: readonly { message: string; path?: string }[]): KoerierError {
+  const rule = kind === 'asyncapi-data' ? 'asyncapi' : 'openapi';
+  return new KoerierError(
+    problems.badRequest(
+      'contract-document-invalid',
+      'Invalid Contract Document',
+      `The ${rule === 'asyncapi' ? 'AsyncAPI' : 'OpenAPI'} parser refused the document (EDU-21: OpenAPI 3.x for a webhook, AsyncAPI 3.x for business data).`,
+      findings.map((finding) => ({
+        rule,
+        requirement: 'EDU-21',
+        message: finding.message,
+        ...(finding.path === undefined ? {} : { attribute: finding.path }),
+      })),
+    ),
+  );
+}
+
+export function contractNotFound(name: string): KoerierError {
+  return new KoerierError(problems.notFound(`There is no contract "${name}" in the register.`));
+}
+
+export function versionNotFound(name: string, version: string): KoerierError {
+  return new KoerierError(problems.notFound(`Contract "${name}" has no version ${version}.`));
+}
+
+export function bindingNotFound(type: string): KoerierError {
+  return new KoerierError(problems.notFound(`No contract is bound to the event type "${type}".`));
+}
+
+/** A published version never changes (EDU-6): a changed document is a new version. */
+export function versionImmutable(name: string, version: string): KoerierError {
+  return new KoerierError(
+    problem(
+      409,
+      'contract-version-immutable',
+      'Conflict',
+      `Version ${version} of "${name}" is published with another document; publish the change as a new version.`,
+    ),
+  );
+}
+
+export function kindMismatch(name: string, kind: ContractKind): KoerierError {
+  return new KoerierError(problem(409, 'contract-kind-mismatch', 'Conflict', `Contract "${name}" holds ${kind} documents.`));
+}
+
+export function ownerRequired(): KoerierError {
+  return invalidContract('A new contract needs its owner and contact point (EDU-22): owner {name, email or url} and contact {name, email or url}.');
+}
+
+/** Issue 14 item 2: 422 — the request is well-formed, but the change it makes breaks the contract within its major version. */
+export function breakingChange(name: string, version: string, previous: string, findings: readonly CompatibilityFinding[]): KoerierError {
+  return new KoerierError(
+    problem(
+      422,
+      'contract-change-breaking',
+      'Breaking Change',
+      `Version ${version} of "${name}" breaks ${previous} (neither backward nor forward compatible) within the same major version. Publish it as a new major version, or an admin may force it with ?force=true.`,
+      {
+        errors: findings.map((finding) => ({
+          rule: finding.change,
+          requirement: 'EDU-21',
+          attribute: finding.pointer || '/',
+          message: `${finding.direction}: ${finding.message}`,
+        })),
+      },
+    ),
+  );
+}
+
+export function statusMoveRefused(from: VersionStatus, to: VersionStatus): KoerierError {
+  return new KoerierError(problem(409, 'contract-status-move', 'Conflict', `A version that is ${from} cannot become ${to}.`));
+}
+
+export function forceNeedsAdmin(): KoerierError {
+  return new KoerierError(problems.forbidden('Only a client with the admin scope may force a breaking change.'));
+}
+
+export function changedMeanwhile(): KoerierError {
+  return new KoerierError(problem(409, 'contract-changed', 'Conflict', 'The contract changed while this request was processed; send it again.'));
+}
+
+export function notBindable(detail: string): KoerierError {
+  return new KoerierError(problem(409, 'contract-not-bindable', 'Conflict', detail));
+}
