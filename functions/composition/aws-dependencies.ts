@@ -15,6 +15,7 @@
  * middleware or its connections.
  */
 import { InboundQueueOperationalEvents } from '../aws/inbound-queue-operational-events.js';
+import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { readFileSync } from 'node:fs';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { authenticator, tokenVerification } from '../app/authentication.js';
@@ -108,6 +109,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const contractStore = once(() => new DynamoDbContractStore(clients().dynamodb, resources.table('contracts')));
   const contractDocuments = once(() => new S3ContractDocuments(clients().s3, resources.bucket('contracts')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
+  const operationalEvents = once(() => new InboundQueueOperationalEvents(inboundQueue(), config.operationsSource));
 
   return lazily<KoerierDependencies>(
     { config, log, admission },
@@ -119,7 +121,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
           onRefused: (client, until) => admission.rememberPublishRefusal(client, until),
         }),
       inboundQueue,
-      operationalEvents: () => new InboundQueueOperationalEvents(inboundQueue(), config.operationsSource),
+      operationalEvents,
       deliveryQueue: () => ({
         send: (bodies) => deliveriesQueue().send(bodies.map((body) => ({ body }))),
         postpone: (postponements) => postponeMessages(clients().sqs, resources.queueUrl('deliveries'), postponements),
@@ -174,9 +176,12 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
           clock: () => Date.now(),
           log,
         }),
-      // HOOK (issue 14 item 3): the operational events of work/opsinsight go here; until then the deprecation is logged.
+      // Issue 14 item 3: a deprecation is told to every consuming subscription's owner (and operators).
       contractLifecycle: () => ({
-        contractVersionDeprecated: async (notice) => log.info('contract version deprecated', { ...notice, consumers: notice.consumers.length }),
+        contractVersionDeprecated: async (notice) => {
+          log.info('contract version deprecated', { ...notice, consumers: notice.consumers.length });
+          await tell(operationalEvents(), contractDeprecatedNotices(notice), log);
+        },
       }),
       metrics: () => options.metrics ?? (config.delivery.emitMetrics ? new PowertoolsMetrics(config.stackName) : noMetrics),
       recordDeliveryMetrics: () => {

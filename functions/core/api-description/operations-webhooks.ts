@@ -12,6 +12,8 @@ const when: Record<string, string> = {
   [operationalEventTypes.deliveryDeadLettered]: 'A delivery was attempted and given up: it is now a dead letter (GET /subscriptions/{id}/dead-letters).',
   [operationalEventTypes.deadLettersNotEmpty]: 'The subscription had no dead letters and now has one.',
   [operationalEventTypes.replayFinished]: 'A replay of archived events to the subscription ended.',
+  [operationalEventTypes.contractDeprecated]:
+    'A version of a contract in the register that covers the subscription’s types was deprecated; `data.sunset` says until when it holds.',
 };
 
 export const operationalWebhooks = Object.fromEntries(

@@ -34,6 +34,8 @@ export const operationalEventTypes = {
   deadLettersNotEmpty: 'dev.koerier.deadletters.notempty.v1',
   /** A replay (`POST /subscriptions/{id}/replays`) ended: finished, cancelled or failed. */
   replayFinished: 'dev.koerier.replay.finished.v1',
+  /** A version of a contract the subscription's types are bound to was deprecated, with its sunset date. */
+  contractDeprecated: 'dev.koerier.contract.deprecated.v1',
 } as const;
 
 export type OperationalEventType = (typeof operationalEventTypes)[keyof typeof operationalEventTypes];
@@ -104,6 +106,24 @@ export async function tell(operations: OperationalEvents | undefined, notices: r
 }
 
 /** For work/replay: the notice that a replay ended. */
+/** One notice per consuming subscription of a deprecated contract version (issue 14 item 3). */
+export function contractDeprecatedNotices(deprecation: {
+  readonly contract: string;
+  readonly version: string;
+  readonly sunset: string;
+  readonly eventTypes: readonly string[];
+  readonly consumers: readonly { readonly subscriptionId: string; readonly owner: string }[];
+  readonly at: string;
+}): OperationalNotice[] {
+  return deprecation.consumers.map(({ subscriptionId, owner }) => ({
+    type: operationalEventTypes.contractDeprecated,
+    subscription: { id: subscriptionId, owner },
+    occurrence: [deprecation.contract, deprecation.version],
+    time: Date.parse(deprecation.at),
+    data: { contract: deprecation.contract, version: deprecation.version, sunset: deprecation.sunset, eventTypes: [...deprecation.eventTypes] },
+  }));
+}
+
 export function replayFinishedNotice(
   subscription: { readonly id: string; readonly owner: string },
   replay: { readonly id: string; readonly state: string; readonly figures?: Readonly<Record<string, number>> },

@@ -10,6 +10,7 @@ import { openApiDocument } from '../../../functions/core/api-description/openapi
 import { parseCloudEventsRequest } from '../../../functions/core/cloudevents/index.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import {
+  contractDeprecatedNotices,
   operationalEventJson,
   operationalEventTypes,
   SUBSCRIBER_ATTRIBUTE,
@@ -169,6 +170,32 @@ describe('operational events: the API description', () => {
       expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     }
     expect(validate({ ...(JSON.parse(operationalEventJson(notice, SOURCE)) as object), type: 'nl.example.other.v1' })).toBe(false);
+  });
+});
+
+describe('contract deprecation (issue 14, item 3)', () => {
+  it('EDU-21: a deprecated contract version is told to each consuming subscription, to its owner, with the sunset date', () => {
+    const notices = contractDeprecatedNotices({
+      contract: 'leerling-events',
+      version: '1.2.0',
+      sunset: '2027-06-30',
+      eventTypes: ['nl.example.leerling.ingeschreven.v1'],
+      consumers: [
+        { subscriptionId: 's-1', owner: 'client-a' },
+        { subscriptionId: 's-2', owner: 'client-b' },
+      ],
+      at: '2026-11-23T12:00:00Z',
+    });
+    expect(notices.map((n) => [n.type, n.subscription.id, n.subscription.owner])).toEqual([
+      [operationalEventTypes.contractDeprecated, 's-1', 'client-a'],
+      [operationalEventTypes.contractDeprecated, 's-2', 'client-b'],
+    ]);
+    const event = JSON.parse(operationalEventJson(notices[0]!, SOURCE)) as Record<string, unknown>;
+    expect(event).toMatchObject({
+      subject: 's-1',
+      [SUBSCRIBER_ATTRIBUTE]: 'client-a',
+      data: { contract: 'leerling-events', version: '1.2.0', sunset: '2027-06-30' },
+    });
   });
 });
 
