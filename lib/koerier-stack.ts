@@ -18,7 +18,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
-import type { BucketSpec } from './resources.js';
+import { API_BASE_PATH, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
@@ -118,7 +118,7 @@ export class KoerierStack extends Stack {
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
     const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const settings = {
-      ...settingEnvironment(props.config, publicUrl),
+      ...settingEnvironment(props.config, `${publicUrl}${API_BASE_PATH}`),
       ...(signingKeyArns.length > 0 ? { [settingEnv.signingKeys]: signingKeyArns.join(',') } : {}),
       ...(trust.clientCertificateSecretArn ? { [settingEnv.clientCertificate]: trust.clientCertificateSecretArn } : {}),
       ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
@@ -156,7 +156,7 @@ export class KoerierStack extends Stack {
     this.functions = functions;
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API, with its major version', value: `${publicUrl}${API_BASE_PATH}` });
     if (signingKeyArns.length > 0) {
       new CfnOutput(this, 'SigningKeysUrl', {
         description: 'The JWK Set receivers verify signed deliveries with',

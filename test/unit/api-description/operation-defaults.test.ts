@@ -9,6 +9,7 @@ import { withOperationDefaults } from '../../../functions/core/api-description/o
 import { routeTable } from '../../../lib/resources.js';
 
 interface Response {
+  description?: string;
   headers?: Record<string, unknown>;
   content?: Record<string, { schema?: Record<string, unknown> }>;
 }
@@ -32,7 +33,7 @@ describe('every operation of the API description', () => {
     for (const route of routeTable) expect(paths[describedPathOf(route.path)]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
   });
 
-  it('ADR API-57: every response, errors too, names the API-Version header', () => {
+  it('ADR /core/version-header: every response, errors too, names the API-Version header', () => {
     for (const { name, operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses)) {
         expect(response.headers?.['API-Version'], `${name} ${status}`).toEqual({ $ref: '#/components/headers/API-Version' });
@@ -40,7 +41,7 @@ describe('every operation of the API description', () => {
     }
   });
 
-  it('ADR invalid-input, problem-details: every operation can answer 400 and 500 as problem+json', () => {
+  it('ADR /core/error-handling/invalid-input and problem-details: every operation can answer 400 and 500 as problem+json', () => {
     for (const { name, operation } of operations) {
       for (const status of ['400', '500']) {
         expect(operation.responses[status]?.content?.['application/problem+json']?.schema, `${name} ${status}`).toEqual({
@@ -74,6 +75,16 @@ describe('every operation of the API description', () => {
     for (const ref of new Set(refs)) expect(schemas[ref], ref).toBeDefined();
   });
 
+  it('CE-3, HTTP binary mode: POST /events names every binary-mode ce- header and its 429 with Retry-After', () => {
+    const publish = paths['/events']!['post'] as unknown as Operation & { parameters: { name: string; in: string }[] };
+    const headers = publish.parameters.filter((p) => p.in === 'header').map((p) => p.name);
+    for (const attribute of ['specversion', 'id', 'source', 'type', 'subject', 'time', 'dataschema', 'dataref', 'sequence', 'sequencetype']) {
+      expect(headers).toContain(`ce-${attribute}`);
+    }
+    expect(publish.responses['429']?.description).toContain('KOERIER_PUBLISH_RATE_PER_MINUTE');
+    expect(publish.responses['429']?.headers).toHaveProperty('Retry-After');
+  });
+
   it('the OAuth scopes listed are exactly those some operation asks for (no scope of a feature not built)', () => {
     const named = new Set(operations.flatMap(({ operation }) => (operation.security ?? []).flatMap((requirement) => requirement['oauth2'] ?? [])));
     const listed = Object.keys(document.components.securitySchemes.oauth2.flows.clientCredentials.scopes);
@@ -82,7 +93,7 @@ describe('every operation of the API description', () => {
     expect(listed).not.toContain('contracts:write');
   });
 
-  it('ADR uri-version: the server URL carries the major version; the well-known resources stay at the origin root (RFC 8615)', () => {
+  it('ADR /core/uri-version: the server URL carries the major version; the well-known resources stay at the origin root (RFC 8615)', () => {
     expect(document.servers).toEqual([expect.objectContaining({ url: 'https://api.example.org/v1' })]);
     expect((paths['/http-message-signatures-directory'] as unknown as { servers: unknown }).servers).toEqual([
       expect.objectContaining({ url: 'https://api.example.org/.well-known' }),
