@@ -8,6 +8,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // The log scan (test/support/log-scan.ts): every process tees its log lines; the run fails on a leaked secret or event data.
+    globalSetup: ['./test/support/log-scan-global.ts'],
+    setupFiles: ['./test/support/log-scan-setup.ts'],
     projects: [
       {
         extends: true,

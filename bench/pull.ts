@@ -15,8 +15,9 @@
  *   batches of 100) to one event type that every subscription of the run matches, so the router
  *   writes the very same messages to each queue. The floor reads the router's messages as they
  *   are (it does not look inside them).
- * - Order: a warm-up of both paths on two queues of their own, then floor 10, Koerier 10, Koerier
- *   100, floor 100 (the second pair the other way round, so slow drift favours neither side).
+ * - Order: a warm-up of both paths on two queues of their own, then batch 10 and batch 100, each
+ *   as four rounds per side in the order K F F K K F F K (`interleaved`), so that whatever happens
+ *   at one moment of the run falls on both sides alike.
  * - Receive latency (events waiting): every receive of the drains, from the request to the whole
  *   answer; for the floor the ReceiveMessage call (batch 100: the ten side by side).
  * - AWS requests per event delivered by pull: SDK middleware on the host's own clients (the ones
@@ -45,8 +46,18 @@ const PUBLISH_BATCH = 100;
 const LOCK_SECONDS = 60;
 const SQS_BATCH = 10;
 const MAX_EMPTY_ROUNDS = 50;
+/** Rounds per side, alternating (see `interleaved`); EVENTS must be a multiple of ROUNDS × 100. */
+const ROUNDS = 4;
 const TYPE = `nl.example.bench.pull.${randomUUID().slice(0, 8)}.v1`;
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:bench';
+
+/** What one drain measured, before it is added to the other rounds of the same side. */
+interface DrainSample {
+  readonly events: number;
+  readonly seconds: number;
+  readonly latencies: readonly number[];
+  readonly cpuMicros: number;
+}
 
 interface Drain {
   readonly events: number;
@@ -59,15 +70,23 @@ interface Drain {
 
 const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
 
-function drainFigures(events: number, seconds: number, latencies: number[], cpuStart: NodeJS.CpuUsage): Drain {
-  latencies.sort((a, b) => a - b);
+function sampleOf(events: number, seconds: number, latencies: number[], cpuStart: NodeJS.CpuUsage): DrainSample {
   const cpu = process.cpuUsage(cpuStart);
+  return { events, seconds, latencies, cpuMicros: cpu.user + cpu.system };
+}
+
+/** One side's figures over all its rounds. */
+function drainFigures(samples: readonly DrainSample[]): Drain {
+  const events = samples.reduce((sum, s) => sum + s.events, 0);
+  const seconds = samples.reduce((sum, s) => sum + s.seconds, 0);
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const cpuMicros = samples.reduce((sum, s) => sum + s.cpuMicros, 0);
   return {
     events,
     seconds: Number(seconds.toFixed(2)),
     eventsPerSecond: Math.round(events / seconds),
     receiveLatencyMs: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) },
-    cpuMsPerEvent: Number(((cpu.user + cpu.system) / 1000 / events).toFixed(3)),
+    cpuMsPerEvent: Number((cpuMicros / 1000 / events).toFixed(3)),
   };
 }
 
@@ -105,7 +124,7 @@ class Consumer {
   }
 
   /** Receives and acknowledges `events` events, `batch` at a time. */
-  async drain(subscriptionId: string, events: number, batch: number): Promise<Drain> {
+  async drain(subscriptionId: string, events: number, batch: number): Promise<DrainSample> {
     const latencies: number[] = [];
     let acknowledged = 0;
     const cpuStart = process.cpuUsage();
@@ -125,7 +144,7 @@ class Consumer {
       if (failed.length > 0) throw new Error(`acknowledge failed for ${failed.length}: ${JSON.stringify(failed[0])}`);
       acknowledged += (answer['succeeded'] as unknown[]).length;
     }
-    return drainFigures(events, (performance.now() - started) / 1000, latencies, cpuStart);
+    return sampleOf(events, (performance.now() - started) / 1000, latencies, cpuStart);
   }
 
   close(): Promise<void> {
@@ -134,7 +153,7 @@ class Consumer {
 }
 
 /** The floor: plain SQS ReceiveMessage + DeleteMessageBatch, `batch` at a time (ten per call). */
-async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batch: number): Promise<Drain> {
+async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batch: number): Promise<DrainSample> {
   const latencies: number[] = [];
   let deleted = 0;
   let empty = 0;
@@ -168,13 +187,41 @@ async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batc
       deleted += (result.Successful ?? []).length;
     }
   }
-  return drainFigures(events, (performance.now() - started) / 1000, latencies, cpuStart);
+  return sampleOf(events, (performance.now() - started) / 1000, latencies, cpuStart);
 }
 
 /**
  * With `BENCH_PULL_PROFILE=<dir>`, each measured drain is CPU-profiled on its own into
  * `<dir>/<name>.cpuprofile` (open in Chrome DevTools), so the drains' time is not mixed with the fill's.
  */
+/**
+ * Koerier and the floor drain in ROUNDS rounds each, in the order K F F K K F F K: whatever
+ * happens at one moment of the run (a compaction of the laptop's SQS journal, a garbage
+ * collection, another process taking the CPU) falls on both sides alike rather than on the one
+ * that happened to run then. (Request counting sees Koerier's requests only: the floor has an SQS
+ * client of its own.)
+ */
+async function interleaved(
+  koerier: (events: number, round: number) => Promise<DrainSample>,
+  floor: (events: number, round: number) => Promise<DrainSample>,
+): Promise<{ koerier: Drain; floor: Drain }> {
+  const perRound = EVENTS / ROUNDS;
+  const koerierSamples: DrainSample[] = [];
+  const floorSamples: DrainSample[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const runKoerier = async () => koerierSamples.push(await koerier(perRound, round));
+    const runFloor = async () => floorSamples.push(await floor(perRound, round));
+    if (round % 2 === 0) {
+      await runKoerier();
+      await runFloor();
+    } else {
+      await runFloor();
+      await runKoerier();
+    }
+  }
+  return { koerier: drainFigures(koerierSamples), floor: drainFigures(floorSamples) };
+}
+
 async function measured<T>(name: string, drain: () => Promise<T>): Promise<T> {
   const dir = process.env['BENCH_PULL_PROFILE'];
   if (!dir) return drain();
@@ -266,20 +313,28 @@ export async function run(): Promise<Record<string, unknown>> {
       dynamodbRequests.reset();
     };
 
-    const floor10 = await measured('floor10', () => floorDrain(floorSqs, urls.floor10, EVENTS, 10));
     reset();
-    const koerier10 = await measured('koerier10', () => consumer.drain(ids.koerier10, EVENTS, 10));
+    const batch10 = await interleaved(
+      (events, round) => measured(`koerier10-${round}`, () => consumer.drain(ids.koerier10, events, 10)),
+      (events, round) => measured(`floor10-${round}`, () => floorDrain(floorSqs, urls.floor10, events, 10)),
+    );
     const requests10 = requestsOf();
     reset();
-    const koerier100 = await measured('koerier100', () => consumer.drain(ids.koerier100, EVENTS, 100));
+    const batch100 = await interleaved(
+      (events, round) => measured(`koerier100-${round}`, () => consumer.drain(ids.koerier100, events, 100)),
+      (events, round) => measured(`floor100-${round}`, () => floorDrain(floorSqs, urls.floor100, events, 100)),
+    );
     const requests100 = requestsOf();
-    const floor100 = await measured('floor100', () => floorDrain(floorSqs, urls.floor100, EVENTS, 100));
 
     const perEvent = (counts: Record<string, number>) =>
       Object.fromEntries(Object.entries(counts).map(([operation, count]) => [operation, Number((count / EVENTS).toFixed(3))]));
     const total = (counts: { sqs: Record<string, number>; dynamodb: Record<string, number> }) =>
       Number(([...Object.values(counts.sqs), ...Object.values(counts.dynamodb)].reduce((a, b) => a + b, 0) / EVENTS).toFixed(3));
-    const pair = (koerier: Drain, floor: Drain, requests: { sqs: Record<string, number>; dynamodb: Record<string, number> }, batch: number) => ({
+    const pair = (
+      { koerier, floor }: { koerier: Drain; floor: Drain },
+      requests: { sqs: Record<string, number>; dynamodb: Record<string, number> },
+      batch: number,
+    ) => ({
       koerier,
       floor,
       ratio: Number((koerier.eventsPerSecond / floor.eventsPerSecond).toFixed(3)),
@@ -303,8 +358,8 @@ export async function run(): Promise<Record<string, unknown>> {
         queues: names.length,
         seconds: Number(fillSeconds.toFixed(2)),
       },
-      batch10: pair(koerier10, floor10, requests10, 10),
-      batch100: pair(koerier100, floor100, requests100, 100),
+      batch10: pair(batch10, requests10, 10),
+      batch100: pair(batch100, requests100, 100),
       goal: 'Koerier at least 70 % of the floor (issue 10)',
       note: 'everything (consumer, API emulation, pull function, SQS and DynamoDB emulators) shares one Node process on this machine',
       // The machine is shared: how busy it was says how far apart two runs may lie.

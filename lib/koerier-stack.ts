@@ -2,12 +2,16 @@
  * Koerier's AWS stack, generated from lib/resources.ts: every table, queue, bucket, key, function
  * and route described there appears here without touching the constructs.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
+import type { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
+import { ConsoleSite } from './constructs/console-site.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
@@ -22,6 +26,7 @@ import { API_BASE_PATH, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { settingEnv } from '../functions/config.js';
+import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
 export interface ResourceDescription {
@@ -60,12 +65,16 @@ export class KoerierStack extends Stack {
   readonly alarms: DeadLetterAlarms;
   /** Present when the description has the `delivery` function, whose metrics they watch. */
   readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** The operator's CloudWatch dashboard (lib/constructs/dashboard.ts). */
+  readonly dashboard: KoerierDashboard;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
   readonly edge: ApiDistribution | undefined;
   /** The us-east-1 stack with the web ACL, when Koerier creates it (no `koerier:edgeWebAclArn`). */
   readonly edgeStack: KoerierEdgeStack | undefined;
   /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
   readonly egress: FixedEgress | undefined;
+  /** The console (koerier:consoleClientId), when the deployment has one. */
+  readonly console: ConsoleSite | undefined;
   /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
   readonly signingKey: kms.Key | undefined;
 
@@ -132,6 +141,8 @@ export class KoerierStack extends Stack {
     };
     this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
+    // The Powertools layer for the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
+    const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
       const window = props.config.batchingWindowSeconds[name];
@@ -149,14 +160,39 @@ export class KoerierStack extends Stack {
         trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
         ...(spec.outbound && network ? { network } : {}),
+        ...(powertoolsLayerArn ? { powertoolsLayerArn } : {}),
       });
       this.httpApi.addFunction(name, fn.function, spec);
       functions.set(name, fn);
     }
     this.functions = functions;
     this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.dashboard = new KoerierDashboard(this, 'Dashboard', {
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      queues: this.queues.byName,
+    });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API, with its major version', value: `${publicUrl}${API_BASE_PATH}` });
+    this.console = undefined;
+    if (props.config.consoleClientId !== undefined) {
+      this.console = new ConsoleSite(this, 'Console', {
+        consoleDir: join(REPO_ROOT, 'console'),
+        apiUrl: `${publicUrl}${API_BASE_PATH}`,
+        issuer: props.config.issuer,
+        clientId: props.config.consoleClientId,
+        scope: CONSOLE_SCOPES.join(' '),
+      });
+      // The console calls the API from its own origin with a bearer token: API Gateway answers the
+      // browsers' preflights for that origin only. (A webhook validation OPTIONS is no preflight: it
+      // still reaches the ingest.)
+      (this.httpApi.api.node.defaultChild as CfnApi).corsConfiguration = {
+        allowOrigins: [`https://${this.console.distribution.distributionDomainName}`],
+        allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
+        maxAge: 600,
+      };
+      new CfnOutput(this, 'ConsoleUrl', { description: 'The operator and subscriber console', value: this.console.url });
+    }
     if (signingKeyArns.length > 0) {
       new CfnOutput(this, 'SigningKeysUrl', {
         description: 'The JWK Set receivers verify signed deliveries with',

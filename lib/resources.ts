@@ -153,6 +153,33 @@ export const deliveryMetrics = {
   deadLettered: 'DeliveriesDeadLettered',
 } as const;
 
+/**
+ * The gateway's own figures (issue 13, item 4), written through the `Metrics` port: EMF records in
+ * namespace `Koerier` with the `service` and `Stack` dimensions in AWS (functions/aws/powertools-metrics.ts),
+ * the same counters at `GET /metrics` on the laptop. The dashboard (lib/constructs/dashboard.ts)
+ * reads these names. What each means: docs/OPERATIONS.md, "Metrics".
+ */
+export const observability = {
+  namespace: 'Koerier',
+  service: 'koerier',
+  metrics: {
+    eventsAccepted: 'EventsAccepted',
+    publishRejected: 'PublishRejected',
+    eventsRouted: 'EventsRouted',
+    duplicatesDropped: 'DuplicatesDropped',
+    deliveriesQueued: 'DeliveriesQueued',
+    deliveryOutcomes: 'DeliveryOutcomes',
+    attemptLatency: 'AttemptLatency',
+    deadLetters: 'DeadLetters',
+    subscriptionDeliveries: 'SubscriptionDeliveries',
+    subscriptionDeadLetters: 'SubscriptionDeadLetters',
+    replayScanned: 'ReplayEventsScanned',
+    replayMatched: 'ReplayEventsMatched',
+    replaySent: 'ReplayEventsSent',
+    replayFailed: 'ReplayEventsFailed',
+  },
+} as const;
+
 export type TableName = keyof typeof tables;
 export type QueueName = keyof typeof queues;
 export type BucketName = keyof typeof buckets;

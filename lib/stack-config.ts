@@ -70,6 +70,8 @@ export interface StackConfig {
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
   readonly alarmEmail?: string;
+  /** The console's public OpenID Connect client at `issuer` (authorization code + PKCE); absent: no console is deployed. */
+  readonly consoleClientId?: string;
   /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
   readonly protection: ProtectionConfig;
   /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
@@ -120,6 +122,7 @@ export const contextKey = {
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
+  consoleClientId: 'koerier:consoleClientId',
   ...protectionContextKey,
   ...egressContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
@@ -318,6 +321,14 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  const consoleRaw = context[contextKey.consoleClientId];
+  let consoleClientId: string | undefined;
+  if (consoleRaw !== undefined) {
+    if (typeof consoleRaw !== 'string' || consoleRaw.trim() === '')
+      problem(contextKey.consoleClientId, 'must be the client id of the console at the issuer', consoleRaw);
+    else consoleClientId = token(contextKey.consoleClientId, consoleRaw.trim());
+  }
+
   const protection = parseProtectionConfig(context, issues);
   const egress = parseEgressConfig(context, issues);
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
@@ -382,6 +393,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    ...(consoleClientId === undefined ? {} : { consoleClientId }),
     protection,
     egress,
     sinkCredentials,

@@ -4,7 +4,7 @@
  * Gateway would build, and writes the handler's result the way API Gateway would. Requests no
  * route matches go to the function marked `defaultRoute` (API Gateway's `$default` route).
  *
- * A few local-only routes (the development token endpoint, JWKS, health) are served before the
+ * A few local-only routes (the development token endpoint, JWKS, health, metrics) are served before the
  * routes of the functions; they never exist in AWS.
  */
 import { randomBytes } from 'node:crypto';

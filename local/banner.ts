@@ -14,6 +14,7 @@ export function banner(host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' |
     '',
     `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
     `  API       ${host.apiUrl}`,
+    `  Console   ${host.url}/console/  (sign in as a development client)`,
     `  OpenAPI   ${host.apiUrl}/openapi.json`,
     `  JWKS      ${host.url}/.well-known/jwks.json`,
     `  Signing   ${host.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,

@@ -12,6 +12,7 @@ import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.
 import { mediaTypeOf } from '../functions/core/http/messages.js';
 import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../functions/core/auth/access-tokens.js';
 import type { DevClientConfig } from './local-config-file.js';
+import type { DevSignIn } from './dev-sign-in.js';
 
 /** An hour, or the deployment's cap on `exp - iat` when that is shorter. */
 export const ACCESS_TOKEN_LIFETIME_SECONDS = 3600;
@@ -37,6 +38,8 @@ export async function createDevIdentity(options: {
    * the ones the configured issuer would hand out: its `typ`, its client claim, a lifetime within the cap.
    */
   tokenRules?: AccessTokenRules;
+  /** The console's sign-in (authorization code + PKCE), answered at the same token endpoint. */
+  signIn?: DevSignIn;
 }): Promise<DevIdentity> {
   const { privateKey, publicJwk } = await loadOrCreateSigningKey(options.stateDir);
   const rules = options.tokenRules ?? DEFAULT_ACCESS_TOKEN_RULES;
@@ -64,7 +67,7 @@ export async function createDevIdentity(options: {
     jwks: { keys: [publicJwk] },
     issueToken,
     async tokenEndpoint(request) {
-      const outcome = checkTokenRequest(request, options.clients);
+      const outcome = checkTokenRequest(request, options.clients, options.signIn);
       if ('error' in outcome) return outcome.error;
       const accessToken = await issueToken(outcome.clientId, outcome.scopes);
       return tokenResponse(200, {
@@ -98,8 +101,8 @@ async function loadOrCreateSigningKey(stateDir: string): Promise<{ privateKey: C
 
 type TokenRequestOutcome = { clientId: string; scopes: string[] } | { error: HttpResponse };
 
-/** RFC 6749 §4.4.2 and §2.3.1, with the error responses of §5.2. */
-function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string, DevClientConfig>>): TokenRequestOutcome {
+/** RFC 6749 §4.4.2 and §2.3.1 (and §4.1.3 for the console's sign-in), with the error responses of §5.2. */
+function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string, DevClientConfig>>, signIn: DevSignIn | undefined): TokenRequestOutcome {
   if (mediaTypeOf(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
     return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded.');
   }
@@ -110,8 +113,12 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
 
   const grantType = form.get('grant_type');
   if (!grantType) return oauthError(400, 'invalid_request', 'The parameter "grant_type" is required.');
+  if (grantType === 'authorization_code' && signIn) {
+    const exchanged = signIn.exchange(form);
+    return 'error' in exchanged ? oauthError(exchanged.error === 'invalid_client' ? 401 : 400, exchanged.error, exchanged.description) : exchanged;
+  }
   if (grantType !== 'client_credentials') {
-    return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported.');
+    return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported (and authorization_code for the console).');
   }
 
   const authorization = request.headers['authorization'];

@@ -22,6 +22,9 @@ import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
+import { prometheusMetrics } from './prometheus-metrics.js';
+import { consolePath, consoleRoutes } from './console-assets.js';
+import { createDevSignIn } from './dev-sign-in.js';
 import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
@@ -170,7 +173,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${hostName}:${address.port}`;
 
+    const signIn = createDevSignIn({ consoleUrl: `${url}${consolePath()}`, clients: localConfig.clients });
     const identity = await createDevIdentity({
+      signIn,
       stateDir,
       issuer: url,
       audience: LOCAL_AUDIENCE,
@@ -198,7 +203,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     };
     await ensureLocalSigningKeys(stateDir, environment[settingEnv.signingKeys]);
     const config = loadConfig(environment);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients });
+    // The same figures the functions write as EMF records in AWS, served at GET /metrics.
+    const metrics = prometheusMetrics(config.stackName);
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const loaded = await loadFunctions(undefined, dependencies);
     const health = createHealthCheck(emulators);
@@ -217,6 +224,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           }),
         },
         { method: 'GET', path: '/health', handle: () => health.check() },
+        { method: 'GET', path: '/metrics', handle: async () => metrics.answer() },
+        { method: 'GET', path: '/oauth/authorize', handle: async (request) => signIn.authorizePage(request) },
+        { method: 'POST', path: '/oauth/authorize', handle: async (request) => signIn.authorize(request) },
+        ...consoleRoutes(url),
       ],
     );
 

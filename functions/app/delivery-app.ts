@@ -113,5 +113,6 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
     },
     origin: config.webhookOrigin,
     log,
+    metrics: deps.metrics,
   };
 }

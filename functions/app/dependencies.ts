@@ -28,6 +28,7 @@ import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
 import type { ClientAdmission } from './client-throttling.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from '../core/ports/metrics.js';
 
 /** A message on the deliveries queue, with what SQS told about it. */
 export interface DeliveryQueue {
@@ -77,6 +78,8 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
+  /** The gateway's figures (issue 13): EMF records through Powertools in Lambda, Prometheus counters on the laptop; written by `flush()` once per invocation. */
+  readonly metrics: Metrics;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
   recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
 }

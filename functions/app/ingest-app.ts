@@ -5,6 +5,7 @@
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core/ingest/index.js';
+import { correlationIdOf, CORRELATION_ID_HEADER } from '../core/ids/correlation-id.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { buckets, type RouteKey } from '../../lib/resources.js';
@@ -32,6 +33,7 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
       },
       settings: config,
       log: deps.log,
+      metrics: deps.metrics,
     });
   return async (request) => {
     const route = request.routeKey as RouteKey<'ingest'>;
@@ -43,7 +45,9 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
         // The grants as the partner directory holds them now (within its refresh interval), not as deployed.
         const { publishGrants } = await deps.partners.current();
         const ingest = ingestDependencies();
-        return acceptEvents(request, principal, { ...ingest, settings: { ...ingest.settings, publishGrants } });
+        const answer = await acceptEvents(request, principal, { ...ingest, settings: { ...ingest.settings, publishGrants } });
+        // The id the ingest's, the router's and the deliveries' log lines carry, for the publisher to quote.
+        return { ...answer, headers: { ...answer.headers, [CORRELATION_ID_HEADER]: correlationIdOf(request) } };
       }
       default:
         return unroutedAnswer(request);

@@ -5,6 +5,8 @@ export interface QueueMessage {
   readonly receiptHandle: string;
   /** How often the queue handed this message out, this time included (at least 1). */
   readonly receiveCount: number;
+  /** The message's String attributes (e.g. `koerier-correlation-id`); empty when it has none. */
+  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 export interface QueueBatch {

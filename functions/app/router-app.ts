@@ -5,6 +5,8 @@
  */
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
+import { isCorrelationId } from '../core/ids/correlation-id.js';
+import { inboundMessageAttributes } from '../core/ingest/index.js';
 import { entitledToEvent } from '../core/subscriptions/entitlements.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../../lib/resources.js';
@@ -28,7 +30,10 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     log,
   };
   return async (batch) => {
-    const records = batch.records.map((record) => ({ recordId: record.messageId, body: record.body }));
+    const records = batch.records.map((record) => {
+      const correlationId = record.attributes?.[inboundMessageAttributes.correlationId];
+      return { recordId: record.messageId, body: record.body, ...(isCorrelationId(correlationId) ? { correlationId } : {}) };
+    });
     try {
       // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
       const { entitlements } = await deps.partners.current();
@@ -40,6 +45,7 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
         deliveries: report.deliveries,
         failed: report.failedRecordIds.length,
       });
+      deps.metrics.eventsRouted(report);
       return { failedMessageIds: report.failedRecordIds };
     } catch (error) {
       // Only what every record needs can end up here (the route index's state or the partner directory could not be read);

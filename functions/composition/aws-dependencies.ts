@@ -24,6 +24,8 @@ import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clien
 import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
+import { PowertoolsMetrics } from '../aws/powertools-metrics.js';
+import { noMetrics, type Metrics } from '../core/ports/metrics.js';
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
@@ -41,6 +43,7 @@ import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-q
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
+import { tracedClients } from '../aws/tracing.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 
@@ -54,8 +57,12 @@ export interface AwsDependenciesOptions {
   readonly kms?: () => KMSClient;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
+  /** The gateway's figures. Default: Powertools EMF records in Lambda (`config.delivery.emitMetrics`), none elsewhere. */
+  readonly metrics?: Metrics;
   /** Where the EMF metric records go. Default: standard output, where CloudWatch reads them. */
   readonly writeMetricRecord?: (record: string) => void;
+  /** Capture the SDK clients with Powertools Tracer (X-Ray subsegments; functions/aws/tracing.ts). Lambda only. */
+  readonly traceClients?: boolean;
   /** The Lambda session token the Parameters and Secrets extension asks for (the mTLS client certificate). */
   readonly sessionToken?: () => string | undefined;
 }
@@ -64,8 +71,14 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const { config } = options;
   const resources = config.resources;
   const log = options.log ?? createLogger(config.logLevel);
-  const clients = once(options.clients ?? createAwsClients);
-  const kms = once(options.kms ?? createKmsClient);
+  const clients = once(() => {
+    const built = (options.clients ?? createAwsClients)();
+    return options.traceClients ? tracedClients(built, log) : built;
+  });
+  const kms = once(() => {
+    const built = (options.kms ?? createKmsClient)();
+    return options.traceClients ? tracedClients({ kms: built }, log).kms : built;
+  });
   const admission = clientAdmission(config, log);
   const verification = once(() => tokenVerification(config.auth));
   // One load per set of dependencies, shared by the delivery and the handshake clients (issue 12, item 5).
@@ -137,6 +150,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         }),
       handshakeHttp: () =>
         outboundHttp({ connectTimeoutMs: config.handshake.timeoutSeconds * 1000, responseTimeoutMs: config.handshake.timeoutSeconds * 1000 }),
+      metrics: () => options.metrics ?? (config.delivery.emitMetrics ? new PowertoolsMetrics(config.stackName) : noMetrics),
       recordDeliveryMetrics: () => {
         const write = options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
         return (figures) => write(deliveryMetricsRecord(figures, Date.now(), config.stackName));
@@ -154,7 +168,12 @@ let containerAwsClients: AwsClients | undefined;
  * `process.env`.
  */
 export function awsDependencies(): KoerierDependencies {
-  container ??= buildAwsDependencies({ config: loadConfig(process.env), clients: containerClients, sessionToken: () => process.env['AWS_SESSION_TOKEN'] });
+  container ??= buildAwsDependencies({
+    config: loadConfig(process.env),
+    clients: containerClients,
+    traceClients: true,
+    sessionToken: () => process.env['AWS_SESSION_TOKEN'],
+  });
   return container;
 }
 

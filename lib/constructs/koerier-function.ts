@@ -41,6 +41,8 @@ export interface KoerierFunctionProps {
   readonly reservedConcurrency?: number;
   /** Runs the function in these private subnets (fixed egress addresses, lib/constructs/fixed-egress.ts); absent: outside any VPC. */
   readonly network?: { readonly vpc: ec2.IVpc; readonly securityGroup: ec2.ISecurityGroup };
+  /** The Powertools for AWS Lambda (TypeScript) layer, whose Tracer captures the SDK clients (functions/aws/tracing.ts). */
+  readonly powertoolsLayerArn?: string;
   /** The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to (lib/trust-config.ts). */
   readonly trust?: { readonly signingKeyArns: readonly string[]; readonly clientCertificateSecretArn?: string | undefined };
 }
@@ -199,6 +201,7 @@ export class KoerierFunction extends Construct {
         ? {}
         : { vpc: props.network.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [props.network.securityGroup] }),
       // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
+      ...(props.powertoolsLayerArn ? { layers: [lambda.LayerVersion.fromLayerVersionArn(this, 'PowertoolsLayer', props.powertoolsLayerArn)] } : {}),
       ...(secret ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103) } : {}),
     });
     if (props.network) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));

@@ -144,7 +144,7 @@ function wireBytes(request: FuzzRequest): Buffer {
 
 /** The API's routes are served under its base path (`/v1`); the host's own routes and well-known resources at the root. */
 function servedTarget(target: string): string {
-  const local = target === '/health' || target.startsWith('/health?') || target.startsWith(OAUTH_TOKEN_PATH) || target.startsWith('/.well-known/');
+  const local = /^\/(health|metrics|console|oauth)([/?]|$)/.test(target) || target.startsWith('/.well-known/');
   return target.startsWith('/') && !local ? `${API_BASE_PATH}${target}` : target;
 }
 

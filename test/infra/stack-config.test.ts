@@ -208,6 +208,13 @@ describe('CDK context (lib/stack-config.ts)', () => {
     rejects({ 'koerier:alarmEmail': 'ops at example.org' }, /koerier:alarmEmail must be an email address, got "ops at example.org"/);
   });
 
+  it('issue 16: the console client is optional, one token, never empty', () => {
+    expect(parseStackConfig(valid).consoleClientId).toBeUndefined();
+    expect(parseStackConfig({ ...valid, 'koerier:consoleClientId': ' koerier-console ' }).consoleClientId).toBe('koerier-console');
+    rejects({ 'koerier:consoleClientId': '' }, /koerier:consoleClientId must be the client id of the console at the issuer/);
+    rejects({ 'koerier:consoleClientId': 'two words' }, /koerier:consoleClientId must not contain spaces or commas/);
+  });
+
   it('CARD-2: every problem is reported at once, each naming its context key', () => {
     const error = (() => {
       try {

@@ -23,6 +23,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKoerierHost, type KoerierHost, type KoerierHostOptions } from '../../local/host.js';
+import { noteLogLine, noteTestSecret } from './log-scan.js';
 
 export interface TestHost {
   readonly host: KoerierHost;
@@ -59,13 +60,17 @@ export async function startTestHost(
       stateDir: join(dir, 'state'),
       configFile: join(dir, 'koerier.local.json'),
       settings,
-      log: (line) => logs.push(line),
+      log: (line) => {
+        logs.push(line);
+        noteLogLine(line);
+      },
       ...hostOptions,
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  noteTestSecret(...Object.values(host.localConfig.clients).map((client) => client.secret));
   const restoreEnvironment = exportEnvironment ? useEnvironment(host.environment) : () => undefined;
   return {
     host,

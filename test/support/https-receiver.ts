@@ -16,6 +16,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import forge from 'node-forge';
+import { noteTestSecret } from './log-scan.js';
 
 export interface LocalCertificateAuthority {
   /** PEM of the CA certificate: what a client must trust to reach the receivers. */
@@ -199,6 +200,7 @@ export async function startHttpsReceiver(options: {
   const clientId = 'koerier';
   const clientSecret = randomBytes(18).toString('base64url');
   const accessToken = randomBytes(24).toString('base64url');
+  noteTestSecret(clientSecret, accessToken);
   const waiters = new Set<() => void>();
   const sockets = new Set<Socket>();
   // The TLS socket of a request cannot send a TCP reset; its underlying connection can.

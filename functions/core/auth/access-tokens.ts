@@ -106,6 +106,8 @@ export const scopes = {
   admin: 'admin',
 } as const;
 export type Scope = (typeof scopes)[keyof typeof scopes];
+/** What the console asks a user's identity provider for; a user gets the part of it their organisation grants. */
+export const CONSOLE_SCOPES: readonly Scope[] = [scopes.manageSubscriptions, scopes.consume, scopes.readContracts, scopes.writeContracts, scopes.admin];
 
 export interface Principal {
   /** The confidential client the token was issued to. */

@@ -8,6 +8,7 @@
  * so `core/routing` does not depend on `core/delivery`.
  */
 import { arrayElementSpans, memberValueSpan } from '../cloudevents/json-spans.js';
+import { isCorrelationId } from '../ids/correlation-id.js';
 
 export interface DeliveryMessage {
   readonly version: 1;
@@ -22,6 +23,8 @@ export interface DeliveryMessage {
   readonly createdAt: number;
   /** Set by a redrive: a new operation, so a new key (EDU-IDEM-13). */
   readonly redriveOf?: string;
+  /** The ingest request's correlation id: on the delivery's log lines and the webhook request's `X-Correlation-ID`. */
+  readonly correlationId?: string;
 }
 
 /**
@@ -50,5 +53,7 @@ export function decodeDeliveryMessage(body: string): DeliveryMessage {
   const eventsSpan = memberValueSpan(body, 'events')!;
   const eventsText = body.slice(eventsSpan[0], eventsSpan[1]).trim();
   const events = arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end));
-  return { ...(value as Omit<DeliveryMessage, 'events'>), events };
+  const { correlationId, ...rest } = value as Omit<DeliveryMessage, 'events'>;
+  // It becomes a header of the webhook request: only a well-formed one travels on.
+  return { ...rest, ...(isCorrelationId(correlationId) ? { correlationId } : {}), events };
 }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
@@ -121,6 +122,8 @@ export interface DispatcherDependencies {
   /** `WebHook-Request-Origin`. */
   readonly origin: string;
   readonly log: Log;
+  /** Attempts by outcome and latency, dead letters by reason (issue 13). */
+  readonly metrics?: Metrics;
   readonly clock?: Clock;
   readonly random?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;

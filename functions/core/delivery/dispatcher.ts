@@ -18,6 +18,7 @@
 import { systemClock, type Clock } from '../ports/clock.js';
 import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
 import { admit } from './admission.js';
+import { observeAttempt } from './attempt-observation.js';
 import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type { BatchOutcome, DeliveryDecision, DeliveryTask, DispatchOptions, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
@@ -219,7 +220,10 @@ class SubscriptionDispatch {
   }
 
   private async applySettlement(delivery: QueuedDelivery, { record, retireSubscription, progress, next }: Settlement): Promise<void> {
-    if (record) this.records.push(record);
+    if (record) {
+      this.records.push(record);
+      observeAttempt(this.deps, delivery, record);
+    }
     if (retireSubscription !== undefined && !this.retired) {
       this.retired = true;
       await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
@@ -257,6 +261,7 @@ class SubscriptionDispatch {
   private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
     await this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt);
     this.deadLettered++;
+    this.deps.metrics?.deadLettered(this.subscriptionId, deadLetter.reason);
     this.deps.log.warn('delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });
   }
 

@@ -17,6 +17,7 @@ export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): Del
       events: [event],
       createdAt: message.createdAt,
       ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+      ...(message.correlationId ? { correlationId: message.correlationId } : {}),
     })),
   );
 }

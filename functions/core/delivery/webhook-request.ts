@@ -6,6 +6,7 @@
  */
 import { toBatchMessage, toBinaryMessage, toStructuredMessage, type ContentMode } from '../cloudevents/index.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/index.js';
+import { CORRELATION_ID_HEADER } from '../ids/correlation-id.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 
@@ -45,6 +46,8 @@ export function webhookRequest(options: {
       [IDEMPOTENCY_KEY_HEADER]: message.deliveryId,
       'webhook-request-origin': options.origin,
       authorization: `Bearer ${options.accessToken}`,
+      // The ingest request's correlation id (core/ids/correlation-id.ts): the receiver can quote it to the operator.
+      ...(message.correlationId ? { [CORRELATION_ID_HEADER]: message.correlationId } : {}),
     },
     body: encoded.body,
   };

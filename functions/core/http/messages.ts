@@ -13,6 +13,8 @@ export interface HttpRequest {
   readonly routeKey: string;
   readonly pathParameters: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /** API Gateway's id of this request (`requestContext.requestId`), where a gateway gave one. */
+  readonly requestId?: string;
 }
 
 export interface HttpResponse {

@@ -15,7 +15,9 @@ import { KoerierError, problem } from '../http/problems.js';
 import { withIdempotency } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
-import type { Log } from '../ports/log.js';
+import { withFields, type Log } from '../ports/log.js';
+import { noMetrics, type Metrics } from '../ports/metrics.js';
+import { correlationIdOf } from '../ids/correlation-id.js';
 import { describeError } from '../errors/describe-error.js';
 import { offloadEvents, planOffload, type OffloadDependencies } from '../claim-check/offload.js';
 import { resolveUploads } from '../claim-check/uploads.js';
@@ -32,6 +34,8 @@ export const MAX_EVENTS_PER_BATCH = 1000;
 export const inboundMessageAttributes = {
   publisher: 'koerier-publisher',
   receivedAt: 'koerier-received-at',
+  /** The ingest request's correlation id (core/ids/correlation-id.ts), carried on to the router and the deliveries. */
+  correlationId: 'koerier-correlation-id',
 } as const;
 
 export interface IngestSettings {
@@ -54,6 +58,8 @@ export interface IngestDependencies {
   readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
   readonly settings: IngestSettings;
   readonly log: Log;
+  /** Events accepted, and requests refused by rule. */
+  readonly metrics?: Metrics;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
   readonly clock?: Clock;
 }
@@ -78,10 +84,15 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
 }
 
 async function storeEvents(request: HttpRequest, publisher: string, deps: IngestDependencies): Promise<HttpResponse> {
-  const { settings, log } = deps;
+  const { settings } = deps;
+  const metrics = deps.metrics ?? noMetrics;
+  const correlationId = correlationIdOf(request);
+  // Every line of this request names it, so the router's and the deliveries' lines can be found from here.
+  const log = withFields(deps.log, { correlationId });
   // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
   const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
   if (!rate.allowed) {
+    metrics.publishRejected('rate-limited');
     throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
       headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
@@ -93,6 +104,7 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     if (error instanceof KoerierError) {
       const refused = error.problem;
       log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+      metrics.publishRejected(ruleOf(refused.type));
     }
     throw error;
   }
@@ -104,9 +116,10 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
   );
   if (ungranted.length > 0) {
     log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
+    metrics.publishRejected('source-not-granted');
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log);
+  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log, metrics);
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
   // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
@@ -126,12 +139,16 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     await deps.inbound.send(
       queued.map((event) => ({
         body: event.json,
-        attributes: { [inboundMessageAttributes.publisher]: publisher, [inboundMessageAttributes.receivedAt]: receivedAt },
+        attributes: {
+          [inboundMessageAttributes.publisher]: publisher,
+          [inboundMessageAttributes.receivedAt]: receivedAt,
+          [inboundMessageAttributes.correlationId]: correlationId,
+        },
       })),
     );
   } catch (error) {
     // A refused upload reference is the publisher's to fix, not an outage.
-    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log);
+    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log, metrics);
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
     throw new KoerierError(
       problem(
@@ -155,16 +172,25 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
       ...(byReference.has(index) ? { claimCheck: true } : {}),
     });
   }
+  metrics.eventsAccepted(outcome.events.length);
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
   return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
 }
 
 /** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
-function refusalsLogged<T>(check: () => T, publisher: string, log: Log): T {
+function refusalsLogged<T>(check: () => T, publisher: string, log: Log, metrics: Metrics): T {
   try {
     return check();
   } catch (error) {
-    if (error instanceof KoerierError) log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+    if (error instanceof KoerierError) {
+      log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+      metrics.publishRejected(ruleOf(error.problem.type));
+    }
     throw error;
   }
+}
+
+/** The rule a refusal names: its problem type's slug (`https://koerier.dev/problems/<slug>`), a fixed vocabulary. */
+function ruleOf(type: string | undefined): string {
+  return type?.split('/').at(-1) || 'refused';
 }

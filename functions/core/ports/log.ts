@@ -11,6 +11,15 @@ export interface Log {
   error(message: string, fields: LogFields): void;
 }
 
+/** `log` with `fields` on every line (a correlation id, a subscription); a line's own fields come first. */
+export function withFields(log: Log, fields: LogFields): Log {
+  return {
+    info: (message, own) => log.info(message, { ...own, ...fields }),
+    warn: (message, own) => log.warn(message, { ...own, ...fields }),
+    error: (message, own) => log.error(message, { ...own, ...fields }),
+  };
+}
+
 /** For callers and tests that keep no log. */
 export const silentLog: Log = {
   info: () => undefined,

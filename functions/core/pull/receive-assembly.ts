@@ -59,6 +59,28 @@ export interface LockView {
  */
 export const MAX_ANSWER_BYTES = 6 * 1024 * 1024 - 64 * 1024;
 
+/** How many of `entries`, from the first, fit an answer of `maxBytes`. */
+function fittingEntries(entries: readonly { readonly event: string; readonly lock: LockView }[], maxBytes: number): number {
+  // Escaping at most sextuples a byte (a control character becomes \u00XX): when even that stays
+  // within the limit, every entry fits, and no event needs escaping just to be counted.
+  const worstCase = entries.reduce((sum, { event }) => sum + 6 * Buffer.byteLength(event) + LOCK_ALLOWANCE + 2, ENVELOPE_BYTES);
+  if (worstCase <= maxBytes) return entries.length;
+  let bytes = ENVELOPE_BYTES;
+  let included = 0;
+  for (const { event, lock } of entries) {
+    // Each piece as it will look inside the escaped body, plus its comma.
+    const size = escapedBytes(event) + escapedBytes(JSON.stringify(lock)) + 2;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    included++;
+  }
+  return included;
+}
+
+/** What one event takes in an answer at most besides its own escaped text: its lock (a few hundred bytes; this allows for more) and commas. */
+const LOCK_ALLOWANCE = 4096;
+const ENVELOPE_BYTES = Buffer.byteLength(JSON.stringify(JSON.stringify({ events: [], locks: [] })));
+
 /**
  * `{"events":[…],"locks":[…]}`: the events as their stored text, byte for byte. Adds entries in
  * order until the next would take the answer past `maxBytes` (counted as Lambda counts it);
@@ -68,26 +90,13 @@ export function assembleAnswer(
   entries: readonly { readonly event: string; readonly lock: LockView }[],
   maxBytes = MAX_ANSWER_BYTES,
 ): { body: string; included: number } {
-  const envelope = Buffer.byteLength(JSON.stringify(JSON.stringify({ events: [], locks: [] })));
-  let bytes = envelope;
-  let included = 0;
-  for (const { event, lock } of entries) {
-    // Each piece as it will look inside the escaped body, plus its comma.
-    const size = escapedBytes(event) + escapedBytes(JSON.stringify(lock)) + 2;
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    included++;
-  }
+  const included = fittingEntries(entries, maxBytes);
   const kept = entries.slice(0, included);
   return {
     body: `{"events":[${kept.map((entry) => entry.event).join(',')}],"locks":${JSON.stringify(kept.map((entry) => entry.lock))}}`,
     included,
   };
 }
-
-/** What one event takes in an answer at most besides its own escaped text: its lock (a few hundred bytes; this allows for more) and commas. */
-const LOCK_ALLOWANCE = 4096;
-const ENVELOPE_BYTES = Buffer.byteLength(JSON.stringify(JSON.stringify({ events: [], locks: [] })));
 
 /** The bytes `event` and its lock take in an answer at most, counted as Lambda counts them. */
 export function answerBytesOf(event: string): number {

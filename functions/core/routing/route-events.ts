@@ -28,6 +28,8 @@ export interface InboundRecord {
   readonly recordId: string;
   /** The stored event, JSON event format. */
   readonly body: string;
+  /** The ingest request's correlation id (core/ids/correlation-id.ts), carried into the deliveries. */
+  readonly correlationId?: string | undefined;
 }
 
 export interface RouterDependencies {
@@ -109,7 +111,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       }
       if (claim.outcome === 'duplicate') {
         duplicates++;
-        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type });
+        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type, ...correlationOf(record) });
       } else if (claim.outcome === 'busy') {
         failed.add(record.recordId);
       } else {
@@ -218,6 +220,7 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
         owner: candidate.owner,
         type: entry.event.type,
         id: entry.event.id,
+        ...correlationOf(entry.record),
       });
       return false;
     });
@@ -232,7 +235,13 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
         planned.push(delivery(candidate.subscriptionId, [entry], createdAt));
       }
     }
-    deps.log?.info('event routed', { source: entry.event.source, id: entry.event.id, type: entry.event.type, subscriptions: candidates.length });
+    deps.log?.info('event routed', {
+      source: entry.event.source,
+      id: entry.event.id,
+      type: entry.event.type,
+      subscriptions: candidates.length,
+      ...correlationOf(entry.record),
+    });
   });
   for (const [subscriptionId, group] of batches) {
     for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes)) planned.push(delivery(subscriptionId, chunk, createdAt));
@@ -252,6 +261,8 @@ function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], crea
     subscriptionId,
     events,
     createdAt,
+    // A batch delivery carries its first event's; each event's own is on its `event routed` line.
+    ...correlationOf(entries[0]?.record),
   };
   return { body: encodeDeliveryMessage(message), recordIds: entries.map((entry) => entry.record.recordId) };
 }
@@ -275,6 +286,10 @@ function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, ma
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
+}
+
+function correlationOf(record: InboundRecord | undefined): { correlationId?: string } {
+  return record?.correlationId === undefined ? {} : { correlationId: record.correlationId };
 }
 
 function describe(error: unknown): string {

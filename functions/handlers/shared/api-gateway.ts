@@ -28,20 +28,24 @@ export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (d
     return async (event) => {
       let response: HttpResponse;
       let log: Pick<typeof logger, 'error'> = logger;
+      let deps: KoerierDependencies | undefined;
       try {
-        const deps = dependencies();
-        log = deps.log;
+        const current = dependencies();
+        deps = current;
+        log = current.log;
         response = await answered(async () => {
           const request = toHttpRequest(event);
           // First of all: behind CloudFront, a request that went around it gets no further (origin-guard.ts).
-          requireEdgeOrigin(request, deps.config.originVerifySecret);
-          app ??= makeApp(deps);
+          requireEdgeOrigin(request, current.config.originVerifySecret);
+          app ??= makeApp(current);
           return app(request);
         });
       } catch (error) {
         log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
         response = problemAnswer(new KoerierError(problems.internal(), { cause: error }));
       }
+      // Once per invocation: the figures the app recorded become EMF records (functions/aws/powertools-metrics.ts).
+      deps?.metrics.flush();
       return toApiResult(response);
     };
   };
@@ -62,6 +66,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
     if (value !== undefined) pathParameters[name] = value;
   }
   const rawBody = event.body ?? '';
+  const requestId = event.requestContext.requestId;
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
@@ -71,6 +76,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
     query,
     pathParameters,
     body: event.isBase64Encoded ? Buffer.from(rawBody, 'base64') : Buffer.from(rawBody, 'utf8'),
+    ...(requestId ? { requestId } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * `queueHandler(routerApp)(awsDependencies)` is the router's Lambda handler. Built on the first
  * batch, not at import.
  */
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { KoerierDependencies } from '../../app/dependencies.js';
 import type { QueueApp } from '../../app/queue-app.js';
 
@@ -13,18 +13,31 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
   return (dependencies) => {
     let app: QueueApp | undefined;
     return async (event, context) => {
-      app ??= makeApp(dependencies());
+      const deps = dependencies();
+      app ??= makeApp(deps);
       const { failedMessageIds } = await app({
         records: event.Records.map((record) => ({
           messageId: record.messageId,
           body: record.body,
           receiptHandle: record.receiptHandle,
           receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? '1') || 1,
+          attributes: stringAttributes(record.messageAttributes),
         })),
         // Without a context (a test calling the handler directly) the batch has no time limit.
         remainingTimeMs: () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
       });
+      // Once per invocation: the figures the app recorded become EMF records (functions/aws/powertools-metrics.ts).
+      deps.metrics.flush();
       return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     };
   };
+}
+
+/** The message attributes of type String (the correlation id, the publisher, the receipt time). */
+function stringAttributes(attributes: SQSRecord['messageAttributes'] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, attribute] of Object.entries(attributes ?? {})) {
+    if (attribute.dataType === 'String' && attribute.stringValue !== undefined) out[name] = attribute.stringValue;
+  }
+  return out;
 }

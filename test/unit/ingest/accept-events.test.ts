@@ -106,15 +106,19 @@ describe('acceptEvents: persist before acknowledge', () => {
     expect(queue.messages).toHaveLength(1);
   });
 
-  it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher and receipt time as attributes', async () => {
+  it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher, receipt time and correlation id as attributes', async () => {
     const accepted = event();
-    const response = await acceptEvents(request(accepted), PUBLISHER, deps);
+    const response = await acceptEvents(request(accepted, { 'x-correlation-id': 'order-42' }), PUBLISHER, deps);
     expect(response.status).toBe(202);
     expect(json(response)).toEqual({ acceptedCount: 1, accepted: [{ source: accepted.source, id: accepted.id }] });
     expect(queue.messages).toEqual([
       {
         body: JSON.stringify(accepted),
-        attributes: { [inboundMessageAttributes.publisher]: 'partner-a', [inboundMessageAttributes.receivedAt]: new Date(START).toISOString() },
+        attributes: {
+          [inboundMessageAttributes.publisher]: 'partner-a',
+          [inboundMessageAttributes.receivedAt]: new Date(START).toISOString(),
+          [inboundMessageAttributes.correlationId]: 'order-42',
+        },
       },
     ]);
   });

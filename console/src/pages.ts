@@ -1,0 +1,210 @@
+/** The console's pages: what a subscriber (or, with `admin`, an operator) sees and may do. */
+import { ApiError, type Api } from './api.js';
+import type { Session } from './auth.js';
+import { announce, facts, h, table } from './dom.js';
+import { t, when } from './i18n.js';
+
+type Json = Record<string, unknown>;
+
+export interface PageContext {
+  readonly api: Api;
+  readonly session: Session;
+  readonly main: HTMLElement;
+  /** Draws the current page again, e.g. after an action. */
+  readonly refresh: () => Promise<void>;
+}
+
+const isOperator = (session: Session) => session.scopes.includes('admin');
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+
+export async function subscriptionsPage({ api, session, main }: PageContext): Promise<void> {
+  const path = isOperator(session) ? '/subscriptions?owner=*&limit=100' : '/subscriptions?limit=100';
+  const { subscriptions = [] } = await api.get<{ subscriptions?: Json[] }>(path);
+  const heading = isOperator(session) ? t('allSubscriptions') : t('yourSubscriptions');
+  main.replaceChildren(
+    h('h1', {}, t('subscriptions')),
+    subscriptions.length === 0
+      ? h('p', {}, t('none'))
+      : table(
+          heading,
+          [t('id'), t('owner'), t('delivery'), t('types'), t('state'), t('reason')],
+          subscriptions.map((s) => [
+            h('a', { href: `#/subscriptions/${encodeURIComponent(text(s['id']))}` }, text(s['id'])),
+            text(s['owner']),
+            text(s['delivery'] ?? 'push'),
+            ((s['types'] as string[] | undefined) ?? []).join(', '),
+            h('span', { class: `state-${text(s['status'])}` }, text(s['status'])),
+            text(s['statusreason']),
+          ]),
+        ),
+  );
+}
+
+export async function subscriptionPage(context: PageContext, id: string): Promise<void> {
+  const { api, main } = context;
+  const base = `/subscriptions/${encodeURIComponent(id)}`;
+  let subscription: Json;
+  try {
+    subscription = await api.get<Json>(base);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      main.replaceChildren(h('h1', {}, t('subscriptions')), h('p', { class: 'notice error' }, t('notFound')), backLink());
+      return;
+    }
+    throw error;
+  }
+  const [{ attempts = [] }, { deadLetters = [] }] = await Promise.all([
+    api.get<{ attempts?: Json[] }>(`${base}/deliveries?limit=100`),
+    api.get<{ deadLetters?: Json[] }>(`${base}/dead-letters?limit=100`),
+  ]);
+  const health = (subscription['health'] as Json | undefined) ?? {};
+  const delivered = attempts.filter((a) => a['outcome'] === 'delivered');
+  const latencies = attempts
+    .map((a) => Number(a['latencyMs']))
+    .filter((n) => Number.isFinite(n) && n > 0)
+    .sort((a, b) => a - b);
+  const status = text(subscription['status']);
+
+  const actions = h('div', { class: 'actions' });
+  if (status === 'suspended') {
+    const resume = h('button', { type: 'button', class: 'primary' }, t('resume'));
+    resume.addEventListener('click', () => void act(context, resume, () => api.post(`${base}/resume`, {}), t('resumed')));
+    actions.append(resume);
+  }
+  const redrive = h('button', { type: 'button', class: 'primary', disabled: deadLetters.length === 0 }, t('redriveAll'));
+  redrive.addEventListener(
+    'click',
+    () => void act(context, redrive, () => api.post<{ redriven?: unknown[] }>(`${base}/dead-letters/redrive`, { all: true }), t('redriven')),
+  );
+
+  main.replaceChildren(
+    h('h1', {}, `${t('subscription')} ${id}`),
+    backLink(),
+    facts([
+      [t('owner'), text(subscription['owner'])],
+      [t('delivery'), text(subscription['delivery'] ?? 'push')],
+      [t('sink'), text(subscription['sink'])],
+      [t('types'), ((subscription['types'] as string[] | undefined) ?? []).join(', ')],
+      [t('state'), h('span', { class: `state-${status}` }, status)],
+      [t('reason'), text(subscription['statusreason'])],
+    ]),
+    actions,
+    h('h2', {}, t('health')),
+    facts([
+      [t('successRate'), attempts.length === 0 ? '' : `${Math.round((100 * delivered.length) / attempts.length)} % (${delivered.length}/${attempts.length})`],
+      [t('medianLatency'), latencies.length === 0 ? '' : `${latencies[Math.floor(latencies.length / 2)]} ms`],
+      [t('lastSuccess'), when(text(health['lastsuccess'] ?? delivered[0]?.['at']))],
+      [t('breaker'), text(health['breaker'])],
+    ]),
+    attempts.length === 0
+      ? h('p', {}, `${t('attempts')}: ${t('none')}`)
+      : table(
+          t('attempts'),
+          [t('at'), t('attempt'), t('outcome'), t('status'), t('latency'), t('event')],
+          attempts
+            .slice(0, 20)
+            .map((a) => [
+              when(text(a['at'])),
+              text(a['attempt']),
+              h('span', { class: `outcome-${text(a['outcome'])}` }, text(a['outcome'])),
+              text(a['status']),
+              a['latencyMs'] === undefined ? '' : `${text(a['latencyMs'])} ms`,
+              eventLabel(a['event'] as Json | undefined),
+            ]),
+        ),
+    h('h2', {}, t('deadLetters')),
+    deadLetters.length === 0
+      ? h('p', {}, t('none'))
+      : table(
+          t('deadLetters'),
+          [t('at'), t('reason'), t('attemptCount'), t('events')],
+          deadLetters.map((d) => [
+            when(text(d['deadLetteredAt'])),
+            `${text(d['reason'])}: ${text(d['detail'])}`,
+            text(d['attempts']),
+            eventsLabel(d['events']),
+          ]),
+        ),
+    h('div', { class: 'actions' }, redrive),
+    h('h2', {}, t('replays')),
+    await replaysSection(api, base),
+  );
+}
+
+export async function contractsPage({ api, main }: PageContext): Promise<void> {
+  let contracts: Json[];
+  try {
+    contracts = (await api.get<{ contracts?: Json[] }>('/contracts')).contracts ?? [];
+  } catch (error) {
+    if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
+    main.replaceChildren(h('h1', {}, t('contracts')), h('p', { class: 'notice' }, t('notYet')));
+    return;
+  }
+  main.replaceChildren(
+    h('h1', {}, t('contracts')),
+    contracts.length === 0
+      ? h('p', {}, t('none'))
+      : table(
+          t('contracts'),
+          [t('name'), t('version'), t('kind'), t('state'), t('owner')],
+          contracts.map((c) => [
+            text(c['name']),
+            text(c['latestversion'] ?? c['version']),
+            text(c['kind']),
+            text(c['status']),
+            text((c['owner'] as Json | undefined)?.['name'] ?? c['owner']),
+          ]),
+        ),
+  );
+}
+
+async function replaysSection(api: Api, base: string): Promise<HTMLElement> {
+  try {
+    const { replays = [] } = await api.get<{ replays?: Json[] }>(`${base}/replays`);
+    if (replays.length === 0) return h('p', {}, t('none'));
+    return table(
+      t('replays'),
+      [t('window'), t('state'), t('scanned'), t('matched'), t('sent'), t('failed')],
+      replays.map((r) => [
+        `${when(text(r['from']))} – ${when(text(r['to']))}`,
+        text(r['state']),
+        text(r['scanned']),
+        text(r['matched']),
+        text(r['sent']),
+        text(r['failed']),
+      ]),
+    );
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return h('p', { class: 'notice' }, t('notYet'));
+    throw error;
+  }
+}
+
+function eventLabel(event: Json | undefined): string {
+  return event ? `${text(event['type'])} (${text(event['source'])} ${text(event['id'])})` : '';
+}
+
+function eventsLabel(events: unknown): string {
+  if (!Array.isArray(events)) return '';
+  return events
+    .map((e) => (typeof e === 'string' ? (JSON.parse(e) as Json) : (e as Json)))
+    .map((e) => `${text(e['type'])} ${text(e['id'])}`)
+    .join('; ');
+}
+
+function backLink(): HTMLElement {
+  return h('p', {}, h('a', { href: '#/' }, t('back')));
+}
+
+/** Runs an action from a button: disabled while it runs, the outcome announced, the page drawn again. */
+async function act(context: PageContext, button: HTMLButtonElement, action: () => Promise<unknown>, done: string): Promise<void> {
+  button.disabled = true;
+  try {
+    await action();
+    announce(done);
+    await context.refresh();
+  } catch (error) {
+    announce(error instanceof Error ? error.message : String(error));
+    button.disabled = false;
+  }
+}
