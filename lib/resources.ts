@@ -327,7 +327,11 @@ export const functions = {
     entry: 'functions/handlers/api-description.ts',
     memoryMb: 256,
     timeoutSeconds: 5,
-    routes: [{ method: 'GET', path: '/openapi.json' }],
+    routes: [
+      { method: 'GET', path: '/openapi.json' },
+      // A page for each problem type (functions/core/http/problem-types.ts).
+      { method: 'GET', path: '/problems/{type}' },
+    ],
     defaultRoute: true,
   },
 } as const satisfies Record<string, FunctionSpec>;

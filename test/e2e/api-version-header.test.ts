@@ -51,4 +51,16 @@ describe('ADR /core/version-header: API-Version on every answer of every route',
       expect(response.headers.get('api-version'), `${method} ${url}`).toBe(API_VERSION);
     }
   });
+
+  it('issue 14 #6: each problem type has its page on the laptop host, and an unknown one is a 404 problem, both with API-Version', async () => {
+    const page = await fetch(`${koerier.url}/problems/rate-limited`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(page.headers.get('api-version')).toBe(API_VERSION);
+    expect(await page.text()).toContain('# Too Many Requests');
+    const unknown = await fetch(`${koerier.url}/problems/no-such-type`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toBe('application/problem+json');
+    expect(unknown.headers.get('api-version')).toBe(API_VERSION);
+  });
 });

@@ -3,6 +3,9 @@
  * Each area of the API contributes its own paths (see `events-paths.ts`) and the document
  * (`openapi-document.ts`) puts them together.
  */
+import { problemTypes, type ProblemSlug } from '../http/problem-types.js';
+import { problemType } from '../http/problems.js';
+
 export const API_VERSION = '1.0.0';
 /**
  * The API's major version in every URI (Logius API Design Rules, /core/uri-version): the API is
@@ -16,7 +19,12 @@ export const problemSchema = {
   description: 'RFC 9457 problem details.',
   required: ['type', 'title', 'status', 'detail'],
   properties: {
-    type: { type: 'string', format: 'uri-reference' },
+    type: {
+      type: 'string',
+      format: 'uri-reference',
+      description: 'What kind of problem: branch on it. Each is described at GET /problems/{type} (its last segment; the enum there lists them all).',
+      enum: (Object.keys(problemTypes) as ProblemSlug[]).map((slug) => problemType(slug)),
+    },
     title: { type: 'string' },
     status: { type: 'integer', minimum: 100, maximum: 599 },
     detail: { type: 'string' },

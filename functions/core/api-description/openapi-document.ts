@@ -4,6 +4,7 @@
  */
 import { API_BASE_PATH, API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { withOperationDefaults } from './operation-defaults.js';
+import { problemPagePaths } from './problem-pages.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
@@ -101,6 +102,7 @@ const describedPaths = {
   ...pullPaths,
   ...payloadsPaths,
   ...partnersPaths,
+  ...problemPagePaths,
   '/openapi.json': {
     get: {
       operationId: 'getApiDescription',
