@@ -56,6 +56,29 @@ module.exports = {
       to: { path: ['^local/', '^test/', '^bench/'] },
     },
     {
+      name: 'functions-not-to-undici',
+      comment:
+        "Outbound HTTP in the functions is node:http/https (functions/net/safe-http-client.ts): undici was more than half of a bundle and its cold import (issue 15, item 4). It stays a dev dependency, for the benchmarks' floors.",
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '(^|/)node_modules/undici/' },
+    },
+    {
+      name: 'cli-only-pure-core',
+      comment:
+        'The koerier CLI (cli/) talks to a gateway over HTTP like any partner: it may reuse pure helpers of functions/core (the CloudEvents HTTP binding), never adapters, apps, handlers, the laptop host or the CDK app.',
+      severity: 'error',
+      from: { path: '^cli/' },
+      to: { path: ['^functions/(?!core/)', '^lib/', '^local/', '^bin/', '^test/', '^bench/'] },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: 'The CLI is a client: what is deployed or hosted never depends on it.',
+      severity: 'error',
+      from: { path: '^(functions|lib|local|bin|bench)/' },
+      to: { path: '^cli/' },
+    },
+    {
       name: 'no-file-cycles',
       comment: 'No two files under functions/ need each other, directly or through others.',
       severity: 'error',

@@ -70,8 +70,17 @@ interface Timing {
 async function functionEnvironment(): Promise<Record<string, string>> {
   const cdkJson = JSON.parse(await readFile(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
   const region = 'eu-central-1';
+  // What a deployer passes with -c (cdk.json leaves the deployment's own identity open).
+  const example = {
+    'koerier:issuer': 'https://login.example.org/realms/koerier',
+    'koerier:audience': 'koerier',
+    'koerier:jwksUrl': 'https://login.example.org/realms/koerier/protocol/openid-connect/certs',
+    'koerier:webhookOrigin': 'koerier.example.org',
+    'koerier:allowedOrigins': ['events.partner.example.org'],
+    'koerier:publishers': { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
+  };
   const env: Record<string, string> = {
-    ...settingEnvironment(parseStackConfig(cdkJson.context), `https://abcdef1234.execute-api.${region}.amazonaws.com`),
+    ...settingEnvironment(parseStackConfig({ ...example, ...cdkJson.context }), `https://abcdef1234.execute-api.${region}.amazonaws.com`),
     AWS_REGION: region,
     AWS_DEFAULT_REGION: region,
   };

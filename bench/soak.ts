@@ -1,12 +1,13 @@
 /**
- * Soak of the laptop host (review #23): `npm start` in a process of its own, a steady stream of
- * events published at POST /events to one push subscriber (a local HTTPS receiver), for minutes.
- * Every 30 s it samples the host's resident memory (RSS), the size of its state directory, how
- * many events were accepted and delivered, and the delivery latency (202 → receiver) of that
- * window. The goal: RSS flat after warm-up (growth under 10 %), the state directory bounded by
- * the TTLs (here the shortest the settings allow, 60 s, so the bound shows within minutes).
+ * Soak of the laptop host (review #23, issue 15 item 7): `npm start` in a process of its own, a
+ * steady stream of events published at POST /events to one push subscriber (a local HTTPS
+ * receiver), for ten minutes. Every 30 s it samples the host's resident memory (RSS), the size of
+ * its state directory, how many events were accepted and delivered (the window's throughput), and
+ * the delivery latency (202 → receiver) of that window. The goals: RSS flat after warm-up (growth
+ * under 10 %), no 5xx answer, every accepted event delivered, the state directory bounded by the
+ * TTLs (here the shortest the settings allow, 60 s, so the bound shows within minutes).
  *
- *   npm run soak -- [--duration <seconds, default 300>] [--rate <events/s, default 50>]
+ *   npm run soak -- [--duration <seconds, default 600>] [--rate <events/s, default 50>]
  *                   [--warmup <seconds, default 60>] [--out <file, default bench/results/soak.json>]
  *
  * Not part of `npm run bench` (it takes minutes); its last result is in bench/results/soak.json.
@@ -45,7 +46,7 @@ function textArgument(name: string, fallback: string): string {
   return index === -1 ? fallback : (process.argv[index + 1] ?? fallback);
 }
 
-const durationSeconds = argument('duration', 300);
+const durationSeconds = argument('duration', 600);
 const rate = argument('rate', 50);
 const warmupSeconds = argument('warmup', 60);
 const out = textArgument('out', join(REPOSITORY, 'bench', 'results', 'soak.json'));
@@ -178,23 +179,33 @@ async function main(): Promise<void> {
     readonly delivered: number;
     readonly latencyP50Ms: number | null;
     readonly latencyP99Ms: number | null;
+    /** Accepted and delivered per second since the previous sample. */
+    readonly acceptedPerSecond: number;
+    readonly deliveredPerSecond: number;
     /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
     readonly loadAverage: number;
   }
   const samples: Sample[] = [];
   const started = Date.now();
+  let previous = { at: started, accepted: 0, delivered: 0 };
   const sample = async () => {
     const window = latencies.splice(0);
+    const now = Date.now();
+    const elapsedSeconds = Math.max(0.001, (now - previous.at) / 1000);
+    const perSecond = (count: number) => Math.round((count / elapsedSeconds) * 10) / 10;
     const entry: Sample = {
-      atSeconds: Math.round((Date.now() - started) / 1000),
+      atSeconds: Math.round((now - started) / 1000),
       rssMb: await rssMb(pid),
       stateDirMb: Math.round((await directoryBytes(join(cwd, '.koerier'))) / 104857.6) / 10,
       accepted,
       delivered,
       latencyP50Ms: percentile(window, 50),
       latencyP99Ms: percentile(window, 99),
+      acceptedPerSecond: perSecond(accepted - previous.accepted),
+      deliveredPerSecond: perSecond(delivered - previous.delivered),
       loadAverage: Math.round(loadavg()[0]! * 10) / 10,
     };
+    previous = { at: now, accepted, delivered };
     samples.push(entry);
     process.stdout.write(`${JSON.stringify(entry)}\n`);
   };
@@ -236,6 +247,10 @@ async function main(): Promise<void> {
   const growth = (secondHalf - firstHalf) / firstHalf;
   const round = (value: number) => Math.round(value * 10) / 10;
   const last = samples.at(-1)!;
+  const serverErrors = Object.entries(refused)
+    .filter(([status]) => Number(status) >= 500)
+    .reduce((sum, [, count]) => sum + count, 0);
+  const steadySeconds = Math.max(1, (steady.at(-1)?.atSeconds ?? 0) - warm.atSeconds);
   const result = {
     when: new Date().toISOString(),
     node: process.version,
@@ -251,6 +266,12 @@ async function main(): Promise<void> {
     connectionErrors: failed,
     delivered,
     allDelivered: delivered >= accepted && accepted > 0,
+    serverErrors,
+    goalNoServerErrors: serverErrors === 0 && failed === 0,
+    throughputPerSecondAfterWarmup: {
+      accepted: round(((steady.at(-1)?.accepted ?? 0) - warm.accepted) / steadySeconds),
+      delivered: round(((steady.at(-1)?.delivered ?? 0) - warm.delivered) / steadySeconds),
+    },
     rssMb: {
       atWarmup: warm.rssMb,
       minAfterWarmup: Math.min(...steady.map((entry) => entry.rssMb)),
@@ -265,8 +286,13 @@ async function main(): Promise<void> {
       min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)),
       max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)),
     },
+    latencyP50MsAfterWarmup: {
+      min: Math.min(...steady.map((entry) => entry.latencyP50Ms ?? Infinity)),
+      max: Math.max(...steady.map((entry) => entry.latencyP50Ms ?? 0)),
+    },
     stateDirMb: { atWarmup: warm.stateDirMb, maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
     hostExitCode: exitCode,
+    goalMet: growth < 0.1 && serverErrors === 0 && failed === 0 && delivered >= accepted && accepted > 0,
     samples,
   };
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);

@@ -7,7 +7,9 @@
  * `nld` URN warnings), CE-2 string characters, 32-bit integers, URI grammar of source/dataref/
  * dataschema, RFC 3339 ranges, base64, the UTF-8 of the body and the per-event size limit, and it
  * builds each event's JSON format text. The SDK is given the body already decoded to a string
- * (what its API takes); Koerier starts from the raw Buffer. Run: `npx tsx bench/validation.ts`.
+ * (what its API takes); Koerier starts from the raw Buffer. Beside both, the floor of issue 15:
+ * the same bytes decoded and parsed once with JSON.parse, nothing checked (goal: Koerier at 0.7×
+ * the floor or better, while staying 3× the SDK). Run: `npx tsx bench/validation.ts`.
  */
 import { HTTP, type CloudEvent } from 'cloudevents';
 import path from 'node:path';
@@ -90,6 +92,13 @@ function koerier(request: BenchRequest): void {
   parseCloudEventsRequest(request, OPTIONS);
 }
 
+/** The floor (issue 15): what any JSON gateway must do with the same request — decode the bytes and parse them once. */
+let floorSink = 0;
+function floor(request: BenchRequest): void {
+  const parsed = JSON.parse(request.body.toString('utf8')) as Record<string, unknown>;
+  floorSink += parsed === null ? 0 : 1;
+}
+
 function sdk(request: BenchRequest): void {
   const event = HTTP.toEvent({ headers: request.headers, body: request.bodyText }) as CloudEvent<unknown>;
   if (event.validate() !== true) throw new Error(`The SDK rejected a ${request.kind} request`);
@@ -123,15 +132,21 @@ export async function run(): Promise<Record<string, unknown>> {
   }
   throughput(koerier, requests, WARMUP_MS);
   throughput(sdk, requests, WARMUP_MS);
+  throughput(floor, requests, WARMUP_MS);
   const koerierRounds: number[] = [];
   const sdkRounds: number[] = [];
-  // Alternate, so drift in machine load hits both alike.
+  const floorRounds: number[] = [];
+  // Alternate, so drift in machine load hits all three alike.
   for (let round = 0; round < ROUNDS; round++) {
     koerierRounds.push(throughput(koerier, requests, ROUND_MS));
     sdkRounds.push(throughput(sdk, requests, ROUND_MS));
+    floorRounds.push(throughput(floor, requests, ROUND_MS));
   }
   const koerierEventsPerSecond = Math.round(median(koerierRounds));
   const sdkEventsPerSecond = Math.round(median(sdkRounds));
+  const floorEventsPerSecond = Math.round(median(floorRounds));
+  if (floorSink === 0) throw new Error('the floor parsed nothing');
+  const ratioToFloor = Number((koerierEventsPerSecond / floorEventsPerSecond).toFixed(2));
   const kinds: Record<string, number> = {};
   for (const request of requests) kinds[request.kind] = (kinds[request.kind] ?? 0) + 1;
   const ratio = Number((koerierEventsPerSecond / sdkEventsPerSecond).toFixed(2));
@@ -145,6 +160,12 @@ export async function run(): Promise<Record<string, unknown>> {
     ratio,
     target: 2,
     meetsTarget: ratio >= 2,
+    floorEventsPerSecond,
+    floor: "the same requests' bytes decoded (Buffer.toString('utf8')) and parsed once with JSON.parse, nothing checked",
+    ratioToFloor,
+    goalRatioToFloor: 0.7,
+    goalSdkRatio: 3,
+    meetsIssue15Goal: ratioToFloor >= 0.7 && ratio >= 3,
     note: 'Koerier checks more than the SDK (NL GOV profile rules, CE-2 characters, URI/RFC 3339/base64 grammar, UTF-8, size) and builds the JSON format text; the SDK gets the body pre-decoded as a string.',
   };
 }

@@ -42,6 +42,8 @@ export interface KoerierConfig {
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
   readonly publicBaseUrl: string;
+  /** The `source` of Koerier's own operational events (core/operations): the setting, else the public base URL, else a URN of the webhook origin. */
+  readonly operationsSource: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** The deployment's stack name (the laptop host: `koerier-local`). */
   readonly stackName: string;
@@ -60,6 +62,8 @@ export interface KoerierConfig {
   readonly resources: ResourceNames;
   /** Long polls at once (docs/PULL.md, "Capacity"). */
   readonly pull: { readonly maxPollsPerSubscription: number; readonly maxPollsPerClient: number };
+  /** The event archive (docs/REPLAY.md): how long it keeps events, which bounds every replay. */
+  readonly archive: { readonly retentionDays: number };
 }
 
 /** 13 days: a day less than SQS keeps a message (lib/resources.ts `retentionSeconds`). */
@@ -75,6 +79,9 @@ export const LAMBDA_REQUEST_LIMIT_BYTES = 6_291_456;
  * base64-encodes a CloudEvents body into the 6 MiB Lambda request, leaving about 4.5 MiB.
  */
 export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
+/** The event archive's retention (issue 13: 30 days by default); at most ten years. */
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
+export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 /** CE-14: the size every intermediary must forward; the default inline threshold. */
 export const DEFAULT_INLINE_EVENT_BYTES = 64 * 1024;
 
@@ -117,7 +124,12 @@ export function loadConfig(env: Env): KoerierConfig {
       maxPollsPerSubscription: settings.integer(settingEnv.pullMaxPollsPerSubscription, 5, 1, 100),
       maxPollsPerClient: settings.integer(settingEnv.pullMaxPollsPerClient, 10, 1, 1000),
     },
+    archive: { retentionDays: settings.integer(settingEnv.archiveRetentionDays, DEFAULT_ARCHIVE_RETENTION_DAYS, 1, MAX_ARCHIVE_RETENTION_DAYS) },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
+    operationsSource:
+      settings.text(settingEnv.operationsSource) ||
+      (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, '') ||
+      `urn:koerier:${encodeURIComponent(settings.text(settingEnv.webhookOrigin) || 'koerier')}`,
     logLevel: logLevel as KoerierConfig['logLevel'],
     stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),

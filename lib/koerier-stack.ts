@@ -10,7 +10,7 @@ import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { ConsoleSite } from './constructs/console-site.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
-import { DeliveryAlarms } from './constructs/delivery-alarms.js';
+import { OperatorAlarms } from './constructs/operator-alarms.js';
 import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
@@ -25,7 +25,7 @@ import * as resources from './resources.js';
 import { API_BASE_PATH, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
-import { settingEnv } from '../functions/config.js';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 
 /** The shape of lib/resources.ts, with names widened so tests can describe more. */
@@ -63,8 +63,8 @@ export class KoerierStack extends Stack {
   readonly httpApi: KoerierHttpApi;
   readonly functions: ReadonlyMap<string, KoerierFunction>;
   readonly alarms: DeadLetterAlarms;
-  /** Present when the description has the `delivery` function, whose metrics they watch. */
-  readonly deliveryAlarms: DeliveryAlarms | undefined;
+  /** What concerns the operator (issue 13, item 6); the SQS dead-letter queues' alarms are in `alarms`. */
+  readonly operatorAlarms: OperatorAlarms;
   /** The operator's CloudWatch dashboard (lib/constructs/dashboard.ts). */
   readonly dashboard: KoerierDashboard;
   /** With `koerier:edgeProtection: "cloudfront-waf"`: CloudFront in front of the API. */
@@ -94,7 +94,7 @@ export class KoerierStack extends Stack {
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);
-    this.buckets = new Buckets(this, 'Buckets', description.buckets);
+    this.buckets = new Buckets(this, 'Buckets', withArchiveRetention(description.buckets, props.config));
     this.keys = new Keys(this, 'Keys', description.keys);
     this.alarms = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       deadLetterQueues: new Map([...this.queues.byName].map(([name, pair]) => [name, pair.deadLetterQueue])),
@@ -166,7 +166,13 @@ export class KoerierStack extends Stack {
       functions.set(name, fn);
     }
     this.functions = functions;
-    this.deliveryAlarms = functions.has('delivery') ? new DeliveryAlarms(this, 'DeliveryAlarms', { topic: this.alarms.topic }) : undefined;
+    this.operatorAlarms = new OperatorAlarms(this, 'OperatorAlarms', {
+      topic: this.alarms.topic,
+      inboundQueue: this.queues.byName.get('inbound')?.queue,
+      functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
+      api: this.httpApi.api,
+      delivery: functions.has('delivery'),
+    });
     this.dashboard = new KoerierDashboard(this, 'Dashboard', {
       functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
       queues: this.queues.byName,
@@ -205,6 +211,16 @@ export class KoerierStack extends Stack {
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });
     }
   }
+}
+
+/**
+ * The archive bucket's lifecycle expiry is the archive's retention (`koerier:archiveRetentionDays`,
+ * docs/REPLAY.md), the same figure the replay worker judges retention by.
+ */
+export function withArchiveRetention(specs: Readonly<Record<string, BucketSpec>>, config: StackConfig): Readonly<Record<string, BucketSpec>> {
+  if (!('archive' in specs)) return specs;
+  const days = Number(config.runtimeSettings[settingEnv.archiveRetentionDays] ?? DEFAULT_ARCHIVE_RETENTION_DAYS);
+  return { ...specs, archive: { objectRetentionSeconds: days * 24 * 3600 } };
 }
 
 /**

@@ -61,7 +61,8 @@ export interface FunctionSpec {
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
-  readonly buckets?: Partial<Record<BucketName, 'read' | 'readwrite'>>;
+  /** `list+read`: read objects and list the bucket (the replay worker reads the archive by prefix). */
+  readonly buckets?: Partial<Record<BucketName, 'read' | 'list+read' | 'readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
   /**
    * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
@@ -115,6 +116,12 @@ export const queues = {
    * the DLQ. Visibility: six times the delivery function's timeout, as AWS advises for SQS triggers.
    */
   deliveries: { visibilityTimeoutSeconds: 180, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 1000 },
+  /**
+   * One message per running replay: its next chunk (docs/REPLAY.md). A chunk that fails comes
+   * back; on its fifth receive the worker ends the replay as failed rather than throw, so the
+   * dead-letter queue only catches what crashes the function. Visibility: six times its timeout.
+   */
+  replays: { visibilityTimeoutSeconds: 360, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {
@@ -129,6 +136,12 @@ export const buckets = {
    * one outlives it; nothing is deleted on acknowledge, since other subscribers may still need it.
    */
   payloads: { objectRetentionSeconds: FOURTEEN_DAYS + 24 * 3600 },
+  /**
+   * The event archive (docs/REPLAY.md): every routed event, one gzip JSON Lines object per router
+   * batch, under `archive/YYYY/MM/DD/HH/`. Retention: `koerier:archiveRetentionDays` (the stack
+   * sets the lifecycle rule from it; this is its default), and replays skip older events themselves.
+   */
+  archive: { objectRetentionSeconds: 30 * 24 * 3600 },
 } as const satisfies Record<string, BucketSpec>;
 
 export const keys = {
@@ -141,7 +154,7 @@ export const keys = {
 /**
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
  * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
- * stacks in one account each watch their own (lib/constructs/delivery-alarms.ts). One definition,
+ * stacks in one account each watch their own (lib/constructs/operator-alarms.ts). One definition,
  * so the two cannot drift apart.
  */
 export const deliveryMetrics = {
@@ -151,6 +164,8 @@ export const deliveryMetrics = {
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
   deadLettered: 'DeliveriesDeadLettered',
+  /** Subscriptions suspended because their target kept failing: the operator's alarm on suspensions in bulk. */
+  suspended: 'SubscriptionsSuspended',
 } as const;
 
 /**
@@ -235,6 +250,8 @@ export const functions = {
     tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
     pullQueues: ['send'],
+    // Writes one archive object per batch (docs/REPLAY.md).
+    buckets: { archive: 'readwrite' },
   },
   delivery: {
     entry: 'functions/handlers/delivery.ts',
@@ -250,7 +267,8 @@ export const functions = {
     // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
-    queues: { deliveries: 'send+consume' },
+    // Inbound: Koerier's own operational events (suspended, retired, dead-lettered) take the ingest's path.
+    queues: { deliveries: 'send+consume', inbound: 'send' },
     keys: { credentials: 'decrypt' },
     trust: ['sign', 'public-keys', 'client-certificate'],
   },
@@ -263,11 +281,13 @@ export const functions = {
       { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
       { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
       { method: 'POST', path: '/subscriptions/{id}/resume' },
+      { method: 'POST', path: '/subscriptions/{id}/pause' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
     tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
-    queues: { deliveries: 'send' },
+    // Inbound: the operational event of a resume.
+    queues: { deliveries: 'send', inbound: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
     // A pull subscription's dead letters are redriven into its own queue.
     pullQueues: ['send'],
@@ -289,6 +309,33 @@ export const functions = {
     tables: { subscriptions: 'read', deliveries: 'readwrite' },
     keys: { lockTokens: 'encrypt+decrypt' },
     pullQueues: ['consume'],
+  },
+  // Replays (issue 13, item 2; docs/REPLAY.md): the API starts, reads and cancels; the worker does the work, a chunk per message.
+  replays: {
+    entry: 'functions/handlers/replays.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'POST', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays/{replayId}' },
+      { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
+    ],
+    // Deliveries: the replay records and each subscription's running-replay slot. Partners: the entitlements a replay stays within.
+    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    queues: { replays: 'send' },
+  },
+  replayWorker: {
+    entry: 'functions/handlers/replay-worker.ts',
+    memoryMb: 512,
+    // A chunk reads at most a few thousand archived events and queues at most 500.
+    timeoutSeconds: 60,
+    queueTrigger: { queue: 'replays', batchSize: 1, maxBatchingWindowSeconds: 0 },
+    tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite' },
+    buckets: { archive: 'list+read' },
+    // Replayed events go the subscription's normal way: the deliveries queue, or a pull subscription's own.
+    queues: { replays: 'send+consume', deliveries: 'send' },
+    pullQueues: ['send'],
   },
   signingKeys: {
     entry: 'functions/handlers/signing-keys.ts',

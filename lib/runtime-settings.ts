@@ -5,7 +5,13 @@
  * longer than SQS keeps a message would lose deliveries unseen). test/unit/runtime-settings.test.ts
  * checks every row against loadConfig, and docs/DEPLOYING.md's settings table against these rows.
  */
-import { MAX_IDEMPOTENCY_TTL_SECONDS, settingEnv, type KoerierConfig } from '../functions/config.js';
+import {
+  DEFAULT_ARCHIVE_RETENTION_DAYS,
+  MAX_ARCHIVE_RETENTION_DAYS,
+  MAX_IDEMPOTENCY_TTL_SECONDS,
+  settingEnv,
+  type KoerierConfig,
+} from '../functions/config.js';
 
 export interface RuntimeSetting {
   readonly contextKey: `koerier:${string}`;
@@ -131,6 +137,15 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     max: 3600,
     meaning: 'how long an idempotency key stays locked by a request still running (longer than any HTTP function runs)',
     read: (c) => c.idempotency.lockSeconds,
+  },
+  {
+    contextKey: 'koerier:archiveRetentionDays',
+    env: settingEnv.archiveRetentionDays,
+    default: DEFAULT_ARCHIVE_RETENTION_DAYS,
+    min: 1,
+    max: MAX_ARCHIVE_RETENTION_DAYS,
+    meaning: "days the event archive keeps every routed event (the archive bucket's lifecycle rule); replays reach no further back",
+    read: (c) => c.archive.retentionDays,
   },
 ];
 

@@ -59,6 +59,8 @@ export interface StackConfig {
   readonly scopeClaims: readonly ScopeClaim[];
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
+  /** The `source` of Koerier's own operational events (core/operations); absent: the API's URL. */
+  readonly operationsSource?: string;
   readonly idempotencyTtlDays: number;
   /** The claim check (EDU-1): events above this travel by reference; absent: 64 KiB. */
   readonly inlineEventBytes?: number;
@@ -115,6 +117,7 @@ export const contextKey = {
   clientIdClaim: 'koerier:clientIdClaim',
   allowedOrigins: 'koerier:allowedOrigins',
   webhookOrigin: 'koerier:webhookOrigin',
+  operationsSource: 'koerier:operationsSource',
   idempotencyTtlDays: 'koerier:idempotencyTtlDays',
   inlineEventBytes: 'koerier:inlineEventBytes',
   maxEventBytes: 'koerier:maxEventBytes',
@@ -206,6 +209,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const jwksUrl = endpoints && context[contextKey.jwksUrl] === undefined ? endpoints.jwksUrl : httpsUrl(contextKey.jwksUrl);
   const tokenUrl = context[contextKey.tokenUrl] === undefined ? endpoints?.tokenUrl : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
+  const operationsSource = context[contextKey.operationsSource] === undefined ? undefined : text(contextKey.operationsSource);
 
   let accessTokenType: AccessTokenType = preset?.tokenType ?? DEFAULT_ACCESS_TOKEN_RULES.tokenType;
   const typeRaw = context[contextKey.accessTokenType];
@@ -386,6 +390,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     scopeClaims,
     allowedOrigins: allowedOrigins ?? [],
     webhookOrigin,
+    ...(operationsSource === undefined ? {} : { operationsSource }),
     idempotencyTtlDays,
     ...(inlineEventBytes === undefined ? {} : { inlineEventBytes }),
     ...(maxEventBytes === undefined ? {} : { maxEventBytes }),
@@ -454,6 +459,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.scopeClaims]: config.scopeClaims.join(','),
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
+    ...(config.operationsSource === undefined ? {} : { [settingEnv.operationsSource]: config.operationsSource }),
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
     ...(config.inlineEventBytes === undefined ? {} : { [settingEnv.inlineEventBytes]: String(config.inlineEventBytes) }),
     ...(config.maxEventBytes === undefined ? {} : { [settingEnv.maxEventBytes]: String(config.maxEventBytes) }),

@@ -44,7 +44,7 @@ import {
   type TableSpec,
 } from '../lib/resources.js';
 import { installDynaliteShims } from './dynalite-shims.js';
-import { installSqsEmulatorShims } from './sqs-emulator-shims.js';
+import { installSqsEmulatorShims, type ArrivalListener } from './sqs-emulator-shims.js';
 import { openSqsJournal } from './sqs-journal.js';
 import { startTtlSweeper, type TtlSweeper, type TtlSweeperOptions } from './ttl-sweeper.js';
 
@@ -59,6 +59,8 @@ export interface Emulators {
   readonly ttlSweeper: TtlSweeper;
   /** Messages put back into each queue from the state directory at start (by local queue name). */
   readonly restoredMessages: Readonly<Record<string, number>>;
+  /** Told the queue's name whenever a message is added to one (see local/sqs-emulator-shims.ts); returns the unsubscribe. */
+  onSqsArrival(listener: ArrivalListener): () => void;
   stop(): Promise<void>;
 }
 
@@ -173,6 +175,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       awsEnvironment: awsEnvironmentFor(endpoints),
       resourceEnvironment,
       restoredMessages,
+      onSqsArrival: (listener) => shims.onArrival(listener),
       ttlSweeper,
       stop: stopAll,
     };

@@ -34,6 +34,12 @@ export interface PollerOptions {
   readonly waitTimeSeconds?: number;
   /** Parallel receive-and-invoke loops. */
   readonly concurrency?: number;
+  /**
+   * Subscribes to arrivals in this queue (the laptop's emulator tells them, local/sqs-emulator-shims.ts)
+   * and returns the unsubscribe: an empty poll then waits for the next arrival or the pause,
+   * whichever comes first, as SQS's long poll answers as soon as a message is there.
+   */
+  readonly onArrival?: (listener: () => void) => () => void;
   /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop). */
   readonly client?: SQSClient;
   readonly log?: (line: string) => void;
@@ -62,6 +68,25 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;
 
   const stopping = new AbortController();
+  // Arrivals counted, so a message that arrives while a receive is under way is not slept past.
+  let arrivals = 0;
+  const waiting = new Set<() => void>();
+  const unsubscribe = options.onArrival?.(() => {
+    arrivals++;
+    for (const wake of waiting) wake();
+    waiting.clear();
+  });
+  const pauseUnlessArrived = (seen: number): Promise<void> => {
+    if (arrivals !== seen) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => resolve();
+      waiting.add(wake);
+      void sleep(EMPTY_RECEIVE_PAUSE_MS, stopping.signal).then(() => {
+        waiting.delete(wake);
+        resolve();
+      });
+    });
+  };
   const write = (level: string, message: string, fields: Record<string, unknown>) =>
     log(JSON.stringify({ level, time: new Date().toISOString(), message, function: fn.name, queue: queueName, ...fields }));
 
@@ -74,6 +99,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const receive = async (maxMessages: number, waitSeconds: number): Promise<Message[]> => {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
+      const seen = arrivals;
       const result = await client.send(
         new ReceiveMessageCommand({
           QueueUrl: options.queueUrl,
@@ -89,7 +115,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
       );
       const messages = result.Messages ?? [];
       if (messages.length > 0 || Date.now() >= deadline || stopping.signal.aborted) return messages;
-      await sleep(EMPTY_RECEIVE_PAUSE_MS, stopping.signal);
+      await pauseUnlessArrived(seen);
     }
   };
 
@@ -158,6 +184,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   return {
     async stop() {
       stopping.abort();
+      unsubscribe?.();
       await Promise.all(loops);
       if (ownClient) client.destroy();
     },

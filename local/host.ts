@@ -61,6 +61,18 @@ export interface KoerierHostOptions {
    * named ones. Tests that inspect a queue, or run a consumer in another process, turn some off.
    */
   readonly queueTriggers?: boolean | readonly string[];
+  /**
+   * Runs around every invocation of a function (HTTP or queue-triggered): the cost benchmark
+   * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
+   */
+  readonly aroundInvocation?: (functionName: string, event: unknown, invoke: () => Promise<unknown>) => Promise<unknown>;
+  /**
+   * Seconds each queue-triggered function's poller gathers messages before invoking it, by
+   * function name. Default 0 for every function: the laptop is for trying things, so an event
+   * reaches its webhook within tens of milliseconds. A deployment gathers for the router's 1 s
+   * (`koerier:batchingWindowSeconds`, docs/DEPLOYING.md); pass `{ router: 1 }` to see its batches.
+   */
+  readonly batchingWindowSeconds?: Readonly<Record<string, number>>;
 }
 
 export interface KoerierHost {
@@ -98,6 +110,9 @@ export interface KoerierHost {
 export function settingsFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
 }
+
+/** The laptop's batching window when the caller names none (see `batchingWindowSeconds`). */
+export const LAPTOP_BATCHING_WINDOW_SECONDS = 0;
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -207,7 +222,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const metrics = prometheusMetrics(config.stackName);
     const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
-    const loaded = await loadFunctions(undefined, dependencies);
+    const around = options.aroundInvocation;
+    const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>
+      around ? { ...fn, handler: ((event, context) => around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler } : fn,
+    );
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
     gateway.mount(
@@ -241,13 +259,16 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     for (const fn of loaded) {
       const trigger = fn.spec.queueTrigger;
       if (!trigger || !pollerWanted(options.queueTriggers, fn.name)) continue;
+      const queueUrl = environment[resourceEnv.queueUrl(trigger.queue)] ?? '';
+      const queueName = queueUrl.split('/').at(-1);
       pollers.push(
         await startPoller({
-          queueUrl: environment[resourceEnv.queueUrl(trigger.queue)] ?? '',
+          queueUrl,
           handler: fn.handler,
           functionName: fn.name,
           batchSize: trigger.batchSize,
-          maxBatchingWindowSeconds: trigger.maxBatchingWindowSeconds,
+          maxBatchingWindowSeconds: options.batchingWindowSeconds?.[fn.name] ?? LAPTOP_BATCHING_WINDOW_SECONDS,
+          onArrival: (listener) => emulators.onSqsArrival((arrivedIn) => arrivedIn === queueName && listener()),
           client: pollerSqs,
           timeoutSeconds: fn.spec.timeoutSeconds,
           memoryMb: fn.spec.memoryMb,

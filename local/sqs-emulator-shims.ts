@@ -7,6 +7,10 @@
  *   delivery shows the count as the delivery count and dead-letters by it (docs/PULL.md), so a
  *   release or a renewed lock must not count as a delivery: the count is put back after the call.
  *
+ * - A long poll on SQS returns as soon as a message is there; the laptop's pollers receive with
+ *   short polls (local/event-source-poller.ts). `onArrival` tells them the moment a message is
+ *   added to a queue, so they receive it at once instead of at their next poll (issue 15, item 3).
+ *
  * Installed on every queue before the SQS journal (local/sqs-journal.ts) wraps it, so the journal
  * records the corrected count.
  */
@@ -20,12 +24,23 @@ interface ShimmedRecord {
 }
 
 interface ShimmedQueue {
+  QueueName: string;
   newRecord: (record: ShimmedRecord, delaySeconds?: number) => { record: ShimmedRecord };
   changeVisibility(receiptHandle: string, visibilityTimeout: string | number): boolean;
 }
 
-export function installSqsEmulatorShims(service: SqsService): { watchNewQueues(): void } {
+/** Called with the queue's name whenever a message is added to it (sent, moved back from a dead-letter queue). */
+export type ArrivalListener = (queueName: string) => void;
+
+export interface SqsEmulatorShims {
+  watchNewQueues(): void;
+  /** Subscribes to message arrivals; the returned function unsubscribes. */
+  onArrival(listener: ArrivalListener): () => void;
+}
+
+export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
   const patched = new WeakSet<object>();
+  const listeners = new Set<ArrivalListener>();
   const watchNewQueues = () => {
     for (const queue of service.Queues as unknown as ShimmedQueue[]) {
       if (patched.has(queue)) continue;
@@ -36,6 +51,8 @@ export function installSqsEmulatorShims(service: SqsService): { watchNewQueues()
       queue.newRecord = (record, delaySeconds) => {
         const entry = newRecord(record, delaySeconds);
         records.set(record.MessageId, entry.record);
+        // After this request is answered: the emulator has the message by then, and a listener's receive finds it.
+        if (listeners.size > 0) setImmediate(() => listeners.forEach((listener) => listener(queue.QueueName)));
         return entry;
       };
       const changeVisibility = queue.changeVisibility.bind(queue);
@@ -49,7 +66,13 @@ export function installSqsEmulatorShims(service: SqsService): { watchNewQueues()
     }
   };
   watchNewQueues();
-  return { watchNewQueues };
+  return {
+    watchNewQueues,
+    onArrival(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
 }
 
 /** The emulator's receipt handle: base64 of a UUID and `{"date", "MessageId", "QueueName"}`. */

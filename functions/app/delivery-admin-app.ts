@@ -4,6 +4,7 @@
  *   GET  /subscriptions/{id}/deliveries              recent attempts
  *   GET  /subscriptions/{id}/dead-letters            dead letters
  *   POST /subscriptions/{id}/dead-letters/redrive    send dead letters again
+ *   POST /subscriptions/{id}/pause                   pause a push subscription (suspended, `paused`)
  *   POST /subscriptions/{id}/resume                  resume a suspended subscription
  * and, scope `admin` only:
  *   POST /deliveries/dead-letter-queue/redrive       move what the queue's redrive policy caught back
@@ -39,6 +40,7 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,
+      operations: deps.operationalEvents,
     });
 
   return async (request) => {
@@ -66,6 +68,11 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
         const admin = await deliveryAdmin();
         return guarded(principal.clientId, route, () => admin.redrive(principal, id, request));
+      }
+      case 'POST /subscriptions/{id}/pause': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const admin = await deliveryAdmin();
+        return guarded(principal.clientId, route, () => admin.pause(principal, id));
       }
       case 'POST /subscriptions/{id}/resume': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);

@@ -36,7 +36,7 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
   return async (batch) => {
     const deadline = Date.now() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
     const tasks = batch.records.map(({ messageId, body, receiveCount }) => ({ messageId, body, receiveCount }));
-    const { decisions, attempts, failedAttempts, deadLettered } = await dispatchBatch(tasks, dispatcher, { deadline });
+    const { decisions, attempts, failedAttempts, deadLettered, suspended } = await dispatchBatch(tasks, dispatcher, { deadline });
     const receipts = new Map(batch.records.map((record) => [record.messageId, record.receiptHandle]));
     const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
     if (retries.length > 0) {
@@ -50,10 +50,10 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
       }
     }
     log.info('delivery batch', { received: tasks.length, retrying: retries.length, attempts, failedAttempts, deadLettered });
-    // The alarms on the delivery error rate and on dead letters read these (CloudWatch Embedded
+    // The operator's alarm on suspensions in bulk, and the dashboard, read these (CloudWatch Embedded
     // Metric Format in the log stream). A metric record, not a log line: written whatever the log
     // level, and only in Lambda.
-    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered });
+    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered, suspended });
     return { failedMessageIds: retries.map((retry) => retry.messageId) };
   };
 }
@@ -112,6 +112,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       sinkCredentials: config.sinkCredentials,
     },
     origin: config.webhookOrigin,
+    operations: deps.operationalEvents,
     log,
     metrics: deps.metrics,
   };

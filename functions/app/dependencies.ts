@@ -17,9 +17,11 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
+import type { OperationalEvents } from '../core/operations/operational-events.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
 import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
+import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { SigningKeys } from '../core/signatures/message-signature.js';
@@ -78,8 +80,16 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
+  /** Every routed event, kept for replays (docs/REPLAY.md). */
+  readonly eventArchive: EventArchive;
+  /** Replays' records and each subscription's running-replay slot. */
+  readonly replayStore: ReplayStore;
+  /** Carries a running replay from one chunk to the next. */
+  readonly replayQueue: ReplayQueue;
+  /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
+  readonly operationalEvents: OperationalEvents;
   /** The gateway's figures (issue 13): EMF records through Powertools in Lambda, Prometheus counters on the laptop; written by `flush()` once per invocation. */
   readonly metrics: Metrics;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
-  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number }): void;
+  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number; readonly suspended: number }): void;
 }

@@ -4,6 +4,7 @@
  * match (see functions/core/routing/route-events.ts).
  */
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
+import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
 import { inboundMessageAttributes } from '../core/ingest/index.js';
@@ -27,12 +28,19 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,
     maxMessageBytes: SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+    // One object per batch (docs/REPLAY.md).
+    archive: async (events) => void (await archiveBatch(deps.eventArchive, events)),
     log,
   };
   return async (batch) => {
     const records = batch.records.map((record) => {
       const correlationId = record.attributes?.[inboundMessageAttributes.correlationId];
-      return { recordId: record.messageId, body: record.body, ...(isCorrelationId(correlationId) ? { correlationId } : {}) };
+      return {
+        recordId: record.messageId,
+        body: record.body,
+        ...acceptedAtOf(record.attributes),
+        ...(isCorrelationId(correlationId) ? { correlationId } : {}),
+      };
     });
     try {
       // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
@@ -55,4 +63,10 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
       return { failedMessageIds: records.map((record) => record.recordId) };
     }
   };
+}
+
+/** The ingest's acceptance time, from its message attribute; absent (a message from elsewhere): the router's now. */
+function acceptedAtOf(attributes: Readonly<Record<string, string>> | undefined): { acceptedAt?: number } {
+  const at = Date.parse(attributes?.[inboundMessageAttributes.receivedAt] ?? '');
+  return Number.isNaN(at) ? {} : { acceptedAt: at };
 }

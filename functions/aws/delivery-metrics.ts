@@ -10,11 +10,16 @@ export interface DeliveryFigures {
   /** Attempts not answered with a 2xx. */
   readonly failures: number;
   readonly deadLettered: number;
+  /** Subscriptions suspended because their target kept failing. */
+  readonly suspended: number;
 }
 
 /** One line: a metric record, not a log line (no level, not subject to the log level). `stack` is the deployment's stack name. */
 export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number, stack: string): string {
-  const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.deadLettered].map((name) => ({ Name: name, Unit: 'Count' }));
+  const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.deadLettered, deliveryMetrics.suspended].map((name) => ({
+    Name: name,
+    Unit: 'Count',
+  }));
   return `${JSON.stringify({
     _aws: {
       Timestamp: timestamp,
@@ -24,5 +29,6 @@ export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: numbe
     [deliveryMetrics.attempts]: figures.attempts,
     [deliveryMetrics.failures]: figures.failures,
     [deliveryMetrics.deadLettered]: figures.deadLettered,
+    [deliveryMetrics.suspended]: figures.suspended,
   })}\n`;
 }

@@ -14,6 +14,7 @@
  * `clients` makes its own (functions/aws/clients.ts), so two sets never share a client, its
  * middleware or its connections.
  */
+import { InboundQueueOperationalEvents } from '../aws/inbound-queue-operational-events.js';
 import { readFileSync } from 'node:fs';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { authenticator, tokenVerification } from '../app/authentication.js';
@@ -42,6 +43,9 @@ import { signingKeysFor } from '../aws/signing-keys.js';
 import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-queue.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
+import { S3EventArchive } from '../aws/s3-event-archive.js';
+import { DynamoDbReplayStore } from '../aws/dynamodb-replay-store.js';
+import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { tracedClients } from '../aws/tracing.js';
 import { loadConfig, type KoerierConfig } from '../config.js';
@@ -97,6 +101,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     });
   const routeIndex = once(() => new DynamoDbRouteIndex(clients().dynamodb, resources.table('routes')));
   const partnerStore = once(() => new DynamoDbPartnerStore(clients().dynamodb, resources.table('partners')));
+  const inboundQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')));
   const deliveriesQueue = once(() => new SqsMessageQueue(clients().sqs, resources.queueUrl('deliveries')));
 
   return lazily<KoerierDependencies>(
@@ -108,7 +113,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
         new DynamoDbRateWindow(clients().dynamodb, resources.table('idempotency'), {
           onRefused: (client, until) => admission.rememberPublishRefusal(client, until),
         }),
-      inboundQueue: () => new SqsMessageQueue(clients().sqs, resources.queueUrl('inbound')),
+      inboundQueue,
+      operationalEvents: () => new InboundQueueOperationalEvents(inboundQueue(), config.operationsSource),
       deliveryQueue: () => ({
         send: (bodies) => deliveriesQueue().send(bodies.map((body) => ({ body }))),
         postpone: (postponements) => postponeMessages(clients().sqs, resources.queueUrl('deliveries'), postponements),
@@ -131,6 +137,9 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
       claimCheckStore: () => new S3ClaimCheckStore(clients().s3, resources.bucket('payloads')),
       payloadLedger: () => new DynamoDbPayloadLedger(clients().dynamodb, resources.table('idempotency')),
       pullQueues: () => new SqsPullQueues(clients().sqs, resources.pullQueuePrefix()),
+      eventArchive: () => new S3EventArchive(clients().s3, resources.bucket('archive')),
+      replayStore: () => new DynamoDbReplayStore(clients().dynamodb, resources.table('deliveries')),
+      replayQueue: () => new SqsReplayQueue(clients().sqs, resources.queueUrl('replays')),
       rejectionMarks: () => new DynamoDbRejectionMarks(clients().dynamodb, resources.table('deliveries')),
       pollLeases: () => new DynamoDbPollLeases(clients().dynamodb, resources.table('deliveries')),
       lockTokenKey: () =>

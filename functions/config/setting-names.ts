@@ -58,6 +58,8 @@ export const settingEnv = {
   outboundCaFile: 'KOERIER_OUTBOUND_CA_FILE',
   /** Public base URL of the API, for links Koerier hands out (validation callbacks). */
   publicBaseUrl: 'KOERIER_PUBLIC_BASE_URL',
+  /** The `source` of Koerier's own operational events (e.g. urn:nld:oin:<OIN>:systeem:koerier); default: the public base URL. */
+  operationsSource: 'KOERIER_OPERATIONS_SOURCE',
   logLevel: 'KOERIER_LOG_LEVEL',
   /** The CloudFormation stack the function belongs to: the dimension of its metrics, so two stacks in one account keep theirs apart. */
   stackName: 'KOERIER_STACK_NAME',
@@ -94,4 +96,6 @@ export const settingEnv = {
   /** Pull delivery (docs/PULL.md): long polls at once per subscription, and per client, across all containers. */
   pullMaxPollsPerSubscription: 'KOERIER_PULL_MAX_POLLS_PER_SUBSCRIPTION',
   pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',
+  /** Days the event archive keeps every routed event (docs/REPLAY.md): the lifecycle rule, and the oldest a replay reaches. */
+  archiveRetentionDays: 'KOERIER_ARCHIVE_RETENTION_DAYS',
 } as const;

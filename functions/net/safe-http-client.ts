@@ -5,8 +5,9 @@
  * - only `https:` (WH-1), except plain `http:` to loopback when `allowLoopback` is set — the laptop
  *   host only;
  * - the address guard runs at connect time, on the addresses the name resolved to *for this very
- *   connection* and again on the socket's actual peer, so DNS rebinding cannot slip a private
- *   address in between a check and the connect (see `ip-address-policy.ts` for what is refused);
+ *   connection* and again on the socket's actual peer before a byte of TLS or HTTP is written, so
+ *   DNS rebinding cannot slip a private address in between a check and the connect (see
+ *   `ip-address-policy.ts` for what is refused);
  * - only the allowed ports (443 by default): a subscriber must not be able to make Koerier probe
  *   other services' ports; the laptop host may reach any port on loopback;
  * - redirects are never followed: a 3xx comes back as a response like any other;
@@ -14,35 +15,21 @@
  * - every failure is an `OutboundRequestError` with a `kind` the caller can decide on;
  * - with `clientCertificate`, Koerier presents that certificate when a server asks for one (mTLS,
  *   issue 12, item 5); a server that does not ask never sees it. The guard is the same.
+ *
+ * Built on `node:http`/`node:https` (issue 15, item 4): undici was more than half of the delivery
+ * and subscriptions bundles and its cold import; Node's own client has the two hooks the guard
+ * needs (a `lookup` per connection and the socket before its first write).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
-import type { Socket } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
-import type { TransportFailureKind } from '../core/delivery/attempt-outcome.js';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { isLoopbackHost } from '../core/subscriptions/outbound-url.js';
 import { judgeAddress } from './ip-address-policy.js';
+import { classifyOutboundError, OutboundRequestError } from './outbound-errors.js';
 
-/** The kinds are the delivery core's one list (precise, for the operator log). */
-export type OutboundFailureKind = TransportFailureKind;
-
-export class OutboundRequestError extends Error {
-  override name = 'OutboundRequestError';
-  constructor(
-    readonly kind: OutboundFailureKind,
-    message: string,
-    /** The response status, when the failure came after the status line (`too-large`). */
-    readonly status?: number,
-    options?: { cause?: unknown; headers?: Record<string, string> },
-  ) {
-    super(message, options);
-    if (options?.headers) this.headers = options.headers;
-  }
-
-  /** The response headers, when the failure came after them (`too-large`): a 429's Retry-After still counts. */
-  readonly headers?: Record<string, string>;
-}
+export { classifyOutboundError, OutboundRequestError, type OutboundFailureKind } from './outbound-errors.js';
 
 export interface SafeHttpClientOptions {
   /** The laptop host only: loopback addresses may be reached, over plain http and on any port. */
@@ -96,100 +83,141 @@ export const DEFAULT_ALLOWED_PORTS: readonly number[] = [443];
 
 const DEFAULTS = { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024, connectionsPerOrigin: 16 };
 
+type Guard = (socket: Socket) => Socket;
+
+/** Agents whose every new socket passes `guard` before anything is written to it. */
+class GuardedHttpAgent extends HttpAgent {
+  constructor(
+    options: ConstructorParameters<typeof HttpAgent>[0],
+    private readonly guard: Guard,
+  ) {
+    super(options);
+  }
+  override createConnection(...args: Parameters<HttpAgent['createConnection']>): Socket {
+    return this.guard(super.createConnection(...args) as Socket);
+  }
+}
+class GuardedHttpsAgent extends HttpsAgent {
+  constructor(
+    options: ConstructorParameters<typeof HttpsAgent>[0],
+    private readonly guard: Guard,
+  ) {
+    super(options);
+  }
+  override createConnection(...args: Parameters<HttpAgent['createConnection']>): Socket {
+    return this.guard(super.createConnection(...args) as Socket);
+  }
+}
+
 export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeHttpClient {
   const allowLoopback = options.allowLoopback === true;
   const allowedPorts = options.allowedPorts ?? DEFAULT_ALLOWED_PORTS;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs;
   const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULTS.responseTimeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
-  const httpsConnector = (certificate?: ClientCertificate) =>
-    buildConnector({
-      timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-      lookup: guardedLookup(lookup, (address) => refusalFor(address, false, allowLoopback)),
-      // Built once: a `ca` list per connection would parse every root certificate again each time.
-      // Given a secure context, TLS ignores `cert` and `key` options, so the certificate goes in it.
-      ...(options.extraCaCertificates?.length || certificate
-        ? {
-            secureContext: createSecureContext({
-              ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
-              ...(certificate ? { cert: certificate.certificate, key: certificate.privateKey } : {}),
-            }),
-          }
-        : {}),
-    } as buildConnector.BuildOptions);
-  // With a client certificate, the https connector waits for it once; a failed load is tried again on the next connection.
-  let withCertificate: Promise<buildConnector.connector> | undefined;
+  const pool = { keepAlive: true, maxSockets: options.connectionsPerOrigin ?? DEFAULTS.connectionsPerOrigin, scheduling: 'lifo' as const };
+
+  /**
+   * Every new socket: its peer is judged the moment TCP connects — ahead of the listeners that
+   * send the TLS ClientHello or the buffered request — and the connect (plus TLS handshake) is bounded.
+   */
+  const guard =
+    (plainHttp: boolean): Guard =>
+    (socket) => {
+      const timer = setTimeout(() => socket.destroy(new OutboundRequestError('timeout', `no connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const settled = () => clearTimeout(timer);
+      socket.once(plainHttp ? 'connect' : 'secureConnect', settled).once('close', settled);
+      socket.prependOnceListener('connect', () => {
+        // The peer actually connected to, whatever resolution happened on the way.
+        const refusal = refusalFor(socket.remoteAddress ?? '', plainHttp, allowLoopback);
+        if (refusal) socket.destroy(refusal);
+      });
+      return socket;
+    };
+
+  const http = new GuardedHttpAgent({ ...pool, lookup: guardedLookup(lookup, (address) => refusalFor(address, true, allowLoopback)) }, guard(true));
+  const httpsAgent = (certificate?: ClientCertificate) => {
+    // Built once: a `ca` list per connection would parse every root certificate again each time.
+    const secureContext: SecureContext | undefined =
+      options.extraCaCertificates?.length || certificate
+        ? createSecureContext({
+            ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
+            ...(certificate ? { cert: certificate.certificate, key: certificate.privateKey } : {}),
+          })
+        : undefined;
+    const httpsLookup = guardedLookup(lookup, (address) => refusalFor(address, false, allowLoopback));
+    return new GuardedHttpsAgent({ ...pool, lookup: httpsLookup, ...(secureContext ? { secureContext } : {}) }, guard(false));
+  };
+  // With a client certificate, the https agent waits for it once; a failed load is tried again on the next request.
   const loadCertificate = options.clientCertificate;
-  const https: buildConnector.connector = loadCertificate
-    ? (connectOptions, callback) => {
-        withCertificate ??= loadCertificate().then((certificate) => httpsConnector(certificate));
-        withCertificate.then(
-          (connector) => connector(connectOptions, callback),
-          (error: unknown) => {
-            withCertificate = undefined;
-            callback(new OutboundRequestError('tls', 'the client certificate could not be loaded', undefined, { cause: error }), null);
-          },
-        );
-      }
-    : httpsConnector();
-  const connectors = {
-    https,
-    http: buildConnector({
-      timeout: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-      lookup: guardedLookup(lookup, (address) => refusalFor(address, true, allowLoopback)),
-    } as buildConnector.BuildOptions),
-  };
-
-  const connect: buildConnector.connector = (connectOptions, callback) => {
-    const plainHttp = connectOptions.protocol !== 'https:';
-    // An IP literal skips name resolution entirely, so it is judged here, before any packet leaves.
-    const literal = connectOptions.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal)) {
-      const refusal = refusalFor(literal, plainHttp, allowLoopback);
-      if (refusal) return callback(refusal, null);
-    }
-    (plainHttp ? connectors.http : connectors.https)(connectOptions, (error, socket) => {
-      if (error || !socket) return callback(error ?? new Error('no socket'), null);
-      // The peer actually connected to, whatever resolution happened on the way.
-      const refusal = refusalFor((socket as Socket).remoteAddress ?? '', plainHttp, allowLoopback);
-      if (refusal) {
-        socket.destroy();
-        return callback(refusal, null);
-      }
-      callback(null, socket);
-    });
-  };
-
-  const agent = new Agent({
-    connect,
-    connections: options.connectionsPerOrigin ?? DEFAULTS.connectionsPerOrigin,
-    headersTimeout: responseTimeoutMs,
-    bodyTimeout: responseTimeoutMs,
-  });
+  let https: Promise<HttpsAgent> | undefined = loadCertificate ? undefined : Promise.resolve(httpsAgent());
+  const httpsReady = (): Promise<HttpsAgent> =>
+    (https ??= loadCertificate!().then(httpsAgent, (error: unknown) => {
+      https = undefined;
+      throw new OutboundRequestError('tls', 'the client certificate could not be loaded', undefined, { cause: error });
+    }));
 
   return {
     async request(request) {
       const url = checkUrl(request.url, allowLoopback, allowedPorts);
+      const plainHttp = url.protocol !== 'https:';
+      // An IP literal skips name resolution entirely, so it is judged here, before any packet leaves.
+      const literal = url.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(literal)) {
+        const refusal = refusalFor(literal, plainHttp, allowLoopback);
+        if (refusal) throw refusal;
+      }
       const deadline = AbortSignal.timeout(request.timeoutMs ?? responseTimeoutMs);
       try {
-        const response = await agent.request({
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: request.method,
-          headers: { ...request.headers },
-          body: request.body ?? null,
-          signal: deadline,
-        });
-        const body = await readBounded(response, maxResponseBytes);
-        return { status: response.statusCode, headers: flattenHeaders(response.headers), body };
+        const agent = plainHttp ? http : await httpsReady();
+        return await exchange(plainHttp, agent, url, request, deadline, maxResponseBytes);
       } catch (error) {
         throw classifyOutboundError(
           deadline.aborted ? new OutboundRequestError('timeout', 'no complete response in time', undefined, { cause: error }) : error,
         );
       }
     },
-    close: () => agent.close(),
+    async close() {
+      http.destroy();
+      (await https?.catch(() => undefined))?.destroy();
+    },
   };
+}
+
+/** One request and its whole (bounded) response on `agent`; settles once, on the deadline at the latest. */
+function exchange(
+  plainHttp: boolean,
+  agent: HttpAgent,
+  url: URL,
+  request: OutboundRequest,
+  deadline: AbortSignal,
+  maxResponseBytes: number,
+): Promise<OutboundResponse> {
+  return new Promise((resolve, reject) => {
+    const send = plainHttp ? httpRequest : httpsRequest;
+    // Throws synchronously (before any connection) on a header value Node cannot send.
+    const outgoing = send(url, { method: request.method, headers: { ...request.headers }, agent, signal: deadline });
+    outgoing.on('error', reject);
+    outgoing.on('response', (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxResponseBytes) {
+          const headers = flattenHeaders(response.headers);
+          reject(new OutboundRequestError('too-large', `response body exceeds ${maxResponseBytes} bytes`, response.statusCode, { headers }));
+          outgoing.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('error', reject);
+      response.on('aborted', () => reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' })));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks) }));
+    });
+    outgoing.end(request.body);
+  });
 }
 
 /** The URL as Koerier will call it, or an `invalid-url` error saying why not. */
@@ -245,49 +273,10 @@ function guardedLookup(lookup: LookupFunction, refusal: (address: string) => Out
   };
 }
 
-async function readBounded(response: Dispatcher.ResponseData, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      response.body.destroy();
-      throw new OutboundRequestError('too-large', `response body exceeds ${limit} bytes`, response.statusCode, { headers: flattenHeaders(response.headers) });
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL']);
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
-/** The client refused to build the request (a header value it cannot send): nothing left Koerier. */
-const NOT_SENDABLE_CODES = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN']);
-
-/** Maps whatever undici or the socket threw to one `OutboundRequestError`. */
-export function classifyOutboundError(error: unknown): OutboundRequestError {
-  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
-    if (current instanceof OutboundRequestError) return current;
-    const code = (current as { code?: unknown }).code;
-    if (typeof code !== 'string') continue;
-    const message = (current as Error).message ?? code;
-    if (TIMEOUT_CODES.has(code)) return new OutboundRequestError('timeout', message, undefined, { cause: error });
-    if (RESET_CODES.has(code)) return new OutboundRequestError('reset', message, undefined, { cause: error });
-    if (code === 'ECONNREFUSED') return new OutboundRequestError('connection-refused', message, undefined, { cause: error });
-    if (DNS_CODES.has(code)) return new OutboundRequestError('dns', message, undefined, { cause: error });
-    if (TLS_CODE.test(code)) return new OutboundRequestError('tls', message, undefined, { cause: error });
-    if (NOT_SENDABLE_CODES.has(code)) return new OutboundRequestError('not-sendable', message, undefined, { cause: error });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new OutboundRequestError('network', message, undefined, { cause: error });
 }

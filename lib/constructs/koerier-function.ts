@@ -129,12 +129,14 @@ export class KoerierFunction extends Construct {
     }
     for (const [bucketName, access] of entries(spec.buckets)) {
       const bucket = byName(resources.buckets, 'bucket', bucketName, owner);
-      // Object-level actions only: the functions never list or configure buckets.
-      const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+      // Object-level actions, and listing only for `list+read` (the replay worker reads the archive by its hourly prefixes); never configuring.
+      const reads = access === 'read' || access === 'list+read';
+      const actions = reads ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
+      if (access === 'list+read') this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
       // SSE-KMS: reading decrypts the object's data key, writing makes one.
       if (bucket.encryptionKey) {
-        const keyActions = access === 'read' ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
+        const keyActions = reads ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
         this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: keyActions, resources: [bucket.encryptionKey.keyArn] }));
       }
       Validations.of(this.role).acknowledge({

@@ -108,7 +108,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     ],
     [
       { 'koerier:batchingWindowSeconds': { ingest: 1 } },
-      'koerier:batchingWindowSeconds names "ingest", which is no queue-triggered function (router, delivery)',
+      'koerier:batchingWindowSeconds names "ingest", which is no queue-triggered function (router, delivery, replayWorker)',
     ],
     [
       { 'koerier:batchingWindowSeconds': 5 },
@@ -173,8 +173,9 @@ describe('issue 12 item 1: every tunable is context, validated, and reaches the 
         .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')
         .map((r) => r.Properties.MaximumBatchingWindowInSeconds ?? 0)
         .sort();
-    expect(windows({})).toEqual([0, 1]);
-    expect(windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2 } })).toEqual([2, 5]);
+    // router 1, delivery 0, replayWorker 0 by default.
+    expect(windows({})).toEqual([0, 0, 1]);
+    expect(windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2, replayWorker: 3 } })).toEqual([2, 3, 5]);
   });
 });
 

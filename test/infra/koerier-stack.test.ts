@@ -4,27 +4,14 @@
  * resources and a function of every grant kind, proving that additions appear without touching
  * the constructs.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import * as sns from 'aws-cdk-lib/aws-sns';
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
-import { DeliveryAlarms } from '../../lib/constructs/delivery-alarms.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { PULL_QUEUE_ACTIONS } from '../../lib/constructs/koerier-function.js';
 import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
-import {
-  deliveryMetrics,
-  resourceEnv,
-  servedPath,
-  type BucketName,
-  type FunctionSpec,
-  type KeyName,
-  type QueueName,
-  type TableName,
-} from '../../lib/resources.js';
-import { synthContext, logicalId, newApp, referencedIds, synthKoerier, type Synthesised } from './synth.js';
+import { resourceEnv, servedPath, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
+import { synthContext, logicalId, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
 
@@ -79,9 +66,12 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
   'queue:send+consume': { allows: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:PurgeQueue'] },
   'bucket:read': { allows: ['s3:GetObject'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:ListBucket'] },
   'bucket:readwrite': { allows: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], denies: ['s3:ListBucket', 's3:PutBucketPolicy'] },
+  // The replay worker lists the archive's hourly prefixes.
+  'bucket:list+read': { allows: ['s3:GetObject', 's3:ListBucket'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:PutBucketPolicy'] },
   // SSE-KMS on a bucket: reading decrypts the data key, writing generates one; nothing else.
   'bucketKey:read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'bucketKey:readwrite': { allows: ['kms:Decrypt', 'kms:GenerateDataKey'], denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
+  'bucketKey:list+read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
@@ -267,49 +257,7 @@ describe.each([
     synth.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('CARD-5: a delivery error rate (failures / attempts, 0 without attempts) above 50% in three consecutive 5-minute periods alarms on the alarm topic', () => {
-    const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
-    const alarm = synth.resources[logicalId(synth.stack, synth.stack.deliveryAlarms!.errorRate)]!.Properties;
-    const sumOf = (id: string, metricName: string) => ({
-      Id: id,
-      MetricStat: { Metric: { Namespace: 'Koerier', MetricName: metricName, Dimensions: [{ Name: 'Stack', Value: 'Koerier' }] }, Period: 300, Stat: 'Sum' },
-      ReturnData: false,
-    });
-    expect(alarm).toMatchObject({
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0.5,
-      EvaluationPeriods: 3,
-      DatapointsToAlarm: 3,
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [topic],
-      OKActions: [topic],
-    });
-    expect(alarm.Metrics).toHaveLength(3);
-    expect(alarm.Metrics).toContainEqual(expect.objectContaining({ Expression: 'IF(attempts > 0, failures / attempts, 0)', ReturnData: true }));
-    expect(alarm.Metrics).toContainEqual(sumOf('attempts', 'DeliveryAttempts'));
-    expect(alarm.Metrics).toContainEqual(sumOf('failures', 'DeliveryFailures'));
-  });
-
-  it('EDU-18: any dead-lettered delivery in a 5-minute period alarms on the alarm topic', () => {
-    const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
-    const alarm = synth.resources[logicalId(synth.stack, synth.stack.deliveryAlarms!.deadLettered)]!.Properties;
-    expect(alarm).toMatchObject({
-      Namespace: 'Koerier',
-      MetricName: 'DeliveriesDeadLettered',
-
-      Statistic: 'Sum',
-      Period: 300,
-      ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 0,
-      EvaluationPeriods: 1,
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [topic],
-      OKActions: [topic],
-    });
-    expect(alarm.Dimensions).toEqual([{ Name: 'Stack', Value: 'Koerier' }]);
-  });
-
-  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, keeps objects a day past the longest queue retention, and is retained', () => {
+  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, expires objects after its retention (claim check: a day past the longest queue retention), and is retained', () => {
     for (const name of Object.keys(description.buckets)) {
       const bucket = synth.resources[ids.bucket(name)]!;
       expect(bucket.DeletionPolicy, name).toBe('Retain');
@@ -328,8 +276,10 @@ describe.each([
       expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
       expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
       const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
+      // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md).
+      const retentionDays = name === 'archive' ? 30 : longestQueueRetentionDays + 1;
       expect(bucket.Properties.LifecycleConfiguration.Rules, name).toContainEqual(
-        expect.objectContaining({ ExpirationInDays: longestQueueRetentionDays + 1, Status: 'Enabled' }),
+        expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }),
       );
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
@@ -594,58 +544,6 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
   });
 });
 
-describe('delivery alarms', () => {
-  it('CARD-5: watch exactly the metrics the delivery function writes', () => {
-    // Both sides read the names from lib/resources.ts; this checks the record the handler writes
-    // declares, in the namespace the alarms read, every metric an alarm watches, with its figure.
-    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1 }, 0, 'Koerier')) as {
-      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
-      [figure: string]: unknown;
-    };
-    const [directive] = record._aws.CloudWatchMetrics;
-    const watched = new Set<string>();
-    const { resources } = synthKoerier();
-    for (const alarm of Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm')) {
-      if (alarm.Properties.Namespace === directive!.Namespace) watched.add(alarm.Properties.MetricName);
-      for (const query of alarm.Properties.Metrics ?? []) {
-        if (query.MetricStat?.Metric.Namespace === directive!.Namespace) watched.add(query.MetricStat.Metric.MetricName);
-      }
-    }
-    expect([...watched].sort()).toEqual([deliveryMetrics.attempts, deliveryMetrics.deadLettered, deliveryMetrics.failures].sort());
-    expect(directive!.Namespace).toBe(deliveryMetrics.namespace);
-    // Under the stack's own name, which is what the alarms filter on: two stacks in one account keep apart.
-    expect(directive!.Dimensions).toEqual([[deliveryMetrics.stackDimension]]);
-    expect(record[deliveryMetrics.stackDimension]).toBe('Koerier');
-    expect(directive!.Metrics.map((metric) => metric.Name).sort()).toEqual([...watched].sort());
-    for (const metric of directive!.Metrics) expect(metric.Unit).toBe('Count');
-    expect(record).toMatchObject({ [deliveryMetrics.attempts]: 7, [deliveryMetrics.failures]: 2, [deliveryMetrics.deadLettered]: 1 });
-  });
-
-  it('CARD-5: exist only when the description has the delivery function', () => {
-    const { delivery: _delivery, ...otherFunctions } = koerierResources.functions;
-    const { stack, resources } = synthKoerier({ resources: { ...koerierResources, functions: otherFunctions } });
-    expect(stack.deliveryAlarms).toBeUndefined();
-    const alarms = Object.values(resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
-    expect(alarms).toHaveLength(Object.keys(koerierResources.queues).length);
-    for (const alarm of alarms) expect(alarm.Properties.Namespace).toBe('AWS/SQS');
-  });
-
-  it('CARD-5: take another error-rate threshold, period and number of periods', () => {
-    const stack = new Stack(newApp(), 'Alarms');
-    const alarms = new DeliveryAlarms(stack, 'DeliveryAlarms', {
-      topic: new sns.Topic(stack, 'Topic'),
-      maxErrorRate: 0.2,
-      period: Duration.minutes(1),
-      errorRatePeriods: 10,
-    });
-    const resources = Template.fromStack(stack).toJSON().Resources;
-    const errorRate = resources[logicalId(stack, alarms.errorRate)].Properties;
-    expect(errorRate).toMatchObject({ Threshold: 0.2, EvaluationPeriods: 10, DatapointsToAlarm: 10 });
-    for (const metric of errorRate.Metrics.filter((m: { MetricStat?: unknown }) => m.MetricStat)) expect(metric.MetricStat.Period).toBe(60);
-    expect(resources[logicalId(stack, alarms.deadLettered)].Properties).toMatchObject({ Period: 60, Threshold: 0 });
-  });
-});
-
 describe('Koerier stack settings from the CDK context', () => {
   it('EDU-18: koerier:alarmEmail subscribes that address to the alarm topic', () => {
     const { template, stack } = synthKoerier({ context: { 'koerier:alarmEmail': 'ops@example.org' } });
@@ -665,6 +563,14 @@ describe('Koerier stack settings from the CDK context', () => {
       expect(fn.Properties.Environment.Variables[settingEnv.idempotencyTtlSeconds]).toBe(String(3 * 24 * 3600));
       expect(JSON.parse(fn.Properties.Environment.Variables[settingEnv.entitlements])).toEqual(entitlements);
     }
+  });
+
+  it("EDU-18: koerier:archiveRetentionDays sets the archive bucket's lifecycle expiry and reaches the replay worker", () => {
+    const { stack, resources } = synthKoerier({ context: { 'koerier:archiveRetentionDays': 7 } });
+    const archive = resources[logicalId(stack, stack.buckets.byName.get('archive')!)]!;
+    expect(archive.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
+    const worker = resources[logicalId(stack, stack.functions.get('replayWorker')!.function)]!;
+    expect(worker.Properties.Environment.Variables[settingEnv.archiveRetentionDays]).toBe('7');
   });
 
   it('CARD-2: an invalid context stops the synth with the key that is wrong', () => {

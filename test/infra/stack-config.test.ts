@@ -46,7 +46,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       stackName: 'Koerier',
       scopeClaims: ['scope', 'scp'],
       runtimeSettings: {},
-      batchingWindowSeconds: { router: 1, delivery: 0 },
+      batchingWindowSeconds: { router: 1, delivery: 0, replayWorker: 0 },
     });
   });
 

@@ -47,8 +47,32 @@ const attemptSchema = {
     latencyMs: { type: 'integer', description: 'Only when the target answered: how long a failure took would tell closed ports from filtered ones.' },
     error: { type: 'object', required: ['code', 'detail'], properties: { code: failureCodeSchema, detail: { type: 'string' } } },
     nextAttemptAt: { type: 'string', format: 'date-time', description: 'When the next attempt is due (outcome `retrying`).' },
+    events: {
+      type: 'array',
+      description: 'The events the delivery carried, by `source`, `id` and `type` (never their data).',
+      items: {
+        type: 'object',
+        required: ['source', 'id', 'type'],
+        properties: { source: { type: 'string' }, id: { type: 'string' }, type: { type: 'string' } },
+      },
+    },
+    redriveOf: { type: 'string', format: 'uuid', description: 'The dead letter (its delivery id) this delivery sent again.' },
   },
 } as const;
+
+const attemptFilters = [
+  {
+    name: 'source',
+    in: 'query',
+    required: false,
+    description: 'Only attempts of deliveries carrying an event with this `source` (with `id`: one event).',
+    schema: { type: 'string' },
+  },
+  { name: 'id', in: 'query', required: false, description: 'Only attempts of deliveries carrying an event with this `id`.', schema: { type: 'string' } },
+  { name: 'outcome', in: 'query', required: false, schema: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] } },
+  { name: 'since', in: 'query', required: false, description: 'Attempts at or after this time.', schema: { type: 'string', format: 'date-time' } },
+  { name: 'until', in: 'query', required: false, description: 'Attempts before this time.', schema: { type: 'string', format: 'date-time' } },
+] as const;
 
 const deadLetterSchema = {
   type: 'object',
@@ -98,6 +122,7 @@ const page = (member: string, item: string, description: string) => ({
   },
 });
 
+const pausedProperties = { id: { type: 'string' }, status: { const: 'suspended' }, suspendedfor: { const: 'paused' } } as const;
 const postProblems = {
   '400': problemResponse('Invalid body or Idempotency-Key.'),
   ...authProblems,
@@ -112,13 +137,16 @@ export const deliveryPaths = {
     get: {
       operationId: 'listDeliveryAttempts',
       summary: 'Recent delivery attempts, newest first',
-      description: `Every attempt to deliver to the subscription’s webhook: when, the answer, how long it took, what failed. Kept 7 days by default. ${ownership}`,
+      description:
+        'Every attempt to deliver to the subscription’s webhook: when, the events, the answer, how long it took, what failed. Kept 7 days by ' +
+        'default. The filters apply to each page as it is read: a page may hold fewer attempts than `limit`, even none, and still link to ' +
+        `the next; follow \`next\` to the end to search the whole history. ${ownership}`,
       tags: ['Subscriptions'],
       security,
-      parameters: pageParameters,
+      parameters: [...pageParameters, ...attemptFilters],
       responses: {
         ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'),
-        '400': problemResponse('Invalid limit or cursor.'),
+        '400': problemResponse('Invalid limit, cursor, outcome or time, or a query parameter this route does not take.'),
         ...authProblems,
         ...notFound,
         ...commonProblems,
@@ -136,7 +164,7 @@ export const deliveryPaths = {
       parameters: pageParameters,
       responses: {
         ...page('deadLetters', 'DeadLetter', 'A page of dead letters.'),
-        '400': problemResponse('Invalid limit or cursor.'),
+        '400': problemResponse('Invalid limit or cursor, or a query parameter this route does not take.'),
         ...authProblems,
         ...notFound,
         ...commonProblems,
@@ -206,6 +234,26 @@ export const deliveryPaths = {
       },
     },
   },
+  '/subscriptions/{id}/pause': {
+    parameters: [idParameter],
+    post: {
+      operationId: 'pauseSubscription',
+      summary: 'Pause a push subscription',
+      description: `An active push subscription is suspended (\`paused\`) until \`POST …/resume\`; deliveries meanwhile wait as dead letters. ${ownership}`,
+      tags: ['Subscriptions'],
+      security,
+      parameters: [idempotencyKeyParameter],
+      responses: {
+        '200': {
+          description: 'Paused.',
+          headers: versionHeader,
+          content: { 'application/json': { schema: { type: 'object', required: ['id', 'status', 'suspendedfor'], properties: pausedProperties } } },
+        },
+        ...postProblems,
+        '409': problemResponse('The subscription is not active, is a pull subscription (which pauses by not receiving), or the Idempotency-Key is in use.'),
+      },
+    },
+  },
   '/subscriptions/{id}/resume': {
     parameters: [idParameter],
     post: {
@@ -215,7 +263,7 @@ export const deliveryPaths = {
         'A subscription whose target failed without a single success for the suspension period (5 days by default) is suspended; its ' +
         '`statusreason` says why. Resuming makes it active again with a clean failure record, and sends the deliveries parked meanwhile ' +
         '(re-checked against entitlement and filters as a redrive is). A subscription suspended for want of a credential ' +
-        '(`suspendedfor: credential-required`) is not resumed: a PATCH with a sinkcredential reactivates it. ' +
+        '(`suspendedfor: credential-required`) is not resumed: a PATCH with a sinkcredential reactivates it. A paused one (`POST …/pause`) is. ' +
         ownership,
       tags: ['Subscriptions'],
       security,

@@ -10,6 +10,8 @@ import { deliveryPaths, deliverySchemas } from './delivery-paths.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
+import { replayPaths, replaySchemas } from './replay-paths.js';
+import { operationalWebhooks, operationsSchemas } from './operations-webhooks.js';
 import { subscriptionsPaths } from './subscriptions-paths.js';
 import { subscriptionsSchemas } from './subscriptions-schemas.js';
 
@@ -61,6 +63,8 @@ export function openApiDocument(options: ApiDescriptionOptions) {
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
+    // Koerier's own operational events, as a subscriber to them receives them (docs/OPERATIONS.md).
+    webhooks: operationalWebhooks,
     paths,
     components: {
       headers: {
@@ -76,8 +80,10 @@ export function openApiDocument(options: ApiDescriptionOptions) {
         ...subscriptionsSchemas,
         ...deliverySchemas,
         ...pullSchemas,
+        ...replaySchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
+        ...operationsSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -100,6 +106,7 @@ const describedPaths = {
   ...subscriptionsPaths,
   ...deliveryPaths,
   ...pullPaths,
+  ...replayPaths,
   ...payloadsPaths,
   ...partnersPaths,
   ...problemPagePaths,

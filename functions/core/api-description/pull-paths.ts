@@ -32,6 +32,13 @@ const lockSchema = {
       format: 'uuid',
       description: 'The same on every redelivery of the event (EDU-IDEM-2); a redrive from the dead letters gets a new one.',
     },
+    replay: {
+      type: 'object',
+      required: ['id', 'sequence'],
+      description:
+        'Only on a replayed event (POST /subscriptions/{id}/replays): which replay, and the event’s place in it in acceptance order from 1. The event itself is unchanged.',
+      properties: { id: { type: 'string', format: 'uuid' }, sequence: { type: 'integer', minimum: 1 } },
+    },
   },
 } as const;
 

@@ -167,9 +167,9 @@ export const subscriptionsSchemas = {
       statusreason: { type: 'string', readOnly: true },
       suspendedfor: {
         type: 'string',
-        enum: ['credential-required', 'target-failing'],
+        enum: ['credential-required', 'target-failing', 'paused'],
         readOnly: true,
-        description: 'While suspended: credential-required (a PATCH with a sinkcredential reactivates it) or target-failing (POST …/resume).',
+        description: 'While suspended: credential-required (a PATCH with a sinkcredential reactivates it), target-failing or paused (POST …/resume).',
       },
       allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
       validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },

@@ -25,6 +25,16 @@ export interface DeliveryMessage {
   readonly redriveOf?: string;
   /** The ingest request's correlation id: on the delivery's log lines and the webhook request's `X-Correlation-ID`. */
   readonly correlationId?: string;
+  /**
+   * Set by a replay (docs/REPLAY.md): which one, and the event's place in it, in acceptance order
+   * from 1. The event itself is unchanged; push sends this as headers, pull beside the event.
+   */
+  readonly replay?: ReplayMark;
+}
+
+export interface ReplayMark {
+  readonly id: string;
+  readonly sequence: number;
 }
 
 /**

@@ -13,10 +13,14 @@ import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messa
 import { KoerierError, problem, problems } from '../http/problems.js';
 import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
-import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
+import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
+import { refuseUnknownParameters } from '../http/query-parameters.js';
+import { ATTEMPT_QUERY_PARAMETERS, attemptMatches, readAttemptQuery } from './attempt-query.js';
+import { tell, type OperationalEvents } from '../operations/operational-events.js';
+import { resumedNotice } from './operational-notices.js';
 import { MAX_REDRIVE, parseRedriveSelection, redriveMessages, withheldReason, type Withheld } from './redrive.js';
 
 export interface DeliveryAdminDependencies {
@@ -26,7 +30,7 @@ export interface DeliveryAdminDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'listDeadLetters' | 'deleteDeadLetters'>;
   readonly subscriptions: {
     get(id: string): Promise<Subscription | undefined>;
-    updateStatus(id: string, status: SubscriptionStatus, reason: string): Promise<unknown>;
+    updateStatus(id: string, status: SubscriptionStatus, reason: string, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<unknown>;
   };
   /** Puts new delivery messages on the deliveries queue, or a pull subscription's own queue. */
   enqueue(subscription: Subscription, messages: readonly DeliveryMessage[]): Promise<void>;
@@ -35,6 +39,8 @@ export interface DeliveryAdminDependencies {
   readonly entitlements: Entitlements;
   /** A subscription suspended for want of an acceptable credential is not resumed by `resume`. */
   readonly sinkCredentials: SinkCredentialPolicy;
+  /** Tells a resume as Koerier's operational event (core/operations); absent: not told. */
+  readonly operations?: OperationalEvents;
   readonly clock?: Clock;
 }
 
@@ -48,14 +54,21 @@ export class DeliveryAdmin {
     this.now = deps.clock ?? systemClock;
   }
 
-  /** GET /subscriptions/{id}/deliveries: recent attempts, newest first. */
+  /** GET /subscriptions/{id}/deliveries: recent attempts, newest first; filtered by event, outcome and time (`attempt-query.ts`). */
   async listAttempts(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    refuseUnknownParameters(request, ATTEMPT_QUERY_PARAMETERS);
+    const query = readAttemptQuery(request);
     if (!(await this.visible(principal, id))) throw notFound(id);
-    return this.page(request, `/subscriptions/${id}/deliveries`, (page) => this.deps.ledger.listAttempts(id, page), 'attempts', attemptView);
+    const read = async (page: { limit: number; cursor?: string | undefined }) => {
+      const found = await this.deps.ledger.listAttempts(id, page);
+      return { ...found, items: found.items.filter((record) => attemptMatches(record, query)) };
+    };
+    return this.page(request, `/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */
   async listDeadLetters(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
+    refuseUnknownParameters(request, ['limit', 'cursor']);
     if (!(await this.visible(principal, id))) throw notFound(id);
     return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.deadLetters.listDeadLetters(id, page), 'deadLetters', deadLetterView);
   }
@@ -83,6 +96,41 @@ export class DeliveryAdmin {
     this.deps.audit.info('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
     const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
     return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
+  }
+
+  /**
+   * POST /subscriptions/{id}/pause: an active push subscription is suspended (`paused`) until a
+   * resume. The router keeps routing it; each delivery meanwhile is kept as a dead letter
+   * (`subscription-suspended`), which the resume sends again. A pull subscription pauses by not
+   * receiving (its events wait in its queue), so pausing one is refused.
+   */
+  async pause(principal: Principal, id: string): Promise<HttpResponse> {
+    const subscription = await this.visible(principal, id);
+    if (!subscription) throw notFound(id);
+    if (subscription.delivery === 'pull') {
+      throw new KoerierError(
+        problem(409, 'not-a-push-subscription', 'Not a Push Subscription', 'A pull subscription pauses by not receiving: its events wait in its queue.'),
+      );
+    }
+    if (subscription.status !== 'active') {
+      throw new KoerierError(
+        problem(
+          409,
+          'subscription-not-active',
+          'Subscription Not Active',
+          `The subscription is ${subscription.status}; only an active subscription can be paused.`,
+        ),
+      );
+    }
+    await this.deps.subscriptions.updateStatus(
+      id,
+      'suspended',
+      `Paused by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`,
+      undefined,
+      'paused',
+    );
+    this.deps.audit.info('subscription paused', { subscriptionId: id, by: principal.clientId });
+    return jsonResponse(200, { id, status: 'suspended', suspendedfor: 'paused' });
   }
 
   /** POST /subscriptions/{id}/resume: a suspended subscription becomes active; what was parked meanwhile goes out again. */
@@ -129,6 +177,7 @@ export class DeliveryAdmin {
       more = batch.more;
     }
     this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
+    await tell(this.deps.operations, [resumedNotice(subscription, principal.clientId, redriven, this.now())], this.deps.audit);
     return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 
@@ -182,6 +231,7 @@ export class DeliveryAdmin {
     read: (page: { limit: number; cursor?: string | undefined }) => Promise<Page<T>>,
     member: string,
     view: (item: T) => unknown,
+    linkParameters = '',
   ): Promise<HttpResponse> {
     const limitText = request.query['limit'];
     const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
@@ -190,7 +240,7 @@ export class DeliveryAdmin {
     }
     try {
       const page = await read({ limit, cursor: request.query['cursor'] || undefined });
-      const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+      const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}${linkParameters}`;
       return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)

@@ -24,6 +24,22 @@ export interface AttemptRecord {
   readonly error?: { readonly code: FailureCode; readonly detail: string };
   /** ISO 8601, when the next attempt is due (outcome `retrying`). */
   readonly nextAttemptAt?: string;
+  /** The events the delivery carries, by their identity (issue 13, item 5); only in the history, not in `lastAttempts`. */
+  readonly events?: readonly EventReference[];
+  /** The dead letter (its delivery id) this delivery redrives. */
+  readonly redriveOf?: string;
+}
+
+/** An event by what names it (CE-17) and its type; never its data. */
+export interface EventReference {
+  readonly source: string;
+  readonly id: string;
+  readonly type: string;
+}
+
+/** A record as `lastAttempts` keeps it: without `events`, which the delivery holds anyway (bounds the progress and dead-letter items). */
+export function withoutEvents({ events: _events, ...record }: AttemptRecord): AttemptRecord {
+  return record;
 }
 
 /** The failed attempts of one delivery so far (written only when an attempt fails). */

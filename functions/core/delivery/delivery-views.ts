@@ -3,7 +3,19 @@
  * read of its deliveries, and nothing that helps a port scan or reveals event data.
  */
 import { readStoredEvent } from '../cloudevents/index.js';
-import type { AttemptRecord, DeadLetter } from './delivery-records.js';
+import type { AttemptRecord, DeadLetter, EventReference } from './delivery-records.js';
+
+/** The events of a delivery message by `source`, `id` and `type`; one that does not read is left out. */
+export function eventReferences(events: readonly string[]): EventReference[] {
+  return events.flatMap((json) => {
+    try {
+      const { source, id, type } = readStoredEvent(json);
+      return typeof source === 'string' && typeof id === 'string' && typeof type === 'string' ? [{ source, id, type }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 /**
  * An attempt as the API shows it. Without an answer from the target, its latency is left out: how

@@ -15,6 +15,7 @@ import type { BreakerSettings } from './target-health.js';
 import type { RetrySchedule } from './retry-schedule.js';
 import type { WebhookRequest } from './webhook-request.js';
 import type { SigningKey } from '../signatures/message-signature.js';
+import type { OperationalEvents } from '../operations/operational-events.js';
 
 export interface DeliveryPolicy {
   readonly retry: RetrySchedule;
@@ -78,6 +79,8 @@ export interface BatchOutcome {
   readonly failedAttempts: number;
   /** Deliveries that became dead letters (with or without an attempt in this batch). */
   readonly deadLettered: number;
+  /** Subscriptions suspended because their target kept failing. */
+  readonly suspended: number;
 }
 
 export class CredentialUnavailableError extends Error {
@@ -94,7 +97,8 @@ export interface DispatchSubscriptions {
 /** The parts of the delivery state ports the dispatcher uses: all of target health but `resetTarget` (a resume's). */
 export type DispatchTargets = Omit<TargetHealthStore, 'resetTarget'>;
 export type DispatchLedger = Pick<DeliveryLedger, 'getProgress' | 'putProgress' | 'recordAttempts'>;
-export type DispatchDeadLetters = Pick<DeadLetterStore, 'putDeadLetter'>;
+/** `listDeadLetters`: to tell that the subscription's dead letters are no longer empty (operational events). */
+export type DispatchDeadLetters = Pick<DeadLetterStore, 'putDeadLetter'> & Partial<Pick<DeadLetterStore, 'listDeadLetters'>>;
 
 export interface DispatcherDependencies {
   readonly targets: DispatchTargets;
@@ -119,6 +123,8 @@ export interface DispatcherDependencies {
   /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly policy: DeliveryPolicy;
+  /** Koerier's own events about suspensions, retirements and dead letters (core/operations); absent: none told. */
+  readonly operations?: OperationalEvents;
   /** `WebHook-Request-Origin`. */
   readonly origin: string;
   readonly log: Log;

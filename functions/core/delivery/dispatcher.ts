@@ -23,19 +23,12 @@ import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type { BatchOutcome, DeliveryDecision, DeliveryTask, DispatchOptions, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { gateSubscription, prepare, progressOf } from './preparation.js';
-import {
-  deadLetterStep,
-  LAST_RECEIVE,
-  retryStep,
-  settleAttempt,
-  targetFailingReason,
-  targetHealthChange,
-  type DeadLetterStep,
-  type NextStep,
-  type Settlement,
-  type TargetHealthChange,
-} from './settle-attempt.js';
+import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason, targetHealthChange } from './settle-attempt.js';
+import type { DeadLetterStep, NextStep, Settlement, TargetHealthChange } from './settle-attempt.js';
 import { splitIntoSingleEvents } from './split.js';
+import { tell } from '../operations/operational-events.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import { DeadLetterTelling, retiredNotice, suspendedNotice } from './operational-notices.js';
 import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
 
 export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies, options: DispatchOptions = {}): Promise<BatchOutcome> {
@@ -55,11 +48,12 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: 0 });
     }
   }
-  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0): BatchOutcome => ({
+  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0, suspended = 0): BatchOutcome => ({
     decisions: all,
     attempts: records.length,
     failedAttempts: records.filter((record) => record.outcome !== 'delivered').length,
     deadLettered,
+    suspended,
   });
   if (groups.size === 0) return outcome(decisions);
 
@@ -80,6 +74,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   }
   const records: AttemptRecord[] = [];
   let deadLettered = 0;
+  let suspended = 0;
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
       const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY, options.deadline);
@@ -94,6 +89,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       } finally {
         records.push(...dispatch.records);
         deadLettered += dispatch.deadLettered;
+        suspended += dispatch.suspended;
       }
     }),
   );
@@ -106,7 +102,7 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       deps.log.warn('attempt history not written', { attempts: records.length, error: describe(error) });
     }
   }
-  return outcome([...decisions, ...perGroup.flat()], records, deadLettered);
+  return outcome([...decisions, ...perGroup.flat()], records, deadLettered, suspended);
 }
 
 /** One subscription's share of a batch: runs the stages and applies their steps. */
@@ -117,7 +113,12 @@ class SubscriptionDispatch {
   /** The attempts made, for the history: the batch writes them all at once. */
   readonly records: AttemptRecord[] = [];
   deadLettered = 0;
+  /** Suspended here because the target kept failing: the operator's "suspended in bulk" alarm counts these. */
+  suspended = 0;
   private retired = false;
+  /** Known once the gate let it through: operational events name its owner. */
+  private subscription?: Subscription;
+  private readonly telling: DeadLetterTelling;
 
   constructor(
     private readonly subscriptionId: string,
@@ -127,11 +128,12 @@ class SubscriptionDispatch {
   ) {
     this.now = deps.clock ?? systemClock;
     this.random = deps.random ?? Math.random;
+    this.telling = new DeadLetterTelling(subscriptionId, deps, this.now);
   }
 
   async run(deliveries: readonly QueuedDelivery[]): Promise<DeliveryDecision[]> {
     const { deps, subscriptionId } = this;
-    const gate = await gateSubscription(subscriptionId, deps);
+    const gate = await gateSubscription(subscriptionId, deps, this.now);
     if (gate.kind !== 'active') {
       for (const delivery of deliveries) {
         if (gate.kind === 'deleted')
@@ -144,6 +146,7 @@ class SubscriptionDispatch {
       return this.decisions;
     }
     const { subscription } = gate;
+    this.subscription = subscription;
 
     const ready: Sending[] = [];
     const toSplit: QueuedDelivery[] = [];
@@ -228,6 +231,7 @@ class SubscriptionDispatch {
       this.retired = true;
       await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
       this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
+      if (this.subscription) await tell(this.deps.operations, [retiredNotice(this.subscription, retireSubscription, this.now())], this.deps.log);
     }
     if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
     await this.apply(delivery, next);
@@ -241,13 +245,11 @@ class SubscriptionDispatch {
     const now = this.now();
     const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
-      await deps.subscriptions.updateStatus(
-        subscriptionId,
-        'suspended',
-        targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure),
-        'target-failing',
-      );
+      const reason = targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure);
+      await deps.subscriptions.updateStatus(subscriptionId, 'suspended', reason, 'target-failing');
+      this.suspended++;
       deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
+      if (this.subscription) await tell(deps.operations, [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)], deps.log);
     }
   }
 
@@ -259,7 +261,7 @@ class SubscriptionDispatch {
   }
 
   private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
-    await this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt);
+    await this.telling.put(deadLetter, this.subscription, () => this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt));
     this.deadLettered++;
     this.deps.metrics?.deadLettered(this.subscriptionId, deadLetter.reason);
     this.deps.log.warn('delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });

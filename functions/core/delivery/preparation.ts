@@ -14,6 +14,8 @@ import { keyDeadline } from './retry-schedule.js';
 import { deadLetterStep, retryStep, type NextStep } from './settle-attempt.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import { deliveryFormat, unsendableHeader, webhookRequest } from './webhook-request.js';
+import { tell } from '../operations/operational-events.js';
+import { suspendedNotice } from './operational-notices.js';
 
 export type Preparation =
   | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress | undefined }
@@ -42,7 +44,8 @@ export type SubscriptionGate =
  */
 export async function gateSubscription(
   subscriptionId: string,
-  deps: Pick<DispatcherDependencies, 'subscriptions' | 'policy' | 'log'>,
+  deps: Pick<DispatcherDependencies, 'subscriptions' | 'policy' | 'log' | 'operations'>,
+  now: Clock,
 ): Promise<SubscriptionGate> {
   let subscription = await deps.subscriptions.get(subscriptionId);
   // Holding deliveries back (or dropping them) must not rest on a cached status: a resume a
@@ -56,6 +59,8 @@ export async function gateSubscription(
     // that sets a credential reactivates it and sends them again.
     await deps.subscriptions.updateStatus(subscriptionId, 'suspended', `Suspended: ${shortfall}.`, 'credential-required');
     deps.log.warn('subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
+    const notice = suspendedNotice(subscription, `Suspended: ${shortfall}.`, 'credential-required', subscription.version, now());
+    await tell(deps.operations, [notice], deps.log);
     subscription = { ...subscription, status: 'suspended', statusReason: shortfall };
   }
   if (subscription.status === 'active') return { kind: 'active', subscription };

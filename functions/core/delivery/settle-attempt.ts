@@ -8,7 +8,8 @@
  */
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { FailureCode, Verdict } from './attempt-outcome.js';
-import { KEPT_ATTEMPTS, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress } from './delivery-records.js';
+import { eventReferences } from './delivery-views.js';
+import { KEPT_ATTEMPTS, withoutEvents, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress } from './delivery-records.js';
 import type { DeliveryPolicy, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline, nextAttemptAt, nominalDelayMs, retryDeadline } from './retry-schedule.js';
 import { effectiveRatePerMinute, throttleAfter429, type TargetState } from './target-health.js';
@@ -103,6 +104,8 @@ export function settleAttempt(
     at: new Date(at).toISOString(),
     latencyMs,
     ...(status === undefined ? {} : { status }),
+    ...eventsOf(delivery.message.events),
+    ...(delivery.message.redriveOf ? { redriveOf: delivery.message.redriveOf } : {}),
   };
   if (report.freshToken) {
     // The try with the fresh token takes a rate slot of its own: the next one the rate allows,
@@ -222,7 +225,7 @@ export function deadLetterStep(
     reason,
     detail,
     attempts: (progress?.failedAttempts ?? 0) + (last ? 1 : 0),
-    lastAttempts: [...(progress?.lastAttempts ?? []), ...(last ? [last] : [])].slice(-KEPT_ATTEMPTS),
+    lastAttempts: [...(progress?.lastAttempts ?? []), ...(last ? [withoutEvents(last)] : [])].slice(-KEPT_ATTEMPTS),
     ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
   };
   return { kind: 'dead-letter', deadLetter, expiresAt: epochSeconds(now + policy.deadLetterRetentionSeconds * 1000) };
@@ -239,7 +242,7 @@ function progressAfter(
   const saved: DeliveryProgress = {
     deliveryId: delivery.message.deliveryId,
     failedAttempts: record.attempt,
-    lastAttempts: [...(progress?.lastAttempts ?? []), record].slice(-KEPT_ATTEMPTS),
+    lastAttempts: [...(progress?.lastAttempts ?? []), withoutEvents(record)].slice(-KEPT_ATTEMPTS),
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
   };
   return { progress: saved, expiresAt: epochSeconds(delivery.message.createdAt + policy.keyTtlSeconds * 1000) };
@@ -282,6 +285,11 @@ export function targetHealthChange(
 export function targetFailingReason(subscriptionId: string, failingSince: number, lastFailure: string): string {
   const since = new Date(failingSince).toISOString();
   return `No delivery has succeeded since ${since}; the last attempt failed: ${lastFailure}. Fix the target, then resume the subscription (POST /subscriptions/${subscriptionId}/resume).`;
+}
+
+function eventsOf(events: readonly string[]): Pick<AttemptRecord, 'events'> {
+  const references = eventReferences(events);
+  return references.length === 0 ? {} : { events: references };
 }
 
 /** DynamoDB TTL is epoch seconds. */

@@ -48,9 +48,21 @@ export function webhookRequest(options: {
       authorization: `Bearer ${options.accessToken}`,
       // The ingest request's correlation id (core/ids/correlation-id.ts): the receiver can quote it to the operator.
       ...(message.correlationId ? { [CORRELATION_ID_HEADER]: message.correlationId } : {}),
+      ...replayHeaders(message),
     },
     body: encoded.body,
   };
+}
+
+/**
+ * A replayed delivery says so beside the event, never in it (docs/REPLAY.md): which replay, and the
+ * event's place in it in acceptance order, so a receiver can tell it from a first delivery and put
+ * a replay back in order.
+ */
+export const REPLAY_HEADERS = { id: 'koerier-replay-id', sequence: 'koerier-replay-sequence' } as const;
+
+function replayHeaders(message: DeliveryMessage): Record<string, string> {
+  return message.replay ? { [REPLAY_HEADERS.id]: message.replay.id, [REPLAY_HEADERS.sequence]: String(message.replay.sequence) } : {};
 }
 
 /**

@@ -72,6 +72,7 @@ export const problemTypes = {
     status: [400],
     description: 'The event carries an extension attribute Koerier sets itself (`koerierdatadigest`, `koerierdatasize`).',
   },
+  'invalid-replay-request': { title: 'Invalid replay request', status: [400], description: 'The replay request breaks a rule; `errors` names each member.' },
   'invalid-client': {
     title: 'Invalid client',
     status: [400],
@@ -100,6 +101,21 @@ export const problemTypes = {
     status: [403],
     description: 'This client may not skip the webhook validation handshake by agreement (WH-5).',
   },
+  'type-reserved': {
+    title: 'Reserved event type',
+    status: [403],
+    description: 'The event type is reserved for Koerier’s own operational events; partners may not publish it.',
+  },
+  'replay-not-entitled': {
+    title: 'Replay beyond entitlement',
+    status: [403],
+    description: 'The replay asks for events the subscriber is not entitled to (EDU-7).',
+  },
+  'replay-beyond-subscription': {
+    title: 'Replay beyond the subscription',
+    status: [403],
+    description: 'The replay asks for events outside what the subscription receives (its types and filters).',
+  },
   'edge-bypassed': {
     title: 'Not through the edge',
     status: [403],
@@ -123,6 +139,13 @@ export const problemTypes = {
     status: [409],
     description: 'The subscription delivers by push; only pull subscriptions are received from.',
   },
+  'not-a-push-subscription': {
+    title: 'Not a push subscription',
+    status: [409],
+    description: 'A pull subscription pauses by not receiving: its events wait in its queue.',
+  },
+  'replay-running': { title: 'Replay running', status: [409], description: 'A replay for this subscription is running already; wait for it or cancel it.' },
+  'replay-not-running': { title: 'Replay not running', status: [409], description: 'The replay is not running, so it cannot be cancelled.' },
   'subscription-not-active': { title: 'Subscription not active', status: [409], description: 'The subscription is not active (resume a suspended one first).' },
   'subscription-not-suspended': { title: 'Subscription not suspended', status: [409], description: 'Only a suspended subscription can be resumed.' },
   'subscription-not-revalidatable': {

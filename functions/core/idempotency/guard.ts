@@ -19,7 +19,7 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 export const REPLAYED_HEADERS: readonly string[] = ['content-type', 'location', 'content-location'];
 
 /** How often the guard retries a claim when the entry it lost to vanished or expired meanwhile. */
-const CLAIM_ATTEMPTS = 3;
+export const CLAIM_ATTEMPTS = 3;
 
 export interface IdempotencyContext {
   readonly clientId: string;
@@ -76,7 +76,7 @@ async function guarded(req: HttpRequest, ctx: IdempotencyContext, process: () =>
   throw inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
 }
 
-function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
+export function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
   if (entry.fingerprint !== fingerprint) {
     throw new KoerierError(
       problem(
@@ -96,7 +96,7 @@ function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, finger
   };
 }
 
-function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): KoerierError {
+export function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: number): KoerierError {
   const retryAfter = Math.max(1, Math.ceil((lockExpiresAt - now) / 1000));
   return new KoerierError(
     problem(
@@ -139,11 +139,11 @@ async function processAndRecord(
  * 5xx, 429 and 409 (a conflict with a change made meanwhile) say "try again"; storing them would
  * replay a failure for the key's whole life.
  */
-function isFinal(status: number): boolean {
+export function isFinal(status: number): boolean {
   return status < 500 && status !== 429 && status !== 409;
 }
 
-function storedResponse(response: HttpResponse, extraHeaders: readonly string[]): StoredResponse {
+export function storedResponse(response: HttpResponse, extraHeaders: readonly string[]): StoredResponse {
   const keep = new Set([...REPLAYED_HEADERS, ...extraHeaders.map((h) => h.toLowerCase())]);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {

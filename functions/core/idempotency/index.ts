@@ -17,4 +17,5 @@ export {
   type StoredResponse,
 } from './store.js';
 export { withIdempotency, IDEMPOTENT_REPLAYED_HEADER, REPLAYED_HEADERS, type IdempotencyContext } from './guard.js';
+export { withPreparedIdempotency, type PreparedRequest } from './prepared-guard.js';
 export { InMemoryIdempotencyStore } from './memory-store.js';

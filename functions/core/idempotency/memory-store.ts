@@ -29,8 +29,9 @@ export class InMemoryIdempotencyStore implements IdempotencyStore {
       expiresAt: request.expiresAt,
       lockExpiresAt: request.lockExpiresAt,
       claimId: request.claimId,
+      ...(request.pending ? { pending: structuredClone(request.pending) } : {}),
     });
-    return { claimed: true };
+    return existing?.state === 'in-progress' && existing.pending ? { claimed: true, replaced: publicView(existing) } : { claimed: true };
   }
 
   async complete(scope: IdempotencyScope, claimId: string, response: StoredResponse): Promise<boolean> {
@@ -39,6 +40,12 @@ export class InMemoryIdempotencyStore implements IdempotencyStore {
     if (held?.state !== 'in-progress' || held.claimId !== claimId) return false;
     this.#entries.set(id, { state: 'completed', fingerprint: held.fingerprint, expiresAt: held.expiresAt, response: structuredClone(response) });
     return true;
+  }
+
+  /** One process sees every repeat, so a confirmed claim is simply completed with its pending answer. */
+  async confirm(scope: IdempotencyScope, claimId: string): Promise<void> {
+    const held = this.#entries.get(scopeKey(scope));
+    if (held?.state === 'in-progress' && held.pending) await this.complete(scope, claimId, held.pending);
   }
 
   async release(scope: IdempotencyScope, claimId: string): Promise<void> {

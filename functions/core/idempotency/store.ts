@@ -26,7 +26,13 @@ interface EntryBase {
 }
 
 export type IdempotencyEntry =
-  | (EntryBase & { readonly state: 'in-progress'; /** Epoch ms. */ readonly lockExpiresAt: number })
+  | (EntryBase & {
+      readonly state: 'in-progress';
+      /** Epoch ms. */
+      readonly lockExpiresAt: number;
+      /** The answer the attempt will give once its side effect is done, stored with the claim (prepared requests). */
+      readonly pending?: StoredResponse | undefined;
+    })
   | (EntryBase & { readonly state: 'completed'; readonly response: StoredResponse });
 
 export interface ClaimRequest {
@@ -40,10 +46,13 @@ export interface ClaimRequest {
   readonly lockExpiresAt: number;
   /** Epoch seconds. */
   readonly expiresAt: number;
+  /** The answer known before the side effect (a prepared request), stored with the claim so no second write is needed. */
+  readonly pending?: StoredResponse | undefined;
 }
 
 export type ClaimResult =
-  | { readonly claimed: true }
+  /** `replaced`: the prepared claim (one with a `pending` answer) this claim took over, its lock lapsed; absent otherwise. */
+  | { readonly claimed: true; readonly replaced?: IdempotencyEntry | undefined }
   /** `existing` is absent when the entry vanished between the failed write and the read. */
   | { readonly claimed: false; readonly existing: IdempotencyEntry | undefined };
 
@@ -54,6 +63,13 @@ export interface IdempotencyStore {
   complete(scope: IdempotencyScope, claimId: string, response: StoredResponse): Promise<boolean>;
   /** Frees the key (5xx, thrown error) if `claimId` still holds the claim. */
   release(scope: IdempotencyScope, claimId: string): Promise<void>;
+  /**
+   * The attempt holding `claimId` finished its side effect and answers with the pending answer of
+   * its claim. A store may record this without a write: repeats it serves itself see the entry as
+   * completed, and repeats elsewhere see it in progress until the lock expires and then take it
+   * over (see `withPreparedIdempotency`). A store without it gets the completion written instead.
+   */
+  confirm?(scope: IdempotencyScope, claimId: string): Promise<void>;
 }
 
 /** Epoch seconds of an epoch-ms instant, the unit of `expiresAt`. */

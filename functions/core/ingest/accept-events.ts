@@ -7,12 +7,13 @@
  */
 import type { PublishGrants } from '../auth/publish-grants.js';
 import { ungrantedSources } from '../auth/publish-grants.js';
+import { isOperationalType, OPERATIONS_TYPE_PREFIX } from '../operations/operational-events.js';
 import type { Principal } from '../auth/access-tokens.js';
 import { parseCloudEventsRequest, type ParsedEvents } from '../cloudevents/index.js';
 import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem } from '../http/problems.js';
-import { withIdempotency } from '../idempotency/index.js';
+import { KoerierError, problem, type ValidationIssue } from '../http/problems.js';
+import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
 import { withFields, type Log } from '../ports/log.js';
@@ -64,10 +65,19 @@ export interface IngestDependencies {
   readonly clock?: Clock;
 }
 
-/** Runs one publish request of `principal` through the guard and, on a first attempt, accepts its events. */
+/**
+ * Runs one publish request of `principal` through the guard and, on a first attempt, accepts its
+ * events. The request is parsed and validated before the claim, so the claim can hold the 202 and
+ * the queue write completes it without a second write (core/idempotency/prepared-guard.ts); a
+ * refusal goes through the plain guard and is stored as before.
+ */
 export function acceptEvents(request: HttpRequest, principal: Principal, deps: IngestDependencies): Promise<HttpResponse> {
   const publisher = principal.clientId;
-  return withIdempotency(
+  const correlationId = correlationIdOf(request);
+  // Every line of this request names it, so the router's and the deliveries' lines can be found from here.
+  const publish: PublishRequest = { request, publisher, correlationId, log: withFields(deps.log, { correlationId }), metrics: deps.metrics ?? noMetrics };
+  let refusalLog = () => {};
+  return withPreparedIdempotency(
     request,
     {
       clientId: publisher,
@@ -79,32 +89,52 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
       onStoreError: (error) => deps.log.warn('idempotency completion not stored', { client: publisher, error: describeError(error) }),
     },
-    () => storeEvents(request, publisher, deps),
+    () => prepareEvents(publish, deps, (log) => (refusalLog = log)),
+    async (refusal) => {
+      // Only first attempts count, and a request over the rate is told so before it is told what is wrong with it.
+      await takeRateSlot(publish, deps);
+      refusalLog();
+      throw refusal;
+    },
   );
 }
 
-async function storeEvents(request: HttpRequest, publisher: string, deps: IngestDependencies): Promise<HttpResponse> {
-  const { settings } = deps;
-  const metrics = deps.metrics ?? noMetrics;
-  const correlationId = correlationIdOf(request);
-  // Every line of this request names it, so the router's and the deliveries' lines can be found from here.
-  const log = withFields(deps.log, { correlationId });
-  // Inside the idempotency guard, so only first attempts count; a 429 frees the key for the retry.
-  const rate = await deps.rateWindow.take(publisher, settings.publishRatePerMinute);
+/** One publish request as the steps below see it. */
+interface PublishRequest {
+  readonly request: HttpRequest;
+  readonly publisher: string;
+  readonly correlationId: string;
+  /** Names the correlation id on every line. */
+  readonly log: Log;
+  readonly metrics: Metrics;
+}
+
+/** Counts the request in the publisher's window, or throws the 429 (which frees the key for the retry). */
+async function takeRateSlot({ publisher, metrics }: PublishRequest, deps: IngestDependencies): Promise<void> {
+  const { publishRatePerMinute } = deps.settings;
+  const rate = await deps.rateWindow.take(publisher, publishRatePerMinute);
   if (!rate.allowed) {
     metrics.publishRejected('rate-limited');
-    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${settings.publishRatePerMinute} requests per minute per publisher.`), {
+    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${publishRatePerMinute} requests per minute per publisher.`), {
       headers: { 'retry-after': String(rate.retryAfterSeconds) },
     });
   }
+}
+
+/** Everything about the request that needs no I/O: parsing, validation, grants, the offload plan and the 202. Throws the refusals. */
+function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefusal: (log: () => void) => void): PreparedRequest {
+  const { request, publisher, log, metrics } = publish;
+  const { settings } = deps;
   let outcome: ParsedEvents;
   try {
     outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
   } catch (error) {
     if (error instanceof KoerierError) {
       const refused = error.problem;
-      log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
-      metrics.publishRejected(ruleOf(refused.type));
+      onRefusal(() => {
+        log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+        metrics.publishRejected(ruleOf(refused.type));
+      });
     }
     throw error;
   }
@@ -115,16 +145,63 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     outcome.mode === 'batch',
   );
   if (ungranted.length > 0) {
-    log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
-    metrics.publishRejected('source-not-granted');
+    onRefusal(() => {
+      log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
+      metrics.publishRejected('source-not-granted');
+    });
     throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
   }
-  const offload = refusalsLogged(() => planOffload(outcome.events, settings), publisher, log, metrics);
+  // Koerier's own namespace (core/operations): only Koerier tells what happened to a subscription.
+  const reserved: ValidationIssue[] = outcome.events.flatMap((event, index) =>
+    isOperationalType(event.type)
+      ? [
+          {
+            attribute: 'type',
+            rule: 'reserved-type',
+            requirement: 'EDU-IN',
+            message: `Types starting with '${OPERATIONS_TYPE_PREFIX}' are Koerier's own operational events.`,
+            ...(outcome.mode === 'batch' ? { index } : {}),
+          },
+        ]
+      : [],
+  );
+  if (reserved.length > 0) {
+    onRefusal(() => {
+      log.info('events refused', { publisher, reason: 'type reserved', events: reserved.length });
+      metrics.publishRejected('type-reserved');
+    });
+    throw new KoerierError(
+      problem(403, 'type-reserved', 'Forbidden', "No client may publish events in Koerier's own operational namespace.", { errors: reserved }),
+    );
+  }
+  let offload: number[];
+  try {
+    offload = planOffload(outcome.events, settings);
+  } catch (error) {
+    if (error instanceof KoerierError) onRefusal(() => logRefusal(error, publisher, log, metrics));
+    throw error;
+  }
+  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
+  const answer = jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
+  return {
+    answer,
+    commit: async (takeover) => {
+      // A takeover repeats an attempt that already counted against the rate.
+      if (!takeover) await takeRateSlot(publish, deps);
+      await storeEvents(outcome, offload, publish, deps);
+      return answer;
+    },
+  };
+}
+
+async function storeEvents(outcome: ParsedEvents, offload: readonly number[], publish: PublishRequest, deps: IngestDependencies): Promise<void> {
+  const { publisher, correlationId, log, metrics } = publish;
+  const { settings } = deps;
   const now = deps.clock?.() ?? Date.now();
   const receivedAt = new Date(now).toISOString();
-  // EDU-19, EDU-IN: the 202 below is only reached once the claim check and the queue have stored
-  // every event. A failed write is a 503 (the idempotency guard frees the key for it), so the
-  // publisher retries the request.
+  // EDU-19, EDU-IN: the 202 is only given once the claim check and the queue have stored every
+  // event. A failed write is a 503 (the idempotency guard frees the key for it), so the publisher
+  // retries the request.
   try {
     const { claimCheck } = deps;
     const uploaded = await resolveUploads(outcome.events, publisher, { ...claimCheck, now: () => now });
@@ -173,8 +250,6 @@ async function storeEvents(request: HttpRequest, publisher: string, deps: Ingest
     });
   }
   metrics.eventsAccepted(outcome.events.length);
-  // Bounded (review #11): the idempotency store keeps this body for replays in one item.
-  return jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings(outcome.warnings)));
 }
 
 /** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
@@ -182,12 +257,14 @@ function refusalsLogged<T>(check: () => T, publisher: string, log: Log, metrics:
   try {
     return check();
   } catch (error) {
-    if (error instanceof KoerierError) {
-      log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
-      metrics.publishRejected(ruleOf(error.problem.type));
-    }
+    if (error instanceof KoerierError) logRefusal(error, publisher, log, metrics);
     throw error;
   }
+}
+
+function logRefusal(error: KoerierError, publisher: string, log: Log, metrics: Metrics): void {
+  log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
+  metrics.publishRejected(ruleOf(error.problem.type));
 }
 
 /** The rule a refusal names: its problem type's slug (`https://koerier.dev/problems/<slug>`), a fixed vocabulary. */

@@ -128,17 +128,20 @@ export class PullService {
     });
     const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => ({
       event: events[index]!,
-      lock: lockView(
-        {
-          subscriptionId: id,
-          clientId,
-          messageId: message.messageId,
-          receiptHandle: message.receiptHandle,
-          lockedUntil,
-          deliveryCount: message.receiveCount,
-          deliveryKey: delivery.deliveryId,
-        },
-        key,
+      lock: withReplay(
+        delivery,
+        lockView(
+          {
+            subscriptionId: id,
+            clientId,
+            messageId: message.messageId,
+            receiptHandle: message.receiptHandle,
+            lockedUntil,
+            deliveryCount: message.receiveCount,
+            deliveryKey: delivery.deliveryId,
+          },
+          key,
+        ),
       ),
     }));
     const answer = assembleAnswer(entries);
@@ -270,6 +273,11 @@ export class PullService {
     if (rejected.length > 0) await this.deps.rejections.clear(subscription.id, rejected);
     this.deps.log.info('pull events dead-lettered', { subscriptionId: subscription.id, count: dead.length, reasons: dead.map((d) => d.reason) });
   }
+}
+
+/** A replayed event's lock names its replay, beside the event (docs/REPLAY.md). */
+function withReplay(delivery: { readonly replay?: LockView['replay'] }, lock: LockView): LockView {
+  return delivery.replay ? { ...lock, replay: { id: delivery.replay.id, sequence: delivery.replay.sequence } } : lock;
 }
 
 function lockView(contents: LockTokenContents, key: Buffer): LockView {

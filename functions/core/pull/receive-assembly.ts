@@ -50,6 +50,8 @@ export interface LockView {
   readonly lockeduntil: string;
   readonly deliverycount: number;
   readonly deliverykey: string;
+  /** A replayed event (docs/REPLAY.md): the replay and the event's place in it; absent on a first delivery. */
+  readonly replay?: { readonly id: string; readonly sequence: number };
 }
 
 /**

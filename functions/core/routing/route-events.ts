@@ -17,10 +17,11 @@
  */
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
+import { errorMessage } from '../errors/describe-error.js';
 import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
-import type { SubscriptionMatcher } from './matcher.js';
-import type { RouteCandidate } from './matcher.js';
+import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
+import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
 
 export interface InboundRecord {
@@ -28,6 +29,8 @@ export interface InboundRecord {
   readonly recordId: string;
   /** The stored event, JSON event format. */
   readonly body: string;
+  /** Epoch ms the ingest accepted it (the archive's order, docs/REPLAY.md); default: now. */
+  readonly acceptedAt?: number;
   /** The ingest request's correlation id (core/ids/correlation-id.ts), carried into the deliveries. */
   readonly correlationId?: string | undefined;
 }
@@ -36,7 +39,7 @@ export interface RouterDependencies {
   readonly matcher: SubscriptionMatcher;
   readonly ledger: RoutedEventLedger;
   /** Whether the subscription's owner may still receive this event (EDU-7). */
-  readonly isEntitled: (owner: string, event: { readonly type: string; readonly source: string }) => boolean;
+  readonly isEntitled: (owner: string, event: AcceptedEvent) => boolean;
   /** Writes every message or throws (SqsMessageQueue semantics). */
   readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
   /** The same, to a pull subscription's own queue (docs/PULL.md). */
@@ -48,6 +51,8 @@ export interface RouterDependencies {
   readonly ttlSeconds: number;
   /** Largest delivery message body; a batch delivery is cut before it exceeds this. */
   readonly maxMessageBytes: number;
+  /** Keeps the events this batch routes, before anything is queued (archive-step.ts). Absent: no archive. */
+  readonly archive?: ArchiveBatch;
   readonly log?: Log;
 }
 
@@ -105,7 +110,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
         claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
-        deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: errorMessage(error) });
         failed.add(record.recordId);
         return;
       }
@@ -120,12 +125,13 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     }),
   );
 
+  await archiveClaimed(claimed, failed, deps);
   const matches = await Promise.all(
     claimed.map(async (entry) => {
       try {
         return await deps.matcher.match(entry.event.attributes);
       } catch (error) {
-        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: describe(error) });
+        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: errorMessage(error) });
         failed.add(entry.record.recordId);
         return [];
       }
@@ -146,7 +152,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
         // failure here must not fail the records of the batch that did succeed.
         await deps.ledger
           .abandon(event, claimId)
-          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: describe(error) }));
+          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: errorMessage(error) }));
         return;
       }
       routed++;
@@ -155,7 +161,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       } catch (error) {
         // The deliveries are queued; a repeat of this event after the lock expires is routed
         // again with the same delivery keys, which the targets recognise.
-        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: describe(error) });
+        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: errorMessage(error) });
       }
     }),
   );
@@ -182,7 +188,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
     await Promise.all([...byQueue].map(([pullQueue, bodies]) => send(deps, pullQueue, bodies)));
     return plan.length;
   } catch (error) {
-    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: describe(error) });
+    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: errorMessage(error) });
   }
   const sent = await Promise.all(
     plan.map(async (delivery) => {
@@ -190,7 +196,7 @@ async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<str
         await send(deps, delivery.pullQueue, [delivery.body]);
         return true;
       } catch (error) {
-        deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: describe(error) });
+        deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: errorMessage(error) });
         for (const recordId of delivery.recordIds) failed.add(recordId);
         return false;
       }
@@ -290,8 +296,4 @@ function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, ma
 
 function correlationOf(record: InboundRecord | undefined): { correlationId?: string } {
   return record?.correlationId === undefined ? {} : { correlationId: record.correlationId };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

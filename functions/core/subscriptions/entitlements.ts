@@ -14,6 +14,7 @@
  * `source` or an `exact` filter on `source`. A subscription whose types are unbounded (e.g. only
  * `suffix` or `not` filters) needs a grant of every type.
  */
+import { isOperationalType, OPERATIONS_TYPE_PREFIX, SUBSCRIBER_ATTRIBUTE } from '../operations/operational-events.js';
 import type { Filter } from './filters.js';
 import type { Subscription } from './subscription.js';
 
@@ -71,14 +72,15 @@ export function checkEntitlement(
   entitlements: Entitlements,
 ): EntitlementDecision {
   const grants = entitlements.get(clientId) ?? [];
-  if (grants.length === 0) return { entitled: false, reason: `client "${clientId}" is not entitled to subscribe to any events` };
   const source = boundSource(subscription);
   const bounds = typeBounds(subscription);
   // Any one bound of the conjunction suffices: the subscription matches no more than it allows.
   const candidates = bounds.length > 0 ? bounds : [[{ value: '', exact: false }]];
   for (const bound of candidates) {
-    if (bound.every((pattern) => grants.some((grant) => covers(grant, pattern, source)))) return { entitled: true };
+    // Koerier's operational events: every client may subscribe, and receives those about its own subscriptions.
+    if (bound.every((pattern) => isOperationalType(pattern.value) || grants.some((grant) => covers(grant, pattern, source)))) return { entitled: true };
   }
+  if (grants.length === 0) return { entitled: false, reason: `client "${clientId}" is not entitled to subscribe to any events` };
   const asked = candidates[0]!.map((p) => (p.exact ? p.value : `${p.value}*`)).join(', ');
   return {
     entitled: false,
@@ -91,10 +93,24 @@ export function checkEntitlement(
  * revoking a grant stops deliveries at once, without waiting for anyone to change the
  * subscriptions it made (they stay, and resume if the grant comes back).
  */
-export function entitledToEvent(clientId: string, event: { readonly type: string; readonly source: string }, entitlements: Entitlements): boolean {
-  return (entitlements.get(clientId) ?? []).some(
-    (grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source),
-  );
+export function entitledToEvent(clientId: string, event: EntitlementSubject, entitlements: Entitlements): boolean {
+  const grants = entitlements.get(clientId) ?? [];
+  if (isOperationalType(event.type)) {
+    // About the client's own subscription, or the client is an operator: a grant that names the
+    // operational namespace itself (a grant of every type, "", is about partners' data).
+    return (
+      event.attributes?.[SUBSCRIBER_ATTRIBUTE] === clientId ||
+      grants.some((grant) => grant.typePrefix.startsWith(OPERATIONS_TYPE_PREFIX) && event.type.startsWith(grant.typePrefix))
+    );
+  }
+  return grants.some((grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source));
+}
+
+/** What the per-event entitlement reads of an event: its type and source, and its extensions for Koerier's own events. */
+export interface EntitlementSubject {
+  readonly type: string;
+  readonly source: string;
+  readonly attributes?: Readonly<Record<string, unknown>>;
 }
 
 function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {

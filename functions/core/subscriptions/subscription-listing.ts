@@ -5,10 +5,12 @@
  */
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import type { HttpRequest, HttpResponse } from '../http/messages.js';
+import { refuseUnknownParameters } from '../http/query-parameters.js';
 import * as http from './http-mapping.js';
 import { InvalidCursorError, type SubscriptionStore } from './store.js';
 
 export async function listSubscriptions(store: SubscriptionStore, principal: Principal, request: HttpRequest, now: Date): Promise<HttpResponse> {
+  refuseUnknownParameters(request, ['owner', 'limit', 'cursor']);
   const page = http.readPageRequest(request.query);
   const owner = request.query['owner'] || undefined;
   if (owner !== undefined && owner !== principal.clientId && !hasScope(principal, scopes.admin)) throw http.ownerNotAllowed();

@@ -31,8 +31,9 @@ export type ValidationMode = 'handshake' | 'agreed';
  * `credential-required`: it has no sink credential, or one of a kind the deployment no longer
  * accepts (WH-3, EDU-4); a PATCH that sets an acceptable credential reactivates it.
  * `target-failing`: its target kept failing; `POST …/resume` reactivates it.
+ * `paused`: its owner (or an admin) paused it with `POST …/pause`; `POST …/resume` reactivates it.
  */
-export type SuspensionCause = 'credential-required' | 'target-failing';
+export type SuspensionCause = 'credential-required' | 'target-failing' | 'paused';
 
 /**
  * `push`: Koerier sends each event to the subscriber's webhook. `pull`: Koerier keeps the events

@@ -480,3 +480,53 @@ describe('what the problems say (RFC 9457)', () => {
     await expect(deliveries.listAttempts(owner, 'sub-1', get())).rejects.toThrow('throttled');
   });
 });
+
+describe('what happened to my event? (issue 13, item 5)', () => {
+  const ref = (id: string) => ({ source: SOURCE, id, type: TYPE });
+  const history = [
+    attempt(1, { outcome: 'delivered', events: [ref('e1')], at: '2026-03-01T11:00:00.000Z' }),
+    attempt(2, { outcome: 'dead-lettered', events: [ref('e2')], at: '2026-03-01T10:00:00.000Z', redriveOf: 'd-old' }),
+    attempt(3, { outcome: 'retrying', events: [ref('e1'), ref('e3')], at: '2026-03-01T09:00:00.000Z' }),
+    attempt(4, { outcome: 'retrying', events: [{ ...ref('e1'), source: 'urn:other' }], at: '2026-03-01T08:00:00.000Z' }),
+  ];
+  const ids = (response: HttpResponse) => (json(response)['attempts'] as { deliveryId: string }[]).map((a) => a.deliveryId);
+
+  it('EDU-18: each attempt shows the events it carried (source, id, type) and the dead letter it redrove', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const [, redriven] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
+    expect(redriven).toMatchObject({ deliveryId: 'd-2', events: [{ source: SOURCE, id: 'e2', type: TYPE }], redriveOf: 'd-old' });
+  });
+
+  it('EDU-18: the attempts of one event, by source + id, across batch deliveries; another source with the same id is another event', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: SOURCE, id: 'e1' })))).toEqual(['d-1', 'd-3']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: 'urn:other', id: 'e1' })))).toEqual(['d-4']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: SOURCE, id: 'nothing' })))).toEqual([]);
+  });
+
+  it('EDU-18: filtered by outcome and by time (since inclusive, until exclusive)', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'retrying' })))).toEqual(['d-3', 'd-4']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ since: '2026-03-01T09:00:00Z', until: '2026-03-01T11:00:00Z' })))).toEqual(['d-2', 'd-3']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'retrying', since: '2026-03-01T09:00:00+00:00' })))).toEqual(['d-3']);
+  });
+
+  it('EDU-18: the filter applies per page, and the next link carries it', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const first = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', outcome: 'retrying' })));
+    expect(first['attempts']).toEqual([]);
+    expect(first['next']).toBe('/subscriptions/sub-1/deliveries?limit=2&cursor=2&outcome=retrying');
+    const second = await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', cursor: '2', outcome: 'retrying' }));
+    expect(ids(second)).toEqual(['d-3', 'd-4']);
+  });
+
+  it('unknown query parameters are refused with 400, naming them, on both lists; so are a bad outcome and a bad time', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const misspelt = json(await deliveries.listAttempts(owner, 'sub-1', get({ outcom: 'retrying' })));
+    expect(misspelt).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/invalid-parameter' });
+    expect(misspelt['detail']).toContain('outcom');
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ outcome: 'retrying' })))['detail']).toContain('outcome');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'lost' })))).toMatchObject({ status: 400 });
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ since: 'yesterday' })))).toMatchObject({ status: 400 });
+  });
+});

@@ -13,7 +13,13 @@ describe("a batch's figures and history", () => {
   it('EDU-18: a message that is not a delivery message goes back to the queue at once, for its dead-letter queue', async () => {
     const { deps, messages } = setup();
     const outcome = await dispatchBatch([{ messageId: 'junk', body: '{"hello":1}', receiveCount: 1 }], deps);
-    expect(outcome).toEqual({ decisions: [{ messageId: 'junk', action: 'retry', delaySeconds: 0 }], attempts: 0, failedAttempts: 0, deadLettered: 0 });
+    expect(outcome).toEqual({
+      decisions: [{ messageId: 'junk', action: 'retry', delaySeconds: 0 }],
+      attempts: 0,
+      failedAttempts: 0,
+      deadLettered: 0,
+      suspended: 0,
+    });
     expect(messages('not a delivery message; left for the dead-letter queue').map((l) => [l.level, l.fields])).toEqual([['error', { messageId: 'junk' }]]);
   });
 
@@ -132,7 +138,9 @@ describe('answers and what they change', () => {
   it('EDU-12: a target failing for the whole suspension period is suspended, with the time since and the last failure in the reason', async () => {
     const { deps, store, statusUpdates, messages } = setup({ answers: [answered(502)] });
     store.target = { consecutiveFailures: 2, failingSince: T0 - 3 * DAY * 1000, lastFailureAt: T0 - 60_000 };
-    await dispatchBatch([task()], deps);
+    const outcome = await dispatchBatch([task()], deps);
+    // Counted for the operator's alarm on suspensions in bulk (lib/constructs/operator-alarms.ts).
+    expect(outcome.suspended).toBe(1);
     const since = new Date(T0 - 3 * DAY * 1000).toISOString();
     expect(statusUpdates).toEqual([
       [
@@ -148,7 +156,7 @@ describe('answers and what they change', () => {
   it('EDU-12: a target failing for less than the period is not suspended', async () => {
     const { deps, store, statusUpdates } = setup({ answers: [answered(502)] });
     store.target = { consecutiveFailures: 2, failingSince: T0 - 3 * DAY * 1000 + 1, lastFailureAt: T0 - 60_000 };
-    await dispatchBatch([task()], deps);
+    expect((await dispatchBatch([task()], deps)).suspended).toBe(0);
     expect(statusUpdates).toEqual([]);
   });
 

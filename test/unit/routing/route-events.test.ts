@@ -390,3 +390,50 @@ describe('what the router tells the operator, and what it needs', () => {
     expect(await cut(envelope + 2 * (eventBytes + 1) - 1)).toEqual([1, 1, 1, 1, 1]);
   });
 });
+
+describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
+  it('EDU-18, CE-13: the events a batch routes are handed to the archive once, as stored, with their acceptance time, before anything is queued', async () => {
+    const archived: { acceptedAt: number; json: string }[][] = [];
+    let queuedBeforeArchive = 0;
+    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async (events) => {
+        queuedBeforeArchive += queued.length;
+        archived.push(events.map(({ acceptedAt, event }) => ({ acceptedAt, json: event.json })));
+      },
+    });
+    const report = await route([{ ...records('e1')[0]!, acceptedAt: NOW - 5 }, ...records('e2'), { recordId: 'r-copy', body: storedEvent('e1') }]);
+    expect(report.routed).toBe(2);
+    expect(archived).toEqual([
+      [
+        { acceptedAt: NOW - 5, json: storedEvent('e1') },
+        { acceptedAt: NOW, json: storedEvent('e2') },
+      ],
+    ]);
+    expect(queuedBeforeArchive).toBe(0);
+  });
+
+  it('EDU-18: a batch whose archive write fails is not routed: its records come back, nothing is queued, and the retry routes them once', async () => {
+    let failing = true;
+    const { route, queued, ledger } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async () => {
+        if (failing) throw new Error('S3 unavailable');
+      },
+    });
+    const first = await route(records('e1', 'e2'));
+    expect([...first.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2']);
+    expect(queued).toEqual([]);
+    expect(ledger.completed).toEqual([]);
+    failing = false;
+    expect(await route(records('e1', 'e2'))).toMatchObject({ failedRecordIds: [], routed: 2, deliveries: 2 });
+  });
+
+  it('EDU-IDEM-15: a duplicate the router drops is not archived again', async () => {
+    const archived: string[] = [];
+    const { route } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async (events) => void archived.push(...events.map(({ event }) => event.id)),
+    });
+    await route(records('e1'));
+    await route(records('e1'));
+    expect(archived).toEqual(['e1']);
+  });
+});

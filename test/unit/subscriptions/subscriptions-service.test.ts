@@ -302,6 +302,13 @@ describe('subscriptions use case: list, read, change, delete', () => {
       expect((await service.list(principal('school-a'), request('GET', undefined, {}, { limit }))).status).toBe(400);
   });
 
+  it('EDU-7: listing refuses a query parameter it does not take (400 naming it), instead of answering the unfiltered list', async () => {
+    const refused = await service.list(principal('school-a'), request('GET', undefined, {}, { status: 'suspended' }));
+    expect(refused.status).toBe(400);
+    expect(json(refused)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-parameter' });
+    expect(json(refused)['detail']).toContain('status');
+  });
+
   it('EDU-14: a read shows the subscription with its ETag, the credential only by type, and neither a secret nor the callback token', async () => {
     const id = await createdId('school-a', { sink: 'https://ontvanger.example/consents' });
     const read = await service.read(principal('school-a'), id);

@@ -1,0 +1,131 @@
+/**
+ * `koerier deliveries <subscription>` (the attempts, newest first) and `koerier dead-letters
+ * list|redrive <subscription>` (docs/OPERATIONS.md, "Dead letters and redrive"). A redrive sends
+ * the chosen dead letters again in chunks, with a progress bar; each is a new delivery with a new
+ * key (EDU-IDEM-13), and what is no longer entitled or no longer matches is withheld by the gateway.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import { CliError, exitCodes } from '../exit-codes.js';
+import { contextOf, printJson, printTable, progress, type ProgressChoice } from '../output.js';
+import { integer } from './send.js';
+
+interface Attempt {
+  readonly deliveryId?: string;
+  readonly attempt?: number;
+  readonly at?: string;
+  readonly outcome?: string;
+  readonly status?: number;
+  readonly latencyMs?: number;
+  readonly error?: { code?: string; detail?: string };
+  readonly nextAttemptAt?: string;
+}
+
+interface DeadLetter {
+  readonly deliveryId: string;
+  readonly deadLetteredAt?: string;
+  readonly reason?: string;
+  readonly detail?: string;
+  readonly attempts?: number;
+  readonly events?: readonly { id?: string; type?: string; source?: string }[];
+}
+
+interface RedriveAnswer {
+  readonly redriven?: readonly unknown[];
+  readonly withheld?: readonly { deliveryId?: string; reason?: string }[];
+  readonly notFound?: readonly string[];
+}
+
+export function registerDeliveries(program: Command): void {
+  program
+    .command('deliveries')
+    .description("a subscription's delivery attempts, newest first")
+    .argument('<subscription>')
+    .option('-n, --limit <n>', 'at most this many attempts (1-100)', integer(1, 100), 25)
+    .action(async (subscription: string, options: { limit: number }, command: Command) => {
+      const context = await contextOf(command);
+      const page = (await context.client.call('GET', `/subscriptions/${encodeURIComponent(subscription)}/deliveries`, { query: { limit: options.limit } }))
+        .json as {
+        attempts?: Attempt[];
+      };
+      const attempts = page.attempts ?? [];
+      if (context.json) return printJson(attempts);
+      if (attempts.length === 0) return void process.stdout.write('No delivery attempts.\n');
+      printTable(
+        ['at', 'delivery', 'attempt', 'outcome', 'status', 'ms', 'error', 'next attempt'],
+        attempts.map((a) => [
+          a.at,
+          a.deliveryId,
+          a.attempt,
+          a.outcome,
+          a.status,
+          a.latencyMs,
+          a.error ? `${a.error.code}: ${a.error.detail}` : '',
+          a.nextAttemptAt,
+        ]),
+      );
+    });
+
+  const deadLetters = program.command('dead-letters').description("a subscription's dead letters: list, redrive");
+
+  deadLetters
+    .command('list')
+    .description('the dead letters, oldest first')
+    .argument('<subscription>')
+    .action(async (subscription: string, _options: unknown, command: Command) => {
+      const context = await contextOf(command);
+      const items = await context.client.listAll<DeadLetter>(`/subscriptions/${encodeURIComponent(subscription)}/dead-letters`, 'deadLetters', { limit: 100 });
+      if (context.json) return printJson(items);
+      if (items.length === 0) return void process.stdout.write('No dead letters.\n');
+      printTable(
+        ['delivery', 'dead-lettered', 'reason', 'attempts', 'events'],
+        items.map((d) => [
+          d.deliveryId,
+          d.deadLetteredAt,
+          d.detail ? `${d.reason}: ${d.detail}` : d.reason,
+          d.attempts,
+          (d.events ?? []).map((e) => `${e.type} ${e.id}`).join('\n'),
+        ]),
+      );
+    });
+
+  deadLetters
+    .command('redrive')
+    .description('send dead letters again: every one, or the delivery ids given')
+    .argument('<subscription>')
+    .argument('[deliveryIds...]', 'only these dead letters (default: all)')
+    .option('--chunk <n>', 'dead letters per request (1-500)', integer(1, 500), 50)
+    .option('--progress', 'show a progress bar (default: on a terminal, from 20 dead letters)')
+    .option('--no-progress', 'never show a progress bar')
+    .action(async (subscription: string, ids: string[], options: { chunk: number; progress: ProgressChoice }, command: Command) => {
+      const context = await contextOf(command);
+      const path = `/subscriptions/${encodeURIComponent(subscription)}/dead-letters`;
+      const chosen = ids.length > 0 ? ids : (await context.client.listAll<DeadLetter>(path, 'deadLetters', { limit: 100 })).map((d) => d.deliveryId);
+      const bar = progress(chosen.length, 'Redriving', options.progress, context.json);
+      let redriven = 0;
+      const withheld: { deliveryId?: string; reason?: string }[] = [];
+      const notFound: string[] = [];
+      try {
+        for (let start = 0; start < chosen.length; start += options.chunk) {
+          const chunk = chosen.slice(start, start + options.chunk);
+          // One key per chunk, the same on every retry of it: a retried chunk is not sent twice.
+          const answer = (await context.client.call('POST', `${path}/redrive`, { body: { deliveryIds: chunk }, idempotencyKey: randomUUID() }))
+            .json as RedriveAnswer;
+          redriven += answer.redriven?.length ?? 0;
+          withheld.push(...(answer.withheld ?? []));
+          notFound.push(...(answer.notFound ?? []));
+          bar.increment(chunk.length);
+        }
+      } finally {
+        bar.stop();
+      }
+      if (context.json) printJson({ redriven, withheld, notFound });
+      else {
+        process.stdout.write(`Redrove ${redriven} of ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'}.\n`);
+        for (const w of withheld) process.stdout.write(`  withheld ${w.deliveryId}: ${w.reason}\n`);
+        for (const id of notFound) process.stdout.write(`  not found ${id}\n`);
+      }
+      if (ids.length > 0 && notFound.length > 0) throw new CliError(`${notFound.length} of the given dead letters were not found`, exitCodes.notFound);
+      if (withheld.length > 0) process.exitCode = exitCodes.refused;
+    });
+}

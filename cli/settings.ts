@@ -1,0 +1,81 @@
+/**
+ * Where the CLI's settings come from, in this order: a flag, the environment (`KOERIER_URL`,
+ * `KOERIER_TOKEN_URL`, `KOERIER_CLIENT_ID`, `KOERIER_CLIENT_SECRET`), a named profile
+ * (`--profile`, `KOERIER_PROFILE`, else `default`; written by `koerier login`). The client secret
+ * is never a command-line argument (it would show in `ps` and the shell history): it comes from
+ * `--client-secret-file` (a file, or `-` for stdin), `KOERIER_CLIENT_SECRET`, or what `login` stored.
+ */
+import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
+import { ConfigStore, configDirectory, type Profile } from './config-store.js';
+import { CliError, exitCodes } from './exit-codes.js';
+
+/** The options every command takes (commander's `optsWithGlobals()`). */
+export interface GlobalOptions {
+  readonly url?: string;
+  readonly tokenUrl?: string;
+  readonly clientId?: string;
+  readonly clientSecretFile?: string;
+  readonly profile?: string;
+  readonly json?: boolean;
+  readonly retries?: number;
+}
+
+export interface Settings {
+  readonly url: string | undefined;
+  readonly tokenUrl: string | undefined;
+  readonly clientId: string | undefined;
+  /** From `--client-secret-file` or `KOERIER_CLIENT_SECRET`; the stored one is read only when needed. */
+  readonly secret: string | undefined;
+  readonly profileName: string;
+  readonly profile: Profile;
+  readonly store: ConfigStore;
+  readonly json: boolean;
+  readonly retries: number;
+}
+
+export async function resolveSettings(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env, { forLogin = false } = {}): Promise<Settings> {
+  const store = new ConfigStore(configDirectory(env));
+  const profileName = options.profile ?? env['KOERIER_PROFILE'] ?? 'default';
+  const profile = (await store.profile(profileName)) ?? {};
+  // A profile named but never made is a typo, except for `login`, which makes it.
+  if (!forLogin && (options.profile || env['KOERIER_PROFILE']) && profileName !== 'default' && !(await store.profile(profileName))) {
+    throw new CliError(`no profile "${profileName}" in ${store.dir}/config.json (koerier login --profile ${profileName} makes one)`, exitCodes.usage);
+  }
+  const pick = (flag: string | undefined, name: string, stored: string | undefined) => flag ?? (env[name] || undefined) ?? stored;
+  const url = pick(options.url, 'KOERIER_URL', profile.url);
+  return {
+    url,
+    // The profile's token URL belongs to the profile's gateway: another gateway finds its own.
+    tokenUrl: pick(options.tokenUrl, 'KOERIER_TOKEN_URL', url === profile.url ? profile.tokenUrl : undefined),
+    clientId: pick(options.clientId, 'KOERIER_CLIENT_ID', profile.clientId),
+    secret: options.clientSecretFile !== undefined ? await readSecretFile(options.clientSecretFile) : env['KOERIER_CLIENT_SECRET'] || undefined,
+    profileName,
+    profile,
+    store,
+    json: options.json === true,
+    retries: options.retries ?? 5,
+  };
+}
+
+/** The gateway URL, or a usage error saying how to give one. */
+export function gatewayUrl(settings: Settings): string {
+  if (!settings.url) throw new CliError('no gateway URL: give --url, set KOERIER_URL, or run koerier login --url …', exitCodes.usage);
+  try {
+    return new URL(settings.url).toString().replace(/\/+$/, '');
+  } catch {
+    throw new CliError(`the gateway URL "${settings.url}" is not a URL`, exitCodes.usage);
+  }
+}
+
+async function readSecretFile(path: string): Promise<string> {
+  try {
+    const content = path === '-' ? await text(process.stdin) : await readFile(path, 'utf8');
+    const secret = content.trim();
+    if (!secret) throw new CliError(`the client secret file ${path} is empty`, exitCodes.usage);
+    return secret;
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read the client secret file ${path}: ${(error as Error).message}`, exitCodes.usage);
+  }
+}

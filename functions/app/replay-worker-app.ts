@@ -1,0 +1,54 @@
+/**
+ * The replay worker (docs/REPLAY.md): SQS event source on the replays queue, one message (one
+ * running replay's next chunk) per invocation. A chunk that throws comes back after the queue's
+ * visibility timeout; on its last receive the replay is ended as failed instead.
+ */
+import { runReplayChunk } from '../core/replay/replay-worker.js';
+import type { ReplayMessage } from '../core/replay/ports.js';
+import { queues } from '../../lib/resources.js';
+import type { KoerierDependencies } from './dependencies.js';
+import { describeError } from './logger.js';
+import type { QueueApp } from './queue-app.js';
+
+const DAY_MS = 24 * 3600_000;
+
+export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
+  const { log, config } = deps;
+  return async (batch) => {
+    const failed: string[] = [];
+    for (const record of batch.records) {
+      let message: ReplayMessage;
+      try {
+        message = JSON.parse(record.body) as ReplayMessage;
+        if (typeof message.subscriptionId !== 'string' || typeof message.replayId !== 'string') throw new TypeError('not a replay message');
+      } catch {
+        log.warn('replay message unreadable', { messageId: record.messageId });
+        continue;
+      }
+      try {
+        await runReplayChunk(
+          message,
+          { lastAttempt: record.receiveCount >= queues.replays.maxReceiveCount },
+          {
+            store: deps.replayStore,
+            queue: deps.replayQueue,
+            archive: deps.eventArchive,
+            subscriptions: deps.subscriptions,
+            entitlements: (await deps.partners.current()).entitlements,
+            send: (subscription, bodies) =>
+              subscription.delivery === 'pull' ? deps.pullQueues.send(subscription.id, bodies) : deps.deliveryQueue.send(bodies),
+            retentionMs: config.archive.retentionDays * DAY_MS,
+            clock: () => Date.now(),
+            log,
+            // Issue 13, item 3: the "replay finished" operational event is published from here once that port exists.
+            onReplayFinished: () => undefined,
+          },
+        );
+      } catch (error) {
+        log.warn('replay chunk failed; it comes back', { ...message, receiveCount: record.receiveCount, error: describeError(error) });
+        failed.push(record.messageId);
+      }
+    }
+    return { failedMessageIds: failed };
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The replay API's request body, its answer, and its refusals (docs/REPLAY.md), one function per
+ * refusal as core/subscriptions/http-mapping.ts keeps them.
+ */
+import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
+import { parseFilters, type Filter } from '../subscriptions/filters.js';
+import type { ReplayRecord } from './ports.js';
+
+export interface ReplayRequest {
+  readonly from: number;
+  readonly to: number;
+  readonly types?: readonly string[];
+  readonly filters?: readonly Filter[];
+}
+
+const MAX_TYPES = 100;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** `{"from", "to", "types"?, "filters"?}`; throws the 400 naming every problem. */
+export function parseReplayRequest(body: Buffer): ReplayRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw invalid([{ rule: 'json', requirement: 'EDU-18', message: 'The body must be JSON: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.' }]);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid([{ rule: 'object', requirement: 'EDU-18', message: 'The body must be an object: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.' }]);
+  }
+  const { from, to, types, filters, ...rest } = value as Record<string, unknown>;
+  const issues: ValidationIssue[] = Object.keys(rest).map((name) => ({
+    attribute: name,
+    rule: 'unknown-member',
+    requirement: 'EDU-18',
+    message: `Unknown member "${name}".`,
+  }));
+  const time = (name: string, raw: unknown): number => {
+    const at = typeof raw === 'string' && RFC3339.test(raw) ? Date.parse(raw) : Number.NaN;
+    if (Number.isNaN(at)) issues.push({ attribute: name, rule: 'date-time', requirement: 'EDU-18', message: `"${name}" must be an RFC 3339 date-time.` });
+    return at;
+  };
+  const fromAt = time('from', from);
+  const toAt = time('to', to);
+  if (!Number.isNaN(fromAt) && !Number.isNaN(toAt) && fromAt >= toAt) {
+    issues.push({ attribute: 'to', rule: 'window', requirement: 'EDU-18', message: '"to" must be later than "from".' });
+  }
+  let narrowedTypes: string[] | undefined;
+  if (types !== undefined) {
+    if (!Array.isArray(types) || types.length === 0 || types.length > MAX_TYPES || !types.every((t) => typeof t === 'string' && t !== '')) {
+      issues.push({ attribute: 'types', rule: 'types', requirement: 'EDU-18', message: `"types" must be a list of 1 to ${MAX_TYPES} event types.` });
+    } else {
+      narrowedTypes = [...new Set(types as string[])];
+    }
+  }
+  let narrowedFilters: Filter[] | undefined;
+  if (filters !== undefined) {
+    const parsed = parseFilters(filters);
+    issues.push(...parsed.issues);
+    narrowedFilters = parsed.filters;
+  }
+  if (issues.length > 0) throw invalid(issues);
+  return {
+    from: fromAt,
+    to: toAt,
+    ...(narrowedTypes ? { types: narrowedTypes } : {}),
+    ...(narrowedFilters && narrowedFilters.length > 0 ? { filters: narrowedFilters } : {}),
+  };
+}
+
+/** The progress a subscriber reads (`GET …/replays/{rid}`), times as RFC 3339. */
+export function replayView(record: ReplayRecord): Record<string, unknown> {
+  return {
+    id: record.replayId,
+    subscriptionId: record.subscriptionId,
+    state: record.state,
+    from: new Date(record.from).toISOString(),
+    to: new Date(record.to).toISOString(),
+    ...(record.types ? { types: record.types } : {}),
+    ...(record.filters ? { filters: record.filters } : {}),
+    scanned: record.scanned,
+    matched: record.matched,
+    sent: record.sent,
+    failed: record.failed,
+    createdAt: new Date(record.createdAt).toISOString(),
+    updatedAt: new Date(record.updatedAt).toISOString(),
+    ...(record.finishedAt === undefined ? {} : { finishedAt: new Date(record.finishedAt).toISOString() }),
+    ...(record.reason === undefined ? {} : { reason: record.reason }),
+  };
+}
+
+export function replayLocation(subscriptionId: string, replayId: string): string {
+  return `/subscriptions/${subscriptionId}/replays/${replayId}`;
+}
+
+function invalid(errors: readonly ValidationIssue[]): KoerierError {
+  return new KoerierError(problems.badRequest('invalid-replay-request', 'Invalid Replay Request', 'The replay request is not valid; see errors.', errors));
+}
+
+export function subscriptionNotFound(id: string): KoerierError {
+  return new KoerierError(problems.notFound(`No subscription ${id} of yours.`));
+}
+
+export function replayNotFound(id: string, replayId: string): KoerierError {
+  return new KoerierError(problems.notFound(`No replay ${replayId} of subscription ${id}.`));
+}
+
+/** Throws the 409 for a subscription that cannot receive: nothing would be delivered. */
+export function notActive(id: string, status: string): KoerierError {
+  return new KoerierError(
+    problem(409, 'subscription-not-active', 'Subscription Not Active', `The subscription ${id} is ${status}; a replay needs an active subscription.`),
+  );
+}
+
+/** A second replay while one runs (at most one per subscription). */
+export function replayRunning(id: string, runningReplayId: string | undefined): KoerierError {
+  return new KoerierError(
+    problem(409, 'replay-running', 'Replay Running', `Subscription ${id} has a running replay; cancel it or wait until it finishes.`),
+    runningReplayId === undefined ? {} : { headers: { location: replayLocation(id, runningReplayId) } },
+  );
+}
+
+/** A narrowing that reaches past what the owner may receive (EDU-7) or what the subscription takes. */
+export function beyondEntitlement(type: string, why: 'not-entitled' | 'not-subscribed'): KoerierError {
+  const detail =
+    why === 'not-entitled'
+      ? `The subscription's owner is not entitled to events of type "${type}" (EDU-7); a replay delivers nothing the subscription could not have received.`
+      : `The subscription does not take events of type "${type}"; a replay only narrows the subscription's own conditions.`;
+  return new KoerierError(problem(403, why === 'not-entitled' ? 'replay-not-entitled' : 'replay-beyond-subscription', 'Replay Beyond Entitlement', detail));
+}
+
+/** A cancel of a replay that is over. */
+export function notRunning(replayId: string, state: string): KoerierError {
+  return new KoerierError(problem(409, 'replay-not-running', 'Replay Not Running', `Replay ${replayId} is ${state}; only a running replay can be cancelled.`));
+}

@@ -1,0 +1,46 @@
+/**
+ * The laptop's SQS arrival notice (local/sqs-emulator-shims.ts), which wakes the host's pollers
+ * the moment a message is added to their queue, as SQS's long poll answers at once (issue 15).
+ */
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resourceEnv } from '../../lib/resources.js';
+import { startEmulators, type Emulators } from '../../local/emulators.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
+
+let emulators: Emulators;
+let sqs: SQSClient;
+let inbound: string;
+let deliveries: string;
+
+beforeAll(async () => {
+  emulators = await startEmulators({ ttlSweep: false });
+  sqs = new SQSClient({
+    region: emulators.region,
+    endpoint: emulators.endpoints.sqs,
+    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
+  });
+  inbound = emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
+  deliveries = emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!;
+});
+
+afterAll(async () => {
+  sqs?.destroy();
+  await emulators?.stop();
+});
+
+describe('SQS arrivals on the laptop', () => {
+  it('every message sent names its queue once, a batch once per message, and an unsubscribed listener hears nothing', async () => {
+    const heard: string[] = [];
+    const unsubscribe = emulators.onSqsArrival((queue) => heard.push(queue));
+    await sqs.send(new SendMessageCommand({ QueueUrl: inbound, MessageBody: 'one' }));
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: deliveries, Entries: [0, 1, 2].map((i) => ({ Id: String(i), MessageBody: `m${i}` })) }));
+    const name = (url: string) => url.split('/').at(-1)!;
+    await eventually('four arrivals', () => heard.length === 4 || undefined);
+    expect(heard).toEqual([name(inbound), name(deliveries), name(deliveries), name(deliveries)]);
+
+    unsubscribe();
+    await sqs.send(new SendMessageCommand({ QueueUrl: inbound, MessageBody: 'two' }));
+    await staysQuiet('no arrival after unsubscribing', () => heard.length > 4 || undefined, 200);
+  });
+});

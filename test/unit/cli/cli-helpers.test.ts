@@ -1,0 +1,72 @@
+/**
+ * The pure parts of the `koerier` CLI: how it reads Retry-After, ages, filters and event files,
+ * and the completion script it derives from its own commands.
+ */
+import { describe, expect, it } from 'vitest';
+import { retryAfter } from '../../../cli/api-client.js';
+import { completionScript } from '../../../cli/commands/completion.js';
+import { timeOf } from '../../../cli/commands/replay.js';
+import { collectFilter } from '../../../cli/commands/subscriptions.js';
+import { eventsOf } from '../../../cli/event-input.js';
+import { buildProgram } from '../../../cli/program.js';
+
+describe('Retry-After (RFC 9110 §10.2.3)', () => {
+  const now = Date.parse('2026-11-23T20:00:00Z');
+  it('reads delay-seconds and an HTTP date, never a negative wait, at most two minutes', () => {
+    expect(retryAfter('3', now)).toBe(3000);
+    expect(retryAfter('Mon, 23 Nov 2026 20:00:05 GMT', now)).toBe(5000);
+    expect(retryAfter('Mon, 23 Nov 2026 19:00:00 GMT', now)).toBe(0);
+    expect(retryAfter('86400', now)).toBe(120_000);
+  });
+  it('ignores what is neither (the backoff applies)', () => {
+    expect(retryAfter(null, now)).toBeUndefined();
+    expect(retryAfter('soon', now)).toBeUndefined();
+    expect(retryAfter('-1', now)).toBeUndefined();
+  });
+});
+
+describe('replay window times', () => {
+  const now = Date.parse('2026-11-23T20:00:00Z');
+  it('takes ISO 8601 times and ages', () => {
+    expect(timeOf('1h', now)).toBe('2026-11-23T19:00:00.000Z');
+    expect(timeOf('30m', now)).toBe('2026-11-23T19:30:00.000Z');
+    expect(timeOf('2026-11-22T09:00:00+01:00', now)).toBe('2026-11-22T08:00:00.000Z');
+    expect(() => timeOf('yesterday', now)).toThrow(/neither an ISO 8601 time nor an age/);
+  });
+});
+
+describe('subscription filters on the command line', () => {
+  it('takes JSON and the dialect:attribute=value shorthand, keeping everything after the first =', () => {
+    expect(collectFilter('prefix:subject=leerling/a=b', [])).toEqual([{ prefix: { subject: 'leerling/a=b' } }]);
+    expect(collectFilter('{"not":{"exact":{"type":"x"}}}', [{ exact: { source: 's' } }])).toEqual([
+      { exact: { source: 's' } },
+      { not: { exact: { type: 'x' } } },
+    ]);
+    expect(() => collectFilter('sql:type=x', [])).toThrow();
+    expect(() => collectFilter('{not json', [])).toThrow();
+  });
+});
+
+describe('event files', () => {
+  it('one object is sent as its own text; an array is a batch; JSON Lines are events line by line', () => {
+    const text = '{ "id": "a",  "source": "s" }';
+    expect(eventsOf('one.json', `${text}\n`)).toEqual([{ origin: 'one.json', json: text, id: 'a', source: 's' }]);
+    expect(eventsOf('b.json', '[{"id":"1"},{"id":"2"}]').map((e) => [e.origin, e.json])).toEqual([
+      ['b.json[0]', '{"id":"1"}'],
+      ['b.json[1]', '{"id":"2"}'],
+    ]);
+    expect(eventsOf('stdin', '{"id":"1"}\n\n{"id":"2"}\n').map((e) => e.origin)).toEqual(['stdin:1', 'stdin:2']);
+    expect(() => eventsOf('x', '{"id":"1"}\nnope')).toThrow(/x line 2 is not JSON/);
+  });
+});
+
+describe('shell completion', () => {
+  it('offers every command, every subcommand (under its aliases too) and their options', () => {
+    const program = buildProgram();
+    const script = completionScript(program, 'bash');
+    for (const command of program.commands) expect(script).toContain(`"${command.name()}"`);
+    expect(script).toContain('"subscriptions create"|"subs create") words="--pull --sink');
+    expect(script).toMatch(/"dead-letters redrive"\) words="--chunk --progress --no-progress/);
+    expect(completionScript(program, 'zsh')).toContain('bashcompinit');
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * The replay API's use case (functions/core/replay/replay-service.ts) over memory adapters,
+ * answered as the HTTP adapter answers: who may start, read and cancel a replay, what a request
+ * may ask for, and at most one running replay per subscription.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Principal } from '../../../functions/core/auth/access-tokens.js';
+import type { HttpRequest } from '../../../functions/core/http/messages.js';
+import { MemoryReplayQueue, MemoryReplayStore } from '../../../functions/core/replay/memory-adapters.js';
+import { ReplayService } from '../../../functions/core/replay/replay-service.js';
+import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import { answering } from '../../support/refusals.js';
+import { HOUR, NOW, subscription } from './replay-fakes.js';
+
+const owner: Principal = { clientId: 'client-a', scopes: new Set(['subscriptions:manage']) } as Principal;
+const stranger: Principal = { clientId: 'client-b', scopes: new Set(['subscriptions:manage']) } as Principal;
+const admin: Principal = { clientId: 'operator', scopes: new Set(['subscriptions:manage', 'admin']) } as Principal;
+
+function service(sub: Subscription = subscription({ types: ['nl.example.a.v1', 'nl.example.b.v1'] })) {
+  const store = new MemoryReplayStore(() => NOW);
+  const queue = new MemoryReplayQueue();
+  let n = 0;
+  const replays = answering(
+    new ReplayService({
+      subscriptions: { get: async (id) => (id === sub.id ? sub : undefined) },
+      store,
+      queue,
+      entitlements: new Map([['client-a', [{ typePrefix: 'nl.example.a.' }, { typePrefix: 'nl.example.b.' }]]]),
+      clock: () => NOW,
+      log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      newId: () => `replay-${++n}`,
+    }),
+  );
+  return { replays, store, queue };
+}
+
+const body = (value: unknown) => ({ body: Buffer.from(JSON.stringify(value)) }) as HttpRequest;
+const window = { from: new Date(NOW - 2 * HOUR).toISOString(), to: new Date(NOW - HOUR).toISOString() };
+const json = (response: { body: string | Buffer }) => JSON.parse(response.body.toString()) as Record<string, unknown>;
+
+describe('replay API (issue 13, item 2)', () => {
+  it('EDU-18: a start answers 202 with Location and the record, and queues the first chunk at once', async () => {
+    const { replays, queue } = service();
+    const answer = await replays.start(owner, 'sub-1', body(window));
+    expect(answer.status).toBe(202);
+    expect(answer.headers['location']).toBe('/subscriptions/sub-1/replays/replay-1');
+    expect(json(answer)).toMatchObject({ id: 'replay-1', state: 'running', ...window, scanned: 0, matched: 0, sent: 0, failed: 0 });
+    expect(queue.messages).toEqual([{ message: { subscriptionId: 'sub-1', replayId: 'replay-1' }, delaySeconds: 0 }]);
+  });
+
+  it('EDU-18: at most one running replay per subscription: the second gets 409 with the running one in Location; after a cancel a new one starts', async () => {
+    const { replays } = service();
+    await replays.start(owner, 'sub-1', body(window));
+    const second = await replays.start(owner, 'sub-1', body(window));
+    expect(second.status).toBe(409);
+    expect(json(second)['type']).toBe('https://koerier.dev/problems/replay-running');
+    expect(second.headers['location']).toBe('/subscriptions/sub-1/replays/replay-1');
+    const cancelled = await replays.cancel(owner, 'sub-1', 'replay-1');
+    expect(json(cancelled)).toMatchObject({ state: 'cancelled' });
+    expect((await replays.cancel(owner, 'sub-1', 'replay-1')).status).toBe(409);
+    expect((await replays.start(owner, 'sub-1', body(window))).status).toBe(202);
+  });
+
+  it('EDU-7: a narrowing beyond the owner’s entitlement or the subscription’s types is refused with 403, also for an admin', async () => {
+    const { replays } = service();
+    const notEntitled = await replays.start(admin, 'sub-1', body({ ...window, types: ['nl.example.secret.v1'] }));
+    expect(notEntitled.status).toBe(403);
+    expect(json(notEntitled)['type']).toBe('https://koerier.dev/problems/replay-not-entitled');
+    const { replays: narrow } = service(subscription({ types: ['nl.example.a.v1'] }));
+    const notSubscribed = await narrow.start(owner, 'sub-1', body({ ...window, types: ['nl.example.b.v1'] }));
+    expect(json(notSubscribed)['type']).toBe('https://koerier.dev/problems/replay-beyond-subscription');
+    expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status).toBe(202);
+  });
+
+  it('EDU-18: the list shows the subscription’s replays newest first, to its owner only', async () => {
+    let now = NOW;
+    const store = new MemoryReplayStore(() => now);
+    const sub = subscription();
+    let n = 0;
+    const replays = answering(
+      new ReplayService({
+        subscriptions: { get: async (id) => (id === sub.id ? sub : undefined) },
+        store,
+        queue: new MemoryReplayQueue(),
+        entitlements: new Map([['client-a', [{ typePrefix: '' }]]]),
+        clock: () => now,
+        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+        newId: () => `replay-${++n}`,
+      }),
+    );
+    await replays.start(owner, 'sub-1', body(window));
+    await replays.cancel(owner, 'sub-1', 'replay-1');
+    now += 1000;
+    await replays.start(owner, 'sub-1', body(window));
+    expect((json(await replays.list(owner, 'sub-1'))['replays'] as { id: string }[]).map((r) => r.id)).toEqual(['replay-2', 'replay-1']);
+    expect((await replays.list(stranger, 'sub-1')).status).toBe(404);
+  });
+
+  it('EDU-18: another client sees no subscription (404); an admin may replay any', async () => {
+    const { replays } = service();
+    expect((await replays.start(stranger, 'sub-1', body(window))).status).toBe(404);
+    const started = await replays.start(admin, 'sub-1', body(window));
+    expect(started.status).toBe(202);
+    expect((await replays.get(stranger, 'sub-1', 'replay-1')).status).toBe(404);
+    expect((await replays.get(owner, 'sub-1', 'replay-1')).status).toBe(200);
+    expect((await replays.get(owner, 'sub-1', 'nope')).status).toBe(404);
+  });
+
+  it('EDU-18: a body with a bad window, unknown members or bad narrowing is a 400 naming each; an inactive subscription is a 409', async () => {
+    const { replays } = service();
+    const bad = await replays.start(owner, 'sub-1', body({ from: 'yesterday', to: window.from, types: [], extra: 1 }));
+    expect(bad.status).toBe(400);
+    expect((json(bad)['errors'] as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual(['extra', 'from', 'types']);
+    const backwards = await replays.start(owner, 'sub-1', body({ from: window.to, to: window.from }));
+    expect((json(backwards)['errors'] as { rule: string }[])[0]!.rule).toBe('window');
+    const { replays: paused } = service(subscription({ status: 'suspended' }));
+    expect((await paused.start(owner, 'sub-1', body(window))).status).toBe(409);
+  });
+
+  it('EDU-18: a window ending in the future ends at the request: the archive has nothing later', async () => {
+    const { replays } = service();
+    const answer = await replays.start(owner, 'sub-1', body({ from: window.from, to: new Date(NOW + HOUR).toISOString() }));
+    expect(json(answer)['to']).toBe(new Date(NOW).toISOString());
+  });
+});
