@@ -80,7 +80,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const receiver = await startHttpsReceiver({ authority });
       receivers.push(receiver);
       const type = `nl.bench.claim.${randomUUID().slice(0, 8)}.v1`;
-      const response = await request(`${host.url}/subscriptions`, {
+      const response = await request(`${host.apiUrl}/subscriptions`, {
         method: 'POST',
         dispatcher: agent,
         headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
@@ -111,7 +111,7 @@ export async function run(): Promise<Record<string, unknown>> {
         data,
       });
       const started = performance.now();
-      const published = await request(`${host.url}/events`, {
+      const published = await request(`${host.apiUrl}/events`, {
         method: 'POST',
         dispatcher: agent,
         headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },

@@ -70,7 +70,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const consumer = await host.issueToken('dev-subscriber', ['events:consume']);
 
   const call = async (method: string, path: string, token: string, body?: unknown, contentType = 'application/json') => {
-    const response = await fetch(path.startsWith('http') ? path : `${host.url}${path}`, {
+    const response = await fetch(path.startsWith('http') ? path : `${host.apiUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), ...(body === undefined ? {} : { 'content-type': contentType }) },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),

@@ -277,7 +277,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const already = latencyReceiver.requests.length;
     for (let i = 0; i < LATENCY_EVENTS; i++) {
       const id = randomUUID();
-      const response = await fetch(`${host.url}/events`, {
+      const response = await fetch(`${host.apiUrl}/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
         body: event(id),

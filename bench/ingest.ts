@@ -135,7 +135,7 @@ export async function run(): Promise<Record<string, unknown>> {
     countRequests(host.awsClients.dynamodb, 'dynamodb');
 
     const post = async (body: string, contentType: string) => {
-      const response = await request(`${host.url}/events`, {
+      const response = await request(`${host.apiUrl}/events`, {
         method: 'POST',
         dispatcher: agent,
         headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': contentType },

@@ -112,7 +112,7 @@ class Consumer {
   ) {}
 
   async call(path: string, body: unknown, extraHeaders: Record<string, string> = {}): Promise<Record<string, unknown>> {
-    const response = await request(`${this.host.url}${path}`, {
+    const response = await request(`${this.host.apiUrl}${path}`, {
       method: 'POST',
       dispatcher: this.agent,
       headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json', ...extraHeaders },
@@ -275,7 +275,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const publisherAgent = new Agent({ connections: 4 });
     const fillStarted = performance.now();
     for (let i = 0; i < EVENTS; i += PUBLISH_BATCH) {
-      const response = await request(`${host.url}/events`, {
+      const response = await request(`${host.apiUrl}/events`, {
         method: 'POST',
         dispatcher: publisherAgent,
         headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },

@@ -80,7 +80,7 @@ export async function run(): Promise<Record<string, unknown>> {
     queueTriggers: ['router', 'replayWorker'],
   });
   const call = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(`${host.url}${path}`, {
+    const response = await fetch(`${host.apiUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -115,7 +115,7 @@ export async function run(): Promise<Record<string, unknown>> {
     for (let i = 0; i < EVENTS; i += PUBLISH_BATCH) {
       const batch = JSON.stringify(Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - i) }, event));
       eventBytes += Buffer.byteLength(batch) - 2;
-      const response = await fetch(`${host.url}/events`, {
+      const response = await fetch(`${host.apiUrl}/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
         body: batch,

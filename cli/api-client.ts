@@ -12,8 +12,9 @@
 import { CliError, exitCodeForStatus, exitCodes } from './exit-codes.js';
 
 /**
- * Where the API lives under the gateway URL. The one place to change when the API moves (e.g.
- * under `/v1`): every route the CLI calls, the API description included, is resolved against it.
+ * Where the API lives under the gateway URL. Empty: the gateway URL is the API's base URL with its
+ * major version (`https://…/v1`, the stack's `ApiUrl`). Every route the CLI calls, the API
+ * description included, is resolved against both.
  */
 export const API_BASE_PATH = '';
 

@@ -22,7 +22,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
-import type { BucketSpec } from './resources.js';
+import { API_BASE_PATH, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
@@ -127,7 +127,7 @@ export class KoerierStack extends Stack {
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
     const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const settings = {
-      ...settingEnvironment(props.config, publicUrl),
+      ...settingEnvironment(props.config, `${publicUrl}${API_BASE_PATH}`),
       ...(signingKeyArns.length > 0 ? { [settingEnv.signingKeys]: signingKeyArns.join(',') } : {}),
       ...(trust.clientCertificateSecretArn ? { [settingEnv.clientCertificate]: trust.clientCertificateSecretArn } : {}),
       ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
@@ -178,12 +178,12 @@ export class KoerierStack extends Stack {
       queues: this.queues.byName,
     });
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API', value: publicUrl });
+    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API, with its major version', value: `${publicUrl}${API_BASE_PATH}` });
     this.console = undefined;
     if (props.config.consoleClientId !== undefined) {
       this.console = new ConsoleSite(this, 'Console', {
         consoleDir: join(REPO_ROOT, 'console'),
-        apiUrl: publicUrl,
+        apiUrl: `${publicUrl}${API_BASE_PATH}`,
         issuer: props.config.issuer,
         clientId: props.config.consoleClientId,
         scope: CONSOLE_SCOPES.join(' '),

@@ -6,6 +6,10 @@
  * Plain data only: no aws-cdk-lib import here, the laptop host loads this file too.
  */
 
+import { API_BASE_PATH } from '../functions/core/api-description/components.js';
+
+export { API_BASE_PATH };
+
 export type AttributeType = 'S' | 'N';
 
 export interface KeySpec {
@@ -402,7 +406,11 @@ export const functions = {
     entry: 'functions/handlers/api-description.ts',
     memoryMb: 256,
     timeoutSeconds: 5,
-    routes: [{ method: 'GET', path: '/openapi.json' }],
+    routes: [
+      { method: 'GET', path: '/openapi.json' },
+      // A page for each problem type (functions/core/http/problem-types.ts).
+      { method: 'GET', path: '/problems/{type}' },
+    ],
     defaultRoute: true,
   },
 } as const satisfies Record<string, FunctionSpec>;
@@ -419,6 +427,26 @@ export type RouteKey<F extends FunctionName> =
 export const routeTable: readonly (RouteSpec & { readonly function: FunctionName })[] = (Object.entries(functions) as [FunctionName, FunctionSpec][]).flatMap(
   ([name, fn]) => (fn.routes ?? []).map((route) => ({ ...route, function: name })),
 );
+
+/** RFC 8615: well-known resources live at the root of the origin, outside the versioned API. */
+const WELL_KNOWN_PREFIX = '/.well-known/';
+
+/**
+ * Where a route is served: under the API's base path (`/events` at `/v1/events`, Logius API
+ * Design Rules /core/uri-version), except well-known resources, at the origin's root. API Gateway
+ * and the laptop gateway route these paths; the apps and the route keys above never see the base path.
+ */
+export function servedPath(path: string): string {
+  return path.startsWith(WELL_KNOWN_PREFIX) ? path : `${API_BASE_PATH}${path}`;
+}
+
+/** The route key of this file (`POST /events`) for the key of a served route (`POST /v1/events`), as API Gateway reports it. */
+export function routeKeyOfServed(servedRouteKey: string): string {
+  const space = servedRouteKey.indexOf(' ');
+  if (space < 0) return servedRouteKey; // `$default`
+  const path = servedRouteKey.slice(space + 1);
+  return path.startsWith(`${API_BASE_PATH}/`) ? `${servedRouteKey.slice(0, space)} ${path.slice(API_BASE_PATH.length)}` : servedRouteKey;
+}
 
 /** Environment variable names that carry resource names into the functions. */
 export const resourceEnv = {

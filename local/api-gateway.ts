@@ -16,6 +16,7 @@ import { mediaTypeOf } from '../functions/core/http/messages.js';
 import { problem, problemResponse, problems, type Problem } from '../functions/core/http/problems.js';
 import { compileRoutes, DEFAULT_ROUTE_KEY, matchRoute, type CompiledRoute } from '../functions/core/http/route-table.js';
 import { invokeWithTimeout, type LoadedFunction } from './lambda-runtime.js';
+import { servedPath } from '../lib/resources.js';
 
 /** API Gateway's payload limit for HTTP APIs ("Payload size: 10 MB", HTTP API quotas). */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -60,7 +61,11 @@ export interface ApiGateway {
   mount(functions: readonly LoadedFunction[], localRoutes?: readonly LocalRoute[]): void;
 }
 
-export function createApiGateway(log: (line: string) => void): ApiGateway {
+/**
+ * `servedPath` says where a route of lib/resources.ts is served (default: under the API's base
+ * path, as in AWS); the route keys in events are those of the served paths, as API Gateway's are.
+ */
+export function createApiGateway(log: (line: string) => void, servedPathOf: (path: string) => string = servedPath): ApiGateway {
   let routes: CompiledRoute<LoadedFunction>[] | undefined;
   let defaultFunction: LoadedFunction | undefined;
   let local: readonly LocalRoute[] = [];
@@ -241,13 +246,13 @@ export function createApiGateway(log: (line: string) => void): ApiGateway {
       if (defaults.length > 1) throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
       defaultFunction = defaults[0];
       local = localRoutes;
-      routes = compileFunctionRoutes(functions);
+      routes = compileFunctionRoutes(functions, servedPathOf);
     },
   };
 }
 
-function compileFunctionRoutes(functions: readonly LoadedFunction[]): CompiledRoute<LoadedFunction>[] {
-  return compileRoutes(functions.flatMap((fn) => (fn.spec.routes ?? []).map((route) => ({ method: route.method, path: route.path, tag: fn }))));
+function compileFunctionRoutes(functions: readonly LoadedFunction[], servedPathOf: (path: string) => string): CompiledRoute<LoadedFunction>[] {
+  return compileRoutes(functions.flatMap((fn) => (fn.spec.routes ?? []).map((route) => ({ method: route.method, path: servedPathOf(route.path), tag: fn }))));
 }
 
 export interface IncomingForEvent {

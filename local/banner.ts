@@ -5,7 +5,7 @@ import type { KoerierHost } from './host.js';
  * What `npm start` prints. Never a client secret: a terminal's scrollback, a screen share or a
  * CI log would keep it. It says where the secrets are and how to read one.
  */
-export function banner(host: Pick<KoerierHost, 'url' | 'configFile' | 'configCreated' | 'localConfig'>, fresh: boolean): string {
+export function banner(host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig'>, fresh: boolean): string {
   const clients = Object.entries(host.localConfig.clients);
   const width = Math.max(...clients.map(([id]) => id.length));
   const firstId = clients[0]?.[0] ?? '<client>';
@@ -13,9 +13,9 @@ export function banner(host: Pick<KoerierHost, 'url' | 'configFile' | 'configCre
   return [
     '',
     `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
-    `  API       ${host.url}`,
+    `  API       ${host.apiUrl}`,
     `  Console   ${host.url}/console/  (sign in as a development client)`,
-    `  OpenAPI   ${host.url}/openapi.json`,
+    `  OpenAPI   ${host.apiUrl}/openapi.json`,
     `  JWKS      ${host.url}/.well-known/jwks.json`,
     `  Signing   ${host.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,
     `  Health    ${host.url}/health`,

@@ -10,6 +10,7 @@ import type { HttpResponse } from '../functions/core/http/messages.js';
 import type { LocalRoute } from './api-gateway.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 import { CONSOLE_CLIENT_ID } from './dev-sign-in.js';
+import { API_BASE_PATH } from '../lib/resources.js';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../console/', import.meta.url));
 /** What the console may load: its own files, and calls to this host's API. No inline script. */
@@ -48,7 +49,8 @@ export function consoleRoutes(hostUrl: string): LocalRoute[] {
     body,
   });
   const config = {
-    apiUrl: hostUrl,
+    // The API under its major version; sign-in and the console itself at the origin.
+    apiUrl: `${hostUrl}${API_BASE_PATH}`,
     clientId: CONSOLE_CLIENT_ID,
     scope: CONSOLE_SCOPES.join(' '),
     authorizationEndpoint: `${hostUrl}/oauth/authorize`,

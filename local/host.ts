@@ -17,7 +17,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
-import { resourceEnv } from '../lib/resources.js';
+import { API_BASE_PATH, resourceEnv } from '../lib/resources.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
@@ -76,8 +76,10 @@ export interface KoerierHostOptions {
 }
 
 export interface KoerierHost {
-  /** `http://<host>:<port>`, also the token issuer and the public base URL. */
+  /** `http://<host>:<port>`, the origin: the token issuer, `/oauth/token`, `/.well-known/…` and `/health` are here. */
   readonly url: string;
+  /** The API's base URL, `<url>/v1` (API_BASE_PATH): KOERIER_PUBLIC_BASE_URL, and what clients call. */
+  readonly apiUrl: string;
   readonly port: number;
   readonly emulators: Emulators;
   readonly configFile: string;
@@ -207,7 +209,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.allowedOrigins]: '*',
       [settingEnv.webhookOrigin]: 'koerier.local',
       [settingEnv.allowLoopbackSinks]: 'true',
-      [settingEnv.publicBaseUrl]: url,
+      [settingEnv.publicBaseUrl]: `${url}${API_BASE_PATH}`,
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
       [settingEnv.publishers]: JSON.stringify(localConfig.publishers),
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
@@ -278,6 +280,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     let stopped: Promise<void> | undefined;
     return {
       url,
+      apiUrl: `${url}${API_BASE_PATH}`,
       port: address.port,
       emulators,
       configFile,

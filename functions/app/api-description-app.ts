@@ -1,8 +1,9 @@
 /**
- * GET /openapi.json (no authentication), and API Gateway's `$default` route: whatever no route
+ * GET /openapi.json and GET /problems/{type} (no authentication), and API Gateway's `$default` route: whatever no route
  * matches is answered here as a 404 or 405 problem, so even unknown paths get RFC 9457 errors.
  */
 import { openApiDocument } from '../core/api-description/openapi-document.js';
+import { problemTypePage } from '../core/api-description/problem-pages.js';
 import type { RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
@@ -17,6 +18,8 @@ export function apiDescriptionApp(deps: Pick<KoerierDependencies, 'config'>): Ht
         document ??= JSON.stringify(openApiDocument({ serverUrl: config.publicBaseUrl || undefined, tokenUrl: config.auth.tokenUrl }));
         return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }, body: document };
       }
+      case 'GET /problems/{type}':
+        return problemTypePage(request.pathParameters['type'] ?? '');
       default:
         // `$default`: whatever no route matches.
         return unroutedAnswer(request);

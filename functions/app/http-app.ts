@@ -2,7 +2,7 @@
 import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import { KoerierError, problemAnswer, problems } from '../core/http/problems.js';
 import { allowedMethods, compileRoutes } from '../core/http/route-table.js';
-import { routeTable } from '../../lib/resources.js';
+import { routeTable, servedPath } from '../../lib/resources.js';
 
 export type HttpApp = (request: HttpRequest) => Promise<HttpResponse>;
 
@@ -10,7 +10,8 @@ export function methodNotAllowed(allowed: readonly string[]): HttpResponse {
   return problemAnswer(new KoerierError(problems.methodNotAllowed(allowed), { headers: { allow: allowed.join(', ') } }));
 }
 
-const apiRoutes = compileRoutes(routeTable.map((route) => ({ ...route, tag: undefined })));
+// Matched against the path as requested, so a route's path without the base path is a 404 like any other.
+const apiRoutes = compileRoutes(routeTable.map((route) => ({ ...route, path: servedPath(route.path), tag: undefined })));
 
 /**
  * API Gateway's `$default` answer, from the same route table: a path some route template matches

@@ -12,7 +12,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteThrottle } from '../protection-config.js';
-import type { FunctionSpec } from '../resources.js';
+import { servedPath, type FunctionSpec } from '../resources.js';
 
 /**
  * The default limit of every route without its own (API Gateway applies default route settings
@@ -83,7 +83,7 @@ export class KoerierHttpApi extends Construct {
     cfnStage.routeSettings = Lazy.any({ produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined) });
   }
 
-  /** The base URL clients call (no trailing slash): the `$default` stage is served at the root. */
+  /** The origin clients call (no trailing slash): the `$default` stage is served at the root; the API under `API_BASE_PATH`. */
   get url(): string {
     return this.api.apiEndpoint;
   }
@@ -96,7 +96,7 @@ export class KoerierHttpApi extends Construct {
     const routes: apigw.HttpRoute[] = [];
     for (const route of spec.routes ?? []) {
       this.claim(`${route.method} ${route.path}`, name);
-      routes.push(...this.api.addRoutes({ path: route.path, methods: [apigw.HttpMethod[route.method]], integration }));
+      routes.push(...this.api.addRoutes({ path: servedPath(route.path), methods: [apigw.HttpMethod[route.method]], integration }));
     }
     if (spec.defaultRoute) {
       this.claim('$default', name);

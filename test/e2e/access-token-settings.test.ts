@@ -28,7 +28,7 @@ beforeAll(async () => {
   // The host's own development key, so the claims are all that differ.
   const jwk = JSON.parse(await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8')) as JWK;
   signingKey = (await importJWK(jwk, 'ES256')) as CryptoKey;
-  kid = ((await (await fetch(`${koerier.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+  kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
 });
 
 afterAll(async () => {

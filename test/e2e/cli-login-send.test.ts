@@ -61,18 +61,18 @@ describe('koerier login', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Logged in to ${koerier.url} as dev-publisher`);
     const config = JSON.parse(await readFile(join(cli.configDir, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, string>> };
-    expect(config.profiles['default']).toEqual({ url: koerier.url, tokenUrl: `${koerier.url}/oauth/token`, clientId: 'dev-publisher' });
+    expect(config.profiles['default']).toEqual({ url: koerier.url, tokenUrl: `${koerier.origin}/oauth/token`, clientId: 'dev-publisher' });
     for (const file of ['config.json', 'credentials.json', 'tokens.json']) expect((await stat(join(cli.configDir, file))).mode & 0o777, file).toBe(0o600);
     expect((await stat(cli.configDir)).mode & 0o777).toBe(0o700);
     const tokens = JSON.parse(await readFile(join(cli.configDir, 'tokens.json'), 'utf8')) as Record<string, { accessToken: string; expiresAt: number }>;
-    const cached = tokens[`${koerier.url}/oauth/token dev-publisher`];
+    const cached = tokens[`${koerier.origin}/oauth/token dev-publisher`];
     expect(cached?.accessToken.split('.')).toHaveLength(3);
     expect(cached!.expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
   });
 
   it('uses the cached token while it is good and fetches a new one a minute before it expires', async () => {
     const tokensFile = join(cli.configDir, 'tokens.json');
-    const key = `${koerier.url}/oauth/token dev-publisher`;
+    const key = `${koerier.origin}/oauth/token dev-publisher`;
     const file = event('nl.edu.leerling.ingeschreven');
     await writeFile(join(cli.cwd, 'cached.json'), JSON.stringify(file));
     // A token that still works but has 30 s left: the CLI must not use it, lest it expire in flight.
@@ -186,7 +186,7 @@ describe('koerier send', () => {
     try {
       const started = Date.now();
       const result = await cli.run(
-        ['send', 'many', '--mode', 'batch', '--batch-size', '100', '--progress', '--json', '--token-url', `${koerier.url}/oauth/token`],
+        ['send', 'many', '--mode', 'batch', '--batch-size', '100', '--progress', '--json', '--token-url', `${koerier.origin}/oauth/token`],
         {
           env: { ...publisher, KOERIER_URL: proxyUrl },
         },

@@ -69,7 +69,7 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
 }
 
 async function signIn(page: Page, client: string, operator: boolean): Promise<void> {
-  await page.goto(`${koerier.url}/console/`);
+  await page.goto(`${koerier.origin}/console/`);
   await page.getByRole('button', { name: /Aanmelden|Sign in/ }).click();
   await page.waitForURL(/\/oauth\/authorize/);
   await page.getByLabel(client, { exact: true }).check();
@@ -124,7 +124,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
 
   it('issue 16: signs in on the laptop with PKCE, sees the failing subscription, redrives its dead letters and sees them delivered; every page passes axe (WCAG 2.1 AA)', async () => {
     const page = await browser.newPage({ locale: 'nl-NL' });
-    await page.goto(`${koerier.url}/console/`);
+    await page.goto(`${koerier.origin}/console/`);
     await expectAccessible(page, '01-welcome');
     await page.getByRole('button', { name: 'Aanmelden' }).click();
     await page.waitForURL(/\/oauth\/authorize/);
@@ -133,7 +133,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     await page.getByRole('button', { name: /Aanmelden/ }).click();
     await page.getByRole('heading', { level: 1, name: 'Abonnementen' }).waitFor();
     // The code and state are gone from the address bar; the token never was in it.
-    expect(page.url()).toBe(`${koerier.url}/console/`);
+    expect(page.url()).toBe(`${koerier.origin}/console/`);
     await expectAccessible(page, '03-subscriptions');
 
     await page.getByRole('link', { name: ownId }).click();
@@ -178,7 +178,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     const listed = await page.locator('main').textContent();
     expect(listed).toContain(ownId);
     expect(listed).not.toContain(othersId);
-    await page.goto(`${koerier.url}/console/#/subscriptions/${othersId}`);
+    await page.goto(`${koerier.origin}/console/#/subscriptions/${othersId}`);
     await page.getByText(/Niet gevonden|Not found/).waitFor();
     await expectAccessible(page, '08-not-yours');
     await page.close();
@@ -201,7 +201,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     const verifier = 'dBjftJeZ4CVP-mJ92K1ZyhoLCv5Q2N-SYcyt3gqgRmDM';
     const request = {
       client_id: 'koerier-console',
-      redirect_uri: `${koerier.url}/console/`,
+      redirect_uri: `${koerier.origin}/console/`,
       response_type: 'code',
       code_challenge: challenge,
       code_challenge_method: 'S256',
@@ -209,18 +209,18 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
       scope: 'subscriptions:manage',
     };
     // The sign-in page's form, posted as the browser would, without following the redirect.
-    const signedIn = await fetch(`${koerier.url}/oauth/authorize`, {
+    const signedIn = await fetch(`${koerier.origin}/oauth/authorize`, {
       method: 'POST',
       body: new URLSearchParams({ ...request, user: 'dev-subscriber' }),
       redirect: 'manual',
     });
     expect(signedIn.status).toBe(303);
     const back = new URL(signedIn.headers.get('location') ?? '');
-    expect(`${back.origin}${back.pathname}`).toBe(`${koerier.url}/console/`);
+    expect(`${back.origin}${back.pathname}`).toBe(`${koerier.origin}/console/`);
     expect(back.searchParams.get('state')).toBe('s1');
     const code = back.searchParams.get('code') ?? '';
-    const exchange = (form: Record<string, string>) => fetch(`${koerier.url}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
-    const base = { grant_type: 'authorization_code', client_id: 'koerier-console', redirect_uri: `${koerier.url}/console/` };
+    const exchange = (form: Record<string, string>) => fetch(`${koerier.origin}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
+    const base = { grant_type: 'authorization_code', client_id: 'koerier-console', redirect_uri: `${koerier.origin}/console/` };
     const wrong = await exchange({ ...base, code, code_verifier: verifier.replace(/^d/, 'e') });
     expect(wrong.status).toBe(400);
     expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
@@ -228,12 +228,12 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     const reused = await exchange({ ...base, code, code_verifier: verifier });
     expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
 
-    const foreign = new URL(`${koerier.url}/oauth/authorize`);
+    const foreign = new URL(`${koerier.origin}/oauth/authorize`);
     for (const [name, value] of Object.entries({ ...request, redirect_uri: 'https://attacker.example/console/' })) foreign.searchParams.set(name, value);
     const refused = await fetch(foreign, { redirect: 'manual' });
     expect(refused.status).toBe(400);
     expect(await refused.text()).not.toContain('<form');
-    const forged = await fetch(`${koerier.url}/oauth/authorize`, {
+    const forged = await fetch(`${koerier.origin}/oauth/authorize`, {
       method: 'POST',
       body: new URLSearchParams({ ...request, redirect_uri: 'https://attacker.example/console/', user: 'dev-subscriber' }),
       redirect: 'manual',

@@ -27,7 +27,7 @@ async function start(): Promise<KoerierHost> {
 }
 
 async function call(host: KoerierHost, token: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${host.url}${path}`, {
+  const response = await fetch(`${host.apiUrl}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),

@@ -202,7 +202,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
     const sinkcredential = {
       credentialtype: 'CLIENTCREDENTIALS',
-      tokenurl: `${koerier.url}/oauth/token`,
+      tokenurl: `${koerier.origin}/oauth/token`,
       clientid: 'dev-subscriber',
       clientsecret: koerier.host.localConfig.clients['dev-subscriber']!.secret,
     };

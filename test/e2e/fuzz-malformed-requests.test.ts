@@ -13,6 +13,7 @@
  * they are the same bytes); `FUZZ_REPORT=<file>` writes every failure as JSON.
  */
 import { writeFile } from 'node:fs/promises';
+import { API_BASE_PATH } from '../../lib/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { logger } from '../../functions/app/logger.js';
@@ -138,7 +139,13 @@ function wireBytes(request: FuzzRequest): Buffer {
   const framing: [string, string][] = [['Host', `127.0.0.1:${port}`]];
   if (request.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(request.method)) framing.push(['Content-Length', String(request.body.length)]);
   framing.push(['Connection', 'close']);
-  return requestBytes(request.method, request.target, [...framing, ...request.headers], request.body);
+  return requestBytes(request.method, servedTarget(request.target), [...framing, ...request.headers], request.body);
+}
+
+/** The API's routes are served under its base path (`/v1`); the host's own routes and well-known resources at the root. */
+function servedTarget(target: string): string {
+  const local = /^\/(health|metrics|console|oauth)([/?]|$)/.test(target) || target.startsWith('/.well-known/');
+  return target.startsWith('/') && !local ? `${API_BASE_PATH}${target}` : target;
 }
 
 interface Failure {
@@ -366,7 +373,7 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       let health = 0;
       await eventually(
         () => `GET /health to answer 200 (last: ${health})`,
-        async () => (health = (await fetch(`${koerier.url}/health`)).status) === 200,
+        async () => (health = (await fetch(`${koerier.origin}/health`)).status) === 200,
         { timeoutMs: 4_000, intervalMs: 1_000 },
       );
     },

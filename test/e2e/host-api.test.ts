@@ -37,7 +37,7 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     });
 
   it('GET /health answers 200 when DynamoDB, SQS and S3 all answer', async () => {
-    const response = await fetch(`${koerier.url}/health`);
+    const response = await fetch(`${koerier.origin}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok', parts: { dynamodb: 'ok', sqs: 'ok', s3: 'ok' } });
   });
@@ -47,8 +47,9 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     expect(response.status).toBe(200);
     const document = (await response.json()) as { openapi: string; servers: { url: string }[] };
     expect(document.openapi).toMatch(/^3\./);
-    expect(document.servers).toEqual([{ url: koerier.url }]);
-    expect(JSON.stringify(document)).toContain(`"${koerier.url}/oauth/token"`);
+    expect(document.servers).toEqual([expect.objectContaining({ url: koerier.url })]);
+    expect(koerier.url).toBe(`${koerier.origin}/v1`);
+    expect(JSON.stringify(document)).toContain(`"${koerier.origin}/oauth/token"`);
   });
 
   it('CARD-3: unmatched requests reach the default-route function and come back as 404 and 405 problems', async () => {
@@ -61,6 +62,11 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toContain('POST');
     expect(await wrongMethod.json()).toMatchObject({ status: 405 });
+
+    // ADR uri-version: the API lives under its major version only; the same path without it is nothing.
+    const unversioned = await fetch(`${koerier.origin}/events`);
+    expect(unversioned.status).toBe(404);
+    expect(unversioned.headers.get('content-type')).toBe('application/problem+json');
   });
 
   it('CARD-3, EDU-19: an event published with a token from /oauth/token gets 202 and reaches the inbound queue', async () => {
@@ -96,8 +102,8 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
 
   it('EDU-4: the JWKS at /.well-known/jwks.json verifies tokens from /oauth/token, issued by the host', async () => {
     const token = await koerier.token('dev-subscriber');
-    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${koerier.url}/.well-known/jwks.json`)), {
-      issuer: koerier.url,
+    const { payload } = await jwtVerify(token, createRemoteJWKSet(new URL(`${koerier.origin}/.well-known/jwks.json`)), {
+      issuer: koerier.origin,
       audience: 'koerier',
       typ: 'at+jwt',
     });
@@ -114,8 +120,8 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
 
   it('gives the handlers the laptop settings, with the test’s overrides on top', () => {
     const { environment, config } = koerier.host;
-    expect(environment[settingEnv.issuer]).toBe(koerier.url);
-    expect(environment[settingEnv.jwksUrl]).toBe(`${koerier.url}/.well-known/jwks.json`);
+    expect(environment[settingEnv.issuer]).toBe(koerier.origin);
+    expect(environment[settingEnv.jwksUrl]).toBe(`${koerier.origin}/.well-known/jwks.json`);
     expect(environment[settingEnv.audience]).toBe('koerier');
     expect(environment[settingEnv.allowLoopbackSinks]).toBe('true');
     expect(environment[settingEnv.webhookOrigin]).toBe('koerier.local');
@@ -126,7 +132,7 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     expect(environment[resourceEnv.key('credentials')]).toBe('local:credentials');
     // …and the functions run with the configuration loaded from exactly those settings.
     expect(config).toMatchObject({
-      auth: { issuer: koerier.url, audience: 'koerier' },
+      auth: { issuer: koerier.origin, audience: 'koerier' },
       allowLoopbackSinks: true,
       webhookOrigin: 'koerier.local',
       publicBaseUrl: koerier.url,
@@ -137,14 +143,14 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
 
   it('logs one JSON line per request', () => {
     const requests = koerier.logs.map((line) => JSON.parse(line)).filter((entry) => entry.message === 'request');
-    expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/events', status: 202, routeKey: 'POST /events' }));
+    expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/events', status: 202, routeKey: 'POST /v1/events' }));
     expect(requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/health', status: 200 }));
     expect(koerier.logs.join('\n')).not.toContain('Bearer ');
   });
 
   it('GET /health answers 503 and names the parts that are down', async () => {
     await koerier.host.emulators.stop();
-    const response = await fetch(`${koerier.url}/health`);
+    const response = await fetch(`${koerier.origin}/health`);
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ status: 'unavailable', parts: { dynamodb: 'down', sqs: 'down', s3: 'down' } });
   });

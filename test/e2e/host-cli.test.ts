@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { API_BASE_PATH } from '../../lib/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../local/lambda-runtime.js';
 import { eventually } from '../support/waiting.js';
@@ -74,7 +75,8 @@ describe('npm start (tsx local/main.ts)', () => {
     running.push(cli.child);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     for (const line of [
-      `OpenAPI   ${cli.url}/openapi.json`,
+      `API       ${cli.url}${API_BASE_PATH}`,
+      `OpenAPI   ${cli.url}${API_BASE_PATH}/openapi.json`,
       `JWKS      ${cli.url}/.well-known/jwks.json`,
       `Health    ${cli.url}/health`,
       `Signing   ${cli.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,

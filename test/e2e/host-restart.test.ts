@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_BASE_PATH } from '../../lib/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
@@ -124,7 +125,7 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   const subscriber = await token(first.url, config, 'dev-subscriber');
   const publisher = await token(first.url, config, 'dev-publisher');
   const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
-  const created = await fetch(`${first.url}/subscriptions`, {
+  const created = await fetch(`${first.url}${API_BASE_PATH}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
     body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
@@ -134,7 +135,7 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
 
   const ids = Array.from({ length: EVENTS }, () => randomUUID());
   for (const id of ids) {
-    const published = await fetch(`${first.url}/events`, {
+    const published = await fetch(`${first.url}${API_BASE_PATH}/events`, {
       method: 'POST',
       headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
       body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:00000001234567890000:systeem:restart', type, data: { n: id } }),
@@ -145,7 +146,7 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   // Every event failed its first attempt, and its history says it waits for a retry.
   await receiver.waitForRequests(EVENTS, { timeoutMs: 20_000 });
   const history = async (url: string, bearer: string) => {
-    const response = await fetch(`${url}/subscriptions/${subscriptionId}/deliveries`, { headers: { authorization: `Bearer ${bearer}` } });
+    const response = await fetch(`${url}${API_BASE_PATH}/subscriptions/${subscriptionId}/deliveries`, { headers: { authorization: `Bearer ${bearer}` } });
     return ((await response.json()) as { attempts: Attempt[] }).attempts;
   };
   await eventually(

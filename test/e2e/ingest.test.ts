@@ -130,7 +130,7 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
     // The host's own development key, so every other check is what fails.
     const jwk = JSON.parse(await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8')) as JWK;
     signingKey = (await importJWK(jwk, 'ES256')) as CryptoKey;
-    kid = ((await (await fetch(`${koerier.url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+    kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
   });
 
   const now = () => Math.floor(Date.now() / 1000);

@@ -119,7 +119,7 @@ describe('GET /metrics on the laptop host', () => {
     const { id } = await publish();
     await receivedRequest(id);
     const response = await eventually('the delivery to be counted', async () => {
-      const scraped = await fetch(`${koerier.url}/metrics`);
+      const scraped = await fetch(`${koerier.origin}/metrics`);
       const text = await scraped.text();
       // The delivery of the last event is counted once its batch is settled, a moment after the receiver has it.
       const counted = text.includes(`koerier_subscription_deliveries_total{stack="koerier-local",subscription_id="${subscriptionId}",outcome="delivered"}`);
@@ -143,7 +143,7 @@ describe('GET /metrics on the laptop host', () => {
       body: JSON.stringify({ specversion: '1.0', id: 'x', type }),
     });
     expect(refused.status).toBe(400);
-    const after = await (await fetch(`${koerier.url}/metrics`)).text();
+    const after = await (await fetch(`${koerier.origin}/metrics`)).text();
     expect(after).toMatch(/^koerier_publish_rejected_total\{stack="koerier-local",rule="[a-z-]+"\} 1$/m);
   });
 });

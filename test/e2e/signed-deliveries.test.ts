@@ -116,7 +116,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
   afterAll(() => koerier?.stop());
 
   it('issue 12 #6: the JWKS route publishes the signing key without authentication, as a JWK Set with kid, use and alg', async () => {
-    const { contentType, keys } = await jwks(koerier.url);
+    const { contentType, keys } = await jwks(koerier.origin);
     expect(contentType).toBe('application/jwk-set+json');
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', alg: 'EdDSA', kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
@@ -132,7 +132,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     await publish(koerier.url, publisher, body);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.body).toBe(body);
-    const { keys } = await jwks(koerier.url);
+    const { keys } = await jwks(koerier.origin);
     expect(delivery!.headers['signature-input']).toMatch(
       new RegExp(`^koerier=\\("@method" "@target-uri" "idempotency-key" "content-digest"\\);created=\\d+;keyid="${keys[0]!.kid}";alg="ed25519"$`),
     );
@@ -154,7 +154,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     await writeFile(
       module,
       code
-        .replace("const KOERIER = 'https://koerier.example.org';", `const KOERIER = '${koerier.url}';`)
+        .replace("const KOERIER = 'https://koerier.example.org';", `const KOERIER = '${koerier.origin}';`)
         .replace("from 'http-message-signatures'", `from '${import.meta.resolve('http-message-signatures')}'`),
     );
     const { isFromKoerier } = (await import(pathToFileURL(module).href)) as {
@@ -229,8 +229,8 @@ describe('signing key rotation on the laptop host (issue 12, item 6)', () => {
 
     let host = await start('local:k1');
     const [k1] = (await jwks(host.url)).keys;
-    await subscribe(host.url, await host.issueToken('dev-subscriber'), receiver, type, true);
-    await publish(host.url, await host.issueToken('dev-publisher'), event(type));
+    await subscribe(host.apiUrl, await host.issueToken('dev-subscriber'), receiver, type, true);
+    await publish(host.apiUrl, await host.issueToken('dev-publisher'), event(type));
     const [before] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(before!.headers['signature-input']).toContain(`keyid="${k1!.kid}"`);
     await stop(host);
@@ -240,7 +240,7 @@ describe('signing key rotation on the laptop host (issue 12, item 6)', () => {
     const during = (await jwks(host.url)).keys;
     expect(during.map((key) => key.kid)).toEqual([expect.not.stringMatching(k1!.kid), k1!.kid]);
     const k2 = during[0]!;
-    await publish(host.url, await host.issueToken('dev-publisher'), event(type));
+    await publish(host.apiUrl, await host.issueToken('dev-publisher'), event(type));
     const after = (await receiver.waitForRequests(2, { timeoutMs: 15_000 }))[1]!;
     expect(after.headers['signature-input']).toContain(`keyid="${k2.kid}"`);
     expect(await verifyDelivery(after, receiver.url, during)).toBe(true);

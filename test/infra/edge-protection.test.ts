@@ -17,7 +17,7 @@ import {
   DEFAULT_PULL_RESERVED_CONCURRENCY,
   DEFAULT_ROUTE_THROTTLING,
 } from '../../lib/protection-config.js';
-import { functions } from '../../lib/resources.js';
+import { functions, servedPath } from '../../lib/resources.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
 import { buildKoerier, logicalId, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
@@ -44,7 +44,7 @@ function build(context: Record<string, unknown>, env: { account: string; region:
 const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
 const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') => functions[name].routes.map((r) => `${r.method} ${r.path}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') => functions[name].routes.map((r) => `${r.method} ${servedPath(r.path)}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
@@ -100,7 +100,7 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     for (const fn of ofType(built.resources, 'AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables[settingEnv.originVerifySecret]).toBeUndefined();
       expect(fn.Properties.Environment.Variables[settingEnv.publicBaseUrl]).toEqual({
-        'Fn::GetAtt': [logicalId(built.stack, built.stack.httpApi.api), 'ApiEndpoint'],
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(built.stack, built.stack.httpApi.api), 'ApiEndpoint'] }, '/v1']],
       });
     }
     expect(built.app.node.children.filter((c) => c instanceof KoerierStack || c.node.id.endsWith('Edge'))).toHaveLength(1);
@@ -115,8 +115,8 @@ describe('review #20: reserved concurrency and route throttling (edge protection
     });
     expect(fnResource(tuned, 'ingest').Properties.ReservedConcurrentExecutions).toBe(7);
     const settings = stageOf(tuned.resources).Properties.RouteSettings;
-    expect(settings['POST /events']).toEqual({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
-    expect(settings['POST /subscriptions']).toEqual({
+    expect(settings['POST /v1/events']).toEqual({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
+    expect(settings['POST /v1/subscriptions']).toEqual({
       ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.rateLimit,
       ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING['subscriptions']!.burstLimit,
     });

@@ -10,7 +10,7 @@ import { settingEnv } from '../../functions/config.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { PULL_QUEUE_ACTIONS } from '../../lib/constructs/koerier-function.js';
 import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
-import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
+import { resourceEnv, servedPath, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
 import { synthContext, logicalId, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -340,7 +340,8 @@ describe.each([
         [settingEnv.entitlements]: JSON.stringify(synthContext['koerier:entitlements']),
         [settingEnv.publishers]: JSON.stringify(synthContext['koerier:publishers']),
         [settingEnv.validationAgreedClients]: '',
-        [settingEnv.publicBaseUrl]: { 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] },
+        // The API's base URL carries its major version (ADR /core/uri-version).
+        [settingEnv.publicBaseUrl]: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] }, '/v1']] },
         [settingEnv.stackName]: 'Koerier',
         [settingEnv.sinkCredentials]: 'oauth2-only',
         [settingEnv.outboundPorts]: '443',
@@ -434,7 +435,7 @@ describe.each([
     let routeCount = 0;
     for (const [name, spec] of Object.entries(description.functions)) {
       for (const route of spec.routes ?? []) {
-        expect(integrationOf(`${route.method} ${route.path}`), `${route.method} ${route.path}`).toBe(ids.fn(name));
+        expect(integrationOf(`${route.method} ${servedPath(route.path)}`), `${route.method} ${route.path}`).toBe(ids.fn(name));
         routeCount++;
       }
       if (spec.defaultRoute) {
@@ -471,7 +472,7 @@ describe.each([
 
   it('CARD-2: the stack outputs the API URL and every queue URL', () => {
     const outputs = synth.template.toJSON().Outputs;
-    expect(outputs.ApiUrl.Value).toEqual({ 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] });
+    expect(outputs.ApiUrl.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] }, '/v1']] });
     for (const name of Object.keys(description.queues)) {
       expect(outputs[`${name}QueueUrl`].Value, name).toEqual({ Ref: ids.queue(name) });
       expect(outputs[`${name}DeadLetterQueueUrl`].Value, name).toEqual({ Ref: ids.deadLetterQueue(name) });
@@ -520,8 +521,8 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
   });
 
   it('WH-7: OPTIONS /events (the webhook validation request) reaches the ingest', () => {
-    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'OPTIONS /events' });
-    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /events' });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'OPTIONS /v1/events' });
+    synth.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /v1/events' });
   });
 
   it('CARD-3: unmatched requests ($default) go to the API description function, which answers them as problems', () => {

@@ -145,7 +145,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   const last = () => seen.at(-1) as Invocation;
 
   beforeAll(async () => {
-    gateway = createApiGateway((line) => logs.push(line));
+    // The emulation itself, on routes served as written: Koerier's base path is checked in test/e2e/host-api.test.ts.
+    gateway = createApiGateway(
+      (line) => logs.push(line),
+      (path) => path,
+    );
     await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}`;
   });

@@ -5,7 +5,7 @@
  *
  *   const koerier = await startTestHost({ KOERIER_PUBLISH_RATE_PER_MINUTE: '60' });
  *   const token = await koerier.token('dev-publisher', ['events:publish']);
- *   await fetch(`${koerier.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${token}`, ... } });
+ *   await fetch(`${koerier.url}/events`, // koerier.url is the API's base URL, .../v1; { method: 'POST', headers: { authorization: `Bearer ${token}`, ... } });
  *   await koerier.stop();
  *
  * Start it in `beforeAll`, stop it in `afterAll`; several hosts may run side by side
@@ -27,8 +27,13 @@ import { noteLogLine, noteTestSecret } from './log-scan.js';
 
 export interface TestHost {
   readonly host: KoerierHost;
-  /** Base URL of the API, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL of the API, with its major version: `http://127.0.0.1:41234/v1` (`host.apiUrl`). */
   readonly url: string;
+  /**
+   * The origin, `http://127.0.0.1:41234` (`host.url`): the well-known resources (RFC 8615), the
+   * development token endpoint and `/health` live here, outside the versioned API.
+   */
+  readonly origin: string;
   /** The host's JSON log lines so far (requests, poller batches, function failures). */
   readonly logs: string[];
   /**
@@ -69,7 +74,8 @@ export async function startTestHost(
   const restoreEnvironment = exportEnvironment ? useEnvironment(host.environment) : () => undefined;
   return {
     host,
-    url: host.url,
+    url: host.apiUrl,
+    origin: host.url,
     logs,
     async token(clientId = 'dev-publisher', scopes) {
       const client = host.localConfig.clients[clientId];

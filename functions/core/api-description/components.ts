@@ -3,14 +3,28 @@
  * Each area of the API contributes its own paths (see `events-paths.ts`) and the document
  * (`openapi-document.ts`) puts them together.
  */
+import { problemTypes, type ProblemSlug } from '../http/problem-types.js';
+import { problemType } from '../http/problems.js';
+
 export const API_VERSION = '1.0.0';
+/**
+ * The API's major version in every URI (Logius API Design Rules, /core/uri-version): the API is
+ * served under `/v1`, from this one constant (lib/resources.ts gives API Gateway and the laptop
+ * gateway their routes with it). RFC 8615 well-known resources stay at the origin's root.
+ */
+export const API_BASE_PATH = `/v${API_VERSION.split('.')[0]}`;
 
 export const problemSchema = {
   type: 'object',
   description: 'RFC 9457 problem details.',
   required: ['type', 'title', 'status', 'detail'],
   properties: {
-    type: { type: 'string', format: 'uri-reference' },
+    type: {
+      type: 'string',
+      format: 'uri-reference',
+      description: 'What kind of problem: branch on it. Each is described at GET /problems/{type} (its last segment; the enum there lists them all).',
+      enum: (Object.keys(problemTypes) as ProblemSlug[]).map((slug) => problemType(slug)),
+    },
     title: { type: 'string' },
     status: { type: 'integer', minimum: 100, maximum: 599 },
     detail: { type: 'string' },

@@ -63,6 +63,27 @@ export const eventsSchemas = {
   },
 } as const;
 
+/**
+ * Binary mode (HTTP binding §3.1.3): each attribute in a `ce-` header, the data as the body and
+ * `datacontenttype` as Content-Type. Optional as parameters, since structured and batch mode carry
+ * none; in binary mode `ce-specversion`, `ce-id`, `ce-source` and `ce-type` are required (CE-3).
+ * Extension attributes travel as `ce-<name>` too.
+ */
+const binaryAttributes: readonly (readonly [string, string, Record<string, unknown>])[] = [
+  ['specversion', 'Binary mode, required there: `1.0`.', { type: 'string', enum: ['1.0'] }],
+  ['id', 'Binary mode, required there: the event id, unique per source.', { type: 'string', minLength: 1 }],
+  ['source', 'Binary mode, required there: a URI reference, e.g. `urn:nld:oin:…:systeem:…`.', { type: 'string', minLength: 1 }],
+  ['type', 'Binary mode, required there: the event type, e.g. `nl.edu.leerling.ingeschreven.v1`.', { type: 'string', minLength: 1 }],
+  ['subject', 'Binary mode: the subject of the event.', { type: 'string', minLength: 1 }],
+  ['time', 'Binary mode: RFC 3339 timestamp.', { type: 'string', format: 'date-time' }],
+  ['dataschema', 'Binary mode: URI of the schema of the data.', { type: 'string', format: 'uri' }],
+  ['dataref', 'Binary mode: where the data is, when it is not in the body.', { type: 'string', format: 'uri-reference' }],
+  ['sequence', 'Binary mode: the order of the event within its source.', { type: 'string', minLength: 1 }],
+  ['sequencetype', 'Binary mode: how `sequence` is to be compared.', { type: 'string', minLength: 1 }],
+];
+
+const binaryModeHeaders = binaryAttributes.map(([name, description, schema]) => ({ name: `ce-${name}`, in: 'header', required: false, description, schema }));
+
 export const eventsPaths = {
   '/events': {
     post: {
@@ -76,10 +97,7 @@ export const eventsPaths = {
         'Requires the scope `events:publish`.',
       tags: ['Events'],
       security: [{ oauth2: ['events:publish'] }],
-      parameters: [
-        idempotencyKeyParameter,
-        { name: 'ce-specversion', in: 'header', required: false, description: 'Binary mode: every attribute in a ce- header.', schema: { type: 'string' } },
-      ],
+      parameters: [idempotencyKeyParameter, ...binaryModeHeaders],
       requestBody: {
         required: true,
         content: {
@@ -111,6 +129,11 @@ export const eventsPaths = {
           'An event is larger than the configured limit (default 4 MiB; upload larger data with POST /payloads), or a batch holds more than 1000 events.',
         ),
         '415': problemResponse('The Content-Type is not a CloudEvents format Koerier understands.'),
+        '429': problemResponse(
+          'The publisher sent more than its limit (KOERIER_PUBLISH_RATE_PER_MINUTE, default 6000 a minute, counted across all containers) or ' +
+            'its per-client burst (EDU-20). Nothing was stored; retry after Retry-After with the same Idempotency-Key.',
+          { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+        ),
         ...commonProblems,
       },
     },

@@ -3,6 +3,7 @@
  * Never a stack trace, never an event's `data`.
  */
 import type { HttpResponse } from './messages.js';
+import type { ProblemSlug } from './problem-types.js';
 
 export interface ValidationIssue {
   /** The attribute (or header, or member) the finding is about, when there is one. */
@@ -32,7 +33,7 @@ export interface Problem {
 const PROBLEM_BASE = 'https://koerier.dev/problems/';
 
 /** Problem type URIs, one per kind of failure, so clients can branch on `type`. */
-export const problemType = (slug: string): string => `${PROBLEM_BASE}${slug}`;
+export const problemType = (slug: ProblemSlug): string => `${PROBLEM_BASE}${slug}`;
 
 /**
  * The one way core reports a failure that its caller is to be told about: thrown, never returned,
@@ -71,7 +72,7 @@ export async function answered(work: () => Promise<HttpResponse>): Promise<HttpR
   }
 }
 
-export function problem(status: number, slug: string, title: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
+export function problem(status: number, slug: ProblemSlug, title: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
   return { type: problemType(slug), title, status, detail, ...extra };
 }
 
@@ -162,7 +163,8 @@ export const problems = {
   methodNotAllowed: (allowed: readonly string[]) => problem(405, 'method-not-allowed', 'Method Not Allowed', `Allowed: ${allowed.join(', ')}.`),
   unauthorized: (detail: string) => problem(401, 'unauthorized', 'Unauthorized', detail),
   forbidden: (detail: string) => problem(403, 'forbidden', 'Forbidden', detail),
-  badRequest: (slug: string, title: string, detail: string, errors?: readonly ValidationIssue[]) => problem(400, slug, title, detail, errors ? { errors } : {}),
+  badRequest: (slug: ProblemSlug, title: string, detail: string, errors?: readonly ValidationIssue[]) =>
+    problem(400, slug, title, detail, errors ? { errors } : {}),
   unsupportedMediaType: (detail: string) => problem(415, 'unsupported-media-type', 'Unsupported Media Type', detail),
   payloadTooLarge: (detail: string) => problem(413, 'payload-too-large', 'Payload Too Large', detail),
   internal: () => problem(500, 'internal', 'Internal Server Error', 'The request could not be completed; it is safe to retry.'),

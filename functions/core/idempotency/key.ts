@@ -1,5 +1,6 @@
 /** Reading the Idempotency-Key request header (EDU-IDEM-6, EDU-IDEM-18). */
 import { KoerierError, problems } from '../http/problems.js';
+import type { ProblemSlug } from '../http/problem-types.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
@@ -45,6 +46,6 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   return value.toLowerCase();
 }
 
-function keyProblem(slug: string, title: string, rule: string, requirement: string, message: string): KoerierError {
+function keyProblem(slug: ProblemSlug, title: string, rule: string, requirement: string, message: string): KoerierError {
   return new KoerierError(problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]));
 }

@@ -14,6 +14,7 @@ import { requireEdgeOrigin } from '../../app/origin-guard.js';
 import { API_VERSION } from '../../core/api-description/components.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
 import { answered, KoerierError, problemAnswer, problems } from '../../core/http/problems.js';
+import { routeKeyOfServed } from '../../../lib/resources.js';
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -69,7 +70,8 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
-    routeKey: event.routeKey,
+    // API Gateway names the served route (`POST /v1/events`); the apps dispatch on lib/resources.ts's (`POST /events`).
+    routeKey: routeKeyOfServed(event.routeKey),
     headers,
     query,
     pathParameters,

@@ -110,7 +110,7 @@ describe('withPreparedIdempotency', () => {
     const key = randomUUID();
     const ctx = context(store);
     const invalid = () => {
-      throw new KoerierError(problem(400, 'invalid-event', 'Bad Request', 'no id'));
+      throw new KoerierError(problem(400, 'invalid-cloudevent', 'Bad Request', 'no id'));
     };
     const refused = async (error: unknown): Promise<HttpResponse> => Promise.reject(error);
     expect((await withPreparedIdempotency(ingestRequest(key, '{}'), ctx, invalid, refused)).status).toBe(400);

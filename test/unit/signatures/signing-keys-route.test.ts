@@ -1,7 +1,7 @@
 /** The JWKS route (issue 12, item 6): its answer, and its place in the API description. */
 import { describe, expect, it } from 'vitest';
 import { signingKeysApp } from '../../../functions/app/signing-keys-app.js';
-import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
+import { describedPathOf, openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
 import type { PublicJwk } from '../../../functions/core/signatures/message-signature.js';
 import { functions } from '../../../lib/resources.js';
 
@@ -24,7 +24,7 @@ describe('GET /.well-known/http-message-signatures-directory (issue 12, item 6)'
   it('issue 12 #6: the route is described without security, and signdeliveries is a member of a subscription', () => {
     const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
     const [route] = functions.signingKeys.routes;
-    const operation = (document.paths as unknown as Record<string, Record<string, { security?: unknown }>>)[route.path]?.['get'];
+    const operation = (document.paths as unknown as Record<string, Record<string, { security?: unknown }>>)[describedPathOf(route.path)]?.['get'];
     expect(operation?.security).toEqual([]);
     const schemas = document.components.schemas as unknown as Record<string, { properties?: Record<string, unknown> }>;
     expect(schemas['SubscriptionRequest']!.properties).toHaveProperty('signdeliveries');
