@@ -85,17 +85,16 @@ describe('koerier subscriptions', () => {
     expect(gone.code).toBe(4);
   });
 
-  it('says "not yet available on this gateway" (exit 4) for a route the gateway does not have, and "no subscription" for an unknown id', async () => {
+  it('EDU-6, EDU-18: replays and the contract register through the CLI: a subscription\'s replays listed, "no subscription" for an unknown id, Koerier\'s own contract in the register', async () => {
     const id = await createPull('nl.edu.cli.routes');
-    const replay = await cli.run(['replay', 'list', id], { env: subscriber });
-    expect(replay.code).toBe(4);
-    expect(replay.stderr).toContain(`replay is not yet available on this gateway (${koerier.url})`);
+    const replays = await cli.run(['replay', 'list', id], { env: subscriber });
+    expect(replays.code, replays.stderr).toBe(0);
     const unknown = await cli.run(['replay', 'list', randomUUID()], { env: subscriber });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('no subscription');
-    const contracts = await cli.run(['contracts', 'list'], { env: subscriber });
-    expect(contracts.code).toBe(4);
-    expect(contracts.stderr).toContain('the contract register is not yet available on this gateway');
+    const contracts = await cli.run(['contracts', 'list', '--json'], { env: subscriber });
+    expect(contracts.code, contracts.stderr).toBe(0);
+    expect((JSON.parse(contracts.stdout) as { name: string }[]).map((contract) => contract.name)).toContain('koerier-webhook');
   });
 
   it('pauses a push subscription (deliveries wait as dead letters) and resumes it (they are sent); a pull subscription is not paused (409, exit 1)', async () => {
