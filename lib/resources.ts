@@ -286,6 +286,7 @@ export const functions = {
     timeoutSeconds: 30,
     routes: [
       { method: 'GET', path: '/subscriptions/{id}/deliveries' },
+      { method: 'GET', path: '/subscriptions/{id}/health' },
       { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
       { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
       { method: 'POST', path: '/subscriptions/{id}/resume' },

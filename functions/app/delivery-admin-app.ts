@@ -29,6 +29,7 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
   const deliveryAdmin = async () =>
     new DeliveryAdmin({
       targets: deps.deliveryState,
+      breaker: config.delivery.breaker,
       ledger: deps.deliveryState,
       deadLetters: deps.deliveryState,
       subscriptions: deps.subscriptions,
@@ -59,6 +60,10 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       case 'GET /subscriptions/{id}/deliveries': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
         return (await deliveryAdmin()).listAttempts(principal, id, request);
+      }
+      case 'GET /subscriptions/{id}/health': {
+        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        return (await deliveryAdmin()).health(principal, id);
       }
       case 'GET /subscriptions/{id}/dead-letters': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);

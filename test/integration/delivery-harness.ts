@@ -140,6 +140,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     answering(
       new DeliveryAdmin({
         targets: store,
+        breaker: loadConfig(process.env).delivery.breaker,
         ledger: store,
         deadLetters: store,
         subscriptions,

@@ -4,6 +4,7 @@
  */
 import { API_BASE_PATH, API_VERSION, problemSchema, validationIssueSchema } from './components.js';
 import { contractsPaths, contractsSchemas } from './contracts-paths.js';
+import { healthPaths, healthSchemas } from './health-paths.js';
 import { withOperationDefaults } from './operation-defaults.js';
 import { problemPagePaths } from './problem-pages.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
@@ -87,6 +88,7 @@ export function openApiDocument(options: ApiDescriptionOptions) {
         ...partnersSchemas,
         ...operationsSchemas,
         ...contractsSchemas,
+        ...healthSchemas,
       },
       securitySchemes: {
         oauth2: {
@@ -108,6 +110,7 @@ const describedPaths = {
   ...eventsPaths,
   ...subscriptionsPaths,
   ...deliveryPaths,
+  ...healthPaths,
   ...pullPaths,
   ...replayPaths,
   ...payloadsPaths,

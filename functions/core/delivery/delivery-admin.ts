@@ -17,6 +17,8 @@ import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subsc
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
+import { subscriptionHealth } from './subscription-health.js';
+import type { BreakerSettings } from './target-health.js';
 import { refuseUnknownParameters } from '../http/query-parameters.js';
 import { ATTEMPT_QUERY_PARAMETERS, attemptMatches, readAttemptQuery } from './attempt-query.js';
 import { tell, type OperationalEvents } from '../operations/operational-events.js';
@@ -24,8 +26,10 @@ import { resumedNotice } from './operational-notices.js';
 import { MAX_REDRIVE, parseRedriveSelection, redriveMessages, withheldReason, type Withheld } from './redrive.js';
 
 export interface DeliveryAdminDependencies {
-  /** A resume starts the target with a clean slate. */
-  readonly targets: Pick<TargetHealthStore, 'resetTarget'>;
+  /** A resume starts the target with a clean slate; the health view reads it. */
+  readonly targets: Pick<TargetHealthStore, 'resetTarget' | 'getTarget'>;
+  /** How the dispatcher judges the breaker, for the health view. */
+  readonly breaker: BreakerSettings;
   readonly ledger: Pick<DeliveryLedger, 'listAttempts'>;
   readonly deadLetters: Pick<DeadLetterStore, 'listDeadLetters' | 'deleteDeadLetters'>;
   readonly subscriptions: {
@@ -64,6 +68,16 @@ export class DeliveryAdmin {
       return { ...found, items: found.items.filter((record) => attemptMatches(record, query)) };
     };
     return this.page(request, `/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
+  }
+
+  /** GET /subscriptions/{id}/health: the breaker, the failure streak, the last success and the next attempt. */
+  async health(principal: Principal, id: string): Promise<HttpResponse> {
+    if (!(await this.visible(principal, id))) throw notFound(id);
+    const now = this.now();
+    const [target, recent] = await Promise.all([this.deps.targets.getTarget(id), this.deps.ledger.listAttempts(id, { limit: MAX_PAGE_SIZE })]);
+    // The newest page of the history (kept 7 days by default): a success older than it is not named.
+    const lastSuccess = recent.items.find((attempt) => attempt.outcome === 'delivered')?.at;
+    return jsonResponse(200, { id, ...subscriptionHealth(target, this.deps.breaker, lastSuccess, now) });
   }
 
   /** GET /subscriptions/{id}/dead-letters: oldest delivery first. */

@@ -116,6 +116,7 @@ function setUp(
   const current = { value: 'subscription' in options ? options.subscription : subscription() };
   const deps: DeliveryAdminDependencies = {
     targets: store,
+    breaker: { failureThreshold: 5, cooldownSeconds: 60 },
     ledger: store,
     deadLetters: store,
     subscriptions: {
@@ -244,6 +245,42 @@ describe('listing attempts and dead letters (EDU-18)', () => {
       expect(response.status).toBe(404);
     }
     expect((await deliveries.listDeadLetters(admin, 'sub-1', get())).status).toBe(200);
+  });
+});
+
+describe("the subscription's delivery health (issue 13, item 5)", () => {
+  const failing = { consecutiveFailures: 6, failingSince: NOW - 600_000, lastFailureAt: NOW - 10_000 };
+
+  it('EDU-18: an open breaker reads breaker-open with its failure streak, since when, the last success and when the next attempt may go', async () => {
+    const { admin } = setUp({
+      attempts: [attempt(1), attempt(2, { outcome: 'delivered', status: 202 }), attempt(3, { outcome: 'delivered', status: 202 })],
+      store: { getTarget: async () => failing },
+    });
+    const health = json(await admin.health(owner, 'sub-1'));
+    expect(health).toEqual({
+      id: 'sub-1',
+      state: 'breaker-open',
+      breaker: 'open',
+      failurestreak: 6,
+      failingsince: new Date(NOW - 600_000).toISOString(),
+      lastfailure: new Date(NOW - 10_000).toISOString(),
+      lastsuccess: new Date(NOW - 2).toISOString(),
+      nextattemptat: new Date(NOW - 10_000 + 60_000).toISOString(),
+    });
+  });
+
+  it('EDU-18: once the cool-down is over the breaker is half-open and no next-attempt time in the past is shown; a healthy target says so', async () => {
+    const { admin } = setUp({ store: { getTarget: async () => ({ ...failing, lastFailureAt: NOW - 120_000 }) } });
+    const probing = json(await admin.health(owner, 'sub-1'));
+    expect(probing).toMatchObject({ state: 'probing', breaker: 'half-open' });
+    expect(probing).not.toHaveProperty('nextattemptat');
+    const { admin: healthyAdmin } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0 }) } });
+    expect(json(await healthyAdmin.health(owner, 'sub-1'))).toEqual({ id: 'sub-1', state: 'healthy', breaker: 'closed', failurestreak: 0 });
+  });
+
+  it("EDU-7: another client's subscription's health is not found", async () => {
+    const { admin } = setUp({ store: { getTarget: async () => failing } });
+    expect((await admin.health(stranger, 'sub-1')).status).toBe(404);
   });
 });
 
