@@ -31,6 +31,8 @@ const messages = {
   medianLatency: ['Mediane duur', 'Median latency'],
   lastSuccess: ['Laatst geslaagd', 'Last success'],
   breaker: ['Stroomonderbreker', 'Circuit breaker'],
+  failureStreak: ['Mislukt op rij', 'Failures in a row'],
+  nextAttempt: ['Volgende poging', 'Next attempt'],
   attempts: ['Laatste pogingen', 'Recent attempts'],
   attemptCount: ['Pogingen', 'Attempts'],
   subscription: ['Abonnement', 'Subscription'],

@@ -53,11 +53,12 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
     }
     throw error;
   }
-  const [{ attempts = [] }, { deadLetters = [] }] = await Promise.all([
+  const [{ attempts = [] }, { deadLetters = [] }, health] = await Promise.all([
     api.get<{ attempts?: Json[] }>(`${base}/deliveries?limit=100`),
     api.get<{ deadLetters?: Json[] }>(`${base}/dead-letters?limit=100`),
+    // A gateway without the health route still shows the rest.
+    api.get<Json>(`${base}/health`).catch(() => ({}) as Json),
   ]);
-  const health = (subscription['health'] as Json | undefined) ?? {};
   const delivered = attempts.filter((a) => a['outcome'] === 'delivered');
   const latencies = attempts
     .map((a) => Number(a['latencyMs']))
@@ -95,6 +96,8 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
       [t('medianLatency'), latencies.length === 0 ? '' : `${latencies[Math.floor(latencies.length / 2)]} ms`],
       [t('lastSuccess'), when(text(health['lastsuccess'] ?? delivered[0]?.['at']))],
       [t('breaker'), text(health['breaker'])],
+      [t('failureStreak'), text(health['failurestreak'])],
+      [t('nextAttempt'), when(text(health['nextattemptat']))],
     ]),
     attempts.length === 0
       ? h('p', {}, `${t('attempts')}: ${t('none')}`)
