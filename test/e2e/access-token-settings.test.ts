@@ -53,7 +53,7 @@ function publish(token: string) {
 function forge(claims: Record<string, unknown>, lifetimeSeconds = 300) {
   return new SignJWT({ roles: ['events:publish'], ...claims })
     .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
-    .setIssuer(koerier.url)
+    .setIssuer(koerier.origin)
     .setAudience('koerier')
     .setIssuedAt(now() - 10)
     .setExpirationTime(now() - 10 + lifetimeSeconds)

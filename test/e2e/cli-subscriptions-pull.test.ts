@@ -228,8 +228,9 @@ describe('koerier dead-letters', () => {
     const id = await createPull('nl.edu.cli.redrive', ['--max-delivery-count', '1']);
     const ids = await publish('nl.edu.cli.redrive', 30);
     // Every event fails once; with maxdeliverycount 1 the next receive moves it to the dead letters.
+    // Each event starts a shell for --exec: on two cores busy with the whole suite, 30 of them take longer than alone.
     const failing = cli.spawn(['pull', id, '--follow', '--wait', '1', '-n', '100', '--exec', 'exit 1'], { env: subscriber });
-    await eventually('30 dead letters', async () => (await deadLetterCount(id)) === 30, { timeoutMs: 30_000, intervalMs: 500 });
+    await eventually('30 dead letters', async () => (await deadLetterCount(id)) === 30, { timeoutMs: 60_000, intervalMs: 500 });
     expect((await failing.stop()).code).toBe(0);
 
     const listed = await cli.run(['dead-letters', 'list', id, '--json'], { env: subscriber });
@@ -248,7 +249,7 @@ describe('koerier dead-letters', () => {
       'the 30 redriven events handled',
       async () => (await readFile(handled, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).length === 30,
       {
-        timeoutMs: 30_000,
+        timeoutMs: 60_000,
         intervalMs: 500,
       },
     );
@@ -260,5 +261,5 @@ describe('koerier dead-letters', () => {
     expect(new Set(received)).toEqual(new Set(ids));
     const after = await cli.run(['pull', id, '--wait', '1'], { env: subscriber });
     expect(after.stdout).toContain('No events.');
-  }, 90_000);
+  }, 180_000);
 });

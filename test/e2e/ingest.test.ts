@@ -137,7 +137,7 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
   function forge(claims: { iss?: string; aud?: string; exp?: number; scope?: string } = {}) {
     return new SignJWT({ client_id: 'dev-publisher', scope: claims.scope ?? 'events:publish' })
       .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
-      .setIssuer(claims.iss ?? koerier.url)
+      .setIssuer(claims.iss ?? koerier.origin)
       .setAudience(claims.aud ?? 'koerier')
       .setIssuedAt(now() - 10)
       .setExpirationTime(claims.exp ?? now() + 300)

@@ -2,6 +2,7 @@
  * The subscription as the API shows it (EDU-13, EDU-14), and what a PATCH merges into. No
  * credential secret, no token hash, ever: of a credential only its type is shown.
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { CREDENTIAL_TYPE_NAMES } from '../credentials/sink-credential.js';
 import type { ValidationIssue } from '../http/problems.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
@@ -31,7 +32,9 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),
     // Where the target approves (issue 12 item 8). Its secret token went to the target alone, in
     // WebHook-Request-Callback: shown here it would let a subscriber approve deliveries to someone else's URL.
-    ...(status === 'pending' && s.validation === 'handshake' ? { validationcallback: `/subscriptions/${encodeURIComponent(s.id)}/validation` } : {}),
+    ...(status === 'pending' && s.validation === 'handshake'
+      ? { validationcallback: `${API_BASE_PATH}/subscriptions/${encodeURIComponent(s.id)}/validation` }
+      : {}),
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
     signdeliveries: s.signDeliveries === true,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
