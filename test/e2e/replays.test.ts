@@ -96,7 +96,7 @@ afterAll(async () => {
 });
 
 async function api(method: string, path: string, body?: unknown, token = subscriber) {
-  const response = await fetch(`${koerier.url}${path}`, {
+  const response = await fetch(`${path.startsWith('/v1/') ? koerier.origin : koerier.url}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
@@ -182,7 +182,7 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     const { receiver, id } = await pushSubscription([TYPE_A, TYPE_B, SECRET]);
     const started = await api('POST', `/subscriptions/${id}/replays`, { from, to });
     expect(started.status).toBe(202);
-    expect(started.location).toBe(`/subscriptions/${id}/replays/${started.body['id'] as string}`);
+    expect(started.location).toBe(`/v1/subscriptions/${id}/replays/${started.body['id'] as string}`);
     const requests: RecordedRequest[] = await receiver.waitForRequests(120, { timeoutMs: 90_000 });
     const progress = await replayUntilOver(id, started.location!);
     expect(progress).toMatchObject({ state: 'finished', scanned: 120, matched: 120, sent: 120, failed: 0 });

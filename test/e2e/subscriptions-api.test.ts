@@ -65,7 +65,7 @@ interface Answer {
 
 async function call(client: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const withKey: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': randomUUID() };
-  const response = await fetch(`${koerier.url}${path}`, {
+  const response = await fetch(`${path.startsWith('/v1/') ? koerier.origin : koerier.url}${path}`, {
     method,
     headers: {
       ...withKey,
@@ -150,7 +150,7 @@ describe('subscriptions API lifecycle', () => {
     const created = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(created.status).toBe(201);
     const id = created.body['id'] as string;
-    expect(created.headers.get('location')).toBe(`/subscriptions/${id}`);
+    expect(created.headers.get('location')).toBe(`/v1/subscriptions/${id}`);
     expect(created.body).toMatchObject({
       owner: 'school-a',
       sink: request.sink,
@@ -216,7 +216,7 @@ describe('subscriptions API lifecycle', () => {
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(retry.body['id']).toBe(first.body['id']);
-    expect(retry.headers.get('location')).toBe(`/subscriptions/${first.body['id']}`);
+    expect(retry.headers.get('location')).toBe(`/v1/subscriptions/${first.body['id']}`);
     const all = await call('school-a', 'GET', '/subscriptions?limit=100');
     expect((all.body['subscriptions'] as { sink: string }[]).filter((s) => s.sink === request.sink)).toHaveLength(1);
 

@@ -6,6 +6,7 @@
  * What a redrive sends and what it withholds (review item 16) is in redrive.ts; how attempts and
  * dead letters are shown is in delivery-views.ts.
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
@@ -67,7 +68,7 @@ export class DeliveryAdmin {
       const found = await this.deps.ledger.listAttempts(id, page);
       return { ...found, items: found.items.filter((record) => attemptMatches(record, query)) };
     };
-    return this.page(request, `/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
+    return this.page(request, `${API_BASE_PATH}/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
   }
 
   /** GET /subscriptions/{id}/health: the breaker, the failure streak, the last success and the next attempt. */
@@ -84,7 +85,13 @@ export class DeliveryAdmin {
   async listDeadLetters(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     refuseUnknownParameters(request, ['limit', 'cursor']);
     if (!(await this.visible(principal, id))) throw notFound(id);
-    return this.page(request, `/subscriptions/${id}/dead-letters`, (page) => this.deps.deadLetters.listDeadLetters(id, page), 'deadLetters', deadLetterView);
+    return this.page(
+      request,
+      `${API_BASE_PATH}/subscriptions/${id}/dead-letters`,
+      (page) => this.deps.deadLetters.listDeadLetters(id, page),
+      'deadLetters',
+      deadLetterView,
+    );
   }
 
   /** POST /subscriptions/{id}/dead-letters/redrive with `{"all": true}` or `{"deliveryIds": [...]}`. */

@@ -10,6 +10,7 @@
  * whose own webhook fails would otherwise be told about it through the same webhook, whose failure
  * would be told again, without end.
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { readStoredEvent } from '../cloudevents/index.js';
 import { isOperationalType, operationalEventTypes, type OperationalNotice } from '../operations/operational-events.js';
 import { tell } from '../operations/operational-events.js';
@@ -91,7 +92,7 @@ export function deadLetterNotices(subscription: Owned, deadLetter: DeadLetter, f
       subscription: owner,
       occurrence: [deadLetter.deliveryId],
       time: now,
-      data: { firstDeliveryId: deadLetter.deliveryId, deadLetters: `/subscriptions/${subscription.id}/dead-letters` },
+      data: { firstDeliveryId: deadLetter.deliveryId, deadLetters: `${API_BASE_PATH}/subscriptions/${subscription.id}/dead-letters` },
     },
     told,
   ];

@@ -2,6 +2,7 @@
  * The replay API's request body, its answer, and its refusals (docs/REPLAY.md), one function per
  * refusal as core/subscriptions/http-mapping.ts keeps them.
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import { parseFilters, type Filter } from '../subscriptions/filters.js';
 import type { ReplayRecord } from './ports.js';
@@ -89,7 +90,7 @@ export function replayView(record: ReplayRecord): Record<string, unknown> {
 }
 
 export function replayLocation(subscriptionId: string, replayId: string): string {
-  return `/subscriptions/${subscriptionId}/replays/${replayId}`;
+  return `${API_BASE_PATH}/subscriptions/${subscriptionId}/replays/${replayId}`;
 }
 
 function invalid(errors: readonly ValidationIssue[]): KoerierError {

@@ -3,6 +3,7 @@
  * page parameters and the `next` link, ETags and `If-Match`, and every refusal the use case
  * throws (a KoerierError each). What is decided lives in `lifecycle.ts` and `subscriptions-service.ts`.
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import type { SubscriptionPage } from './store.js';
@@ -53,7 +54,8 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
 /** A page of the list, with the next page's address in the body and in a `Link` header. */
 export function pageResponse(page: SubscriptionPage, limit: number, now: Date, owner?: string): HttpResponse {
   const ownerParameter = owner === undefined ? '' : `owner=${encodeURIComponent(owner)}&`;
-  const next = page.cursor === undefined ? undefined : `/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+  const next =
+    page.cursor === undefined ? undefined : `${API_BASE_PATH}/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
   return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), next }, next ? { link: `<${next}>; rel="next"` } : {});
 }
 

@@ -14,6 +14,7 @@
  * - a new sink, or a subscription that is not active, gets the validation handshake before any
  *   event goes to it, unless consent was agreed out of band by a client allowed to say so (WH-5).
  */
+import { API_BASE_PATH } from '../http/api-version.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
@@ -103,7 +104,7 @@ export class SubscriptionsService {
       if (!subscription) throw http.deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
-    return http.subscriptionResponse(201, subscription, this.now(), { location: `/subscriptions/${subscription.id}` });
+    return http.subscriptionResponse(201, subscription, this.now(), { location: `${API_BASE_PATH}/subscriptions/${subscription.id}` });
   }
 
   /** The client's own subscriptions, or, for an admin, another client's or every client's (`subscription-listing.ts`). */
@@ -264,7 +265,7 @@ export class SubscriptionsService {
     const existing = await this.deps.store.get(requested.id);
     if (!existing) throw http.deletedMeanwhile(requested.id);
     if (requestedTerms(existing) !== requestedTerms(requested)) throw http.idempotencyKeyReused(existing.id);
-    return http.subscriptionResponse(201, existing, this.now(), { location: `/subscriptions/${existing.id}` });
+    return http.subscriptionResponse(201, existing, this.now(), { location: `${API_BASE_PATH}/subscriptions/${existing.id}` });
   }
 
   private handshakeContext(): TargetValidationContext {

@@ -166,8 +166,8 @@ describe('listing attempts and dead letters (EDU-18)', () => {
     expect(first.status).toBe(200);
     const body = json(first);
     expect((body['attempts'] as unknown[]).length).toBe(50);
-    expect(body['next']).toBe('/subscriptions/sub-1/deliveries?limit=50&cursor=50');
-    expect(first.headers['link']).toBe('</subscriptions/sub-1/deliveries?limit=50&cursor=50>; rel="next"');
+    expect(body['next']).toBe('/v1/subscriptions/sub-1/deliveries?limit=50&cursor=50');
+    expect(first.headers['link']).toBe('</v1/subscriptions/sub-1/deliveries?limit=50&cursor=50>; rel="next"');
     const last = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '50', cursor: '50' })));
     expect((last['attempts'] as unknown[]).length).toBe(10);
     expect(last).not.toHaveProperty('next');
@@ -509,7 +509,7 @@ describe('what the problems say (RFC 9457)', () => {
 
   it('EDU-18: the dead letters list pages with a next link of its own path', async () => {
     const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 3 }, (_, i) => deadLetter(i)) });
-    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe('/subscriptions/sub-1/dead-letters?limit=2&cursor=2');
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe('/v1/subscriptions/sub-1/dead-letters?limit=2&cursor=2');
   });
 
   it('EDU-18: store trouble while listing is not mistaken for a bad cursor', async () => {
@@ -552,7 +552,7 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     const { admin: deliveries } = setUp({ attempts: history });
     const first = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', outcome: 'retrying' })));
     expect(first['attempts']).toEqual([]);
-    expect(first['next']).toBe('/subscriptions/sub-1/deliveries?limit=2&cursor=2&outcome=retrying');
+    expect(first['next']).toBe('/v1/subscriptions/sub-1/deliveries?limit=2&cursor=2&outcome=retrying');
     const second = await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', cursor: '2', outcome: 'retrying' }));
     expect(ids(second)).toEqual(['d-3', 'd-4']);
   });

@@ -43,7 +43,7 @@ describe('replay API (issue 13, item 2)', () => {
     const { replays, queue } = service();
     const answer = await replays.start(owner, 'sub-1', body(window));
     expect(answer.status).toBe(202);
-    expect(answer.headers['location']).toBe('/subscriptions/sub-1/replays/replay-1');
+    expect(answer.headers['location']).toBe('/v1/subscriptions/sub-1/replays/replay-1');
     expect(json(answer)).toMatchObject({ id: 'replay-1', state: 'running', ...window, scanned: 0, matched: 0, sent: 0, failed: 0 });
     expect(queue.messages).toEqual([{ message: { subscriptionId: 'sub-1', replayId: 'replay-1' }, delaySeconds: 0 }]);
   });
@@ -54,7 +54,7 @@ describe('replay API (issue 13, item 2)', () => {
     const second = await replays.start(owner, 'sub-1', body(window));
     expect(second.status).toBe(409);
     expect(json(second)['type']).toBe('https://koerier.dev/problems/replay-running');
-    expect(second.headers['location']).toBe('/subscriptions/sub-1/replays/replay-1');
+    expect(second.headers['location']).toBe('/v1/subscriptions/sub-1/replays/replay-1');
     const cancelled = await replays.cancel(owner, 'sub-1', 'replay-1');
     expect(json(cancelled)).toMatchObject({ state: 'cancelled' });
     expect((await replays.cancel(owner, 'sub-1', 'replay-1')).status).toBe(409);

@@ -122,7 +122,7 @@ describe('subscriptions use case: create', () => {
     expect(response.status).toBe(201);
     const body = json(response);
     expect(body).toMatchObject({ owner: 'school-a', sink: 'https://ontvanger.example/consents', status: 'active', allowedrate: 120, types: [TYPE] });
-    expect(response.headers['location']).toBe(`/subscriptions/${String(body['id'])}`);
+    expect(response.headers['location']).toBe(`/v1/subscriptions/${String(body['id'])}`);
     // Stored pending (version 1), then active with the target's answer (version 2).
     expect(response.headers['etag']).toBe('"2"');
     expect(sent).toHaveLength(1);
