@@ -53,8 +53,22 @@ export function withIdempotency(req: HttpRequest, ctx: IdempotencyContext, proce
 async function guarded(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
   const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: readIdempotencyKey(req.headers) };
   const fingerprint = requestFingerprint(req, ctx.operation);
-  const clock = ctx.clock ?? systemClock;
+  return claimOrAnswer(ctx, scope, fingerprint, undefined, (claimId) => processAndRecord(scope, claimId, ctx, process));
+}
 
+/**
+ * Claims the key (with the prepared answer `pending`, if any) and hands the claim to `claimed`;
+ * or answers from the entry that holds it: its stored response, 422 for another request, 409
+ * while it is in progress. An entry freed or expired before it could be read is claimed again.
+ */
+export async function claimOrAnswer(
+  ctx: IdempotencyContext,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  pending: StoredResponse | undefined,
+  claimed: (claimId: string, replaced: IdempotencyEntry | undefined, now: number) => Promise<HttpResponse>,
+): Promise<HttpResponse> {
+  const clock = ctx.clock ?? systemClock;
   let seen: IdempotencyEntry | undefined;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     const now = clock();
@@ -66,8 +80,9 @@ async function guarded(req: HttpRequest, ctx: IdempotencyContext, process: () =>
       now,
       lockExpiresAt: now + ctx.lockSeconds * 1000,
       expiresAt: epochSeconds(now) + ctx.ttlSeconds,
+      ...(pending === undefined ? {} : { pending }),
     });
-    if (result.claimed) return processAndRecord(scope, claimId, ctx, process);
+    if (result.claimed) return claimed(claimId, result.replaced, now);
     seen = result.existing;
     // The entry we lost to was freed or expired before we could read it: claim again.
     if (seen === undefined || isClaimable(seen, { now, fingerprint })) continue;

@@ -17,23 +17,12 @@
  *   the key: the generic path, unchanged.
  * The price is for repeats only: one served by another container within the lock waits for it.
  */
-import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '../http/messages.js';
 import { answered } from '../http/problems.js';
-import { systemClock } from '../ports/clock.js';
 import { requestFingerprint } from './fingerprint.js';
-import {
-  answerExisting,
-  CLAIM_ATTEMPTS,
-  IDEMPOTENT_REPLAYED_HEADER,
-  inProgress,
-  isFinal,
-  storedResponse,
-  withIdempotency,
-  type IdempotencyContext,
-} from './guard.js';
+import { claimOrAnswer, IDEMPOTENT_REPLAYED_HEADER, isFinal, storedResponse, withIdempotency, type IdempotencyContext } from './guard.js';
 import { readIdempotencyKey } from './key.js';
-import { epochSeconds, isClaimable, type IdempotencyEntry, type IdempotencyScope, type StoredResponse } from './store.js';
+import { epochSeconds, type IdempotencyEntry, type IdempotencyScope, type StoredResponse } from './store.js';
 
 export interface PreparedRequest {
   /** The answer the request gets once `commit` has done the effect; known before any effect. */
@@ -72,28 +61,10 @@ export function withPreparedIdempotency(
 
 async function guardedPrepared(req: HttpRequest, ctx: IdempotencyContext, scope: IdempotencyScope, prepared: PreparedRequest): Promise<HttpResponse> {
   const fingerprint = requestFingerprint(req, ctx.operation);
-  const clock = ctx.clock ?? systemClock;
   const pending = storedResponse(prepared.answer, ctx.replayHeaders ?? []);
-
-  let seen: IdempotencyEntry | undefined;
-  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const now = clock();
-    const claimId = randomUUID();
-    const result = await ctx.store.claim({
-      scope,
-      fingerprint,
-      claimId,
-      now,
-      lockExpiresAt: now + ctx.lockSeconds * 1000,
-      expiresAt: epochSeconds(now) + ctx.ttlSeconds,
-      pending,
-    });
-    if (result.claimed) return commitAndRecord(scope, claimId, ctx, prepared, pending, tookOverPending(result.replaced, now, fingerprint));
-    seen = result.existing;
-    if (seen === undefined || isClaimable(seen, { now, fingerprint })) continue;
-    return answerExisting(seen, scope, fingerprint, now);
-  }
-  throw inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
+  return claimOrAnswer(ctx, scope, fingerprint, pending, (claimId, replaced, now) =>
+    commitAndRecord(scope, claimId, ctx, prepared, pending, tookOverPending(replaced, now, fingerprint)),
+  );
 }
 
 async function commitAndRecord(
