@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir, readFile, rm, stat, writeFile, mkdtemp } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { settingEnv } from '../functions/config.js';
 import { defaultLocalConfig } from '../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver } from '../test/support/https-receiver.js';
@@ -32,7 +32,6 @@ function sinkCredentialOf(receiver: object): Record<string, unknown> {
   return 'sinkCredential' in receiver ? { sinkcredential: receiver.sinkCredential } : {};
 }
 
-const SAMPLE_EVERY_MS = 30_000;
 const TTL_SECONDS = 60;
 
 function argument(name: string, fallback: number): number {
@@ -49,7 +48,15 @@ function textArgument(name: string, fallback: string): string {
 const durationSeconds = argument('duration', 600);
 const rate = argument('rate', 50);
 const warmupSeconds = argument('warmup', 60);
+const sampleEveryMs = argument('sample-every', 30) * 1000;
 const out = textArgument('out', join(REPOSITORY, 'bench', 'results', 'soak.json'));
+/** Seconds into the run at which the host writes a V8 heap snapshot (`--heap-snapshots 60,300`), into --snapshot-dir. */
+const snapshotAt = textArgument('heap-snapshots', '')
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .filter((value) => Number.isFinite(value) && value >= 0);
+const snapshotDir = textArgument('snapshot-dir', tmpdir());
 /** Where the host's own log lines go (discarded when absent). */
 const hostLog = textArgument('host-log', '');
 
@@ -104,10 +111,22 @@ async function main(): Promise<void> {
   });
 
   // node directly (not the tsx wrapper): the pid whose memory is measured is the host itself.
-  const host = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(REPOSITORY, 'local', 'main.ts')], {
+  // The probe (bench/support/memory-probe.ts) writes the host's memory split and stalls to a file beside its state.
+  const memoryFile = join(cwd, 'memory.jsonl');
+  const probe = join(REPOSITORY, 'bench', 'support', 'memory-probe.ts');
+  const nodeOptions = [
+    '--import',
+    import.meta.resolve('tsx'),
+    '--import',
+    pathToFileURL(probe).href,
+    '--heapsnapshot-signal=SIGUSR2',
+    `--diagnostic-dir=${snapshotDir}`,
+  ];
+  const host = spawn(process.execPath, [...nodeOptions, join(REPOSITORY, 'local', 'main.ts')], {
     cwd,
     env: {
       ...process.env,
+      KOERIER_SOAK_MEMORY_FILE: memoryFile,
       PORT: '0',
       [settingEnv.outboundCaFile]: join(cwd, 'ca.pem'),
       [settingEnv.publishRatePerMinute]: String(Math.ceil(rate * 60 * 2)),
@@ -126,11 +145,13 @@ async function main(): Promise<void> {
   });
   host.stderr.on('data', (chunk: Buffer) => hostLogStream?.write(chunk));
   const deadline = Date.now() + 60_000;
-  while (!/API\s+(http:\/\/\S+)/.test(banner)) {
+  while (!/Token\s+http:\/\/\S+/.test(banner)) {
     if (host.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not start:\n${banner}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const url = /API\s+(http:\/\/\S+)/.exec(banner)![1]!;
+  // The API (under /v1) and the origin its token endpoint is on.
+  const apiUrl = /API\s+(http:\/\/\S+)/.exec(banner)![1]!;
+  const url = new URL(/Token\s+(http:\/\/\S+)/.exec(banner)![1]!).origin;
   const pid = host.pid!;
 
   const token = async (clientId: string) => {
@@ -140,7 +161,7 @@ async function main(): Promise<void> {
   const subscriber = await token('dev-subscriber');
   let publisher = await token('dev-publisher');
   const type = 'nl.example.soak.v1';
-  const created = await fetch(`${url}/subscriptions`, {
+  const created = await fetch(`${apiUrl}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
     body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
@@ -152,7 +173,7 @@ async function main(): Promise<void> {
   let failed = 0;
   const publishOne = async () => {
     try {
-      const response = await fetch(`${url}/events`, {
+      const response = await fetch(`${apiUrl}/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
         body: JSON.stringify({
@@ -184,7 +205,48 @@ async function main(): Promise<void> {
     readonly deliveredPerSecond: number;
     /** The machine's 1-minute load average: the soak shares its cores with whatever else runs. */
     readonly loadAverage: number;
+    /** The host's own split at the sample (bench/support/memory-probe.ts): JavaScript heap vs native memory. */
+    readonly heapUsedMb: number | null;
+    readonly heapTotalMb: number | null;
+    readonly externalMb: number | null;
+    readonly arrayBuffersMb: number | null;
+    /** The host's longest event-loop stall, and its garbage collector's pauses (total, longest), since the previous sample. */
+    readonly loopDelayMaxMs: number | null;
+    readonly gcPauseMs: number | null;
+    readonly gcMaxPauseMs: number | null;
   }
+  interface ProbeLine {
+    readonly at: number;
+    readonly heapUsedMb: number;
+    readonly heapTotalMb: number;
+    readonly externalMb: number;
+    readonly arrayBuffersMb: number;
+    readonly loopDelayMaxMs: number;
+    readonly gcPauseMs: number;
+    readonly gcMaxPauseMs: number;
+  }
+  let probeLinesRead = 0;
+  const probeWindow = async (): Promise<
+    Pick<Sample, 'heapUsedMb' | 'heapTotalMb' | 'externalMb' | 'arrayBuffersMb' | 'loopDelayMaxMs' | 'gcPauseMs' | 'gcMaxPauseMs'>
+  > => {
+    const lines = (await readFile(memoryFile, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as ProbeLine);
+    const window = lines.slice(probeLinesRead);
+    probeLinesRead = lines.length;
+    const latest = lines.at(-1);
+    const most = (pick: (line: ProbeLine) => number) => (window.length === 0 ? null : Math.max(...window.map(pick)));
+    return {
+      heapUsedMb: latest?.heapUsedMb ?? null,
+      heapTotalMb: latest?.heapTotalMb ?? null,
+      externalMb: latest?.externalMb ?? null,
+      arrayBuffersMb: latest?.arrayBuffersMb ?? null,
+      loopDelayMaxMs: most((line) => line.loopDelayMaxMs),
+      gcPauseMs: window.length === 0 ? null : window.reduce((sum, line) => sum + line.gcPauseMs, 0),
+      gcMaxPauseMs: most((line) => line.gcMaxPauseMs),
+    };
+  };
   const samples: Sample[] = [];
   const started = Date.now();
   let previous = { at: started, accepted: 0, delivered: 0 };
@@ -204,6 +266,7 @@ async function main(): Promise<void> {
       acceptedPerSecond: perSecond(accepted - previous.accepted),
       deliveredPerSecond: perSecond(delivered - previous.delivered),
       loadAverage: Math.round(loadavg()[0]! * 10) / 10,
+      ...(await probeWindow()),
     };
     previous = { at: now, accepted, delivered };
     samples.push(entry);
@@ -221,11 +284,18 @@ async function main(): Promise<void> {
       void publishOne();
     }
   }, 20);
-  const sampler = setInterval(() => void sample(), SAMPLE_EVERY_MS);
+  const sampler = setInterval(() => void sample(), sampleEveryMs);
+  const snapshots = snapshotAt.map((seconds) =>
+    setTimeout(() => {
+      process.stdout.write(`heap snapshot at ${seconds} s into ${snapshotDir}\n`);
+      host.kill('SIGUSR2');
+    }, seconds * 1000),
+  );
   await new Promise((resolve) => setTimeout(resolve, durationSeconds * 1000));
   clearInterval(ticker);
   clearInterval(sampler);
   clearInterval(tokenRefresh);
+  snapshots.forEach(clearTimeout);
 
   const drainDeadline = Date.now() + 120_000;
   while (delivered < accepted && Date.now() < drainDeadline) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -259,7 +329,7 @@ async function main(): Promise<void> {
     ratePerSecond: rate,
     ttlSeconds: TTL_SECONDS,
     warmupSeconds: warm.atSeconds,
-    sampleEverySeconds: SAMPLE_EVERY_MS / 1000,
+    sampleEverySeconds: sampleEveryMs / 1000,
     published: sent,
     accepted,
     refusedByStatus: refused,
