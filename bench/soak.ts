@@ -1,14 +1,23 @@
 /**
  * Soak of the laptop host (review #23, issue 15 item 7): `npm start` in a process of its own, a
- * steady stream of events published at POST /events to one push subscriber (a local HTTPS
+ * steady stream of events published at POST /v1/events to one push subscriber (a local HTTPS
  * receiver), for ten minutes. Every 30 s it samples the host's resident memory (RSS), the size of
  * its state directory, how many events were accepted and delivered (the window's throughput), and
- * the delivery latency (202 → receiver) of that window. The goals: RSS flat after warm-up (growth
- * under 10 %), no 5xx answer, every accepted event delivered, the state directory bounded by the
- * TTLs (here the shortest the settings allow, 60 s, so the bound shows within minutes).
+ * the delivery latency (202 → receiver) of that window. A probe loaded into the host
+ * (bench/support/memory-probe.ts) adds the host's memory split (JavaScript heap, external, array
+ * buffers), its RSS and live heap right after a full collection, its CPU time per event, its
+ * longest event-loop stall and its GC pauses. The goals: RSS flat after warm-up (growth under 10 %,
+ * judged after a full collection, the momentary RSS beside it), no 5xx answer, every accepted event
+ * delivered, the state directory bounded by the TTLs (here the shortest the settings allow, 60 s,
+ * so the bound shows within minutes). What was found: docs/PERFORMANCE.md, "Soak".
  *
  *   npm run soak -- [--duration <seconds, default 600>] [--rate <events/s, default 20>]
- *                   [--warmup <seconds, default 60>] [--out <file, default bench/results/soak.json>]
+ *                   [--warmup <seconds, default 60>] [--sample-every <seconds, default 30>]
+ *                   [--out <file, default bench/results/soak.json>] [--host-log <file>]
+ *                   [--heap-snapshots <seconds,seconds,…> --snapshot-dir <dir>]
+ *
+ * Heap snapshots stop the host for seconds and leave its RSS hundreds of MB higher: a run that
+ * takes them is for finding what is retained, not for its figures.
  *
  * Not part of `npm run bench` (it takes minutes); its last result is in bench/results/soak.json.
  */
@@ -226,11 +235,14 @@ async function main(): Promise<void> {
      */
     readonly settledRssMb: number | null;
     readonly settledHeapUsedMb: number | null;
+    /** V8's heap spaces after that collection: reserved (`size`) against live (`used`), in MB. */
+    readonly settledHeapSpacesMb: Readonly<Record<string, { readonly size: number; readonly used: number }>> | null;
   }
   interface ProbeLine {
     readonly kind?: 'settled';
     readonly at: number;
     readonly rssMb: number;
+    readonly spacesMb?: Sample['settledHeapSpacesMb'];
     readonly heapUsedMb: number;
     readonly heapTotalMb: number;
     readonly externalMb: number;
@@ -244,7 +256,16 @@ async function main(): Promise<void> {
   const probeWindow = async (): Promise<
     Pick<
       Sample,
-      'heapUsedMb' | 'heapTotalMb' | 'externalMb' | 'arrayBuffersMb' | 'loopDelayMaxMs' | 'gcPauseMs' | 'gcMaxPauseMs' | 'settledRssMb' | 'settledHeapUsedMb'
+      | 'heapUsedMb'
+      | 'heapTotalMb'
+      | 'externalMb'
+      | 'arrayBuffersMb'
+      | 'loopDelayMaxMs'
+      | 'gcPauseMs'
+      | 'gcMaxPauseMs'
+      | 'settledRssMb'
+      | 'settledHeapUsedMb'
+      | 'settledHeapSpacesMb'
     > & { cpuMs: number | null }
   > => {
     const all = (await readFile(memoryFile, 'utf8').catch(() => ''))
@@ -268,6 +289,7 @@ async function main(): Promise<void> {
       cpuMs: window.length === 0 ? null : window.reduce((sum, line) => sum + (line.cpuMs ?? 0), 0),
       settledRssMb: settled?.rssMb ?? null,
       settledHeapUsedMb: settled?.heapUsedMb ?? null,
+      settledHeapSpacesMb: settled?.spacesMb ?? null,
     };
   };
   const samples: Sample[] = [];

@@ -19,6 +19,7 @@
  * Nothing of the host is changed; without the variable the probe does nothing.
  */
 import { appendFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env['SOAK_PROBE_FILE'];
@@ -77,6 +78,10 @@ if (file) {
         externalMb: mb(usage.external),
         arrayBuffersMb: mb(usage.arrayBuffers),
         collectMs: Math.round(performance.now() - started),
+        // Where V8's reserved heap is: each space's size against what lives in it.
+        spacesMb: Object.fromEntries(
+          getHeapSpaceStatistics().map((space) => [space.space_name, { size: mb(space.space_size), used: mb(space.space_used_size) }]),
+        ),
       };
       appendFileSync(file, `${JSON.stringify(line)}\n`);
     }, settledEveryMs).unref();
