@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Session } from 'node:inspector/promises';
 import { CreateQueueCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
@@ -45,7 +46,7 @@ const LATENCY_EVENTS = 200;
 const LATENCY_SPACING_MS = 25;
 const TYPE = 'nl.example.bench.delivered.v1';
 
-const calls = { dynamodb: 0, sqs: 0 };
+const calls = { dynamodb: 0, sqs: 0, poller: 0 };
 
 function count(client: { middlewareStack: { add: (mw: never, opts: never) => void } }, counter: keyof typeof calls): void {
   const middleware = (next: (args: unknown) => Promise<unknown>) => (args: unknown) => {
@@ -65,6 +66,27 @@ function event(id = randomUUID()): string {
     datacontenttype: 'application/json',
     data: { leerling: 'L-42', school: '12AB', naam: 'Jan Jansen', klas: '3b' },
   });
+}
+
+/**
+ * With BENCH_DELIVERY_PROFILE=<file>, a V8 CPU profile of the delivery phase alone (the queue
+ * already full, from the poller's start to the last POST), for `bench/support/cpu-profile-summary.ts`.
+ */
+async function profiled<T>(work: () => Promise<T>): Promise<T> {
+  const file = process.env['BENCH_DELIVERY_PROFILE'];
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  }
 }
 
 const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
@@ -220,6 +242,8 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // Second floor: what the emulated queue alone allows — the same poller, a handler that does nothing.
     await fill();
+    // The poller's own requests (receive, delete), counted on its client from here on.
+    count(feeder as never, 'poller');
     let drained = 0;
     const queueStarted = performance.now();
     const idle = await startPoller({
@@ -241,34 +265,39 @@ export async function run(): Promise<Record<string, unknown>> {
     );
     const queueSeconds = (performance.now() - queueStarted) / 1000;
     await idle.stop();
+    const queueOnlyPollerCalls = calls.poller;
 
     await fill();
+    calls.poller = 0;
     const before = received(receivers);
     count(host.awsClients.dynamodb, 'dynamodb');
     count(host.awsClients.sqs, 'sqs');
     const { handlerFor } = await import('../functions/handlers/delivery.js');
     // The host's own dependencies: the delivery function runs as the host would run it.
     const handler = handlerFor(() => host.dependencies);
+    let poller: Awaited<ReturnType<typeof startPoller>> | undefined;
     const started = performance.now();
-    const poller = await startPoller({
-      queueUrl,
-      handler: handler as never,
-      functionName: 'delivery',
-      batchSize: BATCH,
-      concurrency: INSTANCES,
-      waitTimeSeconds: 1,
-      client: feeder,
-      // As the host wires its own pollers: an arrival wakes the poll (SQS's long poll answers at once).
-      onArrival: arrivalsIn(host, queueUrl),
-      log: () => {},
+    await profiled(async () => {
+      poller = await startPoller({
+        queueUrl,
+        handler: handler as never,
+        functionName: 'delivery',
+        batchSize: BATCH,
+        concurrency: INSTANCES,
+        waitTimeSeconds: 1,
+        client: feeder,
+        // As the host wires its own pollers: an arrival wakes the poll (SQS's long poll answers at once).
+        onArrival: arrivalsIn(host, queueUrl),
+        log: () => {},
+      });
+      await until(
+        () => received(receivers) - before >= DELIVERIES,
+        120_000,
+        () => `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
+      );
     });
-    await until(
-      () => received(receivers) - before >= DELIVERIES,
-      120_000,
-      () => `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
-    );
     const koerierSeconds = (performance.now() - started) / 1000;
-    const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
+    const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs, poller: calls.poller };
 
     // End-to-end latency: publish one event at a time, from the 202 to the receiver.
     const token = await host.issueToken('dev-publisher');
@@ -295,7 +324,7 @@ export async function run(): Promise<Record<string, unknown>> {
       .slice(already)
       .map((r) => r.receivedAt - acceptedAt.get((JSON.parse(r.body) as { id: string }).id)!)
       .sort((a, b) => a - b);
-    await poller.stop();
+    await poller?.stop();
 
     const batchingWindow = {
       description:
@@ -329,6 +358,11 @@ export async function run(): Promise<Record<string, unknown>> {
         dynamodb: Number((deliveryCalls.dynamodb / DELIVERIES).toFixed(3)),
         sqs: Number((deliveryCalls.sqs / DELIVERIES).toFixed(3)),
         note: 'made by the delivery function on the happy path; receiving and deleting messages is the event source mapping’s work',
+      },
+      pollerRequestsPerMessage: {
+        queueOnly: Number((queueOnlyPollerCalls / DELIVERIES).toFixed(3)),
+        delivery: Number((deliveryCalls.poller / DELIVERIES).toFixed(3)),
+        note: 'the laptop poller’s ReceiveMessage and DeleteMessageBatch requests (empty receives included) per message, in each phase',
       },
       endToEndLatencyMs: {
         events: LATENCY_EVENTS,
