@@ -369,14 +369,15 @@ export async function run(): Promise<Record<string, unknown>> {
     const drains = DELIVERIES * ROUNDS;
     const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
 
-    // End-to-end latency: publish one event at a time, from the 202 to the receiver, with the
-    // delivery function polling as above and the host's router.
+    // End-to-end latency: publish one event at a time, from the 202 to the receiver, through the
+    // host's router and the delivery function polled as the host polls it.
     const latencyPoller = await startPoller({
       queueUrl,
       handler: handler as never,
       functionName: 'delivery',
       batchSize: BATCH,
-      concurrency: INSTANCES,
+      // As the host runs it (local/host.ts): one receive loop, up to five batches at once.
+      batchesInFlight: LAPTOP_BATCHES_IN_FLIGHT,
       waitTimeSeconds: 1,
       client: feeder,
       onArrival: arrivalsIn(host, queueUrl),
