@@ -262,26 +262,29 @@ export async function run(): Promise<Record<string, unknown>> {
       await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
     }
 
-    // Floor: the same POSTs with nothing around them.
+    // Floor: the same POSTs with nothing around them (run in each round below).
     const body = event();
     const floorRequests = DELIVERIES;
-    let next = 0;
-    const floorStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < floorRequests) {
-          const index = next++;
-          const response = await request(receivers[index % SUBSCRIPTIONS]!.url, {
-            method: 'POST',
-            dispatcher: floorAgent,
-            headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', 'idempotency-key': randomUUID() },
-            body,
-          });
-          await response.body.dump();
-        }
-      }),
-    );
-    const floorSeconds = (performance.now() - floorStarted) / 1000;
+    const postsAlone = async (): Promise<number> => {
+      let next = 0;
+      const floorStarted = performance.now();
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < floorRequests) {
+            const index = next++;
+            const response = await request(receivers[index % SUBSCRIPTIONS]!.url, {
+              method: 'POST',
+              dispatcher: floorAgent,
+              headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', 'idempotency-key': randomUUID() },
+              body,
+            });
+            await response.body.dump();
+          }
+        }),
+      );
+      return (performance.now() - floorStarted) / 1000;
+    };
+    let floorSeconds = Number.POSITIVE_INFINITY;
 
     // Koerier: fill the deliveries queue, then let the delivery function drain it.
     const queueUrl = host.config.resources.queueUrl('deliveries');
@@ -297,8 +300,8 @@ export async function run(): Promise<Record<string, unknown>> {
     };
 
     // Second floor: what the emulated queue alone allows — the same poller, a handler that does
-    // nothing. It and Koerier drain the queue in turns, ROUNDS times each, and the best of each
-    // counts: the machine is shared, and its load moves between one drain and the next.
+    // nothing. The POSTs alone, it and Koerier run in turns, ROUNDS times each, and the best of
+    // each counts: the machine is shared, and its load moves between one run and the next.
     const { handlerFor } = await import('../functions/handlers/delivery.js');
     // The host's own dependencies: the delivery function runs as the host would run it.
     const handler = handlerFor(() => host.dependencies);
@@ -311,6 +314,7 @@ export async function run(): Promise<Record<string, unknown>> {
     count(host.awsClients.dynamodb, 'dynamodb');
     count(host.awsClients.sqs, 'sqs');
     for (let round = 0; round < ROUNDS; round++) {
+      floorSeconds = Math.min(floorSeconds, await postsAlone());
       await fill();
       calls.poller = 0;
       let drained = 0;
@@ -427,7 +431,7 @@ export async function run(): Promise<Record<string, unknown>> {
         rounds: ROUNDS,
         koerier: { seconds: Number(koerierSeconds.toFixed(2)), deliveriesPerSecond, note: 'the fastest of its rounds' },
         baseline: {
-          description: 'plain undici POSTs of the same body to the same receivers at the same concurrency',
+          description: 'plain undici POSTs of the same body to the same receivers at the same concurrency (the fastest of its rounds)',
           seconds: Number(floorSeconds.toFixed(2)),
           postsPerSecond: floorPerSecond,
         },
@@ -446,7 +450,7 @@ export async function run(): Promise<Record<string, unknown>> {
         goalRatioToQueueOnly: 0.8,
         queueAndPosts: {
           description:
-            'what one thread does when it both drains the queue (queueOnly) and makes the POSTs (baseline) with nothing else: 1 / (1/queueOnly + 1/baseline). The bench, the emulators, the receivers and the delivery function share one thread here, so a delivery can not beat this; with the two overlapping perfectly the bound would be the smaller of the two',
+            'what one thread does when it both drains the queue (queueOnly) and makes the POSTs (baseline), if both kept the CPU busy: 1 / (1/queueOnly + 1/baseline). The bench, the emulators, the receivers and the delivery function share one thread here; where the two overlap in waiting for each other a delivery can do better, up to the smaller of the two',
           messagesPerSecond: Math.round(1 / (queueSeconds / DELIVERIES + floorSeconds / floorRequests)),
         },
         ratioToQueueAndPosts: Number((deliveriesPerSecond * (queueSeconds / DELIVERIES + floorSeconds / floorRequests)).toFixed(3)),
