@@ -256,7 +256,7 @@ describe('SQS event source mapping emulation', () => {
     expect(most).toBe(2);
   });
 
-  it('one loop runs up to batchesInFlight batches at once, as the event source mapping does, and receives no more until one ends', async () => {
+  it('CARD-5: one loop runs up to batchesInFlight batches at once, as the event source mapping does, and receives no more until one ends', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(5, 30);
     await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['1', '2', '3'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
     let running = 0;
