@@ -309,6 +309,8 @@ export async function run(): Promise<Record<string, unknown>> {
     let koerierSeconds = Number.POSITIVE_INFINITY;
     let queueOnlyPollerCalls = 0;
     let deliveryPollerCalls = 0;
+    let webhookConnections = 0;
+    const connections = () => receivers.reduce((sum, receiver) => sum + receiver.connectionCount, 0);
     // The poller's own requests (receive, delete) are counted on its client, the function's on the host's.
     count(feeder as never, 'poller');
     count(host.awsClients.dynamodb, 'dynamodb');
@@ -343,6 +345,7 @@ export async function run(): Promise<Record<string, unknown>> {
       await fill();
       calls.poller = 0;
       const before = received(receivers);
+      const connectedBefore = connections();
       let poller: Awaited<ReturnType<typeof startPoller>> | undefined;
       const started = performance.now();
       // The profile, when asked for, is of the last round's delivery phase alone.
@@ -369,6 +372,7 @@ export async function run(): Promise<Record<string, unknown>> {
       koerierSeconds = Math.min(koerierSeconds, (performance.now() - started) / 1000);
       await poller?.stop();
       deliveryPollerCalls += calls.poller;
+      webhookConnections += connections() - connectedBefore;
     }
     const drains = DELIVERIES * ROUNDS;
     const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
@@ -459,6 +463,10 @@ export async function run(): Promise<Record<string, unknown>> {
         dynamodb: Number((deliveryCalls.dynamodb / drains).toFixed(3)),
         sqs: Number((deliveryCalls.sqs / drains).toFixed(3)),
         note: 'made by the delivery function on the happy path; receiving and deleting messages is the event source mapping’s work',
+      },
+      webhookConnections: {
+        perDrain: Math.round(webhookConnections / ROUNDS),
+        note: 'TCP connections the receivers accepted while the delivery function drained 3,000 deliveries: its keep-alive pool reuses them (the SSRF guard judges each when it connects)',
       },
       pollerRequestsPerMessage: {
         queueOnly: Number((queueOnlyPollerCalls / drains).toFixed(3)),
