@@ -15,19 +15,22 @@
  *   MaxNumberOfMessages or its wait plus 40 ms is over, so even a short poll (WaitTimeSeconds 0)
  *   asking for ten took 40 ms whenever fewer than ten were there: on the laptop, every hop of an
  *   event through a queue cost 40 ms (issue 15, item 3). SQS answers a short poll at once with what
- *   it has, and a long poll as soon as there is any. So a receive asks the emulator for no more
- *   than the messages ready now (its first scan, 10 ms later, then ends it), and a short poll
- *   with none ready answers empty at once. A long poll with none ready is the emulator's own.
+ *   it has, and a long poll as soon as there is any. So a receive with messages ready takes them
+ *   at once, through the emulator's own visibility routine, and a short poll with none ready
+ *   answers empty at once. A long poll with none ready, and any receive of a FIFO queue, is the
+ *   emulator's own.
  *
  * Installed on every queue before the SQS journal (local/sqs-journal.ts) wraps it, so the journal
  * records the corrected count.
  */
+import { randomUUID } from 'node:crypto';
 import type { createRequestHandler } from 'local-aws-sqs';
 
 type SqsService = ReturnType<typeof createRequestHandler>['service'];
 
 interface ShimmedRecord {
   MessageId: string;
+  ReceiptHandle: string;
   attributes: { ApproximateReceiveCount: string; DeadLetterQueueSourceArn?: string };
 }
 
@@ -46,6 +49,8 @@ interface ReceiveOptions {
 
 interface ShimmedQueue {
   QueueName: string;
+  FifoQueue?: boolean;
+  VisibilityTimeout: number;
   DelaySeconds: number;
   ReceiveMessageWaitTimeSeconds: number;
   newRecord: (record: ShimmedRecord, delaySeconds?: number) => ShimmedEntry;
@@ -98,13 +103,23 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
         return changed;
       };
       const receive = queue.receive.bind(queue);
-      queue.receive = (options) => {
+      queue.receive = async (options) => {
         const wanted = Number(options?.MaxNumberOfMessages ?? 1);
         const waitSeconds = Number(options?.WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds);
-        let ready = 0;
-        for (const entry of entries.values()) if (entry.visible && !entry.delayed && ++ready >= wanted) break;
-        if (ready === 0) return waitSeconds > 0 ? receive(options) : Promise.resolve([]);
-        return receive({ ...options, MaxNumberOfMessages: Math.min(wanted, ready) });
+        const ready: ShimmedEntry[] = [];
+        for (const entry of entries.values()) if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
+        if (ready.length === 0) return waitSeconds > 0 ? receive(options) : [];
+        if (queue.FifoQueue) return receive({ ...options, MaxNumberOfMessages: ready.length });
+        // Taken at once, as the emulator's own scan takes them: a new receipt handle, then its one
+        // visibility routine (through ChangeMessageVisibility, before this module's count fix)
+        // counts the receive, hides the message and arms the redrive policy for the timeout's end.
+        const requested = Number(options?.VisibilityTimeout);
+        const timeout = Number.isNaN(requested) ? queue.VisibilityTimeout : requested;
+        return ready.map((entry) => {
+          entry.record.ReceiptHandle = receiptHandleFor(entry.record.MessageId, queue.QueueName);
+          changeVisibility(entry.record.ReceiptHandle, timeout);
+          return { ...entry.record, attributes: { ...entry.record.attributes } };
+        });
       };
       const deleteMessage = queue.delete.bind(queue);
       queue.delete = (receiptHandle) => {
@@ -127,6 +142,11 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
       return () => void listeners.delete(listener);
     },
   };
+}
+
+/** A new receipt handle in the emulator's own form, which its other actions read the message id from. */
+function receiptHandleFor(messageId: string, queueName: string): string {
+  return Buffer.from(randomUUID() + JSON.stringify({ date: Date.now(), MessageId: messageId, QueueName: queueName }), 'utf-8').toString('base64');
 }
 
 /** The emulator's receipt handle: base64 of a UUID and `{"date", "MessageId", "QueueName"}`. */
