@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { cachedTargetStates } from '../../functions/core/delivery/target-state-cache.js';
 import { breakerOf } from '../../functions/core/delivery/target-health.js';
+import type { DispatchTargets } from '../../functions/core/delivery/dispatch-ports.js';
+import { eventually } from '../support/waiting.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
@@ -101,4 +103,39 @@ describe('a container keeps a quiet target state for a second', () => {
     // The slot b took is what a's reservation must start from: from anything older it loses.
     expect(await a.targets.reserveSendSlots(limited, second.get(limited)?.nextSendAt, now + 4_000)).toBe(true);
   });
+
+  it('EDU-12: a read that began before this container recorded failures, and ends after, keeps nothing: the next batch reads the open breaker', async () => {
+    const a = container();
+    const id = randomUUID();
+    now = Date.now();
+    // The read reaches the table before the write, and its answer comes back after the write.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowReads = cachedTargetStates(
+      { ...bound(a.store), getTargets: async (ids) => a.store.getTargets(ids).then(async (states) => (await held, states)) },
+      TTL_MS,
+      clock,
+    );
+    const early = slowReads.getTargets([id]);
+    await eventually('the early read answered by the table', () => a.reads.count === 1 || undefined);
+    await slowReads.recordTargetFailures(id, BREAKER.failureThreshold, now, false);
+    release();
+    expect((await early).get(id)).toBeUndefined(); // it saw the quiet state before the write
+    const next = (await slowReads.getTargets([id])).get(id)!;
+    expect(a.reads.count).toBe(2);
+    expect(breakerOf(next, BREAKER, now).state).toBe('open');
+  });
 });
+
+/** The store's methods bound to it, to wrap one of them. */
+function bound(store: DynamoDbDeliveryState): DispatchTargets {
+  return {
+    getTarget: (id) => store.getTarget(id),
+    getTargets: (ids) => store.getTargets(ids),
+    reserveSendSlots: (id, expected, next) => store.reserveSendSlots(id, expected, next),
+    takeProbe: (id, at, until) => store.takeProbe(id, at, until),
+    recordTargetSuccess: (id) => store.recordTargetSuccess(id),
+    recordTargetFailures: (id, count, at, probe) => store.recordTargetFailures(id, count, at, probe),
+    recordThrottle: (id, pauseUntil, throttle) => store.recordThrottle(id, pauseUntil, throttle),
+  };
+}

@@ -38,17 +38,23 @@ export function cachedTargetStates(store: DispatchTargets, ttlMs: number, clock:
     const entry = quiet.get(id);
     return entry && clock() - entry.at < ttlMs ? entry : undefined;
   };
-  const keep = (id: string, state: TargetState | undefined, at: number) => {
-    if (state && !isQuiet(state)) return void quiet.delete(id);
+  /**
+   * Writes under way or done since a read began: a read that began before a write may have seen
+   * the state before it, so it keeps nothing (whatever target the write was for).
+   */
+  let writes = 0;
+  const keep = (id: string, state: TargetState | undefined, at: number, writesBefore: number) => {
+    if ((state && !isQuiet(state)) || writes !== writesBefore) return void quiet.delete(id);
     if (quiet.size >= MAX_ENTRIES) quiet.clear();
     quiet.set(id, { at, state });
   };
-  /** A write for a target: what was kept for it goes, before and after (a read that ends meanwhile must not bring it back). */
   const writing = async <T>(id: string, write: () => Promise<T>): Promise<T> => {
+    writes++;
     quiet.delete(id);
     try {
       return await write();
     } finally {
+      writes++;
       quiet.delete(id);
     }
   };
@@ -56,9 +62,9 @@ export function cachedTargetStates(store: DispatchTargets, ttlMs: number, clock:
     async getTarget(id) {
       const kept = fresh(id);
       if (kept?.state) return kept.state;
-      const at = clock();
+      const [at, writesBefore] = [clock(), writes];
       const state = await store.getTarget(id);
-      keep(id, state, at);
+      keep(id, state, at, writesBefore);
       return state;
     },
     async getTargets(ids) {
@@ -70,12 +76,12 @@ export function cachedTargetStates(store: DispatchTargets, ttlMs: number, clock:
         else if (kept.state) states.set(id, kept.state);
       }
       if (missing.length === 0) return states;
-      const at = clock();
+      const [at, writesBefore] = [clock(), writes];
       const read = await store.getTargets(missing);
       for (const id of missing) {
         const state = read.get(id);
         if (state) states.set(id, state);
-        keep(id, state, at);
+        keep(id, state, at, writesBefore);
       }
       return states;
     },
