@@ -126,6 +126,8 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   );
 
   await archiveClaimed(claimed, failed, deps);
+  // The route keys of the whole batch in one read where the index can; what that misses, `match` reads per key.
+  await deps.matcher.prefetch(claimed.filter((entry) => !failed.has(entry.record.recordId)).map((entry) => entry.event.attributes));
   const matches = await Promise.all(
     claimed.map(async (entry) => {
       try {
