@@ -13,6 +13,12 @@
  *
  * Installed on every queue before the SQS journal (local/sqs-journal.ts) wraps it, so the journal
  * records the corrected count.
+ *
+ * To put the count back the shim must find a message's record by its id; it knows a message only
+ * while the emulator holds it. A deleted, purged or dead-lettered message is forgotten at once, and
+ * the record is held weakly, so one the emulator drops on its own (retention) is not kept alive
+ * either: the soak found every message ever sent kept here (about 1 KB each, the host's memory
+ * growing with every event; docs/PERFORMANCE.md, "Soak").
  */
 import type { createRequestHandler } from 'local-aws-sqs';
 
@@ -20,13 +26,15 @@ type SqsService = ReturnType<typeof createRequestHandler>['service'];
 
 interface ShimmedRecord {
   MessageId: string;
-  attributes: { ApproximateReceiveCount: string };
+  attributes: { ApproximateReceiveCount: string; DeadLetterQueueSourceArn?: string };
 }
 
 interface ShimmedQueue {
   QueueName: string;
   newRecord: (record: ShimmedRecord, delaySeconds?: number) => { record: ShimmedRecord };
   changeVisibility(receiptHandle: string, visibilityTimeout: string | number): boolean;
+  delete(receiptHandle: string): boolean;
+  clearRecords(): void;
 }
 
 /** Called with the queue's name whenever a message is added to it (sent, moved back from a dead-letter queue). */
@@ -36,32 +44,57 @@ export interface SqsEmulatorShims {
   watchNewQueues(): void;
   /** Subscribes to message arrivals; the returned function unsubscribes. */
   onArrival(listener: ArrivalListener): () => void;
+  /** Messages the shim knows of, over every queue: at most those the emulator holds. */
+  trackedMessages(): number;
 }
 
 export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
   const patched = new WeakSet<object>();
   const listeners = new Set<ArrivalListener>();
+  /** Queue name → message id → the emulator's record, for as long as the emulator keeps it. */
+  const byQueue = new Map<string, Map<string, WeakRef<ShimmedRecord>>>();
+  // A record the emulator dropped without a request (its retention timer) takes its id along once collected.
+  const collected = new FinalizationRegistry<{ records: Map<string, WeakRef<ShimmedRecord>>; id: string }>(({ records, id }) => {
+    if (records.get(id)?.deref() === undefined) records.delete(id);
+  });
   const watchNewQueues = () => {
     for (const queue of service.Queues as unknown as ShimmedQueue[]) {
       if (patched.has(queue)) continue;
       patched.add(queue);
       // The emulator keeps its records private; the ones it makes pass through newRecord.
-      const records = new Map<string, ShimmedRecord>();
+      const records = new Map<string, WeakRef<ShimmedRecord>>();
+      byQueue.set(queue.QueueName, records);
       const newRecord = queue.newRecord;
       queue.newRecord = (record, delaySeconds) => {
         const entry = newRecord(record, delaySeconds);
-        records.set(record.MessageId, entry.record);
+        records.set(record.MessageId, new WeakRef(entry.record));
+        collected.register(entry.record, { records, id: record.MessageId });
+        // A message moved to its dead-letter queue has left its source queue.
+        const source = record.attributes.DeadLetterQueueSourceArn?.split(':').at(-1);
+        if (source) byQueue.get(source)?.delete(record.MessageId);
         // After this request is answered: the emulator has the message by then, and a listener's receive finds it.
         if (listeners.size > 0) setImmediate(() => listeners.forEach((listener) => listener(queue.QueueName)));
         return entry;
       };
       const changeVisibility = queue.changeVisibility.bind(queue);
       queue.changeVisibility = (receiptHandle, visibilityTimeout) => {
-        const record = records.get(messageIdOf(receiptHandle) ?? '');
+        const record = records.get(messageIdOf(receiptHandle) ?? '')?.deref();
         const count = record?.attributes.ApproximateReceiveCount;
         const changed = changeVisibility(receiptHandle, visibilityTimeout);
         if (record && count !== undefined) record.attributes.ApproximateReceiveCount = count;
         return changed;
+      };
+      const deleteMessage = queue.delete.bind(queue);
+      queue.delete = (receiptHandle) => {
+        // The emulator deletes by message id (or throws for a FIFO queue's stale handle, and then nothing was deleted).
+        const deleted = deleteMessage(receiptHandle);
+        records.delete(messageIdOf(receiptHandle) ?? '');
+        return deleted;
+      };
+      const clearRecords = queue.clearRecords.bind(queue);
+      queue.clearRecords = () => {
+        clearRecords();
+        records.clear();
       };
     }
   };
@@ -72,6 +105,7 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    trackedMessages: () => [...byQueue.values()].reduce((sum, records) => sum + records.size, 0),
   };
 }
 
