@@ -1,6 +1,13 @@
 /**
  * The routed-event ledger in DynamoDB: one marker per routed event, in the idempotency table next
  * to the API's idempotency keys.
+ *
+ * Marking routed: `complete` sets the marker's state (one write per event). A router invocation
+ * uses `batch()` instead: each marker it claims names a *commit* item (`routed-commit#<id>`, one
+ * per up to 100 claims), and `completeAll` adds the routed claims' ids to it — one write for the
+ * batch. A marker counts as routed when its state says so or its commit lists its claim id; a
+ * claim released, taken over or never committed (a crash before the deliveries were queued) is
+ * not listed, so its event is routed again as before. Writes per routed event: 1 + 1/batch.
  */
 import {
   ConditionalCheckFailedException,
@@ -12,12 +19,22 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
-import { routedEventKey, type ClaimOptions, type EventIdentity, type RoutedEventLedger, type RoutingClaim } from '../core/routing/routed-events.js';
+import {
+  routedEventKey,
+  type ClaimedIdentity,
+  type ClaimOptions,
+  type EventIdentity,
+  type RoutedEventBatch,
+  type RoutedEventLedger,
+  type RoutingClaim,
+} from '../core/routing/routed-events.js';
 
 type Item = Record<string, AttributeValue>;
 
 const MARKER_KEY = tables.idempotency.partitionKey.name;
 const MARKER_TTL = tables.idempotency.ttlAttribute;
+/** Claim ids per commit item: 100 UUIDs stay under 4 KB. */
+const COMMIT_CLAIMS = 100;
 
 export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
   constructor(
@@ -25,7 +42,37 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
     private readonly tableName: string,
   ) {}
 
-  async claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim> {
+  claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim> {
+    return this.claimFor(event, options, undefined);
+  }
+
+  batch(): RoutedEventBatch {
+    const batchId = randomUUID();
+    const commitOf = new Map<string, string>();
+    let claims = 0;
+    let expiresAt = 0;
+    return {
+      claim: async (event, options) => {
+        const commit = `routed-commit#${batchId}.${Math.floor(claims++ / COMMIT_CLAIMS)}`;
+        expiresAt = Math.max(expiresAt, Math.floor(options.now / 1000) + options.ttlSeconds);
+        const claim = await this.claimFor(event, options, commit);
+        if (claim.outcome === 'claimed') commitOf.set(claim.claimId, commit);
+        return claim;
+      },
+      abandon: (event, claimId) => this.abandon(event, claimId),
+      completeAll: async (routed: readonly ClaimedIdentity[]) => {
+        const byCommit = new Map<string, string[]>();
+        for (const { event, claimId } of routed) {
+          const commit = commitOf.get(claimId);
+          if (commit === undefined) await this.complete(event, claimId);
+          else byCommit.set(commit, [...(byCommit.get(commit) ?? []), claimId]);
+        }
+        await Promise.all([...byCommit].map(([commit, claimIds]) => this.commit(commit, claimIds, expiresAt)));
+      },
+    };
+  }
+
+  private async claimFor(event: EventIdentity, options: ClaimOptions, commit: string | undefined): Promise<RoutingClaim> {
     const key = { [MARKER_KEY]: { S: routedEventKey(event) } };
     const claimId = randomUUID();
     const lockExpiresAt = String(options.now + options.lockMs);
@@ -43,6 +90,7 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
               claimId: { S: claimId },
               routingId: { S: routingId },
               lockExpiresAt: { N: lockExpiresAt },
+              ...(commit === undefined ? {} : { commit: { S: commit } }),
               [MARKER_TTL]: { N: String(Math.floor(options.now / 1000) + options.ttlSeconds) },
             },
             ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
@@ -57,7 +105,7 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
         // dynalite ignores ReturnValuesOnConditionCheckFailure; read the marker instead.
         const existing = error.Item ?? (await this.read(key));
         if (!existing) continue;
-        if (existing['state']?.S === 'routed') return { outcome: 'duplicate' };
+        if (existing['state']?.S === 'routed' || (await this.committed(existing))) return { outcome: 'duplicate' };
         if (Number(existing['lockExpiresAt']?.N ?? 0) >= options.now) return { outcome: 'busy' };
         // An earlier attempt failed or crashed: take over, keeping its routing id.
         try {
@@ -65,10 +113,12 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
             new UpdateItemCommand({
               TableName: this.tableName,
               Key: key,
-              UpdateExpression: 'SET claimId = :claimId, lockExpiresAt = :lock',
+              // Taken over by a batch: the new claim is committed with that batch.
+              UpdateExpression: `SET claimId = :claimId, lockExpiresAt = :lock${commit === undefined ? '' : ', #commit = :commit'}`,
               ConditionExpression: '#state = :routing AND claimId = :previous',
-              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeNames: { '#state': 'state', ...(commit === undefined ? {} : { '#commit': 'commit' }) },
               ExpressionAttributeValues: {
+                ...(commit === undefined ? {} : { ':commit': { S: commit } }),
                 ':claimId': { S: claimId },
                 ':lock': { N: lockExpiresAt },
                 ':routing': { S: 'routing' },
@@ -109,6 +159,27 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+  }
+
+  /** Lists the claims as routed: one write for up to COMMIT_CLAIMS events; kept as long as their markers. */
+  private async commit(commit: string, claimIds: readonly string[], expiresAt: number): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: { [MARKER_KEY]: { S: commit } },
+        UpdateExpression: 'ADD claims :claims SET #ttl = :ttl',
+        ExpressionAttributeNames: { '#ttl': MARKER_TTL },
+        ExpressionAttributeValues: { ':claims': { SS: [...claimIds] }, ':ttl': { N: String(expiresAt) } },
+      }),
+    );
+  }
+
+  /** Whether the marker's claim is listed in its batch's commit (read only when a claim meets an existing marker). */
+  private async committed(marker: Item): Promise<boolean> {
+    const commit = marker['commit']?.S;
+    const claimId = marker['claimId']?.S;
+    if (commit === undefined || claimId === undefined) return false;
+    return (await this.read({ [MARKER_KEY]: { S: commit } }))?.['claims']?.SS?.includes(claimId) === true;
   }
 
   private async read(key: Item): Promise<Item | undefined> {

@@ -7,6 +7,10 @@
  * every change to the index increments it, and the router reads it once per batch of events
  * (`refresh`). So a subscription activated before an event was accepted is always seen for that
  * event, with no staleness window; the cache only saves reads while nothing changes.
+ *
+ * A batch's keys are read together (`prefetch`) where the index can (`candidatesOfKeys`: DynamoDB
+ * reads up to 100 keys in one request), so a request serves many events; a key found empty is
+ * cached like any other, until the generation changes.
  */
 import type { ContentMode } from '../cloudevents/index.js';
 import type { EventAttributes } from '../subscriptions/filters.js';
@@ -53,6 +57,8 @@ export interface RouteIndexState {
 export interface RouteIndexReader {
   readState(): Promise<RouteIndexState>;
   candidates(routeKey: string): Promise<RouteCandidate[]>;
+  /** The candidates of many keys at once (every key in the answer, `[]` when empty). Optional. */
+  candidatesOfKeys?(routeKeys: readonly string[]): Promise<ReadonlyMap<string, RouteCandidate[]>>;
 }
 
 export interface MatcherOptions {
@@ -79,10 +85,30 @@ export class SubscriptionMatcher {
     this.state = state;
   }
 
+  /**
+   * Reads the uncached keys of all these events together, before `match` asks for them one event
+   * at a time. If that read fails, nothing is remembered: `match` reads each key on its own, so
+   * a key that cannot be read fails only the events that reach it. Call `refresh` first.
+   */
+  async prefetch(events: readonly EventAttributes[]): Promise<void> {
+    const state = this.stateOrThrow();
+    if (!this.index.candidatesOfKeys) return;
+    const missing = new Set<string>();
+    for (const attributes of events) for (const key of routeKeysOf(attributes, state.shapes)) if (!this.cache.has(key)) missing.add(key);
+    if (missing.size === 0) return;
+    const keys = [...missing];
+    const loading = this.index.candidatesOfKeys(keys);
+    for (const key of keys)
+      void this.remember(
+        key,
+        loading.then((found) => found.get(key) ?? []),
+      );
+    await loading.catch(() => undefined);
+  }
+
   /** Every candidate whose conditions the event meets, each subscription once. Call `refresh` first. */
   async match(attributes: EventAttributes): Promise<RouteCandidate[]> {
-    if (!this.state) throw new Error('SubscriptionMatcher.refresh must run before match');
-    const keys = routeKeysOf(attributes, this.state.shapes);
+    const keys = routeKeysOf(attributes, this.stateOrThrow().shapes);
     const lists = await Promise.all(keys.map((key) => this.candidatesOf(key)));
     const matched = new Map<string, RouteCandidate>();
     for (const candidate of lists.flat()) {
@@ -98,11 +124,19 @@ export class SubscriptionMatcher {
       this.cache.set(key, cached);
       return cached;
     }
-    const loading = this.index.candidates(key);
+    return this.remember(key, this.index.candidates(key));
+  }
+
+  private remember(key: string, loading: Promise<RouteCandidate[]>): Promise<RouteCandidate[]> {
     this.cache.set(key, loading);
-    // A failed read is not remembered: the next batch reads again.
+    // A failed read is not remembered: the next lookup reads again.
     loading.catch(() => this.cache.get(key) === loading && this.cache.delete(key));
     if (this.cache.size > this.cachedKeys) this.cache.delete(this.cache.keys().next().value!);
     return loading;
+  }
+
+  private stateOrThrow(): RouteIndexState {
+    if (!this.state) throw new Error('SubscriptionMatcher.refresh must run before match');
+    return this.state;
   }
 }

@@ -5,9 +5,10 @@
  * fixed here. Subscriptions that take batches (and whose target declared it can, JSON-3) get the
  * events of one router invocation that match them together in one delivery (EDU-11).
  *
- * Order of effects per event: claim the marker, queue the deliveries, then mark it routed. If
- * queueing fails the claim is released and the event is reported as failed, so SQS brings it back
- * and it is routed again — with the same delivery keys for the same payloads (`deliveryIdOf`).
+ * Order of effects per event: claim the marker, queue the deliveries, then mark it routed (one
+ * write for the batch's events where the ledger can: settle-claims.ts). If queueing fails the
+ * claim is released and the event is reported as failed, so SQS brings it back and it is routed
+ * again — with the same delivery keys for the same payloads (`deliveryIdOf`).
  *
  * Every record is settled on its own (issue 8, item 1): a record that cannot be read, whose
  * marker cannot be written, whose subscriptions cannot be read or whose deliveries cannot be
@@ -23,6 +24,7 @@ import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
+import { settleClaims } from './settle-claims.js';
 
 export interface InboundRecord {
   /** The SQS message id: what a partial batch failure names. */
@@ -103,11 +105,13 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   }
 
   const claimed: ClaimedEvent[] = [];
+  // One ledger for this invocation where the ledger can mark its claims routed together.
+  const ledger = deps.ledger.batch?.();
   await Promise.all(
     [...firsts.values()].map(async ({ record, event }) => {
       let claim: RoutingClaim;
       try {
-        claim = await deps.ledger.claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
+        claim = await (ledger ?? deps.ledger).claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
         deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: errorMessage(error) });
@@ -126,6 +130,8 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   );
 
   await archiveClaimed(claimed, failed, deps);
+  // The route keys of the whole batch in one read where the index can; what that misses, `match` reads per key.
+  await deps.matcher.prefetch(claimed.filter((entry) => !failed.has(entry.record.recordId)).map((entry) => entry.event.attributes));
   const matches = await Promise.all(
     claimed.map(async (entry) => {
       try {
@@ -144,27 +150,7 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   );
   const queued = await queueDeliveries(plan, failed, deps);
 
-  let routed = 0;
-  await Promise.all(
-    claimed.map(async ({ record, event, claimId }) => {
-      if (failed.has(record.recordId)) {
-        // The record comes back anyway; a claim not released only waits out its lock, so a
-        // failure here must not fail the records of the batch that did succeed.
-        await deps.ledger
-          .abandon(event, claimId)
-          .catch((error: unknown) => deps.log?.info('routing claim not released', { source: event.source, id: event.id, error: errorMessage(error) }));
-        return;
-      }
-      routed++;
-      try {
-        await deps.ledger.complete(event, claimId);
-      } catch (error) {
-        // The deliveries are queued; a repeat of this event after the lock expires is routed
-        // again with the same delivery keys, which the targets recognise.
-        deps.log?.info('routed marker not stored', { source: event.source, id: event.id, error: errorMessage(error) });
-      }
-    }),
-  );
+  const routed = await settleClaims(claimed, failed, deps.ledger, ledger, deps.log);
   for (const { recordId, firstId } of repeats) {
     if (failed.has(firstId)) failed.add(recordId);
     else duplicates++;

@@ -4,6 +4,10 @@
  * marked *routed* only after the deliveries are queued, so a failure in between never drops the
  * event: the retry takes the marker over and routes again.
  *
+ * A ledger may mark a whole batch routed with one write (`batch()`, see
+ * functions/aws/dynamodb-routed-event-ledger.ts): each marker then names the batch's commit, and a
+ * claim counts as routed once that commit lists it.
+ *
  * The marker also holds a random `routingId`, fixed at the first attempt. Delivery keys derive
  * from it (`deliveryIdOf`), so a retry after a partial failure gives the deliveries that did get
  * queued the very same Idempotency-Key, and the target can drop the repeats (EDU-IDEM-9).
@@ -40,6 +44,21 @@ export interface RoutedEventLedger {
   complete(event: EventIdentity, claimId: string): Promise<void>;
   /** Routing failed: release the claim at once, keeping the routing id for the retry. */
   abandon(event: EventIdentity, claimId: string): Promise<void>;
+  /**
+   * Optional: a ledger for one router invocation, whose claims are marked routed together in one
+   * write (`completeAll`) rather than one `complete` each. Same guarantees, fewer writes.
+   */
+  batch?(): RoutedEventBatch;
+}
+
+export interface ClaimedIdentity {
+  readonly event: EventIdentity;
+  readonly claimId: string;
+}
+
+export interface RoutedEventBatch extends Pick<RoutedEventLedger, 'claim' | 'abandon'> {
+  /** These claims' deliveries are queued (`complete` for each, in one write); the batch's other claims stay held. */
+  completeAll(claims: readonly ClaimedIdentity[]): Promise<void>;
 }
 
 /**
