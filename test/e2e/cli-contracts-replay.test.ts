@@ -8,6 +8,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -174,6 +176,48 @@ describe('koerier contracts publish', () => {
     const published = await cli.run(['contracts', 'publish', 'cli-yaml', '1.0.0', await file('enrolments.yaml', text), ...OWNER, '--json'], { env: operator });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ checksum: `sha-256=:${createHash('sha256').update(text).digest('base64')}:`, specVersion: '3.0.0' });
+  });
+  it('EDU-IDEM-3: a publish whose 201 a proxy turned into a 503 is retried after Retry-After with the same Idempotency-Key; the register replays its answer and stores one version', async () => {
+    // A real proxy in front of the gateway: every request goes through; the first PUT's real answer is dropped for a 503.
+    const puts: { key: string; status: number; replayed: boolean }[] = [];
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        void (async () => {
+          const headers = Object.fromEntries(
+            Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+          ) as Record<string, string>;
+          const upstream = await fetch(`${koerier.url}${req.url}`, {
+            method: req.method ?? 'GET',
+            headers,
+            ...(req.method === 'PUT' ? { body: Buffer.concat(chunks) } : {}),
+          });
+          const body = Buffer.from(await upstream.arrayBuffer());
+          if (req.method === 'PUT') {
+            puts.push({ key: headers['idempotency-key'] ?? '', status: upstream.status, replayed: upstream.headers.get('idempotent-replayed') === 'true' });
+            if (puts.length === 1) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' }).end('{"status":503}');
+          }
+          res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body);
+        })();
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const path = await file('retried.json', JSON.stringify(enrolmentContract(enrolmentPayload())));
+      const published = await cli.run(['contracts', 'publish', 'cli-retried', '1.0.0', path, ...OWNER, '--token-url', `${koerier.origin}/oauth/token`], {
+        env: { ...operator, KOERIER_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+      });
+      expect(published.code, published.stderr).toBe(0);
+      expect(published.stdout).toContain('Published cli-retried 1.0.0');
+      expect(puts).toHaveLength(2);
+      expect(puts[0]).toMatchObject({ status: 201, replayed: false });
+      expect(puts[1]).toEqual({ key: puts[0]!.key, status: 201, replayed: true });
+      expect(puts[0]!.key).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+    expect((await register('/cli-retried/versions')).body['versions']).toHaveLength(1);
   });
 });
 
