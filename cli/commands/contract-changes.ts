@@ -62,7 +62,7 @@ export function registerContractChanges(contracts: Command): void {
     .addOption(new Option('--kind <kind>', 'default: asyncapi-data for an "asyncapi" document, openapi-webhook for an "openapi" one').choices(contractKinds))
     .addOption(new Option('--status <status>', "the version's status (the register's default: active)").choices(versionStatuses))
     .option('--sunset <date>', 'RFC 3339 date after which the version is retired (needed with --status deprecated)')
-    .option('-t, --type <type>', 'an event type the version covers (repeat; default: its AsyncAPI message names)', collect, [])
+    .addOption(new Option('-t, --type <type>', 'an event type the version covers (repeat)').argParser(collect).default([], 'its AsyncAPI message names'))
     .option('--force', 'admin only: publish a breaking change within the same major version anyway')
     .addHelpText(
       'after',
@@ -105,7 +105,9 @@ version (409). Exit 3 for --force without the admin scope.`,
     .argument('[version]')
     .addOption(new Option('--status <status>', 'with a version: its new status (retired is final)').choices(versionStatuses))
     .option('--sunset <date>', 'with a version: RFC 3339 sunset date (needed to deprecate)')
-    .option('-t, --type <type>', 'with a version: the event types it covers, replacing the list (repeat)', collect, [])
+    .addOption(
+      new Option('-t, --type <type>', 'with a version: the event types it covers, replacing the list (repeat)').argParser(collect).default([], 'unchanged'),
+    )
     .action(async (name: string, version: string | undefined, options: UpdateOptions, command: Command) => {
       const body = version === undefined ? contractPatch(options) : versionPatch(options);
       const context = await contextOf(command);

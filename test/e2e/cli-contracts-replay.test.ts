@@ -124,7 +124,7 @@ describe('koerier contracts publish', () => {
     expect((await register('/cli-ownerless')).status).toBe(404);
   });
 
-  it('issue 14 item 2: a compatible change prints its verdict; a breaking change within the major version is refused (422, exit 1) with its findings, then forced with --force by an admin and recorded as forced', async () => {
+  it('issue 14 item 2: a compatible change prints its verdict; a breaking change within the major version is refused (422, exit 1) with its findings, then forced with --force by an admin (not by a token without the admin scope: 403, exit 3) and recorded as forced', async () => {
     const name = 'cli-compat';
     const first = await cli.run(
       ['contracts', 'publish', name, '1.0.0', await file('v1.json', JSON.stringify(enrolmentContract(enrolmentPayload()))), ...OWNER],
@@ -145,6 +145,14 @@ describe('koerier contracts publish', () => {
     expect(refused.stderr).toContain('422 Breaking Change (contract-change-breaking)');
     expect(refused.stderr).toMatch(/ {2}- \/student: .* \(type-changed, EDU-21\)/);
     expect(refused.stderr).toContain('an admin may publish this one anyway with --force');
+    expect((await register(`/${name}/versions/1.2.0`)).status).toBe(404);
+
+    // The same client asking for the register's scopes only (least privilege) is no admin: --force is refused (403, exit 3).
+    const notAdmin = await cli.run(['--scope', 'contracts:read contracts:write', 'contracts', 'publish', name, '1.2.0', typeChange, '--force'], {
+      env: operator,
+    });
+    expect(notAdmin.code).toBe(3);
+    expect(notAdmin.stderr).toContain('Only a client with the admin scope may force a breaking change.');
     expect((await register(`/${name}/versions/1.2.0`)).status).toBe(404);
 
     const forced = await cli.run(['contracts', 'publish', name, '1.2.0', typeChange, '--force'], { env: operator });
