@@ -169,11 +169,13 @@ function publishedReport(name: string, version: string, status: number, publishe
   if (!compatibility) lines.push('  compatibility: the first version, nothing to compare with');
   else {
     lines.push(
-      `  compatibility with ${compatibility.previous}: ${compatibility.verdict}${compatibility.forcedBy ? ` (breaking, forced by ${compatibility.forcedBy})` : ''}`,
+      `  compatibility with ${compatibility.previous}: ${compatibility.verdict}${compatibility.forcedBy ? `, forced by ${compatibility.forcedBy}` : ''}`,
     );
     for (const message of compatibility.messages) {
       lines.push(`    ${message.message}: ${message.verdict}`);
-      for (const finding of message.findings) lines.push(`      - ${finding.direction} ${finding.pointer || '/'}: ${finding.message} (${finding.change})`);
+      // A finding names the direction that fails: `forward` means events of this version may not suit consumers of the previous one.
+      for (const finding of message.findings)
+        lines.push(`      - ${finding.pointer || '/'} (not ${finding.direction} compatible): ${finding.message} (${finding.change})`);
     }
   }
   return `${lines.join('\n')}\n`;

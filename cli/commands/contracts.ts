@@ -22,8 +22,8 @@ export function registerContracts(program: Command): void {
       if (context.json) return printJson(items);
       if (items.length === 0) return void process.stdout.write('No contracts.\n');
       printTable(
-        ['name', 'kind', 'status', 'latest', 'types'],
-        items.map((c) => [c['name'], c['kind'], c['status'], c['latestVersion'] ?? c['version'], JSON.stringify(c['types'] ?? c['eventTypes'] ?? [])]),
+        ['name', 'kind', 'latest', 'owner', 'updated'],
+        items.map((c) => [c['name'], c['kind'], c['latestVersion'], contactLine(c['owner']), c['updatedAt']]),
       );
     });
 
@@ -35,9 +35,48 @@ export function registerContracts(program: Command): void {
     .action(async (name: string, version: string | undefined, _options: unknown, command: Command) => {
       const context = await contextOf(command);
       const answer = await registerRequest(context, 'GET', contractPath(name, version));
-      if (context.json) printJson(answer.json);
-      else printRecord((answer.json ?? {}) as Record<string, unknown>);
+      if (context.json) return printJson(answer.json);
+      const { versions, consumers, ...contract } = (answer.json ?? {}) as Record<string, unknown> & { versions?: unknown; consumers?: unknown };
+      printRecord({
+        ...contract,
+        ...(contract['owner'] ? { owner: contactLine(contract['owner']) } : {}),
+        ...(contract['contact'] ? { contact: contactLine(contract['contact']) } : {}),
+      });
+      if (Array.isArray(versions)) {
+        printTable(
+          ['version', 'status', 'sunset', 'event types', 'compatibility', 'published'],
+          (versions as Record<string, unknown>[]).map((v) => [
+            v['version'],
+            v['status'],
+            v['sunset'],
+            (v['eventTypes'] as string[] | undefined)?.join(', '),
+            compatibilityLine(v['compatibility']),
+            v['createdAt'],
+          ]),
+        );
+      }
+      if (Array.isArray(consumers)) {
+        if (consumers.length === 0) process.stdout.write('No subscription consumes its event types.\n');
+        else
+          printTable(
+            ['consumer', 'owner', 'types'],
+            (consumers as Record<string, unknown>[]).map((c) => [c['subscriptionId'], c['owner'], JSON.stringify(c['types'] ?? [])]),
+          );
+      }
     });
 
   registerContractChanges(contracts);
+}
+
+/** `Name <e-mail> (url)` of a contact point (EDU-22). */
+function contactLine(value: unknown): string {
+  if (!value || typeof value !== 'object') return '';
+  const { name, email, url } = value as { name?: string; email?: string; url?: string };
+  return [name, email && `<${email}>`, url && `(${url})`].filter(Boolean).join(' ');
+}
+
+function compatibilityLine(value: unknown): string {
+  if (!value || typeof value !== 'object') return '';
+  const { previous, verdict, forcedBy } = value as { previous?: string; verdict?: string; forcedBy?: string };
+  return `${verdict ?? '?'} vs ${previous ?? '?'}${forcedBy ? `, forced by ${forcedBy}` : ''}`;
 }

@@ -157,8 +157,9 @@ describe('koerier contracts publish', () => {
 
     const forced = await cli.run(['contracts', 'publish', name, '1.2.0', typeChange, '--force'], { env: operator });
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stdout).toContain('compatibility with 1.1.0: breaking (breaking, forced by dev-publisher)');
-    expect(forced.stdout).toMatch(/- (backward|forward) \/student: .*\(type-changed\)/);
+    expect(forced.stdout).toContain('compatibility with 1.1.0: breaking, forced by dev-publisher');
+    expect(forced.stdout).toContain('- /student (not backward compatible): ');
+    expect(forced.stdout).toMatch(/- \/student \(not forward compatible\): .*\(type-changed\)/);
     expect((await register(`/${name}/versions/1.2.0`)).body).toMatchObject({
       compatibility: { previous: '1.1.0', verdict: 'breaking', forcedBy: 'dev-publisher' },
     });
@@ -266,6 +267,9 @@ describe('koerier contracts update and deprecate', () => {
         },
       ],
     });
+    const shown = await cli.run(['contracts', 'show', name], { env: operator });
+    expect(shown.stdout).toMatch(/│ contact +│ Servicedesk <servicedesk@example\.org> +│/);
+    expect(shown.stdout).toMatch(/│ 1\.0\.0 +│ deprecated +│ 2027-06-01T00:00:00\.000Z +│ nl\.edu\.enrolment\.created\.v1, nl\.edu\.enrolment\.changed\.v1/);
     const unknown = await cli.run(['contracts', 'deprecate', name, '9.9.9', '--sunset', '2027-06-01'], { env: operator });
     expect(unknown.code).toBe(4);
   });
