@@ -115,7 +115,7 @@ version (409). Exit 3 for --force without the admin scope.`,
       const answer = await registerRequest(context, 'PATCH', contractPath(name, version), { body, idempotencyKey: randomUUID() }, what);
       if (context.json) return printJson(answer.json);
       process.stdout.write(`Updated ${name}${version === undefined ? '' : ` ${version}`}.\n`);
-      printRecord((answer.json ?? {}) as Record<string, unknown>);
+      printRecord(contractView((answer.json ?? {}) as Record<string, unknown>));
     });
   contactOptions(update);
 
@@ -274,4 +274,26 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** `Name <e-mail> (url)` of a contact point (EDU-22). */
+export function contactLine(value: unknown): string {
+  if (!value || typeof value !== 'object') return '';
+  const { name, email, url } = value as { name?: string; email?: string; url?: string };
+  return [name, email && `<${email}>`, url && `(${url})`].filter(Boolean).join(' ');
+}
+
+export function compatibilityLine(value: unknown): string {
+  if (!value || typeof value !== 'object') return '';
+  const { previous, verdict, forcedBy } = value as { previous?: string; verdict?: string; forcedBy?: string };
+  return `${verdict ?? '?'} vs ${previous ?? '?'}${forcedBy ? `, forced by ${forcedBy}` : ''}`;
+}
+
+/** A contract record for a table: its contact points on one line each. */
+export function contractView(contract: Record<string, unknown>): Record<string, unknown> {
+  return {
+    ...contract,
+    ...(contract['owner'] ? { owner: contactLine(contract['owner']) } : {}),
+    ...(contract['contact'] ? { contact: contactLine(contract['contact']) } : {}),
+  };
 }

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { contextOf, printJson, printRecord, printTable } from '../output.js';
-import { registerContractChanges } from './contract-changes.js';
+import { compatibilityLine, contactLine, contractView, registerContractChanges } from './contract-changes.js';
 import { contractPath, registerRequest } from './register-requests.js';
 
 export function registerContracts(program: Command): void {
@@ -37,11 +37,7 @@ export function registerContracts(program: Command): void {
       const answer = await registerRequest(context, 'GET', contractPath(name, version));
       if (context.json) return printJson(answer.json);
       const { versions, consumers, ...contract } = (answer.json ?? {}) as Record<string, unknown> & { versions?: unknown; consumers?: unknown };
-      printRecord({
-        ...contract,
-        ...(contract['owner'] ? { owner: contactLine(contract['owner']) } : {}),
-        ...(contract['contact'] ? { contact: contactLine(contract['contact']) } : {}),
-      });
+      printRecord(contractView(contract));
       if (Array.isArray(versions)) {
         printTable(
           ['version', 'status', 'sunset', 'event types', 'compatibility', 'published'],
@@ -66,17 +62,4 @@ export function registerContracts(program: Command): void {
     });
 
   registerContractChanges(contracts);
-}
-
-/** `Name <e-mail> (url)` of a contact point (EDU-22). */
-function contactLine(value: unknown): string {
-  if (!value || typeof value !== 'object') return '';
-  const { name, email, url } = value as { name?: string; email?: string; url?: string };
-  return [name, email && `<${email}>`, url && `(${url})`].filter(Boolean).join(' ');
-}
-
-function compatibilityLine(value: unknown): string {
-  if (!value || typeof value !== 'object') return '';
-  const { previous, verdict, forcedBy } = value as { previous?: string; verdict?: string; forcedBy?: string };
-  return `${verdict ?? '?'} vs ${previous ?? '?'}${forcedBy ? `, forced by ${forcedBy}` : ''}`;
 }
