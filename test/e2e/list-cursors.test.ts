@@ -33,7 +33,7 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; contentType: string; body: Record<string, unknown> }> {
-  const response = await fetch(`${path.startsWith('/v1/') ? koerier.origin : koerier.url}${path}`, {
+  const response = await fetch(koerier.resolve(path), {
     method,
     headers: {
       authorization: `Bearer ${token}`,

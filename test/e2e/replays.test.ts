@@ -96,7 +96,7 @@ afterAll(async () => {
 });
 
 async function api(method: string, path: string, body?: unknown, token = subscriber) {
-  const response = await fetch(`${path.startsWith('/v1/') ? koerier.origin : koerier.url}${path}`, {
+  const response = await fetch(koerier.resolve(path), {
     method,
     headers: {
       authorization: `Bearer ${token}`,

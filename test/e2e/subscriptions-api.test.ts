@@ -65,7 +65,7 @@ interface Answer {
 
 async function call(client: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const withKey: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': randomUUID() };
-  const response = await fetch(`${path.startsWith('/v1/') ? koerier.origin : koerier.url}${path}`, {
+  const response = await fetch(koerier.resolve(path), {
     method,
     headers: {
       ...withKey,

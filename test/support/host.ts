@@ -37,6 +37,11 @@ export interface TestHost {
   /** The host's JSON log lines so far (requests, poller batches, function failures). */
   readonly logs: string[];
   /**
+   * The URL of an API path as a test writes it (`/subscriptions`, under `url`) or as the API answers
+   * with one (a `Location` or `next` link, `/v1/subscriptions/…`, already under the version).
+   */
+  resolve(path: string): string;
+  /**
    * An access token from the real `POST /oauth/token` (client_secret_post) for a client of
    * `koerier.local.json` (`dev-publisher` or `dev-subscriber`), with all its scopes or `scopes`.
    * For any other client id, or a token with scopes no client has, use `host.issueToken`.
@@ -77,6 +82,7 @@ export async function startTestHost(
     url: host.apiUrl,
     origin: host.url,
     logs,
+    resolve: (path) => `${path.startsWith('/v1/') ? host.url : host.apiUrl}${path}`,
     async token(clientId = 'dev-publisher', scopes) {
       const client = host.localConfig.clients[clientId];
       if (!client) throw new Error(`${clientId} is not a client of koerier.local.json; use host.issueToken for other clients`);
