@@ -1,9 +1,10 @@
 /**
  * `koerier contracts`: the contract register (`/contracts…`, docs/CONTRACTS.md): list the contracts,
- * show one with its versions; publishing and metadata changes are in ./contract-changes.ts. A
+ * show one with its versions, fetch a version's document; publishing and metadata changes are in ./contract-changes.ts. A
  * gateway without a register answers its routes with 404; the CLI then says the register is not
  * yet available there, and a register without a write route says that of the change asked for.
  */
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { contextOf, printJson, printRecord, printTable } from '../output.js';
 import { compatibilityLine, contactLine, contractView, registerContractChanges } from './contract-changes.js';
@@ -59,6 +60,22 @@ export function registerContracts(program: Command): void {
             (consumers as Record<string, unknown>[]).map((c) => [c['subscriptionId'], c['owner'], JSON.stringify(c['types'] ?? [])]),
           );
       }
+    });
+
+  contracts
+    .command('document')
+    .description('the document of a version as published, byte for byte (EDU-6: for people and automated processes)')
+    .argument('<name>')
+    .argument('<version>')
+    .option('-o, --output <file>', 'write it to this file instead of stdout')
+    .action(async (name: string, version: string, options: { output?: string }, command: Command) => {
+      const context = await contextOf(command);
+      const answer = await registerRequest(context, 'GET', `${contractPath(name, version)}/document`, { headers: { accept: '*/*' } });
+      if (options.output === undefined) return void process.stdout.write(answer.text);
+      await writeFile(options.output, answer.text);
+      process.stderr.write(
+        `Wrote ${name} ${version} to ${options.output} (${answer.headers.get('content-type') ?? '?'}, ${answer.headers.get('repr-digest') ?? 'no digest'}).\n`,
+      );
     });
 
   registerContractChanges(contracts);

@@ -180,12 +180,36 @@ describe('koerier contracts publish', () => {
     expect(refused.stderr).toContain('409 Conflict (contract-version-immutable)');
   });
 
-  it("EDU-21: a YAML file is sent as its text; its checksum is the YAML file's own", async () => {
+  it("EDU-21, EDU-6: a YAML file is sent as its text (its checksum is the YAML file's own), and contracts document gives those bytes back", async () => {
     const text = toYaml(enrolmentContract(enrolmentPayload()));
     const published = await cli.run(['contracts', 'publish', 'cli-yaml', '1.0.0', await file('enrolments.yaml', text), ...OWNER, '--json'], { env: operator });
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({ checksum: `sha-256=:${createHash('sha256').update(text).digest('base64')}:`, specVersion: '3.0.0' });
+    const fetched = await cli.run(['contracts', 'document', 'cli-yaml', '1.0.0'], { env: operator });
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(fetched.stdout).toBe(text);
   });
+
+  it('EDU-21: an OpenAPI file is published as a webhook contract, its kind read from the document', async () => {
+    const hooks = {
+      openapi: '3.1.0',
+      info: { title: 'Webhook van de school', version: '1.0.0' },
+      webhooks: {
+        leerling: {
+          post: {
+            requestBody: { content: { 'application/cloudevents+json': { schema: { type: 'object' } } } },
+            responses: { '204': { description: 'received' } },
+          },
+        },
+      },
+    };
+    const published = await cli.run(['contracts', 'publish', 'cli-hooks', '1.0.0', await file('hooks.json', JSON.stringify(hooks)), ...OWNER], {
+      env: operator,
+    });
+    expect(published.code, published.stderr).toBe(0);
+    expect((await register('/cli-hooks')).body).toMatchObject({ kind: 'openapi-webhook', latestVersion: '1.0.0' });
+  });
+
   it('EDU-IDEM-3: a publish whose 201 a proxy turned into a 503 is retried after Retry-After with the same Idempotency-Key; the register replays its answer and stores one version', async () => {
     // A real proxy in front of the gateway: every request goes through; the first PUT's real answer is dropped for a 503.
     const puts: { key: string; status: number; replayed: boolean }[] = [];
