@@ -7,11 +7,12 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { contextOf, printJson, printRecord, printTable } from '../output.js';
+import { registerContractBindings } from './contract-bindings.js';
 import { compatibilityLine, contactLine, contractView, registerContractChanges } from './contract-changes.js';
 import { contractPath, registerRequest } from './register-requests.js';
 
 export function registerContracts(program: Command): void {
-  const contracts = program.command('contracts').description('the contract register: list, show, publish, update, deprecate');
+  const contracts = program.command('contracts').description('the contract register: list, show, document, publish, update, deprecate; bind event types to it');
 
   contracts
     .command('list')
@@ -79,4 +80,5 @@ export function registerContracts(program: Command): void {
     });
 
   registerContractChanges(contracts);
+  registerContractBindings(contracts);
 }

@@ -1,5 +1,5 @@
 /**
- * Requests to the contract register (`/contracts…`) for the `koerier contracts` commands, telling a
+ * Requests to the contract register (`/contracts…`, `/contract-bindings…`) for the `koerier contracts` commands, telling a
  * gateway that lacks a route (an older Koerier: 404 or 405) from a refusal of what was asked.
  */
 import { problemError, type ApiAnswer, type RequestOptions } from '../api-client.js';
@@ -39,4 +39,23 @@ async function routeMissing(context: Context, method: string, rest: string, answ
   if (answer.status === 405 || method === 'PUT') return true;
   const target = await context.client.request('GET', `/contracts${rest}`);
   return target.status >= 200 && target.status < 300;
+}
+
+/**
+ * A request to `/contract-bindings<rest>` (which event types the ingest checks against a contract),
+ * any answer but a 2xx a CliError; a gateway without the collection has no bindings yet.
+ */
+export async function bindingRequest(context: Context, method: string, rest: string, options: RequestOptions = {}): Promise<ApiAnswer> {
+  const answer = await context.client.request(method, `/contract-bindings${rest}`, options);
+  if (answer.status === 404 || answer.status === 405) {
+    const collection = method === 'GET' && rest === '' ? answer : await context.client.request('GET', '/contract-bindings');
+    if (collection.status === 404 || collection.status === 405) {
+      throw new CliError(
+        `data contracts at the ingest (contract bindings) are not yet available on this gateway (${context.client.gatewayUrl})`,
+        exitCodes.notFound,
+      );
+    }
+  }
+  if (answer.status >= 300) throw problemError(answer, `${method} /contract-bindings${rest}`);
+  return answer;
 }

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
 import { ARCHIVE_PREFIX, decodeArchiveObject } from '../../functions/core/replay/archive-format.js';
 import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 import { startTestHost, type TestHost } from '../support/host.js';
@@ -31,7 +32,8 @@ let operator: Record<string, string>;
 let subscriber: Record<string, string>;
 
 beforeAll(async () => {
-  koerier = await startTestHost();
+  // The ingest reads contract bindings again every second here (30 s by default), so a binding takes effect within the test's patience.
+  koerier = await startTestHost({ [settingEnv.partnersRefreshSeconds]: '1' });
   cli = await cliUser(koerier.url);
   const secret = (client: string) => koerier.host.localConfig.clients[client]!.secret;
   operator = { KOERIER_CLIENT_ID: 'dev-publisher', KOERIER_CLIENT_SECRET: secret('dev-publisher') };
@@ -296,6 +298,55 @@ describe('koerier contracts update and deprecate', () => {
     expect(shown.stdout).toMatch(/│ 1\.0\.0 +│ deprecated +│ 2027-06-01T00:00:00\.000Z +│ nl\.edu\.enrolment\.created\.v1, nl\.edu\.enrolment\.changed\.v1/);
     const unknown = await cli.run(['contracts', 'deprecate', name, '9.9.9', '--sunset', '2027-06-01'], { env: operator });
     expect(unknown.code).toBe(4);
+  });
+});
+
+describe('koerier contracts bind', () => {
+  it('issue 14 item 3, EDU-21: binds an event type to a message of a contract in enforce mode: koerier send of data that breaks the schema exits 1 naming the JSON Pointer; after unbind it is accepted', async () => {
+    const type = 'nl.edu.cli.bound.v1';
+    const published = await cli.run(
+      ['contracts', 'publish', 'cli-bound', '1.0.0', await file('bound.json', JSON.stringify(enrolmentContract(enrolmentPayload()))), ...OWNER],
+      {
+        env: operator,
+      },
+    );
+    expect(published.code, published.stderr).toBe(0);
+    const bound = await cli.run(['contracts', 'bind', type, 'cli-bound', '1.0.0', '--message', 'enrolled'], { env: operator });
+    expect(bound.code, bound.stderr).toBe(0);
+    expect(bound.stdout).toBe(`Bound ${type} to cli-bound 1.0.0#enrolled (enforce).\n`);
+    const listed = await cli.run(['contracts', 'bindings', '--json'], { env: operator });
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ type, contract: 'cli-bound', version: '1.0.0', message: 'enrolled', mode: 'enforce' }),
+    );
+
+    const event = (data: unknown) =>
+      file('event.json', JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: 'application/json', data }));
+    const bad = await event({ student: 's-1', school: 'nope' });
+    const refused = await eventually(
+      'the binding to take effect at the ingest',
+      async () => {
+        const run = await cli.run(['send', bad], { env: operator });
+        return run.code === 1 ? run : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(refused.stdout).toContain('0 accepted, 1 rejected');
+    expect(refused.stdout).toContain('400 Data Contract Violation (data-contract-violation)');
+    expect(refused.stdout).toMatch(/- \/data\/school: must match pattern .*\(pattern, EDU-21\)/);
+    const good = await cli.run(['send', await event({ student: 's-1', school: '01AB' })], { env: operator });
+    expect(good.code, good.stderr).toBe(0);
+
+    const unbound = await cli.run(['contracts', 'unbind', type], { env: operator });
+    expect(unbound.code, unbound.stderr).toBe(0);
+    await eventually(
+      'the unbinding to take effect at the ingest',
+      async () => (await cli.run(['send', await event({ school: 'nope' })], { env: operator })).code === 0,
+      {
+        timeoutMs: 20_000,
+      },
+    );
+    const again = await cli.run(['contracts', 'unbind', type], { env: operator });
+    expect(again.code).toBe(4);
   });
 });
 

@@ -38,6 +38,14 @@ describe('koerier --help', () => {
     ],
     [['listen', '--help'], ['--rate <per-minute>']],
     [
+      ['contracts', 'bind', '--help'],
+      ['Usage: koerier contracts bind [options] <type> <name> <version>', '--mode <mode>', 'enforce'],
+    ],
+    [
+      ['contracts', 'document', '--help'],
+      ['Usage: koerier contracts document [options] <name> <version>', '--output <file>'],
+    ],
+    [
       ['contracts', '--help'],
       ['publish [options] <name> <version> <file>', 'update [options] <name> [version]', 'deprecate [options] <name> <version>'],
     ],
@@ -58,10 +66,12 @@ describe('koerier completion', () => {
   }
 
   it('completes the new subcommands and their options in a real bash: contracts publish/update/deprecate, replay cancel', async () => {
-    expect(await complete('contracts', '')).toEqual(expect.arrayContaining(['list', 'show', 'publish', 'update', 'deprecate']));
+    expect(await complete('contracts', '')).toEqual(
+      expect.arrayContaining(['list', 'show', 'document', 'publish', 'update', 'deprecate', 'bind', 'unbind', 'bindings']),
+    );
     expect(await complete('contracts', 'p')).toEqual(['publish']);
     expect(await complete('contracts', 'publish', '--f')).toEqual(['--force']);
-    expect(await complete('contracts', 'deprecate', '--s')).toEqual(['--sunset']);
+    expect(await complete('contracts', 'deprecate', '--su')).toEqual(['--sunset']);
     expect(await complete('replay', 'c')).toEqual(['cancel']);
     expect(await complete('listen', '--r')).toEqual(expect.arrayContaining(['--rate']));
   });

@@ -68,7 +68,7 @@ describe('shell completion', () => {
     for (const command of program.commands) expect(script).toContain(`"${command.name()}"`);
     expect(script).toContain('"subscriptions create"|"subs create") words="--pull --sink');
     expect(script).toMatch(/"dead-letters redrive"\) words="--chunk --progress --no-progress/);
-    expect(script).toMatch(/"contracts"\) words="list show publish update deprecate /);
+    expect(script).toMatch(/"contracts"\) words="list show document publish update deprecate bind unbind bindings /);
     expect(script).toMatch(/"replay"\) words="start list show cancel /);
     expect(completionScript(program, 'zsh')).toContain('bashcompinit');
   });
