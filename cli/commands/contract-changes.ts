@@ -2,8 +2,9 @@
  * `koerier contracts publish|update|deprecate`: changes to the contract register (docs/CONTRACTS.md;
  * EDU-6, EDU-21, EDU-22), each with one Idempotency-Key that api-client.ts sends again on every retry.
  *
- * Publishing sends the file's text as it is (JSON or YAML), so the checksum the register records is
- * the file's own sha-256 and the CLI can say so. The register answers the compatibility verdict
+ * Publishing sends the file's text as it is (JSON or YAML) with the media type its extension says
+ * (`.yaml`/`.yml` YAML, `.json` JSON, else what the text looks like), so the checksum the register
+ * records is the file's own sha-256 and the CLI can say so. The register answers the compatibility verdict
  * against the version before it; a breaking change within a major version is refused (422) unless an
  * admin forces it (`--force`, `?force=true`); the parser's findings on an invalid document (400) are
  * listed one per line. Both refusals exit 1.
@@ -58,7 +59,7 @@ export function registerContractChanges(contracts: Command): void {
     .description('publish a version of a contract: an OpenAPI 3.x webhook or AsyncAPI 3.x data document (JSON or YAML)')
     .argument('<name>', 'the contract: lower-case letters, digits, "." and "-"')
     .argument('<version>', 'its semantic version (MAJOR.MINOR.PATCH); a published version never changes')
-    .argument('<file>', 'the document; .yaml/.yml is YAML, otherwise JSON')
+    .argument('<file>', 'the document: .yaml/.yml is YAML, .json JSON')
     .addOption(new Option('--kind <kind>', 'default: asyncapi-data for an "asyncapi" document, openapi-webhook for an "openapi" one').choices(contractKinds))
     .addOption(new Option('--status <status>', "the version's status (the register's default: active)").choices(versionStatuses))
     .option('--sunset <date>', 'RFC 3339 date after which the version is retired (needed with --status deprecated)')
@@ -83,6 +84,7 @@ version (409). Exit 3 for --force without the admin scope.`,
       const body = {
         kind,
         document: document.text,
+        mediaType: declaredMediaType(kind, document.mediaType),
         ...optional('status', options.status),
         ...optional('sunset', options.sunset),
         ...(options.type.length > 0 ? { eventTypes: options.type } : {}),
@@ -140,16 +142,32 @@ version (409). Exit 3 for --force without the admin scope.`,
     });
 }
 
-async function publishRequest(context: Awaited<ReturnType<typeof contextOf>>, name: string, version: string, body: object, force: boolean): Promise<ApiAnswer> {
-  try {
-    // One key for this publish, sent again as it is on every retry (EDU-IDEM: a retry is the same operation).
-    return await registerRequest(
+async function publishRequest(
+  context: Awaited<ReturnType<typeof contextOf>>,
+  name: string,
+  version: string,
+  body: Record<string, unknown>,
+  force: boolean,
+): Promise<ApiAnswer> {
+  // One key per request body, sent again as it is on every retry (EDU-IDEM: a retry is the same operation).
+  const send = (what: Record<string, unknown>) =>
+    registerRequest(
       context,
       'PUT',
       contractPath(name, version),
-      { body, idempotencyKey: randomUUID(), query: force ? { force: 'true' } : {} },
+      { body: what, idempotencyKey: randomUUID(), query: force ? { force: 'true' } : {} },
       'publishing a contract',
     );
+  try {
+    try {
+      return await send(body);
+    } catch (error) {
+      // A register from before YAML documents (issue 14 item 2) refuses the `mediaType` member; it takes the
+      // text alone, JSON, or YAML for AsyncAPI. The refusal stored nothing, so the body without it is a new request.
+      if (!(error instanceof CliError) || !('mediaType' in body) || !/Unknown member\(s\): mediaType\b/.test(error.message)) throw error;
+      const { mediaType: _declared, ...older } = body;
+      return await send(older);
+    }
   } catch (error) {
     if (error instanceof CliError && error.message.includes('(contract-change-breaking)') && !force) {
       throw new CliError(`${error.message}\nA new major version may break; an admin may publish this one anyway with --force.`, error.exitCode);
@@ -196,18 +214,29 @@ export async function readContractFile(path: string): Promise<ContractFile> {
     throw new CliError(`${path} is not UTF-8 text`, exitCodes.usage);
   }
   const extension = extname(path).toLowerCase();
-  const mediaType = extension === '.yaml' || extension === '.yml' ? 'application/yaml' : 'application/json';
+  const yaml = extension === '.yaml' || extension === '.yml' || (extension !== '.json' && !text.trimStart().startsWith('{'));
+  const mediaType = yaml ? 'application/yaml' : 'application/json';
   return { text, mediaType, kind: kindOf(text, mediaType), checksum: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:` };
 }
 
-/** `asyncapi` or `openapi` at the top of the document; undefined when it cannot be read (the register's parser then says why). */
+/** The kind's own media type for the file's syntax (the register serves the document back in it). */
+export function declaredMediaType(kind: ContractKind, syntax: ContractFile['mediaType']): string {
+  const family = kind === 'asyncapi-data' ? 'application/vnd.aai.asyncapi' : 'application/vnd.oai.openapi';
+  return `${family}+${syntax === 'application/yaml' ? 'yaml' : 'json'}`;
+}
+
+/**
+ * `asyncapi` or `openapi` at the top of the document. A document that does not parse is still sent
+ * when a line names its kind, so that the register's parser says what is wrong with it (and where).
+ */
 export function kindOf(text: string, mediaType: ContractFile['mediaType']): ContractKind | undefined {
   let document: unknown;
   try {
     // A low alias limit: this only looks for a top-level key, and an alias bomb should not stall the CLI.
     document = mediaType === 'application/yaml' ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
   } catch {
-    return undefined;
+    const key = /^\s*\{?\s*["']?(asyncapi|openapi)["']?\s*:/m.exec(text)?.[1];
+    return key === 'asyncapi' ? 'asyncapi-data' : key === 'openapi' ? 'openapi-webhook' : undefined;
   }
   if (typeof document !== 'object' || document === null) return undefined;
   if ('asyncapi' in document) return 'asyncapi-data';

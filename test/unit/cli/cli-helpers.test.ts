@@ -82,6 +82,9 @@ describe('contract documents and contact points', () => {
     expect(kindOf('openapi: 3.1.0\n', 'application/yaml')).toBe('openapi-webhook');
     expect(kindOf('{"swagger":"2.0"}', 'application/json')).toBeUndefined();
     expect(kindOf('{not json', 'application/json')).toBeUndefined();
+    // Broken, but it says what it is: sent, so the register's parser names the problem.
+    expect(kindOf('asyncapi: 3.0.0\ninfo:\n  title: a\n  title: b\n', 'application/yaml')).toBe('asyncapi-data');
+    expect(kindOf('{"openapi": "3.1.0",', 'application/json')).toBe('openapi-webhook');
     expect(kindOf('- just\n- a list\n', 'application/yaml')).toBeUndefined();
   });
   it('EDU-22: a contact point is a name with an e-mail address and/or a URL; half of one is a usage error', () => {
