@@ -20,7 +20,9 @@ const TOKEN = 'older-gateway-token';
 const SUBSCRIPTION = '7d0c8f9e-0000-4000-8000-000000000001';
 const REPLAY = '7d0c8f9e-0000-4000-8000-0000000000aa';
 
-type Routes = Readonly<Record<string, Readonly<Record<string, () => unknown>>>>;
+/** A route's answer: a body (200), or a status with a body. */
+type Answer = unknown | { readonly httpStatus: number; readonly body: unknown };
+type Routes = Readonly<Record<string, Readonly<Record<string, (body: string) => Answer>>>>;
 
 /** What each older gateway serves under /v1: path → method → body. Anything else is 404, or 405 for a known path. */
 const withoutReplaysOrRegister: Routes = {
@@ -34,23 +36,46 @@ const withoutCancelOrWrites: Routes = {
   '/v1/contracts/enrolments': { GET: () => ({ name: 'enrolments', versions: [] }) },
   '/v1/contracts/enrolments/versions/1.0.0': { GET: () => ({ contract: 'enrolments', version: '1.0.0', status: 'active' }) },
 };
+/** A register from before YAML documents (issue 14 item 2): the publish body has no `mediaType` member yet. */
+const withoutMediaTypes: Routes = {
+  '/v1/contracts': { GET: () => ({ contracts: [] }) },
+  '/v1/contracts/enrolments/versions/1.0.0': {
+    PUT: (body) => {
+      const members = Object.keys(JSON.parse(body) as object);
+      if (members.includes('mediaType')) {
+        const detail = `Unknown member(s): mediaType; expected kind, description, owner, contact, status, sunset, eventTypes, document.`;
+        return { httpStatus: 400, body: { type: 'https://koerier.dev/problems/invalid-contract', title: 'Invalid Contract', status: 400, detail } };
+      }
+      return {
+        httpStatus: 201,
+        body: { contract: 'enrolments', version: '1.0.0', status: 'active', specVersion: '3.0.0', eventTypes: [], checksum: 'sha-256=:x:' },
+      };
+    },
+  },
+};
 
 interface OlderGateway {
   readonly url: string;
   /** Every request it was sent: method, path, whether it carried an Idempotency-Key. */
   readonly requests: { method: string; path: string; idempotencyKey: boolean }[];
+  /** The bodies of the requests that had one, with their Idempotency-Key. */
+  readonly bodies: { key: string | undefined; body: string }[];
   close(): Promise<void>;
 }
 
 async function olderGateway(routes: Routes): Promise<OlderGateway> {
   const requests: OlderGateway['requests'] = [];
+  const bodies: OlderGateway['bodies'] = [];
   const problem = (res: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}) =>
     res
       .writeHead(status, { 'content-type': 'application/problem+json', ...headers })
       .end(JSON.stringify({ type: 'about:blank', title: status === 404 ? 'Not Found' : 'Method Not Allowed', status, detail }));
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (body) bodies.push({ key: req.headers['idempotency-key']?.toString(), body });
       const path = new URL(req.url ?? '/', 'http://gateway').pathname;
       requests.push({ method: req.method ?? '', path, idempotencyKey: req.headers['idempotency-key'] !== undefined });
       if (path === '/oauth/token' && req.method === 'POST') {
@@ -63,12 +88,15 @@ async function olderGateway(routes: Routes): Promise<OlderGateway> {
       if (!methods) return problem(res, 404, `There is no resource at ${path}.`);
       const answer = methods[req.method ?? ''];
       if (!answer) return problem(res, 405, `${req.method} is not allowed here.`, { allow: Object.keys(methods).join(', ') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer()));
+      const given = answer(body);
+      const { httpStatus: status, body: json } =
+        given && typeof given === 'object' && 'httpStatus' in given ? (given as { httpStatus: number; body: unknown }) : { httpStatus: 200, body: given };
+      res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(json));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: `${origin}/v1`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: `${origin}/v1`, requests, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 let oldest: OlderGateway;
@@ -153,5 +181,32 @@ describe('koerier against a gateway whose replays cannot be cancelled and whose 
     const unknownVersion = await cli.run(['contracts', 'deprecate', 'enrolments', '9.9.9', '--sunset', '2027-06-01'], { env: env(older) });
     expect(unknownVersion.code).toBe(4);
     expect(unknownVersion.stderr).not.toContain('not yet available');
+  });
+});
+
+describe('koerier against a register from before YAML documents', () => {
+  it('EDU-21: contracts publish declares the media type; refused as an unknown member (400), it sends the document again without it under a new Idempotency-Key, and is published', async () => {
+    const register = await olderGateway(withoutMediaTypes);
+    try {
+      const yaml = join(cli.cwd, 'enrolments.yaml');
+      await writeFile(yaml, 'asyncapi: 3.0.0\ninfo:\n  title: Enrolments\n  version: 1.0.0\n');
+      const published = await cli.run(['contracts', 'publish', 'enrolments', '1.0.0', yaml, '--owner', 'O', '--owner-email', 'o@example.org'], {
+        env: env(register),
+      });
+      expect(published.code, published.stderr).toBe(0);
+      expect(published.stdout).toContain('Published enrolments 1.0.0');
+      const puts = register.bodies.filter(({ key }) => key !== undefined).map(({ key, body }) => ({ key, body: JSON.parse(body) as Record<string, unknown> }));
+      expect(puts).toHaveLength(2);
+      expect(puts[0]!.body).toMatchObject({
+        kind: 'asyncapi-data',
+        mediaType: 'application/vnd.aai.asyncapi+yaml',
+        document: 'asyncapi: 3.0.0\ninfo:\n  title: Enrolments\n  version: 1.0.0\n',
+      });
+      expect(puts[1]!.body).not.toHaveProperty('mediaType');
+      expect(puts[1]!.body['document']).toBe(puts[0]!.body['document']);
+      expect(puts[1]!.key).not.toBe(puts[0]!.key);
+    } finally {
+      await register.close();
+    }
   });
 });
