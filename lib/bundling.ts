@@ -3,11 +3,21 @@
  * `NodejsFunction` and, in the same form esbuild itself takes, to `bench/bundles.ts`, so the
  * benchmark measures exactly the code that is deployed.
  */
+import { fileURLToPath } from 'node:url';
 import { OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /** ESM has no `require`; CommonJS dependencies bundled into an ESM file get one from this banner. */
 const CJS_REQUIRE_BANNER = "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
+
+/**
+ * The SDK's default credential chain, replaced in the bundles by the environment alone
+ * (functions/aws/lambda-credentials.ts says why). An absolute path: esbuild resolves an alias in
+ * its working directory, which CDK's local bundling does not promise to be the project's.
+ */
+const CREDENTIAL_CHAIN_ALIAS = {
+  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../functions/aws/lambda-credentials.ts', import.meta.url)),
+} as const;
 
 const settings = {
   target: 'node24',
@@ -29,6 +39,8 @@ export const lambdaBundling: BundlingOptions = {
   mainFields: [...settings.mainFields],
   format: OutputFormat.ESM,
   bundleAwsSDK: true,
+  // CDK writes each entry as `--alias:<package>=<path>`.
+  esbuildArgs: { '--alias': Object.entries(CREDENTIAL_CHAIN_ALIAS).map(([name, path]) => `${name}=${path}`) },
 };
 
 /** The file CDK writes for an ESM bundle; the Lambda handler is `index.handler`. */
@@ -37,7 +49,7 @@ export const BUNDLE_FILE = 'index.mjs';
 /**
  * The esbuild build options equivalent to `lambdaBundling`, as CDK turns them into esbuild
  * arguments (`--bundle --platform=node --target --format --minify --sourcemap
- * --sources-content=false --main-fields --banner:js`, and no externals because the SDK is bundled).
+ * --sources-content=false --main-fields --banner:js --alias`, and no externals because the SDK is bundled).
  */
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   return {
@@ -52,6 +64,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     sourcesContent: settings.sourcesContent,
     mainFields: [...settings.mainFields],
     banner: { js: settings.banner },
+    alias: { ...CREDENTIAL_CHAIN_ALIAS },
     external: [],
   };
 }

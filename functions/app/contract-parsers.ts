@@ -7,11 +7,13 @@
  * to `http://169.254.169.254/…` or `file:///etc/passwd` would make the register fetch it. The
  * AsyncAPI parser gets resolvers for http, https and file that refuse; the OpenAPI parser runs
  * with external resolution off and is never handed a string (which it would read as a path or URL).
+ * Both get the document as JSON, read first by ./contract-document-text.ts as its media type says.
  */
 import { Parser, type Diagnostic } from '@asyncapi/parser';
 import { validate } from '@readme/openapi-parser';
 import type { JsonSchema } from '../core/contracts/schema-compatibility.js';
 import type { ContractParser, ParsedContract, ParserFinding } from '../core/contracts/ports.js';
+import { readDocumentText } from './contract-document-text.js';
 
 const MAX_FINDINGS = 50;
 /** Annotations the AsyncAPI parser adds to every schema it returns. */
@@ -20,9 +22,12 @@ const PARSER_ANNOTATION = /^x-parser-/;
 export function contractParser(): ContractParser {
   let asyncApi: Parser | undefined;
   return {
-    async parse(kind, text) {
-      if (kind === 'asyncapi-data') return parseAsyncApi((asyncApi ??= asyncApiParser()), text);
-      return parseOpenApi(text);
+    async parse(kind, text, syntax) {
+      const read = readDocumentText(text, syntax);
+      if (!read.ok) return { valid: false, errors: read.errors };
+      // The parsers get JSON: a YAML document was read (its aliases bounded) by readDocumentText alone.
+      const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.json) : await parseOpenApi(read.value);
+      return withLines(parsed, read.lineOf);
     },
   };
 }
@@ -65,13 +70,7 @@ async function parseAsyncApi(parser: Parser, text: string): Promise<ParsedContra
   return { valid: true, specVersion, messages, warnings: bounded(warnings) };
 }
 
-async function parseOpenApi(text: string): Promise<ParsedContract> {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch {
-    return { valid: false, errors: [{ message: 'an OpenAPI document is registered as JSON (an object, or its text)', severity: 'error' }] };
-  }
+async function parseOpenApi(document: unknown): Promise<ParsedContract> {
   const version = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['openapi'] : undefined;
   if (typeof version !== 'string' || !/^3\.\d+\.\d+/.test(version)) {
     return {
@@ -89,6 +88,15 @@ async function parseOpenApi(text: string): Promise<ParsedContract> {
     messages: [],
     warnings: bounded(result.warnings.map((warning) => ({ message: firstLine(warning.message), severity: 'warning' as const }))),
   };
+}
+
+/** In a YAML document, each finding at a JSON Pointer also names its line. */
+function withLines(parsed: ParsedContract, lineOf: (pointer: string | undefined) => number | undefined): ParsedContract {
+  const located = (finding: ParserFinding): ParserFinding => {
+    const line = finding.line ?? lineOf(finding.path);
+    return line === undefined || finding.line !== undefined ? finding : { ...finding, message: `${finding.message} (line ${line})`, line };
+  };
+  return parsed.valid ? { ...parsed, warnings: parsed.warnings.map(located) } : { valid: false, errors: parsed.errors.map(located) };
 }
 
 function findingOf(severity: 'error' | 'warning') {

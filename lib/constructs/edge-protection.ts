@@ -25,6 +25,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
+import { problemType } from '../../functions/core/http/problems.js';
 
 /** WAF's evaluation window for the rate rules: the limits are requests per five minutes. */
 export const EDGE_RATE_WINDOW_SECONDS = 300;
@@ -73,7 +74,9 @@ export class EdgeWebAcl extends Construct {
         'rate-limited': {
           contentType: 'APPLICATION_JSON',
           content: JSON.stringify({
-            type: 'https://koerier.dev/problems/rate-limited',
+            // Relative, like every problem type: this stack cannot know the distribution's domain,
+            // since the distribution refers to this web ACL (and it may be shared: koerier:edgeWebAclArn).
+            type: problemType('rate-limited'),
             title: 'Too Many Requests',
             status: 429,
             detail: `Too many requests in five minutes; wait up to ${EDGE_RATE_WINDOW_SECONDS} seconds.`,

@@ -14,6 +14,7 @@ import { settingEnv } from '../../functions/config.js';
 import { localName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claim';
@@ -200,7 +201,7 @@ describe.concurrent('claim check on the laptop host', () => {
     const gone = await fetchData(event['dataref'] as string, subscriber);
     expect(gone.status).toBe(410);
     expect(gone.headers.get('content-type')).toBe('application/problem+json');
-    expect(await gone.json()).toMatchObject({ status: 410, type: 'https://koerier.dev/problems/payload-expired' });
+    expect(await gone.json()).toMatchObject({ status: 410, type: problemTypeUri('payload-expired') });
   });
 
   it("CE-11, CE-13: a producer's own dataref is forwarded untouched, with no claim-check attributes", async () => {
@@ -251,7 +252,7 @@ describe.concurrent('claim check on the laptop host', () => {
     const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: 'text/plain', dataref: grant.dataref });
     const response = await publish(json);
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ type: 'https://koerier.dev/problems/upload-incomplete' });
+    expect(await response.json()).toMatchObject({ type: problemTypeUri('upload-incomplete') });
   });
 
   it('EDU-1: an event above the largest accepted (4 MiB) is refused with 413 naming the upload route', async () => {

@@ -12,6 +12,7 @@ import { API_VERSION } from '../../functions/core/api-description/components.js'
 import { startTestHost, type TestHost } from '../support/host.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../support/contract-documents.js';
 import { eventually } from '../support/waiting.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 let koerier: TestHost;
 let writer: string;
@@ -123,14 +124,14 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect(again.status).toBe(200);
     const changed = await publishVersion('enrolments', '1.0.0', enrolmentContract(enrolmentPayload({ nickname: { type: 'string' } })));
     expect(changed.status).toBe(409);
-    expect(changed.body['type']).toBe('https://koerier.dev/problems/contract-version-immutable');
+    expect(changed.body['type']).toBe(problemTypeUri('contract-version-immutable'));
   });
 
   it("EDU-21: an invalid AsyncAPI document is refused with 400 listing the parser's findings, and nothing is stored", async () => {
     const broken = { asyncapi: '3.0.0', info: { title: 'Broken' }, channels: { c: { address: 1 } } };
     const refused = await publishVersion('broken', '1.0.0', broken);
     expect(refused.status).toBe(400);
-    expect(refused.body['type']).toBe('https://koerier.dev/problems/contract-document-invalid');
+    expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
     expect(refused.body['errors']).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ rule: 'asyncapi', requirement: 'EDU-21', attribute: '/info', message: expect.stringContaining('version') }),
@@ -166,7 +167,7 @@ describe('the contract register (issue 14, EDU-6)', () => {
     const typeChange = enrolmentContract(enrolmentPayload({ student: { type: 'integer' } }));
     const refused = await publishVersion('enrolments', '1.2.0', typeChange);
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ type: 'https://koerier.dev/problems/contract-change-breaking' });
+    expect(refused.body).toMatchObject({ type: problemTypeUri('contract-change-breaking') });
     expect(refused.body['errors']).toContainEqual(expect.objectContaining({ rule: 'type-changed', attribute: '/student' }));
     expect((await call('GET', '/contracts/enrolments/versions/1.2.0', { token: reader })).status).toBe(404);
 
@@ -197,7 +198,7 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect((await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'retired' } })).status).toBe(200);
     const back = await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'active' } });
     expect(back.status).toBe(409);
-    expect(back.body['type']).toBe('https://koerier.dev/problems/contract-status-move');
+    expect(back.body['type']).toBe(problemTypeUri('contract-status-move'));
   });
 
   it('EDU-6: reading needs contracts:read, changing contracts:write; another client reads what one published; a token without the scope is 403', async () => {
@@ -241,7 +242,7 @@ describe('contracts at work: the ingest checks data against the bound contract (
       const answer = await publishEvent({ school: 'nope', level: 'kindergarten' });
       return answer.status === 400 ? answer : undefined;
     });
-    expect(refused.body).toMatchObject({ type: 'https://koerier.dev/problems/data-contract-violation', status: 400 });
+    expect(refused.body).toMatchObject({ type: problemTypeUri('data-contract-violation'), status: 400 });
     const errors = refused.body['errors'] as { pointer: string; rule: string; requirement: string }[];
     expect(errors.map((error) => [error.pointer, error.rule])).toEqual(
       expect.arrayContaining([

@@ -9,6 +9,7 @@ import { settingEnv } from '../../functions/config.js';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 const ORIGIN_SECRET = `origin-${randomUUID()}`;
 const MANAGE_RATE = 4;
@@ -55,7 +56,7 @@ describe('review #20: the origin guard behind CloudFront', () => {
       const direct = await fetch(`${koerier.url}/events`, { ...publish, headers: { ...publish.headers, ...headers } });
       expect(direct.status).toBe(403);
       expect(direct.headers.get('content-type')).toBe('application/problem+json');
-      expect(await direct.json()).toMatchObject({ type: 'https://koerier.dev/problems/edge-bypassed', status: 403 });
+      expect(await direct.json()).toMatchObject({ type: problemTypeUri('edge-bypassed'), status: 403 });
       expect((await fetch(`${koerier.url}/openapi.json`, { headers })).status).toBe(403);
     }
     expect({ dynamodb: dynamodb.total(), sqs: sqs.total() }).toEqual({ dynamodb: 0, sqs: 0 });
@@ -94,7 +95,7 @@ describe('review #20: per-client throttle on the laptop host', () => {
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('content-type')).toBe('application/problem+json');
     expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await throttled.json()).toMatchObject({ status: 429, type: 'https://koerier.dev/problems/rate-limited' });
+    expect(await throttled.json()).toMatchObject({ status: 429, type: problemTypeUri('rate-limited') });
     expect(dynamodb.total()).toBe(0);
     // Publishing is another bucket: the same organisation's publisher is unaffected.
     const publisher = await koerier.token('dev-publisher');

@@ -17,6 +17,7 @@ import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../../functions/cor
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type ReceiverScript } from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e';
@@ -171,6 +172,6 @@ describe.concurrent('operational events on the laptop host', () => {
   it('EDU-IN: no publisher may publish in the operational namespace (403 type-reserved)', async () => {
     const response = await publish(operationalEventTypes.subscriptionSuspended);
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ type: 'https://koerier.dev/problems/type-reserved', errors: [{ attribute: 'type', rule: 'reserved-type' }] });
+    expect(await response.json()).toMatchObject({ type: problemTypeUri('type-reserved'), errors: [{ attribute: 'type', rule: 'reserved-type' }] });
   });
 });

@@ -15,6 +15,7 @@ import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 const authority = createLocalCertificateAuthority();
 let dir: string;
@@ -109,7 +110,7 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     };
     const before = await call('POST', '/subscriptions', subscription, {}, partnerToken);
     expect(before.status).toBe(403);
-    expect(before.body['type']).toBe('https://koerier.dev/problems/subscription-not-entitled');
+    expect(before.body['type']).toBe(problemTypeUri('subscription-not-entitled'));
 
     expect((await call('PUT', '/clients/school-s', { entitlements: [{ typePrefix: 'nl.edu.' }] })).status).toBe(201);
     const after = await eventually(
@@ -127,7 +128,7 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     const refused = await call('PUT', '/clients/school-c', { publishGrants: ['urn:nld:oin:0001:lvs'] });
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect(refused.body).toMatchObject({ type: 'https://koerier.dev/problems/publish-grants-overlap' });
+    expect(refused.body).toMatchObject({ type: problemTypeUri('publish-grants-overlap') });
     expect(refused.body['detail']).toContain('"dev-publisher" (grant "urn:nld:oin:0001")');
     expect((await call('GET', '/clients/school-c')).status).toBe(404);
   });

@@ -20,6 +20,7 @@ import { ARCHIVE_PREFIX, archiveObjects, decodeArchiveObject } from '../../funct
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e-replay';
 const TYPE_A = 'nl.example.replay.open.a.v1';
@@ -225,7 +226,7 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     const id = await pullSubscription({ filters: [{ prefix: { type: 'nl.example.replay.open.' } }] }, partner);
     const refused = await api('POST', `/subscriptions/${id}/replays`, { from, to, types: [SECRET] }, partner);
     expect(refused.status).toBe(403);
-    expect(refused.body['type']).toBe('https://koerier.dev/problems/replay-not-entitled');
+    expect(refused.body['type']).toBe(problemTypeUri('replay-not-entitled'));
 
     const started = await api('POST', `/subscriptions/${id}/replays`, { from, to }, partner);
     expect(started.status).toBe(202);
@@ -246,7 +247,7 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     expect(first.status).toBe(202);
     const second = await api('POST', `/subscriptions/${id}/replays`, { from, to });
     expect(second.status).toBe(409);
-    expect(second.body['type']).toBe('https://koerier.dev/problems/replay-running');
+    expect(second.body['type']).toBe(problemTypeUri('replay-running'));
     expect(second.location).toBe(first.location);
 
     const cancelled = await api('POST', `${first.location!}/cancel`);

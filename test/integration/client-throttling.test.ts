@@ -13,6 +13,7 @@ import { PUBLISH_BUCKET_HEADROOM } from '../../functions/app/client-throttling.j
 import { functions, type FunctionName } from '../../lib/resources.js';
 import { startHandlerHarness, TEST_AUDIENCE, TEST_ISSUER, type HandlerHarness } from '../support/handler-harness.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 type Handler = (event: never, context: never) => Promise<unknown>;
 
@@ -135,7 +136,7 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
     const throttled = await call('subscriptions', { method: 'GET', path: '/subscriptions', routeKey: 'GET /subscriptions', authorization: `Bearer ${token}` });
     expect(throttled.status).toBe(429);
     expect(throttled.headers['content-type']).toBe('application/problem+json');
-    expect(throttled.json()).toMatchObject({ status: 429, type: 'https://koerier.dev/problems/rate-limited' });
+    expect(throttled.json()).toMatchObject({ status: 429, type: problemTypeUri('rate-limited') });
     const retryAfter = Number(throttled.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60 / MANAGE_RATE);

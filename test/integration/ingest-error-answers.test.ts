@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFitsOneIdempotencyItem } from '../support/idempotency-item.js';
 import { MAX_PROBLEM_BYTES, problemResponse } from '../../functions/core/http/problems.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 let harness: HandlerHarness;
 let handler: (event: never, context: never) => Promise<unknown>;
@@ -92,7 +93,7 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
     const worst = '\u0001'.repeat(100_000);
     const issues = Array.from({ length: 10_000 }, (_, index) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index }));
     const response = problemResponse({
-      type: 'https://koerier.dev/problems/invalid-cloudevent',
+      type: problemTypeUri('invalid-cloudevent'),
       title: 'Invalid CloudEvent',
       status: 400,
       detail: worst,

@@ -11,6 +11,7 @@ import { containerClients } from '../../functions/composition/aws-dependencies.j
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { staysQuiet } from '../support/waiting.js';
+import { problemTypeUri } from '../support/problem-types.js';
 
 let harness: HandlerHarness;
 let handler: (event: never, context: never) => Promise<unknown>;
@@ -123,7 +124,7 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
       const refused = await post(accepted, STRUCTURED, key);
       expect(refused.status).toBe(503);
       expect(refused.headers['content-type']).toBe('application/problem+json');
-      expect((refused.json() as { type: string }).type).toBe('https://koerier.dev/problems/events-not-stored');
+      expect((refused.json() as { type: string }).type).toBe(problemTypeUri('events-not-stored'));
       expect(await storedIds()).toEqual([]);
     } finally {
       restore();

@@ -18,7 +18,10 @@ export const problemSchema = {
     type: {
       type: 'string',
       format: 'uri-reference',
-      description: 'What kind of problem: branch on it. Each is described at GET /problems/{type} (its last segment; the enum there lists them all).',
+      description:
+        'What kind of problem: branch on it. A relative reference with the full path (RFC 9457 §3.1.1), the same in every answer: ' +
+        "resolved against the URL of the request it answers, it is the type's page on this API (GET /problems/{type}, in Markdown). " +
+        'The enum lists every type Koerier answers with.',
       enum: (Object.keys(problemTypes) as ProblemSlug[]).map((slug) => problemType(slug)),
     },
     title: { type: 'string' },

@@ -1,4 +1,5 @@
 /** Component schemas of the contract register's API (contracts-paths.ts). */
+import { DOCUMENT_MEDIA_TYPES } from '../contracts/document-media-types.js';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const contact = {
@@ -74,7 +75,7 @@ export const contractsSchemas = {
       sunset: { type: 'string', format: 'date-time', description: 'Set while deprecated.' },
       eventTypes: { type: 'array', items: { type: 'string' } },
       checksum: { type: 'string', description: 'RFC 9530 form of the SHA-256 of the document: `sha-256=:<base64>:`.' },
-      mediaType: { type: 'string' },
+      mediaType: { type: 'string', description: 'The media type the document was published in, and is served in.' },
       size: { type: 'integer' },
       specVersion: { type: 'string' },
       messages: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, hasPayload: { type: 'boolean' } } } },
@@ -111,8 +112,17 @@ export const contractsSchemas = {
       sunset: { type: 'string', description: 'RFC 3339 date or date-time; required with `deprecated`.' },
       eventTypes: { type: 'array', maxItems: 100, items: { type: 'string' }, description: 'Default: the AsyncAPI messages’ names.' },
       document: {
-        description: 'The OpenAPI 3.x (JSON) or AsyncAPI 3.x (JSON or YAML text) document. External `$ref`s are not followed.',
+        description:
+          'The OpenAPI 3.x or AsyncAPI 3.x document: a JSON object, or its text in JSON or YAML. The checksum covers the text as sent ' +
+          '(UTF-8); the version serves it back as sent, in `mediaType`. External `$ref`s are not followed; YAML aliases are bounded.',
         oneOf: [{ type: 'object' }, { type: 'string' }],
+      },
+      mediaType: {
+        type: 'string',
+        enum: DOCUMENT_MEDIA_TYPES,
+        description:
+          'The media type of `document`, kept and served back with it. Default: the kind’s own JSON media type for an object or text starting ' +
+          'with `{`, its YAML media type for other text.',
       },
     },
   },

@@ -14,7 +14,7 @@ export function problemTypePage(slug: string): HttpResponse {
   const body = [
     `# ${title}`,
     '',
-    `Problem type \`${problemType(slug)}\`, answered with HTTP ${status.join(' or ')}.`,
+    `Problem type \`${problemType(slug)}\` (resolved against the URL of the answer, it is this page), answered with HTTP ${status.join(' or ')}.`,
     '',
     description,
     '',

@@ -4,6 +4,7 @@
  */
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES } from '../subscriptions/json-bounds.js';
 import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
+import { publishedMediaType } from './document-media-types.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import {
   CONTRACT_NAME,
@@ -34,6 +35,8 @@ export interface PublishInput {
   readonly eventTypes: readonly string[];
   /** The document as published: its text is what the checksum covers. */
   readonly document: string;
+  /** The media type it is published in, and served back in (`document-media-types.ts`). */
+  readonly mediaType: string;
 }
 
 export interface ContractPatch {
@@ -75,13 +78,15 @@ export function checkedType(type: string): string {
 }
 
 export function readPublishInput(request: HttpRequest): PublishInput {
-  const fields = jsonObjectOf(request, ['kind', 'description', 'owner', 'contact', 'status', 'sunset', 'eventTypes', 'document']);
+  const fields = jsonObjectOf(request, ['kind', 'description', 'owner', 'contact', 'status', 'sunset', 'eventTypes', 'document', 'mediaType']);
   const kind = oneOf(fields['kind'], contractKinds, 'kind');
   if (kind === undefined) throw invalidContract(`kind is required: ${contractKinds.join(' or ')}.`);
   const document = fields['document'];
   if (document === undefined || document === null || (typeof document !== 'string' && typeof document !== 'object')) {
     throw invalidContract('document is required: the OpenAPI or AsyncAPI document, as a JSON object or as its text (JSON or YAML).');
   }
+  const mediaType = publishedMediaType(kind, document, fields['mediaType']);
+  if (typeof mediaType !== 'string') throw invalidContract(mediaType.refused);
   const status = oneOf(fields['status'], versionStatuses, 'status') ?? 'active';
   const sunset = sunsetOf(fields['sunset']);
   if (status === 'deprecated' && sunset === undefined) throw invalidContract('A deprecated version needs a sunset date (RFC 3339).');
@@ -94,6 +99,7 @@ export function readPublishInput(request: HttpRequest): PublishInput {
     ...optional('sunset', sunset),
     eventTypes: typesOf(fields['eventTypes']) ?? [],
     document: typeof document === 'string' ? document : JSON.stringify(document),
+    mediaType,
   };
 }
 

@@ -38,6 +38,7 @@ export async function registerOwnContract(deps: PublishDependencies & { readonly
         status: 'active',
         eventTypes: [],
         document: own.text,
+        mediaType: 'application/vnd.oai.openapi+json',
       },
       false,
     );

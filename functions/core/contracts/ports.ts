@@ -5,6 +5,7 @@
  * calls. Memory adapters for tests: ./memory-adapters.ts.
  */
 import type { ContractBinding, ContractKind, ContractRecord, DeprecationNotice, VersionRecord } from './contract.js';
+import type { DocumentSyntax } from './document-media-types.js';
 import type { JsonSchema } from './schema-compatibility.js';
 
 export interface ContractStore {
@@ -39,10 +40,11 @@ export interface ContractDocuments {
   getSchemas(name: string, version: string): Promise<MessageSchemas | undefined>;
 }
 
-/** One thing a parser found, with where in the document (a JSON Pointer) when it says. */
+/** One thing a parser found, with where in the document (a JSON Pointer) when it says, and its line in a YAML document. */
 export interface ParserFinding {
   readonly message: string;
   readonly path?: string;
+  readonly line?: number;
   readonly severity: 'error' | 'warning';
 }
 
@@ -55,9 +57,13 @@ export type ParsedContract =
     }
   | { readonly valid: false; readonly errors: readonly ParserFinding[] };
 
-/** The OpenAPI and AsyncAPI ecosystems' own parsers; never follows an external `$ref`. */
+/**
+ * The OpenAPI and AsyncAPI ecosystems' own parsers; never follows an external `$ref`. `syntax` is
+ * how the text is read, from the media type it is published in: JSON text that is not JSON, or
+ * YAML that is not YAML, is refused (with the line), and so is YAML whose aliases expand too far.
+ */
 export interface ContractParser {
-  parse(kind: ContractKind, text: string): Promise<ParsedContract>;
+  parse(kind: ContractKind, text: string, syntax: DocumentSyntax): Promise<ParsedContract>;
 }
 
 export interface ContractConsumer {

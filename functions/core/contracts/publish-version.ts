@@ -8,6 +8,7 @@ import type { Principal } from '../auth/access-tokens.js';
 import { compareVersions, majorOf, type ContractRecord, type MessageCompatibility, type VersionCompatibility, type VersionRecord } from './contract.js';
 import * as http from './http-mapping.js';
 import { ContractChangedError, type ContractDocuments, type ContractParser, type ContractStore, type MessageSchemas } from './ports.js';
+import { syntaxOf } from './document-media-types.js';
 import { compareSchemas, type Verdict } from './schema-compatibility.js';
 
 export interface PublishDependencies {
@@ -41,7 +42,7 @@ export async function publishVersion(
     return { created: false, contract: contract!, version: existing };
   }
   if (!contract && (!input.owner || !input.contact)) throw http.ownerRequired();
-  const parsed = await deps.parser.parse(input.kind, input.document);
+  const parsed = await deps.parser.parse(input.kind, input.document, syntaxOf(input.mediaType));
   if (!parsed.valid) throw http.invalidDocument(input.kind, parsed.errors);
   const schemas: MessageSchemas = Object.fromEntries(
     parsed.messages.filter((message) => message.payload !== undefined).map((message) => [message.id, message.payload!]),
@@ -55,7 +56,7 @@ export async function publishVersion(
     ...(input.sunset === undefined ? {} : { sunset: input.sunset }),
     eventTypes: input.eventTypes.length > 0 ? input.eventTypes : [...new Set(parsed.messages.flatMap((message) => (message.name ? [message.name] : [])))],
     checksum,
-    mediaType: mediaTypeOf(input),
+    mediaType: input.mediaType,
     size: Buffer.byteLength(input.document),
     specVersion: parsed.specVersion,
     messages: parsed.messages.map((message) => ({
@@ -168,10 +169,4 @@ function overall(messages: readonly MessageCompatibility[]): Verdict {
   const forward = compared.every((message) => ['identical', 'full', 'forward'].includes(message.verdict));
   if (backward && forward) return compared.every((message) => message.verdict === 'identical') && compared.length === messages.length ? 'identical' : 'full';
   return backward ? 'backward' : forward ? 'forward' : 'breaking';
-}
-
-function mediaTypeOf(input: http.PublishInput): string {
-  const json = input.document.trimStart().startsWith('{');
-  if (input.kind === 'asyncapi-data') return json ? 'application/vnd.aai.asyncapi+json' : 'application/vnd.aai.asyncapi+yaml';
-  return json ? 'application/vnd.oai.openapi+json' : 'application/vnd.oai.openapi+yaml';
 }

@@ -2,6 +2,7 @@
  * RFC 9457 problem details: the one shape in which every error leaves Koerier.
  * Never a stack trace, never an event's `data`.
  */
+import { API_BASE_PATH } from './api-version.js';
 import type { HttpResponse } from './messages.js';
 import type { ProblemSlug } from './problem-types.js';
 
@@ -30,7 +31,15 @@ export interface Problem {
   readonly [extension: string]: unknown;
 }
 
-const PROBLEM_BASE = 'https://koerier.dev/problems/';
+/**
+ * Problem types are relative references with the full path (RFC 9457 §3.1.1): resolved against the
+ * URL of the answer they came in, they name the type's page on the same origin, `GET /v1/problems/{type}`.
+ * Not absolute from KOERIER_PUBLIC_BASE_URL, because not every answer of a deployment can know that
+ * URL: the edge's WAF answers 429 from a web ACL in another stack (lib/constructs/edge-protection.ts),
+ * and core throws its problems without configuration. One string for every answer; docs/CONTRACTS.md
+ * ("Problem types") weighs the choice.
+ */
+const PROBLEM_BASE = `${API_BASE_PATH}/problems/`;
 
 /** Problem type URIs, one per kind of failure, so clients can branch on `type`. */
 export const problemType = (slug: ProblemSlug): string => `${PROBLEM_BASE}${slug}`;

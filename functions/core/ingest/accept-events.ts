@@ -263,7 +263,7 @@ function logRefusal(error: KoerierError, publisher: string, log: Log, metrics: M
   metrics.publishRejected(ruleOf(error.problem.type));
 }
 
-/** The rule a refusal names: its problem type's slug (`https://koerier.dev/problems/<slug>`), a fixed vocabulary. */
+/** The rule a refusal names: its problem type's slug (`/v1/problems/<slug>`), a fixed vocabulary. */
 function ruleOf(type: string | undefined): string {
   return type?.split('/').at(-1) || 'refused';
 }

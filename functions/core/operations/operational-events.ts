@@ -10,8 +10,8 @@
  * every type (`""`) is about partners' data and does not make a partner an operator. Publishers may
  * not publish in this namespace (the ingest answers 403), so no partner can forge one.
  *
- * Types follow the NL GOV profile: reverse DNS of Koerier's own domain (koerier.dev, the problem
- * types' domain), one version suffix (CE-6). `data` holds identifiers, statuses and reasons only,
+ * Types follow the NL GOV profile: reverse DNS of Koerier's own domain (koerier.dev), one version
+ * suffix (CE-6). `data` holds identifiers, statuses and reasons only,
  * never an event's data (CE-16).
  */
 import { createHash } from 'node:crypto';

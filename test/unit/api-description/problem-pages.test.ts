@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
 import { problemTypePage } from '../../../functions/core/api-description/problem-pages.js';
 import { problemTypes } from '../../../functions/core/http/problem-types.js';
-import { problemType } from '../../../functions/core/http/problems.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 import { refusalOf } from '../../support/refusals.js';
 
 const slugs = Object.keys(problemTypes) as (keyof typeof problemTypes)[];
@@ -21,7 +21,7 @@ describe('problem type pages', () => {
       expect(page.headers['content-type']).toBe('text/markdown; charset=utf-8');
       const body = String(page.body);
       expect(body, slug).toContain(`# ${problemTypes[slug].title}`);
-      expect(body, slug).toContain(problemType(slug));
+      expect(body, slug).toContain(problemTypeUri(slug));
       expect(body, slug).toContain(problemTypes[slug].description);
       for (const status of problemTypes[slug].status) expect(body, slug).toContain(String(status));
     }
@@ -29,7 +29,7 @@ describe('problem type pages', () => {
 
   it('a type Koerier never answers with is a 404 problem', () => {
     for (const slug of ['no-such-type', 'constructor', '__proto__', '']) {
-      expect(refusalOf(() => problemTypePage(slug)).problem, slug).toMatchObject({ status: 404, type: problemType('not-found') });
+      expect(refusalOf(() => problemTypePage(slug)).problem, slug).toMatchObject({ status: 404, type: problemTypeUri('not-found') });
     }
   });
 
@@ -40,6 +40,6 @@ describe('problem type pages', () => {
     ]!;
     expect(operation.parameters.find((p) => p.name === 'type')!.schema.enum).toEqual(slugs);
     const problem = document.components.schemas.Problem as unknown as { properties: { type: { enum: string[] } } };
-    expect(problem.properties.type.enum).toEqual(slugs.map((slug) => problemType(slug)));
+    expect(problem.properties.type.enum).toEqual(slugs.map((slug) => problemTypeUri(slug)));
   });
 });

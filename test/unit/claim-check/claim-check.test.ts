@@ -23,6 +23,7 @@ import { grantUpload, parseUploadRequest, resolveUploads } from '../../../functi
 import { answered } from '../../../functions/core/http/problems.js';
 import type { LogFields } from '../../../functions/core/ports/log.js';
 import { asyncRefusalOf, refusalOf } from '../../support/refusals.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const BASE = 'https://koerier.example';
 const SETTINGS = { inlineEventBytes: 65_536, maxQueuedEventBytes: 253_952 };
@@ -245,11 +246,9 @@ describe('uploads', () => {
     expect(grant.status).toBe(201);
     const { dataref, uploadid } = JSON.parse(grant.body) as { dataref: string; uploadid: string };
     const event = accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref }));
-    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-a', uploadDeps()))).problem.type).toBe(
-      'https://koerier.dev/problems/upload-incomplete',
-    );
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-a', uploadDeps()))).problem.type).toBe(problemTypeUri('upload-incomplete'));
     await store.put(`uploads/${uploadid}`, { bytes, contentType: 'text/plain', form: 'base64' });
-    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-b', uploadDeps()))).problem.type).toBe('https://koerier.dev/problems/upload-unknown');
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-b', uploadDeps()))).problem.type).toBe(problemTypeUri('upload-unknown'));
     const resolved = await resolveUploads([event], 'partner-a', uploadDeps());
     expect(JSON.parse(resolved[0]!.json)).toEqual({
       specversion: '1.0',

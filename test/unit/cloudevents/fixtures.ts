@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { KoerierError, type Problem, type ValidationIssue } from '../../../functions/core/http/problems.js';
 import { parseCloudEventsRequest, type AcceptedEvent, type ParsedEvents } from '../../../functions/core/cloudevents/index.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 export const OPTIONS = { maxEventBytes: 64 * 1024 };
 
@@ -70,7 +71,7 @@ export function summary(issues: readonly ValidationIssue[] | undefined): string[
 export function invalidIssues(outcome: ParseOutcome): string[] {
   const problem = problemOf(outcome);
   expect(problem.status).toBe(400);
-  expect(problem.type).toBe('https://koerier.dev/problems/invalid-cloudevent');
+  expect(problem.type).toBe(problemTypeUri('invalid-cloudevent'));
   expect(problem.title).toBe('Invalid CloudEvent');
   return summary(problem.errors);
 }

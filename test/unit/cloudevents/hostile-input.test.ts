@@ -33,6 +33,7 @@ import {
   structuredRequest,
   summary,
 } from './fixtures.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 /** The deployed per-event limit: 256 KiB (SQS) minus 8 KiB for the delivery envelope. */
 const LIMITS = { maxEventBytes: 248 * 1024, maxEventsPerBatch: 1000 };
@@ -49,7 +50,7 @@ describe('review #3: sizes are checked before costly validation', () => {
   it('review #3: a 5 MB structured event with data_base64 gets 413, not a stack overflow', () => {
     const event = nlEvent({ datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(3_750_000, 7).toString('base64') });
     const problem = problemOf(parse(structuredRequest(event), LIMITS));
-    expect(problem).toMatchObject({ status: 413, type: 'https://koerier.dev/problems/payload-too-large', maxEventBytes: LIMITS.maxEventBytes });
+    expect(problem).toMatchObject({ status: 413, type: problemTypeUri('payload-too-large'), maxEventBytes: LIMITS.maxEventBytes });
     expect(problem['eventBytes']).toBeGreaterThan(5_000_000);
   });
 

@@ -11,6 +11,7 @@ import {
   problemOf,
   structuredRequest,
 } from './fixtures.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const NL_HEADERS = {
   'ce-specversion': '1.0',
@@ -58,7 +59,7 @@ describe('HTTP-1 structured mode', () => {
   it('HTTP-1: malformed JSON is a 400 malformed-json problem that quotes nothing of the body', () => {
     for (const text of ['{"specversion":"1.0", "data": {"secret": x}}', '', '\uFEFF{}', '{"a":1}{"b":2}']) {
       const problem = problemOf(parse(structuredRequest(text)));
-      expect(problem).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/malformed-json', title: 'Malformed JSON' });
+      expect(problem).toMatchObject({ status: 400, type: problemTypeUri('malformed-json'), title: 'Malformed JSON' });
       expect(JSON.stringify(problem)).not.toContain('secret');
     }
   });
@@ -67,7 +68,7 @@ describe('HTTP-1 structured mode', () => {
     const body = Buffer.concat([Buffer.from('{"specversion":"1.0","subject":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     expect(problemOf(parse({ headers: { 'content-type': 'application/cloudevents+json' }, body }))).toMatchObject({
       status: 400,
-      type: 'https://koerier.dev/problems/malformed-json',
+      type: problemTypeUri('malformed-json'),
     });
   });
 
@@ -187,7 +188,7 @@ describe('HTTP-2 binary mode', () => {
   it('HTTP-2: a JSON media type with a body that is not JSON is malformed JSON', () => {
     expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello')))).toMatchObject({
       status: 400,
-      type: 'https://koerier.dev/problems/malformed-json',
+      type: problemTypeUri('malformed-json'),
     });
   });
 
@@ -277,7 +278,7 @@ describe('HTTP-3 batch mode', () => {
   });
 
   it('HTTP-3: a malformed batch is malformed JSON', () => {
-    expect(problemOf(parse(batchRequest('[{"id":1},')))).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/malformed-json' });
+    expect(problemOf(parse(batchRequest('[{"id":1},')))).toMatchObject({ status: 400, type: problemTypeUri('malformed-json') });
   });
 });
 
@@ -306,7 +307,7 @@ describe('Content modes not understood (415)', () => {
       'application/cloudevents',
     ]) {
       const problem = problemOf(parse(structuredRequest(nlEvent(), contentType, NL_HEADERS)));
-      expect(problem, contentType).toMatchObject({ status: 415, type: 'https://koerier.dev/problems/unsupported-media-type' });
+      expect(problem, contentType).toMatchObject({ status: 415, type: problemTypeUri('unsupported-media-type') });
       expect(problem.detail).toContain(contentType);
     }
   });
@@ -337,7 +338,7 @@ describe('Event size limit (413)', () => {
     const problem = problemOf(parse(structuredRequest(text), options));
     expect(problem).toMatchObject({
       status: 413,
-      type: 'https://koerier.dev/problems/payload-too-large',
+      type: problemTypeUri('payload-too-large'),
       eventBytes: Buffer.byteLength(text),
       maxEventBytes: 400,
     });

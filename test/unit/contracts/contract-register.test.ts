@@ -21,6 +21,7 @@ import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/cor
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../../support/contract-documents.js';
 import { answering } from '../../support/refusals.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const writer: Principal = { clientId: 'registry-writer', scopes: new Set(['contracts:write']) };
 const publisher: Principal = { clientId: 'school-a', scopes: new Set(['events:publish']) };
@@ -177,7 +178,7 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
     const refused = await send({ school: '1' });
     expect(refused.status).toBe(400);
     const problem = JSON.parse(refused.body) as { type: string; errors: { pointer: string; rule: string }[] };
-    expect(problem.type).toBe('https://koerier.dev/problems/data-contract-violation');
+    expect(problem.type).toBe(problemTypeUri('data-contract-violation'));
     expect(problem.errors.map((error) => [error.pointer, error.rule])).toEqual([
       ['/data/student', 'required'],
       ['/data/school', 'pattern'],

@@ -23,6 +23,7 @@ import type { Subscription } from '../../../functions/core/subscriptions/subscri
 import type { Overrides } from '../../support/overrides.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
 import { answering } from '../../support/refusals.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
@@ -192,7 +193,7 @@ describe('listing attempts and dead letters (EDU-18)', () => {
     const { admin: deliveries } = setUp();
     const response = await deliveries.listDeadLetters(owner, 'sub-1', get({ limit }));
     expect(response.status).toBe(400);
-    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-parameter', detail: 'limit must be an integer from 1 to 100.' });
+    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-parameter'), detail: 'limit must be an integer from 1 to 100.' });
   });
 
   it('EDU-18: limits 1 and 100 are taken', async () => {
@@ -304,7 +305,7 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     const { admin: deliveries, calls } = setUp({ deadLetters: [deadLetter(1)] });
     const response = await deliveries.redrive(owner, 'sub-1', post(body));
     expect(response.status).toBe(400);
-    expect(json(response)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-redrive-selection', detail });
+    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-redrive-selection'), detail });
     expect(calls).toEqual([]);
   });
 
@@ -362,7 +363,7 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     const response = await suspended.admin.redrive(owner, 'sub-1', post({ all: true }));
     expect(response.status).toBe(409);
     expect(json(response)).toMatchObject({
-      type: 'https://koerier.dev/problems/subscription-not-active',
+      type: problemTypeUri('subscription-not-active'),
       detail: 'The subscription is suspended; nothing can be delivered to it. Resume it first (POST /subscriptions/sub-1/resume).',
     });
     const retired = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'retired' }) });
@@ -456,7 +457,7 @@ describe('resume (EDU-12, EDU-18)', () => {
     const response = await deliveries.resume(owner, 'sub-1');
     expect(response.status).toBe(409);
     expect(json(response)).toMatchObject({
-      type: 'https://koerier.dev/problems/subscription-not-suspended',
+      type: problemTypeUri('subscription-not-suspended'),
       detail: 'The subscription is active; only a suspended subscription can be resumed.',
     });
     expect(calls).toEqual([]);
@@ -474,7 +475,7 @@ describe('resume (EDU-12, EDU-18)', () => {
     const { admin: deliveries, calls } = setUp({ subscription: subscription({ status: 'suspended', ...over }) });
     const response = await deliveries.resume(owner, 'sub-1');
     expect(response.status).toBe(409);
-    expect(json(response)['type']).toBe('https://koerier.dev/problems/credential-required');
+    expect(json(response)['type']).toBe(problemTypeUri('credential-required'));
     expect(json(response)['detail']).toContain(says);
     expect(calls).toEqual([]);
   });
@@ -560,7 +561,7 @@ describe('what happened to my event? (issue 13, item 5)', () => {
   it('unknown query parameters are refused with 400, naming them, on both lists; so are a bad outcome and a bad time', async () => {
     const { admin: deliveries } = setUp({ attempts: history });
     const misspelt = json(await deliveries.listAttempts(owner, 'sub-1', get({ outcom: 'retrying' })));
-    expect(misspelt).toMatchObject({ status: 400, type: 'https://koerier.dev/problems/invalid-parameter' });
+    expect(misspelt).toMatchObject({ status: 400, type: problemTypeUri('invalid-parameter') });
     expect(misspelt['detail']).toContain('outcom');
     expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ outcome: 'retrying' })))['detail']).toContain('outcome');
     expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'lost' })))).toMatchObject({ status: 400 });

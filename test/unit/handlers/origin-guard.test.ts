@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
 import { KoerierError } from '../../../functions/core/http/problems.js';
 import { ORIGIN_VERIFY_HEADER, requireEdgeOrigin } from '../../../functions/app/origin-guard.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const request = (headers: Record<string, string>): HttpRequest => ({
   method: 'GET',
@@ -31,7 +32,7 @@ describe('requireEdgeOrigin', () => {
         thrown = error;
       }
       expect(thrown, String(presented)).toBeInstanceOf(KoerierError);
-      expect((thrown as KoerierError).problem).toMatchObject({ status: 403, type: 'https://koerier.dev/problems/edge-bypassed' });
+      expect((thrown as KoerierError).problem).toMatchObject({ status: 403, type: problemTypeUri('edge-bypassed') });
       // The answer never echoes what was expected.
       expect(JSON.stringify((thrown as KoerierError).problem)).not.toContain(SECRET);
     }

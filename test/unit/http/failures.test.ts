@@ -9,6 +9,7 @@ import type { HttpResponse } from '../../../functions/core/http/messages.js';
 import { answered, KoerierError, problem } from '../../../functions/core/http/problems.js';
 import { InMemoryIdempotencyStore, withIdempotency, type IdempotencyContext } from '../../../functions/core/idempotency/index.js';
 import { controlledClock, ingestRequest } from '../idempotency/store-contract.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const SECRET = 'connection-string-with-password-hunter2';
 
@@ -27,7 +28,7 @@ describe('failures: a thrown KoerierError is the answer', () => {
     expect(response.status).toBe(503);
     expect(response.headers).toEqual({ 'content-type': 'application/problem+json', 'retry-after': '1' });
     expect(JSON.parse(response.body)).toEqual({
-      type: 'https://koerier.dev/problems/events-not-stored',
+      type: problemTypeUri('events-not-stored'),
       title: 'Service Unavailable',
       status: 503,
       detail: 'Retry later.',

@@ -23,6 +23,7 @@ import {
   type IdempotencyStore,
 } from '../../../functions/core/idempotency/index.js';
 import { controlledClock, ingestRequest } from './store-contract.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const TTL = 7 * 24 * 3600;
 const OP = 'POST /events';
@@ -163,7 +164,7 @@ describe('idempotency guard: what the answers say', () => {
     const reused = await withIdempotency(ingestRequest(key, '{"id":"2"}'), ctx, accepted);
     expect(reused.headers['content-type']).toBe('application/problem+json');
     expect(problemBody(reused)).toEqual({
-      type: 'https://koerier.dev/problems/idempotency-key-reused',
+      type: problemTypeUri('idempotency-key-reused'),
       title: 'Idempotency Key Reused',
       status: 422,
       detail: `Idempotency-Key ${key} was already used with a different request; a new request needs a new key.`,
@@ -181,7 +182,7 @@ describe('idempotency guard: what the answers say', () => {
     clock.advance(15_000);
     const repeat = await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, accepted);
     expect(problemBody(repeat)).toEqual({
-      type: 'https://koerier.dev/problems/idempotency-key-in-progress',
+      type: problemTypeUri('idempotency-key-in-progress'),
       title: 'Idempotency Key In Progress',
       status: 409,
       detail: `A request with Idempotency-Key ${key} is still being processed; retry after 45 s.`,

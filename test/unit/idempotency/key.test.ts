@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readIdempotencyKey } from '../../../functions/core/idempotency/index.js';
 import { refusalOf } from '../../support/refusals.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const V4 = '3f2b8c1e-9d4a-4b6e-8f10-2a7c5e9d1b34';
 
@@ -12,7 +13,7 @@ describe('readIdempotencyKey', () => {
   it('EDU-IDEM-18: a missing key is a 400 idempotency-key-missing', () => {
     const p = problemOf({ 'content-type': 'application/json' });
     expect(p.status).toBe(400);
-    expect(p.type).toBe('https://koerier.dev/problems/idempotency-key-missing');
+    expect(p.type).toBe(problemTypeUri('idempotency-key-missing'));
     expect(p.errors?.[0]).toMatchObject({ attribute: 'Idempotency-Key', rule: 'missing', requirement: 'EDU-IDEM-18' });
   });
 
@@ -31,7 +32,7 @@ describe('readIdempotencyKey', () => {
   ])('EDU-IDEM-6: %s is a 400 idempotency-key-malformed (not a UUID)', (_what, value) => {
     const p = problemOf({ 'idempotency-key': value });
     expect(p.status).toBe(400);
-    expect(p.type).toBe('https://koerier.dev/problems/idempotency-key-malformed');
+    expect(p.type).toBe(problemTypeUri('idempotency-key-malformed'));
     expect(p.errors?.[0]).toMatchObject({ rule: 'uuid', requirement: 'EDU-IDEM-6' });
     expect(p.detail).toMatch(/not a UUID/);
   });
@@ -43,7 +44,7 @@ describe('readIdempotencyKey', () => {
     ['version 4 with the wrong variant', '3f2b8c1e-9d4a-4b6e-cf10-2a7c5e9d1b34'],
   ])('EDU-IDEM-6: %s is a 400 idempotency-key-malformed (not version 4)', (_what, value) => {
     const p = problemOf({ 'idempotency-key': value });
-    expect(p.type).toBe('https://koerier.dev/problems/idempotency-key-malformed');
+    expect(p.type).toBe(problemTypeUri('idempotency-key-malformed'));
     expect(p.errors?.[0]).toMatchObject({ rule: 'uuid-v4', requirement: 'EDU-IDEM-6' });
     expect(p.detail).toMatch(/not version 4/);
   });

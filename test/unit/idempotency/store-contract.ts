@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Clock } from '../../../functions/core/ports/clock.js';
 import { withIdempotency, type IdempotencyContext, type IdempotencyScope, type IdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const TTL = 7 * 24 * 3600;
 const LOCK = 60;
@@ -92,9 +93,9 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const { process, runs } = countingProcess();
       const missing = await withIdempotency(ingestRequest(undefined, '{}'), ctx, process);
       expect(missing.status).toBe(400);
-      expect(JSON.parse(missing.body).type).toBe('https://koerier.dev/problems/idempotency-key-missing');
+      expect(JSON.parse(missing.body).type).toBe(problemTypeUri('idempotency-key-missing'));
       const malformed = await withIdempotency(ingestRequest('not-a-uuid', '{}'), ctx, process);
-      expect(JSON.parse(malformed.body).type).toBe('https://koerier.dev/problems/idempotency-key-malformed');
+      expect(JSON.parse(malformed.body).type).toBe(problemTypeUri('idempotency-key-malformed'));
       const notV4 = await withIdempotency(ingestRequest('6ba7b810-9dad-11d1-80b4-00c04fd430c8', '{}'), ctx, process);
       expect(notV4.status).toBe(400);
       expect(runs()).toBe(0);
@@ -136,7 +137,7 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       expect(other.status).toBe(422);
       expect(other.headers['content-type']).toBe('application/problem+json');
       const problem = JSON.parse(other.body);
-      expect(problem.type).toBe('https://koerier.dev/problems/idempotency-key-reused');
+      expect(problem.type).toBe(problemTypeUri('idempotency-key-reused'));
       expect(problem.detail).toContain(key);
       expect(problem.idempotencyKey).toBe(key);
     });
@@ -184,7 +185,7 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       clock.advance(10_000);
       const during = await withIdempotency(ingestRequest(key, '{}'), ctx, async () => accepted(99));
       expect(during.status).toBe(409);
-      expect(JSON.parse(during.body).type).toBe('https://koerier.dev/problems/idempotency-key-in-progress');
+      expect(JSON.parse(during.body).type).toBe(problemTypeUri('idempotency-key-in-progress'));
       expect(during.headers['retry-after']).toBe(String(LOCK - 10));
       gate.resolve(accepted(1));
       const firstResponse = await first;

@@ -8,6 +8,7 @@ import { DirectoryChangedError, type PartnerStore } from '../../../functions/cor
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { answering } from '../../support/refusals.js';
 import { recordingLog } from '../../support/recording-log.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const admin: Principal = { clientId: 'ops', scopes: new Set(['admin']) };
 const seed: PartnerSeed = {
@@ -80,7 +81,7 @@ describe('the partners admin API (issue 12)', () => {
     await directory.current();
     const refused = await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0001:lvs'] }));
     expect(refused.status).toBe(409);
-    expect(JSON.parse(refused.body)).toMatchObject({ type: 'https://koerier.dev/problems/publish-grants-overlap' });
+    expect(JSON.parse(refused.body)).toMatchObject({ type: problemTypeUri('publish-grants-overlap') });
     expect(JSON.parse(refused.body).detail).toContain('"school-a" (grant "urn:nld:oin:0001")');
     expect((await store.load()).partners.map((p) => p.clientId)).toEqual(['school-a']);
     // `""` covers every source, so it overlaps every other client's grants.
@@ -133,7 +134,7 @@ describe('the partners admin API (issue 12)', () => {
     const api = answering(new PartnersAdmin({ store: racing, seed: { publishGrants: {}, entitlements: new Map() }, audit: silentLog }));
     const answer = await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:x'] }));
     expect(answer.status).toBe(409);
-    expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://koerier.dev/problems/directory-changed' });
+    expect(JSON.parse(answer.body)).toMatchObject({ type: problemTypeUri('directory-changed') });
     await expect(memory.save({ revision: 1, partners: [] }, 0)).rejects.toBeInstanceOf(DirectoryChangedError);
   });
 

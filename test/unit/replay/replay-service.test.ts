@@ -11,6 +11,7 @@ import { ReplayService } from '../../../functions/core/replay/replay-service.js'
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { answering } from '../../support/refusals.js';
 import { HOUR, NOW, subscription } from './replay-fakes.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const owner: Principal = { clientId: 'client-a', scopes: new Set(['subscriptions:manage']) } as Principal;
 const stranger: Principal = { clientId: 'client-b', scopes: new Set(['subscriptions:manage']) } as Principal;
@@ -53,7 +54,7 @@ describe('replay API (issue 13, item 2)', () => {
     await replays.start(owner, 'sub-1', body(window));
     const second = await replays.start(owner, 'sub-1', body(window));
     expect(second.status).toBe(409);
-    expect(json(second)['type']).toBe('https://koerier.dev/problems/replay-running');
+    expect(json(second)['type']).toBe(problemTypeUri('replay-running'));
     expect(second.headers['location']).toBe('/v1/subscriptions/sub-1/replays/replay-1');
     const cancelled = await replays.cancel(owner, 'sub-1', 'replay-1');
     expect(json(cancelled)).toMatchObject({ state: 'cancelled' });
@@ -65,10 +66,10 @@ describe('replay API (issue 13, item 2)', () => {
     const { replays } = service();
     const notEntitled = await replays.start(admin, 'sub-1', body({ ...window, types: ['nl.example.secret.v1'] }));
     expect(notEntitled.status).toBe(403);
-    expect(json(notEntitled)['type']).toBe('https://koerier.dev/problems/replay-not-entitled');
+    expect(json(notEntitled)['type']).toBe(problemTypeUri('replay-not-entitled'));
     const { replays: narrow } = service(subscription({ types: ['nl.example.a.v1'] }));
     const notSubscribed = await narrow.start(owner, 'sub-1', body({ ...window, types: ['nl.example.b.v1'] }));
-    expect(json(notSubscribed)['type']).toBe('https://koerier.dev/problems/replay-beyond-subscription');
+    expect(json(notSubscribed)['type']).toBe(problemTypeUri('replay-beyond-subscription'));
     expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status).toBe(202);
   });
 

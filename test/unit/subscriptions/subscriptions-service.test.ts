@@ -15,6 +15,7 @@ import { SubscriptionsService, type SubscriptionsSettings } from '../../../funct
 import type { ValidationTransport, ValidationTransportResult } from '../../../functions/core/webhooks/validation-handshake.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { answering } from '../../support/refusals.js';
+import { problemTypeUri } from '../../support/problem-types.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const START = Date.UTC(2026, 2, 1, 12);
@@ -305,7 +306,7 @@ describe('subscriptions use case: list, read, change, delete', () => {
   it('EDU-7: listing refuses a query parameter it does not take (400 naming it), instead of answering the unfiltered list', async () => {
     const refused = await service.list(principal('school-a'), request('GET', undefined, {}, { status: 'suspended' }));
     expect(refused.status).toBe(400);
-    expect(json(refused)).toMatchObject({ type: 'https://koerier.dev/problems/invalid-parameter' });
+    expect(json(refused)).toMatchObject({ type: problemTypeUri('invalid-parameter') });
     expect(json(refused)['detail']).toContain('status');
   });
 
