@@ -196,6 +196,26 @@ describe('koerier contracts publish', () => {
     expect(fetched.stdout).toBe(text);
   });
 
+  it('EDU-21, issue 14 item 2: a YAML OpenAPI file is published with its YAML media type and served back in it byte for byte; broken YAML is refused (400, exit 1) naming its line', async () => {
+    const text = toYaml({
+      openapi: '3.1.0',
+      info: { title: 'Webhook van de school', version: '1.0.0' },
+      webhooks: { leerling: { post: { responses: { '204': { description: 'received' } } } } },
+    });
+    const published = await cli.run(['contracts', 'publish', 'cli-yaml-hooks', '1.0.0', await file('hooks.yml', text), ...OWNER, '--json'], { env: operator });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ mediaType: 'application/vnd.oai.openapi+yaml', specVersion: '3.1.0' });
+    expect((await register('/cli-yaml-hooks')).body).toMatchObject({ kind: 'openapi-webhook' });
+    const fetched = await cli.run(['contracts', 'document', 'cli-yaml-hooks', '1.0.0'], { env: operator });
+    expect(fetched.stdout).toBe(text);
+
+    const broken = await file('broken.yaml', 'asyncapi: 3.0.0\ninfo:\n  title: x\n  title: y\n');
+    const refused = await cli.run(['contracts', 'publish', 'cli-yaml-broken', '1.0.0', broken, ...OWNER], { env: operator });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('400 Invalid Contract Document (contract-document-invalid)');
+    expect(refused.stderr).toMatch(/ {2}- YAML line 4, column 3: .*DUPLICATE_KEY.*\(asyncapi, EDU-21\)/);
+  });
+
   it('EDU-21: an OpenAPI file is published as a webhook contract, its kind read from the document', async () => {
     const hooks = {
       openapi: '3.1.0',
