@@ -61,6 +61,8 @@ export interface Emulators {
   readonly restoredMessages: Readonly<Record<string, number>>;
   /** Told the queue's name whenever a message is added to one (see local/sqs-emulator-shims.ts); returns the unsubscribe. */
   onSqsArrival(listener: ArrivalListener): () => void;
+  /** Messages the SQS shim keeps track of (local/sqs-emulator-shims.ts): never more than the queues hold. */
+  trackedSqsMessages(): number;
   stop(): Promise<void>;
 }
 
@@ -176,6 +178,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       resourceEnvironment,
       restoredMessages,
       onSqsArrival: (listener) => shims.onArrival(listener),
+      trackedSqsMessages: () => shims.trackedMessages(),
       ttlSweeper,
       stop: stopAll,
     };

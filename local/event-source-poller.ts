@@ -35,6 +35,13 @@ export interface PollerOptions {
   /** Parallel receive-and-invoke loops. */
   readonly concurrency?: number;
   /**
+   * Batches each loop may have in the function at once (default 1): with more, a loop receives
+   * the next batch while earlier ones run, as Lambda's event source mapping invokes several
+   * batches of one queue at a time. A loop at its limit receives nothing until a batch ends, so
+   * no message waits received and unprocessed.
+   */
+  readonly batchesInFlight?: number;
+  /**
    * Subscribes to arrivals in this queue (the laptop's emulator tells them, local/sqs-emulator-shims.ts)
    * and returns the unsubscribe: an empty poll then waits for the next arrival or the pause,
    * whichever comes first, as SQS's long poll answers as soon as a message is there.
@@ -54,6 +61,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const batchSize = options.batchSize ?? 10;
   const waitTimeSeconds = Math.min(20, Math.max(0, options.waitTimeSeconds ?? 20));
   const concurrency = Math.max(1, options.concurrency ?? 1);
+  const batchesInFlight = Math.max(1, options.batchesInFlight ?? 1);
   const windowMs = (options.maxBatchingWindowSeconds ?? 0) * 1000;
   const fn = {
     name: options.functionName ?? 'queueConsumer',
@@ -165,7 +173,23 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   };
 
   const loop = async (): Promise<void> => {
+    const running = new Set<Promise<void>>();
+    const start = (messages: Message[]) => {
+      const batch: Promise<void> = processBatch(messages)
+        .catch((error: unknown) =>
+          write('error', 'processed messages not deleted; they come back after their visibility timeout', {
+            received: messages.length,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        )
+        .finally(() => running.delete(batch));
+      running.add(batch);
+    };
     while (!stopping.signal.aborted) {
+      if (running.size >= batchesInFlight) {
+        await Promise.race(running);
+        continue;
+      }
       let messages: Message[];
       try {
         messages = await receiveBatch();
@@ -176,8 +200,9 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
         continue;
       }
       // A batch received just before stop is still processed: stop waits for it.
-      if (messages.length > 0) await processBatch(messages);
+      if (messages.length > 0) start(messages);
     }
+    await Promise.all(running);
   };
 
   const loops = Array.from({ length: concurrency }, () => loop());

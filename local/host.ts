@@ -113,6 +113,12 @@ export function settingsFromEnvironment(env: Readonly<Record<string, string | un
 
 /** The laptop's batching window when the caller names none (see `batchingWindowSeconds`). */
 export const LAPTOP_BATCHING_WINDOW_SECONDS = 0;
+/**
+ * Batches of one queue a function runs at once on the laptop. Lambda's event source mapping
+ * starts with five concurrent batches for a standard queue and scales up from there; with one,
+ * the laptop queued every event behind the router's previous invocation (issue 15, item 3).
+ */
+export const LAPTOP_BATCHES_IN_FLIGHT = 5;
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -268,6 +274,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           functionName: fn.name,
           batchSize: trigger.batchSize,
           maxBatchingWindowSeconds: options.batchingWindowSeconds?.[fn.name] ?? LAPTOP_BATCHING_WINDOW_SECONDS,
+          batchesInFlight: LAPTOP_BATCHES_IN_FLIGHT,
           onArrival: (listener) => emulators.onSqsArrival((arrivedIn) => arrivedIn === queueName && listener()),
           client: pollerSqs,
           timeoutSeconds: fn.spec.timeoutSeconds,

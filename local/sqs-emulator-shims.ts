@@ -11,57 +11,134 @@
  *   short polls (local/event-source-poller.ts). `onArrival` tells them the moment a message is
  *   added to a queue, so they receive it at once instead of at their next poll (issue 15, item 3).
  *
+ * - A receive in the emulator scans its queue every 10 ms and ends only when it has
+ *   MaxNumberOfMessages or its wait plus 40 ms is over, so even a short poll (WaitTimeSeconds 0)
+ *   asking for ten took 40 ms whenever fewer than ten were there: on the laptop, every hop of an
+ *   event through a queue cost 40 ms (issue 15, item 3). SQS answers a short poll at once with what
+ *   it has, and a long poll as soon as there is any. So a receive with messages ready takes them
+ *   at once, through the emulator's own visibility routine, and a short poll with none ready
+ *   answers empty at once. A long poll with none ready, and any receive of a FIFO queue, is the
+ *   emulator's own.
+ *
  * Installed on every queue before the SQS journal (local/sqs-journal.ts) wraps it, so the journal
  * records the corrected count.
+ *
+ * The shim knows a message only while the emulator holds it: a deleted, purged or dead-lettered
+ * message is forgotten at once. The soak found every message ever sent kept here (about 1 KB each,
+ * the host's memory growing with every event; docs/PERFORMANCE.md, "Soak"). A message the emulator
+ * drops on its own at the end of its retention period stays known here; the laptop's queues keep
+ * messages longer than a laptop session runs.
  */
+import { randomUUID } from 'node:crypto';
 import type { createRequestHandler } from 'local-aws-sqs';
 
 type SqsService = ReturnType<typeof createRequestHandler>['service'];
 
 interface ShimmedRecord {
   MessageId: string;
-  attributes: { ApproximateReceiveCount: string };
+  ReceiptHandle: string;
+  attributes: { ApproximateReceiveCount: string; DeadLetterQueueSourceArn?: string };
+}
+
+/** The emulator's own entry around a record: the objects its receive scans. */
+interface ShimmedEntry {
+  readonly record: ShimmedRecord;
+  visible: boolean;
+  delayed: boolean;
+}
+
+interface ReceiveOptions {
+  VisibilityTimeout?: unknown;
+  WaitTimeSeconds?: unknown;
+  MaxNumberOfMessages?: unknown;
 }
 
 interface ShimmedQueue {
   QueueName: string;
-  newRecord: (record: ShimmedRecord, delaySeconds?: number) => { record: ShimmedRecord };
+  FifoQueue?: boolean;
+  VisibilityTimeout: number;
+  DelaySeconds: number;
+  ReceiveMessageWaitTimeSeconds: number;
+  newRecord: (record: ShimmedRecord, delaySeconds?: number) => ShimmedEntry;
   changeVisibility(receiptHandle: string, visibilityTimeout: string | number): boolean;
+  receive(options: ReceiveOptions): Promise<unknown[]>;
+  delete(receiptHandle: string): boolean;
+  clearRecords(): void;
 }
 
-/** Called with the queue's name whenever a message is added to it (sent, moved back from a dead-letter queue). */
+/** Called with the queue's name whenever a message added to it (sent, moved back from a dead-letter queue) can be received: at once, or when its delay ends. */
 export type ArrivalListener = (queueName: string) => void;
 
 export interface SqsEmulatorShims {
   watchNewQueues(): void;
   /** Subscribes to message arrivals; the returned function unsubscribes. */
   onArrival(listener: ArrivalListener): () => void;
+  /** Messages the shim knows of, over every queue: at most those the emulator holds. */
+  trackedMessages(): number;
 }
 
 export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
   const patched = new WeakSet<object>();
   const listeners = new Set<ArrivalListener>();
+  /** Per queue name, the emulator's entries of the messages it holds (it keeps its list private; they pass through newRecord). */
+  const entriesByQueue = new Map<string, Map<string, ShimmedEntry>>();
   const watchNewQueues = () => {
     for (const queue of service.Queues as unknown as ShimmedQueue[]) {
       if (patched.has(queue)) continue;
       patched.add(queue);
-      // The emulator keeps its records private; the ones it makes pass through newRecord.
-      const records = new Map<string, ShimmedRecord>();
+      const entries = new Map<string, ShimmedEntry>();
+      entriesByQueue.set(queue.QueueName, entries);
       const newRecord = queue.newRecord;
       queue.newRecord = (record, delaySeconds) => {
         const entry = newRecord(record, delaySeconds);
-        records.set(record.MessageId, entry.record);
-        // After this request is answered: the emulator has the message by then, and a listener's receive finds it.
-        if (listeners.size > 0) setImmediate(() => listeners.forEach((listener) => listener(queue.QueueName)));
+        entries.set(record.MessageId, entry);
+        // A message the redrive policy moved here has left its source queue.
+        const source = record.attributes.DeadLetterQueueSourceArn?.split(':').at(-1);
+        if (source && source !== queue.QueueName) entriesByQueue.get(source)?.delete(record.MessageId);
+        // Told when a receive can take it: the emulator marks even an undelayed message ready on a
+        // timer of its delay (0 ms for none), and a timer set after its own fires after it. Told any
+        // sooner, a woken poller found nothing and slept its whole pause.
+        const delayMs = (Number.isNaN(Number(delaySeconds)) ? queue.DelaySeconds : Number(delaySeconds)) * 1000;
+        if (listeners.size > 0) setTimeout(() => listeners.forEach((listener) => listener(queue.QueueName)), delayMs).unref();
         return entry;
       };
       const changeVisibility = queue.changeVisibility.bind(queue);
       queue.changeVisibility = (receiptHandle, visibilityTimeout) => {
-        const record = records.get(messageIdOf(receiptHandle) ?? '');
+        const record = entries.get(messageIdOf(receiptHandle) ?? '')?.record;
         const count = record?.attributes.ApproximateReceiveCount;
         const changed = changeVisibility(receiptHandle, visibilityTimeout);
         if (record && count !== undefined) record.attributes.ApproximateReceiveCount = count;
         return changed;
+      };
+      const receive = queue.receive.bind(queue);
+      queue.receive = async (options) => {
+        const wanted = Number(options?.MaxNumberOfMessages ?? 1);
+        const waitSeconds = Number(options?.WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds);
+        const ready: ShimmedEntry[] = [];
+        for (const entry of entries.values()) if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
+        if (ready.length === 0) return waitSeconds > 0 ? receive(options) : [];
+        if (queue.FifoQueue) return receive({ ...options, MaxNumberOfMessages: ready.length });
+        // Taken at once, as the emulator's own scan takes them: a new receipt handle, then its one
+        // visibility routine (through ChangeMessageVisibility, before this module's count fix)
+        // counts the receive, hides the message and arms the redrive policy for the timeout's end.
+        const requested = Number(options?.VisibilityTimeout);
+        const timeout = Number.isNaN(requested) ? queue.VisibilityTimeout : requested;
+        return ready.map((entry) => {
+          entry.record.ReceiptHandle = receiptHandleFor(entry.record.MessageId, queue.QueueName);
+          changeVisibility(entry.record.ReceiptHandle, timeout);
+          return { ...entry.record, attributes: { ...entry.record.attributes } };
+        });
+      };
+      const deleteMessage = queue.delete.bind(queue);
+      queue.delete = (receiptHandle) => {
+        const deleted = deleteMessage(receiptHandle);
+        if (deleted) entries.delete(messageIdOf(receiptHandle) ?? '');
+        return deleted;
+      };
+      const clearRecords = queue.clearRecords.bind(queue);
+      queue.clearRecords = () => {
+        clearRecords();
+        entries.clear();
       };
     }
   };
@@ -72,7 +149,13 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    trackedMessages: () => [...entriesByQueue.values()].reduce((sum, entries) => sum + entries.size, 0),
   };
+}
+
+/** A new receipt handle in the emulator's own form, which its other actions read the message id from. */
+function receiptHandleFor(messageId: string, queueName: string): string {
+  return Buffer.from(randomUUID() + JSON.stringify({ date: Date.now(), MessageId: messageId, QueueName: queueName }), 'utf-8').toString('base64');
 }
 
 /** The emulator's receipt handle: base64 of a UUID and `{"date", "MessageId", "QueueName"}`. */

@@ -255,4 +255,33 @@ describe('SQS event source mapping emulation', () => {
     });
     expect(most).toBe(2);
   });
+
+  it('CARD-5: one loop runs up to batchesInFlight batches at once, as the event source mapping does, and receives no more until one ends', async () => {
+    const { queueUrl } = await queueWithDeadLetterQueue(5, 30);
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['1', '2', '3'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+    let running = 0;
+    let most = 0;
+    let handled = 0;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await poll(
+      queueUrl,
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await released;
+        running -= 1;
+        handled += 1;
+      },
+      1,
+      { concurrency: 1, batchesInFlight: 2 },
+    );
+    await eventually('two batches in the function at once', () => running === 2 || undefined);
+    await staysQuiet('no third batch while two run', () => running > 2 || undefined, 300);
+    // Two received, the third still in the queue for whoever receives next.
+    expect((await messageCounts(queueUrl)).inFlight).toBe(2);
+    release();
+    await eventually('all three handled and deleted', async () => (handled === 3 && (await messageCounts(queueUrl)).inFlight === 0 ? true : undefined));
+    expect(most).toBe(2);
+  });
 });

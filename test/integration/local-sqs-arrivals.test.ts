@@ -2,7 +2,7 @@
  * The laptop's SQS arrival notice (local/sqs-emulator-shims.ts), which wakes the host's pollers
  * the moment a message is added to their queue, as SQS's long poll answers at once (issue 15).
  */
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
@@ -43,4 +43,20 @@ describe('SQS arrivals on the laptop', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: inbound, MessageBody: 'two' }));
     await staysQuiet('no arrival after unsubscribing', () => heard.length > 4 || undefined, 200);
   });
+
+  // The emulator on its own ends a receive only at MaxNumberOfMessages or after its whole wait
+  // (plus 40 ms for a short poll), which made every queue hop on the laptop 40 ms or more. SQS
+  // answers as soon as there is a message; this test's own timeout is shorter than the wait.
+  it(
+    'a long poll for ten answers with the one message there, as SQS does, not after its 20 s wait; the receive still counts',
+    { timeout: 10_000 },
+    async () => {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-test-long-poll-${Date.now()}` }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'alone' }));
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20, AttributeNames: ['All'] }));
+      expect(Messages?.map((message) => [message.Body, message.Attributes?.ApproximateReceiveCount])).toEqual([['alone', '1']]);
+      const { Messages: none } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      expect(none ?? []).toEqual([]);
+    },
+  );
 });
