@@ -42,6 +42,8 @@ export interface Problem {
 
 export interface ProblemIssue {
   readonly attribute?: string;
+  /** A JSON Pointer into the event (a data contract's violations: `/data/leerling`). */
+  readonly pointer?: string;
   readonly rule?: string;
   readonly requirement?: string;
   readonly message?: string;
@@ -171,7 +173,7 @@ export function describeProblem(answer: ApiAnswer): string {
 }
 
 export function describeIssue(issue: ProblemIssue): string {
-  const where = [issue.index === undefined ? undefined : `[${issue.index}]`, issue.attribute].filter(Boolean).join(' ');
+  const where = [issue.index === undefined ? undefined : `[${issue.index}]`, issue.pointer ?? issue.attribute].filter(Boolean).join(' ');
   const why = [issue.rule, issue.requirement].filter(Boolean).join(', ');
   return `${where ? `${where}: ` : ''}${issue.message ?? ''}${why ? ` (${why})` : ''}`;
 }

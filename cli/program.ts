@@ -25,6 +25,7 @@ export function buildProgram(): Command {
     .option('--token-url <url>', 'the OAuth2 token URL (env KOERIER_TOKEN_URL; found from the gateway when not given)')
     .option('--client-id <id>', 'the OAuth2 client (env KOERIER_CLIENT_ID)')
     .option('--client-secret-file <file>', 'file holding the client secret, - for stdin (env KOERIER_CLIENT_SECRET)')
+    .option('--scope <scopes>', 'ask the token endpoint for these scopes only, space-separated (env KOERIER_SCOPE; default: all the client has)')
     .option('--profile <name>', 'a named profile from koerier login (env KOERIER_PROFILE; default "default")')
     .option('--json', 'JSON on stdout instead of tables, for scripts')
     .addOption(new Option('--retries <n>', 'retries of a request on 5xx, 429 or a network failure').argParser(integer(0, 20)).default(5))

@@ -17,6 +17,7 @@ export interface GlobalOptions {
   readonly clientId?: string;
   readonly clientSecretFile?: string;
   readonly profile?: string;
+  readonly scope?: string;
   readonly json?: boolean;
   readonly retries?: number;
 }
@@ -27,6 +28,8 @@ export interface Settings {
   readonly clientId: string | undefined;
   /** From `--client-secret-file` or `KOERIER_CLIENT_SECRET`; the stored one is read only when needed. */
   readonly secret: string | undefined;
+  /** The scopes to ask for (least privilege: a job that only publishes contracts); undefined: whatever the client has. */
+  readonly scope: string | undefined;
   readonly profileName: string;
   readonly profile: Profile;
   readonly store: ConfigStore;
@@ -50,6 +53,7 @@ export async function resolveSettings(options: GlobalOptions, env: NodeJS.Proces
     tokenUrl: pick(options.tokenUrl, 'KOERIER_TOKEN_URL', url === profile.url ? profile.tokenUrl : undefined),
     clientId: pick(options.clientId, 'KOERIER_CLIENT_ID', profile.clientId),
     secret: options.clientSecretFile !== undefined ? await readSecretFile(options.clientSecretFile) : env['KOERIER_CLIENT_SECRET'] || undefined,
+    scope: (options.scope ?? (env['KOERIER_SCOPE'] || undefined))?.trim().split(/\s+/).filter(Boolean).join(' ') || undefined,
     profileName,
     profile,
     store,

@@ -35,7 +35,7 @@ export async function discoverTokenUrl(gateway: string): Promise<string> {
   throw new CliError(`the API description at ${where} names no client-credentials token URL; give --token-url or KOERIER_TOKEN_URL`, exitCodes.usage);
 }
 
-export async function requestToken(tokenUrl: string, clientId: string, secret: string): Promise<TokenAnswer> {
+export async function requestToken(tokenUrl: string, clientId: string, secret: string, scope?: string): Promise<TokenAnswer> {
   // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined for Basic.
   const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64');
   let response: Response;
@@ -43,7 +43,7 @@ export async function requestToken(tokenUrl: string, clientId: string, secret: s
     response = await fetch(tokenUrl, {
       method: 'POST',
       headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+      body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
     });
   } catch (error) {
     throw new CliError(`cannot reach the token endpoint ${tokenUrl}: ${(error as Error).message}`, exitCodes.unavailable);
@@ -73,7 +73,8 @@ export function cachedTokens(settings: Settings): TokenSource {
     const clientId = settings.clientId;
     if (!clientId) throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
     const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(gatewayUrl(settings)));
-    const key = `${tokenUrl} ${clientId}`;
+    // A token with fewer scopes is cached apart from the client's full one.
+    const key = `${tokenUrl} ${clientId}${settings.scope ? ` ${settings.scope}` : ''}`;
     const cached = renew ? undefined : await settings.store.token(key);
     if (cached && fresh(cached)) return (current = cached).accessToken;
     const secret = settings.secret ?? (await settings.store.secret(settings.profileName, clientId));
@@ -83,7 +84,7 @@ export function cachedTokens(settings: Settings): TokenSource {
         exitCodes.auth,
       );
     }
-    const answer = await requestToken(tokenUrl, clientId, secret);
+    const answer = await requestToken(tokenUrl, clientId, secret, settings.scope);
     current = { accessToken: answer.accessToken, expiresAt: answer.expiresAt };
     await settings.store.saveToken(key, current);
     return current.accessToken;

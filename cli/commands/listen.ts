@@ -1,13 +1,13 @@
 /**
  * `koerier listen`: a local webhook receiver for developing a consumer (like `svix listen`). It
  * consents to the CloudEvents webhook validation handshake (OPTIONS, WH-4) for whoever asks, at any
- * rate, declaring that it takes batches, and prints every delivery: content mode, Idempotency-Key,
+ * rate or the one given (`--rate`, to see Koerier keep to it: WH-6), declaring that it takes batches, and prints every delivery: content mode, Idempotency-Key,
  * the events. Point a push subscription at it (plain http to loopback is allowed on the laptop):
  *   koerier subscriptions create --sink http://127.0.0.1:8080/ --type … --sink-token-url … --sink-client-id …
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { resolveSettings, type GlobalOptions } from '../settings.js';
 import { integer } from './send.js';
@@ -16,6 +16,7 @@ interface ListenOptions {
   readonly port: number;
   readonly host: string;
   readonly status: number;
+  readonly rate: string;
 }
 
 export function registerListen(program: Command): void {
@@ -24,6 +25,7 @@ export function registerListen(program: Command): void {
     .description('a local webhook receiver: answers the validation handshake and prints each delivery')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', integer(0, 65_535), 8080)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--rate <per-minute>', 'the delivery rate to allow in the handshake (WebHook-Allowed-Rate): requests per minute, or * for any', rate, '*')
     .option('--status <code>', 'the status to answer deliveries with (e.g. 503 or 415 to see retries and dead letters)', integer(200, 599), 204)
     .addHelpText('after', '\nPrints "Listening on <url>" on stderr first; each delivery on stdout (--json: one JSON line each). Ctrl-C stops.')
     .action(async (options: ListenOptions, command: Command) => {
@@ -33,12 +35,14 @@ export function registerListen(program: Command): void {
         if (req.method === 'OPTIONS') {
           const origin = req.headers['webhook-request-origin'];
           res.writeHead(200, {
-            ...(origin ? { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '*' } : {}),
+            ...(origin ? { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': options.rate } : {}),
             allow: 'POST, OPTIONS',
             'accept-post': 'application/cloudevents+json, application/cloudevents-batch+json',
           });
           res.end();
-          process.stderr.write(`validation request from ${String(origin ?? '(no origin)')}: consented\n`);
+          process.stderr.write(
+            `validation request from ${String(origin ?? '(no origin)')}: consented${options.rate === '*' ? '' : ` at ${options.rate} per minute`}\n`,
+          );
           return;
         }
         void readBody(req).then((body) => {
@@ -113,6 +117,11 @@ function print(delivery: Delivery, json: boolean): void {
     ...delivery.events.map((event) => `  ${JSON.stringify(event)}`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+function rate(value: string): string {
+  if (value === '*' || /^[1-9]\d{0,5}$/.test(value)) return value;
+  throw new InvalidArgumentError('a whole number of requests per minute, or *');
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

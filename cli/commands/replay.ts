@@ -1,8 +1,10 @@
 /**
- * `koerier replay`: start a replay of archived events to a subscription and follow its progress
- * (`POST/GET /subscriptions/{id}/replays[/{rid}]`). A gateway without replays answers the route
- * with 404; the CLI then says that replays are not yet available there, instead of pretending.
+ * `koerier replay`: start a replay of archived events to a subscription, follow its progress and
+ * cancel it (`POST/GET /subscriptions/{id}/replays[/{rid}]`, `POST …/{rid}/cancel`; docs/REPLAY.md).
+ * A gateway without replays, or without cancel, answers the route with 404 or 405; the CLI then says
+ * that it is not yet available there, instead of pretending.
  */
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { problemError, type ApiAnswer } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
@@ -23,7 +25,7 @@ const FINAL_STATES = new Set(['finished', 'completed', 'succeeded', 'cancelled',
 const POLL_MS = 1000;
 
 export function registerReplay(program: Command): void {
-  const replay = program.command('replay').description('replay archived events to a subscription: start, list, show (--follow)');
+  const replay = program.command('replay').description('replay archived events to a subscription: start, list, show (--follow), cancel');
 
   replay
     .command('start')
@@ -35,8 +37,8 @@ export function registerReplay(program: Command): void {
     .option('--follow', 'show its progress until it ends')
     .action(async (subscription: string, options: { from: string; to?: string; type: string[]; follow?: boolean }, command: Command) => {
       const context = await contextOf(command);
-      const body = { from: timeOf(options.from), ...(options.to ? { to: timeOf(options.to) } : {}), ...(options.type.length ? { types: options.type } : {}) };
-      const { randomUUID } = await import('node:crypto');
+      // The gateway needs both ends of the window; "now" is this machine's clock, as an age is.
+      const body = { from: timeOf(options.from), to: timeOf(options.to ?? '0s'), ...(options.type.length ? { types: options.type } : {}) };
       const answer = await replayRequest(context, subscription, 'POST', '', { body, idempotencyKey: randomUUID() });
       const started = answer.json as Replay;
       const id = started.id ?? answer.headers.get('location')?.split('/').pop();
@@ -70,12 +72,43 @@ export function registerReplay(program: Command): void {
       if (options.follow) return follow(context, subscription, id);
       show(context, (await replayRequest(context, subscription, 'GET', `/${encodeURIComponent(id)}`)).json as Replay);
     });
+
+  replay
+    .command('cancel')
+    .description('stop a running replay: no chunk after the one being queued goes out; its state becomes cancelled')
+    .argument('<subscription>')
+    .argument('<replay>')
+    .addHelpText('after', '\nExit 1 when the replay is no longer running (409 replay-not-running), 4 for an unknown subscription or replay.')
+    .action(async (subscription: string, id: string, _options: unknown, command: Command) => {
+      const context = await contextOf(command);
+      const path = `/subscriptions/${encodeURIComponent(subscription)}/replays/${encodeURIComponent(id)}/cancel`;
+      const answer = await context.client.request('POST', path, { idempotencyKey: randomUUID() });
+      if (answer.status === 404 || answer.status === 405) await cancelMissing(context, subscription, id);
+      if (answer.status >= 300) throw problemError(answer, `cancel replay ${id}`);
+      const cancelled = answer.json as Replay;
+      if (context.json) return printJson(cancelled);
+      process.stdout.write(`Replay ${id} ${progressLine(cancelled)}\n`);
+    });
+}
+
+/**
+ * A 404 or 405 to a cancel: the replay is there but cancel is not (an older gateway), replays are
+ * not there at all, or the subscription or replay is unknown (then the cancel's own problem stands).
+ */
+async function cancelMissing(context: Context, subscription: string, id: string): Promise<void> {
+  const replays = `/subscriptions/${encodeURIComponent(subscription)}/replays`;
+  const replay = await context.client.request('GET', `${replays}/${encodeURIComponent(id)}`);
+  if (replay.status >= 200 && replay.status < 300) {
+    throw new CliError(`cancelling a replay is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
+  }
+  const list = await context.client.request('GET', replays);
+  if (list.status === 404 || list.status === 405) await routeMissing(context, subscription, 'replay');
 }
 
 async function follow(context: Context, subscription: string, id: string): Promise<void> {
   for (;;) {
     const replay = (await replayRequest(context, subscription, 'GET', `/${encodeURIComponent(id)}`)).json as Replay;
-    const line = `${replay.state ?? '?'}: scanned ${replay.scanned ?? 0}, matched ${replay.matched ?? 0}, sent ${replay.sent ?? 0}, failed ${replay.failed ?? 0}`;
+    const line = progressLine(replay);
     if (context.json) process.stdout.write(`${JSON.stringify(replay)}\n`);
     else process.stderr.write(`${line}\n`);
     if (replay.state && FINAL_STATES.has(replay.state)) {
@@ -85,6 +118,10 @@ async function follow(context: Context, subscription: string, id: string): Promi
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+function progressLine(replay: Replay): string {
+  return `${replay.state ?? '?'}: scanned ${replay.scanned ?? 0}, matched ${replay.matched ?? 0}, sent ${replay.sent ?? 0}, failed ${replay.failed ?? 0}`;
 }
 
 function show(context: Context, replay: Replay): void {

@@ -1,10 +1,11 @@
 /**
  * The pure parts of the `koerier` CLI: how it reads Retry-After, ages, filters and event files,
- * and the completion script it derives from its own commands.
+ * contract documents and contact points, and the completion script it derives from its own commands.
  */
 import { describe, expect, it } from 'vitest';
 import { retryAfter } from '../../../cli/api-client.js';
 import { completionScript } from '../../../cli/commands/completion.js';
+import { contactOf, kindOf } from '../../../cli/commands/contract-changes.js';
 import { timeOf } from '../../../cli/commands/replay.js';
 import { collectFilter } from '../../../cli/commands/subscriptions.js';
 import { eventsOf } from '../../../cli/event-input.js';
@@ -67,6 +68,30 @@ describe('shell completion', () => {
     for (const command of program.commands) expect(script).toContain(`"${command.name()}"`);
     expect(script).toContain('"subscriptions create"|"subs create") words="--pull --sink');
     expect(script).toMatch(/"dead-letters redrive"\) words="--chunk --progress --no-progress/);
+    expect(script).toMatch(/"contracts"\) words="list show document publish update deprecate bind unbind bindings /);
+    expect(script).toMatch(/"replay"\) words="start list show cancel /);
     expect(completionScript(program, 'zsh')).toContain('bashcompinit');
+  });
+});
+
+describe('contract documents and contact points', () => {
+  it('EDU-21: tells an AsyncAPI data contract from an OpenAPI webhook contract by its top-level key, in JSON and in YAML', () => {
+    expect(kindOf('{"asyncapi":"3.0.0"}', 'application/json')).toBe('asyncapi-data');
+    expect(kindOf('{"openapi":"3.1.0"}', 'application/json')).toBe('openapi-webhook');
+    expect(kindOf('asyncapi: 3.0.0\ninfo: {title: x}\n', 'application/yaml')).toBe('asyncapi-data');
+    expect(kindOf('openapi: 3.1.0\n', 'application/yaml')).toBe('openapi-webhook');
+    expect(kindOf('{"swagger":"2.0"}', 'application/json')).toBeUndefined();
+    expect(kindOf('{not json', 'application/json')).toBeUndefined();
+    // Broken, but it says what it is: sent, so the register's parser names the problem.
+    expect(kindOf('asyncapi: 3.0.0\ninfo:\n  title: a\n  title: b\n', 'application/yaml')).toBe('asyncapi-data');
+    expect(kindOf('{"openapi": "3.1.0",', 'application/json')).toBe('openapi-webhook');
+    expect(kindOf('- just\n- a list\n', 'application/yaml')).toBeUndefined();
+  });
+  it('EDU-22: a contact point is a name with an e-mail address and/or a URL; half of one is a usage error', () => {
+    expect(contactOf({ owner: 'O', ownerEmail: 'o@example.org' }, 'owner')).toEqual({ name: 'O', email: 'o@example.org' });
+    expect(contactOf({ contact: 'C', contactUrl: 'https://example.org' }, 'contact')).toEqual({ name: 'C', url: 'https://example.org' });
+    expect(contactOf({}, 'owner')).toBeUndefined();
+    expect(() => contactOf({ owner: 'O' }, 'owner')).toThrow(/--owner NAME goes with --owner-email/);
+    expect(() => contactOf({ contactEmail: 'c@example.org' }, 'contact')).toThrow(/--contact NAME/);
   });
 });
