@@ -50,7 +50,7 @@ async function receiveAll(queueUrl: string, count: number, visibilityTimeout = 6
 }
 
 describe('the SQS shim on the laptop keeps no deleted message (issue 15 item 7)', () => {
-  it('issue 15 soak: 120 messages sent, received and deleted leave the shim tracking none of them', async () => {
+  it('review #23, issue 15 soak: 120 messages sent, received and deleted leave the shim tracking none of them', async () => {
     const before = emulators.trackedSqsMessages();
     await send(deliveries, 120);
     expect(emulators.trackedSqsMessages()).toBe(before + 120);
@@ -62,7 +62,7 @@ describe('the SQS shim on the laptop keeps no deleted message (issue 15 item 7)'
     expect(emulators.trackedSqsMessages()).toBe(before);
   });
 
-  it('issue 15 soak: a message moved to the dead-letter queue is tracked once: its source queue forgets it', async () => {
+  it('review #23, issue 15 soak: a message moved to the dead-letter queue is tracked once: its source queue forgets it', async () => {
     const before = emulators.trackedSqsMessages();
     await send(inbound, 1);
     // inbound's redrive moves a message past 5 receives; a visibility of 0 makes each receive count at once.
