@@ -18,6 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settingEnv } from '../functions/config.js';
 import { functions, type FunctionSpec } from '../lib/resources.js';
+import { defaultBatchingWindows } from '../lib/stack-config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { recordAwsUsage, recordsIn, type CostScenario } from './support/aws-usage.js';
@@ -41,6 +42,9 @@ export async function run(): Promise<Record<string, unknown>> {
     port: 0,
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
+    // A deployment's windows (the router gathers for 1 s), not the laptop's 0 s: how many records an
+    // invocation takes sets the per-invocation requests (the archive's PutObject, the ledger's commit).
+    batchingWindowSeconds: defaultBatchingWindows(),
     // BENCH_HOST_LOG=1 shows the host's own log lines (on standard error).
     log: process.env['BENCH_HOST_LOG'] ? (line) => process.stderr.write(`${line}\n`) : () => {},
     settings: {
