@@ -9,7 +9,6 @@ import { openSinkCredential, type SinkCredential } from '../core/credentials/sin
 import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
-import { cachedTargetStates } from '../core/delivery/target-state-cache.js';
 import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
 import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import type { Subscription } from '../core/subscriptions/subscription.js';
@@ -23,12 +22,6 @@ import type { QueueApp } from './queue-app.js';
 
 /** How long a container trusts what it read about a subscription. */
 const SUBSCRIPTION_CACHE_MS = 5_000;
-/**
- * How long a container trusts a quiet target state (no failure, throttle or rate slot; see
- * core/delivery/target-state-cache.ts): a breaker opened or a 429 met by another container is
- * seen here at most this much later.
- */
-const QUIET_TARGET_CACHE_MS = 1_000;
 /** How long admitted deliveries may wait in memory for their rate slot. */
 const RATE_HORIZON_MS = 2_000;
 /**
@@ -85,7 +78,7 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
   };
   const state = deps.deliveryState;
   return {
-    targets: cachedTargetStates(state, QUIET_TARGET_CACHE_MS),
+    targets: state,
     ledger: state,
     deadLetters: state,
     subscriptions: cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS),
