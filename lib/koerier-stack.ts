@@ -4,11 +4,12 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
 import type { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
 import { ConsoleSite } from './constructs/console-site.js';
+import { ConsoleUserPool, USER_POOL_CONSOLE_SCOPES } from './constructs/console-user-pool.js';
 import { DeadLetterAlarms } from './constructs/dead-letter-alarms.js';
 import { OperatorAlarms } from './constructs/operator-alarms.js';
 import { KoerierDashboard } from './constructs/dashboard.js';
@@ -73,8 +74,10 @@ export class KoerierStack extends Stack {
   readonly edgeStack: KoerierEdgeStack | undefined;
   /** With `koerier:fixedEgressAddresses` above 0: the VPC the outbound functions call partners from. */
   readonly egress: FixedEgress | undefined;
-  /** The console (koerier:consoleClientId), when the deployment has one. */
+  /** The console (koerier:consoleClientId or koerier:consoleUserPool), when the deployment has one. */
   readonly console: ConsoleSite | undefined;
+  /** With `koerier:consoleUserPool`: the console's users. */
+  readonly consoleUserPool: ConsoleUserPool | undefined;
   /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
   readonly signingKey: kms.Key | undefined;
 
@@ -126,8 +129,12 @@ export class KoerierStack extends Stack {
     const trust = props.trust ?? readTrustConfig(this);
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
     const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
+    const consoleSignIn = this.consoleSignIn(props.config, `${publicUrl}${API_BASE_PATH}`);
+    this.console = consoleSignIn.site;
+    this.consoleUserPool = consoleSignIn.pool;
     const settings = {
       ...settingEnvironment(props.config, `${publicUrl}${API_BASE_PATH}`),
+      ...consoleSignIn.settings,
       ...(signingKeyArns.length > 0 ? { [settingEnv.signingKeys]: signingKeyArns.join(',') } : {}),
       ...(trust.clientCertificateSecretArn ? { [settingEnv.clientCertificate]: trust.clientCertificateSecretArn } : {}),
       ...(this.edge ? { [settingEnv.originVerifySecret]: this.edge.originSecret.secretValue.unsafeUnwrap() } : {}),
@@ -179,26 +186,6 @@ export class KoerierStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API, with its major version', value: `${publicUrl}${API_BASE_PATH}` });
-    this.console = undefined;
-    if (props.config.consoleClientId !== undefined) {
-      this.console = new ConsoleSite(this, 'Console', {
-        consoleDir: join(REPO_ROOT, 'console'),
-        apiUrl: `${publicUrl}${API_BASE_PATH}`,
-        issuer: props.config.issuer,
-        clientId: props.config.consoleClientId,
-        scope: CONSOLE_SCOPES.join(' '),
-      });
-      // The console calls the API from its own origin with a bearer token: API Gateway answers the
-      // browsers' preflights for that origin only. (A webhook validation OPTIONS is no preflight: it
-      // still reaches the ingest.)
-      (this.httpApi.api.node.defaultChild as CfnApi).corsConfiguration = {
-        allowOrigins: [`https://${this.console.distribution.distributionDomainName}`],
-        allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
-        allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
-        maxAge: 600,
-      };
-      new CfnOutput(this, 'ConsoleUrl', { description: 'The operator and subscriber console', value: this.console.url });
-    }
     if (signingKeyArns.length > 0) {
       new CfnOutput(this, 'SigningKeysUrl', {
         description: 'The JWK Set receivers verify signed deliveries with',
@@ -210,6 +197,51 @@ export class KoerierStack extends Stack {
       new CfnOutput(this, `${name}QueueUrl`, { description: `URL of queue ${name}`, value: queue.queueUrl });
       new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });
     }
+  }
+
+  /**
+   * The console (issue 16), when the deployment has one: signing in at the organisation's issuer
+   * (`koerier:consoleClientId`) or at a user pool the stack creates (`koerier:consoleUserPool`).
+   * `settings`: what lets the functions take the pool's tokens.
+   */
+  private consoleSignIn(config: StackConfig, apiUrl: string): { site?: ConsoleSite; pool?: ConsoleUserPool; settings: Record<string, string> } {
+    if (config.consoleClientId === undefined && config.consoleUserPool === undefined) return { settings: {} };
+    // The pool's client needs the console's URL and the console's config.json the client's id: resolved at synth time.
+    const created: { pool?: ConsoleUserPool } = {};
+    const fromPool = (value: (pool: ConsoleUserPool) => string) => Lazy.string({ produce: () => value(created.pool!) });
+    const site = new ConsoleSite(this, 'Console', {
+      consoleDir: join(REPO_ROOT, 'console'),
+      apiUrl,
+      issuer: config.consoleUserPool === undefined ? config.issuer : fromPool((p) => p.issuer),
+      clientId: config.consoleClientId ?? fromPool((p) => p.client.userPoolClientId),
+      scope: (config.consoleUserPool === undefined ? CONSOLE_SCOPES : USER_POOL_CONSOLE_SCOPES).join(' '),
+    });
+    // The console origin's callers: its own origin with a bearer token; API Gateway answers the
+    // browsers' preflights for that origin only. (A webhook validation OPTIONS is no preflight: it
+    // still reaches the ingest.)
+    (this.httpApi.api.node.defaultChild as CfnApi).corsConfiguration = {
+      allowOrigins: [`https://${site.distribution.distributionDomainName}`],
+      allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+      allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
+      maxAge: 600,
+    };
+    new CfnOutput(this, 'ConsoleUrl', { description: 'The operator and subscriber console', value: site.url });
+    if (config.consoleUserPool === undefined) return { site, settings: {} };
+    // The root object serves the console at `/` too, and the console's redirect URI is the page it was opened at.
+    const pool = (created.pool = new ConsoleUserPool(this, 'ConsoleUsers', {
+      domainPrefix: config.consoleUserPool,
+      consoleUrls: [site.url, `https://${site.distribution.distributionDomainName}/`],
+    }));
+    new CfnOutput(this, 'ConsoleUserPoolId', {
+      description: "The console's user pool: invite users and place them in groups here",
+      value: pool.userPool.userPoolId,
+    });
+    new CfnOutput(this, 'ConsoleSignInDomain', { description: "The console's hosted sign-in", value: pool.domain.baseUrl() });
+    return {
+      site,
+      pool,
+      settings: { [settingEnv.consoleUserPoolIssuer]: pool.issuer, [settingEnv.consoleUserPoolClientId]: pool.client.userPoolClientId },
+    };
   }
 }
 

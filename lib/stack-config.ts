@@ -74,6 +74,12 @@ export interface StackConfig {
   readonly alarmEmail?: string;
   /** The console's public OpenID Connect client at `issuer` (authorization code + PKCE); absent: no console is deployed. */
   readonly consoleClientId?: string;
+  /**
+   * The domain prefix of the Cognito user pool the stack creates for the console when the
+   * organisation has no OpenID Connect provider for it (`https://<prefix>.auth.<region>.amazoncognito.com`);
+   * absent: no pool. Never together with `consoleClientId`.
+   */
+  readonly consoleUserPool?: string;
   /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
   readonly protection: ProtectionConfig;
   /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
@@ -126,6 +132,7 @@ export const contextKey = {
   validationAgreedClients: 'koerier:validationAgreedClients',
   alarmEmail: 'koerier:alarmEmail',
   consoleClientId: 'koerier:consoleClientId',
+  consoleUserPool: 'koerier:consoleUserPool',
   ...protectionContextKey,
   ...egressContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
@@ -332,6 +339,23 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
       problem(contextKey.consoleClientId, 'must be the client id of the console at the issuer', consoleRaw);
     else consoleClientId = token(contextKey.consoleClientId, consoleRaw.trim());
   }
+  const poolRaw = context[contextKey.consoleUserPool];
+  let consoleUserPool: string | undefined;
+  if (poolRaw !== undefined) {
+    if (typeof poolRaw !== 'string' || !COGNITO_DOMAIN_PREFIX.test(poolRaw.trim()) || /aws|amazon|cognito/.test(poolRaw)) {
+      problem(
+        contextKey.consoleUserPool,
+        'must be the sign-in domain prefix for the console\'s user pool: lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen, without "aws", "amazon" or "cognito"',
+        poolRaw,
+      );
+    } else if (consoleClientId !== undefined) {
+      problem(
+        contextKey.consoleUserPool,
+        `cannot go with ${contextKey.consoleClientId}: the console signs in at the organisation's issuer or at a user pool the stack creates`,
+        poolRaw,
+      );
+    } else consoleUserPool = poolRaw.trim();
+  }
 
   const protection = parseProtectionConfig(context, issues);
   const egress = parseEgressConfig(context, issues);
@@ -399,6 +423,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     validationAgreedClients: validationAgreedClients ?? [],
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     ...(consoleClientId === undefined ? {} : { consoleClientId }),
+    ...(consoleUserPool === undefined ? {} : { consoleUserPool }),
     protection,
     egress,
     sinkCredentials,
@@ -409,6 +434,8 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
 }
 
 const DEFAULT_STACK_NAME = 'Koerier';
+/** Cognito's rule for a prefix domain (the words it reserves are checked beside it). */
+const COGNITO_DOMAIN_PREFIX = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const STAGE = /^[a-z][a-z0-9-]{0,15}$/;
 // CloudFormation allows 128; the us-east-1 edge stack appends "Edge" and CDK derives names from it.
 const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,99}$/;

@@ -1,9 +1,12 @@
 /**
  * Sign-in: the authorization code grant with PKCE (RFC 7636, S256) against the organisation's
- * OpenID Connect provider in AWS, or the laptop's development identity. The console is a public
+ * OpenID Connect provider in AWS (or the Cognito user pool the stack created for the console), or
+ * the laptop's development identity. The console is a public
  * client: no client secret ever reaches the browser. The access token lives in sessionStorage
  * (gone with the tab) and is never written to a URL.
  */
+import { consoleUserPrincipal } from '../../functions/core/auth/console-user-pool.js';
+
 export interface ConsoleConfig {
   readonly apiUrl: string;
   readonly clientId: string;
@@ -93,11 +96,17 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
   if (!response.ok || !body.access_token) throw new Error(body.error_description ?? `the token endpoint answered ${response.status}`);
   const claims = JSON.parse(atob(body.access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
   const scopes = (body.scope ?? String(claims['scope'] ?? '')).split(' ').filter(Boolean);
+  // A user of the stack's own user pool acts for the partner of their group, as the API reads it;
+  // with no single partner group the API refuses them, and its answer says why.
+  const poolUser = claims['token_use'] === 'access' ? consoleUserPrincipal(claims['cognito:groups']) : undefined;
   const session: Session = {
     accessToken: body.access_token,
     expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000,
-    clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''),
-    scopes,
+    ...(poolUser === undefined
+      ? { clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''), scopes }
+      : typeof poolUser === 'string'
+        ? { clientId: String(claims['username'] ?? ''), scopes: [] }
+        : { clientId: poolUser.clientId, scopes: [...poolUser.scopes] }),
   };
   sessionStorage.setItem(SESSION, JSON.stringify(session));
 }

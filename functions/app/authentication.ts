@@ -14,13 +14,19 @@ export type Authenticator = (request: HttpRequest, scope: Scope) => Promise<Prin
 
 /** The key set is fetched on the first request, not here, so building an authenticator does no I/O. */
 export function tokenVerification(auth: KoerierConfig['auth']): TokenVerification {
+  const pool = auth.consoleUserPool;
   return {
-    // jose caches the key set and refetches it (rate-limited) when a token names an unknown kid.
-    keys: createRemoteJWKSet(auth.jwksUrl, { timeoutDuration: 3000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 }),
+    keys: remoteKeySet(auth.jwksUrl),
     issuer: auth.issuer,
     audience: auth.audience,
     rules: auth.tokenRules,
+    ...(pool === undefined ? {} : { consoleUserPool: { issuer: pool.issuer, clientId: pool.clientId, keys: remoteKeySet(pool.jwksUrl) } }),
   };
+}
+
+/** jose caches the key set and refetches it (rate-limited) when a token names an unknown kid. */
+function remoteKeySet(url: URL) {
+  return createRemoteJWKSet(url, { timeoutDuration: 3000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
 }
 
 export function authenticator(verification: TokenVerification, admission: ClientAdmission): Authenticator {

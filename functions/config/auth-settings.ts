@@ -19,6 +19,8 @@ export interface AuthSettings {
   readonly jwksUrl: URL;
   readonly tokenUrl: string;
   readonly tokenRules: AccessTokenRules;
+  /** The console's user pool (issue 16), where the stack created one; its key set is at `<issuer>/.well-known/jwks.json`. */
+  readonly consoleUserPool?: { readonly issuer: string; readonly clientId: string; readonly jwksUrl: URL };
 }
 
 export function readAuthSettings(settings: SettingsReader): AuthSettings {
@@ -39,7 +41,26 @@ export function readAuthSettings(settings: SettingsReader): AuthSettings {
     jwksUrl,
     tokenUrl: settings.text(settingEnv.tokenUrl) || `${issuer.replace(/\/+$/, '')}/oauth/token`,
     tokenRules: readAccessTokenRules(settings),
+    ...consoleUserPoolOf(settings),
   };
+}
+
+function consoleUserPoolOf(settings: SettingsReader): Pick<AuthSettings, 'consoleUserPool'> {
+  const issuer = settings.text(settingEnv.consoleUserPoolIssuer);
+  const clientId = settings.text(settingEnv.consoleUserPoolClientId);
+  if (!issuer && !clientId) return {};
+  if (!issuer || !clientId) {
+    settings.issues.push(`${settingEnv.consoleUserPoolIssuer} and ${settingEnv.consoleUserPoolClientId} go together: set both or neither`);
+    return {};
+  }
+  let jwksUrl: URL;
+  try {
+    jwksUrl = new URL(`${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`);
+  } catch {
+    settings.issues.push(`${settingEnv.consoleUserPoolIssuer} must be the user pool's URL, got ${JSON.stringify(issuer)}`);
+    return {};
+  }
+  return { consoleUserPool: { issuer, clientId, jwksUrl } };
 }
 
 /** The access-token settings alone, for the laptop's development identity to issue matching tokens. */

@@ -18,6 +18,9 @@ export const settingEnv = {
   clientIdClaim: 'KOERIER_CLIENT_ID_CLAIM',
   /** Comma-separated claims the scopes are read from, first present wins: `scope`, `scp`, `roles` (default `scope,scp`; Entra ID `roles`). */
   scopeClaims: 'KOERIER_SCOPE_CLAIMS',
+  /** With `koerier:consoleUserPool`: the stack's user pool (its `iss`) and the console's client there, whose user tokens are taken too. */
+  consoleUserPoolIssuer: 'KOERIER_CONSOLE_USER_POOL_ISSUER',
+  consoleUserPoolClientId: 'KOERIER_CONSOLE_USER_POOL_CLIENT_ID',
   /** Comma-separated origins whose validation requests the ingest accepts (`*` for any). */
   allowedOrigins: 'KOERIER_ALLOWED_ORIGINS',
   /** The name Koerier gives itself in `WebHook-Request-Origin` when it validates or delivers. */

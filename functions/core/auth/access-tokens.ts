@@ -2,8 +2,9 @@
  * OAuth 2.0 client-credentials access tokens (EDU-2, EDU-4): who is calling, and may they?
  * Tokens are JWTs verified with `jose` against the organisation's issuer and its JWKS.
  */
-import { errors as joseErrors, jwtVerify, type JWTHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from 'jose';
 import { KoerierError, problems } from '../http/problems.js';
+import { consoleTokenProblem, consoleUserPrincipal, USER_POOL_ALGORITHMS, type ConsoleUserPool } from './console-user-pool.js';
 
 /**
  * Asymmetric algorithms only. Leaving out `none` and every HMAC algorithm is what stops a token
@@ -120,6 +121,8 @@ export interface TokenVerification {
   readonly issuer: string;
   readonly audience: string;
   readonly rules: AccessTokenRules;
+  /** Where the stack created a user pool for the console (issue 16): its tokens too, from the console's client only. */
+  readonly consoleUserPool?: ConsoleUserPool;
   /** For tests with a controlled clock. */
   readonly currentDate?: Date;
 }
@@ -133,18 +136,57 @@ export async function authenticate(authorization: string | undefined, requiredSc
   const token = bearerToken(authorization);
   if (!token) throw invalidToken('A bearer access token is required (Authorization: Bearer <token>).');
 
+  // The unverified `iss` only picks which keys and rules verify the token; each path pins its issuer again.
+  const pool = verification.consoleUserPool;
+  const principal =
+    pool !== undefined && unverifiedIssuer(token) === pool.issuer ? await consoleUserOf(token, pool, verification) : await clientOf(token, verification);
+  if (!principal.scopes.has(requiredScope)) {
+    throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
+      headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
+    });
+  }
+  return principal;
+}
+
+/** A partner's client-credentials token from the organisation's issuer (RFC 9068, review #17). */
+async function clientOf(token: string, verification: TokenVerification): Promise<Principal> {
   const { rules } = verification;
-  let payload: JWTPayload;
-  let header: JWTHeaderParameters;
+  const { payload, protectedHeader: header } = await verified(token, verification.keys, verification, {
+    issuer: verification.issuer,
+    audience: verification.audience,
+    algorithms: ACCEPTED_ALGORITHMS,
+  });
+  // Signature, issuer, audience, exp and nbf hold; now what makes it an access token of this deployment.
+  const type = normalisedType(header.typ);
+  if (type === undefined || !acceptedTypes(rules.tokenType).has(type)) {
+    throw invalidToken(`The token is not an access token: its header "typ" must be ${rules.tokenType === 'at+jwt' ? '"at+jwt"' : '"JWT" or "at+jwt"'}.`);
+  }
+  requireBoundedLifetime(payload, verification);
+  const principal = principalOf(payload, rules);
+  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
+  return principal;
+}
+
+/** A console user's access token from the stack's user pool (./console-user-pool.ts). */
+async function consoleUserOf(token: string, pool: ConsoleUserPool, verification: TokenVerification): Promise<Principal> {
+  const { payload } = await verified(token, pool.keys, verification, { issuer: pool.issuer, algorithms: USER_POOL_ALGORITHMS });
+  const problem = consoleTokenProblem(payload, pool);
+  if (problem) throw invalidToken(problem);
+  requireBoundedLifetime(payload, verification);
+  const principal = consoleUserPrincipal(payload['cognito:groups']);
+  if (typeof principal === 'string') throw new KoerierError(problems.forbidden(principal));
+  if (!stringClaim(principal.clientId)) throw new KoerierError(problems.forbidden('The partner group names no client Koerier can key by.'));
+  return principal;
+}
+
+async function verified(token: string, keys: JWTVerifyGetKey, verification: TokenVerification, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
   try {
-    ({ payload, protectedHeader: header } = await jwtVerify(token, verification.keys, {
-      issuer: verification.issuer,
-      audience: verification.audience,
-      algorithms: ACCEPTED_ALGORITHMS,
+    return await jwtVerify(token, keys, {
+      ...options,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
       requiredClaims: ['exp', 'iat'],
       ...(verification.currentDate ? { currentDate: verification.currentDate } : {}),
-    }));
+    });
   } catch (error) {
     // The issuer's key set being unreachable is our outage, not the caller's bad token.
     if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || error instanceof TypeError) {
@@ -155,29 +197,25 @@ export async function authenticate(authorization: string | undefined, requiredSc
     }
     throw invalidToken(describeVerificationFailure(error));
   }
+}
 
-  // Signature, issuer, audience, exp and nbf hold; now what makes it an access token of this deployment.
-  const type = normalisedType(header.typ);
-  if (type === undefined || !acceptedTypes(rules.tokenType).has(type)) {
-    throw invalidToken(`The token is not an access token: its header "typ" must be ${rules.tokenType === 'at+jwt' ? '"at+jwt"' : '"JWT" or "at+jwt"'}.`);
-  }
+function requireBoundedLifetime(payload: JWTPayload, verification: TokenVerification): void {
   const now = Math.floor((verification.currentDate ?? new Date()).getTime() / 1000);
   const issuedAt = payload.iat!;
   const expiresAt = payload.exp!;
   if (issuedAt > now + CLOCK_TOLERANCE_SECONDS) throw invalidToken('The token is issued in the future ("iat").');
   if (expiresAt <= issuedAt) throw invalidToken('The token expires before it is issued ("exp" is not after "iat").');
-  if (expiresAt - issuedAt > rules.maxLifetimeSeconds) {
-    throw invalidToken(`The token lives too long: "exp" - "iat" may be at most ${rules.maxLifetimeSeconds} seconds.`);
+  if (expiresAt - issuedAt > verification.rules.maxLifetimeSeconds) {
+    throw invalidToken(`The token lives too long: "exp" - "iat" may be at most ${verification.rules.maxLifetimeSeconds} seconds.`);
   }
+}
 
-  const principal = principalOf(payload, rules);
-  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
-  if (!principal.scopes.has(requiredScope)) {
-    throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
-      headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
-    });
+function unverifiedIssuer(token: string): unknown {
+  try {
+    return decodeJwt(token).iss;
+  } catch {
+    return undefined;
   }
-  return principal;
 }
 
 /** True when the principal holds `scope` (for routes where `admin` widens what a client sees). */
