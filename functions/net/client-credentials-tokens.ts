@@ -21,6 +21,13 @@ import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.j
 
 type ClientCredentials = Extract<SinkCredential, { kind: 'oauth2-client-credentials' }>;
 
+/**
+ * The most tokens one container keeps: a delivery container serves many OAuth targets over its
+ * life, and each token is a secret held in memory. Past it, expired ones go first, then the least
+ * recently fetched; a target whose token went is served a fresh one on its next delivery.
+ */
+export const MAX_CACHED_TOKENS = 1_000;
+
 /** Used when a token response names no lifetime. */
 const DEFAULT_LIFETIME_SECONDS = 300;
 export const TOKEN_TIMEOUT_MS = 5_000;
@@ -52,8 +59,26 @@ export class ClientCredentialsTokens {
       this.inFlight.set(cacheKey, pending);
     }
     const fresh = await pending;
-    this.cache.set(cacheKey, fresh);
+    this.remember(cacheKey, fresh);
     return fresh.token;
+  }
+
+  /** How many tokens are held (for the bound's test). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private remember(cacheKey: string, fresh: CachedToken): void {
+    // Deleted first so the Map's order is the order of fetching.
+    this.cache.delete(cacheKey);
+    this.cache.set(cacheKey, fresh);
+    if (this.cache.size <= MAX_CACHED_TOKENS) return;
+    const now = this.clock();
+    for (const [key, cached] of this.cache) if (cached.renewAt <= now) this.cache.delete(key);
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= MAX_CACHED_TOKENS) break;
+      this.cache.delete(key);
+    }
   }
 
   private async fetch(credential: ClientCredentials): Promise<CachedToken> {

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialUnavailableError } from '../../../functions/core/delivery/dispatch-ports.js';
-import { ClientCredentialsTokens } from '../../../functions/net/client-credentials-tokens.js';
+import { ClientCredentialsTokens, MAX_CACHED_TOKENS } from '../../../functions/net/client-credentials-tokens.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
 import { recordingLog } from '../../support/recording-log.js';
 
@@ -62,5 +62,31 @@ describe('OAuth2 client-credentials tokens for sinks', () => {
     expect((await failureOf(tokens, `${base}/token`)).message).toBe('the token endpoint answered 503');
     answer = { status: 200, body: JSON.stringify({ access_token: 'good-token_1', token_type: 'Bearer', expires_in: 60 }) };
     expect(await tokens.token(credential(`${base}/token`))).toBe('good-token_1');
+  });
+
+  it('WH-3: a container keeps at most MAX_CACHED_TOKENS tokens; the least recently fetched go, the recent stay cached', async () => {
+    let fetches = 0;
+    const counting = createServer((req, res) => {
+      fetches++;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ access_token: `t-${req.url!.slice(1)}`, token_type: 'Bearer', expires_in: 3600 }));
+    });
+    await new Promise<void>((resolve) => counting.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(counting.address() as AddressInfo).port}`;
+    try {
+      const tokens = new ClientCredentialsTokens(client);
+      for (let i = 0; i <= MAX_CACHED_TOKENS; i++) await tokens.token(credential(`${url}/${i}`));
+      expect(tokens.size).toBe(MAX_CACHED_TOKENS);
+      expect(fetches).toBe(MAX_CACHED_TOKENS + 1);
+      // The newest is still cached; the first one fetched was let go and is fetched again.
+      expect(await tokens.token(credential(`${url}/${MAX_CACHED_TOKENS}`))).toBe(`t-${MAX_CACHED_TOKENS}`);
+      expect(fetches).toBe(MAX_CACHED_TOKENS + 1);
+      expect(await tokens.token(credential(`${url}/0`))).toBe('t-0');
+      expect(fetches).toBe(MAX_CACHED_TOKENS + 2);
+      expect(tokens.size).toBe(MAX_CACHED_TOKENS);
+    } finally {
+      await new Promise((resolve) => counting.close(resolve));
+    }
   });
 });
