@@ -52,38 +52,47 @@ export function targetOf(item: Item): TargetState {
   };
 }
 
-/** The partition travels in the cursor: a cursor never pages through another subscription. */
-export function encodeCursor(lastKey: Item): string {
-  return Buffer.from(JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S })).toString('base64url');
+/**
+ * The partition travels in the cursor: a cursor never pages through another subscription. `skip`:
+ * the page ended inside this item, an attempt pack (./dynamodb-attempt-history.ts), after that many
+ * of its attempts.
+ */
+export function encodeCursor(lastKey: Item, skip?: number): string {
+  return Buffer.from(JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S, ...(skip === undefined ? {} : { skip }) })).toString('base64url');
 }
 
 /** Our sort keys are printable ASCII of at most about 120 characters; cursors far below this. */
 const MAX_CURSOR_SORT_KEY_BYTES = 256;
-/** base64url of the largest `{pk, sk}`: a partition of a 1,024-byte subscription id and such a sort key. */
+/** base64url of the largest `{pk, sk, skip}`: a partition of a 1,024-byte subscription id and such a sort key. */
 const MAX_CURSOR_LENGTH = 2048;
+/** More attempts than a 64 KB pack can hold. */
+const MAX_CURSOR_SKIP = 65_536;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 /**
- * A cursor is exactly `{pk, sk}`: `pk` this subscription's partition, `sk` a printable key of the
- * listed kind (its prefix) and of bounded length. Anything else — garbage, other JSON, another
+ * A cursor is exactly `{pk, sk}` (or, for the attempt history only, `{pk, sk, skip}`): `pk` this
+ * subscription's partition, `sk` a printable key of the listed kind (its prefix) and of bounded
+ * length, `skip` a whole number from 1. Anything else — garbage, other JSON, another
  * subscription's partition, an oversized or extra member — is refused here, before DynamoDB would
  * answer a ValidationException (a 500) (issue 8, item 10).
  */
-export function decodeCursor(cursor: string, subscriptionId: string, prefix: string): Item {
+export function decodePageCursor(cursor: string, subscriptionId: string, prefix: string): { sortKey: string; skip?: number } {
   if (cursor.length <= MAX_CURSOR_LENGTH) {
     try {
       const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      if (typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).sort().join() === 'pk,sk') {
-        const { pk, sk } = value as { pk: unknown; sk: unknown };
+      const members = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).sort().join() : '';
+      if (members === 'pk,sk' || (members === 'pk,sk,skip' && prefix === ATTEMPT)) {
+        const { pk, sk, skip } = value as { pk: unknown; sk: unknown; skip?: unknown };
         if (
           pk === partition(subscriptionId) &&
           typeof sk === 'string' &&
           sk.startsWith(prefix) &&
           sk.length > prefix.length &&
           sk.length <= MAX_CURSOR_SORT_KEY_BYTES &&
-          PRINTABLE_ASCII.test(sk)
+          PRINTABLE_ASCII.test(sk) &&
+          (skip === undefined || (Number.isInteger(skip) && (skip as number) >= 1 && (skip as number) <= MAX_CURSOR_SKIP))
         ) {
-          return key(subscriptionId, sk);
+          return skip === undefined ? { sortKey: sk } : { sortKey: sk, skip: skip as number };
         }
       }
     } catch {
@@ -91,4 +100,9 @@ export function decodeCursor(cursor: string, subscriptionId: string, prefix: str
     }
   }
   throw new InvalidPageCursorError('the cursor is not one this list handed out');
+}
+
+/** A cursor of a list whose pages end between items: the key to continue after. */
+export function decodeCursor(cursor: string, subscriptionId: string, prefix: string): Item {
+  return key(subscriptionId, decodePageCursor(cursor, subscriptionId, prefix).sortKey);
 }

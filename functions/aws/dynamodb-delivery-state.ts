@@ -3,7 +3,7 @@
  *
  *   sk `target`                           the target's shared health: rate slot, breaker, 429 throttle
  *   sk `progress#<deliveryId>`            failed attempts of a delivery still being retried
- *   sk `attempt#<at>#<deliveryId>#<n>`    attempt history, newest last (listed newest first)
+ *   sk `attempt#<at>#<deliveryId>#<n>`    attempt history, packed per batch (./dynamodb-attempt-history.ts), listed newest first
  *   sk `dead#<createdAt>#<deliveryId>`    dead letters, oldest delivery first; the key makes a repeat idempotent
  *
  * Everything but the target item carries `expiresAt` (DynamoDB TTL); reads treat expired items as
@@ -24,6 +24,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
+import { attemptPackWrites, listAttemptPage } from './dynamodb-attempt-history.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type {
   AttemptRecord,
@@ -36,7 +37,6 @@ import type {
 } from '../core/delivery/delivery-records.js';
 import { HEALTHY, type TargetState } from '../core/delivery/target-health.js';
 import {
-  ATTEMPT,
   DEAD,
   deadLetterSortKey,
   decodeCursor,
@@ -188,22 +188,11 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
   }
 
   async recordAttempts(records: readonly AttemptRecord[], expiresAt: number): Promise<void> {
-    await this.batchWrite(
-      records.map((record) => ({
-        PutRequest: {
-          Item: {
-            ...key(record.subscriptionId, `${ATTEMPT}${record.at}#${record.deliveryId}#${record.attempt}`),
-            record: { S: JSON.stringify(record) },
-            expiresAt: num(expiresAt),
-          },
-        },
-      })),
-    );
+    await this.batchWrite(attemptPackWrites(records, expiresAt));
   }
 
   async listAttempts(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AttemptRecord>> {
-    const result = await this.query(subscriptionId, ATTEMPT, page, false);
-    return { items: result.items.map((item) => JSON.parse(item['record']?.S ?? '{}') as AttemptRecord), cursor: result.cursor };
+    return listAttemptPage(this.client, this.tableName, subscriptionId, page, (item) => this.expired(item));
   }
 
   async putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void> {

@@ -1,0 +1,108 @@
+/**
+ * The attempt history in the `deliveries` table, packed: one item per subscription per recorded
+ * batch, holding that batch's attempts newest first, where there used to be one item per attempt.
+ * DynamoDB bills a write unit per started kilobyte of an item: the ten attempts of a batch (about
+ * 350 bytes each with their event references) cost 4 write units packed and 10 apart, and the
+ * attempt record was the largest DynamoDB line of a push delivery (issue 15, docs/COST.md).
+ *
+ *   sk `attempt#<at>#<deliveryId>#<n>` of the pack's newest attempt; `records`: the pack's
+ *   attempts as JSON, newest first, without the subscription id (the partition says it)
+ *
+ * A pack of one keeps the key an attempt had on its own, and an item written before packing
+ * (`record`: one attempt) is read as a pack of one. Packs are ordered by their newest attempt, and
+ * attempts within a pack newest first: two batches of one subscription recorded at the same time
+ * list one after the other, not interleaved.
+ *
+ * A page may end inside a pack: its cursor then names the pack and how many of its attempts were
+ * listed (`skip`), and the next page starts at that pack again (a key range up to it, inclusive).
+ */
+import { QueryCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { AttemptRecord, Page } from '../core/delivery/delivery-records.js';
+import { ATTEMPT, decodePageCursor, encodeCursor, key, num, partition, PK, SK, type Item } from './delivery-table-items.js';
+
+/** Far below DynamoDB's 400 KB item: a pack never nears it, and a page of packs stays small. */
+export const MAX_PACK_BYTES = 64 * 1024;
+
+type PackedRecord = Omit<AttemptRecord, 'subscriptionId'>;
+
+/** The key an attempt had on its own; packs take their newest attempt's. */
+function attemptSortKey(record: Pick<AttemptRecord, 'at' | 'deliveryId' | 'attempt'>): string {
+  return `${ATTEMPT}${record.at}#${record.deliveryId}#${record.attempt}`;
+}
+
+/** One write per subscription and pack (more than one only past MAX_PACK_BYTES). */
+export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: number): WriteRequest[] {
+  const bySubscription = new Map<string, AttemptRecord[]>();
+  for (const record of records) bySubscription.set(record.subscriptionId, [...(bySubscription.get(record.subscriptionId) ?? []), record]);
+  const writes: WriteRequest[] = [];
+  for (const [subscriptionId, own] of bySubscription) {
+    const newestFirst = own.map((record) => ({ record, sortKey: attemptSortKey(record) })).sort((a, b) => (a.sortKey < b.sortKey ? 1 : -1));
+    let pack: { sortKey: string; json: string[]; bytes: number } | undefined;
+    const flush = () => {
+      if (pack)
+        writes.push({ PutRequest: { Item: { ...key(subscriptionId, pack.sortKey), records: { S: `[${pack.json.join(',')}]` }, expiresAt: num(expiresAt) } } });
+      pack = undefined;
+    };
+    for (const { record, sortKey } of newestFirst) {
+      const { subscriptionId: _partition, ...packed } = record;
+      const json = JSON.stringify(packed);
+      if (pack && pack.bytes + json.length > MAX_PACK_BYTES) flush();
+      pack ??= { sortKey, json: [], bytes: 0 };
+      pack.json.push(json);
+      pack.bytes += json.length + 1;
+    }
+    flush();
+  }
+  return writes;
+}
+
+/** A page of a subscription's attempts, newest first; `limit` counts attempts, not packs. */
+export async function listAttemptPage(
+  client: DynamoDBClient,
+  tableName: string,
+  subscriptionId: string,
+  page: { limit: number; cursor?: string | undefined },
+  expired: (item: Item) => boolean,
+): Promise<Page<AttemptRecord>> {
+  const from = page.cursor === undefined ? undefined : decodePageCursor(page.cursor, subscriptionId, ATTEMPT);
+  const resumesInPack = from?.skip !== undefined;
+  const result = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      // Resuming inside a pack: every attempt key up to that pack's, inclusive (all begin with `attempt#`).
+      KeyConditionExpression: resumesInPack ? '#pk = :pk AND #sk BETWEEN :prefix AND :last' : '#pk = :pk AND begins_with(#sk, :prefix)',
+      ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+      ExpressionAttributeValues: {
+        ':pk': { S: partition(subscriptionId) },
+        ':prefix': { S: ATTEMPT },
+        ...(resumesInPack ? { ':last': { S: from.sortKey } } : {}),
+      },
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ...(from !== undefined && !resumesInPack ? { ExclusiveStartKey: key(subscriptionId, from.sortKey) } : {}),
+    }),
+  );
+  const items: AttemptRecord[] = [];
+  const packs = result.Items ?? [];
+  for (const [index, item] of packs.entries()) {
+    if (expired(item)) continue;
+    const sortKey = item[SK]?.S ?? '';
+    const all = recordsOf(item, subscriptionId);
+    const skip = resumesInPack && sortKey === from.sortKey ? from.skip! : 0;
+    const room = page.limit - items.length;
+    const taken = all.slice(skip, skip + room);
+    items.push(...taken);
+    if (skip + taken.length < all.length) return { items, cursor: encodeCursor(item, skip + taken.length) };
+    if (items.length === page.limit) {
+      const more = index < packs.length - 1 || result.LastEvaluatedKey !== undefined;
+      return { items, cursor: more ? encodeCursor(item) : undefined };
+    }
+  }
+  return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
+}
+
+function recordsOf(item: Item, subscriptionId: string): AttemptRecord[] {
+  const single = item['record']?.S;
+  if (single !== undefined) return [JSON.parse(single) as AttemptRecord];
+  return (JSON.parse(item['records']?.S ?? '[]') as PackedRecord[]).map((record) => ({ subscriptionId, ...record }));
+}
