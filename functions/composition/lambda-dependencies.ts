@@ -11,6 +11,7 @@ import { createLogger } from '../app/logger.js';
 import type { AwsClients } from '../aws/clients.js';
 import { tracedClients } from '../aws/tracing.js';
 import { loadConfig } from '../config.js';
+import type { Log } from '../core/ports/log.js';
 import { dynamodbClient, s3Client, sqsClient } from './client-kinds.js';
 import { composeDependencies, createComposition, type Builders, type ClientKind, type ClientName, type ClientTypes, type Composition } from './composition.js';
 
@@ -51,13 +52,24 @@ function containerComposition(): Composition {
   if (container === undefined) {
     const config = loadConfig(process.env);
     const log = createLogger(config.logLevel);
+    // Each client is captured when first made; without the Powertools layer that is said once per container, not once per client.
+    let toldUntraced = false;
+    const tracingLog: Log = {
+      info: (message, fields) => {
+        if (toldUntraced) return;
+        toldUntraced = true;
+        log.info(message, fields);
+      },
+      warn: (message, fields) => log.warn(message, fields),
+      error: (message, fields) => log.error(message, fields),
+    };
     container = createComposition({
       config,
       log,
       admission: clientAdmission(config, log),
       options: { sessionToken: () => process.env['AWS_SESSION_TOKEN'] },
       clients: containerClient,
-      prepareClient: (client) => tracedClients({ client }, log).client,
+      prepareClient: (client) => tracedClients({ client }, tracingLog).client,
     });
   }
   return container;
