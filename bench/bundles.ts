@@ -149,6 +149,8 @@ export async function run(): Promise<Record<string, unknown>> {
     // As deployed: every function runs with NODE_OPTIONS=--enable-source-maps (lib/bundling.ts).
     const deployedFlags = LAMBDA_NODE_OPTIONS.split(' ');
 
+    // Two cores shared with other work make the medians drift; the load says how much to trust them (the minimums drift less).
+    const loadAverageAtStart = os.loadavg()[0]!;
     const baseline = {
       subject: 'an empty ES module, imported the same way',
       asDeployed: await coldImport(timer, empty, deployedFlags, env),
@@ -185,6 +187,7 @@ export async function run(): Promise<Record<string, unknown>> {
       note: "Measured on this machine's Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.",
       esbuild: esbuildVersion,
       runsPerMeasurement: RUNS,
+      loadAverage: { atStart: round(loadAverageAtStart), atEnd: round(os.loadavg()[0]!) },
       baseline,
       functions: results,
       networkAtImport: networkFindings.length === 0 ? 'none' : networkFindings,

@@ -17,7 +17,20 @@ export interface AwsClients {
 }
 
 export function createAwsClients(): AwsClients {
-  return { dynamodb: new DynamoDBClient({}), sqs: new SQSClient({}), s3: new S3Client({}) };
+  return { dynamodb: createDynamoDbClient(), sqs: createSqsClient(), s3: createS3Client() };
+}
+
+// One constructor per client, so a Lambda bundle that only reaches DynamoDB carries no S3 client (issue 15, item 4).
+export function createDynamoDbClient(): DynamoDBClient {
+  return new DynamoDBClient({});
+}
+
+export function createSqsClient(): SQSClient {
+  return new SQSClient({});
+}
+
+export function createS3Client(): S3Client {
+  return new S3Client({});
 }
 
 /** Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). */

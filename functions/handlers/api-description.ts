@@ -1,8 +1,9 @@
-/** Lambda entry (lib/resources.ts): the api-description app (functions/app/api-description-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the api-description app (functions/app/api-description-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { apiDescriptionApp } from '../app/api-description-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import { metrics } from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(apiDescriptionApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(lambdaDependencies('apiDescription', { metrics }));

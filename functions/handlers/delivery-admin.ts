@@ -1,8 +1,31 @@
-/** Lambda entry (lib/resources.ts): the delivery-admin app (functions/app/delivery-admin-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the delivery-admin app (functions/app/delivery-admin-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { deliveryAdminApp } from '../app/delivery-admin-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import {
+  authenticate,
+  deliveryQueue,
+  deliveryState,
+  idempotency,
+  metrics,
+  operationalEvents,
+  partners,
+  pullQueues,
+  subscriptions,
+} from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(deliveryAdminApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(
+  lambdaDependencies('deliveryAdmin', {
+    authenticate,
+    idempotency,
+    deliveryQueue,
+    deliveryState,
+    operationalEvents,
+    partners,
+    pullQueues,
+    subscriptions,
+    metrics,
+  }),
+);

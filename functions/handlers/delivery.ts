@@ -1,8 +1,35 @@
-/** Lambda entry (lib/resources.ts): the delivery app (functions/app/delivery-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the delivery app (functions/app/delivery-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { deliveryApp } from '../app/delivery-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import {
+  claimCheckStore,
+  credentialCipher,
+  deliveryHttp,
+  deliveryQueue,
+  deliveryState,
+  metrics,
+  operationalEvents,
+  payloadLedger,
+  recordDeliveryMetrics,
+  signingKeys,
+  subscriptions,
+} from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(deliveryApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(
+  lambdaDependencies('delivery', {
+    subscriptions,
+    deliveryQueue,
+    deliveryState,
+    deliveryHttp,
+    credentialCipher,
+    signingKeys,
+    claimCheckStore,
+    payloadLedger,
+    operationalEvents,
+    metrics,
+    recordDeliveryMetrics,
+  }),
+);

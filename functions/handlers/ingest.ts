@@ -1,8 +1,22 @@
-/** Lambda entry (lib/resources.ts): the ingest app (functions/app/ingest-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the ingest app (functions/app/ingest-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { ingestApp } from '../app/ingest-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import { authenticate, claimCheckStore, idempotency, inboundQueue, metrics, partners, payloadLedger, publishRateWindow } from '../composition/adapters.js';
+import { dataContracts } from '../composition/data-contracts-adapter.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(ingestApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(
+  lambdaDependencies('ingest', {
+    authenticate,
+    idempotency,
+    publishRateWindow,
+    partners,
+    dataContracts,
+    inboundQueue,
+    claimCheckStore,
+    payloadLedger,
+    metrics,
+  }),
+);

@@ -1,8 +1,9 @@
-/** Lambda entry (lib/resources.ts): the partners admin app (functions/app/partners-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the partners admin app (functions/app/partners-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { partnersApp } from '../app/partners-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import { authenticate, idempotency, metrics, partnerStore } from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(partnersApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(lambdaDependencies('partners', { authenticate, idempotency, partnerStore, metrics }));

@@ -1,8 +1,33 @@
-/** Lambda entry (lib/resources.ts): the pull app (functions/app/pull-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the pull app (functions/app/pull-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { pullApp } from '../app/pull-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import {
+  authenticate,
+  claimCheckStore,
+  deliveryState,
+  lockTokenKey,
+  metrics,
+  payloadLedger,
+  pollLeases,
+  pullQueues,
+  rejectionMarks,
+  subscriptions,
+} from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(pullApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(
+  lambdaDependencies('pull', {
+    authenticate,
+    subscriptions,
+    pullQueues,
+    rejectionMarks,
+    pollLeases,
+    lockTokenKey,
+    deliveryState,
+    claimCheckStore,
+    payloadLedger,
+    metrics,
+  }),
+);

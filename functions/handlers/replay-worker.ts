@@ -1,8 +1,31 @@
-/** Lambda entry (lib/resources.ts): the replay worker (functions/app/replay-worker-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the replay worker (functions/app/replay-worker-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { replayWorkerApp } from '../app/replay-worker-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import {
+  deliveryQueue,
+  eventArchive,
+  metrics,
+  operationalEvents,
+  partners,
+  pullQueues,
+  replayQueue,
+  replayStore,
+  subscriptions,
+} from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(replayWorkerApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(
+  lambdaDependencies('replayWorker', {
+    subscriptions,
+    partners,
+    eventArchive,
+    replayStore,
+    replayQueue,
+    deliveryQueue,
+    pullQueues,
+    operationalEvents,
+    metrics,
+  }),
+);

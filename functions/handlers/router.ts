@@ -1,8 +1,9 @@
-/** Lambda entry (lib/resources.ts): the router app (functions/app/router-app.ts) on this container's AWS dependencies. */
+/** Lambda entry (lib/resources.ts): the router app (functions/app/router-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import { routerApp } from '../app/router-app.js';
-import { awsDependencies } from '../composition/aws-dependencies.js';
+import { deliveryQueue, eventArchive, metrics, partners, pullQueues, routeIndex, routedEvents } from '../composition/adapters.js';
+import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(routerApp);
-export const handler = handlerFor(awsDependencies);
+export const handler = handlerFor(lambdaDependencies('router', { routeIndex, routedEvents, partners, deliveryQueue, pullQueues, eventArchive, metrics }));

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, lambdaBundling } from '../../lib/bundling.js';
+import { functions, type FunctionName } from '../../lib/resources.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 const ENTRY = `
@@ -66,4 +67,41 @@ describe('the credential chain of a bundled function', () => {
       `@aws-sdk/credential-provider-node=${join(REPO_ROOT, 'functions', 'aws', 'lambda-credentials.ts')}`,
     ]);
   });
+});
+
+/** The packages (SDK clients, Ajv) a function's bundle holds, from esbuild's metafile. */
+async function bundledPackages(name: FunctionName, dir: string): Promise<string[]> {
+  const outfile = join(dir, name, 'index.mjs');
+  const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), outfile), metafile: true, logLevel: 'error' });
+  // metafile.inputs names every file esbuild read, tree-shaken or not; the output's inputs are what the bundle holds.
+  const [, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('index.mjs'))!;
+  const held = Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
+  const packages = held.map(([input]) => /node_modules\/(@aws-sdk\/client-[^/]+|ajv)\//.exec(input)?.[1]);
+  return [...new Set(packages.filter((found): found is string => found !== undefined))].sort();
+}
+
+describe('issue 15, item 4: what each function bundles', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'koerier-functions-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('issue 15: the API description (no adapter) holds no SDK client and no Ajv', async () => {
+    expect(await bundledPackages('apiDescription', dir)).toEqual([]);
+  }, 60_000);
+
+  it('issue 15: the partners admin holds the DynamoDB client alone', async () => {
+    expect(await bundledPackages('partners', dir)).toEqual(['@aws-sdk/client-dynamodb']);
+  }, 60_000);
+
+  it('issue 15: the router holds DynamoDB, SQS and S3 (the archive), no KMS and no Ajv', async () => {
+    expect(await bundledPackages('router', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs']);
+  }, 60_000);
+
+  it('issue 15: only the ingest, which validates data contracts, holds Ajv', async () => {
+    expect(await bundledPackages('ingest', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', 'ajv']);
+  }, 60_000);
 });

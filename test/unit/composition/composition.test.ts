@@ -1,0 +1,92 @@
+/**
+ * Issue 15, item 4: a set of dependencies composed from some of the adapter builders
+ * (functions/composition/composition.ts, adapters.ts). Real builders and real SDK clients (made,
+ * never sent with: building an adapter does no I/O).
+ */
+import { describe, expect, it } from 'vitest';
+import { clientAdmission } from '../../../functions/app/client-throttling.js';
+import { createLogger } from '../../../functions/app/logger.js';
+import { partnerStore, partners, routeIndex, subscriptions } from '../../../functions/composition/adapters.js';
+import { buildAwsDependencies } from '../../../functions/composition/aws-dependencies.js';
+import { composeDependencies, createComposition, type ClientSource } from '../../../functions/composition/composition.js';
+import { loadConfig, settingEnv } from '../../../functions/config.js';
+import { resourceEnv } from '../../../lib/resources.js';
+
+const config = loadConfig({
+  [settingEnv.issuer]: 'https://issuer.test',
+  [settingEnv.audience]: 'koerier',
+  [settingEnv.jwksUrl]: 'https://issuer.test/jwks',
+  AWS_REGION: 'eu-central-1',
+  ...Object.fromEntries((['partners', 'routes', 'subscriptions'] as const).map((table) => [resourceEnv.table(table), `koerier-${table}`])),
+});
+
+function composition() {
+  const made: string[] = [];
+  const prepared: unknown[] = [];
+  const clients: ClientSource = (kind) => {
+    made.push(kind.name);
+    return kind.create();
+  };
+  const log = createLogger('error');
+  const built = createComposition({
+    config,
+    log,
+    admission: clientAdmission(config, log),
+    options: {},
+    clients,
+    prepareClient: (client) => {
+      prepared.push(client);
+      return client;
+    },
+  });
+  return { built, made, prepared };
+}
+
+describe('a composed set of dependencies', () => {
+  it('issue 15: a member the set does not list throws when read, naming the set and the member', () => {
+    const { built } = composition();
+    const deps = composeDependencies("router function's", built, { routeIndex });
+    expect(() => deps.claimCheckStore).toThrow(`The router function's dependencies have no "claimCheckStore"`);
+    expect(() => deps.dataContracts).toThrow(/add its builder/);
+    expect(deps.config).toBe(config);
+  });
+
+  it('issue 15: only the clients the listed adapters ask for are made, each once, and prepared (traced) once', () => {
+    const { built, made, prepared } = composition();
+    const deps = composeDependencies('partners', built, { partners, partnerStore, subscriptions, routeIndex });
+    expect(made).toEqual([]);
+    void deps.partners;
+    void deps.subscriptions;
+    void deps.routeIndex;
+    expect(made).toEqual(['dynamodb']);
+    expect(prepared).toHaveLength(1);
+  });
+
+  it('issue 15: each member is built once per composition, for every set composed on it, and a builder another reuses is the same instance', () => {
+    const { built } = composition();
+    const ingest = composeDependencies('ingest', built, { partners, partnerStore });
+    const router = composeDependencies('router', built, { partners, routeIndex, subscriptions });
+    expect(ingest.partners).toBe(ingest.partners);
+    expect(router.partners).toBe(ingest.partners);
+    // The partner directory reads through the partnerStore member itself, not a second store.
+    expect(routeIndex(built)).toBe(router.routeIndex);
+    expect(partnerStore(built)).toBe(ingest.partnerStore);
+    const other = composition().built;
+    expect(composeDependencies('other', other, { partners, partnerStore }).partners).not.toBe(ingest.partners);
+  });
+
+  it("issue 15: the laptop host's set has every member, and builds none before it is read", () => {
+    let asked = 0;
+    const deps = buildAwsDependencies({
+      config,
+      clients: () => {
+        asked++;
+        return { dynamodb: {}, sqs: {}, s3: {} } as never;
+      },
+    });
+    const members = Object.keys(deps);
+    expect(members).toEqual(expect.arrayContaining(['claimCheckStore', 'dataContracts', 'eventArchive', 'lockTokenKey', 'signingKeys', 'metrics']));
+    expect(members).toHaveLength(34);
+    expect(asked).toBe(0);
+  });
+});
