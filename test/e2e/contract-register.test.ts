@@ -214,6 +214,43 @@ describe('the contract register (issue 14, EDU-6)', () => {
     ).toBe(403);
   });
 
+  it('EDU-6, issue 14: another client with contracts:write may not publish a version of, change, bind or unbind a contract it does not maintain; its maintainer and an operator may', async () => {
+    const otherWriter = await koerier.host.issueToken('other-writer', ['contracts:read', 'contracts:write']);
+    const name = `maintained-${randomUUID().slice(0, 8)}`;
+    const type = `nl.edu.maintained.${randomUUID().slice(0, 8)}.v1`;
+    expect((await publishVersion(name, '1.0.0', enrolmentContract(enrolmentPayload()))).status).toBe(201);
+    expect((await call('GET', `/contracts/${name}`, { token: reader })).body).toMatchObject({ maintainer: 'registry-writer' });
+
+    const refusals = [
+      await publishVersion(name, '1.1.0', enrolmentContract(enrolmentPayload(), '1.1.0'), otherWriter),
+      await call('PATCH', `/contracts/${name}`, { token: otherWriter, body: { description: 'taken over' } }),
+      await call('PATCH', `/contracts/${name}/versions/1.0.0`, { token: otherWriter, body: { status: 'deprecated', sunset: '2030-01-01T00:00:00Z' } }),
+      await call('PUT', `/contract-bindings/${type}`, { token: otherWriter, body: { contract: name, version: '1.0.0', mode: 'enforce' } }),
+    ];
+    for (const refusal of refusals) {
+      expect(refusal.status).toBe(403);
+      expect(refusal.body['detail']).toBe(
+        `Contract "${name}" is maintained by client "registry-writer": only its maintainer or an operator (admin) may change it or bind it.`,
+      );
+    }
+    expect((await call('GET', `/contracts/${name}/versions/1.1.0`, { token: reader })).status).toBe(404);
+    expect((await call('GET', `/contracts/${name}/versions/1.0.0`, { token: reader })).body).toMatchObject({ status: 'active' });
+
+    // The maintainer binds; another writer can neither take the type over with its own contract nor unbind it.
+    expect((await call('PUT', `/contract-bindings/${type}`, { body: { contract: name, version: '1.0.0', mode: 'warn' } })).status).toBe(200);
+    const own = `others-${randomUUID().slice(0, 8)}`;
+    expect((await publishVersion(own, '1.0.0', enrolmentContract(enrolmentPayload()), otherWriter)).status).toBe(201);
+    expect((await call('PUT', `/contract-bindings/${type}`, { token: otherWriter, body: { contract: own, version: '1.0.0', mode: 'enforce' } })).status).toBe(
+      403,
+    );
+    expect((await call('DELETE', `/contract-bindings/${type}`, { token: otherWriter })).status).toBe(403);
+    expect((await call('GET', `/contract-bindings/${type}`, { token: reader })).body).toMatchObject({ contract: name, mode: 'warn' });
+
+    expect((await call('PATCH', `/contracts/${name}`, { body: { description: 'by its maintainer' } })).status).toBe(200);
+    expect((await call('PATCH', `/contracts/${name}`, { token: admin, body: { description: 'by an operator' } })).status).toBe(200);
+    expect((await call('DELETE', `/contract-bindings/${type}`, { token: admin })).status).toBe(204);
+  });
+
   it('EDU-IDEM-3: publishing needs an Idempotency-Key, and a retry with the same key replays the first answer', async () => {
     const key = randomUUID();
     const body = enrolmentContract(enrolmentPayload(), '1.1.1');
@@ -280,7 +317,11 @@ describe('contracts at work: the ingest checks data against the bound contract (
   });
 
   it('issue 14 item 3: only an AsyncAPI message with a payload can be bound, and a binding can be read and removed', async () => {
-    const webhook = await call('PUT', '/contract-bindings/nl.edu.other.v1', { body: { contract: 'koerier-webhook', version: API_VERSION, mode: 'enforce' } });
+    // An operator: Koerier maintains its own contract, and who may bind is judged before what.
+    const webhook = await call('PUT', '/contract-bindings/nl.edu.other.v1', {
+      token: admin,
+      body: { contract: 'koerier-webhook', version: API_VERSION, mode: 'enforce' },
+    });
     expect(webhook.status).toBe(409);
     expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).body).toMatchObject({ mode: 'off' });
     expect((await call('DELETE', `/contract-bindings/${ENROLMENT_TYPE}`)).status).toBe(204);

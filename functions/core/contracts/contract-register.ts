@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/access-tokens.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import type { Log } from '../ports/log.js';
-import { compareVersions, statusMoves, type ContractBinding, type ContractRecord, type VersionRecord } from './contract.js';
+import { compareVersions, mayMaintain, statusMoves, type ContractBinding, type ContractRecord, type VersionRecord } from './contract.js';
 import * as http from './http-mapping.js';
 import { ContractChangedError, type ContractConsumers, type ContractLifecycleHook } from './ports.js';
 import { publishVersion, type PublishDependencies } from './publish-version.js';
@@ -87,7 +87,7 @@ export class ContractRegister {
 
   async changeContract(principal: Principal, name: string, request: HttpRequest): Promise<HttpResponse> {
     const patch = http.readContractPatch(request);
-    const current = await this.contract(name);
+    const current = await this.maintained(principal, name);
     const next: ContractRecord = { ...current, ...patch, updatedAt: this.now(), updatedBy: principal.clientId };
     await this.saved(() => this.deps.store.saveContract(next, current));
     this.deps.log.info('contract metadata changed', { contract: name, by: principal.clientId, members: Object.keys(patch) });
@@ -97,6 +97,7 @@ export class ContractRegister {
   /** Status, sunset and event types; a deprecation tells the consumers through the lifecycle hook. */
   async changeVersion(principal: Principal, name: string, version: string, request: HttpRequest): Promise<HttpResponse> {
     const patch = http.readVersionPatch(request);
+    await this.maintained(principal, name);
     const current = await this.versionRecord(name, version);
     const status = patch.status ?? current.status;
     if (status !== current.status && !statusMoves[current.status].includes(status)) throw http.statusMoveRefused(current.status, status);
@@ -143,7 +144,10 @@ export class ContractRegister {
   /** Issue 14 item 3: the event type's `data` follows this message of an AsyncAPI version, checked by the ingest as `mode` says. */
   async bind(principal: Principal, type: string, request: HttpRequest): Promise<HttpResponse> {
     const input = http.readBindingInput(request);
-    const contract = await this.contract(input.contract);
+    const contract = await this.maintained(principal, input.contract);
+    // Taking a type over from another contract's binding needs that contract's maintainer too.
+    const bound = await this.deps.store.getBinding(http.checkedType(type));
+    if (bound && bound.contract !== contract.name) await this.maintained(principal, bound.contract);
     if (contract.kind !== 'asyncapi-data')
       throw http.notBindable(`Contract "${contract.name}" is an OpenAPI webhook contract; event data follows an AsyncAPI message.`);
     const version = await this.versionRecord(input.contract, input.version);
@@ -172,6 +176,8 @@ export class ContractRegister {
   }
 
   async unbind(principal: Principal, type: string): Promise<HttpResponse> {
+    const bound = await this.deps.store.getBinding(http.checkedType(type));
+    if (bound) await this.maintained(principal, bound.contract);
     if (!(await this.deps.store.deleteBinding(http.checkedType(type)))) throw http.bindingNotFound(type);
     this.deps.log.info('contract unbound from event type', { type, by: principal.clientId });
     return { status: 204, headers: {}, body: '' };
@@ -183,6 +189,13 @@ export class ContractRegister {
 
   private versionView(version: VersionRecord): Record<string, unknown> {
     return { ...version, document: `${this.deps.baseUrl}/contracts/${version.contract}/versions/${version.version}/document` };
+  }
+
+  /** The contract, when `principal` may change it (contract.ts, `mayMaintain`); else the 403. */
+  private async maintained(principal: Principal, name: string): Promise<ContractRecord> {
+    const contract = await this.contract(name);
+    if (!mayMaintain(principal, contract)) throw http.notMaintainer(contract.name, contract.maintainer);
+    return contract;
   }
 
   private async contract(name: string): Promise<ContractRecord> {

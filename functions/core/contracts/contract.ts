@@ -37,6 +37,21 @@ export interface ContractRecord {
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly updatedBy: string;
+  /**
+   * The client that published the contract's first version: it, and operators (`admin`), may
+   * publish further versions, change the metadata and statuses and bind the contract to event
+   * types; other clients with `contracts:write` may not (issue 14). Absent on contracts registered
+   * before this rule, which any writer may still change.
+   */
+  readonly maintainer?: string;
+}
+
+/** Whether `principal` may change `contract` (its maintainer, an operator, or anyone for a contract from before maintainers). */
+export function mayMaintain(
+  principal: { readonly clientId: string; readonly scopes: ReadonlySet<string> },
+  contract: Pick<ContractRecord, 'maintainer'>,
+): boolean {
+  return principal.scopes.has('admin') || contract.maintainer === undefined || contract.maintainer === principal.clientId;
 }
 
 /** One message of an AsyncAPI document, as the register knows it; its payload schema is in the documents store. */

@@ -276,6 +276,14 @@ export function statusMoveRefused(from: VersionStatus, to: VersionStatus): Koeri
   return new KoerierError(problem(409, 'contract-status-move', 'Conflict', `A version that is ${from} cannot become ${to}.`));
 }
 
+export function notMaintainer(name: string, maintainer: string | undefined): KoerierError {
+  return new KoerierError(
+    problems.forbidden(
+      `Contract "${name}" is maintained by client "${maintainer ?? ''}": only its maintainer or an operator (admin) may change it or bind it.`,
+    ),
+  );
+}
+
 export function forceNeedsAdmin(): KoerierError {
   return new KoerierError(problems.forbidden('Only a client with the admin scope may force a breaking change.'));
 }

@@ -5,7 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Principal } from '../auth/access-tokens.js';
-import { compareVersions, majorOf, type ContractRecord, type MessageCompatibility, type VersionCompatibility, type VersionRecord } from './contract.js';
+import {
+  compareVersions,
+  majorOf,
+  mayMaintain,
+  type ContractRecord,
+  type MessageCompatibility,
+  type VersionCompatibility,
+  type VersionRecord,
+} from './contract.js';
 import * as http from './http-mapping.js';
 import { ContractChangedError, type ContractDocuments, type ContractParser, type ContractStore, type MessageSchemas } from './ports.js';
 import { syntaxOf } from './document-media-types.js';
@@ -41,6 +49,7 @@ export async function publishVersion(
     if (existing.checksum !== checksum) throw http.versionImmutable(name, version);
     return { created: false, contract: contract!, version: existing };
   }
+  if (contract && !mayMaintain(principal, contract)) throw http.notMaintainer(name, contract.maintainer);
   if (!contract && (!input.owner || !input.contact)) throw http.ownerRequired();
   const parsed = await deps.parser.parse(input.kind, input.document, syntaxOf(input.mediaType));
   if (!parsed.valid) throw http.invalidDocument(input.kind, parsed.errors);
@@ -110,6 +119,7 @@ async function saveContract(
           createdAt: at,
           updatedAt: at,
           updatedBy: principal.clientId,
+          maintainer: principal.clientId,
         };
     try {
       await deps.store.saveContract(next, current);
