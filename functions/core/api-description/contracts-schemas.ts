@@ -42,6 +42,11 @@ export const contractsSchemas = {
       createdAt: { type: 'string', format: 'date-time' },
       updatedAt: { type: 'string', format: 'date-time' },
       updatedBy: { type: 'string' },
+      maintainer: {
+        type: 'string',
+        description:
+          'The client that published the first version: it and operators (admin) may change the contract and bind it; absent on contracts from before.',
+      },
       href: { type: 'string', format: 'uri' },
     },
   },
