@@ -143,6 +143,17 @@ describe('HTTP-2 binary mode', () => {
     expect(event.attributes['source']).toBe('urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem');
   });
 
+  it('HTTP-2: decoded values with quotes, backslashes and non-ASCII are escaped in the JSON format text', () => {
+    const event = acceptedEvent(
+      parse(
+        binaryRequest({ ...NL_HEADERS, 'ce-subject': '%22a%5Cb%22 caf%C3%A9 %F0%9F%8C%8E', 'ce-note': 'plain', 'content-type': 'application/json' }, '{"x":1}'),
+      ),
+    );
+    expect(event.attributes['subject']).toBe('"a\\b" café 🌎');
+    expect(JSON.parse(event.json)).toEqual({ ...event.attributes, data: { x: 1 } });
+    expect(event.json).toContain(`"subject":"\\"a\\\\b\\" café 🌎","note":"plain"`);
+  });
+
   it('HTTP-2: a value is validated after decoding, so an encoded space is still a space', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-source': 'urn:nld:gemeente-Bergen%20%28L%29' })))).toEqual(['CE-4 uri-reference source']);
   });
