@@ -7,9 +7,9 @@
  */
 import { mediaTypeOf } from '../http/messages.js';
 import {
-  ATTRIBUTE_NAME,
   MAX_RECOMMENDED_NAME_LENGTH,
   hasScheme,
+  isAttributeName,
   isAbsoluteUri,
   isBase64,
   isCloudEventsString,
@@ -93,7 +93,7 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     if (v === null) continue;
     // Invalid names are reported and never copied into `attributes` (that also keeps a
     // `__proto__` member from touching the record's prototype).
-    const validName = ATTRIBUTE_NAME.test(name);
+    const validName = isAttributeName(name);
     if (!validName) {
       issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
     } else if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
