@@ -3,7 +3,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { mediaTypeOf } from '../../http/messages.js';
 import { acceptedEvent } from '../accepted-event.js';
 import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
-import { type AttributeValue, checkEvent } from '../event-validation.js';
+import { checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
 import {
   eventTooLarge,
@@ -59,13 +59,10 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
     throw invalid(issues);
   }
   if (data === MALFORMED) throw fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
-  let json = '{';
-  for (const name in attributes) {
-    if (json.length > 1) json += ',';
-    // Only valid names ([a-z0-9]) reach the attributes, so a name never needs escaping.
-    json += `"${name}":${jsonValue(attributes[name]!)}`;
-  }
-  const accepted = acceptedEvent(attributes, `${json}${data}}`);
+  // One JSON.stringify of the whole record, in the same member order as a walk over it: a call
+  // per attribute and the concatenation of their results took a tenth of binary mode's time.
+  const json = JSON.stringify(attributes);
+  const accepted = acceptedEvent(attributes, `${json.slice(0, -1)}${data}}`);
   requireWithinLimit(accepted, options);
   return { mode: 'binary', events: [accepted], warnings: issues.warnings };
 }
@@ -78,20 +75,6 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
 function setMember(event: Record<string, string>, name: string, value: string): void {
   if (name === '__proto__') Object.defineProperty(event, name, { value, enumerable: true, writable: true, configurable: true });
   else event[name] = value;
-}
-
-/** A string that needs no escape in JSON is quoted as is: JSON.stringify per attribute was a tenth of binary mode's time. */
-function jsonValue(value: AttributeValue): string {
-  return typeof value === 'string' && !needsJsonEscape(value) ? `"${value}"` : JSON.stringify(value);
-}
-
-/** Quote, backslash and control characters; surrogates too, paired or not, so JSON.stringify decides about those. */
-function needsJsonEscape(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
-  }
-  return false;
 }
 
 /**
