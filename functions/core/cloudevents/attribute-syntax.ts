@@ -149,6 +149,8 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /** The `charset` parameter of a Content-Type, lower case, or undefined. */
 export function charsetOf(contentType: string): string | undefined {
+  // Without a parameter there is no charset; most requests send none.
+  if (!contentType.includes(';')) return undefined;
   return CHARSET_PARAMETER.exec(contentType)?.[1]?.toLowerCase();
 }
 

@@ -19,7 +19,6 @@ import {
   MALFORMED,
   malformedJson,
   parseJson,
-  requireWithinLimit,
   type ParseOptions,
   type ParsedEvents,
 } from './parse-results.js';
@@ -82,9 +81,8 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
   checkDuplicateMembers(text, undefined, value as object, issues, 'HTTP-1');
   const attributes = checkEvent(value, issues);
   if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
-  const event = acceptedEvent(attributes, text);
-  requireWithinLimit(event, options);
-  return { mode: 'structured', events: [event], warnings: issues.warnings };
+  // No second size check: the event is the body's text, whose bytes were counted above.
+  return { mode: 'structured', events: [acceptedEvent(attributes, text)], warnings: issues.warnings };
 }
 
 /**
