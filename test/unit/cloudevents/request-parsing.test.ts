@@ -196,6 +196,17 @@ describe('HTTP-2 binary mode', () => {
     expect(stored['datacontenttype']).toBe('application/json');
   });
 
+  it('HTTP-2, issue 15: a JSON body with a byte order mark or bytes that are not UTF-8 is malformed JSON', () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
+    const notUtf8 = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xa0]), Buffer.from('"}')]);
+    for (const body of [bom, notUtf8]) {
+      expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body)))).toMatchObject({
+        status: 400,
+        type: problemTypeUri('malformed-json'),
+      });
+    }
+  });
+
   it('HTTP-2: a JSON media type with a body that is not JSON is malformed JSON', () => {
     expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello')))).toMatchObject({
       status: 400,

@@ -15,6 +15,7 @@ import {
   requireWithinLimit,
   type ParseOptions,
   type ParsedEvents,
+  utf8Text,
 } from './parse-results.js';
 
 /**
@@ -102,8 +103,8 @@ function binaryDataMember(body: Buffer, contentType: string | undefined): string
   if (body.length === 0) return '';
   const mediaType = mediaTypeOf(contentType);
   if (isJsonMediaType(mediaType)) {
-    if (!isUtf8(body)) return MALFORMED;
-    const text = body.toString('utf8');
+    const text = utf8Text(body);
+    if (text === undefined) return MALFORMED;
     return parseJson(text) === MALFORMED ? MALFORMED : `,"data":${text}`;
   }
   if (isTextualMediaType(mediaType) && isDecodableText(body, charsetOf(contentType!))) {
