@@ -82,6 +82,12 @@ describe('HTTP-1 structured mode', () => {
     expect(invalidIssues(parse(structuredRequest([nlEvent()])))).toEqual(['HTTP-1 event-object -']);
     expect(invalidIssues(parse(structuredRequest('"text"')))).toEqual(['HTTP-1 event-object -']);
   });
+
+  it('HTTP-1, issue 15: null, a number or a boolean as the body is an invalid event, not a crash of the duplicate count', () => {
+    for (const body of ['null', '5', 'true', ' null ']) {
+      expect(invalidIssues(parse(structuredRequest(body))), body).toEqual(['HTTP-1 event-object -']);
+    }
+  });
 });
 
 describe('HTTP-2 binary mode', () => {

@@ -78,7 +78,7 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
     issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
     throw invalid(issues);
   }
-  checkDuplicateMembers(text, undefined, value as object, issues, 'HTTP-1');
+  checkDuplicateMembers(text, undefined, value, issues, 'HTTP-1');
   const attributes = checkEvent(value, issues);
   if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
   // No second size check: the event is the body's text, whose bytes were counted above.
@@ -143,11 +143,14 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
  * top-level members, where the attributes are: `data` is the publisher's payload, forwarded as
  * received and never read by Koerier, so duplicates inside it are its receiver's business.
  */
-function checkDuplicateMembers(text: string, span: Span | undefined, parsed: object, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
+function checkDuplicateMembers(text: string, span: Span | undefined, parsed: unknown, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
   const start = span?.[0] ?? 0;
   // JSON.parse keeps one key per name, so as many members in the text as keys means no repeats;
   // only otherwise are the names collected to say which one.
-  if (topLevelMemberCount(text, start) === Object.keys(parsed).length) return;
+  // A body that is no object (null too) counts no members, and checkEvent reports it; one that
+  // counts any was parsed from an object's text.
+  const members = topLevelMemberCount(text, start);
+  if (members === 0 || members === Object.keys(parsed as object).length) return;
   const duplicate = duplicateMemberName(text, start);
   if (duplicate === undefined) return;
   const shown = JSON.stringify(duplicate.length > 64 ? `${duplicate.slice(0, 64)}…` : duplicate);
