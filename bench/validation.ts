@@ -10,6 +10,9 @@
  * (what its API takes); Koerier starts from the raw Buffer. Beside both, the floor of issue 15:
  * the same bytes decoded and parsed once with JSON.parse, nothing checked (goal: Koerier at 0.7×
  * the floor or better, while staying 3× the SDK). Run: `npx tsx bench/validation.ts`.
+ *
+ * Time is this process's CPU time, not the wall clock: the bench machine is shared, and another
+ * process's load stretched wall-clock rounds by up to half while the CPU time stayed put.
  */
 import { HTTP, type CloudEvent } from 'cloudevents';
 import path from 'node:path';
@@ -28,6 +31,9 @@ const WARMUP_MS = 1500;
 const ROUND_MS = 1000;
 const ROUNDS = 7;
 const OPTIONS = { maxEventBytes: 64 * 1024 };
+/** Issue 15: at least 0.7× the floor, and at least 3× the SDK. */
+const GOAL_RATIO_TO_FLOOR = 0.7;
+const GOAL_SDK_RATIO = 3;
 
 /** ~4 KB of realistic JSON data: a person record with an address history. */
 function largeData(i: number): Record<string, unknown> {
@@ -104,18 +110,24 @@ function sdk(request: BenchRequest): void {
   if (event.validate() !== true) throw new Error(`The SDK rejected a ${request.kind} request`);
 }
 
-/** Events per second over whole passes through the set, for at least `ms` milliseconds. */
+/** CPU time of this process, in microseconds (all its threads, so garbage collection counts). */
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+/** Events per CPU second over whole passes through the set, for at least `ms` milliseconds of CPU time. */
 function throughput(parse: (request: BenchRequest) => void, requests: readonly BenchRequest[], ms: number): number {
   let events = 0;
-  const started = process.hrtime.bigint();
-  const until = started + BigInt(ms) * 1_000_000n;
+  const started = cpuMicros();
+  const until = started + ms * 1000;
   let now = started;
   while (now < until) {
     for (const request of requests) parse(request);
     events += requests.length;
-    now = process.hrtime.bigint();
+    now = cpuMicros();
   }
-  return events / (Number(now - started) / 1e9);
+  return events / ((now - started) / 1e6);
 }
 
 function median(values: number[]): number {
@@ -152,20 +164,21 @@ export async function run(): Promise<Record<string, unknown>> {
   const ratio = Number((koerierEventsPerSecond / sdkEventsPerSecond).toFixed(2));
   return {
     description: 'parseCloudEventsRequest vs cloudevents SDK HTTP.toEvent + validate(), same requests, median of rounds',
+    clock: 'process CPU time (process.cpuUsage), events per CPU second',
     requests: { total: requests.length, byKind: kinds, averageBodyBytes: Math.round(requests.reduce((n, r) => n + r.body.length, 0) / requests.length) },
     rounds: ROUNDS,
     koerierEventsPerSecond,
     baselineEventsPerSecond: sdkEventsPerSecond,
     baseline: 'cloudevents@10 HTTP.toEvent + CloudEvent.validate()',
     ratio,
-    target: 2,
-    meetsTarget: ratio >= 2,
+    target: GOAL_SDK_RATIO,
+    meetsTarget: ratio >= GOAL_SDK_RATIO,
     floorEventsPerSecond,
     floor: "the same requests' bytes decoded (Buffer.toString('utf8')) and parsed once with JSON.parse, nothing checked",
     ratioToFloor,
-    goalRatioToFloor: 0.7,
-    goalSdkRatio: 3,
-    meetsIssue15Goal: ratioToFloor >= 0.7 && ratio >= 3,
+    goalRatioToFloor: GOAL_RATIO_TO_FLOOR,
+    goalSdkRatio: GOAL_SDK_RATIO,
+    meetsIssue15Goal: ratioToFloor >= GOAL_RATIO_TO_FLOOR && ratio >= GOAL_SDK_RATIO,
     note: 'Koerier checks more than the SDK (NL GOV profile rules, CE-2 characters, URI/RFC 3339/base64 grammar, UTF-8, size) and builds the JSON format text; the SDK gets the body pre-decoded as a string.',
   };
 }

@@ -4,8 +4,15 @@
  * load: validation runs on every ingested event and must stay cheap.
  */
 
-/** CE-1 (§3.1): attribute names are lower-case ASCII letters and digits only. */
-export const ATTRIBUTE_NAME = /^[a-z0-9]+$/;
+/** CE-1 (§3.1): attribute names are lower-case ASCII letters and digits only. A loop: it runs for every member of every event. */
+export function isAttributeName(name: string): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (!((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39))) return false;
+  }
+  return true;
+}
 /** CE-1 (§3.1): names SHOULD NOT exceed 20 characters. */
 export const MAX_RECOMMENDED_NAME_LENGTH = 20;
 
@@ -17,7 +24,12 @@ export const MAX_RECOMMENDED_NAME_LENGTH = 20;
 const FORBIDDEN_STRING_CHARACTER = /[\p{Cc}\p{Noncharacter_Code_Point}\p{Cs}]/u;
 
 export function isCloudEventsString(value: string): boolean {
-  return !FORBIDDEN_STRING_CHARACTER.test(value);
+  // Printable ASCII, what nearly every attribute holds, is checked by a loop; anything else by the pattern.
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return !FORBIDDEN_STRING_CHARACTER.test(value);
+  }
+  return true;
 }
 
 const INT32_MIN = -2_147_483_648;
@@ -137,6 +149,8 @@ const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /** The `charset` parameter of a Content-Type, lower case, or undefined. */
 export function charsetOf(contentType: string): string | undefined {
+  // Without a parameter there is no charset; most requests send none.
+  if (!contentType.includes(';')) return undefined;
   return CHARSET_PARAMETER.exec(contentType)?.[1]?.toLowerCase();
 }
 
@@ -148,17 +162,27 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 export function isRfc3339Timestamp(value: string): boolean {
-  const m = RFC3339.exec(value);
-  if (m === null) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
+  // Once the pattern matched, every field sits at a fixed place: read there, no captured substrings.
+  if (!RFC3339.test(value)) return false;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 2);
+  const day = digitsAt(value, 8, 2);
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return false;
   // Second 60 is a leap second, which RFC 3339 allows.
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
-  return m[7] === undefined || (Number(m[7]) <= 23 && Number(m[8]) <= 59);
+  if (digitsAt(value, 11, 2) > 23 || digitsAt(value, 14, 2) > 59 || digitsAt(value, 17, 2) > 60) return false;
+  const end = value.length;
+  const zone = value.charCodeAt(end - 1);
+  if (zone === 0x5a || zone === 0x7a) return true;
+  return digitsAt(value, end - 5, 2) <= 23 && digitsAt(value, end - 2, 2) <= 59;
+}
+
+/** The number written by the `count` ASCII digits at `start`. */
+function digitsAt(value: string, start: number, count: number): number {
+  let n = 0;
+  for (let i = start; i < start + count; i++) n = n * 10 + value.charCodeAt(i) - 0x30;
+  return n;
 }
 
 /**
@@ -189,6 +213,7 @@ export type TypeVersionProblem = 'several-versions' | 'version-format' | undefin
  * segment followed by a number segment (`v1.2`), which is a version with more than one number.
  */
 export function typeVersionProblem(type: string): TypeVersionProblem {
+  if (!hasVersionLikeSegment(type)) return undefined;
   const segments = type.split('.');
   let versions = 0;
   for (let i = 0; i < segments.length; i++) {
@@ -202,6 +227,18 @@ export function typeVersionProblem(type: string): TypeVersionProblem {
     }
   }
   return versions > 1 ? 'several-versions' : undefined;
+}
+
+/** Whether any segment starts with `v` or `V` and a digit; without one, a type has no version to judge. */
+function hasVersionLikeSegment(type: string): boolean {
+  for (let i = 0; i < type.length - 1; i++) {
+    const c = type.charCodeAt(i);
+    if ((c === 0x76 || c === 0x56) && (i === 0 || type.charCodeAt(i - 1) === 0x2e)) {
+      const next = type.charCodeAt(i + 1);
+      if (next >= 0x30 && next <= 0x39) return true;
+    }
+  }
+  return false;
 }
 
 /** CE-4 (NL profile §3.3.2): source SHOULD be a URN in the `nld` namespace (NIDs are case-insensitive). */

@@ -7,9 +7,9 @@
  */
 import { mediaTypeOf } from '../http/messages.js';
 import {
-  ATTRIBUTE_NAME,
   MAX_RECOMMENDED_NAME_LENGTH,
   hasScheme,
+  isAttributeName,
   isAbsoluteUri,
   isBase64,
   isCloudEventsString,
@@ -35,6 +35,8 @@ const REQUIRED = [
   ['specversion', 'CE-5'],
   ['type', 'CE-6'],
 ] as const;
+
+const REQUIRED_NAMES: ReadonlySet<string> = new Set(REQUIRED.map(([name]) => name));
 
 /**
  * Context attributes of the profile that are typed String (or a String-encoded type). A Map, not
@@ -71,6 +73,8 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
   const attributes: Attributes = {};
   let hasData = false;
   let hasDataBase64 = false;
+  // Counted on the way, so the REQUIRED walk below runs only when one may be missing.
+  let requiredPresent = 0;
 
   for (const name in event) {
     if (issues.stopped) break;
@@ -91,22 +95,13 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     }
     // JSON-1: null means unset.
     if (v === null) continue;
-    // Invalid names are reported and never copied into `attributes` (that also keeps a
-    // `__proto__` member from touching the record's prototype).
-    const validName = ATTRIBUTE_NAME.test(name);
-    if (!validName) {
-      issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
-    } else if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
-      issues.warning(
-        name,
-        'attribute-name-length',
-        'CE-1',
-        `Attribute name '${printable(name)}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`,
-      );
-    }
-
     const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
+    // The profile's own names are valid and short; only extension names need checking. Invalid
+    // names are reported and never copied into `attributes` (that also keeps a `__proto__`
+    // member from touching the record's prototype).
+    const validName = requirement !== undefined || checkExtensionName(name, issues);
     if (requirement !== undefined) {
+      if (REQUIRED_NAMES.has(name)) requiredPresent++;
       if (typeof v !== 'string') {
         issues.error(name, 'string', requirement, `${name} must be a JSON string, not ${describeValue(v)}.`);
         continue;
@@ -151,9 +146,11 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     if (validName) attributes[name] = v as AttributeValue;
   }
 
-  for (const [name, requirement] of REQUIRED) {
-    if (event[name] === undefined || event[name] === null) {
-      issues.error(name, 'required', requirement, `${name} is required.`);
+  if (requiredPresent < REQUIRED.length) {
+    for (const [name, requirement] of REQUIRED) {
+      if (event[name] === undefined || event[name] === null) {
+        issues.error(name, 'required', requirement, `${name} is required.`);
+      }
     }
   }
 
@@ -179,6 +176,23 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     issues.warning(DATA, 'data-representation', 'JSON-2', `datacontenttype '${contentType}' is not JSON, so data should be a JSON string.`);
   }
   return attributes;
+}
+
+/** CE-1 for an extension's name: reported when invalid, warned about when long; whether it is valid. */
+function checkExtensionName(name: string, issues: IssueCollector): boolean {
+  if (!isAttributeName(name)) {
+    issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
+    return false;
+  }
+  if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
+    issues.warning(
+      name,
+      'attribute-name-length',
+      'CE-1',
+      `Attribute name '${printable(name)}' is longer than ${MAX_RECOMMENDED_NAME_LENGTH} characters; names SHOULD be terse.`,
+    );
+  }
+  return true;
 }
 
 function checkKnownAttribute(name: string, v: string, issues: IssueCollector): void {

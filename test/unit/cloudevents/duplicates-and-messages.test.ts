@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { validateEventObject } from '../../../functions/core/cloudevents/index.js';
-import { duplicateMemberName } from '../../../functions/core/cloudevents/json-spans.js';
-import { nlEvent } from './fixtures.js';
+import { duplicateMemberName, topLevelMemberCount } from '../../../functions/core/cloudevents/json-spans.js';
+import { invalidIssues, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 describe('duplicate member names (review #7)', () => {
   it.each([
@@ -36,6 +36,31 @@ describe('duplicate member names (review #7)', () => {
   it('review #7: the scan starts where it is told, skipping whitespace there', () => {
     expect(duplicateMemberName('[1, \n {"a":1,"a":2}]', 4)).toBe('a');
     expect(duplicateMemberName('xx{"a":1,"b":2}', 2)).toBeUndefined();
+  });
+});
+
+describe('issue 15: duplicates found by counting members against the parsed keys', () => {
+  it.each([
+    ['{"a":1,"b":2,"a":3}', 3],
+    ['{"source":"x","\\u0073ource":"y"}', 2],
+    ['{ "a" : 1 ,\n "b" :\t2 ,\r\n "a" : 3 }', 3],
+    ['{"a":"x\\"y","b":"z\\\\","a":1}', 3],
+    ['{"a":{"x":[1,{"y":2}]},"b":[{"c":1}],"a":2}', 3],
+    ['{"a":{"b":1,"b":2},"c":[{"d":1,"d":2}]}', 2],
+    [' { \n } ', 0],
+    ['[{"a":1}]', 0],
+  ])('review #7, issue 15: %s holds %i top-level members', (text, count) => {
+    expect(topLevelMemberCount(text)).toBe(count);
+  });
+
+  it('review #7, issue 15: the count starts where it is told', () => {
+    expect(topLevelMemberCount('[1, \n {"a":1,"a":2}]', 4)).toBe(2);
+  });
+
+  it('HTTP-1, review #7, issue 15: a repeated object-valued data member and a repeated __proto__ are found', () => {
+    const head = '{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y"';
+    expect(invalidIssues(parse(structuredRequest(`${head},"data":{"a":[1]},"data":{"a":[1]}}`)))).toEqual(['HTTP-1 duplicate-member data']);
+    expect(invalidIssues(parse(structuredRequest(`${head},"__proto__":"a","__proto__":"b"}`)))).toContain('HTTP-1 duplicate-member __proto__');
   });
 });
 

@@ -386,3 +386,35 @@ describe('JSON-2 data and data_base64', () => {
     ]);
   });
 });
+
+/** Issue 15 replaced patterns by character loops on the common path; these cases sit at the edges of those loops. */
+describe('issue 15: the fast paths keep the grammar at their edges', () => {
+  it('CE-1, issue 15: characters next to a-z and 0-9 make an invalid name', () => {
+    for (const name of ['a`', 'a{', 'a/', 'a:', 'Ab']) {
+      expect(check({ [name]: 'x' }).errors, name).toEqual([`CE-1 attribute-name ${name}`]);
+    }
+    expect(check({ az09: 'x' }).errors).toEqual([]);
+  });
+
+  it('CE-2, issue 15: printable ASCII at both ends and text beyond ASCII are accepted', () => {
+    expect(check({ subject: ' ~', note: 'café 🌎', dash: '\u2013' }).errors).toEqual([]);
+    expect(check({ subject: 'a\u001f', note: 'café\u009f' }).errors).toEqual(['CE-2 string-characters subject', 'CE-2 string-characters note']);
+  });
+
+  it('CE-6, issue 15: only whole segments starting v/V and a digit are versions', () => {
+    for (const type of ['nl.brp.dev2.opened', 'nl.brp.v', 'nl.brp.verhuisd', 'v2.example.opened']) {
+      expect(check({ type }).errors, type).toEqual([]);
+    }
+    expect(check({ type: 'V2.example.opened' }).errors).toEqual(['CE-6 version-format type']);
+    expect(check({ type: 'v1.example.v2' }).errors).toEqual(['CE-6 single-version type']);
+  });
+
+  it('CE-10, issue 15: fields are read at their places with fractions and offsets', () => {
+    for (const time of ['2000-02-29T00:00:00Z', '2018-04-05T17:31:00.123-23:59', '2018-04-05T23:59:59.9+00:00']) {
+      expect(check({ time }).errors, time).toEqual([]);
+    }
+    for (const time of ['1900-02-29T00:00:00Z', '2018-04-05T17:31:00.123-24:00', '2018-04-05T17:60:00Z', '2018-04-05T17:31:61Z', '2018-00-05T17:31:00Z']) {
+      expect(check({ time }).errors, time).toEqual(['CE-10 timestamp time']);
+    }
+  });
+});

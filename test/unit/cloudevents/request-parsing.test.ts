@@ -82,6 +82,12 @@ describe('HTTP-1 structured mode', () => {
     expect(invalidIssues(parse(structuredRequest([nlEvent()])))).toEqual(['HTTP-1 event-object -']);
     expect(invalidIssues(parse(structuredRequest('"text"')))).toEqual(['HTTP-1 event-object -']);
   });
+
+  it('HTTP-1, issue 15: null, a number or a boolean as the body is an invalid event, not a crash of the duplicate count', () => {
+    for (const body of ['null', '5', 'true', ' null ']) {
+      expect(invalidIssues(parse(structuredRequest(body))), body).toEqual(['HTTP-1 event-object -']);
+    }
+  });
 });
 
 describe('HTTP-2 binary mode', () => {
@@ -143,6 +149,17 @@ describe('HTTP-2 binary mode', () => {
     expect(event.attributes['source']).toBe('urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem');
   });
 
+  it('HTTP-2: decoded values with quotes, backslashes and non-ASCII are escaped in the JSON format text', () => {
+    const event = acceptedEvent(
+      parse(
+        binaryRequest({ ...NL_HEADERS, 'ce-subject': '%22a%5Cb%22 caf%C3%A9 %F0%9F%8C%8E', 'ce-note': 'plain', 'content-type': 'application/json' }, '{"x":1}'),
+      ),
+    );
+    expect(event.attributes['subject']).toBe('"a\\b" café 🌎');
+    expect(JSON.parse(event.json)).toEqual({ ...event.attributes, data: { x: 1 } });
+    expect(event.json).toContain(`"subject":"\\"a\\\\b\\" café 🌎","note":"plain"`);
+  });
+
   it('HTTP-2: a value is validated after decoding, so an encoded space is still a space', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-source': 'urn:nld:gemeente-Bergen%20%28L%29' })))).toEqual(['CE-4 uri-reference source']);
   });
@@ -183,6 +200,17 @@ describe('HTTP-2 binary mode', () => {
     const stored = JSON.parse(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }))).json) as Record<string, unknown>;
     expect('data' in stored || 'data_base64' in stored).toBe(false);
     expect(stored['datacontenttype']).toBe('application/json');
+  });
+
+  it('HTTP-2, issue 15: a JSON body with a byte order mark or bytes that are not UTF-8 is malformed JSON', () => {
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
+    const notUtf8 = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xa0]), Buffer.from('"}')]);
+    for (const body of [bom, notUtf8]) {
+      expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body)))).toMatchObject({
+        status: 400,
+        type: problemTypeUri('malformed-json'),
+      });
+    }
   });
 
   it('HTTP-2: a JSON media type with a body that is not JSON is malformed JSON', () => {

@@ -15,6 +15,7 @@ import {
   requireWithinLimit,
   type ParseOptions,
   type ParsedEvents,
+  utf8Text,
 } from './parse-results.js';
 
 /**
@@ -26,8 +27,7 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
   // The event carries the body at least byte for byte (as JSON or text) or larger (as base64).
   if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const issues = new IssueCollector();
-  // No prototype, so a `ce-__proto__` header becomes a member that validation rejects (CE-1).
-  const event: Record<string, string> = Object.create(null) as Record<string, string>;
+  const event: Record<string, string> = {};
   for (const [name, value] of ceHeaders) {
     if (issues.stopped) break;
     if (name === 'datacontenttype') {
@@ -49,7 +49,7 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
         `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`,
       );
     } else {
-      event[name] = percentDecoded(name, value, issues);
+      setMember(event, name, percentDecoded(name, value, issues));
     }
   }
   if (contentType !== undefined && contentType !== '') event['datacontenttype'] = contentType;
@@ -60,14 +60,22 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
     throw invalid(issues);
   }
   if (data === MALFORMED) throw fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
-  let json = '{';
-  for (const name in attributes) {
-    if (json.length > 1) json += ',';
-    json += `${JSON.stringify(name)}:${JSON.stringify(attributes[name])}`;
-  }
-  const accepted = acceptedEvent(attributes, `${json}${data}}`);
+  // One JSON.stringify of the whole record, in the same member order as a walk over it: a call
+  // per attribute and the concatenation of their results took a tenth of binary mode's time.
+  const json = JSON.stringify(attributes);
+  const accepted = acceptedEvent(attributes, `${json.slice(0, -1)}${data}}`);
   requireWithinLimit(accepted, options);
   return { mode: 'binary', events: [accepted], warnings: issues.warnings };
+}
+
+/**
+ * A plain object, not one without a prototype: V8 keeps those as dictionaries, which made every
+ * member write and the validation's walk over them several times slower. A `ce-__proto__` header
+ * still becomes an own member (that validation rejects, CE-1) instead of setting the prototype.
+ */
+function setMember(event: Record<string, string>, name: string, value: string): void {
+  if (name === '__proto__') Object.defineProperty(event, name, { value, enumerable: true, writable: true, configurable: true });
+  else event[name] = value;
 }
 
 /**
@@ -95,8 +103,8 @@ function binaryDataMember(body: Buffer, contentType: string | undefined): string
   if (body.length === 0) return '';
   const mediaType = mediaTypeOf(contentType);
   if (isJsonMediaType(mediaType)) {
-    if (!isUtf8(body)) return MALFORMED;
-    const text = body.toString('utf8');
+    const text = utf8Text(body);
+    if (text === undefined) return MALFORMED;
     return parseJson(text) === MALFORMED ? MALFORMED : `,"data":${text}`;
   }
   if (isTextualMediaType(mediaType) && isDecodableText(body, charsetOf(contentType!))) {

@@ -8,7 +8,7 @@ import { problems } from '../../http/problems.js';
 import { acceptedEvent } from '../accepted-event.js';
 import { type Attributes, checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
-import { arrayElementSpans, duplicateMemberName, type Span } from '../json-spans.js';
+import { arrayElementSpans, duplicateMemberName, topLevelMemberCount, type Span } from '../json-spans.js';
 import { parseBinary } from './parse-binary.js';
 import {
   eventTooLarge,
@@ -19,7 +19,6 @@ import {
   MALFORMED,
   malformedJson,
   parseJson,
-  requireWithinLimit,
   type ParseOptions,
   type ParsedEvents,
 } from './parse-results.js';
@@ -79,12 +78,11 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
     issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
     throw invalid(issues);
   }
-  checkDuplicateMembers(text, undefined, issues, 'HTTP-1');
+  checkDuplicateMembers(text, undefined, value, issues, 'HTTP-1');
   const attributes = checkEvent(value, issues);
   if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
-  const event = acceptedEvent(attributes, text);
-  requireWithinLimit(event, options);
-  return { mode: 'structured', events: [event], warnings: issues.warnings };
+  // No second size check: the event is the body's text, whose bytes were counted above.
+  return { mode: 'structured', events: [acceptedEvent(attributes, text)], warnings: issues.warnings };
 }
 
 /**
@@ -129,7 +127,7 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     } else if (specversion !== firstSpecversion) {
       issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
     }
-    checkDuplicateMembers(text, spans[index]!, issues, 'HTTP-3');
+    checkDuplicateMembers(text, spans[index]!, member, issues, 'HTTP-3');
     members.push(checkEvent(member, issues)!);
   }
   if (issues.errors.length > 0) throw invalid(issues);
@@ -145,8 +143,15 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
  * top-level members, where the attributes are: `data` is the publisher's payload, forwarded as
  * received and never read by Koerier, so duplicates inside it are its receiver's business.
  */
-function checkDuplicateMembers(text: string, span: Span | undefined, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
-  const duplicate = duplicateMemberName(text, span?.[0] ?? 0);
+function checkDuplicateMembers(text: string, span: Span | undefined, parsed: unknown, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
+  const start = span?.[0] ?? 0;
+  // JSON.parse keeps one key per name, so as many members in the text as keys means no repeats;
+  // only otherwise are the names collected to say which one.
+  // A body that is no object (null too) counts no members, and checkEvent reports it; one that
+  // counts any was parsed from an object's text.
+  const members = topLevelMemberCount(text, start);
+  if (members === 0 || members === Object.keys(parsed as object).length) return;
+  const duplicate = duplicateMemberName(text, start);
   if (duplicate === undefined) return;
   const shown = JSON.stringify(duplicate.length > 64 ? `${duplicate.slice(0, 64)}…` : duplicate);
   issues.error(

@@ -2,7 +2,6 @@
  * What parsing a request yields, and the refusals it shares between the content modes (thrown as
  * KoerierError): the JSON body text, malformed JSON, invalid events and events over the size limit.
  */
-import { isUtf8 } from 'node:buffer';
 import { KoerierError, problems, type Problem, type ValidationIssue } from '../../http/problems.js';
 import type { AcceptedEvent } from '../accepted-event.js';
 import { charsetOf } from '../attribute-syntax.js';
@@ -33,8 +32,25 @@ export function jsonBodyText(body: Buffer, contentType: string): string {
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
     throw fail(problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`));
   }
-  if (!isUtf8(body)) throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
-  return body.toString('utf8');
+  const text = utf8Text(body);
+  if (text === undefined) throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
+  return text;
+}
+
+/**
+ * Checks and decodes in one pass (a check, then a decode, cost a third more on small bodies).
+ * `ignoreBOM` keeps a byte order mark in the text, as Buffer#toString does, so JSON.parse still
+ * refuses it and a kept body stays byte for byte.
+ */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body decoded as UTF-8, or undefined when it is not valid UTF-8. */
+export function utf8Text(body: Buffer): string | undefined {
+  try {
+    return STRICT_UTF8.decode(body);
+  } catch {
+    return undefined;
+  }
 }
 
 export const MALFORMED = Symbol('malformed JSON');
