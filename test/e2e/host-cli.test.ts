@@ -70,7 +70,7 @@ describe('npm start (tsx local/main.ts)', () => {
     expect(manifest.scripts['start']).toBe('tsx local/main.ts');
   });
 
-  it('review #21: prints the URLs, the development clients without their secrets and a token command that works, serves /health, and exits 0 on SIGINT', async () => {
+  it('review #21, issue 16: prints the URLs, the development clients without their secrets and a token command that works, serves /health and the console, and exits 0 on SIGINT', async () => {
     const cli = await startCli(cwd);
     running.push(cli.child);
     expect(cli.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -80,6 +80,7 @@ describe('npm start (tsx local/main.ts)', () => {
       `JWKS      ${cli.url}/.well-known/jwks.json`,
       `Health    ${cli.url}/health`,
       `Signing   ${cli.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,
+      `Console   ${cli.url}/console/  (sign in as a development client)`,
     ]) {
       expect(cli.banner).toContain(line);
     }
@@ -103,6 +104,15 @@ describe('npm start (tsx local/main.ts)', () => {
 
     const health = await fetch(`${cli.url}/health`);
     expect(health.status).toBe(200);
+    // Issue 16: the console comes with npm start, from the same server, page and script.
+    const page = await fetch(`${cli.url}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const script = /<script[^>]+src="([^"]+)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const bundle = await fetch(new URL(script!, `${cli.url}/console/`));
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
     firstKid = await jwksKid(cli.url);
     expect(await readdir(join(cwd, '.koerier'))).toEqual(expect.arrayContaining(['dynamodb', 's3', 'keys', 'dev-signing-key.json']));
 
