@@ -52,6 +52,10 @@ const deadLetterSchema = {
         'exhausted: the retry window (or the Idempotency-Key’s lifetime) passed; subscription-suspended: parked while the subscription was ' +
         'suspended, sent again on resume; otherwise the failure code of the last attempt, or why the subscription could not receive.',
     },
+    correlationId: {
+      type: 'string',
+      description: 'The X-Correlation-ID of the publish request its events came in with (a replay: the replay id); a redrive sends it again.',
+    },
     detail: { type: 'string' },
     attempts: { type: 'integer', minimum: 0 },
     lastAttempts: { type: 'array', items: { $ref: '#/components/schemas/DeliveryAttempt' }, description: 'Oldest first, at most 10.' },

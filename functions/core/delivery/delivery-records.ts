@@ -87,6 +87,8 @@ export interface DeadLetter {
   readonly lastAttempts: readonly AttemptRecord[];
   /** The delivery this one was a redrive of. */
   readonly redriveOf?: string;
+  /** The publish request's correlation id the delivery carried; a redrive carries it on. */
+  readonly correlationId?: string;
 }
 
 export interface Page<T> {

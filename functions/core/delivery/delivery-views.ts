@@ -43,5 +43,6 @@ export function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> 
       return { id, source, type, ...(typeof attributes['subject'] === 'string' ? { subject: attributes['subject'] } : {}) };
     }),
     ...(deadLetter.redriveOf ? { redriveOf: deadLetter.redriveOf } : {}),
+    ...(deadLetter.correlationId ? { correlationId: deadLetter.correlationId } : {}),
   };
 }

@@ -47,7 +47,10 @@ export function withheldReason(subscription: Subscription, deadLetter: DeadLette
   return undefined;
 }
 
-/** The new delivery messages for dead letters: each a new operation with a new key, linked by `redriveOf`. */
+/**
+ * The new delivery messages for dead letters: each a new operation with a new key, linked by
+ * `redriveOf`, carrying the correlation id of the publish request its events came in with.
+ */
 export function redriveMessages(subscriptionId: string, deadLetters: readonly DeadLetter[], createdAt: number): DeliveryMessage[] {
   return deadLetters.map((deadLetter) => ({
     version: 1,
@@ -56,6 +59,7 @@ export function redriveMessages(subscriptionId: string, deadLetters: readonly De
     events: deadLetter.events,
     createdAt,
     redriveOf: deadLetter.deliveryId,
+    ...(deadLetter.correlationId === undefined ? {} : { correlationId: deadLetter.correlationId }),
   }));
 }
 

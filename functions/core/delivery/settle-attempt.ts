@@ -227,6 +227,7 @@ export function deadLetterStep(
     attempts: (progress?.failedAttempts ?? 0) + (last ? 1 : 0),
     lastAttempts: [...(progress?.lastAttempts ?? []), ...(last ? [withoutEvents(last)] : [])].slice(-KEPT_ATTEMPTS),
     ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
+    ...(message.correlationId ? { correlationId: message.correlationId } : {}),
   };
   return { kind: 'dead-letter', deadLetter, expiresAt: epochSeconds(now + policy.deadLetterRetentionSeconds * 1000) };
 }

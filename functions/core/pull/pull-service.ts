@@ -260,6 +260,7 @@ export class PullService {
             attempts: message.receiveCount - 1,
             lastAttempts: [],
             ...(delivery.redriveOf === undefined ? {} : { redriveOf: delivery.redriveOf }),
+            ...(delivery.correlationId === undefined ? {} : { correlationId: delivery.correlationId }),
           },
           expiresAt,
         ),

@@ -151,7 +151,8 @@ export function chunkBudget(subscription: Pick<Subscription, 'delivery' | 'allow
 /**
  * A replayed event is a new delivery operation with a new key (as a redrive is, EDU-IDEM-13): the
  * first delivery's key may hold a stored answer at the receiver. The key is derived from the
- * replay and the event, so a chunk queued twice carries the same one.
+ * replay and the event, so a chunk queued twice carries the same one. Its correlation id is the
+ * replay's id: what a receiver quotes to find the replay (the publish request's id is not archived).
  */
 export function replayDelivery(
   record: Pick<ReplayRecord, 'replayId' | 'subscriptionId'>,
@@ -166,6 +167,7 @@ export function replayDelivery(
     events: [event.json],
     createdAt: now,
     replay: { id: record.replayId, sequence },
+    correlationId: record.replayId,
   };
 }
 
