@@ -9,7 +9,9 @@
  *
  * - A long poll on SQS returns as soon as a message is there; the laptop's pollers receive with
  *   short polls (local/event-source-poller.ts). `onArrival` tells them the moment a message is
- *   added to a queue, so they receive it at once instead of at their next poll (issue 15, item 3).
+ *   added to a queue, comes due after its delay or is made visible again by ChangeMessageVisibility,
+ *   so they receive it at once instead of at their next poll (issue 15, item 3), and can pause long
+ *   between polls of an idle queue.
  *
  * - A receive in the emulator scans its queue every 10 ms and ends only when it has
  *   MaxNumberOfMessages or its wait plus 40 ms is over, so even a short poll (WaitTimeSeconds 0)
@@ -108,6 +110,10 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
         const count = record?.attributes.ApproximateReceiveCount;
         const changed = changeVisibility(receiptHandle, visibilityTimeout);
         if (record && count !== undefined) record.attributes.ApproximateReceiveCount = count;
+        // Told when the message is visible again (a retry's delay, a release), as a delayed send is.
+        const visibleInMs = Number(visibilityTimeout) * 1000;
+        if (record && listeners.size > 0 && Number.isFinite(visibleInMs))
+          setTimeout(() => listeners.forEach((listener) => listener(queue.QueueName)), visibleInMs).unref();
         return changed;
       };
       const receive = queue.receive.bind(queue);

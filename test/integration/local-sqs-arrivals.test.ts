@@ -2,7 +2,14 @@
  * The laptop's SQS arrival notice (local/sqs-emulator-shims.ts), which wakes the host's pollers
  * the moment a message is added to their queue, as SQS's long poll answers at once (issue 15).
  */
-import { CreateQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
@@ -59,4 +66,26 @@ describe('SQS arrivals on the laptop', () => {
       expect(none ?? []).toEqual([]);
     },
   );
+
+  // The host's pollers pause a second between empty receives (local/event-source-poller.ts): a
+  // retry whose delay a ChangeMessageVisibility set must wake them when it is due, not a second later.
+  it('issue 15: a message ChangeMessageVisibility hides is told as it becomes visible again, and not before', { timeout: 10_000 }, async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-test-visibility-${Date.now()}` }));
+    const name = QueueUrl!.split('/').at(-1)!;
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'retry me' }));
+    const [received] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 30 }))).Messages ?? [];
+    const heard: number[] = [];
+    const unsubscribe = emulators.onSqsArrival((queue) => queue === name && heard.push(Date.now()));
+    try {
+      const changedAt = Date.now();
+      await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: received!.ReceiptHandle!, VisibilityTimeout: 1 }));
+      await staysQuiet('no arrival while the message is hidden', () => heard.length > 0 || undefined, 700);
+      await eventually('the arrival when the message is visible again', () => heard.length === 1 || undefined);
+      expect(heard[0]! - changedAt).toBeGreaterThanOrEqual(950);
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 0 }));
+      expect(Messages?.map((message) => message.Body)).toEqual(['retry me']);
+    } finally {
+      unsubscribe();
+    }
+  });
 });
