@@ -26,7 +26,7 @@ import {
   scopeClaimsOf,
   type AccessTokenType,
   type ScopeClaim,
-} from '../functions/core/auth/access-tokens.js';
+} from '../functions/core/auth/access-token-rules.js';
 import {
   identityProviderNames,
   identityProviderOf,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
 import { mediaTypeOf } from '../functions/core/http/messages.js';
-import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../functions/core/auth/access-tokens.js';
+import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../functions/core/auth/access-token-rules.js';
 import type { DevClientConfig } from './local-config-file.js';
 import type { DevSignIn } from './dev-sign-in.js';
 

@@ -8,7 +8,7 @@ import {
   scopeClaimNames,
   scopeClaimsOf,
   type AccessTokenRules,
-} from '../core/auth/access-tokens.js';
+} from '../core/auth/access-token-rules.js';
 import { parsePublishGrants, type PublishGrants } from '../core/auth/publish-grants.js';
 import { settingEnv } from './setting-names.js';
 import { SettingsReader, type Env } from './settings-reader.js';

@@ -4,7 +4,7 @@
  * knowing each claim. A preset only fills what the deployment leaves unset; every value can
  * still be given explicitly. docs/DEPLOYING.md "Identity provider" describes the set-up per preset.
  */
-import type { AccessTokenType, ScopeClaim } from './access-tokens.js';
+import type { AccessTokenType, ScopeClaim } from './access-token-rules.js';
 
 export const identityProviderNames = ['keycloak', 'entra-id', 'edukoppeling'] as const;
 export type IdentityProviderName = (typeof identityProviderNames)[number];

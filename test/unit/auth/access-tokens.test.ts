@@ -1,6 +1,7 @@
 import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authenticate, DEFAULT_ACCESS_TOKEN_RULES, scopes, type AccessTokenRules, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
+import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../../../functions/core/auth/access-token-rules.js';
+import { authenticate, scopes, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
 import { identityProviderPresets, presetClientIdClaim, type IdentityProviderName } from '../../../functions/core/auth/identity-providers.js';
 import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
