@@ -32,6 +32,17 @@ export interface DeliveryMessage {
   readonly replay?: ReplayMark;
 }
 
+/**
+ * What a delivery made from another keeps of it — a dead letter, a single-event split, a redrive:
+ * the dead letter it redrives and the publish request's correlation id, each only where set.
+ */
+export function lineageOf(from: Pick<DeliveryMessage, 'redriveOf' | 'correlationId'>): Pick<DeliveryMessage, 'redriveOf' | 'correlationId'> {
+  return {
+    ...(from.redriveOf === undefined ? {} : { redriveOf: from.redriveOf }),
+    ...(from.correlationId === undefined ? {} : { correlationId: from.correlationId }),
+  };
+}
+
 export interface ReplayMark {
   readonly id: string;
   readonly sequence: number;

@@ -23,7 +23,7 @@ import { KoerierError, problems } from '../http/problems.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { lineageOf, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { DeadLetter } from './delivery-records.js';
 
 /** Dead letters one redrive request sends at most; `more: true` says to call again. */
@@ -58,8 +58,9 @@ export function redriveMessages(subscriptionId: string, deadLetters: readonly De
     subscriptionId,
     events: deadLetter.events,
     createdAt,
+    // Its correlation id carried on; `redriveOf` is now the dead letter itself.
+    ...lineageOf(deadLetter),
     redriveOf: deadLetter.deliveryId,
-    ...(deadLetter.correlationId === undefined ? {} : { correlationId: deadLetter.correlationId }),
   }));
 }
 

@@ -6,6 +6,7 @@
  * moves the target's health. The dispatcher applies the steps; this module only decides them, so
  * its rules are tested as tables (test/unit/delivery/settle-attempt.test.ts).
  */
+import { lineageOf } from '../delivery-message/delivery-message.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { FailureCode, Verdict } from './attempt-outcome.js';
 import { eventReferences } from './delivery-views.js';
@@ -226,8 +227,7 @@ export function deadLetterStep(
     detail,
     attempts: (progress?.failedAttempts ?? 0) + (last ? 1 : 0),
     lastAttempts: [...(progress?.lastAttempts ?? []), ...(last ? [withoutEvents(last)] : [])].slice(-KEPT_ATTEMPTS),
-    ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
-    ...(message.correlationId ? { correlationId: message.correlationId } : {}),
+    ...lineageOf(message),
   };
   return { kind: 'dead-letter', deadLetter, expiresAt: epochSeconds(now + policy.deadLetterRetentionSeconds * 1000) };
 }

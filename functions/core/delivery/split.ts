@@ -5,7 +5,7 @@
  * (EDU-IDEM-11), and it keeps the parent's age, so its attempts end when the parent's key lifetime
  * does (EDU-IDEM-12).
  */
-import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { lineageOf, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { deliveryIdOf } from '../routing/routed-events.js';
 
 export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): DeliveryMessage[] {
@@ -16,8 +16,7 @@ export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): Del
       subscriptionId: message.subscriptionId,
       events: [event],
       createdAt: message.createdAt,
-      ...(message.redriveOf ? { redriveOf: message.redriveOf } : {}),
-      ...(message.correlationId ? { correlationId: message.correlationId } : {}),
+      ...lineageOf(message),
     })),
   );
 }

@@ -12,6 +12,7 @@
  * Messages received more than `maxdeliverycount` times, or marked by a reject, go to the
  * subscription's dead letters instead.
  */
+import { lineageOf } from '../delivery-message/delivery-message.js';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problems } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
@@ -259,8 +260,7 @@ export class PullService {
             detail,
             attempts: message.receiveCount - 1,
             lastAttempts: [],
-            ...(delivery.redriveOf === undefined ? {} : { redriveOf: delivery.redriveOf }),
-            ...(delivery.correlationId === undefined ? {} : { correlationId: delivery.correlationId }),
+            ...lineageOf(delivery),
           },
           expiresAt,
         ),
