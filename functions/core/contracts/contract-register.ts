@@ -145,9 +145,7 @@ export class ContractRegister {
   async bind(principal: Principal, type: string, request: HttpRequest): Promise<HttpResponse> {
     const input = http.readBindingInput(request);
     const contract = await this.maintained(principal, input.contract);
-    // Taking a type over from another contract's binding needs that contract's maintainer too.
-    const bound = await this.deps.store.getBinding(http.checkedType(type));
-    if (bound && bound.contract !== contract.name) await this.maintained(principal, bound.contract);
+    const boundType = await this.rebindable(principal, type, contract.name);
     if (contract.kind !== 'asyncapi-data')
       throw http.notBindable(`Contract "${contract.name}" is an OpenAPI webhook contract; event data follows an AsyncAPI message.`);
     const version = await this.versionRecord(input.contract, input.version);
@@ -162,7 +160,7 @@ export class ContractRegister {
       );
     }
     const binding: ContractBinding = {
-      type: http.checkedType(type),
+      type: boundType,
       contract: contract.name,
       version: version.version,
       message: message.id,
@@ -176,9 +174,7 @@ export class ContractRegister {
   }
 
   async unbind(principal: Principal, type: string): Promise<HttpResponse> {
-    const bound = await this.deps.store.getBinding(http.checkedType(type));
-    if (bound) await this.maintained(principal, bound.contract);
-    if (!(await this.deps.store.deleteBinding(http.checkedType(type)))) throw http.bindingNotFound(type);
+    if (!(await this.deps.store.deleteBinding(await this.rebindable(principal, type)))) throw http.bindingNotFound(type);
     this.deps.log.info('contract unbound from event type', { type, by: principal.clientId });
     return { status: 204, headers: {}, body: '' };
   }
@@ -189,6 +185,17 @@ export class ContractRegister {
 
   private versionView(version: VersionRecord): Record<string, unknown> {
     return { ...version, document: `${this.deps.baseUrl}/contracts/${version.contract}/versions/${version.version}/document` };
+  }
+
+  /**
+   * The type, checked, when `principal` may change what it is bound to: a binding to another
+   * contract than `keeping` needs that contract's maintainer (or an operator) too; else the 403.
+   */
+  private async rebindable(principal: Principal, type: string, keeping?: string): Promise<string> {
+    const checked = http.checkedType(type);
+    const bound = await this.deps.store.getBinding(checked);
+    if (bound && bound.contract !== keeping) await this.maintained(principal, bound.contract);
+    return checked;
   }
 
   /** The contract, when `principal` may change it (contract.ts, `mayMaintain`); else the 403. */
