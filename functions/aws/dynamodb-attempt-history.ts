@@ -33,7 +33,11 @@ function attemptSortKey(record: Pick<AttemptRecord, 'at' | 'deliveryId' | 'attem
 /** One write per subscription and pack (more than one only past MAX_PACK_BYTES). */
 export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: number): WriteRequest[] {
   const bySubscription = new Map<string, AttemptRecord[]>();
-  for (const record of records) bySubscription.set(record.subscriptionId, [...(bySubscription.get(record.subscriptionId) ?? []), record]);
+  for (const record of records) {
+    const own = bySubscription.get(record.subscriptionId);
+    if (own) own.push(record);
+    else bySubscription.set(record.subscriptionId, [record]);
+  }
   const writes: WriteRequest[] = [];
   for (const [subscriptionId, own] of bySubscription) {
     const newestFirst = own.map((record) => ({ record, sortKey: attemptSortKey(record) })).sort((a, b) => (a.sortKey < b.sortKey ? 1 : -1));
