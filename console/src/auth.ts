@@ -96,19 +96,23 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
   if (!response.ok || !body.access_token) throw new Error(body.error_description ?? `the token endpoint answered ${response.status}`);
   const claims = JSON.parse(atob(body.access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
   const scopes = (body.scope ?? String(claims['scope'] ?? '')).split(' ').filter(Boolean);
-  // A user of the stack's own user pool acts for the partner of their group, as the API reads it;
-  // with no single partner group the API refuses them, and its answer says why.
-  const poolUser = claims['token_use'] === 'access' ? consoleUserPrincipal(claims['cognito:groups']) : undefined;
   const session: Session = {
     accessToken: body.access_token,
     expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000,
-    ...(poolUser === undefined
-      ? { clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''), scopes }
-      : typeof poolUser === 'string'
-        ? { clientId: String(claims['username'] ?? ''), scopes: [] }
-        : { clientId: poolUser.clientId, scopes: [...poolUser.scopes] }),
+    ...signedInAs(claims, scopes),
   };
   sessionStorage.setItem(SESSION, JSON.stringify(session));
+}
+
+/**
+ * Who the session acts as. A user of the stack's own user pool acts for the partner of their group,
+ * as the API reads it; with no single partner group the API refuses them, and its answer says why.
+ */
+function signedInAs(claims: Record<string, unknown>, scopes: readonly string[]): Pick<Session, 'clientId' | 'scopes'> {
+  if (claims['token_use'] !== 'access') return { clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''), scopes };
+  const poolUser = consoleUserPrincipal(claims['cognito:groups']);
+  if (typeof poolUser === 'string') return { clientId: String(claims['username'] ?? ''), scopes: [] };
+  return { clientId: poolUser.clientId, scopes: [...poolUser.scopes] };
 }
 
 export function currentSession(): Session | undefined {
