@@ -73,7 +73,9 @@ describe('SQS arrivals on the laptop', () => {
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-test-visibility-${Date.now()}` }));
     const name = QueueUrl!.split('/').at(-1)!;
     await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'retry me' }));
-    const [received] = (await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 30 }))).Messages ?? [];
+    // A long poll: the emulator makes even an undelayed message receivable on a 0 ms timer.
+    const [received] =
+      (await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 5, VisibilityTimeout: 30 }))).Messages ?? [];
     const heard: number[] = [];
     const unsubscribe = emulators.onSqsArrival((queue) => queue === name && heard.push(Date.now()));
     try {
