@@ -90,6 +90,8 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
       patched.add(queue);
       const entries = new Map<string, ShimmedEntry>();
       entriesByQueue.set(queue.QueueName, entries);
+      // Messages sent without a delay whose 0 ms ready timer has not fired yet (see receive).
+      let becomingReady = 0;
       const newRecord = queue.newRecord;
       queue.newRecord = (record, delaySeconds) => {
         const entry = newRecord(record, delaySeconds);
@@ -101,6 +103,10 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
         // timer of its delay (0 ms for none), and a timer set after its own fires after it. Told any
         // sooner, a woken poller found nothing and slept its whole pause.
         const delayMs = (Number.isNaN(Number(delaySeconds)) ? queue.DelaySeconds : Number(delaySeconds)) * 1000;
+        if (delayMs === 0) {
+          becomingReady++;
+          setTimeout(() => becomingReady--, 0);
+        }
         if (listeners.size > 0) setTimeout(() => listeners.forEach((listener) => listener(queue.QueueName)), delayMs).unref();
         return entry;
       };
@@ -120,8 +126,19 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
       queue.receive = async (options) => {
         const wanted = Number(options?.MaxNumberOfMessages ?? 1);
         const waitSeconds = Number(options?.WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds);
-        const ready: ShimmedEntry[] = [];
-        for (const entry of entries.values()) if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
+        const readyNow = () => {
+          const ready: ShimmedEntry[] = [];
+          for (const entry of entries.values()) if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
+          return ready;
+        };
+        let ready = readyNow();
+        // On SQS a message is receivable once SendMessage has answered; here not until the
+        // emulator's 0 ms ready timer fires, which a receive arriving at once can beat. One timer
+        // turn later (after the emulator's) it has.
+        if (ready.length === 0 && becomingReady > 0) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          ready = readyNow();
+        }
         if (ready.length === 0) return waitSeconds > 0 ? receive(options) : [];
         if (queue.FifoQueue) return receive({ ...options, MaxNumberOfMessages: ready.length });
         // Taken at once, as the emulator's own scan takes them: a new receipt handle, then its one

@@ -90,4 +90,19 @@ describe('SQS arrivals on the laptop', () => {
       unsubscribe();
     }
   });
+
+  // SQS makes a message receivable once SendMessage has answered; the emulator only on a 0 ms
+  // timer after it, which a receive sent at once could beat (a test draining the queue right after
+  // a publish once found it empty under the whole suite).
+  it('issue 15: a short poll sent as soon as SendMessage answered receives the message, every time', { timeout: 30_000 }, async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-test-send-receive-${Date.now()}` }));
+    for (let i = 0; i < 200; i++) {
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: `m${i}` }));
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      expect(
+        Messages?.map((message) => message.Body),
+        `message ${i}`,
+      ).toEqual([`m${i}`]);
+    }
+  });
 });
