@@ -105,8 +105,14 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
     // Before dynalite opens LevelDB: without it every Query and Scan leaks an iterator.
     installDynaliteShims();
     const dynamoServer = dynalite({ path: dynamodbPath, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+    const dynamoAnswered = unansweredRequests(dynamoServer);
     await listen(dynamoServer);
-    stops.push(() => closeServer(dynamoServer));
+    // A request whose caller is gone (a worker killed mid-call) still runs its LevelDB operations;
+    // closed under it, dynalite throws `Database is closed` where nothing can catch it.
+    stops.push(async () => {
+      await dynamoAnswered(5000);
+      await closeServer(dynamoServer);
+    });
 
     const sqs = createRequestHandler({
       port: 0,
@@ -356,6 +362,36 @@ function listen(server: Server): Promise<void> {
 
 function portOf(server: Server): number {
   return (server.address() as AddressInfo).port;
+}
+
+/**
+ * A wait, at most `ms`, until every request the server has received is answered (its handler has
+ * called `end`, whether or not the caller is still there to read it).
+ */
+function unansweredRequests(server: Server): (ms: number) => Promise<void> {
+  let open = 0;
+  const waiting = new Set<() => void>();
+  server.prependListener('request', (_request, response) => {
+    open++;
+    // Counted at `end`, not at the response's `close`: a destroyed socket closes it before the handler is done.
+    const end = response.end.bind(response);
+    let ended = false;
+    response.end = ((...args: Parameters<typeof end>) => {
+      if (!ended && --open === 0) {
+        for (const resolve of waiting) resolve();
+        waiting.clear();
+      }
+      ended = true;
+      return end(...args);
+    }) as typeof response.end;
+  });
+  return (ms) =>
+    open === 0
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          waiting.add(resolve);
+          setTimeout(resolve, ms).unref();
+        });
 }
 
 /** Long polls and keep-alive sockets would hold `close` open; the host stops its pollers first. */
