@@ -133,9 +133,9 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
         };
         let ready = readyNow();
         // On SQS a message is receivable once SendMessage has answered; here not until the
-        // emulator's 0 ms ready timer fires, which a receive arriving at once can beat. One timer
-        // turn later (after the emulator's) it has.
-        if (ready.length === 0 && becomingReady > 0) {
+        // emulator's 0 ms ready timer fires, which a receive arriving at once can beat (and then
+        // miss it, or take only the messages sent before it). One timer turn later it has fired.
+        if (ready.length < wanted && becomingReady > 0) {
           await new Promise((resolve) => setTimeout(resolve, 0));
           ready = readyNow();
         }
