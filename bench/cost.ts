@@ -141,6 +141,19 @@ export async function run(): Promise<Record<string, unknown>> {
     scenarios['ingestOnlyBatch10'] = await measure('ingest only: batches of 10 per request, no subscriber for the type', EVENTS, dataBytes, () =>
       publish('nl.bench.cost.nobody.batch.v1', EVENTS, 10),
     );
+    {
+      const type = 'nl.bench.cost.push1.batch.v1';
+      const targets = await pushSubscribers(type, 1);
+      scenarios['push1Batch10'] = await measure(
+        'ingest + 1 push subscriber: batches of 10 per request, each event delivered to the subscriber',
+        EVENTS,
+        dataBytes,
+        async () => {
+          await publish(type, EVENTS, 10);
+          await targets[0]!.waitForRequests(EVENTS, { timeoutMs: 120_000 });
+        },
+      );
+    }
     for (const subscribers of [1, 3, 10]) {
       const type = `nl.bench.cost.push${subscribers}.v1`;
       const targets = await pushSubscribers(type, subscribers);

@@ -110,12 +110,19 @@ function pick(values: Record<string, number>, prefix: string): Record<string, nu
 
 export const totalOf = (dollars: Dollars) => sum(dollars as unknown as Record<string, number>);
 
-/** EventBridge API destinations for the same events: PutEvents per 64 KiB chunk, one API destination call per push target, the same HTTP API in front. */
+/**
+ * EventBridge API destinations for the same events: PutEvents per 64 KiB chunk, one API destination call per push target, the same
+ * HTTP API in front, taking as many requests per event as Koerier's ingest did (a batch of 10 is one request, and one PutEvents of 10 entries).
+ */
 export function eventBridgePerMillion(scenario: CostScenario, pushTargets: number): number | undefined {
   if (scenario.dataBytes > PRICES.eventBridge.maxEventBytes) return undefined;
   const chunks = Math.max(1, Math.ceil((scenario.dataBytes + 1024) / 65_536));
+  const ingest = scenario.stages['ingest'];
+  const apiRequestsPerEvent = ingest && ingest.invocations > 0 ? ingest.invocations / scenario.events : 1;
   return (
-    PRICES.apiGatewayHttp.perMillionRequests + chunks * PRICES.eventBridge.perMillionEvents + pushTargets * PRICES.eventBridge.perMillionApiDestinationCalls
+    apiRequestsPerEvent * PRICES.apiGatewayHttp.perMillionRequests +
+    chunks * PRICES.eventBridge.perMillionEvents +
+    pushTargets * PRICES.eventBridge.perMillionApiDestinationCalls
   );
 }
 
@@ -132,8 +139,8 @@ export function idleMonth(): { queuesPolled: number; sqsRequests: number; sqs: n
 const usd = (value: number | undefined) => (value === undefined ? 'n/a' : `$${value.toFixed(value < 0.1 && value > 0 ? 4 : 2)}`);
 const num = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 
-/** Push targets per scenario name (`push3` → 3), for the EventBridge comparison. */
-const pushTargetsOf = (name: string) => (name.startsWith('push') ? Number(name.slice(4)) : name.startsWith('claimCheck') ? 1 : 0);
+/** Push targets per scenario name (`push3` → 3, `push1Batch10` → 1), for the EventBridge comparison. */
+const pushTargetsOf = (name: string) => Number(/^push(\d+)/.exec(name)?.[1] ?? (name.startsWith('claimCheck') ? 1 : 0));
 
 export function renderCostDocument(files: Readonly<Record<string, ResultFile>>): string {
   const scenarios = collectScenarios(files);

@@ -72,4 +72,9 @@ describe('the cost model (issue 15, item 5)', () => {
     expect(eventBridgePerMillion(small, 3)).toBeCloseTo(1.11 + 1 + 3 * 0.2, 6);
     expect(eventBridgePerMillion({ ...small, dataBytes: 1024 * 1024 }, 1)).toBeUndefined();
   });
+
+  it('issue 15 #5: EventBridge is given the API requests Koerier had: batches of 10 pay the API once per 10 events on both sides', () => {
+    const batched: CostScenario = { events: 10, description: '', dataBytes: 100, stages: { ingest: stage({ invocations: 1, records: 1, handlerMs: 5 }) } };
+    expect(eventBridgePerMillion(batched, 1)).toBeCloseTo(0.1 * 1.11 + 1 + 0.2, 6);
+  });
 });
