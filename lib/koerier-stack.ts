@@ -152,11 +152,16 @@ export class KoerierStack extends Stack {
     const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
-      const window = props.config.batchingWindowSeconds[name];
-      const spec =
-        described.queueTrigger && window !== undefined
-          ? { ...described, queueTrigger: { ...described.queueTrigger, maxBatchingWindowSeconds: window } }
-          : described;
+      const spec = described.queueTrigger
+        ? {
+            ...described,
+            queueTrigger: {
+              ...described.queueTrigger,
+              maxBatchingWindowSeconds: props.config.batchingWindowSeconds[name] ?? described.queueTrigger.maxBatchingWindowSeconds,
+              batchSize: props.config.batchSizes[name] ?? described.queueTrigger.batchSize,
+            },
+          }
+        : described;
       const reserved = name === 'ingest' ? protection.ingestReservedConcurrency : name === 'pull' ? protection.pullReservedConcurrency : 'none';
       const reservedConcurrency = reserved === 'none' ? undefined : reserved;
       const fn = new KoerierFunction(this, name, {

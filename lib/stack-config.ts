@@ -96,6 +96,8 @@ export interface StackConfig {
   readonly runtimeSettings: Readonly<Record<string, string>>;
   /** Per queue-triggered function of lib/resources.ts: seconds SQS gathers messages before invoking it. */
   readonly batchingWindowSeconds: Readonly<Record<string, number>>;
+  /** Per queue-triggered function of lib/resources.ts: the most messages one invocation is given. */
+  readonly batchSizes: Readonly<Record<string, number>>;
 }
 
 /** What a required key looks like, shown when it is missing or wrong. */
@@ -114,6 +116,7 @@ export const contextKey = {
   identityProvider: 'koerier:identityProvider',
   scopeClaims: 'koerier:scopeClaims',
   batchingWindowSeconds: 'koerier:batchingWindowSeconds',
+  batchSizes: 'koerier:batchSizes',
   issuer: 'koerier:issuer',
   audience: 'koerier:audience',
   jwksUrl: 'koerier:jwksUrl',
@@ -398,6 +401,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const maxEventBytes = bytes(contextKey.maxEventBytes, 1024, LAMBDA_REQUEST_LIMIT_BYTES);
   const runtime = parseRuntimeSettings(context, issues);
   const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
+  const batchSizes = parseBatchSizes(context[contextKey.batchSizes], batchingWindowSeconds, issues);
 
   if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
   return {
@@ -430,6 +434,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     outboundPorts,
     runtimeSettings: runtime,
     batchingWindowSeconds,
+    batchSizes,
   };
 }
 
@@ -442,6 +447,15 @@ const STACK_NAME = /^[A-Za-z][A-Za-z0-9-]{0,99}$/;
 /** Lambda's SQS event source gathers for at most 300 seconds. */
 const MAX_BATCHING_WINDOW_SECONDS = 300;
 
+/**
+ * The most messages one invocation may be given. SQS's event source takes up to 10,000; Koerier
+ * stops at 100, where the per-batch requests (the router's archive object, index read and ledger
+ * commit) are already a hundredth of a request per event and one commit item still holds the batch.
+ */
+const MAX_BATCH_SIZE = 100;
+/** Above this many messages a batch, SQS's event source demands a batching window of at least a second. */
+const MAX_BATCH_SIZE_WITHOUT_WINDOW = 10;
+
 /** The queue-triggered functions of lib/resources.ts and their batching windows as described there. */
 export function defaultBatchingWindows(): Record<string, number> {
   const windows: Record<string, number> = {};
@@ -451,23 +465,60 @@ export function defaultBatchingWindows(): Record<string, number> {
   return windows;
 }
 
+/** The queue-triggered functions of lib/resources.ts and their batch sizes as described there. */
+export function defaultBatchSizes(): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(functionSpecs)) {
+    if ('queueTrigger' in spec) sizes[name] = spec.queueTrigger.batchSize;
+  }
+  return sizes;
+}
+
 function parseBatchingWindows(raw: unknown, issues: string[]): Record<string, number> {
-  const windows = defaultBatchingWindows();
-  if (raw === undefined) return windows;
-  const key = contextKey.batchingWindowSeconds;
-  const names = Object.keys(windows);
+  return parsePerQueueFunction(raw, contextKey.batchingWindowSeconds, defaultBatchingWindows(), issues, {
+    example: '{"router": 1, "delivery": 0}',
+    unit: 'seconds',
+    min: 0,
+    max: MAX_BATCHING_WINDOW_SECONDS,
+  });
+}
+
+function parseBatchSizes(raw: unknown, windows: Readonly<Record<string, number>>, issues: string[]): Record<string, number> {
+  const key = contextKey.batchSizes;
+  const sizes = parsePerQueueFunction(raw, key, defaultBatchSizes(), issues, { example: '{"router": 100}', unit: 'messages', min: 1, max: MAX_BATCH_SIZE });
+  for (const [name, size] of Object.entries(sizes)) {
+    if (size > MAX_BATCH_SIZE_WITHOUT_WINDOW && (windows[name] ?? 0) < 1) {
+      issues.push(
+        `${key} of "${name}" is ${size}, and SQS gives a function more than ${MAX_BATCH_SIZE_WITHOUT_WINDOW} messages only with a batching window of at least 1 second (${contextKey.batchingWindowSeconds} of "${name}" is ${windows[name] ?? 0})`,
+      );
+    }
+  }
+  return sizes;
+}
+
+/** An object of whole numbers per queue-triggered function, e.g. `{"router": 1}`: the defaults, with the values given in their place. */
+function parsePerQueueFunction(
+  raw: unknown,
+  key: string,
+  defaults: Record<string, number>,
+  issues: string[],
+  bounds: { readonly example: string; readonly unit: string; readonly min: number; readonly max: number },
+): Record<string, number> {
+  const values = { ...defaults };
+  if (raw === undefined) return values;
+  const names = Object.keys(values);
   const given = jsonObject(raw);
   if (given === undefined) {
-    issues.push(`${key} must be an object of seconds per function, e.g. {"router": 1, "delivery": 0}, got ${JSON.stringify(raw)}`);
-    return windows;
+    issues.push(`${key} must be an object of ${bounds.unit} per function, e.g. ${bounds.example}, got ${JSON.stringify(raw)}`);
+    return values;
   }
   for (const [name, value] of Object.entries(given)) {
     if (!names.includes(name)) issues.push(`${key} names "${name}", which is no queue-triggered function (${names.join(', ')})`);
-    else if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_BATCHING_WINDOW_SECONDS) {
-      issues.push(`${key} of "${name}" must be a whole number of seconds from 0 to ${MAX_BATCHING_WINDOW_SECONDS}, got ${JSON.stringify(value)}`);
-    } else windows[name] = value;
+    else if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+      issues.push(`${key} of "${name}" must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got ${JSON.stringify(value)}`);
+    } else values[name] = value;
   }
-  return windows;
+  return values;
 }
 
 /**

@@ -73,6 +73,8 @@ export interface KoerierHostOptions {
    * (`koerier:batchingWindowSeconds`, docs/DEPLOYING.md); pass `{ router: 1 }` to see its batches.
    */
   readonly batchingWindowSeconds?: Readonly<Record<string, number>>;
+  /** The most messages a poller gives one invocation, by function name (`koerier:batchSizes`); default: lib/resources.ts's. */
+  readonly batchSizes?: Readonly<Record<string, number>>;
 }
 
 export interface KoerierHost {
@@ -272,7 +274,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           queueUrl,
           handler: fn.handler,
           functionName: fn.name,
-          batchSize: trigger.batchSize,
+          batchSize: options.batchSizes?.[fn.name] ?? trigger.batchSize,
           maxBatchingWindowSeconds: options.batchingWindowSeconds?.[fn.name] ?? LAPTOP_BATCHING_WINDOW_SECONDS,
           batchesInFlight: LAPTOP_BATCHES_IN_FLIGHT,
           onArrival: (listener) => emulators.onSqsArrival((arrivedIn) => arrivedIn === queueName && listener()),

@@ -105,6 +105,12 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
         .map(([name, seconds]) => `${name} ${seconds}`)
         .join(', '),
     );
+    startsWith(
+      contextKey.batchSizes,
+      Object.entries(config.batchSizes)
+        .map(([name, size]) => `${name} ${size}`)
+        .join(', '),
+    );
     startsWith(contextKey.tokenUrl, "the preset's, else `<issuer>/oauth/token`");
     expect(functions.auth.tokenUrl).toBe('https://issuer.example.org/oauth/token');
     for (const key of [contextKey.issuer, contextKey.audience, contextKey.allowedOrigins, contextKey.webhookOrigin, contextKey.publishers])

@@ -114,6 +114,17 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       { 'koerier:batchingWindowSeconds': 5 },
       'koerier:batchingWindowSeconds must be an object of seconds per function, e.g. {"router": 1, "delivery": 0}, got 5',
     ],
+    [{ 'koerier:batchSizes': { router: 101 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 101'],
+    [{ 'koerier:batchSizes': { router: 0 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 0'],
+    [
+      { 'koerier:batchSizes': { delivery: 100 } },
+      'koerier:batchSizes of "delivery" is 100, and SQS gives a function more than 10 messages only with a batching window of at least 1 second (koerier:batchingWindowSeconds of "delivery" is 0)',
+    ],
+    [
+      { 'koerier:batchSizes': { router: 100 }, 'koerier:batchingWindowSeconds': { router: 0 } },
+      'koerier:batchSizes of "router" is 100, and SQS gives a function more than 10 messages only with a batching window of at least 1 second (koerier:batchingWindowSeconds of "router" is 0)',
+    ],
+    [{ 'koerier:batchSizes': { pull: 10 } }, 'koerier:batchSizes names "pull", which is no queue-triggered function (router, delivery, replayWorker)'],
   ])('CARD-2: a bad value is one exact line naming its key: %j', (bad, message) => {
     const text = messageOf({ ...required, ...bad });
     expect(text).toBe(PREFIX + message);
@@ -176,6 +187,25 @@ describe('issue 12 item 1: every tunable is context, validated, and reaches the 
     // router 1, delivery 0, replayWorker 0 by default.
     expect(windows({})).toEqual([0, 0, 1]);
     expect(windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2, replayWorker: 3 } })).toEqual([2, 3, 5]);
+  });
+
+  it('issue 15 #3: the batch sizes of the queue-triggered functions are context, and reach their SQS event sources with their windows', () => {
+    const mappings = (context: Record<string, unknown>) =>
+      Object.values(synthKoerier({ context }).resources)
+        .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')
+        .map((r) => [r.Properties.BatchSize, r.Properties.MaximumBatchingWindowInSeconds ?? 0])
+        .sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]));
+    // router 10 (window 1 s), delivery 10, replayWorker 1 by default.
+    expect(mappings({})).toEqual([
+      [1, 0],
+      [10, 0],
+      [10, 1],
+    ]);
+    expect(mappings({ 'koerier:batchSizes': { router: 100 } })).toEqual([
+      [1, 0],
+      [10, 0],
+      [100, 1],
+    ]);
   });
 });
 

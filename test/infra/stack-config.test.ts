@@ -47,6 +47,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       scopeClaims: ['scope', 'scp'],
       runtimeSettings: {},
       batchingWindowSeconds: { router: 1, delivery: 0, replayWorker: 0 },
+      batchSizes: { router: 10, delivery: 10, replayWorker: 1 },
     });
   });
 

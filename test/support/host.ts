@@ -53,7 +53,7 @@ export interface TestHost {
 
 export async function startTestHost(
   settings: Record<string, string> = {},
-  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds'> & { readonly exportEnvironment?: boolean } = {},
+  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds' | 'batchSizes'> & { readonly exportEnvironment?: boolean } = {},
 ): Promise<TestHost> {
   const { exportEnvironment = true, ...hostOptions } = options;
   const dir = await mkdtemp(join(tmpdir(), 'koerier-e2e-'));
