@@ -10,7 +10,8 @@
  *   by reference to one push subscriber that fetches the data.
  *
  * Request and unit counts carry over to AWS; handler times are the laptop's (the emulators answer
- * in-process, AWS over the network), so COST.md says so beside them. `npm run bench -- cost`.
+ * in-process, AWS over the network), so COST.md says so beside them. `npm run bench -- cost`;
+ * bench/cost-router-batches.ts runs some of the same scenarios with the router taking batches of 100.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,13 +24,27 @@ import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { recordAwsUsage, recordsIn, type CostScenario } from './support/aws-usage.js';
 
-const EVENTS = 40;
+const DEFAULT_EVENTS = 40;
 const LARGE_EVENTS = 5;
 const PUBLISH_CONCURRENCY = 4;
 /** Quiet this long (no invocation running or started) and the scenario's work is done: the router's batching window is 1 s. */
 const QUIET_MS = 2_500;
 
-export async function run(): Promise<Record<string, unknown>> {
+export interface CostRunOptions {
+  /** `koerier:batchSizes` for the host's pollers, by function; default: lib/resources.ts's. */
+  readonly batchSizes?: Readonly<Record<string, number>>;
+  /** Events per scenario (the claim-checked one always takes LARGE_EVENTS). */
+  readonly events?: number;
+  /** The scenarios to run, by name (`push3`, not `push3<variant>`); default: every one. */
+  readonly scenarios?: readonly string[];
+  /** Added to each scenario's name and description, so a variant's results stand beside the default run's in COST.md. */
+  readonly variant?: { readonly name: string; readonly description: string };
+}
+
+export async function run(options: CostRunOptions = {}): Promise<Record<string, unknown>> {
+  const EVENTS = options.events ?? DEFAULT_EVENTS;
+  const wanted = (name: string) => options.scenarios === undefined || options.scenarios.includes(name);
+  const variant = options.variant ?? { name: '', description: '' };
   const loadAtStart = Number(loadavg()[0]!.toFixed(2));
   const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-cost-'));
   const authority = createLocalCertificateAuthority();
@@ -45,6 +60,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // A deployment's windows (the router gathers for 1 s), not the laptop's 0 s: how many records an
     // invocation takes sets the per-invocation requests (the archive's PutObject, the ledger's commit).
     batchingWindowSeconds: defaultBatchingWindows(),
+    ...(options.batchSizes === undefined ? {} : { batchSizes: options.batchSizes }),
     // BENCH_HOST_LOG=1 shows the host's own log lines (on standard error).
     log: process.env['BENCH_HOST_LOG'] ? (line) => process.stderr.write(`${line}\n`) : () => {},
     settings: {
@@ -117,13 +133,14 @@ export async function run(): Promise<Record<string, unknown>> {
     }
     return started;
   };
+  const scenarios: Record<string, CostScenario> = {};
   /** Runs `work` with the recorder reset before (after the setup has settled) and read after everything settled. */
-  const measure = async (description: string, events: number, dataBytes: number, work: () => Promise<void>): Promise<CostScenario> => {
+  const measure = async (name: string, description: string, events: number, dataBytes: number, work: () => Promise<void>): Promise<void> => {
     await settle();
     recorder.reset();
     await work();
     await settle();
-    return { description, events, dataBytes, stages: recorder.snapshot() };
+    scenarios[`${name}${variant.name}`] = { description: `${description}${variant.description}`, events, dataBytes, stages: recorder.snapshot() };
   };
   const dataBytes = Buffer.byteLength(JSON.stringify(sampleData));
 
@@ -134,17 +151,19 @@ export async function run(): Promise<Record<string, unknown>> {
     await publish(warmType, 4, 1);
     await warm!.waitForRequests(4, { timeoutMs: 60_000 });
 
-    const scenarios: Record<string, CostScenario> = {};
-    scenarios['ingestOnly'] = await measure('ingest only: single publishes, no subscriber for the type', EVENTS, dataBytes, () =>
-      publish('nl.bench.cost.nobody.v1', EVENTS, 1),
-    );
-    scenarios['ingestOnlyBatch10'] = await measure('ingest only: batches of 10 per request, no subscriber for the type', EVENTS, dataBytes, () =>
-      publish('nl.bench.cost.nobody.batch.v1', EVENTS, 10),
-    );
-    {
+    if (wanted('ingestOnly'))
+      await measure('ingestOnly', 'ingest only: single publishes, no subscriber for the type', EVENTS, dataBytes, () =>
+        publish('nl.bench.cost.nobody.v1', EVENTS, 1),
+      );
+    if (wanted('ingestOnlyBatch10'))
+      await measure('ingestOnlyBatch10', 'ingest only: batches of 10 per request, no subscriber for the type', EVENTS, dataBytes, () =>
+        publish('nl.bench.cost.nobody.batch.v1', EVENTS, 10),
+      );
+    if (wanted('push1Batch10')) {
       const type = 'nl.bench.cost.push1.batch.v1';
       const targets = await pushSubscribers(type, 1);
-      scenarios['push1Batch10'] = await measure(
+      await measure(
+        'push1Batch10',
         'ingest + 1 push subscriber: batches of 10 per request, each event delivered to the subscriber',
         EVENTS,
         dataBytes,
@@ -155,9 +174,11 @@ export async function run(): Promise<Record<string, unknown>> {
       );
     }
     for (const subscribers of [1, 3, 10]) {
+      if (!wanted(`push${subscribers}`)) continue;
       const type = `nl.bench.cost.push${subscribers}.v1`;
       const targets = await pushSubscribers(type, subscribers);
-      scenarios[`push${subscribers}`] = await measure(
+      await measure(
+        `push${subscribers}`,
         `ingest + ${subscribers} push subscriber${subscribers === 1 ? '' : 's'}: single publishes, each event delivered to every subscriber`,
         EVENTS,
         dataBytes,
@@ -167,10 +188,11 @@ export async function run(): Promise<Record<string, unknown>> {
         },
       );
     }
-    {
+    if (wanted('pull')) {
       const type = 'nl.bench.cost.pull.v1';
       const created = JSON.parse(await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [type] })) as { id: string };
-      scenarios['pull'] = await measure(
+      await measure(
+        'pull',
         'ingest + 1 pull subscriber: single publishes; the consumer receives (up to 10, long poll) and acknowledges',
         EVENTS,
         dataBytes,
@@ -190,11 +212,12 @@ export async function run(): Promise<Record<string, unknown>> {
         },
       );
     }
-    {
+    if (wanted('claimCheck1MiB')) {
       const type = 'nl.bench.cost.large.v1';
       const [target] = await pushSubscribers(type, 1);
       const data = 'x'.repeat(1024 * 1024);
-      scenarios['claimCheck1MiB'] = await measure(
+      await measure(
+        'claimCheck1MiB',
         'ingest + 1 push subscriber, 1 MiB of data per event: claim-checked, delivered by reference, the subscriber fetches the data',
         LARGE_EVENTS,
         data.length,
