@@ -20,11 +20,13 @@
  * for `LEASE_HORIZON_MS` or what is left of the window if less (never below the doubling, never
  * above the cap). A burst of hundreds of requests a second then pays its leases in the first tens
  * of milliseconds and none after, where the doubling paid one per doubling all through it (the
- * bench's first 1,500 requests: 4 writes before, none after its warm-up). The cap is unchanged, so
- * the price is too: slots a container leased and did not use by the end of the minute are lost to
- * that minute, so with many containers a publisher may be refused somewhat before its limit (at
- * most the cap per container; see docs/PERFORMANCE.md). What changes is how soon a burst reaches
- * the cap; a horizon bounded by the window's end strands no more than the doubling would.
+ * ingest bench's rounds of 1,500 requests: 4 writes before, none now but at a minute boundary).
+ * The cap is unchanged, so the bound of the price is too: slots a container leased and did not
+ * use by the end of the minute are lost to that minute, so with many containers a publisher may
+ * be refused somewhat before its limit (at most the cap per container; see docs/PERFORMANCE.md).
+ * What changes is how soon a burst reaches the cap, so a burst that stops just after a lease may
+ * strand up to the cap where the doubling would have stranded less; a lease late in the minute
+ * reaches only to its end.
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
