@@ -6,6 +6,7 @@ import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVe
 import { KoerierError, problems } from '../http/problems.js';
 import type { AccessTokenRules, AccessTokenType, ScopeClaim } from './access-token-rules.js';
 import { consoleTokenProblem, consoleUserPrincipal, USER_POOL_ALGORITHMS, type ConsoleUserPool } from './console-user-pool.js';
+import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /**
  * Asymmetric algorithms only. Leaving out `none` and every HMAC algorithm is what stops a token
@@ -54,10 +55,16 @@ export async function authenticate(authorization: string | undefined, requiredSc
   const token = bearerToken(authorization);
   if (!token) throw invalidToken('A bearer access token is required (Authorization: Bearer <token>).');
 
-  // The unverified `iss` only picks which keys and rules verify the token; each path pins its issuer again.
-  const pool = verification.consoleUserPool;
-  const principal =
-    pool !== undefined && unverifiedIssuer(token) === pool.issuer ? await consoleUserOf(token, pool, verification) : await clientOf(token, verification);
+  // Only client tokens are remembered (./verified-token-cache.ts), so a hit took the client path before.
+  const now = (verification.currentDate ?? new Date()).getTime();
+  const verifiedTokens = verifiedTokensOf(verification);
+  let principal = verifiedTokens.get(token, now);
+  if (principal === undefined) {
+    // The unverified `iss` only picks which keys and rules verify the token; each path pins its issuer again.
+    const pool = verification.consoleUserPool;
+    principal =
+      pool !== undefined && unverifiedIssuer(token) === pool.issuer ? await consoleUserOf(token, pool, verification) : await clientOf(token, verification, now);
+  }
   if (!principal.scopes.has(requiredScope)) {
     throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
       headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
@@ -66,8 +73,20 @@ export async function authenticate(authorization: string | undefined, requiredSc
   return principal;
 }
 
-/** A partner's client-credentials token from the organisation's issuer (RFC 9068, review #17). */
-async function clientOf(token: string, verification: TokenVerification): Promise<Principal> {
+/**
+ * The verified client tokens of each verification (one per container: its key set, issuer,
+ * audience and rules), so a token is only ever taken on trust under the settings that checked it.
+ */
+const verifiedTokensByVerification = new WeakMap<TokenVerification, VerifiedTokenCache<Principal>>();
+
+function verifiedTokensOf(verification: TokenVerification): VerifiedTokenCache<Principal> {
+  let cache = verifiedTokensByVerification.get(verification);
+  if (cache === undefined) verifiedTokensByVerification.set(verification, (cache = new VerifiedTokenCache()));
+  return cache;
+}
+
+/** A partner's client-credentials token from the organisation's issuer (RFC 9068, review #17); remembered once it passed every check. */
+async function clientOf(token: string, verification: TokenVerification, now: number): Promise<Principal> {
   const { rules } = verification;
   const { payload, protectedHeader: header } = await verified(token, verification.keys, verification, {
     issuer: verification.issuer,
@@ -82,6 +101,7 @@ async function clientOf(token: string, verification: TokenVerification): Promise
   requireBoundedLifetime(payload, verification);
   const principal = principalOf(payload, rules);
   if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
+  verifiedTokensOf(verification).set(token, principal, payload.exp!, now);
   return principal;
 }
 
