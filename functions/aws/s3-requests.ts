@@ -1,0 +1,333 @@
+/**
+ * The few S3 requests Koerier sends (PutObject, GetObject, HeadObject, ListObjectsV2, presigned
+ * GET and PUT), signed with SigV4 and sent over node:http(s), in place of @aws-sdk/client-s3: the
+ * SDK client and the @smithy/@aws-sdk pieces only it pulls in were about 135 KB minified of every
+ * function that reaches S3 (issue 15, item 4). test/unit/aws/s3-requests-signing.test.ts signs the
+ * same requests with the SDK and with this and compares them.
+ *
+ * Addressing as the SDK does it: AWS_ENDPOINT_URL_S3 (the laptop's s3rver) path-style, else
+ * virtual-hosted `https://<bucket>.s3.<region>.amazonaws.com`. Retries as the SDK's standard mode:
+ * 3 attempts, exponential backoff with full jitter, on 5xx, throttling and broken connections.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+
+/** A request as it goes on the wire: what a transport sends and tests capture. */
+export interface S3HttpRequest {
+  readonly method: string;
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port?: number;
+  /** URI-encoded. */
+  readonly path: string;
+  readonly query: Record<string, string>;
+  readonly headers: Record<string, string>;
+  readonly body?: Buffer;
+}
+
+export interface S3HttpResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | undefined>;
+  readonly body: Buffer;
+}
+
+export type S3Transport = (request: S3HttpRequest) => Promise<S3HttpResponse>;
+
+export interface S3RequestsOptions {
+  /** Default: AWS_REGION. */
+  readonly region?: string;
+  /** Default: AWS_ENDPOINT_URL_S3; addressed path-style. Without it, virtual-hosted AWS endpoints. */
+  readonly endpoint?: string;
+  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Default: 3, as the SDK's standard retry mode. */
+  readonly maxAttempts?: number;
+  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
+  readonly transport?: S3Transport;
+}
+
+export interface S3Object {
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
+  /** `x-amz-meta-*`, without the prefix. */
+  readonly metadata: Record<string, string>;
+}
+
+export interface S3ObjectHead {
+  readonly contentLength: number;
+  readonly checksumSHA256: string | undefined;
+  readonly checksumType: string | undefined;
+}
+
+export interface S3ListPage {
+  readonly keys: string[];
+  readonly isTruncated: boolean;
+  readonly nextContinuationToken: string | undefined;
+}
+
+/** A non-2xx answer other than "no such object": S3's error `Code` and the status, never the URL or credentials. */
+export class S3RequestError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly code: string,
+    readonly statusCode: number,
+  ) {
+    super(`S3 ${operation} failed: ${code} (HTTP ${statusCode})`);
+    this.name = code;
+  }
+}
+
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+const THROTTLING_CODES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
+const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalError']);
+const BUCKET_AS_HOST = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
+export class S3Requests {
+  private readonly region: string;
+  private readonly endpoint: URL | undefined;
+  private readonly maxAttempts: number;
+  private readonly transport: S3Transport;
+  private readonly agents: { http?: HttpAgent; https?: HttpsAgent } = {};
+  private readonly signer: SignatureV4;
+
+  constructor(options: S3RequestsOptions = {}) {
+    this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    const endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL_S3'] ?? process.env['AWS_ENDPOINT_URL'];
+    this.endpoint = endpoint ? new URL(endpoint) : undefined;
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.transport = options.transport ?? ((request) => this.sendOverNode(request));
+    this.signer = new SignatureV4({
+      credentials: options.credentials ?? defaultProvider(),
+      region: this.region,
+      service: 's3',
+      sha256: NodeSha256,
+      // S3 signs the path as sent, without the second escaping other services use.
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+  }
+
+  async putObject(input: { bucket: string; key: string; body: Buffer; contentType: string; metadata?: Record<string, string> }): Promise<void> {
+    const headers: Record<string, string> = {
+      'content-type': input.contentType,
+      'content-length': String(input.body.length),
+      // S3 refuses the object if its bytes do not hash to this: end-to-end integrity, as the SDK's default checksum gives.
+      'x-amz-checksum-sha256': createHash('sha256').update(input.body).digest('base64'),
+      'x-amz-sdk-checksum-algorithm': 'SHA256',
+    };
+    for (const [name, value] of Object.entries(input.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
+    await this.send('PutObject', this.request('PUT', input.bucket, input.key, { 'x-id': 'PutObject' }, headers, input.body));
+  }
+
+  /** The object, or undefined when there is none (404 `NoSuchKey`). */
+  async getObject(bucket: string, key: string): Promise<S3Object | undefined> {
+    const response = await this.send('GetObject', this.request('GET', bucket, key, { 'x-id': 'GetObject' }), { absentWhen404: true });
+    if (response === undefined) return undefined;
+    const metadata: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (name.startsWith('x-amz-meta-') && value !== undefined) metadata[name.slice(11)] = value;
+    return { body: response.body, contentType: response.headers['content-type'], metadata };
+  }
+
+  /** Size and S3's SHA-256 checksum (ChecksumMode ENABLED), or undefined when there is no such object. */
+  async headObject(bucket: string, key: string): Promise<S3ObjectHead | undefined> {
+    const response = await this.send('HeadObject', this.request('HEAD', bucket, key, {}, { 'x-amz-checksum-mode': 'ENABLED' }), { absentWhen404: true });
+    if (response === undefined) return undefined;
+    return {
+      contentLength: Number(response.headers['content-length'] ?? 0),
+      checksumSHA256: response.headers['x-amz-checksum-sha256'],
+      checksumType: response.headers['x-amz-checksum-type'],
+    };
+  }
+
+  async listObjectsV2(bucket: string, options: { prefix: string; continuationToken?: string | undefined }): Promise<S3ListPage> {
+    const query: Record<string, string> = { 'list-type': '2', prefix: options.prefix };
+    if (options.continuationToken !== undefined) query['continuation-token'] = options.continuationToken;
+    const response = (await this.send('ListObjectsV2', this.request('GET', bucket, undefined, query)))!;
+    const xml = response.body.toString('utf8');
+    const keys = [...xml.matchAll(/<Contents>[\s\S]*?<\/Contents>/g)].map((contents) => unescapeXml(/<Key>([\s\S]*?)<\/Key>/.exec(contents[0])?.[1] ?? ''));
+    const token = /<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(xml)?.[1];
+    return {
+      keys,
+      isTruncated: /<IsTruncated>\s*true\s*<\/IsTruncated>/.test(xml),
+      nextContinuationToken: token === undefined ? undefined : unescapeXml(token),
+    };
+  }
+
+  /**
+   * A SigV4 query-signed URL, valid `seconds`, as @aws-sdk/s3-request-presigner makes it: the
+   * payload unsigned, `signedHeaders` signed and left for the caller to send (not hoisted into the query).
+   */
+  async presignedUrl(method: 'GET' | 'PUT', bucket: string, key: string, seconds: number, signedHeaders: Record<string, string> = {}): Promise<string> {
+    const request = this.request(
+      method,
+      bucket,
+      key,
+      { 'x-id': method === 'GET' ? 'GetObject' : 'PutObject' },
+      { ...signedHeaders, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    );
+    const signed = await this.signer.presign(request as SignableRequest, { expiresIn: seconds, unhoistableHeaders: new Set(Object.keys(signedHeaders)) });
+    const query = Object.entries(signed.query ?? {})
+      .flatMap(([name, value]) => (Array.isArray(value) ? value.map((v: string) => [name, v]) : [[name, value ?? '']]))
+      .map(([name, value]) => `${encodeURIComponent(name!)}=${encodeURIComponent(value!)}`)
+      .join('&');
+    const port = signed.port ? `:${signed.port}` : '';
+    return `${signed.protocol}//${signed.hostname}${port}${signed.path}?${query}`;
+  }
+
+  /** Closes the kept-alive connections. */
+  destroy(): void {
+    this.agents.http?.destroy();
+    this.agents.https?.destroy();
+  }
+
+  private request(
+    method: string,
+    bucket: string,
+    key: string | undefined,
+    query: Record<string, string>,
+    headers: Record<string, string> = {},
+    body?: Buffer,
+  ): S3HttpRequest {
+    const objectPath = key === undefined ? '' : `/${encodeKey(key)}`;
+    let protocol: 'http:' | 'https:' = 'https:';
+    let hostname: string;
+    let port: number | undefined;
+    let path: string;
+    if (this.endpoint) {
+      protocol = this.endpoint.protocol === 'http:' ? 'http:' : 'https:';
+      hostname = this.endpoint.hostname;
+      port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
+      path = `${this.endpoint.pathname.replace(/\/$/, '')}/${bucket}${objectPath}`;
+    } else if (BUCKET_AS_HOST.test(bucket)) {
+      hostname = `${bucket}.s3.${this.region}.amazonaws.com`;
+      path = objectPath || '/';
+    } else {
+      hostname = `s3.${this.region}.amazonaws.com`;
+      path = `/${bucket}${objectPath}`;
+    }
+    const all: Record<string, string> = {
+      ...headers,
+      host: port === undefined ? hostname : `${hostname}:${port}`,
+      'x-amz-content-sha256': headers['x-amz-content-sha256'] ?? (body ? createHash('sha256').update(body).digest('hex') : EMPTY_SHA256),
+    };
+    return { method, protocol, hostname, ...(port === undefined ? {} : { port }), path, query, headers: all, ...(body ? { body } : {}) };
+  }
+
+  /** Signs and sends, with the SDK's standard retries; undefined for a 404 when `absentWhen404`. */
+  private async send(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean } = {}): Promise<S3HttpResponse | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      let response: S3HttpResponse;
+      try {
+        // Signed again on each attempt: the date moves on.
+        const signed = (await this.signer.sign(request as SignableRequest)) as unknown as S3HttpRequest;
+        response = await this.transport({ ...request, headers: { ...signed.headers } });
+      } catch (error) {
+        if (attempt < this.maxAttempts && isBrokenConnection(error)) {
+          await backoff(attempt);
+          continue;
+        }
+        throw error;
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) return response;
+      const code = errorCode(response);
+      if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;
+      const retryable = response.statusCode >= 500 || response.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code);
+      if (retryable && attempt < this.maxAttempts) {
+        await backoff(attempt);
+        continue;
+      }
+      throw new S3RequestError(operation, code, response.statusCode);
+    }
+  }
+
+  private sendOverNode(request: S3HttpRequest): Promise<S3HttpResponse> {
+    const secure = request.protocol === 'https:';
+    const agent = secure
+      ? (this.agents.https ??= new HttpsAgent({ keepAlive: true, maxSockets: 50 }))
+      : (this.agents.http ??= new HttpAgent({ keepAlive: true, maxSockets: 50 }));
+    const search = new URLSearchParams(request.query).toString().replace(/\+/g, '%20');
+    return new Promise((resolve, reject) => {
+      const outgoing = (secure ? httpsRequest : httpRequest)(
+        {
+          method: request.method,
+          hostname: request.hostname,
+          port: request.port,
+          path: search ? `${request.path}?${search}` : request.path,
+          headers: request.headers,
+          agent,
+        },
+        (incoming: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+          incoming.on('error', reject);
+          incoming.on('end', () => {
+            const headers: Record<string, string | undefined> = {};
+            for (const [name, value] of Object.entries(incoming.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
+            resolve({ statusCode: incoming.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(request.body);
+    });
+  }
+}
+
+/** S3's rules: each segment URI-encoded (RFC 3986 unreserved kept), `/` kept. */
+export function encodeKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+}
+
+/** S3's error `Code` from its XML body; a HEAD answer has none, so the status names it as the SDK does. */
+function errorCode(response: S3HttpResponse): string {
+  const code = /<Code>([^<]*)<\/Code>/.exec(response.body.toString('utf8'))?.[1];
+  if (code) return unescapeXml(code);
+  if (response.statusCode === 404) return 'NotFound';
+  if (response.statusCode === 403) return 'Forbidden';
+  return response.statusCode >= 500 ? 'InternalError' : `HTTP${response.statusCode}`;
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
+    if (entity.startsWith('#x')) return String.fromCodePoint(parseInt(entity.slice(2), 16));
+    if (entity.startsWith('#')) return String.fromCodePoint(parseInt(entity.slice(1), 10));
+    return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[entity]!;
+  });
+}
+
+function isBrokenConnection(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code !== undefined && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
+}
+
+/** Full jitter on 100 ms × 2^attempt, at most 20 s: the SDK's standard mode. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20_000, 100 * 2 ** attempt)));
+}
+
+/** The signer's hash: SHA-256, or HMAC-SHA-256 when given a secret. */
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(toBuffer(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.hash.digest());
+  }
+}
+
+function toBuffer(data: SourceData): Buffer {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
