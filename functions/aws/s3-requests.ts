@@ -37,6 +37,8 @@ export interface S3HttpResponse {
 
 export type S3Transport = (request: S3HttpRequest) => Promise<S3HttpResponse>;
 
+export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
+
 export interface S3RequestsOptions {
   /** Default: AWS_REGION. */
   readonly region?: string;
@@ -93,6 +95,7 @@ export class S3Requests {
   private readonly transport: S3Transport;
   private readonly agents: { http?: HttpAgent; https?: HttpsAgent } = {};
   private readonly signer: SignatureV4;
+  private around: OperationWrapper = (_, send) => send();
 
   constructor(options: S3RequestsOptions = {}) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
@@ -178,6 +181,14 @@ export class S3Requests {
     return `${signed.protocol}//${signed.hostname}${port}${signed.path}?${query}`;
   }
 
+  /**
+   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
+   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
+   */
+  traceWith(wrap: OperationWrapper): void {
+    this.around = wrap;
+  }
+
   /** Closes the kept-alive connections. */
   destroy(): void {
     this.agents.http?.destroy();
@@ -218,7 +229,11 @@ export class S3Requests {
   }
 
   /** Signs and sends, with the SDK's standard retries; undefined for a 404 when `absentWhen404`. */
-  private async send(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean } = {}): Promise<S3HttpResponse | undefined> {
+  private send(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean } = {}): Promise<S3HttpResponse | undefined> {
+    return this.around(operation, () => this.sendWithRetries(operation, request, options));
+  }
+
+  private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
     for (let attempt = 1; ; attempt++) {
       let response: S3HttpResponse;
       try {
