@@ -1,8 +1,8 @@
 /**
  * The few S3 requests Koerier sends (PutObject, GetObject, HeadObject, ListObjectsV2, presigned
  * GET and PUT), signed with SigV4 and sent over node:http(s), in place of @aws-sdk/client-s3: the
- * SDK client and the @smithy/@aws-sdk pieces only it pulls in were about 135 KB minified of every
- * function that reaches S3 (issue 15, item 4). test/unit/aws/s3-requests-signing.test.ts signs the
+ * SDK client and the @smithy/@aws-sdk pieces only it pulls in were about 160 KB minified of every
+ * function that reaches S3 (bench/results/bundles.json) (issue 15, item 4). test/unit/aws/s3-requests-signing.test.ts signs the
  * same requests with the SDK and with this and compares them.
  *
  * Addressing as the SDK does it: AWS_ENDPOINT_URL_S3 (the laptop's s3rver) path-style, else
@@ -10,32 +10,14 @@
  * 3 attempts, exponential backoff with full jitter, on 5xx, throttling and broken connections.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
 
-/** A request as it goes on the wire: what a transport sends and tests capture. */
-export interface S3HttpRequest {
-  readonly method: string;
-  readonly protocol: 'http:' | 'https:';
-  readonly hostname: string;
-  readonly port?: number;
-  /** URI-encoded. */
-  readonly path: string;
-  readonly query: Record<string, string>;
-  readonly headers: Record<string, string>;
-  readonly body?: Buffer;
-}
-
-export interface S3HttpResponse {
-  readonly statusCode: number;
-  readonly headers: Record<string, string | undefined>;
-  readonly body: Buffer;
-}
-
-export type S3Transport = (request: S3HttpRequest) => Promise<S3HttpResponse>;
+export type { S3HttpRequest, S3HttpResponse, S3Transport } from './s3-transport.js';
+export type { S3ListPage } from './s3-xml.js';
 
 export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
 
@@ -65,12 +47,6 @@ export interface S3ObjectHead {
   readonly checksumType: string | undefined;
 }
 
-export interface S3ListPage {
-  readonly keys: string[];
-  readonly isTruncated: boolean;
-  readonly nextContinuationToken: string | undefined;
-}
-
 /** A non-2xx answer other than "no such object": S3's error `Code` and the status, never the URL or credentials. */
 export class S3RequestError extends Error {
   constructor(
@@ -93,7 +69,7 @@ export class S3Requests {
   private readonly endpoint: URL | undefined;
   private readonly maxAttempts: number;
   private readonly transport: S3Transport;
-  private readonly agents: { http?: HttpAgent; https?: HttpsAgent } = {};
+  private readonly nodeTransport: NodeTransport | undefined;
   private readonly signer: SignatureV4;
   private around: OperationWrapper = (_, send) => send();
 
@@ -102,7 +78,8 @@ export class S3Requests {
     const endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL_S3'] ?? process.env['AWS_ENDPOINT_URL'];
     this.endpoint = endpoint ? new URL(endpoint) : undefined;
     this.maxAttempts = options.maxAttempts ?? 3;
-    this.transport = options.transport ?? ((request) => this.sendOverNode(request));
+    this.nodeTransport = options.transport ? undefined : new NodeTransport();
+    this.transport = options.transport ?? ((request) => this.nodeTransport!.send(request));
     this.signer = new SignatureV4({
       credentials: options.credentials ?? defaultProvider(),
       region: this.region,
@@ -150,14 +127,7 @@ export class S3Requests {
     const query: Record<string, string> = { 'list-type': '2', prefix: options.prefix };
     if (options.continuationToken !== undefined) query['continuation-token'] = options.continuationToken;
     const response = (await this.send('ListObjectsV2', this.request('GET', bucket, undefined, query)))!;
-    const xml = response.body.toString('utf8');
-    const keys = [...xml.matchAll(/<Contents>[\s\S]*?<\/Contents>/g)].map((contents) => unescapeXml(/<Key>([\s\S]*?)<\/Key>/.exec(contents[0])?.[1] ?? ''));
-    const token = /<NextContinuationToken>([\s\S]*?)<\/NextContinuationToken>/.exec(xml)?.[1];
-    return {
-      keys,
-      isTruncated: /<IsTruncated>\s*true\s*<\/IsTruncated>/.test(xml),
-      nextContinuationToken: token === undefined ? undefined : unescapeXml(token),
-    };
+    return listPageOf(response.body.toString('utf8'));
   }
 
   /**
@@ -191,8 +161,7 @@ export class S3Requests {
 
   /** Closes the kept-alive connections. */
   destroy(): void {
-    this.agents.http?.destroy();
-    this.agents.https?.destroy();
+    this.nodeTransport?.destroy();
   }
 
   private request(
@@ -248,7 +217,7 @@ export class S3Requests {
         throw error;
       }
       if (response.statusCode >= 200 && response.statusCode < 300) return response;
-      const code = errorCode(response);
+      const code = errorCode(response.statusCode, response.body.toString('utf8'));
       if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;
       const retryable = response.statusCode >= 500 || response.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code);
       if (retryable && attempt < this.maxAttempts) {
@@ -258,38 +227,6 @@ export class S3Requests {
       throw new S3RequestError(operation, code, response.statusCode);
     }
   }
-
-  private sendOverNode(request: S3HttpRequest): Promise<S3HttpResponse> {
-    const secure = request.protocol === 'https:';
-    const agent = secure
-      ? (this.agents.https ??= new HttpsAgent({ keepAlive: true, maxSockets: 50 }))
-      : (this.agents.http ??= new HttpAgent({ keepAlive: true, maxSockets: 50 }));
-    const search = new URLSearchParams(request.query).toString().replace(/\+/g, '%20');
-    return new Promise((resolve, reject) => {
-      const outgoing = (secure ? httpsRequest : httpRequest)(
-        {
-          method: request.method,
-          hostname: request.hostname,
-          port: request.port,
-          path: search ? `${request.path}?${search}` : request.path,
-          headers: request.headers,
-          agent,
-        },
-        (incoming: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-          incoming.on('error', reject);
-          incoming.on('end', () => {
-            const headers: Record<string, string | undefined> = {};
-            for (const [name, value] of Object.entries(incoming.headers)) headers[name] = Array.isArray(value) ? value.join(',') : value;
-            resolve({ statusCode: incoming.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
-          });
-        },
-      );
-      outgoing.on('error', reject);
-      outgoing.end(request.body);
-    });
-  }
 }
 
 /** S3's rules: each segment URI-encoded (RFC 3986 unreserved kept), `/` kept. */
@@ -298,28 +235,6 @@ export function encodeKey(key: string): string {
     .split('/')
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
-}
-
-/** S3's error `Code` from its XML body; a HEAD answer has none, so the status names it as the SDK does. */
-function errorCode(response: S3HttpResponse): string {
-  const code = /<Code>([^<]*)<\/Code>/.exec(response.body.toString('utf8'))?.[1];
-  if (code) return unescapeXml(code);
-  if (response.statusCode === 404) return 'NotFound';
-  if (response.statusCode === 403) return 'Forbidden';
-  return response.statusCode >= 500 ? 'InternalError' : `HTTP${response.statusCode}`;
-}
-
-function unescapeXml(text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
-    if (entity.startsWith('#x')) return String.fromCodePoint(parseInt(entity.slice(2), 16));
-    if (entity.startsWith('#')) return String.fromCodePoint(parseInt(entity.slice(1), 10));
-    return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[entity]!;
-  });
-}
-
-function isBrokenConnection(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return code !== undefined && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code);
 }
 
 /** Full jitter on 100 ms × 2^attempt, at most 20 s: the SDK's standard mode. */
