@@ -2,8 +2,9 @@
  * The few S3 requests Koerier sends (PutObject, GetObject, HeadObject, ListObjectsV2, presigned
  * GET and PUT), signed with SigV4 and sent over node:http(s), in place of @aws-sdk/client-s3: the
  * SDK client and the @smithy/@aws-sdk pieces only it pulls in were about 160 KB minified of every
- * function that reaches S3 (bench/results/bundles.json) (issue 15, item 4). test/unit/aws/s3-requests-signing.test.ts signs the
- * same requests with the SDK and with this and compares them.
+ * function that reaches S3 (issue 15, item 4; bench/results/bundles.json).
+ * test/unit/aws/s3-requests-signing.test.ts signs the same requests with the SDK and with this
+ * and compares them.
  *
  * Addressing as the SDK does it: AWS_ENDPOINT_URL_S3 (the laptop's s3rver) path-style, else
  * virtual-hosted `https://<bucket>.s3.<region>.amazonaws.com`. Retries as the SDK's standard mode:
