@@ -15,6 +15,7 @@ import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
+import { S3Requests } from '../functions/aws/s3-requests.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { API_BASE_PATH, resourceEnv } from '../lib/resources.js';
@@ -100,9 +101,19 @@ export interface KoerierHost {
   readonly config: KoerierConfig;
   /** What the functions of this host run on; `awsClients` are its SDK clients (one per service). */
   readonly dependencies: KoerierDependencies;
-  readonly awsClients: AwsClients;
+  readonly awsClients: LaptopAwsClients;
   /** Stops the pollers, the server and the emulators. */
   stop(): Promise<void>;
+}
+
+/**
+ * The host's clients of its emulators. `s3` is the SDK's, for tests and benchmarks that look into
+ * the buckets; the functions send their S3 requests with `s3Requests`, the lean client they run
+ * with in Lambda (functions/aws/s3-requests.ts).
+ */
+export interface LaptopAwsClients extends Omit<AwsClients, 's3'> {
+  readonly s3: S3Client;
+  readonly s3Requests: S3Requests;
 }
 
 /**
@@ -168,7 +179,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
         secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
       },
     };
-    const awsClients: AwsClients = {
+    const awsClients: LaptopAwsClients = {
       dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
       sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
       // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
@@ -179,12 +190,14 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       }),
+      s3Requests: new S3Requests({ ...clientSettings, endpoint: emulators.endpoints.s3 }),
     };
     // Registered before the server, so they are destroyed only once its requests are done.
     cleanups.push(() => {
       awsClients.dynamodb.destroy();
       awsClients.sqs.destroy();
       awsClients.s3.destroy();
+      awsClients.s3Requests.destroy();
     });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
@@ -228,7 +241,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const config = loadConfig(environment);
     // The same figures the functions write as EMF records in AWS, served at GET /metrics.
     const metrics = prometheusMetrics(config.stackName);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
+    const dependencies = buildAwsDependencies({ config, clients: () => ({ ...awsClients, s3: awsClients.s3Requests }), metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const around = options.aroundInvocation;
     const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>

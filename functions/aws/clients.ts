@@ -6,14 +6,14 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Requests } from './s3-requests.js';
 
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
   readonly sqs: SQSClient;
-  /** The claim check's objects (EDU-1). */
-  readonly s3: S3Client;
+  /** The claim check's objects (EDU-1), the event archive and the contract documents: the lean S3 client (./s3-requests.ts). */
+  readonly s3: S3Requests;
 }
 
 export function createAwsClients(): AwsClients {
@@ -29,8 +29,9 @@ export function createSqsClient(): SQSClient {
   return new SQSClient({});
 }
 
-export function createS3Client(): S3Client {
-  return new S3Client({});
+/** Not the SDK's S3Client: its 135 KB were in every function that reaches S3 (issue 15, item 4). */
+export function createS3Client(): S3Requests {
+  return new S3Requests();
 }
 
 /** Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). */

@@ -4,12 +4,12 @@
  * published, `schemas/<name>/<version>.json` its messages' payload schemas (what the ingest
  * compiles). Written once per version and never changed.
  */
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ContractDocuments, MessageSchemas } from '../core/contracts/ports.js';
+import type { S3Requests } from './s3-requests.js';
 
 export class S3ContractDocuments implements ContractDocuments {
   constructor(
-    private readonly client: S3Client,
+    private readonly s3: S3Requests,
     private readonly bucket: string,
   ) {}
 
@@ -31,17 +31,10 @@ export class S3ContractDocuments implements ContractDocuments {
   }
 
   private async put(key: string, text: string, contentType: string): Promise<void> {
-    const body = Buffer.from(text, 'utf8');
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType }));
+    await this.s3.putObject({ bucket: this.bucket, key, body: Buffer.from(text, 'utf8'), contentType });
   }
 
   private async get(key: string): Promise<string | undefined> {
-    try {
-      const output = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return await output.Body!.transformToString('utf8');
-    } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw error;
-    }
+    return (await this.s3.getObject(this.bucket, key))?.body.toString('utf8');
   }
 }

@@ -2,7 +2,7 @@
  * X-Ray subsegments for every AWS SDK call (issue 13, item 4): Powertools for AWS Lambda's Tracer
  * captures the SDK clients of a set of dependencies. Lambda's active tracing (the stack turns it on
  * for every function) already traces each invocation; this adds one subsegment per DynamoDB, SQS,
- * S3 and KMS request.
+ * S3 and KMS request (S3's from the lean client's own wrapper: it has no SDK middleware stack).
  *
  * Not bundled: the Tracer and the X-Ray SDK under it are about 127 KB minified, a third of a
  * function's 400 KB budget, on every cold start. They are loaded with `require` at the first use,
@@ -17,9 +17,24 @@ import type { Log } from '../core/ports/log.js';
 /** The one name the loader asks for; kept out of a static import so esbuild does not bundle it. */
 const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
 
+interface SubsegmentLike {
+  addAttribute(name: string, value: unknown): void;
+  addError(error: Error): void;
+  close(): void;
+}
+
 interface TracerLike {
   captureAWSv3Client<T>(client: T): T;
+  /** Optional here only so a test's Tracer that captures SDK clients alone need not have it; Powertools' has. */
+  getSegment?(): { addNewSubsegment(name: string): SubsegmentLike } | undefined;
 }
+
+/** A client without the SDK's middleware stack that takes a wrapper per operation (./s3-requests.ts). */
+interface WrappableClient {
+  traceWith(wrap: <T>(operation: string, send: () => Promise<T>) => Promise<T>): void;
+}
+
+const isWrappable = (client: unknown): client is WrappableClient => typeof (client as Partial<WrappableClient>).traceWith === 'function';
 type TracerModule = { readonly Tracer: new (options: { serviceName: string; captureHTTPsRequests: boolean }) => TracerLike };
 
 /** Where the Tracer comes from: the layer (or node_modules) in Lambda; tests pass their own. */
@@ -42,6 +57,25 @@ export function tracedClients<T extends object>(clients: T, log: Log, load: Trac
     });
     return clients;
   }
-  for (const client of Object.values(clients)) tracer.captureAWSv3Client(client);
+  for (const client of Object.values(clients)) {
+    if (isWrappable(client)) client.traceWith((operation, send) => inSubsegment(tracer, operation, send));
+    else tracer.captureAWSv3Client(client);
+  }
   return clients;
+}
+
+/** One `aws` subsegment per S3 operation, named and annotated as the X-Ray SDK names an SDK call. */
+async function inSubsegment<T>(tracer: TracerLike, operation: string, send: () => Promise<T>): Promise<T> {
+  const subsegment = tracer.getSegment?.()?.addNewSubsegment('S3');
+  if (subsegment === undefined) return send();
+  subsegment.addAttribute('namespace', 'aws');
+  subsegment.addAttribute('aws', { operation });
+  try {
+    return await send();
+  } catch (error) {
+    subsegment.addError(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  } finally {
+    subsegment.close();
+  }
 }

@@ -69,6 +69,45 @@ describe('the credential chain of a bundled function', () => {
   });
 });
 
+const LEAN_S3_ENTRY = `
+import { S3Requests } from './functions/aws/s3-requests.ts';
+export async function authorization() {
+  let sent;
+  const s3 = new S3Requests({ region: 'eu-west-1', transport: async (request) => ((sent = request.headers), { statusCode: 200, headers: {}, body: Buffer.alloc(0) }) });
+  await s3.getObject('koerier-payloads', 'payloads/a');
+  return { authorization: sent.authorization, token: sent['x-amz-security-token'] };
+}
+`;
+
+describe('issue 15, item 4: the lean S3 client in a bundle', () => {
+  it('issue 15: signs with the credentials Lambda puts in the environment (the aliased chain, as the SDK clients)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-bundle-s3-'));
+    const saved = { id: process.env['AWS_ACCESS_KEY_ID'], secret: process.env['AWS_SECRET_ACCESS_KEY'], token: process.env['AWS_SESSION_TOKEN'] };
+    try {
+      const outfile = join(dir, 'index.mjs');
+      const { entryPoints: _entry, ...options } = esbuildOptions(join(REPO_ROOT, 'unused.ts'), outfile);
+      const result = await build({ ...options, stdin: { contents: LEAN_S3_ENTRY, resolveDir: REPO_ROOT, loader: 'ts' }, metafile: true, logLevel: 'error' });
+      const inputs = Object.keys(result.metafile.inputs);
+      expect(inputs.filter((input) => /credential-provider-(?!env)/.test(input) || input.includes('client-s3'))).toEqual([]);
+      const bundle = (await import(pathToFileURL(outfile).href)) as { authorization(): Promise<{ authorization: string; token: string }> };
+      Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION', AWS_SECRET_ACCESS_KEY: 'role-secret', AWS_SESSION_TOKEN: 'role-session' });
+      const signed = await bundle.authorization();
+      expect(signed.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=ASIAROLEOFTHEFUNCTION\/\d{8}\/eu-west-1\/s3\/aws4_request, /);
+      expect(signed.token).toBe('role-session');
+    } finally {
+      for (const [name, value] of [
+        ['AWS_ACCESS_KEY_ID', saved.id],
+        ['AWS_SECRET_ACCESS_KEY', saved.secret],
+        ['AWS_SESSION_TOKEN', saved.token],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 /** The packages (SDK clients, Ajv) a function's bundle holds, from esbuild's metafile. */
 async function bundledPackages(name: FunctionName, dir: string): Promise<string[]> {
   const outfile = join(dir, name, 'index.mjs');
@@ -97,11 +136,15 @@ describe('issue 15, item 4: what each function bundles', () => {
     expect(await bundledPackages('partners', dir)).toEqual(['@aws-sdk/client-dynamodb']);
   }, 60_000);
 
-  it('issue 15: the router holds DynamoDB, SQS and S3 (the archive), no KMS and no Ajv', async () => {
-    expect(await bundledPackages('router', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs']);
+  it('issue 15: the router holds DynamoDB and SQS, and reaches S3 (the archive) with the lean client, not the SDK one; no KMS and no Ajv', async () => {
+    expect(await bundledPackages('router', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs']);
   }, 60_000);
 
-  it('issue 15: only the ingest, which validates data contracts, holds Ajv', async () => {
-    expect(await bundledPackages('ingest', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', 'ajv']);
+  it('issue 15: only the ingest, which validates data contracts, holds Ajv; its claim check goes to S3 without the SDK client', async () => {
+    expect(await bundledPackages('ingest', dir)).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs', 'ajv']);
+  }, 60_000);
+
+  it('issue 15: the payloads function (presigned URLs, no other S3 call) holds no S3 client of the SDK', async () => {
+    expect(await bundledPackages('payloads', dir)).toEqual(['@aws-sdk/client-dynamodb']);
   }, 60_000);
 });

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { S3Requests } from '../../../functions/aws/s3-requests.js';
 import { tracedClients } from '../../../functions/aws/tracing.js';
 import { esbuildOptions } from '../../../lib/bundling.js';
 import { recordingLog } from '../../support/recording-log.js';
@@ -40,6 +41,47 @@ describe('tracing the SDK clients', () => {
     expect(tracedClients(clients, log, missing)).toBe(clients);
     expect(log.lines).toHaveLength(1);
     expect(log.lines[0]!.message).toContain('koerier:powertoolsLayerArn');
+  });
+
+  it('issue 13 item 4, issue 15: the lean S3 client is not handed to the SDK capture; each of its operations is one aws subsegment, closed, with its error', async () => {
+    const subsegments: { name: string; attributes: Record<string, unknown>; errors: string[]; closed: boolean }[] = [];
+    const captured: unknown[] = [];
+    class Tracer {
+      captureAWSv3Client<T>(client: T): T {
+        captured.push(client);
+        return client;
+      }
+      getSegment() {
+        return {
+          addNewSubsegment: (name: string) => {
+            const subsegment = { name, attributes: {} as Record<string, unknown>, errors: [] as string[], closed: false };
+            subsegments.push(subsegment);
+            return {
+              addAttribute: (key: string, value: unknown) => void (subsegment.attributes[key] = value),
+              addError: (error: Error) => void subsegment.errors.push(error.message),
+              close: () => void (subsegment.closed = true),
+            };
+          },
+        };
+      }
+    }
+    let answer = { statusCode: 200, body: Buffer.from('hallo') };
+    const s3 = new S3Requests({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      maxAttempts: 1,
+      transport: async () => ({ statusCode: answer.statusCode, headers: {}, body: answer.body }),
+    });
+    const dynamodb = { name: 'dynamodb' };
+    tracedClients({ dynamodb, s3 }, recordingLog(), () => ({ Tracer }));
+    expect(captured).toEqual([dynamodb]);
+    expect((await s3.getObject('bucket', 'payloads/a'))?.body.toString()).toBe('hallo');
+    answer = { statusCode: 403, body: Buffer.from('<Error><Code>AccessDenied</Code></Error>') };
+    await expect(s3.putObject({ bucket: 'bucket', key: 'payloads/b', body: Buffer.from('x'), contentType: 'text/plain' })).rejects.toThrow('AccessDenied');
+    expect(subsegments).toEqual([
+      { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'GetObject' } }, errors: [], closed: true },
+      { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'PutObject' } }, errors: ['S3 PutObject failed: AccessDenied (HTTP 403)'], closed: true },
+    ]);
   });
 
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {

@@ -1,0 +1,264 @@
+/**
+ * The few S3 requests Koerier sends (PutObject, GetObject, HeadObject, ListObjectsV2, presigned
+ * GET and PUT), signed with SigV4 and sent over node:http(s), in place of @aws-sdk/client-s3: the
+ * SDK client and the @smithy/@aws-sdk pieces only it pulls in were about 160 KB minified of every
+ * function that reaches S3 (issue 15, item 4; bench/results/bundles.json).
+ * test/unit/aws/s3-requests-signing.test.ts signs the same requests with the SDK and with this
+ * and compares them.
+ *
+ * Addressing as the SDK does it: AWS_ENDPOINT_URL_S3 (the laptop's s3rver) path-style, else
+ * virtual-hosted `https://<bucket>.s3.<region>.amazonaws.com`. Retries as the SDK's standard mode:
+ * 3 attempts, exponential backoff with full jitter, on 5xx, throttling and broken connections.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
+
+export type { S3HttpRequest, S3HttpResponse, S3Transport } from './s3-transport.js';
+export type { S3ListPage } from './s3-xml.js';
+
+export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
+
+export interface S3RequestsOptions {
+  /** Default: AWS_REGION. */
+  readonly region?: string;
+  /** Default: AWS_ENDPOINT_URL_S3; addressed path-style. Without it, virtual-hosted AWS endpoints. */
+  readonly endpoint?: string;
+  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Default: 3, as the SDK's standard retry mode. */
+  readonly maxAttempts?: number;
+  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
+  readonly transport?: S3Transport;
+}
+
+export interface S3Object {
+  readonly body: Buffer;
+  readonly contentType: string | undefined;
+  /** `x-amz-meta-*`, without the prefix. */
+  readonly metadata: Record<string, string>;
+}
+
+export interface S3ObjectHead {
+  readonly contentLength: number;
+  readonly checksumSHA256: string | undefined;
+  readonly checksumType: string | undefined;
+}
+
+/** A non-2xx answer other than "no such object": S3's error `Code` and the status, never the URL or credentials. */
+export class S3RequestError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly code: string,
+    readonly statusCode: number,
+  ) {
+    super(`S3 ${operation} failed: ${code} (HTTP ${statusCode})`);
+    this.name = code;
+  }
+}
+
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+const THROTTLING_CODES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
+const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalError']);
+const BUCKET_AS_HOST = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
+export class S3Requests {
+  private readonly region: string;
+  private readonly endpoint: URL | undefined;
+  private readonly maxAttempts: number;
+  private readonly transport: S3Transport;
+  private readonly nodeTransport: NodeTransport | undefined;
+  private readonly signer: SignatureV4;
+  private around: OperationWrapper = (_, send) => send();
+
+  constructor(options: S3RequestsOptions = {}) {
+    this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    const endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL_S3'] ?? process.env['AWS_ENDPOINT_URL'];
+    this.endpoint = endpoint ? new URL(endpoint) : undefined;
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.nodeTransport = options.transport ? undefined : new NodeTransport();
+    this.transport = options.transport ?? ((request) => this.nodeTransport!.send(request));
+    this.signer = new SignatureV4({
+      credentials: options.credentials ?? defaultProvider(),
+      region: this.region,
+      service: 's3',
+      sha256: NodeSha256,
+      // S3 signs the path as sent, without the second escaping other services use.
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
+  }
+
+  async putObject(input: { bucket: string; key: string; body: Buffer; contentType: string; metadata?: Record<string, string> }): Promise<void> {
+    const headers: Record<string, string> = {
+      'content-type': input.contentType,
+      'content-length': String(input.body.length),
+      // S3 refuses the object if its bytes do not hash to this: end-to-end integrity, as the SDK's default checksum gives.
+      'x-amz-checksum-sha256': createHash('sha256').update(input.body).digest('base64'),
+      'x-amz-sdk-checksum-algorithm': 'SHA256',
+    };
+    for (const [name, value] of Object.entries(input.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
+    await this.send('PutObject', this.request('PUT', input.bucket, input.key, { 'x-id': 'PutObject' }, headers, input.body));
+  }
+
+  /** The object, or undefined when there is none (404 `NoSuchKey`). */
+  async getObject(bucket: string, key: string): Promise<S3Object | undefined> {
+    const response = await this.send('GetObject', this.request('GET', bucket, key, { 'x-id': 'GetObject' }), { absentWhen404: true });
+    if (response === undefined) return undefined;
+    const metadata: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) if (name.startsWith('x-amz-meta-') && value !== undefined) metadata[name.slice(11)] = value;
+    return { body: response.body, contentType: response.headers['content-type'], metadata };
+  }
+
+  /** Size and S3's SHA-256 checksum (ChecksumMode ENABLED), or undefined when there is no such object. */
+  async headObject(bucket: string, key: string): Promise<S3ObjectHead | undefined> {
+    const response = await this.send('HeadObject', this.request('HEAD', bucket, key, {}, { 'x-amz-checksum-mode': 'ENABLED' }), { absentWhen404: true });
+    if (response === undefined) return undefined;
+    return {
+      contentLength: Number(response.headers['content-length'] ?? 0),
+      checksumSHA256: response.headers['x-amz-checksum-sha256'],
+      checksumType: response.headers['x-amz-checksum-type'],
+    };
+  }
+
+  async listObjectsV2(bucket: string, options: { prefix: string; continuationToken?: string | undefined }): Promise<S3ListPage> {
+    const query: Record<string, string> = { 'list-type': '2', prefix: options.prefix };
+    if (options.continuationToken !== undefined) query['continuation-token'] = options.continuationToken;
+    const response = (await this.send('ListObjectsV2', this.request('GET', bucket, undefined, query)))!;
+    return listPageOf(response.body.toString('utf8'));
+  }
+
+  /**
+   * A SigV4 query-signed URL, valid `seconds`, as @aws-sdk/s3-request-presigner makes it: the
+   * payload unsigned, `signedHeaders` signed and left for the caller to send (not hoisted into the query).
+   */
+  async presignedUrl(method: 'GET' | 'PUT', bucket: string, key: string, seconds: number, signedHeaders: Record<string, string> = {}): Promise<string> {
+    const request = this.request(
+      method,
+      bucket,
+      key,
+      { 'x-id': method === 'GET' ? 'GetObject' : 'PutObject' },
+      { ...signedHeaders, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+    );
+    const signed = await this.signer.presign(request as SignableRequest, { expiresIn: seconds, unhoistableHeaders: new Set(Object.keys(signedHeaders)) });
+    const query = Object.entries(signed.query ?? {})
+      .flatMap(([name, value]) => (Array.isArray(value) ? value.map((v: string) => [name, v]) : [[name, value ?? '']]))
+      .map(([name, value]) => `${encodeURIComponent(name!)}=${encodeURIComponent(value!)}`)
+      .join('&');
+    const port = signed.port ? `:${signed.port}` : '';
+    return `${signed.protocol}//${signed.hostname}${port}${signed.path}?${query}`;
+  }
+
+  /**
+   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
+   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
+   */
+  traceWith(wrap: OperationWrapper): void {
+    this.around = wrap;
+  }
+
+  /** Closes the kept-alive connections. */
+  destroy(): void {
+    this.nodeTransport?.destroy();
+  }
+
+  private request(
+    method: string,
+    bucket: string,
+    key: string | undefined,
+    query: Record<string, string>,
+    headers: Record<string, string> = {},
+    body?: Buffer,
+  ): S3HttpRequest {
+    const objectPath = key === undefined ? '' : `/${encodeKey(key)}`;
+    let protocol: 'http:' | 'https:' = 'https:';
+    let hostname: string;
+    let port: number | undefined;
+    let path: string;
+    if (this.endpoint) {
+      protocol = this.endpoint.protocol === 'http:' ? 'http:' : 'https:';
+      hostname = this.endpoint.hostname;
+      port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
+      path = `${this.endpoint.pathname.replace(/\/$/, '')}/${bucket}${objectPath}`;
+    } else if (BUCKET_AS_HOST.test(bucket)) {
+      hostname = `${bucket}.s3.${this.region}.amazonaws.com`;
+      path = objectPath || '/';
+    } else {
+      hostname = `s3.${this.region}.amazonaws.com`;
+      path = `/${bucket}${objectPath}`;
+    }
+    const all: Record<string, string> = {
+      ...headers,
+      host: port === undefined ? hostname : `${hostname}:${port}`,
+      'x-amz-content-sha256': headers['x-amz-content-sha256'] ?? (body ? createHash('sha256').update(body).digest('hex') : EMPTY_SHA256),
+    };
+    return { method, protocol, hostname, ...(port === undefined ? {} : { port }), path, query, headers: all, ...(body ? { body } : {}) };
+  }
+
+  /** Signs and sends, with the SDK's standard retries; undefined for a 404 when `absentWhen404`. */
+  private send(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean } = {}): Promise<S3HttpResponse | undefined> {
+    return this.around(operation, () => this.sendWithRetries(operation, request, options));
+  }
+
+  private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      let response: S3HttpResponse;
+      try {
+        // Signed again on each attempt: the date moves on.
+        const signed = (await this.signer.sign(request as SignableRequest)) as unknown as S3HttpRequest;
+        response = await this.transport({ ...request, headers: { ...signed.headers } });
+      } catch (error) {
+        if (attempt < this.maxAttempts && isBrokenConnection(error)) {
+          await backoff(attempt);
+          continue;
+        }
+        throw error;
+      }
+      if (response.statusCode >= 200 && response.statusCode < 300) return response;
+      const code = errorCode(response.statusCode, response.body.toString('utf8'));
+      if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;
+      const retryable = response.statusCode >= 500 || response.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code);
+      if (retryable && attempt < this.maxAttempts) {
+        await backoff(attempt);
+        continue;
+      }
+      throw new S3RequestError(operation, code, response.statusCode);
+    }
+  }
+}
+
+/** S3's rules: each segment URI-encoded (RFC 3986 unreserved kept), `/` kept. */
+export function encodeKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+}
+
+/** Full jitter on 100 ms × 2^attempt, at most 20 s: the SDK's standard mode. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20_000, 100 * 2 ** attempt)));
+}
+
+/** The signer's hash: SHA-256, or HMAC-SHA-256 when given a secret. */
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
+  }
+  update(data: SourceData): void {
+    this.hash.update(toBuffer(data));
+  }
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(this.hash.digest());
+  }
+}
+
+function toBuffer(data: SourceData): Buffer {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
