@@ -28,19 +28,14 @@ import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver
 const EVENTS_PER_CASE = 8;
 const DATA_SIZES = { '64KiB': 64 * 1024, '256KiB': 256 * 1024, '1MiB': 1024 * 1024 } as const;
 
-type Service = 'dynamodb' | 'sqs' | 's3';
+type Service = 'dynamodb' | 'sqs';
 const counts = { dynamodb: 0, sqs: 0, s3: 0, s3BytesWritten: 0, s3BytesRead: 0 };
 
 function countRequests(client: { middlewareStack: { add: (mw: never, opts: never) => void } }, service: Service): void {
   const middleware =
     (next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>) => async (args: { input: Record<string, unknown> }) => {
       counts[service]++;
-      const body = args.input['Body'];
-      if (service === 's3' && Buffer.isBuffer(body)) counts.s3BytesWritten += body.length;
-      const result = await next(args);
-      if (service === 's3' && typeof result.output['ContentLength'] === 'number' && result.output['Body'] !== undefined)
-        counts.s3BytesRead += result.output['ContentLength'];
-      return result;
+      return next(args);
     };
   client.middlewareStack.add(middleware as never, { step: 'initialize', name: `count-${service}` } as never);
 }
@@ -66,7 +61,11 @@ export async function run(): Promise<Record<string, unknown>> {
     hosts.push(host);
     countRequests(host.awsClients.dynamodb, 'dynamodb');
     countRequests(host.awsClients.sqs, 'sqs');
-    countRequests(host.awsClients.s3, 's3');
+    host.awsClients.s3Requests.observeAttempts(({ operation, requestBytes, responseBytes }) => {
+      counts.s3++;
+      if (operation === 'PutObject') counts.s3BytesWritten += requestBytes;
+      if (operation === 'GetObject' && responseBytes !== undefined) counts.s3BytesRead += responseBytes;
+    });
     return { host, publisher: await host.issueToken('dev-publisher'), subscriber: await host.issueToken('dev-subscriber') };
   };
   const agent = new Agent({ connections: 4 });

@@ -12,12 +12,13 @@
  * holds and turns them into docs/COST.md.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { S3Requests } from '../../functions/aws/s3-requests.js';
 
-/** The clients a host's functions send with (`KoerierHost['awsClients']`). */
+/** The clients a host's functions send with (`KoerierHost['awsClients']`); S3 through the lean client (functions/aws/s3-requests.ts). */
 interface Clients {
   readonly dynamodb: MiddlewareClient;
   readonly sqs: MiddlewareClient;
-  readonly s3: MiddlewareClient;
+  readonly s3Requests: Pick<S3Requests, 'observeAttempts'>;
 }
 interface MiddlewareClient {
   readonly middlewareStack: { add: (middleware: never, options: never) => void };
@@ -125,7 +126,7 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
   let stages: Record<string, StageUsage> = {};
   const stage = () => (stages[current.getStore() ?? 'outside an invocation'] ??= emptyStage());
 
-  const watch = (client: MiddlewareClient, service: 'dynamodb' | 'sqs' | 's3') => {
+  const watch = (client: MiddlewareClient, service: 'dynamodb' | 'sqs') => {
     // Initialize (above the retries, where the answer is parsed): ask DynamoDB for the capacity it
     // bills (the adapters never ask for it themselves) and read it from the answer.
     client.middlewareStack.add(
@@ -154,11 +155,6 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
           const body = args.request.body;
           const bodyBytes = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) || body instanceof Uint8Array ? body.byteLength : 0;
           if (service === 'sqs') usage.units.sqs64KiBChunks += Math.max(1, Math.ceil(bodyBytes / 65_536));
-          if (service === 's3') {
-            if (S3_GET_CLASS.has(operation)) usage.units.s3GetClass += 1;
-            else usage.units.s3PutClass += 1;
-            if (operation === 'PutObject') usage.units.s3BytesWritten += bodyBytes;
-          }
           return next(args);
         }) as never,
       { step: 'deserialize', name: `koerierCostRequests-${service}` } as never,
@@ -166,7 +162,15 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
   };
   watch(clients.dynamodb, 'dynamodb');
   watch(clients.sqs, 'sqs');
-  watch(clients.s3, 's3');
+  clients.s3Requests.observeAttempts(({ operation, requestBytes }) => {
+    const usage = stage();
+    const key = `s3:${operation}`;
+    usage.requests[key] = (usage.requests[key] ?? 0) + 1;
+    usage.items[key] = (usage.items[key] ?? 0) + 1;
+    if (S3_GET_CLASS.has(operation)) usage.units.s3GetClass += 1;
+    else usage.units.s3PutClass += 1;
+    if (operation === 'PutObject') usage.units.s3BytesWritten += requestBytes;
+  });
 
   return {
     async invocation(name, records, work) {

@@ -22,6 +22,13 @@ export type { S3ListPage } from './s3-xml.js';
 
 export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
 
+/** One request sent to S3, each retry its own (what S3 bills); `responseBytes` is absent when no answer came. */
+export interface S3Attempt {
+  readonly operation: string;
+  readonly requestBytes: number;
+  readonly responseBytes?: number;
+}
+
 export interface S3RequestsOptions {
   /** Default: AWS_REGION. */
   readonly region?: string;
@@ -73,6 +80,7 @@ export class S3Requests {
   private readonly nodeTransport: NodeTransport | undefined;
   private readonly signer: SignatureV4;
   private around: OperationWrapper = (_, send) => send();
+  private readonly attemptObservers: ((attempt: S3Attempt) => void)[] = [];
 
   constructor(options: S3RequestsOptions = {}) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
@@ -160,6 +168,11 @@ export class S3Requests {
     this.around = wrap;
   }
 
+  /** Tells `observer` of every request sent, retries included: the benchmarks count S3's billed requests with it (bench/support/aws-usage.ts). */
+  observeAttempts(observer: (attempt: S3Attempt) => void): void {
+    this.attemptObservers.push(observer);
+  }
+
   /** Closes the kept-alive connections. */
   destroy(): void {
     this.nodeTransport?.destroy();
@@ -203,6 +216,10 @@ export class S3Requests {
     return this.around(operation, () => this.sendWithRetries(operation, request, options));
   }
 
+  private observed(attempt: S3Attempt): void {
+    for (const observe of this.attemptObservers) observe(attempt);
+  }
+
   private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
     for (let attempt = 1; ; attempt++) {
       let response: S3HttpResponse;
@@ -210,7 +227,9 @@ export class S3Requests {
         // Signed again on each attempt: the date moves on.
         const signed = (await this.signer.sign(request as SignableRequest)) as unknown as S3HttpRequest;
         response = await this.transport({ ...request, headers: { ...signed.headers } });
+        this.observed({ operation, requestBytes: request.body?.byteLength ?? 0, responseBytes: response.body.byteLength });
       } catch (error) {
+        this.observed({ operation, requestBytes: request.body?.byteLength ?? 0 });
         if (attempt < this.maxAttempts && isBrokenConnection(error)) {
           await backoff(attempt);
           continue;

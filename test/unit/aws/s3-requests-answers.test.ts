@@ -102,6 +102,21 @@ describe('issue 15, item 4: the lean S3 client and what S3 answers', () => {
     expect(seen).toHaveLength(6);
   });
 
+  it('issue 15 #5: every request sent is observed, each retry its own, as S3 bills them (the cost model counts with it)', async () => {
+    answers = [xmlError(500, 'InternalError'), ok(''), ok('twelve bytes')];
+    const s3 = client();
+    const attempts: unknown[] = [];
+    s3.observeAttempts((attempt) => attempts.push(attempt));
+    await s3.putObject({ bucket: 'payloads', key: 'payloads/a', body: Buffer.from('body'), contentType: 'text/plain' });
+    await s3.getObject('payloads', 'payloads/a');
+    s3.destroy();
+    expect(attempts).toEqual([
+      { operation: 'PutObject', requestBytes: 4, responseBytes: expect.any(Number) as number },
+      { operation: 'PutObject', requestBytes: 4, responseBytes: 0 },
+      { operation: 'GetObject', requestBytes: 0, responseBytes: 12 },
+    ]);
+  });
+
   it('issue 15: a connection reset mid-request is retried', async () => {
     answers = [(request) => request.socket.destroy(), ok('after the reset')];
     const s3 = client();
