@@ -5,8 +5,8 @@
  * (functions/composition/aws-dependencies.ts), so two sets in one process never share a client.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { KmsRequests } from './kms-requests.js';
 import { S3Requests } from './s3-requests.js';
 
 export interface AwsClients {
@@ -34,7 +34,10 @@ export function createS3Client(): S3Requests {
   return new S3Requests();
 }
 
-/** Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). */
-export function createKmsClient(): KMSClient {
-  return new KMSClient({});
+/**
+ * Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). Not the SDK's
+ * KMSClient: its 28 KB were in every function that reaches KMS (issue 15, item 4).
+ */
+export function createKmsClient(): KmsRequests {
+  return new KmsRequests();
 }

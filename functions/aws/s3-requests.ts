@@ -10,17 +10,18 @@
  * virtual-hosted `https://<bucket>.s3.<region>.amazonaws.com`. Retries as the SDK's standard mode:
  * 3 attempts, exponential backoff with full jitter, on 5xx, throttling and broken connections.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
+import { NodeSha256, standardBackoff as backoff, type OperationWrapper } from './lean-client-support.js';
 import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
 import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
 
 export type { S3HttpRequest, S3HttpResponse, S3Transport } from './s3-transport.js';
 export type { S3ListPage } from './s3-xml.js';
 
-export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
+export type { OperationWrapper } from './lean-client-support.js';
 
 /** One request sent to S3, each retry its own (what S3 bills); `responseBytes` is absent when no answer came. */
 export interface S3Attempt {
@@ -73,6 +74,8 @@ const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'I
 const BUCKET_AS_HOST = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
 export class S3Requests {
+  /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
+  readonly serviceName = 'S3';
   private readonly region: string;
   private readonly endpoint: URL | undefined;
   private readonly maxAttempts: number;
@@ -255,29 +258,4 @@ export function encodeKey(key: string): string {
     .split('/')
     .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
-}
-
-/** Full jitter on 100 ms × 2^attempt, at most 20 s: the SDK's standard mode. */
-function backoff(attempt: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20_000, 100 * 2 ** attempt)));
-}
-
-/** The signer's hash: SHA-256, or HMAC-SHA-256 when given a secret. */
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(toBuffer(data));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(this.hash.digest());
-  }
-}
-
-function toBuffer(data: SourceData): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
 }

@@ -2,7 +2,7 @@
  * X-Ray subsegments for every AWS SDK call (issue 13, item 4): Powertools for AWS Lambda's Tracer
  * captures the SDK clients of a set of dependencies. Lambda's active tracing (the stack turns it on
  * for every function) already traces each invocation; this adds one subsegment per DynamoDB, SQS,
- * S3 and KMS request (S3's from the lean client's own wrapper: it has no SDK middleware stack).
+ * S3 and KMS request (S3's and KMS's from the lean clients' own wrapper: they have no SDK middleware stack).
  *
  * Not bundled: the Tracer and the X-Ray SDK under it are about 127 KB minified, a third of a
  * function's 400 KB budget, on every cold start. They are loaded with `require` at the first use,
@@ -29,8 +29,10 @@ interface TracerLike {
   getSegment?(): { addNewSubsegment(name: string): SubsegmentLike } | undefined;
 }
 
-/** A client without the SDK's middleware stack that takes a wrapper per operation (./s3-requests.ts). */
+/** A client without the SDK's middleware stack that takes a wrapper per operation (./s3-requests.ts, ./kms-requests.ts). */
 interface WrappableClient {
+  /** The subsegment's name, as X-Ray names the SDK client's: `S3`, `KMS`. */
+  readonly serviceName: string;
   traceWith(wrap: <T>(operation: string, send: () => Promise<T>) => Promise<T>): void;
 }
 
@@ -58,15 +60,15 @@ export function tracedClients<T extends object>(clients: T, log: Log, load: Trac
     return clients;
   }
   for (const client of Object.values(clients)) {
-    if (isWrappable(client)) client.traceWith((operation, send) => inSubsegment(tracer, operation, send));
+    if (isWrappable(client)) client.traceWith((operation, send) => inSubsegment(tracer, client.serviceName, operation, send));
     else tracer.captureAWSv3Client(client);
   }
   return clients;
 }
 
-/** One `aws` subsegment per S3 operation, named and annotated as the X-Ray SDK names an SDK call. */
-async function inSubsegment<T>(tracer: TracerLike, operation: string, send: () => Promise<T>): Promise<T> {
-  const subsegment = tracer.getSegment?.()?.addNewSubsegment('S3');
+/** One `aws` subsegment per operation of a lean client, named and annotated as the X-Ray SDK names an SDK call. */
+async function inSubsegment<T>(tracer: TracerLike, service: string, operation: string, send: () => Promise<T>): Promise<T> {
+  const subsegment = tracer.getSegment?.()?.addNewSubsegment(service);
   if (subsegment === undefined) return send();
   subsegment.addAttribute('namespace', 'aws');
   subsegment.addAttribute('aws', { operation });

@@ -1,0 +1,249 @@
+/**
+ * The four KMS requests Koerier sends (Encrypt, Decrypt, Sign, GetPublicKey), signed with SigV4
+ * and sent over node:http(s), in place of @aws-sdk/client-kms: the SDK client was about 28 KB
+ * minified of every function that reaches KMS (issue 15, item 4; bench/results/bundles.json).
+ * test/unit/aws/kms-requests-signing.test.ts signs the same requests with the SDK and with this
+ * and compares them.
+ *
+ * KMS speaks JSON 1.1: `POST /` with `X-Amz-Target: TrentService.<Operation>`, blobs in base64.
+ * Endpoint as the SDK finds it: AWS_ENDPOINT_URL_KMS, else AWS_ENDPOINT_URL, else
+ * `https://kms.<region>.amazonaws.com`. Retries as the SDK's standard mode: 3 attempts, full
+ * jitter, on 5xx, 429, throttling codes and broken connections.
+ */
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
+import { NodeSha256, standardBackoff, type OperationWrapper } from './lean-client-support.js';
+import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+
+/** The wire shapes are S3's transport's (./s3-transport.ts): one node:http(s) sender serves both lean clients. */
+export type KmsHttpRequest = S3HttpRequest;
+export type KmsHttpResponse = S3HttpResponse;
+export type KmsTransport = S3Transport;
+
+/** One request sent to KMS, each retry its own (KMS bills per request); `responseBytes` is absent when no answer came. */
+export interface KmsAttempt {
+  readonly operation: string;
+  readonly requestBytes: number;
+  readonly responseBytes?: number;
+}
+
+export interface KmsRequestsOptions {
+  /** Default: AWS_REGION. */
+  readonly region?: string;
+  /** Default: AWS_ENDPOINT_URL_KMS, else AWS_ENDPOINT_URL, else KMS's regional endpoint. */
+  readonly endpoint?: string;
+  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Default: 3, as the SDK's standard retry mode. */
+  readonly maxAttempts?: number;
+  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
+  readonly transport?: KmsTransport;
+}
+
+export interface KmsPublicKey {
+  readonly keySpec: string | undefined;
+  readonly keyUsage: string | undefined;
+  /** DER SubjectPublicKeyInfo. */
+  readonly publicKey: Buffer | undefined;
+}
+
+/** A non-2xx answer: KMS's error code (`__type`) and the status; never its message, which may name the key, nor the URL or credentials. */
+export class KmsRequestError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly code: string,
+    readonly statusCode: number,
+  ) {
+    super(`KMS ${operation} failed: ${code} (HTTP ${statusCode})`);
+    this.name = code;
+  }
+}
+
+// The SDK's standard mode (@smithy/service-error-classification): these codes are throttling, retried with the longer backoff.
+const THROTTLING_CODES = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+const TRANSIENT_CODES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+
+export class KmsRequests {
+  /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
+  readonly serviceName = 'KMS';
+  private readonly endpoint: URL;
+  private readonly maxAttempts: number;
+  private readonly transport: KmsTransport;
+  private readonly nodeTransport: NodeTransport | undefined;
+  private readonly signer: SignatureV4;
+  private around: OperationWrapper = (_, send) => send();
+  private readonly attemptObservers: ((attempt: KmsAttempt) => void)[] = [];
+
+  constructor(options: KmsRequestsOptions = {}) {
+    const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    this.endpoint = new URL(
+      options.endpoint ?? process.env['AWS_ENDPOINT_URL_KMS'] ?? process.env['AWS_ENDPOINT_URL'] ?? `https://kms.${region}.amazonaws.com`,
+    );
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.nodeTransport = options.transport ? undefined : new NodeTransport();
+    this.transport = options.transport ?? ((request) => this.nodeTransport!.send(request));
+    this.signer = new SignatureV4({ credentials: options.credentials ?? defaultProvider(), region, service: 'kms', sha256: NodeSha256 });
+  }
+
+  /** The ciphertext blob, bound to `encryptionContext`; undefined if KMS answered none. */
+  async encrypt(input: { keyId: string; plaintext: Uint8Array; encryptionContext: Readonly<Record<string, string>> }): Promise<Buffer | undefined> {
+    const output = await this.call('Encrypt', {
+      KeyId: input.keyId,
+      Plaintext: base64(input.plaintext),
+      EncryptionContext: input.encryptionContext,
+    });
+    return blob(output['CiphertextBlob']);
+  }
+
+  /** The plaintext; KMS refuses (InvalidCiphertextException) a blob made under another context. */
+  async decrypt(input: { keyId: string; ciphertextBlob: Uint8Array; encryptionContext: Readonly<Record<string, string>> }): Promise<Buffer | undefined> {
+    const output = await this.call('Decrypt', {
+      CiphertextBlob: base64(input.ciphertextBlob),
+      EncryptionContext: input.encryptionContext,
+      KeyId: input.keyId,
+    });
+    return blob(output['Plaintext']);
+  }
+
+  /** The DER signature of `message`, hashed by KMS (MessageType RAW). */
+  async sign(input: { keyId: string; message: Uint8Array; signingAlgorithm: string }): Promise<Buffer | undefined> {
+    const output = await this.call('Sign', {
+      KeyId: input.keyId,
+      Message: base64(input.message),
+      SigningAlgorithm: input.signingAlgorithm,
+      MessageType: 'RAW',
+    });
+    return blob(output['Signature']);
+  }
+
+  async getPublicKey(keyId: string): Promise<KmsPublicKey> {
+    const output = await this.call('GetPublicKey', { KeyId: keyId });
+    return { keySpec: text(output['KeySpec']), keyUsage: text(output['KeyUsage']), publicKey: blob(output['PublicKey']) };
+  }
+
+  /**
+   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
+   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
+   */
+  traceWith(wrap: OperationWrapper): void {
+    this.around = wrap;
+  }
+
+  /** Tells `observer` of every request sent, retries included, as KMS bills them. */
+  observeAttempts(observer: (attempt: KmsAttempt) => void): void {
+    this.attemptObservers.push(observer);
+  }
+
+  /** Closes the kept-alive connections. */
+  destroy(): void {
+    this.nodeTransport?.destroy();
+  }
+
+  /**
+   * `input`'s members go in the order the SDK writes them, KMS's model order (Encrypt: KeyId,
+   * Plaintext, EncryptionContext), so that both sign the same bytes; KMS itself reads any order.
+   */
+  private call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const body = Buffer.from(JSON.stringify(input), 'utf8');
+    const port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
+    const request: KmsHttpRequest = {
+      method: 'POST',
+      protocol: this.endpoint.protocol === 'http:' ? 'http:' : 'https:',
+      hostname: this.endpoint.hostname,
+      ...(port === undefined ? {} : { port }),
+      path: this.endpoint.pathname || '/',
+      query: {},
+      headers: {
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': `TrentService.${operation}`,
+        'content-length': String(body.length),
+        host: port === undefined ? this.endpoint.hostname : `${this.endpoint.hostname}:${port}`,
+      },
+      body,
+    };
+    return this.around(operation, () => this.sendWithRetries(operation, request));
+  }
+
+  private observed(attempt: KmsAttempt): void {
+    for (const observe of this.attemptObservers) observe(attempt);
+  }
+
+  private async sendWithRetries(operation: string, request: KmsHttpRequest): Promise<Record<string, unknown>> {
+    const requestBytes = request.body!.byteLength;
+    for (let attempt = 1; ; attempt++) {
+      let response: KmsHttpResponse;
+      try {
+        // Signed again on each attempt: the date moves on.
+        const signed = (await this.signer.sign(request as SignableRequest)) as unknown as KmsHttpRequest;
+        response = await this.transport({ ...request, headers: { ...signed.headers } });
+        this.observed({ operation, requestBytes, responseBytes: response.body.byteLength });
+      } catch (error) {
+        this.observed({ operation, requestBytes });
+        if (attempt < this.maxAttempts && isBrokenConnection(error)) {
+          await standardBackoff(attempt);
+          continue;
+        }
+        throw error;
+      }
+      const answer = parsed(response.body);
+      if (response.statusCode >= 200 && response.statusCode < 300) return answer;
+      const code = errorCode(response, answer);
+      const throttled = response.statusCode === 429 || THROTTLING_CODES.has(code);
+      if ((throttled || response.statusCode >= 500 || TRANSIENT_CODES.has(code)) && attempt < this.maxAttempts) {
+        await standardBackoff(attempt, throttled ? 500 : 100);
+        continue;
+      }
+      throw new KmsRequestError(operation, code, response.statusCode);
+    }
+  }
+}
+
+function parsed(body: Buffer): Record<string, unknown> {
+  if (body.length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    // A proxy's HTML error page, say: the status still names the failure.
+    return {};
+  }
+}
+
+/**
+ * As the SDK reads a JSON error's code: the `x-amzn-errortype` header, else `code` or `__type` of the
+ * body, stripped of a `namespace#` prefix and a `:uri` suffix; without one, the status names it.
+ */
+function errorCode(response: KmsHttpResponse, answer: Record<string, unknown>): string {
+  const raw = response.headers['x-amzn-errortype'] ?? text(answer['code']) ?? text(answer['__type']);
+  const code = raw?.split(':')[0]?.split('#').at(-1);
+  if (code) return code;
+  return response.statusCode >= 500 ? 'KMSInternalException' : `HTTP${response.statusCode}`;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+function blob(value: unknown): Buffer | undefined {
+  return typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
