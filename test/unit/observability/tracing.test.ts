@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
 import { tracedClients } from '../../../functions/aws/tracing.js';
 import { esbuildOptions } from '../../../lib/bundling.js';
@@ -82,6 +83,34 @@ describe('tracing the SDK clients', () => {
       { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'GetObject' } }, errors: [], closed: true },
       { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'PutObject' } }, errors: ['S3 PutObject failed: AccessDenied (HTTP 403)'], closed: true },
     ]);
+  });
+
+  it("issue 13 item 4, issue 15: the lean KMS client is not handed to the SDK capture either; its operations are KMS subsegments, as X-Ray names the SDK client's", async () => {
+    const names: string[] = [];
+    const captured: unknown[] = [];
+    class Tracer {
+      captureAWSv3Client<T>(client: T): T {
+        captured.push(client);
+        return client;
+      }
+      getSegment() {
+        return {
+          addNewSubsegment: (name: string) => {
+            names.push(name);
+            return { addAttribute: () => undefined, addError: () => undefined, close: () => undefined };
+          },
+        };
+      }
+    }
+    const kms = new KmsRequests({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      transport: async () => ({ statusCode: 200, headers: {}, body: Buffer.from('{"KeySpec":"ECC_NIST_P256"}') }),
+    });
+    tracedClients({ kms }, recordingLog(), () => ({ Tracer }));
+    expect(captured).toEqual([]);
+    expect((await kms.getPublicKey('alias/k')).keySpec).toBe('ECC_NIST_P256');
+    expect(names).toEqual(['KMS']);
   });
 
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {
