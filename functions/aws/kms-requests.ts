@@ -12,9 +12,9 @@
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
-import { NodeSha256, standardBackoff, type OperationWrapper } from './lean-client-support.js';
-import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { NodeSha256, sendWithStandardRetries, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
+import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
 
 /** The wire shapes are S3's transport's (./s3-transport.ts): one node:http(s) sender serves both lean clients. */
 export type KmsHttpRequest = S3HttpRequest;
@@ -22,11 +22,7 @@ export type KmsHttpResponse = S3HttpResponse;
 export type KmsTransport = S3Transport;
 
 /** One request sent to KMS, each retry its own (KMS bills per request); `responseBytes` is absent when no answer came. */
-export interface KmsAttempt {
-  readonly operation: string;
-  readonly requestBytes: number;
-  readonly responseBytes?: number;
-}
+export type KmsAttempt = LeanAttempt;
 
 export interface KmsRequestsOptions {
   /** Default: AWS_REGION. */
@@ -83,22 +79,22 @@ export class KmsRequests {
   /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
   readonly serviceName = 'KMS';
   private readonly endpoint: URL;
-  private readonly maxAttempts: number;
-  private readonly transport: KmsTransport;
   private readonly nodeTransport: NodeTransport | undefined;
-  private readonly signer: SignatureV4;
+  private readonly sending: SignedSending;
   private around: OperationWrapper = (_, send) => send();
-  private readonly attemptObservers: ((attempt: KmsAttempt) => void)[] = [];
 
   constructor(options: KmsRequestsOptions = {}) {
     const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
     this.endpoint = new URL(
       options.endpoint ?? process.env['AWS_ENDPOINT_URL_KMS'] ?? process.env['AWS_ENDPOINT_URL'] ?? `https://kms.${region}.amazonaws.com`,
     );
-    this.maxAttempts = options.maxAttempts ?? 3;
     this.nodeTransport = options.transport ? undefined : new NodeTransport();
-    this.transport = options.transport ?? ((request) => this.nodeTransport!.send(request));
-    this.signer = new SignatureV4({ credentials: options.credentials ?? defaultProvider(), region, service: 'kms', sha256: NodeSha256 });
+    this.sending = {
+      signer: new SignatureV4({ credentials: options.credentials ?? defaultProvider(), region, service: 'kms', sha256: NodeSha256 }),
+      transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
+      maxAttempts: options.maxAttempts ?? 3,
+      observers: [],
+    };
   }
 
   /** The ciphertext blob, bound to `encryptionContext`; undefined if KMS answered none. */
@@ -147,7 +143,7 @@ export class KmsRequests {
 
   /** Tells `observer` of every request sent, retries included, as KMS bills them. */
   observeAttempts(observer: (attempt: KmsAttempt) => void): void {
-    this.attemptObservers.push(observer);
+    this.sending.observers.push(observer);
   }
 
   /** Closes the kept-alive connections. */
@@ -180,37 +176,15 @@ export class KmsRequests {
     return this.around(operation, () => this.sendWithRetries(operation, request));
   }
 
-  private observed(attempt: KmsAttempt): void {
-    for (const observe of this.attemptObservers) observe(attempt);
-  }
-
   private async sendWithRetries(operation: string, request: KmsHttpRequest): Promise<Record<string, unknown>> {
-    const requestBytes = request.body!.byteLength;
-    for (let attempt = 1; ; attempt++) {
-      let response: KmsHttpResponse;
-      try {
-        // Signed again on each attempt: the date moves on.
-        const signed = (await this.signer.sign(request as SignableRequest)) as unknown as KmsHttpRequest;
-        response = await this.transport({ ...request, headers: { ...signed.headers } });
-        this.observed({ operation, requestBytes, responseBytes: response.body.byteLength });
-      } catch (error) {
-        this.observed({ operation, requestBytes });
-        if (attempt < this.maxAttempts && isBrokenConnection(error)) {
-          await standardBackoff(attempt);
-          continue;
-        }
-        throw error;
-      }
-      const answer = parsed(response.body);
-      if (response.statusCode >= 200 && response.statusCode < 300) return answer;
-      const code = errorCode(response, answer);
-      const throttled = response.statusCode === 429 || THROTTLING_CODES.has(code);
-      if ((throttled || response.statusCode >= 500 || TRANSIENT_CODES.has(code)) && attempt < this.maxAttempts) {
-        await standardBackoff(attempt, throttled ? 500 : 100);
-        continue;
-      }
-      throw new KmsRequestError(operation, code, response.statusCode);
-    }
+    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) => {
+      const code = errorCode(answer, parsed(answer.body));
+      if (answer.statusCode === 429 || THROTTLING_CODES.has(code)) return 500;
+      return answer.statusCode >= 500 || TRANSIENT_CODES.has(code) ? 100 : undefined;
+    });
+    const answer = parsed(response.body);
+    if (response.statusCode >= 200 && response.statusCode < 300) return answer;
+    throw new KmsRequestError(operation, errorCode(response, answer), response.statusCode);
   }
 }
 

@@ -1,12 +1,68 @@
 /**
  * What the lean AWS clients (./s3-requests.ts, ./kms-requests.ts) share in place of the SDK's
- * runtime: the hash the SigV4 signer asks for, the standard retry mode's backoff, and the shape of
- * the per-operation wrapper the X-Ray tracing puts around them (./tracing.ts).
+ * runtime: signing and sending with the standard retry mode, the hash the SigV4 signer asks for,
+ * and the shape of the per-operation wrapper the X-Ray tracing puts around them (./tracing.ts).
+ * One copy of each in a bundle that reaches both S3 and KMS.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { SourceData } from '@smithy/types';
+import type { SignatureV4 } from '@smithy/signature-v4';
+import type { HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+import {
+  isBrokenConnection,
+  type S3HttpRequest as AwsHttpRequest,
+  type S3HttpResponse as AwsHttpResponse,
+  type S3Transport as AwsTransport,
+} from './s3-transport.js';
 
 export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
+
+/** One request sent, each retry its own (what S3 and KMS bill); `responseBytes` is absent when no answer came. */
+export interface LeanAttempt {
+  readonly operation: string;
+  readonly requestBytes: number;
+  readonly responseBytes?: number;
+}
+
+/** How a lean client sends: its signer, its transport, how many attempts, who is told of each. */
+export interface SignedSending {
+  readonly signer: SignatureV4;
+  readonly transport: AwsTransport;
+  readonly maxAttempts: number;
+  readonly observers: ((attempt: LeanAttempt) => void)[];
+}
+
+/**
+ * Signs and sends `request`, again after a broken connection or an answer `retryBase` gives a
+ * backoff base (ms) for, up to `maxAttempts` in all; returns the last answer, whatever its status.
+ */
+export async function sendWithStandardRetries(
+  operation: string,
+  request: AwsHttpRequest,
+  sending: SignedSending,
+  retryBase: (response: AwsHttpResponse) => number | undefined,
+): Promise<AwsHttpResponse> {
+  const requestBytes = request.body?.byteLength ?? 0;
+  const observe = (attempt: LeanAttempt) => sending.observers.forEach((observer) => observer(attempt));
+  for (let attempt = 1; ; attempt++) {
+    let response: AwsHttpResponse;
+    try {
+      // Signed again on each attempt: the date moves on.
+      const signed = (await sending.signer.sign(request as SignableRequest)) as unknown as AwsHttpRequest;
+      response = await sending.transport({ ...request, headers: { ...signed.headers } });
+      observe({ operation, requestBytes, responseBytes: response.body.byteLength });
+    } catch (error) {
+      observe({ operation, requestBytes });
+      if (attempt < sending.maxAttempts && isBrokenConnection(error)) {
+        await standardBackoff(attempt);
+        continue;
+      }
+      throw error;
+    }
+    const base = response.statusCode >= 200 && response.statusCode < 300 ? undefined : retryBase(response);
+    if (base === undefined || attempt >= sending.maxAttempts) return response;
+    await standardBackoff(attempt, base);
+  }
+}
 
 /**
  * Full jitter on `base` ms × 2^attempt, at most 20 s: the SDK's standard mode, whose base is

@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
-import { NodeSha256, standardBackoff as backoff, type OperationWrapper } from './lean-client-support.js';
-import { isBrokenConnection, NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import { NodeSha256, sendWithStandardRetries, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
+import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
 import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
 
 export type { S3HttpRequest, S3HttpResponse, S3Transport } from './s3-transport.js';
@@ -24,11 +24,7 @@ export type { S3ListPage } from './s3-xml.js';
 export type { OperationWrapper } from './lean-client-support.js';
 
 /** One request sent to S3, each retry its own (what S3 bills); `responseBytes` is absent when no answer came. */
-export interface S3Attempt {
-  readonly operation: string;
-  readonly requestBytes: number;
-  readonly responseBytes?: number;
-}
+export type S3Attempt = LeanAttempt;
 
 export interface S3RequestsOptions {
   /** Default: AWS_REGION. */
@@ -78,20 +74,16 @@ export class S3Requests {
   readonly serviceName = 'S3';
   private readonly region: string;
   private readonly endpoint: URL | undefined;
-  private readonly maxAttempts: number;
-  private readonly transport: S3Transport;
   private readonly nodeTransport: NodeTransport | undefined;
   private readonly signer: SignatureV4;
+  private readonly sending: SignedSending;
   private around: OperationWrapper = (_, send) => send();
-  private readonly attemptObservers: ((attempt: S3Attempt) => void)[] = [];
 
   constructor(options: S3RequestsOptions = {}) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
     const endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL_S3'] ?? process.env['AWS_ENDPOINT_URL'];
     this.endpoint = endpoint ? new URL(endpoint) : undefined;
-    this.maxAttempts = options.maxAttempts ?? 3;
     this.nodeTransport = options.transport ? undefined : new NodeTransport();
-    this.transport = options.transport ?? ((request) => this.nodeTransport!.send(request));
     this.signer = new SignatureV4({
       credentials: options.credentials ?? defaultProvider(),
       region: this.region,
@@ -101,6 +93,12 @@ export class S3Requests {
       uriEscapePath: false,
       applyChecksum: false,
     });
+    this.sending = {
+      signer: this.signer,
+      transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
+      maxAttempts: options.maxAttempts ?? 3,
+      observers: [],
+    };
   }
 
   async putObject(input: { bucket: string; key: string; body: Buffer; contentType: string; metadata?: Record<string, string> }): Promise<void> {
@@ -173,7 +171,7 @@ export class S3Requests {
 
   /** Tells `observer` of every request sent, retries included: the benchmarks count S3's billed requests with it (bench/support/aws-usage.ts). */
   observeAttempts(observer: (attempt: S3Attempt) => void): void {
-    this.attemptObservers.push(observer);
+    this.sending.observers.push(observer);
   }
 
   /** Closes the kept-alive connections. */
@@ -219,36 +217,15 @@ export class S3Requests {
     return this.around(operation, () => this.sendWithRetries(operation, request, options));
   }
 
-  private observed(attempt: S3Attempt): void {
-    for (const observe of this.attemptObservers) observe(attempt);
-  }
-
   private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      let response: S3HttpResponse;
-      try {
-        // Signed again on each attempt: the date moves on.
-        const signed = (await this.signer.sign(request as SignableRequest)) as unknown as S3HttpRequest;
-        response = await this.transport({ ...request, headers: { ...signed.headers } });
-        this.observed({ operation, requestBytes: request.body?.byteLength ?? 0, responseBytes: response.body.byteLength });
-      } catch (error) {
-        this.observed({ operation, requestBytes: request.body?.byteLength ?? 0 });
-        if (attempt < this.maxAttempts && isBrokenConnection(error)) {
-          await backoff(attempt);
-          continue;
-        }
-        throw error;
-      }
-      if (response.statusCode >= 200 && response.statusCode < 300) return response;
-      const code = errorCode(response.statusCode, response.body.toString('utf8'));
-      if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;
-      const retryable = response.statusCode >= 500 || response.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code);
-      if (retryable && attempt < this.maxAttempts) {
-        await backoff(attempt);
-        continue;
-      }
-      throw new S3RequestError(operation, code, response.statusCode);
-    }
+    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) => {
+      const code = errorCode(answer.statusCode, answer.body.toString('utf8'));
+      return answer.statusCode >= 500 || answer.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code) ? 100 : undefined;
+    });
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    const code = errorCode(response.statusCode, response.body.toString('utf8'));
+    if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;
+    throw new S3RequestError(operation, code, response.statusCode);
   }
 }
 
