@@ -6,7 +6,7 @@
  * Plain data only: no aws-cdk-lib import here, the laptop host loads this file too.
  */
 
-import { API_BASE_PATH } from '../functions/core/api-description/components.js';
+import { API_BASE_PATH } from '../functions/core/http/api-version.js';
 
 export { API_BASE_PATH };
 

@@ -11,7 +11,7 @@ import type { KoerierDependencies } from '../../app/dependencies.js';
 import type { HttpApp } from '../../app/http-app.js';
 import { describeError, logger } from '../../app/logger.js';
 import { requireEdgeOrigin } from '../../app/origin-guard.js';
-import { API_VERSION } from '../../core/api-description/components.js';
+import { API_VERSION } from '../../core/http/api-version.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
 import { answered, KoerierError, problemAnswer, problems } from '../../core/http/problems.js';
 import { routeKeyOfServed } from '../../../lib/resources.js';
