@@ -62,9 +62,12 @@ const DATA_BASE64 = 'data_base64';
 
 /**
  * Checks one event object and returns its context attributes (null members dropped, JSON-1), or
- * undefined when `value` is not an object at all. Findings go to `issues`.
+ * undefined when `value` is not an object at all. Findings go to `issues`. `printableStrings`
+ * says the caller already knows every string in `value` holds only U+0020-U+007E, so CE-2's
+ * character rule holds without a pass over each value (issue 15: those passes were a sixth of
+ * the validation of a small event).
  */
-export function checkEvent(value: unknown, issues: IssueCollector): Attributes | undefined {
+export function checkEvent(value: unknown, issues: IssueCollector, printableStrings = false): Attributes | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     issues.error(undefined, 'event-object', 'HTTP-1', 'A CloudEvent in the JSON format is a JSON object.');
     return undefined;
@@ -106,7 +109,7 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
         issues.error(name, 'string', requirement, `${name} must be a JSON string, not ${describeValue(v)}.`);
         continue;
       }
-      if (!isCloudEventsString(v)) {
+      if (!printableStrings && !isCloudEventsString(v)) {
         issues.error(name, 'string-characters', 'CE-2', `${name} contains control characters, Unicode noncharacters or unpaired surrogates.`);
       }
       checkKnownAttribute(name, v, issues);
@@ -117,7 +120,7 @@ export function checkEvent(value: unknown, issues: IssueCollector): Attributes |
     // Extension attributes (CE-2): String, Integer or Boolean in the JSON format; other types
     // (Binary, URI, Timestamp) travel as their canonical strings.
     if (typeof v === 'string') {
-      if (!isCloudEventsString(v)) {
+      if (!printableStrings && !isCloudEventsString(v)) {
         issues.error(
           name,
           'string-characters',

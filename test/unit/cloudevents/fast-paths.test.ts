@@ -1,0 +1,43 @@
+/**
+ * Issue 15 made the common request cheaper by skipping work when the input shows it is not
+ * needed (header values that need no decoding or escaping, ...). These tests hold each shortcut
+ * to the result of the general path: the same JSON text, the same findings.
+ */
+import { describe, expect, it } from 'vitest';
+import { acceptedEvent, binaryRequest, invalidIssues, parse } from './fixtures.js';
+
+const NL_HEADERS = {
+  'ce-specversion': '1.0',
+  'ce-type': 'nl.overheid.zaken.zaakstatus-gewijzigd',
+  'ce-source': 'urn:nld:oin:00000001823288444000:systeem:BRP-component',
+  'ce-id': 'f3dce042-cd6e-4977-844d-05be8dce7cea',
+};
+
+describe('issue 15: binary mode builds the JSON format text without JSON.stringify when nothing needs escaping', () => {
+  const cases: [string, Record<string, string>][] = [
+    ['plain values', { 'ce-subject': '999990000', 'ce-nlbrpnationaliteit': '0083' }],
+    ['a raw quote', { 'ce-subject': 'zaak "12"' }],
+    ['a raw backslash', { 'ce-subject': 'C:\\zaken' }],
+    ['a percent-encoded value', { 'ce-subject': 'caf%C3%A9' }],
+    ['a name that is an array index, which objects order first', { 'ce-7': 'zeven', 'ce-subject': 's' }],
+    ['a Content-Type with a quoted parameter', { 'content-type': 'application/json; profile="urn:x"' }],
+  ];
+  for (const [name, headers] of cases) {
+    it(`issue 15, HTTP-2: ${name} gives the text JSON.stringify gives`, () => {
+      const body = '{"zaak":"ZAAK-1"}';
+      const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json', ...headers }, body)));
+      expect(event.json).toBe(`{${JSON.stringify(event.attributes).slice(1, -1)},"data":${body}}`);
+      expect(JSON.parse(event.json)).toEqual({ ...event.attributes, data: { zaak: 'ZAAK-1' } });
+    });
+  }
+
+  it('issue 15, CE-2: a tab in a header value, allowed on the wire, is still a control character in the attribute', () => {
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a\tb' })))).toEqual(['CE-2 string-characters subject']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-myext': 'a\tb' })))).toEqual(['CE-2 string-characters myext']);
+  });
+
+  it('issue 15, CE-2: a percent-encoded control character is found after decoding', () => {
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%7Fb' })))).toEqual(['CE-2 string-characters subject']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%00b' })))).toEqual(['CE-2 string-characters subject']);
+  });
+});
