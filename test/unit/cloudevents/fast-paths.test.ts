@@ -4,7 +4,7 @@
  * to the result of the general path: the same JSON text, the same findings.
  */
 import { describe, expect, it } from 'vitest';
-import { acceptedEvent, binaryRequest, invalidIssues, parse } from './fixtures.js';
+import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 const NL_HEADERS = {
   'ce-specversion': '1.0',
@@ -39,5 +39,34 @@ describe('issue 15: binary mode builds the JSON format text without JSON.stringi
   it('issue 15, CE-2: a percent-encoded control character is found after decoding', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%7Fb' })))).toEqual(['CE-2 string-characters subject']);
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%00b' })))).toEqual(['CE-2 string-characters subject']);
+  });
+});
+
+describe('issue 15: a body of printable ASCII without escapes skips the CE-2 character pass, and only such a body', () => {
+  // Each text has one offending attribute and otherwise plain ASCII, so only the shortcut's own
+  // conditions (an escape, DEL, a non-ASCII character) can send it down the general path.
+  const offending: [string, string][] = [
+    ['an escaped control character', '"subject":"a\\u0007b"'],
+    ['a raw DEL', '"subject":"a\u007fb"'],
+    ['a raw noncharacter', '"subject":"a\ufffeb"'],
+    ['an escaped control character in an extension', '"myext":"a\\u001bb"'],
+  ];
+  for (const [name, member] of offending) {
+    it(`issue 15, CE-2: ${name} is still found in structured mode`, () => {
+      const text = `${JSON.stringify(nlEvent({ data: { zaak: 'ZAAK-1' } })).slice(0, -1)},${member}}`;
+      const attribute = member.slice(1, member.indexOf('"', 1));
+      expect(invalidIssues(parse(structuredRequest(text)))).toEqual([`CE-2 string-characters ${attribute}`]);
+    });
+
+    it(`issue 15, CE-2: ${name} is still found in a batch member`, () => {
+      const text = `[${JSON.stringify(nlEvent())},${JSON.stringify(nlEvent()).slice(0, -1)},${member}}]`;
+      const attribute = member.slice(1, member.indexOf('"', 1));
+      expect(invalidIssues(parse(batchRequest(text)))).toEqual([`CE-2 string-characters ${attribute} #1`]);
+    });
+  }
+
+  it('issue 15, CE-2: an escape in data alone does not make valid attributes invalid', () => {
+    const event = acceptedEvent(parse(structuredRequest(nlEvent({ subject: 'zaak', data: { tekst: 'regel\nregel "twee"' } }))));
+    expect(event.attributes['subject']).toBe('zaak');
   });
 });

@@ -13,6 +13,7 @@ import { parseBinary } from './parse-binary.js';
 import {
   eventTooLarge,
   fail,
+  holdsOnlyPrintableStrings,
   idOf,
   invalid,
   jsonBodyText,
@@ -79,7 +80,7 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
     throw invalid(issues);
   }
   checkDuplicateMembers(text, undefined, value, issues, 'HTTP-1');
-  const attributes = checkEvent(value, issues);
+  const attributes = checkEvent(value, issues, holdsOnlyPrintableStrings(text, body.length));
   if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
   // No second size check: the event is the body's text, whose bytes were counted above.
   return { mode: 'structured', events: [acceptedEvent(attributes, text)], warnings: issues.warnings };
@@ -109,6 +110,7 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     if (size > options.maxEventBytes) throw fail(eventTooLarge(size, options, index, idOf(value[index])));
   }
   const members: Attributes[] = [];
+  const printableStrings = holdsOnlyPrintableStrings(text, body.length);
   // The first member that is an object sets the batch's specversion, so one stray non-object
   // member does not make every later member look inconsistent.
   let firstSpecversion: unknown;
@@ -128,7 +130,7 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
       issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
     }
     checkDuplicateMembers(text, spans[index]!, member, issues, 'HTTP-3');
-    members.push(checkEvent(member, issues)!);
+    members.push(checkEvent(member, issues, printableStrings)!);
   }
   if (issues.errors.length > 0) throw invalid(issues);
   const events = members.map((attributes, index) => {
