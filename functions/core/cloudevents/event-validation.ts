@@ -5,7 +5,6 @@
  * the context attributes are collected on the way for logs, routing and filters. The findings go
  * to an `IssueCollector` (issue-collector.ts).
  */
-import { mediaTypeOf } from '../http/messages.js';
 import {
   MAX_RECOMMENDED_NAME_LENGTH,
   hasScheme,
@@ -15,7 +14,7 @@ import {
   isCloudEventsString,
   isInt32,
   isInt32String,
-  isJsonMediaType,
+  isJsonContentType,
   isMediaType,
   isNldUrn,
   isReverseDnsName,
@@ -175,7 +174,7 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
     issues.error(DATA, 'data-exclusive', 'JSON-2', 'An event carries either data or data_base64, never both.');
   }
   const contentType = attributes['datacontenttype'];
-  if (hasData && event[DATA] !== null && typeof contentType === 'string' && typeof event[DATA] !== 'string' && !isJsonMediaType(mediaTypeOf(contentType))) {
+  if (hasData && event[DATA] !== null && typeof contentType === 'string' && typeof event[DATA] !== 'string' && !isJsonContentType(contentType)) {
     issues.warning(DATA, 'data-representation', 'JSON-2', `datacontenttype '${contentType}' is not JSON, so data should be a JSON string.`);
   }
   return attributes;
@@ -219,7 +218,7 @@ function checkKnownAttribute(name: string, v: string, issues: IssueCollector): v
     case 'datacontenttype':
       if (!isMediaType(v)) {
         issues.error(name, 'media-type', 'CE-7', `datacontenttype '${printable(v)}' is not an RFC 2046 media type (type/subtype with optional parameters).`);
-      } else if (!isJsonMediaType(mediaTypeOf(v))) {
+      } else if (!isJsonContentType(v)) {
         // NL profile §3.4.1.1: "JSON-format SHOULD be used".
         issues.warning(name, 'json-preferred', 'CE-7', 'The NL GOV profile recommends JSON as the data format.');
       }

@@ -4,6 +4,7 @@
  * to the result of the general path: the same JSON text, the same findings.
  */
 import { describe, expect, it } from 'vitest';
+import { isAbsoluteUri, isJsonContentType, isUriReference } from '../../../functions/core/cloudevents/attribute-syntax.js';
 import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 const NL_HEADERS = {
@@ -68,5 +69,69 @@ describe('issue 15: a body of printable ASCII without escapes skips the CE-2 cha
   it('issue 15, CE-2: an escape in data alone does not make valid attributes invalid', () => {
     const event = acceptedEvent(parse(structuredRequest(nlEvent({ subject: 'zaak', data: { tekst: 'regel\nregel "twee"' } }))));
     expect(event.attributes['subject']).toBe('zaak');
+  });
+});
+
+describe('issue 15: the shortcut for the common URI shape accepts nothing the RFC 3986 grammar refuses', () => {
+  // With a scheme and without `?` or `#`, a URI-reference is valid exactly when it is a valid
+  // absolute URI, and isAbsoluteUri has no shortcut: it is the grammar to compare with.
+  const ALPHABET = 'aZ09:/@-._~!$&\'()*+,;=[] "<>\\^`{|}%é';
+  function* candidates(): Generator<string> {
+    yield* [
+      'urn:nld:oin:1:systeem:x',
+      'a:',
+      'a:/',
+      'a://',
+      'a:///x',
+      'a://host/p',
+      'a:/b//c',
+      'a::',
+      'a:b c',
+      'a:[x]',
+      'a:%41',
+      'a:%4',
+      'a://h:p',
+      'a://u@h@x',
+    ];
+    // A fixed linear congruential sequence: the same strings on every run.
+    let seed = 15;
+    for (let n = 0; n < 5000; n++) {
+      let s = 'urn:';
+      const length = n % 12;
+      for (let i = 0; i < length; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        s += ALPHABET[seed % ALPHABET.length];
+      }
+      yield s;
+    }
+  }
+
+  it('issue 15, CE-4: isUriReference agrees with the full grammar on 5,000 strings with a scheme', () => {
+    let accepted = 0;
+    for (const candidate of candidates()) {
+      expect(isUriReference(candidate), candidate).toBe(isAbsoluteUri(candidate));
+      if (isUriReference(candidate)) accepted++;
+    }
+    // Both answers occur, so the comparison says something.
+    expect(accepted).toBeGreaterThan(100);
+    expect(accepted).toBeLessThan(4900);
+  });
+
+  it('issue 15, CE-7: isJsonContentType answers as the media type does, with or without parameters', () => {
+    expect(isJsonContentType('application/json')).toBe(true);
+    expect(isJsonContentType('Application/JSON; charset=utf-8')).toBe(true);
+    expect(isJsonContentType('application/vnd.zaak+json')).toBe(true);
+    expect(isJsonContentType('application/jsonx')).toBe(false);
+    expect(isJsonContentType('text/plain')).toBe(false);
+  });
+});
+
+describe('issue 15: the table of ce- attribute names seen before is bounded, and names past it still work', () => {
+  it('issue 15, HTTP-2: 300 different extension names, past the table, each come back as their own attribute', () => {
+    for (let n = 0; n < 300; n++) {
+      const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, [`ce-ext${n}`]: `value${n}` })));
+      expect(event.attributes[`ext${n}`]).toBe(`value${n}`);
+      expect(JSON.parse(event.json)[`ext${n}`]).toBe(`value${n}`);
+    }
   });
 });
