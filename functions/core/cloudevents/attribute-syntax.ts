@@ -172,9 +172,11 @@ export function charsetOf(contentType: string): string | undefined {
 
 /**
  * CE-10: RFC 3339 §5.6 `date-time`. The pattern fixes the shape (seconds and a zone offset are
- * mandatory, the offset is `Z` or `±hh:mm`); ranges are checked numerically below.
+ * mandatory, the offset is `Z` or `±hh:mm`); ranges are checked numerically below. No capturing
+ * groups: the fields are read at their fixed places, and V8 tested the capturing form a third
+ * slower (issue 15).
  */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 export function isRfc3339Timestamp(value: string): boolean {
