@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isAbsoluteUri, isJsonContentType, isUriReference } from '../../../functions/core/cloudevents/attribute-syntax.js';
+import { arrayElementSpans, memberValueSpan, topLevelMemberCount } from '../../../functions/core/cloudevents/json-spans.js';
 import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 const NL_HEADERS = {
@@ -133,5 +134,40 @@ describe('issue 15: the table of ce- attribute names seen before is bounded, and
       expect(event.attributes[`ext${n}`]).toBe(`value${n}`);
       expect(JSON.parse(event.json)[`ext${n}`]).toBe(`value${n}`);
     }
+  });
+});
+
+describe('issue 15: nested values are passed over by a pattern up to 256 KB of text, and by the loop beyond', () => {
+  // Brackets, quotes and backslashes inside strings, flat and deep values, empty ones.
+  const data = '{"a":"}{][","b":[{"c":"\\"}"},[],{}],"d":{"e":{"f":[[1,2],[3,{"g":"\\\\"}]]}},"h":"[","i":-1.5e3,"j":true}';
+  const event = `{"specversion":"1.0","data":${data},"id":"1","source":"urn:nld:x","type":"nl.x.y"}`;
+  // The same text past the limit: whitespace after JSON text is still the same JSON.
+  const padding = ' '.repeat(300 * 1024);
+
+  it('issue 15, review #7: the member count and the spans are the same on both sides of the limit', () => {
+    for (const text of [event, event + padding]) {
+      expect(JSON.parse(text).data).toEqual(JSON.parse(data));
+      expect(topLevelMemberCount(text)).toBe(5);
+      const span = memberValueSpan(text, 'data')!;
+      expect(text.slice(span[0], span[1])).toBe(data);
+      const batch = `[${event},${data},[${data}]]`;
+      const spans = arrayElementSpans(text === event ? batch : batch + padding);
+      expect(spans.map(([start, end]) => batch.slice(start, end))).toEqual([event, data, `[${data}]`]);
+    }
+  });
+
+  it('issue 15, review #7: a duplicate after tricky data is still found, below and above the limit', () => {
+    const text = `${event.slice(0, -1)},"id":"2"}`;
+    for (const body of [text, text + padding]) {
+      expect(invalidIssues(parse(structuredRequest(body), { maxEventBytes: 1024 * 1024 }))).toEqual(['HTTP-1 duplicate-member id']);
+    }
+  });
+
+  it('issue 15, review #3: 256 KB of tiny objects, the most the pattern is given, is passed over without exhausting its stack', () => {
+    const members = Array.from({ length: 256 * 128 }, () => '{"":""}').join(',');
+    const text = `{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y","data":[${members}]}`.slice(0, 256 * 1024);
+    const fitting = `${text.slice(0, text.lastIndexOf('{"":""}'))}{"":""}]}`;
+    expect(fitting.length).toBeLessThanOrEqual(256 * 1024);
+    expect(topLevelMemberCount(fitting)).toBe(5);
   });
 });
