@@ -47,7 +47,7 @@ const MODES_EXPLAINED =
 export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, string>>; body: Buffer }, options: ParseOptions): ParsedEvents {
   let contentType: string | undefined;
   let ceHeaders: [name: string, value: string][] | undefined;
-  // Noted on the way: a search of the list afterwards, with its callback, cost a tenth of a small binary event (issue 15).
+  // Noted on the way: a search of the list afterwards, with its callback, showed as 7% of a small binary event's profile (issue 15).
   let hasSpecversion = false;
   for (const header in req.headers) {
     const name = header.toLowerCase();
@@ -76,8 +76,8 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
 /**
  * Attribute names of ce- headers seen before, so the same name comes back as the same string.
  * A name cut anew from each request's header is a string V8 must look up in its string table at
- * every use as a property key; a kept one is looked up once. Building a small binary event's
- * attributes cost twice as much with fresh names (issue 15). Bounded, as names come from clients.
+ * every use as a property key; a kept one is looked up once (issue 15: writing the event's members
+ * fell from 9% to 3% of a small binary event's profile). Bounded, as names come from clients.
  */
 const ATTRIBUTE_NAMES = new Map<string, string>();
 const MAX_ATTRIBUTE_NAMES_KEPT = 256;
