@@ -58,7 +58,7 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
       (ceHeaders ??= []).push([attribute, req.headers[header]!]);
     }
   }
-  const mediaType = mediaTypeOf(contentType);
+  const mediaType = requestMediaType(contentType);
   // HTTP-5: structured and batch requests are read from the body alone; ce- headers are ignored.
   if (mediaType === STRUCTURED_JSON) return parseStructured(req.body, contentType!, options);
   if (mediaType === BATCH_JSON) return parseBatch(req.body, contentType!, options);
@@ -71,6 +71,22 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
       `${contentType ? `Content-Type '${mediaType}' without a ce-specversion header is not a CloudEvent.` : 'The request has no Content-Type and no ce-specversion header.'} ${MODES_EXPLAINED}`,
     ),
   );
+}
+
+/**
+ * The previous request's Content-Type and its media type: a publisher sends the same one with
+ * every request, and cutting it out again (slice, trim, lower case) showed as 2% of a small
+ * structured event's profile (issue 15). One entry, compared by its text.
+ */
+let previousContentType: string | undefined;
+let previousMediaType = '';
+
+function requestMediaType(contentType: string | undefined): string {
+  if (contentType !== previousContentType) {
+    previousMediaType = mediaTypeOf(contentType);
+    previousContentType = contentType;
+  }
+  return previousMediaType;
 }
 
 /**
