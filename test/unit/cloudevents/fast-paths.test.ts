@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAbsoluteUri, isJsonContentType, isUriReference } from '../../../functions/core/cloudevents/attribute-syntax.js';
 import { arrayElementSpans, memberValueSpan, topLevelMemberCount } from '../../../functions/core/cloudevents/json-spans.js';
-import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, structuredRequest } from './fixtures.js';
+import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, problemOf, structuredRequest } from './fixtures.js';
 
 const NL_HEADERS = {
   'ce-specversion': '1.0',
@@ -169,5 +169,18 @@ describe('issue 15: nested values are passed over by a pattern up to 256 KB of t
     const fitting = `${text.slice(0, text.lastIndexOf('{"":""}'))}{"":""}]}`;
     expect(fitting.length).toBeLessThanOrEqual(256 * 1024);
     expect(topLevelMemberCount(fitting)).toBe(5);
+  });
+});
+
+describe('issue 15: the Content-Type kept from the previous request answers only for the same Content-Type', () => {
+  it('issue 15, HTTP-1/HTTP-3: alternating Content-Types each get their own media type and charset', () => {
+    const event = nlEvent();
+    for (let round = 0; round < 2; round++) {
+      expect(parse(structuredRequest(event, 'application/cloudevents+json; charset=utf-8')).ok).toBe(true);
+      expect(problemOf(parse(structuredRequest(event, 'application/cloudevents+json; charset=latin1'))).status).toBe(415);
+      expect(parse(batchRequest([event], 'application/cloudevents-batch+json; charset=utf-8'))).toMatchObject({ ok: true, mode: 'batch' });
+      expect(parse(structuredRequest(event, 'application/cloudevents+json'))).toMatchObject({ ok: true, mode: 'structured' });
+      expect(problemOf(parse(structuredRequest(event, 'application/cloudevents+xml'))).status).toBe(415);
+    }
   });
 });
