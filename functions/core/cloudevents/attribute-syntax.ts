@@ -3,6 +3,7 @@
  * attributes whose values have a grammar of their own. Every pattern is compiled once, at module
  * load: validation runs on every ingested event and must stay cheap.
  */
+import { mediaTypeOf } from '../http/messages.js';
 
 /** CE-1 (§3.1): attribute names are lower-case ASCII letters and digits only. A loop: it runs for every member of every event. */
 export function isAttributeName(name: string): boolean {
@@ -94,8 +95,15 @@ const URI_REFERENCE = new RegExp(`^(?:${SCHEME}|(?![^/?#]*:))${HIER_OR_RELATIVE_
 const ABSOLUTE_URI = new RegExp(`^${SCHEME}${HIER_OR_RELATIVE_PART}${QUERY}$`);
 const HAS_SCHEME = new RegExp(`^${SCHEME}`);
 
+/**
+ * The common shape of a source, `scheme:` and a path without authority, percent-encoding, query
+ * or fragment (urn:nld:…), which every such string meets as path-rootless, path-absolute or
+ * path-empty: one character class that V8 tests in half the time of the full grammar (issue 15).
+ */
+const SCHEME_AND_PLAIN_PATH = new RegExp(`^${SCHEME}(?!\\/\\/)[${UNRESERVED_SUBDELIMS}:@/]*$`);
+
 export function isUriReference(value: string): boolean {
-  return URI_REFERENCE.test(value);
+  return SCHEME_AND_PLAIN_PATH.test(value) || URI_REFERENCE.test(value);
 }
 
 export function isAbsoluteUri(value: string): boolean {
@@ -140,6 +148,14 @@ export function isJsonMediaType(mediaType: string): boolean {
   return mediaType === 'application/json' || mediaType.endsWith('+json');
 }
 
+/**
+ * isJsonMediaType for a whole Content-Type or datacontenttype, parameters and all. The usual
+ * value, `application/json` as it is, is answered without cutting out its media type (issue 15).
+ */
+export function isJsonContentType(contentType: string): boolean {
+  return contentType === 'application/json' || isJsonMediaType(mediaTypeOf(contentType));
+}
+
 /** Media types whose body Koerier carries as a JSON string `data` when the bytes decode cleanly. */
 export function isTextualMediaType(mediaType: string): boolean {
   return mediaType.startsWith('text/') || mediaType === 'application/xml' || mediaType.endsWith('+xml');
@@ -156,9 +172,11 @@ export function charsetOf(contentType: string): string | undefined {
 
 /**
  * CE-10: RFC 3339 §5.6 `date-time`. The pattern fixes the shape (seconds and a zone offset are
- * mandatory, the offset is `Z` or `±hh:mm`); ranges are checked numerically below.
+ * mandatory, the offset is `Z` or `±hh:mm`); ranges are checked numerically below. No capturing
+ * groups: the fields are read at their fixed places, and V8 tested the capturing form a third
+ * slower (issue 15).
  */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 export function isRfc3339Timestamp(value: string): boolean {
@@ -202,6 +220,11 @@ const VERSION_SEGMENT = /^v[0-9]+$/;
 /** A segment that starts like a version (`v2…`, `V2`) but is not written `v<digits>`. */
 const VERSION_LIKE_SEGMENT = /^[vV][0-9]/;
 const DIGITS = /^[0-9]+$/;
+/**
+ * Whether any segment starts with `v` or `V` and a digit; without one, a type has no version to
+ * judge. A pattern, not a loop: V8 runs it in a third of the loop's time on a typical type (issue 15).
+ */
+const VERSION_LIKE_SEGMENT_START = /(?:^|\.)[vV][0-9]/;
 
 export type TypeVersionProblem = 'several-versions' | 'version-format' | undefined;
 
@@ -213,7 +236,7 @@ export type TypeVersionProblem = 'several-versions' | 'version-format' | undefin
  * segment followed by a number segment (`v1.2`), which is a version with more than one number.
  */
 export function typeVersionProblem(type: string): TypeVersionProblem {
-  if (!hasVersionLikeSegment(type)) return undefined;
+  if (!VERSION_LIKE_SEGMENT_START.test(type)) return undefined;
   const segments = type.split('.');
   let versions = 0;
   for (let i = 0; i < segments.length; i++) {
@@ -227,18 +250,6 @@ export function typeVersionProblem(type: string): TypeVersionProblem {
     }
   }
   return versions > 1 ? 'several-versions' : undefined;
-}
-
-/** Whether any segment starts with `v` or `V` and a digit; without one, a type has no version to judge. */
-function hasVersionLikeSegment(type: string): boolean {
-  for (let i = 0; i < type.length - 1; i++) {
-    const c = type.charCodeAt(i);
-    if ((c === 0x76 || c === 0x56) && (i === 0 || type.charCodeAt(i - 1) === 0x2e)) {
-      const next = type.charCodeAt(i + 1);
-      if (next >= 0x30 && next <= 0x39) return true;
-    }
-  }
-  return false;
 }
 
 /** CE-4 (NL profile §3.3.2): source SHOULD be a URN in the `nld` namespace (NIDs are case-insensitive). */

@@ -3,7 +3,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { mediaTypeOf } from '../../http/messages.js';
 import { acceptedEvent } from '../accepted-event.js';
 import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
-import { checkEvent } from '../event-validation.js';
+import { type Attributes, checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
 import {
   eventTooLarge,
@@ -28,6 +28,8 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
   if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const issues = new IssueCollector();
   const event: Record<string, string> = {};
+  // Whether every value went in as it came (PLAIN_HEADER_VALUE).
+  let plain = true;
   for (const [name, value] of ceHeaders) {
     if (issues.stopped) break;
     if (name === 'datacontenttype') {
@@ -41,6 +43,8 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
       );
     } else if (name === 'data' || name === 'data_base64') {
       issues.error(name, 'binary-data', 'HTTP-2', 'In binary mode the data is the request body, not a ce- header.');
+    } else if (PLAIN_HEADER_VALUE.test(value)) {
+      setMember(event, name, value);
     } else if (!isHeaderText(value)) {
       issues.error(
         name,
@@ -49,23 +53,50 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
         `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`,
       );
     } else {
+      plain = false;
       setMember(event, name, percentDecoded(name, value, issues));
     }
   }
-  if (contentType !== undefined && contentType !== '') event['datacontenttype'] = contentType;
-  const attributes = checkEvent(event, issues)!;
+  if (contentType !== undefined && contentType !== '') {
+    event['datacontenttype'] = contentType;
+    plain &&= PLAIN_HEADER_VALUE.test(contentType);
+  }
+  const attributes = checkEvent(event, issues, plain)!;
   const data = binaryDataMember(body, contentType);
   if (issues.errors.length > 0) {
     if (data === MALFORMED) issues.error('data', 'json-data', 'HTTP-2', `The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`);
     throw invalid(issues);
   }
   if (data === MALFORMED) throw fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
-  // One JSON.stringify of the whole record, in the same member order as a walk over it: a call
-  // per attribute and the concatenation of their results took a tenth of binary mode's time.
-  const json = JSON.stringify(attributes);
-  const accepted = acceptedEvent(attributes, `${json.slice(0, -1)}${data}}`);
+  // A value that was decoded or needs escaping: one JSON.stringify of the whole record, in the
+  // same member order as a walk over it (a call per attribute and the concatenation of their
+  // results took a tenth of binary mode's time).
+  const members = plain ? unescapedMembers(attributes) : JSON.stringify(attributes).slice(1, -1);
+  const accepted = acceptedEvent(attributes, `{${members}${data}}`);
   requireWithinLimit(accepted, options);
   return { mode: 'binary', events: [accepted], warnings: issues.warnings };
+}
+
+/**
+ * A header value taken as it is: printable US-ASCII without `%` (nothing to percent-decode), `"`
+ * or `\` (nothing to escape in JSON), so it also meets CE-2's character rule. Nearly every ce-
+ * header is one, and one test of this pattern replaced three passes over the value: the header
+ * character check, CE-2's and JSON.stringify's (issue 15: together a third of a small event's profile).
+ */
+const PLAIN_HEADER_VALUE = /^[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The attributes' members as JSON text, when every value is a string that needs no escaping
+ * (PLAIN_HEADER_VALUE) and every name is a valid one (a-z, 0-9; invalid names are errors): what
+ * JSON.stringify writes between the braces, in the same order, without its per-character work.
+ */
+function unescapedMembers(attributes: Attributes): string {
+  let members = '';
+  for (const name in attributes) {
+    const member = `"${name}":"${attributes[name] as string}"`;
+    members = members === '' ? member : `${members},${member}`;
+  }
+  return members;
 }
 
 /**

@@ -28,13 +28,28 @@ export interface ParseOptions {
 
 /** JSON text is UTF-8 (RFC 8259 §8.1); a body in another charset is not understood. */
 export function jsonBodyText(body: Buffer, contentType: string): string {
-  const charset = charsetOf(contentType);
+  const charset = requestCharset(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
     throw fail(problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`));
   }
   const text = utf8Text(body);
   if (text === undefined) throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
   return text;
+}
+
+/**
+ * The previous request's Content-Type and its charset, as in parse-request.ts: the pattern that
+ * reads the charset showed as 2.5% of a small structured event's profile (issue 15).
+ */
+let previousContentType: string | undefined;
+let previousCharset: string | undefined;
+
+function requestCharset(contentType: string): string | undefined {
+  if (contentType !== previousContentType) {
+    previousCharset = charsetOf(contentType);
+    previousContentType = contentType;
+  }
+  return previousCharset;
 }
 
 /**
@@ -51,6 +66,17 @@ export function utf8Text(body: Buffer): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether every string in the JSON `text` decoded from `byteLength` bytes holds only U+0020-U+007E,
+ * which meets CE-2's character rule: as many characters as bytes means all of them are ASCII, and
+ * without a backslash no string holds an escape, so no control character either (JSON allows none
+ * raw) unless it is DEL. Two single-character searches of the whole body, which V8 runs at memory
+ * speed, in place of a loop over every attribute's characters (issue 15).
+ */
+export function holdsOnlyPrintableStrings(text: string, byteLength: number): boolean {
+  return text.length === byteLength && !text.includes('\\') && !text.includes('\x7f');
 }
 
 export const MALFORMED = Symbol('malformed JSON');
