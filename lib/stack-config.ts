@@ -483,9 +483,29 @@ function parseBatchingWindows(raw: unknown, issues: string[]): Record<string, nu
   });
 }
 
+/**
+ * The functions whose batch size may be set. The router routes a batch's records side by side well
+ * within its timeout (100 in 0.3–0.7 s on the laptop); the delivery function's attempts wait on
+ * their targets' rate slots, and the replay worker runs its jobs one after another, so a larger
+ * batch of theirs could outlast their timeouts.
+ */
+const SETTABLE_BATCH_SIZES = ['router'];
+
 function parseBatchSizes(raw: unknown, windows: Readonly<Record<string, number>>, issues: string[]): Record<string, number> {
   const key = contextKey.batchSizes;
-  const sizes = parsePerQueueFunction(raw, key, defaultBatchSizes(), issues, { example: '{"router": 100}', unit: 'messages', min: 1, max: MAX_BATCH_SIZE });
+  const given = raw === undefined ? undefined : jsonObject(raw);
+  for (const name of Object.keys(given ?? {})) {
+    if (name in windows && !SETTABLE_BATCH_SIZES.includes(name)) {
+      issues.push(`${key} names "${name}", whose batch size is fixed: only ${SETTABLE_BATCH_SIZES.join(', ')} can be set`);
+    }
+  }
+  const settable = Object.fromEntries(Object.entries(given ?? {}).filter(([name]) => !(name in windows) || SETTABLE_BATCH_SIZES.includes(name)));
+  const sizes = parsePerQueueFunction(given === undefined ? raw : settable, key, defaultBatchSizes(), issues, {
+    example: '{"router": 100}',
+    unit: 'messages',
+    min: 1,
+    max: MAX_BATCH_SIZE,
+  });
   for (const [name, size] of Object.entries(sizes)) {
     if (size > MAX_BATCH_SIZE_WITHOUT_WINDOW && (windows[name] ?? 0) < 1) {
       issues.push(

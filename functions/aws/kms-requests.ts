@@ -13,7 +13,7 @@
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { NodeSha256, sendWithStandardRetries, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
+import { NodeSha256, sendWithStandardRetries, standardRetryBase, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
 import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
 
 /** The wire shapes are S3's transport's (./s3-transport.ts): one node:http(s) sender serves both lean clients. */
@@ -55,25 +55,6 @@ export class KmsRequestError extends Error {
     this.name = code;
   }
 }
-
-// The SDK's standard mode (@smithy/service-error-classification): these codes are throttling, retried with the longer backoff.
-const THROTTLING_CODES = new Set([
-  'BandwidthLimitExceeded',
-  'EC2ThrottledException',
-  'LimitExceededException',
-  'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-]);
-const TRANSIENT_CODES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 
 export class KmsRequests {
   /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
@@ -177,11 +158,9 @@ export class KmsRequests {
   }
 
   private async sendWithRetries(operation: string, request: KmsHttpRequest): Promise<Record<string, unknown>> {
-    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) => {
-      const code = errorCode(answer, parsed(answer.body));
-      if (answer.statusCode === 429 || THROTTLING_CODES.has(code)) return 500;
-      return answer.statusCode >= 500 || TRANSIENT_CODES.has(code) ? 100 : undefined;
-    });
+    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
+      standardRetryBase(answer.statusCode, errorCode(answer, parsed(answer.body))),
+    );
     const answer = parsed(response.body);
     if (response.statusCode >= 200 && response.statusCode < 300) return answer;
     throw new KmsRequestError(operation, errorCode(response, answer), response.statusCode);

@@ -64,11 +64,45 @@ export async function sendWithStandardRetries(
   }
 }
 
+// The SDK's standard retry mode (@smithy/core's retry: error classification), for both services.
+const THROTTLING_CODES = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+const TRANSIENT_CODES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
+const BASE_DELAY_MS = 100;
+const THROTTLING_BASE_DELAY_MS = 500;
+
+/**
+ * The backoff base (ms) the SDK's standard mode retries an error answer after, or undefined for
+ * one it does not retry: throttling (429 or a throttling code) after the longer base, transient
+ * answers (500, 502, 503, 504 or a timeout code) after the shorter; any other 4xx or 5xx (501, for
+ * one) fails at once.
+ */
+export function standardRetryBase(statusCode: number, code: string): number | undefined {
+  if (statusCode === 429 || THROTTLING_CODES.has(code)) return THROTTLING_BASE_DELAY_MS;
+  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return BASE_DELAY_MS;
+  return undefined;
+}
+
 /**
  * Full jitter on `base` ms × 2^attempt, at most 20 s: the SDK's standard mode, whose base is
  * 100 ms, and 500 ms after a throttling answer.
  */
-export function standardBackoff(attempt: number, base = 100): Promise<void> {
+export function standardBackoff(attempt: number, base = BASE_DELAY_MS): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20_000, base * 2 ** attempt)));
 }
 

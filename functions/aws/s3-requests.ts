@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
-import { NodeSha256, sendWithStandardRetries, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
+import { NodeSha256, sendWithStandardRetries, standardRetryBase, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
 import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
 import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
 
@@ -65,8 +65,6 @@ export class S3RequestError extends Error {
 }
 
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
-const THROTTLING_CODES = new Set(['SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'RequestLimitExceeded']);
-const TRANSIENT_CODES = new Set(['RequestTimeout', 'RequestTimeoutException', 'InternalError']);
 const BUCKET_AS_HOST = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
 export class S3Requests {
@@ -218,10 +216,9 @@ export class S3Requests {
   }
 
   private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
-    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) => {
-      const code = errorCode(answer.statusCode, answer.body.toString('utf8'));
-      return answer.statusCode >= 500 || answer.statusCode === 429 || THROTTLING_CODES.has(code) || TRANSIENT_CODES.has(code) ? 100 : undefined;
-    });
+    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
+      standardRetryBase(answer.statusCode, errorCode(answer.statusCode, answer.body.toString('utf8'))),
+    );
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const code = errorCode(response.statusCode, response.body.toString('utf8'));
     if (response.statusCode === 404 && options.absentWhen404 && (code === 'NoSuchKey' || code === 'NotFound')) return undefined;

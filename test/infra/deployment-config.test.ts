@@ -116,10 +116,8 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     ],
     [{ 'koerier:batchSizes': { router: 101 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 101'],
     [{ 'koerier:batchSizes': { router: 0 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 0'],
-    [
-      { 'koerier:batchSizes': { delivery: 100 } },
-      'koerier:batchSizes of "delivery" is 100, and SQS gives a function more than 10 messages only with a batching window of at least 1 second (koerier:batchingWindowSeconds of "delivery" is 0)',
-    ],
+    [{ 'koerier:batchSizes': { delivery: 20 } }, 'koerier:batchSizes names "delivery", whose batch size is fixed: only router can be set'],
+    [{ 'koerier:batchSizes': { replayWorker: 100 } }, 'koerier:batchSizes names "replayWorker", whose batch size is fixed: only router can be set'],
     [
       { 'koerier:batchSizes': { router: 100 }, 'koerier:batchingWindowSeconds': { router: 0 } },
       'koerier:batchSizes of "router" is 100, and SQS gives a function more than 10 messages only with a batching window of at least 1 second (koerier:batchingWindowSeconds of "router" is 0)',

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { standardRetryBase } from '../../../functions/aws/lean-client-support.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDANSWERTEST', secretAccessKey: 'answer-test-secret-key' };
@@ -115,6 +116,23 @@ describe('issue 15, item 4: the lean S3 client and what S3 answers', () => {
       { operation: 'PutObject', requestBytes: 4, responseBytes: 0 },
       { operation: 'GetObject', requestBytes: 0, responseBytes: 12 },
     ]);
+  });
+
+  it('issue 15: a 5xx the SDK does not retry (501) fails at once, as a 4xx does', async () => {
+    answers = [xmlError(501, 'NotImplemented'), ok()];
+    const s3 = client();
+    await expect(s3.getObject('payloads', 'payloads/a')).rejects.toThrow('S3 GetObject failed: NotImplemented (HTTP 501)');
+    s3.destroy();
+    expect(seen).toHaveLength(1);
+  });
+
+  it("issue 15: the SDK's standard mode: throttling backs off from 500 ms, transient answers from 100 ms, anything else is not retried", () => {
+    expect(standardRetryBase(503, 'SlowDown')).toBe(500);
+    expect(standardRetryBase(400, 'ThrottlingException')).toBe(500);
+    expect(standardRetryBase(429, '')).toBe(500);
+    for (const status of [500, 502, 503, 504]) expect(standardRetryBase(status, 'InternalError')).toBe(100);
+    expect(standardRetryBase(400, 'RequestTimeout')).toBe(100);
+    for (const status of [400, 403, 404, 501, 505]) expect(standardRetryBase(status, 'Whatever')).toBeUndefined();
   });
 
   it('issue 15: a connection reset mid-request is retried', async () => {
