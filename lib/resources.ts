@@ -177,7 +177,7 @@ export const deliveryMetrics = {
 
 /**
  * The gateway's own figures (issue 13, item 4), written through the `Metrics` port: EMF records in
- * namespace `Koerier` with the `service` and `Stack` dimensions in AWS (functions/aws/powertools-metrics.ts),
+ * namespace `Koerier` with the `service` and `Stack` dimensions in AWS (functions/aws/emf-metrics.ts),
  * the same counters at `GET /metrics` on the laptop. The dashboard (lib/constructs/dashboard.ts)
  * reads these names. What each means: docs/OPERATIONS.md, "Metrics".
  */

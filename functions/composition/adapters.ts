@@ -26,7 +26,7 @@ import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.j
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { InboundQueueOperationalEvents } from '../aws/inbound-queue-operational-events.js';
 import { lockTokenKeySource } from '../aws/lock-token-key.js';
-import { PowertoolsMetrics } from '../aws/powertools-metrics.js';
+import { EmfMetrics } from '../aws/emf-metrics.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { S3ContractDocuments } from '../aws/s3-contract-documents.js';
 import { S3EventArchive } from '../aws/s3-event-archive.js';
@@ -146,7 +146,7 @@ export const contractLifecycle: Member<'contractLifecycle'> = (c) => ({
   },
 });
 
-export const metrics: Member<'metrics'> = (c) => c.options.metrics ?? (c.config.delivery.emitMetrics ? new PowertoolsMetrics(c.config.stackName) : noMetrics);
+export const metrics: Member<'metrics'> = (c) => c.options.metrics ?? (c.config.delivery.emitMetrics ? new EmfMetrics(c.config.stackName) : noMetrics);
 
 export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
   const write = c.options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));

@@ -1,11 +1,11 @@
 /**
  * The operator's CloudWatch dashboard (issue 13, item 4): it exists once per stack, and every graph
  * of Koerier's own figures reads exactly the series the functions write — the same namespace,
- * metric names and dimension sets as the EMF records of functions/aws/powertools-metrics.ts, under
+ * metric names and dimension sets as the EMF records of functions/aws/emf-metrics.ts, under
  * this stack's name, so two stacks in one account each see their own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PowertoolsMetrics } from '../../functions/aws/powertools-metrics.js';
+import { EmfMetrics } from '../../functions/aws/emf-metrics.js';
 import { observability } from '../../lib/resources.js';
 import { synthKoerier, type Synthesised } from './synth.js';
 
@@ -28,7 +28,7 @@ interface Widget {
 /** Every EMF directive the adapter writes for one call of each port method: namespace, dimension names and values, metric names. */
 function emfDirectives(stack: string) {
   const lines: string[] = [];
-  const metrics = new PowertoolsMetrics(stack, (line) => lines.push(line));
+  const metrics = new EmfMetrics(stack, (line) => lines.push(line));
   metrics.eventsAccepted(3);
   metrics.publishRejected('invalid-event');
   metrics.eventsRouted({ routed: 2, duplicates: 1, deliveries: 2 });

@@ -1,7 +1,7 @@
 /**
  * What the gateway counts, as core sees it (issue 13, item 4). The use cases say what happened;
  * the adapters decide how it is written: CloudWatch Embedded Metric Format through Powertools in
- * AWS (functions/aws/powertools-metrics.ts), counters in the Prometheus text format on the laptop
+ * AWS (functions/aws/emf-metrics.ts), counters in the Prometheus text format on the laptop
  * (local/prometheus-metrics.ts). Labels are identifiers and fixed vocabularies only — never a
  * `source`, `id` or `type` of an event, whose number has no bound.
  */

@@ -44,7 +44,7 @@ export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (d
         log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
         response = problemAnswer(new KoerierError(problems.internal(), { cause: error }));
       }
-      // Once per invocation: the figures the app recorded become EMF records (functions/aws/powertools-metrics.ts).
+      // Once per invocation: the figures the app recorded become EMF records (functions/aws/emf-metrics.ts).
       deps?.metrics.flush();
       return toApiResult(response);
     };

@@ -26,7 +26,7 @@ export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): 
         // Without a context (a test calling the handler directly) the batch has no time limit.
         remainingTimeMs: () => context?.getRemainingTimeInMillis() ?? Number.POSITIVE_INFINITY,
       });
-      // Once per invocation: the figures the app recorded become EMF records (functions/aws/powertools-metrics.ts).
+      // Once per invocation: the figures the app recorded become EMF records (functions/aws/emf-metrics.ts).
       deps.metrics.flush();
       return { batchItemFailures: failedMessageIds.map((itemIdentifier) => ({ itemIdentifier })) };
     };

@@ -1,22 +1,26 @@
 /**
- * The `Metrics` port in AWS: Powertools for AWS Lambda's Metrics, which writes CloudWatch Embedded
- * Metric Format records to standard output, where CloudWatch reads them (no PutMetricData call).
+ * The `Metrics` port in AWS: CloudWatch Embedded Metric Format records written to standard output,
+ * where CloudWatch reads them (no PutMetricData call). Written here rather than through Powertools
+ * for AWS Lambda's Metrics, whose records these are byte for byte but for the timestamp
+ * (test/unit/observability/emf-metrics.test.ts compares them): Powertools was about 11 KB of every
+ * bundle for a record format of a few lines (issue 15, item 4).
  *
  * Figures are summed in memory during an invocation and written by `flush()` (the handler
  * adapters call it once per invocation): one EMF record per set of dimension values, so a batch of
  * 10 deliveries to one subscription costs a handful of lines, not one per attempt. Every record
- * carries `Stack` (the stack's name), so two stacks in one account keep their figures apart.
+ * carries `service` and `Stack` (the stack's name), so two stacks in one account keep their
+ * figures apart.
  *
  * Where the per-subscription line is drawn: `SubscriptionDeliveries` (per subscription and
  * outcome), `SubscriptionDeadLetters` and the replay figures carry `SubscriptionId`; latency, the
  * ingest and the router do not. Each per-subscription metric is a custom metric CloudWatch bills
  * per month: about 4 × the number of subscriptions in all (docs/OPERATIONS.md, "Metrics").
  */
-import { Console } from 'node:console';
-import { Writable } from 'node:stream';
-import { Metrics as PowertoolsMetricsWriter, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Metrics } from '../core/ports/metrics.js';
 import { observability } from '../../lib/resources.js';
+
+/** The CloudWatch units Koerier's figures are in. */
+const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds' } as const;
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
@@ -25,10 +29,10 @@ interface Pending {
   readonly values: Map<string, { unit: Unit; total: number; samples: number[] }>;
 }
 
-/** Powertools keeps at most 100 values of one metric per record; latency beyond that is sampled by the first 100. */
+/** EMF takes at most 100 values of one metric per record; latency beyond that is sampled by the first 100. */
 const MAX_SAMPLES = 100;
 
-export class PowertoolsMetrics implements Metrics {
+export class EmfMetrics implements Metrics {
   private pending = new Map<string, Pending>();
 
   /** `write` replaces standard output (tests read the records). */
@@ -76,24 +80,27 @@ export class PowertoolsMetrics implements Metrics {
   flush(): void {
     const pending = [...this.pending.values()];
     this.pending = new Map();
+    const write = this.write ?? ((line: string) => process.stdout.write(`${line}\n`));
     for (const { dimensions, values } of pending) {
-      const writer = new PowertoolsMetricsWriter({
-        namespace: observability.namespace,
-        serviceName: observability.service,
-        defaultDimensions: { Stack: this.stack },
-      });
-      if (this.write) {
-        const write = this.write;
-        const out = new Writable({ write: (chunk: Buffer, _encoding, done) => (write(chunk.toString('utf8').trimEnd()), done()) });
-        // Powertools writes through a private Console of its own; this one writes where the caller asked.
-        (writer as unknown as { console: Console }).console = new Console({ stdout: out, stderr: out });
-      }
-      for (const [name, value] of Object.entries(dimensions)) writer.addDimension(name, value);
-      for (const [name, { unit, total, samples }] of values) {
-        if (samples.length === 0) writer.addMetric(name, unit, total);
-        for (const sample of samples) writer.addMetric(name, unit, sample);
-      }
-      writer.publishStoredMetrics();
+      const figures = [...values];
+      const record = {
+        _aws: {
+          Timestamp: Date.now(),
+          CloudWatchMetrics: [
+            {
+              Namespace: observability.namespace,
+              Dimensions: [['service', 'Stack', ...Object.keys(dimensions)]],
+              Metrics: figures.map(([name, { unit }]) => ({ Name: name, Unit: unit })),
+            },
+          ],
+        },
+        service: observability.service,
+        Stack: this.stack,
+        ...dimensions,
+        // A sampled figure is its values (one value alone, as itself); a count is its total.
+        ...Object.fromEntries(figures.map(([name, { total, samples }]) => [name, samples.length === 0 ? total : samples.length === 1 ? samples[0] : samples])),
+      };
+      write(JSON.stringify(record));
     }
   }
 
