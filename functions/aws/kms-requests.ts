@@ -10,31 +10,18 @@
  * `https://kms.<region>.amazonaws.com`. Retries as the SDK's standard mode: 3 attempts, full
  * jitter, on 5xx, 429, throttling codes and broken connections.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { NodeSha256, sendWithStandardRetries, standardRetryBase, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
-import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import {
+  LeanAwsClient,
+  sendWithStandardRetries,
+  standardRetryBase,
+  type AwsHttpRequest,
+  type AwsHttpResponse,
+  type LeanClientOptions,
+} from './lean-client-support.js';
 
-/** The wire shapes are S3's transport's (./s3-transport.ts): one node:http(s) sender serves both lean clients. */
-export type KmsHttpRequest = S3HttpRequest;
-export type KmsHttpResponse = S3HttpResponse;
-export type KmsTransport = S3Transport;
-
-/** One request sent to KMS, each retry its own (KMS bills per request); `responseBytes` is absent when no answer came. */
-export type KmsAttempt = LeanAttempt;
-
-export interface KmsRequestsOptions {
-  /** Default: AWS_REGION. */
-  readonly region?: string;
+export interface KmsRequestsOptions extends LeanClientOptions {
   /** Default: AWS_ENDPOINT_URL_KMS, else AWS_ENDPOINT_URL, else KMS's regional endpoint. */
   readonly endpoint?: string;
-  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
-  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
-  /** Default: 3, as the SDK's standard retry mode. */
-  readonly maxAttempts?: number;
-  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
-  readonly transport?: KmsTransport;
 }
 
 export interface KmsPublicKey {
@@ -56,26 +43,15 @@ export class KmsRequestError extends Error {
   }
 }
 
-export class KmsRequests {
-  /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
+export class KmsRequests extends LeanAwsClient {
   readonly serviceName = 'KMS';
   private readonly endpoint: URL;
-  private readonly nodeTransport: NodeTransport | undefined;
-  private readonly sending: SignedSending;
-  private around: OperationWrapper = (_, send) => send();
 
   constructor(options: KmsRequestsOptions = {}) {
-    const region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    super(options, { service: 'kms' });
     this.endpoint = new URL(
-      options.endpoint ?? process.env['AWS_ENDPOINT_URL_KMS'] ?? process.env['AWS_ENDPOINT_URL'] ?? `https://kms.${region}.amazonaws.com`,
+      options.endpoint ?? process.env['AWS_ENDPOINT_URL_KMS'] ?? process.env['AWS_ENDPOINT_URL'] ?? `https://kms.${this.region}.amazonaws.com`,
     );
-    this.nodeTransport = options.transport ? undefined : new NodeTransport();
-    this.sending = {
-      signer: new SignatureV4({ credentials: options.credentials ?? defaultProvider(), region, service: 'kms', sha256: NodeSha256 }),
-      transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
-      maxAttempts: options.maxAttempts ?? 3,
-      observers: [],
-    };
   }
 
   /** The ciphertext blob, bound to `encryptionContext`; undefined if KMS answered none. */
@@ -115,31 +91,13 @@ export class KmsRequests {
   }
 
   /**
-   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
-   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
-   */
-  traceWith(wrap: OperationWrapper): void {
-    this.around = wrap;
-  }
-
-  /** Tells `observer` of every request sent, retries included, as KMS bills them. */
-  observeAttempts(observer: (attempt: KmsAttempt) => void): void {
-    this.sending.observers.push(observer);
-  }
-
-  /** Closes the kept-alive connections. */
-  destroy(): void {
-    this.nodeTransport?.destroy();
-  }
-
-  /**
    * `input`'s members go in the order the SDK writes them, KMS's model order (Encrypt: KeyId,
    * Plaintext, EncryptionContext), so that both sign the same bytes; KMS itself reads any order.
    */
   private call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = Buffer.from(JSON.stringify(input), 'utf8');
     const port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
-    const request: KmsHttpRequest = {
+    const request: AwsHttpRequest = {
       method: 'POST',
       protocol: this.endpoint.protocol === 'http:' ? 'http:' : 'https:',
       hostname: this.endpoint.hostname,
@@ -154,10 +112,10 @@ export class KmsRequests {
       },
       body,
     };
-    return this.around(operation, () => this.sendWithRetries(operation, request));
+    return this.traced(operation, () => this.sendWithRetries(operation, request));
   }
 
-  private async sendWithRetries(operation: string, request: KmsHttpRequest): Promise<Record<string, unknown>> {
+  private async sendWithRetries(operation: string, request: AwsHttpRequest): Promise<Record<string, unknown>> {
     const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
       standardRetryBase(answer.statusCode, errorCode(answer, parsed(answer.body))),
     );
@@ -182,7 +140,7 @@ function parsed(body: Buffer): Record<string, unknown> {
  * As the SDK reads a JSON error's code: the `x-amzn-errortype` header, else `code` or `__type` of the
  * body, stripped of a `namespace#` prefix and a `:uri` suffix; without one, the status names it.
  */
-function errorCode(response: KmsHttpResponse, answer: Record<string, unknown>): string {
+function errorCode(response: AwsHttpResponse, answer: Record<string, unknown>): string {
   const raw = response.headers['x-amzn-errortype'] ?? text(answer['code']) ?? text(answer['__type']);
   const code = raw?.split(':')[0]?.split('#').at(-1);
   if (code) return code;

@@ -5,14 +5,12 @@
  * One copy of each in a bundle that reaches both S3 and KMS.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { SignatureV4 } from '@smithy/signature-v4';
-import type { HttpRequest as SignableRequest, SourceData } from '@smithy/types';
-import {
-  isBrokenConnection,
-  type S3HttpRequest as AwsHttpRequest,
-  type S3HttpResponse as AwsHttpResponse,
-  type S3Transport as AwsTransport,
-} from './s3-transport.js';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest, SourceData } from '@smithy/types';
+import { isBrokenConnection, NodeTransport, type AwsHttpRequest, type AwsHttpResponse, type AwsTransport } from './aws-http-transport.js';
+
+export type { AwsHttpRequest, AwsHttpResponse, AwsTransport } from './aws-http-transport.js';
 
 export type OperationWrapper = <T>(operation: string, send: () => Promise<T>) => Promise<T>;
 
@@ -29,6 +27,65 @@ export interface SignedSending {
   readonly transport: AwsTransport;
   readonly maxAttempts: number;
   readonly observers: ((attempt: LeanAttempt) => void)[];
+}
+
+export interface LeanClientOptions {
+  /** Default: AWS_REGION. */
+  readonly region?: string;
+  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /** Default: 3, as the SDK's standard retry mode. */
+  readonly maxAttempts?: number;
+  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
+  readonly transport?: AwsTransport;
+}
+
+/**
+ * What both lean clients are: a SigV4 signer for one service, a transport, the SDK's standard
+ * retries, a trace wrapper around each operation and observers of each attempt. The clients add
+ * their operations and how their service answers.
+ */
+export abstract class LeanAwsClient {
+  /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
+  abstract readonly serviceName: string;
+  protected readonly region: string;
+  protected readonly sending: SignedSending;
+  private readonly nodeTransport: NodeTransport | undefined;
+  private around: OperationWrapper = (_, send) => send();
+
+  protected constructor(options: LeanClientOptions, signing: { readonly service: string; readonly uriEscapePath?: boolean; readonly applyChecksum?: boolean }) {
+    this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    this.nodeTransport = options.transport ? undefined : new NodeTransport();
+    this.sending = {
+      signer: new SignatureV4({ credentials: options.credentials ?? defaultProvider(), region: this.region, sha256: NodeSha256, ...signing }),
+      transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
+      maxAttempts: options.maxAttempts ?? 3,
+      observers: [],
+    };
+  }
+
+  /**
+   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
+   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
+   */
+  traceWith(wrap: OperationWrapper): void {
+    this.around = wrap;
+  }
+
+  /** Tells `observer` of every request sent, retries included, as AWS bills them: the benchmarks count with it (bench/support/aws-usage.ts). */
+  observeAttempts(observer: (attempt: LeanAttempt) => void): void {
+    this.sending.observers.push(observer);
+  }
+
+  /** Closes the kept-alive connections. */
+  destroy(): void {
+    this.nodeTransport?.destroy();
+  }
+
+  /** Runs one operation inside the trace wrapper. */
+  protected traced<T>(operation: string, send: () => Promise<T>): Promise<T> {
+    return this.around(operation, send);
+  }
 }
 
 /**

@@ -11,32 +11,22 @@
  * 3 attempts, exponential backoff with full jitter, on 5xx, throttling and broken connections.
  */
 import { createHash } from 'node:crypto';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, HttpRequest as SignableRequest } from '@smithy/types';
-import { NodeSha256, sendWithStandardRetries, standardRetryBase, type LeanAttempt, type OperationWrapper, type SignedSending } from './lean-client-support.js';
-import { NodeTransport, type S3HttpRequest, type S3HttpResponse, type S3Transport } from './s3-transport.js';
+import type { HttpRequest as SignableRequest } from '@smithy/types';
+import {
+  LeanAwsClient,
+  sendWithStandardRetries,
+  standardRetryBase,
+  type AwsHttpRequest,
+  type AwsHttpResponse,
+  type LeanClientOptions,
+} from './lean-client-support.js';
 import { errorCode, listPageOf, type S3ListPage } from './s3-xml.js';
 
-export type { S3HttpRequest, S3HttpResponse, S3Transport } from './s3-transport.js';
 export type { S3ListPage } from './s3-xml.js';
 
-export type { OperationWrapper } from './lean-client-support.js';
-
-/** One request sent to S3, each retry its own (what S3 bills); `responseBytes` is absent when no answer came. */
-export type S3Attempt = LeanAttempt;
-
-export interface S3RequestsOptions {
-  /** Default: AWS_REGION. */
-  readonly region?: string;
+export interface S3RequestsOptions extends LeanClientOptions {
   /** Default: AWS_ENDPOINT_URL_S3; addressed path-style. Without it, virtual-hosted AWS endpoints. */
   readonly endpoint?: string;
-  /** Default: the SDK's credential chain (in the bundles: the environment, functions/aws/lambda-credentials.ts). */
-  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
-  /** Default: 3, as the SDK's standard retry mode. */
-  readonly maxAttempts?: number;
-  /** Default: node:http(s) with keep-alive. Tests capture requests here. */
-  readonly transport?: S3Transport;
 }
 
 export interface S3Object {
@@ -67,36 +57,15 @@ export class S3RequestError extends Error {
 const EMPTY_SHA256 = createHash('sha256').digest('hex');
 const BUCKET_AS_HOST = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
 
-export class S3Requests {
-  /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
+export class S3Requests extends LeanAwsClient {
   readonly serviceName = 'S3';
-  private readonly region: string;
   private readonly endpoint: URL | undefined;
-  private readonly nodeTransport: NodeTransport | undefined;
-  private readonly signer: SignatureV4;
-  private readonly sending: SignedSending;
-  private around: OperationWrapper = (_, send) => send();
 
   constructor(options: S3RequestsOptions = {}) {
-    this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
+    // S3 signs the path as sent, without the second escaping other services use.
+    super(options, { service: 's3', uriEscapePath: false, applyChecksum: false });
     const endpoint = options.endpoint ?? process.env['AWS_ENDPOINT_URL_S3'] ?? process.env['AWS_ENDPOINT_URL'];
     this.endpoint = endpoint ? new URL(endpoint) : undefined;
-    this.nodeTransport = options.transport ? undefined : new NodeTransport();
-    this.signer = new SignatureV4({
-      credentials: options.credentials ?? defaultProvider(),
-      region: this.region,
-      service: 's3',
-      sha256: NodeSha256,
-      // S3 signs the path as sent, without the second escaping other services use.
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
-    this.sending = {
-      signer: this.signer,
-      transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
-      maxAttempts: options.maxAttempts ?? 3,
-      observers: [],
-    };
   }
 
   async putObject(input: { bucket: string; key: string; body: Buffer; contentType: string; metadata?: Record<string, string> }): Promise<void> {
@@ -150,31 +119,16 @@ export class S3Requests {
       { 'x-id': method === 'GET' ? 'GetObject' : 'PutObject' },
       { ...signedHeaders, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
     );
-    const signed = await this.signer.presign(request as SignableRequest, { expiresIn: seconds, unhoistableHeaders: new Set(Object.keys(signedHeaders)) });
+    const signed = await this.sending.signer.presign(request as SignableRequest, {
+      expiresIn: seconds,
+      unhoistableHeaders: new Set(Object.keys(signedHeaders)),
+    });
     const query = Object.entries(signed.query ?? {})
       .flatMap(([name, value]) => (Array.isArray(value) ? value.map((v: string) => [name, v]) : [[name, value ?? '']]))
       .map(([name, value]) => `${encodeURIComponent(name!)}=${encodeURIComponent(value!)}`)
       .join('&');
     const port = signed.port ? `:${signed.port}` : '';
     return `${signed.protocol}//${signed.hostname}${port}${signed.path}?${query}`;
-  }
-
-  /**
-   * Runs every later operation (all its attempts) inside `wrap`: the X-Ray subsegment per request in
-   * Lambda (./tracing.ts), which captures the SDK clients through their middleware stack instead.
-   */
-  traceWith(wrap: OperationWrapper): void {
-    this.around = wrap;
-  }
-
-  /** Tells `observer` of every request sent, retries included: the benchmarks count S3's billed requests with it (bench/support/aws-usage.ts). */
-  observeAttempts(observer: (attempt: S3Attempt) => void): void {
-    this.sending.observers.push(observer);
-  }
-
-  /** Closes the kept-alive connections. */
-  destroy(): void {
-    this.nodeTransport?.destroy();
   }
 
   private request(
@@ -184,7 +138,7 @@ export class S3Requests {
     query: Record<string, string>,
     headers: Record<string, string> = {},
     body?: Buffer,
-  ): S3HttpRequest {
+  ): AwsHttpRequest {
     const objectPath = key === undefined ? '' : `/${encodeKey(key)}`;
     let protocol: 'http:' | 'https:' = 'https:';
     let hostname: string;
@@ -211,11 +165,11 @@ export class S3Requests {
   }
 
   /** Signs and sends, with the SDK's standard retries; undefined for a 404 when `absentWhen404`. */
-  private send(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean } = {}): Promise<S3HttpResponse | undefined> {
-    return this.around(operation, () => this.sendWithRetries(operation, request, options));
+  private send(operation: string, request: AwsHttpRequest, options: { absentWhen404?: boolean } = {}): Promise<AwsHttpResponse | undefined> {
+    return this.traced(operation, () => this.sendWithRetries(operation, request, options));
   }
 
-  private async sendWithRetries(operation: string, request: S3HttpRequest, options: { absentWhen404?: boolean }): Promise<S3HttpResponse | undefined> {
+  private async sendWithRetries(operation: string, request: AwsHttpRequest, options: { absentWhen404?: boolean }): Promise<AwsHttpResponse | undefined> {
     const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
       standardRetryBase(answer.statusCode, errorCode(answer.statusCode, answer.body.toString('utf8'))),
     );

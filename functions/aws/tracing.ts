@@ -13,6 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Log } from '../core/ports/log.js';
+import type { LeanAwsClient } from './lean-client-support.js';
 
 /** The one name the loader asks for; kept out of a static import so esbuild does not bundle it. */
 const TRACER_PACKAGE = '@aws-lambda-powertools/tracer';
@@ -29,12 +30,12 @@ interface TracerLike {
   getSegment?(): { addNewSubsegment(name: string): SubsegmentLike } | undefined;
 }
 
-/** A client without the SDK's middleware stack that takes a wrapper per operation (./s3-requests.ts, ./kms-requests.ts). */
-interface WrappableClient {
-  /** The subsegment's name, as X-Ray names the SDK client's: `S3`, `KMS`. */
-  readonly serviceName: string;
-  traceWith(wrap: <T>(operation: string, send: () => Promise<T>) => Promise<T>): void;
-}
+/**
+ * A lean client (./lean-client-support.ts) takes a wrapper per operation, named by its `serviceName`
+ * (`S3`, `KMS`). Told apart by shape, not `instanceof`: importing the class would put the signer in
+ * bundles that reach no AWS service.
+ */
+type WrappableClient = Pick<LeanAwsClient, 'serviceName' | 'traceWith'>;
 
 const isWrappable = (client: unknown): client is WrappableClient => typeof (client as Partial<WrappableClient>).traceWith === 'function';
 type TracerModule = { readonly Tracer: new (options: { serviceName: string; captureHTTPsRequests: boolean }) => TracerLike };

@@ -20,7 +20,8 @@ import {
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { KmsRequests, type KmsHttpRequest, type KmsHttpResponse } from '../../../functions/aws/kms-requests.js';
+import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 
 const CREDENTIALS = FIXED_CREDENTIALS;
 const NOW = FIXED_NOW;
@@ -48,7 +49,7 @@ function leanClient(region: string, sent: CapturedRequest[], answer: () => objec
     region,
     credentials: CREDENTIALS,
     ...(endpoint ? { endpoint } : {}),
-    transport: async (request: KmsHttpRequest): Promise<KmsHttpResponse> => {
+    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
       sent.push(captured(request));
       return { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.1' }, body: Buffer.from(JSON.stringify(answer())) };
     },

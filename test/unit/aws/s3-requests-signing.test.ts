@@ -22,7 +22,8 @@ import {
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { S3Requests, type S3HttpRequest, type S3HttpResponse } from '../../../functions/aws/s3-requests.js';
+import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { S3Requests } from '../../../functions/aws/s3-requests.js';
 
 const CREDENTIALS = FIXED_CREDENTIALS;
 const NOW = FIXED_NOW;
@@ -50,7 +51,7 @@ function leanClient(region: string, sent: CapturedRequest[], answer: () => { hea
   return new S3Requests({
     region,
     credentials: CREDENTIALS,
-    transport: async (request: S3HttpRequest): Promise<S3HttpResponse> => {
+    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
       sent.push(captured(request));
       const { headers, body } = answer();
       return { statusCode: 200, headers, body: Buffer.from(body) };

@@ -1,5 +1,5 @@
 /**
- * How the lean S3 client (./s3-requests.ts) puts a signed request on the wire: node:http(s) with
+ * How the lean AWS clients (./s3-requests.ts, ./kms-requests.ts) put a signed request on the wire: node:http(s) with
  * kept-alive connections, as the SDK's handler keeps them, and which failures are a broken
  * connection worth another attempt.
  */
@@ -7,7 +7,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /** A request as it goes on the wire: what a transport sends and tests capture. */
-export interface S3HttpRequest {
+export interface AwsHttpRequest {
   readonly method: string;
   readonly protocol: 'http:' | 'https:';
   readonly hostname: string;
@@ -19,19 +19,19 @@ export interface S3HttpRequest {
   readonly body?: Buffer;
 }
 
-export interface S3HttpResponse {
+export interface AwsHttpResponse {
   readonly statusCode: number;
   readonly headers: Record<string, string | undefined>;
   readonly body: Buffer;
 }
 
-export type S3Transport = (request: S3HttpRequest) => Promise<S3HttpResponse>;
+export type AwsTransport = (request: AwsHttpRequest) => Promise<AwsHttpResponse>;
 
 /** One kept-alive agent per protocol, 50 sockets as the SDK's handler allows; the whole answer read into memory (Koerier's objects are single events or archive chunks). */
 export class NodeTransport {
   private readonly agents: { http?: HttpAgent; https?: HttpsAgent } = {};
 
-  send(request: S3HttpRequest): Promise<S3HttpResponse> {
+  send(request: AwsHttpRequest): Promise<AwsHttpResponse> {
     const secure = request.protocol === 'https:';
     const agent = secure
       ? (this.agents.https ??= new HttpsAgent({ keepAlive: true, maxSockets: 50 }))
