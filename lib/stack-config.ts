@@ -493,18 +493,12 @@ const SETTABLE_BATCH_SIZES = ['router'];
 
 function parseBatchSizes(raw: unknown, windows: Readonly<Record<string, number>>, issues: string[]): Record<string, number> {
   const key = contextKey.batchSizes;
-  const given = raw === undefined ? undefined : jsonObject(raw);
-  for (const name of Object.keys(given ?? {})) {
-    if (name in windows && !SETTABLE_BATCH_SIZES.includes(name)) {
-      issues.push(`${key} names "${name}", whose batch size is fixed: only ${SETTABLE_BATCH_SIZES.join(', ')} can be set`);
-    }
-  }
-  const settable = Object.fromEntries(Object.entries(given ?? {}).filter(([name]) => !(name in windows) || SETTABLE_BATCH_SIZES.includes(name)));
-  const sizes = parsePerQueueFunction(given === undefined ? raw : settable, key, defaultBatchSizes(), issues, {
+  const sizes = parsePerQueueFunction(raw, key, defaultBatchSizes(), issues, {
     example: '{"router": 100}',
     unit: 'messages',
     min: 1,
     max: MAX_BATCH_SIZE,
+    settable: { names: SETTABLE_BATCH_SIZES, what: 'batch size' },
   });
   for (const [name, size] of Object.entries(sizes)) {
     if (size > MAX_BATCH_SIZE_WITHOUT_WINDOW && (windows[name] ?? 0) < 1) {
@@ -522,7 +516,14 @@ function parsePerQueueFunction(
   key: string,
   defaults: Record<string, number>,
   issues: string[],
-  bounds: { readonly example: string; readonly unit: string; readonly min: number; readonly max: number },
+  bounds: {
+    readonly example: string;
+    readonly unit: string;
+    readonly min: number;
+    readonly max: number;
+    /** The functions whose value may be given, and what the value is called; default: every function. */
+    readonly settable?: { readonly names: readonly string[]; readonly what: string };
+  },
 ): Record<string, number> {
   const values = { ...defaults };
   if (raw === undefined) return values;
@@ -534,7 +535,9 @@ function parsePerQueueFunction(
   }
   for (const [name, value] of Object.entries(given)) {
     if (!names.includes(name)) issues.push(`${key} names "${name}", which is no queue-triggered function (${names.join(', ')})`);
-    else if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    else if (bounds.settable && !bounds.settable.names.includes(name)) {
+      issues.push(`${key} names "${name}", whose ${bounds.settable.what} is fixed: only ${bounds.settable.names.join(', ')} can be set`);
+    } else if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
       issues.push(`${key} of "${name}" must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got ${JSON.stringify(value)}`);
     } else values[name] = value;
   }
