@@ -5,24 +5,12 @@
  * test/unit/aws/kms-requests-signing.test.ts signs the same requests with the SDK and with this
  * and compares them.
  *
- * KMS speaks JSON 1.1: `POST /` with `X-Amz-Target: TrentService.<Operation>`, blobs in base64.
- * Endpoint as the SDK finds it: AWS_ENDPOINT_URL_KMS, else AWS_ENDPOINT_URL, else
- * `https://kms.<region>.amazonaws.com`. Retries as the SDK's standard mode: 3 attempts, full
- * jitter, on 5xx, 429, throttling codes and broken connections.
+ * KMS speaks JSON 1.1 (./aws-json-protocol.ts, with the endpoint and the retries): `POST /` with
+ * `X-Amz-Target: TrentService.<Operation>`, blobs in base64.
  */
-import {
-  LeanAwsClient,
-  sendWithStandardRetries,
-  standardRetryBase,
-  type AwsHttpRequest,
-  type AwsHttpResponse,
-  type LeanClientOptions,
-} from './lean-client-support.js';
+import { LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
 
-export interface KmsRequestsOptions extends LeanClientOptions {
-  /** Default: AWS_ENDPOINT_URL_KMS, else AWS_ENDPOINT_URL, else KMS's regional endpoint. */
-  readonly endpoint?: string;
-}
+export type KmsRequestsOptions = LeanJsonClientOptions;
 
 export interface KmsPublicKey {
   readonly keySpec: string | undefined;
@@ -43,15 +31,11 @@ export class KmsRequestError extends Error {
   }
 }
 
-export class KmsRequests extends LeanAwsClient {
+export class KmsRequests extends LeanJsonClient {
   readonly serviceName = 'KMS';
-  private readonly endpoint: URL;
 
   constructor(options: KmsRequestsOptions = {}) {
-    super(options, { service: 'kms' });
-    this.endpoint = new URL(
-      options.endpoint ?? process.env['AWS_ENDPOINT_URL_KMS'] ?? process.env['AWS_ENDPOINT_URL'] ?? `https://kms.${this.region}.amazonaws.com`,
-    );
+    super(options, { service: 'kms', endpointVariable: 'KMS', version: '1.1', targetPrefix: 'TrentService', serverErrorCode: 'KMSInternalException' });
   }
 
   /** The ciphertext blob, bound to `encryptionContext`; undefined if KMS answered none. */
@@ -95,56 +79,12 @@ export class KmsRequests extends LeanAwsClient {
    * Plaintext, EncryptionContext), so that both sign the same bytes; KMS itself reads any order.
    */
   private call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const body = Buffer.from(JSON.stringify(input), 'utf8');
-    const port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
-    const request: AwsHttpRequest = {
-      method: 'POST',
-      protocol: this.endpoint.protocol === 'http:' ? 'http:' : 'https:',
-      hostname: this.endpoint.hostname,
-      ...(port === undefined ? {} : { port }),
-      path: this.endpoint.pathname || '/',
-      query: {},
-      headers: {
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': `TrentService.${operation}`,
-        'content-length': String(body.length),
-        host: port === undefined ? this.endpoint.hostname : `${this.endpoint.hostname}:${port}`,
-      },
-      body,
-    };
-    return this.traced(operation, () => this.sendWithRetries(operation, request));
+    return this.callJson(operation, JSON.stringify(input));
   }
 
-  private async sendWithRetries(operation: string, request: AwsHttpRequest): Promise<Record<string, unknown>> {
-    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
-      standardRetryBase(answer.statusCode, errorCode(answer, parsed(answer.body))),
-    );
-    const answer = parsed(response.body);
-    if (response.statusCode >= 200 && response.statusCode < 300) return answer;
-    throw new KmsRequestError(operation, errorCode(response, answer), response.statusCode);
+  protected failure({ operation, code, statusCode }: JsonFailure): Error {
+    return new KmsRequestError(operation, code, statusCode);
   }
-}
-
-function parsed(body: Buffer): Record<string, unknown> {
-  if (body.length === 0) return {};
-  try {
-    const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    // A proxy's HTML error page, say: the status still names the failure.
-    return {};
-  }
-}
-
-/**
- * As the SDK reads a JSON error's code: the `x-amzn-errortype` header, else `code` or `__type` of the
- * body, stripped of a `namespace#` prefix and a `:uri` suffix; without one, the status names it.
- */
-function errorCode(response: AwsHttpResponse, answer: Record<string, unknown>): string {
-  const raw = response.headers['x-amzn-errortype'] ?? text(answer['code']) ?? text(answer['__type']);
-  const code = raw?.split(':')[0]?.split('#').at(-1);
-  if (code) return code;
-  return response.statusCode >= 500 ? 'KMSInternalException' : `HTTP${response.statusCode}`;
 }
 
 function base64(bytes: Uint8Array): string {
@@ -153,8 +93,4 @@ function base64(bytes: Uint8Array): string {
 
 function blob(value: unknown): Buffer | undefined {
   return typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }
