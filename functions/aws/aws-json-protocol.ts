@@ -43,7 +43,19 @@ export interface JsonFailure {
   readonly answer: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Sees each operation (not each attempt: `observeAttempts` counts those) with its input and its
+ * answer. The benchmarks count batch items and DynamoDB's consumed capacity with it
+ * (bench/support/aws-usage.ts).
+ */
+export interface JsonCallObserver {
+  /** Before the input is written: the input to send in its place (the cost bench asks DynamoDB for the capacity it bills). */
+  readonly beforeCall?: (operation: string, input: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  readonly afterCall?: (operation: string, input: Readonly<Record<string, unknown>>, output: Readonly<Record<string, unknown>>) => void;
+}
+
 export abstract class LeanJsonClient extends LeanAwsClient {
+  private readonly callObservers: JsonCallObserver[] = [];
   private readonly endpoint: URL;
   private readonly port: number | undefined;
   private readonly fixedHeaders: Readonly<Record<string, string>>;
@@ -67,16 +79,26 @@ export abstract class LeanJsonClient extends LeanAwsClient {
     };
   }
 
+  observeCalls(observer: JsonCallObserver): void {
+    this.callObservers.push(observer);
+  }
+
   /** The error a non-2xx answer becomes. */
   protected abstract failure(failure: JsonFailure): Error;
 
   /**
-   * Sends `body` (the input as JSON, members in the order the SDK writes them when a test compares
-   * signatures) as `operation`, retried as the SDK's standard mode retries; the parsed answer, or
-   * the client's `failure`.
+   * Sends `input` as `operation`, retried as the SDK's standard mode retries; the parsed answer, or
+   * the client's `failure`. `write` turns the input into the body (members in the order the SDK
+   * writes them, where a test compares the two clients' signatures).
    */
-  protected callJson(operation: string, body: string): Promise<Record<string, unknown>> {
-    const bytes = Buffer.from(body, 'utf8');
+  protected async callJson(
+    operation: string,
+    input: Record<string, unknown>,
+    write: (input: Record<string, unknown>) => string = JSON.stringify,
+  ): Promise<Record<string, unknown>> {
+    let sent = input;
+    for (const observer of this.callObservers) sent = observer.beforeCall?.(operation, sent) ?? sent;
+    const body = Buffer.from(write(sent), 'utf8');
     const request: AwsHttpRequest = {
       method: 'POST',
       protocol: this.endpoint.protocol === 'http:' ? 'http:' : 'https:',
@@ -87,11 +109,13 @@ export abstract class LeanJsonClient extends LeanAwsClient {
       headers: {
         ...this.fixedHeaders,
         'x-amz-target': `${this.protocol.targetPrefix}.${operation}`,
-        'content-length': String(bytes.length),
+        'content-length': String(body.length),
       },
-      body: bytes,
+      body,
     };
-    return this.traced(operation, () => this.sendWithRetries(operation, request));
+    const output = await this.traced(operation, () => this.sendWithRetries(operation, request));
+    for (const observer of this.callObservers) observer.afterCall?.(operation, sent, output);
+    return output;
   }
 
   /** The answer's JSON; a subclass reads it as its service writes it (DynamoDB's binary attributes, say). */

@@ -79,7 +79,7 @@ export class KmsRequests extends LeanJsonClient {
    * Plaintext, EncryptionContext), so that both sign the same bytes; KMS itself reads any order.
    */
   private call(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.callJson(operation, JSON.stringify(input));
+    return this.callJson(operation, input);
   }
 
   protected failure({ operation, code, statusCode }: JsonFailure): Error {
