@@ -148,3 +148,23 @@ describe('issue 15, item 4: what each function bundles', () => {
     expect(await bundledPackages('payloads', dir)).toEqual(['@aws-sdk/client-dynamodb']);
   }, 60_000);
 });
+
+describe('issue 15, item 4: what a cold start loads', () => {
+  it('issue 15: the ingest reaches Ajv only through a dynamic import, so a cold start does not load it before a bound type needs it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-ingest-'));
+    try {
+      const { metafile } = await build({
+        ...esbuildOptions(join(REPO_ROOT, functions.ingest.entry), join(dir, 'index.mjs')),
+        metafile: true,
+        logLevel: 'error',
+      });
+      const intoAjv = Object.entries(metafile.inputs)
+        .filter(([file]) => !/node_modules\/ajv/.test(file))
+        .flatMap(([file, { imports }]) => imports.filter(({ path }) => /node_modules\/ajv(-formats)?\//.test(path)).map(({ kind }) => `${file}: ${kind}`));
+      expect(intoAjv.length).toBeGreaterThan(0);
+      expect(intoAjv.filter((edge) => !edge.endsWith(': dynamic-import'))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

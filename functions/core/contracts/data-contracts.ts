@@ -4,18 +4,19 @@
  * again after the refresh interval as the partner directory is; a message's schema is compiled
  * with Ajv once per contract version and kept (a published version never changes), so a request
  * pays for validation only, never for compiling.
+ *
+ * Ajv itself is loaded on the first compile, not when the module is: loading and setting it up
+ * took about 16 ms of the ingest's cold start (issue 15, item 4), which a deployment without
+ * bindings, and a container whose events have no bound type, never needs.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { ContractBinding } from './contract.js';
 import type { ContractDocuments, ContractStore } from './ports.js';
 
-// ajv-formats is CommonJS: its default export arrives as the module under Node's ESM interop, and as the function under esbuild.
 type FormatsPlugin = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as unknown as FormatsPlugin;
 
 /** Validators kept per container: a few hundred compiled schemas are a few megabytes at most. */
 const MAX_CACHED_VALIDATORS = 256;
@@ -55,11 +56,9 @@ export class DataContracts {
   private readonly validators = new Map<string, Promise<ValidateFunction | undefined>>();
   /** The validators compiled so far, for the path every request takes without awaiting. */
   private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, validateFormats: true });
+  private ajv: Promise<Ajv> | undefined;
 
-  constructor(private readonly deps: DataContractsDependencies) {
-    addFormats(this.ajv);
-  }
+  constructor(private readonly deps: DataContractsDependencies) {}
 
   /** The bindings as of at most `refreshMs` ago. */
   async bindings(): Promise<ReadonlyMap<string, ContractBinding>> {
@@ -139,8 +138,16 @@ export class DataContracts {
     if (schema === undefined) return undefined;
     // Compiled outside Ajv's own cache (keyed by the schema object): this map decides how long it lives.
     const { $schema: _dialect, $id: _id, ...body } = (typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
-    return this.ajv.compile(typeof schema === 'boolean' ? schema : body);
+    const ajv = await (this.ajv ??= loadAjv());
+    return ajv.compile(typeof schema === 'boolean' ? schema : body);
   }
+}
+
+async function loadAjv(): Promise<Ajv> {
+  const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
+  // ajv-formats is CommonJS: its default export arrives as the module under Node's ESM interop, and as the function under esbuild.
+  const addFormats = ((formats.default as unknown as { default?: FormatsPlugin }).default ?? formats.default) as unknown as FormatsPlugin;
+  return addFormats(new Ajv({ allErrors: true, strict: false, validateFormats: true }));
 }
 
 /** Where in the event: `/data` and the instance path, with the missing member for `required`. */
