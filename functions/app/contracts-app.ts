@@ -9,10 +9,9 @@ import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import { openApiDocument } from '../core/api-description/openapi-document.js';
 import { ContractRegister } from '../core/contracts/contract-register.js';
 import { registerOwnContract } from '../core/contracts/own-contract.js';
-import type { ContractConsumer, ContractConsumers } from '../core/contracts/ports.js';
+import type { ContractConsumer, ContractConsumers, ContractParser } from '../core/contracts/ports.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { RouteKey } from '../../lib/resources.js';
-import { contractParser } from './contract-parsers.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard, type Guarded } from './idempotency-guard.js';
@@ -23,7 +22,7 @@ const CONSUMER_PAGES = 100;
 export function contractsApp(deps: KoerierDependencies): HttpApp {
   let built: ContractRegister | undefined;
   let ownContract: Promise<boolean> | undefined;
-  const parser = contractParser();
+  const parser = parsersOnFirstUse();
   const publishing = () => ({ store: deps.contractStore, documents: deps.contractDocuments, parser, clock: () => Date.now() });
   const register = () =>
     (built ??= new ContractRegister({
@@ -142,6 +141,21 @@ function subscriptionConsumers(subscriptions: SubscriptionStore): ContractConsum
         cursor = next;
       }
       return consumers;
+    },
+  };
+}
+
+/**
+ * The AsyncAPI and OpenAPI parsers are most of this function's bundle (bench/results/bundles.json);
+ * loaded on the first document to check, so a cold start that only reads the register, or finds
+ * Koerier's own contract already there, does not evaluate them (issue 15, item 4).
+ */
+function parsersOnFirstUse(): ContractParser {
+  let loaded: Promise<ContractParser> | undefined;
+  return {
+    async parse(kind, text, syntax) {
+      loaded ??= import('./contract-parsers.js').then(({ contractParser }) => contractParser());
+      return (await loaded).parse(kind, text, syntax);
     },
   };
 }
