@@ -19,6 +19,13 @@ const CREDENTIAL_CHAIN_ALIAS = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('../functions/aws/lambda-credentials.ts', import.meta.url)),
 } as const;
 
+/** @asyncapi/specs (every AsyncAPI version's JSON schema), replaced by the 3.x schemas the register takes (functions/app/asyncapi-3-schemas.ts says why). */
+const ASYNCAPI_SPECS_ALIAS = {
+  '@asyncapi/specs': fileURLToPath(new URL('../functions/app/asyncapi-3-schemas.ts', import.meta.url)),
+} as const;
+
+const BUNDLE_ALIASES = { ...CREDENTIAL_CHAIN_ALIAS, ...ASYNCAPI_SPECS_ALIAS } as const;
+
 const settings = {
   target: 'node24',
   minify: true,
@@ -40,7 +47,7 @@ export const lambdaBundling: BundlingOptions = {
   format: OutputFormat.ESM,
   bundleAwsSDK: true,
   // CDK writes each entry as `--alias:<package>=<path>`.
-  esbuildArgs: { '--alias': Object.entries(CREDENTIAL_CHAIN_ALIAS).map(([name, path]) => `${name}=${path}`) },
+  esbuildArgs: { '--alias': Object.entries(BUNDLE_ALIASES).map(([name, path]) => `${name}=${path}`) },
 };
 
 /** The file CDK writes for an ESM bundle; the Lambda handler is `index.handler`. */
@@ -64,7 +71,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     sourcesContent: settings.sourcesContent,
     mainFields: [...settings.mainFields],
     banner: { js: settings.banner },
-    alias: { ...CREDENTIAL_CHAIN_ALIAS },
+    alias: { ...BUNDLE_ALIASES },
     external: [],
   };
 }

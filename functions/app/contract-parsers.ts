@@ -26,7 +26,7 @@ export function contractParser(): ContractParser {
       const read = readDocumentText(text, syntax);
       if (!read.ok) return { valid: false, errors: read.errors };
       // The parsers get JSON: a YAML document was read (its aliases bounded) by readDocumentText alone.
-      const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.json) : await parseOpenApi(read.value);
+      const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.value, read.json) : await parseOpenApi(read.value);
       return withLines(parsed, read.lineOf);
     },
   };
@@ -42,16 +42,19 @@ function asyncApiParser(): Parser {
   return new Parser({ __unstable: { resolver: { cache: false, resolvers: [refuse('http'), refuse('https'), refuse('file')] } } });
 }
 
-async function parseAsyncApi(parser: Parser, text: string): Promise<ParsedContract> {
-  const { document, diagnostics } = await parser.parse(text);
+async function parseAsyncApi(parser: Parser, document: unknown, text: string): Promise<ParsedContract> {
+  // Refused before parsing: the functions carry the 3.x schemas alone (./asyncapi-3-schemas.ts), so the parser would not know another version.
+  const declared = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['asyncapi'] : undefined;
+  if (typeof declared === 'string' && !declared.startsWith('3.')) return notAsyncApi3(declared);
+  const parsed = await parser.parse(text);
+  const diagnostics = parsed.diagnostics;
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 0).map(findingOf('error'));
-  if (!document || errors.length > 0)
+  if (!parsed.document || errors.length > 0)
     return { valid: false, errors: bounded(errors.length > 0 ? errors : [{ message: 'not an AsyncAPI document', severity: 'error' }]) };
-  const specVersion = document.version();
-  if (!specVersion.startsWith('3.'))
-    return { valid: false, errors: [{ message: `AsyncAPI ${specVersion}: the register takes AsyncAPI 3.x (EDU-21)`, path: '/asyncapi', severity: 'error' }] };
+  const specVersion = parsed.document.version();
+  if (!specVersion.startsWith('3.')) return notAsyncApi3(specVersion);
   const messages: { id: string; name?: string; payload?: JsonSchema }[] = [];
-  for (const message of document.allMessages()) {
+  for (const message of parsed.document.allMessages()) {
     const payload = message.payload()?.json();
     const name = message.name();
     messages.push({
@@ -68,6 +71,10 @@ async function parseAsyncApi(parser: Parser, text: string): Promise<ParsedContra
   }
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 1).map(findingOf('warning'));
   return { valid: true, specVersion, messages, warnings: bounded(warnings) };
+}
+
+function notAsyncApi3(version: string): ParsedContract {
+  return { valid: false, errors: [{ message: `AsyncAPI ${version}: the register takes AsyncAPI 3.x (EDU-21)`, path: '/asyncapi', severity: 'error' }] };
 }
 
 async function parseOpenApi(document: unknown): Promise<ParsedContract> {

@@ -11,6 +11,8 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, lambdaBundling } from '../../lib/bundling.js';
 import { functions, type FunctionName } from '../../lib/resources.js';
+import type { ContractParser } from '../../functions/core/contracts/ports.js';
+import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
 const ENTRY = `
@@ -62,9 +64,10 @@ describe('the credential chain of a bundled function', () => {
     expect(inputs.some((input) => input.endsWith('functions/aws/lambda-credentials.ts'))).toBe(true);
   });
 
-  it('is bundled the same way by CDK (the alias is among its esbuild arguments)', () => {
+  it('is bundled the same way by CDK (the aliases are among its esbuild arguments)', () => {
     expect(lambdaBundling.esbuildArgs?.['--alias']).toEqual([
       `@aws-sdk/credential-provider-node=${join(REPO_ROOT, 'functions', 'aws', 'lambda-credentials.ts')}`,
+      `@asyncapi/specs=${join(REPO_ROOT, 'functions', 'app', 'asyncapi-3-schemas.ts')}`,
     ]);
   });
 });
@@ -180,4 +183,44 @@ describe('issue 15, item 4: what a cold start loads', () => {
     const edges = await importsInto('contracts', /functions\/app\/contract-parsers\.ts$/);
     expect(edges).toEqual(['functions/app/contracts-app.ts: dynamic-import']);
   }, 60_000);
+});
+
+describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schemas alone', () => {
+  let dir: string;
+  let parser: ContractParser;
+  let bundled: string[];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'koerier-parsers-'));
+    const outfile = join(dir, 'index.mjs');
+    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, 'functions/app/contract-parsers.ts'), outfile), metafile: true, logLevel: 'error' });
+    const [, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('index.mjs'))!;
+    bundled = Object.entries(output.inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([input]) => input);
+    const { contractParser } = (await import(pathToFileURL(outfile).href)) as { contractParser: () => ContractParser };
+    parser = contractParser();
+  }, 60_000);
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('issue 15: no schema of another AsyncAPI version is in the bundle', () => {
+    const schemas = bundled.filter((input) => input.includes('@asyncapi/specs/')).map((input) => input.split('@asyncapi/specs/')[1]);
+    expect(schemas.sort()).toEqual(['schemas/3.0.0.json', 'schemas/3.1.0.json']);
+  });
+
+  it('EDU-21: the bundled parser takes AsyncAPI 3.0 and 3.1 documents and refuses 2.6 with the version it wants', async () => {
+    for (const asyncapi of ['3.0.0', '3.1.0']) {
+      const parsed = await parser.parse('asyncapi-data', JSON.stringify({ ...enrolmentContract(enrolmentPayload()), asyncapi }), 'json');
+      expect(parsed, asyncapi).toMatchObject({ valid: true, specVersion: asyncapi, messages: [{ id: 'enrolled' }] });
+    }
+    const old = await parser.parse('asyncapi-data', JSON.stringify({ asyncapi: '2.6.0', info: { title: 'x', version: '1' }, channels: {} }), 'json');
+    expect(old).toEqual({ valid: false, errors: [expect.objectContaining({ message: expect.stringContaining('AsyncAPI 3.x'), path: '/asyncapi' })] });
+  });
+
+  it('EDU-21: the bundled parser still finds errors in a 3.0 document', async () => {
+    const broken = { ...enrolmentContract(enrolmentPayload()), info: { title: 'no version' } };
+    const parsed = await parser.parse('asyncapi-data', JSON.stringify(broken), 'json');
+    expect(parsed.valid).toBe(false);
+  });
 });
