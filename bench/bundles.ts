@@ -3,6 +3,11 @@
  * (lib/bundling.ts), its size (raw and gzip), and its cold import time — a fresh `node` per
  * measurement that times `import()` of the bundle — next to the same measurement of an empty ES
  * module. Also reports any network I/O a handler starts while being imported (it must start none).
+ *
+ * As deployed is plain `node`: the functions run without `--enable-source-maps` (issue 15); the
+ * bundle reads its source map when it formats its first stack (functions/app/source-mapped-stacks.ts).
+ * The import with `--enable-source-maps` (how they ran before) and that first stack, in a fresh
+ * process after the import, state the trade.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion } from 'esbuild';
-import { BUNDLE_FILE, LAMBDA_NODE_OPTIONS, esbuildOptions } from '../lib/bundling.js';
+import { BUNDLE_FILE, esbuildOptions } from '../lib/bundling.js';
 import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../lib/resources.js';
 import type { BucketName, KeyName, QueueName, TableName } from '../lib/resources.js';
 import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
@@ -58,6 +63,35 @@ globalThis.fetch = function (input, init) {
   return fetch(input, init);
 };
 process.on('exit', () => process.stderr.write('NETWORK ' + JSON.stringify(attempts) + '\\n'));
+`;
+
+/**
+ * Imports the bundle named by argv[2], then formats a stack with one frame in the middle of the
+ * bundle's code through the installed hook, as the first error of a container would: its time is
+ * the map's read and parse. A second stack shows what later ones cost. Fails if the frame was not mapped.
+ */
+const FIRST_STACK_TIMER = `
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+const url = process.argv[2];
+await import(url);
+const lines = readFileSync(fileURLToPath(url), 'utf8').split('\\n');
+const line = lines.findLastIndex((text) => text.length > 0 && !text.startsWith('//# sourceMappingURL=')) + 1;
+const column = Math.ceil(lines[line - 1].length / 2);
+const site = {
+  getFileName: () => url, getLineNumber: () => line, getColumnNumber: () => column, getFunctionName: () => null,
+  getEnclosingLineNumber: () => null, getEnclosingColumnNumber: () => null, toString: () => url + ':' + line + ':' + column,
+};
+const format = () => String(Error.prepareStackTrace(new Error('first'), [site]));
+let started = performance.now();
+const stack = format();
+const firstStackMs = performance.now() - started;
+started = performance.now();
+format();
+const secondStackMs = performance.now() - started;
+if (stack.includes(url)) throw new Error('the frame was not mapped to its source: ' + stack);
+process.stdout.write(JSON.stringify({ firstStackMs, secondStackMs }));
+process.exit(0);
 `;
 
 interface Timing {
@@ -112,8 +146,25 @@ async function coldImport(timer: string, module: string, flags: string[], env: R
     const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
     times.push((JSON.parse(stdout) as { importMs: number }).importMs);
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: round(times[Math.floor(times.length / 2)]!), minMs: round(times[0]!), maxMs: round(times[times.length - 1]!) };
+  return summary(times);
+}
+
+/** The first and the second formatted stack after a cold import, each run in a fresh process. */
+async function stackFormatting(timer: string, module: string, env: Record<string, string>): Promise<{ first: Timing; second: Timing }> {
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { stdout } = await runNode([timer, pathToFileURL(module).href], env);
+    const times = JSON.parse(stdout) as { firstStackMs: number; secondStackMs: number };
+    first.push(times.firstStackMs);
+    second.push(times.secondStackMs);
+  }
+  return { first: summary(first), second: summary(second) };
+}
+
+function summary(times: number[]): Timing {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { medianMs: round(sorted[Math.floor(sorted.length / 2)]!), minMs: round(sorted[0]!), maxMs: round(sorted[sorted.length - 1]!) };
 }
 
 async function networkAtImport(timer: string, probe: string, module: string, env: Record<string, string>): Promise<string[]> {
@@ -141,20 +192,23 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const timer = path.join(dir, 'import-timer.mjs');
     const probe = path.join(dir, 'network-probe.mjs');
+    const stackTimer = path.join(dir, 'first-stack-timer.mjs');
     const empty = path.join(dir, 'empty.mjs');
     await writeFile(timer, IMPORT_TIMER);
     await writeFile(probe, NETWORK_PROBE);
+    await writeFile(stackTimer, FIRST_STACK_TIMER);
     await writeFile(empty, 'export {};\n');
     const env = await functionEnvironment();
-    // As deployed: every function runs with NODE_OPTIONS=--enable-source-maps (lib/bundling.ts).
-    const deployedFlags = LAMBDA_NODE_OPTIONS.split(' ');
+    // As deployed: no node flags (lib/constructs/koerier-function.ts sets no NODE_OPTIONS); before issue 15, --enable-source-maps.
+    const deployedFlags: string[] = [];
+    const enableSourceMaps = ['--enable-source-maps'];
 
     // Two cores shared with other work make the medians drift; the load says how much to trust them (the minimums drift less).
     const loadAverageAtStart = os.loadavg()[0]!;
     const baseline = {
       subject: 'an empty ES module, imported the same way',
       asDeployed: await coldImport(timer, empty, deployedFlags, env),
-      withoutSourceMaps: await coldImport(timer, empty, [], env),
+      withEnableSourceMaps: await coldImport(timer, empty, enableSourceMaps, env),
     };
 
     const results: Record<string, unknown> = {};
@@ -165,7 +219,8 @@ export async function run(): Promise<Record<string, unknown>> {
       const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outfile), logLevel: 'error', metafile: true });
       const code = await readFile(outfile);
       const asDeployed = await coldImport(timer, outfile, deployedFlags, env);
-      const withoutSourceMaps = await coldImport(timer, outfile, [], env);
+      const withEnableSourceMaps = await coldImport(timer, outfile, enableSourceMaps, env);
+      const stacks = await stackFormatting(stackTimer, outfile, env);
       const network = await networkAtImport(timer, probe, outfile, env);
       networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
       results[name] = {
@@ -174,7 +229,9 @@ export async function run(): Promise<Record<string, unknown>> {
         gzipBytes: gzipSync(code).length,
         sourceMapBytes: (await stat(`${outfile}.map`)).size,
         coldImportAsDeployed: asDeployed,
-        coldImportWithoutSourceMaps: withoutSourceMaps,
+        coldImportWithEnableSourceMaps: withEnableSourceMaps,
+        firstStackAfterColdImport: stacks.first,
+        secondStackAfterColdImport: stacks.second,
         ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
         largestPackages: largestPackages(Object.entries(metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1].inputs),
         networkAtImport: network,

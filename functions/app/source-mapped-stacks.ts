@@ -86,7 +86,7 @@ function sourcePath(source: string, bundleUrl: string): string {
 /**
  * V8 names a function by its minified name (`n`); the map records the original at the renamed
  * identifier. That identifier is found from where the function starts: after `function` in a
- * declaration, before `=` when a variable holds the function. Only an entry exactly at the
+ * declaration, before `=` when a variable holds the function, at its class for a constructor. Only an entry exactly at the
  * identifier counts: the entry before some other position may name a different identifier.
  */
 function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap, lines: readonly string[]): string {
@@ -96,7 +96,7 @@ function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap,
   if (!name || !IDENTIFIER.test(name) || startLine == null || startColumn == null) return v8Name;
   const text = lines[startLine - 1] ?? '';
   const start = startColumn - 1;
-  const at = nameColumn(text, start, name);
+  const at = nameColumn(text, start, name, site.isConstructor());
   if (at === undefined) return v8Name;
   const entry = map.findEntry(startLine - 1, at) as Partial<{ generatedLine: number; generatedColumn: number; name: string }>;
   if (!entry.name || entry.name === name || entry.generatedLine !== startLine - 1 || entry.generatedColumn !== at) return v8Name;
@@ -104,8 +104,15 @@ function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap,
   return v8Name.replace(new RegExp(`(^|[ .])${name.replace(/\$/g, '\\$')}(?= |$)`), `$1${entry.name}`);
 }
 
-/** Where, on the line the function starts on, esbuild wrote the function's name. */
-function nameColumn(text: string, start: number, name: string): number | undefined {
+/** Where, on the line the function starts on, esbuild wrote the function's name; a constructor's is its class's, the nearest before it. */
+function nameColumn(text: string, start: number, name: string, isConstructor: boolean): number | undefined {
+  if (isConstructor) {
+    const escaped = name.replace(/\$/g, '\\$');
+    const classes = text.slice(0, start).matchAll(new RegExp(`(?<![\\w$])(?:${escaped}=class|class ${escaped})(?![\\w$])`, 'g'));
+    const nearest = [...classes].at(-1);
+    if (nearest === undefined) return undefined;
+    return nearest[0].startsWith('class ') ? nearest.index + 'class '.length : nearest.index;
+  }
   const declared = DECLARATION.exec(text.slice(start, start + name.length + 24));
   if (declared?.[1] === name) return start + declared[0].length - name.length;
   if (start > name.length && text.slice(start - name.length - 1, start) === `${name}=`) return start - name.length - 1;
