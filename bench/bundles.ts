@@ -6,8 +6,8 @@
  *
  * As deployed is plain `node`: the functions run without `--enable-source-maps` (issue 15); the
  * bundle reads its source map when it formats its first stack (functions/app/source-mapped-stacks.ts).
- * The import with `--enable-source-maps` (how they ran before) and that first stack, in a fresh
- * process after the import, state the trade.
+ * The import with `--enable-source-maps` (how they ran before), and the first stack formatted
+ * after a cold import with and without it, state the trade.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -66,30 +66,31 @@ process.on('exit', () => process.stderr.write('NETWORK ' + JSON.stringify(attemp
 `;
 
 /**
- * Imports the bundle named by argv[2], then formats a stack with one frame in the middle of the
- * bundle's code through the installed hook, as the first error of a container would: its time is
- * the map's read and parse. A second stack shows what later ones cost. Fails if the frame was not mapped.
+ * Imports the bundle named by argv[2] and calls its handler with no event: the event adapter
+ * throws in the bundle (functions/handlers/shared/). Then times formatting that error's stack, as
+ * the first error of a container would (the map's read and parse), and a second error's. Fails
+ * if the stack was not mapped to the sources.
  */
 const FIRST_STACK_TIMER = `
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 const url = process.argv[2];
-await import(url);
-const lines = readFileSync(fileURLToPath(url), 'utf8').split('\\n');
-const line = lines.findLastIndex((text) => text.length > 0 && !text.startsWith('//# sourceMappingURL=')) + 1;
-const column = Math.ceil(lines[line - 1].length / 2);
-const site = {
-  getFileName: () => url, getLineNumber: () => line, getColumnNumber: () => column, getFunctionName: () => null,
-  getEnclosingLineNumber: () => null, getEnclosingColumnNumber: () => null, toString: () => url + ':' + line + ':' + column,
+const { handler } = await import(url);
+const thrown = async () => {
+  try {
+    await handler(undefined, {});
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the handler took no event without throwing');
 };
-const format = () => String(Error.prepareStackTrace(new Error('first'), [site]));
+const first = await thrown();
 let started = performance.now();
-const stack = format();
+const stack = first.stack;
 const firstStackMs = performance.now() - started;
+const second = await thrown();
 started = performance.now();
-format();
+void second.stack;
 const secondStackMs = performance.now() - started;
-if (stack.includes(url)) throw new Error('the frame was not mapped to its source: ' + stack);
+if (stack.includes(url)) throw new Error('the stack was not mapped to the sources: ' + stack);
 process.stdout.write(JSON.stringify({ firstStackMs, secondStackMs }));
 process.exit(0);
 `;
@@ -150,11 +151,11 @@ async function coldImport(timer: string, module: string, flags: string[], env: R
 }
 
 /** The first and the second formatted stack after a cold import, each run in a fresh process. */
-async function stackFormatting(timer: string, module: string, env: Record<string, string>): Promise<{ first: Timing; second: Timing }> {
+async function stackFormatting(timer: string, module: string, flags: string[], env: Record<string, string>): Promise<{ first: Timing; second: Timing }> {
   const first: number[] = [];
   const second: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const { stdout } = await runNode([timer, pathToFileURL(module).href], env);
+    const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href], env);
     const times = JSON.parse(stdout) as { firstStackMs: number; secondStackMs: number };
     first.push(times.firstStackMs);
     second.push(times.secondStackMs);
@@ -220,7 +221,8 @@ export async function run(): Promise<Record<string, unknown>> {
       const code = await readFile(outfile);
       const asDeployed = await coldImport(timer, outfile, deployedFlags, env);
       const withEnableSourceMaps = await coldImport(timer, outfile, enableSourceMaps, env);
-      const stacks = await stackFormatting(stackTimer, outfile, env);
+      const stacks = await stackFormatting(stackTimer, outfile, deployedFlags, env);
+      const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, enableSourceMaps, env);
       const network = await networkAtImport(timer, probe, outfile, env);
       networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
       results[name] = {
@@ -230,8 +232,9 @@ export async function run(): Promise<Record<string, unknown>> {
         sourceMapBytes: (await stat(`${outfile}.map`)).size,
         coldImportAsDeployed: asDeployed,
         coldImportWithEnableSourceMaps: withEnableSourceMaps,
-        firstStackAfterColdImport: stacks.first,
-        secondStackAfterColdImport: stacks.second,
+        firstStackAsDeployed: stacks.first,
+        secondStackAsDeployed: stacks.second,
+        firstStackWithEnableSourceMaps: stacksWithEnableSourceMaps.first,
         ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
         largestPackages: largestPackages(Object.entries(metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1].inputs),
         networkAtImport: network,
