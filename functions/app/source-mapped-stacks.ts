@@ -1,8 +1,9 @@
 /**
  * Stack traces that name the TypeScript sources, paid for when a stack is first formatted rather
  * than at every cold start. `node --enable-source-maps` reads and parses the bundle's source map
- * while the bundle is imported (8–17 ms of a cold start, bench/results/bundles.json); a Lambda
- * function formats a stack only when something fails, so this hook reads the map then, once.
+ * while the bundle is imported (8–17 ms of every cold start, bench/results/bundles.json), and
+ * decodes its mappings at the first stack all the same; a Lambda function formats a stack only
+ * when something fails, so this hook reads, parses and decodes the map then, once.
  *
  * Importing this module installs an `Error.prepareStackTrace` that formats a stack as Node does —
  * Node's own header, then `\n    at <frame>` per frame V8 captured (so `Error.stackTraceLimit`
@@ -30,7 +31,7 @@ interface LoadedMap {
 }
 
 export function installSourceMappedStacks(bundleUrl: string): void {
-  // Node's own formatter (Node ≥ 20.? exposes it): it writes Node's error headers (`RangeError [ERR_…]: …`), which V8's API does not give.
+  // Node's own formatter, which Node 20 and later put there: it writes Node's error headers (`RangeError [ERR_…]: …`), which V8's API does not give.
   const nodeFormat = typeof Error.prepareStackTrace === 'function' ? (Error.prepareStackTrace as PrepareStackTrace) : undefined;
   // undefined: not read yet; null: unreadable, or being read (a stack formatted while reading gets Node's own).
   let loaded: LoadedMap | null | undefined;
