@@ -23,6 +23,10 @@ import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 15;
+/** As deployed: no node flags (lib/constructs/koerier-function.ts sets no NODE_OPTIONS). */
+const DEPLOYED_FLAGS: readonly string[] = [];
+/** How the functions ran before issue 15. */
+const ENABLE_SOURCE_MAPS: readonly string[] = ['--enable-source-maps'];
 const SPAWN_TIMEOUT_MS = 20_000;
 /** How long the network probe waits after the import for I/O the module started without awaiting. */
 const NETWORK_SETTLE_MS = 300;
@@ -141,17 +145,31 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ stdout:
 }
 
 /** Cold import time of one module, each run in a fresh process with the given node flags. */
-async function coldImport(timer: string, module: string, flags: string[], env: Record<string, string>): Promise<Timing> {
-  const times: number[] = [];
+/**
+ * Cold import time of one module as deployed and with `--enable-source-maps`, each run in a fresh
+ * process, the two alternating so that a change of load on the shared machine weighs on both alike.
+ */
+async function coldImports(timer: string, module: string, env: Record<string, string>): Promise<{ asDeployed: Timing; withEnableSourceMaps: Timing }> {
+  const times = { asDeployed: [] as number[], withEnableSourceMaps: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
-    times.push((JSON.parse(stdout) as { importMs: number }).importMs);
+    for (const [name, flags] of [
+      ['asDeployed', DEPLOYED_FLAGS],
+      ['withEnableSourceMaps', ENABLE_SOURCE_MAPS],
+    ] as const) {
+      const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
+      times[name].push((JSON.parse(stdout) as { importMs: number }).importMs);
+    }
   }
-  return summary(times);
+  return { asDeployed: summary(times.asDeployed), withEnableSourceMaps: summary(times.withEnableSourceMaps) };
 }
 
 /** The first and the second formatted stack after a cold import, each run in a fresh process. */
-async function stackFormatting(timer: string, module: string, flags: string[], env: Record<string, string>): Promise<{ first: Timing; second: Timing }> {
+async function stackFormatting(
+  timer: string,
+  module: string,
+  flags: readonly string[],
+  env: Record<string, string>,
+): Promise<{ first: Timing; second: Timing }> {
   const first: number[] = [];
   const second: number[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -200,16 +218,12 @@ export async function run(): Promise<Record<string, unknown>> {
     await writeFile(stackTimer, FIRST_STACK_TIMER);
     await writeFile(empty, 'export {};\n');
     const env = await functionEnvironment();
-    // As deployed: no node flags (lib/constructs/koerier-function.ts sets no NODE_OPTIONS); before issue 15, --enable-source-maps.
-    const deployedFlags: string[] = [];
-    const enableSourceMaps = ['--enable-source-maps'];
 
     // Two cores shared with other work make the medians drift; the load says how much to trust them (the minimums drift less).
     const loadAverageAtStart = os.loadavg()[0]!;
     const baseline = {
       subject: 'an empty ES module, imported the same way',
-      asDeployed: await coldImport(timer, empty, deployedFlags, env),
-      withEnableSourceMaps: await coldImport(timer, empty, enableSourceMaps, env),
+      ...(await coldImports(timer, empty, env)),
     };
 
     const results: Record<string, unknown> = {};
@@ -219,10 +233,9 @@ export async function run(): Promise<Record<string, unknown>> {
       // The metafile only describes the build; the bundle is byte for byte what CDK deploys.
       const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outfile), logLevel: 'error', metafile: true });
       const code = await readFile(outfile);
-      const asDeployed = await coldImport(timer, outfile, deployedFlags, env);
-      const withEnableSourceMaps = await coldImport(timer, outfile, enableSourceMaps, env);
-      const stacks = await stackFormatting(stackTimer, outfile, deployedFlags, env);
-      const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, enableSourceMaps, env);
+      const { asDeployed, withEnableSourceMaps } = await coldImports(timer, outfile, env);
+      const stacks = await stackFormatting(stackTimer, outfile, DEPLOYED_FLAGS, env);
+      const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, ENABLE_SOURCE_MAPS, env);
       const network = await networkAtImport(timer, probe, outfile, env);
       networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
       results[name] = {
@@ -242,7 +255,8 @@ export async function run(): Promise<Record<string, unknown>> {
     }
 
     return {
-      description: 'Lambda bundles as CDK builds them: size, gzip size, cold import time (median of fresh node processes) next to an empty ES module',
+      description:
+        'Lambda bundles as CDK builds them: size, gzip size, cold import time as deployed and with --enable-source-maps (median of fresh node processes) next to an empty ES module, and the time to format the first stack after a cold import',
       node: process.version,
       note: "Measured on this machine's Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.",
       esbuild: esbuildVersion,
