@@ -23,7 +23,7 @@ const settings = {
   target: 'node24',
   minify: true,
   // For stack traces that name the TypeScript sources: functions/app/source-mapped-stacks.ts reads the map when the first stack is
-  // formatted. Not `--enable-source-maps`, which reads and parses it at every cold start (8–17 ms, bench/results/bundles.json).
+  // formatted. Not `--enable-source-maps`, which reads and parses it at every cold start (6–20 ms, bench/results/bundles.json).
   sourceMap: true,
   // Line mapping for stack traces needs no embedded sources; leaving them out halves the asset.
   sourcesContent: false,

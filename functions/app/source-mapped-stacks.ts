@@ -1,7 +1,7 @@
 /**
  * Stack traces that name the TypeScript sources, paid for when a stack is first formatted rather
  * than at every cold start. `node --enable-source-maps` reads and parses the bundle's source map
- * while the bundle is imported (8–17 ms of every cold start, bench/results/bundles.json), and
+ * while the bundle is imported (6–20 ms of every cold start, bench/results/bundles.json), and
  * decodes its mappings at the first stack all the same; a Lambda function formats a stack only
  * when something fails, so this hook reads, parses and decodes the map then, once.
  *
