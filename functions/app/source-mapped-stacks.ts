@@ -87,8 +87,9 @@ function sourcePath(source: string, bundleUrl: string): string {
 /**
  * V8 names a function by its minified name (`n`); the map records the original at the renamed
  * identifier. That identifier is found from where the function starts: after `function` in a
- * declaration, before `=` when a variable holds the function, at its class for a constructor. Only an entry exactly at the
- * identifier counts: the entry before some other position may name a different identifier.
+ * declaration, before `=` when a variable holds the function, at its class for a constructor.
+ * Only an entry exactly at the identifier counts: the entry before some other position may name
+ * a different identifier.
  */
 function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap, lines: readonly string[]): string {
   const name = site.getFunctionName();
