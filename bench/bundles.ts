@@ -3,6 +3,11 @@
  * (lib/bundling.ts), its size (raw and gzip), and its cold import time — a fresh `node` per
  * measurement that times `import()` of the bundle — next to the same measurement of an empty ES
  * module. Also reports any network I/O a handler starts while being imported (it must start none).
+ *
+ * As deployed is plain `node`: the functions run without `--enable-source-maps` (issue 15); the
+ * bundle reads its source map when it formats its first stack (functions/app/source-mapped-stacks.ts).
+ * The import with `--enable-source-maps` (how they ran before), and the first stack formatted
+ * after a cold import with and without it, state the trade.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,13 +16,17 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion } from 'esbuild';
-import { BUNDLE_FILE, LAMBDA_NODE_OPTIONS, esbuildOptions } from '../lib/bundling.js';
+import { BUNDLE_FILE, esbuildOptions } from '../lib/bundling.js';
 import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../lib/resources.js';
 import type { BucketName, KeyName, QueueName, TableName } from '../lib/resources.js';
 import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 15;
+/** As deployed: no node flags (lib/constructs/koerier-function.ts sets no NODE_OPTIONS). */
+const DEPLOYED_FLAGS: readonly string[] = [];
+/** How the functions ran before issue 15. */
+const ENABLE_SOURCE_MAPS: readonly string[] = ['--enable-source-maps'];
 const SPAWN_TIMEOUT_MS = 20_000;
 /** How long the network probe waits after the import for I/O the module started without awaiting. */
 const NETWORK_SETTLE_MS = 300;
@@ -58,6 +67,41 @@ globalThis.fetch = function (input, init) {
   return fetch(input, init);
 };
 process.on('exit', () => process.stderr.write('NETWORK ' + JSON.stringify(attempts) + '\\n'));
+`;
+
+/**
+ * Imports the bundle named by argv[2] and calls its handler twice with no event: the event adapter
+ * throws in the bundle (functions/handlers/shared/). Every stack formatted is timed, whichever
+ * error asks first (the handler may log one itself): the first is the map's read, parse and
+ * decoding, the second what later ones cost. Fails if the stack was not mapped to the sources.
+ */
+const FIRST_STACK_TIMER = `
+const url = process.argv[2];
+const { handler } = await import(url);
+const format = Error.prepareStackTrace;
+const times = [];
+Error.prepareStackTrace = (error, trace) => {
+  const started = performance.now();
+  try {
+    return format(error, trace);
+  } finally {
+    times.push(performance.now() - started);
+  }
+};
+let stack;
+for (let i = 0; i < 2; i++) {
+  try {
+    await handler(undefined, {});
+  } catch (error) {
+    const text = error.stack;
+    stack ??= text;
+  }
+}
+if (stack === undefined) throw new Error('the handler took no event without throwing');
+if (stack.includes(url)) throw new Error('the stack was not mapped to the sources: ' + stack);
+if (times.length < 2) throw new Error('expected two stacks formatted, not ' + times.length);
+process.stdout.write('\\nSTACK TIMES ' + JSON.stringify({ firstStackMs: times[0], secondStackMs: times[1] }) + '\\n');
+process.exit(0);
 `;
 
 interface Timing {
@@ -106,14 +150,48 @@ function runNode(args: string[], env: Record<string, string>): Promise<{ stdout:
 }
 
 /** Cold import time of one module, each run in a fresh process with the given node flags. */
-async function coldImport(timer: string, module: string, flags: string[], env: Record<string, string>): Promise<Timing> {
-  const times: number[] = [];
+/**
+ * Cold import time of one module as deployed and with `--enable-source-maps`, each run in a fresh
+ * process, the two alternating so that a change of load on the shared machine weighs on both alike.
+ */
+async function coldImports(timer: string, module: string, env: Record<string, string>): Promise<{ asDeployed: Timing; withEnableSourceMaps: Timing }> {
+  const times = { asDeployed: [] as number[], withEnableSourceMaps: [] as number[] };
   for (let i = 0; i < RUNS; i++) {
-    const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
-    times.push((JSON.parse(stdout) as { importMs: number }).importMs);
+    for (const [name, flags] of [
+      ['asDeployed', DEPLOYED_FLAGS],
+      ['withEnableSourceMaps', ENABLE_SOURCE_MAPS],
+    ] as const) {
+      const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href, '0'], env);
+      times[name].push((JSON.parse(stdout) as { importMs: number }).importMs);
+    }
   }
-  times.sort((a, b) => a - b);
-  return { medianMs: round(times[Math.floor(times.length / 2)]!), minMs: round(times[0]!), maxMs: round(times[times.length - 1]!) };
+  return { asDeployed: summary(times.asDeployed), withEnableSourceMaps: summary(times.withEnableSourceMaps) };
+}
+
+/** The first and the second formatted stack after a cold import, each run in a fresh process. */
+async function stackFormatting(
+  timer: string,
+  module: string,
+  flags: readonly string[],
+  env: Record<string, string>,
+): Promise<{ first: Timing; second: Timing }> {
+  const first: number[] = [];
+  const second: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const { stdout } = await runNode([...flags, timer, pathToFileURL(module).href], env);
+    // The handler may log the error on stdout before the times.
+    const line = stdout.split('\n').find((l) => l.startsWith('STACK TIMES '));
+    if (line === undefined) throw new Error(`the stack timer reported nothing for ${module}: ${stdout}`);
+    const times = JSON.parse(line.slice('STACK TIMES '.length)) as { firstStackMs: number; secondStackMs: number };
+    first.push(times.firstStackMs);
+    second.push(times.secondStackMs);
+  }
+  return { first: summary(first), second: summary(second) };
+}
+
+function summary(times: number[]): Timing {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { medianMs: round(sorted[Math.floor(sorted.length / 2)]!), minMs: round(sorted[0]!), maxMs: round(sorted[sorted.length - 1]!) };
 }
 
 async function networkAtImport(timer: string, probe: string, module: string, env: Record<string, string>): Promise<string[]> {
@@ -141,20 +219,19 @@ export async function run(): Promise<Record<string, unknown>> {
   try {
     const timer = path.join(dir, 'import-timer.mjs');
     const probe = path.join(dir, 'network-probe.mjs');
+    const stackTimer = path.join(dir, 'first-stack-timer.mjs');
     const empty = path.join(dir, 'empty.mjs');
     await writeFile(timer, IMPORT_TIMER);
     await writeFile(probe, NETWORK_PROBE);
+    await writeFile(stackTimer, FIRST_STACK_TIMER);
     await writeFile(empty, 'export {};\n');
     const env = await functionEnvironment();
-    // As deployed: every function runs with NODE_OPTIONS=--enable-source-maps (lib/bundling.ts).
-    const deployedFlags = LAMBDA_NODE_OPTIONS.split(' ');
 
     // Two cores shared with other work make the medians drift; the load says how much to trust them (the minimums drift less).
     const loadAverageAtStart = os.loadavg()[0]!;
     const baseline = {
       subject: 'an empty ES module, imported the same way',
-      asDeployed: await coldImport(timer, empty, deployedFlags, env),
-      withoutSourceMaps: await coldImport(timer, empty, [], env),
+      ...(await coldImports(timer, empty, env)),
     };
 
     const results: Record<string, unknown> = {};
@@ -164,8 +241,9 @@ export async function run(): Promise<Record<string, unknown>> {
       // The metafile only describes the build; the bundle is byte for byte what CDK deploys.
       const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outfile), logLevel: 'error', metafile: true });
       const code = await readFile(outfile);
-      const asDeployed = await coldImport(timer, outfile, deployedFlags, env);
-      const withoutSourceMaps = await coldImport(timer, outfile, [], env);
+      const { asDeployed, withEnableSourceMaps } = await coldImports(timer, outfile, env);
+      const stacks = await stackFormatting(stackTimer, outfile, DEPLOYED_FLAGS, env);
+      const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, ENABLE_SOURCE_MAPS, env);
       const network = await networkAtImport(timer, probe, outfile, env);
       networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
       results[name] = {
@@ -174,7 +252,10 @@ export async function run(): Promise<Record<string, unknown>> {
         gzipBytes: gzipSync(code).length,
         sourceMapBytes: (await stat(`${outfile}.map`)).size,
         coldImportAsDeployed: asDeployed,
-        coldImportWithoutSourceMaps: withoutSourceMaps,
+        coldImportWithEnableSourceMaps: withEnableSourceMaps,
+        firstStackAsDeployed: stacks.first,
+        secondStackAsDeployed: stacks.second,
+        firstStackWithEnableSourceMaps: stacksWithEnableSourceMaps.first,
         ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
         largestPackages: largestPackages(Object.entries(metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1].inputs),
         networkAtImport: network,
@@ -182,7 +263,8 @@ export async function run(): Promise<Record<string, unknown>> {
     }
 
     return {
-      description: 'Lambda bundles as CDK builds them: size, gzip size, cold import time (median of fresh node processes) next to an empty ES module',
+      description:
+        'Lambda bundles as CDK builds them: size, gzip size, cold import time as deployed and with --enable-source-maps (median of fresh node processes) next to an empty ES module, and the time to format the first stack after a cold import',
       node: process.version,
       note: "Measured on this machine's Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.",
       esbuild: esbuildVersion,

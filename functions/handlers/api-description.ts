@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the api-description app (functions/app/api-description-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { apiDescriptionApp } from '../app/api-description-app.js';
 import { metrics } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

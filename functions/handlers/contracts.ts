@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the contract register (functions/app/contracts-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { contractsApp } from '../app/contracts-app.js';
 import { authenticate, contractDocuments, contractLifecycle, contractStore, idempotency, metrics, subscriptions } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the claim check's data URL (functions/app/payloads-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { payloadsApp } from '../app/payloads-app.js';
 import { authenticate, claimCheckStore, idempotency, metrics, payloadLedger } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the pull app (functions/app/pull-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { pullApp } from '../app/pull-app.js';
 import {
   authenticate,

@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the replays app (functions/app/replays-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { replaysApp } from '../app/replays-app.js';
 import { authenticate, idempotency, metrics, partners, replayQueue, replayStore, subscriptions } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the router app (functions/app/router-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { routerApp } from '../app/router-app.js';
 import { deliveryQueue, eventArchive, metrics, partners, pullQueues, routeIndex, routedEvents } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

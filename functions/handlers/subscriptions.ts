@@ -1,4 +1,5 @@
 /** Lambda entry (lib/resources.ts): the subscriptions app (functions/app/subscriptions-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+import '../app/source-mapped-stacks.js';
 import { subscriptionsApp } from '../app/subscriptions-app.js';
 import { authenticate, credentialCipher, handshakeHttp, idempotency, metrics, partners, pullQueues, subscriptions } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';

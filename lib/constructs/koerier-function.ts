@@ -15,7 +15,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { LAMBDA_NODE_OPTIONS, lambdaBundling } from '../bundling.js';
+import { lambdaBundling } from '../bundling.js';
 import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type PullQueueAccess, type QueueName, type TableName } from '../resources.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
@@ -106,7 +106,8 @@ export class KoerierFunction extends Construct {
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.THREE_MONTHS });
     logGroup.grantWrite(this.role);
 
-    const environment: Record<string, string> = { ...props.settings, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
+    // No NODE_OPTIONS: the bundle maps its own stack traces (functions/app/source-mapped-stacks.ts), without --enable-source-maps.
+    const environment: Record<string, string> = { ...props.settings };
     for (const [tableName, access] of entries(spec.tables)) {
       const { table, spec: tableSpec } = byName(resources.tables, 'table', tableName, owner);
       const actions = access === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
