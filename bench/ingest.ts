@@ -15,9 +15,9 @@ import os from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Agent, request } from 'undici';
 import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-store.js';
+import { PutItemCommand, UpdateItemCommand } from '../functions/aws/dynamodb-requests.js';
 import { SqsMessageQueue } from '../functions/aws/sqs-message-queue.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
@@ -202,7 +202,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const inboundUrl = host.config.resources.queueUrl('inbound');
     const idempotencyTable = host.config.resources.table('idempotency');
     countRequests(host.awsClients.sqs, 'sqs');
-    countRequests(host.awsClients.dynamodb, 'dynamodb');
+    host.awsClients.dynamodb.observeAttempts(({ operation }) => void (calls.dynamodb[operation] = (calls.dynamodb[operation] ?? 0) + 1));
 
     const post = async (body: string, contentType: string) => {
       const response = await request(`${host.apiUrl}/events`, {
