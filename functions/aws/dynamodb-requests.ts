@@ -21,25 +21,8 @@
  * - endpoint discovery: off by default in the SDK; not built.
  * - `x-amz-crc32`: the v3 SDK does not check it either; TLS guards the answer.
  */
-import type {
-  AttributeValue,
-  BatchGetItemInput,
-  BatchGetItemOutput,
-  BatchWriteItemInput,
-  BatchWriteItemOutput,
-  DeleteItemInput,
-  DeleteItemOutput,
-  GetItemInput,
-  GetItemOutput,
-  PutItemInput,
-  PutItemOutput,
-  QueryInput,
-  QueryOutput,
-  ScanInput,
-  ScanOutput,
-  UpdateItemInput,
-  UpdateItemOutput,
-} from '@aws-sdk/client-dynamodb';
+// One line, so `grep "from '@aws-sdk/client-dynamodb'"` shows it for the type-only import it is.
+import type * as Sdk from '@aws-sdk/client-dynamodb';
 import { LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
 
 export type DynamoDbRequestsOptions = LeanJsonClientOptions;
@@ -51,28 +34,28 @@ abstract class DynamoDbCommand<Input extends object, Output> {
   constructor(readonly input: Input) {}
 }
 
-export class BatchGetItemCommand extends DynamoDbCommand<BatchGetItemInput, BatchGetItemOutput> {
+export class BatchGetItemCommand extends DynamoDbCommand<Sdk.BatchGetItemInput, Sdk.BatchGetItemOutput> {
   readonly operation = 'BatchGetItem';
 }
-export class BatchWriteItemCommand extends DynamoDbCommand<BatchWriteItemInput, BatchWriteItemOutput> {
+export class BatchWriteItemCommand extends DynamoDbCommand<Sdk.BatchWriteItemInput, Sdk.BatchWriteItemOutput> {
   readonly operation = 'BatchWriteItem';
 }
-export class DeleteItemCommand extends DynamoDbCommand<DeleteItemInput, DeleteItemOutput> {
+export class DeleteItemCommand extends DynamoDbCommand<Sdk.DeleteItemInput, Sdk.DeleteItemOutput> {
   readonly operation = 'DeleteItem';
 }
-export class GetItemCommand extends DynamoDbCommand<GetItemInput, GetItemOutput> {
+export class GetItemCommand extends DynamoDbCommand<Sdk.GetItemInput, Sdk.GetItemOutput> {
   readonly operation = 'GetItem';
 }
-export class PutItemCommand extends DynamoDbCommand<PutItemInput, PutItemOutput> {
+export class PutItemCommand extends DynamoDbCommand<Sdk.PutItemInput, Sdk.PutItemOutput> {
   readonly operation = 'PutItem';
 }
-export class QueryCommand extends DynamoDbCommand<QueryInput, QueryOutput> {
+export class QueryCommand extends DynamoDbCommand<Sdk.QueryInput, Sdk.QueryOutput> {
   readonly operation = 'Query';
 }
-export class ScanCommand extends DynamoDbCommand<ScanInput, ScanOutput> {
+export class ScanCommand extends DynamoDbCommand<Sdk.ScanInput, Sdk.ScanOutput> {
   readonly operation = 'Scan';
 }
-export class UpdateItemCommand extends DynamoDbCommand<UpdateItemInput, UpdateItemOutput> {
+export class UpdateItemCommand extends DynamoDbCommand<Sdk.UpdateItemInput, Sdk.UpdateItemOutput> {
   readonly operation = 'UpdateItem';
 }
 
@@ -94,8 +77,8 @@ export class DynamoDbServiceException extends Error {
 
 /** A condition that did not hold; with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, the item that stood in the way. */
 export class ConditionalCheckFailedException extends DynamoDbServiceException {
-  readonly Item?: Record<string, AttributeValue>;
-  constructor(message: string, statusCode: number, item: Record<string, AttributeValue> | undefined) {
+  readonly Item?: Record<string, Sdk.AttributeValue>;
+  constructor(message: string, statusCode: number, item: Record<string, Sdk.AttributeValue> | undefined) {
     super('ConditionalCheckFailedException', message, statusCode);
     if (item !== undefined) this.Item = item;
   }
@@ -142,7 +125,7 @@ export class DynamoDbRequests extends LeanJsonClient {
     const message = text(answer['message']) ?? text(answer['Message']) ?? 'UnknownError';
     if (name === 'ConditionalCheckFailedException') {
       const item = answer['Item'];
-      return new ConditionalCheckFailedException(message, statusCode, isObject(item) ? (reviveBinary(item) as Record<string, AttributeValue>) : undefined);
+      return new ConditionalCheckFailedException(message, statusCode, isObject(item) ? (reviveBinary(item) as Record<string, Sdk.AttributeValue>) : undefined);
     }
     return new DynamoDbServiceException(name, message, statusCode);
   }
