@@ -22,7 +22,7 @@ export function createAwsClients(): AwsClients {
 }
 
 // One constructor per client, so a Lambda bundle that only reaches DynamoDB carries no S3 client (issue 15, item 4).
-/** Not the SDK's DynamoDBClient: with its core it was about 170 KB of every function (issue 15, item 4). */
+/** Not the SDK's DynamoDBClient: 30–32 KB of every function, and ten times the CPU per call (issue 15, item 4; ./dynamodb-requests.ts). */
 export function createDynamoDbClient(): DynamoDbRequests {
   return new DynamoDbRequests();
 }
