@@ -5,8 +5,8 @@
  * 0.4–0.5 ms of CPU per call in its middleware stack and serde where this takes 0.05 ms
  * (bench/dynamodb-client.ts). The command classes carry the SDK's names and its input and output
  * types (type-only imports, nothing of the SDK in a bundle), so an adapter changes only its import
- * line. test/unit/aws/dynamodb-requests-signing.test.ts signs the same
- * requests with the SDK and with this and compares them.
+ * line. test/unit/aws/dynamodb-requests-signing.test.ts signs the same requests with the SDK and
+ * with this and compares them.
  *
  * DynamoDB speaks JSON 1.0 (./aws-json-protocol.ts): `POST /` with
  * `X-Amz-Target: DynamoDB_20120810.<Operation>`. Binary attributes (`B`, `BS`; the lock token key
