@@ -313,7 +313,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const connections = () => receivers.reduce((sum, receiver) => sum + receiver.connectionCount, 0);
     // The poller's own requests (receive, delete) are counted on its client, the function's on the host's.
     count(feeder as never, 'poller');
-    count(host.awsClients.dynamodb, 'dynamodb');
+    host.awsClients.dynamodb.observeAttempts(() => void calls.dynamodb++);
     count(host.awsClients.sqs, 'sqs');
     for (let round = 0; round < ROUNDS; round++) {
       floorSeconds = Math.min(floorSeconds, await postsAlone());

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-store.js';
+import { DynamoDbRequests, PutItemCommand } from '../functions/aws/dynamodb-requests.js';
 import { jsonResponse, type HttpRequest } from '../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../functions/core/idempotency/index.js';
 import { resourceEnv } from '../lib/resources.js';
@@ -63,7 +63,7 @@ function median(values: number[]): number {
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDBClient({
+  const dynamodb = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },

@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../functions/aws/dynamodb-routed-event-ledger.js';
 import { SubscriptionMatcher } from '../functions/core/routing/matcher.js';
@@ -31,7 +31,7 @@ const TYPE = 'nl.edu.bench.ledger.v1';
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDBClient({
+  const dynamodb = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },

@@ -20,7 +20,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests, ScanCommand } from '../functions/aws/dynamodb-requests.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../functions/core/routing/matcher.js';
 import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../functions/core/routing/route-keys.js';
@@ -84,7 +84,7 @@ function persons(count: number, population: number, offset: number): number[] {
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDBClient({
+  const dynamodb = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
@@ -93,16 +93,13 @@ export async function run(): Promise<Record<string, unknown>> {
   const index = new DynamoDbRouteIndex(dynamodb, tableName);
   const requests = countRequests(dynamodb);
   let itemsRead = 0;
-  dynamodb.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      const output = result.output as { Count?: number; Responses?: Record<string, unknown[]> } | undefined;
-      if (typeof output?.Count === 'number') itemsRead += output.Count;
-      for (const items of Object.values(output?.Responses ?? {})) itemsRead += items.length;
-      return result;
+  dynamodb.observeCalls({
+    afterCall: (_, __, answer) => {
+      const output = answer as { Count?: number; Responses?: Record<string, unknown[]> };
+      if (typeof output.Count === 'number') itemsRead += output.Count;
+      for (const items of Object.values(output.Responses ?? {})) itemsRead += items.length;
     },
-    { step: 'initialize', name: 'benchItemCounter' },
-  );
+  });
 
   const broad = broadSubscriptions();
   let loaded = 0;

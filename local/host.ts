@@ -11,10 +11,11 @@ import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient, paginateScan } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
+import { DynamoDbRequests, ScanCommand } from '../functions/aws/dynamodb-requests.js';
 import { S3Requests } from '../functions/aws/s3-requests.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
@@ -107,7 +108,9 @@ export interface KoerierHost {
 }
 
 /**
- * The host's clients of its emulators. `s3` is the SDK's, for tests and benchmarks that look into
+ * The host's clients of its emulators. `dynamodb` is the lean client the functions run with in
+ * Lambda (functions/aws/dynamodb-requests.ts); the emulators' own chores (tables, the TTL sweep,
+ * the health check) keep the SDK's. `s3` is the SDK's, for tests and benchmarks that look into
  * the buckets; the functions send their S3 requests with `s3Requests`, the lean client they run
  * with in Lambda (functions/aws/s3-requests.ts).
  */
@@ -180,7 +183,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       },
     };
     const awsClients: LaptopAwsClients = {
-      dynamodb: new DynamoDBClient({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
+      dynamodb: new DynamoDbRequests({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
       sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
       // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
       s3: new S3Client({
@@ -326,23 +329,25 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
  * were made at run time. So they are made again here, before anything is routed, and the SQS
  * journal puts their messages back as each appears (local/sqs-journal.ts).
  */
-async function recreatePullQueues(dynamodb: DynamoDBClient, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
-  const pages = paginateScan(
-    { client: dynamodb },
-    {
-      TableName: config.resources.table('subscriptions'),
-      FilterExpression: '#delivery = :pull',
-      ExpressionAttributeNames: { '#delivery': 'delivery' },
-      ExpressionAttributeValues: { ':pull': { S: 'pull' } },
-      ProjectionExpression: 'id',
-    },
-  );
-  for await (const page of pages) {
+async function recreatePullQueues(dynamodb: DynamoDbRequests, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await dynamodb.send(
+      new ScanCommand({
+        TableName: config.resources.table('subscriptions'),
+        ProjectionExpression: 'id',
+        FilterExpression: '#delivery = :pull',
+        ExpressionAttributeNames: { '#delivery': 'delivery' },
+        ExpressionAttributeValues: { ':pull': { S: 'pull' } },
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
     for (const item of page.Items ?? []) {
       const subscription = await dependencies.subscriptions.get(item['id']?.S ?? '');
       if (subscription?.pull) await dependencies.pullQueues.create(subscription.id, subscription.pull);
     }
-  }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }
 
 /** 0700 for the directory and every directory in it, 0600 for every file. */

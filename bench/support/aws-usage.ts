@@ -12,11 +12,12 @@
  * holds and turns them into docs/COST.md.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import type { S3Requests } from '../../functions/aws/s3-requests.js';
 
-/** The clients a host's functions send with (`KoerierHost['awsClients']`); S3 through the lean client (functions/aws/s3-requests.ts). */
+/** The clients a host's functions send with (`KoerierHost['awsClients']`); DynamoDB and S3 through the lean clients (functions/aws/dynamodb-requests.ts, s3-requests.ts). */
 interface Clients {
-  readonly dynamodb: MiddlewareClient;
+  readonly dynamodb: Pick<DynamoDbRequests, 'observeAttempts' | 'observeCalls'>;
   readonly sqs: MiddlewareClient;
   readonly s3Requests: Pick<S3Requests, 'observeAttempts'>;
 }
@@ -160,8 +161,32 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
       { step: 'deserialize', name: `koerierCostRequests-${service}` } as never,
     );
   };
-  watch(clients.dynamodb, 'dynamodb');
   watch(clients.sqs, 'sqs');
+  // DynamoDB: every attempt is a billed request; items and capacity once per operation, from its
+  // input and its answer (no retries happen against dynalite, so the items per request are as before).
+  clients.dynamodb.observeAttempts(({ operation }) => {
+    const usage = stage();
+    const key = `dynamodb:${operation}`;
+    usage.requests[key] = (usage.requests[key] ?? 0) + 1;
+  });
+  clients.dynamodb.observeCalls({
+    beforeCall: (operation, input) => {
+      const usage = stage();
+      const key = `dynamodb:${operation}`;
+      usage.items[key] = (usage.items[key] ?? 0) + itemsIn('dynamodb', operation, input);
+      // Ask DynamoDB for the capacity it bills (the adapters never ask for it themselves).
+      return DYNAMODB_CAPACITY_OPERATIONS.has(operation) && input['ReturnConsumedCapacity'] === undefined
+        ? { ...input, ReturnConsumedCapacity: 'TOTAL' }
+        : (input as Record<string, unknown>);
+    },
+    afterCall: (operation, _input, output) => {
+      if (!DYNAMODB_CAPACITY_OPERATIONS.has(operation)) return;
+      const usage = stage();
+      const { read, write } = capacityOf(operation, output);
+      usage.units.dynamodbReadUnits += read;
+      usage.units.dynamodbWriteUnits += write;
+    },
+  });
   clients.s3Requests.observeAttempts(({ operation, requestBytes }) => {
     const usage = stage();
     const key = `s3:${operation}`;

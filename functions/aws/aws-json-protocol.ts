@@ -32,6 +32,12 @@ export interface JsonProtocol {
   readonly headers?: Readonly<Record<string, string>>;
   /** The code of a 5xx answer that names none. */
   readonly serverErrorCode: string;
+  /**
+   * The backoff ceilings (ms) of the first retry after a transient and after a throttling answer,
+   * where the service's SDK client sets its own (DynamoDB's); each later retry doubles them. Default:
+   * the standard mode's (./lean-client-support.ts).
+   */
+  readonly retryDelays?: { readonly transientMs: number; readonly throttlingMs: number };
 }
 
 /** A non-2xx answer as the protocol reads it: the code, the status, and the parsed body (members beyond the code, such as DynamoDB's `Item`). */
@@ -131,7 +137,14 @@ export abstract class LeanJsonClient extends LeanAwsClient {
       errorAnswers.set(response, answer);
       return errorCode(response, answer, this.protocol.serverErrorCode);
     };
-    const response = await sendWithStandardRetries(operation, request, this.sending, (answer) => standardRetryBase(answer.statusCode, codeOf(answer)));
+    const delays = this.protocol.retryDelays;
+    const retryBase = (answer: AwsHttpResponse) => {
+      const base = standardRetryBase(answer.statusCode, codeOf(answer));
+      // standardBackoff waits up to base × 2^attempt, attempt counting from 1: half the first ceiling.
+      if (base === undefined || delays === undefined) return base;
+      return (base === THROTTLING_BASE ? delays.throttlingMs : delays.transientMs) / 2;
+    };
+    const response = await sendWithStandardRetries(operation, request, this.sending, retryBase);
     if (response.statusCode >= 200 && response.statusCode < 300) return this.parseAnswer(response.body);
     const answer = errorAnswers.get(response) ?? parsedJson(response.body);
     throw this.failure({
@@ -143,6 +156,9 @@ export abstract class LeanJsonClient extends LeanAwsClient {
     });
   }
 }
+
+/** The base the standard mode gives a throttling answer, to tell it apart from a transient one. */
+const THROTTLING_BASE = standardRetryBase(429, '');
 
 function parsedJson(body: Buffer): Record<string, unknown> {
   if (body.length === 0) return {};

@@ -16,7 +16,8 @@
  * A page may end inside a pack: its cursor then names the pack and how many of its attempts were
  * listed (`skip`), and the next page starts at that pack again (a key range up to it, inclusive).
  */
-import { QueryCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDbRequests } from './dynamodb-requests.js';
 import type { AttemptRecord, Page } from '../core/delivery/delivery-records.js';
 import { ATTEMPT, decodePageCursor, encodeCursor, key, num, partition, PK, SK, type Item } from './delivery-table-items.js';
 
@@ -62,7 +63,7 @@ export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: 
 
 /** A page of a subscription's attempts, newest first; `limit` counts attempts, not packs. */
 export async function listAttemptPage(
-  client: DynamoDBClient,
+  client: DynamoDbRequests,
   tableName: string,
   subscriptionId: string,
   page: { limit: number; cursor?: string | undefined },

@@ -13,6 +13,7 @@
  * One class for the three delivery ports (target health, delivery ledger, dead letters): they share
  * the table, its partition per subscription and its cursors; each user is handed only its port.
  */
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetItemCommand,
   ConditionalCheckFailedException,
@@ -20,9 +21,8 @@ import {
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  type DynamoDBClient,
-  type WriteRequest,
-} from '@aws-sdk/client-dynamodb';
+  type DynamoDbRequests,
+} from './dynamodb-requests.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { attemptPackWrites, listAttemptPage } from './dynamodb-attempt-history.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
@@ -57,7 +57,7 @@ const BATCH_GET_LIMIT = 100;
 
 export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
   constructor(
-    private readonly client: DynamoDBClient,
+    private readonly client: DynamoDbRequests,
     private readonly tableName: string,
     private readonly clock: Clock = systemClock,
   ) {}

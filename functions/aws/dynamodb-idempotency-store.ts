@@ -10,15 +10,15 @@
  * repeats as completed; another container sees the entry in progress (409) until its lock expires
  * and then takes it over (core/idempotency/prepared-guard.ts).
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
-  type AttributeValue,
-  type DynamoDBClient,
-} from '@aws-sdk/client-dynamodb';
+  type DynamoDbRequests,
+} from './dynamodb-requests.js';
 import { tables } from '../../lib/resources.js';
 import { boundReadableKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import {
@@ -48,7 +48,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   private readonly confirmed = new Map<string, string>();
 
   constructor(
-    private readonly client: DynamoDBClient,
+    private readonly client: DynamoDbRequests,
     private readonly tableName: string,
   ) {}
 

@@ -23,7 +23,8 @@
  * consistent, so what was written before an event was accepted is seen for it. A writer changes
  * the per-subscription items, then the heads, then the generation.
  */
-import { PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry } from '../core/routing/route-keys.js';
@@ -63,7 +64,7 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
   private layoutMarked = false;
 
   constructor(
-    private readonly client: DynamoDBClient,
+    private readonly client: DynamoDbRequests,
     private readonly tableName: string,
   ) {}
 

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
 import { PK, SK } from './delivery-table-items.js';
 import type { KmsRequests } from './kms-requests.js';
 
@@ -25,7 +25,7 @@ const CONTEXT = { purpose: 'koerier-lock-tokens' };
 
 export function lockTokenKeySource(
   keyId: string,
-  options: { kms: () => KmsRequests; localKeysDir?: string; dynamodb: () => DynamoDBClient; tableName: () => string },
+  options: { kms: () => KmsRequests; localKeysDir?: string; dynamodb: () => DynamoDbRequests; tableName: () => string },
 ): () => Promise<Buffer> {
   let key: Promise<Buffer> | undefined;
   return () => {
@@ -48,7 +48,7 @@ function localKey(keyId: string, localKeysDir: string | undefined): Buffer {
   return key;
 }
 
-async function wrappedKey(keyId: string, kms: KmsRequests, dynamodb: DynamoDBClient, tableName: string): Promise<Buffer> {
+async function wrappedKey(keyId: string, kms: KmsRequests, dynamodb: DynamoDbRequests, tableName: string): Promise<Buffer> {
   const read = async () => (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: KEY_ITEM, ConsistentRead: true }))).Item?.['wrapped']?.B;
   let wrapped = await read();
   if (!wrapped) {

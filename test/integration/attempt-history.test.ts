@@ -5,7 +5,7 @@
  * written before packing read as before.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests, PutItemCommand, QueryCommand } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PACK_BYTES } from '../../functions/aws/dynamodb-attempt-history.js';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
@@ -14,7 +14,7 @@ import { localName } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
-let client: DynamoDBClient;
+let client: DynamoDbRequests;
 let deliveries: DynamoDbDeliveryState;
 const table = localName.table('deliveries');
 const expiresAt = () => Math.floor(Date.now() / 1000) + 3600;
@@ -22,7 +22,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  client = new DynamoDBClient({
+  client = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { sealSinkCredential, type SinkCredential } from '../../functions/core/credentials/sink-credential.js';
 import { DeliveryAdmin } from '../../functions/core/delivery/delivery-admin.js';
@@ -128,7 +128,7 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const logs: string[] = [];
   const restoreLogger = logger.captureTo((line) => logs.push(line));
 
-  const dynamodb = new DynamoDBClient({});
+  const dynamodb = new DynamoDbRequests({});
   const sqs = new SQSClient({});
   const table = (name: 'deliveries' | 'subscriptions' | 'routes') => process.env[resourceEnv.table(name)]!;
   const store = new DynamoDbDeliveryState(dynamodb, table('deliveries'));

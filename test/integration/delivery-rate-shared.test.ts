@@ -6,7 +6,7 @@
  * one reservation per slot, and what one instance reserved the other, or a fresh one, sees.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { planSends } from '../../functions/core/delivery/target-health.js';
@@ -19,7 +19,7 @@ let instance: () => DynamoDbDeliveryState;
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   const client = () =>
-    new DynamoDBClient({
+    new DynamoDbRequests({
       region: emulators.region,
       endpoint: emulators.endpoints.dynamodb,
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },

@@ -7,7 +7,7 @@
  * them), but not those of a global secondary index's key: there the tests assert the length.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests, GetItemCommand, PutItemCommand } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
@@ -28,7 +28,7 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 
 let emulators: Emulators;
-let client: DynamoDBClient;
+let client: DynamoDbRequests;
 let routes: DynamoDbRouteIndex;
 let subscriptions: DynamoDbSubscriptionStore;
 let ledger: DynamoDbRoutedEventLedger;
@@ -40,7 +40,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
-  client = new DynamoDBClient({
+  client = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },

@@ -4,7 +4,7 @@
  * race with one key.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore, idempotencyKeyOf } from '../../functions/aws/dynamodb-idempotency-store.js';
@@ -17,7 +17,7 @@ import { controlledClock, ingestRequest } from '../unit/idempotency/store-contra
 import { describeIdempotencyStoreContract } from '../unit/idempotency/store-contract.js';
 
 let emulators: Emulators;
-let dynamodb: DynamoDBClient;
+let dynamodb: DynamoDbRequests;
 let sqs: SQSClient;
 let requests: RequestCounter;
 let tableName: string;
@@ -29,7 +29,7 @@ beforeAll(async () => {
     region: emulators.region,
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
   };
-  dynamodb = new DynamoDBClient({ ...config, endpoint: emulators.endpoints.dynamodb });
+  dynamodb = new DynamoDbRequests({ ...config, endpoint: emulators.endpoints.dynamodb });
   sqs = new SQSClient({ ...config, endpoint: emulators.endpoints.sqs });
   requests = countRequests(dynamodb);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;
@@ -81,7 +81,7 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const ctx = context();
     const key = randomUUID();
     await withIdempotency(ingestRequest(key, '{}'), ctx, accept);
-    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
+    const { GetItemCommand } = await import('../../functions/aws/dynamodb-requests.js');
     const item = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `idempotency#publisher-a#POST%20%2Fevents#${key}` } } }));
     expect(item.Item?.state?.S).toBe('completed');
     expect(Number(item.Item?.expiresAt?.N)).toBe(Math.floor(ctx.clock!() / 1000) + 7 * 24 * 3600);
@@ -107,7 +107,7 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     // The stored key is within DynamoDB's partition-key limit (dynalite would refuse it otherwise).
     const stored = idempotencyKeyOf({ clientId: longClient, operation: 'POST /events', key });
     expect(stored).toMatch(/^idempotency#sha256=[A-Za-z0-9_-]{43}$/);
-    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
+    const { GetItemCommand } = await import('../../functions/aws/dynamodb-requests.js');
     expect((await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: stored } } }))).Item?.state?.S).toBe('completed');
   });
 

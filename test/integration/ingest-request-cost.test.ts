@@ -5,7 +5,7 @@
  * dynalite table and one SQS queue, with a clock the test moves.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
@@ -28,7 +28,7 @@ const LOCK_SECONDS = 60;
 const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 
 let emulators: Emulators;
-let dynamodb: DynamoDBClient;
+let dynamodb: DynamoDbRequests;
 let sqs: SQSClient;
 let dynamodbRequests: RequestCounter;
 let sqsRequests: RequestCounter;
@@ -42,7 +42,7 @@ beforeAll(async () => {
     region: emulators.region,
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
   };
-  dynamodb = new DynamoDBClient({ ...config, endpoint: emulators.endpoints.dynamodb });
+  dynamodb = new DynamoDbRequests({ ...config, endpoint: emulators.endpoints.dynamodb });
   sqs = new SQSClient({ ...config, endpoint: emulators.endpoints.sqs });
   dynamodbRequests = countRequests(dynamodb);
   sqsRequests = countRequests(sqs);

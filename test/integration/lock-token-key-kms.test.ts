@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests, GetItemCommand } from '../../functions/aws/dynamodb-requests.js';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PK, SK } from '../../functions/aws/delivery-table-items.js';
@@ -20,7 +20,7 @@ const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-
 const CREDENTIALS = { accessKeyId: 'AKIDLOCKTOKENS', secretAccessKey: 'lock-token-test-secret' };
 
 let emulators: Emulators;
-let dynamodb: DynamoDBClient;
+let dynamodb: DynamoDbRequests;
 let table: string;
 let kmsServer: Server;
 let kmsEndpoint: string;
@@ -31,7 +31,7 @@ const wrap = (plaintext: string, context: unknown) => Buffer.from(JSON.stringify
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDBClient({
+  dynamodb = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },

@@ -6,7 +6,8 @@
  * one removed is not.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests, GetItemCommand, PutItemCommand, UpdateItemCommand } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../../functions/core/routing/matcher.js';
@@ -17,21 +18,26 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
 let emulators: Emulators;
-let client: DynamoDBClient;
+/** What the adapters send with; `tables` makes the tables (the lean client has no table operations). */
+let client: DynamoDbRequests;
+let tableClient: DynamoDBClient;
 let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDBClient({
+  const settings = {
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  };
+  client = new DynamoDbRequests(settings);
+  tableClient = new DynamoDBClient(settings);
   requests = countRequests(client);
 });
 
 afterAll(async () => {
   client.destroy();
+  tableClient.destroy();
   await emulators.stop();
 });
 
@@ -39,7 +45,7 @@ afterAll(async () => {
 async function freshIndex(): Promise<{ index: DynamoDbRouteIndex; table: string }> {
   const table = `routes-${randomUUID()}`;
   const { partitionKey, sortKey } = tables.routes;
-  await client.send(
+  await tableClient.send(
     new CreateTableCommand({
       TableName: table,
       BillingMode: 'PAY_PER_REQUEST',
@@ -53,9 +59,13 @@ async function freshIndex(): Promise<{ index: DynamoDbRouteIndex; table: string 
       ],
     }),
   );
-  await eventually('the table to be active', async () => (await client.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus === 'ACTIVE', {
-    intervalMs: 10,
-  });
+  await eventually(
+    'the table to be active',
+    async () => (await tableClient.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus === 'ACTIVE',
+    {
+      intervalMs: 10,
+    },
+  );
   return { index: new DynamoDbRouteIndex(client, table), table };
 }
 

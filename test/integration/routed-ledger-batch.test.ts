@@ -6,7 +6,7 @@
  * routed again with the same routing id, so no event is lost and its delivery keys stay the same.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import type { RoutingClaim } from '../../functions/core/routing/routed-events.js';
@@ -15,13 +15,13 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
 let emulators: Emulators;
-let client: DynamoDBClient;
+let client: DynamoDbRequests;
 let ledger: DynamoDbRoutedEventLedger;
 let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDBClient({
+  client = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },

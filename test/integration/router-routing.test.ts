@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ import { eventually } from '../support/waiting.js';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let harness: HandlerHarness;
-let dynamodb: DynamoDBClient;
+let dynamodb: DynamoDbRequests;
 let repository: DynamoDbSubscriptionStore;
 let inbound: SqsMessageQueue;
 let inboundUrl: string;
@@ -91,7 +91,7 @@ beforeAll(async () => {
     // The partner directory is read again after a second, so a revocation is seen within the test.
     [settingEnv.partnersRefreshSeconds]: '1',
   });
-  dynamodb = new DynamoDBClient({});
+  dynamodb = new DynamoDbRequests({});
   repository = new DynamoDbSubscriptionStore(dynamodb, localName.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, localName.table('routes')));
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
   inbound = new SqsMessageQueue(harness.sqs, inboundUrl);

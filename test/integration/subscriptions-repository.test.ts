@@ -2,7 +2,7 @@
  * The subscription repository on DynamoDB (dynalite), with the route index kept in step: the same
  * store contract the in-memory store passes (test/unit/subscriptions/store-contract.ts).
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
@@ -11,13 +11,13 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { describeSubscriptionStoreContract } from '../unit/subscriptions/store-contract.js';
 
 let emulators: Emulators;
-let client: DynamoDBClient;
+let client: DynamoDbRequests;
 let routes: DynamoDbRouteIndex;
 let repository: DynamoDbSubscriptionStore;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDBClient({
+  client = new DynamoDbRequests({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { DynamoDbRequests, GetItemCommand, PutItemCommand } from '../../../functions/aws/dynamodb-requests.js';
 import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
 import { tracedClients } from '../../../functions/aws/tracing.js';
@@ -111,6 +112,50 @@ describe('tracing the SDK clients', () => {
     expect(captured).toEqual([]);
     expect((await kms.getPublicKey('alias/k')).keySpec).toBe('ECC_NIST_P256');
     expect(names).toEqual(['KMS']);
+  });
+
+  it("issue 13 item 4, issue 15: the lean DynamoDB client's operations are DynamoDB subsegments, as X-Ray names the SDK client's (its service id), a failed condition recorded on its own", async () => {
+    const subsegments: { name: string; operation: unknown; errors: string[] }[] = [];
+    const captured: unknown[] = [];
+    class Tracer {
+      captureAWSv3Client<T>(client: T): T {
+        captured.push(client);
+        return client;
+      }
+      getSegment() {
+        return {
+          addNewSubsegment: (name: string) => {
+            const subsegment = { name, operation: undefined as unknown, errors: [] as string[] };
+            subsegments.push(subsegment);
+            return {
+              addAttribute: (key: string, value: unknown) => void (key === 'aws' && (subsegment.operation = (value as { operation: string }).operation)),
+              addError: (error: Error) => void subsegment.errors.push(error.name),
+              close: () => undefined,
+            };
+          },
+        };
+      }
+    }
+    const answers = [
+      { statusCode: 200, body: '{"Item":{"pk":{"S":"a"}}}' },
+      { statusCode: 400, body: '{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed"}' },
+    ];
+    const dynamodb = new DynamoDbRequests({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      transport: async () => {
+        const answer = answers.shift()!;
+        return { statusCode: answer.statusCode, headers: {}, body: Buffer.from(answer.body) };
+      },
+    });
+    tracedClients({ dynamodb }, recordingLog(), () => ({ Tracer }));
+    expect(captured).toEqual([]);
+    expect((await dynamodb.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }))).Item).toEqual({ pk: { S: 'a' } });
+    await expect(dynamodb.send(new PutItemCommand({ TableName: 't', Item: { pk: { S: 'a' } } }))).rejects.toThrow('The conditional request failed');
+    expect(subsegments).toEqual([
+      { name: 'DynamoDB', operation: 'GetItem', errors: [] },
+      { name: 'DynamoDB', operation: 'PutItem', errors: ['ConditionalCheckFailedException'] },
+    ]);
   });
 
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {
