@@ -5,13 +5,14 @@
  * (functions/composition/aws-dependencies.ts), so two sets in one process never share a client.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { KmsRequests } from './kms-requests.js';
 import { S3Requests } from './s3-requests.js';
+import { SqsRequests } from './sqs-requests.js';
 
 export interface AwsClients {
   readonly dynamodb: DynamoDBClient;
-  readonly sqs: SQSClient;
+  /** Both queues, the pull queues and the replays queue: the lean SQS client (./sqs-requests.ts). */
+  readonly sqs: SqsRequests;
   /** The claim check's objects (EDU-1), the event archive and the contract documents: the lean S3 client (./s3-requests.ts). */
   readonly s3: S3Requests;
 }
@@ -25,8 +26,9 @@ export function createDynamoDbClient(): DynamoDBClient {
   return new DynamoDBClient({});
 }
 
-export function createSqsClient(): SQSClient {
-  return new SQSClient({});
+/** Not the SDK's SQSClient: with @smithy/core it was most of every function's bundle and cold import (issue 15, item 4). */
+export function createSqsClient(): SqsRequests {
+  return new SqsRequests();
 }
 
 /** Not the SDK's S3Client: its 135 KB were in every function that reaches S3 (issue 15, item 4). */
