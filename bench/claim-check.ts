@@ -60,7 +60,13 @@ export async function run(): Promise<Record<string, unknown>> {
     });
     hosts.push(host);
     countRequests(host.awsClients.dynamodb, 'dynamodb');
-    countRequests(host.awsClients.sqs, 'sqs');
+    // Per call, as the SDK middleware above counted (initialize step, above the retries).
+    host.awsClients.sqs.observeCalls({
+      beforeCall: (_operation, input) => {
+        counts.sqs++;
+        return input;
+      },
+    });
     host.awsClients.s3Requests.observeAttempts(({ operation, requestBytes, responseBytes }) => {
       counts.s3++;
       if (operation === 'PutObject') counts.s3BytesWritten += requestBytes;

@@ -201,7 +201,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const token = await host.issueToken('dev-publisher');
     const inboundUrl = host.config.resources.queueUrl('inbound');
     const idempotencyTable = host.config.resources.table('idempotency');
-    countRequests(host.awsClients.sqs, 'sqs');
+    // Every attempt, as the SDK middleware above counted (deserialize step, below the retries).
+    host.awsClients.sqs.observeAttempts(({ operation }) => {
+      calls.sqs[operation] = (calls.sqs[operation] ?? 0) + 1;
+    });
     countRequests(host.awsClients.dynamodb, 'dynamodb');
 
     const post = async (body: string, contentType: string) => {

@@ -13,11 +13,12 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { S3Requests } from '../../functions/aws/s3-requests.js';
+import type { SqsRequests } from '../../functions/aws/sqs-requests.js';
 
-/** The clients a host's functions send with (`KoerierHost['awsClients']`); S3 through the lean client (functions/aws/s3-requests.ts). */
+/** The clients a host's functions send with (`KoerierHost['awsClients']`); S3 and SQS through the lean clients (functions/aws/s3-requests.ts, sqs-requests.ts). */
 interface Clients {
   readonly dynamodb: MiddlewareClient;
-  readonly sqs: MiddlewareClient;
+  readonly sqs: Pick<SqsRequests, 'observeAttempts' | 'observeCalls'>;
   readonly s3Requests: Pick<S3Requests, 'observeAttempts'>;
 }
 interface MiddlewareClient {
@@ -161,7 +162,22 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
     );
   };
   watch(clients.dynamodb, 'dynamodb');
-  watch(clients.sqs, 'sqs');
+  // Items from each call's input, before it is sent (as the SDK middleware counted them, from the input);
+  // requests and 64 KiB chunks from each attempt, retries included, by the bytes of its JSON body.
+  clients.sqs.observeCalls({
+    beforeCall: (operation, input) => {
+      const usage = stage();
+      const key = `sqs:${operation}`;
+      usage.items[key] = (usage.items[key] ?? 0) + itemsIn('sqs', operation, input);
+      return input;
+    },
+  });
+  clients.sqs.observeAttempts(({ operation, requestBytes }) => {
+    const usage = stage();
+    const key = `sqs:${operation}`;
+    usage.requests[key] = (usage.requests[key] ?? 0) + 1;
+    usage.units.sqs64KiBChunks += Math.max(1, Math.ceil(requestBytes / 65_536));
+  });
   clients.s3Requests.observeAttempts(({ operation, requestBytes }) => {
     const usage = stage();
     const key = `s3:${operation}`;
