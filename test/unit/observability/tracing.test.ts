@@ -4,10 +4,12 @@
  * and leaves the clients working, with one log line, when it is not.
  */
 import path from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
+import { GetQueueUrlCommand, SqsRequests } from '../../../functions/aws/sqs-requests.js';
 import { tracedClients } from '../../../functions/aws/tracing.js';
 import { esbuildOptions } from '../../../lib/bundling.js';
 import { recordingLog } from '../../support/recording-log.js';
@@ -111,6 +113,40 @@ describe('tracing the SDK clients', () => {
     expect(captured).toEqual([]);
     expect((await kms.getPublicKey('alias/k')).keySpec).toBe('ECC_NIST_P256');
     expect(names).toEqual(['KMS']);
+  });
+
+  it("issue 15: the lean SQS client's operations are SQS subsegments, as X-Ray named the SDK SQSClient's (its serviceId), not handed to the SDK capture", async () => {
+    const subsegments: { name: string; operation: unknown }[] = [];
+    const captured: unknown[] = [];
+    class Tracer {
+      captureAWSv3Client<T>(client: T): T {
+        captured.push(client);
+        return client;
+      }
+      getSegment() {
+        return {
+          addNewSubsegment: (name: string) => {
+            const subsegment = { name, operation: undefined as unknown };
+            subsegments.push(subsegment);
+            return {
+              addAttribute: (key: string, value: unknown) => void (key === 'aws' && (subsegment.operation = value)),
+              addError: () => undefined,
+              close: () => undefined,
+            };
+          },
+        };
+      }
+    }
+    const sqs = new SqsRequests({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      transport: async () => ({ statusCode: 200, headers: {}, body: Buffer.from('{"QueueUrl":"https://sqs.eu-west-1.amazonaws.com/1/q"}') }),
+    });
+    tracedClients({ sqs }, recordingLog(), () => ({ Tracer }));
+    expect(captured).toEqual([]);
+    expect((await sqs.send(new GetQueueUrlCommand({ QueueName: 'q' }))).QueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/1/q');
+    expect(subsegments).toEqual([{ name: new SQSClient({ region: 'eu-west-1' }).config.serviceId, operation: { operation: 'GetQueueUrl' } }]);
+    expect(subsegments[0]!.name).toBe('SQS');
   });
 
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {
