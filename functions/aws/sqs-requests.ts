@@ -169,7 +169,8 @@ export class SqsRequests extends LeanJsonClient {
 
   /** The queue URL's origin where it is not the endpoint's, as the SDK's queueUrlMiddleware does. */
   private endpointFor(queueUrl: unknown): URL {
-    if (!this.queueUrlIsEndpoint || typeof queueUrl !== 'string') return this.endpoint;
+    // The usual case without parsing: the queue URL is on the endpoint's host.
+    if (!this.queueUrlIsEndpoint || typeof queueUrl !== 'string' || queueUrl.startsWith(`${this.endpoint.origin}/`)) return this.endpoint;
     let origin: string;
     try {
       origin = new URL(queueUrl).origin;
