@@ -88,14 +88,20 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   });
   const emptyReceivePauseMs = unsubscribe ? EMPTY_RECEIVE_PAUSE_WITH_ARRIVALS_MS : EMPTY_RECEIVE_PAUSE_MS;
   const pauseUnlessArrived = (seen: number): Promise<void> => {
-    if (arrivals !== seen) return Promise.resolve();
+    if (arrivals !== seen || stopping.signal.aborted) return Promise.resolve();
+    // Whichever ends the pause (an arrival, the timer, stop) takes the others away: a pause an
+    // arrival ends must not leave its timer and abort listener behind, or they pile up on the one
+    // signal when arrivals come faster than the pause.
     return new Promise((resolve) => {
-      const wake = () => resolve();
-      waiting.add(wake);
-      void sleep(emptyReceivePauseMs, stopping.signal).then(() => {
-        waiting.delete(wake);
+      const end = () => {
+        clearTimeout(timer);
+        waiting.delete(end);
+        stopping.signal.removeEventListener('abort', end);
         resolve();
-      });
+      };
+      const timer = setTimeout(end, emptyReceivePauseMs);
+      waiting.add(end);
+      stopping.signal.addEventListener('abort', end, { once: true });
     });
   };
   const write = (level: string, message: string, fields: Record<string, unknown>) =>
