@@ -114,13 +114,17 @@ const MODEL_ERRORS_BY_QUERY_CODE: Readonly<Record<string, string>> = {
   'AWS.SimpleQueueService.TooManyEntriesInBatchRequest': 'TooManyEntriesInBatchRequest',
   'AWS.SimpleQueueService.UnsupportedOperation': 'UnsupportedOperation',
 };
-const MODEL_ERRORS = new Set([
-  ...Object.values(MODEL_ERRORS_BY_QUERY_CODE),
-  'InvalidAttributeName',
-  'InvalidAttributeValue',
-  'InvalidIdFormat',
-  'InvalidMessageContents',
-]);
+/** Model errors SQS names by `__type` alone. */
+const OTHER_MODEL_ERRORS = ['InvalidAttributeName', 'InvalidAttributeValue', 'InvalidIdFormat', 'InvalidMessageContents'];
+
+/**
+ * The SDK's name for an error code: the model's name where the code is a model error's name or its
+ * query-compatible code, else the code. Only literals at the top level, so a bundle without SQS drops them.
+ */
+function errorName(code: string): string {
+  if (OTHER_MODEL_ERRORS.includes(code) || Object.values(MODEL_ERRORS_BY_QUERY_CODE).includes(code)) return code;
+  return MODEL_ERRORS_BY_QUERY_CODE[code] ?? code;
+}
 
 /**
  * A non-2xx answer, named as the SDK names it (`name`: `QueueDoesNotExist` for SQS's
@@ -183,7 +187,7 @@ export class SqsRequests extends LeanJsonClient {
   protected failure({ operation, statusCode, headers, answer }: JsonFailure): Error {
     const queryCode = headers['x-amzn-query-error']?.split(';')[0];
     const identifier = sanitized(queryCode ?? text(answer['code']) ?? headers['x-amzn-errortype'] ?? text(answer['__type'])) ?? 'Unknown';
-    const name = MODEL_ERRORS.has(identifier) ? identifier : (MODEL_ERRORS_BY_QUERY_CODE[identifier] ?? identifier);
+    const name = errorName(identifier);
     const message = text(answer['message']) ?? text(answer['Message']) ?? 'UnknownError';
     return new SqsRequestError(operation, name, queryCode ?? name, statusCode, message);
   }
