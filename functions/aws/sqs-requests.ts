@@ -20,27 +20,7 @@
  * - the long-poll retry scope of ReceiveMessage: left out, the lean clients have no retry quota.
  */
 import { createHash } from 'node:crypto';
-import type {
-  ChangeMessageVisibilityBatchRequest,
-  ChangeMessageVisibilityBatchResult,
-  CreateQueueRequest,
-  CreateQueueResult,
-  DeleteMessageBatchRequest,
-  DeleteMessageBatchResult,
-  DeleteQueueRequest,
-  GetQueueAttributesRequest,
-  GetQueueAttributesResult,
-  GetQueueUrlRequest,
-  GetQueueUrlResult,
-  MessageAttributeValue,
-  ReceiveMessageRequest,
-  ReceiveMessageResult,
-  SendMessageBatchRequest,
-  SendMessageBatchResult,
-  SendMessageRequest,
-  SendMessageResult,
-  SetQueueAttributesRequest,
-} from '@aws-sdk/client-sqs';
+import type * as Sqs from '@aws-sdk/client-sqs';
 import { LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
 
 export type SqsRequestsOptions = LeanJsonClientOptions;
@@ -53,34 +33,34 @@ export abstract class SqsCommand<Input extends object, Output extends object> {
 }
 
 // Exactly the operations Koerier and its laptop host send.
-export class SendMessageCommand extends SqsCommand<SendMessageRequest, SendMessageResult> {
+export class SendMessageCommand extends SqsCommand<Sqs.SendMessageRequest, Sqs.SendMessageResult> {
   readonly operation = 'SendMessage';
 }
-export class SendMessageBatchCommand extends SqsCommand<SendMessageBatchRequest, SendMessageBatchResult> {
+export class SendMessageBatchCommand extends SqsCommand<Sqs.SendMessageBatchRequest, Sqs.SendMessageBatchResult> {
   readonly operation = 'SendMessageBatch';
 }
-export class ReceiveMessageCommand extends SqsCommand<ReceiveMessageRequest, ReceiveMessageResult> {
+export class ReceiveMessageCommand extends SqsCommand<Sqs.ReceiveMessageRequest, Sqs.ReceiveMessageResult> {
   readonly operation = 'ReceiveMessage';
 }
-export class DeleteMessageBatchCommand extends SqsCommand<DeleteMessageBatchRequest, DeleteMessageBatchResult> {
+export class DeleteMessageBatchCommand extends SqsCommand<Sqs.DeleteMessageBatchRequest, Sqs.DeleteMessageBatchResult> {
   readonly operation = 'DeleteMessageBatch';
 }
-export class ChangeMessageVisibilityBatchCommand extends SqsCommand<ChangeMessageVisibilityBatchRequest, ChangeMessageVisibilityBatchResult> {
+export class ChangeMessageVisibilityBatchCommand extends SqsCommand<Sqs.ChangeMessageVisibilityBatchRequest, Sqs.ChangeMessageVisibilityBatchResult> {
   readonly operation = 'ChangeMessageVisibilityBatch';
 }
-export class CreateQueueCommand extends SqsCommand<CreateQueueRequest, CreateQueueResult> {
+export class CreateQueueCommand extends SqsCommand<Sqs.CreateQueueRequest, Sqs.CreateQueueResult> {
   readonly operation = 'CreateQueue';
 }
-export class DeleteQueueCommand extends SqsCommand<DeleteQueueRequest, object> {
+export class DeleteQueueCommand extends SqsCommand<Sqs.DeleteQueueRequest, object> {
   readonly operation = 'DeleteQueue';
 }
-export class GetQueueAttributesCommand extends SqsCommand<GetQueueAttributesRequest, GetQueueAttributesResult> {
+export class GetQueueAttributesCommand extends SqsCommand<Sqs.GetQueueAttributesRequest, Sqs.GetQueueAttributesResult> {
   readonly operation = 'GetQueueAttributes';
 }
-export class GetQueueUrlCommand extends SqsCommand<GetQueueUrlRequest, GetQueueUrlResult> {
+export class GetQueueUrlCommand extends SqsCommand<Sqs.GetQueueUrlRequest, Sqs.GetQueueUrlResult> {
   readonly operation = 'GetQueueUrl';
 }
-export class SetQueueAttributesCommand extends SqsCommand<SetQueueAttributesRequest, object> {
+export class SetQueueAttributesCommand extends SqsCommand<Sqs.SetQueueAttributesRequest, object> {
   readonly operation = 'SetQueueAttributes';
 }
 
@@ -165,8 +145,8 @@ export class SqsRequests extends LeanJsonClient {
     const { operation } = command;
     const input = command.input as Record<string, unknown>;
     const output = await this.callJson(operation, withBinaryAttributesEncoded(operation, input), JSON.stringify, this.endpointFor(input['QueueUrl']));
-    if (operation === 'SendMessage') checkSentBody(command.input as SendMessageRequest, output);
-    else if (operation === 'SendMessageBatch') checkSentBatch(command.input as SendMessageBatchRequest, output as unknown as SendMessageBatchResult);
+    if (operation === 'SendMessage') checkSentBody(command.input as Sqs.SendMessageRequest, output);
+    else if (operation === 'SendMessageBatch') checkSentBatch(command.input as Sqs.SendMessageBatchRequest, output as unknown as Sqs.SendMessageBatchResult);
     else if (operation === 'ReceiveMessage') receivedMessages(output);
     return output as Output;
   }
@@ -204,25 +184,25 @@ function md5Hex(body: string | undefined): string {
     .digest('hex');
 }
 
-function checkSentBody(input: SendMessageRequest, output: SendMessageResult): void {
+function checkSentBody(input: Sqs.SendMessageRequest, output: Sqs.SendMessageResult): void {
   if (output.MD5OfMessageBody !== md5Hex(input.MessageBody)) throw new Error('InvalidChecksumError');
 }
 
-function checkSentBatch(input: SendMessageBatchRequest, output: SendMessageBatchResult): void {
+function checkSentBatch(input: Sqs.SendMessageBatchRequest, output: Sqs.SendMessageBatchResult): void {
   const sent = new Map((input.Entries ?? []).map((entry) => [entry.Id, entry.MessageBody]));
   const wrong = (output.Successful ?? []).filter((entry) => sent.has(entry.Id) && entry.MD5OfMessageBody !== md5Hex(sent.get(entry.Id)));
   if (wrong.length > 0) throw new Error(`Invalid MD5 checksum on messages: ${wrong.map((entry) => entry.MessageId).join(', ')}`);
 }
 
 /** Checks each body's MD5 and turns binary attribute values (base64 in JSON) into bytes, as the SDK does. */
-function receivedMessages(output: ReceiveMessageResult): void {
+function receivedMessages(output: Sqs.ReceiveMessageResult): void {
   const messages = output.Messages ?? [];
   const wrong = messages.filter((message) => message.MD5OfBody !== md5Hex(message.Body));
   if (wrong.length > 0) throw new Error(`Invalid MD5 checksum on messages: ${wrong.map((message) => message.MessageId).join(', ')}`);
   for (const message of messages) if (message.MessageAttributes) decodeBinaryValues(message.MessageAttributes);
 }
 
-function decodeBinaryValues(attributes: Record<string, MessageAttributeValue>): void {
+function decodeBinaryValues(attributes: Record<string, Sqs.MessageAttributeValue>): void {
   for (const value of Object.values(attributes)) {
     const raw = value as { BinaryValue?: unknown; BinaryListValues?: unknown[] };
     if (typeof raw.BinaryValue === 'string') value.BinaryValue = Buffer.from(raw.BinaryValue, 'base64');
@@ -230,16 +210,16 @@ function decodeBinaryValues(attributes: Record<string, MessageAttributeValue>): 
   }
 }
 
-type AttributeMap = Record<string, MessageAttributeValue> | undefined;
+type AttributeMap = Record<string, Sqs.MessageAttributeValue> | undefined;
 
 /** The input with binary attribute values in base64, as JSON carries them; the input itself where it has none (Koerier sends strings). */
 function withBinaryAttributesEncoded(operation: string, input: Record<string, unknown>): Record<string, unknown> {
   if (operation === 'SendMessage') {
-    const message = input as unknown as SendMessageRequest;
+    const message = input as unknown as Sqs.SendMessageRequest;
     return hasBinary(message.MessageAttributes) ? { ...input, MessageAttributes: encoded(message.MessageAttributes) } : input;
   }
   if (operation === 'SendMessageBatch') {
-    const entries = (input as unknown as SendMessageBatchRequest).Entries ?? [];
+    const entries = (input as unknown as Sqs.SendMessageBatchRequest).Entries ?? [];
     if (!entries.some((entry) => hasBinary(entry.MessageAttributes))) return input;
     return {
       ...input,
