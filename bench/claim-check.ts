@@ -28,17 +28,7 @@ import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver
 const EVENTS_PER_CASE = 8;
 const DATA_SIZES = { '64KiB': 64 * 1024, '256KiB': 256 * 1024, '1MiB': 1024 * 1024 } as const;
 
-type Service = 'dynamodb' | 'sqs';
 const counts = { dynamodb: 0, sqs: 0, s3: 0, s3BytesWritten: 0, s3BytesRead: 0 };
-
-function countRequests(client: { middlewareStack: { add: (mw: never, opts: never) => void } }, service: Service): void {
-  const middleware =
-    (next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>) => async (args: { input: Record<string, unknown> }) => {
-      counts[service]++;
-      return next(args);
-    };
-  client.middlewareStack.add(middleware as never, { step: 'initialize', name: `count-${service}` } as never);
-}
 
 export async function run(): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-claim-'));
@@ -59,9 +49,10 @@ export async function run(): Promise<Record<string, unknown>> {
       },
     });
     hosts.push(host);
-    // Per operation, as the SDK's initialize step counted it: retries are not counted.
-    host.awsClients.dynamodb.observeCalls({ beforeCall: (_, input) => (counts.dynamodb++, input as Record<string, unknown>) });
-    countRequests(host.awsClients.sqs, 'sqs');
+    // Per operation, as the SDK middleware's initialize step counted them: retries are not counted.
+    for (const service of ['dynamodb', 'sqs'] as const) {
+      host.awsClients[service].observeCalls({ beforeCall: (_operation, input) => (counts[service]++, input as Record<string, unknown>) });
+    }
     host.awsClients.s3Requests.observeAttempts(({ operation, requestBytes, responseBytes }) => {
       counts.s3++;
       if (operation === 'PutObject') counts.s3BytesWritten += requestBytes;

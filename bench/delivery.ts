@@ -23,11 +23,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { CreateQueueCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
+import type { LeanAwsClient } from '../functions/aws/lean-client-support.js';
+import { CreateQueueCommand, SendMessageBatchCommand, SendMessageCommand, SqsRequests } from '../functions/aws/sqs-requests.js';
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
@@ -50,12 +51,9 @@ const TYPE = 'nl.example.bench.delivered.v1';
 
 const calls = { dynamodb: 0, sqs: 0, poller: 0 };
 
-function count(client: { middlewareStack: { add: (mw: never, opts: never) => void } }, counter: keyof typeof calls): void {
-  const middleware = (next: (args: unknown) => Promise<unknown>) => (args: unknown) => {
-    calls[counter]++;
-    return next(args);
-  };
-  client.middlewareStack.add(middleware as never, { step: 'deserialize', name: `count-${counter}` } as never);
+/** Every attempt a lean client sends, as the SDK middleware below the retries counted them. */
+function count(client: Pick<LeanAwsClient, 'observeAttempts'>, counter: keyof typeof calls): void {
+  client.observeAttempts(() => calls[counter]++);
 }
 
 function event(id = randomUUID()): string {
@@ -109,7 +107,11 @@ interface TrafficFigures {
 }
 
 /** Invocations per event and the wait before the invocation, for one batching window, at low and high traffic. */
-async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: number): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
+async function windowTradeOff(
+  host: KoerierHost,
+  sqs: SqsRequests,
+  windowSeconds: number,
+): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-window-${windowSeconds}-${randomUUID().slice(0, 8)}` }));
   const queueUrl = QueueUrl!;
   let invocations = 0;
@@ -165,7 +167,7 @@ async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: 
  * deliveries → delivery) with handlers that only pass the message on, on pollers wired as the
  * host wires its own, at the same spacing: from SendMessage's answer to the second invocation.
  */
-async function twoQueueHops(host: KoerierHost, sqs: SQSClient): Promise<{ p50: number; p99: number }> {
+async function twoQueueHops(host: KoerierHost, sqs: SqsRequests): Promise<{ p50: number; p99: number }> {
   const queue = async (hop: string) =>
     (await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-hop-${hop}-${randomUUID().slice(0, 8)}` }))).QueueUrl!;
   const [first, second] = [await queue('a'), await queue('b')];
@@ -241,7 +243,15 @@ export async function run(): Promise<Record<string, unknown>> {
   });
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
-  const feeder = new SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials: host.awsClients.sqs.config.credentials });
+  // The poller's own client, the lean one the host's pollers use: the queue-only ceiling and Koerier's drain both receive with it.
+  const feeder = new SqsRequests({
+    region: host.emulators.region,
+    endpoint: host.emulators.endpoints.sqs,
+    credentials: {
+      accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '',
+      secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
+    },
+  });
   try {
     const dynamodb = host.awsClients.dynamodb;
     const subscriptions = new DynamoDbSubscriptionStore(
@@ -312,8 +322,8 @@ export async function run(): Promise<Record<string, unknown>> {
     let webhookConnections = 0;
     const connections = () => receivers.reduce((sum, receiver) => sum + receiver.connectionCount, 0);
     // The poller's own requests (receive, delete) are counted on its client, the function's on the host's.
-    count(feeder as never, 'poller');
-    host.awsClients.dynamodb.observeAttempts(() => void calls.dynamodb++);
+    count(feeder, 'poller');
+    count(host.awsClients.dynamodb, 'dynamodb');
     count(host.awsClients.sqs, 'sqs');
     for (let round = 0; round < ROUNDS; round++) {
       floorSeconds = Math.min(floorSeconds, await postsAlone());

@@ -37,7 +37,11 @@ export async function run(): Promise<Record<string, unknown>> {
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
   });
   // Only DynamoDB is sent to here; the recorder wants all three clients.
-  const usage = recordAwsUsage({ dynamodb, sqs: { middlewareStack: { add: () => undefined } }, s3Requests: { observeAttempts: () => undefined } });
+  const usage = recordAwsUsage({
+    dynamodb,
+    sqs: { observeAttempts: () => undefined, observeCalls: () => undefined },
+    s3Requests: { observeAttempts: () => undefined },
+  });
   const index = new DynamoDbRouteIndex(dynamodb, localName.table('routes'));
   const match = { types: [TYPE] };
   await index.putEntries(

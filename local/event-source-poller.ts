@@ -4,15 +4,9 @@
  * their visibility timeout and the queue's redrive policy moves them to the dead-letter queue.
  * Partial batch responses (`ReportBatchItemFailures`) are always on, as Koerier's stack sets them.
  */
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-  type Message,
-  type MessageAttributeValue,
-} from '@aws-sdk/client-sqs';
+import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttribute, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SqsRequests } from '../functions/aws/sqs-requests.js';
 import { LOCAL_REGION } from './emulators.js';
 import { invokeWithTimeout, type LambdaHandler } from './lambda-runtime.js';
 
@@ -55,8 +49,8 @@ export interface PollerOptions {
    * whichever comes first, as SQS's long poll answers as soon as a message is there.
    */
   readonly onArrival?: (listener: () => void) => () => void;
-  /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop). */
-  readonly client?: SQSClient;
+  /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop); the functions' lean client, as Koerier's drain uses it. */
+  readonly client?: SqsRequests;
   readonly log?: (line: string) => void;
 }
 
@@ -78,7 +72,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   };
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const ownClient = !options.client;
-  const client = options.client ?? new SQSClient({});
+  const client = options.client ?? new SqsRequests();
   const queueName = options.queueUrl.split('/').at(-1) ?? options.queueUrl;
   const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;
@@ -94,14 +88,20 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   });
   const emptyReceivePauseMs = unsubscribe ? EMPTY_RECEIVE_PAUSE_WITH_ARRIVALS_MS : EMPTY_RECEIVE_PAUSE_MS;
   const pauseUnlessArrived = (seen: number): Promise<void> => {
-    if (arrivals !== seen) return Promise.resolve();
+    if (arrivals !== seen || stopping.signal.aborted) return Promise.resolve();
+    // Whichever ends the pause (an arrival, the timer, stop) takes the others away: a pause an
+    // arrival ends must not leave its timer and abort listener behind, or they pile up on the one
+    // signal when arrivals come faster than the pause.
     return new Promise((resolve) => {
-      const wake = () => resolve();
-      waiting.add(wake);
-      void sleep(emptyReceivePauseMs, stopping.signal).then(() => {
-        waiting.delete(wake);
+      const end = () => {
+        clearTimeout(timer);
+        waiting.delete(end);
+        stopping.signal.removeEventListener('abort', end);
         resolve();
-      });
+      };
+      const timer = setTimeout(end, emptyReceivePauseMs);
+      waiting.add(end);
+      stopping.signal.addEventListener('abort', end, { once: true });
     });
   };
   const write = (level: string, message: string, fields: Record<string, unknown>) =>

@@ -13,10 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { DynamoDbRequests, ScanCommand } from '../functions/aws/dynamodb-requests.js';
 import { S3Requests } from '../functions/aws/s3-requests.js';
+import { SqsRequests } from '../functions/aws/sqs-requests.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { API_BASE_PATH, resourceEnv } from '../lib/resources.js';
@@ -184,7 +184,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     };
     const awsClients: LaptopAwsClients = {
       dynamodb: new DynamoDbRequests({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
-      sqs: new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
+      sqs: new SqsRequests({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
       // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
       s3: new S3Client({
         ...clientSettings,
@@ -274,7 +274,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     );
 
     // Its own client: the pollers' receives and deletes are not the functions' requests.
-    const pollerSqs = new SQSClient({ ...clientSettings, endpoint: emulators.endpoints.sqs });
+    const pollerSqs = new SqsRequests({ ...clientSettings, endpoint: emulators.endpoints.sqs });
     cleanups.push(() => pollerSqs.destroy());
     const pollers: Poller[] = [];
     cleanups.push(async () => {

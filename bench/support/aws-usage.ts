@@ -14,15 +14,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
 import type { S3Requests } from '../../functions/aws/s3-requests.js';
+import type { SqsRequests } from '../../functions/aws/sqs-requests.js';
 
-/** The clients a host's functions send with (`KoerierHost['awsClients']`); DynamoDB and S3 through the lean clients (functions/aws/dynamodb-requests.ts, s3-requests.ts). */
+/** The clients a host's functions send with (`KoerierHost['awsClients']`): the lean clients (functions/aws/dynamodb-requests.ts, sqs-requests.ts, s3-requests.ts). */
 interface Clients {
   readonly dynamodb: Pick<DynamoDbRequests, 'observeAttempts' | 'observeCalls'>;
-  readonly sqs: MiddlewareClient;
+  readonly sqs: Pick<SqsRequests, 'observeAttempts' | 'observeCalls'>;
   readonly s3Requests: Pick<S3Requests, 'observeAttempts'>;
-}
-interface MiddlewareClient {
-  readonly middlewareStack: { add: (middleware: never, options: never) => void };
 }
 
 export interface StageUsage {
@@ -77,8 +75,6 @@ const emptyStage = (): StageUsage => ({
   units: { sqs64KiBChunks: 0, dynamodbReadUnits: 0, dynamodbWriteUnits: 0, s3PutClass: 0, s3GetClass: 0, s3BytesWritten: 0 },
 });
 
-const operationOf = (commandName: string | undefined) => (commandName ?? 'Unknown').replace(/Command$/, '');
-
 function itemsIn(service: string, operation: string, input: Record<string, unknown>): number {
   if (service === 'sqs' && Array.isArray(input['Entries'])) return input['Entries'].length;
   if (service === 'dynamodb' && operation === 'BatchWriteItem') {
@@ -127,41 +123,6 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
   let stages: Record<string, StageUsage> = {};
   const stage = () => (stages[current.getStore() ?? 'outside an invocation'] ??= emptyStage());
 
-  const watch = (client: MiddlewareClient, service: 'dynamodb' | 'sqs') => {
-    // Initialize (above the retries, where the answer is parsed): ask DynamoDB for the capacity it
-    // bills (the adapters never ask for it themselves) and read it from the answer.
-    client.middlewareStack.add(
-      ((next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>, context: { commandName?: string }) =>
-        async (args: { input: Record<string, unknown> }) => {
-          if (service !== 'dynamodb' || !DYNAMODB_CAPACITY_OPERATIONS.has(operationOf(context.commandName))) return next(args);
-          if (args.input['ReturnConsumedCapacity'] === undefined) args.input['ReturnConsumedCapacity'] = 'TOTAL';
-          const usage = stage();
-          const result = await next(args);
-          const { read, write } = capacityOf(operationOf(context.commandName), result.output ?? {});
-          usage.units.dynamodbReadUnits += read;
-          usage.units.dynamodbWriteUnits += write;
-          return result;
-        }) as never,
-      { step: 'initialize', name: `koerierCostCapacity-${service}` } as never,
-    );
-    // Deserialize (below the retries): every HTTP attempt is a billed request.
-    client.middlewareStack.add(
-      ((next: (args: { input: Record<string, unknown>; request: { body?: unknown } }) => Promise<unknown>, context: { commandName?: string }) =>
-        async (args: { input: Record<string, unknown>; request: { body?: unknown } }) => {
-          const usage = stage();
-          const operation = operationOf(context.commandName);
-          const key = `${service}:${operation}`;
-          usage.requests[key] = (usage.requests[key] ?? 0) + 1;
-          usage.items[key] = (usage.items[key] ?? 0) + itemsIn(service, operation, args.input);
-          const body = args.request.body;
-          const bodyBytes = typeof body === 'string' ? Buffer.byteLength(body) : Buffer.isBuffer(body) || body instanceof Uint8Array ? body.byteLength : 0;
-          if (service === 'sqs') usage.units.sqs64KiBChunks += Math.max(1, Math.ceil(bodyBytes / 65_536));
-          return next(args);
-        }) as never,
-      { step: 'deserialize', name: `koerierCostRequests-${service}` } as never,
-    );
-  };
-  watch(clients.sqs, 'sqs');
   // DynamoDB: every attempt is a billed request; items and capacity once per operation, from its
   // input and its answer (no retries happen against dynalite, so the items per request are as before).
   clients.dynamodb.observeAttempts(({ operation }) => {
@@ -186,6 +147,22 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
       usage.units.dynamodbReadUnits += read;
       usage.units.dynamodbWriteUnits += write;
     },
+  });
+  // Items from each call's input, before it is sent (as the SDK middleware counted them, from the input);
+  // requests and 64 KiB chunks from each attempt, retries included, by the bytes of its JSON body.
+  clients.sqs.observeCalls({
+    beforeCall: (operation, input) => {
+      const usage = stage();
+      const key = `sqs:${operation}`;
+      usage.items[key] = (usage.items[key] ?? 0) + itemsIn('sqs', operation, input);
+      return input;
+    },
+  });
+  clients.sqs.observeAttempts(({ operation, requestBytes }) => {
+    const usage = stage();
+    const key = `sqs:${operation}`;
+    usage.requests[key] = (usage.requests[key] ?? 0) + 1;
+    usage.units.sqs64KiBChunks += Math.max(1, Math.ceil(requestBytes / 65_536));
   });
   clients.s3Requests.observeAttempts(({ operation, requestBytes }) => {
     const usage = stage();

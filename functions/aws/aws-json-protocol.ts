@@ -62,8 +62,8 @@ export interface JsonCallObserver {
 
 export abstract class LeanJsonClient extends LeanAwsClient {
   private readonly callObservers: JsonCallObserver[] = [];
-  private readonly endpoint: URL;
-  private readonly port: number | undefined;
+  /** Where every request goes unless `callJson` is given another origin (SQS's queue URLs). */
+  protected readonly endpoint: URL;
   private readonly fixedHeaders: Readonly<Record<string, string>>;
 
   protected constructor(
@@ -77,12 +77,7 @@ export abstract class LeanJsonClient extends LeanAwsClient {
         process.env['AWS_ENDPOINT_URL'] ??
         `https://${protocol.service}.${this.region}.amazonaws.com`,
     );
-    this.port = this.endpoint.port ? Number(this.endpoint.port) : undefined;
-    this.fixedHeaders = {
-      'content-type': `application/x-amz-json-${protocol.version}`,
-      host: this.port === undefined ? this.endpoint.hostname : `${this.endpoint.hostname}:${this.port}`,
-      ...protocol.headers,
-    };
+    this.fixedHeaders = { 'content-type': `application/x-amz-json-${protocol.version}`, ...protocol.headers };
   }
 
   observeCalls(observer: JsonCallObserver): void {
@@ -95,25 +90,29 @@ export abstract class LeanJsonClient extends LeanAwsClient {
   /**
    * Sends `input` as `operation`, retried as the SDK's standard mode retries; the parsed answer, or
    * the client's `failure`. `write` turns the input into the body (members in the order the SDK
-   * writes them, where a test compares the two clients' signatures).
+   * writes them, where a test compares the two clients' signatures). `endpoint`: another origin for
+   * this request only (the SDK sends SQS requests to the queue URL's host).
    */
   protected async callJson(
     operation: string,
     input: Record<string, unknown>,
     write: (input: Record<string, unknown>) => string = JSON.stringify,
+    endpoint: URL = this.endpoint,
   ): Promise<Record<string, unknown>> {
     let sent = input;
     for (const observer of this.callObservers) sent = observer.beforeCall?.(operation, sent) ?? sent;
     const body = Buffer.from(write(sent), 'utf8');
+    const port = endpoint.port ? Number(endpoint.port) : undefined;
     const request: AwsHttpRequest = {
       method: 'POST',
-      protocol: this.endpoint.protocol === 'http:' ? 'http:' : 'https:',
-      hostname: this.endpoint.hostname,
-      ...(this.port === undefined ? {} : { port: this.port }),
-      path: this.endpoint.pathname || '/',
+      protocol: endpoint.protocol === 'http:' ? 'http:' : 'https:',
+      hostname: endpoint.hostname,
+      ...(port === undefined ? {} : { port }),
+      path: endpoint.pathname || '/',
       query: {},
       headers: {
         ...this.fixedHeaders,
+        host: port === undefined ? endpoint.hostname : `${endpoint.hostname}:${port}`,
         'x-amz-target': `${this.protocol.targetPrefix}.${operation}`,
         'content-length': String(body.length),
       },

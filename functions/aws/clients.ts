@@ -1,18 +1,19 @@
 /**
- * The SDK clients one set of dependencies sends with. Endpoints come from the standard
- * AWS_ENDPOINT_URL_<SERVICE> variables, which is how tests point the very same code at the
- * emulators. Nothing here is kept: the composition root builds one set per set of dependencies
+ * The AWS clients one set of dependencies sends with: Koerier's lean clients, not the SDK's.
+ * Endpoints come from the standard AWS_ENDPOINT_URL_<SERVICE> variables, which is how tests point
+ * the very same code at the emulators. Nothing here is kept: the composition root builds one set per set of dependencies
  * (functions/composition/aws-dependencies.ts), so two sets in one process never share a client.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbRequests } from './dynamodb-requests.js';
 import { KmsRequests } from './kms-requests.js';
 import { S3Requests } from './s3-requests.js';
+import { SqsRequests } from './sqs-requests.js';
 
 export interface AwsClients {
   /** Every table: the lean DynamoDB client (./dynamodb-requests.ts). */
   readonly dynamodb: DynamoDbRequests;
-  readonly sqs: SQSClient;
+  /** Both queues, the pull queues and the replays queue: the lean SQS client (./sqs-requests.ts). */
+  readonly sqs: SqsRequests;
   /** The claim check's objects (EDU-1), the event archive and the contract documents: the lean S3 client (./s3-requests.ts). */
   readonly s3: S3Requests;
 }
@@ -27,8 +28,9 @@ export function createDynamoDbClient(): DynamoDbRequests {
   return new DynamoDbRequests();
 }
 
-export function createSqsClient(): SQSClient {
-  return new SQSClient({});
+/** Not the SDK's SQSClient: with @smithy/core it was most of every function's bundle and cold import (issue 15, item 4). */
+export function createSqsClient(): SqsRequests {
+  return new SqsRequests();
 }
 
 /** Not the SDK's S3Client: its 135 KB were in every function that reaches S3 (issue 15, item 4). */

@@ -3,7 +3,8 @@
  * only knowledge of SQS's limits lives here: at most 10
  * entries and 256 KiB per SendMessageBatch call, and the characters a message body may hold.
  */
-import { SendMessageBatchCommand, SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, type SqsRequests } from './sqs-requests.js';
 
 export interface QueueMessage {
   /** The message body: an event in the JSON event format, or a delivery message. */
@@ -20,7 +21,7 @@ export class QueueWriteError extends Error {
 
 export class SqsMessageQueue {
   constructor(
-    private readonly client: SQSClient,
+    private readonly client: SqsRequests,
     private readonly queueUrl: string,
   ) {}
 

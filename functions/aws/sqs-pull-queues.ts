@@ -15,8 +15,8 @@ import {
   GetQueueUrlCommand,
   ReceiveMessageCommand,
   SetQueueAttributesCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+  type SqsRequests,
+} from './sqs-requests.js';
 import { PullQueueGone, type PulledMessage, type PullQueues, type QueueEntry, type QueueEntryOutcome } from '../core/pull/pull-queues.js';
 import type { PullSettings } from '../core/subscriptions/subscription.js';
 import { SqsMessageQueue } from './sqs-message-queue.js';
@@ -36,7 +36,7 @@ export class SqsPullQueues implements PullQueues {
   private readonly urls = new Map<string, string>();
 
   constructor(
-    private readonly client: SQSClient,
+    private readonly client: SqsRequests,
     private readonly prefix: string,
   ) {}
 

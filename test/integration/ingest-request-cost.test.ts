@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
+import { ReceiveMessageCommand, SqsRequests } from '../../functions/aws/sqs-requests.js';
 import type { Principal } from '../../functions/core/auth/access-tokens.js';
 import { parsePublishGrants } from '../../functions/core/auth/publish-grants.js';
 import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../functions/core/claim-check/memory-adapters.js';
@@ -29,7 +29,7 @@ const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 
 let emulators: Emulators;
 let dynamodb: DynamoDbRequests;
-let sqs: SQSClient;
+let sqs: SqsRequests;
 let dynamodbRequests: RequestCounter;
 let sqsRequests: RequestCounter;
 let tableName: string;
@@ -43,7 +43,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
   };
   dynamodb = new DynamoDbRequests({ ...config, endpoint: emulators.endpoints.dynamodb });
-  sqs = new SQSClient({ ...config, endpoint: emulators.endpoints.sqs });
+  sqs = new SqsRequests({ ...config, endpoint: emulators.endpoints.sqs });
   dynamodbRequests = countRequests(dynamodb);
   sqsRequests = countRequests(sqs);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
-import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbPartnerStore } from '../../functions/aws/dynamodb-partner-store.js';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
+import { ReceiveMessageCommand } from '../../functions/aws/sqs-requests.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';

@@ -4,11 +4,13 @@
  * and leaves the clients working, with one log line, when it is not.
  */
 import path from 'node:path';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbRequests, GetItemCommand, PutItemCommand } from '../../../functions/aws/dynamodb-requests.js';
 import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
+import { GetQueueUrlCommand, SqsRequests } from '../../../functions/aws/sqs-requests.js';
 import { tracedClients } from '../../../functions/aws/tracing.js';
 import { esbuildOptions } from '../../../lib/bundling.js';
 import { recordingLog } from '../../support/recording-log.js';
@@ -114,7 +116,8 @@ describe('tracing the SDK clients', () => {
     expect(names).toEqual(['KMS']);
   });
 
-  it("issue 13 item 4, issue 15: the lean DynamoDB client's operations are DynamoDB subsegments, as X-Ray names the SDK client's (its service id), a failed condition recorded on its own", async () => {
+  /** A Tracer that records the subsegments the lean clients open (name, operation, errors) and the clients handed to the SDK capture. */
+  function recordingTracer() {
     const subsegments: { name: string; operation: unknown; errors: string[] }[] = [];
     const captured: unknown[] = [];
     class Tracer {
@@ -136,6 +139,11 @@ describe('tracing the SDK clients', () => {
         };
       }
     }
+    return { Tracer, subsegments, captured };
+  }
+
+  it("issue 13 item 4, issue 15: the lean DynamoDB client's operations are DynamoDB subsegments, as X-Ray names the SDK client's (its service id), a failed condition recorded on its own", async () => {
+    const { Tracer, subsegments, captured } = recordingTracer();
     const answers = [
       { statusCode: 200, body: '{"Item":{"pk":{"S":"a"}}}' },
       { statusCode: 400, body: '{"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException","message":"The conditional request failed"}' },
@@ -156,6 +164,20 @@ describe('tracing the SDK clients', () => {
       { name: 'DynamoDB', operation: 'GetItem', errors: [] },
       { name: 'DynamoDB', operation: 'PutItem', errors: ['ConditionalCheckFailedException'] },
     ]);
+  });
+
+  it("issue 15: the lean SQS client's operations are SQS subsegments, as X-Ray named the SDK SQSClient's (its serviceId), not handed to the SDK capture", async () => {
+    const { Tracer, subsegments, captured } = recordingTracer();
+    const sqs = new SqsRequests({
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+      transport: async () => ({ statusCode: 200, headers: {}, body: Buffer.from('{"QueueUrl":"https://sqs.eu-west-1.amazonaws.com/1/q"}') }),
+    });
+    tracedClients({ sqs }, recordingLog(), () => ({ Tracer }));
+    expect(captured).toEqual([]);
+    expect((await sqs.send(new GetQueueUrlCommand({ QueueName: 'q' }))).QueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/1/q');
+    expect(subsegments).toEqual([{ name: new SQSClient({ region: 'eu-west-1' }).config.serviceId, operation: 'GetQueueUrl', errors: [] }]);
+    expect(subsegments[0]!.name).toBe('SQS');
   });
 
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {
