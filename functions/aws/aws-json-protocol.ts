@@ -139,9 +139,8 @@ export abstract class LeanJsonClient extends LeanAwsClient {
     const delays = this.protocol.retryDelays;
     const retryBase = (answer: AwsHttpResponse) => {
       const base = standardRetryBase(answer.statusCode, codeOf(answer));
-      // standardBackoff waits up to base × 2^attempt, attempt counting from 1: half the first ceiling.
       if (base === undefined || delays === undefined) return base;
-      return (base === THROTTLING_BASE ? delays.throttlingMs : delays.transientMs) / 2;
+      return base === THROTTLING_BASE ? delays.throttlingMs : delays.transientMs;
     };
     const response = await sendWithStandardRetries(operation, request, this.sending, retryBase);
     if (response.statusCode >= 200 && response.statusCode < 300) return this.parseAnswer(response.body);

@@ -1,8 +1,8 @@
 /**
- * What the lean AWS clients (./s3-requests.ts, ./kms-requests.ts) share in place of the SDK's
- * runtime: signing and sending with the standard retry mode, the hash the SigV4 signer asks for,
- * and the shape of the per-operation wrapper the X-Ray tracing puts around them (./tracing.ts).
- * One copy of each in a bundle that reaches both S3 and KMS.
+ * What the lean AWS clients (./dynamodb-requests.ts, ./sqs-requests.ts, ./s3-requests.ts,
+ * ./kms-requests.ts) share in place of the SDK's runtime: signing and sending with the standard
+ * retry mode, the hash the SigV4 signer asks for, and the shape of the per-operation wrapper the
+ * X-Ray tracing puts around them (./tracing.ts). One copy of each in every bundle.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
@@ -140,27 +140,26 @@ const THROTTLING_CODES = new Set([
 ]);
 const TRANSIENT_CODES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
-const BASE_DELAY_MS = 100;
-const THROTTLING_BASE_DELAY_MS = 500;
+/** The first retry's ceilings (ms) in the SDK's standard mode as the lockfile's release has it (@smithy/core retry, `Retry.delay()` and `Retry.throttlingDelay()`). */
+const FIRST_RETRY_CEILING_MS = 50;
+const THROTTLING_FIRST_RETRY_CEILING_MS = 1_000;
+const MAX_RETRY_CEILING_MS = 20_000;
 
 /**
- * The backoff base (ms) the SDK's standard mode retries an error answer after, or undefined for
- * one it does not retry: throttling (429 or a throttling code) after the longer base, transient
- * answers (500, 502, 503, 504 or a timeout code) after the shorter; any other 4xx or 5xx (501, for
- * one) fails at once.
+ * The first retry's backoff ceiling (ms) the SDK's standard mode gives an error answer, or
+ * undefined for one it does not retry: throttling (429 or a throttling code) after the longer,
+ * transient answers (500, 502, 503, 504 or a timeout code) after the shorter; any other 4xx or
+ * 5xx (501, for one) fails at once.
  */
 export function standardRetryBase(statusCode: number, code: string): number | undefined {
-  if (statusCode === 429 || THROTTLING_CODES.has(code)) return THROTTLING_BASE_DELAY_MS;
-  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return BASE_DELAY_MS;
+  if (statusCode === 429 || THROTTLING_CODES.has(code)) return THROTTLING_FIRST_RETRY_CEILING_MS;
+  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return FIRST_RETRY_CEILING_MS;
   return undefined;
 }
 
-/**
- * Full jitter on `base` ms × 2^attempt, at most 20 s: the SDK's standard mode, whose base is
- * 100 ms, and 500 ms after a throttling answer.
- */
-export function standardBackoff(attempt: number, base = BASE_DELAY_MS): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20_000, base * 2 ** attempt)));
+/** Full jitter under a ceiling that starts at `firstCeiling` ms and doubles with each retry, at most 20 s: the SDK's standard mode. */
+export function standardBackoff(attempt: number, firstCeiling = FIRST_RETRY_CEILING_MS): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_RETRY_CEILING_MS, firstCeiling * 2 ** (attempt - 1))));
 }
 
 /** The signer's hash: SHA-256, or HMAC-SHA-256 when given a secret. node:crypto, not the SDK's JavaScript one. */

@@ -126,12 +126,12 @@ describe('issue 15, item 4: the lean S3 client and what S3 answers', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it("issue 15: the SDK's standard mode: throttling backs off from 500 ms, transient answers from 100 ms, anything else is not retried", () => {
-    expect(standardRetryBase(503, 'SlowDown')).toBe(500);
-    expect(standardRetryBase(400, 'ThrottlingException')).toBe(500);
-    expect(standardRetryBase(429, '')).toBe(500);
-    for (const status of [500, 502, 503, 504]) expect(standardRetryBase(status, 'InternalError')).toBe(100);
-    expect(standardRetryBase(400, 'RequestTimeout')).toBe(100);
+  it("issue 15: the SDK's standard mode: throttling backs off under 1 s at first, transient answers under 50 ms, anything else is not retried", () => {
+    expect(standardRetryBase(503, 'SlowDown')).toBe(1000);
+    expect(standardRetryBase(400, 'ThrottlingException')).toBe(1000);
+    expect(standardRetryBase(429, '')).toBe(1000);
+    for (const status of [500, 502, 503, 504]) expect(standardRetryBase(status, 'InternalError')).toBe(50);
+    expect(standardRetryBase(400, 'RequestTimeout')).toBe(50);
     for (const status of [400, 403, 404, 501, 505]) expect(standardRetryBase(status, 'Whatever')).toBeUndefined();
   });
 
