@@ -47,8 +47,9 @@ describe('tracing the SDK clients', () => {
     expect(log.lines[0]!.message).toContain('koerier:powertoolsLayerArn');
   });
 
-  it('issue 13 item 4, issue 15: the lean S3 client is not handed to the SDK capture; each of its operations is one aws subsegment, closed, with its error', async () => {
-    const subsegments: { name: string; attributes: Record<string, unknown>; errors: string[]; closed: boolean }[] = [];
+  /** A Tracer that records the subsegments the lean clients open, and the clients handed to the SDK capture. */
+  function recordingTracer() {
+    const subsegments: { name: string; attributes: Record<string, unknown>; errors: Error[]; closed: boolean }[] = [];
     const captured: unknown[] = [];
     class Tracer {
       captureAWSv3Client<T>(client: T): T {
@@ -58,17 +59,22 @@ describe('tracing the SDK clients', () => {
       getSegment() {
         return {
           addNewSubsegment: (name: string) => {
-            const subsegment = { name, attributes: {} as Record<string, unknown>, errors: [] as string[], closed: false };
+            const subsegment = { name, attributes: {} as Record<string, unknown>, errors: [] as Error[], closed: false };
             subsegments.push(subsegment);
             return {
               addAttribute: (key: string, value: unknown) => void (subsegment.attributes[key] = value),
-              addError: (error: Error) => void subsegment.errors.push(error.message),
+              addError: (error: Error) => void subsegment.errors.push(error),
               close: () => void (subsegment.closed = true),
             };
           },
         };
       }
     }
+    return { Tracer, subsegments, captured };
+  }
+
+  it('issue 13 item 4, issue 15: the lean S3 client is not handed to the SDK capture; each of its operations is one aws subsegment, closed, with its error', async () => {
+    const { Tracer, subsegments, captured } = recordingTracer();
     let answer = { statusCode: 200, body: Buffer.from('hallo') };
     const s3 = new S3Requests({
       region: 'eu-west-1',
@@ -82,29 +88,14 @@ describe('tracing the SDK clients', () => {
     expect((await s3.getObject('bucket', 'payloads/a'))?.body.toString()).toBe('hallo');
     answer = { statusCode: 403, body: Buffer.from('<Error><Code>AccessDenied</Code></Error>') };
     await expect(s3.putObject({ bucket: 'bucket', key: 'payloads/b', body: Buffer.from('x'), contentType: 'text/plain' })).rejects.toThrow('AccessDenied');
-    expect(subsegments).toEqual([
+    expect(subsegments.map(({ errors, ...subsegment }) => ({ ...subsegment, errors: errors.map((error) => error.message) }))).toEqual([
       { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'GetObject' } }, errors: [], closed: true },
       { name: 'S3', attributes: { namespace: 'aws', aws: { operation: 'PutObject' } }, errors: ['S3 PutObject failed: AccessDenied (HTTP 403)'], closed: true },
     ]);
   });
 
   it("issue 13 item 4, issue 15: the lean KMS client is not handed to the SDK capture either; its operations are KMS subsegments, as X-Ray names the SDK client's", async () => {
-    const names: string[] = [];
-    const captured: unknown[] = [];
-    class Tracer {
-      captureAWSv3Client<T>(client: T): T {
-        captured.push(client);
-        return client;
-      }
-      getSegment() {
-        return {
-          addNewSubsegment: (name: string) => {
-            names.push(name);
-            return { addAttribute: () => undefined, addError: () => undefined, close: () => undefined };
-          },
-        };
-      }
-    }
+    const { Tracer, subsegments, captured } = recordingTracer();
     const kms = new KmsRequests({
       region: 'eu-west-1',
       credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
@@ -113,34 +104,8 @@ describe('tracing the SDK clients', () => {
     tracedClients({ kms }, recordingLog(), () => ({ Tracer }));
     expect(captured).toEqual([]);
     expect((await kms.getPublicKey('alias/k')).keySpec).toBe('ECC_NIST_P256');
-    expect(names).toEqual(['KMS']);
+    expect(subsegments.map(({ name }) => name)).toEqual(['KMS']);
   });
-
-  /** A Tracer that records the subsegments the lean clients open (name, operation, errors) and the clients handed to the SDK capture. */
-  function recordingTracer() {
-    const subsegments: { name: string; operation: unknown; errors: string[] }[] = [];
-    const captured: unknown[] = [];
-    class Tracer {
-      captureAWSv3Client<T>(client: T): T {
-        captured.push(client);
-        return client;
-      }
-      getSegment() {
-        return {
-          addNewSubsegment: (name: string) => {
-            const subsegment = { name, operation: undefined as unknown, errors: [] as string[] };
-            subsegments.push(subsegment);
-            return {
-              addAttribute: (key: string, value: unknown) => void (key === 'aws' && (subsegment.operation = (value as { operation: string }).operation)),
-              addError: (error: Error) => void subsegment.errors.push(error.name),
-              close: () => undefined,
-            };
-          },
-        };
-      }
-    }
-    return { Tracer, subsegments, captured };
-  }
 
   it("issue 13 item 4, issue 15: the lean DynamoDB client's operations are DynamoDB subsegments, as X-Ray names the SDK client's (its service id), a failed condition recorded on its own", async () => {
     const { Tracer, subsegments, captured } = recordingTracer();
@@ -160,9 +125,9 @@ describe('tracing the SDK clients', () => {
     expect(captured).toEqual([]);
     expect((await dynamodb.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } }))).Item).toEqual({ pk: { S: 'a' } });
     await expect(dynamodb.send(new PutItemCommand({ TableName: 't', Item: { pk: { S: 'a' } } }))).rejects.toThrow('The conditional request failed');
-    expect(subsegments).toEqual([
-      { name: 'DynamoDB', operation: 'GetItem', errors: [] },
-      { name: 'DynamoDB', operation: 'PutItem', errors: ['ConditionalCheckFailedException'] },
+    expect(subsegments.map(({ name, attributes, errors }) => ({ name, attributes, errors: errors.map((error) => error.name) }))).toEqual([
+      { name: 'DynamoDB', attributes: { namespace: 'aws', aws: { operation: 'GetItem' } }, errors: [] },
+      { name: 'DynamoDB', attributes: { namespace: 'aws', aws: { operation: 'PutItem' } }, errors: ['ConditionalCheckFailedException'] },
     ]);
   });
 
@@ -176,7 +141,9 @@ describe('tracing the SDK clients', () => {
     tracedClients({ sqs }, recordingLog(), () => ({ Tracer }));
     expect(captured).toEqual([]);
     expect((await sqs.send(new GetQueueUrlCommand({ QueueName: 'q' }))).QueueUrl).toBe('https://sqs.eu-west-1.amazonaws.com/1/q');
-    expect(subsegments).toEqual([{ name: new SQSClient({ region: 'eu-west-1' }).config.serviceId, operation: 'GetQueueUrl', errors: [] }]);
+    expect(subsegments.map(({ name, attributes }) => ({ name, attributes }))).toEqual([
+      { name: new SQSClient({ region: 'eu-west-1' }).config.serviceId, attributes: { namespace: 'aws', aws: { operation: 'GetQueueUrl' } } },
+    ]);
     expect(subsegments[0]!.name).toBe('SQS');
   });
 
