@@ -5,11 +5,11 @@
  * names and words them, the SDK's DynamoDB retries, and nothing secret in any error (issue 15,
  * item 4).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as sdk from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConditionalCheckFailedException, DynamoDbRequests, GetItemCommand, PutItemCommand } from '../../../functions/aws/dynamodb-requests.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDDYNAMOANSWERS', secretAccessKey: 'dynamodb-answer-test-secret-key', sessionToken: 'dynamodb-answer-session-token' };
 const TABLE = 'koerier-idempotency';
@@ -17,7 +17,7 @@ const KEY = { pk: { S: 'idempotency#publisher-a#POST%20%2Fevents#k-1' } };
 
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
 
-let server: Server;
+let stub: AwsServiceStub;
 let endpoint: string;
 /** Answers to give first, in order; after them the server answers `{}` (an empty GetItem or PutItem). */
 let faults: Answer[];
@@ -32,24 +32,13 @@ const dynamoError = (status: number, code: string, message?: string, extra: obje
 const THROTTLED = dynamoError(400, 'ProvisionedThroughputExceededException', 'The level of configured provisioned throughput for the table was exceeded.');
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      seen.push({
-        target: String(request.headers['x-amz-target']),
-        authorization: String(request.headers['authorization']),
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      (faults.shift() ?? json(200, {}))(request, response);
-    });
+  stub = await startAwsServiceStub((request, response, body) => {
+    seen.push({ target: String(request.headers['x-amz-target']), authorization: String(request.headers['authorization']), body });
+    (faults.shift() ?? json(200, {}))(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint = stub.endpoint;
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => stub.close());
 beforeEach(() => {
   faults = [];
   seen = [];

@@ -6,13 +6,13 @@
  * status and nothing secret, and the SDK's standard retries (issue 15, item 4).
  */
 import { createCipheriv, createDecipheriv, createHash, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DecryptCommand, EncryptCommand, GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { credentialCipherFor } from '../../../functions/aws/credential-cipher.js';
 import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { ecdsaDerToRaw, publicJwk, signingKeysFor } from '../../../functions/aws/signing-keys.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDKMSANSWERS', secretAccessKey: 'kms-answer-test-secret-key' };
 const SYMMETRIC_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
@@ -20,7 +20,7 @@ const SIGNING_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/66666666-7777-8888-9
 
 type Answer = (request: IncomingMessage, response: ServerResponse, body: Record<string, string>) => void;
 
-let server: Server;
+let stub: AwsServiceStub;
 let endpoint: string;
 /** Answers to give first, in order; after them the server answers as KMS would. */
 let faults: Answer[];
@@ -80,26 +80,19 @@ const asKms: Answer = (request, response, body) => {
 };
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, string>;
-      seen.push({
-        target: String(request.headers['x-amz-target']),
-        contentType: String(request.headers['content-type']),
-        authorization: String(request.headers['authorization']),
-        body,
-      });
-      (faults.shift() ?? asKms)(request, response, body);
+  stub = await startAwsServiceStub((request, response, text) => {
+    const body = JSON.parse(text || '{}') as Record<string, string>;
+    seen.push({
+      target: String(request.headers['x-amz-target']),
+      contentType: String(request.headers['content-type']),
+      authorization: String(request.headers['authorization']),
+      body,
     });
+    (faults.shift() ?? asKms)(request, response, body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint = stub.endpoint;
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => stub.close());
 beforeEach(() => {
   faults = [];
   seen = [];

@@ -3,17 +3,17 @@
  * HTTP server that answers as S3 does: absent objects, errors that name S3's code and status and
  * nothing secret, and the SDK's standard retries (issue 15, item 4).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { standardRetryBase } from '../../../functions/aws/lean-client-support.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDANSWERTEST', secretAccessKey: 'answer-test-secret-key' };
 
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
 
-let server: Server;
+let stub: AwsServiceStub;
 let endpoint: string;
 let answers: Answer[];
 let seen: { method: string; url: string }[];
@@ -33,19 +33,14 @@ const ok =
   };
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  stub = await startAwsServiceStub((request, response, body) => {
     seen.push({ method: request.method!, url: request.url! });
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => bodies.push(Buffer.concat(chunks).toString()));
-    request.on('end', () => (answers.shift() ?? xmlError(500, 'NoAnswerLeft'))(request, response));
+    bodies.push(body);
+    (answers.shift() ?? xmlError(500, 'NoAnswerLeft'))(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint = stub.endpoint;
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => stub.close());
 beforeEach(() => {
   answers = [];
   seen = [];

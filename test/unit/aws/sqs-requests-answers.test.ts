@@ -6,20 +6,20 @@
  * retries; and the SDK SQS client's MD5 checks of message bodies (issue 15, item 4).
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as sdk from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isMissingQueue, SqsPullQueues } from '../../../functions/aws/sqs-pull-queues.js';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SqsRequests } from '../../../functions/aws/sqs-requests.js';
 import { PullQueueGone } from '../../../functions/core/pull/pull-queues.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDSQSANSWERS', secretAccessKey: 'sqs-answer-test-secret-key' };
 const QUEUE = 'koerier-pull-s1';
 
 type Answer = (request: IncomingMessage, response: ServerResponse, body: Record<string, unknown>) => void;
 
-let server: Server;
+let stub: AwsServiceStub;
 let endpoint: string;
 let queueUrl: string;
 /** Answers to give first, in order; after them the server answers as SQS would. */
@@ -55,24 +55,15 @@ const asSqs: Answer = (request, response, body) => {
 };
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      seen.push({
-        target: String(request.headers['x-amz-target']),
-        queryMode: request.headers['x-amzn-query-mode'] as string | undefined,
-      });
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-      (faults.shift() ?? asSqs)(request, response, body);
-    });
+  stub = await startAwsServiceStub((request, response, text) => {
+    seen.push({ target: String(request.headers['x-amz-target']), queryMode: request.headers['x-amzn-query-mode'] as string | undefined });
+    (faults.shift() ?? asSqs)(request, response, JSON.parse(text || '{}') as Record<string, unknown>);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  endpoint = stub.endpoint;
   queueUrl = `${endpoint}/123456789012/${QUEUE}`;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await stub.close();
 });
 beforeEach(() => {
   faults = [];
