@@ -50,6 +50,16 @@ export interface JsonFailure {
 }
 
 /**
+ * One operation with its input, as the SDK's commands carry them (each client names its commands as
+ * the SDK does, so an adapter changes only its import line); `Output` only types what `send` answers.
+ */
+export abstract class JsonCommand<Input extends object, Output> {
+  abstract readonly operation: string;
+  declare readonly output?: Output;
+  constructor(readonly input: Input) {}
+}
+
+/**
  * Sees each operation (not each attempt: `observeAttempts` counts those) with its input and its
  * answer. The benchmarks count batch items and DynamoDB's consumed capacity with it
  * (bench/support/aws-usage.ts).

@@ -24,39 +24,32 @@
  */
 // One line, so `grep "from '@aws-sdk/client-dynamodb'"` shows it for the type-only import it is.
 import type * as Sdk from '@aws-sdk/client-dynamodb';
-import { LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
+import { JsonCommand, LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
 
 export type DynamoDbRequestsOptions = LeanJsonClientOptions;
 
-/** One operation with its input; `Output` is only the type `send` answers with. */
-abstract class DynamoDbCommand<Input extends object, Output> {
-  abstract readonly operation: string;
-  declare readonly output?: Output;
-  constructor(readonly input: Input) {}
-}
-
-export class BatchGetItemCommand extends DynamoDbCommand<Sdk.BatchGetItemInput, Sdk.BatchGetItemOutput> {
+export class BatchGetItemCommand extends JsonCommand<Sdk.BatchGetItemInput, Sdk.BatchGetItemOutput> {
   readonly operation = 'BatchGetItem';
 }
-export class BatchWriteItemCommand extends DynamoDbCommand<Sdk.BatchWriteItemInput, Sdk.BatchWriteItemOutput> {
+export class BatchWriteItemCommand extends JsonCommand<Sdk.BatchWriteItemInput, Sdk.BatchWriteItemOutput> {
   readonly operation = 'BatchWriteItem';
 }
-export class DeleteItemCommand extends DynamoDbCommand<Sdk.DeleteItemInput, Sdk.DeleteItemOutput> {
+export class DeleteItemCommand extends JsonCommand<Sdk.DeleteItemInput, Sdk.DeleteItemOutput> {
   readonly operation = 'DeleteItem';
 }
-export class GetItemCommand extends DynamoDbCommand<Sdk.GetItemInput, Sdk.GetItemOutput> {
+export class GetItemCommand extends JsonCommand<Sdk.GetItemInput, Sdk.GetItemOutput> {
   readonly operation = 'GetItem';
 }
-export class PutItemCommand extends DynamoDbCommand<Sdk.PutItemInput, Sdk.PutItemOutput> {
+export class PutItemCommand extends JsonCommand<Sdk.PutItemInput, Sdk.PutItemOutput> {
   readonly operation = 'PutItem';
 }
-export class QueryCommand extends DynamoDbCommand<Sdk.QueryInput, Sdk.QueryOutput> {
+export class QueryCommand extends JsonCommand<Sdk.QueryInput, Sdk.QueryOutput> {
   readonly operation = 'Query';
 }
-export class ScanCommand extends DynamoDbCommand<Sdk.ScanInput, Sdk.ScanOutput> {
+export class ScanCommand extends JsonCommand<Sdk.ScanInput, Sdk.ScanOutput> {
   readonly operation = 'Scan';
 }
-export class UpdateItemCommand extends DynamoDbCommand<Sdk.UpdateItemInput, Sdk.UpdateItemOutput> {
+export class UpdateItemCommand extends JsonCommand<Sdk.UpdateItemInput, Sdk.UpdateItemOutput> {
   readonly operation = 'UpdateItem';
 }
 
@@ -108,7 +101,7 @@ export class DynamoDbRequests extends LeanJsonClient {
    * Sends `command`'s input as it is: members in the order given (the SDK writes its model's
    * order; DynamoDB reads any), byte arrays as base64.
    */
-  async send<Input extends object, Output>(command: DynamoDbCommand<Input, Output>): Promise<Output> {
+  async send<Input extends object, Output>(command: JsonCommand<Input, Output>): Promise<Output> {
     return (await this.callJson(command.operation, command.input as Record<string, unknown>, withBinaryAsBase64)) as Output;
   }
 

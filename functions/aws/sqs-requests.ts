@@ -21,46 +21,42 @@
  */
 import { createHash } from 'node:crypto';
 import type * as Sqs from '@aws-sdk/client-sqs';
-import { LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
+import { JsonCommand, LeanJsonClient, text, type JsonFailure, type LeanJsonClientOptions } from './aws-json-protocol.js';
 
 export type SqsRequestsOptions = LeanJsonClientOptions;
 
-/** One SQS operation with its input; `Output` only types what `SqsRequests.send` answers. */
-export abstract class SqsCommand<Input extends object, Output extends object> {
-  abstract readonly operation: string;
-  declare readonly output?: Output;
-  constructor(readonly input: Input) {}
-}
+/** An SQS operation with its input. */
+export type SqsCommand<Input extends object, Output extends object> = JsonCommand<Input, Output>;
 
 // Exactly the operations Koerier and its laptop host send.
-export class SendMessageCommand extends SqsCommand<Sqs.SendMessageRequest, Sqs.SendMessageResult> {
+export class SendMessageCommand extends JsonCommand<Sqs.SendMessageRequest, Sqs.SendMessageResult> {
   readonly operation = 'SendMessage';
 }
-export class SendMessageBatchCommand extends SqsCommand<Sqs.SendMessageBatchRequest, Sqs.SendMessageBatchResult> {
+export class SendMessageBatchCommand extends JsonCommand<Sqs.SendMessageBatchRequest, Sqs.SendMessageBatchResult> {
   readonly operation = 'SendMessageBatch';
 }
-export class ReceiveMessageCommand extends SqsCommand<Sqs.ReceiveMessageRequest, Sqs.ReceiveMessageResult> {
+export class ReceiveMessageCommand extends JsonCommand<Sqs.ReceiveMessageRequest, Sqs.ReceiveMessageResult> {
   readonly operation = 'ReceiveMessage';
 }
-export class DeleteMessageBatchCommand extends SqsCommand<Sqs.DeleteMessageBatchRequest, Sqs.DeleteMessageBatchResult> {
+export class DeleteMessageBatchCommand extends JsonCommand<Sqs.DeleteMessageBatchRequest, Sqs.DeleteMessageBatchResult> {
   readonly operation = 'DeleteMessageBatch';
 }
-export class ChangeMessageVisibilityBatchCommand extends SqsCommand<Sqs.ChangeMessageVisibilityBatchRequest, Sqs.ChangeMessageVisibilityBatchResult> {
+export class ChangeMessageVisibilityBatchCommand extends JsonCommand<Sqs.ChangeMessageVisibilityBatchRequest, Sqs.ChangeMessageVisibilityBatchResult> {
   readonly operation = 'ChangeMessageVisibilityBatch';
 }
-export class CreateQueueCommand extends SqsCommand<Sqs.CreateQueueRequest, Sqs.CreateQueueResult> {
+export class CreateQueueCommand extends JsonCommand<Sqs.CreateQueueRequest, Sqs.CreateQueueResult> {
   readonly operation = 'CreateQueue';
 }
-export class DeleteQueueCommand extends SqsCommand<Sqs.DeleteQueueRequest, object> {
+export class DeleteQueueCommand extends JsonCommand<Sqs.DeleteQueueRequest, object> {
   readonly operation = 'DeleteQueue';
 }
-export class GetQueueAttributesCommand extends SqsCommand<Sqs.GetQueueAttributesRequest, Sqs.GetQueueAttributesResult> {
+export class GetQueueAttributesCommand extends JsonCommand<Sqs.GetQueueAttributesRequest, Sqs.GetQueueAttributesResult> {
   readonly operation = 'GetQueueAttributes';
 }
-export class GetQueueUrlCommand extends SqsCommand<Sqs.GetQueueUrlRequest, Sqs.GetQueueUrlResult> {
+export class GetQueueUrlCommand extends JsonCommand<Sqs.GetQueueUrlRequest, Sqs.GetQueueUrlResult> {
   readonly operation = 'GetQueueUrl';
 }
-export class SetQueueAttributesCommand extends SqsCommand<Sqs.SetQueueAttributesRequest, object> {
+export class SetQueueAttributesCommand extends JsonCommand<Sqs.SetQueueAttributesRequest, object> {
   readonly operation = 'SetQueueAttributes';
 }
 
