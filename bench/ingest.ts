@@ -1,9 +1,10 @@
 /**
  * Ingest on the laptop host: throughput and latency of POST /events (token check, Idempotency-Key
  * guard, parse and validate, SQS write) next to floors made of the very same AWS calls without
- * Koerier around them, measured in the same run against the same emulators. Also counts the AWS
- * requests each accepted event costs, single and in batches, with SDK middleware on the clients the
- * handler really uses.
+ * Koerier around them, measured in the same run against the same emulators: on the AWS SDK's
+ * clients and on Koerier's lean ones, each bare and behind a plain HTTP server (the goal's floor is
+ * the lean one over HTTP, the same clients and hop as Koerier's). Also counts the AWS requests each
+ * accepted event costs, single and in batches, by observers on the clients the handler really uses.
  *
  * The emulators set the ceiling on a laptop (dynalite and local-aws-sqs are single-threaded
  * JavaScript), so the figures that carry over to AWS are the ratios and the call counts.
