@@ -1,9 +1,10 @@
 /**
  * Ingest on the laptop host: throughput and latency of POST /events (token check, Idempotency-Key
  * guard, parse and validate, SQS write) next to floors made of the very same AWS calls without
- * Koerier around them, measured in the same run against the same emulators. Also counts the AWS
- * requests each accepted event costs, single and in batches, with SDK middleware on the clients the
- * handler really uses.
+ * Koerier around them, measured in the same run against the same emulators: on the AWS SDK's
+ * clients and on Koerier's lean ones, each bare and behind a plain HTTP server (the goal's floor is
+ * the lean one over HTTP, the same clients and hop as Koerier's). Also counts the AWS requests each
+ * accepted event costs, single and in batches, by observers on the clients the handler really uses.
  *
  * The emulators set the ceiling on a laptop (dynalite and local-aws-sqs are single-threaded
  * JavaScript), so the figures that carry over to AWS are the ratios and the call counts.
@@ -16,10 +17,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as sdk from '@aws-sdk/client-dynamodb';
+import * as sqsSdk from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-store.js';
 import { PutItemCommand, UpdateItemCommand, type DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
 import { SqsMessageQueue } from '../functions/aws/sqs-message-queue.js';
+import type { SqsRequests } from '../functions/aws/sqs-requests.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 
@@ -78,20 +81,23 @@ function sumOf(rounds: readonly Calls[]): Calls {
 const round = (n: number) => Number(n.toFixed(4));
 
 /**
- * The SDK's DynamoDB client in the lean client's place, for the floors: the same adapters send the
- * same commands through @aws-sdk/client-dynamodb (the floors make no call whose condition fails,
- * so no adapter needs to recognise the SDK's errors).
+ * An SDK client in a lean client's place, for the floors "with the AWS SDK": the same adapters send
+ * the same commands (the lean commands carry the SDK's operation names and inputs) through
+ * @aws-sdk/client-dynamodb or @aws-sdk/client-sqs. The floors make no call whose condition fails,
+ * so no adapter needs to recognise the SDK's errors.
  */
-function onTheSdk(client: sdk.DynamoDBClient): DynamoDbRequests {
-  const commands: Record<string, new (input: never) => object> = {
-    PutItem: sdk.PutItemCommand,
-    UpdateItem: sdk.UpdateItemCommand,
-    GetItem: sdk.GetItemCommand,
-    DeleteItem: sdk.DeleteItemCommand,
-  };
-  const send = (command: { operation: string; input: object }) => client.send(new commands[command.operation]!(command.input as never) as sdk.GetItemCommand);
-  return { send } as unknown as DynamoDbRequests;
+function onTheSdk<Lean>(client: { send(command: never): Promise<unknown> }, commands: Record<string, new (input: never) => object>): Lean {
+  const send = (command: { operation: string; input: object }) => client.send(new commands[command.operation]!(command.input as never) as never);
+  return { send } as unknown as Lean;
 }
+
+const SDK_DYNAMODB_COMMANDS = {
+  PutItem: sdk.PutItemCommand,
+  UpdateItem: sdk.UpdateItemCommand,
+  GetItem: sdk.GetItemCommand,
+  DeleteItem: sdk.DeleteItemCommand,
+};
+const SDK_SQS_COMMANDS = { SendMessage: sqsSdk.SendMessageCommand, SendMessageBatch: sqsSdk.SendMessageBatchCommand };
 
 /**
  * The requests per event of `counted` (default: since the last `resetCalls`): per service
@@ -160,15 +166,20 @@ async function inTurns<K extends string>(kinds: Record<K, () => Promise<Figures>
 
 /**
  * The laptop's HTTP hop without Koerier: a plain node:http server that reads the body and makes
- * the same two calls as the ingest, answering 202 with a body of the same length. In AWS that hop
- * is API Gateway's and the Lambda runtime's; here it shares the thread with everything else.
+ * the same calls as the ingest, answering 202 with a body of the same length. A batch's body is
+ * split into its events' texts (the queue carries one message per event, as Koerier's does). In
+ * AWS that hop is API Gateway's and the Lambda runtime's; here it shares the thread with
+ * everything else, Koerier's figures included.
  */
-async function startBareHttpIngest(send: (body: string) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+async function startBareHttpIngest(send: (bodies: readonly string[]) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      send(Buffer.concat(chunks).toString('utf8')).then(
+      const body = Buffer.concat(chunks).toString('utf8');
+      const bodies =
+        req.headers['content-type'] === 'application/cloudevents-batch+json' ? (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event)) : [body];
+      send(bodies).then(
         () => res.writeHead(202, { 'content-type': 'application/json' }).end(ACCEPTED_BODY),
         (error: unknown) => res.writeHead(500).end(String(error)),
       );
@@ -233,22 +244,30 @@ export async function run(): Promise<Record<string, unknown>> {
     // message with its attributes), so the floor pays what the emulators charge for those very
     // requests: the claim, which holds the 202, and the queue write, which completes it (the
     // publish window's leases come on top, a few per container per minute; see the counts).
-    // The floors: on the SDK's DynamoDB client (as before the lean one), and on the lean one.
-    const sdkDynamodb = new sdk.DynamoDBClient({
-      region: host.emulators.region,
-      endpoint: host.emulators.endpoints.dynamodb,
-      credentials: {
-        accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!,
-        secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']!,
+    // Two sets of clients: the AWS SDK's (an application written the usual way) and the lean ones
+    // Koerier sends with; each also behind a bare HTTP server, as Koerier's figures are behind the
+    // laptop host's.
+    const credentials = {
+      accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!,
+      secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']!,
+    };
+    const sdkDynamodb = new sdk.DynamoDBClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.dynamodb, credentials });
+    const sdkSqs = new sqsSdk.SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials });
+    const onSdkDynamodb = onTheSdk<DynamoDbRequests>(sdkDynamodb, SDK_DYNAMODB_COMMANDS);
+    const clients = {
+      sdk: {
+        claims: new DynamoDbIdempotencyStore(onSdkDynamodb, idempotencyTable),
+        queue: new SqsMessageQueue(onTheSdk<SqsRequests>(sdkSqs, SDK_SQS_COMMANDS), inboundUrl),
       },
-    });
-    const floorDynamodb = onTheSdk(sdkDynamodb);
-    const idempotencyStore = new DynamoDbIdempotencyStore(floorDynamodb, idempotencyTable);
-    const leanIdempotencyStore = new DynamoDbIdempotencyStore(host.awsClients.dynamodb, idempotencyTable);
-    const inbound = new SqsMessageQueue(host.awsClients.sqs, inboundUrl);
-    const claim = (store = idempotencyStore) => {
+      lean: {
+        claims: new DynamoDbIdempotencyStore(host.awsClients.dynamodb, idempotencyTable),
+        queue: new SqsMessageQueue(host.awsClients.sqs, inboundUrl),
+      },
+    };
+    type Clients = (typeof clients)['lean'];
+    const claim = ({ claims }: Clients) => {
       const now = Date.now();
-      return store.claim({
+      return claims.claim({
         scope: { clientId: 'dev-publisher', operation: 'POST /events', key: randomUUID() },
         fingerprint: createHash('sha256').update(randomUUID()).digest('base64url'),
         claimId: randomUUID(),
@@ -258,32 +277,28 @@ export async function run(): Promise<Record<string, unknown>> {
         pending: { status: 202, headers: { 'content-type': 'application/json' }, body: ACCEPTED_BODY },
       });
     };
-    const send = (bodies: readonly string[]) =>
-      inbound.send(
+    const send = ({ queue }: Clients, bodies: readonly string[]) =>
+      queue.send(
         bodies.map((body) => ({
           body,
           attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString(), 'koerier-correlation-id': randomUUID() },
         })),
       );
-    const sendSingle = (body: string) => send([body]);
-    const sameCalls = async (body: string) => {
-      await claim();
-      await sendSingle(body);
+    const sameCalls = async (on: Clients, bodies: readonly string[]) => {
+      await claim(on);
+      await send(on, bodies);
     };
-    const sameCallsLean = async (body: string) => {
-      await claim(leanIdempotencyStore);
-      await sendSingle(body);
-    };
-    const bare = await startBareHttpIngest(sameCalls);
-    const postBare = async (body: string) => {
-      const response = await request(bare.url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/cloudevents+json' }, body });
+    const bareSdk = await startBareHttpIngest((bodies) => sameCalls(clients.sdk, bodies));
+    const bareLean = await startBareHttpIngest((bodies) => sameCalls(clients.lean, bodies));
+    const postBare = async (bare: { url: string }, body: string, contentType = 'application/cloudevents+json') => {
+      const response = await request(bare.url, { method: 'POST', dispatcher: agent, headers: { 'content-type': contentType }, body });
       await response.body.text();
       if (response.statusCode !== 202) throw new Error(`bare ingest answered ${response.statusCode}`);
     };
-    // The calls the ingest made before issue 15: the window, the claim, the queue write, the completion.
+    // The calls the ingest made before issue 15, on the SDK's clients as then: the window, the claim, the queue write, the completion.
     const previousDesignCalls = async () => {
       const pk = `bench#${randomUUID()}`;
-      await floorDynamodb.send(
+      await onSdkDynamodb.send(
         new UpdateItemCommand({
           TableName: idempotencyTable,
           Key: { pk: { S: `bench-rate#${Math.floor(Date.now() / 60_000)}` } },
@@ -293,15 +308,15 @@ export async function run(): Promise<Record<string, unknown>> {
           ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: '1000000' } },
         }),
       );
-      await floorDynamodb.send(
+      await onSdkDynamodb.send(
         new PutItemCommand({
           TableName: idempotencyTable,
           Item: { pk: { S: pk }, state: { S: 'in-progress' } },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      await sendSingle(JSON.stringify(sampleEvent()));
-      await floorDynamodb.send(
+      await send(clients.sdk, [JSON.stringify(sampleEvent())]);
+      await onSdkDynamodb.send(
         new UpdateItemCommand({
           TableName: idempotencyTable,
           Key: { pk: { S: pk } },
@@ -311,14 +326,19 @@ export async function run(): Promise<Record<string, unknown>> {
         }),
       );
     };
-    await measure(100, 1, () => postBare(JSON.stringify(sampleEvent())));
+    // Warm-up of the floors: the SDK clients' first calls resolve their endpoints and middleware.
+    await measure(100, 1, () => sameCalls(clients.sdk, [JSON.stringify(sampleEvent())]));
+    await measure(100, 1, () => postBare(bareSdk, JSON.stringify(sampleEvent())));
+    await measure(100, 1, () => postBare(bareLean, JSON.stringify(sampleEvent())));
 
+    const single1 = () => [JSON.stringify(sampleEvent())];
     const koerierSingleRounds: Calls[] = [];
     const single = await inTurns({
-      floorSqsOnly: () => measure(SINGLE_EVENTS, 1, () => sendSingle(JSON.stringify(sampleEvent()))),
-      floorSameCalls: () => measure(SINGLE_EVENTS, 1, () => sameCalls(JSON.stringify(sampleEvent()))),
-      floorSameCallsLean: () => measure(SINGLE_EVENTS, 1, () => sameCallsLean(JSON.stringify(sampleEvent()))),
-      floorSameCallsOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(JSON.stringify(sampleEvent()))),
+      floorSqsOnly: () => measure(SINGLE_EVENTS, 1, () => send(clients.lean, single1())),
+      floorSameCallsSdk: () => measure(SINGLE_EVENTS, 1, () => sameCalls(clients.sdk, single1())),
+      floorSameCallsLean: () => measure(SINGLE_EVENTS, 1, () => sameCalls(clients.lean, single1())),
+      floorSameCallsSdkOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(bareSdk, JSON.stringify(sampleEvent()))),
+      floorSameCallsLeanOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(bareLean, JSON.stringify(sampleEvent()))),
       floorPreviousDesign: () => measure(SINGLE_EVENTS, 1, previousDesignCalls),
       koerier: async () => {
         resetCalls();
@@ -332,28 +352,18 @@ export async function run(): Promise<Record<string, unknown>> {
     const singleCalls = perEvent(ROUNDS * SINGLE_EVENTS, sumOf(koerierSingleRounds));
 
     const batchBodies = () => Array.from({ length: BATCH_SIZE }, () => JSON.stringify(sampleEvent()));
+    const batchBody = () => JSON.stringify(Array.from({ length: BATCH_SIZE }, sampleEvent));
     const koerierBatchRounds: Calls[] = [];
+    // What the ingest does for a batch: one claim for the request, one SendMessageBatch.
     const batch = await inTurns({
-      floorSendBatchOnly: () =>
-        measure(BATCH_REQUESTS, BATCH_SIZE, async () => {
-          await send(batchBodies());
-        }),
-      // What the ingest does for a batch: one claim for the request, one SendMessageBatch.
-      floorSameCalls: () =>
-        measure(BATCH_REQUESTS, BATCH_SIZE, async () => {
-          await claim();
-          await send(batchBodies());
-        }),
-      floorSameCallsLean: () =>
-        measure(BATCH_REQUESTS, BATCH_SIZE, async () => {
-          await claim(leanIdempotencyStore);
-          await send(batchBodies());
-        }),
+      floorSendBatchOnly: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => send(clients.lean, batchBodies())),
+      floorSameCallsSdk: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => sameCalls(clients.sdk, batchBodies())),
+      floorSameCallsLean: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => sameCalls(clients.lean, batchBodies())),
+      floorSameCallsSdkOverHttp: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(bareSdk, batchBody(), 'application/cloudevents-batch+json')),
+      floorSameCallsLeanOverHttp: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(bareLean, batchBody(), 'application/cloudevents-batch+json')),
       koerier: async () => {
         resetCalls();
-        const figures = await measure(BATCH_REQUESTS, BATCH_SIZE, () =>
-          post(JSON.stringify(Array.from({ length: BATCH_SIZE }, sampleEvent)), 'application/cloudevents-batch+json'),
-        );
+        const figures = await measure(BATCH_REQUESTS, BATCH_SIZE, () => post(batchBody(), 'application/cloudevents-batch+json'));
         // Taken away at once: the floors' rounds that follow use the same clients.
         koerierBatchRounds.push(calls);
         resetCalls();
@@ -361,9 +371,19 @@ export async function run(): Promise<Record<string, unknown>> {
       },
     });
     const batchCalls = perEvent(ROUNDS * BATCH_REQUESTS * BATCH_SIZE, sumOf(koerierBatchRounds));
-    await bare.close();
+    await bareSdk.close();
+    await bareLean.close();
     sdkDynamodb.destroy();
+    sdkSqs.destroy();
     const ratio = (a: Figures, b: Figures) => Number((a.eventsPerSecond / b.eventsPerSecond).toFixed(2));
+    const floorDescriptions = {
+      floorSameAwsCallsSdk: 'the claim and the queue write through @aws-sdk/client-dynamodb and @aws-sdk/client-sqs, Koerier’s adapters shaping the requests',
+      floorSameAwsCallsLean: 'the same calls through the lean DynamoDB and SQS clients Koerier sends with',
+      floorSameAwsCallsSdkOverHttp:
+        'the SDK floor behind a plain node:http server, posted to by the same HTTP client as Koerier: an application on the SDK, with the laptop’s HTTP hop',
+      floorSameAwsCallsLeanOverHttp:
+        'the lean floor behind a plain node:http server: the same calls with the same clients and the same HTTP hop as Koerier, without Koerier; the floor the goal is measured against',
+    };
 
     return {
       description:
@@ -374,28 +394,22 @@ export async function run(): Promise<Record<string, unknown>> {
       rounds: ROUNDS,
       roundsNote:
         "each throughput figure is the fastest of its rounds; Koerier and its floors ran in turns (round 1 of each, then round 2 of each, ...). The requests per event count every Koerier round together (each round's by operation in awsRequestsPerAcceptedEventByRound): a lease taken at a minute boundary, or the partner directory's refresh, falls in one round or another.",
+      floorDescriptions,
       single: {
         koerier: single.koerier,
         floorSqsSendOnly: single.floorSqsOnly,
-        floorSameAwsCalls: {
-          ...single.floorSameCalls,
-          description: 'the claim through the SDK DynamoDB client, the queue write through the host’s SQS client',
-        },
-        floorSameAwsCallsLeanDynamoDb: {
-          ...single.floorSameCallsLean,
-          description: 'the same calls, the claim through the lean DynamoDB client Koerier sends with',
-        },
-        floorSameAwsCallsOverHttp: {
-          ...single.floorSameCallsOverHttp,
-          description: 'the same two calls behind a plain node:http server, posted to by the same client: the laptop HTTP hop without Koerier',
-        },
+        floorSameAwsCallsSdk: single.floorSameCallsSdk,
+        floorSameAwsCallsLean: single.floorSameCallsLean,
+        floorSameAwsCallsSdkOverHttp: single.floorSameCallsSdkOverHttp,
+        floorSameAwsCallsLeanOverHttp: single.floorSameCallsLeanOverHttp,
         floorPreviousDesignCalls: single.floorPreviousDesign,
         ratioToSqsFloor: ratio(single.koerier, single.floorSqsOnly),
-        ratioToSameCallsFloor: ratio(single.koerier, single.floorSameCalls),
-        ratioToSameCallsLeanDynamoDbFloor: ratio(single.koerier, single.floorSameCallsLean),
-        ratioToSameCallsOverHttpFloor: ratio(single.koerier, single.floorSameCallsOverHttp),
+        ratioToSameCallsSdkFloor: ratio(single.koerier, single.floorSameCallsSdk),
+        ratioToSameCallsLeanFloor: ratio(single.koerier, single.floorSameCallsLean),
+        ratioToSameCallsSdkOverHttpFloor: ratio(single.koerier, single.floorSameCallsSdkOverHttp),
+        ratioToSameCallsLeanOverHttpFloor: ratio(single.koerier, single.floorSameCallsLeanOverHttp),
         ratioToPreviousDesignFloor: ratio(single.koerier, single.floorPreviousDesign),
-        goalRatioToSameCallsFloor: 0.9,
+        goalRatioToSameCallsLeanOverHttpFloor: 0.9,
         ...singleCalls,
         awsRequestsPerAcceptedEventByRound: koerierSingleRounds.map((counted) => perEvent(SINGLE_EVENTS, counted).awsRequestsPerAcceptedEventByOperation),
         previousDesignAwsRequestsPerAcceptedEvent: { dynamodb: 3, sqs: 1, total: 4 },
@@ -403,11 +417,16 @@ export async function run(): Promise<Record<string, unknown>> {
       batchOf10: {
         koerier: batch.koerier,
         floorSqsSendBatchOnly: batch.floorSendBatchOnly,
-        floorSameAwsCalls: batch.floorSameCalls,
-        floorSameAwsCallsLeanDynamoDb: batch.floorSameCallsLean,
+        floorSameAwsCallsSdk: batch.floorSameCallsSdk,
+        floorSameAwsCallsLean: batch.floorSameCallsLean,
+        floorSameAwsCallsSdkOverHttp: batch.floorSameCallsSdkOverHttp,
+        floorSameAwsCallsLeanOverHttp: batch.floorSameCallsLeanOverHttp,
         ratioToFloor: ratio(batch.koerier, batch.floorSendBatchOnly),
-        ratioToSameCallsFloor: ratio(batch.koerier, batch.floorSameCalls),
-        ratioToSameCallsLeanDynamoDbFloor: ratio(batch.koerier, batch.floorSameCallsLean),
+        ratioToSameCallsSdkFloor: ratio(batch.koerier, batch.floorSameCallsSdk),
+        ratioToSameCallsLeanFloor: ratio(batch.koerier, batch.floorSameCallsLean),
+        ratioToSameCallsSdkOverHttpFloor: ratio(batch.koerier, batch.floorSameCallsSdkOverHttp),
+        ratioToSameCallsLeanOverHttpFloor: ratio(batch.koerier, batch.floorSameCallsLeanOverHttp),
+        goalRatioToSameCallsLeanOverHttpFloor: 0.9,
         ...batchCalls,
         awsRequestsPerAcceptedEventByRound: koerierBatchRounds.map(
           (counted) => perEvent(BATCH_REQUESTS * BATCH_SIZE, counted).awsRequestsPerAcceptedEventByOperation,

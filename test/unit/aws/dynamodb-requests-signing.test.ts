@@ -255,6 +255,49 @@ describe('issue 15, item 4: the lean DynamoDB client signs and reads as @aws-sdk
     expectSameSignedRequest(ours[0]!, theirs[0]!, ['x-amz-target', 'content-type']);
     expect(ours[0]!.url).toBe('http://127.0.0.1:4567/');
   });
+  it('issue 15: the signing key follows the day and the credentials (a provider rotating them, one set without a session token)', async () => {
+    // The lean signer keeps the day's key: a new day, or new credentials, must give the SDK's signature again.
+    const rotations = [
+      { at: FIXED_NOW, credentials: { accessKeyId: 'AKIDFIRST', secretAccessKey: 'first-secret-key' } },
+      { at: FIXED_NOW, credentials: FIXED_CREDENTIALS },
+      { at: new Date(FIXED_NOW.getTime() + 24 * 3600 * 1000), credentials: FIXED_CREDENTIALS },
+      { at: new Date(FIXED_NOW.getTime() + 24 * 3600 * 1000), credentials: { ...FIXED_CREDENTIALS, secretAccessKey: 'rotated-secret-key' } },
+    ];
+    let current = rotations[0]!.credentials;
+    const provider = () => Promise.resolve(current);
+    const ours: CapturedRequest[] = [];
+    const theirs: CapturedRequest[] = [];
+    const leanRequests = new lean.DynamoDbRequests({
+      region: 'eu-west-1',
+      credentials: provider,
+      transport: async (request) => {
+        ours.push(captured(request));
+        return { statusCode: 200, headers: JSON_1_0, body: Buffer.from('{}') };
+      },
+    });
+    const input = { TableName: TABLE, Key: KEY };
+    for (const rotation of rotations) {
+      vi.setSystemTime(rotation.at);
+      current = rotation.credentials;
+      await leanRequests.send(new lean.GetItemCommand(input));
+      const sdkRequests = withoutSdkOnlyHeaders(
+        new sdk.DynamoDBClient({
+          region: 'eu-west-1',
+          credentials: rotation.credentials,
+          requestHandler: {
+            handle: async (request: SmithyRequest) => {
+              theirs.push(captured(request));
+              return { response: { statusCode: 200, headers: JSON_1_0, body: Readable.from([Buffer.from('{}')]) } };
+            },
+          } as never,
+        }),
+      );
+      await sdkRequests.send(new sdk.GetItemCommand(input));
+    }
+    expect(new Set(ours.map((request) => request.headers['authorization'])).size).toBe(rotations.length);
+    rotations.forEach((_, index) => expectSameSignedRequest(ours[index]!, theirs[index]!, ['x-amz-target', 'content-type']));
+    expect(ours[0]!.headers['x-amz-security-token']).toBeUndefined();
+  });
 });
 
 function bytesAsArrays(this: Record<string, unknown>, key: string, value: unknown): unknown {
