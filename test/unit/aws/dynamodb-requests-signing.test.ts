@@ -88,6 +88,19 @@ const cases: {
     };
   })(),
   (() => {
+    // No byte array, but what the body's fast path looks for: a map attribute named B, and the text in a string.
+    const input = {
+      TableName: TABLE,
+      Item: { ...KEY, B: { M: { B: { S: '"B":{ and "BS":[{' } } }, BS: { L: [{ M: { B: { N: '1' } } }] } },
+    };
+    return {
+      name: 'PutItem without binary attributes, with members and strings that look like them',
+      sdk: (c) => c.send(new sdk.PutItemCommand(input)),
+      lean: (c) => c.send(new lean.PutItemCommand(input)),
+      answer: {},
+    };
+  })(),
+  (() => {
     const input = { TableName: TABLE, Key: KEY, ConsistentRead: true, ProjectionExpression: '#s, wrapped', ExpressionAttributeNames: { '#s': 'state' } };
     const answer = {
       Item: { ...KEY, state: { S: 'completed' }, wrapped: { B: WRAPPED.toString('base64') }, set: { BS: [Buffer.from([9]).toString('base64')] } },
