@@ -214,7 +214,7 @@ function exchange(
     const send = plainHttp ? httpRequest : httpsRequest;
     // Throws synchronously (before any connection) on a header value Node cannot send.
     const outgoing = send(url, { method: request.method, headers: { ...request.headers }, agent });
-    // Counts from before the await for the agent, as the signal did; the request goes, with its socket, when it fires.
+    // Counts from before the await for the agent, as the signal did; when it fires, the request and its socket are destroyed.
     const timer = setTimeout(
       () => {
         deadline.timedOut = true;
