@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo, LookupFunction } from 'node:net';
+import type { AddressInfo, LookupFunction, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../../../functions/net/safe-http-client.js';
 import {
@@ -219,6 +219,30 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
     receiver.setScript(scripts.always({ respond: 204, delayMs: 2_000 }));
     const error = await failure(client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x', timeoutMs: 200 }));
     expect(error.kind).toBe('timeout');
+  });
+
+  it('issue 15: the response bound covers the body: a target that sends its head and then stalls fails as timeout, and the next request goes through', async () => {
+    const sockets = new Set<Socket>();
+    const stalling: Server = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-length': '100' });
+      response.write('partial');
+    });
+    stalling.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/hook`;
+      const started = Date.now();
+      const error = await failure(client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url, body: 'x' }));
+      expect(error.kind).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
+    receiver.setScript(scripts.always({ respond: 204 }));
+    const bounded = client({ allowLoopback: true, responseTimeoutMs: 300 });
+    await failure(bounded.request({ method: 'POST', url: receiver.url, body: 'x', timeoutMs: 1 }));
+    expect((await bounded.request({ method: 'POST', url: receiver.url, body: 'x' })).status).toBe(204);
   });
 
   it('a slow target within the bound is answered normally', async () => {
