@@ -92,7 +92,7 @@ export class DynamoDbRequests extends LeanJsonClient {
         targetPrefix: 'DynamoDB_20120810',
         // What the SDK names a 5xx answer without a code.
         serverErrorCode: 'Unknown',
-        retryDelays: { transientMs: 25, throttlingMs: 1000 },
+        retryCeilings: { transientMs: 25, throttlingMs: 1000 },
       },
     );
   }

@@ -23,7 +23,7 @@ export interface LeanAttempt {
 
 /** How a lean client sends: its signer, its transport, how many attempts, who is told of each. */
 export interface SignedSending {
-  /** The SDK's signer: S3's requests and presigned URLs, and any request the header signer below does not take. */
+  /** The SDK's signer: S3's requests and presigned URLs, and any request a client does not sign itself. */
   readonly signer: SignatureV4;
   /** The headers `request` goes out with, signed. */
   readonly sign: (request: AwsHttpRequest) => Promise<Record<string, string>>;
@@ -44,7 +44,7 @@ export interface LeanClientOptions {
 }
 
 /**
- * What both lean clients are: a SigV4 signer for one service, a transport, the SDK's standard
+ * What every lean client is: a SigV4 signer for one service, a transport, the SDK's standard
  * retries, a trace wrapper around each operation and observers of each attempt. The clients add
  * their operations and how their service answers.
  */
@@ -52,6 +52,7 @@ export abstract class LeanAwsClient {
   /** What X-Ray names its subsegments (./tracing.ts), as it names the SDK client's. */
   abstract readonly serviceName: string;
   protected readonly region: string;
+  protected readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
   protected readonly sending: SignedSending;
   private readonly nodeTransport: NodeTransport | undefined;
   private around: OperationWrapper = (_, send) => send();
@@ -59,14 +60,10 @@ export abstract class LeanAwsClient {
   protected constructor(options: LeanClientOptions, signing: { readonly service: string; readonly uriEscapePath?: boolean; readonly applyChecksum?: boolean }) {
     this.region = options.region ?? process.env['AWS_REGION'] ?? process.env['AWS_DEFAULT_REGION'] ?? 'us-east-1';
     this.nodeTransport = options.transport ? undefined : new NodeTransport();
-    const credentials = options.credentials ?? defaultProvider();
-    const signer = new SignatureV4({ credentials, region: this.region, sha256: NodeSha256, ...signing });
-    // S3 signs its paths unescaped and its presigned URLs in the query: the SDK's signer keeps those.
-    const rootSigner =
-      signing.uriEscapePath === false ? undefined : new RootPathSigner(credentials, this.region, signing.service, signing.applyChecksum !== false);
+    this.credentials = options.credentials ?? defaultProvider();
     this.sending = {
-      signer,
-      sign: async (request) => (await rootSigner?.sign(request)) ?? ((await signer.sign(request as SignableRequest)) as unknown as AwsHttpRequest).headers,
+      signer: new SignatureV4({ credentials: this.credentials, region: this.region, sha256: NodeSha256, ...signing }),
+      sign: (request) => this.signedHeaders(request),
       transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
       maxAttempts: options.maxAttempts ?? 3,
       observers: [],
@@ -91,6 +88,11 @@ export abstract class LeanAwsClient {
     this.nodeTransport?.destroy();
   }
 
+  /** The headers `request` goes out with, signed by the SDK's signer; a client whose requests all have one simple shape may sign them itself. */
+  protected async signedHeaders(request: AwsHttpRequest): Promise<Record<string, string>> {
+    return ((await this.sending.signer.sign(request as SignableRequest)) as unknown as AwsHttpRequest).headers;
+  }
+
   /** Runs one operation inside the trace wrapper. */
   protected traced<T>(operation: string, send: () => Promise<T>): Promise<T> {
     return this.around(operation, send);
@@ -99,7 +101,7 @@ export abstract class LeanAwsClient {
 
 /**
  * Signs and sends `request`, again after a broken connection or an answer `retryBase` gives a
- * backoff base (ms) for, up to `maxAttempts` in all; returns the last answer, whatever its status.
+ * first backoff ceiling (ms) for, up to `maxAttempts` in all; returns the last answer, whatever its status.
  */
 export async function sendWithStandardRetries(
   operation: string,
@@ -148,125 +150,32 @@ const THROTTLING_CODES = new Set([
 ]);
 const TRANSIENT_CODES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
-/** The first retry's ceilings (ms) in the SDK's standard mode as the lockfile's release has it (@smithy/core retry, `Retry.delay()` and `Retry.throttlingDelay()`). */
-const FIRST_RETRY_CEILING_MS = 50;
-const THROTTLING_FIRST_RETRY_CEILING_MS = 1_000;
+/** The first retry's backoff ceilings (ms) after a transient and after a throttling answer; each later retry doubles them. */
+export interface RetryCeilings {
+  readonly transientMs: number;
+  readonly throttlingMs: number;
+}
+
+/** The SDK's standard mode as the lockfile's release has it (@smithy/core retry, `Retry.delay()` and `Retry.throttlingDelay()`). */
+const STANDARD_RETRY_CEILINGS: RetryCeilings = { transientMs: 50, throttlingMs: 1_000 };
 const MAX_RETRY_CEILING_MS = 20_000;
 
 /**
  * The first retry's backoff ceiling (ms) the SDK's standard mode gives an error answer, or
  * undefined for one it does not retry: throttling (429 or a throttling code) after the longer,
  * transient answers (500, 502, 503, 504 or a timeout code) after the shorter; any other 4xx or
- * 5xx (501, for one) fails at once.
+ * 5xx (501, for one) fails at once. A service's SDK client may set its own `ceilings` (DynamoDB's).
  */
-export function standardRetryBase(statusCode: number, code: string): number | undefined {
-  if (statusCode === 429 || THROTTLING_CODES.has(code)) return THROTTLING_FIRST_RETRY_CEILING_MS;
-  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return FIRST_RETRY_CEILING_MS;
+export function standardRetryBase(statusCode: number, code: string, ceilings: RetryCeilings = STANDARD_RETRY_CEILINGS): number | undefined {
+  if (statusCode === 429 || THROTTLING_CODES.has(code)) return ceilings.throttlingMs;
+  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return ceilings.transientMs;
   return undefined;
 }
 
 /** Full jitter under a ceiling that starts at `firstCeiling` ms and doubles with each retry, at most 20 s: the SDK's standard mode. */
-export function standardBackoff(attempt: number, firstCeiling = FIRST_RETRY_CEILING_MS): Promise<void> {
+export function standardBackoff(attempt: number, firstCeiling = STANDARD_RETRY_CEILINGS.transientMs): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(MAX_RETRY_CEILING_MS, firstCeiling * 2 ** (attempt - 1))));
 }
-
-/**
- * SigV4 header signing, as @smithy/signature-v4 signs, for the requests of the JSON-protocol clients
- * (POST to `/`, no query): node:crypto's hashes called synchronously and the day's signing key
- * derived once per day and credentials, where the SDK's signer took about 45 µs a request through
- * its promise-returning hash and a keyed hash of the credentials for its key cache (issue 15).
- * Any other request is left to the SDK's signer (`undefined`). The signing tests
- * (test/unit/aws/*-requests-signing.test.ts) compare its requests with the SDK's, byte for byte.
- */
-class RootPathSigner {
-  private readonly credentials: () => Promise<AwsCredentialIdentity>;
-  private signingKey: { readonly day: string; readonly accessKeyId: string; readonly secretAccessKey: string; readonly key: Buffer } | undefined;
-
-  constructor(
-    credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
-    private readonly region: string,
-    private readonly service: string,
-    /** As the SDK's signer, by default: the payload's hash also goes out as `x-amz-content-sha256`. */
-    private readonly applyChecksum: boolean,
-  ) {
-    this.credentials = typeof credentials === 'function' ? credentials : () => Promise.resolve(credentials);
-  }
-
-  async sign(request: AwsHttpRequest): Promise<Record<string, string> | undefined> {
-    if (request.path !== '/' || Object.keys(request.query).length > 0) return undefined;
-    const credentials = await this.credentials();
-    // Left to the SDK's signer, which refuses them as it always has.
-    if (typeof credentials.accessKeyId !== 'string' || typeof credentials.secretAccessKey !== 'string') return undefined;
-    const longDate = new Date()
-      .toISOString()
-      .replace(/\.\d{3}Z$/, 'Z')
-      .replace(/[-:]/g, '');
-    const day = longDate.slice(0, 8);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(request.headers)) {
-      const lower = name.toLowerCase();
-      // A payload hash given in a header is the SDK's signer's to honour.
-      if (lower === 'x-amz-content-sha256') return undefined;
-      // What the signer sets itself, as the SDK's drops it before signing.
-      if (!GENERATED_HEADERS.has(lower)) headers[name] = value;
-    }
-    headers['x-amz-date'] = longDate;
-    if (credentials.sessionToken) headers['x-amz-security-token'] = credentials.sessionToken;
-    const payloadHash = createHash('sha256')
-      .update(request.body ?? '')
-      .digest('hex');
-    if (this.applyChecksum) headers['x-amz-content-sha256'] = payloadHash;
-    const canonical: [string, string][] = [];
-    for (const [name, value] of Object.entries(headers)) {
-      const lower = name.toLowerCase();
-      if (!UNSIGNABLE_HEADERS.has(lower) && !/^(proxy|sec)-/.test(lower))
-        canonical.push([
-          lower,
-          value
-            .replace(/[\r\n]/g, ' ')
-            .replace(/[ \t]+/g, ' ')
-            .replace(/^ | $/g, ''),
-        ]);
-    }
-    canonical.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const signedHeaders = canonical.map(([name]) => name).join(';');
-    const canonicalRequest = `${request.method}\n/\n\n${canonical.map(([name, value]) => `${name}:${value}\n`).join('')}\n${signedHeaders}\n${payloadHash}`;
-    const scope = `${day}/${this.region}/${this.service}/aws4_request`;
-    const stringToSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
-    const signature = createHmac('sha256', this.keyFor(day, credentials)).update(stringToSign).digest('hex');
-    headers['authorization'] = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-    return headers;
-  }
-
-  private keyFor(day: string, { accessKeyId, secretAccessKey }: AwsCredentialIdentity): Buffer {
-    const cached = this.signingKey;
-    if (cached && cached.day === day && cached.accessKeyId === accessKeyId && cached.secretAccessKey === secretAccessKey) return cached.key;
-    let key: Buffer = Buffer.from(`AWS4${secretAccessKey}`, 'utf8');
-    for (const part of [day, this.region, this.service, 'aws4_request']) key = createHmac('sha256', key).update(part).digest();
-    this.signingKey = { day, accessKeyId, secretAccessKey, key };
-    return key;
-  }
-}
-
-/** What @smithy/signature-v4 removes before signing, and what it never signs. */
-const GENERATED_HEADERS = new Set(['authorization', 'x-amz-date', 'date']);
-const UNSIGNABLE_HEADERS = new Set([
-  'authorization',
-  'cache-control',
-  'connection',
-  'expect',
-  'from',
-  'keep-alive',
-  'max-forwards',
-  'pragma',
-  'referer',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'user-agent',
-  'x-amzn-trace-id',
-]);
 
 /** The signer's hash: SHA-256, or HMAC-SHA-256 when given a secret. node:crypto, not the SDK's JavaScript one. */
 export class NodeSha256 {
