@@ -1,8 +1,9 @@
 /**
- * X-Ray subsegments for every AWS SDK call (issue 13, item 4): Powertools for AWS Lambda's Tracer
- * captures the SDK clients of a set of dependencies. Lambda's active tracing (the stack turns it on
- * for every function) already traces each invocation; this adds one subsegment per DynamoDB, SQS,
- * S3 and KMS request (S3's and KMS's from the lean clients' own wrapper: they have no SDK middleware stack).
+ * X-Ray subsegments for every AWS call (issue 13, item 4), with Powertools for AWS Lambda's Tracer.
+ * Lambda's active tracing (the stack turns it on for every function) already traces each
+ * invocation; this adds one subsegment per DynamoDB, SQS, S3 and KMS request, from the lean
+ * clients' own wrapper (they have no SDK middleware stack). An SDK client handed in instead is
+ * captured by the Tracer as before; the functions hand in none since issue 15.
  *
  * Not bundled: the Tracer and the X-Ray SDK under it are about 127 KB minified, a third of a
  * function's 400 KB budget, on every cold start. They are loaded with `require` at the first use,
@@ -32,7 +33,7 @@ interface TracerLike {
 
 /**
  * A lean client (./lean-client-support.ts) takes a wrapper per operation, named by its `serviceName`
- * (`S3`, `KMS`). Told apart by shape, not `instanceof`: importing the class would put the signer in
+ * (`DynamoDB`, `SQS`, `S3`, `KMS`). Told apart by shape, not `instanceof`: importing the class would put the signer in
  * bundles that reach no AWS service.
  */
 type WrappableClient = Pick<LeanAwsClient, 'serviceName' | 'traceWith'>;
@@ -52,7 +53,7 @@ const fromRuntime: TracerLoader = () => createRequire(import.meta.url)(TRACER_PA
 export function tracedClients<T extends object>(clients: T, log: Log, load: TracerLoader = fromRuntime): T {
   let tracer: TracerLike;
   try {
-    // Outbound HTTP (deliveries) goes through undici with the SSRF guard: no global patch of node:http.
+    // Outbound HTTP (deliveries) goes through the SSRF-guarded client (functions/net): no global patch of node:http.
     tracer = new (load().Tracer)({ serviceName: 'koerier', captureHTTPsRequests: false });
   } catch (error) {
     log.info('SDK calls not traced: the Powertools Tracer is not available (add the Powertools layer, koerier:powertoolsLayerArn)', {
