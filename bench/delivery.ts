@@ -244,14 +244,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
   // The poller's own client, the lean one the host's pollers use: the queue-only ceiling and Koerier's drain both receive with it.
-  const feeder = new SqsRequests({
-    region: host.emulators.region,
-    endpoint: host.emulators.endpoints.sqs,
-    credentials: {
-      accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '',
-      secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
-    },
-  });
+  const feeder = new SqsRequests(host.emulators.clientSettings('sqs'));
   try {
     const dynamodb = host.awsClients.dynamodb;
     const subscriptions = new DynamoDbSubscriptionStore(

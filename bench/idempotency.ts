@@ -63,11 +63,7 @@ function median(values: number[]): number {
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  });
+  const dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   try {
     const requests = countRequests(dynamodb);
     const tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;

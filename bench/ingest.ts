@@ -247,12 +247,8 @@ export async function run(): Promise<Record<string, unknown>> {
     // Two sets of clients: the AWS SDK's (an application written the usual way) and the lean ones
     // Koerier sends with; each also behind a bare HTTP server, as Koerier's figures are behind the
     // laptop host's.
-    const credentials = {
-      accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!,
-      secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']!,
-    };
-    const sdkDynamodb = new sdk.DynamoDBClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.dynamodb, credentials });
-    const sdkSqs = new sqsSdk.SQSClient({ region: host.emulators.region, endpoint: host.emulators.endpoints.sqs, credentials });
+    const sdkDynamodb = new sdk.DynamoDBClient(host.emulators.clientSettings('dynamodb'));
+    const sdkSqs = new sqsSdk.SQSClient(host.emulators.clientSettings('sqs'));
     const onSdkDynamodb = onTheSdk<DynamoDbRequests>(sdkDynamodb, SDK_DYNAMODB_COMMANDS);
     const clients = {
       sdk: {

@@ -253,14 +253,7 @@ export async function run(): Promise<Record<string, unknown>> {
     queueTriggers: ['router'],
   });
   // The floor stays a plain SDK consumer, as one would write it against SQS; Koerier sends with its lean client.
-  const floorSqs = new SQSClient({
-    region: host.emulators.region,
-    endpoint: host.emulators.endpoints.sqs,
-    credentials: {
-      accessKeyId: host.emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '',
-      secretAccessKey: host.emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
-    },
-  });
+  const floorSqs = new SQSClient(host.emulators.clientSettings('sqs'));
   const publisher = await host.issueToken('dev-publisher', ['events:publish']);
   const manager = await host.issueToken('dev-subscriber', ['subscriptions:manage']);
   const admin = new Consumer(host, manager);

@@ -31,11 +31,7 @@ const TYPE = 'nl.edu.bench.ledger.v1';
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  const dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   // Only DynamoDB is sent to here; the recorder wants all three clients.
   const usage = recordAwsUsage({
     dynamodb,

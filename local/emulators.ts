@@ -53,6 +53,8 @@ export interface Emulators {
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3: string };
   /** AWS_REGION, AWS_ENDPOINT_URL_*, dummy credentials, S3 checksum settings as env vars. */
   readonly awsEnvironment: Record<string, string>;
+  /** Region, endpoint and credentials of one emulator, as the SDK's clients and Koerier's lean ones take them. */
+  clientSettings(service: keyof Emulators['endpoints']): EmulatorClientSettings;
   /** Every resourceEnv variable of lib/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
   readonly resourceEnvironment: Record<string, string>;
   /** Deletes expired items of the tables with a TTL attribute, as DynamoDB's TTL does. */
@@ -64,6 +66,12 @@ export interface Emulators {
   /** Messages the SQS shim keeps track of (local/sqs-emulator-shims.ts): never more than the queues hold. */
   trackedSqsMessages(): number;
   stop(): Promise<void>;
+}
+
+export interface EmulatorClientSettings {
+  readonly region: string;
+  readonly endpoint: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
 export const LOCAL_REGION = 'eu-west-1';
@@ -181,6 +189,7 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       region: LOCAL_REGION,
       endpoints,
       awsEnvironment: awsEnvironmentFor(endpoints),
+      clientSettings: (service) => ({ region: LOCAL_REGION, endpoint: endpoints[service], credentials: DUMMY_CREDENTIALS }),
       resourceEnvironment,
       restoredMessages,
       onSqsArrival: (listener) => shims.onArrival(listener),

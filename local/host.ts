@@ -175,25 +175,17 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       );
     }
 
-    const clientSettings = {
-      region: emulators.region,
-      credentials: {
-        accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID'] ?? '',
-        secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY'] ?? '',
-      },
-    };
     const awsClients: LaptopAwsClients = {
-      dynamodb: new DynamoDbRequests({ ...clientSettings, endpoint: emulators.endpoints.dynamodb }),
-      sqs: new SqsRequests({ ...clientSettings, endpoint: emulators.endpoints.sqs }),
+      dynamodb: new DynamoDbRequests(emulators.clientSettings('dynamodb')),
+      sqs: new SqsRequests(emulators.clientSettings('sqs')),
       // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
       s3: new S3Client({
-        ...clientSettings,
-        endpoint: emulators.endpoints.s3,
+        ...emulators.clientSettings('s3'),
         forcePathStyle: true,
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
       }),
-      s3Requests: new S3Requests({ ...clientSettings, endpoint: emulators.endpoints.s3 }),
+      s3Requests: new S3Requests(emulators.clientSettings('s3')),
     };
     // Registered before the server, so they are destroyed only once its requests are done.
     cleanups.push(() => {
@@ -274,7 +266,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     );
 
     // Its own client: the pollers' receives and deletes are not the functions' requests.
-    const pollerSqs = new SqsRequests({ ...clientSettings, endpoint: emulators.endpoints.sqs });
+    const pollerSqs = new SqsRequests(emulators.clientSettings('sqs'));
     cleanups.push(() => pollerSqs.destroy());
     const pollers: Poller[] = [];
     cleanups.push(async () => {

@@ -22,11 +22,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  client = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   deliveries = new DynamoDbDeliveryState(client, table);
 });
 afterAll(async () => {

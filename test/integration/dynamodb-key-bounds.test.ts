@@ -40,11 +40,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
-  client = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   routes = new DynamoDbRouteIndex(client, localName.table('routes'));
   subscriptions = new DynamoDbSubscriptionStore(client, localName.table('subscriptions'), routes);
   ledger = new DynamoDbRoutedEventLedger(client, localName.table('idempotency'));

@@ -25,12 +25,8 @@ let queueUrl: string;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
-  const config = {
-    region: emulators.region,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  };
-  dynamodb = new DynamoDbRequests({ ...config, endpoint: emulators.endpoints.dynamodb });
-  sqs = new SQSClient({ ...config, endpoint: emulators.endpoints.sqs });
+  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  sqs = new SQSClient(emulators.clientSettings('sqs'));
   requests = countRequests(dynamodb);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;
   queueUrl = emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;

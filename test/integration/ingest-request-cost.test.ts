@@ -38,12 +38,8 @@ let now: number;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  const config = {
-    region: emulators.region,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  };
-  dynamodb = new DynamoDbRequests({ ...config, endpoint: emulators.endpoints.dynamodb });
-  sqs = new SqsRequests({ ...config, endpoint: emulators.endpoints.sqs });
+  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  sqs = new SqsRequests(emulators.clientSettings('sqs'));
   dynamodbRequests = countRequests(dynamodb);
   sqsRequests = countRequests(sqs);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;

@@ -22,11 +22,7 @@ let deliveries: string;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  sqs = new SQSClient({
-    region: emulators.region,
-    endpoint: emulators.endpoints.sqs,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  });
+  sqs = new SQSClient(emulators.clientSettings('sqs'));
   inbound = emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
   deliveries = emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!;
 });

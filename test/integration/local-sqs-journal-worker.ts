@@ -9,11 +9,7 @@ import { resourceEnv } from '../../lib/resources.js';
 
 const [stateDir, bodies] = process.argv.slice(2);
 const emulators = await startEmulators({ stateDir: stateDir! });
-const sqs = new SQSClient({
-  region: emulators.region,
-  endpoint: emulators.endpoints.sqs,
-  credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-});
+const sqs = new SQSClient(emulators.clientSettings('sqs'));
 for (const body of JSON.parse(bodies!) as string[]) {
   await sqs.send(new SendMessageCommand({ QueueUrl: emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')], MessageBody: body }));
 }

@@ -31,11 +31,7 @@ const wrap = (plaintext: string, context: unknown) => Buffer.from(JSON.stringify
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  });
+  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   table = emulators.resourceEnvironment[resourceEnv.table('deliveries')]!;
   kmsServer = createServer((request, response) => {
     const chunks: Buffer[] = [];

@@ -23,11 +23,7 @@ let now: number;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  });
+  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   writes = countRequests(dynamodb);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;
 });

@@ -18,11 +18,7 @@ let store: DynamoDbReplayStore;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID!, secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY! },
-  });
+  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   store = new DynamoDbReplayStore(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!, () => clock);
 });
 

@@ -25,11 +25,7 @@ let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  const settings = {
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  };
+  const settings = emulators.clientSettings('dynamodb');
   client = new DynamoDbRequests(settings);
   tableClient = new DynamoDBClient(settings);
   requests = countRequests(client);

@@ -21,11 +21,7 @@ let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   requests = countRequests(client);
   ledger = new DynamoDbRoutedEventLedger(client, localName.table('idempotency'));
 });

@@ -17,11 +17,7 @@ let repository: DynamoDbSubscriptionStore;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDbRequests({
-    region: emulators.region,
-    endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
-  });
+  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
   routes = new DynamoDbRouteIndex(client, localName.table('routes'));
   repository = new DynamoDbSubscriptionStore(client, localName.table('subscriptions'), routes);
 });
