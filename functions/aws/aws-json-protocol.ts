@@ -10,7 +10,7 @@
 import {
   LeanAwsClient,
   sendWithStandardRetries,
-  standardRetryBase,
+  standardRetry,
   type AwsHttpRequest,
   type AwsHttpResponse,
   type LeanClientOptions,
@@ -152,7 +152,7 @@ export abstract class LeanJsonClient extends LeanAwsClient {
       return errorCode(response, answer, this.protocol.serverErrorCode);
     };
     const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
-      standardRetryBase(answer.statusCode, codeOf(answer), this.protocol.retryCeilings),
+      standardRetry(answer.statusCode, codeOf(answer), this.protocol.retryCeilings),
     );
     if (response.statusCode >= 200 && response.statusCode < 300) return this.parseAnswer(response.body);
     const answer = errorAnswers.get(response) ?? parsedJson(response.body);

@@ -29,6 +29,8 @@ export interface SignedSending {
   readonly sign: (request: AwsHttpRequest) => Promise<Record<string, string>>;
   readonly transport: AwsTransport;
   readonly maxAttempts: number;
+  /** The client's retry quota: shared by all its operations, as the SDK's retry strategy is by its client's. */
+  readonly retryQuota: RetryQuota;
   readonly observers: ((attempt: LeanAttempt) => void)[];
 }
 
@@ -66,6 +68,7 @@ export abstract class LeanAwsClient {
       sign: (request) => this.signedHeaders(request),
       transport: options.transport ?? ((request) => this.nodeTransport!.send(request)),
       maxAttempts: options.maxAttempts ?? 3,
+      retryQuota: new RetryQuota(),
       observers: [],
     };
   }
@@ -100,17 +103,20 @@ export abstract class LeanAwsClient {
 }
 
 /**
- * Signs and sends `request`, again after a broken connection or an answer `retryBase` gives a
- * first backoff ceiling (ms) for, up to `maxAttempts` in all; returns the last answer, whatever its status.
+ * Signs and sends `request`, again after a broken connection or an answer `retryOf` classes as
+ * retryable, up to `maxAttempts` in all and while the client's retry quota lasts; returns the last
+ * answer, whatever its status.
  */
 export async function sendWithStandardRetries(
   operation: string,
   request: AwsHttpRequest,
   sending: SignedSending,
-  retryBase: (response: AwsHttpResponse) => number | undefined,
+  retryOf: (response: AwsHttpResponse) => StandardRetry | undefined,
 ): Promise<AwsHttpResponse> {
   const requestBytes = request.body?.byteLength ?? 0;
   const observe = (attempt: LeanAttempt) => sending.observers.forEach((observer) => observer(attempt));
+  // What the retry that led to the current attempt took from the quota; undefined on the first attempt.
+  let retryCost: number | undefined;
   for (let attempt = 1; ; attempt++) {
     let response: AwsHttpResponse;
     try {
@@ -119,15 +125,53 @@ export async function sendWithStandardRetries(
       observe({ operation, requestBytes, responseBytes: response.body.byteLength });
     } catch (error) {
       observe({ operation, requestBytes });
-      if (attempt < sending.maxAttempts && isBrokenConnection(error)) {
+      // The SDK takes a broken connection for a transient error.
+      if (attempt < sending.maxAttempts && isBrokenConnection(error) && (retryCost = sending.retryQuota.take('transient')) !== undefined) {
         await standardBackoff(attempt);
         continue;
       }
       throw error;
     }
-    const base = response.statusCode >= 200 && response.statusCode < 300 ? undefined : retryBase(response);
-    if (base === undefined || attempt >= sending.maxAttempts) return response;
-    await standardBackoff(attempt, base);
+    if (response.statusCode >= 200 && response.statusCode < 300) {
+      sending.retryQuota.giveBack(retryCost);
+      return response;
+    }
+    const retry = retryOf(response);
+    if (retry === undefined || attempt >= sending.maxAttempts) return response;
+    retryCost = sending.retryQuota.take(retry.kind);
+    if (retryCost === undefined) return response;
+    await standardBackoff(attempt, retry.firstCeilingMs);
+  }
+}
+
+/**
+ * The SDK's retry quota (standard mode, @smithy/core's `StandardRetryStrategy` with the lockfile's
+ * 2026 costs): a client holds 500 tokens, each retry after a transient error takes 14 and after
+ * throttling 5, and a retry is not made when too few are left. A success gives back what its last
+ * retry took, or 1 when it needed none. So while a service fails most requests, a client stops
+ * multiplying its load by the retries: after about 35 transient retries its requests go out once
+ * each until successes earn the tokens back (issue 15: the lean clients keep the SDK's behaviour).
+ */
+export class RetryQuota {
+  static readonly CAPACITY = 500;
+  static readonly COST: Readonly<Record<StandardRetry['kind'], number>> = { transient: 14, throttling: 5 };
+  private tokens = RetryQuota.CAPACITY;
+
+  /** Takes a retry's cost and returns it, or undefined (taking nothing) when the quota cannot pay it. */
+  take(kind: StandardRetry['kind']): number | undefined {
+    const cost = RetryQuota.COST[kind];
+    if (this.tokens < cost) return undefined;
+    this.tokens -= cost;
+    return cost;
+  }
+
+  /** After a success: back what its retry took, or 1 for a success at the first attempt. */
+  giveBack(retryCost: number | undefined): void {
+    this.tokens = Math.min(RetryQuota.CAPACITY, this.tokens + (retryCost ?? 1));
+  }
+
+  get available(): number {
+    return this.tokens;
   }
 }
 
@@ -160,15 +204,21 @@ export interface RetryCeilings {
 const STANDARD_RETRY_CEILINGS: RetryCeilings = { transientMs: 50, throttlingMs: 1_000 };
 const MAX_RETRY_CEILING_MS = 20_000;
 
+/** A retryable error answer: its kind, which sets the retry's cost, and the first retry's backoff ceiling (ms). */
+export interface StandardRetry {
+  readonly kind: 'transient' | 'throttling';
+  readonly firstCeilingMs: number;
+}
+
 /**
- * The first retry's backoff ceiling (ms) the SDK's standard mode gives an error answer, or
- * undefined for one it does not retry: throttling (429 or a throttling code) after the longer,
- * transient answers (500, 502, 503, 504 or a timeout code) after the shorter; any other 4xx or
- * 5xx (501, for one) fails at once. A service's SDK client may set its own `ceilings` (DynamoDB's).
+ * How the SDK's standard mode takes an error answer, or undefined for one it does not retry:
+ * throttling (429 or a throttling code) with the longer first backoff, transient answers (500,
+ * 502, 503, 504 or a timeout code) with the shorter; any other 4xx or 5xx (501, for one) fails at
+ * once. A service's SDK client may set its own `ceilings` (DynamoDB's).
  */
-export function standardRetryBase(statusCode: number, code: string, ceilings: RetryCeilings = STANDARD_RETRY_CEILINGS): number | undefined {
-  if (statusCode === 429 || THROTTLING_CODES.has(code)) return ceilings.throttlingMs;
-  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return ceilings.transientMs;
+export function standardRetry(statusCode: number, code: string, ceilings: RetryCeilings = STANDARD_RETRY_CEILINGS): StandardRetry | undefined {
+  if (statusCode === 429 || THROTTLING_CODES.has(code)) return { kind: 'throttling', firstCeilingMs: ceilings.throttlingMs };
+  if (TRANSIENT_STATUSES.has(statusCode) || TRANSIENT_CODES.has(code)) return { kind: 'transient', firstCeilingMs: ceilings.transientMs };
   return undefined;
 }
 

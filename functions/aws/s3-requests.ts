@@ -15,7 +15,7 @@ import type { HttpRequest as SignableRequest } from '@smithy/types';
 import {
   LeanAwsClient,
   sendWithStandardRetries,
-  standardRetryBase,
+  standardRetry,
   type AwsHttpRequest,
   type AwsHttpResponse,
   type LeanClientOptions,
@@ -171,7 +171,7 @@ export class S3Requests extends LeanAwsClient {
 
   private async sendWithRetries(operation: string, request: AwsHttpRequest, options: { absentWhen404?: boolean }): Promise<AwsHttpResponse | undefined> {
     const response = await sendWithStandardRetries(operation, request, this.sending, (answer) =>
-      standardRetryBase(answer.statusCode, errorCode(answer.statusCode, answer.body.toString('utf8'))),
+      standardRetry(answer.statusCode, errorCode(answer.statusCode, answer.body.toString('utf8'))),
     );
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const code = errorCode(response.statusCode, response.body.toString('utf8'));

@@ -160,6 +160,31 @@ describe('issue 15, item 4: the lean DynamoDB client and DynamoDB errors', () =>
     expectNothingSecret(error);
   });
 
+  it('issue 15: the retry quota runs out while DynamoDB keeps failing, and successes earn it back, request for request as the SDK’s client', async () => {
+    const unavailable: Answer = (_, response) => void response.writeHead(503, { 'content-type': 'application/x-amz-json-1.0' }).end('');
+    // 14 failing reads, 4 that succeed, 2 failing ones: the attempts each took, on one client.
+    const phases = [...Array<boolean>(14).fill(true), ...Array<boolean>(4).fill(false), true, true];
+    const attemptsPerRead = async (send: () => Promise<unknown>): Promise<number[]> => {
+      const attempts: number[] = [];
+      for (const failing of phases) {
+        faults = failing ? Array<Answer>(8).fill(unavailable) : [];
+        const before = seen.length;
+        await send().catch(() => undefined);
+        attempts.push(seen.length - before);
+      }
+      return attempts;
+    };
+    const client = lean();
+    const ours = await attemptsPerRead(() => client.send(new GetItemCommand({ TableName: TABLE, Key: KEY })));
+    client.destroy();
+    const sdkDynamoDb = sdkClient();
+    const theirs = await attemptsPerRead(() => sdkDynamoDb.send(new sdk.GetItemCommand({ TableName: TABLE, Key: KEY })));
+    sdkDynamoDb.destroy();
+    // 500 tokens at 14 a retry: eleven reads retried in full (4 attempts), the twelfth twice, then none; four successes give back 4, one retry.
+    expect(ours).toEqual([...Array<number>(11).fill(4), 3, 1, 1, 1, 1, 1, 1, 2, 1]);
+    expect(ours).toEqual(theirs);
+  }, 30_000);
+
   it('issue 15: a connection broken mid-request is retried, and every attempt is observed', async () => {
     faults = [(request) => request.socket.destroy()];
     const client = lean();

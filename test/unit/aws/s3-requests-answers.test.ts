@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { standardRetryBase } from '../../../functions/aws/lean-client-support.js';
+import { standardRetry } from '../../../functions/aws/lean-client-support.js';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
 import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
@@ -122,12 +122,12 @@ describe('issue 15, item 4: the lean S3 client and what S3 answers', () => {
   });
 
   it("issue 15: the SDK's standard mode: throttling backs off under 1 s at first, transient answers under 50 ms, anything else is not retried", () => {
-    expect(standardRetryBase(503, 'SlowDown')).toBe(1000);
-    expect(standardRetryBase(400, 'ThrottlingException')).toBe(1000);
-    expect(standardRetryBase(429, '')).toBe(1000);
-    for (const status of [500, 502, 503, 504]) expect(standardRetryBase(status, 'InternalError')).toBe(50);
-    expect(standardRetryBase(400, 'RequestTimeout')).toBe(50);
-    for (const status of [400, 403, 404, 501, 505]) expect(standardRetryBase(status, 'Whatever')).toBeUndefined();
+    expect(standardRetry(503, 'SlowDown')).toEqual({ kind: 'throttling', firstCeilingMs: 1000 });
+    expect(standardRetry(400, 'ThrottlingException')).toEqual({ kind: 'throttling', firstCeilingMs: 1000 });
+    expect(standardRetry(429, '')).toEqual({ kind: 'throttling', firstCeilingMs: 1000 });
+    for (const status of [500, 502, 503, 504]) expect(standardRetry(status, 'InternalError')).toEqual({ kind: 'transient', firstCeilingMs: 50 });
+    expect(standardRetry(400, 'RequestTimeout')).toEqual({ kind: 'transient', firstCeilingMs: 50 });
+    for (const status of [400, 403, 404, 501, 505]) expect(standardRetry(status, 'Whatever')).toBeUndefined();
   });
 
   it('issue 15: a connection reset mid-request is retried', async () => {
