@@ -30,6 +30,8 @@ const REQUESTS_IN_SET = 400;
 const WARMUP_MS = 1500;
 const ROUND_MS = 1000;
 const ROUNDS = 7;
+const KIND_ROUNDS = 5;
+const KIND_ROUND_MS = 300;
 const OPTIONS = { maxEventBytes: 64 * 1024 };
 /** Issue 15: at least 0.7× the floor, and at least 3× the SDK. */
 const GOAL_RATIO_TO_FLOOR = 0.7;
@@ -130,6 +132,33 @@ function throughput(parse: (request: BenchRequest) => void, requests: readonly B
   return events / ((now - started) / 1e6);
 }
 
+/**
+ * CPU microseconds per event of each kind of request, Koerier's and the floor's, alternating as the
+ * rounds above do: where the set's ratio comes from. A small event's floor is one short JSON.parse,
+ * so what Koerier does per event whatever its size (each attribute's grammar, the headers of binary
+ * mode) weighs most there.
+ */
+function perKind(requests: readonly BenchRequest[]): Record<string, { koerierMicros: number; floorMicros: number; ratioToFloor: number }> {
+  const kinds: Record<string, { koerierMicros: number; floorMicros: number; ratioToFloor: number }> = {};
+  for (const kind of [...new Set(requests.map((request) => request.kind))]) {
+    const ofKind = requests.filter((request) => request.kind === kind);
+    const koerierMicros: number[] = [];
+    const floorMicros: number[] = [];
+    for (let round = 0; round < KIND_ROUNDS; round++) {
+      koerierMicros.push(1e6 / throughput(koerier, ofKind, KIND_ROUND_MS));
+      floorMicros.push(1e6 / throughput(floor, ofKind, KIND_ROUND_MS));
+    }
+    const koerierMedian = median(koerierMicros);
+    const floorMedian = median(floorMicros);
+    kinds[kind] = {
+      koerierMicros: Number(koerierMedian.toFixed(2)),
+      floorMicros: Number(floorMedian.toFixed(2)),
+      ratioToFloor: Number((floorMedian / koerierMedian).toFixed(2)),
+    };
+  }
+  return kinds;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -154,6 +183,7 @@ export async function run(): Promise<Record<string, unknown>> {
     sdkRounds.push(throughput(sdk, requests, ROUND_MS));
     floorRounds.push(throughput(floor, requests, ROUND_MS));
   }
+  const byKind = perKind(requests);
   const koerierEventsPerSecond = Math.round(median(koerierRounds));
   const sdkEventsPerSecond = Math.round(median(sdkRounds));
   const floorEventsPerSecond = Math.round(median(floorRounds));
@@ -176,6 +206,7 @@ export async function run(): Promise<Record<string, unknown>> {
     floorEventsPerSecond,
     floor: "the same requests' bytes decoded (Buffer.toString('utf8')) and parsed once with JSON.parse, nothing checked",
     ratioToFloor,
+    byKind,
     goalRatioToFloor: GOAL_RATIO_TO_FLOOR,
     goalSdkRatio: GOAL_SDK_RATIO,
     meetsIssue15Goal: ratioToFloor >= GOAL_RATIO_TO_FLOOR && ratio >= GOAL_SDK_RATIO,
