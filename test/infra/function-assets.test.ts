@@ -6,9 +6,12 @@
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functions } from '../../lib/resources.js';
+import type { ContractParser } from '../../functions/core/contracts/ports.js';
+import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 import { buildKoerier, synthContext, type CfnResourceJson } from './synth.js';
 
 describe('issue 15: the function assets of a synthesis with real bundling', () => {
@@ -57,4 +60,12 @@ describe('issue 15: the function assets of a synthesis with real bundling', () =
     expect((await stat(join(directory, chunk!))).size).toBeGreaterThan(1_000_000);
     expect(Buffer.byteLength(index)).toBeLessThan(400_000);
   });
+
+  it('EDU-21, issue 15: the deployed parsers chunk, loaded as import() loads it, parses an AsyncAPI 3.0 document', async () => {
+    const { directory } = assets.get('contracts')!;
+    const chunk = (await readdir(directory)).find((file) => /^contract-parsers-\w+\.mjs$/.test(file))!;
+    const { contractParser } = (await import(pathToFileURL(join(directory, chunk)).href)) as { contractParser: () => ContractParser };
+    const parsed = await contractParser().parse('asyncapi-data', JSON.stringify(enrolmentContract(enrolmentPayload())), 'json');
+    expect(parsed).toMatchObject({ valid: true, specVersion: '3.0.0', messages: [{ id: 'enrolled' }] });
+  }, 30_000);
 });
