@@ -4,7 +4,7 @@
  * none of the default chain's other providers. Built for real with esbuild, then imported.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +176,43 @@ describe('issue 15, item 4: what a cold start loads', () => {
   it('issue 15: the contract register reaches its document parsers only through a dynamic import, so reading the register does not load them', async () => {
     const edges = await importsInto('contracts', /functions\/app\/contract-parsers\.ts$/);
     expect(edges).toEqual(['functions/app/contracts-app.ts: dynamic-import']);
+  }, 60_000);
+});
+
+/** The ingest's data contracts, bound to one message whose schema needs a format (ajv-formats) and a member. */
+const DATA_CONTRACTS_ENTRY = `
+import { DataContracts } from './functions/core/contracts/data-contracts.ts';
+import { silentLog } from './functions/core/ports/log.ts';
+const binding = { type: 'nl.edu.enrolment.created.v1', contract: 'enrolments', version: '1.0.0', message: 'enrolled', mode: 'enforce', updatedAt: '', updatedBy: '' };
+const schema = { type: 'object', required: ['student', 'contact'], properties: { student: { type: 'string' }, contact: { type: 'string', format: 'email' } } };
+export function check(data: unknown) {
+  const contracts = new DataContracts({
+    store: { listBindings: async () => [binding] },
+    documents: { getSchemas: async () => ({ enrolled: schema }) },
+    refreshMs: 60_000,
+    clock: () => 0,
+    log: silentLog,
+  });
+  return contracts.check([{ type: binding.type, json: JSON.stringify({ type: binding.type, data }) }] as never, false);
+}
+`;
+
+describe('issue 15: code splitting keeps what is loaded through import() working', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'koerier-split-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('issue 14 item 3, issue 15: the bundled data contracts load Ajv and its formats from their own chunks (CommonJS behind import()) and check an event', async () => {
+    const { outfile } = await bundleText(DATA_CONTRACTS_ENTRY, dir);
+    expect((await readdir(dir)).filter((file) => /^ajv-\w+\.mjs$/.test(file))).toHaveLength(1);
+    const { check } = (await import(pathToFileURL(outfile).href)) as { check: (data: unknown) => Promise<{ violations: { pointer: string; rule: string }[] }> };
+    expect((await check({ student: 'S-1', contact: 'ouder@example.org' })).violations).toEqual([]);
+    const refused = await check({ contact: 'not an address' });
+    expect(refused.violations.map(({ pointer, rule }) => `${pointer} ${rule}`).sort()).toEqual(['/data/contact format', '/data/student required']);
   }, 60_000);
 });
 
