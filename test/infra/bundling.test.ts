@@ -167,6 +167,23 @@ describe('issue 15, item 4: what a cold start loads', () => {
       .flatMap(([file, { imports }]) => imports.filter(({ path }) => packages.test(path)).map(({ kind }) => `${file}: ${kind}`));
   }
 
+  it('issue 15: behind an import() only ES modules, but Ajv and its formats, whose default export data-contracts.ts takes (a CommonJS chunk exports nothing by name)', async () => {
+    const commonJs: string[] = [];
+    for (const [name, spec] of Object.entries(functions)) {
+      const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir, name)), metafile: true });
+      for (const [file, { imports }] of Object.entries(metafile.inputs)) {
+        for (const { path, kind, external } of imports) {
+          if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'cjs')
+            commonJs.push(`${name}: ${file} -> ${path.split('node_modules/').at(-1)}`);
+        }
+      }
+    }
+    expect(commonJs.sort()).toEqual([
+      'ingest: functions/core/contracts/data-contracts.ts -> ajv-formats/dist/index.js',
+      'ingest: functions/core/contracts/data-contracts.ts -> ajv/dist/ajv.js',
+    ]);
+  }, 120_000);
+
   it('issue 15: the ingest reaches Ajv only through a dynamic import, so a cold start does not load it before a bound type needs it', async () => {
     const edges = await importsInto('ingest', /node_modules\/ajv(-formats)?\//);
     expect(edges.length).toBeGreaterThan(0);
