@@ -9,8 +9,8 @@
  * Node's own header, then `\n    at <frame>` per frame V8 captured (so `Error.stackTraceLimit`
  * holds) — with each frame in this bundle given its original file, line and column, and the
  * original name where the minifier renamed the function. Frames elsewhere (node:internal, other
- * files) are V8's own. Without a readable map, or on any failure while mapping, the stack is
- * Node's own: an error while describing an error must not hide it.
+ * files) are V8's own, and so are those of a bundle file without a readable map. On any other
+ * failure while mapping, the stack is Node's own: an error while describing an error must not hide it.
  *
  * It installs only when running from a bundle: the sources are `.ts`, esbuild writes a `.mjs`, and
  * `import.meta.url` is the file that holds this code, so a `.mjs` URL is part of the bundle. The
