@@ -4,6 +4,12 @@
  * measurement that times `import()` of the bundle — next to the same measurement of an empty ES
  * module. Also reports any network I/O a handler starts while being imported (it must start none).
  *
+ * A bundle is `index.mjs` and the chunks esbuild split off (issue 15): the cold start reads
+ * index.mjs and the chunks it imports statically, which is what the goal (400 KB, 40 ms) is about;
+ * the chunks reached only through `import()` are reported apart. For the contract register, whose
+ * parsers are such a chunk, the time from a cold process to its first parsed document too, so
+ * that the cost moved out of the cold start is stated where it is paid.
+ *
  * As deployed is plain `node`: the functions run without `--enable-source-maps` (issue 15); the
  * bundle reads its source map when it formats its first stack (functions/app/source-mapped-stacks.ts).
  * The import with `--enable-source-maps` (how they ran before), and the first stack formatted
@@ -15,14 +21,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build, version as esbuildVersion } from 'esbuild';
+import { build, version as esbuildVersion, type Metafile } from 'esbuild';
 import { BUNDLE_FILE, esbuildOptions } from '../lib/bundling.js';
 import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../lib/resources.js';
 import type { BucketName, KeyName, QueueName, TableName } from '../lib/resources.js';
 import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
+import { enrolmentContract, enrolmentPayload } from '../test/support/contract-documents.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = 15;
+/** Issue 15, item 4: what a cold start imports (index.mjs and its static chunks), in bytes, and its median cold import. */
+const GOAL = { coldStartBytes: 400_000, coldImportMs: 40 } as const;
 /** As deployed: no node flags (lib/constructs/koerier-function.ts sets no NODE_OPTIONS). */
 const DEPLOYED_FLAGS: readonly string[] = [];
 /** How the functions ran before issue 15. */
@@ -103,6 +112,32 @@ if (times.length < 2) throw new Error('expected two stacks formatted, not ' + ti
 process.stdout.write('\\nSTACK TIMES ' + JSON.stringify({ firstStackMs: times[0], secondStackMs: times[1] }) + '\\n');
 process.exit(0);
 `;
+
+/**
+ * The contract register's first document after a cold start: imports the bundle (argv[2]), then
+ * its parsers' chunk (argv[3]) and parses a document, as the register's `parsersOnFirstUse` does
+ * (functions/app/contracts-app.ts) — the same chunk URL, so the same module Node loads for it —
+ * then a second document, which pays the parse alone.
+ */
+const FIRST_DOCUMENT_TIMER = `
+const document = process.argv[4];
+const started = performance.now();
+await import(process.argv[2]);
+const imported = performance.now();
+const { contractParser } = await import(process.argv[3]);
+const parser = contractParser();
+const loaded = performance.now();
+const first = await parser.parse('asyncapi-data', document, 'json');
+const parsed = performance.now();
+if (!first.valid) throw new Error('the document was refused: ' + JSON.stringify(first));
+await parser.parse('asyncapi-data', document, 'json');
+const second = performance.now() - parsed;
+process.stdout.write(JSON.stringify({ importMs: imported - started, parsersChunkMs: loaded - imported, firstParseMs: parsed - loaded, totalMs: parsed - started, secondParseMs: second }));
+process.exit(0);
+`;
+
+/** The chunk the contract register loads on its first document. */
+const PARSERS_CHUNK = /^contract-parsers-\w+\.mjs$/;
 
 interface Timing {
   readonly medianMs: number;
@@ -203,15 +238,58 @@ async function networkAtImport(timer: string, probe: string, module: string, env
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-/** The five packages (Koerier's own code counted as one) that take most of a bundle. */
-function largestPackages(inputs: Record<string, { bytesInOutput: number }>): Record<string, number> {
+/** The five packages (Koerier's own code counted as one) that take most of these output files. */
+function largestPackages(outputs: readonly Output[]): Record<string, number> {
   const bytes = new Map<string, number>();
-  for (const [file, { bytesInOutput }] of Object.entries(inputs)) {
+  for (const [file, { bytesInOutput }] of outputs.flatMap(([, output]) => Object.entries(output.inputs))) {
     const parts = file.split('node_modules/').at(-1)!.split('/');
     const name = file.includes('node_modules/') ? (parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!) : 'koerier (own code)';
     bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
   }
   return Object.fromEntries([...bytes].sort((a, b) => b[1] - a[1]).slice(0, 5));
+}
+
+type Output = [file: string, output: Metafile['outputs'][string]];
+
+/**
+ * The bundle's code files, as the cold start loads them: index.mjs and, transitively, the chunks
+ * it imports statically; and the rest, which only an `import()` loads.
+ */
+function byLoading(metafile: Metafile): { coldStart: Output[]; lazy: Output[] } {
+  const code = Object.entries(metafile.outputs).filter(([file]) => file.endsWith('.mjs'));
+  const outputs = new Map(code);
+  const coldStart = new Set<string>();
+  const pending = code.filter(([file]) => path.basename(file) === BUNDLE_FILE).map(([file]) => file);
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (coldStart.has(file)) continue;
+    coldStart.add(file);
+    for (const { path: imported, kind } of outputs.get(file)!.imports) if (kind === 'import-statement' && outputs.has(imported)) pending.push(imported);
+  }
+  return { coldStart: code.filter(([file]) => coldStart.has(file)), lazy: code.filter(([file]) => !coldStart.has(file)) };
+}
+
+async function filesSize(dir: string, outputs: readonly Output[]): Promise<{ bytes: number; gzipBytes: number; sourceMapBytes: number }> {
+  let bytes = 0;
+  let gzipBytes = 0;
+  let sourceMapBytes = 0;
+  for (const [file] of outputs) {
+    const code = await readFile(path.join(dir, path.basename(file)));
+    bytes += code.length;
+    gzipBytes += gzipSync(code).length;
+    sourceMapBytes += (await stat(path.join(dir, `${path.basename(file)}.map`))).size;
+  }
+  return { bytes, gzipBytes, sourceMapBytes };
+}
+
+/** Cold process to the contract register's first parsed document, each run in a fresh process. */
+async function firstDocument(timer: string, index: string, chunk: string, env: Record<string, string>): Promise<Record<string, Timing>> {
+  const document = JSON.stringify(enrolmentContract(enrolmentPayload()));
+  const times: Record<string, number[]> = {};
+  for (let i = 0; i < RUNS; i++) {
+    const { stdout } = await runNode([timer, pathToFileURL(index).href, pathToFileURL(chunk).href, document], env);
+    for (const [name, ms] of Object.entries(JSON.parse(stdout) as Record<string, number>)) (times[name] ??= []).push(ms);
+  }
+  return Object.fromEntries(Object.entries(times).map(([name, values]) => [name, summary(values)]));
 }
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -220,10 +298,12 @@ export async function run(): Promise<Record<string, unknown>> {
     const timer = path.join(dir, 'import-timer.mjs');
     const probe = path.join(dir, 'network-probe.mjs');
     const stackTimer = path.join(dir, 'first-stack-timer.mjs');
+    const documentTimer = path.join(dir, 'first-document-timer.mjs');
     const empty = path.join(dir, 'empty.mjs');
     await writeFile(timer, IMPORT_TIMER);
     await writeFile(probe, NETWORK_PROBE);
     await writeFile(stackTimer, FIRST_STACK_TIMER);
+    await writeFile(documentTimer, FIRST_DOCUMENT_TIMER);
     await writeFile(empty, 'export {};\n');
     const env = await functionEnvironment();
 
@@ -237,34 +317,43 @@ export async function run(): Promise<Record<string, unknown>> {
     const results: Record<string, unknown> = {};
     const networkFindings: string[] = [];
     for (const [name, spec] of Object.entries(functions)) {
-      const outfile = path.join(dir, name, BUNDLE_FILE);
-      // The metafile only describes the build; the bundle is byte for byte what CDK deploys.
-      const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outfile), logLevel: 'error', metafile: true });
-      const code = await readFile(outfile);
+      const outdir = path.join(dir, name);
+      const outfile = path.join(outdir, BUNDLE_FILE);
+      // The metafile only describes the build; the files are byte for byte what CDK deploys.
+      const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outdir), metafile: true });
+      const { coldStart, lazy } = byLoading(metafile);
+      const coldStartSize = await filesSize(outdir, coldStart);
       const { asDeployed, withEnableSourceMaps } = await coldImports(timer, outfile, env);
       const stacks = await stackFormatting(stackTimer, outfile, DEPLOYED_FLAGS, env);
       const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, ENABLE_SOURCE_MAPS, env);
       const network = await networkAtImport(timer, probe, outfile, env);
       networkFindings.push(...network.map((attempt) => `${name}: ${attempt}`));
+      const parsersChunk = lazy.map(([file]) => path.basename(file)).find((file) => PARSERS_CHUNK.test(file));
       results[name] = {
         entry: spec.entry,
-        bytes: code.length,
-        gzipBytes: gzipSync(code).length,
-        sourceMapBytes: (await stat(`${outfile}.map`)).size,
+        coldStart: { files: coldStart.map(([file]) => path.basename(file)), ...coldStartSize },
+        lazyChunks: {
+          bytes: lazy.reduce((sum, [, output]) => sum + output.bytes, 0),
+          files: Object.fromEntries(lazy.map(([file, output]) => [path.basename(file), output.bytes])),
+        },
+        meetsGoal: coldStartSize.bytes <= GOAL.coldStartBytes && asDeployed.medianMs <= GOAL.coldImportMs,
         coldImportAsDeployed: asDeployed,
         coldImportWithEnableSourceMaps: withEnableSourceMaps,
         firstStackAsDeployed: stacks.first,
         secondStackAsDeployed: stacks.second,
         firstStackWithEnableSourceMaps: stacksWithEnableSourceMaps.first,
         ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
-        largestPackages: largestPackages(Object.entries(metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1].inputs),
+        largestPackagesAtColdStart: largestPackages(coldStart),
+        ...(lazy.length > 0 ? { largestPackagesLoadedLazily: largestPackages(lazy) } : {}),
+        ...(parsersChunk === undefined ? {} : { firstDocument: await firstDocument(documentTimer, outfile, path.join(outdir, parsersChunk), env) }),
         networkAtImport: network,
       };
     }
 
     return {
       description:
-        'Lambda bundles as CDK builds them: size, gzip size, cold import time as deployed and with --enable-source-maps (median of fresh node processes) next to an empty ES module, and the time to format the first stack after a cold import',
+        'Lambda bundles as CDK builds them: size and gzip size of what a cold start imports (index.mjs and its static chunks) and of the chunks only import() loads, cold import time as deployed and with --enable-source-maps (median of fresh node processes) next to an empty ES module, the time to format the first stack after a cold import, and for the contract register the time from a cold process to its first parsed document (import, parsers chunk, first parse)',
+      goal: { ...GOAL, about: 'what a cold start imports; meetsGoal per function' },
       node: process.version,
       note: "Measured on this machine's Node; Lambda runs nodejs24.x on arm64, so absolute times differ there — compare the ratios.",
       esbuild: esbuildVersion,

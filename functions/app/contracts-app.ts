@@ -146,9 +146,10 @@ function subscriptionConsumers(subscriptions: SubscriptionStore): ContractConsum
 }
 
 /**
- * The AsyncAPI and OpenAPI parsers are most of this function's bundle (bench/results/bundles.json);
+ * The AsyncAPI and OpenAPI parsers are most of this function's code (bench/results/bundles.json);
  * loaded on the first document to check, so a cold start that only reads the register, or finds
- * Koerier's own contract already there, does not evaluate them (issue 15, item 4).
+ * Koerier's own contract already there, neither reads nor evaluates them: behind this `import()`
+ * esbuild puts them in a chunk of their own (lib/bundling.ts; issue 15, item 4).
  */
 function parsersOnFirstUse(): ContractParser {
   let loaded: Promise<ContractParser> | undefined;

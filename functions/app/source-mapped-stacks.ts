@@ -9,12 +9,14 @@
  * Node's own header, then `\n    at <frame>` per frame V8 captured (so `Error.stackTraceLimit`
  * holds) — with each frame in this bundle given its original file, line and column, and the
  * original name where the minifier renamed the function. Frames elsewhere (node:internal, other
- * files) are V8's own. Without a readable map, or on any failure while mapping, the stack is
- * Node's own: an error while describing an error must not hide it.
+ * files) are V8's own, and so are those of a bundle file without a readable map. On any other
+ * failure while mapping, the stack is Node's own: an error while describing an error must not hide it.
  *
  * It installs only when running from a bundle: the sources are `.ts`, esbuild writes a `.mjs`, and
- * `import.meta.url` is the file that holds this code, so a `.mjs` URL is the bundle and its map
- * is `<bundle>.map` (esbuild's `sourcemap: true`, lib/bundling.ts). Under tsx or vitest the URL is
+ * `import.meta.url` is the file that holds this code, so a `.mjs` URL is part of the bundle. The
+ * bundle is `index.mjs` and the chunks esbuild split off beside it (lib/bundling.ts), each with its
+ * own `<file>.map`: a frame in any `.mjs` of that directory is mapped through its own file's map,
+ * read when a stack first passes through that file. Under tsx or vitest the URL is
  * the `.ts` file and the module does nothing, which leaves their own source-map support alone; so
  * does a process that already maps stacks (`--enable-source-maps`).
  */
@@ -24,45 +26,61 @@ import { fileURLToPath } from 'node:url';
 
 type PrepareStackTrace = (error: Error, trace: NodeJS.CallSite[]) => unknown;
 
-/** What the map lookup needs of the bundle: the map, and the bundle's lines to find a renamed function's name in. */
+/** What the map lookup needs of one file of the bundle: its map, and its lines to find a renamed function's name in. */
 interface LoadedMap {
   readonly map: SourceMap;
   readonly lines: readonly string[];
 }
 
-export function installSourceMappedStacks(bundleUrl: string): void {
+export function installSourceMappedStacks(moduleUrl: string): void {
   // Node's own formatter, which Node 20 and later put there: it writes Node's error headers (`RangeError [ERR_…]: …`), which V8's API does not give.
   const nodeFormat = typeof Error.prepareStackTrace === 'function' ? (Error.prepareStackTrace as PrepareStackTrace) : undefined;
-  // undefined: not read yet; null: unreadable, or being read (a stack formatted while reading gets Node's own).
-  let loaded: LoadedMap | null | undefined;
+  const bundleDirectory = new URL('.', moduleUrl).href;
+  const inBundle = (file: string | null): file is string =>
+    file !== null && file.startsWith(bundleDirectory) && file.endsWith('.mjs') && !file.slice(bundleDirectory.length).includes('/');
+  // Per file of the bundle. Absent: not read yet; null: unreadable, or being read (a stack formatted while reading gets Node's own).
+  const loaded = new Map<string, LoadedMap | null>();
 
-  const bundle = (): LoadedMap | null => {
-    if (loaded !== undefined) return loaded;
-    loaded = null;
-    const bundlePath = fileURLToPath(bundleUrl);
-    const map = new SourceMap(JSON.parse(readFileSync(`${bundlePath}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
-    loaded = { map, lines: readFileSync(bundlePath, 'utf8').split('\n') };
-    return loaded;
+  const mapOf = (fileUrl: string): LoadedMap | null => {
+    const known = loaded.get(fileUrl);
+    if (known !== undefined) return known;
+    loaded.set(fileUrl, null);
+    const filePath = fileURLToPath(fileUrl);
+    const map = new SourceMap(JSON.parse(readFileSync(`${filePath}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+    const read = { map, lines: readFileSync(filePath, 'utf8').split('\n') };
+    loaded.set(fileUrl, read);
+    return read;
   };
 
   const plain = (error: Error, trace: NodeJS.CallSite[]): unknown =>
     nodeFormat ? nodeFormat(error, trace) : [Error.prototype.toString.call(error), ...trace.map(String)].join('\n    at ');
 
+  /** A frame of the bundle mapped through its file's map; any other frame, or one whose map cannot be read, as V8 writes it. */
+  const frame = (site: NodeJS.CallSite): string => {
+    const file = site.getFileName();
+    if (!inBundle(file)) return String(site);
+    let fileMap: LoadedMap | null;
+    try {
+      fileMap = mapOf(file);
+    } catch {
+      fileMap = null;
+    }
+    return fileMap === null ? String(site) : mappedFrame(site, fileMap, file);
+  };
+
   Error.prepareStackTrace = (error: Error, trace: NodeJS.CallSite[]): unknown => {
     try {
-      if (!trace.some((site) => site.getFileName() === bundleUrl)) return plain(error, trace);
-      const loadedMap = bundle();
-      if (loadedMap === null) return plain(error, trace);
+      if (!trace.some((site) => inBundle(site.getFileName()))) return plain(error, trace);
       const header = nodeFormat ? String(nodeFormat(error, [])) : Error.prototype.toString.call(error);
-      return header + trace.map((site) => `\n    at ${site.getFileName() === bundleUrl ? mappedFrame(site, loadedMap, bundleUrl) : String(site)}`).join('');
+      return header + trace.map((site) => `\n    at ${frame(site)}`).join('');
     } catch {
       return plain(error, trace);
     }
   };
 }
 
-/** One frame of the bundle as V8 writes it, with the original location and, where the minifier renamed the function, its original name. */
-function mappedFrame(site: NodeJS.CallSite, { map, lines }: LoadedMap, bundleUrl: string): string {
+/** One frame of a bundle file as V8 writes it, with the original location and, where the minifier renamed the function, its original name. */
+function mappedFrame(site: NodeJS.CallSite, { map, lines }: LoadedMap, fileUrl: string): string {
   const v8Text = String(site);
   const line = site.getLineNumber();
   const column = site.getColumnNumber();
@@ -70,8 +88,8 @@ function mappedFrame(site: NodeJS.CallSite, { map, lines }: LoadedMap, bundleUrl
   // CallSite positions are 1-based, the source map's 0-based.
   const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
   if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return v8Text;
-  const original = `${sourcePath(entry.originalSource, bundleUrl)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
-  const generated = `${bundleUrl}:${line}:${column}`;
+  const original = `${sourcePath(entry.originalSource, fileUrl)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+  const generated = `${fileUrl}:${line}:${column}`;
   // V8 writes `<name> (<location>)`, or the location alone (after `async ` perhaps) for an anonymous function.
   if (v8Text.endsWith(` (${generated})`)) return `${withOriginalName(v8Text.slice(0, -generated.length - 3), site, map, lines)} (${original})`;
   if (v8Text.endsWith(generated)) return v8Text.slice(0, -generated.length) + original;
@@ -79,8 +97,8 @@ function mappedFrame(site: NodeJS.CallSite, { map, lines }: LoadedMap, bundleUrl
 }
 
 /** esbuild writes each source relative to the map; a path reads better in a log than a file URL. */
-function sourcePath(source: string, bundleUrl: string): string {
-  const url = new URL(source, `${bundleUrl}.map`);
+function sourcePath(source: string, fileUrl: string): string {
+  const url = new URL(source, `${fileUrl}.map`);
   return url.protocol === 'file:' ? fileURLToPath(url) : url.href;
 }
 

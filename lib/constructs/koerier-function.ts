@@ -1,5 +1,5 @@
 /**
- * One Lambda function of lib/resources.ts: bundled with esbuild (lib/bundling.ts), its own role
+ * One Lambda function of lib/resources.ts: bundled with esbuild (lib/bundling.ts: `index.mjs` and its split-off chunks), its own role
  * with exactly the grants its description lists, each grant's resource name in its environment,
  * and its queue trigger.
  */
@@ -11,11 +11,10 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { lambdaBundling } from '../bundling.js';
+import { LAMBDA_HANDLER, lambdaCode } from '../bundling.js';
 import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type PullQueueAccess, type QueueName, type TableName } from '../resources.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
@@ -35,7 +34,7 @@ export interface KoerierFunctionProps {
   readonly resources: FunctionResources;
   /** The settings every function reads through `loadConfig` (functions/config.ts). */
   readonly settings: Readonly<Record<string, string>>;
-  /** Repository root: `spec.entry` and the lockfile are relative to it. */
+  /** Repository root: `spec.entry` is relative to it. */
   readonly repoRoot: string;
   /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
   readonly reservedConcurrency?: number;
@@ -90,7 +89,7 @@ export const PULL_QUEUE_ACTIONS: Record<PullQueueAccess, readonly string[]> = {
 const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 
 export class KoerierFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   readonly role: iam.Role;
 
   constructor(scope: Construct, name: string, props: KoerierFunctionProps) {
@@ -184,13 +183,10 @@ export class KoerierFunction extends Construct {
       environment[resourceEnv.pullQueuePrefix] = resources.pullQueuePrefix;
     }
 
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new lambda.Function(this, 'Function', {
       description: `Koerier ${name} (${spec.entry})`,
-      entry: path.join(props.repoRoot, spec.entry),
-      handler: 'handler',
-      depsLockFilePath: path.join(props.repoRoot, 'package-lock.json'),
-      projectRoot: props.repoRoot,
-      bundling: lambdaBundling,
+      code: lambdaCode(props.repoRoot, path.join(props.repoRoot, spec.entry)),
+      handler: LAMBDA_HANDLER,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: spec.memoryMb,

@@ -3,18 +3,33 @@
  * a deployed function takes its role's credentials from the environment, and its bundle carries
  * none of the default chain's other providers. Built for real with esbuild, then imported.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, lambdaBundling } from '../../lib/bundling.js';
+import { BUNDLE_ALIASES, BUNDLE_FILE, esbuildOptions } from '../../lib/bundling.js';
 import { functions, type FunctionName } from '../../lib/resources.js';
 import type { ContractParser } from '../../functions/core/contracts/ports.js';
 import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 
 const REPO_ROOT = join(import.meta.dirname, '..', '..');
+
+/** `contents` bundled with the deployed options as if it were a file at the repository's root; esbuild names the output after stdin. */
+async function bundleText(contents: string, dir: string): Promise<{ outfile: string; inputs: string[] }> {
+  const { entryPoints: _entry, ...options } = esbuildOptions(join(REPO_ROOT, 'unused.ts'), dir);
+  const result = await build({ ...options, stdin: { contents, resolveDir: REPO_ROOT, loader: 'ts' }, metafile: true });
+  return { outfile: join(dir, 'stdin.mjs'), inputs: Object.keys(result.metafile.inputs) };
+}
+
+/** The files whose code is in any output (index.mjs or a chunk): metafile.inputs also names those esbuild read and tree-shook away. */
+function heldInputs(metafile: Metafile): string[] {
+  const held = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0));
+  return [...new Set(held.map(([input]) => input))];
+}
 const ENTRY = `
 import { SQSClient } from '@aws-sdk/client-sqs';
 export async function credentials() {
@@ -30,10 +45,8 @@ describe('the credential chain of a bundled function', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'koerier-bundle-'));
-    const outfile = join(dir, 'index.mjs');
-    const { entryPoints: _entry, ...options } = esbuildOptions(join(REPO_ROOT, 'unused.ts'), outfile);
-    const result = await build({ ...options, stdin: { contents: ENTRY, resolveDir: REPO_ROOT, loader: 'ts' }, metafile: true, logLevel: 'error' });
-    inputs = Object.keys(result.metafile.inputs);
+    const { outfile, inputs: read } = await bundleText(ENTRY, dir);
+    inputs = read;
     bundle = (await import(pathToFileURL(outfile).href)) as typeof bundle;
   }, 60_000);
 
@@ -64,11 +77,12 @@ describe('the credential chain of a bundled function', () => {
     expect(inputs.some((input) => input.endsWith('functions/aws/lambda-credentials.ts'))).toBe(true);
   });
 
-  it('is bundled the same way by CDK (the aliases are among its esbuild arguments)', () => {
-    expect(lambdaBundling.esbuildArgs?.['--alias']).toEqual([
-      `@aws-sdk/credential-provider-node=${join(REPO_ROOT, 'functions', 'aws', 'lambda-credentials.ts')}`,
-      `@asyncapi/specs=${join(REPO_ROOT, 'functions', 'app', 'asyncapi-3-schemas.ts')}`,
-    ]);
+  it('the aliases are absolute paths into the repository (a build CDK starts need not run in the repository)', () => {
+    expect(BUNDLE_ALIASES).toEqual({
+      '@aws-sdk/credential-provider-node': join(REPO_ROOT, 'functions', 'aws', 'lambda-credentials.ts'),
+      '@asyncapi/specs': join(REPO_ROOT, 'functions', 'app', 'asyncapi-3-schemas.ts'),
+      'node-fetch': join(REPO_ROOT, 'functions', 'app', 'refusing-node-fetch.ts'),
+    });
   });
 });
 
@@ -87,10 +101,7 @@ describe('issue 15, item 4: the lean S3 client in a bundle', () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-bundle-s3-'));
     const saved = { id: process.env['AWS_ACCESS_KEY_ID'], secret: process.env['AWS_SECRET_ACCESS_KEY'], token: process.env['AWS_SESSION_TOKEN'] };
     try {
-      const outfile = join(dir, 'index.mjs');
-      const { entryPoints: _entry, ...options } = esbuildOptions(join(REPO_ROOT, 'unused.ts'), outfile);
-      const result = await build({ ...options, stdin: { contents: LEAN_S3_ENTRY, resolveDir: REPO_ROOT, loader: 'ts' }, metafile: true, logLevel: 'error' });
-      const inputs = Object.keys(result.metafile.inputs);
+      const { outfile, inputs } = await bundleText(LEAN_S3_ENTRY, dir);
       expect(inputs.filter((input) => /credential-provider-(?!env)/.test(input) || input.includes('client-s3'))).toEqual([]);
       const bundle = (await import(pathToFileURL(outfile).href)) as { authorization(): Promise<{ authorization: string; token: string }> };
       Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION', AWS_SECRET_ACCESS_KEY: 'role-secret', AWS_SESSION_TOKEN: 'role-session' });
@@ -111,14 +122,10 @@ describe('issue 15, item 4: the lean S3 client in a bundle', () => {
   }, 60_000);
 });
 
-/** The packages (SDK clients, Ajv) a function's bundle holds, from esbuild's metafile. */
+/** The packages (SDK clients, Ajv) a function's asset holds, in index.mjs or any chunk, from esbuild's metafile. */
 async function bundledPackages(name: FunctionName, dir: string): Promise<string[]> {
-  const outfile = join(dir, name, 'index.mjs');
-  const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), outfile), metafile: true, logLevel: 'error' });
-  // metafile.inputs names every file esbuild read, tree-shaken or not; the output's inputs are what the bundle holds.
-  const [, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('index.mjs'))!;
-  const held = Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0);
-  const packages = held.map(([input]) => /node_modules\/(@aws-sdk\/client-[^/]+|ajv)\//.exec(input)?.[1]);
+  const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)), metafile: true });
+  const packages = heldInputs(metafile).map((input) => /node_modules\/(@aws-sdk\/client-[^/]+|ajv)\//.exec(input)?.[1]);
   return [...new Set(packages.filter((found): found is string => found !== undefined))].sort();
 }
 
@@ -154,15 +161,28 @@ describe('issue 15, item 4: what a cold start loads', () => {
 
   /** How Koerier's own files and the other packages import `packages`: `file: kind` for each import. */
   async function importsInto(name: FunctionName, packages: RegExp): Promise<string[]> {
-    const { metafile } = await build({
-      ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name, 'index.mjs')),
-      metafile: true,
-      logLevel: 'error',
-    });
+    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)), metafile: true });
     return Object.entries(metafile.inputs)
       .filter(([file]) => !packages.test(file))
       .flatMap(([file, { imports }]) => imports.filter(({ path }) => packages.test(path)).map(({ kind }) => `${file}: ${kind}`));
   }
+
+  it('issue 15: behind an import() only ES modules, but Ajv and its formats, whose default export data-contracts.ts takes (a CommonJS chunk exports nothing by name)', async () => {
+    const commonJs: string[] = [];
+    for (const [name, spec] of Object.entries(functions)) {
+      const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir, name)), metafile: true });
+      for (const [file, { imports }] of Object.entries(metafile.inputs)) {
+        for (const { path, kind, external } of imports) {
+          if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'cjs')
+            commonJs.push(`${name}: ${file} -> ${path.split('node_modules/').at(-1)}`);
+        }
+      }
+    }
+    expect(commonJs.sort()).toEqual([
+      'ingest: functions/core/contracts/data-contracts.ts -> ajv-formats/dist/index.js',
+      'ingest: functions/core/contracts/data-contracts.ts -> ajv/dist/ajv.js',
+    ]);
+  }, 120_000);
 
   it('issue 15: the ingest reaches Ajv only through a dynamic import, so a cold start does not load it before a bound type needs it', async () => {
     const edges = await importsInto('ingest', /node_modules\/ajv(-formats)?\//);
@@ -176,19 +196,52 @@ describe('issue 15, item 4: what a cold start loads', () => {
   }, 60_000);
 });
 
+/** The ingest's data contracts, bound to one message whose schema needs a format (ajv-formats) and a member. */
+const DATA_CONTRACTS_ENTRY = `
+import { DataContracts } from './functions/core/contracts/data-contracts.ts';
+import { silentLog } from './functions/core/ports/log.ts';
+const binding = { type: 'nl.edu.enrolment.created.v1', contract: 'enrolments', version: '1.0.0', message: 'enrolled', mode: 'enforce', updatedAt: '', updatedBy: '' };
+const schema = { type: 'object', required: ['student', 'contact'], properties: { student: { type: 'string' }, contact: { type: 'string', format: 'email' } } };
+export function check(data: unknown) {
+  const contracts = new DataContracts({
+    store: { listBindings: async () => [binding] },
+    documents: { getSchemas: async () => ({ enrolled: schema }) },
+    refreshMs: 60_000,
+    clock: () => 0,
+    log: silentLog,
+  });
+  return contracts.check([{ type: binding.type, json: JSON.stringify({ type: binding.type, data }) }] as never, false);
+}
+`;
+
+describe('issue 15: code splitting keeps what is loaded through import() working', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'koerier-split-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('issue 14 item 3, issue 15: the bundled data contracts load Ajv and its formats from their own chunks (CommonJS behind import()) and check an event', async () => {
+    const { outfile } = await bundleText(DATA_CONTRACTS_ENTRY, dir);
+    expect((await readdir(dir)).filter((file) => /^ajv-\w+\.mjs$/.test(file))).toHaveLength(1);
+    const { check } = (await import(pathToFileURL(outfile).href)) as { check: (data: unknown) => Promise<{ violations: { pointer: string; rule: string }[] }> };
+    expect((await check({ student: 'S-1', contact: 'ouder@example.org' })).violations).toEqual([]);
+    const refused = await check({ contact: 'not an address' });
+    expect(refused.violations.map(({ pointer, rule }) => `${pointer} ${rule}`).sort()).toEqual(['/data/contact format', '/data/student required']);
+  }, 60_000);
+});
+
 describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schemas alone', () => {
   let dir: string;
   let parser: ContractParser;
   let bundled: string[];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'koerier-parsers-'));
-    const outfile = join(dir, 'index.mjs');
-    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, 'functions/app/contract-parsers.ts'), outfile), metafile: true, logLevel: 'error' });
-    const [, output] = Object.entries(metafile.outputs).find(([file]) => file.endsWith('index.mjs'))!;
-    bundled = Object.entries(output.inputs)
-      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
-      .map(([input]) => input);
-    const { contractParser } = (await import(pathToFileURL(outfile).href)) as { contractParser: () => ContractParser };
+    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, 'functions/app/contract-parsers.ts'), dir), metafile: true });
+    bundled = heldInputs(metafile);
+    const { contractParser } = (await import(pathToFileURL(join(dir, BUNDLE_FILE)).href)) as { contractParser: () => ContractParser };
     parser = contractParser();
   }, 60_000);
   afterAll(async () => {
@@ -213,5 +266,61 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
     const broken = { ...enrolmentContract(enrolmentPayload()), info: { title: 'no version' } };
     const parsed = await parser.parse('asyncapi-data', JSON.stringify(broken), 'json');
     expect(parsed.valid).toBe(false);
+  });
+
+  it('issue 15: node-fetch, with whatwg-url and tr46, is not in the bundle: the refusing fetch is', () => {
+    expect(bundled.filter((input) => /node_modules\/(node-fetch|whatwg-url|tr46)\//.test(input))).toEqual([]);
+    expect(bundled).toContain('functions/app/refusing-node-fetch.ts');
+  });
+
+  describe('an external $ref to a server that answers', () => {
+    let server: Server;
+    let requests: string[];
+    let schemaUrl: string;
+    beforeAll(async () => {
+      requests = [];
+      server = createServer((request, response) => {
+        requests.push(request.url ?? '');
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ type: 'string' }));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      schemaUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/schemas/student.json`;
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('EDU-21, issue 15: an AsyncAPI document with an http $ref is refused by the bundled parser, saying why, and nothing is fetched', async () => {
+      const parsed = await parser.parse('asyncapi-data', JSON.stringify(enrolmentContract(enrolmentPayload({ student: { $ref: schemaUrl } }))), 'json');
+      expect(parsed.valid).toBe(false);
+      expect(JSON.stringify(parsed)).toContain('external references (http) are not followed');
+      expect(requests).toEqual([]);
+    });
+
+    // The OpenAPI parser runs with external resolution off: it leaves such a reference unresolved, so the verdict is not the point, the request is.
+    it('EDU-21, issue 15: an OpenAPI document with an http $ref: the bundled parser does not follow it, nothing is fetched', async () => {
+      const document = {
+        openapi: '3.1.0',
+        info: { title: 'hooks', version: '1.0.0' },
+        paths: {},
+        webhooks: {
+          enrolled: {
+            post: { requestBody: { content: { 'application/json': { schema: { $ref: schemaUrl } } } }, responses: { '200': { description: 'ok' } } },
+          },
+        },
+      };
+      const parsed = await parser.parse('openapi-webhook', JSON.stringify(document), 'json');
+      expect(parsed.valid ? parsed.specVersion : parsed.errors).toBeDefined();
+      expect(requests).toEqual([]);
+    });
+
+    it('issue 15: node-fetch, imported in a bundle, refuses the URL with an error that names it, and nothing reaches the server', async () => {
+      const fetchDir = join(dir, 'node-fetch');
+      const { outfile } = await bundleText("import fetch from 'node-fetch';\nexport const get = (url: string) => fetch(url);\n", fetchDir);
+      const { get } = (await import(pathToFileURL(outfile).href)) as { get: (url: string) => Promise<unknown> };
+      await expect(get(schemaUrl)).rejects.toThrow(`${schemaUrl} was not fetched: Koerier's functions follow no external reference`);
+      expect(requests).toEqual([]);
+    });
   });
 });

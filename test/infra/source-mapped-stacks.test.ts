@@ -5,7 +5,7 @@
  * `node` in a child process, as Lambda runs it.
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -44,6 +44,13 @@ export function allocate(size: number): Buffer {
 }
 `;
 
+/** Reached only through import(): esbuild splits it into a chunk of its own beside index.mjs. */
+const LAZY = `/** Loaded on first use. */
+export function checkLater(document: string): never {
+  throw new SyntaxError(\`not a document: \${document}\`);
+}
+`;
+
 const ENTRY = `import ${JSON.stringify(HOOK)};
 import { unlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +76,10 @@ if (mode === 'async') {
   } catch (error) {
     console.log((error as Error).stack);
   }
+}
+if (mode === 'chunk') {
+  const { checkLater } = await import('./lazy.js');
+  print(() => checkLater('{'));
 }
 if (mode === 'uncaught') setTimeout(() => recordFor('treasury', 'ten'), 1);
 `;
@@ -97,6 +108,7 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
   let bundle: string;
   let thrower: string;
   let entry: string;
+  let lazy: string;
 
   const run = (mode: string, file = bundle) => runNode([file, mode]);
 
@@ -104,10 +116,12 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
     dir = await mkdtemp(join(tmpdir(), 'koerier-stacks-'));
     thrower = join(dir, 'thrower.ts');
     entry = join(dir, 'entry.ts');
+    lazy = join(dir, 'lazy.ts');
     await writeFile(thrower, THROWER);
     await writeFile(entry, ENTRY);
+    await writeFile(lazy, LAZY);
     bundle = join(dir, 'out', BUNDLE_FILE);
-    await build({ ...esbuildOptions(entry, bundle), logLevel: 'error' });
+    await build(esbuildOptions(entry, join(dir, 'out')));
   }, 60_000);
 
   afterAll(async () => {
@@ -167,6 +181,30 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
     expect(stderr).toContain(`    at recordFor (${thrower}:`);
   });
 
+  it("issue 15: a frame in a chunk split off beside index.mjs is mapped through the chunk's own map", async () => {
+    const chunks = (await readdir(join(dir, 'out'))).filter((file) => file.startsWith('lazy-') && file.endsWith('.mjs'));
+    expect(chunks).toHaveLength(1);
+    const { code, stdout } = await run('chunk');
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('SyntaxError: not a document: {');
+    expect(lines[1]).toBe(`    at checkLater (${lazy}:${position(LAZY, 'throw new SyntaxError', 'new')})`);
+    expect(lines[2]).toBe(`    at ${entry}:${position(ENTRY, "print(() => checkLater('{'))", 'checkLater')}`);
+    expect(stdout).not.toContain('.mjs');
+  });
+
+  it("issue 15: a chunk whose map is missing keeps V8's own frames for it; the index's frames are still mapped", async () => {
+    const copy = join(dir, 'chunk-without-map');
+    await mkdir(copy);
+    for (const file of await readdir(join(dir, 'out')))
+      if (!(file.startsWith('lazy-') && file.endsWith('.map'))) await copyFile(join(dir, 'out', file), join(copy, file));
+    const { code, stdout } = await run('chunk', join(copy, BUNDLE_FILE));
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^ {4}at \S+ \(file:\/\/\S+\/lazy-\w+\.mjs:\d+:\d+\)$/);
+    expect(lines[2]).toBe(`    at ${entry}:${position(ENTRY, "print(() => checkLater('{'))", 'checkLater')}`);
+  });
+
   it("issue 15: without a map the stack is V8's own, and nothing throws", async () => {
     const alone = join(dir, 'without-map', BUNDLE_FILE);
     await mkdir(join(dir, 'without-map'));
@@ -200,7 +238,7 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
 
   it('issue 15: the ingest bundle, as deployed, imports with the hook and maps a thrown error to functions/…ts', async () => {
     const ingest = join(dir, 'ingest', BUNDLE_FILE);
-    await build({ ...esbuildOptions(join(REPO_ROOT, 'functions/handlers/ingest.ts'), ingest), logLevel: 'error' });
+    await build(esbuildOptions(join(REPO_ROOT, 'functions/handlers/ingest.ts'), join(dir, 'ingest')));
     const caller = join(dir, 'call-ingest.mjs');
     // No event: the API Gateway adapter reads a property of undefined, in the bundle.
     await writeFile(

@@ -144,8 +144,11 @@ export class DataContracts {
 }
 
 async function loadAjv(): Promise<Ajv> {
-  const [{ Ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
-  // ajv-formats is CommonJS: its default export arrives as the module under Node's ESM interop, and as the function under esbuild.
+  // Both are CommonJS, so only their default export is there in every host: the bundles put each in a chunk of its own, which
+  // exports `module.exports` as its default and nothing by name. Ajv's `module.exports` is the class, which has `.Ajv` too.
+  const [{ default: ajv }, formats] = await Promise.all([import('ajv'), import('ajv-formats')]);
+  const { Ajv } = ajv;
+  // ajv-formats' default export arrives as the module under Node's ESM interop and in a chunk, as the function when esbuild inlines it.
   const addFormats = ((formats.default as unknown as { default?: FormatsPlugin }).default ?? formats.default) as unknown as FormatsPlugin;
   return addFormats(new Ajv({ allErrors: true, strict: false, validateFormats: true }));
 }

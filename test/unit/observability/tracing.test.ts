@@ -150,7 +150,7 @@ describe('tracing the SDK clients', () => {
   it('a function bundle holds neither the Tracer nor the X-Ray SDK', async () => {
     const root = path.resolve(import.meta.dirname, '../../..');
     const { metafile } = await build({
-      ...esbuildOptions(path.join(root, 'functions/handlers/router.ts'), path.join(root, '.koerier/bundle-check/index.mjs')),
+      ...esbuildOptions(path.join(root, 'functions/handlers/router.ts'), path.join(root, '.koerier/bundle-check')),
       write: false,
       metafile: true,
       logLevel: 'error',
