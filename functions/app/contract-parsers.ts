@@ -85,6 +85,9 @@ async function parseOpenApi(document: unknown): Promise<ParsedContract> {
       errors: [{ message: 'the register takes OpenAPI 3.x documents (EDU-21): "openapi" must be 3.x.y', path: '/openapi', severity: 'error' }],
     };
   }
+  // With external resolution off the parser leaves such a reference unresolved and passes the document, which then does not carry its schemas.
+  const external = externalReferences(document);
+  if (external.length > 0) return { valid: false, errors: bounded(external) };
   // validate() dereferences in place; it gets its own copy.
   const result = await validate(structuredClone(document) as Parameters<typeof validate>[0], { resolve: { external: false, file: false } });
   if (!result.valid)
@@ -95,6 +98,27 @@ async function parseOpenApi(document: unknown): Promise<ParsedContract> {
     messages: [],
     warnings: bounded(result.warnings.map((warning) => ({ message: firstLine(warning.message), severity: 'warning' as const }))),
   };
+}
+
+/**
+ * Every `$ref` that does not point into the document itself (`#…`): a URL, or a path relative to
+ * the document or to a schema's `$id`. Walked without recursion, so a deeply nested document costs
+ * no stack; the document is JSON (a tree), read within the register's size limit.
+ */
+function externalReferences(document: unknown): ParserFinding[] {
+  const found: ParserFinding[] = [];
+  const pending: [value: unknown, pointer: string][] = [[document, '']];
+  while (pending.length > 0 && found.length < MAX_FINDINGS) {
+    const [value, pointer] = pending.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    for (const [key, member] of Object.entries(value)) {
+      const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (key === '$ref' && typeof member === 'string' && !member.startsWith('#')) {
+        found.push({ message: `external reference ${JSON.stringify(member)} is not followed: put the schema in the document`, path: at, severity: 'error' });
+      } else pending.push([member, at]);
+    }
+  }
+  return found;
 }
 
 /** In a YAML document, each finding at a JSON Pointer also names its line. */

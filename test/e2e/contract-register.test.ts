@@ -159,6 +159,26 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect(JSON.stringify(refused.body['errors'])).toContain('not followed');
   });
 
+  it('EDU-21: an OpenAPI document with an external $ref (a relative path here) is refused, the finding pointing at the reference', async () => {
+    const hooks = {
+      openapi: '3.1.0',
+      info: { title: 'hooks', version: '1.0.0' },
+      paths: {},
+      webhooks: { enrolled: { post: { requestBody: { $ref: './bodies.yaml#/enrolled' }, responses: { '200': { description: 'ok' } } } } },
+    };
+    const refused = await call('PUT', '/contracts/external-hooks/versions/1.0.0', {
+      body: { kind: 'openapi-webhook', owner, contact: owner, document: hooks },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body['errors']).toEqual([
+      expect.objectContaining({
+        rule: 'openapi',
+        attribute: '/webhooks/enrolled/post/requestBody/$ref',
+        message: expect.stringContaining('external reference "./bodies.yaml#/enrolled" is not followed'),
+      }),
+    ]);
+  });
+
   it('issue 14 item 2: compatible changes are published with their verdict; a breaking one within the major version is 422, forced only by an admin', async () => {
     const widened = await publishVersion('enrolments', '1.1.0', enrolmentContract(enrolmentPayload({ level: { enum: ['vo', 'mbo', 'hbo', 'wo'] } })));
     expect(widened.status).toBe(201);
