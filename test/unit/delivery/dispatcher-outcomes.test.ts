@@ -34,6 +34,13 @@ describe("a batch's figures and history", () => {
     expect(store.attempts[0]!.expiresAt).toBe(Math.ceil((T0 + DAY * 1000) / 1000));
   });
 
+  it('issue 13 item 5, issue 15: each recorded attempt names the events it carried, as decoding the message read them', async () => {
+    const { deps, store } = setup();
+    const carried = '{"specversion":"1.0","id":"e-77","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a","data":{"k":1}}';
+    await dispatchBatch([task({ events: [carried] })], deps);
+    expect(store.attempts[0]!.records.map((r) => r.events)).toEqual([[{ source: 'urn:nld:oin:1:systeem:x', id: 'e-77', type: 'nl.edu.a' }]]);
+  });
+
   it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
     const { deps, store, messages } = setup();
     store.failures.recordAttempts = true;
