@@ -36,12 +36,19 @@ import { DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
-import { functions } from '../lib/resources.js';
+import { functions, tables } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
 import { LAPTOP_BATCHES_IN_FLIGHT, settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
-import { DynamoDbCallRecorder, floorAgent as sameCallsAgent, replayableHeaders, sameCallsHandler, type FloorTarget } from './support/same-calls-floor.js';
+import {
+  DynamoDbCallRecorder,
+  floorAgent as sameCallsAgent,
+  replayableHeaders,
+  sameCallsHandler,
+  type FloorTarget,
+  type WrittenItem,
+} from './support/same-calls-floor.js';
 
 const SUBSCRIPTIONS = 4;
 const DELIVERIES = 3000;
@@ -55,6 +62,14 @@ const LATENCY_SPACING_MS = 25;
 const TYPE = 'nl.example.bench.delivered.v1';
 
 const calls = { dynamodb: 0, sqs: 0, poller: 0 };
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** A written item under a sort key of its own (the same length): its delivery ids replaced by new ones. */
+function newAttemptKey(item: WrittenItem): WrittenItem {
+  const sortKey = tables.deliveries.sortKey!.name;
+  const key = item[sortKey]?.S;
+  return key === undefined ? item : { ...item, [sortKey]: { S: key.replace(UUID, () => randomUUID()) } };
+}
 
 /** Every attempt a lean client sends, as the SDK middleware below the retries counted them. */
 function count(client: Pick<LeanAwsClient, 'observeAttempts'>, counter: keyof typeof calls): void {
@@ -412,7 +427,7 @@ export async function run(): Promise<Record<string, unknown>> {
           queueUrl,
           handler: sameCallsHandler({
             dynamodb: floorDynamoDb,
-            replay: recorder.replay(DELIVERIES * (round + 1)),
+            replay: recorder.replay(DELIVERIES * (round + 1), newAttemptKey),
             agent: floorHttps,
             targets,
             bodies,

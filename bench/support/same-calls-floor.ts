@@ -27,6 +27,8 @@ import {
 import type { JsonCommand } from '../../functions/aws/aws-json-protocol.js';
 
 type Input = Readonly<Record<string, unknown>>;
+/** An item as a write request carries it: attribute name to DynamoDB value. */
+export type WrittenItem = Record<string, { S?: string } & Record<string, unknown>>;
 
 const COMMANDS: Record<string, new (input: never) => JsonCommand<object, unknown>> = {
   BatchGetItem: BatchGetItemCommand,
@@ -66,8 +68,12 @@ export class DynamoDbCallRecorder {
     return Object.fromEntries([...this.inputs].sort(([a], [b]) => a.localeCompare(b)).map(([operation, inputs]) => [operation, inputs.length / messages]));
   }
 
-  /** What the floor sends: each operation at Koerier's rate, cycling through the inputs Koerier sent. */
-  replay(messages: number): CallReplay {
+  /**
+   * What the floor sends: each operation at Koerier's rate, cycling through the inputs Koerier sent.
+   * `renewItem` gives each item a write puts a key of its own, of the same size: Koerier's writes
+   * add items, and dynalite adds an item at another cost than it overwrites one.
+   */
+  replay(messages: number, renewItem: (item: WrittenItem) => WrittenItem = (item) => item): CallReplay {
     const plan = [...this.inputs].map(([operation, inputs]) => {
       const command = COMMANDS[operation];
       if (!command) throw new Error(`the floor does not know DynamoDB's ${operation}`);
@@ -79,12 +85,27 @@ export class DynamoDbCallRecorder {
         if (READS.has(step.operation) !== reads) continue;
         step.owed += step.rate * count;
         // The float sum may fall short of a whole request by a rounding error; one in a million is none.
-        for (; step.owed >= 1 - 1e-6; step.owed--) commands.push(new step.command(step.inputs[step.next++ % step.inputs.length] as never));
+        for (; step.owed >= 1 - 1e-6; step.owed--) {
+          const input = step.inputs[step.next++ % step.inputs.length]!;
+          commands.push(new step.command(renewedItems(step.operation, input, renewItem) as never));
+        }
       }
       return commands;
     };
     return { readsFor: (count) => due(true, count), writesFor: (count) => due(false, count) };
   }
+}
+
+/** `input` with `renew` applied to each item it puts. */
+function renewedItems(operation: string, input: Input, renew: (item: WrittenItem) => WrittenItem): Input {
+  if (operation === 'PutItem') return { ...input, Item: renew(input['Item'] as WrittenItem) };
+  if (operation !== 'BatchWriteItem') return input;
+  const tables = input['RequestItems'] as Record<string, { PutRequest?: { Item: WrittenItem } }[]>;
+  const renewed = Object.entries(tables).map(([table, writes]) => [
+    table,
+    writes.map((write) => (write.PutRequest ? { ...write, PutRequest: { ...write.PutRequest, Item: renew(write.PutRequest.Item) } } : write)),
+  ]);
+  return { ...input, RequestItems: Object.fromEntries(renewed) };
 }
 
 export interface CallReplay {

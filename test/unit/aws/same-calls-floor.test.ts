@@ -61,6 +61,24 @@ describe('issue 15: the delivery floor makes the same DynamoDB requests as Koeri
     expect(floorSent.map(({ target, body }) => `${target} ${body}`).sort()).toEqual(recordedBodies.sort());
   });
 
+  it("issue 15: each item the floor writes again can be given a key of its own, as each of Koerier's writes adds an item", async () => {
+    const koerier = client([]);
+    const seen = new DynamoDbCallRecorder(koerier);
+    seen.recording = true;
+    const put = (sk: string) => ({ PutRequest: { Item: { pk: { S: 'sub#1' }, sk: { S: sk }, records: { S: '[]' } } } });
+    const write = new BatchWriteItemCommand({
+      RequestItems: { deliveries: [put('attempt#1'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }] },
+    });
+    await koerier.send(write);
+    let renewed = 0;
+    const [command] = seen.replay(1, (item) => ({ ...item, sk: { S: `attempt#${++renewed + 1}` } })).writesFor(1);
+    expect(command!.input).toEqual({
+      RequestItems: { deliveries: [put('attempt#2'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }] },
+    });
+    // Koerier's own input is left as it was sent.
+    expect(write.input.RequestItems!['deliveries']![0]).toEqual(put('attempt#1'));
+  });
+
   it('issue 15: the floor resends the headers Koerier sent, less those Node sets and the per-delivery key', () => {
     expect(
       replayableHeaders({
