@@ -5,8 +5,11 @@
  *   the real delivery handler behind four SQS poller loops (four function instances, batches of
  *   10, so 40 requests in flight at most), next to a floor of plain undici POSTs of the same
  *   bodies to the same receivers at the same concurrency, in the same run (ratio = Koerier/floor),
- *   and next to the same poller draining the queue into a handler that does nothing (the ceiling
- *   the emulated queue sets);
+ *   next to the same poller draining the queue into a handler that does nothing (the ceiling
+ *   the emulated queue sets), and next to the same poller draining it into a handler that makes
+ *   the same calls as Koerier and nothing else: the same POSTs and the DynamoDB requests the
+ *   delivery function made in the same run (bench/support/same-calls-floor.ts), the floor
+ *   Koerier is judged by here;
  * - the AWS requests each delivery costs the delivery function, counted by SDK middleware on the
  *   clients the handler really uses (the poller's receive/delete are the event source mapping's,
  *   not the function's, and are left out as in AWS);
@@ -29,20 +32,29 @@ import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
 import type { LeanAwsClient } from '../functions/aws/lean-client-support.js';
 import { CreateQueueCommand, SendMessageBatchCommand, SendMessageCommand, SqsRequests } from '../functions/aws/sqs-requests.js';
+import { DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
-import { functions } from '../lib/resources.js';
+import { functions, tables } from '../lib/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
 import { LAPTOP_BATCHES_IN_FLIGHT, settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
+import {
+  DynamoDbCallRecorder,
+  floorAgent as sameCallsAgent,
+  replayableHeaders,
+  sameCallsHandler,
+  type FloorTarget,
+  type WrittenItem,
+} from './support/same-calls-floor.js';
 
 const SUBSCRIPTIONS = 4;
 const DELIVERIES = 3000;
 const INSTANCES = 4;
-/** Drains of the full queue by each of the idle handler and Koerier, in turns; the best of each counts. */
-const ROUNDS = 2;
+/** Drains of the full queue by each of the idle handler, Koerier and the same-calls floor, in turns; the best of each counts. */
+const ROUNDS = 3;
 const BATCH = functions.delivery.queueTrigger.batchSize;
 const CONCURRENCY = INSTANCES * BATCH;
 const LATENCY_EVENTS = 200;
@@ -50,6 +62,14 @@ const LATENCY_SPACING_MS = 25;
 const TYPE = 'nl.example.bench.delivered.v1';
 
 const calls = { dynamodb: 0, sqs: 0, poller: 0 };
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+/** A written item under a sort key of its own (the same length): its delivery ids replaced by new ones. */
+function newAttemptKey(item: WrittenItem): WrittenItem {
+  const sortKey = tables.deliveries.sortKey!.name;
+  const key = item[sortKey]?.S;
+  return key === undefined ? item : { ...item, [sortKey]: { S: key.replace(UUID, () => randomUUID()) } };
+}
 
 /** Every attempt a lean client sends, as the SDK middleware below the retries counted them. */
 function count(client: Pick<LeanAwsClient, 'observeAttempts'>, counter: keyof typeof calls): void {
@@ -70,10 +90,10 @@ function event(id = randomUUID()): string {
 
 /**
  * With BENCH_DELIVERY_PROFILE=<file>, a V8 CPU profile of the delivery phase alone (the queue
- * already full, from the poller's start to the last POST), for `bench/support/cpu-profile-summary.ts`.
+ * already full, from the poller's start to the last POST), for `bench/support/cpu-profile-summary.ts`;
+ * with BENCH_DELIVERY_FLOOR_PROFILE=<file>, one of the same-calls floor's drain, to set beside it.
  */
-async function profiled<T>(work: () => Promise<T>): Promise<T> {
-  const file = process.env['BENCH_DELIVERY_PROFILE'];
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
   if (!file) return work();
   const session = new Session();
   session.connect();
@@ -245,6 +265,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
   // The poller's own client, the lean one the host's pollers use: the queue-only ceiling and Koerier's drain both receive with it.
   const feeder = new SqsRequests(host.emulators.clientSettings('sqs'));
+  // The floor of the same calls: its own DynamoDB client (the lean one, as the host's) and its own
+  // keep-alive pool, so neither Koerier's counts nor its connections include the floor's.
+  const floorDynamoDb = new DynamoDbRequests(host.emulators.clientSettings('dynamodb'));
+  const floorHttps = sameCallsAgent(authority.certificatePem);
   try {
     const dynamodb = host.awsClients.dynamodb;
     const subscriptions = new DynamoDbSubscriptionStore(
@@ -291,15 +315,21 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // Koerier: fill the deliveries queue, then let the delivery function drain it.
     const queueUrl = host.config.resources.queueUrl('deliveries');
-    const fill = async () => {
-      const messages = Array.from({ length: DELIVERIES }, (_, i) =>
-        encodeDeliveryMessage({ version: 1, deliveryId: randomUUID(), subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [event()], createdAt: Date.now() }),
-      );
+    /** Fills the queue; answers each delivery's event text by its id (what the same-calls floor posts). */
+    const fill = async (): Promise<Map<string, string>> => {
+      const bodies = new Map<string, string>();
+      const messages = Array.from({ length: DELIVERIES }, (_, i) => {
+        const deliveryId = randomUUID();
+        const text = event();
+        bodies.set(deliveryId, text);
+        return encodeDeliveryMessage({ version: 1, deliveryId, subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [text], createdAt: Date.now() });
+      });
       for (let i = 0; i < messages.length; i += 10) {
         await feeder.send(
           new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })) }),
         );
       }
+      return bodies;
     };
 
     // Second floor: what the emulated queue alone allows — the same poller, a handler that does
@@ -310,6 +340,14 @@ export async function run(): Promise<Record<string, unknown>> {
     const handler = handlerFor(() => host.dependencies);
     let queueSeconds = Number.POSITIVE_INFINITY;
     let koerierSeconds = Number.POSITIVE_INFINITY;
+    let sameCallsSeconds = Number.POSITIVE_INFINITY;
+    // Every round's drain time: how far apart the rounds are says how far to trust the best of them.
+    const koerierRounds: number[] = [];
+    const sameCallsRounds: number[] = [];
+    const recorder = new DynamoDbCallRecorder(host.awsClients.dynamodb);
+    const floorCalls: Record<string, number> = {};
+    floorDynamoDb.observeAttempts(({ operation }) => void (floorCalls[operation] = (floorCalls[operation] ?? 0) + 1));
+    let sameCallsDrains = 0;
     let queueOnlyPollerCalls = 0;
     let deliveryPollerCalls = 0;
     let webhookConnections = 0;
@@ -371,11 +409,51 @@ export async function run(): Promise<Record<string, unknown>> {
           () => `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
         );
       };
-      await (round === ROUNDS - 1 ? profiled(drain) : drain());
-      koerierSeconds = Math.min(koerierSeconds, (performance.now() - started) / 1000);
+      recorder.recording = true;
+      await profiled(round === ROUNDS - 1 ? process.env['BENCH_DELIVERY_PROFILE'] : undefined, drain);
+      koerierRounds.push((performance.now() - started) / 1000);
+      koerierSeconds = Math.min(...koerierRounds);
       await poller?.stop();
+      recorder.recording = false;
       deliveryPollerCalls += calls.poller;
       webhookConnections += connections() - connectedBefore;
+
+      // The floor of the same calls, after Koerier's drain: it sends what Koerier sent so far.
+      const bodies = await fill();
+      const targets = new Map<string, FloorTarget>(
+        receivers.map((receiver, i) => [ids[i]!, { url: new URL(receiver.url), headers: replayableHeaders(receiver.requests.at(-1)!.headers) }]),
+      );
+      const floorBefore = received(receivers);
+      let floorPoller: Awaited<ReturnType<typeof startPoller>> | undefined;
+      const floorStarted = performance.now();
+      await profiled(round === ROUNDS - 1 ? process.env['BENCH_DELIVERY_FLOOR_PROFILE'] : undefined, async () => {
+        floorPoller = await startPoller({
+          queueUrl,
+          handler: sameCallsHandler({
+            dynamodb: floorDynamoDb,
+            replay: recorder.replay(DELIVERIES * (round + 1), newAttemptKey),
+            agent: floorHttps,
+            targets,
+            bodies,
+          }) as never,
+          functionName: 'delivery-floor',
+          batchSize: BATCH,
+          concurrency: INSTANCES,
+          waitTimeSeconds: 1,
+          client: feeder,
+          onArrival: arrivalsIn(host, queueUrl),
+          log: () => {},
+        });
+        await until(
+          () => received(receivers) - floorBefore >= DELIVERIES,
+          120_000,
+          () => `${received(receivers) - floorBefore} of ${DELIVERIES} posted by the same-calls floor`,
+        );
+      });
+      sameCallsRounds.push((performance.now() - floorStarted) / 1000);
+      sameCallsSeconds = Math.min(...sameCallsRounds);
+      await floorPoller?.stop();
+      sameCallsDrains += DELIVERIES;
     }
     const drains = DELIVERIES * ROUNDS;
     const deliveryCalls = { dynamodb: calls.dynamodb, sqs: calls.sqs };
@@ -429,6 +507,9 @@ export async function run(): Promise<Record<string, unknown>> {
     };
 
     const deliveriesPerSecond = Math.round(DELIVERIES / koerierSeconds);
+    const sameCallsPerSecond = Math.round(DELIVERIES / sameCallsSeconds);
+    const perMessage = (counts: Record<string, number>, messages: number) =>
+      Object.fromEntries(Object.entries(counts).map(([operation, count]) => [operation, Number((count / messages).toFixed(3))]));
     const floorPerSecond = Math.round(floorRequests / floorSeconds);
     return {
       concurrency: CONCURRENCY,
@@ -436,7 +517,12 @@ export async function run(): Promise<Record<string, unknown>> {
         deliveries: DELIVERIES,
         subscriptions: SUBSCRIPTIONS,
         rounds: ROUNDS,
-        koerier: { seconds: Number(koerierSeconds.toFixed(2)), deliveriesPerSecond, note: 'the fastest of its rounds' },
+        koerier: {
+          seconds: Number(koerierSeconds.toFixed(2)),
+          deliveriesPerSecond,
+          note: 'the fastest of its rounds',
+          perSecondByRound: koerierRounds.map((seconds) => Math.round(DELIVERIES / seconds)),
+        },
         baseline: {
           description: 'plain undici POSTs of the same body to the same receivers at the same concurrency (the fastest of its rounds)',
           seconds: Number(floorSeconds.toFixed(2)),
@@ -461,9 +547,20 @@ export async function run(): Promise<Record<string, unknown>> {
           messagesPerSecond: Math.round(1 / (queueSeconds / DELIVERIES + floorSeconds / floorRequests)),
         },
         ratioToQueueAndPosts: Number((deliveriesPerSecond * (queueSeconds / DELIVERIES + floorSeconds / floorRequests)).toFixed(3)),
+        sameCalls: {
+          description:
+            'the same poller and queue draining into a handler with no Koerier code that makes Koerier’s calls: per message the same HTTPS POST (same body bytes, receivers and headers, a keep-alive node:https Agent shaped as the safe client’s), per batch the DynamoDB requests the delivery function sent in this run, replayed at its rate per message through the same lean client (bench/support/same-calls-floor.ts); the fastest of its rounds, drained in turns with Koerier’s',
+          seconds: Number(sameCallsSeconds.toFixed(2)),
+          messagesPerSecond: sameCallsPerSecond,
+          perSecondByRound: sameCallsRounds.map((seconds) => Math.round(DELIVERIES / seconds)),
+          dynamodbRequestsPerMessage: perMessage(floorCalls, sameCallsDrains),
+        },
+        ratioToSameCalls: Number((deliveriesPerSecond / sameCallsPerSecond).toFixed(3)),
+        goalRatioToSameCalls: 0.8,
       },
       awsRequestsPerDelivery: {
         dynamodb: Number((deliveryCalls.dynamodb / drains).toFixed(3)),
+        dynamodbByOperation: perMessage(recorder.perMessage(1), drains),
         sqs: Number((deliveryCalls.sqs / drains).toFixed(3)),
         note: 'made by the delivery function on the happy path; receiving and deleting messages is the event source mapping’s work',
       },
@@ -499,6 +596,8 @@ export async function run(): Promise<Record<string, unknown>> {
     };
   } finally {
     feeder.destroy();
+    floorDynamoDb.destroy();
+    floorHttps.destroy();
     await floorAgent.close();
     await Promise.all(receivers.map((receiver) => receiver.close()));
     await host.stop();

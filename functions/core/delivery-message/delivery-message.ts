@@ -60,6 +60,23 @@ export function encodeDeliveryMessage(message: DeliveryMessage): string {
 }
 
 export function decodeDeliveryMessage(body: string): DeliveryMessage {
+  return decodeDelivery(body).message;
+}
+
+/** An event by what names it (CE-17) and its type, as an attempt record lists it. */
+export interface EventName {
+  readonly source: string;
+  readonly id: string;
+  readonly type: string;
+}
+
+/**
+ * The message, and its events by name: the parse that checks the message has read every event's
+ * members already, so the attempt record need not parse each event again (issue 15: about 5 µs a
+ * delivery). An event whose `source`, `id` or `type` is not a string is left out, as
+ * `eventReferences` (core/delivery/delivery-views.ts) leaves it out.
+ */
+export function decodeDelivery(body: string): { readonly message: DeliveryMessage; readonly eventNames: readonly EventName[] } {
   const value = JSON.parse(body) as Partial<Omit<DeliveryMessage, 'events'>> & { events?: unknown };
   if (
     value.version !== 1 ||
@@ -74,7 +91,10 @@ export function decodeDeliveryMessage(body: string): DeliveryMessage {
   const eventsSpan = memberValueSpan(body, 'events')!;
   const eventsText = body.slice(eventsSpan[0], eventsSpan[1]).trim();
   const events = arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end));
-  const { correlationId, ...rest } = value as Omit<DeliveryMessage, 'events'>;
+  const { correlationId, events: parsed, ...rest } = value as Omit<DeliveryMessage, 'events'> & { events: readonly Record<string, unknown>[] };
+  const eventNames = parsed.flatMap(({ source, id, type }) =>
+    typeof source === 'string' && typeof id === 'string' && typeof type === 'string' ? [{ source, id, type }] : [],
+  );
   // It becomes a header of the webhook request: only a well-formed one travels on.
-  return { ...rest, ...(isCorrelationId(correlationId) ? { correlationId } : {}), events };
+  return { message: { ...rest, ...(isCorrelationId(correlationId) ? { correlationId } : {}), events }, eventNames };
 }

@@ -10,7 +10,7 @@ import type { DeliveryProgress } from './delivery-records.js';
 import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
 import type { AttemptReport } from './settle-attempt.js';
 import type { ContentMode } from '../cloudevents/index.js';
-import { webhookRequest, type WebhookRequest } from './webhook-request.js';
+import { requestWithoutToken, withAccessToken, type WebhookRequest } from './webhook-request.js';
 import { deliverySignatureHeaders } from '../signatures/message-signature.js';
 
 /** The claim check could not give the events' data back, or record the reader: nothing was sent. */
@@ -22,6 +22,8 @@ class ClaimCheckFailure extends Error {
 export interface Sending {
   readonly delivery: QueuedDelivery;
   readonly format: ContentMode;
+  /** Its request as it was prepared, but the bearer token. */
+  readonly request: WebhookRequest;
   readonly progress?: DeliveryProgress | undefined;
 }
 
@@ -60,7 +62,7 @@ export async function attemptAll(
   };
   const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
   return Promise.all(
-    sending.map(async ({ delivery, format, progress }, index): Promise<AttemptReport> => {
+    sending.map(async ({ delivery, format, request: prepared, progress }, index): Promise<AttemptReport> => {
       const wait = waits[index] ?? 0;
       if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
       if (wait > 0) await sleep(wait);
@@ -74,15 +76,19 @@ export async function attemptAll(
         }
         // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
         if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
-        let message = delivery.message;
+        let tokenless = prepared;
         if (deps.outgoingEvents) {
+          const { message } = delivery;
           try {
-            message = { ...message, events: await deps.outgoingEvents(subscription, message.events) };
+            const events = await deps.outgoingEvents(subscription, message.events);
+            // Data the claim check put back inline: the prepared request does not carry it.
+            if (events.some((event, i) => event !== message.events[i]))
+              tokenless = requestWithoutToken({ message: { ...message, events }, sink: subscription.sink, format, origin: deps.origin });
           } catch (error) {
             return new ClaimCheckFailure(String(error));
           }
         }
-        const request = webhookRequest({ message, sink: subscription.sink, format, origin: deps.origin, accessToken: bearer });
+        const request = withAccessToken(tokenless, bearer);
         if (!subscription.signDeliveries) return deps.send(request);
         // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
         let signed: WebhookRequest;

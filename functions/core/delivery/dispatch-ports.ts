@@ -10,7 +10,7 @@ import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
-import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from './delivery-records.js';
+import type { DeadLetterStore, DeliveryLedger, EventReference, TargetHealthStore } from './delivery-records.js';
 import type { BreakerSettings } from './target-health.js';
 import type { RetrySchedule } from './retry-schedule.js';
 import type { WebhookRequest } from './webhook-request.js';
@@ -62,6 +62,8 @@ export interface QueuedDelivery {
   readonly messageId: string;
   readonly receiveCount: number;
   readonly message: DeliveryMessage;
+  /** Its events by name, as decoding the message read them; absent, the attempt record reads them from the events. */
+  readonly eventReferences?: readonly EventReference[];
 }
 
 /** What becomes of one queue message. */

@@ -16,7 +16,7 @@
  * keep it for.
  */
 import { systemClock, type Clock } from '../ports/clock.js';
-import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
+import { decodeDelivery } from '../delivery-message/delivery-message.js';
 import { admit } from './admission.js';
 import { observeAttempt } from './attempt-observation.js';
 import { attemptAll, type Sending } from './attempt.js';
@@ -36,10 +36,10 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   const groups = new Map<string, QueuedDelivery[]>();
   for (const task of tasks) {
     try {
-      const message = decodeDeliveryMessage(task.body);
+      const { message, eventNames } = decodeDelivery(task.body);
       groups.set(message.subscriptionId, [
         ...(groups.get(message.subscriptionId) ?? []),
-        { messageId: task.messageId, receiveCount: task.receiveCount, message },
+        { messageId: task.messageId, receiveCount: task.receiveCount, message, eventReferences: eventNames },
       ]);
     } catch {
       // Cannot ever be delivered, nor kept under a subscription: straight on to the queue's
@@ -155,7 +155,7 @@ class SubscriptionDispatch {
         try {
           const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
-          if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, progress: prepared.progress });
+          if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, request: prepared.request, progress: prepared.progress });
           if (prepared.unsendableHeader !== undefined) {
             deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', {
               subscriptionId,

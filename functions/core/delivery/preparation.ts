@@ -13,12 +13,13 @@ import type { DeliveryPolicy, DispatcherDependencies, QueuedDelivery } from './d
 import { keyDeadline } from './retry-schedule.js';
 import { deadLetterStep, retryStep, type NextStep } from './settle-attempt.js';
 import type { ContentMode } from '../cloudevents/index.js';
-import { deliveryFormat, unsendableHeader, webhookRequest } from './webhook-request.js';
+import { deliveryFormat, requestWithoutToken, unsendableHeader, type WebhookRequest } from './webhook-request.js';
 import { tell } from '../operations/operational-events.js';
 import { suspendedNotice } from './operational-notices.js';
 
 export type Preparation =
-  | { readonly kind: 'ready'; readonly format: ContentMode; readonly progress?: DeliveryProgress | undefined }
+  /** `request`: the one to send, but its bearer token (`webhook-request.ts`). */
+  | { readonly kind: 'ready'; readonly format: ContentMode; readonly request: WebhookRequest; readonly progress?: DeliveryProgress | undefined }
   /** One delivery per event (JSON-3): `split.ts`. */
   | { readonly kind: 'split' }
   /** Settled without an attempt; `unsendableHeader` names the header that could not be sent. */
@@ -82,17 +83,18 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
   const format = deliveryFormat(subscription, delivery.message.events.length);
   if (format === 'split') return { kind: 'split' };
   const progress = await progressOf(delivery, context.ledger);
-  const header = unsendable(delivery, subscription, format, context.origin);
-  if (header !== undefined) {
+  const request = requestOf(delivery, subscription, format, context.origin);
+  const header = request ? unsendableHeader(request) : 'body';
+  if (!request || header !== undefined) {
     // Nothing was sent, so the target is not at fault: no attempt, no rate slot, no breaker.
     const next = deadLetterStep(delivery, 'not-sendable', SUBSCRIBER_FAILURE['not-sendable'].detail, progress, undefined, policy, now());
-    return { kind: 'settled', next, unsendableHeader: header };
+    return { kind: 'settled', next, unsendableHeader: header ?? 'body' };
   }
   // Received before a wait longer than one visibility timeout is over: wait on.
   if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - now() > 1000) {
     return { kind: 'settled', next: retryStep(delivery, progress.nextAttemptAt - now(), 'up', progress, policy, now()) };
   }
-  return { kind: 'ready', format, progress };
+  return { kind: 'ready', format, request, progress };
 }
 
 /** A first receive has no earlier attempts: the read is skipped, so the common case costs nothing. */
@@ -108,12 +110,14 @@ function notActive(status: SubscriptionStatus, reason: string | undefined): [Dea
   return ['subscription-not-active', `the subscription is ${status}${why}`];
 }
 
-/** The name of a header this delivery's request could not carry (see `unsendableHeader`). */
-function unsendable(delivery: QueuedDelivery, subscription: Subscription, format: ContentMode, origin: string): string | undefined {
+/**
+ * The delivery's request without its token; undefined when its body cannot be made. The token is
+ * not judged here: every one Koerier sends is a RFC 6750 b64token, checked where it is stored or fetched.
+ */
+function requestOf(delivery: QueuedDelivery, subscription: Subscription, format: ContentMode, origin: string): WebhookRequest | undefined {
   try {
-    // The real token comes later; a stand-in of the same alphabet (RFC 6750 b64token) checks the rest.
-    return unsendableHeader(webhookRequest({ message: delivery.message, sink: subscription.sink, format, origin, accessToken: 'token-checked-later' }));
+    return requestWithoutToken({ message: delivery.message, sink: subscription.sink, format, origin });
   } catch {
-    return 'body';
+    return undefined;
   }
 }

@@ -105,7 +105,7 @@ export function settleAttempt(
     at: new Date(at).toISOString(),
     latencyMs,
     ...(status === undefined ? {} : { status }),
-    ...eventsOf(delivery.message.events),
+    ...eventsOf(delivery),
     ...(delivery.message.redriveOf ? { redriveOf: delivery.message.redriveOf } : {}),
   };
   if (report.freshToken) {
@@ -288,8 +288,8 @@ export function targetFailingReason(subscriptionId: string, failingSince: number
   return `No delivery has succeeded since ${since}; the last attempt failed: ${lastFailure}. Fix the target, then resume the subscription (POST /subscriptions/${subscriptionId}/resume).`;
 }
 
-function eventsOf(events: readonly string[]): Pick<AttemptRecord, 'events'> {
-  const references = eventReferences(events);
+function eventsOf(delivery: QueuedDelivery): Pick<AttemptRecord, 'events'> {
+  const references = delivery.eventReferences ?? eventReferences(delivery.message.events);
   return references.length === 0 ? {} : { events: references };
 }
 

@@ -27,31 +27,48 @@ export function deliveryFormat(subscription: Pick<Subscription, 'contentMode' | 
   return subscription.contentMode === 'binary' ? 'binary' : 'structured';
 }
 
-export function webhookRequest(options: {
+export interface WebhookRequestParts {
   readonly message: DeliveryMessage;
   readonly sink: string;
   readonly format: ContentMode;
   readonly origin: string;
-  /** The bearer token (WH-3: "the delivery MUST carry a token"). */
-  readonly accessToken: string;
-}): WebhookRequest {
-  const { message, format } = options;
-  if (!options.accessToken) throw new Error('WH-3: a delivery request carries an access token');
+}
+
+export function webhookRequest(
+  options: WebhookRequestParts & {
+    /** The bearer token (WH-3: "the delivery MUST carry a token"). */
+    readonly accessToken: string;
+  },
+): WebhookRequest {
+  return withAccessToken(requestWithoutToken(options), options.accessToken);
+}
+
+/**
+ * The request but its bearer token: built once per delivery, when it is prepared (where
+ * `unsendableHeader` judges it), and sent with the token `withAccessToken` adds (issue 15: building
+ * it twice cost about 3 µs a delivery).
+ */
+export function requestWithoutToken({ message, format, sink, origin }: WebhookRequestParts): WebhookRequest {
   const [first] = message.events;
   const encoded = format === 'batch' ? toBatchMessage(message.events) : format === 'binary' ? toBinaryMessage(first!) : toStructuredMessage(first!);
   return {
-    url: options.sink,
+    url: sink,
     headers: {
       ...encoded.headers,
       [IDEMPOTENCY_KEY_HEADER]: message.deliveryId,
-      'webhook-request-origin': options.origin,
-      authorization: `Bearer ${options.accessToken}`,
+      'webhook-request-origin': origin,
       // The ingest request's correlation id (core/ids/correlation-id.ts): the receiver can quote it to the operator.
       ...(message.correlationId ? { [CORRELATION_ID_HEADER]: message.correlationId } : {}),
       ...replayHeaders(message),
     },
     body: encoded.body,
   };
+}
+
+/** `request` with its bearer token; WH-3: never without one. */
+export function withAccessToken(request: WebhookRequest, accessToken: string): WebhookRequest {
+  if (!accessToken) throw new Error('WH-3: a delivery request carries an access token');
+  return { ...request, headers: { ...request.headers, authorization: `Bearer ${accessToken}` } };
 }
 
 /**

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDelivery,
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
+import { eventReferences } from '../../../functions/core/delivery/delivery-views.js';
 
 const event = (id: string, extra = '') =>
   `{ "specversion":"1.0","id":"${id}","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a", "data":{"big":12345678901234567890123,"quote":"\\"q\\""}${extra} }`;
@@ -23,6 +29,19 @@ describe('delivery message (router → delivery)', () => {
     const quoteHeavy = `{"specversion":"1.0","id":"x","source":"urn:nld:oin:1","type":"nl.a","data":${JSON.stringify(Array.from({ length: 2000 }, () => 'q'))}}`;
     const encoded = encodeDeliveryMessage({ ...message, events: [quoteHeavy] });
     expect(encoded.length).toBeLessThan(quoteHeavy.length + 200);
+  });
+
+  it('issue 15: decoding names the events as the attempt record names them, without parsing each again; one without a string id is left out', () => {
+    const unnamed = '{"specversion":"1.0","id":7,"source":"urn:nld:oin:1","type":"nl.a"}';
+    const withNull = '{"specversion":"1.0","id":"n","source":null,"type":"nl.a"}';
+    const events = [...message.events, unnamed, withNull];
+    const { message: decoded, eventNames } = decodeDelivery(encodeDeliveryMessage({ ...message, events }));
+    expect(decoded.events).toEqual(events);
+    expect(eventNames).toEqual([
+      { source: 'urn:nld:oin:1:systeem:x', id: 'a', type: 'nl.edu.a' },
+      { source: 'urn:nld:oin:1:systeem:x', id: 'b', type: 'nl.edu.a' },
+    ]);
+    expect(eventNames).toEqual(eventReferences(events));
   });
 
   it('EDU-IDEM-9: the delivery key and the redrive link survive the round trip', () => {

@@ -34,6 +34,27 @@ describe("a batch's figures and history", () => {
     expect(store.attempts[0]!.expiresAt).toBe(Math.ceil((T0 + DAY * 1000) / 1000));
   });
 
+  it('issue 13 item 5, issue 15: each recorded attempt names the events it carried, as decoding the message read them', async () => {
+    const { deps, store } = setup();
+    const carried = '{"specversion":"1.0","id":"e-77","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a","data":{"k":1}}';
+    await dispatchBatch([task({ events: [carried] })], deps);
+    expect(store.attempts[0]!.records.map((r) => r.events)).toEqual([[{ source: 'urn:nld:oin:1:systeem:x', id: 'e-77', type: 'nl.edu.a' }]]);
+  });
+
+  it('issue 15, WH-3, EDU-1: the request prepared once goes out with the bearer token, and is made again when the claim check puts data back inline', async () => {
+    const { deps, sent, sentHeaders } = setup();
+    const referenced = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
+    const inline = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","data":{"k":"v"}}';
+    deps.outgoingEvents = async (_subscription, events) => events.map((event) => (event === referenced ? inline : event));
+    const plain = '{"specversion":"1.0","id":"small","source":"urn:s","type":"nl.a","data":1}';
+    await dispatchBatch([task({ events: [plain] }), task({ events: [referenced] })], deps);
+    expect(sent).toEqual([plain, inline]);
+    expect(sentHeaders.map((headers) => [headers['authorization'], headers['content-type'], headers['webhook-request-origin']])).toEqual([
+      ['Bearer access-token', 'application/cloudevents+json; charset=utf-8', 'koerier.test'],
+      ['Bearer access-token', 'application/cloudevents+json; charset=utf-8', 'koerier.test'],
+    ]);
+  });
+
   it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
     const { deps, store, messages } = setup();
     store.failures.recordAttempts = true;
