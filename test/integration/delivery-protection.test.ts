@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
-import { DELIVERY_WAIT, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import { DELIVERY_WAIT, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -47,16 +47,17 @@ describe.concurrent('protecting the targets', () => {
     const failing = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
     expect(gaps(failing.map((r) => r.receivedAt))[2]).toBeGreaterThanOrEqual(1_900);
 
-    // While it is open, new deliveries wait too: nothing reaches the target before the next probe.
+    // While it is open, new deliveries wait too: nothing reaches the target before the next probe,
+    // 4 s after the failed one. Judged by when each request arrived, not by a quiet spell from now:
+    // on a loaded machine this test may get here late, when the cool-down is nearly over.
     const openSince = Date.now();
+    const coolDownEnds = failing[3]!.receivedAt + 3_900;
     for (let i = 0; i < 3; i++) await koerier.deliver(subscription.id);
     receiver.setScript(scripts.always({ respond: 204 }));
-    await noMoreRequests(receiver, 4, 2_500);
-    expect(receiver.requests).toHaveLength(4);
 
     const all = await receiver.waitForRequests(8, { timeoutMs: 20_000 });
+    expect(all.slice(4).filter((request) => request.receivedAt < coolDownEnds)).toEqual([]);
     const probe = all[4]!;
-    expect(probe.receivedAt - failing[3]!.receivedAt).toBeGreaterThanOrEqual(3_900);
     expect(probe.receivedAt).toBeGreaterThan(openSince);
     const target = await eventually(
       'the target healthy again',
