@@ -315,6 +315,23 @@ export async function run(): Promise<Record<string, unknown>> {
 
     // Koerier: fill the deliveries queue, then let the delivery function drain it.
     const queueUrl = host.config.resources.queueUrl('deliveries');
+    /**
+     * The poller each drain runs on, the idle handler's, Koerier's and the same-calls floor's alike:
+     * four instances taking batches of ten, woken by an arrival as the host wires its own pollers
+     * (SQS's long poll answers at once).
+     */
+    const drainingPoller = (functionName: string, drainHandler: unknown) =>
+      startPoller({
+        queueUrl,
+        handler: drainHandler as never,
+        functionName,
+        batchSize: BATCH,
+        concurrency: INSTANCES,
+        waitTimeSeconds: 1,
+        client: feeder,
+        onArrival: arrivalsIn(host, queueUrl),
+        log: () => {},
+      });
     /** Fills the queue; answers each delivery's event text by its id (what the same-calls floor posts). */
     const fill = async (): Promise<Map<string, string>> => {
       const bodies = new Map<string, string>();
@@ -362,17 +379,9 @@ export async function run(): Promise<Record<string, unknown>> {
       calls.poller = 0;
       let drained = 0;
       const queueStarted = performance.now();
-      const idle = await startPoller({
-        queueUrl,
-        handler: (async (event: { Records: unknown[] }) => {
-          drained += event.Records.length;
-          return { batchItemFailures: [] };
-        }) as never,
-        batchSize: BATCH,
-        concurrency: INSTANCES,
-        waitTimeSeconds: 1,
-        client: feeder,
-        log: () => {},
+      const idle = await drainingPoller('idle', async (event: { Records: unknown[] }) => {
+        drained += event.Records.length;
+        return { batchItemFailures: [] };
       });
       await until(
         () => drained >= DELIVERIES,
@@ -391,18 +400,7 @@ export async function run(): Promise<Record<string, unknown>> {
       const started = performance.now();
       // The profile, when asked for, is of the last round's delivery phase alone.
       const drain = async () => {
-        poller = await startPoller({
-          queueUrl,
-          handler: handler as never,
-          functionName: 'delivery',
-          batchSize: BATCH,
-          concurrency: INSTANCES,
-          waitTimeSeconds: 1,
-          client: feeder,
-          // As the host wires its own pollers: an arrival wakes the poll (SQS's long poll answers at once).
-          onArrival: arrivalsIn(host, queueUrl),
-          log: () => {},
-        });
+        poller = await drainingPoller('delivery', handler);
         await until(
           () => received(receivers) - before >= DELIVERIES,
           120_000,
@@ -427,23 +425,16 @@ export async function run(): Promise<Record<string, unknown>> {
       let floorPoller: Awaited<ReturnType<typeof startPoller>> | undefined;
       const floorStarted = performance.now();
       await profiled(round === ROUNDS - 1 ? process.env['BENCH_DELIVERY_FLOOR_PROFILE'] : undefined, async () => {
-        floorPoller = await startPoller({
-          queueUrl,
-          handler: sameCallsHandler({
+        floorPoller = await drainingPoller(
+          'delivery-floor',
+          sameCallsHandler({
             dynamodb: floorDynamoDb,
             replay: recorder.replay(DELIVERIES * (round + 1), newAttemptKey),
             agent: floorHttps,
             targets,
             bodies,
-          }) as never,
-          functionName: 'delivery-floor',
-          batchSize: BATCH,
-          concurrency: INSTANCES,
-          waitTimeSeconds: 1,
-          client: feeder,
-          onArrival: arrivalsIn(host, queueUrl),
-          log: () => {},
-        });
+          }),
+        );
         await until(
           () => received(receivers) - floorBefore >= DELIVERIES,
           120_000,
