@@ -24,6 +24,10 @@ import { PutItemCommand, UpdateItemCommand, type DynamoDbRequests } from '../fun
 import { SqsMessageQueue } from '../functions/aws/sqs-message-queue.js';
 import type { SqsRequests } from '../functions/aws/sqs-requests.js';
 import { settingEnv } from '../functions/config.js';
+import { API_BASE_PATH } from '../functions/core/http/api-version.js';
+import { functions } from '../lib/resources.js';
+import { createApiGateway } from '../local/api-gateway.js';
+import type { LambdaHandler } from '../local/lambda-runtime.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 
 const SINGLE_EVENTS = 1500;
@@ -171,15 +175,39 @@ async function inTurns<K extends string>(kinds: Record<K, () => Promise<Figures>
  * AWS that hop is API Gateway's and the Lambda runtime's; here it shares the thread with
  * everything else, Koerier's figures included.
  */
+/** The events of a POST body as the floors forward them: a batch's members each as its own text, else the body. */
+function bodiesOf(body: string, contentType: string | undefined): string[] {
+  return contentType === 'application/cloudevents-batch+json' ? (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event)) : [body];
+}
+
+/**
+ * The lean floor behind the laptop host's own API Gateway and Lambda emulation (local/api-gateway.ts,
+ * the code Koerier's requests pass through before the ingest handler): a handler making the same
+ * calls and nothing else, mounted as the ingest function. In AWS that emulation is API Gateway's and
+ * Lambda's, not Koerier's, so this floor leaves out of the comparison exactly what Koerier does not
+ * run in a deployment.
+ */
+async function startFloorBehindLocalApiGateway(send: (bodies: readonly string[]) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+  const gateway = createApiGateway(() => {});
+  const handler = async (event: { body?: string; isBase64Encoded: boolean; headers: Record<string, string | undefined> }) => {
+    const body = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    await send(bodiesOf(body, event.headers['content-type']));
+    return { statusCode: 202, headers: { 'content-type': 'application/json' }, body: ACCEPTED_BODY };
+  };
+  gateway.mount([{ name: 'ingest', spec: functions.ingest, handler: handler as unknown as LambdaHandler }]);
+  await new Promise<void>((resolve) => gateway.server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(gateway.server.address() as AddressInfo).port}${API_BASE_PATH}/events`,
+    close: () => new Promise<void>((resolve) => gateway.server.close(() => resolve())),
+  };
+}
+
 async function startBareHttpIngest(send: (bodies: readonly string[]) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const bodies =
-        req.headers['content-type'] === 'application/cloudevents-batch+json' ? (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event)) : [body];
-      send(bodies).then(
+      send(bodiesOf(Buffer.concat(chunks).toString('utf8'), req.headers['content-type'])).then(
         () => res.writeHead(202, { 'content-type': 'application/json' }).end(ACCEPTED_BODY),
         (error: unknown) => res.writeHead(500).end(String(error)),
       );
@@ -286,6 +314,7 @@ export async function run(): Promise<Record<string, unknown>> {
     };
     const bareSdk = await startBareHttpIngest((bodies) => sameCalls(clients.sdk, bodies));
     const bareLean = await startBareHttpIngest((bodies) => sameCalls(clients.lean, bodies));
+    const gatewayLean = await startFloorBehindLocalApiGateway((bodies) => sameCalls(clients.lean, bodies));
     const postBare = async (bare: { url: string }, body: string, contentType = 'application/cloudevents+json') => {
       const response = await request(bare.url, { method: 'POST', dispatcher: agent, headers: { 'content-type': contentType }, body });
       await response.body.text();
@@ -326,6 +355,7 @@ export async function run(): Promise<Record<string, unknown>> {
     await measure(100, 1, () => sameCalls(clients.sdk, [JSON.stringify(sampleEvent())]));
     await measure(100, 1, () => postBare(bareSdk, JSON.stringify(sampleEvent())));
     await measure(100, 1, () => postBare(bareLean, JSON.stringify(sampleEvent())));
+    await measure(100, 1, () => postBare(gatewayLean, JSON.stringify(sampleEvent())));
 
     const single1 = () => [JSON.stringify(sampleEvent())];
     const koerierSingleRounds: Calls[] = [];
@@ -335,6 +365,7 @@ export async function run(): Promise<Record<string, unknown>> {
       floorSameCallsLean: () => measure(SINGLE_EVENTS, 1, () => sameCalls(clients.lean, single1())),
       floorSameCallsSdkOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(bareSdk, JSON.stringify(sampleEvent()))),
       floorSameCallsLeanOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(bareLean, JSON.stringify(sampleEvent()))),
+      floorSameCallsLeanBehindLocalApiGateway: () => measure(SINGLE_EVENTS, 1, () => postBare(gatewayLean, JSON.stringify(sampleEvent()))),
       floorPreviousDesign: () => measure(SINGLE_EVENTS, 1, previousDesignCalls),
       koerier: async () => {
         resetCalls();
@@ -357,6 +388,8 @@ export async function run(): Promise<Record<string, unknown>> {
       floorSameCallsLean: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => sameCalls(clients.lean, batchBodies())),
       floorSameCallsSdkOverHttp: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(bareSdk, batchBody(), 'application/cloudevents-batch+json')),
       floorSameCallsLeanOverHttp: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(bareLean, batchBody(), 'application/cloudevents-batch+json')),
+      floorSameCallsLeanBehindLocalApiGateway: () =>
+        measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(gatewayLean, batchBody(), 'application/cloudevents-batch+json')),
       koerier: async () => {
         resetCalls();
         const figures = await measure(BATCH_REQUESTS, BATCH_SIZE, () => post(batchBody(), 'application/cloudevents-batch+json'));
@@ -369,6 +402,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const batchCalls = perEvent(ROUNDS * BATCH_REQUESTS * BATCH_SIZE, sumOf(koerierBatchRounds));
     await bareSdk.close();
     await bareLean.close();
+    await gatewayLean.close();
     sdkDynamodb.destroy();
     sdkSqs.destroy();
     const ratio = (a: Figures, b: Figures) => Number((a.eventsPerSecond / b.eventsPerSecond).toFixed(2));
@@ -379,6 +413,8 @@ export async function run(): Promise<Record<string, unknown>> {
         'the SDK floor behind a plain node:http server, posted to by the same HTTP client as Koerier: an application on the SDK, with the laptop’s HTTP hop',
       floorSameAwsCallsLeanOverHttp:
         'the lean floor behind a plain node:http server: the same calls with the same clients and the same HTTP hop as Koerier, without Koerier; the floor the goal is measured against',
+      floorSameAwsCallsLeanBehindLocalApiGateway:
+        'the lean floor behind the laptop host’s own API Gateway and Lambda emulation (local/api-gateway.ts), mounted as the ingest function: what Koerier’s requests pass through before its handler, which in AWS is API Gateway’s and Lambda’s work, not Koerier’s; the ratio to it is what Koerier’s own code costs',
     };
 
     return {
@@ -398,12 +434,14 @@ export async function run(): Promise<Record<string, unknown>> {
         floorSameAwsCallsLean: single.floorSameCallsLean,
         floorSameAwsCallsSdkOverHttp: single.floorSameCallsSdkOverHttp,
         floorSameAwsCallsLeanOverHttp: single.floorSameCallsLeanOverHttp,
+        floorSameAwsCallsLeanBehindLocalApiGateway: single.floorSameCallsLeanBehindLocalApiGateway,
         floorPreviousDesignCalls: single.floorPreviousDesign,
         ratioToSqsFloor: ratio(single.koerier, single.floorSqsOnly),
         ratioToSameCallsSdkFloor: ratio(single.koerier, single.floorSameCallsSdk),
         ratioToSameCallsLeanFloor: ratio(single.koerier, single.floorSameCallsLean),
         ratioToSameCallsSdkOverHttpFloor: ratio(single.koerier, single.floorSameCallsSdkOverHttp),
         ratioToSameCallsLeanOverHttpFloor: ratio(single.koerier, single.floorSameCallsLeanOverHttp),
+        ratioToSameCallsLeanBehindLocalApiGatewayFloor: ratio(single.koerier, single.floorSameCallsLeanBehindLocalApiGateway),
         ratioToPreviousDesignFloor: ratio(single.koerier, single.floorPreviousDesign),
         goalRatioToSameCallsLeanOverHttpFloor: 0.9,
         ...singleCalls,
@@ -417,11 +455,13 @@ export async function run(): Promise<Record<string, unknown>> {
         floorSameAwsCallsLean: batch.floorSameCallsLean,
         floorSameAwsCallsSdkOverHttp: batch.floorSameCallsSdkOverHttp,
         floorSameAwsCallsLeanOverHttp: batch.floorSameCallsLeanOverHttp,
+        floorSameAwsCallsLeanBehindLocalApiGateway: batch.floorSameCallsLeanBehindLocalApiGateway,
         ratioToFloor: ratio(batch.koerier, batch.floorSendBatchOnly),
         ratioToSameCallsSdkFloor: ratio(batch.koerier, batch.floorSameCallsSdk),
         ratioToSameCallsLeanFloor: ratio(batch.koerier, batch.floorSameCallsLean),
         ratioToSameCallsSdkOverHttpFloor: ratio(batch.koerier, batch.floorSameCallsSdkOverHttp),
         ratioToSameCallsLeanOverHttpFloor: ratio(batch.koerier, batch.floorSameCallsLeanOverHttp),
+        ratioToSameCallsLeanBehindLocalApiGatewayFloor: ratio(batch.koerier, batch.floorSameCallsLeanBehindLocalApiGateway),
         goalRatioToSameCallsLeanOverHttpFloor: 0.9,
         ...batchCalls,
         awsRequestsPerAcceptedEventByRound: koerierBatchRounds.map(
