@@ -5,8 +5,10 @@
  * `amz-sdk-request`) are taken out of its requests before it signs them, since AWS requires none of
  * them and ours never sends them; `user-agent` is never signed.
  */
+import { Readable } from 'node:stream';
 import type { FinalizeRequestMiddleware, HttpRequest as SmithyRequest } from '@smithy/types';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
+import type { AwsTransport } from '../../functions/aws/aws-http-transport.js';
 
 /** AWS's documentation example keys: nothing real, and the same for both clients. */
 export const FIXED_CREDENTIALS = {
@@ -46,6 +48,50 @@ export function captured(request: SendableRequest): CapturedRequest {
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
   const body = request.body === undefined ? '' : typeof request.body === 'string' ? request.body : Buffer.from(request.body as Uint8Array).toString('utf8');
   return { method: request.method, url, headers, body };
+}
+
+/** What a captured request is answered with, with status 200. */
+export interface CapturedAnswer {
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Answers with `value(request)` as JSON in `contentType`. */
+export function jsonAnswer(contentType: string, value: (request: CapturedRequest) => object): (request: CapturedRequest) => CapturedAnswer {
+  return (request) => ({ headers: { 'content-type': contentType }, body: JSON.stringify(value(request)) });
+}
+
+/** An SDK client's `requestHandler` that captures each request into `sent` instead of sending it, and gives the client `answer`. */
+export function capturingRequestHandler(sent: CapturedRequest[], answer: (request: CapturedRequest) => CapturedAnswer): never {
+  return {
+    handle: async (request: SmithyRequest) => {
+      const capture = captured(request);
+      sent.push(capture);
+      const { headers, body } = answer(capture);
+      return { response: { statusCode: 200, headers, body: Readable.from([Buffer.from(body)]) } };
+    },
+  } as never;
+}
+
+/** The same for a lean client: a transport that captures each request into `sent` and answers `answer`. */
+export function capturingTransport(sent: CapturedRequest[], answer: (request: CapturedRequest) => CapturedAnswer): AwsTransport {
+  return async (request) => {
+    const capture = captured(request);
+    sent.push(capture);
+    const { headers, body } = answer(capture);
+    return { statusCode: 200, headers, body: Buffer.from(body) };
+  };
+}
+
+/** Both clients sign at FIXED_NOW: `Date` is faked around each test of the `describe` this is called in. */
+export function signingAtFixedNow(): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(FIXED_NOW);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 }
 
 /** Takes the SDK-only headers out of every request `client` signs (see above). */

@@ -12,33 +12,27 @@
 import { Readable } from 'node:stream';
 import * as sdk from '@aws-sdk/client-dynamodb';
 import type { HttpRequest as SmithyRequest } from '@smithy/types';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { describe, expect, it, vi } from 'vitest';
 import * as lean from '../../../functions/aws/dynamodb-requests.js';
 import {
   captured,
+  capturingRequestHandler,
+  capturingTransport,
   expectSameSignedRequest,
   FIXED_CREDENTIALS,
   FIXED_NOW,
+  jsonAnswer,
+  signingAtFixedNow,
   withoutSdkOnlyHeaders,
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
 
 const JSON_1_0 = { 'content-type': 'application/x-amz-json-1.0' };
+const answering = (answer: object) => jsonAnswer(JSON_1_0['content-type'], () => answer);
 
 function sdkClient(region: string, sent: CapturedRequest[], answer: object, endpoint?: string): sdk.DynamoDBClient {
-  const client = new sdk.DynamoDBClient({
-    region,
-    credentials: FIXED_CREDENTIALS,
-    ...(endpoint ? { endpoint } : {}),
-    requestHandler: {
-      handle: async (request: SmithyRequest) => {
-        sent.push(captured(request));
-        return { response: { statusCode: 200, headers: JSON_1_0, body: Readable.from([Buffer.from(JSON.stringify(answer))]) } };
-      },
-    } as never,
-  });
-  return withoutSdkOnlyHeaders(client);
+  const requestHandler = capturingRequestHandler(sent, answering(answer));
+  return withoutSdkOnlyHeaders(new sdk.DynamoDBClient({ region, credentials: FIXED_CREDENTIALS, ...(endpoint ? { endpoint } : {}), requestHandler }));
 }
 
 function leanClient(region: string, sent: CapturedRequest[], answer: object, endpoint?: string): lean.DynamoDbRequests {
@@ -46,10 +40,7 @@ function leanClient(region: string, sent: CapturedRequest[], answer: object, end
     region,
     credentials: FIXED_CREDENTIALS,
     ...(endpoint ? { endpoint } : {}),
-    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
-      sent.push(captured(request));
-      return { statusCode: 200, headers: JSON_1_0, body: Buffer.from(JSON.stringify(answer)) };
-    },
+    transport: capturingTransport(sent, answering(answer)),
   });
 }
 
@@ -237,13 +228,7 @@ function withoutMetadata(output: unknown): unknown {
 }
 
 describe('issue 15, item 4: the lean DynamoDB client signs and reads as @aws-sdk/client-dynamodb does', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(FIXED_NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  signingAtFixedNow();
 
   for (const operation of cases) {
     it(`issue 15: ${operation.name}`, async () => {

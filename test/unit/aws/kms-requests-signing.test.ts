@@ -8,62 +8,37 @@
  * and `amz-sdk-request` (the SDK's own telemetry and retry bookkeeping; KMS requires none of them),
  * and the unsigned `user-agent`.
  */
-import { Readable } from 'node:stream';
 import { DecryptCommand, EncryptCommand, GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import type { HttpRequest as SmithyRequest } from '@smithy/types';
 import {
-  captured,
+  capturingRequestHandler,
+  capturingTransport,
   expectSameSignedRequest,
   FIXED_CREDENTIALS,
-  FIXED_NOW,
+  jsonAnswer,
+  signingAtFixedNow,
   withoutSdkOnlyHeaders,
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { describe, expect, it } from 'vitest';
 import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 
 const CREDENTIALS = FIXED_CREDENTIALS;
-const NOW = FIXED_NOW;
 const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+
+const answering = (answer: () => object) => jsonAnswer('application/x-amz-json-1.1', answer);
 
 /** An SDK client whose requests are captured instead of sent, answered with `answer` (JSON). */
 function sdkClient(region: string, sent: CapturedRequest[], answer: () => object, endpoint?: string): KMSClient {
-  const client = new KMSClient({
-    region,
-    credentials: CREDENTIALS,
-    ...(endpoint ? { endpoint } : {}),
-    requestHandler: {
-      handle: async (request: SmithyRequest) => {
-        sent.push(captured(request));
-        const body = Buffer.from(JSON.stringify(answer()));
-        return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.1' }, body: Readable.from([body]) } };
-      },
-    } as never,
-  });
-  return withoutSdkOnlyHeaders(client);
+  const requestHandler = capturingRequestHandler(sent, answering(answer));
+  return withoutSdkOnlyHeaders(new KMSClient({ region, credentials: CREDENTIALS, ...(endpoint ? { endpoint } : {}), requestHandler }));
 }
 
 function leanClient(region: string, sent: CapturedRequest[], answer: () => object, endpoint?: string): KmsRequests {
-  return new KmsRequests({
-    region,
-    credentials: CREDENTIALS,
-    ...(endpoint ? { endpoint } : {}),
-    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
-      sent.push(captured(request));
-      return { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.1' }, body: Buffer.from(JSON.stringify(answer())) };
-    },
-  });
+  return new KmsRequests({ region, credentials: CREDENTIALS, ...(endpoint ? { endpoint } : {}), transport: capturingTransport(sent, answering(answer)) });
 }
 
 describe('issue 15, item 4: the lean KMS client signs and reads as @aws-sdk/client-kms does', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  signingAtFixedNow();
 
   for (const region of ['eu-west-1', 'us-east-1']) {
     it(`issue 15: Encrypt with an encryption context of several pairs, in ${region}, and the ciphertext blob it reads`, async () => {

@@ -9,64 +9,44 @@
  * ours sends; its default would compute a CRC32 in its place.
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { FinalizeRequestMiddleware, HttpRequest as SmithyRequest } from '@smithy/types';
 import {
-  captured,
+  capturingRequestHandler,
+  capturingTransport,
   expectSameSignedRequest,
   FIXED_CREDENTIALS,
-  FIXED_NOW,
+  signingAtFixedNow,
   withoutSdkOnlyHeaders,
+  type CapturedAnswer,
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { describe, expect, it } from 'vitest';
 import { S3Requests } from '../../../functions/aws/s3-requests.js';
 
 const CREDENTIALS = FIXED_CREDENTIALS;
-const NOW = FIXED_NOW;
 const BUCKET = 'koerier-payloads-example';
 
 /** An SDK client whose requests are captured instead of sent, answered with `answer`. */
-function sdkClient(region: string, sent: CapturedRequest[], answer: () => { headers: Record<string, string>; body: string }): S3Client {
-  const client = new S3Client({
-    region,
-    credentials: CREDENTIALS,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: {
-      handle: async (request: SmithyRequest) => {
-        sent.push(captured(request));
-        const { headers, body } = answer();
-        return { response: { statusCode: 200, headers, body: Readable.from([Buffer.from(body)]) } };
-      },
-    } as never,
-  });
-  return withoutSdkOnlyHeaders(client);
+function sdkClient(region: string, sent: CapturedRequest[], answer: () => CapturedAnswer): S3Client {
+  return withoutSdkOnlyHeaders(
+    new S3Client({
+      region,
+      credentials: CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: capturingRequestHandler(sent, answer),
+    }),
+  );
 }
 
-function leanClient(region: string, sent: CapturedRequest[], answer: () => { headers: Record<string, string>; body: string }): S3Requests {
-  return new S3Requests({
-    region,
-    credentials: CREDENTIALS,
-    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
-      sent.push(captured(request));
-      const { headers, body } = answer();
-      return { statusCode: 200, headers, body: Buffer.from(body) };
-    },
-  });
+function leanClient(region: string, sent: CapturedRequest[], answer: () => CapturedAnswer): S3Requests {
+  return new S3Requests({ region, credentials: CREDENTIALS, transport: capturingTransport(sent, answer) });
 }
 
 describe('issue 15, item 4: the lean S3 client signs as @aws-sdk/client-s3 does', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  signingAtFixedNow();
 
   for (const region of ['eu-west-1', 'us-east-1']) {
     it(`issue 15: PutObject with content type, metadata and SHA-256 checksum, in ${region}`, async () => {
@@ -190,13 +170,7 @@ async function sdkPresign(
 }
 
 describe('issue 15, item 4: presigned URLs stay what the SDK client made', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  signingAtFixedNow();
 
   // As the functions made it before: the SDK's defaults, so its flexible checksums were on and the presign removed them.
   const sdk = () => new S3Client({ region: 'eu-west-1', credentials: CREDENTIALS });

@@ -9,17 +9,16 @@
  * and `amz-sdk-request`, and the unsigned `user-agent` (test/support/sdk-request-capture.ts).
  */
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import * as sdk from '@aws-sdk/client-sqs';
-import type { HttpRequest as SmithyRequest } from '@smithy/types';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
+import { describe, expect, it } from 'vitest';
 import * as lean from '../../../functions/aws/sqs-requests.js';
 import {
-  captured,
+  capturingRequestHandler,
+  capturingTransport,
   expectSameSignedRequest,
   FIXED_CREDENTIALS,
-  FIXED_NOW,
+  jsonAnswer,
+  signingAtFixedNow,
   withoutSdkOnlyHeaders,
   type CapturedRequest,
 } from '../../support/sdk-request-capture.js';
@@ -31,22 +30,14 @@ const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}
 /** An answer to a request body, as JSON. */
 type Answer = (requestBody: Record<string, unknown>) => object;
 
+const answering = (answer: Answer) =>
+  jsonAnswer('application/x-amz-json-1.0', (request: CapturedRequest) => answer(JSON.parse(request.body) as Record<string, unknown>));
+
 function sdkClient(sent: CapturedRequest[], answer: Answer, endpoint?: string): sdk.SQSClient {
-  const client = new sdk.SQSClient({
-    region: 'eu-west-1',
-    credentials: FIXED_CREDENTIALS,
-    logger: quiet,
-    ...(endpoint ? { endpoint } : {}),
-    requestHandler: {
-      handle: async (request: SmithyRequest) => {
-        const capture = captured(request);
-        sent.push(capture);
-        const body = Buffer.from(JSON.stringify(answer(JSON.parse(capture.body) as Record<string, unknown>)));
-        return { response: { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body: Readable.from([body]) } };
-      },
-    } as never,
-  });
-  return withoutSdkOnlyHeaders(client);
+  const requestHandler = capturingRequestHandler(sent, answering(answer));
+  return withoutSdkOnlyHeaders(
+    new sdk.SQSClient({ region: 'eu-west-1', credentials: FIXED_CREDENTIALS, logger: quiet, ...(endpoint ? { endpoint } : {}), requestHandler }),
+  );
 }
 
 function leanClient(sent: CapturedRequest[], answer: Answer, endpoint?: string): lean.SqsRequests {
@@ -54,12 +45,7 @@ function leanClient(sent: CapturedRequest[], answer: Answer, endpoint?: string):
     region: 'eu-west-1',
     credentials: FIXED_CREDENTIALS,
     ...(endpoint ? { endpoint } : {}),
-    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
-      const capture = captured(request);
-      sent.push(capture);
-      const body = Buffer.from(JSON.stringify(answer(JSON.parse(capture.body) as Record<string, unknown>)));
-      return { statusCode: 200, headers: { 'content-type': 'application/x-amz-json-1.0' }, body };
-    },
+    transport: capturingTransport(sent, answering(answer)),
   });
 }
 
@@ -91,13 +77,7 @@ const sentBatch = (body: Record<string, unknown>) => ({
 });
 
 describe('issue 15, item 4: the lean SQS client signs and reads as @aws-sdk/client-sqs does', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(FIXED_NOW);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  signingAtFixedNow();
 
   it('issue 15: SendMessage with string attributes (the inbound queue), to the queue URL, and the id it reads', async () => {
     const input = {
