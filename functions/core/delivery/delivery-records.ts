@@ -6,6 +6,7 @@
  */
 import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
+import type { EventName } from '../delivery-message/delivery-message.js';
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
 
@@ -30,12 +31,8 @@ export interface AttemptRecord {
   readonly redriveOf?: string;
 }
 
-/** An event by what names it (CE-17) and its type; never its data. */
-export interface EventReference {
-  readonly source: string;
-  readonly id: string;
-  readonly type: string;
-}
+/** An event by what names it (CE-17) and its type; never its data. Decoding a delivery message reads them (delivery-message.ts). */
+export type EventReference = EventName;
 
 /** A record as `lastAttempts` keeps it: without `events`, which the delivery holds anyway (bounds the progress and dead-letter items). */
 export function withoutEvents({ events: _events, ...record }: AttemptRecord): AttemptRecord {
