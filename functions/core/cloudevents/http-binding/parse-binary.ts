@@ -5,6 +5,7 @@ import { acceptedEvent } from '../accepted-event.js';
 import { charsetOf, isHeaderText, isJsonMediaType, isTextualMediaType } from '../attribute-syntax.js';
 import { type Attributes, checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
+import { isProvenJsonText } from '../json-syntax.js';
 import {
   eventTooLarge,
   fail,
@@ -136,7 +137,8 @@ function binaryDataMember(body: Buffer, contentType: string | undefined): string
   if (isJsonMediaType(mediaType)) {
     const text = utf8Text(body);
     if (text === undefined) return MALFORMED;
-    return parseJson(text) === MALFORMED ? MALFORMED : `,"data":${text}`;
+    // Proven JSON needs no JSON.parse, whose objects would only be thrown away (issue 15).
+    return isProvenJsonText(text) || parseJson(text) !== MALFORMED ? `,"data":${text}` : MALFORMED;
   }
   if (isTextualMediaType(mediaType) && isDecodableText(body, charsetOf(contentType!))) {
     return `,"data":${JSON.stringify(body.toString('utf8'))}`;

@@ -9,6 +9,7 @@ import { acceptedEvent } from '../accepted-event.js';
 import { type Attributes, checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
 import { arrayElementSpans, duplicateMemberName, topLevelMemberCount, type Span } from '../json-spans.js';
+import { parseEventObject } from './event-object-text.js';
 import { parseBinary } from './parse-binary.js';
 import {
   eventTooLarge,
@@ -112,14 +113,15 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
   // The body is the event's JSON format text byte for byte, so its length is the event's size.
   if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const text = jsonBodyText(body, contentType);
-  const value = parseJson(text);
-  if (value === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const parsed = parseEventObject(text);
+  if (parsed === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const { value, members } = parsed;
   const issues = new IssueCollector();
   if (Array.isArray(value)) {
     issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
     throw invalid(issues);
   }
-  checkDuplicateMembers(text, undefined, value, issues, 'HTTP-1');
+  checkDuplicateMembers(text, undefined, members, value, issues, 'HTTP-1');
   const attributes = checkEvent(value, issues, holdsOnlyPrintableStrings(text, body.length));
   if (attributes === undefined || issues.errors.length > 0) throw invalid(issues);
   // No second size check: the event is the body's text, whose bytes were counted above.
@@ -169,7 +171,7 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     } else if (specversion !== firstSpecversion) {
       issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
     }
-    checkDuplicateMembers(text, spans[index]!, member, issues, 'HTTP-3');
+    checkDuplicateMembers(text, spans[index]!, topLevelMemberCount(text, spans[index]![0]), member, issues, 'HTTP-3');
     members.push(checkEvent(member, issues, printableStrings)!);
   }
   if (issues.errors.length > 0) throw invalid(issues);
@@ -185,13 +187,19 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
  * top-level members, where the attributes are: `data` is the publisher's payload, forwarded as
  * received and never read by Koerier, so duplicates inside it are its receiver's business.
  */
-function checkDuplicateMembers(text: string, span: Span | undefined, parsed: unknown, issues: IssueCollector, requirement: 'HTTP-1' | 'HTTP-3'): void {
+function checkDuplicateMembers(
+  text: string,
+  span: Span | undefined,
+  members: number,
+  parsed: unknown,
+  issues: IssueCollector,
+  requirement: 'HTTP-1' | 'HTTP-3',
+): void {
   const start = span?.[0] ?? 0;
-  // JSON.parse keeps one key per name, so as many members in the text as keys means no repeats;
-  // only otherwise are the names collected to say which one.
+  // JSON.parse keeps one key per name, so as many members in the text (`members`) as keys means
+  // no repeats; only otherwise are the names collected to say which one.
   // A body that is no object (null too) counts no members, and checkEvent reports it; one that
   // counts any was parsed from an object's text.
-  const members = topLevelMemberCount(text, start);
   if (members === 0 || members === Object.keys(parsed as object).length) return;
   const duplicate = duplicateMemberName(text, start);
   if (duplicate === undefined) return;
