@@ -6,7 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
-import { acceptedEvent, binaryRequest, invalidIssues, nlEvent, parse, problemOf, structuredRequest, summary } from './fixtures.js';
+import {
+  acceptedEvent,
+  acceptedEvents,
+  batchRequest,
+  binaryRequest,
+  invalidIssues,
+  nlEvent,
+  parse,
+  problemOf,
+  structuredRequest,
+  summary,
+} from './fixtures.js';
 
 /** A small deterministic generator, so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -269,6 +280,29 @@ describe('issue 15: a structured event whose data is proven, not built, is the e
 
   it('issue 15, JSON-2: data and data_base64 together are still refused when data is long', () => {
     expect(invalidIssues(parse(structuredRequest(nlEvent({ data, data_base64: 'AAAA' }))))).toEqual(['JSON-2 data-exclusive data']);
+  });
+
+  it('issue 15, HTTP-3, CE-13: each member of a long batch is its own slice of the text, its attributes as JSON.parse reads them', () => {
+    const members = [nlEvent({ id: 'a', data }), nlEvent({ id: 'b', data: [data, data] }), nlEvent({ id: 'c', data: 'tekst' }), nlEvent({ id: 'd' })];
+    const texts = members.map((member) => JSON.stringify(member, null, 1));
+    const events = acceptedEvents(parse(batchRequest(`[ ${texts.join(' ,\n')} ]`)));
+    expect(events.map((event) => event.json)).toEqual(texts);
+    expect(events.map((event) => event.attributes)).toEqual(members.map(({ data: _data, ...attributes }) => attributes));
+  });
+
+  it('issue 15, HTTP-3, review #7: a duplicate in one member of a long batch is found and named with its index', () => {
+    const member = JSON.stringify(nlEvent({ data }));
+    const batch = `[${member},${member.slice(0, -1)},"source":"urn:nld:y"},${member},${member}]`;
+    expect(invalidIssues(parse(batchRequest(batch)))).toEqual(['HTTP-3 duplicate-member source #1']);
+  });
+
+  it('issue 15, HTTP-3: a long batch with a member that is no object, or with malformed data, is refused as before', () => {
+    const member = JSON.stringify(nlEvent({ data }));
+    expect(invalidIssues(parse(batchRequest(`[${member},42,${member}]`)))).toEqual(['HTTP-3 event-object - #1']);
+    expect(problemOf(parse(batchRequest(`[${member},${member.replace('"bsn":"999990001"', '"bsn":999990001"')}]`)))).toMatchObject({
+      status: 400,
+      title: 'Malformed JSON',
+    });
   });
 
   it('issue 15, HTTP-2: a long JSON body in binary mode is proven and spliced in verbatim; a malformed one is a 400', () => {

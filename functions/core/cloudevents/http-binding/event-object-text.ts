@@ -1,6 +1,6 @@
 /**
- * Parses the JSON text of one event in the JSON format (a structured body, HTTP-1) into its
- * members, with `data` proven to be JSON but never built: Koerier forwards it as received
+ * Parses the JSON text of one event in the JSON format (a structured body, HTTP-1) or of a batch
+ * of them (HTTP-3) into their members, with `data` proven to be JSON but never built: Koerier forwards it as received
  * (CE-13) and never reads it, and building it was most of the time spent on an event with a few
  * kilobytes of data (issue 15). The same pass counts the top-level members, which review #7's
  * duplicate check compares with the parsed object's keys.
@@ -18,6 +18,8 @@ export interface ParsedEventObject {
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const DATA_NAME = '"data"';
 /**
@@ -75,8 +77,62 @@ export function parseEventObject(text: string): ParsedEventObject | typeof MALFO
     const value = parseJson(text);
     return value === MALFORMED ? MALFORMED : { value, members: topLevelMemberCount(text) };
   }
-  if (layout.data === undefined) return { value: JSON.parse(text), members: layout.members };
-  const [start, end] = layout.data;
-  const empty = text.charCodeAt(start) === OPEN_BRACE ? '{}' : '[]';
-  return { value: JSON.parse(text.slice(0, start) + empty + text.slice(end)), members: layout.members };
+  return { value: JSON.parse(withoutData(text, layout.data === undefined ? [] : [layout.data])), members: layout.members };
+}
+
+export interface ParsedEventBatch {
+  /** What JSON.parse makes of the text, except that each member's object or array `data` is an empty one of its kind. */
+  readonly value: unknown;
+  /** Where each member's text is, and how many top-level members it has; when `value` is an array of objects and the text long enough. */
+  readonly members?: { readonly spans: readonly Span[]; readonly counts: readonly number[] };
+}
+
+/**
+ * A batch's JSON text (HTTP-3), each member read as parseEventObject reads one event. A member
+ * that is no object, or not shown to be one, sends the whole batch to JSON.parse, and the caller
+ * finds the members' spans and counts with the span scanner.
+ */
+export function parseEventBatch(text: string): ParsedEventBatch | typeof MALFORMED {
+  const layouts = text.length > WHOLE_PARSE_MAX_LENGTH ? arrayOfObjectsLayout(text) : undefined;
+  if (layouts === undefined) {
+    const value = parseJson(text);
+    return value === MALFORMED ? MALFORMED : { value };
+  }
+  const data: Span[] = [];
+  for (const layout of layouts.members) if (layout.data !== undefined) data.push(layout.data);
+  return { value: JSON.parse(withoutData(text, data)), members: { spans: layouts.spans, counts: layouts.members.map((layout) => layout.members) } };
+}
+
+/** The layout of each object in the top-level array of `text`, or undefined when `text` is not shown to be an array of objects. */
+function arrayOfObjectsLayout(text: string): { spans: Span[]; members: ObjectLayout[] } | undefined {
+  let i = skipJsonWhitespace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_BRACKET) return undefined;
+  i = skipJsonWhitespace(text, i + 1);
+  const spans: Span[] = [];
+  const members: ObjectLayout[] = [];
+  if (text.charCodeAt(i) !== CLOSE_BRACKET) {
+    for (;;) {
+      const layout = objectLayout(text, i);
+      if (layout === undefined) return undefined;
+      spans.push([i, layout.end]);
+      members.push(layout);
+      i = skipJsonWhitespace(text, layout.end);
+      if (text.charCodeAt(i) === CLOSE_BRACKET) break;
+      if (text.charCodeAt(i) !== COMMA) return undefined;
+      i = skipJsonWhitespace(text, i + 1);
+    }
+  }
+  return skipJsonWhitespace(text, i + 1) === text.length ? { spans, members } : undefined;
+}
+
+/** `text` with each of the `data` spans, in order, replaced by an empty object or array of the same kind. */
+function withoutData(text: string, data: readonly Span[]): string {
+  if (data.length === 0) return text;
+  let kept = '';
+  let from = 0;
+  for (const [start, end] of data) {
+    kept += text.slice(from, start) + (text.charCodeAt(start) === OPEN_BRACE ? '{}' : '[]');
+    from = end;
+  }
+  return kept + text.slice(from);
 }

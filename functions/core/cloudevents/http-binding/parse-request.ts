@@ -9,7 +9,7 @@ import { acceptedEvent } from '../accepted-event.js';
 import { type Attributes, checkEvent } from '../event-validation.js';
 import { IssueCollector } from '../issue-collector.js';
 import { arrayElementSpans, duplicateMemberName, topLevelMemberCount, type Span } from '../json-spans.js';
-import { parseEventObject } from './event-object-text.js';
+import { parseEventBatch, parseEventObject } from './event-object-text.js';
 import { parseBinary } from './parse-binary.js';
 import {
   eventTooLarge,
@@ -20,7 +20,6 @@ import {
   jsonBodyText,
   MALFORMED,
   malformedJson,
-  parseJson,
   type ParseOptions,
   type ParsedEvents,
 } from './parse-results.js';
@@ -135,8 +134,9 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
  */
 function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParsedEvents {
   const text = jsonBodyText(body, contentType);
-  const value = parseJson(text);
-  if (value === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const parsed = parseEventBatch(text);
+  if (parsed === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  const { value } = parsed;
   const issues = new IssueCollector();
   if (!Array.isArray(value)) {
     issues.error(undefined, 'batch-array', 'HTTP-3', 'A batch (application/cloudevents-batch+json) is a JSON array of events.');
@@ -145,7 +145,7 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
   if (options.maxEventsPerBatch !== undefined && value.length > options.maxEventsPerBatch) {
     throw fail(problems.payloadTooLarge(`A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`));
   }
-  const spans = arrayElementSpans(text);
+  const spans = parsed.members?.spans ?? arrayElementSpans(text);
   for (let index = 0; index < spans.length; index++) {
     const [start, end] = spans[index]!;
     const size = Buffer.byteLength(text.slice(start, end));
@@ -171,7 +171,8 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
     } else if (specversion !== firstSpecversion) {
       issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
     }
-    checkDuplicateMembers(text, spans[index]!, topLevelMemberCount(text, spans[index]![0]), member, issues, 'HTTP-3');
+    const memberCount = parsed.members?.counts[index] ?? topLevelMemberCount(text, spans[index]![0]);
+    checkDuplicateMembers(text, spans[index]!, memberCount, member, issues, 'HTTP-3');
     members.push(checkEvent(member, issues, printableStrings)!);
   }
   if (issues.errors.length > 0) throw invalid(issues);
