@@ -62,14 +62,16 @@ export function skipJsonWhitespace(text: string, i: number): number {
   }
 }
 
-/** Just past the member name, the colon and the whitespace after it at `i`, or -1. */
+/** Just past the member name, the colon and the whitespace after it at `i`, or -1 (also for a text too long for the patterns). */
 export function afterMemberName(text: string, i: number): number {
+  if (text.length > MAX_PATTERN_TEXT_LENGTH) return -1;
   MEMBER_NAME.lastIndex = i;
   return MEMBER_NAME.test(text) ? MEMBER_NAME.lastIndex : -1;
 }
 
-/** Just past the member at `i` (its name, colon and value) when its value is a string, number or literal; otherwise -1. */
+/** Just past the member at `i` (its name, colon and value) when its value is a string, number or literal; otherwise -1, as for a text too long for the patterns. */
 export function afterScalarMember(text: string, i: number): number {
+  if (text.length > MAX_PATTERN_TEXT_LENGTH) return -1;
   SCALAR_MEMBER.lastIndex = i;
   return SCALAR_MEMBER.test(text) ? SCALAR_MEMBER.lastIndex : -1;
 }
