@@ -5,6 +5,8 @@
  * RFC 8259's corners, and check that the events read this way are the ones read before.
  */
 import { describe, expect, it } from 'vitest';
+import { parseEventBatch, parseEventObject } from '../../../functions/core/cloudevents/http-binding/event-object-text.js';
+import { MALFORMED } from '../../../functions/core/cloudevents/http-binding/parse-results.js';
 import { isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
 import {
   acceptedEvent,
@@ -236,6 +238,48 @@ describe('issue 15: what the syntax pattern proves, JSON.parse accepts', () => {
     expect(isProvenJsonText(texts[3]!)).toBe(true);
     // Past the pattern's limit the answer is left to JSON.parse.
     expect(isProvenJsonText(`[${'1,'.repeat(size)}1]`)).toBe(false);
+  });
+});
+
+describe('issue 15: parseEventObject and parseEventBatch leave data out of what JSON.parse builds', () => {
+  const long = { bsn: '999990001', adressen: Array.from({ length: 12 }, (_, n) => ({ straat: `Weertsstraat ${n}`, postcode: `65${10 + n}AB` })) };
+
+  it('issue 15: a long event comes back with an empty object or array where its data was, and its member count', () => {
+    for (const data of [long, [long]]) {
+      const text = JSON.stringify(nlEvent({ data, subject: 's' }));
+      expect(parseEventObject(text)).toEqual({ value: { ...nlEvent({ subject: 's' }), data: Array.isArray(data) ? [] : {} }, members: 6 });
+    }
+    // Data that is a string, number or literal is parsed with the rest.
+    const text = JSON.stringify(nlEvent({ data: 'x'.repeat(600) }));
+    expect(parseEventObject(text)).toEqual({ value: nlEvent({ data: 'x'.repeat(600) }), members: 5 });
+  });
+
+  it('issue 15: a short event, or one with data under an escaped name, is parsed whole', () => {
+    expect(parseEventObject(JSON.stringify(nlEvent({ data: { a: 1 } })))).toEqual({ value: nlEvent({ data: { a: 1 } }), members: 5 });
+    const escaped = JSON.stringify(nlEvent({ data: long })).replace('"data"', '"d\\u0061ta"');
+    expect(parseEventObject(escaped)).toEqual({ value: nlEvent({ data: long }), members: 5 });
+  });
+
+  it('issue 15, review #7: repeated names are counted each time, also a second data', () => {
+    const text = JSON.stringify(nlEvent({ data: long }));
+    expect(parseEventObject(`${text.slice(0, -1)},"id":"2","data":[]}`)).toMatchObject({ members: 7 });
+  });
+
+  it("issue 15: a long batch comes back with each member's data left out, its spans and its member counts", () => {
+    const members = [nlEvent({ data: long }), nlEvent({ id: 'b', data: [long] }), nlEvent({ id: 'c' })];
+    const text = `[ ${members.map((member) => JSON.stringify(member)).join(' , ')} ]`;
+    const parsed = parseEventBatch(text);
+    expect(parsed).toMatchObject({ value: [nlEvent({ data: {} }), nlEvent({ id: 'b', data: [] }), nlEvent({ id: 'c' })], members: { counts: [5, 5, 4] } });
+    const spans = parsed === MALFORMED ? [] : (parsed.members?.spans ?? []);
+    expect(spans.map(([start, end]) => text.slice(start, end))).toEqual(members.map((member) => JSON.stringify(member)));
+  });
+
+  it('issue 15: a long batch with a member that is no object, or a short batch, is parsed whole for the span scanner', () => {
+    const member = JSON.stringify(nlEvent({ data: long }));
+    expect(parseEventBatch(`[${member},1]`)).toEqual({ value: [nlEvent({ data: long }), 1] });
+    expect(parseEventBatch(`[${JSON.stringify(nlEvent())}]`)).toEqual({ value: [nlEvent()] });
+    expect(parseEventBatch(`[${member},]`)).toBe(MALFORMED);
+    expect(parseEventObject(`${member} x`)).toBe(MALFORMED);
   });
 });
 
