@@ -99,16 +99,12 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
     const open = text.charCodeAt(i);
     if (open !== OPEN_BRACE && open !== OPEN_BRACKET) return undefined;
     closers.push(open + CLOSING_OFFSET);
+    // Its first member or element: an empty container the pattern would have taken whole.
     i = skipJsonWhitespace(text, i + 1);
-    if (text.charCodeAt(i) === open + CLOSING_OFFSET) {
-      closers.pop();
-      i++;
-    } else {
-      if (open === OPEN_BRACE && (i = afterMemberName(text, i)) === -1) return undefined;
-      const end = afterShallowValue(text, i);
-      if (end === -1) continue;
-      i = end;
-    }
+    if (open === OPEN_BRACE && (i = afterMemberName(text, i)) === -1) return undefined;
+    const first = afterShallowValue(text, i);
+    if (first === -1) continue;
+    i = first;
     // After a value inside the innermost open container: more of them, or its end.
     for (;;) {
       if (closers.length === 0) return i;

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEventBatch, parseEventObject } from '../../../functions/core/cloudevents/http-binding/event-object-text.js';
 import { MALFORMED } from '../../../functions/core/cloudevents/http-binding/parse-results.js';
-import { isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
+import { afterMemberName, afterScalarMember, isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
 import {
   acceptedEvent,
   acceptedEvents,
@@ -213,6 +213,38 @@ describe('issue 15: what the syntax pattern proves, JSON.parse accepts', () => {
     }
   });
 
+  it('issue 15: below the three levels the pattern takes whole, the loop refuses what JSON.parse refuses', () => {
+    const deep = (inner: string) => `[[[${inner}]]]`;
+    const valid = ['{"a":{"b":1}}', '[[1],[2,[3]]]', '{"a":[],"b":{"c":[{}]}}', '[{"a":[[1]]}, {"b":2}]'];
+    const invalid = [
+      '{1:{"b":1}}',
+      '{"a":{"b":1},2:3}',
+      '{"a":{"b":1}"c":3}',
+      '[[1],[2,[3]]',
+      '[[1] [2]]',
+      '{"a":[[1]],}',
+      '[[[1]],]',
+      '{"a" [[1]]}',
+      '[[[1]]}',
+    ];
+    for (const inner of valid) {
+      expect(jsonParseAccepts(deep(inner)), deep(inner)).toBe(true);
+      expect(isProvenJsonText(deep(inner)), deep(inner)).toBe(true);
+    }
+    for (const inner of invalid) {
+      expect(jsonParseAccepts(deep(inner)), deep(inner)).toBe(false);
+      expect(isProvenJsonText(deep(inner)), deep(inner)).toBe(false);
+    }
+  });
+
+  it('issue 15, review #3: past 256 KB the member patterns, too, leave the text to JSON.parse', () => {
+    const member = `"data":"${'a'.repeat(256 * 1024)}"`;
+    expect(afterScalarMember(member, 0)).toBe(-1);
+    expect(afterMemberName(member, 0)).toBe(-1);
+    expect(afterScalarMember(member.slice(0, 200_000) + '"', 0)).toBe(200_001);
+    expect(afterMemberName(member.slice(0, 1000), 0)).toBe(7);
+  });
+
   it('issue 15, review #3: 256 KB of hostile nesting, repetition and escapes returns, never throws, and agrees with JSON.parse where it proves', () => {
     const size = 256 * 1024;
     const texts = [
@@ -258,6 +290,13 @@ describe('issue 15: parseEventObject and parseEventBatch leave data out of what 
     expect(parseEventObject(JSON.stringify(nlEvent({ data: { a: 1 } })))).toEqual({ value: nlEvent({ data: { a: 1 } }), members: 5 });
     const escaped = JSON.stringify(nlEvent({ data: long })).replace('"data"', '"d\\u0061ta"');
     expect(parseEventObject(escaped)).toEqual({ value: nlEvent({ data: long }), members: 5 });
+  });
+
+  it('issue 15: only data is left out; another member with an object value is parsed as it is', () => {
+    const text = JSON.stringify({ ...nlEvent({ data: long }), myext: { a: [1] } });
+    expect(parseEventObject(text)).toEqual({ value: { ...nlEvent({ data: {} }), myext: { a: [1] } }, members: 6 });
+    const before = JSON.stringify({ myext: { a: [1] }, ...nlEvent({ data: long }) });
+    expect(parseEventObject(before)).toEqual({ value: { myext: { a: [1] }, ...nlEvent({ data: {} }) }, members: 6 });
   });
 
   it('issue 15, review #7: repeated names are counted each time, also a second data', () => {

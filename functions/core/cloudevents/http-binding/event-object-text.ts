@@ -72,12 +72,14 @@ function objectLayout(text: string, start: number): ObjectLayout | undefined {
 /** The event object in `text`, or MALFORMED when `text` is not JSON. */
 export function parseEventObject(text: string): ParsedEventObject | typeof MALFORMED {
   const layout = text.length > WHOLE_PARSE_MAX_LENGTH ? objectLayout(text, 0) : undefined;
-  if (layout === undefined || skipJsonWhitespace(text, layout.end) !== text.length) {
-    // Short, or not shown to be an object: JSON.parse decides, and refuses what is not JSON.
-    const value = parseJson(text);
-    return value === MALFORMED ? MALFORMED : { value, members: topLevelMemberCount(text) };
+  if (layout !== undefined && skipJsonWhitespace(text, layout.end) === text.length) {
+    const value = parseJson(withoutData(text, layout.data === undefined ? [] : [layout.data]));
+    if (value !== MALFORMED) return { value, members: layout.members };
   }
-  return { value: JSON.parse(withoutData(text, layout.data === undefined ? [] : [layout.data])), members: layout.members };
+  // Short, not shown to be an object, or (were the proof flawed) refused after all: JSON.parse
+  // decides on the whole text, and refuses what is not JSON.
+  const value = parseJson(text);
+  return value === MALFORMED ? MALFORMED : { value, members: topLevelMemberCount(text) };
 }
 
 export interface ParsedEventBatch {
@@ -93,36 +95,37 @@ export interface ParsedEventBatch {
  * finds the members' spans and counts with the span scanner.
  */
 export function parseEventBatch(text: string): ParsedEventBatch | typeof MALFORMED {
-  const layouts = text.length > WHOLE_PARSE_MAX_LENGTH ? arrayOfObjectsLayout(text) : undefined;
-  if (layouts === undefined) {
-    const value = parseJson(text);
-    return value === MALFORMED ? MALFORMED : { value };
+  const layout = text.length > WHOLE_PARSE_MAX_LENGTH ? arrayOfObjectsLayout(text) : undefined;
+  if (layout !== undefined) {
+    const value = parseJson(withoutData(text, layout.data));
+    if (value !== MALFORMED) return { value, members: { spans: layout.spans, counts: layout.counts } };
   }
-  const data: Span[] = [];
-  for (const layout of layouts.members) if (layout.data !== undefined) data.push(layout.data);
-  return { value: JSON.parse(withoutData(text, data)), members: { spans: layouts.spans, counts: layouts.members.map((layout) => layout.members) } };
+  const value = parseJson(text);
+  return value === MALFORMED ? MALFORMED : { value };
 }
 
-/** The layout of each object in the top-level array of `text`, or undefined when `text` is not shown to be an array of objects. */
-function arrayOfObjectsLayout(text: string): { spans: Span[]; members: ObjectLayout[] } | undefined {
+/** Each object's span, member count and `data` in the top-level array of `text`, or undefined when `text` is not shown to be an array of objects. */
+function arrayOfObjectsLayout(text: string): { spans: Span[]; counts: number[]; data: Span[] } | undefined {
   let i = skipJsonWhitespace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACKET) return undefined;
   i = skipJsonWhitespace(text, i + 1);
   const spans: Span[] = [];
-  const members: ObjectLayout[] = [];
+  const counts: number[] = [];
+  const data: Span[] = [];
   if (text.charCodeAt(i) !== CLOSE_BRACKET) {
     for (;;) {
       const layout = objectLayout(text, i);
       if (layout === undefined) return undefined;
       spans.push([i, layout.end]);
-      members.push(layout);
+      counts.push(layout.members);
+      if (layout.data !== undefined) data.push(layout.data);
       i = skipJsonWhitespace(text, layout.end);
       if (text.charCodeAt(i) === CLOSE_BRACKET) break;
       if (text.charCodeAt(i) !== COMMA) return undefined;
       i = skipJsonWhitespace(text, i + 1);
     }
   }
-  return skipJsonWhitespace(text, i + 1) === text.length ? { spans, members } : undefined;
+  return skipJsonWhitespace(text, i + 1) === text.length ? { spans, counts, data } : undefined;
 }
 
 /** `text` with each of the `data` spans, in order, replaced by an empty object or array of the same kind. */
