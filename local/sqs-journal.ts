@@ -10,43 +10,57 @@
  *
  * Files under `<stateDir>/sqs/`:
  * - `snapshot.json`: every message at one moment, and the generation of the first journal that
- *   is not in it. Written to a temporary file, flushed with fsync and renamed over the old one.
+ *   is not in it. Written to a temporary file, flushed with fsync and renamed over the old one
+ *   (local/sqs-snapshot.ts).
  * - `journal-<generation>.jsonl`: one JSON line per change since that snapshot. A new snapshot
  *   is taken (and older journals removed) when the journal outgrows 8 MB or the snapshot, on start
  *   and on a clean stop.
  *
+ * Compaction while the host serves (issue 15): a backlog of 100k messages is a 65 MB snapshot,
+ * and writing it in one go held the thread for half a second. So the next journal is opened at
+ * once (every later change goes there), the messages of that moment are taken as they are (a
+ * change replaces a stored message, never alters it), and the snapshot is written a few
+ * milliseconds of serialising at a time, with the writes and the fsync off the thread. Journals
+ * older than the new one are removed only after the rename and the directory's fsync. Until the
+ * rename, the old snapshot and every journal from its generation on are still there, which is what
+ * a start replays; after it, the new snapshot and the new journal. One such compaction runs at a
+ * time. On start and on a clean stop the snapshot is written in one go; a clean stop during a
+ * compaction makes it give up before its rename, so it can neither replace the final snapshot nor
+ * remove a journal that snapshot needs.
+ *
  * What is guaranteed:
  * - A clean stop (Ctrl-C, SIGTERM, `host.stop()`) loses nothing: the pollers finish their batches
  *   first, then a final snapshot is written and flushed.
- * - A killed process (kill -9, a crash) loses nothing either: each change is handed to the kernel
- *   with a synchronous write(2) before the emulator answers, so a message whose SendMessage
- *   succeeded is in the journal. The only imprecision is a message received in the last moment
- *   before the kill whose receive never reached the journal: it comes back visible at once, with its
- *   previous receive count (at least once, never lost).
+ * - A killed process (kill -9, a crash) loses nothing either, also during a compaction: each change
+ *   is handed to the kernel with a synchronous write(2) before the emulator answers, so a message
+ *   whose SendMessage succeeded is in the journal. The only imprecision is a message received in the
+ *   last moment before the kill whose receive never reached the journal: it comes back visible at
+ *   once, with its previous receive count (at least once, never lost).
  * - A crash of the machine itself (power cut, kernel panic) can lose what the kernel had not yet
- *   written: the journal is flushed with fdatasync once a second, so at most about the last second.
+ *   written: the journal is flushed with fdatasync once a second, and the journal a compaction
+ *   replaces at its start, so at most about the last second.
  *
  * What is not kept: queue configuration. Queues are created from lib/resources.ts on every start
  * (attributes, dead-letter queues and their redrive policies), so a change there takes effect; a
  * change made at run time with SetQueueAttributes is not carried over. Messages of a queue that no
  * longer exists stay in the snapshot, untouched, and a warning names them.
  */
-import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { close, closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { createRequestHandler } from 'local-aws-sqs';
+import { journalName, readState, removeJournals, removeJournalsSync, replay, type Change } from './sqs-journal-files.js';
+import {
+  removeAbandonedSnapshots,
+  writeSnapshotInSlices,
+  writeSnapshotSync,
+  type EmulatorRecord,
+  type SnapshotContent,
+  type SnapshotStage,
+  type StoredMessage,
+} from './sqs-snapshot.js';
 
 type SqsService = ReturnType<typeof createRequestHandler>['service'];
-
-/** A message as local-aws-sqs keeps it (its `Queue.createRecord`), all plain JSON. */
-export interface EmulatorRecord {
-  MessageId: string;
-  ReceiptHandle: string;
-  MessageBody: string;
-  attributes: Record<string, string | undefined> & { ApproximateReceiveCount: string; SentTimestamp: string };
-  MessageAttributes?: unknown;
-  MD5OfMessageBody?: string;
-  MD5OfMessageAttributes?: string;
-}
 
 /** The emulator's bookkeeping around a record (`Queue.newRecord`). */
 interface EmulatorEntry {
@@ -70,44 +84,29 @@ interface EmulatorQueue {
   clearRecords(): void;
 }
 
-type Change =
-  | { readonly op: 'put'; readonly queue: string; readonly record: EmulatorRecord; readonly delayedUntil: number }
-  | {
-      readonly op: 'receive';
-      readonly queue: string;
-      readonly id: string;
-      readonly receiveCount: string;
-      readonly firstReceive: string;
-      readonly receiptHandle: string;
-      readonly invisibleUntil: number;
-    }
-  | { readonly op: 'visibility'; readonly queue: string; readonly id: string; readonly receiveCount: string; readonly invisibleUntil: number }
-  | { readonly op: 'delete'; readonly queue: string; readonly id: string }
-  | { readonly op: 'clear'; readonly queue: string };
-
-/** One message as the snapshot keeps it. Times are epoch milliseconds; 0 means not delayed / not invisible. */
-interface StoredMessage {
-  record: EmulatorRecord;
-  delayedUntil: number;
-  invisibleUntil: number;
-}
-
-interface Snapshot {
-  readonly version: 1;
-  /** Journals of this generation and later hold what happened after this snapshot. */
-  readonly generation: number;
-  readonly savedAt: string;
-  readonly queues: Record<string, StoredMessage[]>;
-}
-
-const SNAPSHOT = 'snapshot.json';
-const JOURNAL_PATTERN = /^journal-(\d+)\.jsonl$/;
 const MIN_COMPACTION_BYTES = 8 * 1024 * 1024;
 const DATASYNC_INTERVAL_MS = 1000;
+
+export type { EmulatorRecord } from './sqs-snapshot.js';
+
+/** Where a compaction while serving stands: `started` once the next journal is open, `done` once the old ones are removed. */
+export type CompactionStage = 'started' | SnapshotStage | 'done';
+
+export interface SqsJournalOptions {
+  /** Compacts in one go on the thread, as before issue 15: the baseline of bench/journal.ts. */
+  readonly synchronousCompaction?: boolean;
+  /** Awaited at each stage of a compaction while serving; for tests that kill the process there. */
+  readonly onCompactionStage?: (stage: CompactionStage) => void | Promise<void>;
+}
 
 export interface SqsJournal {
   /** Messages restored into the emulator at start, per queue. */
   readonly restored: Readonly<Record<string, number>>;
+  /**
+   * Compacts now, as the journal's growth does; resolves once it is done, given up or failed (a
+   * failure is logged and loses nothing). While one runs, it is the promise of that one.
+   */
+  compact(): Promise<void>;
   /** Writes a final snapshot and closes the journal; call after the emulator stopped answering. */
   close(): void;
 }
@@ -117,8 +116,14 @@ export interface SqsJournal {
  * exist), then journals every later change. Queues created later are watched from their first
  * request on, through `watchNewQueues`.
  */
-export function openSqsJournal(directory: string, service: SqsService, log: (line: string) => void = () => undefined): SqsJournal & { watchNewQueues(): void } {
+export function openSqsJournal(
+  directory: string,
+  service: SqsService,
+  log: (line: string) => void = () => undefined,
+  options: SqsJournalOptions = {},
+): SqsJournal & { watchNewQueues(): void } {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
+  removeAbandonedSnapshots(directory);
   const { messages: stored, generation: lastGeneration } = readState(directory);
   const queues = () => service.Queues as unknown as EmulatorQueue[];
 
@@ -173,18 +178,61 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
   let dirty = false;
   let closed = false;
 
-  /** A new snapshot of `state` and an empty journal of the next generation; older journals go. */
-  const compact = () => {
+  let compacting: Promise<void> | undefined;
+
+  /** Opens the journal of the next generation for every later change; returns the messages of this moment and the journal it replaces. */
+  const nextGeneration = () => {
+    const replaced = { fd: journal, dirty };
     generation += 1;
-    if (journal !== -1) closeSync(journal);
     journal = openSync(join(directory, journalName(generation)), 'a', 0o600);
     journalBytes = 0;
-    snapshotBytes = writeSnapshot(directory, generation, state);
-    for (const name of readdirSync(directory)) {
-      const match = JOURNAL_PATTERN.exec(name);
-      if (match && Number(match[1]) < generation) rmSync(join(directory, name), { force: true });
-    }
     dirty = false;
+    const content: SnapshotContent = {
+      generation,
+      queues: [...state].filter(([, messages]) => messages.size > 0).map(([queue, messages]) => [queue, [...messages.values()]] as const),
+    };
+    return { content, replaced };
+  };
+
+  /** In one go: on start, on a clean stop, and as the benchmark's baseline. */
+  const compactSynchronously = () => {
+    const { content, replaced } = nextGeneration();
+    if (replaced.fd !== -1) closeSync(replaced.fd);
+    snapshotBytes = writeSnapshotSync(directory, content);
+    removeJournalsSync(directory, content.generation);
+  };
+
+  const compactInSlices = async (content: SnapshotContent, replaced: { fd: number; dirty: boolean }) => {
+    const stage = options.onCompactionStage;
+    await stage?.('started');
+    // Its last second may not be on the disk yet, and the snapshot that holds it will not be for a while.
+    if (replaced.dirty) await promisify(fdatasync)(replaced.fd);
+    await promisify(close)(replaced.fd);
+    const bytes = await writeSnapshotInSlices(directory, content, { givenUp: () => closed, ...(stage && { onStage: stage }) });
+    // After a clean stop its final snapshot has removed these journals already.
+    if (bytes === undefined || closed) return;
+    snapshotBytes = bytes;
+    await removeJournals(directory, content.generation);
+    await stage?.('done');
+  };
+
+  const compact = (): Promise<void> => {
+    if (closed) return Promise.resolve();
+    if (options.synchronousCompaction) {
+      compactSynchronously();
+      return Promise.resolve();
+    }
+    if (compacting) return compacting;
+    const { content, replaced } = nextGeneration();
+    compacting = compactInSlices(content, replaced)
+      .catch((error: unknown) => {
+        // Nothing is lost: the old snapshot and every journal since are still there.
+        log(JSON.stringify({ level: 'warn', time: new Date().toISOString(), message: 'an SQS snapshot could not be written', error: String(error) }));
+      })
+      .finally(() => {
+        compacting = undefined;
+      });
+    return compacting;
   };
 
   const append = (changes: readonly Change[]) => {
@@ -196,7 +244,7 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
     dirty = true;
     // A copy through JSON: the emulator keeps changing its own record objects.
     for (const line of text.trimEnd().split('\n')) replay(state, JSON.parse(line) as Change);
-    if (journalBytes > Math.max(MIN_COMPACTION_BYTES, snapshotBytes)) compact();
+    if (!compacting && journalBytes > Math.max(MIN_COMPACTION_BYTES, snapshotBytes)) void compact();
   };
 
   const watched = new WeakSet<EmulatorQueue>();
@@ -274,7 +322,8 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
     }
   };
 
-  compact();
+  // Nothing is served yet: in one go.
+  compactSynchronously();
   watchNewQueues();
   const datasync = setInterval(() => {
     if (dirty && journal !== -1) {
@@ -287,8 +336,11 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
   return {
     restored,
     watchNewQueues,
+    compact,
     close() {
       if (closed) return;
+      // From here on a compaction still running gives up before its rename.
+      closed = true;
       clearInterval(datasync);
       // Expired messages are dropped by the emulator without telling anyone; drop them here too.
       const closingAt = Date.now();
@@ -297,8 +349,7 @@ export function openSqsJournal(directory: string, service: SqsService, log: (lin
           if (expired(message, queue, closingAt)) state.get(queue.QueueName)?.delete(id);
         }
       }
-      compact();
-      closed = true;
+      compactSynchronously();
       closeSync(journal);
     },
   };
@@ -336,102 +387,4 @@ function messageIdOf(receiptHandle: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function journalName(generation: number): string {
-  return `journal-${String(generation).padStart(12, '0')}.jsonl`;
-}
-
-/** The snapshot, with every journal of its generation or later replayed on top, in order. */
-function readState(directory: string): { messages: Record<string, StoredMessage[]>; generation: number } {
-  let snapshot: Snapshot = { version: 1, generation: 0, savedAt: '', queues: {} };
-  try {
-    snapshot = JSON.parse(readFileSync(join(directory, SNAPSHOT), 'utf8')) as Snapshot;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw new Error(`the SQS snapshot ${join(directory, SNAPSHOT)} cannot be read: ${String(error)}`, { cause: error });
-  }
-  const state = new Map<string, Map<string, StoredMessage>>();
-  for (const [queue, messages] of Object.entries(snapshot.queues)) state.set(queue, new Map(messages.map((m) => [m.record.MessageId, m])));
-  const journals = readdirSync(directory)
-    .map((name) => ({ name, generation: Number(JOURNAL_PATTERN.exec(name)?.[1] ?? -1) }))
-    .filter((journal) => journal.generation >= snapshot.generation)
-    .sort((a, b) => a.generation - b.generation);
-  let generation = snapshot.generation;
-  for (const journal of journals) {
-    generation = Math.max(generation, journal.generation);
-    const lines = readFileSync(join(directory, journal.name), 'utf8').split('\n');
-    for (const [index, line] of lines.entries()) {
-      if (line === '') continue;
-      let change: Change;
-      try {
-        change = JSON.parse(line) as Change;
-      } catch (error) {
-        // Only the very last line can be cut short (a write(2) the process did not finish).
-        if (index >= lines.length - 2) break;
-        throw new Error(`the SQS journal ${journal.name} is damaged at line ${index + 1}: ${String(error)}`, { cause: error });
-      }
-      replay(state, change);
-    }
-  }
-  return { messages: Object.fromEntries([...state].map(([queue, messages]) => [queue, [...messages.values()]])), generation };
-}
-
-/** Applies one change to what the journal says each queue holds, live and at start alike. */
-function replay(state: Map<string, Map<string, StoredMessage>>, change: Change): void {
-  const queue = state.get(change.queue) ?? new Map<string, StoredMessage>();
-  state.set(change.queue, queue);
-  switch (change.op) {
-    case 'put': {
-      queue.set(change.record.MessageId, { record: change.record, delayedUntil: change.delayedUntil, invisibleUntil: 0 });
-      const source = change.record.attributes['DeadLetterQueueSourceArn']?.split(':').at(-1);
-      if (source && source !== change.queue) state.get(source)?.delete(change.record.MessageId);
-      break;
-    }
-    case 'receive':
-    case 'visibility': {
-      const message = queue.get(change.id);
-      if (!message) break;
-      message.record.attributes.ApproximateReceiveCount = change.receiveCount;
-      message.invisibleUntil = change.invisibleUntil;
-      if (change.op === 'receive') {
-        message.record.attributes['ApproximateFirstReceiveTimestamp'] = change.firstReceive;
-        message.record.ReceiptHandle = change.receiptHandle;
-      }
-      break;
-    }
-    case 'delete':
-      queue.delete(change.id);
-      break;
-    case 'clear':
-      queue.clear();
-      break;
-  }
-}
-
-function writeSnapshot(directory: string, generation: number, state: Map<string, Map<string, StoredMessage>>): number {
-  const snapshot: Snapshot = {
-    version: 1,
-    generation,
-    savedAt: new Date().toISOString(),
-    queues: Object.fromEntries([...state].filter(([, messages]) => messages.size > 0).map(([queue, messages]) => [queue, [...messages.values()]])),
-  };
-  const text = JSON.stringify(snapshot);
-  const temporary = join(directory, `${SNAPSHOT}.tmp`);
-  const fd = openSync(temporary, 'w', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, join(directory, SNAPSHOT));
-  // The rename itself must reach the disk before the journals it replaces are removed.
-  const directoryFd = openSync(directory, 'r');
-  try {
-    fsyncSync(directoryFd);
-  } finally {
-    closeSync(directoryFd);
-  }
-  return statSync(join(directory, SNAPSHOT)).size;
 }
