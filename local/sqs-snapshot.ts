@@ -110,6 +110,7 @@ export interface SlicedWriteOptions {
  * gave up before the rename (then `snapshot.json` is untouched and the temporary file removed).
  */
 export async function writeSnapshotInSlices(directory: string, content: SnapshotContent, options: SlicedWriteOptions): Promise<number | undefined> {
+  if (options.givenUp()) return undefined;
   const temporary = join(directory, temporaryName(content.generation));
   const file = await open(temporary, 'w', 0o600);
   let fileClosed = false;
