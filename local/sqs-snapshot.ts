@@ -59,7 +59,7 @@ export type SnapshotStage = 'writing' | 'flushed' | 'renamed';
 export const SNAPSHOT = 'snapshot.json';
 const TEMPORARY_PATTERN = /^snapshot\.json\.\d+\.tmp$/;
 /** Serialising for this long is one slice; then the slice is written and the thread is free again. */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 /** How many messages are serialised between two looks at the clock. */
 const MESSAGES_PER_CLOCK_CHECK = 64;
 
