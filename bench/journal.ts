@@ -5,14 +5,16 @@
  * leaves in the inbound queue), then compacted COMPACTIONS times while a message is sent every
  * millisecond, as a host's requests would be, and the event loop's delay is measured
  * (perf_hooks.monitorEventLoopDelay, 1 ms resolution) during the compactions only. Two modes in one
- * run: `synchronous`, the compaction as it was (serialised, written and flushed in one go, the
- * baseline), and `sliced`, as it is now. Run: `npm run bench -- journal`
+ * run, each in a process of its own: `synchronous`, the compaction as it was (serialised, written
+ * and flushed in one go, the baseline), and `sliced`, as it is now. Run: `npm run bench -- journal`
  * (`BENCH_JOURNAL_MESSAGES` sets MESSAGES).
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { createRequestHandler } from 'local-aws-sqs';
 import { openSqsJournal } from '../local/sqs-journal.js';
 
@@ -25,7 +27,7 @@ const round = (value: number, digits = 1) => Number(value.toFixed(digits));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function measure(mode: 'synchronous' | 'sliced') {
+async function measure(mode: Mode) {
   const directory = await mkdtemp(join(tmpdir(), 'koerier-bench-journal-'));
   try {
     const { service } = createRequestHandler({ port: 0, emulateQueueCreationLifecycle: false, queues: [{ QueueName: 'inbound' }] });
@@ -92,10 +94,25 @@ async function measure(mode: 'synchronous' | 'sliced') {
   }
 }
 
+type Mode = 'synchronous' | 'sliced';
+const MODE_FLAG = '--journal-bench-mode';
+
+/** Each mode in a process of its own, so that neither inherits the other's 100k-message heap and its collections. */
+function measureInChild(mode: Mode): Promise<Awaited<ReturnType<typeof measure>>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), MODE_FLAG, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(output) as Awaited<ReturnType<typeof measure>>) : reject(new Error(`journal bench ${mode}: exit ${code}`)),
+    );
+  });
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const loadBefore = loadavg()[0] ?? 0;
-  const synchronous = await measure('synchronous');
-  const sliced = await measure('sliced');
+  const synchronous = await measureInChild('synchronous');
+  const sliced = await measureInChild('sliced');
   return {
     messages: MESSAGES,
     bodyBytes: BODY_BYTES,
@@ -104,4 +121,9 @@ export async function run(): Promise<Record<string, unknown>> {
     synchronous,
     sliced,
   };
+}
+
+if (process.argv[2] === MODE_FLAG) {
+  process.stdout.write(JSON.stringify(await measure(process.argv[3] as Mode)));
+  process.exit(0);
 }
