@@ -17,7 +17,7 @@
  *   and on a clean stop.
  *
  * Compaction while the host serves (issue 15): a backlog of 100k messages is a 65–90 MB
- * snapshot, and writing it in one go held the thread for 0.4–0.8 s (bench/journal.ts). So the
+ * snapshot, and writing it in one go held the thread for 0.4–1 s (bench/journal.ts). So the
  * next journal is opened at once (every later change goes there), the messages of that moment are
  * taken as they are (a change replaces a stored message, never alters it), and the snapshot is
  * written a couple of milliseconds of serialising at a time, with the writes and the fsyncs off

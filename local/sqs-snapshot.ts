@@ -7,7 +7,7 @@
  * - `writeSnapshotSync`: in one go, blocking the thread; for the start and the clean stop, when
  *   nothing is being served.
  * - `writeSnapshotInSlices`: while the host serves. A 100k-message backlog is a 65–90 MB snapshot,
- *   and serialising plus writing it in one go stalled the thread for 0.4–0.8 s; here it is
+ *   and serialising plus writing it in one go stalled the thread for 0.4–1 s; here it is
  *   serialised about 2 ms at a time with the writes and fsyncs done off the thread, and the
  *   snapshot it replaces gets a second name first so that the rename does not free its blocks on
  *   the thread. It gives up (and removes its temporary file) when `givenUp()` says so, at the
