@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEventBatch, parseEventObject } from '../../../functions/core/cloudevents/http-binding/event-object-text.js';
 import { MALFORMED } from '../../../functions/core/cloudevents/http-binding/parse-results.js';
 import { afterMemberName, afterScalarMember, isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
+import { mulberry32 } from '../../support/malformed-requests.js';
 import {
   acceptedEvent,
   acceptedEvents,
@@ -20,18 +21,6 @@ import {
   structuredRequest,
   summary,
 } from './fixtures.js';
-
-/** A small deterministic generator, so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRING_PARTS = [
   'a',
@@ -131,7 +120,7 @@ function jsonParseAccepts(text: string): boolean {
 
 describe('issue 15: what the syntax pattern proves, JSON.parse accepts', () => {
   it('issue 15: 4,000 generated JSON texts up to 7 levels deep are all proven, and the end of each value is found', () => {
-    const next = random(15);
+    const next = mulberry32(15);
     for (let n = 0; n < 4000; n++) {
       const text = jsonText(next, Math.floor(next() * 8));
       expect(jsonParseAccepts(text), text).toBe(true);
@@ -142,7 +131,7 @@ describe('issue 15: what the syntax pattern proves, JSON.parse accepts', () => {
   });
 
   it('issue 15: of 40,000 texts with one character deleted, inserted or replaced, none is proven that JSON.parse refuses', () => {
-    const next = random(7);
+    const next = mulberry32(7);
     let proven = 0;
     let refused = 0;
     for (let n = 0; n < 40_000; n++) {
