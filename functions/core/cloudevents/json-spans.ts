@@ -7,20 +7,22 @@
 
 export type Span = readonly [start: number, end: number];
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** JSON's structural characters, as the char codes the scanners here and in json-syntax.ts compare. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
+export const COLON = 0x3a;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
 
 function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-function skipWhitespace(text: string, i: number): number {
+/** Just past the JSON whitespace (space, tab, LF, CR) at `i`. */
+export function skipWhitespace(text: string, i: number): number {
   while (i < text.length && isWhitespace(text.charCodeAt(i))) i++;
   return i;
 }

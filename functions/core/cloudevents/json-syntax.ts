@@ -10,6 +10,8 @@
  * words the refusal; test/unit/cloudevents/json-syntax.test.ts holds the two to the same answers.
  */
 
+import { COMMA, OPEN_BRACE, OPEN_BRACKET, skipWhitespace } from './json-spans.js';
+
 const WHITESPACE = '[ \\t\\n\\r]*';
 /** Any character but `"`, `\` and the controls JSON forbids raw; the escapes JSON defines. Unrolled: one way to match. */
 const STRING = '"[^"\\\\\\x00-\\x1f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\x00-\\x1f]*)*"';
@@ -48,19 +50,8 @@ const SCALAR_MEMBER = new RegExp(`${STRING}${WHITESPACE}:${WHITESPACE}${SCALAR}`
  */
 const MAX_PATTERN_TEXT_LENGTH = 256 * 1024;
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const COMMA = 0x2c;
 /** `}` is `{` + 2 and `]` is `[` + 2. */
 const CLOSING_OFFSET = 2;
-
-export function skipJsonWhitespace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
-    else return i;
-  }
-}
 
 /** Just past the member name, the colon and the whitespace after it at `i`, or -1 (also for a text too long for the patterns). */
 export function afterMemberName(text: string, i: number): number {
@@ -100,7 +91,7 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
     if (open !== OPEN_BRACE && open !== OPEN_BRACKET) return undefined;
     closers.push(open + CLOSING_OFFSET);
     // Its first member or element: an empty container the pattern would have taken whole.
-    i = skipJsonWhitespace(text, i + 1);
+    i = skipWhitespace(text, i + 1);
     if (open === OPEN_BRACE && (i = afterMemberName(text, i)) === -1) return undefined;
     const first = afterShallowValue(text, i);
     if (first === -1) continue;
@@ -108,7 +99,7 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
     // After a value inside the innermost open container: more of them, or its end.
     for (;;) {
       if (closers.length === 0) return i;
-      i = skipJsonWhitespace(text, i);
+      i = skipWhitespace(text, i);
       const c = text.charCodeAt(i);
       if (c === closers[closers.length - 1]) {
         closers.pop();
@@ -116,7 +107,7 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
         continue;
       }
       if (c !== COMMA) return undefined;
-      i = skipJsonWhitespace(text, i + 1);
+      i = skipWhitespace(text, i + 1);
       if (closers[closers.length - 1] === OPEN_BRACE + CLOSING_OFFSET && (i = afterMemberName(text, i)) === -1) return undefined;
       const end = afterShallowValue(text, i);
       if (end === -1) break;
@@ -127,6 +118,6 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
 
 /** Whether `text` is shown to be one JSON value with optional whitespace around it; false means "ask JSON.parse". */
 export function isProvenJsonText(text: string): boolean {
-  const end = jsonValueEnd(text, skipJsonWhitespace(text, 0));
-  return end !== undefined && skipJsonWhitespace(text, end) === text.length;
+  const end = jsonValueEnd(text, skipWhitespace(text, 0));
+  return end !== undefined && skipWhitespace(text, end) === text.length;
 }

@@ -5,8 +5,8 @@
  * kilobytes of data (issue 15). The same pass counts the top-level members, which review #7's
  * duplicate check compares with the parsed object's keys.
  */
-import { topLevelMemberCount, type Span } from '../json-spans.js';
-import { afterMemberName, afterScalarMember, jsonValueEnd, skipJsonWhitespace } from '../json-syntax.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, skipWhitespace, topLevelMemberCount, type Span } from '../json-spans.js';
+import { afterMemberName, afterScalarMember, jsonValueEnd } from '../json-syntax.js';
 import { MALFORMED, parseJson } from './parse-results.js';
 
 export interface ParsedEventObject {
@@ -16,11 +16,6 @@ export interface ParsedEventObject {
   readonly members: number;
 }
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COMMA = 0x2c;
 const DATA_NAME = '"data"';
 /**
  * A shorter event is parsed whole and its members counted by the span scanner: there is too
@@ -43,9 +38,9 @@ interface ObjectLayout {
  * (`"d\u0061ta"`) is not taken for `data`: that event is parsed whole, as before.
  */
 function objectLayout(text: string, start: number): ObjectLayout | undefined {
-  let i = skipJsonWhitespace(text, start);
+  let i = skipWhitespace(text, start);
   if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
-  i = skipJsonWhitespace(text, i + 1);
+  i = skipWhitespace(text, i + 1);
   if (text.charCodeAt(i) === CLOSE_BRACE) return { end: i + 1, members: 0, data: undefined };
   let members = 0;
   let data: Span | undefined;
@@ -61,18 +56,18 @@ function objectLayout(text: string, start: number): ObjectLayout | undefined {
       if (data === undefined && text.startsWith(DATA_NAME, i)) data = [valueStart, valueEnd];
     }
     members++;
-    i = skipJsonWhitespace(text, valueEnd);
+    i = skipWhitespace(text, valueEnd);
     const c = text.charCodeAt(i);
     if (c === CLOSE_BRACE) return { end: i + 1, members, data };
     if (c !== COMMA) return undefined;
-    i = skipJsonWhitespace(text, i + 1);
+    i = skipWhitespace(text, i + 1);
   }
 }
 
 /** The event object in `text`, or MALFORMED when `text` is not JSON. */
 export function parseEventObject(text: string): ParsedEventObject | typeof MALFORMED {
   const layout = text.length > WHOLE_PARSE_MAX_LENGTH ? objectLayout(text, 0) : undefined;
-  if (layout !== undefined && skipJsonWhitespace(text, layout.end) === text.length) {
+  if (layout !== undefined && skipWhitespace(text, layout.end) === text.length) {
     const value = parseJson(withoutData(text, layout.data === undefined ? [] : [layout.data]));
     if (value !== MALFORMED) return { value, members: layout.members };
   }
@@ -106,9 +101,9 @@ export function parseEventBatch(text: string): ParsedEventBatch | typeof MALFORM
 
 /** Each object's span, member count and `data` in the top-level array of `text`, or undefined when `text` is not shown to be an array of objects. */
 function arrayOfObjectsLayout(text: string): { spans: Span[]; counts: number[]; data: Span[] } | undefined {
-  let i = skipJsonWhitespace(text, 0);
+  let i = skipWhitespace(text, 0);
   if (text.charCodeAt(i) !== OPEN_BRACKET) return undefined;
-  i = skipJsonWhitespace(text, i + 1);
+  i = skipWhitespace(text, i + 1);
   const spans: Span[] = [];
   const counts: number[] = [];
   const data: Span[] = [];
@@ -119,13 +114,13 @@ function arrayOfObjectsLayout(text: string): { spans: Span[]; counts: number[]; 
       spans.push([i, layout.end]);
       counts.push(layout.members);
       if (layout.data !== undefined) data.push(layout.data);
-      i = skipJsonWhitespace(text, layout.end);
+      i = skipWhitespace(text, layout.end);
       if (text.charCodeAt(i) === CLOSE_BRACKET) break;
       if (text.charCodeAt(i) !== COMMA) return undefined;
-      i = skipJsonWhitespace(text, i + 1);
+      i = skipWhitespace(text, i + 1);
     }
   }
-  return skipJsonWhitespace(text, i + 1) === text.length ? { spans, counts, data } : undefined;
+  return skipWhitespace(text, i + 1) === text.length ? { spans, counts, data } : undefined;
 }
 
 /** `text` with each of the `data` spans, in order, replaced by an empty object or array of the same kind. */
