@@ -215,7 +215,7 @@ describe.concurrent('push delivery on the laptop host', () => {
     expect(receiver.tokenRequests).toHaveLength(0);
   });
 
-  it('WH-2: a slow target within the timeout gets the event once', async () => {
+  it('EDU-5, WH-2: a slow target within the timeout gets the event once, sent by the host that took the publish', async () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 204, delayMs: 400 }));
     const event = await publish(type);
     expectDeliveriesOf(event, await receiver.waitForRequests(1));

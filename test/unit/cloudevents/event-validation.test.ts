@@ -15,7 +15,7 @@ function without(...names: string[]): Record<string, unknown> {
 }
 
 describe('validateEventObject', () => {
-  it('accepts the NL GOV profile example event without findings', () => {
+  it('EDU-3: accepts the NL GOV profile example event without findings', () => {
     expect(check({ subject: '999990342', time: '2021-12-10T17:31:00Z', datacontenttype: 'application/json', data: { bsn: '999990342' } })).toEqual({
       errors: [],
       warnings: [],
