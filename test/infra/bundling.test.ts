@@ -38,6 +38,18 @@ export async function credentials() {
 }
 `;
 
+/** A temporary directory for the enclosing describe's tests, made before them and removed after them. */
+function temporaryDirectory(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return () => dir!;
+}
+
 describe('the credential chain of a bundled function', () => {
   let dir: string;
   let inputs: string[];
@@ -130,38 +142,26 @@ async function bundledPackages(name: FunctionName, dir: string): Promise<string[
 }
 
 describe('issue 15, item 4: what each function bundles', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'koerier-functions-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = temporaryDirectory('koerier-functions-');
 
   it('issue 15: no function holds a client of the AWS SDK: they send with the lean clients (DynamoDB, SQS, S3, KMS)', async () => {
     const held: Record<string, string[]> = {};
-    for (const name of Object.keys(functions) as FunctionName[]) held[name] = (await bundledPackages(name, dir)).filter((found) => found !== 'ajv');
+    for (const name of Object.keys(functions) as FunctionName[]) held[name] = (await bundledPackages(name, dir())).filter((found) => found !== 'ajv');
     expect(held).toEqual(Object.fromEntries(Object.keys(functions).map((name) => [name, []])));
   }, 120_000);
 
   it('issue 15: of the functions that validate events, only the ingest, which checks data contracts, holds Ajv', async () => {
-    expect(await bundledPackages('ingest', dir)).toEqual(['ajv']);
-    expect(await bundledPackages('router', dir)).toEqual([]);
+    expect(await bundledPackages('ingest', dir())).toEqual(['ajv']);
+    expect(await bundledPackages('router', dir())).toEqual([]);
   }, 60_000);
 });
 
 describe('issue 15, item 4: what a cold start loads', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'koerier-cold-start-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = temporaryDirectory('koerier-cold-start-');
 
   /** How Koerier's own files and the other packages import `packages`: `file: kind` for each import. */
   async function importsInto(name: FunctionName, packages: RegExp): Promise<string[]> {
-    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)), metafile: true });
+    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir(), name)), metafile: true });
     return Object.entries(metafile.inputs)
       .filter(([file]) => !packages.test(file))
       .flatMap(([file, { imports }]) => imports.filter(({ path }) => packages.test(path)).map(({ kind }) => `${file}: ${kind}`));
@@ -170,7 +170,7 @@ describe('issue 15, item 4: what a cold start loads', () => {
   it('issue 15: behind an import() only ES modules, but Ajv and its formats, whose default export data-contracts.ts takes (a CommonJS chunk exports nothing by name)', async () => {
     const commonJs: string[] = [];
     for (const [name, spec] of Object.entries(functions)) {
-      const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir, name)), metafile: true });
+      const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir(), name)), metafile: true });
       for (const [file, { imports }] of Object.entries(metafile.inputs)) {
         for (const { path, kind, external } of imports) {
           if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'cjs')
@@ -215,17 +215,11 @@ export function check(data: unknown) {
 `;
 
 describe('issue 15: code splitting keeps what is loaded through import() working', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'koerier-split-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = temporaryDirectory('koerier-split-');
 
   it('issue 14 item 3, issue 15: the bundled data contracts load Ajv and its formats from their own chunks (CommonJS behind import()) and check an event', async () => {
-    const { outfile } = await bundleText(DATA_CONTRACTS_ENTRY, dir);
-    expect((await readdir(dir)).filter((file) => /^ajv-\w+\.mjs$/.test(file))).toHaveLength(1);
+    const { outfile } = await bundleText(DATA_CONTRACTS_ENTRY, dir());
+    expect((await readdir(dir())).filter((file) => /^ajv-\w+\.mjs$/.test(file))).toHaveLength(1);
     const { check } = (await import(pathToFileURL(outfile).href)) as { check: (data: unknown) => Promise<{ violations: { pointer: string; rule: string }[] }> };
     expect((await check({ student: 'S-1', contact: 'ouder@example.org' })).violations).toEqual([]);
     const refused = await check({ contact: 'not an address' });
