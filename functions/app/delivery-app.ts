@@ -105,7 +105,6 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
       historySeconds: settings.historySeconds,
       deadLetterRetentionSeconds: settings.deadLetterRetentionSeconds,
       rateHorizonMs: RATE_HORIZON_MS,
-      probeLeaseMs: settings.connectTimeoutMs + settings.responseTimeoutMs + 1_000,
       maxReceiveCount: queues.deliveries.maxReceiveCount,
       sendTimeoutMs: settings.connectTimeoutMs + settings.responseTimeoutMs,
       tokenTimeoutMs: TOKEN_TIMEOUT_MS,

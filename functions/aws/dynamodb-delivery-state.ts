@@ -94,14 +94,14 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     );
   }
 
-  async takeProbe(subscriptionId: string, now: number, until: number): Promise<boolean> {
+  async takeProbe(subscriptionId: string, now: number, until: number, lastFailureAt: number): Promise<boolean> {
     return this.conditionally(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
         UpdateExpression: 'SET probeUntil = :until',
-        ConditionExpression: 'attribute_not_exists(probeUntil) OR probeUntil < :now',
-        ExpressionAttributeValues: { ':until': num(until), ':now': num(now) },
+        ConditionExpression: '(attribute_not_exists(probeUntil) OR probeUntil < :now) AND lastFailureAt = :lastFailureAt',
+        ExpressionAttributeValues: { ':until': num(until), ':now': num(now), ':lastFailureAt': num(lastFailureAt) },
       }),
     );
   }

@@ -3,7 +3,8 @@
  * on its own. Koerier keeps the next free send slot in the deliveries table and instances move it
  * forward with a conditional write (functions/aws/dynamodb-delivery-state.ts). These tests run
  * two repositories (two instances) against one table on dynalite and prove the slot is shared:
- * one reservation per slot, and what one instance reserved the other, or a fresh one, sees.
+ * one reservation per slot, and what one instance reserved the other, or a fresh one, sees. The
+ * breaker's half-open probe (EDU-12) is shared the same way: one per cool-down.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
@@ -77,5 +78,36 @@ describe('the rate slot is shared by every delivery instance', () => {
     sendTimes.sort((x, y) => x - y);
     expect(sendTimes).toHaveLength(12);
     for (let i = 1; i < sendTimes.length; i++) expect(sendTimes[i]! - sendTimes[i - 1]!).toBeGreaterThanOrEqual(500);
+  });
+});
+
+describe('the half-open probe is shared by every delivery instance', () => {
+  it('EDU-12: one probe per cool-down: refused while another instance holds it, and refused to an instance that read the target before the failed probe was recorded', async () => {
+    const subscriptionId = randomUUID();
+    const [a, b] = [instance(), instance()];
+    const now = Date.now();
+    const opened = await a.recordTargetFailures(subscriptionId, 5, now - 60_000, false);
+    const stale = await b.getTarget(subscriptionId);
+    expect(stale.lastFailureAt).toBe(opened.lastFailureAt);
+
+    expect(await a.takeProbe(subscriptionId, now, now + 30_000, opened.lastFailureAt!)).toBe(true);
+    expect(await b.takeProbe(subscriptionId, now, now + 30_000, stale.lastFailureAt!)).toBe(false);
+    // The probe failed: its outcome releases the lease and starts a new cool-down. B, still on what
+    // it read before, must not probe the cool-down that just began.
+    const reopened = await a.recordTargetFailures(subscriptionId, 1, now + 100, true);
+    expect(reopened.probeUntil).toBeUndefined();
+    expect(await b.takeProbe(subscriptionId, now + 200, now + 30_200, stale.lastFailureAt!)).toBe(false);
+    // Once that cool-down is over, the instance that reads it takes the next probe.
+    expect(await b.takeProbe(subscriptionId, now + 200, now + 30_200, reopened.lastFailureAt!)).toBe(true);
+  });
+
+  it('EDU-12: a lease that has ended may be taken again, for the same cool-down (its holder died before the outcome)', async () => {
+    const subscriptionId = randomUUID();
+    const [a, b] = [instance(), instance()];
+    const now = Date.now();
+    const opened = await a.recordTargetFailures(subscriptionId, 5, now - 60_000, false);
+    expect(await a.takeProbe(subscriptionId, now, now + 30_000, opened.lastFailureAt!)).toBe(true);
+    expect(await b.takeProbe(subscriptionId, now + 30_000, now + 60_000, opened.lastFailureAt!)).toBe(false);
+    expect(await b.takeProbe(subscriptionId, now + 30_001, now + 60_001, opened.lastFailureAt!)).toBe(true);
   });
 });

@@ -24,9 +24,32 @@ export interface Admission {
 
 export interface AdmissionContext {
   readonly targets: Pick<TargetHealthStore, 'getTarget' | 'takeProbe' | 'reserveSendSlots'>;
-  readonly policy: Pick<DeliveryPolicy, 'breaker' | 'probeLeaseMs' | 'rateHorizonMs'>;
+  readonly policy: Pick<DeliveryPolicy, 'breaker' | 'rateHorizonMs' | 'sendTimeoutMs' | 'tokenTimeoutMs'>;
   readonly now: Clock;
   readonly random: () => number;
+}
+
+/** What a probe may take after its request is over: writing its progress and the target's new state on a busy table. */
+export const PROBE_SETTLE_MARGIN_MS = 5_000;
+
+/**
+ * How long the half-open probe holds the target. It must outlive the probe's worst case (a token
+ * fetch and a refresh after a 401, the request, then the settle's writes): a lease that ends
+ * before the failed probe's outcome is written lets a second probe go out on the old cool-down,
+ * and a success there closes the breaker the failure should have reopened. An instance that dies
+ * holding the lease costs the target one lease of waiting.
+ */
+export function probeLeaseMs(policy: Pick<DeliveryPolicy, 'sendTimeoutMs' | 'tokenTimeoutMs'>): number {
+  return 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs + PROBE_SETTLE_MARGIN_MS;
+}
+
+/**
+ * When the deliveries held back behind a probe look again: when its answer is normally known (its
+ * token was fetched before admission, so its request plus a second), not when its lease ends, so
+ * a successful probe is followed within seconds. A probe still out by then just holds them again.
+ */
+function probeComebackMs(policy: Pick<DeliveryPolicy, 'sendTimeoutMs'>, random: () => number): number {
+  return policy.sendTimeoutMs + 1_000 + random() * 5_000;
 }
 
 /**
@@ -54,13 +77,12 @@ export async function admit(
     }
     let allowed = count;
     if (breaker.state === 'half-open') {
-      holdsProbe ||= await targets.takeProbe(subscriptionId, now, now + policy.probeLeaseMs);
+      holdsProbe ||= await targets.takeProbe(subscriptionId, now, now + probeLeaseMs(policy), breaker.lastFailureAt);
       allowed = holdsProbe ? 1 : 0;
     }
     const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, target, now);
     const plan = planSends({ count: allowed, now, ratePerMinute: rate, nextSendAt: target.nextSendAt, horizonMs: policy.rateHorizonMs });
-    const probeWait = () => policy.probeLeaseMs + random() * 5000;
-    const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, probeWait)];
+    const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, () => probeComebackMs(policy, random))];
     if (plan.nextSendAt === undefined || (await targets.reserveSendSlots(subscriptionId, target.nextSendAt, plan.nextSendAt))) {
       return { target, probe: holdsProbe, waits: plan.admitted, deferMs };
     }

@@ -108,8 +108,12 @@ export interface TargetHealthStore {
   getTargets(subscriptionIds: readonly string[]): Promise<ReadonlyMap<string, TargetState>>;
   /** Moves `nextSendAt` from `expected` (undefined: unset) to `next`; false when another instance moved it first. */
   reserveSendSlots(subscriptionId: string, expected: number | undefined, next: number): Promise<boolean>;
-  /** Takes the half-open probe until `until`; false when another instance holds it. */
-  takeProbe(subscriptionId: string, now: number, until: number): Promise<boolean>;
+  /**
+   * Takes the half-open probe until `until`, for the cool-down that began at `lastFailureAt` as it
+   * was read; false when another instance holds it, or when a failure was recorded since (that
+   * failure started a new cool-down, and a probe on the old one would cut it short).
+   */
+  takeProbe(subscriptionId: string, now: number, until: number, lastFailureAt: number): Promise<boolean>;
   /** A success: the breaker closes, failure counters and the 429 throttle clear. */
   recordTargetSuccess(subscriptionId: string): Promise<void>;
   /** `count` transient failures at `now` (`probe`: the half-open probe was one of them); returns the state after them. */

@@ -27,8 +27,6 @@ export interface DeliveryPolicy {
   readonly deadLetterRetentionSeconds: number;
   /** How long admitted deliveries may wait in memory for their rate slot. */
   readonly rateHorizonMs: number;
-  /** How long a half-open probe holds the target for itself: its connect plus response time. */
-  readonly probeLeaseMs: number;
   /** The queue's redrive threshold: on this receive, a retry becomes a dead letter instead. */
   readonly maxReceiveCount: number;
   /** The longest one request to a target can take: its connect plus response timeout. */

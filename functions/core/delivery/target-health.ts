@@ -47,14 +47,14 @@ export const THROTTLE_RECOVERY_MS = 60_000;
 export type Breaker =
   | { readonly state: 'closed' }
   | { readonly state: 'open'; readonly until: number }
-  /** The cool-down is over: one probe may go (whoever takes the probe lease). */
-  | { readonly state: 'half-open' };
+  /** The cool-down that began with the failure at `lastFailureAt` is over: one probe may go (whoever takes the probe lease). */
+  | { readonly state: 'half-open'; readonly lastFailureAt: number };
 
 export function breakerOf(target: TargetState, settings: BreakerSettings, now: number): Breaker {
   if (target.consecutiveFailures < settings.failureThreshold || target.lastFailureAt === undefined) return { state: 'closed' };
   const cooldown = Math.min(settings.cooldownSeconds * 1000 * 2 ** Math.min(target.failedProbes ?? 0, 20), MAX_BREAKER_COOLDOWN_MS);
   const until = target.lastFailureAt + cooldown;
-  return now < until ? { state: 'open', until } : { state: 'half-open' };
+  return now < until ? { state: 'open', until } : { state: 'half-open', lastFailureAt: target.lastFailureAt };
 }
 
 /** The rate in force: the allowed one, or lower while a 429 throttle recovers. Undefined: no limit. */

@@ -2,11 +2,16 @@
  * Admission (WH-6, EDU-10, EDU-12) against a fake of only the three target-health calls it makes.
  */
 import { describe, expect, it } from 'vitest';
-import { admit, type AdmissionContext } from '../../../functions/core/delivery/admission.js';
+import { admit, probeLeaseMs, type AdmissionContext } from '../../../functions/core/delivery/admission.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 
 const T0 = 1_000_000;
-const policy: AdmissionContext['policy'] = { breaker: { failureThreshold: 5, cooldownSeconds: 60 }, probeLeaseMs: 10_000, rateHorizonMs: 5_000 };
+const policy: AdmissionContext['policy'] = {
+  breaker: { failureThreshold: 5, cooldownSeconds: 60 },
+  rateHorizonMs: 5_000,
+  sendTimeoutMs: 10_000,
+  tokenTimeoutMs: 5_000,
+};
 
 function targets(options: { probe?: boolean; reservations?: boolean[]; stored?: TargetState } = {}) {
   const calls: string[] = [];
@@ -31,16 +36,35 @@ describe('admission', () => {
     expect(calls).toEqual([]);
   });
 
-  it('EDU-12: half-open, the instance that takes the probe sends one delivery; the others wait for the probe to end', async () => {
+  it('EDU-12: half-open, the instance that takes the probe sends one delivery; the others look again when its answer is due', async () => {
     const { fake, calls } = targets({ probe: true });
     const admission = await admit('sub-1', {}, 3, halfOpen, context(fake));
-    expect(admission).toMatchObject({ probe: true, waits: [0], deferMs: [12_500, 12_500] });
+    // The request's timeouts (10 s) plus 1 s, plus random 0.5 × 5 s.
+    expect(admission).toMatchObject({ probe: true, waits: [0], deferMs: [13_500, 13_500] });
     expect(calls).toEqual(['takeProbe']);
   });
 
   it('EDU-12: half-open, while another instance holds the probe, nothing goes', async () => {
     const { fake } = targets({ probe: false });
-    expect(await admit('sub-1', {}, 1, halfOpen, context(fake))).toMatchObject({ probe: false, waits: [], deferMs: [12_500] });
+    expect(await admit('sub-1', {}, 1, halfOpen, context(fake))).toMatchObject({ probe: false, waits: [], deferMs: [13_500] });
+  });
+
+  it('EDU-12: a probe whose failure is written late still holds the target: no second probe goes out until its lease, which outlives two token fetches, the request and 5 s, ends', async () => {
+    // The lease as the table keeps it: taken only when there is none or it has ended.
+    let leaseUntil: number | undefined;
+    const lease: AdmissionContext['targets'] = {
+      getTarget: async () => halfOpen,
+      takeProbe: async (_id, now, until) => (leaseUntil === undefined || leaseUntil < now ? ((leaseUntil = until), true) : false),
+      reserveSendSlots: async () => true,
+    };
+    const at = (now: number) => admit('sub-1', {}, 1, halfOpen, { ...context(lease), now: () => now });
+    expect((await at(T0)).probe).toBe(true);
+    // The probe's request has ended (10 s) but its settle lags: the held-back deliveries come back
+    // and must not probe on the old cool-down, nor at any moment of the lease.
+    for (const lag of [11_000 + 5_000, 2 * 5_000 + 10_000 + 4_999]) expect(await at(T0 + lag)).toMatchObject({ probe: false, waits: [] });
+    expect(probeLeaseMs(policy)).toBe(25_000);
+    // An instance that died holding it costs the target one lease.
+    expect((await at(T0 + 25_001)).probe).toBe(true);
   });
 
   it('WH-6: under a rate the slots are reserved; when another instance moved them first, admission plans again on what it wrote', async () => {

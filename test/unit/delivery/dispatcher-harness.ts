@@ -29,7 +29,6 @@ export const policy: DeliveryPolicy = {
   historySeconds: DAY,
   deadLetterRetentionSeconds: 2 * DAY,
   rateHorizonMs: 5000,
-  probeLeaseMs: 10_000,
   maxReceiveCount: 50,
   sendTimeoutMs: 10_000,
   tokenTimeoutMs: 5_000,

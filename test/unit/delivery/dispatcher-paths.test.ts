@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import { probeLeaseMs } from '../../../functions/core/delivery/admission.js';
 import { CredentialUnavailableError } from '../../../functions/core/delivery/dispatch-ports.js';
 import { KEPT_ATTEMPTS, type AttemptRecord } from '../../../functions/core/delivery/delivery-records.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
@@ -30,14 +31,14 @@ describe('the breaker (EDU-12)', () => {
     expect(delays((await dispatchBatch([task()], deps)).decisions)).toEqual([3615]);
   });
 
-  it('EDU-12: after the cool-down one probe goes out, holding the target for the probe lease; the rest wait for it', async () => {
+  it('EDU-12: after the cool-down one probe goes out, holding the target for the probe lease; the rest look again when its answer is due', async () => {
     const { deps, store, sent } = setup();
     store.target = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };
     const outcome = await dispatchBatch([task(), task(), task()], deps);
     expect(sent).toHaveLength(1);
-    expect(store.calls[0]).toBe(`takeProbe ${policy.probeLeaseMs}`);
-    // The others: the lease (10 s) plus random 0.5 × 5 s.
-    expect(delays(outcome.decisions).sort()).toEqual([13, 13, 'done']);
+    expect(store.calls[0]).toBe(`takeProbe ${probeLeaseMs(policy)}`);
+    // The others look again when its answer is due: the request's timeouts (10 s) plus 1 s, plus random 0.5 × 5 s, rounded up.
+    expect(delays(outcome.decisions).sort()).toEqual([14, 14, 'done']);
   });
 
   it('EDU-12: when another instance holds the probe, nothing goes out here', async () => {
@@ -46,7 +47,7 @@ describe('the breaker (EDU-12)', () => {
     store.probeAvailable = false;
     const outcome = await dispatchBatch([task(), task()], deps);
     expect(sent).toEqual([]);
-    expect(delays(outcome.decisions)).toEqual([13, 13]);
+    expect(delays(outcome.decisions)).toEqual([14, 14]);
   });
 
   it('EDU-12: a failed probe counts as the probe against the target', async () => {

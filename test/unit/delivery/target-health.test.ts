@@ -21,7 +21,7 @@ describe('circuit breaker', () => {
     const target: TargetState = { consecutiveFailures: 5, lastFailureAt: 1_000 };
     expect(breakerOf(target, breaker, 1_000)).toEqual({ state: 'open', until: 61_000 });
     expect(breakerOf(target, breaker, 60_999)).toEqual({ state: 'open', until: 61_000 });
-    expect(breakerOf(target, breaker, 61_000)).toEqual({ state: 'half-open' });
+    expect(breakerOf(target, breaker, 61_000)).toEqual({ state: 'half-open', lastFailureAt: 1_000 });
   });
 
   it('EDU-12: every failed probe doubles the cool-down, up to an hour; many failures at once do not', () => {
