@@ -106,6 +106,18 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     );
   }
 
+  async releaseProbe(subscriptionId: string, until: number): Promise<void> {
+    await this.conditionally(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: key(subscriptionId, TARGET),
+        UpdateExpression: 'REMOVE probeUntil',
+        ConditionExpression: 'probeUntil = :until',
+        ExpressionAttributeValues: { ':until': num(until) },
+      }),
+    );
+  }
+
   async recordTargetSuccess(subscriptionId: string): Promise<void> {
     await this.client.send(
       new UpdateItemCommand({

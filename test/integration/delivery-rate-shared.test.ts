@@ -101,6 +101,20 @@ describe('the half-open probe is shared by every delivery instance', () => {
     expect(await b.takeProbe(subscriptionId, now + 200, now + 30_200, reopened.lastFailureAt!)).toBe(true);
   });
 
+  it('EDU-12: a release ends only the lease it names: a probe that told nothing frees the target, a late release of an older lease frees nothing', async () => {
+    const subscriptionId = randomUUID();
+    const [a, b] = [instance(), instance()];
+    const now = Date.now();
+    const { lastFailureAt } = await a.recordTargetFailures(subscriptionId, 5, now - 60_000, false);
+    expect(await a.takeProbe(subscriptionId, now, now + 30_000, lastFailureAt!)).toBe(true);
+    await a.releaseProbe(subscriptionId, now + 30_000);
+    expect((await b.getTarget(subscriptionId)).probeUntil).toBeUndefined();
+    expect(await b.takeProbe(subscriptionId, now + 10, now + 30_010, lastFailureAt!)).toBe(true);
+    await a.releaseProbe(subscriptionId, now + 30_000);
+    expect((await a.getTarget(subscriptionId)).probeUntil).toBe(now + 30_010);
+    expect(await a.takeProbe(subscriptionId, now + 20, now + 30_020, lastFailureAt!)).toBe(false);
+  });
+
   it('EDU-12: a lease that has ended may be taken again, for the same cool-down (its holder died before the outcome)', async () => {
     const subscriptionId = randomUUID();
     const [a, b] = [instance(), instance()];

@@ -16,6 +16,8 @@ export interface Admission {
   readonly target: TargetState;
   /** The one admitted delivery is the half-open breaker's probe. */
   readonly probe: boolean;
+  /** When `probe`: the end of its lease, as written (a release names it, so it can only end its own). */
+  readonly probeUntil?: number;
   /** In-memory wait before each admitted delivery (its rate slot). */
   readonly waits: readonly number[];
   /** Visibility delay of each delivery not admitted. */
@@ -23,7 +25,7 @@ export interface Admission {
 }
 
 export interface AdmissionContext {
-  readonly targets: Pick<TargetHealthStore, 'getTarget' | 'takeProbe' | 'reserveSendSlots'>;
+  readonly targets: Pick<TargetHealthStore, 'getTarget' | 'takeProbe' | 'releaseProbe' | 'reserveSendSlots'>;
   readonly policy: Pick<DeliveryPolicy, 'breaker' | 'rateHorizonMs' | 'sendTimeoutMs' | 'tokenTimeoutMs'>;
   readonly now: Clock;
   readonly random: () => number;
@@ -66,7 +68,7 @@ export async function admit(
 ): Promise<Admission> {
   const { targets, policy, now: clock, random } = context;
   let target = initialTarget;
-  let holdsProbe = false;
+  let probeUntil: number | undefined;
   for (let round = 0; round < 3; round++) {
     const now = clock();
     const breaker = breakerOf(target, policy.breaker, now);
@@ -77,17 +79,26 @@ export async function admit(
     }
     let allowed = count;
     if (breaker.state === 'half-open') {
-      holdsProbe ||= await targets.takeProbe(subscriptionId, now, now + probeLeaseMs(policy), breaker.lastFailureAt);
-      allowed = holdsProbe ? 1 : 0;
+      if (probeUntil === undefined) {
+        const until = now + probeLeaseMs(policy);
+        if (await targets.takeProbe(subscriptionId, now, until, breaker.lastFailureAt)) probeUntil = until;
+      }
+      allowed = probeUntil === undefined ? 0 : 1;
     }
     const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, target, now);
     const plan = planSends({ count: allowed, now, ratePerMinute: rate, nextSendAt: target.nextSendAt, horizonMs: policy.rateHorizonMs });
     const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, () => probeComebackMs(policy, random))];
     if (plan.nextSendAt === undefined || (await targets.reserveSendSlots(subscriptionId, target.nextSendAt, plan.nextSendAt))) {
-      return { target, probe: holdsProbe, waits: plan.admitted, deferMs };
+      if (probeUntil !== undefined && plan.admitted.length === 0) {
+        // The probe's rate slot is beyond the horizon: it waits in the queue, not holding the target meanwhile.
+        await targets.releaseProbe(subscriptionId, probeUntil);
+        return { target, probe: false, waits: [], deferMs };
+      }
+      return { target, probe: probeUntil !== undefined, ...(probeUntil === undefined ? {} : { probeUntil }), waits: plan.admitted, deferMs };
     }
     // Another instance reserved meanwhile: plan again on what it wrote.
     target = await targets.getTarget(subscriptionId);
   }
+  if (probeUntil !== undefined) await targets.releaseProbe(subscriptionId, probeUntil);
   return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => 1000 + random() * 2000) };
 }

@@ -114,6 +114,8 @@ export interface TargetHealthStore {
    * failure started a new cool-down, and a probe on the old one would cut it short).
    */
   takeProbe(subscriptionId: string, now: number, until: number, lastFailureAt: number): Promise<boolean>;
+  /** Ends the probe lease that ends at `until`, if it is still that one. */
+  releaseProbe(subscriptionId: string, until: number): Promise<void>;
   /** A success: the breaker closes, failure counters and the 429 throttle clear. */
   recordTargetSuccess(subscriptionId: string): Promise<void>;
   /** `count` transient failures at `now` (`probe`: the half-open probe was one of them); returns the state after them. */

@@ -6,7 +6,7 @@
  *   split      `split.ts`         a multi-event message for a target that takes no batches
  *   admission  `admission.ts`     the target's breaker and rate (WH-6, EDU-10, EDU-12)
  *   attempt    `attempt.ts`       send with a token and judge the answer (WH-1, WH-2, WH-3)
- *   settle     `settle-attempt.ts` pure: the record, the progress, the next step, the health change
+ *   settle     `settle-attempt.ts` pure: record, progress, next step; `target-health-change.ts` the target's
  *
  * Every message ends `done` (delivered, dead-lettered, or split up) or `retry` after a delay,
  * which the handler turns into the message's visibility timeout, so nothing ever waits in memory
@@ -23,8 +23,9 @@ import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type { BatchOutcome, DeliveryDecision, DeliveryTask, DispatchOptions, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { gateSubscription, prepare, progressOf } from './preparation.js';
-import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason, targetHealthChange } from './settle-attempt.js';
-import type { DeadLetterStep, NextStep, Settlement, TargetHealthChange } from './settle-attempt.js';
+import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason } from './settle-attempt.js';
+import type { DeadLetterStep, NextStep, Settlement } from './settle-attempt.js';
+import { targetHealthChange, type TargetHealthChange } from './target-health-change.js';
 import { splitIntoSingleEvents } from './split.js';
 import { tell } from '../operations/operational-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -241,6 +242,7 @@ class SubscriptionDispatch {
     const { deps, subscriptionId } = this;
     if (change.throttle) await deps.targets.recordThrottle(subscriptionId, change.throttle.pauseUntil, change.throttle.throttle);
     if (change.record.kind === 'success') await deps.targets.recordTargetSuccess(subscriptionId);
+    if (change.record.kind === 'release-probe') await deps.targets.releaseProbe(subscriptionId, change.record.until);
     if (change.record.kind !== 'failures') return;
     const now = this.now();
     const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);

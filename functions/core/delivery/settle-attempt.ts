@@ -13,7 +13,7 @@ import { eventReferences } from './delivery-views.js';
 import { KEPT_ATTEMPTS, withoutEvents, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress } from './delivery-records.js';
 import type { DeliveryPolicy, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline, nextAttemptAt, nominalDelayMs, retryDeadline } from './retry-schedule.js';
-import { effectiveRatePerMinute, throttleAfter429, type TargetState } from './target-health.js';
+import { effectiveRatePerMinute, type TargetState } from './target-health.js';
 
 /** How soon a delivery that did not fit in the batch's time budget comes back. */
 export const OUT_OF_TIME_RETRY_MS = 3_000;
@@ -247,39 +247,6 @@ function progressAfter(
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
   };
   return { progress: saved, expiresAt: epochSeconds(delivery.message.createdAt + policy.keyTtlSeconds * 1000) };
-}
-
-/** What a subscription group's attempts do to its target's shared state. */
-export interface TargetHealthChange {
-  /** A 429 came back: pause the target until `pauseUntil` and lower its rate. */
-  readonly throttle?: { readonly pauseUntil: number; readonly throttle: { readonly ratePerMinute: number; readonly since: number } };
-  /**
-   * `success`: the breaker closes and the counters clear; `failures`: `count` more transient
-   * failures (`probe`: the half-open probe was one), after which suspension is due if the target
-   * has failed long enough; `none`: nothing to write.
-   */
-  readonly record:
-    | { readonly kind: 'success' }
-    | { readonly kind: 'failures'; readonly count: number; readonly lastFailure: string; readonly probe: boolean }
-    | { readonly kind: 'none' };
-}
-
-export function targetHealthChange(
-  effects: readonly HealthEffect[],
-  admitted: { readonly target: TargetState; readonly probe: boolean },
-  allowedRatePerMinute: number | undefined,
-  now: number,
-): TargetHealthChange {
-  const { target, probe } = admitted;
-  const pauses = effects.flatMap((effect) => (effect.throttledUntil === undefined ? [] : [effect.throttledUntil]));
-  const throttle = pauses.length === 0 ? {} : { throttle: { pauseUntil: Math.max(...pauses), throttle: throttleAfter429(allowedRatePerMinute, target, now) } };
-  const failures = effects.filter((effect) => effect.kind === 'failed');
-  if (effects.some((effect) => effect.kind === 'delivered')) {
-    const wasFailing = target.consecutiveFailures > 0 || target.failingSince !== undefined;
-    return { ...throttle, record: wasFailing ? { kind: 'success' } : { kind: 'none' } };
-  }
-  if (failures.length === 0 || effects.some((effect) => effect.kind === 'retired')) return { ...throttle, record: { kind: 'none' } };
-  return { ...throttle, record: { kind: 'failures', count: failures.length, lastFailure: failures.at(-1)?.detail ?? '', probe } };
 }
 
 /** The status reason of a subscription suspended because its target keeps failing (EDU-12). */

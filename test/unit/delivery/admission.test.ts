@@ -19,6 +19,7 @@ function targets(options: { probe?: boolean; reservations?: boolean[]; stored?: 
   const fake: AdmissionContext['targets'] = {
     getTarget: async () => (calls.push('getTarget'), options.stored ?? HEALTHY),
     takeProbe: async () => (calls.push('takeProbe'), options.probe ?? true),
+    releaseProbe: async (_id, until) => void calls.push(`releaseProbe ${until - T0}`),
     reserveSendSlots: async (_id, expected, next) => (calls.push(`reserve ${expected ?? '-'}→${next}`), reservations.shift() ?? true),
   };
   return { fake, calls };
@@ -40,7 +41,7 @@ describe('admission', () => {
     const { fake, calls } = targets({ probe: true });
     const admission = await admit('sub-1', {}, 3, halfOpen, context(fake));
     // The request's timeouts (10 s) plus 1 s, plus random 0.5 × 5 s.
-    expect(admission).toMatchObject({ probe: true, waits: [0], deferMs: [13_500, 13_500] });
+    expect(admission).toMatchObject({ probe: true, probeUntil: T0 + 25_000, waits: [0], deferMs: [13_500, 13_500] });
     expect(calls).toEqual(['takeProbe']);
   });
 
@@ -55,6 +56,9 @@ describe('admission', () => {
     const lease: AdmissionContext['targets'] = {
       getTarget: async () => halfOpen,
       takeProbe: async (_id, now, until) => (leaseUntil === undefined || leaseUntil < now ? ((leaseUntil = until), true) : false),
+      releaseProbe: async () => {
+        throw new Error('no release: the probe is out');
+      },
       reserveSendSlots: async () => true,
     };
     const at = (now: number) => admit('sub-1', {}, 1, halfOpen, { ...context(lease), now: () => now });
@@ -65,6 +69,19 @@ describe('admission', () => {
     expect(probeLeaseMs(policy)).toBe(25_000);
     // An instance that died holding it costs the target one lease.
     expect((await at(T0 + 25_001)).probe).toBe(true);
+  });
+
+  it('EDU-12, WH-6: a probe whose rate slot is beyond the horizon goes back to the queue and ends its lease, not holding the target meanwhile', async () => {
+    const { fake, calls } = targets({ probe: true });
+    const admission = await admit('sub-1', { allowedRatePerMinute: 60 }, 2, { ...halfOpen, nextSendAt: T0 + 8_000 }, context(fake));
+    expect(admission).toEqual({ target: { ...halfOpen, nextSendAt: T0 + 8_000 }, probe: false, waits: [], deferMs: [8_000, 13_500] });
+    expect(calls).toEqual(['takeProbe', 'releaseProbe 25000']);
+  });
+
+  it('EDU-12, WH-6: a probe that lost its rate slot three times ends its lease', async () => {
+    const { fake, calls } = targets({ probe: true, reservations: [false, false, false], stored: halfOpen });
+    expect(await admit('sub-1', { allowedRatePerMinute: 60 }, 1, halfOpen, context(fake))).toMatchObject({ probe: false, waits: [] });
+    expect(calls.filter((call) => call.startsWith('takeProbe') || call.startsWith('releaseProbe'))).toEqual(['takeProbe', 'releaseProbe 25000']);
   });
 
   it('WH-6: under a rate the slots are reserved; when another instance moved them first, admission plans again on what it wrote', async () => {

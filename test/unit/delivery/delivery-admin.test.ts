@@ -97,6 +97,7 @@ function setUp(
     getTargets: unused,
     reserveSendSlots: unused,
     takeProbe: unused,
+    releaseProbe: unused,
     recordTargetSuccess: unused,
     recordTargetFailures: unused,
     recordThrottle: unused,

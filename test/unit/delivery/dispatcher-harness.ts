@@ -62,6 +62,9 @@ export class RecordingState implements TargetHealthStore, DeliveryLedger, DeadLe
     this.calls.push(`takeProbe ${until - now}`);
     return this.probeAvailable;
   }
+  async releaseProbe(_id: string, until: number) {
+    this.calls.push(`releaseProbe ${until - T0}`);
+  }
   async recordTargetSuccess() {
     this.calls.push('recordTargetSuccess');
     this.target = HEALTHY;

@@ -33,6 +33,7 @@ function memoryState(failProgressOf: ReadonlySet<string>): DeliveryState & { dea
     getTargets: async (ids) => new Map(ids.map((id) => [id, HEALTHY])),
     reserveSendSlots: async () => true,
     takeProbe: async () => true,
+    releaseProbe: async () => undefined,
     recordTargetSuccess: async () => undefined,
     recordTargetFailures: async () => HEALTHY,
     recordThrottle: async () => undefined,

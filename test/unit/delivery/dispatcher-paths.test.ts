@@ -50,6 +50,18 @@ describe('the breaker (EDU-12)', () => {
     expect(delays(outcome.decisions)).toEqual([14, 14]);
   });
 
+  it('EDU-12: a probe that told nothing about the target (its token could not be fetched) ends its lease at once', async () => {
+    const { deps, store, sent } = setup({
+      accessToken: async () => {
+        throw new CredentialUnavailableError('the token endpoint refused the client');
+      },
+    });
+    store.target = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };
+    await dispatchBatch([task()], deps);
+    expect(sent).toEqual([]);
+    expect(store.calls).toEqual([`takeProbe ${probeLeaseMs(policy)}`, `releaseProbe ${probeLeaseMs(policy)}`]);
+  });
+
   it('EDU-12: a failed probe counts as the probe against the target', async () => {
     const { deps, store } = setup({ answers: [answered(500)] });
     store.target = { consecutiveFailures: 5, lastFailureAt: T0 - 60_000 };

@@ -45,6 +45,7 @@ class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDe
   async takeProbe() {
     return true;
   }
+  async releaseProbe() {}
   async recordTargetSuccess() {
     this.target = HEALTHY;
   }

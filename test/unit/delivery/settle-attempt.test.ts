@@ -14,9 +14,7 @@ import {
   OUT_OF_TIME_RETRY_MS,
   retryStep,
   settleAttempt,
-  targetHealthChange,
   type AttemptReport,
-  type HealthEffect,
   type SettlePolicy,
 } from '../../../functions/core/delivery/settle-attempt.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
@@ -298,38 +296,5 @@ describe('deadLetterStep', () => {
       redriveOf: 'old',
     });
     expect(step.deadLetter.lastAttempts.map((attempt) => attempt.attempt)).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
-  });
-});
-
-describe("targetHealthChange: what a group's attempts do to the target (WH-2, EDU-10, EDU-12)", () => {
-  const failing: TargetState = { consecutiveFailures: 3, lastFailureAt: T0 - 1000, failingSince: T0 - 60_000 };
-  const effect = (kind: HealthEffect['kind'], extra: Partial<HealthEffect> = {}): HealthEffect => ({ kind, ...extra });
-  it.each([
-    [
-      'EDU-12: a success closes the breaker of a failing target',
-      [effect('failed', { detail: 'a' }), effect('delivered')],
-      failing,
-      false,
-      { record: { kind: 'success' } },
-    ],
-    ['EDU-12: a success at a healthy target writes nothing', [effect('delivered')], HEALTHY, false, { record: { kind: 'none' } }],
-    [
-      'EDU-12: transient failures are counted, the last one named',
-      [effect('failed', { detail: 'a' }), effect('failed', { detail: 'b' })],
-      HEALTHY,
-      true,
-      { record: { kind: 'failures', count: 2, lastFailure: 'b', probe: true } },
-    ],
-    ['WH-2: after a 410 the failures are not counted', [effect('failed', { detail: 'a' }), effect('retired')], HEALTHY, false, { record: { kind: 'none' } }],
-    ["review #8: what is not the target's fault counts neither way", [effect('none')], failing, false, { record: { kind: 'none' } }],
-    [
-      'WH-2, EDU-10: the latest 429 pause wins and the rate halves',
-      [effect('none', { throttledUntil: T0 + 5_000 }), effect('none', { throttledUntil: T0 + 9_000 })],
-      HEALTHY,
-      false,
-      { throttle: { pauseUntil: T0 + 9_000, throttle: { ratePerMinute: 60, since: T0 } }, record: { kind: 'none' } },
-    ],
-  ] as const)('%s', (_title, effects, target, probe, change) => {
-    expect(targetHealthChange(effects, { target, probe }, undefined, T0)).toEqual(change);
   });
 });
