@@ -91,8 +91,9 @@ describe('admission', () => {
     expect(calls).toEqual([`reserve -→${T0 + 2_000}`, 'getTarget', `reserve ${T0 + 1_000}→${T0 + 3_000}`]);
   });
 
-  it('WH-6: a race lost three times admits nothing and puts the deliveries back for a second or two', async () => {
-    const { fake } = targets({ reservations: [false, false, false], stored: HEALTHY });
+  it('WH-6: a race lost three times admits nothing and puts the deliveries back for a second or two, releasing no probe it never took', async () => {
+    const { fake, calls } = targets({ reservations: [false, false, false], stored: HEALTHY });
     expect(await admit('sub-1', { allowedRatePerMinute: 60 }, 1, HEALTHY, context(fake))).toMatchObject({ waits: [], deferMs: [2_000] });
+    expect(calls.filter((call) => call.startsWith('releaseProbe'))).toEqual([]);
   });
 });
