@@ -4,6 +4,7 @@
  * retried delivery keeps. Written where `npm run mutate` showed paths no unit test ran
  * (docs/MUTATION.md); harness in dispatcher-harness.ts.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { probeLeaseMs } from '../../../functions/core/delivery/admission.js';
@@ -73,6 +74,41 @@ describe('the breaker (EDU-12)', () => {
     );
     await dispatchBatch([task()], deps);
     expect(failures).toEqual([[1, true]]);
+  });
+});
+
+describe('signed deliveries (issue 12 #6)', () => {
+  it("issue 12 #6: a signdeliveries subscription's request carries a Content-Digest of its body and a signature by the current key over method, target, key and digest", async () => {
+    const { deps, sent, sentHeaders } = setup({ subscription: { signDeliveries: true } });
+    const bases: string[] = [];
+    deps.signingKey = async () => ({
+      keyId: 'key-2026',
+      algorithm: 'ed25519',
+      sign: async (data) => (bases.push(Buffer.from(data).toString('utf8')), new Uint8Array([1, 2, 3])),
+    });
+    await dispatchBatch([task()], deps);
+    const digest = `sha-256=:${createHash('sha256').update(sent[0]!).digest('base64')}:`;
+    expect(sentHeaders[0]).toMatchObject({
+      'content-digest': digest,
+      'signature-input': `koerier=("@method" "@target-uri" "idempotency-key" "content-digest");created=${T0 / 1000};keyid="key-2026";alg="ed25519"`,
+      signature: 'koerier=:AQID:',
+    });
+    expect(bases).toHaveLength(1);
+    expect(bases[0]).toContain(`"content-digest": ${digest}`);
+    expect(bases[0]).toContain('"@method": POST');
+  });
+
+  it('issue 12 #6: a delivery that cannot be signed is not sent: its attempt fails as a credential failure, not counted against the target', async () => {
+    const { deps, sent, store, messages } = setup({ subscription: { signDeliveries: true } });
+    deps.signingKey = async () => {
+      throw new Error('the key service is unreachable');
+    };
+    const outcome = await dispatchBatch([task()], deps);
+    expect(sent).toEqual([]);
+    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'credential', detail: 'the delivery could not be signed' });
+    expect(store.calls).toEqual([]);
+    expect(delays(outcome.decisions)).toEqual([30]);
+    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, error: 'the key service is unreachable' }]);
   });
 });
 
