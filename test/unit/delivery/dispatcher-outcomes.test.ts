@@ -55,6 +55,25 @@ describe("a batch's figures and history", () => {
     ]);
   });
 
+  it("EDU-1: when the claim check cannot give an event's data back, nothing is sent: the attempt fails as the claim check's, retried, not counted against the target", async () => {
+    const { deps, sent, store, messages } = setup();
+    deps.outgoingEvents = async () => {
+      throw new Error('NoSuchKey payloads/p1');
+    };
+    const delivery = task();
+    const outcome = await dispatchBatch([delivery], deps);
+    expect(sent).toEqual([]);
+    expect(store.attempts[0]!.records[0]).toMatchObject({
+      outcome: 'retrying',
+      error: { code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
+    });
+    expect(outcome.decisions).toEqual([{ messageId: delivery.messageId, action: 'retry', delaySeconds: 30 }]);
+    expect(store.calls).toEqual([]);
+    expect(messages('delivery not sent: claim check unavailable').map((l) => [l.level, l.fields])).toEqual([
+      ['warn', { subscriptionId: SUB, deliveryId: JSON.parse(delivery.body).deliveryId, error: 'Error: NoSuchKey payloads/p1' }],
+    ]);
+  });
+
   it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
     const { deps, store, messages } = setup();
     store.failures.recordAttempts = true;
