@@ -32,7 +32,7 @@ export interface AdmissionContext {
 }
 
 /** What a probe may take after its request is over: writing its progress and the target's new state on a busy table. */
-export const PROBE_SETTLE_MARGIN_MS = 5_000;
+const PROBE_SETTLE_MARGIN_MS = 5_000;
 
 /**
  * How long the half-open probe holds the target. It must outlive the probe's worst case (a token
