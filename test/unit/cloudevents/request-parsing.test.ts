@@ -12,6 +12,7 @@ import {
   structuredRequest,
 } from './fixtures.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import type { ValidationIssue } from '../../../functions/core/http/problems.js';
 
 const NL_HEADERS = {
   'ce-specversion': '1.0',
@@ -70,6 +71,21 @@ describe('HTTP-1 structured mode', () => {
       status: 400,
       type: problemTypeUri('malformed-json'),
     });
+  });
+
+  it('HTTP-1: charset=utf8, the common spelling without a hyphen, is UTF-8 and accepted', () => {
+    // The charset check lists the spellings it accepts one by one; each must be one that is read.
+    for (const contentType of ['application/cloudevents+json; charset=utf8', 'application/cloudevents+json; charset=UTF8']) {
+      expect(acceptedEvent(parse(structuredRequest(nlEvent(), contentType))).id, contentType).toBe(nlEvent()['id']);
+    }
+  });
+
+  it("CE-1, CE-4: a refused event's problem lists its warnings too, and a problem without any has no warnings member", () => {
+    // A client fixing the errors should learn of the SHOULD-level findings in the same answer.
+    const problem = problemOf(parse(structuredRequest(nlEvent({ id: '', source: 'https://example.com/zaken' }))));
+    expect(summary(problem.errors)).toEqual(['CE-3 non-empty id']);
+    expect(summary(problem['warnings'] as ValidationIssue[])).toEqual(['CE-4 nld-urn source']);
+    expect(problemOf(parse(structuredRequest(nlEvent({ id: '' }))))).not.toHaveProperty('warnings');
   });
 
   it('HTTP-1: a charset other than UTF-8 is not understood (415)', () => {
@@ -251,6 +267,32 @@ describe('HTTP-2 binary mode', () => {
     }
   });
 
+  it('HTTP-2: an empty Content-Type header sets no datacontenttype', () => {
+    // An empty value carries no media type; as datacontenttype it would be an invalid one (CE-7).
+    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': '' })));
+    expect(event.attributes).toEqual(nlEvent());
+    expect(JSON.parse(event.json)).toEqual(nlEvent());
+  });
+
+  it('HTTP-2: a text body is string data for charset=utf8 and for US-ASCII text; an ASCII body in another charset stays data_base64', () => {
+    const dataOf = (contentType: string, body: string): Record<string, unknown> =>
+      JSON.parse(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': contentType }, Buffer.from(body, 'latin1')))).json);
+    expect(dataOf('text/plain; charset=utf8', 'Hallo')).toMatchObject({ data: 'Hallo' });
+    expect(dataOf('text/plain; charset=us-ascii', 'Hallo')).toMatchObject({ data: 'Hallo' });
+    // Koerier decodes UTF-8 only: bytes in any other charset are kept as they came, even when they happen to be ASCII.
+    const latin1 = dataOf('text/plain; charset=iso-8859-1', 'Hallo');
+    expect(latin1['data']).toBeUndefined();
+    expect(latin1['data_base64']).toBe(Buffer.from('Hallo').toString('base64'));
+  });
+
+  it('HTTP-2: a JSON body longer than the 256 KB the syntax pattern proves is still spliced in as data', () => {
+    // Past that length JSON.parse decides instead of the pattern; valid JSON must not be refused for its length alone.
+    const body = `{"tekst":"${'x'.repeat(300 * 1024)}"}`;
+    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body), { maxEventBytes: 1024 * 1024 }));
+    expect(event.json.endsWith(`,"data":${body}}`)).toBe(true);
+    expect(JSON.parse(event.json).data).toEqual(JSON.parse(body));
+  });
+
   it('HTTP-2: a ce-__proto__ header is an invalid attribute name, not a prototype', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-__proto__': 'x' })))).toEqual(['CE-1 attribute-name __proto__']);
   });
@@ -295,6 +337,10 @@ describe('HTTP-3 batch mode', () => {
       'HTTP-3 batch-specversion specversion #1',
       'CE-5 specversion specversion #1',
     ]);
+  });
+
+  it('HTTP-3: a null member is an invalid member, like any other member that is no object', () => {
+    expect(invalidIssues(parse(batchRequest([first, null, second])))).toEqual(['HTTP-3 event-object - #1']);
   });
 
   it('HTTP-3: a first member that is not an object is reported alone, not as a specversion mismatch of the rest', () => {
@@ -388,6 +434,30 @@ describe('Event size limit (413)', () => {
       index: 1,
       maxEventBytes: 400,
     });
+  });
+
+  it('CE-14, review #3: a binary body over the limit is 413 before its headers are validated; one of exactly the limit is validated first', () => {
+    // Without ce-id the headers are invalid: which answer comes shows whether the body was refused unread.
+    const { 'ce-id': _id, ...withoutId } = NL_HEADERS;
+    const headers = { ...withoutId, 'content-type': 'application/octet-stream' };
+    expect(problemOf(parse(binaryRequest(headers, Buffer.alloc(401)), options))).toMatchObject({ status: 413, eventBytes: 401, maxEventBytes: 400 });
+    expect(invalidIssues(parse(binaryRequest(headers, Buffer.alloc(400)), options))).toEqual(['CE-3 required id']);
+  });
+
+  it('CE-14: a 413 names the event by an id of up to 256 characters, and by no id that is longer or not a string', () => {
+    // The answer names the event, it does not echo whatever the client put in its id.
+    const eventIdOf = (id: unknown) => problemOf(parse(batchRequest([withData('klein', 10), nlEvent({ id, data: 'x'.repeat(400) })]), options))['eventId'];
+    expect(eventIdOf('i'.repeat(256))).toBe('i'.repeat(256));
+    expect(eventIdOf('i'.repeat(257))).toBeUndefined();
+    expect(eventIdOf(['een'])).toBeUndefined();
+    expect(eventIdOf({ length: 3 })).toBeUndefined();
+  });
+
+  it('CE-14: an oversized batch member that is no object is answered 413 with its index and without an id', () => {
+    // Any member can be over the limit, whatever its type; null is, under a limit below its four bytes.
+    expect(problemOf(parse(batchRequest([null]), { maxEventBytes: 3 }))).toMatchObject({ status: 413, index: 0 });
+    expect(problemOf(parse(batchRequest([null]), { maxEventBytes: 3 }))).not.toHaveProperty('eventId');
+    expect(problemOf(parse(batchRequest(['x'.repeat(500)]), options))).toMatchObject({ status: 413, index: 0 });
   });
 
   it('CE-14: an oversized binary event is answered 413 on its JSON format size', () => {
