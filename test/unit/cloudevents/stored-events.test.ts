@@ -114,6 +114,31 @@ describe('toBinaryMessage', () => {
     expect(message.body.length).toBe(0);
   });
 
+  it('JSON-1: an event whose data is null is sent with an empty body and no Content-Type', () => {
+    const event = stored({ data: null });
+    expect(JSON.parse(event.json)).toHaveProperty('data', null);
+    const message = toBinaryMessage(event.json);
+    expect(message.body.length).toBe(0);
+    expect(message.headers['content-type']).toBeUndefined();
+  });
+
+  it('CE-7: string data without datacontenttype is JSON, so it is sent as its JSON text with application/json', () => {
+    // Without datacontenttype the data is application/json (CE-7): the string "hallo", not the text hallo.
+    const event = stored({ data: 'hallo' });
+    const message = toBinaryMessage(event.json);
+    expect(message.headers['content-type']).toBe('application/json');
+    expect(message.body.toString('utf8')).toBe('"hallo"');
+    expect(sdkRead(message).data).toBe('hallo');
+    expect(JSON.parse(acceptedEvent(parse(message)).json).data).toBe('hallo');
+  });
+
+  it('HTTP-2: control characters and DEL are percent-encoded, each as two hex digits, so no header carries them raw', () => {
+    // Validated events hold none (CE-2), but a raw DEL or tab would make an invalid HTTP header
+    // (Node refuses to send one) and %9 is not percent-encoding.
+    const json = JSON.stringify(nlEvent({ subject: 'a\tb\u007fc\u0001' }));
+    expect(toBinaryMessage(json).headers['ce-subject']).toBe('a%09b%7Fc%01');
+  });
+
   it('HTTP-2: values outside printable ASCII, spaces, quotes and % are percent-encoded and read back unchanged', () => {
     const event = stored({ subject: 'café "quoted" 100% ok', source: 'urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem' });
     const message = toBinaryMessage(event.json);
