@@ -110,6 +110,16 @@ describe('signed deliveries (issue 12 #6)', () => {
     expect(delays(outcome.decisions)).toEqual([30]);
     expect(messages('delivery not signed').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, error: 'the key service is unreachable' }]);
   });
+
+  it('issue 12 #6: with no signing key configured, a signdeliveries subscription gets nothing unsigned, and the log says the key is missing', async () => {
+    const { deps, sent, store, messages } = setup({ subscription: { signDeliveries: true } });
+    delete deps.signingKey;
+    await dispatchBatch([task()], deps);
+    expect(sent).toEqual([]);
+    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'credential', detail: 'the delivery could not be signed' });
+    // A deployment fault, not a passing outage of the key service: the operator must be able to tell which.
+    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, error: 'no signing key is configured' }]);
+  });
 });
 
 describe('rate slots shared with other instances (WH-6)', () => {
