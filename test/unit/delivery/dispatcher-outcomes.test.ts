@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { MAX_DELAY_SECONDS } from '../../../functions/core/delivery/settle-attempt.js';
+import type { OperationalNotice } from '../../../functions/core/operations/operational-events.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
 
 describe("a batch's figures and history", () => {
@@ -72,6 +73,27 @@ describe("a batch's figures and history", () => {
     expect(messages('delivery not sent: claim check unavailable').map((l) => [l.level, l.fields])).toEqual([
       ['warn', { subscriptionId: SUB, deliveryId: JSON.parse(delivery.body).deliveryId, error: 'Error: NoSuchKey payloads/p1' }],
     ]);
+  });
+
+  it('EDU-1, EDU-11: in a batch whose data the claim check puts back inline for one event of two, the request sent is made again and carries it', async () => {
+    const { deps, sent } = setup({ subscription: { contentMode: 'batch', batchSupported: true } });
+    const plain = '{"specversion":"1.0","id":"small","source":"urn:s","type":"nl.a","data":1}';
+    const referenced = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
+    const inline = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","data":{"k":"v"}}';
+    deps.outgoingEvents = async (_subscription, events) => events.map((event) => (event === referenced ? inline : event));
+    await dispatchBatch([task({ events: [plain, referenced] })], deps);
+    // One event unchanged must not hide the other that changed: the target never sees the reference.
+    expect(sent.map((body) => JSON.parse(body) as unknown)).toEqual([[JSON.parse(plain), JSON.parse(inline)]]);
+  });
+
+  it('EDU-1: an attempt that failed on the claim check is recorded with the time it took, as other attempts are', async () => {
+    const { deps, store, clock } = setup();
+    deps.outgoingEvents = async () => {
+      clock.now += 40;
+      throw new Error('NoSuchKey payloads/p1');
+    };
+    await dispatchBatch([task()], deps);
+    expect(store.attempts[0]!.records[0]).toMatchObject({ at: new Date(T0).toISOString(), latencyMs: 40, error: { code: 'claim-check' } });
   });
 
   it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
@@ -151,6 +173,25 @@ describe('answers and what they change', () => {
     ]);
     // Retiring is not a failure of the target: no failure is counted against it.
     expect(store.calls).toEqual([]);
+  });
+
+  it('WH-2, issue 13 item 3: a subscription retired by a 410 is told once as an operational event to its owner, with the reason', async () => {
+    const { deps } = setup({ subscription: { owner: 'partner-lvs' }, answers: [answered(410), answered(410)] });
+    const published: OperationalNotice[] = [];
+    deps.operations = { publish: async (notices) => void published.push(...notices) };
+    await dispatchBatch([task(), task()], deps);
+    // Its dead letters are told too (operational-notices.ts); here only the retirement.
+    expect(
+      published.filter((notice) => notice.type !== 'dev.koerier.delivery.deadlettered.v1' && notice.type !== 'dev.koerier.deadletters.notempty.v1'),
+    ).toEqual([
+      {
+        type: 'dev.koerier.subscription.retired.v1',
+        subscription: { id: SUB, owner: 'partner-lvs' },
+        occurrence: [],
+        time: T0,
+        data: { status: 'retired', reason: `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.` },
+      },
+    ]);
   });
 
   it("WH-2: a retried delivery keeps its failed attempts; a success after failures clears the target's record", async () => {
