@@ -23,6 +23,7 @@ import { HEALTHY, type TargetState } from '../../../functions/core/delivery/targ
 import { IDEMPOTENCY_KEY_HEADER } from '../../../functions/core/idempotency/index.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
+import type { OperationalNotice } from '../../../functions/core/operations/operational-events.js';
 import { policy, SUB, subscription, T0 } from './dispatcher-harness.js';
 
 const SUBSCRIPTION_ID = SUB;
@@ -257,6 +258,24 @@ describe('dispatchBatch', () => {
       expect(outcome.decisions).toEqual([{ messageId: task().messageId, action: 'done' }]);
     },
   );
+
+  it('WH-3, issue 13 item 3: a suspension for want of a credential is told once as an operational event to its owner, with the reason stored', async () => {
+    const { deps, statusUpdates } = setup({ subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' }, owner: 'partner-lvs', version: 3 } });
+    const published: OperationalNotice[] = [];
+    await dispatchBatch([task()], { ...deps, operations: { publish: async (notices) => void published.push(...notices) } });
+    const stored = statusUpdates[0]![2];
+    expect(stored).toMatch(/^Suspended: .+\.$/);
+    // The owner learns what the status says, and the occurrence is this version's, so a second instance tells the same event.
+    expect(published).toEqual([
+      {
+        type: 'dev.koerier.subscription.suspended.v1',
+        subscription: { id: SUBSCRIPTION_ID, owner: 'partner-lvs' },
+        occurrence: ['credential-required', '3'],
+        time: T0,
+        data: { status: 'suspended', suspendedFor: 'credential-required', reason: stored },
+      },
+    ]);
+  });
 
   it('EDU-4: with bearer-or-oauth2 a static token is delivered', async () => {
     const { deps, sent, statusUpdates } = setup({
