@@ -31,10 +31,11 @@ describe('delivery message (router → delivery)', () => {
     expect(encoded.length).toBeLessThan(quoteHeavy.length + 200);
   });
 
-  it('issue 15: decoding names the events as the attempt record names them, without parsing each again; one without a string id is left out', () => {
+  it('issue 15: decoding names the events as the attempt record names them, without parsing each again; one without a string source, id or type is left out', () => {
     const unnamed = '{"specversion":"1.0","id":7,"source":"urn:nld:oin:1","type":"nl.a"}';
     const withNull = '{"specversion":"1.0","id":"n","source":null,"type":"nl.a"}';
-    const events = [...message.events, unnamed, withNull];
+    const untyped = '{"specversion":"1.0","id":"t","source":"urn:nld:oin:1","type":5}';
+    const events = [...message.events, unnamed, withNull, untyped];
     const { message: decoded, eventNames } = decodeDelivery(encodeDeliveryMessage({ ...message, events }));
     expect(decoded.events).toEqual(events);
     expect(eventNames).toEqual([
@@ -47,6 +48,15 @@ describe('delivery message (router → delivery)', () => {
   it('EDU-IDEM-9: the delivery key and the redrive link survive the round trip', () => {
     const redriven = { ...message, redriveOf: '11111111-1111-4111-8111-111111111111' };
     expect(decodeDeliveryMessage(encodeDeliveryMessage(redriven))).toEqual(redriven);
+  });
+
+  it('CE-16: a well-formed correlation id survives the round trip; one read back that could not be a header is dropped, the delivery kept', () => {
+    const correlated = { ...message, correlationId: 'publish-req-42' };
+    expect(decodeDeliveryMessage(encodeDeliveryMessage(correlated))).toEqual(correlated);
+    // It becomes the X-Correlation-ID header of the webhook request: a bad one must not travel on, nor stop the delivery.
+    const decoded = decodeDeliveryMessage(encodeDeliveryMessage({ ...message, correlationId: 'bad\r\nx-injected: 1' }));
+    expect(decoded).toEqual(message);
+    expect('correlationId' in decoded).toBe(false);
   });
 
   it('EDU-18: anything else on the deliveries queue is refused as not a delivery message', () => {
