@@ -9,6 +9,7 @@ import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { MAX_DELAY_SECONDS } from '../../../functions/core/delivery/settle-attempt.js';
 import type { OperationalNotice } from '../../../functions/core/operations/operational-events.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
+import { noMetrics } from '../../../functions/core/ports/metrics.js';
 
 describe("a batch's figures and history", () => {
   it('EDU-18: a message that is not a delivery message goes back to the queue at once, for its dead-letter queue', async () => {
@@ -260,5 +261,46 @@ describe('answers and what they change', () => {
     const outcome = await dispatchBatch([task()], deps);
     expect(outcome.decisions[0]).toMatchObject({ action: 'retry', delaySeconds: MAX_DELAY_SECONDS });
     expect([...store.progress.values()][0]!.progress.nextAttemptAt).toBeGreaterThanOrEqual(T0 + 20 * 3600 * 1000);
+  });
+});
+
+describe('what the operator sees of each attempt (issue 13, item 4)', () => {
+  // docs/OPERATIONS.md promises one `delivery attempted` line per attempt with these fields, and the
+  // per-attempt figures (DeliveryOutcomes, AttemptLatency, SubscriptionDeliveries) from one call.
+  function observed(options: Parameters<typeof setup>[0]) {
+    const harness = setup(options);
+    const figures: unknown[] = [];
+    harness.deps.metrics = { ...noMetrics, deliveryAttempted: (attempt) => void figures.push(attempt) };
+    return { ...harness, figures };
+  }
+
+  it('issue 13 item 4, CE-16: an answered attempt logs its status, latency, failure code and the publish request’s correlation id, and is counted', async () => {
+    const { deps, messages, figures } = observed({ answers: [answered(502)] });
+    const delivery = task({ correlationId: 'publish-req-42' });
+    await dispatchBatch([delivery], deps);
+    const deliveryId = JSON.parse(delivery.body).deliveryId as string;
+    expect(messages('delivery attempted').map((l) => [l.level, l.fields])).toEqual([
+      [
+        'info',
+        { subscriptionId: SUB, deliveryId, attempt: 1, outcome: 'retrying', status: 502, latencyMs: 12, code: 'server-error', correlationId: 'publish-req-42' },
+      ],
+    ]);
+    expect(figures).toEqual([{ subscriptionId: SUB, outcome: 'retrying', latencyMs: 12 }]);
+  });
+
+  it('issue 13 item 4: an attempt without an answer or a correlation id logs neither, and a delivered one no code', async () => {
+    const { deps, messages } = observed({ answers: [{ failure: 'timeout', message: 'no answer', latencyMs: 30 }, answered(204)] });
+    await dispatchBatch([task(), task()], deps);
+    // As the line is written (JSON): an absent field and an undefined one read the same.
+    const [unanswered, delivered] = messages('delivery attempted').map((l) => JSON.parse(JSON.stringify(l.fields)) as Record<string, unknown>);
+    expect(unanswered).toEqual({
+      subscriptionId: SUB,
+      deliveryId: expect.any(String),
+      attempt: 1,
+      outcome: 'retrying',
+      latencyMs: 30,
+      code: 'target-unreachable',
+    });
+    expect(delivered).toEqual({ subscriptionId: SUB, deliveryId: expect.any(String), attempt: 1, outcome: 'delivered', status: 204, latencyMs: 12 });
   });
 });
