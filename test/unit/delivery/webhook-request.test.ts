@@ -36,6 +36,22 @@ describe('the delivery request', () => {
     expect(parsed).toMatchObject({ id: 'e1', myextension: 'kept as is', data: { b: 1, a: [2, 3] } });
   });
 
+  it('CE-16: the receiver gets the publish request’s correlation id in X-Correlation-ID, outside the event; without one, no such header', () => {
+    const parts = { sink: 'https://hooks.example/x', format: 'structured' as const, origin: 'o', accessToken: 't' };
+    const correlated = webhookRequest({ ...parts, message: { ...message([event('e1')]), correlationId: 'publish-req-42' } });
+    expect(correlated.headers['x-correlation-id']).toBe('publish-req-42');
+    expect(correlated.body.toString('utf8')).toBe(event('e1'));
+    expect(Object.keys(webhookRequest({ ...parts, message: message([event('e1')]) }).headers)).not.toContain('x-correlation-id');
+  });
+
+  it('EDU-18 (replays, docs/REPLAY.md): a replayed delivery names its replay and the event’s place in it beside the event; a first delivery does not', () => {
+    const parts = { sink: 'https://hooks.example/x', format: 'binary' as const, origin: 'o', accessToken: 't' };
+    const replayed = webhookRequest({ ...parts, message: { ...message([event('e1')]), replay: { id: 'r-9', sequence: 7 } } });
+    expect(replayed.headers).toMatchObject({ 'koerier-replay-id': 'r-9', 'koerier-replay-sequence': '7' });
+    const first = Object.keys(webhookRequest({ ...parts, message: message([event('e1')]) }).headers);
+    expect(first.filter((name) => name.startsWith('koerier-replay'))).toEqual([]);
+  });
+
   it('WH-3: a delivery request always carries a bearer token: without one it cannot be built', () => {
     expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' } as never)).toThrow(
       /WH-3/,
