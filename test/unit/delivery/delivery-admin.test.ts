@@ -24,6 +24,7 @@ import type { Overrides } from '../../support/overrides.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
 import { answering } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import { operationalEventJson, operationalEventTypes, type OperationalNotice } from '../../../functions/core/operations/operational-events.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
@@ -91,6 +92,7 @@ function setUp(
   const enqueued: DeliveryMessage[] = [];
   const audits: { message: string; fields: Record<string, unknown> }[] = [];
   const statusChanges: unknown[][] = [];
+  const told: OperationalNotice[] = [];
   const unused = async () => Promise.reject(new Error('not used by DeliveryAdmin'));
   const store = {
     getTarget: unused,
@@ -136,9 +138,10 @@ function setUp(
     },
     entitlements: new Map(options.entitlements ?? [['subscriber', [{ typePrefix: 'nl.edu.' }]]]),
     sinkCredentials: 'oauth2-only',
+    operations: { publish: async (notices) => void told.push(...notices) },
     clock: () => NOW,
   };
-  return { admin: answering(new DeliveryAdmin(deps)), calls, enqueued, audits, statusChanges, remaining: () => deadLetters };
+  return { admin: answering(new DeliveryAdmin(deps)), calls, enqueued, audits, statusChanges, told, remaining: () => deadLetters };
 }
 
 const get = (query: Record<string, string> = {}): HttpRequest => ({
@@ -280,6 +283,30 @@ describe("the subscription's delivery health (issue 13, item 5)", () => {
     expect(json(await healthyAdmin.health(owner, 'sub-1'))).toEqual({ id: 'sub-1', state: 'healthy', breaker: 'closed', failurestreak: 0 });
   });
 
+  it('EDU-12: failures below the breaker threshold read failing with the breaker closed; a 429 slow-down without failures reads throttled with its rate', async () => {
+    const { admin: failingAdmin } = setUp({
+      store: { getTarget: async () => ({ consecutiveFailures: 2, failingSince: NOW - 5000, lastFailureAt: NOW - 1000 }) },
+    });
+    expect(json(await failingAdmin.health(owner, 'sub-1'))).toMatchObject({ state: 'failing', breaker: 'closed', failurestreak: 2 });
+    const { admin: throttledAdmin } = setUp({
+      store: { getTarget: async () => ({ consecutiveFailures: 0, throttle: { ratePerMinute: 30, since: NOW - 1000 } }) },
+    });
+    expect(json(await throttledAdmin.health(owner, 'sub-1'))).toEqual({
+      id: 'sub-1',
+      state: 'throttled',
+      breaker: 'closed',
+      failurestreak: 0,
+      throttledto: 30,
+    });
+  });
+
+  it('EDU-10, EDU-18: a next send held back by the rate shows when it may go, with the breaker closed; one due exactly now is not "ahead"', async () => {
+    const { admin: spaced } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0, nextSendAt: NOW + 4000 }) } });
+    expect(json(await spaced.health(owner, 'sub-1'))).toMatchObject({ state: 'healthy', nextattemptat: new Date(NOW + 4000).toISOString() });
+    const { admin: due } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0, nextSendAt: NOW }) } });
+    expect(json(await due.health(owner, 'sub-1'))).not.toHaveProperty('nextattemptat');
+  });
+
   it("EDU-7: another client's subscription's health is not found", async () => {
     const { admin } = setUp({ store: { getTarget: async () => failing } });
     expect((await admin.health(stranger, 'sub-1')).status).toBe(404);
@@ -302,6 +329,8 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     ],
     ['an empty id', { deliveryIds: ['d-1', ''] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
     ['a numeric id', { deliveryIds: [7] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    // Not a string, yet it has a length: only the type check refuses it.
+    ['a list as an id', { deliveryIds: [['d-0001']] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
   ])('EDU-18: a selection that is %s is a 400 saying what to send', async (_what, body, detail) => {
     const { admin: deliveries, calls } = setUp({ deadLetters: [deadLetter(1)] });
     const response = await deliveries.redrive(owner, 'sub-1', post(body));
@@ -431,6 +460,26 @@ describe('resume (EDU-12, EDU-18)', () => {
     expect(audits).toEqual([{ message: 'subscription resumed', fields: { subscriptionId: 'sub-1', by: 'subscriber', redriven: 2, withheld: [] } }]);
   });
 
+  it('EDU-12: a resume is told to the owner as an operational event, with who resumed it and how much went out again; each resume is an event of its own', async () => {
+    const parked = [deadLetter(1, { reason: 'subscription-suspended' })];
+    const { admin: deliveries, told } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'paused', version: 4 }) });
+    await deliveries.resume(owner, 'sub-1');
+    expect(told).toEqual([
+      {
+        type: operationalEventTypes.subscriptionResumed,
+        subscription: { id: 'sub-1', owner: 'subscriber' },
+        occurrence: ['4'],
+        time: NOW,
+        data: { status: 'active', resumedBy: 'subscriber', redriven: 1 },
+      },
+    ]);
+    // The router drops an operational event whose id it has seen: a later resume (a later version) must not share it.
+    const later = setUp({ subscription: subscription({ status: 'suspended', suspendedFor: 'paused', version: 6 }) });
+    await later.admin.resume(owner, 'sub-1');
+    const id = (notice: OperationalNotice) => (JSON.parse(operationalEventJson(notice, 'urn:koerier')) as { id: string }).id;
+    expect(id(later.told[0]!)).not.toBe(id(told[0]!));
+  });
+
   it('review #16: on resume, parked deliveries the owner may no longer receive stay parked and are listed', async () => {
     const parked = [
       deadLetter(1, { reason: 'subscription-suspended' }),
@@ -479,6 +528,49 @@ describe('resume (EDU-12, EDU-18)', () => {
     expect(json(response)['type']).toBe(problemTypeUri('credential-required'));
     expect(json(response)['detail']).toContain(says);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('pause (EDU-12, EDU-18)', () => {
+  it('EDU-12: pausing an active push subscription suspends it as paused, says so and audits who did it', async () => {
+    const { admin: deliveries, statusChanges, audits } = setUp();
+    const response = await deliveries.pause(owner, 'sub-1');
+    expect(response.status).toBe(200);
+    expect(json(response)).toEqual({ id: 'sub-1', status: 'suspended', suspendedfor: 'paused' });
+    expect(statusChanges).toEqual([['sub-1', 'suspended', `Paused by subscriber at ${new Date(NOW).toISOString()}.`, undefined, 'paused']]);
+    expect(audits).toEqual([{ message: 'subscription paused', fields: { subscriptionId: 'sub-1', by: 'subscriber' } }]);
+  });
+
+  it('EDU-17: a pull subscription is not paused (it pauses by not receiving): 409 not-a-push-subscription, nothing changed', async () => {
+    const { admin: deliveries, statusChanges } = setUp({ subscription: subscription({ delivery: 'pull' }) });
+    const response = await deliveries.pause(owner, 'sub-1');
+    expect(response.status).toBe(409);
+    expect(json(response)).toMatchObject({
+      type: problemTypeUri('not-a-push-subscription'),
+      title: 'Not a Push Subscription',
+      detail: 'A pull subscription pauses by not receiving: its events wait in its queue.',
+    });
+    expect(statusChanges).toEqual([]);
+  });
+
+  it('EDU-12: only an active subscription can be paused: 409 subscription-not-active naming its status, nothing changed', async () => {
+    const { admin: deliveries, statusChanges, audits } = setUp({ subscription: subscription({ status: 'retired' }) });
+    const response = await deliveries.pause(owner, 'sub-1');
+    expect(response.status).toBe(409);
+    expect(json(response)).toMatchObject({
+      type: problemTypeUri('subscription-not-active'),
+      title: 'Subscription Not Active',
+      detail: 'The subscription is retired; only an active subscription can be paused.',
+    });
+    expect([statusChanges, audits]).toEqual([[], []]);
+  });
+
+  it("EDU-7: another client's subscription is not found for a pause; an admin pauses it", async () => {
+    const { admin: deliveries, statusChanges } = setUp();
+    expect((await deliveries.pause(stranger, 'sub-1')).status).toBe(404);
+    expect((await deliveries.pause(owner, 'sub-unknown')).status).toBe(404);
+    expect(statusChanges).toEqual([]);
+    expect((await deliveries.pause(admin, 'sub-1')).status).toBe(200);
   });
 });
 
@@ -557,6 +649,37 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     expect(first['next']).toBe('/v1/subscriptions/sub-1/deliveries?limit=2&cursor=2&outcome=retrying');
     const second = await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', cursor: '2', outcome: 'retrying' }));
     expect(ids(second)).toEqual(['d-3', 'd-4']);
+  });
+
+  it('EDU-18: the attempts of one source, or of one id across sources, when only that is asked', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: 'urn:other' })))).toEqual(['d-4']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ id: 'e3' })))).toEqual(['d-3']);
+  });
+
+  it('EDU-18: times with fractional seconds are RFC 3339 date-times too', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const window = get({ since: '2026-03-01T09:00:00.000Z', until: '2026-03-01T10:59:59.999Z' });
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', window))).toEqual(['d-2', 'd-3']);
+  });
+
+  it('EDU-18: every filter goes into the next link', async () => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const first = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', source: 'urn:other', outcome: 'retrying' })));
+    expect(first['next']).toBe('/v1/subscriptions/sub-1/deliveries?limit=2&cursor=2&source=urn%3Aother&outcome=retrying');
+  });
+
+  it.each([
+    [{ outcome: 'lost' }, 'outcome must be one of delivered, retrying, dead-lettered, retired.'],
+    [{ since: 'yesterday' }, 'since must be an RFC 3339 date-time, e.g. 2026-11-23T09:00:00Z.'],
+    // An expanded year is an ISO 8601 form that Date.parse takes, but not RFC 3339.
+    [{ since: '+002026-03-01T09:00:00Z' }, 'since must be an RFC 3339 date-time, e.g. 2026-11-23T09:00:00Z.'],
+    [{ until: '2026-03-01 09:00' }, 'until must be an RFC 3339 date-time, e.g. 2026-11-23T09:00:00Z.'],
+  ])('EDU-18: %o is a 400 invalid-parameter that says what to send', async (query, detail) => {
+    const { admin: deliveries } = setUp({ attempts: history });
+    const response = await deliveries.listAttempts(owner, 'sub-1', get(query));
+    expect(response.status).toBe(400);
+    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-parameter'), title: 'Invalid Parameter', detail });
   });
 
   it('unknown query parameters are refused with 400, naming them, on both lists; so are a bad outcome and a bad time', async () => {
