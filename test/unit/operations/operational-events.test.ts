@@ -17,7 +17,10 @@ import {
   type OperationalNotice,
 } from '../../../functions/core/operations/operational-events.js';
 import { checkEntitlement, entitledToEvent, parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
-import { answered, DAY, setup, SUB, T0, task } from '../delivery/dispatcher-harness.js';
+import { answered, DAY, policy, setup, SUB, T0, task } from '../delivery/dispatcher-harness.js';
+import { toldDeadLetter } from '../../../functions/core/delivery/operational-notices.js';
+import { eventReferences } from '../../../functions/core/delivery/delivery-views.js';
+import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
 
 const notice: OperationalNotice = {
   type: operationalEventTypes.subscriptionSuspended,
@@ -143,6 +146,79 @@ describe('operational events: what the dispatcher tells', () => {
     expect(told).toEqual([]);
   });
 
+  const idOf = (n: OperationalNotice) => (JSON.parse(operationalEventJson(n, SOURCE)) as { id: string }).id;
+  const deliveryIdOf = (t: ReturnType<typeof task>) => (JSON.parse(t.body) as { deliveryId: string }).deliveryId;
+
+  it('EDU-12: a retirement (410 Gone) is told to the owner with the reason', async () => {
+    const { deps, told } = withOperations({ answers: [answered(410)] });
+    await dispatchBatch([task()], deps);
+    const retired = told.find((n) => n.type === operationalEventTypes.subscriptionRetired);
+    expect(retired).toMatchObject({
+      subscription: { id: SUB, owner: 'subscriber' },
+      time: T0,
+      data: { status: 'retired', reason: expect.stringContaining('410') },
+    });
+  });
+
+  it('EDU-18: dead letters are told to the owner, each under an id of its own; "no longer empty" names the first and where to list them', async () => {
+    const { deps, told } = withOperations({ answers: [answered(415), answered(415)] });
+    const [first, second] = [task(), task()];
+    await dispatchBatch([first, second], deps);
+    const deadLettered = told.filter((n) => n.type === operationalEventTypes.deliveryDeadLettered);
+    const notEmpty = told.find((n) => n.type === operationalEventTypes.deadLettersNotEmpty)!;
+    for (const notice of told) expect(notice.subscription).toEqual({ id: SUB, owner: 'subscriber' });
+    expect(notEmpty.data).toEqual({ firstDeliveryId: deliveryIdOf(first), deadLetters: `/v1/subscriptions/${SUB}/dead-letters` });
+    // The router drops an operational event whose id it has seen (CE-17): two dead letters must not share one.
+    expect(idOf(deadLettered[0]!)).not.toBe(idOf(deadLettered[1]!));
+    // Nor two times the list became non-empty, with another first dead letter.
+    const again = withOperations({ answers: [answered(415)] });
+    await dispatchBatch([task()], again.deps);
+    expect(idOf(again.told.find((n) => n.type === operationalEventTypes.deadLettersNotEmpty)!)).not.toBe(idOf(notEmpty));
+  });
+
+  it('EDU-18: the dead letter of a redrive is told with the dead letter it redrove; an event without a type is left out of its events', async () => {
+    const { deps, told } = withOperations({ answers: [answered(415), answered(415)] });
+    const [redriven, untyped] = [
+      task({ redriveOf: 'd-old', events: ['{"id":"a","source":"urn:s","type":"nl.x.v1"}'] }),
+      task({ events: ['{"id":"b","source":"urn:s"}'] }),
+    ];
+    await dispatchBatch([redriven, untyped], deps);
+    const toldOf = (t: ReturnType<typeof task>) =>
+      told.find((n) => n.type === operationalEventTypes.deliveryDeadLettered && n.data['deliveryId'] === deliveryIdOf(t))?.data;
+    expect(toldOf(redriven)).toMatchObject({ redriveOf: 'd-old', events: [{ id: 'a', source: 'urn:s', type: 'nl.x.v1' }] });
+    expect(toldOf(untyped)).toMatchObject({ events: [] });
+    expect(toldOf(untyped)).not.toHaveProperty('redriveOf');
+  });
+
+  it('EDU-18: the "no longer empty" check reads at most one dead letter, once per batch', async () => {
+    const { deps, store } = withOperations({ answers: [answered(415), answered(415)] });
+    const reads: unknown[] = [];
+    store.listDeadLetters = async (...args: unknown[]) => {
+      reads.push(args);
+      return { items: [] };
+    };
+    await dispatchBatch([task(), task()], deps);
+    expect(reads).toEqual([[SUB, { limit: 1 }]]);
+  });
+
+  it('EDU-18: when the dead letters cannot be read, the dead letter is still told, without "no longer empty", and a warning says why', async () => {
+    const { deps, store, told, messages } = withOperations({ answers: [answered(415)] });
+    store.listDeadLetters = async () => Promise.reject(new Error('throttled'));
+    await dispatchBatch([task()], deps);
+    expect(told.map((n) => n.type)).toEqual([operationalEventTypes.deliveryDeadLettered]);
+    expect(messages('dead letters not read').map((l) => [l.level, l.fields])).toEqual([['warn', { subscriptionId: SUB, error: 'throttled' }]]);
+  });
+
+  it('EDU-18: a dead letter written on the last receive while the target state cannot be read is kept and its message let go; it is not told (no owner is known)', async () => {
+    const { deps, store, told } = withOperations();
+    store.failures.getTargets = true;
+    const last = task({}, policy.maxReceiveCount);
+    const outcome = await dispatchBatch([last], deps);
+    expect(outcome.decisions).toEqual([{ messageId: last.messageId, action: 'done' }]);
+    expect(store.deadLetters.map((d) => d.deadLetter.reason)).toEqual(['exhausted']);
+    expect(told).toEqual([]);
+  });
+
   it('an operational event that cannot be published is logged; the dead letter and the batch stand', async () => {
     const { deps, store, messages } = withOperations({ answers: [answered(415)] });
     deps.operations = {
@@ -154,6 +230,38 @@ describe('operational events: what the dispatcher tells', () => {
     expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
     expect(store.deadLetters).toHaveLength(1);
     expect(messages('operational events not published').map((l) => [l.level, l.fields['error']])).toEqual([['error', 'queue down']]);
+  });
+});
+
+describe('which dead letters are told (toldDeadLetter)', () => {
+  const partnerEvent = '{"specversion":"1.0","id":"a","source":"urn:s","type":"nl.x.v1"}';
+  const deadLetter = (over: Partial<DeadLetter>): DeadLetter =>
+    ({
+      subscriptionId: SUB,
+      deliveryId: 'd-1',
+      events: [partnerEvent],
+      createdAt: T0,
+      reason: 'exhausted',
+      detail: '',
+      attempts: 1,
+      lastAttempts: [],
+      ...over,
+    }) as DeadLetter;
+
+  it('EDU-18: a dead letter parked while the subscription is not active is not told (its suspension or retirement was)', () => {
+    for (const reason of ['subscription-suspended', 'subscription-retired', 'subscription-not-active'] as const) {
+      expect(toldDeadLetter(deadLetter({ reason }))).toBe(false);
+    }
+    expect(toldDeadLetter(deadLetter({ reason: 'exhausted' }))).toBe(true);
+  });
+
+  it('a dead letter carrying any operational event is not told, even beside partner events; an unreadable event does not count as one', () => {
+    expect(toldDeadLetter(deadLetter({ events: [partnerEvent, operationalEventJson(notice, SOURCE)] }))).toBe(false);
+    expect(toldDeadLetter(deadLetter({ events: ['not json', partnerEvent] }))).toBe(true);
+  });
+
+  it('EDU-18: the events of a dead letter are named by source, id and type; one that does not read, or lacks one of them, is left out', () => {
+    expect(eventReferences([partnerEvent, 'not json', '{"id":"b","source":"urn:s"}'])).toEqual([{ source: 'urn:s', id: 'a', type: 'nl.x.v1' }]);
   });
 });
 
