@@ -5,8 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js';
+import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
 import type { EventAttributes } from '../../../functions/core/subscriptions/filters.js';
-import { candidate, InMemoryRouteIndex, SOURCE } from './routing-fakes.js';
+import { contractDraft } from '../subscriptions/store-contract.js';
+import { BatchReadingRouteIndex, candidate, InMemoryRouteIndex, SOURCE } from './routing-fakes.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const event = (over: Partial<EventAttributes> = {}): EventAttributes => ({ id: 'e1', source: SOURCE, type: TYPE, subject: 'leerling/1', ...over });
@@ -122,5 +124,55 @@ describe('SubscriptionMatcher', () => {
     await expect(stale).rejects.toThrow('throttled');
     expect(ids(await matcher.match(event()))).toEqual(['s-1']);
     expect(reads).toHaveLength(2);
+  });
+
+  it("EDU-8: the index keeps each subscription's source, types and filters with it: an event that reaches its key but fails one of them is not matched", async () => {
+    // A route key holds at most three attributes (subject and extensions first), so a key can be
+    // reached by events the subscription does not want; only the candidate's own conditions tell.
+    const store = new InMemorySubscriptionStore();
+    const person = { subject: 'leerling/1', brin: '00aa', vestiging: '01' };
+    // Keyed by brin, subject and type: the source is not in the key.
+    await store.create(contractDraft({ id: 'source', source: SOURCE, types: [TYPE], filters: [{ exact: { subject: person.subject, brin: person.brin } }] }));
+    // Keyed by brin, subject and vestiging: the type is not in the key.
+    await store.create(contractDraft({ id: 'types', types: [TYPE], filters: [{ exact: person }] }));
+    // Keyed by type: the suffix is checked on the candidate only.
+    await store.create(contractDraft({ id: 'filters', types: [TYPE], filters: [{ suffix: { subject: '/2' } }] }));
+    const matcher = new SubscriptionMatcher(store);
+    await matcher.refresh();
+    const full = event(person);
+    expect(ids(await matcher.match(full))).toEqual(['source', 'types']);
+    expect(ids(await matcher.match({ ...full, source: 'urn:nld:oin:1:systeem:x' }))).toEqual(['types']);
+    expect(ids(await matcher.match({ ...full, type: 'nl.edu.leerling.uitgeschreven.v1' }))).toEqual([]);
+    expect(ids(await matcher.match({ ...full, subject: 'leerling/2' }))).toEqual(['filters']);
+  });
+
+  describe('reading the keys of a batch together (prefetch)', () => {
+    const OTHER = 'nl.edu.leerling.uitgeschreven.v1';
+    const NOBODY = 'nl.edu.leerling.verhuisd.v1';
+    const key = (type: string) => `eq:type|${type}`;
+
+    it('EDU-8: the keys of a batch of events are read in one request, found empty or not; matching them then reads nothing more', async () => {
+      const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [OTHER] } }));
+      const matcher = new SubscriptionMatcher(index);
+      await matcher.refresh();
+      const batch = [event(), event({ id: 'e2', type: OTHER }), event({ id: 'e3', type: NOBODY }), event({ id: 'e4' })];
+      await matcher.prefetch(batch);
+      expect(index.batchReads.map((keys) => [...keys].sort())).toEqual([[key(OTHER), key(TYPE), key(NOBODY)].sort()]);
+      expect(await Promise.all(batch.map(async (e) => ids(await matcher.match(e))))).toEqual([['s-1'], ['s-2'], [], ['s-1']]);
+      expect(index.candidateReads).toEqual([]);
+    });
+
+    it('EDU-8: the next batch asks only for the keys not cached yet, and a batch with none makes no request', async () => {
+      const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [OTHER] } }));
+      const matcher = new SubscriptionMatcher(index);
+      await matcher.refresh();
+      await matcher.prefetch([event(), event({ id: 'e3', type: NOBODY })]);
+      await matcher.prefetch([event({ id: 'e5' }), event({ id: 'e6', type: NOBODY })]);
+      expect(index.batchReads).toHaveLength(1);
+      await matcher.prefetch([event({ id: 'e7' }), event({ id: 'e8', type: OTHER })]);
+      expect(index.batchReads.at(-1)).toEqual([key(OTHER)]);
+      expect(ids(await matcher.match(event({ type: OTHER })))).toEqual(['s-2']);
+      expect(index.candidateReads).toEqual([]);
+    });
   });
 });

@@ -33,7 +33,22 @@ export class InMemoryRouteIndex implements RouteIndexReader {
   async candidates(routeKey: string): Promise<RouteCandidate[]> {
     this.candidateReads.push(routeKey);
     if (this.failingKeys.has(routeKey)) throw new Error(`route index read failed for ${routeKey}`);
+    return this.stored(routeKey);
+  }
+
+  protected stored(routeKey: string): RouteCandidate[] {
     return structuredClone(this.#byKey.get(routeKey) ?? []);
+  }
+}
+
+/** The route index of DynamoDB, which can also read many keys in one request (`candidatesOfKeys`). */
+export class BatchReadingRouteIndex extends InMemoryRouteIndex {
+  /** The keys of each many-keys request, in the order asked. */
+  readonly batchReads: string[][] = [];
+
+  async candidatesOfKeys(routeKeys: readonly string[]): Promise<ReadonlyMap<string, RouteCandidate[]>> {
+    this.batchReads.push([...routeKeys]);
+    return new Map(routeKeys.map((key) => [key, this.stored(key)]));
   }
 }
 
