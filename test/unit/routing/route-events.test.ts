@@ -10,7 +10,7 @@ import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js'
 import { routeInboundEvents, type InboundRecord, type RouterDependencies } from '../../../functions/core/routing/route-events.js';
 import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
 import { readIdempotencyKey } from '../../../functions/core/idempotency/index.js';
-import { candidate, InMemoryLedger, InMemoryRouteIndex, SOURCE, storedEvent } from './routing-fakes.js';
+import { BatchReadingRouteIndex, candidate, InMemoryLedger, InMemoryRouteIndex, SOURCE, storedEvent } from './routing-fakes.js';
 
 const NOW = Date.UTC(2026, 2, 1, 12);
 
@@ -435,5 +435,55 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
     await route(records('e1'));
     await route(records('e1'));
     expect(archived).toEqual(['e1']);
+  });
+
+  it('EDU-IDEM-15: a batch of nothing but duplicates makes no archive write at all', async () => {
+    let writes = 0;
+    const { route } = router(new InMemoryRouteIndex().add(candidate('s-1')), { archive: async () => void writes++ });
+    await route(records('e1'));
+    await route(records('e1'));
+    expect(writes).toBe(1);
+  });
+
+  it('CE-16: a failed archive write is logged with how many events it held and why', async () => {
+    const { route, logs } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async () => Promise.reject(new Error('S3 unavailable')),
+    });
+    await route(records('e1', 'e2'));
+    expect(logs.filter((l) => l.message === 'events not archived').map((l) => l.fields)).toEqual([{ events: 2, error: 'S3 unavailable' }]);
+  });
+
+  it('review #1: without a log function a failed archive write still sends back just its records, with nothing queued', async () => {
+    const { deps, queued } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async () => Promise.reject(new Error('S3 unavailable')),
+    });
+    const { log: _log, ...withoutLog } = deps;
+    const report = await routeInboundEvents([...records('e1', 'e2'), { recordId: 'r-junk', body: 'not json' }], withoutLog);
+    expect([...report.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2', 'r-junk']);
+    expect(queued).toEqual([]);
+  });
+});
+
+describe('what travels with a routed event', () => {
+  it("CE-16: the ingest request's correlation id goes into the event's delivery message and its log line; an event without one gets none", async () => {
+    const { route, queued, logs } = router(new InMemoryRouteIndex().add(candidate('s-1')));
+    await route([{ ...records('e1')[0]!, correlationId: 'corr-1' }, ...records('e2')]);
+    const byEvent = new Map(queued.map((m) => [JSON.parse(m.events[0]!).id as string, m]));
+    expect(byEvent.get('e1')?.correlationId).toBe('corr-1');
+    expect(byEvent.get('e2')).not.toHaveProperty('correlationId');
+    expect(logs.filter((l) => l.message === 'event routed').map((l) => [l.fields['id'], l.fields['correlationId']])).toEqual([
+      ['e1', 'corr-1'],
+      ['e2', undefined],
+    ]);
+  });
+
+  it("EDU-8: the route keys of a batch's events are read together, in one request where the index can", async () => {
+    const other = 'nl.edu.leerling.uitgeschreven.v1';
+    const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [other] } }));
+    const { route, queued } = router(index);
+    await route([...records('e1', 'e2'), { recordId: 'r-e3', body: storedEvent('e3', { type: other }) }]);
+    expect(index.batchReads.map((keys) => [...keys].sort())).toEqual([['eq:type|nl.edu.leerling.ingeschreven.v1', `eq:type|${other}`]]);
+    expect(index.candidateReads).toEqual([]);
+    expect(queued.map((m) => m.subscriptionId).sort()).toEqual(['s-1', 's-1', 's-2']);
   });
 });
