@@ -38,6 +38,16 @@ describe('validateEventObject', () => {
     expect(summary(validateEventObject(['not', 'an', 'event']).errors)).toEqual(['HTTP-1 event-object -']);
     expect(summary(validateEventObject('text').errors)).toEqual(['HTTP-1 event-object -']);
   });
+
+  it('HTTP-1, review #11: past the errors a problem lists, validation of the event ends, so a later member is not looked at', () => {
+    // The 400 lists at most 100 errors; the rest of the event would only cost time, and a warning
+    // found after that point would reach the 400 too.
+    const invalidNames = Object.fromEntries(Array.from({ length: 101 }, (_, n) => [`X${n}`, 'x']));
+    const { errors, warnings } = validateEventObject(nlEvent({ ...invalidNames, abcdefghijklmnopqrstuvwxyz: 'a long but valid name' }));
+    expect(errors).toHaveLength(100);
+    expect(summary(errors).at(-1)).toBe('CE-1 attribute-name X99');
+    expect(warnings).toEqual([]);
+  });
 });
 
 describe('CE-1 attribute names', () => {
@@ -121,6 +131,11 @@ describe('CE-2 type system', () => {
     ]);
   });
 
+  it('CE-2: a string made only of control characters below U+0020 is rejected', () => {
+    // No character above U+007E and none printable: only the low end of the printable range sends these to the full check.
+    expect(check({ subject: '\u0001', note: '\t\n' }).errors).toEqual(['CE-2 string-characters subject', 'CE-2 string-characters note']);
+  });
+
   it('CE-2: an escaped lone surrogate in the JSON text is rejected, an escaped pair accepted', () => {
     const base = '{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y"';
     expect(invalidIssues(parse(structuredRequest(`${base},"subject":"\\uDEAD"}`)))).toEqual(['CE-2 string-characters subject']);
@@ -167,6 +182,11 @@ describe('CE-4 source', () => {
     for (const source of ['has space', 'caf\u00e9', '1a:b', 'http://a/%zz', '//a@b@c', 'x"y']) {
       expect(check({ source }).errors, source).toEqual(['CE-4 uri-reference source']);
     }
+  });
+
+  it('CE-4: urn:nld: with nothing after it names no organisation, so it gets the profile warning', () => {
+    expect(check({ source: 'urn:nld:' })).toEqual({ errors: [], warnings: ['CE-4 nld-urn source'] });
+    expect(check({ source: 'urn:nld:x' })).toEqual({ errors: [], warnings: [] });
   });
 });
 
@@ -247,6 +267,13 @@ describe('CE-8 dataschema', () => {
     expect(summary(fragment)).toEqual(['CE-8 absolute-uri dataschema']);
     expect(fragment[0]!.message).toContain('no fragment');
   });
+
+  it('CE-8: a relative dataschema is told it lacks a scheme, not that it has a fragment', () => {
+    // The message names the fault to fix; "no fragment" is only right for an otherwise valid URI with a scheme.
+    const [relative] = validateEventObject(nlEvent({ dataschema: '/schemas/zaak.json' })).errors;
+    expect(relative!.message).toContain('a scheme');
+    expect(relative!.message).not.toContain('fragment');
+  });
 });
 
 describe('CE-9 subject', () => {
@@ -296,6 +323,15 @@ describe('CE-10 time', () => {
       '2018-04-05T17:31:00.Z',
       '2018-04-05T17:31:00+01:60',
     ]) {
+      expect(check({ time }).errors, time).toEqual(['CE-10 timestamp time']);
+    }
+  });
+
+  it('CE-10: January and the last day of a month are valid; day 00, and a 31st of April even in a leap year, are not', () => {
+    for (const time of ['2018-01-05T17:31:00Z', '2018-01-31T00:00:00Z', '2024-12-31T00:00:00Z']) {
+      expect(check({ time }).errors, time).toEqual([]);
+    }
+    for (const time of ['2018-04-00T00:00:00Z', '2024-04-31T00:00:00Z', '2024-01-32T00:00:00Z']) {
       expect(check({ time }).errors, time).toEqual(['CE-10 timestamp time']);
     }
   });
@@ -377,6 +413,14 @@ describe('JSON-2 data and data_base64', () => {
     }
   });
 
+  it('JSON-2: the base64 alphabet is A-Z, a-z, 0-9, + and / exactly, and = only as padding', () => {
+    expect(check({ data_base64: 'AZaz09+/' }).errors).toEqual([]);
+    // The neighbours of each range, a character other than = before one =, and an array (its length is 0, like empty base64 text).
+    for (const data_base64 of ['@AAA', '[AAA', '`AAA', '{AAA', ':AAA', ',AAA', '.AAA', 'AA*=', []]) {
+      expect(check({ data_base64 }).errors, JSON.stringify(data_base64)).toEqual(['JSON-2 base64 data_base64']);
+    }
+  });
+
   it('JSON-2: non-string data with a non-JSON datacontenttype gets a warning', () => {
     expect(check({ datacontenttype: 'application/json', data: { a: 1 } }).warnings).toEqual([]);
     expect(check({ datacontenttype: 'text/plain', data: 'fine' }).warnings).toEqual(['CE-7 json-preferred datacontenttype']);
@@ -384,6 +428,10 @@ describe('JSON-2 data and data_base64', () => {
       'CE-7 json-preferred datacontenttype',
       'JSON-2 data-representation data',
     ]);
+  });
+
+  it('JSON-2: data null with a non-JSON datacontenttype carries nothing, so there is no representation to warn about', () => {
+    expect(check({ datacontenttype: 'text/plain', data: null }).warnings).toEqual(['CE-7 json-preferred datacontenttype']);
   });
 });
 
