@@ -52,6 +52,10 @@ describe('HTTP-1 structured mode', () => {
     }
   });
 
+  it('HTTP-1: a parameter other than charset leaves the body UTF-8 and the event accepted', () => {
+    expect(acceptedEvent(parse(structuredRequest(nlEvent(), 'application/cloudevents+json; profile="urn:nld:x"'))).id).toBe(nlEvent()['id']);
+  });
+
   it('HTTP-1: warnings come back with an accepted event', () => {
     const outcome = parse(structuredRequest(nlEvent({ source: 'https://example.com/zaken' })));
     expect(outcome.ok && outcome.warnings.map((w) => `${w.requirement} ${w.rule}`)).toEqual(['CE-4 nld-urn']);
@@ -165,6 +169,14 @@ describe('HTTP-2 binary mode', () => {
     expect(event.attributes['source']).toBe('urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem');
   });
 
+  it('HTTP-2: a value to decode may hold printable US-ASCII up to ~; a raw control character, DEL or anything beyond is refused', () => {
+    // The quotes make the value one to decode, so the header-character check, not the plain-value shortcut, decides.
+    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': '~ %22x%22' }))).attributes['subject']).toBe('~ "x"');
+    for (const raw of ['%22\u0001', '%22\u007f', '%22\u00e9']) {
+      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': raw }))), JSON.stringify(raw)).toEqual(['HTTP-2 header-characters subject']);
+    }
+  });
+
   it('HTTP-2: decoded values with quotes, backslashes and non-ASCII are escaped in the JSON format text', () => {
     const event = acceptedEvent(
       parse(
@@ -192,6 +204,11 @@ describe('HTTP-2 binary mode', () => {
     expect(JSON.parse(utf8.json).data).toBe('Hello, 🌎!\n');
     const xml = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/xml' }, '<much wow="xml"/>')));
     expect(JSON.parse(xml.json).data).toBe('<much wow="xml"/>');
+  });
+
+  it('HTTP-2: a +xml media type is text as well, also with a parameter other than charset', () => {
+    const atom = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/atom+xml; type=feed' }, '<feed/>')));
+    expect(JSON.parse(atom.json).data).toBe('<feed/>');
   });
 
   it('HTTP-2: bodies that are binary, in another charset or undecodable become data_base64', () => {
