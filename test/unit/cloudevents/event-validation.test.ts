@@ -39,7 +39,7 @@ describe('validateEventObject', () => {
     expect(summary(validateEventObject('text').errors)).toEqual(['HTTP-1 event-object -']);
   });
 
-  it('HTTP-1, review #11: past the errors a problem lists, validation of the event ends, so a later member is not looked at', () => {
+  it('HTTP-1: past the errors a problem lists, validation of the event ends, so a later member is not looked at', () => {
     // The 400 lists at most 100 errors; the rest of the event would only cost time, and a warning
     // found after that point would reach the 400 too.
     const invalidNames = Object.fromEntries(Array.from({ length: 101 }, (_, n) => [`X${n}`, 'x']));
