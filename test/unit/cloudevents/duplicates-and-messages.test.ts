@@ -29,6 +29,8 @@ describe('duplicate member names (review #7)', () => {
     ['a member without its colon', '{"a" 1,"a":2}'],
     ['members without a comma', '{"a":1 "a":2}'],
     ['names that differ only by an escaped quote', '{"a\\"":1,"a":2}'],
+    // Strings that read as `:` and `,` once their quotes are taken for a member name's.
+    ['an array of strings shaped like members', '[4,":,,,"]'],
   ])('review #7: %s has none', (_what, text) => {
     expect(duplicateMemberName(text)).toBeUndefined();
   });
@@ -36,6 +38,8 @@ describe('duplicate member names (review #7)', () => {
   it('review #7: the scan starts where it is told, skipping whitespace there', () => {
     expect(duplicateMemberName('[1, \n {"a":1,"a":2}]', 4)).toBe('a');
     expect(duplicateMemberName('xx{"a":1,"b":2}', 2)).toBeUndefined();
+    // An empty object ends the scan at its brace, whatever text follows it.
+    expect(duplicateMemberName('[{},":,:,"]', 1)).toBeUndefined();
   });
 });
 

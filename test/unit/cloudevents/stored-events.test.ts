@@ -92,6 +92,14 @@ describe('toBinaryMessage', () => {
     expect(acceptedEvent(parse(message)).json).toBe(event.json);
   });
 
+  it('HTTP-2, CE-13: number or literal data as the last member becomes exactly that body, without the closing brace', () => {
+    for (const data of [42, -2.5e3, true]) {
+      const event = stored({ data });
+      expect(event.json.endsWith(`"data":${JSON.stringify(data)}}`)).toBe(true);
+      expect(toBinaryMessage(event.json).body.toString('utf8'), String(data)).toBe(JSON.stringify(data));
+    }
+  });
+
   it('CE-7: JSON data without datacontenttype is sent as application/json, the implied type', () => {
     const event = stored({ data: { a: 1 } });
     const message = toBinaryMessage(event.json);
