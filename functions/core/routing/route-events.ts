@@ -130,10 +130,12 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
   );
 
   await archiveClaimed(claimed, failed, deps);
+  // A batch whose archive write failed comes back whole, and its subscriptions are read on the retry.
+  const archived = claimed.filter((entry) => !failed.has(entry.record.recordId));
   // The route keys of the whole batch in one read where the index can; what that misses, `match` reads per key.
-  await deps.matcher.prefetch(claimed.filter((entry) => !failed.has(entry.record.recordId)).map((entry) => entry.event.attributes));
+  await deps.matcher.prefetch(archived.map((entry) => entry.event.attributes));
   const matches = await Promise.all(
-    claimed.map(async (entry) => {
+    archived.map(async (entry) => {
       try {
         return await deps.matcher.match(entry.event.attributes);
       } catch (error) {
@@ -144,8 +146,8 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     }),
   );
   const plan = planDeliveries(
-    claimed.filter((entry) => !failed.has(entry.record.recordId)),
-    matches.filter((_, index) => !failed.has(claimed[index]!.record.recordId)),
+    archived.filter((entry) => !failed.has(entry.record.recordId)),
+    matches.filter((_, index) => !failed.has(archived[index]!.record.recordId)),
     deps,
   );
   const queued = await queueDeliveries(plan, failed, deps);

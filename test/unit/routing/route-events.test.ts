@@ -412,9 +412,10 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
     expect(queuedBeforeArchive).toBe(0);
   });
 
-  it('EDU-18: a batch whose archive write fails is not routed: its records come back, nothing is queued, and the retry routes them once', async () => {
+  it('EDU-18: a batch whose archive write fails is not routed: its records come back, nothing is queued or read for them, and the retry routes them once', async () => {
     let failing = true;
-    const { route, queued, ledger } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+    const index = new InMemoryRouteIndex().add(candidate('s-1'));
+    const { route, queued, ledger } = router(index, {
       archive: async () => {
         if (failing) throw new Error('S3 unavailable');
       },
@@ -423,6 +424,8 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
     expect([...first.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2']);
     expect(queued).toEqual([]);
     expect(ledger.completed).toEqual([]);
+    // Their subscriptions are read when they come back, not now: a read now would be thrown away.
+    expect(index.candidateReads).toEqual([]);
     failing = false;
     expect(await route(records('e1', 'e2'))).toMatchObject({ failedRecordIds: [], routed: 2, deliveries: 2 });
   });
