@@ -1,4 +1,4 @@
-import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { createLocalJWKSet, errors as joseErrors, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_RULES, type AccessTokenRules } from '../../../functions/core/auth/access-token-rules.js';
 import { authenticate, scopes, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
@@ -358,5 +358,79 @@ describe('issue 12 item 2: tokens as Keycloak, Entra ID and an Edukoppeling issu
     expect([...(await authenticate(`Bearer ${both}`, scopes.readContracts, withScopes(['scope', 'roles']))).scopes]).toEqual(['contracts:read']);
     expect([...(await authenticate(`Bearer ${both}`, scopes.publish, withScopes(['roles', 'scope']))).scopes]).toEqual(['events:publish']);
     expect((await asyncRefusalOf(() => authenticate(`Bearer ${both}`, scopes.publish, withScopes(['scope', 'scp'])))).problem.status).toBe(403);
+  });
+});
+
+describe('the Authorization header (EDU-4, RFC 6750 §2.1)', () => {
+  it('EDU-4: "Bearer" followed by one or more spaces and the token is read; trailing whitespace is tolerated', async () => {
+    const jwt = await token();
+    for (const authorization of [`Bearer ${jwt}`, `Bearer   ${jwt}`, `bearer ${jwt}`, `Bearer ${jwt} `, `Bearer ${jwt}\t`]) {
+      await expect(authenticate(authorization, scopes.publish, verification), JSON.stringify(authorization)).resolves.toMatchObject({
+        clientId: 'dev-publisher',
+      });
+    }
+  });
+
+  it('EDU-4: a valid token under another scheme name, or with anything after it, is no bearer token: 401', async () => {
+    const jwt = await token();
+    // Only the whole header decides: a scheme that merely ends in "Bearer", or a token with a tail,
+    // is not what RFC 6750 defines, however valid the token inside it.
+    for (const authorization of [`XBearer ${jwt}`, `Basic Bearer ${jwt}`, `Bearer ${jwt} extra`, `Bearer ${jwt}!`, `Bearer ${jwt}, Basic ZGV2`]) {
+      const error = await rejection(authorization);
+      expect(error.problem.status, authorization.slice(0, 12)).toBe(401);
+      expect(error.headers['www-authenticate']).toMatch(/error="invalid_token"/);
+    }
+  });
+});
+
+describe('what a token grants (EDU-2)', () => {
+  it('EDU-2: scopes separated by several spaces are the scope names, no empty one among them', async () => {
+    const principal = await authenticate(`Bearer ${await token({ scope: ' events:publish   contracts:read ' })}`, scopes.publish, verification);
+    expect([...principal.scopes]).toEqual(['events:publish', 'contracts:read']);
+  });
+
+  it('EDU-2: in a scope array only the strings are scopes; other entries grant nothing', async () => {
+    const principal = await authenticate(
+      `Bearer ${await token({ scope: undefined, scp: ['events:publish', 7, null, { admin: true }] })}`,
+      scopes.publish,
+      verification,
+    );
+    expect([...principal.scopes]).toEqual(['events:publish']);
+  });
+});
+
+describe('the issuer’s key set being unreachable is Koerier’s outage (EDU-4)', () => {
+  const unreachable = (error: Error): TokenVerification => ({
+    ...verification,
+    keys: () => {
+      throw error;
+    },
+  });
+
+  it('EDU-4: a key set that times out, answers garbage or cannot be fetched gives 503 with Retry-After, not a 401 blaming the token', async () => {
+    for (const error of [new joseErrors.JWKSTimeout(), new joseErrors.JWKSInvalid('not a key set'), new TypeError('fetch failed')]) {
+      const refusal = await rejection(`Bearer ${await token()}`, scopes.publish, unreachable(error));
+      expect(refusal.problem.status, error.name).toBe(503);
+      expect(refusal.headers['retry-after'], error.name).toBe('5');
+      expect(refusal.headers['www-authenticate'], error.name).toBeUndefined();
+    }
+  });
+
+  it('EDU-4: a key set that has no key for the token is the token’s problem: 401', async () => {
+    const refusal = await rejection(`Bearer ${await token()}`, scopes.publish, unreachable(new joseErrors.JWKSNoMatchingKey()));
+    expect(refusal.problem.status).toBe(401);
+    expect(refusal.headers['retry-after']).toBeUndefined();
+  });
+});
+
+describe('clock skew on iat (EDU-4)', () => {
+  it('EDU-4: iat exactly 60 s ahead of Koerier’s clock is within the skew and passes; 61 s is not', async () => {
+    const at = Date.UTC(2026, 10, 27, 12, 0, 0);
+    const seconds = at / 1000;
+    const clocked = (): TokenVerification => ({ ...verification, currentDate: new Date(at) });
+    const edge = await token({}, { iat: seconds + 60, exp: seconds + 600 });
+    await expect(authenticate(`Bearer ${edge}`, scopes.publish, clocked())).resolves.toMatchObject({ clientId: 'dev-publisher' });
+    const beyond = await token({}, { iat: seconds + 61, exp: seconds + 600 });
+    expectInvalidToken(await rejection(`Bearer ${beyond}`, scopes.publish, clocked()), /issued in the future/);
   });
 });

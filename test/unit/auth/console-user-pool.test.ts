@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenVerification } from '../../../functions/app/authentication.js';
 import { readAuthSettings } from '../../../functions/config/auth-settings.js';
@@ -173,5 +173,39 @@ describe('console user pool tokens (issue 16)', () => {
   it('issue 16: the groups claim maps to a principal in the domain, whatever else it holds', () => {
     expect(consoleUserPrincipal(['us-east-1_x_Google', 'partner:gemeente-x', 7])).toMatchObject({ clientId: 'gemeente-x' });
     expect(consoleUserPrincipal('partner:school-a')).toMatch(/exactly one partner group/);
+  });
+});
+
+describe('what a pool token may name and how it may be signed (issue 16)', () => {
+  it('issue 16, EDU-4: a partner group whose client id holds a control character names no client Koerier can key by: 403', async () => {
+    // The client id keys subscriptions, idempotency entries and logs; the group's text comes from the pool as it is.
+    for (const group of ['partner:school\u0000a', 'partner:school\na', 'partner:school\ud800']) {
+      const refusal = await asyncRefusalOf(async () =>
+        authenticate(await bearer(poolToken({ 'cognito:groups': [group] })), scopes.manageSubscriptions, withPool),
+      );
+      expect(refusal.problem.status, JSON.stringify(group)).toBe(403);
+    }
+  });
+
+  it('issue 16, EDU-4: only RS256 is taken from the pool, even when its key set would lend the key to another algorithm', async () => {
+    // A key published without "alg" can be imported for PS256 as well; the pool path pins RS256 itself
+    // rather than trusting every pool's key set to say so.
+    const pair = await generateKeyPair('PS256', { extractable: true });
+    const issuer = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_NoAlg';
+    const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'pool-ps' };
+    delete jwk.alg;
+    const verification: TokenVerification = {
+      ...withoutPool,
+      consoleUserPool: { issuer, clientId: CONSOLE_CLIENT, keys: createLocalJWKSet({ keys: [jwk] }) },
+    };
+    const signed = await new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', 'cognito:groups': ['partner:school-a'] })
+      .setProtectedHeader({ alg: 'PS256', kid: 'pool-ps' })
+      .setIssuer(issuer)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(pair.privateKey);
+    const refusal = await asyncRefusalOf(() => authenticate(`Bearer ${signed}`, scopes.manageSubscriptions, verification));
+    expect(refusal.problem.status).toBe(401);
+    expect(refusal.problem.detail).toMatch(/algorithm/);
   });
 });
