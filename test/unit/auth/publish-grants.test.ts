@@ -96,3 +96,34 @@ describe('overlapping grants of different clients are refused when loaded (revie
     expect(overlaps.map(({ first, second }) => `${first.client}-${second.client}`)).toEqual(['a-b', 'a-c', 'b-c']);
   });
 });
+
+describe('the shape of the publish grants (EDU-IN)', () => {
+  const refusal = (json: string) => {
+    try {
+      parsePublishGrants(json);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('EDU-IN: grants that are not an object of clients (null, a number, a string, a list) are refused as grants, never read as "nobody"', () => {
+    // A list or a number would otherwise read as no clients at all, and null would fail as a TypeError the loaders do not expect.
+    for (const json of ['null', '5', '"urn:nld:"', '[]', '[["urn:nld:"]]', 'true']) {
+      expect(refusal(json), json).toBeInstanceOf(PublishGrantsError);
+    }
+  });
+
+  it('EDU-IN: a client’s grants must be a list of strings; a bare string or a list with anything else is refused', () => {
+    for (const grants of [{ a: 'urn:nld:' }, { a: ['urn:nld:oin:0001', 5] }, { a: [null] }, { a: [['urn:nld:']] }, { a: ['x'], b: {} }]) {
+      expect(refusal(JSON.stringify(grants)), JSON.stringify(grants)).toBeInstanceOf(PublishGrantsError);
+    }
+    expect(parsePublishGrants('{"a":[],"b":["urn:nld:oin:0001"]}')).toEqual({ a: [], b: ['urn:nld:oin:0001'] });
+  });
+
+  it('EDU-IN: a grant is a URN only when it starts with "urn:"; one that merely holds "urn:" further on keeps "/" as its boundary', () => {
+    expect(grantCovers('https://school.example/urn:a', 'https://school.example/urn:a/lvs')).toBe(true);
+    expect(grantCovers('https://school.example/urn:a', 'https://school.example/urn:a:lvs')).toBe(false);
+    expect(grantCovers('/bronnen/urn:x', '/bronnen/urn:x:y')).toBe(false);
+  });
+});

@@ -175,6 +175,14 @@ describe('issue 15: the verified-token cache is bounded', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('issue 15: a token whose exp is the very moment of the check is not kept, so it pushes no live token out', () => {
+    const cache = new VerifiedTokenCache<typeof principal>(1);
+    cache.set('live', principal, farExp, T0);
+    cache.set('ending', principal, T0 / 1000, T0);
+    expect(cache.get('live', T0)).toBe(principal);
+    expect(cache.size).toBe(1);
+  });
+
   it(`issue 15: through authenticate too: after ${MAX_VERIFIED_TOKENS} other tokens, the first is checked against the key set again`, async () => {
     const { state, verification } = verificationAt();
     const tokens = await Promise.all(Array.from({ length: MAX_VERIFIED_TOKENS + 1 }, (_, i) => token({ jti: `token-${i}` })));
