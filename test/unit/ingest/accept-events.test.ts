@@ -129,7 +129,7 @@ describe('acceptEvents: persist before acknowledge', () => {
     const refused = await acceptEvents(first, PUBLISHER, deps);
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(json(refused)).toMatchObject({ type: expect.stringContaining('events-not-stored') });
+    expect(json(refused)).toMatchObject({ type: expect.stringContaining('events-not-stored'), title: 'Service Unavailable' });
     expect(refused.body).not.toContain('SQS is down');
     expect(logLines).toContainEqual(expect.objectContaining({ level: 'error', message: 'events not stored' }));
 
@@ -137,6 +137,19 @@ describe('acceptEvents: persist before acknowledge', () => {
     const retried = await acceptEvents(first, PUBLISHER, deps);
     expect(retried.status).toBe(202);
     expect(queue.messages).toHaveLength(1);
+  });
+
+  it('EDU-19: when the idempotency store cannot record the completion, the stored events still get their 202 and the operator a warning', async () => {
+    class UnconfirmedStore extends InMemoryIdempotencyStore {
+      override async confirm(): Promise<void> {
+        throw new Error('DynamoDB throttled');
+      }
+    }
+    const response = await acceptEvents(request(event()), PUBLISHER, { ...deps, idempotency: new UnconfirmedStore() });
+    expect(response.status).toBe(202);
+    expect(queue.messages).toHaveLength(1);
+    // Only a later replay of the 202 is lost: worth a warning that names the client, not a failed request.
+    expect(logLines).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ client: 'partner-a' }) }));
   });
 });
 
@@ -267,5 +280,12 @@ describe('acceptEvents: the answer', () => {
     const logged = JSON.stringify(logLines);
     expect(logged).toContain(accepted.id);
     expect(logged).not.toContain(secret);
+  });
+
+  it('issue 13 item 4: every log line of a publish request, accepted or refused, names its correlation id', async () => {
+    await acceptEvents(request(event(), { 'x-correlation-id': 'order-7' }), PUBLISHER, deps);
+    await acceptEvents(request(event({ id: '' }), { 'x-correlation-id': 'order-8' }), PUBLISHER, deps);
+    // Operators find a request's lines, and the router's and deliveries' after them, by this field (docs/OPERATIONS.md).
+    expect(logLines.map((line) => line.fields['correlationId'])).toEqual(['order-7', 'order-8']);
   });
 });
