@@ -221,7 +221,10 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
     );
   } catch (error) {
     // A refused upload reference is the publisher's to fix, not an outage.
-    if (error instanceof KoerierError) throw refusalsLogged(() => error, publisher, log, metrics);
+    if (error instanceof KoerierError) {
+      logRefusal(error, publisher, log, metrics);
+      throw error;
+    }
     log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
     throw new KoerierError(
       problem(
@@ -248,16 +251,7 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
   metrics.eventsAccepted(outcome.events.length);
 }
 
-/** Runs `check`, logging the refusal it throws (never the data, CE-16) before it goes on up. */
-function refusalsLogged<T>(check: () => T, publisher: string, log: Log, metrics: Metrics): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof KoerierError) logRefusal(error, publisher, log, metrics);
-    throw error;
-  }
-}
-
+/** A refusal's log line (never the data, CE-16) and its count under the problem's rule. */
 function logRefusal(error: KoerierError, publisher: string, log: Log, metrics: Metrics): void {
   log.info('events rejected', { publisher, status: error.problem.status, type: error.problem.type });
   metrics.publishRejected(ruleOf(error.problem.type));

@@ -202,6 +202,17 @@ describe('events referring to an upload (EDU-1)', () => {
     expect(queue.messages).toHaveLength(0);
   });
 
+  it('EDU-1, issue 13 item 4: a refused upload reference is logged as a refusal and counted under its rule, as every other refusal is', async () => {
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    deps = { ...deps, log: { ...silentLog, info: (message, fields) => void lines.push({ message, fields }) } };
+    const dataref = await upload('partner-b');
+    await acceptEvents(request(event({ dataref })), PUBLISHER, deps);
+    expect(rejected).toEqual(['upload-unknown']);
+    expect(lines.filter((line) => line.message === 'events rejected').map((line) => line.fields)).toEqual([
+      { publisher: 'partner-a', status: 400, type: problemTypeUri('upload-unknown'), correlationId: expect.any(String) },
+    ]);
+  });
+
   it('EDU-1: an upload past its publish window is 400 upload-unknown', async () => {
     const dataref = await upload();
     now += UPLOAD_PUBLISH_WINDOW_MS + 1;
