@@ -1,7 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestValidation, type ValidationOutcome } from '../../../functions/core/webhooks/validation-handshake.js';
+import {
+  allowedRate,
+  interpretValidationResponse,
+  requestValidation,
+  type ValidationOutcome,
+  type ValidationTransport,
+} from '../../../functions/core/webhooks/validation-handshake.js';
 import { validationTransport } from '../../../functions/net/validation-transport.js';
 import { createSafeHttpClient } from '../../../functions/net/safe-http-client.js';
 import { recordingLog } from '../../support/recording-log.js';
@@ -141,5 +147,48 @@ describe('webhook validation request (sending side)', () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('reading the answer to the validation request (WH-4, WH-6), without a network', () => {
+  const asked = { origin: 'koerier.test', requestedRatePerMinute: 60 };
+  const read = (status: number, headers: Record<string, string> = {}) => interpretValidationResponse(status, headers, asked).verdict;
+
+  it('WH-4: WebHook-Request-Rate is sent only when a rate is asked for', async () => {
+    const sent: Record<string, string>[] = [];
+    const send: ValidationTransport = async ({ headers }) => {
+      sent.push({ ...headers });
+      return { status: 503, headers: {} };
+    };
+    await requestValidation({ sink: 'https://target.example/hook', origin: 'koerier.test' }, send);
+    expect(sent).toEqual([{ 'webhook-request-origin': 'koerier.test' }]);
+  });
+
+  it('WH-4: only a 2xx can consent; a 3xx, 4xx, 405 or 501 carrying WebHook-Allowed-Origin is still refused, a 500 undecided', () => {
+    const consent = { 'webhook-allowed-origin': 'koerier.test' };
+    expect(read(200, consent)).toBe('consented');
+    expect(read(299, consent)).toBe('consented');
+    // A target that refuses must not turn into consent because it echoes the header anyway.
+    for (const status of [300, 302, 403, 404, 405, 499, 501]) expect(read(status, consent), String(status)).toBe('refused');
+    expect(read(500, consent)).toBe('undecided');
+    expect(read(503, consent)).toBe('undecided');
+  });
+
+  it('WH-4: WebHook-Allowed-Origin is compared trimmed; an empty or blank one withholds consent, it does not refuse', () => {
+    expect(read(200, { 'webhook-allowed-origin': '  koerier.test ' })).toBe('consented');
+    expect(read(200, { 'webhook-allowed-origin': '' })).toBe('undecided');
+    expect(read(204, { 'webhook-allowed-origin': '   ' })).toBe('undecided');
+  });
+
+  it('WH-6: WebHook-Allowed-Rate: `*` is no limit even when we asked for one; digits (trimmed) are the rate; anything else holds the target to our rate', () => {
+    expect(allowedRate('*', 60)).toBeUndefined();
+    expect(allowedRate(' * ', 60)).toBeUndefined();
+    expect(allowedRate(' 90 ', 60)).toBe(90);
+    expect(allowedRate('999999999', 60)).toBe(999_999_999);
+    for (const malformed of ['', '0', '007', '-5', 'x5', '5x', '60/min', '1000000000', 'abc', '1.5']) {
+      expect(allowedRate(malformed, 60), malformed).toBe(60);
+      expect(allowedRate(malformed, undefined), malformed).toBeUndefined();
+    }
+    expect(interpretValidationResponse(200, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }, asked)).not.toHaveProperty('allowedRatePerMinute');
   });
 });
