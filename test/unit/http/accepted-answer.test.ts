@@ -55,4 +55,26 @@ describe('review #11: the 202 body of the ingest is bounded', () => {
     const answer = acceptedAnswer([{ source: '/s', id: 'a' }, huge, { source: '/s', id: 'b' }]);
     expect(answer).toEqual({ acceptedCount: 3, accepted: [{ source: '/s', id: 'a' }], acceptedNotListed: 2 });
   });
+
+  it('EDU-19: warnings that are all listed come without a warningsNotListed count', () => {
+    const warning = { attribute: 'source', rule: 'nl-urn', requirement: 'CE-4', message: 'source is not a URN in the nld namespace' };
+    expect(acceptedAnswer([{ source: '/s', id: 'a' }], [warning])).toEqual({ acceptedCount: 1, accepted: [{ source: '/s', id: 'a' }], warnings: [warning] });
+  });
+
+  it(`EDU-19: whatever the sizes of the entries, the 202 body stays within ${MAX_ACCEPTED_ANSWER_BYTES} bytes and lists every entry that fits`, () => {
+    // About 1,300 of 3,000 entries fit, so the count has as many digits as the frame allows for and
+    // the limit is exact. The first entry's size steps byte by byte, so the last entry that fits
+    // lands at every distance from the limit, including exactly on it.
+    const events = Array.from({ length: 3000 }, (_, i) => ({ source: '/scholen/s', id: `${'x'.repeat(170)}-${String(i).padStart(4, '0')}` }));
+    for (let extra = 0; extra <= 220; extra++) {
+      const sized = [{ ...events[0]!, id: `${'y'.repeat(extra)}${events[0]!.id}` }, ...events.slice(1)];
+      const answer = acceptedAnswer(sized);
+      const bytes = bytesOf(answer);
+      expect(bytes, `extra ${extra}`).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
+      expect(answer.accepted).toEqual(sized.slice(0, answer.accepted.length));
+      expect(answer.accepted.length + answer.acceptedNotListed!).toBe(3000);
+      // One more entry and its comma would not have fitted, give or take the byte the count keeps in hand (it reckons a comma per entry).
+      expect(bytes + 1 + bytesOf(sized[answer.accepted.length]) + 1, `extra ${extra}`).toBeGreaterThan(MAX_ACCEPTED_ANSWER_BYTES);
+    }
+  });
 });
