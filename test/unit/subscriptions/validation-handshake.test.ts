@@ -30,6 +30,7 @@ const behaviours: Record<string, (res: ServerResponse) => void> = {
   '/withholds': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
   '/redirects': (res) => res.writeHead(302, { location: 'https://elsewhere.example/' }).end(),
   '/broken': (res) => res.writeHead(503).end(),
+  '/switches': (res) => res.writeHead(101, { 'webhook-allowed-origin': 'koerier.test' }).end(),
   '/ignores': () => undefined,
 };
 
@@ -87,9 +88,11 @@ describe('webhook validation request (sending side)', () => {
     expect(await validate('/no-options')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('does not support the validation handshake') });
   });
 
-  it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx or no answer at all leaves it undecided', async () => {
+  it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx, a 101 or no answer at all leaves it undecided', async () => {
     expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
     expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
+    // Not a final answer, even with the consent header: a 101 decides nothing.
+    expect(await validate('/switches')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('101') });
     expect(await validate('/ignores')).toMatchObject({
       verdict: 'undecided',
       reason: 'the validation request got no answer (the target could not be reached)',
@@ -164,13 +167,15 @@ describe('reading the answer to the validation request (WH-4, WH-6), without a n
     expect(sent).toEqual([{ 'webhook-request-origin': 'koerier.test' }]);
   });
 
-  it('WH-4: only a 2xx can consent; a 3xx, 4xx, 405 or 501 carrying WebHook-Allowed-Origin is still refused, a 500 undecided', () => {
+  it('WH-4: only a 2xx can consent; a 3xx, 4xx, 405 or 501 carrying WebHook-Allowed-Origin is still refused, a 500 or a 101 undecided', () => {
     const consent = { 'webhook-allowed-origin': 'koerier.test' };
     expect(read(200, consent)).toBe('consented');
     expect(read(299, consent)).toBe('consented');
     // A target that refuses must not turn into consent because it echoes the header anyway.
     for (const status of [300, 302, 403, 404, 405, 499, 501]) expect(read(status, consent), String(status)).toBe('refused');
     expect(read(500, consent)).toBe('undecided');
+    // Node's client hands a bare 101 (no Upgrade headers) over as the answer: not a final one, so no verdict either way.
+    expect(read(101, consent)).toBe('undecided');
     expect(read(503, consent)).toBe('undecided');
   });
 
