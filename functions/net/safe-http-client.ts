@@ -25,6 +25,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { isLoopbackHost } from '../core/subscriptions/outbound-url.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { judgeAddress } from './ip-address-policy.js';
@@ -218,7 +219,10 @@ function exchange(
     const timer = setTimeout(
       () => {
         deadline.timedOut = true;
-        outgoing.destroy(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError', code: 'ABORT_ERR' }));
+        const timedOut = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError', code: 'ABORT_ERR' });
+        outgoing.destroy(timedOut);
+        // A request Node has already closed emits nothing more when destroyed: the deadline ends the call itself.
+        reject(timedOut);
       },
       Math.max(0, deadline.at - performance.now()),
     );
@@ -231,6 +235,12 @@ function exchange(
       settleError(error);
     };
     outgoing.on('error', reject);
+    // A 101 with Upgrade goes to 'upgrade' listeners only; without one Node closes the socket and
+    // emits neither 'response' nor 'error'. Koerier switches to no protocol: the 101 is the answer.
+    outgoing.on('upgrade', (response: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 101, headers: flattenHeaders(response.headers), body: Buffer.alloc(0) });
+    });
     outgoing.on('response', (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       let size = 0;

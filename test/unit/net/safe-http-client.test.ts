@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo, LookupFunction, Socket } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../../../functions/net/safe-http-client.js';
 import {
@@ -243,6 +243,28 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
     const bounded = client({ allowLoopback: true, responseTimeoutMs: 300 });
     await failure(bounded.request({ method: 'POST', url: receiver.url, body: 'x', timeoutMs: 1 }));
     expect((await bounded.request({ method: 'POST', url: receiver.url, body: 'x' })).status).toBe(204);
+  });
+
+  it('WH-2: a target that answers 101 Switching Protocols with Upgrade is answered 101 at once, not held until the function times out', async () => {
+    // Node hands such an answer to 'upgrade' listeners only; without one it closed the socket and
+    // neither answered nor failed, and the deadline's destroy of a closed request ended nothing.
+    const sockets = new Set<Socket>();
+    const switching = createTcpServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => switching.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(switching.address() as AddressInfo).port}/hook`;
+      const started = Date.now();
+      const response = await client({ allowLoopback: true, responseTimeoutMs: 5_000 }).request({ method: 'POST', url, body: 'x' });
+      expect(response).toMatchObject({ status: 101, body: Buffer.alloc(0) });
+      expect(response.headers['upgrade']).toBe('websocket');
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => switching.close(resolve));
+    }
   });
 
   it('a slow target within the bound is answered normally', async () => {
