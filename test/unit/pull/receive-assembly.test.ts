@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
-import { KoerierError } from '../../../functions/core/http/problems.js';
+import { KoerierError, problemType } from '../../../functions/core/http/problems.js';
 import { parseReceiveRequest, parseSettleRequest } from '../../../functions/core/pull/pull-requests.js';
 import { assembleAnswer, dispositionOf, MAX_ANSWER_BYTES, type LockView } from '../../../functions/core/pull/receive-assembly.js';
 
@@ -101,5 +101,62 @@ describe('request rules (EDU-17)', () => {
     expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], lockseconds: 9 }), 'renew-lock'))).toEqual(['lockseconds']);
     expect(parseSettleRequest(body({ locktokens: ['t'], reason: 'r' }), 'reject')).toMatchObject({ reason: 'r' });
     expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1025) }), 'reject'))).toEqual(['reason']);
+  });
+
+  /** The problem a refused request is thrown with. */
+  const problemOf = (parse: () => unknown) => {
+    try {
+      parse();
+    } catch (error) {
+      expect(error).toBeInstanceOf(KoerierError);
+      return (error as KoerierError).problem;
+    }
+    throw new Error('not refused');
+  };
+
+  it('EDU-17: every lock token must be a non-empty string; one bad entry refuses the whole settle', () => {
+    for (const locktokens of [['t', ''], [''], ['t', 5], [['t']], [{ length: 1 }]]) {
+      expect(
+        refused(() => parseSettleRequest(body({ locktokens }), 'acknowledge')),
+        JSON.stringify(locktokens),
+      ).toEqual(['locktokens']);
+    }
+  });
+
+  it("EDU-18: a reject's reason is a string of at most 1,024 characters, and absent it is empty (the service then names the consumer)", () => {
+    expect(parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1024) }), 'reject')).toMatchObject({ reason: 'r'.repeat(1024) });
+    expect(parseSettleRequest(body({ locktokens: ['t'] }), 'reject')).toMatchObject({ reason: '' });
+    expect(refused(() => parseSettleRequest(body({ locktokens: ['t'], reason: 5 }), 'reject'))).toEqual(['reason']);
+  });
+
+  it('EDU-17: a refused request is a 400 invalid-pull-request naming each member with its rule and requirement', () => {
+    const rules = (parse: () => unknown) => {
+      const problem = problemOf(parse);
+      expect(problem).toMatchObject({ status: 400, type: problemType('invalid-pull-request'), title: 'Invalid Pull Request' });
+      return problem.errors?.map(({ attribute, rule, requirement }) => ({ attribute, rule, requirement }));
+    };
+    expect(rules(() => parseSettleRequest(body({ locktokens: [], delayseconds: -1, extra: 1 }), 'release'))).toEqual([
+      { attribute: 'extra', rule: 'unknown-member', requirement: 'EDU-17' },
+      { attribute: 'locktokens', rule: 'array-of-strings', requirement: 'EDU-17' },
+      { attribute: 'delayseconds', rule: 'range', requirement: 'EDU-17' },
+    ]);
+    expect(rules(() => parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1025) }), 'reject'))).toEqual([
+      { attribute: 'reason', rule: 'string', requirement: 'EDU-17' },
+    ]);
+  });
+
+  it('EDU-17: a body that is not a JSON object is a 400 invalid-json; only a receive may be empty (or blank), and takes the defaults', () => {
+    for (const text of ['5', 'null', '"text"', '[1]', '{"maxevents":', 'true']) {
+      expect(
+        problemOf(() => parseReceiveRequest(Buffer.from(text))),
+        text,
+      ).toMatchObject({ status: 400, type: problemType('invalid-json'), title: 'Invalid JSON' });
+      expect(
+        problemOf(() => parseSettleRequest(Buffer.from(text), 'acknowledge')),
+        text,
+      ).toMatchObject({ status: 400, type: problemType('invalid-json') });
+    }
+    expect(parseReceiveRequest(Buffer.from(' \n\t '))).toEqual({ maxEvents: 10, waitSeconds: 20, lockSeconds: 60 });
+    expect(problemOf(() => parseSettleRequest(Buffer.alloc(0), 'acknowledge'))).toMatchObject({ status: 400, type: problemType('invalid-json') });
   });
 });
