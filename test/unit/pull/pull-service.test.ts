@@ -9,7 +9,7 @@ import type { DeadLetter } from '../../../functions/core/delivery/delivery-recor
 import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { sealLockToken, type LockTokenContents } from '../../../functions/core/pull/lock-token.js';
-import type { PulledMessage, PullQueues, QueueEntry } from '../../../functions/core/pull/pull-queues.js';
+import type { PulledMessage, PullQueues, QueueEntry, QueueEntryOutcome } from '../../../functions/core/pull/pull-queues.js';
 import { PullService } from '../../../functions/core/pull/pull-service.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 
@@ -17,38 +17,87 @@ const NOW = Date.UTC(2026, 10, 23, 18);
 const key = randomBytes(32);
 const subscription = { id: 'sub-1', owner: 'client-a', delivery: 'pull', pull: { maxDeliveryCount: 2, retentionSeconds: 3600 } } as Subscription;
 
-function harness(waiting: PulledMessage[] = [], outgoingEvents = async (_s: Subscription, events: readonly string[]): Promise<readonly string[]> => events) {
+/** How the fakes behave beyond handing out `waiting`; what is absent behaves as a healthy AWS would. */
+interface Behaviour {
+  /** The most messages one ReceiveMessage hands out: SQS may hand out fewer than are waiting. */
+  readonly perCall?: number;
+  /** Messages that arrive while a long poll waits. */
+  readonly arriveOnLongPoll?: PulledMessage[];
+  /** Reject marks already written, by message id. */
+  readonly marks?: ReadonlyMap<string, string>;
+  /** Message ids whose reject mark cannot be written. */
+  readonly markFails?: readonly string[];
+  /** The queue's answer per receipt handle ('missing': none at all); 'done' for the others. */
+  readonly outcomes?: Readonly<Record<string, QueueEntryOutcome | 'missing'>>;
+}
+
+function harness(
+  waiting: PulledMessage[] = [],
+  outgoingEvents = async (_s: Subscription, events: readonly string[]): Promise<readonly string[]> => events,
+  behaviour: Behaviour = {},
+) {
   const calls: string[] = [];
   const deadLetters: DeadLetter[] = [];
+  const deadLetterExpiries: number[] = [];
+  const visibilitySeconds: number[] = [];
+  const limits: [string, number][] = [];
+  const finds: string[][] = [];
+  const marked: { messageId: string; reason: string; expiresAt: number }[] = [];
+  const cleared: string[][] = [];
+  const answer = (entries: readonly QueueEntry[]) =>
+    new Map(
+      entries.flatMap((e) => {
+        const outcome = behaviour.outcomes?.[e.receiptHandle] ?? 'done';
+        return outcome === 'missing' ? [] : [[e.entryId, outcome] as const];
+      }),
+    );
   const queues: PullQueues = {
     create: async () => undefined,
     update: async () => undefined,
     remove: async () => undefined,
     send: async () => undefined,
-    receive: async (_id, { max, waitSeconds }) => {
+    receive: async (_id, { max, waitSeconds, visibilitySeconds: seconds }) => {
       calls.push(waitSeconds > 0 ? `long poll ${max}` : `receive ${max}`);
-      return waiting.splice(0, max);
+      visibilitySeconds.push(seconds);
+      if (waitSeconds > 0) waiting.push(...(behaviour.arriveOnLongPoll ?? []));
+      return waiting.splice(0, Math.min(max, behaviour.perCall ?? max));
     },
     delete: async (_id, entries: readonly QueueEntry[]) => {
       calls.push(`delete ${entries.map((e) => e.receiptHandle).join(',')}`);
-      return new Map(entries.map((e) => [e.entryId, 'done' as const]));
+      return answer(entries);
     },
     changeVisibility: async (_id, entries) => {
       calls.push(`visibility ${entries.map((e) => `${e.receiptHandle}=${e.seconds}`).join(',')}`);
-      return new Map(entries.map((e) => [e.entryId, 'done' as const]));
+      return answer(entries);
     },
   };
   const service = new PullService({
     queues,
-    rejections: { mark: async () => undefined, find: async () => new Map(), clear: async () => undefined },
-    deadLetters: { putDeadLetter: async (deadLetter) => void deadLetters.push(deadLetter) },
+    rejections: {
+      mark: async (_id, messageId, reason, expiresAt) => {
+        if (behaviour.markFails?.includes(messageId)) throw new Error('dynamodb down');
+        marked.push({ messageId, reason, expiresAt });
+      },
+      find: async (_id, messageIds) => {
+        finds.push([...messageIds]);
+        return new Map([...(behaviour.marks ?? [])].filter(([id]) => messageIds.includes(id)));
+      },
+      clear: async (_id, messageIds) => void cleared.push([...messageIds]),
+    },
+    deadLetters: {
+      putDeadLetter: async (deadLetter, expiresAt) => {
+        deadLetters.push(deadLetter);
+        deadLetterExpiries.push(expiresAt);
+      },
+    },
     lockTokenKey: async () => key,
     clock: () => NOW,
     deadLetterRetentionSeconds: 3600,
     log: silentLog,
     leases: {
-      take: async (scope) => {
+      take: async (scope, limit) => {
         calls.push(`take ${scope}`);
+        limits.push([scope, limit]);
         return 0;
       },
       give: async (scope) => void calls.push(`give ${scope}`),
@@ -57,7 +106,7 @@ function harness(waiting: PulledMessage[] = [], outgoingEvents = async (_s: Subs
     maxPollsPerClient: 10,
     outgoingEvents,
   });
-  return { service, calls, deadLetters };
+  return { service, calls, deadLetters, deadLetterExpiries, visibilitySeconds, limits, finds, marked, cleared };
 }
 
 const token = (over: Partial<LockTokenContents> = {}) =>
@@ -142,9 +191,14 @@ describe('receiving (EDU-17)', () => {
   });
 
   it('CARD-7: an empty queue is waited on by one long poll for a single message, holding a slot of the subscription and of the client', async () => {
-    const { service, calls } = harness();
+    const { service, calls, limits } = harness();
     await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }));
     expect(calls).toEqual(['receive 10', 'take sub#sub-1', 'take client#client-a', 'long poll 1', 'give sub#sub-1', 'give client#client-a']);
+    // The caps configured for the deployment (maxPollsPerSubscription, maxPollsPerClient).
+    expect(limits).toEqual([
+      ['sub#sub-1', 5],
+      ['client#client-a', 10],
+    ]);
   });
 });
 
@@ -174,5 +228,158 @@ describe('receiving with the claim check (EDU-1)', () => {
       headers: { 'retry-after': '1' },
     });
     expect(calls.at(-1)).toBe('visibility rh-1=0,rh-2=0');
+  });
+});
+
+type Answer = { events: { id: string }[]; locks: { locktoken: string; replay?: unknown }[] };
+type Settled = { succeeded: { locktoken: string }[]; failed: { locktoken: string; error: { code: string } }[] };
+const receive = async (service: PullService, request: unknown) => JSON.parse((await service.receive('client-a', subscription, body(request))).body) as Answer;
+const ids = (answer: Answer) => answer.events.map((e) => e.id);
+
+describe('how a receive takes messages (EDU-17, CARD-7)', () => {
+  it('EDU-17: a receive without wait on an empty queue answers at once, as JSON that is never cached, with no poll slot and no long poll', async () => {
+    const { service, calls } = harness();
+    const answer = await service.receive('client-a', subscription, body({ waitseconds: 0 }));
+    expect(calls).toEqual(['receive 10']);
+    expect(answer.headers).toEqual({ 'content-type': 'application/json', 'cache-control': 'no-store' });
+  });
+
+  it("EDU-17: every ReceiveMessage hides what it hands out for the request's lockseconds", async () => {
+    const { service, calls, visibilitySeconds } = harness([], undefined, { arriveOnLongPoll: [message(1, 1)] });
+    await receive(service, { maxevents: 12, waitseconds: 20, lockseconds: 300 });
+    expect(calls.filter((call) => call.includes('poll') || call.startsWith('receive'))).toEqual([
+      'receive 10',
+      'receive 2',
+      'long poll 1',
+      'receive 10',
+      'receive 1',
+    ]);
+    expect(new Set(visibilitySeconds)).toEqual(new Set([300]));
+  });
+
+  it('CARD-7: after a long poll brings one message, short polls fill up to maxevents with the ones that arrived beside it', async () => {
+    const { service, calls } = harness([], undefined, { arriveOnLongPoll: [message(1, 1), message(2, 1), message(3, 1)] });
+    expect(ids(await receive(service, { maxevents: 10, waitseconds: 20 }))).toEqual(['1', '2', '3']);
+    expect(calls).toEqual([
+      'receive 10',
+      'take sub#sub-1',
+      'take client#client-a',
+      'long poll 1',
+      'receive 9',
+      'receive 7',
+      'give sub#sub-1',
+      'give client#client-a',
+    ]);
+  });
+
+  it('EDU-17: short polls go on filling until a round brings nothing, as SQS may hand out fewer than are waiting', async () => {
+    const { service, calls } = harness(
+      [1, 2, 3, 4, 5].map((n) => message(n, 1)),
+      undefined,
+      { perCall: 2 },
+    );
+    expect(ids(await receive(service, { maxevents: 10, waitseconds: 0 }))).toEqual(['1', '2', '3', '4', '5']);
+    expect(calls).toEqual(['receive 10', 'receive 8', 'receive 6', 'receive 5']);
+  });
+
+  it('EDU-17: only delivered events that did not fit go back to the queue; a dead-lettered or unreadable message is not given back', async () => {
+    // Given back, an unreadable one would skip its lock and reach the redrive policy too soon;
+    // the one handed out would be delivered twice.
+    const unreadable = { ...message(2, 1), body: 'garbage' };
+    const { service, calls } = harness([message(1, 3), unreadable, message(3, 1), message(4, 1)], async (_s, events) => events.slice(0, 1));
+    expect(ids(await receive(service, { maxevents: 4, waitseconds: 0 }))).toEqual(['3']);
+    expect(calls.filter((call) => call.startsWith('visibility'))).toEqual(['visibility rh-4=0']);
+  });
+
+  it("EDU-17: a replayed event's lock names its replay and place; a first delivery's lock has no replay member (docs/REPLAY.md)", async () => {
+    const replayed: PulledMessage = {
+      ...message(2, 1),
+      body: encodeDeliveryMessage({
+        version: 1,
+        deliveryId: 'key-2',
+        subscriptionId: 'sub-1',
+        events: ['{"id":"2"}'],
+        createdAt: 1,
+        replay: { id: 'r-1', sequence: 4 },
+      }),
+    };
+    const { service } = harness([message(1, 1), replayed]);
+    const { locks } = await receive(service, { maxevents: 2, waitseconds: 0 });
+    expect(locks[0]).not.toHaveProperty('replay');
+    expect(locks[1]!.replay).toEqual({ id: 'r-1', sequence: 4 });
+  });
+});
+
+describe('dead letters on a receive (EDU-18)', () => {
+  it("EDU-18: a rejected message that comes back is found by its mark and dead-lettered with the reject's reason, its mark cleared; only messages received before are looked up", async () => {
+    const { service, finds, deadLetters, cleared } = harness([message(1, 1), message(2, 2), message(3, 2)], undefined, {
+      marks: new Map([['m-2', 'unknown leerling']]),
+    });
+    expect(ids(await receive(service, { maxevents: 3, waitseconds: 0 }))).toEqual(['1', '3']);
+    expect(finds).toEqual([['m-2', 'm-3']]);
+    expect(deadLetters).toMatchObject([{ deliveryId: 'key-2', reason: 'rejected', detail: 'unknown leerling' }]);
+    expect(cleared).toEqual([['m-2']]);
+  });
+
+  it('EDU-18: a receive of first deliveries only asks for no reject marks', async () => {
+    const { service, finds } = harness([message(1, 1), message(2, 1)]);
+    expect(ids(await receive(service, { maxevents: 2, waitseconds: 0 }))).toEqual(['1', '2']);
+    expect(finds).toEqual([]);
+  });
+
+  it('EDU-18: a dead letter past maxdeliverycount is kept deadLetterRetentionSeconds, with no attempts listed, and clears no reject mark', async () => {
+    const { service, deadLetters, deadLetterExpiries, cleared } = harness([message(1, 3)]);
+    await receive(service, { maxevents: 1, waitseconds: 0 });
+    expect(deadLetterExpiries).toEqual([NOW / 1000 + 3600]);
+    expect(deadLetters).toMatchObject([{ deliveryId: 'key-1', reason: 'max-deliveries', lastAttempts: [] }]);
+    expect(cleared).toEqual([]);
+  });
+});
+
+describe('settling through SQS (EDU-17, EDU-18)', () => {
+  const settle = async (service: PullService, action: 'acknowledge' | 'release' | 'reject', request: unknown) => {
+    const answer = await service.settle('client-a', subscription, action, body(request));
+    expect(answer.headers).toMatchObject({ 'cache-control': 'no-store' });
+    return JSON.parse(answer.body) as Settled;
+  };
+  const codes = (settled: Settled) => settled.failed.map((f) => [f.locktoken, f.error.code]);
+
+  it('EDU-17: a release makes the event visible again after its delayseconds', async () => {
+    const { service, calls } = harness();
+    const good = token();
+    expect(await settle(service, 'release', { locktokens: [good], delayseconds: 30 })).toEqual({ succeeded: [{ locktoken: good }], failed: [] });
+    expect(calls).toEqual(['visibility rh-1=30']);
+  });
+
+  it("EDU-17: SQS's answer per entry decides: lock-lost is LockLost, failed or no answer at all is Unavailable, never succeeded", async () => {
+    const { service } = harness([], undefined, { outcomes: { 'rh-2': 'lock-lost', 'rh-3': 'failed', 'rh-4': 'missing' } });
+    const [t1, t2, t3, t4] = [1, 2, 3, 4].map((n) => token({ messageId: `m-${n}`, receiptHandle: `rh-${n}` }));
+    const settled = await settle(service, 'acknowledge', { locktokens: [t1, t2, t3, t4] });
+    expect(settled.succeeded).toEqual([{ locktoken: t1 }]);
+    expect(codes(settled)).toEqual([
+      [t2, 'LockLost'],
+      [t3, 'Unavailable'],
+      [t4, 'Unavailable'],
+    ]);
+  });
+
+  it("EDU-18: a reject marks the message with its reason (or the consumer's default) for the subscription's retention, then makes it visible at once", async () => {
+    const { service, calls, marked } = harness();
+    await settle(service, 'reject', { locktokens: [token()], reason: 'unknown leerling' });
+    await settle(service, 'reject', { locktokens: [token({ messageId: 'm-2', receiptHandle: 'rh-2' })] });
+    expect(marked).toEqual([
+      { messageId: 'm-1', reason: 'unknown leerling', expiresAt: NOW / 1000 + 3600 },
+      { messageId: 'm-2', reason: 'rejected by the consumer', expiresAt: NOW / 1000 + 3600 },
+    ]);
+    expect(calls).toEqual(['visibility rh-1=0', 'visibility rh-2=0']);
+  });
+
+  it('EDU-18: a reject whose mark cannot be written fails Unavailable and stays hidden, so it is never delivered unmarked; the others go on', async () => {
+    const { service, calls } = harness([], undefined, { markFails: ['m-1'] });
+    const [t1, t2] = [1, 2].map((n) => token({ messageId: `m-${n}`, receiptHandle: `rh-${n}` }));
+    const settled = await settle(service, 'reject', { locktokens: [t1, t2], reason: 'r' });
+    expect(settled.succeeded).toEqual([{ locktoken: t2 }]);
+    expect(codes(settled)).toEqual([[t1, 'Unavailable']]);
+    expect(calls).toEqual(['visibility rh-2=0']);
   });
 });
