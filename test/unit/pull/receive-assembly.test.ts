@@ -64,6 +64,22 @@ describe('the answer (CE-13)', () => {
   });
 });
 
+describe('the answer at any limit (EDU-17)', () => {
+  it("EDU-17: at every limit the answer, escaped as Lambda's result carries it, stays within it, and is as full as the count allows", () => {
+    // Events that need no escaping, escaped quotes, escaped control characters and non-ASCII text; locks of
+    // a realistic size. The count keeps 2 bytes per entry for commas, one more than the last needs.
+    const texts = [event('a'), event('b', `,"q":"${'\\"'.repeat(40)}"`), event('c', ',"ctl":"\\u0001\\u0002"'), event('d', ',"s":"één"')];
+    const entries = texts.map((text, n) => ({ event: text, lock: { ...lock(n), locktoken: 'T'.repeat(200 + n) } }));
+    const escaped = (count: number) => Buffer.byteLength(JSON.stringify(assembleAnswer(entries.slice(0, count), Number.MAX_SAFE_INTEGER).body));
+    for (let maxBytes = escaped(0); maxBytes <= escaped(entries.length) + 4; maxBytes++) {
+      const { body, included } = assembleAnswer(entries, maxBytes);
+      expect(Buffer.byteLength(JSON.stringify(body)), `limit ${maxBytes}`).toBeLessThanOrEqual(maxBytes);
+      expect(body).toBe(assembleAnswer(entries.slice(0, included), Number.MAX_SAFE_INTEGER).body);
+      if (included < entries.length) expect(escaped(included + 1), `limit ${maxBytes}`).toBeGreaterThan(maxBytes - 2);
+    }
+  });
+});
+
 describe('request rules (EDU-17)', () => {
   const body = (value: unknown) => Buffer.from(JSON.stringify(value));
   /** The attributes a refused request's 400 names. */
