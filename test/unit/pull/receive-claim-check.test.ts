@@ -84,4 +84,13 @@ describe('the claim check on a pull receive (EDU-1)', () => {
     expect(result).toEqual(events.slice(0, 3).map((event) => event.json));
     expect(store.reads).toBe(3);
   });
+
+  it('EDU-1: the budget counts what events take as they go out: after a round that went by reference, reading goes on', async () => {
+    // Each is expected at its 300 kB of data, so the first round plans three; each then goes by
+    // reference (escaped twice, it would not fit a 1.1 MB answer) and takes a few hundred bytes,
+    // which leaves room for the fourth.
+    const events = Array.from({ length: 4 }, () => eventOf(300_000, '"'));
+    const jsons = await Promise.all(events.map(queued));
+    expect(await receivedEvents({ owner: 'o', maxInlineBytes: 6_291_456 }, jsons, deps(), 1_100_000)).toEqual(jsons);
+  });
 });
