@@ -6,8 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
-import { parsePublishGrants } from '../../../functions/core/auth/publish-grants.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
 import type { DeprecationNotice } from '../../../functions/core/contracts/contract.js';
 import { ContractRegister } from '../../../functions/core/contracts/contract-register.js';
 import { DataContracts } from '../../../functions/core/contracts/data-contracts.js';
@@ -15,13 +13,12 @@ import { MemoryContractDocuments, MemoryContractStore, memoryConsumers } from '.
 import type { ContractParser } from '../../../functions/core/contracts/ports.js';
 import type { JsonSchema } from '../../../functions/core/contracts/schema-compatibility.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
-import { acceptEvents, type IngestDependencies } from '../../../functions/core/ingest/index.js';
-import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import { acceptEvents } from '../../../functions/core/ingest/index.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../../support/contract-documents.js';
 import { answering } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import { ingestSettings, memoryIngest } from '../ingest/ingest-fixtures.js';
 
 const writer: Principal = { clientId: 'registry-writer', scopes: new Set(['contracts:write']) };
 const publisher: Principal = { clientId: 'school-a', scopes: new Set(['events:publish']) };
@@ -134,28 +131,7 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
     await publish('1.0.0', enrolmentPayload());
     expect((await register.bind(writer, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode }))).status).toBe(200);
     const dataContracts = new DataContracts({ store, documents, refreshMs: 30_000, clock: () => 0, log: silentLog });
-    const queue = new InMemoryInboundQueue();
-    const deps: IngestDependencies = {
-      idempotency: new InMemoryIdempotencyStore(),
-      rateWindow: new InMemoryRateWindow(() => 0),
-      inbound: queue,
-      claimCheck: {
-        store: new InMemoryClaimCheckStore(),
-        ledger: new InMemoryPayloadLedger(),
-        publicBaseUrl: 'https://koerier.example',
-        retentionSeconds: 86400,
-      },
-      settings: {
-        publishRatePerMinute: 1000,
-        maxEventBytes: 64 * 1024,
-        inlineEventBytes: 64 * 1024,
-        maxQueuedEventBytes: 248 * 1024,
-        publishGrants: parsePublishGrants(JSON.stringify({ 'school-a': ['urn:nld:oin:0001'] })),
-        idempotency: { ttlSeconds: 3600, lockSeconds: 60 },
-      },
-      log: silentLog,
-      dataContracts,
-    };
+    const { deps, queue } = memoryIngest(ingestSettings({ 'school-a': ['urn:nld:oin:0001'] }, { publishRatePerMinute: 1000 }), Date.now, { dataContracts });
     const send = (data: unknown) =>
       acceptEvents(
         {

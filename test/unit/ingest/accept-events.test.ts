@@ -7,9 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
-import { parsePublishGrants } from '../../../functions/core/auth/publish-grants.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
 import {
   acceptEvents,
   inboundMessageAttributes,
@@ -17,25 +15,21 @@ import {
   type IngestDependencies,
   type IngestSettings,
 } from '../../../functions/core/ingest/index.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
-import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import { InMemoryClaimCheckStore } from '../../../functions/core/claim-check/memory-adapters.js';
+import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import type { InMemoryInboundQueue } from '../../../functions/core/ingest/memory-adapters.js';
 import type { Log } from '../../../functions/core/ports/log.js';
+import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const OTHER: Principal = { clientId: 'partner-b', scopes: new Set(['events:publish']) };
 const SOURCE_A = 'urn:nld:oin:00000001823288444000:systeem';
 const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 
-const settings: IngestSettings = {
-  publishRatePerMinute: 3,
-  maxEventBytes: 64 * 1024,
-  inlineEventBytes: 64 * 1024,
-  maxQueuedEventBytes: 248 * 1024,
-  publishGrants: parsePublishGrants(
-    JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:', '/'], 'partner-b': ['urn:nld:oin:00000002222222222000:'] }),
-  ),
-  idempotency: { ttlSeconds: 3600, lockSeconds: 60 },
-};
+const settings: IngestSettings = ingestSettings({
+  'partner-a': ['urn:nld:oin:00000001823288444000:', '/'],
+  'partner-b': ['urn:nld:oin:00000002222222222000:'],
+});
 
 let now: number;
 let queue: InMemoryInboundQueue;
@@ -44,36 +38,16 @@ let deps: IngestDependencies;
 
 beforeEach(() => {
   now = START;
-  queue = new InMemoryInboundQueue();
   logLines = [];
   const log: Log = {
     info: (message, fields) => logLines.push({ level: 'info', message, fields }),
     warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
     error: (message, fields) => logLines.push({ level: 'error', message, fields }),
   };
-  deps = {
-    idempotency: new InMemoryIdempotencyStore(),
-    rateWindow: new InMemoryRateWindow(() => now),
-    inbound: queue,
-    claimCheck: {
-      store: new InMemoryClaimCheckStore(),
-      ledger: new InMemoryPayloadLedger(),
-      publicBaseUrl: 'https://koerier.example',
-      retentionSeconds: 15 * 86400,
-    },
-    settings,
-    log,
-    clock: () => now,
-  };
+  ({ deps, queue } = memoryIngest(settings, () => now, { log }));
 });
 
-const event = (overrides: Record<string, unknown> = {}) => ({
-  specversion: '1.0',
-  id: randomUUID(),
-  source: `${SOURCE_A}:x`,
-  type: 'nl.edu.leerling.ingeschreven',
-  ...overrides,
-});
+const event = (overrides: Record<string, unknown> = {}) => cloudEvent(`${SOURCE_A}:x`, overrides);
 
 function request(body: unknown, headers: Record<string, string> = {}, contentType = 'application/cloudevents+json'): HttpRequest {
   return {

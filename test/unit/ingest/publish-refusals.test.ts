@@ -9,65 +9,38 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
-import { parsePublishGrants } from '../../../functions/core/auth/publish-grants.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
+import type { InMemoryClaimCheckStore } from '../../../functions/core/claim-check/memory-adapters.js';
 import { grantUpload, UPLOAD_PUBLISH_WINDOW_MS } from '../../../functions/core/claim-check/uploads.js';
 import { DataContracts } from '../../../functions/core/contracts/data-contracts.js';
 import { MemoryContractDocuments, MemoryContractStore } from '../../../functions/core/contracts/memory-adapters.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
 import { acceptEvents, type IngestDependencies } from '../../../functions/core/ingest/index.js';
-import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import type { InMemoryInboundQueue } from '../../../functions/core/ingest/memory-adapters.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { noMetrics, type Metrics } from '../../../functions/core/ports/metrics.js';
 import { ENROLMENT_TYPE, enrolmentPayload } from '../../support/contract-documents.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem';
 const START = Date.UTC(2026, 2, 1, 12, 0, 10);
-const BASE = 'https://koerier.example';
 
 let now: number;
 let queue: InMemoryInboundQueue;
-let ledger: InMemoryPayloadLedger;
 let store: InMemoryClaimCheckStore;
 let rejected: string[];
 let deps: IngestDependencies;
 
 beforeEach(() => {
   now = START;
-  queue = new InMemoryInboundQueue();
-  ledger = new InMemoryPayloadLedger();
-  store = new InMemoryClaimCheckStore();
   rejected = [];
   const metrics: Metrics = { ...noMetrics, publishRejected: (rule) => void rejected.push(rule) };
-  deps = {
-    idempotency: new InMemoryIdempotencyStore(),
-    rateWindow: new InMemoryRateWindow(() => now),
-    inbound: queue,
-    claimCheck: { store, ledger, publicBaseUrl: BASE, retentionSeconds: 15 * 86400 },
-    settings: {
-      publishRatePerMinute: 3,
-      maxEventBytes: 64 * 1024,
-      inlineEventBytes: 64 * 1024,
-      maxQueuedEventBytes: 248 * 1024,
-      publishGrants: parsePublishGrants(JSON.stringify({ 'partner-a': ['urn:nld:oin:00000001823288444000:'] })),
-      idempotency: { ttlSeconds: 3600, lockSeconds: 5 },
-    },
-    log: silentLog,
-    metrics,
-    clock: () => now,
-  };
+  const settings = ingestSettings({ 'partner-a': ['urn:nld:oin:00000001823288444000:'] }, { idempotency: { ttlSeconds: 3600, lockSeconds: 5 } });
+  ({ deps, queue, store } = memoryIngest(settings, () => now, { metrics }));
 });
 
-const event = (overrides: Record<string, unknown> = {}) => ({
-  specversion: '1.0',
-  id: randomUUID(),
-  source: `${SOURCE}:x`,
-  type: 'nl.edu.leerling.ingeschreven',
-  ...overrides,
-});
+const event = (overrides: Record<string, unknown> = {}) => cloudEvent(`${SOURCE}:x`, overrides);
 
 function request(body: unknown, batch = false): HttpRequest {
   return {
