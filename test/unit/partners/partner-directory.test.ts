@@ -149,3 +149,66 @@ describe('the partners admin API (issue 12)', () => {
     expect((await api.read('nobody')).status).toBe(404);
   });
 });
+
+describe('seeding the partner directory from the deploy-time configuration (issue 12)', () => {
+  function directoryOver(store: PartnerStore, config: PartnerSeed, log = recordingLog()) {
+    return new PartnerDirectory({ store, seed: config, refreshMs: 0, clock: () => Date.parse('2026-11-23T18:00:00Z'), log });
+  }
+
+  it('issue 12: a configured client with only entitlements is seeded with no publish grants; one with only grants, with no entitlements', async () => {
+    const config: PartnerSeed = { publishGrants: { publisher: ['urn:nld:oin:0001'] }, entitlements: new Map([['subscriber', [{ typePrefix: 'nl.edu.' }]]]) };
+    const snapshot = await directoryOver(new MemoryPartnerStore(), config).current();
+    expect(snapshot.publishGrants).toEqual({ publisher: ['urn:nld:oin:0001'], subscriber: [] });
+    expect(snapshot.entitlements.get('publisher')).toEqual([]);
+  });
+
+  it('EDU-IN: a configured client whose grants overlap a partner added through the API is not seeded; the operator log names it', async () => {
+    const store = new MemoryPartnerStore();
+    await answering(new PartnersAdmin({ store, seed, audit: silentLog })).put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0002'] }));
+    const log = recordingLog();
+    const redeployed: PartnerSeed = { publishGrants: { ...seed.publishGrants, 'school-c': ['urn:nld:oin:0002:lvs'] }, entitlements: seed.entitlements };
+    const snapshot = await directoryOver(store, redeployed, log).current();
+    // The API's partner keeps its sources: seeding it would let either publish the other's events.
+    expect(Object.keys(snapshot.publishGrants).sort()).toEqual(['school-a', 'school-b']);
+    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ clientId: 'school-c' }) }));
+  });
+
+  it('issue 12: a function that loses the seeding race to another uses the directory as the other stored it; a store failure is not hidden', async () => {
+    const memory = new MemoryPartnerStore();
+    let failure: Error | undefined = undefined;
+    // Another function seeds (here: with another configuration) between this one's read and its write.
+    const racing: PartnerStore = {
+      load: () => memory.load(),
+      save: async (next, expected) => {
+        if (failure) throw failure;
+        await memory.save({ revision: expected + 1, seed: 'other', partners: [] }, expected);
+        return memory.save(next, expected);
+      },
+    };
+    expect((await directoryOver(racing, seed).current()).publishGrants).toEqual({});
+    failure = new Error('store unavailable');
+    await expect(directoryOver(racing, seed).current()).rejects.toThrow('store unavailable');
+  });
+
+  it('issue 12: a deploy that swaps one configured client for another seeds the new one', async () => {
+    const store = new MemoryPartnerStore();
+    await directoryOver(store, seed).current();
+    const swapped: PartnerSeed = { publishGrants: { 'school-c': ['urn:nld:oin:0003'] }, entitlements: new Map() };
+    expect((await directoryOver(store, swapped).current()).publishGrants).toEqual({ 'school-a': ['urn:nld:oin:0001'], 'school-c': ['urn:nld:oin:0003'] });
+  });
+
+  it('issue 12: a client deleted through the API stays deleted under the same configuration written in another order, and comes back when its entitlements change', async () => {
+    const store = new MemoryPartnerStore();
+    const config: PartnerSeed = {
+      publishGrants: { 'school-a': ['urn:nld:oin:0001'], 'school-c': ['urn:nld:oin:0003'] },
+      entitlements: new Map([['school-c', [{ typePrefix: 'nl.edu.' }]]]),
+    };
+    await directoryOver(store, config).current();
+    await answering(new PartnersAdmin({ store, seed: config, audit: silentLog })).remove(admin, 'school-c', put('school-c', {}));
+    const reordered: PartnerSeed = { publishGrants: { 'school-c': ['urn:nld:oin:0003'], 'school-a': ['urn:nld:oin:0001'] }, entitlements: config.entitlements };
+    expect((await directoryOver(store, reordered).current()).publishGrants['school-c']).toBeUndefined();
+    // A changed configuration seeds again, so the client the deploy still names is back.
+    const widened: PartnerSeed = { publishGrants: config.publishGrants, entitlements: new Map([['school-c', [{ typePrefix: 'nl.' }]]]) };
+    expect((await directoryOver(store, widened).current()).entitlements.get('school-c')).toEqual([{ typePrefix: 'nl.' }]);
+  });
+});
