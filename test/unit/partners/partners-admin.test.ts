@@ -105,6 +105,25 @@ describe('the partners admin API: what it stores (issue 12)', () => {
   });
 });
 
+describe('the partners admin API: overlapping publish grants (issue 12)', () => {
+  it('EDU-IN: a grant overlapping another client is refused whatever the client ids, also one that sorts first as a number', async () => {
+    const { api, store } = setup();
+    // Object keys that read as integers come first, so this client is the first of the overlapping pair.
+    const refused = await api.put(admin, '1234', request('PUT', '1234', { publishGrants: ['urn:nld:oin:0001:lvs'] }));
+    expect(refused.status).toBe(409);
+    expect(await clientIds(store)).toEqual(['school-a']);
+  });
+
+  it('EDU-IN: an overlap between two other clients, stored before the check, does not block a change to a third', async () => {
+    const { api, store } = setup();
+    await api.read('school-a');
+    const state = await store.load();
+    const old = { ...state.partners[0]!, clientId: 'school-z', publishGrants: ['urn:nld:oin:0001:old'] };
+    await store.save({ ...state, revision: state.revision + 1, partners: [...state.partners, old] }, state.revision);
+    expect((await api.put(admin, 'school-b', request('PUT', 'school-b', { publishGrants: ['urn:nld:oin:0002'] }))).status).toBe(201);
+  });
+});
+
 describe('the partners admin API: the audit line (issue 12)', () => {
   it('issue 12: each change is one audit line marked audit: true; a replace says replaced; a delete names no grants the client no longer holds', async () => {
     const { api, log } = setup();
