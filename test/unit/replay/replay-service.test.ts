@@ -10,7 +10,8 @@ import { MemoryReplayQueue, MemoryReplayStore } from '../../../functions/core/re
 import { ReplayService } from '../../../functions/core/replay/replay-service.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { answering } from '../../support/refusals.js';
-import { HOUR, NOW, subscription } from './replay-fakes.js';
+import { HOUR, NOW, SOURCE, subscription } from './replay-fakes.js';
+import type { Grant } from '../../../functions/core/subscriptions/entitlements.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 
 const owner: Principal = { clientId: 'client-a', scopes: new Set(['subscriptions:manage']) } as Principal;
@@ -122,5 +123,87 @@ describe('replay API (issue 13, item 2)', () => {
     const { replays } = service();
     const answer = await replays.start(owner, 'sub-1', body({ from: window.from, to: new Date(NOW + HOUR).toISOString() }));
     expect(json(answer)['to']).toBe(new Date(NOW).toISOString());
+  });
+});
+
+describe('replay API: what is stored and answered (issue 13, item 2)', () => {
+  /** The service over memory adapters with the given subscription, owner grants and store/queue overrides. */
+  function world(sub: Subscription, grants: readonly Grant[], over: { store?: MemoryReplayStore; queue?: MemoryReplayQueue } = {}) {
+    const store = over.store ?? new MemoryReplayStore(() => NOW);
+    const queue = over.queue ?? new MemoryReplayQueue();
+    const replays = answering(
+      new ReplayService({
+        subscriptions: { get: async (id) => (id === sub.id ? sub : undefined) },
+        store,
+        queue,
+        entitlements: new Map([['client-a', grants]]),
+        clock: () => NOW,
+        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+        newId: () => 'replay-1',
+      }),
+    );
+    return { replays, store, queue };
+  }
+  const all: Grant[] = [{ typePrefix: '' }];
+
+  it('EDU-18: the narrowing asked for is what the replay stores and runs with', async () => {
+    const { replays, store } = world(subscription(), all);
+    const filters = [{ prefix: { id: 'keep' } }];
+    const answer = await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'], filters }));
+    expect(json(answer)).toMatchObject({ types: ['nl.example.a.v1'], filters });
+    expect(await store.get('sub-1', 'replay-1')).toMatchObject({ types: ['nl.example.a.v1'], filters });
+  });
+
+  it('EDU-7: a narrowing within a grant bound to the subscription’s source is entitled', async () => {
+    const { replays } = world(subscription({ source: SOURCE }), [{ typePrefix: 'nl.example.a.', source: SOURCE }]);
+    expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status).toBe(202);
+  });
+
+  it('EDU-18: a subscription without types of its own may be narrowed to any type its owner is entitled to', async () => {
+    for (const types of [undefined, []]) {
+      const { replays } = world(subscription(types ? { types } : {}), all);
+      expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status, String(types)).toBe(202);
+    }
+  });
+
+  it('EDU-18: a store failure on start is a failure, not a 409 for a replay that is not running', async () => {
+    const store = new MemoryReplayStore(() => NOW);
+    store.start = async () => Promise.reject(new Error('DynamoDB down'));
+    const { replays } = world(subscription(), all, { store });
+    // Thrown on, for the HTTP adapter's 500, rather than answered as a 409.
+    await expect(replays.start(owner, 'sub-1', body(window))).rejects.toThrow('DynamoDB down');
+  });
+
+  it('EDU-18: a start whose first chunk cannot be queued fails the replay and frees the slot, so a retry can start', async () => {
+    const queue = new MemoryReplayQueue();
+    queue.continueLater = async () => Promise.reject(new Error('SQS down'));
+    const { replays, store } = world(subscription(), all, { queue });
+    await expect(replays.start(owner, 'sub-1', body(window))).rejects.toThrow('SQS down');
+    expect(await store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'not queued', finishedAt: NOW, version: 2 });
+    expect(store.slots.has('sub-1')).toBe(false);
+  });
+
+  it('EDU-18: progress and the list are never cached; the list shows at most 100 replays, the newest', async () => {
+    const { replays, store } = world(subscription(), all);
+    await replays.start(owner, 'sub-1', body(window));
+    expect((await replays.get(owner, 'sub-1', 'replay-1')).headers['cache-control']).toBe('no-store');
+    for (let i = 2; i <= 101; i++) {
+      const record = { ...(await store.get('sub-1', 'replay-1'))!, replayId: `replay-${i}`, state: 'finished' as const, createdAt: NOW + i };
+      store.records.set(`sub-1/replay-${i}`, record);
+    }
+    const list = await replays.list(owner, 'sub-1');
+    expect(list.headers['cache-control']).toBe('no-store');
+    const ids = (json(list)['replays'] as { id: string }[]).map((r) => r.id);
+    expect(ids).toHaveLength(100);
+    expect(ids[0]).toBe('replay-101');
+    expect(ids).not.toContain('replay-1');
+  });
+
+  it('EDU-18: a cancel of an unknown replay is a 404; a cancel moves the stored version on, so a chunk in flight cannot store over it', async () => {
+    const { replays, store } = world(subscription(), all);
+    expect((await replays.cancel(owner, 'sub-1', 'replay-1')).status).toBe(404);
+    await replays.start(owner, 'sub-1', body(window));
+    expect((await replays.cancel(owner, 'sub-1', 'replay-1')).status).toBe(200);
+    expect(await store.get('sub-1', 'replay-1')).toMatchObject({ state: 'cancelled', finishedAt: NOW, version: 2 });
   });
 });
