@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chunkBudget, replayDeliveryId, runReplayChunk, RATE_CHUNK_SECONDS } from '../../../functions/core/replay/replay-worker.js';
+import { ReplayRunningError } from '../../../functions/core/replay/ports.js';
 import { archiveAll, archived, HOUR, NOW, runningReplay, SOURCE, subscription, workerWorld } from './replay-fakes.js';
 
 const message = { subscriptionId: 'sub-1', replayId: 'replay-1' };
@@ -158,5 +159,159 @@ describe('replay worker (issue 13, item 2)', () => {
     world.current.subscription = subscription({ id: 'other' });
     await runReplayChunk(message, once, world.deps);
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'the subscription was deleted' });
+  });
+});
+
+describe('replay worker: how a replay ends and what it holds (issue 13, item 2)', () => {
+  it('EDU-18: a chunk that keeps failing before it queues anything ends the replay as failed on its last attempt, and is retried before that', async () => {
+    const world = workerWorld();
+    await world.store.start(runningReplay(), NOW + HOUR);
+    world.archive.list = async () => Promise.reject(new Error('S3 down'));
+    const broken = world.deps;
+    await expect(runReplayChunk(message, once, broken)).rejects.toThrow('S3 down');
+    await runReplayChunk(message, { lastAttempt: true }, broken);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      reason: 'the archive or the delivery path kept failing',
+      finishedAt: NOW,
+      version: 2,
+    });
+    expect(world.finished.map((r) => r.state)).toEqual(['failed']);
+  });
+
+  it('EDU-18: a suspended subscription is still replayed to (its deliveries wait); a retired one ends the replay as failed', async () => {
+    const world = workerWorld({ subscription: subscription({ status: 'suspended' }) });
+    await world.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 1)]]);
+    await runToEnd(world);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', sent: 1 });
+
+    const retired = workerWorld({ subscription: subscription({ status: 'retired' }) });
+    await retired.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(retired.archive, [[archived('a', NOW - 1)]]);
+    await runReplayChunk(message, once, retired.deps);
+    expect(retired.sent).toEqual([]);
+    expect(await retired.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'the subscription is retired' });
+  });
+
+  it('EDU-18: a window wholly past the archive retention finishes at once with nothing scanned, without asking the archive', async () => {
+    // Retention starts the window exactly at its end: an empty window, inside an hour that has an object.
+    const world = workerWorld({ retentionMs: 23 * HOUR + 30 * 60_000 });
+    await world.store.start(runningReplay({ from: NOW - 48 * HOUR, to: NOW - 23 * HOUR - 30 * 60_000 }), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('old', NOW - 23 * HOUR - 45 * 60_000)]]);
+    const before = world.archive.requests;
+    await runReplayChunk(message, once, world.deps);
+    expect(world.archive.requests).toBe(before);
+    expect(world.sent).toEqual([]);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', scanned: 0, matched: 0, sent: 0 });
+  });
+
+  it('EDU-18: a chunk that matches nothing puts nothing on the delivery path (SQS refuses an empty batch)', async () => {
+    const world = workerWorld({ entitlements: new Map([['client-a', [{ typePrefix: 'nl.example.b.' }]]]) });
+    const calls: number[] = [];
+    await world.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 2), archived('a2', NOW - 1)]]);
+    await runReplayChunk(message, once, { ...world.deps, send: async (_s, bodies) => void calls.push(bodies.length) });
+    expect(calls).toEqual([]);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', scanned: 2, matched: 0 });
+  });
+
+  it('EDU-18: a chunk given up on its last attempt counts what it scanned and reports those events as failed progress', async () => {
+    const world = workerWorld({ failSends: 10 });
+    const steps: unknown[] = [];
+    await world.store.start(runningReplay({ scanned: 4, matched: 1, failed: 0, version: 3 }), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 2), archived('b', NOW - 1)]]);
+    await runReplayChunk(message, { lastAttempt: true }, { ...world.deps, onProgress: (_id, step) => void steps.push(step) });
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      reason: 'the delivery path would not take the events',
+      scanned: 6,
+      matched: 3,
+      failed: 2,
+      version: 4,
+    });
+    expect(steps).toEqual([{ scanned: 2, matched: 2, sent: 0, failed: 2 }]);
+  });
+
+  it('EDU-18: a running replay keeps its subscription’s slot between chunks: no second replay can start meanwhile', async () => {
+    const world = workerWorld({ subscription: subscription({ allowedRatePerMinute: 6 }) });
+    await world.store.start(runningReplay(), NOW + 1);
+    await archiveAll(world.archive, [[archived('a', NOW - 2), archived('b', NOW - 1)]]);
+    await runReplayChunk(message, once, world.deps);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'running', sent: 1 });
+    world.setClock(NOW + 60_000);
+    await expect(world.store.start(runningReplay({ replayId: 'replay-2' }), NOW + HOUR)).rejects.toBeInstanceOf(ReplayRunningError);
+  });
+
+  it('WH-6, EDU-10: only a push replay to a target with an allowed rate pauses, and only after queueing something', async () => {
+    const many = Array.from({ length: 600 }, (_, i) => archived(`e${String(i).padStart(3, '0')}`, NOW - HOUR + i));
+    for (const over of [{ delivery: 'pull' as const, allowedRatePerMinute: 30 }, { delivery: 'push' as const }]) {
+      const world = workerWorld({ subscription: subscription(over) });
+      await world.store.start(runningReplay(), NOW + HOUR);
+      await archiveAll(world.archive, [many]);
+      await runReplayChunk(message, once, world.deps);
+      expect(world.sent, over.delivery).toHaveLength(500);
+      expect(world.queue.messages, over.delivery).toEqual([{ message, delaySeconds: 0 }]);
+    }
+    expect(chunkBudget(subscription({ delivery: 'push' }))).toBe(500);
+  });
+
+  it('WH-6: a chunk that scanned its whole read and queued nothing goes on without a pause', async () => {
+    const world = workerWorld({ subscription: subscription({ allowedRatePerMinute: 30, types: ['nl.example.b.v1'] }) });
+    await world.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(world.archive, [Array.from({ length: 5001 }, (_, i) => archived(`e${String(i).padStart(4, '0')}`, NOW - HOUR + i))]);
+    await runReplayChunk(message, once, world.deps);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'running', scanned: 5000, matched: 0 });
+    expect(world.queue.messages).toEqual([{ message, delaySeconds: 0 }]);
+  });
+
+  it('EDU-18: a chunk whose replay vanished meanwhile (subscription deleted) ends quietly', async () => {
+    const world = workerWorld();
+    await world.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 1)]]);
+    const vanishing = { ...world.deps, send: async () => void world.store.records.clear() };
+    await expect(runReplayChunk(message, once, vanishing)).resolves.toBeUndefined();
+  });
+
+  it('EDU-18: a chunk queued during a cancel is counted on it only if nothing but the cancel wrote in between, and moves its version on', async () => {
+    /** A cancel lands while the chunk queues its two events; with `alsoWrite`, another write follows it. */
+    async function cancelDuringSend(alsoWrite: boolean) {
+      const world = workerWorld();
+      await world.store.start(runningReplay({ version: 1 }), NOW + HOUR);
+      await archiveAll(world.archive, [[archived('a', NOW - 2), archived('b', NOW - 1)]]);
+      const send = async () => {
+        const record = (await world.store.get('sub-1', 'replay-1'))!;
+        await world.store.update({ ...record, state: 'cancelled', version: 2 }, 1, NOW);
+        if (alsoWrite) await world.store.update({ ...record, state: 'cancelled', updatedAt: NOW + 1, version: 3 }, 2, NOW, 'cancelled');
+      };
+      await runReplayChunk(message, once, { ...world.deps, send });
+      return world.store.get('sub-1', 'replay-1');
+    }
+    expect(await cancelDuringSend(false)).toMatchObject({ state: 'cancelled', scanned: 2, sent: 2, version: 3 });
+    expect(await cancelDuringSend(true)).toMatchObject({ state: 'cancelled', scanned: 0, sent: 0, updatedAt: NOW + 1, version: 3 });
+  });
+
+  it('EDU-18: a cancel during a chunk that queued nothing is left as the cancel wrote it', async () => {
+    const world = workerWorld({ entitlements: new Map([['client-a', [{ typePrefix: 'nl.example.b.' }]]]) });
+    await world.store.start(runningReplay({ version: 1 }), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 2), archived('a2', NOW - 1)]]);
+    const list = world.archive.list.bind(world.archive);
+    // The cancel lands while the chunk reads the archive.
+    world.archive.list = async (prefix) => {
+      const record = (await world.store.get('sub-1', 'replay-1'))!;
+      await world.store.update({ ...record, state: 'cancelled', version: 2 }, 1, NOW);
+      return list(prefix);
+    };
+    await runReplayChunk(message, once, world.deps);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'cancelled', scanned: 0, version: 2 });
+  });
+
+  it('EDU-18: a replay finishes the same with no one listening for its end', async () => {
+    const world = workerWorld();
+    await world.store.start(runningReplay(), NOW + HOUR);
+    await archiveAll(world.archive, [[archived('a', NOW - 1)]]);
+    const { onReplayFinished: _unused, ...unwired } = world.deps;
+    await runReplayChunk(message, once, unwired);
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', sent: 1 });
   });
 });
