@@ -5,11 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { archiveBatch } from '../../../functions/core/replay/archive-writer.js';
-import { archiveObjects, compareArchived, decodeArchiveObject, hourPrefix, parseArchiveKey } from '../../../functions/core/replay/archive-format.js';
+import { gzipSync } from 'node:zlib';
+import { archiveObjects, compareArchived, decodeArchiveObject, hourPrefix, hoursOf, parseArchiveKey } from '../../../functions/core/replay/archive-format.js';
 import { readArchiveChunk } from '../../../functions/core/replay/archive-reader.js';
-import { MemoryEventArchive } from '../../../functions/core/replay/memory-adapters.js';
+import { MemoryEventArchive, MemoryReplayStore } from '../../../functions/core/replay/memory-adapters.js';
+import { ReplayRunningError } from '../../../functions/core/replay/ports.js';
 import { readStoredEvent } from '../../../functions/core/cloudevents/index.js';
-import { archiveAll, archived, HOUR, NOW, SOURCE } from './replay-fakes.js';
+import { archiveAll, archived, HOUR, NOW, runningReplay, SOURCE } from './replay-fakes.js';
 
 const ids = (events: readonly { id: string }[]) => events.map((e) => e.id);
 
@@ -44,6 +46,8 @@ describe('the event archive (issue 13, item 1)', () => {
     const chunk = await readArchiveChunk(archive, { from: NOW + 10, to: NOW + HOUR + 2, limit: 100 });
     expect(ids(chunk.events)).toEqual(['a', 'a2', 'b', 'c', 'd', 'e', 'late']);
     expect(chunk.done).toBe(true);
+    // A list per hour and a get per object: each object is opened once, in its own hour.
+    expect(chunk.requests).toBe(2 + 4);
     const sorted = [...chunk.events].sort((p, q) =>
       compareArchived({ at: p.acceptedAt, source: p.source, id: p.id }, { at: q.acceptedAt, source: q.source, id: q.id }),
     );
@@ -74,5 +78,85 @@ describe('the event archive (issue 13, item 1)', () => {
     const get = archive.get.bind(archive);
     archive.get = async (key) => (key.includes(String(NOW + 1)) ? undefined : get(key));
     expect(ids((await readArchiveChunk(archive, { from: NOW, to: NOW + 10, limit: 10 })).events)).toEqual(['b']);
+  });
+
+  it('EDU-18: an object that is not a Koerier archive, or a line missing a member, is refused rather than replayed', () => {
+    const good = { at: NOW, source: SOURCE, id: 'e1', type: 't', event: '{}' };
+    expect(decodeArchiveObject(gzipSync(`${JSON.stringify(good)}\n`))).toHaveLength(1);
+    for (const member of ['at', 'source', 'id', 'type', 'event'] as const) {
+      const line = JSON.stringify({ ...good, [member]: member === 'at' ? String(NOW) : 1 });
+      expect(() => decodeArchiveObject(gzipSync(`${line}\n`)), member).toThrow(TypeError);
+    }
+  });
+
+  it('EDU-18: only keys of the archive’s own shape, under its prefix, are archive objects', () => {
+    const name = `${NOW}-${NOW + 1}-batch.jsonl.gz`;
+    expect(parseArchiveKey(`archive/2026/11/23/12/${name}`)).toEqual({ key: `archive/2026/11/23/12/${name}`, firstAt: NOW, lastAt: NOW + 1 });
+    expect(parseArchiveKey(`payloads/2026/11/23/12/${name}`)).toBeUndefined();
+    expect(parseArchiveKey(`archive/2026/11/23/12/${name}.part`)).toBeUndefined();
+  });
+
+  it('EDU-18: acceptance order is time first, then source, then id', () => {
+    const at = (t: number, source: string, id: string) => ({ at: t, source, id });
+    expect(compareArchived(at(1, 'urn:b', 'x'), at(2, 'urn:a', 'a'))).toBeLessThan(0);
+    expect(compareArchived(at(1, 'urn:a', 'z'), at(1, 'urn:b', 'a'))).toBeLessThan(0);
+    expect(compareArchived(at(1, 'urn:b', 'a'), at(1, 'urn:a', 'z'))).toBeGreaterThan(0);
+    expect(compareArchived(at(1, 'urn:a', 'a'), at(1, 'urn:a', 'b'))).toBeLessThan(0);
+    expect(compareArchived(at(1, 'urn:a', 'b'), at(1, 'urn:a', 'b'))).toBe(0);
+  });
+
+  it('EDU-18: a window ending on the hour reads no object of the next hour; within an object, an event at "to" is left out', async () => {
+    expect(hoursOf(NOW - HOUR + 1, NOW + HOUR)).toEqual([NOW - HOUR, NOW]);
+    const archive = new MemoryEventArchive();
+    await archiveAll(archive, [[archived('in', NOW + 1), archived('at-to', NOW + 2), archived('after', NOW + 3)], [archived('from-to', NOW + 2)]]);
+    const chunk = await readArchiveChunk(archive, { from: NOW, to: NOW + 2, limit: 10 });
+    expect(ids(chunk.events)).toEqual(['in']);
+    // The object that starts at "to" is not opened: one list, one get.
+    expect(chunk.requests).toBe(2);
+  });
+
+  it('EDU-18: a chunk holds at most its limit, even from one object, and reads no further object once full', async () => {
+    const archive = new MemoryEventArchive();
+    await archiveAll(archive, [Array.from({ length: 10 }, (_, i) => archived(`e${i}`, NOW + i)), [archived('next', NOW + 20)], [archived('last', NOW + 30)]]);
+    const chunk = await readArchiveChunk(archive, { from: NOW, to: NOW + HOUR, limit: 3 });
+    expect(ids(chunk.events)).toEqual(['e0', 'e1', 'e2']);
+    expect(chunk.done).toBe(false);
+    // One list and one get: the other two objects are not opened.
+    expect(chunk.requests).toBe(2);
+    const eleven = await readArchiveChunk(archive, { from: NOW, to: NOW + HOUR, limit: 11 });
+    expect(ids(eleven.events)).toHaveLength(11);
+    expect(eleven.requests).toBe(3);
+  });
+
+  it('EDU-18: from a position, earlier hours and objects wholly before it or after the window are not read; foreign keys are passed over', async () => {
+    const archive = new MemoryEventArchive();
+    await archiveAll(archive, [[archived('early', NOW - HOUR + 5)], [archived('a', NOW + 1)], [archived('b', NOW + 10)], [archived('beyond', NOW + 50)]]);
+    await archive.put(`${hourPrefix(NOW)}README.txt`, Buffer.from('not an archive object'));
+    const before = archive.requests;
+    const chunk = await readArchiveChunk(archive, { from: NOW - HOUR, to: NOW + 20, after: { at: NOW + 5, source: SOURCE, id: 'x' }, limit: 10 });
+    expect(ids(chunk.events)).toEqual(['b']);
+    // One list (this hour) and one get (the object of b).
+    expect(chunk.requests).toBe(2);
+    expect(archive.requests - before).toBe(2);
+  });
+});
+
+describe('the replay slot (issue 13, item 2)', () => {
+  it('EDU-18: a running replay whose lease ran out is failed when another takes its slot; within the lease the slot is refused', async () => {
+    let now = NOW;
+    const store = new MemoryReplayStore(() => now);
+    await store.start(runningReplay({ replayId: 'old', version: 4 }), NOW + 1000);
+    now = NOW + 1000;
+    await expect(store.start(runningReplay({ replayId: 'new' }), NOW + HOUR)).rejects.toBeInstanceOf(ReplayRunningError);
+    now = NOW + 1001;
+    await store.start(runningReplay({ replayId: 'new' }), NOW + HOUR);
+    expect(await store.get('sub-1', 'old')).toMatchObject({
+      state: 'failed',
+      reason: 'it stopped making progress (its worker kept failing)',
+      finishedAt: NOW + 1001,
+      updatedAt: NOW + 1001,
+      version: 5,
+    });
+    expect(await store.get('sub-1', 'new')).toMatchObject({ state: 'running' });
   });
 });
