@@ -44,6 +44,8 @@ let removeFails: boolean;
 let audited: { message: string; fields: Record<string, unknown> }[];
 let errors: { message: string; fields: Record<string, unknown> }[];
 let service: SubscriptionsService;
+let consents: boolean;
+let callback: URL | undefined;
 
 const queues: PullQueueAdmin = {
   create: async (id, pull) => void queueCalls.push(`create ${id} ${JSON.stringify(pull)}`),
@@ -59,7 +61,10 @@ const serviceWith = ({ withQueues = true, withAudit = true } = {}) =>
     new SubscriptionsService({
       store,
       cipher,
-      sendValidationRequest: async () => ({ status: 200, headers: { 'webhook-allowed-origin': 'koerier.test' } }),
+      sendValidationRequest: async (sent) => {
+        callback = new URL(sent.headers['webhook-request-callback']!);
+        return consents ? { status: 200, headers: { 'webhook-allowed-origin': 'koerier.test' } } : { status: 403, headers: {} };
+      },
       entitlements: parseEntitlements(JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] })),
       settings,
       clock: () => Date.UTC(2026, 2, 1, 12),
@@ -80,6 +85,8 @@ beforeEach(() => {
   store = new InMemorySubscriptionStore(() => Date.UTC(2026, 2, 1, 12));
   queueCalls = [];
   removeFails = false;
+  consents = true;
+  callback = undefined;
   audited = [];
   errors = [];
   service = serviceWith();
@@ -161,5 +168,75 @@ describe('subscriptions use case: pull subscriptions and their queues', () => {
     ]);
     expect(audited[0]!.fields).not.toHaveProperty('sinkOrigin');
     expect(JSON.stringify(audited)).not.toContain('secret');
+  });
+});
+
+describe('subscriptions use case: the callback and the input rules', () => {
+  const approve = (id: string, token?: string, headers: Record<string, string> = {}) =>
+    service.approve(id, request('GET', undefined, headers, token === undefined ? {} : { token }));
+  const refusedPush = async () => {
+    consents = false;
+    const id = String(
+      json(await service.create(school, request('POST', { types: [TYPE], sink: 'https://ontvanger.example/in', sinkcredential: credential() })))['id'],
+    );
+    return { id, token: callback!.searchParams.get('token')! };
+  };
+
+  it('WH-4: the callback of an unknown subscription, or of one without a handshake, is 404 like a wrong token', async () => {
+    expect((await approve('no-such-subscription', 'x')).status).toBe(404);
+    const pull = String(json(await service.create(school, request('POST', pullBody)))['id']);
+    expect((await approve(pull, 'x')).status).toBe(404);
+    expect((await approve(pull)).status).toBe(404);
+  });
+
+  it('WH-6: an approval through the callback keeps the rate the target allows in WebHook-Allowed-Rate', async () => {
+    const { id, token } = await refusedPush();
+    expect((await approve(id, token, { 'webhook-allowed-rate': '30' })).status).toBe(200);
+    expect(await store.get(id)).toMatchObject({ status: 'active', allowedRatePerMinute: 30 });
+  });
+
+  it('WH-4: approving an active subscription again answers 200 and leaves it as it is', async () => {
+    const { id, token } = await refusedPush();
+    await approve(id, token, { 'webhook-allowed-rate': '30' });
+    const approved = await store.get(id);
+    expect((await approve(id, token, { 'webhook-allowed-rate': '10' })).status).toBe(200);
+    expect(await store.get(id)).toEqual(approved);
+  });
+
+  it('WH-4: a subscription that is neither pending nor rejected cannot be approved through the callback: 409', async () => {
+    const { id, token } = await refusedPush();
+    const current = (await store.get(id))!;
+    await store.save({ ...current, status: 'suspended' }, current);
+    const response = await approve(id, token);
+    expect(response.status).toBe(409);
+    expect((await store.get(id))?.status).toBe('suspended');
+  });
+
+  it('issue 12 #6: signdeliveries is refused 400 where no signing key is configured', async () => {
+    const body = { types: [TYPE], sink: 'https://ontvanger.example/in', sinkcredential: credential(), signdeliveries: true };
+    expect((await service.create(school, request('POST', body))).status).toBe(400);
+  });
+
+  it('EDU-13: a body that is JSON but not a valid subscription is refused 400', async () => {
+    expect((await service.create(school, request('POST', { types: 5 }))).status).toBe(400);
+  });
+
+  it('EDU-17: without an audit log a failed deletion of the queues still leaves the subscription deleted', async () => {
+    service = serviceWith({ withAudit: false });
+    const id = String(json(await service.create(school, request('POST', pullBody)))['id']);
+    removeFails = true;
+    expect((await service.remove(school, id)).status).toBe(200);
+    expect(await store.get(id)).toBeUndefined();
+  });
+
+  it('issue 12 item 8: validating again asks a rejected target once more; an active or unknown subscription is refused', async () => {
+    const { id } = await refusedPush();
+    consents = true;
+    const again = await service.revalidate(school, id);
+    expect(again.status).toBe(200);
+    expect(await store.get(id)).toMatchObject({ status: 'active' });
+    expect((await service.revalidate(school, id)).status).toBe(409);
+    expect((await service.revalidate(school, 'no-such-subscription')).status).toBe(404);
+    expect(audited.map((entry) => entry.fields['status'])).toEqual(['rejected', 'active']);
   });
 });
