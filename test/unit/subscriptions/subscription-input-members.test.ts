@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CONDITIONS_BYTES, parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
+import { MAX_CONDITIONS_BYTES, parseSubscriptionInput } from '../../../functions/core/subscriptions/subscription-input.js';
+import { awsInputRules } from './subscription-fixtures.js';
 
-// As if a credential were already stored (a PATCH without `sinkcredential`), so each case is about one member.
-const aws: InputRules = {
-  allowLoopbackSinks: false,
-  allowedPorts: [443],
-  sinkCredentials: 'oauth2-only',
-  storedCredential: 'oauth2-client-credentials',
-  maxRetryWindowSeconds: 7 * 24 * 3600,
-};
+const aws = awsInputRules;
 const sink = 'https://ontvanger.example/hook';
 const rulesOf = (body: unknown, rules = aws) => parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAddress } from '../../../functions/net/ip-address-policy.js';
 import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
+import { awsInputRules } from './subscription-fixtures.js';
 
 // Most cases are about other members: as if a credential were already stored (a PATCH without `sinkcredential`).
-const aws: InputRules = {
-  allowLoopbackSinks: false,
-  allowedPorts: [443],
-  sinkCredentials: 'oauth2-only',
-  storedCredential: 'oauth2-client-credentials',
-  maxRetryWindowSeconds: 7 * 24 * 3600,
-};
+const aws = awsInputRules;
 const laptop = { ...aws, allowLoopbackSinks: true };
 const bearerAllowed: InputRules = { ...aws, sinkCredentials: 'bearer-or-oauth2' };
 /** A create: nothing stored, so `sinkcredential` must be given. */

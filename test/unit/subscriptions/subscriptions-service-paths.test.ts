@@ -11,22 +11,13 @@ import type { HttpRequest, HttpResponse } from '../../../functions/core/http/mes
 import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import type { PullQueueAdmin } from '../../../functions/core/subscriptions/pull-queue-admin.js';
-import { SubscriptionsService, type SubscriptionsSettings } from '../../../functions/core/subscriptions/subscriptions-service.js';
+import { SubscriptionsService } from '../../../functions/core/subscriptions/subscriptions-service.js';
+import { subscriptionsSettings } from './subscription-fixtures.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { answering } from '../../support/refusals.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
-const settings: SubscriptionsSettings = {
-  allowLoopbackSinks: false,
-  allowedPorts: [443],
-  sinkCredentials: 'oauth2-only',
-  webhookOrigin: 'koerier.test',
-  publicBaseUrl: 'https://koerier.test',
-  validationWindowSeconds: 3600,
-  requestRatePerMinute: 60,
-  validationAgreedClients: [],
-  maxRetryWindowSeconds: 7 * 24 * 3600,
-};
+const settings = subscriptionsSettings();
 const cipher: CredentialCipher = {
   encrypt: async (plaintext, context) => Buffer.from(JSON.stringify({ context, plaintext })).toString('base64url'),
   decrypt: async (ciphertext) => (JSON.parse(Buffer.from(ciphertext, 'base64url').toString('utf8')) as { plaintext: string }).plaintext,

@@ -12,6 +12,7 @@ import { InMemoryIdempotencyStore, withIdempotency } from '../../../functions/co
 import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import { SubscriptionsService, type SubscriptionsSettings } from '../../../functions/core/subscriptions/subscriptions-service.js';
+import { subscriptionsSettings } from './subscription-fixtures.js';
 import type { ValidationTransport, ValidationTransportResult } from '../../../functions/core/webhooks/validation-handshake.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { answering } from '../../support/refusals.js';
@@ -21,17 +22,7 @@ const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const START = Date.UTC(2026, 2, 1, 12);
 const WINDOW_SECONDS = 3600;
 
-const settings: SubscriptionsSettings = {
-  allowLoopbackSinks: false,
-  allowedPorts: [443],
-  sinkCredentials: 'oauth2-only',
-  webhookOrigin: 'koerier.test',
-  publicBaseUrl: 'https://koerier.test',
-  validationWindowSeconds: WINDOW_SECONDS,
-  requestRatePerMinute: 60,
-  validationAgreedClients: ['school-b'],
-  maxRetryWindowSeconds: 7 * 24 * 3600,
-};
+const settings: SubscriptionsSettings = subscriptionsSettings({ validationWindowSeconds: WINDOW_SECONDS, validationAgreedClients: ['school-b'] });
 
 const entitlements = parseEntitlements(
   JSON.stringify({
