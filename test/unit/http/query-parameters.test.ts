@@ -3,21 +3,15 @@
  * so a misspelt filter never reads as "this is what matched".
  */
 import { describe, expect, it } from 'vitest';
-import { KoerierError } from '../../../functions/core/http/problems.js';
+import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { refuseUnknownParameters } from '../../../functions/core/http/query-parameters.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import { refusalOf } from '../../support/refusals.js';
 
 const KNOWN = ['outcome', 'limit', 'cursor'];
 
-function refusal(query: Record<string, string>): KoerierError {
-  try {
-    refuseUnknownParameters({ query }, KNOWN);
-  } catch (error) {
-    if (error instanceof KoerierError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+/** The thrown refusal, for its problem and headers. */
+const refusal = (query: Record<string, string>): KoerierError => refusalOf(() => refuseUnknownParameters({ query }, KNOWN));
 
 describe('issue 13, item 5: unknown query parameters', () => {
   it('issue 13, item 5: known parameters, or none, pass', () => {

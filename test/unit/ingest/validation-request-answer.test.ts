@@ -4,23 +4,17 @@
  * branch is checked here without the emulators the integration test needs.
  */
 import { describe, expect, it } from 'vitest';
-import { KoerierError } from '../../../functions/core/http/problems.js';
+import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { answerValidationRequest, type ValidationPolicy } from '../../../functions/core/webhooks/answer-validation-request.js';
 import { problemTypeUri } from '../../support/problem-types.js';
+import { refusalOf } from '../../support/refusals.js';
 
 const METHODS = ['POST', 'OPTIONS'];
 const policy = (allowedOrigins: string[]): ValidationPolicy => ({ allowedOrigins, ratePerMinute: 120 });
 
 /** The thrown refusal, for its problem and headers. */
-function refusal(headers: Record<string, string>, allowed: ValidationPolicy): KoerierError {
-  try {
-    answerValidationRequest(headers, allowed, METHODS);
-  } catch (error) {
-    if (error instanceof KoerierError) return error;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const refusal = (headers: Record<string, string>, allowed: ValidationPolicy): KoerierError =>
+  refusalOf(() => answerValidationRequest(headers, allowed, METHODS));
 
 describe('WH-7: the ingest answers the validation request', () => {
   it('WH-7: a plain OPTIONS (no or a blank WebHook-Request-Origin) gets 204 with Allow and no consent', () => {
