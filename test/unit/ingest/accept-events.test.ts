@@ -18,8 +18,8 @@ import {
 import { InMemoryClaimCheckStore } from '../../../functions/core/claim-check/memory-adapters.js';
 import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
 import type { InMemoryInboundQueue } from '../../../functions/core/ingest/memory-adapters.js';
-import type { Log } from '../../../functions/core/ports/log.js';
 import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
+import { recordingLog, type LoggedLine } from '../../support/recording-log.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const OTHER: Principal = { clientId: 'partner-b', scopes: new Set(['events:publish']) };
@@ -33,17 +33,13 @@ const settings: IngestSettings = ingestSettings({
 
 let now: number;
 let queue: InMemoryInboundQueue;
-let logLines: { level: string; message: string; fields: Record<string, unknown> }[];
+let logLines: LoggedLine[];
 let deps: IngestDependencies;
 
 beforeEach(() => {
   now = START;
-  logLines = [];
-  const log: Log = {
-    info: (message, fields) => logLines.push({ level: 'info', message, fields }),
-    warn: (message, fields) => logLines.push({ level: 'warn', message, fields }),
-    error: (message, fields) => logLines.push({ level: 'error', message, fields }),
-  };
+  const log = recordingLog();
+  logLines = log.lines;
   ({ deps, queue } = memoryIngest(settings, () => now, { log }));
 });
 

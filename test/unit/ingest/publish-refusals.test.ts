@@ -21,6 +21,7 @@ import { noMetrics, type Metrics } from '../../../functions/core/ports/metrics.j
 import { ENROLMENT_TYPE, enrolmentPayload } from '../../support/contract-documents.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
+import { recordingLog } from '../../support/recording-log.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem';
@@ -176,12 +177,12 @@ describe('events referring to an upload (EDU-1)', () => {
   });
 
   it('EDU-1, issue 13 item 4: a refused upload reference is logged as a refusal and counted under its rule, as every other refusal is', async () => {
-    const lines: { message: string; fields: Record<string, unknown> }[] = [];
-    deps = { ...deps, log: { ...silentLog, info: (message, fields) => void lines.push({ message, fields }) } };
+    const log = recordingLog();
+    deps = { ...deps, log };
     const dataref = await upload('partner-b');
     await acceptEvents(request(event({ dataref })), PUBLISHER, deps);
     expect(rejected).toEqual(['upload-unknown']);
-    expect(lines.filter((line) => line.message === 'events rejected').map((line) => line.fields)).toEqual([
+    expect(log.lines.filter((line) => line.message === 'events rejected').map((line) => line.fields)).toEqual([
       { publisher: 'partner-a', status: 400, type: problemTypeUri('upload-unknown'), correlationId: expect.any(String) },
     ]);
   });
