@@ -21,6 +21,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { observeAttempts, observeCalls } from '../functions/aws/aws-request-observer.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
@@ -51,9 +52,9 @@ export async function run(): Promise<Record<string, unknown>> {
     hosts.push(host);
     // Per operation, as the SDK middleware's initialize step counted them: retries are not counted.
     for (const service of ['dynamodb', 'sqs'] as const) {
-      host.awsClients[service].observeCalls({ beforeCall: (_operation, input) => (counts[service]++, input as Record<string, unknown>) });
+      observeCalls(host.awsClients[service], { beforeCall: () => void counts[service]++ });
     }
-    host.awsClients.s3Requests.observeAttempts(({ operation, requestBytes, responseBytes }) => {
+    observeAttempts(host.awsClients.s3, ({ operation, requestBytes, responseBytes }) => {
       counts.s3++;
       if (operation === 'PutObject') counts.s3BytesWritten += requestBytes;
       if (operation === 'GetObject' && responseBytes !== undefined) counts.s3BytesRead += responseBytes;

@@ -30,9 +30,9 @@ import { Agent, request } from 'undici';
 import { credentialCipherFor } from '../functions/aws/credential-cipher.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../functions/aws/dynamodb-subscription-store.js';
-import type { LeanAwsClient } from '../functions/aws/lean-client-support.js';
-import { CreateQueueCommand, SendMessageBatchCommand, SendMessageCommand, SqsRequests } from '../functions/aws/sqs-requests.js';
-import { DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
+import { observeAttempts, type ObservableClient } from '../functions/aws/aws-request-observer.js';
+import { CreateQueueCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
@@ -71,9 +71,9 @@ function newAttemptKey(item: WrittenItem): WrittenItem {
   return key === undefined ? item : { ...item, [sortKey]: { S: key.replace(UUID, () => randomUUID()) } };
 }
 
-/** Every attempt a lean client sends, as the SDK middleware below the retries counted them. */
-function count(client: Pick<LeanAwsClient, 'observeAttempts'>, counter: keyof typeof calls): void {
-  client.observeAttempts(() => calls[counter]++);
+/** Every attempt a client sends, counted by SDK middleware inside the retries. */
+function count(client: ObservableClient, counter: keyof typeof calls): void {
+  observeAttempts(client, () => calls[counter]++);
 }
 
 function event(id = randomUUID()): string {
@@ -127,11 +127,7 @@ interface TrafficFigures {
 }
 
 /** Invocations per event and the wait before the invocation, for one batching window, at low and high traffic. */
-async function windowTradeOff(
-  host: KoerierHost,
-  sqs: SqsRequests,
-  windowSeconds: number,
-): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
+async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: number): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-window-${windowSeconds}-${randomUUID().slice(0, 8)}` }));
   const queueUrl = QueueUrl!;
   let invocations = 0;
@@ -187,7 +183,7 @@ async function windowTradeOff(
  * deliveries → delivery) with handlers that only pass the message on, on pollers wired as the
  * host wires its own, at the same spacing: from SendMessage's answer to the second invocation.
  */
-async function twoQueueHops(host: KoerierHost, sqs: SqsRequests): Promise<{ p50: number; p99: number }> {
+async function twoQueueHops(host: KoerierHost, sqs: SQSClient): Promise<{ p50: number; p99: number }> {
   const queue = async (hop: string) =>
     (await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-hop-${hop}-${randomUUID().slice(0, 8)}` }))).QueueUrl!;
   const [first, second] = [await queue('a'), await queue('b')];
@@ -264,10 +260,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
   // The poller's own client, the lean one the host's pollers use: the queue-only ceiling and Koerier's drain both receive with it.
-  const feeder = new SqsRequests(host.emulators.clientSettings('sqs'));
+  const feeder = new SQSClient(host.emulators.clientSettings('sqs'));
   // The floor of the same calls: its own DynamoDB client (the lean one, as the host's) and its own
   // keep-alive pool, so neither Koerier's counts nor its connections include the floor's.
-  const floorDynamoDb = new DynamoDbRequests(host.emulators.clientSettings('dynamodb'));
+  const floorDynamoDb = new DynamoDBClient(host.emulators.clientSettings('dynamodb'));
   const floorHttps = sameCallsAgent(authority.certificatePem);
   try {
     const dynamodb = host.awsClients.dynamodb;
@@ -363,7 +359,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const sameCallsRounds: number[] = [];
     const recorder = new DynamoDbCallRecorder(host.awsClients.dynamodb);
     const floorCalls: Record<string, number> = {};
-    floorDynamoDb.observeAttempts(({ operation }) => void (floorCalls[operation] = (floorCalls[operation] ?? 0) + 1));
+    observeAttempts(floorDynamoDb, ({ operation }) => void (floorCalls[operation] = (floorCalls[operation] ?? 0) + 1));
     let sameCallsDrains = 0;
     let queueOnlyPollerCalls = 0;
     let deliveryPollerCalls = 0;

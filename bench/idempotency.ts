@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-store.js';
-import { DynamoDbRequests, PutItemCommand } from '../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { jsonResponse, type HttpRequest } from '../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../functions/core/idempotency/index.js';
 import { resourceEnv } from '../lib/resources.js';
@@ -63,7 +63,7 @@ function median(values: number[]): number {
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  const dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   try {
     const requests = countRequests(dynamodb);
     const tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;

@@ -18,11 +18,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as sdk from '@aws-sdk/client-dynamodb';
 import * as sqsSdk from '@aws-sdk/client-sqs';
+import { observeAttempts } from '../functions/aws/aws-request-observer.js';
 import { Agent, request } from 'undici';
 import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-store.js';
-import { PutItemCommand, UpdateItemCommand, type DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
+import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { SqsMessageQueue } from '../functions/aws/sqs-message-queue.js';
-import type { SqsRequests } from '../functions/aws/sqs-requests.js';
 import { settingEnv } from '../functions/config.js';
 import { API_BASE_PATH } from '../functions/core/http/api-version.js';
 import { functions } from '../lib/resources.js';
@@ -86,25 +86,6 @@ function sumOf(rounds: readonly Calls[]): Calls {
 }
 
 const round = (n: number) => Number(n.toFixed(4));
-
-/**
- * An SDK client in a lean client's place, for the floors "with the AWS SDK": the same adapters send
- * the same commands (the lean commands carry the SDK's operation names and inputs) through
- * @aws-sdk/client-dynamodb or @aws-sdk/client-sqs. The floors make no call whose condition fails,
- * so no adapter needs to recognise the SDK's errors.
- */
-function onTheSdk<Lean>(client: { send(command: never): Promise<unknown> }, commands: Record<string, new (input: never) => object>): Lean {
-  const send = (command: { operation: string; input: object }) => client.send(new commands[command.operation]!(command.input as never) as never);
-  return { send } as unknown as Lean;
-}
-
-const SDK_DYNAMODB_COMMANDS = {
-  PutItem: sdk.PutItemCommand,
-  UpdateItem: sdk.UpdateItemCommand,
-  GetItem: sdk.GetItemCommand,
-  DeleteItem: sdk.DeleteItemCommand,
-};
-const SDK_SQS_COMMANDS = { SendMessage: sqsSdk.SendMessageCommand, SendMessageBatch: sqsSdk.SendMessageBatchCommand };
 
 /**
  * The requests per event of `counted` (default: since the last `resetCalls`): per service
@@ -253,7 +234,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const idempotencyTable = host.config.resources.table('idempotency');
     // Every attempt, as the SDK middleware below the retries counted them.
     for (const service of ['dynamodb', 'sqs'] as const) {
-      host.awsClients[service].observeAttempts(({ operation }) => void (calls[service][operation] = (calls[service][operation] ?? 0) + 1));
+      observeAttempts(host.awsClients[service], ({ operation }) => void (calls[service][operation] = (calls[service][operation] ?? 0) + 1));
     }
 
     const post = async (body: string, contentType: string) => {
@@ -280,11 +261,11 @@ export async function run(): Promise<Record<string, unknown>> {
     // laptop host's.
     const sdkDynamodb = new sdk.DynamoDBClient(host.emulators.clientSettings('dynamodb'));
     const sdkSqs = new sqsSdk.SQSClient(host.emulators.clientSettings('sqs'));
-    const onSdkDynamodb = onTheSdk<DynamoDbRequests>(sdkDynamodb, SDK_DYNAMODB_COMMANDS);
+    const onSdkDynamodb = sdkDynamodb;
     const clients = {
       sdk: {
         claims: new DynamoDbIdempotencyStore(onSdkDynamodb, idempotencyTable),
-        queue: new SqsMessageQueue(onTheSdk<SqsRequests>(sdkSqs, SDK_SQS_COMMANDS), inboundUrl),
+        queue: new SqsMessageQueue(sdkSqs, inboundUrl),
       },
       lean: {
         claims: new DynamoDbIdempotencyStore(host.awsClients.dynamodb, idempotencyTable),

@@ -16,12 +16,13 @@
  * single-threaded JavaScript in this one process: ratios and request counts carry over to AWS,
  * absolute rates do not. Run: `npm run bench -- replay` (`BENCH_REPLAY_EVENTS` sets EVENTS).
  */
-import type { S3Requests } from '../functions/aws/s3-requests.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetQueueAttributesCommand, GetQueueUrlCommand } from '../functions/aws/sqs-requests.js';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
+import { observeAttempts } from '../functions/aws/aws-request-observer.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 import { countRequests } from '../test/support/request-counter.js';
@@ -31,12 +32,11 @@ const PUBLISH_BATCH = 100;
 const TYPE = `nl.example.bench.replay.${randomUUID().slice(0, 8)}.v1`;
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:bench';
 
-/** S3 requests per operation and the bytes PutObject sent. */
-/** S3 requests by operation (named as the SDK's commands, as earlier results are) and the bytes put, counted on the lean client the functions send with. */
-function countS3(client: S3Requests) {
+/** S3 requests by operation (named as the SDK's commands, as earlier results are) and the bytes put, counted on the client the functions send with. */
+function countS3(client: S3Client) {
   const byOperation: Record<string, number> = {};
   let putBytes = 0;
-  client.observeAttempts(({ operation, requestBytes }) => {
+  observeAttempts(client, ({ operation, requestBytes }) => {
     const name = `${operation}Command`;
     byOperation[name] = (byOperation[name] ?? 0) + 1;
     if (operation === 'PutObject') putBytes += requestBytes;
@@ -102,7 +102,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const publisher = await host.issueToken('dev-publisher', ['events:publish']);
     const manager = await host.issueToken('dev-subscriber', ['subscriptions:manage']);
     const live = (await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [TYPE] }))['id'] as string;
-    const s3 = countS3(host.awsClients.s3Requests);
+    const s3 = countS3(host.awsClients.s3);
 
     // Fill through the normal path; the archive is written on the way.
     const from = new Date().toISOString();

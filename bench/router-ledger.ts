@@ -14,8 +14,9 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { DynamoDbRequests } from '../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
+import { createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { DynamoDbRoutedEventLedger } from '../functions/aws/dynamodb-routed-event-ledger.js';
 import { SubscriptionMatcher } from '../functions/core/routing/matcher.js';
 import { routeInboundEvents, type InboundRecord } from '../functions/core/routing/route-events.js';
@@ -31,13 +32,9 @@ const TYPE = 'nl.edu.bench.ledger.v1';
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  const dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   // Only DynamoDB is sent to here; the recorder wants all three clients.
-  const usage = recordAwsUsage({
-    dynamodb,
-    sqs: { observeAttempts: () => undefined, observeCalls: () => undefined },
-    s3Requests: { observeAttempts: () => undefined },
-  });
+  const usage = recordAwsUsage({ dynamodb, sqs: createSqsClient(emulators.clientSettings('sqs')), s3: createS3Client(emulators.clientSettings('s3')) });
   const index = new DynamoDbRouteIndex(dynamodb, localName.table('routes'));
   const match = { types: [TYPE] };
   await index.putEntries(

@@ -20,7 +20,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DynamoDbRequests, ScanCommand } from '../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { observeCalls } from '../functions/aws/aws-request-observer.js';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../functions/core/routing/matcher.js';
 import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../functions/core/routing/route-keys.js';
@@ -84,7 +85,7 @@ function persons(count: number, population: number, offset: number): number[] {
 
 export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
-  const dynamodb = new DynamoDbRequests({
+  const dynamodb = new DynamoDBClient({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
     credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
@@ -93,7 +94,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const index = new DynamoDbRouteIndex(dynamodb, tableName);
   const requests = countRequests(dynamodb);
   let itemsRead = 0;
-  dynamodb.observeCalls({
+  observeCalls(dynamodb, {
     afterCall: (_, __, answer) => {
       const output = answer as { Count?: number; Responses?: Record<string, unknown[]> };
       if (typeof output.Count === 'number') itemsRead += output.Count;

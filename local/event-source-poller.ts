@@ -4,9 +4,15 @@
  * their visibility timeout and the queue's redrive policy moves them to the dead-letter queue.
  * Partial batch responses (`ReportBatchItemFailures`) are always on, as Koerier's stack sets them.
  */
-import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttribute, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SqsRequests } from '../functions/aws/sqs-requests.js';
 import { LOCAL_REGION } from './emulators.js';
 import { invokeWithTimeout, type LambdaHandler } from './lambda-runtime.js';
 
@@ -50,7 +56,7 @@ export interface PollerOptions {
    */
   readonly onArrival?: (listener: () => void) => () => void;
   /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop); the functions' lean client, as Koerier's drain uses it. */
-  readonly client?: SqsRequests;
+  readonly client?: SQSClient;
   readonly log?: (line: string) => void;
 }
 
@@ -72,7 +78,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   };
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const ownClient = !options.client;
-  const client = options.client ?? new SqsRequests();
+  const client = options.client ?? new SQSClient();
   const queueName = options.queueUrl.split('/').at(-1) ?? options.queueUrl;
   const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;

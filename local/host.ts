@@ -11,12 +11,9 @@ import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
-import { DynamoDbRequests, ScanCommand } from '../functions/aws/dynamodb-requests.js';
-import { S3Requests } from '../functions/aws/s3-requests.js';
-import { SqsRequests } from '../functions/aws/sqs-requests.js';
+import { createDynamoDbClient, createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { API_BASE_PATH, resourceEnv } from '../lib/resources.js';
@@ -108,16 +105,12 @@ export interface KoerierHost {
 }
 
 /**
- * The host's clients of its emulators. `dynamodb` is the lean client the functions run with in
- * Lambda (functions/aws/dynamodb-requests.ts); the emulators' own chores (tables, the TTL sweep,
- * the health check) keep the SDK's. `s3` is the SDK's, for tests and benchmarks that look into
- * the buckets; the functions send their S3 requests with `s3Requests`, the lean client they run
- * with in Lambda (functions/aws/s3-requests.ts).
+ * The host's clients of its emulators: the SDK clients the functions send with, made by the same
+ * constructors as in Lambda (functions/aws/clients.ts), so tests and benchmarks that watch or look
+ * through them see what the functions do. The emulators' own chores (tables, the TTL sweep, the
+ * health check) have clients of their own.
  */
-export interface LaptopAwsClients extends Omit<AwsClients, 's3'> {
-  readonly s3: S3Client;
-  readonly s3Requests: S3Requests;
-}
+export type LaptopAwsClients = AwsClients;
 
 /**
  * The Koerier settings (`KOERIER_*`) of an environment record, for a program that starts a host
@@ -176,23 +169,15 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     }
 
     const awsClients: LaptopAwsClients = {
-      dynamodb: new DynamoDbRequests(emulators.clientSettings('dynamodb')),
-      sqs: new SqsRequests(emulators.clientSettings('sqs')),
-      // s3rver: path-style addressing, and none of the flexible checksums the SDK adds by default.
-      s3: new S3Client({
-        ...emulators.clientSettings('s3'),
-        forcePathStyle: true,
-        requestChecksumCalculation: 'WHEN_REQUIRED',
-        responseChecksumValidation: 'WHEN_REQUIRED',
-      }),
-      s3Requests: new S3Requests(emulators.clientSettings('s3')),
+      dynamodb: createDynamoDbClient(emulators.clientSettings('dynamodb')),
+      sqs: createSqsClient(emulators.clientSettings('sqs')),
+      s3: createS3Client(emulators.clientSettings('s3')),
     };
     // Registered before the server, so they are destroyed only once its requests are done.
     cleanups.push(() => {
       awsClients.dynamodb.destroy();
       awsClients.sqs.destroy();
       awsClients.s3.destroy();
-      awsClients.s3Requests.destroy();
     });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
@@ -236,7 +221,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const config = loadConfig(environment);
     // The same figures the functions write as EMF records in AWS, served at GET /metrics.
     const metrics = prometheusMetrics(config.stackName);
-    const dependencies = buildAwsDependencies({ config, clients: () => ({ ...awsClients, s3: awsClients.s3Requests }), metrics });
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const around = options.aroundInvocation;
     const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>
@@ -266,7 +251,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     );
 
     // Its own client: the pollers' receives and deletes are not the functions' requests.
-    const pollerSqs = new SqsRequests(emulators.clientSettings('sqs'));
+    const pollerSqs = createSqsClient(emulators.clientSettings('sqs'));
     cleanups.push(() => pollerSqs.destroy());
     const pollers: Poller[] = [];
     cleanups.push(async () => {
@@ -321,7 +306,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
  * were made at run time. So they are made again here, before anything is routed, and the SQS
  * journal puts their messages back as each appears (local/sqs-journal.ts).
  */
-async function recreatePullQueues(dynamodb: DynamoDbRequests, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
+async function recreatePullQueues(dynamodb: DynamoDBClient, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
   let startKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await dynamodb.send(

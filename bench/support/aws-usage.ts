@@ -12,16 +12,11 @@
  * holds and turns them into docs/COST.md.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
-import type { S3Requests } from '../../functions/aws/s3-requests.js';
-import type { SqsRequests } from '../../functions/aws/sqs-requests.js';
+import { observeAttempts, observeCalls } from '../../functions/aws/aws-request-observer.js';
+import type { AwsClients } from '../../functions/aws/clients.js';
 
-/** The clients a host's functions send with (`KoerierHost['awsClients']`): the lean clients (functions/aws/dynamodb-requests.ts, sqs-requests.ts, s3-requests.ts). */
-interface Clients {
-  readonly dynamodb: Pick<DynamoDbRequests, 'observeAttempts' | 'observeCalls'>;
-  readonly sqs: Pick<SqsRequests, 'observeAttempts' | 'observeCalls'>;
-  readonly s3Requests: Pick<S3Requests, 'observeAttempts'>;
-}
+/** The clients a host's functions send with (`KoerierHost['awsClients']`), watched through the SDK middleware of functions/aws/aws-request-observer.ts. */
+type Clients = AwsClients;
 
 export interface StageUsage {
   invocations: number;
@@ -125,12 +120,12 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
 
   // DynamoDB: every attempt is a billed request; items and capacity once per operation, from its
   // input and its answer (no retries happen against dynalite, so the items per request are as before).
-  clients.dynamodb.observeAttempts(({ operation }) => {
+  observeAttempts(clients.dynamodb, ({ operation }) => {
     const usage = stage();
     const key = `dynamodb:${operation}`;
     usage.requests[key] = (usage.requests[key] ?? 0) + 1;
   });
-  clients.dynamodb.observeCalls({
+  observeCalls(clients.dynamodb, {
     beforeCall: (operation, input) => {
       const usage = stage();
       const key = `dynamodb:${operation}`;
@@ -150,7 +145,7 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
   });
   // Items from each call's input, before it is sent (as the SDK middleware counted them, from the input);
   // requests and 64 KiB chunks from each attempt, retries included, by the bytes of its JSON body.
-  clients.sqs.observeCalls({
+  observeCalls(clients.sqs, {
     beforeCall: (operation, input) => {
       const usage = stage();
       const key = `sqs:${operation}`;
@@ -158,13 +153,13 @@ export function recordAwsUsage(clients: Clients): AwsUsageRecorder {
       return input;
     },
   });
-  clients.sqs.observeAttempts(({ operation, requestBytes }) => {
+  observeAttempts(clients.sqs, ({ operation, requestBytes }) => {
     const usage = stage();
     const key = `sqs:${operation}`;
     usage.requests[key] = (usage.requests[key] ?? 0) + 1;
     usage.units.sqs64KiBChunks += Math.max(1, Math.ceil(requestBytes / 65_536));
   });
-  clients.s3Requests.observeAttempts(({ operation, requestBytes }) => {
+  observeAttempts(clients.s3, ({ operation, requestBytes }) => {
     const usage = stage();
     const key = `s3:${operation}`;
     usage.requests[key] = (usage.requests[key] ?? 0) + 1;

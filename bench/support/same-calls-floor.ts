@@ -22,15 +22,19 @@ import {
   QueryCommand,
   ScanCommand,
   UpdateItemCommand,
-  type DynamoDbRequests,
-} from '../../functions/aws/dynamodb-requests.js';
-import type { JsonCommand } from '../../functions/aws/aws-json-protocol.js';
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { observeCalls } from '../../functions/aws/aws-request-observer.js';
 
 type Input = Readonly<Record<string, unknown>>;
 /** An item as a write request carries it: attribute name to DynamoDB value. */
 export type WrittenItem = Record<string, { S?: string } & Record<string, unknown>>;
 
-const COMMANDS: Record<string, new (input: never) => JsonCommand<object, unknown>> = {
+/** Any DynamoDB command the client sends. */
+export type DynamoDbCommand = Parameters<DynamoDBClient['send']>[0];
+
+// Each command class takes its own input type; the floor sends back inputs it recorded from the same class.
+const COMMANDS = {
   BatchGetItem: BatchGetItemCommand,
   BatchWriteItem: BatchWriteItemCommand,
   DeleteItem: DeleteItemCommand,
@@ -39,7 +43,7 @@ const COMMANDS: Record<string, new (input: never) => JsonCommand<object, unknown
   Query: QueryCommand,
   Scan: ScanCommand,
   UpdateItem: UpdateItemCommand,
-};
+} as unknown as Record<string, new (input: Input) => DynamoDbCommand>;
 
 /** Koerier reads a batch's state before it sends and writes what happened after: the floor keeps that order. */
 const READS = new Set(['BatchGetItem', 'GetItem', 'Query', 'Scan']);
@@ -49,9 +53,9 @@ export class DynamoDbCallRecorder {
   recording = false;
   private readonly inputs = new Map<string, Input[]>();
 
-  constructor(client: Pick<DynamoDbRequests, 'observeCalls'>) {
+  constructor(client: DynamoDBClient) {
     // Before the call, so a conditional write that fails is counted as the request it still is.
-    client.observeCalls({
+    observeCalls(client, {
       beforeCall: (operation, input) => {
         if (this.recording) {
           const own = this.inputs.get(operation);
@@ -80,14 +84,14 @@ export class DynamoDbCallRecorder {
       return { operation, command, inputs: [...inputs], rate: inputs.length / messages, owed: 0, next: 0 };
     });
     const due = (reads: boolean, count: number) => {
-      const commands: JsonCommand<object, unknown>[] = [];
+      const commands: DynamoDbCommand[] = [];
       for (const step of plan) {
         if (READS.has(step.operation) !== reads) continue;
         step.owed += step.rate * count;
         // The float sum may fall short of a whole request by a rounding error; one in a million is none.
         for (; step.owed >= 1 - 1e-6; step.owed--) {
           const input = step.inputs[step.next++ % step.inputs.length]!;
-          commands.push(new step.command(renewedItems(step.operation, input, renewItem) as never));
+          commands.push(new step.command(renewedItems(step.operation, input, renewItem)));
         }
       }
       return commands;
@@ -110,9 +114,9 @@ function renewedItems(operation: string, input: Input, renew: (item: WrittenItem
 
 export interface CallReplay {
   /** The reads owed for a batch of `count` messages (sent before its POSTs). */
-  readsFor(count: number): JsonCommand<object, unknown>[];
+  readsFor(count: number): DynamoDbCommand[];
   /** The writes owed for it (sent after). */
-  writesFor(count: number): JsonCommand<object, unknown>[];
+  writesFor(count: number): DynamoDbCommand[];
 }
 
 /** One receiver as the floor posts to it: its URL and the headers Koerier's requests to it carried. */
@@ -151,7 +155,7 @@ function post(agent: Agent, target: FloorTarget, idempotencyKey: string, body: s
   });
 }
 
-async function sendAll(dynamodb: DynamoDbRequests, commands: readonly JsonCommand<object, unknown>[]): Promise<void> {
+async function sendAll(dynamodb: DynamoDBClient, commands: readonly DynamoDbCommand[]): Promise<void> {
   for (const command of commands) {
     try {
       await dynamodb.send(command);
@@ -168,7 +172,7 @@ async function sendAll(dynamodb: DynamoDbRequests, commands: readonly JsonComman
  * subscription; `bodies` holds each delivery's event text, so no Koerier code decodes it.
  */
 export function sameCallsHandler(options: {
-  readonly dynamodb: DynamoDbRequests;
+  readonly dynamodb: DynamoDBClient;
   readonly replay: CallReplay;
   readonly agent: Agent;
   readonly targets: ReadonlyMap<string, FloorTarget>;

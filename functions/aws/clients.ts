@@ -1,47 +1,68 @@
 /**
- * The AWS clients one set of dependencies sends with: Koerier's lean clients, not the SDK's.
- * Endpoints come from the standard AWS_ENDPOINT_URL_<SERVICE> variables, which is how tests point
- * the very same code at the emulators. Nothing here is kept: the composition root builds one set per set of dependencies
- * (functions/composition/aws-dependencies.ts), so two sets in one process never share a client.
+ * The AWS SDK for JavaScript v3 clients every adapter sends with, and the one place their settings
+ * are chosen (issue 27). Region, endpoints, FIPS and dual-stack come from what the SDK reads itself
+ * (AWS_REGION, AWS_ENDPOINT_URL_<SERVICE>, AWS_USE_FIPS_ENDPOINT, AWS_USE_DUALSTACK_ENDPOINT), so
+ * every partition AWS has is served as the SDK resolves it, and tests point the very same code at
+ * the emulators through the standard variables. Nothing here is kept: the composition roots build
+ * one client per kind (functions/composition/), so two sets of dependencies never share a client.
  */
-import { DynamoDbRequests } from './dynamodb-requests.js';
-import { KmsRequests } from './kms-requests.js';
-import { S3Requests } from './s3-requests.js';
-import { SqsRequests } from './sqs-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 export interface AwsClients {
-  /** Every table: the lean DynamoDB client (./dynamodb-requests.ts). */
-  readonly dynamodb: DynamoDbRequests;
-  /** Both queues, the pull queues and the replays queue: the lean SQS client (./sqs-requests.ts). */
-  readonly sqs: SqsRequests;
-  /** The claim check's objects (EDU-1), the event archive and the contract documents: the lean S3 client (./s3-requests.ts). */
-  readonly s3: S3Requests;
+  /** Every table. */
+  readonly dynamodb: DynamoDBClient;
+  /** Both queues, the pull queues and the replays queue. */
+  readonly sqs: SQSClient;
+  /** The claim check's objects (EDU-1), the event archive and the contract documents. */
+  readonly s3: S3Client;
 }
 
-export function createAwsClients(): AwsClients {
-  return { dynamodb: createDynamoDbClient(), sqs: createSqsClient(), s3: createS3Client() };
-}
-
-// One constructor per client, so a Lambda bundle that only reaches DynamoDB carries no S3 client (issue 15, item 4).
-/** Not the SDK's DynamoDBClient: 30–32 KB of every function, and ten times the CPU per call (issue 15, item 4; ./dynamodb-requests.ts). */
-export function createDynamoDbClient(): DynamoDbRequests {
-  return new DynamoDbRequests();
-}
-
-/** Not the SDK's SQSClient: with @smithy/core it was most of every function's bundle and cold import (issue 15, item 4). */
-export function createSqsClient(): SqsRequests {
-  return new SqsRequests();
-}
-
-/** Not the SDK's S3Client: its 135 KB were in every function that reaches S3 (issue 15, item 4). */
-export function createS3Client(): S3Requests {
-  return new S3Requests();
+/** What a caller may set; anything left out is the SDK's own resolution (environment, shared config, instance role). */
+export interface AwsClientSettings {
+  readonly region?: string;
+  readonly endpoint?: string;
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
 }
 
 /**
- * Only AWS needs it: the laptop host encrypts with key files (credential-cipher.ts). Not the SDK's
- * KMSClient: its 28 KB were in every function that reaches KMS (issue 15, item 4).
+ * The SDK's standard retry mode for every client: exponential backoff with full jitter and the
+ * client-wide retry quota that stops a failing service's load from being multiplied by retries.
+ * Each service keeps its own attempt count (DynamoDB's client asks for more than the default 3);
+ * AWS_MAX_ATTEMPTS still overrides it, as the SDK documents.
  */
-export function createKmsClient(): KmsRequests {
-  return new KmsRequests();
+export const RETRY_MODE = 'standard';
+
+function sdkSettings(settings: AwsClientSettings): AwsClientSettings & { readonly retryMode: string } {
+  return { retryMode: RETRY_MODE, ...settings };
+}
+
+export function createAwsClients(settings: AwsClientSettings = {}): AwsClients {
+  return { dynamodb: createDynamoDbClient(settings), sqs: createSqsClient(settings), s3: createS3Client(settings) };
+}
+
+// One constructor per client, so a Lambda bundle that only reaches DynamoDB carries no S3 client.
+export function createDynamoDbClient(settings: AwsClientSettings = {}): DynamoDBClient {
+  return new DynamoDBClient(sdkSettings(settings));
+}
+
+export function createSqsClient(settings: AwsClientSettings = {}): SQSClient {
+  return new SQSClient(sdkSettings(settings));
+}
+
+/**
+ * S3 computes and checks the checksums the adapters ask for (SHA-256 on every PUT, end-to-end
+ * integrity of the claim check), and no others: the SDK's default would add a CRC32 to every
+ * request, which the presigned upload URLs would then demand of the uploader too.
+ */
+export function createS3Client(settings: AwsClientSettings = {}): S3Client {
+  return new S3Client({ ...sdkSettings(settings), requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+}
+
+/** Only AWS needs it: the laptop host encrypts and signs with key files (credential-cipher.ts, signing-keys.ts). */
+export function createKmsClient(settings: AwsClientSettings = {}): KMSClient {
+  return new KMSClient(sdkSettings(settings));
 }

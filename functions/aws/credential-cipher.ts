@@ -8,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
-import type { KmsRequests } from './kms-requests.js';
+import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 
 const LOCAL_PREFIX = 'local:';
 const KMS_FORMAT = 'kms1';
@@ -18,7 +18,7 @@ const LOCAL_FORMAT = 'aesgcm1';
  * The cipher for a key as its resource variable names it. `kms` is asked for its client only for
  * a KMS key, so the laptop never builds one; the composition root owns the client.
  */
-export function credentialCipherFor(keyId: string, options: { kms?: () => KmsRequests; localKeysDir?: string } = {}): CredentialCipher {
+export function credentialCipherFor(keyId: string, options: { kms?: () => KMSClient; localKeysDir?: string } = {}): CredentialCipher {
   if (!keyId.startsWith(LOCAL_PREFIX)) {
     if (!options.kms) throw new Error(`key ${keyId} is a KMS key, but no KMS client is configured`);
     return new KmsCredentialCipher(options.kms(), keyId);
@@ -31,22 +31,26 @@ export function credentialCipherFor(keyId: string, options: { kms?: () => KmsReq
 
 export class KmsCredentialCipher implements CredentialCipher {
   constructor(
-    private readonly client: KmsRequests,
+    private readonly client: KMSClient,
     private readonly keyId: string,
   ) {}
 
   async encrypt(plaintext: string, context: Readonly<Record<string, string>>): Promise<string> {
-    const ciphertextBlob = await this.client.encrypt({ keyId: this.keyId, plaintext: Buffer.from(plaintext, 'utf8'), encryptionContext: { ...context } });
-    if (!ciphertextBlob) throw new Error('KMS returned no ciphertext');
-    return `${KMS_FORMAT}.${ciphertextBlob.toString('base64url')}`;
+    const { CiphertextBlob } = await this.client.send(
+      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }),
+    );
+    if (!CiphertextBlob) throw new Error('KMS returned no ciphertext');
+    return `${KMS_FORMAT}.${Buffer.from(CiphertextBlob).toString('base64url')}`;
   }
 
   async decrypt(ciphertext: string, context: Readonly<Record<string, string>>): Promise<string> {
     const [format, blob] = ciphertext.split('.');
     if (format !== KMS_FORMAT || !blob) throw new Error('not a KMS-encrypted credential');
-    const plaintext = await this.client.decrypt({ keyId: this.keyId, ciphertextBlob: Buffer.from(blob, 'base64url'), encryptionContext: { ...context } });
-    if (!plaintext) throw new Error('KMS returned no plaintext');
-    return plaintext.toString('utf8');
+    const { Plaintext } = await this.client.send(
+      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(blob, 'base64url'), EncryptionContext: { ...context } }),
+    );
+    if (!Plaintext) throw new Error('KMS returned no plaintext');
+    return Buffer.from(Plaintext).toString('utf8');
   }
 }
 

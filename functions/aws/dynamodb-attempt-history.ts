@@ -16,8 +16,7 @@
  * A page may end inside a pack: its cursor then names the pack and how many of its attempts were
  * listed (`skip`), and the next page starts at that pack again (a key range up to it, inclusive).
  */
-import type { WriteRequest } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { type DynamoDBClient, QueryCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { AttemptRecord, Page } from '../core/delivery/delivery-records.js';
 import { ATTEMPT, decodePageCursor, encodeCursor, key, num, partition, PK, SK, type Item } from './delivery-table-items.js';
 
@@ -63,7 +62,7 @@ export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: 
 
 /** A page of a subscription's attempts, newest first; `limit` counts attempts, not packs. */
 export async function listAttemptPage(
-  client: DynamoDbRequests,
+  client: DynamoDBClient,
   tableName: string,
   subscriptionId: string,
   page: { limit: number; cursor?: string | undefined },

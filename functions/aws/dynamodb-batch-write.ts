@@ -3,13 +3,12 @@
  * leaves unprocessed (throttling) retried with backoff; still unprocessed after five tries, it
  * throws, so a caller never believes a write landed that did not.
  */
-import type { WriteRequest } from '@aws-sdk/client-dynamodb';
-import { BatchWriteItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { BatchWriteItemCommand, type DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
 
 const BATCH_WRITE_LIMIT = 25;
 const ATTEMPTS = 5;
 
-export async function batchWriteAll(client: DynamoDbRequests, tableName: string, requests: readonly WriteRequest[], what: string): Promise<void> {
+export async function batchWriteAll(client: DynamoDBClient, tableName: string, requests: readonly WriteRequest[], what: string): Promise<void> {
   for (let start = 0; start < requests.length; start += BATCH_WRITE_LIMIT) {
     let pending: WriteRequest[] = requests.slice(start, start + BATCH_WRITE_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {

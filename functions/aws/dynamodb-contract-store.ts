@@ -5,15 +5,15 @@
  * a PutItem conditional on the record it replaces (dynalite has no transactions either), so two
  * writers never lose each other's change, and a version is created only when absent.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  type AttributeValue,
   ConditionalCheckFailedException,
   DeleteItemCommand,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  type DynamoDbRequests,
-} from './dynamodb-requests.js';
+} from '@aws-sdk/client-dynamodb';
 import type { ContractBinding, ContractRecord, VersionRecord } from '../core/contracts/contract.js';
 import { ContractChangedError, type ContractStore } from '../core/contracts/ports.js';
 
@@ -23,7 +23,7 @@ const versionsOf = (name: string) => `versions#${name}`;
 
 export class DynamoDbContractStore implements ContractStore {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

@@ -13,16 +13,16 @@
  * One class for the three delivery ports (target health, delivery ledger, dead letters): they share
  * the table, its partition per subscription and its cursors; each user is handed only its port.
  */
-import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetItemCommand,
   ConditionalCheckFailedException,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
-  type DynamoDbRequests,
-} from './dynamodb-requests.js';
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { attemptPackWrites, listAttemptPage } from './dynamodb-attempt-history.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
@@ -57,7 +57,7 @@ const BATCH_GET_LIMIT = 100;
 
 export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger, DeadLetterStore {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly clock: Clock = systemClock,
   ) {}

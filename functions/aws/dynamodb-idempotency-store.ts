@@ -10,15 +10,15 @@
  * repeats as completed; another container sees the entry in progress (409) until its lock expires
  * and then takes it over (core/idempotency/prepared-guard.ts).
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  type AttributeValue,
   ConditionalCheckFailedException,
   DeleteItemCommand,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   UpdateItemCommand,
-  type DynamoDbRequests,
-} from './dynamodb-requests.js';
+} from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { boundReadableKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import {
@@ -48,7 +48,7 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   private readonly confirmed = new Map<string, string>();
 
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

@@ -4,7 +4,7 @@
  * it was read at. One consistent GetItem per refresh of a function's cache; a change is checked
  * against every partner and stored atomically, with no transaction (dynalite has none either).
  */
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import { EMPTY_DIRECTORY, type DirectoryState, type Partner } from '../core/partners/partner.js';
 import { DirectoryChangedError, DirectoryTooLargeError, MAX_DIRECTORY_BYTES, type PartnerStore } from '../core/partners/ports.js';
@@ -14,7 +14,7 @@ const DIRECTORY_KEY = 'directory';
 
 export class DynamoDbPartnerStore implements PartnerStore {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

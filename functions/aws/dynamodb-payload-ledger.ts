@@ -3,7 +3,7 @@
  * idempotency table, holding the publisher, the integrity attributes and the set of readers (the
  * owners of the subscriptions the event went to by reference). A fetch costs one GetItem.
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import type { PayloadLedger, PayloadRecord, UploadRecord } from '../core/claim-check/ports.js';
 
@@ -16,7 +16,7 @@ const MAX_LOGGED_CHARACTERS = 1024;
 
 export class DynamoDbPayloadLedger implements PayloadLedger {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

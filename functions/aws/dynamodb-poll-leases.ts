@@ -5,14 +5,14 @@
  * it is free or its lease ran out; the slots are tried from a random one on, so concurrent polls
  * rarely collide. A poll under the limit costs one put and one delete.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, PutItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { ConditionalCheckFailedException, DeleteItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { PollLeases } from '../core/pull/pull-queues.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import { num, PK, SK } from './delivery-table-items.js';
 
 export class DynamoDbPollLeases implements PollLeases {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

@@ -28,7 +28,7 @@
  * strand up to the cap where the doubling would have stranded less; a lease late in the minute
  * reaches only to its end.
  */
-import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import type { RateDecision, RateWindow } from '../core/ingest/ports.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
@@ -79,7 +79,7 @@ export class DynamoDbRateWindow implements RateWindow {
   private readonly leases = new Map<string, Lease>();
 
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly options: RateWindowOptions = {},
   ) {}

@@ -4,7 +4,7 @@
  * TTL; the queue's retention, after which the message itself is gone). Every read treats an item
  * past `expiresAt` as absent (dynalite never deletes).
  */
-import { BatchGetItemCommand, DeleteItemCommand, PutItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { BatchGetItemCommand, DeleteItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { RejectionMarks } from '../core/pull/pull-queues.js';
 import { key, num, SK } from './delivery-table-items.js';
 
@@ -14,7 +14,7 @@ const MAX_KEYS = 100;
 
 export class DynamoDbRejectionMarks implements RejectionMarks {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
   ) {}

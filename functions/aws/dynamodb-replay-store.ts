@@ -10,15 +10,15 @@
  * dynalite has no transactions, so the slot is taken first and the record written after; a start
  * that dies between the two leaves a slot that frees itself when its lease ends.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  type AttributeValue,
   ConditionalCheckFailedException,
   DeleteItemCommand,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  type DynamoDbRequests,
-} from './dynamodb-requests.js';
+} from '@aws-sdk/client-dynamodb';
 import { ReplayRunningError, staleFailure, type ReplayRecord, type ReplayState, type ReplayStore } from '../core/replay/ports.js';
 import { key, num, partition, PK, SK } from './delivery-table-items.js';
 
@@ -28,7 +28,7 @@ const KEEP_SECONDS = 30 * 24 * 3600;
 
 export class DynamoDbReplayStore implements ReplayStore {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly now: () => number = Date.now,
   ) {}

@@ -23,8 +23,7 @@
  * consistent, so what was written before an event was accepted is seen for it. A writer changes
  * the per-subscription items, then the heads, then the generation.
  */
-import type { WriteRequest } from '@aws-sdk/client-dynamodb';
-import { PutItemCommand, QueryCommand, UpdateItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { type DynamoDBClient, PutItemCommand, QueryCommand, UpdateItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry } from '../core/routing/route-keys.js';
@@ -64,7 +63,7 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
   private layoutMarked = false;
 
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

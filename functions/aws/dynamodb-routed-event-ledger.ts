@@ -9,8 +9,14 @@
  * claim released, taken over or never committed (a crash before the deliveries were queued) is
  * not listed, so its event is routed again as before. Writes per routed event: 1 + 1/batch.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { tables } from '../../lib/resources.js';
 import {
@@ -32,7 +38,7 @@ const COMMIT_CLAIMS = 100;
 
 export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
   ) {}
 

@@ -16,8 +16,8 @@ import {
   PutItemCommand,
   QueryCommand,
   ScanCommand,
-  type DynamoDbRequests,
-} from './dynamodb-requests.js';
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { routeCandidateOf } from '../core/routing/matcher.js';
 import { routeEntriesOf, type RouteEntry } from '../core/routing/route-keys.js';
@@ -45,7 +45,7 @@ import {
 
 export class DynamoDbSubscriptionStore implements SubscriptionStore {
   constructor(
-    private readonly client: DynamoDbRequests,
+    private readonly client: DynamoDBClient,
     private readonly tableName: string,
     private readonly routes: DynamoDbRouteIndex,
     private readonly clock: Clock = systemClock,

@@ -15,9 +15,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDbRequests } from './dynamodb-requests.js';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { PK, SK } from './delivery-table-items.js';
-import type { KmsRequests } from './kms-requests.js';
 
 const LOCAL_PREFIX = 'local:';
 const KEY_ITEM = { [PK]: { S: '#keys' }, [SK]: { S: 'lock-tokens' } };
@@ -25,7 +25,7 @@ const CONTEXT = { purpose: 'koerier-lock-tokens' };
 
 export function lockTokenKeySource(
   keyId: string,
-  options: { kms: () => KmsRequests; localKeysDir?: string; dynamodb: () => DynamoDbRequests; tableName: () => string },
+  options: { kms: () => KMSClient; localKeysDir?: string; dynamodb: () => DynamoDBClient; tableName: () => string },
 ): () => Promise<Buffer> {
   let key: Promise<Buffer> | undefined;
   return () => {
@@ -48,17 +48,18 @@ function localKey(keyId: string, localKeysDir: string | undefined): Buffer {
   return key;
 }
 
-async function wrappedKey(keyId: string, kms: KmsRequests, dynamodb: DynamoDbRequests, tableName: string): Promise<Buffer> {
+async function wrappedKey(keyId: string, kms: KMSClient, dynamodb: DynamoDBClient, tableName: string): Promise<Buffer> {
   const read = async () => (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: KEY_ITEM, ConsistentRead: true }))).Item?.['wrapped']?.B;
   let wrapped = await read();
   if (!wrapped) {
     const plaintext = randomBytes(32);
-    const sealed = await kms.encrypt({ keyId, plaintext, encryptionContext: CONTEXT });
+    const { CiphertextBlob: sealed } = await kms.send(new EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: CONTEXT }));
+    if (!sealed) throw new Error('KMS returned no ciphertext');
     try {
       await dynamodb.send(
         new PutItemCommand({
           TableName: tableName,
-          Item: { ...KEY_ITEM, wrapped: { B: sealed! } },
+          Item: { ...KEY_ITEM, wrapped: { B: sealed } },
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PK },
         }),
@@ -70,6 +71,7 @@ async function wrappedKey(keyId: string, kms: KmsRequests, dynamodb: DynamoDbReq
       if (!wrapped) throw error;
     }
   }
-  const unwrapped = await kms.decrypt({ keyId, ciphertextBlob: wrapped, encryptionContext: CONTEXT });
-  return Buffer.from(unwrapped!);
+  const { Plaintext: unwrapped } = await kms.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: CONTEXT }));
+  if (!unwrapped) throw new Error('KMS returned no plaintext');
+  return Buffer.from(unwrapped);
 }

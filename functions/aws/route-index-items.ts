@@ -3,15 +3,15 @@
  * holds the candidate as attributes; a key's head holds each candidate as one JSON attribute
  * `c:<subscriptionId>`, so a candidate is added or removed without reading the head.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
+  type AttributeValue,
   BatchGetItemCommand,
-  GetItemCommand,
   ConditionalCheckFailedException,
-  type DynamoDbRequests,
+  type DynamoDBClient,
+  GetItemCommand,
   type PutItemCommand,
   type UpdateItemCommand,
-} from './dynamodb-requests.js';
+} from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
 import type { ContentMode } from '../core/cloudevents/index.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
@@ -70,7 +70,7 @@ export function withoutKeyName({ '#pk': _, ...names }: Record<string, string>): 
 }
 
 /** The heads of these keys that exist, 100 a request. */
-export async function readHeads(client: DynamoDbRequests, tableName: string, routeKeys: readonly string[]): Promise<Map<string, Item>> {
+export async function readHeads(client: DynamoDBClient, tableName: string, routeKeys: readonly string[]): Promise<Map<string, Item>> {
   const heads = new Map<string, Item>();
   for (let start = 0; start < routeKeys.length; start += BATCH_GET_LIMIT) {
     let pending: Item[] = routeKeys.slice(start, start + BATCH_GET_LIMIT).map(headKey);
@@ -86,10 +86,7 @@ export async function readHeads(client: DynamoDbRequests, tableName: string, rou
 }
 
 /** A conditional write's outcome; a head too large for an item is `too large` (it overflows). */
-export async function writeOutcome(
-  client: DynamoDbRequests,
-  command: UpdateItemCommand | PutItemCommand,
-): Promise<'written' | 'condition failed' | 'too large'> {
+export async function writeOutcome(client: DynamoDBClient, command: UpdateItemCommand | PutItemCommand): Promise<'written' | 'condition failed' | 'too large'> {
   try {
     await client.send(command as UpdateItemCommand);
     return 'written';
@@ -100,7 +97,7 @@ export async function writeOutcome(
   }
 }
 
-export async function headOverflowed(client: DynamoDbRequests, tableName: string, routeKey: string): Promise<boolean> {
+export async function headOverflowed(client: DynamoDBClient, tableName: string, routeKey: string): Promise<boolean> {
   const head = (await client.send(new GetItemCommand({ TableName: tableName, Key: headKey(routeKey), ConsistentRead: true }))).Item;
   return head?.['overflow']?.BOOL === true;
 }

@@ -1,28 +1,36 @@
 /**
  * The claim-check store on S3 (s3rver on the laptop): one object per event under
  * `payloads/<id>` (or `uploads/<id>` for a producer's upload), encrypted by the bucket's default (the stack's KMS key in AWS), its form and
- * content type as object metadata. Presigned GET and PUT URLs are SigV4 query-signed URLs
- * (./s3-requests.ts), as `@aws-sdk/s3-request-presigner` makes them.
+ * content type as object metadata. Presigned GET and PUT URLs are SigV4 query-signed URLs made by
+ * `@aws-sdk/s3-request-presigner`.
  */
 import { createHash } from 'node:crypto';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ClaimCheckStore, StoredPayload, UploadTerms } from '../core/claim-check/ports.js';
 import type { DataForm } from '../core/claim-check/payload-reference.js';
-import type { S3Requests } from './s3-requests.js';
+import { getObjectOrUndefined, headObjectOrUndefined, putObjectWithChecksum } from './s3-objects.js';
 
 const FORMS: readonly DataForm[] = ['json', 'text', 'base64'];
 
 export class S3ClaimCheckStore implements ClaimCheckStore {
   constructor(
-    private readonly s3: S3Requests,
+    private readonly s3: S3Client,
     private readonly bucket: string,
   ) {}
 
   async put(key: string, payload: StoredPayload): Promise<void> {
-    await this.s3.putObject({ bucket: this.bucket, key, body: payload.bytes, contentType: payload.contentType, metadata: { form: payload.form } });
+    await putObjectWithChecksum(this.s3, {
+      Bucket: this.bucket,
+      Key: key,
+      Body: payload.bytes,
+      ContentType: payload.contentType,
+      Metadata: { form: payload.form },
+    });
   }
 
   async get(key: string): Promise<StoredPayload | undefined> {
-    const object = await this.s3.getObject(this.bucket, key);
+    const object = await getObjectOrUndefined(this.s3, this.bucket, key);
     if (object === undefined) return undefined;
     const form = object.metadata['form'] as DataForm | undefined;
     return {
@@ -33,7 +41,7 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
   }
 
   presignedGetUrl(key: string, seconds: number): Promise<string> {
-    return this.s3.presignedUrl('GET', this.bucket, key, seconds);
+    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: seconds });
   }
 
   /**
@@ -41,13 +49,27 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
    * `x-amz-checksum-sha256`, so the size range is exactly the promised size.
    */
   async presignedPutUrl(key: string, terms: UploadTerms, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
+    const checksum = checksumOf(terms.digest);
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ContentLength: terms.size,
+      ContentType: terms.contentType,
+      ChecksumAlgorithm: 'SHA256',
+      ChecksumSHA256: checksum,
+    });
     const headers = {
       'content-length': String(terms.size),
       'content-type': terms.contentType,
-      'x-amz-checksum-sha256': checksumOf(terms.digest),
+      'x-amz-checksum-sha256': checksum,
       'x-amz-sdk-checksum-algorithm': 'SHA256',
     };
-    const url = await this.s3.presignedUrl('PUT', this.bucket, key, seconds, headers);
+    // Signed as headers, not hoisted into the query: the uploader must send exactly these, so S3 refuses any other size or bytes.
+    const url = await getSignedUrl(this.s3, command, {
+      expiresIn: seconds,
+      signableHeaders: new Set(Object.keys(headers)),
+      unhoistableHeaders: new Set(Object.keys(headers)),
+    });
     return { url, headers };
   }
 
@@ -57,10 +79,10 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
    * hashed here (the laptop's bridge; docs/ARCHITECTURE.md, emulator gaps).
    */
   async matches(key: string, terms: Pick<UploadTerms, 'size' | 'digest'>): Promise<boolean> {
-    const head = await this.s3.headObject(this.bucket, key);
-    if (head === undefined || head.contentLength !== terms.size) return false;
-    if (head.checksumSHA256 !== undefined && head.checksumType !== 'COMPOSITE') return head.checksumSHA256 === checksumOf(terms.digest);
-    const object = await this.s3.getObject(this.bucket, key);
+    const head = await headObjectOrUndefined(this.s3, this.bucket, key);
+    if (head === undefined || head.ContentLength !== terms.size) return false;
+    if (head.ChecksumSHA256 !== undefined && head.ChecksumType !== 'COMPOSITE') return head.ChecksumSHA256 === checksumOf(terms.digest);
+    const object = await getObjectOrUndefined(this.s3, this.bucket, key);
     if (object === undefined) return false;
     return `sha-256=:${createHash('sha256').update(object.body).digest('base64')}:` === terms.digest;
   }

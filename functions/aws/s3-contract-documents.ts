@@ -5,11 +5,12 @@
  * compiles). Written once per version and never changed.
  */
 import type { ContractDocuments, MessageSchemas } from '../core/contracts/ports.js';
-import type { S3Requests } from './s3-requests.js';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { getObjectOrUndefined, putObjectWithChecksum } from './s3-objects.js';
 
 export class S3ContractDocuments implements ContractDocuments {
   constructor(
-    private readonly s3: S3Requests,
+    private readonly s3: S3Client,
     private readonly bucket: string,
   ) {}
 
@@ -31,10 +32,10 @@ export class S3ContractDocuments implements ContractDocuments {
   }
 
   private async put(key: string, text: string, contentType: string): Promise<void> {
-    await this.s3.putObject({ bucket: this.bucket, key, body: Buffer.from(text, 'utf8'), contentType });
+    await putObjectWithChecksum(this.s3, { Bucket: this.bucket, Key: key, Body: Buffer.from(text, 'utf8'), ContentType: contentType });
   }
 
   private async get(key: string): Promise<string | undefined> {
-    return (await this.s3.getObject(this.bucket, key))?.body.toString('utf8');
+    return (await getObjectOrUndefined(this.s3, this.bucket, key))?.body.toString('utf8');
   }
 }

@@ -4,30 +4,24 @@
  * expired by the bucket's lifecycle rule after the archive's retention.
  */
 import type { EventArchive } from '../core/replay/ports.js';
-import type { S3Requests } from './s3-requests.js';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { getObjectOrUndefined, listKeys, putObjectWithChecksum } from './s3-objects.js';
 
 export class S3EventArchive implements EventArchive {
   constructor(
-    private readonly s3: S3Requests,
+    private readonly s3: S3Client,
     private readonly bucket: string,
   ) {}
 
   async put(key: string, body: Buffer): Promise<void> {
-    await this.s3.putObject({ bucket: this.bucket, key, body, contentType: 'application/gzip' });
+    await putObjectWithChecksum(this.s3, { Bucket: this.bucket, Key: key, Body: body, ContentType: 'application/gzip' });
   }
 
   async list(prefix: string): Promise<string[]> {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.s3.listObjectsV2(this.bucket, { prefix, continuationToken: token });
-      keys.push(...page.keys);
-      token = page.isTruncated ? page.nextContinuationToken : undefined;
-    } while (token);
-    return keys.sort();
+    return (await listKeys(this.s3, this.bucket, prefix)).sort();
   }
 
   async get(key: string): Promise<Buffer | undefined> {
-    return (await this.s3.getObject(this.bucket, key))?.body;
+    return (await getObjectOrUndefined(this.s3, this.bucket, key))?.body;
   }
 }

@@ -16,12 +16,12 @@ import { createHash, createPublicKey, sign, type KeyObject, createPrivateKey } f
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PublicJwk, SignatureAlgorithm, SigningKey, SigningKeys } from '../core/signatures/message-signature.js';
-import type { KmsRequests } from './kms-requests.js';
+import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
 
 const LOCAL_PREFIX = 'local:';
 
 export interface SigningKeysOptions {
-  readonly kms?: () => KmsRequests;
+  readonly kms?: () => KMSClient;
   readonly localKeysDir?: string;
 }
 
@@ -72,20 +72,20 @@ export function localKey(path: string): LoadedKey {
   };
 }
 
-async function kmsKey(client: KmsRequests, keyId: string): Promise<LoadedKey> {
-  const description = await client.getPublicKey(keyId);
-  if (description.keySpec !== 'ECC_NIST_P256' || description.keyUsage !== 'SIGN_VERIFY' || !description.publicKey) {
+async function kmsKey(client: KMSClient, keyId: string): Promise<LoadedKey> {
+  const description = await client.send(new GetPublicKeyCommand({ KeyId: keyId }));
+  if (description.KeySpec !== 'ECC_NIST_P256' || description.KeyUsage !== 'SIGN_VERIFY' || !description.PublicKey) {
     throw new Error(`KMS key ${keyId} is not an ECC_NIST_P256 SIGN_VERIFY key`);
   }
-  const jwk = publicJwk(createPublicKey({ key: description.publicKey, format: 'der', type: 'spki' }), 'ecdsa-p256-sha256');
+  const jwk = publicJwk(createPublicKey({ key: Buffer.from(description.PublicKey), format: 'der', type: 'spki' }), 'ecdsa-p256-sha256');
   return {
     keyId: jwk['kid']!,
     algorithm: 'ecdsa-p256-sha256',
     jwk,
     async sign(data) {
-      const signature = await client.sign({ keyId, message: data, signingAlgorithm: 'ECDSA_SHA_256' });
-      if (!signature) throw new Error('KMS returned no signature');
-      return ecdsaDerToRaw(signature, 32);
+      const { Signature } = await client.send(new SignCommand({ KeyId: keyId, Message: data, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+      if (!Signature) throw new Error('KMS returned no signature');
+      return ecdsaDerToRaw(Buffer.from(Signature), 32);
     },
   };
 }

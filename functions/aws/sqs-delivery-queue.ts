@@ -8,8 +8,8 @@ import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  type SqsRequests,
-} from './sqs-requests.js';
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 
 const MAX_BATCH_ENTRIES = 10;
 
@@ -22,7 +22,7 @@ export interface Postponement {
  * Sets each message's visibility timeout. Returns how many could not be changed: those come
  * back after the queue's default visibility timeout instead, earlier than planned but not lost.
  */
-export async function postponeMessages(client: SqsRequests, queueUrl: string, postponements: readonly Postponement[]): Promise<number> {
+export async function postponeMessages(client: SQSClient, queueUrl: string, postponements: readonly Postponement[]): Promise<number> {
   let failed = 0;
   for (let offset = 0; offset < postponements.length; offset += MAX_BATCH_ENTRIES) {
     const chunk = postponements.slice(offset, offset + MAX_BATCH_ENTRIES);
@@ -42,7 +42,7 @@ export async function postponeMessages(client: SqsRequests, queueUrl: string, po
  * delivery, same Idempotency-Key). Each message is deleted from the dead-letter queue only after
  * it is stored in the queue again, so a failure in between duplicates, never loses.
  */
-export async function moveDeadLetterQueueBack(client: SqsRequests, deadLetterQueueUrl: string, queueUrl: string, limit: number): Promise<number> {
+export async function moveDeadLetterQueueBack(client: SQSClient, deadLetterQueueUrl: string, queueUrl: string, limit: number): Promise<number> {
   let moved = 0;
   while (moved < limit) {
     const { Messages: messages = [] } = await client.send(

@@ -3,8 +3,7 @@
  * only knowledge of SQS's limits lives here: at most 10
  * entries and 256 KiB per SendMessageBatch call, and the characters a message body may hold.
  */
-import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { SendMessageBatchCommand, SendMessageCommand, type SqsRequests } from './sqs-requests.js';
+import { type MessageAttributeValue, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
 export interface QueueMessage {
   /** The message body: an event in the JSON event format, or a delivery message. */
@@ -21,7 +20,7 @@ export class QueueWriteError extends Error {
 
 export class SqsMessageQueue {
   constructor(
-    private readonly client: SqsRequests,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 

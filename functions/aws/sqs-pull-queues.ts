@@ -15,8 +15,8 @@ import {
   GetQueueUrlCommand,
   ReceiveMessageCommand,
   SetQueueAttributesCommand,
-  type SqsRequests,
-} from './sqs-requests.js';
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { PullQueueGone, type PulledMessage, type PullQueues, type QueueEntry, type QueueEntryOutcome } from '../core/pull/pull-queues.js';
 import type { PullSettings } from '../core/subscriptions/subscription.js';
 import { SqsMessageQueue } from './sqs-message-queue.js';
@@ -36,7 +36,7 @@ export class SqsPullQueues implements PullQueues {
   private readonly urls = new Map<string, string>();
 
   constructor(
-    private readonly client: SqsRequests,
+    private readonly client: SQSClient,
     private readonly prefix: string,
   ) {}
 

@@ -1,5 +1,5 @@
 /** The replays queue (docs/REPLAY.md): one message per running replay, its next chunk, delayed to keep its pace. */
-import { SendMessageCommand, type SqsRequests } from './sqs-requests.js';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { ReplayMessage, ReplayQueue } from '../core/replay/ports.js';
 
 /** SQS's longest message delay. */
@@ -7,7 +7,7 @@ const MAX_DELAY_SECONDS = 900;
 
 export class SqsReplayQueue implements ReplayQueue {
   constructor(
-    private readonly client: SqsRequests,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 

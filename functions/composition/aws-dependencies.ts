@@ -11,7 +11,7 @@ import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
 import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
-import type { KmsRequests } from '../aws/kms-requests.js';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierConfig } from '../config.js';
 import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
@@ -25,7 +25,7 @@ export interface AwsDependenciesOptions extends CompositionOptions {
   /** Default: clients of its own, built on first use (functions/aws/clients.ts). */
   readonly clients?: () => AwsClients;
   /** Only asked for when a key is a KMS key. Default: a client of its own, built on first use. */
-  readonly kms?: () => KmsRequests;
+  readonly kms?: () => KMSClient;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
 }
@@ -37,7 +37,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   let clientSet: AwsClients | undefined;
-  let kms: KmsRequests | undefined;
+  let kms: KMSClient | undefined;
   const clients: ClientTypes = {
     get dynamodb() {
       return (clientSet ??= (options.clients ?? createAwsClients)()).dynamodb;

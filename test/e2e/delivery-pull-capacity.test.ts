@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand } from '../../functions/aws/dynamodb-requests.js';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { settingEnv } from '../../functions/config.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
 import { localName } from '../../lib/resources.js';

@@ -7,7 +7,7 @@
  * Tests that wait out a lock run side by side, each on a subscription and an event type of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand, GetQueueUrlCommand } from '../../functions/aws/sqs-requests.js';
+import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';

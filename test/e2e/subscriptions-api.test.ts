@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DeleteItemCommand, DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
@@ -55,7 +55,7 @@ let restoreLogger: () => void;
 const tokens: Record<string, string> = {};
 /** The client whose `call`s hold the `admin` scope (next to `subscriptions:manage`). */
 const ADMIN = 'admin-client';
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 
 interface Answer {
   status: number;
@@ -133,7 +133,7 @@ beforeAll(async () => {
     [settingEnv.webhookRequestRate]: '60',
   });
   // The host's emulators: process.env carries their endpoints while it runs.
-  dynamodb = new DynamoDbRequests({});
+  dynamodb = new DynamoDBClient({});
 });
 afterAll(async () => {
   dynamodb?.destroy();

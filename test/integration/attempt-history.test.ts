@@ -5,7 +5,7 @@
  * written before packing read as before.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests, PutItemCommand, QueryCommand } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PACK_BYTES } from '../../functions/aws/dynamodb-attempt-history.js';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
@@ -14,7 +14,7 @@ import { localName } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
-let client: DynamoDbRequests;
+let client: DynamoDBClient;
 let deliveries: DynamoDbDeliveryState;
 const table = localName.table('deliveries');
 const expiresAt = () => Math.floor(Date.now() / 1000) + 3600;
@@ -22,7 +22,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  client = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   deliveries = new DynamoDbDeliveryState(client, table);
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { sealSinkCredential, type SinkCredential } from '../../functions/core/credentials/sink-credential.js';
 import { DeliveryAdmin } from '../../functions/core/delivery/delivery-admin.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
@@ -18,7 +18,7 @@ import { LocalCredentialCipher } from '../../functions/aws/credential-cipher.js'
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
-import { SqsRequests } from '../../functions/aws/sqs-requests.js';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { loadConfig, settingEnv } from '../../functions/config.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
@@ -128,8 +128,8 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const logs: string[] = [];
   const restoreLogger = logger.captureTo((line) => logs.push(line));
 
-  const dynamodb = new DynamoDbRequests({});
-  const sqs = new SqsRequests();
+  const dynamodb = new DynamoDBClient({});
+  const sqs = new SQSClient();
   const table = (name: 'deliveries' | 'subscriptions' | 'routes') => process.env[resourceEnv.table(name)]!;
   const store = new DynamoDbDeliveryState(dynamodb, table('deliveries'));
   const subscriptions = new DynamoDbSubscriptionStore(dynamodb, table('subscriptions'), new DynamoDbRouteIndex(dynamodb, table('routes')));

@@ -7,7 +7,7 @@
  * breaker's half-open probe (EDU-12) is shared the same way: one per cool-down.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { planSends } from '../../functions/core/delivery/target-health.js';
@@ -20,7 +20,7 @@ let instance: () => DynamoDbDeliveryState;
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
   const client = () =>
-    new DynamoDbRequests({
+    new DynamoDBClient({
       region: emulators.region,
       endpoint: emulators.endpoints.dynamodb,
       credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },

@@ -7,7 +7,7 @@
  * them), but not those of a global secondary index's key: there the tests assert the length.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests, GetItemCommand, PutItemCommand } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
@@ -28,7 +28,7 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 
 let emulators: Emulators;
-let client: DynamoDbRequests;
+let client: DynamoDBClient;
 let routes: DynamoDbRouteIndex;
 let subscriptions: DynamoDbSubscriptionStore;
 let ledger: DynamoDbRoutedEventLedger;
@@ -40,7 +40,7 @@ const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
-  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  client = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   routes = new DynamoDbRouteIndex(client, localName.table('routes'));
   subscriptions = new DynamoDbSubscriptionStore(client, localName.table('subscriptions'), routes);
   ledger = new DynamoDbRoutedEventLedger(client, localName.table('idempotency'));

@@ -4,7 +4,7 @@
  * race with one key.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore, idempotencyKeyOf } from '../../functions/aws/dynamodb-idempotency-store.js';
@@ -17,7 +17,7 @@ import { controlledClock, ingestRequest } from '../unit/idempotency/store-contra
 import { describeIdempotencyStoreContract } from '../unit/idempotency/store-contract.js';
 
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let sqs: SQSClient;
 let requests: RequestCounter;
 let tableName: string;
@@ -25,7 +25,7 @@ let queueUrl: string;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false }); // fixed clocks in the past: no sweeping by real time
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   sqs = new SQSClient(emulators.clientSettings('sqs'));
   requests = countRequests(dynamodb);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;
@@ -77,7 +77,7 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const ctx = context();
     const key = randomUUID();
     await withIdempotency(ingestRequest(key, '{}'), ctx, accept);
-    const { GetItemCommand } = await import('../../functions/aws/dynamodb-requests.js');
+    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
     const item = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `idempotency#publisher-a#POST%20%2Fevents#${key}` } } }));
     expect(item.Item?.state?.S).toBe('completed');
     expect(Number(item.Item?.expiresAt?.N)).toBe(Math.floor(ctx.clock!() / 1000) + 7 * 24 * 3600);
@@ -103,7 +103,7 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     // The stored key is within DynamoDB's partition-key limit (dynalite would refuse it otherwise).
     const stored = idempotencyKeyOf({ clientId: longClient, operation: 'POST /events', key });
     expect(stored).toMatch(/^idempotency#sha256=[A-Za-z0-9_-]{43}$/);
-    const { GetItemCommand } = await import('../../functions/aws/dynamodb-requests.js');
+    const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
     expect((await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: stored } } }))).Item?.state?.S).toBe('completed');
   });
 

@@ -1,13 +1,12 @@
 /**
  * Persist before acknowledge (EDU-19, EDU-IN; review #2): the ingest answers 202 only once SQS
- * holds every event. The SQS emulator and the real (lean) client are used throughout; the fault is
- * injected at the client's edge, around `send` of the very client the handler sends with, so a
+ * holds every event. The SQS emulator and the real SDK client are used throughout; the fault is
+ * injected in the middleware stack of the very client the handler sends with, so a
  * write fails, is held back, or has entries of a SendMessageBatch refused, exactly as SQS would.
  */
 import { randomUUID } from 'node:crypto';
-import type { SendMessageBatchResult } from '@aws-sdk/client-sqs';
+import { SQSServiceException, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SendMessageBatchCommand, SqsRequestError, type SqsCommand } from '../../functions/aws/sqs-requests.js';
 import { containerClients } from '../../functions/composition/aws-dependencies.js';
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
@@ -39,45 +38,45 @@ function eventIdOf(body: string | undefined): string {
 }
 
 function installFaultInjection(): void {
-  const client = containerClients().sqs;
-  const send = client.send.bind(client);
-  // Above the client's retries and its MD5 checks, as the SDK middleware in the initialize step was.
-  client.send = (async (command: SqsCommand<object, object>) => {
-    const operation = `${command.operation}Command`;
-    if (operation !== 'SendMessageCommand' && operation !== 'SendMessageBatchCommand') return send(command);
-    const current = fault;
-    if (current.kind === 'fail') {
-      timeline.push(`${operation} failed`);
-      throw new SqsRequestError(command.operation, 'InternalError', 'InternalError', 500, 'injected: SQS is unavailable');
-    }
-    if (current.kind === 'hold') {
-      timeline.push(`${operation} held`);
-      current.entered();
-      await current.release;
-    }
-    if (current.kind === 'refuse-entries' && command instanceof SendMessageBatchCommand) {
-      const input = command.input;
-      const entries = input.Entries ?? [];
-      for (const entry of entries) offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
-      const refused = entries.filter(
-        (entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times,
-      );
-      const passed = entries.filter((entry) => !refused.includes(entry));
-      const failed = refused.map((entry) => ({
-        Id: entry.Id,
-        Code: current.senderFault ? 'InvalidParameterValue' : 'InternalError',
-        SenderFault: current.senderFault,
-        Message: 'injected',
-      }));
-      timeline.push(`${operation} refused ${refused.length} of ${entries.length}`);
-      if (passed.length === 0) return { Successful: [], Failed: failed } satisfies SendMessageBatchResult;
-      const output = await send(new SendMessageBatchCommand({ ...input, Entries: passed }));
-      return { ...output, Failed: [...(output.Failed ?? []), ...failed] } satisfies SendMessageBatchResult;
-    }
-    const result = await send(command);
-    timeline.push(`${operation} stored`);
-    return result;
-  }) as typeof client.send;
+  containerClients().sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = context.commandName ?? '';
+      if (operation !== 'SendMessageCommand' && operation !== 'SendMessageBatchCommand') return next(args);
+      const current = fault;
+      if (current.kind === 'fail') {
+        timeline.push(`${operation} failed`);
+        throw new SQSServiceException({ name: 'InternalError', $fault: 'server', $metadata: { httpStatusCode: 500 }, message: 'injected: SQS is unavailable' });
+      }
+      if (current.kind === 'hold') {
+        timeline.push(`${operation} held`);
+        current.entered();
+        await current.release;
+      }
+      if (current.kind === 'refuse-entries' && operation === 'SendMessageBatchCommand') {
+        const input = args.input as SendMessageBatchCommandInput & { Entries: NonNullable<SendMessageBatchCommandInput['Entries']> };
+        for (const entry of input.Entries) offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
+        const refused = input.Entries.filter(
+          (entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times,
+        );
+        const passed = input.Entries.filter((entry) => !refused.includes(entry));
+        const failed = refused.map((entry) => ({
+          Id: entry.Id!,
+          Code: current.senderFault ? 'InvalidParameterValue' : 'InternalError',
+          SenderFault: current.senderFault,
+          Message: 'injected',
+        }));
+        timeline.push(`${operation} refused ${refused.length} of ${input.Entries.length}`);
+        if (passed.length === 0) return { output: { Successful: [], Failed: failed, $metadata: {} } satisfies SendMessageBatchCommandOutput, response: {} };
+        const result = await next({ ...args, input: { ...input, Entries: passed } });
+        const output = result.output as SendMessageBatchCommandOutput;
+        return { ...result, output: { ...output, Failed: [...(output.Failed ?? []), ...failed] } satisfies SendMessageBatchCommandOutput };
+      }
+      const result = await next(args);
+      timeline.push(`${operation} stored`);
+      return result;
+    },
+    { step: 'initialize', name: 'koerierTestFaultInjection' },
+  );
 }
 
 function post(body: unknown, contentType: string, key = randomUUID()) {

@@ -5,12 +5,12 @@
  * dynalite table and one SQS queue, with a clock the test moves.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
-import { ReceiveMessageCommand, SqsRequests } from '../../functions/aws/sqs-requests.js';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Principal } from '../../functions/core/auth/access-tokens.js';
 import { parsePublishGrants } from '../../functions/core/auth/publish-grants.js';
 import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../functions/core/claim-check/memory-adapters.js';
@@ -28,8 +28,8 @@ const LOCK_SECONDS = 60;
 const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
-let sqs: SqsRequests;
+let dynamodb: DynamoDBClient;
+let sqs: SQSClient;
 let dynamodbRequests: RequestCounter;
 let sqsRequests: RequestCounter;
 let tableName: string;
@@ -38,8 +38,8 @@ let now: number;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
-  sqs = new SqsRequests(emulators.clientSettings('sqs'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
+  sqs = new SQSClient(emulators.clientSettings('sqs'));
   dynamodbRequests = countRequests(dynamodb);
   sqsRequests = countRequests(sqs);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;

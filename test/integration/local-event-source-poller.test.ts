@@ -5,8 +5,8 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
-  SqsRequests,
-} from '../../functions/aws/sqs-requests.js';
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
@@ -14,12 +14,12 @@ import { startPoller, type Poller } from '../../local/event-source-poller.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 let emulators: Emulators;
-let sqs: SqsRequests;
+let sqs: SQSClient;
 let queueCounter = 0;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  sqs = new SqsRequests({
+  sqs = new SQSClient({
     region: emulators.region,
     endpoint: emulators.endpoints.sqs,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },

@@ -1,17 +1,17 @@
 /**
- * The lock-token key on the lean KMS client (functions/aws/lock-token-key.ts, issue 15 item 4):
- * the deliveries table on dynalite, KMS a real local HTTP server answering Encrypt and Decrypt as
- * KMS documents them (blobs in base64, the encryption context bound). The first container wraps a
- * fresh key and stores it; another container unwraps the same 32 bytes; the SDK client reads the
- * same key from the stored blob.
+ * The lock-token key on the SDK's KMS client (functions/aws/lock-token-key.ts): the deliveries
+ * table on dynalite, KMS a real local HTTP server answering Encrypt and Decrypt as KMS documents
+ * them (blobs in base64, the encryption context bound). The first container wraps a fresh key and
+ * stores it; another container unwraps the same 32 bytes; a plain Decrypt reads the same key from
+ * the stored blob.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamoDbRequests, GetItemCommand } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PK, SK } from '../../functions/aws/delivery-table-items.js';
-import { KmsRequests } from '../../functions/aws/kms-requests.js';
+import { createKmsClient } from '../../functions/aws/clients.js';
 import { lockTokenKeySource } from '../../functions/aws/lock-token-key.js';
 import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
@@ -20,7 +20,7 @@ const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-
 const CREDENTIALS = { accessKeyId: 'AKIDLOCKTOKENS', secretAccessKey: 'lock-token-test-secret' };
 
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let table: string;
 let kmsServer: Server;
 let kmsEndpoint: string;
@@ -31,7 +31,7 @@ const wrap = (plaintext: string, context: unknown) => Buffer.from(JSON.stringify
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   table = emulators.resourceEnvironment[resourceEnv.table('deliveries')]!;
   kmsServer = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -57,10 +57,10 @@ afterAll(async () => {
   await emulators?.stop();
 });
 
-describe('lock-token key on the lean KMS client (issue 15, item 4)', () => {
-  it('issue 15: the first container wraps and stores a 32-byte key, the next unwraps the same one, and so does the SDK client', async () => {
+describe('lock-token key on the SDK KMS client', () => {
+  it('issue 12: the first container wraps and stores a 32-byte key, the next unwraps the same one, and so does a plain KMS Decrypt', async () => {
     const containerKey = () => {
-      const kms = new KmsRequests({ region: 'eu-west-1', endpoint: kmsEndpoint, credentials: CREDENTIALS });
+      const kms = createKmsClient({ region: 'eu-west-1', endpoint: kmsEndpoint, credentials: CREDENTIALS });
       return lockTokenKeySource(KEY_ARN, { kms: () => kms, dynamodb: () => dynamodb, tableName: () => table });
     };
     const first = await containerKey()();

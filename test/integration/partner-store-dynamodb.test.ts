@@ -2,7 +2,7 @@
  * The partner directory on DynamoDB (dynalite): the one item is written only at the revision it
  * was read at, so a change checked against every partner cannot land on top of another change.
  */
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbPartnerStore } from '../../functions/aws/dynamodb-partner-store.js';
 import type { Partner } from '../../functions/core/partners/partner.js';
@@ -11,7 +11,7 @@ import { resourceEnv } from '../../lib/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let store: DynamoDbPartnerStore;
 
 const partner = (clientId: string, publishGrants: string[] = []): Partner => ({
@@ -26,7 +26,7 @@ const partner = (clientId: string, publishGrants: string[] = []): Partner => ({
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   store = new DynamoDbPartnerStore(dynamodb, emulators.resourceEnvironment[resourceEnv.table('partners')]!);
 });
 afterAll(async () => {

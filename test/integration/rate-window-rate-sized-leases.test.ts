@@ -5,7 +5,7 @@
  * the real DynamoDB adapter on dynalite.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbRateWindow, LEASE_HORIZON_MS, MAX_LEASE_FRACTION } from '../../functions/aws/dynamodb-rate-window.js';
 import { resourceEnv } from '../../lib/resources.js';
@@ -16,14 +16,14 @@ import { countRequests, type RequestCounter } from '../support/request-counter.j
 const START = Date.UTC(2026, 2, 1, 12, 0, 10);
 
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let writes: RequestCounter;
 let tableName: string;
 let now: number;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   writes = countRequests(dynamodb);
   tableName = emulators.resourceEnvironment[resourceEnv.table('idempotency')]!;
 });

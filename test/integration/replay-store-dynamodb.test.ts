@@ -3,7 +3,7 @@
  * replay per subscription by a conditional write, a slot whose lease ran out taken over (and its
  * replay marked failed), progress stored only over the version it was read at, and the list.
  */
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbReplayStore } from '../../functions/aws/dynamodb-replay-store.js';
 import { ReplayRunningError, type ReplayRecord } from '../../functions/core/replay/ports.js';
@@ -12,13 +12,13 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 let emulators: Emulators;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let clock = NOW;
 let store: DynamoDbReplayStore;
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
-  dynamodb = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   store = new DynamoDbReplayStore(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!, () => clock);
 });
 

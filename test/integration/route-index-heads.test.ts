@@ -6,8 +6,7 @@
  * one removed is not.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDbRequests, GetItemCommand, PutItemCommand, UpdateItemCommand } from '../../functions/aws/dynamodb-requests.js';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../../functions/core/routing/matcher.js';
@@ -19,14 +18,14 @@ import { countRequests, type RequestCounter } from '../support/request-counter.j
 
 let emulators: Emulators;
 /** What the adapters send with; `tables` makes the tables (the lean client has no table operations). */
-let client: DynamoDbRequests;
+let client: DynamoDBClient;
 let tableClient: DynamoDBClient;
 let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
   const settings = emulators.clientSettings('dynamodb');
-  client = new DynamoDbRequests(settings);
+  client = new DynamoDBClient(settings);
   tableClient = new DynamoDBClient(settings);
   requests = countRequests(client);
 });

@@ -6,7 +6,7 @@
  * routed again with the same routing id, so no event is lost and its delivery keys stay the same.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import type { RoutingClaim } from '../../functions/core/routing/routed-events.js';
@@ -15,13 +15,13 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
 let emulators: Emulators;
-let client: DynamoDbRequests;
+let client: DynamoDBClient;
 let ledger: DynamoDbRoutedEventLedger;
 let requests: RequestCounter;
 
 beforeAll(async () => {
   emulators = await startEmulators();
-  client = new DynamoDbRequests(emulators.clientSettings('dynamodb'));
+  client = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   requests = countRequests(client);
   ledger = new DynamoDbRoutedEventLedger(client, localName.table('idempotency'));
 });

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
-import type { Message } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbPartnerStore } from '../../functions/aws/dynamodb-partner-store.js';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
-import { ReceiveMessageCommand } from '../../functions/aws/sqs-requests.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../../functions/core/delivery-message/delivery-message.js';
 import { SubscriptionMatcher } from '../../functions/core/routing/matcher.js';
@@ -25,7 +24,7 @@ import { eventually } from '../support/waiting.js';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let harness: HandlerHarness;
-let dynamodb: DynamoDbRequests;
+let dynamodb: DynamoDBClient;
 let repository: DynamoDbSubscriptionStore;
 let inbound: SqsMessageQueue;
 let inboundUrl: string;
@@ -92,7 +91,7 @@ beforeAll(async () => {
     // The partner directory is read again after a second, so a revocation is seen within the test.
     [settingEnv.partnersRefreshSeconds]: '1',
   });
-  dynamodb = new DynamoDbRequests({});
+  dynamodb = new DynamoDBClient({});
   repository = new DynamoDbSubscriptionStore(dynamodb, localName.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, localName.table('routes')));
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
   inbound = new SqsMessageQueue(harness.sqs, inboundUrl);

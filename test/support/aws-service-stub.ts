@@ -1,7 +1,7 @@
 /**
- * A real local HTTP server standing in for an AWS service in the lean clients' answer tests
- * (test/unit/aws/*-requests-answers.test.ts): each request is read whole and handed, with its body
- * as text, to the test's `answer`, which records what it needs and answers as the service would.
+ * A real local HTTP server standing in for an AWS service that has no emulator here (KMS), for the
+ * SDK client to talk to: each request is read whole and handed, with its body as text, to the
+ * test's `answer`, which records what it needs and answers as the service would.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

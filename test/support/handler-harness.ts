@@ -6,8 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Message } from '@aws-sdk/client-sqs';
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, SqsRequests } from '../../functions/aws/sqs-requests.js';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { settingEnv } from '../../functions/config.js';
@@ -21,7 +20,7 @@ export const TEST_AUDIENCE = 'koerier';
 
 export interface HandlerHarness {
   readonly emulators: Emulators;
-  readonly sqs: SqsRequests;
+  readonly sqs: SQSClient;
   token(clientId: string, scope: string): Promise<string>;
   /** Calls `handler` with the API Gateway v2 event for this request. */
   invoke(
@@ -59,7 +58,7 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
     [settingEnv.logLevel]: 'warn',
     ...settings,
   });
-  const sqs = new SqsRequests();
+  const sqs = new SQSClient();
 
   const signer = privateKey as CryptoKey;
   return {

@@ -4,14 +4,14 @@
  * with `response`, and reads it back through a second claim.
  */
 import { randomUUID } from 'node:crypto';
-import { DynamoDbRequests } from '../../functions/aws/dynamodb-requests.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { expect } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/aws/dynamodb-idempotency-store.js';
 import type { HttpResponse } from '../../functions/core/http/messages.js';
 import { resourceNames } from './resource-names.js';
 
 export async function expectFitsOneIdempotencyItem(response: HttpResponse): Promise<void> {
-  const store = new DynamoDbIdempotencyStore(new DynamoDbRequests({}), resourceNames.table('idempotency'));
+  const store = new DynamoDbIdempotencyStore(new DynamoDBClient({}), resourceNames.table('idempotency'));
   const scope = { clientId: 'c'.repeat(1000), operation: 'POST /events', key: randomUUID() };
   const now = Date.now();
   const claim = { scope, fingerprint: 'f'.repeat(64), claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 };

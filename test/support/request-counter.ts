@@ -1,8 +1,8 @@
 /**
- * Counts the requests a lean AWS client (functions/aws/lean-client-support.ts) sends, per
- * operation: it tells of every HTTP attempt itself, retries included, which is what AWS bills.
+ * Counts the requests an AWS SDK client sends, per operation, from the SDK middleware that sees
+ * every HTTP attempt, retries included, which is what AWS bills (functions/aws/aws-request-observer.ts).
  */
-import type { LeanAwsClient } from '../../functions/aws/lean-client-support.js';
+import { observeAttempts, type ObservableClient } from '../../functions/aws/aws-request-observer.js';
 
 export interface RequestCounter {
   /** Requests per operation name (e.g. `PutItemCommand`) since the last reset. */
@@ -11,10 +11,10 @@ export interface RequestCounter {
   reset(): void;
 }
 
-export function countRequests(client: Pick<LeanAwsClient, 'observeAttempts'>): RequestCounter {
+export function countRequests(client: ObservableClient): RequestCounter {
   const byOperation: Record<string, number> = {};
-  // Named as the SDK's commands are, so the tests read the same keys as when the SDK sent.
-  client.observeAttempts(({ operation }) => {
+  // Named as the SDK's commands are.
+  observeAttempts(client, ({ operation }) => {
     byOperation[`${operation}Command`] = (byOperation[`${operation}Command`] ?? 0) + 1;
   });
   return {

@@ -2,21 +2,35 @@
  * The delivery bench's floor of the same calls (bench/support/same-calls-floor.ts) sends the
  * DynamoDB requests the delivery function sent, counted in the same run, not a hand-written list:
  * the same operations with the same inputs, at the same rate per message, reads before the POSTs
- * and writes after. Two lean DynamoDB clients on stub transports stand for the host's and the floor's.
+ * and writes after. Two SDK DynamoDB clients, each talking to a local HTTP stand-in that records
+ * what it is sent, stand for the host's and the floor's.
  */
-import { describe, expect, it } from 'vitest';
-import type { AwsHttpRequest, AwsHttpResponse } from '../../../functions/aws/aws-http-transport.js';
-import { BatchGetItemCommand, BatchWriteItemCommand, DynamoDbRequests, GetItemCommand } from '../../../functions/aws/dynamodb-requests.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BatchGetItemCommand, BatchWriteItemCommand, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDbCallRecorder, replayableHeaders } from '../../../bench/support/same-calls-floor.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
-function client(sent: { target: string; body: string }[]): DynamoDbRequests {
-  return new DynamoDbRequests({
+/** Where each client's requests go, by the client id each puts in its user agent. */
+const sentBy = new Map<string, { target: string; body: string }[]>();
+let stub: AwsServiceStub;
+beforeAll(async () => {
+  stub = await startAwsServiceStub((request, response, body) => {
+    const app = /app\/(\S+)/.exec(String(request.headers['user-agent']))?.[1] ?? '';
+    sentBy.get(app)?.push({ target: String(request.headers['x-amz-target']), body });
+    response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end('{}');
+  });
+});
+afterAll(() => stub.close());
+
+let clients = 0;
+function client(sent: { target: string; body: string }[]): DynamoDBClient {
+  const app = `client${++clients}`;
+  sentBy.set(app, sent);
+  return new DynamoDBClient({
     region: 'eu-west-1',
+    endpoint: stub.endpoint,
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-    transport: async (request: AwsHttpRequest): Promise<AwsHttpResponse> => {
-      sent.push({ target: request.headers['x-amz-target']!, body: request.body!.toString('utf8') });
-      return { statusCode: 200, headers: {}, body: Buffer.from('{}') };
-    },
+    customUserAgent: `app/${app}`,
   });
 }
 
@@ -49,7 +63,7 @@ describe('issue 15: the delivery floor makes the same DynamoDB requests as Koeri
     for (let batch = 0; batch < 2; batch++) {
       const reads = replay.readsFor(10);
       const writes = replay.writesFor(10);
-      operations.push([...reads, ...writes].map((command) => command.operation));
+      operations.push([...reads, ...writes].map((command) => command.constructor.name.replace(/Command$/, '')));
       for (const command of [...reads, ...writes]) await floor.send(command);
     }
     // The single subscription read falls due once half of it is owed twice: in the second batch.

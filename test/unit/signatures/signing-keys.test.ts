@@ -1,6 +1,6 @@
 /**
  * The signing-key adapters (issue 12, item 6): laptop key files and AWS KMS. KMS has no emulator,
- * so the lean KMS client's transport is a stand-in that answers GetPublicKey and Sign as KMS documents them (a DER
+ * so the SDK's KMS client talks to a local HTTP stand-in that answers GetPublicKey and Sign as KMS documents them (a DER
  * SubjectPublicKeyInfo; a DER ECDSA signature) from a real P-256 key; what is checked is what
  * Koerier makes of those answers: the r‖s form RFC 9421 requires, the kid, the published JWK.
  */
@@ -8,9 +8,10 @@ import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KmsRequests } from '../../../functions/aws/kms-requests.js';
 import { ecdsaDerToRaw, signingKeysFor } from '../../../functions/aws/signing-keys.js';
+import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-service-stub.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -63,20 +64,25 @@ describe('laptop signing keys (issue 12, item 6)', () => {
 describe('KMS signing keys (issue 12, item 6)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const calls: { command: string; input: Record<string, unknown> }[] = [];
-  // The lean KMS client itself, its transport answering as KMS does (JSON 1.1, blobs in base64); calls named as the SDK's commands were.
-  const kms = new KmsRequests({
-    region: 'eu-central-1',
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
-    transport: async (request) => {
-      const input = JSON.parse(request.body!.toString('utf8')) as Record<string, unknown>;
-      const command = `${request.headers['x-amz-target']!.replace('TrentService.', '')}Command`;
+  let stub: AwsServiceStub;
+  let kms: KMSClient;
+  // KMS speaks JSON 1.1: the operation in X-Amz-Target, blobs in base64; calls named as the SDK's commands are.
+  beforeAll(async () => {
+    stub = await startAwsServiceStub((request, response, body) => {
+      const input = JSON.parse(body) as Record<string, unknown>;
+      const command = `${String(request.headers['x-amz-target']).replace('TrentService.', '')}Command`;
       calls.push({ command, input });
       const answer =
         command === 'GetPublicKeyCommand'
           ? { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') }
           : { Signature: sign('sha256', Buffer.from(input['Message'] as string, 'base64'), privateKey).toString('base64') };
-      return { statusCode: 200, headers: {}, body: Buffer.from(JSON.stringify(answer)) };
-    },
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(answer));
+    });
+    kms = new KMSClient({ region: 'eu-central-1', endpoint: stub.endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+  });
+  afterAll(async () => {
+    kms.destroy();
+    await stub.close();
   });
 
   it('issue 12 #6: signs with one kms:Sign (ECDSA_SHA_256, RAW) per signature, turned into r‖s; the public key is read once', async () => {
