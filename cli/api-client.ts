@@ -27,6 +27,8 @@ export interface ApiAnswer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
+  /** The body as received, byte for byte (`text` is it decoded as UTF-8). */
+  readonly bytes: Buffer;
   /** The body parsed as JSON, when it is JSON. */
   readonly json: unknown;
 }
@@ -60,6 +62,8 @@ export interface RequestOptions {
   /** Called before each retry, with the reason (status or network failure) and the wait. */
   readonly onRetry?: (reason: string, waitMs: number) => void;
   readonly signal?: AbortSignal;
+  /** `manual`: a redirect is the answer (its `Location` read by the caller), not followed with the bearer token. Default `follow`. */
+  readonly redirect?: 'follow' | 'manual';
 }
 
 export interface TokenSource {
@@ -99,7 +103,13 @@ export class KoerierClient {
       if (this.tokens) headers['authorization'] = `Bearer ${await this.tokens.token()}`;
       let response: Response;
       try {
-        response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), ...(options.signal ? { signal: options.signal } : {}) });
+        response = await fetch(url, {
+          method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.redirect ? { redirect: options.redirect } : {}),
+        });
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (attempt >= this.retries) {
@@ -110,8 +120,10 @@ export class KoerierClient {
         await sleep(wait, options.signal);
         continue;
       }
-      const text = await response.text();
-      const answer: ApiAnswer = { status: response.status, headers: response.headers, text, json: parseJson(text) };
+      const bytes = Buffer.from(await response.arrayBuffer());
+      // As Response.text() decodes: UTF-8, a byte order mark dropped, malformed bytes replaced.
+      const text = new TextDecoder().decode(bytes);
+      const answer: ApiAnswer = { status: response.status, headers: response.headers, text, bytes, json: parseJson(text) };
       if (response.status === 401 && this.tokens && !renewed) {
         // The cached token may have been revoked or the signing key rotated: one new token, then the answer stands.
         renewed = true;
