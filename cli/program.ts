@@ -8,6 +8,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { registerCompletion } from './commands/completion.js';
 import { registerContracts } from './commands/contracts.js';
 import { registerDeliveries } from './commands/deliveries.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerListen } from './commands/listen.js';
 import { registerLogin } from './commands/login.js';
 import { registerPull } from './commands/pull.js';
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerDeliveries(program);
   registerReplay(program);
   registerContracts(program);
+  registerDoctor(program);
   registerCompletion(program);
   // Every subcommand reports usage errors through the same override, so they exit 2.
   const override = (command: Command) => {
