@@ -1,7 +1,8 @@
 /**
  * `--help` and shell completion of the real `koerier` binary (issue 16 item 1: "--help on every
  * command, shell completion"): the help of the contract register's writes and of replay cancel, and
- * the bash completion script sourced into a real bash, asked to complete as a user's Tab would.
+ * the bash completion script sourced into a real bash, asked to complete as a user's Tab would;
+ * `koerier doctor` (issue 27 §3) among them.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -46,6 +47,10 @@ describe('koerier --help', () => {
       ['Usage: koerier contracts document [options] <name> <version>', '--output <file>'],
     ],
     [
+      ['doctor', '--help'],
+      ['Usage: koerier doctor [options]', '--consumer-client-id <id>', '--source <prefix>', 'subscriptions:manage and events:consume', '130 on Ctrl-C'],
+    ],
+    [
       ['contracts', '--help'],
       ['publish [options] <name> <version> <file>', 'update [options] <name> [version]', 'deprecate [options] <name> <version>'],
     ],
@@ -74,5 +79,11 @@ describe('koerier completion', () => {
     expect(await complete('contracts', 'deprecate', '--su')).toEqual(['--sunset']);
     expect(await complete('replay', 'c')).toEqual(['cancel']);
     expect(await complete('listen', '--r')).toEqual(expect.arrayContaining(['--rate']));
+  });
+
+  it('completes koerier doctor and its consumer options in a real bash', async () => {
+    expect(await complete('doc')).toEqual(['doctor']);
+    expect(await complete('doctor', '--consumer-c')).toEqual(['--consumer-client-id', '--consumer-client-secret-file']);
+    expect(await complete('doctor', '--t')).toEqual(expect.arrayContaining(['--type', '--timeout', '--token-url']));
   });
 });

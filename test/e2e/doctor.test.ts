@@ -98,7 +98,9 @@ describe('koerier doctor', () => {
     expect(row(table.stdout, 'claim check data')![3]).toBe('1,048,576 bytes, digest and size match (200 from Koerier)');
     expect(row(table.stdout, 'same Idempotency-Key again')![3]).toMatch(/^202, the stored answer, Idempotent-Replayed: true/);
     expect(row(table.stdout, 'broken event → 400')![3]).toBe('400 invalid-cloudevent: specversion (CE-5), id (CE-3)');
-    expect(table.stdout).toMatch(new RegExp(`Koerier at ${koerier.url.replace(/[.]/g, '\\.')} works: 17 steps passed in [\\d.]+ s \\(dev-publisher publishing, dev-subscriber consuming`));
+    expect(table.stdout).toMatch(
+      new RegExp(`Koerier at ${koerier.url.replace(/[.]/g, '\\.')} works: 17 steps passed in [\\d.]+ s \\(dev-publisher publishing, dev-subscriber consuming`),
+    );
 
     const json = await cli.run(['doctor', '--json'], { env: clients });
     expect(json.code, json.stderr).toBe(0);
