@@ -150,7 +150,11 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
   if (mode === 'cloudfront-waf') {
     const arn = context[key.edgeWebAclArn];
     if (arn !== undefined && (typeof arn !== 'string' || !WEB_ACL_ARN.test(arn))) {
-      problem(key.edgeWebAclArn, 'must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL (arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>)', arn);
+      problem(
+        key.edgeWebAclArn,
+        'must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL, which lives in us-east-1, e.g. arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>',
+        arn,
+      );
     }
     const limitsRaw = jsonValue(context[key.edgeRateLimits]) ?? {};
     const limits = (typeof limitsRaw === 'object' && limitsRaw !== null && !Array.isArray(limitsRaw) ? limitsRaw : {}) as Record<string, unknown>;

@@ -32,7 +32,7 @@ export class DeadLetterAlarms extends Construct {
     });
     key.addToResourcePolicy(
       new iam.PolicyStatement({
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        principals: [new iam.ServicePrincipal('cloudwatch')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
         resources: ['*'], // in a key policy, "*" means this key
         conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },

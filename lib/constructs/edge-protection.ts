@@ -142,7 +142,7 @@ export class KoerierEdgeStack extends Stack {
 }
 
 export interface ApiDistributionProps {
-  /** The HTTP API's host name, `<api id>.execute-api.<region>.amazonaws.com`. */
+  /** The HTTP API's host name, `<api id>.execute-api.<region>.<the partition's URL suffix>`. */
   readonly apiDomainName: string;
   /** ARN of the CLOUDFRONT-scope web ACL. */
   readonly webAclArn: string;
