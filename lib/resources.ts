@@ -402,6 +402,8 @@ export const functions = {
     // Subscriptions: who consumes a contract (the subscriptions naming its event types).
     tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read' },
     buckets: { contracts: 'readwrite' },
+    // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
+    queues: { inbound: 'send' },
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_ALIASES, BUNDLE_FILE, esbuildOptions } from '../../lib/bundling.js';
-import { functions, type FunctionName } from '../../lib/resources.js';
+import { functions, type FunctionName, type FunctionSpec } from '../../lib/resources.js';
 import type { ContractParser } from '../../functions/core/contracts/ports.js';
 import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 
@@ -98,23 +98,27 @@ describe('the credential chain of a bundled function', () => {
   });
 });
 
-const LEAN_S3_ENTRY = `
-import { S3Requests } from './functions/aws/s3-requests.ts';
+const S3_ENTRY = `
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { createS3Client } from './functions/aws/clients.ts';
 export async function authorization() {
+  const s3 = createS3Client({ region: 'eu-west-1' });
   let sent;
-  const s3 = new S3Requests({ region: 'eu-west-1', transport: async (request) => ((sent = request.headers), { statusCode: 200, headers: {}, body: Buffer.alloc(0) }) });
-  await s3.getObject('koerier-payloads', 'payloads/a');
+  // Stopped once signed, before it is sent.
+  s3.middlewareStack.add(() => async (args) => { sent = args.request.headers; throw new Error('stopped'); }, { step: 'deserialize', priority: 'high' });
+  await s3.send(new GetObjectCommand({ Bucket: 'koerier-payloads', Key: 'payloads/a' })).catch(() => undefined);
+  s3.destroy();
   return { authorization: sent.authorization, token: sent['x-amz-security-token'] };
 }
 `;
 
-describe('issue 15, item 4: the lean S3 client in a bundle', () => {
-  it('issue 15: signs with the credentials Lambda puts in the environment (the aliased chain, as the SDK clients)', async () => {
+describe('issue 27: the SDK S3 client in a bundle', () => {
+  it('issue 27: signs with the credentials Lambda puts in the environment (the aliased chain), as every SDK client of a function does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-bundle-s3-'));
     const saved = { id: process.env['AWS_ACCESS_KEY_ID'], secret: process.env['AWS_SECRET_ACCESS_KEY'], token: process.env['AWS_SESSION_TOKEN'] };
     try {
-      const { outfile, inputs } = await bundleText(LEAN_S3_ENTRY, dir);
-      expect(inputs.filter((input) => /credential-provider-(?!env)/.test(input) || input.includes('client-s3'))).toEqual([]);
+      const { outfile, inputs } = await bundleText(S3_ENTRY, dir);
+      expect(inputs.filter((input) => /credential-provider-(?!env)/.test(input))).toEqual([]);
       const bundle = (await import(pathToFileURL(outfile).href)) as { authorization(): Promise<{ authorization: string; token: string }> };
       Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION', AWS_SECRET_ACCESS_KEY: 'role-secret', AWS_SESSION_TOKEN: 'role-session' });
       const signed = await bundle.authorization();
@@ -141,18 +145,40 @@ async function bundledPackages(name: FunctionName, dir: string): Promise<string[
   return [...new Set(packages.filter((found): found is string => found !== undefined))].sort();
 }
 
-describe('issue 15, item 4: what each function bundles', () => {
+/**
+ * The SDK clients a function needs, from its grants in lib/resources.ts: a table grant needs
+ * DynamoDB, a queue of any kind SQS, a bucket S3, a KMS key or signing key KMS. A queue trigger
+ * alone needs none: the event source mapping receives for it.
+ */
+function clientsItsGrantsNeed(name: FunctionName): string[] {
+  const spec: FunctionSpec = functions[name];
+  const needs = new Set<string>();
+  if (Object.keys(spec.tables ?? {}).length > 0) needs.add('@aws-sdk/client-dynamodb');
+  if (Object.keys(spec.queues ?? {}).length > 0 || Object.keys(spec.deadLetterQueues ?? {}).length > 0 || (spec.pullQueues ?? []).length > 0)
+    needs.add('@aws-sdk/client-sqs');
+  if (Object.keys(spec.buckets ?? {}).length > 0) needs.add('@aws-sdk/client-s3');
+  if (Object.keys(spec.keys ?? {}).length > 0 || (spec.trust ?? []).some((use) => use === 'sign' || use === 'public-keys')) needs.add('@aws-sdk/client-kms');
+  return [...needs].sort();
+}
+
+describe('issue 27: what each function bundles', () => {
   const dir = temporaryDirectory('koerier-functions-');
 
-  it('issue 15: no function holds a client of the AWS SDK: they send with the lean clients (DynamoDB, SQS, S3, KMS)', async () => {
+  it('CARD-8, issue 27: each function holds the AWS SDK clients of exactly the services its grants name, and no others', async () => {
     const held: Record<string, string[]> = {};
-    for (const name of Object.keys(functions) as FunctionName[]) held[name] = (await bundledPackages(name, dir())).filter((found) => found !== 'ajv');
-    expect(held).toEqual(Object.fromEntries(Object.keys(functions).map((name) => [name, []])));
+    const needed: Record<string, string[]> = {};
+    for (const name of Object.keys(functions) as FunctionName[]) {
+      held[name] = (await bundledPackages(name, dir())).filter((found) => found !== 'ajv');
+      needed[name] = clientsItsGrantsNeed(name);
+    }
+    expect(held).toEqual(needed);
+    // Not vacuous: the SDK is in the bundles.
+    expect(held['delivery']).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-s3', '@aws-sdk/client-sqs']);
   }, 120_000);
 
   it('issue 15: of the functions that validate events, only the ingest, which checks data contracts, holds Ajv', async () => {
-    expect(await bundledPackages('ingest', dir())).toEqual(['ajv']);
-    expect(await bundledPackages('router', dir())).toEqual([]);
+    expect((await bundledPackages('ingest', dir())).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual(['ajv']);
+    expect((await bundledPackages('router', dir())).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual([]);
   }, 60_000);
 });
 
