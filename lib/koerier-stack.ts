@@ -25,6 +25,7 @@ import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
 import { API_BASE_PATH, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
+import { regionSettings } from './regions.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
@@ -92,6 +93,20 @@ export class KoerierStack extends Stack {
     });
     const description = props.resources ?? koerierResources;
     const protection = props.config.protection;
+    const trust = props.trust ?? readTrustConfig(this);
+    const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
+    // What the stack's region (lib/regions.ts) gives and refuses, checked before anything is built.
+    const regional = regionSettings(this, {
+      clientCertificate:
+        trust.clientCertificateSecretArn !== undefined && Object.values(description.functions).some((spec) => spec.trust?.includes('client-certificate')),
+      cloudFrontWebAcl: edgeSettings.mode === 'cloudfront-waf',
+      contextArns: {
+        'koerier:signingKeys': trust.signingKeys.filter((key) => key !== STACK_SIGNING_KEY),
+        ...(trust.clientCertificateSecretArn ? { 'koerier:clientCertificateSecretArn': [trust.clientCertificateSecretArn] } : {}),
+        ...(edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn ? { 'koerier:edgeWebAclArn': [edgeSettings.webAclArn] } : {}),
+        ...(powertoolsLayerArn ? { 'koerier:powertoolsLayerArn': [powertoolsLayerArn] } : {}),
+      },
+    });
     // Physical names are CloudFormation's (stack name + logical id), so two stacks never collide; the tag tells stages apart in the bill.
     if (props.config.stage) Tags.of(this).add('koerier:stage', props.config.stage);
 
@@ -116,7 +131,8 @@ export class KoerierStack extends Stack {
           );
         }
         this.edgeStack = new KoerierEdgeStack(scope, `${id}Edge`, {
-          env: { account: this.account, region: 'us-east-1' },
+          // Known: regionSettings refuses cloudfront-waf in a region whose partition's web ACL region it lacks.
+          env: { account: this.account, region: regional.cloudFrontWebAclRegion! },
           crossRegionReferences: true,
           rateLimitPerIp: edgeSettings.rateLimitPerIp,
           rateLimitPerAuthorization: edgeSettings.rateLimitPerAuthorization,
@@ -126,7 +142,6 @@ export class KoerierStack extends Stack {
       this.edge = new ApiDistribution(this, 'Edge', { apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`, webAclArn });
     }
     const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
-    const trust = props.trust ?? readTrustConfig(this);
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
     const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const consoleSignIn = this.consoleSignIn(props.config, `${publicUrl}${API_BASE_PATH}`);
@@ -148,8 +163,7 @@ export class KoerierStack extends Stack {
     };
     this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
-    // The Powertools layer for the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
-    const powertoolsLayerArn = this.node.tryGetContext('koerier:powertoolsLayerArn') as string | undefined;
+    // The Powertools layer (koerier:powertoolsLayerArn) gives the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
     const functions = new Map<string, KoerierFunction>();
     for (const [name, described] of Object.entries(description.functions)) {
       const spec = described.queueTrigger
@@ -169,7 +183,11 @@ export class KoerierStack extends Stack {
         resources: functionResources,
         settings,
         repoRoot: REPO_ROOT,
-        trust: { signingKeyArns, clientCertificateSecretArn: trust.clientCertificateSecretArn },
+        trust: {
+          signingKeyArns,
+          clientCertificateSecretArn: trust.clientCertificateSecretArn,
+          ...(regional.paramsAndSecretsLayerArn ? { paramsAndSecretsLayerArn: regional.paramsAndSecretsLayerArn } : {}),
+        },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
         ...(spec.outbound && network ? { network } : {}),
         ...(powertoolsLayerArn ? { powertoolsLayerArn } : {}),

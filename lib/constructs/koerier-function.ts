@@ -42,8 +42,16 @@ export interface KoerierFunctionProps {
   readonly network?: { readonly vpc: ec2.IVpc; readonly securityGroup: ec2.ISecurityGroup };
   /** The Powertools for AWS Lambda (TypeScript) layer, whose Tracer captures the SDK clients (functions/aws/tracing.ts). */
   readonly powertoolsLayerArn?: string;
-  /** The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to (lib/trust-config.ts). */
-  readonly trust?: { readonly signingKeyArns: readonly string[]; readonly clientCertificateSecretArn?: string | undefined };
+  /**
+   * The signing keys (newest first) and the mTLS secret the `trust` of the spec refers to
+   * (lib/trust-config.ts), with the Parameters and Secrets extension layer of the stack's region
+   * that reads the secret (lib/regions.ts).
+   */
+  readonly trust?: {
+    readonly signingKeyArns: readonly string[];
+    readonly clientCertificateSecretArn?: string | undefined;
+    readonly paramsAndSecretsLayerArn?: string;
+  };
 }
 
 /**
@@ -98,7 +106,7 @@ export class KoerierFunction extends Construct {
     const owner = `function '${name}'`;
 
     this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      assumedBy: new iam.ServicePrincipal('lambda'),
       description: `Koerier ${name}: only the grants lib/resources.ts lists`,
     });
     // Scoped to this function's own log group: AWSLambdaBasicExecutionRole would allow writing to every log group.
@@ -160,6 +168,8 @@ export class KoerierFunction extends Construct {
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }));
     }
     const secret = wants.has('client-certificate') ? trust.clientCertificateSecretArn : undefined;
+    if (secret && trust.paramsAndSecretsLayerArn === undefined)
+      throw new Error(`${owner} presents a client certificate but was given no Parameters and Secrets layer`);
     if (secret) {
       // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }));
@@ -201,7 +211,9 @@ export class KoerierFunction extends Construct {
         : { vpc: props.network.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [props.network.securityGroup] }),
       // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
       ...(props.powertoolsLayerArn ? { layers: [lambda.LayerVersion.fromLayerVersionArn(this, 'PowertoolsLayer', props.powertoolsLayerArn)] } : {}),
-      ...(secret ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersion(lambda.ParamsAndSecretsVersions.V1_0_103) } : {}),
+      ...(secret && trust.paramsAndSecretsLayerArn
+        ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersionArn(trust.paramsAndSecretsLayerArn) }
+        : {}),
     });
     if (props.network) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));
     Validations.of(this.role).acknowledge({
