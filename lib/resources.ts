@@ -199,6 +199,8 @@ export const observability = {
     replayMatched: 'ReplayEventsMatched',
     replaySent: 'ReplayEventsSent',
     replayFailed: 'ReplayEventsFailed',
+    /** Requests an AWS service refused as throttling, by service and operation (functions/composition/composition.ts). */
+    awsRequestsThrottled: 'AwsRequestsThrottled',
   },
 } as const;
 
@@ -206,6 +208,15 @@ export type TableName = keyof typeof tables;
 export type QueueName = keyof typeof queues;
 export type BucketName = keyof typeof buckets;
 export type KeyName = keyof typeof keys;
+
+/**
+ * The subscription store is built with the route index (functions/composition/adapters.ts,
+ * `subscriptions`), which reads the routes table's name when it is built, though only the store's
+ * writes use it: a function that only reads subscriptions still needs the name, or its first read
+ * of a subscription fails (test/infra/function-settings.test.ts). Read access is the least that
+ * carries the name; once the store takes its route index lazily, these grants can go.
+ */
+const SUBSCRIPTION_STORE_ROUTES = { routes: 'read' } as const;
 
 export const functions = {
   ingest: {
@@ -315,7 +326,10 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/events/reject' },
     ],
     // Subscriptions: the caller's own pull subscription; deliveries: dead letters, reject marks, the wrapped lock token key.
-    tables: { subscriptions: 'read', deliveries: 'readwrite' },
+    // Idempotency: the claim check's readers, as for the delivery function. Routes: see SUBSCRIPTION_STORE_ROUTES.
+    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    // Reads claim-check objects to put data inline again within a subscription's maxinlinebytes (EDU-1).
+    buckets: { payloads: 'read' },
     keys: { lockTokens: 'encrypt+decrypt' },
     pullQueues: ['consume'],
   },
@@ -331,7 +345,7 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
     ],
     // Deliveries: the replay records and each subscription's running-replay slot. Partners: the entitlements a replay stays within.
-    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
     queues: { replays: 'send' },
   },
   replayWorker: {
@@ -340,10 +354,11 @@ export const functions = {
     // A chunk reads at most a few thousand archived events and queues at most 500.
     timeoutSeconds: 60,
     queueTrigger: { queue: 'replays', batchSize: 1, maxBatchingWindowSeconds: 0 },
-    tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite' },
+    tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
     buckets: { archive: 'list+read' },
     // Replayed events go the subscription's normal way: the deliveries queue, or a pull subscription's own.
-    queues: { replays: 'send+consume', deliveries: 'send' },
+    // Inbound: the operational event that tells the owner a replay finished.
+    queues: { replays: 'send+consume', deliveries: 'send', inbound: 'send' },
     pullQueues: ['send'],
   },
   signingKeys: {
@@ -400,7 +415,7 @@ export const functions = {
       { method: 'DELETE', path: '/contract-bindings/{type}' },
     ],
     // Subscriptions: who consumes a contract (the subscriptions naming its event types).
-    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read' },
+    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read', ...SUBSCRIPTION_STORE_ROUTES },
     buckets: { contracts: 'readwrite' },
     // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
     queues: { inbound: 'send' },
