@@ -57,6 +57,7 @@ export function prometheusMetrics(stack: string): PrometheusMetrics {
       add(names.replaySent, labels, step.sent);
       add(names.replayFailed, labels, step.failed);
     },
+    awsRequestThrottled: (service, operation) => add(names.awsRequestsThrottled, { service, operation }, 1),
     // Counters are read when scraped; nothing to write per invocation.
     flush: () => undefined,
     render() {

@@ -8,6 +8,7 @@
  */
 import { isThrottlingError } from '@smithy/service-error-classification';
 import type { DeserializeMiddleware, HandlerExecutionContext, InitializeMiddleware, MiddlewareStack } from '@smithy/types';
+import type { Metrics } from '../core/ports/metrics.js';
 
 /** One HTTP request an SDK client sent, or tried to send. */
 export interface AwsAttempt {
@@ -97,4 +98,17 @@ export function observeCalls(client: ObservableClient, observer: AwsCallObserver
     return result;
   };
   client.middlewareStack.add(middleware, { step: 'initialize', name });
+}
+
+/**
+ * Counts each attempt of `client` that its service refused as throttling in `metrics` (asked for
+ * at the first one, so a function that is never throttled builds nothing): the SDK's standard
+ * retry mode backs off and tries again, so throttling shows first as latency, and only this count
+ * says why (issue 27).
+ */
+export function countThrottledRequests<T extends ObservableClient>(client: T, metrics: () => Metrics): T {
+  observeAttempts(client, ({ throttled, service, operation }) => {
+    if (throttled) metrics().awsRequestThrottled(service, operation);
+  });
+  return client;
 }

@@ -77,6 +77,10 @@ export class EmfMetrics implements Metrics {
     this.add(dimensions, metrics.replayFailed, MetricUnit.Count, step.failed);
   }
 
+  awsRequestThrottled(service: string, operation: string): void {
+    this.add({ Service: service, Operation: operation }, observability.metrics.awsRequestsThrottled, MetricUnit.Count, 1);
+  }
+
   flush(): void {
     const pending = [...this.pending.values()];
     this.pending = new Map();

@@ -10,6 +10,7 @@
 import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
+import { countThrottledRequests } from '../aws/aws-request-observer.js';
 import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierConfig } from '../config.js';
@@ -58,6 +59,7 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     admission: clientAdmission(config, log),
     options,
     clients: (kind) => clients[kind.name],
+    prepareClient: (client, composition) => countThrottledRequests(client, () => composition.once(adapters.metrics, () => adapters.metrics(composition))),
   });
   return composeDependencies('laptop host', composition, everyAdapter);
 }

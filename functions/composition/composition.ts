@@ -109,8 +109,8 @@ export interface CompositionBase {
   readonly admission: ClientAdmission;
   readonly options: CompositionOptions;
   readonly clients: ClientSource;
-  /** Applied to each client once, when it is first asked for (X-Ray capture in Lambda). */
-  readonly prepareClient?: <T extends object>(client: T) => T;
+  /** Applied to each client once, when it is first asked for: the throttling count, and X-Ray capture in Lambda. */
+  readonly prepareClient?: <T extends ClientTypes[ClientName]>(client: T, composition: Composition) => T;
 }
 
 export function createComposition(base: CompositionBase): Composition {
@@ -124,7 +124,7 @@ export function createComposition(base: CompositionBase): Composition {
     return built.get(key)!.value as T;
   };
   const { config, log, admission, options, clients, prepareClient } = base;
-  return {
+  const composition: Composition = {
     config,
     log,
     admission,
@@ -133,9 +133,10 @@ export function createComposition(base: CompositionBase): Composition {
     client: (kind) =>
       once(kind, () => {
         const client = clients(kind);
-        return prepareClient ? prepareClient(client) : client;
+        return prepareClient ? prepareClient(client, composition) : client;
       }),
   };
+  return composition;
 }
 
 /**

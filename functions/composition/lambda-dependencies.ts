@@ -9,9 +9,11 @@ import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger } from '../app/logger.js';
 import type { AwsClients } from '../aws/clients.js';
+import { countThrottledRequests } from '../aws/aws-request-observer.js';
 import { tracedClients } from '../aws/tracing.js';
 import { loadConfig } from '../config.js';
 import type { Log } from '../core/ports/log.js';
+import { metrics } from './adapters.js';
 import { dynamodbClient, s3Client, sqsClient } from './client-kinds.js';
 import { composeDependencies, createComposition, type Builders, type ClientKind, type ClientName, type ClientTypes, type Composition } from './composition.js';
 
@@ -69,7 +71,8 @@ function containerComposition(): Composition {
       admission: clientAdmission(config, log),
       options: { sessionToken: () => process.env['AWS_SESSION_TOKEN'] },
       clients: containerClient,
-      prepareClient: (client) => tracedClients({ client }, tracingLog).client,
+      prepareClient: (client, composition) =>
+        tracedClients({ client: countThrottledRequests(client, () => composition.once(metrics, () => metrics(composition))) }, tracingLog).client,
     });
   }
   return container;

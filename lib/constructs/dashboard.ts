@@ -88,6 +88,13 @@ export class KoerierDashboard extends Construct {
     );
     this.dashboard.addWidgets(
       new cloudwatch.GraphWidget({
+        title: 'AWS requests throttled, by service and operation (the SDK backs off and retries)',
+        width,
+        left: [search(names.awsRequestsThrottled, ['Service', 'Operation'], 'throttled')],
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
         title: 'Replays: events scanned, matched, sent, failed',
         width,
         left: [names.replayScanned, names.replayMatched, names.replaySent, names.replayFailed].map((name) => search(name, ['SubscriptionId'], name)),

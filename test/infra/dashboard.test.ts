@@ -35,6 +35,7 @@ function emfDirectives(stack: string) {
   metrics.deliveryAttempted({ subscriptionId: 'sub-1', outcome: 'delivered', latencyMs: 40 });
   metrics.deadLettered('sub-1', 'gone');
   metrics.replayProgress('sub-1', { scanned: 10, matched: 4, sent: 4, failed: 0 });
+  metrics.awsRequestThrottled('DynamoDB', 'PutItem');
   metrics.flush();
   return lines.map((line) => {
     const record = JSON.parse(line) as Record<string, unknown> & {

@@ -18,6 +18,11 @@ export interface Metrics {
   deadLettered(subscriptionId: string, reason: string): void;
   /** What one step of a replay did (added to the replay's running totals): events scanned, matched, sent, failed. */
   replayProgress(subscriptionId: string, step: { readonly scanned: number; readonly matched: number; readonly sent: number; readonly failed: number }): void;
+  /**
+   * One request to an AWS service that it refused as throttling (the SDK backs off and may try
+   * again): by the SDK's service id (`DynamoDB`, `SQS`, `S3`, `KMS`) and operation (`PutItem`).
+   */
+  awsRequestThrottled(service: string, operation: string): void;
   /** Writes what was recorded since the last flush: once per invocation, by the handler adapters. */
   flush(): void;
 }
@@ -30,5 +35,6 @@ export const noMetrics: Metrics = {
   deliveryAttempted: () => undefined,
   deadLettered: () => undefined,
   replayProgress: () => undefined,
+  awsRequestThrottled: () => undefined,
   flush: () => undefined,
 };
