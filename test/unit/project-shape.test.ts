@@ -1,7 +1,8 @@
 /**
  * The project's own shape, as the brief sets it (CARD-1, CARD-8): a TypeScript project with the
  * named top level, and the named libraries declared and installed. A newcomer finds the code where
- * the brief says it is, and a removed library or a JavaScript source slipping in fails here.
+ * the brief says it is, and a removed library, a JavaScript source or AWS wire code of Koerier's own
+ * slipping in fails here.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,5 +41,21 @@ describe('the project shape of the brief', () => {
       expect(declared[library], library).toBeDefined();
       expect(existsSync(join(require.resolve.paths(library)![0]!, library, 'package.json')), library).toBe(true);
     }
+  });
+
+  it('CARD-8, issue 27: every adapter that talks to DynamoDB, SQS, S3 or KMS sends through the SDK client, and functions/ holds no AWS wire code of its own', () => {
+    const sources = sourceFiles(join(root, 'functions')).filter((file) => file.endsWith('.ts'));
+    const text = (file: string) => readFileSync(join(root, file), 'utf8');
+    // Signing, service targets and hosts are the SDK's: a hand-made request would show one of these.
+    const wire = /SignatureV4|@smithy\/signature-v4|X-Amz-Target|x-amz-date|x-amz-content-sha256|\.amazonaws\.com\b(?!\/<pool id>)/i;
+    expect(sources.filter((file) => wire.test(text(file).replace(/`https:\/\/cognito-idp\.<region>\.amazonaws\.com\/<pool id>`/, '')))).toEqual([]);
+    const adapters = sourceFiles(join(root, 'functions', 'aws')).filter((file) =>
+      /\/(dynamodb|sqs|s3|kms|lock-token-key|credential-cipher|signing-keys)[^/]*\.ts$/.test(file),
+    );
+    expect(adapters.length).toBeGreaterThan(20);
+    const services = /from '@aws-sdk\/client-(dynamodb|sqs|s3|kms)'|from '\.\/(s3-objects|dynamodb-batch-write|sqs-message-queue)\.js'/;
+    expect(adapters.filter((file) => /\.send\(|getSignedUrl\(/.test(text(file)) && !services.test(text(file)))).toEqual([]);
+    const clients = text('functions/aws/clients.ts');
+    for (const client of ['DynamoDBClient', 'SQSClient', 'S3Client', 'KMSClient']) expect(clients).toContain(`new ${client}(`);
   });
 });
