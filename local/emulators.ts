@@ -53,7 +53,7 @@ export interface Emulators {
   readonly endpoints: { readonly dynamodb: string; readonly sqs: string; readonly s3: string };
   /** AWS_REGION, AWS_ENDPOINT_URL_*, dummy credentials, S3 checksum settings as env vars. */
   readonly awsEnvironment: Record<string, string>;
-  /** Region, endpoint and credentials of one emulator, as the SDK's clients and Koerier's lean ones take them. */
+  /** Region, endpoint and credentials of one emulator, as the SDK's clients take them (functions/aws/clients.ts). */
   clientSettings(service: keyof Emulators['endpoints']): EmulatorClientSettings;
   /** Every resourceEnv variable of lib/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
   readonly resourceEnvironment: Record<string, string>;

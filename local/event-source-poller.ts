@@ -10,8 +10,9 @@ import {
   type Message,
   type MessageAttributeValue,
   ReceiveMessageCommand,
-  SQSClient,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { createSqsClient } from '../functions/aws/clients.js';
 import type { SQSEvent, SQSMessageAttribute, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import { LOCAL_REGION } from './emulators.js';
 import { invokeWithTimeout, type LambdaHandler } from './lambda-runtime.js';
@@ -55,7 +56,7 @@ export interface PollerOptions {
    * whichever comes first, as SQS's long poll answers as soon as a message is there.
    */
   readonly onArrival?: (listener: () => void) => () => void;
-  /** Defaults to a client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop); the functions' lean client, as Koerier's drain uses it. */
+  /** Defaults to an SDK client configured from the environment (AWS_ENDPOINT_URL_SQS on the laptop). */
   readonly client?: SQSClient;
   readonly log?: (line: string) => void;
 }
@@ -78,7 +79,7 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   };
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const ownClient = !options.client;
-  const client = options.client ?? new SQSClient();
+  const client = options.client ?? createSqsClient();
   const queueName = options.queueUrl.split('/').at(-1) ?? options.queueUrl;
   const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;

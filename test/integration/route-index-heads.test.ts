@@ -17,7 +17,7 @@ import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
 let emulators: Emulators;
-/** What the adapters send with; `tables` makes the tables (the lean client has no table operations). */
+/** What the adapters send with, counted; `tableClient` makes the tables, so its requests are not counted. */
 let client: DynamoDBClient;
 let tableClient: DynamoDBClient;
 let requests: RequestCounter;
