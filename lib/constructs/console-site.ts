@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { DockerImage, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, DockerImage, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -78,7 +78,8 @@ export class ConsoleSite extends Construct {
       defaultRootObject: 'console/index.html',
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
-      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+      // No minimumProtocolVersion: on the cloudfront.net name with CloudFront's default certificate
+      // the security policy is TLSv1, fixed by AWS, and CDK ignores the setting with a warning (issue 28).
       enableLogging: true,
       logBucket: logs as s3.IBucket,
       logFilePrefix: 'cloudfront/',
@@ -86,7 +87,7 @@ export class ConsoleSite extends Construct {
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR4',
       reason:
-        'On its cloudfront.net name with the default certificate CloudFront allows TLSv1 viewers; a custom domain with an ACM certificate sets TLSv1.2 (docs/DEPLOYING.md).',
+        "On its cloudfront.net name CloudFront's default certificate has the fixed TLSv1 policy, and the stack sets no custom domain for the console; current browsers offer TLS 1.2 or higher only (docs/DEPLOYING.md, The console's TLS).",
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
@@ -125,7 +126,7 @@ export class ConsoleSite extends Construct {
       'AwsSolutions-IAM5[Action::s3:List*]',
       'AwsSolutions-IAM5[Action::s3:Abort*]',
       'AwsSolutions-IAM5[Action::s3:DeleteObject*]',
-      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
+      assetObjectsFinding(Stack.of(this)),
       `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
       'AwsSolutions-IAM5[Resource::*]',
     ]) {
@@ -138,6 +139,20 @@ export class ConsoleSite extends Construct {
   get url(): string {
     return `https://${this.distribution.distributionDomainName}/console/`;
   }
+}
+
+/**
+ * The IAM5 finding for BucketDeployment's read of the CDK asset bucket's objects, named as cdk-nag
+ * names it: with the stack's partition, account and region written out once they are known (every
+ * `cdk deploy`), as CloudFormation pseudo parameters when the synth is environment-agnostic. A
+ * name with the pseudo parameters alone silenced nothing in a concrete region (issue 28).
+ */
+function assetObjectsFinding(stack: Stack): string {
+  const known = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
+  const synthesizer = stack.synthesizer;
+  const qualifier = (synthesizer instanceof DefaultStackSynthesizer ? synthesizer.bootstrapQualifier : undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  const bucket = `cdk-${qualifier}-assets-${known(stack.account, 'AWS::AccountId')}-${known(stack.region, 'AWS::Region')}`;
+  return `AwsSolutions-IAM5[Resource::arn:${known(stack.partition, 'AWS::Partition')}:s3:::${bucket}/*]`;
 }
 
 /** esbuild at synth time, as lib/bundling.ts does for the functions. */

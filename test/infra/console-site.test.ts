@@ -3,10 +3,14 @@
  * naming the API, the organisation's issuer and the console's public client, the API answering the
  * console origin's CORS preflights, cdk-nag clean. Without koerier:consoleClientId there is none.
  */
-import type { Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../lib/koerier-stack.js';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
 import { newApp, synthKoerier } from './synth.js';
+import { synthInRegion } from './synth-in-region.js';
 
 describe('console site (koerier:consoleClientId)', () => {
   let app: ReturnType<typeof newApp>;
@@ -60,5 +64,38 @@ describe('console site (koerier:consoleClientId)', () => {
     expect(Object.keys(plain.findOutputs('ConsoleUrl'))).toHaveLength(0);
     const api = Object.values(plain.findResources('AWS::ApiGatewayV2::Api'))[0] as { Properties: Record<string, unknown> };
     expect(api.Properties['CorsConfiguration']).toBeUndefined();
+  });
+});
+
+describe('issue 28: the console synthesised with a concrete region, as every `cdk deploy` does', () => {
+  const consoleOptions = [
+    ['koerier:consoleClientId', { 'koerier:consoleClientId': 'koerier-console' }],
+    ['koerier:consoleUserPool', { 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier' }],
+  ] as const;
+  // One region of each partition the table holds: the finding names the partition too.
+  const cases = (['eu-central-1', 'eusc-de-east-1'] as const).flatMap((region) =>
+    consoleOptions.map(([option, context]) => [option, region, context] as const),
+  );
+
+  it.each(cases)(
+    'CARD-2, issue 28: with %s in %s, cdk-nag reports nothing unacknowledged and each acknowledgement silences a real finding',
+    (_option, region, context) => {
+      const { app } = synthInRegion(region, context);
+      expect(unacknowledgedFindings(app)).toEqual([]);
+      expect(unjustifiedAcknowledgements(app)).toEqual([]);
+    },
+  );
+
+  it("CARD-2, issue 28: the console's distribution claims no TLS floor the default certificate cannot give, so synthesis warns of nothing there; DEPLOYING.md states the limit", () => {
+    const { stack, template } = synthInRegion('eu-central-1', { 'koerier:consoleClientId': 'koerier-console' });
+    const warnings = Annotations.fromStack(stack)
+      .findWarning('*', Match.anyValue())
+      .filter((warning) => warning.id.includes('/Console/'));
+    expect(warnings.map((warning) => `${warning.id}: ${JSON.stringify(warning.entry.data)}`)).toEqual([]);
+    const distribution = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::CloudFront::Distribution')!;
+    const certificate = distribution.Properties['DistributionConfig']['ViewerCertificate'] as Record<string, unknown> | undefined;
+    expect(certificate?.['MinimumProtocolVersion']).toBeUndefined();
+    const guide = readFileSync(join(REPO_ROOT, 'docs/DEPLOYING.md'), 'utf8');
+    expect(guide).toMatch(/### The console's TLS\n[\s\S]*TLS 1\.0[\s\S]*TLS 1\.2/);
   });
 });
