@@ -29,7 +29,7 @@ function recordingMetrics(): Metrics & { throttled: string[] } {
 }
 
 describe('issue 27: throttled AWS requests are counted', () => {
-  it('issue 27: each throttled attempt counts once by service and operation, the SDK retries it, and other failures do not count', async () => {
+  it('CARD-8, issue 27: each throttled attempt counts once by service and operation, the SDK retries it, and other failures do not count', async () => {
     const metrics = recordingMetrics();
     const client = countThrottledRequests(
       createDynamoDbClient({ region: 'eu-west-1', endpoint: stub.endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } }),
@@ -48,7 +48,7 @@ describe('issue 27: throttled AWS requests are counted', () => {
     client.destroy();
   });
 
-  it('issue 27: in AWS the count is an EMF figure on the service and operation, for the dashboard', () => {
+  it('CARD-8, issue 27: in AWS the count is an EMF figure on the service and operation, for the dashboard', () => {
     const lines: string[] = [];
     const metrics = new EmfMetrics('koerier-test', (line) => lines.push(line));
     metrics.awsRequestThrottled('SQS', 'SendMessageBatch');
