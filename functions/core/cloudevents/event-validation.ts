@@ -95,13 +95,13 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
       }
       continue;
     }
+    const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
+    // The profile's own names are valid and short; only extension names need checking, whatever
+    // the value: a null one too (issue 28). Invalid names are reported and never copied into
+    // `attributes` (that also keeps a `__proto__` member from touching the record's prototype).
+    const validName = requirement !== undefined || checkExtensionName(name, issues);
     // JSON-1: null means unset.
     if (v === null) continue;
-    const requirement = STRING_ATTRIBUTE_REQUIREMENT.get(name);
-    // The profile's own names are valid and short; only extension names need checking. Invalid
-    // names are reported and never copied into `attributes` (that also keeps a `__proto__`
-    // member from touching the record's prototype).
-    const validName = requirement !== undefined || checkExtensionName(name, issues);
     if (requirement !== undefined) {
       if (REQUIRED_NAMES.has(name)) requiredPresent++;
       if (typeof v !== 'string') {

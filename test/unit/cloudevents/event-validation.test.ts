@@ -76,6 +76,18 @@ describe('CE-1 attribute names', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
+  it('CE-1, JSON-1, issue 28: an invalid extension name is refused whatever its value, null included', () => {
+    expect(check({ 'Bad-Name': null, my_ext: null, '': null, okname: null }).errors).toEqual([
+      'CE-1 attribute-name Bad-Name',
+      'CE-1 attribute-name my_ext',
+      'CE-1 attribute-name ',
+    ]);
+    expect(invalidIssues(parse(structuredRequest(JSON.stringify(nlEvent({ 'Bad-Name': null })))))).toEqual(['CE-1 attribute-name Bad-Name']);
+    expect(invalidIssues(parse(structuredRequest(`{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y","__proto__":null}`)))).toEqual([
+      'CE-1 attribute-name __proto__',
+    ]);
+  });
+
   it('CE-1: an extension named like an Object.prototype member is an ordinary extension', () => {
     expect(check({ constructor: 5 })).toEqual({ errors: [], warnings: [] });
     expect(acceptedEvent(parse(structuredRequest(nlEvent({ constructor: 'x' })))).attributes['constructor']).toBe('x');
