@@ -205,11 +205,16 @@ function digitsAt(value: string, start: number, count: number): number {
 
 /**
  * CE-6, NL profile §3.3.4 "MUST be Reverse domain name notation": a DNS name written back to
- * front, so at least two dot-separated labels of which the first two are DNS labels (letters,
- * digits, hyphens; the top-level label starts with a letter). The segments after the domain name
- * the event and may also use `_`, as in the core example `com.github.pull_request.opened`.
+ * front, so at least two dot-separated labels, every one kept to the DNS label rules (RFC 1035
+ * §2.3.1 as RFC 1123 §2.1 relaxed it): 1 to 63 letters, digits and hyphens, never starting or
+ * ending with a hyphen; the top-level label starts with a letter. The labels after the first two
+ * name the event and may also use `_`, as in the core example `com.github.pull_request.opened`,
+ * but the hyphen and length rules hold for them too (issue 28: `nl.example.fuzz-` was accepted).
+ * Bounded repetitions between dots, which no label holds, so a failing match backtracks at most
+ * 62 characters per label.
  */
-const REVERSE_DNS = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9_-]+)*$/;
+const REVERSE_DNS =
+  /^[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*$/;
 
 export function isReverseDnsName(value: string): boolean {
   return REVERSE_DNS.test(value);

@@ -271,7 +271,7 @@ function checkType(v: string, issues: IssueCollector): void {
       'type',
       'reverse-dns',
       'CE-6',
-      `type '${printable(v)}' is not in reverse domain name notation (NL GOV profile), e.g. nl.brp.persoon-verhuisd.`,
+      `type '${printable(v)}' is not in reverse domain name notation (NL GOV profile §3.3.4): dot-separated labels of letters, digits and hyphens (after the first two also '_'), each 1 to 63 characters, none starting or ending with a hyphen, the first starting with a letter; e.g. nl.brp.persoon-verhuisd.`,
     );
   }
   const version = typeVersionProblem(v);

@@ -243,6 +243,37 @@ describe('CE-6 type', () => {
     }
   });
 
+  it('CE-6, issue 28: every label keeps the DNS label rules: none empty, none starting or ending with a hyphen, none over 63 characters', () => {
+    const long = 'a'.repeat(64);
+    for (const type of [
+      'nl.example.fuzz-',
+      'nl.example.-fuzz',
+      'nl.example.fuzz-.opened',
+      'nl.example.-',
+      'nl-.example.x',
+      'nl.example-.x',
+      'nl.example..x',
+      'nl.example.x.',
+      `nl.example.${long}`,
+      `nl.${long}.x`,
+      `${long}.example.x`,
+    ]) {
+      const { errors } = validateEventObject(nlEvent({ type }));
+      expect(summary(errors), type).toEqual(['CE-6 reverse-dns type']);
+      expect(errors[0]!.message).toContain('none starting or ending with a hyphen');
+    }
+    for (const type of [
+      `nl.example.${long.slice(1)}`,
+      `nl.${long.slice(1)}.x`,
+      'nl.example.fuzz-test',
+      'nl.example.pull_request',
+      'nl.9292.reis-gepland',
+      'nl.example.x-1.y_',
+    ]) {
+      expect(check({ type }).errors, type).toEqual([]);
+    }
+  });
+
   it('CE-6: more than one version, or a version not written v<digits>, is rejected', () => {
     expect(check({ type: 'com.example.v1.deleted.v2' }).errors).toEqual(['CE-6 single-version type']);
     for (const type of ['com.example.deleted.V2', 'com.example.deleted.v2_1', 'com.example.deleted.v1-beta', 'com.example.deleted.v1.2']) {
