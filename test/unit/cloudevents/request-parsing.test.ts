@@ -291,6 +291,26 @@ describe('HTTP-2 binary mode', () => {
     expect(JSON.parse(event.json)).toEqual(nlEvent());
   });
 
+  it('HTTP-2, issue 28: a ce- header sent twice, which API Gateway and the laptop hand over joined by a comma, is a 400 naming the header', () => {
+    // Two `ce-id` lines reach the function as one value `first,second` (payload format 2.0; the
+    // laptop's local/api-gateway.ts joins them the same way, test/integration/local-api-gateway.test.ts).
+    for (const [header, value] of [
+      ['ce-id', 'first,second'],
+      ['ce-source', 'urn:nld:oin:1:systeem:a,urn:nld:oin:1:systeem:b'],
+      ['ce-specversion', '1.0,1.0'],
+      ['ce-comexampleext', 'x,x'],
+      ['ce-subject', 'caf%C3%A9,caf%C3%A9'],
+    ] as const) {
+      const problem = problemOf(parse(binaryRequest({ ...NL_HEADERS, [header]: value })));
+      expect(problem.status, header).toBe(400);
+      const repeated = problem.errors!.filter((issue) => issue.rule === 'repeated-header');
+      expect(summary(repeated), header).toEqual([`HTTP-2 repeated-header ${header.slice(3)}`]);
+      expect(repeated[0]!.message).toContain(`The ${header} header came more than once`);
+    }
+    // A comma the value itself holds travels percent-encoded; the binding lets any character be (§3.1.3.2).
+    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'Jansen%2C%20Piet' }))).attributes['subject']).toBe('Jansen, Piet');
+  });
+
   it('HTTP-2: a text body is string data for charset=utf8 and for US-ASCII text; an ASCII body in another charset stays data_base64', () => {
     const dataOf = (contentType: string, body: string): Record<string, unknown> =>
       JSON.parse(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': contentType }, Buffer.from(body, 'latin1')))).json);

@@ -154,6 +154,14 @@ describe('toBinaryMessage', () => {
     expect(message.headers['ce-source']).toBe('urn:nld:gemeente-Bergen%2520%2528L%2529.burgerzakensysteem');
     expect(acceptedEvent(parse(message)).attributes).toEqual(event.attributes);
   });
+
+  it('HTTP-2, issue 28: a comma is percent-encoded too, so no receiver behind API Gateway takes it for a repeated header; Koerier reads it back unchanged', () => {
+    const event = stored({ subject: 'Jansen,Piet', comexampleext: 'a,b' });
+    const message = toBinaryMessage(event.json);
+    expect(message.headers['ce-subject']).toBe('Jansen%2CPiet');
+    expect(message.headers['ce-comexampleext']).toBe('a%2Cb');
+    expect(acceptedEvent(parse(message)).attributes).toEqual(event.attributes);
+  });
 });
 
 describe('toBatchMessage', () => {

@@ -53,6 +53,16 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
         'HTTP-2',
         `The ce-${printableName(name)} header holds characters outside printable US-ASCII; other characters must be percent-encoded UTF-8 (HTTP binding §3.1.3.2).`,
       );
+    } else if (value.includes(',')) {
+      // Issue 28: API Gateway (payload format 2.0) joins repeated header lines with commas, and
+      // so does the laptop's local/api-gateway.ts; the value is kept so the rest is still judged.
+      issues.error(
+        name,
+        'repeated-header',
+        'HTTP-2',
+        `The ce-${printableName(name)} header came more than once or holds a raw comma. Each attribute travels in one header (HTTP binding §3.1.3), and API Gateway joins repeated header lines with commas, so the two cannot be told apart: send the header once, with any comma in its value percent-encoded as %2C.`,
+      );
+      setMember(event, name, value);
     } else {
       plain = false;
       setMember(event, name, percentDecoded(name, value, issues));
@@ -80,11 +90,12 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
 
 /**
  * A header value taken as it is: printable US-ASCII without `%` (nothing to percent-decode), `"`
- * or `\` (nothing to escape in JSON), so it also meets CE-2's character rule. Nearly every ce-
+ * or `\` (nothing to escape in JSON), so it also meets CE-2's character rule, and without `,`
+ * (what a repeated header becomes, issue 28). Nearly every ce-
  * header is one, and one test of this pattern replaced three passes over the value: the header
  * character check, CE-2's and JSON.stringify's (issue 15: together a third of a small event's profile).
  */
-const PLAIN_HEADER_VALUE = /^[\x20\x21\x23\x24\x26-\x5b\x5d-\x7e]*$/;
+const PLAIN_HEADER_VALUE = /^[\x20\x21\x23\x24\x26-\x2b\x2d-\x5b\x5d-\x7e]*$/;
 
 /**
  * The attributes' members as JSON text, when every value is a string that needs no escaping

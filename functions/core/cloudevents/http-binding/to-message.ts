@@ -47,15 +47,19 @@ export function toBinaryMessage(json: string): { headers: Record<string, string>
   return { headers, body: Buffer.from(json.slice(start, end), 'utf8') };
 }
 
-/** Printable ASCII except space, `"` and `%` travels as is (HTTP binding §3.1.3.2). */
-const HEADER_SAFE = /^[\x21\x23\x24\x26-\x7E]*$/;
+/**
+ * Printable ASCII except space, `"` and `%` travels as is (HTTP binding §3.1.3.2); so does `,`
+ * not: behind API Gateway a raw comma cannot be told from a repeated header, and Koerier's own
+ * ingest refuses it (issue 28). The binding lets a receiver decode any character encoded.
+ */
+const HEADER_SAFE = /^[\x21\x23\x24\x26-\x2B\x2D-\x7E]*$/;
 
 function percentEncoded(value: string): string {
   if (HEADER_SAFE.test(value)) return value;
   let encoded = '';
   for (const character of value) {
     const code = character.codePointAt(0)!;
-    if (code > 0x20 && code < 0x7f && code !== 0x22 && code !== 0x25) {
+    if (code > 0x20 && code < 0x7f && code !== 0x22 && code !== 0x25 && code !== 0x2c) {
       encoded += character;
     } else {
       for (const byte of Buffer.from(character, 'utf8')) encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
