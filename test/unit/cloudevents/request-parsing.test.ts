@@ -284,11 +284,17 @@ describe('HTTP-2 binary mode', () => {
     }
   });
 
-  it('HTTP-2: an empty Content-Type header sets no datacontenttype', () => {
-    // An empty value carries no media type; as datacontenttype it would be an invalid one (CE-7).
-    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': '' })));
+  it('CE-7, HTTP-2, issue 28: a Content-Type header that is present but empty is a 400, not an event without datacontenttype', () => {
+    // HTTP binding §3.1.1: Content-Type is datacontenttype, and an empty value is no RFC 2046 media type.
+    for (const body of ['', 'empty content type']) {
+      const problem = problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': '' }, body)));
+      expect(problem.status).toBe(400);
+      expect(summary(problem.errors)).toEqual(['CE-7 media-type datacontenttype']);
+      expect(problem.errors![0]!.message).toContain('Content-Type header is empty');
+    }
+    // Without the header the event simply has no datacontenttype.
+    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS })));
     expect(event.attributes).toEqual(nlEvent());
-    expect(JSON.parse(event.json)).toEqual(nlEvent());
   });
 
   it('HTTP-2, issue 28: a ce- header sent twice, which API Gateway and the laptop hand over joined by a comma, is a 400 naming the header', () => {

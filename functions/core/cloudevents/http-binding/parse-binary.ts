@@ -68,7 +68,15 @@ export function parseBinary(ceHeaders: [string, string][], contentType: string |
       setMember(event, name, percentDecoded(name, value, issues));
     }
   }
-  if (contentType !== undefined && contentType !== '') {
+  if (contentType === '') {
+    // Issue 28: HTTP binding §3.1.1 — Content-Type is datacontenttype, and an empty one is no media type.
+    issues.error(
+      'datacontenttype',
+      'media-type',
+      'CE-7',
+      'The Content-Type header is empty. In binary mode it is the datacontenttype (HTTP binding §3.1.1), which must be an RFC 2046 media type: send one, or leave the header out when the data has no type.',
+    );
+  } else if (contentType !== undefined) {
     event['datacontenttype'] = contentType;
     plain &&= PLAIN_HEADER_VALUE.test(contentType);
   }
