@@ -295,6 +295,7 @@ describe('HTTP-2 binary mode', () => {
     // Without the header the event simply has no datacontenttype.
     const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS })));
     expect(event.attributes).toEqual(nlEvent());
+    expect(JSON.parse(event.json)).toEqual(nlEvent());
   });
 
   it('HTTP-2, issue 28: a ce- header sent twice, which API Gateway and the laptop hand over joined by a comma, is a 400 naming the header', () => {
@@ -315,6 +316,25 @@ describe('HTTP-2 binary mode', () => {
     }
     // A comma the value itself holds travels percent-encoded; the binding lets any character be (§3.1.3.2).
     expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'Jansen%2C%20Piet' }))).attributes['subject']).toBe('Jansen, Piet');
+  });
+
+  it('HTTP-2, issue 28: a quoted ce- header value is unquoted before percent-decoding; an unbalanced one is a 400, an empty one the empty string', () => {
+    // HTTP binding §3.1.3.2: "any HTTP header value MUST first be unescaped with respect to double-quoted strings" (RFC 9110 §5.6.4).
+    const quoted = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '"abc"', 'ce-subject': '"caf%C3%A9 \\"x\\" \\\\ y"' })));
+    expect(quoted.attributes['id']).toBe('abc');
+    expect(quoted.attributes['subject']).toBe('café "x" \\ y');
+    expect(JSON.parse(quoted.json)).toMatchObject({ id: 'abc', subject: 'café "x" \\ y' });
+    // Unbalanced: text after the closing quote, no closing quote, or a closing quote escaped away.
+    for (const value of ['"a"b"', '"abc', '"', '"abc\\"', '"abc\\', '""x']) {
+      const problem = problemOf(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': value })));
+      expect(summary(problem.errors), value).toEqual(['HTTP-2 quoted-string id']);
+      expect(problem.errors![0]!.message).toContain('ce-id header begins with a double quote');
+    }
+    // Empty: the empty string, which id may not be (CE-3); for an extension it is a value like any other.
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '""' })))).toEqual(['CE-3 non-empty id']);
+    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-comexampleext': '""' }))).attributes['comexampleext']).toBe('');
+    // A value that does not begin with a quote is taken as it is, as older senders wrote a raw quote inside one.
+    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a"b' }))).attributes['subject']).toBe('a"b');
   });
 
   it('HTTP-2: a text body is string data for charset=utf8 and for US-ASCII text; an ASCII body in another charset stays data_base64', () => {
