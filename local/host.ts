@@ -12,6 +12,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { createDynamoDbClient, createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
@@ -74,6 +75,13 @@ export interface KoerierHostOptions {
   readonly batchingWindowSeconds?: Readonly<Record<string, number>>;
   /** The most messages a poller gives one invocation, by function name (`koerier:batchSizes`); default: lib/resources.ts's. */
   readonly batchSizes?: Readonly<Record<string, number>>;
+  /**
+   * The KMS client the functions send with where a key setting names a KMS key instead of a laptop
+   * key file (`KOERIER_KEY_*`, `KOERIER_SIGNING_KEYS`): the same adapters as in AWS. Default: one
+   * of the SDK's own resolution. The e2e test of KMS keys (test/e2e/kms-keys.test.ts) points it at
+   * a stand-in KMS and watches what each function asks of it.
+   */
+  readonly kms?: () => KMSClient;
 }
 
 export interface KoerierHost {
@@ -221,7 +229,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const config = loadConfig(environment);
     // The same figures the functions write as EMF records in AWS, served at GET /metrics.
     const metrics = prometheusMetrics(config.stackName);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics });
+    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics, ...(options.kms ? { kms: options.kms } : {}) });
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
     const around = options.aroundInvocation;
     const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>

@@ -18,11 +18,15 @@
  * settings) into process.env while the host runs and restores it on `stop`, unless
  * `exportEnvironment: false`. A test with two hosts reaches each through `host.awsClients` and
  * `host.environment` instead.
+ *
+ * With `KOERIER_RECORD_AWS_OPERATIONS` set (the emulated project sets it), every AWS call the
+ * host's functions make is recorded for the permissions test (test/support/aws-operations-recorder.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKoerierHost, type KoerierHost, type KoerierHostOptions } from '../../local/host.js';
+import { watchHost, withAwsOperationsRecording } from './aws-operations-recorder.js';
 import { noteLogLine, noteTestSecret } from './log-scan.js';
 
 export interface TestHost {
@@ -53,7 +57,7 @@ export interface TestHost {
 
 export async function startTestHost(
   settings: Record<string, string> = {},
-  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds' | 'batchSizes'> & { readonly exportEnvironment?: boolean } = {},
+  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds' | 'batchSizes' | 'kms'> & { readonly exportEnvironment?: boolean } = {},
 ): Promise<TestHost> {
   const { exportEnvironment = true, ...hostOptions } = options;
   const dir = await mkdtemp(join(tmpdir(), 'koerier-e2e-'));
@@ -69,12 +73,14 @@ export async function startTestHost(
         logs.push(line);
         noteLogLine(line);
       },
-      ...hostOptions,
+      // The permissions record (test/support/aws-operations-recorder.ts), when the run asks for it.
+      ...withAwsOperationsRecording(hostOptions),
     });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+  watchHost(host);
   noteTestSecret(...Object.values(host.localConfig.clients).map((client) => client.secret));
   const restoreEnvironment = exportEnvironment ? useEnvironment(host.environment) : () => undefined;
   return {
