@@ -54,7 +54,7 @@ export function registerContracts(program: Command): void {
         );
       }
       if (Array.isArray(consumers)) {
-        if (consumers.length === 0) process.stdout.write('No subscription consumes its event types.\n');
+        if (consumers.length === 0) process.stdout.write("None of your subscriptions consumes its event types (an operator sees every client's).\n");
         else
           printTable(
             ['consumer', 'owner', 'types'],

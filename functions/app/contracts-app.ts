@@ -53,9 +53,9 @@ export function contractsApp(deps: KoerierDependencies): HttpApp {
       case 'GET /contracts/{name}/versions/{version}/document':
       case 'GET /contract-bindings':
       case 'GET /contract-bindings/{type}': {
-        await deps.authenticate(request, scopes.readContracts);
+        const principal = await deps.authenticate(request, scopes.readContracts);
         await ownContractRegistered();
-        return read(register(), route, name, version, type);
+        return read(register(), principal, route, name, version, type);
       }
       case 'PATCH /contracts/{name}':
       case 'PUT /contracts/{name}/versions/{version}':
@@ -98,12 +98,12 @@ function change(
 
 type ReadRoute = Extract<RouteKey<'contracts'>, `GET ${string}`>;
 
-function read(register: ContractRegister, route: ReadRoute, name: string, version: string, type: string) {
+function read(register: ContractRegister, principal: Principal, route: ReadRoute, name: string, version: string, type: string) {
   switch (route) {
     case 'GET /contracts':
       return register.list();
     case 'GET /contracts/{name}':
-      return register.read(name);
+      return register.read(principal, name);
     case 'GET /contracts/{name}/versions':
       return register.versions(name);
     case 'GET /contracts/{name}/versions/{version}':

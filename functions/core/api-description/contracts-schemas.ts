@@ -60,7 +60,8 @@ export const contractsSchemas = {
           versions: { type: 'array', items: ref('ContractVersion') },
           consumers: {
             type: 'array',
-            description: 'The subscriptions whose `types` name any of the contract’s event types.',
+            description:
+              'The caller’s own subscriptions whose `types` name any of the contract’s event types; an operator (`admin`) sees every client’s (issue 28).',
             items: {
               type: 'object',
               properties: { subscriptionId: { type: 'string' }, owner: { type: 'string' }, types: { type: 'array', items: { type: 'string' } } },

@@ -4,7 +4,7 @@
  * change metadata, and bind event types to a contract message for the ingest. Refusals are thrown
  * (./http-mapping.ts); the app authenticates and runs the changes under the Idempotency-Key guard.
  */
-import type { Principal } from '../auth/access-tokens.js';
+import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import type { Log } from '../ports/log.js';
 import { compareVersions, mayMaintain, statusMoves, type ContractBinding, type ContractRecord, type VersionRecord } from './contract.js';
@@ -28,11 +28,17 @@ export class ContractRegister {
     return jsonResponse(200, { contracts: contracts.sort((a, b) => a.name.localeCompare(b.name)).map((contract) => this.contractView(contract)) });
   }
 
-  /** The contract, its versions and who consumes it: the subscriptions that name any of its event types. */
-  async read(name: string): Promise<HttpResponse> {
+  /**
+   * The contract, its versions and who consumes it: the subscriptions that name any of its event
+   * types. A caller sees only its own subscriptions among them, an operator (`admin`) every one, as
+   * `GET /subscriptions` shows other owners' subscriptions only to operators (issue 28, item 12):
+   * which other clients take which event types is theirs to tell, not the register's.
+   */
+  async read(principal: Principal, name: string): Promise<HttpResponse> {
     const contract = await this.contract(name);
     const versions = await this.sortedVersions(name);
-    const consumers = await this.deps.consumers.consumersOf([...new Set(versions.flatMap((version) => version.eventTypes))]);
+    const everyConsumer = await this.deps.consumers.consumersOf([...new Set(versions.flatMap((version) => version.eventTypes))]);
+    const consumers = hasScope(principal, scopes.admin) ? everyConsumer : everyConsumer.filter((consumer) => consumer.owner === principal.clientId);
     return jsonResponse(200, { ...this.contractView(contract), versions: versions.map((version) => this.versionView(version)), consumers });
   }
 

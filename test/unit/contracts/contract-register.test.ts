@@ -22,6 +22,7 @@ import { ingestSettings, memoryIngest } from '../ingest/ingest-fixtures.js';
 
 const writer: Principal = { clientId: 'registry-writer', scopes: new Set(['contracts:write']) };
 const publisher: Principal = { clientId: 'school-a', scopes: new Set(['events:publish']) };
+const operator: Principal = { clientId: 'ops', scopes: new Set(['contracts:read', 'admin']) };
 
 /** Stands in for @asyncapi/parser: the messages of components.messages, each with its payload. */
 const messagesParser: ContractParser = {
@@ -78,8 +79,21 @@ describe('the contract register use cases (issue 14)', () => {
   it('EDU-6: a contract shows who consumes it: the subscriptions naming its event types', async () => {
     const { register, publish } = setup();
     expect((await publish('1.0.0', enrolmentPayload())).status).toBe(201);
-    const contract = JSON.parse((await register.read('enrolments')).body) as { consumers: unknown[] };
+    const contract = JSON.parse((await register.read(operator, 'enrolments')).body) as { consumers: unknown[] };
     expect(contract.consumers).toEqual([{ subscriptionId: 'sub-1', owner: 'school-b', types: [ENROLMENT_TYPE] }]);
+  });
+
+  it("EDU-6, EDU-7, issue 28: a contract's consumers show a caller only its own subscriptions; an operator sees every one", async () => {
+    const { register, publish } = setup();
+    await publish('1.0.0', enrolmentPayload());
+    const consumersFor = async (principal: Principal) =>
+      (JSON.parse((await register.read(principal, 'enrolments')).body) as { consumers: unknown[] }).consumers;
+    const own = [{ subscriptionId: 'sub-1', owner: 'school-b', types: [ENROLMENT_TYPE] }];
+    // The maintainer, and any other reader, learns nothing of other clients' subscriptions.
+    expect(await consumersFor(writer)).toEqual([]);
+    expect(await consumersFor({ clientId: 'school-c', scopes: new Set(['contracts:read']) })).toEqual([]);
+    expect(await consumersFor({ clientId: 'school-b', scopes: new Set(['contracts:read']) })).toEqual(own);
+    expect(await consumersFor(operator)).toEqual(own);
   });
 
   it('issue 14 item 3: a deprecation calls the lifecycle hook once, with the sunset date and the consumers', async () => {
