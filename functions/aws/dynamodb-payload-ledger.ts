@@ -3,9 +3,9 @@
  * idempotency table, holding the publisher, the integrity attributes and the set of readers (the
  * owners of the subscriptions the event went to by reference). A fetch costs one GetItem.
  */
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../../lib/resources.js';
-import type { PayloadLedger, PayloadRecord, UploadRecord } from '../core/claim-check/ports.js';
+import { PayloadRecordConflictError, type PayloadLedger, type PayloadRecord, type UploadRecord } from '../core/claim-check/ports.js';
 
 const KEY = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
@@ -22,26 +22,33 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
 
   async recordPayload(record: Omit<PayloadRecord, 'readers'>): Promise<void> {
     // An update, not a put: a retried publish of the same event keeps the readers recorded since.
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: { [KEY]: { S: keyOf(record.payloadId) } },
-        UpdateExpression:
-          'SET objectKey = :objectKey, #source = :source, eventId = :eventId, publisher = :publisher, digest = :digest, #size = :size, contentType = :contentType, objectExpiresAt = :objectExpiresAt, #ttl = :ttl',
-        ExpressionAttributeNames: { '#source': 'source', '#size': 'size', '#ttl': TTL },
-        ExpressionAttributeValues: {
-          ':objectKey': { S: record.objectKey },
-          ':source': { S: record.source.slice(0, MAX_LOGGED_CHARACTERS) },
-          ':eventId': { S: record.eventId.slice(0, MAX_LOGGED_CHARACTERS) },
-          ':publisher': { S: record.publisher },
-          ':digest': { S: record.digest },
-          ':size': { N: String(record.size) },
-          ':contentType': { S: record.contentType.slice(0, MAX_LOGGED_CHARACTERS) },
-          ':objectExpiresAt': { N: String(record.objectExpiresAt) },
-          ':ttl': { N: String(Math.ceil(record.objectExpiresAt / 1000) + RECORD_OUTLIVES_OBJECT_SECONDS) },
-        },
-      }),
-    );
+    // Only onto nothing or the same data (issue 28, item 8): the id names the content, so another
+    // digest here is a bug, never a record to replace.
+    await this.client
+      .send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [KEY]: { S: keyOf(record.payloadId) } },
+          UpdateExpression:
+            'SET objectKey = :objectKey, #source = :source, eventId = :eventId, publisher = :publisher, digest = :digest, #size = :size, contentType = :contentType, objectExpiresAt = :objectExpiresAt, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#key) OR digest = :digest',
+          ExpressionAttributeNames: { '#key': KEY, '#source': 'source', '#size': 'size', '#ttl': TTL },
+          ExpressionAttributeValues: {
+            ':objectKey': { S: record.objectKey },
+            ':source': { S: record.source.slice(0, MAX_LOGGED_CHARACTERS) },
+            ':eventId': { S: record.eventId.slice(0, MAX_LOGGED_CHARACTERS) },
+            ':publisher': { S: record.publisher },
+            ':digest': { S: record.digest },
+            ':size': { N: String(record.size) },
+            ':contentType': { S: record.contentType.slice(0, MAX_LOGGED_CHARACTERS) },
+            ':objectExpiresAt': { N: String(record.objectExpiresAt) },
+            ':ttl': { N: String(Math.ceil(record.objectExpiresAt / 1000) + RECORD_OUTLIVES_OBJECT_SECONDS) },
+          },
+        }),
+      )
+      .catch((error: unknown) => {
+        throw error instanceof ConditionalCheckFailedException ? new PayloadRecordConflictError(record.payloadId) : error;
+      });
   }
 
   async addReaders(payloadId: string, owners: readonly string[]): Promise<void> {

@@ -8,8 +8,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logger } from '../../functions/app/logger.js';
 import { payloadIdOf } from '../../functions/core/claim-check/payload-reference.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { eventually } from '../support/waiting.js';
 
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claim-pull';
 let koerier: TestHost;
@@ -31,8 +33,10 @@ function sha256(bytes: Buffer): string {
 }
 
 /** A pull subscription of the consumer to an event type of its own. */
-async function pullSubscription(settings: Record<string, unknown> = {}): Promise<{ id: string; type: string }> {
-  const type = `nl.example.claimpull.${randomUUID().slice(0, 8)}.v1`;
+async function pullSubscription(
+  settings: Record<string, unknown> = {},
+  type = `nl.example.claimpull.${randomUUID().slice(0, 8)}.v1`,
+): Promise<{ id: string; type: string }> {
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${consumer}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
@@ -112,7 +116,7 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
     const { id, type } = await pullSubscription();
     const event = textEvent(type, 1_000_000);
     await publish(event.json);
-    const dataUrl = `${koerier.url}/payloads/${payloadIdOf(SOURCE, event.id)}`;
+    const dataUrl = `${koerier.url}/payloads/${payloadIdOf(SOURCE, event.id, { digest: sha256(Buffer.from(event.data)), contentType: 'text/plain', form: 'text' })}`;
     // Published and stored, but not yet received: the consumer is no reader yet.
     expect((await fetchData(dataUrl, consumer)).status).toBe(404);
     const { events } = await receive(id, 1);
@@ -194,5 +198,46 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
     expect(new Set(events.map((event) => event['id']))).toEqual(new Set(published.keys()));
     expect(text).toContain(first.json);
     expect(text).toContain(second.json);
+  });
+});
+
+describe('claim check: a reused source + id (EDU-IDEM-15)', () => {
+  it('EDU-IDEM-15, EDU-1, issue 28: a second event with the same source + id and other data is accepted and dropped as a duplicate; the first keeps its own object and record, passes its digest check inline and is served by its dataref', async () => {
+    const inline = await pullSubscription({ maxinlinebytes: 2 * 1024 * 1024 });
+    const byReference = await pullSubscription({}, inline.type);
+    const first = textEvent(inline.type, 200_000);
+    const duplicates: string[] = [];
+    const stopWatching = logger.observe((line) => {
+      if (line.includes('duplicate event dropped') && line.includes(first.id)) duplicates.push(line);
+    });
+    try {
+      await publish(first.json);
+      // EDU-IDEM-15: the second is accepted like any event (202) and ignored further down the chain.
+      const second = { ...(JSON.parse(first.json) as Record<string, unknown>), data: 'y'.repeat(200_000) };
+      await publish(JSON.stringify(second));
+      await eventually('the router to drop the second as a duplicate', () => duplicates.length > 0, { timeoutMs: 20_000 });
+
+      // Taken inline again, the first event passes its digest check: its own data, as published.
+      const [again] = (await receive(inline.id, 1)).events;
+      expect(again).toMatchObject({ id: first.id, data: first.data });
+      expect(again!['dataref']).toBeUndefined();
+      // By reference, its dataref serves its own data, matching the digest and size it carries.
+      const [referenced] = (await receive(byReference.id, 1)).events;
+      expectReference(referenced!, Buffer.from(first.data));
+      const fetched = await fetchedBytes(referenced!['dataref'] as string, consumer);
+      expect(fetched.toString('utf8')).toBe(first.data);
+      expect(sha256(fetched)).toBe(referenced!['koerierdatadigest']);
+    } finally {
+      stopWatching();
+    }
+    // Neither subscription receives the duplicate.
+    for (const { id } of [inline, byReference]) {
+      const response = await fetch(`${koerier.url}/subscriptions/${id}/events/receive`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${consumer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ maxevents: 10, waitseconds: 1 }),
+      });
+      expect(((await response.json()) as { events: unknown[] }).events).toEqual([]);
+    }
   });
 });

@@ -1,10 +1,18 @@
 /**
  * The claim check's ports in memory, for unit tests without emulators, with the semantics the AWS
  * adapters promise: a put replaces, a missing object reads as undefined, readers are a set, and a
- * payload record written again keeps its readers.
+ * payload record written again keeps its readers, but never takes another digest.
  */
 import { digestOf } from './payload-reference.js';
-import type { ClaimCheckStore, PayloadLedger, PayloadRecord, StoredPayload, UploadRecord, UploadTerms } from './ports.js';
+import {
+  PayloadRecordConflictError,
+  type ClaimCheckStore,
+  type PayloadLedger,
+  type PayloadRecord,
+  type StoredPayload,
+  type UploadRecord,
+  type UploadTerms,
+} from './ports.js';
 
 export class InMemoryClaimCheckStore implements ClaimCheckStore {
   readonly objects = new Map<string, StoredPayload>();
@@ -37,7 +45,9 @@ export class InMemoryPayloadLedger implements PayloadLedger {
   readonly records = new Map<string, PayloadRecord>();
 
   async recordPayload(record: Omit<PayloadRecord, 'readers'>): Promise<void> {
-    this.records.set(record.payloadId, { ...record, readers: this.records.get(record.payloadId)?.readers ?? [] });
+    const recorded = this.records.get(record.payloadId);
+    if (recorded !== undefined && recorded.digest !== record.digest) throw new PayloadRecordConflictError(record.payloadId);
+    this.records.set(record.payloadId, { ...record, readers: recorded?.readers ?? [] });
   }
 
   async addReaders(payloadId: string, owners: readonly string[]): Promise<void> {

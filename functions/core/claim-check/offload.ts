@@ -86,8 +86,9 @@ function refusal(problem: Problem, index: number, count: number): KoerierError {
 }
 
 /**
- * Writes the data of the planned events to the store (one object each, keyed by `source` + `id`)
- * and records publisher and integrity in the ledger; answers the events as they are queued.
+ * Writes the data of the planned events to the store (one object each, keyed by `source` + `id`
+ * and the data itself, `payloadIdOf`) and records publisher and integrity in the ledger; answers
+ * the events as they are queued.
  * Throws when a write fails: nothing is acknowledged then (EDU-19).
  */
 export async function offloadEvents(
@@ -104,7 +105,8 @@ export async function offloadEvents(
       const event = events[index]!;
       const parsed = JSON.parse(event.json) as Record<string, unknown>;
       const data = eventDataOf(event.json, parsed)!;
-      const payloadId = payloadIdOf(event.source, event.id);
+      const digest = digestOf(data.bytes);
+      const payloadId = payloadIdOf(event.source, event.id, { digest, contentType: data.contentType, form: data.form });
       await deps.store.put(payloadObjectKey(payloadId), data);
       await deps.ledger.recordPayload({
         payloadId,
@@ -112,7 +114,7 @@ export async function offloadEvents(
         source: event.source,
         eventId: event.id,
         publisher,
-        digest: digestOf(data.bytes),
+        digest,
         size: data.bytes.length,
         contentType: data.contentType,
         objectExpiresAt: now + settings.retentionSeconds * 1000,

@@ -51,10 +51,34 @@ export function uploadObjectKey(uploadId: string): string {
   return `uploads/${uploadId}`;
 }
 
-/** One object per event (CE-17: `source` + `id` name it), whatever the number of subscribers. */
-export function payloadIdOf(source: string, id: string): string {
+/** What a claim-check object holds, as far as it names the object (`payloadIdOf`). */
+export interface PayloadContent {
+  /** `sha-256=:<base64>:` of the bytes. */
+  readonly digest: string;
+  /** The media type a fetch answers with. */
+  readonly contentType: string;
+  /** Data moved at ingest: how it sat in the event. */
+  readonly form?: DataForm;
+  /** Data uploaded first (POST /payloads): the upload whose object it is. */
+  readonly uploadId?: string;
+}
+
+/**
+ * One object per event (CE-17: `source` + `id` name it), whatever the number of subscribers, and
+ * per content: the digest, media type and form (or upload) are part of the name. Two events that
+ * share `source` + `id` but not their data are duplicates the router drops (EDU-IDEM-15), yet both
+ * are accepted and stored first; named by `source` + `id` alone, the second one's data replaced the
+ * object and the ledger record of the first, which subscribers then fetched under the first
+ * event's `dataref`, with a digest that no longer matched (issue 28, item 8; issue 36, item 2). So
+ * the second gets an object and a record of its own, which expire unread, and the first's are
+ * written once. The same event again (a retried publish) names the same object with the same
+ * bytes, so writing it again changes nothing. S3's conditional write (`If-None-Match: *`) would
+ * say the same to S3, but s3rver, the laptop's S3, ignores the header on PUT and replaces the
+ * object, so the laptop could not show it; a name that no other content can have holds on both.
+ */
+export function payloadIdOf(source: string, id: string, content: PayloadContent): string {
   return createHash('sha256')
-    .update(JSON.stringify(['payload', source, id]))
+    .update(JSON.stringify(['payload', source, id, content.digest, content.contentType, content.form ?? null, content.uploadId ?? null]))
     .digest('base64url');
 }
 

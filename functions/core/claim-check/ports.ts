@@ -21,7 +21,10 @@ export interface UploadTerms {
 
 /** Objects by key (`payloadObjectKey`, `uploadObjectKey` in ./payload-reference.ts). */
 export interface ClaimCheckStore {
-  /** Writes the object, replacing one of a retried request (the same event, the same bytes). */
+  /**
+   * Writes the object, replacing one of a retried request: the key names the event and its
+   * content (`payloadIdOf`), so what is there already holds the same bytes.
+   */
   put(key: string, payload: StoredPayload): Promise<void>;
   /** The object, or undefined when there is none (never written, or expired by the lifecycle rule). */
   get(key: string): Promise<StoredPayload | undefined>;
@@ -54,7 +57,11 @@ export interface PayloadRecord {
 }
 
 export interface PayloadLedger {
-  /** Records the object at ingest; a retry of the same event keeps the readers already recorded. */
+  /**
+   * Records the object at ingest; a retry of the same event keeps the readers already recorded and
+   * moves the expiry to the object's new one. A record of other data (another digest) under the
+   * same id is never replaced: that throws `PayloadRecordConflictError`.
+   */
   recordPayload(record: Omit<PayloadRecord, 'readers'>): Promise<void>;
   /** Adds readers (set union): called before a reference goes out to a subscription's owner. */
   addReaders(payloadId: string, owners: readonly string[]): Promise<void>;
@@ -68,4 +75,9 @@ export interface UploadRecord extends UploadTerms {
   readonly uploadId: string;
   readonly publisher: string;
   readonly expiresAt: number;
+}
+
+/** A payload record of other data is under this id already (`PayloadLedger.recordPayload`). */
+export class PayloadRecordConflictError extends Error {
+  override name = 'PayloadRecordConflictError';
 }

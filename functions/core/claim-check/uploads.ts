@@ -119,8 +119,8 @@ export async function resolveUploads(events: readonly AcceptedEvent[], publisher
         ...at,
       });
     }
-    const payloadId = payloadIdOf(event.source, event.id);
     const contentType = typeof parsed['datacontenttype'] === 'string' ? parsed['datacontenttype'] : upload.contentType;
+    const payloadId = payloadIdOf(event.source, event.id, { digest: upload.digest, contentType, uploadId });
     await deps.ledger.recordPayload({
       payloadId,
       objectKey: uploadObjectKey(uploadId),

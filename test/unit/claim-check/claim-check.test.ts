@@ -54,13 +54,26 @@ beforeEach(() => {
   logs = [];
 });
 
+/** The payload id a queued event's `dataref` names. */
+const payloadIdIn = (json: string) => (JSON.parse(json) as { dataref: string }).dataref.split('/').at(-1)!;
+
 const offloadDeps = () => ({ store, ledger, settings: { ...SETTINGS, publicBaseUrl: BASE, retentionSeconds: 15 * 86400 } });
 
 describe('payload references', () => {
-  it('CE-17, EDU-1: the object is named by source + id only, 43 base64url characters', () => {
-    expect(payloadIdOf('urn:a', '1')).toBe(payloadIdOf('urn:a', '1'));
-    expect(payloadIdOf('urn:a', '1')).not.toBe(payloadIdOf('urn:a:1', ''));
-    expect(isPayloadId(payloadIdOf('urn:a', '1'))).toBe(true);
+  it('CE-17, EDU-1, issue 28: the object is named by source + id and its content, 43 base64url characters', () => {
+    const content = { digest: sha256(Buffer.from('a')), contentType: 'text/plain', form: 'text' } as const;
+    expect(payloadIdOf('urn:a', '1', content)).toBe(payloadIdOf('urn:a', '1', { ...content }));
+    expect(payloadIdOf('urn:a', '1', content)).not.toBe(payloadIdOf('urn:a:1', '', content));
+    // The same source + id with other data, another media type or form, or from an upload names another object.
+    for (const other of [
+      { ...content, digest: sha256(Buffer.from('b')) },
+      { ...content, contentType: 'text/csv' },
+      { ...content, form: 'base64' as const },
+      { digest: content.digest, contentType: content.contentType, uploadId: 'c0ffee00-0000-4000-8000-000000000000' },
+    ]) {
+      expect(payloadIdOf('urn:a', '1', other)).not.toBe(payloadIdOf('urn:a', '1', content));
+    }
+    expect(isPayloadId(payloadIdOf('urn:a', '1', content))).toBe(true);
     expect(isPayloadId('../etc/passwd')).toBe(false);
   });
 
@@ -136,7 +149,7 @@ describe('offloadEvents', () => {
     expect(queued[0]).toBe(events[0]);
     expect(store.puts).toBe(1);
     expect(Buffer.byteLength(queued[1]!.json)).toBeLessThan(SETTINGS.maxQueuedEventBytes);
-    const payloadId = payloadIdOf(events[1]!.source, events[1]!.id);
+    const payloadId = payloadIdIn(queued[1]!.json);
     expect(await ledger.get(payloadId)).toMatchObject({
       publisher: 'partner-a',
       size: store.objects.get(payloadObjectKey(payloadId))!.bytes.length,
@@ -211,7 +224,7 @@ describe('outgoingEvents', () => {
   it('EDU-1: by default a large event goes by reference and its owner becomes a reader; with room it goes inline as published', async () => {
     const event = eventOfSize(1_000_000);
     const [queued] = await offloadEvents([event], [0], 'publisher', NOW, offloadDeps());
-    const payloadId = payloadIdOf(event.source, event.id);
+    const payloadId = payloadIdIn(queued!.json);
     expect(await outgoingEvents({ owner: 'small' }, [queued!.json], outgoingDeps())).toEqual([queued!.json]);
     expect((await ledger.get(payloadId))!.readers).toEqual(['small']);
     expect(await outgoingEvents({ owner: 'large', maxInlineBytes: 2_000_000 }, [queued!.json], outgoingDeps())).toEqual([event.json]);
@@ -221,7 +234,7 @@ describe('outgoingEvents', () => {
   it('EDU-1: an object that does not match its digest is never sent inline', async () => {
     const event = eventOfSize(100_000);
     const [queued] = await offloadEvents([event], [0], 'publisher', NOW, offloadDeps());
-    const key = payloadObjectKey(payloadIdOf(event.source, event.id));
+    const key = payloadObjectKey(payloadIdIn(queued!.json));
     store.objects.set(key, { ...store.objects.get(key)!, bytes: Buffer.from('tampered') });
     await expect(outgoingEvents({ owner: 'o', maxInlineBytes: 1_000_000 }, [queued!.json], outgoingDeps())).rejects.toThrow(/digest/);
   });
@@ -255,7 +268,7 @@ describe('uploads', () => {
       id: '9',
       source: 'urn:a',
       type: 't',
-      dataref: `${BASE}/payloads/${payloadIdOf('urn:a', '9')}`,
+      dataref: `${BASE}/payloads/${payloadIdOf('urn:a', '9', { digest: sha256(bytes), contentType: 'text/plain', uploadId: uploadid })}`,
       koerierdatadigest: sha256(bytes),
       koerierdatasize: bytes.length,
     });

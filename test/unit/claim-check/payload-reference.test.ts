@@ -11,7 +11,7 @@ import { silentLog } from '../../../functions/core/ports/log.js';
 import { BASE, NOW, eventOfSize, idOf, memoryPorts, sha256 } from './claim-check-fixtures.js';
 
 const PREFIX = `${BASE}/payloads/`;
-const ID = payloadIdOf('urn:a', '1');
+const ID = payloadIdOf('urn:a', '1', { digest: sha256(Buffer.from('1')), contentType: 'text/plain', form: 'text' });
 
 describe('payload ids and ETags', () => {
   it.each([

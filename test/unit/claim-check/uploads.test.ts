@@ -4,13 +4,12 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fetchPayload } from '../../../functions/core/claim-check/fetch-payload.js';
-import { payloadIdOf } from '../../../functions/core/claim-check/payload-reference.js';
 import { grantUpload, MAX_UPLOAD_BYTES, parseUploadRequest, resolveUploads } from '../../../functions/core/claim-check/uploads.js';
 import { answered } from '../../../functions/core/http/problems.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
-import { BASE, DAY, NOW, RETENTION_SECONDS, accepted, memoryPorts, sha256 } from './claim-check-fixtures.js';
+import { BASE, DAY, NOW, RETENTION_SECONDS, accepted, idOf, memoryPorts, sha256 } from './claim-check-fixtures.js';
 
 const bytes = Buffer.from('a large enrolment list');
 const DIGEST = sha256(bytes);
@@ -126,9 +125,11 @@ describe('resolveUploads', () => {
   }
   const eventFor = (dataref: string, extra: Record<string, unknown> = {}) =>
     accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref, ...extra }));
-  const fetchAs = (client: string, now: number) =>
+  /** The payload id the resolved event's `dataref` names. */
+  const payloadIdIn = ([event]: readonly { readonly json: string }[]) => idOf(JSON.parse(event!.json) as Record<string, unknown>);
+  const fetchAs = (payloadId: string, client: string, now: number) =>
     answered(() =>
-      fetchPayload(payloadIdOf('urn:a', '9'), client, undefined, {
+      fetchPayload(payloadId, client, undefined, {
         store: ports.store,
         ledger: ports.ledger,
         settings: { maxStreamedBytes: 1_000_000, presignedUrlSeconds: 300 },
@@ -177,22 +178,22 @@ describe('resolveUploads', () => {
   });
 
   it("EDU-1, CARD-6: once published, the publisher fetches the upload's bytes with the upload's media type", async () => {
-    await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 3600_000));
-    const answer = await fetchAs('partner-a', NOW + 3600_000);
+    const id = payloadIdIn(await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 3600_000)));
+    const answer = await fetchAs(id, 'partner-a', NOW + 3600_000);
     expect(answer.status).toBe(200);
     expect(Buffer.from(answer.body, 'base64')).toEqual(bytes);
     expect(answer.headers['content-type']).toBe('text/csv');
   });
 
   it("EDU-1: the event's own datacontenttype is the media type a fetch answers with", async () => {
-    await resolveUploads([eventFor(await uploaded(), { datacontenttype: 'application/vnd.ms-excel' })], 'partner-a', uploadDeps());
-    expect((await fetchAs('partner-a', NOW)).headers['content-type']).toBe('application/vnd.ms-excel');
+    const id = payloadIdIn(await resolveUploads([eventFor(await uploaded(), { datacontenttype: 'application/vnd.ms-excel' })], 'partner-a', uploadDeps()));
+    expect((await fetchAs(id, 'partner-a', NOW)).headers['content-type']).toBe('application/vnd.ms-excel');
   });
 
   it('EDU-1: uploaded data lives the retention counted from the grant, whenever it is published', async () => {
     // The object may have been written at the grant: the ledger may not promise it longer than the bucket keeps it.
-    await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 20 * 3600_000));
-    expect((await fetchAs('partner-a', NOW + RETENTION_SECONDS * 1000)).status).toBe(200);
-    expect((await fetchAs('partner-a', NOW + RETENTION_SECONDS * 1000 + 1)).status).toBe(410);
+    const id = payloadIdIn(await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 20 * 3600_000)));
+    expect((await fetchAs(id, 'partner-a', NOW + RETENTION_SECONDS * 1000)).status).toBe(200);
+    expect((await fetchAs(id, 'partner-a', NOW + RETENTION_SECONDS * 1000 + 1)).status).toBe(410);
   });
 });
