@@ -252,7 +252,7 @@ export async function run(): Promise<Record<string, unknown>> {
     // Only the router: it fills the pull queues; nothing else should run beside the drains.
     queueTriggers: ['router'],
   });
-  // The floor stays a plain SDK consumer, as one would write it against SQS; Koerier sends with its lean client.
+  // The floor is a plain SDK consumer, as one would write it against SQS; Koerier sends with its own SDK clients (functions/aws/clients.ts).
   const floorSqs = new SQSClient(host.emulators.clientSettings('sqs'));
   const publisher = await host.issueToken('dev-publisher', ['events:publish']);
   const manager = await host.issueToken('dev-subscriber', ['subscriptions:manage']);
