@@ -415,7 +415,8 @@ export const functions = {
       { method: 'DELETE', path: '/contract-bindings/{type}' },
     ],
     // Subscriptions: who consumes a contract (the subscriptions naming its event types).
-    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read', ...SUBSCRIPTION_STORE_ROUTES },
+    // Partners: the publish grants that say who may bind a type for its events (issue 28), seeded on the first read after a deploy.
+    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
     buckets: { contracts: 'readwrite' },
     // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
     queues: { inbound: 'send' },

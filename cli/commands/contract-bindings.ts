@@ -16,6 +16,8 @@ interface Binding {
   readonly version?: string;
   readonly message?: string;
   readonly mode?: string;
+  readonly scope?: string;
+  readonly publisher?: string;
   readonly updatedAt?: string;
   readonly updatedBy?: string;
 }
@@ -38,6 +40,7 @@ export function registerContractBindings(contracts: Command): void {
       process.stdout.write(
         `Bound ${bound.type ?? type} to ${bound.contract ?? name} ${bound.version ?? version}#${bound.message ?? '?'} (${bound.mode ?? options.mode}).\n`,
       );
+      if (bound.scope === 'publisher') process.stdout.write(`It checks the events you publish; other publishers' events of the type are not checked by it.\n`);
     });
 
   contracts
@@ -60,8 +63,14 @@ export function registerContractBindings(contracts: Command): void {
       if (context.json) return printJson(bindings);
       if (bindings.length === 0) return void process.stdout.write('No event type is bound to a contract.\n');
       printTable(
-        ['type', 'contract', 'version', 'message', 'mode', 'updated'],
-        bindings.map((b) => [b.type, b.contract, b.version, b.message, b.mode, b.updatedAt]),
+        ['type', 'contract', 'version', 'message', 'mode', 'events of', 'updated'],
+        bindings.map((b) => [b.type, b.contract, b.version, b.message, b.mode, eventsOf(b), b.updatedAt]),
       );
     });
+}
+
+/** Whose events a binding checks (issue 28: a publisher binds for its own). */
+function eventsOf(binding: Binding): string {
+  if (binding.scope === 'publisher') return binding.publisher ?? '?';
+  return 'every publisher';
 }

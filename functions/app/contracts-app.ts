@@ -27,6 +27,7 @@ export function contractsApp(deps: KoerierDependencies): HttpApp {
   const register = () =>
     (built ??= new ContractRegister({
       ...publishing(),
+      publishGrants: async () => (await deps.partners.current()).publishGrants,
       consumers: subscriptionConsumers(deps.subscriptions),
       lifecycle: deps.contractLifecycle,
       log: deps.log,

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { API_VERSION } from '../../functions/core/api-description/components.js';
+import { DynamoDbContractStore } from '../../functions/aws/dynamodb-contract-store.js';
+import { localName } from '../../lib/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../support/contract-documents.js';
 import { eventually } from '../support/waiting.js';
@@ -24,7 +26,16 @@ let restoreLogger: (() => void) | undefined;
 
 beforeAll(async () => {
   restoreLogger = logger.captureTo((line) => logLines.push(line));
-  koerier = await startTestHost({ [settingEnv.partnersRefreshSeconds]: '1' });
+  koerier = await startTestHost({
+    [settingEnv.partnersRefreshSeconds]: '1',
+    // Who publishes under which sources: a binding checks its publisher's own events (issue 28, item 7).
+    [settingEnv.publishers]: JSON.stringify({
+      'dev-publisher': ['urn:nld:oin:0001'],
+      'dev-subscriber': [],
+      'registry-writer': ['urn:nld:oin:0003'],
+      'school-b': ['urn:nld:oin:0002'],
+    }),
+  });
   writer = await koerier.host.issueToken('registry-writer', ['contracts:read', 'contracts:write']);
   reader = await koerier.host.issueToken('another-partner', ['contracts:read']);
   admin = await koerier.host.issueToken('ops', ['contracts:read', 'contracts:write', 'admin']);
@@ -59,19 +70,23 @@ async function call(method: string, path: string, options: { token?: string | un
 const publishVersion = (name: string, version: string, document: unknown, token = writer, query = '') =>
   call('PUT', `/contracts/${name}/versions/${version}${query}`, { token, body: { kind: 'asyncapi-data', owner, contact: owner, document } });
 
-async function publishEvent(data: unknown, batch = false) {
+async function publishEvent(
+  data: unknown,
+  batch = false,
+  as: { token: string; source: string; type?: string } = { token: publisher, source: 'urn:nld:oin:0001:enrolments' },
+) {
   const event = {
     specversion: '1.0',
     id: randomUUID(),
-    source: 'urn:nld:oin:0001:enrolments',
-    type: ENROLMENT_TYPE,
+    source: as.source,
+    type: as.type ?? ENROLMENT_TYPE,
     datacontenttype: 'application/json',
     data,
   };
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${publisher}`,
+      authorization: `Bearer ${as.token}`,
       'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
       'idempotency-key': randomUUID(),
     },
@@ -271,6 +286,50 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect((await call('DELETE', `/contract-bindings/${type}`, { token: admin })).status).toBe(204);
   });
 
+  it("EDU-21, EDU-IN, issue 28: a contract bound by one publisher checks only that publisher's events; a client granted no source may not bind; the publisher whose events a binding from before the rule refuses removes it", async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const type = `nl.edu.taken.${suffix}.v1`;
+    const schoolB = await koerier.host.issueToken('school-b', ['contracts:read', 'contracts:write', 'events:publish']);
+    const ownPublisher = await koerier.token('dev-publisher', ['contracts:read', 'contracts:write']);
+    const stranger = await koerier.host.issueToken('no-sources', ['contracts:read', 'contracts:write']);
+    const refuseAll = { ...enrolmentContract({ not: {} }) };
+    const bindTo = (contract: string, token: string, to = type) =>
+      call('PUT', `/contract-bindings/${to}`, { token, body: { contract, version: '1.0.0', mode: 'enforce', message: 'enrolled' } });
+    const sendAs = (token: string, source: string, to = type) => publishEvent({ student: 's1', school: '01AB' }, false, { token, source, type: to });
+
+    // The finding: a client that publishes nothing binds {"not": {}} to another's type. Now 403, and nothing is bound.
+    expect((await publishVersion(`stranger-${suffix}`, '1.0.0', refuseAll, stranger)).status).toBe(201);
+    const taken = await bindTo(`stranger-${suffix}`, stranger);
+    expect(taken.status).toBe(403);
+    expect(taken.body['detail']).toContain('granted no source');
+    expect((await call('GET', `/contract-bindings/${type}`, { token: reader })).status).toBe(404);
+
+    // A publisher binds for its own events: its own are refused, another publisher's of the same type are not.
+    expect((await publishVersion(`school-b-${suffix}`, '1.0.0', refuseAll, schoolB)).status).toBe(201);
+    const bound = await bindTo(`school-b-${suffix}`, schoolB);
+    expect(bound.status).toBe(200);
+    expect(bound.body).toMatchObject({ type, scope: 'publisher', publisher: 'school-b' });
+    await eventually('the binding to reach the ingest', async () => (await sendAs(schoolB, 'urn:nld:oin:0002:lvs')).status === 400);
+    expect((await sendAs(publisher, 'urn:nld:oin:0001:lvs')).status).toBe(202);
+    // Another publisher neither removes nor replaces it.
+    expect((await call('DELETE', `/contract-bindings/${type}`, { token: ownPublisher })).status).toBe(403);
+
+    // A binding made before the rule (no scope) checks every publisher's events; the publisher it refuses removes it.
+    const before = `nl.edu.before.${suffix}.v1`;
+    await new DynamoDbContractStore(koerier.host.awsClients.dynamodb, localName.table('contracts')).putBinding({
+      type: before,
+      contract: `stranger-${suffix}`,
+      version: '1.0.0',
+      message: 'enrolled',
+      mode: 'enforce',
+      updatedAt: new Date().toISOString(),
+      updatedBy: 'no-sources',
+    });
+    await eventually('the old binding to reach the ingest', async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 400);
+    expect((await call('DELETE', `/contract-bindings/${before}`, { token: ownPublisher })).status).toBe(204);
+    await eventually('the removal to reach the ingest', async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 202);
+  });
+
   it('EDU-IDEM-3: publishing needs an Idempotency-Key, and a retry with the same key replays the first answer', async () => {
     const key = randomUUID();
     const body = enrolmentContract(enrolmentPayload(), '1.1.1');
@@ -289,7 +348,9 @@ describe('the contract register (issue 14, EDU-6)', () => {
 });
 
 describe('contracts at work: the ingest checks data against the bound contract (issue 14 item 3)', () => {
-  const bind = (mode: string) => call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, { body: { contract: 'enrolments', version: '1.1.0', mode } });
+  // An operator's binding checks every publisher's events (issue 28, item 7).
+  const bind = (mode: string) =>
+    call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, { token: admin, body: { contract: 'enrolments', version: '1.1.0', mode } });
 
   it('issue 14 item 3: with enforce, data that breaks the schema is 400 with the violations as JSON Pointers; valid data is 202', async () => {
     const bound = await bind('enforce');
@@ -344,7 +405,7 @@ describe('contracts at work: the ingest checks data against the bound contract (
     });
     expect(webhook.status).toBe(409);
     expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).body).toMatchObject({ mode: 'off' });
-    expect((await call('DELETE', `/contract-bindings/${ENROLMENT_TYPE}`)).status).toBe(204);
+    expect((await call('DELETE', `/contract-bindings/${ENROLMENT_TYPE}`, { token: admin })).status).toBe(204);
     expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).status).toBe(404);
   });
 });

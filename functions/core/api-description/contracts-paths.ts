@@ -191,7 +191,8 @@ export const contractsPaths = {
     put: {
       operationId: 'bindContract',
       summary: 'Bind an event type to an AsyncAPI message: the ingest checks `data` against its payload schema',
-      description: 'Takes effect in every ingest function within its refresh interval (`KOERIER_PARTNERS_REFRESH_SECONDS`, 30 s by default).',
+      description:
+        'A client granted sources to publish under binds for its own events only (`scope: publisher`); an operator (`admin`) binds for every publisher (`scope: every-publisher`). A client granted no source may not bind (403). Only the binding’s publisher, or an operator, replaces or removes it (issue 28). Takes effect in every ingest function within its refresh interval (`KOERIER_PARTNERS_REFRESH_SECONDS`, 30 s by default).',
       tags,
       security: write,
       parameters: [idempotencyKeyParameter],

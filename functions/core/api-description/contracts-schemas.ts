@@ -166,6 +166,13 @@ export const contractsSchemas = {
       version: { type: 'string' },
       message: { type: 'string' },
       mode: { type: 'string', enum: ['off', 'warn', 'enforce'] },
+      scope: {
+        type: 'string',
+        enum: ['publisher', 'every-publisher'],
+        description:
+          'Whose events are checked: `publisher`, only those `publisher` sends (the sources it is granted); `every-publisher`, every event of the type (bound by an operator). Absent on a binding made before issue 28, which checks every publisher’s events.',
+      },
+      publisher: { type: 'string', description: 'With scope `publisher`: the client whose events are checked, which bound it.' },
       updatedAt: { type: 'string', format: 'date-time' },
       updatedBy: { type: 'string' },
     },

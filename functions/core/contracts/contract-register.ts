@@ -6,6 +6,7 @@
  */
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
+import type { PublishGrants } from '../auth/publish-grants.js';
 import type { Log } from '../ports/log.js';
 import { compareVersions, mayMaintain, statusMoves, type ContractBinding, type ContractRecord, type VersionRecord } from './contract.js';
 import * as http from './http-mapping.js';
@@ -13,6 +14,8 @@ import { ContractChangedError, type ContractConsumers, type ContractLifecycleHoo
 import { publishVersion, type PublishDependencies } from './publish-version.js';
 
 export interface ContractRegisterDependencies extends PublishDependencies {
+  /** Every client's publish grants as the functions decide with them (the partner directory): who may bind a type for its events. */
+  publishGrants(): Promise<PublishGrants>;
   readonly consumers: ContractConsumers;
   readonly lifecycle: ContractLifecycleHook;
   readonly log: Log;
@@ -147,11 +150,18 @@ export class ContractRegister {
     return jsonResponse(200, binding);
   }
 
-  /** Issue 14 item 3: the event type's `data` follows this message of an AsyncAPI version, checked by the ingest as `mode` says. */
+  /**
+   * Issue 14 item 3: the event type's `data` follows this message of an AsyncAPI version, checked
+   * by the ingest as `mode` says. Issue 28, item 7: for the events of the caller's own sources
+   * (scope `publisher`), and so only by a client granted sources; an operator's binding checks
+   * every publisher's (`every-publisher`). See `BindingScope` in contract.ts.
+   */
   async bind(principal: Principal, type: string, request: HttpRequest): Promise<HttpResponse> {
     const input = http.readBindingInput(request);
     const contract = await this.maintained(principal, input.contract);
-    const boundType = await this.rebindable(principal, type, contract.name);
+    const operator = hasScope(principal, scopes.admin);
+    if (!operator && !(await this.isPublisher(principal))) throw http.notAPublisher(principal.clientId);
+    const boundType = await this.rebindable(principal, type);
     if (contract.kind !== 'asyncapi-data')
       throw http.notBindable(`Contract "${contract.name}" is an OpenAPI webhook contract; event data follows an AsyncAPI message.`);
     const version = await this.versionRecord(input.contract, input.version);
@@ -171,11 +181,19 @@ export class ContractRegister {
       version: version.version,
       message: message.id,
       mode: input.mode,
+      ...(operator ? { scope: 'every-publisher' as const } : { scope: 'publisher' as const, publisher: principal.clientId }),
       updatedAt: this.now(),
       updatedBy: principal.clientId,
     };
     await this.deps.store.putBinding(binding);
-    this.deps.log.info('contract bound to event type', { type, contract: contract.name, version: version.version, mode: input.mode, by: principal.clientId });
+    this.deps.log.info('contract bound to event type', {
+      type,
+      contract: contract.name,
+      version: version.version,
+      mode: input.mode,
+      scope: binding.scope,
+      by: principal.clientId,
+    });
     return jsonResponse(200, binding);
   }
 
@@ -194,14 +212,29 @@ export class ContractRegister {
   }
 
   /**
-   * The type, checked, when `principal` may change what it is bound to: a binding to another
-   * contract than `keeping` needs that contract's maintainer (or an operator) too; else the 403.
+   * The type, checked, when `principal` may replace or remove its binding (issue 28, item 7): an
+   * operator always; a publisher's binding only its publisher, whose events it checks; an
+   * operator's binding only an operator; one made before the rule, which checks every
+   * publisher's events, any client granted sources, or the maintainer of its contract. Else the 403.
    */
-  private async rebindable(principal: Principal, type: string, keeping?: string): Promise<string> {
+  private async rebindable(principal: Principal, type: string): Promise<string> {
     const checked = http.checkedType(type);
     const bound = await this.deps.store.getBinding(checked);
-    if (bound && bound.contract !== keeping) await this.maintained(principal, bound.contract);
+    if (!bound || hasScope(principal, scopes.admin)) return checked;
+    if (bound.scope === 'publisher') {
+      if (bound.publisher !== principal.clientId) throw http.boundByAnother(checked, bound.publisher ?? '');
+    } else if (bound.scope === 'every-publisher') {
+      throw http.boundByOperator(checked);
+    } else if (!(await this.isPublisher(principal))) {
+      await this.maintained(principal, bound.contract);
+    }
     return checked;
+  }
+
+  /** Whether `principal` is granted any source to publish under (the partner directory). */
+  private async isPublisher(principal: Principal): Promise<boolean> {
+    const grants = await this.deps.publishGrants();
+    return Object.hasOwn(grants, principal.clientId) && grants[principal.clientId]!.length > 0;
   }
 
   /** The contract, when `principal` may change it (contract.ts, `mayMaintain`); else the 403. */

@@ -99,6 +99,18 @@ export interface VersionRecord {
 export const validationModes = ['off', 'warn', 'enforce'] as const;
 export type ValidationMode = (typeof validationModes)[number];
 
+/**
+ * Whose events of the type a binding checks (issue 28, item 7). Publish grants tie a client to
+ * sources, never to types: any publisher may send any type, so a binding that checked every event
+ * of its type let one tenant refuse another's events. `publisher`: only the events its publisher
+ * sends, those of the sources it is granted (grants of two clients never overlap, and the ingest
+ * refuses an event whose source its sender is not granted, so these are exactly the events that
+ * client publishes); made by a client that is granted sources. `every-publisher`: every event of
+ * the type; made by an operator. Absent: a binding made before this rule, by any client with
+ * `contracts:write`; it still checks every publisher's events, and any publisher may remove it.
+ */
+export type BindingScope = 'publisher' | 'every-publisher';
+
 /** Per event type: the contract message its `data` follows, and what the ingest does about it. */
 export interface ContractBinding {
   readonly type: string;
@@ -106,8 +118,17 @@ export interface ContractBinding {
   readonly version: string;
   readonly message: string;
   readonly mode: ValidationMode;
+  /** Absent on a binding made before issue 28 (see `BindingScope`). */
+  readonly scope?: BindingScope;
+  /** With scope `publisher`: the client whose events it checks, the one that bound it. */
+  readonly publisher?: string;
   readonly updatedAt: string;
   readonly updatedBy: string;
+}
+
+/** Whether the ingest checks an event that `publisher` sends against `binding`. */
+export function bindingChecks(binding: Pick<ContractBinding, 'scope' | 'publisher'>, publisher: string): boolean {
+  return binding.scope !== 'publisher' || binding.publisher === publisher;
 }
 
 const SEMVER = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;

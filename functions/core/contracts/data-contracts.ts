@@ -13,7 +13,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
-import type { ContractBinding } from './contract.js';
+import { bindingChecks, type ContractBinding } from './contract.js';
 import type { ContractDocuments, ContractStore } from './ports.js';
 
 type FormatsPlugin = (ajv: Ajv) => Ajv;
@@ -75,15 +75,19 @@ export class DataContracts {
     return this.reading;
   }
 
-  /** Checks the events whose type is bound (`warn` or `enforce`); events of other types cost a map lookup. */
-  async check(events: readonly AcceptedEvent[], batch: boolean): Promise<DataContractOutcome> {
+  /**
+   * Checks the events whose type is bound (`warn` or `enforce`) by a binding that checks what
+   * `publisher` sends (`bindingChecks`: its own, or an operator's); events of other types cost a
+   * map lookup.
+   */
+  async check(events: readonly AcceptedEvent[], batch: boolean, publisher: string): Promise<DataContractOutcome> {
     const bindings = await this.bindings();
     const violations: DataContractFinding[] = [];
     const warnings: DataContractFinding[] = [];
     if (bindings.size === 0) return { violations, warnings };
     for (const [index, event] of events.entries()) {
       const binding = bindings.get(event.type);
-      if (!binding) continue;
+      if (!binding || !bindingChecks(binding, publisher)) continue;
       const findings = await this.findings(event, binding, batch ? index : undefined);
       (binding.mode === 'enforce' ? violations : warnings).push(...findings);
     }

@@ -284,6 +284,29 @@ export function notMaintainer(name: string, maintainer: string | undefined): Koe
   );
 }
 
+/** Issue 28, item 7: a binding checks its publisher's own events, so only a client granted sources binds one. */
+export function notAPublisher(clientId: string): KoerierError {
+  return new KoerierError(
+    problems.forbidden(
+      `Client "${clientId}" is granted no source to publish under: a binding checks the events of its own sources, so only a publisher (or an operator, admin, for every publisher) may bind a contract to an event type.`,
+    ),
+  );
+}
+
+export function boundByAnother(type: string, publisher: string): KoerierError {
+  return new KoerierError(
+    problems.forbidden(
+      `Event type '${type}' is bound for the events of client "${publisher}": only that client or an operator (admin) may change or remove it.`,
+    ),
+  );
+}
+
+export function boundByOperator(type: string): KoerierError {
+  return new KoerierError(
+    problems.forbidden(`Event type '${type}' is bound by an operator for every publisher: only an operator (admin) may change or remove it.`),
+  );
+}
+
 export function forceNeedsAdmin(): KoerierError {
   return new KoerierError(problems.forbidden('Only a client with the admin scope may force a breaking change.'));
 }

@@ -164,7 +164,7 @@ async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, 
       problem(403, 'type-reserved', 'Forbidden', "No client may publish events in Koerier's own operational namespace.", { errors: reserved }),
     );
   }
-  const contractWarnings = await checkedAgainstContracts(outcome, deps.dataContracts, (events, violations) =>
+  const contractWarnings = await checkedAgainstContracts(outcome, publisher, deps.dataContracts, (events, violations) =>
     onRefusal(() => {
       log.info('events rejected', { publisher, reason: 'data contract', events, violations });
       metrics.publishRejected('data-contract-violation');

@@ -27,15 +27,16 @@ export function reservedTypeIssues(outcome: ParsedEvents): ValidationIssue[] {
 /**
  * Throws the 400 when an event's data breaks a contract bound in `enforce` mode (nothing of the
  * request is accepted, as for any invalid event), after `refusing(events, violations)`; returns
- * what `warn` bindings found.
+ * what `warn` bindings found. Only the bindings that check what `publisher` sends count (issue 28).
  */
 export async function checkedAgainstContracts(
   outcome: ParsedEvents,
+  publisher: string,
   dataContracts: Pick<DataContracts, 'check'> | undefined,
   refusing: (events: number, violations: number) => void,
 ): Promise<ValidationIssue[]> {
   if (!dataContracts) return [];
-  const { violations, warnings } = await dataContracts.check(outcome.events, outcome.mode === 'batch');
+  const { violations, warnings } = await dataContracts.check(outcome.events, outcome.mode === 'batch', publisher);
   if (violations.length > 0) {
     const events = new Set(violations.map((violation) => violation.index ?? 0)).size;
     refusing(events, violations.length);

@@ -50,6 +50,9 @@ function request(method: string, body: unknown, query: Record<string, string> = 
   };
 }
 
+/** Who may publish under which sources: two schools; the registry's writer publishes nothing. */
+const GRANTS = { 'school-a': ['urn:nld:oin:0001'], 'school-b': ['urn:nld:oin:0002'] };
+
 function setup() {
   const store = new MemoryContractStore();
   const documents = new MemoryContractDocuments();
@@ -64,6 +67,7 @@ function setup() {
       documents,
       parser: messagesParser,
       clock: () => Date.parse('2026-11-23T20:00:00Z'),
+      publishGrants: async () => GRANTS,
       consumers,
       lifecycle: { contractVersionDeprecated: async (notice) => void notices.push(notice) },
       log: silentLog,
@@ -143,7 +147,8 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
   async function ingestWith(mode: 'off' | 'warn' | 'enforce') {
     const { register, publish, documents, store } = setup();
     await publish('1.0.0', enrolmentPayload());
-    expect((await register.bind(writer, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode }))).status).toBe(200);
+    // An operator's binding checks every publisher's events.
+    expect((await register.bind(operator, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode }))).status).toBe(200);
     const dataContracts = new DataContracts({ store, documents, refreshMs: 30_000, clock: () => 0, log: silentLog });
     const { deps, queue } = memoryIngest(ingestSettings({ 'school-a': ['urn:nld:oin:0001'] }, { publishRatePerMinute: 1000 }), Date.now, { dataContracts });
     const send = (data: unknown) =>
@@ -200,5 +205,95 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
     const before = documents.reads;
     for (let index = 0; index < 5; index++) await send({ student: 's', school: '01AB' });
     expect(documents.reads - before).toBe(1);
+  });
+});
+
+describe('who may bind an event type (issue 28, item 7)', () => {
+  const schools = { a: { clientId: 'school-a', scopes: new Set(['contracts:write']) }, b: { clientId: 'school-b', scopes: new Set(['contracts:write']) } };
+  /** School b maintains a contract that no data can follow ({"not": {}}); the ingest of both schools with the register's bindings. */
+  async function hostileSetup() {
+    const context = setup();
+    const { register, store, documents } = context;
+    const document = enrolmentContract({ not: {} });
+    expect((await register.publish(schools.b, 'refuse-all', '1.0.0', request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document }))).status).toBe(
+      201,
+    );
+    const dataContracts = new DataContracts({ store, documents, refreshMs: 0, clock: Date.now, log: silentLog });
+    const { deps } = memoryIngest(ingestSettings(GRANTS, { publishRatePerMinute: 1000 }), Date.now, { dataContracts });
+    const send = (school: 'a' | 'b') =>
+      acceptEvents(
+        {
+          method: 'POST',
+          path: '/events',
+          headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+          query: {},
+          routeKey: 'POST /events',
+          pathParameters: {},
+          body: Buffer.from(
+            JSON.stringify({
+              specversion: '1.0',
+              id: randomUUID(),
+              source: GRANTS[`school-${school}`][0],
+              type: ENROLMENT_TYPE,
+              data: { student: 's', school: '01AB' },
+            }),
+          ),
+        },
+        { clientId: `school-${school}`, scopes: new Set(['events:publish']) },
+        deps,
+      );
+    const bind = (principal: Principal, contract = 'refuse-all') =>
+      register.bind(principal, ENROLMENT_TYPE, request('PUT', { contract, version: '1.0.0', mode: 'enforce' }));
+    return { ...context, send, bind };
+  }
+
+  it("EDU-21, EDU-IN, issue 28: a publisher's binding checks only its own events; another publisher's events of the type are not refused by it", async () => {
+    const { bind, send } = await hostileSetup();
+    const bound = await bind(schools.b);
+    expect(bound.status).toBe(200);
+    expect(JSON.parse(bound.body)).toMatchObject({ scope: 'publisher', publisher: 'school-b' });
+    expect((await send('b')).status).toBe(400);
+    expect((await send('a')).status).toBe(202);
+  });
+
+  it('EDU-21, EDU-IN, issue 28: a client granted no source may not bind; only the binding publisher or an operator replaces or removes its binding', async () => {
+    const { register, bind, store } = await hostileSetup();
+    // The registry's writer maintains a contract but publishes nothing.
+    await register.publish(
+      writer,
+      'enrolments',
+      '1.0.0',
+      request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document: enrolmentContract(enrolmentPayload()) }),
+    );
+    const refused = await bind(writer, 'enrolments');
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)['detail']).toContain('granted no source');
+    expect(await store.getBinding(ENROLMENT_TYPE)).toBeUndefined();
+
+    expect((await bind(schools.b)).status).toBe(200);
+    expect((await register.unbind(schools.a, ENROLMENT_TYPE)).status).toBe(403);
+    expect((await register.unbind(writer, ENROLMENT_TYPE)).status).toBe(403);
+    expect((await register.unbind(operator, ENROLMENT_TYPE)).status).toBe(204);
+    // An operator's binding, for every publisher, only an operator changes.
+    expect((await register.bind(operator, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode: 'warn' }))).status).toBe(200);
+    expect(await store.getBinding(ENROLMENT_TYPE)).toMatchObject({ scope: 'every-publisher' });
+    expect((await register.unbind(schools.b, ENROLMENT_TYPE)).status).toBe(403);
+  });
+
+  it('EDU-21, EDU-IN, issue 28: a binding made before the rule checks every publisher, and the publisher whose events it refuses removes it', async () => {
+    const { store, send, register } = await hostileSetup();
+    // As any contracts:write client could bind before issue 28: no scope, every publisher's events.
+    await store.putBinding({
+      type: ENROLMENT_TYPE,
+      contract: 'refuse-all',
+      version: '1.0.0',
+      message: 'enrolled',
+      mode: 'enforce',
+      updatedAt: '2026-11-01T00:00:00.000Z',
+      updatedBy: 'registry-writer',
+    });
+    expect((await send('a')).status).toBe(400);
+    expect((await register.unbind(schools.a, ENROLMENT_TYPE)).status).toBe(204);
+    expect((await send('a')).status).toBe(202);
   });
 });
