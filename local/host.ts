@@ -17,7 +17,7 @@ import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { createDynamoDbClient, createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
-import { API_BASE_PATH, resourceEnv } from '../lib/resources.js';
+import { API_BASE_PATH, functions, resourceEnv, type FunctionName } from '../lib/resources.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
@@ -82,6 +82,14 @@ export interface KoerierHostOptions {
    * a stand-in KMS and watches what each function asks of it.
    */
   readonly kms?: () => KMSClient;
+  /**
+   * Each function on adapters and SDK clients of its own, as each Lambda function runs in
+   * containers of its own: nothing one function keeps (the partner directory, a pull queue's URL,
+   * the lock-token key) spares another the AWS calls it would make in AWS, where the permissions
+   * record must see them (test/e2e/kms-keys.test.ts). Default: one set for all functions
+   * (`dependencies`, `awsClients`), which tests and benchmarks look through.
+   */
+  readonly functionContainers?: boolean;
 }
 
 export interface KoerierHost {
@@ -108,6 +116,8 @@ export interface KoerierHost {
   /** What the functions of this host run on; `awsClients` are its SDK clients (one per service). */
   readonly dependencies: KoerierDependencies;
   readonly awsClients: LaptopAwsClients;
+  /** The clients each function sends with, by function name: `awsClients` for all, unless `functionContainers`. */
+  readonly functionAwsClients: ReadonlyMap<string, LaptopAwsClients>;
   /** Stops the pollers, the server and the emulators. */
   stop(): Promise<void>;
 }
@@ -176,16 +186,24 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       );
     }
 
-    const awsClients: LaptopAwsClients = {
-      dynamodb: createDynamoDbClient(emulators.clientSettings('dynamodb')),
-      sqs: createSqsClient(emulators.clientSettings('sqs')),
-      s3: createS3Client(emulators.clientSettings('s3')),
+    const madeClients: LaptopAwsClients[] = [];
+    const newClients = (): LaptopAwsClients => {
+      const made = {
+        dynamodb: createDynamoDbClient(emulators.clientSettings('dynamodb')),
+        sqs: createSqsClient(emulators.clientSettings('sqs')),
+        s3: createS3Client(emulators.clientSettings('s3')),
+      };
+      madeClients.push(made);
+      return made;
     };
+    const awsClients = newClients();
     // Registered before the server, so they are destroyed only once its requests are done.
     cleanups.push(() => {
-      awsClients.dynamodb.destroy();
-      awsClients.sqs.destroy();
-      awsClients.s3.destroy();
+      for (const made of madeClients) {
+        made.dynamodb.destroy();
+        made.sqs.destroy();
+        made.s3.destroy();
+      }
     });
     const gateway = createApiGateway(log);
     await new Promise<void>((resolveListen, reject) => {
@@ -229,10 +247,20 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const config = loadConfig(environment);
     // The same figures the functions write as EMF records in AWS, served at GET /metrics.
     const metrics = prometheusMetrics(config.stackName);
-    const dependencies = buildAwsDependencies({ config, clients: () => awsClients, metrics, ...(options.kms ? { kms: options.kms } : {}) });
+    const dependenciesOn = (clients: LaptopAwsClients) =>
+      buildAwsDependencies({ config, clients: () => clients, metrics, ...(options.kms ? { kms: options.kms } : {}) });
+    const dependencies = dependenciesOn(awsClients);
     await recreatePullQueues(awsClients.dynamodb, config, dependencies);
+    const functionAwsClients = new Map<string, LaptopAwsClients>();
+    const functionDependencies = (name: string) => {
+      const clients = options.functionContainers ? newClients() : awsClients;
+      functionAwsClients.set(name, clients);
+      return clients === awsClients ? dependencies : dependenciesOn(clients);
+    };
+    const loadedFunctions = [];
+    for (const name of Object.keys(functions) as FunctionName[]) loadedFunctions.push(...(await loadFunctions([name], functionDependencies(name))));
     const around = options.aroundInvocation;
-    const loaded = (await loadFunctions(undefined, dependencies)).map((fn) =>
+    const loaded = loadedFunctions.map((fn) =>
       around ? { ...fn, handler: ((event, context) => around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler } : fn,
     );
     const health = createHealthCheck(emulators);
@@ -300,6 +328,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       config,
       dependencies,
       awsClients,
+      functionAwsClients,
       issueToken: (clientId, scopes) => identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
       stop: () => (stopped ??= cleanUp()),
     };

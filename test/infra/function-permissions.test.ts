@@ -16,34 +16,49 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/koerier-stack.js';
-import { AWS_OPERATIONS_RECORDED_ENV } from '../support/aws-operations-global.js';
-import { RECORD_AWS_OPERATIONS_ENV, type AwsOperationRecord } from '../support/aws-operations-recorder.js';
+import { readRun } from '../support/aws-operations-global.js';
+import { AWS_OPERATIONS_RUN_ENV, RECORD_AWS_OPERATIONS_ENV, type AwsOperationRecord } from '../support/aws-operations-recorder.js';
 import { checkFunctionPermissions, describeArn, describeGrant, describeNeed, type PermissionCheck } from './function-permissions-check.js';
 import { synthKoerier } from './synth.js';
 
 const directory = resolve(process.env[RECORD_AWS_OPERATIONS_ENV] ?? join(REPO_ROOT, 'test-artifacts', 'aws-operations'));
 const REPORT = join(REPO_ROOT, 'test-artifacts', 'function-permissions.txt');
+/** Set when this run's emulated project records (test/support/aws-operations-global.ts): then its record is the one to read. */
+const thisRun = process.env[AWS_OPERATIONS_RUN_ENV];
 
-function readRecord(): { records: AwsOperationRecord[]; files: number; startedAt?: string } {
-  if (!existsSync(directory)) return { records: [], files: 0 };
-  const files = readdirSync(directory).filter((name) => /^operations-.*\.jsonl$/.test(name));
+interface RecordOfRun {
+  readonly folder: string;
+  readonly records: AwsOperationRecord[];
+  readonly files: number;
+  readonly startedAt?: string;
+}
+
+/** This run's record, or else the newest one there is. */
+function readRecord(): RecordOfRun | undefined {
+  if (!existsSync(directory)) return undefined;
+  const runs = readdirSync(directory)
+    .map((name) => ({ name, run: readRun(join(directory, name)) }))
+    .filter((entry) => entry.run !== undefined)
+    .sort((a, b) => a.run!.startedAt.localeCompare(b.run!.startedAt));
+  const chosen = thisRun === undefined ? runs.at(-1) : runs.find((entry) => entry.name === thisRun);
+  if (!chosen) return undefined;
+  const folder = join(directory, chosen.name);
+  const files = readdirSync(folder).filter((name) => /^operations-.*\.jsonl$/.test(name));
   const records = files.flatMap((name) =>
-    readFileSync(join(directory, name), 'utf8')
+    readFileSync(join(folder, name), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as AwsOperationRecord),
   );
-  const run = join(directory, 'run.json');
-  const startedAt = existsSync(run) ? (JSON.parse(readFileSync(run, 'utf8')) as { startedAt?: string }).startedAt : undefined;
-  return { records, files: files.length, ...(startedAt ? { startedAt } : {}) };
+  return { folder, records, files: files.length, startedAt: chosen.run!.startedAt };
 }
 
-function report(check: PermissionCheck, record: ReturnType<typeof readRecord>): string {
+function report(check: PermissionCheck, record: RecordOfRun): string {
   const section = (title: string, lines: readonly string[]) => [`${title} (${lines.length})`, ...lines.map((line) => `  ${line}`), ''];
   const calls = [...check.needs.values()].flatMap((needed) => needed.map((wanted) => `${describeGrant(wanted)}  ← ${wanted.because.join(', ')}`));
   return [
     `Function permissions against the record of ${record.records.length} distinct calls from ${record.files} test processes` +
-      `${record.startedAt ? ` (run started ${record.startedAt})` : ''}, ${relative(REPO_ROOT, directory)}`,
+      ` (run started ${record.startedAt}), ${relative(REPO_ROOT, record.folder)}`,
     '',
     ...section('Missing: needed and not granted (AccessDenied on AWS)', check.missing.map(describeNeed)),
     ...section('Unused: granted, and no recorded call needed it (least privilege)', unusedByResource(check.unused)),
@@ -66,10 +81,10 @@ function unusedByResource(unused: PermissionCheck['unused']): string[] {
 describe('function permissions (issue 27 §2)', () => {
   it("CARD-2: each function's role in the synthesized template grants every AWS operation the function performed in the e2e suite, its event source mapping's and its SSE-KMS keys'; unused grants are listed", (context) => {
     const record = readRecord();
-    if (record.records.length === 0) {
-      if (process.env[AWS_OPERATIONS_RECORDED_ENV] === directory) {
+    if (!record || record.records.length === 0) {
+      if (thisRun !== undefined) {
         throw new Error(
-          `The emulated project ran in this run and should have recorded its functions' AWS calls in ${directory}, but nothing is there: ` +
+          `The emulated project ran in this run and should have recorded its functions' AWS calls in ${join(directory, thisRun)}, but nothing is there: ` +
             'the recorder (test/support/aws-operations-recorder.ts) is not attached to the hosts.',
         );
       }
@@ -78,7 +93,7 @@ describe('function permissions (issue 27 §2)', () => {
         '(npm test, or npx vitest run --project emulated, then npx vitest run --project permissions)';
       // Said where a reader of the run sees it: the default reporter shows no skip note.
       console.warn(`Skipped: ${reason}`);
-      context.skip(reason);
+      return context.skip(reason);
     }
 
     const check = checkFunctionPermissions(synthKoerier(), record.records);

@@ -37,6 +37,7 @@ import { subscriptionDraft } from '../support/subscription-draft.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 import { silentLog } from '../../functions/core/ports/log.js';
 import { answering } from '../support/refusals.js';
+import { recordedLambdaHandler } from '../support/aws-operations-recorder.js';
 
 export interface DeliveryHarness {
   readonly emulators: Emulators;
@@ -156,7 +157,8 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const { handler } = await import('../../functions/handlers/delivery.js');
   const poller: Poller = await startPoller({
     queueUrl,
-    handler: handler as never,
+    // The permissions record (test/support/aws-operations-recorder.ts), when the run asks for it.
+    handler: recordedLambdaHandler('delivery', handler) as never,
     functionName: 'delivery',
     batchSize: 10,
     waitTimeSeconds: 1,

@@ -3,7 +3,8 @@
  * emulated project of vitest.config.ts sets it), every AWS SDK call a Koerier function makes in
  * this test process is recorded once per distinct (function, service, operation, IAM action,
  * resource), mapped by ./aws-operations.ts, and appended as a JSON line to
- * `<directory>/operations-<pid>.jsonl` as soon as it is first seen: a test process that is ended
+ * `<directory>/<run>/operations-<pid>.jsonl` (the run: ./aws-operations-global.ts) as soon as it
+ * is first seen: a test process that is ended
  * without stopping its hosts, or killed, has still written all it saw. Distinct calls are few
  * (tens per test file), so the writes are too. test/infra/function-permissions.test.ts reads the
  * record after the emulated project has run.
@@ -29,6 +30,10 @@ import { requiredPermissions } from './aws-operations.js';
 
 /** Where the record goes; unset, nothing is recorded. */
 export const RECORD_AWS_OPERATIONS_ENV = 'KOERIER_RECORD_AWS_OPERATIONS';
+/** The run the record is of (a folder under it), set by the emulated project's global setup (./aws-operations-global.ts). */
+export const AWS_OPERATIONS_RUN_ENV = 'KOERIER_AWS_OPERATIONS_RUN';
+/** The folder of calls recorded outside a vitest run that set one (a test process started by hand with the variable). */
+export const OUTSIDE_A_RUN = 'outside-a-run';
 
 /** One line of the record. */
 export interface AwsOperationRecord {
@@ -60,7 +65,7 @@ let recorder: AwsOperationsRecorder | undefined;
 export function awsOperationsRecorder(): AwsOperationsRecorder | undefined {
   const directory = process.env[RECORD_AWS_OPERATIONS_ENV];
   if (!directory) return undefined;
-  return (recorder ??= createRecorder(resolve(directory)));
+  return (recorder ??= createRecorder(join(resolve(directory), process.env[AWS_OPERATIONS_RUN_ENV] ?? OUTSIDE_A_RUN)));
 }
 
 function createRecorder(directory: string): AwsOperationsRecorder {
@@ -155,9 +160,29 @@ export function withAwsOperationsRecording<T extends Pick<KoerierHostOptions, 'a
   };
 }
 
-/** Records the calls the host's functions make with its DynamoDB, SQS and S3 clients. */
-export function watchHost(host: Pick<KoerierHost, 'awsClients'>): void {
+/** Records the calls the host's functions make with their DynamoDB, SQS and S3 clients (each function's own, with `functionContainers`). */
+export function watchHost(host: Pick<KoerierHost, 'awsClients' | 'functionAwsClients'>): void {
   const active = awsOperationsRecorder();
   if (!active) return;
-  for (const client of [host.awsClients.dynamodb, host.awsClients.sqs, host.awsClients.s3]) active.watch(client);
+  for (const clients of [host.awsClients, ...host.functionAwsClients.values()]) {
+    for (const client of [clients.dynamodb, clients.sqs, clients.s3]) active.watch(client);
+  }
+}
+
+/**
+ * `handler`, a Lambda handler export run on this process's container clients
+ * (functions/composition/lambda-dependencies.ts) by a handler harness, with its calls recorded as
+ * `functionName`'s: the harnesses of test/support/handler-harness.ts and
+ * test/integration/delivery-harness.ts, which run one function as Lambda composes it. Unchanged when
+ * not recording, or when the function is not known (`undefined`).
+ */
+export function recordedLambdaHandler<H extends (...args: never[]) => Promise<unknown>>(functionName: string | undefined, handler: H): H {
+  const active = awsOperationsRecorder();
+  if (!active || functionName === undefined) return handler;
+  return (async (...args: Parameters<H>) => {
+    const { containerClients } = await import('../../functions/composition/lambda-dependencies.js');
+    const clients = containerClients();
+    for (const client of [clients.dynamodb, clients.sqs, clients.s3]) active.watch(client);
+    return active.invocation(functionName, () => handler(...args));
+  }) as H;
 }

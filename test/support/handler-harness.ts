@@ -10,10 +10,11 @@ import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SQSClie
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { settingEnv } from '../../functions/config.js';
-import { resourceEnv, type QueueName } from '../../lib/resources.js';
+import { resourceEnv, routeKeyOfServed, routeTable, type QueueName } from '../../lib/resources.js';
 import { apiGatewayEvent } from '../../local/api-gateway.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { lambdaContext } from '../../local/lambda-runtime.js';
+import { recordedLambdaHandler } from './aws-operations-recorder.js';
 
 export const TEST_ISSUER = 'https://issuer.test';
 export const TEST_AUDIENCE = 'koerier';
@@ -86,7 +87,9 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
         requestId: randomUUID(),
         now: new Date(),
       });
-      const result = (await handler(
+      // The permissions record (test/support/aws-operations-recorder.ts), when the run asks for it: the route names the function.
+      const functionName = routeTable.find((route) => `${route.method} ${route.path}` === routeKeyOfServed(request.routeKey))?.function;
+      const result = (await recordedLambdaHandler(functionName, handler)(
         event as never,
         lambdaContext('test', { memoryMb: 512, timeoutSeconds: 30 }) as never,
       )) as APIGatewayProxyStructuredResultV2;
