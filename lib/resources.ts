@@ -282,7 +282,8 @@ export const functions = {
     outbound: true,
     // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
     // Idempotency: the claim check's readers (the owners an event went to by reference).
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite' },
+    // Partners: the entitlements every attempt is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
+    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
     // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
@@ -327,7 +328,8 @@ export const functions = {
     ],
     // Subscriptions: the caller's own pull subscription; deliveries: dead letters, reject marks, the wrapped lock token key.
     // Idempotency: the claim check's readers, as for the delivery function. Routes: see SUBSCRIPTION_STORE_ROUTES.
-    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    // Partners: the entitlements every receive is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
+    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
     // Reads claim-check objects to put data inline again within a subscription's maxinlinebytes (EDU-1).
     buckets: { payloads: 'read' },
     keys: { lockTokens: 'encrypt+decrypt' },

@@ -96,6 +96,8 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
     send: webhookSender(deps.deliveryHttp),
     signingKey: () => deps.signingKeys.current(),
     outgoingEvents: (subscription, events) => outgoingEvents(subscription, events, claimCheck),
+    // Issue 28, item 9: entitlement is checked again on every attempt, not only when the router matched.
+    entitlements: async () => (await deps.partners.current()).entitlements,
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
     policy: {
       retry: settings.retry,

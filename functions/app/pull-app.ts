@@ -54,6 +54,8 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
       maxPollsPerClient: config.pull.maxPollsPerClient,
       outgoingEvents: (subscription, events) => receivedEvents(subscription, events, claimCheck),
+      // Issue 28, item 9: entitlement is checked again on every receive, not only when the router matched.
+      entitlements: async () => (await deps.partners.current()).entitlements,
     }));
 
   return async (request) => {

@@ -7,6 +7,7 @@ import {
   deliveryState,
   lockTokenKey,
   metrics,
+  partners,
   payloadLedger,
   pollLeases,
   pullQueues,
@@ -29,6 +30,7 @@ export const handler = handlerFor(
     deliveryState,
     claimCheckStore,
     payloadLedger,
+    partners,
     metrics,
   }),
 );

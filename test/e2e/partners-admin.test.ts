@@ -20,6 +20,7 @@ import { problemTypeUri } from '../support/problem-types.js';
 const authority = createLocalCertificateAuthority();
 let dir: string;
 let receiver: HttpsReceiver | undefined;
+const receivers: HttpsReceiver[] = [];
 
 let koerier: TestHost;
 let adminToken: string;
@@ -37,12 +38,16 @@ beforeAll(async () => {
     [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': [] }),
     [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }] }),
     [settingEnv.validationAgreedClients]: 'school-s,dev-subscriber',
+    // A failed push attempt comes round again within a second (issue 28, item 9).
+    [settingEnv.deliveryRetryInitialSeconds]: '1',
+    [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
   });
   adminToken = await koerier.host.issueToken('ops', ['admin']);
 });
 afterAll(async () => {
   restoreLogger?.();
   await receiver?.close();
+  await Promise.all(receivers.map((each) => each.close()));
   await koerier?.stop();
   await rm(dir, { recursive: true, force: true });
 });
@@ -194,5 +199,92 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     );
     expect(redrive.body['withheld']).toEqual([expect.objectContaining({ reason: 'not-entitled' })]);
     expect(redrive.body['redriven']).toEqual([]);
+  });
+});
+
+describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
+  /** Longer than the functions' refresh interval (1 s here): every function has read the directory since. */
+  const refreshed = () => new Promise((resolve) => setTimeout(resolve, 2_500));
+  const entitle = async (entitlements: unknown[]) => {
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements })).status).toBe(200);
+    await refreshed();
+  };
+  const routed = (id: string) =>
+    eventually(`event ${id} routed`, () => logLines.some((line) => line.includes('"event routed"') && line.includes(id)), { timeoutMs: 10_000 });
+  const publishOf = async (type: string) => {
+    const id = randomUUID();
+    const publisher = await koerier.token('dev-publisher', ['events:publish']);
+    const published = await fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, data: {} }),
+    });
+    expect(published.status).toBe(202);
+    return id;
+  };
+  const deadLettersOf = async (id: string, token: string) =>
+    (await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, token)).body['deadLetters'] as { reason: string; events: { id: string }[] }[];
+
+  it('EDU-7, EDU-17, issue 28: a pull receive after the entitlement was revoked does not hand out the queued event: it is an unsent dead letter (not-entitled), redriven once the grant is back', async () => {
+    await entitle([{ typePrefix: '' }]);
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
+    const type = `nl.edu.revoked.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type] }, {}, subscriber);
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const eventId = await publishOf(type);
+    await routed(eventId);
+
+    await entitle([{ typePrefix: 'nl.other.' }]);
+    const receive = async () =>
+      (await call('POST', `/subscriptions/${id}/events/receive`, { maxevents: 10, waitseconds: 1 }, {}, subscriber)).body['events'] as { id: string }[];
+    expect(await receive()).toEqual([]);
+    expect(await deadLettersOf(id, subscriber)).toEqual([
+      expect.objectContaining({ reason: 'not-entitled', events: [expect.objectContaining({ id: eventId })] }),
+    ]);
+
+    // Withheld by a redrive while still not entitled; sent once the grant is back.
+    await entitle([{ typePrefix: '' }]);
+    const redriven = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
+    expect(redriven.body['redriven']).toHaveLength(1);
+    const again = await eventually('the redriven event', async () => {
+      const events = await receive();
+      return events.length > 0 ? events : undefined;
+    });
+    expect(again.map((event) => event.id)).toEqual([eventId]);
+  });
+
+  it('EDU-7, EDU-18, issue 28: a push retry after the entitlement was revoked is not sent: the delivery becomes an unsent dead letter (not-entitled)', async () => {
+    await entitle([{ typePrefix: '' }]);
+    const target = await startHttpsReceiver({ authority, script: scripts.always({ respond: 503 }) });
+    receivers.push(target);
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+    const type = `nl.edu.revoked.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call(
+      'POST',
+      '/subscriptions',
+      { sink: target.url, types: [type], validation: 'agreed', sinkcredential: target.sinkCredential },
+      {},
+      subscriber,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const eventId = await publishOf(type);
+    await target.waitForRequests(1, { timeoutMs: 10_000 });
+
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(200);
+    const [deadLetter] = await eventually(
+      'the withheld dead letter',
+      async () => {
+        const deadLetters = await deadLettersOf(id, subscriber);
+        return deadLetters.length > 0 ? deadLetters : undefined;
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(deadLetter).toMatchObject({ reason: 'not-entitled', events: [expect.objectContaining({ id: eventId })] });
+    // Retries before the delivery function read the change may have gone out; none after the dead letter.
+    const sent = target.requests.length;
+    await refreshed();
+    expect(target.requests).toHaveLength(sent);
   });
 });

@@ -65,6 +65,10 @@ export const DEAD_LETTER_REASONS = [
   'rejected',
   /** Pull: received `maxdeliverycount` times without being settled. */
   'max-deliveries',
+  /** Not sent: the owner is no longer entitled to an event of it (EDU-7; issue 28, item 9). */
+  'not-entitled',
+  /** Not sent: an event of it no longer matches the subscription's filters (issue 28, item 9). */
+  'no-longer-matches',
 ] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 

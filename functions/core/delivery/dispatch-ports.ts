@@ -8,6 +8,7 @@ import type { Log } from '../ports/log.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
 import type { DeadLetterStore, DeliveryLedger, EventReference, TargetHealthStore } from './delivery-records.js';
@@ -120,6 +121,11 @@ export interface DispatcherDependencies {
    * Absent: the events go out as queued.
    */
   outgoingEvents?(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
+  /**
+   * The owners' entitlements as configured now (EDU-7): every attempt re-checks them, and the
+   * subscription's current filters, before anything is sent (issue 28, item 9). Absent: no check.
+   */
+  entitlements?(): Promise<Entitlements>;
   /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
   enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
   readonly policy: DeliveryPolicy;

@@ -2,7 +2,8 @@
  * The delivery function's work on one batch of delivery messages (EDU-9, EDU-17, EDU-18): it moves
  * each subscription's deliveries through typed stages and applies what they decide.
  *
- *   gates      `preparation.ts`   subscription active, key alive, sendable, long wait over
+ *   gates      `preparation.ts`   subscription active, key alive, sendable, long wait over;
+ *              `redrive.ts`        the owner still entitled and the filters still matching, now
  *   split      `split.ts`         a multi-event message for a target that takes no batches
  *   admission  `admission.ts`     the target's breaker and rate (WH-6, EDU-10, EDU-12)
  *   attempt    `attempt.ts`       send with a token and judge the answer (WH-1, WH-2, WH-3)
@@ -30,6 +31,8 @@ import { splitIntoSingleEvents } from './split.js';
 import { tell } from '../operations/operational-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { DeadLetterTelling, retiredNotice, suspendedNotice } from './operational-notices.js';
+import { eventWithheldReason, WITHHELD_DETAIL, type WithheldReason } from './redrive.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
 
 export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies, options: DispatchOptions = {}): Promise<BatchOutcome> {
@@ -148,12 +151,21 @@ class SubscriptionDispatch {
     }
     const { subscription } = gate;
     this.subscription = subscription;
+    const entitlements = await deps.entitlements?.();
 
     const ready: Sending[] = [];
     const toSplit: QueuedDelivery[] = [];
     await Promise.all(
       deliveries.map(async (delivery) => {
         try {
+          const handOut = entitlements === undefined ? 'send' : withheldFrom(delivery, subscription, entitlements);
+          if (handOut === 'split') return void toSplit.push(delivery);
+          if (handOut !== 'send') {
+            // Issue 28, item 9: matched when routed, but not now. Nothing is sent; the dead letter keeps it for a redrive.
+            deps.log.info('delivery withheld: dead-lettered unsent', { subscriptionId, deliveryId: delivery.message.deliveryId, reason: handOut });
+            const progress = await progressOf(delivery, deps.ledger);
+            return await this.apply(delivery, deadLetterStep(delivery, handOut, WITHHELD_DETAIL[handOut], progress, undefined, deps.policy, this.now()));
+          }
           const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
           if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, request: prepared.request, progress: prepared.progress });
@@ -294,6 +306,18 @@ class SubscriptionDispatch {
 }
 
 const DONE: NextStep = { kind: 'done' };
+
+/**
+ * Whether a delivery may go to the subscription as it is now (issue 28, item 9): `send`; the reason
+ * its events are withheld; or, when only some of them are, `split`, so that each goes (or is
+ * withheld) on its own under a key of its own, never the same key with another body.
+ */
+function withheldFrom(delivery: QueuedDelivery, subscription: Subscription, entitlements: Entitlements): 'send' | 'split' | WithheldReason {
+  const reasons = delivery.message.events.map((json) => eventWithheldReason(subscription, json, entitlements));
+  const withheld = reasons.find((reason) => reason !== undefined);
+  if (withheld === undefined) return 'send';
+  return reasons.some((reason) => reason === undefined) ? 'split' : withheld;
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -6,7 +6,9 @@
  *
  * Not told: dead letters parked because the subscription is not active (the suspension or
  * retirement was told, and a suspended subscription would otherwise send one event per routed
- * event), and dead letters of deliveries that carry operational events themselves: an operator
+ * event), deliveries withheld because the owner is no longer entitled to their events or the
+ * filters no longer match them (nothing failed; telling would name events the owner may no longer
+ * have, or repeat the owner's own change), and dead letters of deliveries that carry operational events themselves: an operator
  * whose own webhook fails would otherwise be told about it through the same webhook, whose failure
  * would be told again, without end.
  */
@@ -22,7 +24,13 @@ import { eventReferences } from './delivery-views.js';
 
 type Owned = Pick<Subscription, 'id' | 'owner'>;
 
-const PARKED: ReadonlySet<DeadLetter['reason']> = new Set(['subscription-suspended', 'subscription-retired', 'subscription-not-active']);
+const PARKED: ReadonlySet<DeadLetter['reason']> = new Set([
+  'subscription-suspended',
+  'subscription-retired',
+  'subscription-not-active',
+  'not-entitled',
+  'no-longer-matches',
+]);
 
 export function suspendedNotice(subscription: Owned, reason: string, cause: SuspensionCause, since: number, now: number): OperationalNotice {
   return {

@@ -38,14 +38,32 @@ export interface Withheld {
 }
 
 /** Why the dead letter may not go to the subscription as it is now; undefined when it may. */
-export function withheldReason(subscription: Subscription, deadLetter: DeadLetter, entitlements: Entitlements): WithheldReason | undefined {
+export function withheldReason(subscription: Subscription, deadLetter: Pick<DeadLetter, 'events'>, entitlements: Entitlements): WithheldReason | undefined {
   for (const json of deadLetter.events) {
-    const event = readStoredEvent(json);
-    if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
-    if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
+    const reason = eventWithheldReason(subscription, json, entitlements);
+    if (reason !== undefined) return reason;
   }
   return undefined;
 }
+
+/**
+ * Why one stored event may not go to the subscription as it is now; undefined when it may. The
+ * same check holds wherever a queued event is handed out (issue 28, item 9): a push delivery's
+ * every attempt (dispatcher.ts) and a pull receive (pull-service.ts) make what fails it a dead
+ * letter with this reason, unsent, which a redrive sends once the grant or the filter is back.
+ */
+export function eventWithheldReason(subscription: Subscription, json: string, entitlements: Entitlements): WithheldReason | undefined {
+  const event = readStoredEvent(json);
+  if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
+  if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
+  return undefined;
+}
+
+/** A withheld delivery's dead-letter `detail`. */
+export const WITHHELD_DETAIL: Readonly<Record<WithheldReason, string>> = {
+  'not-entitled': "the subscription's owner is no longer entitled to the event (EDU-7), so it was not sent; a redrive sends it once the grant is back",
+  'no-longer-matches': "the event no longer matches the subscription's filters, so it was not sent; a redrive sends it once they match it again",
+};
 
 /**
  * The new delivery messages for dead letters: each a new operation with a new key, linked by

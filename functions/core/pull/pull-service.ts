@@ -10,7 +10,8 @@
  * fill up to `maxevents`. An idle consumer pays one extra ReceiveMessage per receive for this
  * (docs/PULL.md, idle cost); a busy one saves a round trip and four DynamoDB writes per receive.
  * Messages received more than `maxdeliverycount` times, or marked by a reject, go to the
- * subscription's dead letters instead.
+ * subscription's dead letters instead, and so do events the owner is no longer entitled to or the
+ * subscription's filters no longer match (issue 28, item 9), unsent.
  */
 import { lineageOf } from '../delivery-message/delivery-message.js';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
@@ -18,6 +19,8 @@ import { KoerierError, problems } from '../http/problems.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
+import { WITHHELD_DETAIL, withheldReason } from '../delivery/redrive.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
 import { parseReceiveRequest, parseSettleRequest, type ReceiveRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
@@ -41,6 +44,11 @@ export interface PullDependencies {
   readonly maxPollsPerClient: number;
   /** The received events as they go out (receive-claim-check.ts); fewer when the rest cannot fit. Throws when the claim check is unavailable. */
   outgoingEvents(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
+  /**
+   * The owners' entitlements as configured now (EDU-7): a receive re-checks them, and the
+   * subscription's current filters, before it hands an event out (issue 28, item 9). Absent: no check.
+   */
+  entitlements?(): Promise<Entitlements>;
 }
 
 /** SQS hands out at most ten messages per ReceiveMessage. */
@@ -234,11 +242,23 @@ export class PullService {
   }
 
   private async dispositions(subscription: Subscription, received: readonly PulledMessage[]): Promise<Disposition[]> {
+    if (received.length === 0) return [];
     // Only a message received before can carry a reject's mark: a first delivery costs no lookup.
     const again = received.filter((message) => message.receiveCount > 1).map((message) => message.messageId);
-    const rejections = again.length > 0 ? await this.deps.rejections.find(subscription.id, again) : new Map<string, string>();
+    const [rejections, entitlements] = await Promise.all([
+      again.length > 0 ? this.deps.rejections.find(subscription.id, again) : new Map<string, string>(),
+      this.deps.entitlements?.(),
+    ]);
     const maxDeliveryCount = subscription.pull?.maxDeliveryCount ?? Number.MAX_SAFE_INTEGER;
-    return received.map((message) => dispositionOf(message, maxDeliveryCount, rejections));
+    return received.map((message) => {
+      const disposition = dispositionOf(message, maxDeliveryCount, rejections);
+      if (disposition.kind !== 'deliver' || entitlements === undefined) return disposition;
+      // Issue 28, item 9: routed while it matched, handed out only if it still does; else an unsent dead letter, as a push attempt makes it.
+      const withheld = withheldReason(subscription, disposition.delivery, entitlements);
+      return withheld === undefined
+        ? disposition
+        : { kind: 'dead-letter', message, delivery: disposition.delivery, reason: withheld, detail: WITHHELD_DETAIL[withheld] };
+    });
   }
 
   /** Dead letters first, then out of the queue: a failure in between delivers again, never loses. */

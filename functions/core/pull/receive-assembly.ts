@@ -6,6 +6,7 @@
  */
 import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { PulledMessage } from './pull-queues.js';
+import type { WithheldReason } from '../delivery/redrive.js';
 
 /** What a receive does with one message. */
 export type Disposition =
@@ -14,7 +15,7 @@ export type Disposition =
       readonly kind: 'dead-letter';
       readonly message: PulledMessage;
       readonly delivery: DeliveryMessage;
-      readonly reason: 'rejected' | 'max-deliveries';
+      readonly reason: 'rejected' | 'max-deliveries' | WithheldReason;
       readonly detail: string;
     }
   /** Not a delivery message Koerier wrote: left alone, so the queue's redrive policy takes it. */

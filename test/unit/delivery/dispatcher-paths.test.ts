@@ -458,3 +458,42 @@ describe('details a subscriber sees in its history', () => {
     expect((await dispatchBatch([task()], deps)).attempts).toBe(0);
   });
 });
+
+describe('entitlement and filters, again on every attempt (issue 28, item 9)', () => {
+  const event = (id: string, type: string, subject: string) => JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, subject });
+  /** Routed while every event matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*. */
+  function narrowed(fields: Parameters<typeof setup>[0] = {}) {
+    const context = setup({ subscription: { filters: [{ prefix: { subject: 'leerling-' } }], ...fields.subscription }, ...fields });
+    context.deps.entitlements = async () => new Map([['subscriber', [{ typePrefix: 'nl.edu.a.' }]]]);
+    return context;
+  }
+
+  it('EDU-7, EDU-18, issue 28: a delivery the owner is no longer entitled to, or that the filters no longer match, is not sent: it becomes a dead letter with the reason, its earlier attempts kept', async () => {
+    const { deps, sent, store } = narrowed();
+    // The first was tried once before, when the grant still held.
+    const retried = task({ events: [event('1', 'nl.edu.b.v1', 'leerling-1')] }, 2);
+    const deliveryId = retried.messageId.slice('m-'.length);
+    store.progress.set(deliveryId, { progress: { deliveryId, failedAttempts: 1, lastAttempts: [{ attempt: 1 } as AttemptRecord] }, expiresAt: 0 });
+    const outcome = await dispatchBatch(
+      [retried, task({ events: [event('2', 'nl.edu.a.v1', 'klas-2')] }), task({ events: [event('3', 'nl.edu.a.v1', 'leerling-3')] })],
+      deps,
+    );
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!)).toMatchObject({ id: '3' });
+    expect(store.deadLetters.map(({ deadLetter }) => [deadLetter.reason, deadLetter.attempts]).sort()).toEqual([
+      ['no-longer-matches', 0],
+      ['not-entitled', 1],
+    ]);
+    expect(outcome.decisions.filter((decision) => decision.action === 'done')).toHaveLength(3);
+  });
+
+  it('EDU-7, EDU-IDEM-11, issue 28: a batch delivery of which only some events may go is split, so each goes or is withheld on its own under a key of its own', async () => {
+    const { deps, sent, store } = narrowed({ subscription: { contentMode: 'batch', batchSupported: true } });
+    const enqueued: { events: readonly string[] }[] = [];
+    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    await dispatchBatch([task({ events: [event('1', 'nl.edu.a.v1', 'leerling-1'), event('2', 'nl.edu.b.v1', 'leerling-2')] })], deps);
+    expect(sent).toEqual([]);
+    expect(store.deadLetters).toEqual([]);
+    expect(enqueued.map((message) => message.events.map((json) => (JSON.parse(json) as { id: string }).id))).toEqual([['1'], ['2']]);
+  });
+});

@@ -11,6 +11,7 @@ import { silentLog } from '../../../functions/core/ports/log.js';
 import { sealLockToken, type LockTokenContents } from '../../../functions/core/pull/lock-token.js';
 import type { PulledMessage, PullQueues, QueueEntry, QueueEntryOutcome } from '../../../functions/core/pull/pull-queues.js';
 import { PullService } from '../../../functions/core/pull/pull-service.js';
+import type { Entitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 
 const NOW = Date.UTC(2026, 10, 23, 18);
@@ -29,6 +30,8 @@ interface Behaviour {
   readonly markFails?: readonly string[];
   /** The queue's answer per receipt handle ('missing': none at all); 'done' for the others. */
   readonly outcomes?: Readonly<Record<string, QueueEntryOutcome | 'missing'>>;
+  /** The owners' entitlements now; absent: the service checks none. */
+  readonly entitlements?: Entitlements;
 }
 
 function harness(
@@ -105,6 +108,7 @@ function harness(
     maxPollsPerSubscription: 5,
     maxPollsPerClient: 10,
     outgoingEvents,
+    ...(behaviour.entitlements === undefined ? {} : { entitlements: async () => behaviour.entitlements! }),
   });
   return { service, calls, deadLetters, deadLetterExpiries, visibilitySeconds, limits, finds, marked, cleared };
 }
@@ -167,6 +171,36 @@ describe('settling without asking SQS (EDU-17)', () => {
 });
 
 describe('receiving (EDU-17)', () => {
+  it('EDU-7, EDU-17, issue 28: a receive hands out only what the owner is entitled to and the filters match now; the rest becomes an unsent dead letter (not-entitled, no-longer-matches)', async () => {
+    const stored = (n: number, type: string, subject: string) =>
+      ({
+        messageId: `m-${n}`,
+        receiptHandle: `rh-${n}`,
+        receiveCount: 1,
+        body: encodeDeliveryMessage({
+          version: 1,
+          deliveryId: `key-${n}`,
+          subscriptionId: 'sub-1',
+          events: [JSON.stringify({ specversion: '1.0', id: String(n), source: 'urn:nld:oin:0001', type, subject })],
+          createdAt: 1,
+        }),
+      }) satisfies PulledMessage;
+    // Routed while all three matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*.
+    const filtered = { ...subscription, filters: [{ prefix: { subject: 'leerling-' } }] } as Subscription;
+    const { service, calls, deadLetters } = harness(
+      [stored(1, 'nl.edu.a.v1', 'leerling-1'), stored(2, 'nl.edu.b.v1', 'leerling-2'), stored(3, 'nl.edu.a.v1', 'klas-3')],
+      undefined,
+      { entitlements: new Map([['client-a', [{ typePrefix: 'nl.edu.a.' }]]]) },
+    );
+    const answer = JSON.parse((await service.receive('client-a', filtered, body({ maxevents: 10, waitseconds: 0 }))).body) as { events: { id: string }[] };
+    expect(answer.events.map((event) => event.id)).toEqual(['1']);
+    expect(deadLetters).toMatchObject([
+      { deliveryId: 'key-2', reason: 'not-entitled', lastAttempts: [] },
+      { deliveryId: 'key-3', reason: 'no-longer-matches', lastAttempts: [] },
+    ]);
+    expect(calls).toContain('delete rh-2,rh-3');
+  });
+
   it('EDU-17: short polls side by side for the whole batch; a message past maxdeliverycount is dead-lettered and deleted, not handed out', async () => {
     const { service, calls, deadLetters } = harness([message(1, 1), message(2, 3), message(3, 2)]);
     const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 25, waitseconds: 0 }))).body) as {
