@@ -4,10 +4,10 @@
  * this test process is recorded once per distinct (function, service, operation, IAM action,
  * resource), mapped by ./aws-operations.ts, and appended as a JSON line to
  * `<directory>/<run>/operations-<pid>.jsonl` (the run: ./aws-operations-global.ts) as soon as it
- * is first seen: a test process that is ended
- * without stopping its hosts, or killed, has still written all it saw. Distinct calls are few
- * (tens per test file), so the writes are too. test/infra/function-permissions.test.ts reads the
- * record after the emulated project has run.
+ * is first seen, rather than when a host stops: a test process that ends without stopping its
+ * hosts, or is killed, has still written all it saw. Distinct calls
+ * are few (tens per test file), so the writes are too. test/infra/function-permissions.test.ts
+ * reads the record after the emulated project has run.
  *
  * Which function made a call: the work of an invocation runs inside `invocation(name, …)` (the
  * laptop host's `aroundInvocation` hook, the handler harnesses' invoke), and an AsyncLocalStorage
