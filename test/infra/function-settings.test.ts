@@ -217,7 +217,7 @@ async function startProblems(name: string, variables: Record<string, unknown>, l
 
 const atBound = (bound: 'min' | 'max') => Object.fromEntries(runtimeSettings.map((setting) => [setting.contextKey, setting[bound]]));
 
-describe('issue 27 §2: every function starts in AWS with the settings its stack gives it', () => {
+describe('CARD-3, issue 27 §2: every function starts in AWS with the settings its stack gives it', () => {
   it.each([
     ['cdk.json with the required settings', 'eu-central-1', {}],
     ['every option, every runtime setting at its maximum', 'eu-west-1', { ...everyOption('eu-west-1'), ...atBound('max') }],
