@@ -30,12 +30,24 @@ export function openJournalledQueue(stateDir: string, options: SqsJournalOptions
     async receive(count: number): Promise<string[]> {
       return (await receive(count)).map((message) => labelOf(message.MessageBody));
     },
-    /** Receives `count` messages and deletes them, as a consumer does; returns their labels. */
+    /**
+     * Receives `count` messages and deletes them, as a consumer does; returns their labels. A
+     * short poll may come back empty while messages are held (SQS samples; the emulator answered
+     * none during a long compaction on a loaded machine), so an empty answer is asked again for up
+     * to two seconds before the queue is taken as empty: the caller still checks how many it got.
+     */
     async consume(count: number): Promise<string[]> {
       const labels: string[] = [];
+      let emptySince: number | undefined;
       while (labels.length < count) {
         const messages = await receive(Math.min(10, count - labels.length));
-        if (messages.length === 0) break;
+        if (messages.length === 0) {
+          emptySince ??= Date.now();
+          if (Date.now() - emptySince > 2_000) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          continue;
+        }
+        emptySince = undefined;
         for (const message of messages) {
           queue.delete(message.ReceiptHandle);
           labels.push(labelOf(message.MessageBody));
