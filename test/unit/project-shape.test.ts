@@ -48,7 +48,7 @@ describe('the project shape of the brief', () => {
     const text = (file: string) => readFileSync(join(root, file), 'utf8');
     // Signing, service targets and hosts are the SDK's: a hand-made request would show one of these.
     const wire = /SignatureV4|@smithy\/signature-v4|X-Amz-Target|x-amz-date|x-amz-content-sha256|\.amazonaws\.com\b(?!\/<pool id>)/i;
-    expect(sources.filter((file) => wire.test(text(file).replace(/`https:\/\/cognito-idp\.<region>\.amazonaws\.com\/<pool id>`/, '')))).toEqual([]);
+    expect(sources.filter((file) => wire.test(text(file)))).toEqual([]);
     const adapters = sourceFiles(join(root, 'functions', 'aws')).filter((file) =>
       /\/(dynamodb|sqs|s3|kms|lock-token-key|credential-cipher|signing-keys)[^/]*\.ts$/.test(file),
     );

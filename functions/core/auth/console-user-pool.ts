@@ -10,7 +10,7 @@
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 
 export interface ConsoleUserPool {
-  /** `https://cognito-idp.<region>.amazonaws.com/<pool id>`: the `iss` of the pool's tokens. */
+  /** `https://cognito-idp.<region>.<the partition's URL suffix>/<pool id>`, as the stack builds it: the `iss` of the pool's tokens. */
   readonly issuer: string;
   /** The console's app client: the only client whose tokens are taken. */
   readonly clientId: string;
