@@ -84,6 +84,18 @@ const SOURCES = [
   '/fuzz/source',
   'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
 ];
+/** Reverse-DNS types of which a label breaks RFC 1035's rules (issue 28 item 3). */
+const BROKEN_LABEL_TYPES = [
+  'nl.example.fuzz-',
+  'nl.-example.fuzz',
+  'nl..example',
+  '.nl.example',
+  'nl.example.',
+  `nl.${'a'.repeat(64)}.fuzz`,
+  'nl.exa mple.fuzz',
+];
+/** Extension names CloudEvents 1.0 §3.1.1 does not allow (lower-case letters and digits only). */
+const INVALID_EXTENSION_NAMES = ['Upper', 'with-dash', 'with_underscore', '💥', '$ref', 'data_base64x', 'ex.t'];
 const ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'dataschema', 'subject', 'fuzzext'];
 const SUBSCRIPTION_MEMBERS = [
   'sink',
@@ -511,6 +523,30 @@ const structuredMutators: Mutator[] = [
     make: (g) => {
       const name = g.pick(['Upper', 'with-dash', 'with_underscore', '', 'a'.repeat(g.int(21, 300)), '💥', '__proto__', 'constructor', 'data_base64x', '$ref']);
       return { mutation: '', ...g.structured(JSON.stringify(g.event({ [name]: 'x' }))) };
+    },
+  },
+  {
+    name: 'structured/invalid-extension-name-null',
+    weight: 1,
+    make: (g) => {
+      const name = g.pick(INVALID_EXTENSION_NAMES);
+      return {
+        mutation: '',
+        ...g.structured(JSON.stringify(g.event({ [name]: null }))),
+        mustRefuse: `the extension name ${JSON.stringify(name)} is invalid whatever its value (CE-1, issue 28 item 4)`,
+      };
+    },
+  },
+  {
+    name: 'structured/type-breaks-dns-labels',
+    weight: 1,
+    make: (g) => {
+      const type = g.pick(BROKEN_LABEL_TYPES);
+      return {
+        mutation: '',
+        ...g.structured(JSON.stringify(g.event({ type }))),
+        mustRefuse: `the type ${type} breaks the DNS label rules (CE-6, issue 28 item 3)`,
+      };
     },
   },
   {
@@ -969,7 +1005,54 @@ const binaryMutators: Mutator[] = [
     make: (g) => {
       const { headers, body, contentType } = g.binary();
       const name = g.pick(['ce-id', 'ce-source', 'ce-type', 'ce-specversion']);
-      return { mutation: '', ...g.binaryRequest([...headers, [name.toUpperCase(), 'second']], body, contentType) };
+      return {
+        mutation: '',
+        ...g.binaryRequest([...headers, [name.toUpperCase(), 'second']], body, contentType),
+        mustRefuse: `${name} sent twice is ambiguous (HTTP-2, issue 28 item 1)`,
+      };
+    },
+  },
+  {
+    name: 'binary/empty-content-type',
+    weight: 1,
+    make: (g) => {
+      const { headers, body } = g.binary();
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, body, g.pick(['', ' '])),
+        mustRefuse: 'an empty Content-Type is no media type (CE-7, issue 28 item 2)',
+      };
+    },
+  },
+  {
+    name: 'binary/type-breaks-dns-labels',
+    weight: 1,
+    make: (g) => {
+      const { headers, body, contentType } = g.binary();
+      const type = g.pick(BROKEN_LABEL_TYPES);
+      return {
+        mutation: '',
+        ...g.binaryRequest([...headers.filter(([n]) => n !== 'ce-type'), ['ce-type', type]], body, contentType),
+        mustRefuse: `the type ${type} breaks the DNS label rules (CE-6, issue 28 item 3)`,
+      };
+    },
+  },
+  {
+    name: 'binary/quoted-string',
+    weight: 1,
+    make: (g) => {
+      const { headers, body, contentType } = g.binary();
+      const [value, refuse] = g.pick<[string, string | undefined]>([
+        ['"a"b"', 'an unbalanced quoted string (HTTP-2, issue 28 item 5)'],
+        ['"abc', 'an unterminated quoted string (HTTP-2, issue 28 item 5)'],
+        ['""', 'an empty quoted ce-id is an empty id (CE-3, issue 28 item 5)'],
+        [`"fuzz-quoted-${g.letters(6)}"`, undefined],
+      ]);
+      return {
+        mutation: '',
+        ...g.binaryRequest([...headers.filter(([n]) => n !== 'ce-id'), ['ce-id', value]], body, contentType),
+        ...(refuse === undefined ? {} : { mustRefuse: refuse }),
+      };
     },
   },
   {
