@@ -52,7 +52,9 @@ beforeAll(async () => {
   koerier = await startTestHost({
     [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
     [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }], [PARTNER]: [{ typePrefix: 'nl.example.replay.open.' }] }),
+    // The partner starts entitled to every replay type; its EDU-7 test narrows that (issue 36, item 10).
+    [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }], [PARTNER]: [{ typePrefix: 'nl.example.replay.' }] }),
+    [settingEnv.partnersRefreshSeconds]: '1',
     [settingEnv.archiveRetentionDays]: '1',
   });
   publisher = await koerier.token('dev-publisher', ['events:publish']);
@@ -101,7 +103,7 @@ async function api(method: string, path: string, body?: unknown, token = subscri
     method,
     headers: {
       authorization: `Bearer ${token}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
+      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -223,7 +225,15 @@ describe('archive and replay (issue 13; EDU-18)', () => {
   }, 120_000);
 
   it('EDU-7: a replay beyond the entitlement is refused; one within it sends only the entitled events; nobody else sees the replay', async () => {
-    const id = await pullSubscription({ filters: [{ prefix: { type: 'nl.example.replay.open.' } }] }, partner);
+    // The subscription matches all three types while the partner may receive them; then an operator
+    // narrows the entitlement to the open types. The subscription's filter still matches the secret
+    // type, so only the replay's own per-event check (and not the filter) can keep it out.
+    const id = await pullSubscription({ filters: [{ prefix: { type: 'nl.example.replay.' } }] }, partner);
+    const operator = await koerier.host.issueToken('replay-operator', ['admin']);
+    expect((await api('PUT', `/clients/${PARTNER}`, { entitlements: [{ typePrefix: 'nl.example.replay.open.' }] }, operator)).status).toBe(200);
+    // Longer than the functions' refresh interval (1 s here): every function has read the directory since.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+
     const refused = await api('POST', `/subscriptions/${id}/replays`, { from, to, types: [SECRET] }, partner);
     expect(refused.status).toBe(403);
     expect(refused.body['type']).toBe(problemTypeUri('replay-not-entitled'));
@@ -231,10 +241,14 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     const started = await api('POST', `/subscriptions/${id}/replays`, { from, to }, partner);
     expect(started.status).toBe(202);
     const open = inWindow().filter((p) => p.type !== SECRET);
-    expect(await replayUntilOver(id, started.location!, partner)).toMatchObject({ state: 'finished', scanned: 120, matched: open.length });
+    expect(open.length).toBeLessThan(120);
+    expect(await replayUntilOver(id, started.location!, partner)).toMatchObject({ state: 'finished', scanned: 120, matched: open.length, sent: open.length });
     const got = await drain(id, open.length, partner);
     expect(got.map((g) => g.event['type'])).not.toContain(SECRET);
     expect(got).toHaveLength(open.length);
+    // Nothing was queued and then withheld at receive: the replay never sent the secret events.
+    const deadLetters = await api('GET', `/subscriptions/${id}/dead-letters`, undefined, partner);
+    expect(deadLetters.body['deadLetters']).toEqual([]);
     // Another client: the same 404 as for a subscription that does not exist.
     expect((await api('GET', started.location!)).status).toBe(404);
     expect((await api('POST', `/subscriptions/${id}/replays`, { from, to })).status).toBe(404);
