@@ -56,12 +56,12 @@ describe('review #11: the 202 body of the ingest is bounded', () => {
     expect(answer).toEqual({ acceptedCount: 3, accepted: [{ source: '/s', id: 'a' }], acceptedNotListed: 2 });
   });
 
-  it('EDU-19: warnings that are all listed come without a warningsNotListed count', () => {
+  it('review #11: warnings that are all listed come without a warningsNotListed count', () => {
     const warning = { attribute: 'source', rule: 'nl-urn', requirement: 'CE-4', message: 'source is not a URN in the nld namespace' };
     expect(acceptedAnswer([{ source: '/s', id: 'a' }], [warning])).toEqual({ acceptedCount: 1, accepted: [{ source: '/s', id: 'a' }], warnings: [warning] });
   });
 
-  it(`EDU-19: whatever the sizes of the entries, the 202 body stays within ${MAX_ACCEPTED_ANSWER_BYTES} bytes and lists every entry that fits`, () => {
+  it(`review #11: whatever the sizes of the entries, the 202 body stays within ${MAX_ACCEPTED_ANSWER_BYTES} bytes and lists every entry that fits`, () => {
     // About 1,300 of 3,000 entries fit, so the count has as many digits as the frame allows for and
     // the limit is exact. The first entry's size steps byte by byte, so the last entry that fits
     // lands at every distance from the limit, including exactly on it.

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { emptyResponse, jsonResponse, mediaTypeOf } from '../../../functions/core/http/messages.js';
 
 describe('HTTP answer shapes', () => {
-  it('EDU-19: a JSON answer (the 202 among them) carries Content-Type application/json, which its own headers may replace', () => {
+  it('answer shapes: a JSON answer (the 202 among them) carries Content-Type application/json, which its own headers may replace', () => {
     expect(jsonResponse(202, { acceptedCount: 0 })).toEqual({ status: 202, headers: { 'content-type': 'application/json' }, body: '{"acceptedCount":0}' });
     expect(jsonResponse(200, {}, { 'content-type': 'application/vnd.oai.openapi+json', etag: '"1"' }).headers).toEqual({
       'content-type': 'application/vnd.oai.openapi+json',
