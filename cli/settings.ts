@@ -32,6 +32,13 @@ export interface Settings {
   readonly scope: string | undefined;
   readonly profileName: string;
   readonly profile: Profile;
+  /**
+   * Whether `url` is the gateway the profile was logged in to (its `url`, however the URL is
+   * written): only then may its stored secret, and the tokens cached with it, be used.
+   */
+  readonly profileGateway: boolean;
+  /** Whether the token URL was given (`--token-url`, `KOERIER_TOKEN_URL`) rather than pinned by `login` or found from the gateway. */
+  readonly tokenUrlGiven: boolean;
   readonly store: ConfigStore;
   readonly json: boolean;
   readonly retries: number;
@@ -47,15 +54,20 @@ export async function resolveSettings(options: GlobalOptions, env: NodeJS.Proces
   }
   const pick = (flag: string | undefined, name: string, stored: string | undefined) => flag ?? (env[name] || undefined) ?? stored;
   const url = pick(options.url, 'KOERIER_URL', profile.url);
+  const profileGateway = profile.url !== undefined && url !== undefined && sameGateway(url, profile.url);
+  const givenTokenUrl = options.tokenUrl ?? (env['KOERIER_TOKEN_URL'] || undefined);
   return {
     url,
-    // The profile's token URL belongs to the profile's gateway: another gateway finds its own.
-    tokenUrl: pick(options.tokenUrl, 'KOERIER_TOKEN_URL', url === profile.url ? profile.tokenUrl : undefined),
+    // Pinned at login: the profile's gateway is never asked again where to send the secret (issue 28
+    // item 10). Another gateway finds its own, and gets no stored secret (cli/tokens.ts).
+    tokenUrl: givenTokenUrl ?? (profileGateway ? profile.tokenUrl : undefined),
     clientId: pick(options.clientId, 'KOERIER_CLIENT_ID', profile.clientId),
     secret: options.clientSecretFile !== undefined ? await readSecretFile(options.clientSecretFile) : env['KOERIER_CLIENT_SECRET'] || undefined,
     scope: (options.scope ?? (env['KOERIER_SCOPE'] || undefined))?.trim().split(/\s+/).filter(Boolean).join(' ') || undefined,
     profileName,
     profile,
+    profileGateway,
+    tokenUrlGiven: givenTokenUrl !== undefined,
     store,
     json: options.json === true,
     retries: options.retries ?? 5,
@@ -65,11 +77,19 @@ export async function resolveSettings(options: GlobalOptions, env: NodeJS.Proces
 /** The gateway URL, or a usage error saying how to give one. */
 export function gatewayUrl(settings: Settings): string {
   if (!settings.url) throw new CliError('no gateway URL: give --url, set KOERIER_URL, or run koerier login --url …', exitCodes.usage);
-  try {
-    return new URL(settings.url).toString().replace(/\/+$/, '');
-  } catch {
-    throw new CliError(`the gateway URL "${settings.url}" is not a URL`, exitCodes.usage);
-  }
+  const normalized = normalizedUrl(settings.url);
+  if (normalized === undefined) throw new CliError(`the gateway URL "${settings.url}" is not a URL`, exitCodes.usage);
+  return normalized;
+}
+
+function normalizedUrl(url: string): string | undefined {
+  return URL.canParse(url) ? new URL(url).toString().replace(/\/+$/, '') : undefined;
+}
+
+/** One gateway however its URL is written (`HTTP://Host:443/v1/` is `http://host:443/v1`). */
+function sameGateway(a: string, b: string): boolean {
+  const left = normalizedUrl(a);
+  return left !== undefined && left === normalizedUrl(b);
 }
 
 async function readSecretFile(path: string): Promise<string> {

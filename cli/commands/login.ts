@@ -19,7 +19,10 @@ export function registerLogin(program: Command): void {
       'after',
       `
 The secret comes from --client-secret-file FILE (or - for stdin), KOERIER_CLIENT_SECRET, or a prompt;
-never from an argument. Stored under $XDG_CONFIG_HOME/koerier (else ~/.config/koerier), mode 0600.`,
+never from an argument. Stored under $XDG_CONFIG_HOME/koerier (else ~/.config/koerier), mode 0600.
+The token URL (--token-url, else the one the gateway's API description names) must be https, or http
+on localhost, 127.0.0.0/8 or ::1. Login pins it in the profile: later commands send the stored secret
+there only, and only for this gateway; another --url or KOERIER_URL needs a login of its own.`,
     )
     .action(async (options: { storeSecret: boolean }, command: Command) => {
       const settings = await resolveSettings(command.optsWithGlobals<GlobalOptions>(), process.env, { forLogin: true });
@@ -44,6 +47,7 @@ never from an argument. Stored under $XDG_CONFIG_HOME/koerier (else ~/.config/ko
       else
         process.stdout.write(
           `Logged in to ${url} as ${clientId} (profile ${settings.profileName}).\n` +
+            `Token URL ${tokenUrl}, pinned: the profile's secret goes there only, and only for this gateway.\n` +
             `Scopes: ${answer.scope ?? '(not said)'}; token valid until ${expiresAt}${options.storeSecret ? ', renewed automatically' : ''}.\n`,
         );
     });
