@@ -19,6 +19,8 @@ import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
 
 const DIRECTORY = '/.well-known/http-message-signatures-directory';
+/** What the signature covered before issue 28, item 11: a receiver may still require only these. */
+const DELIVERY_COMPONENTS_BEFORE = ['@method', '@target-uri', 'idempotency-key', 'content-digest'];
 const authority = createLocalCertificateAuthority();
 const receivers: HttpsReceiver[] = [];
 let dir: string;
@@ -46,7 +48,12 @@ async function jwks(baseUrl: string): Promise<{ contentType: string | null; keys
  * body's, and the signature must verify with a key of Koerier's JWKS, covering what Koerier signs.
  * Answers true, or throws / answers false as the library does.
  */
-async function verifyDelivery(request: RecordedRequest, sink: string, keys: readonly Jwk[]): Promise<boolean> {
+async function verifyDelivery(
+  request: RecordedRequest,
+  sink: string,
+  keys: readonly Jwk[],
+  requiredFields: readonly string[] = coveredFields(request.headers),
+): Promise<boolean> {
   const digest = `sha-256=:${createHash('sha256').update(request.body).digest('base64')}:`;
   if (request.headers['content-digest'] !== digest) return false;
   const verified = await httpbis.verifyMessage(
@@ -57,7 +64,7 @@ async function verifyDelivery(request: RecordedRequest, sink: string, keys: read
         const alg = jwk.crv === 'Ed25519' ? 'ed25519' : 'ecdsa-p256-sha256';
         return { id: jwk.kid, algs: [alg], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), alg) };
       },
-      requiredFields: ['@method', '@target-uri', 'idempotency-key', 'content-digest'],
+      requiredFields: [...requiredFields],
       requiredParams: ['created', 'keyid'],
       maxAge: 300,
       tolerance: 5,
@@ -65,6 +72,12 @@ async function verifyDelivery(request: RecordedRequest, sink: string, keys: read
     { method: request.method, url: `${new URL(sink).origin}${request.path}`, headers: request.headers },
   );
   return verified === true;
+}
+
+/** What the README's receiver requires covered: the four, and Content-Type and each `ce-` header the request has (issue 28, item 11). */
+function coveredFields(headers: Readonly<Record<string, string>>): string[] {
+  const names = Object.keys(headers);
+  return ['@method', '@target-uri', 'idempotency-key', 'content-digest', ...names.filter((name) => name === 'content-type' || name.startsWith('ce-'))];
 }
 
 function event(type: string): string {
@@ -80,7 +93,14 @@ async function publish(url: string, token: string, body: string): Promise<void> 
   expect(response.status).toBe(202);
 }
 
-async function subscribe(url: string, token: string, receiver: HttpsReceiver, type: string, signed: boolean | undefined): Promise<Record<string, unknown>> {
+async function subscribe(
+  url: string,
+  token: string,
+  receiver: HttpsReceiver,
+  type: string,
+  signed: boolean | undefined,
+  contentmode?: 'binary',
+): Promise<Record<string, unknown>> {
   const response = await fetch(`${url}/subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
@@ -90,6 +110,7 @@ async function subscribe(url: string, token: string, receiver: HttpsReceiver, ty
       validation: 'agreed',
       sinkcredential: receiver.sinkCredential,
       ...(signed === undefined ? {} : { signdeliveries: signed }),
+      ...(contentmode === undefined ? {} : { contentmode }),
     }),
   });
   const body = (await response.json()) as Record<string, unknown>;
@@ -134,7 +155,9 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     expect(delivery!.body).toBe(body);
     const { keys } = await jwks(koerier.origin);
     expect(delivery!.headers['signature-input']).toMatch(
-      new RegExp(`^koerier=\\("@method" "@target-uri" "idempotency-key" "content-digest"\\);created=\\d+;keyid="${keys[0]!.kid}";alg="ed25519"$`),
+      new RegExp(
+        `^koerier=\\("@method" "@target-uri" "idempotency-key" "content-digest" "content-type"\\);created=\\d+;keyid="${keys[0]!.kid}";alg="ed25519"$`,
+      ),
     );
     expect(await verifyDelivery(delivery!, receiver.url, keys)).toBe(true);
 
@@ -145,7 +168,34 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     expect(await verifyDelivery({ ...delivery!, path: '/other' }, receiver.url, keys)).toBe(false);
   });
 
-  it("issue 12 #6: the README's receiver code, run as written, accepts a signed delivery and refuses a changed one", async () => {
+  it('issue 28 #11: a signed binary-mode delivery covers Content-Type and every ce- header; a changed ce-id, ce-source, ce-type or Content-Type no longer verifies', async () => {
+    const receiver = await newReceiver();
+    const type = `nl.example.binary.${randomUUID().slice(0, 8)}.v1`;
+    await subscribe(koerier.url, subscriber, receiver, type, true, 'binary');
+    await publish(koerier.url, publisher, event(type));
+    const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
+    expect(delivery!.headers['ce-type']).toBe(type);
+    expect(delivery!.body).toBe('{"hello":"world"}');
+    const { keys } = await jwks(koerier.origin);
+    // Verified as a receiver that requires only the four components the signature used to cover:
+    // the tampered headers still fail, because the signature itself covers them.
+    const tampered = {
+      'ce-id': randomUUID(),
+      'ce-source': 'urn:nld:oin:00000009999999999999:systeem:other',
+      'ce-type': 'nl.example.other.v1',
+      'content-type': 'text/plain',
+    };
+    for (const [name, value] of Object.entries(tampered)) {
+      const changed = { ...delivery!, headers: { ...delivery!.headers, [name]: value } };
+      expect(await verifyDelivery(changed, receiver.url, keys, DELIVERY_COMPONENTS_BEFORE), name).toBe(false);
+    }
+    expect(delivery!.headers['signature-input']).toMatch(
+      /^koerier=\("@method" "@target-uri" "idempotency-key" "content-digest" "content-type" "ce-id" "ce-source" "ce-specversion" "ce-type"\);created=\d+;/,
+    );
+    expect(await verifyDelivery(delivery!, receiver.url, keys)).toBe(true);
+  });
+
+  it("issue 12 #6, issue 28 #11: the README's receiver code, run as written, accepts a signed delivery and refuses a changed one, in binary mode a changed or added ce- header too", async () => {
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
     const section = readme.slice(readme.indexOf('### Verifying a signed delivery'));
     const code = /```js\n([\s\S]+?)```/.exec(section)![1]!;
@@ -169,6 +219,17 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     expect(await isFromKoerier(asReceived)).toBe(true);
     expect(await isFromKoerier({ ...asReceived, body: Buffer.from(delivery!.body.replace('world', 'w0rld')) })).toBe(false);
     expect(await isFromKoerier({ ...asReceived, headers: { ...asReceived.headers, 'idempotency-key': randomUUID() } })).toBe(false);
+
+    // Issue 28 #11: in binary mode the event's attributes are headers; none may be changed, or added unsigned.
+    const binaryReceiver = await newReceiver();
+    const binaryType = `nl.example.readme.binary.${randomUUID().slice(0, 8)}.v1`;
+    await subscribe(koerier.url, subscriber, binaryReceiver, binaryType, true, 'binary');
+    await publish(koerier.url, publisher, event(binaryType));
+    const [binary] = await binaryReceiver.waitForRequests(1, { timeoutMs: 15_000 });
+    const binaryReceived = { method: binary!.method, url: binaryReceiver.url, headers: { ...binary!.headers }, body: Buffer.from(binary!.body) };
+    expect(await isFromKoerier(binaryReceived)).toBe(true);
+    expect(await isFromKoerier({ ...binaryReceived, headers: { ...binaryReceived.headers, 'ce-type': 'nl.example.other.v1' } })).toBe(false);
+    expect(await isFromKoerier({ ...binaryReceived, headers: { ...binaryReceived.headers, 'ce-subject': 'added' } })).toBe(false);
   });
 
   it('issue 12 #6: without signdeliveries a delivery carries no signature; signdeliveries must be a boolean', async () => {

@@ -108,16 +108,17 @@ const writableProperties = {
   validation: {
     type: 'string',
     enum: ['handshake', 'agreed'],
-    default: 'handshake',
-    description: '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows.',
+    description:
+      '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows. ' +
+      'Left out: `handshake`, or `agreed` for a partner of the directory where the deployment follows the Edukoppeling profile, which drops the handshake (EDU-3, `koerier:validationHandshake`).',
   },
   retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
   signdeliveries: {
     type: 'boolean',
     default: false,
     description:
-      'Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key and ' +
-      'Content-Digest (RFC 9530, sha-256), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. ' +
+      'Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key, ' +
+      'Content-Digest (RFC 9530, sha-256), Content-Type and every ce- header (binary mode), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. ' +
       'Refused (400 signing-unavailable) where the deployment has no signing key.',
   },
   maxinlinebytes: {

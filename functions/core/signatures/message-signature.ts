@@ -1,7 +1,7 @@
 /**
  * Signed deliveries (issue 12, item 6): HTTP Message Signatures (RFC 9421) over a delivery's
- * method, target URI, `Idempotency-Key` and `Content-Digest` (RFC 9530, sha-256), with `created`,
- * `keyid` and `alg` as signature parameters. This module is pure: it builds the digest, the
+ * method, target URI, `Idempotency-Key`, `Content-Digest` (RFC 9530, sha-256), `Content-Type` and
+ * every `ce-` header (issue 28, item 11), with `created`, `keyid` and `alg` as signature parameters. This module is pure: it builds the digest, the
  * signature base and the two header fields; the private key sits behind `SigningKeys`, a port whose
  * adapters sign with AWS KMS or, on the laptop, a local key file (functions/aws/signing-keys.ts).
  *
@@ -35,8 +35,22 @@ export interface SigningKeys {
 /** The signature's label in `Signature-Input` and `Signature`. */
 export const SIGNATURE_LABEL = 'koerier';
 
-/** What every signed delivery covers, in this order. */
+/** What every signed delivery covers first, in this order; `deliveryComponents` adds the event's headers. */
 export const DELIVERY_COMPONENTS = ['@method', '@target-uri', 'idempotency-key', 'content-digest'] as const;
+
+/**
+ * What a delivery's signature covers: DELIVERY_COMPONENTS, then `content-type` and each `ce-`
+ * header the request has, the `ce-` ones in name order (issue 28, item 11). In binary mode the
+ * event's attributes travel in those headers, not in the body, so the digest alone would leave an
+ * event's id, source and type open to change; a structured or batch delivery has no `ce-` header,
+ * and its Content-Type still says how the body is to be read. Header names are taken lower-case,
+ * as RFC 9421 §2.1 names components.
+ */
+export function deliveryComponents(headers: Readonly<Record<string, string>>): string[] {
+  const names = Object.keys(headers).map((name) => name.toLowerCase());
+  const cloudEvent = names.filter((name) => name.startsWith('ce-')).sort();
+  return [...DELIVERY_COMPONENTS, ...(names.includes('content-type') ? ['content-type'] : []), ...cloudEvent];
+}
 
 /** The request as the signature sees it: header names in any case; each header one value. */
 export interface SignableRequest {
@@ -112,7 +126,7 @@ export function componentValue(request: SignableRequest, name: string): string {
 
 /**
  * The headers that sign a delivery: `Content-Digest` of `body`, then `Signature-Input` and
- * `Signature` over DELIVERY_COMPONENTS with `key`, created at `now`.
+ * `Signature` over `deliveryComponents` of its headers with `key`, created at `now`.
  */
 export async function deliverySignatureHeaders(
   request: SignableRequest & { readonly body: Uint8Array | string },
@@ -122,11 +136,12 @@ export async function deliverySignatureHeaders(
   const digest = contentDigest(request.body);
   const signable = { ...request, headers: { ...request.headers, 'content-digest': digest } };
   const parameters: SignatureParameters = { created: Math.floor(now.getTime() / 1000), keyid: key.keyId, alg: key.algorithm };
-  const base = signatureBase(signable, DELIVERY_COMPONENTS, parameters);
+  const components = deliveryComponents(signable.headers);
+  const base = signatureBase(signable, components, parameters);
   const signature = await key.sign(Buffer.from(base, 'utf8'));
   return {
     'content-digest': digest,
-    'signature-input': `${SIGNATURE_LABEL}=${signatureParams(DELIVERY_COMPONENTS, parameters)}`,
+    'signature-input': `${SIGNATURE_LABEL}=${signatureParams(components, parameters)}`,
     signature: `${SIGNATURE_LABEL}=:${Buffer.from(signature).toString('base64')}:`,
   };
 }

@@ -78,7 +78,7 @@ describe('the breaker (EDU-12)', () => {
 });
 
 describe('signed deliveries (issue 12 #6)', () => {
-  it("issue 12 #6: a signdeliveries subscription's request carries a Content-Digest of its body and a signature by the current key over method, target, key and digest", async () => {
+  it("issue 12 #6, issue 28 #11: a signdeliveries subscription's request carries a Content-Digest of its body and a signature by the current key over method, target, key, digest and Content-Type", async () => {
     const { deps, sent, sentHeaders } = setup({ subscription: { signDeliveries: true } });
     const bases: string[] = [];
     deps.signingKey = async () => ({
@@ -90,12 +90,13 @@ describe('signed deliveries (issue 12 #6)', () => {
     const digest = `sha-256=:${createHash('sha256').update(sent[0]!).digest('base64')}:`;
     expect(sentHeaders[0]).toMatchObject({
       'content-digest': digest,
-      'signature-input': `koerier=("@method" "@target-uri" "idempotency-key" "content-digest");created=${T0 / 1000};keyid="key-2026";alg="ed25519"`,
+      'signature-input': `koerier=("@method" "@target-uri" "idempotency-key" "content-digest" "content-type");created=${T0 / 1000};keyid="key-2026";alg="ed25519"`,
       signature: 'koerier=:AQID:',
     });
     expect(bases).toHaveLength(1);
     expect(bases[0]).toContain(`"content-digest": ${digest}`);
     expect(bases[0]).toContain('"@method": POST');
+    expect(bases[0]).toContain('"content-type": application/cloudevents+json; charset=utf-8');
   });
 
   it('issue 12 #6: a delivery that cannot be signed is not sent: its attempt fails as a credential failure, not counted against the target', async () => {

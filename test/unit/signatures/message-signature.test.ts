@@ -5,11 +5,13 @@
  * deterministic, so the RFC's own signature value is reproduced byte for byte.
  */
 import { createPrivateKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { createVerifier, httpbis } from 'http-message-signatures';
 import { describe, expect, it } from 'vitest';
 import {
   componentValue,
   contentDigest,
   DELIVERY_COMPONENTS,
+  deliveryComponents,
   deliverySignatureHeaders,
   signatureBase,
   signatureParams,
@@ -94,16 +96,16 @@ describe('the headers of a signed delivery (issue 12, item 6)', () => {
     body: Buffer.from('{"specversion":"1.0"}'),
   };
 
-  it('issue 12 #6: covers @method, @target-uri, idempotency-key and content-digest with created, keyid and alg; the signature verifies over that base', async () => {
+  it('issue 12 #6, issue 28 #11: covers @method, @target-uri, idempotency-key, content-digest and content-type with created, keyid and alg; the signature verifies over that base', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const key: SigningKey = { keyId: 'kid-1', algorithm: 'ed25519', sign: async (data) => sign(null, data, privateKey) };
     const headers = await deliverySignatureHeaders(request, key, new Date(1_700_000_000_500));
     expect(headers['content-digest']).toBe(contentDigest(request.body));
     expect(headers['signature-input']).toBe(
-      'koerier=("@method" "@target-uri" "idempotency-key" "content-digest");created=1700000000;keyid="kid-1";alg="ed25519"',
+      'koerier=("@method" "@target-uri" "idempotency-key" "content-digest" "content-type");created=1700000000;keyid="kid-1";alg="ed25519"',
     );
     const signature = Buffer.from(/^koerier=:(.+):$/.exec(headers['signature']!)![1]!, 'base64');
-    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, DELIVERY_COMPONENTS, {
+    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, [...DELIVERY_COMPONENTS, 'content-type'], {
       created: 1700000000,
       keyid: 'kid-1',
       alg: 'ed25519',
@@ -124,11 +126,67 @@ describe('the headers of a signed delivery (issue 12, item 6)', () => {
     const headers = await deliverySignatureHeaders(request, key, new Date(1_700_000_000_000));
     const signature = Buffer.from(/^koerier=:(.+):$/.exec(headers['signature']!)![1]!, 'base64');
     expect(signature).toHaveLength(64);
-    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, DELIVERY_COMPONENTS, {
+    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, [...DELIVERY_COMPONENTS, 'content-type'], {
       created: 1700000000,
       keyid: 'kid-ec',
       alg: 'ecdsa-p256-sha256',
     });
     expect(verify('sha256', Buffer.from(base), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
+  });
+});
+
+describe('what a signed delivery covers besides the body (issue 28, item 11)', () => {
+  /** A binary-mode delivery as `webhook-request.ts` builds it: the event's attributes in `ce-` headers. */
+  const binary = {
+    method: 'POST',
+    url: 'https://receiver.example/hook',
+    headers: {
+      'content-type': 'application/json',
+      'ce-specversion': '1.0',
+      'ce-type': 'nl.example.signed.v1',
+      'ce-source': 'urn:nld:oin:00000001234567890000:systeem:a',
+      'ce-id': 'event-1',
+      'ce-subject': 'a%2Cb',
+      'idempotency-key': '5b7e0f4e-2a36-4d67-9a59-6a1a3f3c2f10',
+      authorization: 'Bearer token',
+    },
+    body: Buffer.from('{"hello":"world"}'),
+  };
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const key: SigningKey = { keyId: 'kid-1', algorithm: 'ed25519', sign: async (data) => sign(null, data, privateKey) };
+
+  /** Verified by the third-party library a receiver uses, asking only for what the signature always covers. */
+  const verifies = async (headers: Record<string, string>): Promise<boolean> =>
+    (await httpbis.verifyMessage(
+      {
+        keyLookup: async () => ({ id: 'kid-1', algs: ['ed25519'], verify: createVerifier(publicKey, 'ed25519') }),
+        requiredFields: [...DELIVERY_COMPONENTS],
+      },
+      { method: 'POST', url: binary.url, headers },
+    )) === true;
+
+  it('issue 28 #11: the signature covers content-type and every ce- header of a binary-mode delivery, the ce- ones in name order, never Authorization', async () => {
+    const headers = await deliverySignatureHeaders(binary, key, new Date(1_700_000_000_000));
+    expect(headers['signature-input']).toBe(
+      'koerier=("@method" "@target-uri" "idempotency-key" "content-digest" "content-type" "ce-id" "ce-source" "ce-specversion" "ce-subject" "ce-type");created=1700000000;keyid="kid-1";alg="ed25519"',
+    );
+    expect(await verifies({ ...binary.headers, ...headers })).toBe(true);
+  });
+
+  it.each([
+    ['ce-id', 'event-2'],
+    ['ce-source', 'urn:nld:oin:00000001234567890000:systeem:b'],
+    ['ce-type', 'nl.example.other.v1'],
+    ['content-type', 'text/plain'],
+    ['ce-subject', 'c'],
+  ])('issue 28 #11: a changed %s breaks the signature (verified with http-message-signatures)', async (name, value) => {
+    const signed = { ...binary.headers, ...(await deliverySignatureHeaders(binary, key, new Date())) };
+    expect(await verifies(signed)).toBe(true);
+    expect(await verifies({ ...signed, [name]: value })).toBe(false);
+  });
+
+  it('issue 28 #11: a structured-mode delivery has no ce- header; its content-type is covered', () => {
+    expect(deliveryComponents({ 'Content-Type': 'application/cloudevents+json', 'idempotency-key': 'k' })).toEqual([...DELIVERY_COMPONENTS, 'content-type']);
+    expect(deliveryComponents({ 'idempotency-key': 'k', 'ce-id': '1' })).toEqual([...DELIVERY_COMPONENTS, 'ce-id']);
   });
 });
