@@ -14,6 +14,7 @@
  */
 import { Logger as PowertoolsLogger, LogFormatter, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import type { Context } from 'aws-lambda';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -61,9 +62,33 @@ class SinkLogger extends PowertoolsLogger {
   }
 }
 
+/**
+ * Every logger of this process, so that each invocation's Lambda context reaches all of them: a
+ * container has the last-resort `logger` and its dependencies' own. Held weakly, as tests make many.
+ */
+const liveLoggers = new Set<WeakRef<SinkLogger>>();
+
 function powertools(): SinkLogger {
   // Its own level lets everything through: the level check is ours (`write`), so a test's capture can lower it.
-  return new SinkLogger({ serviceName: 'koerier', logLevel: 'DEBUG', logFormatter: new KoerierLogFormatter() });
+  const made = new SinkLogger({ serviceName: 'koerier', logLevel: 'DEBUG', logFormatter: new KoerierLogFormatter() });
+  liveLoggers.add(new WeakRef(made));
+  return made;
+}
+
+/**
+ * Called by the handler edges (functions/handlers/shared/) as an invocation starts: from then on
+ * every line names Lambda's request id and whether this is the container's first invocation
+ * (`function_request_id`, `cold_start`, as docs/OPERATIONS.md promises). Powertools' `addContext`
+ * keeps the cold start per logger; each logger made before the first invocation says so once.
+ * Without a context (a test calling a handler directly) nothing changes.
+ */
+export function startInvocation(context: Partial<Context> | undefined): void {
+  if (typeof context?.awsRequestId !== 'string') return;
+  for (const reference of liveLoggers) {
+    const live = reference.deref();
+    if (live) live.addContext(context as Context);
+    else liveLoggers.delete(reference);
+  }
 }
 
 function write(target: SinkLogger, minimum: number, level: LogLevel, message: string, fields: LogFields): void {

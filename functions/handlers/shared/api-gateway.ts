@@ -9,7 +9,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { KoerierDependencies } from '../../app/dependencies.js';
 import type { HttpApp } from '../../app/http-app.js';
-import { describeError, logger } from '../../app/logger.js';
+import { describeError, logger, startInvocation } from '../../app/logger.js';
 import { requireEdgeOrigin } from '../../app/origin-guard.js';
 import { API_VERSION } from '../../core/http/api-version.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
@@ -25,12 +25,13 @@ export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Contex
 export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (dependencies: () => KoerierDependencies) => ApiGatewayHandler {
   return (dependencies) => {
     let app: HttpApp | undefined;
-    return async (event) => {
+    return async (event, context) => {
       let response: HttpResponse;
       let log: Pick<typeof logger, 'error'> = logger;
       let deps: KoerierDependencies | undefined;
       try {
         const current = dependencies();
+        startInvocation(context);
         deps = current;
         log = current.log;
         response = await answered(async () => {

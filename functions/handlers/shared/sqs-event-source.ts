@@ -5,15 +5,17 @@
  */
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { KoerierDependencies } from '../../app/dependencies.js';
+import { startInvocation } from '../../app/logger.js';
 import type { QueueApp } from '../../app/queue-app.js';
 
-export type SqsHandler = (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse>;
+export type SqsHandler = (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>) => Promise<SQSBatchResponse>;
 
 export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): (dependencies: () => KoerierDependencies) => SqsHandler {
   return (dependencies) => {
     let app: QueueApp | undefined;
     return async (event, context) => {
       const deps = dependencies();
+      startInvocation(context);
       app ??= makeApp(deps);
       const { failedMessageIds } = await app({
         records: event.Records.map((record) => ({
