@@ -125,6 +125,8 @@ beforeAll(async () => {
       'school-a': [{ typePrefix: 'nl.edu.' }],
       'school-b': [{ typePrefix: 'nl.edu.' }],
       'rooster-only': [{ typePrefix: 'nl.edu.rooster.', source: 'urn:nld:oin:1:systeem:rooster' }],
+      // A prefix without a trailing dot: it covers nl.edu.case and its segments, not nl.edu.caseworker (issue 28 item 14c).
+      'case-only': [{ typePrefix: 'nl.edu.case' }],
       [ADMIN]: [{ typePrefix: '' }],
     }),
     [settingEnv.validationAgreedClients]: 'school-b',
@@ -281,6 +283,17 @@ describe('entitlement and isolation', () => {
         .status,
     ).toBe(201);
     expect((await subscribe('no-grants-at-all', { sink: `${targetUrl}/consents` })).status).toBe(403);
+  });
+
+  it('EDU-7, issue 28 item 14c: a type prefix grant covers whole segments: nl.edu.case does not entitle nl.edu.caseworker', async () => {
+    const sink = `${targetUrl}/consents`;
+    const neighbour = await subscribe('case-only', { sink, types: ['nl.edu.caseworker.secret.v1'] });
+    expect(neighbour.status).toBe(403);
+    expect(neighbour.body).toMatchObject({ type: expect.stringContaining('subscription-not-entitled') });
+    // A prefix filter equal to the grant would match nl.edu.caseworker… too; one ending on the boundary is covered.
+    expect((await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case' } }] })).status).toBe(403);
+    expect((await subscribe('case-only', { sink, types: ['nl.edu.case.geopend.v1'] })).status).toBe(201);
+    expect((await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case.' } }] })).status).toBe(201);
   });
 
   it('EDU-7: a PATCH that would leave the entitlement is refused, and the subscription is unchanged', async () => {

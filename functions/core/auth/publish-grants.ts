@@ -33,6 +33,7 @@
  * by one client overlaps every grant of every other client.
  */
 import type { ValidationIssue } from '../http/problems.js';
+import { segmentPrefixCovers } from './segment-prefix.js';
 
 export type PublishGrants = Readonly<Record<string, readonly string[]>>;
 
@@ -71,12 +72,9 @@ export function parsePublishGrants(json: string): PublishGrants {
   return grants;
 }
 
-/** True when `grant` covers `source` by the segment rule above. */
+/** True when `grant` covers `source` by the segment rule above (the rule entitlements follow too: segment-prefix.ts). */
 export function grantCovers(grant: string, source: string): boolean {
-  if (source === grant || grant === '') return true;
-  if (!source.startsWith(grant)) return false;
-  const separator = /^urn:/i.test(grant) ? ':' : '/';
-  return grant.endsWith(separator) || source[grant.length] === separator;
+  return segmentPrefixCovers(grant, source, /^urn:/i.test(grant) ? ':' : '/');
 }
 
 export interface GrantOverlap {

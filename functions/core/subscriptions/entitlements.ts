@@ -6,7 +6,9 @@
  *   { "<client id>": [ { "typePrefix": "nl.edu.leerling.", "source": "urn:nld:oin:…" }, … ] }
  *
  * `typePrefix: ""` grants every type; a grant without `source` covers every source. A client
- * without grants may subscribe to nothing.
+ * without grants may subscribe to nothing. A prefix covers whole dot-separated segments only
+ * (auth/segment-prefix.ts, the rule of publish grants): `nl.edu.rooster` covers `nl.edu.rooster`
+ * and `nl.edu.rooster.gewijzigd.v1`, never `nl.edu.roosterx.…` (issue 28 item 14c).
  *
  * A subscription is entitled when everything it can possibly match is granted. That is decided on
  * its conditions, not on events: its types are bounded by `types`, or by `exact`/`prefix` filters
@@ -15,6 +17,7 @@
  * `suffix` or `not` filters) needs a grant of every type.
  */
 import { isOperationalType, OPERATIONS_TYPE_PREFIX, SUBSCRIBER_ATTRIBUTE } from '../operations/operational-events.js';
+import { segmentPrefixCovers, segmentPrefixCoversPrefix } from '../auth/segment-prefix.js';
 import type { Filter } from './filters.js';
 import type { Subscription } from './subscription.js';
 
@@ -25,6 +28,9 @@ export interface Grant {
 }
 
 export type Entitlements = ReadonlyMap<string, readonly Grant[]>;
+
+/** Event types are reverse-DNS names: their segments are split by dots. */
+const TYPE_SEPARATOR = '.';
 
 /** A bound on the event types: either one exact type or every type with a prefix. */
 interface TypePattern {
@@ -100,10 +106,10 @@ export function entitledToEvent(clientId: string, event: EntitlementSubject, ent
     // operational namespace itself (a grant of every type, "", is about partners' data).
     return (
       event.attributes?.[SUBSCRIBER_ATTRIBUTE] === clientId ||
-      grants.some((grant) => grant.typePrefix.startsWith(OPERATIONS_TYPE_PREFIX) && event.type.startsWith(grant.typePrefix))
+      grants.some((grant) => grant.typePrefix.startsWith(OPERATIONS_TYPE_PREFIX) && typeCovered(grant, event.type))
     );
   }
-  return grants.some((grant) => event.type.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === event.source));
+  return grants.some((grant) => typeCovered(grant, event.type) && (grant.source === undefined || grant.source === event.source));
 }
 
 /** What the per-event entitlement reads of an event: its type and source, and its extensions for Koerier's own events. */
@@ -114,7 +120,13 @@ export interface EntitlementSubject {
 }
 
 function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {
-  return pattern.value.startsWith(grant.typePrefix) && (grant.source === undefined || grant.source === source);
+  const typeCovers = pattern.exact ? typeCovered(grant, pattern.value) : segmentPrefixCoversPrefix(grant.typePrefix, pattern.value, TYPE_SEPARATOR);
+  return typeCovers && (grant.source === undefined || grant.source === source);
+}
+
+/** Issue 28 item 14c: by whole segments, as publish grants cover sources, so `nl.example.case` is not `nl.example.caseworker`. */
+function typeCovered(grant: Grant, type: string): boolean {
+  return segmentPrefixCovers(grant.typePrefix, type, TYPE_SEPARATOR);
 }
 
 /** Every alternative set of type patterns that bounds the subscription's types. */

@@ -110,6 +110,37 @@ describe('entitlement to subscribe', () => {
     expect(entitledToEvent('unknown', { type: 'dev.koerier.subscription.suspended', source: 'urn:any' }, config())).toBe(false);
   });
 
+  it('EDU-7, issue 28 item 14c: a type prefix covers whole segments only, as publish grants do: nl.example.case is not nl.example.caseworker', () => {
+    const grants = parseEntitlements(JSON.stringify({ c: [{ typePrefix: 'nl.example.case' }], dotted: [{ typePrefix: 'nl.example.case.' }] }));
+    const event = (type: string) => ({ type, source: 'urn:any' });
+    expect(entitledToEvent('c', event('nl.example.case'), grants)).toBe(true);
+    expect(entitledToEvent('c', event('nl.example.case.opened.v1'), grants)).toBe(true);
+    expect(entitledToEvent('c', event('nl.example.caseworker.secret'), grants)).toBe(false);
+    expect(entitledToEvent('c', event('nl.example.cases'), grants)).toBe(false);
+    // A prefix that ends with the separator is itself the boundary.
+    expect(entitledToEvent('dotted', event('nl.example.case.opened.v1'), grants)).toBe(true);
+    expect(entitledToEvent('dotted', event('nl.example.case'), grants)).toBe(false);
+    expect(entitledToEvent('dotted', event('nl.example.caseworker.secret'), grants)).toBe(false);
+    // Subscribing: exact types and prefix filters by the same rule; a prefix filter equal to an
+    // undotted grant also matches nl.example.caseworker…, so only the dotted one is covered.
+    const subscribe = (client: string, subscription: Parameters<typeof checkEntitlement>[1]) => checkEntitlement(client, subscription, grants).entitled;
+    expect(subscribe('c', { types: ['nl.example.case', 'nl.example.case.opened.v1'] })).toBe(true);
+    expect(subscribe('c', { types: ['nl.example.caseworker.secret'] })).toBe(false);
+    expect(subscribe('c', { filters: [{ prefix: { type: 'nl.example.case.' } }] })).toBe(true);
+    expect(subscribe('c', { filters: [{ prefix: { type: 'nl.example.case.opened' } }] })).toBe(true);
+    expect(subscribe('c', { filters: [{ prefix: { type: 'nl.example.case' } }] })).toBe(false);
+    expect(subscribe('c', { filters: [{ prefix: { type: 'nl.example.casew' } }] })).toBe(false);
+    expect(subscribe('dotted', { filters: [{ prefix: { type: 'nl.example.case.' } }] })).toBe(true);
+    expect(subscribe('dotted', { types: ['nl.example.caseworker.secret'] })).toBe(false);
+  });
+
+  it('EDU-7, issue 28 item 14c: a grant within the operational namespace covers its own segments only', () => {
+    const grants = parseEntitlements(JSON.stringify({ watcher: [{ typePrefix: 'dev.koerier.subscription' }] }));
+    const about = (type: string) => ({ type, source: 'urn:any', attributes: { koeriersubscriber: 'someone-else' } });
+    expect(entitledToEvent('watcher', about('dev.koerier.subscription.suspended'), grants)).toBe(true);
+    expect(entitledToEvent('watcher', about('dev.koerier.subscriptions-secret.x'), grants)).toBe(false);
+  });
+
   it('EDU-7: an operator with a grant of the operational namespace receives operational events about every subscription, next to its other grants', () => {
     const event = { type: 'dev.koerier.subscription.suspended', source: 'urn:any', attributes: { koeriersubscriber: 'someone-else' } };
     expect(entitledToEvent('operator', event, config())).toBe(true);
