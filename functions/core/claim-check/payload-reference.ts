@@ -103,7 +103,9 @@ export function etagOf(digest: string): string {
 
 /** The event's data as bytes, or undefined when it has none. `json` is a validated event's text. */
 export function eventDataOf(json: string, event: Record<string, unknown> = JSON.parse(json) as Record<string, unknown>): EventData | undefined {
-  const contentType = typeof event['datacontenttype'] === 'string' ? event['datacontenttype'] : undefined;
+  // Read as the stored and delivered event reads it: `"datacontenttype": null` is absent (JSON-1),
+  // never a media type, which the ledger could not store (issue 36, item 11).
+  const contentType = attributesOf(event)['datacontenttype'] as string | undefined;
   const base64 = event['data_base64'];
   if (typeof base64 === 'string') return { bytes: Buffer.from(base64, 'base64'), form: 'base64', contentType: contentType ?? 'application/octet-stream' };
   const data = event['data'];

@@ -75,6 +75,29 @@ describe('eventDataOf: the bytes a fetch answers and their media type', () => {
     expect(data.bytes.toString('utf8')).toBe('{"a":[1,2]}');
   });
 
+  // The JSON format allows null for any attribute and reads it as absent (JSON-1): it names no
+  // media type. Read as one, text data would become a `text` form with no media type, which the
+  // ledger cannot store (issue 36, item 11: the DynamoDB ledger answered 503).
+  it('EDU-1, JSON-1, issue 36 item 11: datacontenttype null is absent: string and JSON data are application/json, base64 data octet-stream', () => {
+    const text = event({ datacontenttype: null, data: 'héllo' });
+    expect(eventDataOf(text)).toMatchObject({ form: 'json', contentType: 'application/json' });
+    expect(eventDataOf(text)).toEqual(eventDataOf(event({ data: 'héllo' })));
+    expect(eventDataOf(event({ datacontenttype: null, data: { a: 1 } }))).toMatchObject({ form: 'json', contentType: 'application/json' });
+    expect(eventDataOf(event({ datacontenttype: null, data_base64: 'AP8=' }))).toMatchObject({ form: 'base64', contentType: 'application/octet-stream' });
+  });
+
+  it('EDU-1, JSON-1, issue 36 item 11: an event over the threshold with datacontenttype null is offloaded with a string media type, and comes back without the null', async () => {
+    const { ledger, stored, store } = memoryPorts();
+    const published = eventOfSize(100_000, { datacontenttype: null });
+    const queued = await stored(published);
+    expect(queued['datacontenttype']).toBeUndefined();
+    const record = ledger.records.get(idOf(queued))!;
+    expect(record.contentType).toBe('application/json');
+    const object = store.objects.get(record.objectKey)!;
+    const { datacontenttype: _, ...withoutNull } = JSON.parse(published.json) as Record<string, unknown>;
+    expect(JSON.parse(rehydratedEvent(queued, object.bytes, object.form))).toEqual(withoutNull);
+  });
+
   it('EDU-1: data null is no data: nothing to move', () => {
     expect(eventDataOf(event({ datacontenttype: 'application/json', data: null }))).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
+import { MAX_CONDITIONS_BYTES, parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 
 const rules: InputRules = {
   allowLoopbackSinks: false,
@@ -40,5 +40,47 @@ describe('review #1, fuzz: subscription input that is not well-formed Unicode', 
     let deep: unknown = '\ud800';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(rulesOf({ ...valid, filters: deep })).toContain('filters:string-characters');
+  });
+});
+
+/**
+ * The conditions' budget (`MAX_CONDITIONS_BYTES`) is counted in UTF-8 bytes of their JSON form, as
+ * the subscription item and every route index item store them, not in characters: a control
+ * character is one character but a six-byte `\u00XX` escape in JSON. Types alone can pass the
+ * budget then, which an earlier explanation of a surviving mutant held impossible (issue 36, item 11).
+ */
+describe('issue 36, item 11: the conditions budget counts the bytes of the stored JSON', () => {
+  // 32 types (the most) of 1,021 control characters each: 32,672 characters, but 196 KB as JSON.
+  const controlTypes = Array.from({ length: 32 }, (_, i) => `${String.fromCharCode(0x0e + (i % 16))}`.repeat(1021));
+  const sizeOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+  it('EDU-14, issue 36 item 11: 32 types of 1,021 control characters pass the budget as JSON, and the too-large issue names types (push and pull)', () => {
+    expect(controlTypes.join('').length).toBeLessThan(MAX_CONDITIONS_BYTES / 4);
+    expect(sizeOf([undefined, controlTypes, undefined])).toBeGreaterThan(MAX_CONDITIONS_BYTES);
+    expect(rulesOf({ sink: valid.sink, types: controlTypes })).toEqual(['types:too-large']);
+    expect(rulesOf({ delivery: 'pull', types: controlTypes })).toEqual(['types:too-large']);
+    // With filters too, the filters are named: they are what can be narrowed without limit.
+    expect(rulesOf({ sink: valid.sink, types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual(['filters:too-large']);
+    expect(rulesOf({ delivery: 'pull', types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual(['filters:too-large']);
+  });
+
+  it('EDU-14, issue 36 item 11: printable types of the same length stay within the budget, and escapes count up to it exactly', () => {
+    expect(rulesOf({ sink: valid.sink, types: controlTypes.map((type) => 'a'.repeat(type.length)) })).toEqual([]);
+    // Escaped types, padded with printable ones: the budget holds to the byte.
+    const fill = (target: number) => {
+      const types = controlTypes.slice(0, 20);
+      while (target - sizeOf([undefined, [...types, 'x'], undefined]) >= 1024) types.push('x'.repeat(1024));
+      types.push('x'.repeat(target - sizeOf([undefined, [...types, ''], undefined])));
+      return types;
+    };
+    expect(sizeOf([undefined, fill(MAX_CONDITIONS_BYTES), undefined])).toBe(MAX_CONDITIONS_BYTES);
+    expect(rulesOf({ sink: valid.sink, types: fill(MAX_CONDITIONS_BYTES) })).toEqual([]);
+    expect(rulesOf({ sink: valid.sink, types: fill(MAX_CONDITIONS_BYTES + 1) })).toEqual(['types:too-large']);
+    // Bytes, not characters: two-byte letters pass the budget while the JSON text has fewer characters.
+    const accented = [...controlTypes.slice(0, 20), ...Array.from({ length: 5 }, () => 'é'.repeat(1024))];
+    expect(JSON.stringify([undefined, accented, undefined]).length).toBeLessThan(MAX_CONDITIONS_BYTES);
+    expect(sizeOf([undefined, accented, undefined])).toBeGreaterThan(MAX_CONDITIONS_BYTES);
+    expect(rulesOf({ sink: valid.sink, types: accented })).toEqual(['types:too-large']);
+    expect(rulesOf({ delivery: 'pull', types: accented })).toEqual(['types:too-large']);
   });
 });
