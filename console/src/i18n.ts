@@ -48,6 +48,10 @@ const messages = {
   redriven: ['Opnieuw aangeboden', 'Redriven'],
   resume: ['Hervatten', 'Resume'],
   resumed: ['Abonnement hervat.', 'Subscription resumed.'],
+  readOnly: [
+    'Alleen lezen: hervatten en opnieuw aanbieden doet de partner met zijn eigen client (koerier subscriptions resume, koerier dead-letters redrive).',
+    'Read only: the partner resumes and redrives with its own client (koerier subscriptions resume, koerier dead-letters redrive).',
+  ],
   replays: ['Herhalingen', 'Replays'],
   notYet: ['Nog niet beschikbaar op deze gateway.', 'Not yet available on this gateway.'],
   notFound: ['Niet gevonden, of niet van u.', 'Not found, or not yours.'],

@@ -15,6 +15,11 @@ export interface PageContext {
 }
 
 const isOperator = (session: Session) => session.scopes.includes('admin');
+/**
+ * Resuming and redriving change state, which only a confidential client may (EDU-2): a user of the
+ * stack's user pool holds read scopes only and is told to use the partner's client instead.
+ */
+const mayManage = (session: Session) => session.scopes.includes('subscriptions:manage');
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 export async function subscriptionsPage({ api, session, main }: PageContext): Promise<void> {
@@ -41,7 +46,7 @@ export async function subscriptionsPage({ api, session, main }: PageContext): Pr
 }
 
 export async function subscriptionPage(context: PageContext, id: string): Promise<void> {
-  const { api, main } = context;
+  const { api, session, main } = context;
   const base = `/subscriptions/${encodeURIComponent(id)}`;
   let subscription: Json;
   try {
@@ -67,7 +72,8 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
   const status = text(subscription['status']);
 
   const actions = h('div', { class: 'actions' });
-  if (status === 'suspended') {
+  if (!mayManage(session)) actions.append(h('p', { class: 'notice' }, t('readOnly')));
+  else if (status === 'suspended') {
     const resume = h('button', { type: 'button', class: 'primary' }, t('resume'));
     resume.addEventListener('click', () => void act(context, resume, () => api.post(`${base}/resume`, {}), t('resumed')));
     actions.append(resume);
@@ -128,7 +134,7 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
             eventsLabel(d['events']),
           ]),
         ),
-    h('div', { class: 'actions' }, redrive),
+    ...(mayManage(session) ? [h('div', { class: 'actions' }, redrive)] : []),
     h('h2', {}, t('replays')),
     await replaysSection(api, base),
   );

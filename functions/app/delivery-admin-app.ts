@@ -1,6 +1,6 @@
 /**
  * Push delivery administration (EDU-18), scope `subscriptions:manage` on one's own subscriptions
- * (`admin` widens to every subscription):
+ * (the GETs `subscriptions:read`, which `subscriptions:manage` includes; `admin` widens to every subscription):
  *   GET  /subscriptions/{id}/deliveries              recent attempts
  *   GET  /subscriptions/{id}/dead-letters            dead letters
  *   POST /subscriptions/{id}/dead-letters/redrive    send dead letters again
@@ -58,15 +58,15 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
         });
       }
       case 'GET /subscriptions/{id}/deliveries': {
-        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const principal = await deps.authenticate(request, scopes.readSubscriptions);
         return (await deliveryAdmin()).listAttempts(principal, id, request);
       }
       case 'GET /subscriptions/{id}/health': {
-        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const principal = await deps.authenticate(request, scopes.readSubscriptions);
         return (await deliveryAdmin()).health(principal, id);
       }
       case 'GET /subscriptions/{id}/dead-letters': {
-        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const principal = await deps.authenticate(request, scopes.readSubscriptions);
         return (await deliveryAdmin()).listDeadLetters(principal, id, request);
       }
       case 'POST /subscriptions/{id}/dead-letters/redrive': {

@@ -1,6 +1,6 @@
 /**
  * The replay API (issue 13, item 2; docs/REPLAY.md), scope `subscriptions:manage` on one's own
- * subscriptions (`admin`: any subscription):
+ * subscriptions (the GETs `subscriptions:read`, which `subscriptions:manage` includes; `admin`: any subscription):
  *   POST /subscriptions/{id}/replays                   start a replay of a time window (202 + Location)
  *   GET  /subscriptions/{id}/replays                   its replays kept, newest first
  *   GET  /subscriptions/{id}/replays/{replayId}        its progress
@@ -37,11 +37,11 @@ export function replaysApp(deps: KoerierDependencies): HttpApp {
         return idempotencyGuard(deps, request)(principal.clientId, route, () => replays.start(principal, id, request));
       }
       case 'GET /subscriptions/{id}/replays': {
-        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const principal = await deps.authenticate(request, scopes.readSubscriptions);
         return (await service()).list(principal, id);
       }
       case 'GET /subscriptions/{id}/replays/{replayId}': {
-        const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+        const principal = await deps.authenticate(request, scopes.readSubscriptions);
         return (await service()).get(principal, id, replayId);
       }
       case 'POST /subscriptions/{id}/replays/{replayId}/cancel': {

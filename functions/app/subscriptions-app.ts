@@ -1,5 +1,5 @@
 /**
- * The subscriptions API (scope `subscriptions:manage`): POST/GET /subscriptions,
+ * The subscriptions API (scope `subscriptions:manage`; the GETs `subscriptions:read`, which it includes): POST/GET /subscriptions,
  * GET/PATCH/DELETE /subscriptions/{id}, POST /subscriptions/{id}/revalidate; every change runs through the Idempotency-Key guard
  * (EDU-IDEM-3, EDU-IDEM-5). GET/POST /subscriptions/{id}/validation is the webhook validation
  * callback (WH-4): the target calls it, so it is authenticated by the secret token in its URL,
@@ -66,7 +66,8 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         return unroutedAnswer(request);
     }
 
-    const principal = await deps.authenticate(request, scopes.manageSubscriptions);
+    // The console's users hold only the read scope (EDU-2).
+    const principal = await deps.authenticate(request, route.startsWith('GET ') ? scopes.readSubscriptions : scopes.manageSubscriptions);
     const subscriptions = subscriptionsService((await deps.partners.current()).entitlements);
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {

@@ -94,3 +94,9 @@ export const commonProblems = {
   '500': problemResponse('Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key.'),
   '503': problemResponse('A dependency is unavailable; retry later.', { 'Retry-After': { schema: { type: 'integer' } } }),
 } as const;
+
+/**
+ * Reading a subscription and what hangs under it: `subscriptions:read`, or `subscriptions:manage`,
+ * which includes it. The console's users hold the read scope only (EDU-2).
+ */
+export const readSubscriptionsSecurity = [{ oauth2: ['subscriptions:read'] }, { oauth2: ['subscriptions:manage'] }];

@@ -3,7 +3,15 @@
  * redrive, resuming a suspended subscription, and (admin) the dead-letter queue's redrive.
  */
 import { MAX_REDRIVE } from '../delivery/redrive.js';
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  readSubscriptionsSecurity,
+  versionHeader,
+} from './components.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
@@ -75,7 +83,7 @@ export const deliveryPaths = {
         'default. The filters apply to each page as it is read: a page may hold fewer attempts than `limit`, even none, and still link to ' +
         `the next; follow \`next\` to the end to search the whole history. ${ownership}`,
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       parameters: [...pageParameters, ...attemptFilters],
       responses: {
         ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'),
@@ -93,7 +101,7 @@ export const deliveryPaths = {
       summary: 'Deliveries Koerier stopped trying, oldest first',
       description: `Dead letters keep the events, the reason and the last attempts (kept 30 days by default), until they are redriven (EDU-18). ${ownership}`,
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       parameters: pageParameters,
       responses: {
         ...page('deadLetters', 'DeadLetter', 'A page of dead letters.'),

@@ -1,7 +1,7 @@
 /**
  * GET /subscriptions/{id}/health (issue 13, item 5), described beside the deliveries (delivery-paths.ts).
  */
-import { authProblems, commonProblems, problemResponse, versionHeader } from './components.js';
+import { authProblems, commonProblems, problemResponse, readSubscriptionsSecurity, versionHeader } from './components.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const instant = (description: string) => ({ type: 'string', format: 'date-time', description }) as const;
@@ -39,9 +39,9 @@ export const healthPaths = {
       description:
         'The circuit breaker as the delivery function judges it at this moment, the failure streak and since when, the last success, and ' +
         'when the next attempt may go. The subscription’s `status` says whether the target consented and whether Koerier still tries; this ' +
-        'says how it is going. Scope `subscriptions:manage`, on the client’s own subscriptions; `admin` for any.',
+        'says how it is going. Scope `subscriptions:read` (or `subscriptions:manage`), on the client’s own subscriptions; `admin` for any.',
       tags: ['Subscriptions'],
-      security: [{ oauth2: ['subscriptions:manage'] }],
+      security: readSubscriptionsSecurity,
       responses: {
         '200': {
           description: 'The health of the target.',

@@ -23,6 +23,7 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'events:publish': 'Publish events, and upload and fetch the data of own events sent by reference',
   'events:consume': 'Pull events, and fetch the data of events sent by reference',
   'subscriptions:manage': 'Manage own subscriptions and their deliveries',
+  'subscriptions:read': 'Read own subscriptions, their deliveries, dead letters and replays (included in subscriptions:manage)',
   'contracts:read': 'Read the contract register',
   'contracts:write': 'Maintain the contract register',
   admin: 'Act on any subscription; manage the partner directory (clients, grants, entitlements)',

@@ -2,7 +2,15 @@
  * OpenAPI paths of replays (issue 13, item 2; EDU-18; docs/REPLAY.md): start a replay of a time
  * window of the archive to a subscription, read its progress, cancel it.
  */
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  readSubscriptionsSecurity,
+  versionHeader,
+} from './components.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
@@ -107,7 +115,9 @@ export const replayPaths = {
         ),
         ...notFound,
         '409': problemResponse(
-          'The subscription is not active (`subscription-not-active`), or a replay of it is running (`replay-running`, Location names it).',
+          'The subscription is not active (`subscription-not-active`), a replay of it is running (`replay-running`, Location names it), or the owner has ' +
+            'as many replays running as its quota `maxConcurrentReplays` allows (`quota-exceeded`: `quota`, `limit`, `used`; default 2, an operator sets a ' +
+            'partner’s own in PUT /clients/{clientId}).',
         ),
         '422': idempotencyProblems['422'],
         ...commonProblems,
@@ -118,7 +128,7 @@ export const replayPaths = {
       summary: 'The subscription’s replays, newest first',
       description: `The replays kept (30 days after their last change), at most 100. ${ownership}`,
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       responses: {
         '200': {
           description: 'The replays.',
@@ -142,7 +152,7 @@ export const replayPaths = {
       summary: 'A replay’s progress',
       description: `Kept 30 days after its last change. ${ownership}`,
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       responses: { ...replayAnswer('200', 'The replay.'), ...authProblems, ...notFound, ...commonProblems },
     },
   },

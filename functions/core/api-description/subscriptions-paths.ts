@@ -3,7 +3,15 @@
  * callback (WH-4). The member names follow the CloudEvents Subscriptions API; the schemas are in
  * subscriptions-schemas.ts.
  */
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  readSubscriptionsSecurity,
+  versionHeader,
+} from './components.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const etagHeader = {
@@ -39,6 +47,10 @@ export const subscriptionsPaths = {
         '403': problemResponse('Missing scope, not entitled to these events (EDU-7), or not allowed to skip the handshake (WH-5).'),
         '404': problemResponse('The subscription was deleted while its validation request was out.'),
         ...idempotencyProblems,
+        '409': problemResponse(
+          'A pull subscription past the client’s quota `maxPullSubscriptions` (`quota-exceeded`: `quota`, `limit` and `used` in the problem; default 20, ' +
+            'an operator sets a partner’s own in PUT /clients/{clientId}), or a request with this Idempotency-Key is still in progress (retry after Retry-After).',
+        ),
         '415': problemResponse('The body is not application/json.'),
         ...commonProblems,
       },
@@ -47,7 +59,7 @@ export const subscriptionsPaths = {
       operationId: 'listSubscriptions',
       summary: 'The client’s own subscriptions, oldest first',
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       parameters: [
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
         { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'From `next` of the previous page.' },
@@ -76,7 +88,7 @@ export const subscriptionsPaths = {
       operationId: 'getSubscription',
       summary: 'One of the client’s subscriptions',
       tags: ['Subscriptions'],
-      security,
+      security: readSubscriptionsSecurity,
       responses: { ...subscriptionBody('200', 'The subscription.'), ...authProblems, ...notFound, ...commonProblems },
     },
     patch: {

@@ -5,7 +5,7 @@
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from 'jose';
 import { KoerierError, problems } from '../http/problems.js';
 import type { AccessTokenRules, AccessTokenType, ScopeClaim } from './access-token-rules.js';
-import { consoleTokenProblem, consoleUserPrincipal, USER_POOL_ALGORITHMS, type ConsoleUserPool } from './console-user-pool.js';
+import { consoleMayUse, consoleTokenProblem, consoleUserPrincipal, USER_POOL_ALGORITHMS, type ConsoleUserPool } from './console-user-pool.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /**
@@ -21,13 +21,23 @@ export const scopes = {
   publish: 'events:publish',
   consume: 'events:consume',
   manageSubscriptions: 'subscriptions:manage',
+  readSubscriptions: 'subscriptions:read',
   readContracts: 'contracts:read',
   writeContracts: 'contracts:write',
   admin: 'admin',
 } as const;
 export type Scope = (typeof scopes)[keyof typeof scopes];
 /** What the console asks a user's identity provider for; a user gets the part of it their organisation grants. */
-export const CONSOLE_SCOPES: readonly Scope[] = [scopes.manageSubscriptions, scopes.consume, scopes.readContracts, scopes.writeContracts, scopes.admin];
+export const CONSOLE_SCOPES: readonly Scope[] = [
+  scopes.readSubscriptions,
+  scopes.manageSubscriptions,
+  scopes.consume,
+  scopes.readContracts,
+  scopes.writeContracts,
+  scopes.admin,
+];
+/** A scope a client also holds through another: whoever may manage its subscriptions may read them. */
+const INCLUDED_IN: Partial<Record<Scope, readonly Scope[]>> = { [scopes.readSubscriptions]: [scopes.manageSubscriptions] };
 
 export interface Principal {
   /** The confidential client the token was issued to. */
@@ -62,15 +72,30 @@ export async function authenticate(authorization: string | undefined, requiredSc
   if (principal === undefined) {
     // The unverified `iss` only picks which keys and rules verify the token; each path pins its issuer again.
     const pool = verification.consoleUserPool;
-    principal =
-      pool !== undefined && unverifiedIssuer(token) === pool.issuer ? await consoleUserOf(token, pool, verification) : await clientOf(token, verification, now);
+    if (pool !== undefined && unverifiedIssuer(token) === pool.issuer) {
+      principal = await consoleUserOf(token, pool, verification);
+      if (!consoleMayUse(requiredScope)) {
+        throw insufficientScope(
+          requiredScope,
+          `A console user's token only reads; this operation needs the scope "${requiredScope}", which only a confidential client (OAuth 2.0 client credentials) is given (EDU-2).`,
+        );
+      }
+    } else {
+      principal = await clientOf(token, verification, now);
+    }
   }
-  if (!principal.scopes.has(requiredScope)) {
-    throw new KoerierError(problems.forbidden(`This operation needs the scope "${requiredScope}".`), {
-      headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
-    });
-  }
+  if (!holds(principal, requiredScope)) throw insufficientScope(requiredScope, `This operation needs the scope "${requiredScope}".`);
   return principal;
+}
+
+function holds(principal: Principal, scope: Scope): boolean {
+  return principal.scopes.has(scope) || (INCLUDED_IN[scope] ?? []).some((including) => principal.scopes.has(including));
+}
+
+function insufficientScope(requiredScope: Scope, detail: string): KoerierError {
+  return new KoerierError(problems.forbidden(detail), {
+    headers: { 'www-authenticate': `Bearer realm="koerier", error="insufficient_scope", scope="${requiredScope}"` },
+  });
 }
 
 /**

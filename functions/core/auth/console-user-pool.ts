@@ -5,7 +5,7 @@
  * RFC 9068 token: it has no `aud` and no `typ`, and names the app client in `client_id` and its
  * kind in `token_use`, so those two are pinned instead. Who the user acts for comes from the
  * pool's groups (`cognito:groups`), which the operator assigns: `partner:<client id>` for the
- * partner, `admin` for an operator.
+ * partner, `admin` for an operator. A console user only reads (EDU-2, below).
  */
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 
@@ -24,10 +24,27 @@ export const ADMIN_GROUP = 'admin';
 /** Cognito signs with RS256 only; nothing else is taken from a pool. */
 export const USER_POOL_ALGORITHMS = ['RS256'];
 
-/** What every console user may do for their partner: the console's own work, never publishing. */
-export const CONSOLE_USER_SCOPES: readonly string[] = ['subscriptions:manage', 'events:consume', 'contracts:read'];
-/** What the `admin` group adds. */
-export const CONSOLE_ADMIN_SCOPES: readonly string[] = ['admin', 'contracts:write'];
+/**
+ * What every console user may do for their partner: read their subscriptions (deliveries, health,
+ * dead letters, replays) and the contract register. The console is a public client (PKCE, no
+ * secret), and the Edukoppeling profile leaves the exchange to confidential clients (EDU-2): consuming
+ * events and making or changing subscriptions stay with the partner's client-credentials client.
+ */
+export const CONSOLE_USER_SCOPES: readonly string[] = ['subscriptions:read', 'contracts:read'];
+/**
+ * What the `admin` group adds: `admin` widens those reads to every partner's subscriptions. It
+ * opens no operation of its own, because a console user's token is taken only for operations
+ * whose scope is one of CONSOLE_USER_SCOPES (consoleMayUse).
+ */
+export const CONSOLE_ADMIN_SCOPES: readonly string[] = ['admin'];
+
+/**
+ * Whether a console user's token is taken for an operation needing `requiredScope`: the read
+ * scopes only, whatever the groups give, so no later grant can let a public client change state.
+ */
+export function consoleMayUse(requiredScope: string): boolean {
+  return CONSOLE_USER_SCOPES.includes(requiredScope);
+}
 
 /**
  * A `Principal` of ./access-tokens.ts, which imports this module (and the console's browser code
