@@ -7,10 +7,11 @@
  */
 import type { PublishGrants } from './core/auth/publish-grants.js';
 import type { SinkCredentialPolicy } from './core/credentials/sink-credential.js';
+import type { ValidationHandshakePolicy } from './core/webhooks/handshake-policy.js';
 import { parseEntitlements, type Entitlements } from './core/subscriptions/entitlements.js';
 import { readAuthSettings, readPublishGrants, type AuthSettings } from './config/auth-settings.js';
 import { readDeliverySettings, SEVEN_DAYS, type DeliverySettings } from './config/delivery-settings.js';
-import { readOutboundPorts, readSinkCredentialPolicy } from './config/protection-settings.js';
+import { readOutboundPorts, readSinkCredentialPolicy, readValidationHandshake } from './config/protection-settings.js';
 import { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
@@ -48,6 +49,8 @@ export interface KoerierConfig {
   /** The deployment's stack name (the laptop host: `koerier-local`). */
   readonly stackName: string;
   readonly validationAgreedClients: readonly string[];
+  /** Whose push subscriptions skip the handshake by default: the deployment's profile (functions/core/webhooks/handshake-policy.ts). */
+  readonly validationHandshake: ValidationHandshakePolicy;
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
   readonly handshake: { readonly timeoutSeconds: number; readonly windowSeconds: number; readonly requestRatePerMinute?: number };
@@ -92,6 +95,7 @@ export function loadConfig(env: Env): KoerierConfig {
   const localKeysDir = settings.text(settingEnv.localKeysDir);
   const originVerifySecret = settings.text(settingEnv.originVerifySecret);
   const webhookRequestRate = settings.text(settingEnv.webhookRequestRate);
+  const sinkCredentials = readSinkCredentialPolicy(settings);
 
   const config: KoerierConfig = {
     auth: readAuthSettings(settings),
@@ -133,6 +137,7 @@ export function loadConfig(env: Env): KoerierConfig {
     logLevel: logLevel as KoerierConfig['logLevel'],
     stackName: settings.text(settingEnv.stackName) || 'koerier-local',
     validationAgreedClients: settings.list(settingEnv.validationAgreedClients),
+    validationHandshake: readValidationHandshake(settings, sinkCredentials),
     ...(localKeysDir ? { localKeysDir } : {}),
     handshake: {
       timeoutSeconds: settings.integer(settingEnv.validationTimeoutSeconds, 5, 1, 20),
@@ -141,7 +146,7 @@ export function loadConfig(env: Env): KoerierConfig {
     },
     manageRatePerMinute: settings.integer(settingEnv.manageRatePerMinute, 600, 1, 1_000_000),
     ...(originVerifySecret ? { originVerifySecret } : {}),
-    sinkCredentials: readSinkCredentialPolicy(settings),
+    sinkCredentials,
     outboundPorts: readOutboundPorts(settings),
     resources: resourceNamesFrom(env),
   };

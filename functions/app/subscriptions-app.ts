@@ -40,6 +40,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
         validationWindowSeconds: config.handshake.windowSeconds,
         requestRatePerMinute: config.handshake.requestRatePerMinute,
         validationAgreedClients: config.validationAgreedClients,
+        validationHandshake: config.validationHandshake,
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
         signingAvailable: config.delivery.signingKeys.length > 0,
       },

@@ -4,6 +4,12 @@
  * CloudFront's origin header (review #20).
  */
 import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from '../core/credentials/sink-credential.js';
+import {
+  DEFAULT_VALIDATION_HANDSHAKE,
+  VALIDATION_HANDSHAKE_CHOICES,
+  validationHandshakeOf,
+  type ValidationHandshakePolicy,
+} from '../core/webhooks/handshake-policy.js';
 import { settingEnv } from './setting-names.js';
 import { list, type SettingsReader } from './settings-reader.js';
 
@@ -16,6 +22,26 @@ export function readSinkCredentialPolicy(settings: SettingsReader): SinkCredenti
   if (SINK_CREDENTIAL_POLICIES.includes(value as SinkCredentialPolicy)) return value as SinkCredentialPolicy;
   settings.issues.push(`${settingEnv.sinkCredentials} must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}, got ${JSON.stringify(raw)}`);
   return 'oauth2-only';
+}
+
+/**
+ * Default `required` (NL GOV); the CDK stack always sets it, from the profile's preset. Skipping the
+ * handshake rests on the partner's OAuth2 grant (Edukoppeling §3.6), so never with static tokens.
+ */
+export function readValidationHandshake(settings: SettingsReader, sinkCredentials: SinkCredentialPolicy): ValidationHandshakePolicy {
+  const raw = settings.env[settingEnv.validationHandshake];
+  if (!raw?.trim()) return DEFAULT_VALIDATION_HANDSHAKE;
+  const policy = validationHandshakeOf(raw);
+  if (policy === undefined) {
+    settings.issues.push(`${settingEnv.validationHandshake} must be ${VALIDATION_HANDSHAKE_CHOICES}, got ${JSON.stringify(raw)}`);
+    return DEFAULT_VALIDATION_HANDSHAKE;
+  }
+  if (policy === 'agreed-for-directory-partners' && sinkCredentials !== 'oauth2-only') {
+    settings.issues.push(
+      `${settingEnv.validationHandshake} "${policy}" needs ${settingEnv.sinkCredentials} "oauth2-only": the partner's OAuth2 grant is its consent`,
+    );
+  }
+  return policy;
 }
 
 /** Whole numbers 1–65535, at least one. */

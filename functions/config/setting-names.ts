@@ -68,6 +68,8 @@ export const settingEnv = {
   stackName: 'KOERIER_STACK_NAME',
   /** Comma-separated clients whose subscriptions may say `validation: "agreed"` (consent agreed out of band, WH-5). */
   validationAgreedClients: 'KOERIER_VALIDATION_AGREED_CLIENTS',
+  /** `required` (default, NL GOV) or `agreed-for-directory-partners` (Edukoppeling): whose subscriptions skip the handshake by default (functions/core/webhooks/handshake-policy.ts). */
+  validationHandshake: 'KOERIER_VALIDATION_HANDSHAKE',
   /** Laptop host only: directory of the local key files that stand in for KMS (`<name>.key`). */
   localKeysDir: 'KOERIER_LOCAL_KEYS_DIR',
   /** Seconds Koerier waits for a target's answer to the validation request (WH-4). */

@@ -17,6 +17,17 @@ describe('configuration', () => {
     );
   });
 
+  it('EDU-3, WH-5: the handshake policy defaults to required (NL GOV), takes the Edukoppeling one, and a bad value stops the start', () => {
+    expect(loadConfig(base).validationHandshake).toBe('required');
+    expect(loadConfig({ ...base, KOERIER_VALIDATION_HANDSHAKE: 'agreed-for-directory-partners' }).validationHandshake).toBe('agreed-for-directory-partners');
+    expect(() => loadConfig({ ...base, KOERIER_VALIDATION_HANDSHAKE: 'never' })).toThrow(
+      /KOERIER_VALIDATION_HANDSHAKE must be "required" or "agreed-for-directory-partners", got "never"/,
+    );
+    expect(() => loadConfig({ ...base, KOERIER_VALIDATION_HANDSHAKE: 'agreed-for-directory-partners', KOERIER_SINK_CREDENTIALS: 'bearer-or-oauth2' })).toThrow(
+      /KOERIER_VALIDATION_HANDSHAKE "agreed-for-directory-partners" needs KOERIER_SINK_CREDENTIALS "oauth2-only"/,
+    );
+  });
+
   it('EDU-7: entitlements of the wrong shape stop the start, not every router batch', () => {
     expect(() => loadConfig({ ...base, KOERIER_ENTITLEMENTS: '{"dev-subscriber":{"types":["x"]}}' })).toThrow(/KOERIER_ENTITLEMENTS/);
   });

@@ -54,6 +54,8 @@ export interface InputRules {
   readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
   /** The deployment has a signing key: `signdeliveries` may be true. */
   readonly signingAvailable?: boolean;
+  /** `validation` when the body leaves it out (default `handshake`; see `handshake-policy.ts`). */
+  readonly defaultValidation?: ValidationMode;
 }
 
 export const WRITABLE_MEMBERS = [
@@ -181,7 +183,7 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const contentMode = fields['contentmode'] ?? 'structured';
   if (!CONTENT_MODES.includes(contentMode as ContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
 
-  const validation = fields['validation'] ?? 'handshake';
+  const validation = fields['validation'] ?? rules.defaultValidation ?? 'handshake';
   if (!VALIDATION_MODES.includes(validation as ValidationMode)) add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
 
   const batchSupported = fields['batchsupported'];

@@ -21,6 +21,7 @@ import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
+import type { ValidationHandshakePolicy } from '../webhooks/handshake-policy.js';
 import { allowedRate, type ValidationTransport } from '../webhooks/validation-handshake.js';
 import { approvalTokenMatches } from './approval-token.js';
 import { checkEntitlement, type Entitlements } from './entitlements.js';
@@ -53,6 +54,8 @@ export interface SubscriptionsSettings {
   readonly requestRatePerMinute?: number | undefined;
   /** Clients allowed to declare `validation: "agreed"`. */
   readonly validationAgreedClients: readonly string[];
+  /** Default `required`; `agreed-for-directory-partners`: every partner's consent is agreed, and its default (`handshake-policy.ts`). */
+  readonly validationHandshake?: ValidationHandshakePolicy;
   /** The idempotency TTL: no delivery is retried longer (EDU-IDEM-12). */
   readonly maxRetryWindowSeconds: number;
   /** A signing key is configured, so `signdeliveries` may be true (issue 12, item 6). */
@@ -81,7 +84,7 @@ export class SubscriptionsService {
   }
 
   async create(principal: Principal, request: HttpRequest): Promise<HttpResponse> {
-    const input = this.parseInput(http.readJson(request, ['application/json']));
+    const input = this.parseInput(http.readJson(request, ['application/json']), principal.clientId);
     this.requireAllowed(principal.clientId, input);
     const id = subscriptionIdOf(principal.clientId, readIdempotencyKey(request.headers));
     const now = this.now().toISOString();
@@ -132,7 +135,7 @@ export class SubscriptionsService {
       throw error;
     }
     // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
-    const input = this.parseInput(merged, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
+    const input = this.parseInput(merged, current.owner, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
     if (input.delivery !== current.delivery) throw http.deliveryImmutable(current.delivery);
     // The rules are the owner's, also when an admin makes the change.
     this.requireAllowed(current.owner, input);
@@ -233,7 +236,7 @@ export class SubscriptionsService {
     return http.approvedResponse(id);
   }
 
-  private parseInput(body: unknown, storedCredential?: SinkCredentialKind): SubscriptionInput {
+  private parseInput(body: unknown, owner: string, storedCredential?: SinkCredentialKind): SubscriptionInput {
     const { input, issues } = parseSubscriptionInput(body, {
       allowLoopbackSinks: this.deps.settings.allowLoopbackSinks,
       allowedPorts: this.deps.settings.allowedPorts,
@@ -242,6 +245,7 @@ export class SubscriptionsService {
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
       signingAvailable: this.deps.settings.signingAvailable === true,
       storedCredential,
+      defaultValidation: this.agreedByDirectory(owner) ? 'agreed' : 'handshake',
     });
     if (!input) throw http.invalidSubscription(issues);
     return input;
@@ -251,9 +255,23 @@ export class SubscriptionsService {
   private requireAllowed(owner: string, input: SubscriptionInput): void {
     const decision = checkEntitlement(owner, input, this.deps.entitlements);
     if (!decision.entitled) throw http.notEntitled(decision.reason);
-    if (input.delivery === 'push' && input.validation === 'agreed' && !this.deps.settings.validationAgreedClients.includes(owner)) {
+    if (
+      input.delivery === 'push' &&
+      input.validation === 'agreed' &&
+      !this.deps.settings.validationAgreedClients.includes(owner) &&
+      !this.agreedByDirectory(owner)
+    ) {
       throw http.agreementNotAllowed(owner);
     }
+  }
+
+  /**
+   * An Edukoppeling deployment takes a partner's admission to the directory, with the OAuth2 grant
+   * of its target, as consent (`handshake-policy.ts`). The entitlements are the directory's: every
+   * partner has an entry, one without grants too.
+   */
+  private agreedByDirectory(owner: string): boolean {
+    return this.deps.settings.validationHandshake === 'agreed-for-directory-partners' && this.deps.entitlements.has(owner);
   }
 
   /**
