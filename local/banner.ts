@@ -3,9 +3,13 @@ import type { KoerierHost } from './host.js';
 
 /**
  * What `npm start` prints. Never a client secret: a terminal's scrollback, a screen share or a
- * CI log would keep it. It says where the secrets are and how to read one.
+ * CI log would keep it. It says where the secrets are and how to read one. The console's sign-in
+ * code is shown: it is good only while this start runs, and only to someone on this machine.
  */
-export function banner(host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig'>, fresh: boolean): string {
+export function banner(
+  host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig' | 'signInCode' | 'signInCodeFile'>,
+  fresh: boolean,
+): string {
   const clients = Object.entries(host.localConfig.clients);
   const width = Math.max(...clients.map(([id]) => id.length));
   const firstId = clients[0]?.[0] ?? '<client>';
@@ -15,6 +19,7 @@ export function banner(host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' |
     `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
     `  API       ${host.apiUrl}`,
     `  Console   ${host.url}/console/  (sign in as a development client)`,
+    `            sign-in code ${host.signInCode}  (this start only; also in ${host.signInCodeFile})`,
     `  OpenAPI   ${host.apiUrl}/openapi.json`,
     `  JWKS      ${host.url}/.well-known/jwks.json`,
     `  Signing   ${host.url}/.well-known/http-message-signatures-directory  (keys of signed deliveries)`,

@@ -141,7 +141,8 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
     return oauthError(401, 'invalid_client', 'Client authentication is required (client_secret_basic or client_secret_post).');
   }
 
-  const client = clients[credentials.id];
+  // Own properties only: `__proto__` or `constructor` is no client.
+  const client = Object.hasOwn(clients, credentials.id) ? clients[credentials.id] : undefined;
   // Compare against something even for unknown clients, so timing tells nothing about which ids exist.
   const secretMatches = sameSecret(credentials.secret, client?.secret ?? `unknown-client:${randomUUID()}`);
   if (!client || !secretMatches) return oauthError(401, 'invalid_client', 'Unknown client or wrong secret.');

@@ -8,6 +8,11 @@
  * Only the console may use it: the one public client id `koerier-console`, with its redirect URI
  * fixed to the host's own `/console/` (no open redirect). Codes live a minute, in memory, and are
  * good once. Development only: never deployed.
+ *
+ * Every sign-in asks for the sign-in code of this start (issue 28, item 14b): without it any process
+ * that reaches the loopback port, or any web page that makes the browser post to it, could take a
+ * development client's tokens, the operator's `admin` scope included. `npm start` prints the code and
+ * the host writes it to a file only the user can read; it is new at every start.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
@@ -16,6 +21,19 @@ import type { DevClientConfig } from './local-config-file.js';
 
 export const CONSOLE_CLIENT_ID = 'koerier-console';
 const CODE_LIFETIME_MS = 60_000;
+/** Crockford's base32: no I, L, O or U to misread when typed from a terminal. */
+const SIGN_IN_CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A new sign-in code, `XXXX-XXXX-XXXX`: 60 random bits, too many to guess at any rate a port answers. */
+export function newSignInCode(): string {
+  const characters = [...randomBytes(12)].map((byte) => SIGN_IN_CODE_ALPHABET[byte & 31]).join('');
+  return characters.match(/.{4}/g)!.join('-');
+}
+
+/** As typed: any case, with or without the dashes or spaces. */
+function normalizedSignInCode(code: string): string {
+  return code.toUpperCase().replace(/[\s-]/g, '');
+}
 
 interface PendingCode {
   readonly clientId: string;
@@ -34,8 +52,15 @@ export interface DevSignIn {
   exchange(form: URLSearchParams): { clientId: string; scopes: string[] } | { error: string; description: string };
 }
 
-export function createDevSignIn(options: { consoleUrl: string; clients: Readonly<Record<string, DevClientConfig>>; now?: () => number }): DevSignIn {
+export function createDevSignIn(options: {
+  consoleUrl: string;
+  clients: Readonly<Record<string, DevClientConfig>>;
+  /** What the sign-in form must be given (`newSignInCode()`), shown to the user who started the host. */
+  signInCode: string;
+  now?: () => number;
+}): DevSignIn {
   const now = options.now ?? Date.now;
+  const clientIds = Object.keys(options.clients);
   const codes = new Map<string, PendingCode>();
   const redirectUri = options.consoleUrl;
 
@@ -56,7 +81,7 @@ export function createDevSignIn(options: { consoleUrl: string; clients: Readonly
       const params = new URLSearchParams(request.query);
       const checked = checkParameters(params);
       if ('page' in checked) return checked.page;
-      return htmlPage(200, 'Aanmelden — Koerier (ontwikkelomgeving)', signInForm(params, Object.keys(options.clients)));
+      return htmlPage(200, SIGN_IN_TITLE, signInForm(params, clientIds));
     },
 
     authorize(request) {
@@ -65,8 +90,12 @@ export function createDevSignIn(options: { consoleUrl: string; clients: Readonly
       const form = new URLSearchParams(request.body.toString('utf8'));
       const checked = checkParameters(form);
       if ('page' in checked) return checked.page;
+      if (!sameText(normalizedSignInCode(form.get('sign_in_code') ?? ''), normalizedSignInCode(options.signInCode))) {
+        return htmlPage(400, SIGN_IN_TITLE, signInForm(form, clientIds, 'wrong-code'));
+      }
       const clientId = form.get('user') ?? '';
-      const client = options.clients[clientId];
+      // Own properties only: `__proto__` or `constructor` is no client (issue 28, item 14b).
+      const client = Object.hasOwn(options.clients, clientId) ? options.clients[clientId] : undefined;
       if (!client) return errorPage('Choose one of the development clients.');
       const wanted = checked.requested.filter((scope) => scope !== 'admin' || form.get('operator') === 'on');
       const scopes = client.scopes.filter((scope) => wanted.includes(scope));
@@ -107,21 +136,31 @@ function sameText(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-function signInForm(params: URLSearchParams, clientIds: readonly string[]): string {
+const SIGN_IN_TITLE = 'Aanmelden — Koerier (ontwikkelomgeving)';
+
+function signInForm(params: URLSearchParams, clientIds: readonly string[], problem?: 'wrong-code'): string {
   const hidden = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope']
     .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(params.get(name) ?? '')}">`)
     .join('');
+  const chosen = clientIds.includes(params.get('user') ?? '') ? params.get('user') : clientIds[0];
   const choices = clientIds
     .map(
       (id, index) =>
-        `<div><input type="radio" id="user-${index}" name="user" value="${escapeHtml(id)}"${index === 0 ? ' checked' : ''}> <label for="user-${index}">${escapeHtml(id)}</label></div>`,
+        `<div><input type="radio" id="user-${index}" name="user" value="${escapeHtml(id)}"${id === chosen ? ' checked' : ''}> <label for="user-${index}">${escapeHtml(id)}</label></div>`,
     )
     .join('');
+  const wrong = problem === 'wrong-code';
+  const error = wrong
+    ? `<p id="sign-in-code-error" role="alert"><strong>De aanmeldcode klopt niet. <span lang="en">The sign-in code is wrong.</span></strong></p>`
+    : '';
   return `<h1>Aanmelden bij Koerier <span lang="en">(sign in)</span></h1>
 <p>Ontwikkelomgeving: kies de partner als wie u de console gebruikt. <span lang="en">Development identity: choose the partner to act as.</span></p>
 <form method="post" action="/oauth/authorize">${hidden}
 <fieldset><legend>Partner</legend>${choices}</fieldset>
-<div><input type="checkbox" id="operator" name="operator"> <label for="operator">Als beheerder (scope admin) <span lang="en">— as operator</span></label></div>
+<div><input type="checkbox" id="operator" name="operator"${params.get('operator') === 'on' ? ' checked' : ''}> <label for="operator">Als beheerder (scope admin) <span lang="en">— as operator</span></label></div>
+<div class="code"><label for="sign-in-code">Aanmeldcode <span lang="en">(sign-in code)</span></label>
+<p id="sign-in-code-hint">Getoond door <code>npm start</code>, en te lezen in <code>.koerier/console-sign-in-code</code>; nieuw bij elke start. <span lang="en">Shown by npm start and kept in .koerier/console-sign-in-code; new at every start.</span></p>${error}
+<input type="text" id="sign-in-code" name="sign_in_code" required autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="sign-in-code-hint${wrong ? ' sign-in-code-error' : ''}"${wrong ? ' aria-invalid="true" autofocus' : ''}></div>
 <button type="submit">Aanmelden <span lang="en">/ Sign in</span></button>
 </form>`;
 }
@@ -139,7 +178,7 @@ function htmlPage(status: number, title: string, main: string): HttpResponse {
       'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
     },
     body: `<!doctype html><html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
-<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}button{font:inherit;padding:.5rem 1rem;margin-top:1rem;background:#154273;color:#fff;border:0;border-radius:4px}fieldset{margin:1rem 0}</style>
+<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}button{font:inherit;padding:.5rem 1rem;margin-top:1rem;background:#154273;color:#fff;border:0;border-radius:4px}fieldset{margin:1rem 0}.code{margin-top:1.5rem}.code label{font-weight:600}[role=alert]{color:#a4262c}.code p{margin:.25rem 0 .5rem}.code input{font:1.25rem/1.5 ui-monospace,monospace;padding:.25rem .5rem;letter-spacing:.1em}</style>
 </head><body><main>${main}</main></body></html>`,
   };
 }

@@ -7,7 +7,7 @@
  * clients pointed at its emulators, and hands them to every function's `handlerFor`. Nothing is
  * shared between hosts, so several hosts run side by side in one process.
  */
-import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -24,12 +24,15 @@ import { startEmulators, type Emulators } from './emulators.js';
 import { createHealthCheck } from './health.js';
 import { prometheusMetrics } from './prometheus-metrics.js';
 import { consolePath, consoleRoutes } from './console-assets.js';
-import { createDevSignIn } from './dev-sign-in.js';
+import { createDevSignIn, newSignInCode } from './dev-sign-in.js';
 import { loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
 import { startPoller, type Poller } from './event-source-poller.js';
 import { LOCK_FILE, lockStateDirectory } from './state-lock.js';
+
+/** The console's sign-in code of the running host, for the user alone. */
+const SIGN_IN_CODE_FILE = 'console-sign-in-code';
 
 /** Audience of the development tokens, and what the handlers expect. */
 export const LOCAL_AUDIENCE = 'koerier';
@@ -103,6 +106,10 @@ export interface KoerierHost {
   /** True when this start wrote a new `koerier.local.json`. */
   readonly configCreated: boolean;
   readonly localConfig: LocalConfig;
+  /** What the console's sign-in asks for (local/dev-sign-in.ts): new at every start, printed by `npm start`. */
+  readonly signInCode: string;
+  /** Where the sign-in code is kept for the user alone (0600): `<stateDir>/console-sign-in-code`. */
+  readonly signInCodeFile: string;
   /** Mints a development access token directly. Scopes default to the client's (or every scope for an unknown client). */
   issueToken(clientId: string, scopes?: readonly string[]): Promise<string>;
   /**
@@ -215,7 +222,10 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${hostName}:${address.port}`;
 
-    const signIn = createDevSignIn({ consoleUrl: `${url}${consolePath()}`, clients: localConfig.clients });
+    const signInCode = newSignInCode();
+    const signInCodeFile = join(stateDir, SIGN_IN_CODE_FILE);
+    await writeFile(signInCodeFile, `${signInCode}\n`, { mode: 0o600 });
+    const signIn = createDevSignIn({ consoleUrl: `${url}${consolePath()}`, clients: localConfig.clients, signInCode });
     const identity = await createDevIdentity({
       signIn,
       stateDir,
@@ -324,6 +334,8 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       configFile,
       configCreated,
       localConfig,
+      signInCode,
+      signInCodeFile,
       environment,
       config,
       dependencies,

@@ -10,7 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
@@ -19,6 +19,9 @@ import { eventually } from '../support/waiting.js';
 const CHROMIUM = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path !== undefined && existsSync(path));
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 if (!CHROMIUM) console.warn('console browser tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
+
+// A browser and an axe run per page: on two loaded cores a walk through the console takes most of a minute.
+vi.setConfig({ testTimeout: 90_000 });
 
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
@@ -74,6 +77,7 @@ async function signIn(page: Page, client: string, operator: boolean): Promise<vo
   await page.waitForURL(/\/oauth\/authorize/);
   await page.getByLabel(client, { exact: true }).check();
   if (operator) await page.getByLabel(/Als beheerder/).check();
+  await page.getByLabel(/Aanmeldcode/).fill(koerier.host.signInCode);
   await page.getByRole('button', { name: /Aanmelden/ }).click();
   await page.waitForURL(/\/console\/(#.*)?$/);
   await page.getByRole('heading', { level: 1, name: /Abonnementen|Subscriptions/ }).waitFor();
@@ -130,6 +134,12 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     await page.waitForURL(/\/oauth\/authorize/);
     await expectAccessible(page, '02-sign-in');
     await page.getByLabel('dev-subscriber', { exact: true }).check();
+    // Issue 28, item 14b: a wrong sign-in code brings the form back, marked, and signs no one in.
+    await page.getByLabel(/Aanmeldcode/).fill('AAAA-BBBB-CCCC');
+    await page.getByRole('button', { name: /Aanmelden/ }).click();
+    await page.getByRole('alert').filter({ hasText: 'De aanmeldcode klopt niet' }).waitFor();
+    await expectAccessible(page, '02-sign-in-wrong-code');
+    await page.getByLabel(/Aanmeldcode/).fill(koerier.host.signInCode);
     await page.getByRole('button', { name: /Aanmelden/ }).click();
     await page.getByRole('heading', { level: 1, name: 'Abonnementen' }).waitFor();
     // The code and state are gone from the address bar; the token never was in it.
@@ -211,7 +221,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     // The sign-in page's form, posted as the browser would, without following the redirect.
     const signedIn = await fetch(`${koerier.origin}/oauth/authorize`, {
       method: 'POST',
-      body: new URLSearchParams({ ...request, user: 'dev-subscriber' }),
+      body: new URLSearchParams({ ...request, user: 'dev-subscriber', sign_in_code: koerier.host.signInCode }),
       redirect: 'manual',
     });
     expect(signedIn.status).toBe(303);
@@ -235,7 +245,12 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     expect(await refused.text()).not.toContain('<form');
     const forged = await fetch(`${koerier.origin}/oauth/authorize`, {
       method: 'POST',
-      body: new URLSearchParams({ ...request, redirect_uri: 'https://attacker.example/console/', user: 'dev-subscriber' }),
+      body: new URLSearchParams({
+        ...request,
+        redirect_uri: 'https://attacker.example/console/',
+        user: 'dev-subscriber',
+        sign_in_code: koerier.host.signInCode,
+      }),
       redirect: 'manual',
     });
     expect(forged.status).toBe(400);

@@ -85,6 +85,10 @@ describe('npm start (tsx local/main.ts)', () => {
       expect(cli.banner).toContain(line);
     }
     expect(cli.banner).toContain(`${join(cwd, 'koerier.local.json')}, created now`);
+    // Issue 28, item 14b: the console's sign-in code of this start, and the file only the user reads it from.
+    const signInCode = /^ {12}sign-in code (\S+) {2}\(this start only; also in (.+)\)$/m.exec(cli.banner);
+    expect(signInCode?.[2]).toBe(join(cwd, '.koerier', 'console-sign-in-code'));
+    expect((await readFile(signInCode![2]!, 'utf8')).trim()).toBe(signInCode![1]);
 
     const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as { clients: Record<string, { secret: string }> };
     publisherSecret = config.clients['dev-publisher']?.secret ?? '';
