@@ -9,7 +9,7 @@ import { fetchPayload, type FetchSettings } from '../core/claim-check/fetch-payl
 import { grantUpload } from '../core/claim-check/uploads.js';
 import { KoerierError } from '../core/http/problems.js';
 import type { HttpRequest } from '../core/http/messages.js';
-import { buckets, type RouteKey } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -41,7 +41,7 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
             store: deps.claimCheckStore,
             ledger: deps.payloadLedger,
             publicBaseUrl: deps.config.publicBaseUrl,
-            retentionSeconds: buckets.payloads.objectRetentionSeconds,
+            retentionSeconds: claimCheckRetentionSeconds(deps.config.archive.retentionDays),
             now: () => Date.now(),
           }),
         );
