@@ -7,6 +7,7 @@
  */
 import type { PublishGrants } from './core/auth/publish-grants.js';
 import type { SinkCredentialPolicy } from './core/credentials/sink-credential.js';
+import { DEFAULT_QUOTAS, QUOTA_BOUNDS, type QuotaLimits } from './core/quotas/client-quotas.js';
 import type { ValidationHandshakePolicy } from './core/webhooks/handshake-policy.js';
 import { parseEntitlements, type Entitlements } from './core/subscriptions/entitlements.js';
 import { readAuthSettings, readPublishGrants, type AuthSettings } from './config/auth-settings.js';
@@ -15,7 +16,6 @@ import { readOutboundPorts, readSinkCredentialPolicy, readValidationHandshake } 
 import { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
-import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../lib/resources.js';
 
 export { accessTokenRules, type AuthSettings } from './config/auth-settings.js';
 export type { DeliverySettings } from './config/delivery-settings.js';
@@ -68,6 +68,8 @@ export interface KoerierConfig {
   readonly pull: { readonly maxPollsPerSubscription: number; readonly maxPollsPerClient: number };
   /** The event archive (docs/REPLAY.md): how long it keeps events, which bounds every replay. */
   readonly archive: { readonly retentionDays: number };
+  /** Per-client quotas' defaults (functions/core/quotas); a partner's own in the partner directory win. */
+  readonly quotas: QuotaLimits;
 }
 
 /** 13 days: a day less than SQS keeps a message (lib/resources.ts `retentionSeconds`). */
@@ -83,8 +85,8 @@ export const LAMBDA_REQUEST_LIMIT_BYTES = 6_291_456;
  * base64-encodes a CloudEvents body into the 6 MiB Lambda request, leaving about 4.5 MiB.
  */
 export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
-/** The event archive's retention (issue 13: 30 days by default, lib/resources.ts, which derives the claim check's from it); at most ten years. */
-export { DEFAULT_ARCHIVE_RETENTION_DAYS };
+/** The event archive's retention (issue 13: 30 days by default); at most ten years. */
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
 export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 /** CE-14: the size every intermediary must forward; the default inline threshold. */
 export const DEFAULT_INLINE_EVENT_BYTES = 64 * 1024;
@@ -130,6 +132,11 @@ export function loadConfig(env: Env): KoerierConfig {
       maxPollsPerClient: settings.integer(settingEnv.pullMaxPollsPerClient, 10, 1, 1000),
     },
     archive: { retentionDays: settings.integer(settingEnv.archiveRetentionDays, DEFAULT_ARCHIVE_RETENTION_DAYS, 1, MAX_ARCHIVE_RETENTION_DAYS) },
+    quotas: {
+      maxPullSubscriptions: quota(settings, settingEnv.quotaMaxPullSubscriptions, 'maxPullSubscriptions'),
+      maxConcurrentReplays: quota(settings, settingEnv.quotaMaxConcurrentReplays, 'maxConcurrentReplays'),
+      uploadBytesPerHour: quota(settings, settingEnv.quotaUploadBytesPerHour, 'uploadBytesPerHour'),
+    },
     publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
     operationsSource:
       settings.text(settingEnv.operationsSource) ||
@@ -153,6 +160,10 @@ export function loadConfig(env: Env): KoerierConfig {
   };
   settings.check();
   return config;
+}
+
+function quota(settings: SettingsReader, name: string, quotaName: keyof QuotaLimits): number {
+  return settings.integer(name, DEFAULT_QUOTAS[quotaName], QUOTA_BOUNDS[quotaName].min, QUOTA_BOUNDS[quotaName].max);
 }
 
 /** Fails at start-up, not in every router batch, when the entitlements have the wrong shape. */

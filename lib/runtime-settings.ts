@@ -12,6 +12,7 @@ import {
   settingEnv,
   type KoerierConfig,
 } from '../functions/config.js';
+import { DEFAULT_QUOTAS, QUOTA_BOUNDS } from '../functions/core/quotas/client-quotas.js';
 
 export interface RuntimeSetting {
   readonly contextKey: `koerier:${string}`;
@@ -146,6 +147,32 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     max: MAX_ARCHIVE_RETENTION_DAYS,
     meaning: "days the event archive keeps every routed event (the archive bucket's lifecycle rule); replays reach no further back",
     read: (c) => c.archive.retentionDays,
+  },
+  // Per-client quotas (issue 28 item 13): the defaults; the admin API sets a partner's own (docs/OPERATIONS.md, "Per-client quotas").
+  {
+    contextKey: 'koerier:quotaMaxPullSubscriptions',
+    env: settingEnv.quotaMaxPullSubscriptions,
+    default: DEFAULT_QUOTAS.maxPullSubscriptions,
+    ...QUOTA_BOUNDS.maxPullSubscriptions,
+    meaning: "pull subscriptions (two SQS queues each) a client may hold; past it 409 `quota-exceeded`; a partner's `quotas` in the directory win",
+    read: (c) => c.quotas.maxPullSubscriptions,
+  },
+  {
+    contextKey: 'koerier:quotaMaxConcurrentReplays',
+    env: settingEnv.quotaMaxConcurrentReplays,
+    default: DEFAULT_QUOTAS.maxConcurrentReplays,
+    ...QUOTA_BOUNDS.maxConcurrentReplays,
+    meaning: "replays running at once on a client's subscriptions (each scans the archive); past it 409 `quota-exceeded`; a partner's `quotas` win",
+    read: (c) => c.quotas.maxConcurrentReplays,
+  },
+  {
+    contextKey: 'koerier:quotaUploadBytesPerHour',
+    env: settingEnv.quotaUploadBytesPerHour,
+    default: DEFAULT_QUOTAS.uploadBytesPerHour,
+    ...QUOTA_BOUNDS.uploadBytesPerHour,
+    meaning:
+      "bytes of presigned uploads (`POST /payloads`) a client is granted per clock hour; past it 429 `quota-exceeded` with `Retry-After`; a partner's `quotas` win",
+    read: (c) => c.quotas.uploadBytesPerHour,
   },
 ];
 

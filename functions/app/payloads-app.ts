@@ -8,8 +8,9 @@ import { scopes, type Principal } from '../core/auth/access-tokens.js';
 import { fetchPayload, type FetchSettings } from '../core/claim-check/fetch-payload.js';
 import { grantUpload } from '../core/claim-check/uploads.js';
 import { KoerierError } from '../core/http/problems.js';
+import { quotasOf } from '../core/quotas/client-quotas.js';
 import type { HttpRequest } from '../core/http/messages.js';
-import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
+import { buckets, type RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -36,13 +37,16 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
       }
       case 'POST /payloads': {
         const principal = await deps.authenticate(request, scopes.publish);
+        // The client's upload quota as the partner directory has it now (issue 28 item 13).
+        const limit = quotasOf(principal.clientId, deps.config.quotas, (await deps.partners.current()).quotas).uploadBytesPerHour;
         return idempotencyGuard(deps, request)(principal.clientId, route, () =>
           grantUpload(request.body, principal.clientId, {
             store: deps.claimCheckStore,
             ledger: deps.payloadLedger,
             publicBaseUrl: deps.config.publicBaseUrl,
-            retentionSeconds: claimCheckRetentionSeconds(deps.config.archive.retentionDays),
+            retentionSeconds: buckets.payloads.objectRetentionSeconds,
             now: () => Date.now(),
+            quota: { usage: deps.uploadUsage, limit },
           }),
         );
       }

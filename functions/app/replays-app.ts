@@ -8,6 +8,7 @@
  * Both POSTs run through the Idempotency-Key guard (EDU-IDEM-3).
  */
 import { scopes } from '../core/auth/access-tokens.js';
+import { quotasOf } from '../core/quotas/client-quotas.js';
 import { ReplayService } from '../core/replay/replay-service.js';
 import type { RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -15,16 +16,19 @@ import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
 export function replaysApp(deps: KoerierDependencies): HttpApp {
-  // Built per authenticated request, with the partner directory's entitlements as of now.
-  const service = async () =>
-    new ReplayService({
+  // Built per authenticated request, with the partner directory's entitlements and quotas as of now.
+  const service = async () => {
+    const partners = await deps.partners.current();
+    return new ReplayService({
       subscriptions: deps.subscriptions,
       store: deps.replayStore,
       queue: deps.replayQueue,
-      entitlements: (await deps.partners.current()).entitlements,
+      entitlements: partners.entitlements,
       clock: () => Date.now(),
       log: deps.log,
+      quota: { holds: deps.quotaHolds, limitOf: (owner) => quotasOf(owner, deps.config.quotas, partners.quotas).maxConcurrentReplays },
     });
+  };
 
   return async (request) => {
     const route = request.routeKey as RouteKey<'replays'>;

@@ -6,7 +6,8 @@
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import type { Entitlements } from '../core/subscriptions/entitlements.js';
+import type { PartnerSnapshot } from '../core/partners/partner.js';
+import { quotasOf } from '../core/quotas/client-quotas.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
@@ -19,13 +20,13 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
   const { config, log } = deps;
   // Built for each request that gets past authentication (or to the callback), so a refused
   // caller costs no adapter: not the store, not the cipher, not the HTTP client. The entitlements
-  // are the partner directory's as of now (within its refresh interval), so the service is not kept.
-  const subscriptionsService = (entitlements: Entitlements = new Map()) =>
+  // and quotas are the partner directory's as of now (within its refresh interval), so the service is not kept.
+  const subscriptionsService = (partners?: PartnerSnapshot) =>
     new SubscriptionsService({
       store: deps.subscriptions,
       cipher: deps.credentialCipher,
       sendValidationRequest: validationTransport(deps.handshakeHttp, log),
-      entitlements,
+      entitlements: partners?.entitlements ?? new Map(),
       settings: {
         allowLoopbackSinks: config.allowLoopbackSinks,
         allowedPorts: config.outboundPorts,
@@ -46,6 +47,9 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       },
       audit: log,
       pullQueues: deps.pullQueues,
+      ...(partners
+        ? { pullQuota: { holds: deps.quotaHolds, limitOf: (owner: string) => quotasOf(owner, config.quotas, partners.quotas).maxPullSubscriptions } }
+        : {}),
     });
 
   return async (request) => {
@@ -69,7 +73,7 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
 
     // The console's users hold only the read scope (EDU-2).
     const principal = await deps.authenticate(request, route.startsWith('GET ') ? scopes.readSubscriptions : scopes.manageSubscriptions);
-    const subscriptions = subscriptionsService((await deps.partners.current()).entitlements);
+    const subscriptions = subscriptionsService(await deps.partners.current());
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {
       case 'POST /subscriptions':

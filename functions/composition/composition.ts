@@ -88,6 +88,8 @@ const LAZY_MEMBERS: Readonly<Record<LazyMember, true>> = {
   pullQueues: true,
   rejectionMarks: true,
   pollLeases: true,
+  quotaHolds: true,
+  uploadUsage: true,
   lockTokenKey: true,
   deliveryHttp: true,
   handshakeHttp: true,

@@ -103,4 +103,8 @@ export const settingEnv = {
   pullMaxPollsPerClient: 'KOERIER_PULL_MAX_POLLS_PER_CLIENT',
   /** Days the event archive keeps every routed event (docs/REPLAY.md): the lifecycle rule, and the oldest a replay reaches. */
   archiveRetentionDays: 'KOERIER_ARCHIVE_RETENTION_DAYS',
+  /** Per-client quotas' defaults (issue 28 item 13; functions/core/quotas): a partner's own, set through the admin API, win. */
+  quotaMaxPullSubscriptions: 'KOERIER_QUOTA_MAX_PULL_SUBSCRIPTIONS',
+  quotaMaxConcurrentReplays: 'KOERIER_QUOTA_MAX_CONCURRENT_REPLAYS',
+  quotaUploadBytesPerHour: 'KOERIER_QUOTA_UPLOAD_BYTES_PER_HOUR',
 } as const;

@@ -39,6 +39,23 @@ const clientInputSchema = {
       },
       description: 'Event types (by prefix, optionally from one source) this client may subscribe to and receive (EDU-7).',
     },
+    quotas: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'This client’s own per-client quotas (issue 28); a quota not named here is the deployment’s default (`koerier:quota*`). ' +
+        'Past a count quota the client gets 409 `quota-exceeded`, past the upload quota 429 `quota-exceeded` with Retry-After.',
+      properties: {
+        maxPullSubscriptions: { type: 'integer', minimum: 0, maximum: 1000, description: 'Pull subscriptions (two queues each) it may hold; default 20.' },
+        maxConcurrentReplays: { type: 'integer', minimum: 0, maximum: 100, description: 'Replays running at once on its subscriptions; default 2.' },
+        uploadBytesPerHour: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 1125899906842624,
+          description: 'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour; default 10737418240 (10 GiB).',
+        },
+      },
+    },
   },
 } as const;
 

@@ -88,6 +88,13 @@ export const payloadsPaths = {
         '400': problemResponse('Invalid upload request; `errors` names the members.'),
         ...authProblems,
         ...idempotencyProblems,
+        '413': problemResponse('The upload alone is larger than the client’s whole hourly quota `uploadBytesPerHour` (`quota-exceeded`).'),
+        '429': problemResponse(
+          'The promised sizes of the uploads granted to this client this clock hour would pass its quota `uploadBytesPerHour` (`quota-exceeded`: `quota`, ' +
+            '`limit`, `used`, `requested`; default 10 GiB, an operator sets a partner’s own in PUT /clients/{clientId}); retry after Retry-After, when the hour ends. ' +
+            'Or the client’s request rate was passed (`rate-limited`).',
+          { 'Retry-After': { schema: { type: 'integer' } } },
+        ),
         ...commonProblems,
       },
     },

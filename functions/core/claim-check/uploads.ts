@@ -9,6 +9,8 @@ import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import { attributesOf } from '../cloudevents/stored-event.js';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
+import { UPLOAD_QUOTA_WINDOW_MS, uploadQuotaExceeded } from '../quotas/client-quotas.js';
+import { windowAt, type UsageWindow } from '../quotas/usage-window.js';
 import { claimCheckAttributes, payloadIdOf, uploadObjectKey, PAYLOAD_PATH_PREFIX, UPLOAD_PATH_PREFIX } from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger, UploadTerms } from './ports.js';
 
@@ -29,6 +31,12 @@ export interface UploadDependencies {
   /** The bucket's object retention. */
   readonly retentionSeconds: number;
   readonly now: () => number;
+  /**
+   * Bytes of uploads granted per client per clock hour (issue 28 item 13, `uploadBytesPerHour`):
+   * the promised size counts when the URL is granted, whether or not the object is ever put.
+   * Without it uploads are not counted.
+   */
+  readonly quota?: { readonly usage: UsageWindow; readonly limit: number };
 }
 
 /** The producer's `{size, digest, contenttype}` checked, or the issues. */
@@ -69,8 +77,16 @@ export async function grantUpload(body: Buffer, publisher: string, deps: UploadD
   if (!terms) throw new KoerierError(problems.badRequest('invalid-upload', 'Invalid upload request', 'The upload request is not valid; see errors.', issues));
   const uploadId = randomUUID();
   const now = deps.now();
-  await deps.ledger.recordUpload({ uploadId, publisher, ...terms, expiresAt: now + UPLOAD_PUBLISH_WINDOW_MS });
-  const put = await deps.store.presignedPutUrl(uploadObjectKey(uploadId), terms, UPLOAD_URL_SECONDS);
+  const uncount = await countUpload(terms.size, publisher, now, deps);
+  let put: Awaited<ReturnType<UploadDependencies['store']['presignedPutUrl']>>;
+  try {
+    await deps.ledger.recordUpload({ uploadId, publisher, ...terms, expiresAt: now + UPLOAD_PUBLISH_WINDOW_MS });
+    put = await deps.store.presignedPutUrl(uploadObjectKey(uploadId), terms, UPLOAD_URL_SECONDS);
+  } catch (error) {
+    // No URL was handed out: the bytes are not the client's to pay for (the 5xx frees its key for a retry).
+    await uncount().catch(() => undefined);
+    throw error;
+  }
   return jsonResponse(201, {
     uploadid: uploadId,
     method: 'PUT',
@@ -80,6 +96,22 @@ export async function grantUpload(body: Buffer, publisher: string, deps: UploadD
     dataref: `${deps.publicBaseUrl}${UPLOAD_PATH_PREFIX}${uploadId}`,
     publishbefore: new Date(now + UPLOAD_PUBLISH_WINDOW_MS).toISOString(),
   });
+}
+
+/**
+ * Counts `size` bytes in the publisher's hour, or throws the 429 (413 for a size above the whole
+ * quota). A conditional add, so grants at once in many containers never pass the quota together.
+ * Answers how to take them off again.
+ */
+async function countUpload(size: number, publisher: string, now: number, deps: UploadDependencies): Promise<() => Promise<void>> {
+  const { quota } = deps;
+  if (!quota) return async () => undefined;
+  const window = windowAt(now, UPLOAD_QUOTA_WINDOW_MS);
+  const key = `uploads/${publisher}`;
+  if (size > quota.limit) throw uploadQuotaExceeded(publisher, quota.limit, 0, size, window.retryAfterSeconds);
+  const decision = await quota.usage.add(key, size, quota.limit, window.start, UPLOAD_QUOTA_WINDOW_MS);
+  if (!decision.added) throw uploadQuotaExceeded(publisher, quota.limit, decision.used, size, window.retryAfterSeconds);
+  return () => quota.usage.subtract(key, size, window.start);
 }
 
 /**

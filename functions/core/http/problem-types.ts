@@ -187,6 +187,12 @@ export const problemTypes = {
     description: 'A pull subscription pauses by not receiving: its events wait in its queue.',
   },
   'replay-running': { title: 'Replay running', status: [409], description: 'A replay for this subscription is running already; wait for it or cancel it.' },
+  'quota-exceeded': {
+    title: 'Quota exceeded',
+    status: [409, 413, 429],
+    description:
+      "The client holds as much of a resource as its quota allows (409: pull subscriptions, replays running at once; free one), was granted as many upload bytes this hour as it allows (429: retry after `Retry-After`), or asked for one upload larger than the whole hourly quota (413). `quota` names the quota, `limit` its limit, `used` what the client holds or was granted; operators raise a partner's quota with `quotas` in PUT /clients/{clientId}.",
+  },
   'replay-not-running': { title: 'Replay not running', status: [409], description: 'The replay is not running, so it cannot be cancelled.' },
   'subscription-not-active': { title: 'Subscription not active', status: [409], description: 'The subscription is not active (resume a suspended one first).' },
   'subscription-not-suspended': { title: 'Subscription not suspended', status: [409], description: 'Only a suspended subscription can be resumed.' },

@@ -2,6 +2,7 @@
  * The partners admin API's HTTP side: reading a partner from the body, its view and ETag, and
  * every refusal the use case throws (a KoerierError each).
  */
+import { parseQuotaOverrides, type QuotaOverrides } from '../quotas/client-quotas.js';
 import { parseEntitlements, type Grant } from '../subscriptions/entitlements.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '../subscriptions/json-bounds.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
@@ -14,6 +15,8 @@ export interface PartnerInput {
   readonly description?: string;
   readonly publishGrants: readonly string[];
   readonly entitlements: readonly Grant[];
+  /** The partner's own quotas (issue 28 item 13); absent: the deployment's defaults. */
+  readonly quotas?: QuotaOverrides;
 }
 
 const MAX_CLIENT_ID_CHARACTERS = 256;
@@ -46,10 +49,12 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidPartner('A client is a JSON object.');
   const fields = body as Record<string, unknown>;
-  const unknownFields = Object.keys(fields).filter((name) => !['description', 'publishGrants', 'entitlements'].includes(name));
+  const unknownFields = Object.keys(fields).filter((name) => !['description', 'publishGrants', 'entitlements', 'quotas'].includes(name));
   if (unknownFields.length > 0)
-    throw invalidPartner(`Unknown member(s): ${unknownFields.join(', ')}; a client has description, publishGrants and entitlements.`);
+    throw invalidPartner(`Unknown member(s): ${unknownFields.join(', ')}; a client has description, publishGrants, entitlements and quotas.`);
   const { description, publishGrants = [], entitlements = [] } = fields;
+  const quotas = fields['quotas'] === undefined ? {} : parseQuotaOverrides(fields['quotas']);
+  if (quotas.error) throw invalidPartner(`${quotas.error}.`);
   if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARACTERS)) {
     throw invalidPartner(`description is a string of at most ${MAX_DESCRIPTION_CHARACTERS} characters.`);
   }
@@ -71,7 +76,12 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   if (parsed.some((grant) => grant.typePrefix.length > MAX_GRANT_CHARACTERS || (grant.source?.length ?? 0) > MAX_GRANT_CHARACTERS)) {
     throw invalidPartner(`An entitlement's typePrefix and source are at most ${MAX_GRANT_CHARACTERS} characters.`);
   }
-  return { ...(description === undefined ? {} : { description }), publishGrants: [...new Set(publishGrants as string[])], entitlements: parsed };
+  return {
+    ...(description === undefined ? {} : { description }),
+    publishGrants: [...new Set(publishGrants as string[])],
+    entitlements: parsed,
+    ...(quotas.quotas && Object.keys(quotas.quotas).length > 0 ? { quotas: quotas.quotas } : {}),
+  };
 }
 
 export function partnerView(partner: Partner): Record<string, unknown> {
@@ -80,6 +90,7 @@ export function partnerView(partner: Partner): Record<string, unknown> {
     ...(partner.description === undefined ? {} : { description: partner.description }),
     publishGrants: partner.publishGrants,
     entitlements: partner.entitlements,
+    ...(partner.quotas === undefined ? {} : { quotas: partner.quotas }),
     version: partner.version,
     createdAt: partner.createdAt,
     updatedAt: partner.updatedAt,

@@ -6,6 +6,7 @@
  * overlap (review #15) — sees every partner at one revision and is committed at that revision.
  */
 import { overlappingGrants, type GrantOverlap, type PublishGrants } from '../auth/publish-grants.js';
+import type { QuotaOverrides } from '../quotas/client-quotas.js';
 import type { Entitlements, Grant } from '../subscriptions/entitlements.js';
 
 export interface Partner {
@@ -14,6 +15,8 @@ export interface Partner {
   readonly description?: string;
   readonly publishGrants: readonly string[];
   readonly entitlements: readonly Grant[];
+  /** Its own per-client quotas (issue 28 item 13); the deployment's defaults for those it does not name. */
+  readonly quotas?: QuotaOverrides;
   /** Starts at 1, one up per change: the ETag. */
   readonly version: number;
   readonly createdAt: string;
@@ -31,10 +34,12 @@ export interface DirectoryState {
   readonly partners: readonly Partner[];
 }
 
-/** What the functions decide with: the grants and entitlements of every partner. */
+/** What the functions decide with: the grants, entitlements and own quotas of every partner. */
 export interface PartnerSnapshot {
   readonly publishGrants: PublishGrants;
   readonly entitlements: Entitlements;
+  /** Only the partners with quotas of their own. */
+  readonly quotas: ReadonlyMap<string, QuotaOverrides>;
 }
 
 export const EMPTY_DIRECTORY: DirectoryState = { revision: 0, partners: [] };
@@ -43,6 +48,7 @@ export function snapshotOf(state: DirectoryState): PartnerSnapshot {
   return {
     publishGrants: Object.fromEntries(state.partners.map((partner) => [partner.clientId, partner.publishGrants])),
     entitlements: new Map(state.partners.map((partner) => [partner.clientId, partner.entitlements])),
+    quotas: new Map(state.partners.flatMap((partner) => (partner.quotas ? [[partner.clientId, partner.quotas] as const] : []))),
   };
 }
 

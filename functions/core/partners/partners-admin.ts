@@ -1,6 +1,6 @@
 /**
  * The partners admin API (issue 12, item 3), scope `admin`: clients with their publish grants
- * (EDU-IN) and entitlements (EDU-7), read and changed at run time.
+ * (EDU-IN), entitlements (EDU-7) and own quotas (issue 28 item 13), read and changed at run time.
  *
  *   GET    /clients              every partner
  *   GET    /clients/{clientId}   one, with its ETag
@@ -66,6 +66,7 @@ export class PartnersAdmin {
       ...(input.description === undefined ? {} : { description: input.description }),
       publishGrants: input.publishGrants,
       entitlements: input.entitlements,
+      ...(input.quotas === undefined ? {} : { quotas: input.quotas }),
       version: (current?.version ?? 0) + 1,
       createdAt: current?.createdAt ?? at,
       updatedAt: at,
@@ -112,7 +113,7 @@ export class PartnersAdmin {
       at,
       clientId: partner.clientId,
       version: partner.version,
-      ...(action === 'deleted' ? {} : { publishGrants: partner.publishGrants, entitlements: partner.entitlements }),
+      ...(action === 'deleted' ? {} : { publishGrants: partner.publishGrants, entitlements: partner.entitlements, quotas: partner.quotas ?? {} }),
     });
   }
 

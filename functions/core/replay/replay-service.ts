@@ -18,6 +18,7 @@ import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messa
 import { checkEntitlement, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { ReplayRunningError, type ReplayQueue, type ReplayRecord, type ReplayStore } from './ports.js';
+import { holdReplay, releaseReplay, type ReplayQuota } from './replay-quota.js';
 import {
   beyondEntitlement,
   notActive,
@@ -45,12 +46,14 @@ export interface ReplayServiceDependencies {
   readonly clock: Clock;
   readonly log: Log;
   readonly newId?: () => string;
+  /** Replays running at once per owner (issue 28 item 13); without it they are not counted. */
+  readonly quota?: ReplayQuota;
 }
 
 export class ReplayService {
   constructor(private readonly deps: ReplayServiceDependencies) {}
 
-  /** Throws the 400 (body), 404 (subscription), 409 (not active, one running) or 403 (beyond the entitlement). */
+  /** Throws the 400 (body), 404 (subscription), 409 (not active, one running, the owner's quota full) or 403 (beyond the entitlement). */
   async start(principal: Principal, id: string, request: HttpRequest): Promise<HttpResponse> {
     const subscription = await this.visible(principal, id);
     const asked = parseReplayRequest(request.body);
@@ -75,9 +78,14 @@ export class ReplayService {
       failed: 0,
       version: 1,
     };
+    const { quota } = this.deps;
+    if (quota) await holdReplay(quota, this.deps.store, subscription.owner, record, REPLAY_LEASE_MS);
+    // A replay that does not start gives its place back at once (else its missing record frees it within a minute).
+    const unhold = () => (quota ? releaseReplay(quota, subscription.owner, record).catch(() => undefined) : undefined);
     try {
       await this.deps.store.start(record, now + REPLAY_LEASE_MS);
     } catch (error) {
+      await unhold();
       if (error instanceof ReplayRunningError) throw replayRunning(id, error.runningReplayId);
       throw error;
     }
@@ -87,6 +95,7 @@ export class ReplayService {
       // Not started after all: free the slot so the retry (a 5xx frees the Idempotency-Key too) can take it.
       await this.deps.store.update({ ...record, state: 'failed', reason: 'not queued', finishedAt: now, version: 2 }, 1, now).catch(() => undefined);
       await this.deps.store.release(id, record.replayId).catch(() => undefined);
+      await unhold();
       throw error;
     }
     this.deps.log.info('replay started', { subscriptionId: id, replayId: record.replayId, by: principal.clientId, from: record.from, to: record.to });

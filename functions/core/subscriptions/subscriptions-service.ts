@@ -28,6 +28,7 @@ import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import type { PullQueueAdmin } from './pull-queue-admin.js';
+import { holdPullSubscription, releasePullSubscription, type PullSubscriptionQuota } from './pull-subscription-quota.js';
 import { SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
@@ -74,6 +75,8 @@ export interface SubscriptionsDependencies {
   readonly audit?: Log;
   /** A pull subscription's queues, made with it and deleted with it (docs/PULL.md). */
   readonly pullQueues?: PullQueueAdmin;
+  /** Pull subscriptions per owner (issue 28 item 13); without it they are not counted. */
+  readonly pullQuota?: PullSubscriptionQuota;
 }
 
 export class SubscriptionsService {
@@ -92,6 +95,7 @@ export class SubscriptionsService {
     if (terms.pull) {
       // The queues before the record: a pull subscription is active, so routed to, once stored.
       if (await this.deps.store.get(id)) return this.repeatedCreate(terms);
+      if (this.deps.pullQuota) await holdPullSubscription(this.deps.pullQuota, this.deps.store, principal.clientId, id, this.clock());
       await this.pullQueues().create(id, terms.pull);
     }
     const handshake = input.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
@@ -181,11 +185,12 @@ export class SubscriptionsService {
     }
     if (current.delivery === 'pull') {
       // The record is gone, so every receive and settle of it answers 404: no lock can be used any more.
-      await this.pullQueues()
-        .remove(id)
-        .catch((error: unknown) =>
-          this.deps.audit?.error('pull queues not deleted', { subscriptionId: id, error: error instanceof Error ? error.message : String(error) }),
-        );
+      const failed = (what: string) => (error: unknown) =>
+        this.deps.audit?.error(what, { subscriptionId: id, error: error instanceof Error ? error.message : String(error) });
+      await this.pullQueues().remove(id).catch(failed('pull queues not deleted'));
+      // Not given back, the place is weeded out when the owner's quota looks full (pull-subscription-quota.ts).
+      if (this.deps.pullQuota)
+        await releasePullSubscription(this.deps.pullQuota, current.owner, id).catch(failed('pull subscription quota place not released'));
     }
     this.audit('subscription deleted', current);
     // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
