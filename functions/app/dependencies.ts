@@ -22,9 +22,7 @@ import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
 import type { OperationalEvents } from '../core/operations/operational-events.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
-import type { PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
-import type { HoldLedger } from '../core/quotas/holds.js';
-import type { UsageWindow } from '../core/quotas/usage-window.js';
+import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
@@ -76,6 +74,8 @@ export interface KoerierDependencies {
   readonly pullQueues: PullQueues;
   /** The marks a reject leaves for the next receive. */
   readonly rejectionMarks: RejectionMarks;
+  /** The locks consumers gave up (release, reject): their tokens settle nothing more (issue 28 item 14e). */
+  readonly givenUpLocks: GivenUpLocks;
   /** Slots of concurrent long polls, shared by every container. */
   readonly pollLeases: PollLeases;
   /** The key lock tokens are sealed with: the same in every container. */
@@ -84,10 +84,6 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
-  /** What each client holds against its count quotas: pull subscriptions, running replays (issue 28 item 13). */
-  readonly quotaHolds: HoldLedger;
-  /** Upload bytes granted per client per hour, against its upload quota (issue 28 item 13). */
-  readonly uploadUsage: UsageWindow;
   /** Every routed event, kept for replays (docs/REPLAY.md). */
   readonly eventArchive: EventArchive;
   /** Replays' records and each subscription's running-replay slot. */

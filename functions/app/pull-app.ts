@@ -45,6 +45,7 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
     (built ??= new PullService({
       queues: deps.pullQueues,
       rejections: deps.rejectionMarks,
+      givenUpLocks: deps.givenUpLocks,
       deadLetters: deps.deliveryState,
       lockTokenKey: () => deps.lockTokenKey(),
       clock: () => Date.now(),

@@ -1,7 +1,7 @@
 /**
  * The ports of pull delivery (docs/PULL.md): each pull subscription's own queue and dead-letter
- * queue (SQS in AWS and on the laptop: functions/aws/sqs-pull-queues.ts), and the marks a reject
- * leaves for the next receive.
+ * queue (SQS in AWS and on the laptop: functions/aws/sqs-pull-queues.ts), the marks a reject
+ * leaves for the next receive, and the locks consumers gave up.
  */
 import type { PullQueueAdmin } from '../subscriptions/pull-queue-admin.js';
 
@@ -60,6 +60,20 @@ export interface RejectionMarks {
   /** The reasons of the marked ones among `messageIds`. */
   find(subscriptionId: string, messageIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   clear(subscriptionId: string, messageIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * Locks a consumer gave up (a release, a reject), by the receipt handle their tokens carry (issue
+ * 28 item 14e). SQS does not refuse a settle by an outdated receipt handle once the message was
+ * received again (it may delete or hide the message the new holder has locked), and a released
+ * token is still inside its own `lockeduntil`, so Koerier remembers the lock ended: every settle
+ * asks first, and a given-up lock is `LockLost`.
+ */
+export interface GivenUpLocks {
+  /** Records the locks of these receipt handles as given up, remembered until `expiresAt` (epoch seconds). Throws when it could not. */
+  giveUp(subscriptionId: string, receiptHandles: readonly string[], expiresAt: number): Promise<void>;
+  /** Which of `receiptHandles` are given up (a consistent read: a release a moment ago counts). */
+  givenUp(subscriptionId: string, receiptHandles: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
 /**

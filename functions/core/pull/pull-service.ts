@@ -14,30 +14,23 @@
  * subscription's filters no longer match (issue 28, item 9), unsent.
  */
 import { lineageOf } from '../delivery-message/delivery-message.js';
-import { jsonResponse, type HttpResponse } from '../http/messages.js';
+import type { HttpResponse } from '../http/messages.js';
 import { KoerierError, problems } from '../http/problems.js';
-import type { Clock } from '../ports/clock.js';
-import type { Log } from '../ports/log.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
 import { WITHHELD_DETAIL, withheldReason } from '../delivery/redrive.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
-import { parseReceiveRequest, parseSettleRequest, type ReceiveRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
-import type { PollLeases, PulledMessage, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
+import { lockExpiry, sealLockToken, type LockTokenContents } from './lock-token.js';
+import { settleLocks, type SettlementDependencies } from './lock-settlement.js';
+import { parseReceiveRequest, type ReceiveRequest, type SettleAction } from './pull-requests.js';
+import type { PollLeases, PulledMessage } from './pull-queues.js';
 import { withPollSlots } from './poll-slots.js';
 import { assembleAnswer, dispositionOf, type Disposition, type LockView } from './receive-assembly.js';
 
-export interface PullDependencies {
-  readonly queues: PullQueues;
-  readonly rejections: RejectionMarks;
+export interface PullDependencies extends SettlementDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'putDeadLetter'>;
-  /** The AES-256 key lock tokens are sealed with (32 bytes), the same for every container. */
-  lockTokenKey(): Promise<Buffer>;
-  readonly clock: Clock;
   /** How long a dead letter is kept (the push setting, one dead-letter API). */
   readonly deadLetterRetentionSeconds: number;
-  readonly log: Log;
   /** Caps concurrent long polls per subscription and per client, across containers. */
   readonly leases: PollLeases;
   readonly maxPollsPerSubscription: number;
@@ -59,27 +52,6 @@ interface Collected {
   readonly received: PulledMessage[];
   readonly startedAt: number;
 }
-
-export type SettleFailureCode = 'LockLost' | 'InvalidToken' | 'NotOwner' | 'DuplicateToken' | 'Unavailable';
-
-interface Succeeded {
-  readonly locktoken: string;
-  readonly newlocktoken?: string;
-  readonly lockeduntil?: string;
-}
-
-interface Failed {
-  readonly locktoken: string;
-  readonly error: { readonly code: SettleFailureCode; readonly message: string };
-}
-
-const FAILURE_MESSAGES: Record<SettleFailureCode, string> = {
-  LockLost: 'the lock has expired or was given up; the event is (or will be) delivered again',
-  InvalidToken: 'not a lock token of this Koerier',
-  NotOwner: 'the lock token belongs to another subscription or another client',
-  DuplicateToken: 'the same lock token appears earlier in this request',
-  Unavailable: 'the queue did not take the change; try again',
-};
 
 export class PullService {
   constructor(private readonly deps: PullDependencies) {}
@@ -167,78 +139,8 @@ export class PullService {
     await this.deps.queues.changeVisibility(id, entries);
   }
 
-  async settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {
-    const request = parseSettleRequest(body, action);
-    const key = await this.deps.lockTokenKey();
-    const now = this.deps.clock();
-    const failed: Failed[] = [];
-    const valid: { token: string; contents: LockTokenContents; entryId: string }[] = [];
-    const seen = new Set<string>();
-    request.lockTokens.forEach((token, index) => {
-      if (seen.has(token)) return failed.push(failure(token, 'DuplicateToken'));
-      seen.add(token);
-      const verdict = lockTokenVerdict(openLockToken(token, key), { subscriptionId: subscription.id, clientId, now });
-      if (!verdict.ok) return failed.push(failure(token, verdict.code));
-      valid.push({ token, contents: verdict.contents, entryId: String(index) });
-      return undefined;
-    });
-    const outcomes = await this.apply(subscription, action, request, valid);
-    const succeeded: Succeeded[] = [];
-    for (const entry of valid) {
-      const outcome = outcomes.get(entry.entryId) ?? 'failed';
-      if (outcome === 'lock-lost') failed.push(failure(entry.token, 'LockLost'));
-      else if (outcome === 'failed') failed.push(failure(entry.token, 'Unavailable'));
-      else if (action === 'renew-lock') {
-        const renewed = { ...entry.contents, lockedUntil: lockExpiry(now, request.lockSeconds) };
-        succeeded.push({ locktoken: entry.token, newlocktoken: sealLockToken(renewed, key), lockeduntil: new Date(renewed.lockedUntil).toISOString() });
-      } else succeeded.push({ locktoken: entry.token });
-    }
-    this.deps.log.info('pull settle', { subscriptionId: subscription.id, action, succeeded: succeeded.length, failed: failed.length });
-    return jsonResponse(200, { succeeded, failed }, { 'cache-control': 'no-store' });
-  }
-
-  private async apply(
-    subscription: Subscription,
-    action: SettleAction,
-    request: SettleRequest,
-    valid: readonly { contents: LockTokenContents; entryId: string }[],
-  ): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
-    if (valid.length === 0) return new Map();
-    const id = subscription.id;
-    const entries = valid.map(({ contents, entryId }) => ({ entryId, receiptHandle: contents.receiptHandle }));
-    switch (action) {
-      case 'acknowledge':
-        return this.deps.queues.delete(id, entries);
-      case 'release':
-        return this.deps.queues.changeVisibility(
-          id,
-          entries.map((entry) => ({ ...entry, seconds: request.delaySeconds })),
-        );
-      case 'renew-lock':
-        return this.deps.queues.changeVisibility(
-          id,
-          entries.map((entry) => ({ ...entry, seconds: request.lockSeconds })),
-        );
-      case 'reject': {
-        // Marked first, then made visible: the next receive moves it to the dead letters.
-        const expiresAt = Math.ceil((this.deps.clock() + (subscription.pull?.retentionSeconds ?? 0) * 1000) / 1000);
-        const marked = await Promise.all(
-          valid.map(({ contents }) =>
-            this.deps.rejections.mark(id, contents.messageId, request.reason || 'rejected by the consumer', expiresAt).then(
-              () => true,
-              () => false,
-            ),
-          ),
-        );
-        const outcomes = new Map<string, QueueEntryOutcome>(valid.filter((_, index) => !marked[index]).map(({ entryId }) => [entryId, 'failed']));
-        const visible = await this.deps.queues.changeVisibility(
-          id,
-          entries.filter((_, index) => marked[index]).map((entry) => ({ ...entry, seconds: 0 })),
-        );
-        for (const [entryId, outcome] of visible) outcomes.set(entryId, outcome);
-        return outcomes;
-      }
-    }
+  settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {
+    return settleLocks(this.deps, clientId, subscription, action, body);
   }
 
   private async dispositions(subscription: Subscription, received: readonly PulledMessage[]): Promise<Disposition[]> {
@@ -308,8 +210,4 @@ function lockView(contents: LockTokenContents, key: Buffer): LockView {
     deliverycount: contents.deliveryCount,
     deliverykey: contents.deliveryKey,
   };
-}
-
-function failure(locktoken: string, code: SettleFailureCode): Failed {
-  return { locktoken, error: { code, message: FAILURE_MESSAGES[code] } };
 }

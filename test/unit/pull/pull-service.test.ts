@@ -32,6 +32,12 @@ interface Behaviour {
   readonly outcomes?: Readonly<Record<string, QueueEntryOutcome | 'missing'>>;
   /** The owners' entitlements now; absent: the service checks none. */
   readonly entitlements?: Entitlements;
+  /** Receipt handles whose lock was given up before (a release, a reject). */
+  readonly givenUp?: readonly string[];
+  /** Recording a lock as given up fails. */
+  readonly giveUpFails?: boolean;
+  /** Reading the given-up locks fails. */
+  readonly givenUpUnreadable?: boolean;
 }
 
 function harness(
@@ -47,6 +53,9 @@ function harness(
   const finds: string[][] = [];
   const marked: { messageId: string; reason: string; expiresAt: number }[] = [];
   const cleared: string[][] = [];
+  const givenUp = new Set(behaviour.givenUp ?? []);
+  /** Each recording of given-up locks, with how many queue calls came before it. */
+  const gaveUp: { handles: string[]; expiresAt: number; queueCallsBefore: number }[] = [];
   const answer = (entries: readonly QueueEntry[]) =>
     new Map(
       entries.flatMap((e) => {
@@ -87,6 +96,17 @@ function harness(
       },
       clear: async (_id, messageIds) => void cleared.push([...messageIds]),
     },
+    givenUpLocks: {
+      giveUp: async (_id, handles, expiresAt) => {
+        if (behaviour.giveUpFails) throw new Error('dynamodb down');
+        gaveUp.push({ handles: [...handles], expiresAt, queueCallsBefore: calls.length });
+        for (const handle of handles) givenUp.add(handle);
+      },
+      givenUp: async (_id, handles) => {
+        if (behaviour.givenUpUnreadable) throw new Error('dynamodb down');
+        return new Set(handles.filter((handle) => givenUp.has(handle)));
+      },
+    },
     deadLetters: {
       putDeadLetter: async (deadLetter, expiresAt) => {
         deadLetters.push(deadLetter);
@@ -110,7 +130,7 @@ function harness(
     outgoingEvents,
     ...(behaviour.entitlements === undefined ? {} : { entitlements: async () => behaviour.entitlements! }),
   });
-  return { service, calls, deadLetters, deadLetterExpiries, visibilitySeconds, limits, finds, marked, cleared };
+  return { service, calls, deadLetters, deadLetterExpiries, visibilitySeconds, limits, finds, marked, cleared, gaveUp };
 }
 
 const token = (over: Partial<LockTokenContents> = {}) =>
@@ -371,7 +391,7 @@ describe('dead letters on a receive (EDU-18)', () => {
 });
 
 describe('settling through SQS (EDU-17, EDU-18)', () => {
-  const settle = async (service: PullService, action: 'acknowledge' | 'release' | 'reject', request: unknown) => {
+  const settle = async (service: PullService, action: 'acknowledge' | 'release' | 'renew-lock' | 'reject', request: unknown) => {
     const answer = await service.settle('client-a', subscription, action, body(request));
     expect(answer.headers).toMatchObject({ 'cache-control': 'no-store' });
     return JSON.parse(answer.body) as Settled;
@@ -406,6 +426,50 @@ describe('settling through SQS (EDU-17, EDU-18)', () => {
       { messageId: 'm-2', reason: 'rejected by the consumer', expiresAt: NOW / 1000 + 3600 },
     ]);
     expect(calls).toEqual(['visibility rh-1=0', 'visibility rh-2=0']);
+  });
+
+  it('EDU-17, issue 28 item 14e: a release and a reject record the lock as given up before SQS is asked; the token then settles nothing, without reaching SQS', async () => {
+    const { service, calls, gaveUp } = harness();
+    const [released, rejected] = [1, 2].map((n) => token({ messageId: `m-${n}`, receiptHandle: `rh-${n}` }));
+    await settle(service, 'release', { locktokens: [released] });
+    await settle(service, 'reject', { locktokens: [rejected], reason: 'r' });
+    // Remembered as long as any token of that receipt handle could be accepted: SQS's 12 hours, and a minute.
+    expect(gaveUp).toEqual([
+      { handles: ['rh-1'], expiresAt: NOW / 1000 + 12 * 3600 + 60, queueCallsBefore: 0 },
+      { handles: ['rh-2'], expiresAt: NOW / 1000 + 12 * 3600 + 60, queueCallsBefore: 1 },
+    ]);
+    for (const action of ['acknowledge', 'release', 'renew-lock', 'reject'] as const) {
+      const settled = await settle(service, action, { locktokens: [released, rejected] });
+      expect(settled.succeeded, action).toEqual([]);
+      expect(codes(settled), action).toEqual([
+        [released, 'LockLost'],
+        [rejected, 'LockLost'],
+      ]);
+    }
+    expect(calls).toEqual(['visibility rh-1=0', 'visibility rh-2=0']);
+  });
+
+  it('EDU-17, issue 28 item 14e: a token of a lock given up is LockLost beside a held one, which still settles; acknowledge and renew-lock give nothing up', async () => {
+    const { service, calls, gaveUp } = harness([], undefined, { givenUp: ['rh-1'] });
+    const [old, held] = [1, 2].map((n) => token({ messageId: 'm-1', receiptHandle: `rh-${n}` }));
+    const settled = await settle(service, 'acknowledge', { locktokens: [old, held] });
+    expect(settled.succeeded).toEqual([{ locktoken: held }]);
+    expect(codes(settled)).toEqual([[old, 'LockLost']]);
+    await settle(service, 'renew-lock', { locktokens: [held], lockseconds: 60 });
+    expect(calls).toEqual(['delete rh-2', 'visibility rh-2=60']);
+    expect(gaveUp).toEqual([]);
+  });
+
+  it('EDU-17, issue 28 item 14e: when the given-up locks cannot be read or written, the tokens are Unavailable and SQS is not asked', async () => {
+    for (const behaviour of [{ givenUpUnreadable: true }, { giveUpFails: true }]) {
+      const { service, calls } = harness([], undefined, behaviour);
+      const settled = await settle(service, 'release', { locktokens: [token()] });
+      expect(
+        settled.failed.map((f) => f.error.code),
+        JSON.stringify(behaviour),
+      ).toEqual(['Unavailable']);
+      expect(calls, JSON.stringify(behaviour)).toEqual([]);
+    }
   });
 
   it('EDU-18: a reject whose mark cannot be written fails Unavailable and stays hidden, so it is never delivered unmarked; the others go on', async () => {

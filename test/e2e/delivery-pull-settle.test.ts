@@ -1,0 +1,125 @@
+/**
+ * Settling pulled events end to end on the laptop host (docs/PULL.md): a lock given up — released,
+ * rejected — no longer settles anything, even once the event was received again under a new lock
+ * (issue 28 item 14e); and the pull routes honour an Idempotency-Key (EDU-IDEM-3, issue 36 item 4):
+ * the same key with the same body answers the first answer again without a second change, the
+ * same key with another body is 422. Same harness as delivery-pull.test.ts: a pull subscription
+ * through the API, events published at POST /events and routed into the emulated SQS queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from '../support/host.js';
+
+const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e-pull-settle';
+let koerier: TestHost;
+let publisher: string;
+let consumer: string;
+
+beforeAll(async () => {
+  koerier = await startTestHost();
+  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  consumer = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
+});
+
+afterAll(async () => {
+  await koerier?.stop();
+});
+
+interface Lock {
+  readonly locktoken: string;
+  readonly deliverycount: number;
+  readonly deliverykey: string;
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  readonly body: Record<string, unknown>;
+}
+
+interface Settled {
+  readonly succeeded: { locktoken: string; newlocktoken?: string }[];
+  readonly failed: { locktoken: string; error: { code: string } }[];
+}
+
+async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(`${koerier.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${consumer}`,
+      ...(path === '/subscriptions' ? { 'idempotency-key': randomUUID() } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/** A pull subscription to an event type of its own, with `count` events already waiting in its queue. */
+async function subscriptionWithEvents(count: number): Promise<string> {
+  const type = `nl.example.pull.${randomUUID().slice(0, 8)}.v1`;
+  const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type] });
+  expect(created.status).toBe(201);
+  for (let n = 0; n < count; n++) {
+    const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { n } });
+    const published = await fetch(`${koerier.url}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+      body: event,
+    });
+    expect(published.status).toBe(202);
+  }
+  return created.body['id'] as string;
+}
+
+const receivePath = (id: string) => `/subscriptions/${id}/events/receive`;
+const settlePath = (id: string, action: string) => `/subscriptions/${id}/events/${action}`;
+const locksOf = (answer: Answer) => answer.body['locks'] as Lock[];
+
+/** Receives until `count` events are there (the router queues them a moment after the 202). */
+async function receiveAll(id: string, count: number, headers: Record<string, string> = {}): Promise<Answer> {
+  const answer = await call('POST', receivePath(id), { maxevents: count, waitseconds: 10, lockseconds: 60 }, headers);
+  expect(answer.status).toBe(200);
+  if (locksOf(answer).length < count) throw new Error(`received ${locksOf(answer).length} of ${count} events`);
+  return answer;
+}
+
+async function settle(id: string, action: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Settled> {
+  const answer = await call('POST', settlePath(id, action), body, headers);
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body as unknown as Settled;
+}
+
+describe('a lock given up settles nothing (issue 28 item 14e)', () => {
+  it('EDU-17, issue 28 item 14e: after consumer A releases and consumer B receives the event again, A’s old token is LockLost and B’s still acknowledges', async () => {
+    const id = await subscriptionWithEvents(1);
+    const a = locksOf(await receiveAll(id, 1))[0]!;
+    expect((await settle(id, 'release', { locktokens: [a.locktoken] })).succeeded).toHaveLength(1);
+    const b = locksOf(await receiveAll(id, 1))[0]!;
+    expect(b.deliverykey).toBe(a.deliverykey);
+    expect(b.deliverycount).toBe(a.deliverycount + 1);
+    // A's lock is not over by its own time: only the release ended it.
+    for (const action of ['acknowledge', 'renew-lock', 'release', 'reject']) {
+      const stale = await settle(id, action, { locktokens: [a.locktoken] });
+      expect(stale, action).toEqual({ succeeded: [], failed: [{ locktoken: a.locktoken, error: { code: 'LockLost', message: expect.any(String) } }] });
+    }
+    // Nothing A did reached the event: B's lock holds, and B's acknowledge is what removes it.
+    expect(await settle(id, 'acknowledge', { locktokens: [b.locktoken] })).toEqual({ succeeded: [{ locktoken: b.locktoken }], failed: [] });
+    expect(locksOf(await call('POST', receivePath(id), { waitseconds: 0 }))).toEqual([]);
+  });
+
+  it('EDU-17, EDU-18, issue 28 item 14e: a rejected event’s token no longer acknowledges: the reject stands and the event goes to the dead letters', async () => {
+    const id = await subscriptionWithEvents(1);
+    const lock = locksOf(await receiveAll(id, 1))[0]!;
+    expect((await settle(id, 'reject', { locktokens: [lock.locktoken], reason: 'not ours' })).succeeded).toHaveLength(1);
+    const late = await settle(id, 'acknowledge', { locktokens: [lock.locktoken] });
+    expect(late.failed).toEqual([{ locktoken: lock.locktoken, error: { code: 'LockLost', message: expect.any(String) } }]);
+    // The next receive moves it to the dead letters with the reject's reason.
+    expect(locksOf(await call('POST', receivePath(id), { waitseconds: 1 }))).toEqual([]);
+    const deadLetters = await call('GET', `/subscriptions/${id}/dead-letters`);
+    expect(deadLetters.body['deadLetters']).toEqual([expect.objectContaining({ reason: 'rejected', detail: 'not ours', deliveryId: lock.deliverykey })]);
+  });
+});
