@@ -25,6 +25,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import { attemptPackWrites, listAttemptPage } from './dynamodb-attempt-history.js';
+import { storedRendering } from '../core/delivery/frozen-rendering.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type {
   AttemptRecord,
@@ -181,6 +182,7 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
       failedAttempts: Number(item['failedAttempts']?.N ?? 0),
       lastAttempts: JSON.parse(item['lastAttempts']?.S ?? '[]') as AttemptRecord[],
       ...(item['nextAttemptAt']?.N ? { nextAttemptAt: Number(item['nextAttemptAt'].N) } : {}),
+      ...renderingOf(item),
     };
   }
 
@@ -193,6 +195,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
           failedAttempts: num(progress.failedAttempts),
           lastAttempts: { S: JSON.stringify(progress.lastAttempts) },
           ...(progress.nextAttemptAt === undefined ? {} : { nextAttemptAt: num(progress.nextAttemptAt) }),
+          // How the first attempt rendered the delivery (EDU-IDEM-11): every retry renders it so.
+          ...(progress.rendering === undefined ? {} : { renderingFormat: { S: progress.rendering.format } }),
+          ...(progress.rendering?.maxInlineBytes === undefined ? {} : { renderingMaxInlineBytes: num(progress.rendering.maxInlineBytes) }),
           expiresAt: num(expiresAt),
         },
       }),
@@ -277,4 +282,11 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     const expiresAt = item['expiresAt']?.N;
     return expiresAt !== undefined && Number(expiresAt) * 1000 < this.clock();
   }
+}
+
+/** The progress item's rendering (EDU-IDEM-11), when it keeps one. */
+function renderingOf(item: Item): Pick<DeliveryProgress, 'rendering'> {
+  const maxInline = item['renderingMaxInlineBytes']?.N;
+  const rendering = storedRendering(item['renderingFormat']?.S, maxInline === undefined ? undefined : Number(maxInline));
+  return rendering === undefined ? {} : { rendering };
 }

@@ -6,11 +6,11 @@
 import type { Clock } from '../ports/clock.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { judgeAttempt, type AttemptResult } from './attempt-outcome.js';
-import type { DeliveryProgress } from './delivery-records.js';
+import type { DeliveryProgress, DeliveryRendering } from './delivery-records.js';
 import { CredentialUnavailableError, type DispatcherDependencies, type QueuedDelivery } from './dispatch-ports.js';
 import type { AttemptReport } from './settle-attempt.js';
-import type { ContentMode } from '../cloudevents/index.js';
 import { requestWithoutToken, withAccessToken, type WebhookRequest } from './webhook-request.js';
+import { asRendered } from './frozen-rendering.js';
 import { deliverySignatureHeaders } from '../signatures/message-signature.js';
 
 /** The claim check could not give the events' data back, or record the reader: nothing was sent. */
@@ -21,7 +21,8 @@ class ClaimCheckFailure extends Error {
 /** An admitted delivery, ready to go out. */
 export interface Sending {
   readonly delivery: QueuedDelivery;
-  readonly format: ContentMode;
+  /** As the first attempt rendered it (EDU-IDEM-11, `frozen-rendering.ts`). */
+  readonly rendering: DeliveryRendering;
   /** Its request as it was prepared, but the bearer token. */
   readonly request: WebhookRequest;
   readonly progress?: DeliveryProgress | undefined;
@@ -61,76 +62,82 @@ export async function attemptAll(
     return { ...request, headers: { ...request.headers, ...headers } };
   };
   const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
-  return Promise.all(
-    sending.map(async ({ delivery, format, request: prepared, progress }, index): Promise<AttemptReport> => {
-      const wait = waits[index] ?? 0;
-      if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
-      if (wait > 0) await sleep(wait);
-      const at = now();
-      const send = async (): Promise<AttemptResult | CredentialUnavailableError | ClaimCheckFailure> => {
-        let bearer: string | undefined;
+  const attemptOne = async ({ delivery, rendering, request: prepared, progress }: Sending, index: number): Promise<AttemptReport> => {
+    const wait = waits[index] ?? 0;
+    if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
+    if (wait > 0) await sleep(wait);
+    const at = now();
+    const send = async (): Promise<AttemptResult | CredentialUnavailableError | ClaimCheckFailure> => {
+      let bearer: string | undefined;
+      try {
+        bearer = await accessToken(false);
+      } catch (error) {
+        return credentialFailure(error);
+      }
+      // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
+      if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
+      let tokenless = prepared;
+      if (deps.outgoingEvents) {
+        const { message } = delivery;
         try {
-          bearer = await accessToken(false);
+          // Inline or by reference as the first attempt decided: the same key, the same body (EDU-IDEM-11).
+          const events = await deps.outgoingEvents(asRendered(subscription, rendering), message.events);
+          // Data the claim check put back inline: the prepared request does not carry it.
+          if (events.some((event, i) => event !== message.events[i]))
+            tokenless = requestWithoutToken({ message: { ...message, events }, sink: subscription.sink, format: rendering.format, origin: deps.origin });
         } catch (error) {
-          return credentialFailure(error);
+          return new ClaimCheckFailure(String(error));
         }
-        // WH-3: nothing goes out without a token (the subscription was checked for a credential already).
-        if (!bearer) return new CredentialUnavailableError('the subscription has no sink credential');
-        let tokenless = prepared;
-        if (deps.outgoingEvents) {
-          const { message } = delivery;
-          try {
-            const events = await deps.outgoingEvents(subscription, message.events);
-            // Data the claim check put back inline: the prepared request does not carry it.
-            if (events.some((event, i) => event !== message.events[i]))
-              tokenless = requestWithoutToken({ message: { ...message, events }, sink: subscription.sink, format, origin: deps.origin });
-          } catch (error) {
-            return new ClaimCheckFailure(String(error));
-          }
-        }
-        const request = withAccessToken(tokenless, bearer);
-        if (!subscription.signDeliveries) return deps.send(request);
-        // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
-        let signed: WebhookRequest;
-        try {
-          signed = await signRequest(request);
-        } catch (error) {
-          deps.log.error('delivery not signed', { subscriptionId: subscription.id, error: error instanceof Error ? error.message : String(error) });
-          return new CredentialUnavailableError('the delivery could not be signed');
-        }
-        return deps.send(signed);
+      }
+      const request = withAccessToken(tokenless, bearer);
+      if (!subscription.signDeliveries) return deps.send(request);
+      // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
+      let signed: WebhookRequest;
+      try {
+        signed = await signRequest(request);
+      } catch (error) {
+        deps.log.error('delivery not signed', { subscriptionId: subscription.id, error: error instanceof Error ? error.message : String(error) });
+        return new CredentialUnavailableError('the delivery could not be signed');
+      }
+      return deps.send(signed);
+    };
+    let result = await send();
+    // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
+    // keeps it) and try again with it. Not at once: this request used the delivery's rate
+    // slot (WH-6). A 401 to the try after a refresh is the target's answer.
+    if (oauth2 && !(result instanceof Error) && result.status === 401 && progress?.lastAttempts.at(-1)?.status !== 401) {
+      try {
+        await accessToken(true);
+        return { at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, now()), freshToken: true };
+      } catch (error) {
+        result = credentialFailure(error);
+      }
+    }
+    if (result instanceof ClaimCheckFailure) {
+      deps.log.warn('delivery not sent: claim check unavailable', {
+        subscriptionId: subscription.id,
+        deliveryId: delivery.message.deliveryId,
+        error: result.message,
+      });
+      return {
+        at,
+        latencyMs: now() - at,
+        verdict: { kind: 'failed', code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
       };
-      let result = await send();
-      // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
-      // keeps it) and try again with it. Not at once: this request used the delivery's rate
-      // slot (WH-6). A 401 to the try after a refresh is the target's answer.
-      if (oauth2 && !(result instanceof Error) && result.status === 401 && progress?.lastAttempts.at(-1)?.status !== 401) {
-        try {
-          await accessToken(true);
-          return { at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, now()), freshToken: true };
-        } catch (error) {
-          result = credentialFailure(error);
-        }
-      }
-      if (result instanceof ClaimCheckFailure) {
-        deps.log.warn('delivery not sent: claim check unavailable', {
-          subscriptionId: subscription.id,
-          deliveryId: delivery.message.deliveryId,
-          error: result.message,
-        });
-        return {
-          at,
-          latencyMs: now() - at,
-          verdict: { kind: 'failed', code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
-        };
-      }
-      if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
-      if ('failure' in result) {
-        // The transport's own words, which may name an internal address, are for operators only.
-        const { subscriptionId, deliveryId } = delivery.message;
-        deps.log.warn('delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
-      }
-      return { at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, now()) };
+    }
+    if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
+    if ('failure' in result) {
+      // The transport's own words, which may name an internal address, are for operators only.
+      const { subscriptionId, deliveryId } = delivery.message;
+      deps.log.warn('delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
+    }
+    return { at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, now()) };
+  };
+  // Each attempt's report says how it was rendered: the progress keeps that for the retries (EDU-IDEM-11).
+  return Promise.all(
+    sending.map(async (item, index) => {
+      const report = await attemptOne(item, index);
+      return 'outOfTime' in report ? report : { ...report, rendering: item.rendering };
     }),
   );
 }

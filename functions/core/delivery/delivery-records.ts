@@ -7,6 +7,7 @@
 import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
 import type { EventName } from '../delivery-message/delivery-message.js';
+import type { ContentMode } from '../cloudevents/index.js';
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
 
@@ -47,6 +48,18 @@ export interface DeliveryProgress {
   readonly lastAttempts: readonly AttemptRecord[];
   /** Epoch ms: the next attempt is not due before this (a wait longer than one SQS visibility timeout). */
   readonly nextAttemptAt?: number;
+  /** How the first attempt rendered the delivery; every later attempt sends it so (EDU-IDEM-11, `frozen-rendering.ts`). */
+  readonly rendering?: DeliveryRendering;
+}
+
+/**
+ * What an attempt's request is made from besides the events and the key: the subscription's
+ * rendering settings as the first attempt found them.
+ */
+export interface DeliveryRendering {
+  readonly format: ContentMode;
+  /** The subscription's `maxInlineBytes` then; absent: it had none, and the deployment's default applies. */
+  readonly maxInlineBytes?: number;
 }
 
 export const KEPT_ATTEMPTS = 10;

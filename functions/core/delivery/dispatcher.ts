@@ -168,7 +168,7 @@ class SubscriptionDispatch {
           }
           const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
-          if (prepared.kind === 'ready') return void ready.push({ delivery, format: prepared.format, request: prepared.request, progress: prepared.progress });
+          if (prepared.kind === 'ready') return void ready.push({ delivery, ...prepared.sending });
           if (prepared.unsendableHeader !== undefined) {
             deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', {
               subscriptionId,

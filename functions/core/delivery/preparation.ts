@@ -7,19 +7,20 @@
 import type { Clock } from '../ports/clock.js';
 import type { Subscription, SubscriptionStatus } from '../subscriptions/subscription.js';
 import { SUBSCRIBER_FAILURE } from './attempt-outcome.js';
-import type { DeadLetterReason, DeliveryLedger, DeliveryProgress } from './delivery-records.js';
+import type { DeadLetterReason, DeliveryLedger, DeliveryProgress, DeliveryRendering } from './delivery-records.js';
 import { credentialShortfall } from '../credentials/sink-credential.js';
 import type { DeliveryPolicy, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline } from './retry-schedule.js';
 import { deadLetterStep, retryStep, type NextStep } from './settle-attempt.js';
-import type { ContentMode } from '../cloudevents/index.js';
 import { deliveryFormat, requestWithoutToken, unsendableHeader, type WebhookRequest } from './webhook-request.js';
+import { renderingFor } from './frozen-rendering.js';
+import type { Sending } from './attempt.js';
 import { tell } from '../operations/operational-events.js';
 import { suspendedNotice } from './operational-notices.js';
 
 export type Preparation =
-  /** `request`: the one to send, but its bearer token (`webhook-request.ts`). */
-  | { readonly kind: 'ready'; readonly format: ContentMode; readonly request: WebhookRequest; readonly progress?: DeliveryProgress | undefined }
+  /** Its request the one to send but the bearer token (`webhook-request.ts`), rendered as the first attempt did (`frozen-rendering.ts`). */
+  | { readonly kind: 'ready'; readonly sending: Omit<Sending, 'delivery'> }
   /** One delivery per event (JSON-3): `split.ts`. */
   | { readonly kind: 'split' }
   /** Settled without an attempt; `unsendableHeader` names the header that could not be sent. */
@@ -80,10 +81,14 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
       next: deadLetterStep(delivery, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress, undefined, policy, now()),
     };
   }
-  const format = deliveryFormat(subscription, delivery.message.events.length);
-  if (format === 'split') return { kind: 'split' };
+  const { length } = delivery.message.events;
+  // Known before the progress is read: a split needs no read.
+  if (deliveryFormat(subscription, length) === 'split') return { kind: 'split' };
   const progress = await progressOf(delivery, context.ledger);
-  const request = requestOf(delivery, subscription, format, context.origin);
+  // EDU-IDEM-11: a retry sends what the first attempt sent, whatever was PATCHed since.
+  const rendering = renderingFor(subscription, length, progress);
+  if (rendering === 'split') return { kind: 'split' };
+  const request = requestOf(delivery, subscription, rendering, context.origin);
   const header = request ? unsendableHeader(request) : 'body';
   if (!request || header !== undefined) {
     // Nothing was sent, so the target is not at fault: no attempt, no rate slot, no breaker.
@@ -94,7 +99,7 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
   if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - now() > 1000) {
     return { kind: 'settled', next: retryStep(delivery, progress.nextAttemptAt - now(), 'up', progress, policy, now()) };
   }
-  return { kind: 'ready', format, request, progress };
+  return { kind: 'ready', sending: { rendering, request, progress } };
 }
 
 /** A first receive has no earlier attempts: the read is skipped, so the common case costs nothing. */
@@ -114,7 +119,7 @@ function notActive(status: SubscriptionStatus, reason: string | undefined): [Dea
  * The delivery's request without its token; undefined when its body cannot be made. The token is
  * not judged here: every one Koerier sends is a RFC 6750 b64token, checked where it is stored or fetched.
  */
-function requestOf(delivery: QueuedDelivery, subscription: Subscription, format: ContentMode, origin: string): WebhookRequest | undefined {
+function requestOf(delivery: QueuedDelivery, subscription: Subscription, { format }: DeliveryRendering, origin: string): WebhookRequest | undefined {
   try {
     return requestWithoutToken({ message: delivery.message, sink: subscription.sink, format, origin });
   } catch {

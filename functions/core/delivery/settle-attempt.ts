@@ -10,7 +10,15 @@ import { lineageOf } from '../delivery-message/delivery-message.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { FailureCode, Verdict } from './attempt-outcome.js';
 import { eventReferences } from './delivery-views.js';
-import { KEPT_ATTEMPTS, withoutEvents, type AttemptRecord, type DeadLetter, type DeadLetterReason, type DeliveryProgress } from './delivery-records.js';
+import {
+  KEPT_ATTEMPTS,
+  withoutEvents,
+  type AttemptRecord,
+  type DeadLetter,
+  type DeadLetterReason,
+  type DeliveryProgress,
+  type DeliveryRendering,
+} from './delivery-records.js';
 import type { DeliveryPolicy, QueuedDelivery } from './dispatch-ports.js';
 import { keyDeadline, nextAttemptAt, nominalDelayMs, retryDeadline } from './retry-schedule.js';
 import { effectiveRatePerMinute, type TargetState } from './target-health.js';
@@ -37,6 +45,8 @@ export type AttemptReport =
       readonly verdict: Verdict;
       /** A 401 to a token now refreshed: try again with it, in a rate slot of its own. */
       readonly freshToken?: true;
+      /** How the request was rendered: kept with the progress, so a retry sends the same body (EDU-IDEM-11). */
+      readonly rendering?: DeliveryRendering;
     };
 
 /** One attempt with what its settling depends on. */
@@ -119,7 +129,7 @@ export function settleAttempt(
       error: { code: 'rejected', detail: 'the target answered 401; trying again with a fresh access token' },
       nextAttemptAt: new Date(now + wait).toISOString(),
     };
-    const saved = progressAfter(delivery, progress, record, policy);
+    const saved = progressAfter(delivery, progress, record, report.rendering, policy);
     return { record, progress: saved, next: retryStep(delivery, wait, 'up', saved.progress, policy, now), health: NO_CHANGE };
   }
   switch (verdict.kind) {
@@ -173,7 +183,7 @@ export function settleAttempt(
       }
       const record: AttemptRecord = { ...base, outcome: 'retrying', error, nextAttemptAt: new Date(next).toISOString() };
       // A wait longer than one visibility timeout is served in hops: the progress says when it ends.
-      const saved = progressAfter(delivery, progress, record, policy, next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined);
+      const saved = progressAfter(delivery, progress, record, report.rendering, policy, next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined);
       // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
       return {
         record,
@@ -232,19 +242,22 @@ export function deadLetterStep(
   return { kind: 'dead-letter', deadLetter, expiresAt: epochSeconds(now + policy.deadLetterRetentionSeconds * 1000) };
 }
 
-/** The progress after a failed attempt; it lives as long as the delivery's key. */
+/** The progress after a failed attempt, with the rendering first kept (EDU-IDEM-11); it lives as long as the delivery's key. */
 function progressAfter(
   delivery: QueuedDelivery,
   progress: DeliveryProgress | undefined,
   record: AttemptRecord,
+  attempted: DeliveryRendering | undefined,
   policy: SettlePolicy,
   nextAttemptAt?: number,
 ): { progress: DeliveryProgress; expiresAt: number } {
+  const rendering = progress?.rendering ?? attempted;
   const saved: DeliveryProgress = {
     deliveryId: delivery.message.deliveryId,
     failedAttempts: record.attempt,
     lastAttempts: [...(progress?.lastAttempts ?? []), withoutEvents(record)].slice(-KEPT_ATTEMPTS),
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
+    ...(rendering === undefined ? {} : { rendering }),
   };
   return { progress: saved, expiresAt: epochSeconds(delivery.message.createdAt + policy.keyTtlSeconds * 1000) };
 }
