@@ -23,6 +23,8 @@ import type { OperationalEvents } from '../core/operations/operational-events.js
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
 import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
+import type { HoldLedger } from '../core/quotas/holds.js';
+import type { UsageWindow } from '../core/quotas/usage-window.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
 import type { RouteIndexReader } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
@@ -84,6 +86,10 @@ export interface KoerierDependencies {
   readonly deliveryHttp: SafeHttpClient;
   /** Outbound HTTP for the validation handshake, with its timeout (SSRF guard on). */
   readonly handshakeHttp: SafeHttpClient;
+  /** What each client holds against its count quotas: pull subscriptions, running replays (issue 28 item 13). */
+  readonly quotaHolds: HoldLedger;
+  /** Upload bytes granted per client per hour, against its upload quota (issue 28 item 13). */
+  readonly uploadUsage: UsageWindow;
   /** Every routed event, kept for replays (docs/REPLAY.md). */
   readonly eventArchive: EventArchive;
   /** Replays' records and each subscription's running-replay slot. */

@@ -18,6 +18,7 @@ import { DynamoDbIdempotencyStore } from '../aws/dynamodb-idempotency-store.js';
 import { DynamoDbPartnerStore } from '../aws/dynamodb-partner-store.js';
 import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { DynamoDbPollLeases } from '../aws/dynamodb-poll-leases.js';
+import { DynamoDbHoldLedger, DynamoDbUsageWindow } from '../aws/dynamodb-quota-ledgers.js';
 import { DynamoDbRateWindow } from '../aws/dynamodb-rate-window.js';
 import { DynamoDbRejectionMarks } from '../aws/dynamodb-rejection-marks.js';
 import { DynamoDbGivenUpLocks } from '../aws/dynamodb-given-up-locks.js';
@@ -113,6 +114,10 @@ export const rejectionMarks: Member<'rejectionMarks'> = (c) => new DynamoDbRejec
 export const givenUpLocks: Member<'givenUpLocks'> = (c) => new DynamoDbGivenUpLocks(c.client(dynamodbClient), table(c, 'deliveries'));
 
 export const pollLeases: Member<'pollLeases'> = (c) => new DynamoDbPollLeases(c.client(dynamodbClient), table(c, 'deliveries'));
+
+export const quotaHolds: Member<'quotaHolds'> = (c) => new DynamoDbHoldLedger(c.client(dynamodbClient), table(c, 'idempotency'));
+
+export const uploadUsage: Member<'uploadUsage'> = (c) => new DynamoDbUsageWindow(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const lockTokenKey: Member<'lockTokenKey'> = (c) =>
   lockTokenKeySource(c.config.resources.key('lockTokens'), {

@@ -89,6 +89,8 @@ const LAZY_MEMBERS: Readonly<Record<LazyMember, true>> = {
   rejectionMarks: true,
   givenUpLocks: true,
   pollLeases: true,
+  quotaHolds: true,
+  uploadUsage: true,
   lockTokenKey: true,
   deliveryHttp: true,
   handshakeHttp: true,
