@@ -14,7 +14,6 @@
  */
 import { Logger as PowertoolsLogger, LogFormatter, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import type { Context } from 'aws-lambda';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -62,6 +61,9 @@ class SinkLogger extends PowertoolsLogger {
   }
 }
 
+/** Lambda's invocation context, as Powertools takes it (the app layer names no Lambda types itself). */
+type LambdaContext = Parameters<PowertoolsLogger['addContext']>[0];
+
 /**
  * Every logger of this process, so that each invocation's Lambda context reaches all of them: a
  * container has the last-resort `logger` and its dependencies' own. Held weakly, as tests make many.
@@ -82,11 +84,11 @@ function powertools(): SinkLogger {
  * keeps the cold start per logger; each logger made before the first invocation says so once.
  * Without a context (a test calling a handler directly) nothing changes.
  */
-export function startInvocation(context: Partial<Context> | undefined): void {
+export function startInvocation(context: Partial<LambdaContext> | undefined): void {
   if (typeof context?.awsRequestId !== 'string') return;
   for (const reference of liveLoggers) {
     const live = reference.deref();
-    if (live) live.addContext(context as Context);
+    if (live) live.addContext(context as LambdaContext);
     else liveLoggers.delete(reference);
   }
 }
