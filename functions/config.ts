@@ -16,6 +16,7 @@ import { readOutboundPorts, readSinkCredentialPolicy, readValidationHandshake } 
 import { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../lib/resources.js';
 
 export { accessTokenRules, type AuthSettings } from './config/auth-settings.js';
 export type { DeliverySettings } from './config/delivery-settings.js';
@@ -85,8 +86,8 @@ export const LAMBDA_REQUEST_LIMIT_BYTES = 6_291_456;
  * base64-encodes a CloudEvents body into the 6 MiB Lambda request, leaving about 4.5 MiB.
  */
 export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
-/** The event archive's retention (issue 13: 30 days by default); at most ten years. */
-export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
+/** The event archive's retention (issue 13: 30 days by default, lib/resources.ts, which derives the claim check's from it); at most ten years. */
+export { DEFAULT_ARCHIVE_RETENTION_DAYS };
 export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 /** CE-14: the size every intermediary must forward; the default inline threshold. */
 export const DEFAULT_INLINE_EVENT_BYTES = 64 * 1024;

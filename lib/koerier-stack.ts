@@ -23,7 +23,7 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
 import * as resources from './resources.js';
-import { API_BASE_PATH, type BucketSpec } from './resources.js';
+import { API_BASE_PATH, CLAIM_CHECK_LIVE_SECONDS, claimCheckRetentionSeconds, type BucketSpec } from './resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { regionSettings } from './regions.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
@@ -270,12 +270,37 @@ export class KoerierStack extends Stack {
 
 /**
  * The archive bucket's lifecycle expiry is the archive's retention (`koerier:archiveRetentionDays`,
- * docs/REPLAY.md), the same figure the replay worker judges retention by.
+ * docs/REPLAY.md), the same figure the replay worker judges retention by. The claim check's is
+ * derived from it as the functions derive each object's expiry (`claimCheckRetentionSeconds`), so a
+ * replayed event's `dataref` still answers (issue 36, item 8).
  */
 export function withArchiveRetention(specs: Readonly<Record<string, BucketSpec>>, config: StackConfig): Readonly<Record<string, BucketSpec>> {
   if (!('archive' in specs)) return specs;
   const days = Number(config.runtimeSettings[settingEnv.archiveRetentionDays] ?? DEFAULT_ARCHIVE_RETENTION_DAYS);
-  return { ...specs, archive: { objectRetentionSeconds: days * 24 * 3600 } };
+  const payloads = specs['payloads'];
+  const derived = {
+    ...specs,
+    archive: { objectRetentionSeconds: days * 24 * 3600 },
+    // A claim check kept for good (no retention) outlives every replay already.
+    ...(payloads?.objectRetentionSeconds === undefined ? {} : { payloads: { ...payloads, objectRetentionSeconds: claimCheckRetentionSeconds(days) } }),
+  };
+  checkClaimCheckOutlivesReplays(derived);
+  return derived;
+}
+
+/**
+ * Synth stops when claim-check objects would expire before the archive can no longer replay the
+ * events that refer to them, plus what a replayed delivery needs (NL GOV §3.4.7; issue 36, item 8).
+ */
+export function checkClaimCheckOutlivesReplays(specs: Readonly<Record<string, BucketSpec>>): void {
+  const archive = specs['archive']?.objectRetentionSeconds;
+  const payloads = specs['payloads']?.objectRetentionSeconds;
+  if (archive === undefined || payloads === undefined || payloads >= archive + CLAIM_CHECK_LIVE_SECONDS) return;
+  const days = (seconds: number) => Math.round((seconds / 86400) * 100) / 100;
+  throw new Error(
+    `the claim check keeps objects ${days(payloads)} days, but replays reach back ${days(archive)} days and their deliveries need the data ` +
+      `${days(CLAIM_CHECK_LIVE_SECONDS)} days more: a replayed event's dataref would answer 410 (claimCheckRetentionSeconds in lib/resources.ts)`,
+  );
 }
 
 /**

@@ -134,19 +134,38 @@ export interface BucketSpec {
   readonly objectRetentionSeconds?: number;
 }
 
+const DAY_SECONDS = 24 * 3600;
+/** `koerier:archiveRetentionDays` when it is not set (functions/config.ts reads the setting with it). */
+export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
+/** What a live event's claim-check object needs: a day longer than any queue keeps a message (SQS's maximum, 14 days). */
+export const CLAIM_CHECK_LIVE_SECONDS = Math.max(...Object.values(queues).map((queue) => queue.retentionSeconds)) + DAY_SECONDS;
+
+/**
+ * How long claim-check objects are kept, from the archive's retention: a replay may send again
+ * an event as old as the archive keeps, with its `dataref`, and its deliveries need the data for as
+ * long as a live event's do (NL GOV §3.4.7: data behind a `dataref` stays available long enough;
+ * issue 36, item 8). The bucket's lifecycle rule (lib/koerier-stack.ts) and each object's
+ * `objectExpiresAt` in the payload ledger (functions/app) are both computed here from the same
+ * setting, so the two cannot drift apart; the ledger record outlives its object by its own margin.
+ */
+export function claimCheckRetentionSeconds(archiveRetentionDays: number): number {
+  return archiveRetentionDays * DAY_SECONDS + CLAIM_CHECK_LIVE_SECONDS;
+}
+
 export const buckets = {
   /**
-   * Claim check: event data too large for a message, referenced by `dataref`. Objects live a day
-   * longer than any queue keeps a message (SQS's maximum, 14 days), so no message that refers to
-   * one outlives it; nothing is deleted on acknowledge, since other subscribers may still need it.
+   * Claim check: event data too large for a message, referenced by `dataref`. Kept while a queued
+   * message or a replay can still refer to it (`claimCheckRetentionSeconds`; the stack sets the
+   * lifecycle rule from `koerier:archiveRetentionDays`, this is its default); nothing is deleted on
+   * acknowledge, since other subscribers may still need it.
    */
-  payloads: { objectRetentionSeconds: FOURTEEN_DAYS + 24 * 3600 },
+  payloads: { objectRetentionSeconds: claimCheckRetentionSeconds(DEFAULT_ARCHIVE_RETENTION_DAYS) },
   /**
    * The event archive (docs/REPLAY.md): every routed event, one gzip JSON Lines object per router
    * batch, under `archive/YYYY/MM/DD/HH/`. Retention: `koerier:archiveRetentionDays` (the stack
    * sets the lifecycle rule from it; this is its default), and replays skip older events themselves.
    */
-  archive: { objectRetentionSeconds: 30 * 24 * 3600 },
+  archive: { objectRetentionSeconds: DEFAULT_ARCHIVE_RETENTION_DAYS * DAY_SECONDS },
   /** The contract register's documents and their message schemas (issue 14): immutable, kept for good. */
   contracts: {},
 } as const satisfies Record<string, BucketSpec>;

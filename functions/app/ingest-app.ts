@@ -8,7 +8,7 @@ import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core
 import { correlationIdOf, CORRELATION_ID_HEADER } from '../core/ids/correlation-id.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import type { KoerierDependencies } from './dependencies.js';
-import { buckets, type RouteKey } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
@@ -29,7 +29,8 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
         store: deps.claimCheckStore,
         ledger: deps.payloadLedger,
         publicBaseUrl: config.publicBaseUrl,
-        retentionSeconds: buckets.payloads.objectRetentionSeconds,
+        // As long as the archive can replay the event, and the bucket's lifecycle rule keeps it (issue 36, item 8).
+        retentionSeconds: claimCheckRetentionSeconds(config.archive.retentionDays),
       },
       settings: config,
       log: deps.log,

@@ -10,7 +10,7 @@ import { grantUpload } from '../core/claim-check/uploads.js';
 import { KoerierError } from '../core/http/problems.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import type { HttpRequest } from '../core/http/messages.js';
-import { buckets, type RouteKey } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -44,7 +44,7 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
             store: deps.claimCheckStore,
             ledger: deps.payloadLedger,
             publicBaseUrl: deps.config.publicBaseUrl,
-            retentionSeconds: buckets.payloads.objectRetentionSeconds,
+            retentionSeconds: claimCheckRetentionSeconds(deps.config.archive.retentionDays),
             now: () => Date.now(),
             quota: { usage: deps.uploadUsage, limit },
           }),

@@ -257,7 +257,7 @@ describe.each([
     synth.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  it('CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, expires objects after its retention (claim check: a day past the longest queue retention), and is retained', () => {
+  it("CARD-6, EDU-1: every bucket blocks public access, is TLS-only, KMS-encrypted with a rotating key, access-logged, expires objects after its retention (claim check: the archive's replay window plus a day past the longest queue retention), and is retained", () => {
     for (const name of Object.keys(description.buckets)) {
       const bucket = synth.resources[ids.bucket(name)]!;
       expect(bucket.DeletionPolicy, name).toBe('Retain');
@@ -284,8 +284,9 @@ describe.each([
           name,
         ).toBe(false);
       } else {
-        // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md).
-        const retentionDays = name === 'archive' ? 30 : longestQueueRetentionDays + 1;
+        // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md);
+        // the claim check as long as a replay of them can send its dataref, plus a day past the longest queue retention (issue 36, item 8).
+        const retentionDays = name === 'archive' ? 30 : 30 + longestQueueRetentionDays + 1;
         expect(rules, name).toContainEqual(expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }));
       }
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
