@@ -74,7 +74,7 @@ async function deliveredWithRecord(id: string): Promise<{ event: Record<string, 
 const sha256 = (bytes: Buffer) => `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
 
 describe('claim-check lifetime follows the archive (issue 36, item 8)', () => {
-  it('EDU-1, EDU-18, issue 36 item 8: data moved at ingest is kept the archive retention plus 15 days, its ledger record longer, and it is fetched', async () => {
+  it('CARD-6, EDU-1, EDU-18, issue 36 item 8: data moved at ingest is kept the archive retention plus 15 days, its ledger record longer, and it is fetched', async () => {
     expect(claimCheckRetentionSeconds(ARCHIVE_DAYS)).toBe((ARCHIVE_DAYS + 15) * 86400);
     const id = randomUUID();
     const before = Date.now();

@@ -29,7 +29,7 @@ function environmentOf(synth: Synthesised, name: string): Env {
 }
 
 describe('claim-check lifetime and replays (issue 36, item 8)', () => {
-  it("EDU-1, EDU-18, issue 36 item 8: by default the payloads bucket keeps objects 45 days, the archive's 30 days of replays plus a day past the longest queue retention", () => {
+  it("CARD-6, EDU-1, EDU-18, issue 36 item 8: by default the payloads bucket keeps objects 45 days, the archive's 30 days of replays plus a day past the longest queue retention", () => {
     const longestQueueSeconds = Math.max(...Object.values(queues).map((queue) => queue.retentionSeconds));
     expect(CLAIM_CHECK_LIVE_SECONDS).toBe(longestQueueSeconds + DAY);
     expect(buckets.payloads.objectRetentionSeconds).toBe(buckets.archive.objectRetentionSeconds + CLAIM_CHECK_LIVE_SECONDS);
@@ -42,7 +42,7 @@ describe('claim-check lifetime and replays (issue 36, item 8)', () => {
     expect(idempotency.Properties.TimeToLiveSpecification).toEqual({ AttributeName: tables.idempotency.ttlAttribute, Enabled: true });
   });
 
-  it('EDU-1, EDU-18, issue 36 item 8: with koerier:archiveRetentionDays 90 the bucket keeps objects 105 days, and the ingest and payloads functions derive the same lifetime from their environment', () => {
+  it('CARD-6, EDU-1, EDU-18, issue 36 item 8: with koerier:archiveRetentionDays 90 the bucket keeps objects 105 days, and the ingest and payloads functions derive the same lifetime from their environment', () => {
     const synth = synthKoerier({ context: { 'koerier:archiveRetentionDays': 90 } });
     expect(expirationDays(synth, 'archive')).toEqual([90]);
     const [payloadDays] = expirationDays(synth, 'payloads');
