@@ -86,7 +86,7 @@ describe('a composed set of dependencies', () => {
     });
     const members = Object.keys(deps);
     expect(members).toEqual(expect.arrayContaining(['claimCheckStore', 'dataContracts', 'eventArchive', 'lockTokenKey', 'signingKeys', 'metrics']));
-    expect(members).toHaveLength(36);
+    expect(members).toHaveLength(37);
     expect(asked).toBe(0);
   });
 });
