@@ -14,6 +14,12 @@ import {
   SQS_MESSAGE_LIMIT_BYTES,
 } from '../functions/config.js';
 import { SINK_CREDENTIAL_POLICIES, type SinkCredentialPolicy } from '../functions/core/credentials/sink-credential.js';
+import {
+  DEFAULT_VALIDATION_HANDSHAKE,
+  VALIDATION_HANDSHAKE_CHOICES,
+  validationHandshakeOf,
+  type ValidationHandshakePolicy,
+} from '../functions/core/webhooks/handshake-policy.js';
 import { parseEntitlements } from '../functions/core/subscriptions/entitlements.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 import {
@@ -71,6 +77,11 @@ export interface StackConfig {
   readonly publishers: PublishGrants;
   /** Subscribers whose webhooks may skip the validation handshake, agreed out of band (WH-5). */
   readonly validationAgreedClients: readonly string[];
+  /**
+   * Whose push subscriptions skip the handshake by default (functions/core/webhooks/handshake-policy.ts):
+   * the profile's preset says (Edukoppeling: `agreed-for-directory-partners`), else `required` (NL GOV).
+   */
+  readonly validationHandshake: ValidationHandshakePolicy;
   readonly alarmEmail?: string;
   /** The console's public OpenID Connect client at `issuer` (authorization code + PKCE); absent: no console is deployed. */
   readonly consoleClientId?: string;
@@ -133,6 +144,7 @@ export const contextKey = {
   entitlements: 'koerier:entitlements',
   publishers: 'koerier:publishers',
   validationAgreedClients: 'koerier:validationAgreedClients',
+  validationHandshake: 'koerier:validationHandshake',
   alarmEmail: 'koerier:alarmEmail',
   consoleClientId: 'koerier:consoleClientId',
   consoleUserPool: 'koerier:consoleUserPool',
@@ -379,6 +391,23 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     );
   }
 
+  let validationHandshake = preset?.validationHandshake ?? DEFAULT_VALIDATION_HANDSHAKE;
+  const handshakeRaw = context[contextKey.validationHandshake];
+  if (handshakeRaw !== undefined) {
+    const policy = typeof handshakeRaw === 'string' ? validationHandshakeOf(handshakeRaw) : undefined;
+    if (policy === undefined) problem(contextKey.validationHandshake, `must be ${VALIDATION_HANDSHAKE_CHOICES}`, handshakeRaw);
+    else validationHandshake = policy;
+  }
+  // The profile takes the partner's OAuth2 grant as its consent; a static token is no such grant.
+  // (Derived from the preset, the preset's own rule on sink credentials has said so already.)
+  if (handshakeRaw !== undefined && validationHandshake === 'agreed-for-directory-partners' && sinkCredentials !== 'oauth2-only') {
+    problem(
+      contextKey.validationHandshake,
+      `"${validationHandshake}" needs ${contextKey.sinkCredentials} "oauth2-only" (the partner's OAuth2 grant is its consent)`,
+      handshakeRaw,
+    );
+  }
+
   let outboundPorts: readonly number[] = DEFAULT_OUTBOUND_PORTS;
   const portsRaw = context[contextKey.outboundPorts];
   if (portsRaw !== undefined) {
@@ -425,6 +454,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     entitlements,
     publishers,
     validationAgreedClients: validationAgreedClients ?? [],
+    validationHandshake,
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
     ...(consoleClientId === undefined ? {} : { consoleClientId }),
     ...(consoleUserPool === undefined ? {} : { consoleUserPool }),
@@ -567,6 +597,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.entitlements]: JSON.stringify(config.entitlements),
     [settingEnv.publishers]: JSON.stringify(config.publishers),
     [settingEnv.validationAgreedClients]: config.validationAgreedClients.join(','),
+    [settingEnv.validationHandshake]: config.validationHandshake,
     [settingEnv.publicBaseUrl]: publicBaseUrl,
     [settingEnv.stackName]: config.stackName,
     ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),

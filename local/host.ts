@@ -250,6 +250,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
       [settingEnv.publishers]: JSON.stringify(localConfig.publishers),
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
+      ...(localConfig.validationHandshake ? { [settingEnv.validationHandshake]: localConfig.validationHandshake } : {}),
       [settingEnv.signingKeys]: DEFAULT_LOCAL_SIGNING_KEYS,
       ...options.settings,
     };

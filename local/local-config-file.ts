@@ -17,8 +17,10 @@
  *                                                 // (functions/core/auth/publish-grants.ts); absent (files from
  *                                                 // before it existed): allowed for a file with one client only,
  *                                                 // who may then publish under every source
- *   "validationAgreedClients": ["<client id>"]   // subscribers whose webhooks skip the validation
+ *   "validationAgreedClients": ["<client id>"],  // subscribers whose webhooks skip the validation
  *                                                // handshake, agreed out of band (WH-5)
+ *   "validationHandshake": "required"            // optional: or "agreed-for-directory-partners", as an
+ *                                                // Edukoppeling deployment has it (KOERIER_VALIDATION_HANDSHAKE)
  * }
  */
 import { randomBytes } from 'node:crypto';
@@ -26,6 +28,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { scopes } from '../functions/core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 import { parseEntitlements, type Grant } from '../functions/core/subscriptions/entitlements.js';
+import { VALIDATION_HANDSHAKE_CHOICES, validationHandshakeOf, type ValidationHandshakePolicy } from '../functions/core/webhooks/handshake-policy.js';
 
 /** Every scope Koerier's routes ask for; the development clients get them all. */
 export const ALL_SCOPES: readonly string[] = Object.values(scopes);
@@ -40,6 +43,8 @@ export interface LocalConfig {
   readonly entitlements: Readonly<Record<string, readonly Grant[]>>;
   readonly publishers: PublishGrants;
   readonly validationAgreedClients: readonly string[];
+  /** Absent: the functions' default, `required` (functions/core/webhooks/handshake-policy.ts). */
+  readonly validationHandshake?: ValidationHandshakePolicy;
 }
 
 export function defaultLocalConfig(): LocalConfig {
@@ -107,7 +112,12 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
   }
   const agreed = raw['validationAgreedClients'] ?? [];
   if (!Array.isArray(agreed) || !agreed.every((id) => typeof id === 'string')) return fail('"validationAgreedClients" must be a list of client ids');
-  return { clients, entitlements, publishers, validationAgreedClients: agreed };
+  const handshakeRaw = raw['validationHandshake'];
+  const validationHandshake = typeof handshakeRaw === 'string' ? validationHandshakeOf(handshakeRaw) : undefined;
+  if (handshakeRaw !== undefined && validationHandshake === undefined) {
+    return fail(`"validationHandshake" must be ${VALIDATION_HANDSHAKE_CHOICES}, got ${JSON.stringify(handshakeRaw)}`);
+  }
+  return { clients, entitlements, publishers, validationAgreedClients: agreed, ...(validationHandshake ? { validationHandshake } : {}) };
 }
 
 /** A one-client file from before `publishers` existed keeps working: its client may publish under every source. */

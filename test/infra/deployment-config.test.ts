@@ -247,7 +247,7 @@ describe('issue 12 item 2: identity provider presets', () => {
     expect(environmentOf(resources)).toMatchObject({ ...expected, KOERIER_ISSUER: issuer });
   });
 
-  it('EDU-2, EDU-4: koerier:identityProvider=edukoppeling keeps RFC 9068 as written and needs its JWKS named', () => {
+  it('EDU-2, EDU-4, EDU-3: koerier:identityProvider=edukoppeling keeps RFC 9068 as written, drops the handshake for directory partners, and needs its JWKS named', () => {
     const { resources } = synthKoerier({
       context: { ...bare, 'koerier:identityProvider': 'edukoppeling', 'koerier:jwksUrl': 'https://idp.example.org/jwks' },
     });
@@ -256,6 +256,8 @@ describe('issue 12 item 2: identity provider presets', () => {
       KOERIER_CLIENT_ID_CLAIM: 'client_id',
       KOERIER_SCOPE_CLAIMS: 'scope',
       KOERIER_SINK_CREDENTIALS: 'oauth2-only',
+      // The profile drops abuse protection (rule 3f): a partner's OAuth2 grant is its consent.
+      KOERIER_VALIDATION_HANDSHAKE: 'agreed-for-directory-partners',
     });
     expect(messageOf({ ...required, 'koerier:jwksUrl': undefined, 'koerier:identityProvider': 'edukoppeling' })).toMatch(
       /^Koerier's CDK context is invalid: koerier:jwksUrl is required/,

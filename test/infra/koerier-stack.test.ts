@@ -341,6 +341,7 @@ describe.each([
         [settingEnv.entitlements]: JSON.stringify(synthContext['koerier:entitlements']),
         [settingEnv.publishers]: JSON.stringify(synthContext['koerier:publishers']),
         [settingEnv.validationAgreedClients]: '',
+        [settingEnv.validationHandshake]: 'required',
         // The API's base URL carries its major version (ADR /core/uri-version).
         [settingEnv.publicBaseUrl]: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [ids.api, 'ApiEndpoint'] }, '/v1']] },
         [settingEnv.stackName]: 'Koerier',

@@ -34,6 +34,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       entitlements: {},
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
+      validationHandshake: 'required',
       protection: {
         ingestReservedConcurrency: DEFAULT_INGEST_RESERVED_CONCURRENCY,
         pullReservedConcurrency: DEFAULT_PULL_RESERVED_CONCURRENCY,
@@ -125,6 +126,29 @@ describe('CDK context (lib/stack-config.ts)', () => {
     expect(settingEnvironment(config, 'https://api.example.org')['KOERIER_VALIDATION_AGREED_CLIENTS']).toBe('school-a,school-b');
     rejects({ 'koerier:validationAgreedClients': { 'school-a': true } }, /koerier:validationAgreedClients must be a list of client ids/);
     rejects({ 'koerier:validationAgreedClients': ['school a'] }, /koerier:validationAgreedClients must not contain spaces or commas/);
+  });
+
+  it('EDU-3, WH-5: koerier:validationHandshake follows the profile (Edukoppeling drops the handshake for directory partners), is checked at synth and reaches the functions', () => {
+    const policyOf = (context: Record<string, unknown>) => {
+      const config = parseStackConfig({ ...valid, ...context });
+      const functions = loadConfig(settingEnvironment(config, 'https://api.example.org'));
+      expect(functions.validationHandshake).toBe(config.validationHandshake);
+      return config.validationHandshake;
+    };
+    // NL GOV takes the webhook spec's abuse protection as is; so does a deployment naming no profile.
+    expect(policyOf({})).toBe('required');
+    expect(policyOf({ 'koerier:identityProvider': 'keycloak' })).toBe('required');
+    expect(policyOf({ 'koerier:identityProvider': 'edukoppeling' })).toBe('agreed-for-directory-partners');
+    // What the deployment names wins over the preset, either way.
+    expect(policyOf({ 'koerier:identityProvider': 'edukoppeling', 'koerier:validationHandshake': 'required' })).toBe('required');
+    expect(policyOf({ 'koerier:validationHandshake': ' agreed-for-directory-partners ' })).toBe('agreed-for-directory-partners');
+    rejects({ 'koerier:validationHandshake': 'agreed' }, /koerier:validationHandshake must be "required" or "agreed-for-directory-partners", got "agreed"/);
+    rejects({ 'koerier:validationHandshake': true }, /koerier:validationHandshake must be "required" or "agreed-for-directory-partners", got true/);
+    // The profile's consent is the partner's OAuth2 grant; a static token is none.
+    rejects(
+      { 'koerier:validationHandshake': 'agreed-for-directory-partners', 'koerier:sinkCredentials': 'bearer-or-oauth2' },
+      /koerier:validationHandshake "agreed-for-directory-partners" needs koerier:sinkCredentials "oauth2-only"/,
+    );
   });
 
   it('CARD-2: the issuer is required and must be an https URL', () => {

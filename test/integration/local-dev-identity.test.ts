@@ -243,6 +243,24 @@ describe('koerier.local.json', () => {
     }
   });
 
+  it('EDU-3, WH-5: "validationHandshake" is optional (the functions\' default), one of the two policies, and anything else stops the start', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
+    try {
+      const path = join(dir, 'koerier.local.json');
+      const clients = { a: { secret: 'long-enough-secret', scopes: ['events:publish'] } };
+      await writeFile(path, JSON.stringify({ clients }));
+      expect((await loadOrCreateLocalConfig(path)).config.validationHandshake).toBeUndefined();
+      await writeFile(path, JSON.stringify({ clients, validationHandshake: 'agreed-for-directory-partners' }));
+      expect((await loadOrCreateLocalConfig(path)).config.validationHandshake).toBe('agreed-for-directory-partners');
+      await writeFile(path, JSON.stringify({ clients, validationHandshake: 'off' }));
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        `${path} is not a valid Koerier local configuration: "validationHandshake" must be "required" or "agreed-for-directory-partners", got "off"`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('EDU-7: entitlements are checked by the rules KOERIER_ENTITLEMENTS is read with: a grant with an empty "source" is refused', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-config-'));
     try {

@@ -4,6 +4,7 @@
  * knowing each claim. A preset only fills what the deployment leaves unset; every value can
  * still be given explicitly. docs/DEPLOYING.md "Identity provider" describes the set-up per preset.
  */
+import type { ValidationHandshakePolicy } from '../webhooks/handshake-policy.js';
 import type { AccessTokenType, ScopeClaim } from './access-token-rules.js';
 
 export const identityProviderNames = ['keycloak', 'entra-id', 'edukoppeling'] as const;
@@ -17,6 +18,8 @@ export interface IdentityProviderPreset {
   endpoints(issuer: string): { readonly jwksUrl: string; readonly tokenUrl: string } | undefined;
   /** Only OAuth2 client credentials towards subscribers (the Edukoppeling profile asks it, EDU-4). */
   readonly oauth2SinksOnly: boolean;
+  /** The default of `koerier:validationHandshake` (functions/core/webhooks/handshake-policy.ts): the profile's word on abuse protection. */
+  readonly validationHandshake: ValidationHandshakePolicy;
 }
 
 /** `https://login.microsoftonline.com/<tenant>/v2.0` (v2.0 tokens) or `https://sts.windows.net/<tenant>/` (v1.0). */
@@ -35,6 +38,7 @@ export const identityProviderPresets: Readonly<Record<IdentityProviderName, Iden
     endpoints: (issuer) =>
       KEYCLOAK_ISSUER.test(issuer) ? { jwksUrl: `${issuer}/protocol/openid-connect/certs`, tokenUrl: `${issuer}/protocol/openid-connect/token` } : undefined,
     oauth2SinksOnly: false,
+    validationHandshake: 'required',
   },
   // Entra ID application tokens: `typ: JWT`, the client in `azp` (v2.0) or `appid` (v1.0), and the
   // application permissions granted to the client in `roles`, an array (`scp` is for user tokens).
@@ -51,15 +55,18 @@ export const identityProviderPresets: Readonly<Record<IdentityProviderName, Iden
       };
     },
     oauth2SinksOnly: false,
+    validationHandshake: 'required',
   },
   // The Edukoppeling OAuth client-credentials profile: RFC 9068 access tokens as they are written
-  // (`typ: at+jwt`, `client_id`, `scope`), confidential clients only, OAuth2 towards every party.
+  // (`typ: at+jwt`, `client_id`, `scope`), confidential clients only, OAuth2 towards every party,
+  // and no abuse-protection handshake (rule 3f): the partner's OAuth2 grant is its consent.
   edukoppeling: {
     tokenType: 'at+jwt',
     clientIdClaim: 'client_id',
     scopeClaims: ['scope'],
     endpoints: () => undefined,
     oauth2SinksOnly: true,
+    validationHandshake: 'agreed-for-directory-partners',
   },
 };
 

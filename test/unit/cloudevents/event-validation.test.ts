@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateEventObject } from '../../../functions/core/cloudevents/index.js';
 import { acceptedEvent, invalidIssues, nlEvent, parse, structuredRequest, summary } from './fixtures.js';
+import { NL_GOV_EXAMPLE_EVENT } from '../../support/nl-gov-example-event.js';
 
 /** Findings for the NL example event with `overrides` applied. */
 function check(overrides: Record<string, unknown>): { errors: string[]; warnings: string[] } {
@@ -20,6 +21,16 @@ describe('validateEventObject', () => {
       errors: [],
       warnings: [],
     });
+  });
+
+  it("EDU-3: accepts the profile's full example event (dataref, sequence, sequencetype, a null extension) without findings, byte for byte", () => {
+    expect(validateEventObject(JSON.parse(NL_GOV_EXAMPLE_EVENT))).toEqual({ errors: [], warnings: [] });
+    const event = acceptedEvent(parse(structuredRequest(NL_GOV_EXAMPLE_EVENT)));
+    // What is routed and delivered is the text received; the null extension counts as unset (JSON-1).
+    expect(event.json).toBe(NL_GOV_EXAMPLE_EVENT);
+    const { data: _data, geheimnummer: _unset, ...attributes } = JSON.parse(NL_GOV_EXAMPLE_EVENT) as Record<string, unknown>;
+    expect(event.attributes).toEqual(attributes);
+    expect(event.attributes).toMatchObject({ dataref: 'https://gemeenteX/api/persoon/123456789', sequence: '1234', sequencetype: 'integer' });
   });
 
   it('reports every violation, not only the first', () => {
