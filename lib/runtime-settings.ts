@@ -145,7 +145,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: DEFAULT_ARCHIVE_RETENTION_DAYS,
     min: 1,
     max: MAX_ARCHIVE_RETENTION_DAYS,
-    meaning: "days the event archive keeps every routed event (the archive bucket's lifecycle rule); replays reach no further back",
+    meaning:
+      "days the event archive keeps every routed event (the archive bucket's lifecycle rule); replays reach no further back, and the claim check keeps large events' data this long plus 15 days",
     read: (c) => c.archive.retentionDays,
   },
   // Per-client quotas (issue 28 item 13): the defaults; the admin API sets a partner's own (docs/OPERATIONS.md, "Per-client quotas").
