@@ -22,12 +22,26 @@ export async function contextOf(command: Command): Promise<Context> {
   return { settings, client, json: settings.json };
 }
 
+/**
+ * What a gateway answers is other tenants' text too (a contract's owner, a description): shown to
+ * a terminal, an ESC or CSI in it would be run as a command (issue 28, item 14). In tables each
+ * control character but tab and line feed, and each bidirectional override, is shown escaped
+ * (`\u001b`); JSON escapes C0 itself, and DEL, C1 and the overrides here, still valid JSON.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FOR_TERMINALS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function terminalSafe(text: string, unsafe: RegExp = UNSAFE_FOR_TERMINALS): string {
+  return text.replace(unsafe, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${terminalSafe(JSON.stringify(value, null, 2), UNSAFE_IN_JSON)}\n`);
 }
 
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const table = new Table({ head: [...head], style: { head: [], border: [] }, wordWrap: true });
+  const table = new Table({ head: head.map((name) => terminalSafe(name)), style: { head: [], border: [] }, wordWrap: true });
   for (const row of rows) table.push(row.map(cell));
   process.stdout.write(`${table.toString()}\n`);
 }
@@ -35,15 +49,15 @@ export function printTable(head: readonly string[], rows: readonly (readonly unk
 /** Name/value lines of one object, for `show` commands. */
 export function printRecord(record: Record<string, unknown>): void {
   const table = new Table({ style: { head: [], border: [] }, wordWrap: true });
-  for (const [name, value] of Object.entries(record)) table.push({ [name]: cell(value) });
+  for (const [name, value] of Object.entries(record)) table.push({ [terminalSafe(name)]: cell(value) });
   process.stdout.write(`${table.toString()}\n`);
 }
 
 function cell(value: unknown): string {
   if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return terminalSafe(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
+  return terminalSafe(JSON.stringify(value), UNSAFE_IN_JSON);
 }
 
 export type ProgressChoice = boolean | undefined;

@@ -8,12 +8,20 @@
  * AsyncAPI parser gets resolvers for http, https and file that refuse; the OpenAPI parser runs
  * with external resolution off and is never handed a string (which it would read as a path or URL).
  * Both get the document as JSON, read first by ./contract-document-text.ts as its media type says.
+ *
+ * Issue 28, item 6: neither gets a document that grows past the register's cap when its `$ref`s
+ * are resolved (../core/contracts/expanded-size.ts); both dereference, and the AsyncAPI parser's
+ * time grows with the expanded document. Issue 36, item 1: an OpenAPI 3.2 document is checked by
+ * ./openapi-32.ts, and whatever a parser throws is a finding (a 400), never a 500.
  */
 import { Parser, type Diagnostic } from '@asyncapi/parser';
 import { validate } from '@readme/openapi-parser';
+import { DOCUMENT_CAP, expansionRefusal } from '../core/contracts/expanded-size.js';
 import type { JsonSchema } from '../core/contracts/schema-compatibility.js';
+import type { ContractKind } from '../core/contracts/contract.js';
 import type { ContractParser, ParsedContract, ParserFinding } from '../core/contracts/ports.js';
 import { readDocumentText } from './contract-document-text.js';
+import { parseOpenApi32 } from './openapi-32.js';
 
 const MAX_FINDINGS = 50;
 /** Annotations the AsyncAPI parser adds to every schema it returns. */
@@ -25,10 +33,25 @@ export function contractParser(): ContractParser {
     async parse(kind, text, syntax) {
       const read = readDocumentText(text, syntax);
       if (!read.ok) return { valid: false, errors: read.errors };
-      // The parsers get JSON: a YAML document was read (its aliases bounded) by readDocumentText alone.
-      const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.value, read.json) : await parseOpenApi(read.value);
-      return withLines(parsed, read.lineOf);
+      const tooLarge = expansionRefusal(read.value, DOCUMENT_CAP[kind], 'the document');
+      if (tooLarge) return { valid: false, errors: [{ message: tooLarge, rule: 'document-expansion-cap', severity: 'error' }] };
+      try {
+        // The parsers get JSON: a YAML document was read (its aliases bounded) by readDocumentText alone.
+        const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.value, read.json) : await parseOpenApi(read.value);
+        return withLines(parsed, read.lineOf);
+      } catch (error) {
+        return { valid: false, errors: [parserFailure(kind, error)] };
+      }
     },
+  };
+}
+
+/** What a parser threw, as the finding: the document is what made it throw. */
+function parserFailure(kind: ContractKind, error: unknown): ParserFinding {
+  const parser = kind === 'asyncapi-data' ? 'AsyncAPI' : 'OpenAPI';
+  return {
+    message: `the ${parser} parser could not read the document: ${firstLine(error instanceof Error ? error.message : String(error))}`,
+    severity: 'error',
   };
 }
 
@@ -88,6 +111,7 @@ async function parseOpenApi(document: unknown): Promise<ParsedContract> {
   // With external resolution off the parser leaves such a reference unresolved and passes the document, which then does not carry its schemas.
   const external = externalReferences(document);
   if (external.length > 0) return { valid: false, errors: bounded(external) };
+  if (version.startsWith('3.2.')) return parseOpenApi32(document as Record<string, unknown>, version);
   // validate() dereferences in place; it gets its own copy.
   const result = await validate(structuredClone(document) as Parameters<typeof validate>[0], { resolve: { external: false, file: false } });
   if (!result.valid)

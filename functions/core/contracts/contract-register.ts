@@ -54,7 +54,12 @@ export class ContractRegister {
     return jsonResponse(200, this.versionView(await this.versionRecord(name, version)));
   }
 
-  /** The document as published, byte for byte, for people and for automated processes (EDU-6 MAY). */
+  /**
+   * The document as published, byte for byte, for people and for automated processes (EDU-6 MAY).
+   * A version never changes, so it may be kept for a year; but only by the client that asked
+   * (`private`, issue 28 item 14): the answer needs a token, and a shared cache would hand it to
+   * whoever asks next without one.
+   */
   async document(name: string, version: string): Promise<HttpResponse> {
     const record = await this.versionRecord(name, version);
     const text = await this.deps.documents.getDocument(name, version);
@@ -65,7 +70,7 @@ export class ContractRegister {
         'content-type': record.mediaType,
         etag: `"${record.checksum}"`,
         'repr-digest': record.checksum,
-        'cache-control': 'public, max-age=31536000, immutable',
+        'cache-control': 'private, max-age=31536000, immutable',
       },
       body: text,
     };

@@ -5,7 +5,7 @@
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES } from '../subscriptions/json-bounds.js';
 import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
 import { publishedMediaType } from './document-media-types.js';
-import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
+import { KoerierError, problem, problems } from '../http/problems.js';
 import {
   CONTRACT_NAME,
   contractKinds,
@@ -18,10 +18,12 @@ import {
   type VersionStatus,
 } from './contract.js';
 import type { CompatibilityFinding } from './schema-compatibility.js';
+import { contactOf, invalidContract, MAX_TEXT, optional, textOf } from './contract-fields.js';
+
+export { invalidContract } from './contract-fields.js';
 
 /** Contract documents nest deeper than API bodies do (schemas in schemas). */
 const MAX_DOCUMENT_DEPTH = 64;
-const MAX_TEXT = 1024;
 const MAX_EVENT_TYPES = 100;
 const MAX_TYPE_CHARACTERS = 256;
 
@@ -150,25 +152,15 @@ function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<
   return body as Record<string, unknown>;
 }
 
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], member: string): T | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !allowed.includes(value as T)) throw invalidContract(`${member} is one of ${allowed.join(', ')}.`);
   return value as T;
 }
 
-function textOf(value: unknown, member: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length > MAX_TEXT) throw invalidContract(`${member} is a string of at most ${MAX_TEXT} characters.`);
-  return value;
-}
-
 function sunsetOf(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || value.length > 64 || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(Date.parse(value))) {
     throw invalidContract('sunset is an RFC 3339 date or date-time.');
   }
   return new Date(Date.parse(value)).toISOString();
@@ -182,28 +174,8 @@ function typesOf(value: unknown): string[] | undefined {
   return [...new Set((value as string[]).map(checkedType))];
 }
 
-/** EDU-22: a name, and an e-mail address or a URL to reach them. */
-function contactOf(value: unknown, member: string): ContactPoint | undefined {
-  if (value === undefined) return undefined;
-  const shape = `${member} is {name, email?, url?} with an e-mail address or a URL (EDU-22).`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidContract(shape);
-  const { name, email, url, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || typeof name !== 'string' || name.trim() === '' || name.length > MAX_TEXT) throw invalidContract(shape);
-  if (email !== undefined && (typeof email !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)) {
-    throw invalidContract(`${member}.email is an e-mail address.`);
-  }
-  if (url !== undefined && (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url) || url.length > MAX_TEXT))
-    throw invalidContract(`${member}.url is an http(s) URL.`);
-  if (email === undefined && url === undefined) throw invalidContract(shape);
-  return { name, ...optional('email', email as string | undefined), ...optional('url', url as string | undefined) };
-}
-
-export function invalidContract(detail: string, errors?: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-contract', 'Invalid Contract', detail, errors));
-}
-
 /** Issue 14 item 2: the parser's findings, each as an issue naming where in the document. */
-export function invalidDocument(kind: ContractKind, findings: readonly { message: string; path?: string }[]): KoerierError {
+export function invalidDocument(kind: ContractKind, findings: readonly { message: string; path?: string; rule?: string }[]): KoerierError {
   const rule = kind === 'asyncapi-data' ? 'asyncapi' : 'openapi';
   return new KoerierError(
     problems.badRequest(
@@ -211,7 +183,7 @@ export function invalidDocument(kind: ContractKind, findings: readonly { message
       'Invalid Contract Document',
       `The ${rule === 'asyncapi' ? 'AsyncAPI' : 'OpenAPI'} parser refused the document (EDU-21: OpenAPI 3.x for a webhook, AsyncAPI 3.x for business data).`,
       findings.map((finding) => ({
-        rule,
+        rule: finding.rule ?? rule,
         requirement: 'EDU-21',
         message: finding.message,
         ...(finding.path === undefined ? {} : { attribute: finding.path }),

@@ -43,6 +43,8 @@ export interface ContractDocuments {
 /** One thing a parser found, with where in the document (a JSON Pointer) when it says, and its line in a YAML document. */
 export interface ParserFinding {
   readonly message: string;
+  /** The register's own rule that refused it (a cap), where it is not the parser's finding. */
+  readonly rule?: string;
   readonly path?: string;
   readonly line?: number;
   readonly severity: 'error' | 'warning';

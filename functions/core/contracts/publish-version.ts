@@ -17,6 +17,7 @@ import {
 import * as http from './http-mapping.js';
 import { ContractChangedError, type ContractDocuments, type ContractParser, type ContractStore, type MessageSchemas } from './ports.js';
 import { syntaxOf } from './document-media-types.js';
+import { payloadFindings } from './payload-checks.js';
 import { compareSchemas, type Verdict } from './schema-compatibility.js';
 
 export interface PublishDependencies {
@@ -53,6 +54,8 @@ export async function publishVersion(
   if (!contract && (!input.owner || !input.contact)) throw http.ownerRequired();
   const parsed = await deps.parser.parse(input.kind, input.document, syntaxOf(input.mediaType));
   if (!parsed.valid) throw http.invalidDocument(input.kind, parsed.errors);
+  const payloadRefusals = payloadFindings(parsed.messages);
+  if (payloadRefusals.length > 0) throw http.invalidDocument(input.kind, payloadRefusals);
   const schemas: MessageSchemas = Object.fromEntries(
     parsed.messages.filter((message) => message.payload !== undefined).map((message) => [message.id, message.payload!]),
   );

@@ -4,6 +4,7 @@
  * numbers, arrays and objects; `valueFits` for single values (enum members). Pure.
  */
 import { deepEqual, isObject, type JsonValue } from './json-values.js';
+import { linearPattern } from './linear-patterns.js';
 
 export type JsonSchema = boolean | { readonly [keyword: string]: unknown };
 export type SchemaObject = Readonly<Record<string, unknown>>;
@@ -207,9 +208,10 @@ function jsonTypeOf(value: JsonValue): string {
   return typeof value;
 }
 
+/** By RE2, as the ingest matches (issue 28, item 6): a published document's pattern never backtracks here either. */
 function patternMatches(pattern: string, value: string): boolean {
   try {
-    return new RegExp(pattern, 'u').test(value);
+    return linearPattern(pattern).test(value);
   } catch {
     return false;
   }
