@@ -49,8 +49,9 @@ export class Buckets extends Construct {
         // CDK's own Bucket does not satisfy its IBucket under exactOptionalPropertyTypes (isWebsite is optional in one, required in the other).
         serverAccessLogsBucket: this.accessLogs as s3.IBucket,
         serverAccessLogsPrefix: `${name}/`,
-        // Claim-check objects are needed only while a message referring to them can exist: a day
-        // past the longest queue retention. Nothing deletes them earlier (other subscribers may still fetch).
+        // Claim-check objects are needed while a message or a replay can refer to them: the archive's
+        // retention plus a day past the longest queue retention (claimCheckRetentionSeconds in resources.ts).
+        // Nothing deletes them earlier (other subscribers may still fetch).
         // Contract documents have no retention: a published version stays fetchable.
         lifecycleRules: [
           spec.objectRetentionSeconds === undefined

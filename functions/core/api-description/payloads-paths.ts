@@ -62,7 +62,9 @@ export const payloadsPaths = {
         },
         ...authProblems,
         '404': problemResponse('No such data, or not for this client.'),
-        '410': problemResponse('The data was kept for its retention (a day past the longest queue retention) and is gone.'),
+        '410': problemResponse(
+          'The data was kept for its retention (as long as a replay can send its event, plus a day past the longest queue retention) and is gone.',
+        ),
         ...commonProblems,
       },
     },

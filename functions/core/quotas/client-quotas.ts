@@ -2,7 +2,7 @@
  * Per-client quotas (issue 28, item 13): what one client may hold of the resources that cost the
  * deployment something whatever the publish rate — pull subscriptions (two SQS queues each),
  * replays running at once (each scans the archive), and bytes of presigned uploads per hour (each
- * up to 2 GiB in the payloads bucket for 15 days). The deployment sets the defaults
+ * up to 2 GiB in the payloads bucket for the claim check's retention, 45 days by default). The deployment sets the defaults
  * (KOERIER_QUOTA_*, `koerier:quota*` in the CDK context); an admin raises or lowers them for one
  * partner in the partner directory (`quotas` of PUT /clients/{clientId}).
  *
