@@ -139,7 +139,17 @@ export class KoerierStack extends Stack {
         });
         webAclArn = this.edgeStack.webAcl.webAcl.attrArn;
       }
-      this.edge = new ApiDistribution(this, 'Edge', { apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`, webAclArn });
+      this.edge = new ApiDistribution(this, 'Edge', {
+        apiDomainName: `${this.httpApi.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`,
+        webAclArn,
+        name: props.config.tls.edge,
+      });
+      if (props.config.tls.edge) {
+        new CfnOutput(this, 'EdgeDnsTarget', {
+          description: 'Point koerier:edgeDomain here (CNAME or Route 53 alias)',
+          value: this.edge.distribution.distributionDomainName,
+        });
+      }
     }
     const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
@@ -238,22 +248,29 @@ export class KoerierStack extends Stack {
       issuer: config.consoleUserPool === undefined ? config.issuer : fromPool((p) => p.issuer),
       clientId: config.consoleClientId ?? fromPool((p) => p.client.userPoolClientId),
       scope: (config.consoleUserPool === undefined ? CONSOLE_SCOPES : USER_POOL_CONSOLE_SCOPES).join(' '),
+      name: config.tls.console,
     });
     // The console origin's callers: its own origin with a bearer token; API Gateway answers the
     // browsers' preflights for that origin only. (A webhook validation OPTIONS is no preflight: it
     // still reaches the ingest.)
     (this.httpApi.api.node.defaultChild as CfnApi).corsConfiguration = {
-      allowOrigins: [`https://${site.distribution.distributionDomainName}`],
+      allowOrigins: [site.origin],
       allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
       allowMethods: ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'],
       maxAge: 600,
     };
     new CfnOutput(this, 'ConsoleUrl', { description: 'The operator and subscriber console', value: site.url });
+    if (config.tls.console) {
+      new CfnOutput(this, 'ConsoleDnsTarget', {
+        description: 'Point koerier:consoleDomain here (CNAME or Route 53 alias)',
+        value: site.distribution.distributionDomainName,
+      });
+    }
     if (config.consoleUserPool === undefined) return { site, settings: {} };
     // The root object serves the console at `/` too, and the console's redirect URI is the page it was opened at.
     const pool = (created.pool = new ConsoleUserPool(this, 'ConsoleUsers', {
       domainPrefix: config.consoleUserPool,
-      consoleUrls: [site.url, `https://${site.distribution.distributionDomainName}/`],
+      consoleUrls: [site.url, `${site.origin}/`],
     }));
     new CfnOutput(this, 'ConsoleUserPoolId', {
       description: "The console's user pool: invite users and place them in groups here",

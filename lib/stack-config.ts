@@ -41,6 +41,7 @@ import {
   type IdentityProviderName,
 } from '../functions/core/auth/identity-providers.js';
 import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
+import { parseTlsConfig, tlsContextKey, type TlsConfig } from './tls-config.js';
 import { functions as functionSpecs } from './resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
 import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
@@ -93,6 +94,8 @@ export interface StackConfig {
   readonly consoleUserPool?: string;
   /** Edge protection (review #20): throttles, reserved concurrency, CloudFront + WAF; see lib/protection-config.ts. */
   readonly protection: ProtectionConfig;
+  /** TLS 1.2 or higher where CloudFront terminates it (EDU-4); see lib/tls-config.ts. */
+  readonly tls: TlsConfig;
   /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
   readonly egress: EgressConfig;
   /**
@@ -149,6 +152,7 @@ export const contextKey = {
   consoleClientId: 'koerier:consoleClientId',
   consoleUserPool: 'koerier:consoleUserPool',
   ...protectionContextKey,
+  ...tlsContextKey,
   ...egressContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
   outboundPorts: 'koerier:outboundPorts',
@@ -373,6 +377,8 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   }
 
   const protection = parseProtectionConfig(context, issues);
+  const cloudFront = { edge: protection.edge.mode === 'cloudfront-waf', console: consoleRaw !== undefined || poolRaw !== undefined };
+  const tls = parseTlsConfig(context, issues, cloudFront);
   const egress = parseEgressConfig(context, issues);
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
   const sinkCredentialsRaw = context[contextKey.sinkCredentials];
@@ -459,6 +465,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     ...(consoleClientId === undefined ? {} : { consoleClientId }),
     ...(consoleUserPool === undefined ? {} : { consoleUserPool }),
     protection,
+    tls,
     egress,
     sinkCredentials,
     outboundPorts,

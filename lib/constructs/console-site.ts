@@ -15,6 +15,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as deployment from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import type * as Esbuild from 'esbuild';
+import { cloudFrontViewerTls, type CloudFrontName } from './cloudfront-tls.js';
 
 export interface ConsoleSiteProps {
   /** Where the repository's console/ folder is. */
@@ -24,6 +25,8 @@ export interface ConsoleSiteProps {
   readonly clientId: string;
   /** The scopes the console asks for, space-separated. */
   readonly scope: string;
+  /** `koerier:consoleDomain` and `koerier:consoleCertificateArn`; absent: the cloudfront.net name, accepted by the operator (lib/tls-config.ts). */
+  readonly name?: CloudFrontName | undefined;
 }
 
 export class ConsoleSite extends Construct {
@@ -31,6 +34,8 @@ export class ConsoleSite extends Construct {
   readonly bucket: s3.Bucket;
   /** What the browser reads as `config.json`: public values only (the client is public; PKCE, no secret). */
   readonly config: Readonly<Record<string, string>>;
+  /** `https://<koerier:consoleDomain>`, or `https://<id>.cloudfront.net` without one: the console's origin, for CORS and sign-in redirects. */
+  readonly origin: string;
 
   constructor(scope: Construct, id: string, props: ConsoleSiteProps) {
     super(scope, id);
@@ -78,17 +83,21 @@ export class ConsoleSite extends Construct {
       defaultRootObject: 'console/index.html',
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
-      // No minimumProtocolVersion: on the cloudfront.net name with CloudFront's default certificate
-      // the security policy is TLSv1, fixed by AWS, and CDK ignores the setting with a warning (issue 28).
+      // Without a name of its own no minimumProtocolVersion: on the cloudfront.net name the policy is
+      // TLSv1, fixed by AWS, and CDK ignores the setting with a warning (issue 28).
+      ...cloudFrontViewerTls(this, props.name),
       enableLogging: true,
       logBucket: logs as s3.IBucket,
       logFilePrefix: 'cloudfront/',
     });
-    Validations.of(this.distribution).acknowledge({
-      id: 'AwsSolutions-CFR4',
-      reason:
-        "On its cloudfront.net name CloudFront's default certificate has the fixed TLSv1 policy, and the stack sets no custom domain for the console; current browsers offer TLS 1.2 or higher only (docs/DEPLOYING.md, The console's TLS).",
-    });
+    if (props.name === undefined) {
+      Validations.of(this.distribution).acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          "The operator set koerier:allowCloudFrontDefaultCertificate: on its cloudfront.net name CloudFront's default certificate has the fixed TLSv1 policy; koerier:consoleDomain with koerier:consoleCertificateArn gives it TLSv1.2_2021 (docs/DEPLOYING.md, TLS).",
+      });
+    }
+    this.origin = `https://${props.name?.domainName ?? this.distribution.distributionDomainName}`;
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason: 'Operators and partners sign in with their organisation identity wherever they are; no geo restriction.',
@@ -137,7 +146,7 @@ export class ConsoleSite extends Construct {
   }
 
   get url(): string {
-    return `https://${this.distribution.distributionDomainName}/console/`;
+    return `${this.origin}/console/`;
   }
 }
 

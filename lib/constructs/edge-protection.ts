@@ -26,6 +26,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { ORIGIN_VERIFY_HEADER } from '../../functions/app/origin-guard.js';
 import { problemType } from '../../functions/core/http/problems.js';
+import { cloudFrontViewerTls, type CloudFrontName } from './cloudfront-tls.js';
 
 /** WAF's evaluation window for the rate rules: the limits are requests per five minutes. */
 export const EDGE_RATE_WINDOW_SECONDS = 300;
@@ -146,6 +147,8 @@ export interface ApiDistributionProps {
   readonly apiDomainName: string;
   /** ARN of the CLOUDFRONT-scope web ACL. */
   readonly webAclArn: string;
+  /** `koerier:edgeDomain` and `koerier:edgeCertificateArn`; absent: the cloudfront.net name, accepted by the operator (lib/tls-config.ts). */
+  readonly name?: CloudFrontName | undefined;
 }
 
 /** CloudFront in front of the HTTP API: no caching, everything but Host forwarded, and the origin secret. */
@@ -153,6 +156,8 @@ export class ApiDistribution extends Construct {
   readonly distribution: cloudfront.Distribution;
   readonly originSecret: secretsmanager.Secret;
   readonly logs: s3.Bucket;
+  /** The base URL callers use: `https://<koerier:edgeDomain>`, or `https://<id>.cloudfront.net` without one. */
+  readonly url: string;
 
   constructor(scope: Construct, id: string, props: ApiDistributionProps) {
     super(scope, id);
@@ -201,6 +206,7 @@ export class ApiDistribution extends Construct {
         originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       },
       webAclId: props.webAclArn,
+      ...cloudFrontViewerTls(this, props.name),
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_100,
       enableLogging: true,
@@ -208,23 +214,21 @@ export class ApiDistribution extends Construct {
       // exactOptionalPropertyTypes tells apart; the class implements the interface all the same.
       logBucket: this.logs as s3.IBucket,
     });
-    Validations.of(this.distribution).acknowledge({
-      id: 'AwsSolutions-CFR4',
-      reason:
-        'The distribution answers on its cloudfront.net name with the default certificate, for which CloudFront allows TLSv1 ' +
-        'viewers; a minimum of TLSv1.2 needs a custom domain and an ACM certificate in us-east-1, which a deployment adds with ' +
-        'its own domain (docs/OPERATIONS.md). The origin side is TLSv1.2 only.',
-    });
+    if (props.name === undefined) {
+      Validations.of(this.distribution).acknowledge({
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'The operator set koerier:allowCloudFrontDefaultCertificate: the distribution answers on its cloudfront.net name with the default ' +
+          'certificate, for which AWS fixes a TLSv1 minimum; koerier:edgeDomain with koerier:edgeCertificateArn gives it TLSv1.2_2021 ' +
+          '(docs/DEPLOYING.md, "TLS"). The origin side is TLSv1.2 only.',
+      });
+    }
+    this.url = `https://${props.name?.domainName ?? this.distribution.distributionDomainName}`;
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR1',
       reason:
         'Koerier serves partners of Dutch public and education organisations, some with systems hosted outside the Netherlands; ' +
         'a geo restriction would refuse them by address, where Koerier admits callers by their OAuth 2.0 client identity.',
     });
-  }
-
-  /** The base URL callers use, `https://<id>.cloudfront.net`. */
-  get url(): string {
-    return `https://${this.distribution.distributionDomainName}`;
   }
 }

@@ -11,7 +11,7 @@ import { settingEnv } from '../../functions/config.js';
 import { parseStackConfig, StackConfigError } from '../../lib/stack-config.js';
 import type { KoerierStack } from '../../lib/koerier-stack.js';
 import { unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
-import { newApp, synthContext, synthKoerier } from './synth.js';
+import { ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE as ACCEPT, newApp, synthContext, synthKoerier } from './synth.js';
 
 interface Resource {
   readonly Properties: Record<string, unknown>;
@@ -22,7 +22,7 @@ describe('console user pool (koerier:consoleUserPool)', () => {
   let template: Template;
   let stack: KoerierStack;
   beforeAll(() => {
-    app = newApp({ 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier' });
+    app = newApp({ 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier', ...ACCEPT });
     ({ template, stack } = synthKoerier({ app }));
   });
 
@@ -97,7 +97,7 @@ describe('console user pool (koerier:consoleUserPool)', () => {
   });
 
   it('issue 16: without the setting there is no pool and no pool setting; with the organisation console client neither', () => {
-    for (const context of [{}, { 'koerier:consoleClientId': 'koerier-console' }]) {
+    for (const context of [{}, { 'koerier:consoleClientId': 'koerier-console', ...ACCEPT }]) {
       const plain = synthKoerier({ app: newApp(context) }).template;
       expect(Object.keys(plain.findResources('AWS::Cognito::UserPool'))).toHaveLength(0);
       expect(JSON.stringify(plain.toJSON())).not.toContain(settingEnv.consoleUserPoolIssuer);
@@ -105,7 +105,7 @@ describe('console user pool (koerier:consoleUserPool)', () => {
   });
 
   it('issue 16: the prefix follows Cognito’s rules, and the pool never goes with an organisation console client', () => {
-    const valid = synthContext;
+    const valid = { ...synthContext, ...ACCEPT };
     const rejects = (extra: Record<string, unknown>, message: RegExp) => expect(() => parseStackConfig({ ...valid, ...extra })).toThrow(message);
     expect(parseStackConfig({ ...valid, 'koerier:consoleUserPool': 'school-koerier' }).consoleUserPool).toBe('school-koerier');
     for (const prefix of ['', 'Upper', '-lead', 'trail-', 'my-aws-pool', 'cognito-x', 'x'.repeat(64), 'dots.here', true]) {

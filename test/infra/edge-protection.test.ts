@@ -20,10 +20,11 @@ import {
 import { functions, servedPath } from '../../lib/resources.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
-import { buildKoerier, logicalId, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
+import { ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE, buildKoerier, logicalId, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
 
 const ENV = { account: '123456789012', region: 'eu-west-1' } as const;
-const EDGE_ON = { 'koerier:edgeProtection': 'cloudfront-waf' } as const;
+// On the cloudfront.net name, accepted in writing (EDU-4; test/infra/cloudfront-tls.test.ts gives it a name).
+const EDGE_ON = { 'koerier:edgeProtection': 'cloudfront-waf', ...ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE } as const;
 
 interface Built {
   readonly app: App;

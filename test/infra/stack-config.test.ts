@@ -41,6 +41,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
         routeThrottling: DEFAULT_ROUTE_THROTTLING,
         edge: { mode: 'none' },
       },
+      tls: { allowCloudFrontDefaultCertificate: false },
       egress: { fixedAddresses: 0 },
       sinkCredentials: 'oauth2-only',
       outboundPorts: [443],
@@ -235,7 +236,8 @@ describe('CDK context (lib/stack-config.ts)', () => {
 
   it('issue 16: the console client is optional, one token, never empty', () => {
     expect(parseStackConfig(valid).consoleClientId).toBeUndefined();
-    expect(parseStackConfig({ ...valid, 'koerier:consoleClientId': ' koerier-console ' }).consoleClientId).toBe('koerier-console');
+    const accepted = { 'koerier:allowCloudFrontDefaultCertificate': true };
+    expect(parseStackConfig({ ...valid, ...accepted, 'koerier:consoleClientId': ' koerier-console ' }).consoleClientId).toBe('koerier-console');
     rejects({ 'koerier:consoleClientId': '' }, /koerier:consoleClientId must be the client id of the console at the issuer/);
     rejects({ 'koerier:consoleClientId': 'two words' }, /koerier:consoleClientId must not contain spaces or commas/);
   });

@@ -46,6 +46,16 @@ export function everyOption(region: KoerierRegionName): Record<string, unknown> 
     ...('paramsAndSecretsArm64' in row
       ? { 'koerier:clientCertificateSecretArn': `arn:${partition}:secretsmanager:${region}:${TEST_ACCOUNT}:secret:koerier/mtls-AbCdEf` }
       : {}),
-    ...('cloudFrontWebAclRegion' in row ? { 'koerier:edgeProtection': 'cloudfront-waf' } : {}),
+    // EDU-4: where CloudFront's certificates are known to live (us-east-1), both distributions get a
+    // name and a certificate; elsewhere the console stays on cloudfront.net, accepted in writing.
+    ...('cloudFrontWebAclRegion' in row
+      ? {
+          'koerier:edgeProtection': 'cloudfront-waf',
+          'koerier:edgeDomain': 'koerier.gemeente.example',
+          'koerier:edgeCertificateArn': `arn:${partition}:acm:us-east-1:${TEST_ACCOUNT}:certificate/0a1b2c3d-1111-2222-3333-444455556666`,
+          'koerier:consoleDomain': 'console.koerier.gemeente.example',
+          'koerier:consoleCertificateArn': `arn:${partition}:acm:us-east-1:${TEST_ACCOUNT}:certificate/0a1b2c3d-1111-2222-3333-444455556666`,
+        }
+      : { 'koerier:allowCloudFrontDefaultCertificate': true }),
   };
 }

@@ -28,6 +28,15 @@ export const requiredTestContext: Record<string, unknown> = {
   'koerier:entitlements': { 'partner-ontvanger': [{ typePrefix: 'nl.edu.leerling.' }] },
 };
 
+/**
+ * EDU-4 (lib/tls-config.ts): a CloudFront distribution needs a name of its own with an ACM
+ * certificate in us-east-1, or the operator's acceptance of the cloudfront.net name's TLS 1.0.
+ */
+export const ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE = { 'koerier:allowCloudFrontDefaultCertificate': true } as const;
+export const TEST_CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
+export const EDGE_NAME = { 'koerier:edgeDomain': 'koerier.gemeente.example', 'koerier:edgeCertificateArn': TEST_CERTIFICATE_ARN } as const;
+export const CONSOLE_NAME = { 'koerier:consoleDomain': 'console.koerier.gemeente.example', 'koerier:consoleCertificateArn': TEST_CERTIFICATE_ARN } as const;
+
 /** cdk.json's context with the required settings: what the infra tests synthesise with. */
 export const synthContext: Record<string, unknown> = { ...cdkJsonContext, ...requiredTestContext };
 
