@@ -91,7 +91,7 @@ function referenceBomb(levels: number): Record<string, unknown> {
 }
 
 describe('issue 28, item 6: a partner contract cannot stall the shared gateway', () => {
-  it('SEC-28.6: a catastrophic pattern ("^(a+)+$") runs in linear time: the bound event is refused at once and a neighbour publishes meanwhile unaffected', async () => {
+  it('SEC-28.6, EDU-21: a catastrophic pattern ("^(a+)+$") runs in linear time: the bound event is refused at once and a neighbour publishes meanwhile unaffected', async () => {
     const type = `nl.edu.bomb.${randomUUID().slice(0, 8)}.v1`;
     const name = `regex-bomb-${randomUUID().slice(0, 8)}`;
     const payload = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
@@ -114,7 +114,7 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
     expect(long.ms).toBeLessThan(QUICK_MS);
   }, 60_000);
 
-  it('SEC-28.6: a pattern RE2 cannot run in linear time (a back-reference, a look-ahead) is refused at publish with 400 naming it', async () => {
+  it('SEC-28.6, EDU-21: a pattern RE2 cannot run in linear time (a back-reference, a look-ahead) is refused at publish with 400 naming it', async () => {
     const payload = { type: 'object', properties: { twice: { type: 'string', pattern: '^(a+)\\1$' }, ahead: { type: 'string', pattern: '^(?=a)a+$' } } };
     const refused = await publishContract(`backref-${randomUUID().slice(0, 8)}`, enrolmentContract(payload));
     expect(refused.status).toBe(400);
@@ -128,7 +128,7 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
     );
   }, 30_000);
 
-  it('SEC-28.6: a 3 KB document whose schemas each refer to the one before twice is refused at once with 400 naming the cap, and nothing is stored; a neighbour publishes meanwhile unaffected', async () => {
+  it('SEC-28.6, EDU-21: a 3 KB document whose schemas each refer to the one before twice is refused at once with 400 naming the cap, and nothing is stored; a neighbour publishes meanwhile unaffected', async () => {
     const name = `ref-bomb-${randomUUID().slice(0, 8)}`;
     const document = referenceBomb(24);
     expect(JSON.stringify(document).length).toBeLessThan(4_000);
@@ -142,7 +142,7 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
     expect((await call('GET', `/contracts/${name}`)).status).toBe(404);
   }, 60_000);
 
-  it('SEC-28.6: an e-mail address of 200,000 characters is refused by its length before any pattern runs; a neighbour publishes meanwhile unaffected', async () => {
+  it('SEC-28.6, EDU-22: an e-mail address of 200,000 characters is refused by its length before any pattern runs; a neighbour publishes meanwhile unaffected', async () => {
     const email = `a@${'.'.repeat(200_000)} `;
     const { result, bombMs, neighbourMs } = await withNeighbour(() =>
       publishContract(`email-${randomUUID().slice(0, 8)}`, enrolmentContract({ type: 'object' }), { owner: { name: 'X', email } }),
@@ -155,7 +155,7 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
 });
 
 describe('issue 28, item 14: what the register gives back to other tenants', () => {
-  it('SEC-28.14: a control character in the owner, the contact point or the description is refused with 400 naming the member', async () => {
+  it('SEC-28.14, EDU-22: a control character in the owner, the contact point or the description is refused with 400 naming the member', async () => {
     const document = enrolmentContract({ type: 'object' });
     const cases: [Record<string, unknown>, string][] = [
       [{ owner: { name: 'Evil\u001b[2J\u001b[31mCorp', email: 'a@example.org' } }, 'owner.name'],
@@ -178,7 +178,7 @@ describe('issue 28, item 14: what the register gives back to other tenants', () 
     expect(patched.body['detail']).toContain('owner.name holds a control character (U+001B at position 0)');
   }, 60_000);
 
-  it('SEC-28.14: the CLI shows a contract stored with control characters (before the rule) escaped, never as escape sequences', async () => {
+  it('SEC-28.14, EDU-22: the CLI shows a contract stored with control characters (before the rule) escaped, never as escape sequences', async () => {
     const name = `stored-${randomUUID().slice(0, 8)}`;
     const at = new Date().toISOString();
     await new DynamoDbContractStore(koerier.host.awsClients.dynamodb, localName.table('contracts')).saveContract(
@@ -217,7 +217,7 @@ describe('issue 28, item 14: what the register gives back to other tenants', () 
     }
   }, 90_000);
 
-  it('SEC-28.14: a contract document, served only with a token, may be kept only by that client: Cache-Control private (immutable, a year)', async () => {
+  it('SEC-28.14, EDU-6: a contract document, served only with a token, may be kept only by that client: Cache-Control private (immutable, a year)', async () => {
     const name = `cached-${randomUUID().slice(0, 8)}`;
     expect((await publishContract(name, enrolmentContract({ type: 'object' }))).status).toBe(201);
     const document = await call('GET', `/contracts/${name}/versions/1.0.0/document`);

@@ -18,7 +18,7 @@ function sharedBomb(levels: number): Record<string, unknown> {
 }
 
 describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
-  it('SEC-28.6: the expanded size of 2^60 nodes is measured at once, without expanding, $refs and shared objects alike', () => {
+  it('SEC-28.6, EDU-21: the expanded size of 2^60 nodes is measured at once, without expanding, $refs and shared objects alike', () => {
     const started = Date.now();
     expect(expandedSize(sharedBomb(60)).nodes).toBeGreaterThan(2 ** 60);
     const schemas: Record<string, unknown> = { s0: { type: 'string' } };
@@ -29,7 +29,7 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     expect(expandedSize({ tree: { properties: { child: { $ref: '#/tree' } } } }).nodes).toBe(5);
   });
 
-  it('SEC-28.6: a payload schema past the payload cap is refused at publish with its rule, naming the cap and the message', () => {
+  it('SEC-28.6, EDU-21: a payload schema past the payload cap is refused at publish with its rule, naming the cap and the message', () => {
     expect(payloadFindings([{ id: 'small', payload: sharedBomb(10) }])).toEqual([]);
     expect(payloadFindings([{ id: 'enrolled', payload: sharedBomb(20) }])).toEqual([
       expect.objectContaining({
@@ -40,7 +40,7 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     expect(PAYLOAD_CAP.nodes).toBe(20_000);
   });
 
-  it('SEC-28.6: a schema stored before the caps is refused by the ingest with a finding, read and measured once, never compiled per event', async () => {
+  it('SEC-28.6, EDU-21: a schema stored before the caps is refused by the ingest with a finding, read and measured once, never compiled per event', async () => {
     const binding = { type: 'nl.edu.big.v1', contract: 'big', version: '1.0.0', message: 'm', mode: 'enforce' as const, updatedAt: '', updatedBy: '' };
     let reads = 0;
     const contracts = new DataContracts({
@@ -65,7 +65,7 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     expect(reads).toBe(1);
   });
 
-  it('SEC-28.6: the compatibility check matches enum members against a pattern with RE2: a catastrophic pattern costs no time', () => {
+  it('SEC-28.6, EDU-21: the compatibility check matches enum members against a pattern with RE2: a catastrophic pattern costs no time', () => {
     const started = Date.now();
     const previous = { type: 'string', pattern: '^(a+)+$' };
     const next = { type: 'string', enum: [`${'a'.repeat(40)}!`] };
