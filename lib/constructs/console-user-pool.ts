@@ -75,7 +75,8 @@ export class ConsoleUserPool extends Construct {
     new cognito.CfnUserPoolGroup(this, 'Admins', {
       userPoolId: this.userPool.userPoolId,
       groupName: ADMIN_GROUP,
-      description: `Operators: every partner's subscriptions, dead letters and replays; with one "${PARTNER_GROUP_PREFIX}<client id>" group as well`,
+      // Reading only: the console is a public client, which the Edukoppeling profile keeps out of the exchange (EDU-2).
+      description: `Operators: read every partner's subscriptions, dead letters and replays; with one "${PARTNER_GROUP_PREFIX}<client id>" group as well`,
     });
   }
 

@@ -64,6 +64,18 @@ describe('console user pool (koerier:consoleUserPool)', () => {
     expect(callbacks).not.toContain('*');
   });
 
+  it('EDU-2: the console’s app client can be given no Koerier scope: no resource server, the OpenID scopes only, the code grant only; its admins read', () => {
+    // What a user may do comes from the groups (functions/core/auth/console-user-pool.ts), read scopes
+    // only; the pool itself offers the public client nothing a confidential client would hold.
+    expect(Object.keys(template.findResources('AWS::Cognito::UserPoolResourceServer'))).toEqual([]);
+    const client = only('AWS::Cognito::UserPoolClient').Properties;
+    expect(client['AllowedOAuthScopes']).toEqual(['openid', 'email']);
+    expect(client['AllowedOAuthFlows']).toEqual(['code']);
+    expect(client['GenerateSecret']).toBe(false);
+    expect(stack.console!.config['scope']).toBe('openid email');
+    expect(only('AWS::Cognito::UserPoolGroup').Properties['Description']).toMatch(/^Operators: read every partner’s|^Operators: read every partner's/);
+  });
+
   it('issue 16: the stack creates the admin group; partner groups are the operator’s, named partner:<client id>', () => {
     expect(only('AWS::Cognito::UserPoolGroup').Properties).toMatchObject({ GroupName: 'admin', Description: expect.stringContaining('partner:<client id>') });
   });
