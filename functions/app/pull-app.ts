@@ -7,7 +7,8 @@
  *   POST /subscriptions/{id}/events/release       back to the queue, after an optional delay
  *   POST /subscriptions/{id}/events/renew-lock    keep the lock longer
  *   POST /subscriptions/{id}/events/reject        to the subscription's dead letters
- * Exempt from the Idempotency-Key: see docs/PULL.md.
+ * Each takes an Idempotency-Key and honours it (EDU-IDEM-3): the same key with the same request
+ * answers the first answer again, with no second change; none is required (docs/PULL.md says why).
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
@@ -15,9 +16,13 @@ import { KoerierError, problem, problems } from '../core/http/problems.js';
 import { PullQueueGone } from '../core/pull/pull-queues.js';
 import { PullService } from '../core/pull/pull-service.js';
 import { receivedEvents } from '../core/pull/receive-claim-check.js';
+import { KEYED_RECEIVE_MAX_BYTES } from '../core/pull/receive-assembly.js';
+import { IDEMPOTENCY_KEY_HEADER } from '../core/idempotency/index.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
+import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../../lib/resources.js';
 import { claimCheckReading } from './claim-check-reading.js';
+import { idempotencyGuard } from './idempotency-guard.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
@@ -54,7 +59,7 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       leases: deps.pollLeases,
       maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
       maxPollsPerClient: config.pull.maxPollsPerClient,
-      outgoingEvents: (subscription, events) => receivedEvents(subscription, events, claimCheck),
+      outgoingEvents: (subscription, events, maxAnswerBytes) => receivedEvents(subscription, events, claimCheck, maxAnswerBytes),
       // Issue 28, item 9: entitlement is checked again on every receive, not only when the router matched.
       entitlements: async () => (await deps.partners.current()).entitlements,
     }));
@@ -72,12 +77,19 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
         return unroutedAnswer(request);
     }
     const principal = await deps.authenticate(request, scopes.consume);
+    // Optional: without a key a call runs as before; with one, the guard answers repeats (and a wrong or reused key) first.
+    const keyed = request.headers[IDEMPOTENCY_KEY_HEADER] !== undefined;
+    const work = () => pull(principal.clientId, route, request, keyed);
+    return keyed ? idempotencyGuard(deps, request, { replayHeaders: ['cache-control'] })(principal.clientId, route, work) : work();
+  };
+
+  async function pull(clientId: string, route: RouteKey<'pull'>, request: HttpRequest, keyed: boolean): Promise<HttpResponse> {
     const id = request.pathParameters['id'] ?? '';
     const notFound = () => new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
     // A miss reads through: a subscription created a moment ago is not kept from its consumer.
     const subscription = (await subscriptions.get(id)) ?? (await subscriptions.get(id, { fresh: true }));
     // Owner only, also for an admin: the locks are the consumer's, and an admin has the dead-letter API.
-    if (!subscription || subscription.owner !== principal.clientId) throw notFound();
+    if (!subscription || subscription.owner !== clientId) throw notFound();
     if (subscription.delivery !== 'pull') {
       throw new KoerierError(
         problem(
@@ -90,13 +102,14 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
     }
     const action = SETTLE_ROUTES[route];
     try {
+      // A receive whose answer is stored for repeats holds no more than the store can keep.
       return action === undefined
-        ? await service().receive(principal.clientId, subscription, request.body)
-        : await service().settle(principal.clientId, subscription, action, request.body);
+        ? await service().receive(clientId, subscription, request.body, keyed ? KEYED_RECEIVE_MAX_BYTES : undefined)
+        : await service().settle(clientId, subscription, action, request.body);
     } catch (error) {
       // The cached subscription was deleted meanwhile (its queue with it): the same 404 as a fresh read gives.
       if (error instanceof PullQueueGone && !(await subscriptions.get(id, { fresh: true }))) throw notFound();
       throw error;
     }
-  };
+  }
 }

@@ -1,20 +1,37 @@
 /**
  * OpenAPI paths of pull delivery (docs/PULL.md, CARD-7, EDU-17): receive events with a lock, and
- * settle them by lock token. Exempt from the Idempotency-Key (see docs/PULL.md).
+ * settle them by lock token. Each takes an optional Idempotency-Key (EDU-IDEM-3; docs/PULL.md says
+ * why none is required).
  */
 import { RECEIVE_LIMITS, SETTLE_LIMITS } from '../pull/pull-requests.js';
-import { authProblems, problemResponse, versionHeader } from './components.js';
+import { authProblems, idempotencyKeyParameter, problemResponse, versionHeader } from './components.js';
 
 const security = [{ oauth2: ['events:consume'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const owner = 'Scope `events:consume`, on the client’s own pull subscription only (another client’s, and an unknown one, answer 404).';
 const problems = {
-  '400': problemResponse('The body breaks a rule; `errors` names each member.'),
+  '400': problemResponse('The body breaks a rule (`errors` names each member), or the Idempotency-Key is not a UUIDv4.'),
   ...authProblems,
   '404': problemResponse('No such subscription for this client.'),
-  '409': problemResponse('The subscription delivers by push (`not-a-pull-subscription`).'),
+  '409': problemResponse(
+    'The subscription delivers by push (`not-a-pull-subscription`), or a request with this Idempotency-Key is still in progress (retry after Retry-After).',
+    { 'Retry-After': { schema: { type: 'integer' } } },
+  ),
+  '422': problemResponse(
+    'This Idempotency-Key was used before with another request (`idempotency-key-reused`); or, on a receive with a key, the next event alone is larger than the answer a key can store (`receive-too-large-to-replay`).',
+  ),
   '500': problemResponse('Unexpected failure; the request may be retried.'),
   '503': problemResponse('A dependency is unavailable; retry later.', { 'Retry-After': { schema: { type: 'integer' } } }),
+} as const;
+
+/** Optional here (docs/PULL.md): without it a call is answered as it comes; with it a repeat gets the first answer again. */
+const optionalIdempotencyKey = {
+  ...idempotencyKeyParameter,
+  required: false,
+  description:
+    'Optional (EDU-IDEM-3). With it, a repeat with the same key and the same body gets the first answer again (`Idempotent-Replayed: true`) and changes nothing ' +
+    'a second time; a receive then answers the same events and locks, and holds at most 320 KiB so that its answer can be stored. The same key with another ' +
+    'body gets 422. Keys are kept per client for 7 days.',
 } as const;
 
 const range = ({ min, max, default: fallback }: { min: number; max: number; default: number }, description: string) =>
@@ -90,7 +107,7 @@ const tokens = {
 
 function settle(operationId: string, summary: string, description: string, extra: Record<string, unknown>) {
   return {
-    parameters: [idParameter],
+    parameters: [idParameter, optionalIdempotencyKey],
     post: {
       operationId,
       summary,
@@ -119,7 +136,7 @@ function settle(operationId: string, summary: string, description: string, extra
 
 export const pullPaths = {
   '/subscriptions/{id}/events/receive': {
-    parameters: [idParameter],
+    parameters: [idParameter, optionalIdempotencyKey],
     post: {
       operationId: 'receiveEvents',
       summary: 'Receive events, each locked to this call',

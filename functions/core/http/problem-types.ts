@@ -176,6 +176,12 @@ export const problemTypes = {
     status: [409],
     description: 'The subscription is not waiting for the validation this request answers.',
   },
+  'receive-too-large-to-replay': {
+    title: 'Receive too large to replay',
+    status: [422],
+    description:
+      'A pull receive with an `Idempotency-Key` stores its answer for repeats, so it answers at most 320 KiB; the next event alone is larger. It is back in the queue: receive it without an `Idempotency-Key` (docs/PULL.md).',
+  },
   'not-a-pull-subscription': {
     title: 'Not a pull subscription',
     status: [409],

@@ -25,7 +25,7 @@ import { settleLocks, type SettlementDependencies } from './lock-settlement.js';
 import { parseReceiveRequest, type ReceiveRequest, type SettleAction } from './pull-requests.js';
 import type { PollLeases, PulledMessage } from './pull-queues.js';
 import { withPollSlots } from './poll-slots.js';
-import { assembleAnswer, dispositionOf, type Disposition, type LockView } from './receive-assembly.js';
+import { assembleAnswer, dispositionOf, MAX_ANSWER_BYTES, tooLargeToReplay, type Disposition, type LockView } from './receive-assembly.js';
 
 export interface PullDependencies extends SettlementDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'putDeadLetter'>;
@@ -36,13 +36,16 @@ export interface PullDependencies extends SettlementDependencies {
   readonly maxPollsPerSubscription: number;
   readonly maxPollsPerClient: number;
   /** The received events as they go out (receive-claim-check.ts); fewer when the rest cannot fit. Throws when the claim check is unavailable. */
-  outgoingEvents(subscription: Subscription, events: readonly string[]): Promise<readonly string[]>;
+  outgoingEvents(subscription: Subscription, events: readonly string[], maxAnswerBytes: number): Promise<readonly string[]>;
   /**
    * The owners' entitlements as configured now (EDU-7): a receive re-checks them, and the
    * subscription's current filters, before it hands an event out (issue 28, item 9). Absent: no check.
    */
   entitlements?(): Promise<Entitlements>;
 }
+
+/** A receive's request and the most its answer may hold. */
+type BoundedReceive = ReceiveRequest & { readonly maxAnswerBytes: number };
 
 /** SQS hands out at most ten messages per ReceiveMessage. */
 const SQS_BATCH = 10;
@@ -56,8 +59,9 @@ interface Collected {
 export class PullService {
   constructor(private readonly deps: PullDependencies) {}
 
-  async receive(clientId: string, subscription: Subscription, body: Buffer): Promise<HttpResponse> {
-    const request = parseReceiveRequest(body);
+  /** `maxAnswerBytes`: smaller for a receive whose answer is stored for replays (KEYED_RECEIVE_MAX_BYTES). */
+  async receive(clientId: string, subscription: Subscription, body: Buffer, maxAnswerBytes = MAX_ANSWER_BYTES): Promise<HttpResponse> {
+    const request = { ...parseReceiveRequest(body), maxAnswerBytes };
     // Short polls hold nothing for long, so only a long poll takes a slot.
     const waiting = await this.collect(subscription.id, request, 0);
     if (waiting.received.length > 0 || request.waitSeconds === 0) return this.answer(clientId, subscription, request, waiting);
@@ -92,8 +96,8 @@ export class PullService {
     return { received, startedAt };
   }
 
-  private async answer(clientId: string, subscription: Subscription, request: ReceiveRequest, { received, startedAt }: Collected): Promise<HttpResponse> {
-    const { maxEvents, lockSeconds } = request;
+  private async answer(clientId: string, subscription: Subscription, request: BoundedReceive, { received, startedAt }: Collected): Promise<HttpResponse> {
+    const { maxEvents, lockSeconds, maxAnswerBytes } = request;
     const id = subscription.id;
     const dispositions = await this.dispositions(subscription, received);
     await this.deadLetter(subscription, dispositions);
@@ -101,7 +105,7 @@ export class PullService {
     const lockedUntil = lockExpiry(startedAt, lockSeconds);
     const deliveries = dispositions.filter((d): d is Extract<Disposition, { kind: 'deliver' }> => d.kind === 'deliver').slice(0, maxEvents);
     const stored = deliveries.map(({ delivery }) => delivery.events[0]!);
-    const events = await this.deps.outgoingEvents(subscription, stored).catch(async (error: unknown) => {
+    const events = await this.deps.outgoingEvents(subscription, stored, maxAnswerBytes).catch(async (error: unknown) => {
       await this.giveBack(id, deliveries);
       this.deps.log.error('pull receive: claim check unavailable', { subscriptionId: id, error: String(error) });
       const detail = 'The data of an event could not be read; the events are back in the queue. Try again.';
@@ -125,10 +129,11 @@ export class PullService {
         ),
       ),
     }));
-    const answer = assembleAnswer(entries);
+    const answer = assembleAnswer(entries, maxAnswerBytes);
     // What did not fit (or came beyond maxevents) goes back at once rather than waiting out its lock.
     const leftOver = dispositions.filter((d) => d.kind === 'deliver').slice(answer.included);
     await this.giveBack(id, leftOver);
+    if (answer.included === 0 && deliveries.length > 0 && maxAnswerBytes < MAX_ANSWER_BYTES) throw tooLargeToReplay(maxAnswerBytes);
     this.deps.log.info('pull receive', { subscriptionId: id, received: received.length, delivered: answer.included, returned: leftOver.length });
     return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: answer.body };
   }

@@ -5,6 +5,7 @@
  * text, with their locks beside them, cut before Lambda's 6 MB response.
  */
 import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { KoerierError, problem } from '../http/problems.js';
 import type { PulledMessage } from './pull-queues.js';
 import type { WithheldReason } from '../delivery/redrive.js';
 
@@ -61,6 +62,26 @@ export interface LockView {
  * below this with room for the status and headers.
  */
 export const MAX_ANSWER_BYTES = 6 * 1024 * 1024 - 64 * 1024;
+
+/**
+ * The most a receive with an Idempotency-Key answers (EDU-IDEM-3, docs/PULL.md): its answer is
+ * stored whole so that a repeat gets the same events and locks again, and the idempotency item
+ * must stay within DynamoDB's 400 KB with its key, fingerprint and headers. Counted as Lambda
+ * counts (escaped), so the stored text is never larger.
+ */
+export const KEYED_RECEIVE_MAX_BYTES = 320 * 1024;
+
+/** A receive with an Idempotency-Key met an event that cannot fit the answer it can store; it went back to the queue. */
+export function tooLargeToReplay(maxBytes: number): KoerierError {
+  return new KoerierError(
+    problem(
+      422,
+      'receive-too-large-to-replay',
+      'Receive Too Large To Replay',
+      `The next event does not fit the ${Math.floor(maxBytes / 1024)} KiB a receive with an Idempotency-Key can store for its repeats; it is back in the queue. Receive it without an Idempotency-Key.`,
+    ),
+  );
+}
 
 /** How many of `entries`, from the first, fit an answer of `maxBytes`. */
 function fittingEntries(entries: readonly { readonly event: string; readonly lock: LockView }[], maxBytes: number): number {

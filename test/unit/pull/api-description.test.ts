@@ -16,6 +16,14 @@ describe('pull delivery in the API description (CARD-7)', () => {
     }
   });
 
+  it('EDU-IDEM-3, issue 36 item 4: every pull route takes an optional Idempotency-Key and describes the 422 of a reused one', () => {
+    const pathItems = document.paths as unknown as Record<string, { parameters?: { name: string; required?: boolean }[] }>;
+    for (const route of functions.pull.routes) {
+      expect(pathItems[route.path]!.parameters, route.path).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+      expect(Object.keys(paths[route.path]![route.method.toLowerCase()]!.responses), route.path).toContain('422');
+    }
+  });
+
   it('EDU-17: the subscription schema offers pull with its settings', () => {
     const request = (document.components.schemas as unknown as Record<string, { properties: Record<string, { enum?: string[] }> }>)['SubscriptionRequest']!;
     expect(request.properties['delivery']!.enum).toEqual(['push', 'pull']);

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
 import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { sealLockToken, type LockTokenContents } from '../../../functions/core/pull/lock-token.js';
 import type { PulledMessage, PullQueues, QueueEntry, QueueEntryOutcome } from '../../../functions/core/pull/pull-queues.js';
@@ -42,7 +43,7 @@ interface Behaviour {
 
 function harness(
   waiting: PulledMessage[] = [],
-  outgoingEvents = async (_s: Subscription, events: readonly string[]): Promise<readonly string[]> => events,
+  outgoingEvents = async (_s: Subscription, events: readonly string[], _maxAnswerBytes: number): Promise<readonly string[]> => events,
   behaviour: Behaviour = {},
 ) {
   const calls: string[] = [];
@@ -271,6 +272,32 @@ describe('receiving with the claim check (EDU-1)', () => {
     expect(answer.events).toEqual([{ id: '1', data: 'inline again' }, { id: '2' }]);
     expect(answer.locks).toHaveLength(2);
     expect(calls.at(-1)).toBe('visibility rh-3=0');
+  });
+
+  it('EDU-IDEM-3, issue 36 item 4: a receive with a smaller answer budget (one stored for repeats) hands the claim check that budget and holds only what fits it; the rest goes back', async () => {
+    const budgets: number[] = [];
+    const big = (n: number) => `{"id":"${n}","data":"${'x'.repeat(7000)}"}`;
+    const { service, calls } = harness([message(1, 1), message(2, 1), message(3, 1)], async (_s, events, maxAnswerBytes) => {
+      budgets.push(maxAnswerBytes);
+      return events.map((_, index) => big(index + 1));
+    });
+    const answer = await service.receive('client-a', subscription, body({ maxevents: 3, waitseconds: 0 }), 12_000);
+    expect(budgets).toEqual([12_000]);
+    expect(Buffer.byteLength(answer.body)).toBeLessThanOrEqual(12_000);
+    expect((JSON.parse(answer.body) as { events: { id: string }[] }).events.map((event) => event.id)).toEqual(['1']);
+    expect(calls.at(-1)).toBe('visibility rh-2=0,rh-3=0');
+  });
+
+  it('EDU-IDEM-3, issue 36 item 4: when not even the first event fits a receive stored for repeats, it is a 422 naming the rule, and every event is back in the queue', async () => {
+    const { service, calls } = harness([message(1, 1), message(2, 1)], async (_s, events) =>
+      events.map((_, n) => `{"id":"${n}","data":"${'x'.repeat(20_000)}"}`),
+    );
+    const refused = await service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }), 12_000).then(
+      () => undefined,
+      (error: unknown) => error as KoerierError,
+    );
+    expect(refused?.problem).toMatchObject({ status: 422, type: expect.stringContaining('receive-too-large-to-replay') });
+    expect(calls.at(-1)).toBe('visibility rh-1=0,rh-2=0');
   });
 
   it('EDU-1: when the claim check cannot be read the receive is a 503 problem and every received event goes back to the queue at once', async () => {
