@@ -6,6 +6,7 @@ import {
   claimCheckStore,
   deliveryState,
   givenUpLocks,
+  idempotency,
   lockTokenKey,
   metrics,
   partners,
@@ -27,6 +28,8 @@ export const handler = handlerFor(
     pullQueues,
     rejectionMarks,
     givenUpLocks,
+    // A call with an Idempotency-Key (EDU-IDEM-3) goes through the guard and its store.
+    idempotency,
     pollLeases,
     lockTokenKey,
     deliveryState,
