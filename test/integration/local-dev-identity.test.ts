@@ -230,7 +230,15 @@ describe('koerier.local.json', () => {
         expect([...client.scopes].sort()).toEqual([...ALL_SCOPES].sort());
         expect(client.secret.length).toBeGreaterThanOrEqual(32);
       }
-      expect(ALL_SCOPES).toEqual(['events:publish', 'events:consume', 'subscriptions:manage', 'subscriptions:read', 'contracts:read', 'contracts:write', 'admin']);
+      expect(ALL_SCOPES).toEqual([
+        'events:publish',
+        'events:consume',
+        'subscriptions:manage',
+        'subscriptions:read',
+        'contracts:read',
+        'contracts:write',
+        'admin',
+      ]);
       expect(first.config.clients['dev-publisher']?.secret).not.toBe(first.config.clients['dev-subscriber']?.secret);
       expect(first.config.entitlements).toEqual({ 'dev-subscriber': [{ typePrefix: '' }] });
       expect(first.config.validationAgreedClients).toEqual([]);
