@@ -239,6 +239,30 @@ describe('subscriptions API lifecycle', () => {
     expect((await call('school-a', 'GET', `/subscriptions/${created.body['id']}`)).status).toBe(200);
   });
 
+  it('EDU-IDEM-4: the operations beyond plain HTTP methods (pause, resume, redrive, a replay) need an Idempotency-Key too, and a repeat with it changes nothing twice', async () => {
+    const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
+    const id = created.body['id'] as string;
+    const operations: [path: string, body: unknown][] = [
+      [`/subscriptions/${id}/pause`, undefined],
+      [`/subscriptions/${id}/resume`, undefined],
+      [`/subscriptions/${id}/dead-letters/redrive`, { all: true }],
+      [`/subscriptions/${id}/replays`, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() }],
+    ];
+    for (const [path, body] of operations) {
+      const refused = await call('school-a', 'POST', path, body, { 'idempotency-key': '' });
+      expect(refused.status, path).toBe(400);
+      expect(refused.headers.get('content-type'), path).toBe('application/problem+json');
+    }
+    // Nothing was paused by the refused request; a pause repeated with its key is answered from the first.
+    expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['status']).not.toBe('paused');
+    const key = randomUUID();
+    const paused = await call('school-a', 'POST', `/subscriptions/${id}/pause`, undefined, { 'idempotency-key': key });
+    expect(paused.status).toBeLessThan(300);
+    const again = await call('school-a', 'POST', `/subscriptions/${id}/pause`, undefined, { 'idempotency-key': key });
+    expect(again.status).toBe(paused.status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('EDU-14: an invalid subscription is refused with every error named; an unknown filter dialect is one', async () => {
     const refused = await call('school-a', 'POST', '/subscriptions', {
       sink: 'ftp://x',
