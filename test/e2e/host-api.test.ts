@@ -115,6 +115,7 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
       'events:consume',
       'events:publish',
       'subscriptions:manage',
+      'subscriptions:read',
     ]);
   });
 
