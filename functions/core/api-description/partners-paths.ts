@@ -3,6 +3,23 @@
  * (EDU-IN) and entitlements (EDU-7), changed at run time, scope `admin`.
  */
 import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import { DEFAULT_QUOTAS, QUOTA_BOUNDS, type QuotaName } from '../quotas/client-quotas.js';
+
+/** A quota's schema, its bounds and default taken from the code that enforces them, so the description cannot drift from it. */
+function quotaProperty(name: QuotaName, what: string) {
+  return {
+    type: 'integer',
+    minimum: QUOTA_BOUNDS[name].min,
+    maximum: QUOTA_BOUNDS[name].max,
+    description: `${what}; default ${quotaDefaultText(name)}.`,
+  } as const;
+}
+
+/** The deployment default of a quota as the problem answers and the settings state it (bytes also in GiB). */
+export function quotaDefaultText(name: QuotaName): string {
+  const value = DEFAULT_QUOTAS[name];
+  return name === 'uploadBytesPerHour' ? `${value} (${value / 1024 ** 3} GiB)` : String(value);
+}
 
 const security = [{ oauth2: ['admin'] }];
 const clientIdParameter = { name: 'clientId', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 256 } } as const;
@@ -46,14 +63,9 @@ const clientInputSchema = {
         'This client’s own per-client quotas (issue 28); a quota not named here is the deployment’s default (`koerier:quota*`). ' +
         'Past a count quota the client gets 409 `quota-exceeded`, past the upload quota 429 `quota-exceeded` with Retry-After.',
       properties: {
-        maxPullSubscriptions: { type: 'integer', minimum: 0, maximum: 1000, description: 'Pull subscriptions (two queues each) it may hold; default 20.' },
-        maxConcurrentReplays: { type: 'integer', minimum: 0, maximum: 100, description: 'Replays running at once on its subscriptions; default 2.' },
-        uploadBytesPerHour: {
-          type: 'integer',
-          minimum: 0,
-          maximum: 1125899906842624,
-          description: 'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour; default 10737418240 (10 GiB).',
-        },
+        maxPullSubscriptions: quotaProperty('maxPullSubscriptions', 'Pull subscriptions (two queues each) it may hold'),
+        maxConcurrentReplays: quotaProperty('maxConcurrentReplays', 'Replays running at once on its subscriptions'),
+        uploadBytesPerHour: quotaProperty('uploadBytesPerHour', 'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour'),
       },
     },
   },

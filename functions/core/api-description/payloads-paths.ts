@@ -1,5 +1,6 @@
 /** OpenAPI paths of the claim check (EDU-1, CARD-6): GET /payloads/{id} and POST /payloads. */
 import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import { quotaDefaultText } from './partners-paths.js';
 
 export const payloadsSchemas = {
   UploadRequest: {
@@ -93,7 +94,9 @@ export const payloadsPaths = {
         '413': problemResponse('The upload alone is larger than the client’s whole hourly quota `uploadBytesPerHour` (`quota-exceeded`).'),
         '429': problemResponse(
           'The promised sizes of the uploads granted to this client this clock hour would pass its quota `uploadBytesPerHour` (`quota-exceeded`: `quota`, ' +
-            '`limit`, `used`, `requested`; default 10 GiB, an operator sets a partner’s own in PUT /clients/{clientId}); retry after Retry-After, when the hour ends. ' +
+            '`limit`, `used`, `requested`; default ' +
+            quotaDefaultText('uploadBytesPerHour') +
+            ', an operator sets a partner’s own in PUT /clients/{clientId}); retry after Retry-After, when the hour ends. ' +
             'Or the client’s request rate was passed (`rate-limited`).',
           { 'Retry-After': { schema: { type: 'integer' } } },
         ),

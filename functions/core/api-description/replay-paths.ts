@@ -11,6 +11,7 @@ import {
   readSubscriptionsSecurity,
   versionHeader,
 } from './components.js';
+import { quotaDefaultText } from './partners-paths.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
@@ -116,7 +117,9 @@ export const replayPaths = {
         ...notFound,
         '409': problemResponse(
           'The subscription is not active (`subscription-not-active`), a replay of it is running (`replay-running`, Location names it), or the owner has ' +
-            'as many replays running as its quota `maxConcurrentReplays` allows (`quota-exceeded`: `quota`, `limit`, `used`; default 2, an operator sets a ' +
+            'as many replays running as its quota `maxConcurrentReplays` allows (`quota-exceeded`: `quota`, `limit`, `used`; default ' +
+            quotaDefaultText('maxConcurrentReplays') +
+            ', an operator sets a ' +
             'partner’s own in PUT /clients/{clientId}).',
         ),
         '422': idempotencyProblems['422'],

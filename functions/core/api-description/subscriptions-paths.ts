@@ -12,6 +12,7 @@ import {
   readSubscriptionsSecurity,
   versionHeader,
 } from './components.js';
+import { quotaDefaultText } from './partners-paths.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const etagHeader = {
@@ -48,7 +49,7 @@ export const subscriptionsPaths = {
         '404': problemResponse('The subscription was deleted while its validation request was out.'),
         ...idempotencyProblems,
         '409': problemResponse(
-          'A pull subscription past the client’s quota `maxPullSubscriptions` (`quota-exceeded`: `quota`, `limit` and `used` in the problem; default 20, ' +
+          `A pull subscription past the client’s quota \`maxPullSubscriptions\` (\`quota-exceeded\`: \`quota\`, \`limit\` and \`used\` in the problem; default ${quotaDefaultText('maxPullSubscriptions')}, ` +
             'an operator sets a partner’s own in PUT /clients/{clientId}), or a request with this Idempotency-Key is still in progress (retry after Retry-After).',
         ),
         '415': problemResponse('The body is not application/json.'),
