@@ -128,7 +128,15 @@ async function verifies(request: RecordedRequest, sink: string, keys: readonly J
           ? { id: jwk.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ecdsa-p256-sha256') }
           : null;
       },
-      requiredFields: ['@method', '@target-uri', 'idempotency-key', 'content-digest'],
+      // As the README's receiver requires since issue 28 item 11: the Content-Type and every ce- header too.
+      requiredFields: [
+        '@method',
+        '@target-uri',
+        'idempotency-key',
+        'content-digest',
+        'content-type',
+        ...Object.keys(request.headers).filter((name) => name.startsWith('ce-')),
+      ],
       requiredParams: ['created', 'keyid'],
     },
     { method: request.method, url: `${new URL(sink).origin}${request.path}`, headers: request.headers },
@@ -178,6 +186,7 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     expect(delivery!.headers['signature-input']).toContain(`keyid="${keys[0]!.kid}";alg="ecdsa-p256-sha256"`);
     expect(await verifies(delivery!, receiver.url, keys)).toBe(true);
     expect(await verifies({ ...delivery!, headers: { ...delivery!.headers, 'idempotency-key': randomUUID() } }, receiver.url, keys)).toBe(false);
+    expect(await verifies({ ...delivery!, headers: { ...delivery!.headers, 'content-type': 'text/plain' } }, receiver.url, keys)).toBe(false);
   });
 
   it('CARD-2: an event too large to travel inline goes by claim check, and the subscriber fetches its data from the payloads function', async () => {
