@@ -5,9 +5,6 @@
  * media type, the null reached the payload ledger, where the DynamoDB adapter failed (503).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
@@ -17,15 +14,12 @@ import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type Http
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claimnull';
 let koerier: TestHost;
-let dir: string;
 let publisher: string;
 let subscriber: string;
 const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-claim-null-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({ [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' });
+  koerier = await startTestHost({ [settingEnv.validationAgreedClients]: 'dev-subscriber' }, { trustAuthority: authority });
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
@@ -33,7 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 async function pushTarget(options: { maxinlinebytes?: number; contentmode?: string } = {}): Promise<{ receiver: HttpsReceiver; type: string }> {

@@ -6,9 +6,6 @@
  * (DynamoDB TTL), and the subscriber fetches the data.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
@@ -21,20 +18,19 @@ const DAY_MS = 86_400_000;
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claimretention';
 let koerier: TestHost;
-let dir: string;
 let publisher: string;
 let subscriber: string;
 let receiver: HttpsReceiver;
 const type = `nl.example.claimretention.${randomUUID().slice(0, 8)}.v1`;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-claim-retention-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({
-    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-    [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.archiveRetentionDays]: String(ARCHIVE_DAYS),
-  });
+  koerier = await startTestHost(
+    {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.archiveRetentionDays]: String(ARCHIVE_DAYS),
+    },
+    { trustAuthority: authority },
+  );
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
@@ -49,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 function publish(event: Record<string, unknown>): Promise<Response> {

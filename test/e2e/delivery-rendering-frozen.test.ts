@@ -10,9 +10,6 @@
  * function's five-second subscription cache, so the retry reads the PATCHed subscription.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { eventually } from '../support/waiting.js';
@@ -22,21 +19,20 @@ import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type Http
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:frozen';
 let koerier: TestHost;
-let dir: string;
 let publisher: string;
 let subscriber: string;
 const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-frozen-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({
-    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-    [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.deliveryRetryInitialSeconds]: '1',
-    [settingEnv.deliveryRetryMaxDelaySeconds]: '2',
-    [settingEnv.deliveryRetryWindowSeconds]: '60',
-  });
+  koerier = await startTestHost(
+    {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.deliveryRetryInitialSeconds]: '1',
+      [settingEnv.deliveryRetryMaxDelaySeconds]: '2',
+      [settingEnv.deliveryRetryWindowSeconds]: '60',
+    },
+    { trustAuthority: authority },
+  );
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
@@ -44,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /**

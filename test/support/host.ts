@@ -22,9 +22,10 @@
  * With `KOERIER_RECORD_AWS_OPERATIONS` set (the emulated project sets it), every AWS call the
  * host's functions make is recorded for the permissions test (test/support/aws-operations-recorder.ts).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { settingEnv } from '../../functions/config.js';
 import { startKoerierHost, type KoerierHost, type KoerierHostOptions } from '../../local/host.js';
 import { watchHost, withAwsOperationsRecording } from './aws-operations-recorder.js';
 import { noteLogLine, noteTestSecret } from './log-scan.js';
@@ -57,10 +58,22 @@ export interface TestHost {
 
 export async function startTestHost(
   settings: Record<string, string> = {},
-  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds' | 'batchSizes' | 'kms'> & { readonly exportEnvironment?: boolean } = {},
+  options: Pick<KoerierHostOptions, 'queueTriggers' | 'batchingWindowSeconds' | 'batchSizes' | 'kms'> & {
+    readonly exportEnvironment?: boolean;
+    /**
+     * A certificate authority the outbound functions trust (`settingEnv.outboundCaFile`), such as
+     * test/support/https-receiver.ts's local one: its PEM goes into the host's own directory.
+     */
+    readonly trustAuthority?: { readonly certificatePem: string };
+  } = {},
 ): Promise<TestHost> {
-  const { exportEnvironment = true, ...hostOptions } = options;
+  const { exportEnvironment = true, trustAuthority, ...hostOptions } = options;
   const dir = await mkdtemp(join(tmpdir(), 'koerier-e2e-'));
+  if (trustAuthority) {
+    const caFile = join(dir, 'ca.pem');
+    await writeFile(caFile, trustAuthority.certificatePem);
+    settings = { [settingEnv.outboundCaFile]: caFile, ...settings };
+  }
   const logs: string[] = [];
   let host: KoerierHost;
   try {
