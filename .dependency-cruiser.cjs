@@ -28,14 +28,16 @@ module.exports = {
     },
     {
       name: 'core-no-network-io',
-      comment: 'functions/core does no network I/O: outbound HTTP is functions/net (with its SSRF guard), inbound HTTP is API Gateway or the laptop host.',
+      comment:
+        'functions/core does no network I/O: outbound HTTP is functions/net (with its SSRF guard), inbound HTTP is API Gateway or the laptop host.',
       severity: 'error',
       from: { path: '^functions/core/' },
       to: { path: [`^(node:)?(${NETWORK_MODULES.join('|')})$`, '(^|/)node_modules/undici/'] },
     },
     {
       name: 'aws-not-to-handlers',
-      comment: 'functions/aws holds adapters that handlers wire; an adapter that imports a handler would pull in its wiring and its module-level state.',
+      comment:
+        'functions/aws holds adapters that handlers wire; an adapter that imports a handler would pull in its wiring and its module-level state.',
       severity: 'error',
       from: { path: '^functions/aws/' },
       to: { path: '^functions/handlers/' },
@@ -46,14 +48,28 @@ module.exports = {
         'functions/app (the apps of the composition root, once it exists) run on ports: AWS clients and Lambda types belong in functions/aws, functions/composition and functions/handlers.',
       severity: 'error',
       from: { path: '^functions/app/' },
-      to: { path: ['^functions/(aws|handlers|composition)/', '(^|/)node_modules/(@aws-sdk|@smithy|@types/aws-lambda|aws-lambda)/'] },
+      to: {
+        path: [
+          '^functions/(aws|handlers|composition)/',
+          '(^|/)node_modules/(@aws-sdk|@smithy|@types/aws-lambda|aws-lambda)/',
+        ],
+      },
     },
     {
       name: 'functions-not-to-local-or-test',
-      comment: 'What is deployed never depends on the laptop host or the tests (esbuild would bundle them into the Lambda).',
+      comment:
+        'What is deployed never depends on the laptop host or the tests (esbuild would bundle them into the Lambda).',
       severity: 'error',
       from: { path: '^functions/' },
       to: { path: ['^local/', '^test/', '^bench/'] },
+    },
+    {
+      name: 'functions-not-to-lib',
+      comment:
+        'The CDK app (lib/) reads what the functions describe (functions/config/resources.ts), never the reverse: a function that imported lib/ would pull aws-cdk-lib towards its bundle and make the deployed code depend on how it is deployed.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^lib/' },
     },
     {
       name: 'functions-not-to-undici',

@@ -7,7 +7,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.koerier/**', 'bench/results/**', 'coverage/**', '.stryker-tmp/**', 'reports/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'cdk.out/**',
+      '.koerier/**',
+      'bench/results/**',
+      'coverage/**',
+      '.stryker-tmp/**',
+      'reports/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -35,7 +45,8 @@ export default tseslint.config(
             {
               group: ['**/problems.js'],
               importNames: ['problemResponse'],
-              message: 'Throw a KoerierError instead; problemAnswer (core/http/problems.ts) is the one mapping to problem+json.',
+              message:
+                'Throw a KoerierError instead; problemAnswer (core/http/problems.ts) is the one mapping to problem+json.',
             },
           ],
         },

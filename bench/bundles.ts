@@ -1,5 +1,5 @@
 /**
- * Lambda bundles: each function of lib/resources.ts bundled with the esbuild options CDK uses
+ * Lambda bundles: each function of functions/config/resources.ts bundled with the esbuild options CDK uses
  * (lib/bundling.ts), its size (raw and gzip), and its cold import time — a fresh `node` per
  * measurement that times `import()` of the bundle — next to the same measurement of a bare
  * handler that holds the AWS SDK clients the function's cold start holds and does nothing,
@@ -27,8 +27,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, version as esbuildVersion, type Metafile } from 'esbuild';
 import { BUNDLE_FILE, esbuildOptions } from '../lib/bundling.js';
-import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../lib/resources.js';
-import type { BucketName, KeyName, QueueName, TableName } from '../lib/resources.js';
+import { buckets, functions, keys, localName, queues, resourceEnv, tables } from '../functions/config/resources.js';
+import type { BucketName, KeyName, QueueName, TableName } from '../functions/config/resources.js';
 import { parseStackConfig, settingEnvironment } from '../lib/stack-config.js';
 import { enrolmentContract, enrolmentPayload } from '../test/support/contract-documents.js';
 
@@ -155,7 +155,9 @@ interface Timing {
 
 /** The environment a deployed function sees: the settings from cdk.json, every resource name as a placeholder. */
 async function functionEnvironment(): Promise<Record<string, string>> {
-  const cdkJson = JSON.parse(await readFile(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
+  const cdkJson = JSON.parse(await readFile(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
   const region = 'eu-central-1';
   // What a deployer passes with -c (cdk.json leaves the deployment's own identity open).
   const example = {
@@ -167,14 +169,18 @@ async function functionEnvironment(): Promise<Record<string, string>> {
     'koerier:publishers': { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
   };
   const env: Record<string, string> = {
-    ...settingEnvironment(parseStackConfig({ ...example, ...cdkJson.context }), `https://abcdef1234.execute-api.${region}.amazonaws.com`),
+    ...settingEnvironment(
+      parseStackConfig({ ...example, ...cdkJson.context }),
+      `https://abcdef1234.execute-api.${region}.amazonaws.com`,
+    ),
     AWS_REGION: region,
     AWS_DEFAULT_REGION: region,
   };
   for (const name of Object.keys(tables) as TableName[]) env[resourceEnv.table(name)] = localName.table(name);
   for (const name of Object.keys(queues) as QueueName[]) {
     env[resourceEnv.queueUrl(name)] = `https://sqs.${region}.amazonaws.com/123456789012/${localName.queue(name)}`;
-    env[resourceEnv.deadLetterQueueUrl(name)] = `https://sqs.${region}.amazonaws.com/123456789012/${localName.deadLetterQueue(name)}`;
+    env[resourceEnv.deadLetterQueueUrl(name)] =
+      `https://sqs.${region}.amazonaws.com/123456789012/${localName.deadLetterQueue(name)}`;
   }
   for (const name of Object.keys(buckets) as BucketName[]) env[resourceEnv.bucket(name)] = localName.bucket(name);
   for (const name of Object.keys(keys) as KeyName[]) {
@@ -203,7 +209,11 @@ async function coldImports(
   env: Record<string, string>,
   bareSdkHandler?: string,
 ): Promise<{ asDeployed: Timing; withEnableSourceMaps: Timing; bareSdkHandlerAsDeployed?: Timing }> {
-  const times = { asDeployed: [] as number[], withEnableSourceMaps: [] as number[], bareSdkHandlerAsDeployed: [] as number[] };
+  const times = {
+    asDeployed: [] as number[],
+    withEnableSourceMaps: [] as number[],
+    bareSdkHandlerAsDeployed: [] as number[],
+  };
   const measured = [
     ['asDeployed', DEPLOYED_FLAGS, module],
     ['withEnableSourceMaps', ENABLE_SOURCE_MAPS, module],
@@ -267,14 +277,22 @@ export function bareSdkHandlerSource(clients: readonly string[]): string {
  * entry lives in the scratch directory, so the repository's node_modules are named for resolving
  * the SDK's packages (`nodePaths`: where packages are looked up, not what goes into the bundle).
  */
-async function buildBareSdkHandler(clients: readonly string[], outdir: string): Promise<{ file: string; coldStart: Output[]; clients: string[] }> {
+async function buildBareSdkHandler(
+  clients: readonly string[],
+  outdir: string,
+): Promise<{ file: string; coldStart: Output[]; clients: string[] }> {
   const entry = path.join(outdir, 'bare-sdk-handler.mjs');
   await mkdir(outdir, { recursive: true });
   await writeFile(entry, bareSdkHandlerSource(clients));
-  const { metafile } = await build({ ...esbuildOptions(entry, path.join(outdir, 'out')), nodePaths: [path.join(REPO_ROOT, 'node_modules')], metafile: true });
+  const { metafile } = await build({
+    ...esbuildOptions(entry, path.join(outdir, 'out')),
+    nodePaths: [path.join(REPO_ROOT, 'node_modules')],
+    metafile: true,
+  });
   const { coldStart } = byLoading(metafile);
   const held = sdkClientsIn(coldStart);
-  if (held.join() !== [...clients].sort().join()) throw new Error(`the bare SDK handler holds ${held.join(', ')}, not ${clients.join(', ')}`);
+  if (held.join() !== [...clients].sort().join())
+    throw new Error(`the bare SDK handler holds ${held.join(', ')}, not ${clients.join(', ')}`);
   return { file: path.join(outdir, 'out', BUNDLE_FILE), coldStart, clients: held };
 }
 
@@ -301,11 +319,23 @@ async function stackFormatting(
 
 function summary(times: number[]): Timing {
   const sorted = [...times].sort((a, b) => a - b);
-  return { medianMs: round(sorted[Math.floor(sorted.length / 2)]!), minMs: round(sorted[0]!), maxMs: round(sorted[sorted.length - 1]!) };
+  return {
+    medianMs: round(sorted[Math.floor(sorted.length / 2)]!),
+    minMs: round(sorted[0]!),
+    maxMs: round(sorted[sorted.length - 1]!),
+  };
 }
 
-async function networkAtImport(timer: string, probe: string, module: string, env: Record<string, string>): Promise<string[]> {
-  const { stderr } = await runNode(['--import', pathToFileURL(probe).href, timer, pathToFileURL(module).href, String(NETWORK_SETTLE_MS)], env);
+async function networkAtImport(
+  timer: string,
+  probe: string,
+  module: string,
+  env: Record<string, string>,
+): Promise<string[]> {
+  const { stderr } = await runNode(
+    ['--import', pathToFileURL(probe).href, timer, pathToFileURL(module).href, String(NETWORK_SETTLE_MS)],
+    env,
+  );
   const line = stderr.split('\n').find((l) => l.startsWith('NETWORK '));
   if (line === undefined) throw new Error(`the network probe reported nothing for ${module}`);
   return JSON.parse(line.slice('NETWORK '.length)) as string[];
@@ -318,7 +348,11 @@ function largestPackages(outputs: readonly Output[]): Record<string, number> {
   const bytes = new Map<string, number>();
   for (const [file, { bytesInOutput }] of outputs.flatMap(([, output]) => Object.entries(output.inputs))) {
     const parts = file.split('node_modules/').at(-1)!.split('/');
-    const name = file.includes('node_modules/') ? (parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!) : 'koerier (own code)';
+    const name = file.includes('node_modules/')
+      ? parts[0]!.startsWith('@')
+        ? `${parts[0]}/${parts[1]}`
+        : parts[0]!
+      : 'koerier (own code)';
     bytes.set(name, (bytes.get(name) ?? 0) + bytesInOutput);
   }
   return Object.fromEntries([...bytes].sort((a, b) => b[1] - a[1]).slice(0, 5));
@@ -338,12 +372,19 @@ function byLoading(metafile: Metafile): { coldStart: Output[]; lazy: Output[] } 
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (coldStart.has(file)) continue;
     coldStart.add(file);
-    for (const { path: imported, kind } of outputs.get(file)!.imports) if (kind === 'import-statement' && outputs.has(imported)) pending.push(imported);
+    for (const { path: imported, kind } of outputs.get(file)!.imports)
+      if (kind === 'import-statement' && outputs.has(imported)) pending.push(imported);
   }
-  return { coldStart: code.filter(([file]) => coldStart.has(file)), lazy: code.filter(([file]) => !coldStart.has(file)) };
+  return {
+    coldStart: code.filter(([file]) => coldStart.has(file)),
+    lazy: code.filter(([file]) => !coldStart.has(file)),
+  };
 }
 
-async function filesSize(dir: string, outputs: readonly Output[]): Promise<{ bytes: number; gzipBytes: number; sourceMapBytes: number }> {
+async function filesSize(
+  dir: string,
+  outputs: readonly Output[],
+): Promise<{ bytes: number; gzipBytes: number; sourceMapBytes: number }> {
   let bytes = 0;
   let gzipBytes = 0;
   let sourceMapBytes = 0;
@@ -357,12 +398,18 @@ async function filesSize(dir: string, outputs: readonly Output[]): Promise<{ byt
 }
 
 /** Cold process to the contract register's first parsed document, each run in a fresh process. */
-async function firstDocument(timer: string, index: string, chunk: string, env: Record<string, string>): Promise<Record<string, Timing>> {
+async function firstDocument(
+  timer: string,
+  index: string,
+  chunk: string,
+  env: Record<string, string>,
+): Promise<Record<string, Timing>> {
   const document = JSON.stringify(enrolmentContract(enrolmentPayload()));
   const times: Record<string, number[]> = {};
   for (let i = 0; i < RUNS; i++) {
     const { stdout } = await runNode([timer, pathToFileURL(index).href, pathToFileURL(chunk).href, document], env);
-    for (const [name, ms] of Object.entries(JSON.parse(stdout) as Record<string, number>)) (times[name] ??= []).push(ms);
+    for (const [name, ms] of Object.entries(JSON.parse(stdout) as Record<string, number>))
+      (times[name] ??= []).push(ms);
   }
   return Object.fromEntries(Object.entries(times).map(([name, values]) => [name, summary(values)]));
 }
@@ -398,10 +445,18 @@ export async function run(): Promise<Record<string, unknown>> {
       const { metafile } = await build({ ...esbuildOptions(path.join(REPO_ROOT, spec.entry), outdir), metafile: true });
       const { coldStart, lazy } = byLoading(metafile);
       const coldStartSize = await filesSize(outdir, coldStart);
-      const sdkClients = { atColdStart: sdkClientsIn(coldStart), onlyInLazyChunks: sdkClientsIn(lazy).filter((c) => !sdkClientsIn(coldStart).includes(c)) };
+      const sdkClients = {
+        atColdStart: sdkClientsIn(coldStart),
+        onlyInLazyChunks: sdkClientsIn(lazy).filter((c) => !sdkClientsIn(coldStart).includes(c)),
+      };
       const bare = await buildBareSdkHandler(sdkClients.atColdStart, path.join(dir, `${name}-bare-sdk-handler`));
       const bareSize = await filesSize(path.join(dir, `${name}-bare-sdk-handler`, 'out'), bare.coldStart);
-      const { asDeployed, withEnableSourceMaps, bareSdkHandlerAsDeployed } = await coldImports(timer, outfile, env, bare.file);
+      const { asDeployed, withEnableSourceMaps, bareSdkHandlerAsDeployed } = await coldImports(
+        timer,
+        outfile,
+        env,
+        bare.file,
+      );
       const ratioToBareSdkHandler = round(asDeployed.medianMs / bareSdkHandlerAsDeployed!.medianMs);
       const stacks = await stackFormatting(stackTimer, outfile, DEPLOYED_FLAGS, env);
       const stacksWithEnableSourceMaps = await stackFormatting(stackTimer, outfile, ENABLE_SOURCE_MAPS, env);
@@ -431,7 +486,9 @@ export async function run(): Promise<Record<string, unknown>> {
         ratioToBaseline: round(asDeployed.medianMs / baseline.asDeployed.medianMs),
         largestPackagesAtColdStart: largestPackages(coldStart),
         ...(lazy.length > 0 ? { largestPackagesLoadedLazily: largestPackages(lazy) } : {}),
-        ...(parsersChunk === undefined ? {} : { firstDocument: await firstDocument(documentTimer, outfile, path.join(outdir, parsersChunk), env) }),
+        ...(parsersChunk === undefined
+          ? {}
+          : { firstDocument: await firstDocument(documentTimer, outfile, path.join(outdir, parsersChunk), env) }),
         networkAtImport: network,
       };
     }

@@ -24,7 +24,11 @@ import { Agent, request } from 'undici';
 import { observeAttempts, observeCalls } from '../functions/aws/aws-request-observer.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../test/support/https-receiver.js';
 
 const EVENTS_PER_CASE = 8;
 const DATA_SIZES = { '64KiB': 64 * 1024, '256KiB': 256 * 1024, '1MiB': 1024 * 1024 } as const;
@@ -59,7 +63,11 @@ export async function run(): Promise<Record<string, unknown>> {
       if (operation === 'PutObject') counts.s3BytesWritten += requestBytes;
       if (operation === 'GetObject' && responseBytes !== undefined) counts.s3BytesRead += responseBytes;
     });
-    return { host, publisher: await host.issueToken('dev-publisher'), subscriber: await host.issueToken('dev-subscriber') };
+    return {
+      host,
+      publisher: await host.issueToken('dev-publisher'),
+      subscriber: await host.issueToken('dev-subscriber'),
+    };
   };
   const agent = new Agent({ connections: 4 });
   const receivers: HttpsReceiver[] = [];
@@ -75,7 +83,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const response = await request(`${host.apiUrl}/subscriptions`, {
         method: 'POST',
         dispatcher: agent,
-        headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${subscriber}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({
           sink: receiver.url,
           types: [type],
@@ -90,7 +102,12 @@ export async function run(): Promise<Record<string, unknown>> {
     };
 
     /** Publishes one event and resolves with the data as the receiver holds it: inline, or fetched from its dataref. */
-    const oneEvent = async ({ host, publisher, subscriber }: Running, target: { receiver: HttpsReceiver; type: string }, dataSize: number, seen: number) => {
+    const oneEvent = async (
+      { host, publisher, subscriber }: Running,
+      target: { receiver: HttpsReceiver; type: string },
+      dataSize: number,
+      seen: number,
+    ) => {
       const data = randomUUID()
         .repeat(Math.ceil(dataSize / 36))
         .slice(0, dataSize);
@@ -106,7 +123,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const published = await request(`${host.apiUrl}/events`, {
         method: 'POST',
         dispatcher: agent,
-        headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        headers: {
+          authorization: `Bearer ${publisher}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents+json',
+        },
         body,
       });
       await published.body.text();
@@ -115,9 +136,13 @@ export async function run(): Promise<Record<string, unknown>> {
       const event = JSON.parse(delivered.body) as { data?: string; dataref?: string; koerierdatadigest?: string };
       let received: string;
       if (event.dataref) {
-        const fetched = await request(event.dataref, { dispatcher: agent, headers: { authorization: `Bearer ${subscriber}` } });
+        const fetched = await request(event.dataref, {
+          dispatcher: agent,
+          headers: { authorization: `Bearer ${subscriber}` },
+        });
         received = await fetched.body.text();
-        if (`sha-256=:${createHash('sha256').update(received).digest('base64')}:` !== event.koerierdatadigest) throw new Error('digest mismatch');
+        if (`sha-256=:${createHash('sha256').update(received).digest('base64')}:` !== event.koerierdatadigest)
+          throw new Error('digest mismatch');
       } else {
         received = event.data ?? '';
       }

@@ -13,12 +13,12 @@ import { Agent, request } from 'undici';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
 import { settingEnv } from '../functions/config.js';
 import { parsePublishGrants } from '../functions/core/auth/publish-grants.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../functions/core/claim-check/memory-adapters.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../test/support/memory/claim-check-memory-adapters.js';
 import { DataContracts } from '../functions/core/contracts/data-contracts.js';
-import { MemoryContractDocuments, MemoryContractStore } from '../functions/core/contracts/memory-adapters.js';
-import { InMemoryIdempotencyStore } from '../functions/core/idempotency/index.js';
+import { MemoryContractDocuments, MemoryContractStore } from '../test/support/memory/contracts-memory-adapters.js';
+import { InMemoryIdempotencyStore } from '../test/support/memory/memory-idempotency-store.js';
 import { acceptEvents, type IngestDependencies } from '../functions/core/ingest/index.js';
-import { InMemoryRateWindow } from '../functions/core/ingest/memory-adapters.js';
+import { InMemoryRateWindow } from '../test/support/memory/ingest-memory-adapters.js';
 import { silentLog } from '../functions/core/ports/log.js';
 
 const EVENTS_PER_ROUND = 600;
@@ -34,7 +34,11 @@ const payloadSchema = {
   properties: {
     leerling: { type: 'string', pattern: '^L-[0-9]+$' },
     school: { type: 'string', pattern: '^[0-9]{2}[A-Z]{2}$' },
-    naam: { type: 'object', required: ['voornaam', 'achternaam'], properties: { voornaam: { type: 'string' }, achternaam: { type: 'string' } } },
+    naam: {
+      type: 'object',
+      required: ['voornaam', 'achternaam'],
+      properties: { voornaam: { type: 'string' }, achternaam: { type: 'string' } },
+    },
     inschrijvingen: {
       type: 'array',
       maxItems: 50,
@@ -184,7 +188,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const response = await request(`${host.url}${path}`, {
         method: method as 'PUT',
         dispatcher: agent,
-        headers: { authorization: `Bearer ${bearer}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(body),
       });
       const text = await response.body.text();
@@ -193,20 +201,38 @@ export async function run(): Promise<Record<string, unknown>> {
     const document = {
       asyncapi: '3.0.0',
       info: { title: 'Inschrijvingen', version: '1.0.0' },
-      channels: { inschrijvingen: { address: 'inschrijvingen', messages: { ingeschreven: { $ref: '#/components/messages/ingeschreven' } } } },
+      channels: {
+        inschrijvingen: {
+          address: 'inschrijvingen',
+          messages: { ingeschreven: { $ref: '#/components/messages/ingeschreven' } },
+        },
+      },
       operations: { send: { action: 'send', channel: { $ref: '#/channels/inschrijvingen' } } },
       components: { messages: { ingeschreven: { name: ENFORCED, payload: payloadSchema } } },
     };
     const owner = { name: 'Bench', email: 'bench@example.org' };
-    await call('PUT', '/contracts/inschrijvingen/versions/1.0.0', { kind: 'asyncapi-data', owner, contact: owner, document });
-    await call('PUT', `/contract-bindings/${ENFORCED}`, { contract: 'inschrijvingen', version: '1.0.0', mode: 'enforce' });
+    await call('PUT', '/contracts/inschrijvingen/versions/1.0.0', {
+      kind: 'asyncapi-data',
+      owner,
+      contact: owner,
+      document,
+    });
+    await call('PUT', `/contract-bindings/${ENFORCED}`, {
+      contract: 'inschrijvingen',
+      version: '1.0.0',
+      mode: 'enforce',
+    });
 
     let refusedAsExpected = 0;
     const post = async (body: string, expected = 202) => {
       const response = await request(`${host.url}/events`, {
         method: 'POST',
         dispatcher: agent,
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents+json',
+        },
         body,
       });
       await response.body.text();

@@ -18,10 +18,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settingEnv } from '../functions/config.js';
-import { functions, type FunctionSpec } from '../lib/resources.js';
+import { functions, type FunctionSpec } from '../functions/config/resources.js';
 import { defaultBatchingWindows } from '../lib/stack-config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../test/support/https-receiver.js';
 import { recordAwsUsage, recordsIn, type CostScenario } from './support/aws-usage.js';
 
 const DEFAULT_EVENTS = 40;
@@ -31,7 +35,7 @@ const PUBLISH_CONCURRENCY = 4;
 const QUIET_MS = 2_500;
 
 export interface CostRunOptions {
-  /** `koerier:batchSizes` for the host's pollers, by function; default: lib/resources.ts's. */
+  /** `koerier:batchSizes` for the host's pollers, by function; default: functions/config/resources.ts's. */
   readonly batchSizes?: Readonly<Record<string, number>>;
   /** Events per scenario (the claim-checked one always takes LARGE_EVENTS). */
   readonly events?: number;
@@ -89,10 +93,20 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
   const subscriber = await host.issueToken('dev-subscriber');
   const consumer = await host.issueToken('dev-subscriber', ['events:consume']);
 
-  const call = async (method: string, path: string, token: string, body?: unknown, contentType = 'application/json') => {
+  const call = async (
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+    contentType = 'application/json',
+  ) => {
     const response = await fetch(path.startsWith('http') ? path : `${host.apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), ...(body === undefined ? {} : { 'content-type': contentType }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'idempotency-key': randomUUID(),
+        ...(body === undefined ? {} : { 'content-type': contentType }),
+      },
       ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -100,7 +114,8 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
     return text;
   };
   const settle = async () => {
-    while (inFlight > 0 || Date.now() - lastActivity < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, 100));
+    while (inFlight > 0 || Date.now() - lastActivity < QUIET_MS)
+      await new Promise((resolve) => setTimeout(resolve, 100));
   };
   const event = (type: string, data: unknown) => ({
     specversion: '1.0',
@@ -129,18 +144,34 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
     const started = await Promise.all(Array.from({ length: count }, () => startHttpsReceiver({ authority })));
     receivers.push(...started);
     for (const receiver of started) {
-      await call('POST', '/subscriptions', manager, { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential });
+      await call('POST', '/subscriptions', manager, {
+        sink: receiver.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: receiver.sinkCredential,
+      });
     }
     return started;
   };
   const scenarios: Record<string, CostScenario> = {};
   /** Runs `work` with the recorder reset before (after the setup has settled) and read after everything settled. */
-  const measure = async (name: string, description: string, events: number, dataBytes: number, work: () => Promise<void>): Promise<void> => {
+  const measure = async (
+    name: string,
+    description: string,
+    events: number,
+    dataBytes: number,
+    work: () => Promise<void>,
+  ): Promise<void> => {
     await settle();
     recorder.reset();
     await work();
     await settle();
-    scenarios[`${name}${variant.name}`] = { description: `${description}${variant.description}`, events, dataBytes, stages: recorder.snapshot() };
+    scenarios[`${name}${variant.name}`] = {
+      description: `${description}${variant.description}`,
+      events,
+      dataBytes,
+      stages: recorder.snapshot(),
+    };
   };
   const dataBytes = Buffer.byteLength(JSON.stringify(sampleData));
 
@@ -156,8 +187,12 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
         publish('nl.bench.cost.nobody.v1', EVENTS, 1),
       );
     if (wanted('ingestOnlyBatch10'))
-      await measure('ingestOnlyBatch10', 'ingest only: batches of 10 per request, no subscriber for the type', EVENTS, dataBytes, () =>
-        publish('nl.bench.cost.nobody.batch.v1', EVENTS, 10),
+      await measure(
+        'ingestOnlyBatch10',
+        'ingest only: batches of 10 per request, no subscriber for the type',
+        EVENTS,
+        dataBytes,
+        () => publish('nl.bench.cost.nobody.batch.v1', EVENTS, 10),
       );
     if (wanted('push1Batch10')) {
       const type = 'nl.bench.cost.push1.batch.v1';
@@ -190,7 +225,9 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
     }
     if (wanted('pull')) {
       const type = 'nl.bench.cost.pull.v1';
-      const created = JSON.parse(await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [type] })) as { id: string };
+      const created = JSON.parse(
+        await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [type] }),
+      ) as { id: string };
       await measure(
         'pull',
         'ingest + 1 pull subscriber: single publishes; the consumer receives (up to 10, long poll) and acknowledges',
@@ -201,11 +238,17 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
           let acknowledged = 0;
           while (acknowledged < EVENTS) {
             const received = JSON.parse(
-              await call('POST', `/subscriptions/${created.id}/events/receive`, consumer, { maxevents: 10, waitseconds: 20, lockseconds: 60 }),
+              await call('POST', `/subscriptions/${created.id}/events/receive`, consumer, {
+                maxevents: 10,
+                waitseconds: 20,
+                lockseconds: 60,
+              }),
             ) as { locks: { locktoken: string }[] };
             if (received.locks.length === 0) continue;
             const answer = JSON.parse(
-              await call('POST', `/subscriptions/${created.id}/events/acknowledge`, consumer, { locktokens: received.locks.map((lock) => lock.locktoken) }),
+              await call('POST', `/subscriptions/${created.id}/events/acknowledge`, consumer, {
+                locktokens: received.locks.map((lock) => lock.locktoken),
+              }),
             ) as { succeeded: unknown[] };
             acknowledged += answer.succeeded.length;
           }
@@ -227,7 +270,8 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
           for (const request of delivered) {
             const dataref = (JSON.parse(request.body) as { dataref?: string }).dataref;
             if (!dataref) throw new Error('a 1 MiB event was delivered without dataref');
-            if ((await call('GET', dataref, subscriber)).length !== data.length) throw new Error('the fetched data is not the data published');
+            if ((await call('GET', dataref, subscriber)).length !== data.length)
+              throw new Error('the fetched data is not the data published');
           }
         },
       );
@@ -241,7 +285,11 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
       functions: Object.fromEntries(
         Object.entries(functions).map(([name, spec]: [string, FunctionSpec]) => [
           name,
-          { memoryMb: spec.memoryMb, queueTrigger: spec.queueTrigger ?? null, http: Boolean(spec.routes ?? spec.defaultRoute) },
+          {
+            memoryMb: spec.memoryMb,
+            queueTrigger: spec.queueTrigger ?? null,
+            http: Boolean(spec.routes ?? spec.defaultRoute),
+          },
         ]),
       ),
       costScenarios: scenarios,

@@ -36,10 +36,19 @@ import { createDynamoDbClient, createSqsClient } from '../functions/aws/clients.
 import { settingEnv } from '../functions/config.js';
 import { sealSinkCredential } from '../functions/core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
-import { functions, tables } from '../lib/resources.js';
+import { functions, tables } from '../functions/config/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
-import { LAPTOP_BATCHES_IN_FLIGHT, settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../test/support/https-receiver.js';
+import {
+  LAPTOP_BATCHES_IN_FLIGHT,
+  settingsFromEnvironment,
+  startKoerierHost,
+  type KoerierHost,
+} from '../local/host.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../test/support/https-receiver.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
 import {
   DynamoDbCallRecorder,
@@ -111,8 +120,10 @@ async function profiled<T>(file: string | undefined, work: () => Promise<T>): Pr
   }
 }
 
-const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
-const received = (receivers: readonly HttpsReceiver[]) => receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
+const percentile = (sorted: readonly number[], q: number) =>
+  Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+const received = (receivers: readonly HttpsReceiver[]) =>
+  receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
 
 /** The host's arrival notice for one queue, as `startPoller`'s `onArrival` takes it. */
 function arrivalsIn(host: KoerierHost, queueUrl: string) {
@@ -129,8 +140,14 @@ interface TrafficFigures {
 }
 
 /** Invocations per event and the wait before the invocation, for one batching window, at low and high traffic. */
-async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: number): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
-  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-window-${windowSeconds}-${randomUUID().slice(0, 8)}` }));
+async function windowTradeOff(
+  host: KoerierHost,
+  sqs: SQSClient,
+  windowSeconds: number,
+): Promise<{ lowTraffic: TrafficFigures; highTraffic: TrafficFigures }> {
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({ QueueName: `koerier-bench-window-${windowSeconds}-${randomUUID().slice(0, 8)}` }),
+  );
   const queueUrl = QueueUrl!;
   let invocations = 0;
   const waits: number[] = [];
@@ -155,7 +172,10 @@ async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: 
     for (let sent = 0; sent < events; sent += perSend) {
       const at = String(Date.now());
       await sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: perSend }, (_, i) => ({ Id: String(i), MessageBody: at })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: Array.from({ length: perSend }, (_, i) => ({ Id: String(i), MessageBody: at })),
+        }),
       );
       await new Promise((resolve) => setTimeout(resolve, spacingMs));
     }
@@ -187,7 +207,8 @@ async function windowTradeOff(host: KoerierHost, sqs: SQSClient, windowSeconds: 
  */
 async function twoQueueHops(host: KoerierHost, sqs: SQSClient): Promise<{ p50: number; p99: number }> {
   const queue = async (hop: string) =>
-    (await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-hop-${hop}-${randomUUID().slice(0, 8)}` }))).QueueUrl!;
+    (await sqs.send(new CreateQueueCommand({ QueueName: `koerier-bench-hop-${hop}-${randomUUID().slice(0, 8)}` })))
+      .QueueUrl!;
   const [first, second] = [await queue('a'), await queue('b')];
   const answeredAt = new Map<string, number>();
   const arrivedAt = new Map<string, number>();
@@ -207,7 +228,12 @@ async function twoQueueHops(host: KoerierHost, sqs: SQSClient): Promise<{ p50: n
     });
   const pollers = [
     await hop(first, async (bodies) => {
-      await sqs.send(new SendMessageBatchCommand({ QueueUrl: second, Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+      await sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: second,
+          Entries: bodies.map((body, i) => ({ Id: String(i), MessageBody: body })),
+        }),
+      );
     }),
     await hop(second, async (bodies) => {
       const now = Date.now();
@@ -286,7 +312,9 @@ export async function run(): Promise<Record<string, unknown>> {
         id,
         credentialCipherFor(host.config.resources.key('credentials'), { localKeysDir: host.config.localKeysDir! }),
       );
-      await subscriptions.create(subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }));
+      await subscriptions.create(
+        subscriptionDraft({ id, owner: 'dev-subscriber', sink: receiver.url, types: [TYPE], credential }),
+      );
     }
 
     // Floor: the same POSTs with nothing around them (run in each round below).
@@ -302,7 +330,10 @@ export async function run(): Promise<Record<string, unknown>> {
             const response = await request(receivers[index % SUBSCRIPTIONS]!.url, {
               method: 'POST',
               dispatcher: floorAgent,
-              headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', 'idempotency-key': randomUUID() },
+              headers: {
+                'content-type': 'application/cloudevents+json; charset=utf-8',
+                'idempotency-key': randomUUID(),
+              },
               body,
             });
             await response.body.dump();
@@ -339,11 +370,20 @@ export async function run(): Promise<Record<string, unknown>> {
         const deliveryId = randomUUID();
         const text = event();
         bodies.set(deliveryId, text);
-        return encodeDeliveryMessage({ version: 1, deliveryId, subscriptionId: ids[i % SUBSCRIPTIONS]!, events: [text], createdAt: Date.now() });
+        return encodeDeliveryMessage({
+          version: 1,
+          deliveryId,
+          subscriptionId: ids[i % SUBSCRIPTIONS]!,
+          events: [text],
+          createdAt: Date.now(),
+        });
       });
       for (let i = 0; i < messages.length; i += 10) {
         await feeder.send(
-          new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })) }),
+          new SendMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: m })),
+          }),
         );
       }
       return bodies;
@@ -404,7 +444,8 @@ export async function run(): Promise<Record<string, unknown>> {
         await until(
           () => received(receivers) - before >= DELIVERIES,
           120_000,
-          () => `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
+          () =>
+            `${received(receivers) - before} of ${DELIVERIES} delivered; per receiver ${receivers.map((r) => r.requests.length).join(', ')}`,
         );
       };
       recorder.recording = true;
@@ -419,7 +460,10 @@ export async function run(): Promise<Record<string, unknown>> {
       // The floor of the same calls, after Koerier's drain: it sends what Koerier sent so far.
       const bodies = await fill();
       const targets = new Map<string, FloorTarget>(
-        receivers.map((receiver, i) => [ids[i]!, { url: new URL(receiver.url), headers: replayableHeaders(receiver.requests.at(-1)!.headers) }]),
+        receivers.map((receiver, i) => [
+          ids[i]!,
+          { url: new URL(receiver.url), headers: replayableHeaders(receiver.requests.at(-1)!.headers) },
+        ]),
       );
       const floorBefore = received(receivers);
       let floorPoller: Awaited<ReturnType<typeof startPoller>> | undefined;
@@ -471,7 +515,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const id = randomUUID();
       const response = await fetch(`${host.apiUrl}/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents+json',
+        },
         body: event(id),
       });
       if (response.status !== 202) throw new Error(`ingest answered ${response.status}`);
@@ -500,7 +548,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const deliveriesPerSecond = Math.round(DELIVERIES / koerierSeconds);
     const sameCallsPerSecond = Math.round(DELIVERIES / sameCallsSeconds);
     const perMessage = (counts: Record<string, number>, messages: number) =>
-      Object.fromEntries(Object.entries(counts).map(([operation, count]) => [operation, Number((count / messages).toFixed(3))]));
+      Object.fromEntries(
+        Object.entries(counts).map(([operation, count]) => [operation, Number((count / messages).toFixed(3))]),
+      );
     const floorPerSecond = Math.round(floorRequests / floorSeconds);
     return {
       concurrency: CONCURRENCY,
@@ -515,7 +565,8 @@ export async function run(): Promise<Record<string, unknown>> {
           perSecondByRound: koerierRounds.map((seconds) => Math.round(DELIVERIES / seconds)),
         },
         baseline: {
-          description: 'plain undici POSTs of the same body to the same receivers at the same concurrency (the fastest of its rounds)',
+          description:
+            'plain undici POSTs of the same body to the same receivers at the same concurrency (the fastest of its rounds)',
           seconds: Number(floorSeconds.toFixed(2)),
           postsPerSecond: floorPerSecond,
         },
@@ -529,7 +580,8 @@ export async function run(): Promise<Record<string, unknown>> {
         ratioToQueueOnly: Number((deliveriesPerSecond / (DELIVERIES / queueSeconds)).toFixed(3)),
         ratioToQueueOnlyBefore: {
           value: 0.497,
-          description: 'bench/results/delivery.json before issue 15’s delivery changes (2026-11-23T21:28Z, load 9.3, one round each)',
+          description:
+            'bench/results/delivery.json before issue 15’s delivery changes (2026-11-23T21:28Z, load 9.3, one round each)',
         },
         goalRatioToQueueOnly: 0.8,
         queueAndPosts: {
@@ -537,7 +589,9 @@ export async function run(): Promise<Record<string, unknown>> {
             'what one thread does when it both drains the queue (queueOnly) and makes the POSTs (baseline), if both kept the CPU busy: 1 / (1/queueOnly + 1/baseline). The bench, the emulators, the receivers and the delivery function share one thread here; where the two overlap in waiting for each other a delivery can do better, up to the smaller of the two',
           messagesPerSecond: Math.round(1 / (queueSeconds / DELIVERIES + floorSeconds / floorRequests)),
         },
-        ratioToQueueAndPosts: Number((deliveriesPerSecond * (queueSeconds / DELIVERIES + floorSeconds / floorRequests)).toFixed(3)),
+        ratioToQueueAndPosts: Number(
+          (deliveriesPerSecond * (queueSeconds / DELIVERIES + floorSeconds / floorRequests)).toFixed(3),
+        ),
         sameCalls: {
           description:
             'the same poller and queue draining into a handler with no Koerier code that makes Koerier’s calls: per message the same HTTPS POST (same body bytes, receivers and headers, a keep-alive node:https Agent shaped as the safe client’s), per batch the DynamoDB requests the delivery function sent in this run, replayed at its rate per message through an SDK DynamoDB client made as the function’s (functions/aws/clients.ts, bench/support/same-calls-floor.ts); the fastest of its rounds, drained in turns with Koerier’s',
@@ -576,12 +630,14 @@ export async function run(): Promise<Record<string, unknown>> {
           ...hops,
         },
         before: {
-          description: 'bench/results/delivery.json before issue 15’s laptop changes (2026-11-23T21:28Z, load 9.3): another run',
+          description:
+            'bench/results/delivery.json before issue 15’s laptop changes (2026-11-23T21:28Z, load 9.3): another run',
           p50: 100,
           p99: 395,
         },
         goal: GOAL.endToEndMs,
-        meetsGoal: percentile(latencies, 0.5) <= GOAL.endToEndMs.p50 && percentile(latencies, 0.99) <= GOAL.endToEndMs.p99,
+        meetsGoal:
+          percentile(latencies, 0.5) <= GOAL.endToEndMs.p50 && percentile(latencies, 0.99) <= GOAL.endToEndMs.p99,
         note: 'the laptop host’s batching window is 0 s (LAPTOP_BATCHING_WINDOW_SECONDS); a deployment’s router waits up to its 1 s window (see batchingWindow)',
       },
       batchingWindow,

@@ -12,7 +12,7 @@ import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { jsonResponse, type HttpRequest } from '../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../functions/core/idempotency/index.js';
-import { resourceEnv } from '../lib/resources.js';
+import { resourceEnv } from '../functions/config/resources.js';
 import { startEmulators } from '../local/emulators.js';
 import { countRequests } from '../test/support/request-counter.js';
 
@@ -44,7 +44,10 @@ function request(key: string): HttpRequest {
 }
 
 /** Operations per second with CONCURRENCY operations in flight, for at least `ms`. */
-async function throughput(operation: (i: number) => Promise<unknown>, ms: number): Promise<{ perSecond: number; operations: number }> {
+async function throughput(
+  operation: (i: number) => Promise<unknown>,
+  ms: number,
+): Promise<{ perSecond: number; operations: number }> {
   let operations = 0;
   const started = performance.now();
   const until = started + ms;
@@ -86,13 +89,15 @@ export async function run(): Promise<Record<string, unknown>> {
       );
     const accepted = async () => {
       const response = await withIdempotency(request(randomUUID()), ctx, accept);
-      if (response.status !== 202 || response.headers['idempotent-replayed']) throw new Error(`expected a fresh 202, got ${response.status}`);
+      if (response.status !== 202 || response.headers['idempotent-replayed'])
+        throw new Error(`expected a fresh 202, got ${response.status}`);
     };
     const replayKeys = Array.from({ length: REPLAY_KEYS }, () => randomUUID());
     for (const key of replayKeys) await withIdempotency(request(key), ctx, accept);
     const replay = async (i: number) => {
       const response = await withIdempotency(request(replayKeys[i % REPLAY_KEYS]!), ctx, accept);
-      if (response.headers['idempotent-replayed'] !== 'true') throw new Error(`expected a replay, got ${response.status}`);
+      if (response.headers['idempotent-replayed'] !== 'true')
+        throw new Error(`expected a replay, got ${response.status}`);
     };
 
     // Requests per outcome, counted on single calls.
@@ -103,7 +108,9 @@ export async function run(): Promise<Record<string, unknown>> {
     };
     const perAccepted = await countOf(accepted);
     const perReplay = await countOf(() => replay(0));
-    const perServerError = await countOf(() => withIdempotency(request(randomUUID()), ctx, async () => jsonResponse(503, {})));
+    const perServerError = await countOf(() =>
+      withIdempotency(request(randomUUID()), ctx, async () => jsonResponse(503, {})),
+    );
 
     await throughput(floor, WARMUP_MS);
     await throughput(accepted, WARMUP_MS);
@@ -134,7 +141,8 @@ export async function run(): Promise<Record<string, unknown>> {
         perReplay: perReplay,
         perReplayOnAws: { total: 1, byOperation: { PutItemCommand: 1 }, measured: false },
         perServerErrorAnswer: perServerError,
-        perBatchRequest: 'the same as a single request: one key guards the whole batch, so per event it is 2 / batch size',
+        perBatchRequest:
+          'the same as a single request: one key guards the whole batch, so per event it is 2 / batch size',
         note: 'dynalite ignores ReturnValuesOnConditionCheckFailure, so a replay there needs a GetItem after the failed claim; AWS returns the item with the ConditionalCheckFailedException, so a replay costs the one PutItem.',
       },
       guardedAcceptedPerSecond: acceptedPerSecond,

@@ -26,7 +26,7 @@ import { DynamoDbIdempotencyStore } from '../functions/aws/dynamodb-idempotency-
 import { SqsMessageQueue } from '../functions/aws/sqs-message-queue.js';
 import { settingEnv } from '../functions/config.js';
 import { API_BASE_PATH } from '../functions/core/http/api-version.js';
-import { functions } from '../lib/resources.js';
+import { functions } from '../functions/config/resources.js';
 import { createApiGateway } from '../local/api-gateway.js';
 import type { LambdaHandler } from '../local/lambda-runtime.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
@@ -56,7 +56,10 @@ const ROUNDS = 3;
 /** Issue 27: Koerier's ingest at least 0.9× the same calls on the SDK over HTTP. */
 const GOAL_RATIO = 0.9;
 /** What the claim holds for one accepted event: the 202's body, about this long. */
-const ACCEPTED_BODY = JSON.stringify({ acceptedCount: 1, accepted: [{ source: 'urn:nld:oin:00000001823288444000:systeem:lvs', id: randomUUID() }] });
+const ACCEPTED_BODY = JSON.stringify({
+  acceptedCount: 1,
+  accepted: [{ source: 'urn:nld:oin:00000001823288444000:systeem:lvs', id: randomUUID() }],
+});
 
 interface Figures {
   readonly operations: number;
@@ -83,7 +86,8 @@ function sumOf(rounds: readonly Calls[]): Calls {
   const sum: Calls = { dynamodb: {}, sqs: {} };
   for (const counted of rounds) {
     for (const service of ['dynamodb', 'sqs'] as const) {
-      for (const [operation, count] of Object.entries(counted[service])) sum[service][operation] = (sum[service][operation] ?? 0) + count;
+      for (const [operation, count] of Object.entries(counted[service]))
+        sum[service][operation] = (sum[service][operation] ?? 0) + count;
     }
   }
   return sum;
@@ -100,7 +104,8 @@ function perEvent(events: number, counted: Calls = calls) {
   const total = (service: Service) => Object.values(counted[service]).reduce((a, b) => a + b, 0);
   const byOperation: Record<string, number> = {};
   for (const service of ['dynamodb', 'sqs'] as const) {
-    for (const [operation, count] of Object.entries(counted[service])) byOperation[`${service}:${operation}`] = round(count / events);
+    for (const [operation, count] of Object.entries(counted[service]))
+      byOperation[`${service}:${operation}`] = round(count / events);
   }
   return {
     awsRequestsPerAcceptedEvent: {
@@ -112,7 +117,11 @@ function perEvent(events: number, counted: Calls = calls) {
   };
 }
 
-async function measure(operations: number, eventsPerOperation: number, operation: (index: number) => Promise<void>): Promise<Figures> {
+async function measure(
+  operations: number,
+  eventsPerOperation: number,
+  operation: (index: number) => Promise<void>,
+): Promise<Figures> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -128,7 +137,8 @@ async function measure(operations: number, eventsPerOperation: number, operation
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(2));
+  const at = (q: number) =>
+    Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(2));
   return {
     operations,
     events: operations * eventsPerOperation,
@@ -145,20 +155,23 @@ function fastest(rounds: readonly Figures[]): Figures & { rounds: number[] } {
 }
 
 /** `kinds` measured in turns, ROUNDS times: each kind's rounds, in order. */
-async function inTurns<K extends string>(kinds: Record<K, () => Promise<Figures>>): Promise<Record<K, Figures & { rounds: number[] }>> {
+async function inTurns<K extends string>(
+  kinds: Record<K, () => Promise<Figures>>,
+): Promise<Record<K, Figures & { rounds: number[] }>> {
   const rounds = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, [] as Figures[]])) as Record<K, Figures[]>;
   for (let round = 0; round < ROUNDS; round++) {
     for (const kind of Object.keys(kinds) as K[]) rounds[kind].push(await kinds[kind]());
   }
-  return Object.fromEntries(Object.entries(rounds).map(([kind, figures]) => [kind, fastest(figures as Figures[])])) as Record<
-    K,
-    Figures & { rounds: number[] }
-  >;
+  return Object.fromEntries(
+    Object.entries(rounds).map(([kind, figures]) => [kind, fastest(figures as Figures[])]),
+  ) as Record<K, Figures & { rounds: number[] }>;
 }
 
 /** The events of a POST body as the floors forward them: a batch's members each as its own text, else the body. */
 function bodiesOf(body: string, contentType: string | undefined): string[] {
-  return contentType === 'application/cloudevents-batch+json' ? (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event)) : [body];
+  return contentType === 'application/cloudevents-batch+json'
+    ? (JSON.parse(body) as unknown[]).map((event) => JSON.stringify(event))
+    : [body];
 }
 
 /**
@@ -168,10 +181,21 @@ function bodiesOf(body: string, contentType: string | undefined): string[] {
  * Lambda's, not Koerier's, so this floor leaves out of the comparison exactly what Koerier does not
  * run in a deployment.
  */
-async function startFloorBehindLocalApiGateway(send: (bodies: readonly string[]) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+async function startFloorBehindLocalApiGateway(
+  send: (bodies: readonly string[]) => Promise<void>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const gateway = createApiGateway(() => {});
-  const handler = async (event: { body?: string; isBase64Encoded: boolean; headers: Record<string, string | undefined> }) => {
-    const body = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const handler = async (event: {
+    body?: string;
+    isBase64Encoded: boolean;
+    headers: Record<string, string | undefined>;
+  }) => {
+    const body =
+      event.body === undefined
+        ? ''
+        : event.isBase64Encoded
+          ? Buffer.from(event.body, 'base64').toString('utf8')
+          : event.body;
     await send(bodiesOf(body, event.headers['content-type']));
     return { statusCode: 202, headers: { 'content-type': 'application/json' }, body: ACCEPTED_BODY };
   };
@@ -190,7 +214,9 @@ async function startFloorBehindLocalApiGateway(send: (bodies: readonly string[])
  * AWS that hop is API Gateway's and the Lambda runtime's; here it shares the thread with
  * everything else, Koerier's figures included.
  */
-async function startBareHttpIngest(send: (bodies: readonly string[]) => Promise<void>): Promise<{ url: string; close: () => Promise<void> }> {
+async function startBareHttpIngest(
+  send: (bodies: readonly string[]) => Promise<void>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -229,7 +255,10 @@ export async function run(): Promise<Record<string, unknown>> {
     configFile: join(stateDir, 'koerier.local.json'),
     log: () => {},
     queueTriggers: false,
-    settings: { ...settingsFromEnvironment(process.env), [settingEnv.publishRatePerMinute]: String(PUBLISH_RATE_PER_MINUTE) },
+    settings: {
+      ...settingsFromEnvironment(process.env),
+      [settingEnv.publishRatePerMinute]: String(PUBLISH_RATE_PER_MINUTE),
+    },
   });
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   try {
@@ -238,7 +267,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const idempotencyTable = host.config.resources.table('idempotency');
     // Every attempt, as the SDK middleware below the retries counted them.
     for (const service of ['dynamodb', 'sqs'] as const) {
-      observeAttempts(host.awsClients[service], ({ operation }) => void (calls[service][operation] = (calls[service][operation] ?? 0) + 1));
+      observeAttempts(
+        host.awsClients[service],
+        ({ operation }) => void (calls[service][operation] = (calls[service][operation] ?? 0) + 1),
+      );
     }
 
     const post = async (body: string, contentType: string) => {
@@ -284,7 +316,11 @@ export async function run(): Promise<Record<string, unknown>> {
       floor.queue.send(
         bodies.map((body) => ({
           body,
-          attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString(), 'koerier-correlation-id': randomUUID() },
+          attributes: {
+            'koerier-publisher': 'dev-publisher',
+            'koerier-received-at': new Date().toISOString(),
+            'koerier-correlation-id': randomUUID(),
+          },
         })),
       );
     const sameCalls = async (bodies: readonly string[]) => {
@@ -294,7 +330,12 @@ export async function run(): Promise<Record<string, unknown>> {
     const overHttp = await startBareHttpIngest(sameCalls);
     const behindGateway = await startFloorBehindLocalApiGateway(sameCalls);
     const postBare = async (bare: { url: string }, body: string, contentType = 'application/cloudevents+json') => {
-      const response = await request(bare.url, { method: 'POST', dispatcher: agent, headers: { 'content-type': contentType }, body });
+      const response = await request(bare.url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': contentType },
+        body,
+      });
       await response.body.text();
       if (response.statusCode !== 202) throw new Error(`bare ingest answered ${response.statusCode}`);
     };
@@ -343,13 +384,16 @@ export async function run(): Promise<Record<string, unknown>> {
       floorSameCallsOverHttp: () => measure(SINGLE_EVENTS, 1, () => postBare(overHttp, JSON.stringify(sampleEvent()))),
       koerier: async () => {
         resetCalls();
-        const figures = await measure(SINGLE_EVENTS, 1, () => post(JSON.stringify(sampleEvent()), 'application/cloudevents+json'));
+        const figures = await measure(SINGLE_EVENTS, 1, () =>
+          post(JSON.stringify(sampleEvent()), 'application/cloudevents+json'),
+        );
         // Each round's own: a lease or the directory's refresh falls in one round or another.
         koerierSingleRounds.push(calls);
         resetCalls();
         return figures;
       },
-      floorSameCallsBehindLocalApiGateway: () => measure(SINGLE_EVENTS, 1, () => postBare(behindGateway, JSON.stringify(sampleEvent()))),
+      floorSameCallsBehindLocalApiGateway: () =>
+        measure(SINGLE_EVENTS, 1, () => postBare(behindGateway, JSON.stringify(sampleEvent()))),
     });
     const singleCalls = perEvent(ROUNDS * SINGLE_EVENTS, sumOf(koerierSingleRounds));
 
@@ -360,17 +404,24 @@ export async function run(): Promise<Record<string, unknown>> {
     const batch = await inTurns({
       floorSendBatchOnly: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => send(batchBodies())),
       floorSameCalls: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => sameCalls(batchBodies())),
-      floorSameCallsOverHttp: () => measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(overHttp, batchBody(), 'application/cloudevents-batch+json')),
+      floorSameCallsOverHttp: () =>
+        measure(BATCH_REQUESTS, BATCH_SIZE, () =>
+          postBare(overHttp, batchBody(), 'application/cloudevents-batch+json'),
+        ),
       koerier: async () => {
         resetCalls();
-        const figures = await measure(BATCH_REQUESTS, BATCH_SIZE, () => post(batchBody(), 'application/cloudevents-batch+json'));
+        const figures = await measure(BATCH_REQUESTS, BATCH_SIZE, () =>
+          post(batchBody(), 'application/cloudevents-batch+json'),
+        );
         // Each round's own: a lease or the directory's refresh falls in one round or another.
         koerierBatchRounds.push(calls);
         resetCalls();
         return figures;
       },
       floorSameCallsBehindLocalApiGateway: () =>
-        measure(BATCH_REQUESTS, BATCH_SIZE, () => postBare(behindGateway, batchBody(), 'application/cloudevents-batch+json')),
+        measure(BATCH_REQUESTS, BATCH_SIZE, () =>
+          postBare(behindGateway, batchBody(), 'application/cloudevents-batch+json'),
+        ),
     });
     const batchCalls = perEvent(ROUNDS * BATCH_REQUESTS * BATCH_SIZE, sumOf(koerierBatchRounds));
     await overHttp.close();
@@ -379,14 +430,16 @@ export async function run(): Promise<Record<string, unknown>> {
     floorSqs.destroy();
     const ratio = (a: Figures, b: Figures) => Number((a.eventsPerSecond / b.eventsPerSecond).toFixed(2));
     const floorDescriptions = {
-      floorSqsSendOnly: 'the queue write alone (SendMessage, or SendMessageBatch for a batch) through Koerier’s SQS adapter on an SDK client',
+      floorSqsSendOnly:
+        'the queue write alone (SendMessage, or SendMessageBatch for a batch) through Koerier’s SQS adapter on an SDK client',
       floorSameAwsCalls:
         'the claim and the queue write through Koerier’s DynamoDB and SQS adapters (the same requests as the ingest’s) on @aws-sdk/client-dynamodb and @aws-sdk/client-sqs clients made by functions/aws/clients.ts, called directly',
       floorSameAwsCallsOverHttp:
         'the same calls on the SDK behind a plain node:http server, posted to by the same HTTP client as Koerier: the same clients, calls and HTTP hop as Koerier, without Koerier; the floor the goal is measured against (issue 27: ≥ 0.9×)',
       floorSameAwsCallsBehindLocalApiGateway:
         'the same calls on the SDK behind the laptop host’s own API Gateway and Lambda emulation (local/api-gateway.ts), mounted as the ingest function: what Koerier’s requests pass through before its handler, which in AWS is API Gateway’s and Lambda’s work, not Koerier’s; the ratio to it is what Koerier’s own code costs',
-      floorPreviousDesignCalls: 'the four calls the ingest made before issue 15 (window, claim, queue write, completion) on the same SDK clients',
+      floorPreviousDesignCalls:
+        'the four calls the ingest made before issue 15 (window, claim, queue write, completion) on the same SDK clients',
     };
 
     return {
@@ -401,7 +454,8 @@ export async function run(): Promise<Record<string, unknown>> {
       floorDescriptions,
       goal: {
         ratioToSameCallsOverHttpFloor: GOAL_RATIO,
-        about: 'issue 27: Koerier ≥ 0.9× the same calls on the SDK over HTTP (floorSameAwsCallsOverHttp), single events and batches',
+        about:
+          'issue 27: Koerier ≥ 0.9× the same calls on the SDK over HTTP (floorSameAwsCallsOverHttp), single events and batches',
       },
       single: {
         koerier: single.koerier,
@@ -418,7 +472,9 @@ export async function run(): Promise<Record<string, unknown>> {
         goalRatioToSameCallsOverHttpFloor: GOAL_RATIO,
         meetsGoal: ratio(single.koerier, single.floorSameCallsOverHttp) >= GOAL_RATIO,
         ...singleCalls,
-        awsRequestsPerAcceptedEventByRound: koerierSingleRounds.map((counted) => perEvent(SINGLE_EVENTS, counted).awsRequestsPerAcceptedEventByOperation),
+        awsRequestsPerAcceptedEventByRound: koerierSingleRounds.map(
+          (counted) => perEvent(SINGLE_EVENTS, counted).awsRequestsPerAcceptedEventByOperation,
+        ),
         previousDesignAwsRequestsPerAcceptedEvent: { dynamodb: 3, sqs: 1, total: 4 },
       },
       batchOf10: {

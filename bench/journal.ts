@@ -30,8 +30,14 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 async function measure(mode: Mode) {
   const directory = await mkdtemp(join(tmpdir(), 'koerier-bench-journal-'));
   try {
-    const { service } = createRequestHandler({ port: 0, emulateQueueCreationLifecycle: false, queues: [{ QueueName: 'inbound' }] });
-    const journal = openSqsJournal(directory, service, () => undefined, { synchronousCompaction: mode === 'synchronous' });
+    const { service } = createRequestHandler({
+      port: 0,
+      emulateQueueCreationLifecycle: false,
+      queues: [{ QueueName: 'inbound' }],
+    });
+    const journal = openSqsJournal(directory, service, () => undefined, {
+      synchronousCompaction: mode === 'synchronous',
+    });
     journal.watchNewQueues();
     const queue = service.Queues[0]!;
     let sent = 0;
@@ -91,7 +97,11 @@ async function measure(mode: Mode) {
       compactionMs: durations.map((value) => round(value)),
       longestStallMs: round(Math.max(...stalls)),
       longestStallPerCompactionMs: stalls.map((value) => round(value)),
-      loopDelayMs: { max: Math.max(...delays.map((d) => d.max)), p99: Math.max(...delays.map((d) => d.p99)), perCompaction: delays },
+      loopDelayMs: {
+        max: Math.max(...delays.map((d) => d.max)),
+        p99: Math.max(...delays.map((d) => d.p99)),
+        perCompaction: delays,
+      },
       sentDuringCompactions: sent - sentBefore,
       involuntaryContextSwitches: preempted,
     };
@@ -106,11 +116,15 @@ const MODE_FLAG = '--journal-bench-mode';
 /** Each mode in a process of its own, so that neither inherits the other's 100k-message heap and its collections. */
 function measureInChild(mode: Mode): Promise<Awaited<ReturnType<typeof measure>>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), MODE_FLAG, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), MODE_FLAG, mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) =>
-      code === 0 ? resolve(JSON.parse(output) as Awaited<ReturnType<typeof measure>>) : reject(new Error(`journal bench ${mode}: exit ${code}`)),
+      code === 0
+        ? resolve(JSON.parse(output) as Awaited<ReturnType<typeof measure>>)
+        : reject(new Error(`journal bench ${mode}: exit ${code}`)),
     );
   });
 }

@@ -34,7 +34,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteMessageBatchCommand, GetQueueAttributesCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
@@ -68,7 +75,8 @@ interface Drain {
   readonly cpuMsPerEvent: number;
 }
 
-const percentile = (sorted: readonly number[], q: number) => Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
+const percentile = (sorted: readonly number[], q: number) =>
+  Number((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1));
 
 function sampleOf(events: number, seconds: number, latencies: number[], cpuStart: NodeJS.CpuUsage): DrainSample {
   const cpu = process.cpuUsage(cpuStart);
@@ -138,8 +146,11 @@ class Consumer {
       });
       latencies.push(performance.now() - t0);
       const locks = received['locks'] as { locktoken: string }[];
-      if (locks.length === 0) throw new Error(`subscription ${subscriptionId}: nothing received after ${acknowledged} of ${events}`);
-      const answer = await this.call(`/subscriptions/${subscriptionId}/events/acknowledge`, { locktokens: locks.map((lock) => lock.locktoken) });
+      if (locks.length === 0)
+        throw new Error(`subscription ${subscriptionId}: nothing received after ${acknowledged} of ${events}`);
+      const answer = await this.call(`/subscriptions/${subscriptionId}/events/acknowledge`, {
+        locktokens: locks.map((lock) => lock.locktoken),
+      });
       const failed = answer['failed'] as unknown[];
       if (failed.length > 0) throw new Error(`acknowledge failed for ${failed.length}: ${JSON.stringify(failed[0])}`);
       acknowledged += (answer['succeeded'] as unknown[]).length;
@@ -161,12 +172,19 @@ async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batc
   const started = performance.now();
   while (deleted < events) {
     const wanted = Math.min(batch, events - deleted);
-    const calls = Array.from({ length: Math.ceil(wanted / SQS_BATCH) }, (_, i) => Math.min(SQS_BATCH, wanted - i * SQS_BATCH));
+    const calls = Array.from({ length: Math.ceil(wanted / SQS_BATCH) }, (_, i) =>
+      Math.min(SQS_BATCH, wanted - i * SQS_BATCH),
+    );
     const t0 = performance.now();
     const received = await Promise.all(
       calls.map(async (max) => {
         const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: max, WaitTimeSeconds: 0, VisibilityTimeout: LOCK_SECONDS }),
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: max,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: LOCK_SECONDS,
+          }),
         );
         return Messages;
       }),
@@ -176,14 +194,21 @@ async function floorDrain(sqs: SQSClient, queueUrl: string, events: number, batc
     // A short poll may come back empty with messages waiting (on SQS by sampling; on the emulator
     // when a busy event loop lets its 40 ms deadline pass before its 10 ms polling tick): try again.
     empty = chunks.length === 0 ? empty + 1 : 0;
-    if (empty > MAX_EMPTY_ROUNDS) throw new Error(`floor: nothing received ${empty} times in a row after ${deleted} of ${events}`);
+    if (empty > MAX_EMPTY_ROUNDS)
+      throw new Error(`floor: nothing received ${empty} times in a row after ${deleted} of ${events}`);
     const results = await Promise.all(
       chunks.map((messages: Message[]) =>
-        sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) })),
+        sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        ),
       ),
     );
     for (const result of results) {
-      if ((result.Failed ?? []).length > 0) throw new Error(`floor: DeleteMessageBatch failed: ${JSON.stringify(result.Failed![0])}`);
+      if ((result.Failed ?? []).length > 0)
+        throw new Error(`floor: DeleteMessageBatch failed: ${JSON.stringify(result.Failed![0])}`);
       deleted += (result.Successful ?? []).length;
     }
   }
@@ -248,7 +273,10 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { ...settingsFromEnvironment(process.env), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
+    settings: {
+      ...settingsFromEnvironment(process.env),
+      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
+    },
     // Only the router: it fills the pull queues; nothing else should run beside the drains.
     queueTriggers: ['router'],
   });
@@ -263,7 +291,11 @@ export async function run(): Promise<Record<string, unknown>> {
     const ids = {} as Record<(typeof names)[number], string>;
     const urls = {} as Record<(typeof names)[number], string>;
     for (const name of names) {
-      const created = await admin.call('/subscriptions', { delivery: 'pull', types: [TYPE] }, { 'idempotency-key': randomUUID() });
+      const created = await admin.call(
+        '/subscriptions',
+        { delivery: 'pull', types: [TYPE] },
+        { 'idempotency-key': randomUUID() },
+      );
       ids[name] = created['id'] as string;
       urls[name] = (await floorSqs.send(new GetQueueUrlCommand({ QueueName: `koerier-pull-${ids[name]}` }))).QueueUrl!;
     }
@@ -275,7 +307,11 @@ export async function run(): Promise<Record<string, unknown>> {
       const response = await request(`${host.apiUrl}/events`, {
         method: 'POST',
         dispatcher: publisherAgent,
-        headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+        headers: {
+          authorization: `Bearer ${publisher}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents-batch+json',
+        },
         body: JSON.stringify(Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - i) }, event)),
       });
       await response.body.dump();
@@ -284,14 +320,17 @@ export async function run(): Promise<Record<string, unknown>> {
     await publisherAgent.close();
     const waiting = async (url: string) =>
       Number(
-        (await floorSqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }))).Attributes?.[
-          'ApproximateNumberOfMessages'
-        ],
+        (
+          await floorSqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+          )
+        ).Attributes?.['ApproximateNumberOfMessages'],
       );
     const deadline = Date.now() + 300_000;
     for (const name of names) {
       while ((await waiting(urls[name])) < EVENTS) {
-        if (Date.now() > deadline) throw new Error(`the router did not fill ${name} in time (${await waiting(urls[name])} of ${EVENTS})`);
+        if (Date.now() > deadline)
+          throw new Error(`the router did not fill ${name} in time (${await waiting(urls[name])} of ${EVENTS})`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     }
@@ -324,9 +363,15 @@ export async function run(): Promise<Record<string, unknown>> {
     const requests100 = requestsOf();
 
     const perEvent = (counts: Record<string, number>) =>
-      Object.fromEntries(Object.entries(counts).map(([operation, count]) => [operation, Number((count / EVENTS).toFixed(3))]));
+      Object.fromEntries(
+        Object.entries(counts).map(([operation, count]) => [operation, Number((count / EVENTS).toFixed(3))]),
+      );
     const total = (counts: { sqs: Record<string, number>; dynamodb: Record<string, number> }) =>
-      Number(([...Object.values(counts.sqs), ...Object.values(counts.dynamodb)].reduce((a, b) => a + b, 0) / EVENTS).toFixed(3));
+      Number(
+        ([...Object.values(counts.sqs), ...Object.values(counts.dynamodb)].reduce((a, b) => a + b, 0) / EVENTS).toFixed(
+          3,
+        ),
+      );
     const pair = (
       { koerier, floor }: { koerier: Drain; floor: Drain },
       requests: { sqs: Record<string, number>; dynamodb: Record<string, number> },

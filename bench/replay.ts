@@ -71,14 +71,21 @@ export async function run(): Promise<Record<string, unknown>> {
     stateDir: join(dir, 'state'),
     configFile: join(dir, 'koerier.local.json'),
     log: () => {},
-    settings: { ...settingsFromEnvironment(process.env), [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error' },
+    settings: {
+      ...settingsFromEnvironment(process.env),
+      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
+    },
     // The router fills and archives, the worker replays; no delivery function (pull only).
     queueTriggers: ['router', 'replayWorker'],
   });
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const response = await fetch(`${host.apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
@@ -88,13 +95,16 @@ export async function run(): Promise<Record<string, unknown>> {
   const sqs = host.awsClients.sqs;
   const waiting = async (subscriptionId: string) => {
     const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `koerier-pull-${subscriptionId}` }));
-    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     return Number(Attributes?.['ApproximateNumberOfMessages'] ?? 0);
   };
   const untilFull = async (subscriptionId: string) => {
     const deadline = Date.now() + 300_000;
     while ((await waiting(subscriptionId)) < EVENTS) {
-      if (Date.now() > deadline) throw new Error(`subscription ${subscriptionId}: ${await waiting(subscriptionId)} of ${EVENTS} in time`);
+      if (Date.now() > deadline)
+        throw new Error(`subscription ${subscriptionId}: ${await waiting(subscriptionId)} of ${EVENTS} in time`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
@@ -113,7 +123,11 @@ export async function run(): Promise<Record<string, unknown>> {
       eventBytes += Buffer.byteLength(batch) - 2;
       const response = await fetch(`${host.apiUrl}/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+        headers: {
+          authorization: `Bearer ${publisher}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents-batch+json',
+        },
         body: batch,
       });
       await response.text();
@@ -127,7 +141,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const to = new Date().toISOString();
 
     // Replay the window to a subscription made afterwards.
-    const replayed = (await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [TYPE] }))['id'] as string;
+    const replayed = (await call('POST', '/subscriptions', manager, { delivery: 'pull', types: [TYPE] }))[
+      'id'
+    ] as string;
     s3.reset();
     const sqsRequests = countRequests(sqs);
     const dynamodbRequests = countRequests(host.awsClients.dynamodb);
@@ -138,7 +154,9 @@ export async function run(): Promise<Record<string, unknown>> {
     const progress = await call('GET', `/subscriptions/${replayed}/replays/${started['id'] as string}`, manager);
     // The waits above poll SQS too: count only what the functions sent.
     const functionSqs = Object.fromEntries(
-      Object.entries(sqsRequests.byOperation).filter(([name]) => name !== 'GetQueueAttributesCommand' && name !== 'GetQueueUrlCommand'),
+      Object.entries(sqsRequests.byOperation).filter(
+        ([name]) => name !== 'GetQueueAttributesCommand' && name !== 'GetQueueUrlCommand',
+      ),
     );
 
     const perEvent = (counts: Record<string, number>) =>
@@ -163,8 +181,17 @@ export async function run(): Promise<Record<string, unknown>> {
         how: 'POST …/replays → worker chunks (500 events) → pull queue, until all in the queue',
         seconds: Number(replaySeconds.toFixed(2)),
         eventsPerSecond: replayPerSecond,
-        progress: { state: progress['state'], scanned: progress['scanned'], matched: progress['matched'], sent: progress['sent'] },
-        requestsPerEvent: { s3: perEvent(s3.byOperation), sqs: perEvent(functionSqs), dynamodb: perEvent(dynamodbRequests.byOperation) },
+        progress: {
+          state: progress['state'],
+          scanned: progress['scanned'],
+          matched: progress['matched'],
+          sent: progress['sent'],
+        },
+        requestsPerEvent: {
+          s3: perEvent(s3.byOperation),
+          sqs: perEvent(functionSqs),
+          dynamodb: perEvent(dynamodbRequests.byOperation),
+        },
       },
       ratio: Number((replayPerSecond / livePerSecond).toFixed(3)),
       note: 'everything (publisher, API emulation, functions, SQS, DynamoDB and S3 emulators) shares one Node process on this machine',

@@ -22,7 +22,7 @@ import { SubscriptionMatcher } from '../functions/core/routing/matcher.js';
 import { routeInboundEvents, type InboundRecord } from '../functions/core/routing/route-events.js';
 import { routeEntriesOf } from '../functions/core/routing/route-keys.js';
 import type { RoutedEventLedger } from '../functions/core/routing/routed-events.js';
-import { localName } from '../lib/resources.js';
+import { localName } from '../functions/config/resources.js';
 import { startEmulators } from '../local/emulators.js';
 import { recordAwsUsage } from './support/aws-usage.js';
 
@@ -34,11 +34,22 @@ export async function run(): Promise<Record<string, unknown>> {
   const emulators = await startEmulators();
   const dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
   // Only DynamoDB is sent to here; the recorder wants all three clients.
-  const usage = recordAwsUsage({ dynamodb, sqs: createSqsClient(emulators.clientSettings('sqs')), s3: createS3Client(emulators.clientSettings('s3')) });
+  const usage = recordAwsUsage({
+    dynamodb,
+    sqs: createSqsClient(emulators.clientSettings('sqs')),
+    s3: createS3Client(emulators.clientSettings('s3')),
+  });
   const index = new DynamoDbRouteIndex(dynamodb, localName.table('routes'));
   const match = { types: [TYPE] };
   await index.putEntries(
-    { subscriptionId: randomUUID(), owner: 'bench', match, contentMode: 'structured', batchSupported: false, delivery: 'push' },
+    {
+      subscriptionId: randomUUID(),
+      owner: 'bench',
+      match,
+      contentMode: 'structured',
+      batchSupported: false,
+      delivery: 'push',
+    },
     routeEntriesOf(match),
   );
   await index.bumpGeneration();
@@ -48,7 +59,13 @@ export async function run(): Promise<Record<string, unknown>> {
     const matcher = new SubscriptionMatcher(index);
     const records: InboundRecord[] = Array.from({ length: EVENTS }, (_, i) => ({
       recordId: `r-${i}`,
-      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:bench:ledger', type: TYPE, data: { i } }),
+      body: JSON.stringify({
+        specversion: '1.0',
+        id: randomUUID(),
+        source: 'urn:bench:ledger',
+        type: TYPE,
+        data: { i },
+      }),
     }));
     const routeAll = async () => {
       usage.reset();
@@ -78,7 +95,9 @@ export async function run(): Promise<Record<string, unknown>> {
       return {
         routed,
         duplicates,
-        requestsPerEvent: Object.fromEntries(Object.entries(stage.requests).map(([operation, n]) => [operation, perEvent(n)])),
+        requestsPerEvent: Object.fromEntries(
+          Object.entries(stage.requests).map(([operation, n]) => [operation, perEvent(n)]),
+        ),
         writeUnitsPerEvent: perEvent(stage.units.dynamodbWriteUnits),
         readUnitsPerEvent: perEvent(stage.units.dynamodbReadUnits),
       };
@@ -90,7 +109,11 @@ export async function run(): Promise<Record<string, unknown>> {
 
   try {
     // The ledger as the router used it before `batch()`: the same store, claim and complete per event.
-    const perEvent = await measure({ claim: (e, o) => store.claim(e, o), complete: (e, c) => store.complete(e, c), abandon: (e, c) => store.abandon(e, c) });
+    const perEvent = await measure({
+      claim: (e, o) => store.claim(e, o),
+      complete: (e, c) => store.complete(e, c),
+      abandon: (e, c) => store.abandon(e, c),
+    });
     const batched = await measure(store);
     return {
       description:
@@ -100,7 +123,10 @@ export async function run(): Promise<Record<string, unknown>> {
       batchSize: BATCH,
       perEvent,
       batched,
-      ratio: { writeUnits: Math.round((batched.routing.writeUnitsPerEvent / perEvent.routing.writeUnitsPerEvent) * 1000) / 1000 },
+      ratio: {
+        writeUnits:
+          Math.round((batched.routing.writeUnitsPerEvent / perEvent.routing.writeUnitsPerEvent) * 1000) / 1000,
+      },
     };
   } finally {
     dynamodb.destroy();

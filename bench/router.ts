@@ -26,7 +26,7 @@ import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../functions/core/routing/matcher.js';
 import { routeEntriesOf, subscriptionMatches, type SubscriptionMatch } from '../functions/core/routing/route-keys.js';
 import type { RouteEntry } from '../functions/core/routing/route-keys.js';
-import { localName } from '../lib/resources.js';
+import { localName } from '../functions/config/resources.js';
 import { startEmulators } from '../local/emulators.js';
 import { countRequests } from '../test/support/request-counter.js';
 
@@ -54,7 +54,8 @@ const SOURCES = ['urn:nld:oin:00000001000000000001:systeem:lvs', 'urn:nld:oin:00
 function broadSubscriptions(): SubscriptionMatch[] {
   const broad: SubscriptionMatch[] = [];
   for (const type of TYPES) broad.push({ types: [type] }, { types: [type] }, { types: [type], source: SOURCES[0]! });
-  for (let i = 0; i < 10; i++) broad.push({ filters: [{ prefix: { type: i % 2 === 0 ? 'nl.edu.leerling.' : 'nl.edu.' } }] });
+  for (let i = 0; i < 10; i++)
+    broad.push({ filters: [{ prefix: { type: i % 2 === 0 ? 'nl.edu.leerling.' : 'nl.edu.' } }] });
   for (let i = 0; i < 10; i++) broad.push({ source: SOURCES[i % 2]!, filters: [{ prefix: { type: 'nl.edu.' } }] });
   for (let i = 0; i < 5; i++) broad.push({ filters: [{ suffix: { type: `.v${i + 1}` } }] });
   return broad;
@@ -66,13 +67,26 @@ function personSubscription(person: number): SubscriptionMatch {
 
 function indexed(id: string, match: SubscriptionMatch): { subscription: RouteCandidate; entries: RouteEntry[] } {
   return {
-    subscription: { subscriptionId: id, owner: 'bench', match, contentMode: 'structured', batchSupported: false, delivery: 'push' },
+    subscription: {
+      subscriptionId: id,
+      owner: 'bench',
+      match,
+      contentMode: 'structured',
+      batchSupported: false,
+      delivery: 'push',
+    },
     entries: routeEntriesOf(match),
   };
 }
 
 function eventFor(person: number, sequence: number): Record<string, string> {
-  return { specversion: '1.0', id: `bench-${sequence}`, source: SOURCES[person % 2]!, type: TYPES[person % TYPES.length]!, subject: `leerling/${person}` };
+  return {
+    specversion: '1.0',
+    id: `bench-${sequence}`,
+    source: SOURCES[person % 2]!,
+    type: TYPES[person % TYPES.length]!,
+    subject: `leerling/${person}`,
+  };
 }
 
 /**
@@ -88,7 +102,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const dynamodb = new DynamoDBClient({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!, secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']! },
+    credentials: {
+      accessKeyId: emulators.awsEnvironment['AWS_ACCESS_KEY_ID']!,
+      secretAccessKey: emulators.awsEnvironment['AWS_SECRET_ACCESS_KEY']!,
+    },
   });
   const tableName = localName.table('routes');
   const index = new DynamoDbRouteIndex(dynamodb, tableName);
@@ -110,7 +127,8 @@ export async function run(): Promise<Record<string, unknown>> {
     const from = Math.max(0, loaded - broad.length);
     const work: { subscription: RouteCandidate; entries: RouteEntry[] }[] = [];
     if (loaded === 0) broad.forEach((match, i) => work.push(indexed(`broad-${i}`, match)));
-    for (let person = from; person < people; person++) work.push(indexed(`person-${person}`, personSubscription(person)));
+    for (let person = from; person < people; person++)
+      work.push(indexed(`person-${person}`, personSubscription(person)));
     let next = 0;
     await Promise.all(
       Array.from({ length: LOAD_CONCURRENCY }, async () => {
@@ -128,7 +146,9 @@ export async function run(): Promise<Record<string, unknown>> {
   const measure = async (population: number) => {
     const people = population - broad.length;
     const events = persons(EVENTS, people, 42).map((person, i) => eventFor(person, i));
-    const expectedMatches = events.map((event) => broad.filter((match) => subscriptionMatches(match, event)).length + 1);
+    const expectedMatches = events.map(
+      (event) => broad.filter((match) => subscriptionMatches(match, event)).length + 1,
+    );
 
     const route = async (warm: boolean, together = true) => {
       let shared = new SubscriptionMatcher(index);
@@ -228,7 +248,9 @@ export async function run(): Promise<Record<string, unknown>> {
       ratioLargestToSmallest: {
         subscriptions: `${largest.subscriptions} / ${smallest.subscriptions}`,
         coldMsPerEvent: round(largest.cold.msPerEvent / smallest.cold.msPerEvent),
-        coldDynamodbRequestsPerEvent: round(largest.cold.dynamodbRequestsPerEvent / smallest.cold.dynamodbRequestsPerEvent),
+        coldDynamodbRequestsPerEvent: round(
+          largest.cold.dynamodbRequestsPerEvent / smallest.cold.dynamodbRequestsPerEvent,
+        ),
         coldItemsReadPerEvent: round(largest.cold.itemsReadPerEvent / smallest.cold.itemsReadPerEvent),
         warmMsPerEvent: round(largest.warm.msPerEvent / smallest.warm.msPerEvent),
       },

@@ -46,7 +46,12 @@ async function main(): Promise<void> {
     const record = {
       benchmark: name,
       measuredAt: new Date().toISOString(),
-      machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${os.platform()} ${os.arch()}` },
+      machine: {
+        node: process.version,
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        platform: `${os.platform()} ${os.arch()}`,
+      },
       durationMs: Date.now() - started,
       ...result,
     };

@@ -167,15 +167,25 @@ async function main(): Promise<void> {
   const pid = host.pid!;
 
   const token = async (clientId: string) => {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: config.clients[clientId]!.secret });
-    return ((await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string }).access_token;
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: config.clients[clientId]!.secret,
+    });
+    return (
+      (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string }
+    ).access_token;
   };
   const subscriber = await token('dev-subscriber');
   let publisher = await token('dev-publisher');
   const type = 'nl.example.soak.v1';
   const created = await fetch(`${apiUrl}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
   });
   if (created.status !== 201) throw new Error(`subscription: ${created.status} ${await created.text()}`);
@@ -187,7 +197,11 @@ async function main(): Promise<void> {
     try {
       const response = await fetch(`${apiUrl}/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+        headers: {
+          authorization: `Bearer ${publisher}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/cloudevents+json',
+        },
         body: JSON.stringify({
           specversion: '1.0',
           id: randomUUID(),
@@ -314,7 +328,10 @@ async function main(): Promise<void> {
       loadAverage: Math.round(loadavg()[0]! * 10) / 10,
       ...probed,
       hostCpuPercentOfOneCore: cpuMs === null ? null : Math.round(cpuMs / elapsedSeconds / 10),
-      hostCpuMsPerEvent: cpuMs === null || accepted === previous.accepted ? null : Math.round((cpuMs / (accepted - previous.accepted)) * 10) / 10,
+      hostCpuMsPerEvent:
+        cpuMs === null || accepted === previous.accepted
+          ? null
+          : Math.round((cpuMs / (accepted - previous.accepted)) * 10) / 10,
     };
     previous = { at: now, accepted, delivered };
     samples.push(entry);
@@ -421,7 +438,10 @@ async function main(): Promise<void> {
       meanSecondHalfAfterWarmup: round(settled.second),
     },
     settledRssGrowthAfterWarmupPercent: round(settled.growth * 100),
-    settledHeapUsedMb: { meanFirstHalfAfterWarmup: round(liveHeap.first), meanSecondHalfAfterWarmup: round(liveHeap.second) },
+    settledHeapUsedMb: {
+      meanFirstHalfAfterWarmup: round(liveHeap.first),
+      meanSecondHalfAfterWarmup: round(liveHeap.second),
+    },
     settledHeapUsedGrowthAfterWarmupPercent: round(liveHeap.growth * 100),
     goalJudgedOn: settledKnown ? 'settledRssMb' : 'rssMb',
     goalRssGrowthUnder10Percent: growth < 0.1,
@@ -431,7 +451,10 @@ async function main(): Promise<void> {
       loopDelayMaxMs: Math.max(...known(steady.map((entry) => entry.loopDelayMaxMs))),
       gcMaxPauseMs: Math.max(...known(steady.map((entry) => entry.gcMaxPauseMs))),
     },
-    loadAverage: { min: Math.min(...samples.map((entry) => entry.loadAverage)), max: Math.max(...samples.map((entry) => entry.loadAverage)) },
+    loadAverage: {
+      min: Math.min(...samples.map((entry) => entry.loadAverage)),
+      max: Math.max(...samples.map((entry) => entry.loadAverage)),
+    },
     latencyP99MsAfterWarmup: {
       min: Math.min(...steady.map((entry) => entry.latencyP99Ms ?? Infinity)),
       max: Math.max(...steady.map((entry) => entry.latencyP99Ms ?? 0)),
@@ -440,7 +463,11 @@ async function main(): Promise<void> {
       min: Math.min(...steady.map((entry) => entry.latencyP50Ms ?? Infinity)),
       max: Math.max(...steady.map((entry) => entry.latencyP50Ms ?? 0)),
     },
-    stateDirMb: { atWarmup: warm.stateDirMb, maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)), end: last.stateDirMb },
+    stateDirMb: {
+      atWarmup: warm.stateDirMb,
+      maxAfterWarmup: Math.max(...steady.map((entry) => entry.stateDirMb)),
+      end: last.stateDirMb,
+    },
     hostExitCode: exitCode,
     goalMet: growth < 0.1 && serverErrors === 0 && failed === 0 && delivered >= accepted && accepted > 0,
     samples,

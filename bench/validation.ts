@@ -71,8 +71,18 @@ function attributes(i: number): Record<string, string> {
 }
 
 function structured(i: number, data: Record<string, unknown>, kind: string): BenchRequest {
-  const bodyText = JSON.stringify({ ...attributes(i), nlbrpnationaliteit: '0083', datacontenttype: 'application/json', data });
-  return { kind, headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' }, body: Buffer.from(bodyText), bodyText };
+  const bodyText = JSON.stringify({
+    ...attributes(i),
+    nlbrpnationaliteit: '0083',
+    datacontenttype: 'application/json',
+    data,
+  });
+  return {
+    kind,
+    headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' },
+    body: Buffer.from(bodyText),
+    bodyText,
+  };
 }
 
 function binary(i: number, data: Record<string, unknown>, kind: string): BenchRequest {
@@ -139,7 +149,9 @@ function throughput(parse: (request: BenchRequest) => void, requests: readonly B
  * so what Koerier does per event whatever its size (each attribute's grammar, the headers of binary
  * mode) weighs most there.
  */
-function perKind(requests: readonly BenchRequest[]): Record<string, { koerierMicros: number; floorMicros: number; ratioToFloor: number }> {
+function perKind(
+  requests: readonly BenchRequest[],
+): Record<string, { koerierMicros: number; floorMicros: number; ratioToFloor: number }> {
   const kinds: Record<string, { koerierMicros: number; floorMicros: number; ratioToFloor: number }> = {};
   for (const kind of [...new Set(requests.map((request) => request.kind))]) {
     const ofKind = requests.filter((request) => request.kind === kind);
@@ -194,9 +206,14 @@ export async function run(): Promise<Record<string, unknown>> {
   for (const request of requests) kinds[request.kind] = (kinds[request.kind] ?? 0) + 1;
   const ratio = Number((koerierEventsPerSecond / sdkEventsPerSecond).toFixed(2));
   return {
-    description: 'parseCloudEventsRequest vs cloudevents SDK HTTP.toEvent + validate(), same requests, median of rounds',
+    description:
+      'parseCloudEventsRequest vs cloudevents SDK HTTP.toEvent + validate(), same requests, median of rounds',
     clock: 'process CPU time (process.cpuUsage), events per CPU second',
-    requests: { total: requests.length, byKind: kinds, averageBodyBytes: Math.round(requests.reduce((n, r) => n + r.body.length, 0) / requests.length) },
+    requests: {
+      total: requests.length,
+      byKind: kinds,
+      averageBodyBytes: Math.round(requests.reduce((n, r) => n + r.body.length, 0) / requests.length),
+    },
     rounds: ROUNDS,
     koerierEventsPerSecond,
     baselineEventsPerSecond: sdkEventsPerSecond,
@@ -205,7 +222,8 @@ export async function run(): Promise<Record<string, unknown>> {
     target: GOAL_SDK_RATIO,
     meetsTarget: ratio >= GOAL_SDK_RATIO,
     floorEventsPerSecond,
-    floor: "the same requests' bytes decoded (Buffer.toString('utf8')) and parsed once with JSON.parse, nothing checked",
+    floor:
+      "the same requests' bytes decoded (Buffer.toString('utf8')) and parsed once with JSON.parse, nothing checked",
     ratioToFloor,
     byKind,
     goalRatioToFloor: GOAL_RATIO_TO_FLOOR,

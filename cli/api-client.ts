@@ -81,12 +81,16 @@ export class KoerierClient {
   /** The absolute URL of an API path (`/subscriptions/…`). */
   url(path: string, query: RequestOptions['query'] = {}): string {
     const url = new URL(`${this.gatewayUrl.replace(/\/+$/, '')}${API_BASE_PATH}${path}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      ...options.headers,
+    };
     let body: Buffer | string | undefined;
     if (options.raw) {
       Object.assign(headers, options.raw.headers);
@@ -123,7 +127,13 @@ export class KoerierClient {
       const bytes = Buffer.from(await response.arrayBuffer());
       // As Response.text() decodes: UTF-8, a byte order mark dropped, malformed bytes replaced.
       const text = new TextDecoder().decode(bytes);
-      const answer: ApiAnswer = { status: response.status, headers: response.headers, text, bytes, json: parseJson(text) };
+      const answer: ApiAnswer = {
+        status: response.status,
+        headers: response.headers,
+        text,
+        bytes,
+        json: parseJson(text),
+      };
       if (response.status === 401 && this.tokens && !renewed) {
         // The cached token may have been revoked or the signing key rotated: one new token, then the answer stands.
         renewed = true;
@@ -178,14 +188,18 @@ export function describeProblem(answer: ApiAnswer): string {
   const problem = problemOf(answer);
   if (!problem) return `${answer.status} ${answer.text.slice(0, 200)}`.trim();
   const slug = problem.type?.split('/').pop();
-  const head = [String(answer.status), problem.title, slug && slug !== 'about:blank' ? `(${slug})` : undefined].filter(Boolean).join(' ');
+  const head = [String(answer.status), problem.title, slug && slug !== 'about:blank' ? `(${slug})` : undefined]
+    .filter(Boolean)
+    .join(' ');
   const lines = [problem.detail ? `${head}: ${problem.detail}` : head];
   for (const issue of problem.errors ?? []) lines.push(`  - ${describeIssue(issue)}`);
   return lines.join('\n');
 }
 
 export function describeIssue(issue: ProblemIssue): string {
-  const where = [issue.index === undefined ? undefined : `[${issue.index}]`, issue.pointer ?? issue.attribute].filter(Boolean).join(' ');
+  const where = [issue.index === undefined ? undefined : `[${issue.index}]`, issue.pointer ?? issue.attribute]
+    .filter(Boolean)
+    .join(' ');
   const why = [issue.rule, issue.requirement].filter(Boolean).join(', ');
   return `${where ? `${where}: ` : ''}${issue.message ?? ''}${why ? ` (${why})` : ''}`;
 }

@@ -75,15 +75,24 @@ export class ConfigStore {
 
   /** The secret `login` stored for this profile, only if it was stored for the same client. */
   async secret(profile: string, clientId: string): Promise<string | undefined> {
-    const secrets = await readJson<Record<string, { clientId?: string; clientSecret?: string }>>(this.credentialsFile, {});
+    const secrets = await readJson<Record<string, { clientId?: string; clientSecret?: string }>>(
+      this.credentialsFile,
+      {},
+    );
     const stored = secrets[profile];
     return stored?.clientId === clientId ? stored.clientSecret : undefined;
   }
 
   async saveSecret(profile: string, clientId: string, clientSecret: string | undefined): Promise<void> {
-    const secrets = await readJson<Record<string, { clientId?: string; clientSecret?: string }>>(this.credentialsFile, {});
+    const secrets = await readJson<Record<string, { clientId?: string; clientSecret?: string }>>(
+      this.credentialsFile,
+      {},
+    );
     const { [profile]: _old, ...others } = secrets;
-    await writePrivateJson(this.credentialsFile, clientSecret === undefined ? others : { ...others, [profile]: { clientId, clientSecret } });
+    await writePrivateJson(
+      this.credentialsFile,
+      clientSecret === undefined ? others : { ...others, [profile]: { clientId, clientSecret } },
+    );
   }
 
   async token(key: string): Promise<CachedToken | undefined> {
@@ -94,7 +103,9 @@ export class ConfigStore {
     const tokens = await readJson<Record<string, CachedToken>>(this.tokensFile, {});
     const now = Date.now();
     // Expired tokens of other clients are dropped on the way: the file never grows without bound.
-    const kept = Object.fromEntries(Object.entries(tokens).filter(([name, cached]) => name !== key && cached.expiresAt > now));
+    const kept = Object.fromEntries(
+      Object.entries(tokens).filter(([name, cached]) => name !== key && cached.expiresAt > now),
+    );
     await writePrivateJson(this.tokensFile, token === undefined ? kept : { ...kept, [key]: token });
   }
 }

@@ -20,7 +20,8 @@ export interface InputEvent {
 export async function readEvents(paths: readonly string[]): Promise<InputEvent[]> {
   if (paths.length === 0 || (paths.length === 1 && paths[0] === '-')) {
     // Nothing given and nothing piped: waiting for a terminal to type JSON would look like a hang.
-    if (paths.length === 0 && process.stdin.isTTY) throw new CliError('give event files or folders, or pipe events into koerier send -', exitCodes.usage);
+    if (paths.length === 0 && process.stdin.isTTY)
+      throw new CliError('give event files or folders, or pipe events into koerier send -', exitCodes.usage);
     return eventsOf('stdin', await text(process.stdin));
   }
   const events: InputEvent[] = [];
@@ -32,7 +33,9 @@ export async function readEvents(paths: readonly string[]): Promise<InputEvent[]
       throw new CliError(`no such file or folder: ${path}`, exitCodes.usage);
     }
     if (info.isDirectory()) {
-      const names = (await readdir(path)).filter((name) => name.endsWith('.json')).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+      const names = (await readdir(path))
+        .filter((name) => name.endsWith('.json'))
+        .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
       for (const name of names) events.push(...eventsOf(name, await readFile(join(path, name), 'utf8')));
     } else {
       events.push(...eventsOf(basename(path), await readFile(path, 'utf8')));
@@ -58,7 +61,8 @@ export function eventsOf(origin: string, content: string): InputEvent[] {
       }
     });
   }
-  if (Array.isArray(parsed)) return parsed.map((member, index) => inputEvent(`${origin}[${index}]`, JSON.stringify(member), member));
+  if (Array.isArray(parsed))
+    return parsed.map((member, index) => inputEvent(`${origin}[${index}]`, JSON.stringify(member), member));
   return [inputEvent(origin, trimmed, parsed)];
 }
 

@@ -41,7 +41,11 @@ export function printJson(value: unknown): void {
 }
 
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
-  const table = new Table({ head: head.map((name) => terminalSafe(name)), style: { head: [], border: [] }, wordWrap: true });
+  const table = new Table({
+    head: head.map((name) => terminalSafe(name)),
+    style: { head: [], border: [] },
+    wordWrap: true,
+  });
   for (const row of rows) table.push(row.map(cell));
   process.stdout.write(`${table.toString()}\n`);
 }

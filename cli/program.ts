@@ -21,16 +21,28 @@ import { integer } from './commands/send.js';
 export function buildProgram(): Command {
   const program = new Command('koerier')
     .description('The Koerier CloudEvents gateway from the command line.')
-    .version((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version)
+    .version(
+      (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+    )
     .option('--url <url>', 'the gateway URL (env KOERIER_URL)')
     .option('--token-url <url>', 'the OAuth2 token URL (env KOERIER_TOKEN_URL; found from the gateway when not given)')
     .option('--client-id <id>', 'the OAuth2 client (env KOERIER_CLIENT_ID)')
     .option('--client-secret-file <file>', 'file holding the client secret, - for stdin (env KOERIER_CLIENT_SECRET)')
-    .option('--scope <scopes>', 'ask the token endpoint for these scopes only, space-separated (env KOERIER_SCOPE; default: all the client has)')
+    .option(
+      '--scope <scopes>',
+      'ask the token endpoint for these scopes only, space-separated (env KOERIER_SCOPE; default: all the client has)',
+    )
     .option('--profile <name>', 'a named profile from koerier login (env KOERIER_PROFILE; default "default")')
     .option('--json', 'JSON on stdout instead of tables, for scripts')
-    .addOption(new Option('--retries <n>', 'retries of a request on 5xx, 429 or a network failure').argParser(integer(0, 20)).default(5))
-    .addHelpText('after', `\nSettings: a flag wins over the environment, which wins over the profile.\n${EXIT_CODES_HELP}`)
+    .addOption(
+      new Option('--retries <n>', 'retries of a request on 5xx, 429 or a network failure')
+        .argParser(integer(0, 20))
+        .default(5),
+    )
+    .addHelpText(
+      'after',
+      `\nSettings: a flag wins over the environment, which wins over the profile.\n${EXIT_CODES_HELP}`,
+    )
     .showHelpAfterError('(koerier --help lists the commands; koerier <command> --help its options)')
     .exitOverride();
   registerLogin(program);

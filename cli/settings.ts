@@ -44,15 +44,28 @@ export interface Settings {
   readonly retries: number;
 }
 
-export async function resolveSettings(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env, { forLogin = false } = {}): Promise<Settings> {
+export async function resolveSettings(
+  options: GlobalOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  { forLogin = false } = {},
+): Promise<Settings> {
   const store = new ConfigStore(configDirectory(env));
   const profileName = options.profile ?? env['KOERIER_PROFILE'] ?? 'default';
   const profile = (await store.profile(profileName)) ?? {};
   // A profile named but never made is a typo, except for `login`, which makes it.
-  if (!forLogin && (options.profile || env['KOERIER_PROFILE']) && profileName !== 'default' && !(await store.profile(profileName))) {
-    throw new CliError(`no profile "${profileName}" in ${store.dir}/config.json (koerier login --profile ${profileName} makes one)`, exitCodes.usage);
+  if (
+    !forLogin &&
+    (options.profile || env['KOERIER_PROFILE']) &&
+    profileName !== 'default' &&
+    !(await store.profile(profileName))
+  ) {
+    throw new CliError(
+      `no profile "${profileName}" in ${store.dir}/config.json (koerier login --profile ${profileName} makes one)`,
+      exitCodes.usage,
+    );
   }
-  const pick = (flag: string | undefined, name: string, stored: string | undefined) => flag ?? (env[name] || undefined) ?? stored;
+  const pick = (flag: string | undefined, name: string, stored: string | undefined) =>
+    flag ?? (env[name] || undefined) ?? stored;
   const url = pick(options.url, 'KOERIER_URL', profile.url);
   const profileGateway = profile.url !== undefined && url !== undefined && sameGateway(url, profile.url);
   const givenTokenUrl = options.tokenUrl ?? (env['KOERIER_TOKEN_URL'] || undefined);
@@ -62,8 +75,13 @@ export async function resolveSettings(options: GlobalOptions, env: NodeJS.Proces
     // item 10). Another gateway finds its own, and gets no stored secret (cli/tokens.ts).
     tokenUrl: givenTokenUrl ?? (profileGateway ? profile.tokenUrl : undefined),
     clientId: pick(options.clientId, 'KOERIER_CLIENT_ID', profile.clientId),
-    secret: options.clientSecretFile !== undefined ? await readSecretFile(options.clientSecretFile) : env['KOERIER_CLIENT_SECRET'] || undefined,
-    scope: (options.scope ?? (env['KOERIER_SCOPE'] || undefined))?.trim().split(/\s+/).filter(Boolean).join(' ') || undefined,
+    secret:
+      options.clientSecretFile !== undefined
+        ? await readSecretFile(options.clientSecretFile)
+        : env['KOERIER_CLIENT_SECRET'] || undefined,
+    scope:
+      (options.scope ?? (env['KOERIER_SCOPE'] || undefined))?.trim().split(/\s+/).filter(Boolean).join(' ') ||
+      undefined,
     profileName,
     profile,
     profileGateway,
@@ -76,7 +94,8 @@ export async function resolveSettings(options: GlobalOptions, env: NodeJS.Proces
 
 /** The gateway URL, or a usage error saying how to give one. */
 export function gatewayUrl(settings: Settings): string {
-  if (!settings.url) throw new CliError('no gateway URL: give --url, set KOERIER_URL, or run koerier login --url …', exitCodes.usage);
+  if (!settings.url)
+    throw new CliError('no gateway URL: give --url, set KOERIER_URL, or run koerier login --url …', exitCodes.usage);
   const normalized = normalizedUrl(settings.url);
   if (normalized === undefined) throw new CliError(`the gateway URL "${settings.url}" is not a URL`, exitCodes.usage);
   return normalized;

@@ -25,19 +25,27 @@ export interface TokenAnswer {
 
 export async function discoverTokenUrl(gateway: string): Promise<string> {
   const where = `${gateway}${API_BASE_PATH}/openapi.json`;
-  let description: { components?: { securitySchemes?: Record<string, { flows?: { clientCredentials?: { tokenUrl?: string } } }> } };
+  let description: {
+    components?: { securitySchemes?: Record<string, { flows?: { clientCredentials?: { tokenUrl?: string } } }> };
+  };
   try {
     const response = await fetch(where, { headers: { accept: 'application/json' } });
     if (!response.ok) throw new Error(`answered ${response.status}`);
     description = (await response.json()) as typeof description;
   } catch (error) {
-    throw new CliError(`cannot find the token URL at ${where} (${(error as Error).message}); give --token-url or KOERIER_TOKEN_URL`, exitCodes.unavailable);
+    throw new CliError(
+      `cannot find the token URL at ${where} (${(error as Error).message}); give --token-url or KOERIER_TOKEN_URL`,
+      exitCodes.unavailable,
+    );
   }
   for (const scheme of Object.values(description.components?.securitySchemes ?? {})) {
     const tokenUrl = scheme.flows?.clientCredentials?.tokenUrl;
     if (tokenUrl) return new URL(tokenUrl, where).toString();
   }
-  throw new CliError(`the API description at ${where} names no client-credentials token URL; give --token-url or KOERIER_TOKEN_URL`, exitCodes.usage);
+  throw new CliError(
+    `the API description at ${where} names no client-credentials token URL; give --token-url or KOERIER_TOKEN_URL`,
+    exitCodes.usage,
+  );
 }
 
 /** localhost, 127.0.0.0/8 or ::1: a request there never leaves this machine. */
@@ -57,7 +65,12 @@ export function checkTokenUrl(tokenUrl: string): URL {
   );
 }
 
-export async function requestToken(tokenUrl: string, clientId: string, secret: string, scope?: string): Promise<TokenAnswer> {
+export async function requestToken(
+  tokenUrl: string,
+  clientId: string,
+  secret: string,
+  scope?: string,
+): Promise<TokenAnswer> {
   checkTokenUrl(tokenUrl);
   // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined for Basic.
   const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64');
@@ -65,11 +78,18 @@ export async function requestToken(tokenUrl: string, clientId: string, secret: s
   try {
     response = await fetch(tokenUrl, {
       method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      headers: {
+        authorization: `Basic ${basic}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+      },
       body: new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }).toString(),
     });
   } catch (error) {
-    throw new CliError(`cannot reach the token endpoint ${tokenUrl}: ${(error as Error).message}`, exitCodes.unavailable);
+    throw new CliError(
+      `cannot reach the token endpoint ${tokenUrl}: ${(error as Error).message}`,
+      exitCodes.unavailable,
+    );
   }
   const body = (await response.json().catch(() => ({}))) as {
     access_token?: string;
@@ -80,7 +100,10 @@ export async function requestToken(tokenUrl: string, clientId: string, secret: s
   };
   if (!response.ok || !body.access_token) {
     const reason = [body.error, body.error_description].filter(Boolean).join(': ') || `status ${response.status}`;
-    throw new CliError(`the token endpoint refused client ${clientId}: ${reason}`, response.status >= 500 ? exitCodes.unavailable : exitCodes.auth);
+    throw new CliError(
+      `the token endpoint refused client ${clientId}: ${reason}`,
+      response.status >= 500 ? exitCodes.unavailable : exitCodes.auth,
+    );
   }
   return { accessToken: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 300) * 1000, scope: body.scope };
 }
@@ -89,12 +112,14 @@ export async function requestToken(tokenUrl: string, clientId: string, secret: s
 export function cachedTokens(settings: Settings): TokenSource {
   // In memory too, so a long `pull --follow` or `listen` renews its token as it nears expiry.
   let current: { accessToken: string; expiresAt: number } | undefined;
-  const fresh = (token: { expiresAt: number } | undefined) => token !== undefined && token.expiresAt - Date.now() > RENEW_BEFORE_MS;
+  const fresh = (token: { expiresAt: number } | undefined) =>
+    token !== undefined && token.expiresAt - Date.now() > RENEW_BEFORE_MS;
   // Concurrent requests (send runs several) share one token request instead of each making its own.
   let pending: Promise<string> | undefined;
   const fetchToken = async (renew: boolean): Promise<string> => {
     const clientId = settings.clientId;
-    if (!clientId) throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
+    if (!clientId)
+      throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
     // Without a secret of this run, only what login stored is left: its secret, and tokens fetched with it.
     if (settings.secret === undefined) refuseForeignGateway(settings, clientId);
     const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(gatewayUrl(settings)));

@@ -16,7 +16,7 @@ import { readOutboundPorts, readSinkCredentialPolicy, readValidationHandshake } 
 import { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
-import { DEFAULT_ARCHIVE_RETENTION_DAYS } from '../lib/resources.js';
+import { DEFAULT_ARCHIVE_RETENTION_DAYS } from './config/resources.js';
 
 export { accessTokenRules, type AuthSettings } from './config/auth-settings.js';
 export type { DeliverySettings } from './config/delivery-settings.js';
@@ -55,7 +55,11 @@ export interface KoerierConfig {
   readonly validationHandshake: ValidationHandshakePolicy;
   readonly localKeysDir?: string;
   /** The sending side of the webhook validation handshake (WH-4). */
-  readonly handshake: { readonly timeoutSeconds: number; readonly windowSeconds: number; readonly requestRatePerMinute?: number };
+  readonly handshake: {
+    readonly timeoutSeconds: number;
+    readonly windowSeconds: number;
+    readonly requestRatePerMinute?: number;
+  };
   /** Edge protection: the management routes' per-client throttle, and CloudFront's origin header value. */
   readonly manageRatePerMinute: number;
   readonly originVerifySecret?: string;
@@ -73,7 +77,7 @@ export interface KoerierConfig {
   readonly quotas: QuotaLimits;
 }
 
-/** 13 days: a day less than SQS keeps a message (lib/resources.ts `retentionSeconds`). */
+/** 13 days: a day less than SQS keeps a message (functions/config/resources.ts `retentionSeconds`). */
 export const MAX_IDEMPOTENCY_TTL_SECONDS = 13 * 24 * 3600;
 /** The SQS message limit we design for (the long-standing 256 KiB, which every emulator honours). */
 export const SQS_MESSAGE_LIMIT_BYTES = 256 * 1024;
@@ -86,7 +90,7 @@ export const LAMBDA_REQUEST_LIMIT_BYTES = 6_291_456;
  * base64-encodes a CloudEvents body into the 6 MiB Lambda request, leaving about 4.5 MiB.
  */
 export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
-/** The event archive's retention (issue 13: 30 days by default, lib/resources.ts, which derives the claim check's from it); at most ten years. */
+/** The event archive's retention (issue 13: 30 days by default, functions/config/resources.ts, which derives the claim check's from it); at most ten years. */
 export { DEFAULT_ARCHIVE_RETENTION_DAYS };
 export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 /** CE-14: the size every intermediary must forward; the default inline threshold. */
@@ -95,7 +99,8 @@ export const DEFAULT_INLINE_EVENT_BYTES = 64 * 1024;
 export function loadConfig(env: Env): KoerierConfig {
   const settings = new SettingsReader(env);
   const logLevel = (env[settingEnv.logLevel] ?? 'info').trim();
-  if (!['debug', 'info', 'warn', 'error'].includes(logLevel)) settings.issues.push(`${settingEnv.logLevel} must be debug, info, warn or error`);
+  if (!['debug', 'info', 'warn', 'error'].includes(logLevel))
+    settings.issues.push(`${settingEnv.logLevel} must be debug, info, warn or error`);
   const localKeysDir = settings.text(settingEnv.localKeysDir);
   const originVerifySecret = settings.text(settingEnv.originVerifySecret);
   const webhookRequestRate = settings.text(settingEnv.webhookRequestRate);
@@ -106,7 +111,12 @@ export function loadConfig(env: Env): KoerierConfig {
     allowedOrigins: settings.list(settingEnv.allowedOrigins),
     webhookOrigin: settings.text(settingEnv.webhookOrigin) || 'koerier',
     publishRatePerMinute: settings.integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
-    maxEventBytes: settings.integer(settingEnv.maxEventBytes, DEFAULT_MAX_EVENT_BYTES, 1024, LAMBDA_REQUEST_LIMIT_BYTES),
+    maxEventBytes: settings.integer(
+      settingEnv.maxEventBytes,
+      DEFAULT_MAX_EVENT_BYTES,
+      1024,
+      LAMBDA_REQUEST_LIMIT_BYTES,
+    ),
     // A queued event must still fit a delivery message with its envelope, or it would fail in the router.
     inlineEventBytes: settings.integer(
       settingEnv.inlineEventBytes,
@@ -132,7 +142,14 @@ export function loadConfig(env: Env): KoerierConfig {
       maxPollsPerSubscription: settings.integer(settingEnv.pullMaxPollsPerSubscription, 5, 1, 100),
       maxPollsPerClient: settings.integer(settingEnv.pullMaxPollsPerClient, 10, 1, 1000),
     },
-    archive: { retentionDays: settings.integer(settingEnv.archiveRetentionDays, DEFAULT_ARCHIVE_RETENTION_DAYS, 1, MAX_ARCHIVE_RETENTION_DAYS) },
+    archive: {
+      retentionDays: settings.integer(
+        settingEnv.archiveRetentionDays,
+        DEFAULT_ARCHIVE_RETENTION_DAYS,
+        1,
+        MAX_ARCHIVE_RETENTION_DAYS,
+      ),
+    },
     quotas: {
       maxPullSubscriptions: quota(settings, settingEnv.quotaMaxPullSubscriptions, 'maxPullSubscriptions'),
       maxConcurrentReplays: quota(settings, settingEnv.quotaMaxConcurrentReplays, 'maxConcurrentReplays'),
@@ -151,7 +168,9 @@ export function loadConfig(env: Env): KoerierConfig {
     handshake: {
       timeoutSeconds: settings.integer(settingEnv.validationTimeoutSeconds, 5, 1, 20),
       windowSeconds: settings.integer(settingEnv.validationWindowSeconds, 24 * 3600, 1, 30 * 24 * 3600),
-      ...(webhookRequestRate ? { requestRatePerMinute: settings.integer(settingEnv.webhookRequestRate, 0, 1, 1_000_000) } : {}),
+      ...(webhookRequestRate
+        ? { requestRatePerMinute: settings.integer(settingEnv.webhookRequestRate, 0, 1, 1_000_000) }
+        : {}),
     },
     manageRatePerMinute: settings.integer(settingEnv.manageRatePerMinute, 600, 1, 1_000_000),
     ...(originVerifySecret ? { originVerifySecret } : {}),

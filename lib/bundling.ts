@@ -15,7 +15,8 @@ import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 
 /** ESM has no `require`; CommonJS dependencies bundled into an ESM file get one from this banner (each chunk is its own module, so each gets it). */
-const CJS_REQUIRE_BANNER = "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
+const CJS_REQUIRE_BANNER =
+  "import { createRequire as __koerierCreateRequire } from 'node:module'; const require = __koerierCreateRequire(import.meta.url);";
 
 /** The repository's file, as an absolute path: esbuild resolves an alias in its working directory, which a build started by CDK need not share. */
 const repoFile = (relative: string) => fileURLToPath(new URL(`../${relative}`, import.meta.url));

@@ -7,5 +7,7 @@ import { Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 
 export function addComplianceChecks(app: App): void {
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }));
+  Validations.of(app).addPlugins(
+    new AwsSolutionsChecks(app, { verbose: true, writeSuppressionsToCloudFormation: true }),
+  );
 }

@@ -5,7 +5,7 @@
  *   koerier:fixedEgressAddresses   0 (default): the outbound functions run outside a VPC, and their
  *                                  requests leave from AWS's shared Lambda addresses, which no
  *                                  partner can allow-list. 1 or 2: the functions that call partners
- *                                  (lib/resources.ts `outbound`: deliveries, token fetches, the
+ *                                  (functions/config/resources.ts `outbound`: deliveries, token fetches, the
  *                                  validation handshake) run in a VPC whose private subnets leave
  *                                  through that many NAT gateways, each with its own Elastic IP;
  *                                  the addresses are the stack output `EgressAddresses`. 2 spreads

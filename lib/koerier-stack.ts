@@ -1,5 +1,5 @@
 /**
- * Koerier's AWS stack, generated from lib/resources.ts: every table, queue, bucket, key, function
+ * Koerier's AWS stack, generated from functions/config/resources.ts: every table, queue, bucket, key, function
  * and route described there appears here without touching the constructs.
  */
 import { join } from 'node:path';
@@ -22,15 +22,20 @@ import { SigningKey } from './constructs/signing-key.js';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Queues } from './constructs/queues.js';
 import { Tables } from './constructs/tables.js';
-import * as resources from './resources.js';
-import { API_BASE_PATH, CLAIM_CHECK_LIVE_SECONDS, claimCheckRetentionSeconds, type BucketSpec } from './resources.js';
+import * as resources from '../functions/config/resources.js';
+import {
+  API_BASE_PATH,
+  CLAIM_CHECK_LIVE_SECONDS,
+  claimCheckRetentionSeconds,
+  type BucketSpec,
+} from '../functions/config/resources.js';
 import { settingEnvironment, type StackConfig } from './stack-config.js';
 import { regionSettings } from './regions.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 
-/** The shape of lib/resources.ts, with names widened so tests can describe more. */
+/** The shape of functions/config/resources.ts, with names widened so tests can describe more. */
 export interface ResourceDescription {
   readonly tables: Readonly<Record<string, resources.TableSpec>>;
   readonly queues: Readonly<Record<string, resources.QueueSpec>>;
@@ -51,7 +56,7 @@ export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface KoerierStackProps extends StackProps {
   readonly config: StackConfig;
-  /** @default lib/resources.ts */
+  /** @default functions/config/resources.ts */
   readonly resources?: ResourceDescription;
   /** Signing keys and the mTLS secret (issue 12). Default: read from the context (lib/trust-config.ts). */
   readonly trust?: TrustConfig;
@@ -98,12 +103,17 @@ export class KoerierStack extends Stack {
     // What the stack's region (lib/regions.ts) gives and refuses, checked before anything is built.
     const regional = regionSettings(this, {
       clientCertificate:
-        trust.clientCertificateSecretArn !== undefined && Object.values(description.functions).some((spec) => spec.trust?.includes('client-certificate')),
+        trust.clientCertificateSecretArn !== undefined &&
+        Object.values(description.functions).some((spec) => spec.trust?.includes('client-certificate')),
       cloudFrontWebAcl: edgeSettings.mode === 'cloudfront-waf',
       contextArns: {
         'koerier:signingKeys': trust.signingKeys.filter((key) => key !== STACK_SIGNING_KEY),
-        ...(trust.clientCertificateSecretArn ? { 'koerier:clientCertificateSecretArn': [trust.clientCertificateSecretArn] } : {}),
-        ...(edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn ? { 'koerier:edgeWebAclArn': [edgeSettings.webAclArn] } : {}),
+        ...(trust.clientCertificateSecretArn
+          ? { 'koerier:clientCertificateSecretArn': [trust.clientCertificateSecretArn] }
+          : {}),
+        ...(edgeSettings.mode === 'cloudfront-waf' && edgeSettings.webAclArn
+          ? { 'koerier:edgeWebAclArn': [edgeSettings.webAclArn] }
+          : {}),
         ...(powertoolsLayerArn ? { 'koerier:powertoolsLayerArn': [powertoolsLayerArn] } : {}),
       },
     });
@@ -152,7 +162,9 @@ export class KoerierStack extends Stack {
       }
     }
     const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
-    this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY) ? new SigningKey(this, 'SigningKey').key : undefined;
+    this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY)
+      ? new SigningKey(this, 'SigningKey').key
+      : undefined;
     const signingKeyArns = trust.signingKeys.map((key) => (key === STACK_SIGNING_KEY ? this.signingKey!.keyArn : key));
     const consoleSignIn = this.consoleSignIn(props.config, `${publicUrl}${API_BASE_PATH}`);
     this.console = consoleSignIn.site;
@@ -171,7 +183,10 @@ export class KoerierStack extends Stack {
       keys: this.keys.byName,
       pullQueuePrefix: pullQueuePrefixOf(this.stackName),
     };
-    this.egress = props.config.egress.fixedAddresses > 0 ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses }) : undefined;
+    this.egress =
+      props.config.egress.fixedAddresses > 0
+        ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses })
+        : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     // The Powertools layer (koerier:powertoolsLayerArn) gives the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
     const functions = new Map<string, KoerierFunction>();
@@ -181,12 +196,18 @@ export class KoerierStack extends Stack {
             ...described,
             queueTrigger: {
               ...described.queueTrigger,
-              maxBatchingWindowSeconds: props.config.batchingWindowSeconds[name] ?? described.queueTrigger.maxBatchingWindowSeconds,
+              maxBatchingWindowSeconds:
+                props.config.batchingWindowSeconds[name] ?? described.queueTrigger.maxBatchingWindowSeconds,
               batchSize: props.config.batchSizes[name] ?? described.queueTrigger.batchSize,
             },
           }
         : described;
-      const reserved = name === 'ingest' ? protection.ingestReservedConcurrency : name === 'pull' ? protection.pullReservedConcurrency : 'none';
+      const reserved =
+        name === 'ingest'
+          ? protection.ingestReservedConcurrency
+          : name === 'pull'
+            ? protection.pullReservedConcurrency
+            : 'none';
       const reservedConcurrency = reserved === 'none' ? undefined : reserved;
       const fn = new KoerierFunction(this, name, {
         spec,
@@ -218,17 +239,27 @@ export class KoerierStack extends Stack {
       queues: this.queues.byName,
     });
 
-    new CfnOutput(this, 'ApiUrl', { description: 'Base URL of the Koerier API, with its major version', value: `${publicUrl}${API_BASE_PATH}` });
+    new CfnOutput(this, 'ApiUrl', {
+      description: 'Base URL of the Koerier API, with its major version',
+      value: `${publicUrl}${API_BASE_PATH}`,
+    });
     if (signingKeyArns.length > 0) {
       new CfnOutput(this, 'SigningKeysUrl', {
         description: 'The JWK Set receivers verify signed deliveries with',
         value: `${publicUrl}/.well-known/http-message-signatures-directory`,
       });
     }
-    if (this.signingKey) new CfnOutput(this, 'SigningKeyArn', { description: "The stack's delivery-signing KMS key", value: this.signingKey.keyArn });
+    if (this.signingKey)
+      new CfnOutput(this, 'SigningKeyArn', {
+        description: "The stack's delivery-signing KMS key",
+        value: this.signingKey.keyArn,
+      });
     for (const [name, { queue, deadLetterQueue }] of this.queues.byName) {
       new CfnOutput(this, `${name}QueueUrl`, { description: `URL of queue ${name}`, value: queue.queueUrl });
-      new CfnOutput(this, `${name}DeadLetterQueueUrl`, { description: `URL of queue ${name}-dlq`, value: deadLetterQueue.queueUrl });
+      new CfnOutput(this, `${name}DeadLetterQueueUrl`, {
+        description: `URL of queue ${name}-dlq`,
+        value: deadLetterQueue.queueUrl,
+      });
     }
   }
 
@@ -237,7 +268,10 @@ export class KoerierStack extends Stack {
    * (`koerier:consoleClientId`) or at a user pool the stack creates (`koerier:consoleUserPool`).
    * `settings`: what lets the functions take the pool's tokens.
    */
-  private consoleSignIn(config: StackConfig, apiUrl: string): { site?: ConsoleSite; pool?: ConsoleUserPool; settings: Record<string, string> } {
+  private consoleSignIn(
+    config: StackConfig,
+    apiUrl: string,
+  ): { site?: ConsoleSite; pool?: ConsoleUserPool; settings: Record<string, string> } {
     if (config.consoleClientId === undefined && config.consoleUserPool === undefined) return { settings: {} };
     // The pool's client needs the console's URL and the console's config.json the client's id: resolved at synth time.
     const created: { pool?: ConsoleUserPool } = {};
@@ -276,11 +310,17 @@ export class KoerierStack extends Stack {
       description: "The console's user pool: invite users and place them in groups here",
       value: pool.userPool.userPoolId,
     });
-    new CfnOutput(this, 'ConsoleSignInDomain', { description: "The console's hosted sign-in", value: pool.domain.baseUrl() });
+    new CfnOutput(this, 'ConsoleSignInDomain', {
+      description: "The console's hosted sign-in",
+      value: pool.domain.baseUrl(),
+    });
     return {
       site,
       pool,
-      settings: { [settingEnv.consoleUserPoolIssuer]: pool.issuer, [settingEnv.consoleUserPoolClientId]: pool.client.userPoolClientId },
+      settings: {
+        [settingEnv.consoleUserPoolIssuer]: pool.issuer,
+        [settingEnv.consoleUserPoolClientId]: pool.client.userPoolClientId,
+      },
     };
   }
 }
@@ -291,7 +331,10 @@ export class KoerierStack extends Stack {
  * derived from it as the functions derive each object's expiry (`claimCheckRetentionSeconds`), so a
  * replayed event's `dataref` still answers (issue 36, item 8).
  */
-export function withArchiveRetention(specs: Readonly<Record<string, BucketSpec>>, config: StackConfig): Readonly<Record<string, BucketSpec>> {
+export function withArchiveRetention(
+  specs: Readonly<Record<string, BucketSpec>>,
+  config: StackConfig,
+): Readonly<Record<string, BucketSpec>> {
   if (!('archive' in specs)) return specs;
   const days = Number(config.runtimeSettings[settingEnv.archiveRetentionDays] ?? DEFAULT_ARCHIVE_RETENTION_DAYS);
   const payloads = specs['payloads'];
@@ -299,7 +342,9 @@ export function withArchiveRetention(specs: Readonly<Record<string, BucketSpec>>
     ...specs,
     archive: { objectRetentionSeconds: days * 24 * 3600 },
     // A claim check kept for good (no retention) outlives every replay already.
-    ...(payloads?.objectRetentionSeconds === undefined ? {} : { payloads: { ...payloads, objectRetentionSeconds: claimCheckRetentionSeconds(days) } }),
+    ...(payloads?.objectRetentionSeconds === undefined
+      ? {}
+      : { payloads: { ...payloads, objectRetentionSeconds: claimCheckRetentionSeconds(days) } }),
   };
   checkClaimCheckOutlivesReplays(derived);
   return derived;
@@ -316,7 +361,7 @@ export function checkClaimCheckOutlivesReplays(specs: Readonly<Record<string, Bu
   const days = (seconds: number) => Math.round((seconds / 86400) * 100) / 100;
   throw new Error(
     `the claim check keeps objects ${days(payloads)} days, but replays reach back ${days(archive)} days and their deliveries need the data ` +
-      `${days(CLAIM_CHECK_LIVE_SECONDS)} days more: a replayed event's dataref would answer 410 (claimCheckRetentionSeconds in lib/resources.ts)`,
+      `${days(CLAIM_CHECK_LIVE_SECONDS)} days more: a replayed event's dataref would answer 410 (claimCheckRetentionSeconds in functions/config/resources.ts)`,
   );
 }
 

@@ -11,7 +11,7 @@
  *   koerier:edgeWebAclArn              with cloudfront-waf: an existing CLOUDFRONT web ACL to use instead of creating one
  *   koerier:edgeRateLimits             with cloudfront-waf: WAF rate rules, requests per 5 minutes, {"perIp": 30000, "perAuthorization": 30000}
  */
-import { functions } from './resources.js';
+import { functions } from '../functions/config/resources.js';
 
 export interface RouteThrottle {
   /** Steady requests per second. */
@@ -37,7 +37,7 @@ export interface ProtectionConfig {
   readonly ingestReservedConcurrency: number | 'none';
   /** `none`: the pull function (its long polls) draws on the unreserved pool. */
   readonly pullReservedConcurrency: number | 'none';
-  /** Per function of lib/resources.ts with routes: the API Gateway throttle of each of its routes. */
+  /** Per function of functions/config/resources.ts with routes: the API Gateway throttle of each of its routes. */
   readonly routeThrottling: Readonly<Record<string, RouteThrottle>>;
   readonly edge: EdgeProtection;
 }
@@ -100,7 +100,8 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
     problem(name, `must be a whole number from ${min} to ${max}`, raw);
     return undefined;
   };
-  const optionalInteger = (name: string, min: number, max: number) => (context[name] === undefined ? undefined : integer(name, context[name], min, max));
+  const optionalInteger = (name: string, min: number, max: number) =>
+    context[name] === undefined ? undefined : integer(name, context[name], min, max);
 
   const publishRatePerMinute = optionalInteger(key.publishRatePerMinute, 1, 1_000_000);
   const manageRatePerMinute = optionalInteger(key.manageRatePerMinute, 1, 1_000_000);
@@ -129,7 +130,11 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
       .filter(([, spec]) => 'routes' in spec)
       .map(([name]) => name);
     if (typeof throttlingRaw !== 'object' || throttlingRaw === null || Array.isArray(throttlingRaw)) {
-      problem(key.routeThrottling, 'must be an object {"<function>": {"rateLimit": <per second>, "burstLimit": <requests>}}', context[key.routeThrottling]);
+      problem(
+        key.routeThrottling,
+        'must be an object {"<function>": {"rateLimit": <per second>, "burstLimit": <requests>}}',
+        context[key.routeThrottling],
+      );
     } else {
       for (const [name, limits] of Object.entries(throttlingRaw)) {
         const where = `${key.routeThrottling}.${name}`;
@@ -137,7 +142,10 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
           issues.push(`${where} names no function with routes (known: ${routed.join(', ')})`);
           continue;
         }
-        const { rateLimit, burstLimit } = (typeof limits === 'object' && limits !== null ? limits : {}) as Record<string, unknown>;
+        const { rateLimit, burstLimit } = (typeof limits === 'object' && limits !== null ? limits : {}) as Record<
+          string,
+          unknown
+        >;
         const rate = integer(`${where}.rateLimit`, rateLimit, 1, 10_000);
         const burst = integer(`${where}.burstLimit`, burstLimit, 1, 5_000);
         if (rate !== undefined && burst !== undefined) routeThrottling[name] = { rateLimit: rate, burstLimit: burst };
@@ -157,10 +165,18 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
       );
     }
     const limitsRaw = jsonValue(context[key.edgeRateLimits]) ?? {};
-    const limits = (typeof limitsRaw === 'object' && limitsRaw !== null && !Array.isArray(limitsRaw) ? limitsRaw : {}) as Record<string, unknown>;
-    if (limits !== limitsRaw) problem(key.edgeRateLimits, 'must be an object {"perIp": <n>, "perAuthorization": <n>}', context[key.edgeRateLimits]);
+    const limits = (
+      typeof limitsRaw === 'object' && limitsRaw !== null && !Array.isArray(limitsRaw) ? limitsRaw : {}
+    ) as Record<string, unknown>;
+    if (limits !== limitsRaw)
+      problem(
+        key.edgeRateLimits,
+        'must be an object {"perIp": <n>, "perAuthorization": <n>}',
+        context[key.edgeRateLimits],
+      );
     for (const name of Object.keys(limits))
-      if (name !== 'perIp' && name !== 'perAuthorization') issues.push(`${key.edgeRateLimits}.${name} is not a setting (perIp, perAuthorization)`);
+      if (name !== 'perIp' && name !== 'perAuthorization')
+        issues.push(`${key.edgeRateLimits}.${name} is not a setting (perIp, perAuthorization)`);
     const perIp =
       limits['perIp'] === undefined
         ? DEFAULT_EDGE_RATE_LIMITS.perIp
@@ -168,7 +184,12 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
     const perAuthorization =
       limits['perAuthorization'] === undefined
         ? DEFAULT_EDGE_RATE_LIMITS.perAuthorization
-        : integer(`${key.edgeRateLimits}.perAuthorization`, limits['perAuthorization'], WAF_RATE_LIMIT.min, WAF_RATE_LIMIT.max);
+        : integer(
+            `${key.edgeRateLimits}.perAuthorization`,
+            limits['perAuthorization'],
+            WAF_RATE_LIMIT.min,
+            WAF_RATE_LIMIT.max,
+          );
     edge = {
       mode,
       ...(typeof arn === 'string' ? { webAclArn: arn } : {}),

@@ -135,7 +135,10 @@ export function regionSettings(stack: Stack, needs: RegionNeeds): RegionSettings
   for (const [key, arns] of Object.entries(needs.contextArns)) {
     for (const arn of arns) {
       const partition = /^arn:([^:]*):/.exec(arn)?.[1];
-      if (partition !== row.partition) issues.push(`${key} names ${arn}, of partition ${partition ?? '?'}, but ${region} is in partition ${row.partition}`);
+      if (partition !== row.partition)
+        issues.push(
+          `${key} names ${arn}, of partition ${partition ?? '?'}, but ${region} is in partition ${row.partition}`,
+        );
     }
   }
   const layerArn = paramsAndSecretsLayerArn(region);
@@ -151,8 +154,12 @@ export function regionSettings(stack: Stack, needs: RegionNeeds): RegionSettings
         `does not know: use "none" in ${region}`,
     );
   }
-  if (issues.length > 0) throw new StackConfigError(`Koerier cannot deploy this configuration to ${region}: ${issues.join('; ')}`);
-  new CfnOutput(stack, 'Partition', { description: `The partition of ${region} (lib/regions.ts)`, value: row.partition });
+  if (issues.length > 0)
+    throw new StackConfigError(`Koerier cannot deploy this configuration to ${region}: ${issues.join('; ')}`);
+  new CfnOutput(stack, 'Partition', {
+    description: `The partition of ${region} (lib/regions.ts)`,
+    value: row.partition,
+  });
   return {
     ...(needs.clientCertificate && layerArn !== undefined ? { paramsAndSecretsLayerArn: layerArn } : {}),
     ...(row.cloudFrontWebAclRegion === undefined ? {} : { cloudFrontWebAclRegion: row.cloudFrontWebAclRegion }),
@@ -169,7 +176,13 @@ function environmentAgnostic(stack: Stack, needs: RegionNeeds): RegionSettings {
     mapping: Object.fromEntries(
       regionNames.map((region) => {
         const layerArn = paramsAndSecretsLayerArn(region);
-        return [region, { partition: koerierRegions[region].partition, ...(layerArn === undefined ? {} : { paramsAndSecretsArm64: layerArn }) }];
+        return [
+          region,
+          {
+            partition: koerierRegions[region].partition,
+            ...(layerArn === undefined ? {} : { paramsAndSecretsArm64: layerArn }),
+          },
+        ];
       }),
     ),
   });
@@ -177,5 +190,7 @@ function environmentAgnostic(stack: Stack, needs: RegionNeeds): RegionSettings {
     description: "The partition of the stack's region, from Koerier's region table (lib/regions.ts)",
     value: mapping.findInMap(Aws.REGION, 'partition'),
   });
-  return needs.clientCertificate ? { paramsAndSecretsLayerArn: mapping.findInMap(Aws.REGION, 'paramsAndSecretsArm64') } : {};
+  return needs.clientCertificate
+    ? { paramsAndSecretsLayerArn: mapping.findInMap(Aws.REGION, 'paramsAndSecretsArm64') }
+    : {};
 }

@@ -36,7 +36,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 30,
     min: 1,
     max: 43_200,
-    meaning: 'delay after the first failed attempt; each later one doubles (±20% jitter) up to the longest single delay',
+    meaning:
+      'delay after the first failed attempt; each later one doubles (±20% jitter) up to the longest single delay',
     read: (c) => c.delivery.retry.initialDelaySeconds,
   },
   {
@@ -155,7 +156,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     env: settingEnv.quotaMaxPullSubscriptions,
     default: DEFAULT_QUOTAS.maxPullSubscriptions,
     ...QUOTA_BOUNDS.maxPullSubscriptions,
-    meaning: "pull subscriptions (two SQS queues each) a client may hold; past it 409 `quota-exceeded`; a partner's `quotas` in the directory win",
+    meaning:
+      "pull subscriptions (two SQS queues each) a client may hold; past it 409 `quota-exceeded`; a partner's `quotas` in the directory win",
     read: (c) => c.quotas.maxPullSubscriptions,
   },
   {
@@ -163,7 +165,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     env: settingEnv.quotaMaxConcurrentReplays,
     default: DEFAULT_QUOTAS.maxConcurrentReplays,
     ...QUOTA_BOUNDS.maxConcurrentReplays,
-    meaning: "replays running at once on a client's subscriptions (each scans the archive); past it 409 `quota-exceeded`; a partner's `quotas` win",
+    meaning:
+      "replays running at once on a client's subscriptions (each scans the archive); past it 409 `quota-exceeded`; a partner's `quotas` win",
     read: (c) => c.quotas.maxConcurrentReplays,
   },
   {
@@ -182,7 +185,10 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
  * per bad value onto `issues`; returns the function settings to set. Absent settings are left to
  * the functions' own defaults, which are the ones in the rows above.
  */
-export function parseRuntimeSettings(context: Readonly<Record<string, unknown>>, issues: string[]): Record<string, string> {
+export function parseRuntimeSettings(
+  context: Readonly<Record<string, unknown>>,
+  issues: string[],
+): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const setting of runtimeSettings) {
     const raw = context[setting.contextKey];

@@ -42,7 +42,7 @@ import {
 } from '../functions/core/auth/identity-providers.js';
 import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 import { parseTlsConfig, tlsContextKey, type TlsConfig } from './tls-config.js';
-import { functions as functionSpecs } from './resources.js';
+import { functions as functionSpecs } from '../functions/config/resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
 import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
 
@@ -108,9 +108,9 @@ export interface StackConfig {
   readonly outboundPorts: readonly number[];
   /** The function settings of lib/runtime-settings.ts given in the context; the rest keep the functions' defaults. */
   readonly runtimeSettings: Readonly<Record<string, string>>;
-  /** Per queue-triggered function of lib/resources.ts: seconds SQS gathers messages before invoking it. */
+  /** Per queue-triggered function of functions/config/resources.ts: seconds SQS gathers messages before invoking it. */
   readonly batchingWindowSeconds: Readonly<Record<string, number>>;
-  /** Per queue-triggered function of lib/resources.ts: the most messages one invocation is given. */
+  /** Per queue-triggered function of functions/config/resources.ts: the most messages one invocation is given. */
   readonly batchSizes: Readonly<Record<string, number>>;
 }
 
@@ -171,16 +171,19 @@ export const MAX_ENTITLEMENTS_JSON_BYTES = 2048;
 
 export function readStackConfig(scope: Construct): StackConfig {
   const context: Record<string, unknown> = {};
-  for (const key of [...Object.values(contextKey), ...runtimeSettings.map((setting) => setting.contextKey)]) context[key] = scope.node.tryGetContext(key);
+  for (const key of [...Object.values(contextKey), ...runtimeSettings.map((setting) => setting.contextKey)])
+    context[key] = scope.node.tryGetContext(key);
   return parseStackConfig(context);
 }
 
 /** Validates raw context values; throws one `StackConfigError` listing every problem found. */
 export function parseStackConfig(context: Readonly<Record<string, unknown>>): StackConfig {
   const issues: string[] = [];
-  const problem = (key: string, what: string, value: unknown) => issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  const problem = (key: string, what: string, value: unknown) =>
+    issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
 
-  const example = (key: string) => (key in requiredExamples ? `, e.g. -c ${key}=${requiredExamples[key as keyof typeof requiredExamples]}` : '');
+  const example = (key: string) =>
+    key in requiredExamples ? `, e.g. -c ${key}=${requiredExamples[key as keyof typeof requiredExamples]}` : '';
   const text = (key: string): string => {
     const value = context[key];
     if (typeof value !== 'string' || value.trim() === '') {
@@ -204,7 +207,12 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const stageRaw = context[contextKey.stage];
   if (stageRaw !== undefined) {
     if (typeof stageRaw === 'string' && STAGE.test(stageRaw.trim())) stage = stageRaw.trim();
-    else problem(contextKey.stage, 'must be lower-case letters, digits and dashes, at most 16, e.g. -c koerier:stage=test', stageRaw);
+    else
+      problem(
+        contextKey.stage,
+        'must be lower-case letters, digits and dashes, at most 16, e.g. -c koerier:stage=test',
+        stageRaw,
+      );
   }
   let stackName = stage === undefined ? DEFAULT_STACK_NAME : `${DEFAULT_STACK_NAME}-${stage}`;
   const stackNameRaw = context[contextKey.stackName];
@@ -223,7 +231,11 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   if (providerRaw !== undefined) {
     identityProvider = typeof providerRaw === 'string' ? identityProviderOf(providerRaw) : undefined;
     if (identityProvider === undefined)
-      problem(contextKey.identityProvider, `must be ${identityProviderNames.map((n) => `"${n}"`).join(', ')} or left out`, providerRaw);
+      problem(
+        contextKey.identityProvider,
+        `must be ${identityProviderNames.map((n) => `"${n}"`).join(', ')} or left out`,
+        providerRaw,
+      );
   }
   const preset = identityProvider === undefined ? undefined : identityProviderPresets[identityProvider];
 
@@ -232,16 +244,19 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const endpoints = preset && issuer ? preset.endpoints(issuer.replace(/\/+$/, '')) : undefined;
   // A preset that knows where its provider publishes keys spares the deployment two URLs, and the
   // token URL shown to partners then always belongs to the same issuer.
-  const jwksUrl = endpoints && context[contextKey.jwksUrl] === undefined ? endpoints.jwksUrl : httpsUrl(contextKey.jwksUrl);
+  const jwksUrl =
+    endpoints && context[contextKey.jwksUrl] === undefined ? endpoints.jwksUrl : httpsUrl(contextKey.jwksUrl);
   const tokenUrl = context[contextKey.tokenUrl] === undefined ? endpoints?.tokenUrl : httpsUrl(contextKey.tokenUrl);
   const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
-  const operationsSource = context[contextKey.operationsSource] === undefined ? undefined : text(contextKey.operationsSource);
+  const operationsSource =
+    context[contextKey.operationsSource] === undefined ? undefined : text(contextKey.operationsSource);
 
   let accessTokenType: AccessTokenType = preset?.tokenType ?? DEFAULT_ACCESS_TOKEN_RULES.tokenType;
   const typeRaw = context[contextKey.accessTokenType];
   if (typeRaw !== undefined) {
     const type = typeof typeRaw === 'string' ? accessTokenTypeOf(typeRaw) : undefined;
-    if (type === undefined) problem(contextKey.accessTokenType, `must be ${accessTokenTypes.map((t) => `"${t}"`).join(' or ')}`, typeRaw);
+    if (type === undefined)
+      problem(contextKey.accessTokenType, `must be ${accessTokenTypes.map((t) => `"${t}"`).join(' or ')}`, typeRaw);
     else accessTokenType = type;
   }
 
@@ -251,13 +266,20 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   if (lifetimeRaw !== undefined) {
     const minutes = typeof lifetimeRaw === 'string' && lifetimeRaw.trim() !== '' ? Number(lifetimeRaw) : lifetimeRaw;
     if (typeof minutes !== 'number' || !Number.isInteger(minutes) || minutes < 1 || minutes > maxLifetimeMinutes) {
-      problem(contextKey.accessTokenMaxLifetimeMinutes, `must be a whole number of minutes from 1 to ${maxLifetimeMinutes}`, lifetimeRaw);
+      problem(
+        contextKey.accessTokenMaxLifetimeMinutes,
+        `must be a whole number of minutes from 1 to ${maxLifetimeMinutes}`,
+        lifetimeRaw,
+      );
     } else {
       accessTokenMaxLifetimeMinutes = minutes;
     }
   }
 
-  let clientIdClaim = identityProvider === undefined ? DEFAULT_ACCESS_TOKEN_RULES.clientIdClaim : presetClientIdClaim(identityProvider, issuer);
+  let clientIdClaim =
+    identityProvider === undefined
+      ? DEFAULT_ACCESS_TOKEN_RULES.clientIdClaim
+      : presetClientIdClaim(identityProvider, issuer);
   const claimRaw = context[contextKey.clientIdClaim];
   if (claimRaw !== undefined) {
     const claimProblem = typeof claimRaw === 'string' ? clientIdClaimProblem(claimRaw.trim()) : 'must be a claim name';
@@ -267,9 +289,17 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   let scopeClaims: readonly ScopeClaim[] = preset?.scopeClaims ?? DEFAULT_ACCESS_TOKEN_RULES.scopeClaims;
   const scopeClaimsRaw = context[contextKey.scopeClaims];
   if (scopeClaimsRaw !== undefined) {
-    const names = Array.isArray(scopeClaimsRaw) && scopeClaimsRaw.every((n) => typeof n === 'string') ? scopeClaimsRaw.join(',') : scopeClaimsRaw;
+    const names =
+      Array.isArray(scopeClaimsRaw) && scopeClaimsRaw.every((n) => typeof n === 'string')
+        ? scopeClaimsRaw.join(',')
+        : scopeClaimsRaw;
     const parsed = typeof names === 'string' ? scopeClaimsOf(names) : undefined;
-    if (parsed === undefined) problem(contextKey.scopeClaims, `must name claims among ${scopeClaimNames.join(', ')}, e.g. ["roles"]`, scopeClaimsRaw);
+    if (parsed === undefined)
+      problem(
+        contextKey.scopeClaims,
+        `must name claims among ${scopeClaimNames.join(', ')}, e.g. ["roles"]`,
+        scopeClaimsRaw,
+      );
     else scopeClaims = parsed;
   }
 
@@ -324,7 +354,11 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const publishersRaw = context[contextKey.publishers];
   const publishersObject = publishersRaw === undefined ? undefined : jsonObject(publishersRaw);
   if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
-    problem(contextKey.publishers, `is required: an object {"<client id>": ["<source grant>", ...]}${example(contextKey.publishers)}`, publishersRaw);
+    problem(
+      contextKey.publishers,
+      `is required: an object {"<client id>": ["<source grant>", ...]}${example(contextKey.publishers)}`,
+      publishersRaw,
+    );
   } else {
     try {
       publishers = parsePublishGrants(JSON.stringify(publishersObject));
@@ -361,7 +395,11 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const poolRaw = context[contextKey.consoleUserPool];
   let consoleUserPool: string | undefined;
   if (poolRaw !== undefined) {
-    if (typeof poolRaw !== 'string' || !COGNITO_DOMAIN_PREFIX.test(poolRaw.trim()) || /aws|amazon|cognito/.test(poolRaw)) {
+    if (
+      typeof poolRaw !== 'string' ||
+      !COGNITO_DOMAIN_PREFIX.test(poolRaw.trim()) ||
+      /aws|amazon|cognito/.test(poolRaw)
+    ) {
       problem(
         contextKey.consoleUserPool,
         'must be the sign-in domain prefix for the console\'s user pool: lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen, without "aws", "amazon" or "cognito"',
@@ -377,13 +415,19 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   }
 
   const protection = parseProtectionConfig(context, issues);
-  const cloudFront = { edge: protection.edge.mode === 'cloudfront-waf', console: consoleRaw !== undefined || poolRaw !== undefined };
+  const cloudFront = {
+    edge: protection.edge.mode === 'cloudfront-waf',
+    console: consoleRaw !== undefined || poolRaw !== undefined,
+  };
   const tls = parseTlsConfig(context, issues, cloudFront);
   const egress = parseEgressConfig(context, issues);
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
   const sinkCredentialsRaw = context[contextKey.sinkCredentials];
   if (sinkCredentialsRaw !== undefined) {
-    if (typeof sinkCredentialsRaw === 'string' && SINK_CREDENTIAL_POLICIES.includes(sinkCredentialsRaw.trim() as SinkCredentialPolicy)) {
+    if (
+      typeof sinkCredentialsRaw === 'string' &&
+      SINK_CREDENTIAL_POLICIES.includes(sinkCredentialsRaw.trim() as SinkCredentialPolicy)
+    ) {
       sinkCredentials = sinkCredentialsRaw.trim() as SinkCredentialPolicy;
     } else {
       problem(contextKey.sinkCredentials, `must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}`, sinkCredentialsRaw);
@@ -401,12 +445,17 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const handshakeRaw = context[contextKey.validationHandshake];
   if (handshakeRaw !== undefined) {
     const policy = typeof handshakeRaw === 'string' ? validationHandshakeOf(handshakeRaw) : undefined;
-    if (policy === undefined) problem(contextKey.validationHandshake, `must be ${VALIDATION_HANDSHAKE_CHOICES}`, handshakeRaw);
+    if (policy === undefined)
+      problem(contextKey.validationHandshake, `must be ${VALIDATION_HANDSHAKE_CHOICES}`, handshakeRaw);
     else validationHandshake = policy;
   }
   // The profile takes the partner's OAuth2 grant as its consent; a static token is no such grant.
   // (Derived from the preset, the preset's own rule on sink credentials has said so already.)
-  if (handshakeRaw !== undefined && validationHandshake === 'agreed-for-directory-partners' && sinkCredentials !== 'oauth2-only') {
+  if (
+    handshakeRaw !== undefined &&
+    validationHandshake === 'agreed-for-directory-partners' &&
+    sinkCredentials !== 'oauth2-only'
+  ) {
     problem(
       contextKey.validationHandshake,
       `"${validationHandshake}" needs ${contextKey.sinkCredentials} "oauth2-only" (the partner's OAuth2 grant is its consent)`,
@@ -417,9 +466,18 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   let outboundPorts: readonly number[] = DEFAULT_OUTBOUND_PORTS;
   const portsRaw = context[contextKey.outboundPorts];
   if (portsRaw !== undefined) {
-    const text = Array.isArray(portsRaw) && portsRaw.every((port) => typeof port === 'number' || typeof port === 'string') ? portsRaw.join(',') : portsRaw;
-    const ports = typeof text === 'string' ? parsePortList(text) : typeof text === 'number' ? parsePortList(String(text)) : undefined;
-    if (ports === undefined) problem(contextKey.outboundPorts, 'must be a list of ports from 1 to 65535 (e.g. [443, 8443])', portsRaw);
+    const text =
+      Array.isArray(portsRaw) && portsRaw.every((port) => typeof port === 'number' || typeof port === 'string')
+        ? portsRaw.join(',')
+        : portsRaw;
+    const ports =
+      typeof text === 'string'
+        ? parsePortList(text)
+        : typeof text === 'number'
+          ? parsePortList(String(text))
+          : undefined;
+    if (ports === undefined)
+      problem(contextKey.outboundPorts, 'must be a list of ports from 1 to 65535 (e.g. [443, 8443])', portsRaw);
     else outboundPorts = ports;
   }
 
@@ -432,7 +490,11 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     problem(key, `must be a whole number of bytes from ${min} to ${max}`, raw);
     return undefined;
   };
-  const inlineEventBytes = bytes(contextKey.inlineEventBytes, DEFAULT_INLINE_EVENT_BYTES, SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES);
+  const inlineEventBytes = bytes(
+    contextKey.inlineEventBytes,
+    DEFAULT_INLINE_EVENT_BYTES,
+    SQS_MESSAGE_LIMIT_BYTES - QUEUE_MESSAGE_MARGIN_BYTES,
+  );
   const maxEventBytes = bytes(contextKey.maxEventBytes, 1024, LAMBDA_REQUEST_LIMIT_BYTES);
   const runtime = parseRuntimeSettings(context, issues);
   const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
@@ -493,7 +555,7 @@ const MAX_BATCH_SIZE = 100;
 /** Above this many messages a batch, SQS's event source demands a batching window of at least a second. */
 const MAX_BATCH_SIZE_WITHOUT_WINDOW = 10;
 
-/** The queue-triggered functions of lib/resources.ts and their batching windows as described there. */
+/** The queue-triggered functions of functions/config/resources.ts and their batching windows as described there. */
 export function defaultBatchingWindows(): Record<string, number> {
   const windows: Record<string, number> = {};
   for (const [name, spec] of Object.entries(functionSpecs)) {
@@ -502,7 +564,7 @@ export function defaultBatchingWindows(): Record<string, number> {
   return windows;
 }
 
-/** The queue-triggered functions of lib/resources.ts and their batch sizes as described there. */
+/** The queue-triggered functions of functions/config/resources.ts and their batch sizes as described there. */
 export function defaultBatchSizes(): Record<string, number> {
   const sizes: Record<string, number> = {};
   for (const [name, spec] of Object.entries(functionSpecs)) {
@@ -528,7 +590,11 @@ function parseBatchingWindows(raw: unknown, issues: string[]): Record<string, nu
  */
 const SETTABLE_BATCH_SIZES = ['router'];
 
-function parseBatchSizes(raw: unknown, windows: Readonly<Record<string, number>>, issues: string[]): Record<string, number> {
+function parseBatchSizes(
+  raw: unknown,
+  windows: Readonly<Record<string, number>>,
+  issues: string[],
+): Record<string, number> {
   const key = contextKey.batchSizes;
   const sizes = parsePerQueueFunction(raw, key, defaultBatchSizes(), issues, {
     example: '{"router": 100}',
@@ -567,15 +633,22 @@ function parsePerQueueFunction(
   const names = Object.keys(values);
   const given = jsonObject(raw);
   if (given === undefined) {
-    issues.push(`${key} must be an object of ${bounds.unit} per function, e.g. ${bounds.example}, got ${JSON.stringify(raw)}`);
+    issues.push(
+      `${key} must be an object of ${bounds.unit} per function, e.g. ${bounds.example}, got ${JSON.stringify(raw)}`,
+    );
     return values;
   }
   for (const [name, value] of Object.entries(given)) {
-    if (!names.includes(name)) issues.push(`${key} names "${name}", which is no queue-triggered function (${names.join(', ')})`);
+    if (!names.includes(name))
+      issues.push(`${key} names "${name}", which is no queue-triggered function (${names.join(', ')})`);
     else if (bounds.settable && !bounds.settable.names.includes(name)) {
-      issues.push(`${key} names "${name}", whose ${bounds.settable.what} is fixed: only ${bounds.settable.names.join(', ')} can be set`);
+      issues.push(
+        `${key} names "${name}", whose ${bounds.settable.what} is fixed: only ${bounds.settable.names.join(', ')} can be set`,
+      );
     } else if (typeof value !== 'number' || !Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-      issues.push(`${key} of "${name}" must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got ${JSON.stringify(value)}`);
+      issues.push(
+        `${key} of "${name}" must be a whole number of ${bounds.unit} from ${bounds.min} to ${bounds.max}, got ${JSON.stringify(value)}`,
+      );
     } else values[name] = value;
   }
   return values;
@@ -599,7 +672,9 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.webhookOrigin]: config.webhookOrigin,
     ...(config.operationsSource === undefined ? {} : { [settingEnv.operationsSource]: config.operationsSource }),
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
-    ...(config.inlineEventBytes === undefined ? {} : { [settingEnv.inlineEventBytes]: String(config.inlineEventBytes) }),
+    ...(config.inlineEventBytes === undefined
+      ? {}
+      : { [settingEnv.inlineEventBytes]: String(config.inlineEventBytes) }),
     ...(config.maxEventBytes === undefined ? {} : { [settingEnv.maxEventBytes]: String(config.maxEventBytes) }),
     [settingEnv.entitlements]: JSON.stringify(config.entitlements),
     [settingEnv.publishers]: JSON.stringify(config.publishers),
@@ -607,8 +682,12 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.validationHandshake]: config.validationHandshake,
     [settingEnv.publicBaseUrl]: publicBaseUrl,
     [settingEnv.stackName]: config.stackName,
-    ...(config.protection.publishRatePerMinute === undefined ? {} : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
-    ...(config.protection.manageRatePerMinute === undefined ? {} : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
+    ...(config.protection.publishRatePerMinute === undefined
+      ? {}
+      : { [settingEnv.publishRatePerMinute]: String(config.protection.publishRatePerMinute) }),
+    ...(config.protection.manageRatePerMinute === undefined
+      ? {}
+      : { [settingEnv.manageRatePerMinute]: String(config.protection.manageRatePerMinute) }),
     [settingEnv.sinkCredentials]: config.sinkCredentials,
     [settingEnv.outboundPorts]: config.outboundPorts.join(','),
     ...config.runtimeSettings,
@@ -641,5 +720,7 @@ function jsonObject(value: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as Record<string, unknown>)
+    : undefined;
 }

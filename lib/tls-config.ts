@@ -58,7 +58,11 @@ export interface CloudFrontUse {
 }
 
 /** Validates the TLS settings against the distributions in use, pushing one message per problem onto `issues`. */
-export function parseTlsConfig(context: Readonly<Record<string, unknown>>, issues: string[], uses: CloudFrontUse): TlsConfig {
+export function parseTlsConfig(
+  context: Readonly<Record<string, unknown>>,
+  issues: string[],
+  uses: CloudFrontUse,
+): TlsConfig {
   const key = tlsContextKey;
   const allowRaw = context[key.allowCloudFrontDefaultCertificate];
   const allow = allowRaw === true || allowRaw === 'true';
@@ -99,7 +103,11 @@ interface NameRule {
   readonly allow: boolean;
 }
 
-function cloudFrontName(context: Readonly<Record<string, unknown>>, issues: string[], rule: NameRule): CloudFrontName | undefined {
+function cloudFrontName(
+  context: Readonly<Record<string, unknown>>,
+  issues: string[],
+  rule: NameRule,
+): CloudFrontName | undefined {
   const domain = context[rule.domainKey];
   const certificate = context[rule.certificateKey];
   if (domain === undefined && certificate === undefined) {

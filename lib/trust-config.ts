@@ -32,7 +32,9 @@ export class TrustConfigError extends Error {
 }
 
 export function readTrustConfig(scope: Construct): TrustConfig {
-  const context = Object.fromEntries(Object.values(trustContextKey).map((key) => [key, scope.node.tryGetContext(key) as unknown]));
+  const context = Object.fromEntries(
+    Object.values(trustContextKey).map((key) => [key, scope.node.tryGetContext(key) as unknown]),
+  );
   return parseTrustConfig(context);
 }
 
@@ -49,7 +51,12 @@ export function parseTrustConfig(context: Readonly<Record<string, unknown>>): Tr
             .map((key) => key.trim())
             .filter(Boolean)
         : rawKeys;
-    if (!Array.isArray(list) || !list.every((key): key is string => typeof key === 'string' && (key === STACK_SIGNING_KEY || KMS_KEY_ARN.test(key)))) {
+    if (
+      !Array.isArray(list) ||
+      !list.every(
+        (key): key is string => typeof key === 'string' && (key === STACK_SIGNING_KEY || KMS_KEY_ARN.test(key)),
+      )
+    ) {
       issues.push(
         `${trustContextKey.signingKeys} must list KMS key ARNs and/or "stack", newest first, e.g. ["arn:aws:kms:eu-central-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab","stack"]`,
       );

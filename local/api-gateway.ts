@@ -1,6 +1,6 @@
 /**
  * An HTTP server that behaves like an API Gateway HTTP API with Lambda proxy integrations,
- * payload format 2.0: it matches the routes of lib/resources.ts, hands the handler the event API
+ * payload format 2.0: it matches the routes of functions/config/resources.ts, hands the handler the event API
  * Gateway would build, and writes the handler's result the way API Gateway would. Requests no
  * route matches go to the function marked `defaultRoute` (API Gateway's `$default` route).
  *
@@ -14,9 +14,14 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { HttpRequest, HttpResponse } from '../functions/core/http/messages.js';
 import { mediaTypeOf } from '../functions/core/http/messages.js';
 import { problem, problemResponse, problems, type Problem } from '../functions/core/http/problems.js';
-import { compileRoutes, DEFAULT_ROUTE_KEY, matchRoute, type CompiledRoute } from '../functions/core/http/route-table.js';
+import {
+  compileRoutes,
+  DEFAULT_ROUTE_KEY,
+  matchRoute,
+  type CompiledRoute,
+} from '../functions/core/http/route-table.js';
 import { invokeWithTimeout, type LoadedFunction } from './lambda-runtime.js';
-import { servedPath } from '../lib/resources.js';
+import { servedPath } from '../functions/config/resources.js';
 
 /** API Gateway's payload limit for HTTP APIs ("Payload size: 10 MB", HTTP API quotas). */
 export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -62,10 +67,13 @@ export interface ApiGateway {
 }
 
 /**
- * `servedPath` says where a route of lib/resources.ts is served (default: under the API's base
+ * `servedPath` says where a route of functions/config/resources.ts is served (default: under the API's base
  * path, as in AWS); the route keys in events are those of the served paths, as API Gateway's are.
  */
-export function createApiGateway(log: (line: string) => void, servedPathOf: (path: string) => string = servedPath): ApiGateway {
+export function createApiGateway(
+  log: (line: string) => void,
+  servedPathOf: (path: string) => string = servedPath,
+): ApiGateway {
   let routes: CompiledRoute<LoadedFunction>[] | undefined;
   let defaultFunction: LoadedFunction | undefined;
   let local: readonly LocalRoute[] = [];
@@ -105,17 +113,32 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
       }
       const hostFault = hostHeaderFault(req);
       if (hostFault) {
-        writeHttpResponse(res, problemResponse(problems.badRequest('invalid-host', 'Bad Request', hostFault), { connection: 'close' }), requestId);
+        writeHttpResponse(
+          res,
+          problemResponse(problems.badRequest('invalid-host', 'Bad Request', hostFault), { connection: 'close' }),
+          requestId,
+        );
         return finish(400);
       }
       const body = await readBody(req);
       if (body === 'aborted') {
         // The client went away mid-body: nothing to answer, nobody to answer to, and not our failure.
-        log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'client aborted the request', method: req.method, path, requestId }));
+        log(
+          JSON.stringify({
+            level: 'info',
+            time: new Date().toISOString(),
+            message: 'client aborted the request',
+            method: req.method,
+            path,
+            requestId,
+          }),
+        );
         return;
       }
       if (body === 'too-large') {
-        const problem = problems.payloadTooLarge(`The request body exceeds API Gateway's limit of ${MAX_REQUEST_BYTES} bytes.`);
+        const problem = problems.payloadTooLarge(
+          `The request body exceeds API Gateway's limit of ${MAX_REQUEST_BYTES} bytes.`,
+        );
         writeHttpResponse(res, problemResponse(problem, { connection: 'close' }), requestId);
         return finish(413);
       }
@@ -129,14 +152,20 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
         const route = localMatches.find((candidate) => candidate.method === req.method);
         const response = route
           ? await route.handle(toLocalRequest(req, path, body))
-          : problemResponse(problems.methodNotAllowed(localMatches.map((r) => r.method)), { allow: localMatches.map((r) => r.method).join(', ') });
+          : problemResponse(problems.methodNotAllowed(localMatches.map((r) => r.method)), {
+              allow: localMatches.map((r) => r.method).join(', '),
+            });
         writeHttpResponse(res, response, requestId);
         return finish(response.status);
       }
       const routed = matchRoute(routes, req.method ?? 'GET', path);
       // Parameters only when the template has some, as API Gateway leaves `pathParameters` out otherwise.
       const match = routed
-        ? { routeKey: routed.routeKey, fn: routed.tag, pathParameters: Object.keys(routed.pathParameters).length > 0 ? routed.pathParameters : undefined }
+        ? {
+            routeKey: routed.routeKey,
+            fn: routed.tag,
+            pathParameters: Object.keys(routed.pathParameters).length > 0 ? routed.pathParameters : undefined,
+          }
         : defaultFunction && { routeKey: DEFAULT_ROUTE_KEY, fn: defaultFunction, pathParameters: undefined };
       if (!match) {
         writeMessage(res, 404, 'Not Found', requestId);
@@ -175,7 +204,10 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
             function: match.fn.name,
             routeKey,
             requestId,
-            error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { message: String(error) },
+            error:
+              error instanceof Error
+                ? { name: error.name, message: error.message, stack: error.stack }
+                : { message: String(error) },
           }),
         );
         writeMessage(res, 500, 'Internal Server Error', requestId);
@@ -199,7 +231,16 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
       finish(status);
     })().catch((error: unknown) => {
       // A local route that throws, or a broken socket; function failures are answered above.
-      log(JSON.stringify({ level: 'error', time: new Date().toISOString(), message: 'request failed', path, requestId, error: String(error) }));
+      log(
+        JSON.stringify({
+          level: 'error',
+          time: new Date().toISOString(),
+          message: 'request failed',
+          path,
+          requestId,
+          error: String(error),
+        }),
+      );
       if (res.headersSent) return res.destroy();
       writeMessage(res, 500, 'Internal Server Error', requestId);
       finish(500);
@@ -211,14 +252,32 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, log));
   // Without a listener Node closes a CONNECT's connection without a word; Koerier is no proxy.
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
-    const notServed = problem(405, 'method-not-allowed', 'Method Not Allowed', `Koerier is not a proxy: CONNECT is not served. Allowed: ${SERVED_METHODS}.`);
-    log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'malformed request refused', status: 405, code: 'CONNECT' }));
+    const notServed = problem(
+      405,
+      'method-not-allowed',
+      'Method Not Allowed',
+      `Koerier is not a proxy: CONNECT is not served. Allowed: ${SERVED_METHODS}.`,
+    );
+    log(
+      JSON.stringify({
+        level: 'info',
+        time: new Date().toISOString(),
+        message: 'malformed request refused',
+        status: 405,
+        code: 'CONNECT',
+      }),
+    );
     writeRawProblem(socket, notServed, { allow: SERVED_METHODS, 'apigw-requestid': apiGatewayRequestId() });
   });
   // An Expect other than 100-continue: Node's own answer is an empty 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const requestId = apiGatewayRequestId();
-    const unmet = problem(417, 'expectation-failed', 'Expectation Failed', 'Only "Expect: 100-continue" is understood.');
+    const unmet = problem(
+      417,
+      'expectation-failed',
+      'Expectation Failed',
+      'Only "Expect: 100-continue" is understood.',
+    );
     log(
       JSON.stringify({
         level: 'info',
@@ -243,7 +302,8 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
     server,
     mount(functions, localRoutes = []) {
       const defaults = functions.filter((fn) => fn.spec.defaultRoute);
-      if (defaults.length > 1) throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
+      if (defaults.length > 1)
+        throw new Error(`more than one function claims the default route: ${defaults.map((fn) => fn.name).join(', ')}`);
       defaultFunction = defaults[0];
       local = localRoutes;
       routes = compileFunctionRoutes(functions, servedPathOf);
@@ -251,8 +311,15 @@ export function createApiGateway(log: (line: string) => void, servedPathOf: (pat
   };
 }
 
-function compileFunctionRoutes(functions: readonly LoadedFunction[], servedPathOf: (path: string) => string): CompiledRoute<LoadedFunction>[] {
-  return compileRoutes(functions.flatMap((fn) => (fn.spec.routes ?? []).map((route) => ({ method: route.method, path: servedPathOf(route.path), tag: fn }))));
+function compileFunctionRoutes(
+  functions: readonly LoadedFunction[],
+  servedPathOf: (path: string) => string,
+): CompiledRoute<LoadedFunction>[] {
+  return compileRoutes(
+    functions.flatMap((fn) =>
+      (fn.spec.routes ?? []).map((route) => ({ method: route.method, path: servedPathOf(route.path), tag: fn })),
+    ),
+  );
 }
 
 export interface IncomingForEvent {
@@ -288,7 +355,8 @@ export function apiGatewayEvent(request: IncomingForEvent): APIGatewayProxyEvent
   headers['x-forwarded-for'] = request.sourceIp;
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-port'] = /:(\d+)$/.exec(host)?.[1] ?? '80';
-  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(request.now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  headers['x-amzn-trace-id'] ??=
+    `Root=1-${Math.floor(request.now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
 
   const queryStringParameters = queryParameters(rawQueryString);
   const text = isTextContent(headers['content-type']);
@@ -318,7 +386,9 @@ export function apiGatewayEvent(request: IncomingForEvent): APIGatewayProxyEvent
       time: apiGatewayTime(request.now),
       timeEpoch: request.now.getTime(),
     },
-    ...(request.body.length > 0 ? { body: text ? request.body.toString('utf8') : request.body.toString('base64') } : {}),
+    ...(request.body.length > 0
+      ? { body: text ? request.body.toString('utf8') : request.body.toString('base64') }
+      : {}),
     ...(request.pathParameters ? { pathParameters: request.pathParameters } : {}),
     isBase64Encoded: request.body.length > 0 && !text,
   };
@@ -331,7 +401,12 @@ export function apiGatewayEvent(request: IncomingForEvent): APIGatewayProxyEvent
  */
 export function isTextContent(contentType: string | undefined): boolean {
   const media = mediaTypeOf(contentType);
-  return media.startsWith('text/') || media === 'application/json' || media === 'application/xml' || media === 'application/javascript';
+  return (
+    media.startsWith('text/') ||
+    media === 'application/json' ||
+    media === 'application/xml' ||
+    media === 'application/javascript'
+  );
 }
 
 /** Header names lower-cased; a repeated header's values joined with commas, as API Gateway does. */
@@ -432,19 +507,41 @@ function hostHeaderFault(req: IncomingMessage): string | undefined {
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: (line: string) => void): void {
   const code = error.code ?? 'unknown';
-  const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT' ? 408 : 400;
+  const status =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? 431
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_HEADERS_TIMEOUT'
+        ? 408
+        : 400;
   // A quiet line: a malformed request is the client's doing, not a failure of the host.
-  log(JSON.stringify({ level: 'info', time: new Date().toISOString(), message: 'malformed request refused', status, code }));
+  log(
+    JSON.stringify({
+      level: 'info',
+      time: new Date().toISOString(),
+      message: 'malformed request refused',
+      status,
+      code,
+    }),
+  );
   if (code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const refused: Problem =
     status === 431
-      ? problem(431, 'request-header-fields-too-large', 'Request Header Fields Too Large', 'The request line and headers are larger than the server accepts.')
+      ? problem(
+          431,
+          'request-header-fields-too-large',
+          'Request Header Fields Too Large',
+          'The request line and headers are larger than the server accepts.',
+        )
       : status === 408
         ? problem(408, 'request-timeout', 'Request Timeout', 'The request did not arrive in time.')
-        : problems.badRequest('malformed-request', 'Bad Request', 'The request is not valid HTTP/1.1 (framing, line endings or header syntax).');
+        : problems.badRequest(
+            'malformed-request',
+            'Bad Request',
+            'The request is not valid HTTP/1.1 (framing, line endings or header syntax).',
+          );
   writeRawProblem(socket, refused);
 }
 
@@ -486,7 +583,11 @@ function writeHttpResponse(res: ServerResponse, response: HttpResponse, requestI
 
 /** API Gateway's own error bodies, e.g. `{"message":"Internal Server Error"}`. */
 function writeMessage(res: ServerResponse, status: number, message: string, requestId: string): void {
-  writeHttpResponse(res, { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) }, requestId);
+  writeHttpResponse(
+    res,
+    { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) },
+    requestId,
+  );
 }
 
 /**
@@ -494,7 +595,11 @@ function writeMessage(res: ServerResponse, status: number, message: string, requ
  * is a 200 whose JSON body is the value itself (a string is sent as is).
  */
 function writeLambdaResult(res: ServerResponse, result: unknown, requestId: string): number {
-  if (result !== null && typeof result === 'object' && typeof (result as { statusCode?: unknown }).statusCode === 'number') {
+  if (
+    result !== null &&
+    typeof result === 'object' &&
+    typeof (result as { statusCode?: unknown }).statusCode === 'number'
+  ) {
     const structured = result as APIGatewayProxyStructuredResultV2;
     const status = structured.statusCode ?? 200;
     res.statusCode = status;

@@ -7,7 +7,10 @@ import type { KoerierHost } from './host.js';
  * code is shown: it is good only while this start runs, and only to someone on this machine.
  */
 export function banner(
-  host: Pick<KoerierHost, 'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig' | 'signInCode' | 'signInCodeFile'>,
+  host: Pick<
+    KoerierHost,
+    'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig' | 'signInCode' | 'signInCodeFile'
+  >,
   fresh: boolean,
 ): string {
   const clients = Object.entries(host.localConfig.clients);

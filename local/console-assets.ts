@@ -10,11 +10,12 @@ import type { HttpResponse } from '../functions/core/http/messages.js';
 import type { LocalRoute } from './api-gateway.js';
 import { CONSOLE_SCOPES } from '../functions/core/auth/access-tokens.js';
 import { CONSOLE_CLIENT_ID } from './dev-sign-in.js';
-import { API_BASE_PATH } from '../lib/resources.js';
+import { API_BASE_PATH } from '../functions/config/resources.js';
 
 const CONSOLE_DIR = fileURLToPath(new URL('../console/', import.meta.url));
 /** What the console may load: its own files, and calls to this host's API. No inline script. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'";
 
 export function consolePath(): string {
   return '/console/';
@@ -57,9 +58,21 @@ export function consoleRoutes(hostUrl: string): LocalRoute[] {
     tokenEndpoint: `${hostUrl}/oauth/token`,
   };
   return [
-    { method: 'GET', path: '/console', handle: async () => ({ status: 301, headers: { location: consolePath() }, body: '' }) },
-    { method: 'GET', path: '/console/', handle: async () => asset(await file('index.html'), 'text/html; charset=utf-8') },
-    { method: 'GET', path: '/console/console.css', handle: async () => asset(await file('console.css'), 'text/css; charset=utf-8') },
+    {
+      method: 'GET',
+      path: '/console',
+      handle: async () => ({ status: 301, headers: { location: consolePath() }, body: '' }),
+    },
+    {
+      method: 'GET',
+      path: '/console/',
+      handle: async () => asset(await file('index.html'), 'text/html; charset=utf-8'),
+    },
+    {
+      method: 'GET',
+      path: '/console/console.css',
+      handle: async () => asset(await file('console.css'), 'text/css; charset=utf-8'),
+    },
     {
       method: 'GET',
       path: '/console/console.js',
@@ -68,6 +81,10 @@ export function consoleRoutes(hostUrl: string): LocalRoute[] {
         return asset(await bundle, 'text/javascript; charset=utf-8');
       },
     },
-    { method: 'GET', path: '/console/config.json', handle: async () => asset(JSON.stringify(config), 'application/json') },
+    {
+      method: 'GET',
+      path: '/console/config.json',
+      handle: async () => asset(JSON.stringify(config), 'application/json'),
+    },
   ];
 }

@@ -52,7 +52,11 @@ export async function createDevIdentity(options: {
     const scopeClaim = rules.scopeClaims[0] ?? 'scope';
     const scopeValue = scopeClaim === 'scope' ? scopes.join(' ') : [...scopes];
     return new SignJWT({ client_id: clientId, [rules.clientIdClaim]: clientId, [scopeClaim]: scopeValue })
-      .setProtectedHeader({ alg: ALGORITHM, ...(publicJwk.kid === undefined ? {} : { kid: publicJwk.kid }), typ: rules.tokenType })
+      .setProtectedHeader({
+        alg: ALGORITHM,
+        ...(publicJwk.kid === undefined ? {} : { kid: publicJwk.kid }),
+        typ: rules.tokenType,
+      })
       .setIssuer(options.issuer)
       .setAudience(options.audience)
       .setSubject(clientId)
@@ -87,7 +91,8 @@ async function loadOrCreateSigningKey(stateDir: string): Promise<{ privateKey: C
   try {
     privateJwk = JSON.parse(await readFile(path, 'utf8')) as JWK;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read the development signing key ${path}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new Error(`cannot read the development signing key ${path}`, { cause: error });
     const pair = await generateKeyPair(ALGORITHM, { extractable: true });
     privateJwk = await exportJWK(pair.privateKey);
     privateJwk.kid = await calculateJwkThumbprint(privateJwk);
@@ -102,7 +107,11 @@ async function loadOrCreateSigningKey(stateDir: string): Promise<{ privateKey: C
 type TokenRequestOutcome = { clientId: string; scopes: string[] } | { error: HttpResponse };
 
 /** RFC 6749 §4.4.2 and §2.3.1 (and §4.1.3 for the console's sign-in), with the error responses of §5.2. */
-function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string, DevClientConfig>>, signIn: DevSignIn | undefined): TokenRequestOutcome {
+function checkTokenRequest(
+  request: HttpRequest,
+  clients: Readonly<Record<string, DevClientConfig>>,
+  signIn: DevSignIn | undefined,
+): TokenRequestOutcome {
   if (mediaTypeOf(request.headers['content-type']) !== 'application/x-www-form-urlencoded') {
     return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded.');
   }
@@ -115,10 +124,16 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
   if (!grantType) return oauthError(400, 'invalid_request', 'The parameter "grant_type" is required.');
   if (grantType === 'authorization_code' && signIn) {
     const exchanged = signIn.exchange(form);
-    return 'error' in exchanged ? oauthError(exchanged.error === 'invalid_client' ? 401 : 400, exchanged.error, exchanged.description) : exchanged;
+    return 'error' in exchanged
+      ? oauthError(exchanged.error === 'invalid_client' ? 401 : 400, exchanged.error, exchanged.description)
+      : exchanged;
   }
   if (grantType !== 'client_credentials') {
-    return oauthError(400, 'unsupported_grant_type', 'Only the client_credentials grant is supported (and authorization_code for the console).');
+    return oauthError(
+      400,
+      'unsupported_grant_type',
+      'Only the client_credentials grant is supported (and authorization_code for the console).',
+    );
   }
 
   const authorization = request.headers['authorization'];
@@ -127,10 +142,15 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
   let credentials: { id: string; secret: string } | undefined;
   if (authorization !== undefined) {
     if (formSecret !== null) {
-      return oauthError(400, 'invalid_request', 'Use one client authentication method: HTTP Basic or the form, not both.');
+      return oauthError(
+        400,
+        'invalid_request',
+        'Use one client authentication method: HTTP Basic or the form, not both.',
+      );
     }
     credentials = basicCredentials(authorization);
-    if (!credentials) return oauthError(401, 'invalid_client', 'The Authorization header must be HTTP Basic client credentials.');
+    if (!credentials)
+      return oauthError(401, 'invalid_client', 'The Authorization header must be HTTP Basic client credentials.');
     if (formId !== null && formId !== credentials.id) {
       return oauthError(400, 'invalid_request', 'client_id in the form differs from the authenticated client.');
     }
@@ -138,7 +158,11 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
     credentials = { id: formId, secret: formSecret };
   } else {
     // Confidential clients only (EDU-2): a client_id alone is no authentication.
-    return oauthError(401, 'invalid_client', 'Client authentication is required (client_secret_basic or client_secret_post).');
+    return oauthError(
+      401,
+      'invalid_client',
+      'Client authentication is required (client_secret_basic or client_secret_post).',
+    );
   }
 
   // Own properties only: `__proto__` or `constructor` is no client.
@@ -150,7 +174,8 @@ function checkTokenRequest(request: HttpRequest, clients: Readonly<Record<string
   const requested = (form.get('scope') ?? '').split(' ').filter(Boolean);
   if (requested.length === 0) return { clientId: credentials.id, scopes: [...client.scopes] };
   const notGranted = requested.filter((scope) => !client.scopes.includes(scope));
-  if (notGranted.length > 0) return oauthError(400, 'invalid_scope', `The client may not request: ${notGranted.join(' ')}.`);
+  if (notGranted.length > 0)
+    return oauthError(400, 'invalid_scope', `The client may not request: ${notGranted.join(' ')}.`);
   return { clientId: credentials.id, scopes: [...new Set(requested)] };
 }
 
@@ -188,7 +213,12 @@ function oauthError(status: 400 | 401, error: string, description: string): { er
 function tokenResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return {
     status,
-    headers: { 'content-type': 'application/json;charset=UTF-8', 'cache-control': 'no-store', pragma: 'no-cache', ...headers },
+    headers: {
+      'content-type': 'application/json;charset=UTF-8',
+      'cache-control': 'no-store',
+      pragma: 'no-cache',
+      ...headers,
+    },
     body: JSON.stringify(body),
   };
 }

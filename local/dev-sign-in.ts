@@ -65,15 +65,23 @@ export function createDevSignIn(options: {
   const redirectUri = options.consoleUrl;
 
   /** The request's parameters, checked: a bad client or redirect is shown, never redirected to (RFC 6749 §4.1.2.1). */
-  const checkParameters = (params: URLSearchParams): { state: string; codeChallenge: string; requested: string[] } | { page: HttpResponse } => {
-    if (params.get('client_id') !== CONSOLE_CLIENT_ID) return { page: errorPage(`Unknown client. Only ${CONSOLE_CLIENT_ID} signs in here.`) };
-    if (params.get('redirect_uri') !== redirectUri) return { page: errorPage(`The redirect URI must be ${redirectUri}.`) };
+  const checkParameters = (
+    params: URLSearchParams,
+  ): { state: string; codeChallenge: string; requested: string[] } | { page: HttpResponse } => {
+    if (params.get('client_id') !== CONSOLE_CLIENT_ID)
+      return { page: errorPage(`Unknown client. Only ${CONSOLE_CLIENT_ID} signs in here.`) };
+    if (params.get('redirect_uri') !== redirectUri)
+      return { page: errorPage(`The redirect URI must be ${redirectUri}.`) };
     if (params.get('response_type') !== 'code') return { page: errorPage('response_type must be "code".') };
     const codeChallenge = params.get('code_challenge') ?? '';
     if (params.get('code_challenge_method') !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
       return { page: errorPage('PKCE is required: code_challenge_method S256 and a 43-character code_challenge.') };
     }
-    return { state: params.get('state') ?? '', codeChallenge, requested: (params.get('scope') ?? '').split(' ').filter(Boolean) };
+    return {
+      state: params.get('state') ?? '',
+      codeChallenge,
+      requested: (params.get('scope') ?? '').split(' ').filter(Boolean),
+    };
   };
 
   return {
@@ -101,7 +109,13 @@ export function createDevSignIn(options: {
       const scopes = client.scopes.filter((scope) => wanted.includes(scope));
       for (const [code, pending] of codes) if (pending.expiresAt <= now()) codes.delete(code);
       const code = randomBytes(24).toString('base64url');
-      codes.set(code, { clientId, scopes, codeChallenge: checked.codeChallenge, redirectUri, expiresAt: now() + CODE_LIFETIME_MS });
+      codes.set(code, {
+        clientId,
+        scopes,
+        codeChallenge: checked.codeChallenge,
+        redirectUri,
+        expiresAt: now() + CODE_LIFETIME_MS,
+      });
       const target = new URL(redirectUri);
       target.searchParams.set('code', code);
       if (checked.state) target.searchParams.set('state', checked.state);
@@ -113,8 +127,10 @@ export function createDevSignIn(options: {
       const pending = codes.get(code);
       // Good once, whatever happens next (RFC 6749 §4.1.2).
       codes.delete(code);
-      if (!pending || pending.expiresAt <= now()) return { error: 'invalid_grant', description: 'The code is unknown, used or expired.' };
-      if (form.get('client_id') !== CONSOLE_CLIENT_ID) return { error: 'invalid_client', description: `The code was issued to ${CONSOLE_CLIENT_ID}.` };
+      if (!pending || pending.expiresAt <= now())
+        return { error: 'invalid_grant', description: 'The code is unknown, used or expired.' };
+      if (form.get('client_id') !== CONSOLE_CLIENT_ID)
+        return { error: 'invalid_client', description: `The code was issued to ${CONSOLE_CLIENT_ID}.` };
       if (form.get('redirect_uri') !== pending.redirectUri)
         return { error: 'invalid_grant', description: 'redirect_uri differs from the authorization request.' };
       const verifier = form.get('code_verifier') ?? '';
@@ -139,7 +155,15 @@ function sameText(a: string, b: string): boolean {
 const SIGN_IN_TITLE = 'Aanmelden — Koerier (ontwikkelomgeving)';
 
 function signInForm(params: URLSearchParams, clientIds: readonly string[], problem?: 'wrong-code'): string {
-  const hidden = ['client_id', 'redirect_uri', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope']
+  const hidden = [
+    'client_id',
+    'redirect_uri',
+    'response_type',
+    'code_challenge',
+    'code_challenge_method',
+    'state',
+    'scope',
+  ]
     .map((name) => `<input type="hidden" name="${name}" value="${escapeHtml(params.get(name) ?? '')}">`)
     .join('');
   const chosen = clientIds.includes(params.get('user') ?? '') ? params.get('user') : clientIds[0];
@@ -166,7 +190,11 @@ function signInForm(params: URLSearchParams, clientIds: readonly string[], probl
 }
 
 function errorPage(message: string): HttpResponse {
-  return htmlPage(400, 'Aanmelden mislukt — Koerier', `<h1>Aanmelden mislukt <span lang="en">(sign-in failed)</span></h1><p>${escapeHtml(message)}</p>`);
+  return htmlPage(
+    400,
+    'Aanmelden mislukt — Koerier',
+    `<h1>Aanmelden mislukt <span lang="en">(sign-in failed)</span></h1><p>${escapeHtml(message)}</p>`,
+  );
 }
 
 function htmlPage(status: number, title: string, main: string): HttpResponse {
@@ -175,7 +203,8 @@ function htmlPage(status: number, title: string, main: string): HttpResponse {
     headers: {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
-      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+      'content-security-policy':
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
     },
     body: `<!doctype html><html lang="nl"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font:1rem/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}button{font:inherit;padding:.5rem 1rem;margin-top:1rem;background:#154273;color:#fff;border:0;border-radius:4px}fieldset{margin:1rem 0}.code{margin-top:1.5rem}.code label{font-weight:600}[role=alert]{color:#a4262c}.code p{margin:.25rem 0 .5rem}.code input{font:1.25rem/1.5 ui-monospace,monospace;padding:.25rem .5rem;letter-spacing:.1em}</style>

@@ -14,7 +14,9 @@
 import { createRequire } from 'node:module';
 
 interface AbstractLevelModule {
-  readonly AbstractLevel: { prototype: { attachResource(resource: unknown): void; detachResource(resource: unknown): void } };
+  readonly AbstractLevel: {
+    prototype: { attachResource(resource: unknown): void; detachResource(resource: unknown): void };
+  };
   readonly AbstractIterator: { prototype: object };
 }
 
@@ -48,7 +50,8 @@ export function installDynaliteShims(): void {
       return { done: true, value: undefined };
     };
   }
-  const isIterator = (resource: unknown) => typeof resource === 'object' && resource !== null && Object.prototype.isPrototypeOf.call(iteratorBase, resource);
+  const isIterator = (resource: unknown) =>
+    typeof resource === 'object' && resource !== null && Object.prototype.isPrototypeOf.call(iteratorBase, resource);
   // abstract-level registers every open iterator with its database and removes it on close().
   const { attachResource, detachResource } = AbstractLevel.prototype;
   AbstractLevel.prototype.attachResource = function (resource: unknown) {

@@ -1,13 +1,13 @@
 /**
  * The AWS services of the laptop host: dynalite (DynamoDB), local-aws-sqs (SQS) and s3rver (S3),
  * in this process, on free loopback ports, with every table, queue and bucket of
- * lib/resources.ts created under its `localName`. The real AWS SDK v3 clients reach them through
+ * functions/config/resources.ts created under its `localName`. The real AWS SDK v3 clients reach them through
  * the standard service-specific endpoint variables in `awsEnvironment`.
  *
  * State: with a `stateDir`, DynamoDB lives in LevelDB under `<stateDir>/dynamodb`, S3 in files
  * under `<stateDir>/s3`, and the messages of the in-memory SQS emulator in a journal and snapshot
  * under `<stateDir>/sqs` (local/sqs-journal.ts); all three survive a restart. Queues themselves are
- * recreated from lib/resources.ts on every start and their messages put back. Without a
+ * recreated from functions/config/resources.ts on every start and their messages put back. Without a
  * `stateDir`, DynamoDB and SQS are in memory and S3 uses a temporary directory removed on stop.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -42,7 +42,7 @@ import {
   type QueueName,
   type TableName,
   type TableSpec,
-} from '../lib/resources.js';
+} from '../functions/config/resources.js';
 import { installDynaliteShims } from './dynalite-shims.js';
 import { installSqsEmulatorShims, type ArrivalListener } from './sqs-emulator-shims.js';
 import { openSqsJournal } from './sqs-journal.js';
@@ -55,7 +55,7 @@ export interface Emulators {
   readonly awsEnvironment: Record<string, string>;
   /** Region, endpoint and credentials of one emulator, as the SDK's clients take them (functions/aws/clients.ts). */
   clientSettings(service: keyof Emulators['endpoints']): EmulatorClientSettings;
-  /** Every resourceEnv variable of lib/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
+  /** Every resourceEnv variable of functions/config/resources.ts (tables, queue URLs, DLQ URLs, buckets, keys) → local value. */
   readonly resourceEnvironment: Record<string, string>;
   /** Deletes expired items of the tables with a TTL attribute, as DynamoDB's TTL does. */
   readonly ttlSweeper: TtlSweeper;
@@ -161,8 +161,16 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       s3: `http://${LOOPBACK}:${s3Address.port}`,
     };
     const resourceEnvironment = await createResources(endpoints);
-    const sweeperClient = new DynamoDBClient({ region: LOCAL_REGION, credentials: DUMMY_CREDENTIALS, endpoint: endpoints.dynamodb });
-    const ttlSweeper = startTtlSweeper({ client: sweeperClient, log: options.log, ...(options.ttlSweep === false ? { periodic: false } : options.ttlSweep) });
+    const sweeperClient = new DynamoDBClient({
+      region: LOCAL_REGION,
+      credentials: DUMMY_CREDENTIALS,
+      endpoint: endpoints.dynamodb,
+    });
+    const ttlSweeper = startTtlSweeper({
+      client: sweeperClient,
+      log: options.log,
+      ...(options.ttlSweep === false ? { periodic: false } : options.ttlSweep),
+    });
     // Stops run in reverse order: this one before dynalite closes.
     stops.push(async () => {
       await ttlSweeper.stop();
@@ -189,7 +197,11 @@ export async function startEmulators(options: EmulatorOptions = {}): Promise<Emu
       region: LOCAL_REGION,
       endpoints,
       awsEnvironment: awsEnvironmentFor(endpoints),
-      clientSettings: (service) => ({ region: LOCAL_REGION, endpoint: endpoints[service], credentials: DUMMY_CREDENTIALS }),
+      clientSettings: (service) => ({
+        region: LOCAL_REGION,
+        endpoint: endpoints[service],
+        credentials: DUMMY_CREDENTIALS,
+      }),
       resourceEnvironment,
       restoredMessages,
       onSqsArrival: (listener) => shims.onArrival(listener),
@@ -267,7 +279,10 @@ async function ensureTable(client: DynamoDBClient, tableName: string, spec: Tabl
     const keySchema = (partitionKey: KeySpec, sortKey?: KeySpec): KeySchemaElement[] => {
       attributes.set(partitionKey.name, partitionKey);
       if (sortKey) attributes.set(sortKey.name, sortKey);
-      return [{ AttributeName: partitionKey.name, KeyType: 'HASH' }, ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : [])];
+      return [
+        { AttributeName: partitionKey.name, KeyType: 'HASH' },
+        ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+      ];
     };
     const tableKeys = keySchema(spec.partitionKey, spec.sortKey);
     const indexes = (spec.globalIndexes ?? []).map((index) => ({
@@ -275,7 +290,10 @@ async function ensureTable(client: DynamoDBClient, tableName: string, spec: Tabl
       KeySchema: keySchema(index.partitionKey, index.sortKey),
       Projection: { ProjectionType: 'ALL' as const },
     }));
-    const definitions: AttributeDefinition[] = [...attributes.values()].map((a) => ({ AttributeName: a.name, AttributeType: a.type }));
+    const definitions: AttributeDefinition[] = [...attributes.values()].map((a) => ({
+      AttributeName: a.name,
+      AttributeType: a.type,
+    }));
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
@@ -307,29 +325,42 @@ async function describeTable(client: DynamoDBClient, tableName: string): Promise
 
 /** A persisted table from an older resource description would fail in confusing ways later. */
 function assertSameShape(tableName: string, table: TableDescription, spec: TableSpec): void {
-  const keysOf = (schema: KeySchemaElement[] | undefined) => (schema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
-  const wantedKeys = (partitionKey: KeySpec, sortKey?: KeySpec) => [`${partitionKey.name}:HASH`, ...(sortKey ? [`${sortKey.name}:RANGE`] : [])].join(',');
-  const actual = [keysOf(table.KeySchema), ...(table.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName}(${keysOf(i.KeySchema)})`).sort()];
+  const keysOf = (schema: KeySchemaElement[] | undefined) =>
+    (schema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(',');
+  const wantedKeys = (partitionKey: KeySpec, sortKey?: KeySpec) =>
+    [`${partitionKey.name}:HASH`, ...(sortKey ? [`${sortKey.name}:RANGE`] : [])].join(',');
+  const actual = [
+    keysOf(table.KeySchema),
+    ...(table.GlobalSecondaryIndexes ?? []).map((i) => `${i.IndexName}(${keysOf(i.KeySchema)})`).sort(),
+  ];
   const wanted = [
     wantedKeys(spec.partitionKey, spec.sortKey),
     ...(spec.globalIndexes ?? []).map((i) => `${i.name}(${wantedKeys(i.partitionKey, i.sortKey)})`).sort(),
   ];
   if (actual.join(' ') !== wanted.join(' ')) {
     throw new Error(
-      `DynamoDB table ${tableName} in the state directory has keys/indexes [${actual.join(' ')}] but lib/resources.ts ` +
+      `DynamoDB table ${tableName} in the state directory has keys/indexes [${actual.join(' ')}] but functions/config/resources.ts ` +
         `describes [${wanted.join(' ')}]; start with --fresh to recreate the local state`,
     );
   }
 }
 
-async function createQueueWithDeadLetterQueue(client: SQSClient, name: QueueName): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
+async function createQueueWithDeadLetterQueue(
+  client: SQSClient,
+  name: QueueName,
+): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const spec = queues[name];
   const retention = String(spec.retentionSeconds);
   const deadLetter = await client.send(
-    new CreateQueueCommand({ QueueName: localName.deadLetterQueue(name), Attributes: { MessageRetentionPeriod: retention } }),
+    new CreateQueueCommand({
+      QueueName: localName.deadLetterQueue(name),
+      Attributes: { MessageRetentionPeriod: retention },
+    }),
   );
   const deadLetterQueueUrl = required(deadLetter.QueueUrl, 'dead-letter queue URL');
-  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: deadLetterQueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const queue = await client.send(
     new CreateQueueCommand({
       QueueName: localName.queue(name),

@@ -81,7 +81,9 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
   const ownClient = !options.client;
   const client = options.client ?? createSqsClient();
   const queueName = options.queueUrl.split('/').at(-1) ?? options.queueUrl;
-  const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: options.queueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const queueArn = Attributes?.QueueArn ?? `arn:aws:sqs:${LOCAL_REGION}:000000000000:${queueName}`;
 
   const stopping = new AbortController();
@@ -112,7 +114,16 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     });
   };
   const write = (level: string, message: string, fields: Record<string, unknown>) =>
-    log(JSON.stringify({ level, time: new Date().toISOString(), message, function: fn.name, queue: queueName, ...fields }));
+    log(
+      JSON.stringify({
+        level,
+        time: new Date().toISOString(),
+        message,
+        function: fn.name,
+        queue: queueName,
+        ...fields,
+      }),
+    );
 
   /**
    * A long poll of up to `waitSeconds`, made on this side: local-aws-sqs ends a long poll only when
@@ -156,7 +167,8 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
         throw error;
       }
       messages.push(...more);
-      if (more.length === 0 && remainingSeconds === 0) await sleep(Math.min(100, windowEnds - Date.now()), stopping.signal);
+      if (more.length === 0 && remainingSeconds === 0)
+        await sleep(Math.min(100, windowEnds - Date.now()), stopping.signal);
     }
     return messages;
   };
@@ -170,7 +182,8 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
     } catch (error) {
       write('error', 'function failed; the whole batch returns to the queue', {
         received: messages.length,
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        error:
+          error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
       });
       return;
     }
@@ -183,7 +196,8 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
           Entries: chunk.map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle })),
         }),
       );
-      if (result.Failed && result.Failed.length > 0) write('warn', 'some processed messages could not be deleted', { failedDeletes: result.Failed.length });
+      if (result.Failed && result.Failed.length > 0)
+        write('warn', 'some processed messages could not be deleted', { failedDeletes: result.Failed.length });
     }
     write('info', 'batch', { received: messages.length, failed: failedIds.size, ms: Date.now() - started });
   };
@@ -211,7 +225,9 @@ export async function startPoller(options: PollerOptions): Promise<Poller> {
         messages = await receiveBatch();
       } catch (error) {
         if (stopping.signal.aborted) return;
-        write('error', 'receive failed; retrying in 1 s', { error: error instanceof Error ? error.message : String(error) });
+        write('error', 'receive failed; retrying in 1 s', {
+          error: error instanceof Error ? error.message : String(error),
+        });
         await sleep(1000, stopping.signal);
         continue;
       }

@@ -17,7 +17,7 @@ import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { createDynamoDbClient, createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
-import { API_BASE_PATH, functions, resourceEnv, type FunctionName } from '../lib/resources.js';
+import { API_BASE_PATH, functions, resourceEnv, type FunctionName } from '../functions/config/resources.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
@@ -68,7 +68,11 @@ export interface KoerierHostOptions {
    * Runs around every invocation of a function (HTTP or queue-triggered): the cost benchmark
    * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
    */
-  readonly aroundInvocation?: (functionName: string, event: unknown, invoke: () => Promise<unknown>) => Promise<unknown>;
+  readonly aroundInvocation?: (
+    functionName: string,
+    event: unknown,
+    invoke: () => Promise<unknown>,
+  ) => Promise<unknown>;
   /**
    * Seconds each queue-triggered function's poller gathers messages before invoking it, by
    * function name. Default 0 for every function: the laptop is for trying things, so an event
@@ -76,7 +80,7 @@ export interface KoerierHostOptions {
    * (`koerier:batchingWindowSeconds`, docs/DEPLOYING.md); pass `{ router: 1 }` to see its batches.
    */
   readonly batchingWindowSeconds?: Readonly<Record<string, number>>;
-  /** The most messages a poller gives one invocation, by function name (`koerier:batchSizes`); default: lib/resources.ts's. */
+  /** The most messages a poller gives one invocation, by function name (`koerier:batchSizes`); default: functions/config/resources.ts's. */
   readonly batchSizes?: Readonly<Record<string, number>>;
   /**
    * The KMS client the functions send with where a key setting names a KMS key instead of a laptop
@@ -142,7 +146,11 @@ export type LaptopAwsClients = AwsClients;
  * and wants its shell's settings to apply (`npm start`); the host itself reads no environment.
  */
 export function settingsFromEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith('KOERIER_') && entry[1] !== undefined,
+    ),
+  );
 }
 
 /** The laptop's batching window when the caller names none (see `batchingWindowSeconds`). */
@@ -269,10 +277,17 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       return clients === awsClients ? dependencies : dependenciesOn(clients);
     };
     const loadedFunctions = [];
-    for (const name of Object.keys(functions) as FunctionName[]) loadedFunctions.push(...(await loadFunctions([name], functionDependencies(name))));
+    for (const name of Object.keys(functions) as FunctionName[])
+      loadedFunctions.push(...(await loadFunctions([name], functionDependencies(name))));
     const around = options.aroundInvocation;
     const loaded = loadedFunctions.map((fn) =>
-      around ? { ...fn, handler: ((event, context) => around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler } : fn,
+      around
+        ? {
+            ...fn,
+            handler: ((event, context) =>
+              around(fn.name, event, () => fn.handler(event, context))) as typeof fn.handler,
+          }
+        : fn,
     );
     const health = createHealthCheck(emulators);
     cleanups.push(() => health.close());
@@ -342,7 +357,8 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       dependencies,
       awsClients,
       functionAwsClients,
-      issueToken: (clientId, scopes) => identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
+      issueToken: (clientId, scopes) =>
+        identity.issueToken(clientId, scopes ?? localConfig.clients[clientId]?.scopes ?? ALL_SCOPES),
       stop: () => (stopped ??= cleanUp()),
     };
   } catch (error) {
@@ -352,11 +368,15 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
 }
 
 /**
- * The emulator makes only the queues of lib/resources.ts on start; the pull subscriptions' queues
+ * The emulator makes only the queues of functions/config/resources.ts on start; the pull subscriptions' queues
  * were made at run time. So they are made again here, before anything is routed, and the SQS
  * journal puts their messages back as each appears (local/sqs-journal.ts).
  */
-async function recreatePullQueues(dynamodb: DynamoDBClient, config: KoerierConfig, dependencies: KoerierDependencies): Promise<void> {
+async function recreatePullQueues(
+  dynamodb: DynamoDBClient,
+  config: KoerierConfig,
+  dependencies: KoerierDependencies,
+): Promise<void> {
   let startKey: Record<string, AttributeValue> | undefined;
   do {
     const page = await dynamodb.send(

@@ -1,13 +1,13 @@
 /**
  * What the Lambda runtime gives a handler on the laptop: the `Context` object, a time limit, and
- * the handler modules themselves, loaded from the `entry` paths of lib/resources.ts.
+ * the handler modules themselves, loaded from the `entry` paths of functions/config/resources.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
-import { functions, type FunctionName, type FunctionSpec } from '../lib/resources.js';
+import { functions, type FunctionName, type FunctionSpec } from '../functions/config/resources.js';
 import { LOCAL_REGION } from './emulators.js';
 
 const LOCAL_ACCOUNT_ID = '000000000000';
@@ -62,7 +62,10 @@ export async function invokeWithTimeout(fn: LoadedFunction, event: unknown): Pro
   const context = lambdaContext(fn.name, fn.spec);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FunctionTimeoutError(`Task timed out after ${fn.spec.timeoutSeconds}.00 seconds`)), fn.spec.timeoutSeconds * 1000);
+    timer = setTimeout(
+      () => reject(new FunctionTimeoutError(`Task timed out after ${fn.spec.timeoutSeconds}.00 seconds`)),
+      fn.spec.timeoutSeconds * 1000,
+    );
   });
   try {
     return await Promise.race([fn.handler(event as never, context), timeout]);
@@ -85,14 +88,20 @@ export async function loadFunctions(
   const loaded: LoadedFunction[] = [];
   for (const name of names) {
     const spec: FunctionSpec = functions[name];
-    const handler = dependencies ? await importHandlerFor(name, spec.entry, dependencies) : await importHandler(name, spec.entry);
+    const handler = dependencies
+      ? await importHandlerFor(name, spec.entry, dependencies)
+      : await importHandler(name, spec.entry);
     loaded.push({ name, spec, handler });
   }
   return loaded;
 }
 
 /** The function's `handlerFor(dependencies)`: the same wiring as its Lambda `handler`, on other dependencies. */
-export async function importHandlerFor(name: string, entry: string, dependencies: KoerierDependencies): Promise<LambdaHandler> {
+export async function importHandlerFor(
+  name: string,
+  entry: string,
+  dependencies: KoerierDependencies,
+): Promise<LambdaHandler> {
   const module = await importModule(name, entry);
   if (typeof module.handlerFor !== 'function') {
     throw new Error(
@@ -116,7 +125,8 @@ async function importModule(name: string, entry: string): Promise<{ handler?: un
     await access(url);
   } catch {
     throw new Error(
-      `The laptop host cannot start function "${name}": its handler module ${entry} does not exist ` + `(lib/resources.ts names it as the entry).`,
+      `The laptop host cannot start function "${name}": its handler module ${entry} does not exist ` +
+        `(functions/config/resources.ts names it as the entry).`,
     );
   }
   return (await import(url.href)) as { handler?: unknown; handlerFor?: unknown };

@@ -28,7 +28,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { scopes } from '../functions/core/auth/access-tokens.js';
 import { parsePublishGrants, type PublishGrants } from '../functions/core/auth/publish-grants.js';
 import { parseEntitlements, type Grant } from '../functions/core/subscriptions/entitlements.js';
-import { VALIDATION_HANDSHAKE_CHOICES, validationHandshakeOf, type ValidationHandshakePolicy } from '../functions/core/webhooks/handshake-policy.js';
+import {
+  VALIDATION_HANDSHAKE_CHOICES,
+  validationHandshakeOf,
+  type ValidationHandshakePolicy,
+} from '../functions/core/webhooks/handshake-policy.js';
 
 /** Every scope Koerier's routes ask for; the development clients get them all. */
 export const ALL_SCOPES: readonly string[] = Object.values(scopes);
@@ -90,7 +94,10 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
       return fail(`client "${id}" needs a "secret" of at least 8 characters`);
     }
     const scopes = client['scopes'];
-    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))) {
+    if (
+      !Array.isArray(scopes) ||
+      !scopes.every((scope) => typeof scope === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))
+    ) {
       return fail(`client "${id}" needs "scopes", a list of scope tokens`);
     }
     clients[id] = { secret: client['secret'], scopes };
@@ -106,18 +113,28 @@ export function parseLocalConfig(text: string, path: string): LocalConfig {
   let publishers: PublishGrants;
   try {
     entitlements = Object.fromEntries(parseEntitlements(JSON.stringify(raw['entitlements'] ?? {})));
-    publishers = raw['publishers'] === undefined ? everyoneEverywhere(Object.keys(clients)) : parsePublishGrants(JSON.stringify(raw['publishers']));
+    publishers =
+      raw['publishers'] === undefined
+        ? everyoneEverywhere(Object.keys(clients))
+        : parsePublishGrants(JSON.stringify(raw['publishers']));
   } catch (error) {
     return fail((error as Error).message);
   }
   const agreed = raw['validationAgreedClients'] ?? [];
-  if (!Array.isArray(agreed) || !agreed.every((id) => typeof id === 'string')) return fail('"validationAgreedClients" must be a list of client ids');
+  if (!Array.isArray(agreed) || !agreed.every((id) => typeof id === 'string'))
+    return fail('"validationAgreedClients" must be a list of client ids');
   const handshakeRaw = raw['validationHandshake'];
   const validationHandshake = typeof handshakeRaw === 'string' ? validationHandshakeOf(handshakeRaw) : undefined;
   if (handshakeRaw !== undefined && validationHandshake === undefined) {
     return fail(`"validationHandshake" must be ${VALIDATION_HANDSHAKE_CHOICES}, got ${JSON.stringify(handshakeRaw)}`);
   }
-  return { clients, entitlements, publishers, validationAgreedClients: agreed, ...(validationHandshake ? { validationHandshake } : {}) };
+  return {
+    clients,
+    entitlements,
+    publishers,
+    validationAgreedClients: agreed,
+    ...(validationHandshake ? { validationHandshake } : {}),
+  };
 }
 
 /** A one-client file from before `publishers` existed keeps working: its client may publish under every source. */

@@ -1,5 +1,5 @@
 /**
- * No KMS emulator exists, so on the laptop each key of lib/resources.ts is a file of 32 random
+ * No KMS emulator exists, so on the laptop each key of functions/config/resources.ts is a file of 32 random
  * bytes (base64) under `<stateDir>/keys/<name>.key`, created on first start. The resource variable
  * of a key holds `local:<name>` and `settingEnv.localKeysDir` names the directory, so the key
  * adapter (functions/aws/credential-cipher.ts) can tell a laptop key from a KMS key and find it.
@@ -8,7 +8,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { list, settingEnv } from '../functions/config.js';
-import { keys, type KeyName } from '../lib/resources.js';
+import { keys, type KeyName } from '../functions/config/resources.js';
 
 export async function ensureLocalKeyFiles(stateDir: string): Promise<Record<string, string>> {
   const directory = join(stateDir, 'keys');
@@ -38,7 +38,9 @@ export async function ensureLocalSigningKeys(stateDir: string, setting: string |
     if (!reference.startsWith('local:')) continue;
     const name = reference.slice('local:'.length);
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(name))
-      throw new Error(`${settingEnv.signingKeys}: a laptop key name is 1-64 letters, digits, - or _, not ${JSON.stringify(name)}`);
+      throw new Error(
+        `${settingEnv.signingKeys}: a laptop key name is 1-64 letters, digits, - or _, not ${JSON.stringify(name)}`,
+      );
     const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
     try {
       await writeFile(join(directory, `${name}.pem`), pem, { mode: 0o600, flag: 'wx' });

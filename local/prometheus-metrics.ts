@@ -8,7 +8,7 @@
  */
 import type { Metrics } from '../functions/core/ports/metrics.js';
 import type { HttpResponse } from '../functions/core/http/messages.js';
-import { observability } from '../lib/resources.js';
+import { observability } from '../functions/config/resources.js';
 
 type Labels = Readonly<Record<string, string>>;
 
@@ -66,7 +66,10 @@ export function prometheusMetrics(stack: string): PrometheusMetrics {
         if (name === names.attemptLatency) {
           const metric = prometheusName(name);
           lines.push(`# HELP ${metric} ${help(name)}`, `# TYPE ${metric} summary`);
-          lines.push(`${metric}_sum${labelText({ stack })} ${latencySum}`, `${metric}_count${labelText({ stack })} ${latencyCount}`);
+          lines.push(
+            `${metric}_sum${labelText({ stack })} ${latencySum}`,
+            `${metric}_count${labelText({ stack })} ${latencyCount}`,
+          );
           continue;
         }
         const series = counters.get(name);
@@ -77,7 +80,11 @@ export function prometheusMetrics(stack: string): PrometheusMetrics {
       }
       return `${lines.join('\n')}\n`;
     },
-    answer: () => ({ status: 200, headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }, body: metrics.render() }),
+    answer: () => ({
+      status: 200,
+      headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' },
+      body: metrics.render(),
+    }),
   };
   return metrics;
 }
@@ -88,7 +95,9 @@ export function prometheusName(cloudWatchName: string): string {
 }
 
 function labelText(labels: Labels): string {
-  const pairs = Object.entries(labels).map(([name, value]) => `${name}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const pairs = Object.entries(labels).map(
+    ([name, value]) => `${name}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
+  );
   return `{${pairs.join(',')}}`;
 }
 

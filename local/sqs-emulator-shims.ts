@@ -107,7 +107,8 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
           becomingReady++;
           setTimeout(() => becomingReady--, 0);
         }
-        if (listeners.size > 0) setTimeout(() => listeners.forEach((listener) => listener(queue.QueueName)), delayMs).unref();
+        if (listeners.size > 0)
+          setTimeout(() => listeners.forEach((listener) => listener(queue.QueueName)), delayMs).unref();
         return entry;
       };
       const changeVisibility = queue.changeVisibility.bind(queue);
@@ -128,7 +129,8 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
         const waitSeconds = Number(options?.WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds);
         const readyNow = () => {
           const ready: ShimmedEntry[] = [];
-          for (const entry of entries.values()) if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
+          for (const entry of entries.values())
+            if (entry.visible && !entry.delayed && ready.push(entry) >= wanted) break;
           return ready;
         };
         let ready = readyNow();
@@ -178,7 +180,10 @@ export function installSqsEmulatorShims(service: SqsService): SqsEmulatorShims {
 
 /** A new receipt handle in the emulator's own form, which its other actions read the message id from. */
 function receiptHandleFor(messageId: string, queueName: string): string {
-  return Buffer.from(randomUUID() + JSON.stringify({ date: Date.now(), MessageId: messageId, QueueName: queueName }), 'utf-8').toString('base64');
+  return Buffer.from(
+    randomUUID() + JSON.stringify({ date: Date.now(), MessageId: messageId, QueueName: queueName }),
+    'utf-8',
+  ).toString('base64');
 }
 
 /** The emulator's receipt handle: base64 of a UUID and `{"date", "MessageId", "QueueName"}`. */

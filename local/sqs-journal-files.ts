@@ -21,7 +21,13 @@ export type Change =
       readonly receiptHandle: string;
       readonly invisibleUntil: number;
     }
-  | { readonly op: 'visibility'; readonly queue: string; readonly id: string; readonly receiveCount: string; readonly invisibleUntil: number }
+  | {
+      readonly op: 'visibility';
+      readonly queue: string;
+      readonly id: string;
+      readonly receiveCount: string;
+      readonly invisibleUntil: number;
+    }
   | { readonly op: 'delete'; readonly queue: string; readonly id: string }
   | { readonly op: 'clear'; readonly queue: string };
 
@@ -38,10 +44,13 @@ export function readState(directory: string): { messages: Record<string, StoredM
     snapshot = JSON.parse(readFileSync(join(directory, SNAPSHOT), 'utf8')) as Snapshot;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw new Error(`the SQS snapshot ${join(directory, SNAPSHOT)} cannot be read: ${String(error)}`, { cause: error });
+      throw new Error(`the SQS snapshot ${join(directory, SNAPSHOT)} cannot be read: ${String(error)}`, {
+        cause: error,
+      });
   }
   const state = new Map<string, Map<string, StoredMessage>>();
-  for (const [queue, messages] of Object.entries(snapshot.queues)) state.set(queue, new Map(messages.map((m) => [m.record.MessageId, m])));
+  for (const [queue, messages] of Object.entries(snapshot.queues))
+    state.set(queue, new Map(messages.map((m) => [m.record.MessageId, m])));
   const journals = readdirSync(directory)
     .map((name) => ({ name, generation: Number(JOURNAL_PATTERN.exec(name)?.[1] ?? -1) }))
     .filter((journal) => journal.generation >= snapshot.generation)
@@ -58,12 +67,17 @@ export function readState(directory: string): { messages: Record<string, StoredM
       } catch (error) {
         // Only the very last line can be cut short (a write(2) the process did not finish).
         if (index >= lines.length - 2) break;
-        throw new Error(`the SQS journal ${journal.name} is damaged at line ${index + 1}: ${String(error)}`, { cause: error });
+        throw new Error(`the SQS journal ${journal.name} is damaged at line ${index + 1}: ${String(error)}`, {
+          cause: error,
+        });
       }
       replay(state, change);
     }
   }
-  return { messages: Object.fromEntries([...state].map(([queue, messages]) => [queue, [...messages.values()]])), generation };
+  return {
+    messages: Object.fromEntries([...state].map(([queue, messages]) => [queue, [...messages.values()]])),
+    generation,
+  };
 }
 
 /** Applies one change to what the journal says each queue holds, live and at start alike. */
@@ -72,7 +86,11 @@ export function replay(state: Map<string, Map<string, StoredMessage>>, change: C
   state.set(change.queue, queue);
   switch (change.op) {
     case 'put': {
-      queue.set(change.record.MessageId, { record: change.record, delayedUntil: change.delayedUntil, invisibleUntil: 0 });
+      queue.set(change.record.MessageId, {
+        record: change.record,
+        delayedUntil: change.delayedUntil,
+        invisibleUntil: 0,
+      });
       const source = change.record.attributes['DeadLetterQueueSourceArn']?.split(':').at(-1);
       if (source && source !== change.queue) state.get(source)?.delete(change.record.MessageId);
       break;
@@ -82,7 +100,10 @@ export function replay(state: Map<string, Map<string, StoredMessage>>, change: C
       const message = queue.get(change.id);
       if (!message) break;
       // Replaced, not altered: a snapshot being written may hold the message as it was.
-      const attributes: EmulatorRecord['attributes'] = { ...message.record.attributes, ApproximateReceiveCount: change.receiveCount };
+      const attributes: EmulatorRecord['attributes'] = {
+        ...message.record.attributes,
+        ApproximateReceiveCount: change.receiveCount,
+      };
       const record: EmulatorRecord = { ...message.record, attributes };
       if (change.op === 'receive') {
         attributes['ApproximateFirstReceiveTimestamp'] = change.firstReceive;

@@ -40,7 +40,7 @@
  *   written: the journal is flushed with fdatasync once a second, and so is the journal a
  *   compaction replaces, as it starts; so at most about the last second is lost.
  *
- * What is not kept: queue configuration. Queues are created from lib/resources.ts on every start
+ * What is not kept: queue configuration. Queues are created from functions/config/resources.ts on every start
  * (attributes, dead-letter queues and their redrive policies), so a change there takes effect; a
  * change made at run time with SetQueueAttributes is not carried over. Messages of a queue that no
  * longer exists stay in the snapshot, untouched, and a warning names them.
@@ -49,7 +49,14 @@ import { close, closeSync, fdatasync, mkdirSync, openSync, writeSync } from 'nod
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { createRequestHandler } from 'local-aws-sqs';
-import { journalName, readState, removeJournals, removeJournalsSync, replay, type Change } from './sqs-journal-files.js';
+import {
+  journalName,
+  readState,
+  removeJournals,
+  removeJournalsSync,
+  replay,
+  type Change,
+} from './sqs-journal-files.js';
 import {
   removeAbandonedSnapshots,
   writeSnapshotInSlices,
@@ -78,7 +85,11 @@ interface EmulatorQueue {
   VisibilityTimeout: number;
   MessageRetentionPeriod: number;
   newRecord: (record: EmulatorRecord, delaySeconds?: number) => EmulatorEntry;
-  receive(options: { VisibilityTimeout?: unknown; WaitTimeSeconds?: unknown; MaxNumberOfMessages?: unknown }): Promise<EmulatorRecord[]>;
+  receive(options: {
+    VisibilityTimeout?: unknown;
+    WaitTimeSeconds?: unknown;
+    MaxNumberOfMessages?: unknown;
+  }): Promise<EmulatorRecord[]>;
   delete(receiptHandle: string): boolean;
   changeVisibility(receiptHandle: string, visibilityTimeout: string | number): boolean;
   clearRecords(): void;
@@ -159,7 +170,9 @@ export function openSqsJournal(
     }
   };
   for (const queue of queues()) restoreQueue(queue);
-  const orphaned = [...state.keys()].filter((name) => !queues().some((queue) => queue.QueueName === name) && (state.get(name)?.size ?? 0) > 0);
+  const orphaned = [...state.keys()].filter(
+    (name) => !queues().some((queue) => queue.QueueName === name) && (state.get(name)?.size ?? 0) > 0,
+  );
   if (orphaned.length > 0) {
     log(
       JSON.stringify({
@@ -197,7 +210,9 @@ export function openSqsJournal(
     dirty = false;
     const content: SnapshotContent = {
       generation,
-      queues: [...state].filter(([, messages]) => messages.size > 0).map(([queue, messages]) => [queue, [...messages.values()]] as const),
+      queues: [...state]
+        .filter(([, messages]) => messages.size > 0)
+        .map(([queue, messages]) => [queue, [...messages.values()]] as const),
     };
     return { content, replaced };
   };
@@ -217,7 +232,10 @@ export function openSqsJournal(
     await flushing;
     if (replaced.dirty) await promisify(fdatasync)(replaced.fd);
     await promisify(close)(replaced.fd);
-    const bytes = await writeSnapshotInSlices(directory, content, { givenUp: () => closed, ...(stage && { onStage: stage }) });
+    const bytes = await writeSnapshotInSlices(directory, content, {
+      givenUp: () => closed,
+      ...(stage && { onStage: stage }),
+    });
     // After a clean stop its final snapshot has removed these journals already.
     if (bytes === undefined || closed) return;
     snapshotBytes = bytes;
@@ -236,7 +254,14 @@ export function openSqsJournal(
     compacting = compactInSlices(content, replaced)
       .catch((error: unknown) => {
         // Nothing is lost: the old snapshot and every journal since are still there.
-        log(JSON.stringify({ level: 'warn', time: new Date().toISOString(), message: 'an SQS snapshot could not be written', error: String(error) }));
+        log(
+          JSON.stringify({
+            level: 'warn',
+            time: new Date().toISOString(),
+            message: 'an SQS snapshot could not be written',
+            error: String(error),
+          }),
+        );
       })
       .finally(() => {
         compacting = undefined;
@@ -342,7 +367,14 @@ export function openSqsJournal(
     flushing = promisify(fdatasync)(journal)
       .catch((error: unknown) => {
         dirty = true;
-        log(JSON.stringify({ level: 'warn', time: new Date().toISOString(), message: 'the SQS journal could not be flushed', error: String(error) }));
+        log(
+          JSON.stringify({
+            level: 'warn',
+            time: new Date().toISOString(),
+            message: 'the SQS journal could not be flushed',
+            error: String(error),
+          }),
+        );
       })
       .finally(() => {
         flushing = undefined;

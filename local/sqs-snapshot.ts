@@ -71,7 +71,8 @@ const replacedName = (generation: number) => `${SNAPSHOT}.${generation}.old`;
 
 /** Temporary files and second names of writes that a crash, a kill or a clean stop cut short; call before any write starts. */
 export function removeAbandonedSnapshots(directory: string): void {
-  for (const name of readdirSync(directory)) if (TEMPORARY_PATTERN.test(name)) rmSync(join(directory, name), { force: true });
+  for (const name of readdirSync(directory))
+    if (TEMPORARY_PATTERN.test(name)) rmSync(join(directory, name), { force: true });
 }
 
 /** Writes the snapshot in one go; returns its size in bytes. */
@@ -113,7 +114,11 @@ export interface SlicedWriteOptions {
  * size in bytes once it is renamed into place and the directory flushed, or to `undefined` if it
  * gave up before the rename (then `snapshot.json` is untouched and the temporary file removed).
  */
-export async function writeSnapshotInSlices(directory: string, content: SnapshotContent, options: SlicedWriteOptions): Promise<number | undefined> {
+export async function writeSnapshotInSlices(
+  directory: string,
+  content: SnapshotContent,
+  options: SlicedWriteOptions,
+): Promise<number | undefined> {
   if (options.givenUp()) return undefined;
   const temporary = join(directory, temporaryName(content.generation));
   const replaced = join(directory, replacedName(content.generation));
@@ -129,7 +134,9 @@ export async function writeSnapshotInSlices(directory: string, content: Snapshot
       bytes += buffer.length;
     };
     // The same text JSON.stringify makes of a `Snapshot`, piece by piece.
-    await write(`{"version":1,"generation":${content.generation},"savedAt":${JSON.stringify(new Date().toISOString())},"queues":{`);
+    await write(
+      `{"version":1,"generation":${content.generation},"savedAt":${JSON.stringify(new Date().toISOString())},"queues":{`,
+    );
     await options.onStage?.('writing');
     let pieces: string[] = [];
     let sliceStart = performance.now();
@@ -137,7 +144,10 @@ export async function writeSnapshotInSlices(directory: string, content: Snapshot
       pieces.push(`${queueIndex === 0 ? '' : ','}${JSON.stringify(queue)}:[`);
       for (let index = 0; index < messages.length; index++) {
         pieces.push(index === 0 ? JSON.stringify(messages[index]) : `,${JSON.stringify(messages[index])}`);
-        if (index % MESSAGES_PER_CLOCK_CHECK === MESSAGES_PER_CLOCK_CHECK - 1 && performance.now() - sliceStart >= SLICE_MS) {
+        if (
+          index % MESSAGES_PER_CLOCK_CHECK === MESSAGES_PER_CLOCK_CHECK - 1 &&
+          performance.now() - sliceStart >= SLICE_MS
+        ) {
           await write(pieces.join(''));
           pieces = [];
           if (options.givenUp()) return undefined;

@@ -38,7 +38,8 @@ export function lockStateDirectory(stateDir: string): StateLock {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw lockError(error, stateDir, path);
         const holder = pidIn(path);
-        if (holder !== undefined && holder !== process.pid && isAlive(holder)) throw new StateDirectoryInUseError(stateDir, holder);
+        if (holder !== undefined && holder !== process.pid && isAlive(holder))
+          throw new StateDirectoryInUseError(stateDir, holder);
         // Left behind by a host that did not stop cleanly (or by this process): take it over.
         rmSync(path, { force: true });
       }
@@ -58,7 +59,8 @@ export function lockStateDirectory(stateDir: string): StateLock {
 
 function lockError(error: unknown, stateDir: string, path: string): Error {
   const holder = pidIn(path);
-  if (holder !== undefined && holder !== process.pid && isAlive(holder)) return new StateDirectoryInUseError(stateDir, holder);
+  if (holder !== undefined && holder !== process.pid && isAlive(holder))
+    return new StateDirectoryInUseError(stateDir, holder);
   return error instanceof Error ? error : new Error(String(error));
 }
 

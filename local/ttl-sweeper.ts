@@ -1,6 +1,6 @@
 /**
  * DynamoDB's Time to Live for the laptop: dynalite never deletes expired items, so without this
- * the tables lib/resources.ts gives a `ttlAttribute` (idempotency records, delivery history, dead
+ * the tables functions/config/resources.ts gives a `ttlAttribute` (idempotency records, delivery history, dead
  * letters) grow for as long as the host runs. The handlers already treat an item past its expiry
  * as absent (docs/ARCHITECTURE.md); this only reclaims the space, as AWS does in the background.
  *
@@ -9,8 +9,14 @@
  * full pass over a table it waits `passPauseMs` before the next. The pace is bounded — one page
  * per table per tick — so a large table costs a steady trickle, never a burst.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { localName, tables, type TableName } from '../lib/resources.js';
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  ScanCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { localName, tables, type TableName } from '../functions/config/resources.js';
 
 export interface TtlSweeperOptions {
   readonly client: DynamoDBClient;

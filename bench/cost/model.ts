@@ -1,11 +1,11 @@
 /**
  * The cost model (issue 15, item 5): turns the usage the benchmarks recorded (`costScenarios` in
  * bench/results/*.json, written by bench/support/aws-usage.ts) and the deployment's shape
- * (lib/resources.ts: memory, queue triggers, keys, retention) into dollars per million events at
+ * (functions/config/resources.ts: memory, queue triggers, keys, retention) into dollars per million events at
  * the prices below. `renderCostDocument` is pure: docs/COST.md is exactly its output for the
  * committed results (test/unit/cost-document.test.ts), so no figure in it is typed by hand.
  */
-import { buckets, functions, keys, type FunctionSpec } from '../../lib/resources.js';
+import { buckets, functions, keys, type FunctionSpec } from '../../functions/config/resources.js';
 import type { CostScenario, StageUsage } from '../support/aws-usage.js';
 
 /** On-demand list prices, eu-west-1 (Europe, Ireland), no free tier, as read on `date`. */
@@ -41,7 +41,11 @@ export interface ResultFile {
   readonly costScenarios?: Record<string, CostScenario>;
 }
 
-export type MeasuredScenario = CostScenario & { readonly from: string; readonly measuredAt: string; readonly loadAverage: number | undefined };
+export type MeasuredScenario = CostScenario & {
+  readonly from: string;
+  readonly measuredAt: string;
+  readonly loadAverage: number | undefined;
+};
 
 /** Every scenario the result files hold; the newest measurement of a name wins. */
 export function collectScenarios(files: Readonly<Record<string, ResultFile>>): Record<string, MeasuredScenario> {
@@ -49,7 +53,8 @@ export function collectScenarios(files: Readonly<Record<string, ResultFile>>): R
   for (const [file, result] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) {
     for (const [name, scenario] of Object.entries(result.costScenarios ?? {})) {
       const measuredAt = result.measuredAt ?? '';
-      if (!found[name] || found[name].measuredAt < measuredAt) found[name] = { ...scenario, from: file, measuredAt, loadAverage: result.loadAverageAtStart };
+      if (!found[name] || found[name].measuredAt < measuredAt)
+        found[name] = { ...scenario, from: file, measuredAt, loadAverage: result.loadAverageAtStart };
     }
   }
   return found;
@@ -68,7 +73,9 @@ const spec = (stage: string): FunctionSpec | undefined => (functions as Record<s
 const isHttp = (stage: string) => Boolean(spec(stage)?.routes ?? spec(stage)?.defaultRoute);
 const sum = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0);
 const apiRequestsFor = (stage: string, dataBytes: number) =>
-  stage === 'ingest' || stage === 'payloads' ? Math.max(1, Math.ceil((dataBytes + 1024) / PRICES.apiGatewayHttp.meteredBytes)) : 1;
+  stage === 'ingest' || stage === 'payloads'
+    ? Math.max(1, Math.ceil((dataBytes + 1024) / PRICES.apiGatewayHttp.meteredBytes))
+    : 1;
 
 /** Dollars per million events for one scenario, `naive` rewriting it as one request per item and one invocation per record. */
 export function dollarsPerMillion(scenario: CostScenario, naive = false): Dollars {
@@ -83,8 +90,19 @@ export function dollarsPerMillion(scenario: CostScenario, naive = false): Dollar
     // Lambda bills each invocation's duration rounded up to the millisecond.
     const msPerInvocation = Math.ceil(usage.handlerMs / invocations);
     total.lambdaRequests += invocations * perEvent * million * (PRICES.lambda.perMillionRequests / million);
-    total.lambdaDuration += invocations * perEvent * million * (msPerInvocation / 1000) * (fn.memoryMb / 1024) * PRICES.lambda.perGbSecondArm64;
-    if (isHttp(stage)) total.apiGateway += usage.invocations * apiRequestsFor(stage, scenario.dataBytes) * perEvent * PRICES.apiGatewayHttp.perMillionRequests;
+    total.lambdaDuration +=
+      invocations *
+      perEvent *
+      million *
+      (msPerInvocation / 1000) *
+      (fn.memoryMb / 1024) *
+      PRICES.lambda.perGbSecondArm64;
+    if (isHttp(stage))
+      total.apiGateway +=
+        usage.invocations *
+        apiRequestsFor(stage, scenario.dataBytes) *
+        perEvent *
+        PRICES.apiGatewayHttp.perMillionRequests;
     const sqsRequests =
       usage.units.sqs64KiBChunks +
       // Naive: every entry a batch carried would have been a request of its own.
@@ -93,7 +111,10 @@ export function dollarsPerMillion(scenario: CostScenario, naive = false): Dollar
     total.sqs += sqsRequests * perEvent * PRICES.sqsStandard.perMillionRequests;
     const writeUnits = usage.units.dynamodbWriteUnits;
     const readUnits = usage.units.dynamodbReadUnits;
-    total.dynamodb += (writeUnits * PRICES.dynamodbOnDemand.perMillionWriteUnits + readUnits * PRICES.dynamodbOnDemand.perMillionReadUnits) * perEvent;
+    total.dynamodb +=
+      (writeUnits * PRICES.dynamodbOnDemand.perMillionWriteUnits +
+        readUnits * PRICES.dynamodbOnDemand.perMillionReadUnits) *
+      perEvent;
     const retentionMonths = buckets.payloads.objectRetentionSeconds / ASSUMPTIONS.secondsPerMonth;
     total.s3 +=
       (usage.units.s3PutClass * PRICES.s3Standard.perThousandPut * 1000 +
@@ -127,16 +148,27 @@ export function eventBridgePerMillion(scenario: CostScenario, pushTargets: numbe
 }
 
 /** A month without a single event: what runs anyway. */
-export function idleMonth(): { queuesPolled: number; sqsRequests: number; sqs: number; kmsKeys: number; kms: number; total: number } {
-  const queuesPolled = Object.values(functions as Record<string, FunctionSpec>).filter((fn) => fn.queueTrigger !== undefined).length;
-  const sqsRequests = queuesPolled * ASSUMPTIONS.idlePollersPerQueue * (ASSUMPTIONS.secondsPerMonth / ASSUMPTIONS.longPollSeconds);
+export function idleMonth(): {
+  queuesPolled: number;
+  sqsRequests: number;
+  sqs: number;
+  kmsKeys: number;
+  kms: number;
+  total: number;
+} {
+  const queuesPolled = Object.values(functions as Record<string, FunctionSpec>).filter(
+    (fn) => fn.queueTrigger !== undefined,
+  ).length;
+  const sqsRequests =
+    queuesPolled * ASSUMPTIONS.idlePollersPerQueue * (ASSUMPTIONS.secondsPerMonth / ASSUMPTIONS.longPollSeconds);
   const sqs = (sqsRequests / 1_000_000) * PRICES.sqsStandard.perMillionRequests;
   const kmsKeys = Object.keys(keys).length;
   const kms = kmsKeys * PRICES.kms.perKeyMonth;
   return { queuesPolled, sqsRequests, sqs, kmsKeys, kms, total: sqs + kms };
 }
 
-const usd = (value: number | undefined) => (value === undefined ? 'n/a' : `$${value.toFixed(value < 0.1 && value > 0 ? 4 : 2)}`);
+const usd = (value: number | undefined) =>
+  value === undefined ? 'n/a' : `$${value.toFixed(value < 0.1 && value > 0 ? 4 : 2)}`;
 const num = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(2));
 
 /** Push targets per scenario name (`push3` → 3, `push1Batch10` → 1), for the EventBridge comparison. */
@@ -214,7 +246,8 @@ export function renderCostDocument(files: Readonly<Record<string, ResultFile>>):
       const requests = Object.entries(usage.requests)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(
-          ([key, count]) => `${key} ${num(count / scenario.events)}${usage.items[key] !== count ? ` (${num((usage.items[key] ?? 0) / scenario.events)})` : ''}`,
+          ([key, count]) =>
+            `${key} ${num(count / scenario.events)}${usage.items[key] !== count ? ` (${num((usage.items[key] ?? 0) / scenario.events)})` : ''}`,
         )
         .join(', ');
       const units = [

@@ -18,7 +18,8 @@ const conformanceFile = path.join(repositoryRoot, 'docs/CONFORMANCE.md');
 export const GOAL_AREAS = ['idempotency', 'cloudevents', 'routing', 'delivery'] as const;
 export const GOAL_SCORE_PERCENT = 80;
 
-type MutantStatus = 'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
+type MutantStatus =
+  'Killed' | 'Survived' | 'NoCoverage' | 'Timeout' | 'CompileError' | 'RuntimeError' | 'Ignored' | 'Pending';
 
 interface StrykerMutant {
   readonly mutatorName: string;
@@ -86,7 +87,11 @@ function figuresFor(area: string, mutants: readonly StrykerMutant[]): AreaFigure
   };
 }
 
-export function summarise(report: StrykerReport): { areas: AreaFigures[]; total: AreaFigures; undetected: Record<string, UndetectedMutant[]> } {
+export function summarise(report: StrykerReport): {
+  areas: AreaFigures[];
+  total: AreaFigures;
+  undetected: Record<string, UndetectedMutant[]>;
+} {
   const byArea = new Map<string, StrykerMutant[]>();
   const undetected: Record<string, UndetectedMutant[]> = {};
   for (const [file, { mutants }] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
@@ -104,14 +109,20 @@ export function summarise(report: StrykerReport): { areas: AreaFigures[]; total:
       });
     }
   }
-  const areas = [...byArea.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([area, mutants]) => figuresFor(area, mutants));
+  const areas = [...byArea.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([area, mutants]) => figuresFor(area, mutants));
   return { areas, total: figuresFor('all of functions/core', [...byArea.values()].flat()), undetected };
 }
 
 export function scoreTable(areas: readonly AreaFigures[], total: AreaFigures): string {
   const row = (a: AreaFigures) =>
     `| ${a.goalPercent === undefined ? a.area : `**${a.area}**`} | ${a.scorePercent.toFixed(2)} % | ${a.killed + a.timedOut} | ${a.survived} | ${a.noCoverage} | ${a.ignored} | ${
-      a.goalPercent === undefined ? '—' : a.scorePercent >= a.goalPercent ? `≥ ${a.goalPercent} % met` : `≥ ${a.goalPercent} % NOT met`
+      a.goalPercent === undefined
+        ? '—'
+        : a.scorePercent >= a.goalPercent
+          ? `≥ ${a.goalPercent} % met`
+          : `≥ ${a.goalPercent} % NOT met`
     } |`;
   return [
     '| area (`functions/core/…`) | score | killed | survived | not covered | static, not run | goal |',
@@ -131,7 +142,12 @@ export async function writeMutationReport(run: { durationMs?: number; incrementa
   const record = {
     benchmark: 'mutation',
     measuredAt,
-    machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', platform: `${os.platform()} ${os.arch()}` },
+    machine: {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      platform: `${os.platform()} ${os.arch()}`,
+    },
     description:
       'StrykerJS over functions/core, unit tests only (vitest.stryker.config.ts); score = killed or timed out / (killed + timed out + survived + not covered). Undetected mutants of the goal areas are explained in docs/MUTATION.md.',
     ...(run.durationMs === undefined ? {} : { durationMs: run.durationMs }),

@@ -28,7 +28,8 @@ async function linkSharedNextToSandboxes(): Promise<void> {
 }
 
 /** Stryker's log lines carry ANSI colour codes (ESC [ … m); the report keeps plain text. */
-const stripColours = (line: string): string => line.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
+const stripColours = (line: string): string =>
+  line.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
 
 function runStryker(args: readonly string[]): Promise<{ exitCode: number; reusedLine: string | undefined }> {
   return new Promise((resolve) => {

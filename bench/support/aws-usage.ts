@@ -67,18 +67,32 @@ const emptyStage = (): StageUsage => ({
   handlerMs: 0,
   requests: {},
   items: {},
-  units: { sqs64KiBChunks: 0, dynamodbReadUnits: 0, dynamodbWriteUnits: 0, s3PutClass: 0, s3GetClass: 0, s3BytesWritten: 0 },
+  units: {
+    sqs64KiBChunks: 0,
+    dynamodbReadUnits: 0,
+    dynamodbWriteUnits: 0,
+    s3PutClass: 0,
+    s3GetClass: 0,
+    s3BytesWritten: 0,
+  },
 });
 
 function itemsIn(service: string, operation: string, input: Record<string, unknown>): number {
   if (service === 'sqs' && Array.isArray(input['Entries'])) return input['Entries'].length;
   if (service === 'dynamodb' && operation === 'BatchWriteItem') {
-    return Object.values((input['RequestItems'] ?? {}) as Record<string, unknown[]>).reduce((sum, list) => sum + list.length, 0);
+    return Object.values((input['RequestItems'] ?? {}) as Record<string, unknown[]>).reduce(
+      (sum, list) => sum + list.length,
+      0,
+    );
   }
   if (service === 'dynamodb' && operation === 'BatchGetItem') {
-    return Object.values((input['RequestItems'] ?? {}) as Record<string, { Keys?: unknown[] }>).reduce((sum, table) => sum + (table.Keys?.length ?? 0), 0);
+    return Object.values((input['RequestItems'] ?? {}) as Record<string, { Keys?: unknown[] }>).reduce(
+      (sum, table) => sum + (table.Keys?.length ?? 0),
+      0,
+    );
   }
-  if (service === 'dynamodb' && operation.startsWith('Transact') && Array.isArray(input['TransactItems'])) return input['TransactItems'].length;
+  if (service === 'dynamodb' && operation.startsWith('Transact') && Array.isArray(input['TransactItems']))
+    return input['TransactItems'].length;
   return 1;
 }
 

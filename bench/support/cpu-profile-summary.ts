@@ -37,10 +37,15 @@ export function groupOf(url: string, functionName: string): string {
   return own ? `koerier ${own[1]}` : `other ${url}`;
 }
 
-export function summarise(profile: CpuProfile): { totalMs: number; groups: [string, number][]; functions: [string, number][] } {
+export function summarise(profile: CpuProfile): {
+  totalMs: number;
+  groups: [string, number][];
+  functions: [string, number][];
+} {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const selfUs = new Map<number, number>();
-  for (const [index, id] of profile.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  for (const [index, id] of profile.samples.entries())
+    selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[index] ?? 0));
   const total = [...selfUs.values()].reduce((sum, us) => sum + us, 0);
   const groups = new Map<string, number>();
   const functions = new Map<string, number>();
@@ -51,7 +56,8 @@ export function summarise(profile: CpuProfile): { totalMs: number; groups: [stri
     const name = `${callFrame.functionName || '(anonymous)'} ${callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(functions|local|bench|test)\//, '$1/')}:${callFrame.lineNumber + 1}`;
     functions.set(name, (functions.get(name) ?? 0) + us);
   }
-  const share = (entries: Map<string, number>) => [...entries].map(([key, us]): [string, number] => [key, us / total]).sort((a, b) => b[1] - a[1]);
+  const share = (entries: Map<string, number>) =>
+    [...entries].map(([key, us]): [string, number] => [key, us / total]).sort((a, b) => b[1] - a[1]);
   return { totalMs: total / 1000, groups: share(groups), functions: share(functions) };
 }
 
@@ -61,7 +67,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { totalMs, groups, functions } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
   const percent = (share: number) => `${(share * 100).toFixed(1).padStart(5)} %`;
   process.stdout.write(`${totalMs.toFixed(0)} ms sampled\n\ngroups:\n`);
-  for (const [group, share] of groups.filter(([, s]) => s >= 0.002)) process.stdout.write(`${percent(share)}  ${group}\n`);
+  for (const [group, share] of groups.filter(([, s]) => s >= 0.002))
+    process.stdout.write(`${percent(share)}  ${group}\n`);
   process.stdout.write('\nfunctions:\n');
   for (const [name, share] of functions.slice(0, Number(top))) process.stdout.write(`${percent(share)}  ${name}\n`);
 }

@@ -80,7 +80,10 @@ if (file) {
         collectMs: Math.round(performance.now() - started),
         // Where V8's reserved heap is: each space's size against what lives in it.
         spacesMb: Object.fromEntries(
-          getHeapSpaceStatistics().map((space) => [space.space_name, { size: mb(space.space_size), used: mb(space.space_used_size) }]),
+          getHeapSpaceStatistics().map((space) => [
+            space.space_name,
+            { size: mb(space.space_size), used: mb(space.space_used_size) },
+          ]),
         ),
       };
       appendFileSync(file, `${JSON.stringify(line)}\n`);

@@ -69,7 +69,11 @@ export class DynamoDbCallRecorder {
 
   /** Requests per message, by operation, over `messages` messages. */
   perMessage(messages: number): Record<string, number> {
-    return Object.fromEntries([...this.inputs].sort(([a], [b]) => a.localeCompare(b)).map(([operation, inputs]) => [operation, inputs.length / messages]));
+    return Object.fromEntries(
+      [...this.inputs]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([operation, inputs]) => [operation, inputs.length / messages]),
+    );
   }
 
   /**
@@ -107,7 +111,9 @@ function renewedItems(operation: string, input: Input, renew: (item: WrittenItem
   const tables = input['RequestItems'] as Record<string, { PutRequest?: { Item: WrittenItem } }[]>;
   const renewed = Object.entries(tables).map(([table, writes]) => [
     table,
-    writes.map((write) => (write.PutRequest ? { ...write, PutRequest: { ...write.PutRequest, Item: renew(write.PutRequest.Item) } } : write)),
+    writes.map((write) =>
+      write.PutRequest ? { ...write, PutRequest: { ...write.PutRequest, Item: renew(write.PutRequest.Item) } } : write,
+    ),
   ]);
   return { ...input, RequestItems: Object.fromEntries(renewed) };
 }
@@ -144,12 +150,18 @@ export function floorAgent(ca: string, connectionsPerOrigin = 16): Agent {
 
 function post(agent: Agent, target: FloorTarget, idempotencyKey: string, body: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(target.url, { method: 'POST', agent, headers: { ...target.headers, 'idempotency-key': idempotencyKey } }, (response) => {
-      const status = response.statusCode ?? 0;
-      response.on('data', () => {});
-      response.on('error', reject);
-      response.on('end', () => (status >= 200 && status < 300 ? resolve() : reject(new Error(`the receiver answered ${status}`))));
-    });
+    const outgoing = request(
+      target.url,
+      { method: 'POST', agent, headers: { ...target.headers, 'idempotency-key': idempotencyKey } },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        response.on('data', () => {});
+        response.on('error', reject);
+        response.on('end', () =>
+          status >= 200 && status < 300 ? resolve() : reject(new Error(`the receiver answered ${status}`)),
+        );
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -187,7 +199,8 @@ export function sameCallsHandler(options: {
         const { deliveryId, subscriptionId } = JSON.parse(body) as { deliveryId: string; subscriptionId: string };
         const target = targets.get(subscriptionId);
         const text = bodies.get(deliveryId);
-        if (!target || text === undefined) throw new Error(`the floor has no target or body for delivery ${deliveryId}`);
+        if (!target || text === undefined)
+          throw new Error(`the floor has no target or body for delivery ${deliveryId}`);
         return post(agent, target, deliveryId, text);
       }),
     );

@@ -16,7 +16,10 @@ export function registerCompletion(program: Command): void {
 }
 
 function optionsOf(command: Command): string[] {
-  return [...command.options.flatMap((option) => [option.long, option.short].filter((flag): flag is string => Boolean(flag))), '--help'];
+  return [
+    ...command.options.flatMap((option) => [option.long, option.short].filter((flag): flag is string => Boolean(flag))),
+    '--help',
+  ];
 }
 
 export function completionScript(program: Command, shell: 'bash' | 'zsh'): string {
@@ -25,9 +28,13 @@ export function completionScript(program: Command, shell: 'bash' | 'zsh'): strin
   for (const command of program.commands) {
     const names = [command.name(), ...command.aliases()];
     const subcommands = command.commands.map((sub) => sub.name());
-    cases.push(`    ${names.map((name) => `"${name}"`).join('|')}) words="${[...subcommands, ...optionsOf(command), ...globals].join(' ')}" ;;`);
+    cases.push(
+      `    ${names.map((name) => `"${name}"`).join('|')}) words="${[...subcommands, ...optionsOf(command), ...globals].join(' ')}" ;;`,
+    );
     for (const sub of command.commands) {
-      cases.push(`    ${names.map((name) => `"${name} ${sub.name()}"`).join('|')}) words="${[...optionsOf(sub), ...globals].join(' ')}" ;;`);
+      cases.push(
+        `    ${names.map((name) => `"${name} ${sub.name()}"`).join('|')}) words="${[...optionsOf(sub), ...globals].join(' ')}" ;;`,
+      );
     }
   }
   const bash = `# koerier completion (bash); source <(koerier completion bash)
@@ -47,5 +54,7 @@ ${cases.join('\n')}
 }
 complete -F _koerier koerier
 `;
-  return shell === 'bash' ? bash : `# koerier completion (zsh); source <(koerier completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bash}`;
+  return shell === 'bash'
+    ? bash
+    : `# koerier completion (zsh); source <(koerier completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bash}`;
 }

@@ -29,19 +29,47 @@ export function registerContractBindings(contracts: Command): void {
     .argument('<type>', 'the CloudEvents type')
     .argument('<name>', 'the contract')
     .argument('<version>', 'its version')
-    .option('--message <id>', 'the message whose payload the data follows (default: the one named after the type, or the only one)')
-    .addOption(new Option('--mode <mode>', 'enforce: refuse (400); warn: accept with the findings; off: no check').choices(validationModes).default('enforce'))
-    .addHelpText('after', '\nThe ingest reads the bindings again every KOERIER_PARTNERS_REFRESH_SECONDS (30 s by default).')
-    .action(async (type: string, name: string, version: string, options: { message?: string; mode: string }, command: Command) => {
-      const context = await contextOf(command);
-      const body = { contract: name, version, mode: options.mode, ...(options.message === undefined ? {} : { message: options.message }) };
-      const bound = (await bindingRequest(context, 'PUT', `/${encodeURIComponent(type)}`, { body, idempotencyKey: randomUUID() })).json as Binding;
-      if (context.json) return printJson(bound);
-      process.stdout.write(
-        `Bound ${bound.type ?? type} to ${bound.contract ?? name} ${bound.version ?? version}#${bound.message ?? '?'} (${bound.mode ?? options.mode}).\n`,
-      );
-      if (bound.scope === 'publisher') process.stdout.write(`It checks the events you publish; other publishers' events of the type are not checked by it.\n`);
-    });
+    .option(
+      '--message <id>',
+      'the message whose payload the data follows (default: the one named after the type, or the only one)',
+    )
+    .addOption(
+      new Option('--mode <mode>', 'enforce: refuse (400); warn: accept with the findings; off: no check')
+        .choices(validationModes)
+        .default('enforce'),
+    )
+    .addHelpText(
+      'after',
+      '\nThe ingest reads the bindings again every KOERIER_PARTNERS_REFRESH_SECONDS (30 s by default).',
+    )
+    .action(
+      async (
+        type: string,
+        name: string,
+        version: string,
+        options: { message?: string; mode: string },
+        command: Command,
+      ) => {
+        const context = await contextOf(command);
+        const body = {
+          contract: name,
+          version,
+          mode: options.mode,
+          ...(options.message === undefined ? {} : { message: options.message }),
+        };
+        const bound = (
+          await bindingRequest(context, 'PUT', `/${encodeURIComponent(type)}`, { body, idempotencyKey: randomUUID() })
+        ).json as Binding;
+        if (context.json) return printJson(bound);
+        process.stdout.write(
+          `Bound ${bound.type ?? type} to ${bound.contract ?? name} ${bound.version ?? version}#${bound.message ?? '?'} (${bound.mode ?? options.mode}).\n`,
+        );
+        if (bound.scope === 'publisher')
+          process.stdout.write(
+            `It checks the events you publish; other publishers' events of the type are not checked by it.\n`,
+          );
+      },
+    );
 
   contracts
     .command('unbind')

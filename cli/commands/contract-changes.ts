@@ -14,7 +14,13 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
-import { contractKinds, versionStatuses, type ContactPoint, type ContractKind, type VersionRecord } from '../../functions/core/contracts/contract.js';
+import {
+  contractKinds,
+  versionStatuses,
+  type ContactPoint,
+  type ContractKind,
+  type VersionRecord,
+} from '../../functions/core/contracts/contract.js';
 import type { ApiAnswer } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord } from '../output.js';
@@ -60,10 +66,21 @@ export function registerContractChanges(contracts: Command): void {
     .argument('<name>', 'the contract: lower-case letters, digits, "." and "-"')
     .argument('<version>', 'its semantic version (MAJOR.MINOR.PATCH); a published version never changes')
     .argument('<file>', 'the document: .yaml/.yml is YAML, .json JSON')
-    .addOption(new Option('--kind <kind>', 'default: asyncapi-data for an "asyncapi" document, openapi-webhook for an "openapi" one').choices(contractKinds))
-    .addOption(new Option('--status <status>', "the version's status (the register's default: active)").choices(versionStatuses))
+    .addOption(
+      new Option(
+        '--kind <kind>',
+        'default: asyncapi-data for an "asyncapi" document, openapi-webhook for an "openapi" one',
+      ).choices(contractKinds),
+    )
+    .addOption(
+      new Option('--status <status>', "the version's status (the register's default: active)").choices(versionStatuses),
+    )
     .option('--sunset <date>', 'RFC 3339 date after which the version is retired (needed with --status deprecated)')
-    .addOption(new Option('-t, --type <type>', 'an event type the version covers (repeat)').argParser(collect).default([], 'its AsyncAPI message names'))
+    .addOption(
+      new Option('-t, --type <type>', 'an event type the version covers (repeat)')
+        .argParser(collect)
+        .default([], 'its AsyncAPI message names'),
+    )
     .option('--force', 'admin only: publish a breaking change within the same major version anyway')
     .addHelpText(
       'after',
@@ -78,7 +95,11 @@ version (409). Exit 3 for --force without the admin scope.`,
     .action(async (name: string, version: string, file: string, options: PublishOptions, command: Command) => {
       const document = await readContractFile(file);
       const kind = options.kind ?? document.kind;
-      if (!kind) throw new CliError(`cannot tell the kind of ${file} (no top-level "asyncapi" or "openapi"): give --kind`, exitCodes.usage);
+      if (!kind)
+        throw new CliError(
+          `cannot tell the kind of ${file} (no top-level "asyncapi" or "openapi"): give --kind`,
+          exitCodes.usage,
+        );
       const owner = contactOf(options, 'owner');
       const contact = contactOf(options, 'contact') ?? owner;
       const body = {
@@ -102,19 +123,31 @@ version (409). Exit 3 for --force without the admin scope.`,
 
   const update = contracts
     .command('update')
-    .description("change a contract's metadata (description, owner, contact point) or, with a version, that version's status, sunset and event types")
+    .description(
+      "change a contract's metadata (description, owner, contact point) or, with a version, that version's status, sunset and event types",
+    )
     .argument('<name>')
     .argument('[version]')
-    .addOption(new Option('--status <status>', 'with a version: its new status (retired is final)').choices(versionStatuses))
+    .addOption(
+      new Option('--status <status>', 'with a version: its new status (retired is final)').choices(versionStatuses),
+    )
     .option('--sunset <date>', 'with a version: RFC 3339 sunset date (needed to deprecate)')
     .addOption(
-      new Option('-t, --type <type>', 'with a version: the event types it covers, replacing the list (repeat)').argParser(collect).default([], 'unchanged'),
+      new Option('-t, --type <type>', 'with a version: the event types it covers, replacing the list (repeat)')
+        .argParser(collect)
+        .default([], 'unchanged'),
     )
     .action(async (name: string, version: string | undefined, options: UpdateOptions, command: Command) => {
       const body = version === undefined ? contractPatch(options) : versionPatch(options);
       const context = await contextOf(command);
       const what = version === undefined ? "changing a contract's metadata" : "changing a contract version's metadata";
-      const answer = await registerRequest(context, 'PATCH', contractPath(name, version), { body, idempotencyKey: randomUUID() }, what);
+      const answer = await registerRequest(
+        context,
+        'PATCH',
+        contractPath(name, version),
+        { body, idempotencyKey: randomUUID() },
+        what,
+      );
       if (context.json) return printJson(answer.json);
       process.stdout.write(`Updated ${name}${version === undefined ? '' : ` ${version}`}.\n`);
       printRecord(contractView((answer.json ?? {}) as Record<string, unknown>));
@@ -123,7 +156,9 @@ version (409). Exit 3 for --force without the admin scope.`,
 
   contracts
     .command('deprecate')
-    .description('deprecate a version until its sunset date; the subscriptions consuming its event types are told (dev.koerier.contract.deprecated.v1)')
+    .description(
+      'deprecate a version until its sunset date; the subscriptions consuming its event types are told (dev.koerier.contract.deprecated.v1)',
+    )
     .argument('<name>')
     .argument('<version>')
     .requiredOption('--sunset <date>', 'RFC 3339 date after which the version is retired')
@@ -138,7 +173,9 @@ version (409). Exit 3 for --force without the admin scope.`,
       );
       const record = answer.json as VersionRecord;
       if (context.json) return printJson(record);
-      process.stdout.write(`Deprecated ${name} ${version}: ${record.status}, sunset ${record.sunset ?? '?'}; its consumers are told.\n`);
+      process.stdout.write(
+        `Deprecated ${name} ${version}: ${record.status}, sunset ${record.sunset ?? '?'}; its consumers are told.\n`,
+      );
     });
 }
 
@@ -164,20 +201,35 @@ async function publishRequest(
     } catch (error) {
       // A register from before YAML documents (issue 14 item 2) refuses the `mediaType` member; it takes the
       // text alone, JSON, or YAML for AsyncAPI. The refusal stored nothing, so the body without it is a new request.
-      if (!(error instanceof CliError) || !('mediaType' in body) || !/Unknown member\(s\): mediaType\b/.test(error.message)) throw error;
+      if (
+        !(error instanceof CliError) ||
+        !('mediaType' in body) ||
+        !/Unknown member\(s\): mediaType\b/.test(error.message)
+      )
+        throw error;
       const { mediaType: _declared, ...older } = body;
       return await send(older);
     }
   } catch (error) {
     if (error instanceof CliError && error.message.includes('(contract-change-breaking)') && !force) {
-      throw new CliError(`${error.message}\nA new major version may break; an admin may publish this one anyway with --force.`, error.exitCode);
+      throw new CliError(
+        `${error.message}\nA new major version may break; an admin may publish this one anyway with --force.`,
+        error.exitCode,
+      );
     }
     throw error;
   }
 }
 
-function publishedReport(name: string, version: string, status: number, published: VersionRecord, document: ContractFile): string {
-  if (status === 200) return `${name} ${version} was already published with this document: nothing changed (${published.checksum}).\n`;
+function publishedReport(
+  name: string,
+  version: string,
+  status: number,
+  published: VersionRecord,
+  document: ContractFile,
+): string {
+  if (status === 200)
+    return `${name} ${version} was already published with this document: nothing changed (${published.checksum}).\n`;
   const lines = [
     `Published ${name} ${version} (${published.specVersion ? `${published.specVersion}, ` : ''}${published.status}).`,
     `  checksum    ${published.checksum}${published.checksum === document.checksum ? ' (the file as sent)' : ` (the file's is ${document.checksum})`}`,
@@ -193,7 +245,9 @@ function publishedReport(name: string, version: string, status: number, publishe
       lines.push(`    ${message.message}: ${message.verdict}`);
       // A finding names the direction that fails: `forward` means events of this version may not suit consumers of the previous one.
       for (const finding of message.findings)
-        lines.push(`      - ${finding.pointer || '/'} (not ${finding.direction} compatible): ${finding.message} (${finding.change})`);
+        lines.push(
+          `      - ${finding.pointer || '/'} (not ${finding.direction} compatible): ${finding.message} (${finding.change})`,
+        );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -214,9 +268,15 @@ export async function readContractFile(path: string): Promise<ContractFile> {
     throw new CliError(`${path} is not UTF-8 text`, exitCodes.usage);
   }
   const extension = extname(path).toLowerCase();
-  const yaml = extension === '.yaml' || extension === '.yml' || (extension !== '.json' && !text.trimStart().startsWith('{'));
+  const yaml =
+    extension === '.yaml' || extension === '.yml' || (extension !== '.json' && !text.trimStart().startsWith('{'));
   const mediaType = yaml ? 'application/yaml' : 'application/json';
-  return { text, mediaType, kind: kindOf(text, mediaType), checksum: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:` };
+  return {
+    text,
+    mediaType,
+    kind: kindOf(text, mediaType),
+    checksum: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
+  };
 }
 
 /** The kind's own media type for the file's syntax (the register serves the document back in it). */
@@ -262,38 +322,55 @@ export function contactOf(options: ContactOptions, who: 'owner' | 'contact'): Co
   const url = options[`${who}Url`];
   if (name === undefined && email === undefined && url === undefined) return undefined;
   if (name === undefined || (email === undefined && url === undefined)) {
-    throw new CliError(`--${who} NAME goes with --${who}-email and/or --${who}-url (EDU-22: a name and a way to reach them)`, exitCodes.usage);
+    throw new CliError(
+      `--${who} NAME goes with --${who}-email and/or --${who}-url (EDU-22: a name and a way to reach them)`,
+      exitCodes.usage,
+    );
   }
   return { name, ...optional('email', email), ...optional('url', url) };
 }
 
 function contractPatch(options: UpdateOptions): Record<string, unknown> {
   if (options.status !== undefined || options.sunset !== undefined || options.type.length > 0) {
-    throw new CliError('--status, --sunset and --type change a version: name it (koerier contracts update <name> <version> …)', exitCodes.usage);
+    throw new CliError(
+      '--status, --sunset and --type change a version: name it (koerier contracts update <name> <version> …)',
+      exitCodes.usage,
+    );
   }
   const patch = {
     ...optional('description', options.description),
     ...optional('owner', contactOf(options, 'owner')),
     ...optional('contact', contactOf(options, 'contact')),
   };
-  if (Object.keys(patch).length === 0) throw new CliError('nothing to change: give --description, --owner … or --contact …', exitCodes.usage);
+  if (Object.keys(patch).length === 0)
+    throw new CliError('nothing to change: give --description, --owner … or --contact …', exitCodes.usage);
   return patch;
 }
 
 function versionPatch(options: UpdateOptions): Record<string, unknown> {
   if (
-    [options.description, options.owner, options.ownerEmail, options.ownerUrl, options.contact, options.contactEmail, options.contactUrl].some(
-      (v) => v !== undefined,
-    )
+    [
+      options.description,
+      options.owner,
+      options.ownerEmail,
+      options.ownerUrl,
+      options.contact,
+      options.contactEmail,
+      options.contactUrl,
+    ].some((v) => v !== undefined)
   ) {
-    throw new CliError('--description, --owner and --contact belong to the contract, not a version: leave the version out', exitCodes.usage);
+    throw new CliError(
+      '--description, --owner and --contact belong to the contract, not a version: leave the version out',
+      exitCodes.usage,
+    );
   }
   const patch = {
     ...optional('status', options.status),
     ...optional('sunset', options.sunset),
     ...(options.type.length > 0 ? { eventTypes: options.type } : {}),
   };
-  if (Object.keys(patch).length === 0) throw new CliError('nothing to change: give --status, --sunset or --type', exitCodes.usage);
+  if (Object.keys(patch).length === 0)
+    throw new CliError('nothing to change: give --status, --sunset or --type', exitCodes.usage);
   return patch;
 }
 

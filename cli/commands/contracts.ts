@@ -12,14 +12,17 @@ import { compatibilityLine, contactLine, contractView, registerContractChanges }
 import { contractPath, registerRequest } from './register-requests.js';
 
 export function registerContracts(program: Command): void {
-  const contracts = program.command('contracts').description('the contract register: list, show, document, publish, update, deprecate; bind event types to it');
+  const contracts = program
+    .command('contracts')
+    .description('the contract register: list, show, document, publish, update, deprecate; bind event types to it');
 
   contracts
     .command('list')
     .description('the registered contracts')
     .action(async (_options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = (await registerRequest(context, 'GET', '')).json as { contracts?: Record<string, unknown>[] } | Record<string, unknown>[];
+      const answer = (await registerRequest(context, 'GET', '')).json as
+        { contracts?: Record<string, unknown>[] } | Record<string, unknown>[];
       const items = Array.isArray(answer) ? answer : (answer.contracts ?? []);
       if (context.json) return printJson(items);
       if (items.length === 0) return void process.stdout.write('No contracts.\n');
@@ -38,7 +41,10 @@ export function registerContracts(program: Command): void {
       const context = await contextOf(command);
       const answer = await registerRequest(context, 'GET', contractPath(name, version));
       if (context.json) return printJson(answer.json);
-      const { versions, consumers, ...contract } = (answer.json ?? {}) as Record<string, unknown> & { versions?: unknown; consumers?: unknown };
+      const { versions, consumers, ...contract } = (answer.json ?? {}) as Record<string, unknown> & {
+        versions?: unknown;
+        consumers?: unknown;
+      };
       printRecord(contractView(contract));
       if (Array.isArray(versions)) {
         printTable(
@@ -54,11 +60,18 @@ export function registerContracts(program: Command): void {
         );
       }
       if (Array.isArray(consumers)) {
-        if (consumers.length === 0) process.stdout.write("None of your subscriptions consumes its event types (an operator sees every client's).\n");
+        if (consumers.length === 0)
+          process.stdout.write(
+            "None of your subscriptions consumes its event types (an operator sees every client's).\n",
+          );
         else
           printTable(
             ['consumer', 'owner', 'types'],
-            (consumers as Record<string, unknown>[]).map((c) => [c['subscriptionId'], c['owner'], JSON.stringify(c['types'] ?? [])]),
+            (consumers as Record<string, unknown>[]).map((c) => [
+              c['subscriptionId'],
+              c['owner'],
+              JSON.stringify(c['types'] ?? []),
+            ]),
           );
       }
     });
@@ -71,7 +84,9 @@ export function registerContracts(program: Command): void {
     .option('-o, --output <file>', 'write it to this file instead of stdout')
     .action(async (name: string, version: string, options: { output?: string }, command: Command) => {
       const context = await contextOf(command);
-      const answer = await registerRequest(context, 'GET', `${contractPath(name, version)}/document`, { headers: { accept: '*/*' } });
+      const answer = await registerRequest(context, 'GET', `${contractPath(name, version)}/document`, {
+        headers: { accept: '*/*' },
+      });
       if (options.output === undefined) return void process.stdout.write(answer.text);
       await writeFile(options.output, answer.text);
       process.stderr.write(

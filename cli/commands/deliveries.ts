@@ -44,8 +44,11 @@ export function registerDeliveries(program: Command): void {
     .option('-n, --limit <n>', 'at most this many attempts (1-100)', integer(1, 100), 25)
     .action(async (subscription: string, options: { limit: number }, command: Command) => {
       const context = await contextOf(command);
-      const page = (await context.client.call('GET', `/subscriptions/${encodeURIComponent(subscription)}/deliveries`, { query: { limit: options.limit } }))
-        .json as {
+      const page = (
+        await context.client.call('GET', `/subscriptions/${encodeURIComponent(subscription)}/deliveries`, {
+          query: { limit: options.limit },
+        })
+      ).json as {
         attempts?: Attempt[];
       };
       const attempts = page.attempts ?? [];
@@ -74,7 +77,11 @@ export function registerDeliveries(program: Command): void {
     .argument('<subscription>')
     .action(async (subscription: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const items = await context.client.listAll<DeadLetter>(`/subscriptions/${encodeURIComponent(subscription)}/dead-letters`, 'deadLetters', { limit: 100 });
+      const items = await context.client.listAll<DeadLetter>(
+        `/subscriptions/${encodeURIComponent(subscription)}/dead-letters`,
+        'deadLetters',
+        { limit: 100 },
+      );
       if (context.json) return printJson(items);
       if (items.length === 0) return void process.stdout.write('No dead letters.\n');
       printTable(
@@ -97,35 +104,52 @@ export function registerDeliveries(program: Command): void {
     .option('--chunk <n>', 'dead letters per request (1-500)', integer(1, 500), 50)
     .option('--progress', 'show a progress bar (default: on a terminal, from 20 dead letters)')
     .option('--no-progress', 'never show a progress bar')
-    .action(async (subscription: string, ids: string[], options: { chunk: number; progress: ProgressChoice }, command: Command) => {
-      const context = await contextOf(command);
-      const path = `/subscriptions/${encodeURIComponent(subscription)}/dead-letters`;
-      const chosen = ids.length > 0 ? ids : (await context.client.listAll<DeadLetter>(path, 'deadLetters', { limit: 100 })).map((d) => d.deliveryId);
-      const bar = progress(chosen.length, 'Redriving', options.progress, context.json);
-      let redriven = 0;
-      const withheld: { deliveryId?: string; reason?: string }[] = [];
-      const notFound: string[] = [];
-      try {
-        for (let start = 0; start < chosen.length; start += options.chunk) {
-          const chunk = chosen.slice(start, start + options.chunk);
-          // One key per chunk, the same on every retry of it: a retried chunk is not sent twice.
-          const answer = (await context.client.call('POST', `${path}/redrive`, { body: { deliveryIds: chunk }, idempotencyKey: randomUUID() }))
-            .json as RedriveAnswer;
-          redriven += answer.redriven?.length ?? 0;
-          withheld.push(...(answer.withheld ?? []));
-          notFound.push(...(answer.notFound ?? []));
-          bar.increment(chunk.length);
+    .action(
+      async (
+        subscription: string,
+        ids: string[],
+        options: { chunk: number; progress: ProgressChoice },
+        command: Command,
+      ) => {
+        const context = await contextOf(command);
+        const path = `/subscriptions/${encodeURIComponent(subscription)}/dead-letters`;
+        const chosen =
+          ids.length > 0
+            ? ids
+            : (await context.client.listAll<DeadLetter>(path, 'deadLetters', { limit: 100 })).map((d) => d.deliveryId);
+        const bar = progress(chosen.length, 'Redriving', options.progress, context.json);
+        let redriven = 0;
+        const withheld: { deliveryId?: string; reason?: string }[] = [];
+        const notFound: string[] = [];
+        try {
+          for (let start = 0; start < chosen.length; start += options.chunk) {
+            const chunk = chosen.slice(start, start + options.chunk);
+            // One key per chunk, the same on every retry of it: a retried chunk is not sent twice.
+            const answer = (
+              await context.client.call('POST', `${path}/redrive`, {
+                body: { deliveryIds: chunk },
+                idempotencyKey: randomUUID(),
+              })
+            ).json as RedriveAnswer;
+            redriven += answer.redriven?.length ?? 0;
+            withheld.push(...(answer.withheld ?? []));
+            notFound.push(...(answer.notFound ?? []));
+            bar.increment(chunk.length);
+          }
+        } finally {
+          bar.stop();
         }
-      } finally {
-        bar.stop();
-      }
-      if (context.json) printJson({ redriven, withheld, notFound });
-      else {
-        process.stdout.write(`Redrove ${redriven} of ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'}.\n`);
-        for (const w of withheld) process.stdout.write(`  withheld ${w.deliveryId}: ${w.reason}\n`);
-        for (const id of notFound) process.stdout.write(`  not found ${id}\n`);
-      }
-      if (ids.length > 0 && notFound.length > 0) throw new CliError(`${notFound.length} of the given dead letters were not found`, exitCodes.notFound);
-      if (withheld.length > 0) process.exitCode = exitCodes.refused;
-    });
+        if (context.json) printJson({ redriven, withheld, notFound });
+        else {
+          process.stdout.write(
+            `Redrove ${redriven} of ${chosen.length} dead letter${chosen.length === 1 ? '' : 's'}.\n`,
+          );
+          for (const w of withheld) process.stdout.write(`  withheld ${w.deliveryId}: ${w.reason}\n`);
+          for (const id of notFound) process.stdout.write(`  not found ${id}\n`);
+        }
+        if (ids.length > 0 && notFound.length > 0)
+          throw new CliError(`${notFound.length} of the given dead letters were not found`, exitCodes.notFound);
+        if (withheld.length > 0) process.exitCode = exitCodes.refused;
+      },
+    );
 }

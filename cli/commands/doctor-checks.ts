@@ -12,7 +12,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { toBatchMessage, toBinaryMessage, toStructuredMessage } from '../../functions/core/cloudevents/http-binding/to-message.js';
+import {
+  toBatchMessage,
+  toBinaryMessage,
+  toStructuredMessage,
+} from '../../functions/core/cloudevents/http-binding/to-message.js';
 import { digestOf } from '../../functions/core/claim-check/payload-reference.js';
 import { KoerierClient, problemOf, type ApiAnswer, type RequestOptions, type TokenSource } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
@@ -131,7 +135,8 @@ class Doctor {
   private readonly received = new Map<string, Record<string, unknown>>();
   private readonly locks: Lock[] = [];
   private duplicates = 0;
-  private firstPublish: { key: string; message: { body: Buffer; headers: Record<string, string> }; answer: ApiAnswer } | undefined;
+  private firstPublish:
+    { key: string; message: { body: Buffer; headers: Record<string, string> }; answer: ApiAnswer } | undefined;
 
   constructor(
     private readonly plan: DoctorPlan,
@@ -151,7 +156,8 @@ class Doctor {
       await this.step('API description', 'description', () => this.description());
       await this.step('/health', 'health', () => this.health());
       await this.step(`token for ${this.publisher.clientId}`, 'token', () => this.token('publisher'), this.publisher);
-      if (this.separate) await this.step(`token for ${this.consumer.clientId}`, 'token', () => this.token('consumer'), this.consumer);
+      if (this.separate)
+        await this.step(`token for ${this.consumer.clientId}`, 'token', () => this.token('consumer'), this.consumer);
       await this.step('no token → 401', 'unauthenticated', () => this.unauthenticated());
       await this.step('pull subscription', 'subscribe', () => this.subscribe(), this.consumer);
       await this.step('publish 1 event (structured)', 'publish', () => this.publishStructured(), this.publisher);
@@ -170,7 +176,13 @@ class Doctor {
     }
   }
 
-  private async step(name: string, kind: StepKind, body: () => Promise<string | Skipped>, party?: Party, { evenWhenInterrupted = false } = {}): Promise<void> {
+  private async step(
+    name: string,
+    kind: StepKind,
+    body: () => Promise<string | Skipped>,
+    party?: Party,
+    { evenWhenInterrupted = false } = {},
+  ): Promise<void> {
     if (this.plan.signal.aborted && !evenWhenInterrupted) {
       this.record({ step: name, result: 'skipped', latencyMs: null, detail: 'interrupted (Ctrl-C)' });
       return;
@@ -179,7 +191,8 @@ class Doctor {
     const latency = () => Math.round(performance.now() - started);
     try {
       const outcome = await body();
-      if (outcome instanceof Skipped) this.record({ step: name, result: 'skipped', latencyMs: null, detail: outcome.detail });
+      if (outcome instanceof Skipped)
+        this.record({ step: name, result: 'skipped', latencyMs: null, detail: outcome.detail });
       else this.record({ step: name, result: 'ok', latencyMs: latency(), detail: outcome });
     } catch (error) {
       if (this.plan.signal.aborted && !evenWhenInterrupted) {
@@ -206,13 +219,24 @@ class Doctor {
   private async description(): Promise<string> {
     const answer = await this.plan.anonymous.request('GET', '/openapi.json', this.options());
     const document = answer.json as
-      | { openapi?: string; info?: { version?: string }; paths?: Record<string, unknown>; components?: { securitySchemes?: Record<string, unknown> } }
+      | {
+          openapi?: string;
+          info?: { version?: string };
+          paths?: Record<string, unknown>;
+          components?: { securitySchemes?: Record<string, unknown> };
+        }
       | undefined;
     if (answer.status !== 200 || typeof document?.openapi !== 'string') {
-      throw new StepFailed(gotOf(answer), meaningOfAnswer(answer.status === 200 ? { ...answer, status: 404 } : answer, { kind: 'description' }));
+      throw new StepFailed(
+        gotOf(answer),
+        meaningOfAnswer(answer.status === 200 ? { ...answer, status: 404 } : answer, { kind: 'description' }),
+      );
     }
     const tokenUrl = Object.values(document.components?.securitySchemes ?? {})
-      .map((scheme) => (scheme as { flows?: { clientCredentials?: { tokenUrl?: string } } }).flows?.clientCredentials?.tokenUrl)
+      .map(
+        (scheme) =>
+          (scheme as { flows?: { clientCredentials?: { tokenUrl?: string } } }).flows?.clientCredentials?.tokenUrl,
+      )
       .find(Boolean);
     const paths = Object.keys(document.paths ?? {}).length;
     return `OpenAPI ${document.openapi}, API ${document.info?.version ?? '?'}, ${paths} paths; token URL ${tokenUrl ?? '(none named)'}`;
@@ -223,7 +247,9 @@ class Doctor {
     // A health probe answers now or counts as down: no retries.
     const answer = await new KoerierClient(this.plan.gatewayUrl, undefined, 0).request('GET', url, this.options());
     if (answer.status === 404) {
-      return new Skipped('not served here: an AWS stack has no /health (the laptop host serves it); the API description answering is the liveness check');
+      return new Skipped(
+        'not served here: an AWS stack has no /health (the laptop host serves it); the API description answering is the liveness check',
+      );
     }
     const body = answer.json as { status?: string; parts?: Record<string, string> } | undefined;
     const parts = body?.parts ? Object.entries(body.parts).map(([part, state]) => `${part} ${state}`) : [];
@@ -259,7 +285,11 @@ class Doctor {
 
   private async unauthenticated(): Promise<string> {
     const probes: [string, string, RequestOptions][] = [
-      ['POST', '/events', { raw: toStructuredMessage(JSON.stringify(this.event('unauthenticated', 0))), idempotencyKey: randomUUID() }],
+      [
+        'POST',
+        '/events',
+        { raw: toStructuredMessage(JSON.stringify(this.event('unauthenticated', 0))), idempotencyKey: randomUUID() },
+      ],
       ['GET', '/subscriptions', {}],
     ];
     const seen: string[] = [];
@@ -290,7 +320,13 @@ class Doctor {
       '/subscriptions',
       // Not aborted by Ctrl-C: the answer names the subscription the clean-up deletes.
       {
-        body: { delivery: 'pull', types: [this.plan.type], source: this.source, maxdeliverycount: 5, retentionseconds: 3600 },
+        body: {
+          delivery: 'pull',
+          types: [this.plan.type],
+          source: this.source,
+          maxdeliverycount: 5,
+          retentionseconds: 3600,
+        },
         idempotencyKey: randomUUID(),
       },
     );
@@ -328,8 +364,13 @@ class Doctor {
     kind: StepKind = 'publish',
     key = randomUUID(),
   ): Promise<{ acceptedCount?: number; warnings?: unknown[]; answer: ApiAnswer }> {
-    const answer = await this.plan.publisher.api.request('POST', '/events', this.options({ raw: message, idempotencyKey: key }));
-    if (answer.status !== 202) throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation(kind, this.publisher)));
+    const answer = await this.plan.publisher.api.request(
+      'POST',
+      '/events',
+      this.options({ raw: message, idempotencyKey: key }),
+    );
+    if (answer.status !== 202)
+      throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation(kind, this.publisher)));
     const body = (answer.json ?? {}) as { acceptedCount?: number; warnings?: unknown[] };
     if (body.acceptedCount !== events.length) {
       throw new StepFailed(
@@ -351,7 +392,12 @@ class Doctor {
     const event = this.event('structured', 1);
     const message = toStructuredMessage(JSON.stringify(event));
     const key = randomUUID();
-    const { answer, warnings } = await this.publish(message, [{ label: 'the structured event', event }], 'publish', key);
+    const { answer, warnings } = await this.publish(
+      message,
+      [{ label: 'the structured event', event }],
+      'publish',
+      key,
+    );
     this.firstPublish = { key, message, answer };
     return `202, 1 accepted${warningsText(warnings)}`;
   }
@@ -371,7 +417,9 @@ class Doctor {
     const skip = this.publishable();
     if (skip) return skip;
     const event = this.event('binary', 1);
-    const { warnings } = await this.publish(toBinaryMessage(JSON.stringify(event)), [{ label: 'the binary-mode event', event }]);
+    const { warnings } = await this.publish(toBinaryMessage(JSON.stringify(event)), [
+      { label: 'the binary-mode event', event },
+    ]);
     return `202, 1 accepted${warningsText(warnings)}`;
   }
 
@@ -386,7 +434,11 @@ class Doctor {
     const data = { doctor: this.run, kind: 'claim-check', filler };
     const bytes = Buffer.from(JSON.stringify(data), 'utf8');
     const event = this.event('claim-check', 1, data);
-    const { warnings } = await this.publish(toStructuredMessage(JSON.stringify(event)), [{ label: 'the 1 MiB event', event, data: bytes }], 'publish-large');
+    const { warnings } = await this.publish(
+      toStructuredMessage(JSON.stringify(event)),
+      [{ label: 'the 1 MiB event', event, data: bytes }],
+      'publish-large',
+    );
     return `202, ${bytes.length.toLocaleString('en-US')} bytes of data accepted${warningsText(warnings)}`;
   }
 
@@ -396,9 +448,17 @@ class Doctor {
     const started = Date.now();
     let waited = 0;
     for (;;) {
-      const answer = await this.plan.publisher.api.request('POST', '/events', this.options({ raw: first.message, idempotencyKey: first.key }));
+      const answer = await this.plan.publisher.api.request(
+        'POST',
+        '/events',
+        this.options({ raw: first.message, idempotencyKey: first.key }),
+      );
       // Another container may still hold the first attempt's lock (docs/DEPLOYING.md, koerier:idempotencyLockSeconds): wait as told.
-      if (answer.status === 409 && problemSlug(answer) === 'idempotency-key-in-progress' && Date.now() - started < 120_000) {
+      if (
+        answer.status === 409 &&
+        problemSlug(answer) === 'idempotency-key-in-progress' &&
+        Date.now() - started < 120_000
+      ) {
         const seconds = Math.min(Number(answer.headers.get('retry-after')) || 1, 30);
         waited += seconds;
         await sleep(seconds * 1000, this.plan.signal);
@@ -431,7 +491,13 @@ class Doctor {
     const issues = problem?.errors ?? [];
     const named = (attribute: string) => issues.some((issue) => issue.attribute === attribute);
     const problemJson = (answer.headers.get('content-type') ?? '').startsWith('application/problem+json');
-    if (answer.status !== 400 || problemSlug(answer) !== 'invalid-cloudevent' || !problemJson || !named('specversion') || !named('id')) {
+    if (
+      answer.status !== 400 ||
+      problemSlug(answer) !== 'invalid-cloudevent' ||
+      !problemJson ||
+      !named('specversion') ||
+      !named('id')
+    ) {
       throw new StepFailed(
         gotOf(answer),
         answer.status === 202
@@ -454,9 +520,14 @@ class Doctor {
     let receives = 0;
     while (this.missing().length > 0 && Date.now() < deadline) {
       const waitseconds = Math.max(0, Math.min(20, Math.floor((deadline - Date.now()) / 1000)));
-      const answer = await this.plan.consumer.api.request('POST', path, this.options({ body: { maxevents: 100, waitseconds, lockseconds: 300 } }));
+      const answer = await this.plan.consumer.api.request(
+        'POST',
+        path,
+        this.options({ body: { maxevents: 100, waitseconds, lockseconds: 300 } }),
+      );
       receives++;
-      if (answer.status !== 200) throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation('receive', this.consumer)));
+      if (answer.status !== 200)
+        throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation('receive', this.consumer)));
       const { events = [], locks = [] } = (answer.json ?? {}) as { events?: Record<string, unknown>[]; locks?: Lock[] };
       events.forEach((event, i) => {
         const lock = locks[i];
@@ -481,7 +552,9 @@ class Doctor {
   }
 
   private missing(): string[] {
-    return [...this.sent.values()].filter((sent) => !this.received.has(sent.event['id'] as string)).map((sent) => sent.label);
+    return [...this.sent.values()]
+      .filter((sent) => !this.received.has(sent.event['id'] as string))
+      .map((sent) => sent.label);
   }
 
   private async compare(): Promise<string | Skipped> {
@@ -512,8 +585,10 @@ class Doctor {
     const { dataref, koerierdatadigest, koerierdatasize, ...attributes } = got;
     const { data: _data, ...sentAttributes } = sent.event;
     if (typeof dataref !== 'string') return 'no dataref';
-    if (koerierdatadigest !== digestOf(sent.data!)) return `koerierdatadigest ${String(koerierdatadigest)}, sent data has ${digestOf(sent.data!)}`;
-    if (koerierdatasize !== sent.data!.length) return `koerierdatasize ${String(koerierdatasize)}, sent ${sent.data!.length} bytes`;
+    if (koerierdatadigest !== digestOf(sent.data!))
+      return `koerierdatadigest ${String(koerierdatadigest)}, sent data has ${digestOf(sent.data!)}`;
+    if (koerierdatasize !== sent.data!.length)
+      return `koerierdatasize ${String(koerierdatasize)}, sent ${sent.data!.length} bytes`;
     return differences(sentAttributes, attributes);
   }
 
@@ -526,7 +601,11 @@ class Doctor {
     // The consumer's token goes only to the gateway it was given for: a dataref naming another
     // origin (the stack's execute-api name behind a custom domain) is read through KOERIER_URL.
     const id = /\/payloads\/([A-Za-z0-9_-]{43})$/.exec(dataref)?.[1];
-    if (!id) throw new StepFailed(`dataref ${dataref}`, "not Koerier's data URL (…/payloads/<43 characters>): the ingest's claim check wrote another URL.");
+    if (!id)
+      throw new StepFailed(
+        `dataref ${dataref}`,
+        "not Koerier's data URL (…/payloads/<43 characters>): the ingest's claim check wrote another URL.",
+      );
     const sameOrigin = new URL(dataref).origin === new URL(this.plan.gatewayUrl).origin;
     const address = sameOrigin ? dataref : `/payloads/${id}`;
     const answer = await this.plan.consumer.api.request('GET', address, this.options({ redirect: 'manual' }));
@@ -551,8 +630,12 @@ class Doctor {
     const digest = digestOf(bytes);
     const reprDigest = answer.headers.get('repr-digest');
     const wrong = [
-      bytes.length !== got['koerierdatasize'] ? `${bytes.length} bytes, koerierdatasize ${String(got['koerierdatasize'])}` : undefined,
-      digest !== got['koerierdatadigest'] ? `digest ${digest}, koerierdatadigest ${String(got['koerierdatadigest'])}` : undefined,
+      bytes.length !== got['koerierdatasize']
+        ? `${bytes.length} bytes, koerierdatasize ${String(got['koerierdatasize'])}`
+        : undefined,
+      digest !== got['koerierdatadigest']
+        ? `digest ${digest}, koerierdatadigest ${String(got['koerierdatadigest'])}`
+        : undefined,
       reprDigest && reprDigest !== digest ? `Repr-Digest ${reprDigest}` : undefined,
       !bytes.equals(large.data!) ? 'not the bytes published' : undefined,
     ].filter(Boolean);
@@ -572,7 +655,8 @@ class Doctor {
     for (let start = 0; start < this.locks.length; start += 100) {
       const locktokens = this.locks.slice(start, start + 100).map((lock) => lock.locktoken);
       const answer = await this.plan.consumer.api.request('POST', path, this.options({ body: { locktokens } }));
-      if (answer.status !== 200) throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation('acknowledge', this.consumer)));
+      if (answer.status !== 200)
+        throw new StepFailed(gotOf(answer), meaningOfAnswer(answer, this.situation('acknowledge', this.consumer)));
       const settled = (answer.json ?? {}) as { succeeded?: unknown[]; failed?: { error?: { code?: string } }[] };
       succeeded += settled.succeeded?.length ?? 0;
       failed.push(...(settled.failed ?? []).map((failure) => failure.error?.code ?? '?'));
@@ -593,7 +677,9 @@ class Doctor {
     const api = this.plan.consumer.api;
     const deleted: string[] = [];
     const remove = async (id: string) => {
-      const answer = await api.request('DELETE', `/subscriptions/${encodeURIComponent(id)}`, { idempotencyKey: randomUUID() });
+      const answer = await api.request('DELETE', `/subscriptions/${encodeURIComponent(id)}`, {
+        idempotencyKey: randomUUID(),
+      });
       if (answer.status >= 300 && answer.status !== 404) {
         throw new StepFailed(
           `DELETE /subscriptions/${id}: ${gotOf(answer)}`,
@@ -604,10 +690,12 @@ class Doctor {
     };
     if (this.subscriptionId) await remove(this.subscriptionId);
     // A create whose answer was lost (or cut off by Ctrl-C) still left its subscription: find every one of this run's source.
-    const left = await api.listAll<{ id: string; source?: string }>('/subscriptions', 'subscriptions', { limit: 100 }).catch((error: unknown) => {
-      if (error instanceof CliError && deleted.length > 0) return [];
-      throw error;
-    });
+    const left = await api
+      .listAll<{ id: string; source?: string }>('/subscriptions', 'subscriptions', { limit: 100 })
+      .catch((error: unknown) => {
+        if (error instanceof CliError && deleted.length > 0) return [];
+        throw error;
+      });
     for (const subscription of left.filter((s) => s.source === this.source)) await remove(subscription.id);
     if (deleted.length === 0) return 'nothing to delete; no subscription of this run left';
     return `deleted subscription ${deleted.join(', ')} and its queues; none of this run left`;
@@ -622,14 +710,24 @@ class Doctor {
 function explain(error: unknown, situation: Situation): { got: string; meaning: string } {
   if (error instanceof StepFailed) return { got: error.got, meaning: error.meaning };
   if (error instanceof CliError) {
-    if (situation.kind === 'token') return { got: error.message, meaning: meaningOfTokenFailure(error.message, situation.party?.clientId ?? 'the client') };
+    if (situation.kind === 'token')
+      return {
+        got: error.message,
+        meaning: meaningOfTokenFailure(error.message, situation.party?.clientId ?? 'the client'),
+      };
     if (error.exitCode === exitCodes.unavailable) return { got: error.message, meaning: meaningOfUnreachable() };
     if (error.exitCode === exitCodes.auth || error.exitCode === exitCodes.usage) {
-      return { got: error.message, meaning: meaningOfTokenFailure(error.message, situation.party?.clientId ?? 'the client') };
+      return {
+        got: error.message,
+        meaning: meaningOfTokenFailure(error.message, situation.party?.clientId ?? 'the client'),
+      };
     }
     return { got: error.message, meaning: `a ${neededScope(situation.kind)} call refused; the message says why.` };
   }
-  return { got: error instanceof Error ? error.message : String(error), meaning: 'a failure of the doctor itself: please report it with --json output.' };
+  return {
+    got: error instanceof Error ? error.message : String(error),
+    meaning: 'a failure of the doctor itself: please report it with --json output.',
+  };
 }
 
 function warningsText(warnings: readonly unknown[] | undefined): string {

@@ -70,7 +70,8 @@ export function meaningOfAnswer(answer: ApiAnswer, situation: Situation): string
     case 403:
       return forbidden(slug, who, challenge, situation);
     case 404:
-      if (situation.kind === 'description') return 'KOERIER_URL is not the API: use the stack output ApiUrl, with its major version (https://…/v1).';
+      if (situation.kind === 'description')
+        return 'KOERIER_URL is not the API: use the stack output ApiUrl, with its major version (https://…/v1).';
       if (situation.kind === 'payload') {
         return `the data is not there for ${who}: the consumer becomes a reader only when the event is handed to it (docs/PULL.md, "Large events"); a 404 after a receive means the payload ledger (idempotency table) was not written.`;
       }
@@ -129,8 +130,10 @@ function forbidden(slug: string | undefined, who: string, challenge: string, sit
       `"entitlements" (PUT /clients/${who}; seeded from koerier:entitlements).`
     );
   }
-  if (slug === 'type-reserved') return "the type is in Koerier's own namespace (dev.koerier.): give --type another one.";
-  if (slug === 'edge-bypassed') return "KOERIER_URL goes around the CloudFront distribution (koerier:edgeProtection cloudfront-waf): use the stack's ApiUrl.";
+  if (slug === 'type-reserved')
+    return "the type is in Koerier's own namespace (dev.koerier.): give --type another one.";
+  if (slug === 'edge-bypassed')
+    return "KOERIER_URL goes around the CloudFront distribution (koerier:edgeProtection cloudfront-waf): use the stack's ApiUrl.";
   return `refused (${slug}); the problem detail says why.`;
 }
 
@@ -152,11 +155,15 @@ const CAUSES: Record<StepKind, string> = {
   publish: '',
   idempotency: 'the ingest reads and writes the idempotency table; ',
   'broken-event': '',
-  'publish-large': 'the claim check writes the data to the payloads bucket under its own KMS key (the ingest needs s3:PutObject and kms:GenerateDataKey); ',
-  subscribe: 'the subscriptions function creates the pull queues (sqs:CreateQueue on <stack>-pull-*) and stores the subscription; ',
-  receive: 'the pull function reads the subscription, receives from its SQS queue and seals lock tokens with the lock-token KMS key; ',
+  'publish-large':
+    'the claim check writes the data to the payloads bucket under its own KMS key (the ingest needs s3:PutObject and kms:GenerateDataKey); ',
+  subscribe:
+    'the subscriptions function creates the pull queues (sqs:CreateQueue on <stack>-pull-*) and stores the subscription; ',
+  receive:
+    'the pull function reads the subscription, receives from its SQS queue and seals lock tokens with the lock-token KMS key; ',
   payload: 'the payloads function reads the object from the payloads bucket (s3:GetObject, kms:Decrypt on its key); ',
-  acknowledge: 'the pull function opens the lock tokens with the lock-token KMS key (kms:Decrypt) and deletes from the SQS queue; ',
+  acknowledge:
+    'the pull function opens the lock tokens with the lock-token KMS key (kms:Decrypt) and deletes from the SQS queue; ',
   cleanup: 'the subscriptions function deletes the pull queues (sqs:DeleteQueue) after the record; ',
 };
 
@@ -209,7 +216,8 @@ export function meaningOfTokenFailure(message: string, clientId: string): string
   if (/no valid token|no secret|no client/.test(message)) {
     return 'no credentials to ask with: koerier login, KOERIER_CLIENT_ID with KOERIER_CLIENT_SECRET, or --client-secret-file (for the consumer the --consumer-* options).';
   }
-  if (/token URL/.test(message)) return 'the token URL cannot be found: the API description names none, or cannot be read; give --token-url.';
+  if (/token URL/.test(message))
+    return 'the token URL cannot be found: the API description names none, or cannot be read; give --token-url.';
   return 'the identity provider refused the request; its error says why (docs/DEPLOYING.md, "Identity provider").';
 }
 

@@ -20,7 +20,14 @@ import { CliError, exitCodes } from '../exit-codes.js';
 import { printJson, type ProgressChoice } from '../output.js';
 import { gatewayUrl, resolveSettings, type GlobalOptions, type Settings } from '../settings.js';
 import { cachedTokens } from '../tokens.js';
-import { DOCTOR_SOURCE, DOCTOR_TYPE, runDoctor, type DoctorClient, type DoctorOutcome, type StepReport } from './doctor-checks.js';
+import {
+  DOCTOR_SOURCE,
+  DOCTOR_TYPE,
+  runDoctor,
+  type DoctorClient,
+  type DoctorOutcome,
+  type StepReport,
+} from './doctor-checks.js';
 import { typePrefixOf } from './doctor-meanings.js';
 import { integer } from './send.js';
 
@@ -70,14 +77,30 @@ as not applicable), 1 when any failed, 2 for bad arguments or missing settings, 
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check a deployed gateway end to end (token, publish, pull, claim check, idempotency, refusals) and clean up after')
-    .option('--consumer-profile <name>', 'the consuming client is this login profile (env KOERIER_CONSUMER_PROFILE; default: the publisher consumes too)')
+    .description(
+      'check a deployed gateway end to end (token, publish, pull, claim check, idempotency, refusals) and clean up after',
+    )
+    .option(
+      '--consumer-profile <name>',
+      'the consuming client is this login profile (env KOERIER_CONSUMER_PROFILE; default: the publisher consumes too)',
+    )
     .option('--consumer-client-id <id>', 'the consuming client (env KOERIER_CONSUMER_CLIENT_ID)')
-    .option('--consumer-client-secret-file <file>', "file holding the consumer's secret, - for stdin (env KOERIER_CONSUMER_CLIENT_SECRET)")
+    .option(
+      '--consumer-client-secret-file <file>',
+      "file holding the consumer's secret, - for stdin (env KOERIER_CONSUMER_CLIENT_SECRET)",
+    )
     .option('--consumer-scope <scopes>', 'ask for these scopes only for the consumer (env KOERIER_CONSUMER_SCOPE)')
-    .option('--source <prefix>', 'the publish grant the test events go under; each run adds its own segment', DOCTOR_SOURCE)
+    .option(
+      '--source <prefix>',
+      'the publish grant the test events go under; each run adds its own segment',
+      DOCTOR_SOURCE,
+    )
     .option('--type <type>', 'the test event type', DOCTOR_TYPE)
-    .addOption(new Option('--timeout <seconds>', 'how long to wait for the events to come back (5-600)').argParser(integer(5, 600)).default(60))
+    .addOption(
+      new Option('--timeout <seconds>', 'how long to wait for the events to come back (5-600)')
+        .argParser(integer(5, 600))
+        .default(60),
+    )
     .option('--progress', 'a line on stderr as each step ends (default: on a terminal, without --json)')
     .option('--no-progress', 'no progress lines')
     .addHelpText('after', HELP)
@@ -85,7 +108,8 @@ export function registerDoctor(program: Command): void {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const settings = await resolveSettings(globals);
       const url = gatewayUrl(settings);
-      if (!settings.clientId) throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
+      if (!settings.clientId)
+        throw new CliError('no client: give --client-id, set KOERIER_CLIENT_ID, or run koerier login', exitCodes.usage);
       const consumerSettings = await consumerSettingsOf(options, globals, settings, url);
       const publisher = doctorClient(settings, url);
       const consumer = consumerSettings ? doctorClient(consumerSettings, url) : publisher;
@@ -98,7 +122,9 @@ export function registerDoctor(program: Command): void {
           process.stderr.write('koerier doctor: interrupted; deleting what this run made (Ctrl-C again to leave it)\n');
           stop.abort(new CliError('interrupted', exitCodes.ok));
         } else {
-          process.stderr.write('koerier doctor: left without cleaning up; koerier subscriptions list shows what is left\n');
+          process.stderr.write(
+            'koerier doctor: left without cleaning up; koerier subscriptions list shows what is left\n',
+          );
           process.exit(INTERRUPTED);
         }
       };
@@ -156,7 +182,12 @@ function doctorClient(settings: Settings, url: string): DoctorClient {
  * KOERIER_CONSUMER_* variables as the usual settings come from theirs (a flag wins over the
  * environment, which wins over the profile); undefined when none is given: the publisher consumes.
  */
-async function consumerSettingsOf(options: DoctorOptions, globals: GlobalOptions, settings: Settings, url: string): Promise<Settings | undefined> {
+async function consumerSettingsOf(
+  options: DoctorOptions,
+  globals: GlobalOptions,
+  settings: Settings,
+  url: string,
+): Promise<Settings | undefined> {
   const env = process.env;
   const fromEnv = {
     KOERIER_PROFILE: env['KOERIER_CONSUMER_PROFILE'],
@@ -164,12 +195,23 @@ async function consumerSettingsOf(options: DoctorOptions, globals: GlobalOptions
     KOERIER_CLIENT_SECRET: env['KOERIER_CONSUMER_CLIENT_SECRET'],
     KOERIER_SCOPE: env['KOERIER_CONSUMER_SCOPE'],
   };
-  const flags = [options.consumerProfile, options.consumerClientId, options.consumerClientSecretFile, options.consumerScope];
+  const flags = [
+    options.consumerProfile,
+    options.consumerClientId,
+    options.consumerClientSecretFile,
+    options.consumerScope,
+  ];
   if (![...flags, ...Object.values(fromEnv)].some(Boolean)) return undefined;
   if (options.consumerClientSecretFile === '-' && globals.clientSecretFile === '-') {
-    throw new CliError('only one of --client-secret-file and --consumer-client-secret-file can read stdin', exitCodes.usage);
+    throw new CliError(
+      'only one of --client-secret-file and --consumer-client-secret-file can read stdin',
+      exitCodes.usage,
+    );
   }
-  const consumerEnv: NodeJS.ProcessEnv = { ...definedOnly(fromEnv), ...definedOnly({ XDG_CONFIG_HOME: env['XDG_CONFIG_HOME'] }) };
+  const consumerEnv: NodeJS.ProcessEnv = {
+    ...definedOnly(fromEnv),
+    ...definedOnly({ XDG_CONFIG_HOME: env['XDG_CONFIG_HOME'] }),
+  };
   const consumer = await resolveSettings(
     definedOnly({
       url,
@@ -193,7 +235,9 @@ async function consumerSettingsOf(options: DoctorOptions, globals: GlobalOptions
 }
 
 function definedOnly<T extends Record<string, unknown>>(record: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== '')) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== '')) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }
 
 function resultText(report: StepReport): string {
@@ -205,10 +249,15 @@ function latencyText(report: StepReport): string {
 }
 
 function progressLine(report: StepReport): void {
-  process.stderr.write(`doctor: ${resultText(report).padEnd(7)} ${report.step}${report.latencyMs === null ? '' : ` (${latencyText(report)})`}\n`);
+  process.stderr.write(
+    `doctor: ${resultText(report).padEnd(7)} ${report.step}${report.latencyMs === null ? '' : ` (${latencyText(report)})`}\n`,
+  );
 }
 
-function printReport(outcome: DoctorOutcome, run: { url: string; publisher: string; consumer: string; durationMs: number }): void {
+function printReport(
+  outcome: DoctorOutcome,
+  run: { url: string; publisher: string; consumer: string; durationMs: number },
+): void {
   const width = Math.max(100, process.stdout.columns || Number(process.env['COLUMNS']) || 140);
   const fixed = [30, 9, 10];
   const detailWidth = width - fixed.reduce((sum, column) => sum + column, 0) - 5;
@@ -220,7 +269,8 @@ function printReport(outcome: DoctorOutcome, run: { url: string; publisher: stri
     style: { head: [], border: [] },
   });
   for (const report of outcome.steps) {
-    const detail = report.result === 'failed' ? `got: ${report.got ?? ''}\nusually: ${report.meaning ?? ''}` : report.detail;
+    const detail =
+      report.result === 'failed' ? `got: ${report.got ?? ''}\nusually: ${report.meaning ?? ''}` : report.detail;
     table.push([report.step, resultText(report), latencyText(report), detail]);
   }
   const failed = outcome.steps.filter((step) => step.result === 'failed').length;

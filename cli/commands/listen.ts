@@ -25,9 +25,22 @@ export function registerListen(program: Command): void {
     .description('a local webhook receiver: answers the validation handshake and prints each delivery')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', integer(0, 65_535), 8080)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--rate <per-minute>', 'the delivery rate to allow in the handshake (WebHook-Allowed-Rate): requests per minute, or * for any', rate, '*')
-    .option('--status <code>', 'the status to answer deliveries with (e.g. 503 or 415 to see retries and dead letters)', integer(200, 599), 204)
-    .addHelpText('after', '\nPrints "Listening on <url>" on stderr first; each delivery on stdout (--json: one JSON line each). Ctrl-C stops.')
+    .option(
+      '--rate <per-minute>',
+      'the delivery rate to allow in the handshake (WebHook-Allowed-Rate): requests per minute, or * for any',
+      rate,
+      '*',
+    )
+    .option(
+      '--status <code>',
+      'the status to answer deliveries with (e.g. 503 or 415 to see retries and dead letters)',
+      integer(200, 599),
+      204,
+    )
+    .addHelpText(
+      'after',
+      '\nPrints "Listening on <url>" on stderr first; each delivery on stdout (--json: one JSON line each). Ctrl-C stops.',
+    )
     .action(async (options: ListenOptions, command: Command) => {
       const { json } = await resolveSettings(command.optsWithGlobals<GlobalOptions>());
       let count = 0;
@@ -52,11 +65,15 @@ export function registerListen(program: Command): void {
         });
       });
       await new Promise<void>((resolve, reject) => {
-        server.once('error', (error) => reject(new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, exitCodes.usage)));
+        server.once('error', (error) =>
+          reject(new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`, exitCodes.usage)),
+        );
         server.listen(options.port, options.host, resolve);
       });
       const { port } = server.address() as AddressInfo;
-      process.stderr.write(`Listening on http://${options.host}:${port}/ (answering ${options.status}); Ctrl-C stops.\n`);
+      process.stderr.write(
+        `Listening on http://${options.host}:${port}/ (answering ${options.status}); Ctrl-C stops.\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => server.close(() => resolve());
         process.once('SIGINT', stop);
@@ -82,7 +99,12 @@ interface Delivery {
 function describeDelivery(req: IncomingMessage, body: Buffer, answered: number): Delivery {
   const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const text = body.toString('utf8');
-  const mode = contentType === 'application/cloudevents-batch+json' ? 'batch' : contentType === 'application/cloudevents+json' ? 'structured' : 'binary';
+  const mode =
+    contentType === 'application/cloudevents-batch+json'
+      ? 'batch'
+      : contentType === 'application/cloudevents+json'
+        ? 'structured'
+        : 'binary';
   let events: unknown[];
   if (mode === 'binary') {
     const attributes = Object.fromEntries(

@@ -13,7 +13,9 @@ import { discoverTokenUrl, requestToken } from '../tokens.js';
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('get a token with client credentials and remember the gateway, the client and (unless --no-store-secret) the secret in a profile')
+    .description(
+      'get a token with client credentials and remember the gateway, the client and (unless --no-store-secret) the secret in a profile',
+    )
     .option('--no-store-secret', 'keep only the token: log in again when it expires')
     .addHelpText(
       'after',
@@ -29,21 +31,33 @@ there only, and only for this gateway; another --url or KOERIER_URL needs a logi
       const url = gatewayUrl(settings);
       const interactive = process.stdin.isTTY === true;
       // Loaded only when a prompt may be needed: every other command starts faster without it.
-      const { input, password } = interactive ? await import('@inquirer/prompts') : { input: undefined, password: undefined };
+      const { input, password } = interactive
+        ? await import('@inquirer/prompts')
+        : { input: undefined, password: undefined };
       const clientId = settings.clientId ?? (input ? await input({ message: 'Client id' }) : undefined);
       if (!clientId) throw new CliError('no client: give --client-id or set KOERIER_CLIENT_ID', exitCodes.usage);
-      const secret = settings.secret ?? (password ? await password({ message: `Client secret of ${clientId}`, mask: '*' }) : undefined);
-      if (!secret) throw new CliError('no client secret: set KOERIER_CLIENT_SECRET, give --client-secret-file, or run login in a terminal', exitCodes.usage);
+      const secret =
+        settings.secret ??
+        (password ? await password({ message: `Client secret of ${clientId}`, mask: '*' }) : undefined);
+      if (!secret)
+        throw new CliError(
+          'no client secret: set KOERIER_CLIENT_SECRET, give --client-secret-file, or run login in a terminal',
+          exitCodes.usage,
+        );
       const tokenUrl = settings.tokenUrl ?? (await discoverTokenUrl(url));
       const answer = await requestToken(tokenUrl, clientId, secret);
 
       const store = settings.store;
       await store.saveProfile(settings.profileName, { url, tokenUrl, clientId });
-      await store.saveToken(`${tokenUrl} ${clientId}`, { accessToken: answer.accessToken, expiresAt: answer.expiresAt });
+      await store.saveToken(`${tokenUrl} ${clientId}`, {
+        accessToken: answer.accessToken,
+        expiresAt: answer.expiresAt,
+      });
       await store.saveSecret(settings.profileName, clientId, options.storeSecret ? secret : undefined);
 
       const expiresAt = new Date(answer.expiresAt).toISOString();
-      if (settings.json) printJson({ profile: settings.profileName, url, tokenUrl, clientId, scope: answer.scope ?? null, expiresAt });
+      if (settings.json)
+        printJson({ profile: settings.profileName, url, tokenUrl, clientId, scope: answer.scope ?? null, expiresAt });
       else
         process.stdout.write(
           `Logged in to ${url} as ${clientId} (profile ${settings.profileName}).\n` +

@@ -36,7 +36,9 @@ interface Settled {
 export function registerPull(program: Command): void {
   program
     .command('pull')
-    .description('receive events of a pull subscription and acknowledge them (with --exec: only when the command succeeds)')
+    .description(
+      'receive events of a pull subscription and acknowledge them (with --exec: only when the command succeeds)',
+    )
     .argument('<subscription>', 'the pull subscription id')
     .option('-n, --max-events <n>', 'events per receive (1-100)', integer(1, 100), 10)
     .option('--wait <seconds>', 'how long a receive waits for events (0-20)', integer(0, 20), 20)
@@ -46,9 +48,17 @@ export function registerPull(program: Command): void {
       '--exec <command>',
       'run this shell command per event (event JSON on stdin; KOERIER_EVENT_* in its environment); acknowledge on exit 0, release otherwise',
     )
-    .option('--release-delay <seconds>', 'with --exec: when a failed event may come back (0-43200)', integer(0, 43_200), 0)
+    .option(
+      '--release-delay <seconds>',
+      'with --exec: when a failed event may come back (0-43200)',
+      integer(0, 43_200),
+      0,
+    )
     .option('--no-ack', 'without --exec: print only, leave the events locked until their lock runs out')
-    .addHelpText('after', '\nPrints each event (--json: one JSON line per event with its lock). Exit status 1 when a --exec command failed (without --follow).')
+    .addHelpText(
+      'after',
+      '\nPrints each event (--json: one JSON line per event with its lock). Exit status 1 when a --exec command failed (without --follow).',
+    )
     .action(async (subscription: string, options: PullOptions, command: Command) => {
       const context = await contextOf(command);
       const stop = new AbortController();
@@ -105,11 +115,18 @@ async function handle(
   const acknowledge: string[] = [];
   const release: string[] = [];
   if (!options.exec) {
-    if (context.json) events.forEach((event, i) => process.stdout.write(`${JSON.stringify({ event, lock: locks[i] })}\n`));
+    if (context.json)
+      events.forEach((event, i) => process.stdout.write(`${JSON.stringify({ event, lock: locks[i] })}\n`));
     else
       printTable(
         ['id', 'type', 'source', 'subject', 'delivery'],
-        events.map((event, i) => [event['id'], event['type'], event['source'], event['subject'], locks[i]?.deliverycount]),
+        events.map((event, i) => [
+          event['id'],
+          event['type'],
+          event['source'],
+          event['subject'],
+          locks[i]?.deliverycount,
+        ]),
       );
     if (options.ack) acknowledge.push(...locks.map((lock) => lock.locktoken));
   } else {
@@ -125,12 +142,21 @@ async function handle(
         exitCode: code,
         settled: code === 0 ? 'acknowledged' : 'released',
       };
-      process.stdout.write(context.json ? `${JSON.stringify(line)}\n` : `${line.id} (${line.type}): command exited ${code}, ${line.settled}\n`);
+      process.stdout.write(
+        context.json
+          ? `${JSON.stringify(line)}\n`
+          : `${line.id} (${line.type}): command exited ${code}, ${line.settled}\n`,
+      );
     }
   }
   const path = `/subscriptions/${encodeURIComponent(subscription)}/events`;
-  if (acknowledge.length > 0) reportFailed(await settle(context, `${path}/acknowledge`, { locktokens: acknowledge }), 'acknowledge');
-  if (release.length > 0) reportFailed(await settle(context, `${path}/release`, { locktokens: release, delayseconds: options.releaseDelay }), 'release');
+  if (acknowledge.length > 0)
+    reportFailed(await settle(context, `${path}/acknowledge`, { locktokens: acknowledge }), 'acknowledge');
+  if (release.length > 0)
+    reportFailed(
+      await settle(context, `${path}/release`, { locktokens: release, delayseconds: options.releaseDelay }),
+      'release',
+    );
   return release.length;
 }
 
@@ -141,7 +167,9 @@ async function settle(context: Context, path: string, body: Record<string, unkno
 function reportFailed(answer: Settled, what: string): void {
   // A lock that ran out (LockLost) means the event comes back: said on stderr, not fatal.
   for (const failure of answer.failed ?? [])
-    process.stderr.write(`koerier: could not ${what} an event: ${failure.error?.code ?? '?'} ${failure.error?.message ?? ''}\n`);
+    process.stderr.write(
+      `koerier: could not ${what} an event: ${failure.error?.code ?? '?'} ${failure.error?.message ?? ''}\n`,
+    );
 }
 
 /** `sh -c CMD` with the event on stdin; its output goes to the CLI's (to stderr under --json, which keeps stdout JSON). */

@@ -16,15 +16,27 @@ export function contractPath(name: string, version?: string): string {
  * no register at all (the collection is missing), a change this gateway's register cannot make
  * yet (`what`), or what the problem says (an unknown contract or version).
  */
-export async function registerRequest(context: Context, method: string, rest: string, options: RequestOptions = {}, what?: string): Promise<ApiAnswer> {
+export async function registerRequest(
+  context: Context,
+  method: string,
+  rest: string,
+  options: RequestOptions = {},
+  what?: string,
+): Promise<ApiAnswer> {
   const answer = await context.client.request(method, `/contracts${rest}`, options);
   if (answer.status === 404 || answer.status === 405) {
     const collection = method === 'GET' && rest === '' ? answer : await context.client.request('GET', '/contracts');
     if (collection.status === 404 || collection.status === 405) {
-      throw new CliError(`the contract register is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
+      throw new CliError(
+        `the contract register is not yet available on this gateway (${context.client.gatewayUrl})`,
+        exitCodes.notFound,
+      );
     }
     if (method !== 'GET' && (await routeMissing(context, method, rest, answer))) {
-      throw new CliError(`${what ?? `${method} /contracts${rest}`} is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
+      throw new CliError(
+        `${what ?? `${method} /contracts${rest}`} is not yet available on this gateway (${context.client.gatewayUrl})`,
+        exitCodes.notFound,
+      );
     }
   }
   if (answer.status >= 300) throw problemError(answer, `${method} /contracts${rest}`);
@@ -45,10 +57,16 @@ async function routeMissing(context: Context, method: string, rest: string, answ
  * A request to `/contract-bindings<rest>` (which event types the ingest checks against a contract),
  * any answer but a 2xx a CliError; a gateway without the collection has no bindings yet.
  */
-export async function bindingRequest(context: Context, method: string, rest: string, options: RequestOptions = {}): Promise<ApiAnswer> {
+export async function bindingRequest(
+  context: Context,
+  method: string,
+  rest: string,
+  options: RequestOptions = {},
+): Promise<ApiAnswer> {
   const answer = await context.client.request(method, `/contract-bindings${rest}`, options);
   if (answer.status === 404 || answer.status === 405) {
-    const collection = method === 'GET' && rest === '' ? answer : await context.client.request('GET', '/contract-bindings');
+    const collection =
+      method === 'GET' && rest === '' ? answer : await context.client.request('GET', '/contract-bindings');
     if (collection.status === 404 || collection.status === 405) {
       throw new CliError(
         `data contracts at the ingest (contract bindings) are not yet available on this gateway (${context.client.gatewayUrl})`,

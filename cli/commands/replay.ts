@@ -25,7 +25,9 @@ const FINAL_STATES = new Set(['finished', 'completed', 'succeeded', 'cancelled',
 const POLL_MS = 1000;
 
 export function registerReplay(program: Command): void {
-  const replay = program.command('replay').description('replay archived events to a subscription: start, list, show (--follow), cancel');
+  const replay = program
+    .command('replay')
+    .description('replay archived events to a subscription: start, list, show (--follow), cancel');
 
   replay
     .command('start')
@@ -33,18 +35,33 @@ export function registerReplay(program: Command): void {
     .argument('<subscription>')
     .requiredOption('--from <time>', 'start of the window: an ISO 8601 time, or an age such as 1h, 30m, 2d')
     .option('--to <time>', 'end of the window (default: now)')
-    .option('-t, --type <type>', 'only these event types (repeatable)', (value: string, previous: string[]) => [...previous, value], [])
+    .option(
+      '-t, --type <type>',
+      'only these event types (repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
     .option('--follow', 'show its progress until it ends')
-    .action(async (subscription: string, options: { from: string; to?: string; type: string[]; follow?: boolean }, command: Command) => {
-      const context = await contextOf(command);
-      // The gateway needs both ends of the window; "now" is this machine's clock, as an age is.
-      const body = { from: timeOf(options.from), to: timeOf(options.to ?? '0s'), ...(options.type.length ? { types: options.type } : {}) };
-      const answer = await replayRequest(context, subscription, 'POST', '', { body, idempotencyKey: randomUUID() });
-      const started = answer.json as Replay;
-      const id = started.id ?? answer.headers.get('location')?.split('/').pop();
-      if (!options.follow || !id) return show(context, started);
-      await follow(context, subscription, id);
-    });
+    .action(
+      async (
+        subscription: string,
+        options: { from: string; to?: string; type: string[]; follow?: boolean },
+        command: Command,
+      ) => {
+        const context = await contextOf(command);
+        // The gateway needs both ends of the window; "now" is this machine's clock, as an age is.
+        const body = {
+          from: timeOf(options.from),
+          to: timeOf(options.to ?? '0s'),
+          ...(options.type.length ? { types: options.type } : {}),
+        };
+        const answer = await replayRequest(context, subscription, 'POST', '', { body, idempotencyKey: randomUUID() });
+        const started = answer.json as Replay;
+        const id = started.id ?? answer.headers.get('location')?.split('/').pop();
+        if (!options.follow || !id) return show(context, started);
+        await follow(context, subscription, id);
+      },
+    );
 
   replay
     .command('list')
@@ -78,7 +95,10 @@ export function registerReplay(program: Command): void {
     .description('stop a running replay: no chunk after the one being queued goes out; its state becomes cancelled')
     .argument('<subscription>')
     .argument('<replay>')
-    .addHelpText('after', '\nExit 1 when the replay is no longer running (409 replay-not-running), 4 for an unknown subscription or replay.')
+    .addHelpText(
+      'after',
+      '\nExit 1 when the replay is no longer running (409 replay-not-running), 4 for an unknown subscription or replay.',
+    )
     .action(async (subscription: string, id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
       const path = `/subscriptions/${encodeURIComponent(subscription)}/replays/${encodeURIComponent(id)}/cancel`;
@@ -99,7 +119,10 @@ async function cancelMissing(context: Context, subscription: string, id: string)
   const replays = `/subscriptions/${encodeURIComponent(subscription)}/replays`;
   const replay = await context.client.request('GET', `${replays}/${encodeURIComponent(id)}`);
   if (replay.status >= 200 && replay.status < 300) {
-    throw new CliError(`cancelling a replay is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
+    throw new CliError(
+      `cancelling a replay is not yet available on this gateway (${context.client.gatewayUrl})`,
+      exitCodes.notFound,
+    );
   }
   const list = await context.client.request('GET', replays);
   if (list.status === 404 || list.status === 405) await routeMissing(context, subscription, 'replay');
@@ -136,8 +159,13 @@ async function replayRequest(
   rest: string,
   options: Parameters<Context['client']['request']>[2] = {},
 ): Promise<ApiAnswer> {
-  const answer = await context.client.request(method, `/subscriptions/${encodeURIComponent(subscription)}/replays${rest}`, options);
-  if (answer.status === 405 || (answer.status === 404 && rest === '')) await routeMissing(context, subscription, 'replay');
+  const answer = await context.client.request(
+    method,
+    `/subscriptions/${encodeURIComponent(subscription)}/replays${rest}`,
+    options,
+  );
+  if (answer.status === 405 || (answer.status === 404 && rest === ''))
+    await routeMissing(context, subscription, 'replay');
   if (answer.status >= 300) throw problemError(answer, `${method} replays`);
   return answer;
 }
@@ -145,8 +173,12 @@ async function replayRequest(
 /** An ISO 8601 time as it is, or an age (`90s`, `30m`, `1h`, `2d`) as the time that long ago. */
 export function timeOf(value: string, now = Date.now()): string {
   const age = /^(\d+)([smhd])$/.exec(value.trim());
-  if (age) return new Date(now - Number(age[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as 's' | 'm' | 'h' | 'd']).toISOString();
+  if (age)
+    return new Date(
+      now - Number(age[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as 's' | 'm' | 'h' | 'd'],
+    ).toISOString();
   const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new CliError(`"${value}" is neither an ISO 8601 time nor an age such as 1h`, exitCodes.usage);
+  if (Number.isNaN(time))
+    throw new CliError(`"${value}" is neither an ISO 8601 time nor an age such as 1h`, exitCodes.usage);
   return new Date(time).toISOString();
 }

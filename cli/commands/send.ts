@@ -7,7 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 // Pure CloudEvents HTTP binding helpers of the gateway's core, the same code its deliveries use.
-import { toBatchMessage, toBinaryMessage, toStructuredMessage } from '../../functions/core/cloudevents/http-binding/to-message.js';
+import {
+  toBatchMessage,
+  toBinaryMessage,
+  toStructuredMessage,
+} from '../../functions/core/cloudevents/http-binding/to-message.js';
 import { describeIssue, describeProblem, problemOf, type ApiAnswer, type ProblemIssue } from '../api-client.js';
 import { CliError, exitCodes, type ExitCode } from '../exit-codes.js';
 import { readEvents, type InputEvent } from '../event-input.js';
@@ -38,13 +42,21 @@ export function registerSend(program: Command): void {
   program
     .command('send')
     .description('publish CloudEvents from files, folders (every *.json) or stdin (-)')
-    .argument('[paths...]', 'event files (an object, an array for a batch, or JSON Lines) or folders; none or - reads stdin')
-    .addOption(new Option('-m, --mode <mode>', 'content mode').choices(['structured', 'binary', 'batch']).default('structured'))
+    .argument(
+      '[paths...]',
+      'event files (an object, an array for a batch, or JSON Lines) or folders; none or - reads stdin',
+    )
+    .addOption(
+      new Option('-m, --mode <mode>', 'content mode').choices(['structured', 'binary', 'batch']).default('structured'),
+    )
     .option('--batch-size <n>', 'events per request in batch mode (1-1000)', integer(1, 1000), 100)
     .option('--concurrency <n>', 'requests in flight at once (1-64)', integer(1, 64), 8)
     .option('--progress', 'show a progress bar (default: on a terminal, from 20 events)')
     .option('--no-progress', 'never show a progress bar')
-    .addHelpText('after', '\nExit status 0 when every event was accepted, 1 when some were rejected, 5 when some could not be sent.')
+    .addHelpText(
+      'after',
+      '\nExit status 0 when every event was accepted, 1 when some were rejected, 5 when some could not be sent.',
+    )
     .action(async (paths: string[], options: SendOptions, command: Command) => {
       const context = await contextOf(command);
       const events = await readEvents(paths);
@@ -60,11 +72,16 @@ export function registerSend(program: Command): void {
           const index = next++;
           const unit = units[index]!;
           results[index] = await sendUnit(unit, options.mode, (key, onRetry) =>
-            context.client.request('POST', '/events', { raw: message(unit, options.mode), idempotencyKey: key, onRetry }),
+            context.client.request('POST', '/events', {
+              raw: message(unit, options.mode),
+              idempotencyKey: key,
+              onRetry,
+            }),
           );
           const status = results[index].status;
           // A client that may not publish gets the same answer for every event: stop at the first.
-          if (status === 401 || status === 403) authFailure = new CliError(`POST /events: ${results[index].problem ?? status}`, exitCodes.auth);
+          if (status === 401 || status === 403)
+            authFailure = new CliError(`POST /events: ${results[index].problem ?? status}`, exitCodes.auth);
           bar.increment(unit.length);
         }
       };
@@ -76,7 +93,8 @@ export function registerSend(program: Command): void {
       if (authFailure) throw authFailure;
 
       const done = results.filter(Boolean);
-      const count = (pick: (result: RequestResult) => boolean) => done.filter(pick).reduce((sum, result) => sum + result.events.length, 0);
+      const count = (pick: (result: RequestResult) => boolean) =>
+        done.filter(pick).reduce((sum, result) => sum + result.events.length, 0);
       const accepted = count((result) => result.status !== undefined && result.status < 300);
       const rejected = count((result) => result.status !== undefined && result.status >= 300);
       const failed = count((result) => result.status === undefined);
@@ -120,21 +138,39 @@ function message(unit: readonly InputEvent[], mode: Mode): { body: Buffer; heade
   }
 }
 
-async function sendUnit(unit: readonly InputEvent[], mode: Mode, post: (key: string, onRetry: () => void) => Promise<ApiAnswer>): Promise<RequestResult> {
+async function sendUnit(
+  unit: readonly InputEvent[],
+  mode: Mode,
+  post: (key: string, onRetry: () => void) => Promise<ApiAnswer>,
+): Promise<RequestResult> {
   // One key per request, made before the first try and kept for every retry of it.
   const idempotencyKey = randomUUID();
   let retries = 0;
   try {
     message(unit, mode);
   } catch (error) {
-    return { events: unit, idempotencyKey, status: 400, retries, replayed: false, problem: `cannot be written in ${mode} mode: ${(error as Error).message}` };
+    return {
+      events: unit,
+      idempotencyKey,
+      status: 400,
+      retries,
+      replayed: false,
+      problem: `cannot be written in ${mode} mode: ${(error as Error).message}`,
+    };
   }
   try {
     const answer = await post(idempotencyKey, () => retries++);
     const replayed = answer.headers.get('idempotent-replayed') === 'true';
     if (answer.status < 300) {
       const warnings = (answer.json as { warnings?: unknown[] } | undefined)?.warnings?.length ?? 0;
-      return { events: unit, idempotencyKey, status: answer.status, retries, replayed, ...(warnings ? { warnings } : {}) };
+      return {
+        events: unit,
+        idempotencyKey,
+        status: answer.status,
+        retries,
+        replayed,
+        ...(warnings ? { warnings } : {}),
+      };
     }
     const issues = problemOf(answer)?.errors;
     return {
@@ -164,11 +200,15 @@ function printSummary(
       `${counts.retries ? `; ${counts.retries} retr${counts.retries === 1 ? 'y' : 'ies'} with the same Idempotency-Key` : ''}.`,
   ];
   const warned = results.reduce((sum, result) => sum + (result.warnings ?? 0), 0);
-  if (warned) lines.push(`${warned} warning${warned === 1 ? '' : 's'} (SHOULD-level findings; --json lists them per request).`);
+  if (warned)
+    lines.push(`${warned} warning${warned === 1 ? '' : 's'} (SHOULD-level findings; --json lists them per request).`);
   const refused = results.filter((result) => result.status === undefined || result.status >= 300);
   if (refused.length > 0) lines.push(counts.failed ? 'Rejected or not sent:' : 'Rejected:');
   for (const result of refused) {
-    const names = result.events.length === 1 ? result.events[0]!.origin : `${result.events[0]!.origin} … ${result.events.at(-1)!.origin}`;
+    const names =
+      result.events.length === 1
+        ? result.events[0]!.origin
+        : `${result.events[0]!.origin} … ${result.events.at(-1)!.origin}`;
     lines.push(`  ${names}: ${result.problem ?? result.status}`);
     for (const issue of result.issues ?? []) {
       const event = issue.index === undefined ? undefined : result.events[issue.index];
@@ -193,7 +233,8 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 export function integer(min: number, max: number): (value: string) => number {
   return (value) => {
     const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max)
+      throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
     return parsed;
   };
 }

@@ -43,7 +43,10 @@ interface CreateOptions {
 }
 
 export function registerSubscriptions(program: Command): void {
-  const subscriptions = program.command('subscriptions').alias('subs').description('list, create, show, pause, resume and delete subscriptions');
+  const subscriptions = program
+    .command('subscriptions')
+    .alias('subs')
+    .description('list, create, show, pause, resume and delete subscriptions');
 
   subscriptions
     .command('list')
@@ -56,7 +59,15 @@ export function registerSubscriptions(program: Command): void {
       if (items.length === 0) return void process.stdout.write('No subscriptions.\n');
       printTable(
         ['id', 'delivery', 'status', 'types', 'source', 'sink', ...(options.owner ? ['owner'] : [])],
-        items.map((s) => [s.id, s.delivery ?? 'push', statusText(s), (s.types ?? []).join(', '), s.source, s.sink, ...(options.owner ? [s.owner] : [])]),
+        items.map((s) => [
+          s.id,
+          s.delivery ?? 'push',
+          statusText(s),
+          (s.types ?? []).join(', '),
+          s.source,
+          s.sink,
+          ...(options.owner ? [s.owner] : []),
+        ]),
       );
     });
 
@@ -73,12 +84,19 @@ export function registerSubscriptions(program: Command): void {
       collectFilter,
       [],
     )
-    .addOption(new Option('--content-mode <mode>', 'push: how events are delivered').choices(['structured', 'binary', 'batch']))
+    .addOption(
+      new Option('--content-mode <mode>', 'push: how events are delivered').choices(['structured', 'binary', 'batch']),
+    )
     .option('--credential-file <file>', 'push: the sinkcredential as JSON (CLIENTCREDENTIALS or ACCESSTOKEN)')
     .option('--sink-token-url <url>', "push: the subscriber's OAuth2 token URL Koerier gets delivery tokens from")
     .option('--sink-client-id <id>', 'push: the client id Koerier uses there')
     .option('--sink-client-secret-file <file>', 'push: file with that client secret (else KOERIER_SINK_CLIENT_SECRET)')
-    .addOption(new Option('--validation <how>', 'push: the consent handshake, or agreed out of band').choices(['handshake', 'agreed']))
+    .addOption(
+      new Option('--validation <how>', 'push: the consent handshake, or agreed out of band').choices([
+        'handshake',
+        'agreed',
+      ]),
+    )
     .option('--sign', 'push: sign every delivery (HTTP Message Signatures)')
     .option('--max-delivery-count <n>', 'pull: deliveries before an event becomes a dead letter', integer(1, 1000))
     .option('--retention-seconds <n>', 'pull: how long an unsettled event is kept', integer(60, 1_209_600))
@@ -89,8 +107,11 @@ export function registerSubscriptions(program: Command): void {
       const answer = await context.client.call('POST', '/subscriptions', { body, idempotencyKey: randomUUID() });
       const created = answer.json as SubscriptionView & { warnings?: { message?: string }[] };
       if (context.json) return printJson(created);
-      process.stdout.write(`Created ${created.delivery ?? 'push'} subscription ${created.id}: ${statusText(created)}.\n`);
-      for (const warning of created.warnings ?? []) process.stdout.write(`warning: ${warning.message ?? JSON.stringify(warning)}\n`);
+      process.stdout.write(
+        `Created ${created.delivery ?? 'push'} subscription ${created.id}: ${statusText(created)}.\n`,
+      );
+      for (const warning of created.warnings ?? [])
+        process.stdout.write(`warning: ${warning.message ?? JSON.stringify(warning)}\n`);
     });
 
   subscriptions
@@ -99,7 +120,8 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const subscription = (await context.client.call('GET', `/subscriptions/${encodeURIComponent(id)}`)).json as SubscriptionView;
+      const subscription = (await context.client.call('GET', `/subscriptions/${encodeURIComponent(id)}`))
+        .json as SubscriptionView;
       if (context.json) printJson(subscription);
       else printRecord(subscription);
     });
@@ -110,7 +132,10 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = await context.client.request('POST', `/subscriptions/${encodeURIComponent(id)}/pause`, { body: {}, idempotencyKey: randomUUID() });
+      const answer = await context.client.request('POST', `/subscriptions/${encodeURIComponent(id)}/pause`, {
+        body: {},
+        idempotencyKey: randomUUID(),
+      });
       if (answer.status === 404 || answer.status === 405) await routeMissing(context, id, 'pausing a subscription');
       if (answer.status >= 300) throw (await import('../api-client.js')).problemError(answer, `pause ${id}`);
       if (context.json) printJson(answer.json);
@@ -123,7 +148,10 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = await context.client.call('POST', `/subscriptions/${encodeURIComponent(id)}/resume`, { body: {}, idempotencyKey: randomUUID() });
+      const answer = await context.client.call('POST', `/subscriptions/${encodeURIComponent(id)}/resume`, {
+        body: {},
+        idempotencyKey: randomUUID(),
+      });
       const result = answer.json as { status?: string; redriven?: number; withheld?: unknown[] };
       if (context.json) return printJson(result);
       process.stdout.write(
@@ -137,7 +165,9 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = await context.client.call('DELETE', `/subscriptions/${encodeURIComponent(id)}`, { idempotencyKey: randomUUID() });
+      const answer = await context.client.call('DELETE', `/subscriptions/${encodeURIComponent(id)}`, {
+        idempotencyKey: randomUUID(),
+      });
       if (context.json) printJson(answer.json);
       else process.stdout.write(`Deleted ${id}.\n`);
     });
@@ -191,16 +221,24 @@ async function createBody(options: CreateOptions): Promise<Record<string, unknow
       throw new CliError(`cannot read ${options.credentialFile}: ${(error as Error).message}`, exitCodes.usage);
     }
   } else if (options.sinkTokenUrl || options.sinkClientId) {
-    const secret = options.sinkClientSecretFile ? (await readFile(options.sinkClientSecretFile, 'utf8')).trim() : process.env['KOERIER_SINK_CLIENT_SECRET'];
+    const secret = options.sinkClientSecretFile
+      ? (await readFile(options.sinkClientSecretFile, 'utf8')).trim()
+      : process.env['KOERIER_SINK_CLIENT_SECRET'];
     if (!options.sinkTokenUrl || !options.sinkClientId || !secret) {
       throw new CliError(
         'a sink credential needs --sink-token-url, --sink-client-id and a secret (--sink-client-secret-file or KOERIER_SINK_CLIENT_SECRET)',
         exitCodes.usage,
       );
     }
-    set('sinkcredential', { credentialtype: 'CLIENTCREDENTIALS', tokenurl: options.sinkTokenUrl, clientid: options.sinkClientId, clientsecret: secret });
+    set('sinkcredential', {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: options.sinkTokenUrl,
+      clientid: options.sinkClientId,
+      clientsecret: secret,
+    });
   }
-  if (body['delivery'] !== 'pull' && body['sink'] === undefined) throw new CliError('give --sink URL for a push subscription, or --pull', exitCodes.usage);
+  if (body['delivery'] !== 'pull' && body['sink'] === undefined)
+    throw new CliError('give --sink URL for a push subscription, or --pull', exitCodes.usage);
   return body;
 }
 

@@ -17,13 +17,20 @@ export interface Api {
 
 export function apiFor(config: ConsoleConfig, session: Session): Api {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${session.accessToken}`, accept: 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${session.accessToken}`,
+      accept: 'application/json',
+    };
     if (body !== undefined) {
       headers['content-type'] = 'application/json';
       // State-changing calls carry an Idempotency-Key like every other client's (EDU-IDEM).
       headers['idempotency-key'] = crypto.randomUUID();
     }
-    const response = await fetch(`${config.apiUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const response = await fetch(`${config.apiUrl}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await response.text();
     const parsed = text ? (JSON.parse(text) as unknown) : {};
     if (!response.ok) throw new ApiError(response.status, parsed as { title?: string; detail?: string });

@@ -27,7 +27,8 @@ const SESSION = 'koerier.session';
 const PENDING = 'koerier.signin';
 
 async function endpoints(config: ConsoleConfig): Promise<{ authorization: string; token: string }> {
-  if (config.authorizationEndpoint && config.tokenEndpoint) return { authorization: config.authorizationEndpoint, token: config.tokenEndpoint };
+  if (config.authorizationEndpoint && config.tokenEndpoint)
+    return { authorization: config.authorizationEndpoint, token: config.tokenEndpoint };
   if (!config.issuer) throw new Error('config.json names neither the endpoints nor an issuer');
   const response = await fetch(`${config.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`);
   if (!response.ok) throw new Error(`OpenID Connect discovery answered ${response.status}`);
@@ -53,7 +54,9 @@ function redirectUri(): string {
 export async function signIn(config: ConsoleConfig): Promise<void> {
   const verifier = randomText(48);
   const state = randomText(16);
-  const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
+  const challenge = base64url(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))),
+  );
   sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state }));
   const { authorization } = await endpoints(config);
   const target = new URL(authorization);
@@ -79,7 +82,8 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
   history.replaceState(null, '', redirectUri() + location.hash);
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as { verifier: string; state: string } | null;
   sessionStorage.removeItem(PENDING);
-  if (!pending || pending.state !== (params.get('state') ?? '')) throw new Error('the sign-in answer does not belong to this browser tab (state)');
+  if (!pending || pending.state !== (params.get('state') ?? ''))
+    throw new Error('the sign-in answer does not belong to this browser tab (state)');
   const { token } = await endpoints(config);
   const response = await fetch(token, {
     method: 'POST',
@@ -92,9 +96,18 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
       code_verifier: pending.verifier,
     }),
   });
-  const body = (await response.json()) as { access_token?: string; expires_in?: number; scope?: string; error_description?: string };
-  if (!response.ok || !body.access_token) throw new Error(body.error_description ?? `the token endpoint answered ${response.status}`);
-  const claims = JSON.parse(atob(body.access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+  const body = (await response.json()) as {
+    access_token?: string;
+    expires_in?: number;
+    scope?: string;
+    error_description?: string;
+  };
+  if (!response.ok || !body.access_token)
+    throw new Error(body.error_description ?? `the token endpoint answered ${response.status}`);
+  const claims = JSON.parse(atob(body.access_token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as Record<
+    string,
+    unknown
+  >;
   const scopes = (body.scope ?? String(claims['scope'] ?? '')).split(' ').filter(Boolean);
   const session: Session = {
     accessToken: body.access_token,
@@ -109,7 +122,8 @@ export async function completeSignIn(config: ConsoleConfig): Promise<void> {
  * as the API reads it; with no single partner group the API refuses them, and its answer says why.
  */
 function signedInAs(claims: Record<string, unknown>, scopes: readonly string[]): Pick<Session, 'clientId' | 'scopes'> {
-  if (claims['token_use'] !== 'access') return { clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''), scopes };
+  if (claims['token_use'] !== 'access')
+    return { clientId: String(claims['client_id'] ?? claims['azp'] ?? claims['sub'] ?? ''), scopes };
   const poolUser = consoleUserPrincipal(claims['cognito:groups']);
   if (typeof poolUser === 'string') return { clientId: String(claims['username'] ?? ''), scopes: [] };
   return { clientId: poolUser.clientId, scopes: [...poolUser.scopes] };

@@ -69,7 +69,8 @@ const messages = {
 
 export type MessageKey = keyof typeof messages;
 
-let current: Language = (localStorage.getItem('koerier.language') as Language | null) ?? (navigator.language.startsWith('nl') ? 'nl' : 'en');
+let current: Language =
+  (localStorage.getItem('koerier.language') as Language | null) ?? (navigator.language.startsWith('nl') ? 'nl' : 'en');
 
 export function language(): Language {
   return current;

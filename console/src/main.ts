@@ -13,7 +13,10 @@ async function start(): Promise<void> {
   try {
     await completeSignIn(config);
   } catch (error) {
-    main.replaceChildren(h('h1', {}, t('signInFailed')), h('p', { class: 'notice error' }, error instanceof Error ? error.message : String(error)));
+    main.replaceChildren(
+      h('h1', {}, t('signInFailed')),
+      h('p', { class: 'notice error' }, error instanceof Error ? error.message : String(error)),
+    );
   }
   const render = async () => {
     drawHeader(render);
@@ -32,7 +35,9 @@ async function start(): Promise<void> {
       else if (page === 'contracts') await contractsPage(context);
       else await subscriptionsPage(context);
     } catch (error) {
-      main.replaceChildren(h('p', { class: 'notice error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
+      main.replaceChildren(
+        h('p', { class: 'notice error', role: 'alert' }, error instanceof Error ? error.message : String(error)),
+      );
     }
     document.title = `${main.querySelector('h1')?.textContent ?? ''} — Koerier console`;
   };
@@ -48,7 +53,14 @@ function drawHeader(render: () => Promise<void>): void {
   const nav = document.getElementById('nav')!;
   nav.setAttribute('aria-label', t('nav'));
   nav.replaceChildren(
-    session ? h('ul', {}, h('li', {}, h('a', { href: '#/' }, t('subscriptions'))), h('li', {}, h('a', { href: '#/contracts' }, t('contracts')))) : '',
+    session
+      ? h(
+          'ul',
+          {},
+          h('li', {}, h('a', { href: '#/' }, t('subscriptions'))),
+          h('li', {}, h('a', { href: '#/contracts' }, t('contracts'))),
+        )
+      : '',
   );
   document.getElementById('who')!.textContent = session
     ? `${t('signedInAs')} ${session.clientId}${session.scopes.includes('admin') ? ` (${t('operator')})` : ''}`

@@ -53,7 +53,11 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
     subscription = await api.get<Json>(base);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      main.replaceChildren(h('h1', {}, t('subscriptions')), h('p', { class: 'notice error' }, t('notFound')), backLink());
+      main.replaceChildren(
+        h('h1', {}, t('subscriptions')),
+        h('p', { class: 'notice error' }, t('notFound')),
+        backLink(),
+      );
       return;
     }
     throw error;
@@ -75,13 +79,26 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
   if (!mayManage(session)) actions.append(h('p', { class: 'notice' }, t('readOnly')));
   else if (status === 'suspended') {
     const resume = h('button', { type: 'button', class: 'primary' }, t('resume'));
-    resume.addEventListener('click', () => void act(context, resume, () => api.post(`${base}/resume`, {}), t('resumed')));
+    resume.addEventListener(
+      'click',
+      () => void act(context, resume, () => api.post(`${base}/resume`, {}), t('resumed')),
+    );
     actions.append(resume);
   }
-  const redrive = h('button', { type: 'button', class: 'primary', disabled: deadLetters.length === 0 }, t('redriveAll'));
+  const redrive = h(
+    'button',
+    { type: 'button', class: 'primary', disabled: deadLetters.length === 0 },
+    t('redriveAll'),
+  );
   redrive.addEventListener(
     'click',
-    () => void act(context, redrive, () => api.post<{ redriven?: unknown[] }>(`${base}/dead-letters/redrive`, { all: true }), t('redriven')),
+    () =>
+      void act(
+        context,
+        redrive,
+        () => api.post<{ redriven?: unknown[] }>(`${base}/dead-letters/redrive`, { all: true }),
+        t('redriven'),
+      ),
   );
 
   main.replaceChildren(
@@ -98,7 +115,12 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
     actions,
     h('h2', {}, t('health')),
     facts([
-      [t('successRate'), attempts.length === 0 ? '' : `${Math.round((100 * delivered.length) / attempts.length)} % (${delivered.length}/${attempts.length})`],
+      [
+        t('successRate'),
+        attempts.length === 0
+          ? ''
+          : `${Math.round((100 * delivered.length) / attempts.length)} % (${delivered.length}/${attempts.length})`,
+      ],
       [t('medianLatency'), latencies.length === 0 ? '' : `${latencies[Math.floor(latencies.length / 2)]} ms`],
       [t('lastSuccess'), when(text(health['lastsuccess'] ?? delivered[0]?.['at']))],
       [t('breaker'), text(health['breaker'])],
@@ -184,7 +206,8 @@ async function replaysSection(api: Api, base: string): Promise<HTMLElement> {
       ]),
     );
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 405)) return h('p', { class: 'notice' }, t('notYet'));
+    if (error instanceof ApiError && (error.status === 404 || error.status === 405))
+      return h('p', { class: 'notice' }, t('notYet'));
     throw error;
   }
 }
@@ -206,7 +229,12 @@ function backLink(): HTMLElement {
 }
 
 /** Runs an action from a button: disabled while it runs, the outcome announced, the page drawn again. */
-async function act(context: PageContext, button: HTMLButtonElement, action: () => Promise<unknown>, done: string): Promise<void> {
+async function act(
+  context: PageContext,
+  button: HTMLButtonElement,
+  action: () => Promise<unknown>,
+  done: string,
+): Promise<void> {
   button.disabled = true;
   try {
     await action();

@@ -4,7 +4,7 @@
  */
 import { openApiDocument } from '../core/api-description/openapi-document.js';
 import { problemTypePage } from '../core/api-description/problem-pages.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
@@ -15,8 +15,14 @@ export function apiDescriptionApp(deps: Pick<KoerierDependencies, 'config'>): Ht
     switch (route) {
       case 'GET /openapi.json': {
         const { config } = deps;
-        document ??= JSON.stringify(openApiDocument({ serverUrl: config.publicBaseUrl || undefined, tokenUrl: config.auth.tokenUrl }));
-        return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }, body: document };
+        document ??= JSON.stringify(
+          openApiDocument({ serverUrl: config.publicBaseUrl || undefined, tokenUrl: config.auth.tokenUrl }),
+        );
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' },
+          body: document,
+        };
       }
       case 'GET /problems/{type}':
         return problemTypePage(request.pathParameters['type'] ?? '');

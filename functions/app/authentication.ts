@@ -20,7 +20,9 @@ export function tokenVerification(auth: KoerierConfig['auth']): TokenVerificatio
     issuer: auth.issuer,
     audience: auth.audience,
     rules: auth.tokenRules,
-    ...(pool === undefined ? {} : { consoleUserPool: { issuer: pool.issuer, clientId: pool.clientId, keys: remoteKeySet(pool.jwksUrl) } }),
+    ...(pool === undefined
+      ? {}
+      : { consoleUserPool: { issuer: pool.issuer, clientId: pool.clientId, keys: remoteKeySet(pool.jwksUrl) } }),
   };
 }
 

@@ -28,8 +28,12 @@ export function routeGroupOf(scope: Scope): RouteGroup {
 /** The publish bucket's burst and rate, as a multiple of the publish window's limit (see above). */
 export const PUBLISH_BUCKET_HEADROOM = 2;
 
-export function bucketLimits(group: RouteGroup, config: Pick<KoerierConfig, 'publishRatePerMinute' | 'manageRatePerMinute'>): BucketLimits {
-  const perMinute = group === 'publish' ? PUBLISH_BUCKET_HEADROOM * config.publishRatePerMinute : config.manageRatePerMinute;
+export function bucketLimits(
+  group: RouteGroup,
+  config: Pick<KoerierConfig, 'publishRatePerMinute' | 'manageRatePerMinute'>,
+): BucketLimits {
+  const perMinute =
+    group === 'publish' ? PUBLISH_BUCKET_HEADROOM * config.publishRatePerMinute : config.manageRatePerMinute;
   return { capacity: perMinute, refillPerMinute: perMinute };
 }
 
@@ -54,7 +58,12 @@ export function clientAdmission(
       if (decision.allowed) return;
       log.info('client throttled', { client: clientId, group, retryAfterSeconds: decision.retryAfterSeconds });
       throw new KoerierError(
-        problem(429, 'rate-limited', 'Too Many Requests', `At most ${limits.refillPerMinute} requests per minute per client for these operations.`),
+        problem(
+          429,
+          'rate-limited',
+          'Too Many Requests',
+          `At most ${limits.refillPerMinute} requests per minute per client for these operations.`,
+        ),
         { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
       );
     },

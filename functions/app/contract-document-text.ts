@@ -19,7 +19,12 @@ const MAX_EXPANSION = 10;
 const EXPANSION_FLOOR_BYTES = 1024 * 1024;
 
 export type DocumentText =
-  | { readonly ok: true; readonly value: unknown; readonly json: string; readonly lineOf: (pointer: string | undefined) => number | undefined }
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      readonly json: string;
+      readonly lineOf: (pointer: string | undefined) => number | undefined;
+    }
   | { readonly ok: false; readonly errors: readonly ParserFinding[] };
 
 export function readDocumentText(text: string, syntax: DocumentSyntax): DocumentText {
@@ -33,7 +38,12 @@ function readJson(text: string): DocumentText {
   } catch (error) {
     return {
       ok: false,
-      errors: [{ message: `not JSON (${(error as Error).message}); a YAML document is published with a YAML media type`, severity: 'error' }],
+      errors: [
+        {
+          message: `not JSON (${(error as Error).message}); a YAML document is published with a YAML media type`,
+          severity: 'error',
+        },
+      ],
     };
   }
 }
@@ -49,7 +59,11 @@ function readYaml(text: string): DocumentText {
         // prettyErrors appends the position and a code frame; the finding says the position itself.
         const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
         return at
-          ? { message: `YAML line ${at.line}, column ${at.col}: ${message} (${error.code})`, line: at.line, severity: 'error' as const }
+          ? {
+              message: `YAML line ${at.line}, column ${at.col}: ${message} (${error.code})`,
+              line: at.line,
+              severity: 'error' as const,
+            }
           : { message: `YAML: ${message} (${error.code})`, severity: 'error' as const };
       }),
     };
@@ -59,13 +73,26 @@ function readYaml(text: string): DocumentText {
     value = document.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (error) {
     if (!(error instanceof ReferenceError)) throw error;
-    return { ok: false, errors: [{ message: `YAML aliases expand too far (${error.message}); write the document out without anchors`, severity: 'error' }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          message: `YAML aliases expand too far (${error.message}); write the document out without anchors`,
+          severity: 'error',
+        },
+      ],
+    };
   }
   const json = JSON.stringify(value) ?? 'null';
   if (Buffer.byteLength(json) > Math.max(EXPANSION_FLOOR_BYTES, MAX_EXPANSION * Buffer.byteLength(text))) {
     return {
       ok: false,
-      errors: [{ message: `YAML aliases expand the document more than ${MAX_EXPANSION} times; write it out without anchors`, severity: 'error' }],
+      errors: [
+        {
+          message: `YAML aliases expand the document more than ${MAX_EXPANSION} times; write it out without anchors`,
+          severity: 'error',
+        },
+      ],
     };
   }
   return { ok: true, value, json, lineOf: (pointer) => lineOf(document, lineCounter, pointer) };

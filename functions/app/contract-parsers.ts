@@ -34,10 +34,14 @@ export function contractParser(): ContractParser {
       const read = readDocumentText(text, syntax);
       if (!read.ok) return { valid: false, errors: read.errors };
       const tooLarge = expansionRefusal(read.value, DOCUMENT_CAP[kind], 'the document');
-      if (tooLarge) return { valid: false, errors: [{ message: tooLarge, rule: 'document-expansion-cap', severity: 'error' }] };
+      if (tooLarge)
+        return { valid: false, errors: [{ message: tooLarge, rule: 'document-expansion-cap', severity: 'error' }] };
       try {
         // The parsers get JSON: a YAML document was read (its aliases bounded) by readDocumentText alone.
-        const parsed = kind === 'asyncapi-data' ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.value, read.json) : await parseOpenApi(read.value);
+        const parsed =
+          kind === 'asyncapi-data'
+            ? await parseAsyncApi((asyncApi ??= asyncApiParser()), read.value, read.json)
+            : await parseOpenApi(read.value);
         return withLines(parsed, read.lineOf);
       } catch (error) {
         return { valid: false, errors: [parserFailure(kind, error)] };
@@ -60,20 +64,27 @@ function asyncApiParser(): Parser {
     schema,
     order: 0,
     canRead: true,
-    read: (): Promise<string> => Promise.reject(new Error(`external references (${schema}) are not followed: put the schema in the document`)),
+    read: (): Promise<string> =>
+      Promise.reject(new Error(`external references (${schema}) are not followed: put the schema in the document`)),
   });
-  return new Parser({ __unstable: { resolver: { cache: false, resolvers: [refuse('http'), refuse('https'), refuse('file')] } } });
+  return new Parser({
+    __unstable: { resolver: { cache: false, resolvers: [refuse('http'), refuse('https'), refuse('file')] } },
+  });
 }
 
 async function parseAsyncApi(parser: Parser, document: unknown, text: string): Promise<ParsedContract> {
   // Refused before parsing: the functions carry the 3.x schemas alone (./asyncapi-3-schemas.ts), so the parser would not know another version.
-  const declared = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['asyncapi'] : undefined;
+  const declared =
+    typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['asyncapi'] : undefined;
   if (typeof declared === 'string' && !declared.startsWith('3.')) return notAsyncApi3(declared);
   const parsed = await parser.parse(text);
   const diagnostics = parsed.diagnostics;
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 0).map(findingOf('error'));
   if (!parsed.document || errors.length > 0)
-    return { valid: false, errors: bounded(errors.length > 0 ? errors : [{ message: 'not an AsyncAPI document', severity: 'error' }]) };
+    return {
+      valid: false,
+      errors: bounded(errors.length > 0 ? errors : [{ message: 'not an AsyncAPI document', severity: 'error' }]),
+    };
   const specVersion = parsed.document.version();
   if (!specVersion.startsWith('3.')) return notAsyncApi3(specVersion);
   const messages: { id: string; name?: string; payload?: JsonSchema }[] = [];
@@ -89,7 +100,12 @@ async function parseAsyncApi(parser: Parser, document: unknown, text: string): P
   for (const message of messages) {
     // Stored as JSON: a recursive payload (a schema that contains itself) cannot be written out.
     if (message.payload !== undefined && !serialisable(message.payload)) {
-      return { valid: false, errors: [{ message: `message "${message.id}": recursive payload schemas are not supported`, severity: 'error' }] };
+      return {
+        valid: false,
+        errors: [
+          { message: `message "${message.id}": recursive payload schemas are not supported`, severity: 'error' },
+        ],
+      };
     }
   }
   const warnings = diagnostics.filter((diagnostic) => diagnostic.severity === 1).map(findingOf('warning'));
@@ -97,15 +113,31 @@ async function parseAsyncApi(parser: Parser, document: unknown, text: string): P
 }
 
 function notAsyncApi3(version: string): ParsedContract {
-  return { valid: false, errors: [{ message: `AsyncAPI ${version}: the register takes AsyncAPI 3.x (EDU-21)`, path: '/asyncapi', severity: 'error' }] };
+  return {
+    valid: false,
+    errors: [
+      {
+        message: `AsyncAPI ${version}: the register takes AsyncAPI 3.x (EDU-21)`,
+        path: '/asyncapi',
+        severity: 'error',
+      },
+    ],
+  };
 }
 
 async function parseOpenApi(document: unknown): Promise<ParsedContract> {
-  const version = typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['openapi'] : undefined;
+  const version =
+    typeof document === 'object' && document !== null ? (document as Record<string, unknown>)['openapi'] : undefined;
   if (typeof version !== 'string' || !/^3\.\d+\.\d+/.test(version)) {
     return {
       valid: false,
-      errors: [{ message: 'the register takes OpenAPI 3.x documents (EDU-21): "openapi" must be 3.x.y', path: '/openapi', severity: 'error' }],
+      errors: [
+        {
+          message: 'the register takes OpenAPI 3.x documents (EDU-21): "openapi" must be 3.x.y',
+          path: '/openapi',
+          severity: 'error',
+        },
+      ],
     };
   }
   // With external resolution off the parser leaves such a reference unresolved and passes the document, which then does not carry its schemas.
@@ -113,14 +145,23 @@ async function parseOpenApi(document: unknown): Promise<ParsedContract> {
   if (external.length > 0) return { valid: false, errors: bounded(external) };
   if (version.startsWith('3.2.')) return parseOpenApi32(document as Record<string, unknown>, version);
   // validate() dereferences in place; it gets its own copy.
-  const result = await validate(structuredClone(document) as Parameters<typeof validate>[0], { resolve: { external: false, file: false } });
+  const result = await validate(structuredClone(document) as Parameters<typeof validate>[0], {
+    resolve: { external: false, file: false },
+  });
   if (!result.valid)
-    return { valid: false, errors: bounded(result.errors.map((error) => ({ message: firstLine(error.message), severity: 'error' as const }))) };
+    return {
+      valid: false,
+      errors: bounded(
+        result.errors.map((error) => ({ message: firstLine(error.message), severity: 'error' as const })),
+      ),
+    };
   return {
     valid: true,
     specVersion: version,
     messages: [],
-    warnings: bounded(result.warnings.map((warning) => ({ message: firstLine(warning.message), severity: 'warning' as const }))),
+    warnings: bounded(
+      result.warnings.map((warning) => ({ message: firstLine(warning.message), severity: 'warning' as const })),
+    ),
   };
 }
 
@@ -138,7 +179,11 @@ function externalReferences(document: unknown): ParserFinding[] {
     for (const [key, member] of Object.entries(value)) {
       const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (key === '$ref' && typeof member === 'string' && !member.startsWith('#')) {
-        found.push({ message: `external reference ${JSON.stringify(member)} is not followed: put the schema in the document`, path: at, severity: 'error' });
+        found.push({
+          message: `external reference ${JSON.stringify(member)} is not followed: put the schema in the document`,
+          path: at,
+          severity: 'error',
+        });
       } else pending.push([member, at]);
     }
   }
@@ -146,18 +191,27 @@ function externalReferences(document: unknown): ParserFinding[] {
 }
 
 /** In a YAML document, each finding at a JSON Pointer also names its line. */
-function withLines(parsed: ParsedContract, lineOf: (pointer: string | undefined) => number | undefined): ParsedContract {
+function withLines(
+  parsed: ParsedContract,
+  lineOf: (pointer: string | undefined) => number | undefined,
+): ParsedContract {
   const located = (finding: ParserFinding): ParserFinding => {
     const line = finding.line ?? lineOf(finding.path);
-    return line === undefined || finding.line !== undefined ? finding : { ...finding, message: `${finding.message} (line ${line})`, line };
+    return line === undefined || finding.line !== undefined
+      ? finding
+      : { ...finding, message: `${finding.message} (line ${line})`, line };
   };
-  return parsed.valid ? { ...parsed, warnings: parsed.warnings.map(located) } : { valid: false, errors: parsed.errors.map(located) };
+  return parsed.valid
+    ? { ...parsed, warnings: parsed.warnings.map(located) }
+    : { valid: false, errors: parsed.errors.map(located) };
 }
 
 function findingOf(severity: 'error' | 'warning') {
   return (diagnostic: Diagnostic): ParserFinding => ({
     message: `${diagnostic.code}: ${diagnostic.message}`,
-    ...(diagnostic.path.length > 0 ? { path: `/${diagnostic.path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` } : {}),
+    ...(diagnostic.path.length > 0
+      ? { path: `/${diagnostic.path.map((part) => String(part).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}` }
+      : {}),
     severity,
   });
 }
@@ -182,7 +236,8 @@ function withoutParserAnnotations(value: unknown, seen = new Map<object, unknown
   }
   const copy: Record<string, unknown> = {};
   seen.set(value, copy);
-  for (const [key, member] of Object.entries(value)) if (!PARSER_ANNOTATION.test(key)) copy[key] = withoutParserAnnotations(member, seen);
+  for (const [key, member] of Object.entries(value))
+    if (!PARSER_ANNOTATION.test(key)) copy[key] = withoutParserAnnotations(member, seen);
   return copy;
 }
 

@@ -11,7 +11,7 @@ import { ContractRegister } from '../core/contracts/contract-register.js';
 import { registerOwnContract } from '../core/contracts/own-contract.js';
 import type { ContractConsumer, ContractConsumers, ContractParser } from '../core/contracts/ports.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard, type Guarded } from './idempotency-guard.js';
@@ -23,7 +23,12 @@ export function contractsApp(deps: KoerierDependencies): HttpApp {
   let built: ContractRegister | undefined;
   let ownContract: Promise<boolean> | undefined;
   const parser = parsersOnFirstUse();
-  const publishing = () => ({ store: deps.contractStore, documents: deps.contractDocuments, parser, clock: () => Date.now() });
+  const publishing = () => ({
+    store: deps.contractStore,
+    documents: deps.contractDocuments,
+    parser,
+    clock: () => Date.now(),
+  });
   const register = () =>
     (built ??= new ContractRegister({
       ...publishing(),
@@ -65,7 +70,11 @@ export function contractsApp(deps: KoerierDependencies): HttpApp {
       case 'DELETE /contract-bindings/{type}': {
         const principal = await deps.authenticate(request, scopes.writeContracts);
         await ownContractRegistered();
-        return change(register(), idempotencyGuard(deps, request, { replayHeaders: [] }), principal, route, request, { name, version, type });
+        return change(register(), idempotencyGuard(deps, request, { replayHeaders: [] }), principal, route, request, {
+          name,
+          version,
+          type,
+        });
       }
       default:
         return unroutedAnswer(request);
@@ -99,7 +108,14 @@ function change(
 
 type ReadRoute = Extract<RouteKey<'contracts'>, `GET ${string}`>;
 
-function read(register: ContractRegister, principal: Principal, route: ReadRoute, name: string, version: string, type: string) {
+function read(
+  register: ContractRegister,
+  principal: Principal,
+  route: ReadRoute,
+  name: string,
+  version: string,
+  type: string,
+) {
   switch (route) {
     case 'GET /contracts':
       return register.list();
@@ -119,7 +135,10 @@ function read(register: ContractRegister, principal: Principal, route: ReadRoute
 }
 
 function ownDocument(deps: KoerierDependencies) {
-  const document = openApiDocument({ serverUrl: deps.config.publicBaseUrl || undefined, tokenUrl: deps.config.auth.tokenUrl });
+  const document = openApiDocument({
+    serverUrl: deps.config.publicBaseUrl || undefined,
+    tokenUrl: deps.config.auth.tokenUrl,
+  });
   const { name, email, url } = document.info.contact;
   return { version: document.info.version, text: JSON.stringify(document), owner: { name, email, url } };
 }
@@ -136,7 +155,8 @@ function subscriptionConsumers(subscriptions: SubscriptionStore): ContractConsum
         const { items, cursor: next } = await subscriptions.listAll({ limit: 100, cursor });
         for (const subscription of items) {
           const named = (subscription.types ?? []).filter((type) => wanted.has(type));
-          if (named.length > 0) consumers.push({ subscriptionId: subscription.id, owner: subscription.owner, types: named });
+          if (named.length > 0)
+            consumers.push({ subscriptionId: subscription.id, owner: subscription.owner, types: named });
         }
         if (!next) break;
         cursor = next;

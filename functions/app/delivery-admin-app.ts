@@ -14,7 +14,7 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -36,7 +36,9 @@ export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
       // A pull subscription's dead letters go back into its own queue (docs/PULL.md).
       enqueue: (subscription, messages) => {
         const bodies = messages.map((message) => encodeDeliveryMessage(message));
-        return subscription.delivery === 'pull' ? deps.pullQueues.send(subscription.id, bodies) : deps.deliveryQueue.send(bodies);
+        return subscription.delivery === 'pull'
+          ? deps.pullQueues.send(subscription.id, bodies)
+          : deps.deliveryQueue.send(bodies);
       },
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,

@@ -14,7 +14,7 @@ import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js
 import type { Subscription } from '../core/subscriptions/subscription.js';
 import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { webhookSender } from '../net/webhook-sender.js';
-import { queues } from '../../lib/resources.js';
+import { queues } from '../config/resources.js';
 import { claimCheckReading } from './claim-check-reading.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
@@ -36,24 +36,39 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
   return async (batch) => {
     const deadline = Date.now() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
     const tasks = batch.records.map(({ messageId, body, receiveCount }) => ({ messageId, body, receiveCount }));
-    const { decisions, attempts, failedAttempts, deadLettered, suspended } = await dispatchBatch(tasks, dispatcher, { deadline });
+    const { decisions, attempts, failedAttempts, deadLettered, suspended } = await dispatchBatch(tasks, dispatcher, {
+      deadline,
+    });
     const receipts = new Map(batch.records.map((record) => [record.messageId, record.receiptHandle]));
     const retries = decisions.flatMap((decision) => (decision.action === 'retry' ? [decision] : []));
     if (retries.length > 0) {
       try {
         const failed = await deps.deliveryQueue.postpone(
-          retries.map((retry) => ({ receiptHandle: receipts.get(retry.messageId) ?? '', delaySeconds: retry.delaySeconds })),
+          retries.map((retry) => ({
+            receiptHandle: receipts.get(retry.messageId) ?? '',
+            delaySeconds: retry.delaySeconds,
+          })),
         );
         if (failed > 0) log.warn('some retries keep the default visibility timeout', { failed });
       } catch (error) {
-        log.warn('retry delays not set; the default visibility timeout applies', { retries: retries.length, error: describeError(error) });
+        log.warn('retry delays not set; the default visibility timeout applies', {
+          retries: retries.length,
+          error: describeError(error),
+        });
       }
     }
-    log.info('delivery batch', { received: tasks.length, retrying: retries.length, attempts, failedAttempts, deadLettered });
+    log.info('delivery batch', {
+      received: tasks.length,
+      retrying: retries.length,
+      attempts,
+      failedAttempts,
+      deadLettered,
+    });
     // The operator's alarm on suspensions in bulk, and the dashboard, read these (CloudWatch Embedded
     // Metric Format in the log stream). A metric record, not a log line: written whatever the log
     // level, and only in Lambda.
-    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered, suspended });
+    if (deps.config.delivery.emitMetrics)
+      deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered, suspended });
     return { failedMessageIds: retries.map((retry) => retry.messageId) };
   };
 }

@@ -41,7 +41,9 @@ export interface DeliveryQueue {
   /** Writes every message or throws. */
   send(bodies: readonly string[]): Promise<void>;
   /** Hides received messages for their backoff; answers how many could not be postponed. */
-  postpone(postponements: readonly { readonly receiptHandle: string; readonly delaySeconds: number }[]): Promise<number>;
+  postpone(
+    postponements: readonly { readonly receiptHandle: string; readonly delaySeconds: number }[],
+  ): Promise<number>;
   /** Moves at most `limit` messages from the dead-letter queue back; answers how many moved. */
   redriveDeadLetterQueue(limit: number): Promise<number>;
 }
@@ -108,5 +110,10 @@ export interface KoerierDependencies {
   /** The gateway's figures (issue 13): EMF records through Powertools in Lambda, Prometheus counters on the laptop; written by `flush()` once per invocation. */
   readonly metrics: Metrics;
   /** Records one delivery batch's figures as metrics (CloudWatch Embedded Metric Format in AWS; functions/aws/delivery-metrics.ts). */
-  recordDeliveryMetrics(figures: { readonly attempts: number; readonly failures: number; readonly deadLettered: number; readonly suspended: number }): void;
+  recordDeliveryMetrics(figures: {
+    readonly attempts: number;
+    readonly failures: number;
+    readonly deadLettered: number;
+    readonly suspended: number;
+  }): void;
 }

@@ -4,9 +4,17 @@ import { withIdempotency } from '../core/idempotency/index.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 
-export type Guarded = (clientId: string, operation: string, process: () => Promise<HttpResponse>) => Promise<HttpResponse>;
+export type Guarded = (
+  clientId: string,
+  operation: string,
+  process: () => Promise<HttpResponse>,
+) => Promise<HttpResponse>;
 
-export function idempotencyGuard(deps: KoerierDependencies, request: HttpRequest, options: { replayHeaders?: readonly string[] } = {}): Guarded {
+export function idempotencyGuard(
+  deps: KoerierDependencies,
+  request: HttpRequest,
+  options: { replayHeaders?: readonly string[] } = {},
+): Guarded {
   const { config, log } = deps;
   return (clientId, operation, process) =>
     withIdempotency(
@@ -18,7 +26,8 @@ export function idempotencyGuard(deps: KoerierDependencies, request: HttpRequest
         ttlSeconds: config.idempotency.ttlSeconds,
         lockSeconds: config.idempotency.lockSeconds,
         replayHeaders: options.replayHeaders,
-        onStoreError: (error) => log.warn('idempotency completion not stored', { client: clientId, operation, error: describeError(error) }),
+        onStoreError: (error) =>
+          log.warn('idempotency completion not stored', { client: clientId, operation, error: describeError(error) }),
       },
       process,
     );

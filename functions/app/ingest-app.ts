@@ -8,7 +8,7 @@ import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core
 import { correlationIdOf, CORRELATION_ID_HEADER } from '../core/ids/correlation-id.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
 import type { KoerierDependencies } from './dependencies.js';
-import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, type RouteKey } from '../config/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
 const ALLOWED_METHODS = ['POST', 'OPTIONS'];
@@ -41,13 +41,20 @@ export function ingestApp(deps: KoerierDependencies): HttpApp {
     const route = request.routeKey as RouteKey<'ingest'>;
     switch (route) {
       case 'OPTIONS /events':
-        return answerValidationRequest(request.headers, { allowedOrigins: config.allowedOrigins, ratePerMinute: config.publishRatePerMinute }, ALLOWED_METHODS);
+        return answerValidationRequest(
+          request.headers,
+          { allowedOrigins: config.allowedOrigins, ratePerMinute: config.publishRatePerMinute },
+          ALLOWED_METHODS,
+        );
       case INGEST_ROUTE: {
         const principal = await deps.authenticate(request, scopes.publish);
         // The grants as the partner directory holds them now (within its refresh interval), not as deployed.
         const { publishGrants } = await deps.partners.current();
         const ingest = ingestDependencies();
-        const answer = await acceptEvents(request, principal, { ...ingest, settings: { ...ingest.settings, publishGrants } });
+        const answer = await acceptEvents(request, principal, {
+          ...ingest,
+          settings: { ...ingest.settings, publishGrants },
+        });
         // The id the ingest's, the router's and the deliveries' log lines carry, for the publisher to quote.
         return { ...answer, headers: { ...answer.headers, [CORRELATION_ID_HEADER]: correlationIdOf(request) } };
       }

@@ -110,7 +110,8 @@ export function redact(fields: LogFields): LogFields {
 
 function redactValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactValue);
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) return redact(value as LogFields);
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype)
+    return redact(value as LogFields);
   return value;
 }
 

@@ -26,7 +26,9 @@ export async function parseOpenApi32(document: Record<string, unknown>, version:
   } catch (error) {
     return { valid: false, errors: [{ message: firstLine((error as Error).message), severity: 'error' }] };
   }
-  const validate = (compiled ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false }).compile(schema32()));
+  const validate = (compiled ??= new Ajv2020({ allErrors: true, strict: false, validateFormats: false }).compile(
+    schema32(),
+  ));
   if (validate(document)) return { valid: true, specVersion: version, messages: [], warnings: [] };
   return { valid: false, errors: findingsOf(validate.errors ?? []) };
 }
@@ -37,7 +39,9 @@ export async function parseOpenApi32(document: Record<string, unknown>, version:
  * which is what the specification's schema says without a dialect.
  */
 function schema32(): Record<string, unknown> {
-  const copy = structuredClone(openapi.v32legacy) as Record<string, unknown> & { $defs: Record<string, Record<string, unknown>> };
+  const copy = structuredClone(openapi.v32legacy) as Record<string, unknown> & {
+    $defs: Record<string, Record<string, unknown>>;
+  };
   delete copy.$defs['schema']!['$dynamicAnchor'];
   const pending: unknown[] = [copy];
   while (pending.length > 0) {
@@ -68,7 +72,9 @@ function findingsOf(errors: readonly ErrorObject[]): ParserFinding[] {
     });
   }
   const findings = [...byPlace.values()];
-  return (findings.length > 0 ? findings : [{ message: 'not an OpenAPI 3.2 document', severity: 'error' as const }]).slice(0, MAX_FINDINGS);
+  return (
+    findings.length > 0 ? findings : [{ message: 'not an OpenAPI 3.2 document', severity: 'error' as const }]
+  ).slice(0, MAX_FINDINGS);
 }
 
 function firstLine(message: string): string {

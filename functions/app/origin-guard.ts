@@ -18,7 +18,14 @@ export function requireEdgeOrigin(request: HttpRequest, expectedSecret: string |
   const presented = request.headers[ORIGIN_VERIFY_HEADER] ?? '';
   // Hashes have equal lengths, so the comparison takes the same time whatever was presented.
   if (timingSafeEqual(sha256(presented), sha256(expectedSecret))) return;
-  throw new KoerierError(problem(403, 'edge-bypassed', 'Forbidden', 'Call Koerier through its public address, not the API Gateway endpoint.'));
+  throw new KoerierError(
+    problem(
+      403,
+      'edge-bypassed',
+      'Forbidden',
+      'Call Koerier through its public address, not the API Gateway endpoint.',
+    ),
+  );
 }
 
 function sha256(text: string): Buffer {

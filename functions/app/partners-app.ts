@@ -5,7 +5,7 @@
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { PartnersAdmin } from '../core/partners/partners-admin.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';

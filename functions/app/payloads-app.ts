@@ -10,7 +10,7 @@ import { grantUpload } from '../core/claim-check/uploads.js';
 import { KoerierError } from '../core/http/problems.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import type { HttpRequest } from '../core/http/messages.js';
-import { claimCheckRetentionSeconds, type RouteKey } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, type RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -38,7 +38,11 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
       case 'POST /payloads': {
         const principal = await deps.authenticate(request, scopes.publish);
         // The client's upload quota as the partner directory has it now (issue 28 item 13).
-        const limit = quotasOf(principal.clientId, deps.config.quotas, (await deps.partners.current()).quotas).uploadBytesPerHour;
+        const limit = quotasOf(
+          principal.clientId,
+          deps.config.quotas,
+          (await deps.partners.current()).quotas,
+        ).uploadBytesPerHour;
         return idempotencyGuard(deps, request)(principal.clientId, route, () =>
           grantUpload(request.body, principal.clientId, {
             store: deps.claimCheckStore,

@@ -20,7 +20,7 @@ import { KEYED_RECEIVE_MAX_BYTES } from '../core/pull/receive-assembly.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../core/idempotency/index.js';
 import type { SettleAction } from '../core/pull/pull-requests.js';
 import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import { claimCheckReading } from './claim-check-reading.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -59,7 +59,8 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       leases: deps.pollLeases,
       maxPollsPerSubscription: config.pull.maxPollsPerSubscription,
       maxPollsPerClient: config.pull.maxPollsPerClient,
-      outgoingEvents: (subscription, events, maxAnswerBytes) => receivedEvents(subscription, events, claimCheck, maxAnswerBytes),
+      outgoingEvents: (subscription, events, maxAnswerBytes) =>
+        receivedEvents(subscription, events, claimCheck, maxAnswerBytes),
       // Issue 28, item 9: entitlement is checked again on every receive, not only when the router matched.
       entitlements: async () => (await deps.partners.current()).entitlements,
     }));
@@ -80,10 +81,17 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
     // Optional: without a key a call runs as before; with one, the guard answers repeats (and a wrong or reused key) first.
     const keyed = request.headers[IDEMPOTENCY_KEY_HEADER] !== undefined;
     const work = () => pull(principal.clientId, route, request, keyed);
-    return keyed ? idempotencyGuard(deps, request, { replayHeaders: ['cache-control'] })(principal.clientId, route, work) : work();
+    return keyed
+      ? idempotencyGuard(deps, request, { replayHeaders: ['cache-control'] })(principal.clientId, route, work)
+      : work();
   };
 
-  async function pull(clientId: string, route: RouteKey<'pull'>, request: HttpRequest, keyed: boolean): Promise<HttpResponse> {
+  async function pull(
+    clientId: string,
+    route: RouteKey<'pull'>,
+    request: HttpRequest,
+    keyed: boolean,
+  ): Promise<HttpResponse> {
     const id = request.pathParameters['id'] ?? '';
     const notFound = () => new KoerierError(problems.notFound(`There is no subscription ${id} for this client.`));
     // A miss reads through: a subscription created a moment ago is not kept from its consumer.

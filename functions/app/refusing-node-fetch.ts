@@ -13,5 +13,9 @@ export class FetchRefused extends Error {
 
 export default function refusingFetch(url: unknown): Promise<never> {
   const target = typeof url === 'string' ? url : url instanceof URL ? url.href : 'a request';
-  return Promise.reject(new FetchRefused(`${target} was not fetched: Koerier's functions follow no external reference (put the schema in the document)`));
+  return Promise.reject(
+    new FetchRefused(
+      `${target} was not fetched: Koerier's functions follow no external reference (put the schema in the document)`,
+    ),
+  );
 }

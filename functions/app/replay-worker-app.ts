@@ -6,7 +6,7 @@
 import { replayFinishedNotice, tell } from '../core/operations/operational-events.js';
 import { runReplayChunk } from '../core/replay/replay-worker.js';
 import type { ReplayMessage } from '../core/replay/ports.js';
-import { queues } from '../../lib/resources.js';
+import { queues } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
@@ -21,7 +21,8 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
       let message: ReplayMessage;
       try {
         message = JSON.parse(record.body) as ReplayMessage;
-        if (typeof message.subscriptionId !== 'string' || typeof message.replayId !== 'string') throw new TypeError('not a replay message');
+        if (typeof message.subscriptionId !== 'string' || typeof message.replayId !== 'string')
+          throw new TypeError('not a replay message');
       } catch {
         log.warn('replay message unreadable', { messageId: record.messageId });
         continue;
@@ -37,7 +38,9 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
             subscriptions: deps.subscriptions,
             entitlements: (await deps.partners.current()).entitlements,
             send: (subscription, bodies) =>
-              subscription.delivery === 'pull' ? deps.pullQueues.send(subscription.id, bodies) : deps.deliveryQueue.send(bodies),
+              subscription.delivery === 'pull'
+                ? deps.pullQueues.send(subscription.id, bodies)
+                : deps.deliveryQueue.send(bodies),
             retentionMs: config.archive.retentionDays * DAY_MS,
             clock: () => Date.now(),
             log,
@@ -57,7 +60,11 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
           },
         );
       } catch (error) {
-        log.warn('replay chunk failed; it comes back', { ...message, receiveCount: record.receiveCount, error: describeError(error) });
+        log.warn('replay chunk failed; it comes back', {
+          ...message,
+          receiveCount: record.receiveCount,
+          error: describeError(error),
+        });
         failed.push(record.messageId);
       }
     }

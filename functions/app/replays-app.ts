@@ -10,7 +10,7 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import { ReplayService } from '../core/replay/replay-service.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -26,7 +26,10 @@ export function replaysApp(deps: KoerierDependencies): HttpApp {
       entitlements: partners.entitlements,
       clock: () => Date.now(),
       log: deps.log,
-      quota: { holds: deps.quotaHolds, limitOf: (owner) => quotasOf(owner, deps.config.quotas, partners.quotas).maxConcurrentReplays },
+      quota: {
+        holds: deps.quotaHolds,
+        limitOf: (owner) => quotasOf(owner, deps.config.quotas, partners.quotas).maxConcurrentReplays,
+      },
     });
   };
 
@@ -51,7 +54,9 @@ export function replaysApp(deps: KoerierDependencies): HttpApp {
       case 'POST /subscriptions/{id}/replays/{replayId}/cancel': {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
         const replays = await service();
-        return idempotencyGuard(deps, request)(principal.clientId, route, () => replays.cancel(principal, id, replayId));
+        return idempotencyGuard(deps, request)(principal.clientId, route, () =>
+          replays.cancel(principal, id, replayId),
+        );
       }
       default:
         return unroutedAnswer(request);

@@ -10,7 +10,7 @@ import { isCorrelationId } from '../core/ids/correlation-id.js';
 import { inboundMessageAttributes } from '../core/ingest/index.js';
 import { entitledToEvent } from '../core/subscriptions/entitlements.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
-import { functions } from '../../lib/resources.js';
+import { functions } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
@@ -45,7 +45,10 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     try {
       // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
       const { entitlements } = await deps.partners.current();
-      const report = await routeInboundEvents(records, { ...router, isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements) });
+      const report = await routeInboundEvents(records, {
+        ...router,
+        isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements),
+      });
       log.info('batch routed', {
         records: records.length,
         routed: report.routed,

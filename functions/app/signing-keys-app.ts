@@ -4,7 +4,7 @@
  * then the previous ones still published during a rotation. A receiver fetches it, keeps it for
  * at most `max-age`, and fetches again when a delivery names a `keyid` it does not know.
  */
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
@@ -19,7 +19,10 @@ export function signingKeysApp(deps: Pick<KoerierDependencies, 'signingKeys'>): 
         const keys = await deps.signingKeys.publicKeys();
         return {
           status: 200,
-          headers: { 'content-type': 'application/jwk-set+json', 'cache-control': `public, max-age=${MAX_AGE_SECONDS}` },
+          headers: {
+            'content-type': 'application/jwk-set+json',
+            'cache-control': `public, max-age=${MAX_AGE_SECONDS}`,
+          },
           body: JSON.stringify({ keys }),
         };
       }

@@ -34,10 +34,14 @@ interface LoadedMap {
 
 export function installSourceMappedStacks(moduleUrl: string): void {
   // Node's own formatter, which Node 20 and later put there: it writes Node's error headers (`RangeError [ERR_…]: …`), which V8's API does not give.
-  const nodeFormat = typeof Error.prepareStackTrace === 'function' ? (Error.prepareStackTrace as PrepareStackTrace) : undefined;
+  const nodeFormat =
+    typeof Error.prepareStackTrace === 'function' ? (Error.prepareStackTrace as PrepareStackTrace) : undefined;
   const bundleDirectory = new URL('.', moduleUrl).href;
   const inBundle = (file: string | null): file is string =>
-    file !== null && file.startsWith(bundleDirectory) && file.endsWith('.mjs') && !file.slice(bundleDirectory.length).includes('/');
+    file !== null &&
+    file.startsWith(bundleDirectory) &&
+    file.endsWith('.mjs') &&
+    !file.slice(bundleDirectory.length).includes('/');
   // Per file of the bundle. Absent: not read yet; null: unreadable, or being read (a stack formatted while reading gets Node's own).
   const loaded = new Map<string, LoadedMap | null>();
 
@@ -46,14 +50,18 @@ export function installSourceMappedStacks(moduleUrl: string): void {
     if (known !== undefined) return known;
     loaded.set(fileUrl, null);
     const filePath = fileURLToPath(fileUrl);
-    const map = new SourceMap(JSON.parse(readFileSync(`${filePath}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+    const map = new SourceMap(
+      JSON.parse(readFileSync(`${filePath}.map`, 'utf8')) as ConstructorParameters<typeof SourceMap>[0],
+    );
     const read = { map, lines: readFileSync(filePath, 'utf8').split('\n') };
     loaded.set(fileUrl, read);
     return read;
   };
 
   const plain = (error: Error, trace: NodeJS.CallSite[]): unknown =>
-    nodeFormat ? nodeFormat(error, trace) : [Error.prototype.toString.call(error), ...trace.map(String)].join('\n    at ');
+    nodeFormat
+      ? nodeFormat(error, trace)
+      : [Error.prototype.toString.call(error), ...trace.map(String)].join('\n    at ');
 
   /** A frame of the bundle mapped through its file's map; any other frame, or one whose map cannot be read, as V8 writes it. */
   const frame = (site: NodeJS.CallSite): string => {
@@ -86,12 +94,18 @@ function mappedFrame(site: NodeJS.CallSite, { map, lines }: LoadedMap, fileUrl: 
   const column = site.getColumnNumber();
   if (line === null || column === null) return v8Text;
   // CallSite positions are 1-based, the source map's 0-based.
-  const entry = map.findEntry(line - 1, column - 1) as Partial<{ originalSource: string; originalLine: number; originalColumn: number }>;
-  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return v8Text;
+  const entry = map.findEntry(line - 1, column - 1) as Partial<{
+    originalSource: string;
+    originalLine: number;
+    originalColumn: number;
+  }>;
+  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined)
+    return v8Text;
   const original = `${sourcePath(entry.originalSource, fileUrl)}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
   const generated = `${fileUrl}:${line}:${column}`;
   // V8 writes `<name> (<location>)`, or the location alone (after `async ` perhaps) for an anonymous function.
-  if (v8Text.endsWith(` (${generated})`)) return `${withOriginalName(v8Text.slice(0, -generated.length - 3), site, map, lines)} (${original})`;
+  if (v8Text.endsWith(` (${generated})`))
+    return `${withOriginalName(v8Text.slice(0, -generated.length - 3), site, map, lines)} (${original})`;
   if (v8Text.endsWith(generated)) return v8Text.slice(0, -generated.length) + original;
   return v8Text;
 }
@@ -118,8 +132,13 @@ function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap,
   const start = startColumn - 1;
   const at = nameColumn(text, start, name, site.isConstructor());
   if (at === undefined) return v8Name;
-  const entry = map.findEntry(startLine - 1, at) as Partial<{ generatedLine: number; generatedColumn: number; name: string }>;
-  if (!entry.name || entry.name === name || entry.generatedLine !== startLine - 1 || entry.generatedColumn !== at) return v8Name;
+  const entry = map.findEntry(startLine - 1, at) as Partial<{
+    generatedLine: number;
+    generatedColumn: number;
+    name: string;
+  }>;
+  if (!entry.name || entry.name === name || entry.generatedLine !== startLine - 1 || entry.generatedColumn !== at)
+    return v8Name;
   // The function name, not the same letters inside a type name or an `[as method]`.
   return v8Name.replace(new RegExp(`(^|[ .])${name.replace(/\$/g, '\\$')}(?= |$)`), `$1${entry.name}`);
 }
@@ -128,7 +147,9 @@ function withOriginalName(v8Name: string, site: NodeJS.CallSite, map: SourceMap,
 function nameColumn(text: string, start: number, name: string, isConstructor: boolean): number | undefined {
   if (isConstructor) {
     const escaped = name.replace(/\$/g, '\\$');
-    const classes = text.slice(0, start).matchAll(new RegExp(`(?<![\\w$])(?:${escaped}=class|class ${escaped})(?![\\w$])`, 'g'));
+    const classes = text
+      .slice(0, start)
+      .matchAll(new RegExp(`(?<![\\w$])(?:${escaped}=class|class ${escaped})(?![\\w$])`, 'g'));
     const nearest = [...classes].at(-1);
     if (nearest === undefined) return undefined;
     return nearest[0].startsWith('class ') ? nearest.index + 'class '.length : nearest.index;

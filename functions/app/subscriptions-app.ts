@@ -12,7 +12,7 @@ import { SubscriptionsService } from '../core/subscriptions/subscriptions-servic
 import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
 import type { KoerierDependencies } from './dependencies.js';
-import type { RouteKey } from '../../lib/resources.js';
+import type { RouteKey } from '../config/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
@@ -48,7 +48,12 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
       audit: log,
       pullQueues: deps.pullQueues,
       ...(partners
-        ? { pullQuota: { holds: deps.quotaHolds, limitOf: (owner: string) => quotasOf(owner, config.quotas, partners.quotas).maxPullSubscriptions } }
+        ? {
+            pullQuota: {
+              holds: deps.quotaHolds,
+              limitOf: (owner: string) => quotasOf(owner, config.quotas, partners.quotas).maxPullSubscriptions,
+            },
+          }
         : {}),
     });
 
@@ -72,7 +77,10 @@ export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
     }
 
     // The console's users hold only the read scope (EDU-2).
-    const principal = await deps.authenticate(request, route.startsWith('GET ') ? scopes.readSubscriptions : scopes.manageSubscriptions);
+    const principal = await deps.authenticate(
+      request,
+      route.startsWith('GET ') ? scopes.readSubscriptions : scopes.manageSubscriptions,
+    );
     const subscriptions = subscriptionsService(await deps.partners.current());
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {

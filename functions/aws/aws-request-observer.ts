@@ -7,7 +7,12 @@
  * function to hold its IAM grants to what it does.
  */
 import { isThrottlingError } from '@smithy/service-error-classification';
-import type { DeserializeMiddleware, HandlerExecutionContext, InitializeMiddleware, MiddlewareStack } from '@smithy/types';
+import type {
+  DeserializeMiddleware,
+  HandlerExecutionContext,
+  InitializeMiddleware,
+  MiddlewareStack,
+} from '@smithy/types';
 import type { Metrics } from '../core/ports/metrics.js';
 
 /** One HTTP request an SDK client sent, or tried to send. */
@@ -78,13 +83,21 @@ export function observeAttempts(client: ObservableClient, observer: (attempt: Aw
       return result;
     } catch (error) {
       const statusCode = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      observer({ ...base, ...(statusCode === undefined ? {} : { statusCode }), throttled: isThrottlingError(error as never) });
+      observer({
+        ...base,
+        ...(statusCode === undefined ? {} : { statusCode }),
+        throttled: isThrottlingError(error as never),
+      });
       throw error;
     }
   };
   // The deserialize step runs inside the retry loop (the finalize step), once per attempt; at high
   // priority it wraps the deserializer, so a failed answer arrives as the SDK's named error.
-  client.middlewareStack.add(middleware, { step: 'deserialize', priority: 'high', name: `koerierObserveAttempts${observerCount++}` });
+  client.middlewareStack.add(middleware, {
+    step: 'deserialize',
+    priority: 'high',
+    name: `koerierObserveAttempts${observerCount++}`,
+  });
 }
 
 /** Tells `observer` of every call `client` makes, once, before it is serialised and after it succeeded. */
@@ -92,7 +105,10 @@ export function observeCalls(client: ObservableClient, observer: AwsCallObserver
   const name = `koerierObserveCalls${observerCount++}`;
   const middleware: InitializeMiddleware<object, object> = (next, context) => async (args) => {
     const operation = operationOf(context);
-    const input = (observer.beforeCall?.(operation, args.input as Record<string, unknown>) ?? args.input) as Record<string, unknown>;
+    const input = (observer.beforeCall?.(operation, args.input as Record<string, unknown>) ?? args.input) as Record<
+      string,
+      unknown
+    >;
     const result = await next({ ...args, input });
     observer.afterCall?.(operation, input, result.output as Record<string, unknown>);
     return result;

@@ -22,20 +22,30 @@ export interface ClientCertificateOptions {
   readonly extensionUrl?: string;
 }
 
-export function clientCertificateSource(reference: string, options: ClientCertificateOptions = {}): () => Promise<ClientCertificate> {
-  if (reference.startsWith('file:')) return async () => parseClientCertificate(await readFile(reference.slice('file:'.length), 'utf8'));
+export function clientCertificateSource(
+  reference: string,
+  options: ClientCertificateOptions = {},
+): () => Promise<ClientCertificate> {
+  if (reference.startsWith('file:'))
+    return async () => parseClientCertificate(await readFile(reference.slice('file:'.length), 'utf8'));
   return async () => parseClientCertificate(await secretString(reference, options));
 }
 
 async function secretString(secretId: string, options: ClientCertificateOptions): Promise<string> {
   const token = options.sessionToken?.();
   if (!token) throw new Error('no session token for the Parameters and Secrets extension (AWS_SESSION_TOKEN)');
-  const response = await fetch(`${options.extensionUrl ?? EXTENSION_URL}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`, {
-    headers: { 'x-aws-parameters-secrets-token': token },
-    signal: AbortSignal.timeout(5_000),
-  });
+  const response = await fetch(
+    `${options.extensionUrl ?? EXTENSION_URL}/secretsmanager/get?secretId=${encodeURIComponent(secretId)}`,
+    {
+      headers: { 'x-aws-parameters-secrets-token': token },
+      signal: AbortSignal.timeout(5_000),
+    },
+  );
   // The extension's error text may name the secret; never its value. Only the status goes on.
-  if (!response.ok) throw new Error(`the Parameters and Secrets extension answered ${response.status} for the client certificate secret`);
+  if (!response.ok)
+    throw new Error(
+      `the Parameters and Secrets extension answered ${response.status} for the client certificate secret`,
+    );
   const body = (await response.json()) as { SecretString?: unknown };
   if (typeof body.SecretString !== 'string') throw new Error('the client certificate secret has no SecretString');
   return body.SecretString;
@@ -49,7 +59,9 @@ export function parseClientCertificate(pem: string): ClientCertificate {
   const certificates = blocks.filter((block) => block[1] === 'CERTIFICATE').map((block) => block[0]);
   const keys = blocks.filter((block) => /PRIVATE KEY$/.test(block[1]!)).map((block) => block[0]);
   if (certificates.length === 0) throw new Error('the client certificate PEM holds no CERTIFICATE');
-  if (keys.length !== 1) throw new Error(`the client certificate PEM must hold exactly one private key, not ${keys.length}`);
-  if (/ENCRYPTED/.test(keys[0]!)) throw new Error('the client certificate private key must not be encrypted (the secret store protects it)');
+  if (keys.length !== 1)
+    throw new Error(`the client certificate PEM must hold exactly one private key, not ${keys.length}`);
+  if (/ENCRYPTED/.test(keys[0]!))
+    throw new Error('the client certificate private key must not be encrypted (the secret store protects it)');
   return { certificate: certificates.join('\n'), privateKey: keys[0]! };
 }

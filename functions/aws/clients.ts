@@ -59,7 +59,11 @@ export function createSqsClient(settings: AwsClientSettings = {}): SQSClient {
  * request, which the presigned upload URLs would then demand of the uploader too.
  */
 export function createS3Client(settings: AwsClientSettings = {}): S3Client {
-  return new S3Client({ ...sdkSettings(settings), requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  return new S3Client({
+    ...sdkSettings(settings),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
 }
 
 /** Only AWS needs it: the laptop host encrypts and signs with key files (credential-cipher.ts, signing-keys.ts). */

@@ -18,13 +18,17 @@ const LOCAL_FORMAT = 'aesgcm1';
  * The cipher for a key as its resource variable names it. `kms` is asked for its client only for
  * a KMS key, so the laptop never builds one; the composition root owns the client.
  */
-export function credentialCipherFor(keyId: string, options: { kms?: () => KMSClient; localKeysDir?: string } = {}): CredentialCipher {
+export function credentialCipherFor(
+  keyId: string,
+  options: { kms?: () => KMSClient; localKeysDir?: string } = {},
+): CredentialCipher {
   if (!keyId.startsWith(LOCAL_PREFIX)) {
     if (!options.kms) throw new Error(`key ${keyId} is a KMS key, but no KMS client is configured`);
     return new KmsCredentialCipher(options.kms(), keyId);
   }
   const name = keyId.slice(LOCAL_PREFIX.length);
-  if (!options.localKeysDir) throw new Error(`key ${keyId} is a laptop key, but no directory of local key files is configured`);
+  if (!options.localKeysDir)
+    throw new Error(`key ${keyId} is a laptop key, but no directory of local key files is configured`);
   const key = Buffer.from(readFileSync(join(options.localKeysDir, `${name}.key`), 'utf8').trim(), 'base64');
   return new LocalCredentialCipher(key);
 }
@@ -37,7 +41,11 @@ export class KmsCredentialCipher implements CredentialCipher {
 
   async encrypt(plaintext: string, context: Readonly<Record<string, string>>): Promise<string> {
     const { CiphertextBlob } = await this.client.send(
-      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }),
+      new EncryptCommand({
+        KeyId: this.keyId,
+        Plaintext: Buffer.from(plaintext, 'utf8'),
+        EncryptionContext: { ...context },
+      }),
     );
     if (!CiphertextBlob) throw new Error('KMS returned no ciphertext');
     return `${KMS_FORMAT}.${Buffer.from(CiphertextBlob).toString('base64url')}`;
@@ -47,7 +55,11 @@ export class KmsCredentialCipher implements CredentialCipher {
     const [format, blob] = ciphertext.split('.');
     if (format !== KMS_FORMAT || !blob) throw new Error('not a KMS-encrypted credential');
     const { Plaintext } = await this.client.send(
-      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(blob, 'base64url'), EncryptionContext: { ...context } }),
+      new DecryptCommand({
+        KeyId: this.keyId,
+        CiphertextBlob: Buffer.from(blob, 'base64url'),
+        EncryptionContext: { ...context },
+      }),
     );
     if (!Plaintext) throw new Error('KMS returned no plaintext');
     return Buffer.from(Plaintext).toString('utf8');
@@ -65,12 +77,15 @@ export class LocalCredentialCipher implements CredentialCipher {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(additionalData(context));
     const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [LOCAL_FORMAT, iv, cipher.getAuthTag(), sealed].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [LOCAL_FORMAT, iv, cipher.getAuthTag(), sealed]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   async decrypt(ciphertext: string, context: Readonly<Record<string, string>>): Promise<string> {
     const [format, iv, tag, sealed] = ciphertext.split('.');
-    if (format !== LOCAL_FORMAT || !iv || !tag || sealed === undefined) throw new Error('not a locally encrypted credential');
+    if (format !== LOCAL_FORMAT || !iv || !tag || sealed === undefined)
+      throw new Error('not a locally encrypted credential');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     decipher.setAAD(additionalData(context));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));

@@ -1,9 +1,9 @@
 /**
  * The delivery function's figures as a CloudWatch Embedded Metric Format record: CloudWatch reads
  * it from the log stream, so the alarms on the delivery error rate and on dead letters need no
- * PutMetricData call. The names come from lib/resources.ts, which the alarms read too.
+ * PutMetricData call. The names come from functions/config/resources.ts, which the alarms read too.
  */
-import { deliveryMetrics } from '../../lib/resources.js';
+import { deliveryMetrics } from '../config/resources.js';
 
 export interface DeliveryFigures {
   readonly attempts: number;
@@ -16,14 +16,21 @@ export interface DeliveryFigures {
 
 /** One line: a metric record, not a log line (no level, not subject to the log level). `stack` is the deployment's stack name. */
 export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number, stack: string): string {
-  const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.deadLettered, deliveryMetrics.suspended].map((name) => ({
+  const metrics = [
+    deliveryMetrics.attempts,
+    deliveryMetrics.failures,
+    deliveryMetrics.deadLettered,
+    deliveryMetrics.suspended,
+  ].map((name) => ({
     Name: name,
     Unit: 'Count',
   }));
   return `${JSON.stringify({
     _aws: {
       Timestamp: timestamp,
-      CloudWatchMetrics: [{ Namespace: deliveryMetrics.namespace, Dimensions: [[deliveryMetrics.stackDimension]], Metrics: metrics }],
+      CloudWatchMetrics: [
+        { Namespace: deliveryMetrics.namespace, Dimensions: [[deliveryMetrics.stackDimension]], Metrics: metrics },
+      ],
     },
     [deliveryMetrics.stackDimension]: stack,
     [deliveryMetrics.attempts]: figures.attempts,

@@ -3,7 +3,7 @@
  * their keys, the target item's attributes, and the list cursors.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import { InvalidPageCursorError, type DeadLetter } from '../core/delivery/delivery-records.js';
 import type { TargetState } from '../core/delivery/target-health.js';
 
@@ -44,11 +44,16 @@ export function targetOf(item: Item): TargetState {
     failingSince: number('failingSince'),
     probeUntil: number('probeUntil'),
     failedProbes: number('failedProbes'),
-    throttle: throttleRate === undefined || throttleSince === undefined ? undefined : { ratePerMinute: throttleRate, since: throttleSince },
+    throttle:
+      throttleRate === undefined || throttleSince === undefined
+        ? undefined
+        : { ratePerMinute: throttleRate, since: throttleSince },
   };
   return {
     consecutiveFailures: number('consecutiveFailures') ?? 0,
-    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<TargetState>),
+    ...(Object.fromEntries(
+      Object.entries(optional).filter(([, value]) => value !== undefined),
+    ) as Partial<TargetState>),
   };
 }
 
@@ -58,7 +63,9 @@ export function targetOf(item: Item): TargetState {
  * of its attempts.
  */
 export function encodeCursor(lastKey: Item, skip?: number): string {
-  return Buffer.from(JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S, ...(skip === undefined ? {} : { skip }) })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ pk: lastKey[PK]?.S, sk: lastKey[SK]?.S, ...(skip === undefined ? {} : { skip }) }),
+  ).toString('base64url');
 }
 
 /** Our sort keys are printable ASCII of at most about 120 characters; cursors far below this. */
@@ -76,11 +83,16 @@ const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
  * subscription's partition, an oversized or extra member — is refused here, before DynamoDB would
  * answer a ValidationException (a 500) (issue 8, item 10).
  */
-export function decodePageCursor(cursor: string, subscriptionId: string, prefix: string): { sortKey: string; skip?: number } {
+export function decodePageCursor(
+  cursor: string,
+  subscriptionId: string,
+  prefix: string,
+): { sortKey: string; skip?: number } {
   if (cursor.length <= MAX_CURSOR_LENGTH) {
     try {
       const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      const members = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).sort().join() : '';
+      const members =
+        typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).sort().join() : '';
       if (members === 'pk,sk' || (members === 'pk,sk,skip' && prefix === ATTEMPT)) {
         const { pk, sk, skip } = value as { pk: unknown; sk: unknown; skip?: unknown };
         if (
@@ -90,7 +102,8 @@ export function decodePageCursor(cursor: string, subscriptionId: string, prefix:
           sk.length > prefix.length &&
           sk.length <= MAX_CURSOR_SORT_KEY_BYTES &&
           PRINTABLE_ASCII.test(sk) &&
-          (skip === undefined || (Number.isInteger(skip) && (skip as number) >= 1 && (skip as number) <= MAX_CURSOR_SKIP))
+          (skip === undefined ||
+            (Number.isInteger(skip) && (skip as number) >= 1 && (skip as number) <= MAX_CURSOR_SKIP))
         ) {
           return skip === undefined ? { sortKey: sk } : { sortKey: sk, skip: skip as number };
         }

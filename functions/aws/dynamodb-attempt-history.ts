@@ -18,7 +18,17 @@
  */
 import { type DynamoDBClient, QueryCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { AttemptRecord, Page } from '../core/delivery/delivery-records.js';
-import { ATTEMPT, decodePageCursor, encodeCursor, key, num, partition, PK, SK, type Item } from './delivery-table-items.js';
+import {
+  ATTEMPT,
+  decodePageCursor,
+  encodeCursor,
+  key,
+  num,
+  partition,
+  PK,
+  SK,
+  type Item,
+} from './delivery-table-items.js';
 
 /** Far below DynamoDB's 400 KB item: a pack never nears it, and a page of packs stays small. */
 export const MAX_PACK_BYTES = 64 * 1024;
@@ -40,11 +50,21 @@ export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: 
   }
   const writes: WriteRequest[] = [];
   for (const [subscriptionId, own] of bySubscription) {
-    const newestFirst = own.map((record) => ({ record, sortKey: attemptSortKey(record) })).sort((a, b) => (a.sortKey < b.sortKey ? 1 : -1));
+    const newestFirst = own
+      .map((record) => ({ record, sortKey: attemptSortKey(record) }))
+      .sort((a, b) => (a.sortKey < b.sortKey ? 1 : -1));
     let pack: { sortKey: string; json: string[]; bytes: number } | undefined;
     const flush = () => {
       if (pack)
-        writes.push({ PutRequest: { Item: { ...key(subscriptionId, pack.sortKey), records: { S: `[${pack.json.join(',')}]` }, expiresAt: num(expiresAt) } } });
+        writes.push({
+          PutRequest: {
+            Item: {
+              ...key(subscriptionId, pack.sortKey),
+              records: { S: `[${pack.json.join(',')}]` },
+              expiresAt: num(expiresAt),
+            },
+          },
+        });
       pack = undefined;
     };
     for (const { record, sortKey } of newestFirst) {
@@ -74,7 +94,9 @@ export async function listAttemptPage(
     new QueryCommand({
       TableName: tableName,
       // Resuming inside a pack: every attempt key up to that pack's, inclusive (all begin with `attempt#`).
-      KeyConditionExpression: resumesInPack ? '#pk = :pk AND #sk BETWEEN :prefix AND :last' : '#pk = :pk AND begins_with(#sk, :prefix)',
+      KeyConditionExpression: resumesInPack
+        ? '#pk = :pk AND #sk BETWEEN :prefix AND :last'
+        : '#pk = :pk AND begins_with(#sk, :prefix)',
       ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
       ExpressionAttributeValues: {
         ':pk': { S: partition(subscriptionId) },

@@ -64,7 +64,12 @@ export class DynamoDbContractStore implements ContractStore {
   }
 
   async putBinding(binding: ContractBinding): Promise<void> {
-    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: { ...key(BINDINGS, binding.type), record: { S: JSON.stringify(binding) } } }));
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: { ...key(BINDINGS, binding.type), record: { S: JSON.stringify(binding) } },
+      }),
+    );
   }
 
   async deleteBinding(type: string): Promise<boolean> {
@@ -75,7 +80,9 @@ export class DynamoDbContractStore implements ContractStore {
   }
 
   private async get<T>(pk: string, sk: string): Promise<T | undefined> {
-    const { Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(pk, sk), ConsistentRead: true }));
+    const { Item: item } = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: key(pk, sk), ConsistentRead: true }),
+    );
     return item?.['record']?.S === undefined ? undefined : (JSON.parse(item['record'].S) as T);
   }
 
@@ -92,7 +99,8 @@ export class DynamoDbContractStore implements ContractStore {
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
       );
-      for (const item of page.Items ?? []) if (item['record']?.S !== undefined) records.push(JSON.parse(item['record'].S) as T);
+      for (const item of page.Items ?? [])
+        if (item['record']?.S !== undefined) records.push(JSON.parse(item['record'].S) as T);
       start = page.LastEvaluatedKey;
     } while (start);
     return records;

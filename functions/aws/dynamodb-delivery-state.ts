@@ -64,7 +64,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
   ) {}
 
   async getTarget(subscriptionId: string): Promise<TargetState> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, TARGET), ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, TARGET), ConsistentRead: true }),
+    );
     return result.Item ? targetOf(result.Item) : HEALTHY;
   }
 
@@ -75,8 +77,11 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
       for (let round = 0; keys.length > 0; round++) {
         if (round === 5) throw new Error(`${keys.length} target states stayed unread`);
         if (round > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** round));
-        const result = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
-        for (const item of result.Responses?.[this.tableName] ?? []) targets.set((item[PK]?.S ?? '').slice(PARTITION_PREFIX.length), targetOf(item));
+        const result = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of result.Responses?.[this.tableName] ?? [])
+          targets.set((item[PK]?.S ?? '').slice(PARTITION_PREFIX.length), targetOf(item));
         keys = result.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
       }
     }
@@ -90,7 +95,10 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
         Key: key(subscriptionId, TARGET),
         UpdateExpression: 'SET nextSendAt = :next',
         ConditionExpression: expected === undefined ? 'attribute_not_exists(nextSendAt)' : 'nextSendAt = :expected',
-        ExpressionAttributeValues: { ':next': num(next), ...(expected === undefined ? {} : { ':expected': num(expected) }) },
+        ExpressionAttributeValues: {
+          ':next': num(next),
+          ...(expected === undefined ? {} : { ':expected': num(expected) }),
+        },
       }),
     );
   }
@@ -101,7 +109,8 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
         UpdateExpression: 'SET probeUntil = :until',
-        ConditionExpression: '(attribute_not_exists(probeUntil) OR probeUntil < :now) AND lastFailureAt = :lastFailureAt',
+        ConditionExpression:
+          '(attribute_not_exists(probeUntil) OR probeUntil < :now) AND lastFailureAt = :lastFailureAt',
         ExpressionAttributeValues: { ':until': num(until), ':now': num(now), ':lastFailureAt': num(lastFailureAt) },
       }),
     );
@@ -142,7 +151,11 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     return targetOf(result.Attributes ?? {});
   }
 
-  async recordThrottle(subscriptionId: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }): Promise<void> {
+  async recordThrottle(
+    subscriptionId: string,
+    pauseUntil: number,
+    throttle: { ratePerMinute: number; since: number },
+  ): Promise<void> {
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
@@ -168,13 +181,16 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: key(subscriptionId, TARGET),
-        UpdateExpression: 'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil, failedProbes, throttleRate, throttleSince',
+        UpdateExpression:
+          'REMOVE consecutiveFailures, lastFailureAt, failingSince, probeUntil, failedProbes, throttleRate, throttleSince',
       }),
     );
   }
 
   async getProgress(subscriptionId: string, deliveryId: string): Promise<DeliveryProgress | undefined> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, `${PROGRESS}${deliveryId}`) }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, `${PROGRESS}${deliveryId}`) }),
+    );
     const item = result.Item;
     if (!item || this.expired(item)) return undefined;
     return {
@@ -197,7 +213,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
           ...(progress.nextAttemptAt === undefined ? {} : { nextAttemptAt: num(progress.nextAttemptAt) }),
           // How the first attempt rendered the delivery (EDU-IDEM-11): every retry renders it so.
           ...(progress.rendering === undefined ? {} : { renderingFormat: { S: progress.rendering.format } }),
-          ...(progress.rendering?.maxInlineBytes === undefined ? {} : { renderingMaxInlineBytes: num(progress.rendering.maxInlineBytes) }),
+          ...(progress.rendering?.maxInlineBytes === undefined
+            ? {}
+            : { renderingMaxInlineBytes: num(progress.rendering.maxInlineBytes) }),
           expiresAt: num(expiresAt),
         },
       }),
@@ -208,7 +226,10 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     await this.batchWrite(attemptPackWrites(records, expiresAt));
   }
 
-  async listAttempts(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AttemptRecord>> {
+  async listAttempts(
+    subscriptionId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Page<AttemptRecord>> {
     return listAttemptPage(this.client, this.tableName, subscriptionId, page, (item) => this.expired(item));
   }
 
@@ -227,7 +248,10 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     );
   }
 
-  async listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<DeadLetter>> {
+  async listDeadLetters(
+    subscriptionId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Page<DeadLetter>> {
     const result = await this.query(subscriptionId, DEAD, page, true);
     return {
       items: result.items.map((item) => ({
@@ -238,8 +262,14 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
     };
   }
 
-  async deleteDeadLetters(deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[]): Promise<void> {
-    await this.batchWrite(deadLetters.map((deadLetter) => ({ DeleteRequest: { Key: key(deadLetter.subscriptionId, deadLetterSortKey(deadLetter)) } })));
+  async deleteDeadLetters(
+    deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[],
+  ): Promise<void> {
+    await this.batchWrite(
+      deadLetters.map((deadLetter) => ({
+        DeleteRequest: { Key: key(deadLetter.subscriptionId, deadLetterSortKey(deadLetter)) },
+      })),
+    );
   }
 
   private async query(
@@ -287,6 +317,9 @@ export class DynamoDbDeliveryState implements TargetHealthStore, DeliveryLedger,
 /** The progress item's rendering (EDU-IDEM-11), when it keeps one. */
 function renderingOf(item: Item): Pick<DeliveryProgress, 'rendering'> {
   const maxInline = item['renderingMaxInlineBytes']?.N;
-  const rendering = storedRendering(item['renderingFormat']?.S, maxInline === undefined ? undefined : Number(maxInline));
+  const rendering = storedRendering(
+    item['renderingFormat']?.S,
+    maxInline === undefined ? undefined : Number(maxInline),
+  );
   return rendering === undefined ? {} : { rendering };
 }

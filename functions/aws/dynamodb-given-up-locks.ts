@@ -14,7 +14,8 @@ const GIVEN_UP = 'given-up#';
 /** BatchGetItem takes at most 100 keys; a settle holds at most 100 tokens. */
 const MAX_KEYS = 100;
 
-const sortKeyOf = (receiptHandle: string) => `${GIVEN_UP}${createHash('sha256').update(receiptHandle).digest('base64url')}`;
+const sortKeyOf = (receiptHandle: string) =>
+  `${GIVEN_UP}${createHash('sha256').update(receiptHandle).digest('base64url')}`;
 
 export class DynamoDbGivenUpLocks implements GivenUpLocks {
   constructor(
@@ -26,7 +27,12 @@ export class DynamoDbGivenUpLocks implements GivenUpLocks {
   async giveUp(subscriptionId: string, receiptHandles: readonly string[], expiresAt: number): Promise<void> {
     await Promise.all(
       [...new Set(receiptHandles)].map((handle) =>
-        this.client.send(new PutItemCommand({ TableName: this.tableName, Item: { ...key(subscriptionId, sortKeyOf(handle)), expiresAt: num(expiresAt) } })),
+        this.client.send(
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: { ...key(subscriptionId, sortKeyOf(handle)), expiresAt: num(expiresAt) },
+          }),
+        ),
       ),
     );
   }
@@ -39,7 +45,9 @@ export class DynamoDbGivenUpLocks implements GivenUpLocks {
     for (let offset = 0; offset < sortKeys.length; offset += MAX_KEYS) {
       let keys = sortKeys.slice(offset, offset + MAX_KEYS).map((sortKey) => key(subscriptionId, sortKey));
       while (keys.length > 0) {
-        const result = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+        const result = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
         for (const item of result.Responses?.[this.tableName] ?? []) {
           if (Number(item['expiresAt']?.N ?? 0) < nowSeconds) continue;
           const handle = handleOf.get(item[SK]?.S ?? '');

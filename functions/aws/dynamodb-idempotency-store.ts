@@ -19,7 +19,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import { boundReadableKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import {
   scopeKey,
@@ -37,7 +37,8 @@ const PK = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
 
 /** `isClaimable` (core/idempotency/store.ts) as a condition expression. */
-const CLAIMABLE = 'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#state = :inProgress AND lockExpiresAt < :now AND fingerprint = :fingerprint)';
+const CLAIMABLE =
+  'attribute_not_exists(#pk) OR #ttl < :nowSeconds OR (#state = :inProgress AND lockExpiresAt < :now AND fingerprint = :fingerprint)';
 const HELD_BY_ME = '#state = :inProgress AND claimId = :claimId';
 
 /** Confirmed claims a container remembers; past this the oldest are forgotten (their repeats wait for the lock). */
@@ -111,7 +112,8 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: keyOf(scope),
-          UpdateExpression: 'SET #state = :completed, responseStatus = :status, responseHeaders = :headers, responseBody = :body REMOVE claimId, lockExpiresAt',
+          UpdateExpression:
+            'SET #state = :completed, responseStatus = :status, responseHeaders = :headers, responseBody = :body REMOVE claimId, lockExpiresAt',
           ConditionExpression: HELD_BY_ME,
           ExpressionAttributeNames: { '#state': 'state' },
           ExpressionAttributeValues: {
@@ -148,7 +150,9 @@ export class DynamoDbIdempotencyStore implements IdempotencyStore {
   }
 
   private async read(key: Item): Promise<Item | undefined> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
     return result.Item;
   }
 }
@@ -166,10 +170,18 @@ function keyOf(scope: IdempotencyScope): Item {
   return { [PK]: { S: idempotencyKeyOf(scope) } };
 }
 
-function responseAttributes(response: StoredResponse): { responseStatus: AttributeValue; responseHeaders: AttributeValue; responseBody: AttributeValue } {
+function responseAttributes(response: StoredResponse): {
+  responseStatus: AttributeValue;
+  responseHeaders: AttributeValue;
+  responseBody: AttributeValue;
+} {
   const headers: Item = {};
   for (const [name, value] of Object.entries(response.headers)) headers[name] = { S: value };
-  return { responseStatus: { N: String(response.status) }, responseHeaders: { M: headers }, responseBody: { S: response.body } };
+  return {
+    responseStatus: { N: String(response.status) },
+    responseHeaders: { M: headers },
+    responseBody: { S: response.body },
+  };
 }
 
 function responseOf(item: Item): StoredResponse {
@@ -184,5 +196,11 @@ function entryOf(item: Item): IdempotencyEntry {
   if (item.state?.S === 'completed') return { state: 'completed', fingerprint, expiresAt, response: responseOf(item) };
   const lockExpiresAt = Number(item.lockExpiresAt?.N);
   // An in-progress entry with a response is a prepared claim: the answer it will give.
-  return { state: 'in-progress', fingerprint, expiresAt, lockExpiresAt, ...(item.responseStatus ? { pending: responseOf(item) } : {}) };
+  return {
+    state: 'in-progress',
+    fingerprint,
+    expiresAt,
+    lockExpiresAt,
+    ...(item.responseStatus ? { pending: responseOf(item) } : {}),
+  };
 }

@@ -4,10 +4,20 @@
  * it was read at. One consistent GetItem per refresh of a function's cache; a change is checked
  * against every partner and stored atomically, with no transaction (dynalite has none either).
  */
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { tables } from '../config/resources.js';
 import { EMPTY_DIRECTORY, type DirectoryState, type Partner } from '../core/partners/partner.js';
-import { DirectoryChangedError, DirectoryTooLargeError, MAX_DIRECTORY_BYTES, type PartnerStore } from '../core/partners/ports.js';
+import {
+  DirectoryChangedError,
+  DirectoryTooLargeError,
+  MAX_DIRECTORY_BYTES,
+  type PartnerStore,
+} from '../core/partners/ports.js';
 
 /** The one item's key: the table leaves room for more documents later. */
 const DIRECTORY_KEY = 'directory';
@@ -20,7 +30,11 @@ export class DynamoDbPartnerStore implements PartnerStore {
 
   async load(): Promise<DirectoryState> {
     const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: { [tables.partners.partitionKey.name]: { S: DIRECTORY_KEY } }, ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [tables.partners.partitionKey.name]: { S: DIRECTORY_KEY } },
+        ConsistentRead: true,
+      }),
     );
     if (!item) return EMPTY_DIRECTORY;
     return {
@@ -47,7 +61,9 @@ export class DynamoDbPartnerStore implements PartnerStore {
           },
           ConditionExpression: expectedRevision === 0 ? 'attribute_not_exists(#revision)' : '#revision = :expected',
           ExpressionAttributeNames: { '#revision': 'revision' },
-          ...(expectedRevision === 0 ? {} : { ExpressionAttributeValues: { ':expected': { N: String(expectedRevision) } } }),
+          ...(expectedRevision === 0
+            ? {}
+            : { ExpressionAttributeValues: { ':expected': { N: String(expectedRevision) } } }),
         }),
       );
     } catch (error) {

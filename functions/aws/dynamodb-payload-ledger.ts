@@ -3,9 +3,20 @@
  * idempotency table, holding the publisher, the integrity attributes and the set of readers (the
  * owners of the subscriptions the event went to by reference). A fetch costs one GetItem.
  */
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
-import { PayloadRecordConflictError, type PayloadLedger, type PayloadRecord, type UploadRecord } from '../core/claim-check/ports.js';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { tables } from '../config/resources.js';
+import {
+  PayloadRecordConflictError,
+  type PayloadLedger,
+  type PayloadRecord,
+  type UploadRecord,
+} from '../core/claim-check/ports.js';
 
 const KEY = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
@@ -47,7 +58,9 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
         }),
       )
       .catch((error: unknown) => {
-        throw error instanceof ConditionalCheckFailedException ? new PayloadRecordConflictError(record.payloadId) : error;
+        throw error instanceof ConditionalCheckFailedException
+          ? new PayloadRecordConflictError(record.payloadId)
+          : error;
       });
   }
 
@@ -85,7 +98,11 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
 
   async getUpload(uploadId: string): Promise<UploadRecord | undefined> {
     const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: { [KEY]: { S: uploadKeyOf(uploadId) } }, ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { [KEY]: { S: uploadKeyOf(uploadId) } },
+        ConsistentRead: true,
+      }),
     );
     if (!item || item['publisher']?.S === undefined) return undefined;
     return {

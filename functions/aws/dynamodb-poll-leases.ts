@@ -5,7 +5,12 @@
  * it is free or its lease ran out; the slots are tried from a random one on, so concurrent polls
  * rarely collide. A poll under the limit costs one put and one delete.
  */
-import { ConditionalCheckFailedException, DeleteItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  PutItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import type { PollLeases } from '../core/pull/pull-queues.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import { num, PK, SK } from './delivery-table-items.js';
@@ -24,7 +29,12 @@ export class DynamoDbPollLeases implements PollLeases {
         await this.client.send(
           new PutItemCommand({
             TableName: this.tableName,
-            Item: { ...this.key(scope, slot), leaseId: { S: leaseId }, leaseUntil: num(until), expiresAt: num(Math.ceil(until / 1000) + 60) },
+            Item: {
+              ...this.key(scope, slot),
+              leaseId: { S: leaseId },
+              leaseUntil: num(until),
+              expiresAt: num(Math.ceil(until / 1000) + 60),
+            },
             ConditionExpression: 'attribute_not_exists(#pk) OR leaseUntil < :now',
             ExpressionAttributeNames: { '#pk': PK },
             ExpressionAttributeValues: { ':now': num(now) },
@@ -55,6 +65,9 @@ export class DynamoDbPollLeases implements PollLeases {
   }
 
   private key(scope: string, slot: number) {
-    return { [PK]: { S: boundedKey('polls', [scope], DYNAMODB_LIMITS.partitionKeyBytes) }, [SK]: { S: `slot#${slot}` } };
+    return {
+      [PK]: { S: boundedKey('polls', [scope], DYNAMODB_LIMITS.partitionKeyBytes) },
+      [SK]: { S: `slot#${slot}` },
+    };
   }
 }

@@ -10,8 +10,14 @@
  *   by an UpdateItem conditional on the total staying within the limit; the table's TTL removes
  *   it a minute after its window.
  */
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { tables } from '../config/resources.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import type { HoldLedger, Holds } from '../core/quotas/holds.js';
 import type { UsageDecision, UsageWindow } from '../core/quotas/usage-window.js';
@@ -26,10 +32,15 @@ export class DynamoDbHoldLedger implements HoldLedger {
   ) {}
 
   async load(key: string): Promise<Holds | undefined> {
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: itemKey('holds', [key]), ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: itemKey('holds', [key]), ConsistentRead: true }),
+    );
     const item = result.Item;
     if (!item) return undefined;
-    return { entries: JSON.parse(item['entries']?.S ?? '{}') as Record<string, number>, version: Number(item['version']?.N ?? 0) };
+    return {
+      entries: JSON.parse(item['entries']?.S ?? '{}') as Record<string, number>,
+      version: Number(item['version']?.N ?? 0),
+    };
   }
 
   async save(key: string, entries: Readonly<Record<string, number>>, expectedVersion: number): Promise<boolean> {
@@ -37,10 +48,15 @@ export class DynamoDbHoldLedger implements HoldLedger {
       await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
-          Item: { ...itemKey('holds', [key]), entries: { S: JSON.stringify(entries) }, version: { N: String(expectedVersion + 1) } },
+          Item: {
+            ...itemKey('holds', [key]),
+            entries: { S: JSON.stringify(entries) },
+            version: { N: String(expectedVersion + 1) },
+          },
           ConditionExpression: expectedVersion === 0 ? 'attribute_not_exists(#key)' : 'version = :expected',
           ExpressionAttributeNames: expectedVersion === 0 ? { '#key': KEY } : undefined,
-          ExpressionAttributeValues: expectedVersion === 0 ? undefined : { ':expected': { N: String(expectedVersion) } },
+          ExpressionAttributeValues:
+            expectedVersion === 0 ? undefined : { ':expected': { N: String(expectedVersion) } },
         }),
       );
       return true;
@@ -78,7 +94,11 @@ export class DynamoDbUsageWindow implements UsageWindow {
       if (!conditionFailed(error)) throw error;
     }
     const result = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: itemKey('usage', [key, String(windowStart)]), ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: itemKey('usage', [key, String(windowStart)]),
+        ConsistentRead: true,
+      }),
     );
     return { added: false, used: Number(result.Item?.['used']?.N ?? 0) };
   }
@@ -107,5 +127,8 @@ function itemKey(namespace: string, parts: readonly string[]) {
 }
 
 function conditionFailed(error: unknown): boolean {
-  return error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException';
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error as { name?: string }).name === 'ConditionalCheckFailedException'
+  );
 }

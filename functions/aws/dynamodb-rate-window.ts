@@ -29,7 +29,7 @@
  * reaches only to its end.
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import type { RateDecision, RateWindow } from '../core/ingest/ports.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 
@@ -146,7 +146,11 @@ export class DynamoDbRateWindow implements RateWindow {
         new UpdateItemCommand({
           TableName: this.tableName,
           // A client id comes from a token and may be long: bounded like every key built from input.
-          Key: { [tables.idempotency.partitionKey.name]: { S: boundedKey('rate', [clientId, String(windowStart)], DYNAMODB_LIMITS.partitionKeyBytes) } },
+          Key: {
+            [tables.idempotency.partitionKey.name]: {
+              S: boundedKey('rate', [clientId, String(windowStart)], DYNAMODB_LIMITS.partitionKeyBytes),
+            },
+          },
           UpdateExpression: 'ADD #count :slots SET #ttl = if_not_exists(#ttl, :expires)',
           ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room',
           ExpressionAttributeNames: { '#count': 'requests', '#ttl': tables.idempotency.ttlAttribute },
@@ -177,7 +181,16 @@ export class DynamoDbRateWindow implements RateWindow {
     if (lease?.windowStart !== windowStart) {
       // A client as busy as in the minute before starts with a lease of what it used then (capped in `extend`).
       const next = lease?.windowStart === windowStart - WINDOW_MS ? Math.max(1, lease.used) : 1;
-      lease = { windowStart, remaining: 0, next, used: 0, lastSize: 0, grantedAt: now, crowded: false, exhausted: false };
+      lease = {
+        windowStart,
+        remaining: 0,
+        next,
+        used: 0,
+        lastSize: 0,
+        grantedAt: now,
+        crowded: false,
+        exhausted: false,
+      };
       this.leases.delete(clientId);
       this.leases.set(clientId, lease);
       while (this.leases.size > MAX_TRACKED_CLIENTS) this.leases.delete(this.leases.keys().next().value as string);

@@ -32,9 +32,13 @@ export class DynamoDbRejectionMarks implements RejectionMarks {
     const found = new Map<string, string>();
     const nowSeconds = this.now() / 1000;
     for (let offset = 0; offset < messageIds.length; offset += MAX_KEYS) {
-      let keys = [...new Set(messageIds.slice(offset, offset + MAX_KEYS))].map((id) => key(subscriptionId, `${REJECTED}${id}`));
+      let keys = [...new Set(messageIds.slice(offset, offset + MAX_KEYS))].map((id) =>
+        key(subscriptionId, `${REJECTED}${id}`),
+      );
       while (keys.length > 0) {
-        const result = await this.client.send(new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+        const result = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
         for (const item of result.Responses?.[this.tableName] ?? []) {
           if (Number(item['expiresAt']?.N ?? 0) < nowSeconds) continue;
           found.set((item[SK]?.S ?? '').slice(REJECTED.length), item['reason']?.S ?? '');
@@ -47,7 +51,11 @@ export class DynamoDbRejectionMarks implements RejectionMarks {
 
   async clear(subscriptionId: string, messageIds: readonly string[]): Promise<void> {
     await Promise.all(
-      messageIds.map((id) => this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: key(subscriptionId, `${REJECTED}${id}`) }))),
+      messageIds.map((id) =>
+        this.client.send(
+          new DeleteItemCommand({ TableName: this.tableName, Key: key(subscriptionId, `${REJECTED}${id}`) }),
+        ),
+      ),
     );
   }
 }

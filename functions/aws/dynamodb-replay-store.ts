@@ -19,7 +19,13 @@ import {
   PutItemCommand,
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import { ReplayRunningError, staleFailure, type ReplayRecord, type ReplayState, type ReplayStore } from '../core/replay/ports.js';
+import {
+  ReplayRunningError,
+  staleFailure,
+  type ReplayRecord,
+  type ReplayState,
+  type ReplayStore,
+} from '../core/replay/ports.js';
 import { key, num, partition, PK, SK } from './delivery-table-items.js';
 
 const SLOT = 'replay-slot';
@@ -48,19 +54,30 @@ export class DynamoDbReplayStore implements ReplayStore {
       );
       previous = taken.Attributes?.['replayId']?.S;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException) && (error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      const slot = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key(record.subscriptionId, SLOT), ConsistentRead: true }));
+      if (
+        !(error instanceof ConditionalCheckFailedException) &&
+        (error as { name?: string }).name !== 'ConditionalCheckFailedException'
+      )
+        throw error;
+      const slot = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: key(record.subscriptionId, SLOT), ConsistentRead: true }),
+      );
       throw new ReplayRunningError(slot.Item?.['replayId']?.S);
     }
     await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: this.item(record) }));
     // The slot's lease ran out under a replay still marked running: its worker gave up; say so.
     const stale = previous === undefined ? undefined : await this.get(record.subscriptionId, previous);
-    if (stale?.state === 'running') await this.update({ ...stale, ...staleFailure(stale, this.now()) }, stale.version, this.now());
+    if (stale?.state === 'running')
+      await this.update({ ...stale, ...staleFailure(stale, this.now()) }, stale.version, this.now());
   }
 
   async get(subscriptionId: string, replayId: string): Promise<ReplayRecord | undefined> {
     const result = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: key(subscriptionId, `${RECORD}${replayId}`), ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: key(subscriptionId, `${RECORD}${replayId}`),
+        ConsistentRead: true,
+      }),
     );
     const json = result.Item?.['record']?.S;
     return json === undefined ? undefined : (JSON.parse(json) as ReplayRecord);
@@ -82,13 +99,20 @@ export class DynamoDbReplayStore implements ReplayStore {
         }),
       );
       // dynalite never deletes: an item past its TTL counts as gone.
-      for (const item of page.Items ?? []) if (Number(item['expiresAt']?.N ?? 0) >= nowSeconds) records.push(JSON.parse(item['record']!.S!) as ReplayRecord);
+      for (const item of page.Items ?? [])
+        if (Number(item['expiresAt']?.N ?? 0) >= nowSeconds)
+          records.push(JSON.parse(item['record']!.S!) as ReplayRecord);
       start = page.LastEvaluatedKey;
     } while (start);
     return records;
   }
 
-  async update(next: ReplayRecord, expectedVersion: number, leaseUntil: number, expectedState: ReplayState = 'running'): Promise<boolean> {
+  async update(
+    next: ReplayRecord,
+    expectedVersion: number,
+    leaseUntil: number,
+    expectedState: ReplayState = 'running',
+  ): Promise<boolean> {
     try {
       await this.client.send(
         new PutItemCommand({
@@ -100,7 +124,11 @@ export class DynamoDbReplayStore implements ReplayStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException || (error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      if (
+        error instanceof ConditionalCheckFailedException ||
+        (error as { name?: string }).name === 'ConditionalCheckFailedException'
+      )
+        return false;
       throw error;
     }
     if (next.state === 'running') {

@@ -23,7 +23,13 @@
  * consistent, so what was written before an event was accepted is seen for it. A writer changes
  * the per-subscription items, then the heads, then the generation.
  */
-import { type DynamoDBClient, PutItemCommand, QueryCommand, UpdateItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../core/routing/matcher.js';
 import type { RouteEntry } from '../core/routing/route-keys.js';
@@ -114,19 +120,28 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
    * `putEntries` for many subscriptions at once: the per-subscription items 25 a request, then
    * each key's head.
    */
-  async putEntriesOfMany(list: readonly { subscription: RouteCandidate; entries: readonly RouteEntry[] }[]): Promise<void> {
+  async putEntriesOfMany(
+    list: readonly { subscription: RouteCandidate; entries: readonly RouteEntry[] }[],
+  ): Promise<void> {
     await this.markLayoutIfEmpty();
-    for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape)))) await this.registerShape(shape);
+    for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape))))
+      await this.registerShape(shape);
     const byKey = new Map<string, RouteCandidate[]>();
     const requests = list.flatMap(({ subscription, entries }) => {
       const attributes: Item = { [SORT_KEY]: { S: subscription.subscriptionId }, ...itemOf(subscription) };
       for (const entry of entries) byKey.set(entry.routeKey, [...(byKey.get(entry.routeKey) ?? []), subscription]);
-      return entries.map((entry): WriteRequest => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } }));
+      return entries.map((entry): WriteRequest => ({
+        PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } },
+      }));
     });
     await this.batchWrite(requests);
     const heads = [...byKey];
     for (let start = 0; start < heads.length; start += HEAD_WRITES_AT_ONCE) {
-      await Promise.all(heads.slice(start, start + HEAD_WRITES_AT_ONCE).map(([routeKey, candidates]) => this.addToHead(routeKey, candidates)));
+      await Promise.all(
+        heads
+          .slice(start, start + HEAD_WRITES_AT_ONCE)
+          .map(([routeKey, candidates]) => this.addToHead(routeKey, candidates)),
+      );
     }
   }
 
@@ -136,18 +151,26 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
    * where `putEntriesOfMany` updates each head on its own. On an index without `#layout` it is
    * `putEntriesOfMany`.
    */
-  async importEntries(list: readonly { subscription: RouteCandidate; entries: readonly RouteEntry[] }[]): Promise<void> {
+  async importEntries(
+    list: readonly { subscription: RouteCandidate; entries: readonly RouteEntry[] }[],
+  ): Promise<void> {
     await this.markLayoutIfEmpty();
     if (!this.layoutMarked) return this.putEntriesOfMany(list);
-    for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape)))) await this.registerShape(shape);
+    for (const shape of new Set(list.flatMap(({ entries }) => entries.map((entry) => entry.shape))))
+      await this.registerShape(shape);
     const byKey = new Map<string, Item>();
     const entries = list.flatMap(({ subscription, entries }) => {
       for (const { routeKey } of entries) {
         const head = byKey.get(routeKey) ?? {};
-        byKey.set(routeKey, { ...head, [`${CANDIDATE_PREFIX}${subscription.subscriptionId}`]: { S: JSON.stringify(storedPart(subscription)) } });
+        byKey.set(routeKey, {
+          ...head,
+          [`${CANDIDATE_PREFIX}${subscription.subscriptionId}`]: { S: JSON.stringify(storedPart(subscription)) },
+        });
       }
       const attributes: Item = { [SORT_KEY]: { S: subscription.subscriptionId }, ...itemOf(subscription) };
-      return entries.map((entry): WriteRequest => ({ PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } } }));
+      return entries.map((entry): WriteRequest => ({
+        PutRequest: { Item: { [ROUTE_KEY]: { S: entry.routeKey }, ...attributes } },
+      }));
     });
     await this.batchWrite(entries);
     const stored = await readHeads(this.client, this.tableName, [...byKey.keys()]);
@@ -161,7 +184,11 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
   }
 
   async removeEntries(subscriptionId: string, routeKeys: readonly string[]): Promise<void> {
-    await this.batchWrite(routeKeys.map((routeKey) => ({ DeleteRequest: { Key: { [ROUTE_KEY]: { S: routeKey }, [SORT_KEY]: { S: subscriptionId } } } })));
+    await this.batchWrite(
+      routeKeys.map((routeKey) => ({
+        DeleteRequest: { Key: { [ROUTE_KEY]: { S: routeKey }, [SORT_KEY]: { S: subscriptionId } } },
+      })),
+    );
     for (const routeKey of routeKeys) {
       await writeOutcome(
         this.client,
@@ -259,13 +286,20 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
       else if (item[SORT_KEY]?.S?.startsWith(SHAPE_PREFIX)) empty = false;
     }
     if (this.layoutMarked || !empty) return;
-    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: LAYOUT } } }));
+    await this.client.send(
+      new PutItemCommand({ TableName: this.tableName, Item: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: LAYOUT } } }),
+    );
     this.layoutMarked = true;
   }
 
   private async registerShape(shape: string): Promise<void> {
     if (this.registeredShapes.has(shape)) return;
-    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: `${SHAPE_PREFIX}${shape}` } } }));
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: { [ROUTE_KEY]: { S: META }, [SORT_KEY]: { S: `${SHAPE_PREFIX}${shape}` } },
+      }),
+    );
     this.registeredShapes.add(shape);
   }
 

@@ -18,7 +18,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import {
   routedEventKey,
   type ClaimedIdentity,
@@ -72,7 +72,11 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
     };
   }
 
-  private async claimFor(event: EventIdentity, options: ClaimOptions, commit: string | undefined): Promise<RoutingClaim> {
+  private async claimFor(
+    event: EventIdentity,
+    options: ClaimOptions,
+    commit: string | undefined,
+  ): Promise<RoutingClaim> {
     const key = { [MARKER_KEY]: { S: routedEventKey(event) } };
     const claimId = randomUUID();
     const lockExpiresAt = String(options.now + options.lockMs);
@@ -183,6 +187,7 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
   }
 
   private async read(key: Item): Promise<Item | undefined> {
-    return (await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+    return (await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: key, ConsistentRead: true })))
+      .Item;
   }
 }

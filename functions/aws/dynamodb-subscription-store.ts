@@ -28,7 +28,12 @@ import {
   type SubscriptionPage,
   type SubscriptionStore,
 } from '../core/subscriptions/store.js';
-import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../core/subscriptions/subscription.js';
+import {
+  isRoutable,
+  type Subscription,
+  type SubscriptionStatus,
+  type SuspensionCause,
+} from '../core/subscriptions/subscription.js';
 import type { DynamoDbRouteIndex } from './dynamodb-route-index.js';
 import {
   BY_OWNER,
@@ -54,7 +59,9 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async get(id: string): Promise<Subscription | undefined> {
     // An id from a URL path that could not be a key names no subscription (and must not become a 500).
     if (id.length === 0 || Buffer.byteLength(id) > MAX_SUBSCRIPTION_ID_BYTES) return undefined;
-    const result = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { [ID]: { S: id } }, ConsistentRead: true }));
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: { [ID]: { S: id } }, ConsistentRead: true }),
+    );
     return result.Item && subscriptionOf(result.Item);
   }
 
@@ -72,7 +79,8 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new SubscriptionConflictError(`subscription ${draft.id} exists`);
+      if (error instanceof ConditionalCheckFailedException)
+        throw new SubscriptionConflictError(`subscription ${draft.id} exists`);
       throw error;
     }
     if (entries.length > 0) await this.routes.bumpGeneration();
@@ -145,8 +153,13 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
   async listAll(page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
     const startKey = page.cursor === undefined ? undefined : decodeScanCursor(page.cursor);
-    const result = await this.client.send(new ScanCommand({ TableName: this.tableName, Limit: page.limit, ExclusiveStartKey: startKey }));
-    return { items: (result.Items ?? []).map(subscriptionOf), cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
+    const result = await this.client.send(
+      new ScanCommand({ TableName: this.tableName, Limit: page.limit, ExclusiveStartKey: startKey }),
+    );
+    return {
+      items: (result.Items ?? []).map(subscriptionOf),
+      cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey),
+    };
   }
 
   async updateStatus(

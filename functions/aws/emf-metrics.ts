@@ -17,7 +17,7 @@
  * per month: about 4 × the number of subscriptions in all (docs/OPERATIONS.md, "Metrics").
  */
 import type { Metrics } from '../core/ports/metrics.js';
-import { observability } from '../../lib/resources.js';
+import { observability } from '../config/resources.js';
 
 /** The CloudWatch units Koerier's figures are in. */
 const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds' } as const;
@@ -56,11 +56,20 @@ export class EmfMetrics implements Metrics {
     this.add({}, metrics.deliveriesQueued, MetricUnit.Count, figures.deliveries);
   }
 
-  deliveryAttempted(attempt: { readonly subscriptionId: string; readonly outcome: string; readonly latencyMs: number }): void {
+  deliveryAttempted(attempt: {
+    readonly subscriptionId: string;
+    readonly outcome: string;
+    readonly latencyMs: number;
+  }): void {
     const { metrics } = observability;
     this.add({ Outcome: attempt.outcome }, metrics.deliveryOutcomes, MetricUnit.Count, 1);
     this.add({}, metrics.attemptLatency, MetricUnit.Milliseconds, attempt.latencyMs, true);
-    this.add({ SubscriptionId: attempt.subscriptionId, Outcome: attempt.outcome }, metrics.subscriptionDeliveries, MetricUnit.Count, 1);
+    this.add(
+      { SubscriptionId: attempt.subscriptionId, Outcome: attempt.outcome },
+      metrics.subscriptionDeliveries,
+      MetricUnit.Count,
+      1,
+    );
   }
 
   deadLettered(subscriptionId: string, reason: string): void {
@@ -68,7 +77,10 @@ export class EmfMetrics implements Metrics {
     this.add({ SubscriptionId: subscriptionId }, observability.metrics.subscriptionDeadLetters, MetricUnit.Count, 1);
   }
 
-  replayProgress(subscriptionId: string, step: { readonly scanned: number; readonly matched: number; readonly sent: number; readonly failed: number }): void {
+  replayProgress(
+    subscriptionId: string,
+    step: { readonly scanned: number; readonly matched: number; readonly sent: number; readonly failed: number },
+  ): void {
     const { metrics } = observability;
     const dimensions = { SubscriptionId: subscriptionId };
     this.add(dimensions, metrics.replayScanned, MetricUnit.Count, step.scanned);
@@ -78,7 +90,12 @@ export class EmfMetrics implements Metrics {
   }
 
   awsRequestThrottled(service: string, operation: string): void {
-    this.add({ Service: service, Operation: operation }, observability.metrics.awsRequestsThrottled, MetricUnit.Count, 1);
+    this.add(
+      { Service: service, Operation: operation },
+      observability.metrics.awsRequestsThrottled,
+      MetricUnit.Count,
+      1,
+    );
   }
 
   flush(): void {
@@ -102,7 +119,12 @@ export class EmfMetrics implements Metrics {
         Stack: this.stack,
         ...dimensions,
         // A sampled figure is its values (one value alone, as itself); a count is its total.
-        ...Object.fromEntries(figures.map(([name, { total, samples }]) => [name, samples.length === 0 ? total : samples.length === 1 ? samples[0] : samples])),
+        ...Object.fromEntries(
+          figures.map(([name, { total, samples }]) => [
+            name,
+            samples.length === 0 ? total : samples.length === 1 ? samples[0] : samples,
+          ]),
+        ),
       };
       write(JSON.stringify(record));
     }

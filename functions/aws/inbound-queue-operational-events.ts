@@ -5,7 +5,11 @@
  */
 import { inboundMessageAttributes } from '../core/ingest/index.js';
 import type { InboundQueue } from '../core/ingest/ports.js';
-import { operationalEventJson, type OperationalEvents, type OperationalNotice } from '../core/operations/operational-events.js';
+import {
+  operationalEventJson,
+  type OperationalEvents,
+  type OperationalNotice,
+} from '../core/operations/operational-events.js';
 
 /** The `koerier-publisher` message attribute of Koerier's own events (for the logs; the router does not decide by it). */
 export const KOERIER_PUBLISHER = 'koerier (operations)';
@@ -23,7 +27,10 @@ export class InboundQueueOperationalEvents implements OperationalEvents {
     await this.inbound.send(
       notices.map((notice) => ({
         body: operationalEventJson(notice, this.source),
-        attributes: { [inboundMessageAttributes.publisher]: KOERIER_PUBLISHER, [inboundMessageAttributes.receivedAt]: receivedAt },
+        attributes: {
+          [inboundMessageAttributes.publisher]: KOERIER_PUBLISHER,
+          [inboundMessageAttributes.receivedAt]: receivedAt,
+        },
       })),
     );
   }

@@ -15,7 +15,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { DecryptCommand, EncryptCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { PK, SK } from './delivery-table-items.js';
 
@@ -43,17 +48,25 @@ export function lockTokenKeySource(
 
 function localKey(keyId: string, localKeysDir: string | undefined): Buffer {
   if (!localKeysDir) throw new Error(`key ${keyId} is a laptop key, but no directory of local key files is configured`);
-  const key = Buffer.from(readFileSync(join(localKeysDir, `${keyId.slice(LOCAL_PREFIX.length)}.key`), 'utf8').trim(), 'base64');
+  const key = Buffer.from(
+    readFileSync(join(localKeysDir, `${keyId.slice(LOCAL_PREFIX.length)}.key`), 'utf8').trim(),
+    'base64',
+  );
   if (key.length !== 32) throw new Error('a lock token key is 32 bytes');
   return key;
 }
 
 async function wrappedKey(keyId: string, kms: KMSClient, dynamodb: DynamoDBClient, tableName: string): Promise<Buffer> {
-  const read = async () => (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: KEY_ITEM, ConsistentRead: true }))).Item?.['wrapped']?.B;
+  const read = async () =>
+    (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: KEY_ITEM, ConsistentRead: true }))).Item?.[
+      'wrapped'
+    ]?.B;
   let wrapped = await read();
   if (!wrapped) {
     const plaintext = randomBytes(32);
-    const { CiphertextBlob: sealed } = await kms.send(new EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: CONTEXT }));
+    const { CiphertextBlob: sealed } = await kms.send(
+      new EncryptCommand({ KeyId: keyId, Plaintext: plaintext, EncryptionContext: CONTEXT }),
+    );
     if (!sealed) throw new Error('KMS returned no ciphertext');
     try {
       await dynamodb.send(
@@ -71,7 +84,9 @@ async function wrappedKey(keyId: string, kms: KMSClient, dynamodb: DynamoDBClien
       if (!wrapped) throw error;
     }
   }
-  const { Plaintext: unwrapped } = await kms.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: CONTEXT }));
+  const { Plaintext: unwrapped } = await kms.send(
+    new DecryptCommand({ KeyId: keyId, CiphertextBlob: wrapped, EncryptionContext: CONTEXT }),
+  );
   if (!unwrapped) throw new Error('KMS returned no plaintext');
   return Buffer.from(unwrapped);
 }

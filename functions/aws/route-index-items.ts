@@ -12,7 +12,7 @@ import {
   type PutItemCommand,
   type UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import type { ContentMode } from '../core/cloudevents/index.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import type { SubscriptionMatch } from '../core/routing/route-keys.js';
@@ -61,7 +61,10 @@ export function storedOf(item: Item): Stored {
 export function inlineCandidates(head: Item): RouteCandidate[] {
   return Object.entries(head)
     .filter(([name]) => name.startsWith(CANDIDATE_PREFIX))
-    .map(([name, value]) => ({ subscriptionId: name.slice(CANDIDATE_PREFIX.length), ...(JSON.parse(value.S ?? '{}') as Stored) }));
+    .map(([name, value]) => ({
+      subscriptionId: name.slice(CANDIDATE_PREFIX.length),
+      ...(JSON.parse(value.S ?? '{}') as Stored),
+    }));
 }
 
 /** The names of an update without its condition: DynamoDB refuses a name the expressions do not use. */
@@ -70,14 +73,21 @@ export function withoutKeyName({ '#pk': _, ...names }: Record<string, string>): 
 }
 
 /** The heads of these keys that exist, 100 a request. */
-export async function readHeads(client: DynamoDBClient, tableName: string, routeKeys: readonly string[]): Promise<Map<string, Item>> {
+export async function readHeads(
+  client: DynamoDBClient,
+  tableName: string,
+  routeKeys: readonly string[],
+): Promise<Map<string, Item>> {
   const heads = new Map<string, Item>();
   for (let start = 0; start < routeKeys.length; start += BATCH_GET_LIMIT) {
     let pending: Item[] = routeKeys.slice(start, start + BATCH_GET_LIMIT).map(headKey);
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === ATTEMPTS) throw new Error(`route index: ${pending.length} heads still unread after ${attempt} attempts`);
+      if (attempt === ATTEMPTS)
+        throw new Error(`route index: ${pending.length} heads still unread after ${attempt} attempts`);
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt));
-      const page = await client.send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }));
+      const page = await client.send(
+        new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+      );
       for (const item of page.Responses?.[tableName] ?? []) heads.set(item[ROUTE_KEY]?.S ?? '', item);
       pending = page.UnprocessedKeys?.[tableName]?.Keys ?? [];
     }
@@ -86,18 +96,24 @@ export async function readHeads(client: DynamoDBClient, tableName: string, route
 }
 
 /** A conditional write's outcome; a head too large for an item is `too large` (it overflows). */
-export async function writeOutcome(client: DynamoDBClient, command: UpdateItemCommand | PutItemCommand): Promise<'written' | 'condition failed' | 'too large'> {
+export async function writeOutcome(
+  client: DynamoDBClient,
+  command: UpdateItemCommand | PutItemCommand,
+): Promise<'written' | 'condition failed' | 'too large'> {
   try {
     await client.send(command as UpdateItemCommand);
     return 'written';
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return 'condition failed';
-    if (error instanceof Error && error.name === 'ValidationException' && /size/i.test(error.message)) return 'too large';
+    if (error instanceof Error && error.name === 'ValidationException' && /size/i.test(error.message))
+      return 'too large';
     throw error;
   }
 }
 
 export async function headOverflowed(client: DynamoDBClient, tableName: string, routeKey: string): Promise<boolean> {
-  const head = (await client.send(new GetItemCommand({ TableName: tableName, Key: headKey(routeKey), ConsistentRead: true }))).Item;
+  const head = (
+    await client.send(new GetItemCommand({ TableName: tableName, Key: headKey(routeKey), ConsistentRead: true }))
+  ).Item;
   return head?.['overflow']?.BOOL === true;
 }

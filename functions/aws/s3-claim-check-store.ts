@@ -48,7 +48,11 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
    * S3 refuses a PUT whose body does not match the signed `Content-Length` and
    * `x-amz-checksum-sha256`, so the size range is exactly the promised size.
    */
-  async presignedPutUrl(key: string, terms: UploadTerms, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
+  async presignedPutUrl(
+    key: string,
+    terms: UploadTerms,
+    seconds: number,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
     const checksum = checksumOf(terms.digest);
     const command = new PutObjectCommand({
       Bucket: this.bucket,
@@ -81,7 +85,8 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
   async matches(key: string, terms: Pick<UploadTerms, 'size' | 'digest'>): Promise<boolean> {
     const head = await headObjectOrUndefined(this.s3, this.bucket, key);
     if (head === undefined || head.ContentLength !== terms.size) return false;
-    if (head.ChecksumSHA256 !== undefined && head.ChecksumType !== 'COMPOSITE') return head.ChecksumSHA256 === checksumOf(terms.digest);
+    if (head.ChecksumSHA256 !== undefined && head.ChecksumType !== 'COMPOSITE')
+      return head.ChecksumSHA256 === checksumOf(terms.digest);
     const object = await getObjectOrUndefined(this.s3, this.bucket, key);
     if (object === undefined) return false;
     return `sha-256=:${createHash('sha256').update(object.body).digest('base64')}:` === terms.digest;

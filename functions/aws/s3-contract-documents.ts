@@ -32,7 +32,12 @@ export class S3ContractDocuments implements ContractDocuments {
   }
 
   private async put(key: string, text: string, contentType: string): Promise<void> {
-    await putObjectWithChecksum(this.s3, { Bucket: this.bucket, Key: key, Body: Buffer.from(text, 'utf8'), ContentType: contentType });
+    await putObjectWithChecksum(this.s3, {
+      Bucket: this.bucket,
+      Key: key,
+      Body: Buffer.from(text, 'utf8'),
+      ContentType: contentType,
+    });
   }
 
   private async get(key: string): Promise<string | undefined> {

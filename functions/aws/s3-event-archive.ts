@@ -14,7 +14,12 @@ export class S3EventArchive implements EventArchive {
   ) {}
 
   async put(key: string, body: Buffer): Promise<void> {
-    await putObjectWithChecksum(this.s3, { Bucket: this.bucket, Key: key, Body: body, ContentType: 'application/gzip' });
+    await putObjectWithChecksum(this.s3, {
+      Bucket: this.bucket,
+      Key: key,
+      Body: body,
+      ContentType: 'application/gzip',
+    });
   }
 
   async list(prefix: string): Promise<string[]> {

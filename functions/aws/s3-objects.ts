@@ -3,7 +3,14 @@
  * way: an object's bytes or "there is none", every key under a prefix, and a PUT whose bytes S3
  * checks against their SHA-256 before it stores them.
  */
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type HeadObjectCommandOutput, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type HeadObjectCommandOutput,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 
 export interface S3ObjectRead {
   readonly body: Buffer;
@@ -18,11 +25,19 @@ function isMissing(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || (name === 'Unknown' && $metadata?.httpStatusCode === 404);
 }
 
-export async function getObjectOrUndefined(s3: S3Client, bucket: string, key: string): Promise<S3ObjectRead | undefined> {
+export async function getObjectOrUndefined(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+): Promise<S3ObjectRead | undefined> {
   try {
     const output = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     const bytes = output.Body ? await output.Body.transformToByteArray() : new Uint8Array();
-    return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), contentType: output.ContentType, metadata: output.Metadata ?? {} };
+    return {
+      body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      contentType: output.ContentType,
+      metadata: output.Metadata ?? {},
+    };
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -30,7 +45,11 @@ export async function getObjectOrUndefined(s3: S3Client, bucket: string, key: st
 }
 
 /** Size and S3's own SHA-256 checksum of the object (ChecksumMode ENABLED), or undefined when there is none. */
-export async function headObjectOrUndefined(s3: S3Client, bucket: string, key: string): Promise<HeadObjectCommandOutput | undefined> {
+export async function headObjectOrUndefined(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+): Promise<HeadObjectCommandOutput | undefined> {
   try {
     return await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key, ChecksumMode: 'ENABLED' }));
   } catch (error) {
@@ -52,7 +71,13 @@ export async function listKeys(s3: S3Client, bucket: string, prefix: string): Pr
   const keys: string[] = [];
   let token: string | undefined;
   do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ...(token === undefined ? {} : { ContinuationToken: token }) }));
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ...(token === undefined ? {} : { ContinuationToken: token }),
+      }),
+    );
     for (const entry of page.Contents ?? []) if (entry.Key !== undefined) keys.push(entry.Key);
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);

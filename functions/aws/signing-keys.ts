@@ -46,7 +46,8 @@ function keyFor(reference: string, options: SigningKeysOptions): () => Promise<L
   let loaded: Promise<LoadedKey> | undefined;
   const load = (): Promise<LoadedKey> => {
     if (reference.startsWith(LOCAL_PREFIX)) {
-      if (!options.localKeysDir) throw new Error(`signing key ${reference} is a laptop key, but no directory of local key files is configured`);
+      if (!options.localKeysDir)
+        throw new Error(`signing key ${reference} is a laptop key, but no directory of local key files is configured`);
       return Promise.resolve(localKey(join(options.localKeysDir, `${reference.slice(LOCAL_PREFIX.length)}.pem`)));
     }
     if (!options.kms) throw new Error(`signing key ${reference} is a KMS key, but no KMS client is configured`);
@@ -68,7 +69,10 @@ export function localKey(path: string): LoadedKey {
     keyId: jwk['kid']!,
     algorithm,
     jwk,
-    sign: async (data) => (algorithm === 'ed25519' ? sign(null, data, privateKey) : sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' })),
+    sign: async (data) =>
+      algorithm === 'ed25519'
+        ? sign(null, data, privateKey)
+        : sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
   };
 }
 
@@ -77,13 +81,18 @@ async function kmsKey(client: KMSClient, keyId: string): Promise<LoadedKey> {
   if (description.KeySpec !== 'ECC_NIST_P256' || description.KeyUsage !== 'SIGN_VERIFY' || !description.PublicKey) {
     throw new Error(`KMS key ${keyId} is not an ECC_NIST_P256 SIGN_VERIFY key`);
   }
-  const jwk = publicJwk(createPublicKey({ key: Buffer.from(description.PublicKey), format: 'der', type: 'spki' }), 'ecdsa-p256-sha256');
+  const jwk = publicJwk(
+    createPublicKey({ key: Buffer.from(description.PublicKey), format: 'der', type: 'spki' }),
+    'ecdsa-p256-sha256',
+  );
   return {
     keyId: jwk['kid']!,
     algorithm: 'ecdsa-p256-sha256',
     jwk,
     async sign(data) {
-      const { Signature } = await client.send(new SignCommand({ KeyId: keyId, Message: data, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+      const { Signature } = await client.send(
+        new SignCommand({ KeyId: keyId, Message: data, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+      );
       if (!Signature) throw new Error('KMS returned no signature');
       return ecdsaDerToRaw(Buffer.from(Signature), 32);
     },
@@ -92,7 +101,8 @@ async function kmsKey(client: KMSClient, keyId: string): Promise<LoadedKey> {
 
 function algorithmOf(key: KeyObject): SignatureAlgorithm {
   if (key.asymmetricKeyType === 'ed25519') return 'ed25519';
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'ecdsa-p256-sha256';
+  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1')
+    return 'ecdsa-p256-sha256';
   throw new Error(`a signing key must be Ed25519 or EC P-256, not ${key.asymmetricKeyType ?? 'unknown'}`);
 }
 

@@ -22,14 +22,22 @@ export interface Postponement {
  * Sets each message's visibility timeout. Returns how many could not be changed: those come
  * back after the queue's default visibility timeout instead, earlier than planned but not lost.
  */
-export async function postponeMessages(client: SQSClient, queueUrl: string, postponements: readonly Postponement[]): Promise<number> {
+export async function postponeMessages(
+  client: SQSClient,
+  queueUrl: string,
+  postponements: readonly Postponement[],
+): Promise<number> {
   let failed = 0;
   for (let offset = 0; offset < postponements.length; offset += MAX_BATCH_ENTRIES) {
     const chunk = postponements.slice(offset, offset + MAX_BATCH_ENTRIES);
     const result = await client.send(
       new ChangeMessageVisibilityBatchCommand({
         QueueUrl: queueUrl,
-        Entries: chunk.map((entry, index) => ({ Id: String(index), ReceiptHandle: entry.receiptHandle, VisibilityTimeout: entry.delaySeconds })),
+        Entries: chunk.map((entry, index) => ({
+          Id: String(index),
+          ReceiptHandle: entry.receiptHandle,
+          VisibilityTimeout: entry.delaySeconds,
+        })),
       }),
     );
     failed += result.Failed?.length ?? 0;
@@ -42,7 +50,12 @@ export async function postponeMessages(client: SQSClient, queueUrl: string, post
  * delivery, same Idempotency-Key). Each message is deleted from the dead-letter queue only after
  * it is stored in the queue again, so a failure in between duplicates, never loses.
  */
-export async function moveDeadLetterQueueBack(client: SQSClient, deadLetterQueueUrl: string, queueUrl: string, limit: number): Promise<number> {
+export async function moveDeadLetterQueueBack(
+  client: SQSClient,
+  deadLetterQueueUrl: string,
+  queueUrl: string,
+  limit: number,
+): Promise<number> {
   let moved = 0;
   while (moved < limit) {
     const { Messages: messages = [] } = await client.send(
@@ -76,7 +89,9 @@ export async function moveDeadLetterQueueBack(client: SQSClient, deadLetterQueue
     }
     moved += stored.length;
     if (stored.length < messages.length)
-      throw new Error(`${messages.length - stored.length} messages could not be moved back; they stay in the dead-letter queue`);
+      throw new Error(
+        `${messages.length - stored.length} messages could not be moved back; they stay in the dead-letter queue`,
+      );
   }
   return moved;
 }

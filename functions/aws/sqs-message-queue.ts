@@ -3,7 +3,12 @@
  * only knowledge of SQS's limits lives here: at most 10
  * entries and 256 KiB per SendMessageBatch call, and the characters a message body may hold.
  */
-import { type MessageAttributeValue, SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type MessageAttributeValue,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 
 export interface QueueMessage {
   /** The message body: an event in the JSON event format, or a delivery message. */
@@ -34,7 +39,11 @@ export class SqsMessageQueue {
     if (messages.length === 1) {
       const [only] = messages as [QueueMessage];
       await this.client.send(
-        new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: sqsSafeBody(only.body), MessageAttributes: toAttributes(only.attributes) }),
+        new SendMessageCommand({
+          QueueUrl: this.queueUrl,
+          MessageBody: sqsSafeBody(only.body),
+          MessageAttributes: toAttributes(only.attributes),
+        }),
       );
       return;
     }
@@ -56,7 +65,9 @@ export class SqsMessageQueue {
     if (failed.length === 0) return;
     const retry = failed.map((entry) => chunk[Number(entry.Id)]).filter((m): m is QueueMessage => m !== undefined);
     if (retriesLeft > 0 && failed.every((entry) => !entry.SenderFault)) return this.sendBatch(retry, retriesLeft - 1);
-    throw new QueueWriteError(`${failed.length} of ${chunk.length} messages were not stored: ${failed.map((f) => f.Code).join(', ')}`);
+    throw new QueueWriteError(
+      `${failed.length} of ${chunk.length} messages were not stored: ${failed.map((f) => f.Code).join(', ')}`,
+    );
   }
 }
 
@@ -69,7 +80,9 @@ export function sqsSafeBody(body: string): string {
   return body.replace(/[\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-function toAttributes(attributes: Readonly<Record<string, string>> | undefined): Record<string, MessageAttributeValue> | undefined {
+function toAttributes(
+  attributes: Readonly<Record<string, string>> | undefined,
+): Record<string, MessageAttributeValue> | undefined {
   if (!attributes) return undefined;
   const out: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of Object.entries(attributes)) out[name] = { DataType: 'String', StringValue: value };
@@ -78,7 +91,8 @@ function toAttributes(attributes: Readonly<Record<string, string>> | undefined):
 
 function messageBytes(message: QueueMessage): number {
   let bytes = Buffer.byteLength(sqsSafeBody(message.body));
-  for (const [name, value] of Object.entries(message.attributes ?? {})) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 'String'.length;
+  for (const [name, value] of Object.entries(message.attributes ?? {}))
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 'String'.length;
   return bytes;
 }
 

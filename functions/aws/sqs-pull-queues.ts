@@ -17,13 +17,23 @@ import {
   SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { PullQueueGone, type PulledMessage, type PullQueues, type QueueEntry, type QueueEntryOutcome } from '../core/pull/pull-queues.js';
+import {
+  PullQueueGone,
+  type PulledMessage,
+  type PullQueues,
+  type QueueEntry,
+  type QueueEntryOutcome,
+} from '../core/pull/pull-queues.js';
 import type { PullSettings } from '../core/subscriptions/subscription.js';
 import { SqsMessageQueue } from './sqs-message-queue.js';
 
 const MAX_BATCH_ENTRIES = 10;
 /** SQS's answers for a receipt handle whose message is no longer locked by it. */
-const LOCK_LOST_CODES = new Set(['ReceiptHandleIsInvalid', 'MessageNotInflight', 'AWS.SimpleQueueService.MessageNotInflight']);
+const LOCK_LOST_CODES = new Set([
+  'ReceiptHandleIsInvalid',
+  'MessageNotInflight',
+  'AWS.SimpleQueueService.MessageNotInflight',
+]);
 const SQS_MAX_RECEIVE_COUNT = 1000;
 /** A queue's own visibility timeout; every receive sets its own lock. */
 const DEFAULT_VISIBILITY_SECONDS = 60;
@@ -50,14 +60,19 @@ export class SqsPullQueues implements PullQueues {
     );
     const deadLetterArn = await this.arnOf(deadLetter.QueueUrl!);
     const queue = await this.client.send(
-      new CreateQueueCommand({ QueueName: name, Attributes: { ...queueAttributes(settings, deadLetterArn), SqsManagedSseEnabled: 'true' } }),
+      new CreateQueueCommand({
+        QueueName: name,
+        Attributes: { ...queueAttributes(settings, deadLetterArn), SqsManagedSseEnabled: 'true' },
+      }),
     );
     // TLS only, as the stack's own queues (cdk-nag AwsSolutions-SQS4): the ARN is known once the queue exists.
     for (const [url, arn] of [
       [deadLetter.QueueUrl!, deadLetterArn],
       [queue.QueueUrl!, await this.arnOf(queue.QueueUrl!)],
     ] as const) {
-      await this.client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: tlsOnlyPolicy(arn) } }));
+      await this.client.send(
+        new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { Policy: tlsOnlyPolicy(arn) } }),
+      );
     }
     this.urls.set(subscriptionId, queue.QueueUrl!);
   }
@@ -66,13 +81,24 @@ export class SqsPullQueues implements PullQueues {
     const url = await this.urlOf(subscriptionId);
     const deadLetterUrl = await this.deadLetterUrlOf(subscriptionId);
     await this.client.send(
-      new SetQueueAttributesCommand({ QueueUrl: deadLetterUrl, Attributes: { MessageRetentionPeriod: String(settings.retentionSeconds) } }),
+      new SetQueueAttributesCommand({
+        QueueUrl: deadLetterUrl,
+        Attributes: { MessageRetentionPeriod: String(settings.retentionSeconds) },
+      }),
     );
-    await this.client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: queueAttributes(settings, await this.arnOf(deadLetterUrl)) }));
+    await this.client.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: url,
+        Attributes: queueAttributes(settings, await this.arnOf(deadLetterUrl)),
+      }),
+    );
   }
 
   async remove(subscriptionId: string): Promise<void> {
-    for (const name of [pullQueueName(this.prefix, subscriptionId), `${pullQueueName(this.prefix, subscriptionId)}-dlq`]) {
+    for (const name of [
+      pullQueueName(this.prefix, subscriptionId),
+      `${pullQueueName(this.prefix, subscriptionId)}-dlq`,
+    ]) {
       try {
         const { QueueUrl } = await this.client.send(new GetQueueUrlCommand({ QueueName: name }));
         await this.client.send(new DeleteQueueCommand({ QueueUrl }));
@@ -87,7 +113,10 @@ export class SqsPullQueues implements PullQueues {
     await new SqsMessageQueue(this.client, await this.urlOf(subscriptionId)).send(bodies.map((body) => ({ body })));
   }
 
-  async receive(subscriptionId: string, options: { max: number; waitSeconds: number; visibilitySeconds: number }): Promise<PulledMessage[]> {
+  async receive(
+    subscriptionId: string,
+    options: { max: number; waitSeconds: number; visibilitySeconds: number },
+  ): Promise<PulledMessage[]> {
     const queueUrl = await this.urlOf(subscriptionId);
     const { Messages: messages = [] } = await this.gone(
       subscriptionId,
@@ -111,11 +140,17 @@ export class SqsPullQueues implements PullQueues {
     }));
   }
 
-  async delete(subscriptionId: string, entries: readonly QueueEntry[]): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
+  async delete(
+    subscriptionId: string,
+    entries: readonly QueueEntry[],
+  ): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
     const url = await this.urlOf(subscriptionId);
     return this.inBatches(subscriptionId, entries, async (chunk) => {
       const result = await this.client.send(
-        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: chunk.map((entry) => ({ Id: entry.entryId, ReceiptHandle: entry.receiptHandle })) }),
+        new DeleteMessageBatchCommand({
+          QueueUrl: url,
+          Entries: chunk.map((entry) => ({ Id: entry.entryId, ReceiptHandle: entry.receiptHandle })),
+        }),
       );
       return {
         successful: (result.Successful ?? []).map((s) => s.Id ?? ''),
@@ -124,14 +159,21 @@ export class SqsPullQueues implements PullQueues {
     });
   }
 
-  async changeVisibility(subscriptionId: string, entries: readonly (QueueEntry & { seconds: number })[]): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
+  async changeVisibility(
+    subscriptionId: string,
+    entries: readonly (QueueEntry & { seconds: number })[],
+  ): Promise<ReadonlyMap<string, QueueEntryOutcome>> {
     if (entries.length === 0) return new Map();
     const url = await this.urlOf(subscriptionId);
     return this.inBatches(subscriptionId, entries, async (chunk) => {
       const result = await this.client.send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: url,
-          Entries: chunk.map((entry) => ({ Id: entry.entryId, ReceiptHandle: entry.receiptHandle, VisibilityTimeout: entry.seconds })),
+          Entries: chunk.map((entry) => ({
+            Id: entry.entryId,
+            ReceiptHandle: entry.receiptHandle,
+            VisibilityTimeout: entry.seconds,
+          })),
         }),
       );
       return {
@@ -148,7 +190,8 @@ export class SqsPullQueues implements PullQueues {
   ): Promise<Map<string, QueueEntryOutcome>> {
     const outcomes = new Map<string, QueueEntryOutcome>();
     const chunks: E[][] = [];
-    for (let offset = 0; offset < entries.length; offset += MAX_BATCH_ENTRIES) chunks.push(entries.slice(offset, offset + MAX_BATCH_ENTRIES));
+    for (let offset = 0; offset < entries.length; offset += MAX_BATCH_ENTRIES)
+      chunks.push(entries.slice(offset, offset + MAX_BATCH_ENTRIES));
     await Promise.all(
       chunks.map(async (chunk) => {
         try {
@@ -183,18 +226,25 @@ export class SqsPullQueues implements PullQueues {
   private async urlOf(subscriptionId: string): Promise<string> {
     const known = this.urls.get(subscriptionId);
     if (known) return known;
-    const { QueueUrl } = await this.gone(subscriptionId, this.client.send(new GetQueueUrlCommand({ QueueName: pullQueueName(this.prefix, subscriptionId) })));
+    const { QueueUrl } = await this.gone(
+      subscriptionId,
+      this.client.send(new GetQueueUrlCommand({ QueueName: pullQueueName(this.prefix, subscriptionId) })),
+    );
     this.urls.set(subscriptionId, QueueUrl!);
     return QueueUrl!;
   }
 
   private async deadLetterUrlOf(subscriptionId: string): Promise<string> {
-    const { QueueUrl } = await this.client.send(new GetQueueUrlCommand({ QueueName: `${pullQueueName(this.prefix, subscriptionId)}-dlq` }));
+    const { QueueUrl } = await this.client.send(
+      new GetQueueUrlCommand({ QueueName: `${pullQueueName(this.prefix, subscriptionId)}-dlq` }),
+    );
     return QueueUrl!;
   }
 
   private async arnOf(queueUrl: string): Promise<string> {
-    const { Attributes } = await this.client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+    const { Attributes } = await this.client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+    );
     return Attributes?.QueueArn ?? '';
   }
 }
@@ -203,7 +253,10 @@ function queueAttributes(settings: PullSettings, deadLetterArn: string): Record<
   return {
     MessageRetentionPeriod: String(settings.retentionSeconds),
     VisibilityTimeout: String(DEFAULT_VISIBILITY_SECONDS),
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: Math.min(settings.maxDeliveryCount + 1, SQS_MAX_RECEIVE_COUNT) }),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: deadLetterArn,
+      maxReceiveCount: Math.min(settings.maxDeliveryCount + 1, SQS_MAX_RECEIVE_COUNT),
+    }),
   };
 }
 
@@ -211,7 +264,14 @@ function tlsOnlyPolicy(queueArn: string): string {
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
-      { Sid: 'TlsOnly', Effect: 'Deny', Principal: '*', Action: 'sqs:*', Resource: queueArn, Condition: { Bool: { 'aws:SecureTransport': 'false' } } },
+      {
+        Sid: 'TlsOnly',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'sqs:*',
+        Resource: queueArn,
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      },
     ],
   });
 }

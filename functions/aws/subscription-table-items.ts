@@ -5,7 +5,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../config/resources.js';
 import { DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import type { Filter } from '../core/subscriptions/filters.js';
 import { InvalidCursorError } from '../core/subscriptions/store.js';
@@ -61,7 +61,8 @@ export function itemOf(s: Subscription): Item {
   if (s.source !== undefined) item['source'] = { S: s.source };
   if (s.types !== undefined) item['types'] = { L: s.types.map((type) => ({ S: type })) };
   if (s.filters !== undefined) item['filters'] = { S: JSON.stringify(s.filters) };
-  if (s.credential !== undefined) item['credential'] = { M: { kind: { S: s.credential.kind }, ciphertext: { S: s.credential.ciphertext } } };
+  if (s.credential !== undefined)
+    item['credential'] = { M: { kind: { S: s.credential.kind }, ciphertext: { S: s.credential.ciphertext } } };
   if (s.statusReason !== undefined) item['statusReason'] = { S: s.statusReason };
   if (s.suspendedFor !== undefined) item['suspendedFor'] = { S: s.suspendedFor };
   if (s.allowedRatePerMinute !== undefined) item['allowedRatePerMinute'] = { N: String(s.allowedRatePerMinute) };
@@ -85,7 +86,10 @@ export function subscriptionOf(item: Item): Subscription {
     source: text('source'),
     types: item['types']?.L?.map((value) => value.S ?? ''),
     filters: text('filters') === undefined ? undefined : (JSON.parse(text('filters')!) as Filter[]),
-    credential: credential && { kind: credential['kind']?.S as NonNullable<Subscription['credential']>['kind'], ciphertext: credential['ciphertext']?.S ?? '' },
+    credential: credential && {
+      kind: credential['kind']?.S as NonNullable<Subscription['credential']>['kind'],
+      ciphertext: credential['ciphertext']?.S ?? '',
+    },
     statusReason: text('statusReason'),
     suspendedFor: text('suspendedFor') as SuspensionCause | undefined,
     allowedRatePerMinute: number('allowedRatePerMinute'),
@@ -100,7 +104,14 @@ export function subscriptionOf(item: Item): Subscription {
     owner: text(OWNER_ID) ?? text(OWNER_KEY) ?? '',
     sink: text('sink') ?? '',
     delivery: text('delivery') === 'pull' ? 'pull' : 'push',
-    ...(text('delivery') === 'pull' ? { pull: { maxDeliveryCount: number('maxDeliveryCount') ?? 1, retentionSeconds: number('retentionSeconds') ?? 60 } } : {}),
+    ...(text('delivery') === 'pull'
+      ? {
+          pull: {
+            maxDeliveryCount: number('maxDeliveryCount') ?? 1,
+            retentionSeconds: number('retentionSeconds') ?? 60,
+          },
+        }
+      : {}),
     contentMode: (text('contentMode') ?? 'structured') as Subscription['contentMode'],
     batchSupported: item['batchSupported']?.BOOL === true,
     validation: (text('validation') ?? 'handshake') as Subscription['validation'],
@@ -109,7 +120,9 @@ export function subscriptionOf(item: Item): Subscription {
     createdAt: text('createdAt') ?? '',
     updatedAt: text('updatedAt') ?? '',
     version: number('version') ?? 0,
-    ...(Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined)) as Partial<Subscription>),
+    ...(Object.fromEntries(
+      Object.entries(optional).filter(([, value]) => value !== undefined),
+    ) as Partial<Subscription>),
   };
 }
 
@@ -141,8 +154,17 @@ export function decodeScanCursor(cursor: string): Item {
   if (cursor.length <= MAX_CURSOR_LENGTH) {
     try {
       const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-      const id = typeof key === 'object' && key !== null && Object.keys(key).join() === ID ? (key as Record<string, { S?: unknown }>)[ID] : undefined;
-      if (id && Object.keys(id).join() === 'S' && typeof id.S === 'string' && id.S.length > 0 && Buffer.byteLength(id.S) <= MAX_SUBSCRIPTION_ID_BYTES) {
+      const id =
+        typeof key === 'object' && key !== null && Object.keys(key).join() === ID
+          ? (key as Record<string, { S?: unknown }>)[ID]
+          : undefined;
+      if (
+        id &&
+        Object.keys(id).join() === 'S' &&
+        typeof id.S === 'string' &&
+        id.S.length > 0 &&
+        Buffer.byteLength(id.S) <= MAX_SUBSCRIPTION_ID_BYTES
+      ) {
         return key as Item;
       }
     } catch {

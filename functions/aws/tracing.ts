@@ -20,7 +20,9 @@ interface TracerLike {
   captureAWSv3Client<T>(client: T): T;
 }
 
-type TracerModule = { readonly Tracer: new (options: { serviceName: string; captureHTTPsRequests: boolean }) => TracerLike };
+type TracerModule = {
+  readonly Tracer: new (options: { serviceName: string; captureHTTPsRequests: boolean }) => TracerLike;
+};
 
 /** Where the Tracer comes from: the layer (or node_modules) in Lambda; tests pass their own. */
 export type TracerLoader = () => TracerModule;
@@ -37,9 +39,12 @@ export function tracedClients<T extends object>(clients: T, log: Log, load: Trac
     // Outbound HTTP (deliveries) goes through the SSRF-guarded client (functions/net): no global patch of node:http.
     tracer = new (load().Tracer)({ serviceName: 'koerier', captureHTTPsRequests: false });
   } catch (error) {
-    log.info('SDK calls not traced: the Powertools Tracer is not available (add the Powertools layer, koerier:powertoolsLayerArn)', {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    log.info(
+      'SDK calls not traced: the Powertools Tracer is not available (add the Powertools layer, koerier:powertoolsLayerArn)',
+      {
+        error: error instanceof Error ? error.message : String(error),
+      },
+    );
     return clients;
   }
   for (const client of Object.values(clients)) tracer.captureAWSv3Client(client);

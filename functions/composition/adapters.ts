@@ -46,13 +46,18 @@ import type { Builder, Composition } from './composition.js';
 
 type Member<K extends keyof KoerierDependencies> = Builder<KoerierDependencies[K]>;
 
-const table = (c: Composition, name: Parameters<Composition['config']['resources']['table']>[0]) => c.config.resources.table(name);
+const table = (c: Composition, name: Parameters<Composition['config']['resources']['table']>[0]) =>
+  c.config.resources.table(name);
 /** The KMS client, asked for only when a key is a KMS key; and the laptop's key files instead, where configured. */
-const keyOptions = (c: Composition) => ({ kms: () => c.client(kmsClient), ...(c.config.localKeysDir ? { localKeysDir: c.config.localKeysDir } : {}) });
+const keyOptions = (c: Composition) => ({
+  kms: () => c.client(kmsClient),
+  ...(c.config.localKeysDir ? { localKeysDir: c.config.localKeysDir } : {}),
+});
 
 export const authenticate: Member<'authenticate'> = (c) => authenticator(tokenVerification(c.config.auth), c.admission);
 
-export const idempotency: Member<'idempotency'> = (c) => new DynamoDbIdempotencyStore(c.client(dynamodbClient), table(c, 'idempotency'));
+export const idempotency: Member<'idempotency'> = (c) =>
+  new DynamoDbIdempotencyStore(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const publishRateWindow: Member<'publishRateWindow'> = (c) =>
   new DynamoDbRateWindow(c.client(dynamodbClient), table(c, 'idempotency'), {
@@ -72,14 +77,16 @@ export const deliveryQueue: Member<'deliveryQueue'> = (c) => {
   return {
     send: (bodies) => queue.send(bodies.map((body) => ({ body }))),
     postpone: (postponements) => postponeMessages(sqs, resources.queueUrl('deliveries'), postponements),
-    redriveDeadLetterQueue: (limit) => moveDeadLetterQueueBack(sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
+    redriveDeadLetterQueue: (limit) =>
+      moveDeadLetterQueueBack(sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
   };
 };
 
 export const routeIndex = (c: Composition): DynamoDbRouteIndex =>
   c.once(routeIndex, () => new DynamoDbRouteIndex(c.client(dynamodbClient), table(c, 'routes')));
 
-export const subscriptions: Member<'subscriptions'> = (c) => new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c));
+export const subscriptions: Member<'subscriptions'> = (c) =>
+  new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c));
 
 export const partnerStore = (c: Composition): DynamoDbPartnerStore =>
   c.once(partnerStore, () => new DynamoDbPartnerStore(c.client(dynamodbClient), table(c, 'partners')));
@@ -93,31 +100,44 @@ export const partners: Member<'partners'> = (c) =>
     log: c.log,
   });
 
-export const routedEvents: Member<'routedEvents'> = (c) => new DynamoDbRoutedEventLedger(c.client(dynamodbClient), table(c, 'idempotency'));
+export const routedEvents: Member<'routedEvents'> = (c) =>
+  new DynamoDbRoutedEventLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
-export const deliveryState: Member<'deliveryState'> = (c) => new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'));
+export const deliveryState: Member<'deliveryState'> = (c) =>
+  new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'));
 
-export const claimCheckStore: Member<'claimCheckStore'> = (c) => new S3ClaimCheckStore(c.client(s3Client), c.config.resources.bucket('payloads'));
+export const claimCheckStore: Member<'claimCheckStore'> = (c) =>
+  new S3ClaimCheckStore(c.client(s3Client), c.config.resources.bucket('payloads'));
 
-export const payloadLedger: Member<'payloadLedger'> = (c) => new DynamoDbPayloadLedger(c.client(dynamodbClient), table(c, 'idempotency'));
+export const payloadLedger: Member<'payloadLedger'> = (c) =>
+  new DynamoDbPayloadLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
-export const pullQueues: Member<'pullQueues'> = (c) => new SqsPullQueues(c.client(sqsClient), c.config.resources.pullQueuePrefix());
+export const pullQueues: Member<'pullQueues'> = (c) =>
+  new SqsPullQueues(c.client(sqsClient), c.config.resources.pullQueuePrefix());
 
-export const eventArchive: Member<'eventArchive'> = (c) => new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));
+export const eventArchive: Member<'eventArchive'> = (c) =>
+  new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));
 
-export const replayStore: Member<'replayStore'> = (c) => new DynamoDbReplayStore(c.client(dynamodbClient), table(c, 'deliveries'));
+export const replayStore: Member<'replayStore'> = (c) =>
+  new DynamoDbReplayStore(c.client(dynamodbClient), table(c, 'deliveries'));
 
-export const replayQueue: Member<'replayQueue'> = (c) => new SqsReplayQueue(c.client(sqsClient), c.config.resources.queueUrl('replays'));
+export const replayQueue: Member<'replayQueue'> = (c) =>
+  new SqsReplayQueue(c.client(sqsClient), c.config.resources.queueUrl('replays'));
 
-export const rejectionMarks: Member<'rejectionMarks'> = (c) => new DynamoDbRejectionMarks(c.client(dynamodbClient), table(c, 'deliveries'));
+export const rejectionMarks: Member<'rejectionMarks'> = (c) =>
+  new DynamoDbRejectionMarks(c.client(dynamodbClient), table(c, 'deliveries'));
 
-export const givenUpLocks: Member<'givenUpLocks'> = (c) => new DynamoDbGivenUpLocks(c.client(dynamodbClient), table(c, 'deliveries'));
+export const givenUpLocks: Member<'givenUpLocks'> = (c) =>
+  new DynamoDbGivenUpLocks(c.client(dynamodbClient), table(c, 'deliveries'));
 
-export const pollLeases: Member<'pollLeases'> = (c) => new DynamoDbPollLeases(c.client(dynamodbClient), table(c, 'deliveries'));
+export const pollLeases: Member<'pollLeases'> = (c) =>
+  new DynamoDbPollLeases(c.client(dynamodbClient), table(c, 'deliveries'));
 
-export const quotaHolds: Member<'quotaHolds'> = (c) => new DynamoDbHoldLedger(c.client(dynamodbClient), table(c, 'idempotency'));
+export const quotaHolds: Member<'quotaHolds'> = (c) =>
+  new DynamoDbHoldLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
-export const uploadUsage: Member<'uploadUsage'> = (c) => new DynamoDbUsageWindow(c.client(dynamodbClient), table(c, 'idempotency'));
+export const uploadUsage: Member<'uploadUsage'> = (c) =>
+  new DynamoDbUsageWindow(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const lockTokenKey: Member<'lockTokenKey'> = (c) =>
   lockTokenKeySource(c.config.resources.key('lockTokens'), {
@@ -126,7 +146,8 @@ export const lockTokenKey: Member<'lockTokenKey'> = (c) =>
     tableName: () => table(c, 'deliveries'),
   });
 
-export const credentialCipher: Member<'credentialCipher'> = (c) => credentialCipherFor(c.config.resources.key('credentials'), keyOptions(c));
+export const credentialCipher: Member<'credentialCipher'> = (c) =>
+  credentialCipherFor(c.config.resources.key('credentials'), keyOptions(c));
 
 export const signingKeys: Member<'signingKeys'> = (c) => signingKeysFor(c.config.delivery.signingKeys, keyOptions(c));
 
@@ -138,7 +159,10 @@ export const deliveryHttp: Member<'deliveryHttp'> = (c) =>
   });
 
 export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
-  outboundHttp(c, { connectTimeoutMs: c.config.handshake.timeoutSeconds * 1000, responseTimeoutMs: c.config.handshake.timeoutSeconds * 1000 });
+  outboundHttp(c, {
+    connectTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
+    responseTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
+  });
 
 export const contractStore = (c: Composition): DynamoDbContractStore =>
   c.once(contractStore, () => new DynamoDbContractStore(c.client(dynamodbClient), table(c, 'contracts')));
@@ -154,7 +178,8 @@ export const contractLifecycle: Member<'contractLifecycle'> = (c) => ({
   },
 });
 
-export const metrics: Member<'metrics'> = (c) => c.options.metrics ?? (c.config.delivery.emitMetrics ? new EmfMetrics(c.config.stackName) : noMetrics);
+export const metrics: Member<'metrics'> = (c) =>
+  c.options.metrics ?? (c.config.delivery.emitMetrics ? new EmfMetrics(c.config.stackName) : noMetrics);
 
 export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
   const write = c.options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
@@ -162,14 +187,19 @@ export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
 };
 
 /** Outbound HTTP with the SSRF guard; the delivery and the handshake clients share one load of the mTLS certificate (issue 12, item 5). */
-function outboundHttp(c: Composition, timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>) {
+function outboundHttp(
+  c: Composition,
+  timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>,
+) {
   const certificate = clientCertificate(c);
   return createSafeHttpClient({
     allowLoopback: c.config.allowLoopbackSinks,
     allowedPorts: c.config.outboundPorts,
     ...timeouts,
     ...(certificate ? { clientCertificate: certificate } : {}),
-    ...(c.config.delivery.outboundCaFile ? { extraCaCertificates: [readFileSync(c.config.delivery.outboundCaFile, 'utf8')] } : {}),
+    ...(c.config.delivery.outboundCaFile
+      ? { extraCaCertificates: [readFileSync(c.config.delivery.outboundCaFile, 'utf8')] }
+      : {}),
   });
 }
 

@@ -16,7 +16,13 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierConfig } from '../config.js';
 import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
-import { composeDependencies, createComposition, type Builders, type ClientTypes, type CompositionOptions } from './composition.js';
+import {
+  composeDependencies,
+  createComposition,
+  type Builders,
+  type ClientTypes,
+  type CompositionOptions,
+} from './composition.js';
 
 export type { AwsClients } from '../aws/clients.js';
 export { containerClients } from './lambda-dependencies.js';
@@ -59,7 +65,8 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     admission: clientAdmission(config, log),
     options,
     clients: (kind) => clients[kind.name],
-    prepareClient: (client, composition) => countThrottledRequests(client, () => composition.once(adapters.metrics, () => adapters.metrics(composition))),
+    prepareClient: (client, composition) =>
+      countThrottledRequests(client, () => composition.once(adapters.metrics, () => adapters.metrics(composition))),
   });
   return composeDependencies('laptop host', composition, everyAdapter);
 }

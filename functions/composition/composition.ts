@@ -148,14 +148,24 @@ export function createComposition(base: CompositionBase): Composition {
  * its handler did not list fails on its first request rather than with `undefined` somewhere later;
  * test/unit/composition/function-adapters.test.ts checks every handler's list against its app.
  */
-export function composeDependencies(setName: string, composition: Composition, builders: Partial<Builders>): KoerierDependencies {
-  const target = { config: composition.config, log: composition.log, admission: composition.admission } as KoerierDependencies;
+export function composeDependencies(
+  setName: string,
+  composition: Composition,
+  builders: Partial<Builders>,
+): KoerierDependencies {
+  const target = {
+    config: composition.config,
+    log: composition.log,
+    admission: composition.admission,
+  } as KoerierDependencies;
   for (const name of Object.keys(LAZY_MEMBERS) as LazyMember[]) {
     const build = builders[name] as Builder<unknown> | undefined;
     const get =
       build === undefined
         ? () => {
-            throw new Error(`The ${setName} dependencies have no "${name}": add its builder (functions/composition/adapters.ts) to the handler's adapters.`);
+            throw new Error(
+              `The ${setName} dependencies have no "${name}": add its builder (functions/composition/adapters.ts) to the handler's adapters.`,
+            );
           }
         : () => composition.once(build, () => build(composition));
     Object.defineProperty(target, name, { get, enumerable: build !== undefined });

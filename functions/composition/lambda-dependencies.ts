@@ -15,7 +15,15 @@ import { loadConfig } from '../config.js';
 import type { Log } from '../core/ports/log.js';
 import { metrics } from './adapters.js';
 import { dynamodbClient, s3Client, sqsClient } from './client-kinds.js';
-import { composeDependencies, createComposition, type Builders, type ClientKind, type ClientName, type ClientTypes, type Composition } from './composition.js';
+import {
+  composeDependencies,
+  createComposition,
+  type Builders,
+  type ClientKind,
+  type ClientName,
+  type ClientTypes,
+  type Composition,
+} from './composition.js';
 
 const made = new Map<ClientName, unknown>();
 
@@ -72,7 +80,10 @@ function containerComposition(): Composition {
       options: { sessionToken: () => process.env['AWS_SESSION_TOKEN'] },
       clients: containerClient,
       prepareClient: (client, composition) =>
-        tracedClients({ client: countThrottledRequests(client, () => composition.once(metrics, () => metrics(composition))) }, tracingLog).client,
+        tracedClients(
+          { client: countThrottledRequests(client, () => composition.once(metrics, () => metrics(composition))) },
+          tracingLog,
+        ).client,
     });
   }
   return container;

@@ -50,14 +50,18 @@ function consoleUserPoolOf(settings: SettingsReader): Pick<AuthSettings, 'consol
   const clientId = settings.text(settingEnv.consoleUserPoolClientId);
   if (!issuer && !clientId) return {};
   if (!issuer || !clientId) {
-    settings.issues.push(`${settingEnv.consoleUserPoolIssuer} and ${settingEnv.consoleUserPoolClientId} go together: set both or neither`);
+    settings.issues.push(
+      `${settingEnv.consoleUserPoolIssuer} and ${settingEnv.consoleUserPoolClientId} go together: set both or neither`,
+    );
     return {};
   }
   let jwksUrl: URL;
   try {
     jwksUrl = new URL(`${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`);
   } catch {
-    settings.issues.push(`${settingEnv.consoleUserPoolIssuer} must be the user pool's URL, got ${JSON.stringify(issuer)}`);
+    settings.issues.push(
+      `${settingEnv.consoleUserPoolIssuer} must be the user pool's URL, got ${JSON.stringify(issuer)}`,
+    );
     return {};
   }
   return { consoleUserPool: { issuer, clientId, jwksUrl } };
@@ -75,7 +79,10 @@ function readAccessTokenRules(settings: SettingsReader): AccessTokenRules {
   const defaults = DEFAULT_ACCESS_TOKEN_RULES;
   const typeRaw = settings.text(settingEnv.accessTokenType);
   const tokenType = typeRaw ? accessTokenTypeOf(typeRaw) : defaults.tokenType;
-  if (tokenType === undefined) settings.issues.push(`${settingEnv.accessTokenType} must be ${accessTokenTypes.join(' or ')}, got ${JSON.stringify(typeRaw)}`);
+  if (tokenType === undefined)
+    settings.issues.push(
+      `${settingEnv.accessTokenType} must be ${accessTokenTypes.join(' or ')}, got ${JSON.stringify(typeRaw)}`,
+    );
 
   let maxLifetimeSeconds = defaults.maxLifetimeSeconds;
   const lifetimeRaw = settings.text(settingEnv.accessTokenMaxLifetimeSeconds);
@@ -92,15 +99,23 @@ function readAccessTokenRules(settings: SettingsReader): AccessTokenRules {
 
   const clientIdClaim = settings.text(settingEnv.clientIdClaim) || defaults.clientIdClaim;
   const claimProblem = clientIdClaimProblem(clientIdClaim);
-  if (claimProblem) settings.issues.push(`${settingEnv.clientIdClaim} ${claimProblem}, got ${JSON.stringify(clientIdClaim)}`);
+  if (claimProblem)
+    settings.issues.push(`${settingEnv.clientIdClaim} ${claimProblem}, got ${JSON.stringify(clientIdClaim)}`);
 
   const scopeClaimsRaw = settings.text(settingEnv.scopeClaims);
   const scopeClaims = scopeClaimsRaw ? scopeClaimsOf(scopeClaimsRaw) : defaults.scopeClaims;
   if (scopeClaims === undefined) {
-    settings.issues.push(`${settingEnv.scopeClaims} must name claims among ${scopeClaimNames.join(', ')}, got ${JSON.stringify(scopeClaimsRaw)}`);
+    settings.issues.push(
+      `${settingEnv.scopeClaims} must name claims among ${scopeClaimNames.join(', ')}, got ${JSON.stringify(scopeClaimsRaw)}`,
+    );
   }
 
-  return { tokenType: tokenType ?? defaults.tokenType, maxLifetimeSeconds, clientIdClaim, scopeClaims: scopeClaims ?? defaults.scopeClaims };
+  return {
+    tokenType: tokenType ?? defaults.tokenType,
+    maxLifetimeSeconds,
+    clientIdClaim,
+    scopeClaims: scopeClaims ?? defaults.scopeClaims,
+  };
 }
 
 export function readPublishGrants(settings: SettingsReader): PublishGrants {

@@ -5,7 +5,11 @@ import type { SettingsReader } from './settings-reader.js';
 export const SEVEN_DAYS = 7 * 24 * 3600;
 
 export interface DeliverySettings {
-  readonly retry: { readonly initialDelaySeconds: number; readonly maxDelaySeconds: number; readonly windowSeconds: number };
+  readonly retry: {
+    readonly initialDelaySeconds: number;
+    readonly maxDelaySeconds: number;
+    readonly windowSeconds: number;
+  };
   readonly connectTimeoutMs: number;
   readonly responseTimeoutMs: number;
   readonly maxResponseBytes: number;
@@ -25,13 +29,17 @@ export interface DeliverySettings {
 export function readDeliverySettings(settings: SettingsReader): DeliverySettings {
   const outboundCaFile = settings.text(settingEnv.outboundCaFile);
   const clientCertificate = settings.text(settingEnv.clientCertificate);
-  if (clientCertificate && !/^(file:.+|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+)$/.test(clientCertificate)) {
+  if (
+    clientCertificate &&
+    !/^(file:.+|arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+)$/.test(clientCertificate)
+  ) {
     settings.issues.push(
       `${settingEnv.clientCertificate} must be the ARN of a Secrets Manager secret or file:<path>, got ${JSON.stringify(clientCertificate)}`,
     );
   }
   const signingKeys = settings.list(settingEnv.signingKeys);
-  if (new Set(signingKeys).size !== signingKeys.length) settings.issues.push(`${settingEnv.signingKeys} names a key twice`);
+  if (new Set(signingKeys).size !== signingKeys.length)
+    settings.issues.push(`${settingEnv.signingKeys} names a key twice`);
   return {
     retry: {
       initialDelaySeconds: settings.integer(settingEnv.deliveryRetryInitialSeconds, 30, 1, 43_200),
@@ -47,7 +55,12 @@ export function readDeliverySettings(settings: SettingsReader): DeliverySettings
     },
     suspendAfterSeconds: settings.integer(settingEnv.deliverySuspendAfterSeconds, 5 * 24 * 3600, 1, 365 * 24 * 3600),
     historySeconds: settings.integer(settingEnv.deliveryHistorySeconds, SEVEN_DAYS, 60, 365 * 24 * 3600),
-    deadLetterRetentionSeconds: settings.integer(settingEnv.deadLetterRetentionSeconds, 30 * 24 * 3600, 60, 365 * 24 * 3600),
+    deadLetterRetentionSeconds: settings.integer(
+      settingEnv.deadLetterRetentionSeconds,
+      30 * 24 * 3600,
+      60,
+      365 * 24 * 3600,
+    ),
     ...(outboundCaFile ? { outboundCaFile } : {}),
     ...(clientCertificate ? { clientCertificate } : {}),
     signingKeys,

@@ -20,7 +20,9 @@ export function readSinkCredentialPolicy(settings: SettingsReader): SinkCredenti
   const raw = settings.env[settingEnv.sinkCredentials];
   const value = raw?.trim() || 'oauth2-only';
   if (SINK_CREDENTIAL_POLICIES.includes(value as SinkCredentialPolicy)) return value as SinkCredentialPolicy;
-  settings.issues.push(`${settingEnv.sinkCredentials} must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}, got ${JSON.stringify(raw)}`);
+  settings.issues.push(
+    `${settingEnv.sinkCredentials} must be ${SINK_CREDENTIAL_POLICIES.join(' or ')}, got ${JSON.stringify(raw)}`,
+  );
   return 'oauth2-only';
 }
 
@@ -28,12 +30,17 @@ export function readSinkCredentialPolicy(settings: SettingsReader): SinkCredenti
  * Default `required` (NL GOV); the CDK stack always sets it, from the profile's preset. Skipping the
  * handshake rests on the partner's OAuth2 grant (Edukoppeling §3.6), so never with static tokens.
  */
-export function readValidationHandshake(settings: SettingsReader, sinkCredentials: SinkCredentialPolicy): ValidationHandshakePolicy {
+export function readValidationHandshake(
+  settings: SettingsReader,
+  sinkCredentials: SinkCredentialPolicy,
+): ValidationHandshakePolicy {
   const raw = settings.env[settingEnv.validationHandshake];
   if (!raw?.trim()) return DEFAULT_VALIDATION_HANDSHAKE;
   const policy = validationHandshakeOf(raw);
   if (policy === undefined) {
-    settings.issues.push(`${settingEnv.validationHandshake} must be ${VALIDATION_HANDSHAKE_CHOICES}, got ${JSON.stringify(raw)}`);
+    settings.issues.push(
+      `${settingEnv.validationHandshake} must be ${VALIDATION_HANDSHAKE_CHOICES}, got ${JSON.stringify(raw)}`,
+    );
     return DEFAULT_VALIDATION_HANDSHAKE;
   }
   if (policy === 'agreed-for-directory-partners' && sinkCredentials !== 'oauth2-only') {
@@ -58,6 +65,8 @@ export function readOutboundPorts(settings: SettingsReader): readonly number[] {
   if (!raw?.trim()) return DEFAULT_OUTBOUND_PORTS;
   const ports = parsePortList(raw);
   if (ports === undefined)
-    settings.issues.push(`${settingEnv.outboundPorts} must be a comma-separated list of ports from 1 to 65535, got ${JSON.stringify(raw)}`);
+    settings.issues.push(
+      `${settingEnv.outboundPorts} must be a comma-separated list of ports from 1 to 65535, got ${JSON.stringify(raw)}`,
+    );
   return ports ?? DEFAULT_OUTBOUND_PORTS;
 }

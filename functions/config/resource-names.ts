@@ -1,9 +1,9 @@
 /**
  * Where the tables, queues, buckets and keys are: from the variables the CDK stack and the laptop
- * host set per grant (lib/resources.ts `resourceEnv`). Read when asked, so a function only fails
+ * host set per grant (functions/config/resources.ts `resourceEnv`). Read when asked, so a function only fails
  * for a resource it uses and was not granted.
  */
-import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
+import { resourceEnv, type BucketName, type KeyName, type QueueName, type TableName } from './resources.js';
 import { ConfigError, type Env } from './settings-reader.js';
 
 export interface ResourceNames {

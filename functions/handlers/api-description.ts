@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the api-description app (functions/app/api-description-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the api-description app (functions/app/api-description-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { apiDescriptionApp } from '../app/api-description-app.js';
 import { metrics } from '../composition/adapters.js';

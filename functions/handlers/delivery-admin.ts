@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the delivery-admin app (functions/app/delivery-admin-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the delivery-admin app (functions/app/delivery-admin-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { deliveryAdminApp } from '../app/delivery-admin-app.js';
 import {

@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the delivery app (functions/app/delivery-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the delivery app (functions/app/delivery-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { deliveryApp } from '../app/delivery-app.js';
 import {

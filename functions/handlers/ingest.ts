@@ -1,7 +1,16 @@
-/** Lambda entry (lib/resources.ts): the ingest app (functions/app/ingest-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the ingest app (functions/app/ingest-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { ingestApp } from '../app/ingest-app.js';
-import { authenticate, claimCheckStore, idempotency, inboundQueue, metrics, partners, payloadLedger, publishRateWindow } from '../composition/adapters.js';
+import {
+  authenticate,
+  claimCheckStore,
+  idempotency,
+  inboundQueue,
+  metrics,
+  partners,
+  payloadLedger,
+  publishRateWindow,
+} from '../composition/adapters.js';
 import { dataContracts } from '../composition/data-contracts-adapter.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';

@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the partners admin app (functions/app/partners-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the partners admin app (functions/app/partners-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { partnersApp } from '../app/partners-app.js';
 import { authenticate, idempotency, metrics, partnerStore } from '../composition/adapters.js';

@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the pull app (functions/app/pull-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the pull app (functions/app/pull-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { pullApp } from '../app/pull-app.js';
 import {

@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the replay worker (functions/app/replay-worker-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the replay worker (functions/app/replay-worker-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { replayWorkerApp } from '../app/replay-worker-app.js';
 import {

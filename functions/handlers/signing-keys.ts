@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the signing-keys app (functions/app/signing-keys-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the signing-keys app (functions/app/signing-keys-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { signingKeysApp } from '../app/signing-keys-app.js';
 import { metrics, signingKeys } from '../composition/adapters.js';

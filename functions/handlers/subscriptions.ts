@@ -1,4 +1,4 @@
-/** Lambda entry (lib/resources.ts): the subscriptions app (functions/app/subscriptions-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
+/** Lambda entry (functions/config/resources.ts): the subscriptions app (functions/app/subscriptions-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { subscriptionsApp } from '../app/subscriptions-app.js';
 import {
@@ -18,5 +18,15 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(subscriptionsApp);
 export const handler = handlerFor(
-  lambdaDependencies('subscriptions', { authenticate, idempotency, subscriptions, partners, pullQueues, quotaHolds, credentialCipher, handshakeHttp, metrics }),
+  lambdaDependencies('subscriptions', {
+    authenticate,
+    idempotency,
+    subscriptions,
+    partners,
+    pullQueues,
+    quotaHolds,
+    credentialCipher,
+    handshakeHttp,
+    metrics,
+  }),
 );

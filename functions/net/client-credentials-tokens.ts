@@ -86,22 +86,34 @@ export class ClientCredentialsTokens {
     if (credential.scope) form.set('scope', credential.scope);
     if (credential.audience) form.set('audience', credential.audience);
     // client_secret_basic, the method every authorization server must support (RFC 6749 §2.3.1).
-    const basic = Buffer.from(`${encodeURIComponent(credential.clientId)}:${encodeURIComponent(credential.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(
+      `${encodeURIComponent(credential.clientId)}:${encodeURIComponent(credential.clientSecret)}`,
+    ).toString('base64');
     const requestedAt = this.clock();
     let response;
     try {
       response = await this.client.request({
         method: 'POST',
         url: credential.tokenUrl,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          authorization: `Basic ${basic}`,
+        },
         body: form.toString(),
         timeoutMs: TOKEN_TIMEOUT_MS,
       });
     } catch (error) {
       const failure = classifyOutboundError(error);
-      this.log.warn('token endpoint failed', { tokenOrigin: originOf(credential.tokenUrl), failure: failure.kind, error: failure.message });
+      this.log.warn('token endpoint failed', {
+        tokenOrigin: originOf(credential.tokenUrl),
+        failure: failure.kind,
+        error: failure.message,
+      });
       throw new CredentialUnavailableError(
-        SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url' ? 'the token URL is not one Koerier may call' : 'the token endpoint could not be reached',
+        SUBSCRIBER_FAILURE[failure.kind].code === 'invalid-url'
+          ? 'the token URL is not one Koerier may call'
+          : 'the token endpoint could not be reached',
       );
     }
     if (response.status !== 200) throw new CredentialUnavailableError(`the token endpoint answered ${response.status}`);
@@ -111,15 +123,24 @@ export class ClientCredentialsTokens {
     } catch {
       throw new CredentialUnavailableError('the token endpoint answered something other than JSON');
     }
-    if (typeof body.access_token !== 'string' || body.access_token === '') throw new CredentialUnavailableError('the token response holds no access_token');
+    if (typeof body.access_token !== 'string' || body.access_token === '')
+      throw new CredentialUnavailableError('the token response holds no access_token');
     // Checked here, so a token that cannot travel in a header is the token endpoint's fault, not the target's.
     if (body.access_token.length > 16_384 || !B64TOKEN.test(body.access_token))
-      throw new CredentialUnavailableError('the token endpoint issued an access token that cannot be sent as a Bearer token');
+      throw new CredentialUnavailableError(
+        'the token endpoint issued an access token that cannot be sent as a Bearer token',
+      );
     if (typeof body.token_type === 'string' && body.token_type.toLowerCase() !== 'bearer') {
-      throw new CredentialUnavailableError('the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)');
+      throw new CredentialUnavailableError(
+        'the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)',
+      );
     }
-    const lifetime = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SECONDS) * 1000;
-    return { token: body.access_token, renewAt: requestedAt + lifetime - Math.min(Math.max(60_000, lifetime / 10), lifetime / 2) };
+    const lifetime =
+      (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SECONDS) * 1000;
+    return {
+      token: body.access_token,
+      renewAt: requestedAt + lifetime - Math.min(Math.max(60_000, lifetime / 10), lifetime / 2),
+    };
   }
 }
 
@@ -137,6 +158,14 @@ function originOf(url: string): string {
 /** The secret is part of the key (hashed): a changed credential never gets the old token. */
 function keyOf(credential: ClientCredentials): string {
   return createHash('sha256')
-    .update(JSON.stringify([credential.tokenUrl, credential.clientId, credential.clientSecret, credential.scope ?? '', credential.audience ?? '']))
+    .update(
+      JSON.stringify([
+        credential.tokenUrl,
+        credential.clientId,
+        credential.clientSecret,
+        credential.scope ?? '',
+        credential.audience ?? '',
+      ]),
+    )
     .digest('base64url');
 }

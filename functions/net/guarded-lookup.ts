@@ -10,7 +10,10 @@ import type { OutboundRequestError } from './outbound-errors.js';
  * Resolves as `lookup` does, but refuses the name if ANY address it resolves to is refused: a
  * name that mixes public and private answers is a rebinding attempt, not a target.
  */
-export function guardedLookup(lookup: LookupFunction, refusal: (address: string) => OutboundRequestError | undefined): LookupFunction {
+export function guardedLookup(
+  lookup: LookupFunction,
+  refusal: (address: string) => OutboundRequestError | undefined,
+): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
@@ -22,7 +25,8 @@ export function guardedLookup(lookup: LookupFunction, refusal: (address: string)
           return callback(refused as NodeJS.ErrnoException, '', 0);
         }
       }
-      if (list.length === 0) return callback(Object.assign(new Error(`${hostname} has no addresses`), { code: 'ENOTFOUND' }), '', 0);
+      if (list.length === 0)
+        return callback(Object.assign(new Error(`${hostname} has no addresses`), { code: 'ENOTFOUND' }), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       const [first] = list as [LookupAddress];
       callback(null, first.address, first.family);

@@ -86,10 +86,16 @@ export function judgeAddress(address: string, options: { allowLoopback?: boolean
     const mapped = range.name === 'IPv4-mapped';
     const inner = judgeIPv4(bytes.slice(offset, offset + 4), mapped ? options : {});
     if (inner.allowed) return inner;
-    return { allowed: false, range: `${range.name} ${inner.range}`, ...(mapped && inner.loopback ? { loopback: true as const } : {}) };
+    return {
+      allowed: false,
+      range: `${range.name} ${inner.range}`,
+      ...(mapped && inner.loopback ? { loopback: true as const } : {}),
+    };
   }
   if (bytes.every((b, i) => (i === 15 ? b === 1 : b === 0))) {
-    return options.allowLoopback ? { allowed: true, loopback: true } : { allowed: false, range: 'loopback', loopback: true };
+    return options.allowLoopback
+      ? { allowed: true, loopback: true }
+      : { allowed: false, range: 'loopback', loopback: true };
   }
   if (!inRange(bytes, GLOBAL_UNICAST)) return { allowed: false, range: describeNonGlobalIPv6(bytes) };
   const refused = IPV6_REFUSED_IN_GLOBAL.find((range) => inRange(bytes, range));
@@ -105,7 +111,9 @@ function judgeIPv4(bytes: readonly number[], options: { allowLoopback?: boolean 
   const refused = IPV4_REFUSED.find((range) => inRange(bytes, range));
   if (!refused) return { allowed: true };
   if (refused.name !== 'loopback') return { allowed: false, range: refused.name };
-  return options.allowLoopback ? { allowed: true, loopback: true } : { allowed: false, range: refused.name, loopback: true };
+  return options.allowLoopback
+    ? { allowed: true, loopback: true }
+    : { allowed: false, range: refused.name, loopback: true };
 }
 
 function describeNonGlobalIPv6(bytes: readonly number[]): string {

@@ -30,21 +30,32 @@ const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NODATA', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL']);
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_)/;
 /** Node refused to build the request (a header value it cannot send): nothing left Koerier. */
-const NOT_SENDABLE_CODES = new Set(['ERR_INVALID_CHAR', 'ERR_HTTP_INVALID_HEADER_VALUE', 'ERR_INVALID_HTTP_TOKEN', 'ERR_UNESCAPED_CHARACTERS']);
+const NOT_SENDABLE_CODES = new Set([
+  'ERR_INVALID_CHAR',
+  'ERR_HTTP_INVALID_HEADER_VALUE',
+  'ERR_INVALID_HTTP_TOKEN',
+  'ERR_UNESCAPED_CHARACTERS',
+]);
 
 /** Maps whatever the socket, TLS or the resolver threw to one `OutboundRequestError`. */
 export function classifyOutboundError(error: unknown): OutboundRequestError {
-  for (let current: unknown = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     if (current instanceof OutboundRequestError) return current;
     const code = (current as { code?: unknown }).code;
     if (typeof code !== 'string') continue;
     const message = (current as Error).message ?? code;
     if (TIMEOUT_CODES.has(code)) return new OutboundRequestError('timeout', message, undefined, { cause: error });
     if (RESET_CODES.has(code)) return new OutboundRequestError('reset', message, undefined, { cause: error });
-    if (code === 'ECONNREFUSED') return new OutboundRequestError('connection-refused', message, undefined, { cause: error });
+    if (code === 'ECONNREFUSED')
+      return new OutboundRequestError('connection-refused', message, undefined, { cause: error });
     if (DNS_CODES.has(code)) return new OutboundRequestError('dns', message, undefined, { cause: error });
     if (TLS_CODE.test(code)) return new OutboundRequestError('tls', message, undefined, { cause: error });
-    if (NOT_SENDABLE_CODES.has(code)) return new OutboundRequestError('not-sendable', message, undefined, { cause: error });
+    if (NOT_SENDABLE_CODES.has(code))
+      return new OutboundRequestError('not-sendable', message, undefined, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
   return new OutboundRequestError('network', message, undefined, { cause: error });

@@ -83,7 +83,12 @@ export interface SafeHttpClient {
 
 export const DEFAULT_ALLOWED_PORTS: readonly number[] = [443];
 
-const DEFAULTS = { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000, maxResponseBytes: 64 * 1024, connectionsPerOrigin: 16 };
+const DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  responseTimeoutMs: 10_000,
+  maxResponseBytes: 64 * 1024,
+  connectionsPerOrigin: 16,
+};
 
 type Guard = (socket: Socket) => Socket;
 
@@ -118,7 +123,11 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
   const responseTimeoutMs = options.responseTimeoutMs ?? DEFAULTS.responseTimeoutMs;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
-  const pool = { keepAlive: true, maxSockets: options.connectionsPerOrigin ?? DEFAULTS.connectionsPerOrigin, scheduling: 'lifo' as const };
+  const pool = {
+    keepAlive: true,
+    maxSockets: options.connectionsPerOrigin ?? DEFAULTS.connectionsPerOrigin,
+    scheduling: 'lifo' as const,
+  };
 
   /**
    * Every new socket: its peer is judged the moment TCP connects — ahead of the listeners that
@@ -127,7 +136,10 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
   const guard =
     (plainHttp: boolean): Guard =>
     (socket) => {
-      const timer = setTimeout(() => socket.destroy(new OutboundRequestError('timeout', `no connection within ${connectTimeoutMs} ms`)), connectTimeoutMs);
+      const timer = setTimeout(
+        () => socket.destroy(new OutboundRequestError('timeout', `no connection within ${connectTimeoutMs} ms`)),
+        connectTimeoutMs,
+      );
       const settled = () => clearTimeout(timer);
       socket.once(plainHttp ? 'connect' : 'secureConnect', settled).once('close', settled);
       socket.prependOnceListener('connect', () => {
@@ -138,18 +150,26 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
       return socket;
     };
 
-  const http = new GuardedHttpAgent({ ...pool, lookup: guardedLookup(lookup, (address) => refusalFor(address, true, allowLoopback)) }, guard(true));
+  const http = new GuardedHttpAgent(
+    { ...pool, lookup: guardedLookup(lookup, (address) => refusalFor(address, true, allowLoopback)) },
+    guard(true),
+  );
   const httpsAgent = (certificate?: ClientCertificate) => {
     // Built once: a `ca` list per connection would parse every root certificate again each time.
     const secureContext: SecureContext | undefined =
       options.extraCaCertificates?.length || certificate
         ? createSecureContext({
-            ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
+            ...(options.extraCaCertificates?.length
+              ? { ca: [...rootCertificates, ...options.extraCaCertificates] }
+              : {}),
             ...(certificate ? { cert: certificate.certificate, key: certificate.privateKey } : {}),
           })
         : undefined;
     const httpsLookup = guardedLookup(lookup, (address) => refusalFor(address, false, allowLoopback));
-    return new GuardedHttpsAgent({ ...pool, lookup: httpsLookup, ...(secureContext ? { secureContext } : {}) }, guard(false));
+    return new GuardedHttpsAgent(
+      { ...pool, lookup: httpsLookup, ...(secureContext ? { secureContext } : {}) },
+      guard(false),
+    );
   };
   // With a client certificate, the https agent waits for it once; a failed load is tried again on the next request.
   const loadCertificate = options.clientCertificate;
@@ -191,7 +211,9 @@ export function createSafeHttpClient(options: SafeHttpClientOptions = {}): SafeH
         return await exchange(plainHttp, agent, url, request, deadline, maxResponseBytes);
       } catch (error) {
         throw classifyOutboundError(
-          deadline.timedOut ? new OutboundRequestError('timeout', 'no complete response in time', undefined, { cause: error }) : error,
+          deadline.timedOut
+            ? new OutboundRequestError('timeout', 'no complete response in time', undefined, { cause: error })
+            : error,
         );
       }
     },
@@ -219,7 +241,10 @@ function exchange(
     const timer = setTimeout(
       () => {
         deadline.timedOut = true;
-        const timedOut = Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError', code: 'ABORT_ERR' });
+        const timedOut = Object.assign(new Error('The operation was aborted due to timeout'), {
+          name: 'TimeoutError',
+          code: 'ABORT_ERR',
+        });
         outgoing.destroy(timedOut);
         // A request Node has already closed emits nothing more when destroyed: the deadline ends the call itself.
         reject(timedOut);
@@ -248,22 +273,41 @@ function exchange(
         size += chunk.length;
         if (size > maxResponseBytes) {
           const headers = flattenHeaders(response.headers);
-          reject(new OutboundRequestError('too-large', `response body exceeds ${maxResponseBytes} bytes`, response.statusCode, { headers }));
+          reject(
+            new OutboundRequestError(
+              'too-large',
+              `response body exceeds ${maxResponseBytes} bytes`,
+              response.statusCode,
+              { headers },
+            ),
+          );
           outgoing.destroy();
           return;
         }
         chunks.push(chunk);
       });
       response.on('error', reject);
-      response.on('aborted', () => reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' })));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks) }));
+      response.on('aborted', () =>
+        reject(Object.assign(new Error('the response was cut off'), { code: 'ECONNRESET' })),
+      );
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: flattenHeaders(response.headers),
+          body: Buffer.concat(chunks),
+        }),
+      );
     });
     outgoing.end(request.body);
   });
 }
 
 /** The URL as Koerier will call it, or an `invalid-url` error saying why not. */
-export function checkUrl(raw: string, allowLoopback: boolean, allowedPorts: readonly number[] = DEFAULT_ALLOWED_PORTS): URL {
+export function checkUrl(
+  raw: string,
+  allowLoopback: boolean,
+  allowedPorts: readonly number[] = DEFAULT_ALLOWED_PORTS,
+): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -271,7 +315,10 @@ export function checkUrl(raw: string, allowLoopback: boolean, allowedPorts: read
     throw new OutboundRequestError('invalid-url', 'not an absolute URL');
   }
   if (url.username || url.password)
-    throw new OutboundRequestError('invalid-url', 'credentials in the URL are not allowed (WH-3: use the Authorization header)');
+    throw new OutboundRequestError(
+      'invalid-url',
+      'credentials in the URL are not allowed (WH-3: use the Authorization header)',
+    );
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowLoopback)) {
     throw new OutboundRequestError('invalid-url', `only https URLs may be called (WH-1), not ${url.protocol}`);
   }
@@ -279,15 +326,23 @@ export function checkUrl(raw: string, allowLoopback: boolean, allowedPorts: read
   // checks at connect time that such a name really is loopback.
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (!allowedPorts.includes(port) && !(allowLoopback && isLoopbackHost(url.hostname))) {
-    throw new OutboundRequestError('invalid-url', `port ${port} is not one Koerier calls (allowed: ${allowedPorts.join(', ')})`);
+    throw new OutboundRequestError(
+      'invalid-url',
+      `port ${port} is not one Koerier calls (allowed: ${allowedPorts.join(', ')})`,
+    );
   }
   return url;
 }
 
 function refusalFor(address: string, plainHttp: boolean, allowLoopback: boolean): OutboundRequestError | undefined {
   const verdict = judgeAddress(address, { allowLoopback });
-  if (!verdict.allowed) return new OutboundRequestError('refused-address', `the address ${address} is ${verdict.range}; Koerier does not call it`);
-  if (plainHttp && !verdict.loopback) return new OutboundRequestError('invalid-url', `plain http is allowed to loopback only, not to ${address}`);
+  if (!verdict.allowed)
+    return new OutboundRequestError(
+      'refused-address',
+      `the address ${address} is ${verdict.range}; Koerier does not call it`,
+    );
+  if (plainHttp && !verdict.loopback)
+    return new OutboundRequestError('invalid-url', `plain http is allowed to loopback only, not to ${address}`);
   return undefined;
 }
 

@@ -7,11 +7,19 @@ import type { AttemptResult } from '../core/delivery/attempt-outcome.js';
 import type { WebhookRequest } from '../core/delivery/webhook-request.js';
 import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
 
-export function webhookSender(client: SafeHttpClient, clock: Clock = systemClock): (request: WebhookRequest) => Promise<AttemptResult> {
+export function webhookSender(
+  client: SafeHttpClient,
+  clock: Clock = systemClock,
+): (request: WebhookRequest) => Promise<AttemptResult> {
   return async (request) => {
     const started = clock();
     try {
-      const response = await client.request({ method: 'POST', url: request.url, headers: request.headers, body: request.body });
+      const response = await client.request({
+        method: 'POST',
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+      });
       return { status: response.status, headers: response.headers, latencyMs: clock() - started };
     } catch (error) {
       const failure = classifyOutboundError(error);

@@ -1,5 +1,5 @@
 /**
- * The S3 buckets of lib/resources.ts: private, TLS-only, encrypted with a customer-managed KMS key
+ * The S3 buckets of functions/config/resources.ts: private, TLS-only, encrypted with a customer-managed KMS key
  * of the stack (rotating, S3 Bucket Key on), objects expiring by a lifecycle rule after their
  * `objectRetentionSeconds`, and server access logs to one log bucket — who read which claim-check
  * object, also through a presigned URL, which the functions' own logs cannot see.
@@ -8,7 +8,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import type { BucketSpec } from '../resources.js';
+import type { BucketSpec } from '../../functions/config/resources.js';
 
 /** How long server access logs are kept: long enough to answer "who read what" after the objects are gone. */
 const ACCESS_LOG_RETENTION = Duration.days(400);
@@ -56,7 +56,10 @@ export class Buckets extends Construct {
         lifecycleRules: [
           spec.objectRetentionSeconds === undefined
             ? { abortIncompleteMultipartUploadAfter: Duration.days(1) }
-            : { expiration: Duration.seconds(spec.objectRetentionSeconds), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+            : {
+                expiration: Duration.seconds(spec.objectRetentionSeconds),
+                abortIncompleteMultipartUploadAfter: Duration.days(1),
+              },
         ],
         removalPolicy: RemovalPolicy.RETAIN,
       });

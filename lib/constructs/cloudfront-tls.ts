@@ -11,7 +11,10 @@ import type { CloudFrontName } from '../tls-config.js';
 
 export type { CloudFrontName } from '../tls-config.js';
 
-type ViewerTls = Pick<cloudfront.DistributionProps, 'domainNames' | 'certificate' | 'minimumProtocolVersion' | 'sslSupportMethod'>;
+type ViewerTls = Pick<
+  cloudfront.DistributionProps,
+  'domainNames' | 'certificate' | 'minimumProtocolVersion' | 'sslSupportMethod'
+>;
 
 export function cloudFrontViewerTls(scope: Construct, name: CloudFrontName | undefined): ViewerTls {
   if (name === undefined) return {};

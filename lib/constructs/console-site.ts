@@ -104,7 +104,8 @@ export class ConsoleSite extends Construct {
     });
     Validations.of(this.distribution).acknowledge({
       id: 'AwsSolutions-CFR2',
-      reason: 'Static files only; every action goes to the API, which has its own protection (koerier:edgeProtection) and requires a token.',
+      reason:
+        'Static files only; every action goes to the API, which has its own protection (koerier:edgeProtection) and requires a token.',
     });
 
     this.config = { apiUrl: props.apiUrl, issuer: props.issuer, clientId: props.clientId, scope: props.scope };
@@ -141,7 +142,9 @@ export class ConsoleSite extends Construct {
     ]) {
       Validations.of(files.handlerRole).acknowledge({ id, reason });
     }
-    const handler = Stack.of(this).node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
+    const handler = Stack.of(this).node.children.find((child) =>
+      child.node.id.startsWith('Custom::CDKBucketDeployment'),
+    );
     if (handler) Validations.of(handler).acknowledge({ id: 'AwsSolutions-L1', reason });
   }
 
@@ -159,7 +162,9 @@ export class ConsoleSite extends Construct {
 function assetObjectsFinding(stack: Stack): string {
   const known = (value: string, pseudo: string): string => (Token.isUnresolved(value) ? `<${pseudo}>` : value);
   const synthesizer = stack.synthesizer;
-  const qualifier = (synthesizer instanceof DefaultStackSynthesizer ? synthesizer.bootstrapQualifier : undefined) ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  const qualifier =
+    (synthesizer instanceof DefaultStackSynthesizer ? synthesizer.bootstrapQualifier : undefined) ??
+    DefaultStackSynthesizer.DEFAULT_QUALIFIER;
   const bucket = `cdk-${qualifier}-assets-${known(stack.account, 'AWS::AccountId')}-${known(stack.region, 'AWS::Region')}`;
   return `AwsSolutions-IAM5[Resource::arn:${known(stack.partition, 'AWS::Partition')}:s3:::${bucket}/*]`;
 }

@@ -3,7 +3,7 @@
  * events accepted and refused at the ingest, routed, delivered by outcome with the attempt
  * latency, dead letters by reason, the busiest subscriptions, replays — next to the queues' age
  * and the functions' errors and duration. It reads the figures the functions write through the
- * `Metrics` port (names in lib/resources.ts `observability`; dimensions `service` and `Stack`, so
+ * `Metrics` port (names in functions/config/resources.ts `observability`; dimensions `service` and `Stack`, so
  * two stacks in one account each see their own). Alarms are not here (lib/constructs/*-alarms.ts).
  * What each figure means: docs/OPERATIONS.md, "Metrics".
  */
@@ -12,7 +12,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { observability } from '../resources.js';
+import { observability } from '../../functions/config/resources.js';
 
 export interface KoerierDashboardProps {
   readonly functions: ReadonlyMap<string, lambda.IFunction>;
@@ -33,8 +33,20 @@ export class KoerierDashboard extends Construct {
     const stack = Stack.of(this).stackName;
     const { metrics: names, namespace, service } = observability;
     const base = { service, Stack: stack };
-    const metric = (metricName: string, extra: Record<string, string> = {}, statistic: string = cloudwatch.Stats.SUM, label?: string) =>
-      new cloudwatch.Metric({ namespace, metricName, dimensionsMap: { ...base, ...extra }, statistic, period, ...(label ? { label } : {}) });
+    const metric = (
+      metricName: string,
+      extra: Record<string, string> = {},
+      statistic: string = cloudwatch.Stats.SUM,
+      label?: string,
+    ) =>
+      new cloudwatch.Metric({
+        namespace,
+        metricName,
+        dimensionsMap: { ...base, ...extra },
+        statistic,
+        period,
+        ...(label ? { label } : {}),
+      });
     // Dimensions whose values are not known at synth (rules, reasons, subscriptions): a SEARCH over this stack's series.
     const search = (metricName: string, dimensions: readonly string[], label: string) =>
       new cloudwatch.MathExpression({
@@ -65,7 +77,9 @@ export class KoerierDashboard extends Construct {
         title: 'Delivery attempts by outcome',
         width,
         stacked: true,
-        left: OUTCOMES.map((outcome) => metric(names.deliveryOutcomes, { Outcome: outcome }, cloudwatch.Stats.SUM, outcome)),
+        left: OUTCOMES.map((outcome) =>
+          metric(names.deliveryOutcomes, { Outcome: outcome }, cloudwatch.Stats.SUM, outcome),
+        ),
       }),
     );
     this.dashboard.addWidgets(
@@ -97,7 +111,9 @@ export class KoerierDashboard extends Construct {
       new cloudwatch.GraphWidget({
         title: 'Replays: events scanned, matched, sent, failed',
         width,
-        left: [names.replayScanned, names.replayMatched, names.replaySent, names.replayFailed].map((name) => search(name, ['SubscriptionId'], name)),
+        left: [names.replayScanned, names.replayMatched, names.replaySent, names.replayFailed].map((name) =>
+          search(name, ['SubscriptionId'], name),
+        ),
       }),
       new cloudwatch.GraphWidget({
         title: 'Queues: age of the oldest message (s)',
@@ -106,7 +122,11 @@ export class KoerierDashboard extends Construct {
           queue.metricApproximateAgeOfOldestMessage({ period, label: name, statistic: cloudwatch.Stats.MAXIMUM }),
         ),
         right: [...props.queues].map(([name, { deadLetterQueue }]) =>
-          deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period, label: `${name}-dlq`, statistic: cloudwatch.Stats.MAXIMUM }),
+          deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period,
+            label: `${name}-dlq`,
+            statistic: cloudwatch.Stats.MAXIMUM,
+          }),
         ),
       }),
       new cloudwatch.GraphWidget({

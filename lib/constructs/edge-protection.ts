@@ -91,7 +91,13 @@ export class EdgeWebAcl extends Construct {
           name: 'rate-per-ip',
           priority: 0,
           action: rateLimited,
-          statement: { rateBasedStatement: { aggregateKeyType: 'IP', limit: props.rateLimitPerIp, evaluationWindowSec: EDGE_RATE_WINDOW_SECONDS } },
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              limit: props.rateLimitPerIp,
+              evaluationWindowSec: EDGE_RATE_WINDOW_SECONDS,
+            },
+          },
           visibilityConfig: visibility('rate-per-ip'),
         },
         {
@@ -137,7 +143,8 @@ export class KoerierEdgeStack extends Stack {
 
   constructor(scope: Construct, id: string, props: KoerierEdgeStackProps) {
     super(scope, id, { description: 'Koerier: AWS WAF web ACL (scope CLOUDFRONT) for the API edge', ...props });
-    if (this.region !== 'us-east-1') throw new Error(`the edge stack must be deployed to us-east-1 (AWS WAF scope CLOUDFRONT), not ${this.region}`);
+    if (this.region !== 'us-east-1')
+      throw new Error(`the edge stack must be deployed to us-east-1 (AWS WAF scope CLOUDFRONT), not ${this.region}`);
     this.webAcl = new EdgeWebAcl(this, 'Edge', props);
   }
 }

@@ -2,7 +2,7 @@
  * Fixed egress addresses (issue 12, item 4; lib/egress-config.ts): a VPC whose private subnets
  * reach the internet only through NAT gateways with Elastic IPs of their own, so a partner can
  * allow-list the addresses Koerier's deliveries, token requests and validation handshakes come
- * from. The functions that call partners (lib/resources.ts `outbound`) run in those subnets; the
+ * from. The functions that call partners (functions/config/resources.ts `outbound`) run in those subnets; the
  * others stay outside the VPC.
  *
  * AWS services: DynamoDB and S3 through gateway endpoints (free, and their traffic stays off the
@@ -49,7 +49,10 @@ export class FixedEgress extends Construct {
         S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
       },
       flowLogs: {
-        Rejected: { destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup), trafficType: ec2.FlowLogTrafficType.REJECT },
+        Rejected: {
+          destination: ec2.FlowLogDestination.toCloudWatchLogs(flowLogGroup),
+          trafficType: ec2.FlowLogTrafficType.REJECT,
+        },
       },
     });
     // CDK's Vpc class declares `vpnGatewayId?: string` where IVpc has `string`: equal but for exactOptionalPropertyTypes.
@@ -61,7 +64,8 @@ export class FixedEgress extends Construct {
     });
     new CfnOutput(this, 'EgressAddresses', {
       key: 'EgressAddresses',
-      description: 'The public addresses deliveries, token requests and validation handshakes come from: for partners to allow-list',
+      description:
+        'The public addresses deliveries, token requests and validation handshakes come from: for partners to allow-list',
       value: Fn.join(
         ',',
         elasticIps.map((eip) => eip.attrPublicIp),

@@ -1,6 +1,6 @@
 /**
  * The API Gateway HTTP API: one Lambda integration (payload format 2.0) per function, one route
- * per route of lib/resources.ts, `$default` to the function marked `defaultRoute`, JSON access
+ * per route of functions/config/resources.ts, `$default` to the function marked `defaultRoute`, JSON access
  * logs, stage throttling and per-route throttling (by function, `koerier:routeThrottling`). No API
  * Gateway authorizer: the handlers verify the bearer JWTs.
  */
@@ -12,7 +12,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteThrottle } from '../protection-config.js';
-import { servedPath, type FunctionSpec } from '../resources.js';
+import { servedPath, type FunctionSpec } from '../../functions/config/resources.js';
 
 /**
  * The default limit of every route without its own (API Gateway applies default route settings
@@ -80,7 +80,9 @@ export class KoerierHttpApi extends Construct {
       },
     });
     const cfnStage = this.stage.node.defaultChild as apigw.CfnStage;
-    cfnStage.routeSettings = Lazy.any({ produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined) });
+    cfnStage.routeSettings = Lazy.any({
+      produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined),
+    });
   }
 
   /** The origin clients call (no trailing slash): the `$default` stage is served at the root; the API under `API_BASE_PATH`. */
@@ -96,18 +98,30 @@ export class KoerierHttpApi extends Construct {
     const routes: apigw.HttpRoute[] = [];
     for (const route of spec.routes ?? []) {
       this.claim(`${route.method} ${route.path}`, name);
-      routes.push(...this.api.addRoutes({ path: servedPath(route.path), methods: [apigw.HttpMethod[route.method]], integration }));
+      routes.push(
+        ...this.api.addRoutes({ path: servedPath(route.path), methods: [apigw.HttpMethod[route.method]], integration }),
+      );
     }
     if (spec.defaultRoute) {
       this.claim('$default', name);
-      routes.push(new apigw.HttpRoute(this, 'DefaultRoute', { httpApi: this.api, routeKey: apigw.HttpRouteKey.DEFAULT, integration }));
+      routes.push(
+        new apigw.HttpRoute(this, 'DefaultRoute', {
+          httpApi: this.api,
+          routeKey: apigw.HttpRouteKey.DEFAULT,
+          integration,
+        }),
+      );
     }
-    for (const route of routes) Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: HANDLER_AUTHORIZATION });
+    for (const route of routes)
+      Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: HANDLER_AUTHORIZATION });
     const throttle = this.routeThrottling[name];
     if (throttle) {
       for (const route of routes) {
         const routeKey = (route.node.defaultChild as apigw.CfnRoute).routeKey;
-        this.routeSettings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+        this.routeSettings[routeKey] = {
+          ThrottlingRateLimit: throttle.rateLimit,
+          ThrottlingBurstLimit: throttle.burstLimit,
+        };
         // API Gateway refuses route settings for a route that does not exist yet.
         this.stage.node.addDependency(route);
       }
@@ -117,7 +131,9 @@ export class KoerierHttpApi extends Construct {
   private claim(routeKey: string, name: string): void {
     const owner = this.routeOwners.get(routeKey);
     if (owner !== undefined) {
-      throw new Error(`route ${routeKey} is claimed by both function '${owner}' and function '${name}' in lib/resources.ts`);
+      throw new Error(
+        `route ${routeKey} is claimed by both function '${owner}' and function '${name}' in functions/config/resources.ts`,
+      );
     }
     this.routeOwners.set(routeKey, name);
   }

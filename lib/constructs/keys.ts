@@ -1,4 +1,4 @@
-/** The customer-managed KMS keys of lib/resources.ts, with yearly automatic rotation. */
+/** The customer-managed KMS keys of functions/config/resources.ts, with yearly automatic rotation. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';

@@ -1,5 +1,5 @@
 /**
- * One Lambda function of lib/resources.ts: bundled with esbuild (lib/bundling.ts: `index.mjs` and its split-off chunks), its own role
+ * One Lambda function of functions/config/resources.ts: bundled with esbuild (lib/bundling.ts: `index.mjs` and its split-off chunks), its own role
  * with exactly the grants its description lists, each grant's resource name in its environment,
  * and its queue trigger.
  */
@@ -15,7 +15,15 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { LAMBDA_HANDLER, lambdaCode } from '../bundling.js';
-import { resourceEnv, type BucketName, type FunctionSpec, type KeyName, type PullQueueAccess, type QueueName, type TableName } from '../resources.js';
+import {
+  resourceEnv,
+  type BucketName,
+  type FunctionSpec,
+  type KeyName,
+  type PullQueueAccess,
+  type QueueName,
+  type TableName,
+} from '../../functions/config/resources.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
 import type { TableWithSpec } from './tables.js';
@@ -79,7 +87,12 @@ const TABLE_READ_ACTIONS = [
   'dynamodb:ConditionCheckItem',
   'dynamodb:DescribeTable',
 ];
-const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const TABLE_WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];
 /** Only these work on an index. */
 const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
@@ -90,7 +103,13 @@ const INDEX_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 export const PULL_QUEUE_ACTIONS: Record<PullQueueAccess, readonly string[]> = {
   manage: ['sqs:CreateQueue', 'sqs:DeleteQueue', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes'],
   send: ['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
-  consume: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+  consume: [
+    'sqs:ReceiveMessage',
+    'sqs:DeleteMessage',
+    'sqs:ChangeMessageVisibility',
+    'sqs:GetQueueUrl',
+    'sqs:GetQueueAttributes',
+  ],
 };
 
 /** AWS's advice for SQS event sources: visibility timeout at least six times the function timeout. */
@@ -107,7 +126,7 @@ export class KoerierFunction extends Construct {
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda'),
-      description: `Koerier ${name}: only the grants lib/resources.ts lists`,
+      description: `Koerier ${name}: only the grants functions/config/resources.ts lists`,
     });
     // Scoped to this function's own log group: AWSLambdaBasicExecutionRole would allow writing to every log group.
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.THREE_MONTHS });
@@ -121,7 +140,8 @@ export class KoerierFunction extends Construct {
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [table.tableArn] }));
       // Each index by its own ARN, where CDK's table grants would allow `<table>/index/*`.
       const indexes = (tableSpec.globalIndexes ?? []).map((index) => `${table.tableArn}/index/${index.name}`);
-      if (indexes.length > 0) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: INDEX_ACTIONS, resources: indexes }));
+      if (indexes.length > 0)
+        this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: INDEX_ACTIONS, resources: indexes }));
       environment[resourceEnv.table(tableName as TableName)] = table.tableName;
     }
     for (const [queueName, access] of entries(spec.queues)) {
@@ -141,11 +161,16 @@ export class KoerierFunction extends Construct {
       const reads = access === 'read' || access === 'list+read';
       const actions = reads ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
-      if (access === 'list+read') this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+      if (access === 'list+read')
+        this.role.addToPrincipalPolicy(
+          new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+        );
       // SSE-KMS: reading decrypts the object's data key, writing makes one.
       if (bucket.encryptionKey) {
         const keyActions = reads ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
-        this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: keyActions, resources: [bucket.encryptionKey.keyArn] }));
+        this.role.addToPrincipalPolicy(
+          new iam.PolicyStatement({ actions: keyActions, resources: [bucket.encryptionKey.keyArn] }),
+        );
       }
       Validations.of(this.role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*]`,
@@ -155,7 +180,10 @@ export class KoerierFunction extends Construct {
     }
     for (const [keyName, use] of entries(spec.keys)) {
       const key = byName(resources.keys, 'key', keyName, owner);
-      const actions = [...(use.includes('encrypt') ? ['kms:Encrypt'] : []), ...(use.includes('decrypt') ? ['kms:Decrypt'] : [])];
+      const actions = [
+        ...(use.includes('encrypt') ? ['kms:Encrypt'] : []),
+        ...(use.includes('decrypt') ? ['kms:Decrypt'] : []),
+      ];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [key.keyArn] }));
       environment[resourceEnv.key(keyName as KeyName)] = key.keyArn;
     }
@@ -163,22 +191,31 @@ export class KoerierFunction extends Construct {
     const trust = props.trust ?? { signingKeyArns: [] };
     const wants = new Set(spec.trust ?? []);
     const [currentKey] = trust.signingKeyArns;
-    if (wants.has('sign') && currentKey) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:Sign'], resources: [currentKey] }));
+    if (wants.has('sign') && currentKey)
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:Sign'], resources: [currentKey] }));
     if (wants.has('public-keys') && currentKey) {
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['kms:GetPublicKey'], resources: [...trust.signingKeyArns] }),
+      );
     }
     const secret = wants.has('client-certificate') ? trust.clientCertificateSecretArn : undefined;
     if (secret && trust.paramsAndSecretsLayerArn === undefined)
       throw new Error(`${owner} presents a client certificate but was given no Parameters and Secrets layer`);
     if (secret) {
       // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
-      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }));
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }),
+      );
     }
 
     const pullAccess = spec.pullQueues ?? [];
     if (pullAccess.length > 0) {
       const pattern = `${resources.pullQueuePrefix}-pull-*`;
-      const arn = Stack.of(this).formatArn({ service: 'sqs', resource: pattern, arnFormat: ArnFormat.NO_RESOURCE_NAME });
+      const arn = Stack.of(this).formatArn({
+        service: 'sqs',
+        resource: pattern,
+        arnFormat: ArnFormat.NO_RESOURCE_NAME,
+      });
       const actions = [...new Set(pullAccess.flatMap((access) => PULL_QUEUE_ACTIONS[access]))];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [arn] }));
       // cdk-nag names the resource as it reads in the template: a pseudo parameter where the stack has no fixed env.
@@ -208,14 +245,21 @@ export class KoerierFunction extends Construct {
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
       ...(props.network === undefined
         ? {}
-        : { vpc: props.network.vpc, vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS }, securityGroups: [props.network.securityGroup] }),
+        : {
+            vpc: props.network.vpc,
+            vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+            securityGroups: [props.network.securityGroup],
+          }),
       // Reads the mTLS secret once per container and caches it (functions/aws/client-certificate.ts).
-      ...(props.powertoolsLayerArn ? { layers: [lambda.LayerVersion.fromLayerVersionArn(this, 'PowertoolsLayer', props.powertoolsLayerArn)] } : {}),
+      ...(props.powertoolsLayerArn
+        ? { layers: [lambda.LayerVersion.fromLayerVersionArn(this, 'PowertoolsLayer', props.powertoolsLayerArn)] }
+        : {}),
       ...(secret && trust.paramsAndSecretsLayerArn
         ? { paramsAndSecrets: lambda.ParamsAndSecretsLayerVersion.fromVersionArn(trust.paramsAndSecretsLayerArn) }
         : {}),
     });
-    if (props.network) this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));
+    if (props.network)
+      this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: VPC_ACCESS_ACTIONS, resources: ['*'] }));
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
@@ -230,7 +274,12 @@ export class KoerierFunction extends Construct {
 
     if (spec.queueTrigger) {
       const trigger = spec.queueTrigger;
-      const { queue, spec: queueSpec } = byName(resources.queues, 'queue', trigger.queue, `the queue trigger of ${owner}`);
+      const { queue, spec: queueSpec } = byName(
+        resources.queues,
+        'queue',
+        trigger.queue,
+        `the queue trigger of ${owner}`,
+      );
       const needed = VISIBILITY_TO_TIMEOUT_RATIO * spec.timeoutSeconds;
       if (queueSpec.visibilityTimeoutSeconds < needed) {
         // Not silently raised: the laptop host reads the same description and must behave alike.
@@ -238,7 +287,7 @@ export class KoerierFunction extends Construct {
           `queue '${trigger.queue}' has a visibility timeout of ${queueSpec.visibilityTimeoutSeconds} s, but ${owner} ` +
             `(timeout ${spec.timeoutSeconds} s) is triggered by it: it must be at least ${VISIBILITY_TO_TIMEOUT_RATIO} x ` +
             `the function timeout (${needed} s), or a batch still being processed is handed out again. ` +
-            `Raise visibilityTimeoutSeconds or lower timeoutSeconds in lib/resources.ts.`,
+            `Raise visibilityTimeoutSeconds or lower timeoutSeconds in functions/config/resources.ts.`,
         );
       }
       this.function.addEventSource(

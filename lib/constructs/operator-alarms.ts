@@ -22,7 +22,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { deliveryMetrics } from '../resources.js';
+import { deliveryMetrics } from '../../functions/config/resources.js';
 
 export interface OperatorAlarmsProps {
   readonly topic: sns.ITopic;
@@ -61,7 +61,10 @@ export class OperatorAlarms extends Construct {
         alarmDescription:
           `Accepted events have waited more than ${maxInboundAge.toHumanString()} for the router: check the router function's errors and ` +
           'throttles and its event source mapping (enabled?). Events are safe in the queue meanwhile.',
-        metric: props.inboundQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        metric: props.inboundQueue.metricApproximateAgeOfOldestMessage({
+          period: Duration.minutes(1),
+          statistic: 'Maximum',
+        }),
         threshold: maxInboundAge.toSeconds(),
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 3,

@@ -1,8 +1,8 @@
-/** The SQS queues of lib/resources.ts, each with its dead-letter queue `<name>-dlq`. */
+/** The SQS queues of functions/config/resources.ts, each with its dead-letter queue `<name>-dlq`. */
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueSpec } from '../resources.js';
+import type { QueueSpec } from '../../functions/config/resources.js';
 
 export interface QueuePair {
   readonly queue: sqs.Queue;

@@ -1,8 +1,8 @@
-/** The DynamoDB tables of lib/resources.ts, one per entry. */
+/** The DynamoDB tables of functions/config/resources.ts, one per entry. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import type { KeySpec, TableSpec } from '../resources.js';
+import type { KeySpec, TableSpec } from '../../functions/config/resources.js';
 
 export interface TableWithSpec {
   readonly table: dynamodb.Table;

@@ -26,9 +26,12 @@ beforeAll(async () => {
     { queueTriggers: false },
   );
   // The host's own development key, so the claims are all that differ.
-  const jwk = JSON.parse(await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8')) as JWK;
+  const jwk = JSON.parse(
+    await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8'),
+  ) as JWK;
   signingKey = (await importJWK(jwk, 'ES256')) as CryptoKey;
-  kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+  kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] })
+    .keys[0]!.kid;
 });
 
 afterAll(async () => {
@@ -40,7 +43,11 @@ const now = () => Math.floor(Date.now() / 1000);
 function publish(token: string) {
   return fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': randomUUID(),
+    },
     body: JSON.stringify({
       specversion: '1.0',
       id: randomUUID(),
@@ -79,7 +86,10 @@ describe('access-token settings on the laptop host (EDU-2, EDU-4, review #17)', 
   });
 
   it('EDU-4, review #17: the handlers read the configured claim: client_id (or sub) without azp → 401 invalid_token', async () => {
-    await expectInvalidToken(await publish(await forge({ client_id: 'dev-publisher', sub: 'dev-publisher' })), /names no client.*"azp"/);
+    await expectInvalidToken(
+      await publish(await forge({ client_id: 'dev-publisher', sub: 'dev-publisher' })),
+      /names no client.*"azp"/,
+    );
   });
 
   it('EDU-4, review #17: the handlers read the configured cap: 601 s of exp - iat → 401 invalid_token', async () => {

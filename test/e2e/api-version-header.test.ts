@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../functions/core/api-description/components.js';
-import { routeTable, servedPath } from '../../lib/resources.js';
+import { routeTable, servedPath } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 
 let koerier: TestHost;
@@ -20,19 +20,24 @@ afterAll(() => koerier?.stop());
 const urlOf = (path: string) => `${koerier.origin}${servedPath(path).replace(/\{[^}]+\}/g, 'unknown-id')}`;
 
 describe('ADR /core/version-header: API-Version on every answer of every route', () => {
-  it('ADR /core/version-header: every route of lib/resources.ts answers with API-Version, without a token and with one (401, 400, 404, 2xx…)', async () => {
+  it('ADR /core/version-header: every route of functions/config/resources.ts answers with API-Version, without a token and with one (401, 400, 404, 2xx…)', async () => {
     const seen = new Set<number>();
     for (const route of routeTable) {
       for (const authorization of [undefined, `Bearer ${token}`]) {
         const withBody = route.method !== 'GET' && route.method !== 'OPTIONS';
         const response = await fetch(urlOf(route.path), {
           method: route.method,
-          headers: { ...(authorization ? { authorization } : {}), ...(withBody ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            ...(authorization ? { authorization } : {}),
+            ...(withBody ? { 'content-type': 'application/json' } : {}),
+          },
           ...(withBody ? { body: '{}' } : {}),
         });
         await response.arrayBuffer();
         seen.add(response.status);
-        expect(response.headers.get('api-version'), `${route.method} ${route.path} → ${response.status}`).toBe(API_VERSION);
+        expect(response.headers.get('api-version'), `${route.method} ${route.path} → ${response.status}`).toBe(
+          API_VERSION,
+        );
       }
     }
     // The sweep reached successes and refusals of several kinds, not one answer over and over.

@@ -9,7 +9,12 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claimnull';
@@ -19,7 +24,10 @@ let subscriber: string;
 const receivers: HttpsReceiver[] = [];
 
 beforeAll(async () => {
-  koerier = await startTestHost({ [settingEnv.validationAgreedClients]: 'dev-subscriber' }, { trustAuthority: authority });
+  koerier = await startTestHost(
+    { [settingEnv.validationAgreedClients]: 'dev-subscriber' },
+    { trustAuthority: authority },
+  );
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
@@ -29,14 +37,26 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-async function pushTarget(options: { maxinlinebytes?: number; contentmode?: string } = {}): Promise<{ receiver: HttpsReceiver; type: string }> {
+async function pushTarget(
+  options: { maxinlinebytes?: number; contentmode?: string } = {},
+): Promise<{ receiver: HttpsReceiver; type: string }> {
   const receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
   receivers.push(receiver);
   const type = `nl.example.claimnull.${randomUUID().slice(0, 8)}.v1`;
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential, ...options }),
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
+      ...options,
+    }),
   });
   expect(response.status).toBe(201);
   return { receiver, type };
@@ -52,7 +72,14 @@ function publish(body: string, contentType = 'application/cloudevents+json'): Pr
 
 const sha256 = (bytes: Buffer) => `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
 /** A 200 KB event whose data is a JSON string, with `"datacontenttype": null`. */
-const nullTyped = (type: string) => ({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: null, data: 'x'.repeat(200_000) });
+const nullTyped = (type: string) => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: SOURCE,
+  type,
+  datacontenttype: null,
+  data: 'x'.repeat(200_000),
+});
 
 describe.concurrent('claim check: datacontenttype null (issue 36, item 11)', () => {
   it('EDU-1, JSON-1, issue 36 item 11: a 200 KB event with "datacontenttype": null is accepted (no 503), delivered by reference, and its data fetched as JSON', async () => {
@@ -93,7 +120,9 @@ describe.concurrent('claim check: datacontenttype null (issue 36, item 11)', () 
     expect(request!.headers['ce-id']).toBe(published.id);
     expect(request!.headers['ce-dataref']).toMatch(new RegExp(`^${koerier.url}/payloads/[A-Za-z0-9_-]{43}$`));
     expect(request!.headers['ce-datacontenttype']).toBeUndefined();
-    const fetched = await fetch(request!.headers['ce-dataref'] as string, { headers: { authorization: `Bearer ${subscriber}` } });
+    const fetched = await fetch(request!.headers['ce-dataref'] as string, {
+      headers: { authorization: `Bearer ${subscriber}` },
+    });
     expect(fetched.status).toBe(200);
     expect(sha256(Buffer.from(await fetched.arrayBuffer()))).toBe(request!.headers['ce-koerierdatadigest']);
   });

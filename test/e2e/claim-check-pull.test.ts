@@ -39,7 +39,11 @@ async function pullSubscription(
 ): Promise<{ id: string; type: string }> {
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${consumer}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${consumer}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ delivery: 'pull', types: [type], ...settings }),
   });
   expect(response.status).toBe(201);
@@ -52,20 +56,31 @@ async function pullSubscription(
 function textEvent(type: string, length: number): { json: string; id: string; data: string } {
   const id = randomUUID();
   const data = 'leerling;klas;\n'.repeat(Math.ceil(length / 15)).slice(0, length);
-  return { json: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, datacontenttype: 'text/plain', data }), id, data };
+  return {
+    json: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, datacontenttype: 'text/plain', data }),
+    id,
+    data,
+  };
 }
 
 async function publish(json: string): Promise<void> {
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: json,
   });
   expect(response.status).toBe(202);
 }
 
 /** Long polls until `count` events are there; every one must parse with the official SDK. */
-async function receive(id: string, count: number): Promise<{ text: string; events: Record<string, unknown>[]; perAnswer: number[] }> {
+async function receive(
+  id: string,
+  count: number,
+): Promise<{ text: string; events: Record<string, unknown>[]; perAnswer: number[] }> {
   const events: Record<string, unknown>[] = [];
   const perAnswer: number[] = [];
   let text = '';
@@ -81,7 +96,9 @@ async function receive(id: string, count: number): Promise<{ text: string; event
     expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThan(6 * 1024 * 1024);
     const received = (JSON.parse(answer) as { events: Record<string, unknown>[] }).events;
     for (const event of received) {
-      expect(HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event) })).toMatchObject({ id: event['id'] });
+      expect(
+        HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event) }),
+      ).toMatchObject({ id: event['id'] });
     }
     events.push(...received);
     if (received.length > 0) perAnswer.push(received.length);
@@ -136,7 +153,11 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
     const bytes = Buffer.from('leerling;klas;\n'.repeat(400_000).slice(0, 5_000_000));
     const granted = await fetch(`${koerier.url}/payloads`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' }),
     });
     expect(granted.status).toBe(201);
@@ -144,7 +165,16 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
     const headers = Object.fromEntries(Object.entries(grant.headers).filter(([name]) => name !== 'content-length'));
     expect((await fetch(grant.uploadurl, { method: 'PUT', headers, body: bytes })).status).toBe(200);
     const eventId = randomUUID();
-    await publish(JSON.stringify({ specversion: '1.0', id: eventId, source: SOURCE, type, datacontenttype: 'text/csv', dataref: grant.dataref }));
+    await publish(
+      JSON.stringify({
+        specversion: '1.0',
+        id: eventId,
+        source: SOURCE,
+        type,
+        datacontenttype: 'text/csv',
+        dataref: grant.dataref,
+      }),
+    );
     const { events } = await receive(id, 1);
     expect(events[0]!['id']).toBe(eventId);
     expectReference(events[0]!, bytes);
@@ -157,7 +187,13 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
   it('EDU-1, CE-13: a pull subscription with maxinlinebytes 2 MiB gets a 1 MB event with its data inline, byte for byte as published, next to a small event as accepted', async () => {
     const { id, type } = await pullSubscription({ maxinlinebytes: 2 * 1024 * 1024 });
     const large = textEvent(type, 1_000_000);
-    const small = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { n: 1.5, naam: 'Zoë' } });
+    const small = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type,
+      data: { n: 1.5, naam: 'Zoë' },
+    });
     await publish(large.json);
     await publish(small);
     const { text, events } = await receive(id, 2);
@@ -215,7 +251,9 @@ describe('claim check: a reused source + id (EDU-IDEM-15)', () => {
       // EDU-IDEM-15: the second is accepted like any event (202) and ignored further down the chain.
       const second = { ...(JSON.parse(first.json) as Record<string, unknown>), data: 'y'.repeat(200_000) };
       await publish(JSON.stringify(second));
-      await eventually('the router to drop the second as a duplicate', () => duplicates.length > 0, { timeoutMs: 20_000 });
+      await eventually('the router to drop the second as a duplicate', () => duplicates.length > 0, {
+        timeoutMs: 20_000,
+      });
 
       // Taken inline again, the first event passes its digest check: its own data, as published.
       const [again] = (await receive(inline.id, 1)).events;

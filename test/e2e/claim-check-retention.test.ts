@@ -9,9 +9,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { claimCheckRetentionSeconds, localName, tables } from '../../lib/resources.js';
+import { claimCheckRetentionSeconds, localName, tables } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 
 const ARCHIVE_DAYS = 60;
 const DAY_MS = 86_400_000;
@@ -36,8 +41,17 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
+    }),
   });
   expect(response.status).toBe(201);
 });
@@ -50,20 +64,36 @@ afterAll(async () => {
 function publish(event: Record<string, unknown>): Promise<Response> {
   return fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, ...event }),
   });
 }
 
 /** The delivered event with this id, and the payload ledger's record of its data. */
-async function deliveredWithRecord(id: string): Promise<{ event: Record<string, unknown>; objectExpiresAt: number; ttlSeconds: number }> {
-  const [request] = await receiver.waitForRequests(1, { timeoutMs: 20_000, filter: (r) => r.method === 'POST' && r.body.includes(id) });
+async function deliveredWithRecord(
+  id: string,
+): Promise<{ event: Record<string, unknown>; objectExpiresAt: number; ttlSeconds: number }> {
+  const [request] = await receiver.waitForRequests(1, {
+    timeoutMs: 20_000,
+    filter: (r) => r.method === 'POST' && r.body.includes(id),
+  });
   const event = JSON.parse(request!.body) as Record<string, unknown>;
   const payloadId = (event['dataref'] as string).split('/').at(-1)!;
   const { Item: item } = await koerier.host.awsClients.dynamodb.send(
-    new GetItemCommand({ TableName: localName.table('idempotency'), Key: { [tables.idempotency.partitionKey.name]: { S: `payload#${payloadId}` } } }),
+    new GetItemCommand({
+      TableName: localName.table('idempotency'),
+      Key: { [tables.idempotency.partitionKey.name]: { S: `payload#${payloadId}` } },
+    }),
   );
-  return { event, objectExpiresAt: Number(item!['objectExpiresAt']!.N), ttlSeconds: Number(item![tables.idempotency.ttlAttribute]!.N) };
+  return {
+    event,
+    objectExpiresAt: Number(item!['objectExpiresAt']!.N),
+    ttlSeconds: Number(item![tables.idempotency.ttlAttribute]!.N),
+  };
 }
 
 const sha256 = (bytes: Buffer) => `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
@@ -89,7 +119,11 @@ describe('claim-check lifetime follows the archive (issue 36, item 8)', () => {
     const bytes = Buffer.from('leerling;klas\n'.repeat(10_000));
     const granted = await fetch(`${koerier.url}/payloads`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' }),
     });
     expect(granted.status).toBe(201);

@@ -11,9 +11,15 @@ import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
 const authority = createLocalCertificateAuthority();
@@ -28,7 +34,10 @@ const receivers: HttpsReceiver[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'koerier-claim-'));
   await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({ [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' });
+  koerier = await startTestHost({
+    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+    [settingEnv.validationAgreedClients]: 'dev-subscriber',
+  });
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
@@ -40,13 +49,19 @@ afterAll(async () => {
 });
 
 /** A receiver and a push subscription to it, for a type of its own. */
-async function pushTarget(options: { type?: string; maxinlinebytes?: number } = {}): Promise<{ receiver: HttpsReceiver; type: string }> {
+async function pushTarget(
+  options: { type?: string; maxinlinebytes?: number } = {},
+): Promise<{ receiver: HttpsReceiver; type: string }> {
   const receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
   receivers.push(receiver);
   const type = options.type ?? `nl.example.claim.${randomUUID().slice(0, 8)}.v1`;
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({
       sink: receiver.url,
       types: [type],
@@ -72,12 +87,18 @@ function eventOfSize(type: string, size: number, extra: Record<string, unknown> 
 async function publish(json: string): Promise<Response> {
   return fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: json,
   });
 }
 
-async function delivered(receiver: HttpsReceiver): Promise<{ request: RecordedRequest; event: Record<string, unknown> }> {
+async function delivered(
+  receiver: HttpsReceiver,
+): Promise<{ request: RecordedRequest; event: Record<string, unknown> }> {
   const [request] = await receiver.waitForRequests(1, { timeoutMs: 20_000 });
   // The official SDK reads every delivery.
   const parsed = HTTP.toEvent({ headers: request!.headers, body: request!.body });
@@ -90,7 +111,11 @@ function sha256(bytes: Buffer): string {
 }
 
 async function fetchData(dataref: string, token: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(dataref, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) }, redirect: 'manual' });
+  return fetch(dataref, {
+    ...init,
+    headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+    redirect: 'manual',
+  });
 }
 
 async function objectCount(): Promise<number> {
@@ -112,7 +137,11 @@ function withoutContentLength(headers: Record<string, string>): Record<string, s
 async function requestUpload(bytes: Buffer, contentType: string): Promise<UploadGrant> {
   const response = await fetch(`${koerier.url}/payloads`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: contentType }),
   });
   expect(response.status).toBe(201);
@@ -123,9 +152,20 @@ async function requestUpload(bytes: Buffer, contentType: string): Promise<Upload
 async function uploadAndDeliver(receiver: HttpsReceiver, type: string, bytes: Buffer, contentType: string) {
   const grant = await requestUpload(bytes, contentType);
   expect(grant.dataref).toMatch(new RegExp(`^${koerier.url}/payloads/uploads/`));
-  const put = await fetch(grant.uploadurl, { method: 'PUT', headers: withoutContentLength(grant.headers), body: bytes });
+  const put = await fetch(grant.uploadurl, {
+    method: 'PUT',
+    headers: withoutContentLength(grant.headers),
+    body: bytes,
+  });
   expect(put.status).toBe(200);
-  const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: contentType, dataref: grant.dataref });
+  const json = JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: SOURCE,
+    type,
+    datacontenttype: contentType,
+    dataref: grant.dataref,
+  });
   expect((await publish(json)).status).toBe(202);
   const { event } = await delivered(receiver);
   expect(event['dataref']).toMatch(new RegExp(`^${koerier.url}/payloads/[A-Za-z0-9_-]{43}$`));
@@ -154,7 +194,9 @@ describe.concurrent('claim check on the laptop host', () => {
     expect(sha256(bytes)).toBe(event['koerierdatadigest']);
     expect(bytes.toString('utf8')).toBe(data);
     // ETag from the digest: a conditional fetch is a 304.
-    const again = await fetchData(event['dataref'] as string, subscriber, { headers: { 'if-none-match': fetched.headers.get('etag')! } });
+    const again = await fetchData(event['dataref'] as string, subscriber, {
+      headers: { 'if-none-match': fetched.headers.get('etag')! },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -168,11 +210,16 @@ describe.concurrent('claim check on the laptop host', () => {
     const over = eventOfSize(type, 65_537);
     expect((await publish(over.json)).status).toBe(202);
     const [, second] = await receiver.waitForRequests(2, { timeoutMs: 20_000 });
-    expect(HTTP.toEvent({ headers: second!.headers, body: second!.body })).toMatchObject({ id: over.id, koerierdatasize: expect.any(Number) });
+    expect(HTTP.toEvent({ headers: second!.headers, body: second!.body })).toMatchObject({
+      id: over.id,
+      koerierdatasize: expect.any(Number),
+    });
     const event = JSON.parse(second!.body) as Record<string, unknown>;
     expect(event['id']).toBe(over.id);
     expect(event['data']).toBeUndefined();
-    expect(event['koerierdatasize']).toBe(65_537 - Buffer.byteLength(JSON.stringify({ ...JSON.parse(over.json), data: '' })));
+    expect(event['koerierdatasize']).toBe(
+      65_537 - Buffer.byteLength(JSON.stringify({ ...JSON.parse(over.json), data: '' })),
+    );
   });
 
   it('EDU-1: a client that neither published the event nor was sent it gets 404, like for data that does not exist', async () => {
@@ -206,7 +253,13 @@ describe.concurrent('claim check on the laptop host', () => {
 
   it("CE-11, CE-13: a producer's own dataref is forwarded untouched, with no claim-check attributes", async () => {
     const { receiver, type } = await pushTarget();
-    const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, dataref: 'https://school.example/files/42?v=1' });
+    const json = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type,
+      dataref: 'https://school.example/files/42?v=1',
+    });
     expect((await publish(json)).status).toBe(202);
     const { request } = await delivered(receiver);
     expect(request.body).toBe(json);
@@ -247,9 +300,20 @@ describe.concurrent('claim check on the laptop host', () => {
     const { type } = await pushTarget();
     const promised = Buffer.from('the promised bytes');
     const grant = await requestUpload(promised, 'text/plain');
-    const put = await fetch(grant.uploadurl, { method: 'PUT', headers: withoutContentLength(grant.headers), body: Buffer.from('other bytes, other size') });
+    const put = await fetch(grant.uploadurl, {
+      method: 'PUT',
+      headers: withoutContentLength(grant.headers),
+      body: Buffer.from('other bytes, other size'),
+    });
     expect(put.status).toBeLessThan(500);
-    const json = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: 'text/plain', dataref: grant.dataref });
+    const json = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type,
+      datacontenttype: 'text/plain',
+      dataref: grant.dataref,
+    });
     const response = await publish(json);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: problemTypeUri('upload-incomplete') });

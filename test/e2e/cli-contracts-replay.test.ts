@@ -71,7 +71,10 @@ describe('koerier contracts publish', () => {
   it("EDU-6, EDU-21, EDU-22: publishes an AsyncAPI file with its owner and contact point; the kind is read from the document, the checksum is the file's own, the same file again changes nothing", async () => {
     const text = JSON.stringify(enrolmentContract(enrolmentPayload()), null, 2);
     const path = await file('enrolments.json', text);
-    const published = await cli.run(['contracts', 'publish', 'cli-enrolments', '1.0.0', path, ...OWNER, '--description', 'Inschrijvingen'], { env: operator });
+    const published = await cli.run(
+      ['contracts', 'publish', 'cli-enrolments', '1.0.0', path, ...OWNER, '--description', 'Inschrijvingen'],
+      { env: operator },
+    );
     expect(published.code, published.stderr).toBe(0);
     const checksum = `sha-256=:${createHash('sha256').update(text).digest('base64')}:`;
     expect(published.stdout).toContain('Published cli-enrolments 1.0.0');
@@ -95,7 +98,10 @@ describe('koerier contracts publish', () => {
   });
 
   it("EDU-21: an invalid document is refused (400) with each of the parser's findings on a line of its own, exit 1, and nothing is registered", async () => {
-    const path = await file('broken.json', JSON.stringify({ asyncapi: '3.0.0', info: { title: 'Broken' }, channels: { c: { address: 1 } } }));
+    const path = await file(
+      'broken.json',
+      JSON.stringify({ asyncapi: '3.0.0', info: { title: 'Broken' }, channels: { c: { address: 1 } } }),
+    );
     const refused = await cli.run(['contracts', 'publish', 'cli-broken', '1.0.0', path, ...OWNER], { env: operator });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
@@ -115,12 +121,17 @@ describe('koerier contracts publish', () => {
     const ownerless = await cli.run(['contracts', 'publish', 'cli-ownerless', '1.0.0', path], { env: operator });
     expect(ownerless.code).toBe(1);
     expect(ownerless.stderr).toContain('owner and contact point (EDU-22)');
-    const half = await cli.run(['contracts', 'publish', 'cli-ownerless', '1.0.0', path, '--owner', 'Nobody'], { env: operator });
-    expect(half.code).toBe(2);
-    expect(half.stderr).toContain('--owner NAME goes with --owner-email and/or --owner-url');
-    const unknown = await cli.run(['contracts', 'publish', 'cli-ownerless', '1.0.0', await file('other.json', '{"swagger":"2.0"}'), ...OWNER], {
+    const half = await cli.run(['contracts', 'publish', 'cli-ownerless', '1.0.0', path, '--owner', 'Nobody'], {
       env: operator,
     });
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--owner NAME goes with --owner-email and/or --owner-url');
+    const unknown = await cli.run(
+      ['contracts', 'publish', 'cli-ownerless', '1.0.0', await file('other.json', '{"swagger":"2.0"}'), ...OWNER],
+      {
+        env: operator,
+      },
+    );
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('give --kind');
     expect((await register('/cli-ownerless')).status).toBe(404);
@@ -129,19 +140,32 @@ describe('koerier contracts publish', () => {
   it('issue 14 item 2: a compatible change prints its verdict; a breaking change within the major version is refused (422, exit 1) with its findings, then forced with --force by an admin (not by a token without the admin scope: 403, exit 3) and recorded as forced', async () => {
     const name = 'cli-compat';
     const first = await cli.run(
-      ['contracts', 'publish', name, '1.0.0', await file('v1.json', JSON.stringify(enrolmentContract(enrolmentPayload()))), ...OWNER],
+      [
+        'contracts',
+        'publish',
+        name,
+        '1.0.0',
+        await file('v1.json', JSON.stringify(enrolmentContract(enrolmentPayload()))),
+        ...OWNER,
+      ],
       {
         env: operator,
       },
     );
     expect(first.code, first.stderr).toBe(0);
     const widened = enrolmentContract(enrolmentPayload({ level: { enum: ['vo', 'mbo', 'hbo', 'wo'] } }));
-    const compatible = await cli.run(['contracts', 'publish', name, '1.1.0', await file('v1.1.json', JSON.stringify(widened))], { env: operator });
+    const compatible = await cli.run(
+      ['contracts', 'publish', name, '1.1.0', await file('v1.1.json', JSON.stringify(widened))],
+      { env: operator },
+    );
     expect(compatible.code, compatible.stderr).toBe(0);
     expect(compatible.stdout).toContain('compatibility with 1.0.0: backward');
     expect(compatible.stdout).toContain('enrolled: backward');
 
-    const typeChange = await file('v1.2.json', JSON.stringify(enrolmentContract(enrolmentPayload({ student: { type: 'integer' } }))));
+    const typeChange = await file(
+      'v1.2.json',
+      JSON.stringify(enrolmentContract(enrolmentPayload({ student: { type: 'integer' } }))),
+    );
     const refused = await cli.run(['contracts', 'publish', name, '1.2.0', typeChange], { env: operator });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('422 Breaking Change (contract-change-breaking)');
@@ -150,9 +174,12 @@ describe('koerier contracts publish', () => {
     expect((await register(`/${name}/versions/1.2.0`)).status).toBe(404);
 
     // The same client asking for the register's scopes only (least privilege) is no admin: --force is refused (403, exit 3).
-    const notAdmin = await cli.run(['--scope', 'contracts:read contracts:write', 'contracts', 'publish', name, '1.2.0', typeChange, '--force'], {
-      env: operator,
-    });
+    const notAdmin = await cli.run(
+      ['--scope', 'contracts:read contracts:write', 'contracts', 'publish', name, '1.2.0', typeChange, '--force'],
+      {
+        env: operator,
+      },
+    );
     expect(notAdmin.code).toBe(3);
     expect(notAdmin.stderr).toContain('Only a client with the admin scope may force a breaking change.');
     expect((await register(`/${name}/versions/1.2.0`)).status).toBe(404);
@@ -170,13 +197,23 @@ describe('koerier contracts publish', () => {
   it('EDU-6: another document under a published version is refused (409, exit 1): a changed document is a new version', async () => {
     const name = 'cli-immutable';
     const first = await cli.run(
-      ['contracts', 'publish', name, '1.0.0', await file('a.json', JSON.stringify(enrolmentContract(enrolmentPayload()))), ...OWNER],
+      [
+        'contracts',
+        'publish',
+        name,
+        '1.0.0',
+        await file('a.json', JSON.stringify(enrolmentContract(enrolmentPayload()))),
+        ...OWNER,
+      ],
       {
         env: operator,
       },
     );
     expect(first.code, first.stderr).toBe(0);
-    const changed = await file('b.json', JSON.stringify(enrolmentContract(enrolmentPayload({ note: { type: 'string' } }))));
+    const changed = await file(
+      'b.json',
+      JSON.stringify(enrolmentContract(enrolmentPayload({ note: { type: 'string' } }))),
+    );
     const refused = await cli.run(['contracts', 'publish', name, '1.0.0', changed], { env: operator });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('409 Conflict (contract-version-immutable)');
@@ -184,7 +221,10 @@ describe('koerier contracts publish', () => {
 
   it("EDU-21, EDU-6: a YAML file is sent as its text (its checksum is the YAML file's own), and contracts document gives those bytes back", async () => {
     const text = toYaml(enrolmentContract(enrolmentPayload()));
-    const published = await cli.run(['contracts', 'publish', 'cli-yaml', '1.0.0', await file('enrolments.yaml', text), ...OWNER, '--json'], { env: operator });
+    const published = await cli.run(
+      ['contracts', 'publish', 'cli-yaml', '1.0.0', await file('enrolments.yaml', text), ...OWNER, '--json'],
+      { env: operator },
+    );
     expect(published.code, published.stderr).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({
       checksum: `sha-256=:${createHash('sha256').update(text).digest('base64')}:`,
@@ -202,15 +242,23 @@ describe('koerier contracts publish', () => {
       info: { title: 'Webhook van de school', version: '1.0.0' },
       webhooks: { leerling: { post: { responses: { '204': { description: 'received' } } } } },
     });
-    const published = await cli.run(['contracts', 'publish', 'cli-yaml-hooks', '1.0.0', await file('hooks.yml', text), ...OWNER, '--json'], { env: operator });
+    const published = await cli.run(
+      ['contracts', 'publish', 'cli-yaml-hooks', '1.0.0', await file('hooks.yml', text), ...OWNER, '--json'],
+      { env: operator },
+    );
     expect(published.code, published.stderr).toBe(0);
-    expect(JSON.parse(published.stdout)).toMatchObject({ mediaType: 'application/vnd.oai.openapi+yaml', specVersion: '3.1.0' });
+    expect(JSON.parse(published.stdout)).toMatchObject({
+      mediaType: 'application/vnd.oai.openapi+yaml',
+      specVersion: '3.1.0',
+    });
     expect((await register('/cli-yaml-hooks')).body).toMatchObject({ kind: 'openapi-webhook' });
     const fetched = await cli.run(['contracts', 'document', 'cli-yaml-hooks', '1.0.0'], { env: operator });
     expect(fetched.stdout).toBe(text);
 
     const broken = await file('broken.yaml', 'asyncapi: 3.0.0\ninfo:\n  title: x\n  title: y\n');
-    const refused = await cli.run(['contracts', 'publish', 'cli-yaml-broken', '1.0.0', broken, ...OWNER], { env: operator });
+    const refused = await cli.run(['contracts', 'publish', 'cli-yaml-broken', '1.0.0', broken, ...OWNER], {
+      env: operator,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('400 Invalid Contract Document (contract-document-invalid)');
     expect(refused.stderr).toMatch(/ {2}- YAML line 4, column 3: .*DUPLICATE_KEY.*\(asyncapi, EDU-21\)/);
@@ -229,9 +277,12 @@ describe('koerier contracts publish', () => {
         },
       },
     };
-    const published = await cli.run(['contracts', 'publish', 'cli-hooks', '1.0.0', await file('hooks.json', JSON.stringify(hooks)), ...OWNER], {
-      env: operator,
-    });
+    const published = await cli.run(
+      ['contracts', 'publish', 'cli-hooks', '1.0.0', await file('hooks.json', JSON.stringify(hooks)), ...OWNER],
+      {
+        env: operator,
+      },
+    );
     expect(published.code, published.stderr).toBe(0);
     expect((await register('/cli-hooks')).body).toMatchObject({ kind: 'openapi-webhook', latestVersion: '1.0.0' });
   });
@@ -254,9 +305,15 @@ describe('koerier contracts publish', () => {
           });
           const body = Buffer.from(await upstream.arrayBuffer());
           if (req.method === 'PUT') {
-            puts.push({ key: headers['idempotency-key'] ?? '', status: upstream.status, replayed: upstream.headers.get('idempotent-replayed') === 'true' });
+            puts.push({
+              key: headers['idempotency-key'] ?? '',
+              status: upstream.status,
+              replayed: upstream.headers.get('idempotent-replayed') === 'true',
+            });
             if (upstream.status === 201 && puts.filter((put) => put.status === 201).length === 1)
-              return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' }).end('{"status":503}');
+              return void res
+                .writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' })
+                .end('{"status":503}');
           }
           res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body);
         })();
@@ -265,9 +322,21 @@ describe('koerier contracts publish', () => {
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     try {
       const path = await file('retried.json', JSON.stringify(enrolmentContract(enrolmentPayload())));
-      const published = await cli.run(['contracts', 'publish', 'cli-retried', '1.0.0', path, ...OWNER, '--token-url', `${koerier.origin}/oauth/token`], {
-        env: { ...operator, KOERIER_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
-      });
+      const published = await cli.run(
+        [
+          'contracts',
+          'publish',
+          'cli-retried',
+          '1.0.0',
+          path,
+          ...OWNER,
+          '--token-url',
+          `${koerier.origin}/oauth/token`,
+        ],
+        {
+          env: { ...operator, KOERIER_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+        },
+      );
       expect(published.code, published.stderr).toBe(0);
       expect(published.stdout).toContain('Published cli-retried 1.0.0');
       // A register from before YAML documents first refuses the mediaType member (400) and gets the body without it.
@@ -288,21 +357,41 @@ describe('koerier contracts update and deprecate', () => {
     const path = await file('v1.json', JSON.stringify(enrolmentContract(enrolmentPayload())));
     expect((await cli.run(['contracts', 'publish', name, '1.0.0', path, ...OWNER], { env: operator })).code).toBe(0);
 
-    const contact = await cli.run(['contracts', 'update', name, '--contact', 'Servicedesk', '--contact-email', 'servicedesk@example.org'], { env: operator });
+    const contact = await cli.run(
+      ['contracts', 'update', name, '--contact', 'Servicedesk', '--contact-email', 'servicedesk@example.org'],
+      { env: operator },
+    );
     expect(contact.code, contact.stderr).toBe(0);
     expect(contact.stdout).toContain(`Updated ${name}.`);
-    const types = await cli.run(['contracts', 'update', name, '1.0.0', '--type', 'nl.edu.enrolment.created.v1', '--type', 'nl.edu.enrolment.changed.v1'], {
-      env: operator,
-    });
+    const types = await cli.run(
+      [
+        'contracts',
+        'update',
+        name,
+        '1.0.0',
+        '--type',
+        'nl.edu.enrolment.created.v1',
+        '--type',
+        'nl.edu.enrolment.changed.v1',
+      ],
+      {
+        env: operator,
+      },
+    );
     expect(types.code, types.stderr).toBe(0);
 
     const noSunset = await cli.run(['contracts', 'update', name, '1.0.0', '--status', 'deprecated'], { env: operator });
     expect(noSunset.code).toBe(1);
     expect(noSunset.stderr).toContain('needs a sunset date');
-    const mixed = await cli.run(['contracts', 'update', name, '1.0.0', '--owner', 'X', '--owner-url', 'https://example.org'], { env: operator });
+    const mixed = await cli.run(
+      ['contracts', 'update', name, '1.0.0', '--owner', 'X', '--owner-url', 'https://example.org'],
+      { env: operator },
+    );
     expect(mixed.code).toBe(2);
 
-    const deprecated = await cli.run(['contracts', 'deprecate', name, '1.0.0', '--sunset', '2027-06-01'], { env: operator });
+    const deprecated = await cli.run(['contracts', 'deprecate', name, '1.0.0', '--sunset', '2027-06-01'], {
+      env: operator,
+    });
     expect(deprecated.code, deprecated.stderr).toBe(0);
     expect(deprecated.stdout).toContain(`Deprecated ${name} 1.0.0: deprecated, sunset 2027-06-01T00:00:00.000Z`);
 
@@ -321,8 +410,12 @@ describe('koerier contracts update and deprecate', () => {
     });
     const shown = await cli.run(['contracts', 'show', name], { env: operator });
     expect(shown.stdout).toMatch(/│ contact +│ Servicedesk <servicedesk@example\.org> +│/);
-    expect(shown.stdout).toMatch(/│ 1\.0\.0 +│ deprecated +│ 2027-06-01T00:00:00\.000Z +│ nl\.edu\.enrolment\.created\.v1, nl\.edu\.enrolment\.changed\.v1/);
-    const unknown = await cli.run(['contracts', 'deprecate', name, '9.9.9', '--sunset', '2027-06-01'], { env: operator });
+    expect(shown.stdout).toMatch(
+      /│ 1\.0\.0 +│ deprecated +│ 2027-06-01T00:00:00\.000Z +│ nl\.edu\.enrolment\.created\.v1, nl\.edu\.enrolment\.changed\.v1/,
+    );
+    const unknown = await cli.run(['contracts', 'deprecate', name, '9.9.9', '--sunset', '2027-06-01'], {
+      env: operator,
+    });
     expect(unknown.code).toBe(4);
   });
 });
@@ -331,13 +424,22 @@ describe('koerier contracts bind', () => {
   it('issue 14 item 3, EDU-21: binds an event type to a message of a contract in enforce mode: koerier send of data that breaks the schema exits 1 naming the JSON Pointer; after unbind it is accepted', async () => {
     const type = 'nl.edu.cli.bound.v1';
     const published = await cli.run(
-      ['contracts', 'publish', 'cli-bound', '1.0.0', await file('bound.json', JSON.stringify(enrolmentContract(enrolmentPayload()))), ...OWNER],
+      [
+        'contracts',
+        'publish',
+        'cli-bound',
+        '1.0.0',
+        await file('bound.json', JSON.stringify(enrolmentContract(enrolmentPayload()))),
+        ...OWNER,
+      ],
       {
         env: operator,
       },
     );
     expect(published.code, published.stderr).toBe(0);
-    const bound = await cli.run(['contracts', 'bind', type, 'cli-bound', '1.0.0', '--message', 'enrolled'], { env: operator });
+    const bound = await cli.run(['contracts', 'bind', type, 'cli-bound', '1.0.0', '--message', 'enrolled'], {
+      env: operator,
+    });
     expect(bound.code, bound.stderr).toBe(0);
     expect(bound.stdout).toBe(`Bound ${type} to cli-bound 1.0.0#enrolled (enforce).\n`);
     const listed = await cli.run(['contracts', 'bindings', '--json'], { env: operator });
@@ -346,7 +448,17 @@ describe('koerier contracts bind', () => {
     );
 
     const event = (data: unknown) =>
-      file('event.json', JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, datacontenttype: 'application/json', data }));
+      file(
+        'event.json',
+        JSON.stringify({
+          specversion: '1.0',
+          id: randomUUID(),
+          source: SOURCE,
+          type,
+          datacontenttype: 'application/json',
+          data,
+        }),
+      );
     const bad = await event({ student: 's-1', school: 'nope' });
     const refused = await eventually(
       'the binding to take effect at the ingest',
@@ -382,7 +494,14 @@ describe('koerier replay cancel', () => {
     const ids = Array.from({ length: 6 }, () => randomUUID());
     const folder = join(cli.cwd, `replay-${randomUUID()}`);
     await mkdir(folder);
-    await Promise.all(ids.map((id, n) => writeFile(join(folder, `${n}.json`), JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: { n } }))));
+    await Promise.all(
+      ids.map((id, n) =>
+        writeFile(
+          join(folder, `${n}.json`),
+          JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: { n } }),
+        ),
+      ),
+    );
     const sent = await cli.run(['send', folder, '--mode', 'batch'], { env: operator });
     expect(sent.code, sent.stderr).toBe(0);
     await eventually('the events archived', () => archived(ids), { timeoutMs: 30_000, intervalMs: 500 });
@@ -417,7 +536,9 @@ describe('koerier replay cancel', () => {
 
     const cancelled = await cli.run(['replay', 'cancel', subscription, replay.id], { env: subscriber });
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    expect(cancelled.stdout).toMatch(new RegExp(`^Replay ${replay.id} cancelled: scanned \\d+, matched \\d+, sent \\d+, failed 0\\n$`));
+    expect(cancelled.stdout).toMatch(
+      new RegExp(`^Replay ${replay.id} cancelled: scanned \\d+, matched \\d+, sent \\d+, failed 0\\n$`),
+    );
 
     const deliveries = () => listen.stdout().trim().split('\n').filter(Boolean).length;
     // At most the chunk being queued when the cancel came (one event) arrives; the next would come ten seconds later.

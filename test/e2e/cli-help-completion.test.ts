@@ -23,7 +23,14 @@ describe('koerier --help', () => {
   it.each([
     [
       ['contracts', 'publish', '--help'],
-      ['Usage: koerier contracts publish [options] <name> <version> <file>', '--kind <kind>', '--force', '--owner-email', 'EDU-22', 'Exit 1'],
+      [
+        'Usage: koerier contracts publish [options] <name> <version> <file>',
+        '--kind <kind>',
+        '--force',
+        '--owner-email',
+        'EDU-22',
+        'Exit 1',
+      ],
     ],
     [
       ['contracts', 'update', '--help'],
@@ -48,11 +55,21 @@ describe('koerier --help', () => {
     ],
     [
       ['doctor', '--help'],
-      ['Usage: koerier doctor [options]', '--consumer-client-id <id>', '--source <prefix>', 'subscriptions:manage and events:consume', '130 on Ctrl-C'],
+      [
+        'Usage: koerier doctor [options]',
+        '--consumer-client-id <id>',
+        '--source <prefix>',
+        'subscriptions:manage and events:consume',
+        '130 on Ctrl-C',
+      ],
     ],
     [
       ['contracts', '--help'],
-      ['publish [options] <name> <version> <file>', 'update [options] <name> [version]', 'deprecate [options] <name> <version>'],
+      [
+        'publish [options] <name> <version> <file>',
+        'update [options] <name> [version]',
+        'deprecate [options] <name> <version>',
+      ],
     ],
   ])('koerier %j prints its usage and options and exits 0', async (args, expected) => {
     const help = await cli.run(args);
@@ -66,13 +83,26 @@ describe('koerier completion', () => {
   async function complete(...words: string[]): Promise<string[]> {
     const line = ['koerier', ...words].map((word) => `'${word}'`).join(' ');
     const script = `source <("$KOERIER_BIN" completion bash); COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _koerier; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const { stdout } = await promisify(execFile)('bash', ['-c', script], { env: { ...process.env, KOERIER_BIN }, cwd: cli.cwd });
+    const { stdout } = await promisify(execFile)('bash', ['-c', script], {
+      env: { ...process.env, KOERIER_BIN },
+      cwd: cli.cwd,
+    });
     return stdout.split('\n').filter(Boolean);
   }
 
   it('completes the new subcommands and their options in a real bash: contracts publish/update/deprecate, replay cancel', async () => {
     expect(await complete('contracts', '')).toEqual(
-      expect.arrayContaining(['list', 'show', 'document', 'publish', 'update', 'deprecate', 'bind', 'unbind', 'bindings']),
+      expect.arrayContaining([
+        'list',
+        'show',
+        'document',
+        'publish',
+        'update',
+        'deprecate',
+        'bind',
+        'unbind',
+        'bindings',
+      ]),
     );
     expect(await complete('contracts', 'p')).toEqual(['publish']);
     expect(await complete('contracts', 'publish', '--f')).toEqual(['--force']);

@@ -26,7 +26,10 @@ beforeAll(async () => {
   koerier = await startTestHost();
   cli = await cliUser(koerier.url);
   secret = koerier.host.localConfig.clients['dev-publisher']!.secret;
-  await writeFile(join(cli.cwd, 'event.json'), JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.cli.secrets' }));
+  await writeFile(
+    join(cli.cwd, 'event.json'),
+    JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.cli.secrets' }),
+  );
 });
 afterEach(async () => {
   await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
@@ -44,7 +47,9 @@ async function gateway(options: Parameters<typeof startRecordingGateway>[0]): Pr
 
 /** `koerier login` as dev-publisher into `profile`, the secret from the environment (the profile stores it). */
 async function login(profile: string, url: string): Promise<void> {
-  const result = await cli.run(['login', '--profile', profile, '--client-id', 'dev-publisher'], { env: { KOERIER_URL: url, KOERIER_CLIENT_SECRET: secret } });
+  const result = await cli.run(['login', '--profile', profile, '--client-id', 'dev-publisher'], {
+    env: { KOERIER_URL: url, KOERIER_CLIENT_SECRET: secret },
+  });
   expect(result.code, result.stderr).toBe(0);
 }
 
@@ -66,9 +71,12 @@ describe('koerier login: where the client secret goes (issue 28, item 10)', () =
     });
     expect(named.stderr).toContain(`refusing to send a client secret to ${tokenUrl}: a token URL must be https`);
     expect(named.code).toBe(2);
-    const given = await cli.run(['login', '--profile', 'plain', '--client-id', 'dev-publisher', '--token-url', tokenUrl], {
-      env: { KOERIER_CLIENT_SECRET: secret },
-    });
+    const given = await cli.run(
+      ['login', '--profile', 'plain', '--client-id', 'dev-publisher', '--token-url', tokenUrl],
+      {
+        env: { KOERIER_CLIENT_SECRET: secret },
+      },
+    );
     expect(given.stderr).toContain(`refusing to send a client secret to ${tokenUrl}`);
     expect(given.code).toBe(2);
     if (remote) expect(remote.requests).toEqual([]);
@@ -104,7 +112,9 @@ describe('koerier login: where the client secret goes (issue 28, item 10)', () =
         { args: ['--url', other.url], env: {} },
         { args: [], env: { KOERIER_URL: other.url } },
       ]) {
-        const listed = await cli.run(['subscriptions', 'list', '--profile', 'home', ...pointed.args], { env: pointed.env });
+        const listed = await cli.run(['subscriptions', 'list', '--profile', 'home', ...pointed.args], {
+          env: pointed.env,
+        });
         expect(listed.stderr).toContain(`profile home was logged in to ${koerier.url}, not ${other.url}`);
         expect(listed.stderr).toContain(`koerier login --url ${other.url} --profile home`);
         expect(listed.code).toBe(3);

@@ -17,7 +17,13 @@ import { eventually } from '../support/waiting.js';
 vi.setConfig({ testTimeout: 60_000 });
 
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:lvs';
-const event = (type: string, extra: Record<string, unknown> = {}) => ({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, ...extra });
+const event = (type: string, extra: Record<string, unknown> = {}) => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: SOURCE,
+  type,
+  ...extra,
+});
 
 let koerier: TestHost;
 let cli: CliUser;
@@ -26,7 +32,10 @@ let publisher: Record<string, string>;
 beforeAll(async () => {
   koerier = await startTestHost();
   cli = await cliUser(koerier.url);
-  publisher = { KOERIER_CLIENT_ID: 'dev-publisher', KOERIER_CLIENT_SECRET: koerier.host.localConfig.clients['dev-publisher']!.secret };
+  publisher = {
+    KOERIER_CLIENT_ID: 'dev-publisher',
+    KOERIER_CLIENT_SECRET: koerier.host.localConfig.clients['dev-publisher']!.secret,
+  };
 });
 afterAll(async () => {
   await cli?.remove();
@@ -34,7 +43,9 @@ afterAll(async () => {
 });
 
 /** A pull subscription of dev-subscriber for `type`, through the API, to see what `send` published. */
-async function pullSubscription(type: string): Promise<(max?: number) => Promise<{ events: Record<string, unknown>[] }>> {
+async function pullSubscription(
+  type: string,
+): Promise<(max?: number) => Promise<{ events: Record<string, unknown>[] }>> {
   const token = await koerier.token('dev-subscriber');
   const created = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
@@ -60,11 +71,21 @@ describe('koerier login', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Logged in to ${koerier.url} as dev-publisher`);
-    const config = JSON.parse(await readFile(join(cli.configDir, 'config.json'), 'utf8')) as { profiles: Record<string, Record<string, string>> };
-    expect(config.profiles['default']).toEqual({ url: koerier.url, tokenUrl: `${koerier.origin}/oauth/token`, clientId: 'dev-publisher' });
-    for (const file of ['config.json', 'credentials.json', 'tokens.json']) expect((await stat(join(cli.configDir, file))).mode & 0o777, file).toBe(0o600);
+    const config = JSON.parse(await readFile(join(cli.configDir, 'config.json'), 'utf8')) as {
+      profiles: Record<string, Record<string, string>>;
+    };
+    expect(config.profiles['default']).toEqual({
+      url: koerier.url,
+      tokenUrl: `${koerier.origin}/oauth/token`,
+      clientId: 'dev-publisher',
+    });
+    for (const file of ['config.json', 'credentials.json', 'tokens.json'])
+      expect((await stat(join(cli.configDir, file))).mode & 0o777, file).toBe(0o600);
     expect((await stat(cli.configDir)).mode & 0o777).toBe(0o700);
-    const tokens = JSON.parse(await readFile(join(cli.configDir, 'tokens.json'), 'utf8')) as Record<string, { accessToken: string; expiresAt: number }>;
+    const tokens = JSON.parse(await readFile(join(cli.configDir, 'tokens.json'), 'utf8')) as Record<
+      string,
+      { accessToken: string; expiresAt: number }
+    >;
     const cached = tokens[`${koerier.origin}/oauth/token dev-publisher`];
     expect(cached?.accessToken.split('.')).toHaveLength(3);
     expect(cached!.expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
@@ -77,9 +98,15 @@ describe('koerier login', () => {
     await writeFile(join(cli.cwd, 'cached.json'), JSON.stringify(file));
     // A token that still works but has 30 s left: the CLI must not use it, lest it expire in flight.
     const nearlyExpired = await koerier.token('dev-publisher');
-    await writeFile(tokensFile, JSON.stringify({ [key]: { accessToken: nearlyExpired, expiresAt: Date.now() + 30_000 } }), { mode: 0o600 });
+    await writeFile(
+      tokensFile,
+      JSON.stringify({ [key]: { accessToken: nearlyExpired, expiresAt: Date.now() + 30_000 } }),
+      { mode: 0o600 },
+    );
     expect((await cli.run(['send', 'cached.json'])).code).toBe(0);
-    const renewed = (JSON.parse(await readFile(tokensFile, 'utf8')) as Record<string, { accessToken: string; expiresAt: number }>)[key]!;
+    const renewed = (
+      JSON.parse(await readFile(tokensFile, 'utf8')) as Record<string, { accessToken: string; expiresAt: number }>
+    )[key]!;
     expect(renewed.accessToken).not.toBe(nearlyExpired);
     expect(renewed.expiresAt).toBeGreaterThan(Date.now() + 30 * 60_000);
 
@@ -87,11 +114,15 @@ describe('koerier login', () => {
     await writeFile(tokensFile, JSON.stringify({ [key]: { ...renewed, accessToken: 'not-a-token' } }), { mode: 0o600 });
     const again = await cli.run(['send', 'cached.json', '--json']);
     expect(again.code).toBe(0);
-    expect((JSON.parse(await readFile(tokensFile, 'utf8')) as Record<string, { accessToken: string }>)[key]!.accessToken).not.toBe('not-a-token');
+    expect(
+      (JSON.parse(await readFile(tokensFile, 'utf8')) as Record<string, { accessToken: string }>)[key]!.accessToken,
+    ).not.toBe('not-a-token');
   });
 
   it("exits 3 with the token endpoint's reason for a wrong secret, and never takes the secret as an argument", async () => {
-    const wrong = await cli.run(['login', '--profile', 'wrong', '--client-id', 'dev-publisher'], { env: { KOERIER_CLIENT_SECRET: 'wrong' } });
+    const wrong = await cli.run(['login', '--profile', 'wrong', '--client-id', 'dev-publisher'], {
+      env: { KOERIER_CLIENT_SECRET: 'wrong' },
+    });
     expect(wrong.code).toBe(3);
     expect(wrong.stderr).toContain('invalid_client');
     const asArgument = await cli.run(['login', '--client-id', 'dev-publisher', '--client-secret', 'x']);
@@ -103,7 +134,11 @@ describe('koerier login', () => {
 describe('koerier send', () => {
   it('publishes one file in structured mode as its very bytes, and the subscriber receives it', async () => {
     const receive = await pullSubscription('nl.edu.cli.single');
-    const text = JSON.stringify(event('nl.edu.cli.single', { datacontenttype: 'application/json', data: { leerling: 'L-42' } }), null, 1);
+    const text = JSON.stringify(
+      event('nl.edu.cli.single', { datacontenttype: 'application/json', data: { leerling: 'L-42' } }),
+      null,
+      1,
+    );
     await writeFile(join(cli.cwd, 'single.json'), text);
     const result = await cli.run(['send', 'single.json'], { env: publisher });
     expect(result.code).toBe(0);
@@ -119,7 +154,10 @@ describe('koerier send', () => {
       datacontenttype: 'application/pdf',
       data_base64: Buffer.from('%PDF-1.7 …').toString('base64'),
     });
-    const result = await cli.run(['send', '--mode', 'binary', '-'], { env: publisher, stdin: JSON.stringify(published) });
+    const result = await cli.run(['send', '--mode', 'binary', '-'], {
+      env: publisher,
+      stdin: JSON.stringify(published),
+    });
     expect(result.stdout).toContain('(binary): 1 accepted, 0 rejected.');
     const received = await eventually('the binary event at the subscriber', async () => (await receive()).events[0]);
     expect(received).toEqual(published);
@@ -141,7 +179,10 @@ describe('koerier send', () => {
     });
     expect(ids).toEqual(new Set(batch.map((e) => e.id)));
 
-    await writeFile(join(cli.cwd, 'broken.json'), JSON.stringify([event('nl.edu.cli.batch'), { ...event('leerling'), time: 'yesterday' }]));
+    await writeFile(
+      join(cli.cwd, 'broken.json'),
+      JSON.stringify([event('nl.edu.cli.batch'), { ...event('leerling'), time: 'yesterday' }]),
+    );
     const refused = await cli.run(['send', '--mode', 'batch', 'broken.json'], { env: publisher });
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('0 accepted, 2 rejected');
@@ -153,7 +194,9 @@ describe('koerier send', () => {
     const folder = join(cli.cwd, 'many');
     await mkdir(folder);
     await Promise.all(
-      Array.from({ length: 1000 }, (_, n) => writeFile(join(folder, `event-${n}.json`), JSON.stringify(event('nl.edu.cli.bulk', { data: { n } })))),
+      Array.from({ length: 1000 }, (_, n) =>
+        writeFile(join(folder, `event-${n}.json`), JSON.stringify(event('nl.edu.cli.bulk', { data: { n } }))),
+      ),
     );
 
     // A real proxy in front of the gateway: every request goes through; the third POST's real answer is dropped for a 503.
@@ -174,8 +217,15 @@ describe('koerier send', () => {
           });
           const body = Buffer.from(await upstream.arrayBuffer());
           if (req.method === 'POST' && req.url === '/events') {
-            seen.push({ key: headers['idempotency-key'] ?? '', status: upstream.status, replayed: upstream.headers.get('idempotent-replayed') === 'true' });
-            if (++posts === 3) return void res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' }).end('{"status":503}');
+            seen.push({
+              key: headers['idempotency-key'] ?? '',
+              status: upstream.status,
+              replayed: upstream.headers.get('idempotent-replayed') === 'true',
+            });
+            if (++posts === 3)
+              return void res
+                .writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' })
+                .end('{"status":503}');
           }
           res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body);
         })();
@@ -186,7 +236,18 @@ describe('koerier send', () => {
     try {
       const started = Date.now();
       const result = await cli.run(
-        ['send', 'many', '--mode', 'batch', '--batch-size', '100', '--progress', '--json', '--token-url', `${koerier.origin}/oauth/token`],
+        [
+          'send',
+          'many',
+          '--mode',
+          'batch',
+          '--batch-size',
+          '100',
+          '--progress',
+          '--json',
+          '--token-url',
+          `${koerier.origin}/oauth/token`,
+        ],
         {
           env: { ...publisher, KOERIER_URL: proxyUrl },
         },

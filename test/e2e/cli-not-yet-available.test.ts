@@ -30,11 +30,18 @@ const withoutReplaysOrRegister: Routes = {
 };
 const withoutCancelOrWrites: Routes = {
   ...withoutReplaysOrRegister,
-  [`/v1/subscriptions/${SUBSCRIPTION}/replays`]: { GET: () => ({ replays: [{ id: REPLAY, state: 'running' }] }), POST: () => ({ id: REPLAY }) },
+  [`/v1/subscriptions/${SUBSCRIPTION}/replays`]: {
+    GET: () => ({ replays: [{ id: REPLAY, state: 'running' }] }),
+    POST: () => ({ id: REPLAY }),
+  },
   [`/v1/subscriptions/${SUBSCRIPTION}/replays/${REPLAY}`]: { GET: () => ({ id: REPLAY, state: 'running' }) },
-  '/v1/contracts': { GET: () => ({ contracts: [{ name: 'enrolments', kind: 'asyncapi-data', latestVersion: '1.0.0' }] }) },
+  '/v1/contracts': {
+    GET: () => ({ contracts: [{ name: 'enrolments', kind: 'asyncapi-data', latestVersion: '1.0.0' }] }),
+  },
   '/v1/contracts/enrolments': { GET: () => ({ name: 'enrolments', versions: [] }) },
-  '/v1/contracts/enrolments/versions/1.0.0': { GET: () => ({ contract: 'enrolments', version: '1.0.0', status: 'active' }) },
+  '/v1/contracts/enrolments/versions/1.0.0': {
+    GET: () => ({ contract: 'enrolments', version: '1.0.0', status: 'active' }),
+  },
 };
 /** A register from before YAML documents (issue 14 item 2): the publish body has no `mediaType` member yet. */
 const withoutMediaTypes: Routes = {
@@ -44,11 +51,26 @@ const withoutMediaTypes: Routes = {
       const members = Object.keys(JSON.parse(body) as object);
       if (members.includes('mediaType')) {
         const detail = `Unknown member(s): mediaType; expected kind, description, owner, contact, status, sunset, eventTypes, document.`;
-        return { httpStatus: 400, body: { type: 'https://koerier.dev/problems/invalid-contract', title: 'Invalid Contract', status: 400, detail } };
+        return {
+          httpStatus: 400,
+          body: {
+            type: 'https://koerier.dev/problems/invalid-contract',
+            title: 'Invalid Contract',
+            status: 400,
+            detail,
+          },
+        };
       }
       return {
         httpStatus: 201,
-        body: { contract: 'enrolments', version: '1.0.0', status: 'active', specVersion: '3.0.0', eventTypes: [], checksum: 'sha-256=:x:' },
+        body: {
+          contract: 'enrolments',
+          version: '1.0.0',
+          status: 'active',
+          specVersion: '3.0.0',
+          eventTypes: [],
+          checksum: 'sha-256=:x:',
+        },
       };
     },
   },
@@ -67,9 +89,14 @@ async function olderGateway(routes: Routes): Promise<OlderGateway> {
   const requests: OlderGateway['requests'] = [];
   const bodies: OlderGateway['bodies'] = [];
   const problem = (res: ServerResponse, status: number, detail: string, headers: Record<string, string> = {}) =>
-    res
-      .writeHead(status, { 'content-type': 'application/problem+json', ...headers })
-      .end(JSON.stringify({ type: 'about:blank', title: status === 404 ? 'Not Found' : 'Method Not Allowed', status, detail }));
+    res.writeHead(status, { 'content-type': 'application/problem+json', ...headers }).end(
+      JSON.stringify({
+        type: 'about:blank',
+        title: status === 404 ? 'Not Found' : 'Method Not Allowed',
+        status,
+        detail,
+      }),
+    );
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -87,16 +114,26 @@ async function olderGateway(routes: Routes): Promise<OlderGateway> {
       const methods = routes[path];
       if (!methods) return problem(res, 404, `There is no resource at ${path}.`);
       const answer = methods[req.method ?? ''];
-      if (!answer) return problem(res, 405, `${req.method} is not allowed here.`, { allow: Object.keys(methods).join(', ') });
+      if (!answer)
+        return problem(res, 405, `${req.method} is not allowed here.`, { allow: Object.keys(methods).join(', ') });
       const given = answer(body);
       const { httpStatus: status, body: json } =
-        given && typeof given === 'object' && 'httpStatus' in given ? (given as { httpStatus: number; body: unknown }) : { httpStatus: 200, body: given };
-      res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(json));
+        given && typeof given === 'object' && 'httpStatus' in given
+          ? (given as { httpStatus: number; body: unknown })
+          : { httpStatus: 200, body: given };
+      res
+        .writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' })
+        .end(JSON.stringify(json));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: `${origin}/v1`, requests, bodies, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `${origin}/v1`,
+    requests,
+    bodies,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 let oldest: OlderGateway;
@@ -128,7 +165,9 @@ describe('koerier against a gateway without replays or the contract register', (
     const cancel = await cli.run(['replay', 'cancel', SUBSCRIPTION, REPLAY], { env: env(oldest) });
     expect(cancel.code).toBe(4);
     expect(cancel.stderr).toBe(`koerier: replay is not yet available on this gateway (${oldest.url})\n`);
-    const unknown = await cli.run(['replay', 'cancel', '7d0c8f9e-0000-4000-8000-00000000ffff', REPLAY], { env: env(oldest) });
+    const unknown = await cli.run(['replay', 'cancel', '7d0c8f9e-0000-4000-8000-00000000ffff', REPLAY], {
+      env: env(oldest),
+    });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('no subscription 7d0c8f9e-0000-4000-8000-00000000ffff');
   });
@@ -155,7 +194,9 @@ describe('koerier against a gateway whose replays cannot be cancelled and whose 
     const cancel = await cli.run(['replay', 'cancel', SUBSCRIPTION, REPLAY], { env: env(older) });
     expect(cancel.code).toBe(4);
     expect(cancel.stderr).toBe(`koerier: cancelling a replay is not yet available on this gateway (${older.url})\n`);
-    const unknown = await cli.run(['replay', 'cancel', SUBSCRIPTION, '7d0c8f9e-0000-4000-8000-0000000000bb'], { env: env(older) });
+    const unknown = await cli.run(['replay', 'cancel', SUBSCRIPTION, '7d0c8f9e-0000-4000-8000-0000000000bb'], {
+      env: env(older),
+    });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).toContain('404 Not Found');
     expect(unknown.stderr).not.toContain('not yet available');
@@ -178,7 +219,9 @@ describe('koerier against a gateway whose replays cannot be cancelled and whose 
       expect(run.stderr).toBe(`koerier: ${what} is not yet available on this gateway (${older.url})\n`);
     }
     // A version the read-only register does not have is its own 404, not a missing route.
-    const unknownVersion = await cli.run(['contracts', 'deprecate', 'enrolments', '9.9.9', '--sunset', '2027-06-01'], { env: env(older) });
+    const unknownVersion = await cli.run(['contracts', 'deprecate', 'enrolments', '9.9.9', '--sunset', '2027-06-01'], {
+      env: env(older),
+    });
     expect(unknownVersion.code).toBe(4);
     expect(unknownVersion.stderr).not.toContain('not yet available');
   });
@@ -190,12 +233,17 @@ describe('koerier against a register from before YAML documents', () => {
     try {
       const yaml = join(cli.cwd, 'enrolments.yaml');
       await writeFile(yaml, 'asyncapi: 3.0.0\ninfo:\n  title: Enrolments\n  version: 1.0.0\n');
-      const published = await cli.run(['contracts', 'publish', 'enrolments', '1.0.0', yaml, '--owner', 'O', '--owner-email', 'o@example.org'], {
-        env: env(register),
-      });
+      const published = await cli.run(
+        ['contracts', 'publish', 'enrolments', '1.0.0', yaml, '--owner', 'O', '--owner-email', 'o@example.org'],
+        {
+          env: env(register),
+        },
+      );
       expect(published.code, published.stderr).toBe(0);
       expect(published.stdout).toContain('Published enrolments 1.0.0');
-      const puts = register.bodies.filter(({ key }) => key !== undefined).map(({ key, body }) => ({ key, body: JSON.parse(body) as Record<string, unknown> }));
+      const puts = register.bodies
+        .filter(({ key }) => key !== undefined)
+        .map(({ key, body }) => ({ key, body: JSON.parse(body) as Record<string, unknown> }));
       expect(puts).toHaveLength(2);
       expect(puts[0]!.body).toMatchObject({
         kind: 'asyncapi-data',

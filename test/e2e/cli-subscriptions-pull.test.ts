@@ -38,21 +38,32 @@ async function publish(type: string, count: number, data: (n: number) => unknown
   const folder = join(cli.cwd, `events-${randomUUID()}`);
   await mkdir(folder);
   const ids = Array.from({ length: count }, () => randomUUID());
-  await Promise.all(ids.map((id, n) => writeFile(join(folder, `${n}.json`), JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: data(n) }))));
+  await Promise.all(
+    ids.map((id, n) =>
+      writeFile(
+        join(folder, `${n}.json`),
+        JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: data(n) }),
+      ),
+    ),
+  );
   const sent = await cli.run(['send', folder, '--mode', 'batch'], { env: publisher });
   expect(sent.code, sent.stdout + sent.stderr).toBe(0);
   return ids;
 }
 
 async function createPull(type: string, extra: string[] = []): Promise<string> {
-  const created = await cli.run(['subscriptions', 'create', '--pull', '--type', type, ...extra, '--json'], { env: subscriber });
+  const created = await cli.run(['subscriptions', 'create', '--pull', '--type', type, ...extra, '--json'], {
+    env: subscriber,
+  });
   expect(created.code, created.stderr).toBe(0);
   return (JSON.parse(created.stdout) as { id: string }).id;
 }
 
 async function deadLetterCount(subscription: string): Promise<number> {
   const token = await koerier.token('dev-subscriber');
-  const answer = await fetch(`${koerier.url}/subscriptions/${subscription}/dead-letters?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+  const answer = await fetch(`${koerier.url}/subscriptions/${subscription}/dead-letters?limit=100`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   return ((await answer.json()) as { deadLetters: unknown[] }).deadLetters.length;
 }
 
@@ -67,8 +78,14 @@ describe('koerier subscriptions', () => {
       '3',
     ]);
     const listed = await cli.run(['subscriptions', 'list', '--json'], { env: subscriber });
-    const mine = (JSON.parse(listed.stdout) as { id: string; filters: unknown[]; maxdeliverycount: number; status: string }[]).find((s) => s.id === id);
-    expect(mine).toMatchObject({ status: 'active', maxdeliverycount: 3, filters: [{ prefix: { subject: 'leerling/' } }, { suffix: { subject: '/1' } }] });
+    const mine = (
+      JSON.parse(listed.stdout) as { id: string; filters: unknown[]; maxdeliverycount: number; status: string }[]
+    ).find((s) => s.id === id);
+    expect(mine).toMatchObject({
+      status: 'active',
+      maxdeliverycount: 3,
+      filters: [{ prefix: { subject: 'leerling/' } }, { suffix: { subject: '/1' } }],
+    });
 
     const table = await cli.run(['subs', 'list'], { env: subscriber });
     expect(table.stdout).toMatch(new RegExp(`│ ${id} │ pull +│ active +│ nl\\.edu\\.cli\\.manage`));
@@ -94,7 +111,9 @@ describe('koerier subscriptions', () => {
     expect(unknown.stderr).toContain('no subscription');
     const contracts = await cli.run(['contracts', 'list', '--json'], { env: subscriber });
     expect(contracts.code, contracts.stderr).toBe(0);
-    expect((JSON.parse(contracts.stdout) as { name: string }[]).map((contract) => contract.name)).toContain('koerier-webhook');
+    expect((JSON.parse(contracts.stdout) as { name: string }[]).map((contract) => contract.name)).toContain(
+      'koerier-webhook',
+    );
   });
 
   it('pauses a push subscription (deliveries wait as dead letters) and resumes it (they are sent); a pull subscription is not paused (409, exit 1)', async () => {
@@ -120,17 +139,26 @@ describe('koerier subscriptions', () => {
     const paused = await cli.run(['subscriptions', 'pause', id], { env: subscriber });
     expect(paused.code, paused.stderr).toBe(0);
     expect(paused.stdout).toContain(`Paused ${id}.`);
-    const shown = JSON.parse((await cli.run(['subscriptions', 'show', id, '--json'], { env: subscriber })).stdout) as Record<string, unknown>;
+    const shown = JSON.parse(
+      (await cli.run(['subscriptions', 'show', id, '--json'], { env: subscriber })).stdout,
+    ) as Record<string, unknown>;
     expect(shown).toMatchObject({ status: 'suspended', suspendedfor: 'paused' });
 
     const [eventId] = await publish('nl.edu.cli.pause', 1);
-    await eventually('the delivery kept as a dead letter while paused', async () => (await deadLetterCount(id)) === 1, { timeoutMs: 15_000, intervalMs: 250 });
+    await eventually('the delivery kept as a dead letter while paused', async () => (await deadLetterCount(id)) === 1, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
     expect(listen.stdout()).toBe('');
 
     const resumed = await cli.run(['subscriptions', 'resume', id], { env: subscriber });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain(`Resumed ${id}: active; 1 held deliveries sent again.`);
-    const line = await eventually('the held delivery at listen', () => listen.stdout().trim().split('\n').filter(Boolean)[0], { timeoutMs: 15_000 });
+    const line = await eventually(
+      'the held delivery at listen',
+      () => listen.stdout().trim().split('\n').filter(Boolean)[0],
+      { timeoutMs: 15_000 },
+    );
     expect((JSON.parse(line) as { events: { id: string }[] }).events[0]?.id).toBe(eventId);
     await listen.stop();
 
@@ -148,7 +176,9 @@ describe('koerier pull', () => {
     const failing = await eventually(
       'both events at the failing command',
       async () => {
-        const run = await cli.run(['pull', id, '--wait', '5', '--exec', 'cat > /dev/null; exit 3', '--json'], { env: subscriber });
+        const run = await cli.run(['pull', id, '--wait', '5', '--exec', 'cat > /dev/null; exit 3', '--json'], {
+          env: subscriber,
+        });
         return run.stdout.trim().split('\n').filter(Boolean).length === 2 ? run : undefined;
       },
       { timeoutMs: 20_000 },
@@ -205,7 +235,11 @@ describe('koerier listen', () => {
     expect(listen.stderr()).toContain('validation request from koerier.local: consented');
 
     const [eventId] = await publish('nl.edu.cli.listen', 1, () => ({ leerling: 'L-42' }));
-    const line = await eventually('the delivery printed by listen', () => listen.stdout().trim().split('\n').filter(Boolean)[0], { timeoutMs: 15_000 });
+    const line = await eventually(
+      'the delivery printed by listen',
+      () => listen.stdout().trim().split('\n').filter(Boolean)[0],
+      { timeoutMs: 15_000 },
+    );
     const delivery = JSON.parse(line) as {
       path: string;
       mode: string;
@@ -216,7 +250,9 @@ describe('koerier listen', () => {
     };
     expect(delivery).toMatchObject({ path: '/hook', mode: 'structured', authorization: 'Bearer …', answered: 204 });
     expect(delivery.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
-    expect(delivery.events).toEqual([{ specversion: '1.0', id: eventId, source: SOURCE, type: 'nl.edu.cli.listen', data: { leerling: 'L-42' } }]);
+    expect(delivery.events).toEqual([
+      { specversion: '1.0', id: eventId, source: SOURCE, type: 'nl.edu.cli.listen', data: { leerling: 'L-42' } },
+    ]);
     const stopped = await listen.stop();
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toContain('1 delivery received.');
@@ -233,7 +269,9 @@ describe('koerier dead-letters', () => {
     await eventually(
       '30 dead letters',
       async () => {
-        const failing = await cli.run(['pull', id, '--wait', '1', '-n', '100', '--exec', 'exit 1'], { env: subscriber });
+        const failing = await cli.run(['pull', id, '--wait', '1', '-n', '100', '--exec', 'exit 1'], {
+          env: subscriber,
+        });
         expect(failing.stderr).not.toMatch(/koerier: (?!could not)/);
         return (await deadLetterCount(id)) === 30;
       },
@@ -251,11 +289,15 @@ describe('koerier dead-letters', () => {
     expect(await deadLetterCount(id)).toBe(0);
 
     const handled = join(cli.cwd, `redriven-${id}.txt`);
-    const follow = cli.spawn(['pull', id, '--follow', '--wait', '1', '-n', '100', '--exec', `cat >> "${handled}"; echo >> "${handled}"`], { env: subscriber });
+    const follow = cli.spawn(
+      ['pull', id, '--follow', '--wait', '1', '-n', '100', '--exec', `cat >> "${handled}"; echo >> "${handled}"`],
+      { env: subscriber },
+    );
     await eventually(
       'the 30 redriven events handled',
       async () => {
-        if (follow.child.exitCode !== null) throw new Error(`pull --follow ended early (${follow.child.exitCode}): ${follow.stderr()}`);
+        if (follow.child.exitCode !== null)
+          throw new Error(`pull --follow ended early (${follow.child.exitCode}): ${follow.stderr()}`);
         return (await readFile(handled, 'utf8').catch(() => '')).trim().split('\n').filter(Boolean).length >= 30;
       },
       {

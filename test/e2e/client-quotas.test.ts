@@ -54,13 +54,22 @@ async function call(token: string, method: string, path: string, body?: unknown)
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+  };
 }
 
 /** A partner of its own for each test, entitled to the test's type, with `quotas` of its own when given. */
-async function partner(quotas?: Record<string, number>): Promise<{ clientId: string; token: string; publisher: string }> {
+async function partner(
+  quotas?: Record<string, number>,
+): Promise<{ clientId: string; token: string; publisher: string }> {
   const clientId = `quota-${randomUUID().slice(0, 8)}`;
-  const put = await call(adminToken, 'PUT', `/clients/${clientId}`, { entitlements: [{ typePrefix: TYPE }], ...(quotas ? { quotas } : {}) });
+  const put = await call(adminToken, 'PUT', `/clients/${clientId}`, {
+    entitlements: [{ typePrefix: TYPE }],
+    ...(quotas ? { quotas } : {}),
+  });
   expect(put.status).toBe(201);
   await waitForRefresh();
   return {
@@ -75,7 +84,10 @@ const waitForRefresh = () => new Promise((resolve) => setTimeout(resolve, 1_100)
 
 const pullSubscription = (token: string) => call(token, 'POST', '/subscriptions', { delivery: 'pull', types: [TYPE] });
 const replay = (token: string, subscriptionId: string) =>
-  call(token, 'POST', `/subscriptions/${subscriptionId}/replays`, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() });
+  call(token, 'POST', `/subscriptions/${subscriptionId}/replays`, {
+    from: new Date(Date.now() - 3_600_000).toISOString(),
+    to: new Date().toISOString(),
+  });
 
 function upload(token: string, size: number): Promise<Answer> {
   const digest = `sha-256=:${createHash('sha256').update(randomUUID()).digest('base64')}:`;
@@ -112,7 +124,9 @@ describe('per-client quotas (issue 28, item 13)', () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => pullSubscription(token)));
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 201, 409, 409, 409, 409]);
     const listed = await call(token, 'GET', '/subscriptions');
-    expect((listed.body['subscriptions'] as { delivery: string }[]).filter((s) => s.delivery === 'pull')).toHaveLength(2);
+    expect((listed.body['subscriptions'] as { delivery: string }[]).filter((s) => s.delivery === 'pull')).toHaveLength(
+      2,
+    );
   });
 
   it('EDU-20, issue 28: a client has at most maxConcurrentReplays replays running on its subscriptions (409 quota-exceeded); a cancelled one frees its place, and starts at once never pass it together', async () => {
@@ -126,7 +140,9 @@ describe('per-client quotas (issue 28, item 13)', () => {
     expectQuotaProblem(refused, 409, 'maxConcurrentReplays', 1, clientId);
     expect(refused.body['used']).toBe(1);
 
-    expect((await call(token, 'POST', `/subscriptions/${ids[0]}/replays/${String(running.body['id'])}/cancel`)).status).toBe(200);
+    expect(
+      (await call(token, 'POST', `/subscriptions/${ids[0]}/replays/${String(running.body['id'])}/cancel`)).status,
+    ).toBe(200);
     const atOnce = await Promise.all(ids.slice(1).map((id) => replay(token, id)));
     expect(atOnce.map((answer) => answer.status).sort()).toEqual([202, 409, 409, 409]);
   });
@@ -152,7 +168,10 @@ describe('per-client quotas (issue 28, item 13)', () => {
 
   it("EDU-20, issue 28: a partner's own quotas, set through the admin API, raise the defaults without a restart; bad quotas are refused", async () => {
     const { clientId, token, publisher } = await partner();
-    const ids = [String((await pullSubscription(token)).body['id']), String((await pullSubscription(token)).body['id'])];
+    const ids = [
+      String((await pullSubscription(token)).body['id']),
+      String((await pullSubscription(token)).body['id']),
+    ];
     expect((await pullSubscription(token)).status).toBe(409);
     expect((await replay(token, ids[0]!)).status).toBe(202);
     expect((await replay(token, ids[1]!)).status).toBe(409);
@@ -160,7 +179,10 @@ describe('per-client quotas (issue 28, item 13)', () => {
     expect((await upload(publisher, 1000)).status).toBe(429);
 
     const quotas = { maxPullSubscriptions: 3, maxConcurrentReplays: 2, uploadBytesPerHour: 5000 };
-    const raised = await call(adminToken, 'PUT', `/clients/${clientId}`, { entitlements: [{ typePrefix: TYPE }], quotas });
+    const raised = await call(adminToken, 'PUT', `/clients/${clientId}`, {
+      entitlements: [{ typePrefix: TYPE }],
+      quotas,
+    });
     expect(raised.status).toBe(200);
     expect(raised.body['quotas']).toEqual(quotas);
     expect((await call(adminToken, 'GET', `/clients/${clientId}`)).body['quotas']).toEqual(quotas);
@@ -173,7 +195,10 @@ describe('per-client quotas (issue 28, item 13)', () => {
     expectQuotaProblem(await upload(publisher, 2001), 429, 'uploadBytesPerHour', 5000, clientId);
 
     for (const bad of [{ maxPullSubscriptions: -1 }, { maxConcurrentReplays: 1.5 }, { uploadBytes: 10 }, []]) {
-      const refused = await call(adminToken, 'PUT', `/clients/${clientId}`, { entitlements: [{ typePrefix: TYPE }], quotas: bad });
+      const refused = await call(adminToken, 'PUT', `/clients/${clientId}`, {
+        entitlements: [{ typePrefix: TYPE }],
+        quotas: bad,
+      });
       expect(refused.status, JSON.stringify(bad)).toBe(400);
       expect(refused.body['detail']).toContain('quotas');
     }

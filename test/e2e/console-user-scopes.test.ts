@@ -30,13 +30,21 @@ beforeAll(async () => {
   const jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'pool-1', alg: 'RS256', use: 'sig' } as JWK] };
   jwksServer = createServer((request, response) => {
     const found = request.url === '/eu-west-1_ConsolePool/.well-known/jwks.json';
-    response.writeHead(found ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(found ? jwks : {}));
+    response
+      .writeHead(found ? 200 : 404, { 'content-type': 'application/json' })
+      .end(JSON.stringify(found ? jwks : {}));
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
   poolIssuer = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/eu-west-1_ConsolePool`;
-  koerier = await startTestHost({ [settingEnv.consoleUserPoolIssuer]: poolIssuer, [settingEnv.consoleUserPoolClientId]: CONSOLE_CLIENT });
+  koerier = await startTestHost({
+    [settingEnv.consoleUserPoolIssuer]: poolIssuer,
+    [settingEnv.consoleUserPoolClientId]: CONSOLE_CLIENT,
+  });
   confidential = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
-  const created = await call('POST', '/subscriptions', confidential, { delivery: 'pull', types: [`nl.example.console.${randomUUID().slice(0, 8)}.v1`] });
+  const created = await call('POST', '/subscriptions', confidential, {
+    delivery: 'pull',
+    types: [`nl.example.console.${randomUUID().slice(0, 8)}.v1`],
+  });
   expect(created.status, created.text).toBe(201);
   subscriptionId = created.body['id'] as string;
 });
@@ -48,7 +56,13 @@ afterAll(async () => {
 
 /** A console user's access token as Cognito issues it to the console's app client. */
 function consoleUser(groups: readonly string[]): Promise<string> {
-  return new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', scope: 'openid email', username: 'j.jansen', 'cognito:groups': [...groups] })
+  return new SignJWT({
+    client_id: CONSOLE_CLIENT,
+    token_use: 'access',
+    scope: 'openid email',
+    username: 'j.jansen',
+    'cognito:groups': [...groups],
+  })
     .setProtectedHeader({ alg: 'RS256', kid: 'pool-1' })
     .setSubject(randomUUID())
     .setIssuer(poolIssuer)
@@ -75,13 +89,20 @@ async function call(method: string, path: string, token: string, body?: unknown)
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text, headers: response.headers };
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    text,
+    headers: response.headers,
+  };
 }
 
 function expectInsufficientScope(answer: Answer, scope: string, what: string): void {
   expect(answer.status, `${what}: ${answer.text}`).toBe(403);
   expect(answer.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
-  expect(answer.headers.get('www-authenticate'), what).toBe(`Bearer realm="koerier", error="insufficient_scope", scope="${scope}"`);
+  expect(answer.headers.get('www-authenticate'), what).toBe(
+    `Bearer realm="koerier", error="insufficient_scope", scope="${scope}"`,
+  );
   expect(answer.body['detail'], what).toContain('confidential client');
 }
 
@@ -95,9 +116,17 @@ describe('EDU-2: a console user token reads and never acts for a confidential cl
       'subscriptions:manage',
       'create',
     );
-    expectInsufficientScope(await call('PATCH', base, user, { types: ['nl.example.console.changed.v1'] }), 'subscriptions:manage', 'PATCH');
+    expectInsufficientScope(
+      await call('PATCH', base, user, { types: ['nl.example.console.changed.v1'] }),
+      'subscriptions:manage',
+      'PATCH',
+    );
     expectInsufficientScope(await call('DELETE', base, user), 'subscriptions:manage', 'DELETE');
-    expectInsufficientScope(await call('POST', `${base}/dead-letters/redrive`, user, { all: true }), 'subscriptions:manage', 'redrive');
+    expectInsufficientScope(
+      await call('POST', `${base}/dead-letters/redrive`, user, { all: true }),
+      'subscriptions:manage',
+      'redrive',
+    );
     expectInsufficientScope(await call('POST', `${base}/resume`, user, {}), 'subscriptions:manage', 'resume');
 
     const after = await call('GET', base, confidential);
@@ -129,9 +158,21 @@ describe('EDU-2: a console user token reads and never acts for a confidential cl
     expect((await call('GET', `/subscriptions/${subscriptionId}/dead-letters`, operator)).status).toBe(200);
 
     expectInsufficientScope(await call('GET', '/clients', operator), 'admin', 'list clients');
-    expectInsufficientScope(await call('PUT', '/clients/console-made', operator, { name: 'Console made' }), 'admin', 'put client');
-    expectInsufficientScope(await call('POST', '/deliveries/dead-letter-queue/redrive', operator, {}), 'admin', 'queue redrive');
-    expectInsufficientScope(await call('DELETE', `/subscriptions/${subscriptionId}`, operator), 'subscriptions:manage', 'operator DELETE');
+    expectInsufficientScope(
+      await call('PUT', '/clients/console-made', operator, { name: 'Console made' }),
+      'admin',
+      'put client',
+    );
+    expectInsufficientScope(
+      await call('POST', '/deliveries/dead-letter-queue/redrive', operator, {}),
+      'admin',
+      'queue redrive',
+    );
+    expectInsufficientScope(
+      await call('DELETE', `/subscriptions/${subscriptionId}`, operator),
+      'subscriptions:manage',
+      'operator DELETE',
+    );
     expect((await call('GET', `/subscriptions/${subscriptionId}`, confidential)).status).toBe(200);
   });
 });

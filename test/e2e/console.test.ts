@@ -13,12 +13,20 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 
-const CHROMIUM = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path !== undefined && existsSync(path));
+const CHROMIUM = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path) => path !== undefined && existsSync(path),
+);
 const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
-if (!CHROMIUM) console.warn('console browser tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
+if (!CHROMIUM)
+  console.warn('console browser tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
 
 // A browser and an axe run per page: on two loaded cores a walk through the console takes most of a minute.
 vi.setConfig({ testTimeout: 90_000 });
@@ -60,7 +68,12 @@ async function expectAccessible(page: Page, name: string): Promise<void> {
   const violations = await page.evaluate(async () => {
     const axe = (
       globalThis as unknown as {
-        axe: { run(context: unknown, options: unknown): Promise<{ violations: { id: string; help: string; nodes: { target: unknown }[] }[] }> };
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: { id: string; help: string; nodes: { target: unknown }[] }[] }>;
+        };
       }
     ).axe;
     const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
@@ -90,7 +103,10 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     koerier = await startTestHost({
       [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
       [settingEnv.validationAgreedClients]: 'dev-subscriber,dev-publisher',
-      [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }], 'dev-publisher': [{ typePrefix: '' }] }),
+      [settingEnv.entitlements]: JSON.stringify({
+        'dev-subscriber': [{ typePrefix: '' }],
+        'dev-publisher': [{ typePrefix: '' }],
+      }),
     });
     receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 415 }) });
     const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
@@ -108,7 +124,13 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     expect(others.status).toBe(201);
     othersId = others.body['id'] as string;
     for (let i = 0; i < 2; i++) {
-      const event = { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:console', type, data: { n: i } };
+      const event = {
+        specversion: '1.0',
+        id: randomUUID(),
+        source: 'urn:nld:oin:00000001234567890000:systeem:console',
+        type,
+        data: { n: i },
+      };
       const published = await api(other, 'POST', '/events', event, 'application/cloudevents+json');
       expect(published.status).toBe(202);
     }
@@ -229,8 +251,13 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     expect(`${back.origin}${back.pathname}`).toBe(`${koerier.origin}/console/`);
     expect(back.searchParams.get('state')).toBe('s1');
     const code = back.searchParams.get('code') ?? '';
-    const exchange = (form: Record<string, string>) => fetch(`${koerier.origin}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
-    const base = { grant_type: 'authorization_code', client_id: 'koerier-console', redirect_uri: `${koerier.origin}/console/` };
+    const exchange = (form: Record<string, string>) =>
+      fetch(`${koerier.origin}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) });
+    const base = {
+      grant_type: 'authorization_code',
+      client_id: 'koerier-console',
+      redirect_uri: `${koerier.origin}/console/`,
+    };
     const wrong = await exchange({ ...base, code, code_verifier: verifier.replace(/^d/, 'e') });
     expect(wrong.status).toBe(400);
     expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
@@ -239,7 +266,8 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     expect(((await reused.json()) as { error: string }).error).toBe('invalid_grant');
 
     const foreign = new URL(`${koerier.origin}/oauth/authorize`);
-    for (const [name, value] of Object.entries({ ...request, redirect_uri: 'https://attacker.example/console/' })) foreign.searchParams.set(name, value);
+    for (const [name, value] of Object.entries({ ...request, redirect_uri: 'https://attacker.example/console/' }))
+      foreign.searchParams.set(name, value);
     const refused = await fetch(foreign, { redirect: 'manual' });
     expect(refused.status).toBe(400);
     expect(await refused.text()).not.toContain('<form');

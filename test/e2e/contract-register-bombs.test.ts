@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { DynamoDbContractStore } from '../../functions/aws/dynamodb-contract-store.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { enrolmentContract, owner } from '../support/contract-documents.js';
@@ -29,7 +29,11 @@ let neighbour: string;
 beforeAll(async () => {
   koerier = await startTestHost({
     [settingEnv.partnersRefreshSeconds]: '1',
-    [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': [], 'bomb-writer': ['urn:nld:oin:0009'] }),
+    [settingEnv.publishers]: JSON.stringify({
+      'dev-publisher': ['urn:nld:oin:0001'],
+      'dev-subscriber': [],
+      'bomb-writer': ['urn:nld:oin:0009'],
+    }),
   });
   writer = await koerier.host.issueToken('bomb-writer', ['contracts:read', 'contracts:write']);
   writerPublishes = await koerier.host.issueToken('bomb-writer', ['events:publish']);
@@ -50,18 +54,39 @@ async function call(method: string, path: string, body?: unknown, token = writer
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text.startsWith('{') ? JSON.parse(text) : { text }) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text.startsWith('{') ? JSON.parse(text) : { text }) as Record<string, unknown>,
+  };
 }
 
 const publishContract = (name: string, document: unknown, extra: Record<string, unknown> = {}) =>
-  call('PUT', `/contracts/${name}/versions/1.0.0`, { kind: 'asyncapi-data', owner, contact: owner, document, ...extra });
+  call('PUT', `/contracts/${name}/versions/1.0.0`, {
+    kind: 'asyncapi-data',
+    owner,
+    contact: owner,
+    document,
+    ...extra,
+  });
 
 async function publishEvent(token: string, source: string, type: string, data: unknown) {
   const started = Date.now();
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type, datacontenttype: 'application/json', data }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': randomUUID(),
+    },
+    body: JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source,
+      type,
+      datacontenttype: 'application/json',
+      data,
+    }),
   });
   const body = (await response.json()) as Record<string, unknown>;
   return { status: response.status, body, ms: Date.now() - started };
@@ -84,7 +109,10 @@ async function withNeighbour<T>(bomb: () => Promise<T>): Promise<{ result: T; bo
 function referenceBomb(levels: number): Record<string, unknown> {
   const schemas: Record<string, unknown> = { s0: { type: 'string' } };
   for (let i = 1; i <= levels; i++) {
-    schemas[`s${i}`] = { type: 'object', properties: { a: { $ref: `#/components/schemas/s${i - 1}` }, b: { $ref: `#/components/schemas/s${i - 1}` } } };
+    schemas[`s${i}`] = {
+      type: 'object',
+      properties: { a: { $ref: `#/components/schemas/s${i - 1}` }, b: { $ref: `#/components/schemas/s${i - 1}` } },
+    };
   }
   const document = enrolmentContract({ $ref: `#/components/schemas/s${levels}` });
   return { ...document, components: { ...(document['components'] as object), schemas } };
@@ -96,10 +124,17 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
     const name = `regex-bomb-${randomUUID().slice(0, 8)}`;
     const payload = { type: 'object', properties: { name: { type: 'string', pattern: '^(a+)+$' } } };
     expect((await publishContract(name, enrolmentContract(payload))).status).toBe(201);
-    const bound = await call('PUT', `/contract-bindings/${type}`, { contract: name, version: '1.0.0', message: 'enrolled', mode: 'enforce' });
+    const bound = await call('PUT', `/contract-bindings/${type}`, {
+      contract: name,
+      version: '1.0.0',
+      message: 'enrolled',
+      mode: 'enforce',
+    });
     expect(bound.status).toBe(200);
     const send = (value: string) => publishEvent(writerPublishes, 'urn:nld:oin:0009:bron', type, { name: value });
-    await eventually('the binding to reach the ingest', async () => (await send('b')).status === 400, { timeoutMs: 15_000 });
+    await eventually('the binding to reach the ingest', async () => (await send('b')).status === 400, {
+      timeoutMs: 15_000,
+    });
     expect((await send('aaaa')).status).toBe(202);
 
     // 32 characters took about 30 s with the JavaScript engine, which backtracks 2^32 ways.
@@ -115,15 +150,24 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
   }, 60_000);
 
   it('SEC-28.6, EDU-21: a pattern RE2 cannot run in linear time (a back-reference, a look-ahead) is refused at publish with 400 naming it', async () => {
-    const payload = { type: 'object', properties: { twice: { type: 'string', pattern: '^(a+)\\1$' }, ahead: { type: 'string', pattern: '^(?=a)a+$' } } };
+    const payload = {
+      type: 'object',
+      properties: { twice: { type: 'string', pattern: '^(a+)\\1$' }, ahead: { type: 'string', pattern: '^(?=a)a+$' } },
+    };
     const refused = await publishContract(`backref-${randomUUID().slice(0, 8)}`, enrolmentContract(payload));
     expect(refused.status).toBe(400);
     expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
     expect(refused.body['errors']).toHaveLength(2);
     expect(refused.body['errors']).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ rule: 'pattern-not-linear', message: expect.stringContaining('/properties/twice/pattern') }),
-        expect.objectContaining({ rule: 'pattern-not-linear', message: expect.stringContaining('/properties/ahead/pattern') }),
+        expect.objectContaining({
+          rule: 'pattern-not-linear',
+          message: expect.stringContaining('/properties/twice/pattern'),
+        }),
+        expect.objectContaining({
+          rule: 'pattern-not-linear',
+          message: expect.stringContaining('/properties/ahead/pattern'),
+        }),
       ]),
     );
   }, 30_000);
@@ -135,7 +179,11 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
     const { result, bombMs, neighbourMs } = await withNeighbour(() => publishContract(name, document));
     expect(result.status).toBe(400);
     expect(result.body['errors']).toEqual([
-      expect.objectContaining({ rule: 'document-expansion-cap', requirement: 'EDU-21', message: expect.stringContaining('the cap is 25000 nodes') }),
+      expect.objectContaining({
+        rule: 'document-expansion-cap',
+        requirement: 'EDU-21',
+        message: expect.stringContaining('the cap is 25000 nodes'),
+      }),
     ]);
     expect(bombMs).toBeLessThan(QUICK_MS);
     expect(neighbourMs).toBeLessThan(QUICK_MS);
@@ -145,7 +193,9 @@ describe('issue 28, item 6: a partner contract cannot stall the shared gateway',
   it('SEC-28.6, EDU-22: an e-mail address of 200,000 characters is refused by its length before any pattern runs; a neighbour publishes meanwhile unaffected', async () => {
     const email = `a@${'.'.repeat(200_000)} `;
     const { result, bombMs, neighbourMs } = await withNeighbour(() =>
-      publishContract(`email-${randomUUID().slice(0, 8)}`, enrolmentContract({ type: 'object' }), { owner: { name: 'X', email } }),
+      publishContract(`email-${randomUUID().slice(0, 8)}`, enrolmentContract({ type: 'object' }), {
+        owner: { name: 'X', email },
+      }),
     );
     expect(result.status).toBe(400);
     expect(result.body['detail']).toBe('owner.email is an e-mail address of at most 254 characters.');
@@ -167,13 +217,20 @@ describe('issue 28, item 14: what the register gives back to other tenants', () 
       const refused = await publishContract(`control-${randomUUID().slice(0, 8)}`, document, fields);
       expect(refused.status).toBe(400);
       expect(refused.body['type']).toBe(problemTypeUri('invalid-contract'));
-      expect(refused.body['detail']).toMatch(new RegExp(`^${member.replace('.', '\\.')} holds a control character \\(U\\+00`));
+      expect(refused.body['detail']).toMatch(
+        new RegExp(`^${member.replace('.', '\\.')} holds a control character \\(U\\+00`),
+      );
     }
     // Tabs and line breaks are text in a description.
-    expect((await publishContract(`control-${randomUUID().slice(0, 8)}`, document, { description: 'line one\n\tline two' })).status).toBe(201);
+    expect(
+      (await publishContract(`control-${randomUUID().slice(0, 8)}`, document, { description: 'line one\n\tline two' }))
+        .status,
+    ).toBe(201);
     const name = `control-${randomUUID().slice(0, 8)}`;
     expect((await publishContract(name, document)).status).toBe(201);
-    const patched = await call('PATCH', `/contracts/${name}`, { owner: { name: '\u001b[8mhidden', url: 'https://example.org' } });
+    const patched = await call('PATCH', `/contracts/${name}`, {
+      owner: { name: '\u001b[8mhidden', url: 'https://example.org' },
+    });
     expect(patched.status).toBe(400);
     expect(patched.body['detail']).toContain('owner.name holds a control character (U+001B at position 0)');
   }, 60_000);
@@ -197,7 +254,10 @@ describe('issue 28, item 14: what the register gives back to other tenants', () 
     );
     const cli: CliUser = await cliUser(koerier.url);
     try {
-      const env = { KOERIER_CLIENT_ID: 'dev-subscriber', KOERIER_CLIENT_SECRET: koerier.host.localConfig.clients['dev-subscriber']!.secret };
+      const env = {
+        KOERIER_CLIENT_ID: 'dev-subscriber',
+        KOERIER_CLIENT_SECRET: koerier.host.localConfig.clients['dev-subscriber']!.secret,
+      };
       const shown = await cli.run(['contracts', 'show', name], { env });
       expect(shown.code).toBe(0);
       // eslint-disable-next-line no-control-regex
@@ -238,8 +298,14 @@ function webhookContract32(): Record<string, unknown> {
         post: {
           tags: ['events'],
           summary: 'An enrolment was created',
-          requestBody: { required: true, content: { 'application/cloudevents+json': { schema: { $ref: '#/components/schemas/CloudEvent' } } } },
-          responses: { '202': { summary: 'Accepted', description: 'Received; processed asynchronously.' }, '400': { description: 'Not a CloudEvent.' } },
+          requestBody: {
+            required: true,
+            content: { 'application/cloudevents+json': { schema: { $ref: '#/components/schemas/CloudEvent' } } },
+          },
+          responses: {
+            '202': { summary: 'Accepted', description: 'Received; processed asynchronously.' },
+            '400': { description: 'Not a CloudEvent.' },
+          },
         },
       },
     },
@@ -248,7 +314,13 @@ function webhookContract32(): Record<string, unknown> {
         CloudEvent: {
           type: 'object',
           required: ['specversion', 'id', 'source', 'type'],
-          properties: { specversion: { const: '1.0' }, id: { type: 'string' }, source: { type: 'string' }, type: { type: 'string' }, data: {} },
+          properties: {
+            specversion: { const: '1.0' },
+            id: { type: 'string' },
+            source: { type: 'string' },
+            type: { type: 'string' },
+            data: {},
+          },
         },
       },
     },
@@ -264,7 +336,9 @@ describe('issue 36, item 1: OpenAPI 3.2.0 webhook contracts (EDU-21)', () => {
     const published = await publishWebhook(name, webhookContract32());
     expect(published.status).toBe(201);
     expect(published.body).toMatchObject({ contract: name, version: '1.0.0', specVersion: '3.2.0' });
-    const served = await fetch(`${koerier.url}/contracts/${name}/versions/1.0.0/document`, { headers: { authorization: `Bearer ${writer}` } });
+    const served = await fetch(`${koerier.url}/contracts/${name}/versions/1.0.0/document`, {
+      headers: { authorization: `Bearer ${writer}` },
+    });
     expect(await served.text()).toBe(JSON.stringify(webhookContract32()));
   }, 60_000);
 
@@ -275,7 +349,12 @@ describe('issue 36, item 1: OpenAPI 3.2.0 webhook contracts (EDU-21)', () => {
     expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
     expect(refused.body['errors']).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ rule: 'openapi', requirement: 'EDU-21', attribute: '/info', message: expect.stringContaining("'version'") }),
+        expect.objectContaining({
+          rule: 'openapi',
+          requirement: 'EDU-21',
+          attribute: '/info',
+          message: expect.stringContaining("'version'"),
+        }),
         expect.objectContaining({ attribute: '/tags/0/parent', message: expect.stringContaining('string') }),
       ]),
     );

@@ -10,7 +10,7 @@ import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { API_VERSION } from '../../functions/core/api-description/components.js';
 import { DynamoDbContractStore } from '../../functions/aws/dynamodb-contract-store.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../support/contract-documents.js';
 import { eventually } from '../support/waiting.js';
@@ -46,7 +46,11 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-async function call(method: string, path: string, options: { token?: string | undefined; body?: unknown; key?: string } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string | undefined; body?: unknown; key?: string } = {},
+) {
   const token = 'token' in options ? options.token : writer;
   const response = await fetch(`${koerier.url}${path}`, {
     method,
@@ -68,7 +72,10 @@ async function call(method: string, path: string, options: { token?: string | un
 }
 
 const publishVersion = (name: string, version: string, document: unknown, token = writer, query = '') =>
-  call('PUT', `/contracts/${name}/versions/${version}${query}`, { token, body: { kind: 'asyncapi-data', owner, contact: owner, document } });
+  call('PUT', `/contracts/${name}/versions/${version}${query}`, {
+    token,
+    body: { kind: 'asyncapi-data', owner, contact: owner, document },
+  });
 
 /**
  * The enrolments versions the tests before a test publish, for a test run on its own (`-t`, issue 36
@@ -80,7 +87,8 @@ async function givenEnrolments(...versions: ('1.0.0' | '1.1.0')[]) {
     '1.0.0': enrolmentContract(enrolmentPayload()),
     '1.1.0': enrolmentContract(enrolmentPayload({ level: { enum: ['vo', 'mbo', 'hbo', 'wo'] } })),
   };
-  for (const version of versions) expect([200, 201]).toContain((await publishVersion('enrolments', version, documents[version])).status);
+  for (const version of versions)
+    expect([200, 201]).toContain((await publishVersion('enrolments', version, documents[version])).status);
 }
 
 async function publishEvent(
@@ -112,8 +120,12 @@ describe('the contract register (issue 14, EDU-6)', () => {
   it("issue 14 item 4: Koerier's own OpenAPI document is a contract of its register, byte for byte the served /openapi.json", async () => {
     const listed = await call('GET', '/contracts', { token: reader });
     expect(listed.status).toBe(200);
-    expect(listed.body['contracts']).toContainEqual(expect.objectContaining({ name: 'koerier-webhook', kind: 'openapi-webhook', latestVersion: API_VERSION }));
-    const document = await call('GET', `/contracts/koerier-webhook/versions/${API_VERSION}/document`, { token: reader });
+    expect(listed.body['contracts']).toContainEqual(
+      expect.objectContaining({ name: 'koerier-webhook', kind: 'openapi-webhook', latestVersion: API_VERSION }),
+    );
+    const document = await call('GET', `/contracts/koerier-webhook/versions/${API_VERSION}/document`, {
+      token: reader,
+    });
     expect(document.status).toBe(200);
     expect(document.headers.get('content-type')).toBe('application/vnd.oai.openapi+json');
     const served = await (await fetch(`${koerier.url}/openapi.json`)).text();
@@ -136,7 +148,13 @@ describe('the contract register (issue 14, EDU-6)', () => {
       publishedBy: 'registry-writer',
     });
     const contract = await call('GET', '/contracts/enrolments', { token: reader });
-    expect(contract.body).toMatchObject({ name: 'enrolments', kind: 'asyncapi-data', owner, contact: owner, latestVersion: '1.0.0' });
+    expect(contract.body).toMatchObject({
+      name: 'enrolments',
+      kind: 'asyncapi-data',
+      owner,
+      contact: owner,
+      latestVersion: '1.0.0',
+    });
     const versions = await call('GET', '/contracts/enrolments/versions', { token: reader });
     expect((versions.body['versions'] as { version: string }[]).map((version) => version.version)).toEqual(['1.0.0']);
     const one = await call('GET', '/contracts/enrolments/versions/1.0.0', { token: reader });
@@ -151,7 +169,11 @@ describe('the contract register (issue 14, EDU-6)', () => {
     await givenEnrolments('1.0.0');
     const again = await publishVersion('enrolments', '1.0.0', enrolmentContract(enrolmentPayload()));
     expect(again.status).toBe(200);
-    const changed = await publishVersion('enrolments', '1.0.0', enrolmentContract(enrolmentPayload({ nickname: { type: 'string' } })));
+    const changed = await publishVersion(
+      'enrolments',
+      '1.0.0',
+      enrolmentContract(enrolmentPayload({ nickname: { type: 'string' } })),
+    );
     expect(changed.status).toBe(409);
     expect(changed.body['type']).toBe(problemTypeUri('contract-version-immutable'));
   });
@@ -163,7 +185,12 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
     expect(refused.body['errors']).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ rule: 'asyncapi', requirement: 'EDU-21', attribute: '/info', message: expect.stringContaining('version') }),
+        expect.objectContaining({
+          rule: 'asyncapi',
+          requirement: 'EDU-21',
+          attribute: '/info',
+          message: expect.stringContaining('version'),
+        }),
         expect.objectContaining({ attribute: '/channels/c/address', message: expect.stringContaining('string') }),
       ]),
     );
@@ -172,11 +199,22 @@ describe('the contract register (issue 14, EDU-6)', () => {
 
   it('EDU-21: an invalid OpenAPI document, and an AsyncAPI 2 document, are refused with the findings', async () => {
     const openApi = await call('PUT', '/contracts/hooks/versions/1.0.0', {
-      body: { kind: 'openapi-webhook', owner, contact: owner, document: { openapi: '3.1.0', info: { title: 'hooks' }, paths: {} } },
+      body: {
+        kind: 'openapi-webhook',
+        owner,
+        contact: owner,
+        document: { openapi: '3.1.0', info: { title: 'hooks' }, paths: {} },
+      },
     });
     expect(openApi.status).toBe(400);
-    expect(openApi.body['errors']).toContainEqual(expect.objectContaining({ rule: 'openapi', message: expect.stringContaining("'version'") }));
-    const old = await publishVersion('old-style', '1.0.0', { asyncapi: '2.6.0', info: { title: 'x', version: '1' }, channels: {} });
+    expect(openApi.body['errors']).toContainEqual(
+      expect.objectContaining({ rule: 'openapi', message: expect.stringContaining("'version'") }),
+    );
+    const old = await publishVersion('old-style', '1.0.0', {
+      asyncapi: '2.6.0',
+      info: { title: 'x', version: '1' },
+      channels: {},
+    });
     expect(old.status).toBe(400);
     expect(JSON.stringify(old.body['errors'])).toContain('3.x');
   });
@@ -193,7 +231,11 @@ describe('the contract register (issue 14, EDU-6)', () => {
       openapi: '3.1.0',
       info: { title: 'hooks', version: '1.0.0' },
       paths: {},
-      webhooks: { enrolled: { post: { requestBody: { $ref: './bodies.yaml#/enrolled' }, responses: { '200': { description: 'ok' } } } } },
+      webhooks: {
+        enrolled: {
+          post: { requestBody: { $ref: './bodies.yaml#/enrolled' }, responses: { '200': { description: 'ok' } } },
+        },
+      },
     };
     const refused = await call('PUT', '/contracts/external-hooks/versions/1.0.0', {
       body: { kind: 'openapi-webhook', owner, contact: owner, document: hooks },
@@ -210,15 +252,25 @@ describe('the contract register (issue 14, EDU-6)', () => {
 
   it('issue 14 item 2: compatible changes are published with their verdict; a breaking one within the major version is 422, forced only by an admin', async () => {
     await givenEnrolments('1.0.0');
-    const widened = await publishVersion('enrolments', '1.1.0', enrolmentContract(enrolmentPayload({ level: { enum: ['vo', 'mbo', 'hbo', 'wo'] } })));
+    const widened = await publishVersion(
+      'enrolments',
+      '1.1.0',
+      enrolmentContract(enrolmentPayload({ level: { enum: ['vo', 'mbo', 'hbo', 'wo'] } })),
+    );
     expect(widened.status).toBe(201);
-    expect(widened.body['compatibility']).toMatchObject({ previous: '1.0.0', verdict: 'backward', messages: [{ message: 'enrolled', verdict: 'backward' }] });
+    expect(widened.body['compatibility']).toMatchObject({
+      previous: '1.0.0',
+      verdict: 'backward',
+      messages: [{ message: 'enrolled', verdict: 'backward' }],
+    });
 
     const typeChange = enrolmentContract(enrolmentPayload({ student: { type: 'integer' } }));
     const refused = await publishVersion('enrolments', '1.2.0', typeChange);
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ type: problemTypeUri('contract-change-breaking') });
-    expect(refused.body['errors']).toContainEqual(expect.objectContaining({ rule: 'type-changed', attribute: '/student' }));
+    expect(refused.body['errors']).toContainEqual(
+      expect.objectContaining({ rule: 'type-changed', attribute: '/student' }),
+    );
     expect((await call('GET', '/contracts/enrolments/versions/1.2.0', { token: reader })).status).toBe(404);
 
     expect((await publishVersion('enrolments', '1.2.0', typeChange, writer, '?force=true')).status).toBe(403);
@@ -226,7 +278,11 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect(forced.status).toBe(201);
     expect(forced.body['compatibility']).toMatchObject({ verdict: 'breaking', forcedBy: 'ops' });
 
-    const major = await publishVersion('enrolments', '2.0.0', enrolmentContract(enrolmentPayload({ student: { type: 'boolean' } })));
+    const major = await publishVersion(
+      'enrolments',
+      '2.0.0',
+      enrolmentContract(enrolmentPayload({ student: { type: 'boolean' } })),
+    );
     expect(major.status).toBe(201);
     expect(major.body['compatibility']).toMatchObject({ previous: '1.2.0', verdict: 'breaking' });
     expect(major.body['compatibility']).not.toHaveProperty('forcedBy');
@@ -239,14 +295,22 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ owner: newOwner, contact: owner, updatedBy: 'registry-writer' });
 
-    expect((await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'deprecated' } })).status).toBe(400);
-    const deprecated = await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'deprecated', sunset: '2027-06-30' } });
+    expect(
+      (await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'deprecated' } })).status,
+    ).toBe(400);
+    const deprecated = await call('PATCH', '/contracts/enrolments/versions/1.0.0', {
+      body: { status: 'deprecated', sunset: '2027-06-30' },
+    });
     expect(deprecated.status).toBe(200);
     expect(deprecated.body).toMatchObject({ status: 'deprecated', sunset: '2027-06-30T00:00:00.000Z' });
     // The lifecycle hook (operational events, work/opsinsight) logs until it is wired.
-    expect(logLines.some((line) => line.includes('contract version deprecated') && line.includes('"contract":"enrolments"'))).toBe(true);
+    expect(
+      logLines.some((line) => line.includes('contract version deprecated') && line.includes('"contract":"enrolments"')),
+    ).toBe(true);
 
-    expect((await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'retired' } })).status).toBe(200);
+    expect((await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'retired' } })).status).toBe(
+      200,
+    );
     const back = await call('PATCH', '/contracts/enrolments/versions/1.0.0', { body: { status: 'active' } });
     expect(back.status).toBe(409);
     expect(back.body['type']).toBe(problemTypeUri('contract-status-move'));
@@ -259,10 +323,16 @@ describe('the contract register (issue 14, EDU-6)', () => {
     expect((await call('GET', '/contracts/enrolments/versions/1.0.0', { token: reader })).status).toBe(200);
     const readOnly = await publishVersion('readers-own', '1.0.0', enrolmentContract(enrolmentPayload()), reader);
     expect(readOnly.status).toBe(403);
-    expect((await call('PATCH', '/contracts/enrolments', { token: reader, body: { description: 'x' } })).status).toBe(403);
+    expect((await call('PATCH', '/contracts/enrolments', { token: reader, body: { description: 'x' } })).status).toBe(
+      403,
+    );
     expect(
-      (await call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader, body: { contract: 'enrolments', version: '1.1.0', mode: 'enforce' } }))
-        .status,
+      (
+        await call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, {
+          token: reader,
+          body: { contract: 'enrolments', version: '1.1.0', mode: 'enforce' },
+        })
+      ).status,
     ).toBe(403);
   });
 
@@ -271,13 +341,21 @@ describe('the contract register (issue 14, EDU-6)', () => {
     const name = `maintained-${randomUUID().slice(0, 8)}`;
     const type = `nl.edu.maintained.${randomUUID().slice(0, 8)}.v1`;
     expect((await publishVersion(name, '1.0.0', enrolmentContract(enrolmentPayload()))).status).toBe(201);
-    expect((await call('GET', `/contracts/${name}`, { token: reader })).body).toMatchObject({ maintainer: 'registry-writer' });
+    expect((await call('GET', `/contracts/${name}`, { token: reader })).body).toMatchObject({
+      maintainer: 'registry-writer',
+    });
 
     const refusals = [
       await publishVersion(name, '1.1.0', enrolmentContract(enrolmentPayload(), '1.1.0'), otherWriter),
       await call('PATCH', `/contracts/${name}`, { token: otherWriter, body: { description: 'taken over' } }),
-      await call('PATCH', `/contracts/${name}/versions/1.0.0`, { token: otherWriter, body: { status: 'deprecated', sunset: '2030-01-01T00:00:00Z' } }),
-      await call('PUT', `/contract-bindings/${type}`, { token: otherWriter, body: { contract: name, version: '1.0.0', mode: 'enforce' } }),
+      await call('PATCH', `/contracts/${name}/versions/1.0.0`, {
+        token: otherWriter,
+        body: { status: 'deprecated', sunset: '2030-01-01T00:00:00Z' },
+      }),
+      await call('PUT', `/contract-bindings/${type}`, {
+        token: otherWriter,
+        body: { contract: name, version: '1.0.0', mode: 'enforce' },
+      }),
     ];
     for (const refusal of refusals) {
       expect(refusal.status).toBe(403);
@@ -286,20 +364,37 @@ describe('the contract register (issue 14, EDU-6)', () => {
       );
     }
     expect((await call('GET', `/contracts/${name}/versions/1.1.0`, { token: reader })).status).toBe(404);
-    expect((await call('GET', `/contracts/${name}/versions/1.0.0`, { token: reader })).body).toMatchObject({ status: 'active' });
+    expect((await call('GET', `/contracts/${name}/versions/1.0.0`, { token: reader })).body).toMatchObject({
+      status: 'active',
+    });
 
     // The maintainer binds; another writer can neither take the type over with its own contract nor unbind it.
-    expect((await call('PUT', `/contract-bindings/${type}`, { body: { contract: name, version: '1.0.0', mode: 'warn' } })).status).toBe(200);
+    expect(
+      (await call('PUT', `/contract-bindings/${type}`, { body: { contract: name, version: '1.0.0', mode: 'warn' } }))
+        .status,
+    ).toBe(200);
     const own = `others-${randomUUID().slice(0, 8)}`;
     expect((await publishVersion(own, '1.0.0', enrolmentContract(enrolmentPayload()), otherWriter)).status).toBe(201);
-    expect((await call('PUT', `/contract-bindings/${type}`, { token: otherWriter, body: { contract: own, version: '1.0.0', mode: 'enforce' } })).status).toBe(
-      403,
-    );
+    expect(
+      (
+        await call('PUT', `/contract-bindings/${type}`, {
+          token: otherWriter,
+          body: { contract: own, version: '1.0.0', mode: 'enforce' },
+        })
+      ).status,
+    ).toBe(403);
     expect((await call('DELETE', `/contract-bindings/${type}`, { token: otherWriter })).status).toBe(403);
-    expect((await call('GET', `/contract-bindings/${type}`, { token: reader })).body).toMatchObject({ contract: name, mode: 'warn' });
+    expect((await call('GET', `/contract-bindings/${type}`, { token: reader })).body).toMatchObject({
+      contract: name,
+      mode: 'warn',
+    });
 
-    expect((await call('PATCH', `/contracts/${name}`, { body: { description: 'by its maintainer' } })).status).toBe(200);
-    expect((await call('PATCH', `/contracts/${name}`, { token: admin, body: { description: 'by an operator' } })).status).toBe(200);
+    expect((await call('PATCH', `/contracts/${name}`, { body: { description: 'by its maintainer' } })).status).toBe(
+      200,
+    );
+    expect(
+      (await call('PATCH', `/contracts/${name}`, { token: admin, body: { description: 'by an operator' } })).status,
+    ).toBe(200);
     expect((await call('DELETE', `/contract-bindings/${type}`, { token: admin })).status).toBe(204);
   });
 
@@ -311,8 +406,12 @@ describe('the contract register (issue 14, EDU-6)', () => {
     const stranger = await koerier.host.issueToken('no-sources', ['contracts:read', 'contracts:write']);
     const refuseAll = { ...enrolmentContract({ not: {} }) };
     const bindTo = (contract: string, token: string, to = type) =>
-      call('PUT', `/contract-bindings/${to}`, { token, body: { contract, version: '1.0.0', mode: 'enforce', message: 'enrolled' } });
-    const sendAs = (token: string, source: string, to = type) => publishEvent({ student: 's1', school: '01AB' }, false, { token, source, type: to });
+      call('PUT', `/contract-bindings/${to}`, {
+        token,
+        body: { contract, version: '1.0.0', mode: 'enforce', message: 'enrolled' },
+      });
+    const sendAs = (token: string, source: string, to = type) =>
+      publishEvent({ student: 's1', school: '01AB' }, false, { token, source, type: to });
 
     // The finding: a client that publishes nothing binds {"not": {}} to another's type. Now 403, and nothing is bound.
     expect((await publishVersion(`stranger-${suffix}`, '1.0.0', refuseAll, stranger)).status).toBe(201);
@@ -326,7 +425,10 @@ describe('the contract register (issue 14, EDU-6)', () => {
     const bound = await bindTo(`school-b-${suffix}`, schoolB);
     expect(bound.status).toBe(200);
     expect(bound.body).toMatchObject({ type, scope: 'publisher', publisher: 'school-b' });
-    await eventually('the binding to reach the ingest', async () => (await sendAs(schoolB, 'urn:nld:oin:0002:lvs')).status === 400);
+    await eventually(
+      'the binding to reach the ingest',
+      async () => (await sendAs(schoolB, 'urn:nld:oin:0002:lvs')).status === 400,
+    );
     expect((await sendAs(publisher, 'urn:nld:oin:0001:lvs')).status).toBe(202);
     // Another publisher neither removes nor replaces it.
     expect((await call('DELETE', `/contract-bindings/${type}`, { token: ownPublisher })).status).toBe(403);
@@ -342,16 +444,28 @@ describe('the contract register (issue 14, EDU-6)', () => {
       updatedAt: new Date().toISOString(),
       updatedBy: 'no-sources',
     });
-    await eventually('the old binding to reach the ingest', async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 400);
+    await eventually(
+      'the old binding to reach the ingest',
+      async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 400,
+    );
     expect((await call('DELETE', `/contract-bindings/${before}`, { token: ownPublisher })).status).toBe(204);
-    await eventually('the removal to reach the ingest', async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 202);
+    await eventually(
+      'the removal to reach the ingest',
+      async () => (await sendAs(publisher, 'urn:nld:oin:0001:lvs', before)).status === 202,
+    );
   });
 
   it('EDU-IDEM-3: publishing needs an Idempotency-Key, and a retry with the same key replays the first answer', async () => {
     const key = randomUUID();
     const body = enrolmentContract(enrolmentPayload(), '1.1.1');
-    const first = await call('PUT', '/contracts/enrolments/versions/1.1.1', { key, body: { kind: 'asyncapi-data', document: body } });
-    const replay = await call('PUT', '/contracts/enrolments/versions/1.1.1', { key, body: { kind: 'asyncapi-data', document: body } });
+    const first = await call('PUT', '/contracts/enrolments/versions/1.1.1', {
+      key,
+      body: { kind: 'asyncapi-data', document: body },
+    });
+    const replay = await call('PUT', '/contracts/enrolments/versions/1.1.1', {
+      key,
+      body: { kind: 'asyncapi-data', document: body },
+    });
     expect(first.status).toBe(201);
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -368,13 +482,22 @@ describe('contracts at work: the ingest checks data against the bound contract (
   // An operator's binding checks every publisher's events (issue 28, item 7).
   const bind = async (mode: string) => {
     await givenEnrolments('1.0.0', '1.1.0');
-    return call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, { token: admin, body: { contract: 'enrolments', version: '1.1.0', mode } });
+    return call('PUT', `/contract-bindings/${ENROLMENT_TYPE}`, {
+      token: admin,
+      body: { contract: 'enrolments', version: '1.1.0', mode },
+    });
   };
 
   it('issue 14 item 3: with enforce, data that breaks the schema is 400 with the violations as JSON Pointers; valid data is 202', async () => {
     const bound = await bind('enforce');
     expect(bound.status).toBe(200);
-    expect(bound.body).toMatchObject({ type: ENROLMENT_TYPE, contract: 'enrolments', version: '1.1.0', message: 'enrolled', mode: 'enforce' });
+    expect(bound.body).toMatchObject({
+      type: ENROLMENT_TYPE,
+      contract: 'enrolments',
+      version: '1.1.0',
+      message: 'enrolled',
+      mode: 'enforce',
+    });
     const refused = await eventually('the enforce binding to reach the ingest', async () => {
       const answer = await publishEvent({ school: 'nope', level: 'kindergarten' });
       return answer.status === 400 ? answer : undefined;
@@ -395,7 +518,9 @@ describe('contracts at work: the ingest checks data against the bound contract (
   it('issue 14 item 3: with enforce, one bad member refuses the whole batch and the finding names its index', async () => {
     const refused = await publishEvent({ student: 5, school: '01AB' }, true);
     expect(refused.status).toBe(400);
-    expect(refused.body['errors']).toEqual([expect.objectContaining({ index: 1, pointer: '/data/student', rule: 'type' })]);
+    expect(refused.body['errors']).toEqual([
+      expect.objectContaining({ index: 1, pointer: '/data/student', rule: 'type' }),
+    ]);
   });
 
   it('issue 14 item 3: with warn, the same event is accepted (202) with the findings as warnings', async () => {
@@ -404,7 +529,9 @@ describe('contracts at work: the ingest checks data against the bound contract (
       const answer = await publishEvent({ school: '01AB' });
       return answer.status === 202 ? answer : undefined;
     });
-    expect(accepted.body['warnings']).toContainEqual(expect.objectContaining({ pointer: '/data/student', rule: 'required', requirement: 'EDU-21' }));
+    expect(accepted.body['warnings']).toContainEqual(
+      expect.objectContaining({ pointer: '/data/student', rule: 'required', requirement: 'EDU-21' }),
+    );
   });
 
   it('issue 14 item 3: with off, the data is not checked at all', async () => {
@@ -423,7 +550,9 @@ describe('contracts at work: the ingest checks data against the bound contract (
       body: { contract: 'koerier-webhook', version: API_VERSION, mode: 'enforce' },
     });
     expect(webhook.status).toBe(409);
-    expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).body).toMatchObject({ mode: 'off' });
+    expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).body).toMatchObject({
+      mode: 'off',
+    });
     expect((await call('DELETE', `/contract-bindings/${ENROLMENT_TYPE}`, { token: admin })).status).toBe(204);
     expect((await call('GET', `/contract-bindings/${ENROLMENT_TYPE}`, { token: reader })).status).toBe(404);
   });

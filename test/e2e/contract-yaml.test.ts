@@ -40,7 +40,13 @@ async function call(method: string, path: string, body?: unknown) {
 }
 
 const publish = (name: string, version: string, document: string, mediaType?: string, kind = 'asyncapi-data') =>
-  call('PUT', `/contracts/${name}/versions/${version}`, { kind, owner, contact: owner, document, ...(mediaType === undefined ? {} : { mediaType }) });
+  call('PUT', `/contracts/${name}/versions/${version}`, {
+    kind,
+    owner,
+    contact: owner,
+    document,
+    ...(mediaType === undefined ? {} : { mediaType }),
+  });
 
 const checksumOf = (text: string) => `sha-256=:${createHash('sha256').update(text, 'utf8').digest('base64')}:`;
 
@@ -88,19 +94,34 @@ describe('YAML contract documents (issue 14 item 2)', () => {
     const next = enrolmentYaml({ nickname: { type: 'string' } }, '1.1.0');
     const compatible = await publish('yaml-enrolments', '1.1.0', next, 'application/x-yaml');
     expect(compatible.status, compatible.text).toBe(201);
-    expect(compatible.body).toMatchObject({ mediaType: 'application/x-yaml', compatibility: { previous: '1.0.0', verdict: 'forward' } });
-    expect((await call('GET', '/contracts/yaml-enrolments/versions/1.1.0/document')).headers.get('content-type')).toBe('application/x-yaml');
+    expect(compatible.body).toMatchObject({
+      mediaType: 'application/x-yaml',
+      compatibility: { previous: '1.0.0', verdict: 'forward' },
+    });
+    expect((await call('GET', '/contracts/yaml-enrolments/versions/1.1.0/document')).headers.get('content-type')).toBe(
+      'application/x-yaml',
+    );
   });
 
   it('EDU-6, EDU-21: an OpenAPI 3 document published as text/yaml is checked by the OpenAPI parser and served back as published', async () => {
     const published = await publish('yaml-webhook', '1.0.0', openApiYaml, 'text/yaml', 'openapi-webhook');
     expect(published.status, published.text).toBe(201);
-    expect(published.body).toMatchObject({ mediaType: 'text/yaml', checksum: checksumOf(openApiYaml), specVersion: '3.1.0' });
+    expect(published.body).toMatchObject({
+      mediaType: 'text/yaml',
+      checksum: checksumOf(openApiYaml),
+      specVersion: '3.1.0',
+    });
     const document = await call('GET', '/contracts/yaml-webhook/versions/1.0.0/document');
     expect(document.headers.get('content-type')).toBe('text/yaml');
     expect(document.text).toBe(openApiYaml);
     // Without a media type, YAML text is still YAML: the kind's own YAML media type.
-    const undeclared = await publish('yaml-webhook', '1.0.1', openApiYaml.replace('version: 1.0.0', 'version: 1.0.1'), undefined, 'openapi-webhook');
+    const undeclared = await publish(
+      'yaml-webhook',
+      '1.0.1',
+      openApiYaml.replace('version: 1.0.0', 'version: 1.0.1'),
+      undefined,
+      'openapi-webhook',
+    );
     expect(undeclared.body).toMatchObject({ mediaType: 'application/vnd.oai.openapi+yaml' });
   });
 
@@ -109,22 +130,48 @@ describe('YAML contract documents (issue 14 item 2)', () => {
     const refused = await publish('yaml-webhook-broken', '1.0.0', noVersion, 'application/yaml', 'openapi-webhook');
     expect(refused.status).toBe(400);
     expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
-    expect(refused.body['errors']).toContainEqual(expect.objectContaining({ rule: 'openapi', message: expect.stringContaining("'version'") }));
-    const asyncApi = ['asyncapi: 3.0.0', 'info:', '  title: Broken', '  version: 1.0.0', 'channels:', '  c:', '    address: 1', ''].join('\n');
+    expect(refused.body['errors']).toContainEqual(
+      expect.objectContaining({ rule: 'openapi', message: expect.stringContaining("'version'") }),
+    );
+    const asyncApi = [
+      'asyncapi: 3.0.0',
+      'info:',
+      '  title: Broken',
+      '  version: 1.0.0',
+      'channels:',
+      '  c:',
+      '    address: 1',
+      '',
+    ].join('\n');
     const located = await publish('yaml-broken', '1.0.0', asyncApi, 'application/yaml');
     expect(located.status).toBe(400);
     expect(located.body['errors']).toContainEqual(
-      expect.objectContaining({ rule: 'asyncapi', attribute: '/channels/c/address', message: expect.stringMatching(/\(line 7\)$/) }),
+      expect.objectContaining({
+        rule: 'asyncapi',
+        attribute: '/channels/c/address',
+        message: expect.stringMatching(/\(line 7\)$/),
+      }),
     );
   });
 
   it('EDU-21: text that is not YAML is 400 naming the line and column; nothing is stored', async () => {
-    const duplicate = ['asyncapi: 3.0.0', 'info:', '  title: Enrolments', '  title: Again', '  version: 1.0.0', ''].join('\n');
+    const duplicate = [
+      'asyncapi: 3.0.0',
+      'info:',
+      '  title: Enrolments',
+      '  title: Again',
+      '  version: 1.0.0',
+      '',
+    ].join('\n');
     const refused = await publish('not-yaml', '1.0.0', duplicate, 'application/yaml');
     expect(refused.status).toBe(400);
     expect(refused.body['type']).toBe(problemTypeUri('contract-document-invalid'));
     expect(refused.body['errors']).toEqual([
-      expect.objectContaining({ rule: 'asyncapi', requirement: 'EDU-21', message: expect.stringMatching(/^YAML line 4, column 3: .*DUPLICATE_KEY/) }),
+      expect.objectContaining({
+        rule: 'asyncapi',
+        requirement: 'EDU-21',
+        message: expect.stringMatching(/^YAML line 4, column 3: .*DUPLICATE_KEY/),
+      }),
     ]);
     const unclosed = await publish('not-yaml', '1.0.0', 'asyncapi: 3.0.0\ninfo: {title: x\n', 'text/yaml');
     expect(unclosed.status).toBe(400);

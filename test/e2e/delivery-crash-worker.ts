@@ -4,7 +4,7 @@
  * start it again. Everything it needs (emulator endpoints, resource names, settings) comes from
  * the environment its parent hands it. Prints `ready` once it polls.
  */
-import { functions, resourceEnv } from '../../lib/resources.js';
+import { functions, resourceEnv } from '../../functions/config/resources.js';
 import { startPoller } from '../../local/event-source-poller.js';
 
 const { handler } = await import('../../functions/handlers/delivery.js');

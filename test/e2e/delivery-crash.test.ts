@@ -16,9 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 
 const EVENTS = 1000;
@@ -46,7 +51,12 @@ beforeAll(async () => {
   );
   // A killed worker's messages come back after the queue's visibility timeout: 5 s, not 3 minutes.
   const sqs = new SQSClient({});
-  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: process.env[resourceEnv.queueUrl('deliveries')]!, Attributes: { VisibilityTimeout: '5' } }));
+  await sqs.send(
+    new SetQueueAttributesCommand({
+      QueueUrl: process.env[resourceEnv.queueUrl('deliveries')]!,
+      Attributes: { VisibilityTimeout: '5' },
+    }),
+  );
   sqs.destroy();
 }, 60_000);
 
@@ -58,7 +68,11 @@ afterAll(async () => {
 });
 
 function startWorker(): Promise<ChildProcess> {
-  const worker = spawn(process.execPath, ['--import', 'tsx', WORKER], { cwd: REPOSITORY, env: { ...process.env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const worker = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+    cwd: REPOSITORY,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   workers.push(worker);
   return new Promise((resolve, reject) => {
     worker.once('exit', (code) => reject(new Error(`delivery worker exited early (${code})`)));
@@ -84,7 +98,11 @@ async function publish(ids: readonly string[]): Promise<void> {
     const body = `[${batch.map((id) => JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:00000001234567890000:systeem:crash', type: TYPE, data: { id } })).join(',')}]`;
     const response = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents-batch+json',
+      },
       body,
     });
     expect(response.status).toBe(202);
@@ -102,8 +120,17 @@ describe('a delivery worker killed mid-run', () => {
       receivers.push(receiver);
       const created = await fetch(`${koerier.url}/subscriptions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-        body: JSON.stringify({ sink: receiver.url, types: [TYPE], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+        headers: {
+          authorization: `Bearer ${subscriber}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          sink: receiver.url,
+          types: [TYPE],
+          validation: 'agreed',
+          sinkcredential: receiver.sinkCredential,
+        }),
       });
       expect(created.status).toBe(201);
     }
@@ -149,6 +176,8 @@ describe('a delivery worker killed mid-run', () => {
       for (const keys of keysByEvent.values()) expect(keys.size).toBe(1);
       duplicates += receiver.requests.length - EVENTS;
     }
-    console.info(`crash test: ${atKill} deliveries before the kill, ${posts()} in all, ${duplicates} duplicates (recognised by key)`);
+    console.info(
+      `crash test: ${atKill} deliveries before the kill, ${posts()} in all, ${duplicates} duplicates (recognised by key)`,
+    );
   }, 180_000);
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { settingEnv } from '../../functions/config.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually } from '../support/waiting.js';
 
@@ -18,7 +18,10 @@ let consumer: string;
 let publisher: string;
 
 beforeAll(async () => {
-  koerier = await startTestHost({ [settingEnv.pullMaxPollsPerSubscription]: '2', [settingEnv.pullMaxPollsPerClient]: '3' });
+  koerier = await startTestHost({
+    [settingEnv.pullMaxPollsPerSubscription]: '2',
+    [settingEnv.pullMaxPollsPerClient]: '3',
+  });
   consumer = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
   publisher = await koerier.token('dev-publisher', ['events:publish']);
 });
@@ -37,7 +40,11 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 async function pullSubscription(): Promise<{ id: string; type: string }> {
   const type = `nl.example.capacity.${randomUUID().slice(0, 8)}.v1`;
-  const created = await post('/subscriptions', { delivery: 'pull', types: [type] }, { 'idempotency-key': randomUUID() });
+  const created = await post(
+    '/subscriptions',
+    { delivery: 'pull', types: [type] },
+    { 'idempotency-key': randomUUID() },
+  );
   expect(created.status).toBe(201);
   return { id: ((await created.json()) as { id: string }).id, type };
 }
@@ -45,8 +52,18 @@ async function pullSubscription(): Promise<{ id: string; type: string }> {
 async function publish(type: string): Promise<void> {
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
-    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:cap', type, data: {} }),
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
+    body: JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001234567890000:systeem:cap',
+      type,
+      data: {},
+    }),
   });
   expect(response.status).toBe(202);
 }
@@ -81,7 +98,10 @@ describe('capacity (CARD-7, EDU-17)', () => {
     expect((await post(`/subscriptions/${first.id}/events/receive`, { waitseconds: 0 })).status).toBe(200);
     // The client's third long poll (on another subscription) fits; its fourth does not.
     waiting.push(longPoll(second.id));
-    await eventually('three long polls of the client holding their slots', async () => (await heldSlots('client#dev-subscriber')) === 3);
+    await eventually(
+      'three long polls of the client holding their slots',
+      async () => (await heldSlots('client#dev-subscriber')) === 3,
+    );
     const overClient = await longPoll(second.id);
     expect(overClient.status).toBe(429);
     expect(((await overClient.json()) as { detail: string }).detail).toContain('this client');

@@ -1,7 +1,7 @@
 /**
  * A laptop host restarted with its state keeps its pull subscriptions' queues and their events
  * (local/host.ts `recreatePullQueues`, local/sqs-journal.ts): the queues are made at run time, not
- * from lib/resources.ts, so the host makes them again on start and the journal puts their
+ * from functions/config/resources.ts, so the host makes them again on start and the journal puts their
  * messages back.
  */
 import { randomUUID } from 'node:crypto';
@@ -21,12 +21,23 @@ afterAll(async () => {
 
 async function start(): Promise<KoerierHost> {
   dir ??= await mkdtemp(join(tmpdir(), 'koerier-pull-restart-'));
-  const host = await startKoerierHost({ port: 0, stateDir: join(dir, 'state'), configFile: join(dir, 'koerier.local.json'), log: () => undefined });
+  const host = await startKoerierHost({
+    port: 0,
+    stateDir: join(dir, 'state'),
+    configFile: join(dir, 'koerier.local.json'),
+    log: () => undefined,
+  });
   hosts.push(host);
   return host;
 }
 
-async function call(host: KoerierHost, token: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+async function call(
+  host: KoerierHost,
+  token: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${host.apiUrl}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
@@ -41,19 +52,34 @@ describe('pull across a laptop restart (CARD-7)', () => {
     const consumer = await first.issueToken('dev-subscriber');
     const publisher = await first.issueToken('dev-publisher');
     const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
-    const created = await call(first, consumer, '/subscriptions', { delivery: 'pull', types: [type] }, { 'idempotency-key': randomUUID() });
+    const created = await call(
+      first,
+      consumer,
+      '/subscriptions',
+      { delivery: 'pull', types: [type] },
+      { 'idempotency-key': randomUUID() },
+    );
     const id = created.body['id'] as string;
     const publish = (host: KoerierHost, token: string) =>
       call(
         host,
         token,
         '/events',
-        JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:restart', type, data: {} }),
+        JSON.stringify({
+          specversion: '1.0',
+          id: randomUUID(),
+          source: 'urn:nld:oin:00000001234567890000:systeem:restart',
+          type,
+          data: {},
+        }),
         { 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
       );
     expect((await publish(first, publisher)).status).toBe(202);
     // Received once (lock 10 s) and not settled: it must come back after the restart.
-    const before = await call(first, consumer, `/subscriptions/${id}/events/receive`, { waitseconds: 20, lockseconds: 10 });
+    const before = await call(first, consumer, `/subscriptions/${id}/events/receive`, {
+      waitseconds: 20,
+      lockseconds: 10,
+    });
     const [lock] = before.body['locks'] as { deliverykey: string }[];
     expect(lock).toBeDefined();
     await first.stop();

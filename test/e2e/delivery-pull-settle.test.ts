@@ -43,7 +43,12 @@ interface Settled {
   readonly failed: { locktoken: string; error: { code: string } }[];
 }
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -55,7 +60,12 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 /** A pull subscription to an event type of its own, with `count` events already waiting in its queue. */
@@ -67,7 +77,11 @@ async function subscriptionWithEvents(count: number): Promise<string> {
     const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { n } });
     const published = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents+json',
+      },
       body: event,
     });
     expect(published.status).toBe(202);
@@ -84,7 +98,11 @@ async function receiveAll(id: string, count: number): Promise<Lock[]> {
   const locks: Lock[] = [];
   const deadline = Date.now() + 15_000;
   while (locks.length < count && Date.now() < deadline) {
-    const answer = await call('POST', receivePath(id), { maxevents: count - locks.length, waitseconds: 5, lockseconds: 60 });
+    const answer = await call('POST', receivePath(id), {
+      maxevents: count - locks.length,
+      waitseconds: 5,
+      lockseconds: 60,
+    });
     expect(answer.status).toBe(200);
     locks.push(...locksOf(answer));
   }
@@ -92,7 +110,12 @@ async function receiveAll(id: string, count: number): Promise<Lock[]> {
   return locks;
 }
 
-async function settle(id: string, action: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Settled> {
+async function settle(
+  id: string,
+  action: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Settled> {
   const answer = await call('POST', settlePath(id, action), body, headers);
   expect(answer.status, answer.text).toBe(200);
   return answer.body as unknown as Settled;
@@ -109,23 +132,35 @@ describe('a lock given up settles nothing (issue 28 item 14e)', () => {
     // A's lock is not over by its own time: only the release ended it.
     for (const action of ['acknowledge', 'renew-lock', 'release', 'reject']) {
       const stale = await settle(id, action, { locktokens: [a.locktoken] });
-      expect(stale, action).toEqual({ succeeded: [], failed: [{ locktoken: a.locktoken, error: { code: 'LockLost', message: expect.any(String) } }] });
+      expect(stale, action).toEqual({
+        succeeded: [],
+        failed: [{ locktoken: a.locktoken, error: { code: 'LockLost', message: expect.any(String) } }],
+      });
     }
     // Nothing A did reached the event: B's lock holds, and B's acknowledge is what removes it.
-    expect(await settle(id, 'acknowledge', { locktokens: [b.locktoken] })).toEqual({ succeeded: [{ locktoken: b.locktoken }], failed: [] });
+    expect(await settle(id, 'acknowledge', { locktokens: [b.locktoken] })).toEqual({
+      succeeded: [{ locktoken: b.locktoken }],
+      failed: [],
+    });
     expect(locksOf(await call('POST', receivePath(id), { waitseconds: 0 }))).toEqual([]);
   });
 
   it('EDU-17, EDU-18, issue 28 item 14e: a rejected event’s token no longer acknowledges: the reject stands and the event goes to the dead letters', async () => {
     const id = await subscriptionWithEvents(1);
     const lock = (await receiveAll(id, 1))[0]!;
-    expect((await settle(id, 'reject', { locktokens: [lock.locktoken], reason: 'not ours' })).succeeded).toHaveLength(1);
+    expect((await settle(id, 'reject', { locktokens: [lock.locktoken], reason: 'not ours' })).succeeded).toHaveLength(
+      1,
+    );
     const late = await settle(id, 'acknowledge', { locktokens: [lock.locktoken] });
-    expect(late.failed).toEqual([{ locktoken: lock.locktoken, error: { code: 'LockLost', message: expect.any(String) } }]);
+    expect(late.failed).toEqual([
+      { locktoken: lock.locktoken, error: { code: 'LockLost', message: expect.any(String) } },
+    ]);
     // The next receive moves it to the dead letters with the reject's reason.
     expect(locksOf(await call('POST', receivePath(id), { waitseconds: 1 }))).toEqual([]);
     const deadLetters = await call('GET', `/subscriptions/${id}/dead-letters`);
-    expect(deadLetters.body['deadLetters']).toEqual([expect.objectContaining({ reason: 'rejected', detail: 'not ours', deliveryId: lock.deliverykey })]);
+    expect(deadLetters.body['deadLetters']).toEqual([
+      expect.objectContaining({ reason: 'rejected', detail: 'not ours', deliveryId: lock.deliverykey }),
+    ]);
   });
 });
 
@@ -170,12 +205,19 @@ describe('the pull routes honour an Idempotency-Key (EDU-IDEM-3, issue 36 item 4
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     // Not released again: B's lock holds, so nothing is there to receive, and B's acknowledge succeeds.
     expect(locksOf(await call('POST', receivePath(id), { waitseconds: 1 }))).toEqual([]);
-    expect(await settle(id, 'acknowledge', { locktokens: [b.locktoken] })).toEqual({ succeeded: [{ locktoken: b.locktoken }], failed: [] });
+    expect(await settle(id, 'acknowledge', { locktokens: [b.locktoken] })).toEqual({
+      succeeded: [{ locktoken: b.locktoken }],
+      failed: [],
+    });
   });
 
   it('EDU-IDEM-3, issue 36 item 4: renew-lock, acknowledge and reject repeated with their keys answer the first answer (the same new lock token); another body is 422', async () => {
     const id = await subscriptionWithEvents(3);
-    const [renewed, acknowledged, rejected] = (await receiveAll(id, 3)).map((lock) => lock.locktoken) as [string, string, string];
+    const [renewed, acknowledged, rejected] = (await receiveAll(id, 3)).map((lock) => lock.locktoken) as [
+      string,
+      string,
+      string,
+    ];
     const cases: [string, Record<string, unknown>][] = [
       ['renew-lock', { locktokens: [renewed], lockseconds: 120 }],
       ['acknowledge', { locktokens: [acknowledged] }],
@@ -189,7 +231,12 @@ describe('the pull routes honour an Idempotency-Key (EDU-IDEM-3, issue 36 item 4
       const repeat = await call('POST', settlePath(id, action), body, keyed(key));
       expect(repeat.text, action).toBe(first.text);
       expect(repeat.headers.get('idempotent-replayed'), action).toBe('true');
-      const other = await call('POST', settlePath(id, action), { ...body, locktokens: [renewed, acknowledged] }, keyed(key));
+      const other = await call(
+        'POST',
+        settlePath(id, action),
+        { ...body, locktokens: [renewed, acknowledged] },
+        keyed(key),
+      );
       expect(other.status, action).toBe(422);
     }
   });

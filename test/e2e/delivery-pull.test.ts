@@ -44,12 +44,19 @@ interface Received {
   readonly elapsedMs: number;
 }
 
-async function call(method: string, path: string, body?: unknown, token = consumer): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = consumer,
+): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
-      ...(path === '/subscriptions' || path.endsWith('/redrive') || method === 'DELETE' || method === 'PATCH' ? { 'idempotency-key': randomUUID() } : {}),
+      ...(path === '/subscriptions' || path.endsWith('/redrive') || method === 'DELETE' || method === 'PATCH'
+        ? { 'idempotency-key': randomUUID() }
+        : {}),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -67,10 +74,21 @@ async function pullSubscription(settings: Record<string, unknown> = {}): Promise
 }
 
 async function publish(type: string): Promise<string> {
-  const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, subject: 'leerling/7', data: { hello: 'world', n: 1.5 } });
+  const event = JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: SOURCE,
+    type,
+    subject: 'leerling/7',
+    data: { hello: 'world', n: 1.5 },
+  });
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: event,
   });
   expect(response.status).toBe(202);
@@ -87,10 +105,15 @@ async function receive(id: string, request: Record<string, unknown> = {}, token 
   const locks = answer.body['locks'] as Lock[];
   expect(locks).toHaveLength(events.length);
   // CE-13 and the SDK: the events member is a CloudEvents batch, parsed as one.
-  const parsed = HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents-batch+json' }, body: JSON.stringify(events) });
+  const parsed = HTTP.toEvent({
+    headers: { 'content-type': 'application/cloudevents-batch+json' },
+    body: JSON.stringify(events),
+  });
   expect(Array.isArray(parsed) ? parsed.length : 1).toBe(events.length);
   for (const event of events)
-    expect(HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event) })).toMatchObject({ id: event['id'] });
+    expect(
+      HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json' }, body: JSON.stringify(event) }),
+    ).toMatchObject({ id: event['id'] });
   return { status: answer.status, text: answer.text, events, locks, elapsedMs };
 }
 
@@ -115,9 +138,19 @@ async function queueExists(name: string): Promise<boolean> {
 describe('pull subscriptions (CARD-7, EDU-17)', () => {
   it('EDU-17: a pull subscription is active at once, without sink or handshake, with its queue and dead-letter queue', async () => {
     const type = `nl.example.pull.${randomUUID().slice(0, 8)}.v1`;
-    const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type], maxdeliverycount: 3, retentionseconds: 3600 });
+    const created = await call('POST', '/subscriptions', {
+      delivery: 'pull',
+      types: [type],
+      maxdeliverycount: 3,
+      retentionseconds: 3600,
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ delivery: 'pull', status: 'active', maxdeliverycount: 3, retentionseconds: 3600 });
+    expect(created.body).toMatchObject({
+      delivery: 'pull',
+      status: 'active',
+      maxdeliverycount: 3,
+      retentionseconds: 3600,
+    });
     expect(created.body).not.toHaveProperty('sink');
     const id = created.body['id'] as string;
     for (const name of [`koerier-pull-${id}`, `koerier-pull-${id}-dlq`]) {
@@ -131,27 +164,41 @@ describe('pull subscriptions (CARD-7, EDU-17)', () => {
       });
       expect(Attributes['MessageRetentionPeriod'], name).toBe('3600');
     }
-    const { QueueUrl } = await koerier.host.awsClients.sqs.send(new GetQueueUrlCommand({ QueueName: `koerier-pull-${id}` }));
-    const { Attributes = {} } = await koerier.host.awsClients.sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['RedrivePolicy'] }));
+    const { QueueUrl } = await koerier.host.awsClients.sqs.send(
+      new GetQueueUrlCommand({ QueueName: `koerier-pull-${id}` }),
+    );
+    const { Attributes = {} } = await koerier.host.awsClients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['RedrivePolicy'] }),
+    );
     // The backstop for a crash: SQS moves it one receive after Koerier would have.
     expect(JSON.parse(Attributes['RedrivePolicy'] ?? '{}')).toMatchObject({ maxReceiveCount: 4 });
   });
 
   it('EDU-17: push members in a pull subscription, and pull settings in a push one, are refused by name', async () => {
-    const pull = await call('POST', '/subscriptions', { delivery: 'pull', sink: 'https://example.org/hook', maxdeliverycount: 0 });
+    const pull = await call('POST', '/subscriptions', {
+      delivery: 'pull',
+      sink: 'https://example.org/hook',
+      maxdeliverycount: 0,
+    });
     expect(pull.status).toBe(400);
-    expect((pull.body['errors'] as { attribute: string; rule: string }[]).map((e) => `${e.attribute}:${e.rule}`).sort()).toEqual([
-      'maxdeliverycount:range',
-      'sink:push-only',
-    ]);
+    expect(
+      (pull.body['errors'] as { attribute: string; rule: string }[]).map((e) => `${e.attribute}:${e.rule}`).sort(),
+    ).toEqual(['maxdeliverycount:range', 'sink:push-only']);
     const push = await call('POST', '/subscriptions', { sink: 'https://example.org/hook', retentionseconds: 60 });
     expect(push.status).toBe(400);
-    expect((push.body['errors'] as { attribute: string; rule: string }[]).map((e) => `${e.attribute}:${e.rule}`)).toContain('retentionseconds:pull-only');
+    expect(
+      (push.body['errors'] as { attribute: string; rule: string }[]).map((e) => `${e.attribute}:${e.rule}`),
+    ).toContain('retentionseconds:pull-only');
   });
 
   it('EDU-7: a pull subscription outside the entitlement is refused as a push one is', async () => {
     const stranger = await koerier.host.issueToken('pull-stranger', ['subscriptions:manage']);
-    const refused = await call('POST', '/subscriptions', { delivery: 'pull', types: ['nl.example.pull.x.v1'] }, stranger);
+    const refused = await call(
+      'POST',
+      '/subscriptions',
+      { delivery: 'pull', types: ['nl.example.pull.x.v1'] },
+      stranger,
+    );
     expect(refused.status).toBe(403);
   });
 
@@ -210,7 +257,9 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     expect(again.locks[0]).toMatchObject({ deliverycount: 2, deliverykey: first.locks[0]!.deliverykey });
     // A stale token: its lock ended, so Koerier answers LockLost itself.
     const stale = await settle(id, 'acknowledge', { locktokens: [first.locks[0]!.locktoken] });
-    expect(stale.failed).toEqual([{ locktoken: first.locks[0]!.locktoken, error: { code: 'LockLost', message: expect.any(String) } }]);
+    expect(stale.failed).toEqual([
+      { locktoken: first.locks[0]!.locktoken, error: { code: 'LockLost', message: expect.any(String) } },
+    ]);
     expect(stale.succeeded).toEqual([]);
     expect((await messagesIn(`koerier-pull-${id}`)).locked).toBe(1);
   });
@@ -237,24 +286,41 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     expect(renewed.failed).toEqual([]);
     const newToken = renewed.succeeded[0]!.newlocktoken!;
     expect(newToken).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(Date.parse(renewed.succeeded[0]!.lockeduntil!)).toBeGreaterThan(Date.parse(first.locks[0]!.lockeduntil) + 60_000);
+    expect(Date.parse(renewed.succeeded[0]!.lockeduntil!)).toBeGreaterThan(
+      Date.parse(first.locks[0]!.lockeduntil) + 60_000,
+    );
     // Past the first lock, the event stays with this consumer.
-    await staysQuiet('the event handed out again', async () => (await receive(id, { waitseconds: 1 })).events.length > 0, 12_000, { intervalMs: 500 });
-    expect(await settle(id, 'acknowledge', { locktokens: [newToken] })).toEqual({ succeeded: [{ locktoken: newToken }], failed: [] });
+    await staysQuiet(
+      'the event handed out again',
+      async () => (await receive(id, { waitseconds: 1 })).events.length > 0,
+      12_000,
+      { intervalMs: 500 },
+    );
+    expect(await settle(id, 'acknowledge', { locktokens: [newToken] })).toEqual({
+      succeeded: [{ locktoken: newToken }],
+      failed: [],
+    });
   });
 
   it('EDU-18: a rejected event goes to the dead letters with its reason, is redriven, and is received again under a new key', async () => {
     const { id, type } = await pullSubscription();
     const published = await publish(type);
     const first = await receive(id, { waitseconds: 20 });
-    const rejected = await settle(id, 'reject', { locktokens: [first.locks[0]!.locktoken], reason: 'unknown leerling' });
+    const rejected = await settle(id, 'reject', {
+      locktokens: [first.locks[0]!.locktoken],
+      reason: 'unknown leerling',
+    });
     expect(rejected.succeeded).toHaveLength(1);
     // The next receive moves it to the dead letters instead of handing it out.
     expect((await receive(id, { waitseconds: 1 })).events).toHaveLength(0);
     const deadLetters = await call('GET', `/subscriptions/${id}/dead-letters`);
     expect(deadLetters.status).toBe(200);
     const [deadLetter] = deadLetters.body['deadLetters'] as Record<string, unknown>[];
-    expect(deadLetter).toMatchObject({ reason: 'rejected', detail: 'unknown leerling', deliveryId: first.locks[0]!.deliverykey });
+    expect(deadLetter).toMatchObject({
+      reason: 'rejected',
+      detail: 'unknown leerling',
+      deliveryId: first.locks[0]!.deliverykey,
+    });
     const redrive = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true });
     expect(redrive.status).toBe(202);
     const again = await receive(id, { waitseconds: 20 });
@@ -273,7 +339,10 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
       await settle(id, 'release', { locktokens: [received.locks[0]!.locktoken] });
     }
     expect((await receive(id, { waitseconds: 1 })).events).toHaveLength(0);
-    const deadLetters = (await call('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters'] as Record<string, unknown>[];
+    const deadLetters = (await call('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters'] as Record<
+      string,
+      unknown
+    >[];
     expect(deadLetters).toMatchObject([{ reason: 'max-deliveries', attempts: 2 }]);
     expect(await messagesIn(`koerier-pull-${id}`)).toEqual({ visible: 0, locked: 0 });
   });
@@ -286,34 +355,60 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     const token = received.locks[0]!.locktoken;
     const stranger = await koerier.host.issueToken('pull-stranger', ['events:consume']);
     expect((await receive(mine.id, {}, stranger)).status).toBe(404);
-    expect((await call('POST', `/subscriptions/${mine.id}/events/acknowledge`, { locktokens: [token] }, stranger)).status).toBe(404);
+    expect(
+      (await call('POST', `/subscriptions/${mine.id}/events/acknowledge`, { locktokens: [token] }, stranger)).status,
+    ).toBe(404);
     const forged = `${token.slice(0, -4)}AAAA`;
     const answer = await settle(other.id, 'acknowledge', { locktokens: [token, 'not-a-token', forged, token] });
     expect(answer.succeeded).toEqual([]);
-    expect(answer.failed.map((f) => f.error.code)).toEqual(['NotOwner', 'InvalidToken', 'InvalidToken', 'DuplicateToken']);
+    expect(answer.failed.map((f) => f.error.code)).toEqual([
+      'NotOwner',
+      'InvalidToken',
+      'InvalidToken',
+      'DuplicateToken',
+    ]);
     // Still locked to its own subscription's consumer.
-    expect(await settle(mine.id, 'acknowledge', { locktokens: [token] })).toEqual({ succeeded: [{ locktoken: token }], failed: [] });
+    expect(await settle(mine.id, 'acknowledge', { locktokens: [token] })).toEqual({
+      succeeded: [{ locktoken: token }],
+      failed: [],
+    });
   });
 
   it('EDU-17: the receive bounds are checked, every wrong member named', async () => {
     const { id } = await pullSubscription();
-    const bad = await call('POST', `/subscriptions/${id}/events/receive`, { maxevents: 101, waitseconds: 21, lockseconds: 9, extra: 1 });
+    const bad = await call('POST', `/subscriptions/${id}/events/receive`, {
+      maxevents: 101,
+      waitseconds: 21,
+      lockseconds: 9,
+      extra: 1,
+    });
     expect(bad.status).toBe(400);
-    expect((bad.body['errors'] as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual(['extra', 'lockseconds', 'maxevents', 'waitseconds']);
+    expect((bad.body['errors'] as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual([
+      'extra',
+      'lockseconds',
+      'maxevents',
+      'waitseconds',
+    ]);
   });
 
   it('EDU-17: up to maxevents events in one receive (more than one SQS call holds), in one CloudEvents batch, each with its own lock', async () => {
     const { id, type } = await pullSubscription();
     const published = await Promise.all(Array.from({ length: 25 }, () => publish(type)));
-    await eventually('25 events routed', async () => (await messagesIn(`koerier-pull-${id}`)).visible === 25, { timeoutMs: 20_000 });
+    await eventually('25 events routed', async () => (await messagesIn(`koerier-pull-${id}`)).visible === 25, {
+      timeoutMs: 20_000,
+    });
     const received = await receive(id, { waitseconds: 5, maxevents: 100 });
-    expect(received.events.map((e) => e['id'] as string).sort()).toEqual(published.map((e) => JSON.parse(e).id as string).sort());
+    expect(received.events.map((e) => e['id'] as string).sort()).toEqual(
+      published.map((e) => JSON.parse(e).id as string).sort(),
+    );
     for (const event of published) expect(received.text).toContain(event);
     expect(new Set(received.locks.map((l) => l.locktoken)).size).toBe(25);
     expect(new Set(received.locks.map((l) => l.deliverykey)).size).toBe(25);
     const fewer = await pullSubscription();
     await Promise.all(Array.from({ length: 12 }, () => publish(fewer.type)));
-    await eventually('12 events routed', async () => (await messagesIn(`koerier-pull-${fewer.id}`)).visible === 12, { timeoutMs: 20_000 });
+    await eventually('12 events routed', async () => (await messagesIn(`koerier-pull-${fewer.id}`)).visible === 12, {
+      timeoutMs: 20_000,
+    });
     expect((await receive(fewer.id, { waitseconds: 5, maxevents: 11 })).events).toHaveLength(11);
   });
 
@@ -325,7 +420,10 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     expect(await queueExists(`koerier-pull-${id}`)).toBe(false);
     expect(await queueExists(`koerier-pull-${id}-dlq`)).toBe(false);
     expect((await receive(id, { waitseconds: 0 })).status).toBe(404);
-    expect((await call('POST', `/subscriptions/${id}/events/acknowledge`, { locktokens: [received.locks[0]!.locktoken] })).status).toBe(404);
+    expect(
+      (await call('POST', `/subscriptions/${id}/events/acknowledge`, { locktokens: [received.locks[0]!.locktoken] }))
+        .status,
+    ).toBe(404);
   });
 });
 
@@ -334,7 +432,13 @@ async function messagesIn(queueName: string): Promise<{ visible: number; locked:
   const sqs = koerier.host.awsClients.sqs;
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
   const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return { visible: Number(Attributes['ApproximateNumberOfMessages']), locked: Number(Attributes['ApproximateNumberOfMessagesNotVisible']) };
+  return {
+    visible: Number(Attributes['ApproximateNumberOfMessages']),
+    locked: Number(Attributes['ApproximateNumberOfMessagesNotVisible']),
+  };
 }

@@ -52,7 +52,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -71,7 +75,12 @@ async function pushTarget(script: ReceiverScript): Promise<{ receiver: HttpsRece
   const receiver = await startHttpsReceiver({ authority, script });
   receivers.push(receiver);
   const type = `nl.example.push.${randomUUID().slice(0, 8)}.v1`;
-  const created = await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential });
+  const created = await api('POST', '/subscriptions', {
+    sink: receiver.url,
+    types: [type],
+    validation: 'agreed',
+    sinkcredential: receiver.sinkCredential,
+  });
   expect(created.status).toBe(201);
   expect(created.body['status']).toBe('active');
   return { receiver, type, id: created.body['id'] as string };
@@ -87,7 +96,11 @@ async function publish(type: string): Promise<string> {
   });
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: event,
   });
   expect(response.status).toBe(202);
@@ -104,11 +117,15 @@ function expectDeliveriesOf(event: string, requests: readonly RecordedRequest[])
     // WH-3: every delivery carries the token from the subscriber's own token endpoint.
     expect(request.headers['authorization']).toMatch(/^Bearer [A-Za-z0-9_-]{20,}$/);
     expect(request.body).toBe(event);
-    expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({ id: JSON.parse(event).id, data: { hello: 'world' } });
+    expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({
+      id: JSON.parse(event).id,
+      data: { hello: 'world' },
+    });
   }
 }
 
-const gaps = (requests: readonly RecordedRequest[]) => requests.slice(1).map((r, i) => r.receivedAt - requests[i]!.receivedAt);
+const gaps = (requests: readonly RecordedRequest[]) =>
+  requests.slice(1).map((r, i) => r.receivedAt - requests[i]!.receivedAt);
 
 describe.concurrent('push delivery on the laptop host', () => {
   it('WH-1, WH-2, EDU-IDEM-9: 500 three times, then 204: four attempts on the schedule, one key, the history through the API', async () => {
@@ -121,7 +138,13 @@ describe.concurrent('push delivery on the laptop host', () => {
       const list = await api('GET', `/subscriptions/${id}/deliveries`);
       return (list.body['attempts'] as unknown[]).length === 4 ? list : undefined;
     });
-    expect((history.body['attempts'] as { attempt: number; status: number; outcome: string }[]).map((a) => [a.attempt, a.status, a.outcome])).toEqual([
+    expect(
+      (history.body['attempts'] as { attempt: number; status: number; outcome: string }[]).map((a) => [
+        a.attempt,
+        a.status,
+        a.outcome,
+      ]),
+    ).toEqual([
       [4, 204, 'delivered'],
       [3, 500, 'retrying'],
       [2, 500, 'retrying'],
@@ -146,13 +169,22 @@ describe.concurrent('push delivery on the laptop host', () => {
       return current.body['status'] === 'retired' ? current : undefined;
     });
     expect(retired.body['statusreason']).toMatch(/410/);
-    expect((await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters']).toEqual([expect.objectContaining({ reason: 'gone', attempts: 1 })]);
+    expect((await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters']).toEqual([
+      expect.objectContaining({ reason: 'gone', attempts: 1 }),
+    ]);
 
     // A witness subscribed to the same type: once it has the next event, the router is done with it.
     const witness = await startHttpsReceiver({ authority });
     receivers.push(witness);
     expect(
-      (await api('POST', '/subscriptions', { sink: witness.url, types: [type], validation: 'agreed', sinkcredential: witness.sinkCredential })).status,
+      (
+        await api('POST', '/subscriptions', {
+          sink: witness.url,
+          types: [type],
+          validation: 'agreed',
+          sinkcredential: witness.sinkCredential,
+        })
+      ).status,
     ).toBe(201);
     const later = await publish(type);
     const [seen] = await witness.waitForRequests(1);
@@ -168,8 +200,17 @@ describe.concurrent('push delivery on the laptop host', () => {
       const list = await api('GET', `/subscriptions/${id}/dead-letters`);
       return (list.body['deadLetters'] as unknown[]).length > 0 ? list : undefined;
     });
-    const [deadLetter] = listed.body['deadLetters'] as { deliveryId: string; reason: string; attempts: number; events: { id: string }[] }[];
-    expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, events: [{ id: JSON.parse(event).id }] });
+    const [deadLetter] = listed.body['deadLetters'] as {
+      deliveryId: string;
+      reason: string;
+      attempts: number;
+      events: { id: string }[];
+    }[];
+    expect(deadLetter).toMatchObject({
+      reason: 'unsupported-media-type',
+      attempts: 1,
+      events: [{ id: JSON.parse(event).id }],
+    });
     expect(deadLetter!.deliveryId).toBe(refused!.headers['idempotency-key']);
 
     receiver.setScript(scripts.always({ respond: 202 }));
@@ -206,7 +247,10 @@ describe.concurrent('push delivery on the laptop host', () => {
       clientid: 'dev-subscriber',
       clientsecret: koerier.host.localConfig.clients['dev-subscriber']!.secret,
     };
-    expect((await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential })).status).toBe(201);
+    expect(
+      (await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential }))
+        .status,
+    ).toBe(201);
     const event = await publish(type);
     const [request] = await receiver.waitForRequests(1);
     expect(request!.body).toBe(event);
@@ -223,9 +267,15 @@ describe.concurrent('push delivery on the laptop host', () => {
       const list = await api('GET', `/subscriptions/${id}/deliveries`);
       return (list.body['attempts'] as unknown[]).length > 0 ? list : undefined;
     });
-    expect(history.body['attempts']).toEqual([expect.objectContaining({ attempt: 1, status: 204, outcome: 'delivered', latencyMs: expect.any(Number) })]);
+    expect(history.body['attempts']).toEqual([
+      expect.objectContaining({ attempt: 1, status: 204, outcome: 'delivered', latencyMs: expect.any(Number) }),
+    ]);
     expect((history.body['attempts'] as { latencyMs: number }[])[0]!.latencyMs).toBeGreaterThanOrEqual(400);
-    await staysQuiet('second delivery', () => receiver.requests.length > 1 && `${receiver.requests.length} requests`, 1000);
+    await staysQuiet(
+      'second delivery',
+      () => receiver.requests.length > 1 && `${receiver.requests.length} requests`,
+      1000,
+    );
     expect(receiver.requests).toHaveLength(1);
   });
 });

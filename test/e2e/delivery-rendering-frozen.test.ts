@@ -14,7 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { eventually } from '../support/waiting.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:frozen';
@@ -63,12 +69,25 @@ async function appendixCReceiver(): Promise<HttpsReceiver> {
   return receiver;
 }
 
-async function subscribe(receiver: HttpsReceiver, settings: Record<string, unknown>): Promise<{ id: string; type: string }> {
+async function subscribe(
+  receiver: HttpsReceiver,
+  settings: Record<string, unknown>,
+): Promise<{ id: string; type: string }> {
   const type = `nl.example.frozen.${randomUUID().slice(0, 8)}.v1`;
   const response = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential, ...settings }),
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
+      ...settings,
+    }),
   });
   const body = (await response.json()) as Record<string, unknown>;
   expect(response.status, JSON.stringify(body)).toBe(201);
@@ -78,7 +97,11 @@ async function subscribe(receiver: HttpsReceiver, settings: Record<string, unkno
 async function patch(id: string, changes: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${koerier.url}/subscriptions/${id}`, {
     method: 'PATCH',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/merge-patch+json' },
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/merge-patch+json',
+    },
     body: JSON.stringify(changes),
   });
   expect(response.status, await response.text()).toBe(200);
@@ -87,7 +110,11 @@ async function patch(id: string, changes: Record<string, unknown>): Promise<void
 async function publish(event: Record<string, unknown>): Promise<void> {
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: JSON.stringify(event),
   });
   expect(response.status, await response.clone().text()).toBe(202);
@@ -104,9 +131,13 @@ function rendered(request: RecordedRequest): Record<string, unknown> {
 /** The subscription's attempt history, newest first, once it holds `count` attempts: [status, outcome] each. */
 function history(id: string, count: number): Promise<[number | undefined, string][]> {
   return eventually(`${count} attempts in the history`, async () => {
-    const response = await fetch(`${koerier.url}/subscriptions/${id}/deliveries`, { headers: { authorization: `Bearer ${subscriber}` } });
+    const response = await fetch(`${koerier.url}/subscriptions/${id}/deliveries`, {
+      headers: { authorization: `Bearer ${subscriber}` },
+    });
     const { attempts } = (await response.json()) as { attempts: { outcome: string; status?: number }[] };
-    return attempts.length >= count ? attempts.map((attempt): [number | undefined, string] => [attempt.status, attempt.outcome]) : undefined;
+    return attempts.length >= count
+      ? attempts.map((attempt): [number | undefined, string] => [attempt.status, attempt.outcome])
+      : undefined;
   });
 }
 

@@ -34,7 +34,11 @@ afterAll(async () => {
 
 /** The sign-in page's form, posted as a browser (or any process) would, the redirect not followed. */
 const signIn = (fields: Record<string, string>) =>
-  fetch(`${koerier.origin}/oauth/authorize`, { method: 'POST', body: new URLSearchParams({ ...request, operator: 'on', ...fields }), redirect: 'manual' });
+  fetch(`${koerier.origin}/oauth/authorize`, {
+    method: 'POST',
+    body: new URLSearchParams({ ...request, operator: 'on', ...fields }),
+    redirect: 'manual',
+  });
 
 /** The code a 303 carries, exchanged at the token endpoint as the console does: the token's scopes. */
 async function scopesOf(answer: Response): Promise<string[]> {
@@ -56,7 +60,12 @@ async function scopesOf(answer: Response): Promise<string[]> {
 
 describe("the laptop's console sign-in (issue 28, item 14b)", () => {
   it('EDU-2, issue 28 item 14b: no code, and so no admin token, without the sign-in code of this start; with it (as typed, any case, dashes or not) the operator signs in', async () => {
-    for (const fields of [{}, { sign_in_code: '' }, { sign_in_code: 'AAAA-BBBB-CCCC' }, { sign_in_code: `${koerier.host.signInCode}X` }]) {
+    for (const fields of [
+      {},
+      { sign_in_code: '' },
+      { sign_in_code: 'AAAA-BBBB-CCCC' },
+      { sign_in_code: `${koerier.host.signInCode}X` },
+    ]) {
       const refused = await signIn({ user: 'dev-publisher', ...fields });
       expect(refused.status, JSON.stringify(fields)).toBe(400);
       expect(refused.headers.get('location')).toBeNull();
@@ -92,7 +101,11 @@ describe("the laptop's console sign-in (issue 28, item 14b)", () => {
     for (const client of ['__proto__', 'constructor']) {
       const token = await fetch(`${koerier.origin}/oauth/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client, client_secret: 'x'.repeat(16) }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client,
+          client_secret: 'x'.repeat(16),
+        }),
       });
       expect(token.status, client).toBe(401);
       expect(((await token.json()) as { error: string }).error).toBe('invalid_client');

@@ -68,9 +68,13 @@ afterAll(async () => {
 /** dev-subscriber's subscriptions to the doctor's type, as the API lists them now. */
 async function doctorSubscriptions(): Promise<{ id: string; source?: string }[]> {
   const token = await koerier.token('dev-subscriber');
-  const answer = await fetch(`${koerier.url}/subscriptions?limit=100`, { headers: { authorization: `Bearer ${token}` } });
+  const answer = await fetch(`${koerier.url}/subscriptions?limit=100`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(answer.status).toBe(200);
-  const { subscriptions } = (await answer.json()) as { subscriptions: { id: string; source?: string; types?: string[] }[] };
+  const { subscriptions } = (await answer.json()) as {
+    subscriptions: { id: string; source?: string; types?: string[] }[];
+  };
   return subscriptions.filter((subscription) => subscription.types?.includes(DOCTOR_TYPE));
 }
 
@@ -96,16 +100,26 @@ describe('koerier doctor', () => {
     expect(row(table.stdout, '/health')![3]).toBe('ok (dynamodb ok, sqs ok, s3 ok)');
     expect(row(table.stdout, 'receive (pull)')![3]).toMatch(/^13 of 13 events/);
     expect(row(table.stdout, 'claim check data')![3]).toBe('1,048,576 bytes, digest and size match (200 from Koerier)');
-    expect(row(table.stdout, 'same Idempotency-Key again')![3]).toMatch(/^202, the stored answer, Idempotent-Replayed: true/);
+    expect(row(table.stdout, 'same Idempotency-Key again')![3]).toMatch(
+      /^202, the stored answer, Idempotent-Replayed: true/,
+    );
     expect(row(table.stdout, 'broken event → 400')![3]).toBe('400 invalid-cloudevent: specversion (CE-5), id (CE-3)');
     expect(table.stdout).toMatch(
-      new RegExp(`Koerier at ${koerier.url.replace(/[.]/g, '\\.')} works: 17 steps passed in [\\d.]+ s \\(dev-publisher publishing, dev-subscriber consuming`),
+      new RegExp(
+        `Koerier at ${koerier.url.replace(/[.]/g, '\\.')} works: 17 steps passed in [\\d.]+ s \\(dev-publisher publishing, dev-subscriber consuming`,
+      ),
     );
 
     const json = await cli.run(['doctor', '--json'], { env: clients });
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout) as DoctorJson;
-    expect(report).toMatchObject({ ok: true, gateway: koerier.url, publisher: 'dev-publisher', consumer: 'dev-subscriber', interrupted: false });
+    expect(report).toMatchObject({
+      ok: true,
+      gateway: koerier.url,
+      publisher: 'dev-publisher',
+      consumer: 'dev-subscriber',
+      interrupted: false,
+    });
     expect(report.steps.map((step) => step.step)).toEqual(STEPS);
     for (const step of report.steps) {
       expect(step.result, `${step.step}: ${step.detail}`).toBe('ok');
@@ -123,7 +137,9 @@ describe('koerier doctor', () => {
     const receive = row(result.stdout, 'receive (pull)')!;
     expect(receive.slice(0, 2)).toEqual(['receive (pull)', 'FAILED']);
     expect(receive[3]).toMatch(/^got: 403 Forbidden \(forbidden\): This operation needs the scope "events:consume"\./);
-    expect(result.stdout).toMatch(/usually: dev-subscriber's token lacks the scope events:consume: give the client that scope at the identity provider/);
+    expect(result.stdout).toMatch(
+      /usually: dev-subscriber's token lacks the scope events:consume: give the client that scope at the identity provider/,
+    );
     // The steps that needed the events are skipped, not failed: one cause, one failed row.
     expect(row(result.stdout, 'arrived as sent')!.slice(1)).toEqual(['skipped', '', 'nothing received']);
     expect(row(result.stdout, 'acknowledge')![1]).toBe('skipped');
@@ -135,7 +151,9 @@ describe('koerier doctor', () => {
     expect(row(result.stdout, 'clean up')!.slice(0, 2)).toEqual(['clean up', 'ok']);
     expect(row(result.stdout, 'clean up')![3]).toContain(`deleted subscription ${made}`);
     const token = await koerier.token('dev-subscriber');
-    expect((await fetch(`${koerier.url}/subscriptions/${made}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    expect(
+      (await fetch(`${koerier.url}/subscriptions/${made}`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(404);
     expect(await doctorSubscriptions()).toEqual([]);
   });
 
@@ -160,7 +178,10 @@ describe('koerier doctor', () => {
     expect(report.interrupted).toBe(true);
     expect(report.steps.map((step) => step.step)).toEqual(STEPS);
     expect(report.steps.find((step) => step.step === 'pull subscription')!.result).toBe('ok');
-    expect(report.steps.find((step) => step.step === 'acknowledge')).toMatchObject({ result: 'skipped', detail: 'interrupted (Ctrl-C)' });
+    expect(report.steps.find((step) => step.step === 'acknowledge')).toMatchObject({
+      result: 'skipped',
+      detail: 'interrupted (Ctrl-C)',
+    });
     expect(report.steps.at(-1)).toMatchObject({ step: 'clean up', result: 'ok' });
     expect(report.steps.at(-1)!.detail).toMatch(/^deleted subscription [0-9a-f-]{36} and its queues/);
     expect(await doctorSubscriptions()).toEqual([]);

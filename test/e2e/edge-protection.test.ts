@@ -41,17 +41,30 @@ const viaEdge = (path: string, init: RequestInit & { headers?: Record<string, st
   fetch(`${koerier.url}${path}`, { ...init, headers: { [ORIGIN_VERIFY_HEADER]: ORIGIN_SECRET, ...init.headers } });
 
 const event = () =>
-  JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
+  JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:00000001823288444000:systeem',
+    type: 'nl.edu.leerling.ingeschreven',
+  });
 
 describe('review #20: the origin guard behind CloudFront', () => {
   it('review #20: a request without the origin header, or with a wrong one, is refused 403 problem+json before any work, on public and protected routes alike', async () => {
     const token = await koerier.token('dev-publisher');
     const publish = {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+      },
       body: event(),
     };
-    const wrongOrigins: Record<string, string>[] = [{}, { [ORIGIN_VERIFY_HEADER]: 'guess' }, { [ORIGIN_VERIFY_HEADER]: `${ORIGIN_SECRET}x` }];
+    const wrongOrigins: Record<string, string>[] = [
+      {},
+      { [ORIGIN_VERIFY_HEADER]: 'guess' },
+      { [ORIGIN_VERIFY_HEADER]: `${ORIGIN_SECRET}x` },
+    ];
     for (const headers of wrongOrigins) {
       const direct = await fetch(`${koerier.url}/events`, { ...publish, headers: { ...publish.headers, ...headers } });
       expect(direct.status).toBe(403);
@@ -78,7 +91,11 @@ describe('review #20: per-client throttle on the laptop host', () => {
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
       const published = await viaEdge('/events', {
         method: 'POST',
-        headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+        headers: {
+          ...(authorization ? { authorization } : {}),
+          'content-type': 'application/cloudevents+json',
+          'idempotency-key': randomUUID(),
+        },
         body: event(),
       });
       expect(published.status).toBe(401);
@@ -101,7 +118,11 @@ describe('review #20: per-client throttle on the laptop host', () => {
     const publisher = await koerier.token('dev-publisher');
     const published = await viaEdge('/events', {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+      },
       body: event(),
     });
     expect(published.status).toBe(202);

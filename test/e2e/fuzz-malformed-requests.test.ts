@@ -13,7 +13,7 @@
  * they are the same bytes); `FUZZ_REPORT=<file>` writes every failure as JSON.
  */
 import { writeFile } from 'node:fs/promises';
-import { API_BASE_PATH } from '../../lib/resources.js';
+import { API_BASE_PATH } from '../../functions/config/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { logger } from '../../functions/app/logger.js';
@@ -82,7 +82,12 @@ async function fuzzContext(): Promise<FuzzContext> {
   // shapes satisfies it.
   const sinks = ['https://127.0.0.1/fuzz-sink', `http://127.0.0.1:${port}/fuzz-sink`];
   const credentials: unknown[] = [
-    { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://127.0.0.1/oauth/token', clientid: 'fuzz', clientsecret: 'fuzz-secret' },
+    {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: 'https://127.0.0.1/oauth/token',
+      clientid: 'fuzz',
+      clientsecret: 'fuzz-secret',
+    },
     { credentialtype: 'ACCESSTOKEN', accesstoken: 'fuzz-sink-token' },
   ];
   const subscriptionIds: string[] = [];
@@ -94,8 +99,17 @@ async function fuzzContext(): Promise<FuzzContext> {
       for (let i = 0; i < 3; i++) {
         const response = await fetch(`${koerier.url}/subscriptions`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${manager}`, 'idempotency-key': crypto.randomUUID(), 'content-type': 'application/json' },
-          body: JSON.stringify({ sink: candidateSink, types: ['nl.example.fuzz.v1'], validation: 'agreed', sinkcredential: credential }),
+          headers: {
+            authorization: `Bearer ${manager}`,
+            'idempotency-key': crypto.randomUUID(),
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({
+            sink: candidateSink,
+            types: ['nl.example.fuzz.v1'],
+            validation: 'agreed',
+            sinkcredential: credential,
+          }),
         });
         const text = await response.text();
         const id = response.status === 201 ? (JSON.parse(text) as { id?: string }).id : undefined;
@@ -111,7 +125,8 @@ async function fuzzContext(): Promise<FuzzContext> {
     if (subscriptionIds.length > 0) break;
   }
   // Without them the fuzzer would only ever meet 404s on those routes.
-  if (subscriptionIds.length === 0) throw new Error(`no subscription to fuzz could be created; the last answer: ${refusal}`);
+  if (subscriptionIds.length === 0)
+    throw new Error(`no subscription to fuzz could be created; the last answer: ${refusal}`);
   const listCursors: string[] = [];
   const list = await fetch(`${koerier.url}/subscriptions?limit=1`, { headers: { authorization: `Bearer ${manager}` } });
   const next = ((await list.json()) as { next?: string; links?: { next?: string } }) ?? {};
@@ -137,7 +152,8 @@ async function fuzzContext(): Promise<FuzzContext> {
 /** Host, Content-Length and Connection first: a host that drops late header lines must not lose the framing. */
 function wireBytes(request: FuzzRequest): Buffer {
   const framing: [string, string][] = [['Host', `127.0.0.1:${port}`]];
-  if (request.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(request.method)) framing.push(['Content-Length', String(request.body.length)]);
+  if (request.body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(request.method))
+    framing.push(['Content-Length', String(request.body.length)]);
   framing.push(['Connection', 'close']);
   return requestBytes(request.method, servedTarget(request.target), [...framing, ...request.headers], request.body);
 }
@@ -166,7 +182,8 @@ function judge(request: FuzzRequest, outcome: RawOutcome): { kind: string; why: 
     const problem = problemFault(request, outcome);
     if (problem) return { kind: `${status} not a problem`, why: problem };
   }
-  if (request.mustRefuse && status < 400) return { kind: `${status} accepted`, why: `answered ${status}, but it must be refused: ${request.mustRefuse}` };
+  if (request.mustRefuse && status < 400)
+    return { kind: `${status} accepted`, why: `answered ${status}, but it must be refused: ${request.mustRefuse}` };
   if (status < 400 && hasIdempotencyKey(request) && outcome.bodyBytes > MAX_STORED_ANSWER_BYTES) {
     return {
       kind: `${status} too large to store`,
@@ -177,7 +194,11 @@ function judge(request: FuzzRequest, outcome: RawOutcome): { kind: string; why: 
 }
 
 function hasIdempotencyKey(request: FuzzRequest): boolean {
-  return request.method !== 'GET' && request.method !== 'HEAD' && request.headers.some(([name]) => name.toLowerCase() === 'idempotency-key');
+  return (
+    request.method !== 'GET' &&
+    request.method !== 'HEAD' &&
+    request.headers.some(([name]) => name.toLowerCase() === 'idempotency-key')
+  );
 }
 
 /**
@@ -186,7 +207,8 @@ function hasIdempotencyKey(request: FuzzRequest): boolean {
  * multi-megabyte requests keep the one process busy. After the run it must answer 200.
  */
 function isHealthReport(request: FuzzRequest, response: RawResponse): boolean {
-  if (request.target.split('?')[0] !== '/health' || (request.method !== 'GET' && request.method !== 'HEAD')) return false;
+  if (request.target.split('?')[0] !== '/health' || (request.method !== 'GET' && request.method !== 'HEAD'))
+    return false;
   if (request.method === 'HEAD') return true;
   try {
     const report = JSON.parse(response.body.toString('utf8')) as { status?: unknown; parts?: unknown };
@@ -202,11 +224,14 @@ function problemFault(request: FuzzRequest, response: RawResponse): string | und
   const wanted = oauth ? 'application/json' : 'application/problem+json';
   if (contentType !== wanted) {
     // Every answer of the API Gateway emulation carries its request id; Node's own do not.
-    const who = response.headers['apigw-requestid'] ? '' : " (answered by Node's HTTP server before the host saw the request)";
+    const who = response.headers['apigw-requestid']
+      ? ''
+      : " (answered by Node's HTTP server before the host saw the request)";
     return `Content-Type is ${JSON.stringify(response.headers['content-type'] ?? null)}, not ${wanted}${who}`;
   }
   if (request.method === 'HEAD') return undefined;
-  if (response.bodyBytes > MAX_PROBLEM_BYTES) return `the answer is ${response.bodyBytes} bytes, more than ${MAX_PROBLEM_BYTES}`;
+  if (response.bodyBytes > MAX_PROBLEM_BYTES)
+    return `the answer is ${response.bodyBytes} bytes, more than ${MAX_PROBLEM_BYTES}`;
   let body: unknown;
   try {
     body = JSON.parse(response.body.toString('utf8'));
@@ -218,7 +243,8 @@ function problemFault(request: FuzzRequest, response: RawResponse): string | und
   if (oauth) return typeof fields['error'] === 'string' ? undefined : 'an OAuth error answer without "error"';
   if (typeof fields['type'] !== 'string' || fields['type'] === '') return 'the problem has no "type"';
   if (typeof fields['title'] !== 'string' || fields['title'] === '') return 'the problem has no "title"';
-  if (fields['status'] !== response.status) return `the problem's "status" is ${JSON.stringify(fields['status'])}, the answer's ${response.status}`;
+  if (fields['status'] !== response.status)
+    return `the problem's "status" is ${JSON.stringify(fields['status'])}, the answer's ${response.status}`;
   return undefined;
 }
 
@@ -229,14 +255,23 @@ function describeRequest(request: FuzzRequest): string {
     const escaped = JSON.stringify(text.length > max ? text.slice(0, max) : text);
     return text.length > max ? `${escaped}… (${Buffer.byteLength(value)} bytes)` : escaped;
   };
-  const target = request.target.length > 200 ? `${request.target.slice(0, 200)}… (${request.target.length} characters)` : request.target;
+  const target =
+    request.target.length > 200
+      ? `${request.target.slice(0, 200)}… (${request.target.length} characters)`
+      : request.target;
   const lines = [`${request.method} ${target}`];
   const shownHeaders =
     request.headers.length > 30
-      ? [...request.headers.slice(0, 20), ['…', `${request.headers.length - 25} more header lines`] as [string, string], ...request.headers.slice(-5)]
+      ? [
+          ...request.headers.slice(0, 20),
+          ['…', `${request.headers.length - 25} more header lines`] as [string, string],
+          ...request.headers.slice(-5),
+        ]
       : request.headers;
   for (const [name, value] of shownHeaders)
-    lines.push(`  ${name}: ${name.toLowerCase() === 'authorization' ? show(String(value).slice(0, 30), 30) : show(value, 160)}`);
+    lines.push(
+      `  ${name}: ${name.toLowerCase() === 'authorization' ? show(String(value).slice(0, 30), 30) : show(value, 160)}`,
+    );
   if (request.body.length > 0) lines.push(`  body: ${show(request.body, 300)}`);
   return lines.join('\n');
 }
@@ -254,7 +289,11 @@ function serverErrorFor(outcome: RawOutcome): string | undefined {
   if (!requestId) return undefined;
   for (const line of [...handlerErrors, ...koerier.logs]) {
     if (!line.includes(requestId)) continue;
-    const entry = JSON.parse(line) as { level?: string; message?: string; error?: { name?: string; message?: string; stack?: string } | string };
+    const entry = JSON.parse(line) as {
+      level?: string;
+      message?: string;
+      error?: { name?: string; message?: string; stack?: string } | string;
+    };
     if (entry.level !== 'error' || entry.message === 'request') continue;
     // Koerier's own frames say which code answered; the SDK's frames say little.
     const frames = (typeof entry.error === 'string' ? '' : (entry.error?.stack ?? ''))
@@ -262,7 +301,10 @@ function serverErrorFor(outcome: RawOutcome): string | undefined {
       .filter((frame) => /\/(functions|local)\//.test(frame))
       .slice(0, 4)
       .map((frame) => frame.trim().replace(/\(.*?\/((functions|local)\/)/, '($1'));
-    const error = typeof entry.error === 'string' ? entry.error : `${entry.error?.name ?? ''}: ${entry.error?.message ?? ''} ${frames.join(' | ')}`;
+    const error =
+      typeof entry.error === 'string'
+        ? entry.error
+        : `${entry.error?.name ?? ''}: ${entry.error?.message ?? ''} ${frames.join(' | ')}`;
     return `${entry.message}: ${error}`.slice(0, 600);
   }
   return undefined;
@@ -295,8 +337,14 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
           const request = generator.next();
           if (ONLY.size > 0 && !ONLY.has(index)) continue;
           const requestStarted = Date.now();
-          const outcome = await sendRaw(port, wireBytes(request), { head: request.method === 'HEAD', timeoutMs: 60_000 });
-          timeByMutation.set(request.mutation, (timeByMutation.get(request.mutation) ?? 0) + Date.now() - requestStarted);
+          const outcome = await sendRaw(port, wireBytes(request), {
+            head: request.method === 'HEAD',
+            timeoutMs: 60_000,
+          });
+          timeByMutation.set(
+            request.mutation,
+            (timeByMutation.get(request.mutation) ?? 0) + Date.now() - requestStarted,
+          );
           sent++;
           mutationsSent.add(request.mutation);
           if (outcome.kind === 'response') statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
@@ -360,10 +408,19 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       if (process.env['FUZZ_REPORT'])
         await writeFile(
           process.env['FUZZ_REPORT'],
-          JSON.stringify({ seed: SEED, count: COUNT, seconds, statuses: Object.fromEntries(statuses), failures: report }, null, 2),
+          JSON.stringify(
+            { seed: SEED, count: COUNT, seconds, statuses: Object.fromEntries(statuses), failures: report },
+            null,
+            2,
+          ),
         );
 
-      expect(report.map((entry) => `${entry.failure} (${entry.count}×, e.g. ${entry.replay}): ${(entry.serverError ?? entry.why).slice(0, 240)}`)).toEqual([]);
+      expect(
+        report.map(
+          (entry) =>
+            `${entry.failure} (${entry.count}×, e.g. ${entry.replay}): ${(entry.serverError ?? entry.why).slice(0, 240)}`,
+        ),
+      ).toEqual([]);
       // Every kind of breakage was sent (the first pass covers each mutator once).
       if (ONLY.size === 0 && COUNT >= MalformedRequests.mutationNames().length)
         expect([...mutationsSent].sort()).toEqual(MalformedRequests.mutationNames().sort());
@@ -386,7 +443,11 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     expect: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing';
     afterWrite?: 'end' | 'destroy' | 'keep-open';
   }[] = [
-    { name: 'bare LF line endings', bytes: (p) => Buffer.from(`GET /health HTTP/1.1\nHost: 127.0.0.1:${p}\nConnection: close\n\n`), expect: 'problem-4xx' },
+    {
+      name: 'bare LF line endings',
+      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\nHost: 127.0.0.1:${p}\nConnection: close\n\n`),
+      expect: 'problem-4xx',
+    },
     {
       name: 'a bare LF inside the header block',
       bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\nX-Fuzz: y\r\nConnection: close\r\n\r\n`),
@@ -394,28 +455,38 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     },
     {
       name: 'a bare CR inside a header value',
-      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\rb\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\rb\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
     {
       name: 'Content-Length and Transfer-Encoding together',
       bytes: (p) =>
-        Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`),
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
+        ),
       expect: 'problem-4xx',
     },
     {
       name: 'two different Content-Lengths',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}x`),
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: 2\r\nContent-Length: 3\r\nConnection: close\r\n\r\n{}x`,
+        ),
       expect: 'problem-4xx',
     },
     {
       name: 'a Content-Length that is not a number',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: abc\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: abc\r\nConnection: close\r\n\r\n`,
+        ),
       expect: 'problem-4xx',
     },
     {
       name: 'a negative Content-Length',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Length: -1\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
     {
@@ -428,12 +499,18 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     },
     {
       name: 'Transfer-Encoding other than chunked',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\nxyz`),
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\nxyz`,
+        ),
       expect: 'problem-4xx-or-close',
     },
     {
       name: 'an obsolete folded header line',
-      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\r\n  folded\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(
+          `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: a\r\n  folded\r\nConnection: close\r\n\r\n`,
+        ),
       expect: 'problem-4xx',
     },
     {
@@ -443,7 +520,8 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     },
     {
       name: 'a header line without a colon',
-      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nno colon here\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nno colon here\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
     {
@@ -451,13 +529,21 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       bytes: (p) => Buffer.from(`GET /he\u0000alth HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
-    { name: 'HTTP/1.1 without Host', bytes: () => Buffer.from('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'), expect: 'problem-4xx' },
+    {
+      name: 'HTTP/1.1 without Host',
+      bytes: () => Buffer.from('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n'),
+      expect: 'problem-4xx',
+    },
     {
       name: 'an unsupported HTTP version',
       bytes: (p) => Buffer.from(`GET /health HTTP/3.0\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx-or-close',
     },
-    { name: 'the HTTP/2 connection preface', bytes: () => Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), expect: 'problem-4xx-or-close' },
+    {
+      name: 'the HTTP/2 connection preface',
+      bytes: () => Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      expect: 'problem-4xx-or-close',
+    },
     { name: 'not HTTP at all', bytes: () => Buffer.from('hello there\r\n\r\n'), expect: 'problem-4xx-or-close' },
     {
       name: 'an unknown method',
@@ -469,7 +555,11 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       bytes: (p) => Buffer.from(`get /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
-    { name: 'CONNECT', bytes: (p) => Buffer.from(`CONNECT 127.0.0.1:${p} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`), expect: 'problem-4xx' },
+    {
+      name: 'CONNECT',
+      bytes: (p) => Buffer.from(`CONNECT 127.0.0.1:${p} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\n\r\n`),
+      expect: 'problem-4xx',
+    },
     {
       name: 'an Upgrade to websocket',
       bytes: (p) =>
@@ -480,17 +570,24 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     },
     {
       name: 'a request line longer than the header limit',
-      bytes: (p) => Buffer.from(`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
     {
       name: 'header lines longer than the header limit',
-      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: ${'v'.repeat(20_000)}\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(
+          `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nX-Fuzz: ${'v'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+        ),
       expect: 'problem-4xx',
     },
     {
       name: 'an Expect the host cannot meet',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nExpect: teapot\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        ),
       expect: 'problem-4xx',
     },
     { name: 'HTTP/1.0 without Host', bytes: () => Buffer.from('GET /health HTTP/1.0\r\n\r\n'), expect: 'answer' },
@@ -525,13 +622,17 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
     },
     {
       name: 'a complete POST without a token, then the client half-closes',
-      bytes: (p) => Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 2\r\n\r\n{}`),
+      bytes: (p) =>
+        Buffer.from(
+          `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 2\r\n\r\n{}`,
+        ),
       expect: 'problem-4xx',
       afterWrite: 'end',
     },
     {
       name: 'two Host header lines',
-      bytes: (p) => Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n`),
+      bytes: (p) =>
+        Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nHost: 127.0.0.2\r\nConnection: close\r\n\r\n`),
       expect: 'problem-4xx',
     },
     {
@@ -547,7 +648,9 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       name: 'a client that aborts mid-way through a large upload',
       bytes: (p) =>
         Buffer.concat([
-          Buffer.from(`POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 5000000\r\n\r\n`),
+          Buffer.from(
+            `POST /events HTTP/1.1\r\nHost: 127.0.0.1:${p}\r\nContent-Type: application/cloudevents+json\r\nContent-Length: 5000000\r\n\r\n`,
+          ),
           Buffer.alloc(1_000_000, 0x20),
         ]),
       expect: 'nothing',
@@ -581,14 +684,21 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
       for (const rawCase of rawCases) {
         const logsBefore = koerier.logs.length;
         const errorsBefore = handlerErrors.length;
-        const outcome = await sendRaw(port, rawCase.bytes(port), { afterWrite: rawCase.afterWrite ?? 'keep-open', timeoutMs: 15_000 });
+        const outcome = await sendRaw(port, rawCase.bytes(port), {
+          afterWrite: rawCase.afterWrite ?? 'keep-open',
+          timeoutMs: 15_000,
+        });
         const errorsLogged = () =>
           [...koerier.logs.slice(logsBefore), ...handlerErrors.slice(errorsBefore)]
             .map((line) => JSON.parse(line) as { level?: string; status?: number; message?: string; error?: unknown })
             .filter((entry) => entry.level === 'error' || (entry.status ?? 0) >= 500);
         // An abandoned request finishes in the host after the client is gone: it has a moment to
         // log. An error logged ends the wait at once; it is reported below with the other faults.
-        await staysQuiet('error or 5xx in the log', () => errorsLogged().length > 0, rawCase.expect === 'nothing' ? 300 : 50).catch(() => undefined);
+        await staysQuiet(
+          'error or 5xx in the log',
+          () => errorsLogged().length > 0,
+          rawCase.expect === 'nothing' ? 300 : 50,
+        ).catch(() => undefined);
         const fault = rawFault(rawCase.expect, outcome);
         if (fault) faults.push(`${rawCase.name}: ${fault} (answer: ${describeOutcome(outcome)})`);
         const logged = errorsLogged();
@@ -596,22 +706,31 @@ describe('review #11/#12: the laptop host against seeded malformed requests', ()
           faults.push(
             `${rawCase.name}: the host logged ${logged.map((entry) => `${entry.message} ${entry.status ?? ''} ${JSON.stringify(entry.error ?? '')}`.slice(0, 200)).join('; ')}`,
           );
-        const health = await sendRaw(port, Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`));
-        if (health.kind !== 'response' || health.status !== 200) faults.push(`${rawCase.name}: GET /health afterwards got ${describeOutcome(health)}`);
+        const health = await sendRaw(
+          port,
+          Buffer.from(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`),
+        );
+        if (health.kind !== 'response' || health.status !== 200)
+          faults.push(`${rawCase.name}: GET /health afterwards got ${describeOutcome(health)}`);
       }
       expect(faults).toEqual([]);
     },
   );
 });
 
-function rawFault(expectation: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing', outcome: RawOutcome): string | undefined {
+function rawFault(
+  expectation: 'problem-4xx' | 'problem-4xx-or-close' | 'answer' | 'nothing',
+  outcome: RawOutcome,
+): string | undefined {
   if (expectation === 'nothing') return undefined;
   if (outcome.kind !== 'response') {
-    if (expectation === 'problem-4xx-or-close' && (outcome.kind === 'closed' || outcome.kind === 'error')) return undefined;
+    if (expectation === 'problem-4xx-or-close' && (outcome.kind === 'closed' || outcome.kind === 'error'))
+      return undefined;
     return `no answer (${outcome.kind}: ${outcome.detail})`;
   }
   if (outcome.status >= 500) return `a ${outcome.status}`;
   if (expectation !== 'answer' && outcome.status < 400) return `a ${outcome.status}, not a 4xx`;
-  if (outcome.status >= 400) return problemFault({ mutation: 'raw', method: 'GET', target: '/', headers: [], body: Buffer.alloc(0) }, outcome);
+  if (outcome.status >= 400)
+    return problemFault({ mutation: 'raw', method: 'GET', target: '/', headers: [], body: Buffer.alloc(0) }, outcome);
   return undefined;
 }

@@ -106,9 +106,19 @@ describe('a TypeScript client generated from /v1/openapi.json', () => {
       const document = (await (await fetch(`${koerier.url}/openapi.json`)).json()) as Record<string, unknown>;
       // defaultNonNullable off: request bodies (a SubscriptionRequest) have members with defaults the
       // caller may leave out; openapi-typescript's default would make them required in requests too.
-      const types = astToString(await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { defaultNonNullable: false }));
+      const types = astToString(
+        await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { defaultNonNullable: false }),
+      );
       // Named component schemas, not inline bodies: the generated types carry their names.
-      for (const name of ['CloudEvent', 'Accepted', 'Problem', 'SubscriptionRequest', 'Subscription', 'DeliveryAttempt']) expect(types).toContain(`${name}: {`);
+      for (const name of [
+        'CloudEvent',
+        'Accepted',
+        'Problem',
+        'SubscriptionRequest',
+        'Subscription',
+        'DeliveryAttempt',
+      ])
+        expect(types).toContain(`${name}: {`);
       await writeFile(join(directory, 'koerier-api.ts'), types);
       await writeFile(join(directory, 'use-koerier.ts'), PROGRAM);
 
@@ -118,7 +128,9 @@ describe('a TypeScript client generated from /v1/openapi.json', () => {
         { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
       );
       const program = ts.createProgram([join(directory, 'use-koerier.ts')], { ...config!.options, noEmit: true });
-      const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+      const diagnostics = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
       expect(diagnostics).toEqual([]);
     },
   );
@@ -128,11 +140,30 @@ describe('a TypeScript client generated from /v1/openapi.json', () => {
     { timeout: 60_000 },
     async () => {
       const { useKoerier } = (await import(pathToFileURL(join(directory, 'use-koerier.ts')).href)) as {
-        useKoerier: (baseUrl: string, publisherToken: string, subscriberToken: string, type: string) => Promise<Record<string, unknown>>;
+        useKoerier: (
+          baseUrl: string,
+          publisherToken: string,
+          subscriberToken: string,
+          type: string,
+        ) => Promise<Record<string, unknown>>;
       };
       const type = `nl.example.generated.${randomUUID().slice(0, 8)}.v1`;
-      const result = await useKoerier(koerier.url, await koerier.token('dev-publisher', ['events:publish']), await koerier.token('dev-subscriber'), type);
-      expect(result).toMatchObject({ created: 201, published: 202, accepted: 1, deliveries: 200, attempts: [], received: 1, refused: 403, unknownPath: 404 });
+      const result = await useKoerier(
+        koerier.url,
+        await koerier.token('dev-publisher', ['events:publish']),
+        await koerier.token('dev-subscriber'),
+        type,
+      );
+      expect(result).toMatchObject({
+        created: 201,
+        published: 202,
+        accepted: 1,
+        deliveries: 200,
+        attempts: [],
+        received: 1,
+        refused: 403,
+        unknownPath: 404,
+      });
       expect(result['lockTokens']).toHaveLength(1);
       expect(result['problem']).toMatchObject({ status: 403, title: expect.any(String), detail: expect.any(String) });
     },

@@ -75,7 +75,10 @@ function deployment(settings: Record<string, string>) {
   const state = {} as { koerier: TestHost; receiver: Awaited<ReturnType<typeof startReceiver>> };
   beforeAll(async () => {
     state.receiver = await startReceiver();
-    state.koerier = await startTestHost({ ...settings, [settingEnv.entitlements]: JSON.stringify({ [SUBSCRIBER]: [{ typePrefix: 'nl.overheid.zaken.' }] }) });
+    state.koerier = await startTestHost({
+      ...settings,
+      [settingEnv.entitlements]: JSON.stringify({ [SUBSCRIBER]: [{ typePrefix: 'nl.overheid.zaken.' }] }),
+    });
   });
   afterAll(async () => {
     await state.koerier?.stop();
@@ -85,7 +88,11 @@ function deployment(settings: Record<string, string>) {
     const token = await state.koerier.host.issueToken(SUBSCRIBER, ['subscriptions:manage']);
     const response = await fetch(`${state.koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({
         sink: `${state.receiver.url}/hook`,
         types: [TYPE],
@@ -130,7 +137,12 @@ describe('an Edukoppeling deployment (koerier:identityProvider=edukoppeling)', (
     expect(published.status).toBe(202);
     expect(published.body).toEqual({
       acceptedCount: 1,
-      accepted: [{ source: 'urn:nld:oin:00000001823288444000:systeem:BRP-component', id: 'f3dce042-cd6e-4977-844d-05be8dce7cea' }],
+      accepted: [
+        {
+          source: 'urn:nld:oin:00000001823288444000:systeem:BRP-component',
+          id: 'f3dce042-cd6e-4977-844d-05be8dce7cea',
+        },
+      ],
     });
 
     const [delivery] = await eventually('the example event at the receiver', () =>

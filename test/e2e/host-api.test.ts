@@ -3,7 +3,7 @@ import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { functions, resourceEnv } from '../../lib/resources.js';
+import { functions, resourceEnv } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually } from '../support/waiting.js';
 
@@ -73,18 +73,31 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     const response = await publish(await koerier.token('dev-publisher', ['events:publish']));
     expect(response.status).toBe(202);
 
-    // Whatever lib/resources.ts triggers from the inbound queue takes the message through the
+    // Whatever functions/config/resources.ts triggers from the inbound queue takes the message through the
     // host's event-source poller; without such a function the message waits in the queue.
-    const consumer = Object.entries(functions).find(([, spec]) => 'queueTrigger' in spec && spec.queueTrigger.queue === 'inbound')?.[0];
+    const consumer = Object.entries(functions).find(
+      ([, spec]) => 'queueTrigger' in spec && spec.queueTrigger.queue === 'inbound',
+    )?.[0];
     if (consumer) {
       const pollerSawIt = () =>
-        koerier.logs.map((line) => JSON.parse(line)).some((entry) => entry.function === consumer && entry.queue === 'koerier-inbound' && entry.received >= 1);
-      expect(await eventually(`the poller of ${consumer} to receive the event`, pollerSawIt, { intervalMs: 50 })).toBe(true);
+        koerier.logs
+          .map((line) => JSON.parse(line))
+          .some((entry) => entry.function === consumer && entry.queue === 'koerier-inbound' && entry.received >= 1);
+      expect(await eventually(`the poller of ${consumer} to receive the event`, pollerSawIt, { intervalMs: 50 })).toBe(
+        true,
+      );
     } else {
       const sqs = new SQSClient({}); // from the environment the host set, as the handlers are
       try {
-        const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: process.env[resourceEnv.queueUrl('inbound')], MaxNumberOfMessages: 10 }));
-        expect((received.Messages ?? []).map((message) => (JSON.parse(message.Body ?? '{}') as { id?: string }).id)).toContain(EVENT.id);
+        const received = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: process.env[resourceEnv.queueUrl('inbound')],
+            MaxNumberOfMessages: 10,
+          }),
+        );
+        expect(
+          (received.Messages ?? []).map((message) => (JSON.parse(message.Body ?? '{}') as { id?: string }).id),
+        ).toContain(EVENT.id);
       } finally {
         sqs.destroy();
       }
@@ -144,7 +157,9 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
 
   it('logs one JSON line per request', () => {
     const requests = koerier.logs.map((line) => JSON.parse(line)).filter((entry) => entry.message === 'request');
-    expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/events', status: 202, routeKey: 'POST /v1/events' }));
+    expect(requests).toContainEqual(
+      expect.objectContaining({ method: 'POST', path: '/v1/events', status: 202, routeKey: 'POST /v1/events' }),
+    );
     expect(requests).toContainEqual(expect.objectContaining({ method: 'GET', path: '/health', status: 200 }));
     expect(koerier.logs.join('\n')).not.toContain('Bearer ');
   });
@@ -153,6 +168,9 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     await koerier.host.emulators.stop();
     const response = await fetch(`${koerier.origin}/health`);
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ status: 'unavailable', parts: { dynamodb: 'down', sqs: 'down', s3: 'down' } });
+    expect(await response.json()).toEqual({
+      status: 'unavailable',
+      parts: { dynamodb: 'down', sqs: 'down', s3: 'down' },
+    });
   });
 });

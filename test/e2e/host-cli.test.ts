@@ -2,7 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_BASE_PATH } from '../../lib/resources.js';
+import { API_BASE_PATH } from '../../functions/config/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../local/lambda-runtime.js';
 import { eventually } from '../support/waiting.js';
@@ -17,11 +17,15 @@ interface RunningCli {
 
 /** `npm start` is `tsx local/main.ts`; run the same with a temporary working directory and PORT=0. */
 async function startCli(cwd: string, args: string[] = []): Promise<RunningCli> {
-  const child = spawn(join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPOSITORY_ROOT, 'local', 'main.ts'), ...args], {
-    cwd,
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx'),
+    [join(REPOSITORY_ROOT, 'local', 'main.ts'), ...args],
+    {
+      cwd,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -66,7 +70,9 @@ describe('npm start (tsx local/main.ts)', () => {
   let publisherSecret = '';
 
   it('is what npm start runs', async () => {
-    const manifest = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(await readFile(join(REPOSITORY_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts['start']).toBe('tsx local/main.ts');
   });
 
@@ -90,7 +96,9 @@ describe('npm start (tsx local/main.ts)', () => {
     expect(signInCode?.[2]).toBe(join(cwd, '.koerier', 'console-sign-in-code'));
     expect((await readFile(signInCode![2]!, 'utf8')).trim()).toBe(signInCode![1]);
 
-    const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as { clients: Record<string, { secret: string }> };
+    const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as {
+      clients: Record<string, { secret: string }>;
+    };
     publisherSecret = config.clients['dev-publisher']?.secret ?? '';
     expect(cli.banner).toMatch(/dev-publisher\s+scopes events:publish/);
     expect(cli.banner).toMatch(/dev-subscriber\s+scopes /);
@@ -103,7 +111,9 @@ describe('npm start (tsx local/main.ts)', () => {
     // The printed curl line works as printed, in a shell, from any directory.
     const curl = /^ {2}(curl -s .+)$/m.exec(cli.banner)?.[1] ?? '';
     expect(curl).toContain('/oauth/token');
-    const token = JSON.parse(execFileSync('sh', ['-c', curl], { cwd: tmpdir() }).toString()) as { access_token?: string };
+    const token = JSON.parse(execFileSync('sh', ['-c', curl], { cwd: tmpdir() }).toString()) as {
+      access_token?: string;
+    };
     expect(token.access_token).toMatch(/^ey/);
 
     const health = await fetch(`${cli.url}/health`);
@@ -118,7 +128,9 @@ describe('npm start (tsx local/main.ts)', () => {
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toMatch(/javascript/);
     firstKid = await jwksKid(cli.url);
-    expect(await readdir(join(cwd, '.koerier'))).toEqual(expect.arrayContaining(['dynamodb', 's3', 'keys', 'dev-signing-key.json']));
+    expect(await readdir(join(cwd, '.koerier'))).toEqual(
+      expect.arrayContaining(['dynamodb', 's3', 'keys', 'dev-signing-key.json']),
+    );
 
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(0);
@@ -141,11 +153,15 @@ describe('npm start (tsx local/main.ts)', () => {
   it('review #22: a second npm start on the same state exits 1 and says a Koerier already runs there, with its pid; the first keeps running', async () => {
     const first = await startCli(cwd);
     running.push(first.child);
-    const second = spawn(join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx'), [join(REPOSITORY_ROOT, 'local', 'main.ts')], {
-      cwd,
-      env: { ...process.env, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const second = spawn(
+      join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx'),
+      [join(REPOSITORY_ROOT, 'local', 'main.ts')],
+      {
+        cwd,
+        env: { ...process.env, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     running.push(second);
     let stderr = '';
     second.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -173,7 +189,9 @@ describe('npm start (tsx local/main.ts)', () => {
     running.push(cli.child);
     expect(cli.banner).toContain('(fresh state)');
     expect(cli.banner).not.toContain('created now');
-    const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as { clients: Record<string, { secret: string }> };
+    const config = JSON.parse(await readFile(join(cwd, 'koerier.local.json'), 'utf8')) as {
+      clients: Record<string, { secret: string }>;
+    };
     expect(config.clients['dev-publisher']?.secret).toBe(publisherSecret);
     expect(await readdir(join(cwd, '.koerier'))).not.toContain('left-over');
     expect(await jwksKid(cli.url)).not.toBe(firstKid);

@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_BASE_PATH } from '../../lib/resources.js';
+import { API_BASE_PATH } from '../../functions/config/resources.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
@@ -69,7 +69,12 @@ function environment(): NodeJS.ProcessEnv {
   };
 }
 
-async function spawnHost(cwd: string, args: string[], readyPattern: RegExp, stopWith: (child: ChildProcess) => void): Promise<RunningHost> {
+async function spawnHost(
+  cwd: string,
+  args: string[],
+  readyPattern: RegExp,
+  stopWith: (child: ChildProcess) => void,
+): Promise<RunningHost> {
   const child = spawn(TSX, args, { cwd, env: environment(), stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
@@ -95,13 +100,22 @@ async function spawnHost(cwd: string, args: string[], readyPattern: RegExp, stop
   };
 }
 
-const startWorker = (cwd: string) => spawnHost(cwd, [WORKER], /^ready (http:\/\/\S+)$/m, (child) => child.stdin!.write('stop\n'));
+const startWorker = (cwd: string) =>
+  spawnHost(cwd, [WORKER], /^ready (http:\/\/\S+)$/m, (child) => child.stdin!.write('stop\n'));
 const startNpmStart = (cwd: string) =>
-  spawnHost(cwd, [join(REPOSITORY, 'local', 'main.ts')], /API\s+(http:\/\/127\.0\.0\.1:\d+)/, (child) => child.kill('SIGINT'));
+  spawnHost(cwd, [join(REPOSITORY, 'local', 'main.ts')], /API\s+(http:\/\/127\.0\.0\.1:\d+)/, (child) =>
+    child.kill('SIGINT'),
+  );
 
 async function token(url: string, config: LocalConfig, clientId: string): Promise<string> {
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: config.clients[clientId]!.secret });
-  const body = (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string };
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: config.clients[clientId]!.secret,
+  });
+  const body = (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as {
+    access_token: string;
+  };
   return body.access_token;
 }
 
@@ -118,7 +132,10 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
 
   // 503 to everything until the host has been restarted, then 204.
   let restarted = false;
-  const receiver = await startHttpsReceiver({ authority, script: () => (restarted ? { respond: 204 } : { respond: 503 }) });
+  const receiver = await startHttpsReceiver({
+    authority,
+    script: () => (restarted ? { respond: 204 } : { respond: 503 }),
+  });
   receivers.push(receiver);
 
   const first = await start(cwd);
@@ -127,7 +144,11 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
   const created = await fetch(`${first.url}${API_BASE_PATH}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
   });
   expect(created.status).toBe(201);
@@ -137,8 +158,18 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   for (const id of ids) {
     const published = await fetch(`${first.url}${API_BASE_PATH}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
-      body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:00000001234567890000:systeem:restart', type, data: { n: id } }),
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents+json',
+      },
+      body: JSON.stringify({
+        specversion: '1.0',
+        id,
+        source: 'urn:nld:oin:00000001234567890000:systeem:restart',
+        type,
+        data: { n: id },
+      }),
     });
     expect(published.status).toBe(202);
   }
@@ -146,7 +177,9 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   // Every event failed its first attempt, and its history says it waits for a retry.
   await receiver.waitForRequests(EVENTS, { timeoutMs: 20_000 });
   const history = async (url: string, bearer: string) => {
-    const response = await fetch(`${url}${API_BASE_PATH}/subscriptions/${subscriptionId}/deliveries`, { headers: { authorization: `Bearer ${bearer}` } });
+    const response = await fetch(`${url}${API_BASE_PATH}/subscriptions/${subscriptionId}/deliveries`, {
+      headers: { authorization: `Bearer ${bearer}` },
+    });
     return ((await response.json()) as { attempts: Attempt[] }).attempts;
   };
   await eventually(
@@ -184,7 +217,9 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
       { timeoutMs: 30_000, intervalMs: 200 },
     );
     // One failed attempt and one delivery per event: the retry is the second attempt.
-    expect(attempts.filter((a) => a.outcome === 'delivered').map((a) => [a.attempt, a.status])).toEqual(Array.from({ length: EVENTS }, () => [2, 204]));
+    expect(attempts.filter((a) => a.outcome === 'delivered').map((a) => [a.attempt, a.status])).toEqual(
+      Array.from({ length: EVENTS }, () => [2, 204]),
+    );
   } finally {
     expect(await second.stop()).toBe(0);
   }

@@ -11,8 +11,13 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Messa
 import { CloudEvent, emitterFor, HTTP, Mode, type Message as CloudEventsMessage } from 'cloudevents';
 import { importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourceEnv } from '../../lib/resources.js';
-import { conformanceAvailable, conformanceCases, conformanceRoot, koerierExpects } from '../support/conformance-cases.js';
+import { resourceEnv } from '../../functions/config/resources.js';
+import {
+  conformanceAvailable,
+  conformanceCases,
+  conformanceRoot,
+  koerierExpects,
+} from '../support/conformance-cases.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 
 let koerier: TestHost;
@@ -38,12 +43,20 @@ async function drainInbound(): Promise<Message[]> {
   const messages: Message[] = [];
   for (;;) {
     const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({
+        QueueUrl: inboundUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        MessageAttributeNames: ['All'],
+      }),
     );
     if (Messages.length === 0) return messages;
     messages.push(...Messages);
     await sqs.send(
-      new DeleteMessageBatchCommand({ QueueUrl: inboundUrl, Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+      new DeleteMessageBatchCommand({
+        QueueUrl: inboundUrl,
+        Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+      }),
     );
   }
 }
@@ -95,7 +108,10 @@ describe('publishing with the official cloudevents SDK', () => {
     await emitterFor(koerierTransport(statuses), { mode: Mode.BINARY })(event);
     expect(statuses).toEqual([202]);
     const [message] = await drainInbound();
-    const stored = HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json' }, body: message!.Body! }) as CloudEvent;
+    const stored = HTTP.toEvent({
+      headers: { 'content-type': 'application/cloudevents+json' },
+      body: message!.Body!,
+    }) as CloudEvent;
     expect(stored.toJSON()).toEqual(event.toJSON());
   });
 
@@ -119,7 +135,9 @@ describe.skipIf(!conformanceAvailable)('the public CloudEvents conformance cases
   });
 });
 if (!conformanceAvailable) {
-  console.warn(`CloudEvents conformance data not found at ${conformanceRoot}: the over-HTTP conformance replay is skipped (../shared/testdata is absent).`);
+  console.warn(
+    `CloudEvents conformance data not found at ${conformanceRoot}: the over-HTTP conformance replay is skipped (../shared/testdata is absent).`,
+  );
 }
 
 describe('token failures over HTTP (EDU-2, EDU-4)', () => {
@@ -128,9 +146,12 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
 
   beforeAll(async () => {
     // The host's own development key, so every other check is what fails.
-    const jwk = JSON.parse(await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8')) as JWK;
+    const jwk = JSON.parse(
+      await readFile(join(koerier.host.configFile, '..', 'state', 'dev-signing-key.json'), 'utf8'),
+    ) as JWK;
     signingKey = (await importJWK(jwk, 'ES256')) as CryptoKey;
-    kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys[0]!.kid;
+    kid = ((await (await fetch(`${koerier.origin}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] })
+      .keys[0]!.kid;
   });
 
   const now = () => Math.floor(Date.now() / 1000);
@@ -145,12 +166,20 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
   }
 
   async function expectRefused(bearer: string | undefined, status: 401 | 403, errorCode: string) {
-    const headers: Record<string, string> = { 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() };
+    const headers: Record<string, string> = {
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': randomUUID(),
+    };
     if (bearer !== undefined) headers['authorization'] = `Bearer ${bearer}`;
     const response = await fetch(`${koerier.url}/events`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.leerling.ingeschreven' }),
+      body: JSON.stringify({
+        specversion: '1.0',
+        id: randomUUID(),
+        source: SOURCE,
+        type: 'nl.edu.leerling.ingeschreven',
+      }),
     });
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toBe('application/problem+json');
@@ -169,8 +198,10 @@ describe('token failures over HTTP (EDU-2, EDU-4)', () => {
   });
 
   it('EDU-4: no token → 401 invalid_token', () => expectRefused(undefined, 401, 'invalid_token'));
-  it('EDU-4: an expired token → 401 invalid_token', async () => expectRefused(await forge({ exp: now() - 120 }), 401, 'invalid_token'));
-  it('EDU-4: a token for another audience → 401 invalid_token', async () => expectRefused(await forge({ aud: 'another-api' }), 401, 'invalid_token'));
+  it('EDU-4: an expired token → 401 invalid_token', async () =>
+    expectRefused(await forge({ exp: now() - 120 }), 401, 'invalid_token'));
+  it('EDU-4: a token for another audience → 401 invalid_token', async () =>
+    expectRefused(await forge({ aud: 'another-api' }), 401, 'invalid_token'));
   it('EDU-4: a token from another issuer → 401 invalid_token', async () =>
     expectRefused(await forge({ iss: 'https://issuer.elsewhere' }), 401, 'invalid_token'));
   it('EDU-4: an unsigned token (alg: none) → 401 invalid_token', async () => {
@@ -195,9 +226,14 @@ describe('the rest of the HTTP surface', () => {
   it('CARD-3: GET /openapi.json needs no token and describes POST /events with its problem responses', async () => {
     const response = await fetch(`${koerier.url}/openapi.json`);
     expect(response.status).toBe(200);
-    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(document.openapi).toMatch(/^3\./);
-    expect(Object.keys(document.paths['/events']!.post!.responses)).toEqual(expect.arrayContaining(['202', '400', '401', '403', '409', '413', '415', '422']));
+    expect(Object.keys(document.paths['/events']!.post!.responses)).toEqual(
+      expect.arrayContaining(['202', '400', '401', '403', '409', '413', '415', '422']),
+    );
   });
 
   it('CARD-3: an unknown path gets a 404 problem, a wrong method a 405 problem with Allow', async () => {
@@ -210,7 +246,10 @@ describe('the rest of the HTTP surface', () => {
   });
 
   it('WH-7: OPTIONS /events answers the validation handshake', async () => {
-    const response = await fetch(`${koerier.url}/events`, { method: 'OPTIONS', headers: { 'webhook-request-origin': 'partner.example' } });
+    const response = await fetch(`${koerier.url}/events`, {
+      method: 'OPTIONS',
+      headers: { 'webhook-request-origin': 'partner.example' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('webhook-allowed-origin')).toBe('partner.example');
     expect(response.headers.get('webhook-allowed-rate')).toMatch(/^\d+$/);
@@ -218,7 +257,12 @@ describe('the rest of the HTTP surface', () => {
 
   it('EDU-19: a repeat with the same Idempotency-Key over HTTP gets the same 202 and stores no second event', async () => {
     const key = randomUUID();
-    const body = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.leerling.ingeschreven' });
+    const body = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type: 'nl.edu.leerling.ingeschreven',
+    });
     const headers = { 'content-type': 'application/cloudevents+json', 'idempotency-key': key };
     const first = await postEvents(headers, body);
     const second = await postEvents(headers, body);
@@ -231,7 +275,10 @@ describe('the rest of the HTTP surface', () => {
 
 describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
   /** node:http sends header values as Latin-1 bytes, so a raw non-ASCII byte reaches the host as it would from any client. */
-  function rawPost(headers: Record<string, string>, body: string): Promise<{ status: number; contentType: string | undefined; text: string }> {
+  function rawPost(
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; contentType: string | undefined; text: string }> {
     return new Promise((resolve, reject) => {
       const call = httpRequest(
         `${koerier.url}/events`,
@@ -240,7 +287,11 @@ describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, contentType: response.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }),
+            resolve({
+              status: response.statusCode ?? 0,
+              contentType: response.headers['content-type'],
+              text: Buffer.concat(chunks).toString('utf8'),
+            }),
           );
         },
       );
@@ -291,10 +342,16 @@ describe('hostile input over HTTP (review #3, #5, #7, #11)', () => {
   });
 
   it('review #11: a 400 KB batch of zeros and a batch of 1,000 zeros get small problem answers', async () => {
-    const big = await postEvents({ 'content-type': 'application/cloudevents-batch+json' }, `[${Array.from({ length: 200_000 }, () => '0').join(',')}]`);
+    const big = await postEvents(
+      { 'content-type': 'application/cloudevents-batch+json' },
+      `[${Array.from({ length: 200_000 }, () => '0').join(',')}]`,
+    );
     expect(big.status).toBe(413);
     expect((await big.text()).length).toBeLessThan(2048);
-    const many = await postEvents({ 'content-type': 'application/cloudevents-batch+json' }, `[${Array.from({ length: 1000 }, () => '0').join(',')}]`);
+    const many = await postEvents(
+      { 'content-type': 'application/cloudevents-batch+json' },
+      `[${Array.from({ length: 1000 }, () => '0').join(',')}]`,
+    );
     expect(many.status).toBe(400);
     expect((await many.text()).length).toBeLessThanOrEqual(64 * 1024);
   });

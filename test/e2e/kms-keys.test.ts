@@ -21,12 +21,18 @@ import { createVerifier, httpbis, type VerifyingKey } from 'http-message-signatu
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKmsClient } from '../../functions/aws/clients.js';
 import { settingEnv } from '../../functions/config.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { LOCAL_REGION } from '../../local/emulators.js';
 import { startKoerierHost, type KoerierHost } from '../../local/host.js';
 import { laptopKmsKeyArn } from '../support/aws-operations.js';
 import { watchHost, withAwsOperationsRecording } from '../support/aws-operations-recorder.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 import { startKmsStandIn, type KmsStandIn } from '../support/kms-stand-in.js';
 import { noteLogLine, noteTestSecret } from '../support/log-scan.js';
 
@@ -62,7 +68,11 @@ async function start(): Promise<KoerierHost> {
       },
       functionContainers: true,
       kms: () =>
-        createKmsClient({ region: LOCAL_REGION, endpoint: kms.endpoint, credentials: { accessKeyId: 'AKIDKMSSTANDIN', secretAccessKey: 'kms-stand-in' } }),
+        createKmsClient({
+          region: LOCAL_REGION,
+          endpoint: kms.endpoint,
+          credentials: { accessKeyId: 'AKIDKMSSTANDIN', secretAccessKey: 'kms-stand-in' },
+        }),
     }),
   );
   watchHost(started);
@@ -95,7 +105,12 @@ async function api(method: string, path: string, body?: unknown, clientId = 'dev
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, location: response.headers.get('location'), body: (text ? JSON.parse(text) : {}) as Record<string, unknown>, text };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+    text,
+  };
 }
 
 async function publish(type: string, data: unknown = { leerling: 'L-42' }): Promise<string> {
@@ -113,7 +128,8 @@ async function publish(type: string, data: unknown = { leerling: 'L-42' }): Prom
   return event;
 }
 
-const callsOf = (operation: string, keyId: string) => kms.calls.filter((call) => call.operation === operation && call.keyId === keyId);
+const callsOf = (operation: string, keyId: string) =>
+  kms.calls.filter((call) => call.operation === operation && call.keyId === keyId);
 const postsTo = (receiver: HttpsReceiver) => receiver.requests.filter((request) => request.method === 'POST');
 
 type Jwk = JsonWebKey & { kid: string; alg: string };
@@ -125,7 +141,11 @@ async function verifies(request: RecordedRequest, sink: string, keys: readonly J
       async keyLookup({ keyid }): Promise<VerifyingKey | null> {
         const jwk = keys.find((key) => key.kid === keyid);
         return jwk
-          ? { id: jwk.kid, algs: ['ecdsa-p256-sha256'], verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ecdsa-p256-sha256') }
+          ? {
+              id: jwk.kid,
+              algs: ['ecdsa-p256-sha256'],
+              verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ecdsa-p256-sha256'),
+            }
           : null;
       },
       // As the README's receiver requires since issue 28 item 11: the Content-Type and every ce- header too.
@@ -180,13 +200,27 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     const body = await publish(pushType);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.body).toBe(body);
-    expect(callsOf('Decrypt', CREDENTIALS_KEY).map((call) => call.encryptionContext)).toContainEqual(sealed[0]!.encryptionContext);
+    expect(callsOf('Decrypt', CREDENTIALS_KEY).map((call) => call.encryptionContext)).toContainEqual(
+      sealed[0]!.encryptionContext,
+    );
     expect(callsOf('Sign', SIGNING_KEY).length).toBeGreaterThan(0);
     const { keys } = (await (await fetch(`${host.url}${DIRECTORY}`)).json()) as { keys: Jwk[] };
     expect(delivery!.headers['signature-input']).toContain(`keyid="${keys[0]!.kid}";alg="ecdsa-p256-sha256"`);
     expect(await verifies(delivery!, receiver.url, keys)).toBe(true);
-    expect(await verifies({ ...delivery!, headers: { ...delivery!.headers, 'idempotency-key': randomUUID() } }, receiver.url, keys)).toBe(false);
-    expect(await verifies({ ...delivery!, headers: { ...delivery!.headers, 'content-type': 'text/plain' } }, receiver.url, keys)).toBe(false);
+    expect(
+      await verifies(
+        { ...delivery!, headers: { ...delivery!.headers, 'idempotency-key': randomUUID() } },
+        receiver.url,
+        keys,
+      ),
+    ).toBe(false);
+    expect(
+      await verifies(
+        { ...delivery!, headers: { ...delivery!.headers, 'content-type': 'text/plain' } },
+        receiver.url,
+        keys,
+      ),
+    ).toBe(false);
   });
 
   it('CARD-2: an event too large to travel inline goes by claim check, and the subscriber fetches its data from the payloads function', async () => {
@@ -195,7 +229,9 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     const [delivery] = (await receiver.waitForRequests(before + 1, { timeoutMs: 15_000 })).slice(before);
     const event = JSON.parse(delivery!.body) as Record<string, unknown>;
     expect(event['dataref']).toMatch(new RegExp(`^${host.apiUrl}/payloads/`));
-    const fetched = await fetch(event['dataref'] as string, { headers: { authorization: `Bearer ${await host.issueToken('dev-subscriber')}` } });
+    const fetched = await fetch(event['dataref'] as string, {
+      headers: { authorization: `Bearer ${await host.issueToken('dev-subscriber')}` },
+    });
     expect(fetched.status).toBe(200);
     expect(JSON.parse(await fetched.text())).toBe('x'.repeat(70_000));
   });
@@ -208,7 +244,10 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     expect((await api('POST', `/subscriptions/${pushId}/resume`)).status).toBe(200);
 
     const before = postsTo(receiver).length;
-    const started = await api('POST', `/subscriptions/${pushId}/replays`, { from: windowFrom, to: new Date().toISOString() });
+    const started = await api('POST', `/subscriptions/${pushId}/replays`, {
+      from: windowFrom,
+      to: new Date().toISOString(),
+    });
     expect(started.status, started.text).toBe(202);
     // Both events published above, again, marked as replayed.
     const replayed = (await receiver.waitForRequests(before + 2, { timeoutMs: 30_000 })).slice(before);
@@ -231,13 +270,17 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
       expect(received.status, received.text).toBe(200);
       const [lock] = received.body['locks'] as { locktoken: string }[];
       expect(lock).toBeDefined();
-      const acknowledged = await api('POST', `/subscriptions/${id}/events/acknowledge`, { locktokens: [lock!.locktoken] });
+      const acknowledged = await api('POST', `/subscriptions/${id}/events/acknowledge`, {
+        locktokens: [lock!.locktoken],
+      });
       expect(acknowledged.body).toEqual({ succeeded: [{ locktoken: lock!.locktoken }], failed: [] });
     };
 
     await publish(type);
     await receiveOne();
-    expect(callsOf('Encrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([{ purpose: 'koerier-lock-tokens' }]);
+    expect(callsOf('Encrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([
+      { purpose: 'koerier-lock-tokens' },
+    ]);
     expect(callsOf('Decrypt', LOCK_TOKENS_KEY)).toEqual([]);
 
     await host.stop();
@@ -245,7 +288,9 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     await publish(type);
     await receiveOne();
     expect(callsOf('Encrypt', LOCK_TOKENS_KEY)).toHaveLength(1);
-    expect(callsOf('Decrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([{ purpose: 'koerier-lock-tokens' }]);
+    expect(callsOf('Decrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([
+      { purpose: 'koerier-lock-tokens' },
+    ]);
 
     expect((await api('DELETE', `/subscriptions/${id}`)).status).toBe(200);
   }, 60_000);

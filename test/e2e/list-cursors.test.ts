@@ -25,7 +25,8 @@ let longClientToken: string;
 let subscriptionId: string;
 
 const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const decoded = (cursor: string) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+const decoded = (cursor: string) =>
+  JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 async function call(
   token: string,
@@ -43,7 +44,11 @@ async function call(
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 function cursorIn(page: { body: Record<string, unknown> }): string {
@@ -63,8 +68,15 @@ async function subscribe(token: string, types: readonly string[]): Promise<strin
   return created.body['id'] as string;
 }
 
-function expectProblem(answer: { status: number; contentType: string; body: Record<string, unknown> }, status: number, label: string): void {
-  expect([answer.status, answer.contentType], label).toEqual([status, expect.stringMatching(/^application\/problem\+json/)]);
+function expectProblem(
+  answer: { status: number; contentType: string; body: Record<string, unknown> },
+  status: number,
+  label: string,
+): void {
+  expect([answer.status, answer.contentType], label).toEqual([
+    status,
+    expect.stringMatching(/^application\/problem\+json/),
+  ]);
   expect(answer.body['status'], label).toBe(status);
 }
 
@@ -74,7 +86,10 @@ beforeAll(async () => {
   koerier = await startTestHost({
     [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
     [settingEnv.validationAgreedClients]: `dev-subscriber,${LONG_CLIENT}`,
-    [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }], [LONG_CLIENT]: [{ typePrefix: '' }] }),
+    [settingEnv.entitlements]: JSON.stringify({
+      'dev-subscriber': [{ typePrefix: '' }],
+      [LONG_CLIENT]: [{ typePrefix: '' }],
+    }),
   });
   receiver = await startHttpsReceiver({ authority });
   subscriberToken = await koerier.token('dev-subscriber', ['subscriptions:manage']);
@@ -87,8 +102,17 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) {
     const published = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
-      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:e2e', type }),
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents+json',
+      },
+      body: JSON.stringify({
+        specversion: '1.0',
+        id: randomUUID(),
+        source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
+        type,
+      }),
     });
     expect(published.status).toBe(202);
   }
@@ -108,13 +132,22 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
     expect((await call(longClientToken, 'GET', `/subscriptions/${first}`)).body['owner']).toBe(LONG_CLIENT);
     const page = await call(longClientToken, 'GET', '/subscriptions?limit=1');
     expect(page.status).toBe(200);
-    const next = await call(longClientToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`);
-    expect([...(page.body['subscriptions'] as { id: string }[]), ...(next.body['subscriptions'] as { id: string }[])].map((s) => s.id)).toEqual([
-      first,
-      second,
-    ]);
+    const next = await call(
+      longClientToken,
+      'GET',
+      `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`,
+    );
+    expect(
+      [...(page.body['subscriptions'] as { id: string }[]), ...(next.body['subscriptions'] as { id: string }[])].map(
+        (s) => s.id,
+      ),
+    ).toEqual([first, second]);
     // Its cursor is no good to another client.
-    expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`), 400, 'another client');
+    expectProblem(
+      await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursorIn(page))}`),
+      400,
+      'another client',
+    );
   });
 
   it('review #10: forged GET /subscriptions cursors (garbage, wrong JSON, another partition, oversized, extra attributes) → 400 problem, never 500', async () => {
@@ -128,15 +161,24 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
       'base64 of the wrong JSON': cursorOf({ pk: 'sub#1', sk: 'attempt#1' }),
       "another client's partition": cursorOf({ ...key, owner: { S: 'dev-publisher' } }),
       'oversized id (sort key of the table)': cursorOf({ ...key, id: { S: 'i'.repeat(3000) } }),
-      'oversized createdAt (sort key of the index)': cursorOf({ ...key, createdAt: { S: `2026-01-01T00:00:00.${'0'.repeat(1100)}Z` } }),
+      'oversized createdAt (sort key of the index)': cursorOf({
+        ...key,
+        createdAt: { S: `2026-01-01T00:00:00.${'0'.repeat(1100)}Z` },
+      }),
       'a number where a string belongs': cursorOf({ ...key, createdAt: { N: '1' } }),
       'an extra attribute': cursorOf({ ...key, status: { S: 'active' } }),
       'a missing attribute': cursorOf({ id: key['id'], owner: key['owner'] }),
       'far too long': 'A'.repeat(8000),
     };
     for (const [label, cursor] of Object.entries(forged))
-      expectProblem(await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, label);
-    expect((await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(genuine)}`)).status).toBe(200);
+      expectProblem(
+        await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(cursor)}`),
+        400,
+        label,
+      );
+    expect(
+      (await call(subscriberToken, 'GET', `/subscriptions?limit=1&cursor=${encodeURIComponent(genuine)}`)).status,
+    ).toBe(200);
   });
 
   it('review #10: forged deliveries and dead-letters cursors → 400 problem, never 500', async () => {
@@ -160,12 +202,20 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
     };
     for (const [label, cursor] of Object.entries(forged)) {
       expectProblem(
-        await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(cursor)}`),
+        await call(
+          subscriberToken,
+          'GET',
+          `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(cursor)}`,
+        ),
         400,
         `deliveries: ${label}`,
       );
       expectProblem(
-        await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(cursor)}`),
+        await call(
+          subscriberToken,
+          'GET',
+          `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(cursor)}`,
+        ),
         400,
         `dead-letters: ${label}`,
       );
@@ -173,23 +223,39 @@ describe('list cursors and key-sized path ids on the laptop host', () => {
     // A sort key of the other list (outside the query's key condition).
     const deadLetterKey = cursorOf({ pk, sk: 'dead#000000000000001#x' });
     expectProblem(
-      await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(deadLetterKey)}`),
+      await call(
+        subscriberToken,
+        'GET',
+        `/subscriptions/${subscriptionId}/deliveries?cursor=${encodeURIComponent(deadLetterKey)}`,
+      ),
       400,
       'deliveries: a dead-letter key',
     );
     expectProblem(
-      await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(genuine)}`),
+      await call(
+        subscriberToken,
+        'GET',
+        `/subscriptions/${subscriptionId}/dead-letters?cursor=${encodeURIComponent(genuine)}`,
+      ),
       400,
       'dead-letters: an attempt key',
     );
-    const second = await call(subscriberToken, 'GET', `/subscriptions/${subscriptionId}/deliveries?limit=1&cursor=${encodeURIComponent(genuine)}`);
+    const second = await call(
+      subscriberToken,
+      'GET',
+      `/subscriptions/${subscriptionId}/deliveries?limit=1&cursor=${encodeURIComponent(genuine)}`,
+    );
     expect(second.status).toBe(200);
     expect(second.body['attempts']).toHaveLength(1);
   });
 
   it('review #1: a subscription id too long to be a key is an unknown subscription (404 problem), never a 500', async () => {
     const id = 'x'.repeat(3000);
-    for (const path of [`/subscriptions/${id}`, `/subscriptions/${id}/deliveries`, `/subscriptions/${id}/dead-letters`]) {
+    for (const path of [
+      `/subscriptions/${id}`,
+      `/subscriptions/${id}/deliveries`,
+      `/subscriptions/${id}/dead-letters`,
+    ]) {
       expectProblem(await call(subscriberToken, 'GET', path), 404, path.slice(0, 40));
     }
   });

@@ -13,7 +13,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 const authority = createLocalCertificateAuthority('Koerier test PKI');
@@ -45,9 +50,15 @@ beforeAll(async () => {
   tokens = await startHttpsReceiver({ authority });
   receivers.push(tokens);
   [withCertificate, withoutCertificate, withWrongCertificate] = await Promise.all([
-    startTestHost({ ...commonSettings(), [settingEnv.clientCertificate]: `file:${join(dir, 'client.pem')}` }, { exportEnvironment: false }),
+    startTestHost(
+      { ...commonSettings(), [settingEnv.clientCertificate]: `file:${join(dir, 'client.pem')}` },
+      { exportEnvironment: false },
+    ),
     startTestHost(commonSettings(), { exportEnvironment: false }),
-    startTestHost({ ...commonSettings(), [settingEnv.clientCertificate]: `file:${join(dir, 'wrong.pem')}` }, { exportEnvironment: false }),
+    startTestHost(
+      { ...commonSettings(), [settingEnv.clientCertificate]: `file:${join(dir, 'wrong.pem')}` },
+      { exportEnvironment: false },
+    ),
   ]);
 });
 
@@ -57,14 +68,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(koerier: TestHost, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function call(
+  koerier: TestHost,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const token = await koerier.token(path === '/events' ? 'dev-publisher' : 'dev-subscriber');
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${token}`,
       ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined ? {} : { 'content-type': path === '/events' ? 'application/cloudevents+json' : 'application/json' }),
+      ...(body === undefined
+        ? {}
+        : { 'content-type': path === '/events' ? 'application/cloudevents+json' : 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
@@ -97,7 +115,9 @@ async function deliverThroughMtls(koerier: TestHost): Promise<{ receiver: HttpsR
 
 async function failedAttempts(koerier: TestHost, id: string, count = 1): Promise<{ outcome: string }[]> {
   return eventually(`${count} failed attempts in the history`, async () => {
-    const attempts = (await call(koerier, 'GET', `/subscriptions/${id}/deliveries`)).body['attempts'] as { outcome: string }[];
+    const attempts = (await call(koerier, 'GET', `/subscriptions/${id}/deliveries`)).body['attempts'] as {
+      outcome: string;
+    }[];
     return attempts.length >= count ? attempts : undefined;
   });
 }

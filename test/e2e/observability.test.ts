@@ -12,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 
 const authority = createLocalCertificateAuthority();
@@ -29,14 +34,26 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'koerier-observe-'));
   await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
   restoreLogger = logger.captureTo((line) => logLines.push(line), 'info');
-  koerier = await startTestHost({ [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' });
+  koerier = await startTestHost({
+    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+    [settingEnv.validationAgreedClients]: 'dev-subscriber',
+  });
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
   const created = await fetch(`${koerier.url}/subscriptions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+    headers: {
+      authorization: `Bearer ${subscriber}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
+    }),
   });
   expect(created.status).toBe(201);
   subscriptionId = ((await created.json()) as { id: string }).id;
@@ -54,8 +71,19 @@ async function publish(headers: Record<string, string> = {}): Promise<{ id: stri
   const id = randomUUID();
   const response = await fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json', ...headers },
-    body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:00000001234567890000:systeem:observe', type, data: { note: 'not for logs' } }),
+    headers: {
+      authorization: `Bearer ${publisher}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+      ...headers,
+    },
+    body: JSON.stringify({
+      specversion: '1.0',
+      id,
+      source: 'urn:nld:oin:00000001234567890000:systeem:observe',
+      type,
+      data: { note: 'not for logs' },
+    }),
   });
   expect(response.status).toBe(202);
   return { id, answer: response.headers };
@@ -122,24 +150,35 @@ describe('GET /metrics on the laptop host', () => {
       const scraped = await fetch(`${koerier.origin}/metrics`);
       const text = await scraped.text();
       // The delivery of the last event is counted once its batch is settled, a moment after the receiver has it.
-      const counted = text.includes(`koerier_subscription_deliveries_total{stack="koerier-local",subscription_id="${subscriptionId}",outcome="delivered"}`);
+      const counted = text.includes(
+        `koerier_subscription_deliveries_total{stack="koerier-local",subscription_id="${subscriptionId}",outcome="delivered"}`,
+      );
       return counted ? { scraped, text } : undefined;
     });
     expect(response.scraped.status).toBe(200);
     expect(response.scraped.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}"=,]/g, '\\$&')} (\\d+)$`, 'm').exec(response.text)?.[1]);
+    const value = (series: string) =>
+      Number(new RegExp(`^${series.replace(/[{}"=,]/g, '\\$&')} (\\d+)$`, 'm').exec(response.text)?.[1]);
     expect(response.text).toContain('# TYPE koerier_events_accepted_total counter');
     expect(value('koerier_events_accepted_total{stack="koerier-local"}')).toBeGreaterThanOrEqual(1);
     expect(value('koerier_events_routed_total{stack="koerier-local"}')).toBeGreaterThanOrEqual(1);
-    expect(value('koerier_delivery_outcomes_total{stack="koerier-local",outcome="delivered"}')).toBeGreaterThanOrEqual(1);
+    expect(value('koerier_delivery_outcomes_total{stack="koerier-local",outcome="delivered"}')).toBeGreaterThanOrEqual(
+      1,
+    );
     expect(
-      value(`koerier_subscription_deliveries_total{stack="koerier-local",subscription_id="${subscriptionId}",outcome="delivered"}`),
+      value(
+        `koerier_subscription_deliveries_total{stack="koerier-local",subscription_id="${subscriptionId}",outcome="delivered"}`,
+      ),
     ).toBeGreaterThanOrEqual(1);
     expect(value('koerier_attempt_latency_count{stack="koerier-local"}')).toBeGreaterThanOrEqual(1);
     // A refused publish is counted under the rule that refused it.
     const refused = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents+json',
+      },
       body: JSON.stringify({ specversion: '1.0', id: 'x', type }),
     });
     expect(refused.status).toBe(400);

@@ -15,7 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../../functions/core/operations/operational-events.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type ReceiverScript } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceiverScript,
+} from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -48,7 +54,8 @@ beforeAll(async () => {
     [settingEnv.deliveryResponseTimeoutMs]: '1000',
   });
   tokens['dev-publisher'] = await koerier.token('dev-publisher', ['events:publish']);
-  for (const client of ['dev-subscriber', 'ops-operator', 'other-subscriber']) tokens[client] = await koerier.host.issueToken(client, ['subscriptions:manage']);
+  for (const client of ['dev-subscriber', 'ops-operator', 'other-subscriber'])
+    tokens[client] = await koerier.host.issueToken(client, ['subscriptions:manage']);
 });
 
 afterAll(async () => {
@@ -57,7 +64,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function api(client: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  client: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -71,10 +83,19 @@ async function api(client: string, method: string, path: string, body?: unknown)
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-async function subscribe(client: string, types: readonly string[], script: ReceiverScript = scripts.always({ respond: 204 })) {
+async function subscribe(
+  client: string,
+  types: readonly string[],
+  script: ReceiverScript = scripts.always({ respond: 204 }),
+) {
   const receiver = await startHttpsReceiver({ authority, script });
   receivers.push(receiver);
-  const created = await api(client, 'POST', '/subscriptions', { sink: receiver.url, types, validation: 'agreed', sinkcredential: receiver.sinkCredential });
+  const created = await api(client, 'POST', '/subscriptions', {
+    sink: receiver.url,
+    types,
+    validation: 'agreed',
+    sinkcredential: receiver.sinkCredential,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { receiver, id: created.body['id'] as string };
 }
@@ -82,7 +103,11 @@ async function subscribe(client: string, types: readonly string[], script: Recei
 async function publish(type: string): Promise<Response> {
   return fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${tokens['dev-publisher']}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${tokens['dev-publisher']}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { hello: 'world' } }),
   });
 }
@@ -126,9 +151,13 @@ describe.concurrent('operational events on the laptop host', () => {
       data: { subscriptionId: failing.id, status: 'suspended', suspendedFor: 'target-failing' },
     });
     expect((told!['data'] as { reason: string }).reason).toMatch(/No delivery has succeeded since .*500.*resume/);
-    await eventually('the suspended event at the owner', () => received(owner.receiver, operationalEventTypes.subscriptionSuspended, failing.id).length === 1, {
-      timeoutMs: 15_000,
-    });
+    await eventually(
+      'the suspended event at the owner',
+      () => received(owner.receiver, operationalEventTypes.subscriptionSuspended, failing.id).length === 1,
+      {
+        timeoutMs: 15_000,
+      },
+    );
     // The owner's and the operator's copies went out; the other subscriber's would have been routed by the same batch.
     await staysQuiet(
       'operational event at another subscriber',
@@ -164,12 +193,20 @@ describe.concurrent('operational events on the laptop host', () => {
       },
     );
     const deadLettered = received(owner.receiver, operationalEventTypes.deliveryDeadLettered, refusing.id);
-    expect(deadLettered[0]).toMatchObject({ data: { subscriptionId: refusing.id, reason: expect.any(String), attempts: 1 } });
-    expect((deadLettered[0]!['data'] as { events: { source: string; type: string }[] }).events).toEqual([expect.objectContaining({ source: SOURCE, type })]);
-    // Told once, for the first dead letter only (the second found the list no longer empty).
-    await eventually('the not-empty event', () => received(owner.receiver, operationalEventTypes.deadLettersNotEmpty, refusing.id).length === 1, {
-      timeoutMs: 10_000,
+    expect(deadLettered[0]).toMatchObject({
+      data: { subscriptionId: refusing.id, reason: expect.any(String), attempts: 1 },
     });
+    expect((deadLettered[0]!['data'] as { events: { source: string; type: string }[] }).events).toEqual([
+      expect.objectContaining({ source: SOURCE, type }),
+    ]);
+    // Told once, for the first dead letter only (the second found the list no longer empty).
+    await eventually(
+      'the not-empty event',
+      () => received(owner.receiver, operationalEventTypes.deadLettersNotEmpty, refusing.id).length === 1,
+      {
+        timeoutMs: 10_000,
+      },
+    );
     await staysQuiet(
       'operational event at another subscriber',
       () => received(other.receiver, operationalEventTypes.deliveryDeadLettered, refusing.id)[0],
@@ -181,6 +218,9 @@ describe.concurrent('operational events on the laptop host', () => {
   it('EDU-IN: no publisher may publish in the operational namespace (403 type-reserved)', async () => {
     const response = await publish(operationalEventTypes.subscriptionSuspended);
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ type: problemTypeUri('type-reserved'), errors: [{ attribute: 'type', rule: 'reserved-type' }] });
+    expect(await response.json()).toMatchObject({
+      type: problemTypeUri('type-reserved'),
+      errors: [{ attribute: 'type', rule: 'reserved-type' }],
+    });
   });
 });

@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -52,7 +57,13 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = adminToken) {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  token = adminToken,
+) {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -64,14 +75,22 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
+  };
 }
 
 const publish = async (token: string, source: string) =>
   (
     await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.test.v1', data: {} }),
     })
   ).status;
@@ -81,8 +100,19 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     const listed = await call('GET', '/clients');
     expect(listed.status).toBe(200);
     expect(listed.body['clients']).toEqual([
-      expect.objectContaining({ clientId: 'dev-publisher', publishGrants: ['urn:nld:oin:0001'], entitlements: [], updatedBy: 'deployment', version: 1 }),
-      expect.objectContaining({ clientId: 'dev-subscriber', publishGrants: [], entitlements: [{ typePrefix: '' }], updatedBy: 'deployment' }),
+      expect.objectContaining({
+        clientId: 'dev-publisher',
+        publishGrants: ['urn:nld:oin:0001'],
+        entitlements: [],
+        updatedBy: 'deployment',
+        version: 1,
+      }),
+      expect.objectContaining({
+        clientId: 'dev-subscriber',
+        publishGrants: [],
+        entitlements: [{ typePrefix: '' }],
+        updatedBy: 'deployment',
+      }),
     ]);
   });
 
@@ -91,18 +121,30 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     // The ingest has read (and cached) the directory: school-b is no partner yet.
     expect(await publish(partnerToken, 'urn:nld:oin:0002:lvs')).toBe(403);
 
-    const created = await call('PUT', '/clients/school-b', { description: 'School B', publishGrants: ['urn:nld:oin:0002'], entitlements: [] });
+    const created = await call('PUT', '/clients/school-b', {
+      description: 'School B',
+      publishGrants: ['urn:nld:oin:0002'],
+      entitlements: [],
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"1"');
     expect(created.body).toMatchObject({ clientId: 'school-b', updatedBy: 'ops', version: 1 });
 
-    await eventually('school-b may publish', async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 202, { timeoutMs: 5000 });
+    await eventually(
+      'school-b may publish',
+      async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 202,
+      { timeoutMs: 5000 },
+    );
     // Within its grant only.
     expect(await publish(partnerToken, 'urn:nld:oin:0001')).toBe(403);
 
     const removed = await call('DELETE', '/clients/school-b', undefined, { 'if-match': '"1"' });
     expect(removed.status).toBe(204);
-    await eventually('school-b may publish no more', async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 403, { timeoutMs: 5000 });
+    await eventually(
+      'school-b may publish no more',
+      async () => (await publish(partnerToken, 'urn:nld:oin:0002:lvs')) === 403,
+      { timeoutMs: 5000 },
+    );
   });
 
   it('issue 12, EDU-7: an entitlement given through the API lets the partner subscribe without a restart', async () => {
@@ -111,7 +153,12 @@ describe('partners admin API on the laptop host (issue 12)', () => {
       sink: 'http://127.0.0.1:9/hook',
       types: ['nl.edu.test.v1'],
       validation: 'agreed',
-      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'http://127.0.0.1:9/oauth/token', clientid: 'koerier', clientsecret: 'secret' },
+      sinkcredential: {
+        credentialtype: 'CLIENTCREDENTIALS',
+        tokenurl: 'http://127.0.0.1:9/oauth/token',
+        clientid: 'koerier',
+        clientsecret: 'secret',
+      },
     };
     const before = await call('POST', '/subscriptions', subscription, {}, partnerToken);
     expect(before.status).toBe(403);
@@ -140,8 +187,18 @@ describe('partners admin API on the laptop host (issue 12)', () => {
 
   it('EDU-IDEM-3: a change repeated with its Idempotency-Key is replayed with its ETag, not made twice', async () => {
     const key = randomUUID();
-    const first = await call('PUT', '/clients/school-d', { publishGrants: ['urn:nld:oin:0004'] }, { 'idempotency-key': key });
-    const again = await call('PUT', '/clients/school-d', { publishGrants: ['urn:nld:oin:0004'] }, { 'idempotency-key': key });
+    const first = await call(
+      'PUT',
+      '/clients/school-d',
+      { publishGrants: ['urn:nld:oin:0004'] },
+      { 'idempotency-key': key },
+    );
+    const again = await call(
+      'PUT',
+      '/clients/school-d',
+      { publishGrants: ['urn:nld:oin:0004'] },
+      { 'idempotency-key': key },
+    );
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -158,9 +215,17 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     expect((await call('GET', '/clients', undefined, {}, publisherToken)).status).toBe(403);
 
     await call('PUT', '/clients/school-e', { publishGrants: ['urn:nld:oin:0005'] });
-    const audit = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['message'] === 'client changed');
+    const audit = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line['message'] === 'client changed');
     expect(audit).toContainEqual(
-      expect.objectContaining({ action: 'created', by: 'ops', clientId: 'school-e', publishGrants: ['urn:nld:oin:0005'], at: expect.any(String) }),
+      expect.objectContaining({
+        action: 'created',
+        by: 'ops',
+        clientId: 'school-e',
+        publishGrants: ['urn:nld:oin:0005'],
+        at: expect.any(String),
+      }),
     );
   });
   it("EDU-7, EDU-18: an entitlement narrowed through the API withholds the subscriber's dead letters from a redrive, without a restart", async () => {
@@ -179,16 +244,27 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     const published = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:0001', type, data: {} }),
     });
     expect(published.status).toBe(202);
     await eventually(
       'the dead letter',
-      async () => ((await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, subscriber)).body['deadLetters'] as unknown[]).length > 0,
+      async () =>
+        (
+          (await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, subscriber)).body[
+            'deadLetters'
+          ] as unknown[]
+        ).length > 0,
     );
 
-    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(200);
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(
+      200,
+    );
     const redrive = await eventually(
       'the redrive to withhold it',
       async () => {
@@ -210,20 +286,31 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
     await refreshed();
   };
   const routed = (id: string) =>
-    eventually(`event ${id} routed`, () => logLines.some((line) => line.includes('"event routed"') && line.includes(id)), { timeoutMs: 10_000 });
+    eventually(
+      `event ${id} routed`,
+      () => logLines.some((line) => line.includes('"event routed"') && line.includes(id)),
+      { timeoutMs: 10_000 },
+    );
   const publishOf = async (type: string) => {
     const id = randomUUID();
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     const published = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': randomUUID(),
+      },
       body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, data: {} }),
     });
     expect(published.status).toBe(202);
     return id;
   };
   const deadLettersOf = async (id: string, token: string) =>
-    (await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, token)).body['deadLetters'] as { reason: string; events: { id: string }[] }[];
+    (await call('GET', `/subscriptions/${id}/dead-letters`, undefined, {}, token)).body['deadLetters'] as {
+      reason: string;
+      events: { id: string }[];
+    }[];
 
   it('EDU-7, EDU-17, issue 28: a pull receive after the entitlement was revoked does not hand out the queued event: it is an unsent dead letter (not-entitled), redriven once the grant is back', async () => {
     await entitle([{ typePrefix: '' }]);
@@ -237,7 +324,8 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
 
     await entitle([{ typePrefix: 'nl.other.' }]);
     const receive = async () =>
-      (await call('POST', `/subscriptions/${id}/events/receive`, { maxevents: 10, waitseconds: 1 }, {}, subscriber)).body['events'] as { id: string }[];
+      (await call('POST', `/subscriptions/${id}/events/receive`, { maxevents: 10, waitseconds: 1 }, {}, subscriber))
+        .body['events'] as { id: string }[];
     expect(await receive()).toEqual([]);
     expect(await deadLettersOf(id, subscriber)).toEqual([
       expect.objectContaining({ reason: 'not-entitled', events: [expect.objectContaining({ id: eventId })] }),
@@ -272,7 +360,9 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
     const eventId = await publishOf(type);
     await target.waitForRequests(1, { timeoutMs: 10_000 });
 
-    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(200);
+    expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(
+      200,
+    );
     const [deadLetter] = await eventually(
       'the withheld dead letter',
       async () => {

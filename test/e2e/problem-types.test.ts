@@ -58,7 +58,11 @@ async function refusal(url: string, init: RequestInit = {}): Promise<Refusal> {
 const publish = (body: string, key = randomUUID(), bearer = publisher) =>
   refusal(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': key },
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': key,
+    },
     body,
   });
 
@@ -66,7 +70,12 @@ const publish = (body: string, key = randomUUID(), bearer = publisher) =>
 async function dereference(type: string, answeredUrl: string) {
   const resolved = new URL(type, answeredUrl);
   const page = await fetch(resolved);
-  return { resolved: resolved.href, status: page.status, contentType: page.headers.get('content-type'), text: await page.text() };
+  return {
+    resolved: resolved.href,
+    status: page.status,
+    contentType: page.headers.get('content-type'),
+    text: await page.text(),
+  };
 }
 
 async function expectPageOf(slug: ProblemSlug, type: string, answeredUrl: string) {
@@ -81,11 +90,20 @@ async function expectPageOf(slug: ProblemSlug, type: string, answeredUrl: string
 
 describe('issue 14 #6: problem types resolve to their pages (RFC 9457 §3.1.1)', () => {
   it('issue 14 #6: the type of a real 400, 401, 403, 404, 405, 422 and 429 of the laptop host, resolved against the answer, is that type’s page', async () => {
-    const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type: 'nl.edu.leerling.ingeschreven' });
+    const event = JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: SOURCE,
+      type: 'nl.edu.leerling.ingeschreven',
+    });
     const key = randomUUID();
     const accepted = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': key },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'content-type': 'application/cloudevents+json',
+        'idempotency-key': key,
+      },
       body: event,
     });
     expect(accepted.status).toBe(202);
@@ -93,7 +111,10 @@ describe('issue 14 #6: problem types resolve to their pages (RFC 9457 §3.1.1)',
     const refusals: [ProblemSlug, Refusal][] = [
       ['invalid-cloudevent', await publish(JSON.stringify({ specversion: '1.0', source: SOURCE }))],
       ['unauthorized', await refusal(`${koerier.url}/subscriptions`)],
-      ['forbidden', await refusal(`${koerier.url}/subscriptions`, { headers: { authorization: `Bearer ${publisher}` } })],
+      [
+        'forbidden',
+        await refusal(`${koerier.url}/subscriptions`, { headers: { authorization: `Bearer ${publisher}` } }),
+      ],
       ['not-found', await refusal(`${koerier.url}/no/such/resource/deep/below/the/api`)],
       ['not-found', await refusal(`${koerier.origin}/not-under-the-api`)],
       ['method-not-allowed', await refusal(`${koerier.url}/events`, { method: 'DELETE' })],

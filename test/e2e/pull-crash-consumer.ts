@@ -15,7 +15,9 @@
  */
 const [url, subscriptionId, token, maxEvents, lockSeconds] = process.argv.slice(2);
 if (!url || !subscriptionId || !token || !maxEvents || !lockSeconds) {
-  throw new Error('usage: pull-crash-consumer.ts <base-url> <subscription-id> <access-token> <maxevents> <lockseconds>');
+  throw new Error(
+    'usage: pull-crash-consumer.ts <base-url> <subscription-id> <access-token> <maxevents> <lockseconds>',
+  );
 }
 
 interface Held {
@@ -38,9 +40,18 @@ function report(line: Record<string, unknown>): void {
 }
 
 async function receive(): Promise<Held[]> {
-  const answer = await call('receive', { maxevents: Number(maxEvents), waitseconds: 1, lockseconds: Number(lockSeconds) });
+  const answer = await call('receive', {
+    maxevents: Number(maxEvents),
+    waitseconds: 1,
+    lockseconds: Number(lockSeconds),
+  });
   const events = answer['events'] as { id: string }[];
-  const locks = answer['locks'] as { locktoken: string; lockeduntil: string; deliverycount: number; deliverykey: string }[];
+  const locks = answer['locks'] as {
+    locktoken: string;
+    lockeduntil: string;
+    deliverycount: number;
+    deliverykey: string;
+  }[];
   const held = events.map((event, index) => ({ id: event.id, ...locks[index]! }));
   if (held.length > 0) report({ kind: 'received', at: Date.now(), events: held });
   return held.map(({ id, locktoken }) => ({ id, locktoken }));

@@ -110,10 +110,14 @@ class Consumer {
 }
 
 function startConsumer(subscriptionId: string, token: string): Consumer {
-  const child = spawn(process.execPath, ['--import', 'tsx', CONSUMER, koerier.url, subscriptionId, token, String(RECEIVE_BATCH), String(LOCK_SECONDS)], {
-    cwd: REPOSITORY,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CONSUMER, koerier.url, subscriptionId, token, String(RECEIVE_BATCH), String(LOCK_SECONDS)],
+    {
+      cwd: REPOSITORY,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   return new Consumer(child);
 }
@@ -124,7 +128,11 @@ async function publish(ids: readonly string[], type: string): Promise<void> {
     const batch = ids.slice(i, i + PUBLISH_BATCH);
     const response = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents-batch+json',
+      },
       body: JSON.stringify(batch.map((id) => ({ specversion: '1.0', id, source: SOURCE, type, data: { id } }))),
     });
     expect(response.status).toBe(202);
@@ -136,9 +144,15 @@ async function messagesIn(queueName: string): Promise<{ visible: number; locked:
   const sqs = koerier.host.awsClients.sqs;
   const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: queueName }));
   const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return { visible: Number(Attributes['ApproximateNumberOfMessages']), locked: Number(Attributes['ApproximateNumberOfMessagesNotVisible']) };
+  return {
+    visible: Number(Attributes['ApproximateNumberOfMessages']),
+    locked: Number(Attributes['ApproximateNumberOfMessagesNotVisible']),
+  };
 }
 
 describe('a pull consumer killed mid-run (EDU-17)', () => {
@@ -147,7 +161,11 @@ describe('a pull consumer killed mid-run (EDU-17)', () => {
     const type = `nl.example.pullcrash.${randomUUID().slice(0, 8)}.v1`;
     const created = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${manager}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${manager}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ delivery: 'pull', types: [type] }),
     });
     expect(created.status).toBe(201);
@@ -156,7 +174,11 @@ describe('a pull consumer killed mid-run (EDU-17)', () => {
 
     const ids = Array.from({ length: EVENTS }, () => randomUUID());
     await publish(ids, type);
-    await eventually(`${EVENTS} events routed to the pull queue`, async () => (await messagesIn(queue)).visible === EVENTS, { timeoutMs: 60_000 });
+    await eventually(
+      `${EVENTS} events routed to the pull queue`,
+      async () => (await messagesIn(queue)).visible === EVENTS,
+      { timeoutMs: 60_000 },
+    );
 
     const consumer = await koerier.token('dev-subscriber', ['events:consume']);
     const first = startConsumer(id, consumer);
@@ -179,7 +201,8 @@ describe('a pull consumer killed mid-run (EDU-17)', () => {
     const second = startConsumer(id, consumer);
     const done = () => new Set([...first.acknowledged, ...second.acknowledged, ...unanswered]);
     await eventually(
-      () => `every event acknowledged (${done().size} of ${EVENTS}, ${[...held].filter((h) => !second.acknowledged.has(h)).length} held ones still out)`,
+      () =>
+        `every event acknowledged (${done().size} of ${EVENTS}, ${[...held].filter((h) => !second.acknowledged.has(h)).length} held ones still out)`,
       async () => {
         second.alive();
         if (done().size < EVENTS) return false;
@@ -209,11 +232,14 @@ describe('a pull consumer killed mid-run (EDU-17)', () => {
 
     // EDU-IDEM-2: one delivery key per event across every receive of both consumers.
     const keys = new Map<string, Set<string>>();
-    for (const { event } of [...first.received, ...second.received]) keys.set(event.id, (keys.get(event.id) ?? new Set()).add(event.deliverykey));
+    for (const { event } of [...first.received, ...second.received])
+      keys.set(event.id, (keys.get(event.id) ?? new Set()).add(event.deliverykey));
     expect([...keys.values()].filter((k) => k.size !== 1)).toEqual([]);
 
     // Nothing went to the dead letters on the way.
-    const deadLetters = await fetch(`${koerier.url}/subscriptions/${id}/dead-letters`, { headers: { authorization: `Bearer ${manager}` } });
+    const deadLetters = await fetch(`${koerier.url}/subscriptions/${id}/dead-letters`, {
+      headers: { authorization: `Bearer ${manager}` },
+    });
     expect(deadLetters.status).toBe(200);
     expect(((await deadLetters.json()) as { deadLetters: unknown[] }).deadLetters).toEqual([]);
 

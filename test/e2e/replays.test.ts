@@ -18,7 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { ARCHIVE_PREFIX, archiveObjects, decodeArchiveObject } from '../../functions/core/replay/archive-format.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, scripts, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  scripts,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -53,7 +59,10 @@ beforeAll(async () => {
     [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
     [settingEnv.validationAgreedClients]: 'dev-subscriber',
     // The partner starts entitled to every replay type; its EDU-7 test narrows that (issue 36, item 10).
-    [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }], [PARTNER]: [{ typePrefix: 'nl.example.replay.' }] }),
+    [settingEnv.entitlements]: JSON.stringify({
+      'dev-subscriber': [{ typePrefix: '' }],
+      [PARTNER]: [{ typePrefix: 'nl.example.replay.' }],
+    }),
     [settingEnv.partnersRefreshSeconds]: '1',
     [settingEnv.archiveRetentionDays]: '1',
   });
@@ -70,7 +79,11 @@ beforeAll(async () => {
     requestedAt[i] = Date.now();
     const response = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents+json',
+      },
       body: json,
     });
     expect(response.status).toBe(202);
@@ -78,7 +91,10 @@ beforeAll(async () => {
     published.push({ id, type, json });
   }
   // Every event routed (and so archived) before any subscription below exists: they get replays only.
-  await eventually('all 200 events archived', () => archivedCount().then((count) => count >= 200), { timeoutMs: 60_000, intervalMs: 500 });
+  await eventually('all 200 events archived', () => archivedCount().then((count) => count >= 200), {
+    timeoutMs: 60_000,
+    intervalMs: 500,
+  });
   // Between one answer and the next request: the host's clock is this process's.
   from = new Date(Math.floor((answeredAt[39]! + requestedAt[40]!) / 2)).toISOString();
   to = new Date(Math.floor((answeredAt[159]! + requestedAt[160]!) / 2)).toISOString();
@@ -89,7 +105,8 @@ async function archivedCount(): Promise<number> {
   const archive = koerier.host.dependencies.eventArchive;
   const keys = await archive.list(ARCHIVE_PREFIX);
   const objects = await Promise.all(keys.map((key) => archive.get(key)));
-  return objects.flatMap((body) => (body ? decodeArchiveObject(body) : [])).filter((event) => event.source === SOURCE).length;
+  return objects.flatMap((body) => (body ? decodeArchiveObject(body) : [])).filter((event) => event.source === SOURCE)
+    .length;
 }
 
 afterAll(async () => {
@@ -109,7 +126,11 @@ async function api(method: string, path: string, body?: unknown, token = subscri
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, location: response.headers.get('location'), body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+  };
 }
 
 async function pushSubscription(types: readonly string[], options: { rate?: number } = {}) {
@@ -121,7 +142,10 @@ async function pushSubscription(types: readonly string[], options: { rate?: numb
         ? script
         : (n, request) =>
             request.method === 'OPTIONS'
-              ? { respond: 200, headers: { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': String(options.rate) } }
+              ? {
+                  respond: 200,
+                  headers: { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': String(options.rate) },
+                }
               : script(n, request),
   });
   receivers.push(receiver);
@@ -156,19 +180,38 @@ async function replayUntilOver(subscriptionId: string, location: string, token =
 
 /** Receives and acknowledges until `count` events came, or nothing more comes. */
 async function drain(subscriptionId: string, count: number, token = subscriber) {
-  const got: { event: Record<string, unknown>; lock: { replay?: { id: string; sequence: number }; deliverykey: string } }[] = [];
+  const got: {
+    event: Record<string, unknown>;
+    lock: { replay?: { id: string; sequence: number }; deliverykey: string };
+  }[] = [];
   await eventually(
     `${count} pulled events`,
     async () => {
-      const answer = await api('POST', `/subscriptions/${subscriptionId}/events/receive`, { maxevents: 32, waitseconds: 0 }, token);
+      const answer = await api(
+        'POST',
+        `/subscriptions/${subscriptionId}/events/receive`,
+        { maxevents: 32, waitseconds: 0 },
+        token,
+      );
       expect(answer.status).toBe(200);
       const events = answer.body['events'] as Record<string, unknown>[];
-      const locks = answer.body['locks'] as { locktoken: string; replay?: { id: string; sequence: number }; deliverykey: string }[];
+      const locks = answer.body['locks'] as {
+        locktoken: string;
+        replay?: { id: string; sequence: number };
+        deliverykey: string;
+      }[];
       events.forEach((event, index) => got.push({ event, lock: locks[index]! }));
       if (locks.length > 0)
-        expect((await api('POST', `/subscriptions/${subscriptionId}/events/acknowledge`, { locktokens: locks.map((l) => l.locktoken) }, token)).status).toBe(
-          200,
-        );
+        expect(
+          (
+            await api(
+              'POST',
+              `/subscriptions/${subscriptionId}/events/acknowledge`,
+              { locktokens: locks.map((l) => l.locktoken) },
+              token,
+            )
+          ).status,
+        ).toBe(200);
       return got.length >= count;
     },
     { timeoutMs: 60_000, intervalMs: 200 },
@@ -176,9 +219,11 @@ async function drain(subscriptionId: string, count: number, token = subscriber) 
   return got;
 }
 
-const bySequence = <T>(items: readonly T[], sequenceOf: (item: T) => number) => [...items].sort((a, b) => sequenceOf(a) - sequenceOf(b));
+const bySequence = <T>(items: readonly T[], sequenceOf: (item: T) => number) =>
+  [...items].sort((a, b) => sequenceOf(a) - sequenceOf(b));
 /** The replayed deliveries a receiver got. */
-const postsOf = (receiver: HttpsReceiver) => receiver.requests.filter((r) => r.method === 'POST' && r.headers['koerier-replay-id'] !== undefined);
+const postsOf = (receiver: HttpsReceiver) =>
+  receiver.requests.filter((r) => r.method === 'POST' && r.headers['koerier-replay-id'] !== undefined);
 
 describe('archive and replay (issue 13; EDU-18)', () => {
   it('EDU-18, CE-13: a push subscription created afterwards replays a window: exactly its 120 events, as accepted, marked, numbered in acceptance order', async () => {
@@ -193,7 +238,9 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     await staysQuiet('a 121st delivery', () => postsOf(receiver).length > 120 && postsOf(receiver).length, 1_000);
     for (const request of requests) expect(request.headers['koerier-replay-id']).toBe(started.body['id']);
     const ordered = bySequence(requests, (r) => Number(r.headers['koerier-replay-sequence']));
-    expect(ordered.map((r) => Number(r.headers['koerier-replay-sequence']))).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    expect(ordered.map((r) => Number(r.headers['koerier-replay-sequence']))).toEqual(
+      Array.from({ length: 120 }, (_, i) => i + 1),
+    );
     // CE-13: each body is the event byte for byte as published, in publishing (= acceptance) order.
     expect(ordered.map((r) => r.body)).toEqual(inWindow().map((p) => p.json));
     // New delivery keys (EDU-IDEM-13): one per event, none repeated.
@@ -209,7 +256,9 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     for (const { lock } of got) expect(lock.replay?.id).toBe(started.body['id']);
     const ordered = bySequence(got, (g) => g.lock.replay!.sequence);
     expect(ordered.map((g) => g.lock.replay!.sequence)).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
-    expect(ordered.map((g) => `${g.event['source'] as string} ${g.event['id'] as string}`)).toEqual(inWindow().map((p) => `${SOURCE} ${p.id}`));
+    expect(ordered.map((g) => `${g.event['source'] as string} ${g.event['id'] as string}`)).toEqual(
+      inWindow().map((p) => `${SOURCE} ${p.id}`),
+    );
     expect(await replayUntilOver(id, started.location!)).toMatchObject({ state: 'finished', matched: 120, sent: 120 });
   }, 120_000);
 
@@ -219,9 +268,16 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     expect(started.status).toBe(202);
     const expected = inWindow().filter((p) => p.type === TYPE_B);
     const progress = await replayUntilOver(id, started.location!);
-    expect(progress).toMatchObject({ state: 'finished', scanned: 120, matched: expected.length, sent: expected.length });
+    expect(progress).toMatchObject({
+      state: 'finished',
+      scanned: 120,
+      matched: expected.length,
+      sent: expected.length,
+    });
     const got = await drain(id, expected.length);
-    expect(bySequence(got, (g) => g.lock.replay!.sequence).map((g) => g.event['id'])).toEqual(expected.map((p) => p.id));
+    expect(bySequence(got, (g) => g.lock.replay!.sequence).map((g) => g.event['id'])).toEqual(
+      expected.map((p) => p.id),
+    );
   }, 120_000);
 
   it('EDU-7: a replay beyond the entitlement is refused; one within it sends only the entitled events; nobody else sees the replay', async () => {
@@ -230,7 +286,10 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     // type, so only the replay's own per-event check (and not the filter) can keep it out.
     const id = await pullSubscription({ filters: [{ prefix: { type: 'nl.example.replay.' } }] }, partner);
     const operator = await koerier.host.issueToken('replay-operator', ['admin']);
-    expect((await api('PUT', `/clients/${PARTNER}`, { entitlements: [{ typePrefix: 'nl.example.replay.open.' }] }, operator)).status).toBe(200);
+    expect(
+      (await api('PUT', `/clients/${PARTNER}`, { entitlements: [{ typePrefix: 'nl.example.replay.open.' }] }, operator))
+        .status,
+    ).toBe(200);
     // Longer than the functions' refresh interval (1 s here): every function has read the directory since.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
 
@@ -242,7 +301,12 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     expect(started.status).toBe(202);
     const open = inWindow().filter((p) => p.type !== SECRET);
     expect(open.length).toBeLessThan(120);
-    expect(await replayUntilOver(id, started.location!, partner)).toMatchObject({ state: 'finished', scanned: 120, matched: open.length, sent: open.length });
+    expect(await replayUntilOver(id, started.location!, partner)).toMatchObject({
+      state: 'finished',
+      scanned: 120,
+      matched: open.length,
+      sent: open.length,
+    });
     const got = await drain(id, open.length, partner);
     expect(got.map((g) => g.event['type'])).not.toContain(SECRET);
     expect(got).toHaveLength(open.length);
@@ -269,9 +333,16 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     expect(cancelled.body['state']).toBe('cancelled');
     // A chunk is one event at this rate: at most the chunk that was being queued still arrives; the
     // next would have come 10 s later, and never does.
-    await staysQuiet('a delivery beyond the chunk in flight', () => postsOf(receiver).length > 1 && postsOf(receiver).length, 12_000);
+    await staysQuiet(
+      'a delivery beyond the chunk in flight',
+      () => postsOf(receiver).length > 1 && postsOf(receiver).length,
+      12_000,
+    );
     // What did go out is counted on the cancelled replay.
-    expect((await api('GET', first.location!)).body).toMatchObject({ state: 'cancelled', sent: postsOf(receiver).length });
+    expect((await api('GET', first.location!)).body).toMatchObject({
+      state: 'cancelled',
+      sent: postsOf(receiver).length,
+    });
     expect((await api('POST', `${first.location!}/cancel`)).status).toBe(409);
     const third = await api('POST', `/subscriptions/${id}/replays`, { from, to, types: [TYPE_A] });
     expect(third.status).toBe(202);
@@ -288,13 +359,19 @@ describe('archive and replay (issue 13; EDU-18)', () => {
     const { receiver, id } = await pushSubscription([TYPE_A, TYPE_B, SECRET], { rate: 120 });
     // Narrowed to twelve events of the window by their ids.
     const twelve = published.slice(40, 52).map((p) => p.id);
-    const started = await api('POST', `/subscriptions/${id}/replays`, { from, to, filters: [{ any: twelve.map((eventId) => ({ exact: { id: eventId } })) }] });
+    const started = await api('POST', `/subscriptions/${id}/replays`, {
+      from,
+      to,
+      filters: [{ any: twelve.map((eventId) => ({ exact: { id: eventId } })) }],
+    });
     expect(started.status).toBe(202);
     // Paced at 500 ms it takes 6 s alone; the wait is for a machine busy with the whole suite (4 of 12 in 30 s seen there).
     const requests = await receiver.waitForRequests(12, { timeoutMs: 75_000 });
     const times = requests.map((r) => r.receivedAt);
     // 120 per minute: slots 500 ms apart, less each request's own transit jitter (as delivery-protection.test.ts).
-    for (let i = 0; i < times.length; i++) for (let j = i + 1; j < times.length; j++) expect(times[j]! - times[i]!).toBeGreaterThanOrEqual((j - i) * 500 - 150);
+    for (let i = 0; i < times.length; i++)
+      for (let j = i + 1; j < times.length; j++)
+        expect(times[j]! - times[i]!).toBeGreaterThanOrEqual((j - i) * 500 - 150);
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(5_400);
   }, 90_000);
 
@@ -309,10 +386,15 @@ describe('archive and replay (issue 13; EDU-18)', () => {
       json: JSON.stringify({ specversion: '1.0', id, source: SOURCE, type }),
     });
     // Retention is one day on this host.
-    for (const object of archiveObjects([old(25, 'past-retention')])) await koerier.host.dependencies.eventArchive.put(object.key, object.body);
-    for (const object of archiveObjects([old(23, 'within-retention')])) await koerier.host.dependencies.eventArchive.put(object.key, object.body);
+    for (const object of archiveObjects([old(25, 'past-retention')]))
+      await koerier.host.dependencies.eventArchive.put(object.key, object.body);
+    for (const object of archiveObjects([old(23, 'within-retention')]))
+      await koerier.host.dependencies.eventArchive.put(object.key, object.body);
     const id = await pullSubscription({ types: [type] });
-    const started = await api('POST', `/subscriptions/${id}/replays`, { from: new Date(now - 48 * 3_600_000).toISOString(), to: new Date(now).toISOString() });
+    const started = await api('POST', `/subscriptions/${id}/replays`, {
+      from: new Date(now - 48 * 3_600_000).toISOString(),
+      to: new Date(now).toISOString(),
+    });
     expect(started.status).toBe(202);
     expect(await replayUntilOver(id, started.location!)).toMatchObject({ state: 'finished', matched: 1, sent: 1 });
     const got = await drain(id, 1);

@@ -52,8 +52,17 @@ describe('router batch isolation on the laptop host', () => {
     const type = `nl.example.isolation.${randomUUID().slice(0, 8)}.v1`;
     const created = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+      headers: {
+        authorization: `Bearer ${subscriber}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        sink: receiver.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: receiver.sinkCredential,
+      }),
     });
     expect(created.status).toBe(201);
 
@@ -75,7 +84,11 @@ describe('router batch isolation on the laptop host', () => {
     const events = [normal[0]!, normal[1]!, normal[2]!, normal[3]!, long, ...normal.slice(4)];
     const accepted = await fetch(`${koerier.url}/events`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+      headers: {
+        authorization: `Bearer ${publisher}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/cloudevents-batch+json',
+      },
       body: JSON.stringify(events),
     });
     // The ingest takes the 4 KB source as it is: CloudEvents sets no length limit on it.
@@ -89,7 +102,9 @@ describe('router batch isolation on the laptop host', () => {
     for (const request of requests) expect(request.headers['authorization']).toBe(`Bearer ${receiver.accessToken}`);
 
     // The ten went through the router together, and it failed none of them.
-    const routerBatches = koerier.logs.map((line) => JSON.parse(line) as BatchLine).filter((line) => line.message === 'batch' && line.function === 'router');
+    const routerBatches = koerier.logs
+      .map((line) => JSON.parse(line) as BatchLine)
+      .filter((line) => line.message === 'batch' && line.function === 'router');
     expect(routerBatches.map((line) => [line.received, line.failed])).toEqual([[10, 0]]);
   });
 });

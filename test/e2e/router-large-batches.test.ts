@@ -43,7 +43,9 @@ interface BatchLine {
 }
 
 const routerBatchesLogged = () =>
-  koerier.logs.map((line) => JSON.parse(line) as BatchLine).filter((line) => line.message === 'batch' && line.function === 'router');
+  koerier.logs
+    .map((line) => JSON.parse(line) as BatchLine)
+    .filter((line) => line.message === 'batch' && line.function === 'router');
 
 describe('router batches above 10 on the laptop host', () => {
   it('issue 15 #3: with koerier:batchSizes {"router": 100}, one router invocation takes more than 10 events and every event is delivered once', async () => {
@@ -52,8 +54,17 @@ describe('router batches above 10 on the laptop host', () => {
     const type = `nl.example.routerbatch.${randomUUID().slice(0, 8)}.v1`;
     const created = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+      headers: {
+        authorization: `Bearer ${subscriber}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        sink: receiver.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: receiver.sinkCredential,
+      }),
     });
     expect(created.status).toBe(201);
 
@@ -69,7 +80,11 @@ describe('router batches above 10 on the laptop host', () => {
       Array.from({ length: 10 }, (_, request) =>
         fetch(`${koerier.url}/events`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${publisher}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents-batch+json' },
+          headers: {
+            authorization: `Bearer ${publisher}`,
+            'idempotency-key': randomUUID(),
+            'content-type': 'application/cloudevents-batch+json',
+          },
           body: JSON.stringify(events.slice(request * 10, request * 10 + 10)),
         }),
       ),

@@ -16,7 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startKoerierHost, type KoerierHost } from '../../local/host.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver, type RecordedRequest } from '../support/https-receiver.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type RecordedRequest,
+} from '../support/https-receiver.js';
 
 const DIRECTORY = '/.well-known/http-message-signatures-directory';
 /** What the signature covered before issue 28, item 11: a receiver may still require only these. */
@@ -77,17 +82,33 @@ async function verifyDelivery(
 /** What the README's receiver requires covered: the four, and Content-Type and each `ce-` header the request has (issue 28, item 11). */
 function coveredFields(headers: Readonly<Record<string, string>>): string[] {
   const names = Object.keys(headers);
-  return ['@method', '@target-uri', 'idempotency-key', 'content-digest', ...names.filter((name) => name === 'content-type' || name.startsWith('ce-'))];
+  return [
+    '@method',
+    '@target-uri',
+    'idempotency-key',
+    'content-digest',
+    ...names.filter((name) => name === 'content-type' || name.startsWith('ce-')),
+  ];
 }
 
 function event(type: string): string {
-  return JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001234567890000:systeem:e2e', type, data: { hello: 'world' } });
+  return JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
+    type,
+    data: { hello: 'world' },
+  });
 }
 
 async function publish(url: string, token: string, body: string): Promise<void> {
   const response = await fetch(`${url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body,
   });
   expect(response.status).toBe(202);
@@ -130,7 +151,10 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
   let subscriber: string;
 
   beforeAll(async () => {
-    koerier = await startTestHost({ [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' });
+    koerier = await startTestHost({
+      [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+    });
     publisher = await koerier.token('dev-publisher', ['events:publish']);
     subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
   });
@@ -140,7 +164,13 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const { contentType, keys } = await jwks(koerier.origin);
     expect(contentType).toBe('application/jwk-set+json');
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', use: 'sig', alg: 'EdDSA', kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
+    expect(keys[0]).toMatchObject({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      use: 'sig',
+      alg: 'EdDSA',
+      kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
     expect(keys[0]).not.toHaveProperty('d');
   });
 
@@ -162,7 +192,9 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     expect(await verifyDelivery(delivery!, receiver.url, keys)).toBe(true);
 
     // What a man in the middle, or a confused proxy, might change: each breaks the check.
-    expect(await verifyDelivery({ ...delivery!, body: body.replace('world', 'w0rld') }, receiver.url, keys)).toBe(false);
+    expect(await verifyDelivery({ ...delivery!, body: body.replace('world', 'w0rld') }, receiver.url, keys)).toBe(
+      false,
+    );
     const otherKey = { ...delivery!, headers: { ...delivery!.headers, 'idempotency-key': randomUUID() } };
     expect(await verifyDelivery(otherKey, receiver.url, keys)).toBe(false);
     expect(await verifyDelivery({ ...delivery!, path: '/other' }, receiver.url, keys)).toBe(false);
@@ -208,17 +240,31 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
         .replace("from 'http-message-signatures'", `from '${import.meta.resolve('http-message-signatures')}'`),
     );
     const { isFromKoerier } = (await import(pathToFileURL(module).href)) as {
-      isFromKoerier(request: { method: string; url: string; headers: Record<string, string>; body: Buffer }): Promise<boolean>;
+      isFromKoerier(request: {
+        method: string;
+        url: string;
+        headers: Record<string, string>;
+        body: Buffer;
+      }): Promise<boolean>;
     };
     const receiver = await newReceiver();
     const type = `nl.example.readme.${randomUUID().slice(0, 8)}.v1`;
     await subscribe(koerier.url, subscriber, receiver, type, true);
     await publish(koerier.url, publisher, event(type));
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
-    const asReceived = { method: delivery!.method, url: receiver.url, headers: { ...delivery!.headers }, body: Buffer.from(delivery!.body) };
+    const asReceived = {
+      method: delivery!.method,
+      url: receiver.url,
+      headers: { ...delivery!.headers },
+      body: Buffer.from(delivery!.body),
+    };
     expect(await isFromKoerier(asReceived)).toBe(true);
-    expect(await isFromKoerier({ ...asReceived, body: Buffer.from(delivery!.body.replace('world', 'w0rld')) })).toBe(false);
-    expect(await isFromKoerier({ ...asReceived, headers: { ...asReceived.headers, 'idempotency-key': randomUUID() } })).toBe(false);
+    expect(await isFromKoerier({ ...asReceived, body: Buffer.from(delivery!.body.replace('world', 'w0rld')) })).toBe(
+      false,
+    );
+    expect(
+      await isFromKoerier({ ...asReceived, headers: { ...asReceived.headers, 'idempotency-key': randomUUID() } }),
+    ).toBe(false);
 
     // Issue 28 #11: in binary mode the event's attributes are headers; none may be changed, or added unsigned.
     const binaryReceiver = await newReceiver();
@@ -226,10 +272,22 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     await subscribe(koerier.url, subscriber, binaryReceiver, binaryType, true, 'binary');
     await publish(koerier.url, publisher, event(binaryType));
     const [binary] = await binaryReceiver.waitForRequests(1, { timeoutMs: 15_000 });
-    const binaryReceived = { method: binary!.method, url: binaryReceiver.url, headers: { ...binary!.headers }, body: Buffer.from(binary!.body) };
+    const binaryReceived = {
+      method: binary!.method,
+      url: binaryReceiver.url,
+      headers: { ...binary!.headers },
+      body: Buffer.from(binary!.body),
+    };
     expect(await isFromKoerier(binaryReceived)).toBe(true);
-    expect(await isFromKoerier({ ...binaryReceived, headers: { ...binaryReceived.headers, 'ce-type': 'nl.example.other.v1' } })).toBe(false);
-    expect(await isFromKoerier({ ...binaryReceived, headers: { ...binaryReceived.headers, 'ce-subject': 'added' } })).toBe(false);
+    expect(
+      await isFromKoerier({
+        ...binaryReceived,
+        headers: { ...binaryReceived.headers, 'ce-type': 'nl.example.other.v1' },
+      }),
+    ).toBe(false);
+    expect(
+      await isFromKoerier({ ...binaryReceived, headers: { ...binaryReceived.headers, 'ce-subject': 'added' } }),
+    ).toBe(false);
   });
 
   it('issue 12 #6: without signdeliveries a delivery carries no signature; signdeliveries must be a boolean', async () => {
@@ -243,8 +301,18 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
 
     const refused = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-      body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential, signdeliveries: 'yes' }),
+      headers: {
+        authorization: `Bearer ${subscriber}`,
+        'idempotency-key': randomUUID(),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        sink: receiver.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: receiver.sinkCredential,
+        signdeliveries: 'yes',
+      }),
     });
     expect(refused.status).toBe(400);
     expect(JSON.stringify(await refused.json())).toContain('signdeliveries');

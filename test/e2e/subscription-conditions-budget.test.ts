@@ -23,7 +23,11 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-async function call(method: string, path: string, body: unknown): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
   const response = await fetch(`${koerier.url}${path}`, {
     method,
     headers: {
@@ -33,7 +37,11 @@ async function call(method: string, path: string, body: unknown): Promise<{ stat
     },
     body: JSON.stringify(body),
   });
-  return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 const sizeOf = (types: readonly string[]) => Buffer.byteLength(JSON.stringify([undefined, types, undefined]));
@@ -41,7 +49,12 @@ const controlTypes = Array.from({ length: 32 }, (_, i) => String.fromCharCode(0x
 const base = {
   sink: 'https://ontvanger.example/hook',
   validation: 'agreed',
-  sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: 'budget-s3cret' },
+  sinkcredential: {
+    credentialtype: 'CLIENTCREDENTIALS',
+    tokenurl: 'https://idp.example/token',
+    clientid: 'koerier',
+    clientsecret: 'budget-s3cret',
+  },
 };
 
 describe('subscription conditions budget through the API (issue 36, item 11)', () => {
@@ -61,12 +74,15 @@ describe('subscription conditions budget through the API (issue 36, item 11)', (
 
   it('EDU-14, issue 36 item 11: escaped types up to the budget are accepted and stored in the table and the route index, and read back as given', async () => {
     const types = controlTypes.slice(0, 20);
-    while (MAX_CONDITIONS_BYTES - sizeOf([...types, 'x']) >= 1024) types.push(`nl.example.${randomUUID()}.`.padEnd(1024, 'x'));
+    while (MAX_CONDITIONS_BYTES - sizeOf([...types, 'x']) >= 1024)
+      types.push(`nl.example.${randomUUID()}.`.padEnd(1024, 'x'));
     types.push('y'.repeat(MAX_CONDITIONS_BYTES - sizeOf([...types, ''])));
     expect(sizeOf(types)).toBe(MAX_CONDITIONS_BYTES);
     const created = await call('POST', '/subscriptions', { ...base, types });
     expect(created.status).toBe(201);
-    const read = await fetch(`${koerier.url}/subscriptions/${created.body['id'] as string}`, { headers: { authorization: `Bearer ${token}` } });
+    const read = await fetch(`${koerier.url}/subscriptions/${created.body['id'] as string}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(read.status).toBe(200);
     expect(((await read.json()) as { types: string[] }).types).toEqual(types);
   });

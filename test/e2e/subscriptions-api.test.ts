@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,13 +14,16 @@ import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscrip
 import { settingEnv } from '../../functions/config.js';
 import { scopeKey } from '../../functions/core/idempotency/index.js';
 import { logger } from '../../functions/app/logger.js';
-import { resourceEnv, tables, type TableName } from '../../lib/resources.js';
+import { resourceEnv, tables, type TableName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse, origin: string, headers: IncomingHttpHeaders) => void> = {
-  '/consents': (res, origin) => res.writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/consents': (res, origin) =>
+    res
+      .writeHead(200, { 'webhook-allowed-origin': origin, 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' })
+      .end(),
   '/takes-batches': (res, origin) =>
     res
       .writeHead(200, {
@@ -25,7 +34,9 @@ const behaviours: Record<string, (res: ServerResponse, origin: string, headers: 
       .end(),
   // Refuses the first validation request, consents to every later one (its administrator changed their mind).
   '/changes-mind': (res, origin) =>
-    optionsTo('/changes-mind').length === 1 ? res.writeHead(403).end() : res.writeHead(200, { 'webhook-allowed-origin': origin }).end(),
+    optionsTo('/changes-mind').length === 1
+      ? res.writeHead(403).end()
+      : res.writeHead(200, { 'webhook-allowed-origin': origin }).end(),
   // Answers without consent: its administrator approves later, through whichever callback is current.
   '/approves-later-once': (res) => res.writeHead(200, { allow: 'POST, OPTIONS' }).end(),
   '/refuses': (res) => res.writeHead(403).end(),
@@ -36,7 +47,9 @@ const behaviours: Record<string, (res: ServerResponse, origin: string, headers: 
   // Its subscriber deletes the subscription while the target still considers the request, then it consents.
   '/deleted-meanwhile': (res, origin, headers) => {
     const id = /\/subscriptions\/([^/]+)\/validation/.exec(String(headers['webhook-request-callback']))![1]!;
-    void call('school-a', 'DELETE', `/subscriptions/${id}`).then(() => res.writeHead(200, { 'webhook-allowed-origin': origin }).end());
+    void call('school-a', 'DELETE', `/subscriptions/${id}`).then(() =>
+      res.writeHead(200, { 'webhook-allowed-origin': origin }).end(),
+    );
   },
 };
 
@@ -63,13 +76,21 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function call(client: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  client: string | undefined,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const withKey: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': randomUUID() };
   const response = await fetch(koerier.resolve(path), {
     method,
     headers: {
       ...withKey,
-      ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+      ...(body === undefined
+        ? {}
+        : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
       ...(client
         ? {
             authorization: `Bearer ${(tokens[client] ??= await koerier.host.issueToken(client, client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage']))}`,
@@ -81,7 +102,11 @@ async function call(client: string | undefined, method: string, path: string, bo
   });
   const text = await response.text();
   seen.push(text, JSON.stringify([...response.headers]));
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 /** Client credentials at the target's own token endpoint (WH-3: every push subscription has a credential). */
@@ -100,7 +125,12 @@ const optionsTo = (path: string) => received.filter((r) => r.method === 'OPTIONS
 async function answerAsTarget(req: IncomingMessage, res: ServerResponse) {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+  received.push({
+    method: req.method ?? '',
+    path: req.url ?? '',
+    headers: req.headers,
+    body: Buffer.concat(chunks).toString('utf8'),
+  });
   const behaviour = behaviours[new URL(req.url ?? '/', 'http://target').pathname];
   // The target is its own OAuth2 authorization server: any client gets a token.
   if (req.method === 'POST' && req.url === '/oauth/token') {
@@ -108,7 +138,8 @@ async function answerAsTarget(req: IncomingMessage, res: ServerResponse) {
       .writeHead(200, { 'content-type': 'application/json' })
       .end(JSON.stringify({ access_token: 'target-access-token', token_type: 'Bearer', expires_in: 3600 }));
   }
-  if (req.method === 'OPTIONS' && behaviour) return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
+  if (req.method === 'OPTIONS' && behaviour)
+    return behaviour(res, String(req.headers['webhook-request-origin'] ?? ''), req.headers);
   // Deliveries are welcome everywhere.
   res.writeHead(req.method === 'POST' ? 204 : 404).end();
 }
@@ -147,7 +178,12 @@ afterAll(async () => {
 
 describe('subscriptions API lifecycle', () => {
   it('EDU-13, EDU-14, EDU-IDEM-3, EDU-IDEM-14: create, replay, read, list, change, delete', async () => {
-    const request = { sink: `${targetUrl}/consents`, types: [TYPE], filters: [{ exact: { subject: 'leerling/42' } }], sinkcredential: clientCredentials() };
+    const request = {
+      sink: `${targetUrl}/consents`,
+      types: [TYPE],
+      filters: [{ exact: { subject: 'leerling/42' } }],
+      sinkcredential: clientCredentials(),
+    };
     const key = randomUUID();
     const created = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(created.status).toBe(201);
@@ -189,7 +225,9 @@ describe('subscriptions API lifecycle', () => {
     expect(changed.body).not.toHaveProperty('filters');
     expect(changed.headers.get('etag')).not.toBe(etag);
     expect(optionsTo('/consents')).toHaveLength(handshakes); // same sink: no new handshake
-    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: [TYPE] }, { 'if-match': etag })).status).toBe(412);
+    expect(
+      (await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: [TYPE] }, { 'if-match': etag })).status,
+    ).toBe(412);
 
     const deleted = await call('school-a', 'DELETE', `/subscriptions/${id}`);
     expect(deleted.status).toBe(200);
@@ -201,7 +239,11 @@ describe('subscriptions API lifecycle', () => {
 
   it('EDU-IDEM-3, EDU-IDEM-8: a create retried after its key was freed (a 5xx once the record was written) answers the subscription made, not a second one', async () => {
     const key = randomUUID();
-    const request = { sink: `${targetUrl}/consents?retried=${key}`, types: [TYPE], sinkcredential: clientCredentials() };
+    const request = {
+      sink: `${targetUrl}/consents?retried=${key}`,
+      types: [TYPE],
+      sinkcredential: clientCredentials(),
+    };
     const first = await call('school-a', 'POST', '/subscriptions', request, { 'idempotency-key': key });
     expect(first.status).toBe(201);
     // What the guard does after a 5xx: the key is free again, the subscription stays.
@@ -209,7 +251,11 @@ describe('subscriptions API lifecycle', () => {
       dynamodb.send(
         new DeleteItemCommand({
           TableName: tableName('idempotency'),
-          Key: { [tables.idempotency.partitionKey.name]: { S: scopeKey({ clientId: 'school-a', operation: 'POST /subscriptions', key }) } },
+          Key: {
+            [tables.idempotency.partitionKey.name]: {
+              S: scopeKey({ clientId: 'school-a', operation: 'POST /subscriptions', key }),
+            },
+          },
         }),
       );
     await freeKey();
@@ -224,7 +270,13 @@ describe('subscriptions API lifecycle', () => {
 
     // The same key with another request is not a retry.
     await freeKey();
-    const other = await call('school-a', 'POST', '/subscriptions', { ...request, types: ['nl.edu.leerling.uitgeschreven.v1'] }, { 'idempotency-key': key });
+    const other = await call(
+      'school-a',
+      'POST',
+      '/subscriptions',
+      { ...request, types: ['nl.edu.leerling.uitgeschreven.v1'] },
+      { 'idempotency-key': key },
+    );
     expect(other.status).toBe(422);
     expect((await call('school-a', 'GET', `/subscriptions/${first.body['id']}`)).body['types']).toEqual([TYPE]);
     // Another client's create with the same key is its own subscription.
@@ -235,7 +287,10 @@ describe('subscriptions API lifecycle', () => {
 
   it('EDU-IDEM-5: DELETE without an Idempotency-Key is refused', async () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
-    expect((await call('school-a', 'DELETE', `/subscriptions/${created.body['id']}`, undefined, { 'idempotency-key': '' })).status).toBe(400);
+    expect(
+      (await call('school-a', 'DELETE', `/subscriptions/${created.body['id']}`, undefined, { 'idempotency-key': '' }))
+        .status,
+    ).toBe(400);
     expect((await call('school-a', 'GET', `/subscriptions/${created.body['id']}`)).status).toBe(200);
   });
 
@@ -246,7 +301,10 @@ describe('subscriptions API lifecycle', () => {
       [`/subscriptions/${id}/pause`, undefined],
       [`/subscriptions/${id}/resume`, undefined],
       [`/subscriptions/${id}/dead-letters/redrive`, { all: true }],
-      [`/subscriptions/${id}/replays`, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() }],
+      [
+        `/subscriptions/${id}/replays`,
+        { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() },
+      ],
     ];
     for (const [path, body] of operations) {
       const refused = await call('school-a', 'POST', path, body, { 'idempotency-key': '' });
@@ -298,13 +356,29 @@ describe('subscriptions API lifecycle', () => {
 
 describe('entitlement and isolation', () => {
   it("EDU-7: a subscription outside the client's entitlement is refused with 403; within it, accepted", async () => {
-    const outside = await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'] });
+    const outside = await subscribe('rooster-only', {
+      sink: `${targetUrl}/consents`,
+      types: ['nl.edu.rooster.gewijzigd.v1'],
+    });
     expect(outside.status).toBe(403);
     expect(outside.body).toMatchObject({ type: expect.stringContaining('subscription-not-entitled') });
-    expect((await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: [TYPE], source: 'urn:nld:oin:1:systeem:rooster' })).status).toBe(403);
     expect(
-      (await subscribe('rooster-only', { sink: `${targetUrl}/consents`, types: ['nl.edu.rooster.gewijzigd.v1'], source: 'urn:nld:oin:1:systeem:rooster' }))
-        .status,
+      (
+        await subscribe('rooster-only', {
+          sink: `${targetUrl}/consents`,
+          types: [TYPE],
+          source: 'urn:nld:oin:1:systeem:rooster',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await subscribe('rooster-only', {
+          sink: `${targetUrl}/consents`,
+          types: ['nl.edu.rooster.gewijzigd.v1'],
+          source: 'urn:nld:oin:1:systeem:rooster',
+        })
+      ).status,
     ).toBe(201);
     expect((await subscribe('no-grants-at-all', { sink: `${targetUrl}/consents` })).status).toBe(403);
   });
@@ -315,9 +389,14 @@ describe('entitlement and isolation', () => {
     expect(neighbour.status).toBe(403);
     expect(neighbour.body).toMatchObject({ type: expect.stringContaining('subscription-not-entitled') });
     // A prefix filter equal to the grant would match nl.edu.caseworker… too; one ending on the boundary is covered.
-    expect((await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case' } }] })).status).toBe(403);
+    expect(
+      (await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case' } }] })).status,
+    ).toBe(403);
     expect((await subscribe('case-only', { sink, types: ['nl.edu.case.geopend.v1'] })).status).toBe(201);
-    expect((await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case.' } }] })).status).toBe(201);
+    expect(
+      (await subscribe('case-only', { sink, types: undefined, filters: [{ prefix: { type: 'nl.edu.case.' } }] }))
+        .status,
+    ).toBe(201);
   });
 
   it('EDU-7: a PATCH that would leave the entitlement is refused, and the subscription is unchanged', async () => {
@@ -335,21 +414,30 @@ describe('entitlement and isolation', () => {
     expect((await call('school-b', 'DELETE', `/subscriptions/${id}`)).status).toBe(404);
     const theirs = await call('school-b', 'GET', '/subscriptions?limit=100');
     expect((theirs.body['subscriptions'] as { id: string }[]).map((s) => s.id)).not.toContain(id);
-    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ status: 200, body: { types: [TYPE] } });
+    expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({
+      status: 200,
+      body: { types: [TYPE] },
+    });
     // A client holding `admin` may act on any subscription.
     const adminToken = await koerier.host.issueToken('admin-client', ['subscriptions:manage', 'admin']);
-    const asAdmin = await fetch(`${koerier.url}/subscriptions/${id}`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const asAdmin = await fetch(`${koerier.url}/subscriptions/${id}`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    });
     seen.push(await asAdmin.text());
     expect(asAdmin.status).toBe(200);
     // A token without the scope gets nothing at all.
     const publisherToken = await koerier.host.issueToken('school-a', ['events:publish']);
-    const unscoped = await fetch(`${koerier.url}/subscriptions/${id}`, { headers: { authorization: `Bearer ${publisherToken}` } });
+    const unscoped = await fetch(`${koerier.url}/subscriptions/${id}`, {
+      headers: { authorization: `Bearer ${publisherToken}` },
+    });
     expect(unscoped.status).toBe(403);
   });
 
   it('issue 12 item 8: an admin lists one client’s subscriptions, or every client’s (owner=*), page by page; a client without admin may name only itself', async () => {
     const ofA = (await subscribe('school-a', { sink: `${targetUrl}/consents` })).body['id'] as string;
-    const ofB = (await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' })).body['id'] as string;
+    const ofB = (await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' })).body[
+      'id'
+    ] as string;
     const pages = async (client: string, first: string) => {
       const ids: string[] = [];
       const owners = new Set<string>();
@@ -390,17 +478,34 @@ describe('entitlement and isolation', () => {
 
     // school-b may declare consent agreed out of band; the admin itself may not.
     const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents`, validation: 'agreed' });
-    const changed = await call(ADMIN, 'PATCH', `/subscriptions/${agreed.body['id']}`, { types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    const changed = await call(ADMIN, 'PATCH', `/subscriptions/${agreed.body['id']}`, {
+      types: ['nl.edu.leerling.uitgeschreven.v1'],
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ owner: 'school-b', validation: 'agreed', status: 'active', types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect(changed.body).toMatchObject({
+      owner: 'school-b',
+      validation: 'agreed',
+      status: 'active',
+      types: ['nl.edu.leerling.uitgeschreven.v1'],
+    });
   });
 
   it('WH-5: only clients the configuration names may declare consent agreed out of band; then no validation request is sent', async () => {
     expect((await subscribe('school-a', { sink: `${targetUrl}/consents`, validation: 'agreed' })).status).toBe(403);
     const before = optionsTo('/no-handshake').length;
-    const agreed = await subscribe('school-b', { sink: `${targetUrl}/no-handshake`, validation: 'agreed', contentmode: 'batch', batchsupported: true });
+    const agreed = await subscribe('school-b', {
+      sink: `${targetUrl}/no-handshake`,
+      validation: 'agreed',
+      contentmode: 'batch',
+      batchsupported: true,
+    });
     expect(agreed.status).toBe(201);
-    expect(agreed.body).toMatchObject({ status: 'active', validation: 'agreed', contentmode: 'batch', batchsupported: true });
+    expect(agreed.body).toMatchObject({
+      status: 'active',
+      validation: 'agreed',
+      contentmode: 'batch',
+      batchsupported: true,
+    });
     expect(optionsTo('/no-handshake')).toHaveLength(before);
   });
 });
@@ -412,7 +517,9 @@ describe('webhook validation handshake against real targets', () => {
     const request = optionsTo('/consents').at(-1)!;
     expect(request.headers['webhook-request-origin']).toBe('koerier.local');
     expect(request.headers['webhook-request-rate']).toBe('60');
-    expect(request.headers['webhook-request-callback']).toMatch(new RegExp(`^${koerier.url}/subscriptions/${created.body['id']}/validation\\?token=`));
+    expect(request.headers['webhook-request-callback']).toMatch(
+      new RegExp(`^${koerier.url}/subscriptions/${created.body['id']}/validation\\?token=`),
+    );
   });
 
   it('WH-4: a target that refuses leaves the subscription rejected, saying why', async () => {
@@ -423,7 +530,10 @@ describe('webhook validation handshake against real targets', () => {
 
   it('WH-5: a target answering 405 does not support the handshake: rejected, and it gets nothing', async () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/no-handshake` });
-    expect(created.body).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('does not support the validation handshake (HTTP 405)') });
+    expect(created.body).toMatchObject({
+      status: 'rejected',
+      statusreason: expect.stringContaining('does not support the validation handshake (HTTP 405)'),
+    });
   });
 
   it('WH-4: a target that approves later through the callback (GET or POST) makes the subscription active', async () => {
@@ -444,7 +554,9 @@ describe('webhook validation handshake against real targets', () => {
       const approved = await fetch(callback, { method, headers: { 'webhook-allowed-rate': '30' } });
       seen.push(await approved.text());
       expect(approved.status).toBe(200);
-      expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'active', allowedrate: 30 } });
+      expect(await call('school-a', 'GET', `/subscriptions/${id}`)).toMatchObject({
+        body: { status: 'active', allowedrate: 30 },
+      });
       expect((await fetch(callback, { method })).status).toBe(200);
     }
   });
@@ -453,7 +565,10 @@ describe('webhook validation handshake against real targets', () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/ignores` });
     const id = created.body['id'] as string;
     // Review #19: in the words every network failure gets, not "timeout".
-    expect(created.body).toMatchObject({ status: 'pending', statusreason: expect.stringContaining('the target could not be reached') });
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      statusreason: expect.stringContaining('the target could not be reached'),
+    });
     const callback = String(optionsTo('/ignores').at(-1)!.headers['webhook-request-callback']);
     const closesAt = Date.parse(String(created.body['validationexpiresat']));
     expect(closesAt - Date.now()).toBeLessThanOrEqual(VALIDATION_WINDOW_SECONDS * 1000);
@@ -478,7 +593,9 @@ describe('webhook validation handshake against real targets', () => {
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).status).toBe(404);
 
     const existing = await subscribe('school-a', { sink: `${targetUrl}/consents` });
-    const moved = await call('school-a', 'PATCH', `/subscriptions/${existing.body['id']}`, { sink: `${targetUrl}/deleted-meanwhile` });
+    const moved = await call('school-a', 'PATCH', `/subscriptions/${existing.body['id']}`, {
+      sink: `${targetUrl}/deleted-meanwhile`,
+    });
     expect(moved.status).toBe(404);
     expect((await call('school-a', 'GET', `/subscriptions/${existing.body['id']}`)).status).toBe(404);
   });
@@ -486,13 +603,23 @@ describe('webhook validation handshake against real targets', () => {
   it('WH-2, WH-5: a retired subscription with consent agreed out of band stays retired on a PATCH that keeps its sink; another sink revives it', async () => {
     const agreed = await subscribe('school-b', { sink: `${targetUrl}/consents?gone=1`, validation: 'agreed' });
     const id = agreed.body['id'] as string;
-    const repository = new DynamoDbSubscriptionStore(dynamodb, tableName('subscriptions'), new DynamoDbRouteIndex(dynamodb, tableName('routes')));
+    const repository = new DynamoDbSubscriptionStore(
+      dynamodb,
+      tableName('subscriptions'),
+      new DynamoDbRouteIndex(dynamodb, tableName('routes')),
+    );
     // What the delivery function does when the target answers 410 Gone.
     await repository.updateStatus(id, 'retired', 'the target answered 410 Gone');
 
-    const changed = await call('school-b', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    const changed = await call('school-b', 'PATCH', `/subscriptions/${id}`, {
+      types: ['nl.edu.leerling.uitgeschreven.v1'],
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ status: 'retired', statusreason: 'the target answered 410 Gone', types: ['nl.edu.leerling.uitgeschreven.v1'] });
+    expect(changed.body).toMatchObject({
+      status: 'retired',
+      statusreason: 'the target answered 410 Gone',
+      types: ['nl.edu.leerling.uitgeschreven.v1'],
+    });
     expect(await call('school-b', 'GET', `/subscriptions/${id}`)).toMatchObject({ body: { status: 'retired' } });
 
     const elsewhere = await call('school-b', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?gone=0` });
@@ -515,7 +642,10 @@ describe('webhook validation handshake against real targets', () => {
     // Active now: nothing to validate.
     const active = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
     expect(active.status).toBe(409);
-    expect(active.body).toMatchObject({ type: expect.stringContaining('subscription-not-revalidatable'), detail: expect.stringContaining('active') });
+    expect(active.body).toMatchObject({
+      type: expect.stringContaining('subscription-not-revalidatable'),
+      detail: expect.stringContaining('active'),
+    });
   });
 
   it('WH-4, issue 12 item 8: a pending subscription whose target missed the request gets a new request, callback and window', async () => {
@@ -524,7 +654,9 @@ describe('webhook validation handshake against real targets', () => {
     expect(created.body).toMatchObject({ status: 'pending' });
     const again = await call('school-a', 'POST', `/subscriptions/${id}/revalidate`);
     expect(again.body).toMatchObject({ id, status: 'pending', validationexpiresat: expect.any(String) });
-    expect(Date.parse(again.body['validationexpiresat'] as string)).toBeGreaterThanOrEqual(Date.parse(created.body['validationexpiresat'] as string));
+    expect(Date.parse(again.body['validationexpiresat'] as string)).toBeGreaterThanOrEqual(
+      Date.parse(created.body['validationexpiresat'] as string),
+    );
     const [first, second] = optionsTo('/approves-later-once').map((r) => String(r.headers['webhook-request-callback']));
     expect(second).toContain(`/subscriptions/${id}/validation?token=`);
     expect(second).not.toBe(first);
@@ -540,7 +672,9 @@ describe('webhook validation handshake against real targets', () => {
     const theirs = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
     expect((await call('school-b', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(404);
     expect((await call(undefined, 'POST', `/subscriptions/${theirs.body['id']}/revalidate`)).status).toBe(401);
-    const withoutKey = await call('school-a', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`, undefined, { 'idempotency-key': '' });
+    const withoutKey = await call('school-a', 'POST', `/subscriptions/${theirs.body['id']}/revalidate`, undefined, {
+      'idempotency-key': '',
+    });
     expect(withoutKey.status).toBe(400);
   });
 
@@ -555,19 +689,25 @@ describe('webhook validation handshake against real targets', () => {
         message: expect.stringMatching(/delivered one by one .*Accept-Post: application\/cloudevents-batch\+json/),
       },
     ]);
-    expect((await call('school-a', 'GET', `/subscriptions/${single.body['id']}`)).body['warnings']).toEqual(single.body['warnings']);
+    expect((await call('school-a', 'GET', `/subscriptions/${single.body['id']}`)).body['warnings']).toEqual(
+      single.body['warnings'],
+    );
     const batches = await subscribe('school-a', { sink: `${targetUrl}/takes-batches`, contentmode: 'batch' });
     expect(batches.body).toMatchObject({ status: 'active', contentmode: 'batch', batchsupported: true });
     expect(batches.body).not.toHaveProperty('warnings');
     // Asking for single events settles it: the word goes.
-    const structured = await call('school-a', 'PATCH', `/subscriptions/${single.body['id']}`, { contentmode: 'structured' });
+    const structured = await call('school-a', 'PATCH', `/subscriptions/${single.body['id']}`, {
+      contentmode: 'structured',
+    });
     expect(structured.status).toBe(200);
     expect(structured.body).not.toHaveProperty('warnings');
   });
 
   it('WH-4: a rejected subscription pointed at a consenting sink is validated again and becomes active', async () => {
     const created = await subscribe('school-a', { sink: `${targetUrl}/refuses` });
-    const changed = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, { sink: `${targetUrl}/consents` });
+    const changed = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, {
+      sink: `${targetUrl}/consents`,
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ status: 'active', sink: `${targetUrl}/consents` });
   });
@@ -576,8 +716,16 @@ describe('webhook validation handshake against real targets', () => {
 describe('from publisher to subscriber', () => {
   it('EDU-8, CE-17, EDU-IDEM-15: a published event reaches exactly the matching subscription, once, even when published twice', async () => {
     const type = 'nl.edu.leerling.verhuisd.v1';
-    const mine = await subscribe('school-a', { sink: `${targetUrl}/consents?person=7`, types: [type], filters: [{ exact: { subject: 'leerling/7' } }] });
-    const other = await subscribe('school-a', { sink: `${targetUrl}/consents?person=8`, types: [type], filters: [{ exact: { subject: 'leerling/8' } }] });
+    const mine = await subscribe('school-a', {
+      sink: `${targetUrl}/consents?person=7`,
+      types: [type],
+      filters: [{ exact: { subject: 'leerling/7' } }],
+    });
+    const other = await subscribe('school-a', {
+      sink: `${targetUrl}/consents?person=8`,
+      types: [type],
+      filters: [{ exact: { subject: 'leerling/8' } }],
+    });
     expect([mine.body['status'], other.body['status']]).toEqual(['active', 'active']);
 
     const event = {
@@ -592,38 +740,59 @@ describe('from publisher to subscriber', () => {
     for (let i = 0; i < 2; i++) {
       const published = await fetch(`${koerier.url}/events`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${publisher}`, 'content-type': 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+        headers: {
+          authorization: `Bearer ${publisher}`,
+          'content-type': 'application/cloudevents+json',
+          'idempotency-key': randomUUID(),
+        },
         body: JSON.stringify(event),
       });
       expect(published.status).toBe(202);
     }
 
-    const deliveredTo = (person: string) => received.filter((r) => r.method === 'POST' && r.path === `/consents?person=${person}`);
+    const deliveredTo = (person: string) =>
+      received.filter((r) => r.method === 'POST' && r.path === `/consents?person=${person}`);
     await eventually('the delivery to person 7', () => deliveredTo('7').length > 0, { timeoutMs: 15_000 });
     // Give a duplicate delivery time to show up, were there one.
-    await staysQuiet('duplicate delivery', () => deliveredTo('7').length > 1 && `${deliveredTo('7').length} deliveries`, 2500);
+    await staysQuiet(
+      'duplicate delivery',
+      () => deliveredTo('7').length > 1 && `${deliveredTo('7').length} deliveries`,
+      2500,
+    );
     const deliveries = deliveredTo('7');
     expect(deliveries).toHaveLength(1);
     expect(JSON.parse(deliveries[0]!.body)).toEqual(event);
-    expect(deliveries[0]!.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(deliveries[0]!.headers['idempotency-key']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(deliveredTo('8')).toHaveLength(0);
   });
 });
 
 describe('sink credentials', () => {
   it('EDU-14: a PATCH that moves the sink to another origin must give sinkcredential again; within the origin the credential stays', async () => {
-    const created = await subscribe('school-a', { sink: `${targetUrl}/consents?moving=1`, sinkcredential: clientCredentials('moving-sink-secret') });
+    const created = await subscribe('school-a', {
+      sink: `${targetUrl}/consents?moving=1`,
+      sinkcredential: clientCredentials('moving-sink-secret'),
+    });
     const id = created.body['id'] as string;
     const otherOrigin = targetUrl.replace('127.0.0.1', 'localhost');
 
-    const samePlace = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents?moving=2` });
+    const samePlace = await call('school-a', 'PATCH', `/subscriptions/${id}`, {
+      sink: `${targetUrl}/consents?moving=2`,
+    });
     expect(samePlace.status).toBe(200);
     expect(samePlace.body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
 
     const asAdmin = await call(ADMIN, 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents` });
     expect(asAdmin.status).toBe(400);
-    expect(asAdmin.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required-for-new-origin' })]);
-    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, types: [TYPE] })).status).toBe(400);
+    expect(asAdmin.body['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential', rule: 'required-for-new-origin' }),
+    ]);
+    expect(
+      (await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${otherOrigin}/consents`, types: [TYPE] }))
+        .status,
+    ).toBe(400);
     expect((await call('school-a', 'GET', `/subscriptions/${id}`)).body['sink']).toBe(`${targetUrl}/consents?moving=2`);
 
     const withNew = await call('school-a', 'PATCH', `/subscriptions/${id}`, {
@@ -631,28 +800,48 @@ describe('sink credentials', () => {
       sinkcredential: clientCredentials('new-sink-secret'),
     });
     expect(withNew.status).toBe(200);
-    expect(withNew.body).toMatchObject({ sink: `${otherOrigin}/consents`, sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' } });
+    expect(withNew.body).toMatchObject({
+      sink: `${otherOrigin}/consents`,
+      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS' },
+    });
     // WH-3: removing the credential would leave deliveries without a token.
-    const withNone = await call('school-a', 'PATCH', `/subscriptions/${id}`, { sink: `${targetUrl}/consents`, sinkcredential: null });
+    const withNone = await call('school-a', 'PATCH', `/subscriptions/${id}`, {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: null,
+    });
     expect(withNone.status).toBe(400);
-    expect(withNone.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' })]);
+    expect(withNone.body['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' }),
+    ]);
   });
 
   it('EDU-14: credentials are accepted but never returned by any answer nor written to any log line', async () => {
     // EDU-4: refused by default (only OAuth2 client credentials), and the refusal does not repeat it either.
-    const bearer = await subscribe('school-a', { sink: `${targetUrl}/consents`, sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SECRETS[0] } });
+    const bearer = await subscribe('school-a', {
+      sink: `${targetUrl}/consents`,
+      sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: SECRETS[0] },
+    });
     expect(bearer.status).toBe(400);
-    expect(bearer.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' })]);
+    expect(bearer.body['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' }),
+    ]);
     const oauth = await subscribe('school-a', {
       sink: `${targetUrl}/consents`,
-      sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: SECRETS[1] },
+      sinkcredential: {
+        credentialtype: 'CLIENTCREDENTIALS',
+        tokenurl: 'https://idp.example/token',
+        clientid: 'koerier',
+        clientsecret: SECRETS[1],
+      },
     });
     expect(oauth.body['sinkcredential']).toEqual({ credentialtype: 'CLIENTCREDENTIALS' });
     const id = oauth.body['id'] as string;
     await call('school-a', 'GET', `/subscriptions/${id}`);
     await call('school-a', 'GET', '/subscriptions?limit=100');
     // A PATCH without sinkcredential keeps it; one with null is refused (WH-3).
-    expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential']).toEqual({
+    expect(
+      (await call('school-a', 'PATCH', `/subscriptions/${id}`, { types: ['nl.edu.x.v1'] })).body['sinkcredential'],
+    ).toEqual({
       credentialtype: 'CLIENTCREDENTIALS',
     });
     expect((await call('school-a', 'PATCH', `/subscriptions/${id}`, { sinkcredential: null })).status).toBe(400);
@@ -672,7 +861,11 @@ describe('bounded input (review #9, #19)', () => {
     const deep = `${'{"filters":'.repeat(1)}${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
     const response = await fetch(`${koerier.url}/subscriptions/${id}`, {
       method: 'PATCH',
-      headers: { authorization: `Bearer ${tokens['school-a']}`, 'content-type': 'application/merge-patch+json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${tokens['school-a']}`,
+        'content-type': 'application/merge-patch+json',
+        'idempotency-key': randomUUID(),
+      },
       body: deep,
     });
     expect(response.status).toBe(400);
@@ -680,7 +873,11 @@ describe('bounded input (review #9, #19)', () => {
     expect(await response.json()).toMatchObject({ status: 400, type: expect.stringContaining('json-too-deep') });
     const arrays = await fetch(`${koerier.url}/subscriptions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${tokens['school-a']}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      headers: {
+        authorization: `Bearer ${tokens['school-a']}`,
+        'content-type': 'application/json',
+        'idempotency-key': randomUUID(),
+      },
       body: `{"sink":"${targetUrl}/consents","types":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
     });
     expect(arrays.status).toBe(400);
@@ -701,17 +898,25 @@ describe('bounded input (review #9, #19)', () => {
       return ids;
     };
     const before = await all();
-    for (const sink of ['https://10.0.0.5/hook', 'https://169.254.169.254/latest/meta-data', 'https://[fd00::1]/hook']) {
+    for (const sink of [
+      'https://10.0.0.5/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00::1]/hook',
+    ]) {
       const refused = await subscribe('school-a', { sink });
       expect(refused.status, sink).toBe(400);
-      expect(refused.body['errors'], sink).toEqual([expect.objectContaining({ attribute: 'sink', rule: 'public-address' })]);
+      expect(refused.body['errors'], sink).toEqual([
+        expect.objectContaining({ attribute: 'sink', rule: 'public-address' }),
+      ]);
     }
     const token = await subscribe('school-a', {
       sink: `${targetUrl}/consents`,
       sinkcredential: { ...clientCredentials(), tokenurl: 'https://192.168.1.1/token' },
     });
     expect(token.status).toBe(400);
-    expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'public-address' })]);
+    expect(token.body['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'public-address' }),
+    ]);
     expect(await all()).toEqual(before);
     // The laptop host still takes its own loopback (the target of every other test here).
     expect((await subscribe('school-a', { sink: `${targetUrl}/consents` })).status).toBe(201);
@@ -726,7 +931,9 @@ describe('bounded input (review #9, #19)', () => {
       sink: `${targetUrl}/consents`,
       sinkcredential: { ...clientCredentials(), tokenurl: 'https://idp.example:22/token' },
     });
-    expect(token.body['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'port' })]);
+    expect(token.body['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential.tokenurl', rule: 'port' }),
+    ]);
     const created = await subscribe('school-a', { sink: `${targetUrl}/consents` });
     const patched = await call('school-a', 'PATCH', `/subscriptions/${created.body['id']}`, {
       sink: 'https://hooks.example:6379/hook',

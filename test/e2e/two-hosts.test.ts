@@ -50,7 +50,11 @@ afterAll(async () => {
 const publish = (koerier: TestHost, token: string, event: Record<string, unknown>) =>
   fetch(`${koerier.url}/events`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'idempotency-key': randomUUID(),
+      'content-type': 'application/cloudevents+json',
+    },
     body: JSON.stringify(event),
   });
 
@@ -88,8 +92,17 @@ describe('two laptop hosts in one process', () => {
       const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
       const created = await fetch(`${koerier.url}/subscriptions`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${subscriber}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-        body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential }),
+        headers: {
+          authorization: `Bearer ${subscriber}`,
+          'idempotency-key': randomUUID(),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({
+          sink: receiver.url,
+          types: [type],
+          validation: 'agreed',
+          sinkcredential: receiver.sinkCredential,
+        }),
       });
       expect(created.status).toBe(201);
       const id = `${name}-${randomUUID()}`;

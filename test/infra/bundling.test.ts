@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_ALIASES, BUNDLE_FILE, esbuildOptions } from '../../lib/bundling.js';
-import { functions, type FunctionName, type FunctionSpec } from '../../lib/resources.js';
+import { functions, type FunctionName, type FunctionSpec } from '../../functions/config/resources.js';
 import type { ContractParser } from '../../functions/core/contracts/ports.js';
 import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 
@@ -27,7 +27,9 @@ async function bundleText(contents: string, dir: string): Promise<{ outfile: str
 
 /** The files whose code is in any output (index.mjs or a chunk): metafile.inputs also names those esbuild read and tree-shook away. */
 function heldInputs(metafile: Metafile): string[] {
-  const held = Object.values(metafile.outputs).flatMap((output) => Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0));
+  const held = Object.values(metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs).filter(([, { bytesInOutput }]) => bytesInOutput > 0),
+  );
   return [...new Set(held.map(([input]) => input))];
 }
 const ENTRY = `
@@ -67,10 +69,22 @@ describe('the credential chain of a bundled function', () => {
   });
 
   it('takes the credentials Lambda puts in the environment', async () => {
-    const saved = { id: process.env['AWS_ACCESS_KEY_ID'], secret: process.env['AWS_SECRET_ACCESS_KEY'], token: process.env['AWS_SESSION_TOKEN'] };
-    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION', AWS_SECRET_ACCESS_KEY: 'role-secret', AWS_SESSION_TOKEN: 'role-session' });
+    const saved = {
+      id: process.env['AWS_ACCESS_KEY_ID'],
+      secret: process.env['AWS_SECRET_ACCESS_KEY'],
+      token: process.env['AWS_SESSION_TOKEN'],
+    };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION',
+      AWS_SECRET_ACCESS_KEY: 'role-secret',
+      AWS_SESSION_TOKEN: 'role-session',
+    });
     try {
-      expect(await bundle.credentials()).toMatchObject({ accessKeyId: 'ASIAROLEOFTHEFUNCTION', secretAccessKey: 'role-secret', sessionToken: 'role-session' });
+      expect(await bundle.credentials()).toMatchObject({
+        accessKeyId: 'ASIAROLEOFTHEFUNCTION',
+        secretAccessKey: 'role-secret',
+        sessionToken: 'role-session',
+      });
     } finally {
       for (const [name, value] of [
         ['AWS_ACCESS_KEY_ID', saved.id],
@@ -84,7 +98,9 @@ describe('the credential chain of a bundled function', () => {
   });
 
   it('carries no provider of the default chain but the environment one (SSO, ini files, processes, web identity, instance metadata)', () => {
-    const providers = new Set(inputs.map((input) => /node_modules\/(@[^/]+\/credential-provider-[^/]+)/.exec(input)?.[1]).filter(Boolean));
+    const providers = new Set(
+      inputs.map((input) => /node_modules\/(@[^/]+\/credential-provider-[^/]+)/.exec(input)?.[1]).filter(Boolean),
+    );
     expect([...providers]).toEqual(['@aws-sdk/credential-provider-env']);
     expect(inputs.some((input) => input.endsWith('functions/aws/lambda-credentials.ts'))).toBe(true);
   });
@@ -115,14 +131,26 @@ export async function authorization() {
 describe('issue 27: the SDK S3 client in a bundle', () => {
   it('issue 27: signs with the credentials Lambda puts in the environment (the aliased chain), as every SDK client of a function does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'koerier-bundle-s3-'));
-    const saved = { id: process.env['AWS_ACCESS_KEY_ID'], secret: process.env['AWS_SECRET_ACCESS_KEY'], token: process.env['AWS_SESSION_TOKEN'] };
+    const saved = {
+      id: process.env['AWS_ACCESS_KEY_ID'],
+      secret: process.env['AWS_SECRET_ACCESS_KEY'],
+      token: process.env['AWS_SESSION_TOKEN'],
+    };
     try {
       const { outfile, inputs } = await bundleText(S3_ENTRY, dir);
       expect(inputs.filter((input) => /credential-provider-(?!env)/.test(input))).toEqual([]);
-      const bundle = (await import(pathToFileURL(outfile).href)) as { authorization(): Promise<{ authorization: string; token: string }> };
-      Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION', AWS_SECRET_ACCESS_KEY: 'role-secret', AWS_SESSION_TOKEN: 'role-session' });
+      const bundle = (await import(pathToFileURL(outfile).href)) as {
+        authorization(): Promise<{ authorization: string; token: string }>;
+      };
+      Object.assign(process.env, {
+        AWS_ACCESS_KEY_ID: 'ASIAROLEOFTHEFUNCTION',
+        AWS_SECRET_ACCESS_KEY: 'role-secret',
+        AWS_SESSION_TOKEN: 'role-session',
+      });
       const signed = await bundle.authorization();
-      expect(signed.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=ASIAROLEOFTHEFUNCTION\/\d{8}\/eu-west-1\/s3\/aws4_request, /);
+      expect(signed.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=ASIAROLEOFTHEFUNCTION\/\d{8}\/eu-west-1\/s3\/aws4_request, /,
+      );
       expect(signed.token).toBe('role-session');
     } finally {
       for (const [name, value] of [
@@ -140,13 +168,16 @@ describe('issue 27: the SDK S3 client in a bundle', () => {
 
 /** The packages (SDK clients, Ajv) a function's asset holds, in index.mjs or any chunk, from esbuild's metafile. */
 async function bundledPackages(name: FunctionName, dir: string): Promise<string[]> {
-  const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)), metafile: true });
+  const { metafile } = await build({
+    ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)),
+    metafile: true,
+  });
   const packages = heldInputs(metafile).map((input) => /node_modules\/(@aws-sdk\/client-[^/]+|ajv)\//.exec(input)?.[1]);
   return [...new Set(packages.filter((found): found is string => found !== undefined))].sort();
 }
 
 /**
- * The SDK clients a function needs, from its grants in lib/resources.ts: a table grant needs
+ * The SDK clients a function needs, from its grants in functions/config/resources.ts: a table grant needs
  * DynamoDB, a queue of any kind SQS, a bucket S3, a KMS key or signing key KMS. A queue trigger
  * alone needs none: the event source mapping receives for it.
  */
@@ -154,10 +185,18 @@ function clientsItsGrantsNeed(name: FunctionName): string[] {
   const spec: FunctionSpec = functions[name];
   const needs = new Set<string>();
   if (Object.keys(spec.tables ?? {}).length > 0) needs.add('@aws-sdk/client-dynamodb');
-  if (Object.keys(spec.queues ?? {}).length > 0 || Object.keys(spec.deadLetterQueues ?? {}).length > 0 || (spec.pullQueues ?? []).length > 0)
+  if (
+    Object.keys(spec.queues ?? {}).length > 0 ||
+    Object.keys(spec.deadLetterQueues ?? {}).length > 0 ||
+    (spec.pullQueues ?? []).length > 0
+  )
     needs.add('@aws-sdk/client-sqs');
   if (Object.keys(spec.buckets ?? {}).length > 0) needs.add('@aws-sdk/client-s3');
-  if (Object.keys(spec.keys ?? {}).length > 0 || (spec.trust ?? []).some((use) => use === 'sign' || use === 'public-keys')) needs.add('@aws-sdk/client-kms');
+  if (
+    Object.keys(spec.keys ?? {}).length > 0 ||
+    (spec.trust ?? []).some((use) => use === 'sign' || use === 'public-keys')
+  )
+    needs.add('@aws-sdk/client-kms');
   return [...needs].sort();
 }
 
@@ -173,7 +212,12 @@ describe('issue 27: what each function bundles', () => {
     }
     expect(held).toEqual(needed);
     // Not vacuous: the SDK is in the bundles.
-    expect(held['delivery']).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-kms', '@aws-sdk/client-s3', '@aws-sdk/client-sqs']);
+    expect(held['delivery']).toEqual([
+      '@aws-sdk/client-dynamodb',
+      '@aws-sdk/client-kms',
+      '@aws-sdk/client-s3',
+      '@aws-sdk/client-sqs',
+    ]);
   }, 120_000);
 
   it('issue 15: of the functions that validate events, only the ingest, which checks data contracts, holds Ajv', async () => {
@@ -187,16 +231,24 @@ describe('issue 15, item 4: what a cold start loads', () => {
 
   /** How Koerier's own files and the other packages import `packages`: `file: kind` for each import. */
   async function importsInto(name: FunctionName, packages: RegExp): Promise<string[]> {
-    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir(), name)), metafile: true });
+    const { metafile } = await build({
+      ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir(), name)),
+      metafile: true,
+    });
     return Object.entries(metafile.inputs)
       .filter(([file]) => !packages.test(file))
-      .flatMap(([file, { imports }]) => imports.filter(({ path }) => packages.test(path)).map(({ kind }) => `${file}: ${kind}`));
+      .flatMap(([file, { imports }]) =>
+        imports.filter(({ path }) => packages.test(path)).map(({ kind }) => `${file}: ${kind}`),
+      );
   }
 
   it('issue 15: behind an import() only ES modules, but Ajv and its formats, whose default export data-contracts.ts takes (a CommonJS chunk exports nothing by name)', async () => {
     const commonJs: string[] = [];
     for (const [name, spec] of Object.entries(functions)) {
-      const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir(), name)), metafile: true });
+      const { metafile } = await build({
+        ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir(), name)),
+        metafile: true,
+      });
       for (const [file, { imports }] of Object.entries(metafile.inputs)) {
         for (const { path, kind, external } of imports) {
           if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'cjs')
@@ -246,10 +298,15 @@ describe('issue 15: code splitting keeps what is loaded through import() working
   it('issue 14 item 3, issue 15: the bundled data contracts load Ajv and its formats from their own chunks (CommonJS behind import()) and check an event', async () => {
     const { outfile } = await bundleText(DATA_CONTRACTS_ENTRY, dir());
     expect((await readdir(dir())).filter((file) => /^ajv-\w+\.mjs$/.test(file))).toHaveLength(1);
-    const { check } = (await import(pathToFileURL(outfile).href)) as { check: (data: unknown) => Promise<{ violations: { pointer: string; rule: string }[] }> };
+    const { check } = (await import(pathToFileURL(outfile).href)) as {
+      check: (data: unknown) => Promise<{ violations: { pointer: string; rule: string }[] }>;
+    };
     expect((await check({ student: 'S-1', contact: 'ouder@example.org' })).violations).toEqual([]);
     const refused = await check({ contact: 'not an address' });
-    expect(refused.violations.map(({ pointer, rule }) => `${pointer} ${rule}`).sort()).toEqual(['/data/contact format', '/data/student required']);
+    expect(refused.violations.map(({ pointer, rule }) => `${pointer} ${rule}`).sort()).toEqual([
+      '/data/contact format',
+      '/data/student required',
+    ]);
   }, 60_000);
 });
 
@@ -259,9 +316,14 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
   let bundled: string[];
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'koerier-parsers-'));
-    const { metafile } = await build({ ...esbuildOptions(join(REPO_ROOT, 'functions/app/contract-parsers.ts'), dir), metafile: true });
+    const { metafile } = await build({
+      ...esbuildOptions(join(REPO_ROOT, 'functions/app/contract-parsers.ts'), dir),
+      metafile: true,
+    });
     bundled = heldInputs(metafile);
-    const { contractParser } = (await import(pathToFileURL(join(dir, BUNDLE_FILE)).href)) as { contractParser: () => ContractParser };
+    const { contractParser } = (await import(pathToFileURL(join(dir, BUNDLE_FILE)).href)) as {
+      contractParser: () => ContractParser;
+    };
     parser = contractParser();
   }, 60_000);
   afterAll(async () => {
@@ -269,17 +331,30 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
   });
 
   it('issue 15: no schema of another AsyncAPI version is in the bundle', () => {
-    const schemas = bundled.filter((input) => input.includes('@asyncapi/specs/')).map((input) => input.split('@asyncapi/specs/')[1]);
+    const schemas = bundled
+      .filter((input) => input.includes('@asyncapi/specs/'))
+      .map((input) => input.split('@asyncapi/specs/')[1]);
     expect(schemas.sort()).toEqual(['schemas/3.0.0.json', 'schemas/3.1.0.json']);
   });
 
   it('EDU-21: the bundled parser takes AsyncAPI 3.0 and 3.1 documents and refuses 2.6 with the version it wants', async () => {
     for (const asyncapi of ['3.0.0', '3.1.0']) {
-      const parsed = await parser.parse('asyncapi-data', JSON.stringify({ ...enrolmentContract(enrolmentPayload()), asyncapi }), 'json');
+      const parsed = await parser.parse(
+        'asyncapi-data',
+        JSON.stringify({ ...enrolmentContract(enrolmentPayload()), asyncapi }),
+        'json',
+      );
       expect(parsed, asyncapi).toMatchObject({ valid: true, specVersion: asyncapi, messages: [{ id: 'enrolled' }] });
     }
-    const old = await parser.parse('asyncapi-data', JSON.stringify({ asyncapi: '2.6.0', info: { title: 'x', version: '1' }, channels: {} }), 'json');
-    expect(old).toEqual({ valid: false, errors: [expect.objectContaining({ message: expect.stringContaining('AsyncAPI 3.x'), path: '/asyncapi' })] });
+    const old = await parser.parse(
+      'asyncapi-data',
+      JSON.stringify({ asyncapi: '2.6.0', info: { title: 'x', version: '1' }, channels: {} }),
+      'json',
+    );
+    expect(old).toEqual({
+      valid: false,
+      errors: [expect.objectContaining({ message: expect.stringContaining('AsyncAPI 3.x'), path: '/asyncapi' })],
+    });
   });
 
   it('EDU-21: the bundled parser still finds errors in a 3.0 document', async () => {
@@ -312,7 +387,11 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
     });
 
     it('EDU-21, issue 15: an AsyncAPI document with an http $ref is refused by the bundled parser, saying why, and nothing is fetched', async () => {
-      const parsed = await parser.parse('asyncapi-data', JSON.stringify(enrolmentContract(enrolmentPayload({ student: { $ref: schemaUrl } }))), 'json');
+      const parsed = await parser.parse(
+        'asyncapi-data',
+        JSON.stringify(enrolmentContract(enrolmentPayload({ student: { $ref: schemaUrl } }))),
+        'json',
+      );
       expect(parsed.valid).toBe(false);
       expect(JSON.stringify(parsed)).toContain('external references (http) are not followed');
       expect(requests).toEqual([]);
@@ -325,7 +404,10 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
         paths: {},
         webhooks: {
           enrolled: {
-            post: { requestBody: { content: { 'application/json': { schema: { $ref: schemaUrl } } } }, responses: { '200': { description: 'ok' } } },
+            post: {
+              requestBody: { content: { 'application/json': { schema: { $ref: schemaUrl } } } },
+              responses: { '200': { description: 'ok' } },
+            },
           },
         },
       };
@@ -345,9 +427,14 @@ describe('issue 15, item 4: the contract register carries the AsyncAPI 3.x schem
 
     it('issue 15: node-fetch, imported in a bundle, refuses the URL with an error that names it, and nothing reaches the server', async () => {
       const fetchDir = join(dir, 'node-fetch');
-      const { outfile } = await bundleText("import fetch from 'node-fetch';\nexport const get = (url: string) => fetch(url);\n", fetchDir);
+      const { outfile } = await bundleText(
+        "import fetch from 'node-fetch';\nexport const get = (url: string) => fetch(url);\n",
+        fetchDir,
+      );
       const { get } = (await import(pathToFileURL(outfile).href)) as { get: (url: string) => Promise<unknown> };
-      await expect(get(schemaUrl)).rejects.toThrow(`${schemaUrl} was not fetched: Koerier's functions follow no external reference`);
+      await expect(get(schemaUrl)).rejects.toThrow(
+        `${schemaUrl} was not fetched: Koerier's functions follow no external reference`,
+      );
       expect(requests).toEqual([]);
     });
   });

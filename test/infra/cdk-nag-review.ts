@@ -39,7 +39,9 @@ export function acknowledgementsIn(scope: IConstruct): Acknowledgement[] {
 export function unacknowledgedFindings(scope: IConstruct): string[] {
   return new AwsSolutionsChecks(scope)
     .validateScope(scope)
-    .violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
+    .violations.map(
+      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
 }
 
 /**
@@ -54,7 +56,9 @@ export function unjustifiedAcknowledgements(scope: IConstruct): string[] {
       .flatMap((v) => v.violatingResources)
       .filter((r) => r.constructPath === ack.path || r.constructPath?.startsWith(`${ack.path}/`));
     return [
-      ...(ack.reason.length < MIN_REASON_LENGTH ? [`${ack.id} at ${ack.path}: a reason of ${ack.reason.length} characters`] : []),
+      ...(ack.reason.length < MIN_REASON_LENGTH
+        ? [`${ack.id} at ${ack.path}: a reason of ${ack.reason.length} characters`]
+        : []),
       ...(silenced.length === 0 ? [`${ack.id} at ${ack.path} acknowledges nothing`] : []),
     ];
   });

@@ -26,8 +26,8 @@ const withBucketGrant: ResourceDescription = {
 };
 
 describe.each([
-  ['lib/resources.ts', koerierResources],
-  ['lib/resources.ts plus a function reading the claim-check bucket', withBucketGrant],
+  ['functions/config/resources.ts', koerierResources],
+  ['functions/config/resources.ts plus a function reading the claim-check bucket', withBucketGrant],
 ] as const)('cdk-nag AwsSolutions on the stack from %s', (_label, description) => {
   // One synthesis for both reviews: neither changes the app.
   let app: ReturnType<typeof newApp>;
@@ -49,7 +49,7 @@ describe.each([
 // The synthesis as `cdk synth` runs it (template validation on) is in edge-protection.test.ts, with
 // edge protection off and on: CloudFormation's template validator, a 9 MB WebAssembly module,
 // takes seconds to load, once per process.
-describe('cdk-nag on the stack from lib/resources.ts', () => {
+describe('cdk-nag on the stack from functions/config/resources.ts', () => {
   it('CARD-2: a resource breaking a rule does stop that synthesis', () => {
     const app = newApp();
     new sqs.Queue(buildKoerier(app), 'PlainQueue');
@@ -61,7 +61,11 @@ describe('cdk-nag on the stack from lib/resources.ts', () => {
     const app = newApp();
     synthKoerier({ app });
     // A bucket's objects by their ARN pattern (`<Bucket…Arn>/*`): keys are generated per event.
-    const ids = new Set(acknowledgementsIn(app).map((ack) => ack.id.replace(/^(AwsSolutions-IAM5\[Resource::<)Buckets\w+(\.Arn>\/\*\])$/, '$1Bucket$2')));
+    const ids = new Set(
+      acknowledgementsIn(app).map((ack) =>
+        ack.id.replace(/^(AwsSolutions-IAM5\[Resource::<)Buckets\w+(\.Arn>\/\*\])$/, '$1Bucket$2'),
+      ),
+    );
     expect(ids).toEqual(
       new Set([
         'AwsSolutions-APIG4',

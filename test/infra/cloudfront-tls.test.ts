@@ -27,16 +27,24 @@ const ENV = { account: '123456789012', region: 'eu-west-1' } as const;
 
 /** Each configuration with CloudFront, named: the API edge, the console at the organisation's issuer, the console's own pool. */
 const NAMED = [
-  ['the API edge and the organisation console', { ...EDGE, ...EDGE_NAME, 'koerier:consoleClientId': 'koerier-console', ...CONSOLE_NAME }],
+  [
+    'the API edge and the organisation console',
+    { ...EDGE, ...EDGE_NAME, 'koerier:consoleClientId': 'koerier-console', ...CONSOLE_NAME },
+  ],
   ['the console with its user pool', { 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier', ...CONSOLE_NAME }],
 ] as const;
 
 function resourcesOf(context: Record<string, unknown>): CfnResourceJson[] {
   // With the edge on, the web ACL's us-east-1 stack needs the account and region.
-  return Object.values('koerier:edgeProtection' in context ? synthInRegion(ENV.region, context).template.Resources : synthKoerier({ context }).resources);
+  return Object.values(
+    'koerier:edgeProtection' in context
+      ? synthInRegion(ENV.region, context).template.Resources
+      : synthKoerier({ context }).resources,
+  );
 }
 
-const distributionsOf = (resources: CfnResourceJson[]) => resources.filter((r) => r.Type === 'AWS::CloudFront::Distribution');
+const distributionsOf = (resources: CfnResourceJson[]) =>
+  resources.filter((r) => r.Type === 'AWS::CloudFront::Distribution');
 const apiGatewayDomainsOf = (resources: CfnResourceJson[]) =>
   resources.filter((r) => r.Type === 'AWS::ApiGatewayV2::DomainName' || r.Type === 'AWS::ApiGateway::DomainName');
 
@@ -71,7 +79,9 @@ describe('EDU-4: TLS 1.2 or higher wherever Koerier terminates TLS (issue 36, it
 
   it('EDU-4: named, the API is published at its own name and the console calls it there; CORS and the sign-in redirects know the console by its name only', () => {
     const { stack, template } = synthInRegion(ENV.region, NAMED[0][1]);
-    expect(JSON.stringify(template.Outputs!['ApiUrl'].Value)).toBe(JSON.stringify('https://koerier.gemeente.example/v1'));
+    expect(JSON.stringify(template.Outputs!['ApiUrl'].Value)).toBe(
+      JSON.stringify('https://koerier.gemeente.example/v1'),
+    );
     expect(stack.console!.config['apiUrl']).toBe('https://koerier.gemeente.example/v1');
     expect(template.Outputs!['ConsoleUrl'].Value).toBe('https://console.koerier.gemeente.example/console/');
     expect(Object.keys(template.Outputs!)).toEqual(expect.arrayContaining(['EdgeDnsTarget', 'ConsoleDnsTarget']));
@@ -80,19 +90,32 @@ describe('EDU-4: TLS 1.2 or higher wherever Koerier terminates TLS (issue 36, it
 
     const pool = synthKoerier({ context: NAMED[1][1] }).template.toJSON().Resources as Record<string, CfnResourceJson>;
     const client = Object.values(pool).find((r) => r.Type === 'AWS::Cognito::UserPoolClient')!;
-    expect(client.Properties['CallbackURLs']).toEqual(['https://console.koerier.gemeente.example/console/', 'https://console.koerier.gemeente.example/']);
+    expect(client.Properties['CallbackURLs']).toEqual([
+      'https://console.koerier.gemeente.example/console/',
+      'https://console.koerier.gemeente.example/',
+    ]);
   });
 
   it('EDU-4: synth refuses the API edge or a console on the cloudfront.net name, naming the settings to give', () => {
     for (const [context, domainKey, certificateKey] of [
       [EDGE, 'koerier:edgeDomain', 'koerier:edgeCertificateArn'],
       [{ 'koerier:consoleClientId': 'koerier-console' }, 'koerier:consoleDomain', 'koerier:consoleCertificateArn'],
-      [{ 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier' }, 'koerier:consoleDomain', 'koerier:consoleCertificateArn'],
-      [{ ...EDGE, ...EDGE_NAME, 'koerier:consoleClientId': 'koerier-console' }, 'koerier:consoleDomain', 'koerier:consoleCertificateArn'],
+      [
+        { 'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier' },
+        'koerier:consoleDomain',
+        'koerier:consoleCertificateArn',
+      ],
+      [
+        { ...EDGE, ...EDGE_NAME, 'koerier:consoleClientId': 'koerier-console' },
+        'koerier:consoleDomain',
+        'koerier:consoleCertificateArn',
+      ],
     ] as const) {
       const message = refusalOf(context);
       expect(message, JSON.stringify(context)).toContain('TLS 1.0');
-      expect(message).toContain(`give ${domainKey} (its name) and ${certificateKey} (an ACM certificate for that name in us-east-1)`);
+      expect(message).toContain(
+        `give ${domainKey} (its name) and ${certificateKey} (an ACM certificate for that name in us-east-1)`,
+      );
       expect(message).toContain('koerier:allowCloudFrontDefaultCertificate true');
     }
     // The stack itself never gets built from such a configuration.
@@ -107,33 +130,49 @@ describe('EDU-4: TLS 1.2 or higher wherever Koerier terminates TLS (issue 36, it
     for (const distribution of distributions) {
       // Every distribution: TLSv1.2_2021, or the operator's acceptance, which this context holds.
       const certificate = distribution.Properties['DistributionConfig']['ViewerCertificate'];
-      expect(certificate?.['MinimumProtocolVersion'] === CLOUDFRONT_MINIMUM_PROTOCOL || context['koerier:allowCloudFrontDefaultCertificate']).toBe(true);
+      expect(
+        certificate?.['MinimumProtocolVersion'] === CLOUDFRONT_MINIMUM_PROTOCOL ||
+          context['koerier:allowCloudFrontDefaultCertificate'],
+      ).toBe(true);
       // No ViewerCertificate: CloudFront's default certificate on the cloudfront.net name.
       expect(certificate).toBeUndefined();
     }
     const acknowledged = acknowledgementsIn(app).filter((ack) => ack.id === 'AwsSolutions-CFR4');
-    expect(acknowledged.map((ack) => ack.path).sort()).toEqual(['Koerier/Console/Distribution', 'Koerier/Edge/Distribution']);
-    for (const ack of acknowledged) expect(ack.reason).toContain('The operator set koerier:allowCloudFrontDefaultCertificate');
+    expect(acknowledged.map((ack) => ack.path).sort()).toEqual([
+      'Koerier/Console/Distribution',
+      'Koerier/Edge/Distribution',
+    ]);
+    for (const ack of acknowledged)
+      expect(ack.reason).toContain('The operator set koerier:allowCloudFrontDefaultCertificate');
     expect(unacknowledgedFindings(app)).toEqual([]);
     expect(unjustifiedAcknowledgements(app)).toEqual([]);
   });
 
-  it.each(NAMED)('CARD-2, EDU-4: with %s named, cdk-nag finds no TLS floor to acknowledge, and no acknowledgement is idle', (_label, context) => {
-    const app = 'koerier:edgeProtection' in context ? synthInRegion(ENV.region, context).app : synthKoerier({ app: newApp(context) }).app;
-    expect(unacknowledgedFindings(app)).toEqual([]);
-    expect(unjustifiedAcknowledgements(app)).toEqual([]);
-  });
+  it.each(NAMED)(
+    'CARD-2, EDU-4: with %s named, cdk-nag finds no TLS floor to acknowledge, and no acknowledgement is idle',
+    (_label, context) => {
+      const app =
+        'koerier:edgeProtection' in context
+          ? synthInRegion(ENV.region, context).app
+          : synthKoerier({ app: newApp(context) }).app;
+      expect(unacknowledgedFindings(app)).toEqual([]);
+      expect(unjustifiedAcknowledgements(app)).toEqual([]);
+    },
+  );
 
   it('EDU-4: every API Gateway domain name uses the TLS_1_2 security policy, in every configuration', () => {
     expect(API_GATEWAY_TLS_POLICY).toBe('TLS_1_2');
     for (const context of [{}, ...NAMED.map(([, named]) => named), everyOption('eu-west-1')]) {
       const resources = resourcesOf(context);
       for (const domain of apiGatewayDomainsOf(resources)) {
-        const policy = domain.Properties['SecurityPolicy'] ?? domain.Properties['DomainNameConfigurations']?.[0]?.['SecurityPolicy'];
+        const policy =
+          domain.Properties['SecurityPolicy'] ?? domain.Properties['DomainNameConfigurations']?.[0]?.['SecurityPolicy'];
         expect(policy, JSON.stringify(domain)).toBe(API_GATEWAY_TLS_POLICY);
       }
       // The API itself is an HTTP API, whose execute-api endpoint AWS serves with TLS 1.2 only.
-      expect(resources.filter((r) => r.Type === 'AWS::ApiGatewayV2::Api').map((r) => r.Properties['ProtocolType'])).toEqual(['HTTP']);
+      expect(
+        resources.filter((r) => r.Type === 'AWS::ApiGatewayV2::Api').map((r) => r.Properties['ProtocolType']),
+      ).toEqual(['HTTP']);
       expect(resources.filter((r) => r.Type === 'AWS::ApiGateway::RestApi')).toEqual([]);
     }
   });
@@ -148,10 +187,22 @@ describe('EDU-4: TLS 1.2 or higher wherever Koerier terminates TLS (issue 36, it
     expect(issuesOf({ ...EDGE_NAME, 'koerier:consoleDomain': 'console.koerier.gemeente.example' })).toEqual([
       expect.stringMatching(/^koerier:consoleCertificateArn must be the ARN of an ACM certificate in us-east-1/),
     ]);
-    expect(issuesOf({ ...EDGE_NAME, ...CONSOLE_NAME, 'koerier:edgeCertificateArn': TEST_CERTIFICATE_ARN.replace('us-east-1', 'eu-west-1') })).toEqual([
+    expect(
+      issuesOf({
+        ...EDGE_NAME,
+        ...CONSOLE_NAME,
+        'koerier:edgeCertificateArn': TEST_CERTIFICATE_ARN.replace('us-east-1', 'eu-west-1'),
+      }),
+    ).toEqual([
       expect.stringMatching(/^koerier:edgeCertificateArn must be the ARN of an ACM certificate in us-east-1/),
     ]);
-    for (const domain of ['Koerier.Example.nl', 'localhost', '*.gemeente.example', 'https://koerier.gemeente.example', 'koerier.gemeente.example.']) {
+    for (const domain of [
+      'Koerier.Example.nl',
+      'localhost',
+      '*.gemeente.example',
+      'https://koerier.gemeente.example',
+      'koerier.gemeente.example.',
+    ]) {
       expect(issuesOf({ ...EDGE_NAME, ...CONSOLE_NAME, 'koerier:edgeDomain': domain }), domain).toEqual([
         expect.stringMatching(/^koerier:edgeDomain must be a host name/),
       ]);
@@ -168,8 +219,9 @@ describe('EDU-4: TLS 1.2 or higher wherever Koerier terminates TLS (issue 36, it
       'koerier:allowCloudFrontDefaultCertificate must be true or false, got "yes"',
     ]);
     // `-c key=true` arrives as text.
-    expect(parseTlsConfig({ 'koerier:allowCloudFrontDefaultCertificate': 'true' }, [], { edge: true, console: false }).allowCloudFrontDefaultCertificate).toBe(
-      true,
-    );
+    expect(
+      parseTlsConfig({ 'koerier:allowCloudFrontDefaultCertificate': 'true' }, [], { edge: true, console: false })
+        .allowCloudFrontDefaultCertificate,
+    ).toBe(true);
   });
 });

@@ -25,12 +25,20 @@ describe('console site (koerier:consoleClientId)', () => {
 
   it('issue 16: CloudFront serves the console from a private bucket through origin access control, with a strict Content-Security-Policy', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       LoggingConfiguration: { LogFilePrefix: 'files/' },
     });
     template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
-      DistributionConfig: { DefaultRootObject: 'console/index.html', DefaultCacheBehavior: { ViewerProtocolPolicy: 'redirect-to-https' } },
+      DistributionConfig: {
+        DefaultRootObject: 'console/index.html',
+        DefaultCacheBehavior: { ViewerProtocolPolicy: 'redirect-to-https' },
+      },
     });
     const policies = Object.values(template.findResources('AWS::CloudFront::ResponseHeadersPolicy'));
     expect(policies).toHaveLength(1);
@@ -45,7 +53,9 @@ describe('console site (koerier:consoleClientId)', () => {
     expect(config).toMatchObject({ clientId: 'koerier-console', issuer: 'https://login.example.org/realms/koerier' });
     expect(config?.['scope']?.split(' ')).toContain('subscriptions:manage');
     expect(Object.keys(config ?? {}).sort()).toEqual(['apiUrl', 'clientId', 'issuer', 'scope']);
-    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0] as { Properties: { CorsConfiguration?: { AllowOrigins: unknown[] } } };
+    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0] as {
+      Properties: { CorsConfiguration?: { AllowOrigins: unknown[] } };
+    };
     const origins = JSON.stringify(api.Properties.CorsConfiguration?.AllowOrigins);
     expect(origins).toMatch(/DomainName/);
     expect(origins).not.toContain('*');
@@ -62,7 +72,9 @@ describe('console site (koerier:consoleClientId)', () => {
     const plain = synthKoerier({ app: newApp() }).template;
     expect(Object.keys(plain.findResources('Custom::CDKBucketDeployment'))).toHaveLength(0);
     expect(Object.keys(plain.findOutputs('ConsoleUrl'))).toHaveLength(0);
-    const api = Object.values(plain.findResources('AWS::ApiGatewayV2::Api'))[0] as { Properties: Record<string, unknown> };
+    const api = Object.values(plain.findResources('AWS::ApiGatewayV2::Api'))[0] as {
+      Properties: Record<string, unknown>;
+    };
     expect(api.Properties['CorsConfiguration']).toBeUndefined();
   });
 });
@@ -87,13 +99,19 @@ describe('issue 28: the console synthesised with a concrete region, as every `cd
   );
 
   it("CARD-2, issue 28: on the cloudfront.net name the console's distribution claims no TLS floor the default certificate cannot give, so synthesis warns of nothing there; DEPLOYING.md states the limit", () => {
-    const { stack, template } = synthInRegion('eu-central-1', { 'koerier:consoleClientId': 'koerier-console', ...ACCEPT });
+    const { stack, template } = synthInRegion('eu-central-1', {
+      'koerier:consoleClientId': 'koerier-console',
+      ...ACCEPT,
+    });
     const warnings = Annotations.fromStack(stack)
       .findWarning('*', Match.anyValue())
       .filter((warning) => warning.id.includes('/Console/'));
     expect(warnings.map((warning) => `${warning.id}: ${JSON.stringify(warning.entry.data)}`)).toEqual([]);
-    const distribution = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::CloudFront::Distribution')!;
-    const certificate = distribution.Properties['DistributionConfig']['ViewerCertificate'] as Record<string, unknown> | undefined;
+    const distribution = Object.values(template.Resources).find(
+      (resource) => resource.Type === 'AWS::CloudFront::Distribution',
+    )!;
+    const certificate = distribution.Properties['DistributionConfig']['ViewerCertificate'] as
+      Record<string, unknown> | undefined;
     expect(certificate?.['MinimumProtocolVersion']).toBeUndefined();
     const guide = readFileSync(join(REPO_ROOT, 'docs/DEPLOYING.md'), 'utf8');
     expect(guide).toMatch(/### The console on its cloudfront.net name\n[\s\S]*TLS 1\.0[\s\S]*TLS 1\.2/);

@@ -38,7 +38,15 @@ describe('console user pool (koerier:consoleUserPool)', () => {
       AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
       MfaConfiguration: 'ON',
       EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
-      Policies: { PasswordPolicy: { MinimumLength: 14, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true } },
+      Policies: {
+        PasswordPolicy: {
+          MinimumLength: 14,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        },
+      },
       UserPoolTier: 'PLUS',
       UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
       DeletionProtection: 'ACTIVE',
@@ -73,11 +81,16 @@ describe('console user pool (koerier:consoleUserPool)', () => {
     expect(client['AllowedOAuthFlows']).toEqual(['code']);
     expect(client['GenerateSecret']).toBe(false);
     expect(stack.console!.config['scope']).toBe('openid email');
-    expect(only('AWS::Cognito::UserPoolGroup').Properties['Description']).toMatch(/^Operators: read every partner’s|^Operators: read every partner's/);
+    expect(only('AWS::Cognito::UserPoolGroup').Properties['Description']).toMatch(
+      /^Operators: read every partner’s|^Operators: read every partner's/,
+    );
   });
 
   it('issue 16: the stack creates the admin group; partner groups are the operator’s, named partner:<client id>', () => {
-    expect(only('AWS::Cognito::UserPoolGroup').Properties).toMatchObject({ GroupName: 'admin', Description: expect.stringContaining('partner:<client id>') });
+    expect(only('AWS::Cognito::UserPoolGroup').Properties).toMatchObject({
+      GroupName: 'admin',
+      Description: expect.stringContaining('partner:<client id>'),
+    });
   });
 
   it('issue 16: config.json names the pool as issuer and its console client, with the OpenID scopes, never a secret', () => {
@@ -86,12 +99,16 @@ describe('console user pool (koerier:consoleUserPool)', () => {
     expect(Object.keys(config).sort()).toEqual(['apiUrl', 'clientId', 'issuer', 'scope']);
     expect(config['scope']).toBe('openid email');
     expect(resolve(config['issuer'])).toContain('ProviderURL');
-    expect(resolve(config['clientId'])).toContain(stack.getLogicalId(stack.consoleUserPool!.client.node.defaultChild as never));
+    expect(resolve(config['clientId'])).toContain(
+      stack.getLogicalId(stack.consoleUserPool!.client.node.defaultChild as never),
+    );
   });
 
   it('issue 16: every API function is told the pool and the console client, so the API takes their tokens', () => {
     const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
-    const koerierFunctions = functions.filter((fn) => JSON.stringify(fn.Properties['Environment'] ?? {}).includes(settingEnv.issuer));
+    const koerierFunctions = functions.filter((fn) =>
+      JSON.stringify(fn.Properties['Environment'] ?? {}).includes(settingEnv.issuer),
+    );
     expect(koerierFunctions.length).toBeGreaterThan(5);
     const clientId = stack.getLogicalId(stack.consoleUserPool!.client.node.defaultChild as never);
     for (const fn of koerierFunctions) {
@@ -118,12 +135,28 @@ describe('console user pool (koerier:consoleUserPool)', () => {
 
   it('issue 16: the prefix follows Cognito’s rules, and the pool never goes with an organisation console client', () => {
     const valid = { ...synthContext, ...ACCEPT };
-    const rejects = (extra: Record<string, unknown>, message: RegExp) => expect(() => parseStackConfig({ ...valid, ...extra })).toThrow(message);
-    expect(parseStackConfig({ ...valid, 'koerier:consoleUserPool': 'school-koerier' }).consoleUserPool).toBe('school-koerier');
-    for (const prefix of ['', 'Upper', '-lead', 'trail-', 'my-aws-pool', 'cognito-x', 'x'.repeat(64), 'dots.here', true]) {
+    const rejects = (extra: Record<string, unknown>, message: RegExp) =>
+      expect(() => parseStackConfig({ ...valid, ...extra })).toThrow(message);
+    expect(parseStackConfig({ ...valid, 'koerier:consoleUserPool': 'school-koerier' }).consoleUserPool).toBe(
+      'school-koerier',
+    );
+    for (const prefix of [
+      '',
+      'Upper',
+      '-lead',
+      'trail-',
+      'my-aws-pool',
+      'cognito-x',
+      'x'.repeat(64),
+      'dots.here',
+      true,
+    ]) {
       rejects({ 'koerier:consoleUserPool': prefix }, /koerier:consoleUserPool must be the sign-in domain prefix/);
     }
-    rejects({ 'koerier:consoleUserPool': 'school-koerier', 'koerier:consoleClientId': 'koerier-console' }, /cannot go with koerier:consoleClientId/);
+    rejects(
+      { 'koerier:consoleUserPool': 'school-koerier', 'koerier:consoleClientId': 'koerier-console' },
+      /cannot go with koerier:consoleClientId/,
+    );
     expect(() => parseStackConfig({ ...valid, 'koerier:consoleUserPool': 'Bad' })).toThrow(StackConfigError);
   });
 });

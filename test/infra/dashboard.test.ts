@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EmfMetrics } from '../../functions/aws/emf-metrics.js';
-import { observability } from '../../lib/resources.js';
+import { observability } from '../../functions/config/resources.js';
 import { synthKoerier, type Synthesised } from './synth.js';
 
 let synth: Synthesised;
@@ -58,7 +58,9 @@ beforeAll(() => {
 
 describe('the CloudWatch dashboard', () => {
   it('is named after the stack, so a second stack in the account gets a dashboard of its own', () => {
-    const [dashboard] = Object.values(synth.resources).filter((resource) => resource.Type === 'AWS::CloudWatch::Dashboard');
+    const [dashboard] = Object.values(synth.resources).filter(
+      (resource) => resource.Type === 'AWS::CloudWatch::Dashboard',
+    );
     expect(dashboard!.Properties.DashboardName).toBe(`${synth.stack.stackName}-koerier`);
   });
 
@@ -68,7 +70,9 @@ describe('the CloudWatch dashboard', () => {
     const stack = synth.stack.stackName;
     const directives = emfDirectives(stack);
     // Every metric name of the port is written by the adapter …
-    expect(new Set(directives.flatMap((directive) => directive.names))).toEqual(new Set(Object.values(observability.metrics)));
+    expect(new Set(directives.flatMap((directive) => directive.names))).toEqual(
+      new Set(Object.values(observability.metrics)),
+    );
     for (const { namespace, dimensions, names } of directives) {
       expect(namespace).toBe(observability.namespace);
       expect(dimensions).toMatchObject({ service: observability.service, Stack: stack });
@@ -78,8 +82,14 @@ describe('the CloudWatch dashboard', () => {
         const explicit = series.some((entry) => {
           if (entry[0] !== namespace || entry[1] !== name) return false;
           const pairs = entry.slice(2).filter((part) => typeof part === 'string') as string[];
-          const given = Object.fromEntries(pairs.flatMap((part, index) => (index % 2 === 0 ? [[part, pairs[index + 1]]] : [])));
-          return given['service'] === observability.service && given['Stack'] === stack && Object.keys(given).length === 2 + extra.length;
+          const given = Object.fromEntries(
+            pairs.flatMap((part, index) => (index % 2 === 0 ? [[part, pairs[index + 1]]] : [])),
+          );
+          return (
+            given['service'] === observability.service &&
+            given['Stack'] === stack &&
+            Object.keys(given).length === 2 + extra.length
+          );
         });
         // or a SEARCH over this stack's series of that dimension set (values not known at synth).
         const schema = `{${namespace},${['service', 'Stack', ...extra].join(',')}} MetricName=\\"${name}\\" Stack=\\"${stack}\\"`;
@@ -91,7 +101,12 @@ describe('the CloudWatch dashboard', () => {
 
   it('shows the queues and every function next to the figures', () => {
     const titles = (JSON.parse(body) as { widgets: Widget[] }).widgets.map((widget) => widget.properties.title);
-    expect(titles).toEqual(expect.arrayContaining(['Queues: age of the oldest message (s)', 'Functions: errors (left), p99 duration in ms (right)']));
+    expect(titles).toEqual(
+      expect.arrayContaining([
+        'Queues: age of the oldest message (s)',
+        'Functions: errors (left), p99 duration in ms (right)',
+      ]),
+    );
     const functions = [...synth.stack.functions.keys()];
     for (const name of functions) expect(body).toContain(`"label":"${name}"`);
     for (const name of synth.stack.queues.byName.keys()) expect(body).toContain(`"label":"${name}-dlq"`);

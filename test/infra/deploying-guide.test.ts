@@ -65,7 +65,9 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
   it('CARD-2: the defaults in the table are the ones the code applies', () => {
     const table = settingsTable();
     for (const setting of runtimeSettings) {
-      expect(table.get(setting.contextKey)!.default, setting.contextKey).toBe(setting.default === undefined ? 'unset' : String(setting.default));
+      expect(table.get(setting.contextKey)!.default, setting.contextKey).toBe(
+        setting.default === undefined ? 'unset' : String(setting.default),
+      );
     }
     const minimal = {
       'koerier:issuer': 'https://issuer.example.org',
@@ -77,7 +79,8 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     };
     const config = parseStackConfig(minimal);
     const functions = loadConfig(settingEnvironment(config, 'https://api.example.org'));
-    const startsWith = (key: string, value: string) => expect(table.get(key)!.default.startsWith(value), `${key}: ${table.get(key)!.default}`).toBe(true);
+    const startsWith = (key: string, value: string) =>
+      expect(table.get(key)!.default.startsWith(value), `${key}: ${table.get(key)!.default}`).toBe(true);
     startsWith(contextKey.stackName, `\`${config.stackName}\``);
     startsWith(contextKey.accessTokenType, `\`${config.accessTokenType}\``);
     startsWith(contextKey.accessTokenMaxLifetimeMinutes, String(config.accessTokenMaxLifetimeMinutes));
@@ -113,7 +116,13 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     );
     startsWith(contextKey.tokenUrl, "the preset's, else `<issuer>/oauth/token`");
     expect(functions.auth.tokenUrl).toBe('https://issuer.example.org/oauth/token');
-    for (const key of [contextKey.issuer, contextKey.audience, contextKey.allowedOrigins, contextKey.webhookOrigin, contextKey.publishers])
+    for (const key of [
+      contextKey.issuer,
+      contextKey.audience,
+      contextKey.allowedOrigins,
+      contextKey.webhookOrigin,
+      contextKey.publishers,
+    ])
       startsWith(key, 'required');
   });
 
@@ -124,13 +133,19 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
     try {
       const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bin/koerier.ts')], {
         cwd: REPO_ROOT,
-        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJsonContext, ...documented, 'aws:cdk:bundling-stacks': [] }), CDK_OUTDIR: out },
+        env: {
+          ...process.env,
+          CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJsonContext, ...documented, 'aws:cdk:bundling-stacks': [] }),
+          CDK_OUTDIR: out,
+        },
         encoding: 'utf8',
         timeout: 200_000,
       });
       expect(run.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'))).toEqual([]);
       expect(run.status).toBe(0);
-      const template = JSON.parse(readFileSync(path.join(out, 'Koerier-test.template.json'), 'utf8')) as { Resources: Record<string, CfnResourceJson> };
+      const template = JSON.parse(readFileSync(path.join(out, 'Koerier-test.template.json'), 'utf8')) as {
+        Resources: Record<string, CfnResourceJson>;
+      };
       const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function')!;
       expect(fn.Properties.Environment.Variables).toMatchObject({
         [settingEnv.issuer]: 'https://login.example.org/realms/koerier',
@@ -144,11 +159,15 @@ describe('docs/DEPLOYING.md (issue 12 item 7)', () => {
   }, 240_000);
 
   it('CARD-2: the production command synthesises Koerier-prod with the Entra ID rules', () => {
-    const app = new App({ context: { ...cdkJsonContext, ...contextOf(documentedCommand(guide, 'prod')), 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({
+      context: { ...cdkJsonContext, ...contextOf(documentedCommand(guide, 'prod')), 'aws:cdk:bundling-stacks': [] },
+    });
     const config = readStackConfig(app);
     const stack = new KoerierStack(app, config.stackName, { config });
     expect(stack.stackName).toBe('Koerier-prod');
-    const fn = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, CfnResourceJson>).find((r) => r.Type === 'AWS::Lambda::Function')!;
+    const fn = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, CfnResourceJson>).find(
+      (r) => r.Type === 'AWS::Lambda::Function',
+    )!;
     expect(fn.Properties.Environment.Variables).toMatchObject({
       [settingEnv.accessTokenType]: 'JWT',
       [settingEnv.clientIdClaim]: 'azp',

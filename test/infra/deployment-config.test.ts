@@ -39,25 +39,49 @@ function messageOf(context: Record<string, unknown>): string {
 const PREFIX = "Koerier's CDK context is invalid: ";
 
 /** Properties that set a resource's physical name; given as plain text, two stacks would fight over it. */
-const PHYSICAL_NAMES = new Set(['TableName', 'QueueName', 'FunctionName', 'AlarmName', 'TopicName', 'BucketName', 'AliasName', 'RoleName', 'LogGroupName']);
+const PHYSICAL_NAMES = new Set([
+  'TableName',
+  'QueueName',
+  'FunctionName',
+  'AlarmName',
+  'TopicName',
+  'BucketName',
+  'AliasName',
+  'RoleName',
+  'LogGroupName',
+]);
 
 /** The environment one function of a synthesised stack gets. */
 function environmentOf(resources: Record<string, CfnResourceJson>): Record<string, unknown> {
-  const fn = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[settingEnv.issuer]);
+  const fn = Object.values(resources).find(
+    (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.[settingEnv.issuer],
+  );
   return fn!.Properties.Environment.Variables;
 }
 
 describe('issue 12 item 1: a forgotten or bad setting stops the synth with one line naming the key', () => {
   it('cdk.json carries no issuer, audience, JWKS, origins, publishers or entitlements: nothing works by accident', () => {
-    for (const key of [...Object.keys(required), 'koerier:tokenUrl', 'koerier:entitlements', 'koerier:clientIdClaim', 'koerier:accessTokenType']) {
+    for (const key of [
+      ...Object.keys(required),
+      'koerier:tokenUrl',
+      'koerier:entitlements',
+      'koerier:clientIdClaim',
+      'koerier:accessTokenType',
+    ]) {
       expect(cdkJsonContext[key], key).toBeUndefined();
     }
     expect(() => readStackConfig(new App({ context: cdkJsonContext }))).toThrow(StackConfigError);
   });
 
   it.each([
-    ['koerier:issuer', 'koerier:issuer is required: a non-empty string, e.g. -c koerier:issuer=https://login.example.org/realms/koerier, got nothing'],
-    ['koerier:audience', 'koerier:audience is required: a non-empty string, e.g. -c koerier:audience=koerier, got nothing'],
+    [
+      'koerier:issuer',
+      'koerier:issuer is required: a non-empty string, e.g. -c koerier:issuer=https://login.example.org/realms/koerier, got nothing',
+    ],
+    [
+      'koerier:audience',
+      'koerier:audience is required: a non-empty string, e.g. -c koerier:audience=koerier, got nothing',
+    ],
     [
       'koerier:jwksUrl',
       'koerier:jwksUrl is required: a non-empty string, e.g. -c koerier:jwksUrl=https://login.example.org/realms/koerier/protocol/openid-connect/certs, got nothing',
@@ -66,7 +90,10 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       'koerier:allowedOrigins',
       'koerier:allowedOrigins is required: a non-empty list of origins (or "*"), e.g. -c koerier:allowedOrigins=events.partner.example.org, got nothing',
     ],
-    ['koerier:webhookOrigin', 'koerier:webhookOrigin is required: a non-empty string, e.g. -c koerier:webhookOrigin=koerier.example.org, got nothing'],
+    [
+      'koerier:webhookOrigin',
+      'koerier:webhookOrigin is required: a non-empty string, e.g. -c koerier:webhookOrigin=koerier.example.org, got nothing',
+    ],
     [
       'koerier:publishers',
       'koerier:publishers is required: an object {"<client id>": ["<source grant>", ...]}, e.g. -c koerier:publishers=\'{"partner-lvs":["urn:nld:oin:00000001823288444000:"]}\', got nothing',
@@ -82,9 +109,18 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       { 'koerier:stackName': 'koerier_test' },
       'koerier:stackName must be a CloudFormation stack name (a letter, then letters, digits and dashes, at most 100), e.g. -c koerier:stackName=Koerier-test, got "koerier_test"',
     ],
-    [{ 'koerier:stage': 'Prod' }, 'koerier:stage must be lower-case letters, digits and dashes, at most 16, e.g. -c koerier:stage=test, got "Prod"'],
-    [{ 'koerier:identityProvider': 'okta' }, 'koerier:identityProvider must be "keycloak", "entra-id", "edukoppeling" or left out, got "okta"'],
-    [{ 'koerier:scopeClaims': ['groups'] }, 'koerier:scopeClaims must name claims among scope, scp, roles, e.g. ["roles"], got ["groups"]'],
+    [
+      { 'koerier:stage': 'Prod' },
+      'koerier:stage must be lower-case letters, digits and dashes, at most 16, e.g. -c koerier:stage=test, got "Prod"',
+    ],
+    [
+      { 'koerier:identityProvider': 'okta' },
+      'koerier:identityProvider must be "keycloak", "entra-id", "edukoppeling" or left out, got "okta"',
+    ],
+    [
+      { 'koerier:scopeClaims': ['groups'] },
+      'koerier:scopeClaims must name claims among scope, scp, roles, e.g. ["roles"], got ["groups"]',
+    ],
     [
       { 'koerier:identityProvider': 'edukoppeling', 'koerier:sinkCredentials': 'bearer-or-oauth2' },
       'koerier:sinkCredentials must be "oauth2-only" with koerier:identityProvider "edukoppeling" (its profile asks OAuth2 towards every party), got "bearer-or-oauth2"',
@@ -101,7 +137,10 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       { 'koerier:validationWindowSeconds': 'a day' },
       'koerier:validationWindowSeconds must be a whole number from 60 to 2592000, e.g. -c koerier:validationWindowSeconds=86400, got "a day"',
     ],
-    [{ 'koerier:webhookRequestRate': 0 }, 'koerier:webhookRequestRate must be a whole number from 1 to 1000000, e.g. -c koerier:webhookRequestRate=1, got 0'],
+    [
+      { 'koerier:webhookRequestRate': 0 },
+      'koerier:webhookRequestRate must be a whole number from 1 to 1000000, e.g. -c koerier:webhookRequestRate=1, got 0',
+    ],
     [
       { 'koerier:batchingWindowSeconds': { router: 301 } },
       'koerier:batchingWindowSeconds of "router" must be a whole number of seconds from 0 to 300, got 301',
@@ -114,15 +153,30 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       { 'koerier:batchingWindowSeconds': 5 },
       'koerier:batchingWindowSeconds must be an object of seconds per function, e.g. {"router": 1, "delivery": 0}, got 5',
     ],
-    [{ 'koerier:batchSizes': { router: 101 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 101'],
-    [{ 'koerier:batchSizes': { router: 0 } }, 'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 0'],
-    [{ 'koerier:batchSizes': { delivery: 20 } }, 'koerier:batchSizes names "delivery", whose batch size is fixed: only router can be set'],
-    [{ 'koerier:batchSizes': { replayWorker: 100 } }, 'koerier:batchSizes names "replayWorker", whose batch size is fixed: only router can be set'],
+    [
+      { 'koerier:batchSizes': { router: 101 } },
+      'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 101',
+    ],
+    [
+      { 'koerier:batchSizes': { router: 0 } },
+      'koerier:batchSizes of "router" must be a whole number of messages from 1 to 100, got 0',
+    ],
+    [
+      { 'koerier:batchSizes': { delivery: 20 } },
+      'koerier:batchSizes names "delivery", whose batch size is fixed: only router can be set',
+    ],
+    [
+      { 'koerier:batchSizes': { replayWorker: 100 } },
+      'koerier:batchSizes names "replayWorker", whose batch size is fixed: only router can be set',
+    ],
     [
       { 'koerier:batchSizes': { router: 100 }, 'koerier:batchingWindowSeconds': { router: 0 } },
       'koerier:batchSizes of "router" is 100, and SQS gives a function more than 10 messages only with a batching window of at least 1 second (koerier:batchingWindowSeconds of "router" is 0)',
     ],
-    [{ 'koerier:batchSizes': { pull: 10 } }, 'koerier:batchSizes names "pull", which is no queue-triggered function (router, delivery, replayWorker)'],
+    [
+      { 'koerier:batchSizes': { pull: 10 } },
+      'koerier:batchSizes names "pull", which is no queue-triggered function (router, delivery, replayWorker)',
+    ],
   ])('CARD-2: a bad value is one exact line naming its key: %j', (bad, message) => {
     const text = messageOf({ ...required, ...bad });
     expect(text).toBe(PREFIX + message);
@@ -141,7 +195,9 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       expect(run.status).toBe(1);
       const lines = run.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^Koerier's CDK context is invalid: koerier:issuer is required: .*, e\.g\. -c koerier:issuer=https:\/\//);
+      expect(lines[0]).toMatch(
+        /^Koerier's CDK context is invalid: koerier:issuer is required: .*, e\.g\. -c koerier:issuer=https:\/\//,
+      );
       expect(lines[0]).toContain('koerier:publishers is required');
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {
@@ -184,7 +240,9 @@ describe('issue 12 item 1: every tunable is context, validated, and reaches the 
         .sort();
     // router 1, delivery 0, replayWorker 0 by default.
     expect(windows({})).toEqual([0, 0, 1]);
-    expect(windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2, replayWorker: 3 } })).toEqual([2, 3, 5]);
+    expect(windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2, replayWorker: 3 } })).toEqual([
+      2, 3, 5,
+    ]);
   });
 
   it('issue 15 #3: the batch sizes of the queue-triggered functions are context, and reach their SQS event sources with their windows', () => {
@@ -241,15 +299,28 @@ describe('issue 12 item 2: identity provider presets', () => {
         KOERIER_TOKEN_URL: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`,
       },
     ],
-    ['entra-id', `https://sts.windows.net/${tenant}/`, { KOERIER_ACCESS_TOKEN_TYPE: 'JWT', KOERIER_CLIENT_ID_CLAIM: 'appid', KOERIER_SCOPE_CLAIMS: 'roles' }],
-  ])('EDU-2: koerier:identityProvider=%s with issuer %s sets the token rules and the endpoints in the synthesised functions', (provider, issuer, expected) => {
-    const { resources } = synthKoerier({ context: { ...bare, 'koerier:identityProvider': provider, 'koerier:issuer': issuer } });
-    expect(environmentOf(resources)).toMatchObject({ ...expected, KOERIER_ISSUER: issuer });
-  });
+    [
+      'entra-id',
+      `https://sts.windows.net/${tenant}/`,
+      { KOERIER_ACCESS_TOKEN_TYPE: 'JWT', KOERIER_CLIENT_ID_CLAIM: 'appid', KOERIER_SCOPE_CLAIMS: 'roles' },
+    ],
+  ])(
+    'EDU-2: koerier:identityProvider=%s with issuer %s sets the token rules and the endpoints in the synthesised functions',
+    (provider, issuer, expected) => {
+      const { resources } = synthKoerier({
+        context: { ...bare, 'koerier:identityProvider': provider, 'koerier:issuer': issuer },
+      });
+      expect(environmentOf(resources)).toMatchObject({ ...expected, KOERIER_ISSUER: issuer });
+    },
+  );
 
   it('EDU-2, EDU-4, EDU-3: koerier:identityProvider=edukoppeling keeps RFC 9068 as written, drops the handshake for directory partners, and needs its JWKS named', () => {
     const { resources } = synthKoerier({
-      context: { ...bare, 'koerier:identityProvider': 'edukoppeling', 'koerier:jwksUrl': 'https://idp.example.org/jwks' },
+      context: {
+        ...bare,
+        'koerier:identityProvider': 'edukoppeling',
+        'koerier:jwksUrl': 'https://idp.example.org/jwks',
+      },
     });
     expect(environmentOf(resources)).toMatchObject({
       KOERIER_ACCESS_TOKEN_TYPE: 'at+jwt',
@@ -259,9 +330,9 @@ describe('issue 12 item 2: identity provider presets', () => {
       // The profile drops abuse protection (rule 3f): a partner's OAuth2 grant is its consent.
       KOERIER_VALIDATION_HANDSHAKE: 'agreed-for-directory-partners',
     });
-    expect(messageOf({ ...required, 'koerier:jwksUrl': undefined, 'koerier:identityProvider': 'edukoppeling' })).toMatch(
-      /^Koerier's CDK context is invalid: koerier:jwksUrl is required/,
-    );
+    expect(
+      messageOf({ ...required, 'koerier:jwksUrl': undefined, 'koerier:identityProvider': 'edukoppeling' }),
+    ).toMatch(/^Koerier's CDK context is invalid: koerier:jwksUrl is required/);
   });
 
   it('EDU-2: what the deployment names explicitly wins over the preset', () => {
@@ -293,26 +364,37 @@ describe('issue 12 item 1: test and production side by side', () => {
     });
     expect(stacks.map((stack) => stack.stackName)).toEqual(['Koerier-test', 'Koerier-prod']);
     const report = new AwsSolutionsChecks(app).validateScope(app);
-    expect(report.violations.filter((violation) => violation.severity === 'error' || violation.severity === 'warning')).toEqual([]);
+    expect(
+      report.violations.filter((violation) => violation.severity === 'error' || violation.severity === 'warning'),
+    ).toEqual([]);
 
     const templates = stacks.map((stack) => Template.fromStack(stack).toJSON());
     for (const [index, template] of templates.entries()) {
       // CloudFormation names everything from the stack name: no fixed name a second stack would collide with.
-      const fixedNames = Object.entries(template.Resources as Record<string, CfnResourceJson>).flatMap(([id, resource]) =>
-        Object.entries(resource.Properties ?? {})
-          .filter(([property, value]) => PHYSICAL_NAMES.has(property) && typeof value === 'string')
-          .map(([property]) => `${id}.${property}`),
+      const fixedNames = Object.entries(template.Resources as Record<string, CfnResourceJson>).flatMap(
+        ([id, resource]) =>
+          Object.entries(resource.Properties ?? {})
+            .filter(([property, value]) => PHYSICAL_NAMES.has(property) && typeof value === 'string')
+            .map(([property]) => `${id}.${property}`),
       );
       expect(fixedNames).toEqual([]);
-      const api = Object.values(template.Resources as Record<string, CfnResourceJson>).find((r) => r.Type === 'AWS::ApiGatewayV2::Api');
+      const api = Object.values(template.Resources as Record<string, CfnResourceJson>).find(
+        (r) => r.Type === 'AWS::ApiGatewayV2::Api',
+      );
       expect(api!.Properties.Name).toBe(stacks[index]!.stackName);
-      expect(Object.values(template.Outputs ?? {}).filter((output) => (output as { Export?: unknown }).Export)).toEqual([]);
+      expect(Object.values(template.Outputs ?? {}).filter((output) => (output as { Export?: unknown }).Export)).toEqual(
+        [],
+      );
       // The delivery alarms watch their own stack's metrics only.
-      const alarms = Object.values(template.Resources as Record<string, CfnResourceJson>).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+      const alarms = Object.values(template.Resources as Record<string, CfnResourceJson>).filter(
+        (r) => r.Type === 'AWS::CloudWatch::Alarm',
+      );
       const dimensions = JSON.stringify(alarms.map((alarm) => [alarm.Properties.Dimensions, alarm.Properties.Metrics]));
       expect(dimensions).toContain(`{"Name":"Stack","Value":"${stacks[index]!.stackName}"}`);
       expect(dimensions).not.toContain(`"Value":"${stacks[1 - index]!.stackName}"`);
-      const fn = Object.values(template.Resources as Record<string, CfnResourceJson>).find((r) => r.Type === 'AWS::Lambda::Function');
+      const fn = Object.values(template.Resources as Record<string, CfnResourceJson>).find(
+        (r) => r.Type === 'AWS::Lambda::Function',
+      );
       expect(fn!.Properties.Environment.Variables[settingEnv.stackName]).toBe(stacks[index]!.stackName);
       expect(template.Description).toContain(`stage ${['test', 'prod'][index]}`);
     }
@@ -320,7 +402,9 @@ describe('issue 12 item 1: test and production side by side', () => {
   }, 240_000);
 
   it('CARD-2: koerier:stackName overrides the name the stage gives', () => {
-    expect(parseStackConfig({ ...required, 'koerier:stage': 'acc', 'koerier:stackName': 'KoerierAcceptatie' })).toMatchObject({
+    expect(
+      parseStackConfig({ ...required, 'koerier:stage': 'acc', 'koerier:stackName': 'KoerierAcceptatie' }),
+    ).toMatchObject({
       stackName: 'KoerierAcceptatie',
       stage: 'acc',
     });

@@ -17,10 +17,18 @@ import {
   DEFAULT_PULL_RESERVED_CONCURRENCY,
   DEFAULT_ROUTE_THROTTLING,
 } from '../../lib/protection-config.js';
-import { functions, servedPath } from '../../lib/resources.js';
+import { functions, servedPath } from '../../functions/config/resources.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 import { acknowledgementsIn, unacknowledgedFindings, unjustifiedAcknowledgements } from './cdk-nag-review.js';
-import { ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE, buildKoerier, logicalId, newApp, referencedIds, synthKoerier, type CfnResourceJson } from './synth.js';
+import {
+  ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE,
+  buildKoerier,
+  logicalId,
+  newApp,
+  referencedIds,
+  synthKoerier,
+  type CfnResourceJson,
+} from './synth.js';
 
 const ENV = { account: '123456789012', region: 'eu-west-1' } as const;
 // On the cloudfront.net name, accepted in writing (EDU-4; test/infra/cloudfront-tls.test.ts gives it a name).
@@ -38,14 +46,19 @@ function build(context: Record<string, unknown>, env: { account: string; region:
   const app = newApp(context);
   const stack = new KoerierStack(app, 'Koerier', { config: readStackConfig(app), ...(env ? { env } : {}) });
   const resources = Template.fromStack(stack).toJSON().Resources as Record<string, CfnResourceJson>;
-  const edgeResources = stack.edgeStack ? (Template.fromStack(stack.edgeStack).toJSON().Resources as Record<string, CfnResourceJson>) : {};
+  const edgeResources = stack.edgeStack
+    ? (Template.fromStack(stack.edgeStack).toJSON().Resources as Record<string, CfnResourceJson>)
+    : {};
   return { app, stack, resources, edgeResources };
 }
 
-const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.values(resources).filter((r) => r.Type === type);
-const fnResource = (built: Built, name: string) => built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
+const ofType = (resources: Record<string, CfnResourceJson>, type: string) =>
+  Object.values(resources).filter((r) => r.Type === type);
+const fnResource = (built: Built, name: string) =>
+  built.resources[logicalId(built.stack, built.stack.functions.get(name)!.function)]!;
 const stageOf = (resources: Record<string, CfnResourceJson>) => ofType(resources, 'AWS::ApiGatewayV2::Stage')[0]!;
-const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') => functions[name].routes.map((r) => `${r.method} ${servedPath(r.path)}`);
+const routeKeysOf = (name: 'ingest' | 'subscriptions' | 'deliveryAdmin' | 'payloads') =>
+  functions[name].routes.map((r) => `${r.method} ${servedPath(r.path)}`);
 
 /** A WAF rule as the template has it (CloudFormation JSON, navigated freely). */
 interface WafRule {
@@ -63,21 +76,30 @@ describe('review #20: reserved concurrency and route throttling (edge protection
   });
 
   it('review #20: the ingest and the pull function (its long polls) have their reserved concurrency, and no other function reserves any', () => {
-    expect(fnResource(built, 'ingest').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
+    expect(fnResource(built, 'ingest').Properties.ReservedConcurrentExecutions).toBe(
+      DEFAULT_INGEST_RESERVED_CONCURRENCY,
+    );
     expect(fnResource(built, 'pull').Properties.ReservedConcurrentExecutions).toBe(DEFAULT_PULL_RESERVED_CONCURRENCY);
     for (const name of built.stack.functions.keys()) {
-      if (name !== 'ingest' && name !== 'pull') expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
+      if (name !== 'ingest' && name !== 'pull')
+        expect(fnResource(built, name).Properties.ReservedConcurrentExecutions, name).toBeUndefined();
     }
   });
 
   it('review #20: every route of the ingest, subscriptions and delivery-admin functions gets its own API Gateway limit; the rest keep the stage default', () => {
     const stage = stageOf(built.resources);
-    expect(stage.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: STAGE_THROTTLE.rateLimit,
+      ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit,
+    });
     const expected: Record<string, unknown> = {};
     // And the claim check's routes (payloads, EDU-1); the title stays as docs/HARDENING.md quotes it.
     for (const name of ['ingest', 'subscriptions', 'deliveryAdmin', 'payloads'] as const) {
       for (const key of routeKeysOf(name)) {
-        expected[key] = { ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit, ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit };
+        expected[key] = {
+          ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLING[name]!.rateLimit,
+          ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLING[name]!.burstLimit,
+        };
       }
     }
     expect(stage.Properties.RouteSettings).toEqual(expected);
@@ -87,9 +109,9 @@ describe('review #20: reserved concurrency and route throttling (edge protection
       .filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey in expected)
       .map(([id]) => id);
     expect(routeIds).toHaveLength(Object.keys(expected).length);
-    const stageJson = Object.values(Template.fromStack(built.stack).toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>).find(
-      (r) => r.Type === 'AWS::ApiGatewayV2::Stage',
-    )!;
+    const stageJson = Object.values(
+      Template.fromStack(built.stack).toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>,
+    ).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
     expect(stageJson.DependsOn).toEqual(expect.arrayContaining(routeIds));
   });
 
@@ -104,7 +126,9 @@ describe('review #20: reserved concurrency and route throttling (edge protection
         'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(built.stack, built.stack.httpApi.api), 'ApiEndpoint'] }, '/v1']],
       });
     }
-    expect(built.app.node.children.filter((c) => c instanceof KoerierStack || c.node.id.endsWith('Edge'))).toHaveLength(1);
+    expect(built.app.node.children.filter((c) => c instanceof KoerierStack || c.node.id.endsWith('Edge'))).toHaveLength(
+      1,
+    );
   });
 
   it('review #20: the context sets the reserved concurrency ("none" reserves nothing), the route limits and the per-client rates', () => {
@@ -125,10 +149,15 @@ describe('review #20: reserved concurrency and route throttling (edge protection
       expect(fn.Properties.Environment.Variables[settingEnv.publishRatePerMinute]).toBe('120');
       expect(fn.Properties.Environment.Variables[settingEnv.manageRatePerMinute]).toBe('30');
     }
-    const unreserved = build({ 'koerier:ingestReservedConcurrency': 'none', 'koerier:pullReservedConcurrency': 'none' });
+    const unreserved = build({
+      'koerier:ingestReservedConcurrency': 'none',
+      'koerier:pullReservedConcurrency': 'none',
+    });
     expect(fnResource(unreserved, 'ingest').Properties.ReservedConcurrentExecutions).toBeUndefined();
     expect(fnResource(unreserved, 'pull').Properties.ReservedConcurrentExecutions).toBeUndefined();
-    expect(fnResource(build({ 'koerier:pullReservedConcurrency': 3 }), 'pull').Properties.ReservedConcurrentExecutions).toBe(3);
+    expect(
+      fnResource(build({ 'koerier:pullReservedConcurrency': 3 }), 'pull').Properties.ReservedConcurrentExecutions,
+    ).toBe(3);
   });
 });
 
@@ -167,7 +196,9 @@ describe('review #20: koerier:edgeProtection "cloudfront-waf"', () => {
     for (const rule of rules.slice(0, 2)) expect(rule.Action!.Block.CustomResponse.ResponseCode).toBe(429);
     const managed = rules[2]!.Statement.ManagedRuleGroupStatement;
     expect(managed).toMatchObject({ VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' });
-    expect(managed.RuleActionOverrides).toEqual(COUNT_ONLY_COMMON_RULES.map((name) => ({ Name: name, ActionToUse: { Count: {} } })));
+    expect(managed.RuleActionOverrides).toEqual(
+      COUNT_ONLY_COMMON_RULES.map((name) => ({ Name: name, ActionToUse: { Count: {} } })),
+    );
     expect(rules[2]!.OverrideAction).toEqual({ None: {} });
 
     const tuned = build({ ...EDGE_ON, 'koerier:edgeRateLimits': { perIp: 500, perAuthorization: 200 } });
@@ -182,7 +213,10 @@ describe('review #20: koerier:edgeProtection "cloudfront-waf"', () => {
     const secretId = logicalId(built.stack, built.stack.edge!.originSecret);
     const [origin] = config.Origins;
     expect(referencedIds(origin.DomainName)).toContain(logicalId(built.stack, built.stack.httpApi.api));
-    expect(origin.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+    expect(origin.CustomOriginConfig).toMatchObject({
+      OriginProtocolPolicy: 'https-only',
+      OriginSSLProtocols: ['TLSv1.2'],
+    });
     expect(origin.OriginCustomHeaders).toHaveLength(1);
     expect(origin.OriginCustomHeaders[0].HeaderName).toBe(ORIGIN_VERIFY_HEADER);
     expect(referencedIds(origin.OriginCustomHeaders[0].HeaderValue)).toEqual([secretId]);
@@ -193,8 +227,15 @@ describe('review #20: koerier:edgeProtection "cloudfront-waf"', () => {
       CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
       OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
     });
-    expect(config.DefaultCacheBehavior.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'PATCH', 'DELETE', 'OPTIONS']));
-    expect(config.WebACLId).toEqual({ 'Fn::GetStackOutput': expect.objectContaining({ StackName: built.stack.edgeStack!.stackName, Region: 'us-east-1' }) });
+    expect(config.DefaultCacheBehavior.AllowedMethods).toEqual(
+      expect.arrayContaining(['POST', 'PATCH', 'DELETE', 'OPTIONS']),
+    );
+    expect(config.WebACLId).toEqual({
+      'Fn::GetStackOutput': expect.objectContaining({
+        StackName: built.stack.edgeStack!.stackName,
+        Region: 'us-east-1',
+      }),
+    });
     expect(referencedIds(config.Logging.Bucket)).toEqual([logicalId(built.stack, built.stack.edge!.logs)]);
   });
 
@@ -215,7 +256,9 @@ describe('review #20: koerier:edgeProtection "cloudfront-waf"', () => {
     const arn = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/org-edge/0a1b2c3d-1111-2222-3333-444455556666';
     const named = build({ ...EDGE_ON, 'koerier:edgeWebAclArn': arn }, null);
     expect(named.stack.edgeStack).toBeUndefined();
-    expect(ofType(named.resources, 'AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig.WebACLId).toBe(arn);
+    expect(ofType(named.resources, 'AWS::CloudFront::Distribution')[0]!.Properties.DistributionConfig.WebACLId).toBe(
+      arn,
+    );
   });
 
   it('review #20: creating the web ACL without a known account and region stops the synth with what to set', () => {
@@ -229,7 +272,11 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
     ['on, creating the web ACL', EDGE_ON],
     [
       'on, with an existing web ACL',
-      { ...EDGE_ON, 'koerier:edgeWebAclArn': 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/org-edge/0a1b2c3d-1111-2222-3333-444455556666' },
+      {
+        ...EDGE_ON,
+        'koerier:edgeWebAclArn':
+          'arn:aws:wafv2:us-east-1:123456789012:global/webacl/org-edge/0a1b2c3d-1111-2222-3333-444455556666',
+      },
     ],
   ] as const)(
     'CARD-2, review #20: edge protection %s: no unacknowledged finding in any stack, and every acknowledgement has a reason and silences a real finding',
@@ -268,7 +315,9 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
       Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }>;
     };
     const audited = Object.values(template.Resources).flatMap((r) => r.Metadata?.cdk_nag?.rules_to_suppress ?? []);
-    expect(audited.map((rule) => rule.id)).toEqual(expect.arrayContaining(['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]']));
+    expect(audited.map((rule) => rule.id)).toEqual(
+      expect.arrayContaining(['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]']),
+    );
   });
 
   it('CARD-2, review #20: the synth as `cdk synth` runs it (checks registered, template validation on) succeeds with edge protection on', () => {
@@ -276,7 +325,10 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
     new KoerierStack(app, 'Koerier', { config: readStackConfig(app), env: ENV });
     addComplianceChecks(app);
     const assembly = app.synth();
-    expect(assembly.stacks.map((s) => `${s.stackName} ${s.environment.region}`).sort()).toEqual(['Koerier eu-west-1', 'KoerierEdge us-east-1']);
+    expect(assembly.stacks.map((s) => `${s.stackName} ${s.environment.region}`).sort()).toEqual([
+      'Koerier eu-west-1',
+      'KoerierEdge us-east-1',
+    ]);
     // Two stacks through CloudFormation's template validation: slow on a busy two-core machine.
   }, 120_000);
 });
@@ -284,8 +336,8 @@ describe('review #20: cdk-nag AwsSolutions with edge protection on and off', () 
 describe('review #20: synthKoerier (the default test stack) is unchanged in shape', () => {
   it('review #20: an env-agnostic stack with edge protection off still synthesises, with the ingest reserved', () => {
     const { stack, resources } = synthKoerier();
-    expect(resources[logicalId(stack, stack.functions.get('ingest')!.function)]!.Properties.ReservedConcurrentExecutions).toBe(
-      DEFAULT_INGEST_RESERVED_CONCURRENCY,
-    );
+    expect(
+      resources[logicalId(stack, stack.functions.get('ingest')!.function)]!.Properties.ReservedConcurrentExecutions,
+    ).toBe(DEFAULT_INGEST_RESERVED_CONCURRENCY);
   });
 });

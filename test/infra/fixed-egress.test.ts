@@ -7,7 +7,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { addComplianceChecks } from '../../lib/checks.js';
 import { egressContextKey } from '../../lib/egress-config.js';
-import { functions } from '../../lib/resources.js';
+import { functions } from '../../functions/config/resources.js';
 import { parseStackConfig, StackConfigError } from '../../lib/stack-config.js';
 import { buildKoerier, newApp, referencedIds, synthContext, synthKoerier, type CfnResourceJson } from './synth.js';
 
@@ -25,7 +25,8 @@ function lambdaFunctions(resources: Record<string, CfnResourceJson>): Map<string
   return byName;
 }
 
-const ofType = (resources: Record<string, CfnResourceJson>, type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const ofType = (resources: Record<string, CfnResourceJson>, type: string) =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
 
 describe('fixed egress addresses (issue 12)', () => {
   it('issue 12: off by default: no VPC, no NAT gateway, no Elastic IP, every function outside a VPC, no EgressAddresses output', () => {
@@ -48,7 +49,9 @@ describe('fixed egress addresses (issue 12)', () => {
       expect(nats).toHaveLength(addresses);
       // Each NAT gateway leaves from one of the stack's Elastic IPs, and the addresses outlive the stack.
       const eipIds = eips.map(([id]) => id);
-      expect(nats.flatMap(([, nat]) => referencedIds(nat.Properties['AllocationId'])).sort()).toEqual([...eipIds].sort());
+      expect(nats.flatMap(([, nat]) => referencedIds(nat.Properties['AllocationId'])).sort()).toEqual(
+        [...eipIds].sort(),
+      );
       for (const [, eip] of eips) expect(eip.DeletionPolicy).toBe('Retain');
 
       const output = template.toJSON().Outputs['EgressAddresses'] as { Value: unknown };
@@ -70,20 +73,24 @@ describe('fixed egress addresses (issue 12)', () => {
         }
       }
       // DynamoDB and S3 through free gateway endpoints, not the NAT gateways.
-      expect(ofType(resources, 'AWS::EC2::VPCEndpoint').map(([, e]) => JSON.stringify(e.Properties['ServiceName']))).toEqual([
-        expect.stringContaining('dynamodb'),
-        expect.stringContaining('s3'),
-      ]);
+      expect(
+        ofType(resources, 'AWS::EC2::VPCEndpoint').map(([, e]) => JSON.stringify(e.Properties['ServiceName'])),
+      ).toEqual([expect.stringContaining('dynamodb'), expect.stringContaining('s3')]);
     },
   );
 
-  it.each([0, 1, 2])('CARD-2: cdk-nag AwsSolutions reports no unacknowledged error or warning with koerier:fixedEgressAddresses %i', (addresses) => {
-    const app = newApp({ [egressContextKey.fixedEgressAddresses]: addresses });
-    synthKoerier({ app });
-    const report = new AwsSolutionsChecks(app).validateScope(app);
-    const findings = report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
-    expect(findings).toEqual([]);
-  });
+  it.each([0, 1, 2])(
+    'CARD-2: cdk-nag AwsSolutions reports no unacknowledged error or warning with koerier:fixedEgressAddresses %i',
+    (addresses) => {
+      const app = newApp({ [egressContextKey.fixedEgressAddresses]: addresses });
+      synthKoerier({ app });
+      const report = new AwsSolutionsChecks(app).validateScope(app);
+      const findings = report.violations.map(
+        (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+      );
+      expect(findings).toEqual([]);
+    },
+  );
 
   it('CARD-2: with the option on, synthesis as `cdk synth` does it (checks registered, template validation on) succeeds', () => {
     const app = newApp({ [egressContextKey.fixedEgressAddresses]: 2 }, { builtinValidation: true });
@@ -99,12 +106,18 @@ describe('fixed egress addresses (issue 12)', () => {
     ['yes', 'koerier:fixedEgressAddresses must be 0 (no fixed egress) or a number of addresses from 1 to 2, got "yes"'],
     [1.5, 'koerier:fixedEgressAddresses must be 0 (no fixed egress) or a number of addresses from 1 to 2, got 1.5'],
   ])('issue 12: koerier:fixedEgressAddresses %j fails synth naming the key', (value, message) => {
-    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(StackConfigError);
-    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(message);
+    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(
+      StackConfigError,
+    );
+    expect(() => parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: value })).toThrow(
+      message,
+    );
   });
 
   it('issue 12: koerier:fixedEgressAddresses from -c arrives as text and is read as a number', () => {
-    expect(parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: '2' }).egress).toEqual({ fixedAddresses: 2 });
+    expect(parseStackConfig({ ...synthContext, [egressContextKey.fixedEgressAddresses]: '2' }).egress).toEqual({
+      fixedAddresses: 2,
+    });
     expect(parseStackConfig(synthContext).egress).toEqual({ fixedAddresses: 0 });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Each function's IAM grants as the synthesized template states them, with every resource written
- * as the ARN it would have if the stack's resources bore the laptop's names (lib/resources.ts
+ * as the ARN it would have if the stack's resources bore the laptop's names (functions/config/resources.ts
  * `localName`, test/support/aws-operations.ts `LAPTOP_ACCOUNT`): the ARNs the permissions record
  * (test/support/aws-operations-recorder.ts) writes for the calls the functions made on the laptop
  * host. So the two compare as IAM would compare them: a recorded (action, resource) is granted when
@@ -13,7 +13,7 @@
  */
 import type { CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import type { KoerierStack } from '../../lib/koerier-stack.js';
 import { bucketArn, laptopKmsKeyArn, LAPTOP_ACCOUNT, queueArn, tableArn } from '../support/aws-operations.js';
 import type { CfnResourceJson } from './synth.js';
@@ -74,7 +74,8 @@ export function resolveValue(value: unknown, arns: ReadonlyMap<string, string>):
   return `unresolved:${JSON.stringify(value)}`;
 }
 
-const list = <T>(value: T | readonly T[] | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
+const list = <T>(value: T | readonly T[] | undefined): readonly T[] =>
+  value === undefined ? [] : Array.isArray(value) ? value : [value as T];
 
 /** The statements of every policy attached to the role (its DefaultPolicy and any inline policy), resolved. */
 export function roleStatements(
@@ -85,18 +86,25 @@ export function roleStatements(
 ): ResolvedStatement[] {
   const documents: unknown[] = [];
   for (const resource of Object.values(resources)) {
-    if (resource.Type === 'AWS::IAM::Policy' && list(resource.Properties['Roles']).some((role: { Ref?: string }) => role.Ref === roleLogicalId)) {
+    if (
+      resource.Type === 'AWS::IAM::Policy' &&
+      list(resource.Properties['Roles']).some((role: { Ref?: string }) => role.Ref === roleLogicalId)
+    ) {
       documents.push(resource.Properties['PolicyDocument']);
     }
   }
   const role = resources[roleLogicalId];
   if (!role || role.Type !== 'AWS::IAM::Role') throw new Error(`${stack.stackName} has no role ${roleLogicalId}`);
-  for (const inline of list(role.Properties['Policies'] as { PolicyDocument: unknown }[] | undefined)) documents.push(inline.PolicyDocument);
-  if (list(role.Properties['ManagedPolicyArns']).length > 0) throw new Error(`role ${roleLogicalId} has managed policies, which this check cannot read`);
+  for (const inline of list(role.Properties['Policies'] as { PolicyDocument: unknown }[] | undefined))
+    documents.push(inline.PolicyDocument);
+  if (list(role.Properties['ManagedPolicyArns']).length > 0)
+    throw new Error(`role ${roleLogicalId} has managed policies, which this check cannot read`);
   return documents.flatMap((document) =>
     list((document as { Statement: Record<string, unknown>[] }).Statement).map((statement) => {
       if (statement['NotAction'] !== undefined || statement['NotResource'] !== undefined) {
-        throw new Error(`role ${roleLogicalId} has a NotAction or NotResource statement, which this check cannot judge`);
+        throw new Error(
+          `role ${roleLogicalId} has a NotAction or NotResource statement, which this check cannot judge`,
+        );
       }
       return {
         effect: statement['Effect'] as 'Allow' | 'Deny',
@@ -123,9 +131,12 @@ export const resourceMatches = (pattern: string, resource: string): boolean => i
 /** Whether the statements allow `action` on `resource`: an Allow names both, and no Deny does. */
 export function isAllowed(statements: readonly ResolvedStatement[], action: string, resource: string): boolean {
   const names = (statement: ResolvedStatement) =>
-    statement.actions.some((pattern) => actionMatches(pattern, action)) && statement.resources.some((pattern) => resourceMatches(pattern, resource));
+    statement.actions.some((pattern) => actionMatches(pattern, action)) &&
+    statement.resources.some((pattern) => resourceMatches(pattern, resource));
   if (statements.some((statement) => statement.effect === 'Deny' && names(statement))) return false;
-  return statements.some((statement) => statement.effect === 'Allow' && statement.condition === undefined && names(statement));
+  return statements.some(
+    (statement) => statement.effect === 'Allow' && statement.condition === undefined && names(statement),
+  );
 }
 
 export interface EventSourceMapping {
@@ -136,13 +147,18 @@ export interface EventSourceMapping {
   readonly reportsBatchItemFailures: boolean;
 }
 
-export function eventSourceMappings(resources: Record<string, CfnResourceJson>, arns: ReadonlyMap<string, string>): EventSourceMapping[] {
+export function eventSourceMappings(
+  resources: Record<string, CfnResourceJson>,
+  arns: ReadonlyMap<string, string>,
+): EventSourceMapping[] {
   return Object.values(resources)
     .filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping')
     .map((resource) => ({
       functionLogicalId: String((resource.Properties['FunctionName'] as { Ref?: string }).Ref),
       queue: resolveValue(resource.Properties['EventSourceArn'], arns),
-      reportsBatchItemFailures: list(resource.Properties['FunctionResponseTypes'] as string[] | undefined).includes('ReportBatchItemFailures'),
+      reportsBatchItemFailures: list(resource.Properties['FunctionResponseTypes'] as string[] | undefined).includes(
+        'ReportBatchItemFailures',
+      ),
     }));
 }
 
@@ -152,7 +168,10 @@ export function eventSourceMappings(resources: Record<string, CfnResourceJson>, 
  * and are left out. A table with a customer managed key is refused: what a caller needs of it is
  * not something this check knows.
  */
-export function customerManagedSseKeys(resources: Record<string, CfnResourceJson>, arns: ReadonlyMap<string, string>): Map<string, string> {
+export function customerManagedSseKeys(
+  resources: Record<string, CfnResourceJson>,
+  arns: ReadonlyMap<string, string>,
+): Map<string, string> {
   const keys = new Map<string, string>();
   const awsManaged = (key: string) => key.startsWith('alias/aws/') || key.includes(':alias/aws/');
   for (const [logicalId, resource] of Object.entries(resources)) {
@@ -164,7 +183,9 @@ export function customerManagedSseKeys(resources: Record<string, CfnResourceJson
     }
     if (resource.Type === 'AWS::S3::Bucket') {
       type Rule = { ServerSideEncryptionByDefault?: { SSEAlgorithm?: string; KMSMasterKeyID?: unknown } };
-      for (const rule of list(resource.Properties['BucketEncryption']?.ServerSideEncryptionConfiguration as Rule[] | undefined)) {
+      for (const rule of list(
+        resource.Properties['BucketEncryption']?.ServerSideEncryptionConfiguration as Rule[] | undefined,
+      )) {
         const byDefault = rule.ServerSideEncryptionByDefault;
         if (byDefault?.SSEAlgorithm?.startsWith('aws:kms') && byDefault.KMSMasterKeyID !== undefined) {
           const key = resolveValue(byDefault.KMSMasterKeyID, arns);
@@ -172,8 +193,13 @@ export function customerManagedSseKeys(resources: Record<string, CfnResourceJson
         }
       }
     }
-    if (resource.Type === 'AWS::DynamoDB::Table' && resource.Properties['SSESpecification']?.KMSMasterKeyId !== undefined) {
-      throw new Error(`table ${arn} is encrypted with a customer managed key: say in test/support/aws-operations.ts what its callers need of it`);
+    if (
+      resource.Type === 'AWS::DynamoDB::Table' &&
+      resource.Properties['SSESpecification']?.KMSMasterKeyId !== undefined
+    ) {
+      throw new Error(
+        `table ${arn} is encrypted with a customer managed key: say in test/support/aws-operations.ts what its callers need of it`,
+      );
     }
   }
   return keys;

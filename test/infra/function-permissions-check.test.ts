@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { koerierResources } from '../../lib/koerier-stack.js';
-import { functions } from '../../lib/resources.js';
+import { functions } from '../../functions/config/resources.js';
 import { requiredPermissions } from '../support/aws-operations.js';
 import type { AwsOperationRecord } from '../support/aws-operations-recorder.js';
 import { checkFunctionPermissions, describeGrant, describeNeed } from './function-permissions-check.js';
@@ -15,7 +15,12 @@ import { synthKoerier, type Synthesised } from './synth.js';
 const QUEUE_URL = 'http://127.0.0.1:41234/000000000000';
 
 /** What the recorder writes for one call. */
-function recorded(fn: string, service: string, operation: string, input: Record<string, unknown>): AwsOperationRecord[] {
+function recorded(
+  fn: string,
+  service: string,
+  operation: string,
+  input: Record<string, unknown>,
+): AwsOperationRecord[] {
   return requiredPermissions(service, operation, input).map(({ action, resource }) => ({
     function: fn,
     service,
@@ -32,12 +37,14 @@ beforeAll(() => {
 });
 
 describe('the permissions check (issue 27 §2)', () => {
-  it('CARD-2: a call granted to the role is not missing; the same call with the grant removed from lib/resources.ts is, named function: action on resource', () => {
+  it('CARD-2: a call granted to the role is not missing; the same call with the grant removed from functions/config/resources.ts is, named function: action on resource', () => {
     const records = recorded('pull', 'DynamoDB', 'GetItem', { TableName: 'koerier-subscriptions', Key: {} });
     expect(checkFunctionPermissions(stack, records).missing).toEqual([]);
 
     const { subscriptions: _removed, ...tables } = functions.pull.tables;
-    const without = synthKoerier({ resources: { ...koerierResources, functions: { ...functions, pull: { ...functions.pull, tables } } } });
+    const without = synthKoerier({
+      resources: { ...koerierResources, functions: { ...functions, pull: { ...functions.pull, tables } } },
+    });
     expect(checkFunctionPermissions(without, records).missing.map(describeNeed)).toEqual([
       'pull: dynamodb:GetItem on dynamodb table/koerier-subscriptions (for DynamoDB:GetItem; seen in test/e2e/example.test.ts)',
     ]);
@@ -52,8 +59,12 @@ describe('the permissions check (issue 27 §2)', () => {
       'router: sqs:GetQueueAttributes on sqs koerier-inbound',
     ]);
     expect(router[0]!.because).toEqual(['event source mapping']);
-    expect(check.needs.get('delivery')!.map((wanted) => wanted.resource)).toEqual(Array(3).fill('arn:aws:sqs:eu-west-1:000000000000:koerier-deliveries'));
-    expect(check.needs.get('replayWorker')!.map((wanted) => wanted.resource)).toEqual(Array(3).fill('arn:aws:sqs:eu-west-1:000000000000:koerier-replays'));
+    expect(check.needs.get('delivery')!.map((wanted) => wanted.resource)).toEqual(
+      Array(3).fill('arn:aws:sqs:eu-west-1:000000000000:koerier-deliveries'),
+    );
+    expect(check.needs.get('replayWorker')!.map((wanted) => wanted.resource)).toEqual(
+      Array(3).fill('arn:aws:sqs:eu-west-1:000000000000:koerier-replays'),
+    );
     expect(check.missing).toEqual([]);
     expect(check.unrecordedFunctions).not.toContain('router');
     expect(check.unrecordedFunctions).toContain('ingest');
@@ -79,8 +90,13 @@ describe('the permissions check (issue 27 §2)', () => {
   });
 
   it('CARD-2: what a role allows and no call needed is listed as unused; grants of services the SDK clients do not reach are set apart', () => {
-    const check = checkFunctionPermissions(stack, recorded('signingKeys', 'KMS', 'GetPublicKey', { KeyId: 'koerier-signing' }));
-    expect(check.needs.get('signingKeys')!.map(describeGrant)).toEqual(['signingKeys: kms:GetPublicKey on kms key/koerier-signing']);
+    const check = checkFunctionPermissions(
+      stack,
+      recorded('signingKeys', 'KMS', 'GetPublicKey', { KeyId: 'koerier-signing' }),
+    );
+    expect(check.needs.get('signingKeys')!.map(describeGrant)).toEqual([
+      'signingKeys: kms:GetPublicKey on kms key/koerier-signing',
+    ]);
     expect(check.unused.filter((grant) => grant.function === 'signingKeys')).toEqual([]);
     expect(check.unused.map(describeGrant)).toContain('partners: dynamodb:Scan on dynamodb table/koerier-partners');
     expect(check.notJudged.filter((grant) => grant.function === 'signingKeys').map((grant) => grant.action)).toEqual([
@@ -96,7 +112,9 @@ describe('the permissions check (issue 27 §2)', () => {
       ...recorded('ingest', 'SQS', 'AddPermission', { QueueUrl: `${QUEUE_URL}/koerier-inbound` }),
       ...recorded('ghost', 'DynamoDB', 'GetItem', { TableName: 'koerier-partners' }),
     ]);
-    expect(check.unmapped.map((call) => `${call.function}: ${call.action}`)).toEqual(['ingest: unmapped:SQS:AddPermission']);
+    expect(check.unmapped.map((call) => `${call.function}: ${call.action}`)).toEqual([
+      'ingest: unmapped:SQS:AddPermission',
+    ]);
     expect(check.unknownFunctions).toEqual(['ghost']);
   });
 });

@@ -6,7 +6,7 @@
  * `missing` (AccessDenied on AWS); an allowed (action, resource) no call needed is `unused`
  * (least privilege: listed, not failed). Used by test/infra/function-permissions.test.ts.
  */
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { pullQueuePrefixOf } from '../../lib/koerier-stack.js';
 import { EVENT_SOURCE_MAPPING_ACTIONS, kmsKeyArn, sseKmsActions } from '../support/aws-operations.js';
 import type { AwsOperationRecord } from '../support/aws-operations-recorder.js';
@@ -58,15 +58,22 @@ export interface PermissionCheck {
   readonly needs: ReadonlyMap<string, readonly Need[]>;
 }
 
-export function checkFunctionPermissions({ stack, resources }: Synthesised, records: readonly AwsOperationRecord[]): PermissionCheck {
+export function checkFunctionPermissions(
+  { stack, resources }: Synthesised,
+  records: readonly AwsOperationRecord[],
+): PermissionCheck {
   const arns = laptopArns(stack);
   const sseKeys = customerManagedSseKeys(resources, arns);
   // The laptop's pull queues are `koerier-pull-…`; the stack's `<its prefix>-pull-…`.
   const laptopPull = `:${localName.pullQueuePrefix}-pull-`;
   const stackPull = `:${pullQueuePrefixOf(stack.stackName)}-pull-`;
-  const inStack = (resource: string) => (resource.startsWith('arn:aws:sqs:') ? resource.replace(laptopPull, stackPull) : resource);
+  const inStack = (resource: string) =>
+    resource.startsWith('arn:aws:sqs:') ? resource.replace(laptopPull, stackPull) : resource;
 
-  const needs = new Map<string, Map<string, { action: string; resource: string; because: Set<string>; seenIn: Set<string> }>>();
+  const needs = new Map<
+    string,
+    Map<string, { action: string; resource: string; because: Set<string>; seenIn: Set<string> }>
+  >();
   const need = (fn: string, action: string, resource: string, because: string, seenIn?: string) => {
     const ofFunction = needs.get(fn) ?? new Map();
     needs.set(fn, ofFunction);
@@ -102,16 +109,27 @@ export function checkFunctionPermissions({ stack, resources }: Synthesised, reco
     const key = sseKeys.get(encrypted);
     if (key) {
       for (const action of sseKmsActions(record.service, record.operation)) {
-        need(record.function, action, key, `SSE-KMS of ${describeArn(encrypted)} (${record.service}:${record.operation})`, record.testFile);
+        need(
+          record.function,
+          action,
+          key,
+          `SSE-KMS of ${describeArn(encrypted)} (${record.service}:${record.operation})`,
+          record.testFile,
+        );
       }
     }
   }
 
-  const functionByLogicalId = new Map([...stack.functions].map(([name, fn]) => [logicalIdOf(stack, fn.function), name]));
+  const functionByLogicalId = new Map(
+    [...stack.functions].map(([name, fn]) => [logicalIdOf(stack, fn.function), name]),
+  );
   const mapped = new Set<string>();
   for (const mapping of eventSourceMappings(resources, arns)) {
     const fn = functionByLogicalId.get(mapping.functionLogicalId);
-    if (!fn) throw new Error(`an event source mapping invokes ${mapping.functionLogicalId}, which is no function of lib/resources.ts`);
+    if (!fn)
+      throw new Error(
+        `an event source mapping invokes ${mapping.functionLogicalId}, which is no function of functions/config/resources.ts`,
+      );
     mapped.add(fn);
     for (const action of EVENT_SOURCE_MAPPING_ACTIONS) need(fn, action, mapping.queue, 'event source mapping');
     const key = sseKeys.get(mapping.queue);
@@ -139,7 +157,9 @@ export function checkFunctionPermissions({ stack, resources }: Synthesised, reco
         notJudged.push(grant);
         continue;
       }
-      const used = needed.some((wanted) => actionMatches(grant.action, wanted.action) && resourceMatches(grant.resource, wanted.resource));
+      const used = needed.some(
+        (wanted) => actionMatches(grant.action, wanted.action) && resourceMatches(grant.resource, wanted.resource),
+      );
       if (!used) unused.push(grant);
     }
   }
@@ -158,7 +178,11 @@ export function checkFunctionPermissions({ stack, resources }: Synthesised, reco
 function allowedPairs(fn: string, statements: readonly ResolvedStatement[]): Grant[] {
   return statements
     .filter((statement) => statement.effect === 'Allow')
-    .flatMap((statement) => statement.actions.flatMap((action) => statement.resources.map((resource) => ({ function: fn, action, resource }))));
+    .flatMap((statement) =>
+      statement.actions.flatMap((action) =>
+        statement.resources.map((resource) => ({ function: fn, action, resource })),
+      ),
+    );
 }
 
 function logicalIdOf(stack: Synthesised['stack'], construct: { node: { defaultChild?: unknown } }): string {
@@ -178,6 +202,9 @@ export function describeGrant(grant: Grant): string {
 
 /** What the report says of one missing grant: the line, then what needed it and where it was seen. */
 export function describeNeed(wanted: Need): string {
-  const where = wanted.seenIn.length > 0 ? `; seen in ${wanted.seenIn.slice(0, 3).join(', ')}${wanted.seenIn.length > 3 ? ', …' : ''}` : '';
+  const where =
+    wanted.seenIn.length > 0
+      ? `; seen in ${wanted.seenIn.slice(0, 3).join(', ')}${wanted.seenIn.length > 3 ? ', …' : ''}`
+      : '';
   return `${describeGrant(wanted)} (for ${wanted.because.join(', ')}${where})`;
 }

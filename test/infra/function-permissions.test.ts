@@ -17,11 +17,23 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/koerier-stack.js';
 import { readRun } from '../support/aws-operations-global.js';
-import { AWS_OPERATIONS_RUN_ENV, RECORD_AWS_OPERATIONS_ENV, type AwsOperationRecord } from '../support/aws-operations-recorder.js';
-import { checkFunctionPermissions, describeArn, describeGrant, describeNeed, type PermissionCheck } from './function-permissions-check.js';
+import {
+  AWS_OPERATIONS_RUN_ENV,
+  RECORD_AWS_OPERATIONS_ENV,
+  type AwsOperationRecord,
+} from '../support/aws-operations-recorder.js';
+import {
+  checkFunctionPermissions,
+  describeArn,
+  describeGrant,
+  describeNeed,
+  type PermissionCheck,
+} from './function-permissions-check.js';
 import { synthKoerier } from './synth.js';
 
-const directory = resolve(process.env[RECORD_AWS_OPERATIONS_ENV] ?? join(REPO_ROOT, 'test-artifacts', 'aws-operations'));
+const directory = resolve(
+  process.env[RECORD_AWS_OPERATIONS_ENV] ?? join(REPO_ROOT, 'test-artifacts', 'aws-operations'),
+);
 const REPORT = join(REPO_ROOT, 'test-artifacts', 'function-permissions.txt');
 /** Set when this run's emulated project records (test/support/aws-operations-global.ts): then its record is the one to read. */
 const thisRun = process.env[AWS_OPERATIONS_RUN_ENV];
@@ -54,15 +66,24 @@ function readRecord(): RecordOfRun | undefined {
 }
 
 function report(check: PermissionCheck, record: RecordOfRun): string {
-  const section = (title: string, lines: readonly string[]) => [`${title} (${lines.length})`, ...lines.map((line) => `  ${line}`), ''];
-  const calls = [...check.needs.values()].flatMap((needed) => needed.map((wanted) => `${describeGrant(wanted)}  ← ${wanted.because.join(', ')}`));
+  const section = (title: string, lines: readonly string[]) => [
+    `${title} (${lines.length})`,
+    ...lines.map((line) => `  ${line}`),
+    '',
+  ];
+  const calls = [...check.needs.values()].flatMap((needed) =>
+    needed.map((wanted) => `${describeGrant(wanted)}  ← ${wanted.because.join(', ')}`),
+  );
   return [
     `Function permissions against the record of ${record.records.length} distinct calls from ${record.files} test processes` +
       ` (run started ${record.startedAt}), ${relative(REPO_ROOT, record.folder)}`,
     '',
     ...section('Missing: needed and not granted (AccessDenied on AWS)', check.missing.map(describeNeed)),
     ...section('Unused: granted, and no recorded call needed it (least privilege)', unusedByResource(check.unused)),
-    ...section('Not judged: services the functions do not reach through the recorded SDK clients', check.notJudged.map(describeGrant)),
+    ...section(
+      'Not judged: services the functions do not reach through the recorded SDK clients',
+      check.notJudged.map(describeGrant),
+    ),
     ...section('Functions with no recorded call', check.unrecordedFunctions),
     ...section('Needed, per function', calls),
   ].join('\n');
@@ -75,7 +96,9 @@ function unusedByResource(unused: PermissionCheck['unused']): string[] {
     const key = `${grant.function}: ${describeArn(grant.resource)}`;
     lines.set(key, [...(lines.get(key) ?? []), grant.action]);
   }
-  return [...lines].map(([key, actions]) => `${key}: ${actions.map((action) => action.slice(action.indexOf(':') + 1)).join(', ')}`);
+  return [...lines].map(
+    ([key, actions]) => `${key}: ${actions.map((action) => action.slice(action.indexOf(':') + 1)).join(', ')}`,
+  );
 }
 
 describe('function permissions (issue 27 §2)', () => {
@@ -103,11 +126,16 @@ describe('function permissions (issue 27 §2)', () => {
     // The missing and unused grants; the rest (what was not judged, what each function needed) is in the report file.
     console.info(`${text.split('\nNot judged')[0]}Full report: ${relative(REPO_ROOT, REPORT)}`);
 
-    expect(check.unknownFunctions, 'the record names functions lib/resources.ts does not have').toEqual([]);
+    expect(check.unknownFunctions, 'the record names functions functions/config/resources.ts does not have').toEqual(
+      [],
+    );
     expect(
       check.unmapped.map((call) => `${call.function}: ${call.service}:${call.operation}`),
       'calls with no IAM mapping: add them to test/support/aws-operations.ts',
     ).toEqual([]);
-    expect(check.missing.map(describeNeed), `granted to no role that needs it (AccessDenied on AWS); full report: ${relative(REPO_ROOT, REPORT)}`).toEqual([]);
+    expect(
+      check.missing.map(describeNeed),
+      `granted to no role that needs it (AccessDenied on AWS); full report: ${relative(REPO_ROOT, REPORT)}`,
+    ).toEqual([]);
   });
 });

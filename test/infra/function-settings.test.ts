@@ -20,7 +20,12 @@ import { describe, expect, it } from 'vitest';
 import { clientAdmission } from '../../functions/app/client-throttling.js';
 import type { KoerierDependencies } from '../../functions/app/dependencies.js';
 import { createLogger } from '../../functions/app/logger.js';
-import { composeDependencies, createComposition, type Builders, type LazyMember } from '../../functions/composition/composition.js';
+import {
+  composeDependencies,
+  createComposition,
+  type Builders,
+  type LazyMember,
+} from '../../functions/composition/composition.js';
 import { loadConfig, settingEnv, type KoerierConfig } from '../../functions/config.js';
 import { koerierResources, REPO_ROOT } from '../../lib/koerier-stack.js';
 import { paramsAndSecretsLayerArn, type KoerierRegionName } from '../../lib/regions.js';
@@ -39,7 +44,8 @@ interface Deployment {
 
 /** Stable stand-ins for the random parts of physical names, derived from the logical ID. */
 const suffixOf = (logicalId: string) => logicalId.slice(-12).toUpperCase();
-const keyIdOf = (logicalId: string) => `1234abcd-12ab-34cd-56ef-${Buffer.from(logicalId).toString('hex').padEnd(12, '0').slice(0, 12)}`;
+const keyIdOf = (logicalId: string) =>
+  `1234abcd-12ab-34cd-56ef-${Buffer.from(logicalId).toString('hex').padEnd(12, '0').slice(0, 12)}`;
 
 /** What CloudFormation puts in place of a Ref to a resource of this type. */
 function referenceValue(id: string, deployment: Deployment): string {
@@ -90,7 +96,8 @@ function deployedValue(value: unknown, deployment: Deployment): string {
     // CloudFormation puts the secret's value in place of a dynamic reference (the CloudFront origin header).
     return value.replace(/\{\{resolve:secretsmanager:[^}]*\}\}/g, 'Zm9yLXRoZS1vcmlnaW4taGVhZGVyLW9ubHk');
   }
-  if (typeof value !== 'object' || value === null) throw new Error(`unexpected environment value ${JSON.stringify(value)}`);
+  if (typeof value !== 'object' || value === null)
+    throw new Error(`unexpected environment value ${JSON.stringify(value)}`);
   const node = value as Record<string, unknown>;
   const pseudo: Record<string, string> = {
     'AWS::Region': deployment.region,
@@ -104,7 +111,10 @@ function deployedValue(value: unknown, deployment: Deployment): string {
   if (Array.isArray(getAtt)) return attributeValue(String(getAtt[0]), String(getAtt[1]), deployment);
   const join = node['Fn::Join'];
   if (Array.isArray(join) && Array.isArray(join[1]))
-    return deployedValue(join[1].map((part: unknown) => deployedValue(part, deployment)).join(String(join[0])), deployment);
+    return deployedValue(
+      join[1].map((part: unknown) => deployedValue(part, deployment)).join(String(join[0])),
+      deployment,
+    );
   throw new Error(`no deployed value for ${JSON.stringify(value)}: add one to this test`);
 }
 
@@ -125,7 +135,12 @@ async function listedBuilders(entry: string): Promise<Partial<Builders>> {
   const importedFrom = new Map<string, { module: string; exported: string }>();
   for (const statement of source.statements) {
     const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
-    if (!bindings || !ts.isNamedImports(bindings) || !ts.isStringLiteral((statement as ts.ImportDeclaration).moduleSpecifier)) continue;
+    if (
+      !bindings ||
+      !ts.isNamedImports(bindings) ||
+      !ts.isStringLiteral((statement as ts.ImportDeclaration).moduleSpecifier)
+    )
+      continue;
     const specifier = ((statement as ts.ImportDeclaration).moduleSpecifier as ts.StringLiteral).text;
     for (const element of bindings.elements) {
       importedFrom.set(element.name.text, {
@@ -136,11 +151,17 @@ async function listedBuilders(entry: string): Promise<Partial<Builders>> {
   }
   let listed: string[] | undefined;
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'lambdaDependencies') {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'lambdaDependencies'
+    ) {
       const list = node.arguments[1];
-      if (list === undefined || !ts.isObjectLiteralExpression(list)) throw new Error(`${entry}: lambdaDependencies needs an object literal of builders`);
+      if (list === undefined || !ts.isObjectLiteralExpression(list))
+        throw new Error(`${entry}: lambdaDependencies needs an object literal of builders`);
       listed = list.properties.map((property) => {
-        if (!ts.isShorthandPropertyAssignment(property)) throw new Error(`${entry}: only builders named by their import in the list`);
+        if (!ts.isShorthandPropertyAssignment(property))
+          throw new Error(`${entry}: only builders named by their import in the list`);
         return property.name.text;
       });
     }
@@ -153,7 +174,8 @@ async function listedBuilders(entry: string): Promise<Partial<Builders>> {
     const origin = importedFrom.get(name);
     if (origin === undefined) throw new Error(`${entry}: ${name} is not imported`);
     const module = (await import(origin.module)) as Record<string, unknown>;
-    if (typeof module[origin.exported] !== 'function') throw new Error(`${entry}: ${origin.module} exports no builder ${origin.exported}`);
+    if (typeof module[origin.exported] !== 'function')
+      throw new Error(`${entry}: ${origin.module} exports no builder ${origin.exported}`);
     builders[name] = module[origin.exported];
   }
   return builders as Partial<Builders>;
@@ -165,7 +187,12 @@ const READS_CLIENT_CERTIFICATE: readonly LazyMember[] = ['deliveryHttp', 'handsh
 const EXTENSION_PORT = '2773';
 
 /** Every problem the function would meet in AWS, one line each; none when it starts and serves. */
-async function startProblems(name: string, variables: Record<string, unknown>, layers: unknown[], deployment: Deployment): Promise<string[]> {
+async function startProblems(
+  name: string,
+  variables: Record<string, unknown>,
+  layers: unknown[],
+  deployment: Deployment,
+): Promise<string[]> {
   let environment: Record<string, string>;
   try {
     environment = {
@@ -183,18 +210,28 @@ async function startProblems(name: string, variables: Record<string, unknown>, l
   }
   const problems: string[] = [];
   // The laptop's defaults would start, and be wrong in AWS: the metrics under another stack, links to nowhere, loopback sinks.
-  if (config.stackName !== deployment.stackName) problems.push(`${name}: ${settingEnv.stackName} is ${config.stackName}, not the stack's name`);
+  if (config.stackName !== deployment.stackName)
+    problems.push(`${name}: ${settingEnv.stackName} is ${config.stackName}, not the stack's name`);
   if (!/^https:\/\/[^/]+\/v1$/.test(config.publicBaseUrl))
     problems.push(`${name}: ${settingEnv.publicBaseUrl} is "${config.publicBaseUrl}", not the API's https URL`);
-  if (config.webhookOrigin !== synthContext['koerier:webhookOrigin']) problems.push(`${name}: ${settingEnv.webhookOrigin} is ${config.webhookOrigin}`);
+  if (config.webhookOrigin !== synthContext['koerier:webhookOrigin'])
+    problems.push(`${name}: ${settingEnv.webhookOrigin} is ${config.webhookOrigin}`);
   if (config.allowLoopbackSinks || config.localKeysDir !== undefined || config.delivery.outboundCaFile !== undefined) {
-    problems.push(`${name}: a laptop or test setting is set (${settingEnv.allowLoopbackSinks}, ${settingEnv.localKeysDir} or ${settingEnv.outboundCaFile})`);
+    problems.push(
+      `${name}: a laptop or test setting is set (${settingEnv.allowLoopbackSinks}, ${settingEnv.localKeysDir} or ${settingEnv.outboundCaFile})`,
+    );
   }
 
   const spec = koerierResources.functions[name]!;
   const builders = await listedBuilders(spec.entry);
   const log = createLogger(config.logLevel);
-  const composition = createComposition({ config, log, admission: clientAdmission(config, log), options: {}, clients: (kind) => kind.create() });
+  const composition = createComposition({
+    config,
+    log,
+    admission: clientAdmission(config, log),
+    options: {},
+    clients: (kind) => kind.create(),
+  });
   const dependencies = composeDependencies(`${name} function's`, composition, builders);
   const members = Object.keys(builders) as (keyof KoerierDependencies)[];
   if (members.length === 0) problems.push(`${name}: its handler lists no adapter`);
@@ -206,21 +243,30 @@ async function startProblems(name: string, variables: Record<string, unknown>, l
     }
   }
   const certificate = config.delivery.clientCertificate;
-  if (certificate?.startsWith('arn:') && members.some((member) => READS_CLIENT_CERTIFICATE.includes(member as LazyMember))) {
+  if (
+    certificate?.startsWith('arn:') &&
+    members.some((member) => READS_CLIENT_CERTIFICATE.includes(member as LazyMember))
+  ) {
     if (!layers.includes(paramsAndSecretsLayerArn(deployment.region)))
       problems.push(`${name}: reads ${certificate} without the Parameters and Secrets extension layer`);
     const port = environment['PARAMETERS_SECRETS_EXTENSION_HTTP_PORT'];
-    if (port !== undefined && port !== EXTENSION_PORT) problems.push(`${name}: the extension listens on ${port}, the function asks on ${EXTENSION_PORT}`);
+    if (port !== undefined && port !== EXTENSION_PORT)
+      problems.push(`${name}: the extension listens on ${port}, the function asks on ${EXTENSION_PORT}`);
   }
   return problems;
 }
 
-const atBound = (bound: 'min' | 'max') => Object.fromEntries(runtimeSettings.map((setting) => [setting.contextKey, setting[bound]]));
+const atBound = (bound: 'min' | 'max') =>
+  Object.fromEntries(runtimeSettings.map((setting) => [setting.contextKey, setting[bound]]));
 
 describe('CARD-3, issue 27 §2: every function starts in AWS with the settings its stack gives it', () => {
   it.each([
     ['cdk.json with the required settings', 'eu-central-1', {}],
-    ['every option, every runtime setting at its maximum', 'eu-west-1', { ...everyOption('eu-west-1'), ...atBound('max') }],
+    [
+      'every option, every runtime setting at its maximum',
+      'eu-west-1',
+      { ...everyOption('eu-west-1'), ...atBound('max') },
+    ],
     [
       'every option the sovereign cloud allows, every runtime setting at its minimum',
       'eusc-de-east-1',
@@ -231,13 +277,21 @@ describe('CARD-3, issue 27 §2: every function starts in AWS with the settings i
     async (_label, region, context) => {
       const { stack, template } = synthInRegion(region, context);
       const info = RegionInfo.get(region);
-      const deployment: Deployment = { region, partition: info.partition!, urlSuffix: info.domainSuffix!, stackName: stack.stackName, template };
+      const deployment: Deployment = {
+        region,
+        partition: info.partition!,
+        urlSuffix: info.domainSuffix!,
+        stackName: stack.stackName,
+        template,
+      };
       const names = [...stack.functions.keys()];
       expect(names.sort()).toEqual(Object.keys(koerierResources.functions).sort());
       const problems: string[] = [];
       for (const name of names) {
         const properties = template.Resources[logicalId(stack, stack.functions.get(name)!.function)]!.Properties;
-        problems.push(...(await startProblems(name, properties.Environment.Variables, properties.Layers ?? [], deployment)));
+        problems.push(
+          ...(await startProblems(name, properties.Environment.Variables, properties.Layers ?? [], deployment)),
+        );
       }
       expect(problems).toEqual([]);
     },

@@ -1,5 +1,5 @@
 /**
- * The synthesised stack matches lib/resources.ts: every check iterates over the description, so
+ * The synthesised stack matches functions/config/resources.ts: every check iterates over the description, so
  * the tests grow with it. Each check runs twice: on resources.ts itself, and on resources.ts plus
  * resources and a function of every grant kind, proving that additions appear without touching
  * the constructs.
@@ -10,7 +10,15 @@ import { settingEnv } from '../../functions/config.js';
 import { STAGE_THROTTLE } from '../../lib/constructs/http-api.js';
 import { PULL_QUEUE_ACTIONS } from '../../lib/constructs/koerier-function.js';
 import { koerierResources, type ResourceDescription } from '../../lib/koerier-stack.js';
-import { resourceEnv, servedPath, type BucketName, type FunctionSpec, type KeyName, type QueueName, type TableName } from '../../lib/resources.js';
+import {
+  resourceEnv,
+  servedPath,
+  type BucketName,
+  type FunctionSpec,
+  type KeyName,
+  type QueueName,
+  type TableName,
+} from '../../functions/config/resources.js';
 import { synthContext, logicalId, referencedIds, synthKoerier, type Synthesised } from './synth.js';
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;
@@ -23,9 +31,16 @@ const extended: ResourceDescription = {
   ...koerierResources,
   tables: {
     ...koerierResources.tables,
-    extraArchive: { partitionKey: { name: 'source', type: 'S' }, sortKey: { name: 'seq', type: 'N' }, ttlAttribute: 'ttl' },
+    extraArchive: {
+      partitionKey: { name: 'source', type: 'S' },
+      sortKey: { name: 'seq', type: 'N' },
+      ttlAttribute: 'ttl',
+    },
   },
-  queues: { ...koerierResources.queues, extraOutbox: { visibilityTimeoutSeconds: 180, retentionSeconds: 3600, maxReceiveCount: 3 } },
+  queues: {
+    ...koerierResources.queues,
+    extraOutbox: { visibilityTimeoutSeconds: 180, retentionSeconds: 3600, maxReceiveCount: 3 },
+  },
   functions: {
     ...koerierResources.functions,
     extraConsumer: {
@@ -60,21 +75,45 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
     allows: ['dynamodb:GetItem', 'dynamodb:Query'],
     denies: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
   },
-  'table:readwrite': { allows: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], denies: [] },
-  'queue:send': { allows: ['sqs:SendMessage'], denies: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:PurgeQueue'] },
-  'queue:consume': { allows: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:SendMessage', 'sqs:PurgeQueue'] },
-  'queue:send+consume': { allows: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], denies: ['sqs:PurgeQueue'] },
+  'table:readwrite': {
+    allows: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    denies: [],
+  },
+  'queue:send': {
+    allows: ['sqs:SendMessage'],
+    denies: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:PurgeQueue'],
+  },
+  'queue:consume': {
+    allows: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
+    denies: ['sqs:SendMessage', 'sqs:PurgeQueue'],
+  },
+  'queue:send+consume': {
+    allows: ['sqs:SendMessage', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
+    denies: ['sqs:PurgeQueue'],
+  },
   'bucket:read': { allows: ['s3:GetObject'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:ListBucket'] },
-  'bucket:readwrite': { allows: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'], denies: ['s3:ListBucket', 's3:PutBucketPolicy'] },
+  'bucket:readwrite': {
+    allows: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    denies: ['s3:ListBucket', 's3:PutBucketPolicy'],
+  },
   // The replay worker lists the archive's hourly prefixes.
-  'bucket:list+read': { allows: ['s3:GetObject', 's3:ListBucket'], denies: ['s3:PutObject', 's3:DeleteObject', 's3:PutBucketPolicy'] },
+  'bucket:list+read': {
+    allows: ['s3:GetObject', 's3:ListBucket'],
+    denies: ['s3:PutObject', 's3:DeleteObject', 's3:PutBucketPolicy'],
+  },
   // SSE-KMS on a bucket: reading decrypts the data key, writing generates one; nothing else.
   'bucketKey:read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
-  'bucketKey:readwrite': { allows: ['kms:Decrypt', 'kms:GenerateDataKey'], denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
+  'bucketKey:readwrite': {
+    allows: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'],
+  },
   'bucketKey:list+read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
-  'key:encrypt+decrypt': { allows: ['kms:Encrypt', 'kms:Decrypt'], denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'] },
+  'key:encrypt+decrypt': {
+    allows: ['kms:Encrypt', 'kms:Decrypt'],
+    denies: ['kms:ScheduleKeyDeletion', 'kms:PutKeyPolicy'],
+  },
   // Issue 12: the delivery-signing key (lib/constructs/signing-key.ts).
   'signing:sign': { allows: ['kms:Sign'], denies: ['kms:Decrypt', 'kms:Encrypt', 'kms:ScheduleKeyDeletion'] },
   'signing:public-keys': { allows: ['kms:GetPublicKey'], denies: ['kms:Sign', 'kms:ScheduleKeyDeletion'] },
@@ -94,8 +133,8 @@ const PULL_QUEUES = 'pull queues';
 const isPullQueueArn = (resource: unknown) => JSON.stringify(resource).endsWith(':koerier-pull-*"]]}');
 
 describe.each([
-  ['lib/resources.ts', koerierResources],
-  ['lib/resources.ts plus a table, a queue and functions of every grant kind', extended],
+  ['functions/config/resources.ts', koerierResources],
+  ['functions/config/resources.ts plus a table, a queue and functions of every grant kind', extended],
 ] as const)('Koerier stack from %s', (_label, description) => {
   let synth: Synthesised;
   let ids: {
@@ -142,7 +181,9 @@ describe.each([
     const byResource = new Map<string, Set<string>>();
     for (const statement of statementsOf(fnName)) {
       expect(statement.Effect).toBe('Allow');
-      const resources = asArray(statement.Resource).flatMap((r) => (r === '*' ? ['*'] : isPullQueueArn(r) ? [PULL_QUEUES] : referencedIds(r)));
+      const resources = asArray(statement.Resource).flatMap((r) =>
+        r === '*' ? ['*'] : isPullQueueArn(r) ? [PULL_QUEUES] : referencedIds(r),
+      );
       for (const resource of resources) {
         const actions = byResource.get(resource) ?? new Set<string>();
         for (const action of asArray(statement.Action)) actions.add(action);
@@ -157,14 +198,16 @@ describe.each([
     const grants: [string, string][] = [];
     for (const [name, access] of Object.entries(spec.tables ?? {})) grants.push([ids.table(name), `table:${access}`]);
     for (const [name, access] of Object.entries(spec.queues ?? {})) grants.push([ids.queue(name), `queue:${access}`]);
-    for (const [name, access] of Object.entries(spec.deadLetterQueues ?? {})) grants.push([ids.deadLetterQueue(name), `queue:${access}`]);
+    for (const [name, access] of Object.entries(spec.deadLetterQueues ?? {}))
+      grants.push([ids.deadLetterQueue(name), `queue:${access}`]);
     for (const [name, access] of Object.entries(spec.buckets ?? {})) {
       grants.push([ids.bucket(name), `bucket:${access}`], [ids.bucketKey(name), `bucketKey:${access}`]);
     }
     for (const [name, access] of Object.entries(spec.keys ?? {})) grants.push([ids.key(name), `key:${access}`]);
     if (spec.queueTrigger) grants.push([ids.queue(spec.queueTrigger.queue), 'queue:consume']);
     // cdk.json names no mTLS secret; the stack's own signing key is the default (lib/trust-config.ts).
-    for (const use of spec.trust ?? []) if (use !== 'client-certificate') grants.push([ids.signingKey, `signing:${use}`]);
+    for (const use of spec.trust ?? [])
+      if (use !== 'client-certificate') grants.push([ids.signingKey, `signing:${use}`]);
     return grants;
   }
 
@@ -182,11 +225,16 @@ describe.each([
         { AttributeName: spec.partitionKey.name, KeyType: 'HASH' },
         ...(spec.sortKey ? [{ AttributeName: spec.sortKey.name, KeyType: 'RANGE' }] : []),
       ]);
-      const keys = [spec.partitionKey, spec.sortKey, ...(spec.globalIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
+      const keys = [
+        spec.partitionKey,
+        spec.sortKey,
+        ...(spec.globalIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey]),
+      ];
       for (const key of keys.filter((k) => k !== undefined)) {
         expect(p.AttributeDefinitions, name).toContainEqual({ AttributeName: key.name, AttributeType: key.type });
       }
-      if (spec.ttlAttribute) expect(p.TimeToLiveSpecification, name).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
+      if (spec.ttlAttribute)
+        expect(p.TimeToLiveSpecification, name).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
       else expect(p.TimeToLiveSpecification, name).toBeUndefined();
       expect(
         (p.GlobalSecondaryIndexes ?? []).map((i: { IndexName: string }) => i.IndexName),
@@ -203,7 +251,9 @@ describe.each([
         });
       }
     }
-    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::DynamoDB::Table')).toHaveLength(Object.keys(description.tables).length);
+    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::DynamoDB::Table')).toHaveLength(
+      Object.keys(description.tables).length,
+    );
   });
 
   it('CARD-5: every queue redrives to its own dead-letter queue after maxReceiveCount, both encrypted and TLS-only', () => {
@@ -213,20 +263,34 @@ describe.each([
         VisibilityTimeout: spec.visibilityTimeoutSeconds,
         MessageRetentionPeriod: spec.retentionSeconds,
         SqsManagedSseEnabled: true,
-        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [ids.deadLetterQueue(name), 'Arn'] }, maxReceiveCount: spec.maxReceiveCount },
+        RedrivePolicy: {
+          deadLetterTargetArn: { 'Fn::GetAtt': [ids.deadLetterQueue(name), 'Arn'] },
+          maxReceiveCount: spec.maxReceiveCount,
+        },
       });
       const deadLetterQueue = synth.resources[ids.deadLetterQueue(name)]!.Properties;
-      expect(deadLetterQueue, `${name}-dlq`).toEqual({ MessageRetentionPeriod: FOURTEEN_DAYS, SqsManagedSseEnabled: true });
+      expect(deadLetterQueue, `${name}-dlq`).toEqual({
+        MessageRetentionPeriod: FOURTEEN_DAYS,
+        SqsManagedSseEnabled: true,
+      });
       for (const id of [ids.queue(name), ids.deadLetterQueue(name)]) {
         synth.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
           PolicyDocument: {
-            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+            Statement: Match.arrayWith([
+              Match.objectLike({
+                Effect: 'Deny',
+                Action: 'sqs:*',
+                Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+              }),
+            ]),
           },
         });
       }
     }
-    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::SQS::Queue')).toHaveLength(2 * Object.keys(description.queues).length);
+    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::SQS::Queue')).toHaveLength(
+      2 * Object.keys(description.queues).length,
+    );
   });
 
   it('EDU-18: a message in any dead-letter queue raises an alarm on an encrypted, TLS-only topic', () => {
@@ -248,11 +312,18 @@ describe.each([
     const topicKey = synth.resources[referencedIds(topic.KmsMasterKeyId)[0]!]!;
     expect(topicKey.Type).toBe('AWS::KMS::Key');
     expect(topicKey.Properties.KeyPolicy.Statement).toContainEqual(
-      expect.objectContaining({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey'] }),
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      }),
     );
     synth.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [{ Ref: topicId }],
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
     });
     synth.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
@@ -273,11 +344,19 @@ describe.each([
       }[];
       expect(encryption!.ServerSideEncryptionByDefault.SSEAlgorithm, name).toBe('aws:kms');
       expect(encryption!.BucketKeyEnabled, name).toBe(true);
-      expect(synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties.EnableKeyRotation, name).toBe(true);
+      expect(
+        synth.resources[encryption!.ServerSideEncryptionByDefault.KMSMasterKeyID['Fn::GetAtt'][0]]!.Properties
+          .EnableKeyRotation,
+        name,
+      ).toBe(true);
       expect(bucket.Properties.LoggingConfiguration?.DestinationBucketName, name).toBeDefined();
-      const longestQueueRetentionDays = Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
+      const longestQueueRetentionDays =
+        Math.max(...Object.values(description.queues).map((queue) => queue.retentionSeconds)) / 86400;
       const rules = bucket.Properties.LifecycleConfiguration.Rules as { ExpirationInDays?: number }[];
-      if ((description.buckets as Record<string, { objectRetentionSeconds?: number }>)[name]!.objectRetentionSeconds === undefined) {
+      if (
+        (description.buckets as Record<string, { objectRetentionSeconds?: number }>)[name]!.objectRetentionSeconds ===
+        undefined
+      ) {
         // Contract documents (issue 14): a published version stays fetchable, nothing expires it.
         expect(
           rules.some((rule) => rule.ExpirationInDays !== undefined),
@@ -287,12 +366,16 @@ describe.each([
         // The archive keeps events for its own retention (koerier:archiveRetentionDays, 30 days by default; docs/REPLAY.md);
         // the claim check as long as a replay of them can send its dataref, plus a day past the longest queue retention (issue 36, item 8).
         const retentionDays = name === 'archive' ? 30 : 30 + longestQueueRetentionDays + 1;
-        expect(rules, name).toContainEqual(expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }));
+        expect(rules, name).toContainEqual(
+          expect.objectContaining({ ExpirationInDays: retentionDays, Status: 'Enabled' }),
+        );
       }
       synth.template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids.bucket(name) },
         PolicyDocument: {
-          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
         },
       });
     }
@@ -321,7 +404,9 @@ describe.each([
       });
       expect(synth.resources[ids.logGroup(name)]!.Properties.RetentionInDays, name).toBe(90);
     }
-    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toHaveLength(Object.keys(description.functions).length);
+    expect(Object.values(synth.resources).filter((r) => r.Type === 'AWS::Lambda::Function')).toHaveLength(
+      Object.keys(description.functions).length,
+    );
   });
 
   it('CARD-3: every function gets the settings from the CDK context and, per grant, the resource name under its resourceEnv variable, and nothing else', () => {
@@ -332,7 +417,9 @@ describe.each([
         [settingEnv.jwksUrl]: synthContext['koerier:jwksUrl'],
         [settingEnv.tokenUrl]: synthContext['koerier:tokenUrl'],
         [settingEnv.accessTokenType]: synthContext['koerier:accessTokenType'],
-        [settingEnv.accessTokenMaxLifetimeSeconds]: String(Number(synthContext['koerier:accessTokenMaxLifetimeMinutes']) * 60),
+        [settingEnv.accessTokenMaxLifetimeSeconds]: String(
+          Number(synthContext['koerier:accessTokenMaxLifetimeMinutes']) * 60,
+        ),
         [settingEnv.clientIdClaim]: synthContext['koerier:clientIdClaim'],
         [settingEnv.scopeClaims]: 'scope,scp',
         [settingEnv.allowedOrigins]: (synthContext['koerier:allowedOrigins'] as string[]).join(','),
@@ -349,13 +436,17 @@ describe.each([
         [settingEnv.outboundPorts]: '443',
         [settingEnv.signingKeys]: { 'Fn::GetAtt': [ids.signingKey, 'Arn'] },
       };
-      for (const table of Object.keys(spec.tables ?? {})) expected[resourceEnv.table(table as TableName)] = { Ref: ids.table(table) };
-      for (const queue of Object.keys(spec.queues ?? {})) expected[resourceEnv.queueUrl(queue as QueueName)] = { Ref: ids.queue(queue) };
+      for (const table of Object.keys(spec.tables ?? {}))
+        expected[resourceEnv.table(table as TableName)] = { Ref: ids.table(table) };
+      for (const queue of Object.keys(spec.queues ?? {}))
+        expected[resourceEnv.queueUrl(queue as QueueName)] = { Ref: ids.queue(queue) };
       for (const queue of Object.keys(spec.deadLetterQueues ?? {})) {
         expected[resourceEnv.deadLetterQueueUrl(queue as QueueName)] = { Ref: ids.deadLetterQueue(queue) };
       }
-      for (const bucket of Object.keys(spec.buckets ?? {})) expected[resourceEnv.bucket(bucket as BucketName)] = { Ref: ids.bucket(bucket) };
-      for (const key of Object.keys(spec.keys ?? {})) expected[resourceEnv.key(key as KeyName)] = { 'Fn::GetAtt': [ids.key(key), 'Arn'] };
+      for (const bucket of Object.keys(spec.buckets ?? {}))
+        expected[resourceEnv.bucket(bucket as BucketName)] = { Ref: ids.bucket(bucket) };
+      for (const key of Object.keys(spec.keys ?? {}))
+        expected[resourceEnv.key(key as KeyName)] = { 'Fn::GetAtt': [ids.key(key), 'Arn'] };
       if ((spec.pullQueues ?? []).length > 0) expected[resourceEnv.pullQueuePrefix] = 'koerier';
       const variables = synth.resources[ids.fn(name)]!.Properties.Environment.Variables as Record<string, unknown>;
       expect(variables, name).toEqual(expected);
@@ -372,10 +463,14 @@ describe.each([
       expect(new Set(byResource.keys()), name).toEqual(
         new Set([...grants.map(([id]) => id), ids.logGroup(name), '*', ...(pull.length > 0 ? [PULL_QUEUES] : [])]),
       );
-      if (pull.length > 0) expect(byResource.get(PULL_QUEUES), name).toEqual(new Set(pull.flatMap((access) => PULL_QUEUE_ACTIONS[access])));
+      if (pull.length > 0)
+        expect(byResource.get(PULL_QUEUES), name).toEqual(
+          new Set(pull.flatMap((access) => PULL_QUEUE_ACTIONS[access])),
+        );
       for (const [id, kind] of grants) {
         const actions = byResource.get(id)!;
-        for (const action of grantActions[kind]!.allows) expect(actions.has(action), `${name} ${kind} allows ${action}`).toBe(true);
+        for (const action of grantActions[kind]!.allows)
+          expect(actions.has(action), `${name} ${kind} allows ${action}`).toBe(true);
         // A trigger's consume grant may coexist with a send grant on the same queue.
         const alsoGranted = grants.filter(([other]) => other === id).map(([, k]) => k);
         for (const action of grantActions[kind]!.denies) {
@@ -386,7 +481,9 @@ describe.each([
       expect(byResource.get(ids.logGroup(name)), name).toEqual(new Set(['logs:CreateLogStream', 'logs:PutLogEvents']));
       for (const tableName of Object.keys(spec.tables ?? {})) {
         for (const index of description.tables[tableName]!.globalIndexes ?? []) {
-          const onIndex = statementsOf(name).filter((s) => JSON.stringify(s.Resource).includes(`/index/${index.name}"`));
+          const onIndex = statementsOf(name).filter((s) =>
+            JSON.stringify(s.Resource).includes(`/index/${index.name}"`),
+          );
           expect(
             onIndex.flatMap((s) => asArray(s.Action)),
             `${name} may query ${tableName}/index/${index.name}`,
@@ -407,7 +504,8 @@ describe.each([
   });
 
   it('CARD-7: only the pull queues (koerier-pull-*) are reached at run time: the pull function consumes, router and delivery-admin send, subscriptions manage, nobody purges', () => {
-    const pullStatements = (name: string) => statementsOf(name).filter((statement) => asArray(statement.Resource).some(isPullQueueArn));
+    const pullStatements = (name: string) =>
+      statementsOf(name).filter((statement) => asArray(statement.Resource).some(isPullQueueArn));
     const actions = (name: string) => actionsByResource(name).get(PULL_QUEUES);
     expect(actions('pull')).toEqual(new Set(PULL_QUEUE_ACTIONS.consume));
     expect(actions('router')).toEqual(new Set(PULL_QUEUE_ACTIONS.send));
@@ -429,17 +527,24 @@ describe.each([
 
   it('CARD-3: every route of the description reaches its function through a payload-2.0 Lambda integration', () => {
     const integrationOf = (routeKey: string): string => {
-      const routes = Object.values(synth.resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
+      const routes = Object.values(synth.resources).filter(
+        (r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey,
+      );
       expect(routes, routeKey).toHaveLength(1);
       expect(routes[0]!.Properties.AuthorizationType ?? 'NONE', routeKey).toBe('NONE');
       const integration = synth.resources[referencedIds(routes[0]!.Properties.Target)[0]!]!;
-      expect(integration.Properties, routeKey).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(integration.Properties, routeKey).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+      });
       return referencedIds(integration.Properties.IntegrationUri)[0]!;
     };
     let routeCount = 0;
     for (const [name, spec] of Object.entries(description.functions)) {
       for (const route of spec.routes ?? []) {
-        expect(integrationOf(`${route.method} ${servedPath(route.path)}`), `${route.method} ${route.path}`).toBe(ids.fn(name));
+        expect(integrationOf(`${route.method} ${servedPath(route.path)}`), `${route.method} ${route.path}`).toBe(
+          ids.fn(name),
+        );
         routeCount++;
       }
       if (spec.defaultRoute) {
@@ -470,7 +575,9 @@ describe.each([
         MaximumBatchingWindowInSeconds: trigger.maxBatchingWindowSeconds,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      expect(description.queues[trigger.queue]!.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * spec.timeoutSeconds);
+      expect(description.queues[trigger.queue]!.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(
+        6 * spec.timeoutSeconds,
+      );
     }
   });
 
@@ -484,7 +591,7 @@ describe.each([
   });
 });
 
-describe('Koerier stack from lib/resources.ts, specific properties', () => {
+describe('Koerier stack from functions/config/resources.ts, specific properties', () => {
   let synth: Synthesised;
   beforeAll(() => {
     synth = synthKoerier();
@@ -510,7 +617,9 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
 
   it('EDU-IDEM-17: the ingest may write the idempotency table but no other table', () => {
     const tables = synth.stack.tables.byName;
-    expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get('idempotency')!.table))).toContain('dynamodb:PutItem');
+    expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get('idempotency')!.table))).toContain(
+      'dynamodb:PutItem',
+    );
     for (const name of ['subscriptions', 'routes', 'deliveries']) {
       expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get(name)!.table)), name).toEqual([]);
     }
@@ -530,18 +639,29 @@ describe('Koerier stack from lib/resources.ts, specific properties', () => {
   });
 
   it('CARD-3: unmatched requests ($default) go to the API description function, which answers them as problems', () => {
-    const route = Object.values(synth.resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === '$default')!;
+    const route = Object.values(synth.resources).find(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === '$default',
+    )!;
     const integration = synth.resources[referencedIds(route.Properties.Target)[0]!]!;
-    expect(referencedIds(integration.Properties.IntegrationUri)).toEqual([logicalId(synth.stack, synth.stack.functions.get('apiDescription')!.function)]);
+    expect(referencedIds(integration.Properties.IntegrationUri)).toEqual([
+      logicalId(synth.stack, synth.stack.functions.get('apiDescription')!.function),
+    ]);
   });
 
   it('CARD-3: the $default stage deploys automatically, throttles, and writes JSON access logs without headers', () => {
     const stage = Object.values(synth.resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage')!.Properties;
     expect(stage.StageName).toBe('$default');
     expect(stage.AutoDeploy).toBe(true);
-    expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: STAGE_THROTTLE.rateLimit, ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit });
+    expect(stage.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: STAGE_THROTTLE.rateLimit,
+      ThrottlingBurstLimit: STAGE_THROTTLE.burstLimit,
+    });
     const format = JSON.parse(stage.AccessLogSettings.Format);
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
     expect(stage.AccessLogSettings.Format).not.toMatch(/header|authorization/i);
     const logGroup = synth.resources[referencedIds(stage.AccessLogSettings.DestinationArn)[0]!]!;
     expect(logGroup).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 90 } });
@@ -567,7 +687,9 @@ describe('Koerier stack settings from the CDK context', () => {
 
   it('EDU-IDEM-7: koerier:idempotencyTtlDays and koerier:entitlements reach every function', () => {
     const entitlements = { 'dev-subscriber': [{ typePrefix: 'nl.example.' }] };
-    const { resources } = synthKoerier({ context: { 'koerier:idempotencyTtlDays': 3, 'koerier:entitlements': entitlements } });
+    const { resources } = synthKoerier({
+      context: { 'koerier:idempotencyTtlDays': 3, 'koerier:entitlements': entitlements },
+    });
     const functions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
@@ -579,13 +701,17 @@ describe('Koerier stack settings from the CDK context', () => {
   it("EDU-18: koerier:archiveRetentionDays sets the archive bucket's lifecycle expiry and reaches the replay worker", () => {
     const { stack, resources } = synthKoerier({ context: { 'koerier:archiveRetentionDays': 7 } });
     const archive = resources[logicalId(stack, stack.buckets.byName.get('archive')!)]!;
-    expect(archive.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
+    expect(archive.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }),
+    );
     const worker = resources[logicalId(stack, stack.functions.get('replayWorker')!.function)]!;
     expect(worker.Properties.Environment.Variables[settingEnv.archiveRetentionDays]).toBe('7');
   });
 
   it('CARD-2: an invalid context stops the synth with the key that is wrong', () => {
-    expect(() => synthKoerier({ context: { 'koerier:issuer': 'http://insecure.example.org' } })).toThrow(/koerier:issuer must be an https URL/);
+    expect(() => synthKoerier({ context: { 'koerier:issuer': 'http://insecure.example.org' } })).toThrow(
+      /koerier:issuer must be an https URL/,
+    );
   });
 });
 
@@ -598,23 +724,33 @@ describe('Koerier stack refuses descriptions it cannot deploy safely', () => {
 
   it('EDU-18: a trigger queue whose visibility timeout is under 6x the function timeout', () => {
     // inbound: visibility 60 s; 6 x 15 s = 90 s.
-    const description = withFunction('extraRouter', { ...base, queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 } });
+    const description = withFunction('extraRouter', {
+      ...base,
+      queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
+    });
     expect(() => synthKoerier({ resources: description })).toThrow(
       /queue 'inbound' has a visibility timeout of 60 s, but function 'extraRouter' \(timeout 15 s\) is triggered by it: it must be at least 6 x the function timeout \(90 s\)/,
     );
   });
 
   it('CARD-3: a grant of a resource the description does not have', () => {
-    const description = withFunction('extraReader', { ...base, tables: { extraArchive: 'read' } as NonNullable<FunctionSpec['tables']> });
+    const description = withFunction('extraReader', {
+      ...base,
+      tables: { extraArchive: 'read' } as NonNullable<FunctionSpec['tables']>,
+    });
     expect(() => synthKoerier({ resources: description })).toThrow(
-      /function 'extraReader' refers to table 'extraArchive', which lib\/resources.ts does not describe \(known: idempotency, /,
+      /function 'extraReader' refers to table 'extraArchive', which functions\/config\/resources.ts does not describe \(known: idempotency, /,
     );
   });
 
   it('CARD-3: two functions claiming one route, or both claiming $default', () => {
     const sameRoute = withFunction('extraSecond', { ...base, routes: [{ method: 'POST', path: '/events' }] });
-    expect(() => synthKoerier({ resources: sameRoute })).toThrow(/route POST \/events is claimed by both function 'ingest' and function 'extraSecond'/);
+    expect(() => synthKoerier({ resources: sameRoute })).toThrow(
+      /route POST \/events is claimed by both function 'ingest' and function 'extraSecond'/,
+    );
     const twoDefaults = withFunction('extraSecond', { ...base, defaultRoute: true });
-    expect(() => synthKoerier({ resources: twoDefaults })).toThrow(/route \$default is claimed by both function 'apiDescription' and function 'extraSecond'/);
+    expect(() => synthKoerier({ resources: twoDefaults })).toThrow(
+      /route \$default is claimed by both function 'apiDescription' and function 'extraSecond'/,
+    );
   });
 });

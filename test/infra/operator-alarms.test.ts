@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
 import { OperatorAlarms } from '../../lib/constructs/operator-alarms.js';
 import { koerierResources } from '../../lib/koerier-stack.js';
-import { deliveryMetrics } from '../../lib/resources.js';
+import { deliveryMetrics } from '../../functions/config/resources.js';
 import { logicalId, newApp, synthKoerier, type CfnResourceJson, type Synthesised } from './synth.js';
 
 let synth: Synthesised;
@@ -22,13 +22,16 @@ beforeAll(() => {
   alarms = Object.values(synth.resources).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
 });
 
-const props = (resource: { node: unknown } | undefined) => synth.resources[logicalId(synth.stack, resource as never)]!.Properties;
+const props = (resource: { node: unknown } | undefined) =>
+  synth.resources[logicalId(synth.stack, resource as never)]!.Properties;
 
 /** Every metric an alarm reads, as namespace/name. */
 function watched(alarm: CfnResourceJson): string[] {
-  const direct = alarm.Properties.MetricName === undefined ? [] : [`${alarm.Properties.Namespace}/${alarm.Properties.MetricName}`];
-  const queried = (alarm.Properties.Metrics ?? []).flatMap((query: { MetricStat?: { Metric: { Namespace: string; MetricName: string } } }) =>
-    query.MetricStat ? [`${query.MetricStat.Metric.Namespace}/${query.MetricStat.Metric.MetricName}`] : [],
+  const direct =
+    alarm.Properties.MetricName === undefined ? [] : [`${alarm.Properties.Namespace}/${alarm.Properties.MetricName}`];
+  const queried = (alarm.Properties.Metrics ?? []).flatMap(
+    (query: { MetricStat?: { Metric: { Namespace: string; MetricName: string } } }) =>
+      query.MetricStat ? [`${query.MetricStat.Metric.Namespace}/${query.MetricStat.Metric.MetricName}`] : [],
   );
   return [...direct, ...queried];
 }
@@ -43,7 +46,8 @@ describe('alarms that concern the operator', () => {
 
   it('the set is: inbound queue age, errors of every function, API 5xx, suspensions in bulk, and each SQS dead-letter queue; each notifies the topic on alarm and on recovery', () => {
     const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
-    const expected = 1 + Object.keys(koerierResources.functions).length + 1 + 1 + Object.keys(koerierResources.queues).length;
+    const expected =
+      1 + Object.keys(koerierResources.functions).length + 1 + 1 + Object.keys(koerierResources.queues).length;
     expect(alarms).toHaveLength(expected);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
@@ -66,7 +70,9 @@ describe('alarms that concern the operator', () => {
       TreatMissingData: 'notBreaching',
     });
     const inbound = synth.stack.queues.byName.get('inbound')!.queue;
-    expect(alarm.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(synth.stack, inbound), 'QueueName'] } }]);
+    expect(alarm.Dimensions).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(synth.stack, inbound), 'QueueName'] } },
+    ]);
   });
 
   it('every function: Lambda errors (crashes, timeouts) in two consecutive 5-minute periods', () => {
@@ -115,20 +121,29 @@ describe('alarms that concern the operator', () => {
   });
 
   it('the metric record the delivery function writes declares the suspension count the alarm reads, with the Stack dimension', () => {
-    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1, suspended: 2 }, 0, 'Koerier')) as {
-      _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+    const record = JSON.parse(
+      deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1, suspended: 2 }, 0, 'Koerier'),
+    ) as {
+      _aws: {
+        CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
+      };
       [figure: string]: unknown;
     };
     const [directive] = record._aws.CloudWatchMetrics;
     expect(directive!.Namespace).toBe(deliveryMetrics.namespace);
     expect(directive!.Dimensions).toEqual([[deliveryMetrics.stackDimension]]);
     expect(directive!.Metrics).toContainEqual({ Name: deliveryMetrics.suspended, Unit: 'Count' });
-    expect(record).toMatchObject({ [deliveryMetrics.stackDimension]: 'Koerier', [deliveryMetrics.suspended]: 2, [deliveryMetrics.attempts]: 7 });
+    expect(record).toMatchObject({
+      [deliveryMetrics.stackDimension]: 'Koerier',
+      [deliveryMetrics.suspended]: 2,
+      [deliveryMetrics.attempts]: 7,
+    });
   });
 
   it('two stacks in one account keep their alarms apart: each reads its own Stack dimension', () => {
     const other = synthKoerier({ context: { 'koerier:stage': 'test' } });
-    const dimension = (s: Synthesised) => s.resources[logicalId(s.stack, s.stack.operatorAlarms.suspendedInBulk as never)]!.Properties.Dimensions;
+    const dimension = (s: Synthesised) =>
+      s.resources[logicalId(s.stack, s.stack.operatorAlarms.suspendedInBulk as never)]!.Properties.Dimensions;
     expect(other.stack.stackName).not.toBe(synth.stack.stackName);
     expect(dimension(synth)).toEqual([{ Name: 'Stack', Value: synth.stack.stackName }]);
     expect(dimension(other)).toEqual([{ Name: 'Stack', Value: other.stack.stackName }]);

@@ -13,7 +13,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/koerier-stack.js';
-import { koerierRegions, PARAMS_AND_SECRETS_VERSION, paramsAndSecretsLayerArn, type KoerierRegionName } from '../../lib/regions.js';
+import {
+  koerierRegions,
+  PARAMS_AND_SECRETS_VERSION,
+  paramsAndSecretsLayerArn,
+  type KoerierRegionName,
+} from '../../lib/regions.js';
 import { StackConfigError } from '../../lib/stack-config.js';
 import { synthContext } from './synth.js';
 import { everyOption, synthInRegion, TEST_ACCOUNT, type TemplateJson } from './synth-in-region.js';
@@ -27,7 +32,12 @@ const OPAQUE = '\u2400';
 /** What CloudFormation puts in for the pseudo parameters when the stack is deployed to `region`. */
 function pseudoParameters(region: string): Record<string, string> {
   const info = RegionInfo.get(region);
-  return { 'AWS::Partition': info.partition!, 'AWS::URLSuffix': info.domainSuffix!, 'AWS::Region': region, 'AWS::AccountId': TEST_ACCOUNT };
+  return {
+    'AWS::Partition': info.partition!,
+    'AWS::URLSuffix': info.domainSuffix!,
+    'AWS::Region': region,
+    'AWS::AccountId': TEST_ACCOUNT,
+  };
 }
 
 /** A template value as CloudFormation resolves it: joins joined, pseudo parameters put in, every other reference opaque. */
@@ -38,11 +48,15 @@ function rendered(value: unknown, pseudo: Readonly<Record<string, string>>): str
   const node = value as Record<string, unknown>;
   if (typeof node.Ref === 'string') return pseudo[node.Ref] ?? OPAQUE;
   const join = node['Fn::Join'];
-  if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1])) return join[1].map((part) => rendered(part, pseudo)).join(join[0]);
+  if (Array.isArray(join) && typeof join[0] === 'string' && Array.isArray(join[1]))
+    return join[1].map((part) => rendered(part, pseudo)).join(join[0]);
   const sub = node['Fn::Sub'];
   const [text, variables] = Array.isArray(sub) ? sub : [sub, {}];
   if (typeof text === 'string') {
-    return text.replace(/\$\{([^}]+)\}/g, (_, name: string) => pseudo[name] ?? rendered((variables as Record<string, unknown>)[name], pseudo));
+    return text.replace(
+      /\$\{([^}]+)\}/g,
+      (_, name: string) => pseudo[name] ?? rendered((variables as Record<string, unknown>)[name], pseudo),
+    );
   }
   return OPAQUE;
 }
@@ -63,7 +77,10 @@ function stringsOf(template: unknown, pseudo: Readonly<Record<string, string>>):
 }
 
 /** The partition of every ARN in the template, as deployed to `pseudo`'s region. */
-function arnPartitions(template: unknown, pseudo: Readonly<Record<string, string>>): { arn: string; partition: string }[] {
+function arnPartitions(
+  template: unknown,
+  pseudo: Readonly<Record<string, string>>,
+): { arn: string; partition: string }[] {
   return stringsOf(template, pseudo).flatMap(({ text }) =>
     [...text.matchAll(/arn:([^:,\s"]*):[^,\s"]*/g)].map((match) => ({ arn: match[0], partition: match[1]! })),
   );
@@ -76,8 +93,19 @@ function arnPartitions(template: unknown, pseudo: Readonly<Record<string, string
  */
 function amazonawsComHosts(template: TemplateJson, pseudo: Readonly<Record<string, string>>): string[] {
   return stringsOf(template, pseudo)
-    .filter(({ path: at }) => !(at.at(-2) === 'Principal' && at.at(-1) === 'Service') && !(at.at(-3) === 'Principal' && at.at(-2) === 'Service'))
-    .filter(({ path: at }) => !(at[0] === 'Resources' && template.Resources[at[1]!]?.Type === 'AWS::Lambda::Permission' && at.at(-1) === 'Principal'))
+    .filter(
+      ({ path: at }) =>
+        !(at.at(-2) === 'Principal' && at.at(-1) === 'Service') &&
+        !(at.at(-3) === 'Principal' && at.at(-2) === 'Service'),
+    )
+    .filter(
+      ({ path: at }) =>
+        !(
+          at[0] === 'Resources' &&
+          template.Resources[at[1]!]?.Type === 'AWS::Lambda::Permission' &&
+          at.at(-1) === 'Principal'
+        ),
+    )
     .map(({ text }) => text)
     .filter((text) => text.includes('amazonaws.com'));
 }
@@ -92,10 +120,15 @@ function refusal(region: string | undefined, context: Record<string, unknown>): 
   throw new Error('expected the synth to be refused');
 }
 
-/** The Lambda layers of Koerier's own functions (lib/resources.ts; CDK's console upload function brings its own). */
+/** The Lambda layers of Koerier's own functions (functions/config/resources.ts; CDK's console upload function brings its own). */
 function layersOf(template: TemplateJson): unknown[] {
   return Object.values(template.Resources)
-    .filter((resource) => resource.Type === 'AWS::Lambda::Function' && /^Koerier /.test(String(resource.Properties.Description)) && resource.Properties.Layers)
+    .filter(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        /^Koerier /.test(String(resource.Properties.Description)) &&
+        resource.Properties.Layers,
+    )
     .flatMap((resource) => resource.Properties.Layers as unknown[]);
 }
 
@@ -106,20 +139,28 @@ describe('issue 27: the region table (lib/regions.ts)', () => {
     for (const region of regionNames) {
       const info = RegionInfo.get(region);
       expect(koerierRegions[region].partition, region).toBe(info.partition);
-      expect(paramsAndSecretsLayerArn(region), region).toBe(info.paramsAndSecretsLambdaLayerArn(PARAMS_AND_SECRETS_VERSION, 'arm64'));
+      expect(paramsAndSecretsLayerArn(region), region).toBe(
+        info.paramsAndSecretsLambdaLayerArn(PARAMS_AND_SECRETS_VERSION, 'arm64'),
+      );
     }
     // The sovereign cloud: its own partition and URL suffix, and no published arm64 layer of the extension.
     expect(koerierRegions['eusc-de-east-1'].partition).toBe('aws-eusc');
     expect(RegionInfo.get('eusc-de-east-1').domainSuffix).toBe('amazonaws.eu');
     expect(paramsAndSecretsLayerArn('eusc-de-east-1')).toBeUndefined();
-    expect(paramsAndSecretsLayerArn('eu-west-1')).toBe('arn:aws:lambda:eu-west-1:015030872274:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:4');
+    expect(paramsAndSecretsLayerArn('eu-west-1')).toBe(
+      'arn:aws:lambda:eu-west-1:015030872274:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:4',
+    );
     expect(paramsAndSecretsLayerArn('us-east-1')).toBeUndefined();
   });
 
   it('CARD-2: lib/ hard-codes no partition and no URL suffix: arn:aws: and amazonaws.com appear only in the examples of three validation messages', () => {
     const libFiles = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-        entry.isDirectory() ? libFiles(path.join(dir, entry.name)) : entry.name.endsWith('.ts') ? [path.join(dir, entry.name)] : [],
+        entry.isDirectory()
+          ? libFiles(path.join(dir, entry.name))
+          : entry.name.endsWith('.ts')
+            ? [path.join(dir, entry.name)]
+            : [],
       );
     const hits = libFiles(path.join(REPO_ROOT, 'lib')).flatMap((file) =>
       readFileSync(file, 'utf8')
@@ -180,21 +221,33 @@ describe('issue 27: the synth refuses, in one line, a region or a setting the ta
   it("CARD-2: an ARN given in the context in another partition than the region's is refused, naming its key", () => {
     const commercialKey = `arn:aws:kms:eu-central-1:${TEST_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
     expect(
-      refusal('eusc-de-east-1', { 'koerier:signingKeys': [commercialKey, 'stack'], 'koerier:powertoolsLayerArn': 'arn:aws:lambda:eu-central-1:1:layer:P:1' }),
+      refusal('eusc-de-east-1', {
+        'koerier:signingKeys': [commercialKey, 'stack'],
+        'koerier:powertoolsLayerArn': 'arn:aws:lambda:eu-central-1:1:layer:P:1',
+      }),
     ).toBe(
       'Koerier cannot deploy this configuration to eusc-de-east-1: ' +
         `koerier:signingKeys names ${commercialKey}, of partition aws, but eusc-de-east-1 is in partition aws-eusc; ` +
         'koerier:powertoolsLayerArn names arn:aws:lambda:eu-central-1:1:layer:P:1, of partition aws, but eusc-de-east-1 is in partition aws-eusc',
     );
     expect(
-      refusal('eu-west-1', { 'koerier:signingKeys': [`arn:aws-eusc:kms:eusc-de-east-1:${TEST_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`] }),
+      refusal('eu-west-1', {
+        'koerier:signingKeys': [
+          `arn:aws-eusc:kms:eusc-de-east-1:${TEST_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`,
+        ],
+      }),
     ).toMatch(
       /^Koerier cannot deploy this configuration to eu-west-1: koerier:signingKeys names arn:aws-eusc:kms:\S+, of partition aws-eusc, but eu-west-1 is in partition aws$/,
     );
   });
 
   it("CARD-2: the CloudFront edge is refused in eusc-de-east-1, whose partition's web ACL region the table does not know", () => {
-    expect(refusal('eusc-de-east-1', { 'koerier:edgeProtection': 'cloudfront-waf', 'koerier:allowCloudFrontDefaultCertificate': true })).toBe(
+    expect(
+      refusal('eusc-de-east-1', {
+        'koerier:edgeProtection': 'cloudfront-waf',
+        'koerier:allowCloudFrontDefaultCertificate': true,
+      }),
+    ).toBe(
       'Koerier cannot deploy this configuration to eusc-de-east-1: koerier:edgeProtection "cloudfront-waf" needs the region of partition ' +
         `aws-eusc's CloudFront web ACLs, which lib/regions.ts does not know: use "none" in eusc-de-east-1`,
     );
@@ -210,7 +263,10 @@ describe("issue 27: every ARN a template builds carries its region's partition",
     'CARD-2: %s: with every option the region allows, each ARN is in partition %s, and no host is named under amazonaws.com but in its partition',
     (region, partition) => {
       const { stack, template } = synthInRegion(region, everyOption(region));
-      const templates: TemplateJson[] = [template, ...(stack.edgeStack ? [Template.fromStack(stack.edgeStack).toJSON() as TemplateJson] : [])];
+      const templates: TemplateJson[] = [
+        template,
+        ...(stack.edgeStack ? [Template.fromStack(stack.edgeStack).toJSON() as TemplateJson] : []),
+      ];
       const arns = templates.flatMap((t) => arnPartitions(t, pseudoParameters(region)));
       // Literal ARNs and ARNs joined from the partition and resources' names alike.
       expect(arns.length).toBeGreaterThan(10);
@@ -235,19 +291,26 @@ describe("issue 27: every ARN a template builds carries its region's partition",
     const { template } = synthInRegion(undefined, { 'koerier:clientCertificateSecretArn': secret });
     // A partition that is no partition: whatever it becomes in an ARN came from AWS::Partition.
     const agnostic = { 'AWS::Partition': 'FROM-AWS-PARTITION', 'AWS::URLSuffix': 'FROM-AWS-URLSUFFIX' };
-    const named = arnPartitions(template.Resources, agnostic).filter((found) => found.arn !== secret && found.partition !== 'FROM-AWS-PARTITION');
+    const named = arnPartitions(template.Resources, agnostic).filter(
+      (found) => found.arn !== secret && found.partition !== 'FROM-AWS-PARTITION',
+    );
     expect(named).toEqual([]);
     expect(template.Mappings!.KoerierRegions).toEqual(
       Object.fromEntries(
         regionNames.map((region) => {
           const layer = paramsAndSecretsLayerArn(region);
-          return [region, { partition: koerierRegions[region].partition, ...(layer ? { paramsAndSecretsArm64: layer } : {}) }];
+          return [
+            region,
+            { partition: koerierRegions[region].partition, ...(layer ? { paramsAndSecretsArm64: layer } : {}) },
+          ];
         }),
       ),
     );
     const inRegionTable = (key: string) => ({ 'Fn::FindInMap': ['KoerierRegions', { Ref: 'AWS::Region' }, key] });
     expect(template.Outputs!.Partition.Value).toEqual(inRegionTable('partition'));
     // eusc-de-east-1 has no layer key: CloudFormation refuses the lookup there before creating anything.
-    expect(new Set(layersOf(template).map((layer) => JSON.stringify(layer)))).toEqual(new Set([JSON.stringify(inRegionTable('paramsAndSecretsArm64'))]));
+    expect(new Set(layersOf(template).map((layer) => JSON.stringify(layer)))).toEqual(
+      new Set([JSON.stringify(inRegionTable('paramsAndSecretsArm64'))]),
+    );
   }, 120_000);
 });

@@ -86,9 +86,14 @@ if (mode === 'uncaught') setTimeout(() => recordFor('treasury', 'ten'), 1);
 
 function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { timeout: 20_000, env: { PATH: process.env['PATH'] ?? '' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { timeout: 20_000, env: { PATH: process.env['PATH'] ?? '' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -135,8 +140,14 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
     expect(lines[0]).toBe('TypeError: not an amount: ten');
     expect(lines[1]).toBe(`    at parseAmount (${thrower}:${position(THROWER, 'throw new TypeError', 'new')})`);
     // A method keeps V8's name: the receiver's class name is the minified one, which the frame cannot lead back to.
-    expect(lines[2]).toMatch(new RegExp(`^ {4}at \\S+\\.record \\(${thrower}:${position(THROWER, 'return parseAmount(text)', 'parseAmount')}\\)$`));
-    expect(lines[3]).toBe(`    at recordFor (${thrower}:${position(THROWER, 'export const recordFor', 'record(text)')})`);
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^ {4}at \\S+\\.record \\(${thrower}:${position(THROWER, 'return parseAmount(text)', 'parseAmount')}\\)$`,
+      ),
+    );
+    expect(lines[3]).toBe(
+      `    at recordFor (${thrower}:${position(THROWER, 'export const recordFor', 'record(text)')})`,
+    );
     expect(lines[4]).toBe(`    at ${entry}:${position(ENTRY, "mode === 'limit') print(", 'recordFor')}`);
     expect(lines[5]).toBe(`    at print (${entry}:${position(ENTRY, '    run();', 'run')})`);
     // Frames outside the bundle are V8's own.
@@ -153,7 +164,9 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
 
   it('issue 15: async frames keep their `async` and are mapped (V8 places an awaiting frame at its `await`)', async () => {
     const { stdout } = await run('async');
-    expect(stdout).toContain(`    at recordLater (${thrower}:${position(THROWER, "return recordFor('treasury', text)", 'recordFor')})`);
+    expect(stdout).toContain(
+      `    at recordLater (${thrower}:${position(THROWER, "return recordFor('treasury', text)", 'recordFor')})`,
+    );
     expect(stdout).toContain(`    at async ${entry}:${position(ENTRY, 'await recordLater', 'await')}`);
   });
 
@@ -177,12 +190,16 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
   it('issue 15: an uncaught error, as Node reports it on stderr, has the mapped stack', async () => {
     const { code, stderr } = await run('uncaught');
     expect(code).toBe(1);
-    expect(stderr).toContain(`TypeError: not an amount: ten\n    at parseAmount (${thrower}:${position(THROWER, 'throw new TypeError', 'new')})\n`);
+    expect(stderr).toContain(
+      `TypeError: not an amount: ten\n    at parseAmount (${thrower}:${position(THROWER, 'throw new TypeError', 'new')})\n`,
+    );
     expect(stderr).toContain(`    at recordFor (${thrower}:`);
   });
 
   it("issue 15: a frame in a chunk split off beside index.mjs is mapped through the chunk's own map", async () => {
-    const chunks = (await readdir(join(dir, 'out'))).filter((file) => file.startsWith('lazy-') && file.endsWith('.mjs'));
+    const chunks = (await readdir(join(dir, 'out'))).filter(
+      (file) => file.startsWith('lazy-') && file.endsWith('.mjs'),
+    );
     expect(chunks).toHaveLength(1);
     const { code, stdout } = await run('chunk');
     expect(code).toBe(0);
@@ -197,7 +214,8 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
     const copy = join(dir, 'chunk-without-map');
     await mkdir(copy);
     for (const file of await readdir(join(dir, 'out')))
-      if (!(file.startsWith('lazy-') && file.endsWith('.map'))) await copyFile(join(dir, 'out', file), join(copy, file));
+      if (!(file.startsWith('lazy-') && file.endsWith('.map')))
+        await copyFile(join(dir, 'out', file), join(copy, file));
     const { code, stdout } = await run('chunk', join(copy, BUNDLE_FILE));
     expect(code).toBe(0);
     const lines = stdout.trimEnd().split('\n');
@@ -249,6 +267,10 @@ describe('issue 15: stacks of a bundle name the TypeScript sources without --ena
     expect(code).toBe(0);
     const lines = stdout.split('\n');
     expect(lines[0]).toMatch(/^TypeError: Cannot read properties of undefined/);
-    expect(lines[1]).toMatch(new RegExp(`^ {4}at (?:.* \\()?${join(REPO_ROOT, 'functions', 'handlers', 'shared', 'api-gateway.ts')}:\\d+:\\d+\\)?$`));
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^ {4}at (?:.* \\()?${join(REPO_ROOT, 'functions', 'handlers', 'shared', 'api-gateway.ts')}:\\d+:\\d+\\)?$`,
+      ),
+    );
   }, 60_000);
 });

@@ -31,7 +31,10 @@ export interface RegionalSynth {
 export function synthInRegion(region: string | undefined, context: Record<string, unknown> = {}): RegionalSynth {
   const app = newApp(context);
   const config = readStackConfig(app);
-  const stack = new KoerierStack(app, config.stackName, { config, ...(region === undefined ? {} : { env: { account: TEST_ACCOUNT, region } }) });
+  const stack = new KoerierStack(app, config.stackName, {
+    config,
+    ...(region === undefined ? {} : { env: { account: TEST_ACCOUNT, region } }),
+  });
   return { app, stack, template: Template.fromStack(stack).toJSON() as TemplateJson };
 }
 
@@ -40,11 +43,16 @@ export function everyOption(region: KoerierRegionName): Record<string, unknown> 
   const row = koerierRegions[region] as (typeof koerierRegions)[KoerierRegionName];
   const partition = row.partition;
   return {
-    'koerier:signingKeys': [`arn:${partition}:kms:${region}:${TEST_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`, 'stack'],
+    'koerier:signingKeys': [
+      `arn:${partition}:kms:${region}:${TEST_ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`,
+      'stack',
+    ],
     'koerier:consoleUserPool': 'gemeente-voorbeeld-koerier',
     'koerier:fixedEgressAddresses': 1,
     ...('paramsAndSecretsArm64' in row
-      ? { 'koerier:clientCertificateSecretArn': `arn:${partition}:secretsmanager:${region}:${TEST_ACCOUNT}:secret:koerier/mtls-AbCdEf` }
+      ? {
+          'koerier:clientCertificateSecretArn': `arn:${partition}:secretsmanager:${region}:${TEST_ACCOUNT}:secret:koerier/mtls-AbCdEf`,
+        }
       : {}),
     // EDU-4: where CloudFront's certificates are known to live (us-east-1), both distributions get a
     // name and a certificate; elsewhere the console stays on cloudfront.net, accepted in writing.

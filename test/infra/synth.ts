@@ -11,7 +11,9 @@ import type { IConstruct } from 'constructs';
 import { KoerierStack, REPO_ROOT, type ResourceDescription } from '../../lib/koerier-stack.js';
 import { readStackConfig } from '../../lib/stack-config.js';
 
-export const cdkJsonContext: Record<string, unknown> = JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')).context;
+export const cdkJsonContext: Record<string, unknown> = JSON.parse(
+  readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8'),
+).context;
 
 /** What an operator passes with `-c` (cdk.json has no working values, so nothing can be forgotten). */
 export const requiredTestContext: Record<string, unknown> = {
@@ -33,9 +35,16 @@ export const requiredTestContext: Record<string, unknown> = {
  * certificate in us-east-1, or the operator's acceptance of the cloudfront.net name's TLS 1.0.
  */
 export const ACCEPT_CLOUDFRONT_DEFAULT_CERTIFICATE = { 'koerier:allowCloudFrontDefaultCertificate': true } as const;
-export const TEST_CERTIFICATE_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
-export const EDGE_NAME = { 'koerier:edgeDomain': 'koerier.gemeente.example', 'koerier:edgeCertificateArn': TEST_CERTIFICATE_ARN } as const;
-export const CONSOLE_NAME = { 'koerier:consoleDomain': 'console.koerier.gemeente.example', 'koerier:consoleCertificateArn': TEST_CERTIFICATE_ARN } as const;
+export const TEST_CERTIFICATE_ARN =
+  'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
+export const EDGE_NAME = {
+  'koerier:edgeDomain': 'koerier.gemeente.example',
+  'koerier:edgeCertificateArn': TEST_CERTIFICATE_ARN,
+} as const;
+export const CONSOLE_NAME = {
+  'koerier:consoleDomain': 'console.koerier.gemeente.example',
+  'koerier:consoleCertificateArn': TEST_CERTIFICATE_ARN,
+} as const;
 
 /** cdk.json's context with the required settings: what the infra tests synthesise with. */
 export const synthContext: Record<string, unknown> = { ...cdkJsonContext, ...requiredTestContext };
@@ -73,7 +82,9 @@ export function buildKoerier(app: App, resources?: ResourceDescription): Koerier
   return new KoerierStack(app, config.stackName, { config, ...(resources ? { resources } : {}) });
 }
 
-export function synthKoerier(options: { context?: Record<string, unknown>; resources?: ResourceDescription; app?: App } = {}): Synthesised {
+export function synthKoerier(
+  options: { context?: Record<string, unknown>; resources?: ResourceDescription; app?: App } = {},
+): Synthesised {
   const app = options.app ?? newApp(options.context);
   const stack = buildKoerier(app, options.resources);
   const template = Template.fromStack(stack);

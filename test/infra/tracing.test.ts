@@ -6,7 +6,8 @@ const LAYER = 'arn:aws:lambda:eu-west-1:094274105915:layer:AWSLambdaPowertoolsTy
 
 function lambdas(context: Record<string, unknown> = {}) {
   return Object.values(synthKoerier({ context }).resources).filter(
-    (resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description ?? '').startsWith('Koerier '),
+    (resource) =>
+      resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description ?? '').startsWith('Koerier '),
   );
 }
 

@@ -18,14 +18,18 @@ describe('trust context keys (issue 12)', () => {
   it('issue 12 #5, #6: defaults: the stack signs with its own key and presents no client certificate', () => {
     expect(parseTrustConfig({})).toEqual({ signingKeys: ['stack'] });
     expect(parseTrustConfig({ 'koerier:signingKeys': [] })).toEqual({ signingKeys: [] });
-    expect(parseTrustConfig({ 'koerier:signingKeys': `${NEW_KEY}, stack` })).toEqual({ signingKeys: [NEW_KEY, 'stack'] });
+    expect(parseTrustConfig({ 'koerier:signingKeys': `${NEW_KEY}, stack` })).toEqual({
+      signingKeys: [NEW_KEY, 'stack'],
+    });
   });
 
   it('issue 12 #5, #6: each bad value fails with one line naming the key and an example', () => {
     expect(() => parseTrustConfig({ 'koerier:signingKeys': ['alias/koerier'] })).toThrow(
       /^koerier:signingKeys must list KMS key ARNs and\/or "stack", newest first, e\.g\. \["arn:aws:kms:eu-central-1:123456789012:key\/[^\n]+"stack"\]$/,
     );
-    expect(() => parseTrustConfig({ 'koerier:signingKeys': ['stack', 'stack'] })).toThrow(/^koerier:signingKeys names a key twice$/);
+    expect(() => parseTrustConfig({ 'koerier:signingKeys': ['stack', 'stack'] })).toThrow(
+      /^koerier:signingKeys names a key twice$/,
+    );
     expect(() => parseTrustConfig({ 'koerier:clientCertificateSecretArn': 'koerier/mtls' })).toThrow(
       /^koerier:clientCertificateSecretArn must be a Secrets Manager secret ARN, e\.g\. arn:aws:secretsmanager:eu-central-1:123456789012:secret:koerier\/mtls-AbCdEf$/,
     );
@@ -33,7 +37,9 @@ describe('trust context keys (issue 12)', () => {
 });
 
 describe('the stack with a rotation in progress and a client certificate (issue 12)', () => {
-  const synth: Synthesised = synthKoerier({ context: { 'koerier:signingKeys': [NEW_KEY, 'stack'], 'koerier:clientCertificateSecretArn': SECRET } });
+  const synth: Synthesised = synthKoerier({
+    context: { 'koerier:signingKeys': [NEW_KEY, 'stack'], 'koerier:clientCertificateSecretArn': SECRET },
+  });
   const { stack, resources } = synth;
   const stackKey = logicalId(stack, stack.signingKey!);
   const fnOf = (name: string) => resources[logicalId(stack, stack.functions.get(name)!.function)]!;
@@ -67,7 +73,8 @@ describe('the stack with a rotation in progress and a client certificate (issue 
       expect(resourcesFor(name, 'kms:GetPublicKey'), name).toEqual([NEW_KEY, { 'Fn::GetAtt': [stackKey, 'Arn'] }]);
     for (const name of stack.functions.keys()) {
       if (name !== 'delivery') expect(resourcesFor(name, 'kms:Sign'), name).toEqual([]);
-      if (name !== 'delivery' && name !== 'signingKeys') expect(resourcesFor(name, 'kms:GetPublicKey'), name).toEqual([]);
+      if (name !== 'delivery' && name !== 'signingKeys')
+        expect(resourcesFor(name, 'kms:GetPublicKey'), name).toEqual([]);
     }
   });
 
@@ -83,7 +90,9 @@ describe('the stack with a rotation in progress and a client certificate (issue 
 
   it('issue 12 #5, #6: cdk-nag reports nothing with both options on', () => {
     const report = new AwsSolutionsChecks(synth.app).validateScope(synth.app);
-    expect(report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`)).toEqual([]);
+    expect(
+      report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
   });
 });
 
@@ -91,7 +100,9 @@ describe('the stack with signing off (issue 12)', () => {
   it('issue 12 #6: koerier:signingKeys [] creates no signing key, grants no KMS signing and sets no signing setting', () => {
     const { stack, resources } = synthKoerier({ context: { 'koerier:signingKeys': [] } });
     expect(stack.signingKey).toBeUndefined();
-    expect(Object.values(resources).filter((r) => r.Type === 'AWS::KMS::Key' && r.Properties.KeyUsage === 'SIGN_VERIFY')).toEqual([]);
+    expect(
+      Object.values(resources).filter((r) => r.Type === 'AWS::KMS::Key' && r.Properties.KeyUsage === 'SIGN_VERIFY'),
+    ).toEqual([]);
     expect(JSON.stringify(resources)).not.toMatch(/kms:Sign"|kms:GetPublicKey|KOERIER_SIGNING_KEYS/);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PACK_BYTES } from '../../functions/aws/dynamodb-attempt-history.js';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { InvalidPageCursorError, type AttemptRecord } from '../../functions/core/delivery/delivery-records.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
@@ -40,7 +40,13 @@ function batch(subscriptionId: string, second: number, count: number): AttemptRe
     outcome: 'delivered' as const,
     status: 204,
     latencyMs: 12,
-    events: [{ source: 'urn:nld:oin:00000001823288444000:systeem:lvs', id: randomUUID(), type: 'nl.edu.leerling.ingeschreven.v1' }],
+    events: [
+      {
+        source: 'urn:nld:oin:00000001823288444000:systeem:lvs',
+        id: randomUUID(),
+        type: 'nl.edu.leerling.ingeschreven.v1',
+      },
+    ],
   }));
 }
 
@@ -55,7 +61,10 @@ async function itemsOf(subscriptionId: string) {
   return result.Items ?? [];
 }
 
-async function everyPage(subscriptionId: string, limit: number): Promise<{ pages: AttemptRecord[][]; cursors: string[] }> {
+async function everyPage(
+  subscriptionId: string,
+  limit: number,
+): Promise<{ pages: AttemptRecord[][]; cursors: string[] }> {
   const pages: AttemptRecord[][] = [];
   const cursors: string[] = [];
   let cursor: string | undefined;
@@ -83,7 +92,11 @@ describe('attempt history, packed per batch (dynalite)', () => {
 
   it('issue 15, EDU-18: every attempt is listed once, newest first, at every page size, across packs and inside them', async () => {
     const subscriptionId = randomUUID();
-    const recorded = [...batch(subscriptionId, 0, 10), ...batch(subscriptionId, 10, 10), ...batch(subscriptionId, 20, 5)];
+    const recorded = [
+      ...batch(subscriptionId, 0, 10),
+      ...batch(subscriptionId, 10, 10),
+      ...batch(subscriptionId, 20, 5),
+    ];
     await deliveries.recordAttempts(recorded.slice(0, 10), expiresAt());
     await deliveries.recordAttempts(recorded.slice(10, 20), expiresAt());
     await deliveries.recordAttempts(recorded.slice(20), expiresAt());
@@ -123,7 +136,10 @@ describe('attempt history, packed per batch (dynalite)', () => {
 
   it('issue 15: attempts past MAX_PACK_BYTES go to a second pack, none is lost', async () => {
     const subscriptionId = randomUUID();
-    const large = batch(subscriptionId, 0, 40).map((record) => ({ ...record, error: { code: 'server-error' as const, detail: 'd'.repeat(3000) } }));
+    const large = batch(subscriptionId, 0, 40).map((record) => ({
+      ...record,
+      error: { code: 'server-error' as const, detail: 'd'.repeat(3000) },
+    }));
     await deliveries.recordAttempts(large, expiresAt());
     const items = await itemsOf(subscriptionId);
     expect(items.length).toBeGreaterThan(1);
@@ -135,14 +151,20 @@ describe('attempt history, packed per batch (dynalite)', () => {
     const subscriptionId = randomUUID();
     await deliveries.recordAttempts(batch(subscriptionId, 0, 5), expiresAt());
     const genuine = (await deliveries.listAttempts(subscriptionId, { limit: 2 })).cursor!;
-    const { pk, sk, skip } = JSON.parse(Buffer.from(genuine, 'base64url').toString('utf8')) as { pk: string; sk: string; skip: number };
+    const { pk, sk, skip } = JSON.parse(Buffer.from(genuine, 'base64url').toString('utf8')) as {
+      pk: string;
+      sk: string;
+      skip: number;
+    };
     expect(skip).toBe(2);
     for (const forged of [0, -1, 1.5, '2', 70_000, null].map((value) => cursorOf({ pk, sk, skip: value }))) {
-      await expect(deliveries.listAttempts(subscriptionId, { limit: 2, cursor: forged })).rejects.toThrow(InvalidPageCursorError);
+      await expect(deliveries.listAttempts(subscriptionId, { limit: 2, cursor: forged })).rejects.toThrow(
+        InvalidPageCursorError,
+      );
     }
-    await expect(deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: cursorOf({ pk, sk: 'dead#1#x', skip: 1 }) })).rejects.toThrow(
-      InvalidPageCursorError,
-    );
+    await expect(
+      deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: cursorOf({ pk, sk: 'dead#1#x', skip: 1 }) }),
+    ).rejects.toThrow(InvalidPageCursorError);
     expect((await deliveries.listAttempts(subscriptionId, { limit: 2, cursor: genuine })).items).toHaveLength(2);
   });
 });

@@ -10,7 +10,7 @@ import { containerClients } from '../../functions/composition/aws-dependencies.j
 import { DynamoDbRateWindow } from '../../functions/aws/dynamodb-rate-window.js';
 import { resourceNames } from '../support/resource-names.js';
 import { PUBLISH_BUCKET_HEADROOM } from '../../functions/app/client-throttling.js';
-import { functions, type FunctionName } from '../../lib/resources.js';
+import { functions, type FunctionName } from '../../functions/config/resources.js';
 import { startHandlerHarness, TEST_AUDIENCE, TEST_ISSUER, type HandlerHarness } from '../support/handler-harness.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 import { problemTypeUri } from '../support/problem-types.js';
@@ -38,9 +38,15 @@ let dynamodb: RequestCounter;
 let sqs: RequestCounter;
 
 beforeAll(async () => {
-  harness = await startHandlerHarness({ KOERIER_PUBLISH_RATE_PER_MINUTE: String(PUBLISH_RATE), KOERIER_MANAGE_RATE_PER_MINUTE: String(MANAGE_RATE) });
+  harness = await startHandlerHarness({
+    KOERIER_PUBLISH_RATE_PER_MINUTE: String(PUBLISH_RATE),
+    KOERIER_MANAGE_RATE_PER_MINUTE: String(MANAGE_RATE),
+  });
   for (const name of ['ingest', 'subscriptions', 'deliveryAdmin'] as const) {
-    handlers.set(name, ((await import(`../../${functions[name].entry.replace(/\.ts$/, '.js')}`)) as { handler: Handler }).handler);
+    handlers.set(
+      name,
+      ((await import(`../../${functions[name].entry.replace(/\.ts$/, '.js')}`)) as { handler: Handler }).handler,
+    );
   }
   dynamodb = countRequests(containerClients().dynamodb);
   sqs = countRequests(containerClients().sqs);
@@ -58,14 +64,26 @@ beforeEach(async () => {
 });
 
 /** Every route that needs an access token: all routes of the three API functions but the two answered without one. */
-const UNAUTHENTICATED = new Set(['OPTIONS /events', 'GET /subscriptions/{id}/validation', 'POST /subscriptions/{id}/validation']);
+const UNAUTHENTICATED = new Set([
+  'OPTIONS /events',
+  'GET /subscriptions/{id}/validation',
+  'POST /subscriptions/{id}/validation',
+]);
 const authenticatedRoutes = (['ingest', 'subscriptions', 'deliveryAdmin'] as const).flatMap((name) =>
   functions[name].routes
-    .map((route) => ({ name, method: route.method, routeKey: `${route.method} ${route.path}`, path: route.path.replace('{id}', randomUUID()) }))
+    .map((route) => ({
+      name,
+      method: route.method,
+      routeKey: `${route.method} ${route.path}`,
+      path: route.path.replace('{id}', randomUUID()),
+    }))
     .filter((route) => !UNAUTHENTICATED.has(route.routeKey)),
 );
 
-function call(name: FunctionName, request: { method: string; path: string; routeKey: string; authorization?: string; body?: string }) {
+function call(
+  name: FunctionName,
+  request: { method: string; path: string; routeKey: string; authorization?: string; body?: string },
+) {
   return harness.invoke(handlers.get(name)!, {
     method: request.method,
     path: request.path,
@@ -80,7 +98,12 @@ function call(name: FunctionName, request: { method: string; path: string; route
 }
 
 const event = () =>
-  JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:00000001823288444000:systeem', type: 'nl.edu.leerling.ingeschreven' });
+  JSON.stringify({
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:00000001823288444000:systeem',
+    type: 'nl.edu.leerling.ingeschreven',
+  });
 
 async function foreignToken(): Promise<string> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
@@ -133,7 +156,12 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
     expect(dynamodb.total()).toBeGreaterThan(0);
     dynamodb.reset();
     // The subscriptions routes share the client's management bucket with the delivery-admin routes.
-    const throttled = await call('subscriptions', { method: 'GET', path: '/subscriptions', routeKey: 'GET /subscriptions', authorization: `Bearer ${token}` });
+    const throttled = await call('subscriptions', {
+      method: 'GET',
+      path: '/subscriptions',
+      routeKey: 'GET /subscriptions',
+      authorization: `Bearer ${token}`,
+    });
     expect(throttled.status).toBe(429);
     expect(throttled.headers['content-type']).toBe('application/problem+json');
     expect(throttled.json()).toMatchObject({ status: 429, type: problemTypeUri('rate-limited') });
@@ -152,7 +180,8 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
     const publisher = 'partner-b';
     // Another container has used up partner-b's minute in the shared window.
     const otherContainer = new DynamoDbRateWindow(containerClients().dynamodb, resourceNames.table('idempotency'));
-    for (let i = 0; i < PUBLISH_RATE; i++) expect((await otherContainer.take(publisher, PUBLISH_RATE)).allowed).toBe(true);
+    for (let i = 0; i < PUBLISH_RATE; i++)
+      expect((await otherContainer.take(publisher, PUBLISH_RATE)).allowed).toBe(true);
     const token = await harness.token(publisher, 'events:publish');
     const publish = () =>
       call('ingest', {
@@ -182,7 +211,14 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
 
   it(`WH-7, EDU-20, review #20: a publisher gets ${PUBLISH_RATE} events through, the next is refused by the window, and every one after that by the container, without DynamoDB or SQS`, async () => {
     const token = await harness.token('partner-a', 'events:publish');
-    const publish = () => call('ingest', { method: 'POST', path: '/events', routeKey: 'POST /events', authorization: `Bearer ${token}`, body: event() });
+    const publish = () =>
+      call('ingest', {
+        method: 'POST',
+        path: '/events',
+        routeKey: 'POST /events',
+        authorization: `Bearer ${token}`,
+        body: event(),
+      });
     const statuses: number[] = [];
     for (let i = 0; i < PUBLISH_RATE + 1; i++) statuses.push((await publish()).status);
     expect(statuses).toEqual([...Array(PUBLISH_RATE).fill(202), 429]);
@@ -211,7 +247,11 @@ describe('review #20: per-client throttle in front of the expensive work', () =>
         method: 'POST',
         path: '/events',
         routeKey: 'POST /events',
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': key, 'content-type': 'application/cloudevents+json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': key,
+          'content-type': 'application/cloudevents+json',
+        },
         body,
       });
     const answers: string[] = [];

@@ -19,7 +19,12 @@ afterAll(async () => {
 });
 
 function record(messageId: string, body: string): SQSEvent['Records'][number] {
-  return { messageId, receiptHandle: `receipt-${messageId}`, body, attributes: { ApproximateReceiveCount: '1' } } as unknown as SQSEvent['Records'][number];
+  return {
+    messageId,
+    receiptHandle: `receipt-${messageId}`,
+    body,
+    attributes: { ApproximateReceiveCount: '1' },
+  } as unknown as SQSEvent['Records'][number];
 }
 
 function delivery(subscriptionId: string): DeliveryMessage {
@@ -46,9 +51,11 @@ describe('delivery consumer: per-record outcomes', () => {
     };
     const response = await handler(event, { getRemainingTimeInMillis: () => 60_000 });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'garbage' }]);
-    expect((await receiverA.waitForRequests(2)).map((r) => r.headers['idempotency-key']).sort()).toEqual(toA.map((d) => d.deliveryId).sort());
-    expect((await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']])).toEqual([
-      [toB.deliveryId, `Bearer ${receiverB.accessToken}`],
-    ]);
+    expect((await receiverA.waitForRequests(2)).map((r) => r.headers['idempotency-key']).sort()).toEqual(
+      toA.map((d) => d.deliveryId).sort(),
+    );
+    expect(
+      (await receiverB.waitForRequests(1)).map((r) => [r.headers['idempotency-key'], r.headers['authorization']]),
+    ).toEqual([[toB.deliveryId, `Bearer ${receiverB.accessToken}`]]);
   });
 });

@@ -19,7 +19,9 @@ afterAll(async () => {
 describe('static bearer tokens, where the deployment allows them', () => {
   it('WH-3, EDU-IDEM-2: a static bearer credential goes in the Authorization header, with the key and the origin', async () => {
     const receiver = await koerier.receiver();
-    const subscription = await koerier.subscribe(receiver.url, { sinkCredential: { kind: 'bearer', token: 'static-token-1' } });
+    const subscription = await koerier.subscribe(receiver.url, {
+      sinkCredential: { kind: 'bearer', token: 'static-token-1' },
+    });
     const message = await koerier.deliver(subscription.id);
     const [request] = await receiver.waitForRequests(1);
     expect(request!.headers).toMatchObject({

@@ -71,7 +71,11 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     expect(receiver.connectionCount).toBe(0);
 
     const shown = json(await api.read(owner, old.id));
-    expect(shown).toMatchObject({ status: 'suspended', suspendedfor: 'credential-required', statusreason: expect.stringContaining('sinkcredential') });
+    expect(shown).toMatchObject({
+      status: 'suspended',
+      suspendedfor: 'credential-required',
+      statusreason: expect.stringContaining('sinkcredential'),
+    });
 
     // Resuming does not give it a token; a PATCH that keeps it without one is refused, naming the member.
     const resume = await koerier.admin.resume(owner, old.id);
@@ -80,15 +84,27 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     const withoutCredential = await api.update(
       owner,
       old.id,
-      request('PATCH', `/subscriptions/${old.id}`, { types: ['nl.example.delivery.tested.v1'] }, 'application/merge-patch+json'),
+      request(
+        'PATCH',
+        `/subscriptions/${old.id}`,
+        { types: ['nl.example.delivery.tested.v1'] },
+        'application/merge-patch+json',
+      ),
     );
     expect(withoutCredential.status).toBe(400);
-    expect(json(withoutCredential)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required' })]);
+    expect(json(withoutCredential)['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential', rule: 'required' }),
+    ]);
 
     const patched = await api.update(
       owner,
       old.id,
-      request('PATCH', `/subscriptions/${old.id}`, { sinkcredential: receiver.sinkCredential }, 'application/merge-patch+json'),
+      request(
+        'PATCH',
+        `/subscriptions/${old.id}`,
+        { sinkcredential: receiver.sinkCredential },
+        'application/merge-patch+json',
+      ),
     );
     expect(patched.status).toBe(200);
     expect(json(patched)).toMatchObject({
@@ -98,7 +114,11 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     });
     expect(json(patched)).not.toHaveProperty('suspendedfor');
 
-    const redrive = await koerier.admin.redrive(owner, old.id, request('POST', `/subscriptions/${old.id}/dead-letters/redrive`, { all: true }));
+    const redrive = await koerier.admin.redrive(
+      owner,
+      old.id,
+      request('POST', `/subscriptions/${old.id}/dead-letters/redrive`, { all: true }),
+    );
     expect(json(redrive)).toMatchObject({ redriven: [{ deliveryId: message.deliveryId }] });
     const [delivered] = await receiver.waitForRequests(1);
     expect(delivered!.headers['authorization']).toBe(`Bearer ${receiver.accessToken}`);
@@ -110,23 +130,44 @@ describe.concurrent('WH-3, EDU-4, EDU-14: a credential on every push subscriptio
     await koerier.deliver(old.id);
     await koerier.awaitDeadLetters(old.id);
     const stored = await koerier.subscriptions.get(old.id);
-    expect(stored).toMatchObject({ status: 'suspended', suspendedFor: 'credential-required', statusReason: expect.stringContaining('OAuth2') });
+    expect(stored).toMatchObject({
+      status: 'suspended',
+      suspendedFor: 'credential-required',
+      statusReason: expect.stringContaining('OAuth2'),
+    });
     expect(receiver.connectionCount).toBe(0);
     // Keeping the stored token in a PATCH is refused too.
-    const patch = await api.update(owner, old.id, request('PATCH', `/subscriptions/${old.id}`, { types: ['x.v1'] }, 'application/merge-patch+json'));
-    expect(json(patch)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'oauth2-only' })]);
+    const patch = await api.update(
+      owner,
+      old.id,
+      request('PATCH', `/subscriptions/${old.id}`, { types: ['x.v1'] }, 'application/merge-patch+json'),
+    );
+    expect(json(patch)['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential', rule: 'oauth2-only' }),
+    ]);
   });
 
   it('WH-3: the subscriptions API refuses a push subscription without sinkcredential, and a static token where only OAuth2 is allowed', async () => {
     const receiver = await koerier.receiver();
-    const none = await api.create(owner, request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed' }));
+    const none = await api.create(
+      owner,
+      request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed' }),
+    );
     expect(none.status).toBe(400);
-    expect(json(none)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' })]);
+    expect(json(none)['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential', rule: 'required', requirement: 'WH-3' }),
+    ]);
     const bearer = await api.create(
       owner,
-      request('POST', '/subscriptions', { sink: receiver.url, validation: 'agreed', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc' } }),
+      request('POST', '/subscriptions', {
+        sink: receiver.url,
+        validation: 'agreed',
+        sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc' },
+      }),
     );
-    expect(json(bearer)['errors']).toEqual([expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' })]);
+    expect(json(bearer)['errors']).toEqual([
+      expect.objectContaining({ attribute: 'sinkcredential.credentialtype', rule: 'oauth2-only' }),
+    ]);
   });
 });
 
@@ -143,13 +184,30 @@ describe.concurrent('review #18: a token endpoint failure in fixed words', () =>
       });
       const message = await koerier.deliver(subscription.id);
       const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
-      expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('the token endpoint could not be reached') });
+      expect(deadLetter).toMatchObject({
+        reason: 'exhausted',
+        detail: expect.stringContaining('the token endpoint could not be reached'),
+      });
       const attempts = await koerier.attempts(subscription.id);
       expect(attempts.length).toBeGreaterThan(0);
-      for (const attempt of attempts) expect(attempt.error).toEqual({ code: 'credential', detail: 'the token endpoint could not be reached' });
-      const listed = await koerier.admin.listAttempts(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/deliveries`));
-      const deadLetters = await koerier.admin.listDeadLetters(owner, subscription.id, request('GET', `/subscriptions/${subscription.id}/dead-letters`));
-      for (const text of [JSON.stringify(deadLetter), JSON.stringify(attempts), listed.body.toString(), deadLetters.body.toString()])
+      for (const attempt of attempts)
+        expect(attempt.error).toEqual({ code: 'credential', detail: 'the token endpoint could not be reached' });
+      const listed = await koerier.admin.listAttempts(
+        owner,
+        subscription.id,
+        request('GET', `/subscriptions/${subscription.id}/deliveries`),
+      );
+      const deadLetters = await koerier.admin.listDeadLetters(
+        owner,
+        subscription.id,
+        request('GET', `/subscriptions/${subscription.id}/dead-letters`),
+      );
+      for (const text of [
+        JSON.stringify(deadLetter),
+        JSON.stringify(attempts),
+        listed.body.toString(),
+        deadLetters.body.toString(),
+      ])
         expect(text).not.toMatch(leak);
       // Nor how long the failure took (review #19: a timing oracle for closed against filtered ports).
       for (const text of [listed.body.toString(), deadLetters.body.toString()]) expect(text).not.toContain('latencyMs');
@@ -169,13 +227,24 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     const message = await koerier.deliver(subscription.id);
     await koerier.awaitDeadLetters(subscription.id);
 
-    const refused = await koerier.adminWith(revoked).redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
-    expect(json(refused)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'not-entitled' }] });
-    expect(await koerier.deadLetters(subscription.id)).toMatchObject([{ deliveryId: message.deliveryId, reason: 'rejected' }]);
+    const refused = await koerier
+      .adminWith(revoked)
+      .redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
+    expect(json(refused)).toMatchObject({
+      redriven: [],
+      withheld: [{ deliveryId: message.deliveryId, reason: 'not-entitled' }],
+    });
+    expect(await koerier.deadLetters(subscription.id)).toMatchObject([
+      { deliveryId: message.deliveryId, reason: 'rejected' },
+    ]);
     await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
-    const allowed = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { deliveryIds: [message.deliveryId] }));
+    const allowed = await koerier.admin.redrive(
+      owner,
+      subscription.id,
+      request('POST', '/redrive', { deliveryIds: [message.deliveryId] }),
+    );
     expect(json(allowed)).toMatchObject({ redriven: [{ deliveryId: message.deliveryId }] });
     expect(json(allowed)).not.toHaveProperty('withheld');
     await receiver.waitForRequests(2);
@@ -190,7 +259,10 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
     await koerier.subscriptions.save({ ...draft, filters: [{ exact: { subject: 'leerling-2' } }] }, subscription);
 
     const response = await koerier.admin.redrive(owner, subscription.id, request('POST', '/redrive', { all: true }));
-    expect(json(response)).toMatchObject({ redriven: [], withheld: [{ deliveryId: message.deliveryId, reason: 'no-longer-matches' }] });
+    expect(json(response)).toMatchObject({
+      redriven: [],
+      withheld: [{ deliveryId: message.deliveryId, reason: 'no-longer-matches' }],
+    });
     expect(await koerier.deadLetters(subscription.id)).toHaveLength(1);
     await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
@@ -198,17 +270,27 @@ describe.concurrent('review #16: redrive and resume re-check entitlement and fil
 
   it('review #16: resume sends again only what the owner is still entitled to; the rest stays parked', async () => {
     const receiver = await koerier.receiver();
-    const subscription = await koerier.subscribe(receiver.url, { status: 'suspended', suspendedFor: 'target-failing', statusReason: 'failing' });
+    const subscription = await koerier.subscribe(receiver.url, {
+      status: 'suspended',
+      suspendedFor: 'target-failing',
+      statusReason: 'failing',
+    });
     const kept = await koerier.deliver(subscription.id, [cloudEvent(undefined, { type: 'nl.example.other.v1' })]);
     const held = await koerier.deliver(subscription.id);
     await koerier.awaitDeadLetters(subscription.id, 2);
 
     const resumed = await koerier.adminWith(revoked).resume(owner, subscription.id);
     expect(resumed.status).toBe(200);
-    expect(json(resumed)).toMatchObject({ status: 'active', redriven: 1, withheld: [{ deliveryId: held.deliveryId, reason: 'not-entitled' }] });
+    expect(json(resumed)).toMatchObject({
+      status: 'active',
+      redriven: 1,
+      withheld: [{ deliveryId: held.deliveryId, reason: 'not-entitled' }],
+    });
     const [delivered] = await receiver.waitForRequests(1);
     expect(JSON.parse(delivered!.body)).toMatchObject({ type: 'nl.example.other.v1' });
-    expect(await koerier.deadLetters(subscription.id)).toMatchObject([{ deliveryId: held.deliveryId, reason: 'subscription-suspended' }]);
+    expect(await koerier.deadLetters(subscription.id)).toMatchObject([
+      { deliveryId: held.deliveryId, reason: 'subscription-suspended' },
+    ]);
     expect(kept.deliveryId).not.toBe(held.deliveryId);
   });
 });

@@ -23,7 +23,7 @@ import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscrip
 import { loadConfig, settingEnv } from '../../functions/config.js';
 import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { logger } from '../../functions/app/logger.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { startPoller, type Poller } from '../../local/event-source-poller.js';
 import {
@@ -59,9 +59,16 @@ export interface DeliveryHarness {
    * credentials at `tokenServer` unless `sinkCredential` says otherwise (`null`: none, a record as
    * written before credentials were required).
    */
-  subscribe(sink: string, fields?: Partial<Subscription> & { sinkCredential?: SinkCredential | null }): Promise<Subscription>;
+  subscribe(
+    sink: string,
+    fields?: Partial<Subscription> & { sinkCredential?: SinkCredential | null },
+  ): Promise<Subscription>;
   /** Queues a delivery of `events` (default: one fresh event) to the subscription, as the router would. */
-  deliver(subscriptionId: string, events?: readonly string[], fields?: Partial<DeliveryMessage>): Promise<DeliveryMessage>;
+  deliver(
+    subscriptionId: string,
+    events?: readonly string[],
+    fields?: Partial<DeliveryMessage>,
+  ): Promise<DeliveryMessage>;
   deadLetters(subscriptionId: string): Promise<readonly DeadLetter[]>;
   /** Oldest first. */
   attempts(subscriptionId: string): Promise<readonly AttemptRecord[]>;
@@ -133,7 +140,11 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
   const sqs = new SQSClient();
   const table = (name: 'deliveries' | 'subscriptions' | 'routes') => process.env[resourceEnv.table(name)]!;
   const store = new DynamoDbDeliveryState(dynamodb, table('deliveries'));
-  const subscriptions = new DynamoDbSubscriptionStore(dynamodb, table('subscriptions'), new DynamoDbRouteIndex(dynamodb, table('routes')));
+  const subscriptions = new DynamoDbSubscriptionStore(
+    dynamodb,
+    table('subscriptions'),
+    new DynamoDbRouteIndex(dynamodb, table('routes')),
+  );
   const queueUrl = process.env[resourceEnv.queueUrl('deliveries')]!;
   const queue = new SqsMessageQueue(sqs, queueUrl);
   const cipher = new LocalCredentialCipher(key);
@@ -145,7 +156,8 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
         ledger: store,
         deadLetters: store,
         subscriptions,
-        enqueue: (_subscription, messages) => queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        enqueue: (_subscription, messages) =>
+          queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
         audit: silentLog,
         entitlements: parseEntitlements(entitlementsJson),
         sinkCredentials: loadConfig(process.env).sinkCredentials,
@@ -169,8 +181,10 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     log: (line) => logs.push(line),
   });
   const receivers: HttpsReceiver[] = [tokenServer];
-  const deadLetters = async (subscriptionId: string) => (await store.listDeadLetters(subscriptionId, { limit: 100 })).items;
-  const attempts = async (subscriptionId: string) => [...(await store.listAttempts(subscriptionId, { limit: 100 })).items].reverse();
+  const deadLetters = async (subscriptionId: string) =>
+    (await store.listDeadLetters(subscriptionId, { limit: 100 })).items;
+  const attempts = async (subscriptionId: string) =>
+    [...(await store.listAttempts(subscriptionId, { limit: 100 })).items].reverse();
 
   return {
     emulators,
@@ -190,11 +204,23 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
     async subscribe(sink, { sinkCredential = tokenServer.clientCredentials, ...fields } = {}) {
       const id = randomUUID();
       return subscriptions.create(
-        subscriptionDraft({ id, sink, ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}), ...fields }),
+        subscriptionDraft({
+          id,
+          sink,
+          ...(sinkCredential ? { credential: await sealSinkCredential(sinkCredential, id, cipher) } : {}),
+          ...fields,
+        }),
       );
     },
     async deliver(subscriptionId, events = [cloudEvent()], fields = {}) {
-      const message: DeliveryMessage = { version: 1, deliveryId: randomUUID(), subscriptionId, events, createdAt: Date.now(), ...fields };
+      const message: DeliveryMessage = {
+        version: 1,
+        deliveryId: randomUUID(),
+        subscriptionId,
+        events,
+        createdAt: Date.now(),
+        ...fields,
+      };
       await queue.send([{ body: encodeDeliveryMessage(message) }]);
       return message;
     },

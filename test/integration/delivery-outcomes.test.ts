@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { scripts } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
-import { cloudEvent, DELIVERY_WAIT, noMoreRequests, startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
+import {
+  cloudEvent,
+  DELIVERY_WAIT,
+  noMoreRequests,
+  startDeliveryHarness,
+  type DeliveryHarness,
+} from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
@@ -43,7 +49,10 @@ describe.concurrent('what a delivery answer does', () => {
 
     const second = await koerier.deliver(subscription.id);
     const list = await koerier.awaitDeadLetters(subscription.id, 2);
-    expect(list.find((d) => d.deliveryId === second.deliveryId)).toMatchObject({ reason: 'subscription-retired', attempts: 0 });
+    expect(list.find((d) => d.deliveryId === second.deliveryId)).toMatchObject({
+      reason: 'subscription-retired',
+      attempts: 0,
+    });
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -53,17 +62,27 @@ describe.concurrent('what a delivery answer does', () => {
     const event = cloudEvent();
     const message = await koerier.deliver(subscription.id, [event]);
     const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
-    expect(deadLetter).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, lastAttempts: [{ status: 415, outcome: 'dead-lettered' }] });
+    expect(deadLetter).toMatchObject({
+      reason: 'unsupported-media-type',
+      attempts: 1,
+      lastAttempts: [{ status: 415, outcome: 'dead-lettered' }],
+    });
     await noMoreRequests(receiver, 1, RETRY_WOULD_SHOW_MS);
     expect(receiver.requests).toHaveLength(1);
 
     receiver.setScript(scripts.always({ respond: 201 }));
-    const response = await koerier.admin.redrive(principal, subscription.id, post(`/subscriptions/${subscription.id}/dead-letters/redrive`, { all: true }));
+    const response = await koerier.admin.redrive(
+      principal,
+      subscription.id,
+      post(`/subscriptions/${subscription.id}/dead-letters/redrive`, { all: true }),
+    );
     expect(response.status).toBe(202);
     const [, again] = await receiver.waitForRequests(2);
     expect(again!.body).toBe(event);
     expect(again!.headers['idempotency-key']).not.toBe(message.deliveryId);
-    expect(again!.headers['idempotency-key']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(again!.headers['idempotency-key']).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 
   it.each([400, 403, 422])('WH-2: %i is permanent: one attempt, then a dead letter', async (status) => {
@@ -82,14 +101,24 @@ describe.concurrent('what a delivery answer does', () => {
     'https://[fd00::1]/hook',
     'https://100.64.0.1/hook',
     'https://[::ffff:192.168.1.1]/hook',
-  ])('SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address', async (sink) => {
-    const subscription = await koerier.subscribe(sink);
-    await koerier.deliver(subscription.id);
-    const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
-    expect(deadLetter).toMatchObject({ reason: 'target-unreachable', attempts: 1, detail: 'the target could not be reached' });
-    expect(deadLetter!.lastAttempts[0]!.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
-    expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
-  });
+  ])(
+    'SSRF, CE-16: a sink at %s is never contacted; the delivery is a dead letter that does not name the address',
+    async (sink) => {
+      const subscription = await koerier.subscribe(sink);
+      await koerier.deliver(subscription.id);
+      const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
+      expect(deadLetter).toMatchObject({
+        reason: 'target-unreachable',
+        attempts: 1,
+        detail: 'the target could not be reached',
+      });
+      expect(deadLetter!.lastAttempts[0]!.error).toEqual({
+        code: 'target-unreachable',
+        detail: 'the target could not be reached',
+      });
+      expect(JSON.stringify(deadLetter)).not.toContain(new URL(sink).hostname.replace(/^\[|\]$/g, ''));
+    },
+  );
 
   it('review #8: an event whose datacontenttype cannot be a header is a dead letter (not-sendable) without a connection, and the target stays healthy', async () => {
     const receiver = await koerier.receiver();
@@ -98,7 +127,12 @@ describe.concurrent('what a delivery answer does', () => {
     const bad = cloudEvent(undefined, { datacontenttype: 'text/plain; charset="\u20ac"' });
     await koerier.deliver(subscription.id, [bad]);
     const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
-    expect(deadLetter).toMatchObject({ reason: 'not-sendable', attempts: 0, lastAttempts: [], detail: expect.stringContaining('the target is not at fault') });
+    expect(deadLetter).toMatchObject({
+      reason: 'not-sendable',
+      attempts: 0,
+      lastAttempts: [],
+      detail: expect.stringContaining('the target is not at fault'),
+    });
     expect(receiver.connectionCount).toBe(0);
     expect(await koerier.store.getTarget(subscription.id)).toMatchObject({ consecutiveFailures: 0 });
     expect((await koerier.subscriptions.get(subscription.id))!.status).toBe('active');
@@ -108,7 +142,9 @@ describe.concurrent('what a delivery answer does', () => {
   });
 
   it('SSRF: a redirect, here to the metadata service, is not followed', async () => {
-    const receiver = await koerier.receiver(scripts.always({ respond: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }));
+    const receiver = await koerier.receiver(
+      scripts.always({ respond: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } }),
+    );
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id);
     const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
@@ -123,7 +159,10 @@ describe.concurrent('what may be delivered at all', () => {
     const subscription = await koerier.subscribe(receiver.url);
     await koerier.deliver(subscription.id, undefined, { createdAt: Date.now() - 8 * 24 * 3600_000 });
     const [deadLetter] = await koerier.awaitDeadLetters(subscription.id);
-    expect(deadLetter).toMatchObject({ reason: 'exhausted', detail: expect.stringContaining('Idempotency-Key lifetime') });
+    expect(deadLetter).toMatchObject({
+      reason: 'exhausted',
+      detail: expect.stringContaining('Idempotency-Key lifetime'),
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -141,7 +180,8 @@ describe.concurrent('what may be delivered at all', () => {
     await koerier.deliver(subscriptionId);
     await eventually(
       'the log line that the subscription no longer exists',
-      () => koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)),
+      () =>
+        koerier.logs.some((line) => line.includes('subscription no longer exists') && line.includes(subscriptionId)),
       DELIVERY_WAIT,
     );
     expect(await koerier.deadLetters(subscriptionId)).toEqual([]);
@@ -168,7 +208,9 @@ describe.concurrent('content modes and credentials', () => {
     const events = [cloudEvent(), cloudEvent(), cloudEvent()];
     const message = await koerier.deliver(subscription.id, events);
     const requests = await receiver.waitForRequests(3);
-    expect(requests.map((r) => r.headers['content-type'])).toEqual(Array(3).fill('application/cloudevents+json; charset=utf-8'));
+    expect(requests.map((r) => r.headers['content-type'])).toEqual(
+      Array(3).fill('application/cloudevents+json; charset=utf-8'),
+    );
     expect(requests.map((r) => r.body).sort()).toEqual([...events].sort());
     const keys = new Set(requests.map((r) => r.headers['idempotency-key']));
     expect(keys.size).toBe(3);
@@ -181,8 +223,15 @@ describe.concurrent('content modes and credentials', () => {
     const event = cloudEvent();
     await koerier.deliver(subscription.id, [event]);
     const [request] = await receiver.waitForRequests(1);
-    expect(request!.headers).toMatchObject({ 'ce-id': JSON.parse(event).id, 'ce-specversion': '1.0', 'content-type': 'application/json' });
-    expect(HTTP.toEvent({ headers: request!.headers, body: request!.body })).toMatchObject({ id: JSON.parse(event).id, data: JSON.parse(event).data });
+    expect(request!.headers).toMatchObject({
+      'ce-id': JSON.parse(event).id,
+      'ce-specversion': '1.0',
+      'content-type': 'application/json',
+    });
+    expect(HTTP.toEvent({ headers: request!.headers, body: request!.body })).toMatchObject({
+      id: JSON.parse(event).id,
+      data: JSON.parse(event).data,
+    });
   });
 
   it("WH-3, EDU-IDEM-2: every delivery carries the access token from the subscriber's token endpoint, with the key and the origin", async () => {
@@ -206,7 +255,13 @@ describe.concurrent('content modes and credentials', () => {
     }));
     const receiver = await koerier.receiver();
     const subscription = await koerier.subscribe(receiver.url, {
-      sinkCredential: { kind: 'oauth2-client-credentials', tokenUrl: tokens.url, clientId: 'koerier client', clientSecret: 's3cr:t', scope: 'events:receive' },
+      sinkCredential: {
+        kind: 'oauth2-client-credentials',
+        tokenUrl: tokens.url,
+        clientId: 'koerier client',
+        clientSecret: 's3cr:t',
+        scope: 'events:receive',
+      },
     });
     await koerier.deliver(subscription.id);
     await koerier.deliver(subscription.id);
@@ -214,8 +269,13 @@ describe.concurrent('content modes and credentials', () => {
     const delivered = await receiver.waitForRequests(3);
     expect(delivered.map((r) => r.headers['authorization'])).toEqual(Array(3).fill('Bearer tok-1'));
     expect(tokens.requests).toHaveLength(1);
-    expect(tokens.requests[0]!.headers['authorization']).toBe(`Basic ${Buffer.from('koerier%20client:s3cr%3At').toString('base64')}`);
-    expect(Object.fromEntries(new URLSearchParams(tokens.requests[0]!.body))).toEqual({ grant_type: 'client_credentials', scope: 'events:receive' });
+    expect(tokens.requests[0]!.headers['authorization']).toBe(
+      `Basic ${Buffer.from('koerier%20client:s3cr%3At').toString('base64')}`,
+    );
+    expect(Object.fromEntries(new URLSearchParams(tokens.requests[0]!.body))).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'events:receive',
+    });
 
     receiver.setScript((n) => (n === 4 ? { respond: 401 } : { respond: 204 }));
     await koerier.deliver(subscription.id);

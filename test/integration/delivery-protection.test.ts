@@ -33,7 +33,8 @@ describe.concurrent('protecting the targets', () => {
     // own transit delay (up to ~100 ms on a loaded two-core machine), so every span of k requests
     // must cover k × 500 ms less that jitter — for all pairs, not just neighbours.
     for (let i = 0; i < times.length; i++) {
-      for (let j = i + 1; j < times.length; j++) expect(times[j]! - times[i]!).toBeGreaterThanOrEqual((j - i) * 500 - 150);
+      for (let j = i + 1; j < times.length; j++)
+        expect(times[j]! - times[i]!).toBeGreaterThanOrEqual((j - i) * 500 - 150);
     }
     expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(2_900);
   });

@@ -11,7 +11,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { planSends } from '../../functions/core/delivery/target-health.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
@@ -41,7 +41,10 @@ describe('the rate slot is shared by every delivery instance', () => {
 
     const seen = (await b.getTarget(subscriptionId)).nextSendAt;
     expect(seen).toBe(now + 500);
-    const results = await Promise.all([a.reserveSendSlots(subscriptionId, seen, now + 1000), b.reserveSendSlots(subscriptionId, seen, now + 1500)]);
+    const results = await Promise.all([
+      a.reserveSendSlots(subscriptionId, seen, now + 1000),
+      b.reserveSendSlots(subscriptionId, seen, now + 1500),
+    ]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const winner = results[0] ? now + 1000 : now + 1500;
     expect((await a.getTarget(subscriptionId)).nextSendAt).toBe(winner);

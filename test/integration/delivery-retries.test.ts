@@ -35,10 +35,14 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     const requests = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
     expect(requests.map((r) => r.headers['idempotency-key'])).toEqual(Array(4).fill(message.deliveryId));
     // Never sooner than the schedule allows: 1 s, 2 s, 2 s, each less at most 20% jitter.
-    gaps(requests.map((r) => r.receivedAt)).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual([800, 1600, 1600][i]!));
+    gaps(requests.map((r) => r.receivedAt)).forEach((gap, i) =>
+      expect(gap).toBeGreaterThanOrEqual([800, 1600, 1600][i]!),
+    );
     for (const request of requests) {
       expect(request.body).toBe(event);
-      expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({ id: JSON.parse(event).id });
+      expect(HTTP.toEvent({ headers: request.headers, body: request.body })).toMatchObject({
+        id: JSON.parse(event).id,
+      });
     }
     const attempts = await koerier.awaitAttempts(subscription.id, 4);
     expect(attempts.map((a) => [a.attempt, a.status, a.outcome])).toEqual([
@@ -120,20 +124,29 @@ describe.concurrent('push delivery retries (shortened schedule)', () => {
     // Nominally at 0, 1 and 3 s, and the last one at the end of the 5 s window.
     expect(attempts).toBeGreaterThanOrEqual(3);
     expect(attempts).toBeLessThanOrEqual(4);
-    expect(deadLetter).toMatchObject({ deliveryId: message.deliveryId, reason: 'exhausted', attempts, events: [event] });
+    expect(deadLetter).toMatchObject({
+      deliveryId: message.deliveryId,
+      reason: 'exhausted',
+      attempts,
+      events: [event],
+    });
     expect(deadLetter!.lastAttempts.map((a) => a.status)).toEqual(Array(attempts).fill(503));
     expect(receiver.requests.at(-1)!.receivedAt - receiver.requests[0]!.receivedAt).toBeGreaterThanOrEqual(3_000);
 
     receiver.setScript(scripts.always({ respond: 204 }));
-    const response = await koerier.admin.redrive({ clientId: 'subscriber', scopes: new Set(['subscriptions:manage']) }, subscription.id, {
-      method: 'POST',
-      path: `/subscriptions/${subscription.id}/dead-letters/redrive`,
-      headers: {},
-      query: {},
-      routeKey: 'POST /subscriptions/{id}/dead-letters/redrive',
-      pathParameters: { id: subscription.id },
-      body: Buffer.from(JSON.stringify({ deliveryIds: [message.deliveryId] })),
-    });
+    const response = await koerier.admin.redrive(
+      { clientId: 'subscriber', scopes: new Set(['subscriptions:manage']) },
+      subscription.id,
+      {
+        method: 'POST',
+        path: `/subscriptions/${subscription.id}/dead-letters/redrive`,
+        headers: {},
+        query: {},
+        routeKey: 'POST /subscriptions/{id}/dead-letters/redrive',
+        pathParameters: { id: subscription.id },
+        body: Buffer.from(JSON.stringify({ deliveryIds: [message.deliveryId] })),
+      },
+    );
     expect(response.status).toBe(202);
     const { redriven } = JSON.parse(response.body) as { redriven: { deliveryId: string; newDeliveryId: string }[] };
     expect(redriven).toEqual([{ deliveryId: message.deliveryId, newDeliveryId: expect.any(String) }]);

@@ -67,7 +67,10 @@ describe('suspension', () => {
     expect(redriveWhileSuspended.status).toBe(409);
     expect(JSON.parse(redriveWhileSuspended.body).detail).toMatch(/Resume it first/);
 
-    const stranger = await koerier.admin.resume({ clientId: 'someone-else', scopes: new Set(['subscriptions:manage']) }, subscription.id);
+    const stranger = await koerier.admin.resume(
+      { clientId: 'someone-else', scopes: new Set(['subscriptions:manage']) },
+      subscription.id,
+    );
     expect(stranger.status).toBe(404);
 
     receiver.setScript(scripts.always({ respond: 204 }));
@@ -94,7 +97,11 @@ describe('suspension', () => {
     await koerier.awaitDeadLetters(subscription.id);
 
     const path = `/subscriptions/${subscription.id}/dead-letters`;
-    const other = await koerier.admin.listDeadLetters({ clientId: 'someone-else', scopes: new Set(['subscriptions:manage']) }, subscription.id, request(path));
+    const other = await koerier.admin.listDeadLetters(
+      { clientId: 'someone-else', scopes: new Set(['subscriptions:manage']) },
+      subscription.id,
+      request(path),
+    );
     expect(other.status).toBe(404);
     const admin = { clientId: 'operator', scopes: new Set(['subscriptions:manage', 'admin']) };
     const listed = await koerier.admin.listDeadLetters(admin, subscription.id, request(path));
@@ -111,12 +118,24 @@ describe('suspension', () => {
     expect(JSON.stringify(body)).not.toContain('"data"');
 
     receiver.setScript(scripts.always({ respond: 204 }));
-    const redriven = await koerier.admin.redrive(admin, subscription.id, request(`${path}/redrive`, { deliveryIds: [message.deliveryId, 'no-such-delivery'] }));
+    const redriven = await koerier.admin.redrive(
+      admin,
+      subscription.id,
+      request(`${path}/redrive`, { deliveryIds: [message.deliveryId, 'no-such-delivery'] }),
+    );
     expect(redriven.status).toBe(202);
-    expect(JSON.parse(redriven.body)).toMatchObject({ redriven: [{ deliveryId: message.deliveryId }], notFound: ['no-such-delivery'], more: false });
+    expect(JSON.parse(redriven.body)).toMatchObject({
+      redriven: [{ deliveryId: message.deliveryId }],
+      notFound: ['no-such-delivery'],
+      more: false,
+    });
     await receiver.waitForRequests(2);
 
-    const history = await koerier.admin.listAttempts(owner, subscription.id, request(`/subscriptions/${subscription.id}/deliveries`));
+    const history = await koerier.admin.listAttempts(
+      owner,
+      subscription.id,
+      request(`/subscriptions/${subscription.id}/deliveries`),
+    );
     const attempts = (JSON.parse(history.body) as { attempts: { status: number; outcome: string }[] }).attempts;
     expect(attempts.map((a) => [a.status, a.outcome])).toEqual([
       [204, 'delivered'],

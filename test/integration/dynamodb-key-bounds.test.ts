@@ -23,7 +23,7 @@ import { routedEventKey } from '../../functions/core/routing/routed-events.js';
 import type { Filter } from '../../functions/core/subscriptions/filters.js';
 import { InvalidCursorError } from '../../functions/core/subscriptions/store.js';
 import { MAX_CONDITIONS_BYTES, parseSubscriptionInput } from '../../functions/core/subscriptions/subscription-input.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 
@@ -57,13 +57,22 @@ describe('DynamoDB key bounds (dynalite)', () => {
       client.send(new PutItemCommand({ TableName: localName.table(table), Item: item }));
     await expect(put('idempotency', { pk: { S: 'p'.repeat(2048) } })).resolves.toBeDefined();
     await expect(put('idempotency', { pk: { S: 'p'.repeat(2049) } })).rejects.toThrow(/2048 bytes/);
-    await expect(put('routes', { routeKey: { S: 'k' }, subscriptionId: { S: 's'.repeat(1024) } })).resolves.toBeDefined();
-    await expect(put('routes', { routeKey: { S: 'k' }, subscriptionId: { S: 's'.repeat(1025) } })).rejects.toThrow(/1024 bytes/);
-    await expect(put('idempotency', { pk: { S: 'big' }, b: { S: 'b'.repeat(400 * 1024) } })).rejects.toThrow(/Item size/);
+    await expect(
+      put('routes', { routeKey: { S: 'k' }, subscriptionId: { S: 's'.repeat(1024) } }),
+    ).resolves.toBeDefined();
+    await expect(put('routes', { routeKey: { S: 'k' }, subscriptionId: { S: 's'.repeat(1025) } })).rejects.toThrow(
+      /1024 bytes/,
+    );
+    await expect(put('idempotency', { pk: { S: 'big' }, b: { S: 'b'.repeat(400 * 1024) } })).rejects.toThrow(
+      /Item size/,
+    );
   });
 
   it('review #1, CE-17: the routing ledger claims, completes and recognises an event whose source + id are 4 KB', async () => {
-    const event = { source: `urn:nld:oin:00000001234567890000:systeem:${'s'.repeat(3000)}`, id: `${'i'.repeat(1000)}-${randomUUID()}` };
+    const event = {
+      source: `urn:nld:oin:00000001234567890000:systeem:${'s'.repeat(3000)}`,
+      id: `${'i'.repeat(1000)}-${randomUUID()}`,
+    };
     expect(bytes(event.source + event.id)).toBeGreaterThan(4000);
     const claim = await ledger.claim(event, claimOptions());
     expect(claim.outcome).toBe('claimed');
@@ -72,16 +81,24 @@ describe('DynamoDB key bounds (dynalite)', () => {
     // Another event that differs only at its very end is not a duplicate.
     expect((await ledger.claim({ ...event, id: `${event.id}x` }, claimOptions())).outcome).toBe('claimed');
     // Multi-byte text: 2,000 characters, 6,000 bytes once URI-encoded.
-    expect((await ledger.claim({ source: `urn:${'ë'.repeat(2000)}`, id: '1' }, claimOptions())).outcome).toBe('claimed');
+    expect((await ledger.claim({ source: `urn:${'ë'.repeat(2000)}`, id: '1' }, claimOptions())).outcome).toBe(
+      'claimed',
+    );
   });
 
   it('review #1: a routing marker key of exactly 2,048 bytes is stored readable, one byte more is stored hashed', async () => {
     const source = 'urn:nld:oin:1:systeem:grens';
-    const id = `${randomUUID()}-`.padEnd(DYNAMODB_LIMITS.partitionKeyBytes - bytes(`routed#${encodeURIComponent(source)}#`), 'x');
+    const id = `${randomUUID()}-`.padEnd(
+      DYNAMODB_LIMITS.partitionKeyBytes - bytes(`routed#${encodeURIComponent(source)}#`),
+      'x',
+    );
     expect(bytes(routedEventKey({ source, id }))).toBe(2048);
     expect((await ledger.claim({ source, id }, claimOptions())).outcome).toBe('claimed');
     const stored = await client.send(
-      new GetItemCommand({ TableName: localName.table('idempotency'), Key: { pk: { S: `routed#${encodeURIComponent(source)}#${id}` } } }),
+      new GetItemCommand({
+        TableName: localName.table('idempotency'),
+        Key: { pk: { S: `routed#${encodeURIComponent(source)}#${id}` } },
+      }),
     );
     expect(stored.Item?.['state']?.S).toBe('routing');
     expect((await ledger.claim({ source, id: `${id}x` }, claimOptions())).outcome).toBe('claimed');
@@ -104,7 +121,8 @@ describe('DynamoDB key bounds (dynalite)', () => {
     const byType = await subscriptions.create(subscriptionDraft({ types: [type] }));
     const bySource = await subscriptions.create(subscriptionDraft({ source }));
     const byPrefix = await subscriptions.create(subscriptionDraft({ filters: [{ prefix: { type: anchor } }] }));
-    for (const s of [byType, bySource, byPrefix]) for (const key of s.routeKeys) expect(bytes(key)).toBeLessThanOrEqual(DYNAMODB_LIMITS.partitionKeyBytes);
+    for (const s of [byType, bySource, byPrefix])
+      for (const key of s.routeKeys) expect(bytes(key)).toBeLessThanOrEqual(DYNAMODB_LIMITS.partitionKeyBytes);
     const matcher = new SubscriptionMatcher(routes);
     await matcher.refresh();
     const ids = async (attributes: Record<string, string>) =>
@@ -124,7 +142,9 @@ describe('DynamoDB key bounds (dynalite)', () => {
     await subscriptions.create(subscriptionDraft({ owner: neighbour }));
     expect((await subscriptions.get(first.id))?.owner).toBe(owner);
     // dynalite does not check index keys; DynamoDB refuses an item whose index key is too long.
-    const raw = await client.send(new GetItemCommand({ TableName: localName.table('subscriptions'), Key: { id: { S: first.id } } }));
+    const raw = await client.send(
+      new GetItemCommand({ TableName: localName.table('subscriptions'), Key: { id: { S: first.id } } }),
+    );
     expect(bytes(raw.Item?.['owner']?.S ?? '')).toBeLessThanOrEqual(DYNAMODB_LIMITS.partitionKeyBytes);
     expect(raw.Item?.['owner']?.S).toBe(ownerKeyOf(owner));
     const page = await subscriptions.listByOwner(owner, { limit: 1 });
@@ -132,13 +152,18 @@ describe('DynamoDB key bounds (dynalite)', () => {
     const next = await subscriptions.listByOwner(owner, { limit: 1, cursor: page.cursor! });
     expect(next.items.map((s) => s.id)).toEqual([second.id]);
     expect(next.items[0]?.owner).toBe(owner);
-    await expect(subscriptions.listByOwner(neighbour, { limit: 1, cursor: page.cursor! })).rejects.toThrow(InvalidCursorError);
+    await expect(subscriptions.listByOwner(neighbour, { limit: 1, cursor: page.cursor! })).rejects.toThrow(
+      InvalidCursorError,
+    );
     // A client id that just fits stays readable, and its (long) cursor is still accepted.
     const readable = `urn:${randomUUID()}:${'r'.repeat(2000)}`;
     expect(ownerKeyOf(readable)).toBe(readable);
-    for (const second of [1, 2]) await subscriptions.create(subscriptionDraft({ owner: readable, createdAt: `2026-01-01T00:00:0${second}.000Z` }));
+    for (const second of [1, 2])
+      await subscriptions.create(subscriptionDraft({ owner: readable, createdAt: `2026-01-01T00:00:0${second}.000Z` }));
     const readablePage = await subscriptions.listByOwner(readable, { limit: 1 });
-    expect((await subscriptions.listByOwner(readable, { limit: 1, cursor: readablePage.cursor! })).items).toHaveLength(1);
+    expect((await subscriptions.listByOwner(readable, { limit: 1, cursor: readablePage.cursor! })).items).toHaveLength(
+      1,
+    );
     // A short client id that looks like a hashed one is hashed too, so the two can never meet.
     expect(ownerKeyOf(raw.Item!['owner']!.S!)).not.toBe(raw.Item!['owner']!.S);
     expect(ownerKeyOf('dev-subscriber')).toBe('dev-subscriber');
@@ -156,7 +181,10 @@ describe('DynamoDB key bounds (dynalite)', () => {
     // Filters of exact values (the widest conditions), padded to exactly the budget.
     const filtersAt = (target: number): Filter[] => {
       const padding: Record<string, string> = {};
-      const filters: Filter[] = [...Array.from({ length: 60 }, (_, i) => ({ exact: { [`a${i}`]: 'é'.repeat(400) } })), { exact: padding }];
+      const filters: Filter[] = [
+        ...Array.from({ length: 60 }, (_, i) => ({ exact: { [`a${i}`]: 'é'.repeat(400) } })),
+        { exact: padding },
+      ];
       const size = () => Buffer.byteLength(JSON.stringify([undefined, undefined, filters]));
       let n = 0;
       while (target - size() > 1000) padding[`p${n++}`] = 'x'.repeat(900);
@@ -165,9 +193,15 @@ describe('DynamoDB key bounds (dynalite)', () => {
       expect(size()).toBe(target);
       return filters;
     };
-    const atBudget = parseSubscriptionInput({ sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES) }, rules);
+    const atBudget = parseSubscriptionInput(
+      { sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES) },
+      rules,
+    );
     expect(atBudget.issues).toEqual([]);
-    const over = parseSubscriptionInput({ sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES + 1) }, rules);
+    const over = parseSubscriptionInput(
+      { sink: 'https://ontvanger.example/hook', filters: filtersAt(MAX_CONDITIONS_BYTES + 1) },
+      rules,
+    );
     expect(over.issues.map((issue) => `${issue.attribute}:${issue.rule}`)).toEqual(['filters:too-large']);
 
     // At the budget, with every other member at its limit too: the longest sink, three 4,096-character
@@ -176,12 +210,17 @@ describe('DynamoDB key bounds (dynalite)', () => {
       owner: `urn:${'o'.repeat(8 * 1024)}`,
       sink: `https://ontvanger.example/${'s'.repeat(2000)}`,
       filters: atBudget.input!.filters!,
-      credential: { kind: 'oauth2-client-credentials', ciphertext: 'c'.repeat(Math.ceil((3 * 4096 * 3 + 256) / 3) * 4) },
+      credential: {
+        kind: 'oauth2-client-credentials',
+        ciphertext: 'c'.repeat(Math.ceil((3 * 4096 * 3 + 256) / 3) * 4),
+      },
       statusReason: 'r'.repeat(2000),
     });
     const stored = await subscriptions.create(draft);
     expect(stored.routeKeys.length).toBeGreaterThan(0);
-    const raw = await client.send(new GetItemCommand({ TableName: localName.table('subscriptions'), Key: { id: { S: stored.id } } }));
+    const raw = await client.send(
+      new GetItemCommand({ TableName: localName.table('subscriptions'), Key: { id: { S: stored.id } } }),
+    );
     const size = Buffer.byteLength(JSON.stringify(raw.Item));
     expect(size).toBeLessThan(DYNAMODB_LIMITS.itemBytes * 0.75);
     expect((await subscriptions.get(stored.id))?.filters).toEqual(draft.filters);
@@ -240,12 +279,15 @@ describe('DynamoDB key bounds (dynalite)', () => {
     );
     expect((await deliveries.getProgress(subscriptionId, deliveryId))?.failedAttempts).toBe(10);
     expect((await deliveries.listAttempts(subscriptionId, { limit: 20 })).items).toHaveLength(10);
-    expect((await deliveries.listDeadLetters(subscriptionId, { limit: 5 })).items.map((d) => d.events[0])).toEqual([event]);
+    expect((await deliveries.listDeadLetters(subscriptionId, { limit: 5 })).items.map((d) => d.events[0])).toEqual([
+      event,
+    ]);
   });
 
   it('review #10: a forged subscriptions cursor of any kind is refused as not handed out, never passed to DynamoDB', async () => {
     const owner = `forger-${randomUUID()}`;
-    for (let i = 1; i <= 3; i++) await subscriptions.create(subscriptionDraft({ owner, createdAt: `2026-01-01T00:00:0${i}.000Z` }));
+    for (let i = 1; i <= 3; i++)
+      await subscriptions.create(subscriptionDraft({ owner, createdAt: `2026-01-01T00:00:0${i}.000Z` }));
     const genuine = (await subscriptions.listByOwner(owner, { limit: 1 })).cursor!;
     const key = JSON.parse(Buffer.from(genuine, 'base64url').toString('utf8')) as Record<string, { S: string }>;
     expect(Object.keys(key).sort()).toEqual(['createdAt', 'id', 'owner']);
@@ -267,7 +309,10 @@ describe('DynamoDB key bounds (dynalite)', () => {
       // The genuine key, padded past any genuine cursor's length.
       Buffer.from(JSON.stringify(key).replace('{', `{${' '.repeat(6000)}`)).toString('base64url'),
     ];
-    for (const cursor of forged) await expect(subscriptions.listByOwner(owner, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidCursorError);
+    for (const cursor of forged)
+      await expect(subscriptions.listByOwner(owner, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(
+        InvalidCursorError,
+      );
     expect((await subscriptions.listByOwner(owner, { limit: 1, cursor: genuine })).items).toHaveLength(1);
   });
 
@@ -275,7 +320,15 @@ describe('DynamoDB key bounds (dynalite)', () => {
     const subscriptionId = randomUUID();
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
     await deliveries.recordAttempts(
-      [1, 2, 3].map((i) => ({ subscriptionId, deliveryId: randomUUID(), attempt: 1, at: at(i), outcome: 'delivered' as const, status: 204, latencyMs: 5 })),
+      [1, 2, 3].map((i) => ({
+        subscriptionId,
+        deliveryId: randomUUID(),
+        attempt: 1,
+        at: at(i),
+        outcome: 'delivered' as const,
+        status: 204,
+        latencyMs: 5,
+      })),
       Math.floor(Date.now() / 1000) + 3600,
     );
     const genuine = (await deliveries.listAttempts(subscriptionId, { limit: 1 })).cursor!;
@@ -296,8 +349,12 @@ describe('DynamoDB key bounds (dynalite)', () => {
       Buffer.from(JSON.stringify({ pk, sk }).replace('{', `{${' '.repeat(2000)}`)).toString('base64url'),
     ];
     for (const cursor of forged)
-      await expect(deliveries.listAttempts(subscriptionId, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(InvalidPageCursorError);
-    await expect(deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: genuine })).rejects.toThrow(InvalidPageCursorError);
+      await expect(deliveries.listAttempts(subscriptionId, { limit: 1, cursor }), cursor.slice(0, 40)).rejects.toThrow(
+        InvalidPageCursorError,
+      );
+    await expect(deliveries.listDeadLetters(subscriptionId, { limit: 1, cursor: genuine })).rejects.toThrow(
+      InvalidPageCursorError,
+    );
     expect((await deliveries.listAttempts(subscriptionId, { limit: 1, cursor: genuine })).items).toHaveLength(1);
   });
 });

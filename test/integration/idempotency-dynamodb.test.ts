@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore, idempotencyKeyOf } from '../../functions/aws/dynamodb-idempotency-store.js';
 import { jsonResponse } from '../../functions/core/http/messages.js';
 import { withIdempotency, type IdempotencyContext } from '../../functions/core/idempotency/index.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 import { controlledClock, ingestRequest } from '../unit/idempotency/store-contract.js';
@@ -78,7 +78,12 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const key = randomUUID();
     await withIdempotency(ingestRequest(key, '{}'), ctx, accept);
     const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
-    const item = await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `idempotency#publisher-a#POST%20%2Fevents#${key}` } } }));
+    const item = await dynamodb.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: `idempotency#publisher-a#POST%20%2Fevents#${key}` } },
+      }),
+    );
     expect(item.Item?.state?.S).toBe('completed');
     expect(Number(item.Item?.expiresAt?.N)).toBe(Math.floor(ctx.clock!() / 1000) + 7 * 24 * 3600);
   });
@@ -104,12 +109,18 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
     const stored = idempotencyKeyOf({ clientId: longClient, operation: 'POST /events', key });
     expect(stored).toMatch(/^idempotency#sha256=[A-Za-z0-9_-]{43}$/);
     const { GetItemCommand } = await import('@aws-sdk/client-dynamodb');
-    expect((await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: stored } } }))).Item?.state?.S).toBe('completed');
+    expect(
+      (await dynamodb.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: stored } } }))).Item?.state?.S,
+    ).toBe('completed');
   });
 
   it('review #1: a key exactly at the 2,048-byte limit stays readable; one byte more is hashed; both are stored', async () => {
     const fixed = `idempotency#${encodeURIComponent('POST /events')}#00000000-0000-4000-8000-000000000000#`.length;
-    const atLimit = { clientId: 'c'.repeat(2048 - fixed), operation: 'POST /events', key: '00000000-0000-4000-8000-000000000000' };
+    const atLimit = {
+      clientId: 'c'.repeat(2048 - fixed),
+      operation: 'POST /events',
+      key: '00000000-0000-4000-8000-000000000000',
+    };
     expect(Buffer.byteLength(idempotencyKeyOf(atLimit))).toBe(2048);
     expect(idempotencyKeyOf(atLimit)).toBe(`idempotency#${atLimit.clientId}#POST%20%2Fevents#${atLimit.key}`);
     const past = { ...atLimit, clientId: `${atLimit.clientId}c` };
@@ -136,11 +147,17 @@ describe('idempotency on DynamoDB: requests and the queue', () => {
       const sent = await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ key }) }));
       return jsonResponse(202, { messageId: sent.MessageId });
     };
-    const responses = await Promise.all(Array.from({ length: 20 }, () => withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, send)));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, send)),
+    );
 
-    const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     expect(attributes.Attributes?.ApproximateNumberOfMessages).toBe('1');
-    const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+    );
     expect(received.Messages?.map((m) => m.Body)).toEqual([JSON.stringify({ key })]);
 
     const fresh = responses.filter((r) => r.status === 202 && r.headers['idempotent-replayed'] === undefined);

@@ -8,7 +8,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFitsOneIdempotencyItem } from '../support/idempotency-item.js';
-import { acceptedAnswer, MAX_ACCEPTED_ANSWER_BYTES, type AcceptedAnswer } from '../../functions/core/http/accepted-answer.js';
+import {
+  acceptedAnswer,
+  MAX_ACCEPTED_ANSWER_BYTES,
+  type AcceptedAnswer,
+} from '../../functions/core/http/accepted-answer.js';
 import { jsonResponse } from '../../functions/core/http/messages.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { eventually } from '../support/waiting.js';
@@ -76,7 +80,9 @@ describe('review #11: the 202 of the ingest fits the idempotency item', () => {
       expect(answer.acceptedCount).toBe(1000);
       expect(answer.accepted.length).toBeGreaterThan(10);
       expect(answer.accepted.length + answer.acceptedNotListed!).toBe(1000);
-      expect(answer.accepted).toEqual(members.slice(0, answer.accepted.length).map(({ source, id }) => ({ source, id })));
+      expect(answer.accepted).toEqual(
+        members.slice(0, answer.accepted.length).map(({ source, id }) => ({ source, id })),
+      );
       expect(answer.warnings!.length).toBeGreaterThan(10);
       expect(answer.warningsNotListed).toBeGreaterThan(0);
       expect(await drainAll(1000)).toBe(1000);
@@ -96,7 +102,13 @@ describe('review #11: the 202 of the ingest fits the idempotency item', () => {
     // Entries small enough that many are listed, each escaping to far more bytes than it has characters.
     const costly = '"\\\u0001'.repeat(300) + '😀'.repeat(300);
     const events = Array.from({ length: 1000 }, (_, i) => ({ source: costly, id: `${costly}${i}` }));
-    const warnings = Array.from({ length: 10_000 }, (_, index) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index }));
+    const warnings = Array.from({ length: 10_000 }, (_, index) => ({
+      attribute: worst,
+      rule: worst,
+      requirement: worst,
+      message: worst,
+      index,
+    }));
     const response = jsonResponse(202, acceptedAnswer(events, warnings));
     expect(Buffer.byteLength(response.body)).toBeLessThanOrEqual(MAX_ACCEPTED_ANSWER_BYTES);
     expect(Buffer.byteLength(response.body)).toBeGreaterThan(MAX_ACCEPTED_ANSWER_BYTES - 64 * 1024);

@@ -30,7 +30,11 @@ async function post(clientId: string, body: string, key: string, contentType = B
     method: 'POST',
     path: '/events',
     routeKey: 'POST /events',
-    headers: { authorization: `Bearer ${await harness.token(clientId, 'events:publish')}`, 'idempotency-key': key, 'content-type': contentType },
+    headers: {
+      authorization: `Bearer ${await harness.token(clientId, 'events:publish')}`,
+      'idempotency-key': key,
+      'content-type': contentType,
+    },
     body,
   });
 }
@@ -58,7 +62,10 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
     const answer = await expectStoredAndReplayed('partner-a', zeros, 413);
     expect((answer.json() as { detail: string }).detail).toContain('1000');
     const thousandZeros = `[${Array.from({ length: 1000 }, () => '0').join(',')}]`;
-    const invalid = (await expectStoredAndReplayed('partner-a', thousandZeros, 400)).json() as { errors: unknown[]; validationStopped: boolean };
+    const invalid = (await expectStoredAndReplayed('partner-a', thousandZeros, 400)).json() as {
+      errors: unknown[];
+      validationStopped: boolean;
+    };
     expect(invalid.errors).toHaveLength(100);
     expect(invalid.validationStopped).toBe(true);
   });
@@ -72,7 +79,10 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
       return member;
     });
     const body = JSON.stringify(members);
-    const answer = (await expectStoredAndReplayed('partner-a', body, 400)).json() as { errors: unknown[]; warnings: unknown[] };
+    const answer = (await expectStoredAndReplayed('partner-a', body, 400)).json() as {
+      errors: unknown[];
+      warnings: unknown[];
+    };
     expect(answer.errors.length).toBeGreaterThan(10);
     expect(answer.warnings.length).toBeGreaterThan(0);
   });
@@ -84,14 +94,23 @@ describe('review #11: bounded error answers, kept by the idempotency store', () 
       source: `urn:nld:oin:1:${'s'.repeat(4000)}${i}`,
       type: 'nl.x.y',
     }));
-    const answer = (await expectStoredAndReplayed('partner-c', JSON.stringify(members), 403)).json() as { errors: unknown[]; errorsNotListed: number };
+    const answer = (await expectStoredAndReplayed('partner-c', JSON.stringify(members), 403)).json() as {
+      errors: unknown[];
+      errorsNotListed: number;
+    };
     expect(answer.errors.length + answer.errorsNotListed).toBe(1000);
   });
 
   it('review #11: the largest possible problem answer fits one idempotency item, with a long client id', async () => {
     // Every string of the problem made as large and as costly to escape as possible.
     const worst = '\u0001'.repeat(100_000);
-    const issues = Array.from({ length: 10_000 }, (_, index) => ({ attribute: worst, rule: worst, requirement: worst, message: worst, index }));
+    const issues = Array.from({ length: 10_000 }, (_, index) => ({
+      attribute: worst,
+      rule: worst,
+      requirement: worst,
+      message: worst,
+      index,
+    }));
     const response = problemResponse({
       type: problemTypeUri('invalid-cloudevent'),
       title: 'Invalid CloudEvent',

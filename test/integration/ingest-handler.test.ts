@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { logger } from '../../functions/app/logger.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 
@@ -114,21 +114,31 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
   });
 
   it('CE-4: a SHOULD-level finding is accepted and reported back as a warning', async () => {
-    const response = await post(JSON.stringify(event({ source: '/not/a/urn' })), { 'content-type': 'application/cloudevents+json' });
+    const response = await post(JSON.stringify(event({ source: '/not/a/urn' })), {
+      'content-type': 'application/cloudevents+json',
+    });
     expect(response.status).toBe(202);
-    expect((response.json() as { warnings: { requirement: string }[] }).warnings).toContainEqual(expect.objectContaining({ requirement: 'CE-4' }));
+    expect((response.json() as { warnings: { requirement: string }[] }).warnings).toContainEqual(
+      expect.objectContaining({ requirement: 'CE-4' }),
+    );
     expect(await harness.drain('inbound')).toHaveLength(1);
   });
 
   it('EDU-1, CE-15: a 300 KB event is accepted; the queued message carries dataref, digest and size instead of the data', async () => {
     const data = 'x'.repeat(300 * 1024);
-    const response = await post(JSON.stringify(event({ datacontenttype: 'text/plain', data })), { 'content-type': 'application/cloudevents+json' });
+    const response = await post(JSON.stringify(event({ datacontenttype: 'text/plain', data })), {
+      'content-type': 'application/cloudevents+json',
+    });
     expect(response.status).toBe(202);
     const [message] = await harness.drain('inbound');
     const queued = JSON.parse(message!.Body!) as Record<string, unknown>;
     expect(queued['data']).toBeUndefined();
     expect(queued['dataref']).toMatch(/\/payloads\/[A-Za-z0-9_-]{43}$/);
-    expect(queued).toMatchObject({ datacontenttype: 'text/plain', koerierdatasize: data.length, koerierdatadigest: sha256(Buffer.from(data)) });
+    expect(queued).toMatchObject({
+      datacontenttype: 'text/plain',
+      koerierdatasize: data.length,
+      koerierdatadigest: sha256(Buffer.from(data)),
+    });
   });
 
   it('EDU-1, HTTP-2: a 1 MB binary-mode body goes to the claim check byte for byte; the queued event keeps its ce- attributes and Content-Type', async () => {
@@ -144,10 +154,17 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(response.status).toBe(202);
     const [message] = await harness.drain('inbound');
     const queued = JSON.parse(message!.Body!) as Record<string, unknown>;
-    expect(queued).toMatchObject({ datacontenttype: 'application/pdf', comexample: 'kept', koerierdatasize: bytes.length, koerierdatadigest: sha256(bytes) });
+    expect(queued).toMatchObject({
+      datacontenttype: 'application/pdf',
+      comexample: 'kept',
+      koerierdatasize: bytes.length,
+      koerierdatadigest: sha256(bytes),
+    });
     expect(queued['data_base64']).toBeUndefined();
     const key = `payloads/${(queued['dataref'] as string).split('/').at(-1)}`;
-    const object = await new S3Client({}).send(new GetObjectCommand({ Bucket: process.env[resourceEnv.bucket('payloads')], Key: key }));
+    const object = await new S3Client({}).send(
+      new GetObjectCommand({ Bucket: process.env[resourceEnv.bucket('payloads')], Key: key }),
+    );
     expect(Buffer.from(await object.Body!.transformToByteArray()).equals(bytes)).toBe(true);
     expect(object.ContentType).toBe('application/pdf');
   });
@@ -160,8 +177,14 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
       return json;
     };
     const maxQueued = 256 * 1024 - 8 * 1024;
-    const bodies = [sized(65_536), sized(65_537), sized(maxQueued, { dataref: 'https://school.example/f/1' }), sized(4 * 1024 * 1024)];
-    for (const body of bodies) expect((await post(body, { 'content-type': 'application/cloudevents+json' })).status).toBe(202);
+    const bodies = [
+      sized(65_536),
+      sized(65_537),
+      sized(maxQueued, { dataref: 'https://school.example/f/1' }),
+      sized(4 * 1024 * 1024),
+    ];
+    for (const body of bodies)
+      expect((await post(body, { 'content-type': 'application/cloudevents+json' })).status).toBe(202);
     const messages = await harness.drain('inbound');
     expect(messages).toHaveLength(4);
     const byId = new Map(messages.map((m) => [(JSON.parse(m.Body!) as { id: string }).id, m]));
@@ -178,7 +201,9 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     expect(byId.get((JSON.parse(bodies[1]!) as { id: string }).id)!.Body).not.toContain('"data"');
     expect(byId.get((JSON.parse(bodies[2]!) as { id: string }).id)!.Body).toBe(bodies[2]);
     // One byte more with the producer's own dataref cannot be queued: 413 naming the upload route.
-    const over = await post(sized(maxQueued + 1, { dataref: 'https://school.example/f/1' }), { 'content-type': 'application/cloudevents+json' });
+    const over = await post(sized(maxQueued + 1, { dataref: 'https://school.example/f/1' }), {
+      'content-type': 'application/cloudevents+json',
+    });
     expect(over.status).toBe(413);
     expect((over.json() as { detail: string }).detail).toContain('POST /payloads');
     expect(await harness.drain('inbound')).toHaveLength(0);
@@ -190,8 +215,16 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     try {
       const secret = `bsn-${randomUUID()}`;
       const accepted = event({ data: { bsn: secret } });
-      expect((await post(JSON.stringify(accepted), { 'content-type': 'application/cloudevents+json' })).status).toBe(202);
-      expect((await post(JSON.stringify(event({ id: '', data: { bsn: secret } })), { 'content-type': 'application/cloudevents+json' })).status).toBe(400);
+      expect((await post(JSON.stringify(accepted), { 'content-type': 'application/cloudevents+json' })).status).toBe(
+        202,
+      );
+      expect(
+        (
+          await post(JSON.stringify(event({ id: '', data: { bsn: secret } })), {
+            'content-type': 'application/cloudevents+json',
+          })
+        ).status,
+      ).toBe(400);
       expect(lines.some((l) => l.includes(accepted.id))).toBe(true);
       expect(lines.join('\n')).not.toContain(secret);
     } finally {
@@ -203,13 +236,23 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
   it('EDU-IN: a publisher may only publish under the sources it is granted; otherwise 403 and nothing is stored', async () => {
     const partnerC = await harness.token('partner-c', 'events:publish');
     const own = event({ source: 'urn:nld:oin:00000009999999999000:systeem:x' });
-    expect((await post(JSON.stringify(own), { 'content-type': 'application/cloudevents+json' }, partnerC)).status).toBe(202);
-    const forged = await post(JSON.stringify([own, event()]), { 'content-type': 'application/cloudevents-batch+json' }, partnerC);
+    expect((await post(JSON.stringify(own), { 'content-type': 'application/cloudevents+json' }, partnerC)).status).toBe(
+      202,
+    );
+    const forged = await post(
+      JSON.stringify([own, event()]),
+      { 'content-type': 'application/cloudevents-batch+json' },
+      partnerC,
+    );
     expect(forged.status).toBe(403);
     expect((forged.json() as { errors: { index: number; requirement: string }[] }).errors).toEqual([
       expect.objectContaining({ index: 1, requirement: 'EDU-IN' }),
     ]);
-    const unknown = await post(JSON.stringify(event()), { 'content-type': 'application/cloudevents+json' }, await harness.token('partner-z', 'events:publish'));
+    const unknown = await post(
+      JSON.stringify(event()),
+      { 'content-type': 'application/cloudevents+json' },
+      await harness.token('partner-z', 'events:publish'),
+    );
     expect(unknown.status).toBe(403);
     expect(await harness.drain('inbound')).toHaveLength(1);
   });
@@ -218,7 +261,9 @@ describe('POST /events, against SQS and DynamoDB emulators', () => {
     const events = Array.from({ length: 5 }, () => event({ source: '/not/a/urn' }));
     const response = await post(JSON.stringify(events), { 'content-type': 'application/cloudevents-batch+json' });
     expect(response.status).toBe(202);
-    const warnings = (response.json() as { warnings: { requirement: string; indexes?: number[] }[] }).warnings.filter((w) => w.requirement === 'CE-4');
+    const warnings = (response.json() as { warnings: { requirement: string; indexes?: number[] }[] }).warnings.filter(
+      (w) => w.requirement === 'CE-4',
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.indexes).toEqual([0, 1, 2, 3, 4]);
     await harness.drain('inbound');
@@ -312,7 +357,11 @@ describe('Idempotency-Key on the ingest (EDU-IDEM), against DynamoDB and SQS emu
     expect((await post(JSON.stringify(event()), { ...structured, 'idempotency-key': key })).status).toBe(202);
     // partner-b publishes under its own organisation; the same key from one client would be a 422 here.
     const ownEvent = JSON.stringify(event({ source: 'urn:nld:oin:00000002222222222000:systeem:lvs' }));
-    const other = await post(ownEvent, { ...structured, 'idempotency-key': key }, await harness.token('partner-b', 'events:publish'));
+    const other = await post(
+      ownEvent,
+      { ...structured, 'idempotency-key': key },
+      await harness.token('partner-b', 'events:publish'),
+    );
     expect(other.status).toBe(202);
     expect(other.headers['idempotent-replayed']).toBeUndefined();
     expect(await harness.drain('inbound')).toHaveLength(2);
@@ -321,7 +370,9 @@ describe('Idempotency-Key on the ingest (EDU-IDEM), against DynamoDB and SQS emu
   it('EDU-IDEM-18: 20 concurrent requests with one key store exactly one event; the others get 409 or the replay', async () => {
     const key = randomUUID();
     const body = JSON.stringify(event());
-    const responses = await Promise.all(Array.from({ length: 20 }, () => post(body, { ...structured, 'idempotency-key': key })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => post(body, { ...structured, 'idempotency-key': key })),
+    );
     const originals = responses.filter((r) => r.status === 202 && !r.headers['idempotent-replayed']);
     expect(originals).toHaveLength(1);
     for (const response of responses) {

@@ -5,7 +5,11 @@
  * write fails, is held back, or has entries of a SendMessageBatch refused, exactly as SQS would.
  */
 import { randomUUID } from 'node:crypto';
-import { SQSServiceException, type SendMessageBatchCommandInput, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import {
+  SQSServiceException,
+  type SendMessageBatchCommandInput,
+  type SendMessageBatchCommandOutput,
+} from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { containerClients } from '../../functions/composition/aws-dependencies.js';
 import { logger } from '../../functions/app/logger.js';
@@ -18,7 +22,13 @@ let handler: (event: never, context: never) => Promise<unknown>;
 let token: string;
 
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:lvs';
-const event = (id = randomUUID()) => ({ specversion: '1.0', id, source: SOURCE, type: 'nl.edu.leerling.ingeschreven', data: { leerling: 'L-42' } });
+const event = (id = randomUUID()) => ({
+  specversion: '1.0',
+  id,
+  source: SOURCE,
+  type: 'nl.edu.leerling.ingeschreven',
+  data: { leerling: 'L-42' },
+});
 
 /** What the injected fault does to the next SQS calls; `none` lets them through untouched. */
 type Fault =
@@ -45,7 +55,12 @@ function installFaultInjection(): void {
       const current = fault;
       if (current.kind === 'fail') {
         timeline.push(`${operation} failed`);
-        throw new SQSServiceException({ name: 'InternalError', $fault: 'server', $metadata: { httpStatusCode: 500 }, message: 'injected: SQS is unavailable' });
+        throw new SQSServiceException({
+          name: 'InternalError',
+          $fault: 'server',
+          $metadata: { httpStatusCode: 500 },
+          message: 'injected: SQS is unavailable',
+        });
       }
       if (current.kind === 'hold') {
         timeline.push(`${operation} held`);
@@ -53,10 +68,15 @@ function installFaultInjection(): void {
         await current.release;
       }
       if (current.kind === 'refuse-entries' && operation === 'SendMessageBatchCommand') {
-        const input = args.input as SendMessageBatchCommandInput & { Entries: NonNullable<SendMessageBatchCommandInput['Entries']> };
-        for (const entry of input.Entries) offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
+        const input = args.input as SendMessageBatchCommandInput & {
+          Entries: NonNullable<SendMessageBatchCommandInput['Entries']>;
+        };
+        for (const entry of input.Entries)
+          offered.set(eventIdOf(entry.MessageBody), (offered.get(eventIdOf(entry.MessageBody)) ?? 0) + 1);
         const refused = input.Entries.filter(
-          (entry) => current.eventIds.has(eventIdOf(entry.MessageBody)) && (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times,
+          (entry) =>
+            current.eventIds.has(eventIdOf(entry.MessageBody)) &&
+            (offered.get(eventIdOf(entry.MessageBody)) ?? 0) <= current.times,
         );
         const passed = input.Entries.filter((entry) => !refused.includes(entry));
         const failed = refused.map((entry) => ({
@@ -66,10 +86,17 @@ function installFaultInjection(): void {
           Message: 'injected',
         }));
         timeline.push(`${operation} refused ${refused.length} of ${input.Entries.length}`);
-        if (passed.length === 0) return { output: { Successful: [], Failed: failed, $metadata: {} } satisfies SendMessageBatchCommandOutput, response: {} };
+        if (passed.length === 0)
+          return {
+            output: { Successful: [], Failed: failed, $metadata: {} } satisfies SendMessageBatchCommandOutput,
+            response: {},
+          };
         const result = await next({ ...args, input: { ...input, Entries: passed } });
         const output = result.output as SendMessageBatchCommandOutput;
-        return { ...result, output: { ...output, Failed: [...(output.Failed ?? []), ...failed] } satisfies SendMessageBatchCommandOutput };
+        return {
+          ...result,
+          output: { ...output, Failed: [...(output.Failed ?? []), ...failed] } satisfies SendMessageBatchCommandOutput,
+        };
       }
       const result = await next(args);
       timeline.push(`${operation} stored`);
@@ -185,7 +212,12 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
     const events = Array.from({ length: 10 }, () => event());
     const key = randomUUID();
     try {
-      fault = { kind: 'refuse-entries', eventIds: new Set([events[0]!.id, events[7]!.id]), times: Number.POSITIVE_INFINITY, senderFault: false };
+      fault = {
+        kind: 'refuse-entries',
+        eventIds: new Set([events[0]!.id, events[7]!.id]),
+        times: Number.POSITIVE_INFINITY,
+        senderFault: false,
+      };
       const refused = await post(events, BATCH, key);
       expect(refused.status).toBe(503);
       // The others are stored; the router drops their second copy by source + id (EDU-IDEM-15).
@@ -210,7 +242,12 @@ describe('persist before acknowledge (EDU-19, EDU-IN), with faults injected into
     const restore = logger.captureTo(() => undefined);
     const events = Array.from({ length: 4 }, () => event());
     try {
-      fault = { kind: 'refuse-entries', eventIds: new Set([events[1]!.id]), times: Number.POSITIVE_INFINITY, senderFault: true };
+      fault = {
+        kind: 'refuse-entries',
+        eventIds: new Set([events[1]!.id]),
+        times: Number.POSITIVE_INFINITY,
+        senderFault: true,
+      };
       expect((await post(events, BATCH)).status).toBe(503);
       expect(offered.get(events[1]!.id)).toBe(1);
     } finally {

@@ -30,14 +30,19 @@ afterAll(async () => {
 // Each partner under its own organisation (handler harness grants).
 const SOURCE_A = 'urn:nld:oin:00000001823288444000:systeem:lvs';
 const SOURCE_B = 'urn:nld:oin:00000002222222222000:systeem:lvs';
-const newEvent = (source = SOURCE_A) => JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.leerling.ingeschreven' });
+const newEvent = (source = SOURCE_A) =>
+  JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.leerling.ingeschreven' });
 
 async function publish(token: string, key = randomUUID(), body = newEvent()) {
   return harness.invoke(handler, {
     method: 'POST',
     path: '/events',
     routeKey: 'POST /events',
-    headers: { authorization: `Bearer ${token}`, 'idempotency-key': key, 'content-type': 'application/cloudevents+json' },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'idempotency-key': key,
+      'content-type': 'application/cloudevents+json',
+    },
     body,
   });
 }
@@ -52,7 +57,9 @@ describe('rate limit per publisher', () => {
     expect(limited.headers['content-type']).toBe('application/problem+json');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect((await publish(await harness.token('partner-b', 'events:publish'), randomUUID(), newEvent(SOURCE_B))).status).toBe(202);
+    expect(
+      (await publish(await harness.token('partner-b', 'events:publish'), randomUUID(), newEvent(SOURCE_B))).status,
+    ).toBe(202);
     expect(await harness.drain('inbound')).toHaveLength(4);
   });
 

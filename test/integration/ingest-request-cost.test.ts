@@ -13,11 +13,11 @@ import { SqsMessageQueue } from '../../functions/aws/sqs-message-queue.js';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Principal } from '../../functions/core/auth/access-tokens.js';
 import { parsePublishGrants } from '../../functions/core/auth/publish-grants.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../functions/core/claim-check/memory-adapters.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../support/memory/claim-check-memory-adapters.js';
 import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { acceptEvents, type IngestDependencies, type IngestSettings } from '../../functions/core/ingest/index.js';
 import type { InboundQueue } from '../../functions/core/ingest/ports.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
@@ -93,7 +93,10 @@ function publishRequest(body: unknown, key = randomUUID()): HttpRequest {
   return {
     method: 'POST',
     path: '/events',
-    headers: { 'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json', 'idempotency-key': key },
+    headers: {
+      'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
+      'idempotency-key': key,
+    },
     query: {},
     routeKey: 'POST /events',
     pathParameters: {},
@@ -105,7 +108,12 @@ async function queuedIds(): Promise<string[]> {
   const ids: string[] = [];
   for (;;) {
     const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: 60,
+      }),
     );
     if (Messages.length === 0) return ids.sort();
     for (const message of Messages) ids.push((JSON.parse(message.Body!) as { id: string }).id);
@@ -125,7 +133,8 @@ describe('issue 15: AWS requests per accepted publish', () => {
 
   it('EDU-16: a batch of 10 costs one claim and one SendMessageBatch: 0.2 requests per event, plus the leases', async () => {
     const a = container();
-    for (let i = 0; i < 20; i++) expect((await acceptEvents(publishRequest(Array.from({ length: 10 }, event)), PUBLISHER, a)).status).toBe(202);
+    for (let i = 0; i < 20; i++)
+      expect((await acceptEvents(publishRequest(Array.from({ length: 10 }, event)), PUBLISHER, a)).status).toBe(202);
     expect(dynamodbRequests.byOperation['PutItemCommand']).toBe(20);
     expect(dynamodbRequests.byOperation['UpdateItemCommand']).toBeLessThanOrEqual(5);
     expect(sqsRequests.byOperation).toEqual({ SendMessageBatchCommand: 20 });
@@ -155,7 +164,8 @@ describe('issue 15: repeats across containers keep EDU-IDEM-14 and EDU-19', () =
     const e = event();
     const request = publishRequest(e);
     const first = acceptEvents(request, PUBLISHER, a);
-    for (let i = 0; i < 100 && dynamodbRequests.byOperation['PutItemCommand'] === undefined; i++) await new Promise<void>((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 100 && dynamodbRequests.byOperation['PutItemCommand'] === undefined; i++)
+      await new Promise<void>((resolve) => setTimeout(resolve, 10));
     expect((await acceptEvents(request, PUBLISHER, a)).status).toBe(409);
     release();
     expect((await first).status).toBe(202);
@@ -196,7 +206,8 @@ describe('issue 15: repeats across containers keep EDU-IDEM-14 and EDU-19', () =
     const dying = container({ inbound: { send: () => new Promise(() => {}) } });
     void acceptEvents(request, PUBLISHER, dying);
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (let i = 0; i < 50 && dynamodbRequests.byOperation['PutItemCommand'] === undefined; i++) await new Promise<void>((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 50 && dynamodbRequests.byOperation['PutItemCommand'] === undefined; i++)
+      await new Promise<void>((resolve) => setTimeout(resolve, 10));
 
     const b = container();
     now += 1000;

@@ -47,7 +47,8 @@ describe('the Lambda context on log lines (OPERATIONS.md, issue 29)', () => {
   it('a queue handler gives its invocation to every logger: the request id on each line, cold_start true once, then false', async () => {
     // The dependencies' own logger is made on the first invocation, as in Lambda (composition on first use).
     let deps: KoerierDependencies | undefined;
-    const dependencies = () => (deps ??= { log: createLogger('info'), metrics: { flush: () => undefined } } as unknown as KoerierDependencies);
+    const dependencies = () =>
+      (deps ??= { log: createLogger('info'), metrics: { flush: () => undefined } } as unknown as KoerierDependencies);
     const handler = queueHandler((current) => async ({ records }) => {
       current.log.info('batch seen', { records: records.length });
       logger.info('last-resort line');
@@ -70,7 +71,11 @@ describe('the Lambda context on log lines (OPERATIONS.md, issue 29)', () => {
   });
 
   it('an API handler does the same for the lines of its request', async () => {
-    const deps = { log: createLogger('info'), metrics: { flush: () => undefined }, config: {} } as unknown as KoerierDependencies;
+    const deps = {
+      log: createLogger('info'),
+      metrics: { flush: () => undefined },
+      config: {},
+    } as unknown as KoerierDependencies;
     const handler = httpHandler((current) => async () => {
       current.log.info('request seen');
       return { status: 204, headers: {}, body: '' };
@@ -84,7 +89,9 @@ describe('the Lambda context on log lines (OPERATIONS.md, issue 29)', () => {
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEventV2;
     const lines = await linesOf(async () => void (await handler(event, contextOf('request-3'))));
-    expect(lines).toEqual([expect.objectContaining({ message: 'request seen', function_request_id: 'request-3', cold_start: true })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ message: 'request seen', function_request_id: 'request-3', cold_start: true }),
+    ]);
   });
 
   it('without a context (a test calling a handler directly) nothing is added', async () => {

@@ -2,8 +2,14 @@ import { request as httpRequest } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FunctionSpec } from '../../lib/resources.js';
-import { createApiGateway, MAX_HEADER_LINES, MAX_LAMBDA_EVENT_BYTES, MAX_REQUEST_BYTES, type ApiGateway } from '../../local/api-gateway.js';
+import type { FunctionSpec } from '../../functions/config/resources.js';
+import {
+  createApiGateway,
+  MAX_HEADER_LINES,
+  MAX_LAMBDA_EVENT_BYTES,
+  MAX_REQUEST_BYTES,
+  type ApiGateway,
+} from '../../local/api-gateway.js';
 import type { LoadedFunction } from '../../local/lambda-runtime.js';
 import { eventually } from '../support/waiting.js';
 import { ANY_PROBLEM_TYPE, problemTypeUri } from '../support/problem-types.js';
@@ -43,7 +49,10 @@ function shapeOf(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value)
-        .map(([key, member]) => [key, key === 'headers' || key === 'queryStringParameters' || key === 'pathParameters' ? 'map' : shapeOf(member)])
+        .map(([key, member]) => [
+          key,
+          key === 'headers' || key === 'queryStringParameters' || key === 'pathParameters' ? 'map' : shapeOf(member),
+        ])
         .sort(),
     );
   }
@@ -78,15 +87,29 @@ interface RawResponse {
 }
 
 /** node:http rather than fetch: the tests need repeated headers and raw request targets (raw headers need an explicit Host). */
-function send(base: string, method: string, target: string, headers: [string, string][] = [], body?: Buffer | string): Promise<RawResponse> {
+function send(
+  base: string,
+  method: string,
+  target: string,
+  headers: [string, string][] = [],
+  body?: Buffer | string,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const url = new URL(base);
     const req = httpRequest(
-      { host: url.hostname, port: url.port, method, path: target, headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string> },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: target,
+        headers: [['Host', url.host], ...headers].flat() as unknown as Record<string, string>,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
       },
     );
     req.on('error', reject);
@@ -194,7 +217,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
         testFunction(
           'fallback',
           { defaultRoute: true },
-          async () => ({ statusCode: 404, headers: { 'content-type': 'application/problem+json' }, body: '{"status":404}' }),
+          async () => ({
+            statusCode: 404,
+            headers: { 'content-type': 'application/problem+json' },
+            body: '{"status":404}',
+          }),
           seen,
         ),
         testFunction(
@@ -227,7 +254,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
               case '/bytes/4194304':
               case '/bytes/4718592':
                 // Binary bodies travel base64-encoded: 4 MiB is 5.6 MB of result, 4.5 MiB is past 6 MiB.
-                return { statusCode: 200, body: Buffer.alloc(Number(event.pathParameters!['size']), 1).toString('base64'), isBase64Encoded: true };
+                return {
+                  statusCode: 200,
+                  body: Buffer.alloc(Number(event.pathParameters!['size']), 1).toString('base64'),
+                  isBase64Encoded: true,
+                };
               case '/after-a-while':
                 await new Promise((resolve) => setTimeout(resolve, 200));
                 return { statusCode: 202, body: `took ${event.body ?? ''}` };
@@ -238,7 +269,17 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
           seen,
         ),
       ],
-      [{ method: 'GET', path: '/health', handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' }) }],
+      [
+        {
+          method: 'GET',
+          path: '/health',
+          handle: async () => ({
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            body: '{"status":"ok"}',
+          }),
+        },
+      ],
     );
     expect((await send(base, 'OPTIONS', '/events')).status).toBe(200);
     expect((await send(base, 'GET', '/health')).status).toBe(200);
@@ -278,7 +319,13 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(event.body).toBe(body);
     expect(event.isBase64Encoded).toBe(false);
     expect(event.requestContext).toMatchObject({
-      http: { method: 'POST', path: '/events', protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'koerier-test/1' },
+      http: {
+        method: 'POST',
+        path: '/events',
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'koerier-test/1',
+      },
       routeKey: 'POST /events',
       stage: '$default',
       domainName: '127.0.0.1',
@@ -324,7 +371,11 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     const unknownPath = await send(base, 'GET', '/nothing/here');
     expect(unknownPath.status).toBe(404);
     expect(unknownPath.headers['content-type']).toBe('application/problem+json');
-    expect(last().event).toMatchObject({ routeKey: '$default', rawPath: '/nothing/here', requestContext: { routeKey: '$default' } });
+    expect(last().event).toMatchObject({
+      routeKey: '$default',
+      rawPath: '/nothing/here',
+      requestContext: { routeKey: '$default' },
+    });
     await send(base, 'DELETE', '/events');
     expect(last().event).toMatchObject({ routeKey: '$default', requestContext: { http: { method: 'DELETE' } } });
     await send(base, 'GET', '/subscriptions/a/b');
@@ -351,8 +402,14 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     const response = await send(base, 'GET', '/throws');
     expect(response.status).toBe(500);
     expect(JSON.parse(response.body.toString())).toEqual({ message: 'Internal Server Error' });
-    const failure = logs.map((line) => JSON.parse(line)).find((entry) => entry.message === 'function failed' && entry.routeKey === 'GET /throws');
-    expect(failure).toMatchObject({ level: 'error', function: 'shapes', error: { name: 'Error', message: 'boom in the handler' } });
+    const failure = logs
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.message === 'function failed' && entry.routeKey === 'GET /throws');
+    expect(failure).toMatchObject({
+      level: 'error',
+      function: 'shapes',
+      error: { name: 'Error', message: 'boom in the handler' },
+    });
   });
 
   it("EDU-1, CARD-3: a result past Lambda's 6 MiB response limit is a 500, as in AWS; 4 MiB of bytes (the claim check's largest streamed fetch) passes", async () => {
@@ -367,13 +424,21 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   it('a handler that outlives its timeout ends as a 500, as a timed-out Lambda does', async () => {
     const response = await send(base, 'GET', '/slow');
     expect(response.status).toBe(500);
-    const failure = logs.map((line) => JSON.parse(line)).find((entry) => entry.message === 'function failed' && entry.routeKey === 'GET /slow');
+    const failure = logs
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.message === 'function failed' && entry.routeKey === 'GET /slow');
     expect(failure.error.message).toMatch(/timed out after 1\.00 seconds/);
   });
 
   it("review #13: refuses bodies over API Gateway's 10 MB with a 413 problem; exactly 10 MB passes API Gateway and meets Lambda's 6 MB", async () => {
     const count = seen.length;
-    const tooLarge = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES + 1, 1));
+    const tooLarge = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/octet-stream']],
+      Buffer.alloc(MAX_REQUEST_BYTES + 1, 1),
+    );
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(tooLarge.body.toString())).toMatchObject({
@@ -382,14 +447,24 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
       detail: expect.stringContaining(`API Gateway's limit of ${MAX_REQUEST_BYTES}`),
     });
 
-    const atLimit = await send(base, 'POST', '/events', [['Content-Type', 'application/octet-stream']], Buffer.alloc(MAX_REQUEST_BYTES, 1));
+    const atLimit = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/octet-stream']],
+      Buffer.alloc(MAX_REQUEST_BYTES, 1),
+    );
     expect(atLimit.status).toBe(413);
     expect(JSON.parse(atLimit.body.toString()).detail).toContain(`Lambda accepts at most ${MAX_LAMBDA_EVENT_BYTES}`);
     expect(seen.length).toBe(count); // neither reached the function
   });
 
   /** Bytes of the event JSON beyond the body as sent, for a request like `probe` (same headers, same number of digits in Content-Length). */
-  async function envelopeBytes(contentType: string, probe: Buffer, bodyInEvent: (event: APIGatewayProxyEventV2) => number): Promise<number> {
+  async function envelopeBytes(
+    contentType: string,
+    probe: Buffer,
+    bodyInEvent: (event: APIGatewayProxyEventV2) => number,
+  ): Promise<number> {
     const response = await send(base, 'POST', '/events', [['Content-Type', contentType]], probe);
     expect(response.status).toBe(200);
     const event = last().event;
@@ -397,18 +472,37 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   }
 
   it("review #13: Lambda's 6 MB request limit is measured on the event JSON: a text body whose event is exactly 6,291,456 bytes is invoked, one byte more is a 413", async () => {
-    const envelope = await envelopeBytes('application/json', Buffer.alloc(1_000_000, 'a'), (event) => (event.body ?? '').length);
+    const envelope = await envelopeBytes(
+      'application/json',
+      Buffer.alloc(1_000_000, 'a'),
+      (event) => (event.body ?? '').length,
+    );
     const largest = MAX_LAMBDA_EVENT_BYTES - envelope;
     const count = seen.length;
-    const under = await send(base, 'POST', '/events', [['Content-Type', 'application/json']], Buffer.alloc(largest, 'a'));
+    const under = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/json']],
+      Buffer.alloc(largest, 'a'),
+    );
     expect(under.status).toBe(200);
     expect(seen.length).toBe(count + 1);
     expect(Buffer.byteLength(JSON.stringify(last().event))).toBe(MAX_LAMBDA_EVENT_BYTES);
 
-    const over = await send(base, 'POST', '/events', [['Content-Type', 'application/json']], Buffer.alloc(largest + 1, 'a'));
+    const over = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/json']],
+      Buffer.alloc(largest + 1, 'a'),
+    );
     expect(over.status).toBe(413);
     expect(over.headers['content-type']).toBe('application/problem+json');
-    expect(JSON.parse(over.body.toString())).toMatchObject({ status: 413, detail: expect.stringContaining(`${MAX_LAMBDA_EVENT_BYTES + 1} bytes`) });
+    expect(JSON.parse(over.body.toString())).toMatchObject({
+      status: 413,
+      detail: expect.stringContaining(`${MAX_LAMBDA_EVENT_BYTES + 1} bytes`),
+    });
     expect(seen.length).toBe(count + 1);
   });
 
@@ -418,12 +512,24 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
     expect(last().event.isBase64Encoded).toBe(true);
     const largest = Math.floor((MAX_LAMBDA_EVENT_BYTES - envelope) / 4) * 3;
     const count = seen.length;
-    const under = await send(base, 'POST', '/events', [['Content-Type', 'application/cloudevents+json']], Buffer.alloc(largest, 7));
+    const under = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/cloudevents+json']],
+      Buffer.alloc(largest, 7),
+    );
     expect(under.status).toBe(200);
     expect(seen.length).toBe(count + 1);
     expect(Buffer.byteLength(JSON.stringify(last().event))).toBeLessThanOrEqual(MAX_LAMBDA_EVENT_BYTES);
 
-    const over = await send(base, 'POST', '/events', [['Content-Type', 'application/cloudevents+json']], Buffer.alloc(largest + 1, 7));
+    const over = await send(
+      base,
+      'POST',
+      '/events',
+      [['Content-Type', 'application/cloudevents+json']],
+      Buffer.alloc(largest + 1, 7),
+    );
     expect(over.status).toBe(413);
     expect(JSON.parse(over.body.toString()).detail).toContain('base64-encoded');
     expect(seen.length).toBe(count + 1);
@@ -445,17 +551,34 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
 
     const accepted = await raw(base, request(MAX_HEADER_LINES - 8));
     expect(accepted.status).toBe(200);
-    expect(last().event.headers).toMatchObject({ 'ce-id': '1', 'ce-source': '/s', 'ce-type': 't', 'ce-specversion': '1.0' });
+    expect(last().event.headers).toMatchObject({
+      'ce-id': '1',
+      'ce-source': '/s',
+      'ce-type': 't',
+      'ce-specversion': '1.0',
+    });
   });
 
   it("review #12: what Node's HTTP parser refuses gets problem+json, not an empty 400: bare LF, broken framing, oversized headers", async () => {
     const count = seen.length;
     const cases: [string, string[], number][] = [
       ['bare LF', ['POST /events HTTP/1.1\nHost: koerier\nContent-Length: 0\n\n'], 400],
-      ['Content-Length with chunked', ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'], 400],
-      ['bad chunk size', ['POST /events HTTP/1.1\r\nHost: koerier\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'], 400],
+      [
+        'Content-Length with chunked',
+        ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+        400,
+      ],
+      [
+        'bad chunk size',
+        ['POST /events HTTP/1.1\r\nHost: koerier\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'],
+        400,
+      ],
       ['not HTTP', ['\u0000\u0001 hello\r\n\r\n'], 400],
-      ['headers past maxHeaderSize', [`GET /events HTTP/1.1\r\nHost: koerier\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`], 431],
+      [
+        'headers past maxHeaderSize',
+        [`GET /events HTTP/1.1\r\nHost: koerier\r\nx-big: ${'b'.repeat(20_000)}\r\n\r\n`],
+        431,
+      ],
     ];
     for (const [name, chunks, status] of cases) {
       const answer = await raw(base, chunks);
@@ -469,15 +592,23 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   it('review #12: a client that aborts mid-body is an info line in the log, not a 500 or an error', async () => {
     const before = logs.length;
     const count = seen.length;
-    await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":'], {
-      abortAfterWrite: true,
-    });
+    await raw(
+      base,
+      [
+        'POST /events HTTP/1.1\r\nHost: koerier\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"partial":',
+      ],
+      {
+        abortAfterWrite: true,
+      },
+    );
     await eventually(
       () => `an abort line in ${logs.slice(before).join('\n')}`,
       () => logs.slice(before).some((line) => line.includes('client aborted')),
       { timeoutMs: 5000, intervalMs: 20 },
     );
-    const lines = logs.slice(before).map((line) => JSON.parse(line) as { level: string; status?: number; message: string });
+    const lines = logs
+      .slice(before)
+      .map((line) => JSON.parse(line) as { level: string; status?: number; message: string });
     expect(lines.filter((line) => line.level !== 'info')).toEqual([]);
     expect(lines.some((line) => line.status === 500)).toBe(false);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'info', message: 'client aborted the request' }));
@@ -523,13 +654,21 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
 
   it("review #12: an Expect other than 100-continue gets a 417 problem+json, not Node's empty 417, and no function runs", async () => {
     const count = seen.length;
-    const answer = await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}']);
+    const answer = await raw(base, [
+      'POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\n{}',
+    ]);
     expect(answer.status).toBe(417);
     expect(answer.head).toMatch(/content-type: application\/problem\+json/i);
-    expect(JSON.parse(answer.body)).toMatchObject({ status: 417, type: problemTypeUri('expectation-failed'), title: 'Expectation Failed' });
+    expect(JSON.parse(answer.body)).toMatchObject({
+      status: 417,
+      type: problemTypeUri('expectation-failed'),
+      title: 'Expectation Failed',
+    });
     expect(seen.length).toBe(count);
     // 100-continue still works as before.
-    const continued = await raw(base, ['POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}']);
+    const continued = await raw(base, [
+      'POST /events HTTP/1.1\r\nHost: koerier\r\nExpect: 100-continue\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    ]);
     expect(continued.head).toMatch(/^HTTP\/1\.1 100 Continue/);
     expect(seen.length).toBe(count + 1);
   });
@@ -537,9 +676,13 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
   it('review #12: a client that half-closes its socket after a complete request still gets its answer, then the connection is closed', async () => {
     const count = seen.length;
     // The function answers after 200 ms; the client's FIN arrives long before that.
-    const answer = await raw(base, ['POST /after-a-while HTTP/1.1\r\nHost: koerier\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbody'], {
-      halfCloseAfterWrite: true,
-    });
+    const answer = await raw(
+      base,
+      ['POST /after-a-while HTTP/1.1\r\nHost: koerier\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbody'],
+      {
+        halfCloseAfterWrite: true,
+      },
+    );
     expect(answer.status).toBe(202);
     expect(answer.body).toBe('took body');
     expect(seen.length).toBe(count + 1);
@@ -565,7 +708,12 @@ describe('API Gateway HTTP API emulation (payload format 2.0)', () => {
       .map((entry) => JSON.parse(entry))
       .filter((entry) => entry.message === 'request')
       .at(-1);
-    expect(line).toMatchObject({ method: 'GET', path: '/subscriptions/7', status: 200, routeKey: 'GET /subscriptions/{id}' });
+    expect(line).toMatchObject({
+      method: 'GET',
+      path: '/subscriptions/7',
+      status: 200,
+      routeKey: 'GET /subscriptions/{id}',
+    });
     expect(typeof line.ms).toBe('number');
     expect(logs.join('\n')).not.toContain('secret-in-query');
   });

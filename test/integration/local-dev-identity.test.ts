@@ -46,7 +46,11 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
         {
           method: 'GET',
           path: '/.well-known/jwks.json',
-          handle: async () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(identity.jwks) }),
+          handle: async () => ({
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(identity.jwks),
+          }),
         },
       ],
     );
@@ -57,19 +61,27 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   });
 
   it('EDU-2: client_secret_post gets a Bearer token that verifies against the JWKS with every RFC 9068 claim', async () => {
-    const response = await token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret });
+    const response = await token({
+      grant_type: 'client_credentials',
+      client_id: 'publisher',
+      client_secret: CLIENTS.publisher.secret,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'events:publish contracts:read' });
 
     const accessToken = body['access_token'] as string;
-    const { payload, protectedHeader } = await jwtVerify(accessToken, createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)), {
-      issuer: url,
-      audience: 'koerier',
-      typ: 'at+jwt',
-      algorithms: ['ES256'],
-    });
+    const { payload, protectedHeader } = await jwtVerify(
+      accessToken,
+      createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)),
+      {
+        issuer: url,
+        audience: 'koerier',
+        typ: 'at+jwt',
+        algorithms: ['ES256'],
+      },
+    );
     expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'at+jwt' });
     expect(protectedHeader.kid).toBe(identity.jwks.keys[0]?.kid);
     expect(payload).toMatchObject({ sub: 'publisher', client_id: 'publisher', scope: 'events:publish contracts:read' });
@@ -87,7 +99,11 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   });
 
   it('EDU-4: Koerier’s own token verifier accepts a development token and reads client and scopes from it', async () => {
-    const response = await token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret });
+    const response = await token({
+      grant_type: 'client_credentials',
+      client_id: 'publisher',
+      client_secret: CLIENTS.publisher.secret,
+    });
     const { access_token: accessToken } = (await response.json()) as { access_token: string };
     // The default rules of a deployment (review #17): typ at+jwt, iat and exp within 2 hours, client_id.
     const principal = await authenticate(`Bearer ${accessToken}`, 'events:publish', {
@@ -101,7 +117,10 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   });
 
   it('EDU-2: client_secret_basic works, with the form-encoding of RFC 6749 §2.3.1', async () => {
-    const response = await token({ grant_type: 'client_credentials' }, basic('odd:client', CLIENTS['odd:client'].secret));
+    const response = await token(
+      { grant_type: 'client_credentials' },
+      basic('odd:client', CLIENTS['odd:client'].secret),
+    );
     expect(response.status).toBe(200);
     const { access_token: accessToken } = (await response.json()) as { access_token: string };
     expect(decodeProtectedHeader(accessToken).typ).toBe('at+jwt');
@@ -125,31 +144,65 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
   const errorCases: [string, () => Promise<Response>, number, string][] = [
     [
       'a JSON body',
-      () => fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' }),
+      () =>
+        fetch(`${url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"grant_type":"client_credentials"}',
+        }),
       400,
       'invalid_request',
     ],
-    ['no grant_type', () => token({ client_id: 'publisher', client_secret: CLIENTS.publisher.secret }), 400, 'invalid_request'],
-    ['a repeated parameter', () => token('grant_type=client_credentials&client_id=publisher&client_secret=x&client_secret=y'), 400, 'invalid_request'],
+    [
+      'no grant_type',
+      () => token({ client_id: 'publisher', client_secret: CLIENTS.publisher.secret }),
+      400,
+      'invalid_request',
+    ],
+    [
+      'a repeated parameter',
+      () => token('grant_type=client_credentials&client_id=publisher&client_secret=x&client_secret=y'),
+      400,
+      'invalid_request',
+    ],
     [
       'Basic and a form secret together',
-      () => token({ grant_type: 'client_credentials', client_secret: 'x' }, basic('publisher', CLIENTS.publisher.secret)),
+      () =>
+        token({ grant_type: 'client_credentials', client_secret: 'x' }, basic('publisher', CLIENTS.publisher.secret)),
       400,
       'invalid_request',
     ],
     [
       'the password grant',
-      () => token({ grant_type: 'password', username: 'u', password: 'p', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }),
+      () =>
+        token({
+          grant_type: 'password',
+          username: 'u',
+          password: 'p',
+          client_id: 'publisher',
+          client_secret: CLIENTS.publisher.secret,
+        }),
       400,
       'unsupported_grant_type',
     ],
     [
       'a scope the client lacks',
-      () => token({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret, scope: 'events:publish admin' }),
+      () =>
+        token({
+          grant_type: 'client_credentials',
+          client_id: 'publisher',
+          client_secret: CLIENTS.publisher.secret,
+          scope: 'events:publish admin',
+        }),
       400,
       'invalid_scope',
     ],
-    ['a client id without a secret (public client)', () => token({ grant_type: 'client_credentials', client_id: 'publisher' }), 401, 'invalid_client'],
+    [
+      'a client id without a secret (public client)',
+      () => token({ grant_type: 'client_credentials', client_id: 'publisher' }),
+      401,
+      'invalid_client',
+    ],
     ['no client authentication at all', () => token({ grant_type: 'client_credentials' }), 401, 'invalid_client'],
     [
       'a wrong secret in the form',
@@ -163,7 +216,12 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
       401,
       'invalid_client',
     ],
-    ['a wrong secret over HTTP Basic', () => token({ grant_type: 'client_credentials' }, basic('publisher', 'wrong-secret')), 401, 'invalid_client'],
+    [
+      'a wrong secret over HTTP Basic',
+      () => token({ grant_type: 'client_credentials' }, basic('publisher', 'wrong-secret')),
+      401,
+      'invalid_client',
+    ],
     [
       'a Bearer header instead of client credentials',
       () => token({ grant_type: 'client_credentials' }, { authorization: 'Bearer abc' }),
@@ -185,7 +243,13 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
 
   it('EDU-2, review #17: with the laptop set like an Entra ID deployment (typ JWT, client in azp, scopes in roles, a 20-minute cap) its tokens pass those rules', async () => {
     const rules = { tokenType: 'JWT', clientIdClaim: 'azp', maxLifetimeSeconds: 1200, scopeClaims: ['roles'] } as const;
-    const entraLike = await createDevIdentity({ stateDir, issuer: url, audience: 'koerier', clients: CLIENTS, tokenRules: rules });
+    const entraLike = await createDevIdentity({
+      stateDir,
+      issuer: url,
+      audience: 'koerier',
+      clients: CLIENTS,
+      tokenRules: rules,
+    });
     const response = await entraLike.tokenEndpoint({
       method: 'POST',
       path: '/oauth/token',
@@ -193,7 +257,13 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
       routeKey: 'POST /oauth/token',
       pathParameters: {},
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: Buffer.from(new URLSearchParams({ grant_type: 'client_credentials', client_id: 'publisher', client_secret: CLIENTS.publisher.secret }).toString()),
+      body: Buffer.from(
+        new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'publisher',
+          client_secret: CLIENTS.publisher.secret,
+        }).toString(),
+      ),
     });
     const body = JSON.parse(String(response.body)) as { access_token: string; expires_in: number };
     expect(body.expires_in).toBe(1200);
@@ -201,11 +271,21 @@ describe('development OAuth2 server: client credentials, RFC 9068 JWTs, JWKS', (
     expect(decodeJwt(body.access_token)).toMatchObject({ roles: expect.arrayContaining(['events:publish']) });
     expect(decodeJwt(body.access_token)).not.toHaveProperty('scope');
     const keys = createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`));
-    const principal = await authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules });
+    const principal = await authenticate(`Bearer ${body.access_token}`, 'events:publish', {
+      keys,
+      issuer: url,
+      audience: 'koerier',
+      rules,
+    });
     expect(principal.clientId).toBe('publisher');
     // And a deployment on the defaults refuses it: the typ is what differs.
     await expect(
-      authenticate(`Bearer ${body.access_token}`, 'events:publish', { keys, issuer: url, audience: 'koerier', rules: DEFAULT_ACCESS_TOKEN_RULES }),
+      authenticate(`Bearer ${body.access_token}`, 'events:publish', {
+        keys,
+        issuer: url,
+        audience: 'koerier',
+        rules: DEFAULT_ACCESS_TOKEN_RULES,
+      }),
     ).rejects.toMatchObject({
       problem: { status: 401, detail: expect.stringMatching(/not an access token/) },
     });
@@ -278,8 +358,13 @@ describe('koerier.local.json', () => {
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
         `${path} is not a valid Koerier local configuration: "source" in a grant of "a" must be a non-empty string`,
       );
-      await writeFile(path, JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] } }));
-      expect((await loadOrCreateLocalConfig(path)).config.entitlements).toEqual({ a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] });
+      await writeFile(
+        path,
+        JSON.stringify({ clients, entitlements: { a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }] } }),
+      );
+      expect((await loadOrCreateLocalConfig(path)).config.entitlements).toEqual({
+        a: [{ typePrefix: 'nl.edu.', source: 'urn:x' }],
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -290,7 +375,10 @@ describe('koerier.local.json', () => {
     try {
       const fresh = await loadOrCreateLocalConfig(join(dir, 'fresh.json'));
       expect(fresh.config.publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [] });
-      expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8')).publishers).toEqual({ 'dev-publisher': [''], 'dev-subscriber': [] });
+      expect(JSON.parse(await readFile(join(dir, 'fresh.json'), 'utf8')).publishers).toEqual({
+        'dev-publisher': [''],
+        'dev-subscriber': [],
+      });
 
       const path = join(dir, 'koerier.local.json');
       const a = { secret: 'long-enough-secret', scopes: ['events:publish'] };
@@ -319,17 +407,31 @@ describe('koerier.local.json', () => {
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
         `${path} is not a valid Koerier local configuration: publish grants of different clients overlap, so each could publish the other's events: "dev-publisher" (grant "") and "dev-subscriber" (grant "")`,
       );
-      await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:0001:lvs'] } }));
+      await writeFile(
+        path,
+        JSON.stringify({
+          clients,
+          publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:0001:lvs'] },
+        }),
+      );
       await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
         /"dev-publisher" \(grant "urn:nld:oin:0001"\) and "dev-subscriber" \(grant "urn:nld:oin:0001:lvs"\)/,
       );
-      await writeFile(path, JSON.stringify({ clients, publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] } }));
+      await writeFile(
+        path,
+        JSON.stringify({
+          clients,
+          publishers: { 'dev-publisher': ['urn:nld:oin:0001'], 'dev-subscriber': ['urn:nld:oin:00012'] },
+        }),
+      );
       expect((await loadOrCreateLocalConfig(path)).config.publishers).toEqual({
         'dev-publisher': ['urn:nld:oin:0001'],
         'dev-subscriber': ['urn:nld:oin:00012'],
       });
       await writeFile(path, JSON.stringify({ clients }));
-      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(/it has no "publishers" section.*"publishers": \{"dev-publisher": \[""\]\}/);
+      await expect(loadOrCreateLocalConfig(path)).rejects.toThrow(
+        /it has no "publishers" section.*"publishers": \{"dev-publisher": \[""\]\}/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -6,11 +6,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, GetItemCommand, PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLevelIterators } from '../../local/dynalite-shims.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { eventually } from '../support/waiting.js';
 
 let stateDir: string;
@@ -24,7 +31,10 @@ beforeAll(async () => {
   dynamodb = new DynamoDBClient({
     region: emulators.region,
     endpoint: emulators.endpoints.dynamodb,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '' },
+    credentials: {
+      accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID ?? '',
+      secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '',
+    },
   });
 });
 afterAll(async () => {
@@ -48,8 +58,15 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     const routes = localName.table('routes');
     const subscriptions = localName.table('subscriptions');
     for (let i = 0; i < 20; i++) {
-      await dynamodb.send(new PutItemCommand({ TableName: routes, Item: { routeKey: { S: 'type:a' }, subscriptionId: { S: `s${i}` } } }));
-      await dynamodb.send(new PutItemCommand({ TableName: subscriptions, Item: { id: { S: `s${i}` }, owner: { S: 'o' }, createdAt: { S: String(i) } } }));
+      await dynamodb.send(
+        new PutItemCommand({ TableName: routes, Item: { routeKey: { S: 'type:a' }, subscriptionId: { S: `s${i}` } } }),
+      );
+      await dynamodb.send(
+        new PutItemCommand({
+          TableName: subscriptions,
+          Item: { id: { S: `s${i}` }, owner: { S: 'o' }, createdAt: { S: String(i) } },
+        }),
+      );
     }
     // Stop the sweeper's own Scans from being counted mid-flight.
     await emulators.ttlSweeper.stop();
@@ -57,14 +74,27 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     await iteratorsClosed(0);
     for (let i = 0; i < 50; i++) {
       const all = await dynamodb.send(
-        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } } }),
+        new QueryCommand({
+          TableName: routes,
+          KeyConditionExpression: 'routeKey = :k',
+          ExpressionAttributeValues: { ':k': { S: 'type:a' } },
+        }),
       );
       expect(all.Items).toHaveLength(20);
       await dynamodb.send(
-        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:a' } }, Limit: 3 }),
+        new QueryCommand({
+          TableName: routes,
+          KeyConditionExpression: 'routeKey = :k',
+          ExpressionAttributeValues: { ':k': { S: 'type:a' } },
+          Limit: 3,
+        }),
       );
       await dynamodb.send(
-        new QueryCommand({ TableName: routes, KeyConditionExpression: 'routeKey = :k', ExpressionAttributeValues: { ':k': { S: 'type:none' } } }),
+        new QueryCommand({
+          TableName: routes,
+          KeyConditionExpression: 'routeKey = :k',
+          ExpressionAttributeValues: { ':k': { S: 'type:none' } },
+        }),
       );
       await dynamodb.send(
         new QueryCommand({
@@ -87,11 +117,15 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
   it('review #23: the TTL sweeper deletes items past their expiresAt in the TTL tables, and keeps the rest', async () => {
     const idempotency = localName.table('idempotency');
     const deliveries = localName.table('deliveries');
-    const put = (table: string, item: Record<string, AttributeValue>) => dynamodb.send(new PutItemCommand({ TableName: table, Item: item }));
+    const put = (table: string, item: Record<string, AttributeValue>) =>
+      dynamodb.send(new PutItemCommand({ TableName: table, Item: item }));
     const exists = async (table: string, key: Record<string, AttributeValue>) =>
       (await dynamodb.send(new GetItemCommand({ TableName: table, Key: key }))).Item !== undefined;
 
-    const expired = Array.from({ length: 7 }, (_, i) => ({ pk: { S: `expired-${i}` }, expiresAt: { N: String(nowSeconds() - 10 - i) } }));
+    const expired = Array.from({ length: 7 }, (_, i) => ({
+      pk: { S: `expired-${i}` },
+      expiresAt: { N: String(nowSeconds() - 10 - i) },
+    }));
     for (const item of expired) await put(idempotency, item);
     await put(idempotency, { pk: { S: 'future' }, expiresAt: { N: String(nowSeconds() + 3600) } });
     await put(idempotency, { pk: { S: 'no-ttl' } });
@@ -104,7 +138,8 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     expect(await emulators.ttlSweeper.sweepAll()).toBe(8);
     for (const item of expired) expect(await exists(idempotency, { pk: item.pk })).toBe(false);
     expect(await exists(deliveries, { pk: { S: 'history#x' }, sk: { S: 'old' } })).toBe(false);
-    for (const pk of ['future', 'no-ttl', 'string-ttl']) expect(await exists(idempotency, { pk: { S: pk } })).toBe(true);
+    for (const pk of ['future', 'no-ttl', 'string-ttl'])
+      expect(await exists(idempotency, { pk: { S: pk } })).toBe(true);
     expect(await exists(deliveries, { pk: { S: 'history#x' }, sk: { S: 'new' } })).toBe(true);
   });
 
@@ -113,12 +148,20 @@ describe('review #23: dynalite on the laptop stays bounded', () => {
     const client = new DynamoDBClient({
       region: second.region,
       endpoint: second.endpoints.dynamodb,
-      credentials: { accessKeyId: second.awsEnvironment.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: second.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '' },
+      credentials: {
+        accessKeyId: second.awsEnvironment.AWS_ACCESS_KEY_ID ?? '',
+        secretAccessKey: second.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '',
+      },
     });
     try {
       const table = localName.table('idempotency');
       for (let i = 0; i < 10; i++)
-        await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: `soon-${i}` }, expiresAt: { N: String(nowSeconds() - 1) } } }));
+        await client.send(
+          new PutItemCommand({
+            TableName: table,
+            Item: { pk: { S: `soon-${i}` }, expiresAt: { N: String(nowSeconds() - 1) } },
+          }),
+        );
       await eventually(
         () => `the sweeper to delete 10 items (it deleted ${second.ttlSweeper.deleted[table] ?? 0})`,
         () => (second.ttlSweeper.deleted[table] ?? 0) >= 10,

@@ -37,28 +37,46 @@ async function queueWithDeadLetterQueue(
 ): Promise<{ queueUrl: string; deadLetterQueueUrl: string; queueArn: string }> {
   const name = `poller-test-${++queueCounter}`;
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const dlqArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn;
+  const dlqArn = (
+    await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }))
+  ).Attributes?.QueueArn;
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: name,
-      Attributes: { VisibilityTimeout: String(visibilityTimeoutSeconds), RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }) },
+      Attributes: {
+        VisibilityTimeout: String(visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount }),
+      },
     }),
   );
-  const queueArn = (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] }))).Attributes?.QueueArn ?? '';
+  const queueArn =
+    (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.QueueUrl, AttributeNames: ['QueueArn'] })))
+      .Attributes?.QueueArn ?? '';
   return { queueUrl: queue.QueueUrl ?? '', deadLetterQueueUrl: dlq.QueueUrl ?? '', queueArn };
 }
 
 async function messageCounts(queueUrl: string): Promise<{ visible: number; inFlight: number }> {
   const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return { visible: Number(Attributes?.ApproximateNumberOfMessages), inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible) };
+  return {
+    visible: Number(Attributes?.ApproximateNumberOfMessages),
+    inFlight: Number(Attributes?.ApproximateNumberOfMessagesNotVisible),
+  };
 }
 
 describe('SQS event source mapping emulation', () => {
   const pollers: Poller[] = [];
   const logs: string[] = [];
-  const poll = async (queueUrl: string, handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>, batchSize = 10, extra = {}) => {
+  const poll = async (
+    queueUrl: string,
+    handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>,
+    batchSize = 10,
+    extra = {},
+  ) => {
     const poller = await startPoller({
       queueUrl,
       handler,
@@ -107,14 +125,21 @@ describe('SQS event source mapping emulation', () => {
       awsRegion: emulators.region,
       messageAttributes: {
         subscription: { stringValue: 'sub-1', stringListValues: [], binaryListValues: [], dataType: 'String' },
-        blob: { binaryValue: Buffer.from([1, 2, 3]).toString('base64'), stringListValues: [], binaryListValues: [], dataType: 'Binary' },
+        blob: {
+          binaryValue: Buffer.from([1, 2, 3]).toString('base64'),
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: 'Binary',
+        },
       },
     });
     expect(record?.messageId).toMatch(/.+/);
     expect(record?.receiptHandle).toMatch(/.+/);
     expect(record?.attributes.ApproximateReceiveCount).toBe('1');
     expect(Number(record?.attributes.SentTimestamp)).toBeGreaterThan(Date.now() - 60_000);
-    expect(Number(record?.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThanOrEqual(Number(record?.attributes.SentTimestamp));
+    expect(Number(record?.attributes.ApproximateFirstReceiveTimestamp)).toBeGreaterThanOrEqual(
+      Number(record?.attributes.SentTimestamp),
+    );
     expect(context.functionName).toBe('koerier-test-consumer');
     expect(await messageCounts(queueUrl)).toEqual({ visible: 0, inFlight: 0 }); // a success is deleted
   });
@@ -122,7 +147,10 @@ describe('SQS event source mapping emulation', () => {
   it('delivers at most batchSize messages per invocation', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(3);
     await sqs.send(
-      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 5 }, (_, i) => ({ Id: String(i), MessageBody: `m${i}` })) }),
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Array.from({ length: 5 }, (_, i) => ({ Id: String(i), MessageBody: `m${i}` })),
+      }),
     );
     const sizes: number[] = [];
     await poll(
@@ -142,7 +170,10 @@ describe('SQS event source mapping emulation', () => {
     const { queueUrl } = await queueWithDeadLetterQueue(3, 30);
     for (const offset of [0, 10]) {
       await sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `m${offset + i}` })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `m${offset + i}` })),
+        }),
       );
     }
     const sizes: number[] = [];
@@ -161,16 +192,26 @@ describe('SQS event source mapping emulation', () => {
   it('CARD-5: batchItemFailures keep only the failed message; it comes back after its visibility timeout and the redrive policy moves it to the DLQ', async () => {
     const { queueUrl, deadLetterQueueUrl } = await queueWithDeadLetterQueue(2);
     await sqs.send(
-      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['ok-1', 'poison', 'ok-2'].map((body, i) => ({ Id: String(i), MessageBody: body })) }),
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['ok-1', 'poison', 'ok-2'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
     );
     const deliveries: { body: string; receiveCount: string }[] = [];
     await poll(queueUrl, async (event) => {
-      for (const record of event.Records) deliveries.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
-      return { batchItemFailures: event.Records.filter((record) => record.body === 'poison').map((record) => ({ itemIdentifier: record.messageId })) };
+      for (const record of event.Records)
+        deliveries.push({ body: record.body, receiveCount: record.attributes.ApproximateReceiveCount });
+      return {
+        batchItemFailures: event.Records.filter((record) => record.body === 'poison').map((record) => ({
+          itemIdentifier: record.messageId,
+        })),
+      };
     });
 
     const dead = await eventually('the poison message in the DLQ', async () => {
-      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, AttributeNames: ['All'] }));
+      const received = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, AttributeNames: ['All'] }),
+      );
       return received.Messages?.[0];
     });
     expect(dead.Body).toBe('poison');
@@ -186,7 +227,12 @@ describe('SQS event source mapping emulation', () => {
 
   it('EDU-18: a function that throws deletes nothing: the whole batch comes back', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(5);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['a', 'b'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['a', 'b'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
+    );
     const seen: string[][] = [];
     await poll(queueUrl, async (event) => {
       seen.push(event.Records.map((record) => `${record.body}#${record.attributes.ApproximateReceiveCount}`).sort());
@@ -195,7 +241,10 @@ describe('SQS event source mapping emulation', () => {
     await eventually('the retried batch', () => seen.flat().length >= 4);
     expect(seen.flat().sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
     expect(logs.some((line) => line.includes('function failed') && line.includes('downstream unavailable'))).toBe(true);
-    await eventually('the queue to drain', async () => (await messageCounts(queueUrl)).visible + (await messageCounts(queueUrl)).inFlight === 0);
+    await eventually(
+      'the queue to drain',
+      async () => (await messageCounts(queueUrl)).visible + (await messageCounts(queueUrl)).inFlight === 0,
+    );
   });
 
   it('EDU-18: a response naming a message outside the batch fails the whole batch, as in Lambda', async () => {
@@ -232,7 +281,12 @@ describe('SQS event source mapping emulation', () => {
 
   it('runs several batches at once with concurrency > 1', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(5);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['1', '2'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['1', '2'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
+    );
     let inFlight = 0;
     let most = 0;
     let releaseAll: () => void = () => undefined;
@@ -258,7 +312,12 @@ describe('SQS event source mapping emulation', () => {
 
   it('CARD-5: one loop runs up to batchesInFlight batches at once, as the event source mapping does, and receives no more until one ends', async () => {
     const { queueUrl } = await queueWithDeadLetterQueue(5, 30);
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ['1', '2', '3'].map((body, i) => ({ Id: String(i), MessageBody: body })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['1', '2', '3'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
+    );
     let running = 0;
     let most = 0;
     let handled = 0;
@@ -281,7 +340,9 @@ describe('SQS event source mapping emulation', () => {
     // Two received, the third still in the queue for whoever receives next.
     expect((await messageCounts(queueUrl)).inFlight).toBe(2);
     release();
-    await eventually('all three handled and deleted', async () => (handled === 3 && (await messageCounts(queueUrl)).inFlight === 0 ? true : undefined));
+    await eventually('all three handled and deleted', async () =>
+      handled === 3 && (await messageCounts(queueUrl)).inFlight === 0 ? true : undefined,
+    );
     expect(most).toBe(2);
   });
 });

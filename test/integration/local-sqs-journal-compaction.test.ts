@@ -55,12 +55,16 @@ const expected = (consumed: readonly string[], sentDuring: number, backlog = BAC
 };
 
 /** Starts the worker on the plan; resolves once it reports what it did while the compaction ran. */
-async function startWorker(plan: CompactionKillPlan): Promise<{ report: CompactionKillReport; kill: () => Promise<void> }> {
+async function startWorker(
+  plan: CompactionKillPlan,
+): Promise<{ report: CompactionKillReport; kill: () => Promise<void> }> {
   const worker = spawn(process.execPath, ['--import', 'tsx', WORKER, stateDir, JSON.stringify(plan)], {
     cwd: REPOSITORY,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    worker.once('exit', (_code, signal) => resolve(signal)),
+  );
   const report = await new Promise<CompactionKillReport>((resolve, reject) => {
     worker.once('exit', (code) => reject(new Error(`the worker exited early (${code})`)));
     let output = '';
@@ -110,13 +114,20 @@ describe('issue 15: SQS journal compaction while the host serves', () => {
   it.each(STAGES)(
     'issue 15: a kill -9 while a compaction is at "%s" loses no message and duplicates none, also of those sent and consumed during it',
     async (stage) => {
-      const plan: CompactionKillPlan = { backlog: BACKLOG, consumedBefore: 100, pauseAt: stage, consumedDuring: 100, sentDuring: 50 };
+      const plan: CompactionKillPlan = {
+        backlog: BACKLOG,
+        consumedBefore: 100,
+        pauseAt: stage,
+        consumedDuring: 100,
+        sentDuring: 50,
+      };
       const { report, kill } = await startWorker(plan);
       expect(report.at).toBe(stage);
       // The kill lands where the test says: a half-written or complete temporary file, or a new
       // snapshot whose replaced journals are not removed yet.
       const before = await files();
-      if (stage === 'writing' || stage === 'flushed') expect(before.filter((name) => name.endsWith('.tmp'))).toHaveLength(1);
+      if (stage === 'writing' || stage === 'flushed')
+        expect(before.filter((name) => name.endsWith('.tmp'))).toHaveLength(1);
       if (stage === 'renamed') expect(before.filter((name) => name.startsWith('journal-'))).toHaveLength(2);
       await kill();
 
@@ -150,7 +161,9 @@ describe('issue 15: SQS journal compaction while the host serves', () => {
     const received = await first.receive(10);
     gate.release();
     await compaction;
-    const snapshot = JSON.parse(await readFile(join(stateDir, 'sqs', 'snapshot.json'), 'utf8')) as { generation: number };
+    const snapshot = JSON.parse(await readFile(join(stateDir, 'sqs', 'snapshot.json'), 'utf8')) as {
+      generation: number;
+    };
     expect(await files()).toEqual([`journal-${String(snapshot.generation).padStart(12, '0')}.jsonl`, 'snapshot.json']);
     // The snapshot is the moment the compaction began: the 100 consumed before and none of those
     // after, and the 10 received meanwhile not received yet (stored messages are replaced, not altered).

@@ -16,13 +16,20 @@ export const bodyOf = (label: string) => `${label} `.padEnd(600, 'x');
 export const labelOf = (body: string) => body.split(' ')[0] ?? '';
 
 export function openJournalledQueue(stateDir: string, options: SqsJournalOptions = {}) {
-  const { service } = createRequestHandler({ port: 0, emulateQueueCreationLifecycle: false, queues: [{ QueueName: QUEUE }] });
+  const { service } = createRequestHandler({
+    port: 0,
+    emulateQueueCreationLifecycle: false,
+    queues: [{ QueueName: QUEUE }],
+  });
   const journal = openSqsJournal(join(stateDir, 'sqs'), service, () => undefined, options);
   journal.watchNewQueues();
   const queue = service.Queues.find((candidate) => candidate.QueueName === QUEUE);
   if (!queue) throw new Error(`the emulator has no queue ${QUEUE}`);
   const receive = async (max: number) =>
-    (await queue.receive({ VisibilityTimeout: 300, WaitTimeSeconds: 0, MaxNumberOfMessages: max })) as { MessageBody: string; ReceiptHandle: string }[];
+    (await queue.receive({ VisibilityTimeout: 300, WaitTimeSeconds: 0, MaxNumberOfMessages: max })) as {
+      MessageBody: string;
+      ReceiptHandle: string;
+    }[];
   return {
     journal,
     send: (labels: readonly string[]) => labels.forEach((label) => queue.setRecord({ MessageBody: bodyOf(label) })),
@@ -76,7 +83,8 @@ export function openJournalledQueue(stateDir: string, options: SqsJournalOptions
   };
 }
 
-export const labels = (prefix: string, count: number, from = 0) => Array.from({ length: count }, (_, index) => `${prefix}-${from + index}`);
+export const labels = (prefix: string, count: number, from = 0) =>
+  Array.from({ length: count }, (_, index) => `${prefix}-${from + index}`);
 
 /** The messages of the snapshot on disk, by label, with their receive counts. */
 export async function keptMessages(stateDir: string): Promise<Map<string, { receiveCount: string }>> {
@@ -84,6 +92,9 @@ export async function keptMessages(stateDir: string): Promise<Map<string, { rece
     queues: Record<string, { record: { MessageBody: string; attributes: { ApproximateReceiveCount: string } } }[]>;
   };
   return new Map(
-    (snapshot.queues[QUEUE] ?? []).map(({ record }) => [labelOf(record.MessageBody), { receiveCount: record.attributes.ApproximateReceiveCount }]),
+    (snapshot.queues[QUEUE] ?? []).map(({ record }) => [
+      labelOf(record.MessageBody),
+      { receiveCount: record.attributes.ApproximateReceiveCount },
+    ]),
   );
 }

@@ -5,13 +5,18 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startEmulators } from '../../local/emulators.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 
 const [stateDir, bodies] = process.argv.slice(2);
 const emulators = await startEmulators({ stateDir: stateDir! });
 const sqs = new SQSClient(emulators.clientSettings('sqs'));
 for (const body of JSON.parse(bodies!) as string[]) {
-  await sqs.send(new SendMessageCommand({ QueueUrl: emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')], MessageBody: body }));
+  await sqs.send(
+    new SendMessageCommand({
+      QueueUrl: emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')],
+      MessageBody: body,
+    }),
+  );
 }
 process.stdout.write('sent\n');
 setInterval(() => undefined, 60_000);

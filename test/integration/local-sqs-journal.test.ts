@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
-import { queues, resourceEnv } from '../../lib/resources.js';
+import { queues, resourceEnv } from '../../functions/config/resources.js';
 import { eventually } from '../support/waiting.js';
 
 const WORKER = fileURLToPath(new URL('./local-sqs-journal-worker.ts', import.meta.url));
@@ -48,7 +48,10 @@ async function start(): Promise<{
   const sqs = new SQSClient({
     region: emulators.region,
     endpoint: emulators.endpoints.sqs,
-    credentials: { accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '' },
+    credentials: {
+      accessKeyId: emulators.awsEnvironment.AWS_ACCESS_KEY_ID ?? '',
+      secretAccessKey: emulators.awsEnvironment.AWS_SECRET_ACCESS_KEY ?? '',
+    },
   });
   clients.push(sqs);
   return {
@@ -68,7 +71,11 @@ async function stop(emulators: Emulators): Promise<void> {
  * One short receive. local-aws-sqs returns a message twice within one receive when its visibility
  * timeout (0 here) ends while the receive still gathers, so tests that use 0 take one message.
  */
-async function receiveAll(sqs: SQSClient, queueUrl: string, options: { visibilityTimeout?: number; max?: number } = {}): Promise<Message[]> {
+async function receiveAll(
+  sqs: SQSClient,
+  queueUrl: string,
+  options: { visibilityTimeout?: number; max?: number } = {},
+): Promise<Message[]> {
   const { Messages = [] } = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
@@ -82,11 +89,18 @@ async function receiveAll(sqs: SQSClient, queueUrl: string, options: { visibilit
   return Messages;
 }
 
-async function counts(sqs: SQSClient, queueUrl: string): Promise<{ visible: number; invisible: number; delayed: number }> {
+async function counts(
+  sqs: SQSClient,
+  queueUrl: string,
+): Promise<{ visible: number; invisible: number; delayed: number }> {
   const { Attributes = {} } = await sqs.send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
     }),
   );
   return {
@@ -97,7 +111,12 @@ async function counts(sqs: SQSClient, queueUrl: string): Promise<{ visible: numb
 }
 
 /** Receives until `count` messages came back, or fails after `timeoutMs`. */
-async function receiveEventually(sqs: SQSClient, queueUrl: string, count: number, timeoutMs = 10_000): Promise<Message[]> {
+async function receiveEventually(
+  sqs: SQSClient,
+  queueUrl: string,
+  count: number,
+  timeoutMs = 10_000,
+): Promise<Message[]> {
   const messages: Message[] = [];
   return eventually(
     () => `${count} messages (${messages.length} came back)`,
@@ -116,21 +135,34 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
       new SendMessageCommand({
         QueueUrl: first.url('inbound'),
         MessageBody: 'visible',
-        MessageAttributes: { kind: { DataType: 'String', StringValue: 'plain' }, blob: { DataType: 'Binary', BinaryValue: Buffer.from([0, 1, 254, 255]) } },
+        MessageAttributes: {
+          kind: { DataType: 'String', StringValue: 'plain' },
+          blob: { DataType: 'Binary', BinaryValue: Buffer.from([0, 1, 254, 255]) },
+        },
       }),
     );
-    await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'waits for its retry' }));
+    await first.sqs.send(
+      new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'waits for its retry' }),
+    );
     // A delivery's retry: received once, then hidden for its backoff with ChangeMessageVisibility.
     const [retrying] = await receiveAll(first.sqs, first.url('deliveries'));
     await first.sqs.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: first.url('deliveries'), ReceiptHandle: retrying!.ReceiptHandle, VisibilityTimeout: 3 }),
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: first.url('deliveries'),
+        ReceiptHandle: retrying!.ReceiptHandle,
+        VisibilityTimeout: 3,
+      }),
     );
-    await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'delayed', DelaySeconds: 3 }));
+    await first.sqs.send(
+      new SendMessageCommand({ QueueUrl: first.url('deliveries'), MessageBody: 'delayed', DelaySeconds: 3 }),
+    );
     await first.sqs.send(new SendMessageCommand({ QueueUrl: first.url('inbound'), MessageBody: 'deleted' }));
     const received = await receiveAll(first.sqs, first.url('inbound'), { visibilityTimeout: 1 });
     expect(received).toHaveLength(2);
     const deleted = received.find((message) => message.Body === 'deleted');
-    await first.sqs.send(new DeleteMessageCommand({ QueueUrl: first.url('inbound'), ReceiptHandle: deleted!.ReceiptHandle }));
+    await first.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: first.url('inbound'), ReceiptHandle: deleted!.ReceiptHandle }),
+    );
     const stoppedAt = Date.now();
     await stop(first.emulators);
 
@@ -146,7 +178,9 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
       MD5OfMessageAttributes: sent.MD5OfMessageAttributes,
     });
     expect(visible!.MessageAttributes?.['kind']?.StringValue).toBe('plain');
-    expect(Buffer.from(visible!.MessageAttributes?.['blob']?.BinaryValue ?? []).equals(Buffer.from([0, 1, 254, 255]))).toBe(true);
+    expect(
+      Buffer.from(visible!.MessageAttributes?.['blob']?.BinaryValue ?? []).equals(Buffer.from([0, 1, 254, 255])),
+    ).toBe(true);
     // Received once before the stop, once now.
     expect(visible!.Attributes?.ApproximateReceiveCount).toBe('2');
 
@@ -175,9 +209,13 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
       );
       expect(messages).toHaveLength(1);
     }
-    await eventually('the poison message in the dead-letter queue', async () => (await counts(first.sqs, first.dlq('inbound'))).visible === 1, {
-      intervalMs: 20,
-    });
+    await eventually(
+      'the poison message in the dead-letter queue',
+      async () => (await counts(first.sqs, first.dlq('inbound'))).visible === 1,
+      {
+        intervalMs: 20,
+      },
+    );
     await stop(first.emulators);
 
     const second = await start();
@@ -192,7 +230,9 @@ describe('review #22: SQS messages across a restart of the laptop emulators', ()
       cwd: REPOSITORY,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => worker.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      worker.once('exit', (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       worker.once('exit', (code) => reject(new Error(`the worker exited early (${code})`)));
       worker.stdout!.on('data', (chunk: Buffer) => {

@@ -3,9 +3,16 @@
  * holds it. The soak (bench/soak.ts) found it kept every message ever sent, so the host's memory
  * grew with every event (issue 15 item 7; docs/PERFORMANCE.md, "Soak").
  */
-import { DeleteMessageBatchCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { eventually } from '../support/waiting.js';
 
@@ -31,14 +38,21 @@ afterAll(async () => {
 async function send(queueUrl: string, count: number): Promise<void> {
   for (let offset = 0; offset < count; offset += 10) {
     const ids = Array.from({ length: Math.min(10, count - offset) }, (_, index) => String(offset + index));
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: ids.map((id) => ({ Id: id, MessageBody: `message ${id}` })) }));
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ids.map((id) => ({ Id: id, MessageBody: `message ${id}` })),
+      }),
+    );
   }
 }
 
 async function receiveAll(queueUrl: string, count: number, visibilityTimeout = 60): Promise<Message[]> {
   const received = new Map<string, Message>();
   await eventually(`${count} messages received`, async () => {
-    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: visibilityTimeout }));
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: visibilityTimeout }),
+    );
     for (const message of Messages) received.set(message.MessageId!, message);
     return received.size >= count || undefined;
   });
@@ -52,7 +66,9 @@ describe('the SQS shim on the laptop keeps no deleted message (issue 15 item 7)'
     expect(emulators.trackedSqsMessages()).toBe(before + 120);
     const received = await receiveAll(deliveries, 120);
     for (let offset = 0; offset < received.length; offset += 10) {
-      const entries = received.slice(offset, offset + 10).map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! }));
+      const entries = received
+        .slice(offset, offset + 10)
+        .map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! }));
       await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: deliveries, Entries: entries }));
     }
     expect(emulators.trackedSqsMessages()).toBe(before);
@@ -64,7 +80,9 @@ describe('the SQS shim on the laptop keeps no deleted message (issue 15 item 7)'
     // inbound's redrive moves a message past 5 receives; a visibility of 0 makes each receive count at once.
     const dead = await eventually('the message dead-lettered', async () => {
       await sqs.send(new ReceiveMessageCommand({ QueueUrl: inbound, VisibilityTimeout: 0 }));
-      const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: inboundDeadLetters, VisibilityTimeout: 60 }));
+      const { Messages = [] } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: inboundDeadLetters, VisibilityTimeout: 60 }),
+      );
       return Messages.length > 0 ? Messages : undefined;
     });
     expect(dead[0]?.Body).toBe('message 0');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PK, SK } from '../../functions/aws/delivery-table-items.js';
 import { createKmsClient } from '../../functions/aws/clients.js';
 import { lockTokenKeySource } from '../../functions/aws/lock-token-key.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 const KEY_ARN = 'arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee';
@@ -27,7 +27,8 @@ let kmsEndpoint: string;
 const kmsCalls: { target: string; body: Record<string, unknown> }[] = [];
 
 /** A blob only this "KMS" opens, and only under the context it was made with. */
-const wrap = (plaintext: string, context: unknown) => Buffer.from(JSON.stringify({ plaintext, context })).toString('base64');
+const wrap = (plaintext: string, context: unknown) =>
+  Buffer.from(JSON.stringify({ plaintext, context })).toString('base64');
 
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
@@ -40,10 +41,16 @@ beforeAll(async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, string>;
       const target = String(request.headers['x-amz-target']);
       kmsCalls.push({ target, body });
-      const answer = (status: number, value: object) => response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
-      if (target === 'TrentService.Encrypt') return answer(200, { CiphertextBlob: wrap(body['Plaintext']!, body['EncryptionContext']), KeyId: KEY_ARN });
-      const sealed = JSON.parse(Buffer.from(body['CiphertextBlob']!, 'base64').toString('utf8')) as { plaintext: string; context: unknown };
-      if (JSON.stringify(sealed.context) !== JSON.stringify(body['EncryptionContext'])) return answer(400, { __type: 'InvalidCiphertextException' });
+      const answer = (status: number, value: object) =>
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
+      if (target === 'TrentService.Encrypt')
+        return answer(200, { CiphertextBlob: wrap(body['Plaintext']!, body['EncryptionContext']), KeyId: KEY_ARN });
+      const sealed = JSON.parse(Buffer.from(body['CiphertextBlob']!, 'base64').toString('utf8')) as {
+        plaintext: string;
+        context: unknown;
+      };
+      if (JSON.stringify(sealed.context) !== JSON.stringify(body['EncryptionContext']))
+        return answer(400, { __type: 'InvalidCiphertextException' });
       answer(200, { Plaintext: sealed.plaintext, KeyId: KEY_ARN });
     });
   });
@@ -73,11 +80,19 @@ describe('lock-token key on the SDK KMS client', () => {
     ]);
 
     const stored = await dynamodb.send(
-      new GetItemCommand({ TableName: table, Key: { [PK]: { S: '#keys' }, [SK]: { S: 'lock-tokens' } }, ConsistentRead: true }),
+      new GetItemCommand({
+        TableName: table,
+        Key: { [PK]: { S: '#keys' }, [SK]: { S: 'lock-tokens' } },
+        ConsistentRead: true,
+      }),
     );
     const sdk = new KMSClient({ region: 'eu-west-1', endpoint: kmsEndpoint, credentials: CREDENTIALS });
     const viaSdk = await sdk.send(
-      new DecryptCommand({ KeyId: KEY_ARN, CiphertextBlob: stored.Item!['wrapped']!.B!, EncryptionContext: { purpose: 'koerier-lock-tokens' } }),
+      new DecryptCommand({
+        KeyId: KEY_ARN,
+        CiphertextBlob: stored.Item!['wrapped']!.B!,
+        EncryptionContext: { purpose: 'koerier-lock-tokens' },
+      }),
     );
     sdk.destroy();
     expect(Buffer.from(viaSdk.Plaintext!)).toEqual(first);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbPartnerStore } from '../../functions/aws/dynamodb-partner-store.js';
 import type { Partner } from '../../functions/core/partners/partner.js';
 import { DirectoryChangedError, DirectoryTooLargeError } from '../../functions/core/partners/ports.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
@@ -39,16 +39,29 @@ describe('partner directory on DynamoDB (issue 12)', () => {
     expect(await store.load()).toEqual({ revision: 0, partners: [] });
     await store.save({ revision: 1, seed: '[]', partners: [partner('school-a', ['urn:nld:oin:0001'])] }, 0);
     // A second writer that also read revision 0 (the empty directory) loses.
-    await expect(store.save({ revision: 1, partners: [partner('school-b', ['urn:nld:oin:0001:lvs'])] }, 0)).rejects.toBeInstanceOf(DirectoryChangedError);
-    await store.save({ revision: 2, seed: '[]', partners: [partner('school-a', ['urn:nld:oin:0001']), partner('school-c')] }, 1);
+    await expect(
+      store.save({ revision: 1, partners: [partner('school-b', ['urn:nld:oin:0001:lvs'])] }, 0),
+    ).rejects.toBeInstanceOf(DirectoryChangedError);
+    await store.save(
+      { revision: 2, seed: '[]', partners: [partner('school-a', ['urn:nld:oin:0001']), partner('school-c')] },
+      1,
+    );
     await expect(store.save({ revision: 2, partners: [] }, 1)).rejects.toBeInstanceOf(DirectoryChangedError);
-    expect(await store.load()).toEqual({ revision: 2, seed: '[]', partners: [partner('school-a', ['urn:nld:oin:0001']), partner('school-c')] });
+    expect(await store.load()).toEqual({
+      revision: 2,
+      seed: '[]',
+      partners: [partner('school-a', ['urn:nld:oin:0001']), partner('school-c')],
+    });
   });
 
   it('issue 12: a directory that would not fit its item is refused before it is written', async () => {
     const current = await store.load();
-    const many = Array.from({ length: 2000 }, (_, index) => partner(`school-${index}-${'x'.repeat(100)}`, [`urn:nld:oin:${index}`]));
-    await expect(store.save({ revision: current.revision + 1, partners: many }, current.revision)).rejects.toBeInstanceOf(DirectoryTooLargeError);
+    const many = Array.from({ length: 2000 }, (_, index) =>
+      partner(`school-${index}-${'x'.repeat(100)}`, [`urn:nld:oin:${index}`]),
+    );
+    await expect(
+      store.save({ revision: current.revision + 1, partners: many }, current.revision),
+    ).rejects.toBeInstanceOf(DirectoryTooLargeError);
     expect((await store.load()).revision).toBe(current.revision);
   });
 });

@@ -6,9 +6,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbPayloadLedger } from '../../functions/aws/dynamodb-payload-ledger.js';
-import { InMemoryPayloadLedger } from '../../functions/core/claim-check/memory-adapters.js';
-import { PayloadRecordConflictError, type PayloadLedger, type PayloadRecord } from '../../functions/core/claim-check/ports.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { InMemoryPayloadLedger } from '../support/memory/claim-check-memory-adapters.js';
+import {
+  PayloadRecordConflictError,
+  type PayloadLedger,
+  type PayloadRecord,
+} from '../../functions/core/claim-check/ports.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 let emulators: Emulators;
@@ -37,7 +41,10 @@ const record = (payloadId: string, digest: string, objectExpiresAt: number): Omi
 });
 
 describe.each<[string, () => PayloadLedger]>([
-  ['DynamoDB (dynalite)', () => new DynamoDbPayloadLedger(dynamodb, emulators.resourceEnvironment[resourceEnv.table('idempotency')]!)],
+  [
+    'DynamoDB (dynalite)',
+    () => new DynamoDbPayloadLedger(dynamodb, emulators.resourceEnvironment[resourceEnv.table('idempotency')]!),
+  ],
   ['memory', () => new InMemoryPayloadLedger()],
 ])('the payload ledger, %s', (_, ledgerOf) => {
   it('EDU-IDEM-15, EDU-1, issue 28: the same data recorded again keeps its readers and takes the new expiry; a record of other data is never written over', async () => {
@@ -46,8 +53,18 @@ describe.each<[string, () => PayloadLedger]>([
     await ledger.recordPayload(record(payloadId, 'sha-256=:first:', 1_000));
     await ledger.addReaders(payloadId, ['school-b']);
     await ledger.recordPayload(record(payloadId, 'sha-256=:first:', 2_000));
-    expect(await ledger.get(payloadId)).toMatchObject({ digest: 'sha-256=:first:', objectExpiresAt: 2_000, readers: ['school-b'] });
-    await expect(ledger.recordPayload(record(payloadId, 'sha-256=:second:', 3_000))).rejects.toBeInstanceOf(PayloadRecordConflictError);
-    expect(await ledger.get(payloadId)).toMatchObject({ digest: 'sha-256=:first:', objectExpiresAt: 2_000, readers: ['school-b'] });
+    expect(await ledger.get(payloadId)).toMatchObject({
+      digest: 'sha-256=:first:',
+      objectExpiresAt: 2_000,
+      readers: ['school-b'],
+    });
+    await expect(ledger.recordPayload(record(payloadId, 'sha-256=:second:', 3_000))).rejects.toBeInstanceOf(
+      PayloadRecordConflictError,
+    );
+    expect(await ledger.get(payloadId)).toMatchObject({
+      digest: 'sha-256=:first:',
+      objectExpiresAt: 2_000,
+      readers: ['school-b'],
+    });
   });
 });

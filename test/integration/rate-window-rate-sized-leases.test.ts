@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbRateWindow, LEASE_HORIZON_MS, MAX_LEASE_FRACTION } from '../../functions/aws/dynamodb-rate-window.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
@@ -41,7 +41,13 @@ beforeEach(() => {
 const windowOf = () => new DynamoDbRateWindow(dynamodb, tableName, { clock: () => now });
 
 /** `count` requests one after the other, `gapMs` apart on the test's clock; how many were allowed. */
-async function publishAtRate(window: DynamoDbRateWindow, client: string, limit: number, count: number, gapMs: number): Promise<number> {
+async function publishAtRate(
+  window: DynamoDbRateWindow,
+  client: string,
+  limit: number,
+  count: number,
+  gapMs: number,
+): Promise<number> {
   let allowed = 0;
   for (let i = 0; i < count; i++) {
     if ((await window.take(client, limit)).allowed) allowed++;

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbReplayStore } from '../../functions/aws/dynamodb-replay-store.js';
 import { ReplayRunningError, type ReplayRecord } from '../../functions/core/replay/ports.js';
-import { resourceEnv } from '../../lib/resources.js';
+import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
@@ -19,7 +19,11 @@ let store: DynamoDbReplayStore;
 beforeAll(async () => {
   emulators = await startEmulators({ ttlSweep: false });
   dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
-  store = new DynamoDbReplayStore(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!, () => clock);
+  store = new DynamoDbReplayStore(
+    dynamodb,
+    emulators.resourceEnvironment[resourceEnv.table('deliveries')]!,
+    () => clock,
+  );
 });
 
 afterAll(async () => {
@@ -45,7 +49,10 @@ const record = (subscriptionId: string, replayId: string): ReplayRecord => ({
 
 describe('replay store on DynamoDB (issue 13, item 2)', () => {
   it('EDU-18: two starts at once: exactly one takes the slot, the other learns which replay runs', async () => {
-    const results = await Promise.allSettled([store.start(record('sub-a', 'r1'), NOW + 60_000), store.start(record('sub-a', 'r2'), NOW + 60_000)]);
+    const results = await Promise.allSettled([
+      store.start(record('sub-a', 'r1'), NOW + 60_000),
+      store.start(record('sub-a', 'r2'), NOW + 60_000),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(ReplayRunningError);
@@ -74,7 +81,10 @@ describe('replay store on DynamoDB (issue 13, item 2)', () => {
     await store.start(record('sub-d', 'stuck'), NOW + 60_000);
     clock = NOW + 120_000;
     await store.start(record('sub-d', 'next'), clock + 60_000);
-    expect(await store.get('sub-d', 'stuck')).toMatchObject({ state: 'failed', reason: expect.stringContaining('stopped making progress') });
+    expect(await store.get('sub-d', 'stuck')).toMatchObject({
+      state: 'failed',
+      reason: expect.stringContaining('stopped making progress'),
+    });
     expect(await store.get('sub-d', 'next')).toMatchObject({ state: 'running' });
     clock = NOW;
   });

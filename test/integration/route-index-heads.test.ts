@@ -6,12 +6,19 @@
  * one removed is not.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { SubscriptionMatcher, type RouteCandidate } from '../../functions/core/routing/matcher.js';
 import { routeEntriesOf, type SubscriptionMatch } from '../../functions/core/routing/route-keys.js';
-import { tables } from '../../lib/resources.js';
+import { tables } from '../../functions/config/resources.js';
 import { eventually } from '../support/waiting.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
@@ -56,7 +63,8 @@ async function freshIndex(): Promise<{ index: DynamoDbRouteIndex; table: string 
   );
   await eventually(
     'the table to be active',
-    async () => (await tableClient.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus === 'ACTIVE',
+    async () =>
+      (await tableClient.send(new DescribeTableCommand({ TableName: table }))).Table?.TableStatus === 'ACTIVE',
     {
       intervalMs: 10,
     },
@@ -81,7 +89,13 @@ async function subscribe(index: DynamoDbRouteIndex, subscription: RouteCandidate
 }
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
-const event = (subject: string) => ({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:systeem:lvs', type: TYPE, subject });
+const event = (subject: string) => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: 'urn:nld:oin:1:systeem:lvs',
+  type: TYPE,
+  subject,
+});
 const ids = (list: readonly { subscriptionId: string }[]) => list.map((c) => c.subscriptionId).sort();
 
 async function matchBatch(index: DynamoDbRouteIndex, events: readonly Record<string, string>[]): Promise<string[][]> {
@@ -95,7 +109,9 @@ describe('route index heads', () => {
   it("EDU-8: a batch of ten events, each of its own person, reads all their route keys in one BatchGetItem and finds each person's subscription", async () => {
     const { index } = await freshIndex();
     const people = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => subscribe(index, candidate({ types: [TYPE], filters: [{ exact: { subject: `leerling/${i}` } }] }))),
+      Array.from({ length: 10 }, (_, i) =>
+        subscribe(index, candidate({ types: [TYPE], filters: [{ exact: { subject: `leerling/${i}` } }] })),
+      ),
     );
     const byType = await subscribe(index, candidate({ types: [TYPE] }));
     const matcher = new SubscriptionMatcher(index);
@@ -105,17 +121,24 @@ describe('route index heads', () => {
     await matcher.prefetch(events);
     const found = await Promise.all(events.map(async (e) => ids(await matcher.match(e))));
     expect(requests.byOperation).toEqual({ BatchGetItemCommand: 1 });
-    found.forEach((subscriptions, i) => expect(subscriptions).toEqual([people[i]!.subscriptionId, byType.subscriptionId].sort()));
+    found.forEach((subscriptions, i) =>
+      expect(subscriptions).toEqual([people[i]!.subscriptionId, byType.subscriptionId].sort()),
+    );
   });
 
   it('EDU-8: the heads answer what the per-key Query answers, for a key with many subscriptions and for an empty one', async () => {
     const { index } = await freshIndex();
-    for (let i = 0; i < 30; i++) await subscribe(index, candidate({ types: [TYPE] }, { owner: `school-${i}`, delivery: i % 2 === 0 ? 'pull' : 'push' }));
+    for (let i = 0; i < 30; i++)
+      await subscribe(
+        index,
+        candidate({ types: [TYPE] }, { owner: `school-${i}`, delivery: i % 2 === 0 ? 'pull' : 'push' }),
+      );
     await index.readState();
     const keys = [`eq:type|${encodeURIComponent(TYPE)}`, 'eq:type|nl.edu.nobody.v1'];
     const heads = await index.candidatesOfKeys(keys);
     for (const key of keys) {
-      const sorted = (list: readonly RouteCandidate[]) => [...list].sort((a, b) => a.subscriptionId.localeCompare(b.subscriptionId));
+      const sorted = (list: readonly RouteCandidate[]) =>
+        [...list].sort((a, b) => a.subscriptionId.localeCompare(b.subscriptionId));
       expect(sorted(heads.get(key)!)).toEqual(sorted(await index.candidates(key)));
     }
     expect(heads.get(keys[0]!)).toHaveLength(30);
@@ -126,7 +149,9 @@ describe('route index heads', () => {
     const { index } = await freshIndex();
     const gone = await subscribe(index, candidate({ types: [TYPE] }));
     const stays = await subscribe(index, candidate({ types: [TYPE] }));
-    expect(await matchBatch(index, [event('leerling/1')])).toEqual([[gone.subscriptionId, stays.subscriptionId].sort()]);
+    expect(await matchBatch(index, [event('leerling/1')])).toEqual([
+      [gone.subscriptionId, stays.subscriptionId].sort(),
+    ]);
     await index.removeEntries(
       gone.subscriptionId,
       routeEntriesOf(gone.match).map((entry) => entry.routeKey),
@@ -144,7 +169,12 @@ describe('route index heads', () => {
     const old = candidate({ types: [TYPE] });
     const [entry] = routeEntriesOf(old.match);
     // What the index held before heads: the shape, the generation, the per-subscription item.
-    await client.send(new PutItemCommand({ TableName: table, Item: { routeKey: { S: '#meta' }, subscriptionId: { S: `shape:${entry!.shape}` } } }));
+    await client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: { routeKey: { S: '#meta' }, subscriptionId: { S: `shape:${entry!.shape}` } },
+      }),
+    );
     await client.send(
       new PutItemCommand({
         TableName: table,
@@ -181,18 +211,24 @@ describe('route index heads', () => {
       }),
     );
     const second = await subscribe(index, candidate({ types: [TYPE] }));
-    expect(await matchBatch(index, [event('leerling/1')])).toEqual([[first.subscriptionId, second.subscriptionId].sort()]);
+    expect(await matchBatch(index, [event('leerling/1')])).toEqual([
+      [first.subscriptionId, second.subscriptionId].sort(),
+    ]);
   });
 
   it('EDU-8: subscriptions whose head would pass 400 KB mark it overflowed, and every one is still found', async () => {
     const { index, table } = await freshIndex();
     // Each candidate about 150 KB (a long exact value): three do not fit one item.
-    const big = (i: number) => candidate({ types: [TYPE], filters: [{ not: { exact: { subject: `${i}${'x'.repeat(150_000)}` } } }] });
+    const big = (i: number) =>
+      candidate({ types: [TYPE], filters: [{ not: { exact: { subject: `${i}${'x'.repeat(150_000)}` } } }] });
     const subscribed = [];
     for (let i = 0; i < 3; i++) subscribed.push(await subscribe(index, big(i)));
     expect(await matchBatch(index, [event('leerling/1')])).toEqual([ids(subscribed)]);
     const head = await client.send(
-      new GetItemCommand({ TableName: table, Key: { routeKey: { S: routeEntriesOf(subscribed[0]!.match)[0]!.routeKey }, subscriptionId: { S: '#head' } } }),
+      new GetItemCommand({
+        TableName: table,
+        Key: { routeKey: { S: routeEntriesOf(subscribed[0]!.match)[0]!.routeKey }, subscriptionId: { S: '#head' } },
+      }),
     );
     expect(head.Item?.['overflow']).toEqual({ BOOL: true });
   });

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbRoutedEventLedger } from '../../functions/aws/dynamodb-routed-event-ledger.js';
 import type { RoutingClaim } from '../../functions/core/routing/routed-events.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 
@@ -42,7 +42,9 @@ describe('routed-event ledger, one commit per batch', () => {
   it('EDU-IDEM-15: ten events of one batch are marked routed with one write, and each is a duplicate afterwards', async () => {
     const batch = ledger.batch();
     const events = Array.from({ length: 10 }, identity);
-    const claims = await Promise.all(events.map(async (event) => ({ event, claimId: claimed(await batch.claim(event, options())).claimId })));
+    const claims = await Promise.all(
+      events.map(async (event) => ({ event, claimId: claimed(await batch.claim(event, options())).claimId })),
+    );
     requests.reset();
     await batch.completeAll(claims);
     expect(requests.byOperation).toEqual({ UpdateItemCommand: 1 });

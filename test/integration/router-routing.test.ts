@@ -14,7 +14,7 @@ import { routeInboundEvents, type RouterDependencies } from '../../functions/cor
 import type { RoutedEventLedger } from '../../functions/core/routing/routed-events.js';
 import type { SubscriptionDraft } from '../../functions/core/subscriptions/store.js';
 import { handler } from '../../functions/handlers/router.js';
-import { localName, resourceEnv } from '../../lib/resources.js';
+import { localName, resourceEnv } from '../../functions/config/resources.js';
 import { settingEnv } from '../../functions/config.js';
 import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
@@ -33,40 +33,65 @@ let inboundUrl: string;
 function eventJson(type: string, overrides: Record<string, unknown> = {}): string {
   // Spaces kept on purpose: the router must pass the stored text on byte for byte (CE-13).
   return JSON.stringify(
-    { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:systeem:lvs', type, subject: 'leerling/42', data: { naam: 'Jan' }, ...overrides },
+    {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:1:systeem:lvs',
+      type,
+      subject: 'leerling/42',
+      data: { naam: 'Jan' },
+      ...overrides,
+    },
     null,
     1,
   );
 }
 
 async function subscribe(overrides: Partial<SubscriptionDraft>): Promise<string> {
-  const stored = await repository.create(subscriptionDraft({ owner: 'school-a', validation: 'handshake', ...overrides }));
+  const stored = await repository.create(
+    subscriptionDraft({ owner: 'school-a', validation: 'handshake', ...overrides }),
+  );
   return stored.id;
 }
 
 /** Puts the events through the real inbound queue and hands what SQS gives back to the router. */
 async function route(bodies: readonly string[]): Promise<{ failures: string[]; messages: Message[] }> {
-  await inbound.send(bodies.map((body) => ({ body, attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() } })));
+  await inbound.send(
+    bodies.map((body) => ({
+      body,
+      attributes: { 'koerier-publisher': 'dev-publisher', 'koerier-received-at': new Date().toISOString() },
+    })),
+  );
   const messages: Message[] = [];
   await eventually(
     () => `${bodies.length} messages from the inbound queue (${messages.length} came)`,
     async () => {
       const batch = await harness.sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: inboundUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: inboundUrl,
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+          MessageAttributeNames: ['All'],
+        }),
       );
       messages.push(...(batch.Messages ?? []));
       return messages.length >= bodies.length;
     },
     { intervalMs: 20 },
   );
-  const event = { Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })) } as unknown as SQSEvent;
+  const event = {
+    Records: messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body! })),
+  } as unknown as SQSEvent;
   const response = await handler(event);
   return { failures: response.batchItemFailures.map((f) => f.itemIdentifier), messages };
 }
 
 /** The router's dependencies on the emulators, as the handler wires them, with some replaced. */
 function routerDeps(overrides: Partial<RouterDependencies>): RouterDependencies {
-  const queue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+  const queue = new SqsMessageQueue(
+    harness.sqs,
+    harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!,
+  );
   return {
     matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
@@ -92,7 +117,11 @@ beforeAll(async () => {
     [settingEnv.partnersRefreshSeconds]: '1',
   });
   dynamodb = new DynamoDBClient({});
-  repository = new DynamoDbSubscriptionStore(dynamodb, localName.table('subscriptions'), new DynamoDbRouteIndex(dynamodb, localName.table('routes')));
+  repository = new DynamoDbSubscriptionStore(
+    dynamodb,
+    localName.table('subscriptions'),
+    new DynamoDbRouteIndex(dynamodb, localName.table('routes')),
+  );
   inboundUrl = harness.emulators.resourceEnvironment[resourceEnv.queueUrl('inbound')]!;
   inbound = new SqsMessageQueue(harness.sqs, inboundUrl);
 });
@@ -135,7 +164,10 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const queued = await deliveries();
     expect(queued).toHaveLength(2);
     expect(queued.every((d) => d.subscriptionId === subscription)).toBe(true);
-    expect(queued.map((d) => JSON.parse(d.events[0]!).source).sort()).toEqual(['urn:nld:oin:1:systeem:lvs', 'urn:nld:oin:2:systeem:lvs']);
+    expect(queued.map((d) => JSON.parse(d.events[0]!).source).sort()).toEqual([
+      'urn:nld:oin:1:systeem:lvs',
+      'urn:nld:oin:2:systeem:lvs',
+    ]);
   });
 
   it('EDU-11, JSON-3: events of one batch go together to a target that takes batches, and one by one to a target that did not declare it', async () => {
@@ -175,7 +207,10 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     await subscribe({ types: [type] });
     await subscribe({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] });
     const json = eventJson(type);
-    const deliveriesQueue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const deliveriesQueue = new SqsMessageQueue(
+      harness.sqs,
+      harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!,
+    );
     const attempted: string[] = [];
     // SQS is down for the whole first invocation (the router also tries one delivery per call).
     let sqsDown = true;
@@ -217,7 +252,10 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
   it('review #1: an event whose source + id are 4 KB is routed in one batch with nine normal events; no record fails', async () => {
     const type = 'nl.edu.router.longkey.v1';
     const subscription = await subscribe({ types: [type] });
-    const long = eventJson(type, { source: `urn:nld:oin:1:systeem:${'s'.repeat(3000)}`, id: `${randomUUID()}-${'i'.repeat(1000)}` });
+    const long = eventJson(type, {
+      source: `urn:nld:oin:1:systeem:${'s'.repeat(3000)}`,
+      id: `${randomUUID()}-${'i'.repeat(1000)}`,
+    });
     const bodies = [long, ...Array.from({ length: 9 }, () => eventJson(type))];
     const { failures, messages } = await route(bodies);
     expect(messages).toHaveLength(10);
@@ -244,10 +282,12 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
       complete: (event, claimId) => realLedger.complete(event, claimId),
       abandon: (event, claimId) => realLedger.abandon(event, claimId),
     };
-    const records = [poisoned, eventJson(type), eventJson(type), poisoned.replace('"id"', '"id2": 1, "id"')].map((body, index) => ({
-      recordId: `r-${index}`,
-      body,
-    }));
+    const records = [poisoned, eventJson(type), eventJson(type), poisoned.replace('"id"', '"id2": 1, "id"')].map(
+      (body, index) => ({
+        recordId: `r-${index}`,
+        body,
+      }),
+    );
     const report = await routeInboundEvents(records, routerDeps({ ledger }));
     expect([...report.failedRecordIds].sort()).toEqual(['r-0', 'r-3']);
     expect(report).toMatchObject({ routed: 2, deliveries: 2 });
@@ -258,12 +298,19 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const type = 'nl.edu.router.sendfail.v1';
     await subscribe({ types: [type] });
     const refused = eventJson(type, { subject: 'refused-by-sqs' });
-    const queue = new SqsMessageQueue(harness.sqs, harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!);
+    const queue = new SqsMessageQueue(
+      harness.sqs,
+      harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!,
+    );
     const sendDeliveries = async (bodies: readonly string[]) => {
-      if (bodies.some((body) => body.includes('refused-by-sqs'))) throw new Error('QueueWriteError: 1 of 3 messages were not stored: InvalidParameterValue');
+      if (bodies.some((body) => body.includes('refused-by-sqs')))
+        throw new Error('QueueWriteError: 1 of 3 messages were not stored: InvalidParameterValue');
       await queue.send(bodies.map((body) => ({ body })));
     };
-    const records = [eventJson(type), refused, eventJson(type)].map((body, index) => ({ recordId: `s-${index}`, body }));
+    const records = [eventJson(type), refused, eventJson(type)].map((body, index) => ({
+      recordId: `s-${index}`,
+      body,
+    }));
     const report = await routeInboundEvents(records, routerDeps({ sendDeliveries }));
     expect(report.failedRecordIds).toEqual(['s-1']);
     expect(report).toMatchObject({ routed: 2, deliveries: 2 });
@@ -284,7 +331,10 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     expect(await ledger.claim(identity, options)).toEqual({ outcome: 'busy' });
     // After the lock, a later attempt takes over with the same routing id.
     const takeover = await ledger.claim(identity, { ...options, now: options.now + 20_000 });
-    expect(takeover).toMatchObject({ outcome: 'claimed', routingId: first.outcome === 'claimed' ? first.routingId : '' });
+    expect(takeover).toMatchObject({
+      outcome: 'claimed',
+      routingId: first.outcome === 'claimed' ? first.routingId : '',
+    });
   });
   it("EDU-7, issue 12: an entitlement narrowed in the partner directory stops the router's deliveries within its refresh interval, without a restart", async () => {
     const type = 'nl.edu.router.revoked.v1';
@@ -295,7 +345,9 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
 
     const store = new DynamoDbPartnerStore(dynamodb, localName.table('partners'));
     const before = await store.load();
-    const narrowed = before.partners.map((p) => (p.clientId === 'school-a' ? { ...p, entitlements: [{ typePrefix: 'nl.edu.other.' }] } : p));
+    const narrowed = before.partners.map((p) =>
+      p.clientId === 'school-a' ? { ...p, entitlements: [{ typePrefix: 'nl.edu.other.' }] } : p,
+    );
     await store.save({ ...before, revision: before.revision + 1, partners: narrowed }, before.revision);
     try {
       await eventually(

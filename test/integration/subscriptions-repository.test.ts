@@ -6,7 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { DynamoDbRouteIndex } from '../../functions/aws/dynamodb-route-index.js';
 import { DynamoDbSubscriptionStore } from '../../functions/aws/dynamodb-subscription-store.js';
-import { localName } from '../../lib/resources.js';
+import { localName } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { describeSubscriptionStoreContract } from '../unit/subscriptions/store-contract.js';
 

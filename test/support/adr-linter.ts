@@ -21,7 +21,10 @@ export interface AdrFinding {
 }
 
 const BUNDLER = '@stoplight/spectral-ruleset-bundler/with-loader';
-type BundleAndLoad = (file: string, io: { fs: typeof fs; fetch: typeof globalThis.fetch }) => Promise<Parameters<spectralCore.Spectral['setRuleset']>[0]>;
+type BundleAndLoad = (
+  file: string,
+  io: { fs: typeof fs; fetch: typeof globalThis.fetch },
+) => Promise<Parameters<spectralCore.Spectral['setRuleset']>[0]>;
 
 const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
 
@@ -32,8 +35,12 @@ export async function lintWithAdrRuleset(rulesetName: string, document: unknown)
   // Loaded by a name the compiler does not follow: the bundler's types pull in the DOM library,
   // whose fetch types would replace Node's for the whole project.
   const bundler = (await import(BUNDLER as string)) as { bundleAndLoadRuleset: BundleAndLoad };
-  spectral.setRuleset(await bundler.bundleAndLoadRuleset(`${adrRulesetDirectory}${rulesetName}`, { fs, fetch: globalThis.fetch }));
-  const results = await spectral.run(new spectralCore.Document(JSON.stringify(document, null, 2), spectralParsers.Json));
+  spectral.setRuleset(
+    await bundler.bundleAndLoadRuleset(`${adrRulesetDirectory}${rulesetName}`, { fs, fetch: globalThis.fetch }),
+  );
+  const results = await spectral.run(
+    new spectralCore.Document(JSON.stringify(document, null, 2), spectralParsers.Json),
+  );
   return results.map((result) => ({
     severity: SEVERITIES[result.severity] ?? 'hint',
     rule: String(result.code),

@@ -34,7 +34,10 @@ export default function setup(project: TestProject): void {
   const startedAt = new Date().toISOString();
   const name = `${startedAt.replace(/[:.]/g, '-')}-${process.pid}`;
   mkdirSync(join(directory, name));
-  writeFileSync(join(directory, name, 'run.json'), `${JSON.stringify({ startedAt, pid: process.pid } satisfies AwsOperationsRun)}\n`);
+  writeFileSync(
+    join(directory, name, 'run.json'),
+    `${JSON.stringify({ startedAt, pid: process.pid } satisfies AwsOperationsRun)}\n`,
+  );
   // Inherited by every test process started after this one.
   process.env[AWS_OPERATIONS_RUN_ENV] = name;
 }

@@ -37,7 +37,7 @@ export const OUTSIDE_A_RUN = 'outside-a-run';
 
 /** One line of the record. */
 export interface AwsOperationRecord {
-  /** The function of lib/resources.ts whose invocation made the call. */
+  /** The function of functions/config/resources.ts whose invocation made the call. */
   readonly function: string;
   /** The SDK's service id: DynamoDB, SQS, S3, KMS. */
   readonly service: string;
@@ -139,7 +139,9 @@ function currentTestFile(): string | undefined {
  * and the KMS client wrapped so it is watched (`options` is returned unchanged when not recording),
  * and, once the host runs, `watchHost(host)`.
  */
-export function withAwsOperationsRecording<T extends Pick<KoerierHostOptions, 'aroundInvocation' | 'kms'>>(options: T): T {
+export function withAwsOperationsRecording<T extends Pick<KoerierHostOptions, 'aroundInvocation' | 'kms'>>(
+  options: T,
+): T {
   const active = awsOperationsRecorder();
   if (!active) return options;
   const around = options.aroundInvocation;
@@ -176,7 +178,10 @@ export function watchHost(host: Pick<KoerierHost, 'awsClients' | 'functionAwsCli
  * test/integration/delivery-harness.ts, which run one function as Lambda composes it. Unchanged when
  * not recording, or when the function is not known (`undefined`).
  */
-export function recordedLambdaHandler<H extends (...args: never[]) => Promise<unknown>>(functionName: string | undefined, handler: H): H {
+export function recordedLambdaHandler<H extends (...args: never[]) => Promise<unknown>>(
+  functionName: string | undefined,
+  handler: H,
+): H {
   const active = awsOperationsRecorder();
   if (!active || functionName === undefined) return handler;
   return (async (...args: Parameters<H>) => {

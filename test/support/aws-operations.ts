@@ -18,7 +18,12 @@
 import { LOCAL_REGION } from '../../local/emulators.js';
 
 /** The laptop's stand-ins for what an ARN carries; its account is the SQS emulator's. */
-export const LAPTOP_ACCOUNT = { partition: 'aws', region: LOCAL_REGION, account: '000000000000', urlSuffix: 'amazonaws.com' } as const;
+export const LAPTOP_ACCOUNT = {
+  partition: 'aws',
+  region: LOCAL_REGION,
+  account: '000000000000',
+  urlSuffix: 'amazonaws.com',
+} as const;
 
 export interface Permission {
   /** `dynamodb:GetItem`; `unmapped:<Service>:<Operation>` for a call this file does not know yet. */
@@ -31,16 +36,19 @@ type Input = Readonly<Record<string, unknown>>;
 
 const { partition, region, account } = LAPTOP_ACCOUNT;
 
-export const tableArn = (tableName: string): string => `arn:${partition}:dynamodb:${region}:${account}:table/${tableName}`;
-export const queueArn = (queueName: string): string => `arn:${partition}:sqs:${region}:${account}:${foldIds(queueName)}`;
+export const tableArn = (tableName: string): string =>
+  `arn:${partition}:dynamodb:${region}:${account}:table/${tableName}`;
+export const queueArn = (queueName: string): string =>
+  `arn:${partition}:sqs:${region}:${account}:${foldIds(queueName)}`;
 export const bucketArn = (bucket: string): string => `arn:${partition}:s3:::${bucket}`;
 /** The object's ARN with its key folded to the bucket prefix: `arn:aws:s3:::koerier-payloads/payloads/{key}`. */
 export const objectArn = (bucket: string, key: string): string => `${bucketArn(bucket)}/${keyPrefix(key)}{key}`;
 /** A KMS key by the id a call names: an ARN as it is, anything else as a key id of the laptop's account. */
-export const kmsKeyArn = (keyId: string): string => (keyId.startsWith('arn:') ? keyId : `arn:${partition}:kms:${region}:${account}:key/${keyId}`);
+export const kmsKeyArn = (keyId: string): string =>
+  keyId.startsWith('arn:') ? keyId : `arn:${partition}:kms:${region}:${account}:key/${keyId}`;
 
 /**
- * The KMS key ARN the e2e suite gives a key of lib/resources.ts (`credentials`, `lockTokens`) or
+ * The KMS key ARN the e2e suite gives a key of functions/config/resources.ts (`credentials`, `lockTokens`) or
  * the stack's signing key (`signing`) when it runs the functions against a stand-in KMS
  * (test/e2e/kms-keys.test.ts); the permissions test gives the template's keys the same ARNs.
  */
@@ -69,7 +77,16 @@ function queueNameOf(queueUrl: unknown): string {
 const text = (value: unknown): string => String(value ?? '');
 
 /** Operations whose IAM action has the operation's name and acts on the table, or on the index the input names. */
-const DYNAMODB_TABLE_OPERATIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'DescribeTable', 'ConditionCheckItem']);
+const DYNAMODB_TABLE_OPERATIONS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'DescribeTable',
+  'ConditionCheckItem',
+]);
 /** TransactWriteItems is authorised item by item, as the single-item action of each. */
 const TRANSACT_WRITE_ACTIONS: Readonly<Record<string, string>> = {
   Put: 'dynamodb:PutItem',
@@ -86,12 +103,18 @@ function dynamodb(operation: string, input: Input): Permission[] {
     return [{ action: `dynamodb:${operation}`, resource: index ?? table }];
   }
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
-    return Object.keys((input['RequestItems'] ?? {}) as object).map((table) => ({ action: `dynamodb:${operation}`, resource: tableArn(table) }));
+    return Object.keys((input['RequestItems'] ?? {}) as object).map((table) => ({
+      action: `dynamodb:${operation}`,
+      resource: tableArn(table),
+    }));
   }
   if (operation === 'TransactGetItems' || operation === 'TransactWriteItems') {
     return ((input['TransactItems'] ?? []) as Record<string, { TableName?: string }>[]).flatMap((item) =>
       Object.entries(item).map(([kind, request]) => ({
-        action: operation === 'TransactGetItems' ? 'dynamodb:GetItem' : (TRANSACT_WRITE_ACTIONS[kind] ?? `unmapped:DynamoDB:TransactWriteItems.${kind}`),
+        action:
+          operation === 'TransactGetItems'
+            ? 'dynamodb:GetItem'
+            : (TRANSACT_WRITE_ACTIONS[kind] ?? `unmapped:DynamoDB:TransactWriteItems.${kind}`),
         resource: tableArn(text(request.TableName)),
       })),
     );
@@ -123,7 +146,10 @@ function sqs(operation: string, input: Input): Permission[] {
   const action = SQS_ACTIONS[operation];
   if (!action) return [unmapped('SQS', operation)];
   // GetQueueUrl and CreateQueue name the queue; every other call its URL.
-  const name = operation === 'GetQueueUrl' || operation === 'CreateQueue' ? text(input['QueueName']) : queueNameOf(input['QueueUrl']);
+  const name =
+    operation === 'GetQueueUrl' || operation === 'CreateQueue'
+      ? text(input['QueueName'])
+      : queueNameOf(input['QueueUrl']);
   return [{ action, resource: queueArn(name) }];
 }
 
@@ -153,7 +179,10 @@ function s3(operation: string, input: Input): Permission[] {
       // CopySource: `<bucket>/<key>`, URL-encoded.
       const source = decodeURIComponent(text(input['CopySource']).replace(/^\//, ''));
       const slash = source.indexOf('/');
-      return [{ action: 's3:GetObject', resource: objectArn(source.slice(0, slash), source.slice(slash + 1)) }, object('s3:PutObject')];
+      return [
+        { action: 's3:GetObject', resource: objectArn(source.slice(0, slash), source.slice(slash + 1)) },
+        object('s3:PutObject'),
+      ];
     }
     default:
       return [unmapped('S3', operation)];
@@ -176,7 +205,13 @@ function kms(operation: string, input: Input): Permission[] {
   // A Decrypt without KeyId is authorised on the key the ciphertext names, which the call does not show.
   const keyId = input['KeyId'];
   return [
-    { action: `kms:${operation}`, resource: keyId === undefined ? 'unknown: the key its ciphertext names (the call gives no KeyId)' : kmsKeyArn(text(keyId)) },
+    {
+      action: `kms:${operation}`,
+      resource:
+        keyId === undefined
+          ? 'unknown: the key its ciphertext names (the call gives no KeyId)'
+          : kmsKeyArn(text(keyId)),
+    },
   ];
 }
 
@@ -232,4 +267,8 @@ export function sseKmsActions(service: string, operation: string): string[] {
  * and, for an SSE-KMS queue, `kms:Decrypt` on its key. With partial batch responses Lambda
  * deletes the messages that succeeded and leaves the others to their visibility timeout.
  */
-export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
+export const EVENT_SOURCE_MAPPING_ACTIONS = [
+  'sqs:ReceiveMessage',
+  'sqs:DeleteMessage',
+  'sqs:GetQueueAttributes',
+] as const;

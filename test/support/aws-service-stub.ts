@@ -12,7 +12,9 @@ export interface AwsServiceStub {
   close(): Promise<void>;
 }
 
-export async function startAwsServiceStub(answer: (request: IncomingMessage, response: ServerResponse, body: string) => void): Promise<AwsServiceStub> {
+export async function startAwsServiceStub(
+  answer: (request: IncomingMessage, response: ServerResponse, body: string) => void,
+): Promise<AwsServiceStub> {
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -35,7 +35,10 @@ export function rateWindowModuleWithClock(original: typeof RateWindowModule, clo
   return { ...original, DynamoDbRateWindow };
 }
 
-export function clientThrottleModuleWithClock(original: typeof ClientThrottleModule, clock: Clock): typeof ClientThrottleModule {
+export function clientThrottleModuleWithClock(
+  original: typeof ClientThrottleModule,
+  clock: Clock,
+): typeof ClientThrottleModule {
   class ClientThrottle extends original.ClientThrottle {
     constructor(...[options]: ConstructorParameters<typeof original.ClientThrottle>) {
       super({ clock, ...options });

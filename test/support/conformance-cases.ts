@@ -46,12 +46,13 @@ export interface ConformanceCase {
 }
 
 /** Cases where Koerier's expected outcome is not the upstream one, and why. */
-export const KOERIER_DIFFERS: Readonly<Record<string, { expected: 'reject'; requirement: string; reason: string }>> = Object.fromEntries(
-  ['yaml/v03.yaml#1', ...[1, 2, 3, 4, 5, 6].map((n) => `yaml/v0.3/v03_minimum.yaml#${n}`)].map((id) => [
-    id,
-    { expected: 'reject', requirement: 'CE-5', reason: 'specversion 0.3: Koerier accepts CloudEvents 1.0 only' },
-  ]),
-);
+export const KOERIER_DIFFERS: Readonly<Record<string, { expected: 'reject'; requirement: string; reason: string }>> =
+  Object.fromEntries(
+    ['yaml/v03.yaml#1', ...[1, 2, 3, 4, 5, 6].map((n) => `yaml/v0.3/v03_minimum.yaml#${n}`)].map((id) => [
+      id,
+      { expected: 'reject', requirement: 'CE-5', reason: 'specversion 0.3: Koerier accepts CloudEvents 1.0 only' },
+    ]),
+  );
 
 /** What Koerier, as an NL GOV profile receiver, does with a case. */
 export function koerierExpects(c: ConformanceCase): 'accept' | 'reject' {
@@ -113,7 +114,8 @@ function yamlAttributes(context: Record<string, unknown>): Record<string, string
     if (trimmed !== '') attributes[name] = trimmed;
   };
   for (const [key, attribute] of YAML_ATTRIBUTES) add(attribute, context[key]);
-  for (const [name, value] of Object.entries((context['Extensions'] ?? {}) as Record<string, unknown>)) add(name, value);
+  for (const [name, value] of Object.entries((context['Extensions'] ?? {}) as Record<string, unknown>))
+    add(name, value);
   return attributes;
 }
 
@@ -132,7 +134,8 @@ function yamlCase(file: string, position: number, event: YamlEvent, comment: str
     headers['content-type'] = STRUCTURED_CONTENT_TYPE;
     body = JSON.stringify(object);
   } else {
-    for (const [name, value] of Object.entries(attributes)) headers[name === 'datacontenttype' ? 'content-type' : `ce-${name}`] = value;
+    for (const [name, value] of Object.entries(attributes))
+      headers[name === 'datacontenttype' ? 'content-type' : `ce-${name}`] = value;
     body = data;
   }
   return {
@@ -154,7 +157,12 @@ function yamlCase(file: string, position: number, event: YamlEvent, comment: str
 function leadingComment(document: Document): string | undefined {
   const contents = document.contents;
   const firstKey = isMap(contents) ? contents.items[0]?.key : undefined;
-  return document.commentBefore ?? contents?.commentBefore ?? (isNode(firstKey) ? firstKey.commentBefore : undefined) ?? undefined;
+  return (
+    document.commentBefore ??
+    contents?.commentBefore ??
+    (isNode(firstKey) ? firstKey.commentBefore : undefined) ??
+    undefined
+  );
 }
 
 function loadYamlCases(): ConformanceCase[] {
@@ -244,7 +252,8 @@ function httpRequest(raw: string): ConformanceRequest {
 function loadFeatureCases(): ConformanceCase[] {
   return filesUnder('features', '.feature').flatMap((file) =>
     parseFeature(read(file)).flatMap((scenario) => {
-      const fill = (s: string, example: Record<string, string>): string => s.replace(/<([^<>]+)>/g, (whole, name: string) => example[name] ?? whole);
+      const fill = (s: string, example: Record<string, string>): string =>
+        s.replace(/<([^<>]+)>/g, (whole, name: string) => example[name] ?? whole);
       return (scenario.examples.length > 0 ? scenario.examples : [{}]).map((example): ConformanceCase => {
         const title = fill(scenario.title, example);
         const request = httpRequest(fill(scenario.request ?? '', example));
@@ -253,11 +262,17 @@ function loadFeatureCases(): ConformanceCase[] {
           origin: 'feature',
           description: title,
           request,
-          mode: (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/cloudevents') ? 'structured' : 'binary',
+          mode: (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/cloudevents')
+            ? 'structured'
+            : 'binary',
           expected: 'accept',
           expectedEventCount: 1,
           ...(scenario.attributes
-            ? { expectedAttributes: Object.fromEntries(Object.entries(scenario.attributes).map(([k, v]) => [k, fill(v, example)])) }
+            ? {
+                expectedAttributes: Object.fromEntries(
+                  Object.entries(scenario.attributes).map(([k, v]) => [k, fill(v, example)]),
+                ),
+              }
             : {}),
           ...(scenario.data === undefined ? {} : { expectedData: JSON.parse(scenario.data) as unknown }),
           requiresSampleExtensionAttributes: false,

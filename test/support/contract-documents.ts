@@ -7,9 +7,15 @@ export function enrolmentContract(payload: Record<string, unknown>, version = '1
   return {
     asyncapi: '3.0.0',
     info: { title: 'Enrolments', version },
-    channels: { enrolments: { address: 'enrolments', messages: { enrolled: { $ref: '#/components/messages/enrolled' } } } },
+    channels: {
+      enrolments: { address: 'enrolments', messages: { enrolled: { $ref: '#/components/messages/enrolled' } } },
+    },
     operations: {
-      publishEnrolled: { action: 'send', channel: { $ref: '#/channels/enrolments' }, messages: [{ $ref: '#/channels/enrolments/messages/enrolled' }] },
+      publishEnrolled: {
+        action: 'send',
+        channel: { $ref: '#/channels/enrolments' },
+        messages: [{ $ref: '#/channels/enrolments/messages/enrolled' }],
+      },
     },
     components: { messages: { enrolled: { name: ENROLMENT_TYPE, payload } } },
   };
@@ -26,4 +32,8 @@ export const enrolmentPayload = (extra: Record<string, unknown> = {}): Record<st
   },
 });
 
-export const owner = { name: 'Stichting Onderwijsdata', email: 'contracten@example.org', url: 'https://example.org/contracten' };
+export const owner = {
+  name: 'Stichting Onderwijsdata',
+  email: 'contracten@example.org',
+  url: 'https://example.org/contracten',
+};

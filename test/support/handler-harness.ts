@@ -10,7 +10,7 @@ import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, SQSClie
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { settingEnv } from '../../functions/config.js';
-import { resourceEnv, routeKeyOfServed, routeTable, type QueueName } from '../../lib/resources.js';
+import { resourceEnv, routeKeyOfServed, routeTable, type QueueName } from '../../functions/config/resources.js';
 import { apiGatewayEvent } from '../../local/api-gateway.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import { lambdaContext } from '../../local/lambda-runtime.js';
@@ -26,7 +26,13 @@ export interface HandlerHarness {
   /** Calls `handler` with the API Gateway v2 event for this request. */
   invoke(
     handler: (event: never, context: never) => Promise<unknown>,
-    request: { method: string; path: string; routeKey: string; headers?: Record<string, string>; body?: string | Buffer },
+    request: {
+      method: string;
+      path: string;
+      routeKey: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+    },
   ): Promise<{ status: number; headers: Record<string, string>; body: string; json: () => unknown }>;
   /** Every message now in the queue, removed from it. */
   drain(queue: QueueName): Promise<Message[]>;
@@ -75,7 +81,12 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
         .sign(signer),
     async invoke(handler, request) {
       const rawHeaders = Object.entries(request.headers ?? {}).flat();
-      const body = request.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body);
+      const body =
+        request.body === undefined
+          ? Buffer.alloc(0)
+          : Buffer.isBuffer(request.body)
+            ? request.body
+            : Buffer.from(request.body);
       const event = apiGatewayEvent({
         method: request.method,
         url: request.path,
@@ -88,7 +99,9 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
         now: new Date(),
       });
       // The permissions record (test/support/aws-operations-recorder.ts), when the run asks for it: the route names the function.
-      const functionName = routeTable.find((route) => `${route.method} ${route.path}` === routeKeyOfServed(request.routeKey))?.function;
+      const functionName = routeTable.find(
+        (route) => `${route.method} ${route.path}` === routeKeyOfServed(request.routeKey),
+      )?.function;
       const result = (await recordedLambdaHandler(functionName, handler)(
         event as never,
         lambdaContext('test', { memoryMb: 512, timeoutSeconds: 30 }) as never,
@@ -118,7 +131,10 @@ export async function startHandlerHarness(settings: Record<string, string> = {})
         if (received.length === 0) return messages;
         messages.push(...received);
         await sqs.send(
-          new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: received.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }),
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: received.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
         );
       }
     },

@@ -104,13 +104,20 @@ export async function startTestHost(
     resolve: (path) => `${path.startsWith('/v1/') ? host.url : host.apiUrl}${path}`,
     async token(clientId = 'dev-publisher', scopes) {
       const client = host.localConfig.clients[clientId];
-      if (!client) throw new Error(`${clientId} is not a client of koerier.local.json; use host.issueToken for other clients`);
-      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: client.secret });
+      if (!client)
+        throw new Error(`${clientId} is not a client of koerier.local.json; use host.issueToken for other clients`);
+      const form = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: client.secret,
+      });
       if (scopes) form.set('scope', scopes.join(' '));
       const response = await fetch(`${host.url}/oauth/token`, { method: 'POST', body: form });
       const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
       if (!response.ok || !body.access_token) {
-        throw new Error(`token request for ${clientId} failed: ${response.status} ${body.error ?? ''} ${body.error_description ?? ''}`);
+        throw new Error(
+          `token request for ${clientId} failed: ${response.status} ${body.error ?? ''} ${body.error_description ?? ''}`,
+        );
       }
       return body.access_token;
     },

@@ -49,7 +49,10 @@ export function createLocalCertificateAuthority(commonName = 'Koerier test CA'):
         { name: 'basicConstraints', cA: false },
         { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
         { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 7, ip: n } : { type: 2, value: n })) },
+        {
+          name: 'subjectAltName',
+          altNames: names.map((n) => (/^[\d.]+$|:/.test(n) ? { type: 7, ip: n } : { type: 2, value: n })),
+        },
       ]);
       cert.sign(caKeys.privateKey, forge.md.sha256.create());
       return { key: forge.pki.privateKeyToPem(keys.privateKey), cert: forge.pki.certificateToPem(cert) };
@@ -78,7 +81,11 @@ function rsaKeyPair(): { publicKey: forge.pki.rsa.PublicKey; privateKey: forge.p
   return { publicKey: forge.pki.publicKeyFromPem(publicKey), privateKey: forge.pki.privateKeyFromPem(privateKey) };
 }
 
-function newCertificate(publicKey: forge.pki.rsa.PublicKey, subject: forge.pki.CertificateField[], serial = 1): forge.pki.Certificate {
+function newCertificate(
+  publicKey: forge.pki.rsa.PublicKey,
+  subject: forge.pki.CertificateField[],
+  serial = 1,
+): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   cert.serialNumber = serial.toString(16).padStart(2, '0');
@@ -163,7 +170,10 @@ export interface HttpsReceiver {
   /** Replaces the script; the request count keeps running. */
   setScript(script: ReceiverScript): void;
   /** Resolves once `count` requests matching `filter` (default: POSTs) have arrived. */
-  waitForRequests(count: number, options?: { timeoutMs?: number; filter?: (r: RecordedRequest) => boolean }): Promise<RecordedRequest[]>;
+  waitForRequests(
+    count: number,
+    options?: { timeoutMs?: number; filter?: (r: RecordedRequest) => boolean },
+  ): Promise<RecordedRequest[]>;
   close(): Promise<void>;
 }
 
@@ -173,7 +183,10 @@ export interface HttpsReceiver {
  * test run starts a hundred receivers or more.
  */
 const issued = new WeakMap<LocalCertificateAuthority, Map<string, { readonly key: string; readonly cert: string }>>();
-function serverCertificate(authority: LocalCertificateAuthority, names: readonly string[]): { readonly key: string; readonly cert: string } {
+function serverCertificate(
+  authority: LocalCertificateAuthority,
+  names: readonly string[],
+): { readonly key: string; readonly cert: string } {
   const byNames = issued.get(authority) ?? new Map<string, { readonly key: string; readonly cert: string }>();
   issued.set(authority, byNames);
   const id = names.join(' ');
@@ -208,7 +221,9 @@ export async function startHttpsReceiver(options: {
   let connectionCount = 0;
   let script = options.script ?? scripts.always({ respond: 204 });
 
-  const mtls = options.requireClientCertificate ? { requestCert: true, rejectUnauthorized: true, ca: [options.requireClientCertificate.certificatePem] } : {};
+  const mtls = options.requireClientCertificate
+    ? { requestCert: true, rejectUnauthorized: true, ca: [options.requireClientCertificate.certificatePem] }
+    : {};
   const server: Server = createServer({ key, cert, ...mtls }, (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -216,10 +231,14 @@ export async function startHttpsReceiver(options: {
       const recorded: RecordedRequest = {
         method: request.method ?? '',
         path: request.url ?? '',
-        headers: Object.fromEntries(Object.entries(request.headers).map(([n, v]) => [n, Array.isArray(v) ? v.join(', ') : (v ?? '')])),
+        headers: Object.fromEntries(
+          Object.entries(request.headers).map(([n, v]) => [n, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+        ),
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
-        ...(options.requireClientCertificate ? { clientCertificate: String((request.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '') } : {}),
+        ...(options.requireClientCertificate
+          ? { clientCertificate: String((request.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '') }
+          : {}),
       };
       if (recorded.path === '/oauth/token') {
         tokenRequests.push(recorded);
@@ -252,7 +271,12 @@ export async function startHttpsReceiver(options: {
     url: `https://${host}:${port}/hook`,
     port,
     tokenUrl,
-    sinkCredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: tokenUrl, clientid: clientId, clientsecret: clientSecret },
+    sinkCredential: {
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: tokenUrl,
+      clientid: clientId,
+      clientsecret: clientSecret,
+    },
     clientCredentials: { kind: 'oauth2-client-credentials', tokenUrl, clientId, clientSecret },
     accessToken,
     tokenRequests,
@@ -276,7 +300,11 @@ export async function startHttpsReceiver(options: {
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`receiver got ${requests.filter(filter).length} of ${count} expected requests within ${timeoutMs} ms`));
+          reject(
+            new Error(
+              `receiver got ${requests.filter(filter).length} of ${count} expected requests within ${timeoutMs} ms`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);
@@ -294,10 +322,20 @@ export async function startHttpsReceiver(options: {
 }
 
 /** RFC 6749 §4.4 with client_secret_basic; anything else is a 401 `invalid_client`. */
-function answerToken(request: RecordedRequest, response: ServerResponse, clientId: string, clientSecret: string, accessToken: string): void {
+function answerToken(
+  request: RecordedRequest,
+  response: ServerResponse,
+  clientId: string,
+  clientSecret: string,
+  accessToken: string,
+): void {
   const expected = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString('base64')}`;
   const form = new URLSearchParams(request.body);
-  if (request.method !== 'POST' || request.headers['authorization'] !== expected || form.get('grant_type') !== 'client_credentials') {
+  if (
+    request.method !== 'POST' ||
+    request.headers['authorization'] !== expected ||
+    form.get('grant_type') !== 'client_credentials'
+  ) {
     response.writeHead(401, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: 'invalid_client' }));
     return;

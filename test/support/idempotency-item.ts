@@ -14,7 +14,14 @@ export async function expectFitsOneIdempotencyItem(response: HttpResponse): Prom
   const store = new DynamoDbIdempotencyStore(new DynamoDBClient({}), resourceNames.table('idempotency'));
   const scope = { clientId: 'c'.repeat(1000), operation: 'POST /events', key: randomUUID() };
   const now = Date.now();
-  const claim = { scope, fingerprint: 'f'.repeat(64), claimId: randomUUID(), now, lockExpiresAt: now + 60_000, expiresAt: Math.floor(now / 1000) + 3600 };
+  const claim = {
+    scope,
+    fingerprint: 'f'.repeat(64),
+    claimId: randomUUID(),
+    now,
+    lockExpiresAt: now + 60_000,
+    expiresAt: Math.floor(now / 1000) + 3600,
+  };
   expect((await store.claim(claim)).claimed).toBe(true);
   expect(
     await store.complete(scope, claim.claimId, {
@@ -25,5 +32,8 @@ export async function expectFitsOneIdempotencyItem(response: HttpResponse): Prom
   ).toBe(true);
   const again = await store.claim({ ...claim, claimId: randomUUID() });
   if (again.claimed) expect.fail('the completed entry was not found');
-  expect(again.existing).toMatchObject({ state: 'completed', response: { status: response.status, body: response.body } });
+  expect(again.existing).toMatchObject({
+    state: 'completed',
+    response: { status: response.status, body: response.body },
+  });
 }

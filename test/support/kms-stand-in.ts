@@ -39,7 +39,10 @@ class KmsError extends Error {
   }
 }
 
-export async function startKmsStandIn(keys: { readonly symmetric: readonly string[]; readonly signing: readonly string[] }): Promise<KmsStandIn> {
+export async function startKmsStandIn(keys: {
+  readonly symmetric: readonly string[];
+  readonly signing: readonly string[];
+}): Promise<KmsStandIn> {
   const secrets = new Map(keys.symmetric.map((arn) => [arn, randomBytes(32)]));
   const signing = new Map(keys.signing.map((arn) => [arn, generateKeyPairSync('ec', { namedCurve: 'prime256v1' })]));
   const calls: KmsCall[] = [];
@@ -66,7 +69,12 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
       cipher.setAAD(additionalData(keyId, context));
       const sealed = Buffer.concat([cipher.update(Buffer.from(String(body['Plaintext']), 'base64')), cipher.final()]);
       const blob = Buffer.from(
-        JSON.stringify({ keyId, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), sealed: sealed.toString('base64') }),
+        JSON.stringify({
+          keyId,
+          iv: iv.toString('base64'),
+          tag: cipher.getAuthTag().toString('base64'),
+          sealed: sealed.toString('base64'),
+        }),
       );
       return { CiphertextBlob: blob.toString('base64'), KeyId: keyId, EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
     },
@@ -77,7 +85,8 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
       } catch {
         throw new KmsError('InvalidCiphertextException', 'The ciphertext is not one this KMS made');
       }
-      if (body['KeyId'] !== undefined && body['KeyId'] !== blob.keyId) throw new KmsError('IncorrectKeyException', 'The ciphertext was made with another key');
+      if (body['KeyId'] !== undefined && body['KeyId'] !== blob.keyId)
+        throw new KmsError('IncorrectKeyException', 'The ciphertext was made with another key');
       const decipher = createDecipheriv('aes-256-gcm', secretOf(blob.keyId), Buffer.from(blob.iv, 'base64'));
       decipher.setAAD(additionalData(blob.keyId, body['EncryptionContext'] as Record<string, string> | undefined));
       decipher.setAuthTag(Buffer.from(blob.tag, 'base64'));
@@ -85,7 +94,10 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
         const plaintext = Buffer.concat([decipher.update(Buffer.from(blob.sealed, 'base64')), decipher.final()]);
         return { Plaintext: plaintext.toString('base64'), KeyId: blob.keyId, EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
       } catch {
-        throw new KmsError('InvalidCiphertextException', 'The ciphertext does not open under this key and encryption context');
+        throw new KmsError(
+          'InvalidCiphertextException',
+          'The ciphertext does not open under this key and encryption context',
+        );
       }
     },
     Sign(body) {
@@ -99,7 +111,13 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
     GetPublicKey(body) {
       const keyId = String(body['KeyId']);
       const der = signingKeyOf(keyId).publicKey.export({ format: 'der', type: 'spki' });
-      return { KeyId: keyId, PublicKey: der.toString('base64'), KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ECDSA_SHA_256'] };
+      return {
+        KeyId: keyId,
+        PublicKey: der.toString('base64'),
+        KeySpec: 'ECC_NIST_P256',
+        KeyUsage: 'SIGN_VERIFY',
+        SigningAlgorithms: ['ECDSA_SHA_256'],
+      };
     },
   };
 
@@ -107,7 +125,8 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const answer = (status: number, value: object) => response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
+      const answer = (status: number, value: object) =>
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(value));
       const operation = String(request.headers['x-amz-target'] ?? '').replace(/^TrentService\./, '');
       try {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
@@ -116,7 +135,9 @@ export async function startKmsStandIn(keys: { readonly symmetric: readonly strin
         calls.push({
           operation,
           keyId: String(body['KeyId'] ?? ''),
-          ...(body['EncryptionContext'] === undefined ? {} : { encryptionContext: body['EncryptionContext'] as Record<string, string> }),
+          ...(body['EncryptionContext'] === undefined
+            ? {}
+            : { encryptionContext: body['EncryptionContext'] as Record<string, string> }),
         });
         answer(200, handle(body));
       } catch (error) {

@@ -35,7 +35,10 @@ export interface CliUser {
   /** The user's config folder, `$XDG_CONFIG_HOME/koerier`. */
   readonly configDir: string;
   readonly cwd: string;
-  run(args: readonly string[], options?: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string }): Promise<CliResult>;
+  run(
+    args: readonly string[],
+    options?: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string },
+  ): Promise<CliResult>;
   spawn(args: readonly string[], options?: { env?: Record<string, string | undefined>; cwd?: string }): RunningCli;
   remove(): Promise<void>;
 }
@@ -47,16 +50,28 @@ export async function cliUser(url: string): Promise<CliUser> {
   const environment = (extra: Record<string, string | undefined> = {}) => {
     // Nothing of the test runner's own KOERIER_* settings (the host exports its functions' settings) reaches the CLI.
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('KOERIER_')));
-    const env: Record<string, string> = { ...(inherited as Record<string, string>), XDG_CONFIG_HOME: join(home, 'config'), KOERIER_URL: url, NO_COLOR: '1' };
+    const env: Record<string, string> = {
+      ...(inherited as Record<string, string>),
+      XDG_CONFIG_HOME: join(home, 'config'),
+      KOERIER_URL: url,
+      NO_COLOR: '1',
+    };
     for (const [name, value] of Object.entries(extra)) {
       if (value === undefined) delete env[name];
       else env[name] = value;
     }
     return env;
   };
-  const start = (args: readonly string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}): RunningCli => {
+  const start = (
+    args: readonly string[],
+    options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+  ): RunningCli => {
     // The file itself, through its shebang, as npm links it for `npx koerier`.
-    const child = spawn(KOERIER_BIN, [...args], { cwd: options.cwd ?? home, env: environment(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(KOERIER_BIN, [...args], {
+      cwd: options.cwd ?? home,
+      env: environment(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     children.push(child);
     let stdout = '';
     let stderr = '';

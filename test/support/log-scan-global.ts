@@ -16,9 +16,13 @@ export default function setup(): () => void {
   process.env[LOG_SCAN_DIR_ENV] = dir;
   return () => {
     const files = readdirSync(dir);
-    const secrets = files.filter((name) => name.startsWith('secrets-')).flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'));
+    const secrets = files
+      .filter((name) => name.startsWith('secrets-'))
+      .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'));
     const logs = files.filter((name) => name.startsWith('log-'));
-    const leaks = logs.flatMap((name) => findLeaks(readFileSync(join(dir, name), 'utf8').split('\n'), secrets, join(dir, name)));
+    const leaks = logs.flatMap((name) =>
+      findLeaks(readFileSync(join(dir, name), 'utf8').split('\n'), secrets, join(dir, name)),
+    );
     const lines = logs.reduce((sum, name) => sum + readFileSync(join(dir, name), 'utf8').split('\n').length - 1, 0);
     if (leaks.length > 0) {
       // Kept for reading: the files name the lines. A global teardown that throws is only reported
@@ -31,7 +35,9 @@ export default function setup(): () => void {
           .join('\n')}`,
       );
     }
-    process.stdout.write(`log scan: ${lines} log lines in ${logs.length} files of the test processes hold no test secret and no event data\n`);
+    process.stdout.write(
+      `log scan: ${lines} log lines in ${logs.length} files of the test processes hold no test secret and no event data\n`,
+    );
     rmSync(dir, { recursive: true, force: true });
   };
 }

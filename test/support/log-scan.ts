@@ -36,7 +36,8 @@ export function findLeaks(lines: readonly string[], secrets: readonly string[], 
   const known = [...new Set(secrets)].filter((secret) => secret.length >= 8);
   lines.forEach((text, index) => {
     const at = { file, line: index + 1 };
-    for (const secret of known) if (text.includes(secret)) leaks.push({ ...at, what: `a test secret (${secret.slice(0, 3)}…)` });
+    for (const secret of known)
+      if (text.includes(secret)) leaks.push({ ...at, what: `a test secret (${secret.slice(0, 3)}…)` });
     for (const { name, pattern } of SECRET_SHAPES) if (pattern.test(text)) leaks.push({ ...at, what: name });
     let parsed: unknown;
     try {

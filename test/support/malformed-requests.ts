@@ -96,7 +96,17 @@ const BROKEN_LABEL_TYPES = [
 ];
 /** Extension names CloudEvents 1.0 §3.1.1 does not allow (lower-case letters and digits only). */
 const INVALID_EXTENSION_NAMES = ['Upper', 'with-dash', 'with_underscore', '💥', '$ref', 'data_base64x', 'ex.t'];
-const ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'time', 'datacontenttype', 'dataschema', 'subject', 'fuzzext'];
+const ATTRIBUTES = [
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'time',
+  'datacontenttype',
+  'dataschema',
+  'subject',
+  'fuzzext',
+];
 const SUBSCRIPTION_MEMBERS = [
   'sink',
   'source',
@@ -261,7 +271,11 @@ class Generator {
   }
 
   /** A POST /events request in structured mode around `text`. */
-  structured(text: string | Buffer, extra: HeaderList = [], contentType: HeaderValue = 'application/cloudevents+json'): Omit<FuzzRequest, 'mutation'> {
+  structured(
+    text: string | Buffer,
+    extra: HeaderList = [],
+    contentType: HeaderValue = 'application/cloudevents+json',
+  ): Omit<FuzzRequest, 'mutation'> {
     return {
       method: 'POST',
       target: '/events',
@@ -287,11 +301,20 @@ class Generator {
     if (this.chance(0.3)) headers.push(['ce-subject', `leerling%20${n}`]);
     const contentType = this.pick(['application/json', 'text/plain; charset=utf-8', 'application/octet-stream']);
     const body =
-      contentType === 'application/json' ? Buffer.from(JSON.stringify({ n })) : contentType.startsWith('text/') ? Buffer.from(`tekst ${n}`) : this.bytes(16);
+      contentType === 'application/json'
+        ? Buffer.from(JSON.stringify({ n }))
+        : contentType.startsWith('text/')
+          ? Buffer.from(`tekst ${n}`)
+          : this.bytes(16);
     return { headers, body, contentType };
   }
 
-  binaryRequest(headers: HeaderList, body: Buffer, contentType: string | undefined, extra: HeaderList = []): Omit<FuzzRequest, 'mutation'> {
+  binaryRequest(
+    headers: HeaderList,
+    body: Buffer,
+    contentType: string | undefined,
+    extra: HeaderList = [],
+  ): Omit<FuzzRequest, 'mutation'> {
     return {
       method: 'POST',
       target: '/events',
@@ -383,7 +406,8 @@ class Generator {
 
   /** A cursor no list handed out: garbage, huge, well-formed JSON of the wrong shape, forged keys. */
   oddCursor(subscriptionId: string): string {
-    const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    const b64 = (value: unknown) =>
+      Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
     const owner = this.context.managerClientId;
     const cursor = this.pick([
       () => this.letters(this.int(1, 40)),
@@ -416,7 +440,9 @@ class Generator {
 
   /** `[[[…]]]` or `{"a":{"a":…}}`, `depth` levels. */
   deep(depth: number, kind: 'array' | 'object' = this.chance(0.5) ? 'array' : 'object', leaf = '1'): string {
-    return kind === 'array' ? '['.repeat(depth) + leaf + ']'.repeat(depth) : '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
+    return kind === 'array'
+      ? '['.repeat(depth) + leaf + ']'.repeat(depth)
+      : '{"a":'.repeat(depth) + leaf + '}'.repeat(depth);
   }
 
   /** A valid access token with one of many breakages. */
@@ -436,7 +462,10 @@ class Generator {
       [[['Authorization', `Bearer ${hs}.${payload}.${signature}`]], 'alg HS256 header on an RS/ES signature'],
       [[['Authorization', `Bearer ${token.slice(0, this.int(1, token.length - 1))}`]], 'truncated token'],
       [[['Authorization', `Bearer ${header}.${payload}`]], 'two segments'],
-      [[['Authorization', `Bearer ${header}.${Buffer.from('{"iss":').toString('base64url')}.${signature}`]], 'payload not JSON'],
+      [
+        [['Authorization', `Bearer ${header}.${Buffer.from('{"iss":').toString('base64url')}.${signature}`]],
+        'payload not JSON',
+      ],
       [[['Authorization', `Bearer ${'a'.repeat(this.int(5000, 12_000))}`]], 'huge token'],
       [[['Authorization', Buffer.concat([Buffer.from('Bearer '), this.bytes(20)])]], 'raw bytes'],
       [[['Authorization', `Bearer ${this.context.tokens.wrongScope}`]], 'token without the scope'],
@@ -450,7 +479,12 @@ class Generator {
       ],
       [[['Authorization', `Bearer ${token}x`]], 'token with a trailing character'],
       [
-        [['Authorization', `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'unknown-kid' })).toString('base64url')}.${payload}.${signature}`]],
+        [
+          [
+            'Authorization',
+            `Bearer ${Buffer.from(JSON.stringify({ alg: 'RS256', kid: 'unknown-kid' })).toString('base64url')}.${payload}.${signature}`,
+          ],
+        ],
         'unknown kid',
       ],
     ];
@@ -479,7 +513,11 @@ class Generator {
         true,
       ],
       [[['Idempotency-Key', 'f'.repeat(this.int(1000, 12_000))]], 'huge key', true],
-      [[['Idempotency-Key', Buffer.concat([Buffer.from(this.uuid().slice(0, 30)), this.bytes(6)])]], 'raw bytes in the key', true],
+      [
+        [['Idempotency-Key', Buffer.concat([Buffer.from(this.uuid().slice(0, 30)), this.bytes(6)])]],
+        'raw bytes in the key',
+        true,
+      ],
       [[['Idempotency-Key', `${this.uuid()}\t`]], 'trailing tab', false],
       [[['Idempotency-Key', `${this.uuid()},${this.uuid()}`]], 'a list', true],
       [[['Idempotency-Key', this.usedKey()]], 'a key already used, another body', false],
@@ -514,14 +552,29 @@ const structuredMutators: Mutator[] = [
     make: (g) => {
       const event = g.event();
       delete event[g.pick(['specversion', 'id', 'source', 'type'])];
-      return { mutation: '', ...g.structured(JSON.stringify(event)), mustRefuse: 'a required attribute is missing (CE-3)' };
+      return {
+        mutation: '',
+        ...g.structured(JSON.stringify(event)),
+        mustRefuse: 'a required attribute is missing (CE-3)',
+      };
     },
   },
   {
     name: 'structured/odd-extension-name',
     weight: 2,
     make: (g) => {
-      const name = g.pick(['Upper', 'with-dash', 'with_underscore', '', 'a'.repeat(g.int(21, 300)), '💥', '__proto__', 'constructor', 'data_base64x', '$ref']);
+      const name = g.pick([
+        'Upper',
+        'with-dash',
+        'with_underscore',
+        '',
+        'a'.repeat(g.int(21, 300)),
+        '💥',
+        '__proto__',
+        'constructor',
+        'data_base64x',
+        '$ref',
+      ]);
       return { mutation: '', ...g.structured(JSON.stringify(g.event({ [name]: 'x' }))) };
     },
   },
@@ -558,7 +611,11 @@ const structuredMutators: Mutator[] = [
       delete event['data_base64'];
       const data = g.pick([null, {}, 'x', 0, []]);
       const text = JSON.stringify({ ...event, data, data_base64: 'aGFsbG8=' });
-      return { mutation: '', ...g.structured(text), mustRefuse: 'data and data_base64 are mutually exclusive (issue 8, item 6)' };
+      return {
+        mutation: '',
+        ...g.structured(text),
+        mustRefuse: 'data and data_base64 are mutually exclusive (issue 8, item 6)',
+      };
     },
   },
   {
@@ -567,7 +624,22 @@ const structuredMutators: Mutator[] = [
     make: (g) => {
       const event = g.event();
       delete event['data'];
-      const value = g.pick<unknown>(['@@@@', 'abc', 'a', '====', ' aGFsbG8= ', 'aGFsbG8', 'aGFs\nbG8=', 'aGFsbG8=aGFsbG8=', 42, {}, [], true, '-_-_', '😀']);
+      const value = g.pick<unknown>([
+        '@@@@',
+        'abc',
+        'a',
+        '====',
+        ' aGFsbG8= ',
+        'aGFsbG8',
+        'aGFs\nbG8=',
+        'aGFsbG8=aGFsbG8=',
+        42,
+        {},
+        [],
+        true,
+        '-_-_',
+        '😀',
+      ]);
       return { mutation: '', ...g.structured(JSON.stringify({ ...event, data_base64: value })) };
     },
   },
@@ -580,7 +652,10 @@ const structuredMutators: Mutator[] = [
       const bytes = g.int(1, 6) * MIB;
       const valid = g.chance(0.6);
       const text = valid ? Buffer.alloc(bytes, g.int(0, 255)).toString('base64') : 'A'.repeat(bytes - 1) + '!';
-      return { mutation: '', ...g.structured(JSON.stringify({ ...event, datacontenttype: 'application/octet-stream', data_base64: text })) };
+      return {
+        mutation: '',
+        ...g.structured(JSON.stringify({ ...event, datacontenttype: 'application/octet-stream', data_base64: text })),
+      };
     },
   },
   {
@@ -588,7 +663,11 @@ const structuredMutators: Mutator[] = [
     weight: 0.08,
     make: (g) => {
       const bytes = g.int(1, 9) * MIB;
-      const data = g.pick([() => 'x'.repeat(bytes), () => Array.from({ length: bytes / 16 }, (_, i) => i), () => ({ text: 'é'.repeat(bytes / 2) })])();
+      const data = g.pick([
+        () => 'x'.repeat(bytes),
+        () => Array.from({ length: bytes / 16 }, (_, i) => i),
+        () => ({ text: 'é'.repeat(bytes / 2) }),
+      ])();
       return { mutation: '', ...g.structured(JSON.stringify(g.event({ datacontenttype: 'application/json', data }))) };
     },
   },
@@ -613,7 +692,10 @@ const structuredMutators: Mutator[] = [
   {
     name: 'structured/deep-extension',
     weight: 1,
-    make: (g) => ({ mutation: '', ...g.structured(withMemberText(JSON.stringify(g.event()), `"fuzzext":${g.deep(g.int(1000, 200_000))}`)) }),
+    make: (g) => ({
+      mutation: '',
+      ...g.structured(withMemberText(JSON.stringify(g.event()), `"fuzzext":${g.deep(g.int(1000, 200_000))}`)),
+    }),
   },
   {
     name: 'structured/deep-body',
@@ -629,7 +711,9 @@ const structuredMutators: Mutator[] = [
       // without one is a valid event, not a duplicate. One draw whatever the event holds, so the
       // requests after this one stay the same.
       const name = g.pick(
-        ['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter((member) => member in event),
+        ['source', 'id', 'type', 'specversion', 'data', 'data_base64', 'datacontenttype', 'subject', 'time'].filter(
+          (member) => member in event,
+        ),
       );
       const other =
         name === 'specversion'
@@ -642,8 +726,14 @@ const structuredMutators: Mutator[] = [
                 ? 'b3RoZXI='
                 : `${String(event[name] ?? 'x')}-other`;
       const member = `${JSON.stringify(name)}:${name === 'data' ? other : JSON.stringify(other)}`;
-      const text = g.chance(0.5) ? withMemberText(JSON.stringify(event), member) : `${JSON.stringify(event).slice(0, -1)},${member}}`;
-      return { mutation: '', ...g.structured(text), mustRefuse: `the member "${name}" appears twice (issue 8, item 7)` };
+      const text = g.chance(0.5)
+        ? withMemberText(JSON.stringify(event), member)
+        : `${JSON.stringify(event).slice(0, -1)},${member}}`;
+      return {
+        mutation: '',
+        ...g.structured(text),
+        mustRefuse: `the member "${name}" appears twice (issue 8, item 7)`,
+      };
     },
   },
   {
@@ -651,7 +741,11 @@ const structuredMutators: Mutator[] = [
     weight: 1,
     make: (g) => {
       const text = `${JSON.stringify(g.event()).slice(0, -1)},"sourc\\u0065":"urn:nld:oin:99999999999999999999"}`;
-      return { mutation: '', ...g.structured(text), mustRefuse: 'the member "source" appears twice, once escaped (issue 8, item 7)' };
+      return {
+        mutation: '',
+        ...g.structured(text),
+        mustRefuse: 'the member "source" appears twice, once escaped (issue 8, item 7)',
+      };
     },
   },
   {
@@ -660,7 +754,14 @@ const structuredMutators: Mutator[] = [
     make: (g) => {
       const text = Buffer.from(JSON.stringify(g.event({ subject: 'XXXX' })));
       const at = text.indexOf('XXXX');
-      const bad = g.pick([[0xc3, 0x28], [0xff], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf], [0xe2, 0x82]]);
+      const bad = g.pick([
+        [0xc3, 0x28],
+        [0xff],
+        [0xed, 0xa0, 0x80],
+        [0xf8, 0x88, 0x80, 0x80, 0x80],
+        [0xc0, 0xaf],
+        [0xe2, 0x82],
+      ]);
       const body = Buffer.concat([text.subarray(0, at), Buffer.from(bad), text.subarray(at + 4)]);
       return { mutation: '', ...g.structured(body), mustRefuse: 'the body is not UTF-8 (JSON-1)' };
     },
@@ -669,8 +770,15 @@ const structuredMutators: Mutator[] = [
     name: 'structured/raw-control-character',
     weight: 2,
     make: (g) => {
-      const text = JSON.stringify(g.event({ subject: 'XXXX' })).replace('XXXX', String.fromCharCode(g.pick([0, 1, 7, 8, 10, 13, 27, 31])));
-      return { mutation: '', ...g.structured(text), mustRefuse: 'a raw control character inside a JSON string (RFC 8259)' };
+      const text = JSON.stringify(g.event({ subject: 'XXXX' })).replace(
+        'XXXX',
+        String.fromCharCode(g.pick([0, 1, 7, 8, 10, 13, 27, 31])),
+      );
+      return {
+        mutation: '',
+        ...g.structured(text),
+        mustRefuse: 'a raw control character inside a JSON string (RFC 8259)',
+      };
     },
   },
   {
@@ -678,7 +786,11 @@ const structuredMutators: Mutator[] = [
     weight: 4,
     make: (g) => {
       const text = JSON.stringify(g.event());
-      return { mutation: '', ...g.structured(text.slice(0, g.int(0, text.length - 1))), mustRefuse: 'the JSON is cut short' };
+      return {
+        mutation: '',
+        ...g.structured(text.slice(0, g.int(0, text.length - 1))),
+        mustRefuse: 'the JSON is cut short',
+      };
     },
   },
   {
@@ -802,7 +914,11 @@ const batchMutators: Mutator[] = [
       const events = Array.from({ length: g.int(1, 4) }, () => JSON.stringify(g.event()));
       const at = g.int(0, events.length - 1);
       events[at] = withMemberText(events[at]!, '"source":"urn:nld:oin:99999999999999999999"');
-      return { mutation: '', ...g.batch(`[${events.join(',')}]`), mustRefuse: 'a batch member has "source" twice (issue 8, item 7)' };
+      return {
+        mutation: '',
+        ...g.batch(`[${events.join(',')}]`),
+        mustRefuse: 'a batch member has "source" twice (issue 8, item 7)',
+      };
     },
   },
   {
@@ -839,7 +955,16 @@ const batchMutators: Mutator[] = [
       const count = g.int(1001, 3000);
       return {
         mutation: '',
-        ...g.batch(JSON.stringify(Array.from({ length: count }, (_, i) => ({ specversion: '1.0', id: `m${i}`, source: '/f', type: EVENT_TYPE })))),
+        ...g.batch(
+          JSON.stringify(
+            Array.from({ length: count }, (_, i) => ({
+              specversion: '1.0',
+              id: `m${i}`,
+              source: '/f',
+              type: EVENT_TYPE,
+            })),
+          ),
+        ),
         mustRefuse: 'more events than one batch may hold',
       };
     },
@@ -847,7 +972,10 @@ const batchMutators: Mutator[] = [
   {
     name: 'batch/mixed-specversion',
     weight: 1,
-    make: (g) => ({ mutation: '', ...g.batch(JSON.stringify([g.event(), g.event({ specversion: g.pick(['0.3', '2.0', 1, null]) })])) }),
+    make: (g) => ({
+      mutation: '',
+      ...g.batch(JSON.stringify([g.event(), g.event({ specversion: g.pick(['0.3', '2.0', 1, null]) })])),
+    }),
   },
   {
     name: 'batch/nested-arrays',
@@ -855,7 +983,15 @@ const batchMutators: Mutator[] = [
     make: (g) => ({
       mutation: '',
       ...g.batch(
-        g.pick([`[[${JSON.stringify(g.event())}]]`, g.deep(g.int(10, 200_000), 'array'), '{}', '[', `[${JSON.stringify(g.event())},]`, '[,]', '[null]']),
+        g.pick([
+          `[[${JSON.stringify(g.event())}]]`,
+          g.deep(g.int(10, 200_000), 'array'),
+          '{}',
+          '[',
+          `[${JSON.stringify(g.event())},]`,
+          '[,]',
+          '[null]',
+        ]),
       ),
     }),
   },
@@ -879,7 +1015,11 @@ const batchMutators: Mutator[] = [
         ...g.batch(
           JSON.stringify([
             g.event(),
-            { ...event, datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(g.int(2, 5) * MIB).toString('base64') },
+            {
+              ...event,
+              datacontenttype: 'application/octet-stream',
+              data_base64: Buffer.alloc(g.int(2, 5) * MIB).toString('base64'),
+            },
           ]),
         ),
       };
@@ -902,7 +1042,20 @@ const binaryMutators: Mutator[] = [
     make: (g) => {
       const { headers, body, contentType } = g.binary();
       const at = g.int(1, headers.length - 1);
-      const broken = g.pick(['%', '%G1', '%C3', '%C3%28', '%FF', '%00', '%E2%82', '%ED%A0%80', 'abc%', '%%', '%2', '%c0%af']);
+      const broken = g.pick([
+        '%',
+        '%G1',
+        '%C3',
+        '%C3%28',
+        '%FF',
+        '%00',
+        '%E2%82',
+        '%ED%A0%80',
+        'abc%',
+        '%%',
+        '%2',
+        '%c0%af',
+      ]);
       headers[at] = [headers[at]![0], `${String(headers[at]![1])}${broken}`];
       // %00 decodes to valid UTF-8 (a NUL the attribute rules judge); the rest is not percent-encoded UTF-8.
       return {
@@ -920,7 +1073,11 @@ const binaryMutators: Mutator[] = [
       const at = g.int(1, headers.length - 1);
       const bad = Buffer.from(g.pick([[0xff], [0xc3, 0x28], [0xe9], [0x80, 0x81], [0xed, 0xa0, 0x80]]));
       headers[at] = [headers[at]![0], Buffer.concat([Buffer.from(String(headers[at]![1]), 'latin1'), bad])];
-      return { mutation: '', ...g.binaryRequest(headers, body, contentType), mustRefuse: 'a ce- header value is not UTF-8 (issue 8, item 5)' };
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, body, contentType),
+        mustRefuse: 'a ce- header value is not UTF-8 (issue 8, item 5)',
+      };
     },
   },
   {
@@ -996,7 +1153,10 @@ const binaryMutators: Mutator[] = [
         'urn:',
         '\t',
       ]);
-      return { mutation: '', ...g.binaryRequest([...headers.filter(([n]) => n !== name), [name, value]], body, contentType) };
+      return {
+        mutation: '',
+        ...g.binaryRequest([...headers.filter(([n]) => n !== name), [name, value]], body, contentType),
+      };
     },
   },
   {
@@ -1061,8 +1221,15 @@ const binaryMutators: Mutator[] = [
     make: (g) => {
       const { headers, body, contentType } = g.binary();
       const at = g.int(1, headers.length - 1);
-      headers[at] = [headers[at]![0], `${String(headers[at]![1])}${String.fromCharCode(g.pick([0, 1, 8, 11, 12, 27, 127]))}x`];
-      return { mutation: '', ...g.binaryRequest(headers, body, contentType), mustRefuse: 'a control character in a header value (RFC 9110 5.5)' };
+      headers[at] = [
+        headers[at]![0],
+        `${String(headers[at]![1])}${String.fromCharCode(g.pick([0, 1, 8, 11, 12, 27, 127]))}x`,
+      ];
+      return {
+        mutation: '',
+        ...g.binaryRequest(headers, body, contentType),
+        mustRefuse: 'a control character in a header value (RFC 9110 5.5)',
+      };
     },
   },
   {
@@ -1096,7 +1263,11 @@ const binaryMutators: Mutator[] = [
       const { headers } = g.binary();
       return {
         mutation: '',
-        ...g.binaryRequest(headers, Buffer.alloc(g.int(1, 9) * MIB, g.int(0, 255)), g.pick(['application/octet-stream', 'application/json', 'text/plain'])),
+        ...g.binaryRequest(
+          headers,
+          Buffer.alloc(g.int(1, 9) * MIB, g.int(0, 255)),
+          g.pick(['application/octet-stream', 'application/json', 'text/plain']),
+        ),
       };
     },
   },
@@ -1146,7 +1317,12 @@ const headerMutators: Mutator[] = [
           headers,
           body: Buffer.alloc(0),
         }),
-        redrive: () => ({ method: 'POST', target: '/deliveries/dead-letter-queue/redrive', headers: [...headers, key], body: Buffer.alloc(0) }),
+        redrive: () => ({
+          method: 'POST',
+          target: '/deliveries/dead-letter-queue/redrive',
+          headers: [...headers, key],
+          body: Buffer.alloc(0),
+        }),
       };
       return { mutation: '', ...requests[route]!(), mustRefuse: `the access token is unusable (${why})` };
     },
@@ -1183,7 +1359,11 @@ const headerMutators: Mutator[] = [
           body: Buffer.alloc(0),
         }),
       };
-      return { mutation: '', ...requests[route]!(), ...(refuse ? { mustRefuse: `the Idempotency-Key is unusable (${why})` } : {}) };
+      return {
+        mutation: '',
+        ...requests[route]!(),
+        ...(refuse ? { mustRefuse: `the Idempotency-Key is unusable (${why})` } : {}),
+      };
     },
   },
   {
@@ -1206,7 +1386,10 @@ const headerMutators: Mutator[] = [
     weight: 1,
     make: (g) => {
       const request = g.structured(JSON.stringify(g.event()));
-      const filler: HeaderList = Array.from({ length: g.int(10, 900) }, (_, i) => [`x-fuzz-${i}`, g.letters(g.int(0, 8))] as [string, string]);
+      const filler: HeaderList = Array.from(
+        { length: g.int(10, 900) },
+        (_, i) => [`x-fuzz-${i}`, g.letters(g.int(0, 8))] as [string, string],
+      );
       return { mutation: '', ...request, headers: [...request.headers, ...filler] };
     },
   },
@@ -1227,7 +1410,12 @@ const headerMutators: Mutator[] = [
     make: (g) => {
       const request = g.structured(JSON.stringify(g.event()));
       const value = Buffer.from([0x61, g.pick([0x00, 0x01, 0x0b, 0x0c, 0x0d, 0x1b, 0x7f]), 0x62]);
-      return { mutation: '', ...request, headers: [...request.headers, ['x-fuzz', value]], mustRefuse: 'a control character in a header value (RFC 9110 5.5)' };
+      return {
+        mutation: '',
+        ...request,
+        headers: [...request.headers, ['x-fuzz', value]],
+        mustRefuse: 'a control character in a header value (RFC 9110 5.5)',
+      };
     },
   },
   {
@@ -1281,12 +1469,18 @@ const subscriptionMutators: Mutator[] = [
     name: 'subscriptions/create-wrong-type-member',
     weight: 5,
     make: (g) => {
-      const body = g.subscriptionBody({ [g.pick([...SUBSCRIPTION_MEMBERS, 'id', 'status', 'owner', 'unknown', '__proto__'])]: g.oddValue() });
+      const body = g.subscriptionBody({
+        [g.pick([...SUBSCRIPTION_MEMBERS, 'id', 'status', 'owner', 'unknown', '__proto__'])]: g.oddValue(),
+      });
       return {
         mutation: '',
         method: 'POST',
         target: '/subscriptions',
-        headers: [...g.auth(g.pick(['manager', 'manager', 'stranger'])), ['Idempotency-Key', g.key()], ['Content-Type', 'application/json']],
+        headers: [
+          ...g.auth(g.pick(['manager', 'manager', 'stranger'])),
+          ['Idempotency-Key', g.key()],
+          ['Content-Type', 'application/json'],
+        ],
         body: Buffer.from(JSON.stringify(body)),
       };
     },
@@ -1414,9 +1608,15 @@ const subscriptionMutators: Mutator[] = [
         ['application/merge-patch+json', JSON.stringify(g.subscriptionBody())],
         ['application/json; charset=utf-16', JSON.stringify(g.subscriptionBody())],
         ['', JSON.stringify(g.subscriptionBody())],
-        ['application/json', JSON.stringify(g.subscriptionBody({ types: Array.from({ length: g.int(33, 20_000) }, (_, i) => `t${i}`) }))],
+        [
+          'application/json',
+          JSON.stringify(g.subscriptionBody({ types: Array.from({ length: g.int(33, 20_000) }, (_, i) => `t${i}`) })),
+        ],
         ['application/json', JSON.stringify(g.subscriptionBody({ types: ['x'.repeat(g.int(1025, 500_000))] }))],
-        ['application/json', `{${Array.from({ length: g.int(100, 20_000) }, (_, i) => `"unknown${i}${'x'.repeat(g.int(0, 50))}":1`).join(',')}}`],
+        [
+          'application/json',
+          `{${Array.from({ length: g.int(100, 20_000) }, (_, i) => `"unknown${i}${'x'.repeat(g.int(0, 50))}":1`).join(',')}}`,
+        ],
         ['application/json', `{"${'n'.repeat(g.int(10_000, 500_000))}":1}`],
       ]);
       return {
@@ -1489,7 +1689,10 @@ const subscriptionMutators: Mutator[] = [
         ['application/merge-patch+json', '{"__proto__":{"status":"active"}}'],
         ['application/merge-patch+json', '{"constructor":{"prototype":{"x":1}}}'],
         ['application/merge-patch+json', '{"id":"other","owner":"someone-else","status":"active"}'],
-        ['application/merge-patch+json', `{"types":[${Array.from({ length: g.int(33, 5000) }, (_, i) => `"t${i}"`).join(',')}]}`],
+        [
+          'application/merge-patch+json',
+          `{"types":[${Array.from({ length: g.int(33, 5000) }, (_, i) => `"t${i}"`).join(',')}]}`,
+        ],
         ['application/merge-patch+json', `{"${g.pick(SUBSCRIPTION_MEMBERS)}":${JSON.stringify(g.oddValue())}}`],
         ['application/merge-patch+json', `{"types":["a"],"types":["b"]}`],
         ['application/merge-patch+json', '{"sink":"http://169.254.169.254/"}'],
@@ -1628,9 +1831,15 @@ const deliveryMutators: Mutator[] = [
         headers: [
           ...g.auth(g.pick(['manager', 'admin', 'wrongScope'])),
           ['Idempotency-Key', g.key()],
-          ...(g.chance(0.5) ? ([['Content-Type', g.pick(['application/json', 'text/plain', 'application/cloudevents+json'])]] as HeaderList) : []),
+          ...(g.chance(0.5)
+            ? ([
+                ['Content-Type', g.pick(['application/json', 'text/plain', 'application/cloudevents+json'])],
+              ] as HeaderList)
+            : []),
         ],
-        body: g.chance(0.5) ? Buffer.alloc(0) : Buffer.from(g.pick(['{}', '[]', 'garbage', g.deep(g.int(10, 100_000))])),
+        body: g.chance(0.5)
+          ? Buffer.alloc(0)
+          : Buffer.from(g.pick(['{}', '[]', 'garbage', g.deep(g.int(10, 100_000))])),
       };
     },
   },
@@ -1669,11 +1878,28 @@ const otherMutators: Mutator[] = [
       if (g.chance(0.8))
         headers.push([
           'WebHook-Request-Origin',
-          g.pick(['publisher.example', '', '*', 'a'.repeat(g.int(100, 8000)), 'evil.example, other.example', Buffer.from([0xff, 0xfe])]),
+          g.pick([
+            'publisher.example',
+            '',
+            '*',
+            'a'.repeat(g.int(100, 8000)),
+            'evil.example, other.example',
+            Buffer.from([0xff, 0xfe]),
+          ]),
         ]);
       if (g.chance(0.5)) headers.push(['WebHook-Request-Rate', g.pick(['120', '*', '-1', '0', 'abc', '1e400', ''])]);
-      if (g.chance(0.5)) headers.push(['WebHook-Request-Callback', g.pick(['https://publisher.example/cb', 'not a url', 'http://169.254.169.254/', ''])]);
-      return { mutation: '', method: 'OPTIONS', target: '/events', headers, body: g.chance(0.2) ? Buffer.from('body on OPTIONS') : Buffer.alloc(0) };
+      if (g.chance(0.5))
+        headers.push([
+          'WebHook-Request-Callback',
+          g.pick(['https://publisher.example/cb', 'not a url', 'http://169.254.169.254/', '']),
+        ]);
+      return {
+        mutation: '',
+        method: 'OPTIONS',
+        target: '/events',
+        headers,
+        body: g.chance(0.2) ? Buffer.from('body on OPTIONS') : Buffer.alloc(0),
+      };
     },
   },
   {
@@ -1691,14 +1917,23 @@ const otherMutators: Mutator[] = [
         '{"grant_type":"client_credentials"}',
         'grant_type=client_credentials&client_id=dev-publisher&client_secret=x&scope=%00',
       ]);
-      const contentType = g.pick(['application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/x-www-form-urlencoded; charset=latin1']);
+      const contentType = g.pick([
+        'application/x-www-form-urlencoded',
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded; charset=latin1',
+      ]);
       return {
         mutation: '',
         method: 'POST',
         target: '/oauth/token',
         headers: [
           ['Content-Type', contentType],
-          ...(g.chance(0.3) ? ([['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])]] as HeaderList) : []),
+          ...(g.chance(0.3)
+            ? ([
+                ['Authorization', g.pick(['Basic %%%', 'Basic ZGV2LXB1Ymxpc2hlcjp3cm9uZw==', 'Basic', 'Bearer x'])],
+              ] as HeaderList)
+            : []),
         ],
         body: Buffer.from(body),
       };
@@ -1759,7 +1994,22 @@ const otherMutators: Mutator[] = [
         '/oauth/token',
         '/.well-known/jwks.json',
       ]);
-      const method = g.pick(['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'POST', 'TRACE', 'PROPFIND', 'PURGE', 'LINK', 'SEARCH', 'REPORT', 'MKCOL']);
+      const method = g.pick([
+        'GET',
+        'PUT',
+        'DELETE',
+        'PATCH',
+        'HEAD',
+        'OPTIONS',
+        'POST',
+        'TRACE',
+        'PROPFIND',
+        'PURGE',
+        'LINK',
+        'SEARCH',
+        'REPORT',
+        'MKCOL',
+      ]);
       return {
         mutation: '',
         method,
@@ -1784,7 +2034,13 @@ const otherMutators: Mutator[] = [
         '/health?%',
         `/health?${'q'.repeat(g.int(1000, 12_000))}`,
       ]);
-      return { mutation: '', method: g.pick(['GET', 'OPTIONS']), target, headers: g.auth('manager'), body: Buffer.alloc(0) };
+      return {
+        mutation: '',
+        method: g.pick(['GET', 'OPTIONS']),
+        target,
+        headers: g.auth('manager'),
+        body: Buffer.alloc(0),
+      };
     },
   },
 ];

@@ -58,7 +58,10 @@ export function sendRaw(port: number, bytes: Buffer, options: RawOptions = {}): 
       socket.destroy();
       resolve(outcome);
     };
-    const timer = setTimeout(() => settle({ kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` }), timeoutMs);
+    const timer = setTimeout(
+      () => settle({ kind: 'timeout', detail: `no complete answer within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
     socket.on('connect', () => {
       if (afterWrite === 'destroy') {
         socket.write(bytes, () => settle({ kind: 'closed', detail: 'the client cut the connection' }));
@@ -82,10 +85,19 @@ export function sendRaw(port: number, bytes: Buffer, options: RawOptions = {}): 
 }
 
 /** Builds a request's bytes: request line, header lines, blank line, body. Values may be raw bytes. */
-export function requestBytes(method: string, target: string, headers: readonly (readonly [string, string | Buffer])[], body: Buffer = Buffer.alloc(0)): Buffer {
+export function requestBytes(
+  method: string,
+  target: string,
+  headers: readonly (readonly [string, string | Buffer])[],
+  body: Buffer = Buffer.alloc(0),
+): Buffer {
   const parts: Buffer[] = [Buffer.from(`${method} ${target} HTTP/1.1\r\n`, 'latin1')];
   for (const [name, value] of headers) {
-    parts.push(Buffer.from(`${name}: `, 'latin1'), typeof value === 'string' ? Buffer.from(value, 'latin1') : value, Buffer.from('\r\n'));
+    parts.push(
+      Buffer.from(`${name}: `, 'latin1'),
+      typeof value === 'string' ? Buffer.from(value, 'latin1') : value,
+      Buffer.from('\r\n'),
+    );
   }
   parts.push(Buffer.from('\r\n'), body);
   return Buffer.concat(parts);
@@ -117,11 +129,17 @@ class ResponseReader {
   finish(): RawOutcome {
     const complete = this.complete();
     if (complete) return complete;
-    if (!this.head && this.pending.length === 0) return { kind: 'closed', detail: 'the server closed the connection without answering' };
-    if (!this.head) return { kind: 'garbled', detail: `not an HTTP answer: ${JSON.stringify(this.pending.subarray(0, 200).toString('latin1'))}` };
+    if (!this.head && this.pending.length === 0)
+      return { kind: 'closed', detail: 'the server closed the connection without answering' };
+    if (!this.head)
+      return {
+        kind: 'garbled',
+        detail: `not an HTTP answer: ${JSON.stringify(this.pending.subarray(0, 200).toString('latin1'))}`,
+      };
     // Close-delimited body (no Content-Length, not chunked): the close completes it.
     const { headers, status } = this.head;
-    if (headers['content-length'] === undefined && !/chunked/i.test(headers['transfer-encoding'] ?? '')) return this.response(Buffer.concat(this.bodyChunks));
+    if (headers['content-length'] === undefined && !/chunked/i.test(headers['transfer-encoding'] ?? ''))
+      return this.response(Buffer.concat(this.bodyChunks));
     return { kind: 'closed', detail: `the server closed the connection mid-answer (status ${status})` };
   }
 
@@ -135,7 +153,11 @@ class ResponseReader {
       if (end === -1) return undefined;
       const lines = this.pending.subarray(0, end).toString('latin1').split('\r\n');
       const match = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0] ?? '');
-      if (!match) return { kind: 'garbled', detail: `not an HTTP status line: ${JSON.stringify((lines[0] ?? '').slice(0, 200))}` };
+      if (!match)
+        return {
+          kind: 'garbled',
+          detail: `not an HTTP status line: ${JSON.stringify((lines[0] ?? '').slice(0, 200))}`,
+        };
       const status = Number(match[1]);
       const rest = this.pending.subarray(end + 4);
       if (status >= 100 && status < 200 && status !== 101) {
@@ -158,14 +180,17 @@ class ResponseReader {
     if (this.headRequest || status === 204 || status === 304) return this.response(Buffer.alloc(0));
     if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
       const last = this.bodyChunks.at(-1);
-      if (!last || !Buffer.concat(this.bodyChunks.slice(-2)).subarray(-5).equals(Buffer.from('0\r\n\r\n'))) return undefined;
+      if (!last || !Buffer.concat(this.bodyChunks.slice(-2)).subarray(-5).equals(Buffer.from('0\r\n\r\n')))
+        return undefined;
       const body = dechunk(Buffer.concat(this.bodyChunks));
       return body ? this.response(body) : undefined;
     }
     const length = headers['content-length'];
     if (length !== undefined) {
       const expected = Number(length);
-      return this.bodyLength >= expected ? this.response(Buffer.concat(this.bodyChunks).subarray(0, expected)) : undefined;
+      return this.bodyLength >= expected
+        ? this.response(Buffer.concat(this.bodyChunks).subarray(0, expected))
+        : undefined;
     }
     return undefined;
   }

@@ -57,16 +57,26 @@ export async function startRecordingGateway(
   });
   const answer = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const path = req.url ?? '/';
-    requests.push({ method: req.method ?? 'GET', path, authorization: req.headers.authorization, body: body.toString('utf8') });
-    const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    requests.push({
+      method: req.method ?? 'GET',
+      path,
+      authorization: req.headers.authorization,
+      body: body.toString('utf8'),
+    });
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     if (path.endsWith('/openapi.json') && tokenUrl !== undefined) {
       return json(200, {
         openapi: '3.1.0',
-        components: { securitySchemes: { oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl, scopes: {} } } } } },
+        components: {
+          securitySchemes: { oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl, scopes: {} } } } },
+        },
       });
     }
     if (options.forwardTo) {
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
+      );
       const upstream = await fetch(`${options.forwardTo}${path}`, {
         method: req.method ?? 'GET',
         headers: headers as Record<string, string>,
@@ -74,7 +84,11 @@ export async function startRecordingGateway(
         redirect: 'manual',
       });
       const bytes = Buffer.from(await upstream.arrayBuffer());
-      const passed = Object.fromEntries([...upstream.headers].filter(([name]) => !['content-length', 'content-encoding', 'transfer-encoding'].includes(name)));
+      const passed = Object.fromEntries(
+        [...upstream.headers].filter(
+          ([name]) => !['content-length', 'content-encoding', 'transfer-encoding'].includes(name),
+        ),
+      );
       return res.writeHead(upstream.status, passed).end(bytes);
     }
     if (req.method === 'POST' && path === '/oauth/token')

@@ -35,7 +35,8 @@ export function answering<T extends object>(target: T): T {
     get(object, name, receiver) {
       const member: unknown = Reflect.get(object, name, receiver);
       if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => answered(() => (member as (...a: unknown[]) => Promise<HttpResponse>).apply(object, args));
+      return (...args: unknown[]) =>
+        answered(() => (member as (...a: unknown[]) => Promise<HttpResponse>).apply(object, args));
     },
   });
 }

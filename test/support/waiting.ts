@@ -26,13 +26,18 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Polls `probe` until it returns a value; fails with "timed out after … waiting for `what`".
  * `what` may be a function, read when the wait fails, to tell what was there instead.
  */
-export async function eventually<T>(what: string | (() => string), probe: Probe<T>, options: WaitOptions = {}): Promise<T> {
+export async function eventually<T>(
+  what: string | (() => string),
+  probe: Probe<T>,
+  options: WaitOptions = {},
+): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 100 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await sleep(intervalMs);
   }
 }
@@ -42,12 +47,18 @@ export async function eventually<T>(what: string | (() => string), probe: Probe<
  * delivery"). How long is enough is the caller's judgement: long enough for the thing to have
  * happened had the code been wrong, as short as that allows.
  */
-export async function staysQuiet(what: string, probe: Probe<unknown>, forMs: number, options: Pick<WaitOptions, 'intervalMs'> = {}): Promise<void> {
+export async function staysQuiet(
+  what: string,
+  probe: Probe<unknown>,
+  forMs: number,
+  options: Pick<WaitOptions, 'intervalMs'> = {},
+): Promise<void> {
   const { intervalMs = 50 } = options;
   const end = Date.now() + forMs;
   for (;;) {
     const seen = await probe();
-    if (seen !== undefined && seen !== false) throw new Error(`expected no ${what} within ${forMs} ms, but saw ${describe(seen)}`);
+    if (seen !== undefined && seen !== false)
+      throw new Error(`expected no ${what} within ${forMs} ms, but saw ${describe(seen)}`);
     const left = end - Date.now();
     if (left < 0) return;
     await sleep(Math.min(intervalMs, left));

@@ -24,7 +24,8 @@ const rows: Row[] = map
   .filter((line) => new RegExp(`^\\|\\s*${ID}\\s*\\|`).test(line))
   .map((line) => {
     const cells = line.split('|').map((c) => c.trim());
-    const paths = (cell: string | undefined) => [...(cell ?? '').matchAll(/`([^`]+\.(?:ts|json|md))`/g)].map((m) => m[1]!);
+    const paths = (cell: string | undefined) =>
+      [...(cell ?? '').matchAll(/`([^`]+\.(?:ts|json|md))`/g)].map((m) => m[1]!);
     return { id: cells[1]!, code: paths(cells[4]), tests: paths(cells[5]) };
   });
 
@@ -49,7 +50,9 @@ describe('docs/CONFORMANCE.md', () => {
   });
 
   it('names only code and test files that exist', () => {
-    const missing = rows.flatMap((row) => [...row.code, ...row.tests].filter((path) => !existsSync(join(root, path))).map((path) => `${row.id}: ${path}`));
+    const missing = rows.flatMap((row) =>
+      [...row.code, ...row.tests].filter((path) => !existsSync(join(root, path))).map((path) => `${row.id}: ${path}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -66,7 +69,8 @@ describe('docs/CONFORMANCE.md', () => {
     const mapped = new Set(rows.map((row) => row.id));
     const unmapped = new Set<string>();
     for (const file of testFiles(join(root, 'test'))) {
-      for (const id of titleIds(readFileSync(join(root, file), 'utf8'))) if (!mapped.has(id)) unmapped.add(`${id} (${file})`);
+      for (const id of titleIds(readFileSync(join(root, file), 'utf8')))
+        if (!mapped.has(id)) unmapped.add(`${id} (${file})`);
     }
     expect([...unmapped]).toEqual([]);
   });

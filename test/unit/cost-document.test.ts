@@ -6,13 +6,27 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { readResults } from '../../bench/cost/generate.js';
-import { collectScenarios, dollarsPerMillion, eventBridgePerMillion, PRICES, renderCostDocument, totalOf } from '../../bench/cost/model.js';
+import {
+  collectScenarios,
+  dollarsPerMillion,
+  eventBridgePerMillion,
+  PRICES,
+  renderCostDocument,
+  totalOf,
+} from '../../bench/cost/model.js';
 import type { CostScenario, StageUsage } from '../../bench/support/aws-usage.js';
 
 const stage = (usage: Partial<StageUsage> & Pick<StageUsage, 'invocations' | 'records' | 'handlerMs'>): StageUsage => ({
   requests: {},
   items: {},
-  units: { sqs64KiBChunks: 0, dynamodbReadUnits: 0, dynamodbWriteUnits: 0, s3PutClass: 0, s3GetClass: 0, s3BytesWritten: 0 },
+  units: {
+    sqs64KiBChunks: 0,
+    dynamodbReadUnits: 0,
+    dynamodbWriteUnits: 0,
+    s3PutClass: 0,
+    s3GetClass: 0,
+    s3BytesWritten: 0,
+  },
   ...usage,
 });
 
@@ -26,7 +40,8 @@ describe('the cost model (issue 15, item 5)', () => {
     const results = await readResults();
     const document = renderCostDocument(results);
     expect(document).toContain(`## Prices (${PRICES.region}, on-demand, read ${PRICES.date})`);
-    for (const scenario of Object.values(collectScenarios(results))) expect(document).toContain(`| ${scenario.description} |`);
+    for (const scenario of Object.values(collectScenarios(results)))
+      expect(document).toContain(`| ${scenario.description} |`);
   });
 
   it('issue 15 #5: dollars per million follow from requests, units, invocations and handler time at the listed prices', () => {
@@ -41,7 +56,11 @@ describe('the cost model (issue 15, item 5)', () => {
           invocations: 10,
           records: 10,
           handlerMs: 100,
-          units: { ...stage({ invocations: 0, records: 0, handlerMs: 0 }).units, dynamodbWriteUnits: 20, sqs64KiBChunks: 10 },
+          units: {
+            ...stage({ invocations: 0, records: 0, handlerMs: 0 }).units,
+            dynamodbWriteUnits: 20,
+            sqs64KiBChunks: 10,
+          },
         }),
         router: stage({
           invocations: 1,
@@ -55,7 +74,10 @@ describe('the cost model (issue 15, item 5)', () => {
     };
     const dollars = dollarsPerMillion(scenario);
     expect(dollars.lambdaRequests).toBeCloseTo(1.1 * 0.2, 6);
-    expect(dollars.lambdaDuration).toBeCloseTo(1e6 * (0.01 * 0.5 + 0.1 * 0.02 * 0.5) * PRICES.lambda.perGbSecondArm64, 6);
+    expect(dollars.lambdaDuration).toBeCloseTo(
+      1e6 * (0.01 * 0.5 + 0.1 * 0.02 * 0.5) * PRICES.lambda.perGbSecondArm64,
+      6,
+    );
     expect(dollars.apiGateway).toBeCloseTo(PRICES.apiGatewayHttp.perMillionRequests, 6);
     // Ingest's own chunk, the router's batch, and the event source's receive and delete per router invocation.
     expect(dollars.sqs).toBeCloseTo((1 + 0.1 + 0.2) * 0.4, 6);
@@ -74,7 +96,12 @@ describe('the cost model (issue 15, item 5)', () => {
   });
 
   it('issue 15 #5: EventBridge is given the API requests Koerier had: batches of 10 pay the API once per 10 events on both sides', () => {
-    const batched: CostScenario = { events: 10, description: '', dataBytes: 100, stages: { ingest: stage({ invocations: 1, records: 1, handlerMs: 5 }) } };
+    const batched: CostScenario = {
+      events: 10,
+      description: '',
+      dataBytes: 100,
+      stages: { ingest: stage({ invocations: 1, records: 1, handlerMs: 5 }) },
+    };
     expect(eventBridgePerMillion(batched, 1)).toBeCloseTo(0.1 * 1.11 + 1 + 0.2, 6);
   });
 });

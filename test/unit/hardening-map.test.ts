@@ -31,7 +31,9 @@ const unescape = (text: string): string => text.replace(/\\(.)/g, '$1');
 
 /** Backticked repository paths: no spaces, and a folder or a file extension to tell them from code. */
 const pathsIn = (cell: string): string[] =>
-  [...cell.matchAll(/`([^`\s]+)`/g)].map((m) => m[1]!).filter((text) => /^[a-z]/.test(text) && (text.includes('/') || /\.(?:ts|json|md)$/.test(text)));
+  [...cell.matchAll(/`([^`\s]+)`/g)]
+    .map((m) => m[1]!)
+    .filter((text) => /^[a-z]/.test(text) && (text.includes('/') || /\.(?:ts|json|md)$/.test(text)));
 
 const rows: Row[] = page
   .split('\n')
@@ -39,7 +41,10 @@ const rows: Row[] = page
   .map((line) => {
     const cells = line.split('|').map((cell) => cell.trim());
     const [finding, , , code, carry, tests] = cells.slice(1);
-    const names = [...[...(carry ?? '').matchAll(/review #(\d+)/g)].map((m) => `review #${m[1]}`), ...((carry ?? '').match(REQUIREMENT_ID) ?? [])];
+    const names = [
+      ...[...(carry ?? '').matchAll(/review #(\d+)/g)].map((m) => `review #${m[1]}`),
+      ...((carry ?? '').match(REQUIREMENT_ID) ?? []),
+    ];
     const testPaths = pathsIn(tests ?? '');
     return {
       finding: Number(finding),
@@ -65,17 +70,22 @@ function titlesIn(source: string): string[] {
   ];
   // Keyed by where the literal ends, so a title two patterns both find counts once.
   const found = new Map<number, string>();
-  for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.set(m.index + m[0].length, unescape(m[2]!));
+  for (const pattern of patterns)
+    for (const m of source.matchAll(pattern)) found.set(m.index + m[0].length, unescape(m[2]!));
   return [...found.entries()].sort(([a], [b]) => a - b).map(([, title]) => title);
 }
 
 /** The findings a title names: `review #3`, `review #3, #11`, `review #11/#12`. */
 function findingsNamedBy(title: string): number[] {
-  return [...title.matchAll(/review\s+(#\d+(?:\s*[,/]\s*#\d+)*)/g)].flatMap((m) => [...m[1]!.matchAll(/\d+/g)].map((n) => Number(n[0])));
+  return [...title.matchAll(/review\s+(#\d+(?:\s*[,/]\s*#\d+)*)/g)].flatMap((m) =>
+    [...m[1]!.matchAll(/\d+/g)].map((n) => Number(n[0])),
+  );
 }
 
 const carries = (title: string, name: string): boolean =>
-  name.startsWith('review #') ? findingsNamedBy(title).includes(Number(name.slice('review #'.length))) : new RegExp(`\\b${name}\\b`).test(title);
+  name.startsWith('review #')
+    ? findingsNamedBy(title).includes(Number(name.slice('review #'.length)))
+    : new RegExp(`\\b${name}\\b`).test(title);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
@@ -86,7 +96,8 @@ function sourceFiles(dir: string): string[] {
 
 const titlesOf = new Map<string, string[]>();
 const titles = (file: string): string[] => {
-  if (!titlesOf.has(file)) titlesOf.set(file, existsSync(join(root, file)) ? titlesIn(readFileSync(join(root, file), 'utf8')) : []);
+  if (!titlesOf.has(file))
+    titlesOf.set(file, existsSync(join(root, file)) ? titlesIn(readFileSync(join(root, file), 'utf8')) : []);
   return titlesOf.get(file)!;
 };
 
@@ -98,13 +109,19 @@ describe('docs/HARDENING.md', () => {
   it('says for each row with tests what their titles carry: its own review #N, or requirement IDs', () => {
     const unnamed = rows
       .filter((row) => !ROWS_WITHOUT_TESTS.includes(row.finding))
-      .filter((row) => row.names.length === 0 || row.names.some((name) => name.startsWith('review #') && name !== `review #${row.finding}`))
+      .filter(
+        (row) =>
+          row.names.length === 0 ||
+          row.names.some((name) => name.startsWith('review #') && name !== `review #${row.finding}`),
+      )
       .map((row) => row.finding);
     expect(unnamed).toEqual([]);
   });
 
   it('names only files and folders that exist', () => {
-    const missing = rows.flatMap((row) => row.paths.filter((path) => !existsSync(join(root, path))).map((path) => `#${row.finding}: ${path}`));
+    const missing = rows.flatMap((row) =>
+      row.paths.filter((path) => !existsSync(join(root, path))).map((path) => `#${row.finding}: ${path}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -114,7 +131,9 @@ describe('docs/HARDENING.md', () => {
 
   it('cites for each finding only test files with a test whose title carries what the row says', () => {
     const unproven = rows.flatMap((row) =>
-      row.testFiles.filter((file) => !titles(file).some((title) => row.names.some((name) => carries(title, name)))).map((file) => `#${row.finding}: ${file}`),
+      row.testFiles
+        .filter((file) => !titles(file).some((title) => row.names.some((name) => carries(title, name))))
+        .map((file) => `#${row.finding}: ${file}`),
     );
     expect(unproven).toEqual([]);
   });
@@ -123,7 +142,9 @@ describe('docs/HARDENING.md', () => {
     const unknown = rows.flatMap((row) =>
       row.testFiles.length === 0
         ? []
-        : row.titles.filter((quoted) => !row.testFiles.some((file) => titles(file).includes(quoted))).map((quoted) => `#${row.finding}: ${quoted}`),
+        : row.titles
+            .filter((quoted) => !row.testFiles.some((file) => titles(file).includes(quoted)))
+            .map((quoted) => `#${row.finding}: ${quoted}`),
     );
     expect(unknown).toEqual([]);
   });
@@ -134,7 +155,8 @@ describe('docs/HARDENING.md', () => {
     for (const file of sourceFiles(join(root, 'test')).filter((path) => path !== THIS_FILE)) {
       for (const title of titles(file)) {
         for (const finding of findingsNamedBy(title)) {
-          if (!rowOf.get(finding)?.testFiles.includes(file)) unmapped.add(`#${finding}: ${file} (${title.slice(0, 80)})`);
+          if (!rowOf.get(finding)?.testFiles.includes(file))
+            unmapped.add(`#${finding}: ${file} (${title.slice(0, 80)})`);
         }
       }
     }
@@ -154,7 +176,12 @@ describe('the map check itself', () => {
       "  expect(/x/.test('review #10: not a title either')).toBe(false);",
       '});',
     ].join('\n');
-    expect(titlesIn(source)).toEqual(['review #3, #11: a block', "review #7: names 'quoted'", 'review #8: a table row', 'WH-3: a case with %s']);
+    expect(titlesIn(source)).toEqual([
+      'review #3, #11: a block',
+      "review #7: names 'quoted'",
+      'review #8: a table row',
+      'WH-3: a case with %s',
+    ]);
   });
 
   it('finds every finding a title names, in lists with commas or slashes, and no other number', () => {

@@ -7,7 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../functions/config.js';
 import { parseRuntimeSettings, runtimeSettings } from '../../lib/runtime-settings.js';
 
-const base = { KOERIER_ISSUER: 'https://issuer.example', KOERIER_AUDIENCE: 'koerier', KOERIER_JWKS_URL: 'https://issuer.example/jwks' };
+const base = {
+  KOERIER_ISSUER: 'https://issuer.example',
+  KOERIER_AUDIENCE: 'koerier',
+  KOERIER_JWKS_URL: 'https://issuer.example/jwks',
+};
 
 describe('runtime settings settable as CDK context (issue 12 item 1)', () => {
   it.each(runtimeSettings.map((setting) => [setting.contextKey, setting] as const))(
@@ -22,7 +26,9 @@ describe('runtime settings settable as CDK context (issue 12 item 1)', () => {
       const issues: string[] = [];
       expect(parseRuntimeSettings({ [setting.contextKey]: setting.max + 1 }, issues)).toEqual({});
       expect(issues).toEqual([
-        expect.stringMatching(new RegExp(`^${setting.contextKey} must be a whole number from ${setting.min} to ${setting.max}, e\\.g\\. `)),
+        expect.stringMatching(
+          new RegExp(`^${setting.contextKey} must be a whole number from ${setting.min} to ${setting.max}, e\\.g\\. `),
+        ),
       ]);
     },
   );

@@ -32,9 +32,18 @@ export const problemSchema = {
       description: 'The violations found, for validation problems: at most 100, within 64 KiB for the whole problem.',
       items: { $ref: '#/components/schemas/ValidationIssue' },
     },
-    errorsNotListed: { type: 'integer', description: 'Violations found but left out of `errors` to keep the answer bounded.' },
-    warningsNotListed: { type: 'integer', description: 'Warnings found but left out of `warnings` to keep the answer bounded.' },
-    validationStopped: { type: 'boolean', description: 'More than 100 violations: validation stopped there, so there may be more.' },
+    errorsNotListed: {
+      type: 'integer',
+      description: 'Violations found but left out of `errors` to keep the answer bounded.',
+    },
+    warningsNotListed: {
+      type: 'integer',
+      description: 'Warnings found but left out of `warnings` to keep the answer bounded.',
+    },
+    validationStopped: {
+      type: 'boolean',
+      description: 'More than 100 violations: validation stopped there, so there may be more.',
+    },
   },
 } as const;
 
@@ -43,17 +52,28 @@ export const validationIssueSchema = {
   required: ['rule', 'requirement', 'message'],
   properties: {
     attribute: { type: 'string', description: 'The attribute, header or member the finding is about.' },
-    pointer: { type: 'string', description: 'Where in the event or document, as a JSON Pointer (RFC 6901): `/data/student` for a data contract violation.' },
+    pointer: {
+      type: 'string',
+      description:
+        'Where in the event or document, as a JSON Pointer (RFC 6901): `/data/student` for a data contract violation.',
+    },
     rule: { type: 'string', description: 'Machine-readable rule name.' },
     requirement: { type: 'string', description: 'Requirement ID, e.g. CE-3 (see docs/CONFORMANCE.md).' },
     message: { type: 'string' },
     index: { type: 'integer', description: 'Position of the member in a batch.' },
-    indexes: { type: 'array', items: { type: 'integer' }, description: 'Positions of the members with this same finding (grouped warnings).' },
+    indexes: {
+      type: 'array',
+      items: { type: 'integer' },
+      description: 'Positions of the members with this same finding (grouped warnings).',
+    },
   },
 } as const;
 
 export const versionHeader = {
-  'API-Version': { description: 'The full version of the Koerier API.', schema: { type: 'string', example: API_VERSION } },
+  'API-Version': {
+    description: 'The full version of the Koerier API.',
+    schema: { type: 'string', example: API_VERSION },
+  },
 } as const;
 
 /** A problem response for `status`, with the API-Version header every response carries. */
@@ -66,9 +86,12 @@ export function problemResponse(description: string, extraHeaders: Record<string
 }
 
 export const authProblems = {
-  '401': problemResponse('Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token").', {
-    'WWW-Authenticate': { schema: { type: 'string' } },
-  }),
+  '401': problemResponse(
+    'Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token").',
+    {
+      'WWW-Authenticate': { schema: { type: 'string' } },
+    },
+  ),
   '403': problemResponse('The token lacks the scope this operation needs (error="insufficient_scope").'),
 } as const;
 
@@ -84,15 +107,22 @@ export const idempotencyKeyParameter = {
 } as const;
 
 export const idempotencyProblems = {
-  '409': problemResponse('A request with this Idempotency-Key is still in progress; retry after the Retry-After interval.', {
-    'Retry-After': { schema: { type: 'integer' } },
-  }),
+  '409': problemResponse(
+    'A request with this Idempotency-Key is still in progress; retry after the Retry-After interval.',
+    {
+      'Retry-After': { schema: { type: 'integer' } },
+    },
+  ),
   '422': problemResponse('This Idempotency-Key was used before with another request.'),
 } as const;
 
 export const commonProblems = {
-  '500': problemResponse('Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key.'),
-  '503': problemResponse('A dependency is unavailable; retry later.', { 'Retry-After': { schema: { type: 'integer' } } }),
+  '500': problemResponse(
+    'Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key.',
+  ),
+  '503': problemResponse('A dependency is unavailable; retry later.', {
+    'Retry-After': { schema: { type: 'integer' } },
+  }),
 } as const;
 
 /**

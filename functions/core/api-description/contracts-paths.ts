@@ -4,12 +4,24 @@
  * and the event type bindings the ingest checks `data` against.
  */
 import { contractsSchemas } from './contracts-schemas.js';
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  versionHeader,
+} from './components.js';
 
 const read = [{ oauth2: ['contracts:read'] }];
 const write = [{ oauth2: ['contracts:write'] }];
 const tags = ['Contracts'];
-const nameParameter = { name: 'name', in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9.-]{0,126}[a-z0-9])?$' } } as const;
+const nameParameter = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', pattern: '^[a-z0-9](?:[a-z0-9.-]{0,126}[a-z0-9])?$' },
+} as const;
 const versionParameter = {
   name: 'version',
   in: 'path',
@@ -31,9 +43,15 @@ const json = (description: string, schema: unknown, headers: Record<string, unkn
   content: { 'application/json': { schema } },
 });
 const notFound = (what: string) => ({ '404': problemResponse(`No such ${what}.`) }) as const;
-const readProblems = { '400': problemResponse('Invalid name, version or type in the path.'), ...authProblems, ...commonProblems } as const;
+const readProblems = {
+  '400': problemResponse('Invalid name, version or type in the path.'),
+  ...authProblems,
+  ...commonProblems,
+} as const;
 const changeProblems = {
-  '400': problemResponse('Invalid body, path or Idempotency-Key; for a document, `errors` lists the parser’s findings (`contract-document-invalid`).'),
+  '400': problemResponse(
+    'Invalid body, path or Idempotency-Key; for a document, `errors` lists the parser’s findings (`contract-document-invalid`).',
+  ),
   ...authProblems,
   '409': problemResponse(
     'The version exists with another document (`contract-version-immutable`), the status cannot make this move (`contract-status-move`), ' +
@@ -90,7 +108,11 @@ export const contractsPaths = {
       tags,
       security: read,
       responses: {
-        '200': json('The versions.', { type: 'object', required: ['versions'], properties: { versions: { type: 'array', items: ref('ContractVersion') } } }),
+        '200': json('The versions.', {
+          type: 'object',
+          required: ['versions'],
+          properties: { versions: { type: 'array', items: ref('ContractVersion') } },
+        }),
         ...notFound('contract'),
         ...readProblems,
       },
@@ -155,7 +177,11 @@ export const contractsPaths = {
       responses: {
         '200': {
           description: 'The document; `Repr-Digest` is its checksum.',
-          headers: { ...versionHeader, 'Repr-Digest': { schema: { type: 'string' } }, ETag: { schema: { type: 'string' } } },
+          headers: {
+            ...versionHeader,
+            'Repr-Digest': { schema: { type: 'string' } },
+            ETag: { schema: { type: 'string' } },
+          },
           content: {
             'application/vnd.aai.asyncapi+json': { schema: { type: 'object' } },
             'application/vnd.aai.asyncapi+yaml': { schema: { type: 'string' } },
@@ -174,7 +200,11 @@ export const contractsPaths = {
       tags,
       security: read,
       responses: {
-        '200': json('The bindings.', { type: 'object', required: ['bindings'], properties: { bindings: { type: 'array', items: ref('ContractBinding') } } }),
+        '200': json('The bindings.', {
+          type: 'object',
+          required: ['bindings'],
+          properties: { bindings: { type: 'array', items: ref('ContractBinding') } },
+        }),
         ...readProblems,
       },
     },
@@ -197,7 +227,11 @@ export const contractsPaths = {
       security: write,
       parameters: [idempotencyKeyParameter],
       requestBody: { required: true, content: { 'application/json': { schema: ref('ContractBindingInput') } } },
-      responses: { '200': json('Bound.', ref('ContractBinding')), ...notFound('contract or version'), ...changeProblems },
+      responses: {
+        '200': json('Bound.', ref('ContractBinding')),
+        ...notFound('contract or version'),
+        ...changeProblems,
+      },
     },
     delete: {
       operationId: 'unbindContract',
@@ -205,7 +239,11 @@ export const contractsPaths = {
       tags,
       security: write,
       parameters: [idempotencyKeyParameter],
-      responses: { '204': { description: 'Removed.', headers: versionHeader }, ...notFound('binding'), ...changeProblems },
+      responses: {
+        '204': { description: 'Removed.', headers: versionHeader },
+        ...notFound('binding'),
+        ...changeProblems,
+      },
     },
   },
 } as const;

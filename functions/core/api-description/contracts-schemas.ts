@@ -6,7 +6,11 @@ const contact = {
   type: 'object',
   required: ['name'],
   description: 'EDU-22: a name, and an e-mail address or a URL.',
-  properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' }, url: { type: 'string', format: 'uri' } },
+  properties: {
+    name: { type: 'string' },
+    email: { type: 'string', format: 'email' },
+    url: { type: 'string', format: 'uri' },
+  },
 } as const;
 const finding = {
   type: 'object',
@@ -17,7 +21,10 @@ const finding = {
       enum: ['backward', 'forward'],
       description: '`backward`: old events against the new schema; `forward`: new events against the old.',
     },
-    pointer: { type: 'string', description: 'JSON Pointer into the instance (`/*` every array item, `/{additional}` undeclared members).' },
+    pointer: {
+      type: 'string',
+      description: 'JSON Pointer into the instance (`/*` every array item, `/{additional}` undeclared members).',
+    },
     change: { type: 'string' },
     message: { type: 'string' },
   },
@@ -64,7 +71,11 @@ export const contractsSchemas = {
               'The caller’s own subscriptions whose `types` name any of the contract’s event types; an operator (`admin`) sees every client’s (issue 28).',
             items: {
               type: 'object',
-              properties: { subscriptionId: { type: 'string' }, owner: { type: 'string' }, types: { type: 'array', items: { type: 'string' } } },
+              properties: {
+                subscriptionId: { type: 'string' },
+                owner: { type: 'string' },
+                types: { type: 'array', items: { type: 'string' } },
+              },
             },
           },
         },
@@ -73,7 +84,20 @@ export const contractsSchemas = {
   },
   ContractVersion: {
     type: 'object',
-    required: ['contract', 'version', 'status', 'eventTypes', 'checksum', 'mediaType', 'size', 'specVersion', 'messages', 'createdAt', 'updatedAt', 'document'],
+    required: [
+      'contract',
+      'version',
+      'status',
+      'eventTypes',
+      'checksum',
+      'mediaType',
+      'size',
+      'specVersion',
+      'messages',
+      'createdAt',
+      'updatedAt',
+      'document',
+    ],
     properties: {
       contract: { type: 'string' },
       version: { type: 'string' },
@@ -84,17 +108,33 @@ export const contractsSchemas = {
       mediaType: { type: 'string', description: 'The media type the document was published in, and is served in.' },
       size: { type: 'integer' },
       specVersion: { type: 'string' },
-      messages: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, hasPayload: { type: 'boolean' } } } },
+      messages: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { id: { type: 'string' }, name: { type: 'string' }, hasPayload: { type: 'boolean' } },
+        },
+      },
       compatibility: {
         type: 'object',
         description: 'AsyncAPI: each message’s payload schema against the version before this one.',
         properties: {
           previous: { type: 'string' },
           verdict: { type: 'string', enum: ['identical', 'full', 'backward', 'forward', 'breaking'] },
-          forcedBy: { type: 'string', description: 'The admin who published a breaking change within the major version.' },
+          forcedBy: {
+            type: 'string',
+            description: 'The admin who published a breaking change within the major version.',
+          },
           messages: {
             type: 'array',
-            items: { type: 'object', properties: { message: { type: 'string' }, verdict: { type: 'string' }, findings: { type: 'array', items: finding } } },
+            items: {
+              type: 'object',
+              properties: {
+                message: { type: 'string' },
+                verdict: { type: 'string' },
+                findings: { type: 'array', items: finding },
+              },
+            },
           },
         },
       },
@@ -116,7 +156,12 @@ export const contractsSchemas = {
       contact: ref('ContactPoint'),
       status: { type: 'string', enum: ['draft', 'active', 'deprecated', 'retired'], default: 'active' },
       sunset: { type: 'string', description: 'RFC 3339 date or date-time; required with `deprecated`.' },
-      eventTypes: { type: 'array', maxItems: 100, items: { type: 'string' }, description: 'Default: the AsyncAPI messages’ names.' },
+      eventTypes: {
+        type: 'array',
+        maxItems: 100,
+        items: { type: 'string' },
+        description: 'Default: the AsyncAPI messages’ names.',
+      },
       document: {
         description:
           'The OpenAPI 3.x or AsyncAPI 3.x document: a JSON object, or its text in JSON or YAML. The checksum covers the text as sent ' +
@@ -153,8 +198,15 @@ export const contractsSchemas = {
     properties: {
       contract: { type: 'string' },
       version: { type: 'string' },
-      message: { type: 'string', description: 'The AsyncAPI message id; default the message named after the type, or the only one.' },
-      mode: { type: 'string', enum: ['off', 'warn', 'enforce'], description: '`enforce`: 400 for data that breaks the schema; `warn`: 202 with the findings.' },
+      message: {
+        type: 'string',
+        description: 'The AsyncAPI message id; default the message named after the type, or the only one.',
+      },
+      mode: {
+        type: 'string',
+        enum: ['off', 'warn', 'enforce'],
+        description: '`enforce`: 400 for data that breaks the schema; `warn`: 202 with the findings.',
+      },
     },
   },
   ContractBinding: {
@@ -172,7 +224,10 @@ export const contractsSchemas = {
         description:
           'Whose events are checked: `publisher`, only those `publisher` sends (the sources it is granted); `every-publisher`, every event of the type (bound by an operator). Absent on a binding made before issue 28, which checks every publisher’s events.',
       },
-      publisher: { type: 'string', description: 'With scope `publisher`: the client whose events are checked, which bound it.' },
+      publisher: {
+        type: 'string',
+        description: 'With scope `publisher`: the client whose events are checked, which bound it.',
+      },
       updatedAt: { type: 'string', format: 'date-time' },
       updatedBy: { type: 'string' },
     },

@@ -17,10 +17,19 @@ const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const pageParameters = [
   { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-  { name: 'cursor', in: 'query', required: false, description: 'From the `next` link of the previous page.', schema: { type: 'string' } },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'From the `next` link of the previous page.',
+    schema: { type: 'string' },
+  },
 ] as const;
-const notFound = { '404': problemResponse('No such subscription for this client (an `admin` client sees every subscription).') } as const;
-const ownership = 'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
+const notFound = {
+  '404': problemResponse('No such subscription for this client (an `admin` client sees every subscription).'),
+} as const;
+const ownership =
+  'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
 
 const withheldSchema = {
   type: 'array',
@@ -29,7 +38,10 @@ const withheldSchema = {
   items: {
     type: 'object',
     required: ['deliveryId', 'reason'],
-    properties: { deliveryId: { type: 'string' }, reason: { type: 'string', enum: ['not-entitled', 'no-longer-matches'] } },
+    properties: {
+      deliveryId: { type: 'string' },
+      reason: { type: 'string', enum: ['not-entitled', 'no-longer-matches'] },
+    },
   },
 } as const;
 
@@ -41,29 +53,62 @@ const attemptFilters = [
     description: 'Only attempts of deliveries carrying an event with this `source` (with `id`: one event).',
     schema: { type: 'string' },
   },
-  { name: 'id', in: 'query', required: false, description: 'Only attempts of deliveries carrying an event with this `id`.', schema: { type: 'string' } },
-  { name: 'outcome', in: 'query', required: false, schema: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] } },
-  { name: 'since', in: 'query', required: false, description: 'Attempts at or after this time.', schema: { type: 'string', format: 'date-time' } },
-  { name: 'until', in: 'query', required: false, description: 'Attempts before this time.', schema: { type: 'string', format: 'date-time' } },
+  {
+    name: 'id',
+    in: 'query',
+    required: false,
+    description: 'Only attempts of deliveries carrying an event with this `id`.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'outcome',
+    in: 'query',
+    required: false,
+    schema: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] },
+  },
+  {
+    name: 'since',
+    in: 'query',
+    required: false,
+    description: 'Attempts at or after this time.',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  {
+    name: 'until',
+    in: 'query',
+    required: false,
+    description: 'Attempts before this time.',
+    schema: { type: 'string', format: 'date-time' },
+  },
 ] as const;
 
 const page = (member: string, item: string, description: string) => ({
   '200': {
     description,
-    headers: { ...versionHeader, Link: { description: '`<next>; rel="next"` when there is a next page.', schema: { type: 'string' } } },
+    headers: {
+      ...versionHeader,
+      Link: { description: '`<next>; rel="next"` when there is a next page.', schema: { type: 'string' } },
+    },
     content: {
       'application/json': {
         schema: {
           type: 'object',
           required: [member],
-          properties: { [member]: { type: 'array', items: { $ref: `#/components/schemas/${item}` } }, next: { type: 'string' } },
+          properties: {
+            [member]: { type: 'array', items: { $ref: `#/components/schemas/${item}` } },
+            next: { type: 'string' },
+          },
         },
       },
     },
   },
 });
 
-const pausedProperties = { id: { type: 'string' }, status: { const: 'suspended' }, suspendedfor: { const: 'paused' } } as const;
+const pausedProperties = {
+  id: { type: 'string' },
+  status: { const: 'suspended' },
+  suspendedfor: { const: 'paused' },
+} as const;
 const postProblems = {
   '400': problemResponse('Invalid body or Idempotency-Key.'),
   ...authProblems,
@@ -87,7 +132,9 @@ export const deliveryPaths = {
       parameters: [...pageParameters, ...attemptFilters],
       responses: {
         ...page('attempts', 'DeliveryAttempt', 'A page of attempts.'),
-        '400': problemResponse('Invalid limit, cursor, outcome or time, or a query parameter this route does not take.'),
+        '400': problemResponse(
+          'Invalid limit, cursor, outcome or time, or a query parameter this route does not take.',
+        ),
         ...authProblems,
         ...notFound,
         ...commonProblems,
@@ -132,11 +179,18 @@ export const deliveryPaths = {
           'application/json': {
             schema: {
               oneOf: [
-                { type: 'object', required: ['all'], properties: { all: { const: true } }, additionalProperties: false },
+                {
+                  type: 'object',
+                  required: ['all'],
+                  properties: { all: { const: true } },
+                  additionalProperties: false,
+                },
                 {
                   type: 'object',
                   required: ['deliveryIds'],
-                  properties: { deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } } },
+                  properties: {
+                    deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } },
+                  },
                   additionalProperties: false,
                 },
               ],
@@ -163,7 +217,11 @@ export const deliveryPaths = {
                     },
                   },
                   withheld: withheldSchema,
-                  notFound: { type: 'array', items: { type: 'string' }, description: 'Named delivery ids that are not (or no longer) dead letters.' },
+                  notFound: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description: 'Named delivery ids that are not (or no longer) dead letters.',
+                  },
                   more: { type: 'boolean' },
                 },
               },
@@ -171,7 +229,9 @@ export const deliveryPaths = {
           },
         },
         ...postProblems,
-        '409': problemResponse('The subscription is not active (resume a suspended one first), or the Idempotency-Key is in use.'),
+        '409': problemResponse(
+          'The subscription is not active (resume a suspended one first), or the Idempotency-Key is in use.',
+        ),
       },
     },
   },
@@ -188,10 +248,16 @@ export const deliveryPaths = {
         '200': {
           description: 'Paused.',
           headers: versionHeader,
-          content: { 'application/json': { schema: { type: 'object', required: ['id', 'status', 'suspendedfor'], properties: pausedProperties } } },
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['id', 'status', 'suspendedfor'], properties: pausedProperties },
+            },
+          },
         },
         ...postProblems,
-        '409': problemResponse('The subscription is not active, is a pull subscription (which pauses by not receiving), or the Idempotency-Key is in use.'),
+        '409': problemResponse(
+          'The subscription is not active, is a pull subscription (which pauses by not receiving), or the Idempotency-Key is in use.',
+        ),
       },
     },
   },
@@ -218,13 +284,20 @@ export const deliveryPaths = {
               schema: {
                 type: 'object',
                 required: ['id', 'status', 'redriven'],
-                properties: { id: { type: 'string' }, status: { const: 'active' }, redriven: { type: 'integer' }, withheld: withheldSchema },
+                properties: {
+                  id: { type: 'string' },
+                  status: { const: 'active' },
+                  redriven: { type: 'integer' },
+                  withheld: withheldSchema,
+                },
               },
             },
           },
         },
         ...postProblems,
-        '409': problemResponse('The subscription is not suspended, it needs a credential first (`credential-required`), or the Idempotency-Key is in use.'),
+        '409': problemResponse(
+          'The subscription is not suspended, it needs a credential first (`credential-required`), or the Idempotency-Key is in use.',
+        ),
       },
     },
   },
@@ -244,7 +317,11 @@ export const deliveryPaths = {
           headers: versionHeader,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['moved', 'more'], properties: { moved: { type: 'integer' }, more: { type: 'boolean' } } },
+              schema: {
+                type: 'object',
+                required: ['moved', 'more'],
+                properties: { moved: { type: 'integer' }, more: { type: 'boolean' } },
+              },
             },
           },
         },

@@ -17,14 +17,29 @@ const attemptSchema = {
   type: 'object',
   required: ['deliveryId', 'attempt', 'at', 'outcome'],
   properties: {
-    deliveryId: { type: 'string', format: 'uuid', description: 'The Idempotency-Key the attempt was sent with (the same on every attempt of a delivery).' },
+    deliveryId: {
+      type: 'string',
+      format: 'uuid',
+      description: 'The Idempotency-Key the attempt was sent with (the same on every attempt of a delivery).',
+    },
     attempt: { type: 'integer', minimum: 1 },
     at: { type: 'string', format: 'date-time' },
     outcome: { type: 'string', enum: ['delivered', 'retrying', 'dead-lettered', 'retired'] },
     status: { type: 'integer', description: 'The target’s status code, when it answered.' },
-    latencyMs: { type: 'integer', description: 'Only when the target answered: how long a failure took would tell closed ports from filtered ones.' },
-    error: { type: 'object', required: ['code', 'detail'], properties: { code: failureCodeSchema, detail: { type: 'string' } } },
-    nextAttemptAt: { type: 'string', format: 'date-time', description: 'When the next attempt is due (outcome `retrying`).' },
+    latencyMs: {
+      type: 'integer',
+      description: 'Only when the target answered: how long a failure took would tell closed ports from filtered ones.',
+    },
+    error: {
+      type: 'object',
+      required: ['code', 'detail'],
+      properties: { code: failureCodeSchema, detail: { type: 'string' } },
+    },
+    nextAttemptAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the next attempt is due (outcome `retrying`).',
+    },
     events: {
       type: 'array',
       description: 'The events the delivery carried, by `source`, `id` and `type` (never their data).',
@@ -34,7 +49,11 @@ const attemptSchema = {
         properties: { source: { type: 'string' }, id: { type: 'string' }, type: { type: 'string' } },
       },
     },
-    redriveOf: { type: 'string', format: 'uuid', description: 'The dead letter (its delivery id) this delivery sent again.' },
+    redriveOf: {
+      type: 'string',
+      format: 'uuid',
+      description: 'The dead letter (its delivery id) this delivery sent again.',
+    },
   },
 } as const;
 
@@ -43,7 +62,11 @@ const deadLetterSchema = {
   required: ['deliveryId', 'createdAt', 'deadLetteredAt', 'reason', 'detail', 'attempts', 'lastAttempts', 'events'],
   properties: {
     deliveryId: { type: 'string', format: 'uuid' },
-    createdAt: { type: 'string', format: 'date-time', description: 'When the delivery was created (the event was routed).' },
+    createdAt: {
+      type: 'string',
+      format: 'date-time',
+      description: 'When the delivery was created (the event was routed).',
+    },
     deadLetteredAt: { type: 'string', format: 'date-time' },
     reason: {
       type: 'string',
@@ -54,18 +77,28 @@ const deadLetterSchema = {
     },
     correlationId: {
       type: 'string',
-      description: 'The X-Correlation-ID of the publish request its events came in with (a replay: the replay id); a redrive sends it again.',
+      description:
+        'The X-Correlation-ID of the publish request its events came in with (a replay: the replay id); a redrive sends it again.',
     },
     detail: { type: 'string' },
     attempts: { type: 'integer', minimum: 0 },
-    lastAttempts: { type: 'array', items: { $ref: '#/components/schemas/DeliveryAttempt' }, description: 'Oldest first, at most 10.' },
+    lastAttempts: {
+      type: 'array',
+      items: { $ref: '#/components/schemas/DeliveryAttempt' },
+      description: 'Oldest first, at most 10.',
+    },
     events: {
       type: 'array',
       description: 'The events of the delivery by their context attributes (never their data).',
       items: {
         type: 'object',
         required: ['id', 'source', 'type'],
-        properties: { id: { type: 'string' }, source: { type: 'string' }, type: { type: 'string' }, subject: { type: 'string' } },
+        properties: {
+          id: { type: 'string' },
+          source: { type: 'string' },
+          type: { type: 'string' },
+          subject: { type: 'string' },
+        },
       },
     },
     redriveOf: { type: 'string', format: 'uuid', description: 'The delivery this one sent again.' },

@@ -1,5 +1,12 @@
 /** OpenAPI paths of the ingest: POST and OPTIONS /events. */
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  versionHeader,
+} from './components.js';
 
 const cloudEventSchema = {
   type: 'object',
@@ -8,7 +15,12 @@ const cloudEventSchema = {
   properties: {
     specversion: { type: 'string', enum: ['1.0'] },
     id: { type: 'string', minLength: 1 },
-    source: { type: 'string', format: 'uri-reference', minLength: 1, example: 'urn:nld:oin:00000001234567890000:systeem:leerlingadministratie' },
+    source: {
+      type: 'string',
+      format: 'uri-reference',
+      minLength: 1,
+      example: 'urn:nld:oin:00000001234567890000:systeem:leerlingadministratie',
+    },
     type: { type: 'string', minLength: 1, example: 'nl.edu.leerling.ingeschreven.v1' },
     datacontenttype: { type: 'string' },
     koerierdatadigest: {
@@ -16,7 +28,10 @@ const cloudEventSchema = {
       description:
         'Set by Koerier (EDU-1) when the data travels by reference: SHA-256 of the data at `dataref`, `sha-256=:<base64>:`. Publishers may not set it.',
     },
-    koerierdatasize: { type: 'integer', description: 'Set by Koerier (EDU-1) with `koerierdatadigest`: the data’s length in bytes.' },
+    koerierdatasize: {
+      type: 'integer',
+      description: 'Set by Koerier (EDU-1) with `koerierdatadigest`: the data’s length in bytes.',
+    },
     dataschema: { type: 'string', format: 'uri' },
     subject: { type: 'string', minLength: 1 },
     time: { type: 'string', format: 'date-time' },
@@ -38,18 +53,27 @@ export const eventsSchemas = {
       'batch holds and however long their `source` and `id` are. `acceptedCount` always counts every accepted event.',
     required: ['acceptedCount', 'accepted'],
     properties: {
-      acceptedCount: { type: 'integer', minimum: 0, description: 'How many events were accepted (all of the request: a batch is all or nothing).' },
+      acceptedCount: {
+        type: 'integer',
+        minimum: 0,
+        description: 'How many events were accepted (all of the request: a batch is all or nothing).',
+      },
       accepted: {
         type: 'array',
         description:
           "The accepted events by `source` and `id`, the first ones in request order, as many as fit within the answer's budget (each whole, " +
           'never cut). Ordinary batches are listed entirely; with long sources and ids the rest is counted in `acceptedNotListed`.',
-        items: { type: 'object', required: ['source', 'id'], properties: { source: { type: 'string' }, id: { type: 'string' } } },
+        items: {
+          type: 'object',
+          required: ['source', 'id'],
+          properties: { source: { type: 'string' }, id: { type: 'string' } },
+        },
       },
       acceptedNotListed: {
         type: 'integer',
         minimum: 1,
-        description: 'Accepted events after the listed ones that `accepted` does not name; absent when every one is listed.',
+        description:
+          'Accepted events after the listed ones that `accepted` does not name; absent when every one is listed.',
       },
       warnings: {
         type: 'array',
@@ -72,17 +96,35 @@ export const eventsSchemas = {
 const binaryAttributes: readonly (readonly [string, string, Record<string, unknown>])[] = [
   ['specversion', 'Binary mode, required there: `1.0`.', { type: 'string', enum: ['1.0'] }],
   ['id', 'Binary mode, required there: the event id, unique per source.', { type: 'string', minLength: 1 }],
-  ['source', 'Binary mode, required there: a URI reference, e.g. `urn:nld:oin:…:systeem:…`.', { type: 'string', minLength: 1 }],
-  ['type', 'Binary mode, required there: the event type, e.g. `nl.edu.leerling.ingeschreven.v1`.', { type: 'string', minLength: 1 }],
+  [
+    'source',
+    'Binary mode, required there: a URI reference, e.g. `urn:nld:oin:…:systeem:…`.',
+    { type: 'string', minLength: 1 },
+  ],
+  [
+    'type',
+    'Binary mode, required there: the event type, e.g. `nl.edu.leerling.ingeschreven.v1`.',
+    { type: 'string', minLength: 1 },
+  ],
   ['subject', 'Binary mode: the subject of the event.', { type: 'string', minLength: 1 }],
   ['time', 'Binary mode: RFC 3339 timestamp.', { type: 'string', format: 'date-time' }],
   ['dataschema', 'Binary mode: URI of the schema of the data.', { type: 'string', format: 'uri' }],
-  ['dataref', 'Binary mode: where the data is, when it is not in the body.', { type: 'string', format: 'uri-reference' }],
+  [
+    'dataref',
+    'Binary mode: where the data is, when it is not in the body.',
+    { type: 'string', format: 'uri-reference' },
+  ],
   ['sequence', 'Binary mode: the order of the event within its source.', { type: 'string', minLength: 1 }],
   ['sequencetype', 'Binary mode: how `sequence` is to be compared.', { type: 'string', minLength: 1 }],
 ];
 
-const binaryModeHeaders = binaryAttributes.map(([name, description, schema]) => ({ name: `ce-${name}`, in: 'header', required: false, description, schema }));
+const binaryModeHeaders = binaryAttributes.map(([name, description, schema]) => ({
+  name: `ce-${name}`,
+  in: 'header',
+  required: false,
+  description,
+  schema,
+}));
 
 export const eventsPaths = {
   '/events': {
@@ -102,7 +144,9 @@ export const eventsPaths = {
         required: true,
         content: {
           'application/cloudevents+json': { schema: { $ref: '#/components/schemas/CloudEvent' } },
-          'application/cloudevents-batch+json': { schema: { type: 'array', items: { $ref: '#/components/schemas/CloudEvent' } } },
+          'application/cloudevents-batch+json': {
+            schema: { type: 'array', items: { $ref: '#/components/schemas/CloudEvent' } },
+          },
           '*/*': { schema: { description: 'Binary mode: the event data; attributes in ce- headers.' } },
         },
       },
@@ -154,7 +198,10 @@ export const eventsPaths = {
             'WebHook-Allowed-Rate': { schema: { type: 'string' } },
           },
         },
-        '204': { description: 'A plain OPTIONS request: the allowed methods.', headers: { ...versionHeader, Allow: { schema: { type: 'string' } } } },
+        '204': {
+          description: 'A plain OPTIONS request: the allowed methods.',
+          headers: { ...versionHeader, Allow: { schema: { type: 'string' } } },
+        },
         '400': problemResponse('Malformed validation request.'),
         '403': problemResponse('This origin may not deliver to Koerier.'),
       },

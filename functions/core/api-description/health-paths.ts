@@ -1,7 +1,13 @@
 /**
  * GET /subscriptions/{id}/health (issue 13, item 5), described beside the deliveries (delivery-paths.ts).
  */
-import { authProblems, commonProblems, problemResponse, readSubscriptionsSecurity, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  problemResponse,
+  readSubscriptionsSecurity,
+  versionHeader,
+} from './components.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const instant = (description: string) => ({ type: 'string', format: 'date-time', description }) as const;
@@ -20,10 +26,16 @@ export const healthSchemas = {
           '`nextattemptat`; `probing`: the cool-down is over and one trial delivery may go; `throttled`: the target answered 429 and is sent to more slowly.',
       },
       breaker: { type: 'string', enum: ['closed', 'open', 'half-open'] },
-      failurestreak: { type: 'integer', minimum: 0, description: 'Consecutive failed attempts since the last success.' },
+      failurestreak: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Consecutive failed attempts since the last success.',
+      },
       failingsince: instant('The first failure since the last success.'),
       lastfailure: instant('The latest failure.'),
-      lastsuccess: instant('The latest delivered attempt in the recent history (absent when none is in its newest page).'),
+      lastsuccess: instant(
+        'The latest delivered attempt in the recent history (absent when none is in its newest page).',
+      ),
       nextattemptat: instant('When the next attempt may go, when that is later than now (never a time in the past).'),
       throttledto: { type: 'integer', description: 'The reduced rate, requests per minute, a 429 set.' },
     },

@@ -23,7 +23,8 @@ export const scopeDescriptions: Readonly<Record<string, string>> = {
   'events:publish': 'Publish events, and upload and fetch the data of own events sent by reference',
   'events:consume': 'Pull events, and fetch the data of events sent by reference',
   'subscriptions:manage': 'Manage own subscriptions and their deliveries',
-  'subscriptions:read': 'Read own subscriptions, their deliveries, dead letters and replays (included in subscriptions:manage)',
+  'subscriptions:read':
+    'Read own subscriptions, their deliveries, dead letters and replays (included in subscriptions:manage)',
   'contracts:read': 'Read the contract register',
   'contracts:write': 'Maintain the contract register',
   admin: 'Act on any subscription; manage the partner directory (clients, grants, entitlements)',
@@ -46,7 +47,10 @@ export function openApiDocument(options: ApiDescriptionOptions) {
   // RFC 8615 puts well-known resources at the origin's root, outside the versioned API: their
   // path item names that server, and the path key stays kebab-case as the design rules ask.
   const origin = serverUrl.endsWith(basePath) ? serverUrl.slice(0, -basePath.length) : serverUrl;
-  const { paths, liftedSchemas } = withOperationDefaults({ ...describedPaths, ...wellKnownPaths(`${origin}${WELL_KNOWN}`) });
+  const { paths, liftedSchemas } = withOperationDefaults({
+    ...describedPaths,
+    ...wellKnownPaths(`${origin}${WELL_KNOWN}`),
+  });
   return {
     openapi: '3.1.0',
     info: {
@@ -64,7 +68,10 @@ export function openApiDocument(options: ApiDescriptionOptions) {
       { name: 'Subscriptions', description: 'Subscribing to events (push and pull)' },
       { name: 'Pull', description: 'Receiving the events of a pull subscription, and settling them' },
       { name: 'Administration', description: 'Partners: clients, their publish grants and entitlements (scope admin)' },
-      { name: 'Contracts', description: 'The contract register: OpenAPI webhook and AsyncAPI data contracts (EDU-6, EDU-21, EDU-22)' },
+      {
+        name: 'Contracts',
+        description: 'The contract register: OpenAPI webhook and AsyncAPI data contracts (EDU-6, EDU-21, EDU-22)',
+      },
       { name: 'API', description: 'This description' },
       { name: 'Trust', description: "Koerier's public keys for signed deliveries" },
     ],
@@ -73,7 +80,10 @@ export function openApiDocument(options: ApiDescriptionOptions) {
     paths,
     components: {
       headers: {
-        'API-Version': { description: 'The full version of the Koerier API (semver).', schema: { type: 'string', example: API_VERSION } },
+        'API-Version': {
+          description: 'The full version of the Koerier API (semver).',
+          schema: { type: 'string', example: API_VERSION },
+        },
       },
       schemas: {
         ...liftedSchemas,
@@ -126,7 +136,10 @@ const describedPaths = {
       tags: ['API'],
       security: [],
       responses: {
-        '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenApiDocument' } } } },
+        '200': {
+          description: 'The OpenAPI document.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenApiDocument' } } },
+        },
       },
     },
   },
@@ -135,7 +148,7 @@ const describedPaths = {
 const WELL_KNOWN = '/.well-known';
 
 /**
- * The key in `paths` that describes a route of lib/resources.ts: its path, except that a
+ * The key in `paths` that describes a route of functions/config/resources.ts: its path, except that a
  * well-known route is described under the well-known server, without its `/.well-known` prefix.
  */
 export function describedPathOf(routePath: string): string {
@@ -154,7 +167,12 @@ function wellKnownPaths(wellKnownUrl: string) {
           'thumbprint and the `keyid` of a signed delivery. Cache it for at most max-age; fetch again when a delivery names an unknown keyid.',
         tags: ['Trust'],
         security: [],
-        responses: { '200': { description: 'The JWK Set.', content: { 'application/jwk-set+json': { schema: { $ref: '#/components/schemas/JwkSet' } } } } },
+        responses: {
+          '200': {
+            description: 'The JWK Set.',
+            content: { 'application/jwk-set+json': { schema: { $ref: '#/components/schemas/JwkSet' } } },
+          },
+        },
       },
     },
   };
@@ -187,7 +205,8 @@ function scopesNamedIn(paths: Record<string, Record<string, unknown>>): Record<s
   for (const item of Object.values(paths)) {
     for (const operation of Object.values(item)) {
       const security = (operation as { security?: Record<string, string[]>[] } | undefined)?.security;
-      for (const requirement of Array.isArray(security) ? security : []) for (const scope of requirement['oauth2'] ?? []) named.add(scope);
+      for (const requirement of Array.isArray(security) ? security : [])
+        for (const scope of requirement['oauth2'] ?? []) named.add(scope);
     }
   }
   return Object.fromEntries(

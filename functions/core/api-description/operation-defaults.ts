@@ -28,14 +28,21 @@ interface Operation {
 }
 
 const defaultProblems = {
-  '400': problemResponse('The request is malformed: a parameter, header or body Koerier cannot read (`errors` names what, where it can).'),
-  '500': problemResponse('Unexpected failure; nothing more is said. The request may be retried (with the same Idempotency-Key, where it takes one).'),
+  '400': problemResponse(
+    'The request is malformed: a parameter, header or body Koerier cannot read (`errors` names what, where it can).',
+  ),
+  '500': problemResponse(
+    'Unexpected failure; nothing more is said. The request may be retried (with the same Idempotency-Key, where it takes one).',
+  ),
 };
 
 const securedProblems = {
-  '401': problemResponse('Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token").', {
-    'WWW-Authenticate': { schema: { type: 'string' } },
-  }),
+  '401': problemResponse(
+    'Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token").',
+    {
+      'WWW-Authenticate': { schema: { type: 'string' } },
+    },
+  ),
   '403': problemResponse('The token lacks the scope this operation needs (error="insufficient_scope").'),
   '429': problemResponse('Too many requests from this client (its per-client limit); retry after Retry-After.', {
     'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
@@ -60,7 +67,10 @@ function isNamedOrOpaque(schema: Json): boolean {
  * The paths with every operation completed as above, and the component schemas lifted out of
  * inline 2xx bodies. Pure: the input is not changed.
  */
-export function withOperationDefaults(paths: Record<string, Json>): { paths: Record<string, Json>; liftedSchemas: Record<string, Json> } {
+export function withOperationDefaults(paths: Record<string, Json>): {
+  paths: Record<string, Json>;
+  liftedSchemas: Record<string, Json>;
+} {
   const liftedSchemas: Record<string, Json> = {};
   const completed: Record<string, Json> = {};
   for (const [path, item] of Object.entries(paths)) {
@@ -96,7 +106,8 @@ function liftedContent(response: Json, status: string, operation: Operation, lif
       result[mediaType] = media;
       continue;
     }
-    if (!operation.operationId) throw new Error(`an operation with an inline ${status} body needs an operationId to name its schema`);
+    if (!operation.operationId)
+      throw new Error(`an operation with an inline ${status} body needs an operationId to name its schema`);
     const base = `${pascal(operation.operationId)}${entries.length > 1 ? pascal(mediaType.replace(/[^a-z0-9]+/gi, '')) : ''}Response`;
     // Two 2xx answers of one operation with different inline bodies: the status tells them apart.
     const name = base in lifted ? `${base}${status}` : base;

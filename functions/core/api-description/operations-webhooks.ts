@@ -7,9 +7,11 @@ import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../operations/opera
 const when: Record<string, string> = {
   [operationalEventTypes.subscriptionSuspended]:
     'The delivery function suspended a subscription: its target failed for the whole suspension period, or it lacks an acceptable sink credential.',
-  [operationalEventTypes.subscriptionResumed]: 'A suspended subscription was resumed (POST /subscriptions/{id}/resume).',
+  [operationalEventTypes.subscriptionResumed]:
+    'A suspended subscription was resumed (POST /subscriptions/{id}/resume).',
   [operationalEventTypes.subscriptionRetired]: 'The target answered 410 Gone: the subscription is retired for good.',
-  [operationalEventTypes.deliveryDeadLettered]: 'A delivery was attempted and given up: it is now a dead letter (GET /subscriptions/{id}/dead-letters).',
+  [operationalEventTypes.deliveryDeadLettered]:
+    'A delivery was attempted and given up: it is now a dead letter (GET /subscriptions/{id}/dead-letters).',
   [operationalEventTypes.deadLettersNotEmpty]: 'The subscription had no dead letters and now has one.',
   [operationalEventTypes.replayFinished]: 'A replay of archived events to the subscription ended.',
   [operationalEventTypes.contractDeprecated]:
@@ -39,12 +41,17 @@ export const operationalWebhooks = Object.fromEntries(
 export const operationsSchemas = {
   OperationalEvent: {
     type: 'object',
-    description: 'One of Koerier’s own CloudEvents about a subscription; `data` holds identifiers, statuses and reasons, never event data.',
+    description:
+      'One of Koerier’s own CloudEvents about a subscription; `data` holds identifiers, statuses and reasons, never event data.',
     required: ['specversion', 'id', 'source', 'type', 'subject', 'time', SUBSCRIBER_ATTRIBUTE, 'data'],
     properties: {
       specversion: { const: '1.0' },
       id: { type: 'string', format: 'uuid', description: 'Derived from the occurrence: one occurrence, one id.' },
-      source: { type: 'string', format: 'uri-reference', description: 'koerier:operationsSource, by default the API’s URL.' },
+      source: {
+        type: 'string',
+        format: 'uri-reference',
+        description: 'koerier:operationsSource, by default the API’s URL.',
+      },
       type: { type: 'string', enum: Object.values(operationalEventTypes) },
       subject: { type: 'string', format: 'uuid', description: 'The subscription it is about.' },
       time: { type: 'string', format: 'date-time' },
@@ -65,7 +72,10 @@ export const operationsSchemas = {
           attempts: { type: 'integer' },
           events: {
             type: 'array',
-            items: { type: 'object', properties: { source: { type: 'string' }, id: { type: 'string' }, type: { type: 'string' } } },
+            items: {
+              type: 'object',
+              properties: { source: { type: 'string' }, id: { type: 'string' }, type: { type: 'string' } },
+            },
           },
           redriveOf: { type: 'string', format: 'uuid' },
           firstDeliveryId: { type: 'string', format: 'uuid' },

@@ -2,7 +2,14 @@
  * OpenAPI paths of the partners admin API (issue 12, item 3): clients with their publish grants
  * (EDU-IN) and entitlements (EDU-7), changed at run time, scope `admin`.
  */
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  versionHeader,
+} from './components.js';
 import { DEFAULT_QUOTAS, QUOTA_BOUNDS, type QuotaName } from '../quotas/client-quotas.js';
 
 /** A quota's schema, its bounds and default taken from the code that enforces them, so the description cannot drift from it. */
@@ -22,8 +29,15 @@ export function quotaDefaultText(name: QuotaName): string {
 }
 
 const security = [{ oauth2: ['admin'] }];
-const clientIdParameter = { name: 'clientId', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 256 } } as const;
-const etagHeader = { ETag: { description: 'The client’s version, for `If-Match`.', schema: { type: 'string' } } } as const;
+const clientIdParameter = {
+  name: 'clientId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', minLength: 1, maxLength: 256 },
+} as const;
+const etagHeader = {
+  ETag: { description: 'The client’s version, for `If-Match`.', schema: { type: 'string' } },
+} as const;
 const effect =
   'A change takes effect in every function within its refresh interval (`KOERIER_PARTNERS_REFRESH_SECONDS`, 30 s by default, at most a minute), without a redeploy.';
 const clientResponse = (description: string) => ({
@@ -37,7 +51,11 @@ const clientInputSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    description: { type: 'string', maxLength: 1024, description: 'For the operators (organisation, contact); no rule reads it.' },
+    description: {
+      type: 'string',
+      maxLength: 1024,
+      description: 'For the operators (organisation, contact); no rule reads it.',
+    },
     publishGrants: {
       type: 'array',
       maxItems: 100,
@@ -52,9 +70,13 @@ const clientInputSchema = {
       items: {
         type: 'object',
         required: ['typePrefix'],
-        properties: { typePrefix: { type: 'string', description: '`""` grants every type.' }, source: { type: 'string', minLength: 1 } },
+        properties: {
+          typePrefix: { type: 'string', description: '`""` grants every type.' },
+          source: { type: 'string', minLength: 1 },
+        },
       },
-      description: 'Event types (by prefix, optionally from one source) this client may subscribe to and receive (EDU-7).',
+      description:
+        'Event types (by prefix, optionally from one source) this client may subscribe to and receive (EDU-7).',
     },
     quotas: {
       type: 'object',
@@ -65,7 +87,10 @@ const clientInputSchema = {
       properties: {
         maxPullSubscriptions: quotaProperty('maxPullSubscriptions', 'Pull subscriptions (two queues each) it may hold'),
         maxConcurrentReplays: quotaProperty('maxConcurrentReplays', 'Replays running at once on its subscriptions'),
-        uploadBytesPerHour: quotaProperty('uploadBytesPerHour', 'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour'),
+        uploadBytesPerHour: quotaProperty(
+          'uploadBytesPerHour',
+          'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour',
+        ),
       },
     },
   },
@@ -80,7 +105,10 @@ const clientSchema = {
     version: { type: 'integer', minimum: 1 },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
-    updatedBy: { type: 'string', description: 'The admin client that made the last change, or `deployment` when seeded from the configuration.' },
+    updatedBy: {
+      type: 'string',
+      description: 'The admin client that made the last change, or `deployment` when seeded from the configuration.',
+    },
   },
 } as const;
 
@@ -111,7 +139,11 @@ export const partnersPaths = {
           headers: versionHeader,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['clients'], properties: { clients: { type: 'array', items: { $ref: '#/components/schemas/Client' } } } },
+              schema: {
+                type: 'object',
+                required: ['clients'],
+                properties: { clients: { type: 'array', items: { $ref: '#/components/schemas/Client' } } },
+              },
             },
           },
         },
@@ -137,10 +169,25 @@ export const partnersPaths = {
       security,
       parameters: [
         idempotencyKeyParameter,
-        { name: 'If-Match', in: 'header', required: false, description: 'Replace only this version.', schema: { type: 'string' } },
-        { name: 'If-None-Match', in: 'header', required: false, description: '`*`: add only, never replace.', schema: { type: 'string', const: '*' } },
+        {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'Replace only this version.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description: '`*`: add only, never replace.',
+          schema: { type: 'string', const: '*' },
+        },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ClientInput' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/ClientInput' } } },
+      },
       responses: { '200': clientResponse('Replaced.'), '201': clientResponse('Added.'), ...changeProblems },
     },
     delete: {
@@ -151,7 +198,13 @@ export const partnersPaths = {
       security,
       parameters: [
         idempotencyKeyParameter,
-        { name: 'If-Match', in: 'header', required: false, description: 'Remove only this version.', schema: { type: 'string' } },
+        {
+          name: 'If-Match',
+          in: 'header',
+          required: false,
+          description: 'Remove only this version.',
+          schema: { type: 'string' },
+        },
       ],
       responses: { '204': { description: 'Removed.', headers: versionHeader }, ...notFound, ...changeProblems },
     },

@@ -1,5 +1,12 @@
 /** OpenAPI paths of the claim check (EDU-1, CARD-6): GET /payloads/{id} and POST /payloads. */
-import { authProblems, commonProblems, idempotencyKeyParameter, idempotencyProblems, problemResponse, versionHeader } from './components.js';
+import {
+  authProblems,
+  commonProblems,
+  idempotencyKeyParameter,
+  idempotencyProblems,
+  problemResponse,
+  versionHeader,
+} from './components.js';
 import { quotaDefaultText } from './partners-paths.js';
 
 export const payloadsSchemas = {
@@ -9,9 +16,22 @@ export const payloadsSchemas = {
     required: ['size', 'digest'],
     additionalProperties: false,
     properties: {
-      size: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'Length in bytes (the upload must have exactly this length).' },
-      digest: { type: 'string', pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$', description: 'SHA-256 of the bytes, RFC 9530 form: `sha-256=:<base64>:`.' },
-      contenttype: { type: 'string', description: 'Media type of the object (default `application/octet-stream`); the event’s `datacontenttype` wins.' },
+      size: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 2147483647,
+        description: 'Length in bytes (the upload must have exactly this length).',
+      },
+      digest: {
+        type: 'string',
+        pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$',
+        description: 'SHA-256 of the bytes, RFC 9530 form: `sha-256=:<base64>:`.',
+      },
+      contenttype: {
+        type: 'string',
+        description:
+          'Media type of the object (default `application/octet-stream`); the event’s `datacontenttype` wins.',
+      },
     },
   },
   UploadGrant: {
@@ -20,11 +40,31 @@ export const payloadsSchemas = {
     properties: {
       uploadid: { type: 'string', format: 'uuid' },
       method: { type: 'string', enum: ['PUT'] },
-      uploadurl: { type: 'string', format: 'uri', description: 'Presigned S3 URL: a bearer credential for this one object; keep it out of logs.' },
-      headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers the PUT must carry exactly (they are signed).' },
-      uploadexpiresat: { type: 'string', format: 'date-time', description: 'The PUT must start before this (15 minutes).' },
-      dataref: { type: 'string', format: 'uri', description: 'Publish the event with this `dataref` and no data; Koerier rewrites it to its data URL.' },
-      publishbefore: { type: 'string', format: 'date-time', description: 'The event must be published within 24 hours of the grant.' },
+      uploadurl: {
+        type: 'string',
+        format: 'uri',
+        description: 'Presigned S3 URL: a bearer credential for this one object; keep it out of logs.',
+      },
+      headers: {
+        type: 'object',
+        additionalProperties: { type: 'string' },
+        description: 'Headers the PUT must carry exactly (they are signed).',
+      },
+      uploadexpiresat: {
+        type: 'string',
+        format: 'date-time',
+        description: 'The PUT must start before this (15 minutes).',
+      },
+      dataref: {
+        type: 'string',
+        format: 'uri',
+        description: 'Publish the event with this `dataref` and no data; Koerier rewrites it to its data URL.',
+      },
+      publishbefore: {
+        type: 'string',
+        format: 'date-time',
+        description: 'The event must be published within 24 hours of the grant.',
+      },
     },
   },
 } as const;
@@ -52,7 +92,10 @@ export const payloadsPaths = {
           headers: {
             ...versionHeader,
             ETag: { description: 'From the digest.', schema: { type: 'string' } },
-            'Repr-Digest': { description: 'SHA-256 of the body (RFC 9530), equal to `koerierdatadigest`.', schema: { type: 'string' } },
+            'Repr-Digest': {
+              description: 'SHA-256 of the body (RFC 9530), equal to `koerierdatadigest`.',
+              schema: { type: 'string' },
+            },
           },
           content: { '*/*': { schema: {} } },
         },
@@ -81,7 +124,10 @@ export const payloadsPaths = {
       tags: ['Events'],
       security: [{ oauth2: ['events:publish'] }],
       parameters: [idempotencyKeyParameter],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadRequest' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/UploadRequest' } } },
+      },
       responses: {
         '201': {
           description: 'The upload is granted.',
@@ -91,7 +137,9 @@ export const payloadsPaths = {
         '400': problemResponse('Invalid upload request; `errors` names the members.'),
         ...authProblems,
         ...idempotencyProblems,
-        '413': problemResponse('The upload alone is larger than the client’s whole hourly quota `uploadBytesPerHour` (`quota-exceeded`).'),
+        '413': problemResponse(
+          'The upload alone is larger than the client’s whole hourly quota `uploadBytesPerHour` (`quota-exceeded`).',
+        ),
         '429': problemResponse(
           'The promised sizes of the uploads granted to this client this clock hour would pass its quota `uploadBytesPerHour` (`quota-exceeded`: `quota`, ' +
             '`limit`, `used`, `requested`; default ' +

@@ -9,7 +9,8 @@ import { KoerierError, problems, problemType } from '../http/problems.js';
 
 /** The page of the problem type `slug`; throws the 404 problem for a slug Koerier never answers with. */
 export function problemTypePage(slug: string): HttpResponse {
-  if (!isProblemSlug(slug)) throw new KoerierError(problems.notFound(`Koerier has no problem type '${slug.slice(0, 64)}'.`));
+  if (!isProblemSlug(slug))
+    throw new KoerierError(problems.notFound(`Koerier has no problem type '${slug.slice(0, 64)}'.`));
   const { title, status, description } = problemTypes[slug];
   const body = [
     `# ${title}`,
@@ -22,7 +23,11 @@ export function problemTypePage(slug: string): HttpResponse {
       '`errors`, where present, lists each violation with its requirement ID.',
     '',
   ].join('\n');
-  return { status: 200, headers: { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'public, max-age=3600' }, body };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'public, max-age=3600' },
+    body,
+  };
 }
 
 export const problemPagePaths = {
@@ -30,7 +35,8 @@ export const problemPagePaths = {
     get: {
       operationId: 'getProblemType',
       summary: 'What a problem type means',
-      description: 'A page for each `type` Koerier answers errors with: its title, statuses, when it happens and what to do.',
+      description:
+        'A page for each `type` Koerier answers errors with: its title, statuses, when it happens and what to do.',
       tags: ['API'],
       security: [],
       parameters: [

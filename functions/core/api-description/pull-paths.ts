@@ -8,9 +8,12 @@ import { authProblems, idempotencyKeyParameter, problemResponse, versionHeader }
 
 const security = [{ oauth2: ['events:consume'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
-const owner = 'Scope `events:consume`, on the client’s own pull subscription only (another client’s, and an unknown one, answer 404).';
+const owner =
+  'Scope `events:consume`, on the client’s own pull subscription only (another client’s, and an unknown one, answer 404).';
 const problems = {
-  '400': problemResponse('The body breaks a rule (`errors` names each member), or the Idempotency-Key is not a UUIDv4.'),
+  '400': problemResponse(
+    'The body breaks a rule (`errors` names each member), or the Idempotency-Key is not a UUIDv4.',
+  ),
   ...authProblems,
   '404': problemResponse('No such subscription for this client.'),
   '409': problemResponse(
@@ -21,7 +24,9 @@ const problems = {
     'This Idempotency-Key was used before with another request (`idempotency-key-reused`); or, on a receive with a key, the next event alone is larger than the answer a key can store (`receive-too-large-to-replay`).',
   ),
   '500': problemResponse('Unexpected failure; the request may be retried.'),
-  '503': problemResponse('A dependency is unavailable; retry later.', { 'Retry-After': { schema: { type: 'integer' } } }),
+  '503': problemResponse('A dependency is unavailable; retry later.', {
+    'Retry-After': { schema: { type: 'integer' } },
+  }),
 } as const;
 
 /** Optional here (docs/PULL.md): without it a call is answered as it comes; with it a repeat gets the first answer again. */
@@ -41,13 +46,25 @@ const lockSchema = {
   type: 'object',
   required: ['locktoken', 'lockeduntil', 'deliverycount', 'deliverykey'],
   properties: {
-    locktoken: { type: 'string', description: 'Opaque; settles this event. Sealed and bound to the subscription and this client.' },
-    lockeduntil: { type: 'string', format: 'date-time', description: 'Koerier accepts the token until then (a margin before the queue’s own deadline).' },
-    deliverycount: { type: 'integer', minimum: 1, description: 'How many times this event was handed out, this time included.' },
+    locktoken: {
+      type: 'string',
+      description: 'Opaque; settles this event. Sealed and bound to the subscription and this client.',
+    },
+    lockeduntil: {
+      type: 'string',
+      format: 'date-time',
+      description: 'Koerier accepts the token until then (a margin before the queue’s own deadline).',
+    },
+    deliverycount: {
+      type: 'integer',
+      minimum: 1,
+      description: 'How many times this event was handed out, this time included.',
+    },
     deliverykey: {
       type: 'string',
       format: 'uuid',
-      description: 'The same on every redelivery of the event (EDU-IDEM-2); a redrive from the dead letters gets a new one.',
+      description:
+        'The same on every redelivery of the event (EDU-IDEM-2); a redrive from the dead letters gets a new one.',
     },
     replay: {
       type: 'object',
@@ -118,7 +135,12 @@ function settle(operationId: string, summary: string, description: string, extra
         required: true,
         content: {
           'application/json': {
-            schema: { type: 'object', required: ['locktokens'], properties: { locktokens: tokens, ...extra }, additionalProperties: false },
+            schema: {
+              type: 'object',
+              required: ['locktokens'],
+              properties: { locktokens: tokens, ...extra },
+              additionalProperties: false,
+            },
           },
         },
       },
@@ -181,14 +203,22 @@ export const pullPaths = {
             },
           },
         },
-        '429': problemResponse('Too many long polls at once for this subscription or client; retry after Retry-After.', {
-          'Retry-After': { schema: { type: 'integer' } },
-        }),
+        '429': problemResponse(
+          'Too many long polls at once for this subscription or client; retry after Retry-After.',
+          {
+            'Retry-After': { schema: { type: 'integer' } },
+          },
+        ),
         ...problems,
       },
     },
   },
-  '/subscriptions/{id}/events/acknowledge': settle('acknowledgeEvents', 'Acknowledge: done, delete', 'The events are done and deleted.', {}),
+  '/subscriptions/{id}/events/acknowledge': settle(
+    'acknowledgeEvents',
+    'Acknowledge: done, delete',
+    'The events are done and deleted.',
+    {},
+  ),
   '/subscriptions/{id}/events/release': settle(
     'releaseEvents',
     'Release: hand back, optionally after a delay',

@@ -15,13 +15,35 @@ import { quotaDefaultText } from './partners-paths.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
-const replayIdParameter = { name: 'replayId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } } as const;
-const notFound = { '404': problemResponse('No such subscription (or replay) for this client (an `admin` client sees every subscription).') } as const;
-const ownership = 'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
+const replayIdParameter = {
+  name: 'replayId',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+} as const;
+const notFound = {
+  '404': problemResponse(
+    'No such subscription (or replay) for this client (an `admin` client sees every subscription).',
+  ),
+} as const;
+const ownership =
+  'Scope `subscriptions:manage`, on the client’s own subscriptions; a client that also holds `admin` may act on any subscription.';
 
 const replaySchema = {
   type: 'object',
-  required: ['id', 'subscriptionId', 'state', 'from', 'to', 'scanned', 'matched', 'sent', 'failed', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'subscriptionId',
+    'state',
+    'from',
+    'to',
+    'scanned',
+    'matched',
+    'sent',
+    'failed',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     subscriptionId: { type: 'string' },
@@ -31,19 +53,29 @@ const replaySchema = {
       description: 'At most one replay per subscription is `running`.',
     },
     from: { type: 'string', format: 'date-time', description: 'Events accepted at or after this…' },
-    to: { type: 'string', format: 'date-time', description: '…and before this (never later than the moment the replay was asked for).' },
+    to: {
+      type: 'string',
+      format: 'date-time',
+      description: '…and before this (never later than the moment the replay was asked for).',
+    },
     types: { type: 'array', items: { type: 'string' } },
     filters: { type: 'array', items: { $ref: '#/components/schemas/Filter' } },
-    scanned: { type: 'integer', minimum: 0, description: 'Archived events of the window read so far (each event once).' },
+    scanned: {
+      type: 'integer',
+      minimum: 0,
+      description: 'Archived events of the window read so far (each event once).',
+    },
     matched: {
       type: 'integer',
       minimum: 0,
-      description: 'Of those, the events this subscription receives (its conditions, the owner’s entitlement, the narrowing).',
+      description:
+        'Of those, the events this subscription receives (its conditions, the owner’s entitlement, the narrowing).',
     },
     sent: {
       type: 'integer',
       minimum: 0,
-      description: 'Matched events queued on the subscription’s delivery path (what became of each delivery: GET …/deliveries).',
+      description:
+        'Matched events queued on the subscription’s delivery path (what became of each delivery: GET …/deliveries).',
     },
     failed: { type: 'integer', minimum: 0, description: 'Matched events the replay could not queue and gave up on.' },
     createdAt: { type: 'string', format: 'date-time' },
@@ -56,7 +88,11 @@ const replaySchema = {
 export const replaySchemas = { Replay: replaySchema } as const;
 
 const replayAnswer = (status: string, description: string, headers: Record<string, unknown> = {}) => ({
-  [status]: { description, headers: { ...versionHeader, ...headers }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Replay' } } } },
+  [status]: {
+    description,
+    headers: { ...versionHeader, ...headers },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Replay' } } },
+  },
 });
 
 export const replayPaths = {
@@ -138,7 +174,11 @@ export const replayPaths = {
           headers: versionHeader,
           content: {
             'application/json': {
-              schema: { type: 'object', required: ['replays'], properties: { replays: { type: 'array', items: { $ref: '#/components/schemas/Replay' } } } },
+              schema: {
+                type: 'object',
+                required: ['replays'],
+                properties: { replays: { type: 'array', items: { $ref: '#/components/schemas/Replay' } } },
+              },
             },
           },
         },

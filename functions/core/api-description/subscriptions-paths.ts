@@ -16,7 +16,10 @@ import { quotaDefaultText } from './partners-paths.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const etagHeader = {
-  ETag: { description: 'The subscription version; send it as If-Match to change only what you read.', schema: { type: 'string' } },
+  ETag: {
+    description: 'The subscription version; send it as If-Match to change only what you read.',
+    schema: { type: 'string' },
+  },
 } as const;
 const subscriptionBody = (status: string, description: string, headers: Record<string, unknown> = {}) => ({
   [status]: {
@@ -26,7 +29,9 @@ const subscriptionBody = (status: string, description: string, headers: Record<s
   },
 });
 const security = [{ oauth2: ['subscriptions:manage'] }];
-const notFound = { '404': problemResponse('No such subscription for this client (another client’s subscription looks the same).') };
+const notFound = {
+  '404': problemResponse('No such subscription for this client (another client’s subscription looks the same).'),
+};
 
 export const subscriptionsPaths = {
   '/subscriptions': {
@@ -40,12 +45,17 @@ export const subscriptionsPaths = {
       tags: ['Subscriptions'],
       security,
       parameters: [idempotencyKeyParameter],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SubscriptionRequest' } } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/SubscriptionRequest' } } },
+      },
       responses: {
         ...subscriptionBody('201', 'Created.', { Location: { schema: { type: 'string' } } }),
         '400': problemResponse('Invalid subscription or Idempotency-Key; `errors` names every violation.'),
         ...authProblems,
-        '403': problemResponse('Missing scope, not entitled to these events (EDU-7), or not allowed to skip the handshake (WH-5).'),
+        '403': problemResponse(
+          'Missing scope, not entitled to these events (EDU-7), or not allowed to skip the handshake (WH-5).',
+        ),
         '404': problemResponse('The subscription was deleted while its validation request was out.'),
         ...idempotencyProblems,
         '409': problemResponse(
@@ -68,13 +78,17 @@ export const subscriptionsPaths = {
           name: 'owner',
           in: 'query',
           schema: { type: 'string' },
-          description: 'Scope `admin` only: the client whose subscriptions to list, or `*` for every client’s (in no particular order).',
+          description:
+            'Scope `admin` only: the client whose subscriptions to list, or `*` for every client’s (in no particular order).',
         },
       ],
       responses: {
         '200': {
           description: 'One page.',
-          headers: { ...versionHeader, Link: { description: 'rel="next" when there is a next page.', schema: { type: 'string' } } },
+          headers: {
+            ...versionHeader,
+            Link: { description: 'rel="next" when there is a next page.', schema: { type: 'string' } },
+          },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/SubscriptionList' } } },
         },
         '400': problemResponse('Invalid limit or cursor.'),
@@ -100,7 +114,10 @@ export const subscriptionsPaths = {
         'gets the validation handshake again. The result must still be within the entitlement (EDU-7).',
       tags: ['Subscriptions'],
       security,
-      parameters: [idempotencyKeyParameter, { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The ETag read.' }],
+      parameters: [
+        idempotencyKeyParameter,
+        { name: 'If-Match', in: 'header', required: false, schema: { type: 'string' }, description: 'The ETag read.' },
+      ],
       requestBody: {
         required: true,
         content: {
@@ -124,7 +141,8 @@ export const subscriptionsPaths = {
     delete: {
       operationId: 'deleteSubscription',
       summary: 'Unsubscribe',
-      description: 'Answers with the subscription as it was (CloudEvents Subscriptions API). Uses the Idempotency-Key (EDU-IDEM-5).',
+      description:
+        'Answers with the subscription as it was (CloudEvents Subscriptions API). Uses the Idempotency-Key (EDU-IDEM-5).',
       tags: ['Subscriptions'],
       security,
       parameters: [idempotencyKeyParameter],
@@ -153,7 +171,9 @@ export const subscriptionsPaths = {
         ...subscriptionBody('200', 'Validated again: `active`, `pending` or `rejected`, with the reason.'),
         ...authProblems,
         ...notFound,
-        '409': problemResponse('Not pending or rejected, consent agreed out of band, changed meanwhile, or the Idempotency-Key is in use.'),
+        '409': problemResponse(
+          'Not pending or rejected, consent agreed out of band, changed meanwhile, or the Idempotency-Key is in use.',
+        ),
         '422': idempotencyProblems['422'],
         ...commonProblems,
       },
@@ -162,7 +182,13 @@ export const subscriptionsPaths = {
   '/subscriptions/{id}/validation': {
     parameters: [
       idParameter,
-      { name: 'token', in: 'query', required: true, schema: { type: 'string' }, description: 'The secret from the WebHook-Request-Callback URL.' },
+      {
+        name: 'token',
+        in: 'query',
+        required: true,
+        schema: { type: 'string' },
+        description: 'The secret from the WebHook-Request-Callback URL.',
+      },
     ],
     get: {
       operationId: 'approveSubscriptionByGet',
@@ -177,7 +203,11 @@ export const subscriptionsPaths = {
         '200': {
           description: 'Approved (repeating is harmless).',
           headers: versionHeader,
-          content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' }, status: { const: 'active' } } } } },
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { id: { type: 'string' }, status: { const: 'active' } } },
+            },
+          },
         },
         '404': problemResponse('Unknown subscription or wrong token.'),
         '409': problemResponse('The subscription cannot be approved in its current status.'),

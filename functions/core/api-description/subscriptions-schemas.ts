@@ -59,7 +59,8 @@ const writableProperties = {
   sink: {
     type: 'string',
     format: 'uri',
-    description: 'The webhook: an https URL (WH-1) on port 443 unless the deployment allows more (KOERIER_OUTBOUND_PORTS). No credentials in it (WH-3).',
+    description:
+      'The webhook: an https URL (WH-1) on port 443 unless the deployment allows more (KOERIER_OUTBOUND_PORTS). No credentials in it (WH-3).',
     example: 'https://ontvanger.example/webhooks/koerier',
   },
   source: { type: 'string', description: 'Only events with exactly this source.' },
@@ -112,7 +113,11 @@ const writableProperties = {
       '`handshake`: Koerier sends the validation request (WH-4). `agreed`: consent agreed out of band (WH-5), for clients the configuration allows. ' +
       'Left out: `handshake`, or `agreed` for a partner of the directory where the deployment follows the Edukoppeling profile, which drops the handshake (EDU-3, `koerier:validationHandshake`).',
   },
-  retrywindowseconds: { type: 'integer', minimum: 60, description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).' },
+  retrywindowseconds: {
+    type: 'integer',
+    minimum: 60,
+    description: 'How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12).',
+  },
   signdeliveries: {
     type: 'boolean',
     default: false,
@@ -157,7 +162,11 @@ export const subscriptionsSchemas = {
       id: { type: 'string', format: 'uuid', readOnly: true },
       owner: { type: 'string', readOnly: true, description: 'The client that created it.' },
       ...writableProperties,
-      sinkcredential: { type: 'object', readOnly: true, properties: { credentialtype: { type: 'string', enum: ['ACCESSTOKEN', 'CLIENTCREDENTIALS'] } } },
+      sinkcredential: {
+        type: 'object',
+        readOnly: true,
+        properties: { credentialtype: { type: 'string', enum: ['ACCESSTOKEN', 'CLIENTCREDENTIALS'] } },
+      },
       status: {
         type: 'string',
         enum: ['pending', 'active', 'rejected', 'retired', 'suspended'],
@@ -170,10 +179,20 @@ export const subscriptionsSchemas = {
         type: 'string',
         enum: ['credential-required', 'target-failing', 'paused'],
         readOnly: true,
-        description: 'While suspended: credential-required (a PATCH with a sinkcredential reactivates it), target-failing or paused (POST …/resume).',
+        description:
+          'While suspended: credential-required (a PATCH with a sinkcredential reactivates it), target-failing or paused (POST …/resume).',
       },
-      allowedrate: { type: 'integer', readOnly: true, description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.' },
-      validationexpiresat: { type: 'string', format: 'date-time', readOnly: true, description: 'While pending: the target must approve before this.' },
+      allowedrate: {
+        type: 'integer',
+        readOnly: true,
+        description: 'WebHook-Allowed-Rate in requests per minute (WH-6); absent: no limit given.',
+      },
+      validationexpiresat: {
+        type: 'string',
+        format: 'date-time',
+        readOnly: true,
+        description: 'While pending: the target must approve before this.',
+      },
       validationcallback: {
         type: 'string',
         format: 'uri-reference',
@@ -190,7 +209,12 @@ export const subscriptionsSchemas = {
         items: {
           type: 'object',
           required: ['attribute', 'rule', 'requirement', 'message'],
-          properties: { attribute: { type: 'string' }, rule: { type: 'string' }, requirement: { type: 'string' }, message: { type: 'string' } },
+          properties: {
+            attribute: { type: 'string' },
+            rule: { type: 'string' },
+            requirement: { type: 'string' },
+            message: { type: 'string' },
+          },
         },
       },
       createdat: { type: 'string', format: 'date-time', readOnly: true },

@@ -63,7 +63,11 @@ export function scopeClaimsOf(value: string): ScopeClaim[] | undefined {
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  if (names.length === 0 || !names.every((name): name is ScopeClaim => (scopeClaimNames as readonly string[]).includes(name))) return undefined;
+  if (
+    names.length === 0 ||
+    !names.every((name): name is ScopeClaim => (scopeClaimNames as readonly string[]).includes(name))
+  )
+    return undefined;
   return [...new Set(names)];
 }
 

@@ -2,17 +2,42 @@
  * OAuth 2.0 client-credentials access tokens (EDU-2, EDU-4): who is calling, and may they?
  * Tokens are JWTs verified with `jose` against the organisation's issuer and its JWKS.
  */
-import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type JWTVerifyResult } from 'jose';
+import {
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type JWTVerifyResult,
+} from 'jose';
 import { KoerierError, problems } from '../http/problems.js';
 import type { AccessTokenRules, AccessTokenType, ScopeClaim } from './access-token-rules.js';
-import { consoleMayUse, consoleTokenProblem, consoleUserPrincipal, USER_POOL_ALGORITHMS, type ConsoleUserPool } from './console-user-pool.js';
+import {
+  consoleMayUse,
+  consoleTokenProblem,
+  consoleUserPrincipal,
+  USER_POOL_ALGORITHMS,
+  type ConsoleUserPool,
+} from './console-user-pool.js';
 import { VerifiedTokenCache } from './verified-token-cache.js';
 
 /**
  * Asymmetric algorithms only. Leaving out `none` and every HMAC algorithm is what stops a token
  * "signed" with the issuer's public key as an HMAC secret from passing.
  */
-export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const ACCEPTED_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 /** The most clock difference tolerated on `exp`, `nbf` and `iat`. */
 export const CLOCK_TOLERANCE_SECONDS = 60;
@@ -37,7 +62,9 @@ export const CONSOLE_SCOPES: readonly Scope[] = [
   scopes.admin,
 ];
 /** A scope a client also holds through another: whoever may manage its subscriptions may read them. */
-const INCLUDED_IN: Partial<Record<Scope, readonly Scope[]>> = { [scopes.readSubscriptions]: [scopes.manageSubscriptions] };
+const INCLUDED_IN: Partial<Record<Scope, readonly Scope[]>> = {
+  [scopes.readSubscriptions]: [scopes.manageSubscriptions],
+};
 
 export interface Principal {
   /** The confidential client the token was issued to. */
@@ -61,7 +88,11 @@ export interface TokenVerification {
  * Throws a KoerierError: 401 with `WWW-Authenticate: Bearer error="invalid_token"` for a missing or
  * bad token, 403 with `error="insufficient_scope"` for a valid token without the scope.
  */
-export async function authenticate(authorization: string | undefined, requiredScope: Scope, verification: TokenVerification): Promise<Principal> {
+export async function authenticate(
+  authorization: string | undefined,
+  requiredScope: Scope,
+  verification: TokenVerification,
+): Promise<Principal> {
   const token = bearerToken(authorization);
   if (!token) throw invalidToken('A bearer access token is required (Authorization: Bearer <token>).');
 
@@ -84,7 +115,8 @@ export async function authenticate(authorization: string | undefined, requiredSc
       principal = await clientOf(token, verification, now);
     }
   }
-  if (!holds(principal, requiredScope)) throw insufficientScope(requiredScope, `This operation needs the scope "${requiredScope}".`);
+  if (!holds(principal, requiredScope))
+    throw insufficientScope(requiredScope, `This operation needs the scope "${requiredScope}".`);
   return principal;
 }
 
@@ -121,28 +153,46 @@ async function clientOf(token: string, verification: TokenVerification, now: num
   // Signature, issuer, audience, exp and nbf hold; now what makes it an access token of this deployment.
   const type = normalisedType(header.typ);
   if (type === undefined || !acceptedTypes(rules.tokenType).has(type)) {
-    throw invalidToken(`The token is not an access token: its header "typ" must be ${rules.tokenType === 'at+jwt' ? '"at+jwt"' : '"JWT" or "at+jwt"'}.`);
+    throw invalidToken(
+      `The token is not an access token: its header "typ" must be ${rules.tokenType === 'at+jwt' ? '"at+jwt"' : '"JWT" or "at+jwt"'}.`,
+    );
   }
   requireBoundedLifetime(payload, verification);
   const principal = principalOf(payload, rules);
-  if (!principal) throw invalidToken(`The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`);
+  if (!principal)
+    throw invalidToken(
+      `The token names no client: its "${rules.clientIdClaim}" claim is missing or not a non-empty string of printable text.`,
+    );
   verifiedTokensOf(verification).set(token, principal, payload.exp!, now);
   return principal;
 }
 
 /** A console user's access token from the stack's user pool (./console-user-pool.ts). */
-async function consoleUserOf(token: string, pool: ConsoleUserPool, verification: TokenVerification): Promise<Principal> {
-  const { payload } = await verified(token, pool.keys, verification, { issuer: pool.issuer, algorithms: USER_POOL_ALGORITHMS });
+async function consoleUserOf(
+  token: string,
+  pool: ConsoleUserPool,
+  verification: TokenVerification,
+): Promise<Principal> {
+  const { payload } = await verified(token, pool.keys, verification, {
+    issuer: pool.issuer,
+    algorithms: USER_POOL_ALGORITHMS,
+  });
   const problem = consoleTokenProblem(payload, pool);
   if (problem) throw invalidToken(problem);
   requireBoundedLifetime(payload, verification);
   const principal = consoleUserPrincipal(payload['cognito:groups']);
   if (typeof principal === 'string') throw new KoerierError(problems.forbidden(principal));
-  if (!stringClaim(principal.clientId)) throw new KoerierError(problems.forbidden('The partner group names no client Koerier can key by.'));
+  if (!stringClaim(principal.clientId))
+    throw new KoerierError(problems.forbidden('The partner group names no client Koerier can key by.'));
   return principal;
 }
 
-async function verified(token: string, keys: JWTVerifyGetKey, verification: TokenVerification, options: JWTVerifyOptions): Promise<JWTVerifyResult> {
+async function verified(
+  token: string,
+  keys: JWTVerifyGetKey,
+  verification: TokenVerification,
+  options: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
   try {
     return await jwtVerify(token, keys, {
       ...options,
@@ -152,7 +202,11 @@ async function verified(token: string, keys: JWTVerifyGetKey, verification: Toke
     });
   } catch (error) {
     // The issuer's key set being unreachable is our outage, not the caller's bad token.
-    if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid || error instanceof TypeError) {
+    if (
+      error instanceof joseErrors.JWKSTimeout ||
+      error instanceof joseErrors.JWKSInvalid ||
+      error instanceof TypeError
+    ) {
       throw new KoerierError(problems.unavailable('The access token cannot be verified right now; retry later.'), {
         headers: { 'retry-after': '5' },
         cause: error,
@@ -169,7 +223,9 @@ function requireBoundedLifetime(payload: JWTPayload, verification: TokenVerifica
   if (issuedAt > now + CLOCK_TOLERANCE_SECONDS) throw invalidToken('The token is issued in the future ("iat").');
   if (expiresAt <= issuedAt) throw invalidToken('The token expires before it is issued ("exp" is not after "iat").');
   if (expiresAt - issuedAt > verification.rules.maxLifetimeSeconds) {
-    throw invalidToken(`The token lives too long: "exp" - "iat" may be at most ${verification.rules.maxLifetimeSeconds} seconds.`);
+    throw invalidToken(
+      `The token lives too long: "exp" - "iat" may be at most ${verification.rules.maxLifetimeSeconds} seconds.`,
+    );
   }
 }
 
@@ -231,8 +287,9 @@ function scopesOf(payload: JWTPayload, claims: readonly ScopeClaim[]): string[] 
  * into DynamoDB keys: a claim with control characters or unpaired surrogates (which
  * `encodeURIComponent` cannot encode) names no client we could key anything by.
  */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNKEYABLE_TEXT = /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNKEYABLE_TEXT =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  /[\u0000-\u001f\u007f-\u009f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function stringClaim(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 && !UNKEYABLE_TEXT.test(value) ? value : undefined;
@@ -240,7 +297,9 @@ function stringClaim(value: unknown): string | undefined {
 
 function invalidToken(description: string): KoerierError {
   return new KoerierError(problems.unauthorized(description), {
-    headers: { 'www-authenticate': `Bearer realm="koerier", error="invalid_token", error_description="${description.replace(/"/g, "'")}"` },
+    headers: {
+      'www-authenticate': `Bearer realm="koerier", error="invalid_token", error_description="${description.replace(/"/g, "'")}"`,
+    },
   });
 }
 
@@ -254,9 +313,12 @@ function describeVerificationFailure(error: unknown): string {
     if (error.reason === 'missing') return `The token lacks the required "${error.claim}" claim.`;
     return `The token's "${error.claim}" claim is not acceptable.`;
   }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is signed with an algorithm Koerier does not accept.';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return 'The token is signed with an algorithm Koerier does not accept.';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is invalid.';
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'The token was signed with a key the issuer does not publish.';
-  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) return 'The token is malformed.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return 'The token was signed with a key the issuer does not publish.';
+  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid)
+    return 'The token is malformed.';
   return 'The token could not be verified.';
 }

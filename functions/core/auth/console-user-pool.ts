@@ -69,11 +69,17 @@ export function consoleTokenProblem(payload: JWTPayload, pool: Pick<ConsoleUserP
  * signed in, the operator has not placed them with one partner).
  */
 export function consoleUserPrincipal(groupsClaim: unknown): ConsoleUser | string {
-  const groups = Array.isArray(groupsClaim) ? groupsClaim.filter((group): group is string => typeof group === 'string') : [];
-  const partners = groups.filter((group) => group.startsWith(PARTNER_GROUP_PREFIX)).map((group) => group.slice(PARTNER_GROUP_PREFIX.length));
+  const groups = Array.isArray(groupsClaim)
+    ? groupsClaim.filter((group): group is string => typeof group === 'string')
+    : [];
+  const partners = groups
+    .filter((group) => group.startsWith(PARTNER_GROUP_PREFIX))
+    .map((group) => group.slice(PARTNER_GROUP_PREFIX.length));
   if (partners.length !== 1 || partners[0] === '') {
     return `A console user must belong to exactly one partner group ("${PARTNER_GROUP_PREFIX}<client id>"); this one belongs to ${partners.length}.`;
   }
-  const granted = groups.includes(ADMIN_GROUP) ? [...CONSOLE_USER_SCOPES, ...CONSOLE_ADMIN_SCOPES] : CONSOLE_USER_SCOPES;
+  const granted = groups.includes(ADMIN_GROUP)
+    ? [...CONSOLE_USER_SCOPES, ...CONSOLE_ADMIN_SCOPES]
+    : CONSOLE_USER_SCOPES;
   return { clientId: partners[0]!, scopes: new Set(granted) };
 }

@@ -36,7 +36,9 @@ export const identityProviderPresets: Readonly<Record<IdentityProviderName, Iden
     clientIdClaim: 'azp',
     scopeClaims: ['scope'],
     endpoints: (issuer) =>
-      KEYCLOAK_ISSUER.test(issuer) ? { jwksUrl: `${issuer}/protocol/openid-connect/certs`, tokenUrl: `${issuer}/protocol/openid-connect/token` } : undefined,
+      KEYCLOAK_ISSUER.test(issuer)
+        ? { jwksUrl: `${issuer}/protocol/openid-connect/certs`, tokenUrl: `${issuer}/protocol/openid-connect/token` }
+        : undefined,
     oauth2SinksOnly: false,
     validationHandshake: 'required',
   },

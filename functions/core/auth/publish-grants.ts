@@ -63,7 +63,8 @@ export function parsePublishGrants(json: string): PublishGrants {
   const overlaps = overlappingGrants(grants);
   if (overlaps.length > 0) {
     const described = overlaps.map(
-      ({ first, second }) => `"${first.client}" (grant ${JSON.stringify(first.grant)}) and "${second.client}" (grant ${JSON.stringify(second.grant)})`,
+      ({ first, second }) =>
+        `"${first.client}" (grant ${JSON.stringify(first.grant)}) and "${second.client}" (grant ${JSON.stringify(second.grant)})`,
     );
     throw new PublishGrantsError(
       `publish grants of different clients overlap, so each could publish the other's events: ${described.join('; ')}; give each client its own sources`,
@@ -88,21 +89,29 @@ export interface GrantOverlap {
  * grant covers the other grant as a source: checking coverage both ways finds every overlap.
  */
 export function overlappingGrants(grants: PublishGrants): GrantOverlap[] {
-  const all = Object.entries(grants).flatMap(([client, list]) => [...new Set(list)].map((grant) => ({ client, grant })));
+  const all = Object.entries(grants).flatMap(([client, list]) =>
+    [...new Set(list)].map((grant) => ({ client, grant })),
+  );
   const overlaps: GrantOverlap[] = [];
   for (let i = 0; i < all.length; i++) {
     for (let j = i + 1; j < all.length; j++) {
       const first = all[i]!;
       const second = all[j]!;
       if (first.client === second.client) continue;
-      if (grantCovers(first.grant, second.grant) || grantCovers(second.grant, first.grant)) overlaps.push({ first, second });
+      if (grantCovers(first.grant, second.grant) || grantCovers(second.grant, first.grant))
+        overlaps.push({ first, second });
     }
   }
   return overlaps;
 }
 
 /** One issue per event whose source this client may not publish under; empty when all may go. */
-export function ungrantedSources(clientId: string, sources: readonly string[], grants: PublishGrants, batch: boolean): ValidationIssue[] {
+export function ungrantedSources(
+  clientId: string,
+  sources: readonly string[],
+  grants: PublishGrants,
+  batch: boolean,
+): ValidationIssue[] {
   const clientGrants = Object.hasOwn(grants, clientId) ? grants[clientId]! : [];
   const issues: ValidationIssue[] = [];
   sources.forEach((source, index) => {

@@ -27,7 +27,12 @@ export interface FetchDependencies {
 const PRIVATE = { 'cache-control': 'private, no-store' };
 
 /** The data (200), a 304 or a 307 to a presigned URL; throws the 404 (not there, or not for this client) and the 410 (expired). */
-export async function fetchPayload(payloadId: string, clientId: string, ifNoneMatch: string | undefined, deps: FetchDependencies): Promise<HttpResponse> {
+export async function fetchPayload(
+  payloadId: string,
+  clientId: string,
+  ifNoneMatch: string | undefined,
+  deps: FetchDependencies,
+): Promise<HttpResponse> {
   const record = isPayloadId(payloadId) ? await deps.ledger.get(payloadId) : undefined;
   const entitled = record !== undefined && (record.publisher === clientId || record.readers.includes(clientId));
   const at = new Date(deps.now()).toISOString();
@@ -58,9 +63,21 @@ export async function fetchPayload(payloadId: string, clientId: string, ifNoneMa
     throw gone(record.objectExpiresAt);
   }
   deps.log.info('payload fetched', { ...who, answer: 200, size: payload.bytes.length });
-  return { status: 200, headers: { 'content-type': record.contentType, ...headers }, body: payload.bytes.toString('base64'), base64: true };
+  return {
+    status: 200,
+    headers: { 'content-type': record.contentType, ...headers },
+    body: payload.bytes.toString('base64'),
+    base64: true,
+  };
 }
 
 function gone(expiredAt: number): KoerierError {
-  return new KoerierError(problem(410, 'payload-expired', 'Gone', `The data of this event was kept until ${new Date(expiredAt).toISOString()} and is gone.`));
+  return new KoerierError(
+    problem(
+      410,
+      'payload-expired',
+      'Gone',
+      `The data of this event was kept until ${new Date(expiredAt).toISOString()} and is gone.`,
+    ),
+  );
 }

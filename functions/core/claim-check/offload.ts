@@ -4,7 +4,15 @@
  */
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import { KoerierError, problems, type Problem } from '../http/problems.js';
-import { claimCheckAttributes, eventDataOf, payloadIdOf, payloadObjectKey, referencingEvent, PAYLOAD_PATH_PREFIX, digestOf } from './payload-reference.js';
+import {
+  claimCheckAttributes,
+  eventDataOf,
+  payloadIdOf,
+  payloadObjectKey,
+  referencingEvent,
+  PAYLOAD_PATH_PREFIX,
+  digestOf,
+} from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
 
 export interface OffloadSettings {
@@ -35,7 +43,10 @@ const REFERENCE_OVERHEAD_BYTES = 4096;
  * own attributes, and the 413 for an event with its own `dataref` too large to queue, or whose
  * attributes alone exceed a queue message (with or without data to move).
  */
-export function planOffload(events: readonly AcceptedEvent[], settings: Pick<OffloadSettings, 'inlineEventBytes' | 'maxQueuedEventBytes'>): number[] {
+export function planOffload(
+  events: readonly AcceptedEvent[],
+  settings: Pick<OffloadSettings, 'inlineEventBytes' | 'maxQueuedEventBytes'>,
+): number[] {
   const offload: number[] = [];
   for (const [index, event] of events.entries()) {
     const reserved = [claimCheckAttributes.digest, claimCheckAttributes.size].find((name) => name in event.attributes);
@@ -65,7 +76,10 @@ export function planOffload(events: readonly AcceptedEvent[], settings: Pick<Off
       );
     }
     // What stays in the queue: the attributes, the data URL and the two integrity attributes.
-    if (data === undefined || Buffer.byteLength(JSON.stringify(event.attributes)) + REFERENCE_OVERHEAD_BYTES > settings.maxQueuedEventBytes) {
+    if (
+      data === undefined ||
+      Buffer.byteLength(JSON.stringify(event.attributes)) + REFERENCE_OVERHEAD_BYTES > settings.maxQueuedEventBytes
+    ) {
       if (size <= settings.maxQueuedEventBytes) continue;
       throw refusal(
         problems.payloadTooLarge(

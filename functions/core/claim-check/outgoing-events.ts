@@ -5,7 +5,14 @@
  * otherwise by reference — and then the subscription's owner is recorded as a reader first, so
  * the fetch that follows is allowed (and nobody else's).
  */
-import { payloadReferenceOf, mayFitInline, rehydratedEvent, digestOf, payloadObjectKey, PAYLOAD_PATH_PREFIX } from './payload-reference.js';
+import {
+  payloadReferenceOf,
+  mayFitInline,
+  rehydratedEvent,
+  digestOf,
+  payloadObjectKey,
+  PAYLOAD_PATH_PREFIX,
+} from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger } from './ports.js';
 
 export interface OutgoingEventsDependencies {
@@ -46,7 +53,8 @@ export async function outgoingEvents(
         });
         // A missing object has expired: the reference goes out, and its fetch answers 410.
         if (payload !== undefined) {
-          if (digestOf(payload.bytes) !== reference.digest) throw new ClaimCheckUnavailableError('the claim-check object does not match its digest');
+          if (digestOf(payload.bytes) !== reference.digest)
+            throw new ClaimCheckUnavailableError('the claim-check object does not match its digest');
           const inline = rehydratedEvent(event, payload.bytes, payload.form);
           if (Buffer.byteLength(inline) <= limit && (deps.fits?.(inline) ?? true)) return inline;
         }
@@ -57,7 +65,9 @@ export async function outgoingEvents(
   );
   if (byReference.length > 0) {
     try {
-      await Promise.all([...new Set(byReference)].map((payloadId) => deps.ledger.addReaders(payloadId, [subscription.owner])));
+      await Promise.all(
+        [...new Set(byReference)].map((payloadId) => deps.ledger.addReaders(payloadId, [subscription.owner])),
+      );
     } catch (error) {
       throw new ClaimCheckUnavailableError(`the readers could not be recorded: ${String(error)}`);
     }
@@ -72,7 +82,9 @@ export async function outgoingEvents(
  */
 export function expectedOutgoingBytes(json: string, limit: number, publicBaseUrl: string): number {
   const prefix = `${publicBaseUrl}${PAYLOAD_PATH_PREFIX}`;
-  const reference = json.includes(prefix) ? payloadReferenceOf(JSON.parse(json) as Record<string, unknown>, prefix) : undefined;
+  const reference = json.includes(prefix)
+    ? payloadReferenceOf(JSON.parse(json) as Record<string, unknown>, prefix)
+    : undefined;
   return reference !== undefined && mayFitInline(reference, limit) ? reference.size : Buffer.byteLength(json);
 }
 
@@ -81,5 +93,7 @@ async function readObject(payloadId: string, deps: OutgoingEventsDependencies) {
   const payload = await deps.store.get(payloadObjectKey(payloadId));
   if (payload !== undefined) return payload;
   const record = await deps.ledger.get(payloadId);
-  return record === undefined || record.objectKey === payloadObjectKey(payloadId) ? undefined : deps.store.get(record.objectKey);
+  return record === undefined || record.objectKey === payloadObjectKey(payloadId)
+    ? undefined
+    : deps.store.get(record.objectKey);
 }

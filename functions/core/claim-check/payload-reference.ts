@@ -78,7 +78,17 @@ export interface PayloadContent {
  */
 export function payloadIdOf(source: string, id: string, content: PayloadContent): string {
   return createHash('sha256')
-    .update(JSON.stringify(['payload', source, id, content.digest, content.contentType, content.form ?? null, content.uploadId ?? null]))
+    .update(
+      JSON.stringify([
+        'payload',
+        source,
+        id,
+        content.digest,
+        content.contentType,
+        content.form ?? null,
+        content.uploadId ?? null,
+      ]),
+    )
     .digest('base64url');
 }
 
@@ -102,19 +112,31 @@ export function etagOf(digest: string): string {
 }
 
 /** The event's data as bytes, or undefined when it has none. `json` is a validated event's text. */
-export function eventDataOf(json: string, event: Record<string, unknown> = JSON.parse(json) as Record<string, unknown>): EventData | undefined {
+export function eventDataOf(
+  json: string,
+  event: Record<string, unknown> = JSON.parse(json) as Record<string, unknown>,
+): EventData | undefined {
   // Read as the stored and delivered event reads it: `"datacontenttype": null` is absent (JSON-1),
   // never a media type, which the ledger could not store (issue 36, item 11).
   const contentType = attributesOf(event)['datacontenttype'] as string | undefined;
   const base64 = event['data_base64'];
-  if (typeof base64 === 'string') return { bytes: Buffer.from(base64, 'base64'), form: 'base64', contentType: contentType ?? 'application/octet-stream' };
+  if (typeof base64 === 'string')
+    return {
+      bytes: Buffer.from(base64, 'base64'),
+      form: 'base64',
+      contentType: contentType ?? 'application/octet-stream',
+    };
   const data = event['data'];
   if (data === undefined || data === null) return undefined;
   if (typeof data === 'string' && contentType !== undefined && !isJsonMediaType(mediaTypeOf(contentType))) {
     return { bytes: Buffer.from(data, 'utf8'), form: 'text', contentType };
   }
   const [start, end] = memberValueSpan(json, 'data')!;
-  return { bytes: Buffer.from(json.slice(start, end), 'utf8'), form: 'json', contentType: contentType ?? 'application/json' };
+  return {
+    bytes: Buffer.from(json.slice(start, end), 'utf8'),
+    form: 'json',
+    contentType: contentType ?? 'application/json',
+  };
 }
 
 /**
@@ -134,7 +156,10 @@ export function referencingEvent(event: Record<string, unknown>, dataUrl: string
  * The reference a stored event carries when its data is in Koerier's claim check, or undefined
  * (inline data, or a producer's own `dataref`, CE-11, which Koerier never follows).
  */
-export function payloadReferenceOf(event: Record<string, unknown>, dataUrlPrefix: string): PayloadReference | undefined {
+export function payloadReferenceOf(
+  event: Record<string, unknown>,
+  dataUrlPrefix: string,
+): PayloadReference | undefined {
   const dataref = event['dataref'];
   const digest = event[claimCheckAttributes.digest];
   const size = event[claimCheckAttributes.size];

@@ -34,7 +34,11 @@ export interface ClaimCheckStore {
    * A URL that writes the object for `seconds`, only with exactly the promised size and checksum,
    * and the request headers that must go with it.
    */
-  presignedPutUrl(key: string, terms: UploadTerms, seconds: number): Promise<{ readonly url: string; readonly headers: Readonly<Record<string, string>> }>;
+  presignedPutUrl(
+    key: string,
+    terms: UploadTerms,
+    seconds: number,
+  ): Promise<{ readonly url: string; readonly headers: Readonly<Record<string, string>> }>;
   /** Whether the object exists with exactly this size and digest (false when absent). */
   matches(key: string, terms: Pick<UploadTerms, 'size' | 'digest'>): Promise<boolean>;
 }

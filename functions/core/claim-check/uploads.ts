@@ -11,7 +11,13 @@ import { jsonResponse, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
 import { UPLOAD_QUOTA_WINDOW_MS, uploadQuotaExceeded } from '../quotas/client-quotas.js';
 import { windowAt, type UsageWindow } from '../quotas/usage-window.js';
-import { claimCheckAttributes, payloadIdOf, uploadObjectKey, PAYLOAD_PATH_PREFIX, UPLOAD_PATH_PREFIX } from './payload-reference.js';
+import {
+  claimCheckAttributes,
+  payloadIdOf,
+  uploadObjectKey,
+  PAYLOAD_PATH_PREFIX,
+  UPLOAD_PATH_PREFIX,
+} from './payload-reference.js';
 import type { ClaimCheckStore, PayloadLedger, UploadTerms } from './ports.js';
 
 /** `koerierdatasize` is a CloudEvents Integer (signed 32 bits): no object may be larger. */
@@ -22,7 +28,8 @@ export const UPLOAD_URL_SECONDS = 900;
 export const UPLOAD_PUBLISH_WINDOW_MS = 24 * 3600 * 1000;
 
 const DIGEST = /^sha-256=:[A-Za-z0-9+/]{43}=:$/;
-const MEDIA_TYPE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=("[^"\\]*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+))*$/;
+const MEDIA_TYPE =
+  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=("[^"\\]*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+))*$/;
 
 export interface UploadDependencies {
   readonly store: Pick<ClaimCheckStore, 'presignedPutUrl' | 'matches'>;
@@ -45,9 +52,16 @@ export function parseUploadRequest(body: Buffer): { terms?: UploadTerms; issues:
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
-    return { issues: [{ rule: 'json', requirement: 'EDU-1', message: 'the body is a JSON object: {"size", "digest", "contenttype"}' }] };
+    return {
+      issues: [
+        { rule: 'json', requirement: 'EDU-1', message: 'the body is a JSON object: {"size", "digest", "contenttype"}' },
+      ],
+    };
   }
-  const fields = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
+  const fields = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<
+    string,
+    unknown
+  >;
   const issues: ValidationIssue[] = [];
   const { size, digest, contenttype } = fields;
   if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_UPLOAD_BYTES) {
@@ -59,22 +73,55 @@ export function parseUploadRequest(body: Buffer): { terms?: UploadTerms; issues:
     });
   }
   if (typeof digest !== 'string' || !DIGEST.test(digest)) {
-    issues.push({ attribute: 'digest', rule: 'format', requirement: 'EDU-1', message: 'digest is the SHA-256 of the object as sha-256=:<base64>: (RFC 9530)' });
+    issues.push({
+      attribute: 'digest',
+      rule: 'format',
+      requirement: 'EDU-1',
+      message: 'digest is the SHA-256 of the object as sha-256=:<base64>: (RFC 9530)',
+    });
   }
-  if (contenttype !== undefined && (typeof contenttype !== 'string' || contenttype.length > 256 || !MEDIA_TYPE.test(contenttype))) {
-    issues.push({ attribute: 'contenttype', rule: 'format', requirement: 'EDU-1', message: 'contenttype is a media type (RFC 9110), at most 256 characters' });
+  if (
+    contenttype !== undefined &&
+    (typeof contenttype !== 'string' || contenttype.length > 256 || !MEDIA_TYPE.test(contenttype))
+  ) {
+    issues.push({
+      attribute: 'contenttype',
+      rule: 'format',
+      requirement: 'EDU-1',
+      message: 'contenttype is a media type (RFC 9110), at most 256 characters',
+    });
   }
   const unknown = Object.keys(fields).filter((name) => !['size', 'digest', 'contenttype'].includes(name));
   for (const name of unknown.slice(0, 10))
-    issues.push({ attribute: name.slice(0, 64), rule: 'unknown', requirement: 'EDU-1', message: 'not a member of an upload request' });
+    issues.push({
+      attribute: name.slice(0, 64),
+      rule: 'unknown',
+      requirement: 'EDU-1',
+      message: 'not a member of an upload request',
+    });
   if (issues.length > 0) return { issues };
-  return { terms: { size: size as number, digest: digest as string, contentType: (contenttype as string | undefined) ?? 'application/octet-stream' }, issues };
+  return {
+    terms: {
+      size: size as number,
+      digest: digest as string,
+      contentType: (contenttype as string | undefined) ?? 'application/octet-stream',
+    },
+    issues,
+  };
 }
 
 /** POST /payloads: a presigned PUT for exactly the promised object, and the `dataref` to publish it with. Throws the 400 for an invalid request. */
 export async function grantUpload(body: Buffer, publisher: string, deps: UploadDependencies): Promise<HttpResponse> {
   const { terms, issues } = parseUploadRequest(body);
-  if (!terms) throw new KoerierError(problems.badRequest('invalid-upload', 'Invalid upload request', 'The upload request is not valid; see errors.', issues));
+  if (!terms)
+    throw new KoerierError(
+      problems.badRequest(
+        'invalid-upload',
+        'Invalid upload request',
+        'The upload request is not valid; see errors.',
+        issues,
+      ),
+    );
   const uploadId = randomUUID();
   const now = deps.now();
   const uncount = await countUpload(terms.size, publisher, now, deps);
@@ -103,7 +150,12 @@ export async function grantUpload(body: Buffer, publisher: string, deps: UploadD
  * quota). A conditional add, so grants at once in many containers never pass the quota together.
  * Answers how to take them off again.
  */
-async function countUpload(size: number, publisher: string, now: number, deps: UploadDependencies): Promise<() => Promise<void>> {
+async function countUpload(
+  size: number,
+  publisher: string,
+  now: number,
+  deps: UploadDependencies,
+): Promise<() => Promise<void>> {
   const { quota } = deps;
   if (!quota) return async () => undefined;
   const window = windowAt(now, UPLOAD_QUOTA_WINDOW_MS);
@@ -119,7 +171,11 @@ async function countUpload(size: number, publisher: string, now: number, deps: U
  * publisher's, not past its window, and its object has exactly the promised size and digest.
  * Throws the 400 otherwise (`upload-with-data`, `upload-unknown`, `upload-incomplete`).
  */
-export async function resolveUploads(events: readonly AcceptedEvent[], publisher: string, deps: UploadDependencies): Promise<AcceptedEvent[]> {
+export async function resolveUploads(
+  events: readonly AcceptedEvent[],
+  publisher: string,
+  deps: UploadDependencies,
+): Promise<AcceptedEvent[]> {
   const prefix = `${deps.publicBaseUrl}${UPLOAD_PATH_PREFIX}`;
   const result = [...events];
   for (const [index, event] of events.entries()) {
@@ -129,7 +185,11 @@ export async function resolveUploads(events: readonly AcceptedEvent[], publisher
     const parsed = JSON.parse(event.json) as Record<string, unknown>;
     if ('data' in parsed || 'data_base64' in parsed) {
       throw new KoerierError({
-        ...problems.badRequest('upload-with-data', 'Upload and data', 'An event that refers to an upload carries no data of its own.'),
+        ...problems.badRequest(
+          'upload-with-data',
+          'Upload and data',
+          'An event that refers to an upload carries no data of its own.',
+        ),
         ...at,
       });
     }
@@ -137,7 +197,11 @@ export async function resolveUploads(events: readonly AcceptedEvent[], publisher
     const upload = /^[0-9a-f-]{36}$/.test(uploadId) ? await deps.ledger.getUpload(uploadId) : undefined;
     if (!upload || upload.publisher !== publisher || deps.now() > upload.expiresAt) {
       throw new KoerierError({
-        ...problems.badRequest('upload-unknown', 'Unknown upload', `No upload of this client is waiting at ${dataref.slice(0, 200)}.`),
+        ...problems.badRequest(
+          'upload-unknown',
+          'Unknown upload',
+          `No upload of this client is waiting at ${dataref.slice(0, 200)}.`,
+        ),
         ...at,
       });
     }

@@ -91,7 +91,12 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
     if (name === DATA_BASE64) {
       hasDataBase64 = true;
       if (v !== null && (typeof v !== 'string' || !isBase64(v))) {
-        issues.error(DATA_BASE64, 'base64', 'JSON-2', 'data_base64 must be a string of base64-encoded bytes (RFC 4648, with padding).');
+        issues.error(
+          DATA_BASE64,
+          'base64',
+          'JSON-2',
+          'data_base64 must be a string of base64-encoded bytes (RFC 4648, with padding).',
+        );
       }
       continue;
     }
@@ -109,7 +114,12 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
         continue;
       }
       if (!printableStrings && !isCloudEventsString(v)) {
-        issues.error(name, 'string-characters', 'CE-2', `${name} contains control characters, Unicode noncharacters or unpaired surrogates.`);
+        issues.error(
+          name,
+          'string-characters',
+          'CE-2',
+          `${name} contains control characters, Unicode noncharacters or unpaired surrogates.`,
+        );
       }
       checkKnownAttribute(name, v, issues);
       attributes[name] = v;
@@ -167,15 +177,31 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
     );
   }
   if (sequenceType !== undefined && sequence === undefined) {
-    issues.warning('sequencetype', 'sequence-missing', 'CE-12', 'sequencetype is set but there is no sequence for it to describe.');
+    issues.warning(
+      'sequencetype',
+      'sequence-missing',
+      'CE-12',
+      'sequencetype is set but there is no sequence for it to describe.',
+    );
   }
 
   if (hasData && hasDataBase64) {
     issues.error(DATA, 'data-exclusive', 'JSON-2', 'An event carries either data or data_base64, never both.');
   }
   const contentType = attributes['datacontenttype'];
-  if (hasData && event[DATA] !== null && typeof contentType === 'string' && typeof event[DATA] !== 'string' && !isJsonContentType(contentType)) {
-    issues.warning(DATA, 'data-representation', 'JSON-2', `datacontenttype '${contentType}' is not JSON, so data should be a JSON string.`);
+  if (
+    hasData &&
+    event[DATA] !== null &&
+    typeof contentType === 'string' &&
+    typeof event[DATA] !== 'string' &&
+    !isJsonContentType(contentType)
+  ) {
+    issues.warning(
+      DATA,
+      'data-representation',
+      'JSON-2',
+      `datacontenttype '${contentType}' is not JSON, so data should be a JSON string.`,
+    );
   }
   return attributes;
 }
@@ -183,7 +209,12 @@ export function checkEvent(value: unknown, issues: IssueCollector, printableStri
 /** CE-1 for an extension's name: reported when invalid, warned about when long; whether it is valid. */
 function checkExtensionName(name: string, issues: IssueCollector): boolean {
   if (!isAttributeName(name)) {
-    issues.error(name, 'attribute-name', 'CE-1', `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`);
+    issues.error(
+      name,
+      'attribute-name',
+      'CE-1',
+      `Attribute name '${printable(name)}' may only use the characters a-z and 0-9.`,
+    );
     return false;
   }
   if (name.length > MAX_RECOMMENDED_NAME_LENGTH) {
@@ -205,19 +236,40 @@ function checkKnownAttribute(name: string, v: string, issues: IssueCollector): v
     case 'source':
       if (v === '') issues.error(name, 'non-empty', 'CE-4', 'source must be a non-empty URI-reference.');
       else if (!isUriReference(v))
-        issues.error(name, 'uri-reference', 'CE-4', 'source must be a URI-reference (RFC 3986 §4.1); non-ASCII characters and spaces must be percent-encoded.');
+        issues.error(
+          name,
+          'uri-reference',
+          'CE-4',
+          'source must be a URI-reference (RFC 3986 §4.1); non-ASCII characters and spaces must be percent-encoded.',
+        );
       else if (!isNldUrn(v))
-        issues.warning(name, 'nld-urn', 'CE-4', "The NL GOV profile recommends a URN in the 'nld' namespace as source, e.g. urn:nld:oin:<OIN>:systeem:<name>.");
+        issues.warning(
+          name,
+          'nld-urn',
+          'CE-4',
+          "The NL GOV profile recommends a URN in the 'nld' namespace as source, e.g. urn:nld:oin:<OIN>:systeem:<name>.",
+        );
       return;
     case 'specversion':
-      if (v !== '1.0') issues.error(name, 'specversion', 'CE-5', `Koerier accepts CloudEvents specversion '1.0' only, got '${printable(v)}'.`);
+      if (v !== '1.0')
+        issues.error(
+          name,
+          'specversion',
+          'CE-5',
+          `Koerier accepts CloudEvents specversion '1.0' only, got '${printable(v)}'.`,
+        );
       return;
     case 'type':
       checkType(v, issues);
       return;
     case 'datacontenttype':
       if (!isMediaType(v)) {
-        issues.error(name, 'media-type', 'CE-7', `datacontenttype '${printable(v)}' is not an RFC 2046 media type (type/subtype with optional parameters).`);
+        issues.error(
+          name,
+          'media-type',
+          'CE-7',
+          `datacontenttype '${printable(v)}' is not an RFC 2046 media type (type/subtype with optional parameters).`,
+        );
       } else if (!isJsonContentType(v)) {
         // NL profile §3.4.1.1: "JSON-format SHOULD be used".
         issues.warning(name, 'json-preferred', 'CE-7', 'The NL GOV profile recommends JSON as the data format.');
@@ -249,7 +301,8 @@ function checkKnownAttribute(name: string, v: string, issues: IssueCollector): v
         );
       return;
     case 'dataref':
-      if (!isUriReference(v)) issues.error(name, 'uri-reference', 'CE-11', 'dataref must be a URI-reference (RFC 3986 §4.1).');
+      if (!isUriReference(v))
+        issues.error(name, 'uri-reference', 'CE-11', 'dataref must be a URI-reference (RFC 3986 §4.1).');
       return;
     case 'sequence':
       if (v === '') issues.error(name, 'non-empty', 'CE-12', 'sequence must be a non-empty string.');

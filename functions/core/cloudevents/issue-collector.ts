@@ -43,7 +43,8 @@ export class IssueCollector {
   }
 
   private issue(attribute: string | undefined, rule: string, requirement: string, message: string): ValidationIssue {
-    const issue: ValidationIssue = attribute === undefined ? { rule, requirement, message } : { attribute, rule, requirement, message };
+    const issue: ValidationIssue =
+      attribute === undefined ? { rule, requirement, message } : { attribute, rule, requirement, message };
     return this.index === undefined ? issue : { ...issue, index: this.index };
   }
 }

@@ -72,7 +72,8 @@ function skipNestedByPattern(text: string, i: number): number {
 function skipValue(text: string, i: number): number {
   const first = text.charCodeAt(i);
   if (first === QUOTE) return skipString(text, i);
-  if ((first === OPEN_BRACE || first === OPEN_BRACKET) && text.length <= PATTERN_SKIP_MAX_LENGTH) return skipNestedByPattern(text, i);
+  if ((first === OPEN_BRACE || first === OPEN_BRACKET) && text.length <= PATTERN_SKIP_MAX_LENGTH)
+    return skipNestedByPattern(text, i);
   if (first === OPEN_BRACE || first === OPEN_BRACKET) {
     let depth = 0;
     for (;;) {

@@ -108,7 +108,8 @@ export function jsonValueEnd(text: string, start: number): number | undefined {
       }
       if (c !== COMMA) return undefined;
       i = skipWhitespace(text, i + 1);
-      if (closers[closers.length - 1] === OPEN_BRACE + CLOSING_OFFSET && (i = afterMemberName(text, i)) === -1) return undefined;
+      if (closers[closers.length - 1] === OPEN_BRACE + CLOSING_OFFSET && (i = afterMemberName(text, i)) === -1)
+        return undefined;
       const end = afterShallowValue(text, i);
       if (end === -1) break;
       i = end;

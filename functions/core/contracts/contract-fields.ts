@@ -17,7 +17,8 @@ export function optional<K extends string, V>(key: K, value: V | undefined): { [
 
 export function textOf(value: unknown, member: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length > MAX_TEXT) throw invalidContract(`${member} is a string of at most ${MAX_TEXT} characters.`);
+  if (typeof value !== 'string' || value.length > MAX_TEXT)
+    throw invalidContract(`${member} is a string of at most ${MAX_TEXT} characters.`);
   withoutControlCharacters(value, member, true);
   return value;
 }
@@ -28,7 +29,8 @@ export function contactOf(value: unknown, member: string): ContactPoint | undefi
   const shape = `${member} is {name, email?, url?} with an e-mail address or a URL (EDU-22).`;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidContract(shape);
   const { name, email, url, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || typeof name !== 'string' || name.length > MAX_TEXT || name.trim() === '') throw invalidContract(shape);
+  if (Object.keys(rest).length > 0 || typeof name !== 'string' || name.length > MAX_TEXT || name.trim() === '')
+    throw invalidContract(shape);
   withoutControlCharacters(name, `${member}.name`);
   if (email !== undefined) {
     if (typeof email !== 'string' || email.length > MAX_EMAIL)
@@ -37,7 +39,8 @@ export function contactOf(value: unknown, member: string): ContactPoint | undefi
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalidContract(`${member}.email is an e-mail address.`);
   }
   if (url !== undefined) {
-    if (typeof url !== 'string' || url.length > MAX_TEXT) throw invalidContract(`${member}.url is an http(s) URL of at most ${MAX_TEXT} characters.`);
+    if (typeof url !== 'string' || url.length > MAX_TEXT)
+      throw invalidContract(`${member}.url is an http(s) URL of at most ${MAX_TEXT} characters.`);
     withoutControlCharacters(url, `${member}.url`);
     if (!/^https?:\/\/\S+$/.test(url)) throw invalidContract(`${member}.url is an http(s) URL.`);
   }
@@ -47,12 +50,17 @@ export function contactOf(value: unknown, member: string): ContactPoint | undefi
 
 /** Control characters (C0, DEL, C1): a terminal takes ESC and CSI as commands. A description may hold tabs and line breaks. */
 function withoutControlCharacters(text: string, member: string, allowLineBreaks = false): void {
-  // eslint-disable-next-line no-control-regex
-  const control = allowLineBreaks ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/ : /[\u0000-\u001f\u007f-\u009f]/;
+  /* eslint-disable no-control-regex -- finding control characters is the point */
+  const control = allowLineBreaks
+    ? /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/
+    : /[\u0000-\u001f\u007f-\u009f]/;
+  /* eslint-enable no-control-regex */
   const found = control.exec(text);
   if (found) {
     const code = `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    throw invalidContract(`${member} holds a control character (${code} at position ${found.index}); control characters are refused (issue 28).`);
+    throw invalidContract(
+      `${member} holds a control character (${code} at position ${found.index}); control characters are refused (issue 28).`,
+    );
   }
 }
 

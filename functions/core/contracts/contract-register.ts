@@ -8,7 +8,14 @@ import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import type { PublishGrants } from '../auth/publish-grants.js';
 import type { Log } from '../ports/log.js';
-import { compareVersions, mayMaintain, statusMoves, type ContractBinding, type ContractRecord, type VersionRecord } from './contract.js';
+import {
+  compareVersions,
+  mayMaintain,
+  statusMoves,
+  type ContractBinding,
+  type ContractRecord,
+  type VersionRecord,
+} from './contract.js';
 import * as http from './http-mapping.js';
 import { ContractChangedError, type ContractConsumers, type ContractLifecycleHook } from './ports.js';
 import { publishVersion, type PublishDependencies } from './publish-version.js';
@@ -28,7 +35,9 @@ export class ContractRegister {
 
   async list(): Promise<HttpResponse> {
     const contracts = await this.deps.store.listContracts();
-    return jsonResponse(200, { contracts: contracts.sort((a, b) => a.name.localeCompare(b.name)).map((contract) => this.contractView(contract)) });
+    return jsonResponse(200, {
+      contracts: contracts.sort((a, b) => a.name.localeCompare(b.name)).map((contract) => this.contractView(contract)),
+    });
   }
 
   /**
@@ -40,14 +49,24 @@ export class ContractRegister {
   async read(principal: Principal, name: string): Promise<HttpResponse> {
     const contract = await this.contract(name);
     const versions = await this.sortedVersions(name);
-    const everyConsumer = await this.deps.consumers.consumersOf([...new Set(versions.flatMap((version) => version.eventTypes))]);
-    const consumers = hasScope(principal, scopes.admin) ? everyConsumer : everyConsumer.filter((consumer) => consumer.owner === principal.clientId);
-    return jsonResponse(200, { ...this.contractView(contract), versions: versions.map((version) => this.versionView(version)), consumers });
+    const everyConsumer = await this.deps.consumers.consumersOf([
+      ...new Set(versions.flatMap((version) => version.eventTypes)),
+    ]);
+    const consumers = hasScope(principal, scopes.admin)
+      ? everyConsumer
+      : everyConsumer.filter((consumer) => consumer.owner === principal.clientId);
+    return jsonResponse(200, {
+      ...this.contractView(contract),
+      versions: versions.map((version) => this.versionView(version)),
+      consumers,
+    });
   }
 
   async versions(name: string): Promise<HttpResponse> {
     await this.contract(name);
-    return jsonResponse(200, { versions: (await this.sortedVersions(name)).map((version) => this.versionView(version)) });
+    return jsonResponse(200, {
+      versions: (await this.sortedVersions(name)).map((version) => this.versionView(version)),
+    });
   }
 
   async version(name: string, version: string): Promise<HttpResponse> {
@@ -104,19 +123,30 @@ export class ContractRegister {
     const current = await this.maintained(principal, name);
     const next: ContractRecord = { ...current, ...patch, updatedAt: this.now(), updatedBy: principal.clientId };
     await this.saved(() => this.deps.store.saveContract(next, current));
-    this.deps.log.info('contract metadata changed', { contract: name, by: principal.clientId, members: Object.keys(patch) });
+    this.deps.log.info('contract metadata changed', {
+      contract: name,
+      by: principal.clientId,
+      members: Object.keys(patch),
+    });
     return jsonResponse(200, this.contractView(next));
   }
 
   /** Status, sunset and event types; a deprecation tells the consumers through the lifecycle hook. */
-  async changeVersion(principal: Principal, name: string, version: string, request: HttpRequest): Promise<HttpResponse> {
+  async changeVersion(
+    principal: Principal,
+    name: string,
+    version: string,
+    request: HttpRequest,
+  ): Promise<HttpResponse> {
     const patch = http.readVersionPatch(request);
     await this.maintained(principal, name);
     const current = await this.versionRecord(name, version);
     const status = patch.status ?? current.status;
-    if (status !== current.status && !statusMoves[current.status].includes(status)) throw http.statusMoveRefused(current.status, status);
+    if (status !== current.status && !statusMoves[current.status].includes(status))
+      throw http.statusMoveRefused(current.status, status);
     const sunset = patch.sunset ?? (status === 'deprecated' ? current.sunset : undefined);
-    if (status === 'deprecated' && sunset === undefined) throw http.invalidContract('A deprecated version needs a sunset date (RFC 3339).');
+    if (status === 'deprecated' && sunset === undefined)
+      throw http.invalidContract('A deprecated version needs a sunset date (RFC 3339).');
     const { sunset: _previousSunset, ...kept } = current;
     const at = this.now();
     const next: VersionRecord = {
@@ -168,13 +198,17 @@ export class ContractRegister {
     if (!operator && !(await this.isPublisher(principal))) throw http.notAPublisher(principal.clientId);
     const boundType = await this.rebindable(principal, type);
     if (contract.kind !== 'asyncapi-data')
-      throw http.notBindable(`Contract "${contract.name}" is an OpenAPI webhook contract; event data follows an AsyncAPI message.`);
+      throw http.notBindable(
+        `Contract "${contract.name}" is an OpenAPI webhook contract; event data follows an AsyncAPI message.`,
+      );
     const version = await this.versionRecord(input.contract, input.version);
-    if (version.status === 'retired') throw http.notBindable(`Version ${version.version} of "${contract.name}" is retired.`);
+    if (version.status === 'retired')
+      throw http.notBindable(`Version ${version.version} of "${contract.name}" is retired.`);
     const withPayload = version.messages.filter((message) => message.hasPayload);
     const message = input.message
       ? withPayload.find((candidate) => candidate.id === input.message)
-      : (withPayload.find((candidate) => candidate.name === type) ?? (withPayload.length === 1 ? withPayload[0] : undefined));
+      : (withPayload.find((candidate) => candidate.name === type) ??
+        (withPayload.length === 1 ? withPayload[0] : undefined));
     if (!message) {
       throw http.notBindable(
         `Name the message whose payload the event's data follows: one of ${withPayload.map((candidate) => candidate.id).join(', ') || '(none with a payload)'}.`,
@@ -186,7 +220,9 @@ export class ContractRegister {
       version: version.version,
       message: message.id,
       mode: input.mode,
-      ...(operator ? { scope: 'every-publisher' as const } : { scope: 'publisher' as const, publisher: principal.clientId }),
+      ...(operator
+        ? { scope: 'every-publisher' as const }
+        : { scope: 'publisher' as const, publisher: principal.clientId }),
       updatedAt: this.now(),
       updatedBy: principal.clientId,
     };
@@ -203,7 +239,8 @@ export class ContractRegister {
   }
 
   async unbind(principal: Principal, type: string): Promise<HttpResponse> {
-    if (!(await this.deps.store.deleteBinding(await this.rebindable(principal, type)))) throw http.bindingNotFound(type);
+    if (!(await this.deps.store.deleteBinding(await this.rebindable(principal, type))))
+      throw http.bindingNotFound(type);
     this.deps.log.info('contract unbound from event type', { type, by: principal.clientId });
     return { status: 204, headers: {}, body: '' };
   }
@@ -213,7 +250,10 @@ export class ContractRegister {
   }
 
   private versionView(version: VersionRecord): Record<string, unknown> {
-    return { ...version, document: `${this.deps.baseUrl}/contracts/${version.contract}/versions/${version.version}/document` };
+    return {
+      ...version,
+      document: `${this.deps.baseUrl}/contracts/${version.contract}/versions/${version.version}/document`,
+    };
   }
 
   /**

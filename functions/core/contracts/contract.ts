@@ -51,7 +51,9 @@ export function mayMaintain(
   principal: { readonly clientId: string; readonly scopes: ReadonlySet<string> },
   contract: Pick<ContractRecord, 'maintainer'>,
 ): boolean {
-  return principal.scopes.has('admin') || contract.maintainer === undefined || contract.maintainer === principal.clientId;
+  return (
+    principal.scopes.has('admin') || contract.maintainer === undefined || contract.maintainer === principal.clientId
+  );
 }
 
 /** One message of an AsyncAPI document, as the register knows it; its payload schema is in the documents store. */

@@ -75,7 +75,9 @@ export class DataContracts {
     this.reading ??= this.deps.store
       .listBindings()
       .then((list) => {
-        const bindings = new Map(list.filter((binding) => binding.mode !== 'off').map((binding) => [binding.type, binding]));
+        const bindings = new Map(
+          list.filter((binding) => binding.mode !== 'off').map((binding) => [binding.type, binding]),
+        );
         this.cached = { bindings, readAt: now };
         // Compiled now, ahead of the events that need them; a failure is logged and tried again on the next event of the type.
         for (const binding of bindings.values()) {
@@ -108,7 +110,11 @@ export class DataContracts {
     return { violations, warnings };
   }
 
-  private async findings(event: AcceptedEvent, binding: ContractBinding, index: number | undefined): Promise<DataContractFinding[]> {
+  private async findings(
+    event: AcceptedEvent,
+    binding: ContractBinding,
+    index: number | undefined,
+  ): Promise<DataContractFinding[]> {
     const contract = `${binding.contract}@${binding.version}#${binding.message}`;
     const at = (pointer: string, rule: string, message: string): DataContractFinding => ({
       ...(index === undefined ? {} : { index }),
@@ -118,17 +124,25 @@ export class DataContracts {
       contract,
     });
     const validate = this.compiled.get(contract) ?? (await this.validatorFor(binding));
-    if (!validate) return [at('/data', 'contract-unavailable', `the payload schema of ${contract} is not in the register`)];
+    if (!validate)
+      return [at('/data', 'contract-unavailable', `the payload schema of ${contract} is not in the register`)];
     if ('refusal' in validate) return [at('/data', validate.refusal.rule, `${contract}: ${validate.refusal.message}`)];
     const parsed = JSON.parse(event.json) as Record<string, unknown>;
     if (!Object.hasOwn(parsed, 'data')) {
-      if (typeof parsed['dataref'] === 'string') return [at('/dataref', 'data-by-reference', 'data sent by reference is not checked against the contract')];
+      if (typeof parsed['dataref'] === 'string')
+        return [at('/dataref', 'data-by-reference', 'data sent by reference is not checked against the contract')];
       return [
-        at(Object.hasOwn(parsed, 'data_base64') ? '/data_base64' : '/data', 'data-not-json', 'the contract describes JSON data, and this event has none'),
+        at(
+          Object.hasOwn(parsed, 'data_base64') ? '/data_base64' : '/data',
+          'data-not-json',
+          'the contract describes JSON data, and this event has none',
+        ),
       ];
     }
     if (validate(parsed['data'])) return [];
-    return (validate.errors ?? []).slice(0, MAX_VIOLATIONS_PER_EVENT).map((error) => at(pointerOf(error), error.keyword, messageOf(error)));
+    return (validate.errors ?? [])
+      .slice(0, MAX_VIOLATIONS_PER_EVENT)
+      .map((error) => at(pointerOf(error), error.keyword, messageOf(error)));
   }
 
   private validatorFor(binding: ContractBinding): Promise<Validator | undefined> {
@@ -158,13 +172,20 @@ export class DataContracts {
     const tooLarge = expansionRefusal(schema, PAYLOAD_CAP, 'the payload schema');
     if (tooLarge) return { refusal: { rule: 'contract-too-large', message: tooLarge } };
     // Compiled outside Ajv's own cache (keyed by the schema object): this map decides how long it lives.
-    const { $schema: _dialect, $id: _id, ...body } = (typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
+    const {
+      $schema: _dialect,
+      $id: _id,
+      ...body
+    } = (typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
     const ajv = await (this.ajv ??= loadAjv());
     try {
       return ajv.compile(typeof schema === 'boolean' ? schema : body);
     } catch (error) {
       return {
-        refusal: { rule: 'contract-uncompilable', message: `the payload schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}` },
+        refusal: {
+          rule: 'contract-uncompilable',
+          message: `the payload schema cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
+        },
       };
     }
   }
@@ -176,11 +197,18 @@ type Validator = ValidateFunction | { readonly refusal: { readonly rule: string;
 async function loadAjv(): Promise<Ajv> {
   // Both are CommonJS, so only their default export is there in every host: the bundles put each in a chunk of its own, which
   // exports `module.exports` as its default and nothing by name. Ajv's `module.exports` is the class, which has `.Ajv` too.
-  const [{ default: ajv }, formats, { linearRegExpEngine }] = await Promise.all([import('ajv'), import('ajv-formats'), import('./linear-patterns.js')]);
+  const [{ default: ajv }, formats, { linearRegExpEngine }] = await Promise.all([
+    import('ajv'),
+    import('ajv-formats'),
+    import('./linear-patterns.js'),
+  ]);
   const { Ajv } = ajv;
   // ajv-formats' default export arrives as the module under Node's ESM interop and in a chunk, as the function when esbuild inlines it.
-  const addFormats = ((formats.default as unknown as { default?: FormatsPlugin }).default ?? formats.default) as unknown as FormatsPlugin;
-  return addFormats(new Ajv({ allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExpEngine } }));
+  const addFormats = ((formats.default as unknown as { default?: FormatsPlugin }).default ??
+    formats.default) as unknown as FormatsPlugin;
+  return addFormats(
+    new Ajv({ allErrors: true, strict: false, validateFormats: true, code: { regExp: linearRegExpEngine } }),
+  );
 }
 
 /** Where in the event: `/data` and the instance path, with the missing member for `required`. */
@@ -196,6 +224,7 @@ function pointerOf(error: ErrorObject): string {
 
 function messageOf(error: ErrorObject): string {
   if (error.keyword === 'required') return 'is required';
-  if (error.keyword === 'enum') return `must be one of ${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)}`;
+  if (error.keyword === 'enum')
+    return `must be one of ${JSON.stringify((error.params as { allowedValues?: unknown }).allowedValues)}`;
   return error.message ?? error.keyword;
 }

@@ -43,10 +43,16 @@ export function defaultDocumentMediaType(kind: ContractKind, text: string): stri
 }
 
 /** The media type a document is published in: the one declared (`mediaType`), else the default; or why it is refused. */
-export function publishedMediaType(kind: ContractKind, document: string | object, declared: unknown): string | { readonly refused: string } {
+export function publishedMediaType(
+  kind: ContractKind,
+  document: string | object,
+  declared: unknown,
+): string | { readonly refused: string } {
   if (declared === undefined) return defaultDocumentMediaType(kind, typeof document === 'string' ? document : '{');
   const known = typeof declared === 'string' ? knownDocumentMediaType(declared) : undefined;
-  if (known === undefined) return { refused: `mediaType is the document's media type, one of ${DOCUMENT_MEDIA_TYPES.join(', ')}.` };
-  if (typeof document !== 'string' && syntaxOf(known) === 'yaml') return { refused: 'A YAML document is sent as its text: document is a string.' };
+  if (known === undefined)
+    return { refused: `mediaType is the document's media type, one of ${DOCUMENT_MEDIA_TYPES.join(', ')}.` };
+  if (typeof document !== 'string' && syntaxOf(known) === 'yaml')
+    return { refused: 'A YAML document is sent as its text: document is a string.' };
   return known;
 }

@@ -62,12 +62,17 @@ export interface BindingInput {
 
 export function checkedName(name: string): string {
   if (!CONTRACT_NAME.test(name))
-    throw invalidContract('A contract name is 1 to 128 characters: lower-case letters, digits, "." and "-", starting and ending with a letter or digit.');
+    throw invalidContract(
+      'A contract name is 1 to 128 characters: lower-case letters, digits, "." and "-", starting and ending with a letter or digit.',
+    );
   return name;
 }
 
 export function checkedVersion(version: string): string {
-  if (!isSemver(version)) throw invalidContract(`"${version.slice(0, 64)}" is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease).`);
+  if (!isSemver(version))
+    throw invalidContract(
+      `"${version.slice(0, 64)}" is not a semantic version (MAJOR.MINOR.PATCH, optionally -prerelease).`,
+    );
   return version;
 }
 
@@ -80,18 +85,31 @@ export function checkedType(type: string): string {
 }
 
 export function readPublishInput(request: HttpRequest): PublishInput {
-  const fields = jsonObjectOf(request, ['kind', 'description', 'owner', 'contact', 'status', 'sunset', 'eventTypes', 'document', 'mediaType']);
+  const fields = jsonObjectOf(request, [
+    'kind',
+    'description',
+    'owner',
+    'contact',
+    'status',
+    'sunset',
+    'eventTypes',
+    'document',
+    'mediaType',
+  ]);
   const kind = oneOf(fields['kind'], contractKinds, 'kind');
   if (kind === undefined) throw invalidContract(`kind is required: ${contractKinds.join(' or ')}.`);
   const document = fields['document'];
   if (document === undefined || document === null || (typeof document !== 'string' && typeof document !== 'object')) {
-    throw invalidContract('document is required: the OpenAPI or AsyncAPI document, as a JSON object or as its text (JSON or YAML).');
+    throw invalidContract(
+      'document is required: the OpenAPI or AsyncAPI document, as a JSON object or as its text (JSON or YAML).',
+    );
   }
   const mediaType = publishedMediaType(kind, document, fields['mediaType']);
   if (typeof mediaType !== 'string') throw invalidContract(mediaType.refused);
   const status = oneOf(fields['status'], versionStatuses, 'status') ?? 'active';
   const sunset = sunsetOf(fields['sunset']);
-  if (status === 'deprecated' && sunset === undefined) throw invalidContract('A deprecated version needs a sunset date (RFC 3339).');
+  if (status === 'deprecated' && sunset === undefined)
+    throw invalidContract('A deprecated version needs a sunset date (RFC 3339).');
   return {
     kind,
     ...optional('description', textOf(fields['description'], 'description')),
@@ -127,40 +145,60 @@ export function readBindingInput(request: HttpRequest): BindingInput {
   const fields = jsonObjectOf(request, ['contract', 'version', 'message', 'mode']);
   const mode = oneOf(fields['mode'], validationModes, 'mode');
   if (typeof fields['contract'] !== 'string' || typeof fields['version'] !== 'string' || mode === undefined) {
-    throw invalidContract(`A binding names contract, version and mode (${validationModes.join(', ')}), and optionally the message.`);
+    throw invalidContract(
+      `A binding names contract, version and mode (${validationModes.join(', ')}), and optionally the message.`,
+    );
   }
   const message = fields['message'];
   if (message !== undefined && (typeof message !== 'string' || message.length > MAX_TEXT))
     throw invalidContract('message is the id of a message of the document.');
-  return { contract: checkedName(fields['contract']), version: checkedVersion(fields['version']), ...optional('message', message as string | undefined), mode };
+  return {
+    contract: checkedName(fields['contract']),
+    version: checkedVersion(fields['version']),
+    ...optional('message', message as string | undefined),
+    mode,
+  };
 }
 
 function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<string, unknown> {
-  if (mediaTypeOf(request.headers['content-type']) !== 'application/json') throw new KoerierError(problems.unsupportedMediaType('Send application/json.'));
-  if (request.body.length > MAX_JSON_BODY_BYTES) throw new KoerierError(problems.payloadTooLarge(`A request body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
+  if (mediaTypeOf(request.headers['content-type']) !== 'application/json')
+    throw new KoerierError(problems.unsupportedMediaType('Send application/json.'));
+  if (request.body.length > MAX_JSON_BODY_BYTES)
+    throw new KoerierError(problems.payloadTooLarge(`A request body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
   const text = request.body.toString('utf8');
-  if (jsonNestingDepth(text, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH) throw invalidContract(`Objects and arrays nest at most ${MAX_DOCUMENT_DEPTH} levels.`);
+  if (jsonNestingDepth(text, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH)
+    throw invalidContract(`Objects and arrays nest at most ${MAX_DOCUMENT_DEPTH} levels.`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new KoerierError(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'));
+    throw new KoerierError(
+      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
+    );
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidContract('The body is a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidContract('The body is a JSON object.');
   const unknown = Object.keys(body).filter((name) => !members.includes(name));
-  if (unknown.length > 0) throw invalidContract(`Unknown member(s): ${unknown.join(', ')}; expected ${members.join(', ')}.`);
+  if (unknown.length > 0)
+    throw invalidContract(`Unknown member(s): ${unknown.join(', ')}; expected ${members.join(', ')}.`);
   return body as Record<string, unknown>;
 }
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], member: string): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !allowed.includes(value as T)) throw invalidContract(`${member} is one of ${allowed.join(', ')}.`);
+  if (typeof value !== 'string' || !allowed.includes(value as T))
+    throw invalidContract(`${member} is one of ${allowed.join(', ')}.`);
   return value as T;
 }
 
 function sunsetOf(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.length > 64 || !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) || Number.isNaN(Date.parse(value))) {
+  if (
+    typeof value !== 'string' ||
+    value.length > 64 ||
+    !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) ||
+    Number.isNaN(Date.parse(value))
+  ) {
     throw invalidContract('sunset is an RFC 3339 date or date-time.');
   }
   return new Date(Date.parse(value)).toISOString();
@@ -175,7 +213,10 @@ function typesOf(value: unknown): string[] | undefined {
 }
 
 /** Issue 14 item 2: the parser's findings, each as an issue naming where in the document. */
-export function invalidDocument(kind: ContractKind, findings: readonly { message: string; path?: string; rule?: string }[]): KoerierError {
+export function invalidDocument(
+  kind: ContractKind,
+  findings: readonly { message: string; path?: string; rule?: string }[],
+): KoerierError {
   const rule = kind === 'asyncapi-data' ? 'asyncapi' : 'openapi';
   return new KoerierError(
     problems.badRequest(
@@ -217,15 +258,24 @@ export function versionImmutable(name: string, version: string): KoerierError {
 }
 
 export function kindMismatch(name: string, kind: ContractKind): KoerierError {
-  return new KoerierError(problem(409, 'contract-kind-mismatch', 'Conflict', `Contract "${name}" holds ${kind} documents.`));
+  return new KoerierError(
+    problem(409, 'contract-kind-mismatch', 'Conflict', `Contract "${name}" holds ${kind} documents.`),
+  );
 }
 
 export function ownerRequired(): KoerierError {
-  return invalidContract('A new contract needs its owner and contact point (EDU-22): owner {name, email or url} and contact {name, email or url}.');
+  return invalidContract(
+    'A new contract needs its owner and contact point (EDU-22): owner {name, email or url} and contact {name, email or url}.',
+  );
 }
 
 /** Issue 14 item 2: 422 — the request is well-formed, but the change it makes breaks the contract within its major version. */
-export function breakingChange(name: string, version: string, previous: string, findings: readonly CompatibilityFinding[]): KoerierError {
+export function breakingChange(
+  name: string,
+  version: string,
+  previous: string,
+  findings: readonly CompatibilityFinding[],
+): KoerierError {
   return new KoerierError(
     problem(
       422,
@@ -245,7 +295,9 @@ export function breakingChange(name: string, version: string, previous: string, 
 }
 
 export function statusMoveRefused(from: VersionStatus, to: VersionStatus): KoerierError {
-  return new KoerierError(problem(409, 'contract-status-move', 'Conflict', `A version that is ${from} cannot become ${to}.`));
+  return new KoerierError(
+    problem(409, 'contract-status-move', 'Conflict', `A version that is ${from} cannot become ${to}.`),
+  );
 }
 
 export function notMaintainer(name: string, maintainer: string | undefined): KoerierError {
@@ -275,7 +327,9 @@ export function boundByAnother(type: string, publisher: string): KoerierError {
 
 export function boundByOperator(type: string): KoerierError {
   return new KoerierError(
-    problems.forbidden(`Event type '${type}' is bound by an operator for every publisher: only an operator (admin) may change or remove it.`),
+    problems.forbidden(
+      `Event type '${type}' is bound by an operator for every publisher: only an operator (admin) may change or remove it.`,
+    ),
   );
 }
 
@@ -284,7 +338,14 @@ export function forceNeedsAdmin(): KoerierError {
 }
 
 export function changedMeanwhile(): KoerierError {
-  return new KoerierError(problem(409, 'contract-changed', 'Conflict', 'The contract changed while this request was processed; send it again.'));
+  return new KoerierError(
+    problem(
+      409,
+      'contract-changed',
+      'Conflict',
+      'The contract changed while this request was processed; send it again.',
+    ),
+  );
 }
 
 export function notBindable(detail: string): KoerierError {

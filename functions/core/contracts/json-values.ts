@@ -6,7 +6,11 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Equal as JSON: member order does not count; recursive graphs compare by identity below the first repeated pair. */
-export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined, seen = new Map<object, object>()): boolean {
+export function deepEqual(
+  a: JsonValue | undefined,
+  b: JsonValue | undefined,
+  seen = new Map<object, object>(),
+): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (seen.get(a) === b) return true;
@@ -18,5 +22,7 @@ export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined, se
   const keysA = Object.keys(a);
   if (keysA.length !== Object.keys(b).length) return false;
   const objectB = b as Record<string, JsonValue>;
-  return keysA.every((key) => Object.hasOwn(objectB, key) && deepEqual((a as Record<string, JsonValue>)[key], objectB[key], seen));
+  return keysA.every(
+    (key) => Object.hasOwn(objectB, key) && deepEqual((a as Record<string, JsonValue>)[key], objectB[key], seen),
+  );
 }

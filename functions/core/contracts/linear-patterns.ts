@@ -48,9 +48,17 @@ export function patternsOf(schema: unknown): { pointer: string; source: string }
     if (typeof value !== 'object' || value === null) continue;
     for (const [key, member] of Object.entries(value)) {
       const at = `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (!Array.isArray(value) && key === 'pattern' && typeof member === 'string') found.push({ pointer: at, source: member });
-      if (!Array.isArray(value) && key === 'patternProperties' && typeof member === 'object' && member !== null && !Array.isArray(member)) {
-        for (const name of Object.keys(member)) found.push({ pointer: `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, source: name });
+      if (!Array.isArray(value) && key === 'pattern' && typeof member === 'string')
+        found.push({ pointer: at, source: member });
+      if (
+        !Array.isArray(value) &&
+        key === 'patternProperties' &&
+        typeof member === 'object' &&
+        member !== null &&
+        !Array.isArray(member)
+      ) {
+        for (const name of Object.keys(member))
+          found.push({ pointer: `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, source: name });
       }
       if (Array.isArray(value) || !VALUE_KEYWORDS.has(key)) pending.push([member, at]);
     }

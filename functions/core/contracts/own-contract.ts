@@ -22,7 +22,10 @@ export interface OwnDocument {
 }
 
 /** Publishes the document unless this version is there already; logs and resolves false when it cannot. */
-export async function registerOwnContract(deps: PublishDependencies & { readonly log: Log }, own: OwnDocument): Promise<boolean> {
+export async function registerOwnContract(
+  deps: PublishDependencies & { readonly log: Log },
+  own: OwnDocument,
+): Promise<boolean> {
   try {
     if (await deps.store.getVersion(OWN_CONTRACT, own.version)) return true;
     await publishVersion(
@@ -32,7 +35,8 @@ export async function registerOwnContract(deps: PublishDependencies & { readonly
       own.version,
       {
         kind: 'openapi-webhook',
-        description: "Koerier's own API: the webhook partners publish CloudEvents to (POST /events), and its management API.",
+        description:
+          "Koerier's own API: the webhook partners publish CloudEvents to (POST /events), and its management API.",
         owner: own.owner,
         contact: own.owner,
         status: 'active',
@@ -45,7 +49,11 @@ export async function registerOwnContract(deps: PublishDependencies & { readonly
     deps.log.info('own contract registered', { contract: OWN_CONTRACT, version: own.version });
     return true;
   } catch (error) {
-    deps.log.error('own contract not registered', { contract: OWN_CONTRACT, version: own.version, error: describeError(error) });
+    deps.log.error('own contract not registered', {
+      contract: OWN_CONTRACT,
+      version: own.version,
+      error: describeError(error),
+    });
     return false;
   }
 }

@@ -12,7 +12,9 @@ import type { ParserFinding } from './ports.js';
 /** Findings enough to fix a document, as the parsers' are bounded. */
 const MAX_FINDINGS = 50;
 
-export function payloadFindings(messages: readonly { readonly id: string; readonly payload?: unknown }[]): ParserFinding[] {
+export function payloadFindings(
+  messages: readonly { readonly id: string; readonly payload?: unknown }[],
+): ParserFinding[] {
   const findings: ParserFinding[] = [];
   for (const message of messages) {
     if (message.payload === undefined) continue;

@@ -15,7 +15,13 @@ import {
   type VersionRecord,
 } from './contract.js';
 import * as http from './http-mapping.js';
-import { ContractChangedError, type ContractDocuments, type ContractParser, type ContractStore, type MessageSchemas } from './ports.js';
+import {
+  ContractChangedError,
+  type ContractDocuments,
+  type ContractParser,
+  type ContractStore,
+  type MessageSchemas,
+} from './ports.js';
 import { syntaxOf } from './document-media-types.js';
 import { payloadFindings } from './payload-checks.js';
 import { compareSchemas, type Verdict } from './schema-compatibility.js';
@@ -59,14 +65,19 @@ export async function publishVersion(
   const schemas: MessageSchemas = Object.fromEntries(
     parsed.messages.filter((message) => message.payload !== undefined).map((message) => [message.id, message.payload!]),
   );
-  const compatibility = contract ? await compatibilityWithPrevious(deps, name, version, schemas, principal, force) : undefined;
+  const compatibility = contract
+    ? await compatibilityWithPrevious(deps, name, version, schemas, principal, force)
+    : undefined;
   const at = new Date(deps.clock()).toISOString();
   const record: VersionRecord = {
     contract: name,
     version,
     status: input.status,
     ...(input.sunset === undefined ? {} : { sunset: input.sunset }),
-    eventTypes: input.eventTypes.length > 0 ? input.eventTypes : [...new Set(parsed.messages.flatMap((message) => (message.name ? [message.name] : [])))],
+    eventTypes:
+      input.eventTypes.length > 0
+        ? input.eventTypes
+        : [...new Set(parsed.messages.flatMap((message) => (message.name ? [message.name] : [])))],
     checksum,
     mediaType: input.mediaType,
     size: Buffer.byteLength(input.document),
@@ -109,7 +120,8 @@ async function saveContract(
 ): Promise<ContractRecord> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const current = attempt === 0 ? contract : await deps.store.getContract(name);
-    const latest = current && compareVersions(current.latestVersion, record.version) > 0 ? current.latestVersion : record.version;
+    const latest =
+      current && compareVersions(current.latestVersion, record.version) > 0 ? current.latestVersion : record.version;
     const next: ContractRecord = current
       ? { ...current, latestVersion: latest, updatedAt: at, updatedBy: principal.clientId }
       : {
@@ -158,7 +170,14 @@ async function compatibilityWithPrevious(
       messages.push({
         message: id,
         verdict: 'removed',
-        findings: [{ direction: 'forward', pointer: '', change: 'message-removed', message: `message "${id}" is not in this version` }],
+        findings: [
+          {
+            direction: 'forward',
+            pointer: '',
+            change: 'message-removed',
+            message: `message "${id}" is not in this version`,
+          },
+        ],
       });
     } else messages.push({ message: id, ...compareSchemas(before, after) });
   }
@@ -180,6 +199,9 @@ function overall(messages: readonly MessageCompatibility[]): Verdict {
   const compared = messages.filter((message) => message.verdict !== 'added');
   const backward = compared.every((message) => ['identical', 'full', 'backward'].includes(message.verdict));
   const forward = compared.every((message) => ['identical', 'full', 'forward'].includes(message.verdict));
-  if (backward && forward) return compared.every((message) => message.verdict === 'identical') && compared.length === messages.length ? 'identical' : 'full';
+  if (backward && forward)
+    return compared.every((message) => message.verdict === 'identical') && compared.length === messages.length
+      ? 'identical'
+      : 'full';
   return backward ? 'backward' : forward ? 'forward' : 'breaking';
 }

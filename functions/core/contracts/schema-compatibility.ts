@@ -143,17 +143,30 @@ class Inclusion {
   private compare(a: SchemaObject, b: SchemaObject, pointer: string): Reason[] {
     // A union on the left: each branch must fit. On the right: one branch must take all of `a`.
     const unionA = (a['anyOf'] ?? a['oneOf']) as unknown[] | undefined;
-    if (Array.isArray(unionA) && onlyKeywords(a, ['anyOf', 'oneOf'])) return unionA.flatMap((branch) => this.reasons(branch, b, pointer));
+    if (Array.isArray(unionA) && onlyKeywords(a, ['anyOf', 'oneOf']))
+      return unionA.flatMap((branch) => this.reasons(branch, b, pointer));
     const unionB = b['anyOf'] as unknown[] | undefined;
     if (Array.isArray(unionB) && onlyKeywords(b, ['anyOf'])) {
       const fits = unionB.some((branch) => this.reasons(a, branch, pointer).length === 0);
       return fits ? [] : [reason(pointer, 'union-narrowed', 'no branch of anyOf takes every value that was accepted')];
     }
-    const unsupported = Object.keys(b).filter((keyword) => !ANNOTATIONS.has(keyword) && !MODELLED.has(keyword) && !keyword.startsWith('x-'));
+    const unsupported = Object.keys(b).filter(
+      (keyword) => !ANNOTATIONS.has(keyword) && !MODELLED.has(keyword) && !keyword.startsWith('x-'),
+    );
     const reasons: Reason[] = [];
-    for (const keyword of [...unsupported, ...(b['oneOf'] === undefined ? [] : ['oneOf']), ...(a['oneOf'] === undefined || unionA ? [] : ['oneOf'])]) {
+    for (const keyword of [
+      ...unsupported,
+      ...(b['oneOf'] === undefined ? [] : ['oneOf']),
+      ...(a['oneOf'] === undefined || unionA ? [] : ['oneOf']),
+    ]) {
       if (!deepEqual(a[keyword] as JsonValue, b[keyword] as JsonValue)) {
-        reasons.push(reason(pointer, 'unsupported-keyword', `"${keyword}" changed, and the comparison does not model it: treated as incompatible`));
+        reasons.push(
+          reason(
+            pointer,
+            'unsupported-keyword',
+            `"${keyword}" changed, and the comparison does not model it: treated as incompatible`,
+          ),
+        );
       }
     }
     const values = enumValues(a);
@@ -163,7 +176,9 @@ class Inclusion {
   }
 
   private valueReasons(value: JsonValue, b: SchemaObject, pointer: string): Reason[] {
-    return valueFits(value, b, this.rootB) ? [] : [reason(pointer, 'enum-value-refused', `the value ${JSON.stringify(value)} is not accepted any more`)];
+    return valueFits(value, b, this.rootB)
+      ? []
+      : [reason(pointer, 'enum-value-refused', `the value ${JSON.stringify(value)} is not accepted any more`)];
   }
 
   private typeReasons(a: SchemaObject, b: SchemaObject, pointer: string): Reason[] {
@@ -174,7 +189,13 @@ class Inclusion {
     const lost = typesA.filter((type) => !kept.includes(type));
     if (lost.length > 0) {
       const change = a['type'] === undefined ? 'type-added' : 'type-changed';
-      reasons.push(reason(pointer, change, `values of type ${lost.join(', ')} are not accepted any more (${typesB.join(', ')} only)`));
+      reasons.push(
+        reason(
+          pointer,
+          change,
+          `values of type ${lost.join(', ')} are not accepted any more (${typesB.join(', ')} only)`,
+        ),
+      );
     }
     for (const type of kept) reasons.push(...this.facetReasons(type, a, b, pointer));
     return reasons;
@@ -196,7 +217,9 @@ class Inclusion {
         return [
           ...lowerBound(a, b, 'minItems', pointer),
           ...upperBound(a, b, 'maxItems', pointer),
-          ...(b['uniqueItems'] === true && a['uniqueItems'] !== true ? [reason(pointer, 'bound-tightened', 'items must be unique now')] : []),
+          ...(b['uniqueItems'] === true && a['uniqueItems'] !== true
+            ? [reason(pointer, 'bound-tightened', 'items must be unique now')]
+            : []),
           ...this.itemReasons(a, b, pointer),
         ];
       case 'object':
@@ -216,14 +239,18 @@ class Inclusion {
   }
 
   private objectReasons(a: SchemaObject, b: SchemaObject, pointer: string): Reason[] {
-    const reasons: Reason[] = [...lowerBound(a, b, 'minProperties', pointer), ...upperBound(a, b, 'maxProperties', pointer)];
+    const reasons: Reason[] = [
+      ...lowerBound(a, b, 'minProperties', pointer),
+      ...upperBound(a, b, 'maxProperties', pointer),
+    ];
     const requiredA = new Set(stringList(a['required']));
     const propertiesA = (isObject(a['properties']) ? a['properties'] : {}) as Record<string, unknown>;
     const propertiesB = (isObject(b['properties']) ? b['properties'] : {}) as Record<string, unknown>;
     const additionalA = a['additionalProperties'] ?? true;
     const additionalB = b['additionalProperties'] ?? true;
     for (const name of stringList(b['required'])) {
-      if (!requiredA.has(name)) reasons.push(reason(`${pointer}/${escape(name)}`, 'required-added', `"${name}" is required now`));
+      if (!requiredA.has(name))
+        reasons.push(reason(`${pointer}/${escape(name)}`, 'required-added', `"${name}" is required now`));
     }
     for (const name of new Set([...Object.keys(propertiesA), ...Object.keys(propertiesB)])) {
       const inA = Object.hasOwn(propertiesA, name) ? propertiesA[name] : additionalA;
@@ -231,16 +258,29 @@ class Inclusion {
       const found = this.reasons(inA, inB, `${pointer}/${escape(name)}`);
       if (found.length > 0 && !Object.hasOwn(propertiesA, name)) {
         reasons.push(
-          reason(`${pointer}/${escape(name)}`, 'property-constrained', `"${name}" was an undeclared member, free to hold any value; now it is declared`),
+          reason(
+            `${pointer}/${escape(name)}`,
+            'property-constrained',
+            `"${name}" was an undeclared member, free to hold any value; now it is declared`,
+          ),
         );
       } else if (found.length > 0 && !Object.hasOwn(propertiesB, name)) {
-        reasons.push(reason(`${pointer}/${escape(name)}`, 'property-removed', `"${name}" is not declared any more, and undeclared members are restricted`));
+        reasons.push(
+          reason(
+            `${pointer}/${escape(name)}`,
+            'property-removed',
+            `"${name}" is not declared any more, and undeclared members are restricted`,
+          ),
+        );
       } else {
         reasons.push(...found);
       }
     }
     const additional = this.reasons(additionalA, additionalB, `${pointer}/{additional}`);
-    if (additional.length > 0) reasons.push(reason(`${pointer}/{additional}`, 'additional-properties-closed', 'undeclared members are restricted now'));
+    if (additional.length > 0)
+      reasons.push(
+        reason(`${pointer}/{additional}`, 'additional-properties-closed', 'undeclared members are restricted now'),
+      );
     return reasons;
   }
 }
@@ -254,7 +294,9 @@ function hasRef(schema: unknown, seen = new Set<object>()): boolean {
 }
 
 function onlyKeywords(schema: SchemaObject, allowed: readonly string[]): boolean {
-  return Object.keys(schema).every((keyword) => allowed.includes(keyword) || ANNOTATIONS.has(keyword) || keyword.startsWith('x-'));
+  return Object.keys(schema).every(
+    (keyword) => allowed.includes(keyword) || ANNOTATIONS.has(keyword) || keyword.startsWith('x-'),
+  );
 }
 
 function escape(name: string): string {

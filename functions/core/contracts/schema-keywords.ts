@@ -48,7 +48,9 @@ export function resolve(schema: unknown, root: JsonSchema): JsonSchema {
     if (target === undefined) break;
     const { $ref: _ref, ...siblings } = current;
     // Siblings of $ref (2019-09 and later) narrow further; only annotations usually.
-    current = Object.keys(siblings).every((keyword) => ANNOTATIONS.has(keyword)) ? target : { allOf: [target, siblings] };
+    current = Object.keys(siblings).every((keyword) => ANNOTATIONS.has(keyword))
+      ? target
+      : { allOf: [target, siblings] };
   }
   if (typeof current === 'boolean') return current;
   return isObject(current) ? current : true;
@@ -79,9 +81,12 @@ export function mergedAllOf(schema: JsonSchema): JsonSchema {
     if (!isObject(member)) return schema;
     const next: Record<string, unknown> = { ...merged };
     for (const [keyword, value] of Object.entries(member)) {
-      if (keyword === 'properties' && isObject(value)) next['properties'] = { ...(isObject(merged['properties']) ? merged['properties'] : {}), ...value };
-      else if (keyword === 'required') next['required'] = [...new Set([...stringList(merged['required']), ...stringList(value)])];
-      else if (merged[keyword] !== undefined && !deepEqual(merged[keyword] as JsonValue, value as JsonValue)) return schema;
+      if (keyword === 'properties' && isObject(value))
+        next['properties'] = { ...(isObject(merged['properties']) ? merged['properties'] : {}), ...value };
+      else if (keyword === 'required')
+        next['required'] = [...new Set([...stringList(merged['required']), ...stringList(value)])];
+      else if (merged[keyword] !== undefined && !deepEqual(merged[keyword] as JsonValue, value as JsonValue))
+        return schema;
       else next[keyword] = value;
     }
     merged = next;
@@ -109,14 +114,18 @@ export function lowerBound(a: SchemaObject, b: SchemaObject, keyword: string, po
   const bound = b[keyword];
   if (typeof bound !== 'number') return [];
   const own = a[keyword];
-  return typeof own === 'number' && own >= bound ? [] : [reason(pointer, 'bound-tightened', `${keyword} ${bound} is new or higher`)];
+  return typeof own === 'number' && own >= bound
+    ? []
+    : [reason(pointer, 'bound-tightened', `${keyword} ${bound} is new or higher`)];
 }
 
 export function upperBound(a: SchemaObject, b: SchemaObject, keyword: string, pointer: string): Reason[] {
   const bound = b[keyword];
   if (typeof bound !== 'number') return [];
   const own = a[keyword];
-  return typeof own === 'number' && own <= bound ? [] : [reason(pointer, 'bound-tightened', `${keyword} ${bound} is new or lower`)];
+  return typeof own === 'number' && own <= bound
+    ? []
+    : [reason(pointer, 'bound-tightened', `${keyword} ${bound} is new or lower`)];
 }
 
 export function sameWhenSet(a: SchemaObject, b: SchemaObject, keyword: string, pointer: string): Reason[] {
@@ -135,9 +144,11 @@ function bounds(schema: SchemaObject): { low?: Bound; high?: Bound } {
   };
   let low: Bound | undefined;
   let high: Bound | undefined;
-  if (typeof schema['minimum'] === 'number') low = tighter(low, [schema['minimum'], schema['exclusiveMinimum'] === true], true);
+  if (typeof schema['minimum'] === 'number')
+    low = tighter(low, [schema['minimum'], schema['exclusiveMinimum'] === true], true);
   if (typeof schema['exclusiveMinimum'] === 'number') low = tighter(low, [schema['exclusiveMinimum'], true], true);
-  if (typeof schema['maximum'] === 'number') high = tighter(high, [schema['maximum'], schema['exclusiveMaximum'] === true], false);
+  if (typeof schema['maximum'] === 'number')
+    high = tighter(high, [schema['maximum'], schema['exclusiveMaximum'] === true], false);
   if (typeof schema['exclusiveMaximum'] === 'number') high = tighter(high, [schema['exclusiveMaximum'], true], false);
   return { ...(low ? { low } : {}), ...(high ? { high } : {}) };
 }
@@ -154,10 +165,22 @@ export function numericBounds(a: SchemaObject, b: SchemaObject, pointer: string)
   const other = bounds(b);
   const reasons: Reason[] = [];
   if (other.low && !inside(own.low, other.low, true)) {
-    reasons.push(reason(pointer, 'bound-tightened', `the lowest value (${other.low[1] ? 'above ' : ''}${other.low[0]}) is new or higher`));
+    reasons.push(
+      reason(
+        pointer,
+        'bound-tightened',
+        `the lowest value (${other.low[1] ? 'above ' : ''}${other.low[0]}) is new or higher`,
+      ),
+    );
   }
   if (other.high && !inside(own.high, other.high, false)) {
-    reasons.push(reason(pointer, 'bound-tightened', `the highest value (${other.high[1] ? 'below ' : ''}${other.high[0]}) is new or lower`));
+    reasons.push(
+      reason(
+        pointer,
+        'bound-tightened',
+        `the highest value (${other.high[1] ? 'below ' : ''}${other.high[0]}) is new or lower`,
+      ),
+    );
   }
   return reasons;
 }
@@ -167,7 +190,9 @@ export function multipleOfReasons(a: SchemaObject, b: SchemaObject, pointer: str
   if (typeof step !== 'number') return [];
   const own = a['multipleOf'];
   const divides = typeof own === 'number' && Number.isInteger(own / step);
-  return divides || (step === 1 && a['type'] === 'integer') ? [] : [reason(pointer, 'bound-tightened', `multipleOf ${step} is new or different`)];
+  return divides || (step === 1 && a['type'] === 'integer')
+    ? []
+    : [reason(pointer, 'bound-tightened', `multipleOf ${step} is new or different`)];
 }
 
 /** Whether one value is valid under `schema`, for the keywords the comparison models (enum and const members). */
@@ -195,7 +220,11 @@ export function valueFits(value: JsonValue, schemaIn: unknown, root: JsonSchema)
     const properties = (isObject(schema['properties']) ? schema['properties'] : {}) as Record<string, unknown>;
     if (!stringList(schema['required']).every((name) => Object.hasOwn(value, name))) return false;
     return Object.entries(value).every(([name, member]) =>
-      valueFits(member as JsonValue, Object.hasOwn(properties, name) ? properties[name] : (schema['additionalProperties'] ?? true), root),
+      valueFits(
+        member as JsonValue,
+        Object.hasOwn(properties, name) ? properties[name] : (schema['additionalProperties'] ?? true),
+        root,
+      ),
     );
   }
   return true;

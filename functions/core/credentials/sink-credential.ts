@@ -49,12 +49,23 @@ function encryptionContext(subscriptionId: string): Record<string, string> {
   return { purpose: 'koerier-sink-credential', subscription: subscriptionId };
 }
 
-export async function sealSinkCredential(credential: SinkCredential, subscriptionId: string, cipher: CredentialCipher): Promise<StoredSinkCredential> {
-  return { kind: credential.kind, ciphertext: await cipher.encrypt(JSON.stringify(credential), encryptionContext(subscriptionId)) };
+export async function sealSinkCredential(
+  credential: SinkCredential,
+  subscriptionId: string,
+  cipher: CredentialCipher,
+): Promise<StoredSinkCredential> {
+  return {
+    kind: credential.kind,
+    ciphertext: await cipher.encrypt(JSON.stringify(credential), encryptionContext(subscriptionId)),
+  };
 }
 
 /** For the delivery function: the credential to present to the subscription's sink. */
-export async function openSinkCredential(stored: StoredSinkCredential, subscriptionId: string, cipher: CredentialCipher): Promise<SinkCredential> {
+export async function openSinkCredential(
+  stored: StoredSinkCredential,
+  subscriptionId: string,
+  cipher: CredentialCipher,
+): Promise<SinkCredential> {
   return JSON.parse(await cipher.decrypt(stored.ciphertext, encryptionContext(subscriptionId))) as SinkCredential;
 }
 
@@ -72,7 +83,10 @@ export const SINK_CREDENTIAL_POLICIES: readonly SinkCredentialPolicy[] = ['oauth
  * were required, or a bearer token where only OAuth2 is allowed); undefined when it may. In the
  * subscriber's words: it becomes the status reason of the suspension.
  */
-export function credentialShortfall(credential: Pick<StoredSinkCredential, 'kind'> | undefined, policy: SinkCredentialPolicy): string | undefined {
+export function credentialShortfall(
+  credential: Pick<StoredSinkCredential, 'kind'> | undefined,
+  policy: SinkCredentialPolicy,
+): string | undefined {
   if (credential === undefined)
     return 'the subscription has no sink credential, and every delivery must carry one (WH-3); set sinkcredential with PATCH to reactivate it';
   if (credential.kind === 'bearer' && policy === 'oauth2-only') {

@@ -36,7 +36,9 @@ export interface DeliveryMessage {
  * What a delivery made from another keeps of it — a dead letter, a single-event split, a redrive:
  * the dead letter it redrives and the publish request's correlation id, each only where set.
  */
-export function lineageOf(from: Pick<DeliveryMessage, 'redriveOf' | 'correlationId'>): Pick<DeliveryMessage, 'redriveOf' | 'correlationId'> {
+export function lineageOf(
+  from: Pick<DeliveryMessage, 'redriveOf' | 'correlationId'>,
+): Pick<DeliveryMessage, 'redriveOf' | 'correlationId'> {
   return {
     ...(from.redriveOf === undefined ? {} : { redriveOf: from.redriveOf }),
     ...(from.correlationId === undefined ? {} : { correlationId: from.correlationId }),
@@ -76,7 +78,10 @@ export interface EventName {
  * delivery). An event whose `source`, `id` or `type` is not a string is left out, as
  * `eventReferences` (core/delivery/delivery-views.ts) leaves it out.
  */
-export function decodeDelivery(body: string): { readonly message: DeliveryMessage; readonly eventNames: readonly EventName[] } {
+export function decodeDelivery(body: string): {
+  readonly message: DeliveryMessage;
+  readonly eventNames: readonly EventName[];
+} {
   const value = JSON.parse(body) as Partial<Omit<DeliveryMessage, 'events'>> & { events?: unknown };
   if (
     value.version !== 1 ||
@@ -91,7 +96,11 @@ export function decodeDelivery(body: string): { readonly message: DeliveryMessag
   const eventsSpan = memberValueSpan(body, 'events')!;
   const eventsText = body.slice(eventsSpan[0], eventsSpan[1]).trim();
   const events = arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end));
-  const { correlationId, events: parsed, ...rest } = value as Omit<DeliveryMessage, 'events'> & { events: readonly Record<string, unknown>[] };
+  const {
+    correlationId,
+    events: parsed,
+    ...rest
+  } = value as Omit<DeliveryMessage, 'events'> & { events: readonly Record<string, unknown>[] };
   const eventNames = parsed.flatMap(({ source, id, type }) =>
     typeof source === 'string' && typeof id === 'string' && typeof type === 'string' ? [{ source, id, type }] : [],
   );

@@ -75,7 +75,12 @@ export async function admit(
     if (breaker.state === 'open') {
       // Spread the comeback over a tenth of the cool-down (at most half a minute).
       const spread = Math.min(30_000, (breaker.until - now) / 10);
-      return { target, probe: false, waits: [], deferMs: Array.from({ length: count }, () => breaker.until - now + random() * spread) };
+      return {
+        target,
+        probe: false,
+        waits: [],
+        deferMs: Array.from({ length: count }, () => breaker.until - now + random() * spread),
+      };
     }
     let allowed = count;
     if (breaker.state === 'half-open') {
@@ -86,15 +91,33 @@ export async function admit(
       allowed = probeUntil === undefined ? 0 : 1;
     }
     const rate = effectiveRatePerMinute(subscription.allowedRatePerMinute, target, now);
-    const plan = planSends({ count: allowed, now, ratePerMinute: rate, nextSendAt: target.nextSendAt, horizonMs: policy.rateHorizonMs });
-    const deferMs = [...plan.deferred, ...Array.from({ length: count - allowed }, () => probeComebackMs(policy, random))];
-    if (plan.nextSendAt === undefined || (await targets.reserveSendSlots(subscriptionId, target.nextSendAt, plan.nextSendAt))) {
+    const plan = planSends({
+      count: allowed,
+      now,
+      ratePerMinute: rate,
+      nextSendAt: target.nextSendAt,
+      horizonMs: policy.rateHorizonMs,
+    });
+    const deferMs = [
+      ...plan.deferred,
+      ...Array.from({ length: count - allowed }, () => probeComebackMs(policy, random)),
+    ];
+    if (
+      plan.nextSendAt === undefined ||
+      (await targets.reserveSendSlots(subscriptionId, target.nextSendAt, plan.nextSendAt))
+    ) {
       if (probeUntil !== undefined && plan.admitted.length === 0) {
         // The probe's rate slot is beyond the horizon: it waits in the queue, not holding the target meanwhile.
         await targets.releaseProbe(subscriptionId, probeUntil);
         return { target, probe: false, waits: [], deferMs };
       }
-      return { target, probe: probeUntil !== undefined, ...(probeUntil === undefined ? {} : { probeUntil }), waits: plan.admitted, deferMs };
+      return {
+        target,
+        probe: probeUntil !== undefined,
+        ...(probeUntil === undefined ? {} : { probeUntil }),
+        waits: plan.admitted,
+        deferMs,
+      };
     }
     // Another instance reserved meanwhile: plan again on what it wrote.
     target = await targets.getTarget(subscriptionId);

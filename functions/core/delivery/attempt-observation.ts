@@ -6,7 +6,11 @@
 import type { AttemptRecord } from './delivery-records.js';
 import type { DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
 
-export function observeAttempt(deps: Pick<DispatcherDependencies, 'log' | 'metrics'>, delivery: QueuedDelivery, record: AttemptRecord): void {
+export function observeAttempt(
+  deps: Pick<DispatcherDependencies, 'log' | 'metrics'>,
+  delivery: QueuedDelivery,
+  record: AttemptRecord,
+): void {
   const { subscriptionId, deliveryId, attempt, outcome, status, latencyMs } = record;
   const { correlationId } = delivery.message;
   deps.log.info('delivery attempted', {

@@ -53,7 +53,9 @@ export type SubscriberFailureCode = 'target-unreachable' | 'response-too-large' 
 const UNREACHABLE = { code: 'target-unreachable', detail: 'the target could not be reached' } as const;
 
 /** Fixed words per kind (CE-16): the transport's own message can name an internal address. */
-export const SUBSCRIBER_FAILURE: Readonly<Record<TransportFailureKind, { readonly code: SubscriberFailureCode; readonly detail: string }>> = {
+export const SUBSCRIBER_FAILURE: Readonly<
+  Record<TransportFailureKind, { readonly code: SubscriberFailureCode; readonly detail: string }>
+> = {
   timeout: UNREACHABLE,
   reset: UNREACHABLE,
   'connection-refused': UNREACHABLE,
@@ -64,7 +66,10 @@ export const SUBSCRIBER_FAILURE: Readonly<Record<TransportFailureKind, { readonl
   tls: UNREACHABLE,
   network: UNREACHABLE,
   'too-large': { code: 'response-too-large', detail: "the target's response was too large to read" },
-  'invalid-url': { code: 'invalid-url', detail: 'the URL is not one Koerier may call: https, an allowed port, no credentials in it (WH-1, WH-3)' },
+  'invalid-url': {
+    code: 'invalid-url',
+    detail: 'the URL is not one Koerier may call: https, an allowed port, no credentials in it (WH-1, WH-3)',
+  },
   'not-sendable': {
     code: 'not-sendable',
     detail:
@@ -126,7 +131,9 @@ export function judgeAttempt(result: AttemptResult, now: number): Verdict {
   switch (result.failure) {
     case 'too-large':
       // A body too large to read still came with its status line, and that is the answer.
-      return result.status === undefined ? { kind: 'rejected', code: 'response-too-large', detail } : judgeStatus(result.status, result.headers ?? {}, now);
+      return result.status === undefined
+        ? { kind: 'rejected', code: 'response-too-large', detail }
+        : judgeStatus(result.status, result.headers ?? {}, now);
     // `not-sendable` is Koerier's (or the event's) fault, not the target's: never retried, never counted against it.
     case 'refused-address':
     case 'invalid-url':
@@ -149,11 +156,17 @@ function judgeStatus(status: number, headers: Readonly<Record<string, string>>, 
     const retryAfterMs = parseRetryAfter(headers['retry-after'], now);
     return retryAfterMs === undefined ? { kind: 'throttled' } : { kind: 'throttled', retryAfterMs };
   }
-  if (status === 408) return { kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' };
+  if (status === 408)
+    return { kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' };
   if (status >= 500) {
     // A 503's Retry-After says how long the service expects to be unavailable (RFC 9110 §10.2.3).
     const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], now) : undefined;
-    return { kind: 'failed', code: 'server-error', detail: `the target answered ${status}`, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    return {
+      kind: 'failed',
+      code: 'server-error',
+      detail: `the target answered ${status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   }
   if (status >= 300 && status < 400) {
     const location = headers['location'] ? ` to ${headers['location']}` : '';
@@ -164,7 +177,11 @@ function judgeStatus(status: number, headers: Readonly<Record<string, string>>, 
     };
   }
   if (status === 415)
-    return { kind: 'rejected', code: 'unsupported-media-type', detail: 'the target answered 415: it does not understand the delivery format' };
+    return {
+      kind: 'rejected',
+      code: 'unsupported-media-type',
+      detail: 'the target answered 415: it does not understand the delivery format',
+    };
   return { kind: 'rejected', code: 'rejected', detail: `the target answered ${status}` };
 }
 

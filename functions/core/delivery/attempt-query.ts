@@ -31,10 +31,13 @@ export interface AttemptQuery {
 /** Throws 400 `invalid-parameter` for an unknown outcome or a time that is not an RFC 3339 date-time. */
 export function readAttemptQuery(request: Pick<HttpRequest, 'query'>): AttemptQuery {
   const { source, id, outcome, since, until } = request.query;
-  if (outcome !== undefined && !OUTCOMES.includes(outcome as AttemptOutcome)) throw invalid(`outcome must be one of ${OUTCOMES.join(', ')}.`);
+  if (outcome !== undefined && !OUTCOMES.includes(outcome as AttemptOutcome))
+    throw invalid(`outcome must be one of ${OUTCOMES.join(', ')}.`);
   const time = (name: string, value: string | undefined): number | undefined => {
     if (value === undefined) return undefined;
-    const parsed = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value) ? Date.parse(value) : Number.NaN;
+    const parsed = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
     if (Number.isNaN(parsed)) throw invalid(`${name} must be an RFC 3339 date-time, e.g. 2026-11-23T09:00:00Z.`);
     return parsed;
   };
@@ -60,7 +63,9 @@ export function attemptMatches(record: AttemptRecord, query: AttemptQuery): bool
   if (query.until !== undefined && at >= query.until) return false;
   if (query.source === undefined && query.id === undefined) return true;
   return (record.events ?? []).some(
-    (event) => (query.source === undefined || event.source === query.source) && (query.id === undefined || event.id === query.id),
+    (event) =>
+      (query.source === undefined || event.source === query.source) &&
+      (query.id === undefined || event.id === query.id),
   );
 }
 

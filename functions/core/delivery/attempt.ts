@@ -29,7 +29,10 @@ export interface Sending {
 }
 
 export interface AttemptContext {
-  readonly deps: Pick<DispatcherDependencies, 'accessToken' | 'send' | 'signingKey' | 'origin' | 'log' | 'policy' | 'outgoingEvents'>;
+  readonly deps: Pick<
+    DispatcherDependencies,
+    'accessToken' | 'send' | 'signingKey' | 'origin' | 'log' | 'policy' | 'outgoingEvents'
+  >;
   readonly now: Clock;
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
@@ -58,11 +61,19 @@ export async function attemptAll(
   const worstCaseMs = oauth2 ? 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs : policy.sendTimeoutMs;
   const signRequest = async (request: WebhookRequest): Promise<WebhookRequest> => {
     if (!deps.signingKey) throw new Error('no signing key is configured');
-    const headers = await deliverySignatureHeaders({ method: 'POST', ...request }, await deps.signingKey(), new Date(now()));
+    const headers = await deliverySignatureHeaders(
+      { method: 'POST', ...request },
+      await deps.signingKey(),
+      new Date(now()),
+    );
     return { ...request, headers: { ...request.headers, ...headers } };
   };
-  const credentialFailure = (error: unknown) => (error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error)));
-  const attemptOne = async ({ delivery, rendering, request: prepared, progress }: Sending, index: number): Promise<AttemptReport> => {
+  const credentialFailure = (error: unknown) =>
+    error instanceof CredentialUnavailableError ? error : new CredentialUnavailableError(String(error));
+  const attemptOne = async (
+    { delivery, rendering, request: prepared, progress }: Sending,
+    index: number,
+  ): Promise<AttemptReport> => {
     const wait = waits[index] ?? 0;
     if (now() + wait + worstCaseMs > context.deadline) return { outOfTime: true };
     if (wait > 0) await sleep(wait);
@@ -84,7 +95,12 @@ export async function attemptAll(
           const events = await deps.outgoingEvents(asRendered(subscription, rendering), message.events);
           // Data the claim check put back inline: the prepared request does not carry it.
           if (events.some((event, i) => event !== message.events[i]))
-            tokenless = requestWithoutToken({ message: { ...message, events }, sink: subscription.sink, format: rendering.format, origin: deps.origin });
+            tokenless = requestWithoutToken({
+              message: { ...message, events },
+              sink: subscription.sink,
+              format: rendering.format,
+              origin: deps.origin,
+            });
         } catch (error) {
           return new ClaimCheckFailure(String(error));
         }
@@ -96,7 +112,10 @@ export async function attemptAll(
       try {
         signed = await signRequest(request);
       } catch (error) {
-        deps.log.error('delivery not signed', { subscriptionId: subscription.id, error: error instanceof Error ? error.message : String(error) });
+        deps.log.error('delivery not signed', {
+          subscriptionId: subscription.id,
+          error: error instanceof Error ? error.message : String(error),
+        });
         return new CredentialUnavailableError('the delivery could not be signed');
       }
       return deps.send(signed);
@@ -105,7 +124,12 @@ export async function attemptAll(
     // A cached OAuth2 token the target no longer accepts: fetch a fresh one (the token cache
     // keeps it) and try again with it. Not at once: this request used the delivery's rate
     // slot (WH-6). A 401 to the try after a refresh is the target's answer.
-    if (oauth2 && !(result instanceof Error) && result.status === 401 && progress?.lastAttempts.at(-1)?.status !== 401) {
+    if (
+      oauth2 &&
+      !(result instanceof Error) &&
+      result.status === 401 &&
+      progress?.lastAttempts.at(-1)?.status !== 401
+    ) {
       try {
         await accessToken(true);
         return { at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, now()), freshToken: true };
@@ -122,16 +146,31 @@ export async function attemptAll(
       return {
         at,
         latencyMs: now() - at,
-        verdict: { kind: 'failed', code: 'claim-check', detail: "the event's data could not be read from Koerier's claim check" },
+        verdict: {
+          kind: 'failed',
+          code: 'claim-check',
+          detail: "the event's data could not be read from Koerier's claim check",
+        },
       };
     }
-    if (result instanceof Error) return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
+    if (result instanceof Error)
+      return { at, latencyMs: now() - at, verdict: { kind: 'failed', code: 'credential', detail: result.message } };
     if ('failure' in result) {
       // The transport's own words, which may name an internal address, are for operators only.
       const { subscriptionId, deliveryId } = delivery.message;
-      deps.log.warn('delivery attempt failed without an answer', { subscriptionId, deliveryId, failure: result.failure, error: result.message });
+      deps.log.warn('delivery attempt failed without an answer', {
+        subscriptionId,
+        deliveryId,
+        failure: result.failure,
+        error: result.message,
+      });
     }
-    return { at, latencyMs: result.latencyMs, ...(result.status === undefined ? {} : { status: result.status }), verdict: judgeAttempt(result, now()) };
+    return {
+      at,
+      latencyMs: result.latencyMs,
+      ...(result.status === undefined ? {} : { status: result.status }),
+      verdict: judgeAttempt(result, now()),
+    };
   };
   // Each attempt's report says how it was rendered: the progress keeps that for the retries (EDU-IDEM-11).
   return Promise.all(

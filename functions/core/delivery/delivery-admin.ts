@@ -16,7 +16,14 @@ import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/s
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
-import { InvalidPageCursorError, type DeadLetter, type DeadLetterStore, type DeliveryLedger, type Page, type TargetHealthStore } from './delivery-records.js';
+import {
+  InvalidPageCursorError,
+  type DeadLetter,
+  type DeadLetterStore,
+  type DeliveryLedger,
+  type Page,
+  type TargetHealthStore,
+} from './delivery-records.js';
 import { attemptView, deadLetterView } from './delivery-views.js';
 import { subscriptionHealth } from './subscription-health.js';
 import type { BreakerSettings } from './target-health.js';
@@ -35,7 +42,13 @@ export interface DeliveryAdminDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'listDeadLetters' | 'deleteDeadLetters'>;
   readonly subscriptions: {
     get(id: string): Promise<Subscription | undefined>;
-    updateStatus(id: string, status: SubscriptionStatus, reason: string, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<unknown>;
+    updateStatus(
+      id: string,
+      status: SubscriptionStatus,
+      reason: string,
+      expectedVersion?: number,
+      suspendedFor?: SuspensionCause,
+    ): Promise<unknown>;
   };
   /** Puts new delivery messages on the deliveries queue, or a pull subscription's own queue. */
   enqueue(subscription: Subscription, messages: readonly DeliveryMessage[]): Promise<void>;
@@ -68,14 +81,24 @@ export class DeliveryAdmin {
       const found = await this.deps.ledger.listAttempts(id, page);
       return { ...found, items: found.items.filter((record) => attemptMatches(record, query)) };
     };
-    return this.page(request, `${API_BASE_PATH}/subscriptions/${id}/deliveries`, read, 'attempts', attemptView, query.linkParameters);
+    return this.page(
+      request,
+      `${API_BASE_PATH}/subscriptions/${id}/deliveries`,
+      read,
+      'attempts',
+      attemptView,
+      query.linkParameters,
+    );
   }
 
   /** GET /subscriptions/{id}/health: the breaker, the failure streak, the last success and the next attempt. */
   async health(principal: Principal, id: string): Promise<HttpResponse> {
     if (!(await this.visible(principal, id))) throw notFound(id);
     const now = this.now();
-    const [target, recent] = await Promise.all([this.deps.targets.getTarget(id), this.deps.ledger.listAttempts(id, { limit: MAX_PAGE_SIZE })]);
+    const [target, recent] = await Promise.all([
+      this.deps.targets.getTarget(id),
+      this.deps.ledger.listAttempts(id, { limit: MAX_PAGE_SIZE }),
+    ]);
     // The newest page of the history (kept 7 days by default): a success older than it is not named.
     const lastSuccess = recent.items.find((attempt) => attempt.outcome === 'delivered')?.at;
     return jsonResponse(200, { id, ...subscriptionHealth(target, this.deps.breaker, lastSuccess, now) });
@@ -112,11 +135,26 @@ export class DeliveryAdmin {
     }
     const wanted = selection.deliveryIds;
     const withheld: Withheld[] = [];
-    const { chosen, seen, more } = await this.collect(id, (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId), subscription, withheld);
+    const { chosen, seen, more } = await this.collect(
+      id,
+      (deadLetter) => wanted === undefined || wanted.has(deadLetter.deliveryId),
+      subscription,
+      withheld,
+    );
     const redriven = await this.sendAgain(subscription, chosen);
-    this.deps.audit.info('dead letters redriven', { subscriptionId: id, by: principal.clientId, count: redriven.length, withheld });
+    this.deps.audit.info('dead letters redriven', {
+      subscriptionId: id,
+      by: principal.clientId,
+      count: redriven.length,
+      withheld,
+    });
     const notFoundIds = wanted === undefined ? [] : [...wanted].filter((deliveryId) => !seen.has(deliveryId));
-    return jsonResponse(202, { redriven, ...(withheld.length > 0 ? { withheld } : {}), ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}), more });
+    return jsonResponse(202, {
+      redriven,
+      ...(withheld.length > 0 ? { withheld } : {}),
+      ...(notFoundIds.length > 0 ? { notFound: notFoundIds } : {}),
+      more,
+    });
   }
 
   /**
@@ -130,7 +168,12 @@ export class DeliveryAdmin {
     if (!subscription) throw notFound(id);
     if (subscription.delivery === 'pull') {
       throw new KoerierError(
-        problem(409, 'not-a-push-subscription', 'Not a Push Subscription', 'A pull subscription pauses by not receiving: its events wait in its queue.'),
+        problem(
+          409,
+          'not-a-push-subscription',
+          'Not a Push Subscription',
+          'A pull subscription pauses by not receiving: its events wait in its queue.',
+        ),
       );
     }
     if (subscription.status !== 'active') {
@@ -181,7 +224,11 @@ export class DeliveryAdmin {
       );
     }
     await this.deps.targets.resetTarget(id);
-    await this.deps.subscriptions.updateStatus(id, 'active', `Resumed by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`);
+    await this.deps.subscriptions.updateStatus(
+      id,
+      'active',
+      `Resumed by ${principal.clientId} at ${new Date(this.now()).toISOString()}.`,
+    );
     let redriven = 0;
     const withheld: Withheld[] = [];
     const ignored = new Set<string>();
@@ -198,7 +245,11 @@ export class DeliveryAdmin {
       more = batch.more;
     }
     this.deps.audit.info('subscription resumed', { subscriptionId: id, by: principal.clientId, redriven, withheld });
-    await tell(this.deps.operations, [resumedNotice(subscription, principal.clientId, redriven, this.now())], this.deps.audit);
+    await tell(
+      this.deps.operations,
+      [resumedNotice(subscription, principal.clientId, redriven, this.now())],
+      this.deps.audit,
+    );
     return jsonResponse(200, { id, status: 'active', redriven, ...(withheld.length > 0 ? { withheld } : {}) });
   }
 
@@ -238,12 +289,18 @@ export class DeliveryAdmin {
   }
 
   /** New deliveries first, then the dead letters go: a failure in between duplicates, never loses. */
-  private async sendAgain(subscription: Subscription, deadLetters: readonly DeadLetter[]): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
+  private async sendAgain(
+    subscription: Subscription,
+    deadLetters: readonly DeadLetter[],
+  ): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
     if (deadLetters.length === 0) return [];
     const messages = redriveMessages(subscription.id, deadLetters, this.now());
     await this.deps.enqueue(subscription, messages);
     await this.deps.deadLetters.deleteDeadLetters(deadLetters);
-    return deadLetters.map((deadLetter, index) => ({ deliveryId: deadLetter.deliveryId, newDeliveryId: messages[index]!.deliveryId }));
+    return deadLetters.map((deadLetter, index) => ({
+      deliveryId: deadLetter.deliveryId,
+      newDeliveryId: messages[index]!.deliveryId,
+    }));
   }
 
   private async page<T>(
@@ -257,15 +314,27 @@ export class DeliveryAdmin {
     const limitText = request.query['limit'];
     const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      throw new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
+      throw new KoerierError(
+        problems.badRequest(
+          'invalid-parameter',
+          'Invalid Parameter',
+          `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
+        ),
+      );
     }
     try {
       const page = await read({ limit, cursor: request.query['cursor'] || undefined });
-      const next = page.cursor === undefined ? undefined : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}${linkParameters}`;
+      const next =
+        page.cursor === undefined
+          ? undefined
+          : `${path}?limit=${limit}&cursor=${encodeURIComponent(page.cursor)}${linkParameters}`;
       return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)
-        throw new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'), { cause: error });
+        throw new KoerierError(
+          problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'),
+          { cause: error },
+        );
       throw error;
     }
   }

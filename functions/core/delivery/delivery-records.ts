@@ -138,7 +138,11 @@ export interface TargetHealthStore {
   /** `count` transient failures at `now` (`probe`: the half-open probe was one of them); returns the state after them. */
   recordTargetFailures(subscriptionId: string, count: number, now: number, probe: boolean): Promise<TargetState>;
   /** A 429: no request before `pauseUntil`, and the reduced rate. */
-  recordThrottle(subscriptionId: string, pauseUntil: number, throttle: { ratePerMinute: number; since: number }): Promise<void>;
+  recordThrottle(
+    subscriptionId: string,
+    pauseUntil: number,
+    throttle: { ratePerMinute: number; since: number },
+  ): Promise<void>;
   /** Forgets the target's failures (a resumed subscription starts with a clean slate). */
   resetTarget(subscriptionId: string): Promise<void>;
 }
@@ -149,13 +153,21 @@ export interface DeliveryLedger {
   putProgress(subscriptionId: string, progress: DeliveryProgress, expiresAt: number): Promise<void>;
   recordAttempts(records: readonly AttemptRecord[], expiresAt: number): Promise<void>;
   /** Newest first. */
-  listAttempts(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AttemptRecord>>;
+  listAttempts(
+    subscriptionId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Page<AttemptRecord>>;
 }
 
 /** The deliveries Koerier stopped trying, kept for the subscriber to see and send again (EDU-18). */
 export interface DeadLetterStore {
   putDeadLetter(deadLetter: DeadLetter, expiresAt: number): Promise<void>;
   /** Oldest delivery first. */
-  listDeadLetters(subscriptionId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<DeadLetter>>;
-  deleteDeadLetters(deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[]): Promise<void>;
+  listDeadLetters(
+    subscriptionId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<Page<DeadLetter>>;
+  deleteDeadLetters(
+    deadLetters: readonly Pick<DeadLetter, 'subscriptionId' | 'deliveryId' | 'createdAt'>[],
+  ): Promise<void>;
 }

@@ -10,7 +10,9 @@ export function eventReferences(events: readonly string[]): EventReference[] {
   return events.flatMap((json) => {
     try {
       const { source, id, type } = readStoredEvent(json);
-      return typeof source === 'string' && typeof id === 'string' && typeof type === 'string' ? [{ source, id, type }] : [];
+      return typeof source === 'string' && typeof id === 'string' && typeof type === 'string'
+        ? [{ source, id, type }]
+        : [];
     } catch {
       return [];
     }
@@ -40,7 +42,12 @@ export function deadLetterView(deadLetter: DeadLetter): Record<string, unknown> 
     lastAttempts: deadLetter.lastAttempts.map(attemptView),
     events: deadLetter.events.map((json) => {
       const { id, source, type, attributes } = readStoredEvent(json);
-      return { id, source, type, ...(typeof attributes['subject'] === 'string' ? { subject: attributes['subject'] } : {}) };
+      return {
+        id,
+        source,
+        type,
+        ...(typeof attributes['subject'] === 'string' ? { subject: attributes['subject'] } : {}),
+      };
     }),
     ...(deadLetter.redriveOf ? { redriveOf: deadLetter.redriveOf } : {}),
     ...(deadLetter.correlationId ? { correlationId: deadLetter.correlationId } : {}),

@@ -99,7 +99,8 @@ export interface DispatchSubscriptions {
 export type DispatchTargets = Omit<TargetHealthStore, 'resetTarget'>;
 export type DispatchLedger = Pick<DeliveryLedger, 'getProgress' | 'putProgress' | 'recordAttempts'>;
 /** `listDeadLetters`: to tell that the subscription's dead letters are no longer empty (operational events). */
-export type DispatchDeadLetters = Pick<DeadLetterStore, 'putDeadLetter'> & Partial<Pick<DeadLetterStore, 'listDeadLetters'>>;
+export type DispatchDeadLetters = Pick<DeadLetterStore, 'putDeadLetter'> &
+  Partial<Pick<DeadLetterStore, 'listDeadLetters'>>;
 
 export interface DispatcherDependencies {
   readonly targets: DispatchTargets;

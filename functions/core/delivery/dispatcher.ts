@@ -22,7 +22,14 @@ import { admit } from './admission.js';
 import { observeAttempt } from './attempt-observation.js';
 import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
-import type { BatchOutcome, DeliveryDecision, DeliveryTask, DispatchOptions, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
+import type {
+  BatchOutcome,
+  DeliveryDecision,
+  DeliveryTask,
+  DispatchOptions,
+  DispatcherDependencies,
+  QueuedDelivery,
+} from './dispatch-ports.js';
 import { gateSubscription, prepare, progressOf } from './preparation.js';
 import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason } from './settle-attempt.js';
 import type { DeadLetterStep, NextStep, Settlement } from './settle-attempt.js';
@@ -35,7 +42,11 @@ import { eventWithheldReason, WITHHELD_DETAIL, type WithheldReason } from './red
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
 
-export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: DispatcherDependencies, options: DispatchOptions = {}): Promise<BatchOutcome> {
+export async function dispatchBatch(
+  tasks: readonly DeliveryTask[],
+  deps: DispatcherDependencies,
+  options: DispatchOptions = {},
+): Promise<BatchOutcome> {
   const decisions: DeliveryDecision[] = [];
   const groups = new Map<string, QueuedDelivery[]>();
   for (const task of tasks) {
@@ -52,7 +63,12 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
       decisions.push({ messageId: task.messageId, action: 'retry', delaySeconds: 0 });
     }
   }
-  const outcome = (all: DeliveryDecision[], records: readonly AttemptRecord[] = [], deadLettered = 0, suspended = 0): BatchOutcome => ({
+  const outcome = (
+    all: DeliveryDecision[],
+    records: readonly AttemptRecord[] = [],
+    deadLettered = 0,
+    suspended = 0,
+  ): BatchOutcome => ({
     decisions: all,
     attempts: records.length,
     failedAttempts: records.filter((record) => record.outcome !== 'delivered').length,
@@ -68,7 +84,10 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
     targets = await deps.targets.getTargets([...groups.keys()]);
   } catch (error) {
     deps.log.error('target state unreadable; retrying the batch', { error: describe(error) });
-    const dispatches = [...groups].map(([subscriptionId, group]) => ({ dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY), group }));
+    const dispatches = [...groups].map(([subscriptionId, group]) => ({
+      dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY),
+      group,
+    }));
     const later = await Promise.all(dispatches.map(({ dispatch, group }) => dispatch.retryLater(group)));
     return outcome(
       [...decisions, ...later.flat()],
@@ -81,7 +100,12 @@ export async function dispatchBatch(tasks: readonly DeliveryTask[], deps: Dispat
   let suspended = 0;
   const perGroup = await Promise.all(
     [...groups].map(async ([subscriptionId, group]) => {
-      const dispatch = new SubscriptionDispatch(subscriptionId, deps, targets.get(subscriptionId) ?? HEALTHY, options.deadline);
+      const dispatch = new SubscriptionDispatch(
+        subscriptionId,
+        deps,
+        targets.get(subscriptionId) ?? HEALTHY,
+        options.deadline,
+      );
       try {
         return await dispatch.run(group);
       } catch (error) {
@@ -141,10 +165,15 @@ class SubscriptionDispatch {
     if (gate.kind !== 'active') {
       for (const delivery of deliveries) {
         if (gate.kind === 'deleted')
-          deps.log.info('subscription no longer exists; delivery dropped', { subscriptionId, deliveryId: delivery.message.deliveryId });
+          deps.log.info('subscription no longer exists; delivery dropped', {
+            subscriptionId,
+            deliveryId: delivery.message.deliveryId,
+          });
         await this.apply(
           delivery,
-          gate.kind === 'deleted' ? DONE : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()),
+          gate.kind === 'deleted'
+            ? DONE
+            : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()),
         );
       }
       return this.decisions;
@@ -162,11 +191,23 @@ class SubscriptionDispatch {
           if (handOut === 'split') return void toSplit.push(delivery);
           if (handOut !== 'send') {
             // Issue 28, item 9: matched when routed, but not now. Nothing is sent; the dead letter keeps it for a redrive.
-            deps.log.info('delivery withheld: dead-lettered unsent', { subscriptionId, deliveryId: delivery.message.deliveryId, reason: handOut });
+            deps.log.info('delivery withheld: dead-lettered unsent', {
+              subscriptionId,
+              deliveryId: delivery.message.deliveryId,
+              reason: handOut,
+            });
             const progress = await progressOf(delivery, deps.ledger);
-            return await this.apply(delivery, deadLetterStep(delivery, handOut, WITHHELD_DETAIL[handOut], progress, undefined, deps.policy, this.now()));
+            return await this.apply(
+              delivery,
+              deadLetterStep(delivery, handOut, WITHHELD_DETAIL[handOut], progress, undefined, deps.policy, this.now()),
+            );
           }
-          const prepared = await prepare(delivery, subscription, { ledger: deps.ledger, policy: deps.policy, origin: deps.origin, now: this.now });
+          const prepared = await prepare(delivery, subscription, {
+            ledger: deps.ledger,
+            policy: deps.policy,
+            origin: deps.origin,
+            now: this.now,
+          });
           if (prepared.kind === 'split') return void toSplit.push(delivery);
           if (prepared.kind === 'ready') return void ready.push({ delivery, ...prepared.sending });
           if (prepared.unsendableHeader !== undefined) {
@@ -180,7 +221,11 @@ class SubscriptionDispatch {
         } catch (error) {
           // This delivery's own state could not be read or written: it alone comes back later;
           // the others of the group go on (issue 8, item 1).
-          deps.log.error('delivery not prepared; retrying it', { subscriptionId, deliveryId: delivery.message.deliveryId, error: describe(error) });
+          deps.log.error('delivery not prepared; retrying it', {
+            subscriptionId,
+            deliveryId: delivery.message.deliveryId,
+            error: describe(error),
+          });
           this.decisions.push(...(await this.retryLater([delivery])));
         }
       }),
@@ -193,7 +238,8 @@ class SubscriptionDispatch {
 
     // Fetched before the rate slots are planned, so each request leaves at its slot (WH-6) and not
     // a token fetch later, bunched up with the next. A failure is the attempts' to report.
-    const token = subscription.credential?.kind === 'oauth2-client-credentials' ? deps.accessToken(subscription) : undefined;
+    const token =
+      subscription.credential?.kind === 'oauth2-client-credentials' ? deps.accessToken(subscription) : undefined;
     await token?.catch(() => undefined);
     const admission = await admit(subscriptionId, subscription, ready.length, this.initialTarget, {
       targets: deps.targets,
@@ -203,7 +249,10 @@ class SubscriptionDispatch {
     });
     const sending = ready.slice(0, admission.waits.length);
     for (const [index, { delivery, progress }] of ready.slice(sending.length).entries()) {
-      await this.apply(delivery, retryStep(delivery, admission.deferMs[index]!, 'up', progress, deps.policy, this.now()));
+      await this.apply(
+        delivery,
+        retryStep(delivery, admission.deferMs[index]!, 'up', progress, deps.policy, this.now()),
+      );
     }
     if (sending.length === 0) return this.decisions;
 
@@ -219,8 +268,17 @@ class SubscriptionDispatch {
     for (const [index, report] of reports.entries()) {
       const { delivery, progress } = sending[index]!;
       if ('outOfTime' in report)
-        deps.log.info('no time left in this batch to attempt the delivery; back shortly', { subscriptionId, deliveryId: delivery.message.deliveryId });
-      const settlement = settleAttempt({ delivery, subscription, target: admission.target, report }, progress, deps.policy, this.now(), this.random);
+        deps.log.info('no time left in this batch to attempt the delivery; back shortly', {
+          subscriptionId,
+          deliveryId: delivery.message.deliveryId,
+        });
+      const settlement = settleAttempt(
+        { delivery, subscription, target: admission.target, report },
+        progress,
+        deps.policy,
+        this.now(),
+        this.random,
+      );
       settlements.push(settlement);
       await this.applySettlement(delivery, settlement);
     }
@@ -235,7 +293,10 @@ class SubscriptionDispatch {
     return this.decisions;
   }
 
-  private async applySettlement(delivery: QueuedDelivery, { record, retireSubscription, progress, next }: Settlement): Promise<void> {
+  private async applySettlement(
+    delivery: QueuedDelivery,
+    { record, retireSubscription, progress, next }: Settlement,
+  ): Promise<void> {
     if (record) {
       this.records.push(record);
       observeAttempt(this.deps, delivery, record);
@@ -244,7 +305,12 @@ class SubscriptionDispatch {
       this.retired = true;
       await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
       this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
-      if (this.subscription) await tell(this.deps.operations, [retiredNotice(this.subscription, retireSubscription, this.now())], this.deps.log);
+      if (this.subscription)
+        await tell(
+          this.deps.operations,
+          [retiredNotice(this.subscription, retireSubscription, this.now())],
+          this.deps.log,
+        );
     }
     if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
     await this.apply(delivery, next);
@@ -252,33 +318,58 @@ class SubscriptionDispatch {
 
   private async applyHealth(change: TargetHealthChange): Promise<void> {
     const { deps, subscriptionId } = this;
-    if (change.throttle) await deps.targets.recordThrottle(subscriptionId, change.throttle.pauseUntil, change.throttle.throttle);
+    if (change.throttle)
+      await deps.targets.recordThrottle(subscriptionId, change.throttle.pauseUntil, change.throttle.throttle);
     if (change.record.kind === 'success') await deps.targets.recordTargetSuccess(subscriptionId);
     if (change.record.kind === 'release-probe') await deps.targets.releaseProbe(subscriptionId, change.record.until);
     if (change.record.kind !== 'failures') return;
     const now = this.now();
-    const after = await deps.targets.recordTargetFailures(subscriptionId, change.record.count, now, change.record.probe);
+    const after = await deps.targets.recordTargetFailures(
+      subscriptionId,
+      change.record.count,
+      now,
+      change.record.probe,
+    );
     if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
       const reason = targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure);
       await deps.subscriptions.updateStatus(subscriptionId, 'suspended', reason, 'target-failing');
       this.suspended++;
-      deps.log.warn('subscription suspended: its target keeps failing', { subscriptionId, failingSince: new Date(after.failingSince).toISOString() });
-      if (this.subscription) await tell(deps.operations, [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)], deps.log);
+      deps.log.warn('subscription suspended: its target keeps failing', {
+        subscriptionId,
+        failingSince: new Date(after.failingSince).toISOString(),
+      });
+      if (this.subscription)
+        await tell(
+          deps.operations,
+          [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)],
+          deps.log,
+        );
     }
   }
 
   /** Takes one step for one queue message: a dead letter is written before its message is let go. */
   private async apply(delivery: QueuedDelivery, next: NextStep): Promise<void> {
-    if (next.kind === 'retry') return void this.decisions.push({ messageId: delivery.messageId, action: 'retry', delaySeconds: next.delaySeconds });
+    if (next.kind === 'retry')
+      return void this.decisions.push({
+        messageId: delivery.messageId,
+        action: 'retry',
+        delaySeconds: next.delaySeconds,
+      });
     if (next.kind === 'dead-letter') await this.putDeadLetter(next);
     this.decisions.push({ messageId: delivery.messageId, action: 'done' });
   }
 
   private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
-    await this.telling.put(deadLetter, this.subscription, () => this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt));
+    await this.telling.put(deadLetter, this.subscription, () =>
+      this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt),
+    );
     this.deadLettered++;
     this.deps.metrics?.deadLettered(this.subscriptionId, deadLetter.reason);
-    this.deps.log.warn('delivery dead-lettered', { subscriptionId: this.subscriptionId, deliveryId: deadLetter.deliveryId, reason: deadLetter.reason });
+    this.deps.log.warn('delivery dead-lettered', {
+      subscriptionId: this.subscriptionId,
+      deliveryId: deadLetter.deliveryId,
+      reason: deadLetter.reason,
+    });
   }
 
   /**
@@ -292,14 +383,24 @@ class SubscriptionDispatch {
         if (delivery.receiveCount >= this.deps.policy.maxReceiveCount) {
           try {
             const progress = await progressOf(delivery, this.deps.ledger);
-            await this.putDeadLetter(deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, this.deps.policy, this.now()));
+            await this.putDeadLetter(
+              deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, this.deps.policy, this.now()),
+            );
             return { messageId: delivery.messageId, action: 'done' };
           } catch (error) {
-            const fields = { subscriptionId: this.subscriptionId, deliveryId: delivery.message.deliveryId, error: describe(error) };
+            const fields = {
+              subscriptionId: this.subscriptionId,
+              deliveryId: delivery.message.deliveryId,
+              error: describe(error),
+            };
             this.deps.log.error('last receive, and no dead letter written; left for the dead-letter queue', fields);
           }
         }
-        return { messageId: delivery.messageId, action: 'retry', delaySeconds: Math.min(30 * delivery.receiveCount, 900) };
+        return {
+          messageId: delivery.messageId,
+          action: 'retry',
+          delaySeconds: Math.min(30 * delivery.receiveCount, 900),
+        };
       }),
     );
   }
@@ -312,7 +413,11 @@ const DONE: NextStep = { kind: 'done' };
  * its events are withheld; or, when only some of them are, `split`, so that each goes (or is
  * withheld) on its own under a key of its own, never the same key with another body.
  */
-function withheldFrom(delivery: QueuedDelivery, subscription: Subscription, entitlements: Entitlements): 'send' | 'split' | WithheldReason {
+function withheldFrom(
+  delivery: QueuedDelivery,
+  subscription: Subscription,
+  entitlements: Entitlements,
+): 'send' | 'split' | WithheldReason {
   const reasons = delivery.message.events.map((json) => eventWithheldReason(subscription, json, entitlements));
   const withheld = reasons.find((reason) => reason !== undefined);
   if (withheld === undefined) return 'send';

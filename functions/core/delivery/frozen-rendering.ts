@@ -36,21 +36,33 @@ export function renderingFor(
   const format = deliveryFormat(subscription, eventCount);
   if (format === 'split') return 'split';
   if (progress?.rendering) return progress.rendering;
-  return { format, ...(subscription.maxInlineBytes === undefined ? {} : { maxInlineBytes: subscription.maxInlineBytes }) };
+  return {
+    format,
+    ...(subscription.maxInlineBytes === undefined ? {} : { maxInlineBytes: subscription.maxInlineBytes }),
+  };
 }
 
 /**
  * `subscription` with the inline limit `rendering` was made with, for the claim check to decide as
  * the first attempt did which data goes inline and which by reference.
  */
-export function asRendered<S extends Pick<Subscription, 'maxInlineBytes'>>(subscription: S, rendering: DeliveryRendering): S {
+export function asRendered<S extends Pick<Subscription, 'maxInlineBytes'>>(
+  subscription: S,
+  rendering: DeliveryRendering,
+): S {
   if (subscription.maxInlineBytes === rendering.maxInlineBytes) return subscription;
   const { maxInlineBytes: _now, ...rest } = subscription;
   return (rendering.maxInlineBytes === undefined ? rest : { ...rest, maxInlineBytes: rendering.maxInlineBytes }) as S;
 }
 
 /** A rendering as a store read it back: undefined unless `format` is a content mode (a record from before renderings were kept has none). */
-export function storedRendering(format: string | undefined, maxInlineBytes: number | undefined): DeliveryRendering | undefined {
+export function storedRendering(
+  format: string | undefined,
+  maxInlineBytes: number | undefined,
+): DeliveryRendering | undefined {
   if (!CONTENT_MODES.includes(format as ContentMode)) return undefined;
-  return { format: format as ContentMode, ...(maxInlineBytes === undefined || !Number.isInteger(maxInlineBytes) ? {} : { maxInlineBytes }) };
+  return {
+    format: format as ContentMode,
+    ...(maxInlineBytes === undefined || !Number.isInteger(maxInlineBytes) ? {} : { maxInlineBytes }),
+  };
 }

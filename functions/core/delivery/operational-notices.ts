@@ -32,7 +32,13 @@ const PARKED: ReadonlySet<DeadLetter['reason']> = new Set([
   'no-longer-matches',
 ]);
 
-export function suspendedNotice(subscription: Owned, reason: string, cause: SuspensionCause, since: number, now: number): OperationalNotice {
+export function suspendedNotice(
+  subscription: Owned,
+  reason: string,
+  cause: SuspensionCause,
+  since: number,
+  now: number,
+): OperationalNotice {
   return {
     type: operationalEventTypes.subscriptionSuspended,
     subscription: { id: subscription.id, owner: subscription.owner },
@@ -43,7 +49,12 @@ export function suspendedNotice(subscription: Owned, reason: string, cause: Susp
   };
 }
 
-export function resumedNotice(subscription: Owned & Pick<Subscription, 'version'>, by: string, redriven: number, now: number): OperationalNotice {
+export function resumedNotice(
+  subscription: Owned & Pick<Subscription, 'version'>,
+  by: string,
+  redriven: number,
+  now: number,
+): OperationalNotice {
   return {
     type: operationalEventTypes.subscriptionResumed,
     subscription: { id: subscription.id, owner: subscription.owner },
@@ -76,7 +87,12 @@ export function toldDeadLetter(deadLetter: DeadLetter): boolean {
 }
 
 /** The dead letter's notice, and the "no longer empty" one when the subscription had none before. */
-export function deadLetterNotices(subscription: Owned, deadLetter: DeadLetter, firstDeadLetter: boolean, now: number): OperationalNotice[] {
+export function deadLetterNotices(
+  subscription: Owned,
+  deadLetter: DeadLetter,
+  firstDeadLetter: boolean,
+  now: number,
+): OperationalNotice[] {
   const owner = { id: subscription.id, owner: subscription.owner };
   const events = eventReferences(deadLetter.events);
   const told: OperationalNotice = {
@@ -100,7 +116,10 @@ export function deadLetterNotices(subscription: Owned, deadLetter: DeadLetter, f
       subscription: owner,
       occurrence: [deadLetter.deliveryId],
       time: now,
-      data: { firstDeliveryId: deadLetter.deliveryId, deadLetters: `${API_BASE_PATH}/subscriptions/${subscription.id}/dead-letters` },
+      data: {
+        firstDeliveryId: deadLetter.deliveryId,
+        deadLetters: `${API_BASE_PATH}/subscriptions/${subscription.id}/dead-letters`,
+      },
     },
     told,
   ];
@@ -129,7 +148,8 @@ export class DeadLetterTelling {
     const first = hadBefore === false && !this.firstTold;
     if (first) this.firstTold = true;
     await put();
-    if (told) await tell(this.deps.operations, deadLetterNotices(subscription, deadLetter, first, this.now()), this.deps.log);
+    if (told)
+      await tell(this.deps.operations, deadLetterNotices(subscription, deadLetter, first, this.now()), this.deps.log);
   }
 
   /** Undefined when it cannot be told: then no "no longer empty" event rather than a wrong one. */
@@ -138,7 +158,10 @@ export class DeadLetterTelling {
       const page = await this.deps.deadLetters.listDeadLetters?.(this.subscriptionId, { limit: 1 });
       return page === undefined ? undefined : page.items.length > 0;
     } catch (error) {
-      this.deps.log.warn('dead letters not read', { subscriptionId: this.subscriptionId, error: error instanceof Error ? error.message : String(error) });
+      this.deps.log.warn('dead letters not read', {
+        subscriptionId: this.subscriptionId,
+        error: error instanceof Error ? error.message : String(error),
+      });
       return undefined;
     }
   }

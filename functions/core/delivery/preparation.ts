@@ -54,14 +54,31 @@ export async function gateSubscription(
   // moment ago would otherwise park the very deliveries it sent again.
   if (subscription?.status !== 'active') subscription = await deps.subscriptions.get(subscriptionId, { fresh: true });
   if (!subscription) return { kind: 'deleted' };
-  const shortfall = subscription.status === 'active' ? credentialShortfall(subscription.credential, deps.policy.sinkCredentials) : undefined;
+  const shortfall =
+    subscription.status === 'active'
+      ? credentialShortfall(subscription.credential, deps.policy.sinkCredentials)
+      : undefined;
   if (shortfall !== undefined) {
     // A record from before credentials were required (or a bearer token where only OAuth2 is
     // allowed): nothing goes out without a token (WH-3). Parked like any suspension; the PATCH
     // that sets a credential reactivates it and sends them again.
-    await deps.subscriptions.updateStatus(subscriptionId, 'suspended', `Suspended: ${shortfall}.`, 'credential-required');
-    deps.log.warn('subscription suspended: no acceptable sink credential', { subscriptionId, credential: subscription.credential?.kind ?? 'none' });
-    const notice = suspendedNotice(subscription, `Suspended: ${shortfall}.`, 'credential-required', subscription.version, now());
+    await deps.subscriptions.updateStatus(
+      subscriptionId,
+      'suspended',
+      `Suspended: ${shortfall}.`,
+      'credential-required',
+    );
+    deps.log.warn('subscription suspended: no acceptable sink credential', {
+      subscriptionId,
+      credential: subscription.credential?.kind ?? 'none',
+    });
+    const notice = suspendedNotice(
+      subscription,
+      `Suspended: ${shortfall}.`,
+      'credential-required',
+      subscription.version,
+      now(),
+    );
     await tell(deps.operations, [notice], deps.log);
     subscription = { ...subscription, status: 'suspended', statusReason: shortfall };
   }
@@ -71,14 +88,26 @@ export async function gateSubscription(
 }
 
 /** Where an active subscription's delivery goes before admission; reads its progress when it has one. */
-export async function prepare(delivery: QueuedDelivery, subscription: Subscription, context: PreparationContext): Promise<Preparation> {
+export async function prepare(
+  delivery: QueuedDelivery,
+  subscription: Subscription,
+  context: PreparationContext,
+): Promise<Preparation> {
   const { policy, now } = context;
   if (now() >= keyDeadline(delivery.message.createdAt, policy.keyTtlSeconds)) {
     // EDU-IDEM-12: the receiver may have forgotten the key; never send under it again.
     const progress = await progressOf(delivery, context.ledger);
     return {
       kind: 'settled',
-      next: deadLetterStep(delivery, 'exhausted', "the delivery's Idempotency-Key lifetime has passed", progress, undefined, policy, now()),
+      next: deadLetterStep(
+        delivery,
+        'exhausted',
+        "the delivery's Idempotency-Key lifetime has passed",
+        progress,
+        undefined,
+        policy,
+        now(),
+      ),
     };
   }
   const { length } = delivery.message.events;
@@ -92,26 +121,43 @@ export async function prepare(delivery: QueuedDelivery, subscription: Subscripti
   const header = request ? unsendableHeader(request) : 'body';
   if (!request || header !== undefined) {
     // Nothing was sent, so the target is not at fault: no attempt, no rate slot, no breaker.
-    const next = deadLetterStep(delivery, 'not-sendable', SUBSCRIBER_FAILURE['not-sendable'].detail, progress, undefined, policy, now());
+    const next = deadLetterStep(
+      delivery,
+      'not-sendable',
+      SUBSCRIBER_FAILURE['not-sendable'].detail,
+      progress,
+      undefined,
+      policy,
+      now(),
+    );
     return { kind: 'settled', next, unsendableHeader: header ?? 'body' };
   }
   // Received before a wait longer than one visibility timeout is over: wait on.
   if (progress?.nextAttemptAt !== undefined && progress.nextAttemptAt - now() > 1000) {
-    return { kind: 'settled', next: retryStep(delivery, progress.nextAttemptAt - now(), 'up', progress, policy, now()) };
+    return {
+      kind: 'settled',
+      next: retryStep(delivery, progress.nextAttemptAt - now(), 'up', progress, policy, now()),
+    };
   }
   return { kind: 'ready', sending: { rendering, request, progress } };
 }
 
 /** A first receive has no earlier attempts: the read is skipped, so the common case costs nothing. */
-export async function progressOf(delivery: QueuedDelivery, ledger: Pick<DeliveryLedger, 'getProgress'>): Promise<DeliveryProgress | undefined> {
-  return delivery.receiveCount > 1 ? ledger.getProgress(delivery.message.subscriptionId, delivery.message.deliveryId) : undefined;
+export async function progressOf(
+  delivery: QueuedDelivery,
+  ledger: Pick<DeliveryLedger, 'getProgress'>,
+): Promise<DeliveryProgress | undefined> {
+  return delivery.receiveCount > 1
+    ? ledger.getProgress(delivery.message.subscriptionId, delivery.message.deliveryId)
+    : undefined;
 }
 
 /** Why the deliveries of a subscription that is not active become dead letters. */
 function notActive(status: SubscriptionStatus, reason: string | undefined): [DeadLetterReason, string] {
   const why = reason ? `: ${reason}` : '';
   if (status === 'retired') return ['subscription-retired', `the subscription is retired${why}`];
-  if (status === 'suspended') return ['subscription-suspended', `the subscription is suspended${why}; resuming it sends this delivery again`];
+  if (status === 'suspended')
+    return ['subscription-suspended', `the subscription is suspended${why}; resuming it sends this delivery again`];
   return ['subscription-not-active', `the subscription is ${status}${why}`];
 }
 
@@ -119,7 +165,12 @@ function notActive(status: SubscriptionStatus, reason: string | undefined): [Dea
  * The delivery's request without its token; undefined when its body cannot be made. The token is
  * not judged here: every one Koerier sends is a RFC 6750 b64token, checked where it is stored or fetched.
  */
-function requestOf(delivery: QueuedDelivery, subscription: Subscription, { format }: DeliveryRendering, origin: string): WebhookRequest | undefined {
+function requestOf(
+  delivery: QueuedDelivery,
+  subscription: Subscription,
+  { format }: DeliveryRendering,
+  origin: string,
+): WebhookRequest | undefined {
   try {
     return requestWithoutToken({ message: delivery.message, sink: subscription.sink, format, origin });
   } catch {

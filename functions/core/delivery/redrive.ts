@@ -38,7 +38,11 @@ export interface Withheld {
 }
 
 /** Why the dead letter may not go to the subscription as it is now; undefined when it may. */
-export function withheldReason(subscription: Subscription, deadLetter: Pick<DeadLetter, 'events'>, entitlements: Entitlements): WithheldReason | undefined {
+export function withheldReason(
+  subscription: Subscription,
+  deadLetter: Pick<DeadLetter, 'events'>,
+  entitlements: Entitlements,
+): WithheldReason | undefined {
   for (const json of deadLetter.events) {
     const reason = eventWithheldReason(subscription, json, entitlements);
     if (reason !== undefined) return reason;
@@ -52,7 +56,11 @@ export function withheldReason(subscription: Subscription, deadLetter: Pick<Dead
  * every attempt (dispatcher.ts) and a pull receive (pull-service.ts) make what fails it a dead
  * letter with this reason, unsent, which a redrive sends once the grant or the filter is back.
  */
-export function eventWithheldReason(subscription: Subscription, json: string, entitlements: Entitlements): WithheldReason | undefined {
+export function eventWithheldReason(
+  subscription: Subscription,
+  json: string,
+  entitlements: Entitlements,
+): WithheldReason | undefined {
   const event = readStoredEvent(json);
   if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
   if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
@@ -61,15 +69,21 @@ export function eventWithheldReason(subscription: Subscription, json: string, en
 
 /** A withheld delivery's dead-letter `detail`. */
 export const WITHHELD_DETAIL: Readonly<Record<WithheldReason, string>> = {
-  'not-entitled': "the subscription's owner is no longer entitled to the event (EDU-7), so it was not sent; a redrive sends it once the grant is back",
-  'no-longer-matches': "the event no longer matches the subscription's filters, so it was not sent; a redrive sends it once they match it again",
+  'not-entitled':
+    "the subscription's owner is no longer entitled to the event (EDU-7), so it was not sent; a redrive sends it once the grant is back",
+  'no-longer-matches':
+    "the event no longer matches the subscription's filters, so it was not sent; a redrive sends it once they match it again",
 };
 
 /**
  * The new delivery messages for dead letters: each a new operation with a new key, linked by
  * `redriveOf`, carrying the correlation id of the publish request its events came in with.
  */
-export function redriveMessages(subscriptionId: string, deadLetters: readonly DeadLetter[], createdAt: number): DeliveryMessage[] {
+export function redriveMessages(
+  subscriptionId: string,
+  deadLetters: readonly DeadLetter[],
+  createdAt: number,
+): DeliveryMessage[] {
   return deadLetters.map((deadLetter) => ({
     version: 1,
     deliveryId: randomUUID(),
@@ -84,7 +98,8 @@ export function redriveMessages(subscriptionId: string, deadLetters: readonly De
 
 /** The body of a redrive request: `{"all": true}` (no `deliveryIds`) or `{"deliveryIds": [...]}`; throws the 400 for anything else. */
 export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } {
-  const invalid = (detail: string) => new KoerierError(problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail));
+  const invalid = (detail: string) =>
+    new KoerierError(problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail));
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));

@@ -29,7 +29,12 @@ export function keyDeadline(createdAt: number, keyTtlSeconds: number): number {
 }
 
 /** The last moment to attempt: the window's end or the key deadline, whichever is first. */
-export function retryDeadline(createdAt: number, schedule: RetrySchedule, keyTtlSeconds: number, windowOverrideSeconds?: number): number {
+export function retryDeadline(
+  createdAt: number,
+  schedule: RetrySchedule,
+  keyTtlSeconds: number,
+  windowOverrideSeconds?: number,
+): number {
   const window = (windowOverrideSeconds ?? schedule.windowSeconds) * 1000;
   return Math.min(createdAt + window, keyDeadline(createdAt, keyTtlSeconds));
 }

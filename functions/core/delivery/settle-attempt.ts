@@ -31,7 +31,10 @@ export const MAX_DELAY_SECONDS = 43_200 - 60;
 
 export const LAST_RECEIVE = 'the delivery could not be attempted again before the queue would have set it aside';
 
-export type SettlePolicy = Pick<DeliveryPolicy, 'retry' | 'keyTtlSeconds' | 'maxReceiveCount' | 'deadLetterRetentionSeconds'>;
+export type SettlePolicy = Pick<
+  DeliveryPolicy,
+  'retry' | 'keyTtlSeconds' | 'maxReceiveCount' | 'deadLetterRetentionSeconds'
+>;
 
 /** How an attempt went, as the sending stage reports it. */
 export type AttemptReport =
@@ -105,7 +108,8 @@ export function settleAttempt(
 ): Settlement {
   const { delivery, report } = attempt;
   // Not an attempt, so not a failure: it comes back soon, in a batch with time to send it.
-  if ('outOfTime' in report) return { next: retryStep(delivery, OUT_OF_TIME_RETRY_MS, 'up', progress, policy, now), health: NO_CHANGE };
+  if ('outOfTime' in report)
+    return { next: retryStep(delivery, OUT_OF_TIME_RETRY_MS, 'up', progress, policy, now), health: NO_CHANGE };
   const { at, latencyMs, status, verdict } = report;
   const number = (progress?.failedAttempts ?? 0) + 1;
   const base = {
@@ -130,28 +134,55 @@ export function settleAttempt(
       nextAttemptAt: new Date(now + wait).toISOString(),
     };
     const saved = progressAfter(delivery, progress, record, report.rendering, policy);
-    return { record, progress: saved, next: retryStep(delivery, wait, 'up', saved.progress, policy, now), health: NO_CHANGE };
+    return {
+      record,
+      progress: saved,
+      next: retryStep(delivery, wait, 'up', saved.progress, policy, now),
+      health: NO_CHANGE,
+    };
   }
   switch (verdict.kind) {
     case 'delivered':
       return { record: { ...base, outcome: 'delivered' }, next: DONE, health: { kind: 'delivered' } };
     case 'gone': {
-      const record: AttemptRecord = { ...base, outcome: 'retired', error: { code: 'gone', detail: 'the target answered 410 Gone' } };
+      const record: AttemptRecord = {
+        ...base,
+        outcome: 'retired',
+        error: { code: 'gone', detail: 'the target answered 410 Gone' },
+      };
       return {
         record,
-        next: deadLetterStep(delivery, 'gone', 'the target answered 410 Gone: the subscription is retired', progress, record, policy, now),
+        next: deadLetterStep(
+          delivery,
+          'gone',
+          'the target answered 410 Gone: the subscription is retired',
+          progress,
+          record,
+          policy,
+          now,
+        ),
         health: { kind: 'retired' },
         retireSubscription: `The target answered 410 Gone at ${base.at}; Koerier no longer delivers to it.`,
       };
     }
     case 'rejected': {
-      const record: AttemptRecord = { ...base, outcome: 'dead-lettered', error: { code: verdict.code, detail: verdict.detail } };
-      return { record, next: deadLetterStep(delivery, verdict.code, verdict.detail, progress, record, policy, now), health: NO_CHANGE };
+      const record: AttemptRecord = {
+        ...base,
+        outcome: 'dead-lettered',
+        error: { code: verdict.code, detail: verdict.detail },
+      };
+      return {
+        record,
+        next: deadLetterStep(delivery, verdict.code, verdict.detail, progress, record, policy, now),
+        health: NO_CHANGE,
+      };
     }
     case 'failed':
     case 'throttled': {
       const error: { code: FailureCode; detail: string } =
-        verdict.kind === 'failed' ? { code: verdict.code, detail: verdict.detail } : { code: 'throttled', detail: 'the target answered 429 Too Many Requests' };
+        verdict.kind === 'failed'
+          ? { code: verdict.code, detail: verdict.detail }
+          : { code: 'throttled', detail: 'the target answered 429 Too Many Requests' };
       const retryAfterMs = verdict.retryAfterMs;
       // Every 429 slows the subscription down (WH-2, EDU-10); without a Retry-After the pause is
       // the schedule's wait for this attempt. A credential or claim-check failure is not the target's.
@@ -161,7 +192,12 @@ export function settleAttempt(
           : verdict.code === 'credential' || verdict.code === 'claim-check'
             ? NO_CHANGE
             : { kind: 'failed', detail: verdict.detail };
-      const deadline = retryDeadline(delivery.message.createdAt, policy.retry, policy.keyTtlSeconds, attempt.subscription.retryWindowSeconds);
+      const deadline = retryDeadline(
+        delivery.message.createdAt,
+        policy.retry,
+        policy.keyTtlSeconds,
+        attempt.subscription.retryWindowSeconds,
+      );
       const next =
         delivery.receiveCount >= policy.maxReceiveCount
           ? undefined
@@ -177,18 +213,45 @@ export function settleAttempt(
         const record: AttemptRecord = { ...base, outcome: 'dead-lettered', error };
         return {
           record,
-          next: deadLetterStep(delivery, 'exhausted', `retries are over (${number} attempts); last: ${error.detail}`, progress, record, policy, now),
+          next: deadLetterStep(
+            delivery,
+            'exhausted',
+            `retries are over (${number} attempts); last: ${error.detail}`,
+            progress,
+            record,
+            policy,
+            now,
+          ),
           health,
         };
       }
-      const record: AttemptRecord = { ...base, outcome: 'retrying', error, nextAttemptAt: new Date(next).toISOString() };
+      const record: AttemptRecord = {
+        ...base,
+        outcome: 'retrying',
+        error,
+        nextAttemptAt: new Date(next).toISOString(),
+      };
       // A wait longer than one visibility timeout is served in hops: the progress says when it ends.
-      const saved = progressAfter(delivery, progress, record, report.rendering, policy, next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined);
+      const saved = progressAfter(
+        delivery,
+        progress,
+        record,
+        report.rendering,
+        policy,
+        next - now > MAX_DELAY_SECONDS * 1000 ? next : undefined,
+      );
       // A Retry-After is a minimum; a backoff is approximate anyway (it carries jitter).
       return {
         record,
         progress: saved,
-        next: retryStep(delivery, next - now, retryAfterMs === undefined ? 'nearest' : 'up', saved.progress, policy, now),
+        next: retryStep(
+          delivery,
+          next - now,
+          retryAfterMs === undefined ? 'nearest' : 'up',
+          saved.progress,
+          policy,
+          now,
+        ),
         health,
       };
     }
@@ -210,10 +273,14 @@ export function retryStep(
   policy: SettlePolicy,
   now: number,
 ): NextStep {
-  if (delivery.receiveCount >= policy.maxReceiveCount) return deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, policy, now);
+  if (delivery.receiveCount >= policy.maxReceiveCount)
+    return deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, policy, now);
   const untilDeadline = keyDeadline(delivery.message.createdAt, policy.keyTtlSeconds) - now;
   const toSeconds = rounding === 'up' ? Math.ceil : Math.round;
-  return { kind: 'retry', delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(Math.min(ms, untilDeadline) / 1000))) };
+  return {
+    kind: 'retry',
+    delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(1, toSeconds(Math.min(ms, untilDeadline) / 1000))),
+  };
 }
 
 /** The delivery as a dead letter: its events, its attempts so far (with `last`, the one just made) and why. */

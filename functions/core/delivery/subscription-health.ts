@@ -23,7 +23,12 @@ export interface SubscriptionHealth {
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
-export function subscriptionHealth(target: TargetState, settings: BreakerSettings, lastSuccess: string | undefined, now: number): SubscriptionHealth {
+export function subscriptionHealth(
+  target: TargetState,
+  settings: BreakerSettings,
+  lastSuccess: string | undefined,
+  now: number,
+): SubscriptionHealth {
   const breaker = breakerOf(target, settings, now);
   const throttled = target.throttle !== undefined && target.consecutiveFailures === 0;
   const next = Math.max(breaker.state === 'open' ? breaker.until : 0, target.nextSendAt ?? 0);
@@ -48,5 +53,7 @@ export function subscriptionHealth(target: TargetState, settings: BreakerSetting
     throttledto: target.throttle?.ratePerMinute,
   };
   // Absent, not null, where there is nothing to say.
-  return Object.fromEntries(Object.entries(view).filter(([, value]) => value !== undefined)) as unknown as SubscriptionHealth;
+  return Object.fromEntries(
+    Object.entries(view).filter(([, value]) => value !== undefined),
+  ) as unknown as SubscriptionHealth;
 }

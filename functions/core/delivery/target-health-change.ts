@@ -9,7 +9,10 @@ import { throttleAfter429, type TargetState } from './target-health.js';
 /** What a subscription group's attempts do to its target's shared state. */
 export interface TargetHealthChange {
   /** A 429 came back: pause the target until `pauseUntil` and lower its rate. */
-  readonly throttle?: { readonly pauseUntil: number; readonly throttle: { readonly ratePerMinute: number; readonly since: number } };
+  readonly throttle?: {
+    readonly pauseUntil: number;
+    readonly throttle: { readonly ratePerMinute: number; readonly since: number };
+  };
   /**
    * `success`: the breaker closes and the counters clear; `failures`: `count` more transient
    * failures (`probe`: the half-open probe was one), after which suspension is due if the target
@@ -32,14 +35,25 @@ export function targetHealthChange(
 ): TargetHealthChange {
   const { target, probe, probeUntil } = admitted;
   const pauses = effects.flatMap((effect) => (effect.throttledUntil === undefined ? [] : [effect.throttledUntil]));
-  const throttle = pauses.length === 0 ? {} : { throttle: { pauseUntil: Math.max(...pauses), throttle: throttleAfter429(allowedRatePerMinute, target, now) } };
+  const throttle =
+    pauses.length === 0
+      ? {}
+      : {
+          throttle: { pauseUntil: Math.max(...pauses), throttle: throttleAfter429(allowedRatePerMinute, target, now) },
+        };
   const failures = effects.filter((effect) => effect.kind === 'failed');
   if (effects.some((effect) => effect.kind === 'delivered')) {
     const wasFailing = target.consecutiveFailures > 0 || target.failingSince !== undefined;
     return { ...throttle, record: wasFailing ? { kind: 'success' } : { kind: 'none' } };
   }
   if (failures.length === 0 || effects.some((effect) => effect.kind === 'retired')) {
-    return { ...throttle, record: probeUntil === undefined ? { kind: 'none' } : { kind: 'release-probe', until: probeUntil } };
+    return {
+      ...throttle,
+      record: probeUntil === undefined ? { kind: 'none' } : { kind: 'release-probe', until: probeUntil },
+    };
   }
-  return { ...throttle, record: { kind: 'failures', count: failures.length, lastFailure: failures.at(-1)?.detail ?? '', probe } };
+  return {
+    ...throttle,
+    record: { kind: 'failures', count: failures.length, lastFailure: failures.at(-1)?.detail ?? '', probe },
+  };
 }

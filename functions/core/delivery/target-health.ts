@@ -51,23 +51,36 @@ export type Breaker =
   | { readonly state: 'half-open'; readonly lastFailureAt: number };
 
 export function breakerOf(target: TargetState, settings: BreakerSettings, now: number): Breaker {
-  if (target.consecutiveFailures < settings.failureThreshold || target.lastFailureAt === undefined) return { state: 'closed' };
-  const cooldown = Math.min(settings.cooldownSeconds * 1000 * 2 ** Math.min(target.failedProbes ?? 0, 20), MAX_BREAKER_COOLDOWN_MS);
+  if (target.consecutiveFailures < settings.failureThreshold || target.lastFailureAt === undefined)
+    return { state: 'closed' };
+  const cooldown = Math.min(
+    settings.cooldownSeconds * 1000 * 2 ** Math.min(target.failedProbes ?? 0, 20),
+    MAX_BREAKER_COOLDOWN_MS,
+  );
   const until = target.lastFailureAt + cooldown;
   return now < until ? { state: 'open', until } : { state: 'half-open', lastFailureAt: target.lastFailureAt };
 }
 
 /** The rate in force: the allowed one, or lower while a 429 throttle recovers. Undefined: no limit. */
-export function effectiveRatePerMinute(allowed: number | undefined, target: TargetState, now: number): number | undefined {
+export function effectiveRatePerMinute(
+  allowed: number | undefined,
+  target: TargetState,
+  now: number,
+): number | undefined {
   const throttle = target.throttle;
   if (!throttle) return allowed;
-  const recovered = throttle.ratePerMinute * 2 ** Math.max(0, Math.floor((now - throttle.since) / THROTTLE_RECOVERY_MS));
+  const recovered =
+    throttle.ratePerMinute * 2 ** Math.max(0, Math.floor((now - throttle.since) / THROTTLE_RECOVERY_MS));
   const ceiling = allowed ?? THROTTLE_START_RATE_PER_MINUTE * 2 ** 10;
   return recovered >= ceiling ? allowed : recovered;
 }
 
 /** The throttle after a 429 at `now`. */
-export function throttleAfter429(allowed: number | undefined, target: TargetState, now: number): { ratePerMinute: number; since: number } {
+export function throttleAfter429(
+  allowed: number | undefined,
+  target: TargetState,
+  now: number,
+): { ratePerMinute: number; since: number } {
   const current = effectiveRatePerMinute(allowed, target, now) ?? THROTTLE_START_RATE_PER_MINUTE * 2;
   return { ratePerMinute: Math.max(1, Math.floor(current / 2)), since: now };
 }
@@ -107,7 +120,9 @@ export function planSends(options: {
     const wait = Math.ceil(start + i * spacing - now);
     (wait <= horizonMs ? admitted : deferred).push(wait);
   }
-  return admitted.length > 0 ? { admitted, deferred, nextSendAt: Math.ceil(start + admitted.length * spacing) } : { admitted, deferred };
+  return admitted.length > 0
+    ? { admitted, deferred, nextSendAt: Math.ceil(start + admitted.length * spacing) }
+    : { admitted, deferred };
 }
 
 /** True when the target has failed, without one success, for at least `suspendAfterSeconds`. */

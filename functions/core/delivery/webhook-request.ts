@@ -21,7 +21,10 @@ export interface WebhookRequest {
  * delivery per event: a batch only reaches a target that declared it takes batches (EDU-11,
  * JSON-3), and binary mode carries one event.
  */
-export function deliveryFormat(subscription: Pick<Subscription, 'contentMode' | 'batchSupported'>, eventCount: number): ContentMode | 'split' {
+export function deliveryFormat(
+  subscription: Pick<Subscription, 'contentMode' | 'batchSupported'>,
+  eventCount: number,
+): ContentMode | 'split' {
   if (subscription.contentMode === 'batch' && subscription.batchSupported) return 'batch';
   if (eventCount !== 1) return 'split';
   return subscription.contentMode === 'binary' ? 'binary' : 'structured';
@@ -50,7 +53,12 @@ export function webhookRequest(
  */
 export function requestWithoutToken({ message, format, sink, origin }: WebhookRequestParts): WebhookRequest {
   const [first] = message.events;
-  const encoded = format === 'batch' ? toBatchMessage(message.events) : format === 'binary' ? toBinaryMessage(first!) : toStructuredMessage(first!);
+  const encoded =
+    format === 'batch'
+      ? toBatchMessage(message.events)
+      : format === 'binary'
+        ? toBinaryMessage(first!)
+        : toStructuredMessage(first!);
   return {
     url: sink,
     headers: {
@@ -79,7 +87,9 @@ export function withAccessToken(request: WebhookRequest, accessToken: string): W
 export const REPLAY_HEADERS = { id: 'koerier-replay-id', sequence: 'koerier-replay-sequence' } as const;
 
 function replayHeaders(message: DeliveryMessage): Record<string, string> {
-  return message.replay ? { [REPLAY_HEADERS.id]: message.replay.id, [REPLAY_HEADERS.sequence]: String(message.replay.sequence) } : {};
+  return message.replay
+    ? { [REPLAY_HEADERS.id]: message.replay.id, [REPLAY_HEADERS.sequence]: String(message.replay.sequence) }
+    : {};
 }
 
 /**

@@ -34,7 +34,10 @@ export interface AcceptedAnswer {
  * `MAX_ACCEPTED_ANSWER_BYTES` — a prefix of the events, so a client knows which ones are named.
  * Each entry is listed whole or not at all: a cut `id` would name another event.
  */
-export function acceptedAnswer(events: readonly AcceptedEventRef[], warnings: readonly ValidationIssue[] = []): AcceptedAnswer {
+export function acceptedAnswer(
+  events: readonly AcceptedEventRef[],
+  warnings: readonly ValidationIssue[] = [],
+): AcceptedAnswer {
   const warningPart: Pick<AcceptedAnswer, 'warnings' | 'warningsNotListed'> = {};
   if (warnings.length > 0) {
     const { listed, notListed } = boundedIssues(warnings, MAX_PROBLEM_BYTES);
@@ -54,5 +57,10 @@ export function acceptedAnswer(events: readonly AcceptedEventRef[], warnings: re
     used += size;
   }
   const notListed = events.length - accepted.length;
-  return { acceptedCount: events.length, accepted, ...(notListed > 0 ? { acceptedNotListed: notListed } : {}), ...warningPart };
+  return {
+    acceptedCount: events.length,
+    accepted,
+    ...(notListed > 0 ? { acceptedNotListed: notListed } : {}),
+    ...warningPart,
+  };
 }

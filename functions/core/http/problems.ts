@@ -54,7 +54,10 @@ export class KoerierError extends Error {
   readonly problem: Problem;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(problem: Problem, options: { readonly headers?: Readonly<Record<string, string>>; readonly cause?: unknown } = {}) {
+  constructor(
+    problem: Problem,
+    options: { readonly headers?: Readonly<Record<string, string>>; readonly cause?: unknown } = {},
+  ) {
     super(problem.detail ?? problem.title, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'KoerierError';
     this.problem = problem;
@@ -81,7 +84,13 @@ export async function answered(work: () => Promise<HttpResponse>): Promise<HttpR
   }
 }
 
-export function problem(status: number, slug: ProblemSlug, title: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
+export function problem(
+  status: number,
+  slug: ProblemSlug,
+  title: string,
+  detail?: string,
+  extra: Record<string, unknown> = {},
+): Problem {
   return { type: problemType(slug), title, status, detail, ...extra };
 }
 
@@ -141,7 +150,10 @@ export function boundedProblem(p: Problem): Problem {
 }
 
 /** Issues shortened, at most `MAX_LISTED_ISSUES` of them and no more than `maxBytes` of JSON. */
-export function boundedIssues(issues: readonly ValidationIssue[], maxBytes: number): { listed: ValidationIssue[]; notListed: number; bytes: number } {
+export function boundedIssues(
+  issues: readonly ValidationIssue[],
+  maxBytes: number,
+): { listed: ValidationIssue[]; notListed: number; bytes: number } {
   const listed: ValidationIssue[] = [];
   let bytes = 2;
   for (const issue of issues) {
@@ -160,7 +172,12 @@ function shortIssue(issue: ValidationIssue): ValidationIssue {
   const attribute = issue.attribute === undefined ? undefined : cut(issue.attribute, MAX_ATTRIBUTE_CHARACTERS);
   const pointer = issue.pointer === undefined ? undefined : cut(issue.pointer, MAX_MESSAGE_CHARACTERS);
   if (message === issue.message && attribute === issue.attribute && pointer === issue.pointer) return issue;
-  return { ...issue, message, ...(attribute === undefined ? {} : { attribute }), ...(pointer === undefined ? {} : { pointer }) };
+  return {
+    ...issue,
+    message,
+    ...(attribute === undefined ? {} : { attribute }),
+    ...(pointer === undefined ? {} : { pointer }),
+  };
 }
 
 function cut(text: string, characters: number): string {
@@ -169,13 +186,15 @@ function cut(text: string, characters: number): string {
 
 export const problems = {
   notFound: (detail = 'No such resource.') => problem(404, 'not-found', 'Not Found', detail),
-  methodNotAllowed: (allowed: readonly string[]) => problem(405, 'method-not-allowed', 'Method Not Allowed', `Allowed: ${allowed.join(', ')}.`),
+  methodNotAllowed: (allowed: readonly string[]) =>
+    problem(405, 'method-not-allowed', 'Method Not Allowed', `Allowed: ${allowed.join(', ')}.`),
   unauthorized: (detail: string) => problem(401, 'unauthorized', 'Unauthorized', detail),
   forbidden: (detail: string) => problem(403, 'forbidden', 'Forbidden', detail),
   badRequest: (slug: ProblemSlug, title: string, detail: string, errors?: readonly ValidationIssue[]) =>
     problem(400, slug, title, detail, errors ? { errors } : {}),
   unsupportedMediaType: (detail: string) => problem(415, 'unsupported-media-type', 'Unsupported Media Type', detail),
   payloadTooLarge: (detail: string) => problem(413, 'payload-too-large', 'Payload Too Large', detail),
-  internal: () => problem(500, 'internal', 'Internal Server Error', 'The request could not be completed; it is safe to retry.'),
+  internal: () =>
+    problem(500, 'internal', 'Internal Server Error', 'The request could not be completed; it is safe to retry.'),
   unavailable: (detail: string) => problem(503, 'unavailable', 'Service Unavailable', detail),
 };

@@ -1,10 +1,10 @@
 /**
- * One route table, three readers: API Gateway (lib/resources.ts gives the CDK its routes), the
+ * One route table, three readers: API Gateway (functions/config/resources.ts gives the CDK its routes), the
  * laptop gateway (local/api-gateway.ts matches requests with it, as API Gateway would) and the
  * `$default` answer (404, or 405 with `Allow`). A route's key is API Gateway's `routeKey`,
  * `METHOD /path/{param}`; the apps dispatch on it and it names the idempotency operation.
  *
- * Plain data in, plain data out: the table itself lives in lib/resources.ts, which core must not
+ * Plain data in, plain data out: the table itself lives in functions/config/resources.ts, which core must not
  * import, so callers hand it in.
  */
 
@@ -55,7 +55,8 @@ export function compileRoutes<Tag>(routes: readonly (RouteTemplate & { readonly 
   });
   const seen = new Set<string>();
   for (const route of compiled) {
-    if (seen.has(route.routeKey)) throw new Error(`route ${route.routeKey} is claimed twice in lib/resources.ts`);
+    if (seen.has(route.routeKey))
+      throw new Error(`route ${route.routeKey} is claimed twice in functions/config/resources.ts`);
     seen.add(route.routeKey);
   }
   // Array.prototype.sort is stable: routes equally specific keep the table's order.
@@ -63,7 +64,11 @@ export function compileRoutes<Tag>(routes: readonly (RouteTemplate & { readonly 
 }
 
 /** The route a request takes, or undefined: then API Gateway hands it to `$default`. */
-export function matchRoute<Tag>(routes: readonly CompiledRoute<Tag>[], method: string, path: string): RouteMatch<Tag> | undefined {
+export function matchRoute<Tag>(
+  routes: readonly CompiledRoute<Tag>[],
+  method: string,
+  path: string,
+): RouteMatch<Tag> | undefined {
   const parts = path.split('/').slice(1);
   for (const route of routes) {
     if (route.method !== method) continue;
@@ -80,7 +85,9 @@ export function matchRoute<Tag>(routes: readonly CompiledRoute<Tag>[], method: s
 export function allowedMethods(routes: readonly CompiledRoute<unknown>[], path: string): string[] {
   const parts = path.split('/').slice(1);
   const byTableOrder = [...routes].sort((a, b) => a.order - b.order);
-  return byTableOrder.filter((route) => matchSegments(route.segments, parts) !== undefined).map((route) => route.method);
+  return byTableOrder
+    .filter((route) => matchSegments(route.segments, parts) !== undefined)
+    .map((route) => route.method);
 }
 
 function matchSegments(segments: readonly string[], parts: readonly string[]): Record<string, string> | undefined {

@@ -8,7 +8,14 @@ import { answered, KoerierError, problem } from '../http/problems.js';
 import { requestFingerprint } from './fingerprint.js';
 import { readIdempotencyKey } from './key.js';
 import { systemClock, type Clock } from '../ports/clock.js';
-import { epochSeconds, isClaimable, type IdempotencyEntry, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from './store.js';
+import {
+  epochSeconds,
+  isClaimable,
+  type IdempotencyEntry,
+  type IdempotencyScope,
+  type IdempotencyStore,
+  type StoredResponse,
+} from './store.js';
 
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
@@ -45,13 +52,25 @@ export interface IdempotencyContext {
  * 2xx-4xx answers, also those of a KoerierError it throws, are stored; 5xx, 429 and any other
  * thrown error free the key so the retry is processed (the error goes on up).
  */
-export function withIdempotency(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
+export function withIdempotency(
+  req: HttpRequest,
+  ctx: IdempotencyContext,
+  process: () => Promise<HttpResponse>,
+): Promise<HttpResponse> {
   // The guard's own refusals are answers too, so its callers get a response either way.
   return answered(() => guarded(req, ctx, process));
 }
 
-async function guarded(req: HttpRequest, ctx: IdempotencyContext, process: () => Promise<HttpResponse>): Promise<HttpResponse> {
-  const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: readIdempotencyKey(req.headers) };
+async function guarded(
+  req: HttpRequest,
+  ctx: IdempotencyContext,
+  process: () => Promise<HttpResponse>,
+): Promise<HttpResponse> {
+  const scope: IdempotencyScope = {
+    clientId: ctx.clientId,
+    operation: ctx.operation,
+    key: readIdempotencyKey(req.headers),
+  };
   const fingerprint = requestFingerprint(req, ctx.operation);
   return claimOrAnswer(ctx, scope, fingerprint, undefined, (claimId) => processAndRecord(scope, claimId, ctx, process));
 }
@@ -91,7 +110,12 @@ export async function claimOrAnswer(
   throw inProgress(scope, seen?.state === 'in-progress' ? seen.lockExpiresAt : clock() + 1000, clock());
 }
 
-export function answerExisting(entry: IdempotencyEntry, scope: IdempotencyScope, fingerprint: string, now: number): HttpResponse {
+export function answerExisting(
+  entry: IdempotencyEntry,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  now: number,
+): HttpResponse {
   if (entry.fingerprint !== fingerprint) {
     throw new KoerierError(
       problem(
@@ -140,7 +164,8 @@ async function processAndRecord(
     throw error;
   }
   try {
-    if (isFinal(response.status)) await ctx.store.complete(scope, claimId, storedResponse(response, ctx.replayHeaders ?? []));
+    if (isFinal(response.status))
+      await ctx.store.complete(scope, claimId, storedResponse(response, ctx.replayHeaders ?? []));
     else await ctx.store.release(scope, claimId);
   } catch (error) {
     // The work is done; the partner gets its answer. A lost completion only means a retry after

@@ -18,4 +18,3 @@ export {
 } from './store.js';
 export { withIdempotency, IDEMPOTENT_REPLAYED_HEADER, REPLAYED_HEADERS, type IdempotencyContext } from './guard.js';
 export { withPreparedIdempotency, type PreparedRequest } from './prepared-guard.js';
-export { InMemoryIdempotencyStore } from './memory-store.js';

@@ -46,6 +46,14 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   return value.toLowerCase();
 }
 
-function keyProblem(slug: ProblemSlug, title: string, rule: string, requirement: string, message: string): KoerierError {
-  return new KoerierError(problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]));
+function keyProblem(
+  slug: ProblemSlug,
+  title: string,
+  rule: string,
+  requirement: string,
+  message: string,
+): KoerierError {
+  return new KoerierError(
+    problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]),
+  );
 }

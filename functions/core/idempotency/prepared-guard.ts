@@ -20,7 +20,14 @@
 import type { HttpRequest, HttpResponse } from '../http/messages.js';
 import { answered } from '../http/problems.js';
 import { requestFingerprint } from './fingerprint.js';
-import { claimOrAnswer, IDEMPOTENT_REPLAYED_HEADER, isFinal, storedResponse, withIdempotency, type IdempotencyContext } from './guard.js';
+import {
+  claimOrAnswer,
+  IDEMPOTENT_REPLAYED_HEADER,
+  isFinal,
+  storedResponse,
+  withIdempotency,
+  type IdempotencyContext,
+} from './guard.js';
 import { readIdempotencyKey } from './key.js';
 import { epochSeconds, type IdempotencyEntry, type IdempotencyScope, type StoredResponse } from './store.js';
 
@@ -48,7 +55,11 @@ export function withPreparedIdempotency(
   refused: (error: unknown) => Promise<HttpResponse>,
 ): Promise<HttpResponse> {
   return answered(async () => {
-    const scope: IdempotencyScope = { clientId: ctx.clientId, operation: ctx.operation, key: readIdempotencyKey(req.headers) };
+    const scope: IdempotencyScope = {
+      clientId: ctx.clientId,
+      operation: ctx.operation,
+      key: readIdempotencyKey(req.headers),
+    };
     let prepared: PreparedRequest;
     try {
       prepared = await prepare();
@@ -59,7 +70,12 @@ export function withPreparedIdempotency(
   });
 }
 
-async function guardedPrepared(req: HttpRequest, ctx: IdempotencyContext, scope: IdempotencyScope, prepared: PreparedRequest): Promise<HttpResponse> {
+async function guardedPrepared(
+  req: HttpRequest,
+  ctx: IdempotencyContext,
+  scope: IdempotencyScope,
+  prepared: PreparedRequest,
+): Promise<HttpResponse> {
   const fingerprint = requestFingerprint(req, ctx.operation);
   const pending = storedResponse(prepared.answer, ctx.replayHeaders ?? []);
   return claimOrAnswer(ctx, scope, fingerprint, pending, (claimId, replaced, now) =>
@@ -95,14 +111,23 @@ async function commitAndRecord(
     ctx.onStoreError?.(error);
   }
   if (takeover && sameResponse(stored, pending)) {
-    return { status: pending.status, headers: { ...pending.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, body: pending.body };
+    return {
+      status: pending.status,
+      headers: { ...pending.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+      body: pending.body,
+    };
   }
   return response;
 }
 
 /** The claim replaced a pending claim of this very request whose lock ran out: its effect may be done or not. */
 function tookOverPending(replaced: IdempotencyEntry | undefined, now: number, fingerprint: string): boolean {
-  return replaced?.state === 'in-progress' && replaced.pending !== undefined && replaced.fingerprint === fingerprint && replaced.expiresAt >= epochSeconds(now);
+  return (
+    replaced?.state === 'in-progress' &&
+    replaced.pending !== undefined &&
+    replaced.fingerprint === fingerprint &&
+    replaced.expiresAt >= epochSeconds(now)
+  );
 }
 
 function sameResponse(a: StoredResponse, b: StoredResponse): boolean {

@@ -82,10 +82,17 @@ export function epochSeconds(ms: number): number {
  * lazily, dynalite never). A crashed attempt's lock may be taken over after it expires, but only
  * by the same request: a different request with that key still gets 422.
  */
-export function isClaimable(existing: IdempotencyEntry | undefined, request: Pick<ClaimRequest, 'now' | 'fingerprint'>): boolean {
+export function isClaimable(
+  existing: IdempotencyEntry | undefined,
+  request: Pick<ClaimRequest, 'now' | 'fingerprint'>,
+): boolean {
   if (existing === undefined) return true;
   if (existing.expiresAt < epochSeconds(request.now)) return true;
-  return existing.state === 'in-progress' && existing.lockExpiresAt < request.now && existing.fingerprint === request.fingerprint;
+  return (
+    existing.state === 'in-progress' &&
+    existing.lockExpiresAt < request.now &&
+    existing.fingerprint === request.fingerprint
+  );
 }
 
 /** The string a store keys an entry by; each part URI-encoded so no separator can be forged. */

@@ -22,7 +22,10 @@ export function isCorrelationId(value: string | undefined): value is string {
 }
 
 /** The caller's `X-Correlation-ID` when it is well-formed, else the gateway's request id, else a fresh UUID. */
-export function correlationIdOf(request: { readonly headers: Readonly<Record<string, string>>; readonly requestId?: string | undefined }): string {
+export function correlationIdOf(request: {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly requestId?: string | undefined;
+}): string {
   const given = request.headers[CORRELATION_ID_HEADER]?.trim();
   if (isCorrelationId(given)) return given;
   if (isCorrelationId(request.requestId)) return request.requestId;

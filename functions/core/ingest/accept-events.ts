@@ -57,7 +57,10 @@ export interface IngestDependencies {
   readonly rateWindow: RateWindow;
   readonly inbound: InboundQueue;
   /** Where data too large to travel inline goes (EDU-1, CARD-6). */
-  readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & { readonly publicBaseUrl: string; readonly retentionSeconds: number };
+  readonly claimCheck: Pick<OffloadDependencies, 'store' | 'ledger'> & {
+    readonly publicBaseUrl: string;
+    readonly retentionSeconds: number;
+  };
   readonly settings: IngestSettings;
   readonly log: Log;
   /** Issue 14 item 3: event types bound to a contract message have their `data` checked (`warn`, `enforce`). */
@@ -74,11 +77,21 @@ export interface IngestDependencies {
  * the queue write completes it without a second write (core/idempotency/prepared-guard.ts); a
  * refusal goes through the plain guard and is stored as before.
  */
-export function acceptEvents(request: HttpRequest, principal: Principal, deps: IngestDependencies): Promise<HttpResponse> {
+export function acceptEvents(
+  request: HttpRequest,
+  principal: Principal,
+  deps: IngestDependencies,
+): Promise<HttpResponse> {
   const publisher = principal.clientId;
   const correlationId = correlationIdOf(request);
   // Every line of this request names it, so the router's and the deliveries' lines can be found from here.
-  const publish: PublishRequest = { request, publisher, correlationId, log: withFields(deps.log, { correlationId }), metrics: deps.metrics ?? noMetrics };
+  const publish: PublishRequest = {
+    request,
+    publisher,
+    correlationId,
+    log: withFields(deps.log, { correlationId }),
+    metrics: deps.metrics ?? noMetrics,
+  };
   let refusalLog = () => {};
   return withPreparedIdempotency(
     request,
@@ -90,7 +103,8 @@ export function acceptEvents(request: HttpRequest, principal: Principal, deps: I
       ttlSeconds: deps.settings.idempotency.ttlSeconds,
       lockSeconds: deps.settings.idempotency.lockSeconds,
       // The events are stored and the 202 goes out; only a replay of it is lost, so warn, don't fail.
-      onStoreError: (error) => deps.log.warn('idempotency completion not stored', { client: publisher, error: describeError(error) }),
+      onStoreError: (error) =>
+        deps.log.warn('idempotency completion not stored', { client: publisher, error: describeError(error) }),
     },
     () => prepareEvents(publish, deps, (log) => (refusalLog = log)),
     async (refusal) => {
@@ -118,24 +132,44 @@ async function takeRateSlot({ publisher, metrics }: PublishRequest, deps: Ingest
   const rate = await deps.rateWindow.take(publisher, publishRatePerMinute);
   if (!rate.allowed) {
     metrics.publishRejected('rate-limited');
-    throw new KoerierError(problem(429, 'rate-limited', 'Too Many Requests', `At most ${publishRatePerMinute} requests per minute per publisher.`), {
-      headers: { 'retry-after': String(rate.retryAfterSeconds) },
-    });
+    throw new KoerierError(
+      problem(
+        429,
+        'rate-limited',
+        'Too Many Requests',
+        `At most ${publishRatePerMinute} requests per minute per publisher.`,
+      ),
+      {
+        headers: { 'retry-after': String(rate.retryAfterSeconds) },
+      },
+    );
   }
 }
 
 /** Everything about the request that needs no I/O: parsing, validation, grants, the offload plan and the 202. Throws the refusals. */
-async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, onRefusal: (log: () => void) => void): Promise<PreparedRequest> {
+async function prepareEvents(
+  publish: PublishRequest,
+  deps: IngestDependencies,
+  onRefusal: (log: () => void) => void,
+): Promise<PreparedRequest> {
   const { request, publisher, log, metrics } = publish;
   const { settings } = deps;
   let outcome: ParsedEvents;
   try {
-    outcome = parseCloudEventsRequest(request, { maxEventBytes: settings.maxEventBytes, maxEventsPerBatch: MAX_EVENTS_PER_BATCH });
+    outcome = parseCloudEventsRequest(request, {
+      maxEventBytes: settings.maxEventBytes,
+      maxEventsPerBatch: MAX_EVENTS_PER_BATCH,
+    });
   } catch (error) {
     if (error instanceof KoerierError) {
       const refused = error.problem;
       onRefusal(() => {
-        log.info('events rejected', { publisher, status: refused.status, type: refused.type, errors: refused.errors?.length ?? 0 });
+        log.info('events rejected', {
+          publisher,
+          status: refused.status,
+          type: refused.type,
+          errors: refused.errors?.length ?? 0,
+        });
         metrics.publishRejected(ruleOf(refused.type));
       });
     }
@@ -152,7 +186,11 @@ async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, 
       log.info('events refused', { publisher, reason: 'source not granted', events: ungranted.length });
       metrics.publishRejected('source-not-granted');
     });
-    throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', { errors: ungranted }));
+    throw new KoerierError(
+      problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', {
+        errors: ungranted,
+      }),
+    );
   }
   const reserved = reservedTypeIssues(outcome);
   if (reserved.length > 0) {
@@ -161,7 +199,13 @@ async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, 
       metrics.publishRejected('type-reserved');
     });
     throw new KoerierError(
-      problem(403, 'type-reserved', 'Forbidden', "No client may publish events in Koerier's own operational namespace.", { errors: reserved }),
+      problem(
+        403,
+        'type-reserved',
+        'Forbidden',
+        "No client may publish events in Koerier's own operational namespace.",
+        { errors: reserved },
+      ),
     );
   }
   const contractWarnings = await checkedAgainstContracts(outcome, publisher, deps.dataContracts, (events, violations) =>
@@ -178,7 +222,10 @@ async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, 
     throw error;
   }
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
-  const answer = jsonResponse(202, acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings])));
+  const answer = jsonResponse(
+    202,
+    acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings])),
+  );
   return {
     answer,
     commit: async (takeover) => {
@@ -190,7 +237,12 @@ async function prepareEvents(publish: PublishRequest, deps: IngestDependencies, 
   };
 }
 
-async function storeEvents(outcome: ParsedEvents, offload: readonly number[], publish: PublishRequest, deps: IngestDependencies): Promise<void> {
+async function storeEvents(
+  outcome: ParsedEvents,
+  offload: readonly number[],
+  publish: PublishRequest,
+  deps: IngestDependencies,
+): Promise<void> {
   const { publisher, correlationId, log, metrics } = publish;
   const { settings } = deps;
   const now = deps.clock?.() ?? Date.now();
@@ -207,7 +259,11 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
         : await offloadEvents(uploaded, offload, publisher, now, {
             store: claimCheck.store,
             ledger: claimCheck.ledger,
-            settings: { ...settings, publicBaseUrl: claimCheck.publicBaseUrl, retentionSeconds: claimCheck.retentionSeconds },
+            settings: {
+              ...settings,
+              publicBaseUrl: claimCheck.publicBaseUrl,
+              retentionSeconds: claimCheck.retentionSeconds,
+            },
           });
     await deps.inbound.send(
       queued.map((event) => ({
@@ -225,7 +281,12 @@ async function storeEvents(outcome: ParsedEvents, offload: readonly number[], pu
       logRefusal(error, publisher, log, metrics);
       throw error;
     }
-    log.error('events not stored', { publisher, mode: outcome.mode, events: outcome.events.length, error: describeError(error) });
+    log.error('events not stored', {
+      publisher,
+      mode: outcome.mode,
+      events: outcome.events.length,
+      error: describeError(error),
+    });
     throw new KoerierError(
       problem(
         503,

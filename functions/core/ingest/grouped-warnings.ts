@@ -15,6 +15,8 @@ export function groupedWarnings(warnings: readonly ValidationIssue[]): Validatio
     else groups.set(kind, { warning, indexes: [warning.index ?? -1] });
   }
   return [...groups.values()].map(({ warning: { index: _index, ...first }, indexes }) =>
-    indexes.length === 1 ? { ...first, index: indexes[0]! } : { ...first, message: `${first.message} (and ${indexes.length - 1} more like it)`, indexes },
+    indexes.length === 1
+      ? { ...first, index: indexes[0]! }
+      : { ...first, message: `${first.message} (and ${indexes.length - 1} more like it)`, indexes },
   );
 }

@@ -73,7 +73,11 @@ export interface OperationalEvents {
 
 /** The notice as a CloudEvent in the JSON event format, from `source` (the deployment's URL). */
 export function operationalEventJson(notice: OperationalNotice, source: string): string {
-  const id = uuidFromHash(createHash('sha256').update(JSON.stringify(['operational', notice.type, notice.subscription.id, ...notice.occurrence])));
+  const id = uuidFromHash(
+    createHash('sha256').update(
+      JSON.stringify(['operational', notice.type, notice.subscription.id, ...notice.occurrence]),
+    ),
+  );
   return JSON.stringify({
     specversion: '1.0',
     id,
@@ -92,7 +96,11 @@ export function operationalEventJson(notice: OperationalNotice, source: string):
  * logged, not thrown: the change itself stands (undoing a suspension because the news of it could
  * not be queued would be worse), and the caller's own work goes on.
  */
-export async function tell(operations: OperationalEvents | undefined, notices: readonly OperationalNotice[], log: Log): Promise<void> {
+export async function tell(
+  operations: OperationalEvents | undefined,
+  notices: readonly OperationalNotice[],
+  log: Log,
+): Promise<void> {
   if (!operations || notices.length === 0) return;
   try {
     await operations.publish(notices);
@@ -120,7 +128,12 @@ export function contractDeprecatedNotices(deprecation: {
     subscription: { id: subscriptionId, owner },
     occurrence: [deprecation.contract, deprecation.version],
     time: Date.parse(deprecation.at),
-    data: { contract: deprecation.contract, version: deprecation.version, sunset: deprecation.sunset, eventTypes: [...deprecation.eventTypes] },
+    data: {
+      contract: deprecation.contract,
+      version: deprecation.version,
+      sunset: deprecation.sunset,
+      eventTypes: [...deprecation.eventTypes],
+    },
   }));
 }
 

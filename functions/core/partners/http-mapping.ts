@@ -38,24 +38,36 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   if (mediaTypeOf(request.headers['content-type']) !== 'application/json') {
     throw new KoerierError(problems.unsupportedMediaType('Send the client as application/json.'));
   }
-  if (request.body.length > MAX_JSON_BODY_BYTES) throw new KoerierError(problems.payloadTooLarge(`A client body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
+  if (request.body.length > MAX_JSON_BODY_BYTES)
+    throw new KoerierError(problems.payloadTooLarge(`A client body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
   const text = request.body.toString('utf8');
-  if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw invalidPartner(`Objects and arrays nest at most ${MAX_JSON_DEPTH} levels.`);
+  if (jsonNestingDepth(text) > MAX_JSON_DEPTH)
+    throw invalidPartner(`Objects and arrays nest at most ${MAX_JSON_DEPTH} levels.`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new KoerierError(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'));
+    throw new KoerierError(
+      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
+    );
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidPartner('A client is a JSON object.');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw invalidPartner('A client is a JSON object.');
   const fields = body as Record<string, unknown>;
-  const unknownFields = Object.keys(fields).filter((name) => !['description', 'publishGrants', 'entitlements', 'quotas'].includes(name));
+  const unknownFields = Object.keys(fields).filter(
+    (name) => !['description', 'publishGrants', 'entitlements', 'quotas'].includes(name),
+  );
   if (unknownFields.length > 0)
-    throw invalidPartner(`Unknown member(s): ${unknownFields.join(', ')}; a client has description, publishGrants, entitlements and quotas.`);
+    throw invalidPartner(
+      `Unknown member(s): ${unknownFields.join(', ')}; a client has description, publishGrants, entitlements and quotas.`,
+    );
   const { description, publishGrants = [], entitlements = [] } = fields;
   const quotas = fields['quotas'] === undefined ? {} : parseQuotaOverrides(fields['quotas']);
   if (quotas.error) throw invalidPartner(`${quotas.error}.`);
-  if (description !== undefined && (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARACTERS)) {
+  if (
+    description !== undefined &&
+    (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARACTERS)
+  ) {
     throw invalidPartner(`description is a string of at most ${MAX_DESCRIPTION_CHARACTERS} characters.`);
   }
   if (
@@ -63,9 +75,12 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
     publishGrants.length > MAX_GRANTS ||
     !publishGrants.every((g) => typeof g === 'string' && g.length <= MAX_GRANT_CHARACTERS)
   ) {
-    throw invalidPartner(`publishGrants is a list of at most ${MAX_GRANTS} source grants (strings of at most ${MAX_GRANT_CHARACTERS} characters).`);
+    throw invalidPartner(
+      `publishGrants is a list of at most ${MAX_GRANTS} source grants (strings of at most ${MAX_GRANT_CHARACTERS} characters).`,
+    );
   }
-  if (!Array.isArray(entitlements) || entitlements.length > MAX_GRANTS) throw invalidPartner(`entitlements is a list of at most ${MAX_GRANTS} grants.`);
+  if (!Array.isArray(entitlements) || entitlements.length > MAX_GRANTS)
+    throw invalidPartner(`entitlements is a list of at most ${MAX_GRANTS} grants.`);
   let parsed: readonly Grant[];
   try {
     // The rules KOERIER_ENTITLEMENTS is read with, so the API accepts what the configuration would.
@@ -73,7 +88,11 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   } catch (error) {
     throw invalidPartner(`entitlements: ${(error as Error).message.replace('"client"', 'this client')}.`);
   }
-  if (parsed.some((grant) => grant.typePrefix.length > MAX_GRANT_CHARACTERS || (grant.source?.length ?? 0) > MAX_GRANT_CHARACTERS)) {
+  if (
+    parsed.some(
+      (grant) => grant.typePrefix.length > MAX_GRANT_CHARACTERS || (grant.source?.length ?? 0) > MAX_GRANT_CHARACTERS,
+    )
+  ) {
     throw invalidPartner(`An entitlement's typePrefix and source are at most ${MAX_GRANT_CHARACTERS} characters.`);
   }
   return {
@@ -110,10 +129,12 @@ export function etagOf(partner: Partner): string {
 export function checkPreconditions(request: HttpRequest, current: Partner | undefined): void {
   const ifMatch = request.headers['if-match']?.trim();
   const ifNoneMatch = request.headers['if-none-match']?.trim();
-  if (ifNoneMatch === '*' && current !== undefined) throw preconditionFailed(`Client "${current.clientId}" exists already (If-None-Match: *).`);
+  if (ifNoneMatch === '*' && current !== undefined)
+    throw preconditionFailed(`Client "${current.clientId}" exists already (If-None-Match: *).`);
   if (ifMatch === undefined) return;
   if (current === undefined) throw preconditionFailed('There is no such client to match If-Match against.');
-  if (ifMatch !== '*' && ifMatch !== etagOf(current)) throw preconditionFailed(`The client is at ${etagOf(current)}, not ${ifMatch}.`);
+  if (ifMatch !== '*' && ifMatch !== etagOf(current))
+    throw preconditionFailed(`The client is at ${etagOf(current)}, not ${ifMatch}.`);
 }
 
 function preconditionFailed(detail: string): KoerierError {
@@ -141,9 +162,23 @@ export function grantsOverlap(overlaps: readonly GrantOverlap[]): KoerierError {
 }
 
 export function changedMeanwhile(): KoerierError {
-  return new KoerierError(problem(409, 'directory-changed', 'Conflict', 'The partner directory changed while this request was processed; send it again.'));
+  return new KoerierError(
+    problem(
+      409,
+      'directory-changed',
+      'Conflict',
+      'The partner directory changed while this request was processed; send it again.',
+    ),
+  );
 }
 
 export function directoryFull(): KoerierError {
-  return new KoerierError(problem(409, 'directory-full', 'Conflict', 'The partner directory has no room for this change; remove clients no longer used.'));
+  return new KoerierError(
+    problem(
+      409,
+      'directory-full',
+      'Conflict',
+      'The partner directory has no room for this change; remove clients no longer used.',
+    ),
+  );
 }

@@ -17,7 +17,14 @@ import type { PublishGrants } from '../auth/publish-grants.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
-import { describeOverlaps, overlapsWithOthers, snapshotOf, type DirectoryState, type Partner, type PartnerSnapshot } from './partner.js';
+import {
+  describeOverlaps,
+  overlapsWithOthers,
+  snapshotOf,
+  type DirectoryState,
+  type Partner,
+  type PartnerSnapshot,
+} from './partner.js';
 import { DirectoryChangedError, type PartnerStore } from './ports.js';
 
 /** The deploy-time configuration the directory is seeded from. */
@@ -84,7 +91,10 @@ async function seeded(deps: SeedingDependencies, loaded: DirectoryState, now: nu
     const overlaps = overlapsWithOthers(state, clientId, publishGrants);
     if (overlaps.length > 0) {
       // A partner added at run time took these sources: the configuration gives way.
-      deps.log.error('partner not seeded: its publish grants overlap a partner in the directory', { clientId, overlaps: describeOverlaps(overlaps) });
+      deps.log.error('partner not seeded: its publish grants overlap a partner in the directory', {
+        clientId,
+        overlaps: describeOverlaps(overlaps),
+      });
       continue;
     }
     const partner: Partner = {
@@ -106,7 +116,11 @@ async function seeded(deps: SeedingDependencies, loaded: DirectoryState, now: nu
     if (error instanceof DirectoryChangedError) return deps.store.load();
     throw error;
   }
-  deps.log.info('partner directory seeded from the deployment configuration', { by: SEEDED_BY, added, revision: state.revision });
+  deps.log.info('partner directory seeded from the deployment configuration', {
+    by: SEEDED_BY,
+    added,
+    revision: state.revision,
+  });
   return state;
 }
 

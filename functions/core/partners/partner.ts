@@ -48,20 +48,32 @@ export function snapshotOf(state: DirectoryState): PartnerSnapshot {
   return {
     publishGrants: Object.fromEntries(state.partners.map((partner) => [partner.clientId, partner.publishGrants])),
     entitlements: new Map(state.partners.map((partner) => [partner.clientId, partner.entitlements])),
-    quotas: new Map(state.partners.flatMap((partner) => (partner.quotas ? [[partner.clientId, partner.quotas] as const] : []))),
+    quotas: new Map(
+      state.partners.flatMap((partner) => (partner.quotas ? [[partner.clientId, partner.quotas] as const] : [])),
+    ),
   };
 }
 
 /** The overlaps `publishGrants` of `clientId` would have with the other partners' grants. */
-export function overlapsWithOthers(state: DirectoryState, clientId: string, publishGrants: readonly string[]): GrantOverlap[] {
+export function overlapsWithOthers(
+  state: DirectoryState,
+  clientId: string,
+  publishGrants: readonly string[],
+): GrantOverlap[] {
   const grants: Record<string, readonly string[]> = {};
-  for (const partner of state.partners) if (partner.clientId !== clientId) grants[partner.clientId] = partner.publishGrants;
+  for (const partner of state.partners)
+    if (partner.clientId !== clientId) grants[partner.clientId] = partner.publishGrants;
   grants[clientId] = publishGrants;
-  return overlappingGrants(grants).filter((overlap) => overlap.first.client === clientId || overlap.second.client === clientId);
+  return overlappingGrants(grants).filter(
+    (overlap) => overlap.first.client === clientId || overlap.second.client === clientId,
+  );
 }
 
 export function describeOverlaps(overlaps: readonly GrantOverlap[]): string {
   return overlaps
-    .map(({ first, second }) => `"${first.client}" (grant ${JSON.stringify(first.grant)}) and "${second.client}" (grant ${JSON.stringify(second.grant)})`)
+    .map(
+      ({ first, second }) =>
+        `"${first.client}" (grant ${JSON.stringify(first.grant)}) and "${second.client}" (grant ${JSON.stringify(second.grant)})`,
+    )
     .join('; ');
 }

@@ -113,7 +113,9 @@ export class PartnersAdmin {
       at,
       clientId: partner.clientId,
       version: partner.version,
-      ...(action === 'deleted' ? {} : { publishGrants: partner.publishGrants, entitlements: partner.entitlements, quotas: partner.quotas ?? {} }),
+      ...(action === 'deleted'
+        ? {}
+        : { publishGrants: partner.publishGrants, entitlements: partner.entitlements, quotas: partner.quotas ?? {} }),
     });
   }
 

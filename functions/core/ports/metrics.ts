@@ -13,11 +13,18 @@ export interface Metrics {
   /** One router batch: events routed, duplicates dropped, deliveries queued. */
   eventsRouted(figures: { readonly routed: number; readonly duplicates: number; readonly deliveries: number }): void;
   /** One delivery attempt: its outcome (`delivered`, `retrying`, `dead-lettered`, `retired`) and how long it took. */
-  deliveryAttempted(attempt: { readonly subscriptionId: string; readonly outcome: string; readonly latencyMs: number }): void;
+  deliveryAttempted(attempt: {
+    readonly subscriptionId: string;
+    readonly outcome: string;
+    readonly latencyMs: number;
+  }): void;
   /** One delivery kept as a dead letter, with its reason. */
   deadLettered(subscriptionId: string, reason: string): void;
   /** What one step of a replay did (added to the replay's running totals): events scanned, matched, sent, failed. */
-  replayProgress(subscriptionId: string, step: { readonly scanned: number; readonly matched: number; readonly sent: number; readonly failed: number }): void;
+  replayProgress(
+    subscriptionId: string,
+    step: { readonly scanned: number; readonly matched: number; readonly sent: number; readonly failed: number },
+  ): void;
   /**
    * One request to an AWS service that it refused as throttling (the SDK backs off and may try
    * again): by the SDK's service id (`DynamoDB`, `SQS`, `S3`, `KMS`) and operation (`PutItem`).

@@ -82,7 +82,13 @@ export async function settleLocks(
     opened.push({ token, contents: verdict.contents, entryId: String(index) });
     return undefined;
   });
-  const outcomes = await settleHeld(deps, subscription, action, request, await stillHeld(deps, subscription.id, opened));
+  const outcomes = await settleHeld(
+    deps,
+    subscription,
+    action,
+    request,
+    await stillHeld(deps, subscription.id, opened),
+  );
   const succeeded: Succeeded[] = [];
   for (const entry of opened) {
     const outcome = outcomes.get(entry.entryId) ?? 'failed';
@@ -90,10 +96,19 @@ export async function settleLocks(
     else if (outcome === 'failed') failed.push(failure(entry.token, 'Unavailable'));
     else if (action === 'renew-lock') {
       const renewed = { ...entry.contents, lockedUntil: lockExpiry(now, request.lockSeconds) };
-      succeeded.push({ locktoken: entry.token, newlocktoken: sealLockToken(renewed, key), lockeduntil: new Date(renewed.lockedUntil).toISOString() });
+      succeeded.push({
+        locktoken: entry.token,
+        newlocktoken: sealLockToken(renewed, key),
+        lockeduntil: new Date(renewed.lockedUntil).toISOString(),
+      });
     } else succeeded.push({ locktoken: entry.token });
   }
-  deps.log.info('pull settle', { subscriptionId: subscription.id, action, succeeded: succeeded.length, failed: failed.length });
+  deps.log.info('pull settle', {
+    subscriptionId: subscription.id,
+    action,
+    succeeded: succeeded.length,
+    failed: failed.length,
+  });
   return jsonResponse(200, { succeeded, failed }, { 'cache-control': 'no-store' });
 }
 
@@ -183,7 +198,9 @@ async function apply(
           ),
         ),
       );
-      const outcomes = new Map<string, QueueEntryOutcome>(held.filter((_, index) => !marked[index]).map(({ entryId }) => [entryId, 'failed']));
+      const outcomes = new Map<string, QueueEntryOutcome>(
+        held.filter((_, index) => !marked[index]).map(({ entryId }) => [entryId, 'failed']),
+      );
       const visible = await deps.queues.changeVisibility(
         id,
         entries.filter((_, index) => marked[index]).map((entry) => ({ ...entry, seconds: 0 })),

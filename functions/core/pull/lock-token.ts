@@ -62,8 +62,11 @@ export function openLockToken(token: unknown, key: Buffer): LockTokenContents | 
     const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
     decipher.setAAD(AAD);
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    const plaintext = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-    const [format, subscriptionId, clientId, messageId, receiptHandle, lockedUntil, deliveryCount, deliveryKey] = JSON.parse(plaintext) as unknown[];
+    const plaintext = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
+    const [format, subscriptionId, clientId, messageId, receiptHandle, lockedUntil, deliveryCount, deliveryKey] =
+      JSON.parse(plaintext) as unknown[];
     if (
       format !== FORMAT ||
       typeof subscriptionId !== 'string' ||
@@ -89,9 +92,12 @@ export function openLockToken(token: unknown, key: Buffer): LockTokenContents | 
 export function lockTokenVerdict(
   contents: LockTokenContents | undefined,
   caller: { readonly subscriptionId: string; readonly clientId: string; readonly now: number },
-): { readonly ok: true; readonly contents: LockTokenContents } | { readonly ok: false; readonly code: LockTokenFailure } {
+):
+  | { readonly ok: true; readonly contents: LockTokenContents }
+  | { readonly ok: false; readonly code: LockTokenFailure } {
   if (!contents) return { ok: false, code: 'InvalidToken' };
-  if (contents.subscriptionId !== caller.subscriptionId || contents.clientId !== caller.clientId) return { ok: false, code: 'NotOwner' };
+  if (contents.subscriptionId !== caller.subscriptionId || contents.clientId !== caller.clientId)
+    return { ok: false, code: 'NotOwner' };
   if (caller.now >= contents.lockedUntil) return { ok: false, code: 'LockLost' };
   return { ok: true, contents };
 }

@@ -47,9 +47,18 @@ export async function withPollSlots<T>(
     for (const { scope, limit, what } of scopes) {
       const slot = await deps.leases.take(scope, limit, leaseId, now, now + LEASE_MS);
       if (slot === undefined) {
-        deps.log.info('pull receive refused: too many long polls', { subscriptionId: poller.subscriptionId, clientId: poller.clientId, scope: what });
+        deps.log.info('pull receive refused: too many long polls', {
+          subscriptionId: poller.subscriptionId,
+          clientId: poller.clientId,
+          scope: what,
+        });
         throw new KoerierError(
-          problem(429, 'too-many-polls', 'Too Many Long Polls', `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`),
+          problem(
+            429,
+            'too-many-polls',
+            'Too Many Long Polls',
+            `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`,
+          ),
           { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
         );
       }
@@ -59,9 +68,12 @@ export async function withPollSlots<T>(
   } finally {
     await Promise.all(
       held.map(({ scope, slot }) =>
-        deps.leases
-          .give(scope, slot, leaseId)
-          .catch((error: unknown) => deps.log.warn('poll lease not released', { scope, error: error instanceof Error ? error.message : String(error) })),
+        deps.leases.give(scope, slot, leaseId).catch((error: unknown) =>
+          deps.log.warn('poll lease not released', {
+            scope,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        ),
       ),
     );
   }

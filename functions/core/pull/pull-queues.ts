@@ -46,7 +46,10 @@ export interface PullQueues extends PullQueueAdmin {
   /** DeleteMessageBatch, ten at a time; one outcome per entry id. */
   delete(subscriptionId: string, entries: readonly QueueEntry[]): Promise<ReadonlyMap<string, QueueEntryOutcome>>;
   /** ChangeMessageVisibilityBatch, ten at a time; one outcome per entry id. */
-  changeVisibility(subscriptionId: string, entries: readonly (QueueEntry & { readonly seconds: number })[]): Promise<ReadonlyMap<string, QueueEntryOutcome>>;
+  changeVisibility(
+    subscriptionId: string,
+    entries: readonly (QueueEntry & { readonly seconds: number })[],
+  ): Promise<ReadonlyMap<string, QueueEntryOutcome>>;
 }
 
 /**

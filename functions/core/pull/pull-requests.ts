@@ -41,7 +41,11 @@ export function parseReceiveRequest(body: Buffer): ReceiveRequest {
   const fields = jsonObject(body, true);
   const issues: ValidationIssue[] = unknownMembers(fields, Object.keys(RECEIVE_LIMITS));
   const integer = (name: keyof typeof RECEIVE_LIMITS) => integerMember(fields, name, RECEIVE_LIMITS[name], issues);
-  const value = { maxEvents: integer('maxevents'), waitSeconds: integer('waitseconds'), lockSeconds: integer('lockseconds') };
+  const value = {
+    maxEvents: integer('maxevents'),
+    waitSeconds: integer('waitseconds'),
+    lockSeconds: integer('lockseconds'),
+  };
   if (issues.length > 0) throw invalid(issues);
   return value;
 }
@@ -49,18 +53,34 @@ export function parseReceiveRequest(body: Buffer): ReceiveRequest {
 /** Throws the 400 (a `KoerierError`) naming every wrong member. */
 export function parseSettleRequest(body: Buffer, action: SettleAction): SettleRequest {
   const fields = jsonObject(body, false);
-  const own: readonly string[] = { acknowledge: [], release: ['delayseconds'], 'renew-lock': ['lockseconds'], reject: ['reason'] }[action];
+  const own: readonly string[] = {
+    acknowledge: [],
+    release: ['delayseconds'],
+    'renew-lock': ['lockseconds'],
+    reject: ['reason'],
+  }[action];
   const issues = unknownMembers(fields, ['locktokens', ...own]);
   const tokens = fields['locktokens'];
   const { min, max } = SETTLE_LIMITS.locktokens;
-  if (!Array.isArray(tokens) || tokens.length < min || tokens.length > max || !tokens.every((token) => typeof token === 'string' && token.length > 0)) {
+  if (
+    !Array.isArray(tokens) ||
+    tokens.length < min ||
+    tokens.length > max ||
+    !tokens.every((token) => typeof token === 'string' && token.length > 0)
+  ) {
     issues.push(issue('locktokens', 'array-of-strings', `locktokens must be a list of ${min} to ${max} lock tokens`));
   }
-  const delaySeconds = own.includes('delayseconds') ? integerMember(fields, 'delayseconds', SETTLE_LIMITS.delayseconds, issues) : 0;
-  const lockSeconds = own.includes('lockseconds') ? integerMember(fields, 'lockseconds', SETTLE_LIMITS.lockseconds, issues) : 0;
+  const delaySeconds = own.includes('delayseconds')
+    ? integerMember(fields, 'delayseconds', SETTLE_LIMITS.delayseconds, issues)
+    : 0;
+  const lockSeconds = own.includes('lockseconds')
+    ? integerMember(fields, 'lockseconds', SETTLE_LIMITS.lockseconds, issues)
+    : 0;
   const reasonValue = fields['reason'] ?? '';
   if (typeof reasonValue !== 'string' || reasonValue.length > SETTLE_LIMITS.reason.maxLength) {
-    issues.push(issue('reason', 'string', `reason must be a string of at most ${SETTLE_LIMITS.reason.maxLength} characters`));
+    issues.push(
+      issue('reason', 'string', `reason must be a string of at most ${SETTLE_LIMITS.reason.maxLength} characters`),
+    );
   }
   if (issues.length > 0) throw invalid(issues);
   return { lockTokens: tokens as string[], delaySeconds, lockSeconds, reason: reasonValue as string };
@@ -69,7 +89,8 @@ export function parseSettleRequest(body: Buffer, action: SettleAction): SettleRe
 function jsonObject(body: Buffer, emptyIsObject: boolean): Record<string, unknown> {
   const text = body.toString('utf8').trim();
   if (text === '' && emptyIsObject) return {};
-  const notAnObject = () => new KoerierError(problems.badRequest('invalid-json', 'Invalid JSON', 'The body must be a JSON object.'));
+  const notAnObject = () =>
+    new KoerierError(problems.badRequest('invalid-json', 'Invalid JSON', 'The body must be a JSON object.'));
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -94,7 +115,8 @@ function integerMember(
 ): number {
   const value = fields[name];
   if (value === undefined) return limits.default;
-  if (Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max) return value as number;
+  if (Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max)
+    return value as number;
   issues.push(issue(name, 'range', `${name} must be an integer from ${limits.min} to ${limits.max}`));
   return limits.default;
 }
@@ -104,5 +126,12 @@ function issue(attribute: string, rule: string, message: string): ValidationIssu
 }
 
 function invalid(issues: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-pull-request', 'Invalid Pull Request', 'The request does not follow docs/PULL.md.', issues));
+  return new KoerierError(
+    problems.badRequest(
+      'invalid-pull-request',
+      'Invalid Pull Request',
+      'The request does not follow docs/PULL.md.',
+      issues,
+    ),
+  );
 }

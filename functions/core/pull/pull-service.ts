@@ -25,7 +25,14 @@ import { settleLocks, type SettlementDependencies } from './lock-settlement.js';
 import { parseReceiveRequest, type ReceiveRequest, type SettleAction } from './pull-requests.js';
 import type { PollLeases, PulledMessage } from './pull-queues.js';
 import { withPollSlots } from './poll-slots.js';
-import { assembleAnswer, dispositionOf, MAX_ANSWER_BYTES, tooLargeToReplay, type Disposition, type LockView } from './receive-assembly.js';
+import {
+  assembleAnswer,
+  dispositionOf,
+  MAX_ANSWER_BYTES,
+  tooLargeToReplay,
+  type Disposition,
+  type LockView,
+} from './receive-assembly.js';
 
 export interface PullDependencies extends SettlementDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'putDeadLetter'>;
@@ -36,7 +43,11 @@ export interface PullDependencies extends SettlementDependencies {
   readonly maxPollsPerSubscription: number;
   readonly maxPollsPerClient: number;
   /** The received events as they go out (receive-claim-check.ts); fewer when the rest cannot fit. Throws when the claim check is unavailable. */
-  outgoingEvents(subscription: Subscription, events: readonly string[], maxAnswerBytes: number): Promise<readonly string[]>;
+  outgoingEvents(
+    subscription: Subscription,
+    events: readonly string[],
+    maxAnswerBytes: number,
+  ): Promise<readonly string[]>;
   /**
    * The owners' entitlements as configured now (EDU-7): a receive re-checks them, and the
    * subscription's current filters, before it hands an event out (issue 28, item 9). Absent: no check.
@@ -60,11 +71,17 @@ export class PullService {
   constructor(private readonly deps: PullDependencies) {}
 
   /** `maxAnswerBytes`: smaller for a receive whose answer is stored for replays (KEYED_RECEIVE_MAX_BYTES). */
-  async receive(clientId: string, subscription: Subscription, body: Buffer, maxAnswerBytes = MAX_ANSWER_BYTES): Promise<HttpResponse> {
+  async receive(
+    clientId: string,
+    subscription: Subscription,
+    body: Buffer,
+    maxAnswerBytes = MAX_ANSWER_BYTES,
+  ): Promise<HttpResponse> {
     const request = { ...parseReceiveRequest(body), maxAnswerBytes };
     // Short polls hold nothing for long, so only a long poll takes a slot.
     const waiting = await this.collect(subscription.id, request, 0);
-    if (waiting.received.length > 0 || request.waitSeconds === 0) return this.answer(clientId, subscription, request, waiting);
+    if (waiting.received.length > 0 || request.waitSeconds === 0)
+      return this.answer(clientId, subscription, request, waiting);
     const slots = { leases: this.deps.leases, clock: this.deps.clock, log: this.deps.log };
     const limits = { perSubscription: this.deps.maxPollsPerSubscription, perClient: this.deps.maxPollsPerClient };
     return withPollSlots(slots, limits, { clientId, subscriptionId: subscription.id }, async () =>
@@ -83,11 +100,17 @@ export class PullService {
     const startedAt = this.deps.clock();
     const visibility = { visibilitySeconds: lockSeconds };
     const shortPolls = async (wanted: number): Promise<PulledMessage[]> => {
-      const rounds = Array.from({ length: Math.ceil(wanted / SQS_BATCH) }, (_, index) => Math.min(SQS_BATCH, wanted - index * SQS_BATCH));
-      return (await Promise.all(rounds.map((max) => this.deps.queues.receive(id, { max, waitSeconds: 0, ...visibility })))).flat();
+      const rounds = Array.from({ length: Math.ceil(wanted / SQS_BATCH) }, (_, index) =>
+        Math.min(SQS_BATCH, wanted - index * SQS_BATCH),
+      );
+      return (
+        await Promise.all(rounds.map((max) => this.deps.queues.receive(id, { max, waitSeconds: 0, ...visibility })))
+      ).flat();
     };
     const received: PulledMessage[] =
-      waitSeconds > 0 ? await this.deps.queues.receive(id, { max: 1, waitSeconds, ...visibility }) : await shortPolls(maxEvents);
+      waitSeconds > 0
+        ? await this.deps.queues.receive(id, { max: 1, waitSeconds, ...visibility })
+        : await shortPolls(maxEvents);
     while (received.length > 0 && received.length < maxEvents) {
       const more = await shortPolls(maxEvents - received.length);
       if (more.length === 0) break;
@@ -96,21 +119,30 @@ export class PullService {
     return { received, startedAt };
   }
 
-  private async answer(clientId: string, subscription: Subscription, request: BoundedReceive, { received, startedAt }: Collected): Promise<HttpResponse> {
+  private async answer(
+    clientId: string,
+    subscription: Subscription,
+    request: BoundedReceive,
+    { received, startedAt }: Collected,
+  ): Promise<HttpResponse> {
     const { maxEvents, lockSeconds, maxAnswerBytes } = request;
     const id = subscription.id;
     const dispositions = await this.dispositions(subscription, received);
     await this.deadLetter(subscription, dispositions);
     const key = await this.deps.lockTokenKey();
     const lockedUntil = lockExpiry(startedAt, lockSeconds);
-    const deliveries = dispositions.filter((d): d is Extract<Disposition, { kind: 'deliver' }> => d.kind === 'deliver').slice(0, maxEvents);
+    const deliveries = dispositions
+      .filter((d): d is Extract<Disposition, { kind: 'deliver' }> => d.kind === 'deliver')
+      .slice(0, maxEvents);
     const stored = deliveries.map(({ delivery }) => delivery.events[0]!);
-    const events = await this.deps.outgoingEvents(subscription, stored, maxAnswerBytes).catch(async (error: unknown) => {
-      await this.giveBack(id, deliveries);
-      this.deps.log.error('pull receive: claim check unavailable', { subscriptionId: id, error: String(error) });
-      const detail = 'The data of an event could not be read; the events are back in the queue. Try again.';
-      throw new KoerierError(problems.unavailable(detail), { headers: { 'retry-after': '1' }, cause: error });
-    });
+    const events = await this.deps
+      .outgoingEvents(subscription, stored, maxAnswerBytes)
+      .catch(async (error: unknown) => {
+        await this.giveBack(id, deliveries);
+        this.deps.log.error('pull receive: claim check unavailable', { subscriptionId: id, error: String(error) });
+        const detail = 'The data of an event could not be read; the events are back in the queue. Try again.';
+        throw new KoerierError(problems.unavailable(detail), { headers: { 'retry-after': '1' }, cause: error });
+      });
     const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => ({
       event: events[index]!,
       lock: withReplay(
@@ -133,14 +165,28 @@ export class PullService {
     // What did not fit (or came beyond maxevents) goes back at once rather than waiting out its lock.
     const leftOver = dispositions.filter((d) => d.kind === 'deliver').slice(answer.included);
     await this.giveBack(id, leftOver);
-    if (answer.included === 0 && deliveries.length > 0 && maxAnswerBytes < MAX_ANSWER_BYTES) throw tooLargeToReplay(maxAnswerBytes);
-    this.deps.log.info('pull receive', { subscriptionId: id, received: received.length, delivered: answer.included, returned: leftOver.length });
-    return { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' }, body: answer.body };
+    if (answer.included === 0 && deliveries.length > 0 && maxAnswerBytes < MAX_ANSWER_BYTES)
+      throw tooLargeToReplay(maxAnswerBytes);
+    this.deps.log.info('pull receive', {
+      subscriptionId: id,
+      received: received.length,
+      delivered: answer.included,
+      returned: leftOver.length,
+    });
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: answer.body,
+    };
   }
 
   private async giveBack(id: string, given: readonly { readonly message: PulledMessage }[]): Promise<void> {
     if (given.length === 0) return;
-    const entries = given.map(({ message }, index) => ({ entryId: String(index), receiptHandle: message.receiptHandle, seconds: 0 }));
+    const entries = given.map(({ message }, index) => ({
+      entryId: String(index),
+      receiptHandle: message.receiptHandle,
+      seconds: 0,
+    }));
     await this.deps.queues.changeVisibility(id, entries);
   }
 
@@ -164,13 +210,21 @@ export class PullService {
       const withheld = withheldReason(subscription, disposition.delivery, entitlements);
       return withheld === undefined
         ? disposition
-        : { kind: 'dead-letter', message, delivery: disposition.delivery, reason: withheld, detail: WITHHELD_DETAIL[withheld] };
+        : {
+            kind: 'dead-letter',
+            message,
+            delivery: disposition.delivery,
+            reason: withheld,
+            detail: WITHHELD_DETAIL[withheld],
+          };
     });
   }
 
   /** Dead letters first, then out of the queue: a failure in between delivers again, never loses. */
   private async deadLetter(subscription: Subscription, dispositions: readonly Disposition[]): Promise<void> {
-    const dead = dispositions.filter((d): d is Extract<Disposition, { kind: 'dead-letter' }> => d.kind === 'dead-letter');
+    const dead = dispositions.filter(
+      (d): d is Extract<Disposition, { kind: 'dead-letter' }> => d.kind === 'dead-letter',
+    );
     if (dead.length === 0) return;
     const now = this.deps.clock();
     const expiresAt = Math.ceil((now + this.deps.deadLetterRetentionSeconds * 1000) / 1000);
@@ -199,7 +253,11 @@ export class PullService {
     );
     const rejected = dead.filter((d) => d.reason === 'rejected').map((d) => d.message.messageId);
     if (rejected.length > 0) await this.deps.rejections.clear(subscription.id, rejected);
-    this.deps.log.info('pull events dead-lettered', { subscriptionId: subscription.id, count: dead.length, reasons: dead.map((d) => d.reason) });
+    this.deps.log.info('pull events dead-lettered', {
+      subscriptionId: subscription.id,
+      count: dead.length,
+      reasons: dead.map((d) => d.reason),
+    });
   }
 }
 

@@ -26,7 +26,11 @@ export type Disposition =
  * A message received more than `maxDeliveryCount` times, or marked by a reject, goes to the dead
  * letters and is never handed out again; anything else is delivered.
  */
-export function dispositionOf(message: PulledMessage, maxDeliveryCount: number, rejections: ReadonlyMap<string, string>): Disposition {
+export function dispositionOf(
+  message: PulledMessage,
+  maxDeliveryCount: number,
+  rejections: ReadonlyMap<string, string>,
+): Disposition {
   let delivery: DeliveryMessage;
   try {
     delivery = decodeDeliveryMessage(message.body);
@@ -84,10 +88,16 @@ export function tooLargeToReplay(maxBytes: number): KoerierError {
 }
 
 /** How many of `entries`, from the first, fit an answer of `maxBytes`. */
-function fittingEntries(entries: readonly { readonly event: string; readonly lock: LockView }[], maxBytes: number): number {
+function fittingEntries(
+  entries: readonly { readonly event: string; readonly lock: LockView }[],
+  maxBytes: number,
+): number {
   // Escaping at most sextuples a byte (a control character becomes \u00XX): when even that stays
   // within the limit, every entry fits, and no event needs escaping just to be counted.
-  const worstCase = entries.reduce((sum, { event }) => sum + 6 * Buffer.byteLength(event) + LOCK_ALLOWANCE + 2, ENVELOPE_BYTES);
+  const worstCase = entries.reduce(
+    (sum, { event }) => sum + 6 * Buffer.byteLength(event) + LOCK_ALLOWANCE + 2,
+    ENVELOPE_BYTES,
+  );
   if (worstCase <= maxBytes) return entries.length;
   let bytes = ENVELOPE_BYTES;
   let included = 0;

@@ -9,7 +9,11 @@
  * reads about three objects, not a hundred. The caller returns the rest to the queue. An event
  * whose inline text would not fit an answer on its own goes by reference instead of never leaving.
  */
-import { expectedOutgoingBytes, outgoingEvents, type OutgoingEventsDependencies } from '../claim-check/outgoing-events.js';
+import {
+  expectedOutgoingBytes,
+  outgoingEvents,
+  type OutgoingEventsDependencies,
+} from '../claim-check/outgoing-events.js';
 import { answerBytesOf, fitsOneAnswer, MAX_ANSWER_BYTES } from './receive-assembly.js';
 
 /** The leading `events` as they go to `subscription`; fewer when the rest cannot fit the answer. Throws ClaimCheckUnavailableError. */

@@ -29,7 +29,11 @@ const GIB = 1024 ** 3;
  * subscriptions side by side without one partner's scans taking the replay worker; 10 GiB an hour
  * is five of the largest uploads (2 GiB) an hour, or a 64 KiB-plus event every 25 ms.
  */
-export const DEFAULT_QUOTAS: QuotaLimits = { maxPullSubscriptions: 20, maxConcurrentReplays: 2, uploadBytesPerHour: 10 * GIB };
+export const DEFAULT_QUOTAS: QuotaLimits = {
+  maxPullSubscriptions: 20,
+  maxConcurrentReplays: 2,
+  uploadBytesPerHour: 10 * GIB,
+};
 
 /** What a quota may be set to, by the deployment or for a partner: 0 refuses the resource outright. */
 export const QUOTA_BOUNDS: Readonly<Record<QuotaName, { readonly min: number; readonly max: number }>> = {
@@ -42,16 +46,22 @@ export const QUOTA_BOUNDS: Readonly<Record<QuotaName, { readonly min: number; re
 export const UPLOAD_QUOTA_WINDOW_MS = 3_600_000;
 
 /** The limits that hold for `clientId`: its partner's overrides over the deployment's defaults. */
-export function quotasOf(clientId: string, defaults: QuotaLimits, overrides: ReadonlyMap<string, QuotaOverrides>): QuotaLimits {
+export function quotasOf(
+  clientId: string,
+  defaults: QuotaLimits,
+  overrides: ReadonlyMap<string, QuotaOverrides>,
+): QuotaLimits {
   return { ...defaults, ...(overrides.get(clientId) ?? {}) };
 }
 
 /** The overrides in an admin's request, or the message saying what is wrong with them. */
 export function parseQuotaOverrides(value: unknown): { quotas?: QuotaOverrides; error?: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: `quotas is an object with any of ${QUOTA_NAMES.join(', ')}` };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { error: `quotas is an object with any of ${QUOTA_NAMES.join(', ')}` };
   const quotas: Partial<Record<QuotaName, number>> = {};
   for (const [name, limit] of Object.entries(value as Record<string, unknown>)) {
-    if (!(QUOTA_NAMES as readonly string[]).includes(name)) return { error: `quotas.${name.slice(0, 64)} is not a quota (${QUOTA_NAMES.join(', ')})` };
+    if (!(QUOTA_NAMES as readonly string[]).includes(name))
+      return { error: `quotas.${name.slice(0, 64)} is not a quota (${QUOTA_NAMES.join(', ')})` };
     const { min, max } = QUOTA_BOUNDS[name as QuotaName];
     if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < min || limit > max) {
       return { error: `quotas.${name} is a whole number from ${min} to ${max}` };
@@ -72,7 +82,13 @@ function howToRaise(clientId: string, quota: QuotaName): string {
 }
 
 /** The 409 of a count quota: `used` of `limit` are held. */
-export function countQuotaExceeded(clientId: string, quota: Exclude<QuotaName, 'uploadBytesPerHour'>, limit: number, used: number, free: string): KoerierError {
+export function countQuotaExceeded(
+  clientId: string,
+  quota: Exclude<QuotaName, 'uploadBytesPerHour'>,
+  limit: number,
+  used: number,
+  free: string,
+): KoerierError {
   return new KoerierError(
     problem(
       409,
@@ -85,7 +101,13 @@ export function countQuotaExceeded(clientId: string, quota: Exclude<QuotaName, '
 }
 
 /** The 429 of the upload quota, until its window ends; the 413 when `requested` alone exceeds the limit. */
-export function uploadQuotaExceeded(clientId: string, limit: number, used: number, requested: number, retryAfterSeconds: number): KoerierError {
+export function uploadQuotaExceeded(
+  clientId: string,
+  limit: number,
+  used: number,
+  requested: number,
+  retryAfterSeconds: number,
+): KoerierError {
   const quota: QuotaName = 'uploadBytesPerHour';
   if (requested > limit) {
     return new KoerierError(

@@ -62,7 +62,8 @@ export async function takeHold(ledger: HoldLedger, request: HoldRequest): Promis
       // Nothing is written on a refusal: the weeding is done again by the next request that finds it full.
       if (held >= request.limit) return { taken: false, held };
     }
-    if (await ledger.save(request.key, { ...entries, [request.id]: request.now }, stored?.version ?? 0)) return { taken: true };
+    if (await ledger.save(request.key, { ...entries, [request.id]: request.now }, stored?.version ?? 0))
+      return { taken: true };
   }
   throw new HoldContentionError(`the holds of ${request.key} kept changing`);
 }
@@ -78,7 +79,12 @@ export async function releaseHold(ledger: HoldLedger, key: string, id: string): 
   throw new HoldContentionError(`the holds of ${key} kept changing`);
 }
 
-async function liveOnly(entries: Record<string, number>, isLive: HoldRequest['isLive']): Promise<Record<string, number>> {
-  const verdicts = await Promise.all(Object.entries(entries).map(async ([id, takenAt]) => [id, takenAt, await isLive(id, takenAt)] as const));
+async function liveOnly(
+  entries: Record<string, number>,
+  isLive: HoldRequest['isLive'],
+): Promise<Record<string, number>> {
+  const verdicts = await Promise.all(
+    Object.entries(entries).map(async ([id, takenAt]) => [id, takenAt, await isLive(id, takenAt)] as const),
+  );
   return Object.fromEntries(verdicts.filter(([, , live]) => live).map(([id, takenAt]) => [id, takenAt]));
 }

@@ -16,7 +16,10 @@ export interface UsageWindow {
 }
 
 /** The window `now` falls in and the seconds until it ends (at least 1, for `Retry-After`). */
-export function windowAt(now: number, windowMs: number): { readonly start: number; readonly retryAfterSeconds: number } {
+export function windowAt(
+  now: number,
+  windowMs: number,
+): { readonly start: number; readonly retryAfterSeconds: number } {
   const start = now - (now % windowMs);
   return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) };
 }

@@ -54,9 +54,13 @@ export function hoursOf(from: number, to: number): number[] {
  * The objects one batch is archived as: one per hour its events were accepted in (almost always
  * one), each named by its first and last acceptance time.
  */
-export function archiveObjects(events: readonly ArchivedEvent[], batchId: string = randomUUID()): { key: string; body: Buffer }[] {
+export function archiveObjects(
+  events: readonly ArchivedEvent[],
+  batchId: string = randomUUID(),
+): { key: string; body: Buffer }[] {
   const byHour = new Map<string, ArchivedEvent[]>();
-  for (const event of events) byHour.set(hourPrefix(event.acceptedAt), [...(byHour.get(hourPrefix(event.acceptedAt)) ?? []), event]);
+  for (const event of events)
+    byHour.set(hourPrefix(event.acceptedAt), [...(byHour.get(hourPrefix(event.acceptedAt)) ?? []), event]);
   return [...byHour].map(([prefix, group]) => {
     const times = group.map((event) => event.acceptedAt);
     const key = `${prefix}${stamp(Math.min(...times))}-${stamp(Math.max(...times))}-${batchId}.jsonl.gz`;
@@ -65,7 +69,9 @@ export function archiveObjects(events: readonly ArchivedEvent[], batchId: string
 }
 
 export function encodeArchiveObject(events: readonly ArchivedEvent[]): Buffer {
-  const lines = events.map((e) => JSON.stringify({ at: e.acceptedAt, source: e.source, id: e.id, type: e.type, event: e.json }));
+  const lines = events.map((e) =>
+    JSON.stringify({ at: e.acceptedAt, source: e.source, id: e.id, type: e.type, event: e.json }),
+  );
   return gzipSync(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
 }
 
@@ -78,7 +84,13 @@ export function decodeArchiveObject(body: Buffer): ArchivedEvent[] {
     .map((line) => {
       const value = JSON.parse(line) as Record<string, unknown>;
       const { at, source, id, type, event } = value;
-      if (typeof at !== 'number' || typeof source !== 'string' || typeof id !== 'string' || typeof type !== 'string' || typeof event !== 'string') {
+      if (
+        typeof at !== 'number' ||
+        typeof source !== 'string' ||
+        typeof id !== 'string' ||
+        typeof type !== 'string' ||
+        typeof event !== 'string'
+      ) {
         throw new TypeError('Not a Koerier archive line');
       }
       return { acceptedAt: at, source, id, type, json: event };

@@ -42,7 +42,9 @@ export async function readArchiveChunk(archive: EventArchive, request: ChunkRequ
   const events: ArchivedEvent[] = [];
   let requests = 0;
   const wanted = (event: ArchivedEvent) =>
-    event.acceptedAt >= from && event.acceptedAt < to && (after === undefined || compareArchived(positionOf(event), after) > 0);
+    event.acceptedAt >= from &&
+    event.acceptedAt < to &&
+    (after === undefined || compareArchived(positionOf(event), after) > 0);
   for (const hour of hoursOf(start, to)) {
     requests++;
     const names = (await archive.list(hourPrefix(hour)))

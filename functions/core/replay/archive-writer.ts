@@ -7,9 +7,18 @@ import type { AcceptedEvent } from '../cloudevents/index.js';
 import { archiveObjects } from './archive-format.js';
 import type { EventArchive } from './ports.js';
 
-export async function archiveBatch(archive: EventArchive, batch: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[]): Promise<number> {
+export async function archiveBatch(
+  archive: EventArchive,
+  batch: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[],
+): Promise<number> {
   const objects = archiveObjects(
-    batch.map(({ acceptedAt, event }) => ({ acceptedAt, source: event.source, id: event.id, type: event.type, json: event.json })),
+    batch.map(({ acceptedAt, event }) => ({
+      acceptedAt,
+      source: event.source,
+      id: event.id,
+      type: event.type,
+      json: event.json,
+    })),
   );
   await Promise.all(objects.map((object) => archive.put(object.key, object.body)));
   return objects.length;

@@ -54,8 +54,17 @@ export interface ReplayRecord extends ReplayProgress {
 }
 
 /** How a replay whose slot was taken over after its lease ran out is ended. */
-export function staleFailure(record: ReplayRecord, now: number): Pick<ReplayRecord, 'state' | 'reason' | 'finishedAt' | 'updatedAt' | 'version'> {
-  return { state: 'failed', reason: 'it stopped making progress (its worker kept failing)', finishedAt: now, updatedAt: now, version: record.version + 1 };
+export function staleFailure(
+  record: ReplayRecord,
+  now: number,
+): Pick<ReplayRecord, 'state' | 'reason' | 'finishedAt' | 'updatedAt' | 'version'> {
+  return {
+    state: 'failed',
+    reason: 'it stopped making progress (its worker kept failing)',
+    finishedAt: now,
+    updatedAt: now,
+    version: record.version + 1,
+  };
 }
 
 export class ReplayRunningError extends Error {
@@ -79,7 +88,12 @@ export interface ReplayStore {
    * Writes `next` if the stored record is still at `expectedVersion` and in `expectedState`
    * (default `running`); answers whether it did. Extends the slot's lease while running.
    */
-  update(next: ReplayRecord, expectedVersion: number, leaseUntil: number, expectedState?: ReplayState): Promise<boolean>;
+  update(
+    next: ReplayRecord,
+    expectedVersion: number,
+    leaseUntil: number,
+    expectedState?: ReplayState,
+  ): Promise<boolean>;
   /** Frees the slot if `replayId` holds it. */
   release(subscriptionId: string, replayId: string): Promise<void>;
 }

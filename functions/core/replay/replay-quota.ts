@@ -24,10 +24,17 @@ export const UNSTORED_REPLAY_MS = 60_000;
 
 const holdsKey = (owner: string) => `replays/${owner}`;
 /** A replay id is a UUID, so the first `@` ends it. */
-const placeOf = (record: Pick<ReplayRecord, 'subscriptionId' | 'replayId'>) => `${record.replayId}@${record.subscriptionId}`;
+const placeOf = (record: Pick<ReplayRecord, 'subscriptionId' | 'replayId'>) =>
+  `${record.replayId}@${record.subscriptionId}`;
 
 /** Takes the replay's place in `owner`'s quota, or throws the 409 `quota-exceeded`. */
-export async function holdReplay(quota: ReplayQuota, store: Pick<ReplayStore, 'get'>, owner: string, record: ReplayRecord, leaseMs: number): Promise<void> {
+export async function holdReplay(
+  quota: ReplayQuota,
+  store: Pick<ReplayStore, 'get'>,
+  owner: string,
+  record: ReplayRecord,
+  leaseMs: number,
+): Promise<void> {
   const now = record.createdAt;
   const limit = quota.limitOf(owner);
   const outcome = await takeHold(quota.holds, {
@@ -43,7 +50,13 @@ export async function holdReplay(quota: ReplayQuota, store: Pick<ReplayStore, 'g
     },
   });
   if (!outcome.taken) {
-    throw countQuotaExceeded(owner, 'maxConcurrentReplays', limit, outcome.held, 'Wait for a running replay to finish, or cancel one.');
+    throw countQuotaExceeded(
+      owner,
+      'maxConcurrentReplays',
+      limit,
+      outcome.held,
+      'Wait for a running replay to finish, or cancel one.',
+    );
   }
 }
 

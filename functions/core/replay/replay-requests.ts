@@ -23,10 +23,22 @@ export function parseReplayRequest(body: Buffer): ReplayRequest {
   try {
     value = JSON.parse(body.toString('utf8'));
   } catch {
-    throw invalid([{ rule: 'json', requirement: 'EDU-18', message: 'The body must be JSON: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.' }]);
+    throw invalid([
+      {
+        rule: 'json',
+        requirement: 'EDU-18',
+        message: 'The body must be JSON: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.',
+      },
+    ]);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid([{ rule: 'object', requirement: 'EDU-18', message: 'The body must be an object: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.' }]);
+    throw invalid([
+      {
+        rule: 'object',
+        requirement: 'EDU-18',
+        message: 'The body must be an object: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.',
+      },
+    ]);
   }
   const { from, to, types, filters, ...rest } = value as Record<string, unknown>;
   const issues: ValidationIssue[] = Object.keys(rest).map((name) => ({
@@ -37,7 +49,13 @@ export function parseReplayRequest(body: Buffer): ReplayRequest {
   }));
   const time = (name: string, raw: unknown): number => {
     const at = typeof raw === 'string' && RFC3339.test(raw) ? Date.parse(raw) : Number.NaN;
-    if (Number.isNaN(at)) issues.push({ attribute: name, rule: 'date-time', requirement: 'EDU-18', message: `"${name}" must be an RFC 3339 date-time.` });
+    if (Number.isNaN(at))
+      issues.push({
+        attribute: name,
+        rule: 'date-time',
+        requirement: 'EDU-18',
+        message: `"${name}" must be an RFC 3339 date-time.`,
+      });
     return at;
   };
   const fromAt = time('from', from);
@@ -47,8 +65,18 @@ export function parseReplayRequest(body: Buffer): ReplayRequest {
   }
   let narrowedTypes: string[] | undefined;
   if (types !== undefined) {
-    if (!Array.isArray(types) || types.length === 0 || types.length > MAX_TYPES || !types.every((t) => typeof t === 'string' && t !== '')) {
-      issues.push({ attribute: 'types', rule: 'types', requirement: 'EDU-18', message: `"types" must be a list of 1 to ${MAX_TYPES} event types.` });
+    if (
+      !Array.isArray(types) ||
+      types.length === 0 ||
+      types.length > MAX_TYPES ||
+      !types.every((t) => typeof t === 'string' && t !== '')
+    ) {
+      issues.push({
+        attribute: 'types',
+        rule: 'types',
+        requirement: 'EDU-18',
+        message: `"types" must be a list of 1 to ${MAX_TYPES} event types.`,
+      });
     } else {
       narrowedTypes = [...new Set(types as string[])];
     }
@@ -94,7 +122,14 @@ export function replayLocation(subscriptionId: string, replayId: string): string
 }
 
 function invalid(errors: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-replay-request', 'Invalid Replay Request', 'The replay request is not valid; see errors.', errors));
+  return new KoerierError(
+    problems.badRequest(
+      'invalid-replay-request',
+      'Invalid Replay Request',
+      'The replay request is not valid; see errors.',
+      errors,
+    ),
+  );
 }
 
 export function subscriptionNotFound(id: string): KoerierError {
@@ -108,14 +143,24 @@ export function replayNotFound(id: string, replayId: string): KoerierError {
 /** Throws the 409 for a subscription that cannot receive: nothing would be delivered. */
 export function notActive(id: string, status: string): KoerierError {
   return new KoerierError(
-    problem(409, 'subscription-not-active', 'Subscription Not Active', `The subscription ${id} is ${status}; a replay needs an active subscription.`),
+    problem(
+      409,
+      'subscription-not-active',
+      'Subscription Not Active',
+      `The subscription ${id} is ${status}; a replay needs an active subscription.`,
+    ),
   );
 }
 
 /** A second replay while one runs (at most one per subscription). */
 export function replayRunning(id: string, runningReplayId: string | undefined): KoerierError {
   return new KoerierError(
-    problem(409, 'replay-running', 'Replay Running', `Subscription ${id} has a running replay; cancel it or wait until it finishes.`),
+    problem(
+      409,
+      'replay-running',
+      'Replay Running',
+      `Subscription ${id} has a running replay; cancel it or wait until it finishes.`,
+    ),
     runningReplayId === undefined ? {} : { headers: { location: replayLocation(id, runningReplayId) } },
   );
 }
@@ -126,10 +171,24 @@ export function beyondEntitlement(type: string, why: 'not-entitled' | 'not-subsc
     why === 'not-entitled'
       ? `The subscription's owner is not entitled to events of type "${type}" (EDU-7); a replay delivers nothing the subscription could not have received.`
       : `The subscription does not take events of type "${type}"; a replay only narrows the subscription's own conditions.`;
-  return new KoerierError(problem(403, why === 'not-entitled' ? 'replay-not-entitled' : 'replay-beyond-subscription', 'Replay Beyond Entitlement', detail));
+  return new KoerierError(
+    problem(
+      403,
+      why === 'not-entitled' ? 'replay-not-entitled' : 'replay-beyond-subscription',
+      'Replay Beyond Entitlement',
+      detail,
+    ),
+  );
 }
 
 /** A cancel of a replay that is over. */
 export function notRunning(replayId: string, state: string): KoerierError {
-  return new KoerierError(problem(409, 'replay-not-running', 'Replay Not Running', `Replay ${replayId} is ${state}; only a running replay can be cancelled.`));
+  return new KoerierError(
+    problem(
+      409,
+      'replay-not-running',
+      'Replay Not Running',
+      `Replay ${replayId} is ${state}; only a running replay can be cancelled.`,
+    ),
+  );
 }

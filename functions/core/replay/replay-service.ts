@@ -93,12 +93,20 @@ export class ReplayService {
       await this.deps.queue.continueLater({ subscriptionId: id, replayId: record.replayId }, 0);
     } catch (error) {
       // Not started after all: free the slot so the retry (a 5xx frees the Idempotency-Key too) can take it.
-      await this.deps.store.update({ ...record, state: 'failed', reason: 'not queued', finishedAt: now, version: 2 }, 1, now).catch(() => undefined);
+      await this.deps.store
+        .update({ ...record, state: 'failed', reason: 'not queued', finishedAt: now, version: 2 }, 1, now)
+        .catch(() => undefined);
       await this.deps.store.release(id, record.replayId).catch(() => undefined);
       await unhold();
       throw error;
     }
-    this.deps.log.info('replay started', { subscriptionId: id, replayId: record.replayId, by: principal.clientId, from: record.from, to: record.to });
+    this.deps.log.info('replay started', {
+      subscriptionId: id,
+      replayId: record.replayId,
+      by: principal.clientId,
+      from: record.from,
+      to: record.to,
+    });
     const location = replayLocation(id, record.replayId);
     return jsonResponse(202, replayView(record), { location });
   }
@@ -129,7 +137,13 @@ export class ReplayService {
       if (!record) throw replayNotFound(id, replayId);
       if (record.state !== 'running') throw notRunning(replayId, record.state);
       const now = this.deps.clock();
-      const cancelled: ReplayRecord = { ...record, state: 'cancelled', updatedAt: now, finishedAt: now, version: record.version + 1 };
+      const cancelled: ReplayRecord = {
+        ...record,
+        state: 'cancelled',
+        updatedAt: now,
+        finishedAt: now,
+        version: record.version + 1,
+      };
       // A chunk finishing at the same moment moves the version on: read again and retry.
       if (await this.deps.store.update(cancelled, record.version, now)) {
         await this.deps.store.release(id, replayId);
@@ -142,7 +156,8 @@ export class ReplayService {
   /** The subscription if the caller owns it or is an admin; else the 404 (never a hint that it exists). */
   private async visible(principal: Principal, id: string): Promise<Subscription> {
     const subscription = await this.deps.subscriptions.get(id);
-    if (!subscription || (subscription.owner !== principal.clientId && !hasScope(principal, scopes.admin))) throw subscriptionNotFound(id);
+    if (!subscription || (subscription.owner !== principal.clientId && !hasScope(principal, scopes.admin)))
+      throw subscriptionNotFound(id);
     return subscription;
   }
 
@@ -159,7 +174,8 @@ export class ReplayService {
         this.deps.entitlements,
       );
       if (!decision.entitled) throw beyondEntitlement(type, 'not-entitled');
-      if (subscription.types && subscription.types.length > 0 && !subscription.types.includes(type)) throw beyondEntitlement(type, 'not-subscribed');
+      if (subscription.types && subscription.types.length > 0 && !subscription.types.includes(type))
+        throw beyondEntitlement(type, 'not-subscribed');
     }
   }
 }

@@ -58,19 +58,32 @@ export interface ChunkAttempt {
   readonly lastAttempt: boolean;
 }
 
-export async function runReplayChunk(message: ReplayMessage, attempt: ChunkAttempt, deps: ReplayWorkerDependencies): Promise<void> {
+export async function runReplayChunk(
+  message: ReplayMessage,
+  attempt: ChunkAttempt,
+  deps: ReplayWorkerDependencies,
+): Promise<void> {
   const record = await deps.store.get(message.subscriptionId, message.replayId);
   if (!record || record.state !== 'running') return;
   try {
     await chunk(record, message, attempt, deps);
   } catch (error) {
     if (!attempt.lastAttempt) throw error;
-    deps.log.error('replay failed', { subscriptionId: record.subscriptionId, replayId: record.replayId, error: String(error) });
+    deps.log.error('replay failed', {
+      subscriptionId: record.subscriptionId,
+      replayId: record.replayId,
+      error: String(error),
+    });
     await finish(record, { state: 'failed', reason: 'the archive or the delivery path kept failing' }, deps);
   }
 }
 
-async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: ChunkAttempt, deps: ReplayWorkerDependencies): Promise<void> {
+async function chunk(
+  record: ReplayRecord,
+  message: ReplayMessage,
+  attempt: ChunkAttempt,
+  deps: ReplayWorkerDependencies,
+): Promise<void> {
   const subscription = await deps.subscriptions.get(record.subscriptionId);
   if (!subscription) return finish(record, { state: 'failed', reason: 'the subscription was deleted' }, deps);
   if (subscription.status !== 'active' && subscription.status !== 'suspended') {
@@ -80,7 +93,10 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
   // Retention is judged here, not only by the lifecycle rule: s3rver runs none, and S3's runs once a day.
   const from = Math.max(record.from, now - deps.retentionMs);
   const budget = chunkBudget(subscription);
-  const read = from < record.to ? await readArchiveChunk(deps.archive, { from, to: record.to, after: record.position, limit: MAX_CHUNK_SCAN }) : undefined;
+  const read =
+    from < record.to
+      ? await readArchiveChunk(deps.archive, { from, to: record.to, after: record.position, limit: MAX_CHUNK_SCAN })
+      : undefined;
   const events = read?.events ?? [];
 
   let scanned = 0;
@@ -88,19 +104,31 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
   for (const event of events) {
     if (selected.length >= budget) break;
     scanned++;
-    if (receives(subscription, record, event, deps.entitlements)) selected.push({ event, sequence: record.matched + selected.length + 1 });
+    if (receives(subscription, record, event, deps.entitlements))
+      selected.push({ event, sequence: record.matched + selected.length + 1 });
   }
   const done = read === undefined || (read.done && scanned === events.length);
-  const bodies = selected.map(({ event, sequence }) => encodeDeliveryMessage(replayDelivery(record, event, sequence, now)));
+  const bodies = selected.map(({ event, sequence }) =>
+    encodeDeliveryMessage(replayDelivery(record, event, sequence, now)),
+  );
   const last = events[scanned - 1];
   try {
     if (bodies.length > 0) await deps.send(subscription, bodies);
   } catch (error) {
     if (!attempt.lastAttempt) throw error;
     // Given up: these events count as failed, and the replay ends here.
-    const counted = { ...record, scanned: record.scanned + scanned, matched: record.matched + selected.length, failed: record.failed + selected.length };
+    const counted = {
+      ...record,
+      scanned: record.scanned + scanned,
+      matched: record.matched + selected.length,
+      failed: record.failed + selected.length,
+    };
     deps.onProgress?.(record.subscriptionId, { scanned, matched: selected.length, sent: 0, failed: selected.length });
-    deps.log.error('replay failed', { subscriptionId: record.subscriptionId, replayId: record.replayId, error: String(error) });
+    deps.log.error('replay failed', {
+      subscriptionId: record.subscriptionId,
+      replayId: record.replayId,
+      error: String(error),
+    });
     return finish(counted, { state: 'failed', reason: 'the delivery path would not take the events' }, deps);
   }
 
@@ -115,10 +143,12 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
     ...(done ? { state: 'finished' as const, finishedAt: now } : {}),
   };
   // Not stored: cancelled meanwhile, or another copy of this message got there first and goes on.
-  if (!(await deps.store.update(next, record.version, now + REPLAY_LEASE_MS))) return countAfterCancel(record, next, deps);
+  if (!(await deps.store.update(next, record.version, now + REPLAY_LEASE_MS)))
+    return countAfterCancel(record, next, deps);
   deps.onProgress?.(record.subscriptionId, { scanned, matched: selected.length, sent: selected.length, failed: 0 });
   if (done) return finished(next, deps);
-  const paced = subscription.delivery === 'push' && subscription.allowedRatePerMinute !== undefined && selected.length > 0;
+  const paced =
+    subscription.delivery === 'push' && subscription.allowedRatePerMinute !== undefined && selected.length > 0;
   await deps.queue.continueLater(message, paced ? RATE_CHUNK_SECONDS : 0);
 }
 
@@ -126,26 +156,47 @@ async function chunk(record: ReplayRecord, message: ReplayMessage, attempt: Chun
  * A cancel that came while this chunk was queueing: its events are on their way, so the cancelled
  * record counts them (only if nothing but the cancel wrote in between).
  */
-async function countAfterCancel(record: ReplayRecord, chunkDone: ReplayRecord, deps: ReplayWorkerDependencies): Promise<void> {
+async function countAfterCancel(
+  record: ReplayRecord,
+  chunkDone: ReplayRecord,
+  deps: ReplayWorkerDependencies,
+): Promise<void> {
   const latest = await deps.store.get(record.subscriptionId, record.replayId);
   if (latest?.state !== 'cancelled' || latest.version !== record.version + 1 || chunkDone.sent === record.sent) return;
   const { scanned, matched, sent, position } = chunkDone;
-  const counted: ReplayRecord = { ...latest, scanned, matched, sent, ...(position ? { position } : {}), version: latest.version + 1 };
+  const counted: ReplayRecord = {
+    ...latest,
+    scanned,
+    matched,
+    sent,
+    ...(position ? { position } : {}),
+    version: latest.version + 1,
+  };
   await deps.store.update(counted, latest.version, latest.updatedAt, 'cancelled');
 }
 
 /** Whether the subscription receives the event now, and the replay asked for it. */
-function receives(subscription: Subscription, record: ReplayRecord, event: ArchivedEvent, entitlements: Entitlements): boolean {
+function receives(
+  subscription: Subscription,
+  record: ReplayRecord,
+  event: ArchivedEvent,
+  entitlements: Entitlements,
+): boolean {
   if (!entitledToEvent(subscription.owner, event, entitlements)) return false;
   if (record.types && !record.types.includes(event.type)) return false;
   const { attributes } = readStoredEvent(event.json);
-  return subscriptionMatches(subscription, attributes) && subscriptionMatches({ filters: record.filters ?? [] }, attributes);
+  return (
+    subscriptionMatches(subscription, attributes) && subscriptionMatches({ filters: record.filters ?? [] }, attributes)
+  );
 }
 
 /** Events one chunk queues: a rate's worth of the pause between chunks, or a fixed amount. */
 export function chunkBudget(subscription: Pick<Subscription, 'delivery' | 'allowedRatePerMinute'>): number {
   if (subscription.delivery !== 'push' || subscription.allowedRatePerMinute === undefined) return MAX_CHUNK_EVENTS;
-  return Math.max(1, Math.min(MAX_CHUNK_EVENTS, Math.floor((subscription.allowedRatePerMinute * RATE_CHUNK_SECONDS) / 60)));
+  return Math.max(
+    1,
+    Math.min(MAX_CHUNK_EVENTS, Math.floor((subscription.allowedRatePerMinute * RATE_CHUNK_SECONDS) / 60)),
+  );
 }
 
 /**
@@ -175,7 +226,11 @@ export function replayDeliveryId(replayId: string, event: Pick<ArchivedEvent, 's
   return uuidFromHash(createHash('sha256').update(JSON.stringify(['replay', replayId, event.source, event.id])));
 }
 
-async function finish(record: ReplayRecord, outcome: { state: 'failed'; reason: string }, deps: ReplayWorkerDependencies): Promise<void> {
+async function finish(
+  record: ReplayRecord,
+  outcome: { state: 'failed'; reason: string },
+  deps: ReplayWorkerDependencies,
+): Promise<void> {
   const now = deps.clock();
   const next: ReplayRecord = { ...record, ...outcome, updatedAt: now, finishedAt: now, version: record.version + 1 };
   // `record` may carry this chunk's counts; its version is still the stored one.

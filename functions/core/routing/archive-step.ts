@@ -10,17 +10,24 @@ import type { Log } from '../ports/log.js';
 import { errorMessage } from '../errors/describe-error.js';
 
 /** Keeps the events of one batch; throws if it could not. */
-export type ArchiveBatch = (events: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[]) => Promise<void>;
+export type ArchiveBatch = (
+  events: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[],
+) => Promise<void>;
 
 /** Archives `claimed`; on failure adds every one of their records to `failed`. */
 export async function archiveClaimed(
-  claimed: readonly { readonly record: { readonly recordId: string; readonly acceptedAt?: number }; readonly event: AcceptedEvent }[],
+  claimed: readonly {
+    readonly record: { readonly recordId: string; readonly acceptedAt?: number };
+    readonly event: AcceptedEvent;
+  }[],
   failed: Set<string>,
   deps: { readonly archive?: ArchiveBatch | undefined; readonly now: Clock; readonly log?: Log | undefined },
 ): Promise<void> {
   if (!deps.archive || claimed.length === 0) return;
-  await deps.archive(claimed.map(({ record, event }) => ({ acceptedAt: record.acceptedAt ?? deps.now(), event }))).catch((error: unknown) => {
-    deps.log?.info('events not archived', { events: claimed.length, error: errorMessage(error) });
-    for (const { record } of claimed) failed.add(record.recordId);
-  });
+  await deps
+    .archive(claimed.map(({ record, event }) => ({ acceptedAt: record.acceptedAt ?? deps.now(), event })))
+    .catch((error: unknown) => {
+      deps.log?.info('events not archived', { events: claimed.length, error: errorMessage(error) });
+      for (const { record } of claimed) failed.add(record.recordId);
+    });
 }

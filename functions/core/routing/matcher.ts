@@ -31,7 +31,10 @@ export interface RouteCandidate {
 
 /** What the route index keeps of a subscription: the same for every store that writes the index. */
 export function routeCandidateOf(
-  subscription: Pick<Subscription, 'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery'>,
+  subscription: Pick<
+    Subscription,
+    'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery'
+  >,
 ): RouteCandidate {
   return {
     subscriptionId: subscription.id,
@@ -94,7 +97,8 @@ export class SubscriptionMatcher {
     const state = this.stateOrThrow();
     if (!this.index.candidatesOfKeys) return;
     const missing = new Set<string>();
-    for (const attributes of events) for (const key of routeKeysOf(attributes, state.shapes)) if (!this.cache.has(key)) missing.add(key);
+    for (const attributes of events)
+      for (const key of routeKeysOf(attributes, state.shapes)) if (!this.cache.has(key)) missing.add(key);
     if (missing.size === 0) return;
     const keys = [...missing];
     const loading = this.index.candidatesOfKeys(keys);
@@ -112,7 +116,8 @@ export class SubscriptionMatcher {
     const lists = await Promise.all(keys.map((key) => this.candidatesOf(key)));
     const matched = new Map<string, RouteCandidate>();
     for (const candidate of lists.flat()) {
-      if (!matched.has(candidate.subscriptionId) && subscriptionMatches(candidate.match, attributes)) matched.set(candidate.subscriptionId, candidate);
+      if (!matched.has(candidate.subscriptionId) && subscriptionMatches(candidate.match, attributes))
+        matched.set(candidate.subscriptionId, candidate);
     }
     return [...matched.values()];
   }

@@ -81,7 +81,10 @@ interface PlannedDelivery {
   readonly recordIds: readonly string[];
 }
 
-export async function routeInboundEvents(records: readonly InboundRecord[], deps: RouterDependencies): Promise<RoutingReport> {
+export async function routeInboundEvents(
+  records: readonly InboundRecord[],
+  deps: RouterDependencies,
+): Promise<RoutingReport> {
   const failed = new Set<string>();
   let duplicates = 0;
   await deps.matcher.refresh();
@@ -111,7 +114,11 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
     [...firsts.values()].map(async ({ record, event }) => {
       let claim: RoutingClaim;
       try {
-        claim = await (ledger ?? deps.ledger).claim(event, { now: deps.now(), lockMs: deps.lockMs, ttlSeconds: deps.ttlSeconds });
+        claim = await (ledger ?? deps.ledger).claim(event, {
+          now: deps.now(),
+          lockMs: deps.lockMs,
+          ttlSeconds: deps.ttlSeconds,
+        });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
         deps.log?.info('routing claim not written', { source: event.source, id: event.id, error: errorMessage(error) });
@@ -120,7 +127,12 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       }
       if (claim.outcome === 'duplicate') {
         duplicates++;
-        deps.log?.info('duplicate event dropped', { source: event.source, id: event.id, type: event.type, ...correlationOf(record) });
+        deps.log?.info('duplicate event dropped', {
+          source: event.source,
+          id: event.id,
+          type: event.type,
+          ...correlationOf(record),
+        });
       } else if (claim.outcome === 'busy') {
         failed.add(record.recordId);
       } else {
@@ -139,7 +151,11 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
       try {
         return await deps.matcher.match(entry.event.attributes);
       } catch (error) {
-        deps.log?.info('subscriptions not read', { source: entry.event.source, id: entry.event.id, error: errorMessage(error) });
+        deps.log?.info('subscriptions not read', {
+          source: entry.event.source,
+          id: entry.event.id,
+          error: errorMessage(error),
+        });
         failed.add(entry.record.recordId);
         return [];
       }
@@ -167,16 +183,24 @@ export async function routeInboundEvents(records: readonly InboundRecord[], deps
  * delivery function sends them again and the target recognises the key (EDU-IDEM-9), as after
  * any retry of a record. Returns how many deliveries are queued; adds the failed records to `failed`.
  */
-async function queueDeliveries(plan: readonly PlannedDelivery[], failed: Set<string>, deps: RouterDependencies): Promise<number> {
+async function queueDeliveries(
+  plan: readonly PlannedDelivery[],
+  failed: Set<string>,
+  deps: RouterDependencies,
+): Promise<number> {
   if (plan.length === 0) return 0;
   try {
     // One call per queue: the deliveries queue, and each pull subscription's own.
     const byQueue = new Map<string | undefined, string[]>();
-    for (const delivery of plan) byQueue.set(delivery.pullQueue, [...(byQueue.get(delivery.pullQueue) ?? []), delivery.body]);
+    for (const delivery of plan)
+      byQueue.set(delivery.pullQueue, [...(byQueue.get(delivery.pullQueue) ?? []), delivery.body]);
     await Promise.all([...byQueue].map(([pullQueue, bodies]) => send(deps, pullQueue, bodies)));
     return plan.length;
   } catch (error) {
-    deps.log?.info('deliveries not queued together; queueing them one by one', { deliveries: plan.length, error: errorMessage(error) });
+    deps.log?.info('deliveries not queued together; queueing them one by one', {
+      deliveries: plan.length,
+      error: errorMessage(error),
+    });
   }
   const sent = await Promise.all(
     plan.map(async (delivery) => {
@@ -202,7 +226,11 @@ function send(deps: RouterDependencies, pullQueue: string | undefined, bodies: r
  * pull subscription gets one message per event in its own queue, with the same stable key
  * (`deliveryIdOf`) a push delivery of the event would carry (EDU-IDEM-2).
  */
-function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly RouteCandidate[][], deps: RouterDependencies): PlannedDelivery[] {
+function planDeliveries(
+  claimed: readonly ClaimedEvent[],
+  matches: readonly RouteCandidate[][],
+  deps: RouterDependencies,
+): PlannedDelivery[] {
   const createdAt = deps.now();
   const planned: PlannedDelivery[] = [];
   const batches = new Map<string, ClaimedEvent[]>();
@@ -220,7 +248,10 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
     });
     for (const candidate of candidates) {
       if (candidate.delivery === 'pull') {
-        planned.push({ ...delivery(candidate.subscriptionId, [entry], createdAt), pullQueue: candidate.subscriptionId });
+        planned.push({
+          ...delivery(candidate.subscriptionId, [entry], createdAt),
+          pullQueue: candidate.subscriptionId,
+        });
       } else if (candidate.contentMode === 'batch' && candidate.batchSupported) {
         const group = batches.get(candidate.subscriptionId) ?? [];
         group.push(entry);
@@ -238,7 +269,8 @@ function planDeliveries(claimed: readonly ClaimedEvent[], matches: readonly Rout
     });
   });
   for (const [subscriptionId, group] of batches) {
-    for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes)) planned.push(delivery(subscriptionId, chunk, createdAt));
+    for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes))
+      planned.push(delivery(subscriptionId, chunk, createdAt));
   }
   return planned;
 }

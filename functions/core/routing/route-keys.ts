@@ -53,13 +53,15 @@ export function subscriptionMatches(match: SubscriptionMatch, attributes: EventA
 }
 
 type Condition =
-  { readonly kind: 'eq'; readonly values: Readonly<Record<string, string>> } | { readonly kind: 'pre'; readonly attribute: string; readonly value: string };
+  | { readonly kind: 'eq'; readonly values: Readonly<Record<string, string>> }
+  | { readonly kind: 'pre'; readonly attribute: string; readonly value: string };
 
 /** The route entries of a subscription: at least one (the catch-all when nothing narrower holds). */
 export function routeEntriesOf(match: SubscriptionMatch): RouteEntry[] {
   const conjuncts: Condition[][] = [];
   if (match.source !== undefined) conjuncts.push([{ kind: 'eq', values: { source: match.source } }]);
-  if (match.types && match.types.length > 0) conjuncts.push(match.types.map((type) => ({ kind: 'eq', values: { type } })));
+  if (match.types && match.types.length > 0)
+    conjuncts.push(match.types.map((type) => ({ kind: 'eq', values: { type } })));
   const alternatives = bestAlternatives([...conjuncts, ...(match.filters ?? []).flatMap(conditionsOfConjunct)]);
   // `[]` means the conjunction cannot be satisfied (two different exact values for one attribute):
   // such a subscription matches nothing, and an empty entry list routes it nowhere.
@@ -139,7 +141,9 @@ function bestAlternatives(conjuncts: Condition[][]): Condition[] | undefined {
   if (combined) return combined;
   // No equality fits in MAX_ENTRIES keys: index by the narrowest other conjunct, or not at all
   // (the catch-all key), never by an empty equality no event could produce.
-  const others = conjuncts.filter((alternatives) => !alternatives.every((c) => c.kind === 'eq') && alternatives.length <= MAX_ENTRIES);
+  const others = conjuncts.filter(
+    (alternatives) => !alternatives.every((c) => c.kind === 'eq') && alternatives.length <= MAX_ENTRIES,
+  );
   if (others.length === 0) return undefined;
   return others.reduce((best, next) => (next.length < best.length ? next : best));
 }
@@ -163,7 +167,10 @@ function combineEqualities(conjuncts: Condition[][]): Condition[] | undefined {
   return product.map((values) => ({ kind: 'eq', values }));
 }
 
-function mergeEqualities(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): Record<string, string> | undefined {
+function mergeEqualities(
+  a: Readonly<Record<string, string>>,
+  b: Readonly<Record<string, string>>,
+): Record<string, string> | undefined {
   const merged: Record<string, string> = { ...a };
   for (const [name, value] of Object.entries(b)) {
     if (merged[name] !== undefined && merged[name] !== value) return undefined;
@@ -181,7 +188,10 @@ function keyPreference(name: string): number {
   if (name === 'subject') return 0;
   if (name === 'type') return 2;
   if (name === 'source') return 3;
-  if (['id', 'specversion', 'time', 'datacontenttype', 'dataschema', 'dataref', 'sequence', 'sequencetype'].includes(name)) return 4;
+  if (
+    ['id', 'specversion', 'time', 'datacontenttype', 'dataschema', 'dataref', 'sequence', 'sequencetype'].includes(name)
+  )
+    return 4;
   return 1;
 }
 
@@ -250,7 +260,9 @@ function keyPart(value: string): string {
   if (!UNPAIRED_SURROGATE.test(value)) return encodeURIComponent(value);
   return value
     .split(UNPAIRED_SURROGATES)
-    .map((piece, index) => (index % 2 === 1 ? `%u${piece.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(piece)))
+    .map((piece, index) =>
+      index % 2 === 1 ? `%u${piece.charCodeAt(0).toString(16).toUpperCase()}` : encodeURIComponent(piece),
+    )
     .join('');
 }
 

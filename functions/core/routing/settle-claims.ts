@@ -28,14 +28,20 @@ export async function settleClaims(
         // failure here must not fail the records of the batch that did succeed.
         (batch ?? ledger)
           .abandon(event, claimId)
-          .catch((error: unknown) => log?.info('routing claim not released', { source: event.source, id: event.id, error: errorMessage(error) })),
+          .catch((error: unknown) =>
+            log?.info('routing claim not released', { source: event.source, id: event.id, error: errorMessage(error) }),
+          ),
       ),
     batch
       ? routed.length > 0 &&
         batch
           .completeAll(routed.map(({ event, claimId }) => ({ event, claimId })))
           .catch((error: unknown) => routed.forEach(({ event }) => notStored(event, error)))
-      : Promise.all(routed.map(({ event, claimId }) => ledger.complete(event, claimId).catch((error: unknown) => notStored(event, error)))),
+      : Promise.all(
+          routed.map(({ event, claimId }) =>
+            ledger.complete(event, claimId).catch((error: unknown) => notStored(event, error)),
+          ),
+        ),
   ]);
   return routed.length;
 }

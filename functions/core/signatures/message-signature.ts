@@ -95,7 +95,11 @@ export function signatureParams(components: readonly string[], parameters: Signa
  * `"@signature-params"` line, joined by LF without a trailing one. Throws when a covered header
  * is absent (§2.5: the signer must not sign what is not there).
  */
-export function signatureBase(request: SignableRequest, components: readonly string[], parameters: SignatureParameters): string {
+export function signatureBase(
+  request: SignableRequest,
+  components: readonly string[],
+  parameters: SignatureParameters,
+): string {
   const lines = components.map((name) => `${sfString(name)}: ${componentValue(request, name)}`);
   lines.push(`"@signature-params": ${signatureParams(components, parameters)}`);
   return lines.join('\n');
@@ -135,7 +139,11 @@ export async function deliverySignatureHeaders(
 ): Promise<Record<string, string>> {
   const digest = contentDigest(request.body);
   const signable = { ...request, headers: { ...request.headers, 'content-digest': digest } };
-  const parameters: SignatureParameters = { created: Math.floor(now.getTime() / 1000), keyid: key.keyId, alg: key.algorithm };
+  const parameters: SignatureParameters = {
+    created: Math.floor(now.getTime() / 1000),
+    keyid: key.keyId,
+    alg: key.algorithm,
+  };
   const components = deliveryComponents(signable.headers);
   const base = signatureBase(signable, components, parameters);
   const signature = await key.sign(Buffer.from(base, 'utf8'));
@@ -153,6 +161,7 @@ function sfString(value: string): string {
 }
 
 function integer(value: number): string {
-  if (!Number.isInteger(value) || Math.abs(value) > 999_999_999_999_999) throw new Error('a signature timestamp must be an integer');
+  if (!Number.isInteger(value) || Math.abs(value) > 999_999_999_999_999)
+    throw new Error('a signature timestamp must be an integer');
   return String(value);
 }

@@ -49,7 +49,8 @@ export function parseEntitlements(json: string): Entitlements {
   } catch (error) {
     throw new EntitlementConfigError(`entitlements are not JSON: ${(error as Error).message}`);
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new EntitlementConfigError('entitlements must be an object of client id → grants');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new EntitlementConfigError('entitlements must be an object of client id → grants');
   const entitlements = new Map<string, Grant[]>();
   for (const [clientId, grants] of Object.entries(raw)) {
     if (!Array.isArray(grants)) throw new EntitlementConfigError(`the grants of "${clientId}" must be a list`);
@@ -84,9 +85,15 @@ export function checkEntitlement(
   const candidates = bounds.length > 0 ? bounds : [[{ value: '', exact: false }]];
   for (const bound of candidates) {
     // Koerier's operational events: every client may subscribe, and receives those about its own subscriptions.
-    if (bound.every((pattern) => isOperationalType(pattern.value) || grants.some((grant) => covers(grant, pattern, source)))) return { entitled: true };
+    if (
+      bound.every(
+        (pattern) => isOperationalType(pattern.value) || grants.some((grant) => covers(grant, pattern, source)),
+      )
+    )
+      return { entitled: true };
   }
-  if (grants.length === 0) return { entitled: false, reason: `client "${clientId}" is not entitled to subscribe to any events` };
+  if (grants.length === 0)
+    return { entitled: false, reason: `client "${clientId}" is not entitled to subscribe to any events` };
   const asked = candidates[0]!.map((p) => (p.exact ? p.value : `${p.value}*`)).join(', ');
   return {
     entitled: false,
@@ -109,7 +116,9 @@ export function entitledToEvent(clientId: string, event: EntitlementSubject, ent
       grants.some((grant) => grant.typePrefix.startsWith(OPERATIONS_TYPE_PREFIX) && typeCovered(grant, event.type))
     );
   }
-  return grants.some((grant) => typeCovered(grant, event.type) && (grant.source === undefined || grant.source === event.source));
+  return grants.some(
+    (grant) => typeCovered(grant, event.type) && (grant.source === undefined || grant.source === event.source),
+  );
 }
 
 /** What the per-event entitlement reads of an event: its type and source, and its extensions for Koerier's own events. */
@@ -120,7 +129,9 @@ export interface EntitlementSubject {
 }
 
 function covers(grant: Grant, pattern: TypePattern, source: string | undefined): boolean {
-  const typeCovers = pattern.exact ? typeCovered(grant, pattern.value) : segmentPrefixCoversPrefix(grant.typePrefix, pattern.value, TYPE_SEPARATOR);
+  const typeCovers = pattern.exact
+    ? typeCovered(grant, pattern.value)
+    : segmentPrefixCoversPrefix(grant.typePrefix, pattern.value, TYPE_SEPARATOR);
   return typeCovers && (grant.source === undefined || grant.source === source);
 }
 
@@ -132,14 +143,17 @@ function typeCovered(grant: Grant, type: string): boolean {
 /** Every alternative set of type patterns that bounds the subscription's types. */
 function typeBounds(subscription: Pick<Subscription, 'types' | 'filters'>): TypePattern[][] {
   const bounds: TypePattern[][] = [];
-  if (subscription.types && subscription.types.length > 0) bounds.push(subscription.types.map((value) => ({ value, exact: true })));
+  if (subscription.types && subscription.types.length > 0)
+    bounds.push(subscription.types.map((value) => ({ value, exact: true })));
   for (const filter of subscription.filters ?? []) bounds.push(...filterTypeBounds(filter));
   return bounds;
 }
 
 function filterTypeBounds(filter: Filter): TypePattern[][] {
-  if ('exact' in filter) return filter.exact['type'] === undefined ? [] : [[{ value: filter.exact['type'], exact: true }]];
-  if ('prefix' in filter) return filter.prefix['type'] === undefined ? [] : [[{ value: filter.prefix['type'], exact: false }]];
+  if ('exact' in filter)
+    return filter.exact['type'] === undefined ? [] : [[{ value: filter.exact['type'], exact: true }]];
+  if ('prefix' in filter)
+    return filter.prefix['type'] === undefined ? [] : [[{ value: filter.prefix['type'], exact: false }]];
   if ('all' in filter) return filter.all.flatMap(filterTypeBounds);
   if ('any' in filter) {
     const branches = filter.any.map(filterTypeBounds);

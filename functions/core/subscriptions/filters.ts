@@ -37,14 +37,19 @@ export function attributeString(value: string | number | boolean | undefined): s
 
 export function filterMatches(filter: Filter, attributes: EventAttributes): boolean {
   if ('exact' in filter) return everyAttribute(filter.exact, attributes, (actual, wanted) => actual === wanted);
-  if ('prefix' in filter) return everyAttribute(filter.prefix, attributes, (actual, wanted) => actual.startsWith(wanted));
+  if ('prefix' in filter)
+    return everyAttribute(filter.prefix, attributes, (actual, wanted) => actual.startsWith(wanted));
   if ('suffix' in filter) return everyAttribute(filter.suffix, attributes, (actual, wanted) => actual.endsWith(wanted));
   if ('all' in filter) return filter.all.every((child) => filterMatches(child, attributes));
   if ('any' in filter) return filter.any.some((child) => filterMatches(child, attributes));
   return !filterMatches(filter.not, attributes);
 }
 
-function everyAttribute(match: AttributeMatch, attributes: EventAttributes, compare: (actual: string, wanted: string) => boolean): boolean {
+function everyAttribute(
+  match: AttributeMatch,
+  attributes: EventAttributes,
+  compare: (actual: string, wanted: string) => boolean,
+): boolean {
   for (const [name, wanted] of Object.entries(match)) {
     // Own attributes only: `constructor` or `toString` must not find Object.prototype's members.
     const actual = Object.hasOwn(attributes, name) ? attributeString(attributes[name]) : undefined;
@@ -71,19 +76,29 @@ export function parseFilters(value: unknown, path = 'filters'): { filters: Filte
   return { filters: filters.filter((f): f is Filter => f !== undefined), issues };
 }
 
-function parseFilter(value: unknown, path: string, depth: number, budget: { nodes: number }, issues: ValidationIssue[]): Filter | undefined {
+function parseFilter(
+  value: unknown,
+  path: string,
+  depth: number,
+  budget: { nodes: number },
+  issues: ValidationIssue[],
+): Filter | undefined {
   budget.nodes++;
   if (depth > FILTER_LIMITS.maxDepth) {
     issues.push(issue(path, 'too-deep', `filters nest at most ${FILTER_LIMITS.maxDepth} levels`));
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    issues.push(issue(path, 'filter-expression', 'a filter expression is an object with one dialect name as its only member'));
+    issues.push(
+      issue(path, 'filter-expression', 'a filter expression is an object with one dialect name as its only member'),
+    );
     return undefined;
   }
   const members = Object.keys(value);
   if (members.length !== 1) {
-    issues.push(issue(path, 'filter-expression', `a filter expression has exactly one dialect member, found ${members.length}`));
+    issues.push(
+      issue(path, 'filter-expression', `a filter expression has exactly one dialect member, found ${members.length}`),
+    );
     return undefined;
   }
   const dialect = members[0]!;
@@ -111,7 +126,13 @@ function parseFilter(value: unknown, path: string, depth: number, budget: { node
       return child && { not: child };
     }
     default:
-      issues.push(issue(path, 'unsupported-dialect', `unsupported filter dialect "${dialect}"; supported: ${FILTER_DIALECTS.join(', ')}`));
+      issues.push(
+        issue(
+          path,
+          'unsupported-dialect',
+          `unsupported filter dialect "${dialect}"; supported: ${FILTER_DIALECTS.join(', ')}`,
+        ),
+      );
       return undefined;
   }
 }
@@ -131,7 +152,9 @@ function parseAttributeMatch(value: unknown, path: string, issues: ValidationIss
       issues.push(issue(`${path}.${name}`, 'non-empty-string', 'the value to compare with must be a non-empty string'));
       valid = false;
     } else if (wanted.length > FILTER_LIMITS.maxValueLength) {
-      issues.push(issue(`${path}.${name}`, 'too-long', `values are at most ${FILTER_LIMITS.maxValueLength} characters`));
+      issues.push(
+        issue(`${path}.${name}`, 'too-long', `values are at most ${FILTER_LIMITS.maxValueLength} characters`),
+      );
       valid = false;
     } else {
       match[name] = wanted;

@@ -28,7 +28,9 @@ export function readJson(request: HttpRequest, mediaTypes: readonly string[]): u
   try {
     return JSON.parse(text);
   } catch {
-    throw new KoerierError(problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'));
+    throw new KoerierError(
+      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
+    );
   }
 }
 
@@ -36,16 +38,31 @@ export function readJson(request: HttpRequest, mediaTypes: readonly string[]): u
 export function readMergePatch(request: HttpRequest): Record<string, unknown> {
   const body = readJson(request, ['application/merge-patch+json', 'application/json']);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new KoerierError(problems.badRequest('invalid-subscription', 'Invalid Subscription', 'A PATCH body is a JSON merge patch object (RFC 7396).'));
+    throw new KoerierError(
+      problems.badRequest(
+        'invalid-subscription',
+        'Invalid Subscription',
+        'A PATCH body is a JSON merge patch object (RFC 7396).',
+      ),
+    );
   }
   return body as Record<string, unknown>;
 }
 
-export function readPageRequest(query: Readonly<Record<string, string | undefined>>): { readonly limit: number; readonly cursor?: string | undefined } {
+export function readPageRequest(query: Readonly<Record<string, string | undefined>>): {
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+} {
   const limitText = query['limit'];
   const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`));
+    throw new KoerierError(
+      problems.badRequest(
+        'invalid-parameter',
+        'Invalid Parameter',
+        `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
+      ),
+    );
   }
   const cursor = query['cursor'];
   return { limit, cursor: cursor || undefined };
@@ -55,16 +72,29 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
 export function pageResponse(page: SubscriptionPage, limit: number, now: Date, owner?: string): HttpResponse {
   const ownerParameter = owner === undefined ? '' : `owner=${encodeURIComponent(owner)}&`;
   const next =
-    page.cursor === undefined ? undefined : `${API_BASE_PATH}/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
-  return jsonResponse(200, { subscriptions: page.items.map((s) => view(s, now)), next }, next ? { link: `<${next}>; rel="next"` } : {});
+    page.cursor === undefined
+      ? undefined
+      : `${API_BASE_PATH}/subscriptions?${ownerParameter}limit=${limit}&cursor=${encodeURIComponent(page.cursor)}`;
+  return jsonResponse(
+    200,
+    { subscriptions: page.items.map((s) => view(s, now)), next },
+    next ? { link: `<${next}>; rel="next"` } : {},
+  );
 }
 
 /** `owner` names whose subscriptions to list; only an admin may name anyone but itself. */
 export function ownerNotAllowed(): KoerierError {
-  return new KoerierError(problems.forbidden('Listing the subscriptions of other clients (owner) needs the scope "admin".'));
+  return new KoerierError(
+    problems.forbidden('Listing the subscriptions of other clients (owner) needs the scope "admin".'),
+  );
 }
 
-export function subscriptionResponse(status: number, subscription: Subscription, now: Date, headers: Record<string, string> = {}): HttpResponse {
+export function subscriptionResponse(
+  status: number,
+  subscription: Subscription,
+  now: Date,
+  headers: Record<string, string> = {},
+): HttpResponse {
   return jsonResponse(status, view(subscription, now), { etag: etagOf(subscription), ...headers });
 }
 
@@ -75,22 +105,40 @@ export function etagOf(subscription: Subscription): string {
 /** 412 when `If-Match` names another version than the current one (`*` matches any). */
 export function preconditionFailure(ifMatch: string | undefined, current: Subscription): KoerierError | undefined {
   if (ifMatch === undefined || ifMatch.trim() === etagOf(current) || ifMatch.trim() === '*') return undefined;
-  return new KoerierError(problem(412, 'precondition-failed', 'Precondition Failed', `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`));
+  return new KoerierError(
+    problem(
+      412,
+      'precondition-failed',
+      'Precondition Failed',
+      `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`,
+    ),
+  );
 }
 
 export function invalidSubscription(issues: readonly ValidationIssue[]): KoerierError {
   return new KoerierError(
-    problems.badRequest('invalid-subscription', 'Invalid Subscription', `The subscription has ${issues.length} error(s); see errors.`, issues),
+    problems.badRequest(
+      'invalid-subscription',
+      'Invalid Subscription',
+      `The subscription has ${issues.length} error(s); see errors.`,
+      issues,
+    ),
   );
 }
 
 export function invalidCursor(): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'));
+  return new KoerierError(
+    problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'),
+  );
 }
 
 export function tooDeep(): KoerierError {
   return new KoerierError(
-    problems.badRequest('json-too-deep', 'JSON Nested Too Deeply', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`),
+    problems.badRequest(
+      'json-too-deep',
+      'JSON Nested Too Deeply',
+      `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`,
+    ),
   );
 }
 
@@ -130,7 +178,12 @@ export function deletedMeanwhile(id: string): KoerierError {
 
 export function changedMeanwhile(id: string): KoerierError {
   return new KoerierError(
-    problem(409, 'subscription-changed', 'Conflict', `Subscription ${id} changed while this request was processed; read it and try again.`),
+    problem(
+      409,
+      'subscription-changed',
+      'Conflict',
+      `Subscription ${id} changed while this request was processed; read it and try again.`,
+    ),
   );
 }
 
@@ -139,12 +192,22 @@ export function changedMeanwhile(id: string): KoerierError {
  * origin, it would reach whoever runs that one, whom the credential's issuer need not trust.
  */
 export function credentialNotCarriedOver(): KoerierError {
-  const message = 'the sink moves to another origin, and the stored credential does not go with it: give sinkcredential again, or null for none';
-  return invalidSubscription([{ attribute: 'sinkcredential', rule: 'required-for-new-origin', requirement: 'EDU-14', message }]);
+  const message =
+    'the sink moves to another origin, and the stored credential does not go with it: give sinkcredential again, or null for none';
+  return invalidSubscription([
+    { attribute: 'sinkcredential', rule: 'required-for-new-origin', requirement: 'EDU-14', message },
+  ]);
 }
 
 export function notApprovable(status: SubscriptionStatus): KoerierError {
-  return new KoerierError(problem(409, 'subscription-not-approvable', 'Not Approvable', `The subscription is ${status}; it cannot be approved now.`));
+  return new KoerierError(
+    problem(
+      409,
+      'subscription-not-approvable',
+      'Not Approvable',
+      `The subscription is ${status}; it cannot be approved now.`,
+    ),
+  );
 }
 
 export function notRevalidatable(status: SubscriptionStatus, validation: string): KoerierError {
@@ -162,7 +225,12 @@ export function notRevalidatable(status: SubscriptionStatus, validation: string)
 
 export function approvalWindowClosed(): KoerierError {
   return new KoerierError(
-    problem(410, 'validation-window-closed', 'Approval Window Closed', 'This approval link has expired; the subscriber must validate the sink again.'),
+    problem(
+      410,
+      'validation-window-closed',
+      'Approval Window Closed',
+      'This approval link has expired; the subscriber must validate the sink again.',
+    ),
   );
 }
 
@@ -173,6 +241,11 @@ export function approvedResponse(id: string): HttpResponse {
 /** A PATCH cannot turn push into pull or back: the queues and the handshake are made at creation. */
 export function deliveryImmutable(delivery: string): KoerierError {
   return invalidSubscription([
-    { attribute: 'delivery', rule: 'immutable', requirement: 'EDU-17', message: `delivery stays "${delivery}"; create another subscription to change it` },
+    {
+      attribute: 'delivery',
+      rule: 'immutable',
+      requirement: 'EDU-17',
+      message: `delivery stays "${delivery}"; create another subscription to change it`,
+    },
   ]);
 }

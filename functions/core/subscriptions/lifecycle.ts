@@ -80,12 +80,19 @@ export function afterChange(
 ): { readonly handshake: true } | { readonly handshake: false; readonly draft: SubscriptionDraft } {
   // The input was checked to carry an acceptable credential: a subscription suspended for want of
   // one continues from where it was before (active), or through the handshake for a new sink.
-  if (terms.delivery === 'pull') return { handshake: false, draft: { ...terms, status: current.status, statusReason: current.statusReason ?? PULL_REASON } };
+  if (terms.delivery === 'pull')
+    return {
+      handshake: false,
+      draft: { ...terms, status: current.status, statusReason: current.statusReason ?? PULL_REASON },
+    };
   const reactivating = current.status === 'suspended' && current.suspendedFor === 'credential-required';
   const before = reactivating ? reactivated(current) : current;
   if (validation === 'agreed') {
     const next = agreedStatus(terms, before);
-    return { handshake: false, draft: reactivating && next.status === 'active' ? { ...next, statusReason: before.statusReason! } : next };
+    return {
+      handshake: false,
+      draft: reactivating && next.status === 'active' ? { ...next, statusReason: before.statusReason! } : next,
+    };
   }
   if (needsHandshake(before, terms.sink, now)) return { handshake: true };
   return { handshake: false, draft: keepHandshakeState(terms, before) };
@@ -136,7 +143,12 @@ export function agreedStatus(terms: SubscriptionTerms, current: Subscription): S
 }
 
 /** What the target's answer to the validation request makes of a pending subscription. */
-export function afterValidation(current: Subscription, outcome: ValidationOutcome, callbackOffered: boolean, now: Date): SubscriptionDraft {
+export function afterValidation(
+  current: Subscription,
+  outcome: ValidationOutcome,
+  callbackOffered: boolean,
+  now: Date,
+): SubscriptionDraft {
   const { statusReason: _reason, allowedRatePerMinute: _rate, ...rest } = withoutStoreFields(current);
   const base = { ...rest, updatedAt: now.toISOString() };
   const window = current.validationExpiresAt;
@@ -157,8 +169,16 @@ export function afterValidation(current: Subscription, outcome: ValidationOutcom
       };
     case 'undecided':
       return callbackOffered
-        ? { ...base, status: 'pending', statusReason: `${outcome.reason}; waiting for approval through the callback until ${window}` }
-        : { ...base, status: 'rejected', statusReason: `${outcome.reason}; no callback is offered, so there is no consent` };
+        ? {
+            ...base,
+            status: 'pending',
+            statusReason: `${outcome.reason}; waiting for approval through the callback until ${window}`,
+          }
+        : {
+            ...base,
+            status: 'rejected',
+            statusReason: `${outcome.reason}; no callback is offered, so there is no consent`,
+          };
   }
 }
 
@@ -174,15 +194,24 @@ export type ApprovalDecision =
  * subscription may be approved while its window is open (spec 4.1.3: also by an administrator,
  * by hand, for a target that does not support the handshake).
  */
-export function approvalDecision(current: Pick<Subscription, 'status' | 'validationExpiresAt'>, now: Date): ApprovalDecision {
+export function approvalDecision(
+  current: Pick<Subscription, 'status' | 'validationExpiresAt'>,
+  now: Date,
+): ApprovalDecision {
   if (current.status === 'active') return { kind: 'already-active' };
-  if (current.status !== 'pending' && current.status !== 'rejected') return { kind: 'not-approvable', status: current.status };
-  if (current.validationExpiresAt && Date.parse(current.validationExpiresAt) < now.getTime()) return { kind: 'window-closed' };
+  if (current.status !== 'pending' && current.status !== 'rejected')
+    return { kind: 'not-approvable', status: current.status };
+  if (current.validationExpiresAt && Date.parse(current.validationExpiresAt) < now.getTime())
+    return { kind: 'window-closed' };
   return { kind: 'approve' };
 }
 
 /** The subscription once approved through the callback, at the rate the target allowed (WH-6). */
-export function approvedByCallback(current: Subscription, allowedRatePerMinute: number | undefined, now: Date): SubscriptionDraft {
+export function approvedByCallback(
+  current: Subscription,
+  allowedRatePerMinute: number | undefined,
+  now: Date,
+): SubscriptionDraft {
   const { statusReason: _reason, allowedRatePerMinute: _rate, ...rest } = withoutStoreFields(current);
   return {
     ...rest,

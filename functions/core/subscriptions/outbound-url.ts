@@ -25,27 +25,39 @@ export interface OutboundUrlRules {
 }
 
 /** Why `text`, the value of member `member`, is not a URL Koerier may call; undefined when it is. */
-export function outboundUrlProblem(text: string, member: string, rules: OutboundUrlRules): { rule: string; message: string; requirement: string } | undefined {
-  if (text.length > MAX_URL) return { rule: 'too-long', message: `${member} is at most ${MAX_URL} characters`, requirement: 'EDU-14' };
+export function outboundUrlProblem(
+  text: string,
+  member: string,
+  rules: OutboundUrlRules,
+): { rule: string; message: string; requirement: string } | undefined {
+  if (text.length > MAX_URL)
+    return { rule: 'too-long', message: `${member} is at most ${MAX_URL} characters`, requirement: 'EDU-14' };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     return { rule: 'url', message: `${member} must be an absolute URL`, requirement: 'EDU-14' };
   }
-  if (url.username || url.password) return { rule: 'no-userinfo', message: `${member} must not carry credentials in the URL`, requirement: 'WH-3' };
+  if (url.username || url.password)
+    return { rule: 'no-userinfo', message: `${member} must not carry credentials in the URL`, requirement: 'WH-3' };
   if (url.hash) return { rule: 'no-fragment', message: `${member} must not have a fragment`, requirement: 'EDU-14' };
   const loopback = rules.allowLoopback && isLoopbackHost(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     return {
       rule: 'https',
-      message: rules.allowLoopback ? `${member} must be an https URL (plain http only to a loopback address)` : `${member} must be an https URL`,
+      message: rules.allowLoopback
+        ? `${member} must be an https URL (plain http only to a loopback address)`
+        : `${member} must be an https URL`,
       requirement: 'WH-1',
     };
   }
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (!loopback && !rules.allowedPorts.includes(port)) {
-    return { rule: 'port', message: `${member} must use port ${rules.allowedPorts.join(' or ')}, not ${port}`, requirement: 'WH-1' };
+    return {
+      rule: 'port',
+      message: `${member} must use port ${rules.allowedPorts.join(' or ')}, not ${port}`,
+      requirement: 'WH-1',
+    };
   }
   const address = literalAddress(url.hostname);
   const range = address === undefined || loopback ? undefined : rules.refusedAddressRange?.(address);

@@ -22,9 +22,14 @@ export const PULL_ONLY_MEMBERS = ['maxdeliverycount', 'retentionseconds'] as con
 
 type AddIssue = (attribute: string, rule: string, message: string, requirement?: string) => void;
 
-export function parsePullMembers(fields: Readonly<Record<string, unknown>>, pushOnly: readonly string[], add: AddIssue): PullSettings | undefined {
+export function parsePullMembers(
+  fields: Readonly<Record<string, unknown>>,
+  pushOnly: readonly string[],
+  add: AddIssue,
+): PullSettings | undefined {
   for (const name of pushOnly) {
-    if (fields[name] !== undefined) add(name, 'push-only', `${name} is a member of push subscriptions; a pull subscription has none`, 'EDU-17');
+    if (fields[name] !== undefined)
+      add(name, 'push-only', `${name} is a member of push subscriptions; a pull subscription has none`, 'EDU-17');
   }
   const maxDeliveryCount = integerIn(fields['maxdeliverycount'], PULL_LIMITS.maxDeliveryCount);
   if (maxDeliveryCount === undefined) {
@@ -41,7 +46,12 @@ export function parsePullMembers(fields: Readonly<Record<string, unknown>>, push
 }
 
 /** The value, its default when absent, or undefined when it is out of range. */
-function integerIn(value: unknown, limits: { readonly min: number; readonly max: number; readonly default: number }): number | undefined {
+function integerIn(
+  value: unknown,
+  limits: { readonly min: number; readonly max: number; readonly default: number },
+): number | undefined {
   if (value === undefined) return limits.default;
-  return Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max ? (value as number) : undefined;
+  return Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max
+    ? (value as number)
+    : undefined;
 }

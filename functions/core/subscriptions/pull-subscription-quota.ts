@@ -47,7 +47,13 @@ export async function holdPullSubscription(
     initial: () => pullSubscriptionsOf(store, owner),
   });
   if (!outcome.taken) {
-    throw countQuotaExceeded(owner, 'maxPullSubscriptions', limit, outcome.held, 'Delete a pull subscription it no longer uses, or use a push subscription.');
+    throw countQuotaExceeded(
+      owner,
+      'maxPullSubscriptions',
+      limit,
+      outcome.held,
+      'Delete a pull subscription it no longer uses, or use a push subscription.',
+    );
   }
 }
 
@@ -61,7 +67,9 @@ async function pullSubscriptionsOf(store: Pick<SubscriptionStore, 'listByOwner'>
   let cursor: string | undefined;
   do {
     const page = await store.listByOwner(owner, { limit: PAGE, cursor });
-    ids.push(...page.items.filter((subscription) => subscription.delivery === 'pull').map((subscription) => subscription.id));
+    ids.push(
+      ...page.items.filter((subscription) => subscription.delivery === 'pull').map((subscription) => subscription.id),
+    );
     cursor = page.items.length > 0 ? page.cursor : undefined;
   } while (cursor);
   return ids;

@@ -22,7 +22,8 @@ export function parseSinkCredential(
     issues.push({ attribute, rule, requirement: 'EDU-14', message });
     return { issues };
   };
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail(path, 'object', 'sinkcredential must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fail(path, 'object', 'sinkcredential must be an object');
   const fields = value as Record<string, unknown>;
   const text = (name: string, required: boolean): string | undefined => {
     const member = fields[name];
@@ -41,7 +42,12 @@ export function parseSinkCredential(
   const allowOnly = (allowed: readonly string[]) => {
     for (const name of Object.keys(fields)) {
       if (!allowed.includes(name))
-        issues.push({ attribute: `${path}.${name}`, rule: 'unknown-member', requirement: 'EDU-14', message: `unknown member "${name}"` });
+        issues.push({
+          attribute: `${path}.${name}`,
+          rule: 'unknown-member',
+          requirement: 'EDU-14',
+          message: `unknown member "${name}"`,
+        });
     }
   };
 
@@ -57,7 +63,11 @@ export function parseSinkCredential(
       allowOnly(['credentialtype', 'accesstoken']);
       const token = text('accesstoken', true);
       if (token !== undefined && !B64TOKEN.test(token)) {
-        return fail(`${path}.accesstoken`, 'b64token', 'the access token must be usable as a Bearer token (RFC 6750 b64token characters)');
+        return fail(
+          `${path}.accesstoken`,
+          'b64token',
+          'the access token must be usable as a Bearer token (RFC 6750 b64token characters)',
+        );
       }
       return issues.length > 0 || token === undefined ? { issues } : { credential: { kind: 'bearer', token }, issues };
     }
@@ -70,7 +80,8 @@ export function parseSinkCredential(
       const audience = text('audience', false);
       const urlProblem = tokenUrl === undefined ? undefined : outboundUrlProblem(tokenUrl, 'tokenurl', rules);
       if (urlProblem) issues.push({ attribute: `${path}.tokenurl`, ...urlProblem });
-      if (issues.length > 0 || tokenUrl === undefined || clientId === undefined || clientSecret === undefined) return { issues };
+      if (issues.length > 0 || tokenUrl === undefined || clientId === undefined || clientSecret === undefined)
+        return { issues };
       return {
         credential: {
           kind: 'oauth2-client-credentials',
@@ -87,7 +98,9 @@ export function parseSinkCredential(
       return fail(
         `${path}.credentialtype`,
         'enum',
-        rules.policy === 'oauth2-only' ? 'credentialtype must be CLIENTCREDENTIALS' : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS',
+        rules.policy === 'oauth2-only'
+          ? 'credentialtype must be CLIENTCREDENTIALS'
+          : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS',
       );
   }
 }

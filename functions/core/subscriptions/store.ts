@@ -55,17 +55,27 @@ export class InvalidCursorError extends Error {
  */
 export function withStatus(
   current: Subscription,
-  change: { status: SubscriptionStatus; reason: string | undefined; expectedVersion?: number; suspendedFor?: SuspensionCause; now: number },
+  change: {
+    status: SubscriptionStatus;
+    reason: string | undefined;
+    expectedVersion?: number;
+    suspendedFor?: SuspensionCause;
+    now: number;
+  },
 ): SubscriptionDraft {
   if (change.expectedVersion !== undefined && current.version !== change.expectedVersion) {
-    throw new SubscriptionConflictError(`subscription ${current.id} is at version ${current.version}, not ${change.expectedVersion}`);
+    throw new SubscriptionConflictError(
+      `subscription ${current.id} is at version ${current.version}, not ${change.expectedVersion}`,
+    );
   }
   const { routeKeys: _routeKeys, version: _version, statusReason: _reason, suspendedFor: _cause, ...rest } = current;
   return {
     ...rest,
     status: change.status,
     ...(change.reason === undefined ? {} : { statusReason: change.reason }),
-    ...(change.status === 'suspended' && change.suspendedFor !== undefined ? { suspendedFor: change.suspendedFor } : {}),
+    ...(change.status === 'suspended' && change.suspendedFor !== undefined
+      ? { suspendedFor: change.suspendedFor }
+      : {}),
     updatedAt: new Date(change.now).toISOString(),
   };
 }
@@ -78,7 +88,12 @@ export async function updateStatusVia(
   store: Pick<SubscriptionStore, 'get' | 'save'>,
   now: number,
   id: string,
-  change: { status: SubscriptionStatus; reason: string | undefined; expectedVersion: number | undefined; suspendedFor: SuspensionCause | undefined },
+  change: {
+    status: SubscriptionStatus;
+    reason: string | undefined;
+    expectedVersion: number | undefined;
+    suspendedFor: SuspensionCause | undefined;
+  },
 ): Promise<Subscription | undefined> {
   const current = await store.get(id);
   if (!current) return undefined;

@@ -10,7 +10,13 @@ import type { Subscription, SubscriptionStatus, SuspensionCause } from './subscr
 
 export interface SubscriptionSource {
   get(id: string): Promise<Subscription | undefined>;
-  updateStatus(id: string, status: SubscriptionStatus, reason: string, expectedVersion?: number, suspendedFor?: SuspensionCause): Promise<unknown>;
+  updateStatus(
+    id: string,
+    status: SubscriptionStatus,
+    reason: string,
+    expectedVersion?: number,
+    suspendedFor?: SuspensionCause,
+  ): Promise<unknown>;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -29,7 +35,12 @@ export function cachedSubscriptions(source: SubscriptionSource, ttlMs: number, c
       value.catch(() => entries.delete(id));
       return value;
     },
-    async updateStatus(id: string, status: SubscriptionStatus, reason: string, suspendedFor?: SuspensionCause): Promise<void> {
+    async updateStatus(
+      id: string,
+      status: SubscriptionStatus,
+      reason: string,
+      suspendedFor?: SuspensionCause,
+    ): Promise<void> {
       entries.delete(id);
       await source.updateStatus(id, status, reason, undefined, suspendedFor);
       entries.delete(id);

@@ -101,16 +101,23 @@ export const MAX_INLINE_BYTES = 6_291_456;
 /** `source`, `types` and `filters` as JSON (UTF-8) at most; a subscription's item stays far below 400 KB. */
 export const MAX_CONDITIONS_BYTES = 128 * 1024;
 
-export function parseSubscriptionInput(body: unknown, rules: InputRules): { input?: SubscriptionInput; issues: ValidationIssue[] } {
+export function parseSubscriptionInput(
+  body: unknown,
+  rules: InputRules,
+): { input?: SubscriptionInput; issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
-  const add = (attribute: string, rule: string, message: string, requirement = 'EDU-14') => issues.push({ attribute, rule, requirement, message });
+  const add = (attribute: string, rule: string, message: string, requirement = 'EDU-14') =>
+    issues.push({ attribute, rule, requirement, message });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     add('', 'object', 'the subscription must be a JSON object');
     return { issues };
   }
   const fields = body as Record<string, unknown>;
   for (const name of Object.keys(fields)) {
-    if (!(WRITABLE_MEMBERS as readonly string[]).includes(name) && !(READ_ONLY_MEMBERS as readonly string[]).includes(name)) {
+    if (
+      !(WRITABLE_MEMBERS as readonly string[]).includes(name) &&
+      !(READ_ONLY_MEMBERS as readonly string[]).includes(name)
+    ) {
       add(name, 'unknown-member', `unknown member "${name}"; writable members: ${WRITABLE_MEMBERS.join(', ')}`);
     }
   }
@@ -118,7 +125,8 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   // A JSON string may hold an unpaired surrogate (`"\ud800"`), which no UTF-8 text can: stored,
   // it would be silently replaced, and route keys and URLs cannot be built from it.
   for (const [name, value] of Object.entries(fields)) {
-    if (!wellFormedThroughout(value)) add(name, 'string-characters', `${name} holds a string that is not well-formed Unicode (an unpaired surrogate)`);
+    if (!wellFormedThroughout(value))
+      add(name, 'string-characters', `${name} holds a string that is not well-formed Unicode (an unpaired surrogate)`);
   }
 
   const delivery = fields['delivery'] ?? 'push';
@@ -132,7 +140,8 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   }
 
   const source = fields['source'];
-  if (source !== undefined && !isText(source)) add('source', 'non-empty-string', `source must be a non-empty string of at most ${MAX_TEXT} characters`);
+  if (source !== undefined && !isText(source))
+    add('source', 'non-empty-string', `source must be a non-empty string of at most ${MAX_TEXT} characters`);
 
   const types = fields['types'];
   if (types !== undefined && (!Array.isArray(types) || types.length > MAX_TYPES || !types.every(isText))) {
@@ -148,14 +157,28 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
 
   // Push and pull alike (EDU-1): a pull subscription's receive answer re-inlines up to it too.
   const maxInline = fields['maxinlinebytes'];
-  if (maxInline !== undefined && (!Number.isInteger(maxInline) || (maxInline as number) < MIN_INLINE_BYTES || (maxInline as number) > MAX_INLINE_BYTES)) {
-    add('maxinlinebytes', 'range', `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`, 'EDU-1');
+  if (
+    maxInline !== undefined &&
+    (!Number.isInteger(maxInline) ||
+      (maxInline as number) < MIN_INLINE_BYTES ||
+      (maxInline as number) > MAX_INLINE_BYTES)
+  ) {
+    add(
+      'maxinlinebytes',
+      'range',
+      `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`,
+      'EDU-1',
+    );
   }
 
   if (delivery === 'pull') {
     const pull = parsePullMembers(fields, PUSH_ONLY_MEMBERS, add);
     if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
-      add(filters === undefined ? 'types' : 'filters', 'too-large', `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`);
+      add(
+        filters === undefined ? 'types' : 'filters',
+        'too-large',
+        `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`,
+      );
     }
     if (issues.length > 0 || !pull) return { issues };
     return {
@@ -175,20 +198,25 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   }
   if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push" or "pull"', 'EDU-17');
   for (const name of PULL_ONLY_MEMBERS) {
-    if (fields[name] !== undefined) add(name, 'pull-only', `${name} is a setting of pull subscriptions ("delivery": "pull")`, 'EDU-17');
+    if (fields[name] !== undefined)
+      add(name, 'pull-only', `${name} is a setting of pull subscriptions ("delivery": "pull")`, 'EDU-17');
   }
 
-  if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP') add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');
+  if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP')
+    add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');
 
   const contentMode = fields['contentmode'] ?? 'structured';
-  if (!CONTENT_MODES.includes(contentMode as ContentMode)) add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
+  if (!CONTENT_MODES.includes(contentMode as ContentMode))
+    add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
 
   const validation = fields['validation'] ?? rules.defaultValidation ?? 'handshake';
-  if (!VALIDATION_MODES.includes(validation as ValidationMode)) add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
+  if (!VALIDATION_MODES.includes(validation as ValidationMode))
+    add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
 
   const batchSupported = fields['batchsupported'];
   if (batchSupported !== undefined) {
-    if (typeof batchSupported !== 'boolean') add('batchsupported', 'boolean', 'batchsupported must be true or false', 'JSON-3');
+    if (typeof batchSupported !== 'boolean')
+      add('batchsupported', 'boolean', 'batchsupported must be true or false', 'JSON-3');
     else if (validation !== 'agreed') {
       add(
         'batchsupported',
@@ -202,12 +230,20 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
   let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
-    const parsed = parseSinkCredential(fields['sinkcredential'], { ...urlRulesOf(rules), policy: rules.sinkCredentials });
+    const parsed = parseSinkCredential(fields['sinkcredential'], {
+      ...urlRulesOf(rules),
+      policy: rules.sinkCredentials,
+    });
     issues.push(...parsed.issues);
     credential = parsed.credential;
   } else if (rules.storedCredential === undefined) {
     const kinds = rules.sinkCredentials === 'oauth2-only' ? 'CLIENTCREDENTIALS' : 'ACCESSTOKEN or CLIENTCREDENTIALS';
-    add('sinkcredential', 'required', `sinkcredential is required: every delivery carries a token for the target (${kinds})`, 'WH-3');
+    add(
+      'sinkcredential',
+      'required',
+      `sinkcredential is required: every delivery carries a token for the target (${kinds})`,
+      'WH-3',
+    );
   } else if (rules.storedCredential === 'bearer' && rules.sinkCredentials === 'oauth2-only') {
     add(
       'sinkcredential',
@@ -220,7 +256,9 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   const retryWindow = fields['retrywindowseconds'];
   if (
     retryWindow !== undefined &&
-    (!Number.isInteger(retryWindow) || (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS || (retryWindow as number) > rules.maxRetryWindowSeconds)
+    (!Number.isInteger(retryWindow) ||
+      (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS ||
+      (retryWindow as number) > rules.maxRetryWindowSeconds)
   ) {
     add(
       'retrywindowseconds',
@@ -234,14 +272,22 @@ export function parseSubscriptionInput(body: unknown, rules: InputRules): { inpu
   if (signDeliveries !== undefined) {
     if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
     else if (signDeliveries && !rules.signingAvailable) {
-      add('signdeliveries', 'signing-unavailable', 'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries');
+      add(
+        'signdeliveries',
+        'signing-unavailable',
+        'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries',
+      );
     }
   }
 
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
   if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
-    add(filters === undefined ? 'types' : 'filters', 'too-large', `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`);
+    add(
+      filters === undefined ? 'types' : 'filters',
+      'too-large',
+      `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`,
+    );
   }
 
   if (issues.length > 0) return { issues };
@@ -289,5 +335,9 @@ function isText(value: unknown): value is string {
 
 /** The rules for the URLs Koerier calls on the subscriber's behalf: the sink and the token URL. */
 function urlRulesOf(rules: InputRules): OutboundUrlRules {
-  return { allowLoopback: rules.allowLoopbackSinks, allowedPorts: rules.allowedPorts, refusedAddressRange: rules.refusedAddressRange };
+  return {
+    allowLoopback: rules.allowLoopbackSinks,
+    allowedPorts: rules.allowedPorts,
+    refusedAddressRange: rules.refusedAddressRange,
+  };
 }

@@ -9,13 +9,20 @@ import { refuseUnknownParameters } from '../http/query-parameters.js';
 import * as http from './http-mapping.js';
 import { InvalidCursorError, type SubscriptionStore } from './store.js';
 
-export async function listSubscriptions(store: SubscriptionStore, principal: Principal, request: HttpRequest, now: Date): Promise<HttpResponse> {
+export async function listSubscriptions(
+  store: SubscriptionStore,
+  principal: Principal,
+  request: HttpRequest,
+  now: Date,
+): Promise<HttpResponse> {
   refuseUnknownParameters(request, ['owner', 'limit', 'cursor']);
   const page = http.readPageRequest(request.query);
   const owner = request.query['owner'] || undefined;
-  if (owner !== undefined && owner !== principal.clientId && !hasScope(principal, scopes.admin)) throw http.ownerNotAllowed();
+  if (owner !== undefined && owner !== principal.clientId && !hasScope(principal, scopes.admin))
+    throw http.ownerNotAllowed();
   try {
-    const found = owner === '*' ? await store.listAll(page) : await store.listByOwner(owner ?? principal.clientId, page);
+    const found =
+      owner === '*' ? await store.listAll(page) : await store.listByOwner(owner ?? principal.clientId, page);
     return http.pageResponse(found, page.limit, now, owner);
   } catch (error) {
     if (error instanceof InvalidCursorError) throw http.invalidCursor();

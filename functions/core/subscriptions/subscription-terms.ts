@@ -24,7 +24,9 @@ export async function termsOf(
     ...(input.pull === undefined ? {} : { pull: input.pull }),
     contentMode: input.contentMode,
     batchSupported: input.validation === 'agreed' && input.batchSupported === true,
-    ...(input.credential === undefined ? {} : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
+    ...(input.credential === undefined
+      ? {}
+      : { credential: await sealSinkCredential(input.credential, identity.id, cipher) }),
     validation: input.validation,
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
     ...(input.signDeliveries ? { signDeliveries: true } : {}),

@@ -26,7 +26,11 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(s.credential ? { sinkcredential: { credentialtype: CREDENTIAL_TYPE_NAMES[s.credential.kind] } } : {}),
     validation: s.validation,
     status,
-    ...(expired ? { statusreason: `no consent before ${s.validationExpiresAt}` } : s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
+    ...(expired
+      ? { statusreason: `no consent before ${s.validationExpiresAt}` }
+      : s.statusReason === undefined
+        ? {}
+        : { statusreason: s.statusReason }),
     ...(status === 'suspended' && s.suspendedFor !== undefined ? { suspendedfor: s.suspendedFor } : {}),
     ...(s.allowedRatePerMinute === undefined ? {} : { allowedrate: s.allowedRatePerMinute }),
     ...(status === 'pending' && s.validationExpiresAt ? { validationexpiresat: s.validationExpiresAt } : {}),

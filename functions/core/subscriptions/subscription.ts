@@ -17,7 +17,13 @@ import type { Filter } from './filters.js';
  */
 export type SubscriptionStatus = 'pending' | 'active' | 'rejected' | 'retired' | 'suspended';
 
-export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['pending', 'active', 'rejected', 'retired', 'suspended'];
+export const SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
+  'pending',
+  'active',
+  'rejected',
+  'retired',
+  'suspended',
+];
 
 /**
  * `handshake`: Koerier sends the validation request and waits for consent (WH-4).
@@ -126,8 +132,15 @@ export function isDeliverable(status: SubscriptionStatus): boolean {
  * The status a reader should act on: a pending handshake whose deadline passed without consent
  * is a refusal, whether or not anything wrote that down yet.
  */
-export function effectiveStatus(subscription: Pick<Subscription, 'status' | 'validationExpiresAt'>, now: Date): SubscriptionStatus {
-  if (subscription.status === 'pending' && subscription.validationExpiresAt && Date.parse(subscription.validationExpiresAt) < now.getTime()) {
+export function effectiveStatus(
+  subscription: Pick<Subscription, 'status' | 'validationExpiresAt'>,
+  now: Date,
+): SubscriptionStatus {
+  if (
+    subscription.status === 'pending' &&
+    subscription.validationExpiresAt &&
+    Date.parse(subscription.validationExpiresAt) < now.getTime()
+  ) {
     return 'rejected';
   }
   return subscription.status;

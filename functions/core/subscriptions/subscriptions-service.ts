@@ -18,7 +18,11 @@ import { API_BASE_PATH } from '../http/api-version.js';
 import { systemClock, type Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { hasScope, scopes, type Principal } from '../auth/access-tokens.js';
-import { type CredentialCipher, type SinkCredentialKind, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
+import {
+  type CredentialCipher,
+  type SinkCredentialKind,
+  type SinkCredentialPolicy,
+} from '../credentials/sink-credential.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { readIdempotencyKey } from '../idempotency/index.js';
 import type { ValidationHandshakePolicy } from '../webhooks/handshake-policy.js';
@@ -28,7 +32,11 @@ import { checkEntitlement, type Entitlements } from './entitlements.js';
 import * as http from './http-mapping.js';
 import * as lifecycle from './lifecycle.js';
 import type { PullQueueAdmin } from './pull-queue-admin.js';
-import { holdPullSubscription, releasePullSubscription, type PullSubscriptionQuota } from './pull-subscription-quota.js';
+import {
+  holdPullSubscription,
+  releasePullSubscription,
+  type PullSubscriptionQuota,
+} from './pull-subscription-quota.js';
 import { SubscriptionConflictError, type SubscriptionStore } from './store.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { requestedTerms, subscriptionIdOf, termsOf } from './subscription-terms.js';
@@ -91,17 +99,25 @@ export class SubscriptionsService {
     this.requireAllowed(principal.clientId, input);
     const id = subscriptionIdOf(principal.clientId, readIdempotencyKey(request.headers));
     const now = this.now().toISOString();
-    const terms = await termsOf(input, { id, owner: principal.clientId, createdAt: now, updatedAt: now }, this.deps.cipher);
+    const terms = await termsOf(
+      input,
+      { id, owner: principal.clientId, createdAt: now, updatedAt: now },
+      this.deps.cipher,
+    );
     if (terms.pull) {
       // The queues before the record: a pull subscription is active, so routed to, once stored.
       if (await this.deps.store.get(id)) return this.repeatedCreate(terms);
-      if (this.deps.pullQuota) await holdPullSubscription(this.deps.pullQuota, this.deps.store, principal.clientId, id, this.clock());
+      if (this.deps.pullQuota)
+        await holdPullSubscription(this.deps.pullQuota, this.deps.store, principal.clientId, id, this.clock());
       await this.pullQueues().create(id, terms.pull);
     }
-    const handshake = input.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
+    const handshake =
+      input.validation === 'agreed' ? undefined : openHandshake(this.now(), this.deps.settings.validationWindowSeconds);
     let subscription: Subscription | undefined;
     try {
-      subscription = await this.deps.store.create(handshake ? lifecycle.awaitingValidation(terms, handshake.fields) : lifecycle.agreedOnCreate(terms));
+      subscription = await this.deps.store.create(
+        handshake ? lifecycle.awaitingValidation(terms, handshake.fields) : lifecycle.agreedOnCreate(terms),
+      );
     } catch (error) {
       if (!(error instanceof SubscriptionConflictError)) throw error;
       return this.repeatedCreate(terms);
@@ -111,7 +127,9 @@ export class SubscriptionsService {
       if (!subscription) throw http.deletedMeanwhile(id);
     }
     this.audit('subscription created', subscription);
-    return http.subscriptionResponse(201, subscription, this.now(), { location: `${API_BASE_PATH}/subscriptions/${subscription.id}` });
+    return http.subscriptionResponse(201, subscription, this.now(), {
+      location: `${API_BASE_PATH}/subscriptions/${subscription.id}`,
+    });
   }
 
   /** The client's own subscriptions, or, for an admin, another client's or every client's (`subscription-listing.ts`). */
@@ -139,15 +157,27 @@ export class SubscriptionsService {
       throw error;
     }
     // Without `sinkcredential` in the patch the stored credential stays, and must still be acceptable.
-    const input = this.parseInput(merged, current.owner, 'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined));
+    const input = this.parseInput(
+      merged,
+      current.owner,
+      'sinkcredential' in patch ? undefined : (current.credential?.kind ?? undefined),
+    );
     if (input.delivery !== current.delivery) throw http.deliveryImmutable(current.delivery);
     // The rules are the owner's, also when an admin makes the change.
     this.requireAllowed(current.owner, input);
-    if (current.credential && !('sinkcredential' in patch) && new URL(input.sink).origin !== new URL(current.sink).origin) {
+    if (
+      current.credential &&
+      !('sinkcredential' in patch) &&
+      new URL(input.sink).origin !== new URL(current.sink).origin
+    ) {
       throw http.credentialNotCarriedOver();
     }
 
-    const changed = await termsOf(input, { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() }, this.deps.cipher);
+    const changed = await termsOf(
+      input,
+      { id, owner: current.owner, createdAt: current.createdAt, updatedAt: this.now().toISOString() },
+      this.deps.cipher,
+    );
     // A PATCH without `sinkcredential` keeps the stored one (for the same origin, checked above); `null` removes it.
     const { credential: newCredential, ...withoutCredential } = changed;
     const credential = 'sinkcredential' in patch ? newCredential : current.credential;
@@ -163,7 +193,8 @@ export class SubscriptionsService {
         if (!validated) throw http.deletedMeanwhile(id);
         updated = validated;
       } else {
-        if (next.draft.pull && JSON.stringify(next.draft.pull) !== JSON.stringify(current.pull)) await this.pullQueues().update(id, next.draft.pull);
+        if (next.draft.pull && JSON.stringify(next.draft.pull) !== JSON.stringify(current.pull))
+          await this.pullQueues().update(id, next.draft.pull);
         updated = await this.deps.store.save(next.draft, current);
       }
     } catch (error) {
@@ -186,11 +217,16 @@ export class SubscriptionsService {
     if (current.delivery === 'pull') {
       // The record is gone, so every receive and settle of it answers 404: no lock can be used any more.
       const failed = (what: string) => (error: unknown) =>
-        this.deps.audit?.error(what, { subscriptionId: id, error: error instanceof Error ? error.message : String(error) });
+        this.deps.audit?.error(what, {
+          subscriptionId: id,
+          error: error instanceof Error ? error.message : String(error),
+        });
       await this.pullQueues().remove(id).catch(failed('pull queues not deleted'));
       // Not given back, the place is weeded out when the owner's quota looks full (pull-subscription-quota.ts).
       if (this.deps.pullQuota)
-        await releasePullSubscription(this.deps.pullQuota, current.owner, id).catch(failed('pull subscription quota place not released'));
+        await releasePullSubscription(this.deps.pullQuota, current.owner, id).catch(
+          failed('pull subscription quota place not released'),
+        );
     }
     this.audit('subscription deleted', current);
     // The CloudEvents Subscriptions API's Delete returns the subscription as it was.
@@ -201,8 +237,13 @@ export class SubscriptionsService {
   async revalidate(principal: Principal, id: string): Promise<HttpResponse> {
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
-    if (!lifecycle.revalidatable(current, this.now())) throw http.notRevalidatable(effectiveStatus(current, this.now()), current.validation);
-    const validated = await validateAgain(current, this.deps.settings.validationWindowSeconds, this.handshakeContext()).catch((error: unknown) => {
+    if (!lifecycle.revalidatable(current, this.now()))
+      throw http.notRevalidatable(effectiveStatus(current, this.now()), current.validation);
+    const validated = await validateAgain(
+      current,
+      this.deps.settings.validationWindowSeconds,
+      this.handshakeContext(),
+    ).catch((error: unknown) => {
       throw error instanceof SubscriptionConflictError ? http.changedMeanwhile(id) : error;
     });
     if (!validated) throw http.deletedMeanwhile(id);
@@ -218,7 +259,8 @@ export class SubscriptionsService {
   async approve(id: string, request: HttpRequest): Promise<HttpResponse> {
     const token = request.query['token'] ?? '';
     const current = await this.deps.store.get(id);
-    if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash)) throw http.notFound(id);
+    if (!current || !current.validationTokenHash || !approvalTokenMatches(token, current.validationTokenHash))
+      throw http.notFound(id);
     const decision = lifecycle.approvalDecision(current, this.now());
     switch (decision.kind) {
       case 'already-active':
@@ -276,7 +318,9 @@ export class SubscriptionsService {
    * partner has an entry, one without grants too.
    */
   private agreedByDirectory(owner: string): boolean {
-    return this.deps.settings.validationHandshake === 'agreed-for-directory-partners' && this.deps.entitlements.has(owner);
+    return (
+      this.deps.settings.validationHandshake === 'agreed-for-directory-partners' && this.deps.entitlements.has(owner)
+    );
   }
 
   /**
@@ -288,11 +332,18 @@ export class SubscriptionsService {
     const existing = await this.deps.store.get(requested.id);
     if (!existing) throw http.deletedMeanwhile(requested.id);
     if (requestedTerms(existing) !== requestedTerms(requested)) throw http.idempotencyKeyReused(existing.id);
-    return http.subscriptionResponse(201, existing, this.now(), { location: `${API_BASE_PATH}/subscriptions/${existing.id}` });
+    return http.subscriptionResponse(201, existing, this.now(), {
+      location: `${API_BASE_PATH}/subscriptions/${existing.id}`,
+    });
   }
 
   private handshakeContext(): TargetValidationContext {
-    return { store: this.deps.store, send: this.deps.sendValidationRequest, settings: this.deps.settings, now: () => this.now() };
+    return {
+      store: this.deps.store,
+      send: this.deps.sendValidationRequest,
+      settings: this.deps.settings,
+      now: () => this.now(),
+    };
   }
 
   private async ownSubscription(principal: Principal, id: string): Promise<Subscription | undefined> {

@@ -26,7 +26,10 @@ export interface TargetValidationContext {
 /** A new approval token (kept only as its hash) and the end of the window to use it in. */
 export function openHandshake(now: Date, windowSeconds: number): { token: string; fields: lifecycle.OpenHandshake } {
   const { token, hash } = newApprovalToken();
-  return { token, fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(now, windowSeconds) } };
+  return {
+    token,
+    fields: { validationTokenHash: hash, validationExpiresAt: lifecycle.approvalWindowEnd(now, windowSeconds) },
+  };
 }
 
 /**
@@ -34,18 +37,36 @@ export function openHandshake(now: Date, windowSeconds: number): { token: string
  * pending (the old callback stops working), then the request. Undefined when the subscription was
  * deleted meanwhile; `SubscriptionConflictError` when it changed.
  */
-export async function validateAgain(current: Subscription, windowSeconds: number, context: TargetValidationContext): Promise<Subscription | undefined> {
+export async function validateAgain(
+  current: Subscription,
+  windowSeconds: number,
+  context: TargetValidationContext,
+): Promise<Subscription | undefined> {
   const handshake = openHandshake(context.now(), windowSeconds);
-  const pending = await context.store.save(lifecycle.awaitingValidation(lifecycle.storedTerms(current, context.now()), handshake.fields), current);
+  const pending = await context.store.save(
+    lifecycle.awaitingValidation(lifecycle.storedTerms(current, context.now()), handshake.fields),
+    current,
+  );
   return validateTarget(pending, handshake.token, context);
 }
 
 /** Sends the validation request and stores what the target said; undefined when the subscription was deleted meanwhile. */
-export async function validateTarget(pending: Subscription, token: string, context: TargetValidationContext): Promise<Subscription | undefined> {
+export async function validateTarget(
+  pending: Subscription,
+  token: string,
+  context: TargetValidationContext,
+): Promise<Subscription | undefined> {
   const { store, settings, now } = context;
-  const callbackUrl = settings.publicBaseUrl ? `${settings.publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}` : undefined;
+  const callbackUrl = settings.publicBaseUrl
+    ? `${settings.publicBaseUrl}/subscriptions/${pending.id}/validation?token=${token}`
+    : undefined;
   const outcome = await requestValidation(
-    { sink: pending.sink, origin: settings.webhookOrigin, callbackUrl, requestedRatePerMinute: settings.requestRatePerMinute },
+    {
+      sink: pending.sink,
+      origin: settings.webhookOrigin,
+      callbackUrl,
+      requestedRatePerMinute: settings.requestRatePerMinute,
+    },
     context.send,
   );
   let current = pending;
@@ -56,7 +77,8 @@ export async function validateTarget(pending: Subscription, token: string, conte
       if (!(error instanceof SubscriptionConflictError) || attempt > 0) throw error;
       // The target approved through the callback while we were still waiting for its answer.
       const latest = await store.get(pending.id);
-      if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash) return latest;
+      if (!latest || latest.status === 'active' || latest.validationTokenHash !== pending.validationTokenHash)
+        return latest;
       current = latest;
     }
   }

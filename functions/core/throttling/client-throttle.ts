@@ -20,7 +20,8 @@ export interface BucketLimits {
   readonly refillPerMinute: number;
 }
 
-export type ThrottleDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
+export type ThrottleDecision =
+  { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 export interface ClientThrottleOptions {
   readonly clock?: Clock;
@@ -51,7 +52,8 @@ export class ClientThrottle {
   constructor(options: ClientThrottleOptions = {}) {
     this.clock = options.clock ?? systemClock;
     this.maxTracked = options.maxTrackedClients ?? DEFAULT_MAX_TRACKED_CLIENTS;
-    if (!Number.isInteger(this.maxTracked) || this.maxTracked < 1) throw new RangeError('maxTrackedClients must be a positive integer');
+    if (!Number.isInteger(this.maxTracked) || this.maxTracked < 1)
+      throw new RangeError('maxTrackedClients must be a positive integer');
   }
 
   /** Takes one request from `key`'s bucket, or says how long to wait before the next may pass. */
@@ -110,6 +112,8 @@ function refuse(waitMs: number): ThrottleDecision {
 
 function checkLimits(limits: BucketLimits): void {
   if (!(limits.capacity >= 1) || !(limits.refillPerMinute > 0)) {
-    throw new RangeError(`a bucket needs a capacity of at least 1 and a positive refill rate, got ${JSON.stringify(limits)}`);
+    throw new RangeError(
+      `a bucket needs a capacity of at least 1 and a positive refill rate, got ${JSON.stringify(limits)}`,
+    );
   }
 }

@@ -18,15 +18,28 @@ export interface ValidationPolicy {
  * rate) or a refusal (a thrown 403). We answer synchronously, which the spec allows even when a
  * `WebHook-Request-Callback` is offered. A plain OPTIONS is answered with the allowed methods.
  */
-export function answerValidationRequest(headers: Readonly<Record<string, string>>, policy: ValidationPolicy, allowedMethods: readonly string[]): HttpResponse {
+export function answerValidationRequest(
+  headers: Readonly<Record<string, string>>,
+  policy: ValidationPolicy,
+  allowedMethods: readonly string[],
+): HttpResponse {
   const allow = allowedMethods.join(', ');
   const origin = headers['webhook-request-origin']?.trim();
   if (!origin) return emptyResponse(204, { allow });
-  const permitted = policy.allowedOrigins.includes('*') || policy.allowedOrigins.some((o) => o.toLowerCase() === origin.toLowerCase());
+  const permitted =
+    policy.allowedOrigins.includes('*') || policy.allowedOrigins.some((o) => o.toLowerCase() === origin.toLowerCase());
   if (!permitted) {
-    throw new KoerierError(problem(403, 'origin-not-allowed', 'Origin Not Allowed', `Koerier does not accept deliveries from origin "${origin}".`), {
-      headers: { allow },
-    });
+    throw new KoerierError(
+      problem(
+        403,
+        'origin-not-allowed',
+        'Origin Not Allowed',
+        `Koerier does not accept deliveries from origin "${origin}".`,
+      ),
+      {
+        headers: { allow },
+      },
+    );
   }
   return emptyResponse(200, {
     allow,

@@ -27,7 +27,10 @@ export interface ValidationRequest {
 }
 
 /** How the OPTIONS request is sent: the safe outbound client in production (SSRF guard). */
-export type ValidationTransport = (request: { readonly url: string; readonly headers: Readonly<Record<string, string>> }) => Promise<ValidationTransportResult>;
+export type ValidationTransport = (request: {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}) => Promise<ValidationTransportResult>;
 
 export type ValidationTransportResult =
   | { readonly status: number; readonly headers: Readonly<Record<string, string>> }
@@ -35,16 +38,25 @@ export type ValidationTransportResult =
   | { readonly failure: string; readonly permanent: boolean };
 
 export type ValidationOutcome =
-  | { readonly verdict: 'consented'; readonly allowedRatePerMinute?: number; readonly batchSupported: boolean; readonly reason: string }
+  | {
+      readonly verdict: 'consented';
+      readonly allowedRatePerMinute?: number;
+      readonly batchSupported: boolean;
+      readonly reason: string;
+    }
   | { readonly verdict: 'refused'; readonly reason: string }
   | { readonly verdict: 'undecided'; readonly reason: string };
 
 export const BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
 
-export async function requestValidation(request: ValidationRequest, send: ValidationTransport): Promise<ValidationOutcome> {
+export async function requestValidation(
+  request: ValidationRequest,
+  send: ValidationTransport,
+): Promise<ValidationOutcome> {
   const headers: Record<string, string> = { 'webhook-request-origin': request.origin };
   if (request.callbackUrl) headers['webhook-request-callback'] = request.callbackUrl;
-  if (request.requestedRatePerMinute !== undefined) headers['webhook-request-rate'] = String(request.requestedRatePerMinute);
+  if (request.requestedRatePerMinute !== undefined)
+    headers['webhook-request-rate'] = String(request.requestedRatePerMinute);
   const result = await send({ url: request.sink, headers });
   if ('failure' in result) {
     return result.permanent
@@ -62,7 +74,10 @@ export function interpretValidationResponse(
   if (status >= 200 && status < 300) {
     const allowedOrigin = headers['webhook-allowed-origin']?.trim();
     if (allowedOrigin === undefined || allowedOrigin === '') {
-      return { verdict: 'undecided', reason: `the target answered ${status} without WebHook-Allowed-Origin; it may still approve through the callback` };
+      return {
+        verdict: 'undecided',
+        reason: `the target answered ${status} without WebHook-Allowed-Origin; it may still approve through the callback`,
+      };
     }
     if (allowedOrigin !== '*' && allowedOrigin.toLowerCase() !== request.origin.toLowerCase()) {
       return { verdict: 'refused', reason: `the target allows origin "${allowedOrigin}", not "${request.origin}"` };
@@ -75,8 +90,10 @@ export function interpretValidationResponse(
       reason: `the target consented${rate === undefined ? '' : ` at ${rate} requests per minute`}`,
     };
   }
-  if (status === 405 || status === 501) return { verdict: 'refused', reason: `the target does not support the validation handshake (HTTP ${status})` };
-  if (status >= 300 && status < 500) return { verdict: 'refused', reason: `the target refused the validation request (HTTP ${status})` };
+  if (status === 405 || status === 501)
+    return { verdict: 'refused', reason: `the target does not support the validation handshake (HTTP ${status})` };
+  if (status >= 300 && status < 500)
+    return { verdict: 'refused', reason: `the target refused the validation request (HTTP ${status})` };
   return { verdict: 'undecided', reason: `the target failed to answer the validation request (HTTP ${status})` };
 }
 

@@ -14,15 +14,20 @@ import { requireEdgeOrigin } from '../../app/origin-guard.js';
 import { API_VERSION } from '../../core/http/api-version.js';
 import type { HttpRequest, HttpResponse } from '../../core/http/messages.js';
 import { answered, KoerierError, problemAnswer, problems } from '../../core/http/problems.js';
-import { routeKeyOfServed } from '../../../lib/resources.js';
+import { routeKeyOfServed } from '../../config/resources.js';
 
-export type ApiGatewayHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type ApiGatewayHandler = (
+  event: APIGatewayProxyEventV2,
+  context?: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
  * `httpHandler(ingestApp)(awsDependencies)` is the ingest's Lambda handler. The dependencies and
  * the app are built on the first request, not at import: importing a handler does no I/O.
  */
-export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (dependencies: () => KoerierDependencies) => ApiGatewayHandler {
+export function httpHandler(
+  makeApp: (deps: KoerierDependencies) => HttpApp,
+): (dependencies: () => KoerierDependencies) => ApiGatewayHandler {
   return (dependencies) => {
     let app: HttpApp | undefined;
     return async (event, context) => {
@@ -42,7 +47,11 @@ export function httpHandler(makeApp: (deps: KoerierDependencies) => HttpApp): (d
           return app(request);
         });
       } catch (error) {
-        log.error('request failed', { routeKey: event.routeKey, requestId: event.requestContext?.requestId, error: describeError(error) });
+        log.error('request failed', {
+          routeKey: event.routeKey,
+          requestId: event.requestContext?.requestId,
+          error: describeError(error),
+        });
         response = problemAnswer(new KoerierError(problems.internal(), { cause: error }));
       }
       // Once per invocation: the figures the app recorded become EMF records (functions/aws/emf-metrics.ts).
@@ -71,7 +80,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   return {
     method: event.requestContext.http.method.toUpperCase(),
     path: event.rawPath,
-    // API Gateway names the served route (`POST /v1/events`); the apps dispatch on lib/resources.ts's (`POST /events`).
+    // API Gateway names the served route (`POST /v1/events`); the apps dispatch on functions/config/resources.ts's (`POST /events`).
     routeKey: routeKeyOfServed(event.routeKey),
     headers,
     query,

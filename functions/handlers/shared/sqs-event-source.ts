@@ -8,9 +8,14 @@ import type { KoerierDependencies } from '../../app/dependencies.js';
 import { startInvocation } from '../../app/logger.js';
 import type { QueueApp } from '../../app/queue-app.js';
 
-export type SqsHandler = (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>) => Promise<SQSBatchResponse>;
+export type SqsHandler = (
+  event: SQSEvent,
+  context?: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>,
+) => Promise<SQSBatchResponse>;
 
-export function queueHandler(makeApp: (deps: KoerierDependencies) => QueueApp): (dependencies: () => KoerierDependencies) => SqsHandler {
+export function queueHandler(
+  makeApp: (deps: KoerierDependencies) => QueueApp,
+): (dependencies: () => KoerierDependencies) => SqsHandler {
   return (dependencies) => {
     let app: QueueApp | undefined;
     return async (event, context) => {

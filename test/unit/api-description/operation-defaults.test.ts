@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { describedPathOf, openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
 import { withOperationDefaults } from '../../../functions/core/api-description/operation-defaults.js';
-import { routeTable } from '../../../lib/resources.js';
+import { routeTable } from '../../../functions/config/resources.js';
 
 interface Response {
   description?: string;
@@ -19,24 +19,34 @@ interface Operation {
   responses: Record<string, Response>;
 }
 
-const document = openApiDocument({ serverUrl: 'https://api.example.org/v1', tokenUrl: 'https://issuer.test/oauth/token' });
+const document = openApiDocument({
+  serverUrl: 'https://api.example.org/v1',
+  tokenUrl: 'https://issuer.test/oauth/token',
+});
 const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
 const operations = Object.entries(paths).flatMap(([path, item]) =>
   Object.entries(item)
     .filter(([method]) => method !== 'servers' && method !== 'parameters')
     .map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, operation })),
 );
-const isSecured = (operation: Operation) => (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
+const isSecured = (operation: Operation) =>
+  (operation.security ?? []).some((requirement) => Object.keys(requirement).length > 0);
 
 describe('every operation of the API description', () => {
-  it('every route of lib/resources.ts is described, in the API or under the well-known server', () => {
-    for (const route of routeTable) expect(paths[describedPathOf(route.path)]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+  it('every route of functions/config/resources.ts is described, in the API or under the well-known server', () => {
+    for (const route of routeTable)
+      expect(
+        paths[describedPathOf(route.path)]?.[route.method.toLowerCase()],
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
   });
 
   it('ADR /core/version-header: every response, errors too, names the API-Version header', () => {
     for (const { name, operation } of operations) {
       for (const [status, response] of Object.entries(operation.responses)) {
-        expect(response.headers?.['API-Version'], `${name} ${status}`).toEqual({ $ref: '#/components/headers/API-Version' });
+        expect(response.headers?.['API-Version'], `${name} ${status}`).toEqual({
+          $ref: '#/components/headers/API-Version',
+        });
       }
     }
   });
@@ -44,9 +54,11 @@ describe('every operation of the API description', () => {
   it('ADR /core/error-handling/invalid-input and problem-details: every operation can answer 400 and 500 as problem+json', () => {
     for (const { name, operation } of operations) {
       for (const status of ['400', '500']) {
-        expect(operation.responses[status]?.content?.['application/problem+json']?.schema, `${name} ${status}`).toEqual({
-          $ref: '#/components/schemas/Problem',
-        });
+        expect(operation.responses[status]?.content?.['application/problem+json']?.schema, `${name} ${status}`).toEqual(
+          {
+            $ref: '#/components/schemas/Problem',
+          },
+        );
       }
     }
   });
@@ -55,7 +67,8 @@ describe('every operation of the API description', () => {
     const secured = operations.filter(({ operation }) => isSecured(operation));
     expect(secured.map(({ name }) => name)).toContain('POST /events');
     for (const { name, operation } of secured) {
-      for (const status of ['401', '403', '429']) expect(operation.responses[status]?.content?.['application/problem+json'], `${name} ${status}`).toBeDefined();
+      for (const status of ['401', '403', '429'])
+        expect(operation.responses[status]?.content?.['application/problem+json'], `${name} ${status}`).toBeDefined();
       expect(operation.responses['429']?.headers, name).toHaveProperty('Retry-After');
     }
   });
@@ -67,7 +80,9 @@ describe('every operation of the API description', () => {
         if (!status.startsWith('2')) continue;
         for (const [mediaType, media] of Object.entries(response.content ?? {})) {
           if (!/json/.test(mediaType)) continue;
-          expect(media.schema, `${name} ${status} ${mediaType}`).toEqual({ $ref: expect.stringMatching(/^#\/components\/schemas\/[A-Z][A-Za-z0-9]+$/) });
+          expect(media.schema, `${name} ${status} ${mediaType}`).toEqual({
+            $ref: expect.stringMatching(/^#\/components\/schemas\/[A-Z][A-Za-z0-9]+$/),
+          });
         }
       }
     }
@@ -78,7 +93,18 @@ describe('every operation of the API description', () => {
   it('CE-3, HTTP binary mode: POST /events names every binary-mode ce- header and its 429 with Retry-After', () => {
     const publish = paths['/events']!['post'] as unknown as Operation & { parameters: { name: string; in: string }[] };
     const headers = publish.parameters.filter((p) => p.in === 'header').map((p) => p.name);
-    for (const attribute of ['specversion', 'id', 'source', 'type', 'subject', 'time', 'dataschema', 'dataref', 'sequence', 'sequencetype']) {
+    for (const attribute of [
+      'specversion',
+      'id',
+      'source',
+      'type',
+      'subject',
+      'time',
+      'dataschema',
+      'dataref',
+      'sequence',
+      'sequencetype',
+    ]) {
       expect(headers).toContain(`ce-${attribute}`);
     }
     expect(publish.responses['429']?.description).toContain('KOERIER_PUBLISH_RATE_PER_MINUTE');
@@ -86,7 +112,11 @@ describe('every operation of the API description', () => {
   });
 
   it('the OAuth scopes listed are exactly those some operation asks for (no scope of a feature not built)', () => {
-    const named = new Set(operations.flatMap(({ operation }) => (operation.security ?? []).flatMap((requirement) => requirement['oauth2'] ?? [])));
+    const named = new Set(
+      operations.flatMap(({ operation }) =>
+        (operation.security ?? []).flatMap((requirement) => requirement['oauth2'] ?? []),
+      ),
+    );
     const listed = Object.keys(document.components.securitySchemes.oauth2.flows.clientCredentials.scopes);
     expect(listed.sort()).toEqual([...named].sort());
     // The register's scopes are listed because its operations (issue 14) ask for them.
@@ -110,7 +140,10 @@ describe('a route an area describes barely', () => {
         operationId: 'createReplay',
         security: [{ oauth2: ['subscriptions:manage'] }],
         responses: {
-          '202': { description: 'Accepted.', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } },
+          '202': {
+            description: 'Accepted.',
+            content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } },
+          },
         },
       },
     },
@@ -120,7 +153,9 @@ describe('a route an area describes barely', () => {
   it('gets API-Version on every response, the 400, 401, 403, 429 and 500 problems, and its inline body named after it', () => {
     expect(Object.keys(operation.responses).sort()).toEqual(['202', '400', '401', '403', '429', '500']);
     for (const response of Object.values(operation.responses)) expect(response.headers).toHaveProperty('API-Version');
-    expect(operation.responses['202']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/CreateReplayResponse' });
+    expect(operation.responses['202']!.content!['application/json']!.schema).toEqual({
+      $ref: '#/components/schemas/CreateReplayResponse',
+    });
     expect(liftedSchemas['CreateReplayResponse']).toEqual({ type: 'object', properties: { id: { type: 'string' } } });
   });
 });

@@ -29,15 +29,18 @@ describe('problem type pages', () => {
 
   it('a type Koerier never answers with is a 404 problem', () => {
     for (const slug of ['no-such-type', 'constructor', '__proto__', '']) {
-      expect(refusalOf(() => problemTypePage(slug)).problem, slug).toMatchObject({ status: 404, type: problemTypeUri('not-found') });
+      expect(refusalOf(() => problemTypePage(slug)).problem, slug).toMatchObject({
+        status: 404,
+        type: problemTypeUri('not-found'),
+      });
     }
   });
 
   it('the API description lists every type: the enum of GET /problems/{type}, and of Problem.type', () => {
     const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
-    const operation = (document.paths as Record<string, Record<string, { parameters: { name: string; schema: { enum: string[] } }[] }>>)['/problems/{type}']![
-      'get'
-    ]!;
+    const operation = (
+      document.paths as Record<string, Record<string, { parameters: { name: string; schema: { enum: string[] } }[] }>>
+    )['/problems/{type}']!['get']!;
     expect(operation.parameters.find((p) => p.name === 'type')!.schema.enum).toEqual(slugs);
     const problem = document.components.schemas.Problem as unknown as { properties: { type: { enum: string[] } } };
     expect(problem.properties.type.enum).toEqual(slugs.map((slug) => problemTypeUri(slug)));

@@ -17,7 +17,8 @@ describe('the scope claims as written (EDU-2)', () => {
   });
 
   it('EDU-2: nothing named, or any unknown name among known ones, is refused (undefined) rather than partly taken', () => {
-    for (const written of ['', ' ', ',', ' , ']) expect(scopeClaimsOf(written), JSON.stringify(written)).toBeUndefined();
+    for (const written of ['', ' ', ',', ' , '])
+      expect(scopeClaimsOf(written), JSON.stringify(written)).toBeUndefined();
     // Reading only the known half would silently drop where the operator said the scopes are.
     expect(scopeClaimsOf('scope,groups')).toBeUndefined();
     expect(scopeClaimsOf('groups,roles')).toBeUndefined();

@@ -13,8 +13,18 @@ import { tokenVerification } from '../../../functions/app/authentication.js';
 import { readAuthSettings } from '../../../functions/config/auth-settings.js';
 import { settingEnv } from '../../../functions/config/setting-names.js';
 import { SettingsReader } from '../../../functions/config/settings-reader.js';
-import { authenticate, hasScope, scopes, type Scope, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
-import { CONSOLE_ADMIN_SCOPES, CONSOLE_USER_SCOPES, consoleUserPrincipal } from '../../../functions/core/auth/console-user-pool.js';
+import {
+  authenticate,
+  hasScope,
+  scopes,
+  type Scope,
+  type TokenVerification,
+} from '../../../functions/core/auth/access-tokens.js';
+import {
+  CONSOLE_ADMIN_SCOPES,
+  CONSOLE_USER_SCOPES,
+  consoleUserPrincipal,
+} from '../../../functions/core/auth/console-user-pool.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
 
 const ORGANISATION = 'https://login.example.org/realms/koerier';
@@ -35,18 +45,35 @@ beforeAll(async () => {
   organisationKey = organisation.privateKey;
   strayKey = (await generateKeyPair('RS256')).privateKey;
   const poolJwks = { keys: [{ ...(await exportJWK(pool.publicKey)), kid: 'pool-1', alg: 'RS256', use: 'sig' } as JWK] };
-  const organisationJwks = { keys: [{ ...(await exportJWK(organisation.publicKey)), kid: 'org-1', alg: 'ES256', use: 'sig' } as JWK] };
+  const organisationJwks = {
+    keys: [{ ...(await exportJWK(organisation.publicKey)), kid: 'org-1', alg: 'ES256', use: 'sig' } as JWK],
+  };
   server = createServer((request, response) => {
     jwksRequests++;
-    const body = request.url === '/eu-west-1_TestPool/.well-known/jwks.json' ? poolJwks : request.url === '/org/jwks' ? organisationJwks : undefined;
+    const body =
+      request.url === '/eu-west-1_TestPool/.well-known/jwks.json'
+        ? poolJwks
+        : request.url === '/org/jwks'
+          ? organisationJwks
+          : undefined;
     response.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   poolIssuer = `${base}/eu-west-1_TestPool`;
-  const env = { [settingEnv.issuer]: ORGANISATION, [settingEnv.audience]: 'koerier', [settingEnv.jwksUrl]: `${base}/org/jwks` };
+  const env = {
+    [settingEnv.issuer]: ORGANISATION,
+    [settingEnv.audience]: 'koerier',
+    [settingEnv.jwksUrl]: `${base}/org/jwks`,
+  };
   withoutPool = tokenVerification(authSettings(env));
-  withPool = tokenVerification(authSettings({ ...env, [settingEnv.consoleUserPoolIssuer]: poolIssuer, [settingEnv.consoleUserPoolClientId]: CONSOLE_CLIENT }));
+  withPool = tokenVerification(
+    authSettings({
+      ...env,
+      [settingEnv.consoleUserPoolIssuer]: poolIssuer,
+      [settingEnv.consoleUserPoolClientId]: CONSOLE_CLIENT,
+    }),
+  );
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -59,7 +86,13 @@ function authSettings(env: Record<string, string>) {
 
 /** An access token as Cognito issues it: RS256, `kid` only in the header, the app client in `client_id`. */
 function poolToken(claims: Record<string, unknown> = {}, key: CryptoKey = poolKey) {
-  return new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', scope: 'openid email', username: 'j.jansen', ...claims })
+  return new SignJWT({
+    client_id: CONSOLE_CLIENT,
+    token_use: 'access',
+    scope: 'openid email',
+    username: 'j.jansen',
+    ...claims,
+  })
     .setProtectedHeader({ alg: 'RS256', kid: 'pool-1' })
     .setSubject('8f1c0b52-user')
     .setIssuer(poolIssuer)
@@ -83,7 +116,11 @@ describe('console user pool tokens (issue 16)', () => {
   });
 
   it('issue 16, EDU-2: the admin group adds admin, which widens what an operator reads to every partner, and nothing to write with', async () => {
-    const principal = await authenticate(await bearer(poolToken({ 'cognito:groups': ['admin', 'partner:operations'] })), scopes.readSubscriptions, withPool);
+    const principal = await authenticate(
+      await bearer(poolToken({ 'cognito:groups': ['admin', 'partner:operations'] })),
+      scopes.readSubscriptions,
+      withPool,
+    );
     expect(principal.clientId).toBe('operations');
     expect(hasScope(principal, scopes.admin)).toBe(true);
     expect([...principal.scopes].sort()).toEqual(['admin', 'contracts:read', 'subscriptions:read']);
@@ -91,7 +128,9 @@ describe('console user pool tokens (issue 16)', () => {
 
   it('issue 16: a user in no partner group, or in two, is signed in but refused with 403', async () => {
     for (const groups of [undefined, [], ['admin'], ['partner:school-a', 'partner:school-b'], ['partner:']]) {
-      const refusal = await asyncRefusalOf(async () => authenticate(await bearer(poolToken({ 'cognito:groups': groups })), scopes.readSubscriptions, withPool));
+      const refusal = await asyncRefusalOf(async () =>
+        authenticate(await bearer(poolToken({ 'cognito:groups': groups })), scopes.readSubscriptions, withPool),
+      );
       expect(refusal.problem.status, JSON.stringify(groups)).toBe(403);
       expect(refusal.problem.detail).toMatch(/exactly one partner group/);
     }
@@ -99,12 +138,20 @@ describe('console user pool tokens (issue 16)', () => {
 
   it('EDU-2, issue 16: an ID token of the pool, or a token of another app client, is refused with 401', async () => {
     const idToken = await asyncRefusalOf(async () =>
-      authenticate(await bearer(poolToken({ token_use: 'id', 'cognito:groups': ['partner:school-a'] })), scopes.readSubscriptions, withPool),
+      authenticate(
+        await bearer(poolToken({ token_use: 'id', 'cognito:groups': ['partner:school-a'] })),
+        scopes.readSubscriptions,
+        withPool,
+      ),
     );
     expect(idToken.problem.status).toBe(401);
     expect(idToken.problem.detail).toContain('token_use');
     const otherClient = await asyncRefusalOf(async () =>
-      authenticate(await bearer(poolToken({ client_id: 'some-other-app', 'cognito:groups': ['partner:school-a'] })), scopes.readSubscriptions, withPool),
+      authenticate(
+        await bearer(poolToken({ client_id: 'some-other-app', 'cognito:groups': ['partner:school-a'] })),
+        scopes.readSubscriptions,
+        withPool,
+      ),
     );
     expect(otherClient.problem.status).toBe(401);
     expect(otherClient.problem.detail).toBe('The token was not issued to the console.');
@@ -113,28 +160,44 @@ describe('console user pool tokens (issue 16)', () => {
   it('EDU-2, issue 16: a token naming the pool but signed by another key, or by the organisation key, is refused with 401', async () => {
     for (const key of [strayKey]) {
       const refusal = await asyncRefusalOf(async () =>
-        authenticate(await bearer(poolToken({ 'cognito:groups': ['partner:school-a'] }, key)), scopes.readSubscriptions, withPool),
+        authenticate(
+          await bearer(poolToken({ 'cognito:groups': ['partner:school-a'] }, key)),
+          scopes.readSubscriptions,
+          withPool,
+        ),
       );
       expect(refusal.problem.status).toBe(401);
     }
     // The organisation's key signing a token that claims the pool's issuer: the pool's key set decides, not the organisation's.
-    const forged = await new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', 'cognito:groups': ['partner:school-a', 'admin'] })
+    const forged = await new SignJWT({
+      client_id: CONSOLE_CLIENT,
+      token_use: 'access',
+      'cognito:groups': ['partner:school-a', 'admin'],
+    })
       .setProtectedHeader({ alg: 'ES256', kid: 'org-1' })
       .setIssuer(poolIssuer)
       .setIssuedAt()
       .setExpirationTime('1h')
       .sign(organisationKey);
-    expect((await asyncRefusalOf(() => authenticate(`Bearer ${forged}`, scopes.admin, withPool))).problem.status).toBe(401);
+    expect((await asyncRefusalOf(() => authenticate(`Bearer ${forged}`, scopes.admin, withPool))).problem.status).toBe(
+      401,
+    );
   });
 
   it('issue 16: a pool token that lives longer than the deployment allows is refused', async () => {
-    const longLived = new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', 'cognito:groups': ['partner:school-a'] })
+    const longLived = new SignJWT({
+      client_id: CONSOLE_CLIENT,
+      token_use: 'access',
+      'cognito:groups': ['partner:school-a'],
+    })
       .setProtectedHeader({ alg: 'RS256', kid: 'pool-1' })
       .setIssuer(poolIssuer)
       .setIssuedAt()
       .setExpirationTime('30d')
       .sign(poolKey);
-    const refusal = await asyncRefusalOf(async () => authenticate(await bearer(longLived), scopes.readSubscriptions, withPool));
+    const refusal = await asyncRefusalOf(async () =>
+      authenticate(await bearer(longLived), scopes.readSubscriptions, withPool),
+    );
     expect(refusal.problem.status).toBe(401);
     expect(refusal.problem.detail).toContain('lives too long');
   });
@@ -165,11 +228,15 @@ describe('console user pool tokens (issue 16)', () => {
       [settingEnv.consoleUserPoolIssuer]: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
     });
     readAuthSettings(settings);
-    expect(() => settings.check()).toThrow(/KOERIER_CONSOLE_USER_POOL_ISSUER and KOERIER_CONSOLE_USER_POOL_CLIENT_ID go together/);
+    expect(() => settings.check()).toThrow(
+      /KOERIER_CONSOLE_USER_POOL_ISSUER and KOERIER_CONSOLE_USER_POOL_CLIENT_ID go together/,
+    );
   });
 
   it('issue 16: the groups claim maps to a principal in the domain, whatever else it holds', () => {
-    expect(consoleUserPrincipal(['us-east-1_x_Google', 'partner:gemeente-x', 7])).toMatchObject({ clientId: 'gemeente-x' });
+    expect(consoleUserPrincipal(['us-east-1_x_Google', 'partner:gemeente-x', 7])).toMatchObject({
+      clientId: 'gemeente-x',
+    });
     expect(consoleUserPrincipal('partner:school-a')).toMatch(/exactly one partner group/);
   });
 });
@@ -196,13 +263,19 @@ describe('what a pool token may name and how it may be signed (issue 16)', () =>
       ...withoutPool,
       consoleUserPool: { issuer, clientId: CONSOLE_CLIENT, keys: createLocalJWKSet({ keys: [jwk] }) },
     };
-    const signed = await new SignJWT({ client_id: CONSOLE_CLIENT, token_use: 'access', 'cognito:groups': ['partner:school-a'] })
+    const signed = await new SignJWT({
+      client_id: CONSOLE_CLIENT,
+      token_use: 'access',
+      'cognito:groups': ['partner:school-a'],
+    })
       .setProtectedHeader({ alg: 'PS256', kid: 'pool-ps' })
       .setIssuer(issuer)
       .setIssuedAt()
       .setExpirationTime('1h')
       .sign(pair.privateKey);
-    const refusal = await asyncRefusalOf(() => authenticate(`Bearer ${signed}`, scopes.readSubscriptions, verification));
+    const refusal = await asyncRefusalOf(() =>
+      authenticate(`Bearer ${signed}`, scopes.readSubscriptions, verification),
+    );
     expect(refusal.problem.status).toBe(401);
     expect(refusal.problem.detail).toMatch(/algorithm/);
   });
@@ -214,7 +287,13 @@ describe('what a pool token may name and how it may be signed (issue 16)', () =>
  * changing subscriptions, no publishing, no writing the register, no operator action.
  */
 describe('EDU-2: a console user only reads (issue 36, item 6)', () => {
-  const confidentialOnly: readonly Scope[] = [scopes.consume, scopes.manageSubscriptions, scopes.publish, scopes.writeContracts, scopes.admin];
+  const confidentialOnly: readonly Scope[] = [
+    scopes.consume,
+    scopes.manageSubscriptions,
+    scopes.publish,
+    scopes.writeContracts,
+    scopes.admin,
+  ];
 
   it('EDU-2: the console scopes are read scopes only, the admin group adding admin alone', () => {
     expect([...CONSOLE_USER_SCOPES].sort()).toEqual([scopes.readContracts, scopes.readSubscriptions]);
@@ -238,7 +317,9 @@ describe('EDU-2: a console user only reads (issue 36, item 6)', () => {
       for (const scope of confidentialOnly) {
         const refusal = await asyncRefusalOf(() => authenticate(authorization, scope, withPool));
         expect(refusal.problem.status, scope).toBe(403);
-        expect(refusal.headers['www-authenticate'], scope).toBe(`Bearer realm="koerier", error="insufficient_scope", scope="${scope}"`);
+        expect(refusal.headers['www-authenticate'], scope).toBe(
+          `Bearer realm="koerier", error="insufficient_scope", scope="${scope}"`,
+        );
         expect(refusal.problem.detail, scope).toContain('confidential client');
       }
       for (const scope of [scopes.readSubscriptions, scopes.readContracts]) {
@@ -256,12 +337,19 @@ describe('EDU-2: a console user only reads (issue 36, item 6)', () => {
         .setIssuedAt()
         .setExpirationTime('5m')
         .sign(organisationKey);
-    expect((await authenticate(await bearer(clientToken('subscriptions:manage')), scopes.readSubscriptions, withPool)).clientId).toBe('school-b');
-    const consumer = await asyncRefusalOf(async () => authenticate(await bearer(clientToken('events:consume')), scopes.readSubscriptions, withPool));
+    expect(
+      (await authenticate(await bearer(clientToken('subscriptions:manage')), scopes.readSubscriptions, withPool))
+        .clientId,
+    ).toBe('school-b');
+    const consumer = await asyncRefusalOf(async () =>
+      authenticate(await bearer(clientToken('events:consume')), scopes.readSubscriptions, withPool),
+    );
     expect(consumer.problem.status).toBe(403);
     expect(consumer.problem.detail).toBe('This operation needs the scope "subscriptions:read".');
     // The inclusion goes one way: reading never lets a client manage.
-    const reader = await asyncRefusalOf(async () => authenticate(await bearer(clientToken('subscriptions:read')), scopes.manageSubscriptions, withPool));
+    const reader = await asyncRefusalOf(async () =>
+      authenticate(await bearer(clientToken('subscriptions:read')), scopes.manageSubscriptions, withPool),
+    );
     expect(reader.problem.status).toBe(403);
   });
 });

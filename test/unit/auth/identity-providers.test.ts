@@ -5,7 +5,11 @@
  * against someone else's keys, and partners would be sent to the wrong token endpoint.
  */
 import { describe, expect, it } from 'vitest';
-import { identityProviderOf, identityProviderPresets, presetClientIdClaim } from '../../../functions/core/auth/identity-providers.js';
+import {
+  identityProviderOf,
+  identityProviderPresets,
+  presetClientIdClaim,
+} from '../../../functions/core/auth/identity-providers.js';
 
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 
@@ -19,7 +23,11 @@ describe('identity provider presets (issue 12 item 2)', () => {
     expect(keycloak.endpoints('https://sso.example.org/auth/realms/koerier')?.jwksUrl).toBe(
       'https://sso.example.org/auth/realms/koerier/protocol/openid-connect/certs',
     );
-    for (const issuer of ['https://login.example.org', 'http://login.example.org/realms/partners', 'https://login.example.org/realms/partners/extra']) {
+    for (const issuer of [
+      'https://login.example.org',
+      'http://login.example.org/realms/partners',
+      'https://login.example.org/realms/partners/extra',
+    ]) {
       expect(keycloak.endpoints(issuer), issuer).toBeUndefined();
     }
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { grantCovers, overlappingGrants, parsePublishGrants, PublishGrantsError, ungrantedSources } from '../../../functions/core/auth/publish-grants.js';
+import {
+  grantCovers,
+  overlappingGrants,
+  parsePublishGrants,
+  PublishGrantsError,
+  ungrantedSources,
+} from '../../../functions/core/auth/publish-grants.js';
 
 const OIN = 'urn:nld:oin:00000001823288444000';
 
@@ -11,7 +17,15 @@ describe('publish grants match whole segments (review #15)', () => {
   });
 
   it('review #15: an exact match is always a match, whatever the grant ends with', () => {
-    for (const grant of ['urn:nld:oin:0001', 'urn:nld:oin:0001:', 'https://school.example', 'https://school.example/', '/scholen/a', 'x', 'urn']) {
+    for (const grant of [
+      'urn:nld:oin:0001',
+      'urn:nld:oin:0001:',
+      'https://school.example',
+      'https://school.example/',
+      '/scholen/a',
+      'x',
+      'urn',
+    ]) {
       expect(grantCovers(grant, grant)).toBe(true);
     }
   });
@@ -115,7 +129,13 @@ describe('the shape of the publish grants (EDU-IN)', () => {
   });
 
   it('EDU-IN: a client’s grants must be a list of strings; a bare string or a list with anything else is refused', () => {
-    for (const grants of [{ a: 'urn:nld:' }, { a: ['urn:nld:oin:0001', 5] }, { a: [null] }, { a: [['urn:nld:']] }, { a: ['x'], b: {} }]) {
+    for (const grants of [
+      { a: 'urn:nld:' },
+      { a: ['urn:nld:oin:0001', 5] },
+      { a: [null] },
+      { a: [['urn:nld:']] },
+      { a: ['x'], b: {} },
+    ]) {
       expect(refusal(JSON.stringify(grants)), JSON.stringify(grants)).toBeInstanceOf(PublishGrantsError);
     }
     expect(parsePublishGrants('{"a":[],"b":["urn:nld:oin:0001"]}')).toEqual({ a: [], b: ['urn:nld:oin:0001'] });

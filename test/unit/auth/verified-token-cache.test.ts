@@ -4,11 +4,28 @@
  * tokens signed with jose; the key set is a local one behind a getter the test can count and
  * change, and the verification's clock is the test's.
  */
-import { createLocalJWKSet, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
+import {
+  createLocalJWKSet,
+  exportJWK,
+  generateKeyPair,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ACCESS_TOKEN_RULES } from '../../../functions/core/auth/access-token-rules.js';
-import { authenticate, CLOCK_TOLERANCE_SECONDS, scopes, type TokenVerification } from '../../../functions/core/auth/access-tokens.js';
-import { MAX_VERIFIED_TOKENS, VERIFIED_TOKEN_MAX_AGE_MS, VerifiedTokenCache } from '../../../functions/core/auth/verified-token-cache.js';
+import {
+  authenticate,
+  CLOCK_TOLERANCE_SECONDS,
+  scopes,
+  type TokenVerification,
+} from '../../../functions/core/auth/access-tokens.js';
+import {
+  MAX_VERIFIED_TOKENS,
+  VERIFIED_TOKEN_MAX_AGE_MS,
+  VerifiedTokenCache,
+} from '../../../functions/core/auth/verified-token-cache.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
 
 const ISSUER = 'https://login.example.org';
@@ -43,9 +60,15 @@ function verificationAt(start = T0, audience = AUDIENCE) {
   return { state, verification };
 }
 
-function token(options: { iatMs?: number; lifetimeSeconds?: number; scope?: string; jti?: string } = {}): Promise<string> {
+function token(
+  options: { iatMs?: number; lifetimeSeconds?: number; scope?: string; jti?: string } = {},
+): Promise<string> {
   const iat = Math.floor((options.iatMs ?? T0) / 1000);
-  return new SignJWT({ client_id: 'dev-publisher', scope: options.scope ?? 'events:publish', ...(options.jti === undefined ? {} : { jti: options.jti }) })
+  return new SignJWT({
+    client_id: 'dev-publisher',
+    scope: options.scope ?? 'events:publish',
+    ...(options.jti === undefined ? {} : { jti: options.jti }),
+  })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
@@ -62,8 +85,11 @@ function withFlippedSignatureByte(compact: string, index = 10): string {
   return `${header}.${payload}.${bytes.toString('base64url')}`;
 }
 
-const publish = (compact: string, verification: TokenVerification, scope: (typeof scopes)[keyof typeof scopes] = scopes.publish) =>
-  authenticate(`Bearer ${compact}`, scope, verification);
+const publish = (
+  compact: string,
+  verification: TokenVerification,
+  scope: (typeof scopes)[keyof typeof scopes] = scopes.publish,
+) => authenticate(`Bearer ${compact}`, scope, verification);
 
 describe('issue 15: verified client tokens are remembered, never past what a fresh check would accept', () => {
   it('issue 15: a token verified once is taken on trust for its next requests, without looking at the key set again', async () => {
@@ -93,7 +119,9 @@ describe('issue 15: verified client tokens are remembered, never past what a fre
     const [header, payload, signature] = compact.split('.');
     const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>;
     const widened = Buffer.from(JSON.stringify({ ...claims, scope: 'events:publish admin' })).toString('base64url');
-    const refused = await asyncRefusalOf(() => publish(`${header}.${widened}.${signature}`, verification, scopes.admin));
+    const refused = await asyncRefusalOf(() =>
+      publish(`${header}.${widened}.${signature}`, verification, scopes.admin),
+    );
     expect(refused.problem.status).toBe(401);
   });
 
@@ -145,7 +173,8 @@ describe('issue 15: verified client tokens are remembered, never past what a fre
   it('issue 15: a refused token is not remembered: it is checked, and refused, every time', async () => {
     const { state, verification } = verificationAt();
     const bad = withFlippedSignatureByte(await token());
-    for (let i = 0; i < 3; i++) expect((await asyncRefusalOf(() => publish(bad, verification))).problem.status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await asyncRefusalOf(() => publish(bad, verification))).problem.status).toBe(401);
     expect(state.lookups).toBe(3);
   });
 });
@@ -185,7 +214,9 @@ describe('issue 15: the verified-token cache is bounded', () => {
 
   it(`issue 15: through authenticate too: after ${MAX_VERIFIED_TOKENS} other tokens, the first is checked against the key set again`, async () => {
     const { state, verification } = verificationAt();
-    const tokens = await Promise.all(Array.from({ length: MAX_VERIFIED_TOKENS + 1 }, (_, i) => token({ jti: `token-${i}` })));
+    const tokens = await Promise.all(
+      Array.from({ length: MAX_VERIFIED_TOKENS + 1 }, (_, i) => token({ jti: `token-${i}` })),
+    );
     for (const compact of tokens) await publish(compact, verification);
     expect(state.lookups).toBe(MAX_VERIFIED_TOKENS + 1);
     await publish(tokens.at(-1)!, verification);

@@ -10,13 +10,20 @@ import { createS3Client } from '../../../functions/aws/clients.js';
 import { S3ClaimCheckStore } from '../../../functions/aws/s3-claim-check-store.js';
 
 const store = () =>
-  new S3ClaimCheckStore(createS3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } }), 'koerier-payloads');
+  new S3ClaimCheckStore(
+    createS3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } }),
+    'koerier-payloads',
+  );
 
 describe('EDU-1, issue 27: presigned claim-check URLs', () => {
   it('EDU-1: an upload URL binds size, type and SHA-256 as signed headers, and asks for no checksum the uploader was not told of', async () => {
     const bytes = Buffer.from('{"leerling":"L-42"}');
     const digest = `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
-    const { url, headers } = await store().presignedPutUrl('uploads/u-1', { size: bytes.length, contentType: 'application/json', digest }, 300);
+    const { url, headers } = await store().presignedPutUrl(
+      'uploads/u-1',
+      { size: bytes.length, contentType: 'application/json', digest },
+      300,
+    );
     const parsed = new URL(url);
     expect(parsed.host).toBe('koerier-payloads.s3.eu-west-1.amazonaws.com');
     expect(parsed.pathname).toBe('/uploads/u-1');
@@ -36,7 +43,11 @@ describe('EDU-1, issue 27: presigned claim-check URLs', () => {
     });
     // Every header the uploader must send is given to it, and none is hoisted into the query, where S3 would take it as given.
     const query = [...parsed.searchParams.keys()].map((name) => name.toLowerCase());
-    expect(query.filter((name) => name.startsWith('x-amz-checksum') || name.startsWith('x-amz-sdk') || name.startsWith('content-'))).toEqual([]);
+    expect(
+      query.filter(
+        (name) => name.startsWith('x-amz-checksum') || name.startsWith('x-amz-sdk') || name.startsWith('content-'),
+      ),
+    ).toEqual([]);
   });
 
   it('EDU-1: a download URL is a plain GET of the object, valid as long as asked', async () => {

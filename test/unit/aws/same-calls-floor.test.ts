@@ -44,9 +44,17 @@ describe('issue 15: the delivery floor makes the same DynamoDB requests as Koeri
     recorder.recording = true;
     // Twenty messages in two batches of ten: a targets read and a history write each, one subscription read.
     for (const batch of [1, 2]) {
-      await koerier.send(new BatchGetItemCommand({ RequestItems: { deliveries: { Keys: [{ pk: { S: `sub#${batch}` }, sk: { S: 'target' } }] } } }));
       await koerier.send(
-        new BatchWriteItemCommand({ RequestItems: { deliveries: [{ PutRequest: { Item: { pk: { S: `sub#${batch}` }, records: { S: 'x'.repeat(300) } } } }] } }),
+        new BatchGetItemCommand({
+          RequestItems: { deliveries: { Keys: [{ pk: { S: `sub#${batch}` }, sk: { S: 'target' } }] } },
+        }),
+      );
+      await koerier.send(
+        new BatchWriteItemCommand({
+          RequestItems: {
+            deliveries: [{ PutRequest: { Item: { pk: { S: `sub#${batch}` }, records: { S: 'x'.repeat(300) } } } }],
+          },
+        }),
       );
     }
     await koerier.send(new GetItemCommand({ TableName: 'subscriptions', Key: { pk: { S: 'cached-once' } } }));
@@ -81,13 +89,17 @@ describe('issue 15: the delivery floor makes the same DynamoDB requests as Koeri
     seen.recording = true;
     const put = (sk: string) => ({ PutRequest: { Item: { pk: { S: 'sub#1' }, sk: { S: sk }, records: { S: '[]' } } } });
     const write = new BatchWriteItemCommand({
-      RequestItems: { deliveries: [put('attempt#1'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }] },
+      RequestItems: {
+        deliveries: [put('attempt#1'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }],
+      },
     });
     await koerier.send(write);
     let renewed = 0;
     const [command] = seen.replay(1, (item) => ({ ...item, sk: { S: `attempt#${++renewed + 1}` } })).writesFor(1);
     expect(command!.input).toEqual({
-      RequestItems: { deliveries: [put('attempt#2'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }] },
+      RequestItems: {
+        deliveries: [put('attempt#2'), { DeleteRequest: { Key: { pk: { S: 'sub#1' }, sk: { S: 'x' } } } }],
+      },
     });
     // Koerier's own input is left as it was sent.
     expect(write.input.RequestItems!['deliveries']![0]).toEqual(put('attempt#1'));

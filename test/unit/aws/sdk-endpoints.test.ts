@@ -10,7 +10,12 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import type { DeserializeMiddleware } from '@smithy/types';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDynamoDbClient, createKmsClient, createS3Client, createSqsClient } from '../../../functions/aws/clients.js';
+import {
+  createDynamoDbClient,
+  createKmsClient,
+  createS3Client,
+  createSqsClient,
+} from '../../../functions/aws/clients.js';
 import type { ObservableClient } from '../../../functions/aws/aws-request-observer.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
@@ -18,7 +23,10 @@ const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
 class Stopped extends Error {}
 
 /** The host and the signature's region and service of the first request `client` would send for `send`. */
-async function firstRequest(client: ObservableClient & { destroy(): void }, send: () => Promise<unknown>): Promise<string> {
+async function firstRequest(
+  client: ObservableClient & { destroy(): void },
+  send: () => Promise<unknown>,
+): Promise<string> {
   let seen = '';
   const stop: DeserializeMiddleware<object, object> = () => async (args) => {
     const request = args.request as { hostname: string; headers: Record<string, string> };
@@ -40,7 +48,9 @@ async function hostsFor(region: string): Promise<Record<string, string>> {
   const s3 = createS3Client(settings);
   const kms = createKmsClient(settings);
   return {
-    dynamodb: await firstRequest(dynamodb, () => dynamodb.send(new GetItemCommand({ TableName: 'koerier-idempotency', Key: { pk: { S: 'a' } } }))),
+    dynamodb: await firstRequest(dynamodb, () =>
+      dynamodb.send(new GetItemCommand({ TableName: 'koerier-idempotency', Key: { pk: { S: 'a' } } })),
+    ),
     sqs: await firstRequest(sqs, () => sqs.send(new GetQueueUrlCommand({ QueueName: 'koerier-inbound' }))),
     s3: await firstRequest(s3, () => s3.send(new GetObjectCommand({ Bucket: 'koerier-payloads', Key: 'payloads/a' }))),
     kms: await firstRequest(kms, () => kms.send(new GetPublicKeyCommand({ KeyId: 'alias/koerier-signing' }))),
@@ -50,7 +60,13 @@ async function hostsFor(region: string): Promise<Record<string, string>> {
 describe('issue 27: the SDK resolves each adapter client’s endpoint for the region', () => {
   beforeEach(() => {
     // As in Lambda: no endpoint override, FIPS and dual-stack off unless a test turns them on.
-    for (const name of ['AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL_KMS']) {
+    for (const name of [
+      'AWS_ENDPOINT_URL',
+      'AWS_ENDPOINT_URL_DYNAMODB',
+      'AWS_ENDPOINT_URL_SQS',
+      'AWS_ENDPOINT_URL_S3',
+      'AWS_ENDPOINT_URL_KMS',
+    ]) {
       vi.stubEnv(name, undefined);
     }
     vi.stubEnv('AWS_USE_FIPS_ENDPOINT', undefined);

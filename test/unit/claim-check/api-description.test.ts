@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
-import { functions } from '../../../lib/resources.js';
+import { functions } from '../../../functions/config/resources.js';
 
 const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
 type Operation = { parameters?: { name: string; required?: boolean }[]; responses: Record<string, unknown> };
@@ -11,16 +11,22 @@ describe('the claim check in the API description', () => {
     for (const route of functions.payloads.routes) {
       expect(paths[route.path]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
     }
-    expect(Object.keys(paths['/payloads/{id}']!['get']!.responses)).toEqual(expect.arrayContaining(['200', '304', '307', '404', '410']));
+    expect(Object.keys(paths['/payloads/{id}']!['get']!.responses)).toEqual(
+      expect.arrayContaining(['200', '304', '307', '404', '410']),
+    );
   });
 
   it('EDU-IDEM-3: the upload route requires an Idempotency-Key', () => {
-    expect(paths['/payloads']!['post']!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: true }));
+    expect(paths['/payloads']!['post']!.parameters).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', required: true }),
+    );
   });
 
   it('every schema reference resolves', () => {
     const schemas = document.components.schemas as Record<string, unknown>;
-    for (const ref of new Set([...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!))) {
+    for (const ref of new Set(
+      [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!),
+    )) {
       expect(schemas[ref], ref).toBeDefined();
     }
   });

@@ -7,7 +7,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { acceptedEvent, type AcceptedEvent } from '../../../functions/core/cloudevents/accepted-event.js';
 import { attributesOf } from '../../../functions/core/cloudevents/stored-event.js';
 import { fetchPayload, type FetchDependencies } from '../../../functions/core/claim-check/fetch-payload.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../support/memory/claim-check-memory-adapters.js';
 import { offloadEvents, planOffload } from '../../../functions/core/claim-check/offload.js';
 import { outgoingEvents } from '../../../functions/core/claim-check/outgoing-events.js';
 import {
@@ -40,7 +40,14 @@ function accepted(json: string): AcceptedEvent {
 
 /** A structured event of exactly `size` bytes, its data a text string. */
 function eventOfSize(size: number, extra: Record<string, unknown> = {}): AcceptedEvent {
-  const head = { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:lvs', type: 'nl.edu.x.v1', datacontenttype: 'text/plain', ...extra };
+  const head = {
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:1:lvs',
+    type: 'nl.edu.x.v1',
+    datacontenttype: 'text/plain',
+    ...extra,
+  };
   const empty = Buffer.byteLength(JSON.stringify({ ...head, data: '' }));
   return accepted(JSON.stringify({ ...head, data: 'z'.repeat(size - empty) }));
 }
@@ -57,7 +64,11 @@ beforeEach(() => {
 /** The payload id a queued event's `dataref` names. */
 const payloadIdIn = (json: string) => (JSON.parse(json) as { dataref: string }).dataref.split('/').at(-1)!;
 
-const offloadDeps = () => ({ store, ledger, settings: { ...SETTINGS, publicBaseUrl: BASE, retentionSeconds: 15 * 86400 } });
+const offloadDeps = () => ({
+  store,
+  ledger,
+  settings: { ...SETTINGS, publicBaseUrl: BASE, retentionSeconds: 15 * 86400 },
+});
 
 describe('payload references', () => {
   it('CE-17, EDU-1, issue 28: the object is named by source + id and its content, 43 base64url characters', () => {
@@ -81,9 +92,20 @@ describe('payload references', () => {
     ['JSON data', { datacontenttype: 'application/json', data: { naam: 'Jan', lijst: [1, 2.5, 'é'] } }, 'json'],
     ['JSON data without datacontenttype', { data: [1, { a: null }] }, 'json'],
     ['text data', { datacontenttype: 'text/csv', data: 'a;b\n1;2\n' }, 'text'],
-    ['binary data', { datacontenttype: 'application/pdf', data_base64: Buffer.from([0, 1, 2, 255, 254]).toString('base64') }, 'base64'],
+    [
+      'binary data',
+      { datacontenttype: 'application/pdf', data_base64: Buffer.from([0, 1, 2, 255, 254]).toString('base64') },
+      'base64',
+    ],
   ])('EDU-1, CE-13: %s goes to the claim check and comes back as the same event', (_, body, form) => {
-    const original = JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', comexample: 'kept', ...body });
+    const original = JSON.stringify({
+      specversion: '1.0',
+      id: '1',
+      source: 'urn:a',
+      type: 't',
+      comexample: 'kept',
+      ...body,
+    });
     const parsed = JSON.parse(original) as Record<string, unknown>;
     const data = eventDataOf(original, parsed)!;
     expect(data.form).toBe(form);
@@ -113,7 +135,9 @@ describe('planOffload', () => {
 
   it("CE-11: a producer's own dataref is never replaced; too large to queue, it is 413 naming the upload route", () => {
     expect(planOffload([eventOfSize(200_000, { dataref: 'https://school.example/f' })], SETTINGS)).toEqual([]);
-    const refused = refusalOf(() => planOffload([eventOfSize(253_953, { dataref: 'https://school.example/f' })], SETTINGS));
+    const refused = refusalOf(() =>
+      planOffload([eventOfSize(253_953, { dataref: 'https://school.example/f' })], SETTINGS),
+    );
     expect(refused.problem.status).toBe(413);
     expect(refused.problem.detail).toContain('POST /payloads');
   });
@@ -133,11 +157,15 @@ describe('planOffload', () => {
   });
 
   it("EDU-1: an event may not carry the claim check's own attributes", () => {
-    expect(refusalOf(() => planOffload([eventOfSize(1000, { koerierdatadigest: 'sha-256=:x:' })], SETTINGS)).problem.status).toBe(400);
+    expect(
+      refusalOf(() => planOffload([eventOfSize(1000, { koerierdatadigest: 'sha-256=:x:' })], SETTINGS)).problem.status,
+    ).toBe(400);
   });
 
   it('EDU-1: attributes alone too large for a queue message are 413, data or not', () => {
-    const huge = accepted(JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', comexample: 'a'.repeat(300_000) }));
+    const huge = accepted(
+      JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', comexample: 'a'.repeat(300_000) }),
+    );
     expect(refusalOf(() => planOffload([huge], SETTINGS)).problem.status).toBe(413);
   });
 });
@@ -227,7 +255,9 @@ describe('outgoingEvents', () => {
     const payloadId = payloadIdIn(queued!.json);
     expect(await outgoingEvents({ owner: 'small' }, [queued!.json], outgoingDeps())).toEqual([queued!.json]);
     expect((await ledger.get(payloadId))!.readers).toEqual(['small']);
-    expect(await outgoingEvents({ owner: 'large', maxInlineBytes: 2_000_000 }, [queued!.json], outgoingDeps())).toEqual([event.json]);
+    expect(await outgoingEvents({ owner: 'large', maxInlineBytes: 2_000_000 }, [queued!.json], outgoingDeps())).toEqual(
+      [event.json],
+    );
     expect((await ledger.get(payloadId))!.readers).toEqual(['small']);
   });
 
@@ -236,7 +266,9 @@ describe('outgoingEvents', () => {
     const [queued] = await offloadEvents([event], [0], 'publisher', NOW, offloadDeps());
     const key = payloadObjectKey(payloadIdIn(queued!.json));
     store.objects.set(key, { ...store.objects.get(key)!, bytes: Buffer.from('tampered') });
-    await expect(outgoingEvents({ owner: 'o', maxInlineBytes: 1_000_000 }, [queued!.json], outgoingDeps())).rejects.toThrow(/digest/);
+    await expect(
+      outgoingEvents({ owner: 'o', maxInlineBytes: 1_000_000 }, [queued!.json], outgoingDeps()),
+    ).rejects.toThrow(/digest/);
   });
 });
 
@@ -245,8 +277,13 @@ describe('uploads', () => {
   const bytes = Buffer.from('a large enrolment list');
 
   it('EDU-1: an upload request names size, SHA-256 and media type; anything else is refused', () => {
-    expect(parseUploadRequest(Buffer.from(JSON.stringify({ size: 3, digest: sha256(bytes), contenttype: 'text/csv' }))).terms).toBeDefined();
-    const { issues } = parseUploadRequest(Buffer.from(JSON.stringify({ size: 2 ** 31, digest: 'md5=x', contenttype: 'not a type', extra: 1 })));
+    expect(
+      parseUploadRequest(Buffer.from(JSON.stringify({ size: 3, digest: sha256(bytes), contenttype: 'text/csv' })))
+        .terms,
+    ).toBeDefined();
+    const { issues } = parseUploadRequest(
+      Buffer.from(JSON.stringify({ size: 2 ** 31, digest: 'md5=x', contenttype: 'not a type', extra: 1 })),
+    );
     expect(issues.map((issue) => issue.attribute)).toEqual(['size', 'digest', 'contenttype', 'extra']);
   });
 
@@ -259,9 +296,13 @@ describe('uploads', () => {
     expect(grant.status).toBe(201);
     const { dataref, uploadid } = JSON.parse(grant.body) as { dataref: string; uploadid: string };
     const event = accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref }));
-    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-a', uploadDeps()))).problem.type).toBe(problemTypeUri('upload-incomplete'));
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-a', uploadDeps()))).problem.type).toBe(
+      problemTypeUri('upload-incomplete'),
+    );
     await store.put(`uploads/${uploadid}`, { bytes, contentType: 'text/plain', form: 'base64' });
-    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-b', uploadDeps()))).problem.type).toBe(problemTypeUri('upload-unknown'));
+    expect((await asyncRefusalOf(() => resolveUploads([event], 'partner-b', uploadDeps()))).problem.type).toBe(
+      problemTypeUri('upload-unknown'),
+    );
     const resolved = await resolveUploads([event], 'partner-a', uploadDeps());
     expect(JSON.parse(resolved[0]!.json)).toEqual({
       specversion: '1.0',

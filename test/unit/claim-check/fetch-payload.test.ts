@@ -30,7 +30,11 @@ describe('fetchPayload: the audit log', () => {
     // Whoever probes for data must show up in the log, and a long id must not flood it.
     const probe = 'x'.repeat(5000);
     expect((await answered(() => fetchPayload(probe, 'stranger', undefined, deps()))).status).toBe(404);
-    expect(log.lines).toEqual([expect.objectContaining({ fields: { client: 'stranger', payloadId: 'x'.repeat(64), at: new Date(NOW + 1000).toISOString() } })]);
+    expect(log.lines).toEqual([
+      expect.objectContaining({
+        fields: { client: 'stranger', payloadId: 'x'.repeat(64), at: new Date(NOW + 1000).toISOString() },
+      }),
+    ]);
   });
 
   it('EDU-1: a fetch answered with the data is logged with who, which event, the answer and the size', async () => {
@@ -39,7 +43,13 @@ describe('fetchPayload: the audit log', () => {
     expect(answer.status).toBe(200);
     expect(log.lines).toEqual([
       expect.objectContaining({
-        fields: expect.objectContaining({ client: 'publisher', id: event['id'], source: event['source'], answer: 200, size: event['koerierdatasize'] }),
+        fields: expect.objectContaining({
+          client: 'publisher',
+          id: event['id'],
+          source: event['source'],
+          answer: 200,
+          size: event['koerierdatasize'],
+        }),
       }),
     ]);
   });
@@ -48,7 +58,11 @@ describe('fetchPayload: the audit log', () => {
     const event = await ports.stored(eventOfSize(100_000));
     const etag = etagOf(event['koerierdatadigest'] as string);
     expect((await fetchPayload(idOf(event), 'publisher', etag, deps())).status).toBe(304);
-    expect(log.lines).toEqual([expect.objectContaining({ fields: expect.objectContaining({ client: 'publisher', id: event['id'], answer: 304 }) })]);
+    expect(log.lines).toEqual([
+      expect.objectContaining({
+        fields: expect.objectContaining({ client: 'publisher', id: event['id'], answer: 304 }),
+      }),
+    ]);
   });
 });
 
@@ -72,7 +86,11 @@ describe('fetchPayload: answers', () => {
     expect((await fetchPayload(idOf(event), 'publisher', undefined, deps(expiresAt))).status).toBe(200);
     const gone = await answered(() => fetchPayload(idOf(event), 'publisher', undefined, deps(expiresAt + 1)));
     expect(gone.status).toBe(410);
-    expect(JSON.parse(gone.body)).toMatchObject({ type: problemTypeUri('payload-expired'), title: 'Gone', status: 410 });
+    expect(JSON.parse(gone.body)).toMatchObject({
+      type: problemTypeUri('payload-expired'),
+      title: 'Gone',
+      status: 410,
+    });
   });
 
   it('EDU-1: an object the store no longer has, before its expiry, is 410 payload-expired like an expired one', async () => {
@@ -102,7 +120,12 @@ describe('fetchPayload: If-None-Match (RFC 9110 §13.1.2)', () => {
     ['a weak form of another tag', () => 'W/"other"', 200],
   ])('EDU-1: If-None-Match with %s answers %i', async (_, header, status) => {
     const event = await ports.stored(eventOfSize(100_000));
-    const answer = await fetchPayload(idOf(event), 'publisher', header(etagOf(event['koerierdatadigest'] as string)), deps());
+    const answer = await fetchPayload(
+      idOf(event),
+      'publisher',
+      header(etagOf(event['koerierdatadigest'] as string)),
+      deps(),
+    );
     expect(answer.status).toBe(status);
   });
 

@@ -3,10 +3,23 @@
  * back inline, who becomes a reader, and what happens when the store or the ledger fails.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ClaimCheckUnavailableError, outgoingEvents, type OutgoingEventsDependencies } from '../../../functions/core/claim-check/outgoing-events.js';
+import {
+  ClaimCheckUnavailableError,
+  outgoingEvents,
+  type OutgoingEventsDependencies,
+} from '../../../functions/core/claim-check/outgoing-events.js';
 import { payloadIdOf, payloadObjectKey } from '../../../functions/core/claim-check/payload-reference.js';
 import { grantUpload, resolveUploads } from '../../../functions/core/claim-check/uploads.js';
-import { BASE, NOW, RETENTION_SECONDS, accepted, eventOfSize, idOf, memoryPorts, sha256 } from './claim-check-fixtures.js';
+import {
+  BASE,
+  NOW,
+  RETENTION_SECONDS,
+  accepted,
+  eventOfSize,
+  idOf,
+  memoryPorts,
+  sha256,
+} from './claim-check-fixtures.js';
 
 let ports: ReturnType<typeof memoryPorts>;
 beforeEach(() => {
@@ -39,7 +52,13 @@ describe('outgoingEvents: events that are no reference', () => {
   it("EDU-1, CE-11: a producer's own dataref naming another event's payload goes out unchanged and makes nobody its reader", async () => {
     // Otherwise a publisher could have its subscribers made readers of anyone's data, by naming its id.
     const victim = await ports.stored(eventOfSize(100_000), 'victim');
-    const json = JSON.stringify({ specversion: '1.0', id: '2', source: 'urn:m', type: 't', dataref: victim['dataref'] });
+    const json = JSON.stringify({
+      specversion: '1.0',
+      id: '2',
+      source: 'urn:m',
+      type: 't',
+      dataref: victim['dataref'],
+    });
     expect(await outgoingEvents({ owner: 'mallory' }, [json], deps())).toEqual([json]);
     expect(await readersOf(idOf(victim))).toEqual([]);
   });
@@ -58,7 +77,9 @@ describe('outgoingEvents: by reference', () => {
     const event = await ports.stored(eventOfSize(100_000));
     const json = JSON.stringify(event);
     const limit = event['koerierdatasize'] as number;
-    expect(await outgoingEvents({ owner: 'o', maxInlineBytes: limit }, [json], deps({ store: unreadable }))).toEqual([json]);
+    expect(await outgoingEvents({ owner: 'o', maxInlineBytes: limit }, [json], deps({ store: unreadable }))).toEqual([
+      json,
+    ]);
   });
 
   it('EDU-1: an object already gone goes by reference (its fetch answers 410), its owner recorded as a reader', async () => {
@@ -82,29 +103,49 @@ describe('outgoingEvents: by reference', () => {
 describe('outgoingEvents: failures hold the delivery back', () => {
   it('EDU-1: a store that cannot be read for an event that may go inline is ClaimCheckUnavailableError, not a reference', async () => {
     const json = JSON.stringify(await ports.stored(eventOfSize(100_000)));
-    await expect(outgoingEvents({ owner: 'o', maxInlineBytes: 1_000_000 }, [json], deps({ store: unreadable }))).rejects.toBeInstanceOf(
-      ClaimCheckUnavailableError,
-    );
+    await expect(
+      outgoingEvents({ owner: 'o', maxInlineBytes: 1_000_000 }, [json], deps({ store: unreadable })),
+    ).rejects.toBeInstanceOf(ClaimCheckUnavailableError);
   });
 
   it('EDU-1: a reader that cannot be recorded is ClaimCheckUnavailableError: no reference goes out that its owner could not fetch', async () => {
     const json = JSON.stringify(await ports.stored(eventOfSize(1_000_000)));
-    const ledger = { get: ports.ledger.get.bind(ports.ledger), addReaders: () => Promise.reject(new Error('ledger unavailable')) };
-    await expect(outgoingEvents({ owner: 'o' }, [json], deps({ ledger }))).rejects.toBeInstanceOf(ClaimCheckUnavailableError);
+    const ledger = {
+      get: ports.ledger.get.bind(ports.ledger),
+      addReaders: () => Promise.reject(new Error('ledger unavailable')),
+    };
+    await expect(outgoingEvents({ owner: 'o' }, [json], deps({ ledger }))).rejects.toBeInstanceOf(
+      ClaimCheckUnavailableError,
+    );
   });
 });
 
 describe('outgoingEvents: uploaded data', () => {
   it('EDU-1: data uploaded by the producer comes inline to a subscription with room, read from the upload', async () => {
     const bytes = Buffer.from('a large enrolment list');
-    const uploadDeps = { store: ports.store, ledger: ports.ledger, publicBaseUrl: BASE, retentionSeconds: RETENTION_SECONDS, now: () => NOW };
+    const uploadDeps = {
+      store: ports.store,
+      ledger: ports.ledger,
+      publicBaseUrl: BASE,
+      retentionSeconds: RETENTION_SECONDS,
+      now: () => NOW,
+    };
     const body = Buffer.from(JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' }));
-    const { dataref, uploadid } = JSON.parse((await grantUpload(body, 'partner-a', uploadDeps)).body) as { dataref: string; uploadid: string };
+    const { dataref, uploadid } = JSON.parse((await grantUpload(body, 'partner-a', uploadDeps)).body) as {
+      dataref: string;
+      uploadid: string;
+    };
     await ports.store.put(`uploads/${uploadid}`, { bytes, contentType: 'text/csv', form: 'base64' });
     const event = accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref }));
     const [resolved] = await resolveUploads([event], 'partner-a', uploadDeps);
     const [out] = await outgoingEvents({ owner: 'o', maxInlineBytes: 100_000 }, [resolved!.json], deps());
-    expect(JSON.parse(out!)).toEqual({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', data_base64: bytes.toString('base64') });
+    expect(JSON.parse(out!)).toEqual({
+      specversion: '1.0',
+      id: '9',
+      source: 'urn:a',
+      type: 't',
+      data_base64: bytes.toString('base64'),
+    });
     expect(await readersOf(idOf(JSON.parse(resolved!.json) as Record<string, unknown>))).toEqual([]);
   });
 });

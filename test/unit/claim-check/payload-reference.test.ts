@@ -6,7 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { fetchPayload } from '../../../functions/core/claim-check/fetch-payload.js';
 import { offloadEvents } from '../../../functions/core/claim-check/offload.js';
 import { expectedOutgoingBytes } from '../../../functions/core/claim-check/outgoing-events.js';
-import { etagOf, eventDataOf, isPayloadId, payloadIdOf, payloadReferenceOf, rehydratedEvent } from '../../../functions/core/claim-check/payload-reference.js';
+import {
+  etagOf,
+  eventDataOf,
+  isPayloadId,
+  payloadIdOf,
+  payloadReferenceOf,
+  rehydratedEvent,
+} from '../../../functions/core/claim-check/payload-reference.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { BASE, NOW, eventOfSize, idOf, memoryPorts, sha256 } from './claim-check-fixtures.js';
 
@@ -41,14 +48,21 @@ describe('payload ids and ETags', () => {
     for (const event of queued) {
       const parsed = JSON.parse(event.json) as Record<string, unknown>;
       const settings = { maxStreamedBytes: 4 * 1024 * 1024, presignedUrlSeconds: 300 };
-      const answer = await fetchPayload(idOf(parsed), 'publisher', undefined, { store, ledger, settings, log: silentLog, now: () => NOW });
+      const answer = await fetchPayload(idOf(parsed), 'publisher', undefined, {
+        store,
+        ledger,
+        settings,
+        log: silentLog,
+        now: () => NOW,
+      });
       expect(sha256(Buffer.from(answer.body, 'base64'))).toBe(parsed['koerierdatadigest']);
     }
   });
 });
 
 describe('eventDataOf: the bytes a fetch answers and their media type', () => {
-  const event = (body: Record<string, unknown>) => JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', ...body });
+  const event = (body: Record<string, unknown>) =>
+    JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', ...body });
 
   it('EDU-1: binary data without datacontenttype is application/octet-stream', () => {
     const data = eventDataOf(event({ data_base64: Buffer.from([0, 255]).toString('base64') }))!;
@@ -82,8 +96,14 @@ describe('eventDataOf: the bytes a fetch answers and their media type', () => {
     const text = event({ datacontenttype: null, data: 'héllo' });
     expect(eventDataOf(text)).toMatchObject({ form: 'json', contentType: 'application/json' });
     expect(eventDataOf(text)).toEqual(eventDataOf(event({ data: 'héllo' })));
-    expect(eventDataOf(event({ datacontenttype: null, data: { a: 1 } }))).toMatchObject({ form: 'json', contentType: 'application/json' });
-    expect(eventDataOf(event({ datacontenttype: null, data_base64: 'AP8=' }))).toMatchObject({ form: 'base64', contentType: 'application/octet-stream' });
+    expect(eventDataOf(event({ datacontenttype: null, data: { a: 1 } }))).toMatchObject({
+      form: 'json',
+      contentType: 'application/json',
+    });
+    expect(eventDataOf(event({ datacontenttype: null, data_base64: 'AP8=' }))).toMatchObject({
+      form: 'base64',
+      contentType: 'application/octet-stream',
+    });
   });
 
   it('EDU-1, JSON-1, issue 36 item 11: an event over the threshold with datacontenttype null is offloaded with a string media type, and comes back without the null', async () => {
@@ -107,7 +127,11 @@ describe("payloadReferenceOf: only Koerier's complete reference counts", () => {
   const complete = { dataref: `${PREFIX}${ID}`, koerierdatadigest: sha256(Buffer.from('x')), koerierdatasize: 1 };
 
   it('EDU-1: dataref to a payload id on the data URL, digest and size make a reference', () => {
-    expect(payloadReferenceOf(complete, PREFIX)).toEqual({ payloadId: ID, digest: complete.koerierdatadigest, size: 1 });
+    expect(payloadReferenceOf(complete, PREFIX)).toEqual({
+      payloadId: ID,
+      digest: complete.koerierdatadigest,
+      size: 1,
+    });
   });
 
   it.each([
@@ -117,13 +141,23 @@ describe("payloadReferenceOf: only Koerier's complete reference counts", () => {
     ['without the size', { ...complete, koerierdatasize: undefined }],
     ['with the size as a string', { ...complete, koerierdatasize: '1' }],
     ["with only a dataref (CE-11: a producer's own)", { dataref: complete.dataref }],
-    ['with a dataref of the same length on another host', { ...complete, dataref: `https://elsewhere.tests/payloads/${ID}` }],
+    [
+      'with a dataref of the same length on another host',
+      { ...complete, dataref: `https://elsewhere.tests/payloads/${ID}` },
+    ],
   ])('EDU-1, CE-11: an event %s carries no reference', (_, event) => {
     expect(payloadReferenceOf(event, PREFIX)).toBeUndefined();
   });
 
   it('EDU-1: a reference may come back inline only when its data is smaller than the limit; what a caller plans for follows', () => {
-    const json = JSON.stringify({ specversion: '1.0', id: '1', source: 'urn:a', type: 't', ...complete, koerierdatasize: 1000 });
+    const json = JSON.stringify({
+      specversion: '1.0',
+      id: '1',
+      source: 'urn:a',
+      type: 't',
+      ...complete,
+      koerierdatasize: 1000,
+    });
     expect(expectedOutgoingBytes(json, 1001, BASE)).toBe(1000);
     // Data of exactly the limit cannot come back inline: the rebuilt event is larger still.
     expect(expectedOutgoingBytes(json, 1000, BASE)).toBe(Buffer.byteLength(json));

@@ -46,7 +46,11 @@ describe('planOffload: refusals', () => {
   it("EDU-1: the claim check's own attribute is 400 reserved-attribute; in a batch the problem names the member's index", () => {
     const reserved = eventOfSize(1000, { koerierdatasize: 3 });
     const alone = refusalOf(() => planOffload([reserved], SETTINGS)).problem;
-    expect(alone).toMatchObject({ status: 400, type: problemTypeUri('reserved-attribute'), title: 'Reserved extension attribute' });
+    expect(alone).toMatchObject({
+      status: 400,
+      type: problemTypeUri('reserved-attribute'),
+      title: 'Reserved extension attribute',
+    });
     // A single event has no index: the problem is about the request as a whole.
     expect(alone).not.toHaveProperty('index');
     const inBatch = refusalOf(() => planOffload([eventOfSize(1000), reserved], SETTINGS)).problem;

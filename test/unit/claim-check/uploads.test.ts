@@ -4,7 +4,12 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fetchPayload } from '../../../functions/core/claim-check/fetch-payload.js';
-import { grantUpload, MAX_UPLOAD_BYTES, parseUploadRequest, resolveUploads } from '../../../functions/core/claim-check/uploads.js';
+import {
+  grantUpload,
+  MAX_UPLOAD_BYTES,
+  parseUploadRequest,
+  resolveUploads,
+} from '../../../functions/core/claim-check/uploads.js';
 import { answered } from '../../../functions/core/http/problems.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { asyncRefusalOf } from '../../support/refusals.js';
@@ -18,7 +23,9 @@ const valid = { size: bytes.length, digest: DIGEST, contenttype: 'text/csv' };
 
 describe('parseUploadRequest', () => {
   it('EDU-1: a body that is not JSON is one issue of rule json, and no terms', () => {
-    expect(parseUploadRequest(Buffer.from('{"size": 3,'))).toEqual({ issues: [expect.objectContaining({ rule: 'json', requirement: 'EDU-1' })] });
+    expect(parseUploadRequest(Buffer.from('{"size": 3,'))).toEqual({
+      issues: [expect.objectContaining({ rule: 'json', requirement: 'EDU-1' })],
+    });
   });
 
   it.each([
@@ -65,7 +72,9 @@ describe('parseUploadRequest', () => {
   ])('EDU-1: a contenttype %s is refused', (_, contenttype) => {
     const { terms, issues } = parseUploadRequest(request({ ...valid, contenttype }));
     expect(terms).toBeUndefined();
-    expect(issues).toEqual([expect.objectContaining({ attribute: 'contenttype', rule: 'format', requirement: 'EDU-1' })]);
+    expect(issues).toEqual([
+      expect.objectContaining({ attribute: 'contenttype', rule: 'format', requirement: 'EDU-1' }),
+    ]);
   });
 
   it('EDU-1: unknown members are refused, at most 10 named, each name at most 64 characters', () => {
@@ -75,7 +84,9 @@ describe('parseUploadRequest', () => {
     const { terms, issues } = parseUploadRequest(request(fields));
     expect(terms).toBeUndefined();
     expect(issues).toHaveLength(10);
-    expect(issues[0]).toEqual(expect.objectContaining({ attribute: 'n'.repeat(64), rule: 'unknown', requirement: 'EDU-1' }));
+    expect(issues[0]).toEqual(
+      expect.objectContaining({ attribute: 'n'.repeat(64), rule: 'unknown', requirement: 'EDU-1' }),
+    );
   });
 });
 
@@ -84,7 +95,13 @@ describe('grantUpload', () => {
   beforeEach(() => {
     ports = memoryPorts();
   });
-  const uploadDeps = () => ({ store: ports.store, ledger: ports.ledger, publicBaseUrl: BASE, retentionSeconds: RETENTION_SECONDS, now: () => NOW });
+  const uploadDeps = () => ({
+    store: ports.store,
+    ledger: ports.ledger,
+    publicBaseUrl: BASE,
+    retentionSeconds: RETENTION_SECONDS,
+    now: () => NOW,
+  });
 
   it('EDU-1: an invalid upload request is 400 invalid-upload with its issues, and grants nothing', async () => {
     const answer = await answered(() => grantUpload(request({ ...valid, size: 0 }), 'partner-a', uploadDeps()));
@@ -116,17 +133,28 @@ describe('resolveUploads', () => {
   beforeEach(() => {
     ports = memoryPorts();
   });
-  const uploadDeps = (now = NOW) => ({ store: ports.store, ledger: ports.ledger, publicBaseUrl: BASE, retentionSeconds: RETENTION_SECONDS, now: () => now });
+  const uploadDeps = (now = NOW) => ({
+    store: ports.store,
+    ledger: ports.ledger,
+    publicBaseUrl: BASE,
+    retentionSeconds: RETENTION_SECONDS,
+    now: () => now,
+  });
   /** A granted upload (at NOW) with `object` in the store: its dataref. */
   async function uploaded(terms: Record<string, unknown> = valid, object: Buffer | undefined = bytes): Promise<string> {
-    const grant = JSON.parse((await grantUpload(request(terms), 'partner-a', uploadDeps())).body) as { dataref: string; uploadid: string };
-    if (object) await ports.store.put(`uploads/${grant.uploadid}`, { bytes: object, contentType: 'text/csv', form: 'base64' });
+    const grant = JSON.parse((await grantUpload(request(terms), 'partner-a', uploadDeps())).body) as {
+      dataref: string;
+      uploadid: string;
+    };
+    if (object)
+      await ports.store.put(`uploads/${grant.uploadid}`, { bytes: object, contentType: 'text/csv', form: 'base64' });
     return grant.dataref;
   }
   const eventFor = (dataref: string, extra: Record<string, unknown> = {}) =>
     accepted(JSON.stringify({ specversion: '1.0', id: '9', source: 'urn:a', type: 't', dataref, ...extra }));
   /** The payload id the resolved event's `dataref` names. */
-  const payloadIdIn = ([event]: readonly { readonly json: string }[]) => idOf(JSON.parse(event!.json) as Record<string, unknown>);
+  const payloadIdIn = ([event]: readonly { readonly json: string }[]) =>
+    idOf(JSON.parse(event!.json) as Record<string, unknown>);
   const fetchAs = (payloadId: string, client: string, now: number) =>
     answered(() =>
       fetchPayload(payloadId, client, undefined, {
@@ -142,8 +170,14 @@ describe('resolveUploads', () => {
     ['data', { data: 'x' }],
     ['data_base64', { data_base64: 'eA==' }],
   ])('EDU-1: an event with an upload and %s of its own is 400 upload-with-data', async (_, body) => {
-    const refused = await asyncRefusalOf(async () => resolveUploads([eventFor(await uploaded(), body)], 'partner-a', uploadDeps()));
-    expect(refused.problem).toMatchObject({ status: 400, type: problemTypeUri('upload-with-data'), title: 'Upload and data' });
+    const refused = await asyncRefusalOf(async () =>
+      resolveUploads([eventFor(await uploaded(), body)], 'partner-a', uploadDeps()),
+    );
+    expect(refused.problem).toMatchObject({
+      status: 400,
+      type: problemTypeUri('upload-with-data'),
+      title: 'Upload and data',
+    });
   });
 
   it('EDU-1: a refusal names the member in a batch, and no index for a single event', async () => {
@@ -152,7 +186,9 @@ describe('resolveUploads', () => {
     const single = (await asyncRefusalOf(() => resolveUploads([unknown], 'partner-a', uploadDeps()))).problem;
     expect(single).toMatchObject({ type: problemTypeUri('upload-unknown'), title: 'Unknown upload' });
     expect(single).not.toHaveProperty('index');
-    expect((await asyncRefusalOf(() => resolveUploads([plain, unknown], 'partner-a', uploadDeps()))).problem).toMatchObject({ index: 1 });
+    expect(
+      (await asyncRefusalOf(() => resolveUploads([plain, unknown], 'partner-a', uploadDeps()))).problem,
+    ).toMatchObject({ index: 1 });
   });
 
   it('EDU-1: an upload may be published up to the end of its window; one millisecond later it is upload-unknown', async () => {
@@ -173,8 +209,14 @@ describe('resolveUploads', () => {
     ['with the promised digest but not the promised size', { ...valid, size: bytes.length + 1 }, bytes],
     ['of the promised size but other bytes', valid, Buffer.alloc(bytes.length)],
   ])('EDU-1: an object %s is 400 upload-incomplete', async (_, terms, object) => {
-    const refused = await asyncRefusalOf(async () => resolveUploads([eventFor(await uploaded(terms, object))], 'partner-a', uploadDeps()));
-    expect(refused.problem).toMatchObject({ status: 400, type: problemTypeUri('upload-incomplete'), title: 'Upload incomplete' });
+    const refused = await asyncRefusalOf(async () =>
+      resolveUploads([eventFor(await uploaded(terms, object))], 'partner-a', uploadDeps()),
+    );
+    expect(refused.problem).toMatchObject({
+      status: 400,
+      type: problemTypeUri('upload-incomplete'),
+      title: 'Upload incomplete',
+    });
   });
 
   it("EDU-1, CARD-6: once published, the publisher fetches the upload's bytes with the upload's media type", async () => {
@@ -186,13 +228,21 @@ describe('resolveUploads', () => {
   });
 
   it("EDU-1: the event's own datacontenttype is the media type a fetch answers with", async () => {
-    const id = payloadIdIn(await resolveUploads([eventFor(await uploaded(), { datacontenttype: 'application/vnd.ms-excel' })], 'partner-a', uploadDeps()));
+    const id = payloadIdIn(
+      await resolveUploads(
+        [eventFor(await uploaded(), { datacontenttype: 'application/vnd.ms-excel' })],
+        'partner-a',
+        uploadDeps(),
+      ),
+    );
     expect((await fetchAs(id, 'partner-a', NOW)).headers['content-type']).toBe('application/vnd.ms-excel');
   });
 
   it('EDU-1: uploaded data lives the retention counted from the grant, whenever it is published', async () => {
     // The object may have been written at the grant: the ledger may not promise it longer than the bucket keeps it.
-    const id = payloadIdIn(await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 20 * 3600_000)));
+    const id = payloadIdIn(
+      await resolveUploads([eventFor(await uploaded())], 'partner-a', uploadDeps(NOW + 20 * 3600_000)),
+    );
     expect((await fetchAs(id, 'partner-a', NOW + RETENTION_SECONDS * 1000)).status).toBe(200);
     expect((await fetchAs(id, 'partner-a', NOW + RETENTION_SECONDS * 1000 + 1)).status).toBe(410);
   });

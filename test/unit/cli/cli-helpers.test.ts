@@ -88,8 +88,14 @@ describe('contract documents and contact points', () => {
     expect(kindOf('- just\n- a list\n', 'application/yaml')).toBeUndefined();
   });
   it('EDU-22: a contact point is a name with an e-mail address and/or a URL; half of one is a usage error', () => {
-    expect(contactOf({ owner: 'O', ownerEmail: 'o@example.org' }, 'owner')).toEqual({ name: 'O', email: 'o@example.org' });
-    expect(contactOf({ contact: 'C', contactUrl: 'https://example.org' }, 'contact')).toEqual({ name: 'C', url: 'https://example.org' });
+    expect(contactOf({ owner: 'O', ownerEmail: 'o@example.org' }, 'owner')).toEqual({
+      name: 'O',
+      email: 'o@example.org',
+    });
+    expect(contactOf({ contact: 'C', contactUrl: 'https://example.org' }, 'contact')).toEqual({
+      name: 'C',
+      url: 'https://example.org',
+    });
     expect(contactOf({}, 'owner')).toBeUndefined();
     expect(() => contactOf({ owner: 'O' }, 'owner')).toThrow(/--owner NAME goes with --owner-email/);
     expect(() => contactOf({ contactEmail: 'c@example.org' }, 'contact')).toThrow(/--contact NAME/);

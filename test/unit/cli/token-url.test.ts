@@ -14,8 +14,17 @@ import { cachedTokens, checkTokenUrl, isLoopbackHost } from '../../../cli/tokens
 
 describe('the token URL (issue 28, item 10)', () => {
   it('EDU-2, issue 28 item 10: loopback is localhost, 127.0.0.0/8 and ::1, and nothing that only looks like them', () => {
-    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.3.4', '[::1]', '::1']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['localhost.example.org', '127.0.0.1.nip.io', '128.0.0.1', '10.0.0.1', '[::2]', 'example.org', '']) {
+    for (const host of ['localhost', 'LOCALHOST', '127.0.0.1', '127.255.3.4', '[::1]', '::1'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of [
+      'localhost.example.org',
+      '127.0.0.1.nip.io',
+      '128.0.0.1',
+      '10.0.0.1',
+      '[::2]',
+      'example.org',
+      '',
+    ]) {
       expect(isLoopbackHost(host), host).toBe(false);
     }
   });
@@ -49,7 +58,11 @@ describe("a profile's stored credentials (issue 28, item 10)", () => {
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'koerier-token-url-'));
     const store = new ConfigStore(join(home, 'koerier'));
-    await store.saveProfile('pinned', { url: 'https://gateway.example.org/v1', tokenUrl: 'https://login.example.org/token', clientId: 'partner' });
+    await store.saveProfile('pinned', {
+      url: 'https://gateway.example.org/v1',
+      tokenUrl: 'https://login.example.org/token',
+      clientId: 'partner',
+    });
     await store.saveProfile('unpinned', { url: 'https://gateway.example.org/v1', clientId: 'partner' });
     for (const profile of ['pinned', 'unpinned']) await store.saveSecret(profile, 'partner', 'stored-secret');
   });
@@ -67,7 +80,9 @@ describe("a profile's stored credentials (issue 28, item 10)", () => {
     await expect(tokenFor('pinned', 'https://other.example.net/v1')).rejects.toThrow(
       'profile pinned was logged in to https://gateway.example.org/v1, not https://other.example.net/v1',
     );
-    await expect(tokenFor('unpinned')).rejects.toThrow('profile unpinned has no token URL pinned for https://gateway.example.org/v1. Log in again');
+    await expect(tokenFor('unpinned')).rejects.toThrow(
+      'profile unpinned has no token URL pinned for https://gateway.example.org/v1. Log in again',
+    );
     expect(fetchSpy).not.toHaveBeenCalled();
   });
 });

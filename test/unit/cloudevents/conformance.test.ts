@@ -76,7 +76,10 @@ const GOLDEN_EVENTS: Readonly<Record<string, { attributes: Record<string, unknow
       time: '2018-04-05T17:31:00Z',
     },
   },
-  simpleTextData: { attributes: { ...MINIMAL, id: 'simpleTextData', datacontenttype: 'text/plain' }, data: 'Simple text' },
+  simpleTextData: {
+    attributes: { ...MINIMAL, id: 'simpleTextData', datacontenttype: 'text/plain' },
+    data: 'Simple text',
+  },
   allExtensionTypes: {
     attributes: {
       ...MINIMAL,
@@ -100,11 +103,16 @@ const GOLDEN_BATCHES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Timestamps are equal when they name the same instant (format/README.md). */
-function expectSameAttributes(actual: Readonly<Record<string, unknown>>, expected: Readonly<Record<string, unknown>>): void {
+function expectSameAttributes(
+  actual: Readonly<Record<string, unknown>>,
+  expected: Readonly<Record<string, unknown>>,
+): void {
   const { time: actualTime, ...actualRest } = actual;
   const { time: expectedTime, ...expectedRest } = expected;
   expect(actualRest).toEqual(expectedRest);
-  expect(actualTime === undefined ? undefined : Date.parse(String(actualTime))).toBe(expectedTime === undefined ? undefined : Date.parse(String(expectedTime)));
+  expect(actualTime === undefined ? undefined : Date.parse(String(actualTime))).toBe(
+    expectedTime === undefined ? undefined : Date.parse(String(expectedTime)),
+  );
 }
 
 function expectGolden(json: string, attributes: Readonly<Record<string, unknown>>, sampleId: string): void {
@@ -120,9 +128,11 @@ const MODE_REQUIREMENT = { structured: 'HTTP-1', binary: 'HTTP-2', batch: 'HTTP-
 
 function title(c: ConformanceCase): string {
   const differs = KOERIER_DIFFERS[c.id];
-  if (differs) return `${differs.requirement}: ${c.id} (${c.description}) is rejected by Koerier where core CloudEvents accepts it — ${differs.reason}`;
+  if (differs)
+    return `${differs.requirement}: ${c.id} (${c.description}) is rejected by Koerier where core CloudEvents accepts it — ${differs.reason}`;
   const name = c.id.slice(c.id.indexOf('#') + 1);
-  if (c.expected === 'reject') return `${REJECTED_FOR[name] ?? MODE_REQUIREMENT[c.mode]}: ${c.id} (${c.description}) is rejected`;
+  if (c.expected === 'reject')
+    return `${REJECTED_FOR[name] ?? MODE_REQUIREMENT[c.mode]}: ${c.id} (${c.description}) is rejected`;
   return `${MODE_REQUIREMENT[c.mode]}: ${c.id} (${c.description}) is accepted`;
 }
 

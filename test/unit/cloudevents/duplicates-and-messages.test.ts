@@ -63,13 +63,18 @@ describe('issue 15: duplicates found by counting members against the parsed keys
 
   it('HTTP-1, review #7, issue 15: a repeated object-valued data member and a repeated __proto__ are found', () => {
     const head = '{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y"';
-    expect(invalidIssues(parse(structuredRequest(`${head},"data":{"a":[1]},"data":{"a":[1]}}`)))).toEqual(['HTTP-1 duplicate-member data']);
-    expect(invalidIssues(parse(structuredRequest(`${head},"__proto__":"a","__proto__":"b"}`)))).toContain('HTTP-1 duplicate-member __proto__');
+    expect(invalidIssues(parse(structuredRequest(`${head},"data":{"a":[1]},"data":{"a":[1]}}`)))).toEqual([
+      'HTTP-1 duplicate-member data',
+    ]);
+    expect(invalidIssues(parse(structuredRequest(`${head},"__proto__":"a","__proto__":"b"}`)))).toContain(
+      'HTTP-1 duplicate-member __proto__',
+    );
   });
 });
 
 describe('validation messages', () => {
-  const messageFor = (event: Record<string, unknown>, attribute: string) => validateEventObject(event).errors.find((e) => e.attribute === attribute)?.message;
+  const messageFor = (event: Record<string, unknown>, attribute: string) =>
+    validateEventObject(event).errors.find((e) => e.attribute === attribute)?.message;
 
   it.each([
     [[], 'an array'],
@@ -93,7 +98,9 @@ describe('validation messages', () => {
     expect(messageFor(nlEvent({ id: '' }), 'id')).toBe('id must be a non-empty string.');
     expect(messageFor(nlEvent({ type: '' }), 'type')).toBe('type must be a non-empty string.');
     expect(messageFor(nlEvent({ source: '' }), 'source')).toMatch(/^source must be a non-empty URI-reference/);
-    const missing = validateEventObject({ specversion: '1.0', type: 't.x', source: 'urn:nld:x' }).errors.find((e) => e.rule === 'required');
+    const missing = validateEventObject({ specversion: '1.0', type: 't.x', source: 'urn:nld:x' }).errors.find(
+      (e) => e.rule === 'required',
+    );
     expect(missing?.message).toBe('id is required.');
   });
 });

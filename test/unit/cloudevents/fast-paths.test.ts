@@ -4,9 +4,26 @@
  * to the result of the general path: the same JSON text, the same findings.
  */
 import { describe, expect, it } from 'vitest';
-import { isAbsoluteUri, isJsonContentType, isUriReference } from '../../../functions/core/cloudevents/attribute-syntax.js';
-import { arrayElementSpans, memberValueSpan, topLevelMemberCount } from '../../../functions/core/cloudevents/json-spans.js';
-import { acceptedEvent, batchRequest, binaryRequest, invalidIssues, nlEvent, parse, problemOf, structuredRequest } from './fixtures.js';
+import {
+  isAbsoluteUri,
+  isJsonContentType,
+  isUriReference,
+} from '../../../functions/core/cloudevents/attribute-syntax.js';
+import {
+  arrayElementSpans,
+  memberValueSpan,
+  topLevelMemberCount,
+} from '../../../functions/core/cloudevents/json-spans.js';
+import {
+  acceptedEvent,
+  batchRequest,
+  binaryRequest,
+  invalidIssues,
+  nlEvent,
+  parse,
+  problemOf,
+  structuredRequest,
+} from './fixtures.js';
 
 const NL_HEADERS = {
   'ce-specversion': '1.0',
@@ -27,20 +44,30 @@ describe('issue 15: binary mode builds the JSON format text without JSON.stringi
   for (const [name, headers] of cases) {
     it(`issue 15, HTTP-2: ${name} gives the text JSON.stringify gives`, () => {
       const body = '{"zaak":"ZAAK-1"}';
-      const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json', ...headers }, body)));
+      const event = acceptedEvent(
+        parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json', ...headers }, body)),
+      );
       expect(event.json).toBe(`{${JSON.stringify(event.attributes).slice(1, -1)},"data":${body}}`);
       expect(JSON.parse(event.json)).toEqual({ ...event.attributes, data: { zaak: 'ZAAK-1' } });
     });
   }
 
   it('issue 15, CE-2: a tab in a header value, allowed on the wire, is still a control character in the attribute', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a\tb' })))).toEqual(['CE-2 string-characters subject']);
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-myext': 'a\tb' })))).toEqual(['CE-2 string-characters myext']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a\tb' })))).toEqual([
+      'CE-2 string-characters subject',
+    ]);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-myext': 'a\tb' })))).toEqual([
+      'CE-2 string-characters myext',
+    ]);
   });
 
   it('issue 15, CE-2: a percent-encoded control character is found after decoding', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%7Fb' })))).toEqual(['CE-2 string-characters subject']);
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%00b' })))).toEqual(['CE-2 string-characters subject']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%7Fb' })))).toEqual([
+      'CE-2 string-characters subject',
+    ]);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a%00b' })))).toEqual([
+      'CE-2 string-characters subject',
+    ]);
   });
 });
 
@@ -68,7 +95,9 @@ describe('issue 15: a body of printable ASCII without escapes skips the CE-2 cha
   }
 
   it('issue 15, CE-2: an escape in data alone does not make valid attributes invalid', () => {
-    const event = acceptedEvent(parse(structuredRequest(nlEvent({ subject: 'zaak', data: { tekst: 'regel\nregel "twee"' } }))));
+    const event = acceptedEvent(
+      parse(structuredRequest(nlEvent({ subject: 'zaak', data: { tekst: 'regel\nregel "twee"' } }))),
+    );
     expect(event.attributes['subject']).toBe('zaak');
   });
 });
@@ -139,7 +168,8 @@ describe('issue 15: the table of ce- attribute names seen before is bounded, and
 
 describe('issue 15: nested values are passed over by a pattern up to 256 KB of text, and by the loop beyond', () => {
   // Brackets, quotes and backslashes inside strings, flat and deep values, empty ones.
-  const data = '{"a":"}{][","b":[{"c":"\\"}"},[],{}],"d":{"e":{"f":[[1,2],[3,{"g":"\\\\"}]]}},"h":"[","i":-1.5e3,"j":true}';
+  const data =
+    '{"a":"}{][","b":[{"c":"\\"}"},[],{}],"d":{"e":{"f":[[1,2],[3,{"g":"\\\\"}]]}},"h":"[","i":-1.5e3,"j":true}';
   const event = `{"specversion":"1.0","data":${data},"id":"1","source":"urn:nld:x","type":"nl.x.y"}`;
   // The same text past the limit: whitespace after JSON text is still the same JSON.
   const padding = ' '.repeat(300 * 1024);
@@ -159,13 +189,18 @@ describe('issue 15: nested values are passed over by a pattern up to 256 KB of t
   it('issue 15, review #7: a duplicate after tricky data is still found, below and above the limit', () => {
     const text = `${event.slice(0, -1)},"id":"2"}`;
     for (const body of [text, text + padding]) {
-      expect(invalidIssues(parse(structuredRequest(body), { maxEventBytes: 1024 * 1024 }))).toEqual(['HTTP-1 duplicate-member id']);
+      expect(invalidIssues(parse(structuredRequest(body), { maxEventBytes: 1024 * 1024 }))).toEqual([
+        'HTTP-1 duplicate-member id',
+      ]);
     }
   });
 
   it('issue 15, review #3: 256 KB of tiny objects, the most the pattern is given, is passed over without exhausting its stack', () => {
     const members = Array.from({ length: 256 * 128 }, () => '{"":""}').join(',');
-    const text = `{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y","data":[${members}]}`.slice(0, 256 * 1024);
+    const text = `{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y","data":[${members}]}`.slice(
+      0,
+      256 * 1024,
+    );
     const fitting = `${text.slice(0, text.lastIndexOf('{"":""}'))}{"":""}]}`;
     expect(fitting.length).toBeLessThanOrEqual(256 * 1024);
     expect(topLevelMemberCount(fitting)).toBe(5);
@@ -177,9 +212,17 @@ describe('issue 15: the Content-Type kept from the previous request answers only
     const event = nlEvent();
     for (let round = 0; round < 2; round++) {
       expect(parse(structuredRequest(event, 'application/cloudevents+json; charset=utf-8')).ok).toBe(true);
-      expect(problemOf(parse(structuredRequest(event, 'application/cloudevents+json; charset=latin1'))).status).toBe(415);
-      expect(parse(batchRequest([event], 'application/cloudevents-batch+json; charset=utf-8'))).toMatchObject({ ok: true, mode: 'batch' });
-      expect(parse(structuredRequest(event, 'application/cloudevents+json'))).toMatchObject({ ok: true, mode: 'structured' });
+      expect(problemOf(parse(structuredRequest(event, 'application/cloudevents+json; charset=latin1'))).status).toBe(
+        415,
+      );
+      expect(parse(batchRequest([event], 'application/cloudevents-batch+json; charset=utf-8'))).toMatchObject({
+        ok: true,
+        mode: 'batch',
+      });
+      expect(parse(structuredRequest(event, 'application/cloudevents+json'))).toMatchObject({
+        ok: true,
+        mode: 'structured',
+      });
       expect(problemOf(parse(structuredRequest(event, 'application/cloudevents+xml'))).status).toBe(415);
     }
   });

@@ -1,7 +1,11 @@
 /** Builders and assertions shared by the CloudEvents unit tests. */
 import { expect } from 'vitest';
 import { KoerierError, type Problem, type ValidationIssue } from '../../../functions/core/http/problems.js';
-import { parseCloudEventsRequest, type AcceptedEvent, type ParsedEvents } from '../../../functions/core/cloudevents/index.js';
+import {
+  parseCloudEventsRequest,
+  type AcceptedEvent,
+  type ParsedEvents,
+} from '../../../functions/core/cloudevents/index.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 
 export const OPTIONS = { maxEventBytes: 64 * 1024 };
@@ -22,7 +26,11 @@ export interface TestRequest {
   body: Buffer;
 }
 
-export function structuredRequest(event: unknown, contentType = 'application/cloudevents+json', headers: Record<string, string> = {}): TestRequest {
+export function structuredRequest(
+  event: unknown,
+  contentType = 'application/cloudevents+json',
+  headers: Record<string, string> = {},
+): TestRequest {
   const text = typeof event === 'string' ? event : JSON.stringify(event);
   return { headers: { 'content-type': contentType, ...headers }, body: Buffer.from(text, 'utf8') };
 }
@@ -65,7 +73,9 @@ export function problemOf(outcome: ParseOutcome): Problem {
 
 /** `requirement rule attribute [#index]` for each issue, compact enough to compare whole lists. */
 export function summary(issues: readonly ValidationIssue[] | undefined): string[] {
-  return (issues ?? []).map((i) => `${i.requirement} ${i.rule} ${i.attribute ?? '-'}${i.index === undefined ? '' : ` #${i.index}`}`);
+  return (issues ?? []).map(
+    (i) => `${i.requirement} ${i.rule} ${i.attribute ?? '-'}${i.index === undefined ? '' : ` #${i.index}`}`,
+  );
 }
 
 export function invalidIssues(outcome: ParseOutcome): string[] {

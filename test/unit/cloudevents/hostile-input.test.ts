@@ -48,9 +48,16 @@ const NL_HEADERS = {
 
 describe('review #3: sizes are checked before costly validation', () => {
   it('review #3: a 5 MB structured event with data_base64 gets 413, not a stack overflow', () => {
-    const event = nlEvent({ datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(3_750_000, 7).toString('base64') });
+    const event = nlEvent({
+      datacontenttype: 'application/octet-stream',
+      data_base64: Buffer.alloc(3_750_000, 7).toString('base64'),
+    });
     const problem = problemOf(parse(structuredRequest(event), LIMITS));
-    expect(problem).toMatchObject({ status: 413, type: problemTypeUri('payload-too-large'), maxEventBytes: LIMITS.maxEventBytes });
+    expect(problem).toMatchObject({
+      status: 413,
+      type: problemTypeUri('payload-too-large'),
+      maxEventBytes: LIMITS.maxEventBytes,
+    });
     expect(problem['eventBytes']).toBeGreaterThan(5_000_000);
   });
 
@@ -60,11 +67,16 @@ describe('review #3: sizes are checked before costly validation', () => {
     expect(isBase64(`${base64.slice(0, -4)}AA*=`)).toBe(false);
     expect(isBase64(`${base64}=`)).toBe(false);
     for (const valid of ['', 'TWE=', 'TWFu', 'TQ==', '+/+/']) expect(isBase64(valid), valid).toBe(true);
-    for (const invalid of ['T', 'TQ=', 'TQ=A', '====', 'A===', 'T-E=', 'TWE\n']) expect(isBase64(invalid), invalid).toBe(false);
+    for (const invalid of ['T', 'TQ=', 'TQ=A', '====', 'A===', 'T-E=', 'TWE\n'])
+      expect(isBase64(invalid), invalid).toBe(false);
   });
 
   it('review #3: a batch member of 5 MB gets 413 naming its index before any member is validated', () => {
-    const big = nlEvent({ id: 'groot', datacontenttype: 'application/octet-stream', data_base64: Buffer.alloc(3_750_000).toString('base64') });
+    const big = nlEvent({
+      id: 'groot',
+      datacontenttype: 'application/octet-stream',
+      data_base64: Buffer.alloc(3_750_000).toString('base64'),
+    });
     // The first member is invalid: had it been validated first, the answer would be a 400.
     const problem = problemOf(parse(batchRequest([nlEvent({ id: '' }), big]), LIMITS));
     expect(problem).toMatchObject({ status: 413, index: 1, eventId: 'groot' });
@@ -77,7 +89,12 @@ describe('review #3: sizes are checked before costly validation', () => {
   });
 
   it('review #3: a binary body larger than an event may be gets 413 before its headers are validated', () => {
-    const problem = problemOf(parse(binaryRequest({ 'ce-specversion': '1.0', 'content-type': 'application/octet-stream' }, Buffer.alloc(5 * MB)), LIMITS));
+    const problem = problemOf(
+      parse(
+        binaryRequest({ 'ce-specversion': '1.0', 'content-type': 'application/octet-stream' }, Buffer.alloc(5 * MB)),
+        LIMITS,
+      ),
+    );
     expect(problem).toMatchObject({ status: 413, eventBytes: 5 * MB });
   });
 
@@ -95,64 +112,78 @@ describe('review #3: sizes are checked before costly validation', () => {
     const long = 'a'.repeat(200_000);
     // A type's labels are at most 63 characters each (issue 28), so its 200 KB are many labels.
     const labels = `${'a'.repeat(63)}.`.repeat(3125);
-    for (const valid of [{ source: `urn:nld:oin:1:systeem:${long}` }, { subject: long }, { comexampleext: long }, { type: `nl.${labels}v1` }]) {
+    for (const valid of [
+      { source: `urn:nld:oin:1:systeem:${long}` },
+      { subject: long },
+      { comexampleext: long },
+      { type: `nl.${labels}v1` },
+    ]) {
       expect(acceptedEvent(parse(structuredRequest(nlEvent(valid)), LIMITS)).id).toBe(nlEvent()['id']);
     }
     const invalid = { source: `${long} ` };
     expect(invalidIssues(parse(structuredRequest(nlEvent(invalid)), LIMITS))).toEqual(['CE-4 uri-reference source']);
-    expect(invalidIssues(parse(structuredRequest(nlEvent({ type: `nl.${labels}v1.v2` })), LIMITS))).toEqual(['CE-6 single-version type']);
-    expect(invalidIssues(parse(structuredRequest(nlEvent({ time: `2021-12-10T17:31:00.${'1'.repeat(200_000)}Q` })), LIMITS))).toEqual(['CE-10 timestamp time']);
+    expect(invalidIssues(parse(structuredRequest(nlEvent({ type: `nl.${labels}v1.v2` })), LIMITS))).toEqual([
+      'CE-6 single-version type',
+    ]);
+    expect(
+      invalidIssues(parse(structuredRequest(nlEvent({ time: `2021-12-10T17:31:00.${'1'.repeat(200_000)}Q` })), LIMITS)),
+    ).toEqual(['CE-10 timestamp time']);
   });
 
   // Twice the per-event limit. A generous timeout: this asserts that every call returns, not how fast.
-  it('review #3: every validator returns on 512 KB adversarial input (no catastrophic backtracking, no stack overflow)', { timeout: 60_000 }, () => {
-    const n = MB / 2;
-    const a = 'a'.repeat(n);
-    const adversarial = [
-      `${a}\u0000`,
-      `${a} `,
-      '%'.repeat(n),
-      '%A'.repeat(n / 2),
-      `//${a}@`,
-      `//${'a:'.repeat(n / 2)}x`,
-      `//${a}:${'1'.repeat(n)}x`,
-      `a:${'/a'.repeat(n / 2)} `,
-      `a:?${'/?'.repeat(n / 2)}#${'?'.repeat(n)} `,
-      `${'a/'.repeat(n / 2)}:`,
-      `a/b${';a=b'.repeat(n / 4)};`,
-      `a/b${' ; a="x"'.repeat(n / 8)} ;`,
-      `a/b;a="${'\\"'.repeat(n / 2)}`,
-      `a/b;a="${'\\'.repeat(n)}`,
-      `${'a-'.repeat(n / 2)}.`,
-      `a.${'a-'.repeat(n / 2)}!`,
-      `a.b${'.a'.repeat(n / 2)}!`,
-      `${'v1.'.repeat(n / 3)}v`,
-      `2021-12-10T17:31:00${'.1'.repeat(n / 2)}`,
-      `2021-12-10T17:31:00.${'1'.repeat(n)}Q`,
-      `-${'0'.repeat(n)}`,
-      `;charset=${' '.repeat(n)}`,
-      `${'; charset'.repeat(n / 9)}`,
-      `\uD800${a}`,
-      `urn:nld:${a}`,
-    ];
-    const validators: ((value: string) => unknown)[] = [
-      isUriReference,
-      isAbsoluteUri,
-      isMediaType,
-      isReverseDnsName,
-      isRfc3339Timestamp,
-      isCloudEventsString,
-      isBase64,
-      isInt32String,
-      isNldUrn,
-      isHeaderText,
-      typeVersionProblem,
-      charsetOf,
-    ];
-    for (const value of adversarial) {
-      for (const validator of validators) expect(() => validator(value), `${validator.name}(${JSON.stringify(value.slice(0, 20))}…)`).not.toThrow();
-    }
-  });
+  it(
+    'review #3: every validator returns on 512 KB adversarial input (no catastrophic backtracking, no stack overflow)',
+    { timeout: 60_000 },
+    () => {
+      const n = MB / 2;
+      const a = 'a'.repeat(n);
+      const adversarial = [
+        `${a}\u0000`,
+        `${a} `,
+        '%'.repeat(n),
+        '%A'.repeat(n / 2),
+        `//${a}@`,
+        `//${'a:'.repeat(n / 2)}x`,
+        `//${a}:${'1'.repeat(n)}x`,
+        `a:${'/a'.repeat(n / 2)} `,
+        `a:?${'/?'.repeat(n / 2)}#${'?'.repeat(n)} `,
+        `${'a/'.repeat(n / 2)}:`,
+        `a/b${';a=b'.repeat(n / 4)};`,
+        `a/b${' ; a="x"'.repeat(n / 8)} ;`,
+        `a/b;a="${'\\"'.repeat(n / 2)}`,
+        `a/b;a="${'\\'.repeat(n)}`,
+        `${'a-'.repeat(n / 2)}.`,
+        `a.${'a-'.repeat(n / 2)}!`,
+        `a.b${'.a'.repeat(n / 2)}!`,
+        `${'v1.'.repeat(n / 3)}v`,
+        `2021-12-10T17:31:00${'.1'.repeat(n / 2)}`,
+        `2021-12-10T17:31:00.${'1'.repeat(n)}Q`,
+        `-${'0'.repeat(n)}`,
+        `;charset=${' '.repeat(n)}`,
+        `${'; charset'.repeat(n / 9)}`,
+        `\uD800${a}`,
+        `urn:nld:${a}`,
+      ];
+      const validators: ((value: string) => unknown)[] = [
+        isUriReference,
+        isAbsoluteUri,
+        isMediaType,
+        isReverseDnsName,
+        isRfc3339Timestamp,
+        isCloudEventsString,
+        isBase64,
+        isInt32String,
+        isNldUrn,
+        isHeaderText,
+        typeVersionProblem,
+        charsetOf,
+      ];
+      for (const value of adversarial) {
+        for (const validator of validators)
+          expect(() => validator(value), `${validator.name}(${JSON.stringify(value.slice(0, 20))}…)`).not.toThrow();
+      }
+    },
+  );
 });
 
 describe('review #3, #11: 10,000 ce- headers', () => {
@@ -179,14 +210,18 @@ describe('review #5: ce- header values must decode to UTF-8 text', () => {
   it('HTTP-2, review #5: raw non-ASCII or control characters in a ce- header → 400 header-characters', () => {
     // Node reads header bytes as Latin-1: raw UTF-8 "é" (C3 A9) arrives as "Ã©", a raw 0xE9 as "é".
     for (const raw of ['caf\u00c3\u00a9', 'caf\u00e9', 'a\u0001b', 'a\u007fb', 'a\u0100b']) {
-      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': raw }))), JSON.stringify(raw)).toEqual(['HTTP-2 header-characters subject']);
+      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': raw }))), JSON.stringify(raw)).toEqual([
+        'HTTP-2 header-characters subject',
+      ]);
     }
   });
 
   it('HTTP-2, review #5: percent-encoded bytes that are not valid UTF-8 → 400 percent-encoding', () => {
     // Overlong U+0020 (the binding's own example), a lone surrogate, a stray continuation byte, 0xFF, a cut sequence.
     for (const encoded of ['%C0%A0', '%ED%A0%80', '%80', '%FF', 'caf%C3', '%E2%82']) {
-      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': encoded }))), encoded).toEqual(['HTTP-2 percent-encoding subject']);
+      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': encoded }))), encoded).toEqual([
+        'HTTP-2 percent-encoding subject',
+      ]);
     }
   });
 
@@ -200,14 +235,20 @@ describe('review #7: duplicate member names', () => {
   const text = (members: string) => `{"specversion":"1.0","id":"dubbel","type":"nl.x.y",${members}}`;
 
   it('HTTP-1, review #7: a structured event naming source twice → 400 naming the member', () => {
-    const problem = problemOf(parse(structuredRequest(text('"source":"urn:nld:oin:1:systeem:a","source":"urn:nld:oin:2:systeem:b"'))));
+    const problem = problemOf(
+      parse(structuredRequest(text('"source":"urn:nld:oin:1:systeem:a","source":"urn:nld:oin:2:systeem:b"'))),
+    );
     expect(summary(problem.errors)).toEqual(['HTTP-1 duplicate-member source']);
   });
 
   it('HTTP-1, review #7: names are compared after unescaping, so "\\u0073ource" is source again', () => {
-    expect(invalidIssues(parse(structuredRequest(text('"source":"urn:nld:oin:1:systeem:a", "\\u0073ource" : "urn:nld:oin:2:systeem:b"'))))).toEqual([
-      'HTTP-1 duplicate-member source',
-    ]);
+    expect(
+      invalidIssues(
+        parse(
+          structuredRequest(text('"source":"urn:nld:oin:1:systeem:a", "\\u0073ource" : "urn:nld:oin:2:systeem:b"')),
+        ),
+      ),
+    ).toEqual(['HTTP-1 duplicate-member source']);
   });
 
   it('HTTP-3, review #7: a batch member with a duplicate → 400 with its index; the other members are fine', () => {
@@ -232,9 +273,10 @@ describe('review #8: datacontenttype must be able to travel as an HTTP header', 
       'text/plain; a="\u{1F30E}"',
     ]) {
       // Control characters are also CE-2 string-characters findings; every one is a CE-7 media-type finding.
-      expect(invalidIssues(parse(structuredRequest(nlEvent({ datacontenttype })))), JSON.stringify(datacontenttype)).toContain(
-        'CE-7 media-type datacontenttype',
-      );
+      expect(
+        invalidIssues(parse(structuredRequest(nlEvent({ datacontenttype })))),
+        JSON.stringify(datacontenttype),
+      ).toContain('CE-7 media-type datacontenttype');
     }
   });
 
@@ -245,12 +287,16 @@ describe('review #8: datacontenttype must be able to travel as an HTTP header', 
       'text/plain; a="q\\"uote"',
       'application/json; profile="https://x.example/p?a=b"',
     ]) {
-      expect(acceptedEvent(parse(structuredRequest(nlEvent({ datacontenttype })))).attributes['datacontenttype']).toBe(datacontenttype);
+      expect(acceptedEvent(parse(structuredRequest(nlEvent({ datacontenttype })))).attributes['datacontenttype']).toBe(
+        datacontenttype,
+      );
     }
   });
 
   it('HTTP-2, CE-7, review #8: a binary-mode Content-Type with a Latin-1 character → 400', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'text/plain; a="\u00e9"' }, 'x')))).toEqual(['CE-7 media-type datacontenttype']);
+    expect(
+      invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'text/plain; a="\u00e9"' }, 'x'))),
+    ).toEqual(['CE-7 media-type datacontenttype']);
   });
 });
 
@@ -267,7 +313,9 @@ describe('review #11: problem answers are bounded', () => {
 
   it('review #11: long attribute names and values are cut in the answer, never echoed whole', () => {
     const long = 'X'.repeat(100_000);
-    const members = Array.from({ length: 50 }, (_, i) => nlEvent({ id: `${i}`, [`${long}${i}`]: 1, time: `\u0000${long}` }));
+    const members = Array.from({ length: 50 }, (_, i) =>
+      nlEvent({ id: `${i}`, [`${long}${i}`]: 1, time: `\u0000${long}` }),
+    );
     const problem = problemOf(parse(batchRequest(members), LIMITS));
     const body = problemResponse(problem).body;
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_PROBLEM_BYTES);
@@ -284,8 +332,16 @@ describe('review #11: problem answers are bounded', () => {
   });
 
   it('review #11: issues past the byte budget are counted in errorsNotListed, not dropped silently', () => {
-    const errors = Array.from({ length: 5000 }, (_, i) => ({ attribute: `a${i}`, rule: 'r', requirement: 'CE-1', message: `\u0001`.repeat(5000) }));
-    const answered = JSON.parse(problemResponse({ type: 't', title: 't', status: 400, errors }).body) as { errors: unknown[]; errorsNotListed: number };
+    const errors = Array.from({ length: 5000 }, (_, i) => ({
+      attribute: `a${i}`,
+      rule: 'r',
+      requirement: 'CE-1',
+      message: `\u0001`.repeat(5000),
+    }));
+    const answered = JSON.parse(problemResponse({ type: 't', title: 't', status: 400, errors }).body) as {
+      errors: unknown[];
+      errorsNotListed: number;
+    };
     expect(answered.errors.length).toBeLessThanOrEqual(MAX_LISTED_ISSUES);
     expect(answered.errors.length + answered.errorsNotListed).toBe(5000);
   });

@@ -5,9 +5,17 @@
  * RFC 8259's corners, and check that the events read this way are the ones read before.
  */
 import { describe, expect, it } from 'vitest';
-import { parseEventBatch, parseEventObject } from '../../../functions/core/cloudevents/http-binding/event-object-text.js';
+import {
+  parseEventBatch,
+  parseEventObject,
+} from '../../../functions/core/cloudevents/http-binding/event-object-text.js';
 import { MALFORMED } from '../../../functions/core/cloudevents/http-binding/parse-results.js';
-import { afterMemberName, afterScalarMember, isProvenJsonText, jsonValueEnd } from '../../../functions/core/cloudevents/json-syntax.js';
+import {
+  afterMemberName,
+  afterScalarMember,
+  isProvenJsonText,
+  jsonValueEnd,
+} from '../../../functions/core/cloudevents/json-syntax.js';
 import { mulberry32 } from '../../support/malformed-requests.js';
 import {
   acceptedEvent,
@@ -64,7 +72,10 @@ function jsonText(next: () => number, depth: number): string {
     case 3:
       return pick(['{}', '[]', `{${ws()}}`, `[${ws()}]`]);
     case 4: {
-      const members = Array.from({ length: 1 + Math.floor(next() * 4) }, () => `${ws()}${string()}${ws()}:${ws()}${jsonText(next, depth - 1)}${ws()}`);
+      const members = Array.from(
+        { length: 1 + Math.floor(next() * 4) },
+        () => `${ws()}${string()}${ws()}:${ws()}${jsonText(next, depth - 1)}${ws()}`,
+      );
       return `{${members.join(',')}}`;
     }
     default:
@@ -263,12 +274,18 @@ describe('issue 15: what the syntax pattern proves, JSON.parse accepts', () => {
 });
 
 describe('issue 15: parseEventObject and parseEventBatch leave data out of what JSON.parse builds', () => {
-  const long = { bsn: '999990001', adressen: Array.from({ length: 12 }, (_, n) => ({ straat: `Weertsstraat ${n}`, postcode: `65${10 + n}AB` })) };
+  const long = {
+    bsn: '999990001',
+    adressen: Array.from({ length: 12 }, (_, n) => ({ straat: `Weertsstraat ${n}`, postcode: `65${10 + n}AB` })),
+  };
 
   it('issue 15: a long event comes back with an empty object or array where its data was, and its member count', () => {
     for (const data of [long, [long]]) {
       const text = JSON.stringify(nlEvent({ data, subject: 's' }));
-      expect(parseEventObject(text)).toEqual({ value: { ...nlEvent({ subject: 's' }), data: Array.isArray(data) ? [] : {} }, members: 6 });
+      expect(parseEventObject(text)).toEqual({
+        value: { ...nlEvent({ subject: 's' }), data: Array.isArray(data) ? [] : {} },
+        members: 6,
+      });
     }
     // Data that is a string, number or literal is parsed with the rest.
     const text = JSON.stringify(nlEvent({ data: 'x'.repeat(600) }));
@@ -276,7 +293,10 @@ describe('issue 15: parseEventObject and parseEventBatch leave data out of what 
   });
 
   it('issue 15: a short event, or one with data under an escaped name, is parsed whole', () => {
-    expect(parseEventObject(JSON.stringify(nlEvent({ data: { a: 1 } })))).toEqual({ value: nlEvent({ data: { a: 1 } }), members: 5 });
+    expect(parseEventObject(JSON.stringify(nlEvent({ data: { a: 1 } })))).toEqual({
+      value: nlEvent({ data: { a: 1 } }),
+      members: 5,
+    });
     const escaped = JSON.stringify(nlEvent({ data: long })).replace('"data"', '"d\\u0061ta"');
     expect(parseEventObject(escaped)).toEqual({ value: nlEvent({ data: long }), members: 5 });
   });
@@ -297,9 +317,14 @@ describe('issue 15: parseEventObject and parseEventBatch leave data out of what 
     const members = [nlEvent({ data: long }), nlEvent({ id: 'b', data: [long] }), nlEvent({ id: 'c' })];
     const text = `[ ${members.map((member) => JSON.stringify(member)).join(' , ')} ]`;
     const parsed = parseEventBatch(text);
-    expect(parsed).toMatchObject({ value: [nlEvent({ data: {} }), nlEvent({ id: 'b', data: [] }), nlEvent({ id: 'c' })], members: { counts: [5, 5, 4] } });
+    expect(parsed).toMatchObject({
+      value: [nlEvent({ data: {} }), nlEvent({ id: 'b', data: [] }), nlEvent({ id: 'c' })],
+      members: { counts: [5, 5, 4] },
+    });
     const spans = parsed === MALFORMED ? [] : (parsed.members?.spans ?? []);
-    expect(spans.map(([start, end]) => text.slice(start, end))).toEqual(members.map((member) => JSON.stringify(member)));
+    expect(spans.map(([start, end]) => text.slice(start, end))).toEqual(
+      members.map((member) => JSON.stringify(member)),
+    );
   });
 
   it('issue 15: a long batch with a member that is no object, or a short batch, is parsed whole for the span scanner', () => {
@@ -338,10 +363,18 @@ describe('issue 15: a structured event whose data is proven, not built, is the e
 
   it('issue 15, HTTP-1, review #7: a duplicate before or after long data, or a second data, is still found', () => {
     const text = JSON.stringify(nlEvent({ data }));
-    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"id":"2"}`)))).toEqual(['HTTP-1 duplicate-member id']);
-    expect(invalidIssues(parse(structuredRequest(`{"type":"nl.x.y",${text.slice(1)}`)))).toEqual(['HTTP-1 duplicate-member type']);
-    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"data":{}}`)))).toEqual(['HTTP-1 duplicate-member data']);
-    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"d\\u0061ta":[]}`)))).toEqual(['HTTP-1 duplicate-member data']);
+    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"id":"2"}`)))).toEqual([
+      'HTTP-1 duplicate-member id',
+    ]);
+    expect(invalidIssues(parse(structuredRequest(`{"type":"nl.x.y",${text.slice(1)}`)))).toEqual([
+      'HTTP-1 duplicate-member type',
+    ]);
+    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"data":{}}`)))).toEqual([
+      'HTTP-1 duplicate-member data',
+    ]);
+    expect(invalidIssues(parse(structuredRequest(`${text.slice(0, -1)},"d\\u0061ta":[]}`)))).toEqual([
+      'HTTP-1 duplicate-member data',
+    ]);
   });
 
   it('issue 15, JSON-2: an object as data with a datacontenttype that is not JSON still gets its warning', () => {
@@ -351,15 +384,24 @@ describe('issue 15: a structured event whose data is proven, not built, is the e
   });
 
   it('issue 15, JSON-2: data and data_base64 together are still refused when data is long', () => {
-    expect(invalidIssues(parse(structuredRequest(nlEvent({ data, data_base64: 'AAAA' }))))).toEqual(['JSON-2 data-exclusive data']);
+    expect(invalidIssues(parse(structuredRequest(nlEvent({ data, data_base64: 'AAAA' }))))).toEqual([
+      'JSON-2 data-exclusive data',
+    ]);
   });
 
   it('issue 15, HTTP-3, CE-13: each member of a long batch is its own slice of the text, its attributes as JSON.parse reads them', () => {
-    const members = [nlEvent({ id: 'a', data }), nlEvent({ id: 'b', data: [data, data] }), nlEvent({ id: 'c', data: 'tekst' }), nlEvent({ id: 'd' })];
+    const members = [
+      nlEvent({ id: 'a', data }),
+      nlEvent({ id: 'b', data: [data, data] }),
+      nlEvent({ id: 'c', data: 'tekst' }),
+      nlEvent({ id: 'd' }),
+    ];
     const texts = members.map((member) => JSON.stringify(member, null, 1));
     const events = acceptedEvents(parse(batchRequest(`[ ${texts.join(' ,\n')} ]`)));
     expect(events.map((event) => event.json)).toEqual(texts);
-    expect(events.map((event) => event.attributes)).toEqual(members.map(({ data: _data, ...attributes }) => attributes));
+    expect(events.map((event) => event.attributes)).toEqual(
+      members.map(({ data: _data, ...attributes }) => attributes),
+    );
   });
 
   it('issue 15, HTTP-3, review #7: a duplicate in one member of a long batch is found and named with its index', () => {
@@ -371,18 +413,29 @@ describe('issue 15: a structured event whose data is proven, not built, is the e
   it('issue 15, HTTP-3: a long batch with a member that is no object, or with malformed data, is refused as before', () => {
     const member = JSON.stringify(nlEvent({ data }));
     expect(invalidIssues(parse(batchRequest(`[${member},42,${member}]`)))).toEqual(['HTTP-3 event-object - #1']);
-    expect(problemOf(parse(batchRequest(`[${member},${member.replace('"bsn":"999990001"', '"bsn":999990001"')}]`)))).toMatchObject({
+    expect(
+      problemOf(parse(batchRequest(`[${member},${member.replace('"bsn":"999990001"', '"bsn":999990001"')}]`))),
+    ).toMatchObject({
       status: 400,
       title: 'Malformed JSON',
     });
   });
 
   it('issue 15, HTTP-2: a long JSON body in binary mode is proven and spliced in verbatim; a malformed one is a 400', () => {
-    const headers = { 'ce-specversion': '1.0', 'ce-id': '1', 'ce-source': 'urn:nld:x', 'ce-type': 'nl.x.y', 'content-type': 'application/json' };
+    const headers = {
+      'ce-specversion': '1.0',
+      'ce-id': '1',
+      'ce-source': 'urn:nld:x',
+      'ce-type': 'nl.x.y',
+      'content-type': 'application/json',
+    };
     const body = JSON.stringify(data, null, 1);
     expect(acceptedEvent(parse(binaryRequest(headers, body))).json).toBe(
       `{"specversion":"1.0","id":"1","source":"urn:nld:x","type":"nl.x.y","datacontenttype":"application/json","data":${body}}`,
     );
-    expect(problemOf(parse(binaryRequest(headers, `${body.slice(0, -1)},}`)))).toMatchObject({ status: 400, title: 'Malformed JSON' });
+    expect(problemOf(parse(binaryRequest(headers, `${body.slice(0, -1)},}`)))).toMatchObject({
+      status: 400,
+      title: 'Malformed JSON',
+    });
   });
 });

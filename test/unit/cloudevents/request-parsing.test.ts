@@ -53,7 +53,9 @@ describe('HTTP-1 structured mode', () => {
   });
 
   it('HTTP-1: a parameter other than charset leaves the body UTF-8 and the event accepted', () => {
-    expect(acceptedEvent(parse(structuredRequest(nlEvent(), 'application/cloudevents+json; profile="urn:nld:x"'))).id).toBe(nlEvent()['id']);
+    expect(
+      acceptedEvent(parse(structuredRequest(nlEvent(), 'application/cloudevents+json; profile="urn:nld:x"'))).id,
+    ).toBe(nlEvent()['id']);
   });
 
   it('HTTP-1: warnings come back with an accepted event', () => {
@@ -70,7 +72,11 @@ describe('HTTP-1 structured mode', () => {
   });
 
   it('HTTP-1: a body that is not UTF-8 is malformed JSON', () => {
-    const body = Buffer.concat([Buffer.from('{"specversion":"1.0","subject":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const body = Buffer.concat([
+      Buffer.from('{"specversion":"1.0","subject":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
     expect(problemOf(parse({ headers: { 'content-type': 'application/cloudevents+json' }, body }))).toMatchObject({
       status: 400,
       type: problemTypeUri('malformed-json'),
@@ -79,7 +85,10 @@ describe('HTTP-1 structured mode', () => {
 
   it('HTTP-1: charset=utf8, the common spelling without a hyphen, is UTF-8 and accepted', () => {
     // The charset check lists the spellings it accepts one by one; each must be one that is read.
-    for (const contentType of ['application/cloudevents+json; charset=utf8', 'application/cloudevents+json; charset=UTF8']) {
+    for (const contentType of [
+      'application/cloudevents+json; charset=utf8',
+      'application/cloudevents+json; charset=UTF8',
+    ]) {
       expect(acceptedEvent(parse(structuredRequest(nlEvent(), contentType))).id, contentType).toBe(nlEvent()['id']);
     }
   });
@@ -113,10 +122,19 @@ describe('HTTP-1 structured mode', () => {
 describe('HTTP-2 binary mode', () => {
   it('HTTP-2: ce- headers are the attributes and a JSON body is spliced in verbatim as data', () => {
     const body = '{ "bsn" : "999990342",\n  "bedrag": 12345678901234567890 }';
-    const outcome = parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json; charset=utf-8', 'ce-nlbrpnationaliteit': '0083' }, body));
+    const outcome = parse(
+      binaryRequest(
+        { ...NL_HEADERS, 'content-type': 'application/json; charset=utf-8', 'ce-nlbrpnationaliteit': '0083' },
+        body,
+      ),
+    );
     expect(outcome.ok && outcome.mode).toBe('binary');
     const event = acceptedEvent(outcome);
-    expect(event.attributes).toEqual({ ...nlEvent(), nlbrpnationaliteit: '0083', datacontenttype: 'application/json; charset=utf-8' });
+    expect(event.attributes).toEqual({
+      ...nlEvent(),
+      nlbrpnationaliteit: '0083',
+      datacontenttype: 'application/json; charset=utf-8',
+    });
     expect(event.json).toBe(
       `{"specversion":"1.0","type":"nl.overheid.zaken.zaakstatus-gewijzigd","source":"urn:nld:oin:00000001823288444000:systeem:BRP-component",` +
         `"id":"f3dce042-cd6e-4977-844d-05be8dce7cea","nlbrpnationaliteit":"0083","datacontenttype":"application/json; charset=utf-8","data":${body}}`,
@@ -124,7 +142,9 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: any +json media type is spliced in as JSON data', () => {
-    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/vnd.zaak+json' }, '[1, 2]')));
+    const event = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/vnd.zaak+json' }, '[1, 2]')),
+    );
     expect(JSON.parse(event.json).data).toEqual([1, 2]);
   });
 
@@ -171,16 +191,28 @@ describe('HTTP-2 binary mode', () => {
 
   it('HTTP-2: a value to decode may hold printable US-ASCII up to ~; a raw control character, DEL or anything beyond is refused', () => {
     // The quotes make the value one to decode, so the header-character check, not the plain-value shortcut, decides.
-    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': '~ %22x%22' }))).attributes['subject']).toBe('~ "x"');
+    expect(
+      acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': '~ %22x%22' }))).attributes['subject'],
+    ).toBe('~ "x"');
     for (const raw of ['%22\u0001', '%22\u007f', '%22\u00e9']) {
-      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': raw }))), JSON.stringify(raw)).toEqual(['HTTP-2 header-characters subject']);
+      expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': raw }))), JSON.stringify(raw)).toEqual([
+        'HTTP-2 header-characters subject',
+      ]);
     }
   });
 
   it('HTTP-2: decoded values with quotes, backslashes and non-ASCII are escaped in the JSON format text', () => {
     const event = acceptedEvent(
       parse(
-        binaryRequest({ ...NL_HEADERS, 'ce-subject': '%22a%5Cb%22 caf%C3%A9 %F0%9F%8C%8E', 'ce-note': 'plain', 'content-type': 'application/json' }, '{"x":1}'),
+        binaryRequest(
+          {
+            ...NL_HEADERS,
+            'ce-subject': '%22a%5Cb%22 caf%C3%A9 %F0%9F%8C%8E',
+            'ce-note': 'plain',
+            'content-type': 'application/json',
+          },
+          '{"x":1}',
+        ),
       ),
     );
     expect(event.attributes['subject']).toBe('"a\\b" café 🌎');
@@ -189,7 +221,9 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: a value is validated after decoding, so an encoded space is still a space', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-source': 'urn:nld:gemeente-Bergen%20%28L%29' })))).toEqual(['CE-4 uri-reference source']);
+    expect(
+      invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-source': 'urn:nld:gemeente-Bergen%20%28L%29' }))),
+    ).toEqual(['CE-4 uri-reference source']);
   });
 
   it('HTTP-2: a header that is not valid percent-encoded UTF-8 is rejected', () => {
@@ -200,14 +234,20 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: text bodies become string data when they decode as UTF-8 or US-ASCII', () => {
-    const utf8 = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'text/plain; charset=utf-8' }, 'Hello, 🌎!\n')));
+    const utf8 = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'text/plain; charset=utf-8' }, 'Hello, 🌎!\n')),
+    );
     expect(JSON.parse(utf8.json).data).toBe('Hello, 🌎!\n');
-    const xml = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/xml' }, '<much wow="xml"/>')));
+    const xml = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/xml' }, '<much wow="xml"/>')),
+    );
     expect(JSON.parse(xml.json).data).toBe('<much wow="xml"/>');
   });
 
   it('HTTP-2: a +xml media type is text as well, also with a parameter other than charset', () => {
-    const atom = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/atom+xml; type=feed' }, '<feed/>')));
+    const atom = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/atom+xml; type=feed' }, '<feed/>')),
+    );
     expect(JSON.parse(atom.json).data).toBe('<feed/>');
   });
 
@@ -221,7 +261,8 @@ describe('HTTP-2 binary mode', () => {
       [undefined, Buffer.from('{"world":"hello"}')],
     ];
     for (const [contentType, body] of cases) {
-      const headers: Record<string, string> = contentType === undefined ? { ...NL_HEADERS } : { ...NL_HEADERS, 'content-type': contentType };
+      const headers: Record<string, string> =
+        contentType === undefined ? { ...NL_HEADERS } : { ...NL_HEADERS, 'content-type': contentType };
       const stored = JSON.parse(acceptedEvent(parse(binaryRequest(headers, body))).json) as Record<string, unknown>;
       expect(stored['data_base64'], contentType).toBe(body.toString('base64'));
       expect(stored['data']).toBeUndefined();
@@ -230,7 +271,9 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: an empty body means no data', () => {
-    const stored = JSON.parse(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }))).json) as Record<string, unknown>;
+    const stored = JSON.parse(
+      acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }))).json,
+    ) as Record<string, unknown>;
     expect('data' in stored || 'data_base64' in stored).toBe(false);
     expect(stored['datacontenttype']).toBe('application/json');
   });
@@ -239,7 +282,9 @@ describe('HTTP-2 binary mode', () => {
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]);
     const notUtf8 = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc0, 0xa0]), Buffer.from('"}')]);
     for (const body of [bom, notUtf8]) {
-      expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body)))).toMatchObject({
+      expect(
+        problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body))),
+      ).toMatchObject({
         status: 400,
         type: problemTypeUri('malformed-json'),
       });
@@ -247,21 +292,26 @@ describe('HTTP-2 binary mode', () => {
   });
 
   it('HTTP-2: a JSON media type with a body that is not JSON is malformed JSON', () => {
-    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello')))).toMatchObject({
+    expect(
+      problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, 'Hello'))),
+    ).toMatchObject({
       status: 400,
       type: problemTypeUri('malformed-json'),
     });
   });
 
   it('HTTP-2: with invalid attributes too, the malformed JSON data is listed among the errors', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '', 'content-type': 'application/json' }, '{oops')))).toEqual([
-      'CE-3 non-empty id',
-      'HTTP-2 json-data data',
-    ]);
+    expect(
+      invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '', 'content-type': 'application/json' }, '{oops'))),
+    ).toEqual(['CE-3 non-empty id', 'HTTP-2 json-data data']);
   });
 
   it('HTTP-2: binary attributes are validated like structured ones', () => {
-    expect(invalidIssues(parse(binaryRequest({ 'ce-specversion': '0.3', 'ce-type': 'event', 'ce-time': 'now', 'content-type': 'xyz' })))).toEqual([
+    expect(
+      invalidIssues(
+        parse(binaryRequest({ 'ce-specversion': '0.3', 'ce-type': 'event', 'ce-time': 'now', 'content-type': 'xyz' })),
+      ),
+    ).toEqual([
       'CE-5 specversion specversion',
       'CE-6 reverse-dns type',
       'CE-10 timestamp time',
@@ -273,12 +323,16 @@ describe('HTTP-2 binary mode', () => {
 
   it('HTTP-2: data cannot travel in a ce- header', () => {
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-data': 'x' })))).toEqual(['HTTP-2 binary-data data']);
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-data_base64': 'eA==' })))).toEqual(['HTTP-2 binary-data data_base64']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-data_base64': 'eA==' })))).toEqual([
+      'HTTP-2 binary-data data_base64',
+    ]);
   });
 
   it('HTTP-2, review #4: a ce-datacontenttype header is refused naming HTTP binding §3.1.1, with or without a Content-Type', () => {
     for (const headers of [{ 'content-type': 'application/json' }, {}] as Record<string, string>[]) {
-      const problem = problemOf(parse(binaryRequest({ ...NL_HEADERS, 'ce-datacontenttype': 'text/plain', ...headers }, '1')));
+      const problem = problemOf(
+        parse(binaryRequest({ ...NL_HEADERS, 'ce-datacontenttype': 'text/plain', ...headers }, '1')),
+      );
       expect(summary(problem.errors)).toEqual(['HTTP-2 binary-content-type datacontenttype']);
       expect(problem.errors![0]!.message).toContain('§3.1.1');
     }
@@ -315,12 +369,16 @@ describe('HTTP-2 binary mode', () => {
       expect(repeated[0]!.message).toContain(`The ${header} header came more than once`);
     }
     // A comma the value itself holds travels percent-encoded; the binding lets any character be (§3.1.3.2).
-    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'Jansen%2C%20Piet' }))).attributes['subject']).toBe('Jansen, Piet');
+    expect(
+      acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'Jansen%2C%20Piet' }))).attributes['subject'],
+    ).toBe('Jansen, Piet');
   });
 
   it('HTTP-2, issue 28: a quoted ce- header value is unquoted before percent-decoding; an unbalanced one is a 400, an empty one the empty string', () => {
     // HTTP binding §3.1.3.2: "any HTTP header value MUST first be unescaped with respect to double-quoted strings" (RFC 9110 §5.6.4).
-    const quoted = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '"abc"', 'ce-subject': '"caf%C3%A9 \\"x\\" \\\\ y"' })));
+    const quoted = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '"abc"', 'ce-subject': '"caf%C3%A9 \\"x\\" \\\\ y"' })),
+    );
     expect(quoted.attributes['id']).toBe('abc');
     expect(quoted.attributes['subject']).toBe('café "x" \\ y');
     expect(JSON.parse(quoted.json)).toMatchObject({ id: 'abc', subject: 'café "x" \\ y' });
@@ -332,14 +390,21 @@ describe('HTTP-2 binary mode', () => {
     }
     // Empty: the empty string, which id may not be (CE-3); for an extension it is a value like any other.
     expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-id': '""' })))).toEqual(['CE-3 non-empty id']);
-    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-comexampleext': '""' }))).attributes['comexampleext']).toBe('');
+    expect(
+      acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-comexampleext': '""' }))).attributes['comexampleext'],
+    ).toBe('');
     // A value that does not begin with a quote is taken as it is, as older senders wrote a raw quote inside one.
-    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a"b' }))).attributes['subject']).toBe('a"b');
+    expect(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'ce-subject': 'a"b' }))).attributes['subject']).toBe(
+      'a"b',
+    );
   });
 
   it('HTTP-2: a text body is string data for charset=utf8 and for US-ASCII text; an ASCII body in another charset stays data_base64', () => {
     const dataOf = (contentType: string, body: string): Record<string, unknown> =>
-      JSON.parse(acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': contentType }, Buffer.from(body, 'latin1')))).json);
+      JSON.parse(
+        acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': contentType }, Buffer.from(body, 'latin1'))))
+          .json,
+      );
     expect(dataOf('text/plain; charset=utf8', 'Hallo')).toMatchObject({ data: 'Hallo' });
     expect(dataOf('text/plain; charset=us-ascii', 'Hallo')).toMatchObject({ data: 'Hallo' });
     // Koerier decodes UTF-8 only: bytes in any other charset are kept as they came, even when they happen to be ASCII.
@@ -351,13 +416,17 @@ describe('HTTP-2 binary mode', () => {
   it('HTTP-2: a JSON body longer than the 256 KB the syntax pattern proves is still spliced in as data', () => {
     // Past that length JSON.parse decides instead of the pattern; valid JSON must not be refused for its length alone.
     const body = `{"tekst":"${'x'.repeat(300 * 1024)}"}`;
-    const event = acceptedEvent(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body), { maxEventBytes: 1024 * 1024 }));
+    const event = acceptedEvent(
+      parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/json' }, body), { maxEventBytes: 1024 * 1024 }),
+    );
     expect(event.json.endsWith(`,"data":${body}}`)).toBe(true);
     expect(JSON.parse(event.json).data).toEqual(JSON.parse(body));
   });
 
   it('HTTP-2: a ce-__proto__ header is an invalid attribute name, not a prototype', () => {
-    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-__proto__': 'x' })))).toEqual(['CE-1 attribute-name __proto__']);
+    expect(invalidIssues(parse(binaryRequest({ ...NL_HEADERS, 'ce-__proto__': 'x' })))).toEqual([
+      'CE-1 attribute-name __proto__',
+    ]);
   });
 });
 
@@ -366,9 +435,12 @@ describe('HTTP-3 batch mode', () => {
   const second = nlEvent({ id: 'twee', datacontenttype: 'text/plain', data: 'tekst' });
 
   it('HTTP-3: a batch is accepted in order, each member kept as its own slice of the text', () => {
-    const member1 = '{"specversion":"1.0","type":"nl.brp.persoon-verhuisd","source":"urn:nld:oin:1:systeem:x","id":"een","data":{"big":12345678901234567890}}';
+    const member1 =
+      '{"specversion":"1.0","type":"nl.brp.persoon-verhuisd","source":"urn:nld:oin:1:systeem:x","id":"een","data":{"big":12345678901234567890}}';
     const member2 = `{ "specversion": "1.0", "type": "nl.brp.persoon-verhuisd", "source": "urn:nld:oin:1:systeem:x", "id": "twee", "note": "a, \\"quoted\\" ] }" }`;
-    const outcome = parse(batchRequest(`[\n  ${member1} ,\n\t${member2}\n]`, 'application/cloudevents-batch+json; charset=UTF-8'));
+    const outcome = parse(
+      batchRequest(`[\n  ${member1} ,\n\t${member2}\n]`, 'application/cloudevents-batch+json; charset=UTF-8'),
+    );
     expect(outcome.ok && outcome.mode).toBe('batch');
     const events = acceptedEvents(outcome);
     expect(events.map((e) => e.json)).toEqual([member1, member2]);
@@ -383,11 +455,19 @@ describe('HTTP-3 batch mode', () => {
 
   it('HTTP-3: batch warnings carry the member index', () => {
     const outcome = parse(batchRequest([first, nlEvent({ source: '/relative' })]));
-    expect(outcome.ok && outcome.warnings.map((w) => `${w.requirement} ${w.rule} #${w.index}`)).toEqual(['CE-4 nld-urn #1']);
+    expect(outcome.ok && outcome.warnings.map((w) => `${w.requirement} ${w.rule} #${w.index}`)).toEqual([
+      'CE-4 nld-urn #1',
+    ]);
   });
 
   it('HTTP-3: a batch is all or nothing — every violation of every member is listed with its index', () => {
-    expect(invalidIssues(parse(batchRequest([first, nlEvent({ id: '' }), 'not an object', nlEvent({ time: 'noon', type: 'x' }), second])))).toEqual([
+    expect(
+      invalidIssues(
+        parse(
+          batchRequest([first, nlEvent({ id: '' }), 'not an object', nlEvent({ time: 'noon', type: 'x' }), second]),
+        ),
+      ),
+    ).toEqual([
       'CE-3 non-empty id #1',
       'HTTP-3 event-object - #2',
       'CE-6 reverse-dns type #3',
@@ -415,14 +495,23 @@ describe('HTTP-3 batch mode', () => {
   });
 
   it('HTTP-3: a malformed batch is malformed JSON', () => {
-    expect(problemOf(parse(batchRequest('[{"id":1},')))).toMatchObject({ status: 400, type: problemTypeUri('malformed-json') });
+    expect(problemOf(parse(batchRequest('[{"id":1},')))).toMatchObject({
+      status: 400,
+      type: problemTypeUri('malformed-json'),
+    });
   });
 });
 
 describe('HTTP-5 structured mode ignores ce- headers', () => {
   it('HTTP-5: ce- headers that contradict a structured body are ignored', () => {
     const event = acceptedEvent(
-      parse(structuredRequest(nlEvent(), 'application/cloudevents+json', { 'ce-id': 'from-header', 'ce-specversion': '0.3', 'ce-extra': 'x' })),
+      parse(
+        structuredRequest(nlEvent(), 'application/cloudevents+json', {
+          'ce-id': 'from-header',
+          'ce-specversion': '0.3',
+          'ce-extra': 'x',
+        }),
+      ),
     );
     expect(event.id).toBe(nlEvent()['id']);
     expect(event.attributes).toEqual(nlEvent());
@@ -431,7 +520,9 @@ describe('HTTP-5 structured mode ignores ce- headers', () => {
   it('HTTP-5: ce- headers do not fill in attributes a structured body lacks', () => {
     const body = nlEvent();
     delete body['id'];
-    expect(invalidIssues(parse(structuredRequest(body, 'application/cloudevents+json', { 'ce-id': 'from-header' })))).toEqual(['CE-3 required id']);
+    expect(
+      invalidIssues(parse(structuredRequest(body, 'application/cloudevents+json', { 'ce-id': 'from-header' }))),
+    ).toEqual(['CE-3 required id']);
   });
 });
 
@@ -453,7 +544,8 @@ describe('Content modes not understood (415)', () => {
     const withType = problemOf(parse(binaryRequest({ 'content-type': 'application/json', 'ce-id': '1' }, '{}')));
     expect(withType.status).toBe(415);
     expect(withType.detail).toContain('application/json');
-    for (const mode of ['application/cloudevents+json', 'application/cloudevents-batch+json', 'ce-specversion']) expect(withType.detail).toContain(mode);
+    for (const mode of ['application/cloudevents+json', 'application/cloudevents-batch+json', 'ce-specversion'])
+      expect(withType.detail).toContain(mode);
     expect(problemOf(parse(binaryRequest({}, ''))).status).toBe(415);
   });
 });
@@ -503,13 +595,20 @@ describe('Event size limit (413)', () => {
     // Without ce-id the headers are invalid: which answer comes shows whether the body was refused unread.
     const { 'ce-id': _id, ...withoutId } = NL_HEADERS;
     const headers = { ...withoutId, 'content-type': 'application/octet-stream' };
-    expect(problemOf(parse(binaryRequest(headers, Buffer.alloc(401)), options))).toMatchObject({ status: 413, eventBytes: 401, maxEventBytes: 400 });
+    expect(problemOf(parse(binaryRequest(headers, Buffer.alloc(401)), options))).toMatchObject({
+      status: 413,
+      eventBytes: 401,
+      maxEventBytes: 400,
+    });
     expect(invalidIssues(parse(binaryRequest(headers, Buffer.alloc(400)), options))).toEqual(['CE-3 required id']);
   });
 
   it('CE-14: a 413 names the event by an id of up to 256 characters, and by no id that is longer or not a string', () => {
     // The answer names the event, it does not echo whatever the client put in its id.
-    const eventIdOf = (id: unknown) => problemOf(parse(batchRequest([withData('klein', 10), nlEvent({ id, data: 'x'.repeat(400) })]), options))['eventId'];
+    const eventIdOf = (id: unknown) =>
+      problemOf(parse(batchRequest([withData('klein', 10), nlEvent({ id, data: 'x'.repeat(400) })]), options))[
+        'eventId'
+      ];
     expect(eventIdOf('i'.repeat(256))).toBe('i'.repeat(256));
     expect(eventIdOf('i'.repeat(257))).toBeUndefined();
     expect(eventIdOf(['een'])).toBeUndefined();
@@ -524,7 +623,11 @@ describe('Event size limit (413)', () => {
   });
 
   it('CE-14: an oversized binary event is answered 413 on its JSON format size', () => {
-    expect(problemOf(parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/octet-stream' }, Buffer.alloc(300)), options))).toMatchObject({
+    expect(
+      problemOf(
+        parse(binaryRequest({ ...NL_HEADERS, 'content-type': 'application/octet-stream' }, Buffer.alloc(300)), options),
+      ),
+    ).toMatchObject({
       status: 413,
       eventId: NL_HEADERS['ce-id'],
     });

@@ -1,6 +1,12 @@
 import { HTTP, type CloudEvent } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import { readStoredEvent, toBatchMessage, toBinaryMessage, toStructuredMessage, type AcceptedEvent } from '../../../functions/core/cloudevents/index.js';
+import {
+  readStoredEvent,
+  toBatchMessage,
+  toBinaryMessage,
+  toStructuredMessage,
+  type AcceptedEvent,
+} from '../../../functions/core/cloudevents/index.js';
 import { acceptedEvent, acceptedEvents, nlEvent, parse, structuredRequest } from './fixtures.js';
 
 /** A stored event, made the way Koerier makes them: by accepting a structured request. */
@@ -10,15 +16,21 @@ function stored(overrides: Record<string, unknown>): AcceptedEvent {
 
 /** The official SDK's reading of a message; JSON and text bodies are handed over as strings. */
 function sdkRead(message: { headers: Record<string, string>; body: Buffer }, bodyAsBytes = false): CloudEvent<unknown> {
-  const event = HTTP.toEvent({ headers: message.headers, body: bodyAsBytes ? message.body : message.body.toString('utf8') }) as
-    CloudEvent<unknown> | CloudEvent<unknown>[];
+  const event = HTTP.toEvent({
+    headers: message.headers,
+    body: bodyAsBytes ? message.body : message.body.toString('utf8'),
+  }) as CloudEvent<unknown> | CloudEvent<unknown>[];
   if (Array.isArray(event)) expect.fail('expected one event from the SDK');
   expect(event.validate()).toBe(true);
   return event;
 }
 
 /** Every attribute we hold, as the SDK sees it (it normalises `time` to milliseconds, so compare instants). */
-function expectSdkAttributes(sdkEvent: CloudEvent<unknown>, attributes: Readonly<Record<string, unknown>>, stringValues = false): void {
+function expectSdkAttributes(
+  sdkEvent: CloudEvent<unknown>,
+  attributes: Readonly<Record<string, unknown>>,
+  stringValues = false,
+): void {
   const seen = sdkEvent as unknown as Record<string, unknown>;
   for (const [name, value] of Object.entries(attributes)) {
     if (name === 'time') expect(Date.parse(String(seen[name]))).toBe(Date.parse(String(value)));
@@ -37,11 +49,18 @@ describe('toStructuredMessage', () => {
   });
 
   it('HTTP-4: a structured delivery carries no ce- headers for receivers to come to depend on (HTTP-5)', () => {
-    expect(Object.keys(toStructuredMessage(stored(EXTENSIONS).json).headers).filter((h) => h.startsWith('ce-'))).toEqual([]);
+    expect(
+      Object.keys(toStructuredMessage(stored(EXTENSIONS).json).headers).filter((h) => h.startsWith('ce-')),
+    ).toEqual([]);
   });
 
   it('CE-13: the official SDK and Koerier both read a structured delivery back unchanged', () => {
-    const event = stored({ ...EXTENSIONS, subject: '999990342', datacontenttype: 'application/json', data: { bsn: '999990342', lijst: [1, 2] } });
+    const event = stored({
+      ...EXTENSIONS,
+      subject: '999990342',
+      datacontenttype: 'application/json',
+      data: { bsn: '999990342', lijst: [1, 2] },
+    });
     const message = toStructuredMessage(event.json);
     const sdkEvent = sdkRead(message);
     expectSdkAttributes(sdkEvent, event.attributes);
@@ -53,8 +72,9 @@ describe('toStructuredMessage', () => {
 describe('toBinaryMessage', () => {
   it('HTTP-2: JSON data becomes the body unchanged and attributes become ce- headers; SDK and Koerier agree', () => {
     const text =
-      JSON.stringify(nlEvent({ time: '2021-12-10T17:31:00Z', ...EXTENSIONS, datacontenttype: 'application/json' })).slice(0, -1) +
-      ',"data":{ "bedrag": 12345678901234567890 }}';
+      JSON.stringify(
+        nlEvent({ time: '2021-12-10T17:31:00Z', ...EXTENSIONS, datacontenttype: 'application/json' }),
+      ).slice(0, -1) + ',"data":{ "bedrag": 12345678901234567890 }}';
     const event = acceptedEvent(parse(structuredRequest(text)));
     const message = toBinaryMessage(event.json);
     expect(message.headers['content-type']).toBe('application/json');
@@ -65,7 +85,9 @@ describe('toBinaryMessage', () => {
     const sdkEvent = sdkRead(message);
     expectSdkAttributes(sdkEvent, event.attributes, true);
     const back = acceptedEvent(parse(message));
-    expect(back.attributes).toEqual(Object.fromEntries(Object.entries(event.attributes).map(([k, v]) => [k, String(v)])));
+    expect(back.attributes).toEqual(
+      Object.fromEntries(Object.entries(event.attributes).map(([k, v]) => [k, String(v)])),
+    );
     expect(JSON.parse(back.json).data).toEqual(JSON.parse(event.json).data);
     expect(back.json).toContain('"data":{ "bedrag": 12345678901234567890 }');
   });
@@ -105,7 +127,10 @@ describe('toBinaryMessage', () => {
     const message = toBinaryMessage(event.json);
     expect(message.headers['content-type']).toBe('application/json');
     expect(sdkRead(message).data).toEqual({ a: 1 });
-    expect(acceptedEvent(parse(message)).attributes).toEqual({ ...event.attributes, datacontenttype: 'application/json' });
+    expect(acceptedEvent(parse(message)).attributes).toEqual({
+      ...event.attributes,
+      datacontenttype: 'application/json',
+    });
   });
 
   it('JSON-2: data_base64 without datacontenttype is sent without a Content-Type and reads back the same', () => {
@@ -148,7 +173,10 @@ describe('toBinaryMessage', () => {
   });
 
   it('HTTP-2: values outside printable ASCII, spaces, quotes and % are percent-encoded and read back unchanged', () => {
-    const event = stored({ subject: 'café "quoted" 100% ok', source: 'urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem' });
+    const event = stored({
+      subject: 'café "quoted" 100% ok',
+      source: 'urn:nld:gemeente-Bergen%20%28L%29.burgerzakensysteem',
+    });
     const message = toBinaryMessage(event.json);
     expect(message.headers['ce-subject']).toBe('caf%C3%A9%20%22quoted%22%20100%25%20ok');
     expect(message.headers['ce-source']).toBe('urn:nld:gemeente-Bergen%2520%2528L%2529.burgerzakensysteem');
@@ -169,7 +197,8 @@ describe('toBatchMessage', () => {
     const events = [stored({ id: 'een', data: { n: 1 } }), stored({ id: 'twee', ...EXTENSIONS })];
     const message = toBatchMessage(events.map((e) => e.json));
     expect(message.headers).toEqual({ 'content-type': 'application/cloudevents-batch+json; charset=utf-8' });
-    const sdkEvents = HTTP.toEvent({ headers: message.headers, body: message.body.toString('utf8') }) as CloudEvent<unknown> | CloudEvent<unknown>[];
+    const sdkEvents = HTTP.toEvent({ headers: message.headers, body: message.body.toString('utf8') }) as
+      CloudEvent<unknown> | CloudEvent<unknown>[];
     if (!Array.isArray(sdkEvents)) expect.fail('expected a batch from the SDK');
     expect(sdkEvents).toHaveLength(2);
     sdkEvents.forEach((sdkEvent, i) => expectSdkAttributes(sdkEvent, events[i]!.attributes));

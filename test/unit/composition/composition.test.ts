@@ -8,16 +8,22 @@ import { clientAdmission } from '../../../functions/app/client-throttling.js';
 import { createLogger } from '../../../functions/app/logger.js';
 import { partnerStore, partners, routeIndex, subscriptions } from '../../../functions/composition/adapters.js';
 import { buildAwsDependencies } from '../../../functions/composition/aws-dependencies.js';
-import { composeDependencies, createComposition, type ClientSource } from '../../../functions/composition/composition.js';
+import {
+  composeDependencies,
+  createComposition,
+  type ClientSource,
+} from '../../../functions/composition/composition.js';
 import { loadConfig, settingEnv } from '../../../functions/config.js';
-import { resourceEnv } from '../../../lib/resources.js';
+import { resourceEnv } from '../../../functions/config/resources.js';
 
 const config = loadConfig({
   [settingEnv.issuer]: 'https://issuer.test',
   [settingEnv.audience]: 'koerier',
   [settingEnv.jwksUrl]: 'https://issuer.test/jwks',
   AWS_REGION: 'eu-central-1',
-  ...Object.fromEntries((['partners', 'routes', 'subscriptions'] as const).map((table) => [resourceEnv.table(table), `koerier-${table}`])),
+  ...Object.fromEntries(
+    (['partners', 'routes', 'subscriptions'] as const).map((table) => [resourceEnv.table(table), `koerier-${table}`]),
+  ),
 });
 
 function composition() {
@@ -85,7 +91,16 @@ describe('a composed set of dependencies', () => {
       },
     });
     const members = Object.keys(deps);
-    expect(members).toEqual(expect.arrayContaining(['claimCheckStore', 'dataContracts', 'eventArchive', 'lockTokenKey', 'signingKeys', 'metrics']));
+    expect(members).toEqual(
+      expect.arrayContaining([
+        'claimCheckStore',
+        'dataContracts',
+        'eventArchive',
+        'lockTokenKey',
+        'signingKeys',
+        'metrics',
+      ]),
+    );
     expect(members).toHaveLength(37);
     expect(asked).toBe(0);
   });

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { functions } from '../../../lib/resources.js';
+import { functions } from '../../../functions/config/resources.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..', '..');
 const DEPENDENCIES_FILE = path.join(ROOT, 'functions', 'app', 'dependencies.ts');
@@ -21,7 +21,11 @@ let program: ts.Program;
 let checker: ts.TypeChecker;
 
 beforeAll(() => {
-  const config = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   program = ts.createProgram(
     Object.values(functions).map((spec) => path.join(ROOT, spec.entry)),
     config!.options,
@@ -66,7 +70,8 @@ function isDependency(symbol: ts.Symbol | undefined): boolean {
 function membersRead(files: readonly ts.SourceFile[]): Set<string> {
   const read = new Set<string>();
   const visit = (node: ts.Node): void => {
-    if (ts.isPropertyAccessExpression(node) && isDependency(checker.getSymbolAtLocation(node.name))) read.add(node.name.text);
+    if (ts.isPropertyAccessExpression(node) && isDependency(checker.getSymbolAtLocation(node.name)))
+      read.add(node.name.text);
     if (ts.isObjectBindingPattern(node)) {
       const type = checker.getTypeAtLocation(node);
       for (const element of node.elements) {
@@ -84,11 +89,17 @@ function membersRead(files: readonly ts.SourceFile[]): Set<string> {
 function listedAdapters(entry: string): string[] {
   let listed: string[] | undefined;
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'lambdaDependencies') {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'lambdaDependencies'
+    ) {
       const list = node.arguments[1];
-      if (list === undefined || !ts.isObjectLiteralExpression(list)) throw new Error(`${entry}: lambdaDependencies needs an object literal of builders`);
+      if (list === undefined || !ts.isObjectLiteralExpression(list))
+        throw new Error(`${entry}: lambdaDependencies needs an object literal of builders`);
       listed = list.properties.map((property) => {
-        if (!ts.isShorthandPropertyAssignment(property) && !ts.isPropertyAssignment(property)) throw new Error(`${entry}: only named builders in the list`);
+        if (!ts.isShorthandPropertyAssignment(property) && !ts.isPropertyAssignment(property))
+          throw new Error(`${entry}: only named builders in the list`);
         return property.name.getText();
       });
     }

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
-import { functions } from '../../../lib/resources.js';
+import { functions } from '../../../functions/config/resources.js';
 
 const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
-type Operation = { parameters?: { name: string }[]; security?: Record<string, string[]>[]; responses: Record<string, { headers?: Record<string, unknown> }> };
+type Operation = {
+  parameters?: { name: string }[];
+  security?: Record<string, string[]>[];
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
 const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
 
 describe('the contract register in the API description (EDU-6)', () => {
@@ -23,6 +27,7 @@ describe('the contract register in the API description (EDU-6)', () => {
   it('every schema reference resolves', () => {
     const text = JSON.stringify(document);
     const schemas = document.components.schemas as Record<string, unknown>;
-    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(schemas, name).toHaveProperty(name!);
+    for (const [, name] of text.matchAll(/"#\/components\/schemas\/([^"]+)"/g))
+      expect(schemas, name).toHaveProperty(name!);
   });
 });

@@ -9,7 +9,11 @@ import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { DeprecationNotice } from '../../../functions/core/contracts/contract.js';
 import { ContractRegister } from '../../../functions/core/contracts/contract-register.js';
 import { DataContracts } from '../../../functions/core/contracts/data-contracts.js';
-import { MemoryContractDocuments, MemoryContractStore, memoryConsumers } from '../../../functions/core/contracts/memory-adapters.js';
+import {
+  MemoryContractDocuments,
+  MemoryContractStore,
+  memoryConsumers,
+} from '../../support/memory/contracts-memory-adapters.js';
 import type { ContractParser } from '../../../functions/core/contracts/ports.js';
 import type { JsonSchema } from '../../../functions/core/contracts/schema-compatibility.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
@@ -27,8 +31,12 @@ const operator: Principal = { clientId: 'ops', scopes: new Set(['contracts:read'
 /** Stands in for @asyncapi/parser: the messages of components.messages, each with its payload. */
 const messagesParser: ContractParser = {
   async parse(_kind, text) {
-    const document = JSON.parse(text) as { asyncapi?: string; components?: { messages?: Record<string, { name?: string; payload?: object }> } };
-    if (!document.asyncapi) return { valid: false, errors: [{ message: 'not an AsyncAPI document', severity: 'error' }] };
+    const document = JSON.parse(text) as {
+      asyncapi?: string;
+      components?: { messages?: Record<string, { name?: string; payload?: object }> };
+    };
+    if (!document.asyncapi)
+      return { valid: false, errors: [{ message: 'not an AsyncAPI document', severity: 'error' }] };
     const messages = Object.entries(document.components?.messages ?? {}).map(([id, { name, payload }]) => ({
       id,
       ...(name ? { name } : {}),
@@ -75,7 +83,12 @@ function setup() {
     }),
   );
   const publish = (version: string, payload: Record<string, unknown>) =>
-    register.publish(writer, 'enrolments', version, request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document: enrolmentContract(payload) }));
+    register.publish(
+      writer,
+      'enrolments',
+      version,
+      request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document: enrolmentContract(payload) }),
+    );
   return { store, documents, notices, register, publish };
 }
 
@@ -103,7 +116,12 @@ describe('the contract register use cases (issue 14)', () => {
   it('issue 14 item 3: a deprecation calls the lifecycle hook once, with the sunset date and the consumers', async () => {
     const { register, publish, notices } = setup();
     await publish('1.0.0', enrolmentPayload());
-    const deprecated = await register.changeVersion(writer, 'enrolments', '1.0.0', request('PATCH', { status: 'deprecated', sunset: '2027-01-31' }));
+    const deprecated = await register.changeVersion(
+      writer,
+      'enrolments',
+      '1.0.0',
+      request('PATCH', { status: 'deprecated', sunset: '2027-01-31' }),
+    );
     expect(deprecated.status).toBe(200);
     expect(notices).toEqual([
       expect.objectContaining({
@@ -122,9 +140,22 @@ describe('the contract register use cases (issue 14)', () => {
   it('EDU-21: a message removed from a version is breaking within the major version', async () => {
     const { register } = setup();
     const document = enrolmentContract(enrolmentPayload());
-    await register.publish(writer, 'enrolments', '1.0.0', request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document }));
-    const without = { ...document, components: { messages: { other: { name: 'nl.edu.other.v1', payload: { type: 'object' } } } } };
-    const refused = await register.publish(writer, 'enrolments', '1.1.0', request('PUT', { kind: 'asyncapi-data', document: without }));
+    await register.publish(
+      writer,
+      'enrolments',
+      '1.0.0',
+      request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document }),
+    );
+    const without = {
+      ...document,
+      components: { messages: { other: { name: 'nl.edu.other.v1', payload: { type: 'object' } } } },
+    };
+    const refused = await register.publish(
+      writer,
+      'enrolments',
+      '1.1.0',
+      request('PUT', { kind: 'asyncapi-data', document: without }),
+    );
     expect(refused.status).toBe(422);
     expect(refused.body).toContain('message-removed');
   });
@@ -132,7 +163,10 @@ describe('the contract register use cases (issue 14)', () => {
   it('EDU-22: a new contract needs an owner and a contact point with an e-mail address or URL', async () => {
     const { register } = setup();
     const document = enrolmentContract(enrolmentPayload());
-    expect((await register.publish(writer, 'enrolments', '1.0.0', request('PUT', { kind: 'asyncapi-data', document }))).status).toBe(400);
+    expect(
+      (await register.publish(writer, 'enrolments', '1.0.0', request('PUT', { kind: 'asyncapi-data', document })))
+        .status,
+    ).toBe(400);
     const nameOnly = await register.publish(
       writer,
       'enrolments',
@@ -148,9 +182,21 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
     const { register, publish, documents, store } = setup();
     await publish('1.0.0', enrolmentPayload());
     // An operator's binding checks every publisher's events.
-    expect((await register.bind(operator, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode }))).status).toBe(200);
+    expect(
+      (
+        await register.bind(
+          operator,
+          ENROLMENT_TYPE,
+          request('PUT', { contract: 'enrolments', version: '1.0.0', mode }),
+        )
+      ).status,
+    ).toBe(200);
     const dataContracts = new DataContracts({ store, documents, refreshMs: 30_000, clock: () => 0, log: silentLog });
-    const { deps, queue } = memoryIngest(ingestSettings({ 'school-a': ['urn:nld:oin:0001'] }, { publishRatePerMinute: 1000 }), Date.now, { dataContracts });
+    const { deps, queue } = memoryIngest(
+      ingestSettings({ 'school-a': ['urn:nld:oin:0001'] }, { publishRatePerMinute: 1000 }),
+      Date.now,
+      { dataContracts },
+    );
     const send = (data: unknown) =>
       acceptEvents(
         {
@@ -160,7 +206,15 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
           query: {},
           routeKey: 'POST /events',
           pathParameters: {},
-          body: Buffer.from(JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:0001', type: ENROLMENT_TYPE, data })),
+          body: Buffer.from(
+            JSON.stringify({
+              specversion: '1.0',
+              id: randomUUID(),
+              source: 'urn:nld:oin:0001',
+              type: ENROLMENT_TYPE,
+              data,
+            }),
+          ),
         },
         publisher,
         deps,
@@ -209,15 +263,25 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
 });
 
 describe('who may bind an event type (issue 28, item 7)', () => {
-  const schools = { a: { clientId: 'school-a', scopes: new Set(['contracts:write']) }, b: { clientId: 'school-b', scopes: new Set(['contracts:write']) } };
+  const schools = {
+    a: { clientId: 'school-a', scopes: new Set(['contracts:write']) },
+    b: { clientId: 'school-b', scopes: new Set(['contracts:write']) },
+  };
   /** School b maintains a contract that no data can follow ({"not": {}}); the ingest of both schools with the register's bindings. */
   async function hostileSetup() {
     const context = setup();
     const { register, store, documents } = context;
     const document = enrolmentContract({ not: {} });
-    expect((await register.publish(schools.b, 'refuse-all', '1.0.0', request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document }))).status).toBe(
-      201,
-    );
+    expect(
+      (
+        await register.publish(
+          schools.b,
+          'refuse-all',
+          '1.0.0',
+          request('PUT', { kind: 'asyncapi-data', owner, contact: owner, document }),
+        )
+      ).status,
+    ).toBe(201);
     const dataContracts = new DataContracts({ store, documents, refreshMs: 0, clock: Date.now, log: silentLog });
     const { deps } = memoryIngest(ingestSettings(GRANTS, { publishRatePerMinute: 1000 }), Date.now, { dataContracts });
     const send = (school: 'a' | 'b') =>
@@ -275,7 +339,15 @@ describe('who may bind an event type (issue 28, item 7)', () => {
     expect((await register.unbind(writer, ENROLMENT_TYPE)).status).toBe(403);
     expect((await register.unbind(operator, ENROLMENT_TYPE)).status).toBe(204);
     // An operator's binding, for every publisher, only an operator changes.
-    expect((await register.bind(operator, ENROLMENT_TYPE, request('PUT', { contract: 'enrolments', version: '1.0.0', mode: 'warn' }))).status).toBe(200);
+    expect(
+      (
+        await register.bind(
+          operator,
+          ENROLMENT_TYPE,
+          request('PUT', { contract: 'enrolments', version: '1.0.0', mode: 'warn' }),
+        )
+      ).status,
+    ).toBe(200);
     expect(await store.getBinding(ENROLMENT_TYPE)).toMatchObject({ scope: 'every-publisher' });
     expect((await register.unbind(schools.b, ENROLMENT_TYPE)).status).toBe(403);
   });

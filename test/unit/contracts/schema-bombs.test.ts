@@ -22,7 +22,8 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     const started = Date.now();
     expect(expandedSize(sharedBomb(60)).nodes).toBeGreaterThan(2 ** 60);
     const schemas: Record<string, unknown> = { s0: { type: 'string' } };
-    for (let i = 1; i <= 60; i++) schemas[`s${i}`] = { properties: { a: { $ref: `#/s${i - 1}` }, b: { $ref: `#/s${i - 1}` } } };
+    for (let i = 1; i <= 60; i++)
+      schemas[`s${i}`] = { properties: { a: { $ref: `#/s${i - 1}` }, b: { $ref: `#/s${i - 1}` } } };
     expect(expandedSize({ root: { $ref: '#/s60' }, ...schemas }).nodes).toBeGreaterThan(2 ** 60);
     expect(Date.now() - started).toBeLessThan(500);
     // A recursive schema counts its reference to itself once.
@@ -34,14 +35,24 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     expect(payloadFindings([{ id: 'enrolled', payload: sharedBomb(20) }])).toEqual([
       expect.objectContaining({
         rule: 'payload-expansion-cap',
-        message: expect.stringMatching(/^the payload schema of message "enrolled" grows to \d+ nodes.*cap is 20000 nodes/),
+        message: expect.stringMatching(
+          /^the payload schema of message "enrolled" grows to \d+ nodes.*cap is 20000 nodes/,
+        ),
       }),
     ]);
     expect(PAYLOAD_CAP.nodes).toBe(20_000);
   });
 
   it('SEC-28.6, EDU-21: a schema stored before the caps is refused by the ingest with a finding, read and measured once, never compiled per event', async () => {
-    const binding = { type: 'nl.edu.big.v1', contract: 'big', version: '1.0.0', message: 'm', mode: 'enforce' as const, updatedAt: '', updatedBy: '' };
+    const binding = {
+      type: 'nl.edu.big.v1',
+      contract: 'big',
+      version: '1.0.0',
+      message: 'm',
+      mode: 'enforce' as const,
+      updatedAt: '',
+      updatedBy: '',
+    };
     let reads = 0;
     const contracts = new DataContracts({
       store: { listBindings: async () => [binding] },
@@ -59,7 +70,11 @@ describe('issue 28, item 6: schema bombs below the HTTP layer', () => {
     for (let i = 0; i < 3; i++) {
       const outcome = await contracts.check([event] as never, false, 'anyone');
       expect(outcome.violations).toEqual([
-        expect.objectContaining({ rule: 'contract-too-large', pointer: '/data', message: expect.stringContaining('cap is 20000 nodes') }),
+        expect.objectContaining({
+          rule: 'contract-too-large',
+          pointer: '/data',
+          message: expect.stringContaining('cap is 20000 nodes'),
+        }),
       ]);
     }
     expect(reads).toBe(1);

@@ -22,23 +22,32 @@ describe('JSON Schema compatibility verdicts (EDU-21, issue 14 item 2)', () => {
   it('EDU-21: an optional field added to a closed object is backward compatible only (old consumers would refuse it)', () => {
     const result = compareSchemas(closed(enrolment()), closed(enrolment({ nickname: { type: 'string' } })));
     expect(result.verdict).toBe('backward');
-    expect(result.findings).toEqual([expect.objectContaining({ direction: 'forward', pointer: '/nickname', change: 'property-removed' })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({ direction: 'forward', pointer: '/nickname', change: 'property-removed' }),
+    ]);
   });
 
   it('EDU-21: an optional field added to an open object is forward compatible only: an old event may carry that member with another type', () => {
     const result = compareSchemas(enrolment(), enrolment({ nickname: { type: 'string' } }));
     expect(result.verdict).toBe('forward');
-    expect(result.findings).toEqual([expect.objectContaining({ direction: 'backward', pointer: '/nickname', change: 'property-constrained' })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({ direction: 'backward', pointer: '/nickname', change: 'property-constrained' }),
+    ]);
   });
 
   it('EDU-21: a required field added is not backward compatible (old events lack it) but forward compatible on an open object', () => {
     const result = compareSchemas(enrolment(), { ...(enrolment() as object), required: ['student', 'school'] });
     expect(result.verdict).toBe('forward');
-    expect(result.findings).toEqual([expect.objectContaining({ direction: 'backward', pointer: '/school', change: 'required-added' })]);
+    expect(result.findings).toEqual([
+      expect.objectContaining({ direction: 'backward', pointer: '/school', change: 'required-added' }),
+    ]);
   });
 
   it('EDU-21: a required field added to a closed object is breaking', () => {
-    const result = compareSchemas(closed(enrolment()), closed(enrolment({ nickname: { type: 'string' } }, ['student', 'nickname'])));
+    const result = compareSchemas(
+      closed(enrolment()),
+      closed(enrolment({ nickname: { type: 'string' } }, ['student', 'nickname'])),
+    );
     expect(result.verdict).toBe('breaking');
   });
 
@@ -59,7 +68,11 @@ describe('JSON Schema compatibility verdicts (EDU-21, issue 14 item 2)', () => {
   it('EDU-21: a type change is breaking, in both directions at the member', () => {
     const result = compareSchemas(enrolment(), enrolment({ school: { type: 'integer' } }));
     expect(result.verdict).toBe('breaking');
-    expect(result.findings.filter((finding) => finding.pointer === '/school').map((finding) => [finding.direction, finding.change])).toEqual([
+    expect(
+      result.findings
+        .filter((finding) => finding.pointer === '/school')
+        .map((finding) => [finding.direction, finding.change]),
+    ).toEqual([
       ['backward', 'type-changed'],
       ['forward', 'type-changed'],
     ]);
@@ -76,13 +89,20 @@ describe('JSON Schema compatibility verdicts (EDU-21, issue 14 item 2)', () => {
     const narrowed = compareSchemas(withLevel(['vo', 'mbo', 'hbo']), withLevel(['vo', 'mbo']));
     expect(narrowed.verdict).toBe('forward');
     expect(narrowed.findings).toEqual([
-      expect.objectContaining({ direction: 'backward', pointer: '/level', change: 'enum-value-refused', message: expect.stringContaining('"hbo"') }),
+      expect.objectContaining({
+        direction: 'backward',
+        pointer: '/level',
+        change: 'enum-value-refused',
+        message: expect.stringContaining('"hbo"'),
+      }),
     ]);
     expect(compareSchemas(withLevel(['vo']), withLevel(['vo', 'mbo'])).verdict).toBe('backward');
   });
 
   it('EDU-21: an enum introduced on a free string is forward compatible only', () => {
-    expect(compareSchemas(enrolment(), enrolment({ school: { type: 'string', enum: ['00AA'] } })).verdict).toBe('forward');
+    expect(compareSchemas(enrolment(), enrolment({ school: { type: 'string', enum: ['00AA'] } })).verdict).toBe(
+      'forward',
+    );
   });
 
   it('EDU-21: additionalProperties closed is forward compatible only; opened again backward compatible only', () => {
@@ -106,7 +126,10 @@ describe('JSON Schema compatibility verdicts (EDU-21, issue 14 item 2)', () => {
     expect(compareSchemas(viaRef('string'), viaRef('string')).verdict).toBe('identical');
     expect(compareSchemas(viaRef('string'), viaRef('integer')).verdict).toBe('breaking');
     // A reference and the schema it points at, written out, accept the same values.
-    const inline: JsonSchema = { type: 'object', properties: { student: { type: 'string' }, school: { type: 'string' } } };
+    const inline: JsonSchema = {
+      type: 'object',
+      properties: { student: { type: 'string' }, school: { type: 'string' } },
+    };
     expect(compareSchemas(viaRef('string'), inline).verdict).toBe('full');
   });
 

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { judgeAttempt, parseRetryAfter } from '../../../functions/core/delivery/attempt-outcome.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
-const status = (code: number, headers: Record<string, string> = {}) => judgeAttempt({ status: code, headers, latencyMs: 5 }, NOW);
+const status = (code: number, headers: Record<string, string> = {}) =>
+  judgeAttempt({ status: code, headers, latencyMs: 5 }, NOW);
 
 describe('what an answer means (WH-2)', () => {
   it('WH-2: 200 to 299 is delivered; 199 and 300 are not', () => {
@@ -21,7 +22,8 @@ describe('what an answer means (WH-2)', () => {
     expect(status(300, { location: 'https://elders.example/' })).toEqual({
       kind: 'rejected',
       code: 'redirect',
-      detail: 'the target answered 300, a redirect to https://elders.example/; Koerier does not follow redirects: register the final URL',
+      detail:
+        'the target answered 300, a redirect to https://elders.example/; Koerier does not follow redirects: register the final URL',
     });
     expect(status(399)).toEqual({
       kind: 'rejected',
@@ -32,7 +34,11 @@ describe('what an answer means (WH-2)', () => {
   });
 
   it('WH-2: 408 is a transient failure in its own words; 415 a rejection in its own', () => {
-    expect(status(408)).toEqual({ kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' });
+    expect(status(408)).toEqual({
+      kind: 'failed',
+      code: 'request-timeout',
+      detail: 'the target answered 408 Request Timeout',
+    });
     expect(status(415)).toEqual({
       kind: 'rejected',
       code: 'unsupported-media-type',
@@ -46,7 +52,11 @@ describe('what an answer means (WH-2)', () => {
   });
 
   it("WH-2: only a 503's Retry-After sets the next attempt of a 5xx", () => {
-    expect(status(500, { 'retry-after': '10' })).toStrictEqual({ kind: 'failed', code: 'server-error', detail: 'the target answered 500' });
+    expect(status(500, { 'retry-after': '10' })).toStrictEqual({
+      kind: 'failed',
+      code: 'server-error',
+      detail: 'the target answered 500',
+    });
     expect(status(503, { 'retry-after': '10' })).toStrictEqual({
       kind: 'failed',
       code: 'server-error',
@@ -61,7 +71,9 @@ describe('what an answer means (WH-2)', () => {
       code: 'response-too-large',
       detail: "the target's response was too large to read",
     });
-    expect(judgeAttempt({ failure: 'too-large', message: 'body over 1 MiB', status: 204, latencyMs: 5 }, NOW)).toEqual({ kind: 'delivered' });
+    expect(judgeAttempt({ failure: 'too-large', message: 'body over 1 MiB', status: 204, latencyMs: 5 }, NOW)).toEqual({
+      kind: 'delivered',
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAttempt, parseRetryAfter } from '../../../functions/core/delivery/attempt-outcome.js';
 
-const answer = (status: number, headers: Record<string, string> = {}) => judgeAttempt({ status, headers, latencyMs: 5 }, Date.parse('2026-01-01T00:00:00Z'));
+const answer = (status: number, headers: Record<string, string> = {}) =>
+  judgeAttempt({ status, headers, latencyMs: 5 }, Date.parse('2026-01-01T00:00:00Z'));
 
 describe('reading a delivery answer', () => {
   it.each([200, 201, 202, 204])('WH-2: %i means delivered', (status) => {
@@ -14,7 +15,10 @@ describe('reading a delivery answer', () => {
 
   it('WH-2: 429 carries the Retry-After in seconds or as an HTTP-date', () => {
     expect(answer(429, { 'retry-after': '7' })).toEqual({ kind: 'throttled', retryAfterMs: 7000 });
-    expect(answer(429, { 'retry-after': 'Thu, 01 Jan 2026 00:02:00 GMT' })).toEqual({ kind: 'throttled', retryAfterMs: 120_000 });
+    expect(answer(429, { 'retry-after': 'Thu, 01 Jan 2026 00:02:00 GMT' })).toEqual({
+      kind: 'throttled',
+      retryAfterMs: 120_000,
+    });
     expect(answer(429)).toEqual({ kind: 'throttled' });
   });
 
@@ -38,9 +42,15 @@ describe('reading a delivery answer', () => {
     });
   });
 
-  it.each(['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network'] as const)('WH-2: a %s failure is transient', (failure) => {
-    expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed', code: 'target-unreachable' });
-  });
+  it.each(['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network'] as const)(
+    'WH-2: a %s failure is transient',
+    (failure) => {
+      expect(judgeAttempt({ failure, message: 'x', latencyMs: 1 }, 0)).toMatchObject({
+        kind: 'failed',
+        code: 'target-unreachable',
+      });
+    },
+  );
 
   it.each([
     ['refused-address', 'target-unreachable'],
@@ -51,16 +61,23 @@ describe('reading a delivery answer', () => {
 
   it('review #19: refused, DNS, TLS, timeout, reset and a refused address all read the same to the subscriber', () => {
     const seen = new Set(
-      (['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network', 'refused-address'] as const).map((failure) => {
-        const verdict = judgeAttempt({ failure, message: `connect ECONNREFUSED 93.184.216.34:${failure.length}`, latencyMs: 1 }, 0);
-        return 'detail' in verdict ? `${verdict.code}|${verdict.detail}` : '';
-      }),
+      (['timeout', 'reset', 'connection-refused', 'dns', 'tls', 'network', 'refused-address'] as const).map(
+        (failure) => {
+          const verdict = judgeAttempt(
+            { failure, message: `connect ECONNREFUSED 93.184.216.34:${failure.length}`, latencyMs: 1 },
+            0,
+          );
+          return 'detail' in verdict ? `${verdict.code}|${verdict.detail}` : '';
+        },
+      ),
     );
     expect([...seen]).toEqual(['target-unreachable|the target could not be reached']);
   });
 
   it('review #8: a request Koerier could not build is rejected, not a failure counted against the target', () => {
-    expect(judgeAttempt({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }, 0)).toMatchObject({
+    expect(
+      judgeAttempt({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }, 0),
+    ).toMatchObject({
       kind: 'rejected',
       code: 'not-sendable',
     });
@@ -79,19 +96,32 @@ describe('reading a delivery answer', () => {
   it('CE-16: a failure without an answer is recorded in fixed words, never the transport message naming an internal address', () => {
     const message = 'hook.example resolves to 10.0.0.7: the address 10.0.0.7 is private; Koerier does not call it';
     const verdict = judgeAttempt({ failure: 'refused-address', message, latencyMs: 1 }, 0);
-    expect(verdict).toEqual({ kind: 'rejected', code: 'target-unreachable', detail: 'the target could not be reached' });
+    expect(verdict).toEqual({
+      kind: 'rejected',
+      code: 'target-unreachable',
+      detail: 'the target could not be reached',
+    });
     for (const failure of ['invalid-url', 'connection-refused', 'timeout', 'network'] as const) {
       expect(JSON.stringify(judgeAttempt({ failure, message, latencyMs: 1 }, 0))).not.toContain('10.0.0.7');
     }
   });
 
   it('an answer too large to read still counts by its status line', () => {
-    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 200, latencyMs: 1 }, 0)).toEqual({ kind: 'delivered' });
-    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 503, latencyMs: 1 }, 0)).toMatchObject({ kind: 'failed' });
+    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 200, latencyMs: 1 }, 0)).toEqual({
+      kind: 'delivered',
+    });
+    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 503, latencyMs: 1 }, 0)).toMatchObject({
+      kind: 'failed',
+    });
   });
 
   it('WH-2: a 429 too large to read still has its Retry-After honoured', () => {
-    expect(judgeAttempt({ failure: 'too-large', message: 'x', status: 429, headers: { 'retry-after': '3600' }, latencyMs: 1 }, 0)).toEqual({
+    expect(
+      judgeAttempt(
+        { failure: 'too-large', message: 'x', status: 429, headers: { 'retry-after': '3600' }, latencyMs: 1 },
+        0,
+      ),
+    ).toEqual({
       kind: 'throttled',
       retryAfterMs: 3_600_000,
     });

@@ -44,7 +44,11 @@ describe('correlation ids past the first delivery (CE-16)', () => {
     expect(deadLetter.correlationId).toBe('publish-req-42');
     expect(deadLetterView(deadLetter)).toMatchObject({ correlationId: 'publish-req-42' });
     const [redriven] = redriveMessages('sub-1', [deadLetter], T0 + 1000);
-    expect(redriven).toMatchObject({ correlationId: 'publish-req-42', redriveOf: deadLetter.deliveryId, events: [EVENT] });
+    expect(redriven).toMatchObject({
+      correlationId: 'publish-req-42',
+      redriveOf: deadLetter.deliveryId,
+      events: [EVENT],
+    });
     expect(redriven!.deliveryId).not.toBe(deadLetter.deliveryId);
   });
 
@@ -59,7 +63,13 @@ describe('correlation ids past the first delivery (CE-16)', () => {
     const replayId = '5f0c7a52-9d1e-4c3b-8a6f-2e4d1b7c9a30';
     const message = replayDelivery(
       { replayId, subscriptionId: 'sub-1' },
-      { json: EVENT, source: 'urn:nld:oin:00000001823288444000:systeem:lvs', id: 'e-1', type: 'nl.edu.leerling.ingeschreven.v1', acceptedAt: T0 },
+      {
+        json: EVENT,
+        source: 'urn:nld:oin:00000001823288444000:systeem:lvs',
+        id: 'e-1',
+        type: 'nl.edu.leerling.ingeschreven.v1',
+        acceptedAt: T0,
+      },
       7,
       T0,
     );

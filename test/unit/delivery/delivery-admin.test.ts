@@ -24,7 +24,11 @@ import type { Overrides } from '../../support/overrides.js';
 import { subscription as storedSubscription, T0 as NOW } from './dispatcher-harness.js';
 import { answering } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
-import { operationalEventJson, operationalEventTypes, type OperationalNotice } from '../../../functions/core/operations/operational-events.js';
+import {
+  operationalEventJson,
+  operationalEventTypes,
+  type OperationalNotice,
+} from '../../../functions/core/operations/operational-events.js';
 
 /** All three delivery ports in one in-memory object; DeliveryAdmin uses a few methods of each. */
 type DeliveryStateStore = TargetHealthStore & DeliveryLedger & DeadLetterStore;
@@ -36,10 +40,24 @@ const stranger: Principal = { clientId: 'someone-else', scopes: new Set([scopes.
 const admin: Principal = { clientId: 'operator', scopes: new Set([scopes.admin]) };
 
 const event = (id: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: TYPE, subject: `leerling/${id}`, ...extra, data: { secret: 'never shown' } });
+  JSON.stringify({
+    specversion: '1.0',
+    id,
+    source: SOURCE,
+    type: TYPE,
+    subject: `leerling/${id}`,
+    ...extra,
+    data: { secret: 'never shown' },
+  });
 
 function subscription(over: Overrides<Subscription> = {}): Subscription {
-  return storedSubscription({ id: 'sub-1', sink: 'https://ontvanger.example/hook', routeKeys: [], version: 1, ...over });
+  return storedSubscription({
+    id: 'sub-1',
+    sink: 'https://ontvanger.example/hook',
+    routeKeys: [],
+    version: 1,
+    ...over,
+  });
 }
 
 function deadLetter(n: number, over: Partial<DeadLetter> = {}): DeadLetter {
@@ -107,9 +125,11 @@ function setUp(
     getProgress: unused,
     putProgress: unused,
     recordAttempts: unused,
-    listAttempts: async (_id: string, page: { limit: number; cursor?: string | undefined }) => paged(options.attempts ?? [], page),
+    listAttempts: async (_id: string, page: { limit: number; cursor?: string | undefined }) =>
+      paged(options.attempts ?? [], page),
     putDeadLetter: unused,
-    listDeadLetters: async (_id: string, page: { limit: number; cursor?: string | undefined }) => paged(deadLetters, page),
+    listDeadLetters: async (_id: string, page: { limit: number; cursor?: string | undefined }) =>
+      paged(deadLetters, page),
     deleteDeadLetters: async (gone: readonly Pick<DeadLetter, 'deliveryId'>[]) => {
       calls.push(`delete ${gone.length}`);
       const ids = new Set(gone.map((d) => d.deliveryId));
@@ -141,7 +161,15 @@ function setUp(
     operations: { publish: async (notices) => void told.push(...notices) },
     clock: () => NOW,
   };
-  return { admin: answering(new DeliveryAdmin(deps)), calls, enqueued, audits, statusChanges, told, remaining: () => deadLetters };
+  return {
+    admin: answering(new DeliveryAdmin(deps)),
+    calls,
+    enqueued,
+    audits,
+    statusChanges,
+    told,
+    remaining: () => deadLetters,
+  };
 }
 
 const get = (query: Record<string, string> = {}): HttpRequest => ({
@@ -180,10 +208,23 @@ describe('listing attempts and dead letters (EDU-18)', () => {
 
   it("EDU-18, review #19: an attempt shows the target's status and latency; one without an answer shows no latency; never the subscription id", async () => {
     const { admin: deliveries } = setUp({
-      attempts: [attempt(1), attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } })],
+      attempts: [
+        attempt(1),
+        attempt(2, { status: undefined, error: { code: 'target-unreachable', detail: 'no answer' } }),
+      ],
     });
-    const [answered, unanswered] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
-    expect(answered).toEqual({ deliveryId: 'd-1', attempt: 1, at: new Date(NOW - 1).toISOString(), outcome: 'retrying', status: 500, latencyMs: 41 });
+    const [answered, unanswered] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<
+      string,
+      unknown
+    >[];
+    expect(answered).toEqual({
+      deliveryId: 'd-1',
+      attempt: 1,
+      at: new Date(NOW - 1).toISOString(),
+      outcome: 'retrying',
+      status: 500,
+      latencyMs: 41,
+    });
     expect(unanswered).toEqual({
       deliveryId: 'd-2',
       attempt: 1,
@@ -197,13 +238,21 @@ describe('listing attempts and dead letters (EDU-18)', () => {
     const { admin: deliveries } = setUp();
     const response = await deliveries.listDeadLetters(owner, 'sub-1', get({ limit }));
     expect(response.status).toBe(400);
-    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-parameter'), detail: 'limit must be an integer from 1 to 100.' });
+    expect(json(response)).toMatchObject({
+      type: problemTypeUri('invalid-parameter'),
+      detail: 'limit must be an integer from 1 to 100.',
+    });
   });
 
   it('EDU-18: limits 1 and 100 are taken', async () => {
     const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 120 }, (_, i) => deadLetter(i)) });
-    expect((json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '1' })))['deadLetters'] as unknown[]).length).toBe(1);
-    expect((json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '100' })))['deadLetters'] as unknown[]).length).toBe(100);
+    expect(
+      (json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '1' })))['deadLetters'] as unknown[]).length,
+    ).toBe(1);
+    expect(
+      (json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '100' })))['deadLetters'] as unknown[])
+        .length,
+    ).toBe(100);
   });
 
   it('review #10: a cursor the list did not hand out is a 400, not a 500', async () => {
@@ -239,7 +288,10 @@ describe('listing attempts and dead letters (EDU-18)', () => {
   });
 
   it("EDU-7: another client's subscription is not there for it — 404 for lists, redrive and resume; an admin sees it", async () => {
-    const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    const { admin: deliveries } = setUp({
+      deadLetters: [deadLetter(1)],
+      subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }),
+    });
     for (const response of [
       await deliveries.listAttempts(stranger, 'sub-1', get()),
       await deliveries.listDeadLetters(stranger, 'sub-1', get()),
@@ -258,7 +310,11 @@ describe("the subscription's delivery health (issue 13, item 5)", () => {
 
   it('EDU-18: an open breaker reads breaker-open with its failure streak, since when, the last success and when the next attempt may go', async () => {
     const { admin } = setUp({
-      attempts: [attempt(1), attempt(2, { outcome: 'delivered', status: 202 }), attempt(3, { outcome: 'delivered', status: 202 })],
+      attempts: [
+        attempt(1),
+        attempt(2, { outcome: 'delivered', status: 202 }),
+        attempt(3, { outcome: 'delivered', status: 202 }),
+      ],
       store: { getTarget: async () => failing },
     });
     const health = json(await admin.health(owner, 'sub-1'));
@@ -280,16 +336,29 @@ describe("the subscription's delivery health (issue 13, item 5)", () => {
     expect(probing).toMatchObject({ state: 'probing', breaker: 'half-open' });
     expect(probing).not.toHaveProperty('nextattemptat');
     const { admin: healthyAdmin } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0 }) } });
-    expect(json(await healthyAdmin.health(owner, 'sub-1'))).toEqual({ id: 'sub-1', state: 'healthy', breaker: 'closed', failurestreak: 0 });
+    expect(json(await healthyAdmin.health(owner, 'sub-1'))).toEqual({
+      id: 'sub-1',
+      state: 'healthy',
+      breaker: 'closed',
+      failurestreak: 0,
+    });
   });
 
   it('EDU-12: failures below the breaker threshold read failing with the breaker closed; a 429 slow-down without failures reads throttled with its rate', async () => {
     const { admin: failingAdmin } = setUp({
-      store: { getTarget: async () => ({ consecutiveFailures: 2, failingSince: NOW - 5000, lastFailureAt: NOW - 1000 }) },
+      store: {
+        getTarget: async () => ({ consecutiveFailures: 2, failingSince: NOW - 5000, lastFailureAt: NOW - 1000 }),
+      },
     });
-    expect(json(await failingAdmin.health(owner, 'sub-1'))).toMatchObject({ state: 'failing', breaker: 'closed', failurestreak: 2 });
+    expect(json(await failingAdmin.health(owner, 'sub-1'))).toMatchObject({
+      state: 'failing',
+      breaker: 'closed',
+      failurestreak: 2,
+    });
     const { admin: throttledAdmin } = setUp({
-      store: { getTarget: async () => ({ consecutiveFailures: 0, throttle: { ratePerMinute: 30, since: NOW - 1000 } }) },
+      store: {
+        getTarget: async () => ({ consecutiveFailures: 0, throttle: { ratePerMinute: 30, since: NOW - 1000 } }),
+      },
     });
     expect(json(await throttledAdmin.health(owner, 'sub-1'))).toEqual({
       id: 'sub-1',
@@ -301,8 +370,13 @@ describe("the subscription's delivery health (issue 13, item 5)", () => {
   });
 
   it('EDU-10, EDU-18: a next send held back by the rate shows when it may go, with the breaker closed; one due exactly now is not "ahead"', async () => {
-    const { admin: spaced } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0, nextSendAt: NOW + 4000 }) } });
-    expect(json(await spaced.health(owner, 'sub-1'))).toMatchObject({ state: 'healthy', nextattemptat: new Date(NOW + 4000).toISOString() });
+    const { admin: spaced } = setUp({
+      store: { getTarget: async () => ({ consecutiveFailures: 0, nextSendAt: NOW + 4000 }) },
+    });
+    expect(json(await spaced.health(owner, 'sub-1'))).toMatchObject({
+      state: 'healthy',
+      nextattemptat: new Date(NOW + 4000).toISOString(),
+    });
     const { admin: due } = setUp({ store: { getTarget: async () => ({ consecutiveFailures: 0, nextSendAt: NOW }) } });
     expect(json(await due.health(owner, 'sub-1'))).not.toHaveProperty('nextattemptat');
   });
@@ -319,18 +393,42 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     ['a list', '[]', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
     ['null', 'null', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
     ['an unknown member', { all: true, force: true }, 'Unknown member "force".'],
-    ['both', { all: true, deliveryIds: ['d-1'] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
-    ['all false', { all: false }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
-    ['an empty list', { deliveryIds: [] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    [
+      'both',
+      { all: true, deliveryIds: ['d-1'] },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
+    [
+      'all false',
+      { all: false },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
+    [
+      'an empty list',
+      { deliveryIds: [] },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
     [
       'too many ids',
       { deliveryIds: Array.from({ length: MAX_REDRIVE + 1 }, (_, i) => `d-${i}`) },
       `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
     ],
-    ['an empty id', { deliveryIds: ['d-1', ''] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
-    ['a numeric id', { deliveryIds: [7] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    [
+      'an empty id',
+      { deliveryIds: ['d-1', ''] },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
+    [
+      'a numeric id',
+      { deliveryIds: [7] },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
     // Not a string, yet it has a length: only the type check refuses it.
-    ['a list as an id', { deliveryIds: [['d-0001']] }, `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`],
+    [
+      'a list as an id',
+      { deliveryIds: [['d-0001']] },
+      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+    ],
   ])('EDU-18: a selection that is %s is a 400 saying what to send', async (_what, body, detail) => {
     const { admin: deliveries, calls } = setUp({ deadLetters: [deadLetter(1)] });
     const response = await deliveries.redrive(owner, 'sub-1', post(body));
@@ -350,22 +448,55 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
   });
 
   it('EDU-IDEM-13: a redrive queues each dead letter as a new delivery under a new key, linked to the old one, then removes the dead letters', async () => {
-    const { admin: deliveries, calls, enqueued, audits, remaining } = setUp({ deadLetters: [deadLetter(1), deadLetter(2)] });
+    const {
+      admin: deliveries,
+      calls,
+      enqueued,
+      audits,
+      remaining,
+    } = setUp({ deadLetters: [deadLetter(1), deadLetter(2)] });
     const response = await deliveries.redrive(owner, 'sub-1', post({ all: true }));
     expect(response.status).toBe(202);
     expect(calls).toEqual(['enqueue 2', 'delete 2']);
     expect(remaining()).toEqual([]);
     expect(enqueued.map((m) => ({ ...m, deliveryId: 'new' }))).toEqual([
-      { version: 1, deliveryId: 'new', subscriptionId: 'sub-1', events: [event('e1')], createdAt: NOW, redriveOf: 'd-0001' },
-      { version: 1, deliveryId: 'new', subscriptionId: 'sub-1', events: [event('e2')], createdAt: NOW, redriveOf: 'd-0002' },
+      {
+        version: 1,
+        deliveryId: 'new',
+        subscriptionId: 'sub-1',
+        events: [event('e1')],
+        createdAt: NOW,
+        redriveOf: 'd-0001',
+      },
+      {
+        version: 1,
+        deliveryId: 'new',
+        subscriptionId: 'sub-1',
+        events: [event('e2')],
+        createdAt: NOW,
+        redriveOf: 'd-0002',
+      },
     ]);
-    for (const message of enqueued) expect(message.deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(json(response)).toEqual({ redriven: enqueued.map((m) => ({ deliveryId: m.redriveOf, newDeliveryId: m.deliveryId })), more: false });
-    expect(audits).toEqual([{ message: 'dead letters redriven', fields: { subscriptionId: 'sub-1', by: 'subscriber', count: 2, withheld: [] } }]);
+    for (const message of enqueued)
+      expect(message.deliveryId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(json(response)).toEqual({
+      redriven: enqueued.map((m) => ({ deliveryId: m.redriveOf, newDeliveryId: m.deliveryId })),
+      more: false,
+    });
+    expect(audits).toEqual([
+      {
+        message: 'dead letters redriven',
+        fields: { subscriptionId: 'sub-1', by: 'subscriber', count: 2, withheld: [] },
+      },
+    ]);
   });
 
   it('EDU-18: a redrive by ids sends those, and names the ids it did not find', async () => {
-    const { admin: deliveries, enqueued, remaining } = setUp({ deadLetters: [deadLetter(1), deadLetter(2), deadLetter(3)] });
+    const {
+      admin: deliveries,
+      enqueued,
+      remaining,
+    } = setUp({ deadLetters: [deadLetter(1), deadLetter(2), deadLetter(3)] });
     const body = json(await deliveries.redrive(owner, 'sub-1', post({ deliveryIds: ['d-0002', 'd-9999'] })));
     expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0002']);
     expect(body['notFound']).toEqual(['d-9999']);
@@ -379,7 +510,9 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
   });
 
   it('EDU-18: one request sends at most 500, reading every page, and says there are more', async () => {
-    const { admin: deliveries, enqueued } = setUp({ deadLetters: Array.from({ length: MAX_REDRIVE + 20 }, (_, i) => deadLetter(i)) });
+    const { admin: deliveries, enqueued } = setUp({
+      deadLetters: Array.from({ length: MAX_REDRIVE + 20 }, (_, i) => deadLetter(i)),
+    });
     const body = json(await deliveries.redrive(owner, 'sub-1', post({ all: true })));
     expect(enqueued).toHaveLength(MAX_REDRIVE);
     expect(body['more']).toBe(true);
@@ -394,7 +527,8 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
     expect(response.status).toBe(409);
     expect(json(response)).toMatchObject({
       type: problemTypeUri('subscription-not-active'),
-      detail: 'The subscription is suspended; nothing can be delivered to it. Resume it first (POST /subscriptions/sub-1/resume).',
+      detail:
+        'The subscription is suspended; nothing can be delivered to it. Resume it first (POST /subscriptions/sub-1/resume).',
     });
     const retired = setUp({ deadLetters: [deadLetter(1)], subscription: subscription({ status: 'retired' }) });
     expect(json(await retired.admin.redrive(owner, 'sub-1', post({ all: true })))['detail']).toBe(
@@ -430,7 +564,9 @@ describe('redrive (EDU-18, EDU-IDEM-13)', () => {
       deadLetters: [deadLetter(1)],
       entitlements: [['subscriber', [{ typePrefix: 'nl.edu.', source: 'urn:nld:oin:1:systeem:x' }]]],
     });
-    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['withheld']).toEqual([{ deliveryId: 'd-0001', reason: 'not-entitled' }]);
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['withheld']).toEqual([
+      { deliveryId: 'd-0001', reason: 'not-entitled' },
+    ]);
     expect(enqueued).toEqual([]);
   });
 });
@@ -449,20 +585,35 @@ describe('resume (EDU-12, EDU-18)', () => {
       statusChanges,
       audits,
       remaining,
-    } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    } = setUp({
+      deadLetters: parked,
+      subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }),
+    });
     const response = await deliveries.resume(owner, 'sub-1');
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({ id: 'sub-1', status: 'active', redriven: 2 });
     expect(calls[0]).toBe('resetTarget sub-1');
-    expect(statusChanges[0]!.slice(0, 3)).toEqual(['sub-1', 'active', `Resumed by subscriber at ${new Date(NOW).toISOString()}.`]);
+    expect(statusChanges[0]!.slice(0, 3)).toEqual([
+      'sub-1',
+      'active',
+      `Resumed by subscriber at ${new Date(NOW).toISOString()}.`,
+    ]);
     expect(enqueued.map((m) => m.redriveOf)).toEqual(['d-0001', 'd-0003']);
     expect(remaining().map((d) => d.deliveryId)).toEqual(['d-0002']);
-    expect(audits).toEqual([{ message: 'subscription resumed', fields: { subscriptionId: 'sub-1', by: 'subscriber', redriven: 2, withheld: [] } }]);
+    expect(audits).toEqual([
+      {
+        message: 'subscription resumed',
+        fields: { subscriptionId: 'sub-1', by: 'subscriber', redriven: 2, withheld: [] },
+      },
+    ]);
   });
 
   it('EDU-12: a resume is told to the owner as an operational event, with who resumed it and how much went out again; each resume is an event of its own', async () => {
     const parked = [deadLetter(1, { reason: 'subscription-suspended' })];
-    const { admin: deliveries, told } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'paused', version: 4 }) });
+    const { admin: deliveries, told } = setUp({
+      deadLetters: parked,
+      subscription: subscription({ status: 'suspended', suspendedFor: 'paused', version: 4 }),
+    });
     await deliveries.resume(owner, 'sub-1');
     expect(told).toEqual([
       {
@@ -476,7 +627,8 @@ describe('resume (EDU-12, EDU-18)', () => {
     // The router drops an operational event whose id it has seen: a later resume (a later version) must not share it.
     const later = setUp({ subscription: subscription({ status: 'suspended', suspendedFor: 'paused', version: 6 }) });
     await later.admin.resume(owner, 'sub-1');
-    const id = (notice: OperationalNotice) => (JSON.parse(operationalEventJson(notice, 'urn:koerier')) as { id: string }).id;
+    const id = (notice: OperationalNotice) =>
+      (JSON.parse(operationalEventJson(notice, 'urn:koerier')) as { id: string }).id;
     expect(id(later.told[0]!)).not.toBe(id(told[0]!));
   });
 
@@ -485,7 +637,10 @@ describe('resume (EDU-12, EDU-18)', () => {
       deadLetter(1, { reason: 'subscription-suspended' }),
       deadLetter(2, { reason: 'subscription-suspended', events: [event('e2', { type: 'nl.gov.x.v1' })] }),
     ];
-    const { admin: deliveries, enqueued } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    const { admin: deliveries, enqueued } = setUp({
+      deadLetters: parked,
+      subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }),
+    });
     expect(json(await deliveries.resume(owner, 'sub-1'))).toEqual({
       id: 'sub-1',
       status: 'active',
@@ -496,8 +651,13 @@ describe('resume (EDU-12, EDU-18)', () => {
   });
 
   it('EDU-12: resuming sends every parked delivery, however many rounds of 500 that takes', async () => {
-    const parked = Array.from({ length: MAX_REDRIVE + 5 }, (_, i) => deadLetter(i, { reason: 'subscription-suspended' }));
-    const { admin: deliveries, enqueued } = setUp({ deadLetters: parked, subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }) });
+    const parked = Array.from({ length: MAX_REDRIVE + 5 }, (_, i) =>
+      deadLetter(i, { reason: 'subscription-suspended' }),
+    );
+    const { admin: deliveries, enqueued } = setUp({
+      deadLetters: parked,
+      subscription: subscription({ status: 'suspended', suspendedFor: 'target-failing' }),
+    });
     expect(json(await deliveries.resume(owner, 'sub-1'))['redriven']).toBe(MAX_REDRIVE + 5);
     expect(enqueued).toHaveLength(MAX_REDRIVE + 5);
   });
@@ -514,8 +674,16 @@ describe('resume (EDU-12, EDU-18)', () => {
   });
 
   it.each([
-    ['suspended for want of a credential', { suspendedFor: 'credential-required' as const }, 'it needs a new sink credential'],
-    ['without a credential', { suspendedFor: 'target-failing' as const, credential: undefined }, 'the subscription has no sink credential'],
+    [
+      'suspended for want of a credential',
+      { suspendedFor: 'credential-required' as const },
+      'it needs a new sink credential',
+    ],
+    [
+      'without a credential',
+      { suspendedFor: 'target-failing' as const, credential: undefined },
+      'the subscription has no sink credential',
+    ],
     [
       'with a static token where only OAuth2 is allowed',
       { suspendedFor: 'target-failing' as const, credential: { kind: 'bearer' as const, ciphertext: 'sealed' } },
@@ -537,7 +705,9 @@ describe('pause (EDU-12, EDU-18)', () => {
     const response = await deliveries.pause(owner, 'sub-1');
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({ id: 'sub-1', status: 'suspended', suspendedfor: 'paused' });
-    expect(statusChanges).toEqual([['sub-1', 'suspended', `Paused by subscriber at ${new Date(NOW).toISOString()}.`, undefined, 'paused']]);
+    expect(statusChanges).toEqual([
+      ['sub-1', 'suspended', `Paused by subscriber at ${new Date(NOW).toISOString()}.`, undefined, 'paused'],
+    ]);
     expect(audits).toEqual([{ message: 'subscription paused', fields: { subscriptionId: 'sub-1', by: 'subscriber' } }]);
   });
 
@@ -583,14 +753,23 @@ it('EDU-IDEM-13: every redriven delivery gets a key of its own', async () => {
 
 describe('what the problems say (RFC 9457)', () => {
   it('EDU-18: each refusal has its title, and a missing subscription names the id', async () => {
-    const { admin: deliveries } = setUp({ subscription: subscription({ status: 'suspended', suspendedFor: 'credential-required' }) });
-    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['title']).toBe('Subscription Not Active');
+    const { admin: deliveries } = setUp({
+      subscription: subscription({ status: 'suspended', suspendedFor: 'credential-required' }),
+    });
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['title']).toBe(
+      'Subscription Not Active',
+    );
     expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential Required');
     expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription Not Suspended');
     expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Invalid Redrive Selection');
     expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid Parameter');
-    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({ title: 'Invalid Parameter', status: 400 });
-    expect(json(await deliveries.listAttempts(owner, 'sub-9', get()))['detail']).toBe('There is no subscription sub-9 for this client.');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({
+      title: 'Invalid Parameter',
+      status: 400,
+    });
+    expect(json(await deliveries.listAttempts(owner, 'sub-9', get()))['detail']).toBe(
+      'There is no subscription sub-9 for this client.',
+    );
   });
 
   it('EDU-18: a selection that is a JSON string is not an object; several unknown members are all named', async () => {
@@ -598,16 +777,22 @@ describe('what the problems say (RFC 9457)', () => {
     expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe(
       'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.',
     );
-    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe('Unknown member "force", "now".');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe(
+      'Unknown member "force", "now".',
+    );
   });
 
   it('EDU-18: the dead letters list pages with a next link of its own path', async () => {
     const { admin: deliveries } = setUp({ deadLetters: Array.from({ length: 3 }, (_, i) => deadLetter(i)) });
-    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe('/v1/subscriptions/sub-1/dead-letters?limit=2&cursor=2');
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ limit: '2' })))['next']).toBe(
+      '/v1/subscriptions/sub-1/dead-letters?limit=2&cursor=2',
+    );
   });
 
   it('EDU-18: store trouble while listing is not mistaken for a bad cursor', async () => {
-    const { admin: deliveries } = setUp({ store: { listAttempts: async () => Promise.reject(new Error('throttled')) } });
+    const { admin: deliveries } = setUp({
+      store: { listAttempts: async () => Promise.reject(new Error('throttled')) },
+    });
     await expect(deliveries.listAttempts(owner, 'sub-1', get())).rejects.toThrow('throttled');
   });
 });
@@ -618,19 +803,34 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     attempt(1, { outcome: 'delivered', events: [ref('e1')], at: '2026-03-01T11:00:00.000Z' }),
     attempt(2, { outcome: 'dead-lettered', events: [ref('e2')], at: '2026-03-01T10:00:00.000Z', redriveOf: 'd-old' }),
     attempt(3, { outcome: 'retrying', events: [ref('e1'), ref('e3')], at: '2026-03-01T09:00:00.000Z' }),
-    attempt(4, { outcome: 'retrying', events: [{ ...ref('e1'), source: 'urn:other' }], at: '2026-03-01T08:00:00.000Z' }),
+    attempt(4, {
+      outcome: 'retrying',
+      events: [{ ...ref('e1'), source: 'urn:other' }],
+      at: '2026-03-01T08:00:00.000Z',
+    }),
   ];
-  const ids = (response: HttpResponse) => (json(response)['attempts'] as { deliveryId: string }[]).map((a) => a.deliveryId);
+  const ids = (response: HttpResponse) =>
+    (json(response)['attempts'] as { deliveryId: string }[]).map((a) => a.deliveryId);
 
   it('EDU-18: each attempt shows the events it carried (source, id, type) and the dead letter it redrove', async () => {
     const { admin: deliveries } = setUp({ attempts: history });
-    const [, redriven] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<string, unknown>[];
-    expect(redriven).toMatchObject({ deliveryId: 'd-2', events: [{ source: SOURCE, id: 'e2', type: TYPE }], redriveOf: 'd-old' });
+    const [, redriven] = json(await deliveries.listAttempts(owner, 'sub-1', get()))['attempts'] as Record<
+      string,
+      unknown
+    >[];
+    expect(redriven).toMatchObject({
+      deliveryId: 'd-2',
+      events: [{ source: SOURCE, id: 'e2', type: TYPE }],
+      redriveOf: 'd-old',
+    });
   });
 
   it('EDU-18: the attempts of one event, by source + id, across batch deliveries; another source with the same id is another event', async () => {
     const { admin: deliveries } = setUp({ attempts: history });
-    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: SOURCE, id: 'e1' })))).toEqual(['d-1', 'd-3']);
+    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: SOURCE, id: 'e1' })))).toEqual([
+      'd-1',
+      'd-3',
+    ]);
     expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: 'urn:other', id: 'e1' })))).toEqual(['d-4']);
     expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ source: SOURCE, id: 'nothing' })))).toEqual([]);
   });
@@ -638,8 +838,20 @@ describe('what happened to my event? (issue 13, item 5)', () => {
   it('EDU-18: filtered by outcome and by time (since inclusive, until exclusive)', async () => {
     const { admin: deliveries } = setUp({ attempts: history });
     expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'retrying' })))).toEqual(['d-3', 'd-4']);
-    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ since: '2026-03-01T09:00:00Z', until: '2026-03-01T11:00:00Z' })))).toEqual(['d-2', 'd-3']);
-    expect(ids(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'retrying', since: '2026-03-01T09:00:00+00:00' })))).toEqual(['d-3']);
+    expect(
+      ids(
+        await deliveries.listAttempts(
+          owner,
+          'sub-1',
+          get({ since: '2026-03-01T09:00:00Z', until: '2026-03-01T11:00:00Z' }),
+        ),
+      ),
+    ).toEqual(['d-2', 'd-3']);
+    expect(
+      ids(
+        await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'retrying', since: '2026-03-01T09:00:00+00:00' })),
+      ),
+    ).toEqual(['d-3']);
   });
 
   it('EDU-18: the filter applies per page, and the next link carries it', async () => {
@@ -665,8 +877,12 @@ describe('what happened to my event? (issue 13, item 5)', () => {
 
   it('EDU-18: every filter goes into the next link', async () => {
     const { admin: deliveries } = setUp({ attempts: history });
-    const first = json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', source: 'urn:other', outcome: 'retrying' })));
-    expect(first['next']).toBe('/v1/subscriptions/sub-1/deliveries?limit=2&cursor=2&source=urn%3Aother&outcome=retrying');
+    const first = json(
+      await deliveries.listAttempts(owner, 'sub-1', get({ limit: '2', source: 'urn:other', outcome: 'retrying' })),
+    );
+    expect(first['next']).toBe(
+      '/v1/subscriptions/sub-1/deliveries?limit=2&cursor=2&source=urn%3Aother&outcome=retrying',
+    );
   });
 
   it.each([
@@ -679,7 +895,11 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     const { admin: deliveries } = setUp({ attempts: history });
     const response = await deliveries.listAttempts(owner, 'sub-1', get(query));
     expect(response.status).toBe(400);
-    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-parameter'), title: 'Invalid Parameter', detail });
+    expect(json(response)).toMatchObject({
+      type: problemTypeUri('invalid-parameter'),
+      title: 'Invalid Parameter',
+      detail,
+    });
   });
 
   it('unknown query parameters are refused with 400, naming them, on both lists; so are a bad outcome and a bad time', async () => {
@@ -687,8 +907,14 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     const misspelt = json(await deliveries.listAttempts(owner, 'sub-1', get({ outcom: 'retrying' })));
     expect(misspelt).toMatchObject({ status: 400, type: problemTypeUri('invalid-parameter') });
     expect(misspelt['detail']).toContain('outcom');
-    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ outcome: 'retrying' })))['detail']).toContain('outcome');
-    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'lost' })))).toMatchObject({ status: 400 });
-    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ since: 'yesterday' })))).toMatchObject({ status: 400 });
+    expect(json(await deliveries.listDeadLetters(owner, 'sub-1', get({ outcome: 'retrying' })))['detail']).toContain(
+      'outcome',
+    );
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ outcome: 'lost' })))).toMatchObject({
+      status: 400,
+    });
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ since: 'yesterday' })))).toMatchObject({
+      status: 400,
+    });
   });
 });

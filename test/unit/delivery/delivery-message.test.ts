@@ -60,7 +60,11 @@ describe('delivery message (router → delivery)', () => {
   });
 
   it('EDU-18: anything else on the deliveries queue is refused as not a delivery message', () => {
-    expect(() => decodeDeliveryMessage('{"version":1,"deliveryId":"x","subscriptionId":"s","events":["not an event"],"createdAt":1}')).toThrow(TypeError);
+    expect(() =>
+      decodeDeliveryMessage(
+        '{"version":1,"deliveryId":"x","subscriptionId":"s","events":["not an event"],"createdAt":1}',
+      ),
+    ).toThrow(TypeError);
     expect(() => decodeDeliveryMessage('{"hello":"world"}')).toThrow(TypeError);
   });
 });

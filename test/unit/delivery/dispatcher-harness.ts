@@ -3,7 +3,10 @@
  * wired to both: the harness of dispatcher-outcomes.test.ts and dispatcher-paths.test.ts.
  */
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import type {
   AttemptRecord,
   DeadLetter,
@@ -12,7 +15,11 @@ import type {
   DeliveryProgress,
   TargetHealthStore,
 } from '../../../functions/core/delivery/delivery-records.js';
-import type { DeliveryPolicy, DeliveryTask, DispatcherDependencies } from '../../../functions/core/delivery/dispatch-ports.js';
+import type {
+  DeliveryPolicy,
+  DeliveryTask,
+  DispatcherDependencies,
+} from '../../../functions/core/delivery/dispatch-ports.js';
 import { HEALTHY, type TargetState } from '../../../functions/core/delivery/target-health.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import type { Overrides } from '../../support/overrides.js';
@@ -148,7 +155,8 @@ export function setup(
     subscriptions: {
       get: async (_id, read) => {
         reads.push(read?.fresh === true ? 'fresh' : 'cached');
-        const chosen = read?.fresh === true && 'freshSubscription' in options ? options.freshSubscription : options.subscription;
+        const chosen =
+          read?.fresh === true && 'freshSubscription' in options ? options.freshSubscription : options.subscription;
         return chosen === null ? undefined : subscription(chosen ?? {});
       },
       updateStatus: async (...args: unknown[]) => void statusUpdates.push(args),
@@ -189,4 +197,8 @@ export function task(message: Partial<DeliveryMessage> = {}, receiveCount = 1): 
   return { messageId: `m-${full.deliveryId}`, body: encodeDeliveryMessage(full), receiveCount };
 }
 
-export const answered = (status: number, headers: Record<string, string> = {}): AttemptResult => ({ status, headers, latencyMs: 12 });
+export const answered = (status: number, headers: Record<string, string> = {}): AttemptResult => ({
+  status,
+  headers,
+  latencyMs: 12,
+});

@@ -5,7 +5,10 @@
  * sent and settled. (The real handler behind the SQS poller: test/integration/delivery-batch-isolation.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
 import type {
   DeliveryTask,
@@ -52,7 +55,13 @@ function subscriptionOf(id: string): Subscription {
 }
 
 function task(subscriptionId: string, deliveryId: string, receiveCount = 1): DeliveryTask {
-  const message: DeliveryMessage = { version: 1, deliveryId, subscriptionId, events: [`{"id":"${deliveryId}"}`], createdAt: T0 };
+  const message: DeliveryMessage = {
+    version: 1,
+    deliveryId,
+    subscriptionId,
+    events: [`{"id":"${deliveryId}"}`],
+    createdAt: T0,
+  };
   return { messageId: `m-${deliveryId}`, body: encodeDeliveryMessage(message), receiveCount };
 }
 
@@ -87,7 +96,8 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
 }
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const decisionsOf = (decisions: readonly { messageId: string; action: string }[]) => Object.fromEntries(decisions.map((d) => [d.messageId, d.action]));
+const decisionsOf = (decisions: readonly { messageId: string; action: string }[]) =>
+  Object.fromEntries(decisions.map((d) => [d.messageId, d.action]));
 
 describe('delivery batch isolation', () => {
   it('review #1: a message that is not a delivery and a subscription that cannot be read fail alone; the other deliveries are sent', async () => {
@@ -115,7 +125,11 @@ describe('delivery batch isolation', () => {
     // Second receives, so each delivery's progress is read.
     const tasks = [task('sub-a', id(11), 2), task('sub-a', id(12), 2), task('sub-a', id(13), 2)];
     const outcome = await dispatchBatch(tasks, deps);
-    expect(decisionsOf(outcome.decisions)).toEqual({ [`m-${id(11)}`]: 'done', [`m-${id(12)}`]: 'retry', [`m-${id(13)}`]: 'done' });
+    expect(decisionsOf(outcome.decisions)).toEqual({
+      [`m-${id(11)}`]: 'done',
+      [`m-${id(12)}`]: 'retry',
+      [`m-${id(13)}`]: 'done',
+    });
     expect(sent.sort()).toEqual([id(11), id(13)]);
   });
 
@@ -126,7 +140,9 @@ describe('delivery batch isolation', () => {
     const putDeadLetter = store.putDeadLetter;
     let failures = 1;
     store.putDeadLetter = async (deadLetter, expiresAt) =>
-      failures-- > 0 ? Promise.reject(new Error('ProvisionedThroughputExceededException')) : putDeadLetter(deadLetter, expiresAt);
+      failures-- > 0
+        ? Promise.reject(new Error('ProvisionedThroughputExceededException'))
+        : putDeadLetter(deadLetter, expiresAt);
     const outcome = await dispatchBatch([task('sub-a', id(21), policy.maxReceiveCount)], {
       ...deps,
       send: async () => ({ status: 503, headers: {}, latencyMs: 1 }),

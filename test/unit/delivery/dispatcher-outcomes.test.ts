@@ -22,7 +22,9 @@ describe("a batch's figures and history", () => {
       deadLettered: 0,
       suspended: 0,
     });
-    expect(messages('not a delivery message; left for the dead-letter queue').map((l) => [l.level, l.fields])).toEqual([['error', { messageId: 'junk' }]]);
+    expect(messages('not a delivery message; left for the dead-letter queue').map((l) => [l.level, l.fields])).toEqual([
+      ['error', { messageId: 'junk' }],
+    ]);
   });
 
   it('EDU-18: the figures count requests, failed requests and dead letters; the history is written once, kept for its configured time', async () => {
@@ -38,20 +40,31 @@ describe("a batch's figures and history", () => {
 
   it('issue 13 item 5, issue 15: each recorded attempt names the events it carried, as decoding the message read them', async () => {
     const { deps, store } = setup();
-    const carried = '{"specversion":"1.0","id":"e-77","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a","data":{"k":1}}';
+    const carried =
+      '{"specversion":"1.0","id":"e-77","source":"urn:nld:oin:1:systeem:x","type":"nl.edu.a","data":{"k":1}}';
     await dispatchBatch([task({ events: [carried] })], deps);
-    expect(store.attempts[0]!.records.map((r) => r.events)).toEqual([[{ source: 'urn:nld:oin:1:systeem:x', id: 'e-77', type: 'nl.edu.a' }]]);
+    expect(store.attempts[0]!.records.map((r) => r.events)).toEqual([
+      [{ source: 'urn:nld:oin:1:systeem:x', id: 'e-77', type: 'nl.edu.a' }],
+    ]);
   });
 
   it('issue 15, WH-3, EDU-1: the request prepared once goes out with the bearer token, and is made again when the claim check puts data back inline', async () => {
     const { deps, sent, sentHeaders } = setup();
-    const referenced = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
+    const referenced =
+      '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
     const inline = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","data":{"k":"v"}}';
-    deps.outgoingEvents = async (_subscription, events) => events.map((event) => (event === referenced ? inline : event));
+    deps.outgoingEvents = async (_subscription, events) =>
+      events.map((event) => (event === referenced ? inline : event));
     const plain = '{"specversion":"1.0","id":"small","source":"urn:s","type":"nl.a","data":1}';
     await dispatchBatch([task({ events: [plain] }), task({ events: [referenced] })], deps);
     expect(sent).toEqual([plain, inline]);
-    expect(sentHeaders.map((headers) => [headers['authorization'], headers['content-type'], headers['webhook-request-origin']])).toEqual([
+    expect(
+      sentHeaders.map((headers) => [
+        headers['authorization'],
+        headers['content-type'],
+        headers['webhook-request-origin'],
+      ]),
+    ).toEqual([
       ['Bearer access-token', 'application/cloudevents+json; charset=utf-8', 'koerier.test'],
       ['Bearer access-token', 'application/cloudevents+json; charset=utf-8', 'koerier.test'],
     ]);
@@ -72,16 +85,25 @@ describe("a batch's figures and history", () => {
     expect(outcome.decisions).toEqual([{ messageId: delivery.messageId, action: 'retry', delaySeconds: 30 }]);
     expect(store.calls).toEqual([]);
     expect(messages('delivery not sent: claim check unavailable').map((l) => [l.level, l.fields])).toEqual([
-      ['warn', { subscriptionId: SUB, deliveryId: JSON.parse(delivery.body).deliveryId, error: 'Error: NoSuchKey payloads/p1' }],
+      [
+        'warn',
+        {
+          subscriptionId: SUB,
+          deliveryId: JSON.parse(delivery.body).deliveryId,
+          error: 'Error: NoSuchKey payloads/p1',
+        },
+      ],
     ]);
   });
 
   it('EDU-1, EDU-11: in a batch whose data the claim check puts back inline for one event of two, the request sent is made again and carries it', async () => {
     const { deps, sent } = setup({ subscription: { contentMode: 'batch', batchSupported: true } });
     const plain = '{"specversion":"1.0","id":"small","source":"urn:s","type":"nl.a","data":1}';
-    const referenced = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
+    const referenced =
+      '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","dataref":"https://koerier.test/payloads/p1"}';
     const inline = '{"specversion":"1.0","id":"big","source":"urn:s","type":"nl.a","data":{"k":"v"}}';
-    deps.outgoingEvents = async (_subscription, events) => events.map((event) => (event === referenced ? inline : event));
+    deps.outgoingEvents = async (_subscription, events) =>
+      events.map((event) => (event === referenced ? inline : event));
     await dispatchBatch([task({ events: [plain, referenced] })], deps);
     // One event unchanged must not hide the other that changed: the target never sees the reference.
     expect(sent.map((body) => JSON.parse(body) as unknown)).toEqual([[JSON.parse(plain), JSON.parse(inline)]]);
@@ -94,7 +116,11 @@ describe("a batch's figures and history", () => {
       throw new Error('NoSuchKey payloads/p1');
     };
     await dispatchBatch([task()], deps);
-    expect(store.attempts[0]!.records[0]).toMatchObject({ at: new Date(T0).toISOString(), latencyMs: 40, error: { code: 'claim-check' } });
+    expect(store.attempts[0]!.records[0]).toMatchObject({
+      at: new Date(T0).toISOString(),
+      latencyMs: 40,
+      error: { code: 'claim-check' },
+    });
   });
 
   it('EDU-18: history that cannot be written is logged, and the deliveries stay settled', async () => {
@@ -102,7 +128,9 @@ describe("a batch's figures and history", () => {
     store.failures.recordAttempts = true;
     const outcome = await dispatchBatch([task()], deps);
     expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
-    expect(messages('attempt history not written').map((l) => [l.level, l.fields])).toEqual([['warn', { attempts: 1, error: 'history unwritable' }]]);
+    expect(messages('attempt history not written').map((l) => [l.level, l.fields])).toEqual([
+      ['warn', { attempts: 1, error: 'history unwritable' }],
+    ]);
   });
 
   it("EDU-18: when the targets' state cannot be read, every message of the batch comes back later, backing off by its receive count", async () => {
@@ -111,7 +139,9 @@ describe("a batch's figures and history", () => {
     const outcome = await dispatchBatch([task({}, 1), task({}, 3), task({}, 40)], deps);
     expect(outcome.decisions.map((d) => (d.action === 'retry' ? d.delaySeconds : d.action))).toEqual([30, 90, 900]);
     expect(sent).toEqual([]);
-    expect(messages('target state unreadable; retrying the batch').map((l) => l.fields)).toEqual([{ error: 'state unreadable' }]);
+    expect(messages('target state unreadable; retrying the batch').map((l) => l.fields)).toEqual([
+      { error: 'state unreadable' },
+    ]);
   });
 
   it("EDU-18: on its last receive a message the store cannot take as a dead letter is left to the queue's dead-letter queue, and said so", async () => {
@@ -150,23 +180,37 @@ describe('subscriptions that cannot receive', () => {
 
   it.each([
     ['retired', 'gone away', 'subscription-retired', 'the subscription is retired: gone away'],
-    ['suspended', 'keeps failing', 'subscription-suspended', 'the subscription is suspended: keeps failing; resuming it sends this delivery again'],
+    [
+      'suspended',
+      'keeps failing',
+      'subscription-suspended',
+      'the subscription is suspended: keeps failing; resuming it sends this delivery again',
+    ],
     ['pending', undefined, 'subscription-not-active', 'the subscription is pending'],
-  ] as const)('EDU-18: a %s subscription gets nothing; its deliveries are kept as dead letters saying why', async (status, statusReason, reason, detail) => {
-    const { deps, sent, store } = setup({ subscription: { status, ...(statusReason ? { statusReason } : {}) } });
-    const outcome = await dispatchBatch([task()], deps);
-    expect(sent).toEqual([]);
-    expect(outcome.deadLettered).toBe(1);
-    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason, detail, attempts: 0, lastAttempts: [] });
-    expect(store.deadLetters[0]!.expiresAt).toBe(Math.ceil((T0 + 2 * DAY * 1000) / 1000));
-  });
+  ] as const)(
+    'EDU-18: a %s subscription gets nothing; its deliveries are kept as dead letters saying why',
+    async (status, statusReason, reason, detail) => {
+      const { deps, sent, store } = setup({ subscription: { status, ...(statusReason ? { statusReason } : {}) } });
+      const outcome = await dispatchBatch([task()], deps);
+      expect(sent).toEqual([]);
+      expect(outcome.deadLettered).toBe(1);
+      expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason, detail, attempts: 0, lastAttempts: [] });
+      expect(store.deadLetters[0]!.expiresAt).toBe(Math.ceil((T0 + 2 * DAY * 1000) / 1000));
+    },
+  );
 });
 
 describe('answers and what they change', () => {
   it('WH-2: 410 retires the subscription once, and every delivery it answered becomes a dead letter', async () => {
     const { deps, statusUpdates, store, messages } = setup({ answers: [answered(410), answered(410)] });
     await dispatchBatch([task(), task()], deps);
-    expect(statusUpdates).toEqual([[SUB, 'retired', `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`]]);
+    expect(statusUpdates).toEqual([
+      [
+        SUB,
+        'retired',
+        `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`,
+      ],
+    ]);
     expect(messages('subscription retired: the target answered 410 Gone')).toHaveLength(1);
     expect(store.deadLetters.map((d) => [d.deadLetter.reason, d.deadLetter.detail, d.deadLetter.attempts])).toEqual([
       ['gone', 'the target answered 410 Gone: the subscription is retired', 1],
@@ -183,14 +227,21 @@ describe('answers and what they change', () => {
     await dispatchBatch([task(), task()], deps);
     // Its dead letters are told too (operational-notices.ts); here only the retirement.
     expect(
-      published.filter((notice) => notice.type !== 'dev.koerier.delivery.deadlettered.v1' && notice.type !== 'dev.koerier.deadletters.notempty.v1'),
+      published.filter(
+        (notice) =>
+          notice.type !== 'dev.koerier.delivery.deadlettered.v1' &&
+          notice.type !== 'dev.koerier.deadletters.notempty.v1',
+      ),
     ).toEqual([
       {
         type: 'dev.koerier.subscription.retired.v1',
         subscription: { id: SUB, owner: 'partner-lvs' },
         occurrence: [],
         time: T0,
-        data: { status: 'retired', reason: `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.` },
+        data: {
+          status: 'retired',
+          reason: `The target answered 410 Gone at ${new Date(T0).toISOString()}; Koerier no longer delivers to it.`,
+        },
       },
     ]);
   });
@@ -202,13 +253,21 @@ describe('answers and what they change', () => {
     const decision = outcome.decisions[0]!;
     expect(decision).toMatchObject({ action: 'retry' });
     const saved = [...store.progress.values()][0]!;
-    expect(saved.progress).toMatchObject({ failedAttempts: 1, lastAttempts: [{ outcome: 'retrying', status: 503, attempt: 1 }] });
+    expect(saved.progress).toMatchObject({
+      failedAttempts: 1,
+      lastAttempts: [{ outcome: 'retrying', status: 503, attempt: 1 }],
+    });
     expect(saved.expiresAt).toBe(Math.ceil((T0 + 7 * DAY * 1000) / 1000));
     expect(store.calls).toEqual(['recordTargetFailures 1']);
     clock.now += 60_000;
     await dispatchBatch([{ ...first, receiveCount: 2 }], deps);
     expect(store.calls).toEqual(['recordTargetFailures 1', 'recordTargetSuccess']);
-    expect(store.attempts.at(-1)!.records[0]).toMatchObject({ attempt: 2, outcome: 'delivered', status: 204, latencyMs: 12 });
+    expect(store.attempts.at(-1)!.records[0]).toMatchObject({
+      attempt: 2,
+      outcome: 'delivered',
+      status: 204,
+      latencyMs: 12,
+    });
   });
 
   it('WH-2: a success on a healthy target writes nothing about the target', async () => {
@@ -232,7 +291,9 @@ describe('answers and what they change', () => {
         'target-failing',
       ],
     ]);
-    expect(messages('subscription suspended: its target keeps failing').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, failingSince: since }]);
+    expect(messages('subscription suspended: its target keeps failing').map((l) => l.fields)).toEqual([
+      { subscriptionId: SUB, failingSince: since },
+    ]);
   });
 
   it('EDU-12: a target failing for less than the period is not suspended', async () => {
@@ -246,7 +307,11 @@ describe('answers and what they change', () => {
     const { deps, store } = setup({ answers: [answered(500)], now: T0 + DAY * 1000 - 500 });
     const outcome = await dispatchBatch([task({ createdAt: T0 })], deps);
     expect(outcome.deadLettered).toBe(1);
-    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason: 'exhausted', attempts: 1, lastAttempts: [{ outcome: 'dead-lettered', status: 500 }] });
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({
+      reason: 'exhausted',
+      attempts: 1,
+      lastAttempts: [{ outcome: 'dead-lettered', status: 500 }],
+    });
     expect(store.deadLetters[0]!.deadLetter.detail).toMatch(/^retries are over \(1 attempts\); last: /);
   });
 
@@ -282,17 +347,30 @@ describe('what the operator sees of each attempt (issue 13, item 4)', () => {
     expect(messages('delivery attempted').map((l) => [l.level, l.fields])).toEqual([
       [
         'info',
-        { subscriptionId: SUB, deliveryId, attempt: 1, outcome: 'retrying', status: 502, latencyMs: 12, code: 'server-error', correlationId: 'publish-req-42' },
+        {
+          subscriptionId: SUB,
+          deliveryId,
+          attempt: 1,
+          outcome: 'retrying',
+          status: 502,
+          latencyMs: 12,
+          code: 'server-error',
+          correlationId: 'publish-req-42',
+        },
       ],
     ]);
     expect(figures).toEqual([{ subscriptionId: SUB, outcome: 'retrying', latencyMs: 12 }]);
   });
 
   it('issue 13 item 4: an attempt without an answer or a correlation id logs neither, and a delivered one no code', async () => {
-    const { deps, messages } = observed({ answers: [{ failure: 'timeout', message: 'no answer', latencyMs: 30 }, answered(204)] });
+    const { deps, messages } = observed({
+      answers: [{ failure: 'timeout', message: 'no answer', latencyMs: 30 }, answered(204)],
+    });
     await dispatchBatch([task(), task()], deps);
     // As the line is written (JSON): an absent field and an undefined one read the same.
-    const [unanswered, delivered] = messages('delivery attempted').map((l) => JSON.parse(JSON.stringify(l.fields)) as Record<string, unknown>);
+    const [unanswered, delivered] = messages('delivery attempted').map(
+      (l) => JSON.parse(JSON.stringify(l.fields)) as Record<string, unknown>,
+    );
     expect(unanswered).toEqual({
       subscriptionId: SUB,
       deliveryId: expect.any(String),
@@ -301,6 +379,13 @@ describe('what the operator sees of each attempt (issue 13, item 4)', () => {
       latencyMs: 30,
       code: 'target-unreachable',
     });
-    expect(delivered).toEqual({ subscriptionId: SUB, deliveryId: expect.any(String), attempt: 1, outcome: 'delivered', status: 204, latencyMs: 12 });
+    expect(delivered).toEqual({
+      subscriptionId: SUB,
+      deliveryId: expect.any(String),
+      attempt: 1,
+      outcome: 'delivered',
+      status: 204,
+      latencyMs: 12,
+    });
   });
 });

@@ -12,7 +12,8 @@ import { CredentialUnavailableError } from '../../../functions/core/delivery/dis
 import { KEPT_ATTEMPTS, type AttemptRecord } from '../../../functions/core/delivery/delivery-records.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from './dispatcher-harness.js';
 
-const delays = (decisions: readonly { action: string; delaySeconds?: number }[]) => decisions.map((d) => (d.action === 'retry' ? d.delaySeconds : d.action));
+const delays = (decisions: readonly { action: string; delaySeconds?: number }[]) =>
+  decisions.map((d) => (d.action === 'retry' ? d.delaySeconds : d.action));
 
 describe('the breaker (EDU-12)', () => {
   it('EDU-12: while the breaker is open nothing is sent; each delivery comes back when the cool-down ends, spread over a tenth of it', async () => {
@@ -106,10 +107,15 @@ describe('signed deliveries (issue 12 #6)', () => {
     };
     const outcome = await dispatchBatch([task()], deps);
     expect(sent).toEqual([]);
-    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'credential', detail: 'the delivery could not be signed' });
+    expect(store.attempts[0]!.records[0]!.error).toEqual({
+      code: 'credential',
+      detail: 'the delivery could not be signed',
+    });
     expect(store.calls).toEqual([]);
     expect(delays(outcome.decisions)).toEqual([30]);
-    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, error: 'the key service is unreachable' }]);
+    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([
+      { subscriptionId: SUB, error: 'the key service is unreachable' },
+    ]);
   });
 
   it('issue 12 #6: with no signing key configured, a signdeliveries subscription gets nothing unsigned, and the log says the key is missing', async () => {
@@ -117,9 +123,14 @@ describe('signed deliveries (issue 12 #6)', () => {
     delete deps.signingKey;
     await dispatchBatch([task()], deps);
     expect(sent).toEqual([]);
-    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'credential', detail: 'the delivery could not be signed' });
+    expect(store.attempts[0]!.records[0]!.error).toEqual({
+      code: 'credential',
+      detail: 'the delivery could not be signed',
+    });
     // A deployment fault, not a passing outage of the key service: the operator must be able to tell which.
-    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([{ subscriptionId: SUB, error: 'no signing key is configured' }]);
+    expect(messages('delivery not signed').map((l) => l.fields)).toEqual([
+      { subscriptionId: SUB, error: 'no signing key is configured' },
+    ]);
   });
 });
 
@@ -181,7 +192,10 @@ describe('credentials (WH-3)', () => {
     const { deps, store, sent } = setup({ accessToken: async () => undefined });
     await dispatchBatch([task()], deps);
     expect(sent).toEqual([]);
-    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'credential', detail: 'the subscription has no sink credential' });
+    expect(store.attempts[0]!.records[0]!.error).toEqual({
+      code: 'credential',
+      detail: 'the subscription has no sink credential',
+    });
   });
 
   it('WH-3: a static token goes out as it is, without asking a token endpoint first', async () => {
@@ -232,13 +246,20 @@ describe('credentials (WH-3)', () => {
 
 describe('answers without a status, waits and history (WH-2)', () => {
   it('WH-2: a failure without an answer is logged for the operator in its own words and shown to the subscriber in fixed ones, without a status', async () => {
-    const { deps, store, messages } = setup({ answers: [{ failure: 'connection-refused', message: 'connect ECONNREFUSED 10.0.0.7:443', latencyMs: 3 }] });
+    const { deps, store, messages } = setup({
+      answers: [{ failure: 'connection-refused', message: 'connect ECONNREFUSED 10.0.0.7:443', latencyMs: 3 }],
+    });
     await dispatchBatch([task()], deps);
     const record = store.attempts[0]!.records[0]!;
     expect(record).not.toHaveProperty('status');
     expect(record.error).toEqual({ code: 'target-unreachable', detail: 'the target could not be reached' });
     expect(messages('delivery attempt failed without an answer').map((l) => l.fields)).toEqual([
-      { subscriptionId: SUB, deliveryId: record.deliveryId, failure: 'connection-refused', error: 'connect ECONNREFUSED 10.0.0.7:443' },
+      {
+        subscriptionId: SUB,
+        deliveryId: record.deliveryId,
+        failure: 'connection-refused',
+        error: 'connect ECONNREFUSED 10.0.0.7:443',
+      },
     ]);
     expect(store.calls).toEqual(['recordTargetFailures 1']);
   });
@@ -247,7 +268,10 @@ describe('answers without a status, waits and history (WH-2)', () => {
     const { deps, store } = setup({ answers: [answered(429, { 'retry-after': '20' })] });
     const outcome = await dispatchBatch([task()], deps);
     expect(store.calls).toEqual(['recordThrottle']);
-    expect(store.attempts[0]!.records[0]!.error).toEqual({ code: 'throttled', detail: 'the target answered 429 Too Many Requests' });
+    expect(store.attempts[0]!.records[0]!.error).toEqual({
+      code: 'throttled',
+      detail: 'the target answered 429 Too Many Requests',
+    });
     // At least the Retry-After (20 s), plus up to 10 %: 0.5 × 2 s.
     expect(delays(outcome.decisions)).toEqual([21]);
   });
@@ -256,7 +280,11 @@ describe('answers without a status, waits and history (WH-2)', () => {
     const { deps, store, sent } = setup();
     const waiting = task({}, 2);
     const { deliveryId } = JSON.parse(waiting.body) as { deliveryId: string };
-    await store.putProgress(SUB, { deliveryId, failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 5 * 3600_000 }, 0);
+    await store.putProgress(
+      SUB,
+      { deliveryId, failedAttempts: 3, lastAttempts: [], nextAttemptAt: T0 + 5 * 3600_000 },
+      0,
+    );
     const outcome = await dispatchBatch([waiting], deps);
     expect(sent).toEqual([]);
     expect(delays(outcome.decisions)).toEqual([5 * 3600]);
@@ -336,7 +364,10 @@ describe('answers without a status, waits and history (WH-2)', () => {
     const { deps, sent, store } = setup();
     await dispatchBatch([task({ createdAt })], deps);
     expect(sent).toEqual([]);
-    expect(store.deadLetters[0]!.deadLetter).toMatchObject({ reason: 'exhausted', detail: "the delivery's Idempotency-Key lifetime has passed" });
+    expect(store.deadLetters[0]!.deadLetter).toMatchObject({
+      reason: 'exhausted',
+      detail: "the delivery's Idempotency-Key lifetime has passed",
+    });
   });
 
   it('JSON-3: a split keeps the link to the dead letter it redrives', async () => {
@@ -387,7 +418,9 @@ describe('details a subscriber sees in its history', () => {
   it("WH-2: on its last receive a failed delivery's dead letter says its retries are over, with the last failure", async () => {
     const { deps, store } = setup({ answers: [answered(500)] });
     await dispatchBatch([task({}, policy.maxReceiveCount)], deps);
-    expect(store.deadLetters[0]!.deadLetter.detail).toBe('retries are over (1 attempts); last: the target answered 500');
+    expect(store.deadLetters[0]!.deadLetter.detail).toBe(
+      'retries are over (1 attempts); last: the target answered 500',
+    );
   });
 
   it("WH-3: a credential failure takes no time of the target's", async () => {
@@ -415,7 +448,10 @@ describe('details a subscriber sees in its history', () => {
 
   it('WH-6: an OAuth2 token is fetched before the rate slots are reserved, so each request leaves at its slot', async () => {
     const order: string[] = [];
-    const { deps, store } = setup({ subscription: { allowedRatePerMinute: 60 }, accessToken: async () => (order.push('token'), 'access-token') });
+    const { deps, store } = setup({
+      subscription: { allowedRatePerMinute: 60 },
+      accessToken: async () => (order.push('token'), 'access-token'),
+    });
     const reserve = store.reserveSendSlots.bind(store);
     store.reserveSendSlots = async (...args) => (order.push('reserve'), reserve(...args));
     await dispatchBatch([task()], deps);
@@ -449,7 +485,10 @@ describe('details a subscriber sees in its history', () => {
     const { deps } = setup();
     const enqueued: { deliveryId: string }[] = [];
     deps.enqueue = async (messages) => void enqueued.push(...messages);
-    await dispatchBatch([task({ events: ['{"id":"a"}', '{"id":"b"}'] }), task({ events: ['{"id":"a"}', '{"id":"b"}'] })], deps);
+    await dispatchBatch(
+      [task({ events: ['{"id":"a"}', '{"id":"b"}'] }), task({ events: ['{"id":"a"}', '{"id":"b"}'] })],
+      deps,
+    );
     expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(4);
   });
 
@@ -461,10 +500,14 @@ describe('details a subscriber sees in its history', () => {
 });
 
 describe('entitlement and filters, again on every attempt (issue 28, item 9)', () => {
-  const event = (id: string, type: string, subject: string) => JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, subject });
+  const event = (id: string, type: string, subject: string) =>
+    JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, subject });
   /** Routed while every event matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*. */
   function narrowed(fields: Parameters<typeof setup>[0] = {}) {
-    const context = setup({ subscription: { filters: [{ prefix: { subject: 'leerling-' } }], ...fields.subscription }, ...fields });
+    const context = setup({
+      subscription: { filters: [{ prefix: { subject: 'leerling-' } }], ...fields.subscription },
+      ...fields,
+    });
     context.deps.entitlements = async () => new Map([['subscriber', [{ typePrefix: 'nl.edu.a.' }]]]);
     return context;
   }
@@ -474,9 +517,16 @@ describe('entitlement and filters, again on every attempt (issue 28, item 9)', (
     // The first was tried once before, when the grant still held.
     const retried = task({ events: [event('1', 'nl.edu.b.v1', 'leerling-1')] }, 2);
     const deliveryId = retried.messageId.slice('m-'.length);
-    store.progress.set(deliveryId, { progress: { deliveryId, failedAttempts: 1, lastAttempts: [{ attempt: 1 } as AttemptRecord] }, expiresAt: 0 });
+    store.progress.set(deliveryId, {
+      progress: { deliveryId, failedAttempts: 1, lastAttempts: [{ attempt: 1 } as AttemptRecord] },
+      expiresAt: 0,
+    });
     const outcome = await dispatchBatch(
-      [retried, task({ events: [event('2', 'nl.edu.a.v1', 'klas-2')] }), task({ events: [event('3', 'nl.edu.a.v1', 'leerling-3')] })],
+      [
+        retried,
+        task({ events: [event('2', 'nl.edu.a.v1', 'klas-2')] }),
+        task({ events: [event('3', 'nl.edu.a.v1', 'leerling-3')] }),
+      ],
       deps,
     );
     expect(sent).toHaveLength(1);
@@ -492,9 +542,15 @@ describe('entitlement and filters, again on every attempt (issue 28, item 9)', (
     const { deps, sent, store } = narrowed({ subscription: { contentMode: 'batch', batchSupported: true } });
     const enqueued: { events: readonly string[] }[] = [];
     deps.enqueue = async (messages) => void enqueued.push(...messages);
-    await dispatchBatch([task({ events: [event('1', 'nl.edu.a.v1', 'leerling-1'), event('2', 'nl.edu.b.v1', 'leerling-2')] })], deps);
+    await dispatchBatch(
+      [task({ events: [event('1', 'nl.edu.a.v1', 'leerling-1'), event('2', 'nl.edu.b.v1', 'leerling-2')] })],
+      deps,
+    );
     expect(sent).toEqual([]);
     expect(store.deadLetters).toEqual([]);
-    expect(enqueued.map((message) => message.events.map((json) => (JSON.parse(json) as { id: string }).id))).toEqual([['1'], ['2']]);
+    expect(enqueued.map((message) => message.events.map((json) => (JSON.parse(json) as { id: string }).id))).toEqual([
+      ['1'],
+      ['2'],
+    ]);
   });
 });

@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter, DeliveryProgress } from '../../../functions/core/delivery/delivery-records.js';
 import type {
   DeliveryPolicy,
@@ -74,7 +77,14 @@ class MemoryDeliveryState implements DispatchTargets, DispatchLedger, DispatchDe
   }
 }
 
-function setup(options: { answer?: () => AttemptResult; subscription?: Partial<Subscription>; now?: number; policy?: Partial<DeliveryPolicy> } = {}) {
+function setup(
+  options: {
+    answer?: () => AttemptResult;
+    subscription?: Partial<Subscription>;
+    now?: number;
+    policy?: Partial<DeliveryPolicy>;
+  } = {},
+) {
   const store = new MemoryDeliveryState();
   const enqueued: DeliveryMessage[] = [];
   const sent: string[] = [];
@@ -84,7 +94,10 @@ function setup(options: { answer?: () => AttemptResult; subscription?: Partial<S
     targets: store,
     ledger: store,
     deadLetters: store,
-    subscriptions: { get: async () => subscription(options.subscription), updateStatus: async (...args) => void statusUpdates.push(args) },
+    subscriptions: {
+      get: async () => subscription(options.subscription),
+      updateStatus: async (...args) => void statusUpdates.push(args),
+    },
     accessToken: async () => 'access-token',
     send: async (request: WebhookRequest) => {
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
@@ -132,7 +145,9 @@ describe('dispatchBatch', () => {
   it('WH-2, EDU-10: a 429 without Retry-After still slows the subscription down, pausing it for the schedule wait', async () => {
     const { store, deps } = setup({ answer: () => ({ status: 429, headers: {}, latencyMs: 1 }) });
     const outcome = await dispatchBatch([task()], deps);
-    expect(outcome.decisions).toEqual([{ messageId: expect.any(String), action: 'retry', delaySeconds: expect.any(Number) }]);
+    expect(outcome.decisions).toEqual([
+      { messageId: expect.any(String), action: 'retry', delaySeconds: expect.any(Number) },
+    ]);
     expect(store.throttles).toEqual([{ pauseUntil: T0 + policy.retry.initialDelaySeconds * 1000, ratePerMinute: 60 }]);
   });
 
@@ -187,7 +202,9 @@ describe('dispatchBatch', () => {
       { messageId: last.messageId, action: 'done' },
     ]);
     expect(outcome.deadLettered).toBe(1);
-    expect(store.deadLetters).toMatchObject([{ reason: 'exhausted', deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d' }]);
+    expect(store.deadLetters).toMatchObject([
+      { reason: 'exhausted', deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d' },
+    ]);
   });
 
   it('EDU-IDEM-12: within the safety margin before the key lifetime ends, a delivery is dead-lettered, not sent', async () => {
@@ -246,23 +263,37 @@ describe('dispatchBatch', () => {
 
   it.each([
     ['no credential (a record written before credentials were required)', { credential: undefined }, 'oauth2-only'],
-    ['a static token where only OAuth2 is allowed', { credential: { kind: 'bearer', ciphertext: 'sealed' } }, 'oauth2-only'],
+    [
+      'a static token where only OAuth2 is allowed',
+      { credential: { kind: 'bearer', ciphertext: 'sealed' } },
+      'oauth2-only',
+    ],
   ] as const)(
     'WH-3, EDU-4: a subscription with %s is suspended as credential-required, and its deliveries are parked, not sent',
     async (_case, fields, sinkCredentials) => {
-      const { deps, sent, store, statusUpdates } = setup({ subscription: fields as Partial<Subscription>, policy: { sinkCredentials } });
+      const { deps, sent, store, statusUpdates } = setup({
+        subscription: fields as Partial<Subscription>,
+        policy: { sinkCredentials },
+      });
       const outcome = await dispatchBatch([task()], deps);
       expect(sent).toEqual([]);
-      expect(statusUpdates).toEqual([[SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required']]);
+      expect(statusUpdates).toEqual([
+        [SUBSCRIPTION_ID, 'suspended', expect.stringMatching(/PATCH/), 'credential-required'],
+      ]);
       expect(store.deadLetters).toMatchObject([{ reason: 'subscription-suspended' }]);
       expect(outcome.decisions).toEqual([{ messageId: task().messageId, action: 'done' }]);
     },
   );
 
   it('WH-3, issue 13 item 3: a suspension for want of a credential is told once as an operational event to its owner, with the reason stored', async () => {
-    const { deps, statusUpdates } = setup({ subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' }, owner: 'partner-lvs', version: 3 } });
+    const { deps, statusUpdates } = setup({
+      subscription: { credential: { kind: 'bearer', ciphertext: 'sealed' }, owner: 'partner-lvs', version: 3 },
+    });
     const published: OperationalNotice[] = [];
-    await dispatchBatch([task()], { ...deps, operations: { publish: async (notices) => void published.push(...notices) } });
+    await dispatchBatch([task()], {
+      ...deps,
+      operations: { publish: async (notices) => void published.push(...notices) },
+    });
     const stored = statusUpdates[0]![2];
     expect(stored).toMatch(/^Suspended: .+\.$/);
     // The owner learns what the status says, and the occurrence is this version's, so a second instance tells the same event.
@@ -288,23 +319,40 @@ describe('dispatchBatch', () => {
   });
 
   it('review #8: an event whose datacontenttype cannot be a header is dead-lettered as not-sendable: nothing sent, the target untouched', async () => {
-    const event = JSON.stringify({ specversion: '1.0', id: 'x1', source: 'urn:s', type: 't', datacontenttype: 'text/plain; name="\u20ac"', data: 'hi' });
-    const { deps, sent, store } = setup({ subscription: { contentMode: 'binary' }, answer: () => ({ status: 503, headers: {}, latencyMs: 1 }) });
+    const event = JSON.stringify({
+      specversion: '1.0',
+      id: 'x1',
+      source: 'urn:s',
+      type: 't',
+      datacontenttype: 'text/plain; name="\u20ac"',
+      data: 'hi',
+    });
+    const { deps, sent, store } = setup({
+      subscription: { contentMode: 'binary' },
+      answer: () => ({ status: 503, headers: {}, latencyMs: 1 }),
+    });
     const failures: number[] = [];
     store.recordTargetFailures = async (_id: string, count: number) => {
       failures.push(count);
       return store.target;
     };
-    const outcome = await dispatchBatch([task({ events: [event] }), task({ deliveryId: 'cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d' })], deps);
+    const outcome = await dispatchBatch(
+      [task({ events: [event] }), task({ deliveryId: 'cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d' })],
+      deps,
+    );
     expect(sent).toEqual(['cccccccc-2d3f-4a5b-8c6d-7e8f9a0b1c2d']);
-    expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable', attempts: 0, detail: expect.stringContaining('not at fault') }]);
+    expect(store.deadLetters).toMatchObject([
+      { reason: 'not-sendable', attempts: 0, detail: expect.stringContaining('not at fault') },
+    ]);
     // Only the sendable delivery's 503 counts against the target.
     expect(failures).toEqual([1]);
     expect(outcome).toMatchObject({ attempts: 1, failedAttempts: 1, deadLettered: 1 });
   });
 
   it('review #8: a request the HTTP client refuses after all (not-sendable) is a dead letter, not a failure of the target', async () => {
-    const { deps, store } = setup({ answer: () => ({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }) });
+    const { deps, store } = setup({
+      answer: () => ({ failure: 'not-sendable', message: 'invalid content-type header', latencyMs: 0 }),
+    });
     const outcome = await dispatchBatch([task()], deps);
     expect(store.deadLetters).toMatchObject([{ reason: 'not-sendable' }]);
     expect(store.target.consecutiveFailures).toBe(0);
@@ -312,7 +360,10 @@ describe('dispatchBatch', () => {
   });
 
   describe('a 401 to an OAuth2 token', () => {
-    const oauth2 = { allowedRatePerMinute: 1, credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
+    const oauth2 = {
+      allowedRatePerMinute: 1,
+      credential: { kind: 'oauth2-client-credentials' },
+    } as unknown as Partial<Subscription>;
     function oauth2Target(answers: number[]) {
       const target = setup({ subscription: oauth2 });
       const bearers: string[] = [];

@@ -10,7 +10,8 @@ import { asRendered, renderingFor, storedRendering } from '../../../functions/co
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { answered, setup, SUB, T0, task } from './dispatcher-harness.js';
 
-const EVENT = '{"specversion":"1.0","id":"e-1","source":"urn:example:a","type":"nl.example.frozen.v1","data":{"hello":"world"}}';
+const EVENT =
+  '{"specversion":"1.0","id":"e-1","source":"urn:example:a","type":"nl.example.frozen.v1","data":{"hello":"world"}}';
 type Settings = { -readonly [K in 'contentMode' | 'maxInlineBytes' | 'batchSupported']?: Subscription[K] };
 
 /** A delivery answered 503, the subscription changed by `patch`, then received again. */
@@ -23,7 +24,9 @@ async function retryAfterPatch(before: Settings, patch: Settings, events = [EVEN
   run.deps.enqueue = async (messages) => void splits.push(...messages);
   const delivery = task({ events });
   const first = await dispatchBatch([delivery], run.deps);
-  expect(first.decisions).toEqual([{ messageId: delivery.messageId, action: 'retry', delaySeconds: expect.any(Number) }]);
+  expect(first.decisions).toEqual([
+    { messageId: delivery.messageId, action: 'retry', delaySeconds: expect.any(Number) },
+  ]);
   Object.assign(settings, patch);
   run.clock.now = T0 + 3_600_000;
   await dispatchBatch([{ ...delivery, receiveCount: 2 }], run.deps);
@@ -31,11 +34,18 @@ async function retryAfterPatch(before: Settings, patch: Settings, events = [EVEN
 }
 
 const contentHeaders = (headers: Record<string, string>) =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => name === 'content-type' || name === 'idempotency-key' || name.startsWith('ce-')));
+  Object.fromEntries(
+    Object.entries(headers).filter(
+      ([name]) => name === 'content-type' || name === 'idempotency-key' || name.startsWith('ce-'),
+    ),
+  );
 
 describe('a retry renders the delivery as its first attempt did (EDU-IDEM-11; issue 36, item 3)', () => {
   it('EDU-IDEM-11: contentmode PATCHed from structured to binary before the retry: the same key, body and Content-Type again', async () => {
-    const { sent, sentHeaders, store } = await retryAfterPatch({ contentMode: 'structured' }, { contentMode: 'binary' });
+    const { sent, sentHeaders, store } = await retryAfterPatch(
+      { contentMode: 'structured' },
+      { contentMode: 'binary' },
+    );
     expect(sent).toEqual([EVENT, EVENT]);
     expect(contentHeaders(sentHeaders[1]!)).toEqual(contentHeaders(sentHeaders[0]!));
     expect(sentHeaders[1]!['content-type']).toContain('application/cloudevents+json');
@@ -50,13 +60,19 @@ describe('a retry renders the delivery as its first attempt did (EDU-IDEM-11; is
   });
 
   it('EDU-IDEM-11, EDU-1: maxinlinebytes PATCHed before the retry: the claim check decides by the first attempt’s limit, also when it had none of its own', async () => {
-    expect((await retryAfterPatch({ maxInlineBytes: 1_048_576 }, { maxInlineBytes: 65_536 })).inlineLimits).toEqual([1_048_576, 1_048_576]);
+    expect((await retryAfterPatch({ maxInlineBytes: 1_048_576 }, { maxInlineBytes: 65_536 })).inlineLimits).toEqual([
+      1_048_576, 1_048_576,
+    ]);
     expect((await retryAfterPatch({}, { maxInlineBytes: 1_048_576 })).inlineLimits).toEqual([undefined, undefined]);
   });
 
   it('EDU-IDEM-11, JSON-3: a batch whose target no longer takes batches is split into deliveries with keys of their own, never sent as another body under its key', async () => {
     const second = EVENT.replace('e-1', 'e-2');
-    const { sent, splits } = await retryAfterPatch({ contentMode: 'batch', batchSupported: true }, { contentMode: 'structured' }, [EVENT, second]);
+    const { sent, splits } = await retryAfterPatch(
+      { contentMode: 'batch', batchSupported: true },
+      { contentMode: 'structured' },
+      [EVENT, second],
+    );
     expect(sent).toEqual([`[${EVENT},${second}]`]);
     expect(splits).toHaveLength(2);
   });
@@ -74,7 +90,10 @@ describe('the rendering rules (EDU-IDEM-11)', () => {
 
   it("EDU-IDEM-11: asRendered gives the claim check the first attempt's limit, or none when it had none", () => {
     const now = { id: SUB, maxInlineBytes: 65_536 };
-    expect(asRendered(now, { format: 'structured', maxInlineBytes: 1_048_576 })).toEqual({ id: SUB, maxInlineBytes: 1_048_576 });
+    expect(asRendered(now, { format: 'structured', maxInlineBytes: 1_048_576 })).toEqual({
+      id: SUB,
+      maxInlineBytes: 1_048_576,
+    });
     expect(asRendered(now, { format: 'structured' })).toEqual({ id: SUB });
     expect(asRendered(now, { format: 'structured', maxInlineBytes: 65_536 })).toBe(now);
   });

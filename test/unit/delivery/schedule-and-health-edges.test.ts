@@ -5,9 +5,19 @@
  * `npm run mutate` showed a boundary no test pinned (docs/MUTATION.md).
  */
 import { describe, expect, it } from 'vitest';
-import { decodeDeliveryMessage, encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
-import { nextAttemptAt, nominalTimetable, type RetrySchedule } from '../../../functions/core/delivery/retry-schedule.js';
-import { cachedSubscriptions, type SubscriptionSource } from '../../../functions/core/subscriptions/subscription-cache.js';
+import {
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  nextAttemptAt,
+  nominalTimetable,
+  type RetrySchedule,
+} from '../../../functions/core/delivery/retry-schedule.js';
+import {
+  cachedSubscriptions,
+  type SubscriptionSource,
+} from '../../../functions/core/subscriptions/subscription-cache.js';
 import {
   breakerOf,
   dueForSuspension,
@@ -39,29 +49,56 @@ describe('retry schedule at its boundaries', () => {
 
   it('EDU-18: a jittered attempt landing exactly on the deadline is kept, even when that is under a second away', () => {
     // Nominal 1 s, jitter factor 0.8 + 0.4 × 0.25 = 0.9: 900 ms from now, which is the deadline.
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 900, schedule: schedule(1, 1, 60), random: () => 0.25 })).toBe(NOW + 900);
+    expect(
+      nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 900, schedule: schedule(1, 1, 60), random: () => 0.25 }),
+    ).toBe(NOW + 900);
   });
 
   it('EDU-18: past the window, one last attempt at its end when that is a full second away, none when it is closer', () => {
     const deadline = NOW + 1000;
-    expect(nextAttemptAt({ attempt: 5, now: NOW, deadline, schedule: schedule(60, 60, 3600), random: () => 0.5 })).toBe(deadline);
-    expect(nextAttemptAt({ attempt: 5, now: NOW + 1, deadline, schedule: schedule(60, 60, 3600), random: () => 0.5 })).toBeUndefined();
+    expect(nextAttemptAt({ attempt: 5, now: NOW, deadline, schedule: schedule(60, 60, 3600), random: () => 0.5 })).toBe(
+      deadline,
+    );
+    expect(
+      nextAttemptAt({ attempt: 5, now: NOW + 1, deadline, schedule: schedule(60, 60, 3600), random: () => 0.5 }),
+    ).toBeUndefined();
   });
 
   it('WH-2: a Retry-After is spread by up to a tenth of the wait it asked for, not of the clock', () => {
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 10_000, random: () => 0.5 })).toBe(
-      NOW + 10_500,
-    );
+    expect(
+      nextAttemptAt({
+        attempt: 1,
+        now: NOW,
+        deadline: NOW + 3_600_000,
+        schedule: schedule(1, 1, 3600),
+        notBefore: NOW + 10_000,
+        random: () => 0.5,
+      }),
+    ).toBe(NOW + 10_500);
   });
 
   it('WH-2: a Retry-After is kept to the millisecond when no spreading is drawn, and one ending on the deadline still gets its attempt', () => {
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 3_600_000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0 })).toBe(
-      NOW + 5000,
-    );
+    expect(
+      nextAttemptAt({
+        attempt: 1,
+        now: NOW,
+        deadline: NOW + 3_600_000,
+        schedule: schedule(1, 1, 3600),
+        notBefore: NOW + 5000,
+        random: () => 0,
+      }),
+    ).toBe(NOW + 5000);
     // Spread past the deadline, but the target's own time is the deadline itself: attempt then.
-    expect(nextAttemptAt({ attempt: 1, now: NOW, deadline: NOW + 5000, schedule: schedule(1, 1, 3600), notBefore: NOW + 5000, random: () => 0.5 })).toBe(
-      NOW + 5000,
-    );
+    expect(
+      nextAttemptAt({
+        attempt: 1,
+        now: NOW,
+        deadline: NOW + 5000,
+        schedule: schedule(1, 1, 3600),
+        notBefore: NOW + 5000,
+        random: () => 0.5,
+      }),
+    ).toBe(NOW + 5000);
   });
 });
 
@@ -82,17 +119,26 @@ describe('target health at its boundaries', () => {
   });
 
   it('WH-2: a target that named no rate is unlimited again once the throttle has doubled back up to its ceiling', () => {
-    const throttled = { consecutiveFailures: 0, throttle: { ratePerMinute: THROTTLE_START_RATE_PER_MINUTE, since: NOW } };
-    expect(effectiveRatePerMinute(undefined, throttled, NOW + 9 * 60_000)).toBe(THROTTLE_START_RATE_PER_MINUTE * 2 ** 9);
+    const throttled = {
+      consecutiveFailures: 0,
+      throttle: { ratePerMinute: THROTTLE_START_RATE_PER_MINUTE, since: NOW },
+    };
+    expect(effectiveRatePerMinute(undefined, throttled, NOW + 9 * 60_000)).toBe(
+      THROTTLE_START_RATE_PER_MINUTE * 2 ** 9,
+    );
     expect(effectiveRatePerMinute(undefined, throttled, NOW + 10 * 60_000)).toBeUndefined();
   });
 
   it('WH-2: without a rate, a pause ending exactly at the horizon is waited out in memory; one ending later is put back until it ends', () => {
-    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2000, horizonMs: 2000 })).toEqual({
+    expect(
+      planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2000, horizonMs: 2000 }),
+    ).toEqual({
       admitted: [2000, 2000],
       deferred: [],
     });
-    expect(planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2001, horizonMs: 2000 })).toEqual({
+    expect(
+      planSends({ count: 2, now: NOW, ratePerMinute: undefined, nextSendAt: NOW + 2001, horizonMs: 2000 }),
+    ).toEqual({
       admitted: [],
       deferred: [2001, 2001],
     });
@@ -114,7 +160,13 @@ describe('target health at its boundaries', () => {
 });
 
 describe('delivery message shape', () => {
-  const valid = { version: 1, deliveryId: '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b', subscriptionId: 's1', createdAt: NOW, events: [{ id: 'e1' }] };
+  const valid = {
+    version: 1,
+    deliveryId: '5b7e2c6a-5d1e-4c3f-9a0b-1c2d3e4f5a6b',
+    subscriptionId: 's1',
+    createdAt: NOW,
+    events: [{ id: 'e1' }],
+  };
 
   it.each([
     ['another version', { version: 2 }],
@@ -127,7 +179,9 @@ describe('delivery message shape', () => {
     ['one good event and one string', { events: [{ id: 'e1' }, 'e2'] }],
     ['a creation time as text', { createdAt: '2026-03-01T12:00:00Z' }],
   ])('EDU-IDEM-11: a queue message with %s is not a Koerier delivery message', (_what, change) => {
-    expect(() => decodeDeliveryMessage(JSON.stringify({ ...valid, ...change }))).toThrow(new TypeError('Not a Koerier delivery message'));
+    expect(() => decodeDeliveryMessage(JSON.stringify({ ...valid, ...change }))).toThrow(
+      new TypeError('Not a Koerier delivery message'),
+    );
   });
 
   it('EDU-IDEM-11: a well-formed message with whitespace around its events is read back byte for byte', () => {
@@ -135,7 +189,15 @@ describe('delivery message shape', () => {
     expect(decodeDeliveryMessage(body).events).toEqual(['{"id":"e1",  "data":[1, 2]}', '{"id":"e2"}']);
     const events = ['{"id":"e1",  "data":[1, 2]}'];
     expect(
-      decodeDeliveryMessage(encodeDeliveryMessage({ version: 1, deliveryId: valid.deliveryId, subscriptionId: 's1', createdAt: NOW, events })).events,
+      decodeDeliveryMessage(
+        encodeDeliveryMessage({
+          version: 1,
+          deliveryId: valid.deliveryId,
+          subscriptionId: 's1',
+          createdAt: NOW,
+          events,
+        }),
+      ).events,
     ).toEqual(events);
   });
 });

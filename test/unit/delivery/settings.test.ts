@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, settingEnv } from '../../../functions/config.js';
 import { parseStackConfig, settingEnvironment, StackConfigError } from '../../../lib/stack-config.js';
 
-const base = { [settingEnv.issuer]: 'https://issuer.test', [settingEnv.audience]: 'koerier', [settingEnv.jwksUrl]: 'https://issuer.test/jwks' };
+const base = {
+  [settingEnv.issuer]: 'https://issuer.test',
+  [settingEnv.audience]: 'koerier',
+  [settingEnv.jwksUrl]: 'https://issuer.test/jwks',
+};
 
 describe('delivery settings', () => {
   it('EDU-18: the default schedule retries for 24 hours from 30 s up to 4-hour gaps; suspension after 5 days', () => {
@@ -14,7 +18,11 @@ describe('delivery settings', () => {
   });
 
   it('a shortened schedule for tests comes from the environment, and nonsense is refused', () => {
-    const { delivery } = loadConfig({ ...base, [settingEnv.deliveryRetryInitialSeconds]: '1', [settingEnv.deliveryRetryWindowSeconds]: '6' });
+    const { delivery } = loadConfig({
+      ...base,
+      [settingEnv.deliveryRetryInitialSeconds]: '1',
+      [settingEnv.deliveryRetryWindowSeconds]: '6',
+    });
     expect(delivery.retry).toMatchObject({ initialDelaySeconds: 1, windowSeconds: 6 });
     expect(() => loadConfig({ ...base, [settingEnv.deliveryRetryInitialSeconds]: '0' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, [settingEnv.deliveryResponseTimeoutMs]: 'soon' })).toThrow(ConfigError);
@@ -38,11 +46,17 @@ describe('who may do what towards targets (issue 8)', () => {
 
   it('EDU-4: only OAuth2 client credentials towards targets by default; bearer-or-oauth2 is the documented switch; nonsense is refused', () => {
     expect(loadConfig(base).sinkCredentials).toBe('oauth2-only');
-    expect(loadConfig({ ...base, [settingEnv.sinkCredentials]: 'bearer-or-oauth2' }).sinkCredentials).toBe('bearer-or-oauth2');
-    expect(() => loadConfig({ ...base, [settingEnv.sinkCredentials]: 'none' })).toThrow(/KOERIER_SINK_CREDENTIALS must be oauth2-only or bearer-or-oauth2/);
+    expect(loadConfig({ ...base, [settingEnv.sinkCredentials]: 'bearer-or-oauth2' }).sinkCredentials).toBe(
+      'bearer-or-oauth2',
+    );
+    expect(() => loadConfig({ ...base, [settingEnv.sinkCredentials]: 'none' })).toThrow(
+      /KOERIER_SINK_CREDENTIALS must be oauth2-only or bearer-or-oauth2/,
+    );
     expect(parseStackConfig(context).sinkCredentials).toBe('oauth2-only');
     const nlgov = parseStackConfig({ ...context, 'koerier:sinkCredentials': 'bearer-or-oauth2' });
-    expect(loadConfig({ ...base, ...settingEnvironment(nlgov, 'https://api.example.org') }).sinkCredentials).toBe('bearer-or-oauth2');
+    expect(loadConfig({ ...base, ...settingEnvironment(nlgov, 'https://api.example.org') }).sinkCredentials).toBe(
+      'bearer-or-oauth2',
+    );
     expect(() => parseStackConfig({ ...context, 'koerier:sinkCredentials': 'bearer' })).toThrow(StackConfigError);
   });
 
@@ -54,9 +68,13 @@ describe('who may do what towards targets (issue 8)', () => {
     }
     const ports = parseStackConfig({ ...context, 'koerier:outboundPorts': [443, 8443] });
     expect(ports.outboundPorts).toEqual([443, 8443]);
-    expect(loadConfig({ ...base, ...settingEnvironment(ports, 'https://api.example.org') }).outboundPorts).toEqual([443, 8443]);
+    expect(loadConfig({ ...base, ...settingEnvironment(ports, 'https://api.example.org') }).outboundPorts).toEqual([
+      443, 8443,
+    ]);
     expect(parseStackConfig({ ...context, 'koerier:outboundPorts': '443,9443' }).outboundPorts).toEqual([443, 9443]);
-    expect(() => parseStackConfig({ ...context, 'koerier:outboundPorts': [443, 70000] })).toThrow(/koerier:outboundPorts/);
+    expect(() => parseStackConfig({ ...context, 'koerier:outboundPorts': [443, 70000] })).toThrow(
+      /koerier:outboundPorts/,
+    );
     expect(() => parseStackConfig({ ...context, 'koerier:outboundPorts': [] })).toThrow(/koerier:outboundPorts/);
   });
 });

@@ -33,7 +33,13 @@ function delivery(receiveCount = 1, createdAt = T0): QueuedDelivery {
   return {
     messageId: 'm-1',
     receiveCount,
-    message: { version: 1, deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', subscriptionId: 'sub-1', events: ['{"id":"1"}'], createdAt },
+    message: {
+      version: 1,
+      deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+      subscriptionId: 'sub-1',
+      events: ['{"id":"1"}'],
+      createdAt,
+    },
   };
 }
 
@@ -52,9 +58,15 @@ function settle(
     policy?: Partial<SettlePolicy>;
   } = {},
 ) {
-  const subscription = options.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: options.allowedRatePerMinute };
+  const subscription =
+    options.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: options.allowedRatePerMinute };
   return settleAttempt(
-    { delivery: delivery(options.receiveCount, options.createdAt), subscription, target: options.target ?? HEALTHY, report },
+    {
+      delivery: delivery(options.receiveCount, options.createdAt),
+      subscription,
+      target: options.target ?? HEALTHY,
+      report,
+    },
     options.progress,
     { ...policy, ...options.policy },
     T0,
@@ -135,7 +147,10 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
       { receiveCount: LAST },
       {
         kind: 'dead-letter',
-        deadLetter: expect.objectContaining({ reason: 'exhausted', detail: 'retries are over (1 attempts); last: the target answered 500' }),
+        deadLetter: expect.objectContaining({
+          reason: 'exhausted',
+          detail: 'retries are over (1 attempts); last: the target answered 500',
+        }),
       },
       'dead-lettered',
       'failed',
@@ -168,7 +183,10 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
       'EDU-18: a 401 answered with a fresh token on the last receive is a dead letter',
       answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }),
       { receiveCount: LAST },
-      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 1 }) },
+      {
+        kind: 'dead-letter',
+        deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 1 }),
+      },
       'retrying',
       'none',
     ],
@@ -180,11 +198,18 @@ describe('settleAttempt: the next step of the queue message (WH-2, WH-3, WH-6, E
   });
 
   it.each([
-    ['CARD-5: not attempted for want of time: back shortly, not counted', 1, { kind: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }],
+    [
+      'CARD-5: not attempted for want of time: back shortly, not counted',
+      1,
+      { kind: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 },
+    ],
     [
       'EDU-18: not attempted for want of time on the last receive: a dead letter',
       LAST,
-      { kind: 'dead-letter', deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 0 }) },
+      {
+        kind: 'dead-letter',
+        deadLetter: expect.objectContaining({ reason: 'exhausted', detail: LAST_RECEIVE, attempts: 0 }),
+      },
     ],
   ] as const)('%s', (_title, receiveCount, next) => {
     const settlement = settle({ outOfTime: true }, { receiveCount });
@@ -204,7 +229,10 @@ describe('settleAttempt: the record, the progress and the health effect', () => 
       outcome: 'retrying',
       latencyMs: 1,
     }));
-    const settlement = settle(answered(failed()), { receiveCount: 11, progress: { deliveryId: 'd', failedAttempts: 10, lastAttempts: earlier } });
+    const settlement = settle(answered(failed()), {
+      receiveCount: 11,
+      progress: { deliveryId: 'd', failedAttempts: 10, lastAttempts: earlier },
+    });
     expect(settlement.record).toEqual({
       subscriptionId: 'sub-1',
       deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
@@ -217,12 +245,16 @@ describe('settleAttempt: the record, the progress and the health effect', () => 
       nextAttemptAt: new Date(T0 + 3600_000).toISOString(),
     });
     expect(settlement.progress?.progress.failedAttempts).toBe(11);
-    expect(settlement.progress?.progress.lastAttempts.map((attempt) => attempt.attempt)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(settlement.progress?.progress.lastAttempts.map((attempt) => attempt.attempt)).toEqual([
+      2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    ]);
     expect(settlement.progress?.expiresAt).toBe((T0 + policy.keyTtlSeconds * 1000) / 1000);
   });
 
   it('EDU-18: a wait longer than one visibility timeout is served in hops, the progress saying when it ends', () => {
-    const settlement = settle(answered(failed()), { policy: { retry: { initialDelaySeconds: DAY, maxDelaySeconds: DAY, windowSeconds: 7 * DAY } } });
+    const settlement = settle(answered(failed()), {
+      policy: { retry: { initialDelaySeconds: DAY, maxDelaySeconds: DAY, windowSeconds: 7 * DAY } },
+    });
     expect(settlement.next).toEqual({ kind: 'retry', delaySeconds: MAX_DELAY_SECONDS });
     expect(settlement.progress?.progress.nextAttemptAt).toBe(T0 + DAY * 1000);
   });
@@ -234,8 +266,16 @@ describe('settleAttempt: the record, the progress and the health effect', () => 
   });
 
   it.each([
-    ["WH-2, EDU-10: a 429 without Retry-After pauses the target for the schedule's wait", { kind: 'throttled' } as const, T0 + 30_000],
-    ['WH-2: a 429 with Retry-After pauses the target until then', { kind: 'throttled', retryAfterMs: 120_000 } as const, T0 + 120_000],
+    [
+      "WH-2, EDU-10: a 429 without Retry-After pauses the target for the schedule's wait",
+      { kind: 'throttled' } as const,
+      T0 + 30_000,
+    ],
+    [
+      'WH-2: a 429 with Retry-After pauses the target until then',
+      { kind: 'throttled', retryAfterMs: 120_000 } as const,
+      T0 + 120_000,
+    ],
     ['WH-2: a 503 with Retry-After does not throttle the target', failed('503', 600_000), undefined],
   ])('%s', (_title, verdict, throttledUntil) => {
     expect(settle(answered(verdict)).health.throttledUntil).toBe(throttledUntil);
@@ -247,8 +287,22 @@ describe('retryStep: the visibility delay (EDU-18, EDU-IDEM-12)', () => {
     ['a wait is rounded up to whole seconds', 1_400, 'up', 1, T0, { kind: 'retry', delaySeconds: 2 }],
     ['a backoff is rounded to the nearest second', 1_400, 'nearest', 1, T0, { kind: 'retry', delaySeconds: 1 }],
     ['never less than a second', 10, 'up', 1, T0, { kind: 'retry', delaySeconds: 1 }],
-    ['never more than SQS allows: a longer wait takes several hops', 100 * DAY * 1000, 'up', 1, T0, { kind: 'retry', delaySeconds: MAX_DELAY_SECONDS }],
-    ['EDU-IDEM-12: never past the key deadline', 6 * 3600_000, 'up', 2, T0 - 7 * DAY * 1000 + 3600_000, { kind: 'retry', delaySeconds: 3600 - 60 }],
+    [
+      'never more than SQS allows: a longer wait takes several hops',
+      100 * DAY * 1000,
+      'up',
+      1,
+      T0,
+      { kind: 'retry', delaySeconds: MAX_DELAY_SECONDS },
+    ],
+    [
+      'EDU-IDEM-12: never past the key deadline',
+      6 * 3600_000,
+      'up',
+      2,
+      T0 - 7 * DAY * 1000 + 3600_000,
+      { kind: 'retry', delaySeconds: 3600 - 60 },
+    ],
     [
       "EDU-18: on the last receive a dead letter, not the queue's dead-letter queue",
       1_000,
@@ -276,7 +330,14 @@ describe('deadLetterStep', () => {
         latencyMs: 1,
       })),
     };
-    const last: AttemptRecord = { subscriptionId: 'sub-1', deliveryId: 'd', attempt: 13, at: 'y', outcome: 'dead-lettered', latencyMs: 1 };
+    const last: AttemptRecord = {
+      subscriptionId: 'sub-1',
+      deliveryId: 'd',
+      attempt: 13,
+      at: 'y',
+      outcome: 'dead-lettered',
+      latencyMs: 1,
+    };
     const step = deadLetterStep(
       { ...delivery(), message: { ...delivery().message, redriveOf: 'old' } },
       'rejected',

@@ -20,7 +20,13 @@ describe("targetHealthChange: what a group's attempts do to the target (WH-2, ED
       false,
       { record: { kind: 'success' } },
     ],
-    ['EDU-12: a success at a healthy target writes nothing', [effect('delivered')], HEALTHY, false, { record: { kind: 'none' } }],
+    [
+      'EDU-12: a success at a healthy target writes nothing',
+      [effect('delivered')],
+      HEALTHY,
+      false,
+      { record: { kind: 'none' } },
+    ],
     [
       'EDU-12: transient failures are counted, the last one named',
       [effect('failed', { detail: 'a' }), effect('failed', { detail: 'b' })],
@@ -28,8 +34,20 @@ describe("targetHealthChange: what a group's attempts do to the target (WH-2, ED
       true,
       { record: { kind: 'failures', count: 2, lastFailure: 'b', probe: true } },
     ],
-    ['WH-2: after a 410 the failures are not counted', [effect('failed', { detail: 'a' }), effect('retired')], HEALTHY, false, { record: { kind: 'none' } }],
-    ["review #8: what is not the target's fault counts neither way", [effect('none')], failing, false, { record: { kind: 'none' } }],
+    [
+      'WH-2: after a 410 the failures are not counted',
+      [effect('failed', { detail: 'a' }), effect('retired')],
+      HEALTHY,
+      false,
+      { record: { kind: 'none' } },
+    ],
+    [
+      "review #8: what is not the target's fault counts neither way",
+      [effect('none')],
+      failing,
+      false,
+      { record: { kind: 'none' } },
+    ],
     [
       'WH-2, EDU-10: the latest 429 pause wins and the rate halves',
       [effect('none', { throttledUntil: T0 + 5_000 }), effect('none', { throttledUntil: T0 + 9_000 })],
@@ -43,12 +61,17 @@ describe("targetHealthChange: what a group's attempts do to the target (WH-2, ED
 
   it('EDU-12: a probe that told nothing about the target (not sent, a 429) ends its lease; one that failed or succeeded leaves that to its outcome', () => {
     const probe = { target: failing, probe: true, probeUntil: T0 + 25_000 };
-    expect(targetHealthChange([effect('none')], probe, undefined, T0)).toEqual({ record: { kind: 'release-probe', until: T0 + 25_000 } });
+    expect(targetHealthChange([effect('none')], probe, undefined, T0)).toEqual({
+      record: { kind: 'release-probe', until: T0 + 25_000 },
+    });
     expect(targetHealthChange([effect('none', { throttledUntil: T0 + 5_000 })], probe, undefined, T0).record).toEqual({
       kind: 'release-probe',
       until: T0 + 25_000,
     });
-    expect(targetHealthChange([effect('failed', { detail: 'a' })], probe, undefined, T0).record).toMatchObject({ kind: 'failures', probe: true });
+    expect(targetHealthChange([effect('failed', { detail: 'a' })], probe, undefined, T0).record).toMatchObject({
+      kind: 'failures',
+      probe: true,
+    });
     expect(targetHealthChange([effect('delivered')], probe, undefined, T0).record).toEqual({ kind: 'success' });
   });
 });

@@ -25,16 +25,30 @@ describe('circuit breaker', () => {
   });
 
   it('EDU-12: every failed probe doubles the cool-down, up to an hour; many failures at once do not', () => {
-    expect(breakerOf({ consecutiveFailures: 50, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 60_000 });
-    expect(breakerOf({ consecutiveFailures: 6, failedProbes: 1, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 120_000 });
-    expect(breakerOf({ consecutiveFailures: 8, failedProbes: 3, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: 480_000 });
-    expect(breakerOf({ consecutiveFailures: 500, failedProbes: 30, lastFailureAt: 0 }, breaker, 0)).toEqual({ state: 'open', until: MAX_BREAKER_COOLDOWN_MS });
+    expect(breakerOf({ consecutiveFailures: 50, lastFailureAt: 0 }, breaker, 0)).toEqual({
+      state: 'open',
+      until: 60_000,
+    });
+    expect(breakerOf({ consecutiveFailures: 6, failedProbes: 1, lastFailureAt: 0 }, breaker, 0)).toEqual({
+      state: 'open',
+      until: 120_000,
+    });
+    expect(breakerOf({ consecutiveFailures: 8, failedProbes: 3, lastFailureAt: 0 }, breaker, 0)).toEqual({
+      state: 'open',
+      until: 480_000,
+    });
+    expect(breakerOf({ consecutiveFailures: 500, failedProbes: 30, lastFailureAt: 0 }, breaker, 0)).toEqual({
+      state: 'open',
+      until: MAX_BREAKER_COOLDOWN_MS,
+    });
   });
 });
 
 describe('rate (WH-6, EDU-10)', () => {
   it('EDU-10: without a rate and without a pause, every delivery goes now', () => {
-    expect(planSends({ count: 3, now: 100, ratePerMinute: undefined, nextSendAt: undefined, horizonMs: 2000 })).toEqual({ admitted: [0, 0, 0], deferred: [] });
+    expect(planSends({ count: 3, now: 100, ratePerMinute: undefined, nextSendAt: undefined, horizonMs: 2000 })).toEqual(
+      { admitted: [0, 0, 0], deferred: [] },
+    );
   });
 
   it('WH-6: deliveries are spaced 60 000 / rate ms apart; those beyond the horizon are put back until their slot', () => {
@@ -65,7 +79,13 @@ describe('rate (WH-6, EDU-10)', () => {
     for (let round = 0; round < 2000; round++) {
       now += Math.floor(next() * 700);
       const seen = nextSendAt;
-      const plan = planSends({ count: 1 + Math.floor(next() * 10), now, ratePerMinute: rate, nextSendAt: seen, horizonMs: 2000 });
+      const plan = planSends({
+        count: 1 + Math.floor(next() * 10),
+        now,
+        ratePerMinute: rate,
+        nextSendAt: seen,
+        horizonMs: 2000,
+      });
       if (plan.nextSendAt === undefined || nextSendAt !== seen) continue;
       nextSendAt = plan.nextSendAt;
       for (const wait of plan.admitted) sends.push(now + wait);

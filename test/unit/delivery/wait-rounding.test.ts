@@ -9,7 +9,11 @@ import { describe, expect, it } from 'vitest';
 import type { Verdict } from '../../../functions/core/delivery/attempt-outcome.js';
 import type { QueuedDelivery } from '../../../functions/core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
-import { settleAttempt, type AttemptReport, type SettlePolicy } from '../../../functions/core/delivery/settle-attempt.js';
+import {
+  settleAttempt,
+  type AttemptReport,
+  type SettlePolicy,
+} from '../../../functions/core/delivery/settle-attempt.js';
 import { HEALTHY } from '../../../functions/core/delivery/target-health.js';
 import { DAY, setup, SUB, T0, task } from './dispatcher-harness.js';
 
@@ -23,12 +27,25 @@ const policy: SettlePolicy = {
 const delivery: QueuedDelivery = {
   messageId: 'm-1',
   receiveCount: 1,
-  message: { version: 1, deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d', subscriptionId: SUB, events: ['{"id":"1"}'], createdAt: T0 },
+  message: {
+    version: 1,
+    deliveryId: '0b7e5c1a-2d3f-4a5b-8c6d-7e8f9a0b1c2d',
+    subscriptionId: SUB,
+    events: ['{"id":"1"}'],
+    createdAt: T0,
+  },
 };
 
 function settle(report: AttemptReport, options: { allowedRatePerMinute?: number; random?: () => number } = {}) {
-  const subscription = options.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: options.allowedRatePerMinute };
-  return settleAttempt({ delivery, subscription, target: HEALTHY, report }, undefined, policy, T0, options.random ?? (() => 0.5)).next;
+  const subscription =
+    options.allowedRatePerMinute === undefined ? {} : { allowedRatePerMinute: options.allowedRatePerMinute };
+  return settleAttempt(
+    { delivery, subscription, target: HEALTHY, report },
+    undefined,
+    policy,
+    T0,
+    options.random ?? (() => 0.5),
+  ).next;
 }
 
 const answered = (verdict: Verdict, extra: Partial<Extract<AttemptReport, { at: number }>> = {}): AttemptReport => ({
@@ -46,12 +63,17 @@ describe('a wait in whole seconds', () => {
   });
 
   it('WH-2: a jittered backoff (30 s × 1.004 = 30.12 s) is rounded to the nearest second, 30 s', () => {
-    const next = settle(answered({ kind: 'failed', code: 'server-error', detail: 'the target answered 500' }), { random: () => 0.51 });
+    const next = settle(answered({ kind: 'failed', code: 'server-error', detail: 'the target answered 500' }), {
+      random: () => 0.51,
+    });
     expect(next).toEqual({ kind: 'retry', delaySeconds: 30 });
   });
 
   it('WH-6: a try with a fresh token under 11 requests a minute waits for the next slot (5.45 s), rounded up to 6 s', () => {
-    const next = settle(answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }), { allowedRatePerMinute: 11 });
+    const next = settle(
+      answered({ kind: 'rejected', code: 'rejected', detail: '401' }, { status: 401, freshToken: true }),
+      { allowedRatePerMinute: 11 },
+    );
     expect(next).toEqual({ kind: 'retry', delaySeconds: 6 });
   });
 

@@ -38,45 +38,99 @@ describe('the delivery request', () => {
 
   it('CE-16: the receiver gets the publish request’s correlation id in X-Correlation-ID, outside the event; without one, no such header', () => {
     const parts = { sink: 'https://hooks.example/x', format: 'structured' as const, origin: 'o', accessToken: 't' };
-    const correlated = webhookRequest({ ...parts, message: { ...message([event('e1')]), correlationId: 'publish-req-42' } });
+    const correlated = webhookRequest({
+      ...parts,
+      message: { ...message([event('e1')]), correlationId: 'publish-req-42' },
+    });
     expect(correlated.headers['x-correlation-id']).toBe('publish-req-42');
     expect(correlated.body.toString('utf8')).toBe(event('e1'));
-    expect(Object.keys(webhookRequest({ ...parts, message: message([event('e1')]) }).headers)).not.toContain('x-correlation-id');
+    expect(Object.keys(webhookRequest({ ...parts, message: message([event('e1')]) }).headers)).not.toContain(
+      'x-correlation-id',
+    );
   });
 
   it('EDU-18 (replays, docs/REPLAY.md): a replayed delivery names its replay and the event’s place in it beside the event; a first delivery does not', () => {
     const parts = { sink: 'https://hooks.example/x', format: 'binary' as const, origin: 'o', accessToken: 't' };
-    const replayed = webhookRequest({ ...parts, message: { ...message([event('e1')]), replay: { id: 'r-9', sequence: 7 } } });
+    const replayed = webhookRequest({
+      ...parts,
+      message: { ...message([event('e1')]), replay: { id: 'r-9', sequence: 7 } },
+    });
     expect(replayed.headers).toMatchObject({ 'koerier-replay-id': 'r-9', 'koerier-replay-sequence': '7' });
     const first = Object.keys(webhookRequest({ ...parts, message: message([event('e1')]) }).headers);
     expect(first.filter((name) => name.startsWith('koerier-replay'))).toEqual([]);
   });
 
   it('WH-3: a delivery request always carries a bearer token: without one it cannot be built', () => {
-    expect(() => webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o' } as never)).toThrow(
-      /WH-3/,
-    );
     expect(() =>
-      webhookRequest({ message: message([event('e1')]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: '' }),
+      webhookRequest({
+        message: message([event('e1')]),
+        sink: 'https://hooks.example/x',
+        format: 'structured',
+        origin: 'o',
+      } as never),
+    ).toThrow(/WH-3/);
+    expect(() =>
+      webhookRequest({
+        message: message([event('e1')]),
+        sink: 'https://hooks.example/x',
+        format: 'structured',
+        origin: 'o',
+        accessToken: '',
+      }),
     ).toThrow(/WH-3/);
   });
 
   it('review #8: a Content-Type made from a datacontenttype that cannot be a header is found before anything is sent', () => {
-    const bad = event('e3').replace('"datacontenttype":"application/json"', '"datacontenttype":"text/plain; name=\\"\u20ac\\""');
-    const binary = webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' });
+    const bad = event('e3').replace(
+      '"datacontenttype":"application/json"',
+      '"datacontenttype":"text/plain; name=\\"\u20ac\\""',
+    );
+    const binary = webhookRequest({
+      message: message([bad]),
+      sink: 'https://hooks.example/x',
+      format: 'binary',
+      origin: 'o',
+      accessToken: 't',
+    });
     expect(unsendableHeader(binary)).toBe('content-type');
     // Structured mode carries it in the body: sendable.
     expect(
-      unsendableHeader(webhookRequest({ message: message([bad]), sink: 'https://hooks.example/x', format: 'structured', origin: 'o', accessToken: 't' })),
+      unsendableHeader(
+        webhookRequest({
+          message: message([bad]),
+          sink: 'https://hooks.example/x',
+          format: 'structured',
+          origin: 'o',
+          accessToken: 't',
+        }),
+      ),
     ).toBeUndefined();
     expect(
-      unsendableHeader(webhookRequest({ message: message([event('e4')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' })),
+      unsendableHeader(
+        webhookRequest({
+          message: message([event('e4')]),
+          sink: 'https://hooks.example/x',
+          format: 'binary',
+          origin: 'o',
+          accessToken: 't',
+        }),
+      ),
     ).toBeUndefined();
   });
 
   it('HTTP-4: binary mode puts the attributes in ce- headers and the data in the body', () => {
-    const request = webhookRequest({ message: message([event('e2')]), sink: 'https://hooks.example/x', format: 'binary', origin: 'o', accessToken: 't' });
-    expect(request.headers).toMatchObject({ 'ce-id': 'e2', 'ce-myextension': 'kept%20as%20is', 'content-type': 'application/json' });
+    const request = webhookRequest({
+      message: message([event('e2')]),
+      sink: 'https://hooks.example/x',
+      format: 'binary',
+      origin: 'o',
+      accessToken: 't',
+    });
+    expect(request.headers).toMatchObject({
+      'ce-id': 'e2',
+      'ce-myextension': 'kept%20as%20is',
+      'content-type': 'application/json',
+    });
     expect(request.body.toString('utf8')).toBe('{"b":1,  "a":[2,3]}');
     // The SDK parses it; it does not percent-decode header values (HTTP binding 1.0.2 §3.1.3.2), so the
     // extension arrives still encoded there.

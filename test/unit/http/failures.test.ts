@@ -7,14 +7,22 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../../functions/core/http/messages.js';
 import { answered, KoerierError, problem } from '../../../functions/core/http/problems.js';
-import { InMemoryIdempotencyStore, withIdempotency, type IdempotencyContext } from '../../../functions/core/idempotency/index.js';
+import { withIdempotency, type IdempotencyContext } from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import { controlledClock, ingestRequest } from '../idempotency/store-contract.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 
 const SECRET = 'connection-string-with-password-hunter2';
 
 function context(store: InMemoryIdempotencyStore): IdempotencyContext {
-  return { clientId: 'publisher-a', operation: 'POST /events', store, clock: controlledClock(), ttlSeconds: 3600, lockSeconds: 60 };
+  return {
+    clientId: 'publisher-a',
+    operation: 'POST /events',
+    store,
+    clock: controlledClock(),
+    ttlSeconds: 3600,
+    lockSeconds: 60,
+  };
 }
 
 describe('failures: a thrown KoerierError is the answer', () => {
@@ -53,7 +61,9 @@ describe('failures under the idempotency guard', () => {
     let runs = 0;
     const refuse = async (): Promise<HttpResponse> => {
       runs++;
-      throw new KoerierError(problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.'));
+      throw new KoerierError(
+        problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.'),
+      );
     };
     const first = await withIdempotency(request, context(store), refuse);
     const replay = await withIdempotency(request, context(store), refuse);
@@ -68,10 +78,16 @@ describe('failures under the idempotency guard', () => {
     const store = new InMemoryIdempotencyStore();
     const request = ingestRequest(randomUUID(), '{"id":"1"}');
     const outage = async (): Promise<HttpResponse> => {
-      throw new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'Retry.'), { headers: { 'retry-after': '1' } });
+      throw new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'Retry.'), {
+        headers: { 'retry-after': '1' },
+      });
     };
     expect((await withIdempotency(request, context(store), outage)).status).toBe(503);
-    const retried = await withIdempotency(request, context(store), async () => ({ status: 202, headers: {}, body: '{}' }));
+    const retried = await withIdempotency(request, context(store), async () => ({
+      status: 202,
+      headers: {},
+      body: '{}',
+    }));
     expect(retried.status).toBe(202);
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
   });

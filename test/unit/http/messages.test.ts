@@ -7,7 +7,11 @@ import { emptyResponse, jsonResponse, mediaTypeOf } from '../../../functions/cor
 
 describe('HTTP answer shapes', () => {
   it('answer shapes: a JSON answer (the 202 among them) carries Content-Type application/json, which its own headers may replace', () => {
-    expect(jsonResponse(202, { acceptedCount: 0 })).toEqual({ status: 202, headers: { 'content-type': 'application/json' }, body: '{"acceptedCount":0}' });
+    expect(jsonResponse(202, { acceptedCount: 0 })).toEqual({
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+      body: '{"acceptedCount":0}',
+    });
     expect(jsonResponse(200, {}, { 'content-type': 'application/vnd.oai.openapi+json', etag: '"1"' }).headers).toEqual({
       'content-type': 'application/vnd.oai.openapi+json',
       etag: '"1"',
@@ -16,7 +20,11 @@ describe('HTTP answer shapes', () => {
 
   it('WH-7: an empty answer has an empty body and only the headers given', () => {
     expect(emptyResponse(204)).toEqual({ status: 204, headers: {}, body: '' });
-    expect(emptyResponse(200, { allow: 'POST, OPTIONS' })).toEqual({ status: 200, headers: { allow: 'POST, OPTIONS' }, body: '' });
+    expect(emptyResponse(200, { allow: 'POST, OPTIONS' })).toEqual({
+      status: 200,
+      headers: { allow: 'POST, OPTIONS' },
+      body: '',
+    });
   });
 
   it('HTTP-1: the media type of a Content-Type is lower case without parameters; an absent or empty header has none', () => {

@@ -23,7 +23,11 @@ const MESSAGE_CHARACTERS = 512;
 const ATTRIBUTE_CHARACTERS = 64;
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
-const answerOf = (p: Problem) => JSON.parse(problemResponse(p).body) as Record<string, unknown> & { errors?: ValidationIssue[]; warnings?: ValidationIssue[] };
+const answerOf = (p: Problem) =>
+  JSON.parse(problemResponse(p).body) as Record<string, unknown> & {
+    errors?: ValidationIssue[];
+    warnings?: ValidationIssue[];
+  };
 const finding = (i: number, extra: Partial<ValidationIssue> = {}): ValidationIssue => ({
   rule: 'required',
   requirement: 'CE-3',
@@ -36,9 +40,15 @@ const invalid = (errors: ValidationIssue[], extra: Record<string, unknown> = {})
 
 describe('EDU-IDEM-14: problem answers are bounded so they can be stored and replayed whole', () => {
   it('EDU-IDEM-14: a problem within its bounds is answered exactly as built: no counters, nothing cut', () => {
-    const within = invalid([finding(0), finding(1, { attribute: 'a'.repeat(ATTRIBUTE_CHARACTERS), pointer: `/${'p'.repeat(MESSAGE_CHARACTERS - 1)}` })], {
-      warnings: [finding(2, { message: 'm'.repeat(MESSAGE_CHARACTERS) })],
-    });
+    const within = invalid(
+      [
+        finding(0),
+        finding(1, { attribute: 'a'.repeat(ATTRIBUTE_CHARACTERS), pointer: `/${'p'.repeat(MESSAGE_CHARACTERS - 1)}` }),
+      ],
+      {
+        warnings: [finding(2, { message: 'm'.repeat(MESSAGE_CHARACTERS) })],
+      },
+    );
     expect(problemResponse(within).body).toBe(JSON.stringify(within));
     // Without a detail (problem() leaves the member undefined) and without any list.
     const bare = problem(409, 'subscription-changed', 'Conflict');
@@ -64,7 +74,11 @@ describe('EDU-IDEM-14: problem answers are bounded so they can be stored and rep
       finding(0, { message: cut(long, MESSAGE_CHARACTERS) }),
       finding(1, { attribute: cut(name, ATTRIBUTE_CHARACTERS) }),
       finding(2, { pointer: cut(pointer, MESSAGE_CHARACTERS) }),
-      finding(3, { attribute: cut(name, ATTRIBUTE_CHARACTERS), message: cut(long, MESSAGE_CHARACTERS), pointer: cut(pointer, MESSAGE_CHARACTERS) }),
+      finding(3, {
+        attribute: cut(name, ATTRIBUTE_CHARACTERS),
+        message: cut(long, MESSAGE_CHARACTERS),
+        pointer: cut(pointer, MESSAGE_CHARACTERS),
+      }),
     ]);
   });
 
@@ -84,7 +98,11 @@ describe('EDU-IDEM-14: problem answers are bounded so they can be stored and rep
     for (let extra = 0; extra < 700; extra += 10) {
       for (const frame of [0, 20_000]) {
         const errors = Array.from({ length: 150 }, (_, i) =>
-          finding(i, { message: 'e'.repeat(i === 0 ? extra : 480), attribute: 'a'.repeat(60), pointer: `/${'p'.repeat(100)}` }),
+          finding(i, {
+            message: 'e'.repeat(i === 0 ? extra : 480),
+            attribute: 'a'.repeat(60),
+            pointer: `/${'p'.repeat(100)}`,
+          }),
         );
         const p = invalid(errors, { instance: 'i'.repeat(frame) });
         const body = problemResponse(p).body;
@@ -92,7 +110,10 @@ describe('EDU-IDEM-14: problem answers are bounded so they can be stored and rep
         const answer = JSON.parse(body) as { errors: ValidationIssue[]; errorsNotListed: number };
         expect(answer.errors.length + answer.errorsNotListed).toBe(150);
         // Not much room is wasted either: one more finding would not have fitted.
-        expect(Buffer.byteLength(body) + bytesOf(errors[answer.errors.length]) + 1, `extra ${extra}, frame ${frame}`).toBeGreaterThan(MAX_PROBLEM_BYTES - 256);
+        expect(
+          Buffer.byteLength(body) + bytesOf(errors[answer.errors.length]) + 1,
+          `extra ${extra}, frame ${frame}`,
+        ).toBeGreaterThan(MAX_PROBLEM_BYTES - 256);
       }
     }
   });
@@ -103,7 +124,12 @@ describe('EDU-IDEM-14: problem answers are bounded so they can be stored and rep
     const warnings = Array.from({ length: 200 }, (_, i) => big(i));
     const body = problemResponse(invalid(errors, { warnings })).body;
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_PROBLEM_BYTES);
-    const answer = JSON.parse(body) as { errors: unknown[]; errorsNotListed: number; warnings: unknown[]; warningsNotListed: number };
+    const answer = JSON.parse(body) as {
+      errors: unknown[];
+      errorsNotListed: number;
+      warnings: unknown[];
+      warningsNotListed: number;
+    };
     expect(answer.errors.length + answer.errorsNotListed).toBe(200);
     expect(answer.warnings.length + answer.warningsNotListed).toBe(200);
   });

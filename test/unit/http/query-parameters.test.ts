@@ -11,7 +11,8 @@ import { refusalOf } from '../../support/refusals.js';
 const KNOWN = ['outcome', 'limit', 'cursor'];
 
 /** The thrown refusal, for its problem and headers. */
-const refusal = (query: Record<string, string>): KoerierError => refusalOf(() => refuseUnknownParameters({ query }, KNOWN));
+const refusal = (query: Record<string, string>): KoerierError =>
+  refusalOf(() => refuseUnknownParameters({ query }, KNOWN));
 
 describe('issue 13, item 5: unknown query parameters', () => {
   it('issue 13, item 5: known parameters, or none, pass', () => {
@@ -21,7 +22,11 @@ describe('issue 13, item 5: unknown query parameters', () => {
 
   it('issue 13, item 5: a misspelt parameter is a 400 invalid-parameter that names it', () => {
     const error = refusal({ outcom: 'dead-lettered', limit: '5' });
-    expect(error.problem).toMatchObject({ type: problemTypeUri('invalid-parameter'), title: 'Invalid Parameter', status: 400 });
+    expect(error.problem).toMatchObject({
+      type: problemTypeUri('invalid-parameter'),
+      title: 'Invalid Parameter',
+      status: 400,
+    });
     expect(error.problem.detail).toContain('outcom');
   });
 });

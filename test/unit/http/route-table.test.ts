@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { allowedMethods, compileRoutes, matchRoute, routeKeyOf } from '../../../functions/core/http/route-table.js';
-import { functions, routeTable } from '../../../lib/resources.js';
+import { functions, routeTable } from '../../../functions/config/resources.js';
 
 // Compiled inside each test rather than once at import: a mutation run activates its mutant per
 // test, so a table compiled while the file loads would never see the compiler mutated.
@@ -20,9 +20,17 @@ const tableOf = () =>
 describe('route table (issue 9: one route table keyed by routeKey)', () => {
   it('matches a template and hands its decoded path parameters', () => {
     const table = tableOf();
-    expect(matchRoute(table, 'GET', '/things/a%20b')).toEqual({ routeKey: 'GET /things/{id}', tag: 'GET /things/{id}', pathParameters: { id: 'a b' } });
+    expect(matchRoute(table, 'GET', '/things/a%20b')).toEqual({
+      routeKey: 'GET /things/{id}',
+      tag: 'GET /things/{id}',
+      pathParameters: { id: 'a b' },
+    });
     expect(matchRoute(table, 'GET', '/things/7/parts/9')?.pathParameters).toEqual({ id: '7', part: '9' });
-    expect(matchRoute(table, 'POST', '/things')).toEqual({ routeKey: 'POST /things', tag: 'POST /things', pathParameters: {} });
+    expect(matchRoute(table, 'POST', '/things')).toEqual({
+      routeKey: 'POST /things',
+      tag: 'POST /things',
+      pathParameters: {},
+    });
   });
 
   it('a literal segment takes precedence over a parameter, whatever the order written', () => {
@@ -33,7 +41,10 @@ describe('route table (issue 9: one route table keyed by routeKey)', () => {
 
   it('a greedy {proxy+} takes the rest of the path, and needs at least one segment', () => {
     const table = tableOf();
-    expect(matchRoute(table, 'GET', '/files/a/b/c.json')).toMatchObject({ routeKey: 'GET /files/{path+}', pathParameters: { path: 'a/b/c.json' } });
+    expect(matchRoute(table, 'GET', '/files/a/b/c.json')).toMatchObject({
+      routeKey: 'GET /files/{path+}',
+      pathParameters: { path: 'a/b/c.json' },
+    });
     expect(matchRoute(table, 'GET', '/files/')).toBeUndefined();
     expect(matchRoute(table, 'GET', '/files')).toBeUndefined();
   });
@@ -86,7 +97,7 @@ describe('route table (issue 9: one route table keyed by routeKey)', () => {
     ).toThrow(/claimed twice/);
   });
 
-  it('lib/resources.ts: routeTable lists every route of every function, in order, as the CDK reads them', () => {
+  it('functions/config/resources.ts: routeTable lists every route of every function, in order, as the CDK reads them', () => {
     const written = Object.entries(functions).flatMap(([name, fn]) =>
       ('routes' in fn ? fn.routes : []).map((route) => `${name} ${route.method} ${route.path}`),
     );

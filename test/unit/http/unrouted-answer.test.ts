@@ -12,7 +12,7 @@ const request = (method: string, path: string): HttpRequest => ({
   body: Buffer.alloc(0),
 });
 
-describe("the $default answer, from lib/resources.ts's route table (issue 9: one route table)", () => {
+describe("the $default answer, from functions/config/resources.ts's route table (issue 9: one route table)", () => {
   it('CARD-3: a path a route template matches, with another method → 405 listing the methods of that template', () => {
     const answer = unroutedAnswer(request('PUT', '/v1/subscriptions/42'));
     expect(answer.status).toBe(405);
@@ -24,7 +24,16 @@ describe("the $default answer, from lib/resources.ts's route table (issue 9: one
   });
 
   it('CARD-3: a path no template matches (a trailing slash included) → 404 problem naming the path', () => {
-    for (const path of ['/v1/nothing/here', '/v1/subscriptions/', '/v1/subscriptions/42/', '/v1/events/x', '/', '/v1', '/subscriptions/42', '/events']) {
+    for (const path of [
+      '/v1/nothing/here',
+      '/v1/subscriptions/',
+      '/v1/subscriptions/42/',
+      '/v1/events/x',
+      '/',
+      '/v1',
+      '/subscriptions/42',
+      '/events',
+    ]) {
       const answer = unroutedAnswer(request('GET', path));
       expect(answer.status, path).toBe(404);
       expect(answer.headers['allow'], path).toBeUndefined();

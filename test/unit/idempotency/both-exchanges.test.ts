@@ -9,11 +9,17 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import { webhookRequest } from '../../../functions/core/delivery/webhook-request.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
-import { InMemoryIdempotencyStore, readIdempotencyKey, withIdempotency, type IdempotencyContext } from '../../../functions/core/idempotency/index.js';
+import {
+  readIdempotencyKey,
+  withIdempotency,
+  type IdempotencyContext,
+} from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
 import { controlledClock } from './store-contract.js';
 
-const EVENT = '{"specversion":"1.0","id":"e-1","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1","data":{"n":1}}';
+const EVENT =
+  '{"specversion":"1.0","id":"e-1","source":"urn:nld:oin:00000001234567890000:systeem:test","type":"nl.example.thing.happened.v1","data":{"n":1}}';
 
 function guardedServer(operation: string) {
   const ctx: IdempotencyContext = {
@@ -26,7 +32,11 @@ function guardedServer(operation: string) {
   };
   let runs = 0;
   const handle = (req: HttpRequest) =>
-    withIdempotency(req, ctx, async (): Promise<HttpResponse> => ({ status: 202, headers: { 'content-type': 'application/json' }, body: `{"run":${++runs}}` }));
+    withIdempotency(req, ctx, async (): Promise<HttpResponse> => ({
+      status: 202,
+      headers: { 'content-type': 'application/json' },
+      body: `{"run":${++runs}}`,
+    }));
   return { handle, runs: () => runs };
 }
 
@@ -60,10 +70,24 @@ describe('EDU-IDEM-1: one set of idempotency rules for both kinds of exchange', 
     const receiver = guardedServer('POST /hook');
     const answers: HttpResponse[] = [];
     for (let attempt = 0; attempt < 3; attempt++) {
-      const sent = webhookRequest({ message, sink: 'https://receiver.example/hook', format: 'structured', origin: 'koerier.example', accessToken: 'token-1' });
+      const sent = webhookRequest({
+        message,
+        sink: 'https://receiver.example/hook',
+        format: 'structured',
+        origin: 'koerier.example',
+        accessToken: 'token-1',
+      });
       expect(readIdempotencyKey(sent.headers)).toBe(deliveryId);
       answers.push(
-        await receiver.handle({ method: 'POST', routeKey: 'POST /hook', path: '/hook', headers: sent.headers, query: {}, pathParameters: {}, body: sent.body }),
+        await receiver.handle({
+          method: 'POST',
+          routeKey: 'POST /hook',
+          path: '/hook',
+          headers: sent.headers,
+          query: {},
+          pathParameters: {},
+          body: sent.body,
+        }),
       );
     }
     expect(receiver.runs()).toBe(1);

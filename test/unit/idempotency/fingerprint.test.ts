@@ -5,7 +5,16 @@ import { requestFingerprint } from '../../../functions/core/idempotency/index.js
 const OP = 'POST /events';
 
 function request(over: Partial<HttpRequest> = {}): HttpRequest {
-  return { method: 'POST', path: '/events', headers: {}, query: {}, routeKey: 'POST /events', pathParameters: {}, body: Buffer.from('{}'), ...over };
+  return {
+    method: 'POST',
+    path: '/events',
+    headers: {},
+    query: {},
+    routeKey: 'POST /events',
+    pathParameters: {},
+    body: Buffer.from('{}'),
+    ...over,
+  };
 }
 
 const binary = (headers: Record<string, string>, body = '<x/>') =>
@@ -30,9 +39,12 @@ describe('requestFingerprint', () => {
   });
 
   it('EDU-IDEM-8: changes with the body, even by one byte', () => {
-    const structured = (body: string) => request({ headers: { 'content-type': 'application/cloudevents+json' }, body: Buffer.from(body) });
+    const structured = (body: string) =>
+      request({ headers: { 'content-type': 'application/cloudevents+json' }, body: Buffer.from(body) });
     expect(requestFingerprint(structured('{"id":"1"}'), OP)).not.toBe(requestFingerprint(structured('{"id":"2"}'), OP));
-    expect(requestFingerprint(structured('{"id":"1"}'), OP)).not.toBe(requestFingerprint(structured('{"id":"1"} '), OP));
+    expect(requestFingerprint(structured('{"id":"1"}'), OP)).not.toBe(
+      requestFingerprint(structured('{"id":"1"} '), OP),
+    );
   });
 
   it('EDU-IDEM-8: in binary mode a changed, added or removed ce- header changes it', () => {
@@ -45,8 +57,16 @@ describe('requestFingerprint', () => {
 
   it('EDU-IDEM-8: the case of the Content-Type does not change it', () => {
     const body = Buffer.from('{"id":"1"}');
-    expect(requestFingerprint(request({ headers: { 'content-type': 'Application/CloudEvents+JSON; Charset=UTF-8' }, body }), OP)).toBe(
-      requestFingerprint(request({ headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' }, body }), OP),
+    expect(
+      requestFingerprint(
+        request({ headers: { 'content-type': 'Application/CloudEvents+JSON; Charset=UTF-8' }, body }),
+        OP,
+      ),
+    ).toBe(
+      requestFingerprint(
+        request({ headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' }, body }),
+        OP,
+      ),
     );
   });
 
@@ -56,18 +76,28 @@ describe('requestFingerprint', () => {
 
   it('EDU-IDEM-8: headers that are not part of the event do not change it', () => {
     const base = requestFingerprint(binary({}), OP);
-    expect(requestFingerprint(binary({ authorization: 'Bearer another-token', 'user-agent': 'retry/2', 'x-request-id': 'r-9' }), OP)).toBe(base);
+    expect(
+      requestFingerprint(
+        binary({ authorization: 'Bearer another-token', 'user-agent': 'retry/2', 'x-request-id': 'r-9' }),
+        OP,
+      ),
+    ).toBe(base);
   });
 
   it('EDU-IDEM-8: header order does not change it', () => {
     const headers = binary({}).headers;
     const reversed = Object.fromEntries(Object.entries(headers).reverse());
-    expect(requestFingerprint(request({ headers: reversed, body: Buffer.from('<x/>') }), OP)).toBe(requestFingerprint(binary({}), OP));
+    expect(requestFingerprint(request({ headers: reversed, body: Buffer.from('<x/>') }), OP)).toBe(
+      requestFingerprint(binary({}), OP),
+    );
   });
 
   it('EDU-IDEM-8: in structured mode ce- headers are not part of the event (HTTP-5) and do not change it', () => {
     const structured = (headers: Record<string, string>) =>
-      request({ headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', ...headers }, body: Buffer.from('{"id":"1"}') });
+      request({
+        headers: { 'content-type': 'application/cloudevents+json; charset=utf-8', ...headers },
+        body: Buffer.from('{"id":"1"}'),
+      });
     expect(requestFingerprint(structured({ 'ce-id': 'other' }), OP)).toBe(requestFingerprint(structured({}), OP));
   });
 

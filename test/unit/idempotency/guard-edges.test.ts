@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest';
 import { refusalOf } from '../../support/refusals.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import {
-  InMemoryIdempotencyStore,
   isClaimable,
   readIdempotencyKey,
   requestFingerprint,
@@ -22,20 +21,36 @@ import {
   type IdempotencyEntry,
   type IdempotencyStore,
 } from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import { controlledClock, ingestRequest } from './store-contract.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 
 const TTL = 7 * 24 * 3600;
 const OP = 'POST /events';
 
-const accepted = async (): Promise<HttpResponse> => ({ status: 202, headers: { 'content-type': 'application/json' }, body: '{"accepted":1}' });
+const accepted = async (): Promise<HttpResponse> => ({
+  status: 202,
+  headers: { 'content-type': 'application/json' },
+  body: '{"accepted":1}',
+});
 
 function context(store: IdempotencyStore, over: Partial<IdempotencyContext> = {}): IdempotencyContext {
-  return { clientId: 'publisher-a', operation: OP, store, clock: controlledClock(), ttlSeconds: TTL, lockSeconds: 60, ...over };
+  return {
+    clientId: 'publisher-a',
+    operation: OP,
+    store,
+    clock: controlledClock(),
+    ttlSeconds: TTL,
+    lockSeconds: 60,
+    ...over,
+  };
 }
 
 /** A store that answers the first claims from a script, then behaves like the in-memory one. */
-function scriptedStore(script: ((request: ClaimRequest) => ClaimResult)[], inner: IdempotencyStore = new InMemoryIdempotencyStore()) {
+function scriptedStore(
+  script: ((request: ClaimRequest) => ClaimResult)[],
+  inner: IdempotencyStore = new InMemoryIdempotencyStore(),
+) {
   const claims: ClaimRequest[] = [];
   const store: IdempotencyStore = {
     claim: async (request) => {
@@ -68,7 +83,11 @@ describe('idempotency guard: races with the store', () => {
       response: { status: 202, headers: {}, body: 'old' },
     };
     const { store, claims } = scriptedStore([() => ({ claimed: false, existing: expired })]);
-    const response = await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(store, { clock }), accepted);
+    const response = await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(store, { clock }),
+      accepted,
+    );
     expect(response.status).toBe(202);
     expect(response.body).toBe('{"accepted":1}');
     expect(claims).toHaveLength(2);
@@ -78,7 +97,11 @@ describe('idempotency guard: races with the store', () => {
     const lost = () => ({ claimed: false as const, existing: undefined });
     const { store, claims } = scriptedStore([lost, lost, lost, lost, lost]);
     let runs = 0;
-    const response = await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(store), async () => (runs++, accepted()));
+    const response = await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(store),
+      async () => (runs++, accepted()),
+    );
     expect(response.status).toBe(409);
     expect(response.headers['retry-after']).toBe('1');
     expect(claims).toHaveLength(3);
@@ -89,10 +112,19 @@ describe('idempotency guard: races with the store', () => {
     const clock = controlledClock();
     const expiredButLocked = (): ClaimResult => ({
       claimed: false,
-      existing: { state: 'in-progress', fingerprint: 'x', expiresAt: Math.floor(clock() / 1000) - 1, lockExpiresAt: clock() + 30_000 },
+      existing: {
+        state: 'in-progress',
+        fingerprint: 'x',
+        expiresAt: Math.floor(clock() / 1000) - 1,
+        lockExpiresAt: clock() + 30_000,
+      },
     });
     const { store } = scriptedStore([expiredButLocked, expiredButLocked, expiredButLocked]);
-    const response = await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(store, { clock }), accepted);
+    const response = await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(store, { clock }),
+      accepted,
+    );
     expect(response.status).toBe(409);
     expect(response.headers['retry-after']).toBe('30');
   });
@@ -118,7 +150,10 @@ describe('idempotency guard: the store failing after the work', () => {
     const inner = new InMemoryIdempotencyStore();
     return {
       claim: (r) => inner.claim(r),
-      complete: what === 'complete' ? async () => Promise.reject(new Error('store down')) : (s, c, r) => inner.complete(s, c, r),
+      complete:
+        what === 'complete'
+          ? async () => Promise.reject(new Error('store down'))
+          : (s, c, r) => inner.complete(s, c, r),
       release: what === 'release' ? async () => Promise.reject(new Error('store down')) : (s, c) => inner.release(s, c),
     };
   };
@@ -135,23 +170,35 @@ describe('idempotency guard: the store failing after the work', () => {
   });
 
   it('EDU-IDEM-17: when storing the answer fails and nobody listens, the partner still gets it', async () => {
-    const response = await withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('complete')), accepted);
+    const response = await withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(failing('complete')),
+      accepted,
+    );
     expect(response.status).toBe(202);
   });
 
   it("EDU-IDEM-18: when the work throws and freeing the key fails too, the operator hears of the store and the caller gets the work's error", async () => {
     const told: unknown[] = [];
-    const attempt = withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('release'), { onStoreError: (e) => told.push(e) }), async () => {
-      throw new Error('work failed');
-    });
+    const attempt = withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(failing('release'), { onStoreError: (e) => told.push(e) }),
+      async () => {
+        throw new Error('work failed');
+      },
+    );
     await expect(attempt).rejects.toThrow('work failed');
     expect(told).toEqual([new Error('store down')]);
   });
 
   it("EDU-IDEM-18: when the work throws and freeing the key fails with nobody listening, the caller still gets the work's error", async () => {
-    const attempt = withIdempotency(ingestRequest(randomUUID(), '{"id":"1"}'), context(failing('release')), async () => {
-      throw new Error('work failed');
-    });
+    const attempt = withIdempotency(
+      ingestRequest(randomUUID(), '{"id":"1"}'),
+      context(failing('release')),
+      async () => {
+        throw new Error('work failed');
+      },
+    );
     await expect(attempt).rejects.toThrow('work failed');
   });
 });
@@ -177,7 +224,11 @@ describe('idempotency guard: what the answers say', () => {
     const ctx = context(new InMemoryIdempotencyStore(), { clock });
     const key = randomUUID();
     let release!: (r: HttpResponse) => void;
-    const first = withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, () => new Promise<HttpResponse>((r) => (release = r)));
+    const first = withIdempotency(
+      ingestRequest(key, '{"id":"1"}'),
+      ctx,
+      () => new Promise<HttpResponse>((r) => (release = r)),
+    );
     await new Promise((r) => setImmediate(r));
     clock.advance(15_000);
     const repeat = await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, accepted);
@@ -221,12 +272,18 @@ describe('idempotency guard: what the answers say', () => {
 describe('idempotency store: keys and the claim rule', () => {
   it("EDU-IDEM-16: the stored key keeps client, operation and key apart, so no client can forge another's entry by moving a separator", () => {
     const key = randomUUID();
-    expect(scopeKey({ clientId: 'ab', operation: 'c', key })).not.toBe(scopeKey({ clientId: 'a', operation: 'bc', key }));
-    expect(scopeKey({ clientId: 'a#b', operation: 'c', key })).not.toBe(scopeKey({ clientId: 'a', operation: 'b#c', key }));
+    expect(scopeKey({ clientId: 'ab', operation: 'c', key })).not.toBe(
+      scopeKey({ clientId: 'a', operation: 'bc', key }),
+    );
+    expect(scopeKey({ clientId: 'a#b', operation: 'c', key })).not.toBe(
+      scopeKey({ clientId: 'a', operation: 'b#c', key }),
+    );
   });
 
   it('EDU-IDEM-7: the stored key format is stable (idempotency#client#operation#key), so an upgrade does not forget every live key', () => {
-    expect(scopeKey({ clientId: 'publisher a', operation: 'POST /events', key: 'k' })).toBe('idempotency#publisher%20a#POST%20%2Fevents#k');
+    expect(scopeKey({ clientId: 'publisher a', operation: 'POST /events', key: 'k' })).toBe(
+      'idempotency#publisher%20a#POST%20%2Fevents#k',
+    );
   });
 
   it('EDU-IDEM-18: completing or releasing a key that was never claimed changes nothing and does not fail', async () => {
@@ -244,8 +301,18 @@ describe('idempotency store: keys and the claim rule', () => {
     expect(isClaimable(lockGone, { now, fingerprint: 'g' })).toBe(false);
     expect(isClaimable({ ...lockGone, lockExpiresAt: now + 1 }, { now, fingerprint: 'f' })).toBe(false);
     expect(isClaimable({ ...lockGone, lockExpiresAt: now }, { now, fingerprint: 'f' })).toBe(false);
-    expect(isClaimable({ ...lockGone, expiresAt: Math.floor(now / 1000) - 1, lockExpiresAt: now + 1 }, { now, fingerprint: 'g' })).toBe(true);
-    expect(isClaimable({ ...lockGone, expiresAt: Math.floor(now / 1000), lockExpiresAt: now + 1 }, { now, fingerprint: 'g' })).toBe(false);
+    expect(
+      isClaimable(
+        { ...lockGone, expiresAt: Math.floor(now / 1000) - 1, lockExpiresAt: now + 1 },
+        { now, fingerprint: 'g' },
+      ),
+    ).toBe(true);
+    expect(
+      isClaimable(
+        { ...lockGone, expiresAt: Math.floor(now / 1000), lockExpiresAt: now + 1 },
+        { now, fingerprint: 'g' },
+      ),
+    ).toBe(false);
   });
 });
 
@@ -286,7 +353,11 @@ describe('Idempotency-Key header at its edges', () => {
 
 describe('request fingerprint: order never matters', () => {
   const permutations = <T>(items: readonly T[]): T[][] =>
-    items.length <= 1 ? [[...items]] : items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+    items.length <= 1
+      ? [[...items]]
+      : items.flatMap((item, i) =>
+          permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+        );
 
   const request = (headers: [string, string][], query: [string, string][]): HttpRequest => ({
     method: 'POST',
@@ -305,7 +376,11 @@ describe('request fingerprint: order never matters', () => {
       ['ce-specversion', '1.0'],
       ['ce-type', 'nl.example.thing.created'],
     ];
-    const fingerprints = new Set(permutations(headers).map((order) => requestFingerprint(request([['content-type', 'application/xml'], ...order], []), OP)));
+    const fingerprints = new Set(
+      permutations(headers).map((order) =>
+        requestFingerprint(request([['content-type', 'application/xml'], ...order], []), OP),
+      ),
+    );
     expect(fingerprints.size).toBe(1);
   });
 
@@ -317,7 +392,9 @@ describe('request fingerprint: order never matters', () => {
       ['c', '3'],
     ];
     const fingerprints = new Set(
-      permutations(query).map((order) => requestFingerprint(request([['content-type', 'application/json']], order), 'PATCH /subscriptions/{id}')),
+      permutations(query).map((order) =>
+        requestFingerprint(request([['content-type', 'application/json']], order), 'PATCH /subscriptions/{id}'),
+      ),
     );
     expect(fingerprints.size).toBe(1);
     expect(requestFingerprint(request([['content-type', 'application/json']], [['a', '2']]), OP)).not.toBe(

@@ -1,4 +1,4 @@
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import { describeIdempotencyStoreContract } from './store-contract.js';
 
 describeIdempotencyStoreContract('in memory', () => new InMemoryIdempotencyStore());

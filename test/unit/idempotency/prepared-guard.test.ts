@@ -8,31 +8,53 @@ import { describe, expect, it } from 'vitest';
 import { jsonResponse, type HttpResponse } from '../../../functions/core/http/messages.js';
 import { KoerierError, problem } from '../../../functions/core/http/problems.js';
 import {
-  InMemoryIdempotencyStore,
   withPreparedIdempotency,
   type IdempotencyContext,
   type IdempotencyStore,
   type PreparedRequest,
 } from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import { controlledClock, ingestRequest } from './store-contract.js';
 
 const LOCK = 60;
 
-function recordingStore(store: IdempotencyStore, options: { confirm: boolean }): IdempotencyStore & { calls: string[] } {
+function recordingStore(
+  store: IdempotencyStore,
+  options: { confirm: boolean },
+): IdempotencyStore & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
     claim: (r) => (calls.push('claim'), store.claim(r)),
     complete: (s, c, r) => (calls.push('complete'), store.complete(s, c, r)),
     release: (s, c) => (calls.push('release'), store.release(s, c)),
-    ...(options.confirm ? { confirm: (s: Parameters<IdempotencyStore['claim']>[0]['scope'], c: string) => (calls.push('confirm'), store.confirm!(s, c)) } : {}),
+    ...(options.confirm
+      ? {
+          confirm: (s: Parameters<IdempotencyStore['claim']>[0]['scope'], c: string) => (
+            calls.push('confirm'),
+            store.confirm!(s, c)
+          ),
+        }
+      : {}),
   };
 }
 
 const TTL = 3600;
 
-function context(store: IdempotencyStore, clock = controlledClock(), over: Partial<IdempotencyContext> = {}): IdempotencyContext {
-  return { clientId: 'publisher-a', operation: 'POST /events', store, clock, ttlSeconds: TTL, lockSeconds: LOCK, ...over };
+function context(
+  store: IdempotencyStore,
+  clock = controlledClock(),
+  over: Partial<IdempotencyContext> = {},
+): IdempotencyContext {
+  return {
+    clientId: 'publisher-a',
+    operation: 'POST /events',
+    store,
+    clock,
+    ttlSeconds: TTL,
+    lockSeconds: LOCK,
+    ...over,
+  };
 }
 
 /** The in-memory store with one of its writes failing. */
@@ -51,7 +73,9 @@ const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const accepted = jsonResponse(202, { accepted: ['e-1'] });
 
-function prepared(commit: (takeover: boolean) => Promise<HttpResponse> = async () => accepted): PreparedRequest & { takeovers: boolean[] } {
+function prepared(
+  commit: (takeover: boolean) => Promise<HttpResponse> = async () => accepted,
+): PreparedRequest & { takeovers: boolean[] } {
   const takeovers: boolean[] = [];
   return {
     answer: accepted,
@@ -87,7 +111,10 @@ describe('withPreparedIdempotency', () => {
     const store = new InMemoryIdempotencyStore();
     const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
     const ctx = context(store);
-    const refusing = () => prepared(async () => Promise.reject(new KoerierError(problem(400, 'upload-unknown', 'Bad Request', 'no such upload'))));
+    const refusing = () =>
+      prepared(async () =>
+        Promise.reject(new KoerierError(problem(400, 'upload-unknown', 'Bad Request', 'no such upload'))),
+      );
     expect((await withPreparedIdempotency(request, ctx, refusing, never)).status).toBe(400);
     const repeat = await withPreparedIdempotency(request, ctx, () => prepared(), never);
     expect(repeat.status).toBe(400);
@@ -98,7 +125,10 @@ describe('withPreparedIdempotency', () => {
     const store = new InMemoryIdempotencyStore();
     const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
     const ctx = context(store);
-    const failing = () => prepared(async () => Promise.reject(new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'x'))));
+    const failing = () =>
+      prepared(async () =>
+        Promise.reject(new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'x'))),
+      );
     expect((await withPreparedIdempotency(request, ctx, failing, never)).status).toBe(503);
     const retry = prepared();
     expect(await withPreparedIdempotency(request, ctx, () => retry, never)).toEqual(accepted);
@@ -130,8 +160,12 @@ describe('withPreparedIdempotency', () => {
     };
     const refused = async (error: unknown): Promise<HttpResponse> => Promise.reject(error);
     expect((await withPreparedIdempotency(ingestRequest(key, '{}'), ctx, invalid, refused)).status).toBe(400);
-    expect((await withPreparedIdempotency(ingestRequest(key, '{}'), ctx, invalid, refused)).headers['idempotent-replayed']).toBe('true');
-    expect((await withPreparedIdempotency(ingestRequest(key, '{"id":"e-1"}'), ctx, () => prepared(), never)).status).toBe(422);
+    expect(
+      (await withPreparedIdempotency(ingestRequest(key, '{}'), ctx, invalid, refused)).headers['idempotent-replayed'],
+    ).toBe('true');
+    expect(
+      (await withPreparedIdempotency(ingestRequest(key, '{"id":"e-1"}'), ctx, () => prepared(), never)).status,
+    ).toBe(422);
   });
 
   describe('a commit that answers other than prepared', () => {
@@ -142,15 +176,18 @@ describe('withPreparedIdempotency', () => {
       ['status', { ...answer, status: 200 }],
       ['body', { ...answer, body: '{"accepted":[]}' }],
       ['location header', { ...answer, headers: { ...answer.headers, location: '/events/e-2' } }],
-    ])('EDU-IDEM-14: a commit whose answer differs in its %s has that answer replayed, not the prepared one', async (_what, given) => {
-      const store = new InMemoryIdempotencyStore();
-      const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
-      const ctx = context(store);
-      const differing = (): PreparedRequest => ({ answer, commit: async () => given });
-      expect(await withPreparedIdempotency(request, ctx, differing, never)).toEqual(given);
-      const repeat = await withPreparedIdempotency(request, ctx, differing, never);
-      expect(repeat).toEqual({ ...given, headers: { ...given.headers, 'idempotent-replayed': 'true' } });
-    });
+    ])(
+      'EDU-IDEM-14: a commit whose answer differs in its %s has that answer replayed, not the prepared one',
+      async (_what, given) => {
+        const store = new InMemoryIdempotencyStore();
+        const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
+        const ctx = context(store);
+        const differing = (): PreparedRequest => ({ answer, commit: async () => given });
+        expect(await withPreparedIdempotency(request, ctx, differing, never)).toEqual(given);
+        const repeat = await withPreparedIdempotency(request, ctx, differing, never);
+        expect(repeat).toEqual({ ...given, headers: { ...given.headers, 'idempotent-replayed': 'true' } });
+      },
+    );
   });
 
   describe('a prepared claim whose attempt never finished, at the end of its life', () => {
@@ -163,7 +200,9 @@ describe('withPreparedIdempotency', () => {
       // The clock starts on a whole second, so this is the last millisecond before the entry's expiresAt has passed.
       clock.advance(TTL * 1000 + 999);
       const late = prepared();
-      expect((await withPreparedIdempotency(request, ctx, () => late, never)).headers['idempotent-replayed']).toBe('true');
+      expect((await withPreparedIdempotency(request, ctx, () => late, never)).headers['idempotent-replayed']).toBe(
+        'true',
+      );
       expect(late.takeovers).toEqual([true]);
     });
 
@@ -195,25 +234,33 @@ describe('withPreparedIdempotency', () => {
     it("EDU-IDEM-18: when the commit throws and freeing the key fails too, the operator hears of the store and the caller gets the commit's error", async () => {
       const told: unknown[] = [];
       const ctx = context(failing('release'), controlledClock(), { onStoreError: (e) => told.push(e) });
-      await expect(withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, crashing, never)).rejects.toThrow('crash');
+      await expect(
+        withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, crashing, never),
+      ).rejects.toThrow('crash');
       expect(told).toEqual([new Error('store down')]);
     });
 
     it("EDU-IDEM-18: when the commit throws and freeing the key fails with nobody listening, the caller still gets the commit's error", async () => {
       const ctx = context(failing('release'));
-      await expect(withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, crashing, never)).rejects.toThrow('crash');
+      await expect(
+        withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, crashing, never),
+      ).rejects.toThrow('crash');
     });
 
     it('EDU-IDEM-17, EDU-19: when confirming the claim fails the partner still gets its 202, and the operator is told', async () => {
       const told: unknown[] = [];
       const ctx = context(failing('confirm'), controlledClock(), { onStoreError: (e) => told.push(e) });
-      expect(await withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, () => prepared(), never)).toEqual(accepted);
+      expect(
+        await withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, () => prepared(), never),
+      ).toEqual(accepted);
       expect(told).toEqual([new Error('store down')]);
     });
 
     it('EDU-IDEM-17, EDU-19: when confirming the claim fails with nobody listening, the partner still gets its 202', async () => {
       const ctx = context(failing('confirm'));
-      expect(await withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, () => prepared(), never)).toEqual(accepted);
+      expect(
+        await withPreparedIdempotency(ingestRequest(randomUUID(), '{"id":"e-1"}'), ctx, () => prepared(), never),
+      ).toEqual(accepted);
     });
 
     it('EDU-IDEM-18: an attempt that finishes after its claim was taken over and freed confirms nothing and reports no store failure', async () => {
@@ -224,7 +271,12 @@ describe('withPreparedIdempotency', () => {
       const ctx = context(new InMemoryIdempotencyStore(), clock, { onStoreError: (e) => told.push(e) });
       const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
       let finish!: (response: HttpResponse) => void;
-      const slow = withPreparedIdempotency(request, ctx, () => prepared(() => new Promise((resolve) => (finish = resolve))), never);
+      const slow = withPreparedIdempotency(
+        request,
+        ctx,
+        () => prepared(() => new Promise((resolve) => (finish = resolve))),
+        never,
+      );
       await settle();
       clock.advance(LOCK * 1000 + 1);
       await expect(withPreparedIdempotency(request, ctx, crashing, never)).rejects.toThrow('crash');

@@ -7,7 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import type { Clock } from '../../../functions/core/ports/clock.js';
-import { withIdempotency, type IdempotencyContext, type IdempotencyScope, type IdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import {
+  withIdempotency,
+  type IdempotencyContext,
+  type IdempotencyScope,
+  type IdempotencyStore,
+} from '../../../functions/core/idempotency/index.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 
 const TTL = 7 * 24 * 3600;
@@ -19,11 +24,19 @@ export function controlledClock(start = Date.UTC(2026, 2, 1, 12)): Clock & { adv
   return Object.assign(() => now, { advance: (ms: number) => void (now += ms) });
 }
 
-export function ingestRequest(key: string | undefined, body: string, headers: Record<string, string> = {}): HttpRequest {
+export function ingestRequest(
+  key: string | undefined,
+  body: string,
+  headers: Record<string, string> = {},
+): HttpRequest {
   return {
     method: 'POST',
     path: '/events',
-    headers: { 'content-type': 'application/cloudevents+json', ...(key === undefined ? {} : { 'idempotency-key': key }), ...headers },
+    headers: {
+      'content-type': 'application/cloudevents+json',
+      ...(key === undefined ? {} : { 'idempotency-key': key }),
+      ...headers,
+    },
     query: {},
     routeKey: 'POST /events',
     pathParameters: {},
@@ -42,7 +55,11 @@ export function countingProcess(answer: (run: number) => HttpResponse = accepted
 function accepted(run: number): HttpResponse {
   return {
     status: 202,
-    headers: { 'content-type': 'application/json; charset=utf-8', location: `/events/${run}`, 'x-request-id': `req-${run}` },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      location: `/events/${run}`,
+      'x-request-id': `req-${run}`,
+    },
     body: `{"accepted":${run},"note":"één \\"ok\\" \u{1F4E8}\\n"}  `,
   };
 }
@@ -54,7 +71,11 @@ function deferred<T>() {
 }
 
 /** Starts a first attempt whose `process` never returns (a crash, or still working); resolves once it holds the claim. */
-async function startHangingAttempt(req: HttpRequest, ctx: IdempotencyContext, until: Promise<HttpResponse> = new Promise(() => {})) {
+async function startHangingAttempt(
+  req: HttpRequest,
+  ctx: IdempotencyContext,
+  until: Promise<HttpResponse> = new Promise(() => {}),
+) {
   const started = deferred<void>();
   const attempt = withIdempotency(req, ctx, () => {
     started.resolve();
@@ -147,7 +168,13 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const key = randomUUID();
       const { process } = countingProcess();
       const binary = (type: string) =>
-        ingestRequest(key, '<x/>', { 'content-type': 'application/xml', 'ce-type': type, 'ce-id': '1', 'ce-source': 's', 'ce-specversion': '1.0' });
+        ingestRequest(key, '<x/>', {
+          'content-type': 'application/xml',
+          'ce-type': type,
+          'ce-id': '1',
+          'ce-source': 's',
+          'ce-specversion': '1.0',
+        });
       expect((await withIdempotency(binary('nl.example.a'), ctx, process)).status).toBe(202);
       expect((await withIdempotency(binary('nl.example.b'), ctx, process)).status).toBe(422);
     });
@@ -156,14 +183,26 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const store = createStore();
       const key = randomUUID();
       const { process, runs } = countingProcess();
-      const a = await withIdempotency(ingestRequest(key, '{"id":"1"}'), context({ store, clientId: 'publisher-a' }), process);
-      const b = await withIdempotency(ingestRequest(key, '{"id":"other"}'), context({ store, clientId: 'publisher-b' }), process);
+      const a = await withIdempotency(
+        ingestRequest(key, '{"id":"1"}'),
+        context({ store, clientId: 'publisher-a' }),
+        process,
+      );
+      const b = await withIdempotency(
+        ingestRequest(key, '{"id":"other"}'),
+        context({ store, clientId: 'publisher-b' }),
+        process,
+      );
       expect(runs()).toBe(2);
       expect(b.status).toBe(202);
       expect(b.body).not.toBe(a.body);
       expect(b.headers['idempotent-replayed']).toBeUndefined();
       // And each keeps its own answer.
-      const againA = await withIdempotency(ingestRequest(key, '{"id":"1"}'), context({ store, clientId: 'publisher-a' }), process);
+      const againA = await withIdempotency(
+        ingestRequest(key, '{"id":"1"}'),
+        context({ store, clientId: 'publisher-a' }),
+        process,
+      );
       expect(againA.body).toBe(a.body);
     });
 
@@ -197,7 +236,11 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
     it('EDU-IDEM-14: a 4xx answer is stored and replayed like any other', async () => {
       const ctx = context();
       const key = randomUUID();
-      const { process, runs } = countingProcess(() => ({ status: 400, headers: { 'content-type': 'application/problem+json' }, body: '{"status":400}' }));
+      const { process, runs } = countingProcess(() => ({
+        status: 400,
+        headers: { 'content-type': 'application/problem+json' },
+        body: '{"status":400}',
+      }));
       await withIdempotency(ingestRequest(key, '{}'), ctx, process);
       const again = await withIdempotency(ingestRequest(key, '{}'), ctx, process);
       expect(runs()).toBe(1);
@@ -205,16 +248,21 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       expect(again.headers['idempotent-replayed']).toBe('true');
     });
 
-    it.each([500, 503, 429, 409])('EDU-IDEM-18: a %i answer frees the key, so the retry is processed', async (status) => {
-      const ctx = context();
-      const key = randomUUID();
-      const { process, runs } = countingProcess((run) => (run === 1 ? { status, headers: {}, body: 'try again' } : accepted(run)));
-      expect((await withIdempotency(ingestRequest(key, '{}'), ctx, process)).status).toBe(status);
-      const retry = await withIdempotency(ingestRequest(key, '{}'), ctx, process);
-      expect(runs()).toBe(2);
-      expect(retry.status).toBe(202);
-      expect(retry.headers['idempotent-replayed']).toBeUndefined();
-    });
+    it.each([500, 503, 429, 409])(
+      'EDU-IDEM-18: a %i answer frees the key, so the retry is processed',
+      async (status) => {
+        const ctx = context();
+        const key = randomUUID();
+        const { process, runs } = countingProcess((run) =>
+          run === 1 ? { status, headers: {}, body: 'try again' } : accepted(run),
+        );
+        expect((await withIdempotency(ingestRequest(key, '{}'), ctx, process)).status).toBe(status);
+        const retry = await withIdempotency(ingestRequest(key, '{}'), ctx, process);
+        expect(runs()).toBe(2);
+        expect(retry.status).toBe(202);
+        expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      },
+    );
 
     it('EDU-IDEM-18: a thrown error frees the key and reaches the caller', async () => {
       const ctx = context();
@@ -240,7 +288,9 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const retry = await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process);
       expect(retry.status).toBe(202);
       expect(runs()).toBe(1);
-      expect((await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process)).headers['idempotent-replayed']).toBe('true');
+      expect(
+        (await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process)).headers['idempotent-replayed'],
+      ).toBe('true');
     });
 
     it("EDU-IDEM-8: a dead attempt's expired lock is not taken over by a different request with that key (422)", async () => {
@@ -259,7 +309,9 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
       const { process, runs } = countingProcess();
       await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process);
       clock.advance(TTL * 1000);
-      expect((await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process)).headers['idempotent-replayed']).toBe('true');
+      expect(
+        (await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, process)).headers['idempotent-replayed'],
+      ).toBe('true');
       clock.advance(1000);
       // Older than the TTL: a new request, even with another body, is processed as new.
       const later = await withIdempotency(ingestRequest(key, '{"id":"2"}'), ctx, process);
@@ -276,7 +328,9 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
         await new Promise((r) => setTimeout(r, 20));
         return process();
       };
-      const responses = await Promise.all(Array.from({ length: 20 }, () => withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, slowProcess)));
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () => withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, slowProcess)),
+      );
       expect(runs()).toBe(1);
       const fresh = responses.filter((r) => r.status === 202 && r.headers['idempotent-replayed'] === undefined);
       expect(fresh).toHaveLength(1);
@@ -289,8 +343,21 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
 
     describe('store port', () => {
       const scope = (): IdempotencyScope => ({ clientId: 'c', operation: OP, key: randomUUID() });
-      const claimAt = (store: IdempotencyStore, s: IdempotencyScope, now: number, claimId: string, fingerprint = 'fp') =>
-        store.claim({ scope: s, fingerprint, claimId, now, lockExpiresAt: now + LOCK * 1000, expiresAt: Math.floor(now / 1000) + TTL });
+      const claimAt = (
+        store: IdempotencyStore,
+        s: IdempotencyScope,
+        now: number,
+        claimId: string,
+        fingerprint = 'fp',
+      ) =>
+        store.claim({
+          scope: s,
+          fingerprint,
+          claimId,
+          now,
+          lockExpiresAt: now + LOCK * 1000,
+          expiresAt: Math.floor(now / 1000) + TTL,
+        });
 
       it('EDU-IDEM-18: a second claim fails and returns the in-progress entry with its lock', async () => {
         const store = createStore();
@@ -299,7 +366,12 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
         expect(await claimAt(store, s, now, 'first')).toEqual({ claimed: true });
         expect(await claimAt(store, s, now + 1, 'second')).toEqual({
           claimed: false,
-          existing: { state: 'in-progress', fingerprint: 'fp', lockExpiresAt: now + LOCK * 1000, expiresAt: Math.floor(now / 1000) + TTL },
+          existing: {
+            state: 'in-progress',
+            fingerprint: 'fp',
+            lockExpiresAt: now + LOCK * 1000,
+            expiresAt: Math.floor(now / 1000) + TTL,
+          },
         });
       });
 
@@ -308,10 +380,17 @@ export function describeIdempotencyStoreContract(name: string, createStore: () =
         const s = scope();
         const now = Date.UTC(2026, 2, 1);
         await claimAt(store, s, now, 'first');
-        const response = { status: 202, headers: { 'content-type': 'application/json' }, body: '{"a":"\u00e9\u{1F4E8}"}\n' };
+        const response = {
+          status: 202,
+          headers: { 'content-type': 'application/json' },
+          body: '{"a":"\u00e9\u{1F4E8}"}\n',
+        };
         expect(await store.complete(s, 'first', response)).toBe(true);
         const result = await claimAt(store, s, now + 1, 'second');
-        expect(result).toEqual({ claimed: false, existing: { state: 'completed', fingerprint: 'fp', expiresAt: Math.floor(now / 1000) + TTL, response } });
+        expect(result).toEqual({
+          claimed: false,
+          existing: { state: 'completed', fingerprint: 'fp', expiresAt: Math.floor(now / 1000) + TTL, response },
+        });
       });
 
       it('EDU-IDEM-18: an attempt whose lock was taken over can neither complete nor release the new claim', async () => {

@@ -15,9 +15,9 @@ import {
   type IngestDependencies,
   type IngestSettings,
 } from '../../../functions/core/ingest/index.js';
-import { InMemoryClaimCheckStore } from '../../../functions/core/claim-check/memory-adapters.js';
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
-import type { InMemoryInboundQueue } from '../../../functions/core/ingest/memory-adapters.js';
+import { InMemoryClaimCheckStore } from '../../support/memory/claim-check-memory-adapters.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
+import type { InMemoryInboundQueue } from '../../support/memory/ingest-memory-adapters.js';
 import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
 import { recordingLog, type LoggedLine } from '../../support/recording-log.js';
 
@@ -45,7 +45,11 @@ beforeEach(() => {
 
 const event = (overrides: Record<string, unknown> = {}) => cloudEvent(`${SOURCE_A}:x`, overrides);
 
-function request(body: unknown, headers: Record<string, string> = {}, contentType = 'application/cloudevents+json'): HttpRequest {
+function request(
+  body: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/cloudevents+json',
+): HttpRequest {
   return {
     method: 'POST',
     path: '/events',
@@ -62,7 +66,11 @@ const json = (response: HttpResponse) => JSON.parse(response.body) as Record<str
 describe('acceptEvents: persist before acknowledge', () => {
   it('EDU-19, EDU-1: an event above the inline threshold is queued by reference once its data is stored; a failing object store is a 503 and queues nothing', async () => {
     const store = new InMemoryClaimCheckStore();
-    const withClaimCheck: IngestDependencies = { ...deps, settings: { ...settings, maxEventBytes: 1024 * 1024 }, claimCheck: { ...deps.claimCheck, store } };
+    const withClaimCheck: IngestDependencies = {
+      ...deps,
+      settings: { ...settings, maxEventBytes: 1024 * 1024 },
+      claimCheck: { ...deps.claimCheck, store },
+    };
     const large = () => event({ datacontenttype: 'text/plain', data: 'x'.repeat(100_000) });
     expect((await acceptEvents(request(large()), PUBLISHER, withClaimCheck)).status).toBe(202);
     expect(JSON.parse(queue.messages[0]!.body)).toMatchObject({
@@ -99,7 +107,10 @@ describe('acceptEvents: persist before acknowledge', () => {
     const refused = await acceptEvents(first, PUBLISHER, deps);
     expect(refused.status).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(json(refused)).toMatchObject({ type: expect.stringContaining('events-not-stored'), title: 'Service Unavailable' });
+    expect(json(refused)).toMatchObject({
+      type: expect.stringContaining('events-not-stored'),
+      title: 'Service Unavailable',
+    });
     expect(refused.body).not.toContain('SQS is down');
     expect(logLines).toContainEqual(expect.objectContaining({ level: 'error', message: 'events not stored' }));
 
@@ -119,7 +130,9 @@ describe('acceptEvents: persist before acknowledge', () => {
     expect(response.status).toBe(202);
     expect(queue.messages).toHaveLength(1);
     // Only a later replay of the 202 is lost: worth a warning that names the client, not a failed request.
-    expect(logLines).toContainEqual(expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ client: 'partner-a' }) }));
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ client: 'partner-a' }) }),
+    );
   });
 });
 
@@ -129,7 +142,8 @@ describe('acceptEvents: the Idempotency-Key guard', () => {
     expect(response.status).toBe(400);
     expect(json(response)).toMatchObject({ type: expect.stringContaining('idempotency-key-missing') });
     expect(queue.messages).toHaveLength(0);
-    for (let n = 0; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+    for (let n = 0; n < settings.publishRatePerMinute; n++)
+      expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
   });
 
   it('EDU-IDEM-14: a repeat gets the byte-identical answer, marked Idempotent-Replayed, stores no second event and takes no rate slot', async () => {
@@ -143,7 +157,8 @@ describe('acceptEvents: the Idempotency-Key guard', () => {
     }
     expect(queue.messages).toHaveLength(1);
     // The replays took no slot of the publisher's window: the rest of its rate is still there.
-    for (let n = 1; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+    for (let n = 1; n < settings.publishRatePerMinute; n++)
+      expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
   });
 
   it('EDU-IDEM-8: the same key with another body gets 422 naming the key, and nothing is stored', async () => {
@@ -158,7 +173,8 @@ describe('acceptEvents: the Idempotency-Key guard', () => {
 
 describe('acceptEvents: the publisher’s rate window', () => {
   it('WH-7, EDU-20: past the rate a publisher gets 429 with Retry-After to the end of the window; other publishers are unaffected', async () => {
-    for (let n = 0; n < settings.publishRatePerMinute; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
+    for (let n = 0; n < settings.publishRatePerMinute; n++)
+      expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
     const refused = await acceptEvents(request(event()), PUBLISHER, deps);
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toBe('50');
@@ -203,7 +219,11 @@ describe('acceptEvents: validation, batch cap and source grants', () => {
 
   it('EDU-IN: a batch with one member under a source the publisher is not granted gets 403 naming the member, and nothing is stored', async () => {
     const response = await acceptEvents(
-      request([event(), event({ source: 'urn:nld:oin:00000002222222222000:systeem' })], {}, 'application/cloudevents-batch+json'),
+      request(
+        [event(), event({ source: 'urn:nld:oin:00000002222222222000:systeem' })],
+        {},
+        'application/cloudevents-batch+json',
+      ),
       PUBLISHER,
       deps,
     );
@@ -213,13 +233,21 @@ describe('acceptEvents: validation, batch cap and source grants', () => {
   });
 
   it('EDU-IN: a publisher without grants may publish nothing', async () => {
-    const response = await acceptEvents(request(event()), { clientId: 'partner-z', scopes: new Set(['events:publish']) }, deps);
+    const response = await acceptEvents(
+      request(event()),
+      { clientId: 'partner-z', scopes: new Set(['events:publish']) },
+      deps,
+    );
     expect(response.status).toBe(403);
     expect(queue.messages).toHaveLength(0);
   });
 
   it('HTTP-3: an invalid member fails the whole batch with 400, and nothing is stored', async () => {
-    const response = await acceptEvents(request([event(), event({ id: '' })], {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
+    const response = await acceptEvents(
+      request([event(), event({ id: '' })], {}, 'application/cloudevents-batch+json'),
+      PUBLISHER,
+      deps,
+    );
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe('application/problem+json');
     expect(queue.messages).toHaveLength(0);
@@ -236,7 +264,9 @@ describe('acceptEvents: the answer', () => {
   it('CE-4, review #11: the same warning for many batch members comes back once, with their indexes and a count', async () => {
     const events = Array.from({ length: 5 }, () => event({ source: '/not/a/urn' }));
     const response = await acceptEvents(request(events, {}, 'application/cloudevents-batch+json'), PUBLISHER, deps);
-    const warnings = (json(response)['warnings'] as { requirement: string; indexes?: number[]; message: string }[]).filter((w) => w.requirement === 'CE-4');
+    const warnings = (
+      json(response)['warnings'] as { requirement: string; indexes?: number[]; message: string }[]
+    ).filter((w) => w.requirement === 'CE-4');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.indexes).toEqual([0, 1, 2, 3, 4]);
     expect(warnings[0]!.message).toContain('(and 4 more like it)');

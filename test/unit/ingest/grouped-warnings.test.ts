@@ -7,8 +7,19 @@ import { describe, expect, it } from 'vitest';
 import type { ValidationIssue } from '../../../functions/core/http/problems.js';
 import { groupedWarnings } from '../../../functions/core/ingest/index.js';
 
-const longName = (name: string): ValidationIssue => ({ attribute: name, rule: 'attribute-name-length', requirement: 'CE-1', message: `${name} is long` });
-const contract = (pointer: string): ValidationIssue => ({ attribute: 'data', pointer, rule: 'required', requirement: 'EDU-21', message: `${pointer} missing` });
+const longName = (name: string): ValidationIssue => ({
+  attribute: name,
+  rule: 'attribute-name-length',
+  requirement: 'CE-1',
+  message: `${name} is long`,
+});
+const contract = (pointer: string): ValidationIssue => ({
+  attribute: 'data',
+  pointer,
+  rule: 'required',
+  requirement: 'EDU-21',
+  message: `${pointer} missing`,
+});
 
 describe('groupedWarnings', () => {
   it('CE-1: the warnings of a single event come back as found, two of one rule on two attributes apart and without a member index', () => {
@@ -17,7 +28,10 @@ describe('groupedWarnings', () => {
   });
 
   it('CE-1: in a batch, findings of one rule on different attributes are different kinds, each with its member', () => {
-    const warnings = [longName('aaaaaaaaaaaaaaaaaaaaaaaaa'), longName('bbbbbbbbbbbbbbbbbbbbbbbbb')].map((warning) => ({ ...warning, index: 3 }));
+    const warnings = [longName('aaaaaaaaaaaaaaaaaaaaaaaaa'), longName('bbbbbbbbbbbbbbbbbbbbbbbbb')].map((warning) => ({
+      ...warning,
+      index: 3,
+    }));
     expect(groupedWarnings(warnings)).toEqual(warnings);
   });
 

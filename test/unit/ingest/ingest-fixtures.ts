@@ -6,16 +6,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parsePublishGrants } from '../../../functions/core/auth/publish-grants.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
-import { InMemoryIdempotencyStore } from '../../../functions/core/idempotency/index.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../support/memory/claim-check-memory-adapters.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
 import type { IngestDependencies, IngestSettings } from '../../../functions/core/ingest/index.js';
-import { InMemoryInboundQueue, InMemoryRateWindow } from '../../../functions/core/ingest/memory-adapters.js';
+import { InMemoryInboundQueue, InMemoryRateWindow } from '../../support/memory/ingest-memory-adapters.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 
 export const PUBLIC_BASE_URL = 'https://koerier.example';
 
 /** The ingest's limits as deployed, a small publish rate, and `grants` (client id → source prefixes). */
-export function ingestSettings(grants: Record<string, readonly string[]>, overrides: Partial<IngestSettings> = {}): IngestSettings {
+export function ingestSettings(
+  grants: Record<string, readonly string[]>,
+  overrides: Partial<IngestSettings> = {},
+): IngestSettings {
   return {
     publishRatePerMinute: 3,
     maxEventBytes: 64 * 1024,
@@ -35,7 +38,11 @@ export interface MemoryIngest {
 }
 
 /** In-memory stores behind `acceptEvents`; the clock also drives the rate window. `rest` replaces or adds dependencies. */
-export function memoryIngest(settings: IngestSettings, clock: () => number, rest: Partial<IngestDependencies> = {}): MemoryIngest {
+export function memoryIngest(
+  settings: IngestSettings,
+  clock: () => number,
+  rest: Partial<IngestDependencies> = {},
+): MemoryIngest {
   const queue = new InMemoryInboundQueue();
   const store = new InMemoryClaimCheckStore();
   const ledger = new InMemoryPayloadLedger();

@@ -9,13 +9,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
-import type { InMemoryClaimCheckStore } from '../../../functions/core/claim-check/memory-adapters.js';
+import type { InMemoryClaimCheckStore } from '../../support/memory/claim-check-memory-adapters.js';
 import { grantUpload, UPLOAD_PUBLISH_WINDOW_MS } from '../../../functions/core/claim-check/uploads.js';
 import { DataContracts } from '../../../functions/core/contracts/data-contracts.js';
-import { MemoryContractDocuments, MemoryContractStore } from '../../../functions/core/contracts/memory-adapters.js';
+import { MemoryContractDocuments, MemoryContractStore } from '../../support/memory/contracts-memory-adapters.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import { acceptEvents, type IngestDependencies } from '../../../functions/core/ingest/index.js';
-import type { InMemoryInboundQueue } from '../../../functions/core/ingest/memory-adapters.js';
+import type { InMemoryInboundQueue } from '../../support/memory/ingest-memory-adapters.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { noMetrics, type Metrics } from '../../../functions/core/ports/metrics.js';
 import { ENROLMENT_TYPE, enrolmentPayload } from '../../support/contract-documents.js';
@@ -37,7 +37,10 @@ beforeEach(() => {
   now = START;
   rejected = [];
   const metrics: Metrics = { ...noMetrics, publishRejected: (rule) => void rejected.push(rule) };
-  const settings = ingestSettings({ 'partner-a': ['urn:nld:oin:00000001823288444000:'] }, { idempotency: { ttlSeconds: 3600, lockSeconds: 5 } });
+  const settings = ingestSettings(
+    { 'partner-a': ['urn:nld:oin:00000001823288444000:'] },
+    { idempotency: { ttlSeconds: 3600, lockSeconds: 5 } },
+  );
   ({ deps, queue, store } = memoryIngest(settings, () => now, { metrics }));
 });
 
@@ -47,7 +50,10 @@ function request(body: unknown, batch = false): HttpRequest {
   return {
     method: 'POST',
     path: '/events',
-    headers: { 'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json', 'idempotency-key': randomUUID() },
+    headers: {
+      'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
+      'idempotency-key': randomUUID(),
+    },
     query: {},
     routeKey: 'POST /events',
     pathParameters: {},
@@ -68,15 +74,29 @@ describe('refusals are answered by their kind and counted by their rule', () => 
   it('WH-7, EDU-20: past the rate the answer is 429 rate-limited "Too Many Requests", counted as rate-limited', async () => {
     for (let n = 0; n < 3; n++) expect((await acceptEvents(request(event()), PUBLISHER, deps)).status).toBe(202);
     const refused = await acceptEvents(request(event()), PUBLISHER, deps);
-    expect(json(refused)).toMatchObject({ status: 429, type: problemTypeUri('rate-limited'), title: 'Too Many Requests' });
+    expect(json(refused)).toMatchObject({
+      status: 429,
+      type: problemTypeUri('rate-limited'),
+      title: 'Too Many Requests',
+    });
     expect(rejected).toEqual(['rate-limited']);
   });
 
   it('EDU-IN: an ungranted source is 403 source-not-granted "Forbidden"; a single event is named without a batch index', async () => {
-    const response = await acceptEvents(request(event({ source: 'urn:nld:oin:00000002222222222000:systeem' })), PUBLISHER, deps);
-    expect(json(response)).toMatchObject({ status: 403, type: problemTypeUri('source-not-granted'), title: 'Forbidden' });
+    const response = await acceptEvents(
+      request(event({ source: 'urn:nld:oin:00000002222222222000:systeem' })),
+      PUBLISHER,
+      deps,
+    );
+    expect(json(response)).toMatchObject({
+      status: 403,
+      type: problemTypeUri('source-not-granted'),
+      title: 'Forbidden',
+    });
     const errors = json(response)['errors'] as Record<string, unknown>[];
-    expect(errors).toEqual([expect.objectContaining({ attribute: 'source', rule: 'publish-grant', requirement: 'EDU-IN' })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ attribute: 'source', rule: 'publish-grant', requirement: 'EDU-IN' }),
+    ]);
     expect(errors[0]).not.toHaveProperty('index');
     expect(rejected).toEqual(['source-not-granted']);
     expect(queue.messages).toHaveLength(0);
@@ -92,9 +112,15 @@ describe('refusals are answered by their kind and counted by their rule', () => 
 
 describe("Koerier's operational namespace (EDU-IN)", () => {
   it('EDU-IN: no publisher may publish a dev.koerier. type: 403 type-reserved naming the attribute, counted, nothing stored', async () => {
-    const response = await acceptEvents(request(event({ type: 'dev.koerier.subscription.suspended' })), PUBLISHER, deps);
+    const response = await acceptEvents(
+      request(event({ type: 'dev.koerier.subscription.suspended' })),
+      PUBLISHER,
+      deps,
+    );
     expect(json(response)).toMatchObject({ status: 403, type: problemTypeUri('type-reserved'), title: 'Forbidden' });
-    expect(json(response)['errors']).toEqual([{ attribute: 'type', rule: 'reserved-type', requirement: 'EDU-IN', message: expect.any(String) }]);
+    expect(json(response)['errors']).toEqual([
+      { attribute: 'type', rule: 'reserved-type', requirement: 'EDU-IN', message: expect.any(String) },
+    ]);
     expect(rejected).toEqual(['type-reserved']);
     expect(queue.messages).toHaveLength(0);
   });
@@ -113,30 +139,66 @@ describe('data contracts at the ingest (issue 14 item 3)', () => {
     const contracts = new MemoryContractStore();
     const documents = new MemoryContractDocuments();
     await documents.putSchemas('enrolments', '1.0.0', { enrolled: enrolmentPayload() });
-    await contracts.putBinding({ type: ENROLMENT_TYPE, contract: 'enrolments', version: '1.0.0', message: 'enrolled', mode, updatedAt: '', updatedBy: 'x' });
-    deps = { ...deps, dataContracts: new DataContracts({ store: contracts, documents, refreshMs: 30_000, clock: () => 0, log: silentLog }) };
+    await contracts.putBinding({
+      type: ENROLMENT_TYPE,
+      contract: 'enrolments',
+      version: '1.0.0',
+      message: 'enrolled',
+      mode,
+      updatedAt: '',
+      updatedBy: 'x',
+    });
+    deps = {
+      ...deps,
+      dataContracts: new DataContracts({
+        store: contracts,
+        documents,
+        refreshMs: 30_000,
+        clock: () => 0,
+        log: silentLog,
+      }),
+    };
   }
   const enrolment = (data: unknown) => event({ type: ENROLMENT_TYPE, data });
 
   it('EDU-21, issue 14 item 3: enforce refuses a batch with 400 "Data Contract Violation", the findings on data naming their member; counted', async () => {
     await bind('enforce');
-    const response = await acceptEvents(request([enrolment({ student: 's', school: '01AB' }), enrolment({ student: 's' })], true), PUBLISHER, deps);
-    expect(json(response)).toMatchObject({ status: 400, type: problemTypeUri('data-contract-violation'), title: 'Data Contract Violation' });
-    expect(json(response)['errors']).toEqual([expect.objectContaining({ attribute: 'data', pointer: '/data/school', rule: 'required', index: 1 })]);
+    const response = await acceptEvents(
+      request([enrolment({ student: 's', school: '01AB' }), enrolment({ student: 's' })], true),
+      PUBLISHER,
+      deps,
+    );
+    expect(json(response)).toMatchObject({
+      status: 400,
+      type: problemTypeUri('data-contract-violation'),
+      title: 'Data Contract Violation',
+    });
+    expect(json(response)['errors']).toEqual([
+      expect.objectContaining({ attribute: 'data', pointer: '/data/school', rule: 'required', index: 1 }),
+    ]);
     expect(rejected).toEqual(['data-contract-violation']);
     expect(queue.messages).toHaveLength(0);
   });
 
   it('EDU-21, issue 14 item 3: for a single event the finding names no member', async () => {
     await bind('enforce');
-    const errors = json(await acceptEvents(request(enrolment({ student: 's' })), PUBLISHER, deps))['errors'] as Record<string, unknown>[];
-    expect(errors).toEqual([expect.objectContaining({ attribute: 'data', pointer: '/data/school', requirement: 'EDU-21' })]);
+    const errors = json(await acceptEvents(request(enrolment({ student: 's' })), PUBLISHER, deps))['errors'] as Record<
+      string,
+      unknown
+    >[];
+    expect(errors).toEqual([
+      expect.objectContaining({ attribute: 'data', pointer: '/data/school', requirement: 'EDU-21' }),
+    ]);
     expect(errors[0]).not.toHaveProperty('index');
   });
 
   it('EDU-21, issue 14 item 3: warn accepts a batch; a finding of one member comes back with its index, different findings apart', async () => {
     await bind('warn');
-    const members = [enrolment({ student: 's', school: '01AB' }), enrolment({ student: 's' }), enrolment({ school: '01AB' })];
+    const members = [
+      enrolment({ student: 's', school: '01AB' }),
+      enrolment({ student: 's' }),
+      enrolment({ school: '01AB' }),
+    ];
     const response = await acceptEvents(request(members, true), PUBLISHER, deps);
     expect(response.status).toBe(202);
     const warnings = json(response)['warnings'] as Record<string, unknown>[];
@@ -166,7 +228,9 @@ describe('events referring to an upload (EDU-1)', () => {
   it("EDU-1: the publisher's complete upload is queued with Koerier's data URL in place of the upload's", async () => {
     const dataref = await upload();
     expect((await acceptEvents(request(event({ dataref })), PUBLISHER, deps)).status).toBe(202);
-    expect(JSON.parse(queue.messages[0]!.body)).toMatchObject({ dataref: expect.stringMatching(/^https:\/\/koerier\.example\/payloads\/[^/]+$/) });
+    expect(JSON.parse(queue.messages[0]!.body)).toMatchObject({
+      dataref: expect.stringMatching(/^https:\/\/koerier\.example\/payloads\/[^/]+$/),
+    });
   });
 
   it("EDU-1: another client's upload is 400 upload-unknown, not an outage (503), and nothing is stored", async () => {
@@ -183,14 +247,22 @@ describe('events referring to an upload (EDU-1)', () => {
     await acceptEvents(request(event({ dataref })), PUBLISHER, deps);
     expect(rejected).toEqual(['upload-unknown']);
     expect(log.lines.filter((line) => line.message === 'events rejected').map((line) => line.fields)).toEqual([
-      { publisher: 'partner-a', status: 400, type: problemTypeUri('upload-unknown'), correlationId: expect.any(String) },
+      {
+        publisher: 'partner-a',
+        status: 400,
+        type: problemTypeUri('upload-unknown'),
+        correlationId: expect.any(String),
+      },
     ]);
   });
 
   it('EDU-1: an upload past its publish window is 400 upload-unknown', async () => {
     const dataref = await upload();
     now += UPLOAD_PUBLISH_WINDOW_MS + 1;
-    expect(json(await acceptEvents(request(event({ dataref })), PUBLISHER, deps))).toMatchObject({ status: 400, type: problemTypeUri('upload-unknown') });
+    expect(json(await acceptEvents(request(event({ dataref })), PUBLISHER, deps))).toMatchObject({
+      status: 400,
+      type: problemTypeUri('upload-unknown'),
+    });
     expect(queue.messages).toHaveLength(0);
   });
 });
@@ -202,7 +274,12 @@ describe('the rate and a takeover (EDU-20, EDU-IDEM-15)', () => {
     const hung = new Promise<void>((resolve) => (started = resolve));
     let calls = 0;
     // The first attempt's queue write never returns, as if its container died after the claim.
-    deps = { ...deps, inbound: { send: (messages) => (calls++ === 0 ? (started(), new Promise<void>(() => {})) : inbound.send(messages)) } };
+    deps = {
+      ...deps,
+      inbound: {
+        send: (messages) => (calls++ === 0 ? (started(), new Promise<void>(() => {})) : inbound.send(messages)),
+      },
+    };
     const first = request(event());
     void acceptEvents(first, PUBLISHER, deps);
     await hung;

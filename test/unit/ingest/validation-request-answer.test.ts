@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { KoerierError } from '../../../functions/core/http/problems.js';
-import { answerValidationRequest, type ValidationPolicy } from '../../../functions/core/webhooks/answer-validation-request.js';
+import {
+  answerValidationRequest,
+  type ValidationPolicy,
+} from '../../../functions/core/webhooks/answer-validation-request.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 import { refusalOf } from '../../support/refusals.js';
 
@@ -28,13 +31,22 @@ describe('WH-7: the ingest answers the validation request', () => {
   });
 
   it('WH-7: an allowed origin gets 200 with WebHook-Allowed-Origin (as sent, trimmed) and WebHook-Allowed-Rate', () => {
-    expect(answerValidationRequest({ 'webhook-request-origin': 'partner.example' }, policy(['other.example', 'partner.example']), METHODS)).toEqual({
+    expect(
+      answerValidationRequest(
+        { 'webhook-request-origin': 'partner.example' },
+        policy(['other.example', 'partner.example']),
+        METHODS,
+      ),
+    ).toEqual({
       status: 200,
       headers: { allow: 'POST, OPTIONS', 'webhook-allowed-origin': 'partner.example', 'webhook-allowed-rate': '120' },
       body: '',
     });
     // Host names are case-insensitive: the list and the header may differ in case and the answer echoes the header.
-    expect(answerValidationRequest({ 'webhook-request-origin': ' Partner.EXAMPLE ' }, policy(['PARTNER.example']), METHODS).headers).toMatchObject({
+    expect(
+      answerValidationRequest({ 'webhook-request-origin': ' Partner.EXAMPLE ' }, policy(['PARTNER.example']), METHODS)
+        .headers,
+    ).toMatchObject({
       'webhook-allowed-origin': 'Partner.EXAMPLE',
     });
   });
@@ -46,8 +58,15 @@ describe('WH-7: the ingest answers the validation request', () => {
   });
 
   it('WH-7: an origin not in the list is refused with 403 origin-not-allowed, Allow and no consent headers', () => {
-    const error = refusal({ 'webhook-request-origin': 'stranger.example' }, policy(['partner.example', 'other.example']));
-    expect(error.problem).toMatchObject({ type: problemTypeUri('origin-not-allowed'), title: 'Origin Not Allowed', status: 403 });
+    const error = refusal(
+      { 'webhook-request-origin': 'stranger.example' },
+      policy(['partner.example', 'other.example']),
+    );
+    expect(error.problem).toMatchObject({
+      type: problemTypeUri('origin-not-allowed'),
+      title: 'Origin Not Allowed',
+      status: 403,
+    });
     expect(error.headers).toEqual({ allow: 'POST, OPTIONS' });
     // A list that names no one refuses everyone, `*` only counts when it is an entry of its own.
     expect(refusal({ 'webhook-request-origin': 'partner.example' }, policy([])).problem.status).toBe(403);

@@ -9,8 +9,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCertificateSource, parseClientCertificate } from '../../../functions/aws/client-certificate.js';
-import { createSafeHttpClient, OutboundRequestError, type ClientCertificate, type SafeHttpClient } from '../../../functions/net/safe-http-client.js';
-import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../../support/https-receiver.js';
+import {
+  createSafeHttpClient,
+  OutboundRequestError,
+  type ClientCertificate,
+  type SafeHttpClient,
+} from '../../../functions/net/safe-http-client.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '../../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
 const issued = authority.issueClient('koerier.test');
@@ -20,14 +29,20 @@ let plain: HttpsReceiver;
 const clients: SafeHttpClient[] = [];
 
 beforeAll(async () => {
-  [mtls, plain] = await Promise.all([startHttpsReceiver({ authority, requireClientCertificate: authority }), startHttpsReceiver({ authority })]);
+  [mtls, plain] = await Promise.all([
+    startHttpsReceiver({ authority, requireClientCertificate: authority }),
+    startHttpsReceiver({ authority }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await Promise.all([mtls.close(), plain.close()]);
 });
 
-function client(load?: () => Promise<ClientCertificate>, extra: Parameters<typeof createSafeHttpClient>[0] = {}): SafeHttpClient {
+function client(
+  load?: () => Promise<ClientCertificate>,
+  extra: Parameters<typeof createSafeHttpClient>[0] = {},
+): SafeHttpClient {
   const created = createSafeHttpClient({
     extraCaCertificates: [authority.certificatePem],
     allowLoopback: true,
@@ -51,7 +66,8 @@ describe('the safe client with a client certificate (issue 12, item 5)', () => {
   it('issue 12 #5: presents the certificate to a server that demands one, loading it once for every request after', async () => {
     let loads = 0;
     const withCertificate = client(async () => (loads++, certificate), { connectionsPerOrigin: 1 });
-    for (let i = 0; i < 3; i++) expect((await withCertificate.request({ method: 'POST', url: mtls.url, body: 'x' })).status).toBe(204);
+    for (let i = 0; i < 3; i++)
+      expect((await withCertificate.request({ method: 'POST', url: mtls.url, body: 'x' })).status).toBe(204);
     expect(mtls.requests.at(-1)?.clientCertificate).toBe('koerier.test');
     expect(loads).toBe(1);
   });
@@ -60,13 +76,23 @@ describe('the safe client with a client certificate (issue 12, item 5)', () => {
     const before = mtls.requests.length;
     await failure(client().request({ method: 'POST', url: mtls.url, body: 'x' }));
     expect(mtls.requests.length).toBe(before);
-    expect((await client(async () => certificate).request({ method: 'POST', url: plain.url, body: 'x' })).status).toBe(204);
+    expect((await client(async () => certificate).request({ method: 'POST', url: plain.url, body: 'x' })).status).toBe(
+      204,
+    );
   });
 
   it('issue 12 #5: the address guard stays on: a name resolving to a private address is refused, certificate or not', async () => {
-    const lookup = ((_host: string, _options: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) =>
-      callback(null, [{ address: '10.1.2.3', family: 4 }])) as unknown as LookupFunction;
-    const error = await failure(client(async () => certificate, { lookup, allowLoopback: false }).request({ method: 'POST', url: 'https://target.example/' }));
+    const lookup = ((
+      _host: string,
+      _options: unknown,
+      callback: (e: null, a: { address: string; family: number }[]) => void,
+    ) => callback(null, [{ address: '10.1.2.3', family: 4 }])) as unknown as LookupFunction;
+    const error = await failure(
+      client(async () => certificate, { lookup, allowLoopback: false }).request({
+        method: 'POST',
+        url: 'https://target.example/',
+      }),
+    );
     expect(error.kind).toBe('refused-address');
   });
 
@@ -119,11 +145,17 @@ describe('where the client certificate comes from (issue 12, item 5)', () => {
     beforeAll(async () => {
       // What the extension documents: GET /secretsmanager/get?secretId=…, the session token in a header, the GetSecretValue answer.
       extension = createServer((request, response) => {
-        seen.push({ url: request.url ?? '', token: request.headers['x-aws-parameters-secrets-token'] as string | undefined });
+        seen.push({
+          url: request.url ?? '',
+          token: request.headers['x-aws-parameters-secrets-token'] as string | undefined,
+        });
         const id = new URL(request.url ?? '', 'http://localhost').searchParams.get('secretId');
-        if (request.headers['x-aws-parameters-secrets-token'] !== 'session-token') return void response.writeHead(401).end();
+        if (request.headers['x-aws-parameters-secrets-token'] !== 'session-token')
+          return void response.writeHead(401).end();
         if (id !== secretArn) return void response.writeHead(400).end(`secret ${id} not found`);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ARN: secretArn, SecretString: pem }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ARN: secretArn, SecretString: pem }));
       });
       await new Promise<void>((resolve) => extension.listen(0, '127.0.0.1', resolve));
       extensionUrl = `http://127.0.0.1:${(extension.address() as AddressInfo).port}`;
@@ -133,15 +165,20 @@ describe('where the client certificate comes from (issue 12, item 5)', () => {
     it('issue 12 #5: asks for the secret by ARN with the session token and reads the PEM from SecretString', async () => {
       const loaded = await clientCertificateSource(secretArn, { extensionUrl, sessionToken: () => 'session-token' })();
       expect(loaded).toEqual(parseClientCertificate(pem));
-      expect(seen.at(-1)).toEqual({ url: `/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`, token: 'session-token' });
+      expect(seen.at(-1)).toEqual({
+        url: `/secretsmanager/get?secretId=${encodeURIComponent(secretArn)}`,
+        token: 'session-token',
+      });
     });
 
     it('issue 12 #5: a refusal becomes an error with the status only; without a session token nothing is asked', async () => {
-      await expect(clientCertificateSource(`${secretArn}x`, { extensionUrl, sessionToken: () => 'session-token' })()).rejects.toThrow(
-        /^the Parameters and Secrets extension answered 400 for the client certificate secret$/,
-      );
+      await expect(
+        clientCertificateSource(`${secretArn}x`, { extensionUrl, sessionToken: () => 'session-token' })(),
+      ).rejects.toThrow(/^the Parameters and Secrets extension answered 400 for the client certificate secret$/);
       const asked = seen.length;
-      await expect(clientCertificateSource(secretArn, { extensionUrl, sessionToken: () => undefined })()).rejects.toThrow(/no session token/);
+      await expect(
+        clientCertificateSource(secretArn, { extensionUrl, sessionToken: () => undefined })(),
+      ).rejects.toThrow(/no session token/);
       expect(seen.length).toBe(asked);
     });
   });

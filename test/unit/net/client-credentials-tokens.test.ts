@@ -16,7 +16,9 @@ let answer: { status: number; body: string } = { status: 200, body: '{}' };
 const client = createSafeHttpClient({ allowLoopback: true, responseTimeoutMs: 1000 });
 
 beforeAll(async () => {
-  server = createServer((_req, res) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body));
+  server = createServer((_req, res) =>
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -25,7 +27,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const credential = (tokenUrl: string) => ({ kind: 'oauth2-client-credentials' as const, tokenUrl, clientId: 'c', clientSecret: 's' });
+const credential = (tokenUrl: string) => ({
+  kind: 'oauth2-client-credentials' as const,
+  tokenUrl,
+  clientId: 'c',
+  clientSecret: 's',
+});
 
 async function failureOf(tokens: ClientCredentialsTokens, tokenUrl: string): Promise<CredentialUnavailableError> {
   try {
@@ -47,7 +54,9 @@ describe('OAuth2 client-credentials tokens for sinks', () => {
     const tokens = new ClientCredentialsTokens(client, Date.now, log);
     const error = await failureOf(tokens, `http://127.0.0.1:${port}/token`);
     expect(error.message).toBe('the token endpoint could not be reached');
-    expect(JSON.stringify(log.lines.map((line) => line.fields))).toMatch(new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
+    expect(JSON.stringify(log.lines.map((line) => line.fields))).toMatch(
+      new RegExp(`ECONNREFUSED.*127\\.0\\.0\\.1:${port}`),
+    );
   });
 
   it('review #18: what the token endpoint answers is described in fixed words, never repeated', async () => {
@@ -57,10 +66,15 @@ describe('OAuth2 client-credentials tokens for sinks', () => {
       'the token endpoint issued a token type other than Bearer; webhooks take Bearer tokens (WH-3)',
     );
     answer = { status: 200, body: JSON.stringify({ access_token: 'abc\r\nx-injected: 1', token_type: 'Bearer' }) };
-    expect((await failureOf(tokens, `${base}/token`)).message).toBe('the token endpoint issued an access token that cannot be sent as a Bearer token');
+    expect((await failureOf(tokens, `${base}/token`)).message).toBe(
+      'the token endpoint issued an access token that cannot be sent as a Bearer token',
+    );
     answer = { status: 503, body: 'connect ECONNREFUSED 10.0.0.1:5432' };
     expect((await failureOf(tokens, `${base}/token`)).message).toBe('the token endpoint answered 503');
-    answer = { status: 200, body: JSON.stringify({ access_token: 'good-token_1', token_type: 'Bearer', expires_in: 60 }) };
+    answer = {
+      status: 200,
+      body: JSON.stringify({ access_token: 'good-token_1', token_type: 'Bearer', expires_in: 60 }),
+    };
     expect(await tokens.token(credential(`${base}/token`))).toBe('good-token_1');
   });
 

@@ -88,7 +88,16 @@ describe('the address guard of outbound calls', () => {
     for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) {
       expect(judgeAddress(address, { allowLoopback: true }).allowed).toBe(true);
     }
-    for (const address of ['10.0.0.1', '169.254.169.254', 'fe80::1', 'fd00::1', '0.0.0.0', '::', '64:ff9b::127.0.0.1', '2002:7f00:0001::']) {
+    for (const address of [
+      '10.0.0.1',
+      '169.254.169.254',
+      'fe80::1',
+      'fd00::1',
+      '0.0.0.0',
+      '::',
+      '64:ff9b::127.0.0.1',
+      '2002:7f00:0001::',
+    ]) {
       expect(judgeAddress(address, { allowLoopback: true }).allowed).toBe(false);
     }
   });

@@ -1,7 +1,11 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSafeHttpClient, OutboundRequestError, type SafeHttpClient } from '../../../functions/net/safe-http-client.js';
+import {
+  createSafeHttpClient,
+  OutboundRequestError,
+  type SafeHttpClient,
+} from '../../../functions/net/safe-http-client.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -38,7 +42,11 @@ let receiver: HttpsReceiver;
 const clients: SafeHttpClient[] = [];
 // The receiver's random port is allowed, so the address guard, not the port rule, is what these cases meet.
 const client = (options: Parameters<typeof createSafeHttpClient>[0] = {}) => {
-  const created = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], allowedPorts: [443, receiver.port], ...options });
+  const created = createSafeHttpClient({
+    extraCaCertificates: [authority.certificatePem],
+    allowedPorts: [443, receiver.port],
+    ...options,
+  });
   clients.push(created);
   return created;
 };
@@ -68,7 +76,9 @@ describe('safe outbound HTTP: what gets through', () => {
   });
 
   it('WH-1: a certificate from an untrusted CA fails as tls', async () => {
-    const error = await failure(createSafeHttpClient({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x' }));
+    const error = await failure(
+      createSafeHttpClient({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x' }),
+    );
     expect(error.kind).toBe('tls');
   });
 
@@ -79,7 +89,12 @@ describe('safe outbound HTTP: what gets through', () => {
   });
 
   it('WH-3: credentials in the URL are refused', async () => {
-    const error = await failure(client({ allowLoopback: true }).request({ method: 'POST', url: `https://user:pw@127.0.0.1:${receiver.port}/hook` }));
+    const error = await failure(
+      client({ allowLoopback: true }).request({
+        method: 'POST',
+        url: `https://user:pw@127.0.0.1:${receiver.port}/hook`,
+      }),
+    );
     expect(error.kind).toBe('invalid-url');
   });
 
@@ -91,7 +106,10 @@ describe('safe outbound HTTP: what gets through', () => {
       const ok = await client({ allowLoopback: true }).request({ method: 'POST', url: `http://127.0.0.1:${port}/` });
       expect(ok.status).toBe(204);
       const elsewhere = await failure(
-        client({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({ method: 'POST', url: `http://public.example:${port}/` }),
+        client({ allowLoopback: true, lookup: resolvingTo(['93.184.216.34']) }).request({
+          method: 'POST',
+          url: `http://public.example:${port}/`,
+        }),
       );
       expect(elsewhere.kind).toBe('invalid-url');
     } finally {
@@ -111,13 +129,20 @@ describe('safe outbound HTTP: SSRF guard', () => {
     },
   );
 
-  it.each(['10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.64.1.1', '[fd00::1]', '[fe80::1]', '[::ffff:169.254.169.254]', '224.0.0.1'])(
-    'SSRF: the address literal %s is refused',
-    async (host) => {
-      const error = await failure(client().request({ method: 'POST', url: `https://${host}/hook` }));
-      expect(error.kind).toBe('refused-address');
-    },
-  );
+  it.each([
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.1.1',
+    '[fd00::1]',
+    '[fe80::1]',
+    '[::ffff:169.254.169.254]',
+    '224.0.0.1',
+  ])('SSRF: the address literal %s is refused', async (host) => {
+    const error = await failure(client().request({ method: 'POST', url: `https://${host}/hook` }));
+    expect(error.kind).toBe('refused-address');
+  });
 
   it('SSRF: localhost (resolved by the system resolver) is refused', async () => {
     const before = receiver.connectionCount;
@@ -129,14 +154,21 @@ describe('safe outbound HTTP: SSRF guard', () => {
   it.each([['10.1.2.3'], ['169.254.169.254'], ['fd00::5'], ['::ffff:192.168.1.1'], ['100.100.100.200']])(
     'SSRF: a hostname that resolves to the private address %s is refused',
     async (address) => {
-      const error = await failure(client({ lookup: resolvingTo([address]) }).request({ method: 'POST', url: 'https://hooks.example.org/x' }));
+      const error = await failure(
+        client({ lookup: resolvingTo([address]) }).request({ method: 'POST', url: 'https://hooks.example.org/x' }),
+      );
       expect(error.kind).toBe('refused-address');
       expect(error.message).toContain('hooks.example.org');
     },
   );
 
   it('SSRF: a hostname that mixes public and private answers is refused as a whole', async () => {
-    const error = await failure(client({ lookup: resolvingTo(['93.184.216.34', '10.0.0.7']) }).request({ method: 'POST', url: 'https://mixed.example.org/x' }));
+    const error = await failure(
+      client({ lookup: resolvingTo(['93.184.216.34', '10.0.0.7']) }).request({
+        method: 'POST',
+        url: 'https://mixed.example.org/x',
+      }),
+    );
     expect(error.kind).toBe('refused-address');
   });
 
@@ -145,10 +177,14 @@ describe('safe outbound HTTP: SSRF guard', () => {
     // fails on the network); second answer: loopback, where the receiver does listen.
     const lookup = resolvingTo(['93.184.216.34'], ['127.0.0.1']);
     const rebinding = client({ lookup, connectTimeoutMs: 300 });
-    const first = await failure(rebinding.request({ method: 'POST', url: `https://rebind.example.org:${receiver.port}/hook` }));
+    const first = await failure(
+      rebinding.request({ method: 'POST', url: `https://rebind.example.org:${receiver.port}/hook` }),
+    );
     expect(first.kind).not.toBe('refused-address');
     const before = receiver.connectionCount;
-    const second = await failure(rebinding.request({ method: 'POST', url: `https://rebind.example.org:${receiver.port}/hook` }));
+    const second = await failure(
+      rebinding.request({ method: 'POST', url: `https://rebind.example.org:${receiver.port}/hook` }),
+    );
     expect(second.kind).toBe('refused-address');
     expect(lookup.calls).toBe(2);
     expect(receiver.connectionCount).toBe(before);
@@ -159,7 +195,11 @@ describe('safe outbound HTTP: SSRF guard', () => {
     try {
       for (const location of [target.url, 'http://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/']) {
         receiver.setScript(scripts.always({ respond: 307, headers: { location } }));
-        const response = await client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x' });
+        const response = await client({ allowLoopback: true }).request({
+          method: 'POST',
+          url: receiver.url,
+          body: 'x',
+        });
         expect(response.status).toBe(307);
         expect(response.headers['location']).toBe(location);
       }
@@ -173,9 +213,16 @@ describe('safe outbound HTTP: SSRF guard', () => {
 
 describe('safe outbound HTTP: ports (review #19)', () => {
   it('review #19: by default only port 443 is called: another port is refused as invalid-url before any connection', async () => {
-    const plain = createSafeHttpClient({ extraCaCertificates: [authority.certificatePem], lookup: resolvingTo(['93.184.216.34']) });
+    const plain = createSafeHttpClient({
+      extraCaCertificates: [authority.certificatePem],
+      lookup: resolvingTo(['93.184.216.34']),
+    });
     clients.push(plain);
-    for (const url of ['https://hooks.example.org:22/x', 'https://hooks.example.org:8443/x', 'https://93.184.216.34:25/x']) {
+    for (const url of [
+      'https://hooks.example.org:22/x',
+      'https://hooks.example.org:8443/x',
+      'https://93.184.216.34:25/x',
+    ]) {
       const error = await failure(plain.request({ method: 'POST', url }));
       expect(error.kind).toBe('invalid-url');
       expect(error.message).toMatch(/port/);
@@ -203,7 +250,12 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
   it('review #8: a header value the HTTP client refuses fails as not-sendable, before any byte leaves', async () => {
     const before = receiver.connectionCount;
     const error = await failure(
-      client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, headers: { 'content-type': 'text/plain; name="\u20ac"' }, body: 'x' }),
+      client({ allowLoopback: true }).request({
+        method: 'POST',
+        url: receiver.url,
+        headers: { 'content-type': 'text/plain; name="\u20ac"' },
+        body: 'x',
+      }),
     );
     expect(error.kind).toBe('not-sendable');
     expect(receiver.connectionCount).toBe(before);
@@ -211,13 +263,17 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
 
   it('a target that never answers fails as timeout within the response bound', async () => {
     receiver.setScript(scripts.always({ hang: true }));
-    const error = await failure(client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url: receiver.url, body: 'x' }));
+    const error = await failure(
+      client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url: receiver.url, body: 'x' }),
+    );
     expect(error.kind).toBe('timeout');
   });
 
   it('a per-call deadline tighter than the client bound applies', async () => {
     receiver.setScript(scripts.always({ respond: 204, delayMs: 2_000 }));
-    const error = await failure(client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x', timeoutMs: 200 }));
+    const error = await failure(
+      client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x', timeoutMs: 200 }),
+    );
     expect(error.kind).toBe('timeout');
   });
 
@@ -232,7 +288,9 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
     try {
       const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/hook`;
       const started = Date.now();
-      const error = await failure(client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url, body: 'x' }));
+      const error = await failure(
+        client({ allowLoopback: true, responseTimeoutMs: 300 }).request({ method: 'POST', url, body: 'x' }),
+      );
       expect(error.kind).toBe('timeout');
       expect(Date.now() - started).toBeLessThan(2_000);
     } finally {
@@ -251,13 +309,19 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
     const sockets = new Set<Socket>();
     const switching = createTcpServer((socket) => {
       sockets.add(socket);
-      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n'));
+      socket.once('data', () =>
+        socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n'),
+      );
     });
     await new Promise<void>((resolve) => switching.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(switching.address() as AddressInfo).port}/hook`;
       const started = Date.now();
-      const response = await client({ allowLoopback: true, responseTimeoutMs: 5_000 }).request({ method: 'POST', url, body: 'x' });
+      const response = await client({ allowLoopback: true, responseTimeoutMs: 5_000 }).request({
+        method: 'POST',
+        url,
+        body: 'x',
+      });
       expect(response).toMatchObject({ status: 101, body: Buffer.alloc(0) });
       expect(response.headers['upgrade']).toBe('websocket');
       expect(Date.now() - started).toBeLessThan(2_000);
@@ -269,31 +333,43 @@ describe('safe outbound HTTP: bounds and error kinds', () => {
 
   it('a slow target within the bound is answered normally', async () => {
     receiver.setScript(scripts.always({ respond: 202, delayMs: 150 }));
-    const response = await client({ allowLoopback: true, responseTimeoutMs: 2_000 }).request({ method: 'POST', url: receiver.url, body: 'x' });
+    const response = await client({ allowLoopback: true, responseTimeoutMs: 2_000 }).request({
+      method: 'POST',
+      url: receiver.url,
+      body: 'x',
+    });
     expect(response.status).toBe(202);
   });
 
   it('a connection reset fails as reset', async () => {
     receiver.setScript(scripts.always({ reset: true }));
-    const error = await failure(client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x' }));
+    const error = await failure(
+      client({ allowLoopback: true }).request({ method: 'POST', url: receiver.url, body: 'x' }),
+    );
     expect(error.kind).toBe('reset');
   });
 
   it('a port where nothing listens fails as connection-refused', async () => {
     const closed = await startHttpsReceiver({ authority });
     await closed.close();
-    const error = await failure(client({ allowLoopback: true }).request({ method: 'POST', url: closed.url, body: 'x' }));
+    const error = await failure(
+      client({ allowLoopback: true }).request({ method: 'POST', url: closed.url, body: 'x' }),
+    );
     expect(error.kind).toBe('connection-refused');
   });
 
   it('a name that does not resolve fails as dns', async () => {
-    const error = await failure(client().request({ method: 'POST', url: 'https://no-such-host.invalid/hook', body: 'x' }));
+    const error = await failure(
+      client().request({ method: 'POST', url: 'https://no-such-host.invalid/hook', body: 'x' }),
+    );
     expect(error.kind).toBe('dns');
   });
 
   it('WH-2: a response body over the bound fails as too-large, and still tells the status and the headers', async () => {
     receiver.setScript(scripts.always({ respond: 429, headers: { 'retry-after': '120' }, body: 'x'.repeat(10_000) }));
-    const error = await failure(client({ allowLoopback: true, maxResponseBytes: 1024 }).request({ method: 'POST', url: receiver.url, body: 'x' }));
+    const error = await failure(
+      client({ allowLoopback: true, maxResponseBytes: 1024 }).request({ method: 'POST', url: receiver.url, body: 'x' }),
+    );
     expect(error.kind).toBe('too-large');
     expect(error.status).toBe(429);
     expect(error.headers?.['retry-after']).toBe('120');

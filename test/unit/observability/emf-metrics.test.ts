@@ -8,9 +8,12 @@ import { Writable } from 'node:stream';
 import { Metrics as PowertoolsMetricsWriter } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { EmfMetrics } from '../../../functions/aws/emf-metrics.js';
-import { observability } from '../../../lib/resources.js';
+import { observability } from '../../../functions/config/resources.js';
 
-type Record = { [name: string]: unknown; _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+type Record = {
+  [name: string]: unknown;
+  _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+};
 
 function written(record: (metrics: EmfMetrics) => void): Record[] {
   const lines: string[] = [];
@@ -27,8 +30,14 @@ function powertoolsRecord(
   metrics: [name: string, unit: 'Count' | 'Milliseconds', values: number[]][],
 ): Record {
   const lines: string[] = [];
-  const writer = new PowertoolsMetricsWriter({ namespace: observability.namespace, serviceName: observability.service, defaultDimensions: { Stack: stack } });
-  const out = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8').trimEnd()), done()) });
+  const writer = new PowertoolsMetricsWriter({
+    namespace: observability.namespace,
+    serviceName: observability.service,
+    defaultDimensions: { Stack: stack },
+  });
+  const out = new Writable({
+    write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString('utf8').trimEnd()), done()),
+  });
   (writer as unknown as { console: Console }).console = new Console({ stdout: out, stderr: out });
   for (const [name, value] of Object.entries(dimensions)) writer.addDimension(name, value);
   for (const [name, unit, values] of metrics) for (const value of values) writer.addMetric(name, unit, value);
@@ -56,7 +65,9 @@ describe('EmfMetrics', () => {
         ['DuplicatesDropped', 'Count', [0]],
         ['DeliveriesQueued', 'Count', [2]],
       ]),
-      powertoolsRecord('stack-a', { SubscriptionId: 's-1', Outcome: 'delivered' }, [['SubscriptionDeliveries', 'Count', [2]]]),
+      powertoolsRecord('stack-a', { SubscriptionId: 's-1', Outcome: 'delivered' }, [
+        ['SubscriptionDeliveries', 'Count', [2]],
+      ]),
       powertoolsRecord('stack-a', { Rule: 'rate-limited' }, [['PublishRejected', 'Count', [1]]]),
       powertoolsRecord('stack-a', { SubscriptionId: 's-2' }, [
         [observability.metrics.replayScanned, 'Count', [10]],
@@ -66,14 +77,17 @@ describe('EmfMetrics', () => {
       ]),
     ];
     expect(records.map(withoutTimestamp)).toEqual(expected.map(withoutTimestamp));
-    for (const record of records) expect(Math.abs((record._aws as unknown as { Timestamp: number }).Timestamp - Date.now())).toBeLessThan(60_000);
+    for (const record of records)
+      expect(Math.abs((record._aws as unknown as { Timestamp: number }).Timestamp - Date.now())).toBeLessThan(60_000);
   });
 
   it('issue 15 #4: a sampled figure with one value is written as that value, as Powertools writes it', () => {
-    const latency = written((metrics) => metrics.deliveryAttempted({ subscriptionId: 's-1', outcome: 'delivered', latencyMs: 42 })).find(
-      (record) => 'AttemptLatency' in record,
-    )!;
-    expect(withoutTimestamp(latency)).toEqual(withoutTimestamp(powertoolsRecord('stack-a', {}, [['AttemptLatency', 'Milliseconds', [42]]])));
+    const latency = written((metrics) =>
+      metrics.deliveryAttempted({ subscriptionId: 's-1', outcome: 'delivered', latencyMs: 42 }),
+    ).find((record) => 'AttemptLatency' in record)!;
+    expect(withoutTimestamp(latency)).toEqual(
+      withoutTimestamp(powertoolsRecord('stack-a', {}, [['AttemptLatency', 'Milliseconds', [42]]])),
+    );
   });
 
   it("sums one invocation's attempts into one record per dimension set, keeps each latency, and writes nothing more on the next flush", () => {
@@ -84,11 +98,15 @@ describe('EmfMetrics', () => {
     metrics.deliveryAttempted({ subscriptionId: 's-2', outcome: 'retrying', latencyMs: 900 });
     metrics.flush();
     const records = lines.map((line) => JSON.parse(line) as Record);
-    const outcome = (value: string) => records.find((record) => record['Outcome'] === value && record['SubscriptionId'] === undefined);
+    const outcome = (value: string) =>
+      records.find((record) => record['Outcome'] === value && record['SubscriptionId'] === undefined);
     expect(outcome('delivered')).toMatchObject({ Stack: 'stack-a', service: 'koerier', DeliveryOutcomes: 2 });
     expect(outcome('retrying')).toMatchObject({ DeliveryOutcomes: 1 });
     expect(records.find((record) => 'AttemptLatency' in record)).toMatchObject({ AttemptLatency: [30, 50, 900] });
-    expect(records.find((record) => record['SubscriptionId'] === 's-1')).toMatchObject({ Outcome: 'delivered', SubscriptionDeliveries: 2 });
+    expect(records.find((record) => record['SubscriptionId'] === 's-1')).toMatchObject({
+      Outcome: 'delivered',
+      SubscriptionDeliveries: 2,
+    });
     expect(records).toHaveLength(5);
     metrics.flush();
     expect(lines).toHaveLength(5);

@@ -51,8 +51,16 @@ describe('tracing the SDK clients', () => {
     // The Tracer traces only inside Lambda, which it knows by this variable.
     vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs24.x');
     const settings = { region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } };
-    const clients = { dynamodb: new DynamoDBClient(settings), sqs: new SQSClient(settings), s3: new S3Client(settings), kms: new KMSClient(settings) };
-    const xray = () => Object.values(clients).map((client) => client.middlewareStack.identify().filter((entry) => /xray/i.test(entry)).length);
+    const clients = {
+      dynamodb: new DynamoDBClient(settings),
+      sqs: new SQSClient(settings),
+      s3: new S3Client(settings),
+      kms: new KMSClient(settings),
+    };
+    const xray = () =>
+      Object.values(clients).map(
+        (client) => client.middlewareStack.identify().filter((entry) => /xray/i.test(entry)).length,
+      );
     expect(xray()).toEqual([0, 0, 0, 0]);
     expect(tracedClients(clients, recordingLog(), () => ({ Tracer }))).toBe(clients);
     expect(xray().every((count) => count > 0)).toBe(true);
@@ -69,6 +77,8 @@ describe('tracing the SDK clients', () => {
     });
     const inputs = Object.keys(metafile.inputs);
     expect(inputs.some((input) => input.includes('functions/aws/tracing.ts'))).toBe(true);
-    expect(inputs.filter((input) => input.includes('aws-xray-sdk') || input.includes('@aws-lambda-powertools/tracer'))).toEqual([]);
+    expect(
+      inputs.filter((input) => input.includes('aws-xray-sdk') || input.includes('@aws-lambda-powertools/tracer')),
+    ).toEqual([]);
   }, 60_000);
 });

@@ -16,7 +16,11 @@ import {
   SUBSCRIBER_ATTRIBUTE,
   type OperationalNotice,
 } from '../../../functions/core/operations/operational-events.js';
-import { checkEntitlement, entitledToEvent, parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
+import {
+  checkEntitlement,
+  entitledToEvent,
+  parseEntitlements,
+} from '../../../functions/core/subscriptions/entitlements.js';
 import { answered, DAY, policy, setup, SUB, T0, task } from '../delivery/dispatcher-harness.js';
 import { toldDeadLetter } from '../../../functions/core/delivery/operational-notices.js';
 import { eventReferences } from '../../../functions/core/delivery/delivery-views.js';
@@ -33,7 +37,10 @@ const notice: OperationalNotice = {
 const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:koerier';
 
 function readBack(json: string) {
-  return parseCloudEventsRequest({ headers: { 'content-type': 'application/cloudevents+json' }, body: Buffer.from(json) }, { maxEventBytes: 1 << 20 });
+  return parseCloudEventsRequest(
+    { headers: { 'content-type': 'application/cloudevents+json' }, body: Buffer.from(json) },
+    { maxEventBytes: 1 << 20 },
+  );
 }
 
 describe('operational events: shape', () => {
@@ -56,7 +63,9 @@ describe('operational events: shape', () => {
       data: { subscriptionId: SUB },
     });
     expect(JSON.parse(operationalEventJson({ ...notice, time: T0 + 5000 }, SOURCE)).id).toBe(event['id']);
-    expect(JSON.parse(operationalEventJson({ ...notice, occurrence: ['target-failing', '1700000009999'] }, SOURCE)).id).not.toBe(event['id']);
+    expect(
+      JSON.parse(operationalEventJson({ ...notice, occurrence: ['target-failing', '1700000009999'] }, SOURCE)).id,
+    ).not.toBe(event['id']);
   });
 });
 
@@ -70,26 +79,61 @@ describe('operational events: entitlement (EDU-7)', () => {
       nothing: [],
     }),
   );
-  const event = (type: string, owner: string) => ({ type, source: SOURCE, attributes: { [SUBSCRIBER_ATTRIBUTE]: owner } });
+  const event = (type: string, owner: string) => ({
+    type,
+    source: SOURCE,
+    attributes: { [SUBSCRIBER_ATTRIBUTE]: owner },
+  });
 
   it("EDU-7: a subscriber receives the operational events about its own subscriptions, and not another's, even with a grant of every type", () => {
-    expect(entitledToEvent('school', event(operationalEventTypes.subscriptionSuspended, 'school'), entitlements)).toBe(true);
-    expect(entitledToEvent('nothing', event(operationalEventTypes.subscriptionSuspended, 'nothing'), entitlements)).toBe(true);
-    expect(entitledToEvent('school', event(operationalEventTypes.subscriptionSuspended, 'everything'), entitlements)).toBe(false);
-    expect(entitledToEvent('everything', event(operationalEventTypes.subscriptionSuspended, 'school'), entitlements)).toBe(false);
-    expect(entitledToEvent('everything', { type: operationalEventTypes.subscriptionSuspended, source: SOURCE }, entitlements)).toBe(false);
+    expect(entitledToEvent('school', event(operationalEventTypes.subscriptionSuspended, 'school'), entitlements)).toBe(
+      true,
+    );
+    expect(
+      entitledToEvent('nothing', event(operationalEventTypes.subscriptionSuspended, 'nothing'), entitlements),
+    ).toBe(true);
+    expect(
+      entitledToEvent('school', event(operationalEventTypes.subscriptionSuspended, 'everything'), entitlements),
+    ).toBe(false);
+    expect(
+      entitledToEvent('everything', event(operationalEventTypes.subscriptionSuspended, 'school'), entitlements),
+    ).toBe(false);
+    expect(
+      entitledToEvent(
+        'everything',
+        { type: operationalEventTypes.subscriptionSuspended, source: SOURCE },
+        entitlements,
+      ),
+    ).toBe(false);
   });
 
   it("EDU-7: an operator (a grant naming the operational namespace) receives every subscription's, within its grant", () => {
-    expect(entitledToEvent('operator', event(operationalEventTypes.deliveryDeadLettered, 'school'), entitlements)).toBe(true);
-    expect(entitledToEvent('subscription-watcher', event(operationalEventTypes.subscriptionRetired, 'school'), entitlements)).toBe(true);
-    expect(entitledToEvent('subscription-watcher', event(operationalEventTypes.deliveryDeadLettered, 'school'), entitlements)).toBe(false);
+    expect(entitledToEvent('operator', event(operationalEventTypes.deliveryDeadLettered, 'school'), entitlements)).toBe(
+      true,
+    );
+    expect(
+      entitledToEvent('subscription-watcher', event(operationalEventTypes.subscriptionRetired, 'school'), entitlements),
+    ).toBe(true);
+    expect(
+      entitledToEvent(
+        'subscription-watcher',
+        event(operationalEventTypes.deliveryDeadLettered, 'school'),
+        entitlements,
+      ),
+    ).toBe(false);
   });
 
   it('EDU-7: every client may subscribe to operational types, with or without grants; not to them mixed with types it is not granted', () => {
-    expect(checkEntitlement('nothing', { types: [operationalEventTypes.subscriptionSuspended] }, entitlements).entitled).toBe(true);
-    expect(checkEntitlement('school', { filters: [{ prefix: { type: 'dev.koerier.' } }] }, entitlements).entitled).toBe(true);
-    expect(checkEntitlement('nothing', { types: [operationalEventTypes.subscriptionSuspended, 'nl.edu.x.v1'] }, entitlements).entitled).toBe(false);
+    expect(
+      checkEntitlement('nothing', { types: [operationalEventTypes.subscriptionSuspended] }, entitlements).entitled,
+    ).toBe(true);
+    expect(checkEntitlement('school', { filters: [{ prefix: { type: 'dev.koerier.' } }] }, entitlements).entitled).toBe(
+      true,
+    );
+    expect(
+      checkEntitlement('nothing', { types: [operationalEventTypes.subscriptionSuspended, 'nl.edu.x.v1'] }, entitlements)
+        .entitled,
+    ).toBe(false);
     expect(checkEntitlement('nothing', {}, entitlements).entitled).toBe(false);
   });
 });
@@ -111,7 +155,11 @@ describe('operational events: what the dispatcher tells', () => {
         type: operationalEventTypes.subscriptionSuspended,
         subscription: { id: SUB, owner: 'subscriber' },
         occurrence: ['target-failing', String(T0 - 3 * DAY * 1000)],
-        data: expect.objectContaining({ status: 'suspended', suspendedFor: 'target-failing', reason: expect.stringContaining('the target answered 502') }),
+        data: expect.objectContaining({
+          status: 'suspended',
+          suspendedFor: 'target-failing',
+          reason: expect.stringContaining('the target answered 502'),
+        }),
       }),
     ]);
   });
@@ -120,10 +168,20 @@ describe('operational events: what the dispatcher tells', () => {
     const { deps, told } = withOperations({ answers: [answered(415), answered(415)] });
     await dispatchBatch([task({ events: ['{"id":"a","source":"urn:s","type":"nl.x.v1"}'] }), task()], deps);
     expect(told.map((n) => n.type).sort()).toEqual(
-      [operationalEventTypes.deadLettersNotEmpty, operationalEventTypes.deliveryDeadLettered, operationalEventTypes.deliveryDeadLettered].sort(),
+      [
+        operationalEventTypes.deadLettersNotEmpty,
+        operationalEventTypes.deliveryDeadLettered,
+        operationalEventTypes.deliveryDeadLettered,
+      ].sort(),
     );
-    const first = told.find((n) => n.type === operationalEventTypes.deliveryDeadLettered && (n.data['events'] as unknown[]).length === 1);
-    expect(first?.data).toMatchObject({ reason: 'unsupported-media-type', attempts: 1, events: [{ id: 'a', source: 'urn:s', type: 'nl.x.v1' }] });
+    const first = told.find(
+      (n) => n.type === operationalEventTypes.deliveryDeadLettered && (n.data['events'] as unknown[]).length === 1,
+    );
+    expect(first?.data).toMatchObject({
+      reason: 'unsupported-media-type',
+      attempts: 1,
+      events: [{ id: 'a', source: 'urn:s', type: 'nl.x.v1' }],
+    });
   });
 
   it('EDU-18: a subscription that already has dead letters is not told "no longer empty" again', async () => {
@@ -140,7 +198,9 @@ describe('operational events: what the dispatcher tells', () => {
   });
 
   it('deliveries parked while a subscription is suspended are not told one by one (the suspension was)', async () => {
-    const { deps, store, told } = withOperations({ subscription: { status: 'suspended', statusReason: 'keeps failing' } });
+    const { deps, store, told } = withOperations({
+      subscription: { status: 'suspended', statusReason: 'keeps failing' },
+    });
     await dispatchBatch([task(), task()], deps);
     expect(store.deadLetters).toHaveLength(2);
     expect(told).toEqual([]);
@@ -167,13 +227,18 @@ describe('operational events: what the dispatcher tells', () => {
     const deadLettered = told.filter((n) => n.type === operationalEventTypes.deliveryDeadLettered);
     const notEmpty = told.find((n) => n.type === operationalEventTypes.deadLettersNotEmpty)!;
     for (const notice of told) expect(notice.subscription).toEqual({ id: SUB, owner: 'subscriber' });
-    expect(notEmpty.data).toEqual({ firstDeliveryId: deliveryIdOf(first), deadLetters: `/v1/subscriptions/${SUB}/dead-letters` });
+    expect(notEmpty.data).toEqual({
+      firstDeliveryId: deliveryIdOf(first),
+      deadLetters: `/v1/subscriptions/${SUB}/dead-letters`,
+    });
     // The router drops an operational event whose id it has seen (CE-17): two dead letters must not share one.
     expect(idOf(deadLettered[0]!)).not.toBe(idOf(deadLettered[1]!));
     // Nor two times the list became non-empty, with another first dead letter.
     const again = withOperations({ answers: [answered(415)] });
     await dispatchBatch([task()], again.deps);
-    expect(idOf(again.told.find((n) => n.type === operationalEventTypes.deadLettersNotEmpty)!)).not.toBe(idOf(notEmpty));
+    expect(idOf(again.told.find((n) => n.type === operationalEventTypes.deadLettersNotEmpty)!)).not.toBe(
+      idOf(notEmpty),
+    );
   });
 
   it('EDU-18: the dead letter of a redrive is told with the dead letter it redrove; an event without a type is left out of its events', async () => {
@@ -184,8 +249,13 @@ describe('operational events: what the dispatcher tells', () => {
     ];
     await dispatchBatch([redriven, untyped], deps);
     const toldOf = (t: ReturnType<typeof task>) =>
-      told.find((n) => n.type === operationalEventTypes.deliveryDeadLettered && n.data['deliveryId'] === deliveryIdOf(t))?.data;
-    expect(toldOf(redriven)).toMatchObject({ redriveOf: 'd-old', events: [{ id: 'a', source: 'urn:s', type: 'nl.x.v1' }] });
+      told.find(
+        (n) => n.type === operationalEventTypes.deliveryDeadLettered && n.data['deliveryId'] === deliveryIdOf(t),
+      )?.data;
+    expect(toldOf(redriven)).toMatchObject({
+      redriveOf: 'd-old',
+      events: [{ id: 'a', source: 'urn:s', type: 'nl.x.v1' }],
+    });
     expect(toldOf(untyped)).toMatchObject({ events: [] });
     expect(toldOf(untyped)).not.toHaveProperty('redriveOf');
   });
@@ -206,7 +276,9 @@ describe('operational events: what the dispatcher tells', () => {
     store.listDeadLetters = async () => Promise.reject(new Error('throttled'));
     await dispatchBatch([task()], deps);
     expect(told.map((n) => n.type)).toEqual([operationalEventTypes.deliveryDeadLettered]);
-    expect(messages('dead letters not read').map((l) => [l.level, l.fields])).toEqual([['warn', { subscriptionId: SUB, error: 'throttled' }]]);
+    expect(messages('dead letters not read').map((l) => [l.level, l.fields])).toEqual([
+      ['warn', { subscriptionId: SUB, error: 'throttled' }],
+    ]);
   });
 
   it('EDU-18: a dead letter written on the last receive while the target state cannot be read is kept and its message let go; it is not told (no owner is known)', async () => {
@@ -229,7 +301,9 @@ describe('operational events: what the dispatcher tells', () => {
     const outcome = await dispatchBatch([task()], deps);
     expect(outcome.decisions.map((d) => d.action)).toEqual(['done']);
     expect(store.deadLetters).toHaveLength(1);
-    expect(messages('operational events not published').map((l) => [l.level, l.fields['error']])).toEqual([['error', 'queue down']]);
+    expect(messages('operational events not published').map((l) => [l.level, l.fields['error']])).toEqual([
+      ['error', 'queue down'],
+    ]);
   });
 });
 
@@ -261,7 +335,9 @@ describe('which dead letters are told (toldDeadLetter)', () => {
   });
 
   it('EDU-18: the events of a dead letter are named by source, id and type; one that does not read, or lacks one of them, is left out', () => {
-    expect(eventReferences([partnerEvent, 'not json', '{"id":"b","source":"urn:s"}'])).toEqual([{ source: 'urn:s', id: 'a', type: 'nl.x.v1' }]);
+    expect(eventReferences([partnerEvent, 'not json', '{"id":"b","source":"urn:s"}'])).toEqual([
+      { source: 'urn:s', id: 'a', type: 'nl.x.v1' },
+    ]);
   });
 });
 
@@ -277,7 +353,9 @@ describe('operational events: the API description', () => {
       const event: unknown = JSON.parse(operationalEventJson({ ...notice, type }, SOURCE));
       expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
     }
-    expect(validate({ ...(JSON.parse(operationalEventJson(notice, SOURCE)) as object), type: 'nl.example.other.v1' })).toBe(false);
+    expect(
+      validate({ ...(JSON.parse(operationalEventJson(notice, SOURCE)) as object), type: 'nl.example.other.v1' }),
+    ).toBe(false);
   });
 });
 
@@ -310,7 +388,13 @@ describe('contract deprecation (issue 14, item 3)', () => {
 describe('attempt records name their event (issue 13, item 5)', () => {
   it('EDU-18: the history record carries source, id and type of each event and the dead letter it redrives; the progress kept per delivery does not repeat them', async () => {
     const { deps, store } = setup({ answers: [answered(500)] });
-    const published = JSON.stringify({ specversion: '1.0', id: 'e-1', source: 'urn:s', type: 'nl.x.v1', data: { secret: 1 } });
+    const published = JSON.stringify({
+      specversion: '1.0',
+      id: 'e-1',
+      source: 'urn:s',
+      type: 'nl.x.v1',
+      data: { secret: 1 },
+    });
     await dispatchBatch([task({ events: [published], redriveOf: 'd-old' })], deps);
     const [record] = store.attempts[0]!.records;
     expect(record).toMatchObject({ events: [{ source: 'urn:s', id: 'e-1', type: 'nl.x.v1' }], redriveOf: 'd-old' });

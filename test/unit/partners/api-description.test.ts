@@ -33,8 +33,14 @@ describe('per-client quotas in the API description (issue 28, item 13)', () => {
     for (const properties of quotaSchemas()) {
       expect(Object.keys(properties).sort()).toEqual([...QUOTA_NAMES].sort());
       for (const name of QUOTA_NAMES) {
-        expect(properties[name], name).toMatchObject({ type: 'integer', minimum: QUOTA_BOUNDS[name].min, maximum: QUOTA_BOUNDS[name].max });
-        expect((properties[name] as { description: string }).description, name).toContain(`default ${DEFAULT_QUOTAS[name]}`);
+        expect(properties[name], name).toMatchObject({
+          type: 'integer',
+          minimum: QUOTA_BOUNDS[name].min,
+          maximum: QUOTA_BOUNDS[name].max,
+        });
+        expect((properties[name] as { description: string }).description, name).toContain(
+          `default ${DEFAULT_QUOTAS[name]}`,
+        );
       }
     }
   });

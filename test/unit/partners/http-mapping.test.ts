@@ -15,7 +15,10 @@ import { MAX_JSON_BODY_BYTES } from '../../../functions/core/subscriptions/json-
 import { problemTypeUri } from '../../support/problem-types.js';
 import { refusalOf } from '../../support/refusals.js';
 
-function request(body: string | unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): HttpRequest {
+function request(
+  body: string | unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): HttpRequest {
   return {
     method: 'PUT',
     path: '/clients/school-b',
@@ -76,13 +79,21 @@ describe('reading a partner from the admin API body (issue 12)', () => {
   });
 
   it('issue 12: malformed JSON is a 400 malformed-json; JSON that is not an object is a 400 invalid-client', () => {
-    expect(refusal('{"publishGrants": [')).toEqual({ status: 400, type: problemTypeUri('malformed-json'), title: 'Malformed JSON' });
+    expect(refusal('{"publishGrants": [')).toEqual({
+      status: 400,
+      type: problemTypeUri('malformed-json'),
+      title: 'Malformed JSON',
+    });
     for (const body of ['5', 'true', '"x"', 'null', '[]']) expect(refusal(body), body).toEqual(invalidClient);
   });
 
   it('issue 12: a body holds description, publishGrants and entitlements, each optional; anything else is a 400', () => {
     expect(readPartnerInput(request({}))).toEqual({ publishGrants: [], entitlements: [] });
-    expect(readPartnerInput(request({ description: 'School B' }))).toEqual({ description: 'School B', publishGrants: [], entitlements: [] });
+    expect(readPartnerInput(request({ description: 'School B' }))).toEqual({
+      description: 'School B',
+      publishGrants: [],
+      entitlements: [],
+    });
     expect(refusal({ publishGrant: [] })).toEqual(invalidClient);
   });
 
@@ -97,7 +108,9 @@ describe('reading a partner from the admin API body (issue 12)', () => {
     const grants = Array.from({ length: 100 }, (_, i) => `urn:nld:oin:${i}`);
     expect(readPartnerInput(request({ publishGrants: grants })).publishGrants).toEqual(grants);
     expect(refusal({ publishGrants: [...grants, 'urn:nld:oin:x'] })).toEqual(invalidClient);
-    expect(readPartnerInput(request({ publishGrants: ['g'.repeat(1024), 'g'.repeat(1024)] })).publishGrants).toEqual(['g'.repeat(1024)]);
+    expect(readPartnerInput(request({ publishGrants: ['g'.repeat(1024), 'g'.repeat(1024)] })).publishGrants).toEqual([
+      'g'.repeat(1024),
+    ]);
     expect(refusal({ publishGrants: ['g'.repeat(1025)] })).toEqual(invalidClient);
     // A list has a length too: only a string is a grant.
     expect(refusal({ publishGrants: [['urn:nld:oin:0002']] })).toEqual(invalidClient);
@@ -129,12 +142,15 @@ describe('the partner as the admin API shows it (issue 12)', () => {
       updatedAt: '2026-11-23T18:01:00.000Z',
       updatedBy: 'ops',
     });
-    expect(JSON.parse(partnerResponse(200, { ...partner, description: 'School B' }).body)).toMatchObject({ description: 'School B' });
+    expect(JSON.parse(partnerResponse(200, { ...partner, description: 'School B' }).body)).toMatchObject({
+      description: 'School B',
+    });
   });
 });
 
 describe('preconditions of a change (issue 12)', () => {
-  const precondition = (headers: Record<string, string>, current: Partner | undefined) => () => checkPreconditions(request({}, headers), current);
+  const precondition = (headers: Record<string, string>, current: Partner | undefined) => () =>
+    checkPreconditions(request({}, headers), current);
   const failed = { status: 412, type: problemTypeUri('precondition-failed'), title: 'Precondition Failed' };
 
   it('issue 12: If-None-Match: * creates only; it does not stop the create of a client not yet there', () => {
@@ -157,8 +173,16 @@ describe('the refusals of the admin API (issue 12)', () => {
       return { status, type, title };
     };
     expect(shape(notFound('nobody'))).toMatchObject({ status: 404, type: problemTypeUri('not-found') });
-    expect(shape(grantsOverlap([]))).toEqual({ status: 409, type: problemTypeUri('publish-grants-overlap'), title: 'Publish Grants Overlap' });
-    expect(shape(changedMeanwhile())).toEqual({ status: 409, type: problemTypeUri('directory-changed'), title: 'Conflict' });
+    expect(shape(grantsOverlap([]))).toEqual({
+      status: 409,
+      type: problemTypeUri('publish-grants-overlap'),
+      title: 'Publish Grants Overlap',
+    });
+    expect(shape(changedMeanwhile())).toEqual({
+      status: 409,
+      type: problemTypeUri('directory-changed'),
+      title: 'Conflict',
+    });
     expect(shape(directoryFull())).toEqual({ status: 409, type: problemTypeUri('directory-full'), title: 'Conflict' });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
-import { MemoryPartnerStore } from '../../../functions/core/partners/memory-partner-store.js';
+import { MemoryPartnerStore } from '../../support/memory/memory-partner-store.js';
 import { PartnerDirectory, type PartnerSeed } from '../../../functions/core/partners/partner-directory.js';
 import { PartnersAdmin } from '../../../functions/core/partners/partners-admin.js';
 import { DirectoryChangedError, type PartnerStore } from '../../../functions/core/partners/ports.js';
@@ -42,7 +42,9 @@ describe('the partner directory as the functions read it', () => {
   it('issue 12: a change reaches a function once its cached copy is older than the refresh interval, not before', async () => {
     const { store, directory, admin: api, advance } = setup(30_000);
     expect((await directory.current()).publishGrants['school-b']).toBeUndefined();
-    expect((await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0002'] }))).status).toBe(201);
+    expect((await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0002'] }))).status).toBe(
+      201,
+    );
 
     advance(29_999);
     expect((await directory.current()).publishGrants['school-b'], 'still the cached copy').toBeUndefined();
@@ -62,12 +64,27 @@ describe('the partner directory as the functions read it', () => {
   it('issue 12: seeding never overwrites a partner changed through the API, and a changed configuration only adds clients the directory lacks', async () => {
     const { store, directory, admin: api, advance } = setup(1);
     await directory.current();
-    expect((await api.put(admin, 'school-a', put('school-a', { publishGrants: ['urn:nld:oin:0001:lvs'] }))).status).toBe(200);
+    expect(
+      (await api.put(admin, 'school-a', put('school-a', { publishGrants: ['urn:nld:oin:0001:lvs'] }))).status,
+    ).toBe(200);
     // Redeployed with one more client in the configuration.
-    const newSeed: PartnerSeed = { publishGrants: { ...seed.publishGrants, 'school-c': ['urn:nld:oin:0003'] }, entitlements: seed.entitlements };
-    const redeployed = () => new PartnerDirectory({ store, seed: newSeed, refreshMs: 1, clock: () => Date.parse('2026-11-23T19:00:00Z'), log: silentLog });
+    const newSeed: PartnerSeed = {
+      publishGrants: { ...seed.publishGrants, 'school-c': ['urn:nld:oin:0003'] },
+      entitlements: seed.entitlements,
+    };
+    const redeployed = () =>
+      new PartnerDirectory({
+        store,
+        seed: newSeed,
+        refreshMs: 1,
+        clock: () => Date.parse('2026-11-23T19:00:00Z'),
+        log: silentLog,
+      });
     advance(10);
-    expect((await redeployed().current()).publishGrants).toEqual({ 'school-a': ['urn:nld:oin:0001:lvs'], 'school-c': ['urn:nld:oin:0003'] });
+    expect((await redeployed().current()).publishGrants).toEqual({
+      'school-a': ['urn:nld:oin:0001:lvs'],
+      'school-c': ['urn:nld:oin:0003'],
+    });
     // The same configuration seeds nothing again: a client deleted through the API stays deleted.
     const newAdmin = answering(new PartnersAdmin({ store, seed: newSeed, audit: silentLog }));
     expect((await newAdmin.remove(admin, 'school-c', put('school-c', {}))).status).toBe(204);
@@ -87,12 +104,24 @@ describe('the partners admin API (issue 12)', () => {
     // `""` covers every source, so it overlaps every other client's grants.
     expect((await api.put(admin, 'school-b', put('school-b', { publishGrants: [''] }))).status).toBe(409);
     // Its own grants may cover each other.
-    expect((await api.put(admin, 'school-a', put('school-a', { publishGrants: ['urn:nld:oin:0001', 'urn:nld:oin:0001:lvs'] }))).status).toBe(200);
+    expect(
+      (
+        await api.put(
+          admin,
+          'school-a',
+          put('school-a', { publishGrants: ['urn:nld:oin:0001', 'urn:nld:oin:0001:lvs'] }),
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('issue 12: every change is audited with who, what and when', async () => {
     const { admin: api, log } = setup();
-    await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0002'], entitlements: [{ typePrefix: 'nl.edu.' }] }));
+    await api.put(
+      admin,
+      'school-b',
+      put('school-b', { publishGrants: ['urn:nld:oin:0002'], entitlements: [{ typePrefix: 'nl.edu.' }] }),
+    );
     await api.remove(admin, 'school-b', put('school-b', {}));
     const audit = log.lines.filter((line) => line.message === 'client changed').map((line) => line.fields);
     expect(audit).toEqual([
@@ -131,7 +160,9 @@ describe('the partners admin API (issue 12)', () => {
         return memory.save(next, expected);
       },
     };
-    const api = answering(new PartnersAdmin({ store: racing, seed: { publishGrants: {}, entitlements: new Map() }, audit: silentLog }));
+    const api = answering(
+      new PartnersAdmin({ store: racing, seed: { publishGrants: {}, entitlements: new Map() }, audit: silentLog }),
+    );
     const answer = await api.put(admin, 'school-b', put('school-b', { publishGrants: ['urn:x'] }));
     expect(answer.status).toBe(409);
     expect(JSON.parse(answer.body)).toMatchObject({ type: problemTypeUri('directory-changed') });
@@ -140,7 +171,11 @@ describe('the partners admin API (issue 12)', () => {
 
   it('EDU-7: entitlements are read by the rules of the configuration; a bad body is a 400 naming the problem', async () => {
     const { admin: api } = setup();
-    const emptySource = await api.put(admin, 'school-b', put('school-b', { entitlements: [{ typePrefix: 'nl.', source: '' }] }));
+    const emptySource = await api.put(
+      admin,
+      'school-b',
+      put('school-b', { entitlements: [{ typePrefix: 'nl.', source: '' }] }),
+    );
     expect(emptySource.status).toBe(400);
     expect(JSON.parse(emptySource.body).detail).toContain('"source"');
     expect((await api.put(admin, 'school-b', put('school-b', { publishGrant: [] }))).status).toBe(400);
@@ -152,11 +187,20 @@ describe('the partners admin API (issue 12)', () => {
 
 describe('seeding the partner directory from the deploy-time configuration (issue 12)', () => {
   function directoryOver(store: PartnerStore, config: PartnerSeed, log = recordingLog()) {
-    return new PartnerDirectory({ store, seed: config, refreshMs: 0, clock: () => Date.parse('2026-11-23T18:00:00Z'), log });
+    return new PartnerDirectory({
+      store,
+      seed: config,
+      refreshMs: 0,
+      clock: () => Date.parse('2026-11-23T18:00:00Z'),
+      log,
+    });
   }
 
   it('issue 12: a configured client with only entitlements is seeded with no publish grants; one with only grants, with no entitlements', async () => {
-    const config: PartnerSeed = { publishGrants: { publisher: ['urn:nld:oin:0001'] }, entitlements: new Map([['subscriber', [{ typePrefix: 'nl.edu.' }]]]) };
+    const config: PartnerSeed = {
+      publishGrants: { publisher: ['urn:nld:oin:0001'] },
+      entitlements: new Map([['subscriber', [{ typePrefix: 'nl.edu.' }]]]),
+    };
     const snapshot = await directoryOver(new MemoryPartnerStore(), config).current();
     expect(snapshot.publishGrants).toEqual({ publisher: ['urn:nld:oin:0001'], subscriber: [] });
     expect(snapshot.entitlements.get('publisher')).toEqual([]);
@@ -164,13 +208,22 @@ describe('seeding the partner directory from the deploy-time configuration (issu
 
   it('EDU-IN: a configured client whose grants overlap a partner added through the API is not seeded; the operator log names it', async () => {
     const store = new MemoryPartnerStore();
-    await answering(new PartnersAdmin({ store, seed, audit: silentLog })).put(admin, 'school-b', put('school-b', { publishGrants: ['urn:nld:oin:0002'] }));
+    await answering(new PartnersAdmin({ store, seed, audit: silentLog })).put(
+      admin,
+      'school-b',
+      put('school-b', { publishGrants: ['urn:nld:oin:0002'] }),
+    );
     const log = recordingLog();
-    const redeployed: PartnerSeed = { publishGrants: { ...seed.publishGrants, 'school-c': ['urn:nld:oin:0002:lvs'] }, entitlements: seed.entitlements };
+    const redeployed: PartnerSeed = {
+      publishGrants: { ...seed.publishGrants, 'school-c': ['urn:nld:oin:0002:lvs'] },
+      entitlements: seed.entitlements,
+    };
     const snapshot = await directoryOver(store, redeployed, log).current();
     // The API's partner keeps its sources: seeding it would let either publish the other's events.
     expect(Object.keys(snapshot.publishGrants).sort()).toEqual(['school-a', 'school-b']);
-    expect(log.lines).toContainEqual(expect.objectContaining({ level: 'error', fields: expect.objectContaining({ clientId: 'school-c' }) }));
+    expect(log.lines).toContainEqual(
+      expect.objectContaining({ level: 'error', fields: expect.objectContaining({ clientId: 'school-c' }) }),
+    );
   });
 
   it('issue 12: a function that loses the seeding race to another uses the directory as the other stored it; a store failure is not hidden', async () => {
@@ -194,7 +247,10 @@ describe('seeding the partner directory from the deploy-time configuration (issu
     const store = new MemoryPartnerStore();
     await directoryOver(store, seed).current();
     const swapped: PartnerSeed = { publishGrants: { 'school-c': ['urn:nld:oin:0003'] }, entitlements: new Map() };
-    expect((await directoryOver(store, swapped).current()).publishGrants).toEqual({ 'school-a': ['urn:nld:oin:0001'], 'school-c': ['urn:nld:oin:0003'] });
+    expect((await directoryOver(store, swapped).current()).publishGrants).toEqual({
+      'school-a': ['urn:nld:oin:0001'],
+      'school-c': ['urn:nld:oin:0003'],
+    });
   });
 
   it('issue 12: a client deleted through the API stays deleted under the same configuration written in another order, and comes back when its entitlements change', async () => {
@@ -204,11 +260,23 @@ describe('seeding the partner directory from the deploy-time configuration (issu
       entitlements: new Map([['school-c', [{ typePrefix: 'nl.edu.' }]]]),
     };
     await directoryOver(store, config).current();
-    await answering(new PartnersAdmin({ store, seed: config, audit: silentLog })).remove(admin, 'school-c', put('school-c', {}));
-    const reordered: PartnerSeed = { publishGrants: { 'school-c': ['urn:nld:oin:0003'], 'school-a': ['urn:nld:oin:0001'] }, entitlements: config.entitlements };
+    await answering(new PartnersAdmin({ store, seed: config, audit: silentLog })).remove(
+      admin,
+      'school-c',
+      put('school-c', {}),
+    );
+    const reordered: PartnerSeed = {
+      publishGrants: { 'school-c': ['urn:nld:oin:0003'], 'school-a': ['urn:nld:oin:0001'] },
+      entitlements: config.entitlements,
+    };
     expect((await directoryOver(store, reordered).current()).publishGrants['school-c']).toBeUndefined();
     // A changed configuration seeds again, so the client the deploy still names is back.
-    const widened: PartnerSeed = { publishGrants: config.publishGrants, entitlements: new Map([['school-c', [{ typePrefix: 'nl.' }]]]) };
-    expect((await directoryOver(store, widened).current()).entitlements.get('school-c')).toEqual([{ typePrefix: 'nl.' }]);
+    const widened: PartnerSeed = {
+      publishGrants: config.publishGrants,
+      entitlements: new Map([['school-c', [{ typePrefix: 'nl.' }]]]),
+    };
+    expect((await directoryOver(store, widened).current()).entitlements.get('school-c')).toEqual([
+      { typePrefix: 'nl.' },
+    ]);
   });
 });

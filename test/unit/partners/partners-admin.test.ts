@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
-import { MemoryPartnerStore } from '../../../functions/core/partners/memory-partner-store.js';
+import { MemoryPartnerStore } from '../../support/memory/memory-partner-store.js';
 import type { PartnerSeed } from '../../../functions/core/partners/partner-directory.js';
 import { PartnersAdmin } from '../../../functions/core/partners/partners-admin.js';
 import { DirectoryTooLargeError, type PartnerStore } from '../../../functions/core/partners/ports.js';
@@ -12,7 +12,12 @@ import { answering } from '../../support/refusals.js';
 const admin: Principal = { clientId: 'ops', scopes: new Set(['admin']) };
 const seed: PartnerSeed = { publishGrants: { 'school-a': ['urn:nld:oin:0001'] }, entitlements: new Map() };
 
-function request(method: string, clientId: string, body: unknown = {}, headers: Record<string, string> = {}): HttpRequest {
+function request(
+  method: string,
+  clientId: string,
+  body: unknown = {},
+  headers: Record<string, string> = {},
+): HttpRequest {
   return {
     method,
     path: `/clients/${clientId}`,
@@ -40,7 +45,11 @@ describe('the partners admin API: what it stores (issue 12)', () => {
     const { api } = setup();
     // Stored in the order created (seeded school-a, then c, then b): the list orders them.
     await api.put(admin, 'school-c', request('PUT', 'school-c', { publishGrants: ['urn:nld:oin:0003'] }));
-    await api.put(admin, 'school-b', request('PUT', 'school-b', { description: 'School B', publishGrants: ['urn:nld:oin:0002'] }));
+    await api.put(
+      admin,
+      'school-b',
+      request('PUT', 'school-b', { description: 'School B', publishGrants: ['urn:nld:oin:0002'] }),
+    );
     const list = await api.list();
     expect(list.status).toBe(200);
     const { clients } = JSON.parse(list.body) as { clients: { clientId: string }[] };
@@ -50,11 +59,22 @@ describe('the partners admin API: what it stores (issue 12)', () => {
 
   it('issue 12: the description sent is kept and shown; a replace keeps createdAt and moves updatedAt', async () => {
     const { api, advance } = setup();
-    const created = JSON.parse((await api.put(admin, 'school-b', request('PUT', 'school-b', { description: 'School B, contact ict@b.example' }))).body);
-    expect(created).toMatchObject({ description: 'School B, contact ict@b.example', createdAt: '2026-11-23T18:00:00.000Z', updatedBy: 'ops' });
+    const created = JSON.parse(
+      (await api.put(admin, 'school-b', request('PUT', 'school-b', { description: 'School B, contact ict@b.example' })))
+        .body,
+    );
+    expect(created).toMatchObject({
+      description: 'School B, contact ict@b.example',
+      createdAt: '2026-11-23T18:00:00.000Z',
+      updatedBy: 'ops',
+    });
     advance(60_000);
     const replaced = JSON.parse((await api.put(admin, 'school-b', request('PUT', 'school-b', {}))).body);
-    expect(replaced).toMatchObject({ createdAt: '2026-11-23T18:00:00.000Z', updatedAt: '2026-11-23T18:01:00.000Z', version: 2 });
+    expect(replaced).toMatchObject({
+      createdAt: '2026-11-23T18:00:00.000Z',
+      updatedAt: '2026-11-23T18:01:00.000Z',
+      version: 2,
+    });
     // A replace is the whole partner: a description left out is gone.
     expect(replaced).not.toHaveProperty('description');
   });
@@ -82,7 +102,9 @@ describe('the partners admin API: what it stores (issue 12)', () => {
     // Another function's read of the never-written directory, written back after the admin's change.
     const stale = await store.load();
     await api.put(admin, 'school-b', request('PUT', 'school-b', { publishGrants: ['urn:nld:oin:0002'] }));
-    await expect(store.save({ ...stale, revision: stale.revision + 1, partners: [] }, stale.revision)).rejects.toThrow();
+    await expect(
+      store.save({ ...stale, revision: stale.revision + 1, partners: [] }, stale.revision),
+    ).rejects.toThrow();
     expect(await clientIds(store)).toEqual(['school-a', 'school-b']);
   });
 
@@ -120,7 +142,9 @@ describe('the partners admin API: overlapping publish grants (issue 12)', () => 
     const state = await store.load();
     const old = { ...state.partners[0]!, clientId: 'school-z', publishGrants: ['urn:nld:oin:0001:old'] };
     await store.save({ ...state, revision: state.revision + 1, partners: [...state.partners, old] }, state.revision);
-    expect((await api.put(admin, 'school-b', request('PUT', 'school-b', { publishGrants: ['urn:nld:oin:0002'] }))).status).toBe(201);
+    expect(
+      (await api.put(admin, 'school-b', request('PUT', 'school-b', { publishGrants: ['urn:nld:oin:0002'] }))).status,
+    ).toBe(201);
   });
 });
 

@@ -69,7 +69,8 @@ describe('lock tokens (CARD-7, EDU-17)', () => {
     }
     expect(openLockToken(token.slice(0, 30), key)).toBeUndefined();
     expect(openLockToken(token, randomBytes(32))).toBeUndefined();
-    for (const garbage of [undefined, 42, '', 'not a token!', 'A'.repeat(5000)]) expect(openLockToken(garbage, key)).toBeUndefined();
+    for (const garbage of [undefined, 42, '', 'not a token!', 'A'.repeat(5000)])
+      expect(openLockToken(garbage, key)).toBeUndefined();
     expect(lockTokenVerdict(openLockToken('x', key), caller)).toEqual({ ok: false, code: 'InvalidToken' });
   });
 

@@ -46,7 +46,11 @@ describe('long poll slots (CARD-7, issue 10)', () => {
       waited = true;
     }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(KoerierError);
-    expect((refusal as KoerierError).problem).toMatchObject({ status: 429, type: problemType('too-many-polls'), title: 'Too Many Long Polls' });
+    expect((refusal as KoerierError).problem).toMatchObject({
+      status: 429,
+      type: problemType('too-many-polls'),
+      title: 'Too Many Long Polls',
+    });
     expect((refusal as KoerierError).headers).toEqual({ 'retry-after': '5' });
     expect(waited).toBe(false);
     expect(given).toEqual(['sub#sub-1']);
@@ -54,7 +58,9 @@ describe('long poll slots (CARD-7, issue 10)', () => {
 
   it('CARD-7, issue 10: a full subscription refuses the poll without taking a slot of the client', async () => {
     const { deps, taken, given } = leaseTable(['sub#sub-1']);
-    await expect(withPollSlots(deps, limits, poller, async () => 'answered')).rejects.toMatchObject({ problem: { status: 429 } });
+    await expect(withPollSlots(deps, limits, poller, async () => 'answered')).rejects.toMatchObject({
+      problem: { status: 429 },
+    });
     expect(taken.map(({ scope }) => scope)).toEqual(['sub#sub-1']);
     expect(given).toEqual([]);
   });

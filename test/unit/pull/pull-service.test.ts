@@ -10,14 +10,24 @@ import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/
 import type { KoerierError } from '../../../functions/core/http/problems.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { sealLockToken, type LockTokenContents } from '../../../functions/core/pull/lock-token.js';
-import type { PulledMessage, PullQueues, QueueEntry, QueueEntryOutcome } from '../../../functions/core/pull/pull-queues.js';
+import type {
+  PulledMessage,
+  PullQueues,
+  QueueEntry,
+  QueueEntryOutcome,
+} from '../../../functions/core/pull/pull-queues.js';
 import { PullService } from '../../../functions/core/pull/pull-service.js';
 import type { Entitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 
 const NOW = Date.UTC(2026, 10, 23, 18);
 const key = randomBytes(32);
-const subscription = { id: 'sub-1', owner: 'client-a', delivery: 'pull', pull: { maxDeliveryCount: 2, retentionSeconds: 3600 } } as Subscription;
+const subscription = {
+  id: 'sub-1',
+  owner: 'client-a',
+  delivery: 'pull',
+  pull: { maxDeliveryCount: 2, retentionSeconds: 3600 },
+} as Subscription;
 
 /** How the fakes behave beyond handing out `waiting`; what is absent behaves as a healthy AWS would. */
 interface Behaviour {
@@ -43,7 +53,11 @@ interface Behaviour {
 
 function harness(
   waiting: PulledMessage[] = [],
-  outgoingEvents = async (_s: Subscription, events: readonly string[], _maxAnswerBytes: number): Promise<readonly string[]> => events,
+  outgoingEvents = async (
+    _s: Subscription,
+    events: readonly string[],
+    _maxAnswerBytes: number,
+  ): Promise<readonly string[]> => events,
   behaviour: Behaviour = {},
 ) {
   const calls: string[] = [];
@@ -153,7 +167,13 @@ const message = (n: number, receiveCount: number): PulledMessage => ({
   messageId: `m-${n}`,
   receiptHandle: `rh-${n}`,
   receiveCount,
-  body: encodeDeliveryMessage({ version: 1, deliveryId: `key-${n}`, subscriptionId: 'sub-1', events: [`{"id":"${n}"}`], createdAt: 1 }),
+  body: encodeDeliveryMessage({
+    version: 1,
+    deliveryId: `key-${n}`,
+    subscriptionId: 'sub-1',
+    events: [`{"id":"${n}"}`],
+    createdAt: 1,
+  }),
 });
 
 describe('settling without asking SQS (EDU-17)', () => {
@@ -169,9 +189,18 @@ describe('settling without asking SQS (EDU-17)', () => {
       'acknowledge',
       body({ locktokens: [good, expired, otherSubscription, otherClient, 'forged', good] }),
     );
-    const result = JSON.parse(answer.body) as { succeeded: { locktoken: string }[]; failed: { locktoken: string; error: { code: string } }[] };
+    const result = JSON.parse(answer.body) as {
+      succeeded: { locktoken: string }[];
+      failed: { locktoken: string; error: { code: string } }[];
+    };
     expect(result.succeeded).toEqual([{ locktoken: good }]);
-    expect(result.failed.map((f) => f.error.code)).toEqual(['LockLost', 'NotOwner', 'NotOwner', 'InvalidToken', 'DuplicateToken']);
+    expect(result.failed.map((f) => f.error.code)).toEqual([
+      'LockLost',
+      'NotOwner',
+      'NotOwner',
+      'InvalidToken',
+      'DuplicateToken',
+    ]);
     expect(calls).toEqual(['delete rh-1']);
   });
 
@@ -183,7 +212,10 @@ describe('settling without asking SQS (EDU-17)', () => {
 
   it('EDU-17: renew-lock answers a new token that carries the new expiry', async () => {
     const { service, calls } = harness();
-    const answer = JSON.parse((await service.settle('client-a', subscription, 'renew-lock', body({ locktokens: [token()], lockseconds: 600 }))).body) as {
+    const answer = JSON.parse(
+      (await service.settle('client-a', subscription, 'renew-lock', body({ locktokens: [token()], lockseconds: 600 })))
+        .body,
+    ) as {
       succeeded: { newlocktoken: string; lockeduntil: string }[];
     };
     expect(calls).toEqual(['visibility rh-1=600']);
@@ -209,11 +241,17 @@ describe('receiving (EDU-17)', () => {
     // Routed while all three matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*.
     const filtered = { ...subscription, filters: [{ prefix: { subject: 'leerling-' } }] } as Subscription;
     const { service, calls, deadLetters } = harness(
-      [stored(1, 'nl.edu.a.v1', 'leerling-1'), stored(2, 'nl.edu.b.v1', 'leerling-2'), stored(3, 'nl.edu.a.v1', 'klas-3')],
+      [
+        stored(1, 'nl.edu.a.v1', 'leerling-1'),
+        stored(2, 'nl.edu.b.v1', 'leerling-2'),
+        stored(3, 'nl.edu.a.v1', 'klas-3'),
+      ],
       undefined,
       { entitlements: new Map([['client-a', [{ typePrefix: 'nl.edu.a.' }]]]) },
     );
-    const answer = JSON.parse((await service.receive('client-a', filtered, body({ maxevents: 10, waitseconds: 0 }))).body) as { events: { id: string }[] };
+    const answer = JSON.parse(
+      (await service.receive('client-a', filtered, body({ maxevents: 10, waitseconds: 0 }))).body,
+    ) as { events: { id: string }[] };
     expect(answer.events.map((event) => event.id)).toEqual(['1']);
     expect(deadLetters).toMatchObject([
       { deliveryId: 'key-2', reason: 'not-entitled', lastAttempts: [] },
@@ -224,7 +262,9 @@ describe('receiving (EDU-17)', () => {
 
   it('EDU-17: short polls side by side for the whole batch; a message past maxdeliverycount is dead-lettered and deleted, not handed out', async () => {
     const { service, calls, deadLetters } = harness([message(1, 1), message(2, 3), message(3, 2)]);
-    const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 25, waitseconds: 0 }))).body) as {
+    const answer = JSON.parse(
+      (await service.receive('client-a', subscription, body({ maxevents: 25, waitseconds: 0 }))).body,
+    ) as {
       events: { id: string }[];
       locks: { deliverycount: number; deliverykey: string }[];
     };
@@ -240,7 +280,9 @@ describe('receiving (EDU-17)', () => {
 
   it('CARD-7: events already waiting are taken by short polls without a poll slot, even when the request would wait', async () => {
     const { service, calls } = harness([message(1, 1), message(2, 1)]);
-    const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }))).body) as { events: unknown[] };
+    const answer = JSON.parse(
+      (await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }))).body,
+    ) as { events: unknown[] };
     expect(answer.events).toHaveLength(2);
     expect(calls.filter((call) => call.startsWith('take') || call.startsWith('long poll'))).toEqual([]);
   });
@@ -248,7 +290,14 @@ describe('receiving (EDU-17)', () => {
   it('CARD-7: an empty queue is waited on by one long poll for a single message, holding a slot of the subscription and of the client', async () => {
     const { service, calls, limits } = harness();
     await service.receive('client-a', subscription, body({ maxevents: 10, waitseconds: 20 }));
-    expect(calls).toEqual(['receive 10', 'take sub#sub-1', 'take client#client-a', 'long poll 1', 'give sub#sub-1', 'give client#client-a']);
+    expect(calls).toEqual([
+      'receive 10',
+      'take sub#sub-1',
+      'take client#client-a',
+      'long poll 1',
+      'give sub#sub-1',
+      'give client#client-a',
+    ]);
     // The caps configured for the deployment (maxPollsPerSubscription, maxPollsPerClient).
     expect(limits).toEqual([
       ['sub#sub-1', 5],
@@ -264,7 +313,9 @@ describe('receiving with the claim check (EDU-1)', () => {
       seen.push([...events]);
       return [`{"id":"1","data":"inline again"}`, events[1]!];
     });
-    const answer = JSON.parse((await service.receive('client-a', subscription, body({ maxevents: 3, waitseconds: 0 }))).body) as {
+    const answer = JSON.parse(
+      (await service.receive('client-a', subscription, body({ maxevents: 3, waitseconds: 0 }))).body,
+    ) as {
       events: { id: string; data?: string }[];
       locks: unknown[];
     };
@@ -277,10 +328,13 @@ describe('receiving with the claim check (EDU-1)', () => {
   it('EDU-IDEM-3, issue 36 item 4: a receive with a smaller answer budget (one stored for repeats) hands the claim check that budget and holds only what fits it; the rest goes back', async () => {
     const budgets: number[] = [];
     const big = (n: number) => `{"id":"${n}","data":"${'x'.repeat(7000)}"}`;
-    const { service, calls } = harness([message(1, 1), message(2, 1), message(3, 1)], async (_s, events, maxAnswerBytes) => {
-      budgets.push(maxAnswerBytes);
-      return events.map((_, index) => big(index + 1));
-    });
+    const { service, calls } = harness(
+      [message(1, 1), message(2, 1), message(3, 1)],
+      async (_s, events, maxAnswerBytes) => {
+        budgets.push(maxAnswerBytes);
+        return events.map((_, index) => big(index + 1));
+      },
+    );
     const answer = await service.receive('client-a', subscription, body({ maxevents: 3, waitseconds: 0 }), 12_000);
     expect(budgets).toEqual([12_000]);
     expect(Buffer.byteLength(answer.body)).toBeLessThanOrEqual(12_000);
@@ -292,11 +346,16 @@ describe('receiving with the claim check (EDU-1)', () => {
     const { service, calls } = harness([message(1, 1), message(2, 1)], async (_s, events) =>
       events.map((_, n) => `{"id":"${n}","data":"${'x'.repeat(20_000)}"}`),
     );
-    const refused = await service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }), 12_000).then(
-      () => undefined,
-      (error: unknown) => error as KoerierError,
-    );
-    expect(refused?.problem).toMatchObject({ status: 422, type: expect.stringContaining('receive-too-large-to-replay') });
+    const refused = await service
+      .receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }), 12_000)
+      .then(
+        () => undefined,
+        (error: unknown) => error as KoerierError,
+      );
+    expect(refused?.problem).toMatchObject({
+      status: 422,
+      type: expect.stringContaining('receive-too-large-to-replay'),
+    });
     expect(calls.at(-1)).toBe('visibility rh-1=0,rh-2=0');
   });
 
@@ -304,7 +363,9 @@ describe('receiving with the claim check (EDU-1)', () => {
     const { service, calls } = harness([message(1, 1), message(2, 1)], async () => {
       throw new Error('s3 down');
     });
-    await expect(service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 }))).rejects.toMatchObject({
+    await expect(
+      service.receive('client-a', subscription, body({ maxevents: 2, waitseconds: 0 })),
+    ).rejects.toMatchObject({
       problem: { status: 503 },
       headers: { 'retry-after': '1' },
     });
@@ -314,7 +375,8 @@ describe('receiving with the claim check (EDU-1)', () => {
 
 type Answer = { events: { id: string }[]; locks: { locktoken: string; replay?: unknown }[] };
 type Settled = { succeeded: { locktoken: string }[]; failed: { locktoken: string; error: { code: string } }[] };
-const receive = async (service: PullService, request: unknown) => JSON.parse((await service.receive('client-a', subscription, body(request))).body) as Answer;
+const receive = async (service: PullService, request: unknown) =>
+  JSON.parse((await service.receive('client-a', subscription, body(request))).body) as Answer;
 const ids = (answer: Answer) => answer.events.map((e) => e.id);
 
 describe('how a receive takes messages (EDU-17, CARD-7)', () => {
@@ -339,7 +401,9 @@ describe('how a receive takes messages (EDU-17, CARD-7)', () => {
   });
 
   it('CARD-7: after a long poll brings one message, short polls fill up to maxevents with the ones that arrived beside it', async () => {
-    const { service, calls } = harness([], undefined, { arriveOnLongPoll: [message(1, 1), message(2, 1), message(3, 1)] });
+    const { service, calls } = harness([], undefined, {
+      arriveOnLongPoll: [message(1, 1), message(2, 1), message(3, 1)],
+    });
     expect(ids(await receive(service, { maxevents: 10, waitseconds: 20 }))).toEqual(['1', '2', '3']);
     expect(calls).toEqual([
       'receive 10',
@@ -367,7 +431,9 @@ describe('how a receive takes messages (EDU-17, CARD-7)', () => {
     // Given back, an unreadable one would skip its lock and reach the redrive policy too soon;
     // the one handed out would be delivered twice.
     const unreadable = { ...message(2, 1), body: 'garbage' };
-    const { service, calls } = harness([message(1, 3), unreadable, message(3, 1), message(4, 1)], async (_s, events) => events.slice(0, 1));
+    const { service, calls } = harness([message(1, 3), unreadable, message(3, 1), message(4, 1)], async (_s, events) =>
+      events.slice(0, 1),
+    );
     expect(ids(await receive(service, { maxevents: 4, waitseconds: 0 }))).toEqual(['3']);
     expect(calls.filter((call) => call.startsWith('visibility'))).toEqual(['visibility rh-4=0']);
   });
@@ -418,7 +484,11 @@ describe('dead letters on a receive (EDU-18)', () => {
 });
 
 describe('settling through SQS (EDU-17, EDU-18)', () => {
-  const settle = async (service: PullService, action: 'acknowledge' | 'release' | 'renew-lock' | 'reject', request: unknown) => {
+  const settle = async (
+    service: PullService,
+    action: 'acknowledge' | 'release' | 'renew-lock' | 'reject',
+    request: unknown,
+  ) => {
     const answer = await service.settle('client-a', subscription, action, body(request));
     expect(answer.headers).toMatchObject({ 'cache-control': 'no-store' });
     return JSON.parse(answer.body) as Settled;
@@ -428,12 +498,17 @@ describe('settling through SQS (EDU-17, EDU-18)', () => {
   it('EDU-17: a release makes the event visible again after its delayseconds', async () => {
     const { service, calls } = harness();
     const good = token();
-    expect(await settle(service, 'release', { locktokens: [good], delayseconds: 30 })).toEqual({ succeeded: [{ locktoken: good }], failed: [] });
+    expect(await settle(service, 'release', { locktokens: [good], delayseconds: 30 })).toEqual({
+      succeeded: [{ locktoken: good }],
+      failed: [],
+    });
     expect(calls).toEqual(['visibility rh-1=30']);
   });
 
   it("EDU-17: SQS's answer per entry decides: lock-lost is LockLost, failed or no answer at all is Unavailable, never succeeded", async () => {
-    const { service } = harness([], undefined, { outcomes: { 'rh-2': 'lock-lost', 'rh-3': 'failed', 'rh-4': 'missing' } });
+    const { service } = harness([], undefined, {
+      outcomes: { 'rh-2': 'lock-lost', 'rh-3': 'failed', 'rh-4': 'missing' },
+    });
     const [t1, t2, t3, t4] = [1, 2, 3, 4].map((n) => token({ messageId: `m-${n}`, receiptHandle: `rh-${n}` }));
     const settled = await settle(service, 'acknowledge', { locktokens: [t1, t2, t3, t4] });
     expect(settled.succeeded).toEqual([{ locktoken: t1 }]);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { acceptedEvent, type AcceptedEvent } from '../../../functions/core/cloudevents/accepted-event.js';
 import { attributesOf } from '../../../functions/core/cloudevents/stored-event.js';
-import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../../functions/core/claim-check/memory-adapters.js';
+import { InMemoryClaimCheckStore, InMemoryPayloadLedger } from '../../support/memory/claim-check-memory-adapters.js';
 import { offloadEvents } from '../../../functions/core/claim-check/offload.js';
 import { receivedEvents } from '../../../functions/core/pull/receive-claim-check.js';
 
@@ -33,7 +33,13 @@ const deps = () => ({ store, ledger, publicBaseUrl: BASE, defaultMaxInlineBytes:
 
 /** A structured event, its data a text string of `length` times `fill`. */
 function eventOf(length: number, fill = 'z'): AcceptedEvent {
-  const head = { specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:1:lvs', type: 'nl.edu.x.v1', datacontenttype: 'text/plain' };
+  const head = {
+    specversion: '1.0',
+    id: randomUUID(),
+    source: 'urn:nld:oin:1:lvs',
+    type: 'nl.edu.x.v1',
+    datacontenttype: 'text/plain',
+  };
   const json = JSON.stringify({ ...head, data: fill.repeat(length) });
   return acceptedEvent(attributesOf(JSON.parse(json) as Record<string, unknown>), json);
 }
@@ -43,7 +49,12 @@ const payloadIdIn = (json: string) => (JSON.parse(json) as { dataref: string }).
 
 /** As the router queues it: the data in the claim check, `dataref` in the event. */
 async function queued(event: AcceptedEvent): Promise<string> {
-  const settings = { inlineEventBytes: 65_536, maxQueuedEventBytes: 253_952, publicBaseUrl: BASE, retentionSeconds: 15 * 86400 };
+  const settings = {
+    inlineEventBytes: 65_536,
+    maxQueuedEventBytes: 253_952,
+    publicBaseUrl: BASE,
+    retentionSeconds: 15 * 86400,
+  };
   const [result] = await offloadEvents([event], [0], 'publisher', NOW, { store, ledger, settings });
   return result!.json;
 }
@@ -75,7 +86,9 @@ describe('the claim check on a pull receive (EDU-1)', () => {
     const json = await queued(event);
     expect(await receivedEvents({ owner: 'o', maxInlineBytes: 6_291_456 }, [json], deps(), 1_100_000)).toEqual([json]);
     expect((await ledger.get(payloadIdIn(json)))!.readers).toEqual(['o']);
-    expect(await receivedEvents({ owner: 'o', maxInlineBytes: 6_291_456 }, [json], deps(), 1_300_000)).toEqual([event.json]);
+    expect(await receivedEvents({ owner: 'o', maxInlineBytes: 6_291_456 }, [json], deps(), 1_300_000)).toEqual([
+      event.json,
+    ]);
   });
 
   it('EDU-1: reading stops once the answer is full: of ten 1 MB events taken inline, a 3 MB answer reads three objects, not ten', async () => {

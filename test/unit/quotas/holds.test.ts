@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseQuotaOverrides, quotasOf, DEFAULT_QUOTAS } from '../../../functions/core/quotas/client-quotas.js';
 import { releaseHold, takeHold, type HoldRequest } from '../../../functions/core/quotas/holds.js';
-import { MemoryHoldLedger } from '../../../functions/core/quotas/memory-adapters.js';
+import { MemoryHoldLedger } from '../../support/memory/quotas-memory-adapters.js';
 
 const request = (id: string, overrides: Partial<HoldRequest> = {}): HoldRequest => ({
   key: 'pull-subscriptions/school-a',
@@ -69,9 +69,14 @@ describe('holds of a count quota (issue 28, item 13)', () => {
   });
 
   it("EDU-20, issue 28: a partner's own quotas win over the defaults; an admin's quotas are whole numbers within bounds, known names only", () => {
-    expect(quotasOf('a', DEFAULT_QUOTAS, new Map([['a', { maxConcurrentReplays: 5 }]]))).toEqual({ ...DEFAULT_QUOTAS, maxConcurrentReplays: 5 });
+    expect(quotasOf('a', DEFAULT_QUOTAS, new Map([['a', { maxConcurrentReplays: 5 }]]))).toEqual({
+      ...DEFAULT_QUOTAS,
+      maxConcurrentReplays: 5,
+    });
     expect(quotasOf('b', DEFAULT_QUOTAS, new Map([['a', { maxConcurrentReplays: 5 }]]))).toEqual(DEFAULT_QUOTAS);
-    expect(parseQuotaOverrides({ maxPullSubscriptions: 0, uploadBytesPerHour: 1 })).toEqual({ quotas: { maxPullSubscriptions: 0, uploadBytesPerHour: 1 } });
+    expect(parseQuotaOverrides({ maxPullSubscriptions: 0, uploadBytesPerHour: 1 })).toEqual({
+      quotas: { maxPullSubscriptions: 0, uploadBytesPerHour: 1 },
+    });
     for (const bad of [{ maxPullSubscriptions: 1001 }, { maxConcurrentReplays: '2' }, { other: 1 }, null, [1]])
       expect(parseQuotaOverrides(bad).error).toBeDefined();
   });

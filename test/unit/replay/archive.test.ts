@@ -6,9 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { archiveBatch } from '../../../functions/core/replay/archive-writer.js';
 import { gzipSync } from 'node:zlib';
-import { archiveObjects, compareArchived, decodeArchiveObject, hourPrefix, hoursOf, parseArchiveKey } from '../../../functions/core/replay/archive-format.js';
+import {
+  archiveObjects,
+  compareArchived,
+  decodeArchiveObject,
+  hourPrefix,
+  hoursOf,
+  parseArchiveKey,
+} from '../../../functions/core/replay/archive-format.js';
 import { readArchiveChunk } from '../../../functions/core/replay/archive-reader.js';
-import { MemoryEventArchive, MemoryReplayStore } from '../../../functions/core/replay/memory-adapters.js';
+import { MemoryEventArchive, MemoryReplayStore } from '../../support/memory/replay-memory-adapters.js';
 import { ReplayRunningError } from '../../../functions/core/replay/ports.js';
 import { readStoredEvent } from '../../../functions/core/cloudevents/index.js';
 import { archiveAll, archived, HOUR, NOW, runningReplay, SOURCE } from './replay-fakes.js';
@@ -19,12 +26,17 @@ describe('the event archive (issue 13, item 1)', () => {
   it('CE-13: an archived event comes back byte for byte, dataref and extensions included, with its acceptance time', () => {
     const json = `{ "specversion":"1.0","id":"e\\n1","source":"${SOURCE}","type":"t",\n "dataref":"https://k.example/payloads/x","koerierdatasize":12,"ext":"ü" }`;
     const [object] = archiveObjects([{ acceptedAt: NOW, source: SOURCE, id: 'e\n1', type: 't', json }]);
-    expect(decodeArchiveObject(object!.body)).toEqual([{ acceptedAt: NOW, source: SOURCE, id: 'e\n1', type: 't', json }]);
+    expect(decodeArchiveObject(object!.body)).toEqual([
+      { acceptedAt: NOW, source: SOURCE, id: 'e\n1', type: 't', json },
+    ]);
   });
 
   it('EDU-18: one router batch is one object (one S3 request), named by its hour and first and last acceptance time; a batch across an hour is two', async () => {
     const archive = new MemoryEventArchive();
-    const batch = [NOW + 5, NOW + 1, NOW + 9].map((at, i) => ({ acceptedAt: at, event: readStoredEvent(archived(`e${i}`, at).json) }));
+    const batch = [NOW + 5, NOW + 1, NOW + 9].map((at, i) => ({
+      acceptedAt: at,
+      event: readStoredEvent(archived(`e${i}`, at).json),
+    }));
     expect(await archiveBatch(archive, batch)).toBe(1);
     expect(archive.requests).toBe(1);
     const [key] = [...archive.objects.keys()];
@@ -49,7 +61,10 @@ describe('the event archive (issue 13, item 1)', () => {
     // A list per hour and a get per object: each object is opened once, in its own hour.
     expect(chunk.requests).toBe(2 + 4);
     const sorted = [...chunk.events].sort((p, q) =>
-      compareArchived({ at: p.acceptedAt, source: p.source, id: p.id }, { at: q.acceptedAt, source: q.source, id: q.id }),
+      compareArchived(
+        { at: p.acceptedAt, source: p.source, id: p.id },
+        { at: q.acceptedAt, source: q.source, id: q.id },
+      ),
     );
     expect(ids(sorted)).toEqual(ids(chunk.events));
   });
@@ -91,7 +106,11 @@ describe('the event archive (issue 13, item 1)', () => {
 
   it('EDU-18: only keys of the archive’s own shape, under its prefix, are archive objects', () => {
     const name = `${NOW}-${NOW + 1}-batch.jsonl.gz`;
-    expect(parseArchiveKey(`archive/2026/11/23/12/${name}`)).toEqual({ key: `archive/2026/11/23/12/${name}`, firstAt: NOW, lastAt: NOW + 1 });
+    expect(parseArchiveKey(`archive/2026/11/23/12/${name}`)).toEqual({
+      key: `archive/2026/11/23/12/${name}`,
+      firstAt: NOW,
+      lastAt: NOW + 1,
+    });
     expect(parseArchiveKey(`payloads/2026/11/23/12/${name}`)).toBeUndefined();
     expect(parseArchiveKey(`archive/2026/11/23/12/${name}.part`)).toBeUndefined();
   });
@@ -108,7 +127,10 @@ describe('the event archive (issue 13, item 1)', () => {
   it('EDU-18: a window ending on the hour reads no object of the next hour; within an object, an event at "to" is left out', async () => {
     expect(hoursOf(NOW - HOUR + 1, NOW + HOUR)).toEqual([NOW - HOUR, NOW]);
     const archive = new MemoryEventArchive();
-    await archiveAll(archive, [[archived('in', NOW + 1), archived('at-to', NOW + 2), archived('after', NOW + 3)], [archived('from-to', NOW + 2)]]);
+    await archiveAll(archive, [
+      [archived('in', NOW + 1), archived('at-to', NOW + 2), archived('after', NOW + 3)],
+      [archived('from-to', NOW + 2)],
+    ]);
     const chunk = await readArchiveChunk(archive, { from: NOW, to: NOW + 2, limit: 10 });
     expect(ids(chunk.events)).toEqual(['in']);
     // The object that starts at "to" is not opened: one list, one get.
@@ -117,7 +139,11 @@ describe('the event archive (issue 13, item 1)', () => {
 
   it('EDU-18: a chunk holds at most its limit, even from one object, and reads no further object once full', async () => {
     const archive = new MemoryEventArchive();
-    await archiveAll(archive, [Array.from({ length: 10 }, (_, i) => archived(`e${i}`, NOW + i)), [archived('next', NOW + 20)], [archived('last', NOW + 30)]]);
+    await archiveAll(archive, [
+      Array.from({ length: 10 }, (_, i) => archived(`e${i}`, NOW + i)),
+      [archived('next', NOW + 20)],
+      [archived('last', NOW + 30)],
+    ]);
     const chunk = await readArchiveChunk(archive, { from: NOW, to: NOW + HOUR, limit: 3 });
     expect(ids(chunk.events)).toEqual(['e0', 'e1', 'e2']);
     expect(chunk.done).toBe(false);
@@ -130,10 +156,20 @@ describe('the event archive (issue 13, item 1)', () => {
 
   it('EDU-18: from a position, earlier hours and objects wholly before it or after the window are not read; foreign keys are passed over', async () => {
     const archive = new MemoryEventArchive();
-    await archiveAll(archive, [[archived('early', NOW - HOUR + 5)], [archived('a', NOW + 1)], [archived('b', NOW + 10)], [archived('beyond', NOW + 50)]]);
+    await archiveAll(archive, [
+      [archived('early', NOW - HOUR + 5)],
+      [archived('a', NOW + 1)],
+      [archived('b', NOW + 10)],
+      [archived('beyond', NOW + 50)],
+    ]);
     await archive.put(`${hourPrefix(NOW)}README.txt`, Buffer.from('not an archive object'));
     const before = archive.requests;
-    const chunk = await readArchiveChunk(archive, { from: NOW - HOUR, to: NOW + 20, after: { at: NOW + 5, source: SOURCE, id: 'x' }, limit: 10 });
+    const chunk = await readArchiveChunk(archive, {
+      from: NOW - HOUR,
+      to: NOW + 20,
+      after: { at: NOW + 5, source: SOURCE, id: 'x' },
+      limit: 10,
+    });
     expect(ids(chunk.events)).toEqual(['b']);
     // One list (this hour) and one get (the object of b).
     expect(chunk.requests).toBe(2);
@@ -147,7 +183,9 @@ describe('the replay slot (issue 13, item 2)', () => {
     const store = new MemoryReplayStore(() => now);
     await store.start(runningReplay({ replayId: 'old', version: 4 }), NOW + 1000);
     now = NOW + 1000;
-    await expect(store.start(runningReplay({ replayId: 'new' }), NOW + HOUR)).rejects.toBeInstanceOf(ReplayRunningError);
+    await expect(store.start(runningReplay({ replayId: 'new' }), NOW + HOUR)).rejects.toBeInstanceOf(
+      ReplayRunningError,
+    );
     now = NOW + 1001;
     await store.start(runningReplay({ replayId: 'new' }), NOW + HOUR);
     expect(await store.get('sub-1', 'old')).toMatchObject({

@@ -1,9 +1,16 @@
 /** What the replay unit tests share: archived events, a subscription record, and the worker's dependencies over memory adapters. */
 import { archiveObjects, type ArchivedEvent } from '../../../functions/core/replay/archive-format.js';
-import { MemoryEventArchive, MemoryReplayQueue, MemoryReplayStore } from '../../../functions/core/replay/memory-adapters.js';
+import {
+  MemoryEventArchive,
+  MemoryReplayQueue,
+  MemoryReplayStore,
+} from '../../support/memory/replay-memory-adapters.js';
 import type { ReplayRecord } from '../../../functions/core/replay/ports.js';
 import type { ReplayWorkerDependencies } from '../../../functions/core/replay/replay-worker.js';
-import { decodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import type { Entitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 
@@ -15,7 +22,10 @@ export function archived(id: string, acceptedAt: number, type = 'nl.example.a.v1
   return { acceptedAt, source, id, type, json: JSON.stringify({ specversion: '1.0', id, source, type, data: { id } }) };
 }
 
-export async function archiveAll(archive: MemoryEventArchive, batches: readonly (readonly ArchivedEvent[])[]): Promise<void> {
+export async function archiveAll(
+  archive: MemoryEventArchive,
+  batches: readonly (readonly ArchivedEvent[])[],
+): Promise<void> {
   for (const batch of batches) for (const object of archiveObjects(batch)) await archive.put(object.key, object.body);
 }
 
@@ -56,7 +66,9 @@ export function runningReplay(over: Partial<ReplayRecord> = {}): ReplayRecord {
   };
 }
 
-export function workerWorld(options: { subscription?: Subscription; entitlements?: Entitlements; retentionMs?: number; failSends?: number } = {}) {
+export function workerWorld(
+  options: { subscription?: Subscription; entitlements?: Entitlements; retentionMs?: number; failSends?: number } = {},
+) {
   let clock = NOW;
   const archive = new MemoryEventArchive();
   const store = new MemoryReplayStore(() => clock);

@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { KoerierError } from '../../../functions/core/http/problems.js';
-import { beyondEntitlement, notActive, notRunning, parseReplayRequest, replayRunning, replayView } from '../../../functions/core/replay/replay-requests.js';
+import {
+  beyondEntitlement,
+  notActive,
+  notRunning,
+  parseReplayRequest,
+  replayRunning,
+  replayView,
+} from '../../../functions/core/replay/replay-requests.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 import { HOUR, NOW, runningReplay } from './replay-fakes.js';
 
@@ -45,7 +52,9 @@ describe('replay request body (issue 13, item 2)', () => {
 
   it('EDU-18: JSON that is not an object (null, a list, a string, a number) is refused as such, not read member by member', () => {
     for (const text of ['null', '[]', '"from"', '5']) {
-      expect(refusal(raw(text)).issues, text).toEqual([{ attribute: undefined, rule: 'object', requirement: 'EDU-18' }]);
+      expect(refusal(raw(text)).issues, text).toEqual([
+        { attribute: undefined, rule: 'object', requirement: 'EDU-18' },
+      ]);
     }
   });
 
@@ -57,10 +66,16 @@ describe('replay request body (issue 13, item 2)', () => {
   });
 
   it('EDU-18: from and to are RFC 3339 date-times only: a date alone, a number or a list holding a date-time is refused, each named', () => {
-    expect(refusal(body({ from: '2026-11-23', to: TO })).issues).toEqual([{ attribute: 'from', rule: 'date-time', requirement: 'EDU-18' }]);
-    expect(refusal(body({ from: FROM, to: Date.parse(TO) })).issues).toEqual([{ attribute: 'to', rule: 'date-time', requirement: 'EDU-18' }]);
+    expect(refusal(body({ from: '2026-11-23', to: TO })).issues).toEqual([
+      { attribute: 'from', rule: 'date-time', requirement: 'EDU-18' },
+    ]);
+    expect(refusal(body({ from: FROM, to: Date.parse(TO) })).issues).toEqual([
+      { attribute: 'to', rule: 'date-time', requirement: 'EDU-18' },
+    ]);
     // A list of one string reads as that string to Date.parse and to a regular expression: only the type check stops it.
-    expect(refusal(body({ from: [FROM], to: TO })).issues).toEqual([{ attribute: 'from', rule: 'date-time', requirement: 'EDU-18' }]);
+    expect(refusal(body({ from: [FROM], to: TO })).issues).toEqual([
+      { attribute: 'from', rule: 'date-time', requirement: 'EDU-18' },
+    ]);
     expect(parseReplayRequest(body({ from: '2026-11-23T10:00:00.5+01:00', to: TO }))).toEqual({
       from: Date.parse('2026-11-23T09:00:00.500Z'),
       to: Date.parse(TO),
@@ -68,8 +83,12 @@ describe('replay request body (issue 13, item 2)', () => {
   });
 
   it('EDU-18: the window is half-open, so "to" must be later than "from": an empty window is refused as a window issue on "to"', () => {
-    expect(refusal(body({ from: FROM, to: FROM })).issues).toEqual([{ attribute: 'to', rule: 'window', requirement: 'EDU-18' }]);
-    expect(refusal(body({ from: TO, to: FROM })).issues).toEqual([{ attribute: 'to', rule: 'window', requirement: 'EDU-18' }]);
+    expect(refusal(body({ from: FROM, to: FROM })).issues).toEqual([
+      { attribute: 'to', rule: 'window', requirement: 'EDU-18' },
+    ]);
+    expect(refusal(body({ from: TO, to: FROM })).issues).toEqual([
+      { attribute: 'to', rule: 'window', requirement: 'EDU-18' },
+    ]);
   });
 
   it('EDU-18: types is a list of 1 to 100 non-empty strings; 101, an empty string or a non-string among them is refused', () => {
@@ -85,10 +104,22 @@ describe('replay request body (issue 13, item 2)', () => {
 
   it('EDU-18: filters narrow the replay as given; an empty list narrows nothing and is left out', () => {
     const filters = [{ exact: { source: 'urn:a' } }];
-    expect(parseReplayRequest(body({ from: FROM, to: TO, filters }))).toStrictEqual({ from: Date.parse(FROM), to: Date.parse(TO), filters });
-    expect(parseReplayRequest(body({ from: FROM, to: TO, filters: [] }))).toStrictEqual({ from: Date.parse(FROM), to: Date.parse(TO) });
-    expect(parseReplayRequest(body({ from: FROM, to: TO }))).toStrictEqual({ from: Date.parse(FROM), to: Date.parse(TO) });
-    expect(refusal(body({ from: FROM, to: TO, filters: {} })).issues).toEqual([{ attribute: 'filters', rule: 'array', requirement: expect.any(String) }]);
+    expect(parseReplayRequest(body({ from: FROM, to: TO, filters }))).toStrictEqual({
+      from: Date.parse(FROM),
+      to: Date.parse(TO),
+      filters,
+    });
+    expect(parseReplayRequest(body({ from: FROM, to: TO, filters: [] }))).toStrictEqual({
+      from: Date.parse(FROM),
+      to: Date.parse(TO),
+    });
+    expect(parseReplayRequest(body({ from: FROM, to: TO }))).toStrictEqual({
+      from: Date.parse(FROM),
+      to: Date.parse(TO),
+    });
+    expect(refusal(body({ from: FROM, to: TO, filters: {} })).issues).toEqual([
+      { attribute: 'filters', rule: 'array', requirement: expect.any(String) },
+    ]);
   });
 });
 
@@ -101,7 +132,13 @@ describe('replay view (issue 13, item 2)', () => {
   it('EDU-18: a finished replay shows its narrowing, when it ended and why it failed', () => {
     const filters = [{ exact: { source: 'urn:a' } }];
     const view = replayView(
-      runningReplay({ state: 'failed', types: ['nl.example.a.v1'], filters, finishedAt: NOW + HOUR, reason: 'the subscription was deleted' }),
+      runningReplay({
+        state: 'failed',
+        types: ['nl.example.a.v1'],
+        filters,
+        finishedAt: NOW + HOUR,
+        reason: 'the subscription was deleted',
+      }),
     );
     expect(view).toMatchObject({
       state: 'failed',
@@ -126,7 +163,11 @@ describe('replay refusals (issue 13, item 2)', () => {
       title: 'Replay Not Running',
     });
     const running = replayRunning('sub-1', 'replay-1');
-    expect(running.problem).toMatchObject({ status: 409, type: problemTypeUri('replay-running'), title: 'Replay Running' });
+    expect(running.problem).toMatchObject({
+      status: 409,
+      type: problemTypeUri('replay-running'),
+      title: 'Replay Running',
+    });
     expect(running.headers).toEqual({ location: '/v1/subscriptions/sub-1/replays/replay-1' });
     expect(replayRunning('sub-1', undefined).headers).toEqual({});
   });

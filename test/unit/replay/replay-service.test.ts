@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
-import { MemoryReplayQueue, MemoryReplayStore } from '../../../functions/core/replay/memory-adapters.js';
+import { MemoryReplayQueue, MemoryReplayStore } from '../../support/memory/replay-memory-adapters.js';
 import { ReplayService } from '../../../functions/core/replay/replay-service.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { answering } from '../../support/refusals.js';
@@ -46,7 +46,15 @@ describe('replay API (issue 13, item 2)', () => {
     const answer = await replays.start(owner, 'sub-1', body(window));
     expect(answer.status).toBe(202);
     expect(answer.headers['location']).toBe('/v1/subscriptions/sub-1/replays/replay-1');
-    expect(json(answer)).toMatchObject({ id: 'replay-1', state: 'running', ...window, scanned: 0, matched: 0, sent: 0, failed: 0 });
+    expect(json(answer)).toMatchObject({
+      id: 'replay-1',
+      state: 'running',
+      ...window,
+      scanned: 0,
+      matched: 0,
+      sent: 0,
+      failed: 0,
+    });
     expect(queue.messages).toEqual([{ message: { subscriptionId: 'sub-1', replayId: 'replay-1' }, delaySeconds: 0 }]);
   });
 
@@ -94,7 +102,10 @@ describe('replay API (issue 13, item 2)', () => {
     await replays.cancel(owner, 'sub-1', 'replay-1');
     now += 1000;
     await replays.start(owner, 'sub-1', body(window));
-    expect((json(await replays.list(owner, 'sub-1'))['replays'] as { id: string }[]).map((r) => r.id)).toEqual(['replay-2', 'replay-1']);
+    expect((json(await replays.list(owner, 'sub-1'))['replays'] as { id: string }[]).map((r) => r.id)).toEqual([
+      'replay-2',
+      'replay-1',
+    ]);
     expect((await replays.list(stranger, 'sub-1')).status).toBe(404);
   });
 
@@ -112,7 +123,11 @@ describe('replay API (issue 13, item 2)', () => {
     const { replays } = service();
     const bad = await replays.start(owner, 'sub-1', body({ from: 'yesterday', to: window.from, types: [], extra: 1 }));
     expect(bad.status).toBe(400);
-    expect((json(bad)['errors'] as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual(['extra', 'from', 'types']);
+    expect((json(bad)['errors'] as { attribute: string }[]).map((e) => e.attribute).sort()).toEqual([
+      'extra',
+      'from',
+      'types',
+    ]);
     const backwards = await replays.start(owner, 'sub-1', body({ from: window.to, to: window.from }));
     expect((json(backwards)['errors'] as { rule: string }[])[0]!.rule).toBe('window');
     const { replays: paused } = service(subscription({ status: 'suspended' }));
@@ -121,14 +136,22 @@ describe('replay API (issue 13, item 2)', () => {
 
   it('EDU-18: a window ending in the future ends at the request: the archive has nothing later', async () => {
     const { replays } = service();
-    const answer = await replays.start(owner, 'sub-1', body({ from: window.from, to: new Date(NOW + HOUR).toISOString() }));
+    const answer = await replays.start(
+      owner,
+      'sub-1',
+      body({ from: window.from, to: new Date(NOW + HOUR).toISOString() }),
+    );
     expect(json(answer)['to']).toBe(new Date(NOW).toISOString());
   });
 });
 
 describe('replay API: what is stored and answered (issue 13, item 2)', () => {
   /** The service over memory adapters with the given subscription, owner grants and store/queue overrides. */
-  function world(sub: Subscription, grants: readonly Grant[], over: { store?: MemoryReplayStore; queue?: MemoryReplayQueue } = {}) {
+  function world(
+    sub: Subscription,
+    grants: readonly Grant[],
+    over: { store?: MemoryReplayStore; queue?: MemoryReplayQueue } = {},
+  ) {
     const store = over.store ?? new MemoryReplayStore(() => NOW);
     const queue = over.queue ?? new MemoryReplayQueue();
     const replays = answering(
@@ -162,7 +185,10 @@ describe('replay API: what is stored and answered (issue 13, item 2)', () => {
   it('EDU-18: a subscription without types of its own may be narrowed to any type its owner is entitled to', async () => {
     for (const types of [undefined, []]) {
       const { replays } = world(subscription(types ? { types } : {}), all);
-      expect((await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status, String(types)).toBe(202);
+      expect(
+        (await replays.start(owner, 'sub-1', body({ ...window, types: ['nl.example.a.v1'] }))).status,
+        String(types),
+      ).toBe(202);
     }
   });
 
@@ -179,7 +205,12 @@ describe('replay API: what is stored and answered (issue 13, item 2)', () => {
     queue.continueLater = async () => Promise.reject(new Error('SQS down'));
     const { replays, store } = world(subscription(), all, { queue });
     await expect(replays.start(owner, 'sub-1', body(window))).rejects.toThrow('SQS down');
-    expect(await store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'not queued', finishedAt: NOW, version: 2 });
+    expect(await store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      reason: 'not queued',
+      finishedAt: NOW,
+      version: 2,
+    });
     expect(store.slots.has('sub-1')).toBe(false);
   });
 
@@ -188,7 +219,12 @@ describe('replay API: what is stored and answered (issue 13, item 2)', () => {
     await replays.start(owner, 'sub-1', body(window));
     expect((await replays.get(owner, 'sub-1', 'replay-1')).headers['cache-control']).toBe('no-store');
     for (let i = 2; i <= 101; i++) {
-      const record = { ...(await store.get('sub-1', 'replay-1'))!, replayId: `replay-${i}`, state: 'finished' as const, createdAt: NOW + i };
+      const record = {
+        ...(await store.get('sub-1', 'replay-1'))!,
+        replayId: `replay-${i}`,
+        state: 'finished' as const,
+        createdAt: NOW + i,
+      };
       store.records.set(`sub-1/replay-${i}`, record);
     }
     const list = await replays.list(owner, 'sub-1');

@@ -4,7 +4,12 @@
  * conditions, narrowing, retention), the pace, and how a replay ends.
  */
 import { describe, expect, it } from 'vitest';
-import { chunkBudget, replayDeliveryId, runReplayChunk, RATE_CHUNK_SECONDS } from '../../../functions/core/replay/replay-worker.js';
+import {
+  chunkBudget,
+  replayDeliveryId,
+  runReplayChunk,
+  RATE_CHUNK_SECONDS,
+} from '../../../functions/core/replay/replay-worker.js';
 import { ReplayRunningError } from '../../../functions/core/replay/ports.js';
 import { archiveAll, archived, HOUR, NOW, runningReplay, SOURCE, subscription, workerWorld } from './replay-fakes.js';
 
@@ -34,7 +39,13 @@ describe('replay worker (issue 13, item 2)', () => {
     expect(world.sent.map((m) => m.replay)).toEqual([1, 2, 3].map((sequence) => ({ id: 'replay-1', sequence })));
     expect(new Set(world.sent.map((m) => m.deliveryId)).size).toBe(3);
     expect(world.sent[0]!.deliveryId).toBe(replayDeliveryId('replay-1', { source: SOURCE, id: 'e1' }));
-    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', scanned: 3, matched: 3, sent: 3, failed: 0 });
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'finished',
+      scanned: 3,
+      matched: 3,
+      sent: 3,
+      failed: 0,
+    });
     expect(world.store.slots.has('sub-1')).toBe(false);
     expect(world.finished.map((r) => r.state)).toEqual(['finished']);
   });
@@ -49,11 +60,19 @@ describe('replay worker (issue 13, item 2)', () => {
       },
     };
     await world.store.start(runningReplay({ types: ['nl.example.a.v1'] }), NOW + HOUR);
-    await archiveAll(world.archive, [[archived('a1', NOW - 3), archived('b', NOW - 2, 'nl.example.b.v1'), archived('a2', NOW - 1)]]);
-    for (let i = 0; i < 100 && (await world.store.get('sub-1', 'replay-1'))?.state === 'running'; i++) await runReplayChunk(message, once, deps);
+    await archiveAll(world.archive, [
+      [archived('a1', NOW - 3), archived('b', NOW - 2, 'nl.example.b.v1'), archived('a2', NOW - 1)],
+    ]);
+    for (let i = 0; i < 100 && (await world.store.get('sub-1', 'replay-1'))?.state === 'running'; i++)
+      await runReplayChunk(message, once, deps);
     const total = (key: keyof (typeof steps)[number]) => steps.reduce((sum, step) => sum + step[key], 0);
     expect(steps.length).toBeGreaterThan(0);
-    expect({ scanned: total('scanned'), matched: total('matched'), sent: total('sent'), failed: total('failed') }).toEqual({
+    expect({
+      scanned: total('scanned'),
+      matched: total('matched'),
+      sent: total('sent'),
+      failed: total('failed'),
+    }).toEqual({
       scanned: 3,
       matched: 2,
       sent: 2,
@@ -68,7 +87,11 @@ describe('replay worker (issue 13, item 2)', () => {
     });
     await world.store.start(runningReplay(), NOW + HOUR);
     await archiveAll(world.archive, [
-      [archived('a', NOW - HOUR), archived('secret', NOW - HOUR + 1, 'nl.example.secret.v1'), archived('b', NOW - HOUR + 2, 'nl.example.b.v1')],
+      [
+        archived('a', NOW - HOUR),
+        archived('secret', NOW - HOUR + 1, 'nl.example.secret.v1'),
+        archived('b', NOW - HOUR + 2, 'nl.example.b.v1'),
+      ],
     ]);
     await runToEnd(world);
     expect(world.sent.map((m) => JSON.parse(m.events[0]!).id)).toEqual(['a']);
@@ -77,8 +100,13 @@ describe('replay worker (issue 13, item 2)', () => {
 
   it('EDU-18: the narrowing (types, filters) applies on top of the subscription', async () => {
     const world = workerWorld();
-    await world.store.start(runningReplay({ types: ['nl.example.a.v1'], filters: [{ prefix: { id: 'keep' } }] }), NOW + HOUR);
-    await archiveAll(world.archive, [[archived('keep-1', NOW - 3), archived('drop', NOW - 2), archived('keep-2', NOW - 1, 'nl.example.b.v1')]]);
+    await world.store.start(
+      runningReplay({ types: ['nl.example.a.v1'], filters: [{ prefix: { id: 'keep' } }] }),
+      NOW + HOUR,
+    );
+    await archiveAll(world.archive, [
+      [archived('keep-1', NOW - 3), archived('drop', NOW - 2), archived('keep-2', NOW - 1, 'nl.example.b.v1')],
+    ]);
     await runToEnd(world);
     expect(world.sent.map((m) => JSON.parse(m.events[0]!).id)).toEqual(['keep-1']);
   });
@@ -96,7 +124,9 @@ describe('replay worker (issue 13, item 2)', () => {
     expect(chunkBudget(world.current.subscription)).toBe(5);
     expect(chunkBudget(subscription({ delivery: 'pull', allowedRatePerMinute: 30 }))).toBe(500);
     await world.store.start(runningReplay(), NOW + HOUR);
-    await archiveAll(world.archive, [Array.from({ length: 12 }, (_, i) => archived(`e${String(i).padStart(2, '0')}`, NOW - HOUR + i))]);
+    await archiveAll(world.archive, [
+      Array.from({ length: 12 }, (_, i) => archived(`e${String(i).padStart(2, '0')}`, NOW - HOUR + i)),
+    ]);
     await runReplayChunk(message, once, world.deps);
     expect(world.sent).toHaveLength(5);
     expect(world.queue.messages).toEqual([{ message, delaySeconds: RATE_CHUNK_SECONDS }]);
@@ -148,7 +178,12 @@ describe('replay worker (issue 13, item 2)', () => {
     await expect(runReplayChunk(message, once, world.deps)).rejects.toThrow('SQS refused');
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'running', sent: 0 });
     await runReplayChunk(message, { lastAttempt: true }, world.deps);
-    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', matched: 2, sent: 0, failed: 2 });
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      matched: 2,
+      sent: 0,
+      failed: 2,
+    });
     expect(world.store.slots.has('sub-1')).toBe(false);
     expect(world.finished.map((r) => r.state)).toEqual(['failed']);
   });
@@ -158,7 +193,10 @@ describe('replay worker (issue 13, item 2)', () => {
     await world.store.start(runningReplay({ subscriptionId: 'sub-1' }), NOW + HOUR);
     world.current.subscription = subscription({ id: 'other' });
     await runReplayChunk(message, once, world.deps);
-    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'the subscription was deleted' });
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      reason: 'the subscription was deleted',
+    });
   });
 });
 
@@ -191,7 +229,10 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     await archiveAll(retired.archive, [[archived('a', NOW - 1)]]);
     await runReplayChunk(message, once, retired.deps);
     expect(retired.sent).toEqual([]);
-    expect(await retired.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'failed', reason: 'the subscription is retired' });
+    expect(await retired.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'failed',
+      reason: 'the subscription is retired',
+    });
   });
 
   it('EDU-18: a window wholly past the archive retention finishes at once with nothing scanned, without asking the archive', async () => {
@@ -203,7 +244,12 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     await runReplayChunk(message, once, world.deps);
     expect(world.archive.requests).toBe(before);
     expect(world.sent).toEqual([]);
-    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', scanned: 0, matched: 0, sent: 0 });
+    expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
+      state: 'finished',
+      scanned: 0,
+      matched: 0,
+      sent: 0,
+    });
   });
 
   it('EDU-18: a chunk that matches nothing puts nothing on the delivery path (SQS refuses an empty batch)', async () => {
@@ -221,7 +267,11 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     const steps: unknown[] = [];
     await world.store.start(runningReplay({ scanned: 4, matched: 1, failed: 0, version: 3 }), NOW + HOUR);
     await archiveAll(world.archive, [[archived('a', NOW - 2), archived('b', NOW - 1)]]);
-    await runReplayChunk(message, { lastAttempt: true }, { ...world.deps, onProgress: (_id, step) => void steps.push(step) });
+    await runReplayChunk(
+      message,
+      { lastAttempt: true },
+      { ...world.deps, onProgress: (_id, step) => void steps.push(step) },
+    );
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({
       state: 'failed',
       reason: 'the delivery path would not take the events',
@@ -240,7 +290,9 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     await runReplayChunk(message, once, world.deps);
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'running', sent: 1 });
     world.setClock(NOW + 60_000);
-    await expect(world.store.start(runningReplay({ replayId: 'replay-2' }), NOW + HOUR)).rejects.toBeInstanceOf(ReplayRunningError);
+    await expect(world.store.start(runningReplay({ replayId: 'replay-2' }), NOW + HOUR)).rejects.toBeInstanceOf(
+      ReplayRunningError,
+    );
   });
 
   it('WH-6, EDU-10: only a push replay to a target with an allowed rate pauses, and only after queueing something', async () => {
@@ -259,7 +311,9 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
   it('WH-6: a chunk that scanned its whole read and queued nothing goes on without a pause', async () => {
     const world = workerWorld({ subscription: subscription({ allowedRatePerMinute: 30, types: ['nl.example.b.v1'] }) });
     await world.store.start(runningReplay(), NOW + HOUR);
-    await archiveAll(world.archive, [Array.from({ length: 5001 }, (_, i) => archived(`e${String(i).padStart(4, '0')}`, NOW - HOUR + i))]);
+    await archiveAll(world.archive, [
+      Array.from({ length: 5001 }, (_, i) => archived(`e${String(i).padStart(4, '0')}`, NOW - HOUR + i)),
+    ]);
     await runReplayChunk(message, once, world.deps);
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'running', scanned: 5000, matched: 0 });
     expect(world.queue.messages).toEqual([{ message, delaySeconds: 0 }]);
@@ -282,13 +336,25 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
       const send = async () => {
         const record = (await world.store.get('sub-1', 'replay-1'))!;
         await world.store.update({ ...record, state: 'cancelled', version: 2 }, 1, NOW);
-        if (alsoWrite) await world.store.update({ ...record, state: 'cancelled', updatedAt: NOW + 1, version: 3 }, 2, NOW, 'cancelled');
+        if (alsoWrite)
+          await world.store.update(
+            { ...record, state: 'cancelled', updatedAt: NOW + 1, version: 3 },
+            2,
+            NOW,
+            'cancelled',
+          );
       };
       await runReplayChunk(message, once, { ...world.deps, send });
       return world.store.get('sub-1', 'replay-1');
     }
     expect(await cancelDuringSend(false)).toMatchObject({ state: 'cancelled', scanned: 2, sent: 2, version: 3 });
-    expect(await cancelDuringSend(true)).toMatchObject({ state: 'cancelled', scanned: 0, sent: 0, updatedAt: NOW + 1, version: 3 });
+    expect(await cancelDuringSend(true)).toMatchObject({
+      state: 'cancelled',
+      scanned: 0,
+      sent: 0,
+      updatedAt: NOW + 1,
+      version: 3,
+    });
   });
 
   it('EDU-18: a cancel during a chunk that queued nothing is left as the cancel wrote it', async () => {

@@ -51,7 +51,9 @@ describe('bounded DynamoDB keys', () => {
   it('review #1: boundedKey and boundReadableKey agree, keep the namespace, and cap every key', () => {
     expect(boundedKey('rate', ['client', '60000'], 2048)).toBe('rate#client#60000');
     const plain = ['idempotency', 'c'.repeat(5000), 'POST /events', 'k'].map(encodeURIComponent).join('#');
-    expect(boundReadableKey(plain, 2048)).toBe(boundedKey('idempotency', ['c'.repeat(5000), 'POST /events', 'k'], 2048));
+    expect(boundReadableKey(plain, 2048)).toBe(
+      boundedKey('idempotency', ['c'.repeat(5000), 'POST /events', 'k'], 2048),
+    );
     expect(boundReadableKey(plain, 2048)).toMatch(/^idempotency#sha256=[A-Za-z0-9_-]{43}$/);
     expect(boundReadableKey('x'.repeat(5000), 1024)).toMatch(/^key#sha256=/);
   });

@@ -5,13 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js';
-import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
+import { InMemorySubscriptionStore } from '../../support/memory/memory-subscription-store.js';
 import type { EventAttributes } from '../../../functions/core/subscriptions/filters.js';
 import { contractDraft } from '../subscriptions/store-contract.js';
 import { BatchReadingRouteIndex, candidate, InMemoryRouteIndex, SOURCE } from './routing-fakes.js';
 
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
-const event = (over: Partial<EventAttributes> = {}): EventAttributes => ({ id: 'e1', source: SOURCE, type: TYPE, subject: 'leerling/1', ...over });
+const event = (over: Partial<EventAttributes> = {}): EventAttributes => ({
+  id: 'e1',
+  source: SOURCE,
+  type: TYPE,
+  subject: 'leerling/1',
+  ...over,
+});
 const ids = (candidates: readonly { subscriptionId: string }[]) => candidates.map((c) => c.subscriptionId).sort();
 
 describe('SubscriptionMatcher', () => {
@@ -24,7 +30,11 @@ describe('SubscriptionMatcher', () => {
       .add(candidate('by-type'))
       // Two types: listed under two keys, but an event of one type is one match.
       .add(candidate('two-types', { match: { types: [TYPE, 'nl.edu.leerling.uitgeschreven.v1'] } }))
-      .add(candidate('same-type-other-subject', { match: { types: [TYPE], filters: [{ exact: { subject: 'leerling/2' } }] } }))
+      .add(
+        candidate('same-type-other-subject', {
+          match: { types: [TYPE], filters: [{ exact: { subject: 'leerling/2' } }] },
+        }),
+      )
       .add(candidate('other-source', { match: { source: 'urn:nld:oin:1:systeem:x', types: [TYPE] } }))
       .add(candidate('catch-all', { match: {} }))
       // Filed under the type's key, which the event reaches, but its suffix condition fails.
@@ -32,7 +42,12 @@ describe('SubscriptionMatcher', () => {
     const matcher = new SubscriptionMatcher(index);
     await matcher.refresh();
     expect(ids(await matcher.match(event()))).toEqual(['by-type', 'catch-all', 'two-types']);
-    expect(ids(await matcher.match(event({ subject: 'leerling/2' })))).toEqual(['by-type', 'catch-all', 'same-type-other-subject', 'two-types']);
+    expect(ids(await matcher.match(event({ subject: 'leerling/2' })))).toEqual([
+      'by-type',
+      'catch-all',
+      'same-type-other-subject',
+      'two-types',
+    ]);
   });
 
   it('EDU-8: a candidate listed under two keys the event reaches is returned once', async () => {
@@ -132,7 +147,14 @@ describe('SubscriptionMatcher', () => {
     const store = new InMemorySubscriptionStore();
     const person = { subject: 'leerling/1', brin: '00aa', vestiging: '01' };
     // Keyed by brin, subject and type: the source is not in the key.
-    await store.create(contractDraft({ id: 'source', source: SOURCE, types: [TYPE], filters: [{ exact: { subject: person.subject, brin: person.brin } }] }));
+    await store.create(
+      contractDraft({
+        id: 'source',
+        source: SOURCE,
+        types: [TYPE],
+        filters: [{ exact: { subject: person.subject, brin: person.brin } }],
+      }),
+    );
     // Keyed by brin, subject and vestiging: the type is not in the key.
     await store.create(contractDraft({ id: 'types', types: [TYPE], filters: [{ exact: person }] }));
     // Keyed by type: the suffix is checked on the candidate only.
@@ -152,18 +174,27 @@ describe('SubscriptionMatcher', () => {
     const key = (type: string) => `eq:type|${type}`;
 
     it('EDU-8: the keys of a batch of events are read in one request, found empty or not; matching them then reads nothing more', async () => {
-      const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [OTHER] } }));
+      const index = new BatchReadingRouteIndex()
+        .add(candidate('s-1'))
+        .add(candidate('s-2', { match: { types: [OTHER] } }));
       const matcher = new SubscriptionMatcher(index);
       await matcher.refresh();
       const batch = [event(), event({ id: 'e2', type: OTHER }), event({ id: 'e3', type: NOBODY }), event({ id: 'e4' })];
       await matcher.prefetch(batch);
       expect(index.batchReads.map((keys) => [...keys].sort())).toEqual([[key(OTHER), key(TYPE), key(NOBODY)].sort()]);
-      expect(await Promise.all(batch.map(async (e) => ids(await matcher.match(e))))).toEqual([['s-1'], ['s-2'], [], ['s-1']]);
+      expect(await Promise.all(batch.map(async (e) => ids(await matcher.match(e))))).toEqual([
+        ['s-1'],
+        ['s-2'],
+        [],
+        ['s-1'],
+      ]);
       expect(index.candidateReads).toEqual([]);
     });
 
     it('EDU-8: the next batch asks only for the keys not cached yet, and a batch with none makes no request', async () => {
-      const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [OTHER] } }));
+      const index = new BatchReadingRouteIndex()
+        .add(candidate('s-1'))
+        .add(candidate('s-2', { match: { types: [OTHER] } }));
       const matcher = new SubscriptionMatcher(index);
       await matcher.refresh();
       await matcher.prefetch([event(), event({ id: 'e3', type: NOBODY })]);

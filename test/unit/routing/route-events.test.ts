@@ -5,16 +5,34 @@
  * run per mutant in `npm run mutate`.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js';
-import { routeInboundEvents, type InboundRecord, type RouterDependencies } from '../../../functions/core/routing/route-events.js';
+import {
+  routeInboundEvents,
+  type InboundRecord,
+  type RouterDependencies,
+} from '../../../functions/core/routing/route-events.js';
 import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
 import { readIdempotencyKey } from '../../../functions/core/idempotency/index.js';
-import { BatchReadingRouteIndex, candidate, InMemoryLedger, InMemoryRouteIndex, SOURCE, storedEvent } from './routing-fakes.js';
+import {
+  BatchReadingRouteIndex,
+  candidate,
+  InMemoryLedger,
+  InMemoryRouteIndex,
+  SOURCE,
+  storedEvent,
+} from './routing-fakes.js';
 
 const NOW = Date.UTC(2026, 2, 1, 12);
 
-function router(index: InMemoryRouteIndex, over: Partial<RouterDependencies> & { failSend?: (bodies: readonly string[]) => boolean } = {}) {
+function router(
+  index: InMemoryRouteIndex,
+  over: Partial<RouterDependencies> & { failSend?: (bodies: readonly string[]) => boolean } = {},
+) {
   const ledger = over.ledger instanceof InMemoryLedger ? over.ledger : new InMemoryLedger();
   const sendCalls: string[][] = [];
   const queued: DeliveryMessage[] = [];
@@ -44,10 +62,19 @@ function router(index: InMemoryRouteIndex, over: Partial<RouterDependencies> & {
     },
     ...rest,
   };
-  return { deps, ledger, sendCalls, queued, pullQueued, logs, route: (records: InboundRecord[]) => routeInboundEvents(records, deps) };
+  return {
+    deps,
+    ledger,
+    sendCalls,
+    queued,
+    pullQueued,
+    logs,
+    route: (records: InboundRecord[]) => routeInboundEvents(records, deps),
+  };
 }
 
-const records = (...ids: string[]): InboundRecord[] => ids.map((id) => ({ recordId: `r-${id}`, body: storedEvent(id) }));
+const records = (...ids: string[]): InboundRecord[] =>
+  ids.map((id) => ({ recordId: `r-${id}`, body: storedEvent(id) }));
 
 describe('routing an accepted event', () => {
   it('EDU-8: an event matching two subscriptions is queued once for each, verbatim, under a UUIDv4 key, dated now', async () => {
@@ -78,12 +105,17 @@ describe('routing an accepted event', () => {
     const { route, ledger } = router(new InMemoryRouteIndex().add(candidate('s-1')));
     await route(records('e1'));
     expect(ledger.claims).toEqual([
-      { event: expect.objectContaining({ id: 'e1', source: SOURCE }), options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600 } },
+      {
+        event: expect.objectContaining({ id: 'e1', source: SOURCE }),
+        options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600 },
+      },
     ]);
   });
 
   it('EDU-7: a subscriber no longer entitled to the event gets nothing, and the withholding is logged', async () => {
-    const index = new InMemoryRouteIndex().add(candidate('s-1', { owner: 'revoked' })).add(candidate('s-2', { owner: 'entitled' }));
+    const index = new InMemoryRouteIndex()
+      .add(candidate('s-1', { owner: 'revoked' }))
+      .add(candidate('s-2', { owner: 'entitled' }));
     const asked: unknown[] = [];
     const { route, queued, logs } = router(index, {
       isEntitled: (owner, event) => (asked.push([owner, event.type, event.source]), owner === 'entitled'),
@@ -91,7 +123,9 @@ describe('routing an accepted event', () => {
     expect((await route(records('e1'))).deliveries).toBe(1);
     expect(queued.map((m) => m.subscriptionId)).toEqual(['s-2']);
     expect(asked).toContainEqual(['revoked', 'nl.edu.leerling.ingeschreven.v1', SOURCE]);
-    expect(logs.find((l) => l.message === 'delivery withheld: the subscriber is no longer entitled')?.fields).toMatchObject({
+    expect(
+      logs.find((l) => l.message === 'delivery withheld: the subscriber is no longer entitled')?.fields,
+    ).toMatchObject({
       subscriptionId: 's-1',
       owner: 'revoked',
       id: 'e1',
@@ -152,7 +186,10 @@ describe("one record's trouble fails that record alone (review #1)", () => {
     const report = await route(records('e1', 'e2', 'e3'));
     expect(report).toEqual({ failedRecordIds: ['r-e2'], routed: 2, duplicates: 0, deliveries: 2 });
     expect(queued.flatMap((m) => m.events)).toEqual([storedEvent('e1'), storedEvent('e3')]);
-    expect(logs.find((l) => l.message === 'routing claim not written')?.fields).toMatchObject({ id: 'e2', error: 'ledger write failed' });
+    expect(logs.find((l) => l.message === 'routing claim not written')?.fields).toMatchObject({
+      id: 'e2',
+      error: 'ledger write failed',
+    });
   });
 
   it('review #1: an event whose subscriptions cannot be read fails alone, and its claim is released for the retry', async () => {
@@ -161,7 +198,10 @@ describe("one record's trouble fails that record alone (review #1)", () => {
       .add(candidate('s-2', { match: { types: ['nl.edu.leerling.uitgeschreven.v1'] } }));
     index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
     const { route, queued, ledger, logs } = router(index);
-    const report = await route([...records('e1'), { recordId: 'r-e2', body: storedEvent('e2', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }]);
+    const report = await route([
+      ...records('e1'),
+      { recordId: 'r-e2', body: storedEvent('e2', { type: 'nl.edu.leerling.uitgeschreven.v1' }) },
+    ]);
     expect(report).toEqual({ failedRecordIds: ['r-e2'], routed: 1, duplicates: 0, deliveries: 1 });
     expect(queued.map((m) => m.subscriptionId)).toEqual(['s-1']);
     expect(ledger.abandoned).toEqual(['e2']);
@@ -179,12 +219,17 @@ describe("one record's trouble fails that record alone (review #1)", () => {
     expect(queued.flatMap((m) => m.events)).toEqual([storedEvent('e1'), storedEvent('e3')]);
     expect(ledger.abandoned).toEqual(['e2']);
     expect(ledger.completed.sort()).toEqual(['e1', 'e3']);
-    expect(logs.map((l) => l.message)).toEqual(expect.arrayContaining(['deliveries not queued together; queueing them one by one', 'delivery not queued']));
+    expect(logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining(['deliveries not queued together; queueing them one by one', 'delivery not queued']),
+    );
   });
 
   it('review #1: events of one batch delivery share its fate: refused together, failed together', async () => {
-    const index = new InMemoryRouteIndex().add(candidate('batch', { contentMode: 'batch', batchSupported: true })).add(candidate('single'));
-    const refuses = (bodies: readonly string[]) => bodies.length > 1 || bodies.some((b) => decodeDeliveryMessage(b).subscriptionId === 'batch');
+    const index = new InMemoryRouteIndex()
+      .add(candidate('batch', { contentMode: 'batch', batchSupported: true }))
+      .add(candidate('single'));
+    const refuses = (bodies: readonly string[]) =>
+      bodies.length > 1 || bodies.some((b) => decodeDeliveryMessage(b).subscriptionId === 'batch');
     const { route, queued } = router(index, { failSend: refuses });
     const report = await route(records('e1', 'e2'));
     expect([...report.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2']);
@@ -224,7 +269,12 @@ describe("one record's trouble fails that record alone (review #1)", () => {
       ledger,
       failSend: (bodies) => bodies.some((b) => b.includes('"id":"e2"')),
     });
-    expect(await route(records('e1', 'e2'))).toEqual({ failedRecordIds: ['r-e2'], routed: 1, duplicates: 0, deliveries: 1 });
+    expect(await route(records('e1', 'e2'))).toEqual({
+      failedRecordIds: ['r-e2'],
+      routed: 1,
+      duplicates: 0,
+      deliveries: 1,
+    });
     expect(logs.map((l) => l.message)).toContain('routing claim not released');
   });
 
@@ -238,32 +288,41 @@ describe("one record's trouble fails that record alone (review #1)", () => {
 
 describe('pull subscriptions (CARD-7, EDU-17)', () => {
   it("CARD-7: a pull subscription's events go to its own queue, one message per event in one call, with the key a push delivery would get (EDU-IDEM-2)", async () => {
-    const index = new InMemoryRouteIndex().add(candidate('s-pull', { delivery: 'pull', contentMode: 'batch', batchSupported: true })).add(candidate('s-push'));
+    const index = new InMemoryRouteIndex()
+      .add(candidate('s-pull', { delivery: 'pull', contentMode: 'batch', batchSupported: true }))
+      .add(candidate('s-push'));
     const { route, queued, pullQueued } = router(index);
     expect(await route(records('e1', 'e2'))).toMatchObject({ failedRecordIds: [], routed: 2, deliveries: 4 });
     expect(queued.map((m) => m.subscriptionId)).toEqual(['s-push', 's-push']);
     expect(pullQueued.map((call) => call.queue)).toEqual(['s-pull']);
     const messages = pullQueued[0]!.bodies.map(decodeDeliveryMessage);
     expect(messages.map((m) => m.events)).toEqual([[storedEvent('e1')], [storedEvent('e2')]]);
-    for (const message of messages) expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toBe(message.deliveryId);
+    for (const message of messages)
+      expect(readIdempotencyKey({ 'idempotency-key': message.deliveryId })).toBe(message.deliveryId);
   });
 });
 
 describe('batch deliveries (EDU-11, JSON-3)', () => {
   it('EDU-11: a subscription whose target takes batches gets the matching events of one invocation together, in order', async () => {
-    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })));
+    const { route, queued } = router(
+      new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })),
+    );
     expect((await route(records('e1', 'e2', 'e3'))).deliveries).toBe(1);
     expect(queued[0]!.events).toEqual([storedEvent('e1'), storedEvent('e2'), storedEvent('e3')]);
   });
 
   it('JSON-3: batch mode for a target that did not declare batches gets one delivery per event', async () => {
-    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: false })));
+    const { route, queued } = router(
+      new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: false })),
+    );
     expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
   });
 
   it('EDU-11: a structured subscription gets one delivery per event even when its target takes batches', async () => {
-    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-structured', { contentMode: 'structured', batchSupported: true })));
+    const { route, queued } = router(
+      new InMemoryRouteIndex().add(candidate('s-structured', { contentMode: 'structured', batchSupported: true })),
+    );
     expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
   });
@@ -272,13 +331,22 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
     const events = ['e1', 'e2', 'e3', 'e4', 'e5'];
     const eventBytes = Buffer.byteLength(storedEvent('e1'));
     const envelope = Buffer.byteLength(
-      encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: NOW }),
+      encodeDeliveryMessage({
+        version: 1,
+        deliveryId: '00000000-0000-4000-8000-000000000000',
+        subscriptionId: 's-batch',
+        events: [],
+        createdAt: NOW,
+      }),
     );
     // Room for the message around the events and two events (each spliced in with a comma), not three.
     const maxMessageBytes = envelope + 2 * (eventBytes + 1);
-    const { route, sendCalls, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), {
-      maxMessageBytes,
-    });
+    const { route, sendCalls, queued } = router(
+      new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })),
+      {
+        maxMessageBytes,
+      },
+    );
     expect((await route(records(...events))).deliveries).toBe(3);
     expect(queued.map((m) => m.events.length)).toEqual([2, 2, 1]);
     expect(queued.flatMap((m) => m.events)).toEqual(events.map((id) => storedEvent(id)));
@@ -286,9 +354,12 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
   });
 
   it('CE-14: an event larger than the batch room on its own still travels, alone', async () => {
-    const { route, queued } = router(new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })), {
-      maxMessageBytes: 50,
-    });
+    const { route, queued } = router(
+      new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true })),
+      {
+        maxMessageBytes: 50,
+      },
+    );
     expect((await route(records('e1', 'e2'))).deliveries).toBe(2);
     expect(queued.map((m) => m.events.length)).toEqual([1, 1]);
   });
@@ -296,7 +367,9 @@ describe('batch deliveries (EDU-11, JSON-3)', () => {
 
 describe('what the router tells the operator, and what it needs', () => {
   it('review #1: without a log function every failure path still settles each record', async () => {
-    const index = new InMemoryRouteIndex().add(candidate('s-1')).add(candidate('s-gov', { owner: 'revoked', match: { types: ['nl.gov.zaak.gestart.v1'] } }));
+    const index = new InMemoryRouteIndex()
+      .add(candidate('s-1'))
+      .add(candidate('s-gov', { owner: 'revoked', match: { types: ['nl.gov.zaak.gestart.v1'] } }));
     index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
     const ledger = new InMemoryLedger();
     ledger.markRouted({ source: SOURCE, id: 'dup' });
@@ -329,10 +402,18 @@ describe('what the router tells the operator, and what it needs', () => {
     ledger.markRouted({ source: SOURCE, id: 'dup' });
     ledger.failing.complete.add('e1');
     ledger.failing.abandon.add('send-fails');
-    const { route, logs } = router(index, { ledger, failSend: (bodies) => bodies.length > 2 || bodies.some((b) => b.includes('"id":"send-fails"')) });
-    await route([...records('e1', 'dup', 'send-fails'), { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }]);
+    const { route, logs } = router(index, {
+      ledger,
+      failSend: (bodies) => bodies.length > 2 || bodies.some((b) => b.includes('"id":"send-fails"')),
+    });
+    await route([
+      ...records('e1', 'dup', 'send-fails'),
+      { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) },
+    ]);
     const fields = (message: string) => logs.filter((l) => l.message === message).map((l) => l.fields);
-    expect(fields('duplicate event dropped')).toEqual([{ source: SOURCE, id: 'dup', type: 'nl.edu.leerling.ingeschreven.v1' }]);
+    expect(fields('duplicate event dropped')).toEqual([
+      { source: SOURCE, id: 'dup', type: 'nl.edu.leerling.ingeschreven.v1' },
+    ]);
     expect(fields('subscriptions not read')).toEqual([
       { source: SOURCE, id: 'unread', error: 'route index read failed for eq:type|nl.edu.leerling.uitgeschreven.v1' },
     ]);
@@ -340,12 +421,16 @@ describe('what the router tells the operator, and what it needs', () => {
       { source: SOURCE, id: 'e1', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
       { source: SOURCE, id: 'send-fails', type: 'nl.edu.leerling.ingeschreven.v1', subscriptions: 2 },
     ]);
-    expect(fields('deliveries not queued together; queueing them one by one')).toEqual([{ deliveries: 4, error: 'SQS refused' }]);
+    expect(fields('deliveries not queued together; queueing them one by one')).toEqual([
+      { deliveries: 4, error: 'SQS refused' },
+    ]);
     expect(fields('delivery not queued')).toEqual([
       { events: 1, error: 'SQS refused' },
       { events: 1, error: 'SQS refused' },
     ]);
-    expect(fields('routing claim not released')).toEqual([{ source: SOURCE, id: 'send-fails', error: 'ledger write failed' }]);
+    expect(fields('routing claim not released')).toEqual([
+      { source: SOURCE, id: 'send-fails', error: 'ledger write failed' },
+    ]);
     expect(fields('routed marker not stored')).toEqual([{ source: SOURCE, id: 'e1', error: 'ledger write failed' }]);
   });
 
@@ -353,7 +438,10 @@ describe('what the router tells the operator, and what it needs', () => {
     const index = new InMemoryRouteIndex().add(candidate('s-1'));
     index.failingKeys.add('eq:type|nl.edu.leerling.uitgeschreven.v1');
     const { route, queued } = router(index);
-    const report = await route([{ recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) }, ...records('e1')]);
+    const report = await route([
+      { recordId: 'r-unread', body: storedEvent('unread', { type: 'nl.edu.leerling.uitgeschreven.v1' }) },
+      ...records('e1'),
+    ]);
     expect(report.failedRecordIds).toEqual(['r-unread']);
     expect(queued.map((m) => m.events)).toEqual([[storedEvent('e1')]]);
   });
@@ -378,9 +466,16 @@ describe('what the router tells the operator, and what it needs', () => {
   it('CE-14: a batch is cut exactly where the next event would pass the limit, counting a comma per event', async () => {
     const eventBytes = Buffer.byteLength(storedEvent('e1'));
     const envelope = Buffer.byteLength(
-      encodeDeliveryMessage({ version: 1, deliveryId: '00000000-0000-4000-8000-000000000000', subscriptionId: 's-batch', events: [], createdAt: 0 }),
+      encodeDeliveryMessage({
+        version: 1,
+        deliveryId: '00000000-0000-4000-8000-000000000000',
+        subscriptionId: 's-batch',
+        events: [],
+        createdAt: 0,
+      }),
     );
-    const batch = () => new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true }));
+    const batch = () =>
+      new InMemoryRouteIndex().add(candidate('s-batch', { contentMode: 'batch', batchSupported: true }));
     const cut = async (maxMessageBytes: number) => {
       const { route, queued } = router(batch(), { maxMessageBytes, now: () => 0 });
       await route(records('e1', 'e2', 'e3', 'e4', 'e5'));
@@ -401,7 +496,11 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
         archived.push(events.map(({ acceptedAt, event }) => ({ acceptedAt, json: event.json })));
       },
     });
-    const report = await route([{ ...records('e1')[0]!, acceptedAt: NOW - 5 }, ...records('e2'), { recordId: 'r-copy', body: storedEvent('e1') }]);
+    const report = await route([
+      { ...records('e1')[0]!, acceptedAt: NOW - 5 },
+      ...records('e2'),
+      { recordId: 'r-copy', body: storedEvent('e1') },
+    ]);
     expect(report.routed).toBe(2);
     expect(archived).toEqual([
       [
@@ -453,7 +552,9 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
       archive: async () => Promise.reject(new Error('S3 unavailable')),
     });
     await route(records('e1', 'e2'));
-    expect(logs.filter((l) => l.message === 'events not archived').map((l) => l.fields)).toEqual([{ events: 2, error: 'S3 unavailable' }]);
+    expect(logs.filter((l) => l.message === 'events not archived').map((l) => l.fields)).toEqual([
+      { events: 2, error: 'S3 unavailable' },
+    ]);
   });
 
   it('review #1: without a log function a failed archive write still sends back just its records, with nothing queued', async () => {
@@ -461,7 +562,10 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
       archive: async () => Promise.reject(new Error('S3 unavailable')),
     });
     const { log: _log, ...withoutLog } = deps;
-    const report = await routeInboundEvents([...records('e1', 'e2'), { recordId: 'r-junk', body: 'not json' }], withoutLog);
+    const report = await routeInboundEvents(
+      [...records('e1', 'e2'), { recordId: 'r-junk', body: 'not json' }],
+      withoutLog,
+    );
     expect([...report.failedRecordIds].sort()).toEqual(['r-e1', 'r-e2', 'r-junk']);
     expect(queued).toEqual([]);
   });
@@ -474,7 +578,9 @@ describe('what travels with a routed event', () => {
     const byEvent = new Map(queued.map((m) => [JSON.parse(m.events[0]!).id as string, m]));
     expect(byEvent.get('e1')?.correlationId).toBe('corr-1');
     expect(byEvent.get('e2')).not.toHaveProperty('correlationId');
-    expect(logs.filter((l) => l.message === 'event routed').map((l) => [l.fields['id'], l.fields['correlationId']])).toEqual([
+    expect(
+      logs.filter((l) => l.message === 'event routed').map((l) => [l.fields['id'], l.fields['correlationId']]),
+    ).toEqual([
       ['e1', 'corr-1'],
       ['e2', undefined],
     ]);
@@ -482,10 +588,14 @@ describe('what travels with a routed event', () => {
 
   it("EDU-8: the route keys of a batch's events are read together, in one request where the index can", async () => {
     const other = 'nl.edu.leerling.uitgeschreven.v1';
-    const index = new BatchReadingRouteIndex().add(candidate('s-1')).add(candidate('s-2', { match: { types: [other] } }));
+    const index = new BatchReadingRouteIndex()
+      .add(candidate('s-1'))
+      .add(candidate('s-2', { match: { types: [other] } }));
     const { route, queued } = router(index);
     await route([...records('e1', 'e2'), { recordId: 'r-e3', body: storedEvent('e3', { type: other }) }]);
-    expect(index.batchReads.map((keys) => [...keys].sort())).toEqual([['eq:type|nl.edu.leerling.ingeschreven.v1', `eq:type|${other}`]]);
+    expect(index.batchReads.map((keys) => [...keys].sort())).toEqual([
+      ['eq:type|nl.edu.leerling.ingeschreven.v1', `eq:type|${other}`],
+    ]);
     expect(index.candidateReads).toEqual([]);
     expect(queued.map((m) => m.subscriptionId).sort()).toEqual(['s-1', 's-1', 's-2']);
   });

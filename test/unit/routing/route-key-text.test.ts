@@ -18,7 +18,9 @@ describe('review #1, fuzz: route keys from strings that are not well-formed Unic
 
   it('review #1: different unpaired surrogates, and a surrogate versus its literal escape text, give different keys', () => {
     const keyOf = (source: string) => routeEntriesOf({ source })[0]!.routeKey;
-    const keys = ['\ud800', '\udc00', '\udbff', '%uD800', '%ud800', '\ufffd', 'a\ud800', '\ud800a', '\ud800\ud800'].map(keyOf);
+    const keys = ['\ud800', '\udc00', '\udbff', '%uD800', '%ud800', '\ufffd', 'a\ud800', '\ud800a', '\ud800\ud800'].map(
+      keyOf,
+    );
     expect(new Set(keys).size).toBe(keys.length);
     expect(keyOf('\ud800')).toBe('eq:source|%uD800');
     expect(keyOf('a\udc00😀')).toBe(`eq:source|a%uDC00${encodeURIComponent('😀')}`);

@@ -4,7 +4,13 @@
  * condition a subscription is filed under when it has several, and where that choice is capped.
  */
 import { describe, expect, it } from 'vitest';
-import { CATCH_ALL_SHAPE, routeEntriesOf, routeKeysOf, subscriptionMatches, type SubscriptionMatch } from '../../../functions/core/routing/route-keys.js';
+import {
+  CATCH_ALL_SHAPE,
+  routeEntriesOf,
+  routeKeysOf,
+  subscriptionMatches,
+  type SubscriptionMatch,
+} from '../../../functions/core/routing/route-keys.js';
 import type { EventAttributes, Filter } from '../../../functions/core/subscriptions/filters.js';
 
 /** Mulberry32: a small seeded generator, so a failure can be replayed. */
@@ -27,7 +33,9 @@ const SUBJECTS = ['leerling/1', 'leerling/2', 'zaak/9'];
 const REGIONS = ['noord', 'zuid'];
 
 function generatedFilter(random: ReturnType<typeof seeded>, depth = 0): Filter {
-  const kind = random.pick(depth > 1 ? ['exact', 'prefix', 'suffix'] : ['exact', 'exact', 'prefix', 'suffix', 'all', 'any', 'not']);
+  const kind = random.pick(
+    depth > 1 ? ['exact', 'prefix', 'suffix'] : ['exact', 'exact', 'prefix', 'suffix', 'all', 'any', 'not'],
+  );
   switch (kind) {
     case 'exact':
       return {
@@ -60,8 +68,10 @@ function generatedFilter(random: ReturnType<typeof seeded>, depth = 0): Filter {
 function generatedMatch(random: ReturnType<typeof seeded>): SubscriptionMatch {
   const match: { source?: string; types?: string[]; filters?: Filter[] } = {};
   if (random.next() < 0.4) match.source = random.pick(SOURCES);
-  if (random.next() < 0.6) match.types = [...new Set([random.pick(TYPES), ...(random.next() < 0.5 ? [random.pick(TYPES)] : [])])];
-  if (random.next() < 0.8) match.filters = Array.from({ length: 1 + Math.floor(random.next() * 2) }, () => generatedFilter(random));
+  if (random.next() < 0.6)
+    match.types = [...new Set([random.pick(TYPES), ...(random.next() < 0.5 ? [random.pick(TYPES)] : [])])];
+  if (random.next() < 0.8)
+    match.filters = Array.from({ length: 1 + Math.floor(random.next() * 2) }, () => generatedFilter(random));
   return match;
 }
 
@@ -90,7 +100,8 @@ describe('route index: never misses a match', () => {
       matches.forEach((match, i) => {
         if (!subscriptionMatches(match, event)) return;
         matched++;
-        if (!entries[i]!.some((entry) => keys.has(entry.routeKey))) missed.push(`${JSON.stringify(match)} ← ${JSON.stringify(event)}`);
+        if (!entries[i]!.some((entry) => keys.has(entry.routeKey)))
+          missed.push(`${JSON.stringify(match)} ← ${JSON.stringify(event)}`);
       });
     }
     expect(missed).toEqual([]);
@@ -115,8 +126,12 @@ describe('subscriptionMatches', () => {
   });
 
   it('EDU-8: every filter must hold', () => {
-    expect(subscriptionMatches({ filters: [{ exact: { subject: 'leerling/1' } }, { prefix: { type: 'nl.edu.' } }] }, event)).toBe(true);
-    expect(subscriptionMatches({ filters: [{ exact: { subject: 'leerling/1' } }, { prefix: { type: 'nl.gov.' } }] }, event)).toBe(false);
+    expect(
+      subscriptionMatches({ filters: [{ exact: { subject: 'leerling/1' } }, { prefix: { type: 'nl.edu.' } }] }, event),
+    ).toBe(true);
+    expect(
+      subscriptionMatches({ filters: [{ exact: { subject: 'leerling/1' } }, { prefix: { type: 'nl.gov.' } }] }, event),
+    ).toBe(false);
   });
 });
 
@@ -124,17 +139,29 @@ describe('route index: selective keys', () => {
   const shapes = (match: SubscriptionMatch) => routeEntriesOf(match).map((entry) => entry.shape);
 
   it('EDU-8: of more than three equal attributes the key keeps subject, then extensions, then type, then source', () => {
-    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', region: 'noord' } }] })).toEqual(['eq:region,subject,type']);
-    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { region: 'noord', time: '2026-01-01T00:00:00Z' } }] })).toEqual(['eq:region,source,type']);
-    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', id: 'i', dataschema: 'https://s.example/' } }] })).toEqual([
-      'eq:source,subject,type',
+    expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', region: 'noord' } }] })).toEqual([
+      'eq:region,subject,type',
     ]);
+    expect(
+      shapes({ source: 's', types: ['t'], filters: [{ exact: { region: 'noord', time: '2026-01-01T00:00:00Z' } }] }),
+    ).toEqual(['eq:region,source,type']);
+    expect(
+      shapes({
+        source: 's',
+        types: ['t'],
+        filters: [{ exact: { subject: 'x', id: 'i', dataschema: 'https://s.example/' } }],
+      }),
+    ).toEqual(['eq:source,subject,type']);
     // Among extensions, by name.
-    expect(shapes({ filters: [{ exact: { zeta: '1', alpha: '2', mid: '3', beta: '4' } }] })).toEqual(['eq:alpha,beta,mid']);
+    expect(shapes({ filters: [{ exact: { zeta: '1', alpha: '2', mid: '3', beta: '4' } }] })).toEqual([
+      'eq:alpha,beta,mid',
+    ]);
   });
 
   it('EDU-8: an `any` of equalities files the subscription under each alternative, up to 16', () => {
-    const anyOf = (n: number): Filter => ({ any: Array.from({ length: n }, (_, i) => ({ exact: { subject: `s/${i}` } })) });
+    const anyOf = (n: number): Filter => ({
+      any: Array.from({ length: n }, (_, i) => ({ exact: { subject: `s/${i}` } })),
+    });
     expect(shapes({ filters: [anyOf(16)] })).toEqual(Array<string>(16).fill('eq:subject'));
     expect(routeEntriesOf({ filters: [anyOf(17)] })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
     // An alternative the index cannot express makes the whole `any` unusable.
@@ -144,11 +171,16 @@ describe('route index: selective keys', () => {
   });
 
   it("EDU-8: conditions inside `all` count as the subscription's own", () => {
-    expect(shapes({ filters: [{ all: [{ exact: { subject: 'x' } }, { suffix: { type: '.v1' } }] }] })).toEqual(['eq:subject']);
-    expect(shapes({ filters: [{ any: [{ all: [{ exact: { subject: 'x' } }, { prefix: { type: 'nl.' } }] }, { exact: { subject: 'y' } }] }] })).toEqual([
-      'eq:subject',
+    expect(shapes({ filters: [{ all: [{ exact: { subject: 'x' } }, { suffix: { type: '.v1' } }] }] })).toEqual([
       'eq:subject',
     ]);
+    expect(
+      shapes({
+        filters: [
+          { any: [{ all: [{ exact: { subject: 'x' } }, { prefix: { type: 'nl.' } }] }, { exact: { subject: 'y' } }] },
+        ],
+      }),
+    ).toEqual(['eq:subject', 'eq:subject']);
   });
 
   it('EDU-8: equalities combine as a cross product while it fits 16 keys; the widest conjunct is dropped first', () => {
@@ -157,18 +189,24 @@ describe('route index: selective keys', () => {
     // 5 types x 4 subjects = 20 > 16: the five types go, the four subjects stay.
     expect(shapes({ types, filters: [subjects] })).toEqual(Array<string>(4).fill('eq:subject'));
     // 4 types x 4 subjects = 16: all combined.
-    expect(shapes({ types: types.slice(0, 4), filters: [subjects] })).toEqual(Array<string>(16).fill('eq:subject,type'));
+    expect(shapes({ types: types.slice(0, 4), filters: [subjects] })).toEqual(
+      Array<string>(16).fill('eq:subject,type'),
+    );
   });
 
   it('EDU-8: without equalities the narrowest prefix condition is used', () => {
     const entries = routeEntriesOf({
-      filters: [{ any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] }, { prefix: { subject: 'leerling/' } }],
+      filters: [
+        { any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] },
+        { prefix: { subject: 'leerling/' } },
+      ],
     });
     expect(entries).toEqual([{ shape: 'pre:subject:1', routeKey: 'pre:subject:1|leerling%2F' }]);
-    expect(routeEntriesOf({ filters: [{ any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] }] }).map((e) => e.routeKey)).toEqual([
-      'pre:type:2|nl.edu.',
-      'pre:type:2|nl.gov.',
-    ]);
+    expect(
+      routeEntriesOf({ filters: [{ any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] }] }).map(
+        (e) => e.routeKey,
+      ),
+    ).toEqual(['pre:type:2|nl.edu.', 'pre:type:2|nl.gov.']);
   });
 
   it('EDU-8: a prefix filter on several attributes is filed by `type`, else by the first name', () => {
@@ -184,7 +222,9 @@ describe('route index: selective keys', () => {
     // An event with fewer separators than the anchor has no key of that shape.
     expect(routeKeysOf({ type: 'a.b.c' }, [entry!.shape])).toEqual([]);
     // A prefix with no separator at all is anchored at depth 0, which every event has.
-    expect(routeEntriesOf({ filters: [{ prefix: { type: 'nl' } }] })).toEqual([{ shape: 'pre:type:0', routeKey: 'pre:type:0|' }]);
+    expect(routeEntriesOf({ filters: [{ prefix: { type: 'nl' } }] })).toEqual([
+      { shape: 'pre:type:0', routeKey: 'pre:type:0|' },
+    ]);
     expect(routeKeysOf({ type: 'zz' }, ['pre:type:0'])).toEqual(['pre:type:0|']);
   });
 
@@ -200,14 +240,27 @@ describe('route index: selective keys', () => {
     expect(over).toMatch(/^eq:subject#[A-Za-z0-9_-]{43}$/);
     expect(routeKeysOf({ subject: `${fits}x` }, [shape])).toEqual([over]);
     // Values are URI-encoded, so a `|` in a value cannot forge another key.
-    expect(routeEntriesOf({ filters: [{ exact: { subject: 'a|b', region: 'c' } }] })[0]!.routeKey).toBe('eq:region,subject|c|a%7Cb');
+    expect(routeEntriesOf({ filters: [{ exact: { subject: 'a|b', region: 'c' } }] })[0]!.routeKey).toBe(
+      'eq:region,subject|c|a%7Cb',
+    );
   });
 
   it('EDU-8: subject outranks extensions, extensions outrank type, and core attributes come last', () => {
     expect(shapes({ filters: [{ exact: { subject: 'x', aa: '1', ab: '2', ac: '3' } }] })).toEqual(['eq:aa,ab,subject']);
     expect(shapes({ filters: [{ exact: { type: 't', xx: '1', yy: '2', zz: '3' } }] })).toEqual(['eq:xx,yy,zz']);
-    for (const core of ['id', 'specversion', 'time', 'datacontenttype', 'dataschema', 'dataref', 'sequence', 'sequencetype']) {
-      expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', [core]: 'v' } }] })).toEqual(['eq:source,subject,type']);
+    for (const core of [
+      'id',
+      'specversion',
+      'time',
+      'datacontenttype',
+      'dataschema',
+      'dataref',
+      'sequence',
+      'sequencetype',
+    ]) {
+      expect(shapes({ source: 's', types: ['t'], filters: [{ exact: { subject: 'x', [core]: 'v' } }] })).toEqual([
+        'eq:source,subject,type',
+      ]);
     }
   });
 
@@ -224,7 +277,9 @@ describe('route index: selective keys', () => {
   it('EDU-8: of several prefix conditions the one with the fewest alternatives wins, the first on a tie; 16 alternatives still fit', () => {
     const twoTypes: Filter = { any: [{ prefix: { type: 'nl.edu.' } }, { prefix: { type: 'nl.gov.' } }] };
     expect(shapes({ filters: [{ prefix: { subject: 'leerling/' } }, twoTypes] })).toEqual(['pre:subject:1']);
-    expect(shapes({ filters: [{ prefix: { subject: 'leerling/' } }, { prefix: { type: 'nl.edu.' } }] })).toEqual(['pre:subject:1']);
+    expect(shapes({ filters: [{ prefix: { subject: 'leerling/' } }, { prefix: { type: 'nl.edu.' } }] })).toEqual([
+      'pre:subject:1',
+    ]);
     const sixteen: Filter = { any: Array.from({ length: 16 }, (_, i) => ({ prefix: { subject: `s${i}/` } })) };
     expect(shapes({ filters: [sixteen] })).toEqual(Array<string>(16).fill('pre:subject:1'));
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CATCH_ALL_SHAPE, routeEntriesOf, routeKeysOf, subscriptionMatches, type SubscriptionMatch } from '../../../functions/core/routing/route-keys.js';
+import {
+  CATCH_ALL_SHAPE,
+  routeEntriesOf,
+  routeKeysOf,
+  subscriptionMatches,
+  type SubscriptionMatch,
+} from '../../../functions/core/routing/route-keys.js';
 import type { EventAttributes, Filter } from '../../../functions/core/subscriptions/filters.js';
 
 const event: EventAttributes = {
@@ -24,10 +30,15 @@ function found(match: SubscriptionMatch, attributes: EventAttributes = event): b
 
 describe('route index keys', () => {
   it("EDU-8: a subscription to one person's events of a type sits under a key combining type and subject", () => {
-    const entries = routeEntriesOf({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] });
+    const entries = routeEntriesOf({
+      types: ['nl.edu.leerling.ingeschreven.v1'],
+      filters: [{ exact: { subject: 'leerling/42' } }],
+    });
     expect(entries).toHaveLength(1);
     expect(entries[0]!.shape).toBe('eq:subject,type');
-    expect(found({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] })).toBe(true);
+    expect(
+      found({ types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] }),
+    ).toBe(true);
     // Another person's event of the same type reaches another key.
     const other = lookedUp(
       { types: ['nl.edu.leerling.ingeschreven.v1'], filters: [{ exact: { subject: 'leerling/42' } }] },
@@ -50,7 +61,9 @@ describe('route index keys', () => {
   });
 
   it('EDU-8: without any indexable condition a subscription goes under the catch-all key', () => {
-    expect(routeEntriesOf({ filters: [{ suffix: { type: '.v1' } }] })).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
+    expect(routeEntriesOf({ filters: [{ suffix: { type: '.v1' } }] })).toEqual([
+      { shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE },
+    ]);
     expect(routeEntriesOf({})).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
   });
 
@@ -75,7 +88,12 @@ describe('route index keys', () => {
     for (const type of [many[0]!, many[16]!, many[19]!]) {
       const attributes = { ...event, type };
       expect(found({ types: many }, attributes)).toBe(true);
-      expect(found({ types: many, filters: [{ prefix: { subject: 'leerling-' } }] }, { ...attributes, subject: 'leerling-7' })).toBe(true);
+      expect(
+        found(
+          { types: many, filters: [{ prefix: { subject: 'leerling-' } }] },
+          { ...attributes, subject: 'leerling-7' },
+        ),
+      ).toBe(true);
     }
   });
 
@@ -87,7 +105,8 @@ describe('route index keys', () => {
     const sources = ['urn:a', 'urn:b'];
     const subjects = ['p/1', 'p/2', 'p/3'];
     const attribute = () => pick(['type', 'source', 'subject']);
-    const valueFor = (name: string) => (name === 'type' ? pick(types) : name === 'source' ? pick(sources) : pick(subjects));
+    const valueFor = (name: string) =>
+      name === 'type' ? pick(types) : name === 'source' ? pick(sources) : pick(subjects);
     const leaf = (): Filter => {
       const name = attribute();
       const value = valueFor(name);
@@ -108,11 +127,21 @@ describe('route index keys', () => {
       const match: SubscriptionMatch = {
         ...(random() < 0.3 ? { source: pick(sources) } : {}),
         ...(random() < 0.4
-          ? { types: random() < 0.2 ? [...types, ...Array.from({ length: 16 }, (_, n) => `nl.other.t${n}`)] : [pick(types), pick(types)] }
+          ? {
+              types:
+                random() < 0.2
+                  ? [...types, ...Array.from({ length: 16 }, (_, n) => `nl.other.t${n}`)]
+                  : [pick(types), pick(types)],
+            }
           : {}),
         ...(random() < 0.8 ? { filters: [filter(0), ...(random() < 0.3 ? [filter(0)] : [])] } : {}),
       };
-      const attributes = { id: 'e', type: pick(types), source: pick(sources), ...(random() < 0.8 ? { subject: pick(subjects) } : {}) };
+      const attributes = {
+        id: 'e',
+        type: pick(types),
+        source: pick(sources),
+        ...(random() < 0.8 ? { subject: pick(subjects) } : {}),
+      };
       if (!subscriptionMatches(match, attributes)) continue;
       matched++;
       expect(found(match, attributes), JSON.stringify({ match, attributes })).toBe(true);

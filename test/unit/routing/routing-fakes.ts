@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../../../functions/core/routing/matcher.js';
 import { routeEntriesOf } from '../../../functions/core/routing/route-keys.js';
-import type { ClaimOptions, EventIdentity, RoutedEventLedger, RoutingClaim } from '../../../functions/core/routing/routed-events.js';
+import type {
+  ClaimOptions,
+  EventIdentity,
+  RoutedEventLedger,
+  RoutingClaim,
+} from '../../../functions/core/routing/routed-events.js';
 
 export class InMemoryRouteIndex implements RouteIndexReader {
   generation = 1;
@@ -63,7 +68,12 @@ export class InMemoryLedger implements RoutedEventLedger {
   readonly #markers = new Map<string, Marker>();
 
   markRouted(event: EventIdentity): void {
-    this.#markers.set(`${event.source}#${event.id}`, { state: 'routed', claimId: 'old', routingId: randomUUID(), lockUntil: 0 });
+    this.#markers.set(`${event.source}#${event.id}`, {
+      state: 'routed',
+      claimId: 'old',
+      routingId: randomUUID(),
+      lockUntil: 0,
+    });
   }
 
   /** The marker's TTL has passed (the idempotency window is over). */
@@ -72,7 +82,12 @@ export class InMemoryLedger implements RoutedEventLedger {
   }
 
   markBusy(event: EventIdentity, until: number): void {
-    this.#markers.set(`${event.source}#${event.id}`, { state: 'claimed', claimId: 'other', routingId: randomUUID(), lockUntil: until });
+    this.#markers.set(`${event.source}#${event.id}`, {
+      state: 'claimed',
+      claimId: 'other',
+      routingId: randomUUID(),
+      lockUntil: until,
+    });
   }
 
   async claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim> {
@@ -109,7 +124,15 @@ export const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:lvs';
 
 /** A stored event (JSON event format), as the ingest keeps it. */
 export function storedEvent(id: string, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: 'nl.edu.leerling.ingeschreven.v1', subject: `leerling/${id}`, ...extra, data: { id } });
+  return JSON.stringify({
+    specversion: '1.0',
+    id,
+    source: SOURCE,
+    type: 'nl.edu.leerling.ingeschreven.v1',
+    subject: `leerling/${id}`,
+    ...extra,
+    data: { id },
+  });
 }
 
 export function candidate(subscriptionId: string, over: Partial<RouteCandidate> = {}): RouteCandidate {

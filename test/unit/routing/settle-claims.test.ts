@@ -8,7 +8,11 @@ import { settleClaims } from '../../../functions/core/routing/settle-claims.js';
 import type { ClaimedIdentity, RoutedEventBatch } from '../../../functions/core/routing/routed-events.js';
 import { InMemoryLedger, SOURCE } from './routing-fakes.js';
 
-const entry = (id: string) => ({ record: { recordId: `r-${id}` }, event: { source: SOURCE, id }, claimId: `claim-${id}` });
+const entry = (id: string) => ({
+  record: { recordId: `r-${id}` },
+  event: { source: SOURCE, id },
+  claimId: `claim-${id}`,
+});
 
 function fakeBatch(failCommit = false) {
   const commits: string[][] = [];
@@ -28,7 +32,13 @@ describe('settling the claims of one batch', () => {
   it('EDU-IDEM-15: the routed claims are committed in one call, the failed one released, none completed one by one', async () => {
     const ledger = new InMemoryLedger();
     const { batch, commits, released } = fakeBatch();
-    const routed = await settleClaims([entry('e1'), entry('e2'), entry('e3')], new Set(['r-e2']), ledger, batch, undefined);
+    const routed = await settleClaims(
+      [entry('e1'), entry('e2'), entry('e3')],
+      new Set(['r-e2']),
+      ledger,
+      batch,
+      undefined,
+    );
     expect(routed).toBe(2);
     expect(commits).toEqual([['claim-e1', 'claim-e3']]);
     expect(released).toEqual(['e2']);
@@ -37,8 +47,18 @@ describe('settling the claims of one batch', () => {
 
   it('EDU-IDEM-15: a commit that cannot be written is logged per event and fails no record', async () => {
     const logs: { message: string; fields: Record<string, unknown> }[] = [];
-    const log = { info: (message: string, fields: Record<string, unknown>) => void logs.push({ message, fields }), warn: () => {}, error: () => {} };
-    const routed = await settleClaims([entry('e1'), entry('e2')], new Set(), new InMemoryLedger(), fakeBatch(true).batch, log);
+    const log = {
+      info: (message: string, fields: Record<string, unknown>) => void logs.push({ message, fields }),
+      warn: () => {},
+      error: () => {},
+    };
+    const routed = await settleClaims(
+      [entry('e1'), entry('e2')],
+      new Set(),
+      new InMemoryLedger(),
+      fakeBatch(true).batch,
+      log,
+    );
     expect(routed).toBe(2);
     expect(logs).toEqual([
       { message: 'routed marker not stored', fields: { source: SOURCE, id: 'e1', error: 'throttled' } },

@@ -31,7 +31,8 @@ const RFC_REQUEST = {
     Host: 'example.com',
     Date: 'Tue, 20 Apr 2021 02:07:55 GMT',
     'Content-Type': 'application/json',
-    'Content-Digest': 'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:',
+    'Content-Digest':
+      'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:',
     'Content-Length': '18',
   },
 };
@@ -73,9 +74,9 @@ describe('RFC 9421 signature base (issue 12, item 6)', () => {
   });
 
   it('issue 12 #6: §2.3 @signature-params: created, expires, nonce, keyid, alg, tag in that order; strings escaped', () => {
-    expect(signatureParams(['@method'], { created: 1, expires: 2, nonce: 'n', keyid: 'k"\\', alg: 'ed25519', tag: 't' })).toBe(
-      '("@method");created=1;expires=2;nonce="n";keyid="k\\"\\\\";alg="ed25519";tag="t"',
-    );
+    expect(
+      signatureParams(['@method'], { created: 1, expires: 2, nonce: 'n', keyid: 'k"\\', alg: 'ed25519', tag: 't' }),
+    ).toBe('("@method");created=1;expires=2;nonce="n";keyid="k\\"\\\\";alg="ed25519";tag="t"');
     expect(() => signatureParams(['@method'], { created: 1.5, keyid: 'k' })).toThrow(/integer/);
     expect(() => signatureParams(['@method'], { created: 1, keyid: 'ключ' })).toThrow(/ASCII/);
   });
@@ -84,7 +85,9 @@ describe('RFC 9421 signature base (issue 12, item 6)', () => {
 describe('RFC 9530 Content-Digest (issue 12, item 6)', () => {
   it('issue 12 #6: sha-256 of {"hello": "world"} is the RFC 9530 example value', () => {
     expect(contentDigest('{"hello": "world"}')).toBe('sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:');
-    expect(contentDigest(Buffer.from('{"hello": "world"}'))).toBe('sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:');
+    expect(contentDigest(Buffer.from('{"hello": "world"}'))).toBe(
+      'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:',
+    );
   });
 });
 
@@ -92,24 +95,35 @@ describe('the headers of a signed delivery (issue 12, item 6)', () => {
   const request = {
     method: 'POST',
     url: 'https://receiver.example/hook?x=1',
-    headers: { 'content-type': 'application/cloudevents+json', 'idempotency-key': '5b7e0f4e-2a36-4d67-9a59-6a1a3f3c2f10' },
+    headers: {
+      'content-type': 'application/cloudevents+json',
+      'idempotency-key': '5b7e0f4e-2a36-4d67-9a59-6a1a3f3c2f10',
+    },
     body: Buffer.from('{"specversion":"1.0"}'),
   };
 
   it('issue 12 #6, issue 28 #11: covers @method, @target-uri, idempotency-key, content-digest and content-type with created, keyid and alg; the signature verifies over that base', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const key: SigningKey = { keyId: 'kid-1', algorithm: 'ed25519', sign: async (data) => sign(null, data, privateKey) };
+    const key: SigningKey = {
+      keyId: 'kid-1',
+      algorithm: 'ed25519',
+      sign: async (data) => sign(null, data, privateKey),
+    };
     const headers = await deliverySignatureHeaders(request, key, new Date(1_700_000_000_500));
     expect(headers['content-digest']).toBe(contentDigest(request.body));
     expect(headers['signature-input']).toBe(
       'koerier=("@method" "@target-uri" "idempotency-key" "content-digest" "content-type");created=1700000000;keyid="kid-1";alg="ed25519"',
     );
     const signature = Buffer.from(/^koerier=:(.+):$/.exec(headers['signature']!)![1]!, 'base64');
-    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, [...DELIVERY_COMPONENTS, 'content-type'], {
-      created: 1700000000,
-      keyid: 'kid-1',
-      alg: 'ed25519',
-    });
+    const base = signatureBase(
+      { ...request, headers: { ...request.headers, ...headers } },
+      [...DELIVERY_COMPONENTS, 'content-type'],
+      {
+        created: 1700000000,
+        keyid: 'kid-1',
+        alg: 'ed25519',
+      },
+    );
     expect(base.split('\n')[1]).toBe('"@target-uri": https://receiver.example/hook?x=1');
     expect(verify(null, Buffer.from(base), publicKey, signature)).toBe(true);
     // A body changed on the way no longer matches the signed digest.
@@ -126,11 +140,15 @@ describe('the headers of a signed delivery (issue 12, item 6)', () => {
     const headers = await deliverySignatureHeaders(request, key, new Date(1_700_000_000_000));
     const signature = Buffer.from(/^koerier=:(.+):$/.exec(headers['signature']!)![1]!, 'base64');
     expect(signature).toHaveLength(64);
-    const base = signatureBase({ ...request, headers: { ...request.headers, ...headers } }, [...DELIVERY_COMPONENTS, 'content-type'], {
-      created: 1700000000,
-      keyid: 'kid-ec',
-      alg: 'ecdsa-p256-sha256',
-    });
+    const base = signatureBase(
+      { ...request, headers: { ...request.headers, ...headers } },
+      [...DELIVERY_COMPONENTS, 'content-type'],
+      {
+        created: 1700000000,
+        keyid: 'kid-ec',
+        alg: 'ecdsa-p256-sha256',
+      },
+    );
     expect(verify('sha256', Buffer.from(base), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
   });
 });
@@ -186,7 +204,10 @@ describe('what a signed delivery covers besides the body (issue 28, item 11)', (
   });
 
   it('issue 28 #11: a structured-mode delivery has no ce- header; its content-type is covered', () => {
-    expect(deliveryComponents({ 'Content-Type': 'application/cloudevents+json', 'idempotency-key': 'k' })).toEqual([...DELIVERY_COMPONENTS, 'content-type']);
+    expect(deliveryComponents({ 'Content-Type': 'application/cloudevents+json', 'idempotency-key': 'k' })).toEqual([
+      ...DELIVERY_COMPONENTS,
+      'content-type',
+    ]);
     expect(deliveryComponents({ 'idempotency-key': 'k', 'ce-id': '1' })).toEqual([...DELIVERY_COMPONENTS, 'ce-id']);
   });
 });

@@ -16,9 +16,18 @@ import { startAwsServiceStub, type AwsServiceStub } from '../../support/aws-serv
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'koerier-signing-'));
-  await writeFile(join(dir, 'ed.pem'), generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }));
-  await writeFile(join(dir, 'ec.pem'), generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }));
-  await writeFile(join(dir, 'rsa.pem'), generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }));
+  await writeFile(
+    join(dir, 'ed.pem'),
+    generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }),
+  );
+  await writeFile(
+    join(dir, 'ec.pem'),
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }),
+  );
+  await writeFile(
+    join(dir, 'rsa.pem'),
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }),
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -50,14 +59,23 @@ describe('laptop signing keys (issue 12, item 6)', () => {
     const ec = await signingKeysFor(['local:ec'], { localKeysDir: dir }).current();
     const ecSignature = await ec.sign(Buffer.from('base'));
     expect(ecSignature).toHaveLength(64);
-    expect(verify('sha256', Buffer.from('base'), { key: published[1]!, format: 'jwk', dsaEncoding: 'ieee-p1363' }, ecSignature)).toBe(true);
+    expect(
+      verify(
+        'sha256',
+        Buffer.from('base'),
+        { key: published[1]!, format: 'jwk', dsaEncoding: 'ieee-p1363' },
+        ecSignature,
+      ),
+    ).toBe(true);
   });
 
   it('issue 12 #6: no key configured: nothing published, and signing fails saying so; an RSA key is refused', async () => {
     const none = signingKeysFor([], {});
     expect(await none.publicKeys()).toEqual([]);
     await expect(none.current()).rejects.toThrow(/no signing key is configured/);
-    await expect(signingKeysFor(['local:rsa'], { localKeysDir: dir }).current()).rejects.toThrow(/Ed25519 or EC P-256, not rsa/);
+    await expect(signingKeysFor(['local:rsa'], { localKeysDir: dir }).current()).rejects.toThrow(
+      /Ed25519 or EC P-256, not rsa/,
+    );
   });
 });
 
@@ -74,11 +92,23 @@ describe('KMS signing keys (issue 12, item 6)', () => {
       calls.push({ command, input });
       const answer =
         command === 'GetPublicKeyCommand'
-          ? { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY', PublicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64') }
-          : { Signature: sign('sha256', Buffer.from(input['Message'] as string, 'base64'), privateKey).toString('base64') };
+          ? {
+              KeySpec: 'ECC_NIST_P256',
+              KeyUsage: 'SIGN_VERIFY',
+              PublicKey: publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+            }
+          : {
+              Signature: sign('sha256', Buffer.from(input['Message'] as string, 'base64'), privateKey).toString(
+                'base64',
+              ),
+            };
       response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' }).end(JSON.stringify(answer));
     });
-    kms = new KMSClient({ region: 'eu-central-1', endpoint: stub.endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+    kms = new KMSClient({
+      region: 'eu-central-1',
+      endpoint: stub.endpoint,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
+    });
   });
   afterAll(async () => {
     kms.destroy();
@@ -92,19 +122,29 @@ describe('KMS signing keys (issue 12, item 6)', () => {
     for (let i = 0; i < 20; i++) {
       const signature = await key.sign(Buffer.from(`base ${i}`));
       expect(signature).toHaveLength(64);
-      expect(verify('sha256', Buffer.from(`base ${i}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature)).toBe(true);
+      expect(verify('sha256', Buffer.from(`base ${i}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature)).toBe(
+        true,
+      );
     }
     const [jwk] = await keys.publicKeys();
     expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', kid: key.keyId });
     expect(calls.filter((call) => call.command === 'GetPublicKeyCommand')).toHaveLength(1);
     expect(calls.filter((call) => call.command === 'SignCommand')).toHaveLength(20);
-    expect(calls.find((call) => call.command === 'SignCommand')?.input).toMatchObject({ MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' });
+    expect(calls.find((call) => call.command === 'SignCommand')?.input).toMatchObject({
+      MessageType: 'RAW',
+      SigningAlgorithm: 'ECDSA_SHA_256',
+    });
   });
 
   it('issue 12 #6: DER integers with a leading zero or fewer than 32 bytes become exactly 32 bytes each', () => {
     const r = Buffer.concat([Buffer.from([0x00, 0x80]), Buffer.alloc(31, 1)]); // 33 bytes, sign-padded
     const s = Buffer.alloc(30, 2); // short
-    const der = Buffer.concat([Buffer.from([0x30, 2 + r.length + 2 + s.length, 0x02, r.length]), r, Buffer.from([0x02, s.length]), s]);
+    const der = Buffer.concat([
+      Buffer.from([0x30, 2 + r.length + 2 + s.length, 0x02, r.length]),
+      r,
+      Buffer.from([0x02, s.length]),
+      s,
+    ]);
     const raw = ecdsaDerToRaw(der, 32);
     expect(raw).toHaveLength(64);
     expect(raw.subarray(0, 32)).toEqual(r.subarray(1));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../../functions/core/api-description/openapi-document.js';
-import { functions } from '../../../lib/resources.js';
+import { functions } from '../../../functions/config/resources.js';
 
 const document = openApiDocument({ tokenUrl: 'https://issuer.test/oauth/token' });
 
@@ -13,13 +13,18 @@ describe('subscriptions in the API description', () => {
   });
 
   it('EDU-IDEM-3, EDU-IDEM-5: POST, PATCH and DELETE require an Idempotency-Key; the callback needs no token', () => {
-    const paths = document.paths as unknown as Record<string, Record<string, { parameters?: { name: string; required?: boolean }[]; security?: unknown[] }>>;
+    const paths = document.paths as unknown as Record<
+      string,
+      Record<string, { parameters?: { name: string; required?: boolean }[]; security?: unknown[] }>
+    >;
     for (const [path, method] of [
       ['/subscriptions', 'post'],
       ['/subscriptions/{id}', 'patch'],
       ['/subscriptions/{id}', 'delete'],
     ] as const) {
-      expect(paths[path]![method]!.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', required: true }));
+      expect(paths[path]![method]!.parameters).toContainEqual(
+        expect.objectContaining({ name: 'Idempotency-Key', required: true }),
+      );
     }
     expect(paths['/subscriptions/{id}/validation']!['get']!.security).toEqual([]);
   });

@@ -87,25 +87,37 @@ describe('filter validation', () => {
   });
 
   it('EDU-14: an unknown dialect (including the optional sql one) is rejected, naming its place', () => {
-    expect(issuesOf([{ sql: "type LIKE 'nl.%'" }])).toEqual([expect.objectContaining({ attribute: 'filters[0]', rule: 'unsupported-dialect' })]);
+    expect(issuesOf([{ sql: "type LIKE 'nl.%'" }])).toEqual([
+      expect.objectContaining({ attribute: 'filters[0]', rule: 'unsupported-dialect' }),
+    ]);
     expect(issuesOf([{ all: [{ regex: { type: '.*' } }] }])).toEqual([
       expect.objectContaining({ attribute: 'filters[0].all[0]', rule: 'unsupported-dialect' }),
     ]);
   });
 
   it('EDU-14: empty values, empty attribute names and empty maps are rejected', () => {
-    expect(issuesOf([{ exact: { type: '' } }])).toEqual([expect.objectContaining({ attribute: 'filters[0].exact.type', rule: 'non-empty-string' })]);
+    expect(issuesOf([{ exact: { type: '' } }])).toEqual([
+      expect.objectContaining({ attribute: 'filters[0].exact.type', rule: 'non-empty-string' }),
+    ]);
     expect(issuesOf([{ prefix: { '': 'x' } }])).toEqual([expect.objectContaining({ rule: 'attribute-name' })]);
-    expect(issuesOf([{ suffix: {} }])).toEqual([expect.objectContaining({ attribute: 'filters[0].suffix', rule: 'non-empty-object' })]);
+    expect(issuesOf([{ suffix: {} }])).toEqual([
+      expect.objectContaining({ attribute: 'filters[0].suffix', rule: 'non-empty-object' }),
+    ]);
     expect(issuesOf([{ exact: { type: 42 } }])).toEqual([expect.objectContaining({ rule: 'non-empty-string' })]);
   });
 
   it('EDU-14: all and any need a non-empty list; not needs one filter; an expression has exactly one dialect', () => {
     expect(issuesOf([{ all: [] }])).toEqual([expect.objectContaining({ rule: 'non-empty-array' })]);
     expect(issuesOf([{ any: {} }])).toEqual([expect.objectContaining({ rule: 'non-empty-array' })]);
-    expect(issuesOf([{ not: [{ exact: { type: 'x' } }] }])).toEqual([expect.objectContaining({ attribute: 'filters[0].not', rule: 'filter-expression' })]);
-    expect(issuesOf([{ exact: { type: 'x' }, prefix: { type: 'y' } }])).toEqual([expect.objectContaining({ rule: 'filter-expression' })]);
-    expect(issuesOf({ exact: { type: 'x' } })).toEqual([expect.objectContaining({ attribute: 'filters', rule: 'array' })]);
+    expect(issuesOf([{ not: [{ exact: { type: 'x' } }] }])).toEqual([
+      expect.objectContaining({ attribute: 'filters[0].not', rule: 'filter-expression' }),
+    ]);
+    expect(issuesOf([{ exact: { type: 'x' }, prefix: { type: 'y' } }])).toEqual([
+      expect.objectContaining({ rule: 'filter-expression' }),
+    ]);
+    expect(issuesOf({ exact: { type: 'x' } })).toEqual([
+      expect.objectContaining({ attribute: 'filters', rule: 'array' }),
+    ]);
   });
 
   it('EDU-14: filters that would make routing expensive are refused', () => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
-import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
+import { InMemorySubscriptionStore } from '../../support/memory/memory-subscription-store.js';
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import { SubscriptionsService } from '../../../functions/core/subscriptions/subscriptions-service.js';
 import type { ValidationHandshakePolicy } from '../../../functions/core/webhooks/handshake-policy.js';
@@ -19,7 +19,12 @@ import { subscriptionsSettings } from './subscription-fixtures.js';
 const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 /** The partner directory's entitlements: every partner has an entry. */
 const directory = parseEntitlements(JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] }));
-const clientCredentials = { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.ontvanger.example/token', clientid: 'koerier', clientsecret: 's3cr3t' };
+const clientCredentials = {
+  credentialtype: 'CLIENTCREDENTIALS',
+  tokenurl: 'https://idp.ontvanger.example/token',
+  clientid: 'koerier',
+  clientsecret: 's3cr3t',
+};
 
 /** A service whose targets all answer the handshake 405, as a receiver without OPTIONS does; `sent` records every request. */
 function deployment(validationHandshake?: ValidationHandshakePolicy) {
@@ -41,7 +46,10 @@ function deployment(validationHandshake?: ValidationHandshakePolicy) {
   const call = (method: 'POST' | 'PATCH', body: unknown): HttpRequest => ({
     method,
     path: '/subscriptions',
-    headers: { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json', 'idempotency-key': randomUUID() },
+    headers: {
+      'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+      'idempotency-key': randomUUID(),
+    },
     query: {},
     routeKey: 'POST /subscriptions',
     pathParameters: {},
@@ -51,7 +59,15 @@ function deployment(validationHandshake?: ValidationHandshakePolicy) {
   return {
     sent,
     create: (body: Record<string, unknown>) =>
-      service.create(principal, call('POST', { sink: 'https://ontvanger.example/hook', types: [TYPE], sinkcredential: clientCredentials, ...body })),
+      service.create(
+        principal,
+        call('POST', {
+          sink: 'https://ontvanger.example/hook',
+          types: [TYPE],
+          sinkcredential: clientCredentials,
+          ...body,
+        }),
+      ),
     patch: (id: string, body: Record<string, unknown>) => service.update(principal, id, call('PATCH', body)),
   };
 }
@@ -63,28 +79,49 @@ describe('the handshake per profile (issue 36 item 5)', () => {
     const koerier = deployment('agreed-for-directory-partners');
     const created = await koerier.create({});
     expect(created.status).toBe(201);
-    expect(json(created)).toMatchObject({ status: 'active', validation: 'agreed', statusreason: 'consent agreed out of band (WH-5)' });
+    expect(json(created)).toMatchObject({
+      status: 'active',
+      validation: 'agreed',
+      statusreason: 'consent agreed out of band (WH-5)',
+    });
     expect(koerier.sent).toEqual([]);
     // Declared out loud it is allowed too, without being among the operator's agreed clients.
-    expect(json(await koerier.create({ validation: 'agreed', batchsupported: true }))).toMatchObject({ status: 'active', batchsupported: true });
+    expect(json(await koerier.create({ validation: 'agreed', batchsupported: true }))).toMatchObject({
+      status: 'active',
+      batchsupported: true,
+    });
     expect(koerier.sent).toEqual([]);
   });
 
   it('EDU-3, WH-4: Edukoppeling: a subscriber that asks for the handshake still gets it', async () => {
     const koerier = deployment('agreed-for-directory-partners');
     const created = await koerier.create({ validation: 'handshake' });
-    expect(json(created)).toMatchObject({ status: 'rejected', validation: 'handshake', statusreason: expect.stringContaining('(HTTP 405)') });
+    expect(json(created)).toMatchObject({
+      status: 'rejected',
+      validation: 'handshake',
+      statusreason: expect.stringContaining('(HTTP 405)'),
+    });
     expect(koerier.sent).toEqual(['https://ontvanger.example/hook']);
     // A PATCH keeps what the subscription says; leaving `validation` out (null) takes the deployment's default.
     const id = json(created)['id'] as string;
-    expect(json(await koerier.patch(id, { types: [TYPE, `${TYPE}.x`] }))).toMatchObject({ validation: 'handshake', status: 'rejected' });
-    expect(json(await koerier.patch(id, { validation: null }))).toMatchObject({ validation: 'agreed', status: 'active' });
+    expect(json(await koerier.patch(id, { types: [TYPE, `${TYPE}.x`] }))).toMatchObject({
+      validation: 'handshake',
+      status: 'rejected',
+    });
+    expect(json(await koerier.patch(id, { validation: null }))).toMatchObject({
+      validation: 'agreed',
+      status: 'active',
+    });
   });
 
   it('WH-5, EDU-3: NL GOV (required, the default): the same subscription gets the handshake, is rejected on 405, and may not declare "agreed"', async () => {
     for (const koerier of [deployment(), deployment('required')]) {
       const created = await koerier.create({});
-      expect(json(created)).toMatchObject({ status: 'rejected', validation: 'handshake', statusreason: expect.stringContaining('(HTTP 405)') });
+      expect(json(created)).toMatchObject({
+        status: 'rejected',
+        validation: 'handshake',
+        statusreason: expect.stringContaining('(HTTP 405)'),
+      });
       expect(koerier.sent).toEqual(['https://ontvanger.example/hook']);
       const agreed = await koerier.create({ validation: 'agreed' });
       expect(agreed.status).toBe(403);

@@ -2,7 +2,11 @@
  * The subscription lifecycle as tables: pure functions, the time given to each, no store.
  */
 import { describe, expect, it } from 'vitest';
-import { approvalTokenMatches, hashApprovalToken, newApprovalToken } from '../../../functions/core/subscriptions/approval-token.js';
+import {
+  approvalTokenMatches,
+  hashApprovalToken,
+  newApprovalToken,
+} from '../../../functions/core/subscriptions/approval-token.js';
 import {
   afterChange,
   afterValidation,
@@ -60,9 +64,27 @@ describe('subscription lifecycle: when the target is asked', () => {
     ['WH-4: an active subscription, another sink', stored(), 'https://elders.example/hook', NOW, true],
     ['WH-4: a rejected subscription, same sink', stored({ status: 'rejected' }), SINK, NOW, true],
     ['WH-2: a retired subscription, same sink', stored({ status: 'retired' }), SINK, NOW, true],
-    ['WH-4: a pending one within its window', stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }), SINK, NOW, false],
-    ['WH-4: a pending one after its window (counts as rejected)', stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }), SINK, LATER, true],
-    ['WH-4: a suspended one, same sink', stored({ status: 'suspended', suspendedFor: 'target-failing' }), SINK, NOW, false],
+    [
+      'WH-4: a pending one within its window',
+      stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }),
+      SINK,
+      NOW,
+      false,
+    ],
+    [
+      'WH-4: a pending one after its window (counts as rejected)',
+      stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }),
+      SINK,
+      LATER,
+      true,
+    ],
+    [
+      'WH-4: a suspended one, same sink',
+      stored({ status: 'suspended', suspendedFor: 'target-failing' }),
+      SINK,
+      NOW,
+      false,
+    ],
     ['WH-5: one agreed out of band that switches to the handshake', stored({ validation: 'agreed' }), SINK, NOW, true],
   ])('%s: asked again = %s', (_case, current, sink, now, expected) => {
     expect(needsHandshake(current, sink, now)).toBe(expected);
@@ -125,8 +147,17 @@ describe("subscription lifecycle: what the target's answer makes of a pending su
 });
 
 describe('subscription lifecycle: a change', () => {
-  const credentialRequired = stored({ status: 'suspended', suspendedFor: 'credential-required', statusReason: 'no credential' });
-  const failing = stored({ status: 'suspended', suspendedFor: 'target-failing', statusReason: 'keeps failing', validation: 'agreed' });
+  const credentialRequired = stored({
+    status: 'suspended',
+    suspendedFor: 'credential-required',
+    statusReason: 'no credential',
+  });
+  const failing = stored({
+    status: 'suspended',
+    suspendedFor: 'target-failing',
+    statusReason: 'keeps failing',
+    validation: 'agreed',
+  });
   const retired = stored({ status: 'retired', statusReason: 'the target answered 410 Gone', validation: 'agreed' });
   const elsewhere = 'https://elders.example/hook';
   it.each<[string, Subscription, Partial<SubscriptionTerms>, 'handshake' | 'agreed', 'ask' | Partial<Subscription>]>([
@@ -166,7 +197,10 @@ describe('subscription lifecycle: a change', () => {
       { ...credentialRequired, validation: 'agreed' },
       {},
       'agreed',
-      { status: 'active', statusReason: expect.stringContaining('/subscriptions/sub-1/dead-letters/redrive') as string },
+      {
+        status: 'active',
+        statusReason: expect.stringContaining('/subscriptions/sub-1/dead-letters/redrive') as string,
+      },
     ],
     [
       'WH-3: suspended for want of a credential, same sink: active again, without asking',
@@ -175,9 +209,20 @@ describe('subscription lifecycle: a change', () => {
       'handshake',
       { status: 'active', statusReason: expect.stringContaining('deliveries resume') as string },
     ],
-    ['WH-3: suspended for want of a credential, another sink: the target is asked', credentialRequired, { sink: elsewhere }, 'handshake', 'ask'],
+    [
+      'WH-3: suspended for want of a credential, another sink: the target is asked',
+      credentialRequired,
+      { sink: elsewhere },
+      'handshake',
+      'ask',
+    ],
   ])('%s', (_case, current, change, validation, expected) => {
-    const next = afterChange(termsOf(current, { ...change, validation: change.validation ?? current.validation }), current, validation, NOW);
+    const next = afterChange(
+      termsOf(current, { ...change, validation: change.validation ?? current.validation }),
+      current,
+      validation,
+      NOW,
+    );
     if (expected === 'ask') {
       expect(next).toEqual({ handshake: true });
       return;
@@ -196,8 +241,18 @@ describe('subscription lifecycle: the approval window and the callback', () => {
 
   it.each([
     ['pending, window open', stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }), NOW, { kind: 'approve' }],
-    ['rejected, window open (spec 4.1.3: approval by hand)', stored({ status: 'rejected', validationExpiresAt: OPEN_UNTIL }), NOW, { kind: 'approve' }],
-    ['pending, window closed', stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }), LATER, { kind: 'window-closed' }],
+    [
+      'rejected, window open (spec 4.1.3: approval by hand)',
+      stored({ status: 'rejected', validationExpiresAt: OPEN_UNTIL }),
+      NOW,
+      { kind: 'approve' },
+    ],
+    [
+      'pending, window closed',
+      stored({ status: 'pending', validationExpiresAt: OPEN_UNTIL }),
+      LATER,
+      { kind: 'window-closed' },
+    ],
     ['active: repeating is harmless', stored({ validationExpiresAt: OPEN_UNTIL }), LATER, { kind: 'already-active' }],
     ['retired', stored({ status: 'retired' }), NOW, { kind: 'not-approvable', status: 'retired' }],
     ['suspended', stored({ status: 'suspended' }), NOW, { kind: 'not-approvable', status: 'suspended' }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SubscriptionMatcher } from '../../../functions/core/routing/matcher.js';
-import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
+import { InMemorySubscriptionStore } from '../../support/memory/memory-subscription-store.js';
 import { InvalidCursorError, type SubscriptionPage } from '../../../functions/core/subscriptions/store.js';
 import { contractDraft, describeSubscriptionStoreContract } from './store-contract.js';
 
@@ -16,7 +16,13 @@ describeSubscriptionStoreContract('in memory', () => {
  */
 describe('in-memory subscription store', () => {
   const TYPE = 'nl.edu.leerling.ingeschreven.v1';
-  const probe = { specversion: '1.0', id: 'e-1', source: 'urn:nld:oin:1:systeem:lvs', type: TYPE, subject: 'leerling/42' };
+  const probe = {
+    specversion: '1.0',
+    id: 'e-1',
+    source: 'urn:nld:oin:1:systeem:lvs',
+    type: TYPE,
+    subject: 'leerling/42',
+  };
 
   it('EDU-8: one router container, batch after batch, sees every change made to the index in between: creates, activations, retirements, deletions', async () => {
     const store = new InMemorySubscriptionStore();
@@ -117,7 +123,9 @@ describe('in-memory subscription store', () => {
       { owner: 'school-a', createdAt: 5, id: 'only' },
       { owner: 'school-a', createdAt: '2026-01-01T00:00:00.000Z', id: 5 },
     ]) {
-      await expect(store.listByOwner('school-a', { limit: 1, cursor: encode(JSON.stringify(position)) })).rejects.toThrow(InvalidCursorError);
+      await expect(
+        store.listByOwner('school-a', { limit: 1, cursor: encode(JSON.stringify(position)) }),
+      ).rejects.toThrow(InvalidCursorError);
     }
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAddress } from '../../../functions/net/ip-address-policy.js';
-import { isLoopbackHost, outboundUrlProblem, type OutboundUrlRules } from '../../../functions/core/subscriptions/outbound-url.js';
+import {
+  isLoopbackHost,
+  outboundUrlProblem,
+  type OutboundUrlRules,
+} from '../../../functions/core/subscriptions/outbound-url.js';
 
 const aws: OutboundUrlRules = { allowLoopback: false, allowedPorts: [443] };
 const laptop: OutboundUrlRules = { allowLoopback: true, allowedPorts: [443] };

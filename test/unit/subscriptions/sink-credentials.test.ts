@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialCipherFor, LocalCredentialCipher } from '../../../functions/aws/credential-cipher.js';
-import { openSinkCredential, sealSinkCredential, type SinkCredential } from '../../../functions/core/credentials/sink-credential.js';
+import {
+  openSinkCredential,
+  sealSinkCredential,
+  type SinkCredential,
+} from '../../../functions/core/credentials/sink-credential.js';
 
 const credential: SinkCredential = {
   kind: 'oauth2-client-credentials',
@@ -28,7 +32,9 @@ describe('sink credentials at rest', () => {
     const sealed = await sealSinkCredential(credential, 'sub-1', cipher);
     expect(sealed.kind).toBe('oauth2-client-credentials');
     expect(sealed.ciphertext).not.toContain('very-secret');
-    expect(Buffer.from(sealed.ciphertext.split('.').at(-1)!, 'base64url').toString('latin1')).not.toContain('very-secret');
+    expect(Buffer.from(sealed.ciphertext.split('.').at(-1)!, 'base64url').toString('latin1')).not.toContain(
+      'very-secret',
+    );
     expect(await openSinkCredential(sealed, 'sub-1', cipher)).toEqual(credential);
   });
 
@@ -40,7 +46,11 @@ describe('sink credentials at rest', () => {
     const flipped = Buffer.from(parts[3]!, 'base64url');
     flipped[0] = flipped[0]! ^ 1;
     await expect(
-      openSinkCredential({ ...sealed, ciphertext: [...parts.slice(0, 3), flipped.toString('base64url')].join('.') }, 'sub-1', cipher),
+      openSinkCredential(
+        { ...sealed, ciphertext: [...parts.slice(0, 3), flipped.toString('base64url')].join('.') },
+        'sub-1',
+        cipher,
+      ),
     ).rejects.toThrow();
     await expect(openSinkCredential(sealed, 'sub-1', new LocalCredentialCipher(randomBytes(32)))).rejects.toThrow();
   });

@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SubscriptionMatcher, type RouteIndexReader } from '../../../functions/core/routing/matcher.js';
-import { InvalidCursorError, SubscriptionConflictError, type SubscriptionDraft, type SubscriptionStore } from '../../../functions/core/subscriptions/store.js';
+import {
+  InvalidCursorError,
+  SubscriptionConflictError,
+  type SubscriptionDraft,
+  type SubscriptionStore,
+} from '../../../functions/core/subscriptions/store.js';
 
 export interface StoreUnderTest {
   readonly store: SubscriptionStore;
@@ -50,7 +55,10 @@ const freshType = (label: string) => `nl.edu.${label}.${randomUUID().slice(0, 8)
 
 export function describeSubscriptionStoreContract(name: string, open: () => StoreUnderTest): void {
   describe(`subscription store contract: ${name}`, () => {
-    const matchedIds = async ({ routes }: StoreUnderTest, attributes: Record<string, string> = event): Promise<string[]> => {
+    const matchedIds = async (
+      { routes }: StoreUnderTest,
+      attributes: Record<string, string> = event,
+    ): Promise<string[]> => {
       const matcher = new SubscriptionMatcher(routes);
       await matcher.refresh();
       return (await matcher.match(attributes)).map((candidate) => candidate.subscriptionId);
@@ -83,7 +91,9 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
     it('EDU-8: an active subscription is found for a matching event, and not for another type or person', async () => {
       const under = open();
       const type = freshType('person');
-      const person = await under.store.create(contractDraft({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] }));
+      const person = await under.store.create(
+        contractDraft({ types: [type], filters: [{ exact: { subject: 'leerling/42' } }] }),
+      );
       expect(await matchedIds(under, { ...event, type })).toContain(person.id);
       expect(await matchedIds(under, { ...event, type, subject: 'leerling/43' })).not.toContain(person.id);
       expect(await matchedIds(under, { ...event, type: 'nl.edu.leerling.uitgeschreven.v1' })).not.toContain(person.id);
@@ -110,15 +120,28 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
     it('a status update for a version that is no longer current is refused', async () => {
       const { store } = open();
       const stored = await store.create(contractDraft());
-      await expect(store.updateStatus(stored.id, 'suspended', 'failing', stored.version + 1)).rejects.toThrow(SubscriptionConflictError);
+      await expect(store.updateStatus(stored.id, 'suspended', 'failing', stored.version + 1)).rejects.toThrow(
+        SubscriptionConflictError,
+      );
     });
 
     it('a status update replaces the reason; the cause of a suspension stays only while suspended, and a suspended subscription is still routed', async () => {
       const under = open();
       const type = freshType('suspended');
       const stored = await under.store.create(contractDraft({ types: [type], statusReason: 'the target consented' }));
-      const suspended = await under.store.updateStatus(stored.id, 'suspended', 'no credential', stored.version, 'credential-required');
-      expect(suspended).toMatchObject({ status: 'suspended', statusReason: 'no credential', suspendedFor: 'credential-required', version: 2 });
+      const suspended = await under.store.updateStatus(
+        stored.id,
+        'suspended',
+        'no credential',
+        stored.version,
+        'credential-required',
+      );
+      expect(suspended).toMatchObject({
+        status: 'suspended',
+        statusReason: 'no credential',
+        suspendedFor: 'credential-required',
+        version: 2,
+      });
       expect(await matchedIds(under, { ...event, type })).toContain(stored.id);
 
       const resumed = await under.store.updateStatus(stored.id, 'active', undefined, 2, 'target-failing');
@@ -186,13 +209,17 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
       expect(seen).toEqual(ids);
 
       const firstPage = await store.listByOwner(owner, { limit: 2 });
-      await expect(store.listByOwner('someone-else', { limit: 2, cursor: firstPage.cursor! })).rejects.toThrow(InvalidCursorError);
+      await expect(store.listByOwner('someone-else', { limit: 2, cursor: firstPage.cursor! })).rejects.toThrow(
+        InvalidCursorError,
+      );
       await expect(store.listByOwner(owner, { limit: 2, cursor: 'garbage' })).rejects.toThrow(InvalidCursorError);
     });
 
     it("issue 12 item 8: listing all pages through every owner's subscriptions once each; a foreign or garbage cursor is refused", async () => {
       const { store } = open();
-      const mine = await Promise.all(['all-a', 'all-b', 'all-c'].map((owner) => store.create(contractDraft({ owner: `${owner}-${randomUUID()}` }))));
+      const mine = await Promise.all(
+        ['all-a', 'all-b', 'all-c'].map((owner) => store.create(contractDraft({ owner: `${owner}-${randomUUID()}` }))),
+      );
       const seen: string[] = [];
       let cursor: string | undefined;
       do {

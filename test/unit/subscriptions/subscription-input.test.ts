@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { judgeAddress } from '../../../functions/net/ip-address-policy.js';
-import { mergePatch, parseSubscriptionInput, PatchTooDeepError, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
+import {
+  mergePatch,
+  parseSubscriptionInput,
+  PatchTooDeepError,
+  type InputRules,
+} from '../../../functions/core/subscriptions/subscription-input.js';
 import { awsInputRules } from './subscription-fixtures.js';
 
 // Most cases are about other members: as if a credential were already stored (a PATCH without `sinkcredential`).
@@ -9,12 +14,20 @@ const laptop = { ...aws, allowLoopbackSinks: true };
 const bearerAllowed: InputRules = { ...aws, sinkCredentials: 'bearer-or-oauth2' };
 /** A create: nothing stored, so `sinkcredential` must be given. */
 const { storedCredential: _none, ...create } = aws;
-const clientCredentials = { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'koerier', clientsecret: 's3cret' };
-const rulesOf = (body: unknown, rules = aws) => parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
+const clientCredentials = {
+  credentialtype: 'CLIENTCREDENTIALS',
+  tokenurl: 'https://idp.example/token',
+  clientid: 'koerier',
+  clientsecret: 's3cret',
+};
+const rulesOf = (body: unknown, rules = aws) =>
+  parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
 
 describe('subscription input', () => {
   it('EDU-14: a minimal subscription gets the defaults: push, structured, handshake', () => {
-    expect(parseSubscriptionInput({ sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] }, aws).input).toEqual({
+    expect(
+      parseSubscriptionInput({ sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] }, aws).input,
+    ).toEqual({
       delivery: 'push',
       sink: 'https://ontvanger.example/webhook',
       types: ['nl.edu.x.v1'],
@@ -60,7 +73,10 @@ describe('subscription input', () => {
     expect(rulesOf({ sink: 'http://127.0.0.1:8080/hook' }, onLaptop)).toEqual([]);
     expect(rulesOf({ sink: 'https://10.0.0.5/hook' }, onLaptop)).toEqual(['sink:public-address:WH-1']);
     const token = parseSubscriptionInput(
-      { sink: 'https://ontvanger.example/hook', sinkcredential: { ...clientCredentials, tokenurl: 'https://172.16.0.1/token' } },
+      {
+        sink: 'https://ontvanger.example/hook',
+        sinkcredential: { ...clientCredentials, tokenurl: 'https://172.16.0.1/token' },
+      },
       { ...create, refusedAddressRange: judged(false) },
     );
     expect(token.issues.map((i) => `${i.attribute}:${i.rule}`)).toEqual(['sinkcredential.tokenurl:public-address']);
@@ -95,25 +111,43 @@ describe('subscription input', () => {
         protocol: 'HTTP',
       }).sort(),
     ).toEqual(
-      ['batchsupported', 'contentmode', 'protocol', 'retrywindowseconds', 'sink', 'sinkcredential', 'validation'].map((name) => `${name}:push-only:EDU-17`),
+      ['batchsupported', 'contentmode', 'protocol', 'retrywindowseconds', 'sink', 'sinkcredential', 'validation'].map(
+        (name) => `${name}:push-only:EDU-17`,
+      ),
     );
   });
 
   it('EDU-17: maxdeliverycount is 1–1,000 and retentionseconds 60 s – 14 days; in a push subscription both are refused', () => {
     const pull = (settings: Record<string, unknown>) => parseSubscriptionInput({ delivery: 'pull', ...settings }, aws);
-    expect(pull({ maxdeliverycount: 1, retentionseconds: 60 }).input?.pull).toEqual({ maxDeliveryCount: 1, retentionSeconds: 60 });
-    expect(pull({ maxdeliverycount: 1000, retentionseconds: 1_209_600 }).input?.pull).toEqual({ maxDeliveryCount: 1000, retentionSeconds: 1_209_600 });
-    for (const wrong of [0, 1001, 1.5, '10']) expect(rulesOf({ delivery: 'pull', maxdeliverycount: wrong })).toEqual(['maxdeliverycount:range:EDU-17']);
-    for (const wrong of [59, 1_209_601]) expect(rulesOf({ delivery: 'pull', retentionseconds: wrong })).toEqual(['retentionseconds:range:EDU-17']);
-    expect(rulesOf({ sink: 'https://a.example/', maxdeliverycount: 5, retentionseconds: 60 }).filter((rule) => rule.includes('pull-only'))).toEqual([
-      'maxdeliverycount:pull-only:EDU-17',
-      'retentionseconds:pull-only:EDU-17',
-    ]);
+    expect(pull({ maxdeliverycount: 1, retentionseconds: 60 }).input?.pull).toEqual({
+      maxDeliveryCount: 1,
+      retentionSeconds: 60,
+    });
+    expect(pull({ maxdeliverycount: 1000, retentionseconds: 1_209_600 }).input?.pull).toEqual({
+      maxDeliveryCount: 1000,
+      retentionSeconds: 1_209_600,
+    });
+    for (const wrong of [0, 1001, 1.5, '10'])
+      expect(rulesOf({ delivery: 'pull', maxdeliverycount: wrong })).toEqual(['maxdeliverycount:range:EDU-17']);
+    for (const wrong of [59, 1_209_601])
+      expect(rulesOf({ delivery: 'pull', retentionseconds: wrong })).toEqual(['retentionseconds:range:EDU-17']);
+    expect(
+      rulesOf({ sink: 'https://a.example/', maxdeliverycount: 5, retentionseconds: 60 }).filter((rule) =>
+        rule.includes('pull-only'),
+      ),
+    ).toEqual(['maxdeliverycount:pull-only:EDU-17', 'retentionseconds:pull-only:EDU-17']);
   });
 
   it('JSON-3: with the handshake, batch support is declared by the target, not by the subscriber', () => {
-    expect(rulesOf({ sink: 'https://a.example/', contentmode: 'batch', batchsupported: true })).toEqual(['batchsupported:declared-by-target:JSON-3']);
-    expect(parseSubscriptionInput({ sink: 'https://a.example/', contentmode: 'batch', batchsupported: true, validation: 'agreed' }, aws).input).toMatchObject({
+    expect(rulesOf({ sink: 'https://a.example/', contentmode: 'batch', batchsupported: true })).toEqual([
+      'batchsupported:declared-by-target:JSON-3',
+    ]);
+    expect(
+      parseSubscriptionInput(
+        { sink: 'https://a.example/', contentmode: 'batch', batchsupported: true, validation: 'agreed' },
+        aws,
+      ).input,
+    ).toMatchObject({
       contentMode: 'batch',
       batchSupported: true,
       validation: 'agreed',
@@ -127,17 +161,17 @@ describe('subscription input', () => {
   });
 
   it('EDU-14: types must be non-empty strings; filters are checked; every error is reported at once', () => {
-    expect(rulesOf({ sink: 'https://a.example/', types: ['ok', ''], filters: [{ sql: 'x' }], protocol: 'AMQP' })).toEqual([
-      'types:array-of-strings:EDU-14',
-      'filters[0]:unsupported-dialect:EDU-14',
-      'protocol:enum:EDU-14',
-    ]);
+    expect(
+      rulesOf({ sink: 'https://a.example/', types: ['ok', ''], filters: [{ sql: 'x' }], protocol: 'AMQP' }),
+    ).toEqual(['types:array-of-strings:EDU-14', 'filters[0]:unsupported-dialect:EDU-14', 'protocol:enum:EDU-14']);
   });
 
   it('EDU-14: a sink credential is a bearer token or OAuth2 client credentials', () => {
     expect(
-      parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } }, bearerAllowed).input
-        ?.credential,
+      parseSubscriptionInput(
+        { sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' } },
+        bearerAllowed,
+      ).input?.credential,
     ).toEqual({
       kind: 'bearer',
       token: 'abc.def',
@@ -150,7 +184,9 @@ describe('subscription input', () => {
       scope: 'events',
       audience: 'https://ontvanger.example',
     };
-    expect(parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: oauth }, aws).input?.credential).toEqual({
+    expect(
+      parseSubscriptionInput({ sink: 'https://a.example/', sinkcredential: oauth }, aws).input?.credential,
+    ).toEqual({
       kind: 'oauth2-client-credentials',
       tokenUrl: 'https://idp.example/token',
       clientId: 'koerier',
@@ -158,14 +194,21 @@ describe('subscription input', () => {
       scope: 'events',
       audience: 'https://ontvanger.example',
     });
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'PLAIN' } })).toEqual(['sinkcredential.credentialtype:enum:EDU-14']);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } }, bearerAllowed)).toEqual([
-      'sinkcredential.accesstoken:b64token:EDU-14',
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'PLAIN' } })).toEqual([
+      'sinkcredential.credentialtype:enum:EDU-14',
     ]);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' } })).toEqual([
-      'sinkcredential.clientsecret:non-empty-string:EDU-14',
-      'sinkcredential.tokenurl:url:EDU-14',
-    ]);
+    expect(
+      rulesOf(
+        { sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } },
+        bearerAllowed,
+      ),
+    ).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
+    expect(
+      rulesOf({
+        sink: 'https://a.example/',
+        sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' },
+      }),
+    ).toEqual(['sinkcredential.clientsecret:non-empty-string:EDU-14', 'sinkcredential.tokenurl:url:EDU-14']);
   });
 
   it("WH-1, WH-3: the token URL of client credentials follows the sink's rules: https (plain http only to loopback on the laptop host), no user info, no fragment", () => {
@@ -178,26 +221,44 @@ describe('subscription input', () => {
     expect(rulesOf(withTokenUrl('http://idp.example/token'), laptop)).toEqual(['sinkcredential.tokenurl:https:WH-1']);
     expect(rulesOf(withTokenUrl('http://127.0.0.1:8443/token'))).toEqual(['sinkcredential.tokenurl:https:WH-1']);
     expect(rulesOf(withTokenUrl('http://127.0.0.1:8443/token'), laptop)).toEqual([]);
-    expect(rulesOf(withTokenUrl('https://koerier:secret@idp.example/token'))).toEqual(['sinkcredential.tokenurl:no-userinfo:WH-3']);
-    expect(rulesOf(withTokenUrl('https://idp.example/token#x'))).toEqual(['sinkcredential.tokenurl:no-fragment:EDU-14']);
+    expect(rulesOf(withTokenUrl('https://koerier:secret@idp.example/token'))).toEqual([
+      'sinkcredential.tokenurl:no-userinfo:WH-3',
+    ]);
+    expect(rulesOf(withTokenUrl('https://idp.example/token#x'))).toEqual([
+      'sinkcredential.tokenurl:no-fragment:EDU-14',
+    ]);
   });
 
   it('WH-3: a push subscription without sinkcredential is refused, naming the member; null does not count as one', () => {
     expect(rulesOf({ sink: 'https://a.example/' }, create)).toEqual(['sinkcredential:required:WH-3']);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: null }, create)).toEqual(['sinkcredential:required:WH-3']);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: null }, create)).toEqual([
+      'sinkcredential:required:WH-3',
+    ]);
     expect(rulesOf({ sink: 'https://a.example/', sinkcredential: clientCredentials }, create)).toEqual([]);
   });
 
   it('EDU-4: with oauth2-only (the default) a static access token is refused, given anew or kept from before', () => {
     const bearer = { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' };
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: bearer }, create)).toEqual(['sinkcredential.credentialtype:oauth2-only:EDU-14']);
-    expect(rulesOf({ sink: 'https://a.example/' }, { ...aws, storedCredential: 'bearer' })).toEqual(['sinkcredential:oauth2-only:EDU-4']);
-    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: bearer }, { ...create, sinkCredentials: 'bearer-or-oauth2' })).toEqual([]);
+    expect(rulesOf({ sink: 'https://a.example/', sinkcredential: bearer }, create)).toEqual([
+      'sinkcredential.credentialtype:oauth2-only:EDU-14',
+    ]);
+    expect(rulesOf({ sink: 'https://a.example/' }, { ...aws, storedCredential: 'bearer' })).toEqual([
+      'sinkcredential:oauth2-only:EDU-4',
+    ]);
+    expect(
+      rulesOf(
+        { sink: 'https://a.example/', sinkcredential: bearer },
+        { ...create, sinkCredentials: 'bearer-or-oauth2' },
+      ),
+    ).toEqual([]);
     expect(rulesOf({ sink: 'https://a.example/' }, { ...bearerAllowed, storedCredential: 'bearer' })).toEqual([]);
   });
 
   it('review #19: sinks and token URLs name only the allowed ports (443 by default); the laptop host may use any port on loopback', () => {
-    const withTokenUrl = (tokenurl: string) => ({ sink: 'https://a.example/', sinkcredential: { ...clientCredentials, tokenurl } });
+    const withTokenUrl = (tokenurl: string) => ({
+      sink: 'https://a.example/',
+      sinkcredential: { ...clientCredentials, tokenurl },
+    });
     expect(rulesOf({ sink: 'https://a.example:443/' })).toEqual([]);
     expect(rulesOf({ sink: 'https://a.example:22/' })).toEqual(['sink:port:WH-1']);
     expect(rulesOf({ sink: 'https://a.example:8443/' })).toEqual(['sink:port:WH-1']);
@@ -216,32 +277,49 @@ describe('subscription input', () => {
   });
 
   it('EDU-IDEM-12: a retry window beyond the idempotency TTL is refused', () => {
-    expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 8 * 24 * 3600 })).toEqual(['retrywindowseconds:range:EDU-IDEM-12']);
+    expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 8 * 24 * 3600 })).toEqual([
+      'retrywindowseconds:range:EDU-IDEM-12',
+    ]);
     expect(rulesOf({ sink: 'https://a.example/', retrywindowseconds: 3600 })).toEqual([]);
   });
 
   it('EDU-1, CE-14: maxinlinebytes is a whole number from 64 KiB (every intermediary forwards that much) to 6 MiB', () => {
     for (const bad of [65_535, 6_291_457, 100_000.5, '100000']) {
-      expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: bad }), String(bad)).toEqual(['maxinlinebytes:range:EDU-1']);
+      expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: bad }), String(bad)).toEqual([
+        'maxinlinebytes:range:EDU-1',
+      ]);
     }
     expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: 65_536 })).toEqual([]);
     expect(rulesOf({ sink: 'https://a.example/', maxinlinebytes: 6_291_456 })).toEqual([]);
   });
 
   it('EDU-1: a pull subscription takes maxinlinebytes too, within the same range', () => {
-    expect(parseSubscriptionInput({ delivery: 'pull', maxinlinebytes: 2_097_152 }, aws).input).toMatchObject({ delivery: 'pull', maxInlineBytes: 2_097_152 });
+    expect(parseSubscriptionInput({ delivery: 'pull', maxinlinebytes: 2_097_152 }, aws).input).toMatchObject({
+      delivery: 'pull',
+      maxInlineBytes: 2_097_152,
+    });
     expect(parseSubscriptionInput({ delivery: 'pull' }, aws).input).not.toHaveProperty('maxInlineBytes');
-    for (const bad of [65_535, 6_291_457]) expect(rulesOf({ delivery: 'pull', maxinlinebytes: bad })).toEqual(['maxinlinebytes:range:EDU-1']);
+    for (const bad of [65_535, 6_291_457])
+      expect(rulesOf({ delivery: 'pull', maxinlinebytes: bad })).toEqual(['maxinlinebytes:range:EDU-1']);
   });
 
   it('EDU-14: a PATCH is a JSON merge patch: null removes, arrays replace, objects merge', () => {
-    expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({ sink: 'a', types: ['z'] });
+    expect(mergePatch({ sink: 'a', types: ['x', 'y'], source: 's' }, { types: ['z'], source: null })).toEqual({
+      sink: 'a',
+      types: ['z'],
+    });
   });
 
   it('EDU-14: a "__proto__" member of a PATCH is an unknown member like any other, not a way around the check', () => {
-    const merged = mergePatch({ sink: 'https://a.example/' }, JSON.parse('{"__proto__": {"typse": ["x"], "types": ["nl.edu.x.v1"]}}'));
+    const merged = mergePatch(
+      { sink: 'https://a.example/' },
+      JSON.parse('{"__proto__": {"typse": ["x"], "types": ["nl.edu.x.v1"]}}'),
+    );
     expect(rulesOf(merged)).toEqual(['__proto__:unknown-member:EDU-14']);
-    const nested = mergePatch({}, JSON.parse('{"sinkcredential": {"__proto__": {"credentialtype": "ACCESSTOKEN"}}}')) as Record<string, object>;
+    const nested = mergePatch(
+      {},
+      JSON.parse('{"sinkcredential": {"__proto__": {"credentialtype": "ACCESSTOKEN"}}}'),
+    ) as Record<string, object>;
     expect(Object.keys(nested['sinkcredential']!)).toEqual(['__proto__']);
   });
 
@@ -250,9 +328,17 @@ describe('subscription input', () => {
     expect(rulesOf({ sink, signdeliveries: true })).toEqual(['signdeliveries:signing-unavailable:EDU-14']);
     expect(rulesOf({ sink, signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual([]);
     expect(rulesOf({ sink, signdeliveries: false })).toEqual([]);
-    expect(rulesOf({ sink, signdeliveries: 'true' }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:boolean:EDU-14']);
-    expect(parseSubscriptionInput({ sink, signdeliveries: true }, { ...aws, signingAvailable: true }).input?.signDeliveries).toBe(true);
-    expect(parseSubscriptionInput({ sink, signdeliveries: false }, { ...aws, signingAvailable: true }).input).not.toHaveProperty('signDeliveries');
-    expect(rulesOf({ delivery: 'pull', signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual(['signdeliveries:push-only:EDU-17']);
+    expect(rulesOf({ sink, signdeliveries: 'true' }, { ...aws, signingAvailable: true })).toEqual([
+      'signdeliveries:boolean:EDU-14',
+    ]);
+    expect(
+      parseSubscriptionInput({ sink, signdeliveries: true }, { ...aws, signingAvailable: true }).input?.signDeliveries,
+    ).toBe(true);
+    expect(
+      parseSubscriptionInput({ sink, signdeliveries: false }, { ...aws, signingAvailable: true }).input,
+    ).not.toHaveProperty('signDeliveries');
+    expect(rulesOf({ delivery: 'pull', signdeliveries: true }, { ...aws, signingAvailable: true })).toEqual([
+      'signdeliveries:push-only:EDU-17',
+    ]);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_CONDITIONS_BYTES, parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
+import {
+  MAX_CONDITIONS_BYTES,
+  parseSubscriptionInput,
+  type InputRules,
+} from '../../../functions/core/subscriptions/subscription-input.js';
 
 const rules: InputRules = {
   allowLoopbackSinks: false,
@@ -9,7 +13,8 @@ const rules: InputRules = {
   maxRetryWindowSeconds: 7 * 24 * 3600,
 };
 const valid = { sink: 'https://ontvanger.example/webhook', types: ['nl.edu.x.v1'] };
-const rulesOf = (body: unknown) => parseSubscriptionInput(body, rules).issues.map((issue) => `${issue.attribute}:${issue.rule}`);
+const rulesOf = (body: unknown) =>
+  parseSubscriptionInput(body, rules).issues.map((issue) => `${issue.attribute}:${issue.rule}`);
 
 /**
  * A JSON string may hold an unpaired surrogate (`"\ud800"`), which no UTF-8 text can: DynamoDB
@@ -22,18 +27,31 @@ describe('review #1, fuzz: subscription input that is not well-formed Unicode', 
     expect(rulesOf({ ...valid, source: 'urn:nld:oin:1:\udc00' })).toEqual(['source:string-characters']);
     expect(rulesOf({ ...valid, types: ['nl.edu.x.v1', 'nl.\udfff\ud800'] })).toEqual(['types:string-characters']);
     expect(rulesOf({ ...valid, filters: [{ exact: { subject: 'a\ud800' } }] })).toEqual(['filters:string-characters']);
-    expect(rulesOf({ ...valid, filters: [{ any: [{ not: { exact: { subject: '\ud800' } } }] }] })).toContain('filters:string-characters');
+    expect(rulesOf({ ...valid, filters: [{ any: [{ not: { exact: { subject: '\ud800' } } }] }] })).toContain(
+      'filters:string-characters',
+    );
     expect(rulesOf({ ...valid, filters: [{ exact: { ['x\ud800']: 'a' } }] })).toContain('filters:string-characters');
     expect(
       rulesOf({
         ...valid,
-        sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'k', clientsecret: 'geheim\ud800' },
+        sinkcredential: {
+          credentialtype: 'CLIENTCREDENTIALS',
+          tokenurl: 'https://idp.example/token',
+          clientid: 'k',
+          clientsecret: 'geheim\ud800',
+        },
       }),
     ).toContain('sinkcredential:string-characters');
   });
 
   it('EDU-14, review #1: proper surrogate pairs (emoji) and other Unicode stay accepted', () => {
-    expect(rulesOf({ ...valid, source: 'urn:nld:oin:1:systeem:😀', filters: [{ exact: { subject: 'leerling ünïcödé 👩‍👩‍👧' } }] })).toEqual([]);
+    expect(
+      rulesOf({
+        ...valid,
+        source: 'urn:nld:oin:1:systeem:😀',
+        filters: [{ exact: { subject: 'leerling ünïcödé 👩‍👩‍👧' } }],
+      }),
+    ).toEqual([]);
   });
 
   it('EDU-14, review #1: a deeply nested value is walked without recursion', () => {
@@ -60,8 +78,12 @@ describe('issue 36, item 11: the conditions budget counts the bytes of the store
     expect(rulesOf({ sink: valid.sink, types: controlTypes })).toEqual(['types:too-large']);
     expect(rulesOf({ delivery: 'pull', types: controlTypes })).toEqual(['types:too-large']);
     // With filters too, the filters are named: they are what can be narrowed without limit.
-    expect(rulesOf({ sink: valid.sink, types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual(['filters:too-large']);
-    expect(rulesOf({ delivery: 'pull', types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual(['filters:too-large']);
+    expect(rulesOf({ sink: valid.sink, types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual([
+      'filters:too-large',
+    ]);
+    expect(rulesOf({ delivery: 'pull', types: controlTypes, filters: [{ prefix: { subject: 'a' } }] })).toEqual([
+      'filters:too-large',
+    ]);
   });
 
   it('EDU-14, issue 36 item 11: printable types of the same length stay within the budget, and escapes count up to it exactly', () => {

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { CredentialCipher } from '../../../functions/core/credentials/sink-credential.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
-import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
+import { InMemorySubscriptionStore } from '../../support/memory/memory-subscription-store.js';
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
 import type { PullQueueAdmin } from '../../../functions/core/subscriptions/pull-queue-admin.js';
 import { SubscriptionsService } from '../../../functions/core/subscriptions/subscriptions-service.js';
@@ -20,7 +20,8 @@ const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const settings = subscriptionsSettings();
 const cipher: CredentialCipher = {
   encrypt: async (plaintext, context) => Buffer.from(JSON.stringify({ context, plaintext })).toString('base64url'),
-  decrypt: async (ciphertext) => (JSON.parse(Buffer.from(ciphertext, 'base64url').toString('utf8')) as { plaintext: string }).plaintext,
+  decrypt: async (ciphertext) =>
+    (JSON.parse(Buffer.from(ciphertext, 'base64url').toString('utf8')) as { plaintext: string }).plaintext,
 };
 const credential = (secret = 's3cr3t') => ({
   credentialtype: 'CLIENTCREDENTIALS',
@@ -54,7 +55,9 @@ const serviceWith = ({ withQueues = true, withAudit = true } = {}) =>
       cipher,
       sendValidationRequest: async (sent) => {
         callback = new URL(sent.headers['webhook-request-callback']!);
-        return consents ? { status: 200, headers: { 'webhook-allowed-origin': 'koerier.test' } } : { status: 403, headers: {} };
+        return consents
+          ? { status: 200, headers: { 'webhook-allowed-origin': 'koerier.test' } }
+          : { status: 403, headers: {} };
       },
       entitlements: parseEntitlements(JSON.stringify({ 'school-a': [{ typePrefix: 'nl.edu.' }] })),
       settings,
@@ -63,8 +66,10 @@ const serviceWith = ({ withQueues = true, withAudit = true } = {}) =>
         ? {
             audit: {
               ...silentLog,
-              info: (message: string, fields?: Record<string, unknown>) => void audited.push({ message, fields: fields ?? {} }),
-              error: (message: string, fields?: Record<string, unknown>) => void errors.push({ message, fields: fields ?? {} }),
+              info: (message: string, fields?: Record<string, unknown>) =>
+                void audited.push({ message, fields: fields ?? {} }),
+              error: (message: string, fields?: Record<string, unknown>) =>
+                void errors.push({ message, fields: fields ?? {} }),
             },
           }
         : {}),
@@ -84,11 +89,18 @@ beforeEach(() => {
 });
 
 const school: Principal = { clientId: 'school-a', scopes: new Set(['subscriptions:manage']) };
-const request = (method: string, body?: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HttpRequest => ({
+const request = (
+  method: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  query: Record<string, string> = {},
+): HttpRequest => ({
   method,
   path: '/subscriptions',
   headers: {
-    ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+    ...(body === undefined
+      ? {}
+      : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
     'idempotency-key': randomUUID(),
     ...headers,
   },
@@ -119,7 +131,10 @@ describe('subscriptions use case: pull subscriptions and their queues', () => {
 
   it('EDU-17: a PATCH of the queue settings applies them to the queues; one that leaves them as they are does not touch them', async () => {
     const id = String(json(await service.create(school, request('POST', pullBody)))['id']);
-    expect((await service.update(school, id, request('PATCH', { types: [TYPE, 'nl.edu.leerling.uitgeschreven.v1'] }))).status).toBe(200);
+    expect(
+      (await service.update(school, id, request('PATCH', { types: [TYPE, 'nl.edu.leerling.uitgeschreven.v1'] })))
+        .status,
+    ).toBe(200);
     expect(queueCalls).toHaveLength(1);
     expect((await service.update(school, id, request('PATCH', { retentionseconds: 7200 }))).status).toBe(200);
     expect(queueCalls.at(-1)).toBe(`update ${id} {"maxDeliveryCount":5,"retentionSeconds":7200}`);
@@ -129,7 +144,13 @@ describe('subscriptions use case: pull subscriptions and their queues', () => {
   it('EDU-17: a PATCH may not turn a pull subscription into a push one (400, nothing changed)', async () => {
     const id = String(json(await service.create(school, request('POST', pullBody)))['id']);
     const before = await store.get(id);
-    const patch = { delivery: 'push', sink: 'https://ontvanger.example/in', sinkcredential: credential(), maxdeliverycount: null, retentionseconds: null };
+    const patch = {
+      delivery: 'push',
+      sink: 'https://ontvanger.example/in',
+      sinkcredential: credential(),
+      maxdeliverycount: null,
+      retentionseconds: null,
+    };
     expect((await service.update(school, id, request('PATCH', patch))).status).toBe(400);
     expect(await store.get(id)).toEqual(before);
   });
@@ -140,7 +161,9 @@ describe('subscriptions use case: pull subscriptions and their queues', () => {
     expect((await service.remove(school, id)).status).toBe(200);
     expect(queueCalls.at(-1)).toBe(`remove ${id}`);
     expect(await store.get(id)).toBeUndefined();
-    expect(errors).toEqual([{ message: expect.any(String), fields: { subscriptionId: id, error: 'queue service unavailable' } }]);
+    expect(errors).toEqual([
+      { message: expect.any(String), fields: { subscriptionId: id, error: 'queue service unavailable' } },
+    ]);
   });
 
   it('EDU-17: without a queue service a pull subscription is not made, and nothing is stored', async () => {
@@ -152,7 +175,10 @@ describe('subscriptions use case: pull subscriptions and their queues', () => {
 
   it('EDU-13: the audit record names a pull subscription as pull, and a push one by the origin of its sink only', async () => {
     await service.create(school, request('POST', pullBody));
-    await service.create(school, request('POST', { types: [TYPE], sink: 'https://ontvanger.example/in?key=secret', sinkcredential: credential() }));
+    await service.create(
+      school,
+      request('POST', { types: [TYPE], sink: 'https://ontvanger.example/in?key=secret', sinkcredential: credential() }),
+    );
     expect(audited.map((entry) => entry.fields)).toEqual([
       expect.objectContaining({ delivery: 'pull', owner: 'school-a', status: 'active' }),
       expect.objectContaining({ sinkOrigin: 'https://ontvanger.example', owner: 'school-a' }),
@@ -168,7 +194,12 @@ describe('subscriptions use case: the callback and the input rules', () => {
   const refusedPush = async () => {
     consents = false;
     const id = String(
-      json(await service.create(school, request('POST', { types: [TYPE], sink: 'https://ontvanger.example/in', sinkcredential: credential() })))['id'],
+      json(
+        await service.create(
+          school,
+          request('POST', { types: [TYPE], sink: 'https://ontvanger.example/in', sinkcredential: credential() }),
+        ),
+      )['id'],
     );
     return { id, token: callback!.searchParams.get('token')! };
   };
@@ -204,7 +235,12 @@ describe('subscriptions use case: the callback and the input rules', () => {
   });
 
   it('issue 12 #6: signdeliveries is refused 400 where no signing key is configured', async () => {
-    const body = { types: [TYPE], sink: 'https://ontvanger.example/in', sinkcredential: credential(), signdeliveries: true };
+    const body = {
+      types: [TYPE],
+      sink: 'https://ontvanger.example/in',
+      sinkcredential: credential(),
+      signdeliveries: true,
+    };
     expect((await service.create(school, request('POST', body))).status).toBe(400);
   });
 

@@ -8,12 +8,19 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
 import type { CredentialCipher } from '../../../functions/core/credentials/sink-credential.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
-import { InMemoryIdempotencyStore, withIdempotency } from '../../../functions/core/idempotency/index.js';
-import { InMemorySubscriptionStore } from '../../../functions/core/routing/memory-subscription-store.js';
+import { withIdempotency } from '../../../functions/core/idempotency/index.js';
+import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
+import { InMemorySubscriptionStore } from '../../support/memory/memory-subscription-store.js';
 import { parseEntitlements } from '../../../functions/core/subscriptions/entitlements.js';
-import { SubscriptionsService, type SubscriptionsSettings } from '../../../functions/core/subscriptions/subscriptions-service.js';
+import {
+  SubscriptionsService,
+  type SubscriptionsSettings,
+} from '../../../functions/core/subscriptions/subscriptions-service.js';
 import { subscriptionsSettings } from './subscription-fixtures.js';
-import type { ValidationTransport, ValidationTransportResult } from '../../../functions/core/webhooks/validation-handshake.js';
+import type {
+  ValidationTransport,
+  ValidationTransportResult,
+} from '../../../functions/core/webhooks/validation-handshake.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
 import { answering } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
@@ -22,7 +29,10 @@ const TYPE = 'nl.edu.leerling.ingeschreven.v1';
 const START = Date.UTC(2026, 2, 1, 12);
 const WINDOW_SECONDS = 3600;
 
-const settings: SubscriptionsSettings = subscriptionsSettings({ validationWindowSeconds: WINDOW_SECONDS, validationAgreedClients: ['school-b'] });
+const settings: SubscriptionsSettings = subscriptionsSettings({
+  validationWindowSeconds: WINDOW_SECONDS,
+  validationAgreedClients: ['school-b'],
+});
 
 const entitlements = parseEntitlements(
   JSON.stringify({
@@ -36,14 +46,22 @@ const entitlements = parseEntitlements(
 const cipher: CredentialCipher = {
   encrypt: async (plaintext, context) => Buffer.from(JSON.stringify({ context, plaintext })).toString('base64url'),
   decrypt: async (ciphertext, context) => {
-    const sealed = JSON.parse(Buffer.from(ciphertext, 'base64url').toString('utf8')) as { context: unknown; plaintext: string };
+    const sealed = JSON.parse(Buffer.from(ciphertext, 'base64url').toString('utf8')) as {
+      context: unknown;
+      plaintext: string;
+    };
     if (JSON.stringify(sealed.context) !== JSON.stringify(context)) throw new Error('another context');
     return sealed.plaintext;
   },
 };
 
 const SECRET = 'target-client-secret-s3cr3t';
-const clientCredentials = { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.ontvanger.example/token', clientid: 'koerier', clientsecret: SECRET };
+const clientCredentials = {
+  credentialtype: 'CLIENTCREDENTIALS',
+  tokenurl: 'https://idp.ontvanger.example/token',
+  clientid: 'koerier',
+  clientsecret: SECRET,
+};
 const consent = (rate = '120'): ValidationTransportResult => ({
   status: 200,
   headers: { 'webhook-allowed-origin': 'koerier.test', 'webhook-allowed-rate': rate },
@@ -81,12 +99,22 @@ beforeEach(() => {
   );
 });
 
-const principal = (clientId: string, ...extra: string[]): Principal => ({ clientId, scopes: new Set(['subscriptions:manage', ...extra]) });
-const request = (method: string, body?: unknown, headers: Record<string, string> = {}, query: Record<string, string> = {}): HttpRequest => ({
+const principal = (clientId: string, ...extra: string[]): Principal => ({
+  clientId,
+  scopes: new Set(['subscriptions:manage', ...extra]),
+});
+const request = (
+  method: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  query: Record<string, string> = {},
+): HttpRequest => ({
   method,
   path: '/subscriptions',
   headers: {
-    ...(body === undefined ? {} : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
+    ...(body === undefined
+      ? {}
+      : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
     ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
     ...headers,
   },
@@ -97,7 +125,10 @@ const request = (method: string, body?: unknown, headers: Record<string, string>
 });
 const json = (response: HttpResponse) => JSON.parse(response.body.toString()) as Record<string, unknown>;
 const create = (client: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  service.create(principal(client), request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, headers));
+  service.create(
+    principal(client),
+    request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, headers),
+  );
 const createdId = async (client: string, body: Record<string, unknown>) => {
   const response = await create(client, body);
   expect(response.status).toBe(201);
@@ -113,21 +144,37 @@ describe('subscriptions use case: create', () => {
     const response = await create('school-a', { sink: 'https://ontvanger.example/consents' });
     expect(response.status).toBe(201);
     const body = json(response);
-    expect(body).toMatchObject({ owner: 'school-a', sink: 'https://ontvanger.example/consents', status: 'active', allowedrate: 120, types: [TYPE] });
+    expect(body).toMatchObject({
+      owner: 'school-a',
+      sink: 'https://ontvanger.example/consents',
+      status: 'active',
+      allowedrate: 120,
+      types: [TYPE],
+    });
     expect(response.headers['location']).toBe(`/v1/subscriptions/${String(body['id'])}`);
     // Stored pending (version 1), then active with the target's answer (version 2).
     expect(response.headers['etag']).toBe('"2"');
     expect(sent).toHaveLength(1);
     expect(sent[0]!.url).toBe('https://ontvanger.example/consents');
     expect(sent[0]!.headers).toMatchObject({ 'webhook-request-origin': 'koerier.test', 'webhook-request-rate': '60' });
-    expect(callbackOf().href).toMatch(new RegExp(`^https://koerier\\.test/subscriptions/${String(body['id'])}/validation\\?token=[A-Za-z0-9_-]{43}$`));
+    expect(callbackOf().href).toMatch(
+      new RegExp(`^https://koerier\\.test/subscriptions/${String(body['id'])}/validation\\?token=[A-Za-z0-9_-]{43}$`),
+    );
     expect((await store.get(String(body['id'])))?.status).toBe('active');
   });
 
   it('WH-5: a client allowed to agree out of band is active at once, and no validation request is sent', async () => {
-    const response = await create('school-b', { sink: 'https://ontvanger.example/agreed', validation: 'agreed', batchsupported: true });
+    const response = await create('school-b', {
+      sink: 'https://ontvanger.example/agreed',
+      validation: 'agreed',
+      batchsupported: true,
+    });
     expect(response.status).toBe(201);
-    expect(json(response)).toMatchObject({ status: 'active', statusreason: 'consent agreed out of band (WH-5)', batchsupported: true });
+    expect(json(response)).toMatchObject({
+      status: 'active',
+      statusreason: 'consent agreed out of band (WH-5)',
+      batchsupported: true,
+    });
     expect(response.headers['etag']).toBe('"1"');
     expect(sent).toEqual([]);
   });
@@ -141,7 +188,10 @@ describe('subscriptions use case: create', () => {
   });
 
   it("EDU-7: a subscription beyond the owner's entitlement is refused 403 before anything is stored or sent", async () => {
-    const response = await create('rooster-only', { sink: 'https://ontvanger.example/consents', source: 'urn:nld:oin:1:systeem:rooster' });
+    const response = await create('rooster-only', {
+      sink: 'https://ontvanger.example/consents',
+      source: 'urn:nld:oin:1:systeem:rooster',
+    });
     expect(response.status).toBe(403);
     expect(json(response)['type']).toMatch(/subscription-not-entitled$/);
     expect((await store.listByOwner('rooster-only', { limit: 10 })).items).toEqual([]);
@@ -158,7 +208,9 @@ describe('subscriptions use case: create', () => {
     expect(other.status).toBe(422);
     expect((await store.listByOwner('school-a', { limit: 10 })).items).toHaveLength(1);
     // The same key from another client is another subscription.
-    expect(json(await create('school-b', { sink: 'https://ontvanger.example/consents' }, { 'idempotency-key': key }))['id']).not.toBe(json(first)['id']);
+    expect(
+      json(await create('school-b', { sink: 'https://ontvanger.example/consents' }, { 'idempotency-key': key }))['id'],
+    ).not.toBe(json(first)['id']);
   });
 
   it('issue 12 #6, EDU-IDEM-8: signdeliveries is kept, shown, changed by PATCH, and part of what a create asked for (its key with the other value: 422)', async () => {
@@ -173,7 +225,10 @@ describe('subscriptions use case: create', () => {
       }),
     );
     const post = (body: Record<string, unknown>, key: string) =>
-      signing.create(principal('school-a'), request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, { 'idempotency-key': key }));
+      signing.create(
+        principal('school-a'),
+        request('POST', { types: [TYPE], sinkcredential: clientCredentials, ...body }, { 'idempotency-key': key }),
+      );
     const key = randomUUID();
     const first = await post({ sink: 'https://ontvanger.example/signed', signdeliveries: true }, key);
     expect(first.status).toBe(201);
@@ -190,11 +245,22 @@ describe('subscriptions use case: create', () => {
 
   it('EDU-IDEM-3: behind the idempotency guard a repeated create is replayed, and the target is asked once', async () => {
     const idempotency = new InMemoryIdempotencyStore();
-    const post = request('POST', { sink: 'https://ontvanger.example/consents', types: [TYPE], sinkcredential: clientCredentials });
+    const post = request('POST', {
+      sink: 'https://ontvanger.example/consents',
+      types: [TYPE],
+      sinkcredential: clientCredentials,
+    });
     const guarded = () =>
       withIdempotency(
         post,
-        { clientId: 'school-a', operation: 'POST /subscriptions', store: idempotency, ttlSeconds: 3600, lockSeconds: 60, replayHeaders: ['etag'] },
+        {
+          clientId: 'school-a',
+          operation: 'POST /subscriptions',
+          store: idempotency,
+          ttlSeconds: 3600,
+          lockSeconds: 60,
+          replayHeaders: ['etag'],
+        },
         () => service.create(principal('school-a'), post),
       );
     const first = await guarded();
@@ -207,7 +273,11 @@ describe('subscriptions use case: create', () => {
   });
 
   it('EDU-IDEM-18: a create without an Idempotency-Key is refused 400 and stores nothing', async () => {
-    const response = await create('school-a', { sink: 'https://ontvanger.example/consents' }, { 'idempotency-key': '' });
+    const response = await create(
+      'school-a',
+      { sink: 'https://ontvanger.example/consents' },
+      { 'idempotency-key': '' },
+    );
     expect(response.status).toBe(400);
     expect(json(response)['type']).toMatch(/idempotency-key-missing$/);
     expect((await store.listByOwner('school-a', { limit: 10 })).items).toEqual([]);
@@ -217,7 +287,9 @@ describe('subscriptions use case: create', () => {
     const principalA = principal('school-a');
     expect((await service.create(principalA, request('POST', '{"sink":'))).status).toBe(400);
     expect((await service.create(principalA, request('POST', {}, { 'content-type': 'text/plain' }))).status).toBe(415);
-    expect(json(await service.create(principalA, request('POST', '['.repeat(100) + ']'.repeat(100))))['type']).toMatch(/json-too-deep$/);
+    expect(json(await service.create(principalA, request('POST', '['.repeat(100) + ']'.repeat(100))))['type']).toMatch(
+      /json-too-deep$/,
+    );
   });
 });
 
@@ -225,7 +297,10 @@ describe('subscriptions use case: the handshake and the callback', () => {
   it('WH-4: a refusal is stored as rejected; the callback approves it within the window, a wrong token is 404, and after the window 410', async () => {
     answers['/refuses'] = () => ({ status: 403, headers: {} });
     const first = await create('school-a', { sink: 'https://ontvanger.example/refuses' });
-    expect(json(first)).toMatchObject({ status: 'rejected', statusreason: expect.stringContaining('can still be approved through the callback') });
+    expect(json(first)).toMatchObject({
+      status: 'rejected',
+      statusreason: expect.stringContaining('can still be approved through the callback'),
+    });
     const id = String(json(first)['id']);
     const token = callbackOf().searchParams.get('token')!;
 
@@ -256,7 +331,10 @@ describe('subscriptions use case: the handshake and the callback', () => {
       return { status: 503, headers: {} };
     };
     const response = await create('school-a', { sink: 'https://ontvanger.example/approves-meanwhile' });
-    expect(json(response)).toMatchObject({ status: 'active', statusreason: 'the target approved through the validation callback' });
+    expect(json(response)).toMatchObject({
+      status: 'active',
+      statusreason: 'the target approved through the validation callback',
+    });
   });
 
   it('WH-4: a subscription deleted while its validation request is out answers 404, not a subscription that no longer exists', async () => {
@@ -284,12 +362,18 @@ describe('subscriptions use case: list, read, change, delete', () => {
     expect(page.subscriptions.map((s) => s.id)).toEqual(ids.slice(0, 2));
     expect(first.headers['link']).toBe(`<${page.next}>; rel="next"`);
     const cursor = new URL(page.next, 'https://koerier.test').searchParams.get('cursor')!;
-    const second = json(await service.list(principal('school-a'), request('GET', undefined, {}, { limit: '2', cursor })));
+    const second = json(
+      await service.list(principal('school-a'), request('GET', undefined, {}, { limit: '2', cursor })),
+    );
     expect((second['subscriptions'] as { id: string }[]).map((s) => s.id)).toEqual(ids.slice(2));
     expect(second).not.toHaveProperty('next');
 
-    expect((await service.list(principal('school-b'), request('GET', undefined, {}, { limit: '2', cursor }))).status).toBe(400);
-    expect((await service.list(principal('school-a'), request('GET', undefined, {}, { cursor: 'forged' }))).status).toBe(400);
+    expect(
+      (await service.list(principal('school-b'), request('GET', undefined, {}, { limit: '2', cursor }))).status,
+    ).toBe(400);
+    expect(
+      (await service.list(principal('school-a'), request('GET', undefined, {}, { cursor: 'forged' }))).status,
+    ).toBe(400);
     for (const limit of ['0', '101', '2.5', 'ten'])
       expect((await service.list(principal('school-a'), request('GET', undefined, {}, { limit }))).status).toBe(400);
   });
@@ -312,7 +396,11 @@ describe('subscriptions use case: list, read, change, delete', () => {
     expect(read.body).not.toContain(token);
     expect(read.body).not.toContain((await store.get(id))!.validationTokenHash!);
     expect(JSON.stringify(audited)).not.toMatch(/consents|s3cr3t/);
-    expect(audited[0]).toMatchObject({ subscriptionId: id, owner: 'school-a', sinkOrigin: 'https://ontvanger.example' });
+    expect(audited[0]).toMatchObject({
+      subscriptionId: id,
+      owner: 'school-a',
+      sinkOrigin: 'https://ontvanger.example',
+    });
   });
 
   it("EDU-7: another client's subscription is 404 for read, PATCH and DELETE, as an unknown one is; an admin may act on it", async () => {
@@ -339,7 +427,12 @@ describe('subscriptions use case: list, read, change, delete', () => {
 
   it('EDU-14: PATCH with If-Match changes the subscription at the current ETag; a stale ETag is 412 and changes nothing; `*` matches any', async () => {
     const id = await createdId('school-a', { sink: 'https://ontvanger.example/consents' });
-    const changed = await patch(principal('school-a'), id, { types: ['nl.edu.leerling.uitgeschreven.v1'] }, { 'if-match': '"2"' });
+    const changed = await patch(
+      principal('school-a'),
+      id,
+      { types: ['nl.edu.leerling.uitgeschreven.v1'] },
+      { 'if-match': '"2"' },
+    );
     expect(changed.status).toBe(200);
     expect(changed.headers['etag']).toBe('"3"');
     const stale = await patch(principal('school-a'), id, { types: [TYPE] }, { 'if-match': '"2"' });
@@ -377,13 +470,19 @@ describe('subscriptions use case: list, read, change, delete', () => {
     answers['/new-refuses'] = () => ({ status: 405, headers: {} });
     const moved = await patch(principal('school-a'), id, { sink: 'https://ontvanger.example/new-refuses' });
     expect(json(moved)).toMatchObject({ sink: 'https://ontvanger.example/new-refuses', status: 'rejected' });
-    expect(sent.map((s) => s.url)).toEqual(['https://ontvanger.example/consents', 'https://ontvanger.example/new-refuses']);
+    expect(sent.map((s) => s.url)).toEqual([
+      'https://ontvanger.example/consents',
+      'https://ontvanger.example/new-refuses',
+    ]);
 
     const elsewhere = await patch(principal('school-a'), id, { sink: 'https://elders.example/consents' });
     expect(elsewhere.status).toBe(400);
     expect(JSON.stringify(json(elsewhere)['errors'])).toContain('required-for-new-origin');
     expect(sent).toHaveLength(2);
-    const withCredential = await patch(principal('school-a'), id, { sink: 'https://elders.example/consents', sinkcredential: clientCredentials });
+    const withCredential = await patch(principal('school-a'), id, {
+      sink: 'https://elders.example/consents',
+      sinkcredential: clientCredentials,
+    });
     expect(json(withCredential)).toMatchObject({ sink: 'https://elders.example/consents', status: 'active' });
   });
 

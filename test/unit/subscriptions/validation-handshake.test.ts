@@ -14,7 +14,14 @@ import { recordingLog } from '../../support/recording-log.js';
 
 /** A real HTTP target; each path answers the OPTIONS request its own way. */
 const behaviours: Record<string, (res: ServerResponse) => void> = {
-  '/consents': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'koerier.test', 'webhook-allowed-rate': '120', allow: 'POST, OPTIONS' }).end(),
+  '/consents': (res) =>
+    res
+      .writeHead(200, {
+        'webhook-allowed-origin': 'koerier.test',
+        'webhook-allowed-rate': '120',
+        allow: 'POST, OPTIONS',
+      })
+      .end(),
   '/consents-to-all': (res) => res.writeHead(204, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }).end(),
   '/consents-silently-on-rate': (res) => res.writeHead(200, { 'webhook-allowed-origin': 'KOERIER.TEST' }).end(),
   '/takes-batches': (res) =>
@@ -55,7 +62,15 @@ afterAll(async () => {
 });
 
 const validate = (path: string, extra: { requestedRatePerMinute?: number } = {}): Promise<ValidationOutcome> =>
-  requestValidation({ sink: `${base}${path}`, origin: 'koerier.test', callbackUrl: 'https://koerier.test/subscriptions/1/validation?token=t', ...extra }, send);
+  requestValidation(
+    {
+      sink: `${base}${path}`,
+      origin: 'koerier.test',
+      callbackUrl: 'https://koerier.test/subscriptions/1/validation?token=t',
+      ...extra,
+    },
+    send,
+  );
 
 describe('webhook validation request (sending side)', () => {
   it('WH-4: sends OPTIONS with WebHook-Request-Origin, -Callback and -Rate; a matching WebHook-Allowed-Origin is consent at the allowed rate', async () => {
@@ -71,7 +86,10 @@ describe('webhook validation request (sending side)', () => {
   it('WH-6: `*` as origin and as rate is consent without a rate limit; a missing rate holds the target to the rate asked for', async () => {
     expect(await validate('/consents-to-all')).toEqual(expect.objectContaining({ verdict: 'consented' }));
     expect(await validate('/consents-to-all')).not.toHaveProperty('allowedRatePerMinute');
-    expect(await validate('/consents-silently-on-rate', { requestedRatePerMinute: 30 })).toMatchObject({ verdict: 'consented', allowedRatePerMinute: 30 });
+    expect(await validate('/consents-silently-on-rate', { requestedRatePerMinute: 30 })).toMatchObject({
+      verdict: 'consented',
+      allowedRatePerMinute: 30,
+    });
   });
 
   it('JSON-3: a target declares batch support with Accept-Post', async () => {
@@ -79,17 +97,26 @@ describe('webhook validation request (sending side)', () => {
   });
 
   it('WH-4: consent for another origin, a 403 and a redirect are refusals', async () => {
-    expect(await validate('/other-origin')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('someone-else.example') });
+    expect(await validate('/other-origin')).toMatchObject({
+      verdict: 'refused',
+      reason: expect.stringContaining('someone-else.example'),
+    });
     expect(await validate('/refuses')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('403') });
     expect(await validate('/redirects')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('302') });
   });
 
   it('WH-5: a target answering 405 does not support the handshake: refused', async () => {
-    expect(await validate('/no-options')).toMatchObject({ verdict: 'refused', reason: expect.stringContaining('does not support the validation handshake') });
+    expect(await validate('/no-options')).toMatchObject({
+      verdict: 'refused',
+      reason: expect.stringContaining('does not support the validation handshake'),
+    });
   });
 
   it('WH-4: a 2xx without WebHook-Allowed-Origin withholds consent for the callback; a 5xx, a 101 or no answer at all leaves it undecided', async () => {
-    expect(await validate('/withholds')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('callback') });
+    expect(await validate('/withholds')).toMatchObject({
+      verdict: 'undecided',
+      reason: expect.stringContaining('callback'),
+    });
     expect(await validate('/broken')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('503') });
     // Not a final answer, even with the consent header: a 101 decides nothing.
     expect(await validate('/switches')).toMatchObject({ verdict: 'undecided', reason: expect.stringContaining('101') });
@@ -101,11 +128,19 @@ describe('webhook validation request (sending side)', () => {
 
   it('WH-4: a sink that resolves to an internal address is refused with fixed words that do not reveal the address', async () => {
     const internal = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-      options.all ? callback(null, [{ address: '10.1.2.3', family: 4 }]) : callback(null, '10.1.2.3', 4)) as unknown as LookupFunction;
+      options.all
+        ? callback(null, [{ address: '10.1.2.3', family: 4 }])
+        : callback(null, '10.1.2.3', 4)) as unknown as LookupFunction;
     const strict = createSafeHttpClient({ allowLoopback: false, lookup: internal, responseTimeoutMs: 300 });
     try {
-      const outcome = await requestValidation({ sink: 'https://db.internal/hook', origin: 'koerier.test' }, validationTransport(strict));
-      expect(outcome).toEqual({ verdict: 'refused', reason: 'Koerier may not call this sink: the target could not be reached' });
+      const outcome = await requestValidation(
+        { sink: 'https://db.internal/hook', origin: 'koerier.test' },
+        validationTransport(strict),
+      );
+      expect(outcome).toEqual({
+        verdict: 'refused',
+        reason: 'Koerier may not call this sink: the target could not be reached',
+      });
       expect(outcome.reason).not.toContain('10.1.2.3');
     } finally {
       await strict.close();
@@ -120,7 +155,9 @@ describe('webhook validation request (sending side)', () => {
     const refused = await requestValidation({ sink: `http://127.0.0.1:${port}/hook`, origin: 'koerier.test' }, send);
     const silent = await validate('/ignores');
     expect(refused).toEqual(silent);
-    expect(JSON.stringify(refused)).not.toMatch(new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'));
+    expect(JSON.stringify(refused)).not.toMatch(
+      new RegExp(`ECONNREFUSED|127\\.0\\.0\\.1|timeout|refused|${port}`, 'i'),
+    );
   });
 
   it("review #19: the precise failure goes to the operator log with the sink's origin only; the subscriber reads the merged words", async () => {
@@ -129,11 +166,20 @@ describe('webhook validation request (sending side)', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const log = recordingLog();
-    const outcome = await requestValidation({ sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' }, validationTransport(client, log));
-    expect(outcome).toEqual({ verdict: 'undecided', reason: 'the validation request got no answer (the target could not be reached)' });
+    const outcome = await requestValidation(
+      { sink: `http://127.0.0.1:${port}/hook?secret=s3cr3t`, origin: 'koerier.test' },
+      validationTransport(client, log),
+    );
+    expect(outcome).toEqual({
+      verdict: 'undecided',
+      reason: 'the validation request got no answer (the target could not be reached)',
+    });
     const logged = log.lines.map(({ message, fields }) => ({ message, fields }));
     expect(logged).toEqual([
-      { message: 'validation request failed', fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) } },
+      {
+        message: 'validation request failed',
+        fields: { sinkOrigin: `http://127.0.0.1:${port}`, failure: 'connection-refused', error: expect.any(String) },
+      },
     ]);
     expect(JSON.stringify(logged)).not.toContain('s3cr3t');
   });
@@ -142,7 +188,9 @@ describe('webhook validation request (sending side)', () => {
     const strict = createSafeHttpClient({ allowLoopback: false, responseTimeoutMs: 300 });
     try {
       const before = received.length;
-      expect(await requestValidation({ sink: `${base}/consents`, origin: 'koerier.test' }, validationTransport(strict))).toMatchObject({
+      expect(
+        await requestValidation({ sink: `${base}/consents`, origin: 'koerier.test' }, validationTransport(strict)),
+      ).toMatchObject({
         verdict: 'refused',
         reason: expect.stringContaining('may not call'),
       });
@@ -155,7 +203,8 @@ describe('webhook validation request (sending side)', () => {
 
 describe('reading the answer to the validation request (WH-4, WH-6), without a network', () => {
   const asked = { origin: 'koerier.test', requestedRatePerMinute: 60 };
-  const read = (status: number, headers: Record<string, string> = {}) => interpretValidationResponse(status, headers, asked).verdict;
+  const read = (status: number, headers: Record<string, string> = {}) =>
+    interpretValidationResponse(status, headers, asked).verdict;
 
   it('WH-4: WebHook-Request-Rate is sent only when a rate is asked for', async () => {
     const sent: Record<string, string>[] = [];
@@ -172,7 +221,8 @@ describe('reading the answer to the validation request (WH-4, WH-6), without a n
     expect(read(200, consent)).toBe('consented');
     expect(read(299, consent)).toBe('consented');
     // A target that refuses must not turn into consent because it echoes the header anyway.
-    for (const status of [300, 302, 403, 404, 405, 499, 501]) expect(read(status, consent), String(status)).toBe('refused');
+    for (const status of [300, 302, 403, 404, 405, 499, 501])
+      expect(read(status, consent), String(status)).toBe('refused');
     expect(read(500, consent)).toBe('undecided');
     // Node's client hands a bare 101 (no Upgrade headers) over as the answer: not a final one, so no verdict either way.
     expect(read(101, consent)).toBe('undecided');
@@ -194,6 +244,8 @@ describe('reading the answer to the validation request (WH-4, WH-6), without a n
       expect(allowedRate(malformed, 60), malformed).toBe(60);
       expect(allowedRate(malformed, undefined), malformed).toBeUndefined();
     }
-    expect(interpretValidationResponse(200, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }, asked)).not.toHaveProperty('allowedRatePerMinute');
+    expect(
+      interpretValidationResponse(200, { 'webhook-allowed-origin': '*', 'webhook-allowed-rate': '*' }, asked),
+    ).not.toHaveProperty('allowedRatePerMinute');
   });
 });

@@ -21,7 +21,14 @@ function linesOf(write: () => void): string[] {
 
 describe('the log scan', () => {
   it('CE-16: finds a planted test secret, a token, a private key and event data, and passes clean lines', () => {
-    const clean = JSON.stringify({ level: 'info', message: 'event accepted', source: 'urn:x', id: '1', type: 't', data: '[redacted]' });
+    const clean = JSON.stringify({
+      level: 'info',
+      message: 'event accepted',
+      source: 'urn:x',
+      id: '1',
+      type: 't',
+      data: '[redacted]',
+    });
     const leaks = findLeaks(
       [
         clean,
@@ -56,6 +63,11 @@ describe('the log scan', () => {
     );
     expect(lines).toHaveLength(1);
     expect(findLeaks(lines, [SECRET])).toEqual([]);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'info', message: 'delivery attempted', service: 'koerier', subscriptionId: 's-1' });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 'info',
+      message: 'delivery attempted',
+      service: 'koerier',
+      subscriptionId: 's-1',
+    });
   });
 });

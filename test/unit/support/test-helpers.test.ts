@@ -58,15 +58,17 @@ describe('staysQuiet', () => {
   it('fails as soon as the probe sees something, saying what', async () => {
     const noiseAt = Date.now() + 20;
     const started = Date.now();
-    await expect(staysQuiet('second delivery', () => Date.now() >= noiseAt && '2 requests', 5000, { intervalMs: 5 })).rejects.toThrow(
-      'expected no second delivery within 5000 ms, but saw 2 requests',
-    );
+    await expect(
+      staysQuiet('second delivery', () => Date.now() >= noiseAt && '2 requests', 5000, { intervalMs: 5 }),
+    ).rejects.toThrow('expected no second delivery within 5000 ms, but saw 2 requests');
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('checks once more at the end of the period', async () => {
     const noiseAt = Date.now() + 45;
-    await expect(staysQuiet('late noise', () => Date.now() >= noiseAt, 50, { intervalMs: 1000 })).rejects.toThrow('late noise');
+    await expect(staysQuiet('late noise', () => Date.now() >= noiseAt, 50, { intervalMs: 1000 })).rejects.toThrow(
+      'late noise',
+    );
   });
 });
 

@@ -5,7 +5,16 @@
  * kilobytes of data (issue 15). The same pass counts the top-level members, which review #7's
  * duplicate check compares with the parsed object's keys.
  */
-import { CLOSE_BRACE, CLOSE_BRACKET, COMMA, OPEN_BRACE, OPEN_BRACKET, skipWhitespace, topLevelMemberCount, type Span } from '../json-spans.js';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  skipWhitespace,
+  topLevelMemberCount,
+  type Span,
+} from '../json-spans.js';
 import { afterMemberName, afterScalarMember, jsonValueEnd } from '../json-syntax.js';
 import { MALFORMED, parseJson } from './parse-results.js';
 

@@ -44,7 +44,10 @@ const MODES_EXPLAINED =
  * size before any member is validated. Validation itself is linear: JSON.parse and the span
  * scanners are iterative, and no pattern in attribute-syntax.ts can backtrack more than linearly.
  */
-export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, string>>; body: Buffer }, options: ParseOptions): ParsedEvents {
+export function parseCloudEventsRequest(
+  req: { headers: Readonly<Record<string, string>>; body: Buffer },
+  options: ParseOptions,
+): ParsedEvents {
   let contentType: string | undefined;
   let ceHeaders: [name: string, value: string][] | undefined;
   // Noted on the way: a search of the list afterwards, with its callback, showed as 7% of a small binary event's profile (issue 15).
@@ -63,7 +66,11 @@ export function parseCloudEventsRequest(req: { headers: Readonly<Record<string, 
   if (mediaType === STRUCTURED_JSON) return parseStructured(req.body, contentType!, options);
   if (mediaType === BATCH_JSON) return parseBatch(req.body, contentType!, options);
   if (mediaType.startsWith(CLOUDEVENTS_FORMAT)) {
-    throw fail(problems.unsupportedMediaType(`Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`));
+    throw fail(
+      problems.unsupportedMediaType(
+        `Koerier reads CloudEvents in the JSON event format only, not '${mediaType}'. ${MODES_EXPLAINED}`,
+      ),
+    );
   }
   if (hasSpecversion) return parseBinary(ceHeaders!, contentType, req.body, options);
   throw fail(
@@ -117,7 +124,12 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
   const { value, members } = parsed;
   const issues = new IssueCollector();
   if (Array.isArray(value)) {
-    issues.error(undefined, 'event-object', 'HTTP-1', 'A structured request holds one event object; send arrays as application/cloudevents-batch+json.');
+    issues.error(
+      undefined,
+      'event-object',
+      'HTTP-1',
+      'A structured request holds one event object; send arrays as application/cloudevents-batch+json.',
+    );
     throw invalid(issues);
   }
   checkDuplicateMembers(text, undefined, members, value, issues, 'HTTP-1');
@@ -139,11 +151,20 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
   const { value } = parsed;
   const issues = new IssueCollector();
   if (!Array.isArray(value)) {
-    issues.error(undefined, 'batch-array', 'HTTP-3', 'A batch (application/cloudevents-batch+json) is a JSON array of events.');
+    issues.error(
+      undefined,
+      'batch-array',
+      'HTTP-3',
+      'A batch (application/cloudevents-batch+json) is a JSON array of events.',
+    );
     throw invalid(issues);
   }
   if (options.maxEventsPerBatch !== undefined && value.length > options.maxEventsPerBatch) {
-    throw fail(problems.payloadTooLarge(`A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`));
+    throw fail(
+      problems.payloadTooLarge(
+        `A batch holds at most ${options.maxEventsPerBatch} events; this one holds ${value.length}. Split it.`,
+      ),
+    );
   }
   const spans = parsed.members?.spans ?? arrayElementSpans(text);
   for (let index = 0; index < spans.length; index++) {
@@ -169,7 +190,12 @@ function parseBatch(body: Buffer, contentType: string, options: ParseOptions): P
       seenObject = true;
       firstSpecversion = specversion;
     } else if (specversion !== firstSpecversion) {
-      issues.error('specversion', 'batch-specversion', 'HTTP-3', 'All events in a batch must have the same specversion.');
+      issues.error(
+        'specversion',
+        'batch-specversion',
+        'HTTP-3',
+        'All events in a batch must have the same specversion.',
+      );
     }
     const memberCount = parsed.members?.counts[index] ?? topLevelMemberCount(text, spans[index]![0]);
     checkDuplicateMembers(text, spans[index]!, memberCount, member, issues, 'HTTP-3');

@@ -30,10 +30,13 @@ export interface ParseOptions {
 export function jsonBodyText(body: Buffer, contentType: string): string {
   const charset = requestCharset(contentType);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
-    throw fail(problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`));
+    throw fail(
+      problems.unsupportedMediaType(`CloudEvents in the JSON format are UTF-8; charset '${charset}' is not supported.`),
+    );
   }
   const text = utf8Text(body);
-  if (text === undefined) throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
+  if (text === undefined)
+    throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
   return text;
 }
 

@@ -62,7 +62,8 @@ function percentEncoded(value: string): string {
     if (code > 0x20 && code < 0x7f && code !== 0x22 && code !== 0x25 && code !== 0x2c) {
       encoded += character;
     } else {
-      for (const byte of Buffer.from(character, 'utf8')) encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      for (const byte of Buffer.from(character, 'utf8'))
+        encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
     }
   }
   return encoded;

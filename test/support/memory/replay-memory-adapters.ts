@@ -8,7 +8,7 @@ import {
   type ReplayRecord,
   type ReplayState,
   type ReplayStore,
-} from './ports.js';
+} from '../../../functions/core/replay/ports.js';
 
 export class MemoryEventArchive implements EventArchive {
   readonly objects = new Map<string, Buffer>();
@@ -40,7 +40,11 @@ export class MemoryReplayStore implements ReplayStore {
     const slot = this.slots.get(record.subscriptionId);
     if (slot && slot.leaseUntil >= this.clock()) throw new ReplayRunningError(slot.replayId);
     const stale = slot && this.records.get(`${record.subscriptionId}/${slot.replayId}`);
-    if (stale?.state === 'running') this.records.set(`${record.subscriptionId}/${slot!.replayId}`, { ...stale, ...staleFailure(stale, this.clock()) });
+    if (stale?.state === 'running')
+      this.records.set(`${record.subscriptionId}/${slot!.replayId}`, {
+        ...stale,
+        ...staleFailure(stale, this.clock()),
+      });
     this.slots.set(record.subscriptionId, { replayId: record.replayId, leaseUntil });
     this.records.set(`${record.subscriptionId}/${record.replayId}`, record);
   }
@@ -53,7 +57,12 @@ export class MemoryReplayStore implements ReplayStore {
     return [...this.records.values()].filter((record) => record.subscriptionId === subscriptionId);
   }
 
-  async update(next: ReplayRecord, expectedVersion: number, leaseUntil: number, expectedState: ReplayState = 'running'): Promise<boolean> {
+  async update(
+    next: ReplayRecord,
+    expectedVersion: number,
+    leaseUntil: number,
+    expectedState: ReplayState = 'running',
+  ): Promise<boolean> {
     const current = this.records.get(`${next.subscriptionId}/${next.replayId}`);
     if (!current || current.version !== expectedVersion || current.state !== expectedState) return false;
     this.records.set(`${next.subscriptionId}/${next.replayId}`, next);

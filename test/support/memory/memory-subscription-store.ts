@@ -7,8 +7,8 @@
  * It lives with routing, not with subscriptions, because it keeps the route index: routing reads
  * subscriptions, so the other way round would make the two areas import each other.
  */
-import { systemClock, type Clock } from '../ports/clock.js';
-import { DYNAMODB_LIMITS } from '../ids/bounded-key.js';
+import { systemClock, type Clock } from '../../../functions/core/ports/clock.js';
+import { DYNAMODB_LIMITS } from '../../../functions/core/ids/bounded-key.js';
 import {
   InvalidCursorError,
   SubscriptionConflictError,
@@ -16,10 +16,20 @@ import {
   type SubscriptionDraft,
   type SubscriptionPage,
   type SubscriptionStore,
-} from '../subscriptions/store.js';
-import { isRoutable, type Subscription, type SubscriptionStatus, type SuspensionCause } from '../subscriptions/subscription.js';
-import { routeCandidateOf, type RouteCandidate, type RouteIndexReader, type RouteIndexState } from './matcher.js';
-import { routeEntriesOf, type RouteEntry, type RouteShape } from './route-keys.js';
+} from '../../../functions/core/subscriptions/store.js';
+import {
+  isRoutable,
+  type Subscription,
+  type SubscriptionStatus,
+  type SuspensionCause,
+} from '../../../functions/core/subscriptions/subscription.js';
+import {
+  routeCandidateOf,
+  type RouteCandidate,
+  type RouteIndexReader,
+  type RouteIndexState,
+} from '../../../functions/core/routing/matcher.js';
+import { routeEntriesOf, type RouteEntry, type RouteShape } from '../../../functions/core/routing/route-keys.js';
 
 /** Ids the DynamoDB store can key (its route index's sort key); a longer one names no subscription. */
 const MAX_ID_BYTES = DYNAMODB_LIMITS.sortKeyBytes;
@@ -54,9 +64,15 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
 
   async save(draft: SubscriptionDraft, previous: Subscription): Promise<Subscription> {
     this.#expect(previous);
-    const subscription: Subscription = { ...structuredClone(draft), id: previous.id, routeKeys: this.#index(draft), version: previous.version + 1 };
+    const subscription: Subscription = {
+      ...structuredClone(draft),
+      id: previous.id,
+      routeKeys: this.#index(draft),
+      version: previous.version + 1,
+    };
     this.#subscriptions.set(previous.id, subscription);
-    if (subscription.routeKeys.length > 0 || previous.routeKeys.some((key) => !subscription.routeKeys.includes(key))) this.#generation++;
+    if (subscription.routeKeys.length > 0 || previous.routeKeys.some((key) => !subscription.routeKeys.includes(key)))
+      this.#generation++;
     return structuredClone(subscription);
   }
 
@@ -72,7 +88,11 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     const rest = after ? owned.filter((s) => byCreation(s, after) > 0) : owned;
     const items = rest.slice(0, page.limit).map((s) => structuredClone(s));
     const last = items.at(-1);
-    return { items, cursor: rest.length > page.limit && last ? encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) : undefined };
+    return {
+      items,
+      cursor:
+        rest.length > page.limit && last ? encodeCursor({ owner, createdAt: last.createdAt, id: last.id }) : undefined,
+    };
   }
 
   async listAll(page: { limit: number; cursor?: string | undefined }): Promise<SubscriptionPage> {
@@ -88,7 +108,11 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     const rest = after === undefined ? all : all.filter((s) => s.id > after);
     const items = rest.slice(0, page.limit).map((s) => structuredClone(s));
     const last = items.at(-1);
-    return { items, cursor: rest.length > page.limit && last ? Buffer.from(ALL_CURSOR_MARK + last.id).toString('base64url') : undefined };
+    return {
+      items,
+      cursor:
+        rest.length > page.limit && last ? Buffer.from(ALL_CURSOR_MARK + last.id).toString('base64url') : undefined,
+    };
   }
 
   async updateStatus(

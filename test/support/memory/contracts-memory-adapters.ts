@@ -1,5 +1,5 @@
 /** The contract register's ports in memory, for unit tests without emulators. */
-import type { ContractBinding, ContractRecord, VersionRecord } from './contract.js';
+import type { ContractBinding, ContractRecord, VersionRecord } from '../../../functions/core/contracts/contract.js';
 import {
   ContractChangedError,
   type ContractConsumer,
@@ -7,7 +7,7 @@ import {
   type ContractDocuments,
   type ContractStore,
   type MessageSchemas,
-} from './ports.js';
+} from '../../../functions/core/contracts/ports.js';
 
 export class MemoryContractStore implements ContractStore {
   readonly contracts = new Map<string, ContractRecord>();
@@ -77,6 +77,7 @@ export class MemoryContractDocuments implements ContractDocuments {
 /** Consumers from a fixed list of subscriptions. */
 export function memoryConsumers(subscriptions: readonly ContractConsumer[]): ContractConsumers {
   return {
-    consumersOf: async (types) => subscriptions.filter((subscription) => subscription.types.some((type) => types.includes(type))),
+    consumersOf: async (types) =>
+      subscriptions.filter((subscription) => subscription.types.some((type) => types.includes(type))),
   };
 }

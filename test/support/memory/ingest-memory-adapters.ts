@@ -3,8 +3,8 @@
  * semantics the AWS adapters promise: the rate window counts per client in fixed one-minute
  * windows of the clock it is given; the queue stores all messages of a call or none.
  */
-import { systemClock, type Clock } from '../ports/clock.js';
-import type { InboundMessage, InboundQueue, RateDecision, RateWindow } from './ports.js';
+import { systemClock, type Clock } from '../../../functions/core/ports/clock.js';
+import type { InboundMessage, InboundQueue, RateDecision, RateWindow } from '../../../functions/core/ingest/ports.js';
 
 const WINDOW_MS = 60_000;
 
@@ -18,7 +18,8 @@ export class InMemoryRateWindow implements RateWindow {
     const windowStart = now - (now % WINDOW_MS);
     const key = `${clientId}\u0000${windowStart}`;
     const count = this.counts.get(key) ?? 0;
-    if (count >= limitPerMinute) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)) };
+    if (count >= limitPerMinute)
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)) };
     this.counts.set(key, count + 1);
     return { allowed: true };
   }

@@ -3,7 +3,7 @@
  * adapters promise: a put replaces, a missing object reads as undefined, readers are a set, and a
  * payload record written again keeps its readers, but never takes another digest.
  */
-import { digestOf } from './payload-reference.js';
+import { digestOf } from '../../../functions/core/claim-check/payload-reference.js';
 import {
   PayloadRecordConflictError,
   type ClaimCheckStore,
@@ -12,7 +12,7 @@ import {
   type StoredPayload,
   type UploadRecord,
   type UploadTerms,
-} from './ports.js';
+} from '../../../functions/core/claim-check/ports.js';
 
 export class InMemoryClaimCheckStore implements ClaimCheckStore {
   readonly objects = new Map<string, StoredPayload>();
@@ -31,8 +31,15 @@ export class InMemoryClaimCheckStore implements ClaimCheckStore {
     return `https://objects.example/${key}?expires=${seconds}`;
   }
 
-  async presignedPutUrl(key: string, terms: UploadTerms, seconds: number): Promise<{ url: string; headers: Record<string, string> }> {
-    return { url: `https://objects.example/${key}?expires=${seconds}&put`, headers: { 'content-length': String(terms.size) } };
+  async presignedPutUrl(
+    key: string,
+    terms: UploadTerms,
+    seconds: number,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    return {
+      url: `https://objects.example/${key}?expires=${seconds}&put`,
+      headers: { 'content-length': String(terms.size) },
+    };
   }
 
   async matches(key: string, terms: Pick<UploadTerms, 'size' | 'digest'>): Promise<boolean> {
@@ -46,7 +53,8 @@ export class InMemoryPayloadLedger implements PayloadLedger {
 
   async recordPayload(record: Omit<PayloadRecord, 'readers'>): Promise<void> {
     const recorded = this.records.get(record.payloadId);
-    if (recorded !== undefined && recorded.digest !== record.digest) throw new PayloadRecordConflictError(record.payloadId);
+    if (recorded !== undefined && recorded.digest !== record.digest)
+      throw new PayloadRecordConflictError(record.payloadId);
     this.records.set(record.payloadId, { ...record, readers: recorded?.readers ?? [] });
   }
 

@@ -1,6 +1,11 @@
 /** The partner store in memory, for unit tests: the same revision check and size bound as the DynamoDB adapter. */
-import { EMPTY_DIRECTORY, type DirectoryState } from './partner.js';
-import { DirectoryChangedError, DirectoryTooLargeError, MAX_DIRECTORY_BYTES, type PartnerStore } from './ports.js';
+import { EMPTY_DIRECTORY, type DirectoryState } from '../../../functions/core/partners/partner.js';
+import {
+  DirectoryChangedError,
+  DirectoryTooLargeError,
+  MAX_DIRECTORY_BYTES,
+  type PartnerStore,
+} from '../../../functions/core/partners/ports.js';
 
 export class MemoryPartnerStore implements PartnerStore {
   private state: DirectoryState = EMPTY_DIRECTORY;

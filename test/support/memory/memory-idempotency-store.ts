@@ -12,7 +12,7 @@ import {
   type IdempotencyScope,
   type IdempotencyStore,
   type StoredResponse,
-} from './store.js';
+} from '../../../functions/core/idempotency/store.js';
 
 type Held = IdempotencyEntry & { readonly claimId?: string };
 
@@ -31,14 +31,21 @@ export class InMemoryIdempotencyStore implements IdempotencyStore {
       claimId: request.claimId,
       ...(request.pending ? { pending: structuredClone(request.pending) } : {}),
     });
-    return existing?.state === 'in-progress' && existing.pending ? { claimed: true, replaced: publicView(existing) } : { claimed: true };
+    return existing?.state === 'in-progress' && existing.pending
+      ? { claimed: true, replaced: publicView(existing) }
+      : { claimed: true };
   }
 
   async complete(scope: IdempotencyScope, claimId: string, response: StoredResponse): Promise<boolean> {
     const id = scopeKey(scope);
     const held = this.#entries.get(id);
     if (held?.state !== 'in-progress' || held.claimId !== claimId) return false;
-    this.#entries.set(id, { state: 'completed', fingerprint: held.fingerprint, expiresAt: held.expiresAt, response: structuredClone(response) });
+    this.#entries.set(id, {
+      state: 'completed',
+      fingerprint: held.fingerprint,
+      expiresAt: held.expiresAt,
+      response: structuredClone(response),
+    });
     return true;
   }
 

@@ -1,6 +1,6 @@
 /** The quota ports in memory, with the same conditions as the DynamoDB adapters, for unit tests. */
-import type { HoldLedger, Holds } from './holds.js';
-import type { UsageDecision, UsageWindow } from './usage-window.js';
+import type { HoldLedger, Holds } from '../../../functions/core/quotas/holds.js';
+import type { UsageDecision, UsageWindow } from '../../../functions/core/quotas/usage-window.js';
 
 export class MemoryHoldLedger implements HoldLedger {
   readonly ledgers = new Map<string, Holds>();

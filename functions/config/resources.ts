@@ -6,7 +6,7 @@
  * Plain data only: no aws-cdk-lib import here, the laptop host loads this file too.
  */
 
-import { API_BASE_PATH } from '../functions/core/http/api-version.js';
+import { API_BASE_PATH } from '../core/http/api-version.js';
 
 export { API_BASE_PATH };
 
@@ -22,7 +22,11 @@ export interface TableSpec {
   readonly sortKey?: KeySpec;
   /** Attribute holding an epoch-seconds expiry. DynamoDB TTL in AWS; code treats expired items as absent. */
   readonly ttlAttribute?: string;
-  readonly globalIndexes?: readonly { readonly name: string; readonly partitionKey: KeySpec; readonly sortKey?: KeySpec }[];
+  readonly globalIndexes?: readonly {
+    readonly name: string;
+    readonly partitionKey: KeySpec;
+    readonly sortKey?: KeySpec;
+  }[];
 }
 
 export interface QueueSpec {
@@ -85,7 +89,9 @@ export const tables = {
   /** Subscriptions, one item each, with an owner index for listing. */
   subscriptions: {
     partitionKey: { name: 'id', type: 'S' },
-    globalIndexes: [{ name: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } }],
+    globalIndexes: [
+      { name: 'byOwner', partitionKey: { name: 'owner', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+    ],
   },
   /** Routing index: one item per (match key, subscription), so the router reads only candidates. */
   routes: { partitionKey: { name: 'routeKey', type: 'S' }, sortKey: { name: 'subscriptionId', type: 'S' } },
@@ -138,7 +144,8 @@ const DAY_SECONDS = 24 * 3600;
 /** `koerier:archiveRetentionDays` when it is not set (functions/config.ts reads the setting with it). */
 export const DEFAULT_ARCHIVE_RETENTION_DAYS = 30;
 /** What a live event's claim-check object needs: a day longer than any queue keeps a message (SQS's maximum, 14 days). */
-export const CLAIM_CHECK_LIVE_SECONDS = Math.max(...Object.values(queues).map((queue) => queue.retentionSeconds)) + DAY_SECONDS;
+export const CLAIM_CHECK_LIVE_SECONDS =
+  Math.max(...Object.values(queues).map((queue) => queue.retentionSeconds)) + DAY_SECONDS;
 
 /**
  * How long claim-check objects are kept, from the archive's retention: a replay may send again
@@ -302,7 +309,13 @@ export const functions = {
     // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
     // Idempotency: the claim check's readers (the owners an event went to by reference).
     // Partners: the entitlements every attempt is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    tables: {
+      deliveries: 'readwrite',
+      subscriptions: 'readwrite',
+      routes: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+    },
     // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
@@ -325,7 +338,13 @@ export const functions = {
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
-    tables: { deliveries: 'readwrite', subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    tables: {
+      deliveries: 'readwrite',
+      subscriptions: 'readwrite',
+      routes: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+    },
     // Inbound: the operational event of a resume.
     queues: { deliveries: 'send', inbound: 'send' },
     deadLetterQueues: { deliveries: 'consume' },
@@ -348,7 +367,13 @@ export const functions = {
     // Subscriptions: the caller's own pull subscription; deliveries: dead letters, reject marks, the wrapped lock token key.
     // Idempotency: the claim check's readers, as for the delivery function. Routes: see SUBSCRIPTION_STORE_ROUTES.
     // Partners: the entitlements every receive is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
-    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    tables: {
+      subscriptions: 'read',
+      deliveries: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
     // Reads claim-check objects to put data inline again within a subscription's maxinlinebytes (EDU-1).
     buckets: { payloads: 'read' },
     keys: { lockTokens: 'encrypt+decrypt' },
@@ -366,7 +391,13 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
     ],
     // Deliveries: the replay records and each subscription's running-replay slot. Partners: the entitlements a replay stays within.
-    tables: { subscriptions: 'read', deliveries: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    tables: {
+      subscriptions: 'read',
+      deliveries: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
     queues: { replays: 'send' },
   },
   replayWorker: {
@@ -438,7 +469,13 @@ export const functions = {
     ],
     // Subscriptions: who consumes a contract (the subscriptions naming its event types).
     // Partners: the publish grants that say who may bind a type for its events (issue 28), seeded on the first read after a deploy.
-    tables: { contracts: 'readwrite', idempotency: 'readwrite', subscriptions: 'read', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    tables: {
+      contracts: 'readwrite',
+      idempotency: 'readwrite',
+      subscriptions: 'read',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
     buckets: { contracts: 'readwrite' },
     // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
     queues: { inbound: 'send' },
@@ -462,12 +499,16 @@ type RoutesOf<F> = F extends { readonly routes: readonly (infer R)[] } ? R : nev
 
 /** API Gateway's route keys of one function, `METHOD /path`: what its app dispatches on, and its idempotency operations. */
 export type RouteKey<F extends FunctionName> =
-  RoutesOf<(typeof functions)[F]> extends infer R ? (R extends RouteSpec ? `${R['method']} ${R['path']}` : never) : never;
+  RoutesOf<(typeof functions)[F]> extends infer R
+    ? R extends RouteSpec
+      ? `${R['method']} ${R['path']}`
+      : never
+    : never;
 
 /** Every route of the API in the order written above: the laptop gateway and the `$default` answer match requests with it. */
-export const routeTable: readonly (RouteSpec & { readonly function: FunctionName })[] = (Object.entries(functions) as [FunctionName, FunctionSpec][]).flatMap(
-  ([name, fn]) => (fn.routes ?? []).map((route) => ({ ...route, function: name })),
-);
+export const routeTable: readonly (RouteSpec & { readonly function: FunctionName })[] = (
+  Object.entries(functions) as [FunctionName, FunctionSpec][]
+).flatMap(([name, fn]) => (fn.routes ?? []).map((route) => ({ ...route, function: name })));
 
 /** RFC 8615: well-known resources live at the root of the origin, outside the versioned API. */
 const WELL_KNOWN_PREFIX = '/.well-known/';
@@ -486,7 +527,9 @@ export function routeKeyOfServed(servedRouteKey: string): string {
   const space = servedRouteKey.indexOf(' ');
   if (space < 0) return servedRouteKey; // `$default`
   const path = servedRouteKey.slice(space + 1);
-  return path.startsWith(`${API_BASE_PATH}/`) ? `${servedRouteKey.slice(0, space)} ${path.slice(API_BASE_PATH.length)}` : servedRouteKey;
+  return path.startsWith(`${API_BASE_PATH}/`)
+    ? `${servedRouteKey.slice(0, space)} ${path.slice(API_BASE_PATH.length)}`
+    : servedRouteKey;
 }
 
 /** Environment variable names that carry resource names into the functions. */
