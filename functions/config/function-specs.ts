@@ -1,0 +1,276 @@
+/**
+ * The functions of Koerier's resource description (./resources.ts): each one's entry, sizing,
+ * routes, trigger and grants on the stores of ./resource-specs.ts. Plain data, read by the CDK app
+ * and the laptop host.
+ */
+import type { FunctionSpec, RouteSpec } from './resource-specs.js';
+
+/**
+ * The subscription store is built with the route index (functions/composition/adapters.ts,
+ * `subscriptions`), which reads the routes table's name when it is built, though only the store's
+ * writes use it: a function that only reads subscriptions still needs the name, or its first read
+ * of a subscription fails (test/infra/function-settings.test.ts). Read access is the least that
+ * carries the name; once the store takes its route index lazily, these grants can go.
+ */
+const SUBSCRIPTION_STORE_ROUTES = { routes: 'read' } as const;
+
+export const functions = {
+  ingest: {
+    entry: 'functions/handlers/ingest.ts',
+    memoryMb: 512,
+    timeoutSeconds: 15,
+    routes: [
+      { method: 'POST', path: '/events' },
+      { method: 'OPTIONS', path: '/events' },
+    ],
+    // Partners: the publish grants (EDU-IN); readwrite because the first read after a deploy seeds the directory.
+    // Contracts: the event type bindings and their message schemas, checked against `data` (issue 14 item 3).
+    tables: { idempotency: 'readwrite', partners: 'readwrite', contracts: 'read' },
+    queues: { inbound: 'send' },
+    // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
+    buckets: { payloads: 'readwrite', contracts: 'read' },
+  },
+  subscriptions: {
+    entry: 'functions/handlers/subscriptions.ts',
+    memoryMb: 512,
+    // Room for the validation request to a slow target (KOERIER_VALIDATION_TIMEOUT_SECONDS, at most 20 s).
+    timeoutSeconds: 30,
+    // The validation handshake (WH-4) goes to the partner's target.
+    outbound: true,
+    routes: [
+      { method: 'POST', path: '/subscriptions' },
+      { method: 'GET', path: '/subscriptions' },
+      { method: 'GET', path: '/subscriptions/{id}' },
+      { method: 'PATCH', path: '/subscriptions/{id}' },
+      { method: 'DELETE', path: '/subscriptions/{id}' },
+      { method: 'GET', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/validation' },
+      { method: 'POST', path: '/subscriptions/{id}/revalidate' },
+    ],
+    // Partners: the entitlements (EDU-7), seeded on the first read after a deploy.
+    tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    // Sealing only: the API never reads a credential back.
+    keys: { credentials: 'encrypt' },
+    // The validation handshake reaches targets that demand a client certificate.
+    trust: ['client-certificate'],
+    // A pull subscription's queues are made with it and deleted with it.
+    pullQueues: ['manage'],
+  },
+  router: {
+    entry: 'functions/handlers/router.ts',
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
+    // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
+    tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
+    queues: { inbound: 'consume', deliveries: 'send' },
+    pullQueues: ['send'],
+    // Writes one archive object per batch (docs/REPLAY.md).
+    buckets: { archive: 'readwrite' },
+  },
+  delivery: {
+    entry: 'functions/handlers/delivery.ts',
+    memoryMb: 512,
+    // A batch's attempts run side by side: connect (5 s) + response (10 s) + a token fetch (5 s) + rate waits (2 s).
+    timeoutSeconds: 30,
+    queueTrigger: { queue: 'deliveries', batchSize: 10, maxBatchingWindowSeconds: 0 },
+    // Deliveries and the sink credentials' token requests go to partners.
+    outbound: true,
+    // Subscriptions and routes: retiring (410) and suspending a subscription keep the route index in step.
+    // Idempotency: the claim check's readers (the owners an event went to by reference).
+    // Partners: the entitlements every attempt is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
+    tables: {
+      deliveries: 'readwrite',
+      subscriptions: 'readwrite',
+      routes: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+    },
+    // Reads claim-check objects to put data inline again for subscriptions that take it (EDU-1).
+    buckets: { payloads: 'read' },
+    // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
+    // Inbound: Koerier's own operational events (suspended, retired, dead-lettered) take the ingest's path.
+    queues: { deliveries: 'send+consume', inbound: 'send' },
+    keys: { credentials: 'decrypt' },
+    trust: ['sign', 'public-keys', 'client-certificate'],
+  },
+  deliveryAdmin: {
+    entry: 'functions/handlers/delivery-admin.ts',
+    memoryMb: 256,
+    timeoutSeconds: 30,
+    routes: [
+      { method: 'GET', path: '/subscriptions/{id}/deliveries' },
+      { method: 'GET', path: '/subscriptions/{id}/health' },
+      { method: 'GET', path: '/subscriptions/{id}/dead-letters' },
+      { method: 'POST', path: '/subscriptions/{id}/dead-letters/redrive' },
+      { method: 'POST', path: '/subscriptions/{id}/resume' },
+      { method: 'POST', path: '/subscriptions/{id}/pause' },
+      { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
+    ],
+    // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
+    tables: {
+      deliveries: 'readwrite',
+      subscriptions: 'readwrite',
+      routes: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+    },
+    // Inbound: the operational event of a resume.
+    queues: { deliveries: 'send', inbound: 'send' },
+    deadLetterQueues: { deliveries: 'consume' },
+    // A pull subscription's dead letters are redriven into its own queue.
+    pullQueues: ['send'],
+  },
+  pull: {
+    entry: 'functions/handlers/pull.ts',
+    // Light work (at most a 6 MB answer); a long poll is mostly waiting, and duration is billed per GB-s (docs/PULL.md, idle cost).
+    memoryMb: 256,
+    // A 20 s long poll, the short polls that fill up and the settling after it, inside API Gateway's 30 s.
+    timeoutSeconds: 28,
+    routes: [
+      { method: 'POST', path: '/subscriptions/{id}/events/receive' },
+      { method: 'POST', path: '/subscriptions/{id}/events/acknowledge' },
+      { method: 'POST', path: '/subscriptions/{id}/events/release' },
+      { method: 'POST', path: '/subscriptions/{id}/events/renew-lock' },
+      { method: 'POST', path: '/subscriptions/{id}/events/reject' },
+    ],
+    // Subscriptions: the caller's own pull subscription; deliveries: dead letters, reject marks, the wrapped lock token key.
+    // Idempotency: the claim check's readers, as for the delivery function. Routes: see SUBSCRIPTION_STORE_ROUTES.
+    // Partners: the entitlements every receive is checked against again (EDU-7, issue 28), seeded on the first read after a deploy.
+    tables: {
+      subscriptions: 'read',
+      deliveries: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
+    // Reads claim-check objects to put data inline again within a subscription's maxinlinebytes (EDU-1).
+    buckets: { payloads: 'read' },
+    keys: { lockTokens: 'encrypt+decrypt' },
+    pullQueues: ['consume'],
+  },
+  // Replays (issue 13, item 2; docs/REPLAY.md): the API starts, reads and cancels; the worker does the work, a chunk per message.
+  replays: {
+    entry: 'functions/handlers/replays.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'POST', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays' },
+      { method: 'GET', path: '/subscriptions/{id}/replays/{replayId}' },
+      { method: 'POST', path: '/subscriptions/{id}/replays/{replayId}/cancel' },
+    ],
+    // Deliveries: the replay records and each subscription's running-replay slot. Partners: the entitlements a replay stays within.
+    tables: {
+      subscriptions: 'read',
+      deliveries: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
+    queues: { replays: 'send' },
+  },
+  replayWorker: {
+    entry: 'functions/handlers/replay-worker.ts',
+    memoryMb: 512,
+    // A chunk reads at most a few thousand archived events and queues at most 500.
+    timeoutSeconds: 60,
+    queueTrigger: { queue: 'replays', batchSize: 1, maxBatchingWindowSeconds: 0 },
+    tables: { subscriptions: 'read', deliveries: 'readwrite', partners: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    buckets: { archive: 'list+read' },
+    // Replayed events go the subscription's normal way: the deliveries queue, or a pull subscription's own.
+    // Inbound: the operational event that tells the owner a replay finished.
+    queues: { replays: 'send+consume', deliveries: 'send', inbound: 'send' },
+    pullQueues: ['send'],
+  },
+  signingKeys: {
+    entry: 'functions/handlers/signing-keys.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [{ method: 'GET', path: '/.well-known/http-message-signatures-directory' }],
+    trust: ['public-keys'],
+  },
+  payloads: {
+    entry: 'functions/handlers/payloads.ts',
+    memoryMb: 512,
+    timeoutSeconds: 15,
+    routes: [
+      { method: 'GET', path: '/payloads/{id}' },
+      { method: 'POST', path: '/payloads' },
+    ],
+    // The ledger of who may fetch, uploads granted and their bytes per client and hour (the upload quota), and the upload's idempotency key.
+    // Partners: each client's own upload quota (issue 28 item 13), seeded on the first read after a deploy.
+    tables: { idempotency: 'readwrite', partners: 'readwrite' },
+    // Reads objects, presigns GETs for large ones and PUTs for uploads (a presigned URL carries the role's rights).
+    buckets: { payloads: 'readwrite' },
+  },
+  // Partners at run time (issue 12, item 3): the admin API for clients, their publish grants and entitlements.
+  partners: {
+    entry: 'functions/handlers/partners.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'GET', path: '/clients' },
+      { method: 'GET', path: '/clients/{clientId}' },
+      { method: 'PUT', path: '/clients/{clientId}' },
+      { method: 'DELETE', path: '/clients/{clientId}' },
+    ],
+    tables: { partners: 'readwrite', idempotency: 'readwrite' },
+  },
+  // The contract register (issue 14, EDU-6, EDU-21, EDU-22); the OpenAPI and AsyncAPI parsers are bundled into this function only.
+  contracts: {
+    entry: 'functions/handlers/contracts.ts',
+    // The parsers (AsyncAPI's runs Spectral) want memory and CPU on the first document.
+    memoryMb: 1024,
+    timeoutSeconds: 20,
+    routes: [
+      { method: 'GET', path: '/contracts' },
+      { method: 'GET', path: '/contracts/{name}' },
+      { method: 'PATCH', path: '/contracts/{name}' },
+      { method: 'GET', path: '/contracts/{name}/versions' },
+      { method: 'GET', path: '/contracts/{name}/versions/{version}' },
+      { method: 'PUT', path: '/contracts/{name}/versions/{version}' },
+      { method: 'PATCH', path: '/contracts/{name}/versions/{version}' },
+      { method: 'GET', path: '/contracts/{name}/versions/{version}/document' },
+      { method: 'GET', path: '/contract-bindings' },
+      { method: 'GET', path: '/contract-bindings/{type}' },
+      { method: 'PUT', path: '/contract-bindings/{type}' },
+      { method: 'DELETE', path: '/contract-bindings/{type}' },
+    ],
+    // Subscriptions: who consumes a contract (the subscriptions naming its event types).
+    // Partners: the publish grants that say who may bind a type for its events (issue 28), seeded on the first read after a deploy.
+    tables: {
+      contracts: 'readwrite',
+      idempotency: 'readwrite',
+      subscriptions: 'read',
+      partners: 'readwrite',
+      ...SUBSCRIPTION_STORE_ROUTES,
+    },
+    buckets: { contracts: 'readwrite' },
+    // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
+    queues: { inbound: 'send' },
+  },
+  apiDescription: {
+    entry: 'functions/handlers/api-description.ts',
+    memoryMb: 256,
+    timeoutSeconds: 5,
+    routes: [
+      { method: 'GET', path: '/openapi.json' },
+      // A page for each problem type (functions/core/http/problem-types.ts).
+      { method: 'GET', path: '/problems/{type}' },
+    ],
+    defaultRoute: true,
+  },
+} as const satisfies Record<string, FunctionSpec>;
+
+export type FunctionName = keyof typeof functions;
+
+type RoutesOf<F> = F extends { readonly routes: readonly (infer R)[] } ? R : never;
+
+/** API Gateway's route keys of one function, `METHOD /path`: what its app dispatches on, and its idempotency operations. */
+export type RouteKey<F extends FunctionName> =
+  RoutesOf<(typeof functions)[F]> extends infer R
+    ? R extends RouteSpec
+      ? `${R['method']} ${R['path']}`
+      : never
+    : never;
