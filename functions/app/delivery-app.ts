@@ -30,11 +30,31 @@ const RATE_HORIZON_MS = 2_000;
  */
 const DECISION_MARGIN_MS = 4_000;
 
-export function deliveryApp(deps: KoerierDependencies): QueueApp {
+/** What the app reads: its handler (functions/handlers/delivery.ts) must compose a builder for each. */
+export type DeliveryAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'subscriptions'
+  | 'deliveryQueue'
+  | 'deliveryState'
+  | 'deliveryHttp'
+  | 'credentialCipher'
+  | 'signingKeys'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'operationalEvents'
+  | 'partners'
+  | 'metrics'
+  | 'recordDeliveryMetrics'
+>;
+
+export function deliveryApp(deps: DeliveryAppDependencies): QueueApp {
   const dispatcher = dispatcherDependencies(deps);
   const { log } = deps;
   return async (batch) => {
-    const deadline = Date.now() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
+    const deadline = deps.clock() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
     const tasks = batch.records.map(({ messageId, body, receiveCount }) => ({ messageId, body, receiveCount }));
     const { decisions, attempts, failedAttempts, deadLettered, suspended } = await dispatchBatch(tasks, dispatcher, {
       deadline,
@@ -73,11 +93,11 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
   };
 }
 
-function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependencies {
+function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDependencies {
   const { config, log } = deps;
   const claimCheck = claimCheckReading(deps);
   const settings = config.delivery;
-  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, log);
+  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, deps.clock, log);
   // Decrypting costs a KMS call: once per stored credential per container.
   const credentials = new Map<string, Promise<SinkCredential>>();
   const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
@@ -131,5 +151,6 @@ function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependenci
     operations: deps.operationalEvents,
     log,
     metrics: deps.metrics,
+    clock: deps.clock,
   };
 }

@@ -2,9 +2,11 @@
  * Everything the apps need from the world, as ports. One value of this type is one Koerier: the
  * composition root (functions/composition/aws-dependencies.ts) builds it once from a
  * `KoerierConfig` — in Lambda from the function's environment, on the laptop from the host's own
- * settings — and the apps (./*-app.ts) are functions of it. Nothing here reads the environment,
- * and nothing is a module-level singleton, so two sets of dependencies live side by side in one
- * process (two laptop hosts, say).
+ * settings. Each app (./*-app.ts) is a function of the part it reads, a `Pick` of this type named
+ * after the app (`RouterAppDependencies`), and a Lambda handler composes exactly the builders
+ * for that part: the compiler holds the two together (functions/composition/composition.ts).
+ * Nothing here reads the environment, and nothing is a module-level singleton, so two sets of
+ * dependencies live side by side in one process (two laptop hosts, say).
  *
  * Adapters that cost something to build (SDK clients, the token verifier, HTTP clients) are built
  * on first use, so a function only pays for what its app reaches, and building the dependencies
@@ -34,6 +36,7 @@ import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
 import type { ClientAdmission } from './client-throttling.js';
 import type { Logger } from './logger.js';
+import type { Clock } from '../core/ports/clock.js';
 import type { Metrics } from '../core/ports/metrics.js';
 
 /** A message on the deliveries queue, with what SQS told about it. */
@@ -52,6 +55,8 @@ export interface KoerierDependencies {
   readonly config: KoerierConfig;
   /** At the configuration's level. */
   readonly log: Logger;
+  /** The time, for every app and every adapter the composition builds: one clock per set, so a test can set it. */
+  readonly clock: Clock;
   /** Verifies the access token and admits the client past its throttle, or throws the 401/403/429 problem. */
   authenticate(request: HttpRequest, scope: Scope): Promise<Principal>;
   /** This set's per-client throttle (the publish window tells it its refusals). */

@@ -39,12 +39,32 @@ const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
  */
 const SUBSCRIPTION_CACHE_MS = 10_000;
 
-export function pullApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/pull.ts) must compose a builder for each. */
+export type PullAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'authenticate'
+  | 'idempotency'
+  | 'subscriptions'
+  | 'pullQueues'
+  | 'rejectionMarks'
+  | 'givenUpLocks'
+  | 'pollLeases'
+  | 'lockTokenKey'
+  | 'deliveryState'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'partners'
+>;
+
+export function pullApp(deps: PullAppDependencies): HttpApp {
   const { config, log } = deps;
   const claimCheck = claimCheckReading(deps);
   // Owner and delivery never change, so a cached record answers every receive and settle but the
   // first; a deleted subscription shows up as its missing queue (PullQueueGone), read through then.
-  const subscriptions = cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS);
+  const subscriptions = cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS, deps.clock);
   let built: PullService | undefined;
   const service = () =>
     (built ??= new PullService({
@@ -53,7 +73,7 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       givenUpLocks: deps.givenUpLocks,
       deadLetters: deps.deliveryState,
       lockTokenKey: () => deps.lockTokenKey(),
-      clock: () => Date.now(),
+      clock: deps.clock,
       deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,
       log,
       leases: deps.pollLeases,

@@ -15,7 +15,22 @@ import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
 
-export function routerApp(deps: KoerierDependencies): QueueApp {
+/** What the app reads: its handler (functions/handlers/router.ts) must compose a builder for each. */
+export type RouterAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'routeIndex'
+  | 'routedEvents'
+  | 'partners'
+  | 'deliveryQueue'
+  | 'pullQueues'
+  | 'eventArchive'
+  | 'metrics'
+>;
+
+export function routerApp(deps: RouterAppDependencies): QueueApp {
   const { config, log } = deps;
   const router: Omit<RouterDependencies, 'isEntitled'> = {
     // Lives as long as the dependencies: its cache is checked against the index generation per batch.
@@ -23,7 +38,7 @@ export function routerApp(deps: KoerierDependencies): QueueApp {
     ledger: deps.routedEvents,
     sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
     sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),
-    now: () => Date.now(),
+    now: deps.clock,
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,

@@ -86,7 +86,7 @@ export const routeIndex = (c: Composition): DynamoDbRouteIndex =>
   c.once(routeIndex, () => new DynamoDbRouteIndex(c.client(dynamodbClient), table(c, 'routes')));
 
 export const subscriptions: Member<'subscriptions'> = (c) =>
-  new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c));
+  new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c), c.clock);
 
 export const partnerStore = (c: Composition): DynamoDbPartnerStore =>
   c.once(partnerStore, () => new DynamoDbPartnerStore(c.client(dynamodbClient), table(c, 'partners')));
@@ -96,7 +96,7 @@ export const partners: Member<'partners'> = (c) =>
     store: partnerStore(c),
     seed: { publishGrants: c.config.publishGrants, entitlements: c.config.entitlements },
     refreshMs: c.config.partnersRefreshSeconds * 1000,
-    clock: () => Date.now(),
+    clock: c.clock,
     log: c.log,
   });
 
@@ -104,7 +104,7 @@ export const routedEvents: Member<'routedEvents'> = (c) =>
   new DynamoDbRoutedEventLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const deliveryState: Member<'deliveryState'> = (c) =>
-  new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'));
+  new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'), c.clock);
 
 export const claimCheckStore: Member<'claimCheckStore'> = (c) =>
   new S3ClaimCheckStore(c.client(s3Client), c.config.resources.bucket('payloads'));
@@ -183,7 +183,7 @@ export const metrics: Member<'metrics'> = (c) =>
 
 export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
   const write = c.options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
-  return (figures) => write(deliveryMetricsRecord(figures, Date.now(), c.config.stackName));
+  return (figures) => write(deliveryMetricsRecord(figures, c.clock(), c.config.stackName));
 };
 
 /** Outbound HTTP with the SSRF guard; the delivery and the handshake clients share one load of the mTLS certificate (issue 12, item 5). */

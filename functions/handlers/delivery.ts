@@ -21,7 +21,7 @@ import { queueHandler } from './shared/sqs-event-source.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(deliveryApp);
 export const handler = handlerFor(
-  lambdaDependencies('delivery', {
+  lambdaDependencies({
     subscriptions,
     deliveryQueue,
     deliveryState,

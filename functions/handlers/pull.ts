@@ -22,7 +22,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(pullApp);
 export const handler = handlerFor(
-  lambdaDependencies('pull', {
+  lambdaDependencies({
     authenticate,
     subscriptions,
     pullQueues,

@@ -16,7 +16,7 @@ import { queueHandler } from './shared/sqs-event-source.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(routerApp);
 export const handler = handlerFor(
-  lambdaDependencies('router', {
+  lambdaDependencies({
     routeIndex,
     routedEvents,
     partners,
