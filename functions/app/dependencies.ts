@@ -28,10 +28,12 @@ import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../co
 import type { HoldLedger } from '../core/quotas/holds.js';
 import type { UsageWindow } from '../core/quotas/usage-window.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
-import type { RouteIndexReader } from '../core/routing/matcher.js';
+import type { RouteIndexReader, SubscriptionMatcher } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
+import type { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
+import type { DeliveryPolicy, DispatcherDependencies, DispatchSubscriptions } from '../core/delivery/dispatch-ports.js';
 import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
 import type { ClientAdmission } from './client-throttling.js';
@@ -67,6 +69,16 @@ export interface KoerierDependencies {
   readonly deliveryQueue: DeliveryQueue;
   readonly subscriptions: SubscriptionStore;
   readonly routeIndex: RouteIndexReader;
+  /** The router's matcher over the route index: its cache lives as long as the set, checked against the index generation per batch. */
+  readonly subscriptionMatcher: SubscriptionMatcher;
+  /** The subscriptions as the delivery function reads them: cached a few seconds per container. */
+  readonly deliverySubscriptions: DispatchSubscriptions;
+  /** The subscriptions as the pull function reads them: cached a little longer (owner and delivery never change). */
+  readonly pullSubscriptions: ReturnType<typeof cachedSubscriptions>;
+  /** What the delivery dispatcher's decisions follow: retries, breaker, suspension, lifetimes, timeouts (from the configuration). */
+  readonly deliveryPolicy: DeliveryPolicy;
+  /** The bearer token for a push subscription's sink (WH-3): its stored credential opened once per container, OAuth2 tokens fetched and kept. */
+  readonly sinkAccessTokens: Pick<DispatcherDependencies, 'accessToken'>;
   /** Every partner's publish grants and entitlements as the functions decide with them: cached, read again after `partnersRefreshSeconds`. */
   readonly partners: PartnerDirectory;
   /** The partner directory itself, for the admin API. */

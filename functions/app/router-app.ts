@@ -3,7 +3,6 @@
  * events, finds the matching subscriptions through the route index and queues one delivery per
  * match (see functions/core/routing/route-events.ts).
  */
-import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
@@ -21,7 +20,7 @@ export type RouterAppDependencies = Pick<
   | 'config'
   | 'log'
   | 'clock'
-  | 'routeIndex'
+  | 'subscriptionMatcher'
   | 'routedEvents'
   | 'partners'
   | 'deliveryQueue'
@@ -33,8 +32,7 @@ export type RouterAppDependencies = Pick<
 export function routerApp(deps: RouterAppDependencies): QueueApp {
   const { config, log } = deps;
   const router: Omit<RouterDependencies, 'isEntitled'> = {
-    // Lives as long as the dependencies: its cache is checked against the index generation per batch.
-    matcher: new SubscriptionMatcher(deps.routeIndex),
+    matcher: deps.subscriptionMatcher,
     ledger: deps.routedEvents,
     sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
     sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),

@@ -17,6 +17,7 @@ import type { KoerierConfig } from '../config.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
+import * as deliveryBuilders from './delivery-builders.js';
 import {
   composeDependencies,
   createComposition,
@@ -41,7 +42,7 @@ export interface AwsDependenciesOptions extends CompositionOptions {
 }
 
 /** Every builder: the type makes the set complete. */
-const everyAdapter: Builders = { ...adapters, dataContracts };
+const everyAdapter: Builders = { ...adapters, ...deliveryBuilders, dataContracts };
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
   const { config } = options;

@@ -62,6 +62,9 @@ export interface CompositionOptions {
 /** A builder of one member. */
 export type Builder<T> = (composition: Composition) => T;
 
+/** The builder of the member `K`. */
+export type Member<K extends keyof KoerierDependencies> = Builder<KoerierDependencies[K]>;
+
 /** The members every set has from the start, not built by a builder. */
 export type EagerMember = 'config' | 'log' | 'admission' | 'clock';
 

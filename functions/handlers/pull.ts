@@ -13,8 +13,8 @@ import {
   payloadLedger,
   pollLeases,
   pullQueues,
+  pullSubscriptions,
   rejectionMarks,
-  subscriptions,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
@@ -23,8 +23,8 @@ import { httpHandler } from './shared/api-gateway.js';
 export const handlerFor = httpHandler(pullApp);
 export const handler = handlerFor(
   lambdaDependencies({
+    pullSubscriptions,
     authenticate,
-    subscriptions,
     pullQueues,
     rejectionMarks,
     givenUpLocks,

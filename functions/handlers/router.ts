@@ -7,8 +7,8 @@ import {
   metrics,
   partners,
   pullQueues,
-  routeIndex,
   routedEvents,
+  subscriptionMatcher,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
@@ -17,7 +17,7 @@ import { queueHandler } from './shared/sqs-event-source.js';
 export const handlerFor = queueHandler(routerApp);
 export const handler = handlerFor(
   lambdaDependencies({
-    routeIndex,
+    subscriptionMatcher,
     routedEvents,
     partners,
     deliveryQueue,

@@ -98,7 +98,7 @@ describe('a composed set of dependencies', () => {
         'metrics',
       ]),
     );
-    expect(members).toHaveLength(38);
+    expect(members).toHaveLength(43);
     expect(asked).toBe(0);
   });
 

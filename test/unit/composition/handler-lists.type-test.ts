@@ -17,7 +17,7 @@ import {
   publishRateWindow,
   pullQueues,
   routedEvents,
-  routeIndex,
+  subscriptionMatcher,
   signingKeys,
   authenticate,
 } from '../../../functions/composition/adapters.js';
@@ -30,7 +30,7 @@ import { handlerFor as signingKeysHandlerFor } from '../../../functions/handlers
 import type { KoerierConfig } from '../../../functions/config.js';
 
 export function routerLists(): void {
-  const router = { routeIndex, routedEvents, partners, deliveryQueue, pullQueues, eventArchive, metrics };
+  const router = { subscriptionMatcher, routedEvents, partners, deliveryQueue, pullQueues, eventArchive, metrics };
   routerHandlerFor(lambdaDependencies(router));
 
   const { routedEvents: _ledger, ...withoutLedger } = router;
