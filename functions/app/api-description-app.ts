@@ -8,7 +8,10 @@ import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
-export function apiDescriptionApp(deps: Pick<KoerierDependencies, 'config'>): HttpApp {
+/** What the app reads: its handler (functions/handlers/api-description.ts) must compose a builder for each. */
+export type ApiDescriptionAppDependencies = Pick<KoerierDependencies, 'config'>;
+
+export function apiDescriptionApp(deps: ApiDescriptionAppDependencies): HttpApp {
   let document: string | undefined;
   return async (request) => {
     const route = request.routeKey as RouteKey<'apiDescription'>;

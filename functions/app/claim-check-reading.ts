@@ -6,7 +6,9 @@
 import type { OutgoingEventsDependencies } from '../core/claim-check/outgoing-events.js';
 import type { KoerierDependencies } from './dependencies.js';
 
-export function claimCheckReading(deps: KoerierDependencies): Omit<OutgoingEventsDependencies, 'fits'> {
+export function claimCheckReading(
+  deps: Pick<KoerierDependencies, 'config' | 'claimCheckStore' | 'payloadLedger'>,
+): Omit<OutgoingEventsDependencies, 'fits'> {
   return {
     get store() {
       return deps.claimCheckStore;

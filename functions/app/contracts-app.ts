@@ -19,7 +19,22 @@ import { idempotencyGuard, type Guarded } from './idempotency-guard.js';
 /** Pages of subscriptions read to find a contract's consumers: 10,000 subscriptions. */
 const CONSUMER_PAGES = 100;
 
-export function contractsApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/contracts.ts) must compose a builder for each. */
+export type ContractsAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'authenticate'
+  | 'idempotency'
+  | 'contractStore'
+  | 'contractDocuments'
+  | 'contractLifecycle'
+  | 'subscriptions'
+  | 'partners'
+>;
+
+export function contractsApp(deps: ContractsAppDependencies): HttpApp {
   let built: ContractRegister | undefined;
   let ownContract: Promise<boolean> | undefined;
   const parser = parsersOnFirstUse();
@@ -27,7 +42,7 @@ export function contractsApp(deps: KoerierDependencies): HttpApp {
     store: deps.contractStore,
     documents: deps.contractDocuments,
     parser,
-    clock: () => Date.now(),
+    clock: deps.clock,
   });
   const register = () =>
     (built ??= new ContractRegister({
@@ -134,7 +149,7 @@ function read(
   }
 }
 
-function ownDocument(deps: KoerierDependencies) {
+function ownDocument(deps: ContractsAppDependencies) {
   const document = openApiDocument({
     serverUrl: deps.config.publicBaseUrl || undefined,
     tokenUrl: deps.config.auth.tokenUrl,

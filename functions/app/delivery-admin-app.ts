@@ -22,7 +22,22 @@ import { idempotencyGuard } from './idempotency-guard.js';
 /** Messages one dead-letter-queue redrive moves at most; call again for more. */
 const MAX_QUEUE_REDRIVE = 1000;
 
-export function deliveryAdminApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/delivery-admin.ts) must compose a builder for each. */
+export type DeliveryAdminAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'authenticate'
+  | 'idempotency'
+  | 'deliveryQueue'
+  | 'deliveryState'
+  | 'operationalEvents'
+  | 'partners'
+  | 'pullQueues'
+  | 'subscriptions'
+>;
+
+export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
   const { config, log } = deps;
   // Built for each authenticated request (a refused caller costs no adapter), with the partner
   // directory's entitlements as of now (within its refresh interval).

@@ -5,36 +5,48 @@
  * timeout set to the backoff. What crashes the function anyway returns after the queue's
  * visibility timeout, and the redrive policy catches it in the dead-letter queue eventually.
  */
-import { openSinkCredential, type SinkCredential } from '../core/credentials/sink-credential.js';
 import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
-import { CredentialUnavailableError, type DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
+import type { DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
 import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
-import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
-import type { Subscription } from '../core/subscriptions/subscription.js';
-import { ClientCredentialsTokens, TOKEN_TIMEOUT_MS } from '../net/client-credentials-tokens.js';
 import { webhookSender } from '../net/webhook-sender.js';
-import { queues } from '../config/resources.js';
 import { claimCheckReading } from './claim-check-reading.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
 
-/** How long a container trusts what it read about a subscription. */
-const SUBSCRIPTION_CACHE_MS = 5_000;
-/** How long admitted deliveries may wait in memory for their rate slot. */
-const RATE_HORIZON_MS = 2_000;
 /**
  * Time kept back from the function's timeout to apply a batch's decisions (attempt history,
  * visibility changes): attempts that might not end before it are not started.
  */
 const DECISION_MARGIN_MS = 4_000;
 
-export function deliveryApp(deps: KoerierDependencies): QueueApp {
+/** What the app reads: its handler (functions/handlers/delivery.ts) must compose a builder for each. */
+export type DeliveryAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'deliverySubscriptions'
+  | 'sinkAccessTokens'
+  | 'deliveryPolicy'
+  | 'deliveryQueue'
+  | 'deliveryState'
+  | 'deliveryHttp'
+  | 'signingKeys'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'operationalEvents'
+  | 'partners'
+  | 'metrics'
+  | 'recordDeliveryMetrics'
+>;
+
+export function deliveryApp(deps: DeliveryAppDependencies): QueueApp {
   const dispatcher = dispatcherDependencies(deps);
   const { log } = deps;
   return async (batch) => {
-    const deadline = Date.now() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
+    const deadline = deps.clock() + batch.remainingTimeMs() - DECISION_MARGIN_MS;
     const tasks = batch.records.map(({ messageId, body, receiveCount }) => ({ messageId, body, receiveCount }));
     const { decisions, attempts, failedAttempts, deadLettered, suspended } = await dispatchBatch(tasks, dispatcher, {
       deadline,
@@ -73,63 +85,27 @@ export function deliveryApp(deps: KoerierDependencies): QueueApp {
   };
 }
 
-function dispatcherDependencies(deps: KoerierDependencies): DispatcherDependencies {
+function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDependencies {
   const { config, log } = deps;
   const claimCheck = claimCheckReading(deps);
-  const settings = config.delivery;
-  const tokens = new ClientCredentialsTokens(deps.deliveryHttp, Date.now, log);
-  // Decrypting costs a KMS call: once per stored credential per container.
-  const credentials = new Map<string, Promise<SinkCredential>>();
-  const credentialOf = (subscription: Subscription & { credential: NonNullable<Subscription['credential']> }) => {
-    const { ciphertext } = subscription.credential;
-    let credential = credentials.get(ciphertext);
-    if (!credential) {
-      if (credentials.size > 1000) credentials.clear();
-      credential = openSinkCredential(subscription.credential, subscription.id, deps.credentialCipher);
-      credential.catch(() => credentials.delete(ciphertext));
-      credentials.set(ciphertext, credential);
-    }
-    return credential;
-  };
   const state = deps.deliveryState;
   return {
     targets: state,
     ledger: state,
     deadLetters: state,
-    subscriptions: cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS),
-    async accessToken(subscription, options) {
-      if (!subscription.credential) return undefined;
-      let credential: SinkCredential;
-      try {
-        credential = await credentialOf({ ...subscription, credential: subscription.credential });
-      } catch (error) {
-        log.error('sink credential does not decrypt', { subscriptionId: subscription.id, error: describeError(error) });
-        throw new CredentialUnavailableError('the stored credential could not be decrypted');
-      }
-      return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
-    },
+    subscriptions: deps.deliverySubscriptions,
+    accessToken: (subscription, options) => deps.sinkAccessTokens.accessToken(subscription, options),
     send: webhookSender(deps.deliveryHttp),
     signingKey: () => deps.signingKeys.current(),
     outgoingEvents: (subscription, events) => outgoingEvents(subscription, events, claimCheck),
     // Issue 28, item 9: entitlement is checked again on every attempt, not only when the router matched.
     entitlements: async () => (await deps.partners.current()).entitlements,
     enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
-    policy: {
-      retry: settings.retry,
-      breaker: settings.breaker,
-      suspendAfterSeconds: settings.suspendAfterSeconds,
-      keyTtlSeconds: config.idempotency.ttlSeconds,
-      historySeconds: settings.historySeconds,
-      deadLetterRetentionSeconds: settings.deadLetterRetentionSeconds,
-      rateHorizonMs: RATE_HORIZON_MS,
-      maxReceiveCount: queues.deliveries.maxReceiveCount,
-      sendTimeoutMs: settings.connectTimeoutMs + settings.responseTimeoutMs,
-      tokenTimeoutMs: TOKEN_TIMEOUT_MS,
-      sinkCredentials: config.sinkCredentials,
-    },
+    policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
     operations: deps.operationalEvents,
     log,
     metrics: deps.metrics,
+    clock: deps.clock,
   };
 }

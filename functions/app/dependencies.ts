@@ -2,9 +2,11 @@
  * Everything the apps need from the world, as ports. One value of this type is one Koerier: the
  * composition root (functions/composition/aws-dependencies.ts) builds it once from a
  * `KoerierConfig` — in Lambda from the function's environment, on the laptop from the host's own
- * settings — and the apps (./*-app.ts) are functions of it. Nothing here reads the environment,
- * and nothing is a module-level singleton, so two sets of dependencies live side by side in one
- * process (two laptop hosts, say).
+ * settings. Each app (./*-app.ts) is a function of the part it reads, a `Pick` of this type named
+ * after the app (`RouterAppDependencies`), and a Lambda handler composes exactly the builders
+ * for that part: the compiler holds the two together (functions/composition/composition.ts).
+ * Nothing here reads the environment, and nothing is a module-level singleton, so two sets of
+ * dependencies live side by side in one process (two laptop hosts, say).
  *
  * Adapters that cost something to build (SDK clients, the token verifier, HTTP clients) are built
  * on first use, so a function only pays for what its app reaches, and building the dependencies
@@ -26,14 +28,17 @@ import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../co
 import type { HoldLedger } from '../core/quotas/holds.js';
 import type { UsageWindow } from '../core/quotas/usage-window.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
-import type { RouteIndexReader } from '../core/routing/matcher.js';
+import type { RouteIndexReader, SubscriptionMatcher } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
+import type { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
+import type { DeliveryPolicy, DispatcherDependencies, DispatchSubscriptions } from '../core/delivery/dispatch-ports.js';
 import type { KoerierConfig } from '../config.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
 import type { ClientAdmission } from './client-throttling.js';
 import type { Logger } from './logger.js';
+import type { Clock } from '../core/ports/clock.js';
 import type { Metrics } from '../core/ports/metrics.js';
 
 /** A message on the deliveries queue, with what SQS told about it. */
@@ -52,6 +57,8 @@ export interface KoerierDependencies {
   readonly config: KoerierConfig;
   /** At the configuration's level. */
   readonly log: Logger;
+  /** The time, for every app and every adapter the composition builds: one clock per set, so a test can set it. */
+  readonly clock: Clock;
   /** Verifies the access token and admits the client past its throttle, or throws the 401/403/429 problem. */
   authenticate(request: HttpRequest, scope: Scope): Promise<Principal>;
   /** This set's per-client throttle (the publish window tells it its refusals). */
@@ -62,6 +69,16 @@ export interface KoerierDependencies {
   readonly deliveryQueue: DeliveryQueue;
   readonly subscriptions: SubscriptionStore;
   readonly routeIndex: RouteIndexReader;
+  /** The router's matcher over the route index: its cache lives as long as the set, checked against the index generation per batch. */
+  readonly subscriptionMatcher: SubscriptionMatcher;
+  /** The subscriptions as the delivery function reads them: cached a few seconds per container. */
+  readonly deliverySubscriptions: DispatchSubscriptions;
+  /** The subscriptions as the pull function reads them: cached a little longer (owner and delivery never change). */
+  readonly pullSubscriptions: ReturnType<typeof cachedSubscriptions>;
+  /** What the delivery dispatcher's decisions follow: retries, breaker, suspension, lifetimes, timeouts (from the configuration). */
+  readonly deliveryPolicy: DeliveryPolicy;
+  /** The bearer token for a push subscription's sink (WH-3): its stored credential opened once per container, OAuth2 tokens fetched and kept. */
+  readonly sinkAccessTokens: Pick<DispatcherDependencies, 'accessToken'>;
   /** Every partner's publish grants and entitlements as the functions decide with them: cached, read again after `partnersRefreshSeconds`. */
   readonly partners: PartnerDirectory;
   /** The partner directory itself, for the admin API. */

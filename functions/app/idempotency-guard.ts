@@ -11,7 +11,7 @@ export type Guarded = (
 ) => Promise<HttpResponse>;
 
 export function idempotencyGuard(
-  deps: KoerierDependencies,
+  deps: Pick<KoerierDependencies, 'config' | 'log' | 'idempotency'>,
   request: HttpRequest,
   options: { replayHeaders?: readonly string[] } = {},
 ): Guarded {

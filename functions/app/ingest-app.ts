@@ -16,7 +16,23 @@ const ALLOWED_METHODS = ['POST', 'OPTIONS'];
 /** The ingest's idempotency operation is its route key: the compiler holds the two together. */
 const INGEST_ROUTE = INGEST_OPERATION satisfies RouteKey<'ingest'>;
 
-export function ingestApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/ingest.ts) must compose a builder for each. */
+export type IngestAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'authenticate'
+  | 'idempotency'
+  | 'publishRateWindow'
+  | 'partners'
+  | 'dataContracts'
+  | 'inboundQueue'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'metrics'
+>;
+
+export function ingestApp(deps: IngestAppDependencies): HttpApp {
   const { config } = deps;
   // Built on the first request that gets past authentication: a refused caller costs no adapter.
   let ingest: IngestDependencies | undefined;

@@ -10,7 +10,13 @@ import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
-export function partnersApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/partners.ts) must compose a builder for each. */
+export type PartnersAppDependencies = Pick<
+  KoerierDependencies,
+  'config' | 'log' | 'authenticate' | 'idempotency' | 'partnerStore'
+>;
+
+export function partnersApp(deps: PartnersAppDependencies): HttpApp {
   // Built on the first authenticated request: a refused caller costs no adapter.
   let built: PartnersAdmin | undefined;
   const admin = () =>

@@ -21,7 +21,21 @@ import { idempotencyGuard } from './idempotency-guard.js';
  */
 export const FETCH_SETTINGS: FetchSettings = { maxStreamedBytes: 4 * 1024 * 1024, presignedUrlSeconds: 300 };
 
-export function payloadsApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/payloads.ts) must compose a builder for each. */
+export type PayloadsAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'authenticate'
+  | 'idempotency'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'partners'
+  | 'uploadUsage'
+>;
+
+export function payloadsApp(deps: PayloadsAppDependencies): HttpApp {
   return async (request) => {
     const route = request.routeKey as RouteKey<'payloads'>;
     switch (route) {
@@ -32,7 +46,7 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
           ledger: deps.payloadLedger,
           settings: FETCH_SETTINGS,
           log: deps.log,
-          now: () => Date.now(),
+          now: deps.clock,
         });
       }
       case 'POST /payloads': {
@@ -49,7 +63,7 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
             ledger: deps.payloadLedger,
             publicBaseUrl: deps.config.publicBaseUrl,
             retentionSeconds: claimCheckRetentionSeconds(deps.config.archive.retentionDays),
-            now: () => Date.now(),
+            now: deps.clock,
             quota: { usage: deps.uploadUsage, limit },
           }),
         );
@@ -61,7 +75,7 @@ export function payloadsApp(deps: KoerierDependencies): HttpApp {
 }
 
 /** Subscribers fetch with `events:consume`; a publisher reading back its own event's data may use `events:publish`. */
-async function subscriberOrPublisher(request: HttpRequest, deps: KoerierDependencies): Promise<Principal> {
+async function subscriberOrPublisher(request: HttpRequest, deps: PayloadsAppDependencies): Promise<Principal> {
   try {
     return await deps.authenticate(request, scopes.consume);
   } catch (error) {

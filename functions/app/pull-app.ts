@@ -11,7 +11,6 @@
  * answers the first answer again, with no second change; none is required (docs/PULL.md says why).
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import { KoerierError, problem, problems } from '../core/http/problems.js';
 import { PullQueueGone } from '../core/pull/pull-queues.js';
 import { PullService } from '../core/pull/pull-service.js';
@@ -33,18 +32,31 @@ const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
   'POST /subscriptions/{id}/events/reject': 'reject',
 };
 
-/**
- * How long a container trusts its copy of a subscription: a PATCH of `maxdeliverycount` or
- * `maxinlinebytes` takes effect within this; a delete at once (its queue is gone).
- */
-const SUBSCRIPTION_CACHE_MS = 10_000;
+/** What the app reads: its handler (functions/handlers/pull.ts) must compose a builder for each. */
+export type PullAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'authenticate'
+  | 'idempotency'
+  | 'pullSubscriptions'
+  | 'pullQueues'
+  | 'rejectionMarks'
+  | 'givenUpLocks'
+  | 'pollLeases'
+  | 'lockTokenKey'
+  | 'deliveryState'
+  | 'claimCheckStore'
+  | 'payloadLedger'
+  | 'partners'
+>;
 
-export function pullApp(deps: KoerierDependencies): HttpApp {
+export function pullApp(deps: PullAppDependencies): HttpApp {
   const { config, log } = deps;
   const claimCheck = claimCheckReading(deps);
-  // Owner and delivery never change, so a cached record answers every receive and settle but the
-  // first; a deleted subscription shows up as its missing queue (PullQueueGone), read through then.
-  const subscriptions = cachedSubscriptions(deps.subscriptions, SUBSCRIPTION_CACHE_MS);
+  // Cached (functions/composition/adapters.ts): a deleted subscription shows up as its missing queue, read through then.
+  const subscriptions = deps.pullSubscriptions;
   let built: PullService | undefined;
   const service = () =>
     (built ??= new PullService({
@@ -53,7 +65,7 @@ export function pullApp(deps: KoerierDependencies): HttpApp {
       givenUpLocks: deps.givenUpLocks,
       deadLetters: deps.deliveryState,
       lockTokenKey: () => deps.lockTokenKey(),
-      clock: () => Date.now(),
+      clock: deps.clock,
       deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,
       log,
       leases: deps.pollLeases,

@@ -13,7 +13,24 @@ import type { QueueApp } from './queue-app.js';
 
 const DAY_MS = 24 * 3600_000;
 
-export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
+/** What the app reads: its handler (functions/handlers/replay-worker.ts) must compose a builder for each. */
+export type ReplayWorkerAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'subscriptions'
+  | 'partners'
+  | 'eventArchive'
+  | 'replayStore'
+  | 'replayQueue'
+  | 'deliveryQueue'
+  | 'pullQueues'
+  | 'operationalEvents'
+  | 'metrics'
+>;
+
+export function replayWorkerApp(deps: ReplayWorkerAppDependencies): QueueApp {
   const { log, config } = deps;
   return async (batch) => {
     const failed: string[] = [];
@@ -42,7 +59,7 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
                 ? deps.pullQueues.send(subscription.id, bodies)
                 : deps.deliveryQueue.send(bodies),
             retentionMs: config.archive.retentionDays * DAY_MS,
-            clock: () => Date.now(),
+            clock: deps.clock,
             log,
             onProgress: (subscriptionId, step) => deps.metrics.replayProgress(subscriptionId, step),
             // Told to the subscription's owner (and operators), like every operational event.
@@ -53,7 +70,7 @@ export function replayWorkerApp(deps: KoerierDependencies): QueueApp {
               const notice = replayFinishedNotice(
                 { id: subscription.id, owner: subscription.owner },
                 { id: finished.replayId, state: finished.state, figures: { scanned, matched, sent, failed } },
-                finished.finishedAt ?? Date.now(),
+                finished.finishedAt ?? deps.clock(),
               );
               await tell(deps.operationalEvents, [notice], log);
             },

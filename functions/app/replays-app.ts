@@ -15,7 +15,22 @@ import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
-export function replaysApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/replays.ts) must compose a builder for each. */
+export type ReplaysAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'authenticate'
+  | 'idempotency'
+  | 'partners'
+  | 'subscriptions'
+  | 'replayStore'
+  | 'replayQueue'
+  | 'quotaHolds'
+>;
+
+export function replaysApp(deps: ReplaysAppDependencies): HttpApp {
   // Built per authenticated request, with the partner directory's entitlements and quotas as of now.
   const service = async () => {
     const partners = await deps.partners.current();
@@ -24,7 +39,7 @@ export function replaysApp(deps: KoerierDependencies): HttpApp {
       store: deps.replayStore,
       queue: deps.replayQueue,
       entitlements: partners.entitlements,
-      clock: () => Date.now(),
+      clock: deps.clock,
       log: deps.log,
       quota: {
         holds: deps.quotaHolds,

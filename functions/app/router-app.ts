@@ -3,7 +3,6 @@
  * events, finds the matching subscriptions through the route index and queues one delivery per
  * match (see functions/core/routing/route-events.ts).
  */
-import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
@@ -15,15 +14,29 @@ import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
 import type { QueueApp } from './queue-app.js';
 
-export function routerApp(deps: KoerierDependencies): QueueApp {
+/** What the app reads: its handler (functions/handlers/router.ts) must compose a builder for each. */
+export type RouterAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'clock'
+  | 'subscriptionMatcher'
+  | 'routedEvents'
+  | 'partners'
+  | 'deliveryQueue'
+  | 'pullQueues'
+  | 'eventArchive'
+  | 'metrics'
+>;
+
+export function routerApp(deps: RouterAppDependencies): QueueApp {
   const { config, log } = deps;
   const router: Omit<RouterDependencies, 'isEntitled'> = {
-    // Lives as long as the dependencies: its cache is checked against the index generation per batch.
-    matcher: new SubscriptionMatcher(deps.routeIndex),
+    matcher: deps.subscriptionMatcher,
     ledger: deps.routedEvents,
     sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
     sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),
-    now: () => Date.now(),
+    now: deps.clock,
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,
     ttlSeconds: config.idempotency.ttlSeconds,

@@ -11,7 +11,10 @@ import { unroutedAnswer, type HttpApp } from './http-app.js';
 /** Short, so a receiver meets a new key soon after a rotation even without an unknown `keyid`. */
 const MAX_AGE_SECONDS = 300;
 
-export function signingKeysApp(deps: Pick<KoerierDependencies, 'signingKeys'>): HttpApp {
+/** What the app reads: its handler (functions/handlers/signing-keys.ts) must compose a builder for each. */
+export type SigningKeysAppDependencies = Pick<KoerierDependencies, 'signingKeys'>;
+
+export function signingKeysApp(deps: SigningKeysAppDependencies): HttpApp {
   return async (request) => {
     const route = request.routeKey as RouteKey<'signingKeys'>;
     switch (route) {

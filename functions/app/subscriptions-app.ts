@@ -16,7 +16,22 @@ import type { RouteKey } from '../config/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
-export function subscriptionsApp(deps: KoerierDependencies): HttpApp {
+/** What the app reads: its handler (functions/handlers/subscriptions.ts) must compose a builder for each. */
+export type SubscriptionsAppDependencies = Pick<
+  KoerierDependencies,
+  | 'config'
+  | 'log'
+  | 'authenticate'
+  | 'idempotency'
+  | 'subscriptions'
+  | 'partners'
+  | 'pullQueues'
+  | 'quotaHolds'
+  | 'credentialCipher'
+  | 'handshakeHttp'
+>;
+
+export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
   const { config, log } = deps;
   // Built for each request that gets past authentication (or to the callback), so a refused
   // caller costs no adapter: not the store, not the cipher, not the HTTP client. The entitlements

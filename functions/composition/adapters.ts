@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { authenticator, tokenVerification } from '../app/authentication.js';
-import type { KoerierDependencies } from '../app/dependencies.js';
 import { clientCertificateSource } from '../aws/client-certificate.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
@@ -39,12 +38,12 @@ import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
+import { SubscriptionMatcher } from '../core/routing/matcher.js';
+import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import { noMetrics } from '../core/ports/metrics.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 import { dynamodbClient, kmsClient, s3Client, sqsClient } from './client-kinds.js';
-import type { Builder, Composition } from './composition.js';
-
-type Member<K extends keyof KoerierDependencies> = Builder<KoerierDependencies[K]>;
+import type { Composition, Member } from './composition.js';
 
 const table = (c: Composition, name: Parameters<Composition['config']['resources']['table']>[0]) =>
   c.config.resources.table(name);
@@ -85,8 +84,22 @@ export const deliveryQueue: Member<'deliveryQueue'> = (c) => {
 export const routeIndex = (c: Composition): DynamoDbRouteIndex =>
   c.once(routeIndex, () => new DynamoDbRouteIndex(c.client(dynamodbClient), table(c, 'routes')));
 
-export const subscriptions: Member<'subscriptions'> = (c) =>
-  new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c));
+export const subscriptions = (c: Composition): DynamoDbSubscriptionStore =>
+  c.once(
+    subscriptions,
+    () => new DynamoDbSubscriptionStore(c.client(dynamodbClient), table(c, 'subscriptions'), routeIndex(c), c.clock),
+  );
+
+// Owner and delivery never change, so a cached record answers every receive and settle but the first;
+// a deleted subscription shows up as its missing queue (PullQueueGone), and the pull app reads through then.
+// A PATCH of `maxdeliverycount` or `maxinlinebytes` made elsewhere takes effect within this.
+const PULL_SUBSCRIPTION_CACHE_MS = 10_000;
+
+export const pullSubscriptions: Member<'pullSubscriptions'> = (c) =>
+  cachedSubscriptions(subscriptions(c), PULL_SUBSCRIPTION_CACHE_MS, c.clock);
+
+// Lives as long as the composition: its cache is checked against the index generation once per batch.
+export const subscriptionMatcher: Member<'subscriptionMatcher'> = (c) => new SubscriptionMatcher(routeIndex(c));
 
 export const partnerStore = (c: Composition): DynamoDbPartnerStore =>
   c.once(partnerStore, () => new DynamoDbPartnerStore(c.client(dynamodbClient), table(c, 'partners')));
@@ -96,7 +109,7 @@ export const partners: Member<'partners'> = (c) =>
     store: partnerStore(c),
     seed: { publishGrants: c.config.publishGrants, entitlements: c.config.entitlements },
     refreshMs: c.config.partnersRefreshSeconds * 1000,
-    clock: () => Date.now(),
+    clock: c.clock,
     log: c.log,
   });
 
@@ -104,7 +117,7 @@ export const routedEvents: Member<'routedEvents'> = (c) =>
   new DynamoDbRoutedEventLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const deliveryState: Member<'deliveryState'> = (c) =>
-  new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'));
+  new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'), c.clock);
 
 export const claimCheckStore: Member<'claimCheckStore'> = (c) =>
   new S3ClaimCheckStore(c.client(s3Client), c.config.resources.bucket('payloads'));
@@ -147,16 +160,18 @@ export const lockTokenKey: Member<'lockTokenKey'> = (c) =>
   });
 
 export const credentialCipher: Member<'credentialCipher'> = (c) =>
-  credentialCipherFor(c.config.resources.key('credentials'), keyOptions(c));
+  c.once(credentialCipher, () => credentialCipherFor(c.config.resources.key('credentials'), keyOptions(c)));
 
 export const signingKeys: Member<'signingKeys'> = (c) => signingKeysFor(c.config.delivery.signingKeys, keyOptions(c));
 
 export const deliveryHttp: Member<'deliveryHttp'> = (c) =>
-  outboundHttp(c, {
-    connectTimeoutMs: c.config.delivery.connectTimeoutMs,
-    responseTimeoutMs: c.config.delivery.responseTimeoutMs,
-    maxResponseBytes: c.config.delivery.maxResponseBytes,
-  });
+  c.once(deliveryHttp, () =>
+    outboundHttp(c, {
+      connectTimeoutMs: c.config.delivery.connectTimeoutMs,
+      responseTimeoutMs: c.config.delivery.responseTimeoutMs,
+      maxResponseBytes: c.config.delivery.maxResponseBytes,
+    }),
+  );
 
 export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
   outboundHttp(c, {
@@ -183,7 +198,7 @@ export const metrics: Member<'metrics'> = (c) =>
 
 export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
   const write = c.options.writeMetricRecord ?? ((record: string) => process.stdout.write(record));
-  return (figures) => write(deliveryMetricsRecord(figures, Date.now(), c.config.stackName));
+  return (figures) => write(deliveryMetricsRecord(figures, c.clock(), c.config.stackName));
 };
 
 /** Outbound HTTP with the SSRF guard; the delivery and the handshake clients share one load of the mTLS certificate (issue 12, item 5). */

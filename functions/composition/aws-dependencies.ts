@@ -14,8 +14,10 @@ import { countThrottledRequests } from '../aws/aws-request-observer.js';
 import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierConfig } from '../config.js';
+import { systemClock, type Clock } from '../core/ports/clock.js';
 import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
+import * as deliveryBuilders from './delivery-builders.js';
 import {
   composeDependencies,
   createComposition,
@@ -35,10 +37,12 @@ export interface AwsDependenciesOptions extends CompositionOptions {
   readonly kms?: () => KMSClient;
   /** Default: a logger at `config.logLevel`. */
   readonly log?: Logger;
+  /** Default: the system's (`Date.now`). */
+  readonly clock?: Clock;
 }
 
 /** Every builder: the type makes the set complete. */
-const everyAdapter: Builders = { ...adapters, dataContracts };
+const everyAdapter: Builders = { ...adapters, ...deliveryBuilders, dataContracts };
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
   const { config } = options;
@@ -63,10 +67,11 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     config,
     log,
     admission: clientAdmission(config, log),
+    clock: options.clock ?? systemClock,
     options,
     clients: (kind) => clients[kind.name],
     prepareClient: (client, composition) =>
       countThrottledRequests(client, () => composition.once(adapters.metrics, () => adapters.metrics(composition))),
   });
-  return composeDependencies('laptop host', composition, everyAdapter);
+  return composeDependencies(composition, everyAdapter);
 }

@@ -12,6 +12,6 @@ export const dataContracts: Builder<DataContracts> = (c) =>
     store: contractStore(c),
     documents: contractDocuments(c),
     refreshMs: c.config.partnersRefreshSeconds * 1000,
-    clock: () => Date.now(),
+    clock: c.clock,
     log: c.log,
   });

@@ -2,16 +2,16 @@
  * A Lambda container's dependencies: the configuration from `process.env`, read once, the
  * container's SDK clients (endpoints from the standard AWS variables, captured by the X-Ray
  * Tracer), and only the adapters the handler lists. A handler's bundle holds what its list
- * reaches and nothing more (issue 15, item 4); test/unit/composition/function-adapters.test.ts
- * checks each list against what its app reads.
+ * reaches and nothing more (issue 15, item 4); the list is typed (`Composed`), so a list that
+ * lacks what the handler's app reads does not compile (test/unit/composition/handler-lists.type-test.ts).
  */
 import { clientAdmission } from '../app/client-throttling.js';
-import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger } from '../app/logger.js';
 import type { AwsClients } from '../aws/clients.js';
 import { countThrottledRequests } from '../aws/aws-request-observer.js';
 import { tracedClients } from '../aws/tracing.js';
 import { loadConfig } from '../config.js';
+import { systemClock } from '../core/ports/clock.js';
 import type { Log } from '../core/ports/log.js';
 import { metrics } from './adapters.js';
 import { dynamodbClient, s3Client, sqsClient } from './client-kinds.js';
@@ -22,7 +22,9 @@ import {
   type ClientKind,
   type ClientName,
   type ClientTypes,
+  type Composed,
   type Composition,
+  type LazyMember,
 } from './composition.js';
 
 const made = new Map<ClientName, unknown>();
@@ -77,6 +79,7 @@ function containerComposition(): Composition {
       config,
       log,
       admission: clientAdmission(config, log),
+      clock: systemClock,
       options: { sessionToken: () => process.env['AWS_SESSION_TOKEN'] },
       clients: containerClient,
       prepareClient: (client, composition) =>
@@ -90,10 +93,10 @@ function containerComposition(): Composition {
 }
 
 /**
- * `lambdaDependencies('router', { routeIndex, … })`: the dependencies a handler runs on, built on
+ * `lambdaDependencies({ subscriptionMatcher, … })`: the dependencies a handler runs on, built on
  * first use. Every member is built once per container, whichever handlers of the process ask.
  */
-export function lambdaDependencies(functionName: string, adapters: Partial<Builders>): () => KoerierDependencies {
-  let dependencies: KoerierDependencies | undefined;
-  return () => (dependencies ??= composeDependencies(`${functionName} function's`, containerComposition(), adapters));
+export function lambdaDependencies<K extends LazyMember>(builders: Pick<Builders, K>): () => Composed<K> {
+  let dependencies: Composed<K> | undefined;
+  return () => (dependencies ??= composeDependencies(containerComposition(), builders));
 }

@@ -7,4 +7,4 @@ import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(apiDescriptionApp);
-export const handler = handlerFor(lambdaDependencies('apiDescription', { metrics }));
+export const handler = handlerFor(lambdaDependencies({ metrics }));

@@ -17,7 +17,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(contractsApp);
 export const handler = handlerFor(
-  lambdaDependencies('contracts', {
+  lambdaDependencies({
     authenticate,
     idempotency,
     contractStore,

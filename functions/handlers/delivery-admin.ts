@@ -18,7 +18,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(deliveryAdminApp);
 export const handler = handlerFor(
-  lambdaDependencies('deliveryAdmin', {
+  lambdaDependencies({
     authenticate,
     idempotency,
     deliveryQueue,

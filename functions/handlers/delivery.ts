@@ -3,7 +3,6 @@ import '../app/source-mapped-stacks.js';
 import { deliveryApp } from '../app/delivery-app.js';
 import {
   claimCheckStore,
-  credentialCipher,
   deliveryHttp,
   deliveryQueue,
   deliveryState,
@@ -13,20 +12,21 @@ import {
   payloadLedger,
   recordDeliveryMetrics,
   signingKeys,
-  subscriptions,
 } from '../composition/adapters.js';
+import { deliveryPolicy, deliverySubscriptions, sinkAccessTokens } from '../composition/delivery-builders.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(deliveryApp);
 export const handler = handlerFor(
-  lambdaDependencies('delivery', {
-    subscriptions,
+  lambdaDependencies({
+    deliverySubscriptions,
+    sinkAccessTokens,
+    deliveryPolicy,
     deliveryQueue,
     deliveryState,
     deliveryHttp,
-    credentialCipher,
     signingKeys,
     claimCheckStore,
     payloadLedger,

@@ -18,7 +18,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(ingestApp);
 export const handler = handlerFor(
-  lambdaDependencies('ingest', {
+  lambdaDependencies({
     authenticate,
     idempotency,
     publishRateWindow,

@@ -7,4 +7,4 @@ import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(partnersApp);
-export const handler = handlerFor(lambdaDependencies('partners', { authenticate, idempotency, partnerStore, metrics }));
+export const handler = handlerFor(lambdaDependencies({ authenticate, idempotency, partnerStore, metrics }));

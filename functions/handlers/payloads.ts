@@ -16,7 +16,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(payloadsApp);
 export const handler = handlerFor(
-  lambdaDependencies('payloads', {
+  lambdaDependencies({
     authenticate,
     idempotency,
     claimCheckStore,

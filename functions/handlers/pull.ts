@@ -13,8 +13,8 @@ import {
   payloadLedger,
   pollLeases,
   pullQueues,
+  pullSubscriptions,
   rejectionMarks,
-  subscriptions,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { httpHandler } from './shared/api-gateway.js';
@@ -22,9 +22,9 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(pullApp);
 export const handler = handlerFor(
-  lambdaDependencies('pull', {
+  lambdaDependencies({
+    pullSubscriptions,
     authenticate,
-    subscriptions,
     pullQueues,
     rejectionMarks,
     givenUpLocks,

@@ -18,7 +18,7 @@ import { queueHandler } from './shared/sqs-event-source.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(replayWorkerApp);
 export const handler = handlerFor(
-  lambdaDependencies('replayWorker', {
+  lambdaDependencies({
     subscriptions,
     partners,
     eventArchive,

@@ -17,7 +17,7 @@ import { httpHandler } from './shared/api-gateway.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(replaysApp);
 export const handler = handlerFor(
-  lambdaDependencies('replays', {
+  lambdaDependencies({
     authenticate,
     idempotency,
     partners,

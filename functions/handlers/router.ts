@@ -7,8 +7,8 @@ import {
   metrics,
   partners,
   pullQueues,
-  routeIndex,
   routedEvents,
+  subscriptionMatcher,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
@@ -16,8 +16,8 @@ import { queueHandler } from './shared/sqs-event-source.js';
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = queueHandler(routerApp);
 export const handler = handlerFor(
-  lambdaDependencies('router', {
-    routeIndex,
+  lambdaDependencies({
+    subscriptionMatcher,
     routedEvents,
     partners,
     deliveryQueue,

@@ -7,4 +7,4 @@ import { httpHandler } from './shared/api-gateway.js';
 
 /** The same wiring on other dependencies: the laptop host passes its own. */
 export const handlerFor = httpHandler(signingKeysApp);
-export const handler = handlerFor(lambdaDependencies('signingKeys', { signingKeys, metrics }));
+export const handler = handlerFor(lambdaDependencies({ signingKeys, metrics }));

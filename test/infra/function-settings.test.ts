@@ -1,7 +1,7 @@
 /**
  * Issue 27 §2, settings: every function of the synthesised stack starts in AWS. A Lambda container
  * reads its settings once (functions/composition/lambda-dependencies.ts): `loadConfig` on its
- * environment, then each adapter its handler lists in `lambdaDependencies(…)`, built on first use,
+ * environment, then each adapter its handler lists in `lambdaDependencies({ … })`, built on first use,
  * reads the names of the tables, queues, buckets and keys it sends to
  * (functions/config/resource-names.ts). So, per function in the template: its
  * Environment.Variables, each CloudFormation reference replaced by what CloudFormation puts there (a
@@ -27,6 +27,7 @@ import {
   type LazyMember,
 } from '../../functions/composition/composition.js';
 import { loadConfig, settingEnv, type KoerierConfig } from '../../functions/config.js';
+import { systemClock } from '../../functions/core/ports/clock.js';
 import { koerierResources, REPO_ROOT } from '../../lib/koerier-stack.js';
 import { paramsAndSecretsLayerArn, type KoerierRegionName } from '../../lib/regions.js';
 import { runtimeSettings } from '../../lib/runtime-settings.js';
@@ -128,7 +129,7 @@ function runtimeEnvironment(functionName: string, deployment: Deployment): Recor
   };
 }
 
-/** The builders a handler lists in `lambdaDependencies('<set>', { … })`, each loaded from the module the handler imports it from. */
+/** The builders a handler lists in `lambdaDependencies({ … })`, each loaded from the module the handler imports it from. */
 async function listedBuilders(entry: string): Promise<Partial<Builders>> {
   const file = path.join(REPO_ROOT, entry);
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
@@ -156,7 +157,7 @@ async function listedBuilders(entry: string): Promise<Partial<Builders>> {
       ts.isIdentifier(node.expression) &&
       node.expression.text === 'lambdaDependencies'
     ) {
-      const list = node.arguments[1];
+      const list = node.arguments[0];
       if (list === undefined || !ts.isObjectLiteralExpression(list))
         throw new Error(`${entry}: lambdaDependencies needs an object literal of builders`);
       listed = list.properties.map((property) => {
@@ -229,10 +230,12 @@ async function startProblems(
     config,
     log,
     admission: clientAdmission(config, log),
+    clock: systemClock,
     options: {},
     clients: (kind) => kind.create(),
   });
-  const dependencies = composeDependencies(`${name} function's`, composition, builders);
+  // The builders are the handler's own, read from its module: whatever they are, each is built once.
+  const dependencies = composeDependencies(composition, builders as Builders) as KoerierDependencies;
   const members = Object.keys(builders) as (keyof KoerierDependencies)[];
   if (members.length === 0) problems.push(`${name}: its handler lists no adapter`);
   for (const member of members) {

@@ -49,7 +49,7 @@ describe('the Lambda context on log lines (OPERATIONS.md, issue 29)', () => {
     let deps: KoerierDependencies | undefined;
     const dependencies = () =>
       (deps ??= { log: createLogger('info'), metrics: { flush: () => undefined } } as unknown as KoerierDependencies);
-    const handler = queueHandler((current) => async ({ records }) => {
+    const handler = queueHandler((current: Pick<KoerierDependencies, 'log'>) => async ({ records }) => {
       current.log.info('batch seen', { records: records.length });
       logger.info('last-resort line');
       return { failedMessageIds: [] };
@@ -76,7 +76,7 @@ describe('the Lambda context on log lines (OPERATIONS.md, issue 29)', () => {
       metrics: { flush: () => undefined },
       config: {},
     } as unknown as KoerierDependencies;
-    const handler = httpHandler((current) => async () => {
+    const handler = httpHandler((current: Pick<KoerierDependencies, 'log'>) => async () => {
       current.log.info('request seen');
       return { status: 204, headers: {}, body: '' };
     })(() => deps);

@@ -21,19 +21,23 @@ export type ApiGatewayHandler = (
   context?: Context,
 ) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/** What this edge reads itself: the origin guard's secret, the log of a failure, the metrics it flushes. */
+export type HttpEdgeDependencies = Pick<KoerierDependencies, 'config' | 'log' | 'metrics'>;
+
 /**
  * `httpHandler(ingestApp)(awsDependencies)` is the ingest's Lambda handler. The dependencies and
- * the app are built on the first request, not at import: importing a handler does no I/O.
+ * the app are built on the first request, not at import: importing a handler does no I/O. The
+ * dependencies must hold what the app reads (its parameter's type) and what the edge does.
  */
-export function httpHandler(
-  makeApp: (deps: KoerierDependencies) => HttpApp,
-): (dependencies: () => KoerierDependencies) => ApiGatewayHandler {
+export function httpHandler<D>(
+  makeApp: (deps: D) => HttpApp,
+): (dependencies: () => D & HttpEdgeDependencies) => ApiGatewayHandler {
   return (dependencies) => {
     let app: HttpApp | undefined;
     return async (event, context) => {
       let response: HttpResponse;
       let log: Pick<typeof logger, 'error'> = logger;
-      let deps: KoerierDependencies | undefined;
+      let deps: HttpEdgeDependencies | undefined;
       try {
         const current = dependencies();
         startInvocation(context);

@@ -13,9 +13,13 @@ export type SqsHandler = (
   context?: Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>,
 ) => Promise<SQSBatchResponse>;
 
-export function queueHandler(
-  makeApp: (deps: KoerierDependencies) => QueueApp,
-): (dependencies: () => KoerierDependencies) => SqsHandler {
+/** What this edge reads itself: the metrics it flushes once per invocation. */
+export type QueueEdgeDependencies = Pick<KoerierDependencies, 'metrics'>;
+
+/** The dependencies must hold what the app reads (its parameter's type) and what the edge does. */
+export function queueHandler<D>(
+  makeApp: (deps: D) => QueueApp,
+): (dependencies: () => D & QueueEdgeDependencies) => SqsHandler {
   return (dependencies) => {
     let app: QueueApp | undefined;
     return async (event, context) => {

@@ -1,7 +1,8 @@
 /**
- * Issue 15, item 4: a set of dependencies composed from some of the adapter builders
- * (functions/composition/composition.ts, adapters.ts). Real builders and real SDK clients (made,
- * never sent with: building an adapter does no I/O).
+ * Issue 15, item 4 and issue 29, item 1: a set of dependencies composed from some of the adapter
+ * builders (functions/composition/composition.ts, adapters.ts). Real builders and real SDK clients
+ * (made, never sent with: building an adapter does no I/O). Which members a handler's set has is
+ * checked by the compiler (handler-lists.type-test.ts), not here.
  */
 import { describe, expect, it } from 'vitest';
 import { clientAdmission } from '../../../functions/app/client-throttling.js';
@@ -38,6 +39,7 @@ function composition() {
     config,
     log,
     admission: clientAdmission(config, log),
+    clock: () => 1_000,
     options: {},
     clients,
     prepareClient: (client) => {
@@ -49,18 +51,13 @@ function composition() {
 }
 
 describe('a composed set of dependencies', () => {
-  it('issue 15: a member the set does not list throws when read, naming the set and the member', () => {
-    const { built } = composition();
-    const deps = composeDependencies("router function's", built, { routeIndex });
-    expect(() => deps.claimCheckStore).toThrow(`The router function's dependencies have no "claimCheckStore"`);
-    expect(() => deps.dataContracts).toThrow(/add its builder/);
-    expect(deps.config).toBe(config);
-  });
-
   it('issue 15: only the clients the listed adapters ask for are made, each once, and prepared (traced) once', () => {
     const { built, made, prepared } = composition();
-    const deps = composeDependencies('partners', built, { partners, partnerStore, subscriptions, routeIndex });
+    const deps = composeDependencies(built, { partners, partnerStore, subscriptions, routeIndex });
     expect(made).toEqual([]);
+    expect(Object.keys(deps).sort()).toEqual(
+      ['admission', 'clock', 'config', 'log', 'partnerStore', 'partners', 'routeIndex', 'subscriptions'].sort(),
+    );
     void deps.partners;
     void deps.subscriptions;
     void deps.routeIndex;
@@ -70,15 +67,15 @@ describe('a composed set of dependencies', () => {
 
   it('issue 15: each member is built once per composition, for every set composed on it, and a builder another reuses is the same instance', () => {
     const { built } = composition();
-    const ingest = composeDependencies('ingest', built, { partners, partnerStore });
-    const router = composeDependencies('router', built, { partners, routeIndex, subscriptions });
+    const ingest = composeDependencies(built, { partners, partnerStore });
+    const router = composeDependencies(built, { partners, routeIndex, subscriptions });
     expect(ingest.partners).toBe(ingest.partners);
     expect(router.partners).toBe(ingest.partners);
     // The partner directory reads through the partnerStore member itself, not a second store.
     expect(routeIndex(built)).toBe(router.routeIndex);
     expect(partnerStore(built)).toBe(ingest.partnerStore);
     const other = composition().built;
-    expect(composeDependencies('other', other, { partners, partnerStore }).partners).not.toBe(ingest.partners);
+    expect(composeDependencies(other, { partners, partnerStore }).partners).not.toBe(ingest.partners);
   });
 
   it("issue 15: the laptop host's set has every member, and builds none before it is read", () => {
@@ -101,7 +98,19 @@ describe('a composed set of dependencies', () => {
         'metrics',
       ]),
     );
-    expect(members).toHaveLength(37);
+    expect(members).toHaveLength(43);
     expect(asked).toBe(0);
+  });
+
+  it('issue 29 item 1: the clock a set is given is the one its members read: the delivery metrics are stamped with it', () => {
+    const records: string[] = [];
+    const deps = buildAwsDependencies({
+      config,
+      clock: () => Date.UTC(2030, 0, 1),
+      writeMetricRecord: (record) => records.push(record),
+    });
+    expect(deps.clock()).toBe(Date.UTC(2030, 0, 1));
+    deps.recordDeliveryMetrics({ attempts: 1, failures: 0, deadLettered: 0, suspended: 0 });
+    expect((JSON.parse(records[0]!) as { _aws: { Timestamp: number } })._aws.Timestamp).toBe(Date.UTC(2030, 0, 1));
   });
 });
