@@ -5,7 +5,7 @@
  */
 import { builtinFunction, type ParameterType } from './functions.js';
 import { compileLike } from './like.js';
-import type { CesqlNode } from './syntax.js';
+import type { ArithmeticOperator, CesqlNode } from './syntax.js';
 import {
   attributeValue,
   castTo,
@@ -116,7 +116,7 @@ function compileArithmetic(node: Extract<CesqlNode, { kind: 'arithmetic' }>, unk
   };
 }
 
-const ARITHMETIC: Readonly<Record<string, (scope: Scope, x: number, y: number) => number>> = {
+const ARITHMETIC: Readonly<Record<ArithmeticOperator, (scope: Scope, x: number, y: number) => number>> = {
   '+': (scope, x, y) => int32(scope, x + y),
   '-': (scope, x, y) => int32(scope, x - y),
   // Both are 32-bit: a product in range is exact in a double, and one out of range is an overflow either way.

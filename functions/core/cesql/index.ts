@@ -50,3 +50,4 @@ export function compileCesql(text: string): CompiledCesql {
     },
   };
 }
+export { pinsOf, type AttributePin } from './pins.js';

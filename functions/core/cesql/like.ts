@@ -124,3 +124,15 @@ function isPairAt(value: string, at: number): boolean {
   const low = value.charCodeAt(at + 1);
   return high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
 }
+
+/**
+ * What a pattern pins without wildcards inside: `{ exact }` for one with no wildcard at all,
+ * `{ prefix }` for literal text followed only by `%`s; undefined for any other pattern.
+ */
+export function likeAnchor(pattern: string): { readonly exact: string } | { readonly prefix: string } | undefined {
+  const segments = segmentsOf(pattern);
+  const first = segments[0]!;
+  if (!isPlain(first)) return undefined;
+  if (segments.length === 1) return { exact: first.join('') };
+  return segments.slice(1).every((segment) => segment.length === 0) ? { prefix: first.join('') } : undefined;
+}
