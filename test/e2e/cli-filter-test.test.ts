@@ -30,8 +30,8 @@ afterAll(async () => {
   await cli?.remove();
 });
 
-describe('issue 32 item 7: koerier filter test', () => {
-  it('issue 32 item 7: says which events an sql filter, or a list of filters, matches, without a gateway', async () => {
+describe('CESQL-7, issue 32 item 7: koerier filter test', () => {
+  it('CESQL-7, issue 32 item 7: says which events an sql filter, or a list of filters, matches, without a gateway', async () => {
     const sql = await cli.run([
       '--json',
       'filter',
@@ -58,7 +58,7 @@ describe('issue 32 item 7: koerier filter test', () => {
     expect(list.stderr).toContain('1 of 3 events match');
   });
 
-  it('issue 32 item 7: an invalid expression is a usage error naming the position and what was expected', async () => {
+  it('CESQL-7, issue 32 item 7: an invalid expression is a usage error naming the position and what was expected', async () => {
     const refused = await cli.run(['filter', 'test', '--sql', "type = 'a' OR type = 'b' AND x", events]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

@@ -166,8 +166,8 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-describe('issue 32 item 5: sql filters end to end', () => {
-  it('issue 32 item 5: the push subscription receives exactly the events its sql filter matches among 1,000', async () => {
+describe('CESQL-5, issue 32 item 5: sql filters end to end', () => {
+  it('CESQL-5, issue 32 item 5: the push subscription receives exactly the events its sql filter matches among 1,000', async () => {
     const expected = made.filter(pushWants).map((e) => e.id);
     expect(expected.length).toBeGreaterThan(100);
     expect(expected.length).toBeLessThan(400);
@@ -186,14 +186,14 @@ describe('issue 32 item 5: sql filters end to end', () => {
     expect(pushId).toBeTruthy();
   }, 150_000);
 
-  it('issue 32 item 5: the pull subscription receives exactly the events its sql filter matches among 1,000', async () => {
+  it('CESQL-5, issue 32 item 5: the pull subscription receives exactly the events its sql filter matches among 1,000', async () => {
     const expected = made.filter(pullWants).map((e) => e.id);
     expect(expected.length).toBeGreaterThan(50);
     const received = await drain(pullId, expected.length);
     expect(received.sort()).toEqual([...expected].sort());
   }, 150_000);
 
-  it('issue 32 item 5: a replay applies the same sql filter: a subscription created afterwards gets exactly the matching events again', async () => {
+  it('CESQL-5, issue 32 item 5: a replay applies the same sql filter: a subscription created afterwards gets exactly the matching events again', async () => {
     const replayed = await api('POST', '/subscriptions', { delivery: 'pull', filters: [{ sql: PULL_SQL }] });
     expect(replayed.status).toBe(201);
     const id = replayed.body['id'] as string;

@@ -321,7 +321,7 @@ describe('subscriptions API lifecycle', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('EDU-14, issue 32 item 3: an invalid subscription is refused with every error named; an invalid sql filter is one, with its position', async () => {
+  it('EDU-14, CESQL-3, issue 32 item 3: an invalid subscription is refused with every error named; an invalid sql filter is one, with its position', async () => {
     const refused = await call('school-a', 'POST', '/subscriptions', {
       sink: 'ftp://x',
       types: [TYPE],

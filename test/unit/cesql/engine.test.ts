@@ -23,8 +23,8 @@ const parseErrorOf = (text: string): CesqlParseError => {
   throw new Error(`parsed: ${text}`);
 };
 
-describe('issue 32 item 1: CESQL v1 evaluation', () => {
-  it('issue 32 item 1: the filter example of the issue matches the event it describes, and not others', () => {
+describe('CESQL-1, issue 32 item 1: CESQL v1 evaluation', () => {
+  it('CESQL-1, issue 32 item 1: the filter example of the issue matches the event it describes, and not others', () => {
     const filter = compileCesql(
       "type LIKE 'nl.edu.leerling.%' AND subject <> 'test' AND (EXISTS schoolcode AND schoolcode IN ('12AB', '34CD'))",
     );
@@ -35,7 +35,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(filter.matches(withoutSchool)).toBe(false);
   });
 
-  it('issue 32 item 1: an expression that errors, or is not a Boolean, does not match (Subscriptions API 3.2.4.1.2)', () => {
+  it('CESQL-1, issue 32 item 1: an expression that errors, or is not a Boolean, does not match (Subscriptions API 3.2.4.1.2)', () => {
     expect(compileCesql('NOT (missing = 1)').evaluate(event)).toEqual({ value: false, error: 'missingAttribute' });
     expect(compileCesql('NOT (missing = 1)').matches(event)).toBe(false);
     expect(compileCesql("'true'").matches(event)).toBe(false);
@@ -44,14 +44,14 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(compileCesql('leerjaar = 3 AND vip').matches(event)).toBe(true);
   });
 
-  it('issue 32 item 1: precedence is the spec s: NOT binds tighter than comparison, * than +, LIKE than +', () => {
+  it('CESQL-1, issue 32 item 1: precedence is the spec s: NOT binds tighter than comparison, * than +, LIKE than +', () => {
     expect(value("NOT 'true' = false").value).toBe(true);
     expect(value('1 + 2 * 3 = 7').value).toBe(true);
     expect(value('10 - 4 - 3').value).toBe(3);
     expect(value("1 + 2 LIKE '2'").value).toBe(2);
   });
 
-  it('issue 32 item 1: a mix of AND, OR and XOR without parentheses is refused, naming the place and the fix', () => {
+  it('CESQL-1, issue 32 item 1: a mix of AND, OR and XOR without parentheses is refused, naming the place and the fix', () => {
     const error = parseErrorOf("type = 'a' OR type = 'b' AND subject = 'c'");
     expect(error.position).toBe(25);
     expect(error.message).toContain('at position 26: expected OR or parentheses');
@@ -60,7 +60,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(value('TRUE AND TRUE AND FALSE').value).toBe(false);
   });
 
-  it('issue 32 item 1: parse errors name the position and what was expected', () => {
+  it('CESQL-1, issue 32 item 1: parse errors name the position and what was expected', () => {
     expect(parseErrorOf('type LIKE 123')).toMatchObject({
       position: 10,
       expected: 'a string literal as the LIKE pattern',
@@ -73,7 +73,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(parseErrorOf('2147483648')).toMatchObject({ expected: 'an integer from -2147483648 to 2147483647' });
   });
 
-  it('issue 32 item 1: Koerier s bounds: 4 KB of text and 32 levels of nesting', () => {
+  it('CESQL-1, issue 32 item 1: Koerier s bounds: 4 KB of text and 32 levels of nesting', () => {
     const long = `type = '${'x'.repeat(CESQL_LIMITS.maxBytes)}'`;
     expect(parseErrorOf(long).expected).toBe('at most 4096 bytes of expression');
     expect(parseErrorOf(`'${'é'.repeat(2048)}' = type`).expected).toBe('at most 4096 bytes of expression');
@@ -83,7 +83,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(parseErrorOf(`${'NOT '.repeat(33)}TRUE`).expected).toBe('at most 32 levels of nesting');
   });
 
-  it('issue 32 item 1: integers are 32-bit: literals in range, overflow saturates with a MathError', () => {
+  it('CESQL-1, issue 32 item 1: integers are 32-bit: literals in range, overflow saturates with a MathError', () => {
     expect(value('-2147483648').value).toBe(-2147483648);
     expect(value('2147483647 + 1')).toEqual({ value: 2147483647, error: 'math' });
     expect(value('-2147483647 - 2')).toEqual({ value: -2147483648, error: 'math' });
@@ -94,7 +94,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(value('leerjaar + 1', { ...event, leerjaar: 2 ** 40 })).toEqual({ value: 1, error: 'cast' });
   });
 
-  it('issue 32 item 1: characters are code points in LENGTH, SUBSTRING and LIKE s _', () => {
+  it('CESQL-1, issue 32 item 1: characters are code points in LENGTH, SUBSTRING and LIKE s _', () => {
     expect(value("LENGTH('😀é')").value).toBe(2);
     expect(value("SUBSTRING('a😀b', 2, 1)").value).toBe('😀');
     expect(value("'😀x' LIKE '_x'").value).toBe(true);
@@ -102,7 +102,7 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
     expect(value("TRIM('\u00a0\u3000 a \u2003')").value).toBe('a');
   });
 
-  it('issue 32 item 1: calls no built-in answers are listed at compile time and raise MissingFunctionError', () => {
+  it('CESQL-1, issue 32 item 1: calls no built-in answers are listed at compile time and raise MissingFunctionError', () => {
     const compiled = compileCesql("LENGTH(type) > 3 AND NOPE(type) AND LEFT('a')");
     expect(compiled.unknownFunctions).toEqual([
       { name: 'NOPE', arity: 1, at: 21 },
@@ -112,14 +112,14 @@ describe('issue 32 item 1: CESQL v1 evaluation', () => {
   });
 });
 
-describe('issue 32 item 1: LIKE is linear', () => {
+describe('CESQL-1, issue 32 item 1: LIKE is linear', () => {
   const reference = (pattern: string) =>
     new RegExp(
       `^${[...pattern].map((c) => (c === '%' ? '[^]*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`,
       'u',
     );
 
-  it('issue 32 item 1: LIKE agrees with a regular-expression reference on random values and patterns', () => {
+  it('CESQL-1, issue 32 item 1: LIKE agrees with a regular-expression reference on random values and patterns', () => {
     let seed = 7;
     const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const pick = (alphabet: string, length: number) =>
@@ -136,7 +136,7 @@ describe('issue 32 item 1: LIKE is linear', () => {
     }
   });
 
-  it('issue 32 item 1: a pattern that makes a backtracking matcher exponential answers at once', () => {
+  it('CESQL-1, issue 32 item 1: a pattern that makes a backtracking matcher exponential answers at once', () => {
     const pattern = `${'%a'.repeat(40)}%b`;
     const compiled = compileCesql(`subject LIKE '${pattern}'`);
     const subject = 'a'.repeat(3000);

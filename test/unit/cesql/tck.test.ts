@@ -23,12 +23,12 @@ function run(expression: string, event: Record<string, string | number | boolean
   }
 }
 
-describe.skipIf(!cesqlTckAvailable)('issue 32: the CESQL v1 TCK', () => {
-  it('issue 32: the TCK holds its 18 files', () => {
+describe.skipIf(!cesqlTckAvailable)('CESQL-2, issue 32: the CESQL v1 TCK', () => {
+  it('CESQL-2, issue 32: the TCK holds its 18 files', () => {
     expect(new Set(cases.map((c) => c.file)).size).toBe(18);
   });
 
-  it.each(cases.map((c) => [c.title, c] as const))('issue 32 TCK %s', (_title, c) => {
+  it.each(cases.map((c) => [c.title, c] as const))('CESQL-2, issue 32 TCK %s', (_title, c) => {
     const outcome = run(c.expression, c.event);
     expect(outcome.error).toBe(c.error);
     if (c.result !== undefined && outcome.error !== 'parse') expect(outcome.value).toStrictEqual(c.result);

@@ -17,8 +17,8 @@ import type { EventAttributes } from '../../../functions/core/subscriptions/filt
 const entriesOf = (sql: string, rest: SubscriptionMatch = {}) =>
   routeEntriesOf({ ...rest, filters: [...(rest.filters ?? []), { sql }] });
 
-describe('issue 32 item 4: the route index lifts what an expression pins', () => {
-  it('issue 32 item 4: type = , type IN and type LIKE prefix% sit under the keys exact, types and prefix give', () => {
+describe('CESQL-4, issue 32 item 4: the route index lifts what an expression pins', () => {
+  it('CESQL-4, issue 32 item 4: type = , type IN and type LIKE prefix% sit under the keys exact, types and prefix give', () => {
     expect(entriesOf("type = 'nl.edu.leerling.ingeschreven.v1'")).toEqual(
       routeEntriesOf({ filters: [{ exact: { type: 'nl.edu.leerling.ingeschreven.v1' } }] }),
     );
@@ -33,7 +33,7 @@ describe('issue 32 item 4: the route index lifts what an expression pins', () =>
     );
   });
 
-  it('issue 32 item 4: a conjunction holding a pin is indexed by it, combined with the subscription s source', () => {
+  it('CESQL-4, issue 32 item 4: a conjunction holding a pin is indexed by it, combined with the subscription s source', () => {
     expect(entriesOf("subject <> 'test' AND (type = 'nl.edu.a.v1' AND schoolcode IN ('12AB'))")).toEqual(
       routeEntriesOf({ types: ['nl.edu.a.v1'] }),
     );
@@ -45,7 +45,7 @@ describe('issue 32 item 4: the route index lifts what an expression pins', () =>
     ).toEqual(['eq:type', 'pre:type:2']);
   });
 
-  it('issue 32 item 4: an expression that pins nothing sits under the catch-all key', () => {
+  it('CESQL-4, issue 32 item 4: an expression that pins nothing sits under the catch-all key', () => {
     for (const sql of [
       "type LIKE '%.v1'",
       "NOT (type = 'a.v1')",
@@ -57,14 +57,14 @@ describe('issue 32 item 4: the route index lifts what an expression pins', () =>
       expect([sql, entriesOf(sql)]).toEqual([sql, [{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]]);
   });
 
-  it('issue 32 item 4: an integer extension compared with a string literal on the left is not lifted, since 5 = 05 there', () => {
+  it('CESQL-4, issue 32 item 4: an integer extension compared with a string literal on the left is not lifted, since 5 = 05 there', () => {
     expect(entriesOf("'05' = leerjaar")).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
     expect(entriesOf("leerjaar IN ('5')")).toEqual([{ shape: CATCH_ALL_SHAPE, routeKey: CATCH_ALL_SHAPE }]);
     expect(subscriptionMatches({ filters: [{ sql: "'05' = leerjaar" }] }, { type: 't', leerjaar: 5 })).toBe(true);
   });
 });
 
-describe('issue 32 item 4: never misses a match', () => {
+describe('CESQL-4, issue 32 item 4: never misses a match', () => {
   const TYPES = ['nl.edu.leerling.ingeschreven.v1', 'nl.edu.leerling.uitgeschreven.v1', 'nl.overheid.zaken.zaak.v1'];
   const ATOMS = [
     ...TYPES.map((t) => `type = '${t}'`),
@@ -101,7 +101,7 @@ describe('issue 32 item 4: never misses a match', () => {
     ...(next() < 0.5 ? { leerjaar: pick([3, 4]) } : {}),
   });
 
-  it('issue 32 item 4: for 400 generated expressions and 300 events, every match is under a key the event looks up', () => {
+  it('CESQL-4, issue 32 item 4: for 400 generated expressions and 300 events, every match is under a key the event looks up', () => {
     const matches: SubscriptionMatch[] = Array.from({ length: 400 }, () => ({ filters: [{ sql: expression() }] }));
     const entries = matches.map(routeEntriesOf);
     const shapes = new Set(entries.flat().map((entry) => entry.shape));
@@ -124,11 +124,11 @@ describe('issue 32 item 4: never misses a match', () => {
   });
 });
 
-describe('issue 32 item 4: entitlements read the type an expression pins', () => {
+describe('CESQL-4, issue 32 item 4: entitlements read the type an expression pins', () => {
   const entitlements = parseEntitlements(JSON.stringify({ school: [{ typePrefix: 'nl.edu.' }] }));
   const check = (sql: string) => checkEntitlement('school', { filters: [{ sql }] }, entitlements).entitled;
 
-  it('issue 32 item 4: a subscriber granted nl.edu. may subscribe with sql pinning nl.edu. types, and not others', () => {
+  it('CESQL-4, issue 32 item 4: a subscriber granted nl.edu. may subscribe with sql pinning nl.edu. types, and not others', () => {
     expect(check("type LIKE 'nl.edu.leerling.%' AND subject <> 'test'")).toBe(true);
     expect(check("type IN ('nl.edu.a.v1', 'nl.edu.b.v1')")).toBe(true);
     expect(check("type IN ('nl.edu.a.v1', 'nl.overheid.b.v1')")).toBe(false);

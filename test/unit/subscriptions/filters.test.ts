@@ -129,10 +129,10 @@ describe('filter validation', () => {
   });
 });
 
-describe('issue 32 item 3: the sql dialect', () => {
+describe('CESQL-3, issue 32 item 3: the sql dialect', () => {
   const issuesOf = (value: unknown) => parseFilters(value).issues;
 
-  it('issue 32 item 3: an sql filter matches as its CESQL expression evaluates, alone and inside all, any and not', () => {
+  it('CESQL-3, issue 32 item 3: an sql filter matches as its CESQL expression evaluates, alone and inside all, any and not', () => {
     const sql = "type LIKE 'nl.edu.leerling.%' AND subject <> 'test' AND priority >= 3";
     expect(matches({ sql })).toBe(true);
     expect(matches({ sql: "type LIKE 'nl.overheid.zaken.%'" })).toBe(false);
@@ -142,13 +142,13 @@ describe('issue 32 item 3: the sql dialect', () => {
     expect(matches({ not: { sql } })).toBe(false);
   });
 
-  it('issue 32 item 3: an expression that errors does not match, and neither does its negation by not', () => {
+  it('CESQL-3, issue 32 item 3: an expression that errors does not match, and neither does its negation by not', () => {
     expect(matches({ sql: "schoolcode = '12AB'" })).toBe(false);
     expect(matches({ sql: "NOT (schoolcode = '12AB')" })).toBe(false);
     expect(matches({ sql: "EXISTS schoolcode AND schoolcode = '12AB'" })).toBe(false);
   });
 
-  it('issue 32 item 3: a valid expression is kept as written', () => {
+  it('CESQL-3, issue 32 item 3: a valid expression is kept as written', () => {
     const filters = [
       { sql: "type IN ('a.b.v1', 'a.c.v1')" },
       { any: [{ sql: 'EXISTS subject' }, { exact: { type: 'x' } }] },
@@ -156,7 +156,7 @@ describe('issue 32 item 3: the sql dialect', () => {
     expect(parseFilters(filters)).toEqual({ filters, issues: [] });
   });
 
-  it('issue 32 item 3: an invalid expression is refused, naming its place, the position and what was expected', () => {
+  it('CESQL-3, issue 32 item 3: an invalid expression is refused, naming its place, the position and what was expected', () => {
     expect(issuesOf([{ all: [{ sql: 'type LIKE 123' }] }])).toEqual([
       {
         attribute: 'filters[0].all[0].sql',
