@@ -142,10 +142,13 @@ describe('CESQL-3, issue 32 item 3: the sql dialect', () => {
     expect(matches({ not: { sql } })).toBe(false);
   });
 
-  it('CESQL-3, issue 32 item 3: an expression that errors does not match, and neither does its negation by not', () => {
+  it('CESQL-3, issue 32 item 3: an expression that errors does not match, nor its negation by NOT inside it; the not dialect negates the filter s false', () => {
     expect(matches({ sql: "schoolcode = '12AB'" })).toBe(false);
     expect(matches({ sql: "NOT (schoolcode = '12AB')" })).toBe(false);
     expect(matches({ sql: "EXISTS schoolcode AND schoolcode = '12AB'" })).toBe(false);
+    expect(matches({ sql: "NOT EXISTS schoolcode OR schoolcode <> '12AB'" })).toBe(true);
+    // Subscriptions API 3.2.4.1: `not` is the negation of the nested filter's result, false here.
+    expect(matches({ not: { sql: "schoolcode = '12AB'" } })).toBe(true);
   });
 
   it('CESQL-3, issue 32 item 3: a valid expression is kept as written', () => {
