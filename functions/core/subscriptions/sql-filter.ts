@@ -26,9 +26,13 @@ export function compiledSqlFilter(text: string): CompiledCesql | undefined {
   } catch (error) {
     if (!(error instanceof CesqlParseError)) throw error;
   }
+  remember(text, compiled);
+  return compiled;
+}
+
+function remember(text: string, compiled: CompiledCesql | undefined): void {
   memo.set(text, compiled);
   if (memo.size > MEMO_SIZE) memo.delete(memo.keys().next().value!);
-  return compiled;
 }
 
 export function sqlFilterMatches(text: string, attributes: CesqlAttributes): boolean {
@@ -52,6 +56,6 @@ export function sqlFilterProblem(text: string): string | undefined {
   const [unknown] = compiled.unknownFunctions;
   if (unknown)
     return `at position ${unknown.at + 1}: no built-in function ${unknown.name} takes ${unknown.arity} argument${unknown.arity === 1 ? '' : 's'}`;
-  memo.set(text, compiled);
+  remember(text, compiled);
   return undefined;
 }
