@@ -321,20 +321,23 @@ describe('subscriptions API lifecycle', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('EDU-14: an invalid subscription is refused with every error named; an unknown filter dialect is one', async () => {
+  it('EDU-14, CESQL-3, issue 32 item 3: an invalid subscription is refused with every error named; an invalid sql filter is one, with its position', async () => {
     const refused = await call('school-a', 'POST', '/subscriptions', {
       sink: 'ftp://x',
       types: [TYPE],
-      filters: [{ sql: "subject = 'x'" }, { exact: { subject: '' } }],
+      filters: [{ sql: 'subject LIKE 5' }, { exact: { subject: '' } }],
     });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
     expect((refused.body['errors'] as { attribute: string }[]).map((e) => e.attribute)).toEqual([
       'sink',
-      'filters[0]',
+      'filters[0].sql',
       'filters[1].exact.subject',
       'sinkcredential',
     ]);
+    expect((refused.body['errors'] as { message: string }[])[1]!.message).toBe(
+      '"sql" is not a CESQL v1 expression at position 14: expected a string literal as the LIKE pattern, found "5"',
+    );
   });
 
   it('EDU-14: the list is paginated and follows `next` to the end', async () => {

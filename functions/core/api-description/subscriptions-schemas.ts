@@ -11,7 +11,12 @@ const filterSchema = {
   description:
     'A CloudEvents Subscriptions API filter expression: exactly one of the dialects ' +
     `${FILTER_DIALECTS.join(', ')}. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); ` +
-    'all/any hold a non-empty list of filters; not holds one. Any other dialect (e.g. sql) is rejected with 400.',
+    'all/any hold a non-empty list of filters; not holds one; sql holds a CloudEvents SQL (CESQL v1.0.0) expression over the ' +
+    'context attributes (never data), which matches when it evaluates to true without an error. An invalid expression is a 400 ' +
+    'naming the position and what was expected there (at most 4096 bytes, 32 levels of nesting; AND, OR and XOR mixed need ' +
+    "parentheses). Conditions an expression pins (type = '…', type IN (…), type LIKE 'prefix%', or a conjunction holding one) " +
+    'index the subscription as exact and prefix filters do; an expression that pins nothing is evaluated for every event the ' +
+    'subscriber is entitled to. Any other dialect is rejected with 400.',
   minProperties: 1,
   maxProperties: 1,
   properties: {
@@ -21,6 +26,12 @@ const filterSchema = {
     all: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Filter' } },
     any: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Filter' } },
     not: { $ref: '#/components/schemas/Filter' },
+    sql: {
+      type: 'string',
+      minLength: 1,
+      description: "A CESQL v1.0.0 expression (issue 32), e.g. type LIKE 'nl.edu.leerling.%' AND EXISTS schoolcode.",
+      example: "type LIKE 'nl.edu.leerling.%' AND schoolcode IN ('12AB', '34CD')",
+    },
   },
   additionalProperties: false,
   example: { all: [{ prefix: { type: 'nl.edu.leerling.' } }, { exact: { subject: 'leerling/42' } }] },

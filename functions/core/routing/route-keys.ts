@@ -12,7 +12,10 @@
  *   events of that type reach — a million such subscriptions cost an event one lookup.
  * - `pre`: an attribute starts with an anchor: the prefix filter's value cut back to a separator
  *   (`.`, `:`, `/`), so the router finds it from the event's value without knowing the prefixes.
- * - `any`: no usable condition (e.g. only `suffix` or `not`); entitlement keeps these rare.
+ * - `any`: no usable condition (e.g. only `suffix` or `not`, or a `sql` expression that pins no
+ *   attribute); entitlement keeps these rare.
+ *
+ * A `sql` filter contributes the conditions its CESQL expression pins (sql-route-conditions.ts).
  *
  * A key's *shape* (`eq:subject,type`, `pre:type:2`, `any`) says how to compute it from an event.
  * The router reads the set of shapes in use and, per event, looks up one key per shape the event
@@ -22,6 +25,7 @@
 import { createHash } from 'node:crypto';
 import { attributeString, filterMatches, type EventAttributes, type Filter } from '../subscriptions/filters.js';
 import type { Subscription } from '../subscriptions/subscription.js';
+import { sqlRouteConjuncts } from './sql-route-conditions.js';
 
 /** What decides whether a subscription wants an event. */
 export type SubscriptionMatch = Pick<Subscription, 'source' | 'types' | 'filters'>;
@@ -109,6 +113,7 @@ function routeKeyOf(attributes: EventAttributes, shape: RouteShape): string | un
 
 function conditionsOfConjunct(filter: Filter): Condition[][] {
   if ('all' in filter) return filter.all.flatMap(conditionsOfConjunct);
+  if ('sql' in filter) return sqlRouteConjuncts(filter.sql);
   const alternatives = alternativesOf(filter);
   return alternatives === undefined ? [] : [alternatives];
 }
@@ -120,7 +125,7 @@ function alternativesOf(filter: Filter): Condition[] | undefined {
     const attribute = 'type' in filter.prefix ? 'type' : Object.keys(filter.prefix).sort()[0]!;
     return [{ kind: 'pre', attribute, value: filter.prefix[attribute]! }];
   }
-  if ('all' in filter) return bestAlternatives(filter.all.flatMap(conditionsOfConjunct));
+  if ('all' in filter || 'sql' in filter) return bestAlternatives(conditionsOfConjunct(filter));
   if ('any' in filter) {
     const children = filter.any.map(alternativesOf);
     if (children.some((child) => child === undefined)) return undefined;

@@ -18,7 +18,9 @@
  */
 import { isOperationalType, OPERATIONS_TYPE_PREFIX, SUBSCRIBER_ATTRIBUTE } from '../operations/operational-events.js';
 import { segmentPrefixCovers, segmentPrefixCoversPrefix } from '../auth/segment-prefix.js';
+import { pinsOf, type AttributePin } from '../cesql/index.js';
 import type { Filter } from './filters.js';
+import { compiledSqlFilter } from './sql-filter.js';
 import type { Subscription } from './subscription.js';
 
 export interface Grant {
@@ -155,6 +157,7 @@ function filterTypeBounds(filter: Filter): TypePattern[][] {
   if ('prefix' in filter)
     return filter.prefix['type'] === undefined ? [] : [[{ value: filter.prefix['type'], exact: false }]];
   if ('all' in filter) return filter.all.flatMap(filterTypeBounds);
+  if ('sql' in filter) return sqlTypeBounds(filter.sql);
   if ('any' in filter) {
     const branches = filter.any.map(filterTypeBounds);
     if (branches.some((bounds) => bounds.length === 0)) return [];
@@ -163,12 +166,29 @@ function filterTypeBounds(filter: Filter): TypePattern[][] {
   return [];
 }
 
+/** Issue 32: the `type` conditions a CESQL expression pins bound it as `exact` and `prefix` filters do. */
+function sqlTypeBounds(text: string): TypePattern[][] {
+  return sqlPins(text)
+    .filter((pins) => pins.every((pin) => pin.attribute === 'type'))
+    .map((pins) => pins.map((pin) => ({ value: pin.value, exact: pin.kind === 'eq' })));
+}
+
+function sqlPins(text: string): AttributePin[][] {
+  const compiled = compiledSqlFilter(text);
+  return compiled === undefined ? [] : pinsOf(compiled.tree);
+}
+
 /** The one source the subscription is limited to, if any. */
 function boundSource(subscription: Pick<Subscription, 'source' | 'filters'>): string | undefined {
   if (subscription.source !== undefined) return subscription.source;
   const fromFilters = (filters: readonly Filter[]): string | undefined => {
     for (const filter of filters) {
       if ('exact' in filter && filter.exact['source'] !== undefined) return filter.exact['source'];
+      if ('sql' in filter) {
+        const [pinned] =
+          sqlPins(filter.sql).find(([pin, more]) => pin?.attribute === 'source' && pin.kind === 'eq' && !more) ?? [];
+        if (pinned) return pinned.value;
+      }
       if ('all' in filter) {
         const found = fromFilters(filter.all);
         if (found !== undefined) return found;

@@ -2,9 +2,11 @@
  * The filter dialects every CloudEvents Subscriptions API implementation must support (section
  * 3.2.4.1.1): `exact`, `prefix` and `suffix` over attribute → value maps, `all` and `any` over
  * filter lists, `not` over one filter. Comparisons are case sensitive; an attribute the event does
- * not carry never matches. Anything else (e.g. the optional `sql` dialect) is rejected.
+ * not carry never matches. Also the optional `sql` dialect (3.2.4.1.2): a CESQL v1 expression
+ * (sql-filter.ts, issue 32). Anything else is rejected.
  */
 import type { ValidationIssue } from '../http/problems.js';
+import { sqlFilterMatches, sqlFilterProblem } from './sql-filter.js';
 
 export type AttributeMatch = Readonly<Record<string, string>>;
 
@@ -14,9 +16,11 @@ export type Filter =
   | { readonly suffix: AttributeMatch }
   | { readonly all: readonly Filter[] }
   | { readonly any: readonly Filter[] }
-  | { readonly not: Filter };
+  | { readonly not: Filter }
+  /** A CESQL v1 expression, kept as written. */
+  | { readonly sql: string };
 
-export const FILTER_DIALECTS = ['exact', 'prefix', 'suffix', 'all', 'any', 'not'] as const;
+export const FILTER_DIALECTS = ['exact', 'prefix', 'suffix', 'all', 'any', 'not', 'sql'] as const;
 
 /** An event's context attributes as the filters see them (CloudEvents type system values). */
 export type EventAttributes = Readonly<Record<string, string | number | boolean>>;
@@ -42,6 +46,7 @@ export function filterMatches(filter: Filter, attributes: EventAttributes): bool
   if ('suffix' in filter) return everyAttribute(filter.suffix, attributes, (actual, wanted) => actual.endsWith(wanted));
   if ('all' in filter) return filter.all.every((child) => filterMatches(child, attributes));
   if ('any' in filter) return filter.any.some((child) => filterMatches(child, attributes));
+  if ('sql' in filter) return sqlFilterMatches(filter.sql, attributes);
   return !filterMatches(filter.not, attributes);
 }
 
@@ -124,6 +129,16 @@ function parseFilter(
     case 'not': {
       const child = parseFilter(body, at, depth + 1, budget, issues);
       return child && { not: child };
+    }
+    case 'sql': {
+      if (typeof body !== 'string' || body.trim() === '') {
+        issues.push(issue(at, 'non-empty-string', '"sql" holds a CESQL v1 expression as a non-empty string'));
+        return undefined;
+      }
+      const problem = sqlFilterProblem(body);
+      if (problem === undefined) return { sql: body };
+      issues.push(issue(at, 'cesql', `"sql" is not a CESQL v1 expression ${problem}`));
+      return undefined;
     }
     default:
       issues.push(

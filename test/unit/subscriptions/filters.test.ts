@@ -86,8 +86,8 @@ describe('filter validation', () => {
     expect(parsed.filters).toEqual(filters);
   });
 
-  it('EDU-14: an unknown dialect (including the optional sql one) is rejected, naming its place', () => {
-    expect(issuesOf([{ sql: "type LIKE 'nl.%'" }])).toEqual([
+  it('EDU-14: an unknown dialect is rejected, naming its place', () => {
+    expect(issuesOf([{ jsonpath: '$.type' }])).toEqual([
       expect.objectContaining({ attribute: 'filters[0]', rule: 'unsupported-dialect' }),
     ]);
     expect(issuesOf([{ all: [{ regex: { type: '.*' } }] }])).toEqual([
@@ -126,5 +126,59 @@ describe('filter validation', () => {
     expect(issuesOf([deep])).toEqual([expect.objectContaining({ rule: 'too-deep' })]);
     const wide = Array.from({ length: 70 }, (_, i) => ({ exact: { subject: `s${i}` } }));
     expect(issuesOf(wide)).toEqual([expect.objectContaining({ rule: 'too-complex' })]);
+  });
+});
+
+describe('CESQL-3, issue 32 item 3: the sql dialect', () => {
+  const issuesOf = (value: unknown) => parseFilters(value).issues;
+
+  it('CESQL-3, issue 32 item 3: an sql filter matches as its CESQL expression evaluates, alone and inside all, any and not', () => {
+    const sql = "type LIKE 'nl.edu.leerling.%' AND subject <> 'test' AND priority >= 3";
+    expect(matches({ sql })).toBe(true);
+    expect(matches({ sql: "type LIKE 'nl.overheid.zaken.%'" })).toBe(false);
+    expect(matches({ all: [{ sql }, { exact: { subject: 'leerling/42' } }] })).toBe(true);
+    expect(matches({ all: [{ sql }, { exact: { subject: 'leerling/43' } }] })).toBe(false);
+    expect(matches({ any: [{ sql: 'urgent = false' }, { prefix: { type: 'nl.edu.' } }] })).toBe(true);
+    expect(matches({ not: { sql } })).toBe(false);
+  });
+
+  it('CESQL-3, issue 32 item 3: an expression that errors does not match, nor its negation by NOT inside it; the not dialect negates the filter s false', () => {
+    expect(matches({ sql: "schoolcode = '12AB'" })).toBe(false);
+    expect(matches({ sql: "NOT (schoolcode = '12AB')" })).toBe(false);
+    expect(matches({ sql: "EXISTS schoolcode AND schoolcode = '12AB'" })).toBe(false);
+    expect(matches({ sql: "NOT EXISTS schoolcode OR schoolcode <> '12AB'" })).toBe(true);
+    // Subscriptions API 3.2.4.1: `not` is the negation of the nested filter's result, false here.
+    expect(matches({ not: { sql: "schoolcode = '12AB'" } })).toBe(true);
+  });
+
+  it('CESQL-3, issue 32 item 3: a valid expression is kept as written', () => {
+    const filters = [
+      { sql: "type IN ('a.b.v1', 'a.c.v1')" },
+      { any: [{ sql: 'EXISTS subject' }, { exact: { type: 'x' } }] },
+    ];
+    expect(parseFilters(filters)).toEqual({ filters, issues: [] });
+  });
+
+  it('CESQL-3, issue 32 item 3: an invalid expression is refused, naming its place, the position and what was expected', () => {
+    expect(issuesOf([{ all: [{ sql: 'type LIKE 123' }] }])).toEqual([
+      {
+        attribute: 'filters[0].all[0].sql',
+        rule: 'cesql',
+        requirement: 'EDU-14',
+        message:
+          '"sql" is not a CESQL v1 expression at position 11: expected a string literal as the LIKE pattern, found "123"',
+      },
+    ]);
+    expect(issuesOf([{ sql: "NOPE(type) = 'x'" }])).toEqual([
+      expect.objectContaining({
+        rule: 'cesql',
+        message: expect.stringContaining('no built-in function NOPE takes 1 argument'),
+      }),
+    ]);
+    expect(issuesOf([{ sql: '' }])).toEqual([expect.objectContaining({ rule: 'non-empty-string' })]);
+    expect(issuesOf([{ sql: { type: 'x' } }])).toEqual([expect.objectContaining({ rule: 'non-empty-string' })]);
+    expect(issuesOf([{ sql: `type = '${'x'.repeat(5000)}'` }])).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('at most 4096 bytes') }),
+    ]);
   });
 });

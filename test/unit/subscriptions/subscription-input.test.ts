@@ -162,7 +162,7 @@ describe('subscription input', () => {
 
   it('EDU-14: types must be non-empty strings; filters are checked; every error is reported at once', () => {
     expect(
-      rulesOf({ sink: 'https://a.example/', types: ['ok', ''], filters: [{ sql: 'x' }], protocol: 'AMQP' }),
+      rulesOf({ sink: 'https://a.example/', types: ['ok', ''], filters: [{ jsonpath: '$.x' }], protocol: 'AMQP' }),
     ).toEqual(['types:array-of-strings:EDU-14', 'filters[0]:unsupported-dialect:EDU-14', 'protocol:enum:EDU-14']);
   });
 
