@@ -1,0 +1,237 @@
+/**
+ * One schema per request body (issue 29 item 2). A `RequestBody` is the JSON Schema of a route's
+ * body, written with TypeBox, and the same object does two things: `readJsonBody` checks a body
+ * against it (one answer for malformed JSON, one wording for a wrong shape), and the API
+ * description puts it in the operation's `requestBody` (`describedSchema`), so a limit the code
+ * enforces is the limit `/openapi.json` states. What a schema cannot say (one member against
+ * another, the URL policy, entitlement) the area checks in code after the schema, and refuses
+ * with `bodyRefusal` so that it reads like a schema's refusal.
+ *
+ * TypeBox rather than JSON Schema compiled with Ajv: a TypeBox schema is JSON Schema and a
+ * TypeScript type at once (`Static<T>`), so the reader returns a typed value without casts, and
+ * its compiler is smaller than Ajv. A body's checker is compiled on first use and kept, so a
+ * Lambda compiles only the bodies it is asked to read, never at module load (issue 27).
+ */
+import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { malformedJsonProblem } from './malformed-json.js';
+import { catalogued, KoerierError, type ValidationIssue } from './problems.js';
+import type { ProblemSlug } from './problem-types.js';
+
+export interface RequestBody<T extends TSchema = TSchema> {
+  /** The JSON Schema: what is checked, and what the API description shows. */
+  readonly schema: T;
+  /** The problem type of a body of the wrong shape: the one the area's other refusals of the body carry. */
+  readonly problemType: ProblemSlug;
+  /** The requirement each issue names. */
+  readonly requirement: string;
+  /** What an empty (or blank) body stands for; without it an empty body is malformed JSON. */
+  readonly whenEmpty?: Static<T>;
+}
+
+export function requestBody<T extends TSchema>(body: RequestBody<T>): RequestBody<T> {
+  return body;
+}
+
+/** The schema as JSON, for the API description: TypeBox's symbol-keyed markers left out. */
+export function describedSchema(body: RequestBody): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(body.schema)) as Record<string, unknown>;
+}
+
+/** RFC 3339 §5.6, as `Date.parse` reads it; the pattern leaves out what Date.parse would also take. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** The formats the body schemas use; TypeBox checks no format it was not given. */
+const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
+  'date-time': (value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
+};
+
+function registerFormats(): void {
+  for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
+}
+
+const MAX_UNKNOWN_MEMBERS = 10;
+const MAX_MEMBER_NAME = 64;
+
+const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+function checkerOf<T extends TSchema>(schema: T): TypeCheck<T> {
+  let checker = checkers.get(schema);
+  if (checker === undefined) {
+    registerFormats();
+    checker = TypeCompiler.Compile(schema);
+    checkers.set(schema, checker);
+  }
+  return checker as TypeCheck<T>;
+}
+
+/**
+ * The body parsed and checked against its schema; throws the 400 `malformed-json` for a body that
+ * is not JSON, and the body's own 400 (`problemType`) naming every wrong member otherwise.
+ */
+export function readJsonBody<T extends TSchema>(body: Buffer | string, definition: RequestBody<T>): Static<T> {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (definition.whenEmpty !== undefined && text.trim() === '') return definition.whenEmpty;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new KoerierError(malformedJsonProblem(), { cause: error });
+  }
+  const issues = schemaIssues(definition, value);
+  if (issues.length > 0) throw bodyRefusal(definition, issues);
+  return value as Static<T>;
+}
+
+/**
+ * What is wrong with `value` by the schema, one issue per member; `prefix` names where the value
+ * sits when it is one member of a larger body (`sinkcredential`).
+ */
+export function schemaIssues(definition: RequestBody, value: unknown, prefix?: string): ValidationIssue[] {
+  const checker = checkerOf(definition.schema);
+  if (checker.Check(value)) return [];
+  const issues = new Map<string, ValidationIssue>();
+  let unknownMembers = 0;
+  for (const error of closestErrors(checker.Errors(value))) {
+    const pointer = `${prefix === undefined ? '' : `/${prefix}`}${error.path}`;
+    // One issue per member: a missing member is also of the wrong type, which says nothing more.
+    if (issues.has(pointer)) continue;
+    // Unknown members echo the request's own names: a few of them, cut short, say enough, and a
+    // body full of them cannot inflate its own answer.
+    if (error.type === ValueErrorType.ObjectAdditionalProperties && ++unknownMembers > MAX_UNKNOWN_MEMBERS) continue;
+    const attribute = memberName(pointer)?.slice(0, MAX_MEMBER_NAME);
+    issues.set(pointer, {
+      ...(attribute === undefined ? {} : { attribute }),
+      rule: ruleOf(error),
+      requirement: definition.requirement,
+      message: messageOf(error, attribute),
+      pointer,
+    });
+  }
+  return [...issues.values()];
+}
+
+/**
+ * The errors, with each failed union replaced by the errors of its closest variant (the one with
+ * fewest): `{"all": true, "force": 1}` is named for its unknown member, not as "no variant fits".
+ */
+function closestErrors(errors: Iterable<ValueError>): ValueError[] {
+  const found: ValueError[] = [];
+  for (const error of errors) {
+    if (error.type !== ValueErrorType.Union || error.errors.length === 0) {
+      found.push(error);
+      continue;
+    }
+    const variants = error.errors.map((variant) => closestErrors(variant));
+    found.push(...variants.reduce((closest, variant) => (variant.length < closest.length ? variant : closest)));
+  }
+  return found;
+}
+
+/** The body's 400, for the schema's issues and for those the area finds in code after it. */
+export function bodyRefusal(definition: RequestBody, issues: readonly ValidationIssue[]): KoerierError {
+  const count = issues.length;
+  return new KoerierError(
+    catalogued(
+      400,
+      definition.problemType,
+      `${count} member${count === 1 ? '' : 's'} of the body ${count === 1 ? 'is' : 'are'} not as the API description says; see errors.`,
+      { errors: issues },
+    ),
+  );
+}
+
+/** `/sinkcredential/accesstoken` → `sinkcredential.accesstoken`, `/locktokens/0` → `locktokens[0]`. */
+function memberName(pointer: string): string | undefined {
+  if (pointer === '') return undefined;
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name === '' ? part : `${name}.${part}`), '');
+}
+
+function ruleOf(error: ValueError): string {
+  switch (error.type) {
+    case ValueErrorType.StringFormat:
+      return String((error.schema as { format?: unknown }).format);
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'unknown-member';
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'required';
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.IntegerMaximum:
+      return 'range';
+    case ValueErrorType.StringMinLength:
+    case ValueErrorType.StringMaxLength:
+      return 'length';
+    case ValueErrorType.ArrayMinItems:
+    case ValueErrorType.ArrayMaxItems:
+      return 'items';
+    case ValueErrorType.StringPattern:
+      return 'pattern';
+    case ValueErrorType.Literal:
+    case ValueErrorType.Union:
+      return 'one-of';
+    default: {
+      // A value of the wrong type: the rule is the type it must be (`object`, `array`, `string`, …).
+      const type = (error.schema as { type?: unknown }).type;
+      return typeof type === 'string' ? type : 'type';
+    }
+  }
+}
+
+/** One wording for every wrong shape: the member, and what it must be, from its schema. */
+function messageOf(error: ValueError, attribute: string | undefined): string {
+  const schema = error.schema as Record<string, unknown>;
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const members = Object.keys((schema['properties'] as object | undefined) ?? {});
+    return `unknown member "${attribute ?? ''}"; members: ${members.join(', ')}`;
+  }
+  const what = attribute === undefined ? 'the body' : attribute;
+  const required = error.type === ValueErrorType.ObjectRequiredProperty ? ' and is required' : '';
+  return `${what} must be ${described(schema)}${required}`;
+}
+
+function described(schema: Record<string, unknown>): string {
+  if ('const' in schema) return JSON.stringify(schema['const']);
+  const text = typeof schema['description'] === 'string' ? ` (${schema['description'].replace(/\.$/, '')})` : '';
+  const variants = schema['anyOf'] as Record<string, unknown>[] | undefined;
+  if (variants?.every((variant) => 'const' in variant))
+    return `one of ${variants.map((variant) => JSON.stringify(variant['const'])).join(', ')}`;
+  if (variants) return `one of the forms the API description gives${text}`;
+  switch (schema['type']) {
+    case 'integer':
+    case 'number':
+      return `${schema['type'] === 'integer' ? 'an integer' : 'a number'}${bounds(schema['minimum'], schema['maximum'], '')}`;
+    case 'string':
+      return `a string${bounds(schema['minLength'], schema['maxLength'], ' characters')}${
+        typeof schema['pattern'] === 'string' ? ` matching ${schema['pattern']}` : ''
+      }${typeof schema['format'] === 'string' ? ` in the format ${schema['format']}` : ''}${text}`;
+    case 'array':
+      return `a list of${bounds(schema['minItems'], schema['maxItems'], '') || ' any number of'} ${plural(
+        (schema['items'] as Record<string, unknown> | undefined) ?? {},
+      )}`;
+    case 'object':
+      return `an object${text}`;
+    case 'boolean':
+      return 'true or false';
+    default:
+      return `as the API description says${text}`;
+  }
+}
+
+function bounds(min: unknown, max: unknown, unit: string): string {
+  if (typeof min === 'number' && typeof max === 'number') return ` of ${min} to ${max}${unit}`;
+  if (typeof min === 'number') return ` of at least ${min}${unit}`;
+  if (typeof max === 'number') return ` of at most ${max}${unit}`;
+  return '';
+}
+
+function plural(items: Record<string, unknown>): string {
+  const kind = items['type'] === 'string' ? 'strings' : items['type'] === 'object' ? 'objects' : 'values';
+  return `${kind}${bounds(items['minLength'], items['maxLength'], ' characters')}`.replace(' of ', ', each of ');
+}
