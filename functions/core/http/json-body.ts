@@ -45,6 +45,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 /** The formats the body schemas use; TypeBox checks no format it was not given. */
 const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
   'date-time': (value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
+  // What the WHATWG URL parser takes; which URLs are allowed is the area's policy, checked in code.
+  uri: (value) => URL.canParse(value),
 };
 
 function registerFormats(): void {
