@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readStoredEvent } from '../cloudevents/index.js';
-import { Type } from '@sinclair/typebox';
+import { schema } from '../http/json-schema.js';
 import { readJsonBody, requestBody } from '../http/json-body.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
@@ -99,11 +99,11 @@ export function redriveMessages(
 
 /** The body of a redrive request: all dead letters, or the ones named. */
 export const REDRIVE_BODY = requestBody({
-  schema: Type.Union(
+  schema: schema.anyOf(
     [
-      Type.Object({ all: Type.Literal(true) }, { additionalProperties: false }),
-      Type.Object(
-        { deliveryIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
+      schema.object({ all: schema.literal(true) }, { additionalProperties: false }),
+      schema.object(
+        { deliveryIds: schema.array(schema.string({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
         { additionalProperties: false },
       ),
     ],

@@ -1,25 +1,19 @@
 /**
  * One schema per request body (issue 29 item 2). A `RequestBody` is the JSON Schema of a route's
- * body, written with TypeBox, and the same object does two things: `readJsonBody` checks a body
+ * body (json-schema.ts), and the same object does two things: `readJsonBody` checks a body
  * against it (one answer for malformed JSON, one wording for a wrong shape), and the API
  * description puts it in the operation's `requestBody` (`describedSchema`), so a limit the code
  * enforces is the limit `/openapi.json` states. What a schema cannot say (one member against
  * another, the URL policy, entitlement) the area checks in code after the schema, and refuses
  * with `bodyRefusal` so that it reads like a schema's refusal.
- *
- * TypeBox rather than JSON Schema compiled with Ajv: a TypeBox schema is JSON Schema and a
- * TypeScript type at once (`Static<T>`), so the reader returns a typed value without casts, and
- * its compiler is smaller than Ajv. A body's checker is compiled on first use and kept, so a
- * Lambda compiles only the bodies it is asked to read, never at module load (issue 27).
  */
-import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { malformedJsonProblem } from './malformed-json.js';
+import type { Infer, JsonSchema } from './json-schema.js';
+import { schemaErrors, type SchemaError } from './json-schema-check.js';
 import { catalogued, KoerierError, type ValidationIssue } from './problems.js';
-import type { ProblemSlug } from './problem-types.js';
+import type { ProblemSlug } from './problem-titles.js';
 
-export interface RequestBody<T extends TSchema = TSchema> {
+export interface RequestBody<T extends JsonSchema = JsonSchema> {
   /** The JSON Schema: what is checked, and what the API description shows. */
   readonly schema: T;
   /** The problem type of a body of the wrong shape: the one the area's other refusals of the body carry. */
@@ -27,52 +21,26 @@ export interface RequestBody<T extends TSchema = TSchema> {
   /** The requirement each issue names. */
   readonly requirement: string;
   /** What an empty (or blank) body stands for; without it an empty body is malformed JSON. */
-  readonly whenEmpty?: Static<T>;
+  readonly whenEmpty?: Infer<T>;
 }
 
-export function requestBody<T extends TSchema>(body: RequestBody<T>): RequestBody<T> {
+export function requestBody<T extends JsonSchema>(body: RequestBody<T>): RequestBody<T> {
   return body;
 }
 
-/** The schema as JSON, for the API description: TypeBox's symbol-keyed markers left out. */
+/** The schema as JSON, for the API description: the symbol-keyed markers of json-schema.ts left out. */
 export function describedSchema(body: RequestBody): Record<string, unknown> {
   return JSON.parse(JSON.stringify(body.schema)) as Record<string, unknown>;
-}
-
-/** RFC 3339 §5.6, as `Date.parse` reads it; the pattern leaves out what Date.parse would also take. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
-/** The formats the body schemas use; TypeBox checks no format it was not given. */
-const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
-  'date-time': (value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
-  // What the WHATWG URL parser takes; which URLs are allowed is the area's policy, checked in code.
-  uri: (value) => URL.canParse(value),
-};
-
-function registerFormats(): void {
-  for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
 }
 
 const MAX_UNKNOWN_MEMBERS = 10;
 const MAX_MEMBER_NAME = 64;
 
-const checkers = new WeakMap<TSchema, TypeCheck<TSchema>>();
-
-function checkerOf<T extends TSchema>(schema: T): TypeCheck<T> {
-  let checker = checkers.get(schema);
-  if (checker === undefined) {
-    registerFormats();
-    checker = TypeCompiler.Compile(schema);
-    checkers.set(schema, checker);
-  }
-  return checker as TypeCheck<T>;
-}
-
 /**
  * The body parsed and checked against its schema; throws the 400 `malformed-json` for a body that
  * is not JSON, and the body's own 400 (`problemType`) naming every wrong member otherwise.
  */
-export function readJsonBody<T extends TSchema>(body: Buffer | string, definition: RequestBody<T>): Static<T> {
+export function readJsonBody<T extends JsonSchema>(body: Buffer | string, definition: RequestBody<T>): Infer<T> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (definition.whenEmpty !== undefined && text.trim() === '') return definition.whenEmpty;
   let value: unknown;
@@ -83,7 +51,7 @@ export function readJsonBody<T extends TSchema>(body: Buffer | string, definitio
   }
   const issues = schemaIssues(definition, value);
   if (issues.length > 0) throw bodyRefusal(definition, issues);
-  return value as Static<T>;
+  return value as Infer<T>;
 }
 
 /**
@@ -91,44 +59,24 @@ export function readJsonBody<T extends TSchema>(body: Buffer | string, definitio
  * sits when it is one member of a larger body (`sinkcredential`).
  */
 export function schemaIssues(definition: RequestBody, value: unknown, prefix?: string): ValidationIssue[] {
-  const checker = checkerOf(definition.schema);
-  if (checker.Check(value)) return [];
   const issues = new Map<string, ValidationIssue>();
   let unknownMembers = 0;
-  for (const error of closestErrors(checker.Errors(value))) {
-    const pointer = `${prefix === undefined ? '' : `/${prefix}`}${error.path}`;
-    // One issue per member: a missing member is also of the wrong type, which says nothing more.
-    if (issues.has(pointer)) continue;
+  for (const error of schemaErrors(definition.schema, value, prefix === undefined ? '' : `/${prefix}`)) {
+    // One issue per member: a member of the wrong type breaks its other keywords too, which says nothing more.
+    if (issues.has(error.pointer)) continue;
     // Unknown members echo the request's own names: a few of them, cut short, say enough, and a
     // body full of them cannot inflate its own answer.
-    if (error.type === ValueErrorType.ObjectAdditionalProperties && ++unknownMembers > MAX_UNKNOWN_MEMBERS) continue;
-    const attribute = memberName(pointer)?.slice(0, MAX_MEMBER_NAME);
-    issues.set(pointer, {
+    if (error.keyword === 'additionalProperties' && ++unknownMembers > MAX_UNKNOWN_MEMBERS) continue;
+    const attribute = memberName(error.pointer)?.slice(0, MAX_MEMBER_NAME);
+    issues.set(error.pointer, {
       ...(attribute === undefined ? {} : { attribute }),
       rule: ruleOf(error),
       requirement: definition.requirement,
       message: messageOf(error, attribute),
-      pointer,
+      pointer: error.pointer,
     });
   }
   return [...issues.values()];
-}
-
-/**
- * The errors, with each failed union replaced by the errors of its closest variant (the one with
- * fewest): `{"all": true, "force": 1}` is named for its unknown member, not as "no variant fits".
- */
-function closestErrors(errors: Iterable<ValueError>): ValueError[] {
-  const found: ValueError[] = [];
-  for (const error of errors) {
-    if (error.type !== ValueErrorType.Union || error.errors.length === 0) {
-      found.push(error);
-      continue;
-    }
-    const variants = error.errors.map((variant) => closestErrors(variant));
-    found.push(...variants.reduce((closest, variant) => (variant.length < closest.length ? variant : closest)));
-  }
-  return found;
 }
 
 /** The body's 400, for the schema's issues and for those the area finds in code after it. */
@@ -154,51 +102,42 @@ function memberName(pointer: string): string | undefined {
     .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name === '' ? part : `${name}.${part}`), '');
 }
 
-function ruleOf(error: ValueError): string {
-  switch (error.type) {
-    case ValueErrorType.StringFormat:
-      return String((error.schema as { format?: unknown }).format);
-    case ValueErrorType.ObjectAdditionalProperties:
-      return 'unknown-member';
-    case ValueErrorType.ObjectRequiredProperty:
-      return 'required';
-    case ValueErrorType.NumberMinimum:
-    case ValueErrorType.NumberMaximum:
-    case ValueErrorType.IntegerMinimum:
-    case ValueErrorType.IntegerMaximum:
-      return 'range';
-    case ValueErrorType.StringMinLength:
-    case ValueErrorType.StringMaxLength:
-      return 'length';
-    case ValueErrorType.ArrayMinItems:
-    case ValueErrorType.ArrayMaxItems:
-      return 'items';
-    case ValueErrorType.StringPattern:
-      return 'pattern';
-    case ValueErrorType.Literal:
-    case ValueErrorType.Union:
-      return 'one-of';
-    default: {
-      // A value of the wrong type: the rule is the type it must be (`object`, `array`, `string`, …).
-      const type = (error.schema as { type?: unknown }).type;
-      return typeof type === 'string' ? type : 'type';
-    }
-  }
+/** The rule an issue names: one set for every body. */
+const RULES: Readonly<Record<string, string>> = {
+  additionalProperties: 'unknown-member',
+  required: 'required',
+  minimum: 'range',
+  maximum: 'range',
+  multipleOf: 'range',
+  minLength: 'length',
+  maxLength: 'length',
+  minItems: 'items',
+  maxItems: 'items',
+  pattern: 'pattern',
+  const: 'one-of',
+  anyOf: 'one-of',
+};
+
+function ruleOf(error: SchemaError): string {
+  // A value of the wrong type: the rule is the type it must be (`object`, `array`, `string`, …);
+  // a format: its name (`date-time`).
+  if (error.keyword === 'type' || error.keyword === 'format') return String(error.schema[error.keyword]);
+  return RULES[error.keyword] ?? error.keyword;
 }
 
 /** One wording for every wrong shape: the member, and what it must be, from its schema. */
-function messageOf(error: ValueError, attribute: string | undefined): string {
-  const schema = error.schema as Record<string, unknown>;
-  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+function messageOf(error: SchemaError, attribute: string | undefined): string {
+  const schema = error.schema;
+  if (error.keyword === 'additionalProperties') {
     const members = Object.keys((schema['properties'] as object | undefined) ?? {});
     return `unknown member "${attribute ?? ''}"; members: ${members.join(', ')}`;
   }
   const what = attribute === undefined ? 'the body' : attribute;
-  const required = error.type === ValueErrorType.ObjectRequiredProperty ? ' and is required' : '';
+  const required = error.keyword === 'required' ? ' and is required' : '';
   return `${what} must be ${described(schema)}${required}`;
 }
 
-function described(schema: Record<string, unknown>): string {
+function described(schema: JsonSchema): string {
   if ('const' in schema) return JSON.stringify(schema['const']);
   const text = typeof schema['description'] === 'string' ? ` (${schema['description'].replace(/\.$/, '')})` : '';
   const variants = schema['anyOf'] as Record<string, unknown>[] | undefined;
@@ -208,7 +147,9 @@ function described(schema: Record<string, unknown>): string {
   switch (schema['type']) {
     case 'integer':
     case 'number':
-      return `${schema['type'] === 'integer' ? 'an integer' : 'a number'}${bounds(schema['minimum'], schema['maximum'], '')}`;
+      return `${schema['type'] === 'integer' ? 'an integer' : 'a number'}${bounds(schema['minimum'], schema['maximum'], '')}${
+        typeof schema['multipleOf'] === 'number' ? `, a multiple of ${schema['multipleOf']}` : ''
+      }`;
     case 'string':
       return `a string${bounds(schema['minLength'], schema['maxLength'], ' characters')}${
         typeof schema['pattern'] === 'string' ? ` matching ${schema['pattern']}` : ''

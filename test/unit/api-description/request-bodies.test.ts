@@ -149,7 +149,8 @@ describe('request bodies in /openapi.json (issue 29 item 2)', () => {
     vi.resetModules();
     vi.doMock('../../../functions/core/pull/pull-requests.js', async (importOriginal) => {
       const original = await importOriginal<typeof import('../../../functions/core/pull/pull-requests.js')>();
-      original.RECEIVE_BODY.schema.properties.maxevents.multipleOf = 5;
+      const properties = original.RECEIVE_BODY.schema['properties'] as Record<string, Record<string, unknown>>;
+      properties['maxevents']!['multipleOf'] = 5;
       return original;
     });
     const { apiDescriptionApp: fresh } = await import('../../../functions/app/api-description-app.js');
