@@ -8,6 +8,7 @@ import { apiDescriptionApp } from '../../../functions/app/api-description-app.js
 import { componentBodies, operationBodies } from '../../../functions/core/api-description/request-bodies.js';
 import { describedSchema } from '../../../functions/core/http/json-body.js';
 import type { HttpRequest } from '../../../functions/core/http/messages.js';
+import type * as PullRequests from '../../../functions/core/pull/pull-requests.js';
 import { parseSinkCredential } from '../../../functions/core/subscriptions/sink-credential-input.js';
 
 type Json = Record<string, unknown>;
@@ -148,7 +149,7 @@ describe('request bodies in /openapi.json (issue 29 item 2)', () => {
     // The receive body's schema gains a limit, as an edit of pull-requests.ts alone would give it.
     vi.resetModules();
     vi.doMock('../../../functions/core/pull/pull-requests.js', async (importOriginal) => {
-      const original = await importOriginal<typeof import('../../../functions/core/pull/pull-requests.js')>();
+      const original = await importOriginal<typeof PullRequests>();
       const properties = original.RECEIVE_BODY.schema['properties'] as Record<string, Record<string, unknown>>;
       properties['maxevents']!['multipleOf'] = 5;
       return original;
