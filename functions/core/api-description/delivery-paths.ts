@@ -2,7 +2,8 @@
  * OpenAPI paths of push delivery administration (EDU-18): attempt history, dead letters,
  * redrive, resuming a suspended subscription, and (admin) the dead-letter queue's redrive.
  */
-import { MAX_REDRIVE } from '../delivery/redrive.js';
+import { MAX_REDRIVE, REDRIVE_BODY } from '../delivery/redrive.js';
+import { describedSchema } from '../http/json-body.js';
 import {
   authProblems,
   commonProblems,
@@ -176,26 +177,7 @@ export const deliveryPaths = {
       requestBody: {
         required: true,
         content: {
-          'application/json': {
-            schema: {
-              oneOf: [
-                {
-                  type: 'object',
-                  required: ['all'],
-                  properties: { all: { const: true } },
-                  additionalProperties: false,
-                },
-                {
-                  type: 'object',
-                  required: ['deliveryIds'],
-                  properties: {
-                    deliveryIds: { type: 'array', minItems: 1, maxItems: MAX_REDRIVE, items: { type: 'string' } },
-                  },
-                  additionalProperties: false,
-                },
-              ],
-            },
-          },
+          'application/json': { schema: describedSchema(REDRIVE_BODY) },
         },
       },
       responses: {

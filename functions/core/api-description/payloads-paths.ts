@@ -7,33 +7,12 @@ import {
   problemResponse,
   versionHeader,
 } from './components.js';
+import { UPLOAD_BODY } from '../claim-check/uploads.js';
+import { describedSchema } from '../http/json-body.js';
 import { quotaDefaultText } from './partners-paths.js';
 
 export const payloadsSchemas = {
-  UploadRequest: {
-    type: 'object',
-    description: 'The object the producer is about to upload: its exact size and SHA-256, and its media type.',
-    required: ['size', 'digest'],
-    additionalProperties: false,
-    properties: {
-      size: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 2147483647,
-        description: 'Length in bytes (the upload must have exactly this length).',
-      },
-      digest: {
-        type: 'string',
-        pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$',
-        description: 'SHA-256 of the bytes, RFC 9530 form: `sha-256=:<base64>:`.',
-      },
-      contenttype: {
-        type: 'string',
-        description:
-          'Media type of the object (default `application/octet-stream`); the event’s `datacontenttype` wins.',
-      },
-    },
-  },
+  UploadRequest: describedSchema(UPLOAD_BODY),
   UploadGrant: {
     type: 'object',
     required: ['uploadid', 'method', 'uploadurl', 'headers', 'uploadexpiresat', 'dataref', 'publishbefore'],

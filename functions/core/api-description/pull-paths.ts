@@ -3,7 +3,8 @@
  * settle them by lock token. Each takes an optional Idempotency-Key (EDU-IDEM-3; docs/PULL.md says
  * why none is required).
  */
-import { RECEIVE_LIMITS, SETTLE_LIMITS } from '../pull/pull-requests.js';
+import { describedSchema } from '../http/json-body.js';
+import { RECEIVE_BODY, SETTLE_BODIES, type SettleAction } from '../pull/pull-requests.js';
 import { authProblems, idempotencyKeyParameter, problemResponse, versionHeader } from './components.js';
 
 const security = [{ oauth2: ['events:consume'] }];
@@ -38,9 +39,6 @@ const optionalIdempotencyKey = {
     'a second time; a receive then answers the same events and locks, and holds at most 320 KiB so that its answer can be stored. The same key with another ' +
     'body gets 422. Keys are kept per client for 7 days.',
 } as const;
-
-const range = ({ min, max, default: fallback }: { min: number; max: number; default: number }, description: string) =>
-  ({ type: 'integer', minimum: min, maximum: max, default: fallback, description }) as const;
 
 const lockSchema = {
   type: 'object',
@@ -115,14 +113,7 @@ const settleAnswer = {
 
 export const pullSchemas = { PullLock: lockSchema, SettleAnswer: settleAnswer } as const;
 
-const tokens = {
-  type: 'array',
-  minItems: SETTLE_LIMITS.locktokens.min,
-  maxItems: SETTLE_LIMITS.locktokens.max,
-  items: { type: 'string' },
-} as const;
-
-function settle(operationId: string, summary: string, description: string, extra: Record<string, unknown>) {
+function settle(operationId: string, summary: string, description: string, action: SettleAction) {
   return {
     parameters: [idParameter, optionalIdempotencyKey],
     post: {
@@ -134,14 +125,7 @@ function settle(operationId: string, summary: string, description: string, extra
       requestBody: {
         required: true,
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['locktokens'],
-              properties: { locktokens: tokens, ...extra },
-              additionalProperties: false,
-            },
-          },
+          'application/json': { schema: describedSchema(SETTLE_BODIES[action]) },
         },
       },
       responses: {
@@ -173,17 +157,7 @@ export const pullPaths = {
       requestBody: {
         required: false,
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                maxevents: range(RECEIVE_LIMITS.maxevents, 'At most this many events.'),
-                waitseconds: range(RECEIVE_LIMITS.waitseconds, 'How long to wait when nothing is there.'),
-                lockseconds: range(RECEIVE_LIMITS.lockseconds, 'How long the events stay locked to this receive.'),
-              },
-            },
-          },
+          'application/json': { schema: describedSchema(RECEIVE_BODY) },
         },
       },
       responses: {
@@ -217,28 +191,24 @@ export const pullPaths = {
     'acknowledgeEvents',
     'Acknowledge: done, delete',
     'The events are done and deleted.',
-    {},
+    'acknowledge',
   ),
   '/subscriptions/{id}/events/release': settle(
     'releaseEvents',
     'Release: hand back, optionally after a delay',
     'The events become visible again after `delayseconds`.',
-    {
-      delayseconds: range(SETTLE_LIMITS.delayseconds, 'Seconds until the events are handed out again.'),
-    },
+    'release',
   ),
   '/subscriptions/{id}/events/renew-lock': settle(
     'renewEventLocks',
     'Renew the locks',
     'The locks last `lockseconds` from now; each answer carries a new token.',
-    {
-      lockseconds: range(SETTLE_LIMITS.lockseconds, 'The new lock, from now.'),
-    },
+    'renew-lock',
   ),
   '/subscriptions/{id}/events/reject': settle(
     'rejectEvents',
     'Reject: to the dead letters',
     'The events are never handed out again: the next receive moves them to the subscription’s dead letters with the reason (EDU-18), where they can be listed and redriven.',
-    { reason: { type: 'string', maxLength: SETTLE_LIMITS.reason.maxLength } },
+    'reject',
   ),
 } as const;

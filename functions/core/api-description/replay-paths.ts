@@ -11,6 +11,8 @@ import {
   readSubscriptionsSecurity,
   versionHeader,
 } from './components.js';
+import { describedSchema } from '../http/json-body.js';
+import { REPLAY_BODY } from '../replay/replay-requests.js';
 import { quotaDefaultText } from './partners-paths.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
@@ -116,29 +118,7 @@ export const replayPaths = {
       requestBody: {
         required: true,
         content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['from', 'to'],
-              additionalProperties: false,
-              properties: {
-                from: { type: 'string', format: 'date-time' },
-                to: { type: 'string', format: 'date-time' },
-                types: {
-                  type: 'array',
-                  minItems: 1,
-                  maxItems: 100,
-                  items: { type: 'string' },
-                  description: 'Only these types; each within the subscription and the owner’s entitlement.',
-                },
-                filters: {
-                  type: 'array',
-                  items: { $ref: '#/components/schemas/Filter' },
-                  description: 'Only events matching these too (CloudEvents Subscriptions API dialects).',
-                },
-              },
-            },
-          },
+          'application/json': { schema: describedSchema(REPLAY_BODY) },
         },
       },
       responses: {

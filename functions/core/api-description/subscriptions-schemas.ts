@@ -3,7 +3,9 @@
  * and sink credential, and a page of them. The member names follow the CloudEvents Subscriptions
  * API; subscriptions-paths.ts refers to them.
  */
+import { describedSchema } from '../http/json-body.js';
 import { FILTER_DIALECTS } from '../subscriptions/filters.js';
+import { SINK_CREDENTIAL } from '../subscriptions/sink-credential-input.js';
 import { PULL_LIMITS } from '../subscriptions/subscription.js';
 
 const filterSchema = {
@@ -35,35 +37,6 @@ const filterSchema = {
   },
   additionalProperties: false,
   example: { all: [{ prefix: { type: 'nl.edu.leerling.' } }, { exact: { subject: 'leerling/42' } }] },
-} as const;
-
-const sinkCredentialSchema = {
-  description:
-    'Required (WH-3: every delivery carries a token). By default only CLIENTCREDENTIALS is accepted (EDU-4); ACCESSTOKEN only where the deployment ' +
-    'allows static tokens (KOERIER_SINK_CREDENTIALS=bearer-or-oauth2). Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',
-  oneOf: [
-    {
-      type: 'object',
-      title: 'Static bearer token',
-      required: ['credentialtype', 'accesstoken'],
-      properties: { credentialtype: { const: 'ACCESSTOKEN' }, accesstoken: { type: 'string', writeOnly: true } },
-      additionalProperties: false,
-    },
-    {
-      type: 'object',
-      title: 'OAuth 2.0 client credentials (Koerier fetches tokens from tokenurl)',
-      required: ['credentialtype', 'tokenurl', 'clientid', 'clientsecret'],
-      properties: {
-        credentialtype: { const: 'CLIENTCREDENTIALS' },
-        tokenurl: { type: 'string', format: 'uri', writeOnly: true },
-        clientid: { type: 'string', writeOnly: true },
-        clientsecret: { type: 'string', writeOnly: true },
-        scope: { type: 'string', writeOnly: true },
-        audience: { type: 'string', writeOnly: true },
-      },
-      additionalProperties: false,
-    },
-  ],
 } as const;
 
 const writableProperties = {
@@ -154,7 +127,7 @@ export const subscriptionsSchemas = {
     propertyNames: { pattern: '^[a-z0-9]{1,64}$' },
     additionalProperties: { type: 'string', minLength: 1, maxLength: 1024 },
   },
-  SinkCredential: sinkCredentialSchema,
+  SinkCredential: describedSchema(SINK_CREDENTIAL),
   SubscriptionRequest: {
     type: 'object',
     // Push needs a sink and a credential; pull has neither.

@@ -7,8 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AcceptedEvent } from '../cloudevents/accepted-event.js';
 import { attributesOf } from '../cloudevents/stored-event.js';
+import { schema } from '../http/json-schema.js';
+import { readJsonBody, requestBody } from '../http/json-body.js';
 import { jsonResponse, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problems, type ValidationIssue } from '../http/problems.js';
+import { KoerierError, problems } from '../http/problems.js';
 import { UPLOAD_QUOTA_WINDOW_MS, uploadQuotaExceeded } from '../quotas/client-quotas.js';
 import { windowAt, type UsageWindow } from '../quotas/usage-window.js';
 import {
@@ -27,9 +29,39 @@ export const UPLOAD_URL_SECONDS = 900;
 /** How long an upload may wait to be published; its object lives the bucket's retention from the grant. */
 export const UPLOAD_PUBLISH_WINDOW_MS = 24 * 3600 * 1000;
 
-const DIGEST = /^sha-256=:[A-Za-z0-9+/]{43}=:$/;
-const MEDIA_TYPE =
-  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+=("[^"\\]*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+))*$/;
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+
+/** The producer's `{size, digest, contenttype}`. */
+export const UPLOAD_BODY = requestBody({
+  schema: schema.object(
+    {
+      size: schema.integer({
+        minimum: 1,
+        maximum: MAX_UPLOAD_BYTES,
+        description: 'Length in bytes (the upload must have exactly this length).',
+      }),
+      digest: schema.string({
+        pattern: '^sha-256=:[A-Za-z0-9+/]{43}=:$',
+        description: 'SHA-256 of the bytes, RFC 9530 form: `sha-256=:<base64>:`.',
+      }),
+      contenttype: schema.optional(
+        schema.string({
+          maxLength: 256,
+          // A media type with its parameters (RFC 9110 §8.3.1).
+          pattern: `^${TOKEN}/${TOKEN}(\\s*;\\s*${TOKEN}=("[^"\\\\]*"|${TOKEN}))*$`,
+          description:
+            'Media type of the object (default `application/octet-stream`); the event’s `datacontenttype` wins.',
+        }),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'The object the producer is about to upload: its exact size and SHA-256, and its media type.',
+    },
+  ),
+  problemType: 'invalid-upload',
+  requirement: 'EDU-1',
+});
 
 export interface UploadDependencies {
   readonly store: Pick<ClaimCheckStore, 'presignedPutUrl' | 'matches'>;
@@ -46,82 +78,15 @@ export interface UploadDependencies {
   readonly quota?: { readonly usage: UsageWindow; readonly limit: number };
 }
 
-/** The producer's `{size, digest, contenttype}` checked, or the issues. */
-export function parseUploadRequest(body: Buffer): { terms?: UploadTerms; issues: ValidationIssue[] } {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    return {
-      issues: [
-        { rule: 'json', requirement: 'EDU-1', message: 'the body is a JSON object: {"size", "digest", "contenttype"}' },
-      ],
-    };
-  }
-  const fields = (typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {}) as Record<
-    string,
-    unknown
-  >;
-  const issues: ValidationIssue[] = [];
-  const { size, digest, contenttype } = fields;
-  if (!Number.isInteger(size) || (size as number) < 1 || (size as number) > MAX_UPLOAD_BYTES) {
-    issues.push({
-      attribute: 'size',
-      rule: 'range',
-      requirement: 'EDU-1',
-      message: `size is the object's length in bytes, an integer from 1 to ${MAX_UPLOAD_BYTES}`,
-    });
-  }
-  if (typeof digest !== 'string' || !DIGEST.test(digest)) {
-    issues.push({
-      attribute: 'digest',
-      rule: 'format',
-      requirement: 'EDU-1',
-      message: 'digest is the SHA-256 of the object as sha-256=:<base64>: (RFC 9530)',
-    });
-  }
-  if (
-    contenttype !== undefined &&
-    (typeof contenttype !== 'string' || contenttype.length > 256 || !MEDIA_TYPE.test(contenttype))
-  ) {
-    issues.push({
-      attribute: 'contenttype',
-      rule: 'format',
-      requirement: 'EDU-1',
-      message: 'contenttype is a media type (RFC 9110), at most 256 characters',
-    });
-  }
-  const unknown = Object.keys(fields).filter((name) => !['size', 'digest', 'contenttype'].includes(name));
-  for (const name of unknown.slice(0, 10))
-    issues.push({
-      attribute: name.slice(0, 64),
-      rule: 'unknown',
-      requirement: 'EDU-1',
-      message: 'not a member of an upload request',
-    });
-  if (issues.length > 0) return { issues };
-  return {
-    terms: {
-      size: size as number,
-      digest: digest as string,
-      contentType: (contenttype as string | undefined) ?? 'application/octet-stream',
-    },
-    issues,
-  };
+/** The producer's `{size, digest, contenttype}`; throws the 400 naming every wrong member. */
+export function parseUploadRequest(body: Buffer): UploadTerms {
+  const { size, digest, contenttype } = readJsonBody(body, UPLOAD_BODY);
+  return { size, digest, contentType: contenttype ?? 'application/octet-stream' };
 }
 
 /** POST /payloads: a presigned PUT for exactly the promised object, and the `dataref` to publish it with. Throws the 400 for an invalid request. */
 export async function grantUpload(body: Buffer, publisher: string, deps: UploadDependencies): Promise<HttpResponse> {
-  const { terms, issues } = parseUploadRequest(body);
-  if (!terms)
-    throw new KoerierError(
-      problems.badRequest(
-        'invalid-upload',
-        'Invalid upload request',
-        'The upload request is not valid; see errors.',
-        issues,
-      ),
-    );
+  const terms = parseUploadRequest(body);
   const uploadId = randomUUID();
   const now = deps.now();
   const uncount = await countUpload(terms.size, publisher, now, deps);

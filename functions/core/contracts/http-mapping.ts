@@ -3,6 +3,7 @@
  * it answers with, and every refusal the use case throws (a KoerierError each).
  */
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES } from '../subscriptions/json-bounds.js';
+import { malformedJsonProblem } from '../http/malformed-json.js';
 import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
 import { publishedMediaType } from './document-media-types.js';
 import { KoerierError, problem, problems } from '../http/problems.js';
@@ -172,9 +173,7 @@ function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<
   try {
     body = JSON.parse(text);
   } catch {
-    throw new KoerierError(
-      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
-    );
+    throw new KoerierError(malformedJsonProblem());
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalidContract('The body is a JSON object.');

@@ -19,7 +19,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readStoredEvent } from '../cloudevents/index.js';
-import { KoerierError, problems } from '../http/problems.js';
+import { schema } from '../http/json-schema.js';
+import { readJsonBody, requestBody } from '../http/json-body.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -96,34 +97,24 @@ export function redriveMessages(
   }));
 }
 
-/** The body of a redrive request: `{"all": true}` (no `deliveryIds`) or `{"deliveryIds": [...]}`; throws the 400 for anything else. */
+/** The body of a redrive request: all dead letters, or the ones named. */
+export const REDRIVE_BODY = requestBody({
+  schema: schema.anyOf(
+    [
+      schema.object({ all: schema.literal(true) }, { additionalProperties: false }),
+      schema.object(
+        { deliveryIds: schema.array(schema.string({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
+        { additionalProperties: false },
+      ),
+    ],
+    { description: `{"all": true}, or {"deliveryIds": [...]} with 1 to ${MAX_REDRIVE} delivery ids.` },
+  ),
+  problemType: 'invalid-redrive-selection',
+  requirement: 'EDU-18',
+});
+
+/** The selection a redrive request makes; throws the 400 for a body of another shape. */
 export function parseRedriveSelection(body: Buffer): { deliveryIds?: ReadonlySet<string> } {
-  const invalid = (detail: string) =>
-    new KoerierError(problems.badRequest('invalid-redrive-selection', 'Invalid Redrive Selection', detail));
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw invalid('The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.');
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw invalid('The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.');
-  const { all, deliveryIds, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0)
-    throw invalid(
-      `Unknown member ${Object.keys(rest)
-        .map((k) => `"${k}"`)
-        .join(', ')}.`,
-    );
-  if (all === true && deliveryIds === undefined) return {};
-  if (
-    all === undefined &&
-    Array.isArray(deliveryIds) &&
-    deliveryIds.length > 0 &&
-    deliveryIds.length <= MAX_REDRIVE &&
-    deliveryIds.every((d) => typeof d === 'string' && d.length > 0)
-  ) {
-    return { deliveryIds: new Set(deliveryIds as string[]) };
-  }
-  throw invalid(`Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`);
+  const selection = readJsonBody(body, REDRIVE_BODY);
+  return 'deliveryIds' in selection ? { deliveryIds: new Set(selection.deliveryIds) } : {};
 }

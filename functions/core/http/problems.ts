@@ -4,7 +4,7 @@
  */
 import { API_BASE_PATH } from './api-version.js';
 import type { HttpResponse } from './messages.js';
-import type { ProblemSlug } from './problem-types.js';
+import { problemTitles, type ProblemSlug } from './problem-titles.js';
 
 export interface ValidationIssue {
   /** The attribute (or header, or member) the finding is about, when there is one. */
@@ -92,6 +92,14 @@ export function problem(
   extra: Record<string, unknown> = {},
 ): Problem {
   return { type: problemType(slug), title, status, detail, ...extra };
+}
+
+/**
+ * A problem whose title is the catalogue's (problem-types.ts), so the title a client reads and the
+ * one its type's page shows cannot differ (issue 29 item 2: titles copied by hand had drifted).
+ */
+export function catalogued(status: number, slug: ProblemSlug, detail?: string, extra: Record<string, unknown> = {}) {
+  return problem(status, slug, problemTitles[slug], detail, extra);
 }
 
 /**

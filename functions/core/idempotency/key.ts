@@ -1,6 +1,6 @@
 /** Reading the Idempotency-Key request header (EDU-IDEM-6, EDU-IDEM-18). */
 import { KoerierError, problems } from '../http/problems.js';
-import type { ProblemSlug } from '../http/problem-types.js';
+import type { ProblemSlug } from '../http/problem-titles.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 

@@ -5,6 +5,7 @@
 import { parseQuotaOverrides, type QuotaOverrides } from '../quotas/client-quotas.js';
 import { parseEntitlements, type Grant } from '../subscriptions/entitlements.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '../subscriptions/json-bounds.js';
+import { malformedJsonProblem } from '../http/malformed-json.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem, problems } from '../http/problems.js';
 import { describeOverlaps, type Partner } from './partner.js';
@@ -47,9 +48,7 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new KoerierError(
-      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
-    );
+    throw new KoerierError(malformedJsonProblem());
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalidPartner('A client is a JSON object.');

@@ -3,6 +3,8 @@
  * refusal as core/subscriptions/http-mapping.ts keeps them.
  */
 import { API_BASE_PATH } from '../http/api-version.js';
+import { schema } from '../http/json-schema.js';
+import { bodyRefusal, readJsonBody, requestBody } from '../http/json-body.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import { parseFilters, type Filter } from '../subscriptions/filters.js';
 import type { ReplayRecord } from './ports.js';
@@ -15,72 +17,43 @@ export interface ReplayRequest {
 }
 
 const MAX_TYPES = 100;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const dateTime = (description: string) => schema.string({ format: 'date-time', description });
+
+export const REPLAY_BODY = requestBody({
+  schema: schema.object(
+    {
+      from: dateTime('The start of the window (included), RFC 3339.'),
+      to: dateTime('The end of the window (not included), RFC 3339; later than `from`.'),
+      types: schema.optional(
+        schema.array(schema.string({ minLength: 1 }), {
+          minItems: 1,
+          maxItems: MAX_TYPES,
+          description: 'Only these types; each within the subscription and the owner’s entitlement.',
+        }),
+      ),
+      // The filters' own rules are the subscriptions API's (parseFilters), checked after the schema.
+      filters: schema.optional(
+        schema.array(schema.reference('Filter'), {
+          description: 'Only events matching these too (CloudEvents Subscriptions API dialects).',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  problemType: 'invalid-replay-request',
+  requirement: 'EDU-18',
+});
 
 /** `{"from", "to", "types"?, "filters"?}`; throws the 400 naming every problem. */
 export function parseReplayRequest(body: Buffer): ReplayRequest {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw invalid([
-      {
-        rule: 'json',
-        requirement: 'EDU-18',
-        message: 'The body must be JSON: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.',
-      },
-    ]);
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid([
-      {
-        rule: 'object',
-        requirement: 'EDU-18',
-        message: 'The body must be an object: {"from": "<RFC 3339>", "to": "<RFC 3339>"}.',
-      },
-    ]);
-  }
-  const { from, to, types, filters, ...rest } = value as Record<string, unknown>;
-  const issues: ValidationIssue[] = Object.keys(rest).map((name) => ({
-    attribute: name,
-    rule: 'unknown-member',
-    requirement: 'EDU-18',
-    message: `Unknown member "${name}".`,
-  }));
-  const time = (name: string, raw: unknown): number => {
-    const at = typeof raw === 'string' && RFC3339.test(raw) ? Date.parse(raw) : Number.NaN;
-    if (Number.isNaN(at))
-      issues.push({
-        attribute: name,
-        rule: 'date-time',
-        requirement: 'EDU-18',
-        message: `"${name}" must be an RFC 3339 date-time.`,
-      });
-    return at;
-  };
-  const fromAt = time('from', from);
-  const toAt = time('to', to);
-  if (!Number.isNaN(fromAt) && !Number.isNaN(toAt) && fromAt >= toAt) {
+  const { from, to, types, filters } = readJsonBody(body, REPLAY_BODY);
+  const issues: ValidationIssue[] = [];
+  const fromAt = Date.parse(from);
+  const toAt = Date.parse(to);
+  if (fromAt >= toAt) {
     issues.push({ attribute: 'to', rule: 'window', requirement: 'EDU-18', message: '"to" must be later than "from".' });
   }
-  let narrowedTypes: string[] | undefined;
-  if (types !== undefined) {
-    if (
-      !Array.isArray(types) ||
-      types.length === 0 ||
-      types.length > MAX_TYPES ||
-      !types.every((t) => typeof t === 'string' && t !== '')
-    ) {
-      issues.push({
-        attribute: 'types',
-        rule: 'types',
-        requirement: 'EDU-18',
-        message: `"types" must be a list of 1 to ${MAX_TYPES} event types.`,
-      });
-    } else {
-      narrowedTypes = [...new Set(types as string[])];
-    }
-  }
+  const narrowedTypes = types === undefined ? undefined : [...new Set(types)];
   let narrowedFilters: Filter[] | undefined;
   if (filters !== undefined) {
     const parsed = parseFilters(filters);
@@ -122,14 +95,7 @@ export function replayLocation(subscriptionId: string, replayId: string): string
 }
 
 function invalid(errors: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(
-    problems.badRequest(
-      'invalid-replay-request',
-      'Invalid Replay Request',
-      'The replay request is not valid; see errors.',
-      errors,
-    ),
-  );
+  return bodyRefusal(REPLAY_BODY, errors);
 }
 
 export function subscriptionNotFound(id: string): KoerierError {

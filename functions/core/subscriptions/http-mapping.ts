@@ -4,6 +4,7 @@
  * throws (a KoerierError each). What is decided lives in `lifecycle.ts` and `subscriptions-service.ts`.
  */
 import { API_BASE_PATH } from '../http/api-version.js';
+import { malformedJsonProblem } from '../http/malformed-json.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import type { SubscriptionPage } from './store.js';
@@ -28,9 +29,7 @@ export function readJson(request: HttpRequest, mediaTypes: readonly string[]): u
   try {
     return JSON.parse(text);
   } catch {
-    throw new KoerierError(
-      problems.badRequest('malformed-json', 'Malformed JSON', 'The request body is not valid JSON.'),
-    );
+    throw new KoerierError(malformedJsonProblem());
   }
 }
 

@@ -1,15 +1,62 @@
 /**
  * The `sinkcredential` member of a subscription as a client writes it (EDU-14, WH-3): checked
- * member by member, the token URL held to the sink's rules. What it yields is a `SinkCredential`
+ * against the schema of its credential type, the same the API description shows (issue 29 item
+ * 2), and the token URL held to the sink's rules. What it yields is a `SinkCredential`
  * (`credentials/sink-credential.ts`), sealed before it is stored.
  */
+import { schema } from '../http/json-schema.js';
+import { requestBody, schemaIssues, type RequestBody } from '../http/json-body.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 
 const MAX_SECRET_LENGTH = 4096;
 /** RFC 6750 b64token: what may follow `Bearer ` in an Authorization header. */
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const B64TOKEN = '^[A-Za-z0-9\\-._~+/]+=*$';
+
+/** A secret member: stored encrypted, never returned, never logged. */
+const secret = (options: { readonly pattern?: string; readonly format?: string; readonly description?: string } = {}) =>
+  schema.string({ minLength: 1, maxLength: MAX_SECRET_LENGTH, writeOnly: true, ...options });
+
+const ACCESS_TOKEN = schema.object(
+  {
+    credentialtype: schema.literal('ACCESSTOKEN'),
+    accesstoken: secret({ pattern: B64TOKEN, description: 'Sent as `Authorization: Bearer` (RFC 6750 b64token).' }),
+  },
+  { additionalProperties: false, title: 'Static bearer token' },
+);
+
+const CLIENT_CREDENTIALS = schema.object(
+  {
+    credentialtype: schema.literal('CLIENTCREDENTIALS'),
+    tokenurl: secret({ format: 'uri', description: "The token endpoint; held to the sink's rules (https, WH-1)." }),
+    clientid: secret(),
+    clientsecret: secret(),
+    scope: schema.optional(secret()),
+    audience: schema.optional(secret()),
+  },
+  { additionalProperties: false, title: 'OAuth 2.0 client credentials (Koerier fetches tokens from tokenurl)' },
+);
+
+const variant = (shape: typeof ACCESS_TOKEN | typeof CLIENT_CREDENTIALS) =>
+  requestBody({ schema: shape, problemType: 'invalid-subscription', requirement: 'EDU-14' });
+
+/** The `sinkcredential` member: what the API description shows (`SinkCredential`) and what is checked. */
+export const SINK_CREDENTIAL = requestBody({
+  schema: schema.anyOf([ACCESS_TOKEN, CLIENT_CREDENTIALS], {
+    description:
+      'Required (WH-3: every delivery carries a token). By default only CLIENTCREDENTIALS is accepted (EDU-4); ACCESSTOKEN only where the deployment ' +
+      'allows static tokens (KOERIER_SINK_CREDENTIALS=bearer-or-oauth2). Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',
+  }),
+  problemType: 'invalid-subscription',
+  requirement: 'EDU-14',
+});
+
+/** Each credential type's own schema, chosen by `credentialtype` so that the issues are that type's. */
+const VARIANTS: Readonly<Record<string, RequestBody>> = {
+  ACCESSTOKEN: variant(ACCESS_TOKEN),
+  CLIENTCREDENTIALS: variant(CLIENT_CREDENTIALS),
+};
 
 /** The token URL follows the sink's rules (https, allowed ports, plain http to loopback on the laptop). */
 export function parseSinkCredential(
@@ -17,90 +64,53 @@ export function parseSinkCredential(
   rules: OutboundUrlRules & { readonly policy: SinkCredentialPolicy },
   path = 'sinkcredential',
 ): { credential?: SinkCredential; issues: ValidationIssue[] } {
-  const issues: ValidationIssue[] = [];
-  const fail = (attribute: string, rule: string, message: string) => {
-    issues.push({ attribute, rule, requirement: 'EDU-14', message });
-    return { issues };
-  };
+  const fail = (attribute: string, rule: string, message: string) => ({
+    issues: [{ attribute, rule, requirement: 'EDU-14', message }],
+  });
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return fail(path, 'object', 'sinkcredential must be an object');
+    return { issues: schemaIssues(SINK_CREDENTIAL, value, path) };
   const fields = value as Record<string, unknown>;
-  const text = (name: string, required: boolean): string | undefined => {
-    const member = fields[name];
-    if (member === undefined && !required) return undefined;
-    if (typeof member !== 'string' || member.length === 0 || member.length > MAX_SECRET_LENGTH) {
-      issues.push({
-        attribute: `${path}.${name}`,
-        rule: 'non-empty-string',
-        requirement: 'EDU-14',
-        message: `${name} must be a non-empty string of at most ${MAX_SECRET_LENGTH} characters`,
-      });
-      return undefined;
-    }
-    return member;
-  };
-  const allowOnly = (allowed: readonly string[]) => {
-    for (const name of Object.keys(fields)) {
-      if (!allowed.includes(name))
-        issues.push({
-          attribute: `${path}.${name}`,
-          rule: 'unknown-member',
-          requirement: 'EDU-14',
-          message: `unknown member "${name}"`,
-        });
-    }
-  };
-
-  switch (fields['credentialtype']) {
-    case 'ACCESSTOKEN': {
-      if (rules.policy === 'oauth2-only') {
-        return fail(
-          `${path}.credentialtype`,
-          'oauth2-only',
-          'this deployment accepts only OAuth2 client credentials towards targets: credentialtype must be CLIENTCREDENTIALS (EDU-4)',
-        );
-      }
-      allowOnly(['credentialtype', 'accesstoken']);
-      const token = text('accesstoken', true);
-      if (token !== undefined && !B64TOKEN.test(token)) {
-        return fail(
-          `${path}.accesstoken`,
-          'b64token',
-          'the access token must be usable as a Bearer token (RFC 6750 b64token characters)',
-        );
-      }
-      return issues.length > 0 || token === undefined ? { issues } : { credential: { kind: 'bearer', token }, issues };
-    }
-    case 'CLIENTCREDENTIALS': {
-      allowOnly(['credentialtype', 'tokenurl', 'clientid', 'clientsecret', 'scope', 'audience']);
-      const tokenUrl = text('tokenurl', true);
-      const clientId = text('clientid', true);
-      const clientSecret = text('clientsecret', true);
-      const scope = text('scope', false);
-      const audience = text('audience', false);
-      const urlProblem = tokenUrl === undefined ? undefined : outboundUrlProblem(tokenUrl, 'tokenurl', rules);
-      if (urlProblem) issues.push({ attribute: `${path}.tokenurl`, ...urlProblem });
-      if (issues.length > 0 || tokenUrl === undefined || clientId === undefined || clientSecret === undefined)
-        return { issues };
-      return {
-        credential: {
-          kind: 'oauth2-client-credentials',
-          tokenUrl,
-          clientId,
-          clientSecret,
-          ...(scope === undefined ? {} : { scope }),
-          ...(audience === undefined ? {} : { audience }),
-        },
-        issues,
-      };
-    }
-    default:
-      return fail(
-        `${path}.credentialtype`,
-        'enum',
-        rules.policy === 'oauth2-only'
-          ? 'credentialtype must be CLIENTCREDENTIALS'
-          : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS',
-      );
+  const type = fields['credentialtype'];
+  if (type === 'ACCESSTOKEN' && rules.policy === 'oauth2-only')
+    return fail(
+      `${path}.credentialtype`,
+      'oauth2-only',
+      'this deployment accepts only OAuth2 client credentials towards targets: credentialtype must be CLIENTCREDENTIALS (EDU-4)',
+    );
+  const schema = typeof type === 'string' && Object.hasOwn(VARIANTS, type) ? VARIANTS[type] : undefined;
+  if (schema === undefined)
+    return fail(
+      `${path}.credentialtype`,
+      'enum',
+      rules.policy === 'oauth2-only'
+        ? 'credentialtype must be CLIENTCREDENTIALS'
+        : 'credentialtype must be ACCESSTOKEN or CLIENTCREDENTIALS',
+    );
+  const issues = schemaIssues(schema, value, path);
+  const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
+  const tokenUrl = text('tokenurl');
+  // The URL policy is no schema's: checked as well, so one answer names every problem.
+  if (
+    type === 'CLIENTCREDENTIALS' &&
+    tokenUrl !== undefined &&
+    !issues.some((i) => i.attribute === `${path}.tokenurl`)
+  ) {
+    const urlProblem = outboundUrlProblem(tokenUrl, 'tokenurl', rules);
+    if (urlProblem) issues.push({ attribute: `${path}.tokenurl`, ...urlProblem });
   }
+  if (issues.length > 0) return { issues };
+  if (type === 'ACCESSTOKEN') return { credential: { kind: 'bearer', token: text('accesstoken')! }, issues };
+  const scope = text('scope');
+  const audience = text('audience');
+  return {
+    credential: {
+      kind: 'oauth2-client-credentials',
+      tokenUrl: tokenUrl!,
+      clientId: text('clientid')!,
+      clientSecret: text('clientsecret')!,
+      ...(scope === undefined ? {} : { scope }),
+      ...(audience === undefined ? {} : { audience }),
+    },
+    issues,
+  };
 }

@@ -12,7 +12,7 @@ import {
 } from '../../../functions/core/claim-check/uploads.js';
 import { answered } from '../../../functions/core/http/problems.js';
 import { silentLog } from '../../../functions/core/ports/log.js';
-import { asyncRefusalOf } from '../../support/refusals.js';
+import { asyncRefusalOf, refusalOf } from '../../support/refusals.js';
 import { problemTypeUri } from '../../support/problem-types.js';
 import { BASE, DAY, NOW, RETENTION_SECONDS, accepted, idOf, memoryPorts, sha256 } from './claim-check-fixtures.js';
 
@@ -20,60 +20,64 @@ const bytes = Buffer.from('a large enrolment list');
 const DIGEST = sha256(bytes);
 const request = (fields: Record<string, unknown>) => Buffer.from(JSON.stringify(fields));
 const valid = { size: bytes.length, digest: DIGEST, contenttype: 'text/csv' };
+/** The issues of the 400 a refused upload request gets. */
+const issuesOf = (body: Buffer) => refusalOf(() => parseUploadRequest(body)).problem.errors ?? [];
 
 describe('parseUploadRequest', () => {
-  it('EDU-1: a body that is not JSON is one issue of rule json, and no terms', () => {
-    expect(parseUploadRequest(Buffer.from('{"size": 3,'))).toEqual({
-      issues: [expect.objectContaining({ rule: 'json', requirement: 'EDU-1' })],
+  it('EDU-1, issue 29 item 2: a body that is not JSON is the one 400 malformed-json every route answers', () => {
+    expect(refusalOf(() => parseUploadRequest(Buffer.from('{"size": 3,'))).problem).toMatchObject({
+      status: 400,
+      type: problemTypeUri('malformed-json'),
+      title: 'Malformed JSON',
+      detail: 'The body is not valid JSON (RFC 8259).',
     });
   });
 
   it.each([
-    ['0', 0],
-    ['a fraction', 2.5],
-    ['a numeric string', '3'],
-    ['2^31', 2 ** 31],
-  ])('EDU-1: a size of %s is refused (an Integer from 1)', (_, size) => {
-    const { terms, issues } = parseUploadRequest(request({ ...valid, size }));
-    expect(terms).toBeUndefined();
-    expect(issues).toEqual([expect.objectContaining({ attribute: 'size', rule: 'range', requirement: 'EDU-1' })]);
+    ['0', 0, 'range'],
+    ['a fraction', 2.5, 'integer'],
+    ['a numeric string', '3', 'integer'],
+    ['2^31', 2 ** 31, 'range'],
+  ])('EDU-1: a size of %s is refused (an Integer from 1)', (_, size, rule) => {
+    expect(issuesOf(request({ ...valid, size }))).toEqual([
+      expect.objectContaining({ attribute: 'size', rule, requirement: 'EDU-1' }),
+    ]);
   });
 
   it.each([1, MAX_UPLOAD_BYTES])('EDU-1: a size of %i is accepted', (size) => {
-    expect(parseUploadRequest(request({ ...valid, size })).terms).toMatchObject({ size });
+    expect(parseUploadRequest(request({ ...valid, size }))).toMatchObject({ size });
   });
 
   it.each([
-    ['an array holding a digest', [DIGEST]],
-    ['a number', 5],
-    ['another algorithm', 'md5=:x:'],
-  ])('EDU-1: a digest as %s is refused', (_, digest) => {
-    const { terms, issues } = parseUploadRequest(request({ ...valid, digest }));
-    expect(terms).toBeUndefined();
-    expect(issues).toEqual([expect.objectContaining({ attribute: 'digest', rule: 'format', requirement: 'EDU-1' })]);
+    ['an array holding a digest', [DIGEST], 'string'],
+    ['a number', 5, 'string'],
+    ['another algorithm', 'md5=:x:', 'pattern'],
+  ])('EDU-1: a digest as %s is refused', (_, digest, rule) => {
+    expect(issuesOf(request({ ...valid, digest }))).toEqual([
+      expect.objectContaining({ attribute: 'digest', rule, requirement: 'EDU-1' }),
+    ]);
   });
 
   it('EDU-1: without contenttype the object is application/octet-stream', () => {
     expect(parseUploadRequest(request({ size: 3, digest: DIGEST }))).toEqual({
-      terms: { size: 3, digest: DIGEST, contentType: 'application/octet-stream' },
-      issues: [],
+      size: 3,
+      digest: DIGEST,
+      contentType: 'application/octet-stream',
     });
   });
 
   it('EDU-1: a contenttype of 256 characters is accepted', () => {
     const contenttype = `text/${'x'.repeat(251)}`;
-    expect(parseUploadRequest(request({ ...valid, contenttype })).terms).toMatchObject({ contentType: contenttype });
+    expect(parseUploadRequest(request({ ...valid, contenttype }))).toMatchObject({ contentType: contenttype });
   });
 
   it.each([
-    ['of 257 characters', `text/${'x'.repeat(252)}`],
-    ['as an array holding a media type', ['text/csv']],
-    ['not a media type', 'text'],
-  ])('EDU-1: a contenttype %s is refused', (_, contenttype) => {
-    const { terms, issues } = parseUploadRequest(request({ ...valid, contenttype }));
-    expect(terms).toBeUndefined();
-    expect(issues).toEqual([
-      expect.objectContaining({ attribute: 'contenttype', rule: 'format', requirement: 'EDU-1' }),
+    ['of 257 characters', `text/${'x'.repeat(252)}`, 'length'],
+    ['as an array holding a media type', ['text/csv'], 'string'],
+    ['not a media type', 'text', 'pattern'],
+  ])('EDU-1: a contenttype %s is refused', (_, contenttype, rule) => {
+    expect(issuesOf(request({ ...valid, contenttype }))).toEqual([
+      expect.objectContaining({ attribute: 'contenttype', rule, requirement: 'EDU-1' }),
     ]);
   });
 
@@ -81,11 +85,10 @@ describe('parseUploadRequest', () => {
     // The issues echo the request: bounded, so a request cannot inflate its own answer.
     const fields: Record<string, unknown> = { ...valid, ['n'.repeat(500)]: 1 };
     for (let i = 0; i < 20; i++) fields[`extra${i}`] = i;
-    const { terms, issues } = parseUploadRequest(request(fields));
-    expect(terms).toBeUndefined();
+    const issues = issuesOf(request(fields));
     expect(issues).toHaveLength(10);
     expect(issues[0]).toEqual(
-      expect.objectContaining({ attribute: 'n'.repeat(64), rule: 'unknown', requirement: 'EDU-1' }),
+      expect.objectContaining({ attribute: 'n'.repeat(64), rule: 'unknown-member', requirement: 'EDU-1' }),
     );
   });
 });

@@ -388,52 +388,34 @@ describe("the subscription's delivery health (issue 13, item 5)", () => {
 });
 
 describe('redrive (EDU-18, EDU-IDEM-13)', () => {
+  // Issue 29 item 2: the selection is checked against its schema (REDRIVE_BODY), so a refusal names
+  // the member and its rule in `errors` as every body's does, and malformed JSON is `malformed-json`.
+  const wrong = (attribute: string | undefined, rule: string) => ({
+    type: problemTypeUri('invalid-redrive-selection'),
+    errors: [{ ...(attribute === undefined ? {} : { attribute }), rule, requirement: 'EDU-18' }],
+  });
   it.each([
-    ['not JSON', '{all', 'The body must be JSON: {"all": true} or {"deliveryIds": ["…"]}.'],
-    ['a list', '[]', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
-    ['null', 'null', 'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.'],
-    ['an unknown member', { all: true, force: true }, 'Unknown member "force".'],
-    [
-      'both',
-      { all: true, deliveryIds: ['d-1'] },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
-    [
-      'all false',
-      { all: false },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
-    [
-      'an empty list',
-      { deliveryIds: [] },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
+    ['not JSON', '{all', { type: problemTypeUri('malformed-json'), detail: 'The body is not valid JSON (RFC 8259).' }],
+    ['a list', '[]', wrong(undefined, 'object')],
+    ['null', 'null', wrong(undefined, 'object')],
+    ['an unknown member', { all: true, force: true }, wrong('force', 'unknown-member')],
+    ['both', { all: true, deliveryIds: ['d-1'] }, wrong('deliveryIds', 'unknown-member')],
+    ['all false', { all: false }, wrong('all', 'one-of')],
+    ['an empty list', { deliveryIds: [] }, wrong('deliveryIds', 'items')],
     [
       'too many ids',
       { deliveryIds: Array.from({ length: MAX_REDRIVE + 1 }, (_, i) => `d-${i}`) },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
+      wrong('deliveryIds', 'items'),
     ],
-    [
-      'an empty id',
-      { deliveryIds: ['d-1', ''] },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
-    [
-      'a numeric id',
-      { deliveryIds: [7] },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
+    ['an empty id', { deliveryIds: ['d-1', ''] }, wrong('deliveryIds[1]', 'length')],
+    ['a numeric id', { deliveryIds: [7] }, wrong('deliveryIds[0]', 'string')],
     // Not a string, yet it has a length: only the type check refuses it.
-    [
-      'a list as an id',
-      { deliveryIds: [['d-0001']] },
-      `Give either "all": true or "deliveryIds": a list of 1 to ${MAX_REDRIVE} delivery ids.`,
-    ],
-  ])('EDU-18: a selection that is %s is a 400 saying what to send', async (_what, body, detail) => {
+    ['a list as an id', { deliveryIds: [['d-0001']] }, wrong('deliveryIds[0]', 'string')],
+  ])('EDU-18: a selection that is %s is a 400 naming what is wrong', async (_what, body, expected) => {
     const { admin: deliveries, calls } = setUp({ deadLetters: [deadLetter(1)] });
     const response = await deliveries.redrive(owner, 'sub-1', post(body));
     expect(response.status).toBe(400);
-    expect(json(response)).toMatchObject({ type: problemTypeUri('invalid-redrive-selection'), detail });
+    expect(json(response)).toMatchObject(expected);
     expect(calls).toEqual([]);
   });
 
@@ -761,7 +743,8 @@ describe('what the problems say (RFC 9457)', () => {
     );
     expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential Required');
     expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription Not Suspended');
-    expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Invalid Redrive Selection');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Malformed JSON');
+    expect(json(await deliveries.redrive(owner, 'sub-1', post([])))['title']).toBe('Invalid redrive selection');
     expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid Parameter');
     expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({
       title: 'Invalid Parameter',
@@ -774,12 +757,18 @@ describe('what the problems say (RFC 9457)', () => {
 
   it('EDU-18: a selection that is a JSON string is not an object; several unknown members are all named', async () => {
     const { admin: deliveries } = setUp({ deadLetters: [deadLetter(1)] });
-    expect(json(await deliveries.redrive(owner, 'sub-1', post('"all"')))['detail']).toBe(
-      'The body must be an object: {"all": true} or {"deliveryIds": ["…"]}.',
-    );
-    expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true, force: 1, now: 2 })))['detail']).toBe(
-      'Unknown member "force", "now".',
-    );
+    const issues = async (body: unknown) =>
+      (
+        json(await deliveries.redrive(owner, 'sub-1', post(body)))['errors'] as {
+          attribute?: string;
+          message: string;
+        }[]
+      ).map(({ attribute, message }) => ({ attribute, message }));
+    expect(await issues('"all"')).toEqual([{ attribute: undefined, message: 'the body must be an object' }]);
+    expect(await issues({ all: true, force: 1, now: 2 })).toEqual([
+      { attribute: 'force', message: 'unknown member "force"; members: all' },
+      { attribute: 'now', message: 'unknown member "now"; members: all' },
+    ]);
   });
 
   it('EDU-18: the dead letters list pages with a next link of its own path', async () => {

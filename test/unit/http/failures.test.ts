@@ -46,7 +46,7 @@ describe('failures: a thrown KoerierError is the answer', () => {
 
   it('the cause stays on the error for the log that catches it', () => {
     const cause = new Error(SECRET);
-    expect(new KoerierError(problem(400, 'invalid-json', 'X'), { cause }).cause).toBe(cause);
+    expect(new KoerierError(problem(400, 'malformed-json', 'X'), { cause }).cause).toBe(cause);
   });
 
   it('anything else thrown goes on up past answered, to the adapter that answers it with a logged 500', async () => {

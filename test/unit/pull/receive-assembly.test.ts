@@ -145,7 +145,8 @@ describe('request rules (EDU-17)', () => {
       'waitseconds',
       'lockseconds',
     ]);
-    expect(refused(() => parseReceiveRequest(Buffer.from('[1]')))).toEqual([]);
+    // Not an object: the issue names the body itself, no member.
+    expect(refused(() => parseReceiveRequest(Buffer.from('[1]')))).toEqual(['']);
   });
 
   it('EDU-17: a settle takes 1 to 100 tokens and only its own action member', () => {
@@ -185,11 +186,18 @@ describe('request rules (EDU-17)', () => {
   };
 
   it('EDU-17: every lock token must be a non-empty string; one bad entry refuses the whole settle', () => {
-    for (const locktokens of [['t', ''], [''], ['t', 5], [['t']], [{ length: 1 }]]) {
+    // Issue 29 item 2: the issue names the entry, `locktokens[i]`.
+    for (const [locktokens, entry] of [
+      [['t', ''], 'locktokens[1]'],
+      [[''], 'locktokens[0]'],
+      [['t', 5], 'locktokens[1]'],
+      [[['t']], 'locktokens[0]'],
+      [[{ length: 1 }], 'locktokens[0]'],
+    ] as const) {
       expect(
         refused(() => parseSettleRequest(body({ locktokens }), 'acknowledge')),
         JSON.stringify(locktokens),
-      ).toEqual(['locktokens']);
+      ).toEqual([entry]);
     }
   });
 
@@ -207,35 +215,38 @@ describe('request rules (EDU-17)', () => {
       expect(problem).toMatchObject({
         status: 400,
         type: problemType('invalid-pull-request'),
-        title: 'Invalid Pull Request',
+        title: 'Invalid pull request',
       });
       return problem.errors?.map(({ attribute, rule, requirement }) => ({ attribute, rule, requirement }));
     };
     expect(rules(() => parseSettleRequest(body({ locktokens: [], delayseconds: -1, extra: 1 }), 'release'))).toEqual([
       { attribute: 'extra', rule: 'unknown-member', requirement: 'EDU-17' },
-      { attribute: 'locktokens', rule: 'array-of-strings', requirement: 'EDU-17' },
+      { attribute: 'locktokens', rule: 'items', requirement: 'EDU-17' },
       { attribute: 'delayseconds', rule: 'range', requirement: 'EDU-17' },
     ]);
     expect(rules(() => parseSettleRequest(body({ locktokens: ['t'], reason: 'r'.repeat(1025) }), 'reject'))).toEqual([
-      { attribute: 'reason', rule: 'string', requirement: 'EDU-17' },
+      { attribute: 'reason', rule: 'length', requirement: 'EDU-17' },
     ]);
   });
 
-  it('EDU-17: a body that is not a JSON object is a 400 invalid-json; only a receive may be empty (or blank), and takes the defaults', () => {
-    for (const text of ['5', 'null', '"text"', '[1]', '{"maxevents":', 'true']) {
+  // Issue 29 item 2: pull answered malformed JSON with its own `invalid-json`; every route now answers
+  // it with `malformed-json`, and JSON of the wrong shape with the body's own problem type.
+  it('EDU-17, issue 29 item 2: malformed JSON is the 400 malformed-json, JSON that is no object a 400 invalid-pull-request; only a receive may be empty (or blank), and takes the defaults', () => {
+    const malformed = { status: 400, type: problemType('malformed-json'), title: 'Malformed JSON' };
+    const notAnObject = { status: 400, type: problemType('invalid-pull-request'), title: 'Invalid pull request' };
+    for (const text of ['5', 'null', '"text"', '[1]', 'true']) {
       expect(
         problemOf(() => parseReceiveRequest(Buffer.from(text))),
         text,
-      ).toMatchObject({ status: 400, type: problemType('invalid-json'), title: 'Invalid JSON' });
+      ).toMatchObject(notAnObject);
       expect(
         problemOf(() => parseSettleRequest(Buffer.from(text), 'acknowledge')),
         text,
-      ).toMatchObject({ status: 400, type: problemType('invalid-json') });
+      ).toMatchObject(notAnObject);
     }
+    expect(problemOf(() => parseReceiveRequest(Buffer.from('{"maxevents":')))).toMatchObject(malformed);
+    expect(problemOf(() => parseSettleRequest(Buffer.from('{"maxevents":'), 'acknowledge'))).toMatchObject(malformed);
     expect(parseReceiveRequest(Buffer.from(' \n\t '))).toEqual({ maxEvents: 10, waitSeconds: 20, lockSeconds: 60 });
-    expect(problemOf(() => parseSettleRequest(Buffer.alloc(0), 'acknowledge'))).toMatchObject({
-      status: 400,
-      type: problemType('invalid-json'),
-    });
+    expect(problemOf(() => parseSettleRequest(Buffer.alloc(0), 'acknowledge'))).toMatchObject(malformed);
   });
 });

@@ -41,12 +41,21 @@ function refusal(buffer: Buffer) {
 }
 
 describe('replay request body (issue 13, item 2)', () => {
-  it('EDU-18: a body that is not JSON is a 400 invalid-replay-request with one json issue', () => {
+  // Issue 29 item 2: was an invalid-replay-request with a `json` issue; every route now answers malformed JSON alike.
+  it('EDU-18, issue 29 item 2: a body that is not JSON is the 400 malformed-json every route answers', () => {
     expect(refusal(raw('{"from":'))).toEqual({
-      type: problemTypeUri('invalid-replay-request'),
-      title: 'Invalid Replay Request',
+      type: problemTypeUri('malformed-json'),
+      title: 'Malformed JSON',
       status: 400,
-      issues: [{ attribute: undefined, rule: 'json', requirement: 'EDU-18' }],
+      issues: [],
+    });
+  });
+
+  it('EDU-18: a refused body is a 400 invalid-replay-request with the catalogue title', () => {
+    expect(refusal(body({ from: FROM }))).toMatchObject({
+      type: problemTypeUri('invalid-replay-request'),
+      title: 'Invalid replay request',
+      status: 400,
     });
   });
 
@@ -70,11 +79,11 @@ describe('replay request body (issue 13, item 2)', () => {
       { attribute: 'from', rule: 'date-time', requirement: 'EDU-18' },
     ]);
     expect(refusal(body({ from: FROM, to: Date.parse(TO) })).issues).toEqual([
-      { attribute: 'to', rule: 'date-time', requirement: 'EDU-18' },
+      { attribute: 'to', rule: 'string', requirement: 'EDU-18' },
     ]);
     // A list of one string reads as that string to Date.parse and to a regular expression: only the type check stops it.
     expect(refusal(body({ from: [FROM], to: TO })).issues).toEqual([
-      { attribute: 'from', rule: 'date-time', requirement: 'EDU-18' },
+      { attribute: 'from', rule: 'string', requirement: 'EDU-18' },
     ]);
     expect(parseReplayRequest(body({ from: '2026-11-23T10:00:00.5+01:00', to: TO }))).toEqual({
       from: Date.parse('2026-11-23T09:00:00.500Z'),
@@ -94,12 +103,19 @@ describe('replay request body (issue 13, item 2)', () => {
   it('EDU-18: types is a list of 1 to 100 non-empty strings; 101, an empty string or a non-string among them is refused', () => {
     const types = Array.from({ length: 100 }, (_, i) => `nl.example.t${i}.v1`);
     expect(parseReplayRequest(body({ from: FROM, to: TO, types })).types).toEqual(types);
-    const typesIssue = [{ attribute: 'types', rule: 'types', requirement: 'EDU-18' }];
-    expect(refusal(body({ from: FROM, to: TO, types: [...types, 'nl.example.extra.v1'] })).issues).toEqual(typesIssue);
-    expect(refusal(body({ from: FROM, to: TO, types: ['nl.example.a.v1', ''] })).issues).toEqual(typesIssue);
-    expect(refusal(body({ from: FROM, to: TO, types: [''] })).issues).toEqual(typesIssue);
-    expect(refusal(body({ from: FROM, to: TO, types: ['nl.example.a.v1', 1] })).issues).toEqual(typesIssue);
-    expect(refusal(body({ from: FROM, to: TO, types: [1] })).issues).toEqual(typesIssue);
+    // Issue 29 item 2: a wrong entry is named by its place in the list.
+    const issue = (attribute: string, rule: string) => [{ attribute, rule, requirement: 'EDU-18' }];
+    expect(refusal(body({ from: FROM, to: TO, types: [...types, 'nl.example.extra.v1'] })).issues).toEqual(
+      issue('types', 'items'),
+    );
+    expect(refusal(body({ from: FROM, to: TO, types: ['nl.example.a.v1', ''] })).issues).toEqual(
+      issue('types[1]', 'length'),
+    );
+    expect(refusal(body({ from: FROM, to: TO, types: [''] })).issues).toEqual(issue('types[0]', 'length'));
+    expect(refusal(body({ from: FROM, to: TO, types: ['nl.example.a.v1', 1] })).issues).toEqual(
+      issue('types[1]', 'string'),
+    );
+    expect(refusal(body({ from: FROM, to: TO, types: [1] })).issues).toEqual(issue('types[0]', 'string'));
   });
 
   it('EDU-18: filters narrow the replay as given; an empty list narrows nothing and is left out', () => {

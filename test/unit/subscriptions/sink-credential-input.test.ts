@@ -35,26 +35,25 @@ describe('the sinkcredential member as a client writes it', () => {
   it('WH-3, EDU-14: every required member of client credentials must be there, or the subscription would be stored without a usable credential', () => {
     const { tokenurl: _t, ...noTokenUrl } = clientCredentials;
     const { clientid: _c, ...noClientId } = clientCredentials;
-    expect(rulesOf(noTokenUrl)).toEqual(['sinkcredential.tokenurl:non-empty-string:EDU-14']);
-    expect(rulesOf(noClientId)).toEqual(['sinkcredential.clientid:non-empty-string:EDU-14']);
-    expect(rulesOf({ ...clientCredentials, clientid: '' })).toEqual([
-      'sinkcredential.clientid:non-empty-string:EDU-14',
-    ]);
+    // Issue 29 item 2: the rules are the schema's (required, length) where they were non-empty-string.
+    expect(rulesOf(noTokenUrl)).toEqual(['sinkcredential.tokenurl:required:EDU-14']);
+    expect(rulesOf(noClientId)).toEqual(['sinkcredential.clientid:required:EDU-14']);
+    expect(rulesOf({ ...clientCredentials, clientid: '' })).toEqual(['sinkcredential.clientid:length:EDU-14']);
   });
 
   it('WH-3, EDU-14: an ACCESSTOKEN credential without its token, or with an empty one, is refused', () => {
     expect(rulesOf({ credentialtype: 'ACCESSTOKEN' }, bearerAllowed)).toEqual([
-      'sinkcredential.accesstoken:non-empty-string:EDU-14',
+      'sinkcredential.accesstoken:required:EDU-14',
     ]);
     expect(rulesOf({ credentialtype: 'ACCESSTOKEN', accesstoken: '' }, bearerAllowed)).toEqual([
-      'sinkcredential.accesstoken:non-empty-string:EDU-14',
+      'sinkcredential.accesstoken:length:EDU-14',
     ]);
   });
 
   it('EDU-14: a secret is at most 4,096 characters; one of exactly 4,096 is taken', () => {
     expect(rulesOf({ ...clientCredentials, clientsecret: 's'.repeat(4096) })).toEqual([]);
     expect(rulesOf({ ...clientCredentials, clientsecret: 's'.repeat(4097) })).toEqual([
-      'sinkcredential.clientsecret:non-empty-string:EDU-14',
+      'sinkcredential.clientsecret:length:EDU-14',
     ]);
   });
 

@@ -202,13 +202,13 @@ describe('subscription input', () => {
         { sink: 'https://a.example/', sinkcredential: { credentialtype: 'ACCESSTOKEN', accesstoken: 'has space' } },
         bearerAllowed,
       ),
-    ).toEqual(['sinkcredential.accesstoken:b64token:EDU-14']);
+    ).toEqual(['sinkcredential.accesstoken:pattern:EDU-14']);
     expect(
       rulesOf({
         sink: 'https://a.example/',
         sinkcredential: { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'x', clientid: 'c' },
       }),
-    ).toEqual(['sinkcredential.clientsecret:non-empty-string:EDU-14', 'sinkcredential.tokenurl:url:EDU-14']);
+    ).toEqual(['sinkcredential.clientsecret:required:EDU-14', 'sinkcredential.tokenurl:uri:EDU-14']);
   });
 
   it("WH-1, WH-3: the token URL of client credentials follows the sink's rules: https (plain http only to loopback on the laptop host), no user info, no fragment", () => {

@@ -97,8 +97,7 @@ export function parseBinary(
       );
     throw invalid(issues);
   }
-  if (data === MALFORMED)
-    throw fail(malformedJson(`The body is not valid JSON although Content-Type is '${mediaTypeOf(contentType)}'.`));
+  if (data === MALFORMED) throw fail(malformedJson(`Content-Type '${mediaTypeOf(contentType)}' says it is.`));
   // A value that was decoded or needs escaping: one JSON.stringify of the whole record, in the
   // same member order as a walk over it (a call per attribute and the concatenation of their
   // results took a tenth of binary mode's time).

@@ -120,7 +120,7 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
   if (body.length > options.maxEventBytes) throw fail(eventTooLarge(body.length, options));
   const text = jsonBodyText(body, contentType);
   const parsed = parseEventObject(text);
-  if (parsed === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  if (parsed === MALFORMED) throw fail(malformedJson());
   const { value, members } = parsed;
   const issues = new IssueCollector();
   if (Array.isArray(value)) {
@@ -147,7 +147,7 @@ function parseStructured(body: Buffer, contentType: string, options: ParseOption
 function parseBatch(body: Buffer, contentType: string, options: ParseOptions): ParsedEvents {
   const text = jsonBodyText(body, contentType);
   const parsed = parseEventBatch(text);
-  if (parsed === MALFORMED) throw fail(malformedJson('The body is not valid JSON (RFC 8259).'));
+  if (parsed === MALFORMED) throw fail(malformedJson());
   const { value } = parsed;
   const issues = new IssueCollector();
   if (!Array.isArray(value)) {

@@ -2,6 +2,7 @@
  * What parsing a request yields, and the refusals it shares between the content modes (thrown as
  * KoerierError): the JSON body text, malformed JSON, invalid events and events over the size limit.
  */
+import { malformedJsonProblem } from '../../http/malformed-json.js';
 import { KoerierError, problems, type Problem, type ValidationIssue } from '../../http/problems.js';
 import type { AcceptedEvent } from '../accepted-event.js';
 import { charsetOf } from '../attribute-syntax.js';
@@ -35,8 +36,7 @@ export function jsonBodyText(body: Buffer, contentType: string): string {
     );
   }
   const text = utf8Text(body);
-  if (text === undefined)
-    throw fail(malformedJson('The body is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
+  if (text === undefined) throw fail(malformedJson('It is not valid UTF-8, which JSON requires (RFC 8259 §8.1).'));
   return text;
 }
 
@@ -92,9 +92,9 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** The parser's own message is not passed on: V8 quotes part of the input, which may be data. */
-export function malformedJson(detail: string): Problem {
-  return problems.badRequest('malformed-json', 'Malformed JSON', detail);
+/** Every route's one answer to a body that is not JSON; `addition` says what the ingest knows more. */
+export function malformedJson(addition?: string): Problem {
+  return malformedJsonProblem(addition);
 }
 
 export function invalid(issues: IssueCollector): KoerierError {

@@ -1,0 +1,29 @@
+/**
+ * Every request body with a schema of its own (core/http/json-body.ts), by the operation (or the
+ * component schema) the API description shows it under. test/unit/api-description/request-bodies.test.ts
+ * checks each against the served document, so a limit the code enforces cannot be missing there.
+ */
+import { UPLOAD_BODY } from '../claim-check/uploads.js';
+import { REDRIVE_BODY } from '../delivery/redrive.js';
+import type { RequestBody } from '../http/json-body.js';
+import { RECEIVE_BODY, SETTLE_BODIES } from '../pull/pull-requests.js';
+import { REPLAY_BODY } from '../replay/replay-requests.js';
+import { SINK_CREDENTIAL } from '../subscriptions/sink-credential-input.js';
+
+/** The `application/json` request body of each operation, by operationId. */
+export const operationBodies: Readonly<Record<string, RequestBody>> = {
+  receiveEvents: RECEIVE_BODY,
+  acknowledgeEvents: SETTLE_BODIES.acknowledge,
+  releaseEvents: SETTLE_BODIES.release,
+  renewEventLocks: SETTLE_BODIES['renew-lock'],
+  rejectEvents: SETTLE_BODIES.reject,
+  redriveDeadLetters: REDRIVE_BODY,
+  startReplay: REPLAY_BODY,
+  createUpload: UPLOAD_BODY,
+};
+
+/** Bodies, or members of bodies, the document names as a component schema. */
+export const componentBodies: Readonly<Record<string, RequestBody>> = {
+  UploadRequest: UPLOAD_BODY,
+  SinkCredential: SINK_CREDENTIAL,
+};
