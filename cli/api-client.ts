@@ -163,6 +163,9 @@ export class KoerierClient {
       baseUrl: `${this.gatewayUrl.replace(/\/+$/, '')}${API_BASE_PATH}`,
       token: this.tokens,
       retries: this.retries,
+      // Every call the CLI makes is a read or carries an Idempotency-Key, so a 5xx is as safe to try
+      // again as a 429 (a function that timed out on a cold start answers 500 on the laptop).
+      retryOn: (status) => status === 429 || status >= 500,
       maxRetryAfterMs: MAX_RETRY_AFTER_MS,
       backoffMs: BACKOFF_BASE_MS,
       ...(onRetry ? { onRetry: (reason: string, waitMs: number) => onRetry(reason, waitMs) } : {}),

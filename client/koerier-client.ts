@@ -6,7 +6,7 @@
  * - a mutating request (POST, PUT, PATCH, DELETE) carries an Idempotency-Key, the caller's or one made
  *   here once per call, and every retry of it sends that same key (EDU-IDEM: a retry is the same
  *   operation, so the gateway answers it from its record instead of doing it twice);
- * - 429 and 503 answers and network failures are tried again, at most `retries` times, after the
+ * - 429 and 503 answers (or those `retryOn` names) and network failures are tried again, at most `retries` times, after the
  *   answer's Retry-After (seconds or an HTTP date) or else an exponential backoff with jitter; a
  *   Retry-After longer than `maxRetryAfterMs` is honoured by not retrying: the answer stands;
  * - with a token source, a 401 fetches a new token once (a revoked token, a rotated key) and resends;
@@ -31,6 +31,8 @@ export interface KoerierClientOptions {
   readonly baseUrl: string;
   /** A bearer token, or where to get one (and a new one after a 401). None: anonymous calls. */
   readonly token?: string | TokenSource | undefined;
+  /** Which answers are tried again; default 429 and 503 (a caller whose every call is idempotent may add 5xx). */
+  readonly retryOn?: (status: number) => boolean;
   /** Tries after the first; default 3. */
   readonly retries?: number;
   /** The longest Retry-After waited for; default 30 s. */
@@ -84,6 +86,7 @@ export function koerierMiddleware(options: Omit<KoerierClientOptions, 'baseUrl' 
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 30_000;
   const backoffMs = options.backoffMs ?? 250;
   const sleep = options.sleep ?? abortableSleep;
+  const retryOn = options.retryOn ?? ((status: number) => RETRIED_STATUSES.has(status));
   const source: TokenSource | undefined =
     typeof options.token === 'string' ? { token: async () => options.token as string } : options.token;
   // The request as it was before its first send, to clone for each retry (a sent body is used up).
@@ -112,7 +115,7 @@ export function koerierMiddleware(options: Omit<KoerierClientOptions, 'baseUrl' 
           continue;
         }
         reason = String(outcome.status);
-        if (RETRIED_STATUSES.has(outcome.status)) {
+        if (retryOn(outcome.status)) {
           const asked = retryAfterMs(outcome.headers.get('retry-after'));
           wait = asked === undefined ? backoff(attempt) : asked <= maxRetryAfterMs ? asked : undefined;
         }

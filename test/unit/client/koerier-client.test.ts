@@ -96,6 +96,11 @@ describe('the generated client middleware (issue 29 item 5)', () => {
     const once = clientAnswering([problem(500), created]);
     await expect(once.client.POST('/subscriptions', { body: subscription })).rejects.toMatchObject({ status: 500 });
     expect(once.seen).toHaveLength(1);
+
+    // A caller may widen what is retried (the CLI retries every 5xx).
+    const wider = clientAnswering([problem(500), created], { retryOn: (status) => status >= 500 });
+    expect((await wider.client.POST('/subscriptions', { body: subscription })).data).toEqual({ id: 'sub-1' });
+    expect(wider.seen).toHaveLength(2);
   });
 
   it('issue 29 item 5: a Retry-After beyond the bound is honoured by not retrying, and retries stop after `retries`', async () => {
