@@ -95,6 +95,30 @@ module.exports = {
       to: { path: '^cli/' },
     },
     {
+      name: 'client-stands-alone',
+      comment:
+        'client/ is the one API client the CLI, the browser console, the tests and the benches share: it talks to Koerier over HTTP and runs in a browser, so it imports nothing of the repository and no Node module. Its type generator (generate-types.ts) alone reads the API description it generates from.',
+      severity: 'error',
+      from: { path: '^client/', pathNot: '^client/generate-types\\.ts$' },
+      to: { path: '^(functions|lib|local|bin|cli|console|test|bench)/' },
+    },
+    {
+      name: 'client-no-node-modules',
+      comment:
+        'The client runs in the browser console too: no Node built-in module (fetch, Request and crypto are globals in both).',
+      severity: 'error',
+      from: { path: '^client/', pathNot: '^client/generate-types\\.ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'nothing-deployed-imports-client',
+      comment:
+        'The deployed functions and the CDK app are the server: they never call their own API through the client.',
+      severity: 'error',
+      from: { path: '^(functions|lib)/' },
+      to: { path: '^client/' },
+    },
+    {
       name: 'no-file-cycles',
       comment: 'No two files under functions/ need each other, directly or through others.',
       severity: 'error',
@@ -129,7 +153,7 @@ module.exports = {
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
-      extensions: ['.ts', '.js', '.cjs', '.mjs', '.json'],
+      extensions: ['.ts', '.d.ts', '.js', '.cjs', '.mjs', '.json'],
       mainFields: ['module', 'main', 'types', 'typings'],
     },
     reporterOptions: { text: { highlightFocused: true } },

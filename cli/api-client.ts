@@ -1,15 +1,25 @@
 /**
- * The one HTTP client of the CLI: the gateway's base URL and API path, the bearer token, retries
- * and RFC 9457 problems. Commands call `request` and get the answer; they never build URLs or
- * retry themselves.
- *
- * Retries: network failures, 5xx and 429 are tried again (`retries` times), after the answer's
- * `Retry-After` when it has one (seconds or an HTTP date), otherwise after an exponential backoff
- * with jitter. The request is sent again exactly as it was, headers included, so an
- * `Idempotency-Key` is the same on every try (EDU-IDEM: a retry is the same operation). A 401 with a
- * cached token fetches a new token once.
+ * The CLI's view of the one generated API client (client/koerier-client.ts): the gateway's base URL,
+ * the token source, and what commands need besides typed calls. Typed calls go through `api`
+ * (openapi-fetch over the types generated from the API description); `request` sends what the
+ * description does not type (a CloudEvent in binary mode, a probe of a raw path in `doctor`) through
+ * the same client and middleware. Retries, the Idempotency-Key kept across them, the token renewed
+ * once after a 401 and problems read as KoerierProblem are the middleware's, not the CLI's.
  */
+import {
+  createKoerierClient,
+  KoerierProblem,
+  networkFailure,
+  type KoerierClient as GeneratedClient,
+  type Problem,
+  type TokenSource,
+  type ValidationIssue,
+} from '../client/koerier-client.js';
 import { CliError, exitCodeForStatus, exitCodes } from './exit-codes.js';
+
+export { KoerierProblem, type Problem, type TokenSource };
+export type ProblemIssue = ValidationIssue;
+export type { components } from '../client/koerier-client.js';
 
 /**
  * Where the API lives under the gateway URL. Empty: the gateway URL is the API's base URL with its
@@ -18,10 +28,9 @@ import { CliError, exitCodeForStatus, exitCodes } from './exit-codes.js';
  */
 export const API_BASE_PATH = '';
 
-/** The longest wait a `Retry-After` may ask for; a longer one is cut to this. */
+/** The longest `Retry-After` the CLI waits for; a longer one is honoured by not retrying. */
 const MAX_RETRY_AFTER_MS = 120_000;
 const BACKOFF_BASE_MS = 500;
-const BACKOFF_CAP_MS = 30_000;
 
 export interface ApiAnswer {
   readonly status: number;
@@ -33,30 +42,12 @@ export interface ApiAnswer {
   readonly json: unknown;
 }
 
-export interface Problem {
-  readonly type?: string;
-  readonly title?: string;
-  readonly status?: number;
-  readonly detail?: string;
-  readonly errors?: readonly ProblemIssue[];
-  readonly [extension: string]: unknown;
-}
-
-export interface ProblemIssue {
-  readonly attribute?: string;
-  /** A JSON Pointer into the event (a data contract's violations: `/data/leerling`). */
-  readonly pointer?: string;
-  readonly rule?: string;
-  readonly requirement?: string;
-  readonly message?: string;
-  readonly index?: number;
-}
-
 export interface RequestOptions {
   readonly body?: unknown;
   /** Raw bytes with their own content type (events); `body` is sent as JSON otherwise. */
   readonly raw?: { readonly body: Buffer | string; readonly headers: Readonly<Record<string, string>> };
   readonly headers?: Readonly<Record<string, string>>;
+  /** The key of a mutating call; without one the client makes one, the same on every retry. */
   readonly idempotencyKey?: string;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   /** Called before each retry, with the reason (status or network failure) and the wait. */
@@ -66,17 +57,17 @@ export interface RequestOptions {
   readonly redirect?: 'follow' | 'manual';
 }
 
-export interface TokenSource {
-  /** A valid access token; `renew` asks for a new one even if the cached one looks valid. */
-  token(renew?: boolean): Promise<string>;
-}
-
 export class KoerierClient {
+  /** The typed client: `client.api.GET('/subscriptions/{id}', …)`. Refusals throw a KoerierProblem. */
+  readonly api: GeneratedClient;
+
   constructor(
     readonly gatewayUrl: string,
     private readonly tokens: TokenSource | undefined,
     private readonly retries = 5,
-  ) {}
+  ) {
+    this.api = this.client();
+  }
 
   /** The absolute URL of an API path (`/subscriptions/…`). */
   url(path: string, query: RequestOptions['query'] = {}): string {
@@ -86,11 +77,14 @@ export class KoerierClient {
     return url.toString();
   }
 
+  /** Any answer, refusals included, of a call the description does not type (or an absolute URL). */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer> {
+    const url = new URL(path.startsWith('http') ? path : this.url(path, options.query));
     const headers: Record<string, string> = {
       accept: 'application/json, application/problem+json',
       ...options.headers,
     };
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     let body: Buffer | string | undefined;
     if (options.raw) {
       Object.assign(headers, options.raw.headers);
@@ -99,55 +93,30 @@ export class KoerierClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-    const url = path.startsWith('http') ? path : this.url(path, options.query);
-
-    let renewed = false;
-    for (let attempt = 0; ; attempt++) {
-      if (this.tokens) headers['authorization'] = `Bearer ${await this.tokens.token()}`;
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method,
+    const client = this.client(options.onRetry);
+    try {
+      // The generated client's untyped door: a path it does not know, sent through the same middleware.
+      const { response, data, error } = await (client.request as unknown as UntypedRequest)(
+        method,
+        url.pathname + url.search,
+        {
+          baseUrl: url.origin,
           headers,
-          ...(body === undefined ? {} : { body }),
+          parseAs: 'arrayBuffer',
+          ...(body === undefined ? {} : { body, bodySerializer: (raw: unknown) => raw }),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.redirect ? { redirect: options.redirect } : {}),
-        });
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        if (attempt >= this.retries) {
-          throw new CliError(`cannot reach ${new URL(url).origin}: ${networkFailure(error)}`, exitCodes.unavailable);
-        }
-        const wait = backoff(attempt);
-        options.onRetry?.(networkFailure(error), wait);
-        await sleep(wait, options.signal);
-        continue;
-      }
-      const bytes = Buffer.from(await response.arrayBuffer());
-      // As Response.text() decodes: UTF-8, a byte order mark dropped, malformed bytes replaced.
-      const text = new TextDecoder().decode(bytes);
-      const answer: ApiAnswer = {
-        status: response.status,
-        headers: response.headers,
-        text,
-        bytes,
-        json: parseJson(text),
-      };
-      if (response.status === 401 && this.tokens && !renewed) {
-        // The cached token may have been revoked or the signing key rotated: one new token, then the answer stands.
-        renewed = true;
-        await this.tokens.token(true);
-        attempt--;
-        continue;
-      }
-      if ((response.status >= 500 || response.status === 429) && attempt < this.retries) {
-        const wait = retryAfter(response.headers.get('retry-after')) ?? backoff(attempt);
-        options.onRetry?.(String(response.status), wait);
-        await sleep(wait, options.signal);
-        continue;
-      }
-      return answer;
+        },
+      );
+      // A redirect not followed is no refusal and no success: openapi-fetch hands its body as `error`.
+      const bytes =
+        data instanceof ArrayBuffer ? Buffer.from(data) : Buffer.from(typeof error === 'string' ? error : '');
+      return answerOf(response.status, response.headers, bytes);
+    } catch (error) {
+      if (error instanceof KoerierProblem) return answerOf(error.status, error.headers, Buffer.from(error.text));
+      // fetch fails with a TypeError when the gateway cannot be reached; anything else (a token refused) stands.
+      if (options.signal?.aborted || !(error instanceof TypeError)) throw error;
+      throw new CliError(`cannot reach ${url.origin}: ${networkFailure(error)}`, exitCodes.unavailable);
     }
   }
 
@@ -172,6 +141,48 @@ export class KoerierClient {
     if (answer.status >= 200 && answer.status < 300) return answer;
     throw problemError(answer, `${method} ${path}`);
   }
+
+  /** The data of a typed call; its refusal or network failure becomes the CliError the CLI exits with. */
+  async run<T>(what: string, call: (api: GeneratedClient) => Promise<{ data?: T }>): Promise<T> {
+    try {
+      return (await call(this.api)).data as T;
+    } catch (error) {
+      if (error instanceof KoerierProblem)
+        throw problemError(answerOf(error.status, error.headers, Buffer.from(error.text)), what);
+      if (error instanceof TypeError)
+        throw new CliError(
+          `cannot reach ${new URL(this.gatewayUrl).origin}: ${networkFailure(error)}`,
+          exitCodes.unavailable,
+        );
+      throw error;
+    }
+  }
+
+  private client(onRetry?: RequestOptions['onRetry']): GeneratedClient {
+    return createKoerierClient({
+      baseUrl: `${this.gatewayUrl.replace(/\/+$/, '')}${API_BASE_PATH}`,
+      token: this.tokens,
+      retries: this.retries,
+      // Every call the CLI makes is a read or carries an Idempotency-Key, so a 5xx is as safe to try
+      // again as a 429 (a function that timed out on a cold start answers 500 on the laptop).
+      retryOn: (status) => status === 429 || status >= 500,
+      maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+      backoffMs: BACKOFF_BASE_MS,
+      ...(onRetry ? { onRetry: (reason: string, waitMs: number) => onRetry(reason, waitMs) } : {}),
+    });
+  }
+}
+
+type UntypedRequest = (
+  method: string,
+  path: string,
+  init: Record<string, unknown>,
+) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
+
+function answerOf(status: number, headers: Headers, bytes: Buffer): ApiAnswer {
+  // As Response.text() decodes: UTF-8, a byte order mark dropped, malformed bytes replaced.
+  const text = new TextDecoder().decode(bytes);
+  return { status, headers, text, bytes, json: parseJson(text) };
 }
 
 /** A CliError for a refused request: its status, the problem's title and detail, and each listed issue. */
@@ -179,9 +190,9 @@ export function problemError(answer: ApiAnswer, what: string): CliError {
   return new CliError(`${what}: ${describeProblem(answer)}`, exitCodeForStatus(answer.status));
 }
 
-export function problemOf(answer: ApiAnswer): Problem | undefined {
+export function problemOf(answer: ApiAnswer): Partial<Problem> | undefined {
   const json = answer.json;
-  return json && typeof json === 'object' && !Array.isArray(json) ? (json as Problem) : undefined;
+  return json && typeof json === 'object' && !Array.isArray(json) ? (json as Partial<Problem>) : undefined;
 }
 
 export function describeProblem(answer: ApiAnswer): string {
@@ -196,28 +207,12 @@ export function describeProblem(answer: ApiAnswer): string {
   return lines.join('\n');
 }
 
-export function describeIssue(issue: ProblemIssue): string {
+export function describeIssue(issue: Partial<ProblemIssue>): string {
   const where = [issue.index === undefined ? undefined : `[${issue.index}]`, issue.pointer ?? issue.attribute]
     .filter(Boolean)
     .join(' ');
   const why = [issue.rule, issue.requirement].filter(Boolean).join(', ');
   return `${where ? `${where}: ` : ''}${issue.message ?? ''}${why ? ` (${why})` : ''}`;
-}
-
-/** `Retry-After` as milliseconds to wait: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function retryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Math.min(Number(trimmed) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP date names its day and month; Date.parse alone would take "-1" for a year.
-  const date = /[A-Za-z]/.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  if (Number.isNaN(date)) return undefined;
-  return Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
-}
-
-function backoff(attempt: number): number {
-  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt);
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
 function parseJson(text: string): unknown {
@@ -227,17 +222,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function networkFailure(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
-  });
 }

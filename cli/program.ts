@@ -1,7 +1,7 @@
 /**
  * The `koerier` program (cli/main.ts runs it): `koerier`, the command line for partners and operators: log in, publish, manage subscriptions,
  * pull, listen for deliveries, look at deliveries and dead letters. Argument parsing, help and
- * usage errors are commander's; every command is a thin layer over cli/api-client.ts.
+ * usage errors are commander's; every command is a thin layer over cli/api-client.ts, the CLI's view of the one generated API client (client/).
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';

@@ -4,23 +4,13 @@
  * version has its `data` checked on every publish — `enforce` refuses what breaks the schema (400,
  * each violation a JSON Pointer), `warn` accepts it with the findings, `off` reads nothing.
  */
-import { randomUUID } from 'node:crypto';
 import { Option, type Command } from 'commander';
 import { validationModes } from '../../functions/core/contracts/contract.js';
+import type { components } from '../api-client.js';
 import { contextOf, printJson, printTable } from '../output.js';
 import { bindingRequest } from './register-requests.js';
 
-interface Binding {
-  readonly type?: string;
-  readonly contract?: string;
-  readonly version?: string;
-  readonly message?: string;
-  readonly mode?: string;
-  readonly scope?: string;
-  readonly publisher?: string;
-  readonly updatedAt?: string;
-  readonly updatedBy?: string;
-}
+type Binding = components['schemas']['ContractBinding'];
 
 export function registerContractBindings(contracts: Command): void {
   contracts
@@ -57,9 +47,7 @@ export function registerContractBindings(contracts: Command): void {
           mode: options.mode,
           ...(options.message === undefined ? {} : { message: options.message }),
         };
-        const bound = (
-          await bindingRequest(context, 'PUT', `/${encodeURIComponent(type)}`, { body, idempotencyKey: randomUUID() })
-        ).json as Binding;
+        const bound = (await bindingRequest(context, 'PUT', `/${encodeURIComponent(type)}`, { body })).json as Binding;
         if (context.json) return printJson(bound);
         process.stdout.write(
           `Bound ${bound.type ?? type} to ${bound.contract ?? name} ${bound.version ?? version}#${bound.message ?? '?'} (${bound.mode ?? options.mode}).\n`,
@@ -77,7 +65,7 @@ export function registerContractBindings(contracts: Command): void {
     .argument('<type>')
     .action(async (type: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      await bindingRequest(context, 'DELETE', `/${encodeURIComponent(type)}`, { idempotencyKey: randomUUID() });
+      await bindingRequest(context, 'DELETE', `/${encodeURIComponent(type)}`, {});
       if (context.json) return printJson({ type, unbound: true });
       process.stdout.write(`Unbound ${type}.\n`);
     });

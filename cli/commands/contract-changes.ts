@@ -1,6 +1,6 @@
 /**
  * `koerier contracts publish|update|deprecate`: changes to the contract register (docs/CONTRACTS.md;
- * EDU-6, EDU-21, EDU-22), each with one Idempotency-Key that api-client.ts sends again on every retry.
+ * EDU-6, EDU-21, EDU-22), each with one Idempotency-Key that the API client (client/koerier-client.ts) makes once and sends again on every retry.
  *
  * Publishing sends the file's text as it is (JSON or YAML) with the media type its extension says
  * (`.yaml`/`.yml` YAML, `.json` JSON, else what the text looks like), so the checksum the register
@@ -9,7 +9,7 @@
  * admin forces it (`--force`, `?force=true`); the parser's findings on an invalid document (400) are
  * listed one per line. Both refusals exit 1.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -141,13 +141,7 @@ version (409). Exit 3 for --force without the admin scope.`,
       const body = version === undefined ? contractPatch(options) : versionPatch(options);
       const context = await contextOf(command);
       const what = version === undefined ? "changing a contract's metadata" : "changing a contract version's metadata";
-      const answer = await registerRequest(
-        context,
-        'PATCH',
-        contractPath(name, version),
-        { body, idempotencyKey: randomUUID() },
-        what,
-      );
+      const answer = await registerRequest(context, 'PATCH', contractPath(name, version), { body }, what);
       if (context.json) return printJson(answer.json);
       process.stdout.write(`Updated ${name}${version === undefined ? '' : ` ${version}`}.\n`);
       printRecord(contractView((answer.json ?? {}) as Record<string, unknown>));
@@ -168,7 +162,7 @@ version (409). Exit 3 for --force without the admin scope.`,
         context,
         'PATCH',
         contractPath(name, version),
-        { body: { status: 'deprecated', sunset: options.sunset }, idempotencyKey: randomUUID() },
+        { body: { status: 'deprecated', sunset: options.sunset } },
         'deprecating a contract version',
       );
       const record = answer.json as VersionRecord;
@@ -192,7 +186,7 @@ async function publishRequest(
       context,
       'PUT',
       contractPath(name, version),
-      { body: what, idempotencyKey: randomUUID(), query: force ? { force: 'true' } : {} },
+      { body: what, query: force ? { force: 'true' } : {} },
       'publishing a contract',
     );
   try {

@@ -4,37 +4,13 @@
  * the chosen dead letters again in chunks, with a progress bar; each is a new delivery with a new
  * key (EDU-IDEM-13), and what is no longer entitled or no longer matches is withheld by the gateway.
  */
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import type { components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printTable, progress, type ProgressChoice } from '../output.js';
 import { integer } from './send.js';
 
-interface Attempt {
-  readonly deliveryId?: string;
-  readonly attempt?: number;
-  readonly at?: string;
-  readonly outcome?: string;
-  readonly status?: number;
-  readonly latencyMs?: number;
-  readonly error?: { code?: string; detail?: string };
-  readonly nextAttemptAt?: string;
-}
-
-interface DeadLetter {
-  readonly deliveryId: string;
-  readonly deadLetteredAt?: string;
-  readonly reason?: string;
-  readonly detail?: string;
-  readonly attempts?: number;
-  readonly events?: readonly { id?: string; type?: string; source?: string }[];
-}
-
-interface RedriveAnswer {
-  readonly redriven?: readonly unknown[];
-  readonly withheld?: readonly { deliveryId?: string; reason?: string }[];
-  readonly notFound?: readonly string[];
-}
+type DeadLetter = components['schemas']['DeadLetter'];
 
 export function registerDeliveries(program: Command): void {
   program
@@ -44,14 +20,12 @@ export function registerDeliveries(program: Command): void {
     .option('-n, --limit <n>', 'at most this many attempts (1-100)', integer(1, 100), 25)
     .action(async (subscription: string, options: { limit: number }, command: Command) => {
       const context = await contextOf(command);
-      const page = (
-        await context.client.call('GET', `/subscriptions/${encodeURIComponent(subscription)}/deliveries`, {
-          query: { limit: options.limit },
-        })
-      ).json as {
-        attempts?: Attempt[];
-      };
-      const attempts = page.attempts ?? [];
+      const page = await context.client.run(`GET deliveries of ${subscription}`, (api) =>
+        api.GET('/subscriptions/{id}/deliveries', {
+          params: { path: { id: subscription }, query: { limit: options.limit } },
+        }),
+      );
+      const attempts = page.attempts;
       if (context.json) return printJson(attempts);
       if (attempts.length === 0) return void process.stdout.write('No delivery attempts.\n');
       printTable(
@@ -124,13 +98,13 @@ export function registerDeliveries(program: Command): void {
         try {
           for (let start = 0; start < chosen.length; start += options.chunk) {
             const chunk = chosen.slice(start, start + options.chunk);
-            // One key per chunk, the same on every retry of it: a retried chunk is not sent twice.
-            const answer = (
-              await context.client.call('POST', `${path}/redrive`, {
+            // The client makes one key per call, the same on every retry of it: a retried chunk is not sent twice.
+            const answer = await context.client.run(`redrive dead letters of ${subscription}`, (api) =>
+              api.POST('/subscriptions/{id}/dead-letters/redrive', {
+                params: { path: { id: subscription } },
                 body: { deliveryIds: chunk },
-                idempotencyKey: randomUUID(),
-              })
-            ).json as RedriveAnswer;
+              }),
+            );
             redriven += answer.redriven?.length ?? 0;
             withheld.push(...(answer.withheld ?? []));
             notFound.push(...(answer.notFound ?? []));

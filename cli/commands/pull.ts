@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
+import type { components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printTable, type Context } from '../output.js';
 import { integer } from './send.js';
@@ -21,17 +22,10 @@ interface PullOptions {
   readonly releaseDelay: number;
 }
 
-interface Lock {
-  readonly locktoken: string;
-  readonly lockeduntil?: string;
-  readonly deliverycount?: number;
-  readonly deliverykey?: string;
-}
-
-interface Settled {
-  readonly succeeded?: readonly { locktoken: string }[];
-  readonly failed?: readonly { locktoken: string; error?: { code?: string; message?: string } }[];
-}
+type Lock = components['schemas']['PullLock'];
+type Settled = components['schemas']['SettleAnswer'];
+/** The description types a received event as an object of unknown members; the CLI reads its attributes. */
+type Received = { events: Record<string, unknown>[]; locks: Lock[] };
 
 export function registerPull(program: Command): void {
   program
@@ -85,14 +79,15 @@ async function receive(
   subscription: string,
   options: PullOptions,
   signal: AbortSignal,
-): Promise<{ events: Record<string, unknown>[]; locks: Lock[] } | undefined> {
+): Promise<Received | undefined> {
   try {
-    return (
-      await context.client.call('POST', `/subscriptions/${encodeURIComponent(subscription)}/events/receive`, {
+    return (await context.client.run(`receive from ${subscription}`, (api) =>
+      api.POST('/subscriptions/{id}/events/receive', {
+        params: { path: { id: subscription } },
         body: { maxevents: options.maxEvents, waitseconds: options.wait, lockseconds: options.lock },
         signal,
-      })
-    ).json as { events: Record<string, unknown>[]; locks: Lock[] };
+      }),
+    )) as Received;
   } catch (error) {
     // Ctrl-C during a long poll: the receive is abandoned; anything it locked comes back when the lock runs out.
     if (signal.aborted) return undefined;
@@ -104,7 +99,7 @@ async function receive(
 async function handle(
   context: Context,
   subscription: string,
-  received: { events: Record<string, unknown>[]; locks: Lock[] },
+  received: Received,
   options: PullOptions,
 ): Promise<number> {
   const { events, locks } = received;
@@ -149,27 +144,31 @@ async function handle(
       );
     }
   }
-  const path = `/subscriptions/${encodeURIComponent(subscription)}/events`;
+  const path = { path: { id: subscription } };
   if (acknowledge.length > 0)
-    reportFailed(await settle(context, `${path}/acknowledge`, { locktokens: acknowledge }), 'acknowledge');
+    reportFailed(
+      await context.client.run(`acknowledge on ${subscription}`, (api) =>
+        api.POST('/subscriptions/{id}/events/acknowledge', { params: path, body: { locktokens: acknowledge } }),
+      ),
+      'acknowledge',
+    );
   if (release.length > 0)
     reportFailed(
-      await settle(context, `${path}/release`, { locktokens: release, delayseconds: options.releaseDelay }),
+      await context.client.run(`release on ${subscription}`, (api) =>
+        api.POST('/subscriptions/{id}/events/release', {
+          params: path,
+          body: { locktokens: release, delayseconds: options.releaseDelay },
+        }),
+      ),
       'release',
     );
   return release.length;
 }
 
-async function settle(context: Context, path: string, body: Record<string, unknown>): Promise<Settled> {
-  return (await context.client.call('POST', path, { body })).json as Settled;
-}
-
 function reportFailed(answer: Settled, what: string): void {
   // A lock that ran out (LockLost) means the event comes back: said on stderr, not fatal.
-  for (const failure of answer.failed ?? [])
-    process.stderr.write(
-      `koerier: could not ${what} an event: ${failure.error?.code ?? '?'} ${failure.error?.message ?? ''}\n`,
-    );
+  for (const failure of answer.failed)
+    process.stderr.write(`koerier: could not ${what} an event: ${failure.error.code} ${failure.error.message}\n`);
 }
 
 /** `sh -c CMD` with the event on stdin; its output goes to the CLI's (to stderr under --json, which keeps stdout JSON). */

@@ -4,22 +4,13 @@
  * A gateway without replays, or without cancel, answers the route with 404 or 405; the CLI then says
  * that it is not yet available there, instead of pretending.
  */
-import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import { problemError, type ApiAnswer } from '../api-client.js';
+import { problemError, type ApiAnswer, type components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord, printTable, type Context } from '../output.js';
 import { routeMissing } from './subscriptions.js';
 
-interface Replay {
-  readonly id?: string;
-  readonly state?: string;
-  readonly scanned?: number;
-  readonly matched?: number;
-  readonly sent?: number;
-  readonly failed?: number;
-  readonly [member: string]: unknown;
-}
+type Replay = components['schemas']['Replay'];
 
 const FINAL_STATES = new Set(['finished', 'completed', 'succeeded', 'cancelled', 'canceled', 'failed']);
 const POLL_MS = 1000;
@@ -55,7 +46,7 @@ export function registerReplay(program: Command): void {
           to: timeOf(options.to ?? '0s'),
           ...(options.type.length ? { types: options.type } : {}),
         };
-        const answer = await replayRequest(context, subscription, 'POST', '', { body, idempotencyKey: randomUUID() });
+        const answer = await replayRequest(context, subscription, 'POST', '', { body });
         const started = answer.json as Replay;
         const id = started.id ?? answer.headers.get('location')?.split('/').pop();
         if (!options.follow || !id) return show(context, started);
@@ -102,7 +93,8 @@ export function registerReplay(program: Command): void {
     .action(async (subscription: string, id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
       const path = `/subscriptions/${encodeURIComponent(subscription)}/replays/${encodeURIComponent(id)}/cancel`;
-      const answer = await context.client.request('POST', path, { idempotencyKey: randomUUID() });
+      // The client gives the cancel its Idempotency-Key, the same on every retry.
+      const answer = await context.client.request('POST', path);
       if (answer.status === 404 || answer.status === 405) await cancelMissing(context, subscription, id);
       if (answer.status >= 300) throw problemError(answer, `cancel replay ${id}`);
       const cancelled = answer.json as Replay;

@@ -2,27 +2,16 @@
  * `koerier subscriptions …`: list, create (push or pull, with filters), show, pause and resume,
  * delete — the subscriptions API (docs/SUBSCRIPTIONS.md) and its resume (docs/OPERATIONS.md).
  */
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { KoerierProblem, problemError, type components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord, printTable, type Context } from '../output.js';
 import { integer } from './send.js';
 
-export interface SubscriptionView {
-  readonly id: string;
-  readonly delivery?: string;
-  readonly status?: string;
-  readonly statusreason?: string;
-  readonly suspendedfor?: string;
-  readonly sink?: string;
-  readonly source?: string;
-  readonly types?: readonly string[];
-  readonly filters?: readonly unknown[];
-  readonly owner?: string;
-  readonly createdat?: string;
-  readonly [member: string]: unknown;
-}
+/** A subscription as the API answers it (the generated type of the API description). */
+export type SubscriptionView = components['schemas']['Subscription'];
+type SubscriptionRequest = components['schemas']['SubscriptionRequest'];
 
 interface CreateOptions {
   readonly pull?: boolean;
@@ -104,8 +93,9 @@ export function registerSubscriptions(program: Command): void {
     .action(async (options: CreateOptions, command: Command) => {
       const context = await contextOf(command);
       const body = await createBody(options);
-      const answer = await context.client.call('POST', '/subscriptions', { body, idempotencyKey: randomUUID() });
-      const created = answer.json as SubscriptionView & { warnings?: { message?: string }[] };
+      const created = await context.client.run('POST /subscriptions', (api) =>
+        api.POST('/subscriptions', { body: body as SubscriptionRequest }),
+      );
       if (context.json) return printJson(created);
       process.stdout.write(
         `Created ${created.delivery ?? 'push'} subscription ${created.id}: ${statusText(created)}.\n`,
@@ -120,8 +110,9 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const subscription = (await context.client.call('GET', `/subscriptions/${encodeURIComponent(id)}`))
-        .json as SubscriptionView;
+      const subscription = await context.client.run(`GET /subscriptions/${id}`, (api) =>
+        api.GET('/subscriptions/{id}', { params: { path: { id } } }),
+      );
       if (context.json) printJson(subscription);
       else printRecord(subscription);
     });
@@ -134,10 +125,9 @@ export function registerSubscriptions(program: Command): void {
       const context = await contextOf(command);
       const answer = await context.client.request('POST', `/subscriptions/${encodeURIComponent(id)}/pause`, {
         body: {},
-        idempotencyKey: randomUUID(),
       });
       if (answer.status === 404 || answer.status === 405) await routeMissing(context, id, 'pausing a subscription');
-      if (answer.status >= 300) throw (await import('../api-client.js')).problemError(answer, `pause ${id}`);
+      if (answer.status >= 300) throw problemError(answer, `pause ${id}`);
       if (context.json) printJson(answer.json);
       else process.stdout.write(`Paused ${id}.\n`);
     });
@@ -148,11 +138,9 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = await context.client.call('POST', `/subscriptions/${encodeURIComponent(id)}/resume`, {
-        body: {},
-        idempotencyKey: randomUUID(),
-      });
-      const result = answer.json as { status?: string; redriven?: number; withheld?: unknown[] };
+      const result = await context.client.run(`resume ${id}`, (api) =>
+        api.POST('/subscriptions/{id}/resume', { params: { path: { id } } }),
+      );
       if (context.json) return printJson(result);
       process.stdout.write(
         `Resumed ${id}: ${result.status ?? 'active'}; ${result.redriven ?? 0} held deliveries sent again${result.withheld?.length ? `, ${result.withheld.length} withheld` : ''}.\n`,
@@ -165,10 +153,10 @@ export function registerSubscriptions(program: Command): void {
     .argument('<id>')
     .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const answer = await context.client.call('DELETE', `/subscriptions/${encodeURIComponent(id)}`, {
-        idempotencyKey: randomUUID(),
-      });
-      if (context.json) printJson(answer.json);
+      const answer = await context.client.run(`delete ${id}`, (api) =>
+        api.DELETE('/subscriptions/{id}', { params: { path: { id } } }),
+      );
+      if (context.json) printJson(answer);
       else process.stdout.write(`Deleted ${id}.\n`);
     });
 }
@@ -187,8 +175,11 @@ export function statusText(subscription: SubscriptionView): string {
  * `GET /subscriptions/{id}` too), or this gateway does not have the route yet.
  */
 export async function routeMissing(context: Context, id: string, what: string): Promise<never> {
-  const subscription = await context.client.request('GET', `/subscriptions/${encodeURIComponent(id)}`);
-  if (subscription.status === 404) throw new CliError(`no subscription ${id}`, exitCodes.notFound);
+  const subscription = await context.client.api
+    .GET('/subscriptions/{id}', { params: { path: { id } } })
+    .catch((error: unknown) => (error instanceof KoerierProblem ? error : undefined));
+  if (subscription instanceof KoerierProblem && subscription.status === 404)
+    throw new CliError(`no subscription ${id}`, exitCodes.notFound);
   throw new CliError(`${what} is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
 }
 

@@ -1,40 +1,23 @@
-/** Koerier's API as the signed-in user: every call with the user's own token, failures as problem details. */
+/**
+ * Koerier's API as the signed-in user: the one generated client (client/koerier-client.ts) with the
+ * user's own token. Its middleware gives each state-changing call an Idempotency-Key like every other
+ * client's (EDU-IDEM), retries 429 and 503 after Retry-After, and throws refusals as a KoerierProblem.
+ */
+import { createKoerierClient, type KoerierClient } from '../../client/koerier-client.js';
 import type { ConsoleConfig, Session } from './auth.js';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly problem: { title?: string; detail?: string },
-  ) {
-    super(problem.detail ?? problem.title ?? `HTTP ${status}`);
-  }
-}
+export { KoerierProblem as ApiError } from '../../client/koerier-client.js';
+export type Api = KoerierClient;
 
-export interface Api {
-  get<T>(path: string): Promise<T>;
-  post<T>(path: string, body: unknown): Promise<T>;
-}
+/** A person waits on the page: a short bound on how long a retry may wait. */
+const MAX_RETRY_AFTER_MS = 10_000;
 
 export function apiFor(config: ConsoleConfig, session: Session): Api {
-  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${session.accessToken}`,
-      accept: 'application/json',
-    };
-    if (body !== undefined) {
-      headers['content-type'] = 'application/json';
-      // State-changing calls carry an Idempotency-Key like every other client's (EDU-IDEM).
-      headers['idempotency-key'] = crypto.randomUUID();
-    }
-    const response = await fetch(`${config.apiUrl}${path}`, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    const parsed = text ? (JSON.parse(text) as unknown) : {};
-    if (!response.ok) throw new ApiError(response.status, parsed as { title?: string; detail?: string });
-    return parsed as T;
-  };
-  return { get: (path) => call('GET', path), post: (path, body) => call('POST', path, body) };
+  return createKoerierClient({
+    baseUrl: config.apiUrl,
+    token: session.accessToken,
+    retries: 2,
+    maxRetryAfterMs: MAX_RETRY_AFTER_MS,
+    headers: { accept: 'application/json' },
+  });
 }

@@ -23,8 +23,9 @@ const mayManage = (session: Session) => session.scopes.includes('subscriptions:m
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
 export async function subscriptionsPage({ api, session, main }: PageContext): Promise<void> {
-  const path = isOperator(session) ? '/subscriptions?owner=*&limit=100' : '/subscriptions?limit=100';
-  const { subscriptions = [] } = await api.get<{ subscriptions?: Json[] }>(path);
+  const query = isOperator(session) ? { owner: '*', limit: 100 } : { limit: 100 };
+  const { data } = await api.GET('/subscriptions', { params: { query } });
+  const subscriptions: Json[] = data?.subscriptions ?? [];
   const heading = isOperator(session) ? t('allSubscriptions') : t('yourSubscriptions');
   main.replaceChildren(
     h('h1', {}, t('subscriptions')),
@@ -47,10 +48,10 @@ export async function subscriptionsPage({ api, session, main }: PageContext): Pr
 
 export async function subscriptionPage(context: PageContext, id: string): Promise<void> {
   const { api, session, main } = context;
-  const base = `/subscriptions/${encodeURIComponent(id)}`;
+  const params = { path: { id } };
   let subscription: Json;
   try {
-    subscription = await api.get<Json>(base);
+    subscription = (await api.GET('/subscriptions/{id}', { params })).data ?? {};
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       main.replaceChildren(
@@ -62,12 +63,18 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
     }
     throw error;
   }
-  const [{ attempts = [] }, { deadLetters = [] }, health] = await Promise.all([
-    api.get<{ attempts?: Json[] }>(`${base}/deliveries?limit=100`),
-    api.get<{ deadLetters?: Json[] }>(`${base}/dead-letters?limit=100`),
+  const page = { params: { path: { id }, query: { limit: 100 } } };
+  const [deliveries, dead, health] = await Promise.all([
+    api.GET('/subscriptions/{id}/deliveries', page),
+    api.GET('/subscriptions/{id}/dead-letters', page),
     // A gateway without the health route still shows the rest.
-    api.get<Json>(`${base}/health`).catch(() => ({}) as Json),
+    api.GET('/subscriptions/{id}/health', { params }).then(
+      ({ data }): Json => data ?? {},
+      (): Json => ({}),
+    ),
   ]);
+  const attempts: Json[] = deliveries.data?.attempts ?? [];
+  const deadLetters: Json[] = dead.data?.deadLetters ?? [];
   const delivered = attempts.filter((a) => a['outcome'] === 'delivered');
   const latencies = attempts
     .map((a) => Number(a['latencyMs']))
@@ -81,7 +88,7 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
     const resume = h('button', { type: 'button', class: 'primary' }, t('resume'));
     resume.addEventListener(
       'click',
-      () => void act(context, resume, () => api.post(`${base}/resume`, {}), t('resumed')),
+      () => void act(context, resume, () => api.POST('/subscriptions/{id}/resume', { params }), t('resumed')),
     );
     actions.append(resume);
   }
@@ -96,7 +103,7 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
       void act(
         context,
         redrive,
-        () => api.post<{ redriven?: unknown[] }>(`${base}/dead-letters/redrive`, { all: true }),
+        () => api.POST('/subscriptions/{id}/dead-letters/redrive', { params, body: { all: true } }),
         t('redriven'),
       ),
   );
@@ -158,14 +165,14 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
         ),
     ...(mayManage(session) ? [h('div', { class: 'actions' }, redrive)] : []),
     h('h2', {}, t('replays')),
-    await replaysSection(api, base),
+    await replaysSection(api, id),
   );
 }
 
 export async function contractsPage({ api, main }: PageContext): Promise<void> {
   let contracts: Json[];
   try {
-    contracts = (await api.get<{ contracts?: Json[] }>('/contracts')).contracts ?? [];
+    contracts = (await api.GET('/contracts')).data?.contracts ?? [];
   } catch (error) {
     if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 405)) throw error;
     main.replaceChildren(h('h1', {}, t('contracts')), h('p', { class: 'notice' }, t('notYet')));
@@ -189,9 +196,10 @@ export async function contractsPage({ api, main }: PageContext): Promise<void> {
   );
 }
 
-async function replaysSection(api: Api, base: string): Promise<HTMLElement> {
+async function replaysSection(api: Api, id: string): Promise<HTMLElement> {
   try {
-    const { replays = [] } = await api.get<{ replays?: Json[] }>(`${base}/replays`);
+    const replays: Json[] =
+      (await api.GET('/subscriptions/{id}/replays', { params: { path: { id } } })).data?.replays ?? [];
     if (replays.length === 0) return h('p', {}, t('none'));
     return table(
       t('replays'),
@@ -241,7 +249,14 @@ async function act(
     announce(done);
     await context.refresh();
   } catch (error) {
-    announce(error instanceof Error ? error.message : String(error));
+    // A refusal says what was wrong in its detail; its status and title are for logs, not for the person.
+    announce(
+      error instanceof ApiError
+        ? (error.detail ?? error.title)
+        : error instanceof Error
+          ? error.message
+          : String(error),
+    );
     button.disabled = false;
   }
 }

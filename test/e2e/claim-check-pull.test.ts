@@ -10,17 +10,18 @@ import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { payloadIdOf } from '../../functions/core/claim-check/payload-reference.js';
+import { apiAs, publishEvents, type KoerierClient, type SubscriptionRequest } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually } from '../support/waiting.js';
 
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:claim-pull';
 let koerier: TestHost;
-let publisher: string;
+let publisher: KoerierClient;
 let consumer: string;
 
 beforeAll(async () => {
   koerier = await startTestHost();
-  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
   consumer = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
 
@@ -37,19 +38,12 @@ async function pullSubscription(
   settings: Record<string, unknown> = {},
   type = `nl.example.claimpull.${randomUUID().slice(0, 8)}.v1`,
 ): Promise<{ id: string; type: string }> {
-  const response = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${consumer}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ delivery: 'pull', types: [type], ...settings }),
+  const { data, response } = await apiAs(koerier.url, consumer).POST('/subscriptions', {
+    body: { delivery: 'pull', types: [type], ...settings } as SubscriptionRequest,
   });
   expect(response.status).toBe(201);
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(body['maxinlinebytes']).toBe(settings['maxinlinebytes']);
-  return { id: body['id'] as string, type };
+  expect(data!.maxinlinebytes).toBe(settings['maxinlinebytes']);
+  return { id: data!.id, type };
 }
 
 /** A structured event whose data is `length` characters of text. */
@@ -61,19 +55,6 @@ function textEvent(type: string, length: number): { json: string; id: string; da
     id,
     data,
   };
-}
-
-async function publish(json: string): Promise<void> {
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: json,
-  });
-  expect(response.status).toBe(202);
 }
 
 /** Long polls until `count` events are there; every one must parse with the official SDK. */
@@ -132,7 +113,7 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
   it('EDU-1, CARD-6: a 1 MB event reaches a pull consumer by reference; receiving makes it a reader, and the data it fetches matches digest and size', async () => {
     const { id, type } = await pullSubscription();
     const event = textEvent(type, 1_000_000);
-    await publish(event.json);
+    await publishEvents(publisher, event.json);
     const dataUrl = `${koerier.url}/payloads/${payloadIdOf(SOURCE, event.id, { digest: sha256(Buffer.from(event.data)), contentType: 'text/plain', form: 'text' })}`;
     // Published and stored, but not yet received: the consumer is no reader yet.
     expect((await fetchData(dataUrl, consumer)).status).toBe(404);
@@ -151,21 +132,16 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
   it('EDU-1, CARD-6: a 5 MB event published through the upload route reaches a pull consumer, which follows the redirect and verifies digest and size', async () => {
     const { id, type } = await pullSubscription();
     const bytes = Buffer.from('leerling;klas;\n'.repeat(400_000).slice(0, 5_000_000));
-    const granted = await fetch(`${koerier.url}/payloads`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' }),
+    const granted = await publisher.POST('/payloads', {
+      body: { size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' },
     });
-    expect(granted.status).toBe(201);
-    const grant = (await granted.json()) as { uploadurl: string; headers: Record<string, string>; dataref: string };
+    expect(granted.response.status).toBe(201);
+    const grant = granted.data!;
     const headers = Object.fromEntries(Object.entries(grant.headers).filter(([name]) => name !== 'content-length'));
     expect((await fetch(grant.uploadurl, { method: 'PUT', headers, body: bytes })).status).toBe(200);
     const eventId = randomUUID();
-    await publish(
+    await publishEvents(
+      publisher,
       JSON.stringify({
         specversion: '1.0',
         id: eventId,
@@ -194,8 +170,8 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
       type,
       data: { n: 1.5, naam: 'Zoë' },
     });
-    await publish(large.json);
-    await publish(small);
+    await publishEvents(publisher, large.json);
+    await publishEvents(publisher, small);
     const { text, events } = await receive(id, 2);
     expect(events.map((event) => event['id']).sort()).toEqual([large.id, JSON.parse(small).id].sort());
     // The answer carries each event's own text: the large one rebuilt exactly, the small one untouched.
@@ -210,7 +186,7 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
   it("EDU-1: a client that is not the pull subscription's owner (nor the publisher) gets 404 for the data the owner fetches", async () => {
     const { id, type } = await pullSubscription();
     const event = textEvent(type, 200_000);
-    await publish(event.json);
+    await publishEvents(publisher, event.json);
     const { events } = await receive(id, 1);
     const dataref = events[0]!['dataref'] as string;
     expect((await fetchData(dataref, consumer)).status).toBe(200);
@@ -224,8 +200,8 @@ describe.concurrent('claim check for pull subscribers (EDU-1)', () => {
     const { id, type } = await pullSubscription({ maxinlinebytes: 6 * 1024 * 1024 });
     const first = textEvent(type, 3_500_000);
     const second = textEvent(type, 3_500_000);
-    await publish(first.json);
-    await publish(second.json);
+    await publishEvents(publisher, first.json);
+    await publishEvents(publisher, second.json);
     const { text, events, perAnswer } = await receive(id, 2);
     expect(perAnswer).toEqual([1, 1]);
     // A standard queue keeps no order: each event matched by its id.
@@ -247,10 +223,10 @@ describe('claim check: a reused source + id (EDU-IDEM-15)', () => {
       if (line.includes('duplicate event dropped') && line.includes(first.id)) duplicates.push(line);
     });
     try {
-      await publish(first.json);
+      await publishEvents(publisher, first.json);
       // EDU-IDEM-15: the second is accepted like any event (202) and ignored further down the chain.
       const second = { ...(JSON.parse(first.json) as Record<string, unknown>), data: 'y'.repeat(200_000) };
-      await publish(JSON.stringify(second));
+      await publishEvents(publisher, JSON.stringify(second));
       await eventually('the router to drop the second as a duplicate', () => duplicates.length > 0, {
         timeoutMs: 20_000,
       });

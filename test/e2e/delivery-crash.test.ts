@@ -17,6 +17,7 @@ import { SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { resourceEnv } from '../../functions/config/resources.js';
+import { apiAs, publishEvents, type SubscriptionRequest } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -90,25 +91,6 @@ function kill(worker: ChildProcess): Promise<void> {
   });
 }
 
-async function publish(ids: readonly string[]): Promise<void> {
-  const token = await koerier.token('dev-publisher', ['events:publish']);
-  const batches: string[][] = [];
-  for (let i = 0; i < ids.length; i += BATCH) batches.push(ids.slice(i, i + BATCH) as string[]);
-  for (const batch of batches) {
-    const body = `[${batch.map((id) => JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:00000001234567890000:systeem:crash', type: TYPE, data: { id } })).join(',')}]`;
-    const response = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents-batch+json',
-      },
-      body,
-    });
-    expect(response.status).toBe(202);
-  }
-}
-
 const posts = () => receivers.reduce((sum, receiver) => sum + receiver.requests.length, 0);
 
 describe('a delivery worker killed mid-run', () => {
@@ -118,26 +100,31 @@ describe('a delivery worker killed mid-run', () => {
       // A little slow, as real receivers are: the run lasts long enough to be interrupted.
       const receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204, delayMs: 15 }) });
       receivers.push(receiver);
-      const created = await fetch(`${koerier.url}/subscriptions`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${subscriber}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({
+      const created = await apiAs(koerier.url, subscriber).POST('/subscriptions', {
+        body: {
           sink: receiver.url,
           types: [TYPE],
           validation: 'agreed',
           sinkcredential: receiver.sinkCredential,
-        }),
+        } as SubscriptionRequest,
       });
-      expect(created.status).toBe(201);
+      expect(created.response.status).toBe(201);
     }
 
     const first = await startWorker();
     const ids = Array.from({ length: EVENTS }, () => randomUUID());
-    await publish(ids);
+    const publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
+    for (let i = 0; i < ids.length; i += BATCH)
+      await publishEvents(
+        publisher,
+        ids.slice(i, i + BATCH).map((id) => ({
+          specversion: '1.0',
+          id,
+          source: 'urn:nld:oin:00000001234567890000:systeem:crash',
+          type: TYPE,
+          data: { id },
+        })),
+      );
 
     await eventually(
       () => `${0.3 * EVENTS * 3} deliveries before the kill (${posts()} so far)`,

@@ -10,12 +10,14 @@ import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { settingEnv } from '../../functions/config.js';
 import { boundedKey, DYNAMODB_LIMITS } from '../../functions/core/ids/bounded-key.js';
 import { localName } from '../../functions/config/resources.js';
+import { apiAs, publishEvent, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually } from '../support/waiting.js';
 
 let koerier: TestHost;
 let consumer: string;
-let publisher: string;
+let publisher: KoerierClient;
+const EXAMPLE = { source: 'urn:nld:oin:00000001234567890000:systeem:cap', data: {} };
 
 beforeAll(async () => {
   koerier = await startTestHost({
@@ -23,7 +25,7 @@ beforeAll(async () => {
     [settingEnv.pullMaxPollsPerClient]: '3',
   });
   consumer = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
-  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
 });
 
 afterAll(async () => {
@@ -40,32 +42,11 @@ async function post(path: string, body: unknown, headers: Record<string, string>
 
 async function pullSubscription(): Promise<{ id: string; type: string }> {
   const type = `nl.example.capacity.${randomUUID().slice(0, 8)}.v1`;
-  const created = await post(
-    '/subscriptions',
-    { delivery: 'pull', types: [type] },
-    { 'idempotency-key': randomUUID() },
-  );
-  expect(created.status).toBe(201);
-  return { id: ((await created.json()) as { id: string }).id, type };
-}
-
-async function publish(type: string): Promise<void> {
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: JSON.stringify({
-      specversion: '1.0',
-      id: randomUUID(),
-      source: 'urn:nld:oin:00000001234567890000:systeem:cap',
-      type,
-      data: {},
-    }),
+  const created = await apiAs(koerier.url, consumer).POST('/subscriptions', {
+    body: { delivery: 'pull', types: [type] },
   });
-  expect(response.status).toBe(202);
+  expect(created.response.status).toBe(201);
+  return { id: created.data!.id, type };
 }
 
 /** Slots of a scope held right now (their leases not run out). */
@@ -106,13 +87,13 @@ describe('capacity (CARD-7, EDU-17)', () => {
     expect(overClient.status).toBe(429);
     expect(((await overClient.json()) as { detail: string }).detail).toContain('this client');
     // Events end the waiting polls; their slots are given back.
-    await publish(first.type);
-    await publish(first.type);
-    await publish(second.type);
+    await publishEvent(publisher, { ...EXAMPLE, type: first.type });
+    await publishEvent(publisher, { ...EXAMPLE, type: first.type });
+    await publishEvent(publisher, { ...EXAMPLE, type: second.type });
     expect((await Promise.all(waiting)).map((response) => response.status)).toEqual([200, 200, 200]);
     expect(await heldSlots(`sub#${first.id}`)).toBe(0);
     expect(await heldSlots('client#dev-subscriber')).toBe(0);
-    await publish(first.type);
+    await publishEvent(publisher, { ...EXAMPLE, type: first.type });
     expect((await longPoll(first.id)).status).toBe(200);
   });
 });

@@ -10,18 +10,21 @@ import { randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiAs, callApi, publishEvent, type ApiAnswer, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e-pull';
 let koerier: TestHost;
-let publisher: string;
+let publisher: KoerierClient;
+/** What each test publishes, under a type of its own. */
+const EXAMPLE = { source: SOURCE, subject: 'leerling/7', data: { hello: 'world', n: 1.5 } };
 let consumer: string;
 
 beforeAll(async () => {
   koerier = await startTestHost();
-  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
   consumer = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
 });
 
@@ -44,25 +47,8 @@ interface Received {
   readonly elapsedMs: number;
 }
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  token = consumer,
-): Promise<{ status: number; body: Record<string, unknown>; text: string }> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(path === '/subscriptions' || path.endsWith('/redrive') || method === 'DELETE' || method === 'PATCH'
-        ? { 'idempotency-key': randomUUID() }
-        : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, text };
+async function call(method: string, path: string, body?: unknown, token = consumer): Promise<ApiAnswer> {
+  return callApi(koerier.url, token, method, path, body);
 }
 
 /** A pull subscription to an event type of its own. */
@@ -71,28 +57,6 @@ async function pullSubscription(settings: Record<string, unknown> = {}): Promise
   const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type], ...settings });
   expect(created.status).toBe(201);
   return { id: created.body['id'] as string, type };
-}
-
-async function publish(type: string): Promise<string> {
-  const event = JSON.stringify({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: SOURCE,
-    type,
-    subject: 'leerling/7',
-    data: { hello: 'world', n: 1.5 },
-  });
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: event,
-  });
-  expect(response.status).toBe(202);
-  return event;
 }
 
 /** POST …/events/receive; every event in the answer must parse with the official SDK as a batch. */
@@ -214,7 +178,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     const { id, type } = await pullSubscription();
     const waitSeconds = 20;
     const pending = receive(id, { waitseconds: waitSeconds, maxevents: 10 });
-    const published = await publish(type);
+    const published = await publishEvent(publisher, { ...EXAMPLE, type });
     const received = await pending;
     expect(received.status).toBe(200);
     expect(received.events).toHaveLength(1);
@@ -231,7 +195,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: an acknowledged event is gone from the queue', async () => {
     const { id, type } = await pullSubscription();
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     const received = await receive(id, { waitseconds: 20, lockseconds: 30 });
     expect(received.events).toHaveLength(1);
     const token = received.locks[0]!.locktoken;
@@ -242,7 +206,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17, EDU-IDEM-2: an event not settled comes back after its lock, its delivery count raised, the same delivery key; its old token is then LockLost', async () => {
     const { id, type } = await pullSubscription();
-    const published = await publish(type);
+    const published = await publishEvent(publisher, { ...EXAMPLE, type });
     const first = await receive(id, { waitseconds: 20, lockseconds: 10 });
     expect(first.events).toHaveLength(1);
     const again = await eventually(
@@ -266,7 +230,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: a released event is visible again after its delay, not before', async () => {
     const { id, type } = await pullSubscription();
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     const first = await receive(id, { waitseconds: 20, lockseconds: 300 });
     const released = await settle(id, 'release', { locktokens: [first.locks[0]!.locktoken], delayseconds: 3 });
     expect(released.succeeded).toHaveLength(1);
@@ -280,7 +244,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: a renewed lock outlives the first one; the new token acknowledges', async () => {
     const { id, type } = await pullSubscription();
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     const first = await receive(id, { waitseconds: 20, lockseconds: 10 });
     const renewed = await settle(id, 'renew-lock', { locktokens: [first.locks[0]!.locktoken], lockseconds: 120 });
     expect(renewed.failed).toEqual([]);
@@ -304,7 +268,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-18: a rejected event goes to the dead letters with its reason, is redriven, and is received again under a new key', async () => {
     const { id, type } = await pullSubscription();
-    const published = await publish(type);
+    const published = await publishEvent(publisher, { ...EXAMPLE, type });
     const first = await receive(id, { waitseconds: 20 });
     const rejected = await settle(id, 'reject', {
       locktokens: [first.locks[0]!.locktoken],
@@ -332,7 +296,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: an event received maxdeliverycount times goes to the dead letters and is not handed out again', async () => {
     const { id, type } = await pullSubscription({ maxdeliverycount: 2 });
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     for (let delivery = 1; delivery <= 2; delivery++) {
       const received = await receive(id, { waitseconds: 20 });
       expect(received.locks.map((lock) => lock.deliverycount)).toEqual([delivery]);
@@ -350,7 +314,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
   it("EDU-7: another client's subscription is 404; a token of another subscription is NotOwner; a made-up one InvalidToken", async () => {
     const mine = await pullSubscription();
     const other = await pullSubscription();
-    await publish(mine.type);
+    await publishEvent(publisher, { ...EXAMPLE, type: mine.type });
     const received = await receive(mine.id, { waitseconds: 20 });
     const token = received.locks[0]!.locktoken;
     const stranger = await koerier.host.issueToken('pull-stranger', ['events:consume']);
@@ -393,7 +357,9 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: up to maxevents events in one receive (more than one SQS call holds), in one CloudEvents batch, each with its own lock', async () => {
     const { id, type } = await pullSubscription();
-    const published = await Promise.all(Array.from({ length: 25 }, () => publish(type)));
+    const published = await Promise.all(
+      Array.from({ length: 25 }, () => publishEvent(publisher, { ...EXAMPLE, type })),
+    );
     await eventually('25 events routed', async () => (await messagesIn(`koerier-pull-${id}`)).visible === 25, {
       timeoutMs: 20_000,
     });
@@ -405,7 +371,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
     expect(new Set(received.locks.map((l) => l.locktoken)).size).toBe(25);
     expect(new Set(received.locks.map((l) => l.deliverykey)).size).toBe(25);
     const fewer = await pullSubscription();
-    await Promise.all(Array.from({ length: 12 }, () => publish(fewer.type)));
+    await Promise.all(Array.from({ length: 12 }, () => publishEvent(publisher, { ...EXAMPLE, type: fewer.type })));
     await eventually('12 events routed', async () => (await messagesIn(`koerier-pull-${fewer.id}`)).visible === 12, {
       timeoutMs: 20_000,
     });
@@ -414,7 +380,7 @@ describe.concurrent('receive and settle (CARD-7, EDU-17, EDU-IDEM-2, CE-13)', ()
 
   it('EDU-17: deleting a pull subscription deletes its queues; its consumer then gets 404', async () => {
     const { id, type } = await pullSubscription();
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     const received = await receive(id, { waitseconds: 20 });
     expect((await call('DELETE', `/subscriptions/${id}`)).status).toBe(200);
     expect(await queueExists(`koerier-pull-${id}`)).toBe(false);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { HTTP } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { apiAs, callApi, publishEvent, type ApiAnswer, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -26,7 +27,9 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
 let dir: string;
-let publisher: string;
+let publisher: KoerierClient;
+/** What each test publishes, under a type of its own. */
+const EXAMPLE = { source: 'urn:nld:oin:00000001234567890000:systeem:e2e', data: { hello: 'world' } };
 let subscriber: string;
 const receivers: HttpsReceiver[] = [];
 
@@ -42,7 +45,7 @@ beforeAll(async () => {
     [settingEnv.deliveryConnectTimeoutMs]: '500',
     [settingEnv.deliveryResponseTimeoutMs]: '1000',
   });
-  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
 });
 
@@ -52,22 +55,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function api(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+async function api(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  return callApi(koerier.url, subscriber, method, path, body);
 }
 
 /** A receiver and a push subscription to it for events of a type of its own. */
@@ -84,27 +73,6 @@ async function pushTarget(script: ReceiverScript): Promise<{ receiver: HttpsRece
   expect(created.status).toBe(201);
   expect(created.body['status']).toBe('active');
   return { receiver, type, id: created.body['id'] as string };
-}
-
-async function publish(type: string): Promise<string> {
-  const event = JSON.stringify({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
-    type,
-    data: { hello: 'world' },
-  });
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: event,
-  });
-  expect(response.status).toBe(202);
-  return event;
 }
 
 /** Every request a receiver got is a CloudEvent the official SDK reads, and it is the one published. */
@@ -130,7 +98,7 @@ const gaps = (requests: readonly RecordedRequest[]) =>
 describe.concurrent('push delivery on the laptop host', () => {
   it('WH-1, WH-2, EDU-IDEM-9: 500 three times, then 204: four attempts on the schedule, one key, the history through the API', async () => {
     const { receiver, type, id } = await pushTarget(scripts.failThenSucceed(3, 500));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     const requests = await receiver.waitForRequests(4, { timeoutMs: 20_000 });
     expectDeliveriesOf(event, requests);
     gaps(requests).forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual([800, 1600, 1600][i]!));
@@ -154,7 +122,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('WH-2: 429 with Retry-After: the next attempt waits at least that long', async () => {
     const { receiver, type } = await pushTarget(scripts.sequence([{ respond: 429, headers: { 'retry-after': '2' } }]));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
     expectDeliveriesOf(event, requests);
     expect(gaps(requests)[0]).toBeGreaterThanOrEqual(2000);
@@ -162,7 +130,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('WH-2: 410 retires the subscription, visibly; later events no longer go to it', async () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 410 }));
-    await publish(type);
+    await publishEvent(publisher, { ...EXAMPLE, type });
     await receiver.waitForRequests(1);
     const retired = await eventually('the subscription retired', async () => {
       const current = await api('GET', `/subscriptions/${id}`);
@@ -186,7 +154,7 @@ describe.concurrent('push delivery on the laptop host', () => {
         })
       ).status,
     ).toBe(201);
-    const later = await publish(type);
+    const later = await publishEvent(publisher, { ...EXAMPLE, type });
     const [seen] = await witness.waitForRequests(1);
     expect(seen!.body).toBe(later);
     expect(receiver.requests).toHaveLength(1);
@@ -194,7 +162,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('WH-2, EDU-18: 415 is dead-lettered at once; the subscriber lists it and redrives it, and it arrives under a new key', async () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 415 }));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     const [refused] = await receiver.waitForRequests(1);
     const listed = await eventually('the dead letter listed', async () => {
       const list = await api('GET', `/subscriptions/${id}/dead-letters`);
@@ -225,7 +193,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('WH-2: a target that hangs past the timeout is tried again', async () => {
     const { receiver, type } = await pushTarget(scripts.sequence([{ hang: true }]));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     const requests = await receiver.waitForRequests(2, { timeoutMs: 15_000 });
     expectDeliveriesOf(event, requests);
     expect(gaps(requests)[0]).toBeGreaterThanOrEqual(1000);
@@ -233,7 +201,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('WH-2: a reset connection is tried again', async () => {
     const { receiver, type } = await pushTarget(scripts.sequence([{ reset: true }]));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     expectDeliveriesOf(event, await receiver.waitForRequests(2, { timeoutMs: 15_000 }));
   });
 
@@ -251,7 +219,7 @@ describe.concurrent('push delivery on the laptop host', () => {
       (await api('POST', '/subscriptions', { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential }))
         .status,
     ).toBe(201);
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     const [request] = await receiver.waitForRequests(1);
     expect(request!.body).toBe(event);
     // A JWT from the host's token endpoint.
@@ -261,7 +229,7 @@ describe.concurrent('push delivery on the laptop host', () => {
 
   it('EDU-5, WH-2: a slow target within the timeout gets the event once, sent by the host that took the publish', async () => {
     const { receiver, type, id } = await pushTarget(scripts.always({ respond: 204, delayMs: 400 }));
-    const event = await publish(type);
+    const event = await publishEvent(publisher, { ...EXAMPLE, type });
     expectDeliveriesOf(event, await receiver.waitForRequests(1));
     const history = await eventually('the attempt in the history', async () => {
       const list = await api('GET', `/subscriptions/${id}/deliveries`);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { eventually } from '../support/waiting.js';
+import { apiAs, publishEvents, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -25,7 +26,7 @@ import {
 const authority = createLocalCertificateAuthority();
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:frozen';
 let koerier: TestHost;
-let publisher: string;
+let publisher: KoerierClient;
 let subscriber: string;
 const receivers: HttpsReceiver[] = [];
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
     },
     { trustAuthority: authority },
   );
-  publisher = await koerier.token('dev-publisher', ['events:publish']);
+  publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
 });
 
@@ -107,19 +108,6 @@ async function patch(id: string, changes: Record<string, unknown>): Promise<void
   expect(response.status, await response.text()).toBe(200);
 }
 
-async function publish(event: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: JSON.stringify(event),
-  });
-  expect(response.status, await response.clone().text()).toBe(202);
-}
-
 const event = (type: string, data: unknown) => ({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data });
 
 /** What must not differ between two attempts of one delivery: the key, the body and every content header. */
@@ -145,7 +133,7 @@ describe.concurrent('one delivery key, one body (EDU-IDEM-11; issue 36, item 3)'
   it('EDU-IDEM-11: contentmode PATCHed from structured to binary between a 503 and the retry: the retry has the same key, body and Content-Type; the next event goes binary', async () => {
     const receiver = await appendixCReceiver();
     const { id, type } = await subscribe(receiver, {});
-    await publish(event(type, { hello: 'world' }));
+    await publishEvents(publisher, event(type, { hello: 'world' }));
     const [first] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(first!.headers['content-type']).toContain('application/cloudevents+json');
     await patch(id, { contentmode: 'binary' });
@@ -158,7 +146,7 @@ describe.concurrent('one delivery key, one body (EDU-IDEM-11; issue 36, item 3)'
     ]);
 
     // A delivery made after the PATCH follows it.
-    await publish(event(type, { hello: 'again' }));
+    await publishEvents(publisher, event(type, { hello: 'again' }));
     const [, , next] = await receiver.waitForRequests(3, { timeoutMs: 15_000 });
     expect(next!.headers['ce-type']).toBe(type);
     expect(next!.body).toBe('{"hello":"again"}');
@@ -168,7 +156,7 @@ describe.concurrent('one delivery key, one body (EDU-IDEM-11; issue 36, item 3)'
     const receiver = await appendixCReceiver();
     const { id, type } = await subscribe(receiver, { maxinlinebytes: 1024 * 1024 });
     const published = event(type, 'x'.repeat(200_000));
-    await publish(published);
+    await publishEvents(publisher, published);
     const [first] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(JSON.parse(first!.body)).toEqual(published);
     await patch(id, { maxinlinebytes: 65_536 });
@@ -181,7 +169,7 @@ describe.concurrent('one delivery key, one body (EDU-IDEM-11; issue 36, item 3)'
     ]);
 
     // The next event follows the PATCH: by reference.
-    await publish(event(type, 'y'.repeat(200_000)));
+    await publishEvents(publisher, event(type, 'y'.repeat(200_000)));
     const [, , next] = await receiver.waitForRequests(3, { timeoutMs: 15_000 });
     expect(JSON.parse(next!.body)).toHaveProperty('dataref');
   });

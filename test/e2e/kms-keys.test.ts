@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createVerifier, httpbis, type VerifyingKey } from 'http-message-signatures';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiAs, callApi, publishEvent } from '../support/koerier-api.js';
 import { createKmsClient } from '../../functions/aws/clients.js';
 import { settingEnv } from '../../functions/config.js';
 import { resourceEnv } from '../../functions/config/resources.js';
@@ -95,37 +96,7 @@ afterAll(async () => {
 });
 
 async function api(method: string, path: string, body?: unknown, clientId = 'dev-subscriber') {
-  const response = await fetch(`${host.apiUrl}${path.replace(/^\/v1/, '')}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${await host.issueToken(clientId)}`,
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    location: response.headers.get('location'),
-    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-    text,
-  };
-}
-
-async function publish(type: string, data: unknown = { leerling: 'L-42' }): Promise<string> {
-  const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data });
-  const response = await fetch(`${host.apiUrl}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${await host.issueToken('dev-publisher')}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: event,
-  });
-  expect(response.status, await response.clone().text()).toBe(202);
-  return event;
+  return callApi(host.apiUrl, await host.issueToken(clientId), method, path.replace(/^\/v1/, ''), body);
 }
 
 const callsOf = (operation: string, keyId: string) =>
@@ -197,7 +168,11 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
     expect(sealed).toHaveLength(1);
     expect(sealed[0]!.encryptionContext).toBeDefined();
 
-    const body = await publish(pushType);
+    const body = await publishEvent(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), {
+      source: SOURCE,
+      type: pushType,
+      data: { leerling: 'L-42' },
+    });
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.body).toBe(body);
     expect(callsOf('Decrypt', CREDENTIALS_KEY).map((call) => call.encryptionContext)).toContainEqual(
@@ -225,7 +200,11 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
 
   it('CARD-2: an event too large to travel inline goes by claim check, and the subscriber fetches its data from the payloads function', async () => {
     const before = postsTo(receiver).length;
-    await publish(pushType, 'x'.repeat(70_000));
+    await publishEvent(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), {
+      source: SOURCE,
+      type: pushType,
+      data: 'x'.repeat(70_000),
+    });
     const [delivery] = (await receiver.waitForRequests(before + 1, { timeoutMs: 15_000 })).slice(before);
     const event = JSON.parse(delivery!.body) as Record<string, unknown>;
     expect(event['dataref']).toMatch(new RegExp(`^${host.apiUrl}/payloads/`));
@@ -276,7 +255,11 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
       expect(acknowledged.body).toEqual({ succeeded: [{ locktoken: lock!.locktoken }], failed: [] });
     };
 
-    await publish(type);
+    await publishEvent(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), {
+      source: SOURCE,
+      type: type,
+      data: { leerling: 'L-42' },
+    });
     await receiveOne();
     expect(callsOf('Encrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([
       { purpose: 'koerier-lock-tokens' },
@@ -285,7 +268,11 @@ describe('KMS keys and a container per function on the laptop host (issue 27 §2
 
     await host.stop();
     host = await start();
-    await publish(type);
+    await publishEvent(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), {
+      source: SOURCE,
+      type: type,
+      data: { leerling: 'L-42' },
+    });
     await receiveOne();
     expect(callsOf('Encrypt', LOCK_TOKENS_KEY)).toHaveLength(1);
     expect(callsOf('Decrypt', LOCK_TOKENS_KEY).map((call) => call.encryptionContext)).toEqual([

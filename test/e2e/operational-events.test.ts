@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../../functions/core/operations/operational-events.js';
+import { apiAs, KoerierProblem, publishEvent } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -100,18 +101,6 @@ async function subscribe(
   return { receiver, id: created.body['id'] as string };
 }
 
-async function publish(type: string): Promise<Response> {
-  return fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${tokens['dev-publisher']}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { hello: 'world' } }),
-  });
-}
-
 /** The CloudEvents a receiver got (structured mode), of `type`, about subscription `about`. */
 function received(receiver: HttpsReceiver, type: string, about?: string): Record<string, unknown>[] {
   return receiver.requests
@@ -127,7 +116,11 @@ describe.concurrent('operational events on the laptop host', () => {
     const type = `nl.example.ops.${randomUUID().slice(0, 8)}.v1`;
     const failing = await subscribe('dev-subscriber', [type], scripts.always({ respond: 500 }));
 
-    expect((await publish(type)).status).toBe(202);
+    await publishEvent(apiAs(koerier.url, tokens['dev-publisher']!), {
+      source: SOURCE,
+      type,
+      data: { hello: 'world' },
+    });
     await eventually(
       'the failing subscription suspended',
       async () => (await api('dev-subscriber', 'GET', `/subscriptions/${failing.id}`)).body['status'] === 'suspended',
@@ -176,7 +169,11 @@ describe.concurrent('operational events on the laptop host', () => {
 
     // One after the other: the second is dead-lettered once the first is stored, so it finds the list not empty.
     // (Two dispatches at the same moment may each find it empty and each tell it: docs/OPERATIONS.md.)
-    expect((await publish(type)).status).toBe(202);
+    await publishEvent(apiAs(koerier.url, tokens['dev-publisher']!), {
+      source: SOURCE,
+      type,
+      data: { hello: 'world' },
+    });
     await eventually(
       'the first dead-lettered event at the owner',
       () => received(owner.receiver, operationalEventTypes.deliveryDeadLettered, refusing.id).length === 1,
@@ -184,7 +181,11 @@ describe.concurrent('operational events on the laptop host', () => {
         timeoutMs: 20_000,
       },
     );
-    expect((await publish(type)).status).toBe(202);
+    await publishEvent(apiAs(koerier.url, tokens['dev-publisher']!), {
+      source: SOURCE,
+      type,
+      data: { hello: 'world' },
+    });
     await eventually(
       'two dead-lettered events at the owner',
       () => received(owner.receiver, operationalEventTypes.deliveryDeadLettered, refusing.id).length === 2,
@@ -216,9 +217,14 @@ describe.concurrent('operational events on the laptop host', () => {
   });
 
   it('EDU-IN: no publisher may publish in the operational namespace (403 type-reserved)', async () => {
-    const response = await publish(operationalEventTypes.subscriptionSuspended);
-    expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({
+    const refused = await publishEvent(apiAs(koerier.url, tokens['dev-publisher']!), {
+      source: SOURCE,
+      type: operationalEventTypes.subscriptionSuspended,
+      data: { hello: 'world' },
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(KoerierProblem);
+    expect((refused as KoerierProblem).status).toBe(403);
+    expect((refused as KoerierProblem).body).toMatchObject({
       type: problemTypeUri('type-reserved'),
       errors: [{ attribute: 'type', rule: 'reserved-type' }],
     });

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { apiAs, publishEvents } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { eventually } from '../support/waiting.js';
 
@@ -122,23 +123,6 @@ function startConsumer(subscriptionId: string, token: string): Consumer {
   return new Consumer(child);
 }
 
-async function publish(ids: readonly string[], type: string): Promise<void> {
-  const publisher = await koerier.token('dev-publisher', ['events:publish']);
-  for (let i = 0; i < ids.length; i += PUBLISH_BATCH) {
-    const batch = ids.slice(i, i + PUBLISH_BATCH);
-    const response = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents-batch+json',
-      },
-      body: JSON.stringify(batch.map((id) => ({ specversion: '1.0', id, source: SOURCE, type, data: { id } }))),
-    });
-    expect(response.status).toBe(202);
-  }
-}
-
 /** On the emulator `visible` counts every message not delayed, locked ones too; `locked` the ones a receive holds. */
 async function messagesIn(queueName: string): Promise<{ visible: number; locked: number }> {
   const sqs = koerier.host.awsClients.sqs;
@@ -159,21 +143,20 @@ describe('a pull consumer killed mid-run (EDU-17)', () => {
   it('EDU-17, EDU-IDEM-2: of 1,000 events none is lost; what the killed consumer held comes back after its lock, delivery count raised, same delivery key', async () => {
     const manager = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
     const type = `nl.example.pullcrash.${randomUUID().slice(0, 8)}.v1`;
-    const created = await fetch(`${koerier.url}/subscriptions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${manager}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ delivery: 'pull', types: [type] }),
+    const created = await apiAs(koerier.url, manager).POST('/subscriptions', {
+      body: { delivery: 'pull', types: [type] },
     });
-    expect(created.status).toBe(201);
-    const id = ((await created.json()) as { id: string }).id;
+    expect(created.response.status).toBe(201);
+    const id = created.data!.id;
     const queue = `koerier-pull-${id}`;
 
     const ids = Array.from({ length: EVENTS }, () => randomUUID());
-    await publish(ids, type);
+    const publisher = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
+    for (let i = 0; i < ids.length; i += PUBLISH_BATCH)
+      await publishEvents(
+        publisher,
+        ids.slice(i, i + PUBLISH_BATCH).map((id) => ({ specversion: '1.0', id, source: SOURCE, type, data: { id } })),
+      );
     await eventually(
       `${EVENTS} events routed to the pull queue`,
       async () => (await messagesIn(queue)).visible === EVENTS,

@@ -1,0 +1,124 @@
+/**
+ * The tests' and benches' way to call a laptop host's API: the one generated client
+ * (client/koerier-client.ts) with a token, so a test states what it sends and the client adds what
+ * every call must carry (an Idempotency-Key per mutating call, the same on a retry; refusals thrown
+ * as a KoerierProblem). Issue 29 item 5 replaced the private `publish` helpers and hand-built
+ * Idempotency-Key headers of the test files with it.
+ *
+ * Tests about the header handling itself (idempotency, raw HTTP, malformed requests) keep sending
+ * their requests by hand on purpose.
+ */
+import {
+  createKoerierClient,
+  KoerierProblem,
+  type components,
+  type KoerierClient,
+  type KoerierClientOptions,
+} from '../../client/koerier-client.js';
+
+export { KoerierProblem, type KoerierClient };
+export type CloudEvent = components['schemas']['CloudEvent'];
+export type Accepted = components['schemas']['Accepted'];
+export type SubscriptionRequest = components['schemas']['SubscriptionRequest'];
+
+/** A client of the API at `baseUrl` (a TestHost's `url`) calling with `token`. */
+export function apiAs(baseUrl: string, token: string, options: Partial<KoerierClientOptions> = {}): KoerierClient {
+  // Retries stay short in tests: a host that answers 503 for long is a failure to see, not to wait out.
+  return createKoerierClient({ baseUrl, token, retries: 2, maxRetryAfterMs: 5_000, ...options });
+}
+
+export interface PublishOptions {
+  /** The key to send (a test about replays chooses it); the client makes one otherwise. */
+  readonly idempotencyKey?: string;
+  /** Default: application/cloudevents-batch+json for an array, application/cloudevents+json otherwise. */
+  readonly contentType?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * POST /events: one event, a batch (an array) or a body as text, as sent. Answers the 202's Accepted
+ * and the response (for its headers); a refusal throws a KoerierProblem.
+ */
+export async function publishEvents(
+  api: KoerierClient,
+  events: Readonly<Record<string, unknown>> | readonly Readonly<Record<string, unknown>>[] | string,
+  options: PublishOptions = {},
+): Promise<{ accepted: Accepted; response: Response }> {
+  const contentType =
+    options.contentType ??
+    (Array.isArray(events) ? 'application/cloudevents-batch+json' : 'application/cloudevents+json');
+  const text = typeof events === 'string' ? events : JSON.stringify(events);
+  const { data, response } = await api.POST('/events', {
+    body: text,
+    bodySerializer: (body: unknown) => body,
+    headers: { 'content-type': contentType, ...options.headers },
+    ...(options.idempotencyKey ? { params: { header: { 'Idempotency-Key': options.idempotencyKey } } } : {}),
+  });
+  return { accepted: data as Accepted, response };
+}
+
+/**
+ * Publishes one new event: `attributes` (at least source and type) with specversion 1.0 and a fresh
+ * id filled in unless given. Answers the event's JSON text as sent, for comparing with what arrives.
+ */
+export async function publishEvent(
+  api: KoerierClient,
+  attributes: Readonly<Record<string, unknown>> & { readonly source: string; readonly type: string },
+  options: PublishOptions = {},
+): Promise<string> {
+  const text = JSON.stringify({ specversion: '1.0', id: crypto.randomUUID(), ...attributes });
+  await publishEvents(api, text, options);
+  return text;
+}
+
+/** An answer as a test asserts on it: status, headers, the body as text and parsed (`{}` when empty). */
+export interface ApiAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly location: string | null;
+  readonly text: string;
+  readonly body: Record<string, unknown>;
+}
+
+/**
+ * One call of `method` on `path` (relative to `baseUrl`) with `token`, answered whatever its status:
+ * for tests that assert on refusals as much as on successes. Sent through the generated client's
+ * middleware (a mutating call gets its Idempotency-Key there) with no retry, so the status a test
+ * sees is the one the gateway answered.
+ */
+export async function callApi(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<ApiAnswer> {
+  const client = apiAs(baseUrl, token, { retries: 0 });
+  const request = client.request as unknown as (
+    method: string,
+    path: string,
+    init: Record<string, unknown>,
+  ) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
+  try {
+    const { response, data } = await request(method, path, {
+      headers,
+      parseAs: 'text',
+      ...(body === undefined ? {} : { body }),
+    });
+    return answer(response.status, response.headers, typeof data === 'string' ? data : '');
+  } catch (error) {
+    if (error instanceof KoerierProblem) return answer(error.status, error.headers, error.text);
+    throw error;
+  }
+}
+
+function answer(status: number, headers: Headers, text: string): ApiAnswer {
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    // Not JSON: the text is there for the test to read.
+  }
+  return { status, headers, location: headers.get('location'), text, body };
+}
