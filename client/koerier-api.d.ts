@@ -1142,7 +1142,6 @@ export interface components {
       type:
         | '/v1/problems/invalid-cloudevent'
         | '/v1/problems/malformed-json'
-        | '/v1/problems/invalid-json'
         | '/v1/problems/json-too-deep'
         | '/v1/problems/malformed-request'
         | '/v1/problems/invalid-host'
@@ -1301,7 +1300,7 @@ export interface components {
       warningsNotListed?: number;
     };
     /**
-     * @description A CloudEvents Subscriptions API filter expression: exactly one of the dialects exact, prefix, suffix, all, any, not. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); all/any hold a non-empty list of filters; not holds one. Any other dialect (e.g. sql) is rejected with 400.
+     * @description A CloudEvents Subscriptions API filter expression: exactly one of the dialects exact, prefix, suffix, all, any, not, sql. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); all/any hold a non-empty list of filters; not holds one; sql holds a CloudEvents SQL (CESQL v1.0.0) expression over the context attributes (never data), which matches when it evaluates to true without an error. An invalid expression is a 400 naming the position and what was expected there (at most 4096 bytes, 32 levels of nesting; AND, OR and XOR mixed need parentheses). Conditions an expression pins (type = '…', type IN (…), type LIKE 'prefix%', or a conjunction holding one) index the subscription as exact and prefix filters do; an expression that pins nothing is evaluated for every event the subscriber is entitled to. Any other dialect is rejected with 400.
      * @example {
      *       "all": [
      *         {
@@ -1324,6 +1323,11 @@ export interface components {
       all?: components['schemas']['Filter'][];
       any?: components['schemas']['Filter'][];
       not?: components['schemas']['Filter'];
+      /**
+       * @description A CESQL v1.0.0 expression (issue 32), e.g. type LIKE 'nl.edu.leerling.%' AND EXISTS schoolcode.
+       * @example type LIKE 'nl.edu.leerling.%' AND schoolcode IN ('12AB', '34CD')
+       */
+      sql?: string;
     };
     AttributeMatch: {
       [key: string]: string;
@@ -1333,12 +1337,16 @@ export interface components {
       | {
           /** @constant */
           credentialtype: 'ACCESSTOKEN';
+          /** @description Sent as `Authorization: Bearer` (RFC 6750 b64token). */
           accesstoken: string;
         }
       | {
           /** @constant */
           credentialtype: 'CLIENTCREDENTIALS';
-          /** Format: uri */
+          /**
+           * Format: uri
+           * @description The token endpoint; held to the sink's rules (https, WH-1).
+           */
           tokenurl: string;
           clientid: string;
           clientsecret: string;
@@ -4696,9 +4704,15 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description The start of the window (included), RFC 3339.
+           */
           from: string;
-          /** Format: date-time */
+          /**
+           * Format: date-time
+           * @description The end of the window (not included), RFC 3339; later than `from`.
+           */
           to: string;
           /** @description Only these types; each within the subscription and the owner’s entitlement. */
           types?: string[];
@@ -7100,7 +7114,6 @@ export interface operations {
         type:
           | 'invalid-cloudevent'
           | 'malformed-json'
-          | 'invalid-json'
           | 'json-too-deep'
           | 'malformed-request'
           | 'invalid-host'
