@@ -343,6 +343,39 @@ describe('an entitlement withdrawn while events wait (issue 28 item 9, issue 29 
     expect(await receive()).toEqual([]);
   });
 
+  it('EDU-8, EDU-17, issue 29 item 3: a pull receive after the filters changed does not hand out the event they no longer match: it is settled unsent (no-longer-matches), not a dead letter', async () => {
+    await entitle([{ typePrefix: '' }]);
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
+    const type = `nl.edu.refiltered.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type] }, {}, subscriber);
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const eventId = await publishOf(type);
+    await routed(eventId);
+
+    const read = await call('GET', `/subscriptions/${id}`, undefined, {}, subscriber);
+    const changed = await call(
+      'PATCH',
+      `/subscriptions/${id}`,
+      { filters: [{ prefix: { subject: 'leerling-' } }] },
+      { 'if-match': read.headers.get('etag')! },
+      subscriber,
+    );
+    expect(changed.status).toBe(200);
+    // The pull function reads a subscription again within 10 s.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const received = await call(
+      'POST',
+      `/subscriptions/${id}/events/receive`,
+      { maxevents: 10, waitseconds: 1 },
+      {},
+      subscriber,
+    );
+    expect(received.body['events']).toEqual([]);
+    expect(await settledUnsent(id)).toContain('"reason":"no-longer-matches"');
+    expect(await deadLettersOf(id, subscriber)).toEqual([]);
+  });
+
   it('EDU-7, EDU-18, issue 29 item 3: a push retry after the entitlement was withdrawn is not sent: the delivery is settled unsent (logged, not a dead letter)', async () => {
     await entitle([{ typePrefix: '' }]);
     const target = await startHttpsReceiver({ authority, script: scripts.always({ respond: 503 }) });
