@@ -18,6 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDbRouteIndex } from '../functions/aws/dynamodb-route-index.js';
 import { createS3Client, createSqsClient } from '../functions/aws/clients.js';
 import { DynamoDbRoutedEventLedger } from '../functions/aws/dynamodb-routed-event-ledger.js';
+import { queueOutbox } from '../functions/core/delivery-message/outbox.js';
 import { SubscriptionMatcher } from '../functions/core/routing/matcher.js';
 import { routeInboundEvents, type InboundRecord } from '../functions/core/routing/route-events.js';
 import { routeEntriesOf } from '../functions/core/routing/route-keys.js';
@@ -25,6 +26,9 @@ import type { RoutedEventLedger } from '../functions/core/routing/routed-events.
 import { localName } from '../functions/config/resources.js';
 import { startEmulators } from '../local/emulators.js';
 import { recordAwsUsage } from './support/aws-usage.js';
+
+/** Its one subscriber may receive every type (a grant of ""). */
+const EVERY_OWNER_ENTITLED = new Map([['bench', [{ typePrefix: '' }]]]);
 
 const EVENTS = 200;
 const BATCH = 10;
@@ -77,9 +81,11 @@ export async function run(): Promise<Record<string, unknown>> {
           routeInboundEvents(batch, {
             matcher,
             ledger,
-            isEntitled: () => true,
-            sendDeliveries: async () => undefined,
-            sendPullDeliveries: async () => undefined,
+            entitlements: EVERY_OWNER_ENTITLED,
+            outbox: queueOutbox({
+              deliveryQueue: { send: async () => undefined },
+              pullQueues: { send: async () => undefined },
+            }),
             now: () => Date.now(),
             lockMs: 60_000,
             ttlSeconds: 3600,

@@ -11,7 +11,7 @@
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
+import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
@@ -49,12 +49,7 @@ export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
       deadLetters: deps.deliveryState,
       subscriptions: deps.subscriptions,
       // A pull subscription's dead letters go back into its own queue (docs/PULL.md).
-      enqueue: (subscription, messages) => {
-        const bodies = messages.map((message) => encodeDeliveryMessage(message));
-        return subscription.delivery === 'pull'
-          ? deps.pullQueues.send(subscription.id, bodies)
-          : deps.deliveryQueue.send(bodies);
-      },
+      outbox: queueOutbox(deps),
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,

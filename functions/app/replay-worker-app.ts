@@ -4,6 +4,7 @@
  * visibility timeout; on its last receive the replay is ended as failed instead.
  */
 import { replayFinishedNotice, tell } from '../core/operations/operational-events.js';
+import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { runReplayChunk } from '../core/replay/replay-worker.js';
 import type { ReplayMessage } from '../core/replay/ports.js';
 import { queues } from '../config/resources.js';
@@ -54,10 +55,7 @@ export function replayWorkerApp(deps: ReplayWorkerAppDependencies): QueueApp {
             archive: deps.eventArchive,
             subscriptions: deps.subscriptions,
             entitlements: (await deps.partners.current()).entitlements,
-            send: (subscription, bodies) =>
-              subscription.delivery === 'pull'
-                ? deps.pullQueues.send(subscription.id, bodies)
-                : deps.deliveryQueue.send(bodies),
+            outbox: queueOutbox(deps),
             retentionMs: config.archive.retentionDays * DAY_MS,
             clock: deps.clock,
             log,

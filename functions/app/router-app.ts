@@ -7,7 +7,7 @@ import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
 import { inboundMessageAttributes } from '../core/ingest/index.js';
-import { entitledToEvent } from '../core/subscriptions/entitlements.js';
+import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -31,11 +31,10 @@ export type RouterAppDependencies = Pick<
 
 export function routerApp(deps: RouterAppDependencies): QueueApp {
   const { config, log } = deps;
-  const router: Omit<RouterDependencies, 'isEntitled'> = {
+  const router: Omit<RouterDependencies, 'entitlements'> = {
     matcher: deps.subscriptionMatcher,
     ledger: deps.routedEvents,
-    sendDeliveries: (bodies) => deps.deliveryQueue.send(bodies),
-    sendPullDeliveries: (subscriptionId, bodies) => deps.pullQueues.send(subscriptionId, bodies),
+    outbox: queueOutbox(deps),
     now: deps.clock,
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,
@@ -58,10 +57,7 @@ export function routerApp(deps: RouterAppDependencies): QueueApp {
     try {
       // The partner directory's entitlements as of now (within its refresh interval): a revoked grant stops deliveries.
       const { entitlements } = await deps.partners.current();
-      const report = await routeInboundEvents(records, {
-        ...router,
-        isEntitled: (owner, event) => entitledToEvent(owner, event, entitlements),
-      });
+      const report = await routeInboundEvents(records, { ...router, entitlements });
       log.info('batch routed', {
         records: records.length,
         routed: report.routed,

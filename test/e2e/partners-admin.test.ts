@@ -278,7 +278,7 @@ describe('partners admin API on the laptop host (issue 12)', () => {
   });
 });
 
-describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
+describe('an entitlement withdrawn while events wait (issue 28 item 9, issue 29 item 3)', () => {
   /** Longer than the functions' refresh interval (1 s here): every function has read the directory since. */
   const refreshed = () => new Promise((resolve) => setTimeout(resolve, 2_500));
   const entitle = async (entitlements: unknown[]) => {
@@ -312,7 +312,15 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
       events: { id: string }[];
     }[];
 
-  it('EDU-7, EDU-17, issue 28: a pull receive after the entitlement was revoked does not hand out the queued event: it is an unsent dead letter (not-entitled), redriven once the grant is back', async () => {
+  const settledUnsent = (subscriptionId: string) =>
+    eventually(
+      `a withheld delivery of ${subscriptionId} settled`,
+      () =>
+        logLines.find((line) => line.includes('"delivery withheld: settled unsent"') && line.includes(subscriptionId)),
+      { timeoutMs: 15_000 },
+    );
+
+  it('EDU-7, EDU-17, issue 29 item 3: a pull receive after the entitlement was withdrawn does not hand out the queued event: it is settled unsent (logged, not a dead letter) and stays gone when the grant is back', async () => {
     await entitle([{ typePrefix: '' }]);
     const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
     const type = `nl.edu.revoked.${randomUUID().slice(0, 8)}.v1`;
@@ -327,22 +335,48 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
       (await call('POST', `/subscriptions/${id}/events/receive`, { maxevents: 10, waitseconds: 1 }, {}, subscriber))
         .body['events'] as { id: string }[];
     expect(await receive()).toEqual([]);
-    expect(await deadLettersOf(id, subscriber)).toEqual([
-      expect.objectContaining({ reason: 'not-entitled', events: [expect.objectContaining({ id: eventId })] }),
-    ]);
+    expect(await settledUnsent(id)).toContain('"reason":"not-entitled"');
+    expect(await deadLettersOf(id, subscriber)).toEqual([]);
 
-    // Withheld by a redrive while still not entitled; sent once the grant is back.
+    // Settled, not parked: a grant that comes back does not bring it back (a replay would).
     await entitle([{ typePrefix: '' }]);
-    const redriven = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
-    expect(redriven.body['redriven']).toHaveLength(1);
-    const again = await eventually('the redriven event', async () => {
-      const events = await receive();
-      return events.length > 0 ? events : undefined;
-    });
-    expect(again.map((event) => event.id)).toEqual([eventId]);
+    expect(await receive()).toEqual([]);
   });
 
-  it('EDU-7, EDU-18, issue 28: a push retry after the entitlement was revoked is not sent: the delivery becomes an unsent dead letter (not-entitled)', async () => {
+  it('EDU-8, EDU-17, issue 29 item 3: a pull receive after the filters changed does not hand out the event they no longer match: it is settled unsent (no-longer-matches), not a dead letter', async () => {
+    await entitle([{ typePrefix: '' }]);
+    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
+    const type = `nl.edu.refiltered.${randomUUID().slice(0, 8)}.v1`;
+    const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type] }, {}, subscriber);
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const eventId = await publishOf(type);
+    await routed(eventId);
+
+    const read = await call('GET', `/subscriptions/${id}`, undefined, {}, subscriber);
+    const changed = await call(
+      'PATCH',
+      `/subscriptions/${id}`,
+      { filters: [{ prefix: { subject: 'leerling-' } }] },
+      { 'if-match': read.headers.get('etag')! },
+      subscriber,
+    );
+    expect(changed.status).toBe(200);
+    // The pull function reads a subscription again within 10 s.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const received = await call(
+      'POST',
+      `/subscriptions/${id}/events/receive`,
+      { maxevents: 10, waitseconds: 1 },
+      {},
+      subscriber,
+    );
+    expect(received.body['events']).toEqual([]);
+    expect(await settledUnsent(id)).toContain('"reason":"no-longer-matches"');
+    expect(await deadLettersOf(id, subscriber)).toEqual([]);
+  });
+
+  it('EDU-7, EDU-18, issue 29 item 3: a push retry after the entitlement was withdrawn is not sent: the delivery is settled unsent (logged, not a dead letter)', async () => {
     await entitle([{ typePrefix: '' }]);
     const target = await startHttpsReceiver({ authority, script: scripts.always({ respond: 503 }) });
     receivers.push(target);
@@ -357,22 +391,15 @@ describe('an entitlement revoked while events wait (issue 28, item 9)', () => {
     );
     expect(created.status).toBe(201);
     const id = created.body['id'] as string;
-    const eventId = await publishOf(type);
+    await publishOf(type);
     await target.waitForRequests(1, { timeoutMs: 10_000 });
 
     expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(
       200,
     );
-    const [deadLetter] = await eventually(
-      'the withheld dead letter',
-      async () => {
-        const deadLetters = await deadLettersOf(id, subscriber);
-        return deadLetters.length > 0 ? deadLetters : undefined;
-      },
-      { timeoutMs: 15_000 },
-    );
-    expect(deadLetter).toMatchObject({ reason: 'not-entitled', events: [expect.objectContaining({ id: eventId })] });
-    // Retries before the delivery function read the change may have gone out; none after the dead letter.
+    expect(await settledUnsent(id)).toContain('"reason":"not-entitled"');
+    expect(await deadLettersOf(id, subscriber)).toEqual([]);
+    // Retries before the delivery function read the change may have gone out; none after it was settled.
     const sent = target.requests.length;
     await refreshed();
     expect(target.requests).toHaveLength(sent);

@@ -156,8 +156,10 @@ export async function startDeliveryHarness(settings: Record<string, string> = {}
         ledger: store,
         deadLetters: store,
         subscriptions,
-        enqueue: (_subscription, messages) =>
-          queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        outbox: {
+          enqueue: (_subscription, messages) =>
+            queue.send(messages.map((message) => ({ body: encodeDeliveryMessage(message) }))),
+        },
         audit: silentLog,
         entitlements: parseEntitlements(entitlementsJson),
         sinkCredentials: loadConfig(process.env).sinkCredentials,

@@ -16,7 +16,9 @@ import type { SubscriptionDraft } from '../../functions/core/subscriptions/store
 import { handler } from '../../functions/handlers/router.js';
 import { localName, resourceEnv } from '../../functions/config/resources.js';
 import { settingEnv } from '../../functions/config.js';
-import { entitledToEvent, parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
+import { parseEntitlements } from '../../functions/core/subscriptions/entitlements.js';
+import { queueOutbox } from '../../functions/core/delivery-message/outbox.js';
+import { entitledOwners } from '../unit/routing/routing-fakes.js';
 import { startHandlerHarness, type HandlerHarness } from '../support/handler-harness.js';
 import { subscriptionDraft } from '../support/subscription-draft.js';
 import { eventually } from '../support/waiting.js';
@@ -87,22 +89,27 @@ async function route(bodies: readonly string[]): Promise<{ failures: string[]; m
 }
 
 /** The router's dependencies on the emulators, as the handler wires them, with some replaced. */
-function routerDeps(overrides: Partial<RouterDependencies>): RouterDependencies {
+function routerDeps(
+  overrides: Partial<RouterDependencies> & { sendDeliveries?: (bodies: readonly string[]) => Promise<void> },
+): RouterDependencies {
   const queue = new SqsMessageQueue(
     harness.sqs,
     harness.emulators.resourceEnvironment[resourceEnv.queueUrl('deliveries')]!,
   );
+  const { sendDeliveries, ...rest } = overrides;
   return {
     matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
     ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
-    isEntitled: () => true,
-    sendDeliveries: (bodies) => queue.send(bodies.map((body) => ({ body }))),
-    sendPullDeliveries: () => Promise.reject(new Error('no pull subscription in these tests')),
+    entitlements: entitledOwners(),
+    outbox: queueOutbox({
+      deliveryQueue: { send: sendDeliveries ?? ((bodies) => queue.send(bodies.map((body) => ({ body })))) },
+      pullQueues: { send: () => Promise.reject(new Error('no pull subscription in these tests')) },
+    }),
     now: () => Date.now(),
     lockMs: 10_000,
     ttlSeconds: 3600,
     maxMessageBytes: 200_000,
-    ...overrides,
+    ...rest,
   };
 }
 
@@ -217,18 +224,21 @@ describe('router (SQS inbound → route index → SQS deliveries)', () => {
     const deps = {
       matcher: new SubscriptionMatcher(new DynamoDbRouteIndex(dynamodb, localName.table('routes'))),
       ledger: new DynamoDbRoutedEventLedger(dynamodb, localName.table('idempotency')),
-      isEntitled: (owner: string, event: { type: string; source: string }) =>
-        entitledToEvent(owner, event, parseEntitlements('{"school-a": [{"typePrefix": ""}]}')),
-      sendDeliveries: async (bodies: readonly string[]) => {
-        attempted.push(...bodies);
-        if (sqsDown) throw new Error('SQS unavailable');
-        await deliveriesQueue.send(bodies.map((body) => ({ body })));
-      },
+      entitlements: parseEntitlements('{"school-a": [{"typePrefix": ""}]}'),
+      outbox: queueOutbox({
+        deliveryQueue: {
+          send: async (bodies: readonly string[]) => {
+            attempted.push(...bodies);
+            if (sqsDown) throw new Error('SQS unavailable');
+            await deliveriesQueue.send(bodies.map((body) => ({ body })));
+          },
+        },
+        pullQueues: { send: () => Promise.reject(new Error('no pull subscription in this test')) },
+      }),
       now: () => Date.now(),
       lockMs: 10_000,
       ttlSeconds: 3600,
       maxMessageBytes: 200_000,
-      sendPullDeliveries: () => Promise.reject(new Error('no pull subscription in this test')),
     };
     const record = { recordId: 'm-1', body: json };
 

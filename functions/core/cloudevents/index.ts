@@ -17,7 +17,7 @@ export {
   type ParseOptions,
   type ParsedEvents,
 } from './http-binding/index.js';
-export { readStoredEvent } from './stored-event.js';
+export { EventText, readStoredEvent } from './event-text.js';
 
 /** Validate one event given as a parsed JSON object (the JSON format), for callers that already hold one. */
 export function validateEventObject(value: unknown): { errors: ValidationIssue[]; warnings: ValidationIssue[] } {

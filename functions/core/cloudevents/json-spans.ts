@@ -118,10 +118,15 @@ export function arrayElementSpans(text: string): Span[] {
  * counts, as it does for JSON.parse.
  */
 export function memberValueSpan(text: string, name: string): Span | undefined {
-  let found: Span | undefined;
+  return memberValueSpans(text, [name]).get(name);
+}
+
+/** The spans of several members at once, in one walk of the text (as `memberValueSpan` finds each). */
+export function memberValueSpans(text: string, names: readonly string[]): Map<string, Span> {
+  const found = new Map<string, Span>();
   let i = skipWhitespace(text, 0) + 1;
   i = skipWhitespace(text, i);
-  if (text.charCodeAt(i) === CLOSE_BRACE) return undefined;
+  if (text.charCodeAt(i) === CLOSE_BRACE) return found;
   for (;;) {
     const keyEnd = skipString(text, i);
     const raw = text.slice(i + 1, keyEnd - 1);
@@ -130,7 +135,7 @@ export function memberValueSpan(text: string, name: string): Span | undefined {
     if (text.charCodeAt(i) !== COLON) return found;
     const start = i + 1;
     i = skipWhitespace(text, skipValue(text, skipWhitespace(text, start)));
-    if (key === name) found = [start, i];
+    if (names.includes(key)) found.set(key, [start, i]);
     if (text.charCodeAt(i) !== COMMA) return found;
     i = skipWhitespace(text, i + 1);
   }

@@ -1,13 +1,8 @@
 /**
- * Stored events — the JSON format texts Koerier keeps — read back for the router and filters.
+ * Stored events — the JSON format texts Koerier keeps — read back for the router and filters
+ * (event-text.ts reads them; this is what it and the claim check keep of a parsed one).
  */
-import { acceptedEvent, type AcceptedEvent } from './accepted-event.js';
 import type { Attributes } from './event-validation.js';
-
-/** Reads an event that Koerier validated earlier; null members are unset (JSON-1). */
-export function readStoredEvent(json: string): AcceptedEvent {
-  return acceptedEvent(attributesOf(JSON.parse(json) as Record<string, unknown>), json);
-}
 
 /** The context attributes of a stored event: every member but the data, null members unset (JSON-1). */
 export function attributesOf(event: Record<string, unknown>): Attributes {

@@ -8,6 +8,8 @@
  * so `core/routing` does not depend on `core/delivery`.
  */
 import { arrayElementSpans, memberValueSpan } from '../cloudevents/json-spans.js';
+import { EventText } from '../cloudevents/event-text.js';
+import { attributesOf } from '../cloudevents/stored-event.js';
 import { isCorrelationId } from '../ids/correlation-id.js';
 
 export interface DeliveryMessage {
@@ -73,37 +75,82 @@ export interface EventName {
 }
 
 /**
- * The message, and its events by name: the parse that checks the message has read every event's
- * members already, so the attempt record need not parse each event again (issue 15: about 5 µs a
- * delivery). An event whose `source`, `id` or `type` is not a string is left out, as
- * `eventReferences` (core/delivery/delivery-views.ts) leaves it out.
+ * The message, its events as event texts, and its events by name. The message's own members are
+ * parsed without its events; each event's context attributes are parsed once, here, without its
+ * data (EventText, issue 29 item 4), and kept for every later use — the hand-out check, the attempt
+ * record, a binary rendering — where the message was once parsed whole and then each event again
+ * (issue 15 took the attempt record's parse away: about 5 µs a delivery). An event whose `source`,
+ * `id` or `type` is not a string is left out of `eventNames`, as `eventReferences`
+ * (core/delivery/delivery-views.ts) leaves it out.
  */
 export function decodeDelivery(body: string): {
   readonly message: DeliveryMessage;
+  readonly events: readonly EventText[];
   readonly eventNames: readonly EventName[];
 } {
-  const value = JSON.parse(body) as Partial<Omit<DeliveryMessage, 'events'>> & { events?: unknown };
+  const { value, events } = splitMessage(body);
   if (
     value.version !== 1 ||
     typeof value.deliveryId !== 'string' ||
     typeof value.subscriptionId !== 'string' ||
-    !Array.isArray(value.events) ||
-    !value.events.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e)) ||
     typeof value.createdAt !== 'number'
   ) {
     throw new TypeError('Not a Koerier delivery message');
   }
-  const eventsSpan = memberValueSpan(body, 'events')!;
-  const eventsText = body.slice(eventsSpan[0], eventsSpan[1]).trim();
-  const events = arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end));
-  const {
-    correlationId,
-    events: parsed,
-    ...rest
-  } = value as Omit<DeliveryMessage, 'events'> & { events: readonly Record<string, unknown>[] };
-  const eventNames = parsed.flatMap(({ source, id, type }) =>
+  const parsed = Array.isArray(value.events) && value.events.length === events.length ? value.events : undefined;
+  // A small message was parsed whole (cheaper than finding its events first): each event's attributes come with it.
+  const texts = events.map(
+    (json, i) => new EventText(json, parsed && attributesOf(parsed[i] as Record<string, unknown>)),
+  );
+  const eventNames = texts.flatMap(({ attributes: { source, id, type } }) =>
     typeof source === 'string' && typeof id === 'string' && typeof type === 'string' ? [{ source, id, type }] : [],
   );
+  const { correlationId, events: _, ...rest } = value as Omit<DeliveryMessage, 'events'> & { events: unknown };
   // It becomes a header of the webhook request: only a well-formed one travels on.
-  return { message: { ...rest, ...(isCorrelationId(correlationId) ? { correlationId } : {}), events }, eventNames };
+  return {
+    message: { ...rest, ...(isCorrelationId(correlationId) ? { correlationId } : {}), events },
+    events: texts,
+    eventNames,
+  };
+}
+
+/** Below this a message is parsed whole: finding its events first costs more than it saves (bench/event-hops.ts). */
+const WHOLE_PARSE_BELOW = 2048;
+
+type MessageMembers = Partial<Omit<DeliveryMessage, 'events'>> & { events?: unknown };
+
+/**
+ * The message's members but its events, and each event's text. The events are found by walking the
+ * text (json-spans.ts) and the rest parsed with an empty list in their place; the queue holds only
+ * messages Koerier wrote, so anything that does not take that shape is read whole and refused there.
+ */
+function splitMessage(body: string): { value: MessageMembers; events: string[] } {
+  if (body.length < WHOLE_PARSE_BELOW) {
+    const value = JSON.parse(body) as MessageMembers;
+    if (
+      !Array.isArray(value.events) ||
+      !value.events.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e))
+    )
+      throw new TypeError('Not a Koerier delivery message');
+    const span = memberValueSpan(body, 'events')!;
+    const eventsText = body.slice(span[0], span[1]).trim();
+    return { value, events: arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end)) };
+  }
+  try {
+    const span = memberValueSpan(body, 'events');
+    if (span) {
+      const eventsText = body.slice(span[0], span[1]).trim();
+      const events = eventsText.startsWith('[')
+        ? arrayElementSpans(eventsText).map(([start, end]) => eventsText.slice(start, end))
+        : [];
+      if (eventsText.startsWith('[') && events.every((event) => event.startsWith('{') && event.endsWith('}'))) {
+        const value = JSON.parse(`${body.slice(0, span[0])}[]${body.slice(span[1])}`) as MessageMembers;
+        if (Array.isArray(value.events)) return { value, events };
+      }
+    }
+  } catch {
+    // Not the shape a message takes: read whole below.
+  }
+  JSON.parse(body);
+  throw new TypeError('Not a Koerier delivery message');
 }

@@ -15,7 +15,7 @@ import { KoerierError, problem, problems } from '../http/problems.js';
 import { credentialShortfall, type SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
-import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { Outbox } from '../delivery-message/outbox.js';
 import {
   InvalidPageCursorError,
   type DeadLetter,
@@ -51,7 +51,7 @@ export interface DeliveryAdminDependencies {
     ): Promise<unknown>;
   };
   /** Puts new delivery messages on the deliveries queue, or a pull subscription's own queue. */
-  enqueue(subscription: Subscription, messages: readonly DeliveryMessage[]): Promise<void>;
+  readonly outbox: Pick<Outbox, 'enqueue'>;
   readonly audit: Log;
   /** The owners' entitlements as configured now (EDU-7). */
   readonly entitlements: Entitlements;
@@ -295,7 +295,7 @@ export class DeliveryAdmin {
   ): Promise<{ deliveryId: string; newDeliveryId: string }[]> {
     if (deadLetters.length === 0) return [];
     const messages = redriveMessages(subscription.id, deadLetters, this.now());
-    await this.deps.enqueue(subscription, messages);
+    await this.deps.outbox.enqueue(subscription, messages);
     await this.deps.deadLetters.deleteDeadLetters(deadLetters);
     return deadLetters.map((deadLetter, index) => ({
       deliveryId: deadLetter.deliveryId,

@@ -11,6 +11,7 @@ import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
+import type { EventText } from '../cloudevents/event-text.js';
 import type { DeadLetterStore, DeliveryLedger, EventReference, TargetHealthStore } from './delivery-records.js';
 import type { BreakerSettings } from './target-health.js';
 import type { RetrySchedule } from './retry-schedule.js';
@@ -63,6 +64,8 @@ export interface QueuedDelivery {
   readonly message: DeliveryMessage;
   /** Its events by name, as decoding the message read them; absent, the attempt record reads them from the events. */
   readonly eventReferences?: readonly EventReference[];
+  /** Its events as decoding read them, attributes parsed once (issue 29, item 4); absent, each reader reads them from the text. */
+  readonly events?: readonly EventText[];
 }
 
 /** What becomes of one queue message. */

@@ -38,7 +38,8 @@ import { splitIntoSingleEvents } from './split.js';
 import { tell } from '../operations/operational-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { DeadLetterTelling, retiredNotice, suspendedNotice } from './operational-notices.js';
-import { eventWithheldReason, WITHHELD_DETAIL, type WithheldReason } from './redrive.js';
+import { EventText } from '../cloudevents/event-text.js';
+import { mayReceive, type WithheldReason } from '../routing/may-receive.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
 
@@ -51,10 +52,10 @@ export async function dispatchBatch(
   const groups = new Map<string, QueuedDelivery[]>();
   for (const task of tasks) {
     try {
-      const { message, eventNames } = decodeDelivery(task.body);
+      const { message, events, eventNames } = decodeDelivery(task.body);
       groups.set(message.subscriptionId, [
         ...(groups.get(message.subscriptionId) ?? []),
-        { messageId: task.messageId, receiveCount: task.receiveCount, message, eventReferences: eventNames },
+        { messageId: task.messageId, receiveCount: task.receiveCount, message, events, eventReferences: eventNames },
       ]);
     } catch {
       // Cannot ever be delivered, nor kept under a subscription: straight on to the queue's
@@ -190,17 +191,14 @@ class SubscriptionDispatch {
           const handOut = entitlements === undefined ? 'send' : withheldFrom(delivery, subscription, entitlements);
           if (handOut === 'split') return void toSplit.push(delivery);
           if (handOut !== 'send') {
-            // Issue 28, item 9: matched when routed, but not now. Nothing is sent; the dead letter keeps it for a redrive.
-            deps.log.info('delivery withheld: dead-lettered unsent', {
+            // Issue 29, item 3: matched when routed, but not now. Not handed out: settled unsent and
+            // logged, not a dead letter (nothing failed, and the owner may no longer read the event).
+            deps.log.info('delivery withheld: settled unsent', {
               subscriptionId,
               deliveryId: delivery.message.deliveryId,
               reason: handOut,
             });
-            const progress = await progressOf(delivery, deps.ledger);
-            return await this.apply(
-              delivery,
-              deadLetterStep(delivery, handOut, WITHHELD_DETAIL[handOut], progress, undefined, deps.policy, this.now()),
-            );
+            return await this.apply(delivery, DONE);
           }
           const prepared = await prepare(delivery, subscription, {
             ledger: deps.ledger,
@@ -409,19 +407,20 @@ class SubscriptionDispatch {
 const DONE: NextStep = { kind: 'done' };
 
 /**
- * Whether a delivery may go to the subscription as it is now (issue 28, item 9): `send`; the reason
- * its events are withheld; or, when only some of them are, `split`, so that each goes (or is
- * withheld) on its own under a key of its own, never the same key with another body.
+ * Whether a delivery may go to the subscription as it is now (`mayReceive`, issue 29 item 3): `send`;
+ * the reason its events are withheld; or, when only some of them are, `split`, so that each goes
+ * (or is withheld) on its own under a key of its own, never the same key with another body.
  */
 function withheldFrom(
   delivery: QueuedDelivery,
   subscription: Subscription,
   entitlements: Entitlements,
 ): 'send' | 'split' | WithheldReason {
-  const reasons = delivery.message.events.map((json) => eventWithheldReason(subscription, json, entitlements));
-  const withheld = reasons.find((reason) => reason !== undefined);
+  const events = delivery.events ?? delivery.message.events.map((json) => new EventText(json));
+  const verdicts = events.map((event) => mayReceive(subscription, event, entitlements));
+  const withheld = verdicts.find((verdict) => verdict !== 'receives');
   if (withheld === undefined) return 'send';
-  return reasons.some((reason) => reason === undefined) ? 'split' : withheld;
+  return verdicts.some((verdict) => verdict === 'receives') ? 'split' : withheld;
 }
 
 function describe(error: unknown): string {

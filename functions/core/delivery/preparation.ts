@@ -172,7 +172,13 @@ function requestOf(
   origin: string,
 ): WebhookRequest | undefined {
   try {
-    return requestWithoutToken({ message: delivery.message, sink: subscription.sink, format, origin });
+    return requestWithoutToken({
+      message: delivery.message,
+      ...(delivery.events ? { events: delivery.events } : {}),
+      sink: subscription.sink,
+      format,
+      origin,
+    });
   } catch {
     return undefined;
   }

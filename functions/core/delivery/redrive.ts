@@ -17,12 +17,12 @@
  * retention ends (a grant that comes back makes it redrivable again). The answer lists it under
  * `withheld` with the reason (`not-entitled`, `no-longer-matches`), and the audit log records it.
  */
-import { randomUUID } from 'node:crypto';
-import { readStoredEvent } from '../cloudevents/index.js';
+import { EventText } from '../cloudevents/event-text.js';
+import { redriveDeliveryId } from '../delivery-message/delivery-rules.js';
 import { schema } from '../http/json-schema.js';
 import { readJsonBody, requestBody } from '../http/json-body.js';
-import { subscriptionMatches } from '../routing/route-keys.js';
-import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
+import { mayReceive, type WithheldReason } from '../routing/may-receive.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { lineageOf, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { DeadLetter } from './delivery-records.js';
@@ -30,51 +30,25 @@ import type { DeadLetter } from './delivery-records.js';
 /** Dead letters one redrive request sends at most; `more: true` says to call again. */
 export const MAX_REDRIVE = 500;
 
-/** Why a dead letter is not sent again. */
-export type WithheldReason = 'not-entitled' | 'no-longer-matches';
+export type { WithheldReason } from '../routing/may-receive.js';
 
 export interface Withheld {
   readonly deliveryId: string;
   readonly reason: WithheldReason;
 }
 
-/** Why the dead letter may not go to the subscription as it is now; undefined when it may. */
+/** Why the dead letter may not go to the subscription as it is now (`mayReceive` for each event); undefined when it may. */
 export function withheldReason(
   subscription: Subscription,
   deadLetter: Pick<DeadLetter, 'events'>,
   entitlements: Entitlements,
 ): WithheldReason | undefined {
   for (const json of deadLetter.events) {
-    const reason = eventWithheldReason(subscription, json, entitlements);
-    if (reason !== undefined) return reason;
+    const verdict = mayReceive(subscription, new EventText(json), entitlements);
+    if (verdict !== 'receives') return verdict;
   }
   return undefined;
 }
-
-/**
- * Why one stored event may not go to the subscription as it is now; undefined when it may. The
- * same check holds wherever a queued event is handed out (issue 28, item 9): a push delivery's
- * every attempt (dispatcher.ts) and a pull receive (pull-service.ts) make what fails it a dead
- * letter with this reason, unsent, which a redrive sends once the grant or the filter is back.
- */
-export function eventWithheldReason(
-  subscription: Subscription,
-  json: string,
-  entitlements: Entitlements,
-): WithheldReason | undefined {
-  const event = readStoredEvent(json);
-  if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
-  if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
-  return undefined;
-}
-
-/** A withheld delivery's dead-letter `detail`. */
-export const WITHHELD_DETAIL: Readonly<Record<WithheldReason, string>> = {
-  'not-entitled':
-    "the subscription's owner is no longer entitled to the event (EDU-7), so it was not sent; a redrive sends it once the grant is back",
-  'no-longer-matches':
-    "the event no longer matches the subscription's filters, so it was not sent; a redrive sends it once they match it again",
-};
 
 /**
  * The new delivery messages for dead letters: each a new operation with a new key, linked by
@@ -87,7 +61,7 @@ export function redriveMessages(
 ): DeliveryMessage[] {
   return deadLetters.map((deadLetter) => ({
     version: 1,
-    deliveryId: randomUUID(),
+    deliveryId: redriveDeliveryId(),
     subscriptionId,
     events: deadLetter.events,
     createdAt,

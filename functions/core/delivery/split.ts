@@ -6,13 +6,13 @@
  * does (EDU-IDEM-12).
  */
 import { lineageOf, type DeliveryMessage } from '../delivery-message/delivery-message.js';
-import { deliveryIdOf } from '../routing/routed-events.js';
+import { splitDeliveryId } from '../delivery-message/delivery-rules.js';
 
 export function splitIntoSingleEvents(messages: readonly DeliveryMessage[]): DeliveryMessage[] {
   return messages.flatMap((message) =>
     message.events.map((event, index): DeliveryMessage => ({
       version: 1,
-      deliveryId: deliveryIdOf([message.deliveryId], message.subscriptionId, [`split#${index}`, event]),
+      deliveryId: splitDeliveryId(message, index, event),
       subscriptionId: message.subscriptionId,
       events: [event],
       createdAt: message.createdAt,

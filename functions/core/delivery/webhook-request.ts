@@ -5,10 +5,12 @@
  * and Koerier's `WebHook-Request-Origin`.
  */
 import { toBatchMessage, toBinaryMessage, toStructuredMessage, type ContentMode } from '../cloudevents/index.js';
+import type { EventText } from '../cloudevents/event-text.js';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/index.js';
 import { CORRELATION_ID_HEADER } from '../ids/correlation-id.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { takesBatches } from '../delivery-message/delivery-rules.js';
 
 export interface WebhookRequest {
   readonly url: string;
@@ -25,13 +27,15 @@ export function deliveryFormat(
   subscription: Pick<Subscription, 'contentMode' | 'batchSupported'>,
   eventCount: number,
 ): ContentMode | 'split' {
-  if (subscription.contentMode === 'batch' && subscription.batchSupported) return 'batch';
+  if (takesBatches(subscription)) return 'batch';
   if (eventCount !== 1) return 'split';
   return subscription.contentMode === 'binary' ? 'binary' : 'structured';
 }
 
 export interface WebhookRequestParts {
   readonly message: DeliveryMessage;
+  /** `message.events` as event texts already read, where the caller holds them (a binary rendering reads their attributes). */
+  readonly events?: readonly EventText[];
   readonly sink: string;
   readonly format: ContentMode;
   readonly origin: string;
@@ -51,13 +55,13 @@ export function webhookRequest(
  * `unsendableHeader` judges it), and sent with the token `withAccessToken` adds (issue 15: building
  * it twice cost about 3 µs a delivery).
  */
-export function requestWithoutToken({ message, format, sink, origin }: WebhookRequestParts): WebhookRequest {
+export function requestWithoutToken({ message, events, format, sink, origin }: WebhookRequestParts): WebhookRequest {
   const [first] = message.events;
   const encoded =
     format === 'batch'
       ? toBatchMessage(message.events)
       : format === 'binary'
-        ? toBinaryMessage(first!)
+        ? toBinaryMessage(events?.[0] ?? first!)
         : toStructuredMessage(first!);
   return {
     url: sink,

@@ -17,7 +17,7 @@ import { lineageOf } from '../delivery-message/delivery-message.js';
 import type { HttpResponse } from '../http/messages.js';
 import { KoerierError, problems } from '../http/problems.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
-import { WITHHELD_DETAIL, withheldReason } from '../delivery/redrive.js';
+import { mayReceive } from '../routing/may-receive.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, sealLockToken, type LockTokenContents } from './lock-token.js';
@@ -129,6 +129,7 @@ export class PullService {
     const id = subscription.id;
     const dispositions = await this.dispositions(subscription, received);
     await this.deadLetter(subscription, dispositions);
+    await this.settleWithheld(subscription, dispositions);
     const key = await this.deps.lockTokenKey();
     const lockedUntil = lockExpiry(startedAt, lockSeconds);
     const deliveries = dispositions
@@ -206,18 +207,33 @@ export class PullService {
     return received.map((message) => {
       const disposition = dispositionOf(message, maxDeliveryCount, rejections);
       if (disposition.kind !== 'deliver' || entitlements === undefined) return disposition;
-      // Issue 28, item 9: routed while it matched, handed out only if it still does; else an unsent dead letter, as a push attempt makes it.
-      const withheld = withheldReason(subscription, disposition.delivery, entitlements);
-      return withheld === undefined
-        ? disposition
-        : {
-            kind: 'dead-letter',
-            message,
-            delivery: disposition.delivery,
-            reason: withheld,
-            detail: WITHHELD_DETAIL[withheld],
-          };
+      // Issue 29, item 3: routed while it matched, handed out only if it still does (`mayReceive`); else settled unsent.
+      for (const event of disposition.events) {
+        const verdict = mayReceive(subscription, event, entitlements);
+        if (verdict !== 'receives')
+          return { kind: 'withheld', message, delivery: disposition.delivery, reason: verdict };
+      }
+      return disposition;
     });
+  }
+
+  /**
+   * What the subscription may no longer receive leaves the queue unsent (docs/SUBSCRIPTIONS.md): not
+   * a dead letter, since nothing failed and its owner may no longer be entitled to read it.
+   */
+  private async settleWithheld(subscription: Subscription, dispositions: readonly Disposition[]): Promise<void> {
+    const withheld = dispositions.filter((d): d is Extract<Disposition, { kind: 'withheld' }> => d.kind === 'withheld');
+    if (withheld.length === 0) return;
+    await this.deps.queues.delete(
+      subscription.id,
+      withheld.map(({ message }, index) => ({ entryId: String(index), receiptHandle: message.receiptHandle })),
+    );
+    for (const { delivery, reason } of withheld)
+      this.deps.log.info('delivery withheld: settled unsent', {
+        subscriptionId: subscription.id,
+        deliveryId: delivery.deliveryId,
+        reason,
+      });
   }
 
   /** Dead letters first, then out of the queue: a failure in between delivers again, never loses. */

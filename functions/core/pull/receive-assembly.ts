@@ -4,20 +4,34 @@
  * CE-13, unless the claim check changed them: receive-claim-check.ts), spliced in as their own JSON
  * text, with their locks beside them, cut before Lambda's 6 MB response.
  */
-import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { decodeDelivery, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { KoerierError, problem } from '../http/problems.js';
 import type { PulledMessage } from './pull-queues.js';
-import type { WithheldReason } from '../delivery/redrive.js';
+import { jsonEscapedBytes, type EventText } from '../cloudevents/event-text.js';
+import type { WithheldReason } from '../routing/may-receive.js';
 
 /** What a receive does with one message. */
 export type Disposition =
-  | { readonly kind: 'deliver'; readonly message: PulledMessage; readonly delivery: DeliveryMessage }
+  | {
+      readonly kind: 'deliver';
+      readonly message: PulledMessage;
+      readonly delivery: DeliveryMessage;
+      /** Its events, attributes read once (issue 29, item 4): what the hand-out check reads. */
+      readonly events: readonly EventText[];
+    }
   | {
       readonly kind: 'dead-letter';
       readonly message: PulledMessage;
       readonly delivery: DeliveryMessage;
-      readonly reason: 'rejected' | 'max-deliveries' | WithheldReason;
+      readonly reason: 'rejected' | 'max-deliveries';
       readonly detail: string;
+    }
+  /** Routed while the subscription might receive it, but it may not now (`mayReceive`): settled unsent, never handed out. */
+  | {
+      readonly kind: 'withheld';
+      readonly message: PulledMessage;
+      readonly delivery: DeliveryMessage;
+      readonly reason: WithheldReason;
     }
   /** Not a delivery message Koerier wrote: left alone, so the queue's redrive policy takes it. */
   | { readonly kind: 'unreadable'; readonly message: PulledMessage };
@@ -32,8 +46,9 @@ export function dispositionOf(
   rejections: ReadonlyMap<string, string>,
 ): Disposition {
   let delivery: DeliveryMessage;
+  let events: readonly EventText[];
   try {
-    delivery = decodeDeliveryMessage(message.body);
+    ({ message: delivery, events } = decodeDelivery(message.body));
   } catch {
     return { kind: 'unreadable', message };
   }
@@ -48,7 +63,7 @@ export function dispositionOf(
       detail: `received ${maxDeliveryCount} times without being acknowledged (maxdeliverycount)`,
     };
   }
-  return { kind: 'deliver', message, delivery };
+  return { kind: 'deliver', message, delivery, events };
 }
 
 export interface LockView {
@@ -142,6 +157,7 @@ export function fitsOneAnswer(event: string, maxBytes = MAX_ANSWER_BYTES): boole
   return ENVELOPE_BYTES + answerBytesOf(event) <= maxBytes;
 }
 
+/** An event's text as Lambda counts it, measured without building the escaped copy (issue 29, item 4); a lock is small and built anyway. */
 function escapedBytes(text: string): number {
-  return Buffer.byteLength(JSON.stringify(text)) - 2;
+  return jsonEscapedBytes(text);
 }

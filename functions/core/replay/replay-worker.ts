@@ -11,14 +11,15 @@
  * deliveries with the same keys (`replayDeliveryId`), and only one copy stores its progress (the
  * record's version), so receivers drop the repeats by Idempotency-Key (EDU-IDEM-9).
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
-import { readStoredEvent } from '../cloudevents/index.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
-import { uuidFromHash } from '../ids/stable-uuid.js';
+import { EventText } from '../cloudevents/event-text.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { replayDeliveryId } from '../delivery-message/delivery-rules.js';
+import type { Outbox } from '../delivery-message/outbox.js';
+import { mayReceive } from '../routing/may-receive.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
-import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { positionOf, type ArchivedEvent } from './archive-format.js';
 import { readArchiveChunk } from './archive-reader.js';
@@ -39,7 +40,7 @@ export interface ReplayWorkerDependencies {
   readonly subscriptions: { get(id: string): Promise<Subscription | undefined> };
   readonly entitlements: Entitlements;
   /** Puts delivery messages on the subscription's path: the deliveries queue (push) or its own queue (pull). */
-  send(subscription: Subscription, bodies: readonly string[]): Promise<void>;
+  readonly outbox: Pick<Outbox, 'enqueue'>;
   /** How long the archive keeps events: older ones are never replayed, whatever the store still holds. */
   readonly retentionMs: number;
   readonly clock: Clock;
@@ -108,12 +109,10 @@ async function chunk(
       selected.push({ event, sequence: record.matched + selected.length + 1 });
   }
   const done = read === undefined || (read.done && scanned === events.length);
-  const bodies = selected.map(({ event, sequence }) =>
-    encodeDeliveryMessage(replayDelivery(record, event, sequence, now)),
-  );
+  const messages = selected.map(({ event, sequence }) => replayDelivery(record, event, sequence, now));
   const last = events[scanned - 1];
   try {
-    if (bodies.length > 0) await deps.send(subscription, bodies);
+    if (messages.length > 0) await deps.outbox.enqueue(subscription, messages);
   } catch (error) {
     if (!attempt.lastAttempt) throw error;
     // Given up: these events count as failed, and the replay ends here.
@@ -175,18 +174,18 @@ async function countAfterCancel(
   await deps.store.update(counted, latest.version, latest.updatedAt, 'cancelled');
 }
 
-/** Whether the subscription receives the event now, and the replay asked for it. */
+/** Whether the subscription receives the event now (`mayReceive`, as routing decides), and the replay asked for it. */
 function receives(
   subscription: Subscription,
   record: ReplayRecord,
-  event: ArchivedEvent,
+  archived: ArchivedEvent,
   entitlements: Entitlements,
 ): boolean {
-  if (!entitledToEvent(subscription.owner, event, entitlements)) return false;
-  if (record.types && !record.types.includes(event.type)) return false;
-  const { attributes } = readStoredEvent(event.json);
+  if (record.types && !record.types.includes(archived.type)) return false;
+  const event = new EventText(archived.json);
   return (
-    subscriptionMatches(subscription, attributes) && subscriptionMatches({ filters: record.filters ?? [] }, attributes)
+    mayReceive(subscription, event, entitlements) === 'receives' &&
+    subscriptionMatches({ filters: record.filters ?? [] }, event.attributes)
   );
 }
 
@@ -220,10 +219,6 @@ export function replayDelivery(
     replay: { id: record.replayId, sequence },
     correlationId: record.replayId,
   };
-}
-
-export function replayDeliveryId(replayId: string, event: Pick<ArchivedEvent, 'source' | 'id'>): string {
-  return uuidFromHash(createHash('sha256').update(JSON.stringify(['replay', replayId, event.source, event.id])));
 }
 
 async function finish(

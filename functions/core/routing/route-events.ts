@@ -19,11 +19,15 @@
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { errorMessage } from '../errors/describe-error.js';
-import { readStoredEvent, type AcceptedEvent } from '../cloudevents/index.js';
+import { EventText } from '../cloudevents/event-text.js';
 import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { deliveryIdOf, takesBatches } from '../delivery-message/delivery-rules.js';
+import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
+import { mayReceive } from './may-receive.js';
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
-import { deliveryIdOf, routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
+import { routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
 import { settleClaims } from './settle-claims.js';
 
 export interface InboundRecord {
@@ -40,12 +44,10 @@ export interface InboundRecord {
 export interface RouterDependencies {
   readonly matcher: SubscriptionMatcher;
   readonly ledger: RoutedEventLedger;
-  /** Whether the subscription's owner may still receive this event (EDU-7). */
-  readonly isEntitled: (owner: string, event: AcceptedEvent) => boolean;
-  /** Writes every message or throws (SqsMessageQueue semantics). */
-  readonly sendDeliveries: (messageBodies: readonly string[]) => Promise<void>;
-  /** The same, to a pull subscription's own queue (docs/PULL.md). */
-  readonly sendPullDeliveries: (subscriptionId: string, messageBodies: readonly string[]) => Promise<void>;
+  /** The owners' entitlements as the partner directory has them now: `mayReceive` checks each match (EDU-7). */
+  readonly entitlements: Entitlements;
+  /** Where the deliveries go: the deliveries queue, or a pull subscription's own (docs/PULL.md). */
+  readonly outbox: Outbox;
   readonly now: Clock;
   /** How long a claim blocks another attempt: above the router's timeout. */
   readonly lockMs: number;
@@ -68,15 +70,14 @@ export interface RoutingReport {
 
 interface ClaimedEvent {
   readonly record: InboundRecord;
-  readonly event: AcceptedEvent;
+  readonly event: EventText;
   readonly claimId: string;
   readonly routingId: string;
 }
 
 interface PlannedDelivery {
-  readonly body: string;
-  /** A pull subscription's id: the delivery goes to its queue, not to the deliveries queue. */
-  readonly pullQueue?: string;
+  readonly subscription: OutboxAddress;
+  readonly message: DeliveryMessage;
   /** The records whose events it carries: they fail together if it cannot be queued. */
   readonly recordIds: readonly string[];
 }
@@ -90,12 +91,13 @@ export async function routeInboundEvents(
   await deps.matcher.refresh();
 
   // A repeat within the batch shares the fate of its first copy: dropped if that one is routed.
-  const firsts = new Map<string, { record: InboundRecord; event: AcceptedEvent }>();
+  const firsts = new Map<string, { record: InboundRecord; event: EventText }>();
   const repeats: { recordId: string; firstId: string }[] = [];
   for (const record of records) {
-    let event: AcceptedEvent;
+    const event = new EventText(record.body);
     try {
-      event = readStoredEvent(record.body);
+      // Its attributes are read here, once (issue 29, item 4): what cannot be read fails this record alone.
+      void event.attributes;
     } catch {
       // Not an event Koerier stored: let redrive move it to the dead-letter queue.
       deps.log?.info('inbound record unreadable', { recordId: record.recordId });
@@ -190,11 +192,8 @@ async function queueDeliveries(
 ): Promise<number> {
   if (plan.length === 0) return 0;
   try {
-    // One call per queue: the deliveries queue, and each pull subscription's own.
-    const byQueue = new Map<string | undefined, string[]>();
-    for (const delivery of plan)
-      byQueue.set(delivery.pullQueue, [...(byQueue.get(delivery.pullQueue) ?? []), delivery.body]);
-    await Promise.all([...byQueue].map(([pullQueue, bodies]) => send(deps, pullQueue, bodies)));
+    // One call per queue (the outbox picks them): the deliveries queue, and each pull subscription's own.
+    await deps.outbox.enqueueAll(plan);
     return plan.length;
   } catch (error) {
     deps.log?.info('deliveries not queued together; queueing them one by one', {
@@ -205,7 +204,7 @@ async function queueDeliveries(
   const sent = await Promise.all(
     plan.map(async (delivery) => {
       try {
-        await send(deps, delivery.pullQueue, [delivery.body]);
+        await deps.outbox.enqueue(delivery.subscription, [delivery.message]);
         return true;
       } catch (error) {
         deps.log?.info('delivery not queued', { events: delivery.recordIds.length, error: errorMessage(error) });
@@ -215,10 +214,6 @@ async function queueDeliveries(
     }),
   );
   return sent.filter(Boolean).length;
-}
-
-function send(deps: RouterDependencies, pullQueue: string | undefined, bodies: readonly string[]): Promise<void> {
-  return pullQueue === undefined ? deps.sendDeliveries(bodies) : deps.sendPullDeliveries(pullQueue, bodies);
 }
 
 /**
@@ -233,31 +228,30 @@ function planDeliveries(
 ): PlannedDelivery[] {
   const createdAt = deps.now();
   const planned: PlannedDelivery[] = [];
-  const batches = new Map<string, ClaimedEvent[]>();
+  const batches = new Map<string, { address: OutboxAddress; entries: ClaimedEvent[] }>();
   claimed.forEach((entry, index) => {
     const candidates = matches[index]!.filter((candidate) => {
-      if (deps.isEntitled(candidate.owner, entry.event)) return true;
+      const verdict = mayReceive({ owner: candidate.owner, ...candidate.match }, entry.event, deps.entitlements);
+      if (verdict === 'receives') return true;
       deps.log?.info('delivery withheld: the subscriber is no longer entitled', {
         subscriptionId: candidate.subscriptionId,
         owner: candidate.owner,
         type: entry.event.type,
         id: entry.event.id,
+        reason: verdict,
         ...correlationOf(entry.record),
       });
       return false;
     });
     for (const candidate of candidates) {
-      if (candidate.delivery === 'pull') {
-        planned.push({
-          ...delivery(candidate.subscriptionId, [entry], createdAt),
-          pullQueue: candidate.subscriptionId,
-        });
-      } else if (candidate.contentMode === 'batch' && candidate.batchSupported) {
-        const group = batches.get(candidate.subscriptionId) ?? [];
-        group.push(entry);
+      const address = { id: candidate.subscriptionId, delivery: candidate.delivery };
+      // A pull subscription gets one message per event; a push one its events together if it takes batches.
+      if (candidate.delivery === 'push' && takesBatches(candidate)) {
+        const group = batches.get(candidate.subscriptionId) ?? { address, entries: [] };
+        group.entries.push(entry);
         batches.set(candidate.subscriptionId, group);
       } else {
-        planned.push(delivery(candidate.subscriptionId, [entry], createdAt));
+        planned.push(delivery(address, [entry], createdAt));
       }
     }
     deps.log?.info('event routed', {
@@ -268,14 +262,15 @@ function planDeliveries(
       ...correlationOf(entry.record),
     });
   });
-  for (const [subscriptionId, group] of batches) {
-    for (const chunk of chunksWithin(group, subscriptionId, deps.maxMessageBytes))
-      planned.push(delivery(subscriptionId, chunk, createdAt));
+  for (const { address, entries } of batches.values()) {
+    for (const chunk of chunksWithin(entries, address, deps.maxMessageBytes))
+      planned.push(delivery(address, chunk, createdAt));
   }
   return planned;
 }
 
-function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], createdAt: number): PlannedDelivery {
+function delivery(subscription: OutboxAddress, entries: readonly ClaimedEvent[], createdAt: number): PlannedDelivery {
+  const subscriptionId = subscription.id;
   const events = entries.map((entry) => entry.event.json);
   const message: DeliveryMessage = {
     version: 1,
@@ -290,18 +285,18 @@ function delivery(subscriptionId: string, entries: readonly ClaimedEvent[], crea
     // A batch delivery carries its first event's; each event's own is on its `event routed` line.
     ...correlationOf(entries[0]?.record),
   };
-  return { body: encodeDeliveryMessage(message), recordIds: entries.map((entry) => entry.record.recordId) };
+  return { subscription, message, recordIds: entries.map((entry) => entry.record.recordId) };
 }
 
 /** Consecutive runs of the group whose delivery message stays within `maxBytes` (at least one event each). */
-function chunksWithin(group: readonly ClaimedEvent[], subscriptionId: string, maxBytes: number): ClaimedEvent[][] {
+function chunksWithin(group: readonly ClaimedEvent[], subscription: OutboxAddress, maxBytes: number): ClaimedEvent[][] {
   // The message without events, then each event as spliced in (its own JSON text) plus a comma.
-  const envelope = Buffer.byteLength(delivery(subscriptionId, [], 0).body);
+  const envelope = Buffer.byteLength(encodeDeliveryMessage(delivery(subscription, [], 0).message));
   const chunks: ClaimedEvent[][] = [];
   let chunk: ClaimedEvent[] = [];
   let bytes = envelope;
   for (const entry of group) {
-    const size = Buffer.byteLength(entry.event.json) + 1;
+    const size = entry.event.bytes + 1;
     if (chunk.length > 0 && bytes + size > maxBytes) {
       chunks.push(chunk);
       chunk = [];

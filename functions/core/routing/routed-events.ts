@@ -9,12 +9,10 @@
  * claim counts as routed once that commit lists it.
  *
  * The marker also holds a random `routingId`, fixed at the first attempt. Delivery keys derive
- * from it (`deliveryIdOf`), so a retry after a partial failure gives the deliveries that did get
+ * from it (`deliveryIdOf`, core/delivery-message/delivery-rules.ts), so a retry after a partial failure gives the deliveries that did get
  * queued the very same Idempotency-Key, and the target can drop the repeats (EDU-IDEM-9).
  */
-import { createHash } from 'node:crypto';
 import { boundedKey, DYNAMODB_LIMITS } from '../ids/bounded-key.js';
-import { uuidFromHash } from '../ids/stable-uuid.js';
 
 export interface EventIdentity {
   readonly source: string;
@@ -68,17 +66,4 @@ export interface RoutedEventBatch extends Pick<RoutedEventLedger, 'claim' | 'aba
  */
 export function routedEventKey(event: EventIdentity): string {
   return boundedKey('routed', [event.source, event.id], DYNAMODB_LIMITS.partitionKeyBytes);
-}
-
-/**
- * A UUIDv4 (RFC 9562: version 4, variant 10, the other 122 bits pseudorandom) derived from the
- * secret-by-randomness routing ids, the subscription and the payload: the same routing attempt
- * of the same payload for the same subscription always gets the same key, and a different payload
- * never does (EDU-IDEM-11).
- */
-export function deliveryIdOf(routingIds: readonly string[], subscriptionId: string, events: readonly string[]): string {
-  const hash = createHash('sha256');
-  hash.update(JSON.stringify([[...routingIds].sort(), subscriptionId]));
-  for (const event of events) hash.update('\n').update(event);
-  return uuidFromHash(hash);
 }

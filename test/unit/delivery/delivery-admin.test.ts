@@ -147,9 +147,11 @@ function setUp(
       get: async (id) => (current.value?.id === id ? current.value : undefined),
       updateStatus: async (...args: unknown[]) => void statusChanges.push(args),
     },
-    enqueue: async (_subscription, messages) => {
-      calls.push(`enqueue ${messages.length}`);
-      enqueued.push(...messages);
+    outbox: {
+      enqueue: async (_subscription, messages) => {
+        calls.push(`enqueue ${messages.length}`);
+        enqueued.push(...messages);
+      },
     },
     audit: {
       info: (message, fields) => void audits.push({ message, fields }),

@@ -499,7 +499,7 @@ describe('details a subscriber sees in its history', () => {
   });
 });
 
-describe('entitlement and filters, again on every attempt (issue 28, item 9)', () => {
+describe('entitlement and filters, again on every attempt (issue 28, item 9; issue 29, item 3)', () => {
   const event = (id: string, type: string, subject: string) =>
     JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, subject });
   /** Routed while every event matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*. */
@@ -512,8 +512,8 @@ describe('entitlement and filters, again on every attempt (issue 28, item 9)', (
     return context;
   }
 
-  it('EDU-7, EDU-18, issue 28: a delivery the owner is no longer entitled to, or that the filters no longer match, is not sent: it becomes a dead letter with the reason, its earlier attempts kept', async () => {
-    const { deps, sent, store } = narrowed();
+  it('EDU-7, EDU-18, issue 29 item 3: a push delivery the owner may no longer receive (grant withdrawn, filters changed) is not sent: it is settled unsent and logged with the reason, not dead-lettered', async () => {
+    const { deps, sent, store, logs } = narrowed();
     // The first was tried once before, when the grant still held.
     const retried = task({ events: [event('1', 'nl.edu.b.v1', 'leerling-1')] }, 2);
     const deliveryId = retried.messageId.slice('m-'.length);
@@ -531,10 +531,15 @@ describe('entitlement and filters, again on every attempt (issue 28, item 9)', (
     );
     expect(sent).toHaveLength(1);
     expect(JSON.parse(sent[0]!)).toMatchObject({ id: '3' });
-    expect(store.deadLetters.map(({ deadLetter }) => [deadLetter.reason, deadLetter.attempts]).sort()).toEqual([
-      ['no-longer-matches', 0],
-      ['not-entitled', 1],
-    ]);
+    expect(store.deadLetters).toEqual([]);
+    expect(outcome.deadLettered).toBe(0);
+    expect(
+      logs
+        .filter((line) => line.message === 'delivery withheld: settled unsent')
+        .map(({ fields }) => fields['reason'])
+        .sort(),
+    ).toEqual(['no-longer-matches', 'not-entitled']);
+    // All three leave the queue: one sent, two settled unsent.
     expect(outcome.decisions.filter((decision) => decision.action === 'done')).toHaveLength(3);
   });
 

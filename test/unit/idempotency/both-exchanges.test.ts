@@ -15,7 +15,7 @@ import {
   type IdempotencyContext,
 } from '../../../functions/core/idempotency/index.js';
 import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotency-store.js';
-import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
+import { deliveryIdOf } from '../../../functions/core/delivery-message/delivery-rules.js';
 import { controlledClock } from './store-contract.js';
 
 const EVENT =

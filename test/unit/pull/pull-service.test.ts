@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
 import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { KoerierError } from '../../../functions/core/http/problems.js';
-import { silentLog } from '../../../functions/core/ports/log.js';
+import { silentLog, type Log } from '../../../functions/core/ports/log.js';
 import { sealLockToken, type LockTokenContents } from '../../../functions/core/pull/lock-token.js';
 import type {
   PulledMessage,
@@ -43,6 +43,8 @@ interface Behaviour {
   readonly outcomes?: Readonly<Record<string, QueueEntryOutcome | 'missing'>>;
   /** The owners' entitlements now; absent: the service checks none. */
   readonly entitlements?: Entitlements;
+  /** Where the service's log lines go; absent: nowhere. */
+  readonly log?: Log;
   /** Receipt handles whose lock was given up before (a release, a reject). */
   readonly givenUp?: readonly string[];
   /** Recording a lock as given up fails. */
@@ -131,7 +133,7 @@ function harness(
     lockTokenKey: async () => key,
     clock: () => NOW,
     deadLetterRetentionSeconds: 3600,
-    log: silentLog,
+    log: behaviour.log ?? silentLog,
     leases: {
       take: async (scope, limit) => {
         calls.push(`take ${scope}`);
@@ -224,7 +226,7 @@ describe('settling without asking SQS (EDU-17)', () => {
 });
 
 describe('receiving (EDU-17)', () => {
-  it('EDU-7, EDU-17, issue 28: a receive hands out only what the owner is entitled to and the filters match now; the rest becomes an unsent dead letter (not-entitled, no-longer-matches)', async () => {
+  it('EDU-7, EDU-17, issue 29 item 3: a pull receive hands out only what the owner is entitled to and the filters match now; the rest is settled unsent (deleted, logged with the reason), not dead-lettered', async () => {
     const stored = (n: number, type: string, subject: string) =>
       ({
         messageId: `m-${n}`,
@@ -239,6 +241,7 @@ describe('receiving (EDU-17)', () => {
         }),
       }) satisfies PulledMessage;
     // Routed while all three matched; since then the grant narrowed to nl.edu.a. and the filter to subject leerling-*.
+    const logged: { message: string; fields: Record<string, unknown> | undefined }[] = [];
     const filtered = { ...subscription, filters: [{ prefix: { subject: 'leerling-' } }] } as Subscription;
     const { service, calls, deadLetters } = harness(
       [
@@ -247,17 +250,27 @@ describe('receiving (EDU-17)', () => {
         stored(3, 'nl.edu.a.v1', 'klas-3'),
       ],
       undefined,
-      { entitlements: new Map([['client-a', [{ typePrefix: 'nl.edu.a.' }]]]) },
+      {
+        entitlements: new Map([['client-a', [{ typePrefix: 'nl.edu.a.' }]]]),
+        log: { ...silentLog, info: (message, fields) => void logged.push({ message, fields }) },
+      },
     );
     const answer = JSON.parse(
       (await service.receive('client-a', filtered, body({ maxevents: 10, waitseconds: 0 }))).body,
     ) as { events: { id: string }[] };
     expect(answer.events.map((event) => event.id)).toEqual(['1']);
-    expect(deadLetters).toMatchObject([
-      { deliveryId: 'key-2', reason: 'not-entitled', lastAttempts: [] },
-      { deliveryId: 'key-3', reason: 'no-longer-matches', lastAttempts: [] },
-    ]);
+    expect(deadLetters).toEqual([]);
     expect(calls).toContain('delete rh-2,rh-3');
+    expect(logged.filter((line) => line.message === 'delivery withheld: settled unsent')).toEqual([
+      {
+        message: 'delivery withheld: settled unsent',
+        fields: { subscriptionId: 'sub-1', deliveryId: 'key-2', reason: 'not-entitled' },
+      },
+      {
+        message: 'delivery withheld: settled unsent',
+        fields: { subscriptionId: 'sub-1', deliveryId: 'key-3', reason: 'no-longer-matches' },
+      },
+    ]);
   });
 
   it('EDU-17: short polls side by side for the whole batch; a message past maxdeliverycount is dead-lettered and deleted, not handed out', async () => {

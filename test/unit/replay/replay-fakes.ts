@@ -9,6 +9,7 @@ import type { ReplayRecord } from '../../../functions/core/replay/ports.js';
 import type { ReplayWorkerDependencies } from '../../../functions/core/replay/replay-worker.js';
 import {
   decodeDeliveryMessage,
+  encodeDeliveryMessage,
   type DeliveryMessage,
 } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { Entitlements } from '../../../functions/core/subscriptions/entitlements.js';
@@ -83,9 +84,11 @@ export function workerWorld(
     archive,
     subscriptions: { get: async (id) => (id === current.subscription.id ? current.subscription : undefined) },
     entitlements: options.entitlements ?? new Map([['client-a', [{ typePrefix: '' }]]]),
-    send: async (_subscription, bodies) => {
-      if (failSends-- > 0) throw new Error('SQS refused');
-      sent.push(...bodies.map(decodeDeliveryMessage));
+    outbox: {
+      enqueue: async (_subscription, messages) => {
+        if (failSends-- > 0) throw new Error('SQS refused');
+        sent.push(...messages.map((message) => decodeDeliveryMessage(encodeDeliveryMessage(message))));
+      },
     },
     retentionMs: options.retentionMs ?? 30 * 24 * HOUR,
     clock: () => clock,

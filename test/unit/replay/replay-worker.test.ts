@@ -4,12 +4,9 @@
  * conditions, narrowing, retention), the pace, and how a replay ends.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  chunkBudget,
-  replayDeliveryId,
-  runReplayChunk,
-  RATE_CHUNK_SECONDS,
-} from '../../../functions/core/replay/replay-worker.js';
+import { replayDeliveryId } from '../../../functions/core/delivery-message/delivery-rules.js';
+import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import { chunkBudget, runReplayChunk, RATE_CHUNK_SECONDS } from '../../../functions/core/replay/replay-worker.js';
 import { ReplayRunningError } from '../../../functions/core/replay/ports.js';
 import { archiveAll, archived, HOUR, NOW, runningReplay, SOURCE, subscription, workerWorld } from './replay-fakes.js';
 
@@ -155,13 +152,15 @@ describe('replay worker (issue 13, item 2)', () => {
     await world.store.start(runningReplay(), NOW + HOUR);
     await archiveAll(world.archive, [Array.from({ length: 8 }, (_, i) => archived(`e${i}`, NOW - HOUR + i))]);
     // The cancel lands while the chunk is queueing its events.
-    const send = world.deps.send;
+    const { outbox } = world.deps;
     const cancelling = {
       ...world.deps,
-      send: async (s: never, bodies: readonly string[]) => {
-        const record = (await world.store.get('sub-1', 'replay-1'))!;
-        await world.store.update({ ...record, state: 'cancelled', version: record.version + 1 }, record.version, NOW);
-        await send(s, bodies);
+      outbox: {
+        enqueue: async (s: never, messages: readonly DeliveryMessage[]) => {
+          const record = (await world.store.get('sub-1', 'replay-1'))!;
+          await world.store.update({ ...record, state: 'cancelled', version: record.version + 1 }, record.version, NOW);
+          await outbox.enqueue(s, messages);
+        },
       },
     };
     await runReplayChunk(message, once, cancelling);
@@ -257,7 +256,10 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     const calls: number[] = [];
     await world.store.start(runningReplay(), NOW + HOUR);
     await archiveAll(world.archive, [[archived('a', NOW - 2), archived('a2', NOW - 1)]]);
-    await runReplayChunk(message, once, { ...world.deps, send: async (_s, bodies) => void calls.push(bodies.length) });
+    await runReplayChunk(message, once, {
+      ...world.deps,
+      outbox: { enqueue: async (_s, messages) => void calls.push(messages.length) },
+    });
     expect(calls).toEqual([]);
     expect(await world.store.get('sub-1', 'replay-1')).toMatchObject({ state: 'finished', scanned: 2, matched: 0 });
   });
@@ -323,7 +325,7 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
     const world = workerWorld();
     await world.store.start(runningReplay(), NOW + HOUR);
     await archiveAll(world.archive, [[archived('a', NOW - 1)]]);
-    const vanishing = { ...world.deps, send: async () => void world.store.records.clear() };
+    const vanishing = { ...world.deps, outbox: { enqueue: async () => void world.store.records.clear() } };
     await expect(runReplayChunk(message, once, vanishing)).resolves.toBeUndefined();
   });
 
@@ -344,7 +346,7 @@ describe('replay worker: how a replay ends and what it holds (issue 13, item 2)'
             'cancelled',
           );
       };
-      await runReplayChunk(message, once, { ...world.deps, send });
+      await runReplayChunk(message, once, { ...world.deps, outbox: { enqueue: send } });
       return world.store.get('sub-1', 'replay-1');
     }
     expect(await cancelDuringSend(false)).toMatchObject({ state: 'cancelled', scanned: 2, sent: 2, version: 3 });

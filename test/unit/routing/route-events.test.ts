@@ -16,11 +16,13 @@ import {
   type InboundRecord,
   type RouterDependencies,
 } from '../../../functions/core/routing/route-events.js';
-import { deliveryIdOf } from '../../../functions/core/routing/routed-events.js';
+import { deliveryIdOf } from '../../../functions/core/delivery-message/delivery-rules.js';
+import { queueOutbox } from '../../../functions/core/delivery-message/outbox.js';
 import { readIdempotencyKey } from '../../../functions/core/idempotency/index.js';
 import {
   BatchReadingRouteIndex,
   candidate,
+  entitledOwners,
   InMemoryLedger,
   InMemoryRouteIndex,
   SOURCE,
@@ -42,15 +44,22 @@ function router(
   const deps: RouterDependencies = {
     matcher: new SubscriptionMatcher(index),
     ledger,
-    isEntitled: () => true,
-    sendDeliveries: async (bodies) => {
-      sendCalls.push([...bodies]);
-      if (failSend?.(bodies)) throw new Error('SQS refused');
-      queued.push(...bodies.map(decodeDeliveryMessage));
-    },
-    sendPullDeliveries: async (subscriptionId, bodies) => {
-      pullQueued.push({ queue: subscriptionId, bodies: [...bodies] });
-    },
+    entitlements: entitledOwners(),
+    // The real outbox over recording queues: it encodes and picks the queue (issue 29, item 3).
+    outbox: queueOutbox({
+      deliveryQueue: {
+        send: async (bodies) => {
+          sendCalls.push([...bodies]);
+          if (failSend?.(bodies)) throw new Error('SQS refused');
+          queued.push(...bodies.map(decodeDeliveryMessage));
+        },
+      },
+      pullQueues: {
+        send: async (subscriptionId, bodies) => {
+          pullQueued.push({ queue: subscriptionId, bodies: [...bodies] });
+        },
+      },
+    }),
     now: () => NOW,
     lockMs: 120_000,
     ttlSeconds: 7 * 24 * 3600,
@@ -116,13 +125,11 @@ describe('routing an accepted event', () => {
     const index = new InMemoryRouteIndex()
       .add(candidate('s-1', { owner: 'revoked' }))
       .add(candidate('s-2', { owner: 'entitled' }));
-    const asked: unknown[] = [];
-    const { route, queued, logs } = router(index, {
-      isEntitled: (owner, event) => (asked.push([owner, event.type, event.source]), owner === 'entitled'),
-    });
+    const entitlements = entitledOwners((owner) => owner === 'entitled');
+    const { route, queued, logs } = router(index, { entitlements });
     expect((await route(records('e1'))).deliveries).toBe(1);
     expect(queued.map((m) => m.subscriptionId)).toEqual(['s-2']);
-    expect(asked).toContainEqual(['revoked', 'nl.edu.leerling.ingeschreven.v1', SOURCE]);
+    expect(entitlements.asked).toContain('revoked');
     expect(
       logs.find((l) => l.message === 'delivery withheld: the subscriber is no longer entitled')?.fields,
     ).toMatchObject({
@@ -378,7 +385,7 @@ describe('what the router tells the operator, and what it needs', () => {
     ledger.failing.abandon.add('send-fails');
     const { deps } = router(index, {
       ledger,
-      isEntitled: (owner) => owner !== 'revoked',
+      entitlements: entitledOwners((owner) => owner !== 'revoked'),
       failSend: (bodies) => bodies.length > 1 || bodies.some((b) => b.includes('"id":"send-fails"')),
     });
     const { log: _log, ...withoutLog } = deps;

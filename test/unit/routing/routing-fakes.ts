@@ -5,6 +5,7 @@
  * router's own logic (routeInboundEvents, SubscriptionMatcher, routeEntriesOf) runs for real.
  */
 import { randomUUID } from 'node:crypto';
+import type { Entitlements, Grant } from '../../../functions/core/subscriptions/entitlements.js';
 import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../../../functions/core/routing/matcher.js';
 import { routeEntriesOf } from '../../../functions/core/routing/route-keys.js';
 import type {
@@ -145,4 +146,19 @@ export function candidate(subscriptionId: string, over: Partial<RouteCandidate> 
     delivery: 'push',
     ...over,
   };
+}
+
+/**
+ * Entitlements that grant every type to each owner `entitled` accepts (a grant of every type, "",
+ * as KOERIER_ENTITLEMENTS writes it), and nothing to the rest; `asked` lists the owners looked up.
+ */
+export function entitledOwners(entitled: (owner: string) => boolean = () => true): Entitlements & { asked: string[] } {
+  const asked: string[] = [];
+  const grants = new (class extends Map<string, readonly Grant[]> {
+    override get(owner: string): readonly Grant[] | undefined {
+      asked.push(owner);
+      return entitled(owner) ? [{ typePrefix: '' }] : undefined;
+    }
+  })();
+  return Object.assign(grants, { asked });
 }

@@ -5,8 +5,7 @@
  */
 import { mediaTypeOf } from '../../http/messages.js';
 import { isJsonMediaType } from '../attribute-syntax.js';
-import { memberValueSpan } from '../json-spans.js';
-import { attributesOf } from '../stored-event.js';
+import { EventText } from '../event-text.js';
 
 const STRUCTURED_CONTENT_TYPE = 'application/cloudevents+json; charset=utf-8';
 const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json; charset=utf-8';
@@ -25,9 +24,10 @@ export function toBatchMessage(jsons: readonly string[]): { headers: Record<stri
  * An event with JSON `data` and no datacontenttype gets `application/json`, the implied type,
  * which the core spec (§3.4.1) says to set explicitly when changing format.
  */
-export function toBinaryMessage(json: string): { headers: Record<string, string>; body: Buffer } {
-  const event = JSON.parse(json) as Record<string, unknown>;
-  const attributes = attributesOf(event);
+export function toBinaryMessage(stored: string | EventText): { headers: Record<string, string>; body: Buffer } {
+  // Read through the event text: its attributes are parsed once per hop and its data never (issue 29, item 4).
+  const event = typeof stored === 'string' ? new EventText(stored) : stored;
+  const { attributes, json } = event;
   const headers: Record<string, string> = {};
   for (const name in attributes) {
     if (name !== 'datacontenttype') headers[`ce-${name}`] = percentEncoded(String(attributes[name]));
@@ -35,16 +35,22 @@ export function toBinaryMessage(json: string): { headers: Record<string, string>
   const contentType = attributes['datacontenttype'] as string | undefined;
   if (contentType !== undefined) headers['content-type'] = contentType;
 
-  const base64 = event['data_base64'];
-  if (typeof base64 === 'string') return { headers, body: Buffer.from(base64, 'base64') };
-  const data = event['data'];
-  if (data === undefined || data === null) return { headers, body: Buffer.alloc(0) };
-  if (typeof data === 'string' && contentType !== undefined && !isJsonMediaType(mediaTypeOf(contentType))) {
-    return { headers, body: Buffer.from(data, 'utf8') };
+  const base64 = valueAt(json, event.dataSpan('data_base64'));
+  if (base64 !== undefined && base64.startsWith('"'))
+    return { headers, body: Buffer.from(JSON.parse(base64) as string, 'base64') };
+  const span = event.dataSpan('data');
+  const data = valueAt(json, span);
+  if (data === undefined || data === 'null') return { headers, body: Buffer.alloc(0) };
+  if (data.startsWith('"') && contentType !== undefined && !isJsonMediaType(mediaTypeOf(contentType))) {
+    return { headers, body: Buffer.from(JSON.parse(data) as string, 'utf8') };
   }
   headers['content-type'] ??= 'application/json';
-  const [start, end] = memberValueSpan(json, 'data')!;
-  return { headers, body: Buffer.from(json.slice(start, end), 'utf8') };
+  return { headers, body: Buffer.from(json.slice(span![0], span![1]), 'utf8') };
+}
+
+/** The value's text at `span`, without the whitespace around it. */
+function valueAt(json: string, span: readonly [number, number] | undefined): string | undefined {
+  return span === undefined ? undefined : json.slice(span[0], span[1]).trim();
 }
 
 /**

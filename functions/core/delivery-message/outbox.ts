@@ -1,0 +1,51 @@
+/**
+ * The outbox (issue 29, item 3): where a delivery message goes once Koerier has decided to send it.
+ * It encodes the messages and picks the queue — a push subscription's go to the deliveries queue,
+ * which the delivery function reads; a pull subscription's to its own queue (docs/PULL.md) — so the
+ * router, a replay, a redrive and a split all put deliveries on the same path by the same rule.
+ */
+import type { Subscription } from '../subscriptions/subscription.js';
+import { encodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
+
+/** What the outbox reads of a subscription: which queue is its. */
+export type OutboxAddress = Pick<Subscription, 'id' | 'delivery'>;
+
+export interface Outbox {
+  /** Puts the messages on the subscription's queue; writes every one or throws. */
+  enqueue(subscription: OutboxAddress, messages: readonly DeliveryMessage[]): Promise<void>;
+  /** The same for deliveries to many subscriptions, one write per queue (SQS batches of ten). */
+  enqueueAll(deliveries: readonly OutboxEntry[]): Promise<void>;
+}
+
+export interface OutboxEntry {
+  readonly subscription: OutboxAddress;
+  readonly message: DeliveryMessage;
+}
+
+/** The queues behind the outbox: the ports the composition already builds. */
+export interface OutboxQueues {
+  readonly deliveryQueue: { send(bodies: readonly string[]): Promise<void> };
+  readonly pullQueues: { send(subscriptionId: string, bodies: readonly string[]): Promise<void> };
+}
+
+export function queueOutbox({ deliveryQueue, pullQueues }: OutboxQueues): Outbox {
+  const enqueueAll = async (deliveries: readonly OutboxEntry[]): Promise<void> => {
+    // Push deliveries share the deliveries queue (key undefined); each pull subscription has its own.
+    const byQueue = new Map<string | undefined, string[]>();
+    for (const { subscription, message } of deliveries) {
+      const queue = subscription.delivery === 'pull' ? subscription.id : undefined;
+      const bodies = byQueue.get(queue) ?? [];
+      bodies.push(encodeDeliveryMessage(message));
+      byQueue.set(queue, bodies);
+    }
+    await Promise.all(
+      [...byQueue].map(([queue, bodies]) =>
+        queue === undefined ? deliveryQueue.send(bodies) : pullQueues.send(queue, bodies),
+      ),
+    );
+  };
+  return {
+    enqueueAll,
+    enqueue: (subscription, messages) => enqueueAll(messages.map((message) => ({ subscription, message }))),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * May this subscription receive this event? One rule, asked wherever Koerier decides to send an
+ * event to a subscriber (issue 29, item 3): the router when it routes, a replay when it queues an
+ * archived event, a redrive when it sends a dead letter again, and at hand-out — every push
+ * attempt (delivery/dispatcher.ts) and every pull receive (pull/pull-service.ts) — because a grant
+ * may have been withdrawn, or the filters changed, after the event was queued.
+ *
+ * The rule: the subscription's owner is entitled to the event as the partner directory has it now
+ * (EDU-7), and the event meets the subscription's `source`, `types` and `filters` as they are now
+ * (EDU-8). What a caller does with a "no" is its own: the router and a replay do not queue, a
+ * redrive keeps the dead letter, a hand-out settles the queued event unsent (docs/SUBSCRIPTIONS.md,
+ * "When a subscriber may no longer receive an event").
+ */
+import { entitledToEvent, type EntitlementSubject, type Entitlements } from '../subscriptions/entitlements.js';
+import type { EventAttributes } from '../subscriptions/filters.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import { subscriptionMatches } from './route-keys.js';
+
+/** Why a subscription may not receive an event. */
+export type WithheldReason = 'not-entitled' | 'no-longer-matches';
+
+/** `receives`, or why not. */
+export type ReceiveVerdict = 'receives' | WithheldReason;
+
+/** What the rule reads of a subscription: its owner and its conditions. */
+export type Receiver = Pick<Subscription, 'owner' | 'source' | 'types' | 'filters'>;
+
+/** What the rule reads of an event: what the entitlement reads, and its context attributes for the filters. */
+export interface ReceivableEvent extends EntitlementSubject {
+  readonly attributes: EventAttributes;
+}
+
+export function mayReceive(subscription: Receiver, event: ReceivableEvent, entitlements: Entitlements): ReceiveVerdict {
+  if (!entitledToEvent(subscription.owner, event, entitlements)) return 'not-entitled';
+  if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
+  return 'receives';
+}
