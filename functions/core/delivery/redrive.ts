@@ -19,7 +19,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readStoredEvent } from '../cloudevents/index.js';
-import { schema } from '../http/json-schema.js';
+// The builders one by one, not TypeBox's `Type` object, which bundles all of them (json-body.ts says why).
+import * as Type from '@sinclair/typebox';
 import { readJsonBody, requestBody } from '../http/json-body.js';
 import { subscriptionMatches } from '../routing/route-keys.js';
 import { entitledToEvent, type Entitlements } from '../subscriptions/entitlements.js';
@@ -99,11 +100,11 @@ export function redriveMessages(
 
 /** The body of a redrive request: all dead letters, or the ones named. */
 export const REDRIVE_BODY = requestBody({
-  schema: schema.anyOf(
+  schema: Type.Union(
     [
-      schema.object({ all: schema.literal(true) }, { additionalProperties: false }),
-      schema.object(
-        { deliveryIds: schema.array(schema.string({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
+      Type.Object({ all: Type.Literal(true) }, { additionalProperties: false }),
+      Type.Object(
+        { deliveryIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
         { additionalProperties: false },
       ),
     ],
