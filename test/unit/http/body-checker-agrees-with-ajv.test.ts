@@ -15,6 +15,12 @@ import { describedSchema, schemaIssues, type RequestBody } from '../../../functi
 import { STRING_FORMATS } from '../../../functions/core/http/string-formats.js';
 
 const TOKEN = 'sha-256=:' + 'A'.repeat(43) + '=:';
+const CLIENT = {
+  description: 'School B',
+  publishGrants: ['urn:nld:oin:0002'],
+  entitlements: [{ typePrefix: 'nl.edu.' }],
+  quotas: { maxPullSubscriptions: 3 },
+};
 /** Bodies each schema takes (one per form), to vary member by member. */
 const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, unknown>[]>> = {
   receiveEvents: { maxevents: 10 },
@@ -26,6 +32,12 @@ const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, un
   startReplay: { from: '2026-11-23T10:00:00Z', to: '2026-11-23T11:00:00Z', types: ['t'] },
   createUpload: { size: 3, digest: TOKEN, contenttype: 'text/csv; charset=utf-8' },
   UploadRequest: { size: 3, digest: TOKEN },
+  putClient: CLIENT,
+  ClientInput: [
+    {},
+    { entitlements: [{ typePrefix: 'nl.edu.', source: 's' }] },
+    { quotas: { maxConcurrentReplays: 2 } },
+  ],
   SinkCredential: [
     { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' },
     { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'c', clientsecret: 's' },
@@ -79,7 +91,18 @@ function withoutReferences(node: unknown): unknown {
 }
 
 function variations(valid: Record<string, unknown>): unknown[] {
-  const names = [...Object.keys(valid), 'extra', 'credentialtype', 'tokenurl', 'clientid', 'clientsecret', 'all'];
+  const names = [
+    ...Object.keys(valid),
+    'extra',
+    'typePrefix',
+    'source',
+    'maxPullSubscriptions',
+    'credentialtype',
+    'tokenurl',
+    'clientid',
+    'clientsecret',
+    'all',
+  ];
   const values: unknown[] = [valid, ...PROBES];
   for (const name of names)
     for (const probe of PROBES) {
