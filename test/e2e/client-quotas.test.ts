@@ -200,7 +200,9 @@ describe('per-client quotas (issue 28, item 13)', () => {
         quotas: bad,
       });
       expect(refused.status, JSON.stringify(bad)).toBe(400);
-      expect(refused.body['detail']).toContain('quotas');
+      // Named in errors[] by the body's schema, as every body's members are (issue 29 item 2).
+      const errors = refused.body['errors'] as { attribute: string }[];
+      expect(errors.map((error) => error.attribute)).toEqual([expect.stringMatching(/^quotas/)]);
     }
   });
 });

@@ -10,23 +10,8 @@ import {
   problemResponse,
   versionHeader,
 } from './components.js';
-import { DEFAULT_QUOTAS, QUOTA_BOUNDS, type QuotaName } from '../quotas/client-quotas.js';
-
-/** A quota's schema, its bounds and default taken from the code that enforces them, so the description cannot drift from it. */
-function quotaProperty(name: QuotaName, what: string) {
-  return {
-    type: 'integer',
-    minimum: QUOTA_BOUNDS[name].min,
-    maximum: QUOTA_BOUNDS[name].max,
-    description: `${what}; default ${quotaDefaultText(name)}.`,
-  } as const;
-}
-
-/** The deployment default of a quota as the problem answers and the settings state it (bytes also in GiB). */
-export function quotaDefaultText(name: QuotaName): string {
-  const value = DEFAULT_QUOTAS[name];
-  return name === 'uploadBytesPerHour' ? `${value} (${value / 1024 ** 3} GiB)` : String(value);
-}
+import { describedSchema } from '../http/json-body.js';
+import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 
 const security = [{ oauth2: ['admin'] }];
 const clientIdParameter = {
@@ -47,54 +32,8 @@ const clientResponse = (description: string) => ({
 });
 const notFound = { '404': problemResponse('No such client in the partner directory.') } as const;
 
-const clientInputSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    description: {
-      type: 'string',
-      maxLength: 1024,
-      description: 'For the operators (organisation, contact); no rule reads it.',
-    },
-    publishGrants: {
-      type: 'array',
-      maxItems: 100,
-      items: { type: 'string', maxLength: 1024 },
-      description:
-        'Sources this client may publish under (EDU-IN), by whole segments: `urn:nld:oin:0001` covers `urn:nld:oin:0001:lvs`, not `urn:nld:oin:00012`; ' +
-        '`""` covers every source. No source may be covered by grants of two clients (409 otherwise).',
-    },
-    entitlements: {
-      type: 'array',
-      maxItems: 100,
-      items: {
-        type: 'object',
-        required: ['typePrefix'],
-        properties: {
-          typePrefix: { type: 'string', description: '`""` grants every type.' },
-          source: { type: 'string', minLength: 1 },
-        },
-      },
-      description:
-        'Event types (by prefix, optionally from one source) this client may subscribe to and receive (EDU-7).',
-    },
-    quotas: {
-      type: 'object',
-      additionalProperties: false,
-      description:
-        'This client’s own per-client quotas (issue 28); a quota not named here is the deployment’s default (`koerier:quota*`). ' +
-        'Past a count quota the client gets 409 `quota-exceeded`, past the upload quota 429 `quota-exceeded` with Retry-After.',
-      properties: {
-        maxPullSubscriptions: quotaProperty('maxPullSubscriptions', 'Pull subscriptions (two queues each) it may hold'),
-        maxConcurrentReplays: quotaProperty('maxConcurrentReplays', 'Replays running at once on its subscriptions'),
-        uploadBytesPerHour: quotaProperty(
-          'uploadBytesPerHour',
-          'Bytes of uploads (POST /payloads, the promised sizes) granted to it per clock hour',
-        ),
-      },
-    },
-  },
-} as const;
+/** The body of PUT /clients/{clientId}: the schema the code checks it with. */
+const clientInputSchema = describedSchema(CLIENT_INPUT_BODY) as { properties: Record<string, unknown> };
 
 const clientSchema = {
   type: 'object',

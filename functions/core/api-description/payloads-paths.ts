@@ -9,7 +9,7 @@ import {
 } from './components.js';
 import { UPLOAD_BODY } from '../claim-check/uploads.js';
 import { describedSchema } from '../http/json-body.js';
-import { quotaDefaultText } from './partners-paths.js';
+import { quotaDefaultText } from '../quotas/client-quotas.js';
 
 export const payloadsSchemas = {
   UploadRequest: describedSchema(UPLOAD_BODY),

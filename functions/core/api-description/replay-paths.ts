@@ -13,7 +13,7 @@ import {
 } from './components.js';
 import { describedSchema } from '../http/json-body.js';
 import { REPLAY_BODY } from '../replay/replay-requests.js';
-import { quotaDefaultText } from './partners-paths.js';
+import { quotaDefaultText } from '../quotas/client-quotas.js';
 
 const security = [{ oauth2: ['subscriptions:manage'] }];
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;

@@ -6,6 +6,7 @@
 import { UPLOAD_BODY } from '../claim-check/uploads.js';
 import { REDRIVE_BODY } from '../delivery/redrive.js';
 import type { RequestBody } from '../http/json-body.js';
+import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 import { RECEIVE_BODY, SETTLE_BODIES } from '../pull/pull-requests.js';
 import { REPLAY_BODY } from '../replay/replay-requests.js';
 import { SINK_CREDENTIAL } from '../subscriptions/sink-credential-input.js';
@@ -20,10 +21,12 @@ export const operationBodies: Readonly<Record<string, RequestBody>> = {
   redriveDeadLetters: REDRIVE_BODY,
   startReplay: REPLAY_BODY,
   createUpload: UPLOAD_BODY,
+  putClient: CLIENT_INPUT_BODY,
 };
 
 /** Bodies, or members of bodies, the document names as a component schema. */
 export const componentBodies: Readonly<Record<string, RequestBody>> = {
   UploadRequest: UPLOAD_BODY,
   SinkCredential: SINK_CREDENTIAL,
+  ClientInput: CLIENT_INPUT_BODY,
 };

@@ -12,7 +12,7 @@ import {
   readSubscriptionsSecurity,
   versionHeader,
 } from './components.js';
-import { quotaDefaultText } from './partners-paths.js';
+import { quotaDefaultText } from '../quotas/client-quotas.js';
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string' } } as const;
 const etagHeader = {

@@ -19,7 +19,8 @@
  */
 import { EventText } from '../cloudevents/event-text.js';
 import { redriveDeliveryId } from '../delivery-message/delivery-rules.js';
-import { schema } from '../http/json-schema.js';
+// The builders one by one, not TypeBox's `Type` object, which bundles all of them (json-body.ts says why).
+import * as Type from '@sinclair/typebox';
 import { readJsonBody, requestBody } from '../http/json-body.js';
 import { mayReceive, type WithheldReason } from '../routing/may-receive.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
@@ -73,11 +74,11 @@ export function redriveMessages(
 
 /** The body of a redrive request: all dead letters, or the ones named. */
 export const REDRIVE_BODY = requestBody({
-  schema: schema.anyOf(
+  schema: Type.Union(
     [
-      schema.object({ all: schema.literal(true) }, { additionalProperties: false }),
-      schema.object(
-        { deliveryIds: schema.array(schema.string({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
+      Type.Object({ all: Type.Literal(true) }, { additionalProperties: false }),
+      Type.Object(
+        { deliveryIds: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: MAX_REDRIVE }) },
         { additionalProperties: false },
       ),
     ],

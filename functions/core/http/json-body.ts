@@ -1,19 +1,32 @@
 /**
  * One schema per request body (issue 29 item 2). A `RequestBody` is the JSON Schema of a route's
- * body (json-schema.ts), and the same object does two things: `readJsonBody` checks a body
- * against it (one answer for malformed JSON, one wording for a wrong shape), and the API
- * description puts it in the operation's `requestBody` (`describedSchema`), so a limit the code
- * enforces is the limit `/openapi.json` states. What a schema cannot say (one member against
- * another, the URL policy, entitlement) the area checks in code after the schema, and refuses
- * with `bodyRefusal` so that it reads like a schema's refusal.
+ * body, written with TypeBox (`Type.*`: JSON Schema and its TypeScript type, `Static<>`, at once),
+ * and the same object does two things: `readJsonBody` checks a body against it with TypeBox's own
+ * checker (one answer for malformed JSON, one wording for a wrong shape), and the API description
+ * puts it in the operation's `requestBody` (`describedSchema`), so a limit the code enforces is the
+ * limit `/openapi.json` states. What a schema cannot say (one member against another, the URL
+ * policy, entitlement) the area checks in code after the schema, and refuses with `bodyRefusal` so
+ * that it reads like a schema's refusal.
+ *
+ * What a cold start pays for it (issue 27; lib/bundling.ts's options, bytes of index.mjs): TypeBox's
+ * `Type` object holds every builder and bundles to 46 KB, so the areas import the builders one by
+ * one (`import * as Type`, which esbuild tree-shakes: about 3 KB); the checker is TypeBox's
+ * `Check`/`Errors` (about 31 KB), which interprets the schema. Its `TypeCompiler` was measured too
+ * and left out: 20 KB more in each bundle, and a first check of 2 ms against 0.6 ms.
+ *
+ * TypeBox counts a string's length in UTF-16 code units where JSON Schema counts code points: a
+ * string of astral characters (emoji) reaches maxLength at half the characters /openapi.json
+ * promises. test/unit/http/body-checker-agrees-with-ajv.test.ts states the difference.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Check } from '@sinclair/typebox/value';
+import { registerStringFormats } from './string-formats.js';
 import { malformedJsonProblem } from './malformed-json.js';
-import type { Infer, JsonSchema } from './json-schema.js';
-import { schemaErrors, type SchemaError } from './json-schema-check.js';
 import { catalogued, KoerierError, type ValidationIssue } from './problems.js';
 import type { ProblemSlug } from './problem-titles.js';
 
-export interface RequestBody<T extends JsonSchema = JsonSchema> {
+export interface RequestBody<T extends TSchema = TSchema> {
   /** The JSON Schema: what is checked, and what the API description shows. */
   readonly schema: T;
   /** The problem type of a body of the wrong shape: the one the area's other refusals of the body carry. */
@@ -21,14 +34,14 @@ export interface RequestBody<T extends JsonSchema = JsonSchema> {
   /** The requirement each issue names. */
   readonly requirement: string;
   /** What an empty (or blank) body stands for; without it an empty body is malformed JSON. */
-  readonly whenEmpty?: Infer<T>;
+  readonly whenEmpty?: Static<T>;
 }
 
-export function requestBody<T extends JsonSchema>(body: RequestBody<T>): RequestBody<T> {
+export function requestBody<T extends TSchema>(body: RequestBody<T>): RequestBody<T> {
   return body;
 }
 
-/** The schema as JSON, for the API description: the symbol-keyed markers of json-schema.ts left out. */
+/** The schema as JSON, for the API description: TypeBox's symbol-keyed markers (`[Kind]`, `[OptionalKind]`) left out. */
 export function describedSchema(body: RequestBody): Record<string, unknown> {
   return JSON.parse(JSON.stringify(body.schema)) as Record<string, unknown>;
 }
@@ -40,7 +53,7 @@ const MAX_MEMBER_NAME = 64;
  * The body parsed and checked against its schema; throws the 400 `malformed-json` for a body that
  * is not JSON, and the body's own 400 (`problemType`) naming every wrong member otherwise.
  */
-export function readJsonBody<T extends JsonSchema>(body: Buffer | string, definition: RequestBody<T>): Infer<T> {
+export function readJsonBody<T extends TSchema>(body: Buffer | string, definition: RequestBody<T>): Static<T> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (definition.whenEmpty !== undefined && text.trim() === '') return definition.whenEmpty;
   let value: unknown;
@@ -51,7 +64,7 @@ export function readJsonBody<T extends JsonSchema>(body: Buffer | string, defini
   }
   const issues = schemaIssues(definition, value);
   if (issues.length > 0) throw bodyRefusal(definition, issues);
-  return value as Infer<T>;
+  return value as Static<T>;
 }
 
 /**
@@ -59,24 +72,44 @@ export function readJsonBody<T extends JsonSchema>(body: Buffer | string, defini
  * sits when it is one member of a larger body (`sinkcredential`).
  */
 export function schemaIssues(definition: RequestBody, value: unknown, prefix?: string): ValidationIssue[] {
+  registerStringFormats();
+  if (Check(definition.schema, value)) return [];
   const issues = new Map<string, ValidationIssue>();
   let unknownMembers = 0;
-  for (const error of schemaErrors(definition.schema, value, prefix === undefined ? '' : `/${prefix}`)) {
-    // One issue per member: a member of the wrong type breaks its other keywords too, which says nothing more.
-    if (issues.has(error.pointer)) continue;
+  for (const error of closestErrors(Errors(definition.schema, value))) {
+    const pointer = `${prefix === undefined ? '' : `/${prefix}`}${error.path}`;
+    // One issue per member: a missing member is also of the wrong type, which says nothing more.
+    if (issues.has(pointer)) continue;
     // Unknown members echo the request's own names: a few of them, cut short, say enough, and a
     // body full of them cannot inflate its own answer.
-    if (error.keyword === 'additionalProperties' && ++unknownMembers > MAX_UNKNOWN_MEMBERS) continue;
-    const attribute = memberName(error.pointer)?.slice(0, MAX_MEMBER_NAME);
-    issues.set(error.pointer, {
+    if (error.type === ValueErrorType.ObjectAdditionalProperties && ++unknownMembers > MAX_UNKNOWN_MEMBERS) continue;
+    const attribute = memberName(pointer)?.slice(0, MAX_MEMBER_NAME);
+    issues.set(pointer, {
       ...(attribute === undefined ? {} : { attribute }),
       rule: ruleOf(error),
       requirement: definition.requirement,
       message: messageOf(error, attribute),
-      pointer: error.pointer,
+      pointer,
     });
   }
   return [...issues.values()];
+}
+
+/**
+ * The errors, each failed union replaced by the errors of its closest variant (the one with
+ * fewest): `{"all": true, "force": 1}` is named for its unknown member, not as "no variant fits".
+ */
+function closestErrors(errors: Iterable<ValueError>): ValueError[] {
+  const found: ValueError[] = [];
+  for (const error of errors) {
+    if (error.type !== ValueErrorType.Union || error.errors.length === 0) {
+      found.push(error);
+      continue;
+    }
+    const variants = error.errors.map((variant) => closestErrors(variant));
+    found.push(...variants.reduce((closest, variant) => (variant.length < closest.length ? variant : closest)));
+  }
+  return found;
 }
 
 /** The body's 400, for the schema's issues and for those the area finds in code after it. */
@@ -102,42 +135,45 @@ function memberName(pointer: string): string | undefined {
     .reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name === '' ? part : `${name}.${part}`), '');
 }
 
-/** The rule an issue names: one set for every body. */
-const RULES: Readonly<Record<string, string>> = {
-  additionalProperties: 'unknown-member',
-  required: 'required',
-  minimum: 'range',
-  maximum: 'range',
-  multipleOf: 'range',
-  minLength: 'length',
-  maxLength: 'length',
-  minItems: 'items',
-  maxItems: 'items',
-  pattern: 'pattern',
-  const: 'one-of',
-  anyOf: 'one-of',
+/** The rule an issue names, by TypeBox's error: one set for every body. */
+const RULES: Partial<Readonly<Record<ValueErrorType, string>>> = {
+  [ValueErrorType.ObjectAdditionalProperties]: 'unknown-member',
+  [ValueErrorType.ObjectRequiredProperty]: 'required',
+  [ValueErrorType.IntegerMinimum]: 'range',
+  [ValueErrorType.IntegerMaximum]: 'range',
+  [ValueErrorType.IntegerMultipleOf]: 'range',
+  [ValueErrorType.NumberMinimum]: 'range',
+  [ValueErrorType.NumberMaximum]: 'range',
+  [ValueErrorType.NumberMultipleOf]: 'range',
+  [ValueErrorType.StringMinLength]: 'length',
+  [ValueErrorType.StringMaxLength]: 'length',
+  [ValueErrorType.ArrayMinItems]: 'items',
+  [ValueErrorType.ArrayMaxItems]: 'items',
+  [ValueErrorType.StringPattern]: 'pattern',
+  [ValueErrorType.Literal]: 'one-of',
+  [ValueErrorType.Union]: 'one-of',
 };
 
-function ruleOf(error: SchemaError): string {
-  // A value of the wrong type: the rule is the type it must be (`object`, `array`, `string`, …);
-  // a format: its name (`date-time`).
-  if (error.keyword === 'type' || error.keyword === 'format') return String(error.schema[error.keyword]);
-  return RULES[error.keyword] ?? error.keyword;
+function ruleOf(error: ValueError): string {
+  const schema = error.schema as Record<string, unknown>;
+  // A format: its name (`date-time`); a value of the wrong type: the type it must be (`object`, `array`, `string`, …).
+  if (error.type === ValueErrorType.StringFormat) return String(schema['format']);
+  return RULES[error.type] ?? (typeof schema['type'] === 'string' ? schema['type'] : 'type');
 }
 
 /** One wording for every wrong shape: the member, and what it must be, from its schema. */
-function messageOf(error: SchemaError, attribute: string | undefined): string {
-  const schema = error.schema;
-  if (error.keyword === 'additionalProperties') {
+function messageOf(error: ValueError, attribute: string | undefined): string {
+  const schema = error.schema as Record<string, unknown>;
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
     const members = Object.keys((schema['properties'] as object | undefined) ?? {});
     return `unknown member "${attribute ?? ''}"; members: ${members.join(', ')}`;
   }
   const what = attribute === undefined ? 'the body' : attribute;
-  const required = error.keyword === 'required' ? ' and is required' : '';
+  const required = error.type === ValueErrorType.ObjectRequiredProperty ? ' and is required' : '';
   return `${what} must be ${described(schema)}${required}`;
 }
 
-function described(schema: JsonSchema): string {
+function described(schema: Record<string, unknown>): string {
   if ('const' in schema) return JSON.stringify(schema['const']);
   const text = typeof schema['description'] === 'string' ? ` (${schema['description'].replace(/\.$/, '')})` : '';
   const variants = schema['anyOf'] as Record<string, unknown>[] | undefined;

@@ -2,12 +2,13 @@
  * The partners admin API's HTTP side: reading a partner from the body, its view and ETag, and
  * every refusal the use case throws (a KoerierError each).
  */
-import { parseQuotaOverrides, type QuotaOverrides } from '../quotas/client-quotas.js';
-import { parseEntitlements, type Grant } from '../subscriptions/entitlements.js';
+import type { QuotaOverrides } from '../quotas/client-quotas.js';
+import type { Grant } from '../subscriptions/entitlements.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '../subscriptions/json-bounds.js';
-import { malformedJsonProblem } from '../http/malformed-json.js';
+import { readJsonBody } from '../http/json-body.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { KoerierError, problem, problems } from '../http/problems.js';
+import { catalogued, KoerierError, problem, problems } from '../http/problems.js';
+import { CLIENT_INPUT_BODY } from './partner-input.js';
 import { describeOverlaps, type Partner } from './partner.js';
 import type { GrantOverlap } from '../auth/publish-grants.js';
 
@@ -21,9 +22,6 @@ export interface PartnerInput {
 }
 
 const MAX_CLIENT_ID_CHARACTERS = 256;
-const MAX_DESCRIPTION_CHARACTERS = 1024;
-const MAX_GRANTS = 100;
-const MAX_GRANT_CHARACTERS = 1024;
 
 /** Throws the 400 when the path's client id is empty, too long or holds control characters. */
 export function checkedClientId(clientId: string): string {
@@ -34,7 +32,7 @@ export function checkedClientId(clientId: string): string {
   return clientId;
 }
 
-/** Throws the 415, 413 or 400 when the body is not a partner. */
+/** Throws the 415, 413 or 400 when the body is not a partner: the 400 from its schema (CLIENT_INPUT_BODY). */
 export function readPartnerInput(request: HttpRequest): PartnerInput {
   if (mediaTypeOf(request.headers['content-type']) !== 'application/json') {
     throw new KoerierError(problems.unsupportedMediaType('Send the client as application/json.'));
@@ -42,63 +40,18 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   if (request.body.length > MAX_JSON_BODY_BYTES)
     throw new KoerierError(problems.payloadTooLarge(`A client body is at most ${MAX_JSON_BODY_BYTES} bytes.`));
   const text = request.body.toString('utf8');
+  // Before the parser, which would recurse as deep as the body nests.
   if (jsonNestingDepth(text) > MAX_JSON_DEPTH)
     throw invalidPartner(`Objects and arrays nest at most ${MAX_JSON_DEPTH} levels.`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new KoerierError(malformedJsonProblem());
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw invalidPartner('A client is a JSON object.');
-  const fields = body as Record<string, unknown>;
-  const unknownFields = Object.keys(fields).filter(
-    (name) => !['description', 'publishGrants', 'entitlements', 'quotas'].includes(name),
-  );
-  if (unknownFields.length > 0)
-    throw invalidPartner(
-      `Unknown member(s): ${unknownFields.join(', ')}; a client has description, publishGrants, entitlements and quotas.`,
-    );
-  const { description, publishGrants = [], entitlements = [] } = fields;
-  const quotas = fields['quotas'] === undefined ? {} : parseQuotaOverrides(fields['quotas']);
-  if (quotas.error) throw invalidPartner(`${quotas.error}.`);
-  if (
-    description !== undefined &&
-    (typeof description !== 'string' || description.length > MAX_DESCRIPTION_CHARACTERS)
-  ) {
-    throw invalidPartner(`description is a string of at most ${MAX_DESCRIPTION_CHARACTERS} characters.`);
-  }
-  if (
-    !Array.isArray(publishGrants) ||
-    publishGrants.length > MAX_GRANTS ||
-    !publishGrants.every((g) => typeof g === 'string' && g.length <= MAX_GRANT_CHARACTERS)
-  ) {
-    throw invalidPartner(
-      `publishGrants is a list of at most ${MAX_GRANTS} source grants (strings of at most ${MAX_GRANT_CHARACTERS} characters).`,
-    );
-  }
-  if (!Array.isArray(entitlements) || entitlements.length > MAX_GRANTS)
-    throw invalidPartner(`entitlements is a list of at most ${MAX_GRANTS} grants.`);
-  let parsed: readonly Grant[];
-  try {
-    // The rules KOERIER_ENTITLEMENTS is read with, so the API accepts what the configuration would.
-    parsed = parseEntitlements(JSON.stringify({ client: entitlements })).get('client') ?? [];
-  } catch (error) {
-    throw invalidPartner(`entitlements: ${(error as Error).message.replace('"client"', 'this client')}.`);
-  }
-  if (
-    parsed.some(
-      (grant) => grant.typePrefix.length > MAX_GRANT_CHARACTERS || (grant.source?.length ?? 0) > MAX_GRANT_CHARACTERS,
-    )
-  ) {
-    throw invalidPartner(`An entitlement's typePrefix and source are at most ${MAX_GRANT_CHARACTERS} characters.`);
-  }
+  const { description, publishGrants = [], entitlements = [], quotas = {} } = readJsonBody(text, CLIENT_INPUT_BODY);
   return {
     ...(description === undefined ? {} : { description }),
-    publishGrants: [...new Set(publishGrants as string[])],
-    entitlements: parsed,
-    ...(quotas.quotas && Object.keys(quotas.quotas).length > 0 ? { quotas: quotas.quotas } : {}),
+    publishGrants: [...new Set(publishGrants)],
+    entitlements: entitlements.map(({ typePrefix, source }) => ({
+      typePrefix,
+      ...(source === undefined ? {} : { source }),
+    })),
+    ...(Object.keys(quotas).length > 0 ? { quotas } : {}),
   };
 }
 
@@ -141,7 +94,7 @@ function preconditionFailed(detail: string): KoerierError {
 }
 
 export function invalidPartner(detail: string): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-client', 'Invalid Client', detail));
+  return new KoerierError(catalogued(400, 'invalid-client', detail));
 }
 
 export function notFound(clientId: string): KoerierError {

@@ -3,7 +3,9 @@
  * receive's wait, lock and count, a settle's lock tokens and its action's own member. Unknown
  * members are refused, as in the subscriptions API, so a typo never silently takes a default.
  */
-import { schema, type JsonSchema } from '../http/json-schema.js';
+// The builders one by one, not TypeBox's `Type` object, which bundles all of them (json-body.ts says why).
+import * as Type from '@sinclair/typebox';
+import type { TProperties } from '@sinclair/typebox';
 import { readJsonBody, requestBody, type RequestBody } from '../http/json-body.js';
 
 export const RECEIVE_LIMITS = {
@@ -39,17 +41,15 @@ export interface SettleRequest {
 
 /** A range member's schema, its limits and default the ones above. */
 function range(limits: { readonly min: number; readonly max: number; readonly default: number }, description: string) {
-  return schema.integer({ minimum: limits.min, maximum: limits.max, default: limits.default, description });
+  return Type.Integer({ minimum: limits.min, maximum: limits.max, default: limits.default, description });
 }
 
 export const RECEIVE_BODY = requestBody({
-  schema: schema.object(
+  schema: Type.Object(
     {
-      maxevents: schema.optional(range(RECEIVE_LIMITS.maxevents, 'At most this many events.')),
-      waitseconds: schema.optional(range(RECEIVE_LIMITS.waitseconds, 'How long to wait when nothing is there.')),
-      lockseconds: schema.optional(
-        range(RECEIVE_LIMITS.lockseconds, 'How long the events stay locked to this receive.'),
-      ),
+      maxevents: Type.Optional(range(RECEIVE_LIMITS.maxevents, 'At most this many events.')),
+      waitseconds: Type.Optional(range(RECEIVE_LIMITS.waitseconds, 'How long to wait when nothing is there.')),
+      lockseconds: Type.Optional(range(RECEIVE_LIMITS.lockseconds, 'How long the events stay locked to this receive.')),
     },
     { additionalProperties: false },
   ),
@@ -58,14 +58,14 @@ export const RECEIVE_BODY = requestBody({
   whenEmpty: {},
 });
 
-const lockTokens = schema.array(schema.string({ minLength: 1 }), {
+const lockTokens = Type.Array(Type.String({ minLength: 1 }), {
   minItems: SETTLE_LIMITS.locktokens.min,
   maxItems: SETTLE_LIMITS.locktokens.max,
 });
 
-function settleBody<P extends Readonly<Record<string, JsonSchema>>>(own: P) {
+function settleBody<P extends TProperties>(own: P) {
   return requestBody({
-    schema: schema.object({ locktokens: lockTokens, ...own }, { additionalProperties: false }),
+    schema: Type.Object({ locktokens: lockTokens, ...own }, { additionalProperties: false }),
     problemType: 'invalid-pull-request',
     requirement: 'EDU-17',
   });
@@ -75,12 +75,12 @@ function settleBody<P extends Readonly<Record<string, JsonSchema>>>(own: P) {
 export const SETTLE_BODIES = {
   acknowledge: settleBody({}),
   release: settleBody({
-    delayseconds: schema.optional(range(SETTLE_LIMITS.delayseconds, 'Seconds until the events are handed out again.')),
+    delayseconds: Type.Optional(range(SETTLE_LIMITS.delayseconds, 'Seconds until the events are handed out again.')),
   }),
   'renew-lock': settleBody({
-    lockseconds: schema.optional(range(SETTLE_LIMITS.lockseconds, 'The new lock, from now.')),
+    lockseconds: Type.Optional(range(SETTLE_LIMITS.lockseconds, 'The new lock, from now.')),
   }),
-  reject: settleBody({ reason: schema.optional(schema.string({ maxLength: SETTLE_LIMITS.reason.maxLength })) }),
+  reject: settleBody({ reason: Type.Optional(Type.String({ maxLength: SETTLE_LIMITS.reason.maxLength })) }),
 } as const satisfies Record<SettleAction, RequestBody>;
 
 /** Throws the 400 (a `KoerierError`) naming every wrong member. */

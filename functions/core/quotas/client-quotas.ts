@@ -43,6 +43,12 @@ export const QUOTA_BOUNDS: Readonly<Record<QuotaName, { readonly min: number; re
   uploadBytesPerHour: { min: 0, max: 1024 ** 5 },
 };
 
+/** The deployment default of a quota as the problem answers and the settings state it (bytes also in GiB). */
+export function quotaDefaultText(name: QuotaName): string {
+  const value = DEFAULT_QUOTAS[name];
+  return name === 'uploadBytesPerHour' ? `${value} (${value / GIB} GiB)` : String(value);
+}
+
 export const UPLOAD_QUOTA_WINDOW_MS = 3_600_000;
 
 /** The limits that hold for `clientId`: its partner's overrides over the deployment's defaults. */

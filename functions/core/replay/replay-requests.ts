@@ -3,7 +3,8 @@
  * refusal as core/subscriptions/http-mapping.ts keeps them.
  */
 import { API_BASE_PATH } from '../http/api-version.js';
-import { schema } from '../http/json-schema.js';
+// The builders one by one, not TypeBox's `Type` object, which bundles all of them (json-body.ts says why).
+import * as Type from '@sinclair/typebox';
 import { bodyRefusal, readJsonBody, requestBody } from '../http/json-body.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import { parseFilters, type Filter } from '../subscriptions/filters.js';
@@ -17,23 +18,23 @@ export interface ReplayRequest {
 }
 
 const MAX_TYPES = 100;
-const dateTime = (description: string) => schema.string({ format: 'date-time', description });
+const dateTime = (description: string) => Type.String({ format: 'date-time', description });
 
 export const REPLAY_BODY = requestBody({
-  schema: schema.object(
+  schema: Type.Object(
     {
       from: dateTime('The start of the window (included), RFC 3339.'),
       to: dateTime('The end of the window (not included), RFC 3339; later than `from`.'),
-      types: schema.optional(
-        schema.array(schema.string({ minLength: 1 }), {
+      types: Type.Optional(
+        Type.Array(Type.String({ minLength: 1 }), {
           minItems: 1,
           maxItems: MAX_TYPES,
           description: 'Only these types; each within the subscription and the owner’s entitlement.',
         }),
       ),
       // The filters' own rules are the subscriptions API's (parseFilters), checked after the schema.
-      filters: schema.optional(
-        schema.array(schema.reference('Filter'), {
+      filters: Type.Optional(
+        Type.Array(Type.Unknown({ $ref: '#/components/schemas/Filter' }), {
           description: 'Only events matching these too (CloudEvents Subscriptions API dialects).',
         }),
       ),

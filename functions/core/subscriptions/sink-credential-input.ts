@@ -4,7 +4,8 @@
  * 2), and the token URL held to the sink's rules. What it yields is a `SinkCredential`
  * (`credentials/sink-credential.ts`), sealed before it is stored.
  */
-import { schema } from '../http/json-schema.js';
+// The builders one by one, not TypeBox's `Type` object, which bundles all of them (json-body.ts says why).
+import * as Type from '@sinclair/typebox';
 import { requestBody, schemaIssues, type RequestBody } from '../http/json-body.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialPolicy } from '../credentials/sink-credential.js';
@@ -16,24 +17,24 @@ const B64TOKEN = '^[A-Za-z0-9\\-._~+/]+=*$';
 
 /** A secret member: stored encrypted, never returned, never logged. */
 const secret = (options: { readonly pattern?: string; readonly format?: string; readonly description?: string } = {}) =>
-  schema.string({ minLength: 1, maxLength: MAX_SECRET_LENGTH, writeOnly: true, ...options });
+  Type.String({ minLength: 1, maxLength: MAX_SECRET_LENGTH, writeOnly: true, ...options });
 
-const ACCESS_TOKEN = schema.object(
+const ACCESS_TOKEN = Type.Object(
   {
-    credentialtype: schema.literal('ACCESSTOKEN'),
+    credentialtype: Type.Literal('ACCESSTOKEN'),
     accesstoken: secret({ pattern: B64TOKEN, description: 'Sent as `Authorization: Bearer` (RFC 6750 b64token).' }),
   },
   { additionalProperties: false, title: 'Static bearer token' },
 );
 
-const CLIENT_CREDENTIALS = schema.object(
+const CLIENT_CREDENTIALS = Type.Object(
   {
-    credentialtype: schema.literal('CLIENTCREDENTIALS'),
+    credentialtype: Type.Literal('CLIENTCREDENTIALS'),
     tokenurl: secret({ format: 'uri', description: "The token endpoint; held to the sink's rules (https, WH-1)." }),
     clientid: secret(),
     clientsecret: secret(),
-    scope: schema.optional(secret()),
-    audience: schema.optional(secret()),
+    scope: Type.Optional(secret()),
+    audience: Type.Optional(secret()),
   },
   { additionalProperties: false, title: 'OAuth 2.0 client credentials (Koerier fetches tokens from tokenurl)' },
 );
@@ -43,7 +44,7 @@ const variant = (shape: typeof ACCESS_TOKEN | typeof CLIENT_CREDENTIALS) =>
 
 /** The `sinkcredential` member: what the API description shows (`SinkCredential`) and what is checked. */
 export const SINK_CREDENTIAL = requestBody({
-  schema: schema.anyOf([ACCESS_TOKEN, CLIENT_CREDENTIALS], {
+  schema: Type.Union([ACCESS_TOKEN, CLIENT_CREDENTIALS], {
     description:
       'Required (WH-3: every delivery carries a token). By default only CLIENTCREDENTIALS is accepted (EDU-4); ACCESSTOKEN only where the deployment ' +
       'allows static tokens (KOERIER_SINK_CREDENTIALS=bearer-or-oauth2). Write-only: stored encrypted, never returned (only `credentialtype` is shown), never logged.',

@@ -46,7 +46,7 @@ function refusal(body: string | unknown, headers?: Record<string, string>) {
   return { status, type, title };
 }
 
-const invalidClient = { status: 400, type: problemTypeUri('invalid-client'), title: 'Invalid Client' };
+const invalidClient = { status: 400, type: problemTypeUri('invalid-client'), title: 'Invalid client' };
 
 /** `levels` nested arrays as text (`[[...]]`): too deep for JSON.stringify to build. */
 function nested(levels: number): string {

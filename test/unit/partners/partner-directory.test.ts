@@ -177,7 +177,10 @@ describe('the partners admin API (issue 12)', () => {
       put('school-b', { entitlements: [{ typePrefix: 'nl.', source: '' }] }),
     );
     expect(emptySource.status).toBe(400);
-    expect(JSON.parse(emptySource.body).detail).toContain('"source"');
+    // The schema's refusal (issue 29 item 2): the member is named in errors[], as every body's is.
+    expect(JSON.parse(emptySource.body).errors).toMatchObject([
+      { attribute: 'entitlements[0].source', rule: 'length', pointer: '/entitlements/0/source' },
+    ]);
     expect((await api.put(admin, 'school-b', put('school-b', { publishGrant: [] }))).status).toBe(400);
     expect((await api.put(admin, 'school-b', put('school-b', { publishGrants: 'urn:x' }))).status).toBe(400);
     expect((await api.put(admin, '', put('', {}))).status).toBe(400);

@@ -1,16 +1,26 @@
 /**
- * The request body checker (functions/core/http/json-schema-check.ts, issue 29 item 2) interprets
- * the JSON Schema keywords the body schemas use; here it must agree with Ajv, a full JSON Schema
- * 2020-12 validator, on every body schema for many values, so that what /openapi.json says a
- * body may be is what Koerier takes.
+ * The request bodies are checked by TypeBox's checker (functions/core/http/json-body.ts, issue 29
+ * item 2); here it must agree with Ajv, a full JSON Schema 2020-12 validator, on every body schema
+ * for many values, so that what /openapi.json says a body may be is what Koerier takes.
+ *
+ * With one difference, stated rather than hidden: TypeBox counts a string's length in UTF-16 code
+ * units, JSON Schema (and Ajv as the project configures it) in code points, so a string of astral
+ * characters (emoji) is refused at half the length the description allows. Every disagreement must
+ * be that one: Ajv told to count UTF-16 units (`unicode: false`) then agrees.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { componentBodies, operationBodies } from '../../../functions/core/api-description/request-bodies.js';
 import { describedSchema, schemaIssues, type RequestBody } from '../../../functions/core/http/json-body.js';
-import { FORMATS } from '../../../functions/core/http/json-schema-check.js';
+import { STRING_FORMATS } from '../../../functions/core/http/string-formats.js';
 
 const TOKEN = 'sha-256=:' + 'A'.repeat(43) + '=:';
+const CLIENT = {
+  description: 'School B',
+  publishGrants: ['urn:nld:oin:0002'],
+  entitlements: [{ typePrefix: 'nl.edu.' }],
+  quotas: { maxPullSubscriptions: 3 },
+};
 /** Bodies each schema takes (one per form), to vary member by member. */
 const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, unknown>[]>> = {
   receiveEvents: { maxevents: 10 },
@@ -22,6 +32,12 @@ const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, un
   startReplay: { from: '2026-11-23T10:00:00Z', to: '2026-11-23T11:00:00Z', types: ['t'] },
   createUpload: { size: 3, digest: TOKEN, contenttype: 'text/csv; charset=utf-8' },
   UploadRequest: { size: 3, digest: TOKEN },
+  putClient: CLIENT,
+  ClientInput: [
+    {},
+    { entitlements: [{ typePrefix: 'nl.edu.', source: 's' }] },
+    { quotas: { maxConcurrentReplays: 2 } },
+  ],
   SinkCredential: [
     { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' },
     { credentialtype: 'CLIENTCREDENTIALS', tokenurl: 'https://idp.example/token', clientid: 'c', clientsecret: 's' },
@@ -75,7 +91,18 @@ function withoutReferences(node: unknown): unknown {
 }
 
 function variations(valid: Record<string, unknown>): unknown[] {
-  const names = [...Object.keys(valid), 'extra', 'credentialtype', 'tokenurl', 'clientid', 'clientsecret', 'all'];
+  const names = [
+    ...Object.keys(valid),
+    'extra',
+    'typePrefix',
+    'source',
+    'maxPullSubscriptions',
+    'credentialtype',
+    'tokenurl',
+    'clientid',
+    'clientsecret',
+    'all',
+  ];
   const values: unknown[] = [valid, ...PROBES];
   for (const name of names)
     for (const probe of PROBES) {
@@ -87,22 +114,49 @@ function variations(valid: Record<string, unknown>): unknown[] {
 }
 
 describe('the request body checker agrees with Ajv (issue 29 item 2)', () => {
-  const ajv = new Ajv2020({ strict: false, allErrors: false, formats: { ...FORMATS } });
+  const ajv = new Ajv2020({ strict: false, allErrors: false, formats: { ...STRING_FORMATS } });
+  const ajvCountingUnits = new Ajv2020({ strict: false, formats: { ...STRING_FORMATS }, unicode: false });
   const bodies: [string, RequestBody][] = [...Object.entries(operationBodies), ...Object.entries(componentBodies)];
 
   it.each(bodies)('issue 29 item 2: %s: a body passes the checker exactly when Ajv takes it', (name, body) => {
     const validate = ajv.compile(withoutReferences(describedSchema(body)) as object);
+    const validateCountingUnits = ajvCountingUnits.compile(withoutReferences(describedSchema(body)) as object);
     expect(VALID[name], `an example body for ${name}`).toBeDefined();
     for (const valid of [VALID[name]!].flat()) {
       expect(schemaIssues(body, valid)).toEqual([]);
       let refused = 0;
       for (const value of variations(valid)) {
         const issues = schemaIssues(body, value);
-        expect(issues.length === 0, JSON.stringify(value)?.slice(0, 200)).toBe(validate(value));
+        const shown = JSON.stringify(value)?.slice(0, 200);
+        if (validate(value) !== validateCountingUnits(value)) {
+          // The length difference: TypeBox sides with the UTF-16 count, and only for astral characters.
+          expect(shown).toMatch(/[\u{10000}-\u{10FFFF}]/u);
+          expect(issues.length === 0, shown).toBe(validateCountingUnits(value));
+        } else expect(issues.length === 0, shown).toBe(validate(value));
         if (issues.length > 0) refused++;
       }
       // The variations reach both answers.
       expect(refused).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('string lengths: TypeBox and JSON Schema count differently (issue 29 item 2)', () => {
+  it('issue 29 item 2, EDU-14: a clientid of 4,096 emoji is in /openapi.json’s maxLength (code points) but TypeBox refuses it (8,192 UTF-16 units)', () => {
+    const body = componentBodies['SinkCredential']!;
+    const credential = (clientid: string) => ({
+      credentialtype: 'CLIENTCREDENTIALS',
+      tokenurl: 'https://idp.example/token',
+      clientid,
+      clientsecret: 's',
+    });
+    const validate = new Ajv2020({ strict: false, formats: { ...STRING_FORMATS } }).compile(
+      describedSchema(body) as object,
+    );
+    expect(validate(credential('😀'.repeat(4096)))).toBe(true);
+    expect(schemaIssues(body, credential('😀'.repeat(4096))).map((issue) => issue.rule)).toEqual(['length']);
+    // Below half the limit the two agree; the BMP (é) is counted alike.
+    expect(schemaIssues(body, credential('😀'.repeat(2048)))).toEqual([]);
+    expect(schemaIssues(body, credential('é'.repeat(4096)))).toEqual([]);
   });
 });
