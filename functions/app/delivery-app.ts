@@ -79,8 +79,7 @@ export function deliveryApp(deps: DeliveryAppDependencies): QueueApp {
     // The operator's alarm on suspensions in bulk, and the dashboard, read these (CloudWatch Embedded
     // Metric Format in the log stream). A metric record, not a log line: written whatever the log
     // level, and only in Lambda.
-    if (deps.config.delivery.emitMetrics)
-      deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered, suspended });
+    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, suspended });
     return { failedMessageIds: retries.map((retry) => retry.messageId) };
   };
 }

@@ -130,7 +130,6 @@ export interface KoerierDependencies {
   recordDeliveryMetrics(figures: {
     readonly attempts: number;
     readonly failures: number;
-    readonly deadLettered: number;
     readonly suspended: number;
   }): void;
 }
