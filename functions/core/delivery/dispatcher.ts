@@ -229,7 +229,7 @@ class SubscriptionDispatch {
       }),
     );
     if (toSplit.length > 0) {
-      await deps.enqueue(splitIntoSingleEvents(toSplit.map(({ message }) => message)));
+      await deps.outbox.enqueue(subscription, splitIntoSingleEvents(toSplit.map(({ message }) => message)));
       for (const delivery of toSplit) await this.apply(delivery, DONE);
     }
     if (ready.length === 0) return this.decisions;

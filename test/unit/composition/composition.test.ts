@@ -98,7 +98,7 @@ describe('a composed set of dependencies', () => {
         'metrics',
       ]),
     );
-    expect(members).toHaveLength(43);
+    expect(members).toHaveLength(44);
     expect(asked).toBe(0);
   });
 
