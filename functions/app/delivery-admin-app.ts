@@ -11,7 +11,6 @@
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
 import { scopes } from '../core/auth/access-tokens.js';
-import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
@@ -33,7 +32,7 @@ export type DeliveryAdminAppDependencies = Pick<
   | 'deliveryState'
   | 'operationalEvents'
   | 'partners'
-  | 'pullQueues'
+  | 'outbox'
   | 'subscriptions'
 >;
 
@@ -49,7 +48,7 @@ export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
       deadLetters: deps.deliveryState,
       subscriptions: deps.subscriptions,
       // A pull subscription's dead letters go back into its own queue (docs/PULL.md).
-      outbox: queueOutbox(deps),
+      outbox: deps.outbox,
       audit: log,
       entitlements: (await deps.partners.current()).entitlements,
       sinkCredentials: config.sinkCredentials,

@@ -5,7 +5,6 @@
  * timeout set to the backoff. What crashes the function anyway returns after the queue's
  * visibility timeout, and the redrive policy catches it in the dead-letter queue eventually.
  */
-import { encodeDeliveryMessage } from '../core/delivery-message/delivery-message.js';
 import type { DispatcherDependencies } from '../core/delivery/dispatch-ports.js';
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
 import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
@@ -31,6 +30,7 @@ export type DeliveryAppDependencies = Pick<
   | 'sinkAccessTokens'
   | 'deliveryPolicy'
   | 'deliveryQueue'
+  | 'outbox'
   | 'deliveryState'
   | 'deliveryHttp'
   | 'signingKeys'
@@ -79,8 +79,7 @@ export function deliveryApp(deps: DeliveryAppDependencies): QueueApp {
     // The operator's alarm on suspensions in bulk, and the dashboard, read these (CloudWatch Embedded
     // Metric Format in the log stream). A metric record, not a log line: written whatever the log
     // level, and only in Lambda.
-    if (deps.config.delivery.emitMetrics)
-      deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, deadLettered, suspended });
+    if (deps.config.delivery.emitMetrics) deps.recordDeliveryMetrics({ attempts, failures: failedAttempts, suspended });
     return { failedMessageIds: retries.map((retry) => retry.messageId) };
   };
 }
@@ -100,7 +99,7 @@ function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDepend
     outgoingEvents: (subscription, events) => outgoingEvents(subscription, events, claimCheck),
     // Issue 28, item 9: entitlement is checked again on every attempt, not only when the router matched.
     entitlements: async () => (await deps.partners.current()).entitlements,
-    enqueue: (messages) => deps.deliveryQueue.send(messages.map((message) => encodeDeliveryMessage(message))),
+    outbox: deps.outbox,
     policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
     operations: deps.operationalEvents,

@@ -18,6 +18,7 @@ import type { DataContracts } from '../core/contracts/data-contracts.js';
 import type { ContractDocuments, ContractLifecycleHook, ContractStore } from '../core/contracts/ports.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
+import type { Outbox } from '../core/delivery-message/outbox.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
@@ -93,6 +94,11 @@ export interface KoerierDependencies {
   readonly signingKeys: SigningKeys;
   /** Each pull subscription's own queue (docs/PULL.md). */
   readonly pullQueues: PullQueues;
+  /**
+   * Where a delivery message goes once Koerier has decided to send it (issue 29, item 3): the router,
+   * a replay, a redrive and the delivery function's split all enqueue through it, over the two queues above.
+   */
+  readonly outbox: Outbox;
   /** The marks a reject leaves for the next receive. */
   readonly rejectionMarks: RejectionMarks;
   /** The locks consumers gave up (release, reject): their tokens settle nothing more (issue 28 item 14e). */
@@ -130,7 +136,6 @@ export interface KoerierDependencies {
   recordDeliveryMetrics(figures: {
     readonly attempts: number;
     readonly failures: number;
-    readonly deadLettered: number;
     readonly suspended: number;
   }): void;
 }

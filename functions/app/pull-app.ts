@@ -50,6 +50,7 @@ export type PullAppDependencies = Pick<
   | 'claimCheckStore'
   | 'payloadLedger'
   | 'partners'
+  | 'metrics'
 >;
 
 export function pullApp(deps: PullAppDependencies): HttpApp {
@@ -64,6 +65,7 @@ export function pullApp(deps: PullAppDependencies): HttpApp {
       rejections: deps.rejectionMarks,
       givenUpLocks: deps.givenUpLocks,
       deadLetters: deps.deliveryState,
+      metrics: deps.metrics,
       lockTokenKey: () => deps.lockTokenKey(),
       clock: deps.clock,
       deadLetterRetentionSeconds: config.delivery.deadLetterRetentionSeconds,

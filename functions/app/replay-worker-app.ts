@@ -4,7 +4,6 @@
  * visibility timeout; on its last receive the replay is ended as failed instead.
  */
 import { replayFinishedNotice, tell } from '../core/operations/operational-events.js';
-import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { runReplayChunk } from '../core/replay/replay-worker.js';
 import type { ReplayMessage } from '../core/replay/ports.js';
 import { queues } from '../config/resources.js';
@@ -25,8 +24,7 @@ export type ReplayWorkerAppDependencies = Pick<
   | 'eventArchive'
   | 'replayStore'
   | 'replayQueue'
-  | 'deliveryQueue'
-  | 'pullQueues'
+  | 'outbox'
   | 'operationalEvents'
   | 'metrics'
 >;
@@ -55,7 +53,7 @@ export function replayWorkerApp(deps: ReplayWorkerAppDependencies): QueueApp {
             archive: deps.eventArchive,
             subscriptions: deps.subscriptions,
             entitlements: (await deps.partners.current()).entitlements,
-            outbox: queueOutbox(deps),
+            outbox: deps.outbox,
             retentionMs: config.archive.retentionDays * DAY_MS,
             clock: deps.clock,
             log,

@@ -7,7 +7,6 @@ import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
 import { inboundMessageAttributes } from '../core/ingest/index.js';
-import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -23,8 +22,7 @@ export type RouterAppDependencies = Pick<
   | 'subscriptionMatcher'
   | 'routedEvents'
   | 'partners'
-  | 'deliveryQueue'
-  | 'pullQueues'
+  | 'outbox'
   | 'eventArchive'
   | 'metrics'
 >;
@@ -34,7 +32,7 @@ export function routerApp(deps: RouterAppDependencies): QueueApp {
   const router: Omit<RouterDependencies, 'entitlements'> = {
     matcher: deps.subscriptionMatcher,
     ledger: deps.routedEvents,
-    outbox: queueOutbox(deps),
+    outbox: deps.outbox,
     now: deps.clock,
     // A crashed invocation's claims free up before SQS shows its messages again.
     lockMs: functions.router.timeoutSeconds * 1000,

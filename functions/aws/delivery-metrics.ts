@@ -1,7 +1,7 @@
 /**
  * The delivery function's figures as a CloudWatch Embedded Metric Format record: CloudWatch reads
- * it from the log stream, so the alarms on the delivery error rate and on dead letters need no
- * PutMetricData call. The names come from functions/config/resources.ts, which the alarms read too.
+ * it from the log stream, so the alarm on suspensions in bulk needs no PutMetricData call. Dead
+ * letters are counted through the `Metrics` port instead, push and pull alike (issue 29, item 3). The names come from functions/config/resources.ts, which the alarms read too.
  */
 import { deliveryMetrics } from '../config/resources.js';
 
@@ -9,19 +9,13 @@ export interface DeliveryFigures {
   readonly attempts: number;
   /** Attempts not answered with a 2xx. */
   readonly failures: number;
-  readonly deadLettered: number;
   /** Subscriptions suspended because their target kept failing. */
   readonly suspended: number;
 }
 
 /** One line: a metric record, not a log line (no level, not subject to the log level). `stack` is the deployment's stack name. */
 export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: number, stack: string): string {
-  const metrics = [
-    deliveryMetrics.attempts,
-    deliveryMetrics.failures,
-    deliveryMetrics.deadLettered,
-    deliveryMetrics.suspended,
-  ].map((name) => ({
+  const metrics = [deliveryMetrics.attempts, deliveryMetrics.failures, deliveryMetrics.suspended].map((name) => ({
     Name: name,
     Unit: 'Count',
   }));
@@ -35,7 +29,6 @@ export function deliveryMetricsRecord(figures: DeliveryFigures, timestamp: numbe
     [deliveryMetrics.stackDimension]: stack,
     [deliveryMetrics.attempts]: figures.attempts,
     [deliveryMetrics.failures]: figures.failures,
-    [deliveryMetrics.deadLettered]: figures.deadLettered,
     [deliveryMetrics.suspended]: figures.suspended,
   })}\n`;
 }

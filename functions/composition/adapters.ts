@@ -36,6 +36,7 @@ import { moveDeadLetterQueueBack, postponeMessages } from '../aws/sqs-delivery-q
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
+import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
@@ -69,17 +70,23 @@ export const inboundQueue = (c: Composition): SqsMessageQueue =>
 export const operationalEvents = (c: Composition): InboundQueueOperationalEvents =>
   c.once(operationalEvents, () => new InboundQueueOperationalEvents(inboundQueue(c), c.config.operationsSource));
 
-export const deliveryQueue: Member<'deliveryQueue'> = (c) => {
-  const { resources } = c.config;
-  const sqs = c.client(sqsClient);
-  const queue = new SqsMessageQueue(sqs, resources.queueUrl('deliveries'));
-  return {
-    send: (bodies) => queue.send(bodies.map((body) => ({ body }))),
-    postpone: (postponements) => postponeMessages(sqs, resources.queueUrl('deliveries'), postponements),
-    redriveDeadLetterQueue: (limit) =>
-      moveDeadLetterQueueBack(sqs, resources.deadLetterQueueUrl('deliveries'), resources.queueUrl('deliveries'), limit),
-  };
-};
+export const deliveryQueue: Member<'deliveryQueue'> = (c) =>
+  c.once(deliveryQueue, () => {
+    const { resources } = c.config;
+    const sqs = c.client(sqsClient);
+    const queue = new SqsMessageQueue(sqs, resources.queueUrl('deliveries'));
+    return {
+      send: (bodies) => queue.send(bodies.map((body) => ({ body }))),
+      postpone: (postponements) => postponeMessages(sqs, resources.queueUrl('deliveries'), postponements),
+      redriveDeadLetterQueue: (limit) =>
+        moveDeadLetterQueueBack(
+          sqs,
+          resources.deadLetterQueueUrl('deliveries'),
+          resources.queueUrl('deliveries'),
+          limit,
+        ),
+    };
+  });
 
 export const routeIndex = (c: Composition): DynamoDbRouteIndex =>
   c.once(routeIndex, () => new DynamoDbRouteIndex(c.client(dynamodbClient), table(c, 'routes')));
@@ -126,7 +133,11 @@ export const payloadLedger: Member<'payloadLedger'> = (c) =>
   new DynamoDbPayloadLedger(c.client(dynamodbClient), table(c, 'idempotency'));
 
 export const pullQueues: Member<'pullQueues'> = (c) =>
-  new SqsPullQueues(c.client(sqsClient), c.config.resources.pullQueuePrefix());
+  c.once(pullQueues, () => new SqsPullQueues(c.client(sqsClient), c.config.resources.pullQueuePrefix()));
+
+/** The one outbox (issue 29, item 3), over the same queue adapters the set's other members read. */
+export const outbox: Member<'outbox'> = (c) =>
+  queueOutbox({ deliveryQueue: deliveryQueue(c), pullQueues: pullQueues(c) });
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));

@@ -180,7 +180,8 @@ export const keys = {
  * The figures the delivery function writes per batch as CloudWatch Embedded Metric Format records
  * (functions/aws/delivery-metrics.ts), under one dimension naming the stack so the alarms of two
  * stacks in one account each watch their own (lib/constructs/operator-alarms.ts). One definition,
- * so the two cannot drift apart.
+ * so the two cannot drift apart. Dead letters are not here: every one, push or pull, is counted once
+ * through the `Metrics` port (`DeadLetters`, `SubscriptionDeadLetters`; issue 29, item 3).
  */
 export const deliveryMetrics = {
   namespace: 'Koerier',
@@ -188,7 +189,6 @@ export const deliveryMetrics = {
   attempts: 'DeliveryAttempts',
   /** Attempts not answered with a 2xx. */
   failures: 'DeliveryFailures',
-  deadLettered: 'DeliveriesDeadLettered',
   /** Subscriptions suspended because their target kept failing: the operator's alarm on suspensions in bulk. */
   suspended: 'SubscriptionsSuspended',
 } as const;

@@ -7,9 +7,9 @@ import {
   deliveryState,
   idempotency,
   metrics,
+  outbox,
   operationalEvents,
   partners,
-  pullQueues,
   subscriptions,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
@@ -25,8 +25,8 @@ export const handler = handlerFor(
     deliveryState,
     operationalEvents,
     partners,
-    pullQueues,
     subscriptions,
     metrics,
+    outbox,
   }),
 );

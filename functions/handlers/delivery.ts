@@ -7,6 +7,7 @@ import {
   deliveryQueue,
   deliveryState,
   metrics,
+  outbox,
   operationalEvents,
   partners,
   payloadLedger,
@@ -33,6 +34,7 @@ export const handler = handlerFor(
     operationalEvents,
     partners,
     metrics,
+    outbox,
     recordDeliveryMetrics,
   }),
 );

@@ -2,12 +2,11 @@
 import '../app/source-mapped-stacks.js';
 import { replayWorkerApp } from '../app/replay-worker-app.js';
 import {
-  deliveryQueue,
   eventArchive,
   metrics,
+  outbox,
   operationalEvents,
   partners,
-  pullQueues,
   replayQueue,
   replayStore,
   subscriptions,
@@ -24,9 +23,8 @@ export const handler = handlerFor(
     eventArchive,
     replayStore,
     replayQueue,
-    deliveryQueue,
-    pullQueues,
     operationalEvents,
     metrics,
+    outbox,
   }),
 );

@@ -1,15 +1,7 @@
 /** Lambda entry (functions/config/resources.ts): the router app (functions/app/router-app.ts) on this container's AWS dependencies: only the adapters it reads (functions/composition/adapters.ts). */
 import '../app/source-mapped-stacks.js';
 import { routerApp } from '../app/router-app.js';
-import {
-  deliveryQueue,
-  eventArchive,
-  metrics,
-  partners,
-  pullQueues,
-  routedEvents,
-  subscriptionMatcher,
-} from '../composition/adapters.js';
+import { eventArchive, metrics, outbox, partners, routedEvents, subscriptionMatcher } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
@@ -20,9 +12,8 @@ export const handler = handlerFor(
     subscriptionMatcher,
     routedEvents,
     partners,
-    deliveryQueue,
-    pullQueues,
     eventArchive,
     metrics,
+    outbox,
   }),
 );

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
 import { OperatorAlarms } from '../../lib/constructs/operator-alarms.js';
 import { koerierResources } from '../../lib/koerier-stack.js';
-import { deliveryMetrics } from '../../functions/config/resources.js';
+import { deliveryMetrics, observability } from '../../functions/config/resources.js';
 import { logicalId, newApp, synthKoerier, type CfnResourceJson, type Synthesised } from './synth.js';
 
 let synth: Synthesised;
@@ -39,8 +39,11 @@ function watched(alarm: CfnResourceJson): string[] {
 describe('alarms that concern the operator', () => {
   it("one partner's dead letters or failing webhook page no one: no alarm reads the dead-letter, failure or attempt counts", () => {
     const read = alarms.flatMap(watched);
-    for (const metric of [deliveryMetrics.deadLettered, deliveryMetrics.failures, deliveryMetrics.attempts]) {
+    for (const metric of [deliveryMetrics.failures, deliveryMetrics.attempts]) {
       expect(read).not.toContain(`${deliveryMetrics.namespace}/${metric}`);
+    }
+    for (const metric of [observability.metrics.deadLetters, observability.metrics.subscriptionDeadLetters]) {
+      expect(read).not.toContain(`${observability.namespace}/${metric}`);
     }
   });
 
@@ -121,9 +124,7 @@ describe('alarms that concern the operator', () => {
   });
 
   it('the metric record the delivery function writes declares the suspension count the alarm reads, with the Stack dimension', () => {
-    const record = JSON.parse(
-      deliveryMetricsRecord({ attempts: 7, failures: 2, deadLettered: 1, suspended: 2 }, 0, 'Koerier'),
-    ) as {
+    const record = JSON.parse(deliveryMetricsRecord({ attempts: 7, failures: 2, suspended: 2 }, 0, 'Koerier')) as {
       _aws: {
         CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[];
       };
@@ -138,6 +139,8 @@ describe('alarms that concern the operator', () => {
       [deliveryMetrics.suspended]: 2,
       [deliveryMetrics.attempts]: 7,
     });
+    // Issue 29 item 3: dead letters are counted once, through the Metrics port (DeadLetters), not here too.
+    expect(JSON.stringify(record)).not.toMatch(/DeadLetter/);
   });
 
   it('two stacks in one account keep their alarms apart: each reads its own Stack dimension', () => {

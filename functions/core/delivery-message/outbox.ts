@@ -22,7 +22,7 @@ export interface OutboxEntry {
   readonly message: DeliveryMessage;
 }
 
-/** The queues behind the outbox: the ports the composition already builds. */
+/** The queues behind the outbox: the ports the composition already builds (its `outbox` member is built over them). */
 export interface OutboxQueues {
   readonly deliveryQueue: { send(bodies: readonly string[]): Promise<void> };
   readonly pullQueues: { send(subscriptionId: string, bodies: readonly string[]): Promise<void> };

@@ -8,6 +8,7 @@ import type { Log } from '../ports/log.js';
 import type { Metrics } from '../ports/metrics.js';
 import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { Outbox } from '../delivery-message/outbox.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
@@ -130,8 +131,8 @@ export interface DispatcherDependencies {
    * subscription's current filters, before anything is sent (issue 28, item 9). Absent: no check.
    */
   entitlements?(): Promise<Entitlements>;
-  /** Puts new delivery messages on the deliveries queue (a batch split into single events). */
-  enqueue(messages: readonly DeliveryMessage[]): Promise<void>;
+  /** Where a batch split into single events goes: the outbox the router, replays and redrives use (issue 29, item 3). */
+  readonly outbox: Pick<Outbox, 'enqueue'>;
   readonly policy: DeliveryPolicy;
   /** Koerier's own events about suspensions, retirements and dead letters (core/operations); absent: none told. */
   readonly operations?: OperationalEvents;

@@ -4,10 +4,14 @@
  *
  *   gates      `preparation.ts`   subscription active, key alive, sendable, long wait over;
  *              `redrive.ts`        the owner still entitled and the filters still matching, now
+ *   hand-out   `hand-out-check.ts` the same, before every attempt (`mayReceive`, issue 29 item 3)
  *   split      `split.ts`         a multi-event message for a target that takes no batches
  *   admission  `admission.ts`     the target's breaker and rate (WH-6, EDU-10, EDU-12)
  *   attempt    `attempt.ts`       send with a token and judge the answer (WH-1, WH-2, WH-3)
  *   settle     `settle-attempt.ts` pure: record, progress, next step; `target-health-change.ts` the target's
+ *
+ * This file is the batch: decoding, grouping by subscription, one read of the targets and one write
+ * of the history; each subscription's share runs in `subscription-dispatch.ts`.
  *
  * Every message ends `done` (delivered, dead-lettered, or split up) or `retry` after a delay,
  * which the handler turns into the message's visibility timeout, so nothing ever waits in memory
@@ -16,11 +20,9 @@
  * exception is a subscription that no longer exists: its owner deleted it, so there is nowhere to
  * keep it for.
  */
-import { systemClock, type Clock } from '../ports/clock.js';
+import { systemClock } from '../ports/clock.js';
 import { decodeDelivery } from '../delivery-message/delivery-message.js';
-import { admit } from './admission.js';
-import { observeAttempt } from './attempt-observation.js';
-import { attemptAll, type Sending } from './attempt.js';
+import { errorMessage } from '../errors/describe-error.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type {
   BatchOutcome,
@@ -30,18 +32,8 @@ import type {
   DispatcherDependencies,
   QueuedDelivery,
 } from './dispatch-ports.js';
-import { gateSubscription, prepare, progressOf } from './preparation.js';
-import { deadLetterStep, LAST_RECEIVE, retryStep, settleAttempt, targetFailingReason } from './settle-attempt.js';
-import type { DeadLetterStep, NextStep, Settlement } from './settle-attempt.js';
-import { targetHealthChange, type TargetHealthChange } from './target-health-change.js';
-import { splitIntoSingleEvents } from './split.js';
-import { tell } from '../operations/operational-events.js';
-import type { Subscription } from '../subscriptions/subscription.js';
-import { DeadLetterTelling, retiredNotice, suspendedNotice } from './operational-notices.js';
-import { EventText } from '../cloudevents/event-text.js';
-import { mayReceive, type WithheldReason } from '../routing/may-receive.js';
-import type { Entitlements } from '../subscriptions/entitlements.js';
-import { dueForSuspension, HEALTHY, type TargetState } from './target-health.js';
+import { SubscriptionDispatch } from './subscription-dispatch.js';
+import { HEALTHY, type TargetState } from './target-health.js';
 
 export async function dispatchBatch(
   tasks: readonly DeliveryTask[],
@@ -84,7 +76,7 @@ export async function dispatchBatch(
   try {
     targets = await deps.targets.getTargets([...groups.keys()]);
   } catch (error) {
-    deps.log.error('target state unreadable; retrying the batch', { error: describe(error) });
+    deps.log.error('target state unreadable; retrying the batch', { error: errorMessage(error) });
     const dispatches = [...groups].map(([subscriptionId, group]) => ({
       dispatch: new SubscriptionDispatch(subscriptionId, deps, HEALTHY),
       group,
@@ -112,7 +104,7 @@ export async function dispatchBatch(
       } catch (error) {
         // Store or queue trouble: try the whole group again later; attempts already made repeat
         // with the same Idempotency-Key, which is what the receiver deduplicates on.
-        deps.log.error('delivery group failed; retrying', { subscriptionId, error: describe(error) });
+        deps.log.error('delivery group failed; retrying', { subscriptionId, error: errorMessage(error) });
         // Awaited here, so the `finally` below counts the dead letters retryLater writes.
         return await dispatch.retryLater(group);
       } finally {
@@ -128,301 +120,8 @@ export async function dispatchBatch(
       await deps.ledger.recordAttempts(records, Math.ceil((now + deps.policy.historySeconds * 1000) / 1000));
     } catch (error) {
       // History is for people; the deliveries themselves are settled. Never redo them for it.
-      deps.log.warn('attempt history not written', { attempts: records.length, error: describe(error) });
+      deps.log.warn('attempt history not written', { attempts: records.length, error: errorMessage(error) });
     }
   }
   return outcome([...decisions, ...perGroup.flat()], records, deadLettered, suspended);
-}
-
-/** One subscription's share of a batch: runs the stages and applies their steps. */
-class SubscriptionDispatch {
-  private readonly now: Clock;
-  private readonly random: () => number;
-  private readonly decisions: DeliveryDecision[] = [];
-  /** The attempts made, for the history: the batch writes them all at once. */
-  readonly records: AttemptRecord[] = [];
-  deadLettered = 0;
-  /** Suspended here because the target kept failing: the operator's "suspended in bulk" alarm counts these. */
-  suspended = 0;
-  private retired = false;
-  /** Known once the gate let it through: operational events name its owner. */
-  private subscription?: Subscription;
-  private readonly telling: DeadLetterTelling;
-
-  constructor(
-    private readonly subscriptionId: string,
-    private readonly deps: DispatcherDependencies,
-    private readonly initialTarget: TargetState,
-    private readonly deadline = Number.POSITIVE_INFINITY,
-  ) {
-    this.now = deps.clock ?? systemClock;
-    this.random = deps.random ?? Math.random;
-    this.telling = new DeadLetterTelling(subscriptionId, deps, this.now);
-  }
-
-  async run(deliveries: readonly QueuedDelivery[]): Promise<DeliveryDecision[]> {
-    const { deps, subscriptionId } = this;
-    const gate = await gateSubscription(subscriptionId, deps, this.now);
-    if (gate.kind !== 'active') {
-      for (const delivery of deliveries) {
-        if (gate.kind === 'deleted')
-          deps.log.info('subscription no longer exists; delivery dropped', {
-            subscriptionId,
-            deliveryId: delivery.message.deliveryId,
-          });
-        await this.apply(
-          delivery,
-          gate.kind === 'deleted'
-            ? DONE
-            : deadLetterStep(delivery, gate.reason, gate.detail, undefined, undefined, deps.policy, this.now()),
-        );
-      }
-      return this.decisions;
-    }
-    const { subscription } = gate;
-    this.subscription = subscription;
-    const entitlements = await deps.entitlements?.();
-
-    const ready: Sending[] = [];
-    const toSplit: QueuedDelivery[] = [];
-    await Promise.all(
-      deliveries.map(async (delivery) => {
-        try {
-          const handOut = entitlements === undefined ? 'send' : withheldFrom(delivery, subscription, entitlements);
-          if (handOut === 'split') return void toSplit.push(delivery);
-          if (handOut !== 'send') {
-            // Issue 29, item 3: matched when routed, but not now. Not handed out: settled unsent and
-            // logged, not a dead letter (nothing failed, and the owner may no longer read the event).
-            deps.log.info('delivery withheld: settled unsent', {
-              subscriptionId,
-              deliveryId: delivery.message.deliveryId,
-              reason: handOut,
-            });
-            return await this.apply(delivery, DONE);
-          }
-          const prepared = await prepare(delivery, subscription, {
-            ledger: deps.ledger,
-            policy: deps.policy,
-            origin: deps.origin,
-            now: this.now,
-          });
-          if (prepared.kind === 'split') return void toSplit.push(delivery);
-          if (prepared.kind === 'ready') return void ready.push({ delivery, ...prepared.sending });
-          if (prepared.unsendableHeader !== undefined) {
-            deps.log.warn('delivery cannot be sent as an HTTP request; dead-lettered', {
-              subscriptionId,
-              deliveryId: delivery.message.deliveryId,
-              header: prepared.unsendableHeader,
-            });
-          }
-          await this.apply(delivery, prepared.next);
-        } catch (error) {
-          // This delivery's own state could not be read or written: it alone comes back later;
-          // the others of the group go on (issue 8, item 1).
-          deps.log.error('delivery not prepared; retrying it', {
-            subscriptionId,
-            deliveryId: delivery.message.deliveryId,
-            error: describe(error),
-          });
-          this.decisions.push(...(await this.retryLater([delivery])));
-        }
-      }),
-    );
-    if (toSplit.length > 0) {
-      await deps.enqueue(splitIntoSingleEvents(toSplit.map(({ message }) => message)));
-      for (const delivery of toSplit) await this.apply(delivery, DONE);
-    }
-    if (ready.length === 0) return this.decisions;
-
-    // Fetched before the rate slots are planned, so each request leaves at its slot (WH-6) and not
-    // a token fetch later, bunched up with the next. A failure is the attempts' to report.
-    const token =
-      subscription.credential?.kind === 'oauth2-client-credentials' ? deps.accessToken(subscription) : undefined;
-    await token?.catch(() => undefined);
-    const admission = await admit(subscriptionId, subscription, ready.length, this.initialTarget, {
-      targets: deps.targets,
-      policy: deps.policy,
-      now: this.now,
-      random: this.random,
-    });
-    const sending = ready.slice(0, admission.waits.length);
-    for (const [index, { delivery, progress }] of ready.slice(sending.length).entries()) {
-      await this.apply(
-        delivery,
-        retryStep(delivery, admission.deferMs[index]!, 'up', progress, deps.policy, this.now()),
-      );
-    }
-    if (sending.length === 0) return this.decisions;
-
-    const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-    const reports = await attemptAll(subscription, sending, admission.waits, {
-      deps,
-      now: this.now,
-      sleep,
-      deadline: this.deadline,
-      token,
-    });
-    const settlements: Settlement[] = [];
-    for (const [index, report] of reports.entries()) {
-      const { delivery, progress } = sending[index]!;
-      if ('outOfTime' in report)
-        deps.log.info('no time left in this batch to attempt the delivery; back shortly', {
-          subscriptionId,
-          deliveryId: delivery.message.deliveryId,
-        });
-      const settlement = settleAttempt(
-        { delivery, subscription, target: admission.target, report },
-        progress,
-        deps.policy,
-        this.now(),
-        this.random,
-      );
-      settlements.push(settlement);
-      await this.applySettlement(delivery, settlement);
-    }
-    await this.applyHealth(
-      targetHealthChange(
-        settlements.map((settlement) => settlement.health),
-        admission,
-        subscription.allowedRatePerMinute,
-        this.now(),
-      ),
-    );
-    return this.decisions;
-  }
-
-  private async applySettlement(
-    delivery: QueuedDelivery,
-    { record, retireSubscription, progress, next }: Settlement,
-  ): Promise<void> {
-    if (record) {
-      this.records.push(record);
-      observeAttempt(this.deps, delivery, record);
-    }
-    if (retireSubscription !== undefined && !this.retired) {
-      this.retired = true;
-      await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
-      this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
-      if (this.subscription)
-        await tell(
-          this.deps.operations,
-          [retiredNotice(this.subscription, retireSubscription, this.now())],
-          this.deps.log,
-        );
-    }
-    if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
-    await this.apply(delivery, next);
-  }
-
-  private async applyHealth(change: TargetHealthChange): Promise<void> {
-    const { deps, subscriptionId } = this;
-    if (change.throttle)
-      await deps.targets.recordThrottle(subscriptionId, change.throttle.pauseUntil, change.throttle.throttle);
-    if (change.record.kind === 'success') await deps.targets.recordTargetSuccess(subscriptionId);
-    if (change.record.kind === 'release-probe') await deps.targets.releaseProbe(subscriptionId, change.record.until);
-    if (change.record.kind !== 'failures') return;
-    const now = this.now();
-    const after = await deps.targets.recordTargetFailures(
-      subscriptionId,
-      change.record.count,
-      now,
-      change.record.probe,
-    );
-    if (after.failingSince !== undefined && dueForSuspension(after, deps.policy.suspendAfterSeconds, now)) {
-      const reason = targetFailingReason(subscriptionId, after.failingSince, change.record.lastFailure);
-      await deps.subscriptions.updateStatus(subscriptionId, 'suspended', reason, 'target-failing');
-      this.suspended++;
-      deps.log.warn('subscription suspended: its target keeps failing', {
-        subscriptionId,
-        failingSince: new Date(after.failingSince).toISOString(),
-      });
-      if (this.subscription)
-        await tell(
-          deps.operations,
-          [suspendedNotice(this.subscription, reason, 'target-failing', after.failingSince, now)],
-          deps.log,
-        );
-    }
-  }
-
-  /** Takes one step for one queue message: a dead letter is written before its message is let go. */
-  private async apply(delivery: QueuedDelivery, next: NextStep): Promise<void> {
-    if (next.kind === 'retry')
-      return void this.decisions.push({
-        messageId: delivery.messageId,
-        action: 'retry',
-        delaySeconds: next.delaySeconds,
-      });
-    if (next.kind === 'dead-letter') await this.putDeadLetter(next);
-    this.decisions.push({ messageId: delivery.messageId, action: 'done' });
-  }
-
-  private async putDeadLetter({ deadLetter, expiresAt }: DeadLetterStep): Promise<void> {
-    await this.telling.put(deadLetter, this.subscription, () =>
-      this.deps.deadLetters.putDeadLetter(deadLetter, expiresAt),
-    );
-    this.deadLettered++;
-    this.deps.metrics?.deadLettered(this.subscriptionId, deadLetter.reason);
-    this.deps.log.warn('delivery dead-lettered', {
-      subscriptionId: this.subscriptionId,
-      deliveryId: deadLetter.deliveryId,
-      reason: deadLetter.reason,
-    });
-  }
-
-  /**
-   * After an unexpected failure (store or queue trouble): later, and later still the more often it
-   * happened; on the last receive a dead letter instead, if the store takes it now, else the
-   * queue's dead-letter queue (and its alarm) is all that is left.
-   */
-  async retryLater(deliveries: readonly QueuedDelivery[]): Promise<DeliveryDecision[]> {
-    return Promise.all(
-      deliveries.map(async (delivery): Promise<DeliveryDecision> => {
-        if (delivery.receiveCount >= this.deps.policy.maxReceiveCount) {
-          try {
-            const progress = await progressOf(delivery, this.deps.ledger);
-            await this.putDeadLetter(
-              deadLetterStep(delivery, 'exhausted', LAST_RECEIVE, progress, undefined, this.deps.policy, this.now()),
-            );
-            return { messageId: delivery.messageId, action: 'done' };
-          } catch (error) {
-            const fields = {
-              subscriptionId: this.subscriptionId,
-              deliveryId: delivery.message.deliveryId,
-              error: describe(error),
-            };
-            this.deps.log.error('last receive, and no dead letter written; left for the dead-letter queue', fields);
-          }
-        }
-        return {
-          messageId: delivery.messageId,
-          action: 'retry',
-          delaySeconds: Math.min(30 * delivery.receiveCount, 900),
-        };
-      }),
-    );
-  }
-}
-
-const DONE: NextStep = { kind: 'done' };
-
-/**
- * Whether a delivery may go to the subscription as it is now (`mayReceive`, issue 29 item 3): `send`;
- * the reason its events are withheld; or, when only some of them are, `split`, so that each goes
- * (or is withheld) on its own under a key of its own, never the same key with another body.
- */
-function withheldFrom(
-  delivery: QueuedDelivery,
-  subscription: Subscription,
-  entitlements: Entitlements,
-): 'send' | 'split' | WithheldReason {
-  const events = delivery.events ?? delivery.message.events.map((json) => new EventText(json));
-  const verdicts = events.map((event) => mayReceive(subscription, event, entitlements));
-  const withheld = verdicts.find((verdict) => verdict !== 'receives');
-  if (withheld === undefined) return 'send';
-  return verdicts.some((verdict) => verdict === 'receives') ? 'split' : withheld;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -17,6 +17,7 @@ import { lineageOf } from '../delivery-message/delivery-message.js';
 import type { HttpResponse } from '../http/messages.js';
 import { KoerierError, problems } from '../http/problems.js';
 import type { DeadLetterStore } from '../delivery/delivery-records.js';
+import type { Metrics } from '../ports/metrics.js';
 import { mayReceive } from '../routing/may-receive.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -36,6 +37,8 @@ import {
 
 export interface PullDependencies extends SettlementDependencies {
   readonly deadLetters: Pick<DeadLetterStore, 'putDeadLetter'>;
+  /** Counts each dead letter, as the push dispatcher does: one metrics path for every dead letter (issue 29, item 3). */
+  readonly metrics: Pick<Metrics, 'deadLettered'>;
   /** How long a dead letter is kept (the push setting, one dead-letter API). */
   readonly deadLetterRetentionSeconds: number;
   /** Caps concurrent long polls per subscription and per client, across containers. */
@@ -267,6 +270,7 @@ export class PullService {
       subscription.id,
       dead.map(({ message }, index) => ({ entryId: String(index), receiptHandle: message.receiptHandle })),
     );
+    for (const { reason } of dead) this.deps.metrics.deadLettered(subscription.id, reason);
     const rejected = dead.filter((d) => d.reason === 'rejected').map((d) => d.message.messageId);
     if (rejected.length > 0) await this.deps.rejections.clear(subscription.id, rejected);
     this.deps.log.info('pull events dead-lettered', {

@@ -2,7 +2,7 @@
  * May this subscription receive this event? One rule, asked wherever Koerier decides to send an
  * event to a subscriber (issue 29, item 3): the router when it routes, a replay when it queues an
  * archived event, a redrive when it sends a dead letter again, and at hand-out — every push
- * attempt (delivery/dispatcher.ts) and every pull receive (pull/pull-service.ts) — because a grant
+ * attempt (delivery/hand-out-check.ts) and every pull receive (pull/pull-service.ts) — because a grant
  * may have been withdrawn, or the filters changed, after the event was queued.
  *
  * The rule: the subscription's owner is entitled to the event as the partner directory has it now

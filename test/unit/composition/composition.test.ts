@@ -98,7 +98,7 @@ describe('a composed set of dependencies', () => {
         'metrics',
       ]),
     );
-    expect(members).toHaveLength(43);
+    expect(members).toHaveLength(44);
     expect(asked).toBe(0);
   });
 
@@ -110,7 +110,7 @@ describe('a composed set of dependencies', () => {
       writeMetricRecord: (record) => records.push(record),
     });
     expect(deps.clock()).toBe(Date.UTC(2030, 0, 1));
-    deps.recordDeliveryMetrics({ attempts: 1, failures: 0, deadLettered: 0, suspended: 0 });
+    deps.recordDeliveryMetrics({ attempts: 1, failures: 0, suspended: 0 });
     expect((JSON.parse(records[0]!) as { _aws: { Timestamp: number } })._aws.Timestamp).toBe(Date.UTC(2030, 0, 1));
   });
 });

@@ -12,6 +12,7 @@ import {
   idempotency,
   inboundQueue,
   metrics,
+  outbox,
   partners,
   payloadLedger,
   publishRateWindow,
@@ -30,7 +31,7 @@ import { handlerFor as signingKeysHandlerFor } from '../../../functions/handlers
 import type { KoerierConfig } from '../../../functions/config.js';
 
 export function routerLists(): void {
-  const router = { subscriptionMatcher, routedEvents, partners, deliveryQueue, pullQueues, eventArchive, metrics };
+  const router = { subscriptionMatcher, routedEvents, partners, outbox, eventArchive, metrics };
   routerHandlerFor(lambdaDependencies(router));
 
   const { routedEvents: _ledger, ...withoutLedger } = router;
@@ -40,6 +41,11 @@ export function routerLists(): void {
   const { metrics: _metrics, ...withoutMetrics } = router;
   // @ts-expect-error the queue edge flushes the metrics after each batch, whatever the app reads
   routerHandlerFor(lambdaDependencies(withoutMetrics));
+
+  // Issue 29 item 3: the queues alone no longer do; the router enqueues through the composed outbox.
+  const { outbox: _outbox, ...withoutOutbox } = router;
+  // @ts-expect-error the router app reads the outbox, not the queues behind it
+  routerHandlerFor(lambdaDependencies({ ...withoutOutbox, deliveryQueue, pullQueues }));
 }
 
 export function ingestLists(): void {

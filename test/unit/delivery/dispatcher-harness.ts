@@ -167,7 +167,7 @@ export function setup(
       sentHeaders.push({ ...request.headers });
       return answers.shift() ?? { status: 204, headers: {}, latencyMs: 7 };
     },
-    enqueue: async () => undefined,
+    outbox: { enqueue: async () => undefined },
     policy,
     origin: 'koerier.test',
     log: {

@@ -84,7 +84,7 @@ function setup(options: { unreadableSubscriptions?: readonly string[]; failProgr
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return { status: 204, headers: {}, latencyMs: 1 };
     },
-    enqueue: async () => undefined,
+    outbox: { enqueue: async () => undefined },
     policy,
     origin: 'koerier.test',
     log: silentLog,

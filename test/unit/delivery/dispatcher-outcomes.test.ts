@@ -38,6 +38,21 @@ describe("a batch's figures and history", () => {
     expect(store.attempts[0]!.expiresAt).toBe(Math.ceil((T0 + DAY * 1000) / 1000));
   });
 
+  it('issue 29 item 3: each push dead letter is counted once, with its subscription and reason, on the one metrics path pull dead letters take too', async () => {
+    const { deps } = setup({ answers: [answered(204), answered(400), answered(400)] });
+    const counted: [string, string][] = [];
+    deps.metrics = {
+      ...noMetrics,
+      deadLettered: (subscriptionId, reason) => void counted.push([subscriptionId, reason]),
+    };
+    const outcome = await dispatchBatch([task(), task(), task()], deps);
+    expect(outcome.deadLettered).toBe(2);
+    expect(counted).toEqual([
+      [SUB, 'rejected'],
+      [SUB, 'rejected'],
+    ]);
+  });
+
   it('issue 13 item 5, issue 15: each recorded attempt names the events it carried, as decoding the message read them', async () => {
     const { deps, store } = setup();
     const carried =

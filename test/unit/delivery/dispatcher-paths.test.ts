@@ -370,10 +370,24 @@ describe('answers without a status, waits and history (WH-2)', () => {
     });
   });
 
+  it('issue 29 item 3: a split goes through the outbox, addressed to the subscription it was split for', async () => {
+    const { deps } = setup();
+    const enqueued: { subscription: { id: string; delivery: string }; events: readonly string[] }[] = [];
+    deps.outbox = {
+      enqueue: async (subscription, messages) =>
+        void enqueued.push(...messages.map(({ events }) => ({ subscription, events }))),
+    };
+    await dispatchBatch([task({ events: ['{"id":"a"}', '{"id":"b"}'] })], deps);
+    expect(enqueued).toEqual([
+      { subscription: expect.objectContaining({ id: SUB, delivery: 'push' }), events: ['{"id":"a"}'] },
+      { subscription: expect.objectContaining({ id: SUB, delivery: 'push' }), events: ['{"id":"b"}'] },
+    ]);
+  });
+
   it('JSON-3: a split keeps the link to the dead letter it redrives', async () => {
     const { deps } = setup();
     const enqueued: { redriveOf?: string; events: readonly string[] }[] = [];
-    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    deps.outbox = { enqueue: async (_subscription, messages) => void enqueued.push(...messages) };
     await dispatchBatch([task({ events: ['{"id":"a"}', '{"id":"b"}'], redriveOf: 'd-old' })], deps);
     expect(enqueued.map((m) => [m.events, m.redriveOf])).toEqual([
       [['{"id":"a"}'], 'd-old'],
@@ -476,7 +490,7 @@ describe('details a subscriber sees in its history', () => {
   it('JSON-3: two identical events in one message still split into two deliveries with keys of their own', async () => {
     const { deps } = setup();
     const enqueued: { deliveryId: string }[] = [];
-    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    deps.outbox = { enqueue: async (_subscription, messages) => void enqueued.push(...messages) };
     await dispatchBatch([task({ events: ['{"id":"same"}', '{"id":"same"}'] })], deps);
     expect(new Set(enqueued.map((m) => m.deliveryId)).size).toBe(2);
   });
@@ -484,7 +498,7 @@ describe('details a subscriber sees in its history', () => {
   it("EDU-IDEM-11: the same events split out of two different deliveries get different keys: each child key derives from its parent's", async () => {
     const { deps } = setup();
     const enqueued: { deliveryId: string }[] = [];
-    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    deps.outbox = { enqueue: async (_subscription, messages) => void enqueued.push(...messages) };
     await dispatchBatch(
       [task({ events: ['{"id":"a"}', '{"id":"b"}'] }), task({ events: ['{"id":"a"}', '{"id":"b"}'] })],
       deps,
@@ -546,7 +560,7 @@ describe('entitlement and filters, again on every attempt (issue 28, item 9; iss
   it('EDU-7, EDU-IDEM-11, issue 28: a batch delivery of which only some events may go is split, so each goes or is withheld on its own under a key of its own', async () => {
     const { deps, sent, store } = narrowed({ subscription: { contentMode: 'batch', batchSupported: true } });
     const enqueued: { events: readonly string[] }[] = [];
-    deps.enqueue = async (messages) => void enqueued.push(...messages);
+    deps.outbox = { enqueue: async (_subscription, messages) => void enqueued.push(...messages) };
     await dispatchBatch(
       [task({ events: [event('1', 'nl.edu.a.v1', 'leerling-1'), event('2', 'nl.edu.b.v1', 'leerling-2')] })],
       deps,

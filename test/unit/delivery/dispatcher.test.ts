@@ -103,7 +103,7 @@ function setup(
       sent.push(request.headers[IDEMPOTENCY_KEY_HEADER] ?? '');
       return options.answer?.() ?? { status: 204, headers: {}, latencyMs: 1 };
     },
-    enqueue: async (messages: readonly DeliveryMessage[]) => void enqueued.push(...messages),
+    outbox: { enqueue: async (_subscription, messages: readonly DeliveryMessage[]) => void enqueued.push(...messages) },
     policy: { ...policy, ...options.policy },
     origin: 'koerier.test',
     log: silentLog,

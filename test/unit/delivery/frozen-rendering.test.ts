@@ -21,7 +21,7 @@ async function retryAfterPatch(before: Settings, patch: Settings, events = [EVEN
   const inlineLimits: (number | undefined)[] = [];
   run.deps.outgoingEvents = async (subscription, queued) => (inlineLimits.push(subscription.maxInlineBytes), queued);
   const splits: unknown[] = [];
-  run.deps.enqueue = async (messages) => void splits.push(...messages);
+  run.deps.outbox = { enqueue: async (_subscription, messages) => void splits.push(...messages) };
   const delivery = task({ events });
   const first = await dispatchBatch([delivery], run.deps);
   expect(first.decisions).toEqual([

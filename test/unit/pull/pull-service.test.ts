@@ -100,6 +100,7 @@ function harness(
       return answer(entries);
     },
   };
+  const counted: { subscriptionId: string; reason: string }[] = [];
   const service = new PullService({
     queues,
     rejections: {
@@ -130,6 +131,7 @@ function harness(
         deadLetterExpiries.push(expiresAt);
       },
     },
+    metrics: { deadLettered: (subscriptionId, reason) => void counted.push({ subscriptionId, reason }) },
     lockTokenKey: async () => key,
     clock: () => NOW,
     deadLetterRetentionSeconds: 3600,
@@ -147,7 +149,19 @@ function harness(
     outgoingEvents,
     ...(behaviour.entitlements === undefined ? {} : { entitlements: async () => behaviour.entitlements! }),
   });
-  return { service, calls, deadLetters, deadLetterExpiries, visibilitySeconds, limits, finds, marked, cleared, gaveUp };
+  return {
+    service,
+    calls,
+    deadLetters,
+    deadLetterExpiries,
+    visibilitySeconds,
+    limits,
+    finds,
+    marked,
+    cleared,
+    gaveUp,
+    counted,
+  };
 }
 
 const token = (over: Partial<LockTokenContents> = {}) =>
@@ -479,6 +493,17 @@ describe('dead letters on a receive (EDU-18)', () => {
     expect(finds).toEqual([['m-2', 'm-3']]);
     expect(deadLetters).toMatchObject([{ deliveryId: 'key-2', reason: 'rejected', detail: 'unknown leerling' }]);
     expect(cleared).toEqual([['m-2']]);
+  });
+
+  it('issue 29 item 3: each pull dead letter (past maxdeliverycount, rejected) is counted once, with its subscription and reason, on the metrics path push dead letters take', async () => {
+    const { service, counted } = harness([message(1, 1), message(2, 3), message(3, 2)], undefined, {
+      marks: new Map([['m-3', 'unknown leerling']]),
+    });
+    expect(ids(await receive(service, { maxevents: 3, waitseconds: 0 }))).toEqual(['1']);
+    expect(counted).toEqual([
+      { subscriptionId: 'sub-1', reason: 'max-deliveries' },
+      { subscriptionId: 'sub-1', reason: 'rejected' },
+    ]);
   });
 
   it('EDU-18: a receive of first deliveries only asks for no reject marks', async () => {
