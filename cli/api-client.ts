@@ -144,11 +144,23 @@ export class KoerierClient {
 
   /** The data of a typed call; its refusal or network failure becomes the CliError the CLI exits with. */
   async run<T>(what: string, call: (api: GeneratedClient) => Promise<{ data?: T }>): Promise<T> {
+    const outcome = await this.outcome(call);
+    if (!outcome.ok) throw problemError(outcome.refusal, what);
+    return outcome.data;
+  }
+
+  /**
+   * A typed call's data and response, or its refusal as an answer, for a caller that tells refusals
+   * apart (the doctor explains each, the register tells a missing route from a refused change).
+   * A network failure is the CliError the CLI exits with.
+   */
+  async outcome<T>(call: (api: GeneratedClient) => Promise<{ data?: T; response?: Response }>): Promise<Outcome<T>> {
     try {
-      return (await call(this.api)).data as T;
+      const { data, response } = await call(this.api);
+      return { ok: true, data: data as T, response: response as Response };
     } catch (error) {
       if (error instanceof KoerierProblem)
-        throw problemError(answerOf(error.status, error.headers, Buffer.from(error.text)), what);
+        return { ok: false, refusal: answerOf(error.status, error.headers, Buffer.from(error.text)) };
       if (error instanceof TypeError)
         throw new CliError(
           `cannot reach ${new URL(this.gatewayUrl).origin}: ${networkFailure(error)}`,
@@ -171,6 +183,17 @@ export class KoerierClient {
       ...(onRetry ? { onRetry: (reason: string, waitMs: number) => onRetry(reason, waitMs) } : {}),
     });
   }
+}
+
+/** What a typed call came to: its data, or the refusal (a 4xx or 5xx left after the retries) as an answer. */
+export type Outcome<T> =
+  | { readonly ok: true; readonly data: T; readonly response: Response }
+  | { readonly ok: false; readonly refusal: ApiAnswer };
+
+/** A typed call's answer as an ApiAnswer (its data as text, or written back as JSON), for describing an unexpected success. */
+export function answerOfData(response: Response, data: unknown): ApiAnswer {
+  const text = typeof data === 'string' ? data : data === undefined ? '' : JSON.stringify(data);
+  return answerOf(response.status, response.headers, Buffer.from(text));
 }
 
 type UntypedRequest = (

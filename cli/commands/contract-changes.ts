@@ -1,62 +1,42 @@
 /**
  * `koerier contracts publish|update|deprecate`: changes to the contract register (docs/CONTRACTS.md;
- * EDU-6, EDU-21, EDU-22), each with one Idempotency-Key that the API client (client/koerier-client.ts) makes once and sends again on every retry.
+ * EDU-6, EDU-21, EDU-22), each a typed call of the generated client (client/koerier-client.ts), which
+ * makes one Idempotency-Key per change and sends it again on every retry.
  *
- * Publishing sends the file's text as it is (JSON or YAML) with the media type its extension says
- * (`.yaml`/`.yml` YAML, `.json` JSON, else what the text looks like), so the checksum the register
- * records is the file's own sha-256 and the CLI can say so. The register answers the compatibility verdict
- * against the version before it; a breaking change within a major version is refused (422) unless an
- * admin forces it (`--force`, `?force=true`); the parser's findings on an invalid document (400) are
- * listed one per line. Both refusals exit 1.
+ * Publishing sends the file's text as it is (JSON or YAML, ./contract-files.ts) with the media type its
+ * extension says, so the checksum the register records is the file's own sha-256 and the CLI can say
+ * so. The register answers the compatibility verdict against the version before it; a breaking change
+ * within a major version is refused (422) unless an admin forces it (`--force`, `?force=true`); the
+ * parser's findings on an invalid document (400) are listed one per line. Both refusals exit 1.
  */
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import { Option, type Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
-import {
-  contractKinds,
-  versionStatuses,
-  type ContactPoint,
-  type ContractKind,
-  type VersionRecord,
-} from '../../functions/core/contracts/contract.js';
-import type { ApiAnswer } from '../api-client.js';
+import { contractKinds, versionStatuses } from '../../functions/core/contracts/contract.js';
+import type { components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord } from '../output.js';
-import { contractPath, registerRequest } from './register-requests.js';
+import { declaredMediaType, readContractFile, type ContractFile } from './contract-files.js';
+import {
+  collect,
+  contactOf,
+  contactOptions,
+  contractPatch,
+  contractView,
+  optional,
+  versionPatch,
+  type ContactOptions,
+  type UpdateOptions,
+} from './contract-metadata.js';
+import { contractPath, registerChange } from './register-requests.js';
 
-interface ContactOptions {
-  readonly owner?: string;
-  readonly ownerEmail?: string;
-  readonly ownerUrl?: string;
-  readonly contact?: string;
-  readonly contactEmail?: string;
-  readonly contactUrl?: string;
-  readonly description?: string;
-}
+type VersionInput = components['schemas']['ContractVersionInput'];
+type VersionRecord = components['schemas']['ContractVersion'];
 
 interface PublishOptions extends ContactOptions {
-  readonly kind?: ContractKind;
-  readonly status?: string;
+  readonly kind?: VersionInput['kind'];
+  readonly status?: VersionInput['status'];
   readonly sunset?: string;
   readonly type: string[];
   readonly force?: boolean;
-}
-
-interface UpdateOptions extends ContactOptions {
-  readonly status?: string;
-  readonly sunset?: string;
-  readonly type: string[];
-}
-
-/** A contract document read from a file: its text as published, the media type its name says, the kind its top-level key says. */
-export interface ContractFile {
-  readonly text: string;
-  readonly mediaType: 'application/json' | 'application/yaml';
-  readonly kind: ContractKind | undefined;
-  /** RFC 9530 form, as the register records it: `sha-256=:<base64>:`. */
-  readonly checksum: string;
 }
 
 export function registerContractChanges(contracts: Command): void {
@@ -102,7 +82,7 @@ version (409). Exit 3 for --force without the admin scope.`,
         );
       const owner = contactOf(options, 'owner');
       const contact = contactOf(options, 'contact') ?? owner;
-      const body = {
+      const body: VersionInput = {
         kind,
         document: document.text,
         mediaType: declaredMediaType(kind, document.mediaType),
@@ -114,10 +94,9 @@ version (409). Exit 3 for --force without the admin scope.`,
         ...optional('contact', contact),
       };
       const context = await contextOf(command);
-      const answer = await publishRequest(context, name, version, body, options.force === true);
-      const published = answer.json as VersionRecord;
+      const { data: published, status } = await publishRequest(context, name, version, body, options.force === true);
       if (context.json) return printJson(published);
-      process.stdout.write(publishedReport(name, version, answer.status, published, document));
+      process.stdout.write(publishedReport(name, version, status, published, document));
     });
   contactOptions(publish);
 
@@ -138,13 +117,22 @@ version (409). Exit 3 for --force without the admin scope.`,
         .default([], 'unchanged'),
     )
     .action(async (name: string, version: string | undefined, options: UpdateOptions, command: Command) => {
-      const body = version === undefined ? contractPatch(options) : versionPatch(options);
       const context = await contextOf(command);
-      const what = version === undefined ? "changing a contract's metadata" : "changing a contract version's metadata";
-      const answer = await registerRequest(context, 'PATCH', contractPath(name, version), { body }, what);
-      if (context.json) return printJson(answer.json);
+      const { data } =
+        version === undefined
+          ? await registerChange(context, 'PATCH', contractPath(name), "changing a contract's metadata", (api) =>
+              api.PATCH('/contracts/{name}', { params: { path: { name } }, body: contractPatch(options) }),
+            )
+          : await registerChange(
+              context,
+              'PATCH',
+              contractPath(name, version),
+              "changing a contract version's metadata",
+              (api) => changeVersion(api, name, version, versionPatch(options)),
+            );
+      if (context.json) return printJson(data);
       process.stdout.write(`Updated ${name}${version === undefined ? '' : ` ${version}`}.\n`);
-      printRecord(contractView((answer.json ?? {}) as Record<string, unknown>));
+      printRecord(contractView(data as Record<string, unknown>));
     });
   contactOptions(update);
 
@@ -158,14 +146,13 @@ version (409). Exit 3 for --force without the admin scope.`,
     .requiredOption('--sunset <date>', 'RFC 3339 date after which the version is retired')
     .action(async (name: string, version: string, options: { sunset: string }, command: Command) => {
       const context = await contextOf(command);
-      const answer = await registerRequest(
+      const { data: record } = await registerChange(
         context,
         'PATCH',
         contractPath(name, version),
-        { body: { status: 'deprecated', sunset: options.sunset } },
         'deprecating a contract version',
+        (api) => changeVersion(api, name, version, { status: 'deprecated', sunset: options.sunset }),
       );
-      const record = answer.json as VersionRecord;
       if (context.json) return printJson(record);
       process.stdout.write(
         `Deprecated ${name} ${version}: ${record.status}, sunset ${record.sunset ?? '?'}; its consumers are told.\n`,
@@ -173,21 +160,29 @@ version (409). Exit 3 for --force without the admin scope.`,
     });
 }
 
+function changeVersion(
+  api: Parameters<Parameters<typeof registerChange>[4]>[0],
+  name: string,
+  version: string,
+  body: components['schemas']['ContractVersionPatch'],
+) {
+  return api.PATCH('/contracts/{name}/versions/{version}', { params: { path: { name, version } }, body });
+}
+
 async function publishRequest(
   context: Awaited<ReturnType<typeof contextOf>>,
   name: string,
   version: string,
-  body: Record<string, unknown>,
+  body: VersionInput,
   force: boolean,
-): Promise<ApiAnswer> {
-  // One key per request body, sent again as it is on every retry (EDU-IDEM: a retry is the same operation).
-  const send = (what: Record<string, unknown>) =>
-    registerRequest(
-      context,
-      'PUT',
-      contractPath(name, version),
-      { body: what, query: force ? { force: 'true' } : {} },
-      'publishing a contract',
+): Promise<{ data: VersionRecord; status: number }> {
+  // One key per request body, made by the client and sent again as it is on every retry (EDU-IDEM).
+  const send = (what: VersionInput) =>
+    registerChange(context, 'PUT', contractPath(name, version), 'publishing a contract', (api) =>
+      api.PUT('/contracts/{name}/versions/{version}', {
+        params: { path: { name, version }, ...(force ? { query: { force: true } } : {}) },
+        body: what,
+      }),
     );
   try {
     try {
@@ -235,165 +230,14 @@ function publishedReport(
     lines.push(
       `  compatibility with ${compatibility.previous}: ${compatibility.verdict}${compatibility.forcedBy ? `, forced by ${compatibility.forcedBy}` : ''}`,
     );
-    for (const message of compatibility.messages) {
+    for (const message of compatibility.messages ?? []) {
       lines.push(`    ${message.message}: ${message.verdict}`);
       // A finding names the direction that fails: `forward` means events of this version may not suit consumers of the previous one.
-      for (const finding of message.findings)
+      for (const finding of message.findings ?? [])
         lines.push(
           `      - ${finding.pointer || '/'} (not ${finding.direction} compatible): ${finding.message} (${finding.change})`,
         );
     }
   }
   return `${lines.join('\n')}\n`;
-}
-
-/** The file's bytes as text (UTF-8, as the register stores it), with the media type its extension says and the kind its content says. */
-export async function readContractFile(path: string): Promise<ContractFile> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`, exitCodes.usage);
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new CliError(`${path} is not UTF-8 text`, exitCodes.usage);
-  }
-  const extension = extname(path).toLowerCase();
-  const yaml =
-    extension === '.yaml' || extension === '.yml' || (extension !== '.json' && !text.trimStart().startsWith('{'));
-  const mediaType = yaml ? 'application/yaml' : 'application/json';
-  return {
-    text,
-    mediaType,
-    kind: kindOf(text, mediaType),
-    checksum: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
-  };
-}
-
-/** The kind's own media type for the file's syntax (the register serves the document back in it). */
-export function declaredMediaType(kind: ContractKind, syntax: ContractFile['mediaType']): string {
-  const family = kind === 'asyncapi-data' ? 'application/vnd.aai.asyncapi' : 'application/vnd.oai.openapi';
-  return `${family}+${syntax === 'application/yaml' ? 'yaml' : 'json'}`;
-}
-
-/**
- * `asyncapi` or `openapi` at the top of the document. A document that does not parse is still sent
- * when a line names its kind, so that the register's parser says what is wrong with it (and where).
- */
-export function kindOf(text: string, mediaType: ContractFile['mediaType']): ContractKind | undefined {
-  let document: unknown;
-  try {
-    // A low alias limit: this only looks for a top-level key, and an alias bomb should not stall the CLI.
-    document = mediaType === 'application/yaml' ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
-  } catch {
-    const key = /^\s*\{?\s*["']?(asyncapi|openapi)["']?\s*:/m.exec(text)?.[1];
-    return key === 'asyncapi' ? 'asyncapi-data' : key === 'openapi' ? 'openapi-webhook' : undefined;
-  }
-  if (typeof document !== 'object' || document === null) return undefined;
-  if ('asyncapi' in document) return 'asyncapi-data';
-  if ('openapi' in document) return 'openapi-webhook';
-  return undefined;
-}
-
-function contactOptions(command: Command): void {
-  command
-    .option('--description <text>', 'what the contract is for')
-    .option('--owner <name>', 'EDU-22: who owns and maintains the specification')
-    .option('--owner-email <address>', "the owner's e-mail address")
-    .option('--owner-url <url>', "the owner's web page")
-    .option('--contact <name>', "EDU-22: the contact point (publish: the owner's when not given)")
-    .option('--contact-email <address>', "the contact point's e-mail address")
-    .option('--contact-url <url>', "the contact point's web page");
-}
-
-/** `--owner NAME --owner-email …` as the register's contact point; undefined when none of its flags is given. */
-export function contactOf(options: ContactOptions, who: 'owner' | 'contact'): ContactPoint | undefined {
-  const name = options[who];
-  const email = options[`${who}Email`];
-  const url = options[`${who}Url`];
-  if (name === undefined && email === undefined && url === undefined) return undefined;
-  if (name === undefined || (email === undefined && url === undefined)) {
-    throw new CliError(
-      `--${who} NAME goes with --${who}-email and/or --${who}-url (EDU-22: a name and a way to reach them)`,
-      exitCodes.usage,
-    );
-  }
-  return { name, ...optional('email', email), ...optional('url', url) };
-}
-
-function contractPatch(options: UpdateOptions): Record<string, unknown> {
-  if (options.status !== undefined || options.sunset !== undefined || options.type.length > 0) {
-    throw new CliError(
-      '--status, --sunset and --type change a version: name it (koerier contracts update <name> <version> …)',
-      exitCodes.usage,
-    );
-  }
-  const patch = {
-    ...optional('description', options.description),
-    ...optional('owner', contactOf(options, 'owner')),
-    ...optional('contact', contactOf(options, 'contact')),
-  };
-  if (Object.keys(patch).length === 0)
-    throw new CliError('nothing to change: give --description, --owner … or --contact …', exitCodes.usage);
-  return patch;
-}
-
-function versionPatch(options: UpdateOptions): Record<string, unknown> {
-  if (
-    [
-      options.description,
-      options.owner,
-      options.ownerEmail,
-      options.ownerUrl,
-      options.contact,
-      options.contactEmail,
-      options.contactUrl,
-    ].some((v) => v !== undefined)
-  ) {
-    throw new CliError(
-      '--description, --owner and --contact belong to the contract, not a version: leave the version out',
-      exitCodes.usage,
-    );
-  }
-  const patch = {
-    ...optional('status', options.status),
-    ...optional('sunset', options.sunset),
-    ...(options.type.length > 0 ? { eventTypes: options.type } : {}),
-  };
-  if (Object.keys(patch).length === 0)
-    throw new CliError('nothing to change: give --status, --sunset or --type', exitCodes.usage);
-  return patch;
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** `Name <e-mail> (url)` of a contact point (EDU-22). */
-export function contactLine(value: unknown): string {
-  if (!value || typeof value !== 'object') return '';
-  const { name, email, url } = value as { name?: string; email?: string; url?: string };
-  return [name, email && `<${email}>`, url && `(${url})`].filter(Boolean).join(' ');
-}
-
-export function compatibilityLine(value: unknown): string {
-  if (!value || typeof value !== 'object') return '';
-  const { previous, verdict, forcedBy } = value as { previous?: string; verdict?: string; forcedBy?: string };
-  return `${verdict ?? '?'} vs ${previous ?? '?'}${forcedBy ? `, forced by ${forcedBy}` : ''}`;
-}
-
-/** A contract record for a table: its contact points on one line each. */
-export function contractView(contract: Record<string, unknown>): Record<string, unknown> {
-  return {
-    ...contract,
-    ...(contract['owner'] ? { owner: contactLine(contract['owner']) } : {}),
-    ...(contract['contact'] ? { contact: contactLine(contract['contact']) } : {}),
-  };
 }

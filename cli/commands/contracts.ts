@@ -8,7 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { contextOf, printJson, printRecord, printTable } from '../output.js';
 import { registerContractBindings } from './contract-bindings.js';
-import { compatibilityLine, contactLine, contractView, registerContractChanges } from './contract-changes.js';
+import { registerContractChanges } from './contract-changes.js';
+import { compatibilityLine, contactLine, contractView } from './contract-metadata.js';
 import { contractPath, registerRequest } from './register-requests.js';
 
 export function registerContracts(program: Command): void {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { claimCheckRetentionSeconds, localName, tables } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, publishEvent } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -39,19 +40,8 @@ beforeAll(async () => {
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
-  const response = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      sink: receiver.url,
-      types: [type],
-      validation: 'agreed',
-      sinkcredential: receiver.sinkCredential,
-    }),
+  const { response } = await apiAs(koerier.url, subscriber).POST('/subscriptions', {
+    body: { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential },
   });
   expect(response.status).toBe(201);
 });
@@ -60,18 +50,6 @@ afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
 });
-
-function publish(event: Record<string, unknown>): Promise<Response> {
-  return fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, ...event }),
-  });
-}
 
 /** The delivered event with this id, and the payload ledger's record of its data. */
 async function deliveredWithRecord(
@@ -103,7 +81,13 @@ describe('claim-check lifetime follows the archive (issue 36, item 8)', () => {
     expect(claimCheckRetentionSeconds(ARCHIVE_DAYS)).toBe((ARCHIVE_DAYS + 15) * 86400);
     const id = randomUUID();
     const before = Date.now();
-    expect((await publish({ id, datacontenttype: 'text/plain', data: 'x'.repeat(100_000) })).status).toBe(202);
+    await publishEvent(apiAs(koerier.url, publisher), {
+      id,
+      source: SOURCE,
+      type,
+      datacontenttype: 'text/plain',
+      data: 'x'.repeat(100_000),
+    });
     const after = Date.now();
     const { event, objectExpiresAt, ttlSeconds } = await deliveredWithRecord(id);
     expect(objectExpiresAt).toBeGreaterThanOrEqual(before + (ARCHIVE_DAYS + 15) * DAY_MS);
@@ -117,22 +101,21 @@ describe('claim-check lifetime follows the archive (issue 36, item 8)', () => {
 
   it('EDU-1, issue 36 item 8: an uploaded object published within its window is kept as long', async () => {
     const bytes = Buffer.from('leerling;klas\n'.repeat(10_000));
-    const granted = await fetch(`${koerier.url}/payloads`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' }),
+    const { data: grant, response: granted } = await apiAs(koerier.url, publisher).POST('/payloads', {
+      body: { size: bytes.length, digest: sha256(bytes), contenttype: 'text/csv' },
     });
     expect(granted.status).toBe(201);
-    const grant = (await granted.json()) as { uploadurl: string; headers: Record<string, string>; dataref: string };
-    const headers = Object.fromEntries(Object.entries(grant.headers).filter(([name]) => name !== 'content-length'));
-    expect((await fetch(grant.uploadurl, { method: 'PUT', headers, body: bytes })).status).toBe(200);
+    const headers = Object.fromEntries(Object.entries(grant!.headers).filter(([name]) => name !== 'content-length'));
+    expect((await fetch(grant!.uploadurl, { method: 'PUT', headers, body: bytes })).status).toBe(200);
     const id = randomUUID();
     const published = Date.now();
-    expect((await publish({ id, datacontenttype: 'text/csv', dataref: grant.dataref })).status).toBe(202);
+    await publishEvent(apiAs(koerier.url, publisher), {
+      id,
+      source: SOURCE,
+      type,
+      datacontenttype: 'text/csv',
+      dataref: grant!.dataref,
+    });
     const { objectExpiresAt, ttlSeconds } = await deliveredWithRecord(id);
     // Counted from the upload's grant (at most a day before its publish), never shorter than the archive's reach.
     expect(objectExpiresAt).toBeGreaterThan(published + (ARCHIVE_DAYS + 14) * DAY_MS);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, publishEvents } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -55,20 +56,14 @@ async function pushTarget(
   const receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
   receivers.push(receiver);
   const type = options.type ?? `nl.example.claim.${randomUUID().slice(0, 8)}.v1`;
-  const response = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
+  const { response } = await apiAs(koerier.url, subscriber).POST('/subscriptions', {
+    body: {
       sink: receiver.url,
       types: [type],
       validation: 'agreed',
       sinkcredential: receiver.sinkCredential,
       ...(options.maxinlinebytes === undefined ? {} : { maxinlinebytes: options.maxinlinebytes }),
-    }),
+    },
   });
   expect(response.status).toBe(201);
   return { receiver, type };
@@ -82,18 +77,6 @@ function eventOfSize(type: string, size: number, extra: Record<string, unknown> 
   const json = JSON.stringify({ ...head, data: 'x'.repeat(size - Buffer.byteLength(empty)) });
   expect(Buffer.byteLength(json)).toBe(size);
   return { json, id };
-}
-
-async function publish(json: string): Promise<Response> {
-  return fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body: json,
-  });
 }
 
 async function delivered(
@@ -135,17 +118,11 @@ function withoutContentLength(headers: Record<string, string>): Record<string, s
 }
 
 async function requestUpload(bytes: Buffer, contentType: string): Promise<UploadGrant> {
-  const response = await fetch(`${koerier.url}/payloads`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ size: bytes.length, digest: sha256(bytes), contenttype: contentType }),
+  const { data, response } = await apiAs(koerier.url, publisher).POST('/payloads', {
+    body: { size: bytes.length, digest: sha256(bytes), contenttype: contentType },
   });
   expect(response.status).toBe(201);
-  return (await response.json()) as UploadGrant;
+  return data as UploadGrant;
 }
 
 /** Upload, publish an event referring to the upload, receive it, and fetch its data URL as the subscriber. */
@@ -166,7 +143,7 @@ async function uploadAndDeliver(receiver: HttpsReceiver, type: string, bytes: Bu
     datacontenttype: contentType,
     dataref: grant.dataref,
   });
-  expect((await publish(json)).status).toBe(202);
+  expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
   const { event } = await delivered(receiver);
   expect(event['dataref']).toMatch(new RegExp(`^${koerier.url}/payloads/[A-Za-z0-9_-]{43}$`));
   expect(event['koerierdatasize']).toBe(bytes.length);
@@ -179,7 +156,7 @@ describe.concurrent('claim check on the laptop host', () => {
   it('EDU-1, CARD-6, CE-15: a 1 MB event goes out with dataref, digest and size; the subscriber fetches data matching the digest', async () => {
     const { receiver, type } = await pushTarget();
     const { json, id } = eventOfSize(type, 1_000_000);
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const { event } = await delivered(receiver);
     expect(event['id']).toBe(id);
     expect(event['data']).toBeUndefined();
@@ -203,12 +180,12 @@ describe.concurrent('claim check on the laptop host', () => {
   it('CE-14: an event of exactly the threshold (65,536 bytes) is delivered inline, byte for byte; one byte more goes by reference', async () => {
     const { receiver, type } = await pushTarget();
     const atLimit = eventOfSize(type, 65_536);
-    expect((await publish(atLimit.json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), atLimit.json)).response.status).toBe(202);
     const first = await delivered(receiver);
     expect(first.request.body).toBe(atLimit.json);
 
     const over = eventOfSize(type, 65_537);
-    expect((await publish(over.json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), over.json)).response.status).toBe(202);
     const [, second] = await receiver.waitForRequests(2, { timeoutMs: 20_000 });
     expect(HTTP.toEvent({ headers: second!.headers, body: second!.body })).toMatchObject({
       id: over.id,
@@ -225,7 +202,7 @@ describe.concurrent('claim check on the laptop host', () => {
   it('EDU-1: a client that neither published the event nor was sent it gets 404, like for data that does not exist', async () => {
     const { receiver, type } = await pushTarget();
     const { json } = eventOfSize(type, 100_000);
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const { event } = await delivered(receiver);
     const stranger = await koerier.host.issueToken('partner-stranger', ['events:consume']);
     const refused = await fetchData(event['dataref'] as string, stranger);
@@ -241,7 +218,7 @@ describe.concurrent('claim check on the laptop host', () => {
   it('EDU-1: once the lifecycle rule has removed the object, the fetch answers 410 as a problem', async () => {
     const { receiver, type } = await pushTarget();
     const { json } = eventOfSize(type, 100_000);
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const { event } = await delivered(receiver);
     const id = (event['dataref'] as string).split('/').at(-1)!;
     await koerier.host.awsClients.s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `payloads/${id}` }));
@@ -260,7 +237,7 @@ describe.concurrent('claim check on the laptop host', () => {
       type,
       dataref: 'https://school.example/files/42?v=1',
     });
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const { request } = await delivered(receiver);
     expect(request.body).toBe(json);
   });
@@ -268,7 +245,7 @@ describe.concurrent('claim check on the laptop host', () => {
   it('EDU-1: a subscription with maxinlinebytes of 2 MiB gets a 1 MB event with its data inline again, as published', async () => {
     const { receiver, type } = await pushTarget({ maxinlinebytes: 2 * 1024 * 1024 });
     const { json } = eventOfSize(type, 1_000_000);
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const { request, event } = await delivered(receiver);
     expect(event).toEqual(JSON.parse(json));
     expect(request.body).toBe(json);
@@ -314,17 +291,19 @@ describe.concurrent('claim check on the laptop host', () => {
       datacontenttype: 'text/plain',
       dataref: grant.dataref,
     });
-    const response = await publish(json);
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ type: problemTypeUri('upload-incomplete') });
+    await expect(publishEvents(apiAs(koerier.url, publisher), json)).rejects.toMatchObject({
+      status: 400,
+      body: { type: problemTypeUri('upload-incomplete') },
+    });
   });
 
   it('EDU-1: an event above the largest accepted (4 MiB) is refused with 413 naming the upload route', async () => {
     const { type } = await pushTarget();
     const { json } = eventOfSize(type, 4 * 1024 * 1024 + 1);
-    const response = await publish(json);
-    expect(response.status).toBe(413);
-    expect(((await response.json()) as { detail: string }).detail).toContain('POST /payloads');
+    await expect(publishEvents(apiAs(koerier.url, publisher), json)).rejects.toMatchObject({
+      status: 413,
+      detail: expect.stringContaining('POST /payloads'),
+    });
   });
 });
 
@@ -335,7 +314,7 @@ describe('claim check: one object per event', () => {
     const targets = await Promise.all([pushTarget({ type }), pushTarget({ type }), pushTarget({ type })]);
     const before = await objectCount();
     const { json } = eventOfSize(type, 300_000);
-    expect((await publish(json)).status).toBe(202);
+    expect((await publishEvents(apiAs(koerier.url, publisher), json)).response.status).toBe(202);
     const events = await Promise.all(targets.map(async ({ receiver }) => (await delivered(receiver)).event));
     expect(new Set(events.map((event) => event['dataref'])).size).toBe(1);
     expect(await objectCount()).toBe(before + 1);

@@ -4,10 +4,11 @@
  * the validation handshake, and a dead-letter redrive with its progress bar. Issue 16, item 1.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, publishEvents } from '../support/koerier-api.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
 
@@ -19,35 +20,28 @@ const SOURCE = 'urn:nld:oin:00000001823288444000:systeem:lvs';
 let koerier: TestHost;
 let cli: CliUser;
 let subscriber: Record<string, string>;
-let publisher: Record<string, string>;
 
 beforeAll(async () => {
   koerier = await startTestHost();
   cli = await cliUser(koerier.url);
   const secret = (client: string) => koerier.host.localConfig.clients[client]!.secret;
   subscriber = { KOERIER_CLIENT_ID: 'dev-subscriber', KOERIER_CLIENT_SECRET: secret('dev-subscriber') };
-  publisher = { KOERIER_CLIENT_ID: 'dev-publisher', KOERIER_CLIENT_SECRET: secret('dev-publisher') };
 });
 afterAll(async () => {
   await cli?.remove();
   await koerier?.stop();
 });
 
-/** Writes `count` events of `type` into a new folder and publishes it with the CLI in one batch request; answers their ids. */
-async function publish(type: string, count: number, data: (n: number) => unknown = (n) => ({ n })): Promise<string[]> {
-  const folder = join(cli.cwd, `events-${randomUUID()}`);
-  await mkdir(folder);
+/** Publishes `count` events of `type` in one batch request; answers their ids. */
+async function publishBatch(
+  type: string,
+  count: number,
+  data: (n: number) => unknown = (n) => ({ n }),
+): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
-  await Promise.all(
-    ids.map((id, n) =>
-      writeFile(
-        join(folder, `${n}.json`),
-        JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: data(n) }),
-      ),
-    ),
-  );
-  const sent = await cli.run(['send', folder, '--mode', 'batch'], { env: publisher });
-  expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+  const events = ids.map((id, n) => ({ specversion: '1.0', id, source: SOURCE, type, data: data(n) }));
+  const token = await koerier.token('dev-publisher', ['events:publish']);
+  expect((await publishEvents(apiAs(koerier.url, token), events)).accepted.acceptedCount).toBe(count);
   return ids;
 }
 
@@ -144,7 +138,7 @@ describe('koerier subscriptions', () => {
     ) as Record<string, unknown>;
     expect(shown).toMatchObject({ status: 'suspended', suspendedfor: 'paused' });
 
-    const [eventId] = await publish('nl.edu.cli.pause', 1);
+    const [eventId] = await publishBatch('nl.edu.cli.pause', 1);
     await eventually('the delivery kept as a dead letter while paused', async () => (await deadLetterCount(id)) === 1, {
       timeoutMs: 15_000,
       intervalMs: 250,
@@ -172,7 +166,7 @@ describe('koerier subscriptions', () => {
 describe('koerier pull', () => {
   it('CARD-7: --exec acknowledges an event only when the command exits 0: a failing command releases it and it comes back with its delivery count raised', async () => {
     const id = await createPull('nl.edu.cli.exec');
-    const ids = await publish('nl.edu.cli.exec', 2);
+    const ids = await publishBatch('nl.edu.cli.exec', 2);
     const failing = await eventually(
       'both events at the failing command',
       async () => {
@@ -234,7 +228,7 @@ describe('koerier listen', () => {
     expect(JSON.parse(created.stdout)).toMatchObject({ status: 'active', sink: `${url}hook` });
     expect(listen.stderr()).toContain('validation request from koerier.local: consented');
 
-    const [eventId] = await publish('nl.edu.cli.listen', 1, () => ({ leerling: 'L-42' }));
+    const [eventId] = await publishBatch('nl.edu.cli.listen', 1, () => ({ leerling: 'L-42' }));
     const line = await eventually(
       'the delivery printed by listen',
       () => listen.stdout().trim().split('\n').filter(Boolean)[0],
@@ -262,7 +256,7 @@ describe('koerier listen', () => {
 describe('koerier dead-letters', () => {
   it('EDU-18: lists the dead letters and redrives every one with a progress bar; pull --follow --exec then receives and acknowledges them all', async () => {
     const id = await createPull('nl.edu.cli.redrive', ['--max-delivery-count', '1']);
-    const ids = await publish('nl.edu.cli.redrive', 30);
+    const ids = await publishBatch('nl.edu.cli.redrive', 30);
     // Every event fails once; with maxdeliverycount 1 the next receive moves it to the dead letters.
     // Each run ends its receive itself: a --follow stopped mid-poll would leave a receive running on the gateway
     // that can lock the redriven events for its lock time, and with maxdeliverycount 1 send them straight back.

@@ -4,10 +4,11 @@
  * and all) with the media type they were published in, and served back in it; YAML that is not
  * YAML names its line; an alias bomb is refused before any parser expands it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../support/contract-documents.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -20,24 +21,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => koerier?.stop());
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${writer}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: (response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : {}) as Record<string, unknown>,
-  };
-}
+/** A call as the registry writer, answered whatever its status (the generated client, no retries). */
+const call = (method: string, path: string, body?: unknown) => callApi(koerier.url, writer, method, path, body);
 
 const publish = (name: string, version: string, document: string, mediaType?: string, kind = 'asyncapi-data') =>
   call('PUT', `/contracts/${name}/versions/${version}`, {

@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { functions, resourceEnv } from '../../functions/config/resources.js';
+import { createKoerierClient } from '../../client/koerier-client.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, KoerierProblem, publishEvents, type KoerierClient } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 
 const EVENT = {
@@ -25,16 +26,15 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     await koerier?.stop();
   });
 
-  const publish = (token: string | undefined, body: unknown = EVENT) =>
-    fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/cloudevents+json',
-        'idempotency-key': randomUUID(),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify(body),
-    });
+  /** The refusal of a publication, which must be refused; no retries, so the status is the one answered. */
+  const refusalOf = async (client: KoerierClient) => {
+    const refusal = await publishEvents(client, EVENT).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(KoerierProblem);
+    return refusal as KoerierProblem;
+  };
 
   it('GET /health answers 200 when DynamoDB, SQS and S3 all answer', async () => {
     const response = await fetch(`${koerier.origin}/health`);
@@ -70,7 +70,10 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
   });
 
   it('CARD-3, EDU-19: an event published with a token from /oauth/token gets 202 and reaches the inbound queue', async () => {
-    const response = await publish(await koerier.token('dev-publisher', ['events:publish']));
+    const { response } = await publishEvents(
+      apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish'])),
+      EVENT,
+    );
     expect(response.status).toBe(202);
 
     // Whatever functions/config/resources.ts triggers from the inbound queue takes the message through the
@@ -105,11 +108,12 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
   });
 
   it('EDU-2: the ingest refuses a request without a token (401) and a token without the scope (403)', async () => {
-    const anonymous = await publish(undefined);
+    const anonymous = await refusalOf(createKoerierClient({ baseUrl: koerier.url, retries: 0 }));
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer /);
 
-    const consumerOnly = await publish(await koerier.host.issueToken('partner-without-publish', ['events:consume']));
+    const consumerToken = await koerier.host.issueToken('partner-without-publish', ['events:consume']);
+    const consumerOnly = await refusalOf(apiAs(koerier.url, consumerToken, { retries: 0 }));
     expect(consumerOnly.status).toBe(403);
   });
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logger } from '../../functions/app/logger.js';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, publishEvents } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -41,22 +42,11 @@ beforeAll(async () => {
   publisher = await koerier.token('dev-publisher', ['events:publish']);
   const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
-  const created = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      sink: receiver.url,
-      types: [type],
-      validation: 'agreed',
-      sinkcredential: receiver.sinkCredential,
-    }),
+  const { data: created, response } = await apiAs(koerier.url, subscriber).POST('/subscriptions', {
+    body: { sink: receiver.url, types: [type], validation: 'agreed', sinkcredential: receiver.sinkCredential },
   });
-  expect(created.status).toBe(201);
-  subscriptionId = ((await created.json()) as { id: string }).id;
+  expect(response.status).toBe(201);
+  subscriptionId = created!.id;
 });
 
 afterAll(async () => {
@@ -66,25 +56,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Publishes one event; answers its id and the 202's headers. */
-async function publish(headers: Record<string, string> = {}): Promise<{ id: string; answer: Headers }> {
+/** Publishes one new event with `headers`; answers its id and the 202's headers. */
+async function sendObservedEvent(headers: Record<string, string> = {}): Promise<{ id: string; answer: Headers }> {
   const id = randomUUID();
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${publisher}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-      ...headers,
-    },
-    body: JSON.stringify({
-      specversion: '1.0',
-      id,
-      source: 'urn:nld:oin:00000001234567890000:systeem:observe',
-      type,
-      data: { note: 'not for logs' },
-    }),
-  });
+  const event = {
+    specversion: '1.0',
+    id,
+    source: 'urn:nld:oin:00000001234567890000:systeem:observe',
+    type,
+    data: { note: 'not for logs' },
+  };
+  const { response } = await publishEvents(apiAs(koerier.url, publisher), event, { headers });
   expect(response.status).toBe(202);
   return { id, answer: response.headers };
 }
@@ -116,7 +98,7 @@ async function stagesOf(id: string, deliveryId: string): Promise<{ ingest: Line;
 describe('correlation ids (issue 13, item 4)', () => {
   it("CE-16: a caller's X-Correlation-ID is on the ingest's, the router's and the delivery's log line and in the receiver's request header", async () => {
     const correlationId = `order-${randomUUID()}`;
-    const { id, answer } = await publish({ 'x-correlation-id': correlationId });
+    const { id, answer } = await sendObservedEvent({ 'x-correlation-id': correlationId });
     expect(answer.get('x-correlation-id')).toBe(correlationId);
     const request = await receivedRequest(id);
     expect(request.headers['x-correlation-id']).toBe(correlationId);
@@ -130,7 +112,7 @@ describe('correlation ids (issue 13, item 4)', () => {
 
   it("without a caller's id (or with a malformed one) the gateway's request id correlates every stage", async () => {
     for (const given of [{}, { 'x-correlation-id': 'not a token; <script>' }]) {
-      const { id, answer } = await publish(given);
+      const { id, answer } = await sendObservedEvent(given);
       const requestId = answer.get('apigw-requestid');
       expect(requestId).toBeTruthy();
       expect(answer.get('x-correlation-id')).toBe(requestId);
@@ -144,7 +126,7 @@ describe('correlation ids (issue 13, item 4)', () => {
 
 describe('GET /metrics on the laptop host', () => {
   it('serves, after real traffic, the counters the functions write as EMF records in AWS, in the Prometheus text format', async () => {
-    const { id } = await publish();
+    const { id } = await sendObservedEvent();
     await receivedRequest(id);
     const response = await eventually('the delivery to be counted', async () => {
       const scraped = await fetch(`${koerier.origin}/metrics`);
@@ -172,16 +154,9 @@ describe('GET /metrics on the laptop host', () => {
     ).toBeGreaterThanOrEqual(1);
     expect(value('koerier_attempt_latency_count{stack="koerier-local"}')).toBeGreaterThanOrEqual(1);
     // A refused publish is counted under the rule that refused it.
-    const refused = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents+json',
-      },
-      body: JSON.stringify({ specversion: '1.0', id: 'x', type }),
-    });
-    expect(refused.status).toBe(400);
+    await expect(
+      publishEvents(apiAs(koerier.url, publisher), { specversion: '1.0', id: 'x', type }),
+    ).rejects.toMatchObject({ status: 400 });
     const after = await (await fetch(`${koerier.origin}/metrics`)).text();
     expect(after).toMatch(/^koerier_publish_rejected_total\{stack="koerier-local",rule="[a-z-]+"\} 1$/m);
   });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startKoerierHost, type KoerierHost } from '../../local/host.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, publishEvents } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   startHttpsReceiver,
@@ -101,19 +102,6 @@ function event(type: string): string {
   });
 }
 
-async function publish(url: string, token: string, body: string): Promise<void> {
-  const response = await fetch(`${url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/cloudevents+json',
-    },
-    body,
-  });
-  expect(response.status).toBe(202);
-}
-
 async function subscribe(
   url: string,
   token: string,
@@ -122,21 +110,18 @@ async function subscribe(
   signed: boolean | undefined,
   contentmode?: 'binary',
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(`${url}/subscriptions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
-    body: JSON.stringify({
+  const { data, response } = await apiAs(url, token).POST('/subscriptions', {
+    body: {
       sink: receiver.url,
       types: [type],
       validation: 'agreed',
       sinkcredential: receiver.sinkCredential,
       ...(signed === undefined ? {} : { signdeliveries: signed }),
       ...(contentmode === undefined ? {} : { contentmode }),
-    }),
+    },
   });
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(response.status, JSON.stringify(body)).toBe(201);
-  return body;
+  expect(response.status, JSON.stringify(data)).toBe(201);
+  return data as Record<string, unknown>;
 }
 
 async function newReceiver(): Promise<HttpsReceiver> {
@@ -180,7 +165,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const created = await subscribe(koerier.url, subscriber, receiver, type, true);
     expect(created['signdeliveries']).toBe(true);
     const body = event(type);
-    await publish(koerier.url, publisher, body);
+    expect((await publishEvents(apiAs(koerier.url, publisher), body)).response.status).toBe(202);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.body).toBe(body);
     const { keys } = await jwks(koerier.origin);
@@ -204,7 +189,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const receiver = await newReceiver();
     const type = `nl.example.binary.${randomUUID().slice(0, 8)}.v1`;
     await subscribe(koerier.url, subscriber, receiver, type, true, 'binary');
-    await publish(koerier.url, publisher, event(type));
+    expect((await publishEvents(apiAs(koerier.url, publisher), event(type))).response.status).toBe(202);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.headers['ce-type']).toBe(type);
     expect(delivery!.body).toBe('{"hello":"world"}');
@@ -250,7 +235,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const receiver = await newReceiver();
     const type = `nl.example.readme.${randomUUID().slice(0, 8)}.v1`;
     await subscribe(koerier.url, subscriber, receiver, type, true);
-    await publish(koerier.url, publisher, event(type));
+    expect((await publishEvents(apiAs(koerier.url, publisher), event(type))).response.status).toBe(202);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     const asReceived = {
       method: delivery!.method,
@@ -270,7 +255,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const binaryReceiver = await newReceiver();
     const binaryType = `nl.example.readme.binary.${randomUUID().slice(0, 8)}.v1`;
     await subscribe(koerier.url, subscriber, binaryReceiver, binaryType, true, 'binary');
-    await publish(koerier.url, publisher, event(binaryType));
+    expect((await publishEvents(apiAs(koerier.url, publisher), event(binaryType))).response.status).toBe(202);
     const [binary] = await binaryReceiver.waitForRequests(1, { timeoutMs: 15_000 });
     const binaryReceived = {
       method: binary!.method,
@@ -294,7 +279,7 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     const receiver = await newReceiver();
     const type = `nl.example.unsigned.${randomUUID().slice(0, 8)}.v1`;
     expect((await subscribe(koerier.url, subscriber, receiver, type, undefined))['signdeliveries']).toBe(false);
-    await publish(koerier.url, publisher, event(type));
+    expect((await publishEvents(apiAs(koerier.url, publisher), event(type))).response.status).toBe(202);
     const [delivery] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(delivery!.headers).not.toHaveProperty('signature');
     expect(delivery!.headers).not.toHaveProperty('signature-input');
@@ -359,7 +344,9 @@ describe('signing key rotation on the laptop host (issue 12, item 6)', () => {
     let host = await start('local:k1');
     const [k1] = (await jwks(host.url)).keys;
     await subscribe(host.apiUrl, await host.issueToken('dev-subscriber'), receiver, type, true);
-    await publish(host.apiUrl, await host.issueToken('dev-publisher'), event(type));
+    expect(
+      (await publishEvents(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), event(type))).response.status,
+    ).toBe(202);
     const [before] = await receiver.waitForRequests(1, { timeoutMs: 15_000 });
     expect(before!.headers['signature-input']).toContain(`keyid="${k1!.kid}"`);
     await stop(host);
@@ -369,7 +356,9 @@ describe('signing key rotation on the laptop host (issue 12, item 6)', () => {
     const during = (await jwks(host.url)).keys;
     expect(during.map((key) => key.kid)).toEqual([expect.not.stringMatching(k1!.kid), k1!.kid]);
     const k2 = during[0]!;
-    await publish(host.apiUrl, await host.issueToken('dev-publisher'), event(type));
+    expect(
+      (await publishEvents(apiAs(host.apiUrl, await host.issueToken('dev-publisher')), event(type))).response.status,
+    ).toBe(202);
     const after = (await receiver.waitForRequests(2, { timeoutMs: 15_000 }))[1]!;
     expect(after.headers['signature-input']).toContain(`keyid="${k2.kid}"`);
     expect(await verifyDelivery(after, receiver.url, during)).toBe(true);

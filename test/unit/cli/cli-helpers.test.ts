@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterMs as retryAfter } from '../../../client/koerier-client.js';
 import { completionScript } from '../../../cli/commands/completion.js';
-import { contactOf, kindOf } from '../../../cli/commands/contract-changes.js';
+import { kindOf } from '../../../cli/commands/contract-files.js';
+import { contactOf } from '../../../cli/commands/contract-metadata.js';
 import { timeOf } from '../../../cli/commands/replay.js';
 import { collectFilter } from '../../../cli/commands/subscriptions.js';
 import { eventsOf } from '../../../cli/event-input.js';
