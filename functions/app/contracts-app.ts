@@ -12,7 +12,7 @@ import { registerOwnContract } from '../core/contracts/own-contract.js';
 import type { ContractConsumer, ContractConsumers, ContractParser } from '../core/contracts/ports.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { RouteKey } from '../config/resources.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard, type Guarded } from './idempotency-guard.js';
 
@@ -22,11 +22,8 @@ const CONSUMER_PAGES = 100;
 /** What the app reads: its handler (functions/handlers/contracts.ts) must compose a builder for each. */
 export type ContractsAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
+  | GuardedRouteMembers
   | 'clock'
-  | 'authenticate'
-  | 'idempotency'
   | 'contractStore'
   | 'contractDocuments'
   | 'contractLifecycle'

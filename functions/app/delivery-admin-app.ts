@@ -14,7 +14,7 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
@@ -24,10 +24,7 @@ const MAX_QUEUE_REDRIVE = 1000;
 /** What the app reads: its handler (functions/handlers/delivery-admin.ts) must compose a builder for each. */
 export type DeliveryAdminAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
-  | 'authenticate'
-  | 'idempotency'
+  | GuardedRouteMembers
   | 'deliveryQueue'
   | 'deliveryState'
   | 'operationalEvents'

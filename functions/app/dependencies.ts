@@ -54,6 +54,9 @@ export interface DeliveryQueue {
   redriveDeadLetterQueue(limit: number): Promise<number>;
 }
 
+/** What every app behind authenticated routes with the Idempotency-Key guard reads. */
+export type GuardedRouteMembers = 'config' | 'log' | 'authenticate' | 'idempotency';
+
 export interface KoerierDependencies {
   readonly config: KoerierConfig;
   /** At the configuration's level. */

@@ -7,7 +7,7 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { acceptEvents, INGEST_OPERATION, type IngestDependencies } from '../core/ingest/index.js';
 import { correlationIdOf, CORRELATION_ID_HEADER } from '../core/ids/correlation-id.js';
 import { answerValidationRequest } from '../core/webhooks/answer-validation-request.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { claimCheckRetentionSeconds, type RouteKey } from '../config/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
@@ -19,10 +19,7 @@ const INGEST_ROUTE = INGEST_OPERATION satisfies RouteKey<'ingest'>;
 /** What the app reads: its handler (functions/handlers/ingest.ts) must compose a builder for each. */
 export type IngestAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
-  | 'authenticate'
-  | 'idempotency'
+  | GuardedRouteMembers
   | 'publishRateWindow'
   | 'partners'
   | 'dataContracts'

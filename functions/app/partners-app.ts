@@ -6,15 +6,12 @@
 import { scopes } from '../core/auth/access-tokens.js';
 import { PartnersAdmin } from '../core/partners/partners-admin.js';
 import type { RouteKey } from '../config/resources.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
 /** What the app reads: its handler (functions/handlers/partners.ts) must compose a builder for each. */
-export type PartnersAppDependencies = Pick<
-  KoerierDependencies,
-  'config' | 'log' | 'authenticate' | 'idempotency' | 'partnerStore'
->;
+export type PartnersAppDependencies = Pick<KoerierDependencies, GuardedRouteMembers | 'partnerStore'>;
 
 export function partnersApp(deps: PartnersAppDependencies): HttpApp {
   // Built on the first authenticated request: a refused caller costs no adapter.

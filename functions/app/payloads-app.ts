@@ -11,7 +11,7 @@ import { KoerierError } from '../core/http/problems.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import { claimCheckRetentionSeconds, type RouteKey } from '../config/resources.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
@@ -24,15 +24,7 @@ export const FETCH_SETTINGS: FetchSettings = { maxStreamedBytes: 4 * 1024 * 1024
 /** What the app reads: its handler (functions/handlers/payloads.ts) must compose a builder for each. */
 export type PayloadsAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
-  | 'clock'
-  | 'authenticate'
-  | 'idempotency'
-  | 'claimCheckStore'
-  | 'payloadLedger'
-  | 'partners'
-  | 'uploadUsage'
+  GuardedRouteMembers | 'clock' | 'claimCheckStore' | 'payloadLedger' | 'partners' | 'uploadUsage'
 >;
 
 export function payloadsApp(deps: PayloadsAppDependencies): HttpApp {

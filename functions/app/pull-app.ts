@@ -22,7 +22,7 @@ import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
 import { claimCheckReading } from './claim-check-reading.js';
 import { idempotencyGuard } from './idempotency-guard.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 
 const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
@@ -35,11 +35,8 @@ const SETTLE_ROUTES: Partial<Record<RouteKey<'pull'>, SettleAction>> = {
 /** What the app reads: its handler (functions/handlers/pull.ts) must compose a builder for each. */
 export type PullAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
+  | GuardedRouteMembers
   | 'clock'
-  | 'authenticate'
-  | 'idempotency'
   | 'pullSubscriptions'
   | 'pullQueues'
   | 'rejectionMarks'

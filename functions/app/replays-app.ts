@@ -11,23 +11,14 @@ import { scopes } from '../core/auth/access-tokens.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import { ReplayService } from '../core/replay/replay-service.js';
 import type { RouteKey } from '../config/resources.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
 /** What the app reads: its handler (functions/handlers/replays.ts) must compose a builder for each. */
 export type ReplaysAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
-  | 'clock'
-  | 'authenticate'
-  | 'idempotency'
-  | 'partners'
-  | 'subscriptions'
-  | 'replayStore'
-  | 'replayQueue'
-  | 'quotaHolds'
+  GuardedRouteMembers | 'clock' | 'partners' | 'subscriptions' | 'replayStore' | 'replayQueue' | 'quotaHolds'
 >;
 
 export function replaysApp(deps: ReplaysAppDependencies): HttpApp {

@@ -11,7 +11,7 @@ import { quotasOf } from '../core/quotas/client-quotas.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
 import { judgeAddress } from '../net/ip-address-policy.js';
 import { validationTransport } from '../net/validation-transport.js';
-import type { KoerierDependencies } from './dependencies.js';
+import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import type { RouteKey } from '../config/resources.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
@@ -19,10 +19,7 @@ import { idempotencyGuard } from './idempotency-guard.js';
 /** What the app reads: its handler (functions/handlers/subscriptions.ts) must compose a builder for each. */
 export type SubscriptionsAppDependencies = Pick<
   KoerierDependencies,
-  | 'config'
-  | 'log'
-  | 'authenticate'
-  | 'idempotency'
+  | GuardedRouteMembers
   | 'subscriptions'
   | 'partners'
   | 'pullQueues'

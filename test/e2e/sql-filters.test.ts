@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs, callApi, publishEvents, type ApiAnswer } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -57,22 +58,9 @@ let pullId: string;
 const made: Made[] = [];
 let startedAt: string;
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(koerier.resolve(path), {
-    method,
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    location: response.headers.get('location'),
-    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-  };
+/** One call as the subscriber, answered whatever its status; an answered `Location` is turned back into an API path. */
+function api(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  return callApi(koerier.url, subscriber, method, path.replace(/^\/v1(?=\/)/, ''), body);
 }
 
 /** Receives and acknowledges until nothing more comes for a while; the ids received. */
@@ -111,7 +99,7 @@ beforeAll(async () => {
     },
     { trustAuthority: authority },
   );
-  const publisher = await koerier.token('dev-publisher', ['events:publish']);
+  const publishing = apiAs(koerier.url, await koerier.token('dev-publisher', ['events:publish']));
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage', 'events:consume']);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
 
@@ -148,15 +136,7 @@ beforeAll(async () => {
       volgnummer: e.volgnummer,
       data: { n: e.volgnummer },
     }));
-    const response = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents-batch+json',
-      },
-      body: JSON.stringify(batch),
-    });
+    const { response } = await publishEvents(publishing, batch);
     expect(response.status).toBe(202);
   }
 }, 180_000);
