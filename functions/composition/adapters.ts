@@ -135,9 +135,20 @@ export const payloadLedger: Member<'payloadLedger'> = (c) =>
 export const pullQueues: Member<'pullQueues'> = (c) =>
   c.once(pullQueues, () => new SqsPullQueues(c.client(sqsClient), c.config.resources.pullQueuePrefix()));
 
-/** The one outbox (issue 29, item 3), over the same queue adapters the set's other members read. */
+/**
+ * The one outbox (issue 29, item 3), over the same queue adapters the set's other members read. Each
+ * queue is built when it is first sent to: the delivery function's outbox only ever sends a split to
+ * the deliveries queue, and it has no grant (nor the name) of the pull queues.
+ */
 export const outbox: Member<'outbox'> = (c) =>
-  queueOutbox({ deliveryQueue: deliveryQueue(c), pullQueues: pullQueues(c) });
+  queueOutbox({
+    get deliveryQueue() {
+      return deliveryQueue(c);
+    },
+    get pullQueues() {
+      return pullQueues(c);
+    },
+  });
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));

@@ -265,14 +265,13 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     expect((await call('PUT', '/clients/dev-subscriber', { entitlements: [{ typePrefix: 'nl.other.' }] })).status).toBe(
       200,
     );
-    const redrive = await eventually(
-      'the redrive to withhold it',
-      async () => {
-        const answer = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
-        return (answer.body['withheld'] as unknown[] | undefined)?.length ? answer : undefined;
-      },
-      { timeoutMs: 5000 },
-    );
+    // The directory is read again once its copy is older than the refresh interval (1 s here). A
+    // redrive before that still sees the old grant and sends the dead letter on; its delivery then
+    // finds the grant gone and settles it unsent (issue 29 item 3), so there would be nothing left to
+    // withhold. So: one redrive, after the interval.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const redrive = await call('POST', `/subscriptions/${id}/dead-letters/redrive`, { all: true }, {}, subscriber);
+    expect(redrive.status).toBe(202);
     expect(redrive.body['withheld']).toEqual([expect.objectContaining({ reason: 'not-entitled' })]);
     expect(redrive.body['redriven']).toEqual([]);
   });

@@ -28,7 +28,7 @@ export interface OutboxQueues {
   readonly pullQueues: { send(subscriptionId: string, bodies: readonly string[]): Promise<void> };
 }
 
-export function queueOutbox({ deliveryQueue, pullQueues }: OutboxQueues): Outbox {
+export function queueOutbox(queues: OutboxQueues): Outbox {
   const enqueueAll = async (deliveries: readonly OutboxEntry[]): Promise<void> => {
     // Push deliveries share the deliveries queue (key undefined); each pull subscription has its own.
     const byQueue = new Map<string | undefined, string[]>();
@@ -40,7 +40,8 @@ export function queueOutbox({ deliveryQueue, pullQueues }: OutboxQueues): Outbox
     }
     await Promise.all(
       [...byQueue].map(([queue, bodies]) =>
-        queue === undefined ? deliveryQueue.send(bodies) : pullQueues.send(queue, bodies),
+        // Read on use: a function that only ever sends to one kind of queue is granted only that kind.
+        queue === undefined ? queues.deliveryQueue.send(bodies) : queues.pullQueues.send(queue, bodies),
       ),
     );
   };
