@@ -1533,6 +1533,21 @@ export interface components {
       status?: number;
       /** @description Only when the target answered: how long a failure took would tell closed ports from filtered ones. */
       latencyMs?: number;
+      /** @description What the target answered, when it answered: the first 2048 bytes of its body and the headers that explain an outcome. Kept as long as the attempt record; in a dead letter’s `lastAttempts` only on the newest attempt. */
+      answer?: {
+        /** @description The body’s first bytes as UTF-8 text; empty when it sent none. */
+        body: string;
+        /**
+         * @description The body was longer, or too large to read.
+         * @enum {boolean}
+         */
+        truncated?: true;
+        contentType?: string;
+        /** @description `retry-after` and `webhook-*` only (lower-case names); no other header is kept. */
+        headers?: {
+          [key: string]: string;
+        };
+      };
       error?: {
         /** @description server-error, request-timeout, throttled, gone, unsupported-media-type, rejected (other 4xx), redirect (never followed), credential (the sink credential or its token endpoint failed), target-unreachable (no answer: refused, DNS, TLS, timeout, reset or a refused address all read the same, so nothing about the network is revealed), response-too-large, invalid-url, or not-sendable (Koerier could not build the request, e.g. a datacontenttype that cannot be a header; not the target’s fault). */
         code: string;

@@ -29,7 +29,7 @@ export function registerDeliveries(program: Command): void {
       if (context.json) return printJson(attempts);
       if (attempts.length === 0) return void process.stdout.write('No delivery attempts.\n');
       printTable(
-        ['at', 'delivery', 'attempt', 'outcome', 'status', 'ms', 'error', 'next attempt'],
+        ['at', 'delivery', 'attempt', 'outcome', 'status', 'ms', 'error', 'answer', 'next attempt'],
         attempts.map((a) => [
           a.at,
           a.deliveryId,
@@ -38,6 +38,7 @@ export function registerDeliveries(program: Command): void {
           a.status,
           a.latencyMs,
           a.error ? `${a.error.code}: ${a.error.detail}` : '',
+          a.answer ? answerExcerpt(a.answer.body) : '',
           a.nextAttemptAt,
         ]),
       );
@@ -127,3 +128,11 @@ export function registerDeliveries(program: Command): void {
       },
     );
 }
+
+/** The start of a receiver's answer on one line (issue 30 item 2); `--json` gives the whole excerpt. */
+export function answerExcerpt(body: string): string {
+  const line = body.replace(/\s+/g, ' ').trim();
+  return line.length > ANSWER_COLUMN_CHARACTERS ? `${line.slice(0, ANSWER_COLUMN_CHARACTERS - 1)}…` : line;
+}
+
+const ANSWER_COLUMN_CHARACTERS = 60;

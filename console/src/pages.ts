@@ -138,7 +138,7 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
       ? h('p', {}, `${t('attempts')}: ${t('none')}`)
       : table(
           t('attempts'),
-          [t('at'), t('attempt'), t('outcome'), t('status'), t('latency'), t('event')],
+          [t('at'), t('attempt'), t('outcome'), t('status'), t('latency'), t('answer'), t('events')],
           attempts
             .slice(0, 20)
             .map((a) => [
@@ -147,7 +147,8 @@ export async function subscriptionPage(context: PageContext, id: string): Promis
               h('span', { class: `outcome-${text(a['outcome'])}` }, text(a['outcome'])),
               text(a['status']),
               a['latencyMs'] === undefined ? '' : `${text(a['latencyMs'])} ms`,
-              eventLabel(a['event'] as Json | undefined),
+              answerCell(a['answer'] as Json | undefined),
+              eventsLabel(a['events']),
             ]),
         ),
     h('h2', {}, t('deadLetters')),
@@ -220,9 +221,21 @@ async function replaysSection(api: Api, id: string): Promise<HTMLElement> {
   }
 }
 
-function eventLabel(event: Json | undefined): string {
-  return event ? `${text(event['type'])} (${text(event['source'])} ${text(event['id'])})` : '';
+/** What the receiver answered (issue 30 item 2): its content type and the start of its body, as text. */
+function answerCell(answer: Json | undefined): Node | string {
+  if (!answer) return '';
+  const body = text(answer['body']);
+  const shown = body.length > ANSWER_SHOWN_CHARACTERS ? `${body.slice(0, ANSWER_SHOWN_CHARACTERS)}…` : body;
+  return h(
+    'span',
+    { class: 'answer' },
+    answer['contentType'] ? h('span', { class: 'content-type' }, `${text(answer['contentType'])} `) : '',
+    h('code', {}, shown || t('emptyBody')),
+  );
 }
+
+/** The table shows this much of an answer; the API and `koerier deliveries --json` give all 2 KB. */
+const ANSWER_SHOWN_CHARACTERS = 300;
 
 function eventsLabel(events: unknown): string {
   if (!Array.isArray(events)) return '';

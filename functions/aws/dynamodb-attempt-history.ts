@@ -70,10 +70,12 @@ export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: 
     for (const { record, sortKey } of newestFirst) {
       const { subscriptionId: _partition, ...packed } = record;
       const json = JSON.stringify(packed);
-      if (pack && pack.bytes + json.length > MAX_PACK_BYTES) flush();
+      // UTF-8 bytes, as DynamoDB counts them: a receiver's answer excerpt may be far from ASCII.
+      const bytes = Buffer.byteLength(json);
+      if (pack && pack.bytes + bytes > MAX_PACK_BYTES) flush();
       pack ??= { sortKey, json: [], bytes: 0 };
       pack.json.push(json);
-      pack.bytes += json.length + 1;
+      pack.bytes += bytes + 1;
     }
     flush();
   }

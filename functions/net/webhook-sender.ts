@@ -5,6 +5,7 @@
 import { systemClock, type Clock } from '../core/ports/clock.js';
 import type { AttemptResult } from '../core/delivery/attempt-outcome.js';
 import type { WebhookRequest } from '../core/delivery/webhook-request.js';
+import { receiverAnswerOf } from '../core/delivery/receiver-answer.js';
 import { classifyOutboundError, type SafeHttpClient } from './safe-http-client.js';
 
 export function webhookSender(
@@ -20,7 +21,12 @@ export function webhookSender(
         headers: request.headers,
         body: request.body,
       });
-      return { status: response.status, headers: response.headers, latencyMs: clock() - started };
+      return {
+        status: response.status,
+        headers: response.headers,
+        latencyMs: clock() - started,
+        answer: receiverAnswerOf(response.headers, response.body),
+      };
     } catch (error) {
       const failure = classifyOutboundError(error);
       return {
@@ -29,6 +35,8 @@ export function webhookSender(
         status: failure.status,
         headers: failure.headers,
         latencyMs: clock() - started,
+        // A body too large to read still came with its status and headers: keep those.
+        answer: failure.status === undefined ? undefined : receiverAnswerOf(failure.headers ?? {}, undefined),
       };
     }
   };

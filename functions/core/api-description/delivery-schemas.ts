@@ -3,6 +3,7 @@
  * a dead letter, as `GET /subscriptions/{id}/deliveries` and `…/dead-letters` show them.
  */
 import { DEAD_LETTER_REASONS } from '../delivery/delivery-records.js';
+import { ANSWER_EXCERPT_BYTES, ANSWER_HEADER_CHARACTERS } from '../delivery/receiver-answer.js';
 
 const failureCodeSchema = {
   type: 'string',
@@ -29,6 +30,24 @@ const attemptSchema = {
     latencyMs: {
       type: 'integer',
       description: 'Only when the target answered: how long a failure took would tell closed ports from filtered ones.',
+    },
+    answer: {
+      type: 'object',
+      description:
+        'What the target answered, when it answered: the first ' +
+        `${ANSWER_EXCERPT_BYTES} bytes of its body and the headers that explain an outcome. Kept as long as the attempt ` +
+        'record; in a dead letter’s `lastAttempts` only on the newest attempt.',
+      required: ['body'],
+      properties: {
+        body: { type: 'string', description: 'The body’s first bytes as UTF-8 text; empty when it sent none.' },
+        truncated: { type: 'boolean', enum: [true], description: 'The body was longer, or too large to read.' },
+        contentType: { type: 'string', maxLength: ANSWER_HEADER_CHARACTERS },
+        headers: {
+          type: 'object',
+          description: '`retry-after` and `webhook-*` only (lower-case names); no other header is kept.',
+          additionalProperties: { type: 'string', maxLength: ANSWER_HEADER_CHARACTERS },
+        },
+      },
     },
     error: {
       type: 'object',

@@ -13,6 +13,8 @@
  * - A request Koerier could not build (nothing sent): never retried, and not the target's fault.
  */
 
+import type { ReceiverAnswer } from './receiver-answer.js';
+
 /**
  * How an attempt failed when no usable answer came back: the one list of these kinds, shared by
  * the outbound client (`functions/net/safe-http-client.ts`), the deliveries and the validation
@@ -78,7 +80,13 @@ export const SUBSCRIBER_FAILURE: Readonly<
 };
 
 export type AttemptResult =
-  | { readonly status: number; readonly headers: Readonly<Record<string, string>>; readonly latencyMs: number }
+  | {
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly latencyMs: number;
+      /** What of the answer the attempt record keeps (issue 30 item 2). */
+      readonly answer?: ReceiverAnswer;
+    }
   | {
       readonly failure: TransportFailureKind;
       readonly message: string;
@@ -86,6 +94,8 @@ export type AttemptResult =
       readonly status?: number | undefined;
       readonly headers?: Readonly<Record<string, string>> | undefined;
       readonly latencyMs: number;
+      /** With the status: the answer's kept headers, and no body (it was not read). */
+      readonly answer?: ReceiverAnswer | undefined;
     };
 
 /** Machine-readable reasons, shown with attempts and dead letters. */

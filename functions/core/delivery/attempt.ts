@@ -132,7 +132,14 @@ export async function attemptAll(
     ) {
       try {
         await accessToken(true);
-        return { at, latencyMs: result.latencyMs, status: 401, verdict: judgeAttempt(result, now()), freshToken: true };
+        return {
+          at,
+          latencyMs: result.latencyMs,
+          status: 401,
+          ...(result.answer === undefined ? {} : { answer: result.answer }),
+          verdict: judgeAttempt(result, now()),
+          freshToken: true,
+        };
       } catch (error) {
         result = credentialFailure(error);
       }
@@ -169,6 +176,7 @@ export async function attemptAll(
       at,
       latencyMs: result.latencyMs,
       ...(result.status === undefined ? {} : { status: result.status }),
+      ...(result.answer === undefined ? {} : { answer: result.answer }),
       verdict: judgeAttempt(result, now()),
     };
   };

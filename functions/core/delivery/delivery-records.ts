@@ -6,6 +6,7 @@
  */
 import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
+import type { ReceiverAnswer } from './receiver-answer.js';
 import type { EventName } from '../delivery-message/delivery-message.js';
 import type { ContentMode } from '../cloudevents/index.js';
 
@@ -23,6 +24,8 @@ export interface AttemptRecord {
   /** The target's status code, when it answered. */
   readonly status?: number;
   readonly latencyMs: number;
+  /** What the receiver answered, when it answered: a body excerpt and a few headers (issue 30 item 2). */
+  readonly answer?: ReceiverAnswer;
   readonly error?: { readonly code: FailureCode; readonly detail: string };
   /** ISO 8601, when the next attempt is due (outcome `retrying`). */
   readonly nextAttemptAt?: string;
@@ -35,9 +38,16 @@ export interface AttemptRecord {
 /** An event by what names it (CE-17) and its type; never its data. Decoding a delivery message reads them (delivery-message.ts). */
 export type EventReference = EventName;
 
-/** A record as `lastAttempts` keeps it: without `events`, which the delivery holds anyway (bounds the progress and dead-letter items). */
-export function withoutEvents({ events: _events, ...record }: AttemptRecord): AttemptRecord {
-  return record;
+/**
+ * `lastAttempts` with one more failed attempt, as the progress and dead-letter items keep them:
+ * at most `KEPT_ATTEMPTS`, without `events` (the delivery holds them anyway), and with the
+ * receiver's answer only on the newest one. Both bound the items, which are written again on every
+ * failed attempt; every attempt's answer stays in the attempt history.
+ */
+export function withKeptAttempt(kept: readonly AttemptRecord[], newest: AttemptRecord): AttemptRecord[] {
+  const { events: _events, ...record } = newest;
+  const earlier = kept.slice(-(KEPT_ATTEMPTS - 1)).map(({ answer: _answer, ...older }) => older);
+  return [...earlier, record];
 }
 
 /** The failed attempts of one delivery so far (written only when an attempt fails). */

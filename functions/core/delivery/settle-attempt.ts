@@ -9,10 +9,11 @@
 import { lineageOf } from '../delivery-message/delivery-message.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { FailureCode, Verdict } from './attempt-outcome.js';
+import type { ReceiverAnswer } from './receiver-answer.js';
 import { eventReferences } from './delivery-views.js';
 import {
   KEPT_ATTEMPTS,
-  withoutEvents,
+  withKeptAttempt,
   type AttemptRecord,
   type DeadLetter,
   type DeadLetterReason,
@@ -45,6 +46,8 @@ export type AttemptReport =
       readonly at: number;
       readonly latencyMs: number;
       readonly status?: number;
+      /** What the receiver answered, as the record keeps it (issue 30 item 2). */
+      readonly answer?: ReceiverAnswer;
       readonly verdict: Verdict;
       /** A 401 to a token now refreshed: try again with it, in a rate slot of its own. */
       readonly freshToken?: true;
@@ -110,7 +113,7 @@ export function settleAttempt(
   // Not an attempt, so not a failure: it comes back soon, in a batch with time to send it.
   if ('outOfTime' in report)
     return { next: retryStep(delivery, OUT_OF_TIME_RETRY_MS, 'up', progress, policy, now), health: NO_CHANGE };
-  const { at, latencyMs, status, verdict } = report;
+  const { at, latencyMs, status, answer, verdict } = report;
   const number = (progress?.failedAttempts ?? 0) + 1;
   const base = {
     subscriptionId: delivery.message.subscriptionId,
@@ -119,6 +122,7 @@ export function settleAttempt(
     at: new Date(at).toISOString(),
     latencyMs,
     ...(status === undefined ? {} : { status }),
+    ...(answer === undefined ? {} : { answer }),
     ...eventsOf(delivery),
     ...(delivery.message.redriveOf ? { redriveOf: delivery.message.redriveOf } : {}),
   };
@@ -303,7 +307,9 @@ export function deadLetterStep(
     reason,
     detail,
     attempts: (progress?.failedAttempts ?? 0) + (last ? 1 : 0),
-    lastAttempts: [...(progress?.lastAttempts ?? []), ...(last ? [withoutEvents(last)] : [])].slice(-KEPT_ATTEMPTS),
+    lastAttempts: last
+      ? withKeptAttempt(progress?.lastAttempts ?? [], last)
+      : (progress?.lastAttempts ?? []).slice(-KEPT_ATTEMPTS),
     ...lineageOf(message),
   };
   return { kind: 'dead-letter', deadLetter, expiresAt: epochSeconds(now + policy.deadLetterRetentionSeconds * 1000) };
@@ -322,7 +328,7 @@ function progressAfter(
   const saved: DeliveryProgress = {
     deliveryId: delivery.message.deliveryId,
     failedAttempts: record.attempt,
-    lastAttempts: [...(progress?.lastAttempts ?? []), withoutEvents(record)].slice(-KEPT_ATTEMPTS),
+    lastAttempts: withKeptAttempt(progress?.lastAttempts ?? [], record),
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt }),
     ...(rendering === undefined ? {} : { rendering }),
   };
