@@ -15,6 +15,8 @@ export const exitCodes = {
   notFound: 4,
   /** The gateway could not be reached, or kept answering 5xx/429 until the retries ran out. */
   unavailable: 5,
+  /** Done as asked, but the subscription is not active: pending, rejected, retired or suspended (the output says why and what next). */
+  inactive: 6,
 } as const;
 
 export type ExitCode = (typeof exitCodes)[keyof typeof exitCodes];
@@ -26,7 +28,8 @@ Exit codes:
   2  usage: bad arguments or missing settings
   3  authentication or authorisation failed (token endpoint, 401, 403)
   4  not found (an unknown id, or a route this gateway does not have yet)
-  5  unavailable: network failure, or 5xx/429 after every retry`;
+  5  unavailable: network failure, or 5xx/429 after every retry
+  6  a subscription created, updated or revalidated is not active (pending, rejected, ...): the reason and next step are printed`;
 
 /** A failure the CLI reports as one line on stderr, ending the process with `exitCode`. */
 export class CliError extends Error {

@@ -41,13 +41,52 @@ export function printJson(value: unknown): void {
 }
 
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
+  const header = head.map((name) => terminalSafe(name));
+  const cells = rows.map((row) => row.map(cell));
+  const widths = columnWidths([header, ...cells], tableWidth());
   const table = new Table({
-    head: head.map((name) => terminalSafe(name)),
+    head: header,
     style: { head: [], border: [] },
     wordWrap: true,
+    ...(widths ? { colWidths: widths } : {}),
   });
-  for (const row of rows) table.push(row.map(cell));
+  for (const row of cells) table.push(row);
   process.stdout.write(`${table.toString()}\n`);
+}
+
+/** A terminal's width; 100 columns where the output is not a terminal (a log, a pipe, a test). */
+function tableWidth(): number {
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  return columns && columns >= 40 ? columns : 100;
+}
+
+/** No column is narrowed below this (its content wraps instead), unless it is narrower anyway. */
+const MIN_COLUMN = 8;
+
+/**
+ * Column widths (padding included) that make the table fit `width` characters (issue 30 item 5),
+ * or nothing when it fits as it is: the widest columns give way first, one character at a time,
+ * so short columns (status, attempt) keep their width and long ones (errors, answers) wrap.
+ */
+export function columnWidths(rows: readonly (readonly string[])[], width: number): number[] | undefined {
+  const count = Math.max(0, ...rows.map((row) => row.length));
+  const natural = Array.from(
+    { length: count },
+    (_, i) => 2 + Math.max(1, ...rows.map((row) => Math.max(0, ...(row[i] ?? '').split('\n').map((l) => l.length)))),
+  );
+  const borders = count + 1;
+  let excess = natural.reduce((sum, w) => sum + w, 0) + borders - width;
+  if (excess <= 0) return undefined;
+  const widths = [...natural];
+  while (excess > 0) {
+    let widest = -1;
+    for (let i = 0; i < count; i++)
+      if (widths[i]! > MIN_COLUMN + 2 && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+    if (widest < 0) break;
+    widths[widest]! -= 1;
+    excess -= 1;
+  }
+  return widths;
 }
 
 /** Name/value lines of one object, for `show` commands. */

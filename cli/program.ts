@@ -12,6 +12,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerFilter } from './commands/filter.js';
 import { registerListen } from './commands/listen.js';
 import { registerLogin } from './commands/login.js';
+import { registerPayload } from './commands/payload.js';
 import { registerPull } from './commands/pull.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSend } from './commands/send.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerPull(program);
   registerListen(program);
   registerDeliveries(program);
+  registerPayload(program);
   registerReplay(program);
   registerFilter(program);
   registerContracts(program);

@@ -98,7 +98,24 @@ export function gatewayUrl(settings: Settings): string {
     throw new CliError('no gateway URL: give --url, set KOERIER_URL, or run koerier login --url …', exitCodes.usage);
   const normalized = normalizedUrl(settings.url);
   if (normalized === undefined) throw new CliError(`the gateway URL "${settings.url}" is not a URL`, exitCodes.usage);
+  const hint = versionPathHint(normalized);
+  if (hint && !warnedAbout.has(normalized)) {
+    warnedAbout.add(normalized);
+    process.stderr.write(`warning: ${hint}\n`);
+  }
   return normalized;
+}
+
+const warnedAbout = new Set<string>();
+
+/**
+ * The API lives under its major version only (`https://…/v1`, the stack output ApiUrl): a gateway
+ * URL without it answers 404 to every call, which reads as "no such subscription" (issue 30 item 5).
+ */
+export function versionPathHint(url: string): string | undefined {
+  const { pathname } = new URL(url);
+  if (/\/v\d+\/?$/.test(pathname)) return undefined;
+  return `the gateway URL ${url} has no version path: the API is at ${url.replace(/\/+$/, '')}/v1 (the stack output ApiUrl), and every call without it answers 404`;
 }
 
 function normalizedUrl(url: string): string | undefined {

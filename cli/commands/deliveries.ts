@@ -4,7 +4,7 @@
  * the chosen dead letters again in chunks, with a progress bar; each is a new delivery with a new
  * key (EDU-IDEM-13), and what is no longer entitled or no longer matches is withheld by the gateway.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printTable, progress, type ProgressChoice } from '../output.js';
@@ -12,18 +12,52 @@ import { integer } from './send.js';
 
 type DeadLetter = components['schemas']['DeadLetter'];
 
+interface DeliveriesOptions {
+  readonly limit: number;
+  readonly outcome?: 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
+  readonly event?: string;
+  readonly source?: string;
+  readonly since?: string;
+  readonly until?: string;
+}
+
 export function registerDeliveries(program: Command): void {
   program
     .command('deliveries')
     .description("a subscription's delivery attempts, newest first")
     .argument('<subscription>')
     .option('-n, --limit <n>', 'at most this many attempts (1-100)', integer(1, 100), 25)
-    .action(async (subscription: string, options: { limit: number }, command: Command) => {
+    .addOption(
+      new Option('--outcome <outcome>', 'only attempts with this outcome').choices([
+        'delivered',
+        'retrying',
+        'dead-lettered',
+        'retired',
+      ]),
+    )
+    .option(
+      '--event <id>',
+      "only attempts of deliveries that carried the event with this id (with --source: that source's)",
+    )
+    .option('--source <source>', 'only attempts of deliveries that carried an event from this source')
+    .option(
+      '--since <when>',
+      'only attempts from then on: a date-time (2026-11-23T09:00:00Z) or an age (30m, 6h, 2d)',
+      since,
+    )
+    .option('--until <when>', 'only attempts before then: a date-time or an age', since)
+    .action(async (subscription: string, options: DeliveriesOptions, command: Command) => {
       const context = await contextOf(command);
+      const query = {
+        limit: options.limit,
+        ...(options.outcome ? { outcome: options.outcome } : {}),
+        ...(options.event ? { id: options.event } : {}),
+        ...(options.source ? { source: options.source } : {}),
+        ...(options.since ? { since: options.since } : {}),
+        ...(options.until ? { until: options.until } : {}),
+      };
       const page = await context.client.run(`GET deliveries of ${subscription}`, (api) =>
-        api.GET('/subscriptions/{id}/deliveries', {
-          params: { path: { id: subscription }, query: { limit: options.limit } },
-        }),
+        api.GET('/subscriptions/{id}/deliveries', { params: { path: { id: subscription }, query } }),
       );
       const attempts = page.attempts;
       if (context.json) return printJson(attempts);
@@ -136,3 +170,13 @@ export function answerExcerpt(body: string): string {
 }
 
 const ANSWER_COLUMN_CHARACTERS = 60;
+
+const AGE_UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A time as the API reads it (RFC 3339, UTC): given as one, or as an age before now (`30m`, `6h`, `2d`). */
+export function since(value: string, _previous?: string, now: number = Date.now()): string {
+  const age = /^(\d+)([smhd])$/.exec(value.trim());
+  if (age) return new Date(now - Number(age[1]) * AGE_UNITS_MS[age[2]!]!).toISOString();
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value.trim())) return value.trim();
+  throw new InvalidArgumentError('a date-time such as 2026-11-23T09:00:00Z, or an age such as 30m, 6h or 2d');
+}

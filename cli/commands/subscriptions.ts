@@ -2,40 +2,22 @@
  * `koerier subscriptions …`: list, create (push or pull, with filters), show, pause and resume,
  * delete — the subscriptions API (docs/SUBSCRIPTIONS.md) and its resume (docs/OPERATIONS.md).
  */
-import { readFile } from 'node:fs/promises';
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { KoerierProblem, problemError, type components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord, printTable, type Context } from '../output.js';
-import { integer } from './send.js';
+import { subscriptionBody, subscriptionOptions, type SubscriptionOptions } from './subscription-body.js';
+import { reportOutcome } from './subscription-outcome.js';
 
 /** A subscription as the API answers it (the generated type of the API description). */
 export type SubscriptionView = components['schemas']['Subscription'];
 type SubscriptionRequest = components['schemas']['SubscriptionRequest'];
 
-interface CreateOptions {
-  readonly pull?: boolean;
-  readonly sink?: string;
-  readonly source?: string;
-  readonly type: string[];
-  readonly filter: unknown[];
-  readonly contentMode?: string;
-  readonly credentialFile?: string;
-  readonly sinkTokenUrl?: string;
-  readonly sinkClientId?: string;
-  readonly sinkClientSecretFile?: string;
-  readonly validation?: string;
-  readonly sign?: boolean;
-  readonly maxDeliveryCount?: number;
-  readonly retentionSeconds?: number;
-  readonly body?: string;
-}
-
 export function registerSubscriptions(program: Command): void {
   const subscriptions = program
     .command('subscriptions')
     .alias('subs')
-    .description('list, create, show, pause, resume and delete subscriptions');
+    .description('list, create, update, revalidate, show, pause, resume and delete subscriptions');
 
   subscriptions
     .command('list')
@@ -60,48 +42,49 @@ export function registerSubscriptions(program: Command): void {
       );
     });
 
+  subscriptionOptions(
+    subscriptions.command('create').description('create a push subscription (--sink) or a pull subscription (--pull)'),
+    { forCreate: true },
+  ).action(async (options: SubscriptionOptions, command: Command) => {
+    const context = await contextOf(command);
+    const body = await subscriptionBody(options, { forCreate: true });
+    const created = await context.client.run('POST /subscriptions', (api) =>
+      api.POST('/subscriptions', { body: body as SubscriptionRequest }),
+    );
+    reportOutcome(context, created, `Created ${created.delivery ?? 'push'} subscription`);
+  });
+
+  subscriptionOptions(
+    subscriptions
+      .command('update')
+      .description('change a subscription: only the members given (a JSON merge patch); a new sink is validated again')
+      .argument('<id>'),
+    { forCreate: false },
+  ).action(async (id: string, options: SubscriptionOptions, command: Command) => {
+    const context = await contextOf(command);
+    const patch = await subscriptionBody(options, { forCreate: false });
+    if (Object.keys(patch).length === 0)
+      throw new CliError('nothing to change: give an option such as --sink, --type or --body', exitCodes.usage);
+    const updated = await context.client.run(`update ${id}`, (api) =>
+      api.PATCH('/subscriptions/{id}', {
+        params: { path: { id } },
+        body: patch as SubscriptionRequest,
+        headers: { 'content-type': 'application/merge-patch+json' },
+      }),
+    );
+    reportOutcome(context, updated, 'Updated subscription');
+  });
+
   subscriptions
-    .command('create')
-    .description('create a push subscription (--sink) or a pull subscription (--pull)')
-    .option('--pull', 'a pull subscription: no sink, active at once (koerier pull receives)')
-    .option('--sink <url>', 'push: the webhook URL (https; http only to loopback on a laptop)')
-    .option('--source <source>', 'only events from this source')
-    .option('-t, --type <type>', 'an event type (repeat for several)', collect, [])
-    .option(
-      '-f, --filter <filter>',
-      'a filter, JSON ({"prefix":{"subject":"leerling/"}}) or dialect:attribute=value (prefix:subject=leerling/); repeatable',
-      collectFilter,
-      [],
-    )
-    .addOption(
-      new Option('--content-mode <mode>', 'push: how events are delivered').choices(['structured', 'binary', 'batch']),
-    )
-    .option('--credential-file <file>', 'push: the sinkcredential as JSON (CLIENTCREDENTIALS or ACCESSTOKEN)')
-    .option('--sink-token-url <url>', "push: the subscriber's OAuth2 token URL Koerier gets delivery tokens from")
-    .option('--sink-client-id <id>', 'push: the client id Koerier uses there')
-    .option('--sink-client-secret-file <file>', 'push: file with that client secret (else KOERIER_SINK_CLIENT_SECRET)')
-    .addOption(
-      new Option('--validation <how>', 'push: the consent handshake, or agreed out of band').choices([
-        'handshake',
-        'agreed',
-      ]),
-    )
-    .option('--sign', 'push: sign every delivery (HTTP Message Signatures)')
-    .option('--max-delivery-count <n>', 'pull: deliveries before an event becomes a dead letter', integer(1, 1000))
-    .option('--retention-seconds <n>', 'pull: how long an unsettled event is kept', integer(60, 1_209_600))
-    .option('--body <file>', 'the whole request body as JSON; the options above are laid over it')
-    .action(async (options: CreateOptions, command: Command) => {
+    .command('revalidate')
+    .description('send the validation request to the sink again (a pending or rejected push subscription)')
+    .argument('<id>')
+    .action(async (id: string, _options: unknown, command: Command) => {
       const context = await contextOf(command);
-      const body = await createBody(options);
-      const created = await context.client.run('POST /subscriptions', (api) =>
-        api.POST('/subscriptions', { body: body as SubscriptionRequest }),
+      const validated = await context.client.run(`revalidate ${id}`, (api) =>
+        api.POST('/subscriptions/{id}/revalidate', { params: { path: { id } } }),
       );
-      if (context.json) return printJson(created);
-      process.stdout.write(
-        `Created ${created.delivery ?? 'push'} subscription ${created.id}: ${statusText(created)}.\n`,
-      );
-      for (const warning of created.warnings ?? [])
-        process.stdout.write(`warning: ${warning.message ?? JSON.stringify(warning)}\n`);
+      reportOutcome(context, validated, 'Validated subscription');
     });
 
   subscriptions
@@ -181,73 +164,4 @@ export async function routeMissing(context: Context, id: string, what: string): 
   if (subscription instanceof KoerierProblem && subscription.status === 404)
     throw new CliError(`no subscription ${id}`, exitCodes.notFound);
   throw new CliError(`${what} is not yet available on this gateway (${context.client.gatewayUrl})`, exitCodes.notFound);
-}
-
-async function createBody(options: CreateOptions): Promise<Record<string, unknown>> {
-  let body: Record<string, unknown> = {};
-  if (options.body) {
-    try {
-      body = JSON.parse(await readFile(options.body, 'utf8')) as Record<string, unknown>;
-    } catch (error) {
-      throw new CliError(`cannot read ${options.body}: ${(error as Error).message}`, exitCodes.usage);
-    }
-  }
-  const set = (name: string, value: unknown) => {
-    if (value !== undefined) body[name] = value;
-  };
-  if (options.pull) set('delivery', 'pull');
-  set('sink', options.sink);
-  set('source', options.source);
-  if (options.type.length > 0) set('types', options.type);
-  if (options.filter.length > 0) set('filters', options.filter);
-  set('contentmode', options.contentMode);
-  set('validation', options.validation);
-  if (options.sign) set('signdeliveries', true);
-  set('maxdeliverycount', options.maxDeliveryCount);
-  set('retentionseconds', options.retentionSeconds);
-  if (options.credentialFile) {
-    try {
-      set('sinkcredential', JSON.parse(await readFile(options.credentialFile, 'utf8')));
-    } catch (error) {
-      throw new CliError(`cannot read ${options.credentialFile}: ${(error as Error).message}`, exitCodes.usage);
-    }
-  } else if (options.sinkTokenUrl || options.sinkClientId) {
-    const secret = options.sinkClientSecretFile
-      ? (await readFile(options.sinkClientSecretFile, 'utf8')).trim()
-      : process.env['KOERIER_SINK_CLIENT_SECRET'];
-    if (!options.sinkTokenUrl || !options.sinkClientId || !secret) {
-      throw new CliError(
-        'a sink credential needs --sink-token-url, --sink-client-id and a secret (--sink-client-secret-file or KOERIER_SINK_CLIENT_SECRET)',
-        exitCodes.usage,
-      );
-    }
-    set('sinkcredential', {
-      credentialtype: 'CLIENTCREDENTIALS',
-      tokenurl: options.sinkTokenUrl,
-      clientid: options.sinkClientId,
-      clientsecret: secret,
-    });
-  }
-  if (body['delivery'] !== 'pull' && body['sink'] === undefined)
-    throw new CliError('give --sink URL for a push subscription, or --pull', exitCodes.usage);
-  return body;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** `{"prefix":{"subject":"a/"}}`, or the shorthand `prefix:subject=a/` for exact, prefix and suffix. */
-export function collectFilter(value: string, previous: unknown[]): unknown[] {
-  const trimmed = value.trim();
-  if (trimmed.startsWith('{')) {
-    try {
-      return [...previous, JSON.parse(trimmed) as unknown];
-    } catch {
-      throw new InvalidArgumentError('not JSON');
-    }
-  }
-  const match = /^(exact|prefix|suffix):([a-z0-9]+)=(.*)$/s.exec(trimmed);
-  if (!match) throw new InvalidArgumentError('JSON, or exact|prefix|suffix:attribute=value');
-  return [...previous, { [match[1]!]: { [match[2]!]: match[3]! } }];
 }

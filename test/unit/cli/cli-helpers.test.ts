@@ -8,7 +8,7 @@ import { completionScript } from '../../../cli/commands/completion.js';
 import { kindOf } from '../../../cli/commands/contract-files.js';
 import { contactOf } from '../../../cli/commands/contract-metadata.js';
 import { timeOf } from '../../../cli/commands/replay.js';
-import { collectFilter } from '../../../cli/commands/subscriptions.js';
+import { collectFilter } from '../../../cli/commands/subscription-body.js';
 import { eventsOf } from '../../../cli/event-input.js';
 import { buildProgram } from '../../../cli/program.js';
 
