@@ -60,23 +60,6 @@ export function quotasOf(
   return { ...defaults, ...(overrides.get(clientId) ?? {}) };
 }
 
-/** The overrides in an admin's request, or the message saying what is wrong with them. */
-export function parseQuotaOverrides(value: unknown): { quotas?: QuotaOverrides; error?: string } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return { error: `quotas is an object with any of ${QUOTA_NAMES.join(', ')}` };
-  const quotas: Partial<Record<QuotaName, number>> = {};
-  for (const [name, limit] of Object.entries(value as Record<string, unknown>)) {
-    if (!(QUOTA_NAMES as readonly string[]).includes(name))
-      return { error: `quotas.${name.slice(0, 64)} is not a quota (${QUOTA_NAMES.join(', ')})` };
-    const { min, max } = QUOTA_BOUNDS[name as QuotaName];
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < min || limit > max) {
-      return { error: `quotas.${name} is a whole number from ${min} to ${max}` };
-    }
-    quotas[name as QuotaName] = limit;
-  }
-  return { quotas };
-}
-
 const UNITS: Readonly<Record<QuotaName, string>> = {
   maxPullSubscriptions: 'pull subscriptions',
   maxConcurrentReplays: 'replays running at once',

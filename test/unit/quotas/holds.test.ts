@@ -3,7 +3,10 @@
  * written only at the version read, weeded of what is gone only when the ledger looks full.
  */
 import { describe, expect, it } from 'vitest';
-import { parseQuotaOverrides, quotasOf, DEFAULT_QUOTAS } from '../../../functions/core/quotas/client-quotas.js';
+import { quotasOf, DEFAULT_QUOTAS } from '../../../functions/core/quotas/client-quotas.js';
+import { readJsonBody } from '../../../functions/core/http/json-body.js';
+import { KoerierError } from '../../../functions/core/http/problems.js';
+import { CLIENT_INPUT_BODY } from '../../../functions/core/partners/partner-input.js';
 import { releaseHold, takeHold, type HoldRequest } from '../../../functions/core/quotas/holds.js';
 import { MemoryHoldLedger } from '../../support/memory/quotas-memory-adapters.js';
 
@@ -74,10 +77,13 @@ describe('holds of a count quota (issue 28, item 13)', () => {
       maxConcurrentReplays: 5,
     });
     expect(quotasOf('b', DEFAULT_QUOTAS, new Map([['a', { maxConcurrentReplays: 5 }]]))).toEqual(DEFAULT_QUOTAS);
-    expect(parseQuotaOverrides({ maxPullSubscriptions: 0, uploadBytesPerHour: 1 })).toEqual({
-      quotas: { maxPullSubscriptions: 0, uploadBytesPerHour: 1 },
+    // An admin's quotas are read by the partner body's one schema (issue 29 item 2).
+    const quotasIn = (quotas: unknown) => readJsonBody(JSON.stringify({ quotas }), CLIENT_INPUT_BODY).quotas;
+    expect(quotasIn({ maxPullSubscriptions: 0, uploadBytesPerHour: 1 })).toEqual({
+      maxPullSubscriptions: 0,
+      uploadBytesPerHour: 1,
     });
     for (const bad of [{ maxPullSubscriptions: 1001 }, { maxConcurrentReplays: '2' }, { other: 1 }, null, [1]])
-      expect(parseQuotaOverrides(bad).error).toBeDefined();
+      expect(() => quotasIn(bad)).toThrow(KoerierError);
   });
 });
