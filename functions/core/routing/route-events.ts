@@ -24,7 +24,7 @@ import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message
 import { deliveryIdOf, takesBatches } from '../delivery-message/delivery-rules.js';
 import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
-import { mayReceive } from './may-receive.js';
+import { mayReceiveMatched } from './may-receive.js';
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import { routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
@@ -231,7 +231,7 @@ function planDeliveries(
   const batches = new Map<string, { address: OutboxAddress; entries: ClaimedEvent[] }>();
   claimed.forEach((entry, index) => {
     const candidates = matches[index]!.filter((candidate) => {
-      const verdict = mayReceive({ owner: candidate.owner, ...candidate.match }, entry.event, deps.entitlements);
+      const verdict = mayReceiveMatched(candidate, entry.event, deps.entitlements);
       if (verdict === 'receives') return true;
       deps.log?.info('delivery withheld: the subscriber is no longer entitled', {
         subscriptionId: candidate.subscriptionId,
