@@ -89,8 +89,10 @@ export interface ApiAnswer {
  * status: for tests that assert on refusals as much as on successes. `path` is under `baseUrl`
  * (`/subscriptions`) or as the API writes it in a Location or a `next` link (`/v1/subscriptions`).
  * `body` is sent as JSON, or as it is when it is a string (a CloudEvent's text, a YAML document).
- * Sent through the generated client's middleware (a mutating call gets its Idempotency-Key there)
- * with no retry, so the status a test sees is the one the gateway answered.
+ * Sent through the generated client's middleware (a mutating call gets its Idempotency-Key there).
+ * No answer is retried, so the status a test sees is the one the gateway answered; a connection
+ * lost before any answer (a keep-alive connection the host closed as it was reused) is sent again
+ * with the same key, as the client does for every caller.
  */
 export async function callApi(
   baseUrl: string,
@@ -100,7 +102,7 @@ export async function callApi(
   body?: unknown,
   headers: Readonly<Record<string, string>> = {},
 ): Promise<ApiAnswer> {
-  const client = apiAs(baseUrl, token, { retries: 0 });
+  const client = apiAs(baseUrl, token, { retryOn: () => false });
   const request = client.request as unknown as (
     method: string,
     path: string,
@@ -124,8 +126,8 @@ export async function callApi(
 
 /**
  * POST /events answered whatever its status, like callApi: for tests that assert which events are
- * refused, or that time a publish (no retry stretches it). The content type is chosen as by
- * publishEvents unless `headers` name one.
+ * refused, or that time a publish (no refusal is retried and waited for). The content type is
+ * chosen as by publishEvents unless `headers` name one.
  */
 export function tryPublish(
   baseUrl: string,
