@@ -5,8 +5,14 @@
  * as a KoerierProblem). Issue 29 item 5 replaced the private `publish` helpers and hand-built
  * Idempotency-Key headers of the test files with it.
  *
- * Tests about the header handling itself (idempotency, raw HTTP, malformed requests) keep sending
- * their requests by hand on purpose.
+ * Which to use: `apiAs` for typed calls that must succeed, `publishEvent(s)` to publish and go on,
+ * `callApi` and `tryPublish` where a test asserts on the status (a refusal is an answer, not a throw).
+ *
+ * A test about replays passes its chosen key (callApi's headers, publishEvents' idempotencyKey).
+ * Sent by hand on purpose, and so not through these: requests about the HTTP edge itself (a
+ * missing Idempotency-Key, raw or fuzzed requests, binary-mode headers, byte-exact bodies, the
+ * origin header), the integration tests' Lambda events (no HTTP client is involved), and the
+ * benches' measured requests whose floor is sent the same way over undici.
  */
 import {
   createKoerierClient,
