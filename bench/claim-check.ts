@@ -29,6 +29,7 @@ import {
   startHttpsReceiver,
   type HttpsReceiver,
 } from '../test/support/https-receiver.js';
+import { callApi, tryPublish } from '../test/support/koerier-api.js';
 
 const EVENTS_PER_CASE = 8;
 const DATA_SIZES = { '64KiB': 64 * 1024, '256KiB': 256 * 1024, '1MiB': 1024 * 1024 } as const;
@@ -80,24 +81,14 @@ export async function run(): Promise<Record<string, unknown>> {
       const receiver = await startHttpsReceiver({ authority });
       receivers.push(receiver);
       const type = `nl.bench.claim.${randomUUID().slice(0, 8)}.v1`;
-      const response = await request(`${host.apiUrl}/subscriptions`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: {
-          authorization: `Bearer ${subscriber}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify({
-          sink: receiver.url,
-          types: [type],
-          validation: 'agreed',
-          sinkcredential: receiver.sinkCredential,
-          ...(maxinlinebytes ? { maxinlinebytes } : {}),
-        }),
+      const response = await callApi(host.apiUrl, subscriber, 'POST', '/subscriptions', {
+        sink: receiver.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: receiver.sinkCredential,
+        ...(maxinlinebytes ? { maxinlinebytes } : {}),
       });
-      await response.body.text();
-      if (response.statusCode !== 201) throw new Error(`subscription answered ${response.statusCode}`);
+      if (response.status !== 201) throw new Error(`subscription answered ${response.status}`);
       return { receiver, type };
     };
 
@@ -120,18 +111,9 @@ export async function run(): Promise<Record<string, unknown>> {
         data,
       });
       const started = performance.now();
-      const published = await request(`${host.apiUrl}/events`, {
-        method: 'POST',
-        dispatcher: agent,
-        headers: {
-          authorization: `Bearer ${publisher}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/cloudevents+json',
-        },
-        body,
-      });
-      await published.body.text();
-      if (published.statusCode !== 202) throw new Error(`ingest answered ${published.statusCode}`);
+      // Every case publishes this way, so the client's share of the time is the same in each.
+      const published = await tryPublish(host.apiUrl, publisher, body);
+      if (published.status !== 202) throw new Error(`ingest answered ${published.status}`);
       const delivered = (await target.receiver.waitForRequests(seen + 1, { timeoutMs: 30_000 })).at(-1)!;
       const event = JSON.parse(delivered.body) as { data?: string; dataref?: string; koerierdatadigest?: string };
       let received: string;

@@ -26,6 +26,7 @@ import {
   startHttpsReceiver,
   type HttpsReceiver,
 } from '../test/support/https-receiver.js';
+import { callApi } from '../test/support/koerier-api.js';
 import { recordAwsUsage, recordsIn, type CostScenario } from './support/aws-usage.js';
 
 const DEFAULT_EVENTS = 40;
@@ -93,6 +94,7 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
   const subscriber = await host.issueToken('dev-subscriber');
   const consumer = await host.issueToken('dev-subscriber', ['events:consume']);
 
+  /** One call through the generated client, answered with its text; a refusal stops the run. A dataref is an absolute URL of the API. */
   const call = async (
     method: string,
     path: string,
@@ -100,18 +102,12 @@ export async function run(options: CostRunOptions = {}): Promise<Record<string, 
     body?: unknown,
     contentType = 'application/json',
   ) => {
-    const response = await fetch(path.startsWith('http') ? path : `${host.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'idempotency-key': randomUUID(),
-        ...(body === undefined ? {} : { 'content-type': contentType }),
-      },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-    return text;
+    const relative = path.startsWith(host.apiUrl) ? path.slice(host.apiUrl.length) : path;
+    const headers = body === undefined ? {} : { 'content-type': contentType };
+    const answer = await callApi(host.apiUrl, token, method, relative, body, headers);
+    if (answer.status >= 300)
+      throw new Error(`${method} ${path} answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+    return answer.text;
   };
   const settle = async () => {
     while (inFlight > 0 || Date.now() - lastActivity < QUIET_MS)

@@ -49,6 +49,7 @@ import {
   startHttpsReceiver,
   type HttpsReceiver,
 } from '../test/support/https-receiver.js';
+import { apiAs, publishEvents } from '../test/support/koerier-api.js';
 import { subscriptionDraft } from '../test/support/subscription-draft.js';
 import {
   DynamoDbCallRecorder,
@@ -507,22 +508,14 @@ export async function run(): Promise<Record<string, unknown>> {
       onArrival: arrivalsIn(host, queueUrl),
       log: () => {},
     });
-    const token = await host.issueToken('dev-publisher');
+    // No retry: a refusal stops the run, and no wait enters a latency.
+    const publishing = apiAs(host.apiUrl, await host.issueToken('dev-publisher'), { retries: 0 });
     const acceptedAt = new Map<string, number>();
     const latencyReceiver = receivers[0]!;
     const already = latencyReceiver.requests.length;
     for (let i = 0; i < LATENCY_EVENTS; i++) {
       const id = randomUUID();
-      const response = await fetch(`${host.apiUrl}/events`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/cloudevents+json',
-        },
-        body: event(id),
-      });
-      if (response.status !== 202) throw new Error(`ingest answered ${response.status}`);
+      await publishEvents(publishing, event(id));
       acceptedAt.set(id, Date.now());
       await new Promise((resolve) => setTimeout(resolve, LATENCY_SPACING_MS));
     }

@@ -45,6 +45,7 @@ import {
 import { Agent, request } from 'undici';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
+import { apiAs, callApi, publishEvents } from '../test/support/koerier-api.js';
 import { countRequests } from '../test/support/request-counter.js';
 
 const EVENTS = Number(process.env['BENCH_PULL_EVENTS'] ?? 2000);
@@ -284,40 +285,27 @@ export async function run(): Promise<Record<string, unknown>> {
   const floorSqs = new SQSClient(host.emulators.clientSettings('sqs'));
   const publisher = await host.issueToken('dev-publisher', ['events:publish']);
   const manager = await host.issueToken('dev-subscriber', ['subscriptions:manage']);
-  const admin = new Consumer(host, manager);
   const consumer = new Consumer(host, await host.issueToken('dev-subscriber', ['events:consume']));
   try {
     const names = ['warmUpKoerier', 'warmUpFloor', 'koerier10', 'floor10', 'koerier100', 'floor100'] as const;
     const ids = {} as Record<(typeof names)[number], string>;
     const urls = {} as Record<(typeof names)[number], string>;
     for (const name of names) {
-      const created = await admin.call(
-        '/subscriptions',
-        { delivery: 'pull', types: [TYPE] },
-        { 'idempotency-key': randomUUID() },
-      );
-      ids[name] = created['id'] as string;
+      const created = await callApi(host.apiUrl, manager, 'POST', '/subscriptions', {
+        delivery: 'pull',
+        types: [TYPE],
+      });
+      if (created.status !== 201) throw new Error(`subscription answered ${created.status}: ${created.text}`);
+      ids[name] = created.body['id'] as string;
       urls[name] = (await floorSqs.send(new GetQueueUrlCommand({ QueueName: `koerier-pull-${ids[name]}` }))).QueueUrl!;
     }
 
     // Fill: EVENTS events through Koerier, which the router writes to every queue of the run.
-    const publisherAgent = new Agent({ connections: 4 });
+    // One request at a time, no retry: a refusal stops the run, as before the generated client.
+    const publishing = apiAs(host.apiUrl, publisher, { retries: 0 });
     const fillStarted = performance.now();
-    for (let i = 0; i < EVENTS; i += PUBLISH_BATCH) {
-      const response = await request(`${host.apiUrl}/events`, {
-        method: 'POST',
-        dispatcher: publisherAgent,
-        headers: {
-          authorization: `Bearer ${publisher}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/cloudevents-batch+json',
-        },
-        body: JSON.stringify(Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - i) }, event)),
-      });
-      await response.body.dump();
-      if (response.statusCode !== 202) throw new Error(`ingest answered ${response.statusCode}`);
-    }
-    await publisherAgent.close();
+    for (let i = 0; i < EVENTS; i += PUBLISH_BATCH)
+      await publishEvents(publishing, Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - i) }, event));
     const waiting = async (url: string) =>
       Number(
         (
@@ -409,7 +397,6 @@ export async function run(): Promise<Record<string, unknown>> {
     };
   } finally {
     await consumer.close();
-    await admin.close();
     floorSqs.destroy();
     await host.stop();
     await rm(dir, { recursive: true, force: true });

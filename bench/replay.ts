@@ -25,6 +25,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-s
 import { observeAttempts } from '../functions/aws/aws-request-observer.js';
 import { settingEnv } from '../functions/config.js';
 import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
+import { apiAs, callApi, publishEvents } from '../test/support/koerier-api.js';
 import { countRequests } from '../test/support/request-counter.js';
 
 const EVENTS = Number(process.env['BENCH_REPLAY_EVENTS'] ?? 2000);
@@ -78,19 +79,11 @@ export async function run(): Promise<Record<string, unknown>> {
     // The router fills and archives, the worker replays; no delivery function (pull only).
     queueTriggers: ['router', 'replayWorker'],
   });
+  /** One call through the generated client, its answer's body; a refusal stops the run. */
   const call = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(`${host.apiUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
-    return JSON.parse(text) as Record<string, unknown>;
+    const answer = await callApi(host.apiUrl, token, method, path, body);
+    if (answer.status >= 300) throw new Error(`${method} ${path} answered ${answer.status}: ${answer.text}`);
+    return answer.body;
   };
   const sqs = host.awsClients.sqs;
   const waiting = async (subscriptionId: string) => {
@@ -115,23 +108,15 @@ export async function run(): Promise<Record<string, unknown>> {
     const s3 = countS3(host.awsClients.s3);
 
     // Fill through the normal path; the archive is written on the way.
+    // No retry: a refusal stops the run, and no wait stretches the normal path's time.
+    const publishing = apiAs(host.apiUrl, publisher, { retries: 0 });
     const from = new Date().toISOString();
     let eventBytes = 0;
     const fillStarted = performance.now();
     for (let i = 0; i < EVENTS; i += PUBLISH_BATCH) {
       const batch = JSON.stringify(Array.from({ length: Math.min(PUBLISH_BATCH, EVENTS - i) }, event));
       eventBytes += Buffer.byteLength(batch) - 2;
-      const response = await fetch(`${host.apiUrl}/events`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${publisher}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/cloudevents-batch+json',
-        },
-        body: batch,
-      });
-      await response.text();
-      if (response.status !== 202) throw new Error(`ingest answered ${response.status}`);
+      await publishEvents(publishing, batch, { contentType: 'application/cloudevents-batch+json' });
     }
     await untilFull(live);
     const liveSeconds = (performance.now() - fillStarted) / 1000;

@@ -31,6 +31,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { settingEnv } from '../functions/config.js';
 import { defaultLocalConfig } from '../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver } from '../test/support/https-receiver.js';
+import { callApi, tryPublish } from '../test/support/koerier-api.js';
 
 const REPOSITORY = fileURLToPath(new URL('../', import.meta.url));
 /**
@@ -179,38 +180,27 @@ async function main(): Promise<void> {
   const subscriber = await token('dev-subscriber');
   let publisher = await token('dev-publisher');
   const type = 'nl.example.soak.v1';
-  const created = await fetch(`${apiUrl}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
+  const created = await callApi(apiUrl, subscriber, 'POST', '/subscriptions', {
+    sink: receiver.url,
+    types: [type],
+    validation: 'agreed',
+    ...sinkCredentialOf(receiver),
   });
-  if (created.status !== 201) throw new Error(`subscription: ${created.status} ${await created.text()}`);
+  if (created.status !== 201) throw new Error(`subscription: ${created.status} ${created.text}`);
 
   let accepted = 0;
   const refused: Record<string, number> = {};
   let failed = 0;
   const publishOne = async () => {
     try {
-      const response = await fetch(`${apiUrl}/events`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${publisher}`,
-          'idempotency-key': randomUUID(),
-          'content-type': 'application/cloudevents+json',
-        },
-        body: JSON.stringify({
-          specversion: '1.0',
-          id: randomUUID(),
-          source: 'urn:nld:oin:00000001234567890000:systeem:soak',
-          type,
-          data: { sentAt: Date.now() },
-        }),
+      // Answered whatever its status and never retried: every refusal is counted, a 5xx among them.
+      const response = await tryPublish(apiUrl, publisher, {
+        specversion: '1.0',
+        id: randomUUID(),
+        source: 'urn:nld:oin:00000001234567890000:systeem:soak',
+        type,
+        data: { sentAt: Date.now() },
       });
-      await response.arrayBuffer();
       if (response.status === 202) accepted += 1;
       else refused[response.status] = (refused[response.status] ?? 0) + 1;
     } catch {

@@ -10,6 +10,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { apiAs } from '../support/koerier-api.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
 
@@ -46,20 +47,15 @@ afterAll(async () => {
 async function pullSubscription(
   type: string,
 ): Promise<(max?: number) => Promise<{ events: Record<string, unknown>[] }>> {
-  const token = await koerier.token('dev-subscriber');
-  const created = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-    body: JSON.stringify({ delivery: 'pull', types: [type] }),
-  });
-  const { id } = (await created.json()) as { id: string };
+  const api = apiAs(koerier.url, await koerier.token('dev-subscriber'));
+  const { data: created } = await api.POST('/subscriptions', { body: { delivery: 'pull', types: [type] } });
+  const id = created!.id;
   return async (max = 10) => {
-    const received = await fetch(`${koerier.url}/subscriptions/${id}/events/receive`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ maxevents: max, waitseconds: 1 }),
+    const { data: received } = await api.POST('/subscriptions/{id}/events/receive', {
+      params: { path: { id } },
+      body: { maxevents: max, waitseconds: 1 },
     });
-    return (await received.json()) as { events: Record<string, unknown>[] };
+    return received as unknown as { events: Record<string, unknown>[] };
   };
 }
 

@@ -14,6 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
 const TYPE = 'nl.example.quota.v1';
@@ -43,23 +44,8 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
-async function call(token: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(koerier.resolve(path), {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-  };
-}
+const call = (token: string, method: string, path: string, body?: unknown): Promise<Answer> =>
+  callApi(koerier.url, token, method, path, body);
 
 /** A partner of its own for each test, entitled to the test's type, with `quotas` of its own when given. */
 async function partner(

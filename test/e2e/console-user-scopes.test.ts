@@ -15,6 +15,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config/setting-names.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 
 const CONSOLE_CLIENT = '5ksg7vu0consoleclient';
 let jwksServer: Server;
@@ -78,24 +79,8 @@ interface Answer {
   readonly headers: Headers;
 }
 
-async function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-    text,
-    headers: response.headers,
-  };
-}
+const call = (method: string, path: string, token: string, body?: unknown): Promise<Answer> =>
+  callApi(koerier.url, token, method, path, body);
 
 function expectInsufficientScope(answer: Answer, scope: string, what: string): void {
   expect(answer.status, `${what}: ${answer.text}`).toBe(403);

@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -39,25 +40,8 @@ let receiver: HttpsReceiver;
 let ownId: string;
 let othersId: string;
 
-async function api(
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  contentType = 'application/json',
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined ? {} : { 'content-type': contentType }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const api = (token: string, method: string, path: string, body?: unknown, contentType = 'application/json') =>
+  callApi(koerier.url, token, method, path, body, body === undefined ? {} : { 'content-type': contentType });
 
 /** axe-core on the page as it is now: no WCAG 2.1 A or AA violation. */
 async function expectAccessible(page: Page, name: string): Promise<void> {

@@ -15,6 +15,7 @@ import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { enrolmentContract, owner } from '../support/contract-documents.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -43,23 +44,9 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-async function call(method: string, path: string, body?: unknown, token = writer) {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (text.startsWith('{') ? JSON.parse(text) : { text }) as Record<string, unknown>,
-  };
-}
+/** A call as the contract writer (or as `token`), answered whatever its status. */
+const call = (method: string, path: string, body?: unknown, token = writer) =>
+  callApi(koerier.url, token, method, path, body);
 
 const publishContract = (name: string, document: unknown, extra: Record<string, unknown> = {}) =>
   call('PUT', `/contracts/${name}/versions/1.0.0`, {
@@ -70,26 +57,12 @@ const publishContract = (name: string, document: unknown, extra: Record<string, 
     ...extra,
   });
 
+/** Publishes one event, timed from the call to the whole answer (no retry stretches it). */
 async function publishEvent(token: string, source: string, type: string, data: unknown) {
   const started = Date.now();
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/cloudevents+json',
-      'idempotency-key': randomUUID(),
-    },
-    body: JSON.stringify({
-      specversion: '1.0',
-      id: randomUUID(),
-      source,
-      type,
-      datacontenttype: 'application/json',
-      data,
-    }),
-  });
-  const body = (await response.json()) as Record<string, unknown>;
-  return { status: response.status, body, ms: Date.now() - started };
+  const event = { specversion: '1.0', id: randomUUID(), source, type, datacontenttype: 'application/json', data };
+  const answer = await tryPublish(koerier.url, token, event);
+  return { ...answer, ms: Date.now() - started };
 }
 
 /** Runs `bomb` while the neighbour publishes three events one after the other; the slowest of those, and what the bomb answered in how long. */

@@ -13,6 +13,7 @@ import { DynamoDbContractStore } from '../../functions/aws/dynamodb-contract-sto
 import { localName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { ENROLMENT_TYPE, enrolmentContract, enrolmentPayload, owner } from '../support/contract-documents.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -46,29 +47,14 @@ afterAll(async () => {
   await koerier?.stop();
 });
 
-async function call(
+/** A call as the registry writer unless `token` says otherwise (undefined: anonymous), answered whatever its status. */
+function call(
   method: string,
   path: string,
   options: { token?: string | undefined; body?: unknown; key?: string } = {},
 ) {
   const token = 'token' in options ? options.token : writer;
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(method === 'GET' ? {} : { 'idempotency-key': options.key ?? randomUUID() }),
-    },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  let body: Record<string, unknown>;
-  try {
-    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    body = { text };
-  }
-  return { status: response.status, headers: response.headers, body, text };
+  return callApi(koerier.url, token, method, path, options.body, options.key ? { 'idempotency-key': options.key } : {});
 }
 
 const publishVersion = (name: string, version: string, document: unknown, token = writer, query = '') =>
@@ -104,16 +90,11 @@ async function publishEvent(
     datacontenttype: 'application/json',
     data,
   };
-  const response = await fetch(`${koerier.url}/events`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${as.token}`,
-      'content-type': batch ? 'application/cloudevents-batch+json' : 'application/cloudevents+json',
-      'idempotency-key': randomUUID(),
-    },
-    body: JSON.stringify(batch ? [{ ...event, data: { student: 's1', school: '01AB' } }, event] : event),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return tryPublish(
+    koerier.url,
+    as.token,
+    batch ? [{ ...event, data: { student: 's1', school: '01AB' } }, event] : event,
+  );
 }
 
 describe('the contract register (issue 14, EDU-6)', () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startKoerierHost, type KoerierHost } from '../../local/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 
 let dir: string | undefined;
 const hosts: KoerierHost[] = [];
@@ -31,20 +32,9 @@ async function start(): Promise<KoerierHost> {
   return host;
 }
 
-async function call(
-  host: KoerierHost,
-  token: string,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${host.apiUrl}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
+/** A POST to `host`'s API, answered whatever its status. */
+const call = (host: KoerierHost, token: string, path: string, body: unknown) =>
+  callApi(host.apiUrl, token, 'POST', path, body);
 
 describe('pull across a laptop restart (CARD-7)', () => {
   it('EDU-17: an event waiting in a pull queue is there after a restart, with its delivery key; the queue takes new events', async () => {
@@ -52,28 +42,16 @@ describe('pull across a laptop restart (CARD-7)', () => {
     const consumer = await first.issueToken('dev-subscriber');
     const publisher = await first.issueToken('dev-publisher');
     const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
-    const created = await call(
-      first,
-      consumer,
-      '/subscriptions',
-      { delivery: 'pull', types: [type] },
-      { 'idempotency-key': randomUUID() },
-    );
+    const created = await call(first, consumer, '/subscriptions', { delivery: 'pull', types: [type] });
     const id = created.body['id'] as string;
     const publish = (host: KoerierHost, token: string) =>
-      call(
-        host,
-        token,
-        '/events',
-        JSON.stringify({
-          specversion: '1.0',
-          id: randomUUID(),
-          source: 'urn:nld:oin:00000001234567890000:systeem:restart',
-          type,
-          data: {},
-        }),
-        { 'idempotency-key': randomUUID(), 'content-type': 'application/cloudevents+json' },
-      );
+      tryPublish(host.apiUrl, token, {
+        specversion: '1.0',
+        id: randomUUID(),
+        source: 'urn:nld:oin:00000001234567890000:systeem:restart',
+        type,
+        data: {},
+      });
     expect((await publish(first, publisher)).status).toBe(202);
     // Received once (lock 10 s) and not settled: it must come back after the restart.
     const before = await call(first, consumer, `/subscriptions/${id}/events/receive`, {

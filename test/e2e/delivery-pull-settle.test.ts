@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e-pull-settle';
 let koerier: TestHost;
@@ -43,6 +44,10 @@ interface Settled {
   readonly failed: { locktoken: string; error: { code: string } }[];
 }
 
+/**
+ * A call as the consumer, sent by hand: the pull routes take an Idempotency-Key but do not need one,
+ * and these tests choose when to send it (the generated client would add one to every POST).
+ */
 async function call(
   method: string,
   path: string,
@@ -53,7 +58,6 @@ async function call(
     method,
     headers: {
       authorization: `Bearer ${consumer}`,
-      ...(path === '/subscriptions' ? { 'idempotency-key': randomUUID() } : {}),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...headers,
     },
@@ -71,19 +75,11 @@ async function call(
 /** A pull subscription to an event type of its own, with `count` events already waiting in its queue. */
 async function subscriptionWithEvents(count: number): Promise<string> {
   const type = `nl.example.pull.${randomUUID().slice(0, 8)}.v1`;
-  const created = await call('POST', '/subscriptions', { delivery: 'pull', types: [type] });
+  const created = await callApi(koerier.url, consumer, 'POST', '/subscriptions', { delivery: 'pull', types: [type] });
   expect(created.status).toBe(201);
   for (let n = 0; n < count; n++) {
     const event = JSON.stringify({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data: { n } });
-    const published = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents+json',
-      },
-      body: event,
-    });
+    const published = await tryPublish(koerier.url, publisher, event);
     expect(published.status).toBe(202);
   }
   return created.body['id'] as string;

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { eventually } from '../support/waiting.js';
-import { apiAs, publishEvents, type KoerierClient } from '../support/koerier-api.js';
+import { apiAs, callApi, publishEvents, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -75,37 +75,22 @@ async function subscribe(
   settings: Record<string, unknown>,
 ): Promise<{ id: string; type: string }> {
   const type = `nl.example.frozen.${randomUUID().slice(0, 8)}.v1`;
-  const response = await fetch(`${koerier.url}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      sink: receiver.url,
-      types: [type],
-      validation: 'agreed',
-      sinkcredential: receiver.sinkCredential,
-      ...settings,
-    }),
+  const { status, body } = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+    sink: receiver.url,
+    types: [type],
+    validation: 'agreed',
+    sinkcredential: receiver.sinkCredential,
+    ...settings,
   });
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(response.status, JSON.stringify(body)).toBe(201);
+  expect(status, JSON.stringify(body)).toBe(201);
   return { id: body['id'] as string, type };
 }
 
 async function patch(id: string, changes: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${koerier.url}/subscriptions/${id}`, {
-    method: 'PATCH',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/merge-patch+json',
-    },
-    body: JSON.stringify(changes),
+  const { status, text } = await callApi(koerier.url, subscriber, 'PATCH', `/subscriptions/${id}`, changes, {
+    'content-type': 'application/merge-patch+json',
   });
-  expect(response.status, await response.text()).toBe(200);
+  expect(status, text).toBe(200);
 }
 
 const event = (type: string, data: unknown) => ({ specversion: '1.0', id: randomUUID(), source: SOURCE, type, data });

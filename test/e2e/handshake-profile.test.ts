@@ -6,13 +6,13 @@
  * subscription is active at once and the profile's full example event reaches it unchanged
  * (EDU-3); with NL GOV's default the same subscription is refused, as before.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { parseStackConfig, settingEnvironment } from '../../lib/stack-config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { NL_GOV_EXAMPLE_EVENT } from '../support/nl-gov-example-event.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
@@ -86,38 +86,20 @@ function deployment(settings: Record<string, string>) {
   });
   const subscribe = async () => {
     const token = await state.koerier.host.issueToken(SUBSCRIBER, ['subscriptions:manage']);
-    const response = await fetch(`${state.koerier.url}/subscriptions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        'idempotency-key': randomUUID(),
+    return callApi(state.koerier.url, token, 'POST', '/subscriptions', {
+      sink: `${state.receiver.url}/hook`,
+      types: [TYPE],
+      sinkcredential: {
+        credentialtype: 'CLIENTCREDENTIALS',
+        tokenurl: `${state.receiver.url}/oauth/token`,
+        clientid: 'koerier',
+        clientsecret: 'receiver-secret',
       },
-      body: JSON.stringify({
-        sink: `${state.receiver.url}/hook`,
-        types: [TYPE],
-        sinkcredential: {
-          credentialtype: 'CLIENTCREDENTIALS',
-          tokenurl: `${state.receiver.url}/oauth/token`,
-          clientid: 'koerier',
-          clientsecret: 'receiver-secret',
-        },
-      }),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
-  const publishExample = async () => {
-    const response = await fetch(`${state.koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await state.koerier.token('dev-publisher', ['events:publish'])}`,
-        'content-type': 'application/cloudevents+json',
-        'idempotency-key': randomUUID(),
-      },
-      body: NL_GOV_EXAMPLE_EVENT,
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  // The example's text as it is, so what is delivered can be compared with it byte for byte.
+  const publishExample = async () =>
+    tryPublish(state.koerier.url, await state.koerier.token('dev-publisher', ['events:publish']), NL_GOV_EXAMPLE_EVENT);
   const deliveries = () => state.receiver.received.filter((r) => r.method === 'POST' && r.path === '/hook');
   const handshakes = () => state.receiver.received.filter((r) => r.method === 'OPTIONS');
   return { subscribe, publishExample, deliveries, handshakes };

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
@@ -142,34 +143,23 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   const subscriber = await token(first.url, config, 'dev-subscriber');
   const publisher = await token(first.url, config, 'dev-publisher');
   const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
-  const created = await fetch(`${first.url}${API_BASE_PATH}/subscriptions`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${subscriber}`,
-      'idempotency-key': randomUUID(),
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ sink: receiver.url, types: [type], validation: 'agreed', ...sinkCredentialOf(receiver) }),
+  const created = await callApi(`${first.url}${API_BASE_PATH}`, subscriber, 'POST', '/subscriptions', {
+    sink: receiver.url,
+    types: [type],
+    validation: 'agreed',
+    ...sinkCredentialOf(receiver),
   });
   expect(created.status).toBe(201);
-  const subscriptionId = ((await created.json()) as { id: string }).id;
+  const subscriptionId = created.body['id'] as string;
 
   const ids = Array.from({ length: EVENTS }, () => randomUUID());
   for (const id of ids) {
-    const published = await fetch(`${first.url}${API_BASE_PATH}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents+json',
-      },
-      body: JSON.stringify({
-        specversion: '1.0',
-        id,
-        source: 'urn:nld:oin:00000001234567890000:systeem:restart',
-        type,
-        data: { n: id },
-      }),
+    const published = await tryPublish(`${first.url}${API_BASE_PATH}`, publisher, {
+      specversion: '1.0',
+      id,
+      source: 'urn:nld:oin:00000001234567890000:systeem:restart',
+      type,
+      data: { n: id },
     });
     expect(published.status).toBe(202);
   }

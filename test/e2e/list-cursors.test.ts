@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 
@@ -34,21 +35,8 @@ async function call(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; contentType: string; body: Record<string, unknown> }> {
-  const response = await fetch(koerier.resolve(path), {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type') ?? '',
-    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-  };
+  const answer = await callApi(koerier.url, token, method, path, body);
+  return { status: answer.status, contentType: answer.headers.get('content-type') ?? '', body: answer.body };
 }
 
 function cursorIn(page: { body: Record<string, unknown> }): string {
@@ -100,19 +88,11 @@ beforeAll(async () => {
   // Two deliveries, so the attempt history has a second page.
   const publisher = await koerier.token('dev-publisher', ['events:publish']);
   for (let i = 0; i < 2; i++) {
-    const published = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents+json',
-      },
-      body: JSON.stringify({
-        specversion: '1.0',
-        id: randomUUID(),
-        source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
-        type,
-      }),
+    const published = await tryPublish(koerier.url, publisher, {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:00000001234567890000:systeem:e2e',
+      type,
     });
     expect(published.status).toBe(202);
   }

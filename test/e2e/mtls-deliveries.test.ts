@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -68,26 +69,12 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(
-  koerier: TestHost,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Record<string, unknown> }> {
+/** A call as dev-publisher for /events, as dev-subscriber otherwise, answered whatever its status. */
+async function call(koerier: TestHost, method: string, path: string, body?: unknown) {
   const token = await koerier.token(path === '/events' ? 'dev-publisher' : 'dev-subscriber');
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined
-        ? {}
-        : { 'content-type': path === '/events' ? 'application/cloudevents+json' : 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  const headers: Record<string, string> =
+    path === '/events' && body !== undefined ? { 'content-type': 'application/cloudevents+json' } : {};
+  return callApi(koerier.url, token, method, path, body, headers);
 }
 
 /** An mTLS receiver and an agreed subscription of `koerier` to it, then one event published. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../../functions/core/operations/operational-events.js';
-import { apiAs, KoerierProblem, publishEvent } from '../support/koerier-api.js';
+import { apiAs, callApi, KoerierProblem, publishEvent } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import {
   createLocalCertificateAuthority,
@@ -71,17 +71,7 @@ async function api(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${tokens[client]}`,
-      ...(method === 'POST' ? { 'idempotency-key': randomUUID() } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return callApi(koerier.url, tokens[client], method, path, body);
 }
 
 async function subscribe(

@@ -19,6 +19,7 @@ import {
   startHttpsReceiver,
   type HttpsReceiver,
 } from '../support/https-receiver.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 import { problemTypeUri } from '../support/problem-types.js';
 
@@ -57,41 +58,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-  token = adminToken,
-) {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (text ? JSON.parse(text) : undefined) as Record<string, unknown>,
-  };
-}
+/** A call as the administrator (or as `token`), answered whatever its status. */
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, token = adminToken) =>
+  callApi(koerier.url, token, method, path, body, headers);
 
 const publish = async (token: string, source: string) =>
   (
-    await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/cloudevents+json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source, type: 'nl.edu.test.v1', data: {} }),
+    await tryPublish(koerier.url, token, {
+      specversion: '1.0',
+      id: randomUUID(),
+      source,
+      type: 'nl.edu.test.v1',
+      data: {},
     })
   ).status;
 
@@ -242,14 +220,12 @@ describe('partners admin API on the laptop host (issue 12)', () => {
     expect(created.status).toBe(201);
     const id = created.body['id'] as string;
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
-    const published = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'content-type': 'application/cloudevents+json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'urn:nld:oin:0001', type, data: {} }),
+    const published = await tryPublish(koerier.url, publisher, {
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'urn:nld:oin:0001',
+      type,
+      data: {},
     });
     expect(published.status).toBe(202);
     await eventually(
@@ -293,14 +269,12 @@ describe('an entitlement withdrawn while events wait (issue 28 item 9, issue 29 
   const publishOf = async (type: string) => {
     const id = randomUUID();
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
-    const published = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'content-type': 'application/cloudevents+json',
-        'idempotency-key': randomUUID(),
-      },
-      body: JSON.stringify({ specversion: '1.0', id, source: 'urn:nld:oin:0001', type, data: {} }),
+    const published = await tryPublish(koerier.url, publisher, {
+      specversion: '1.0',
+      id,
+      source: 'urn:nld:oin:0001',
+      type,
+      data: {},
     });
     expect(published.status).toBe(202);
     return id;

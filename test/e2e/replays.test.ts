@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { ARCHIVE_PREFIX, archiveObjects, decodeArchiveObject } from '../../functions/core/replay/archive-format.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -77,15 +78,7 @@ beforeAll(async () => {
     const id = `replay-${i}-${randomUUID()}`;
     const json = JSON.stringify({ specversion: '1.0', id, source: SOURCE, type, data: { n: i } });
     requestedAt[i] = Date.now();
-    const response = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents+json',
-      },
-      body: json,
-    });
+    const response = await tryPublish(koerier.url, publisher, json);
     expect(response.status).toBe(202);
     answeredAt[i] = Date.now();
     published.push({ id, type, json });
@@ -115,23 +108,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function api(method: string, path: string, body?: unknown, token = subscriber) {
-  const response = await fetch(koerier.resolve(path), {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(method === 'GET' ? {} : { 'idempotency-key': randomUUID() }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    location: response.headers.get('location'),
-    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-  };
-}
+const api = (method: string, path: string, body?: unknown, token = subscriber) =>
+  callApi(koerier.url, token, method, path, body);
 
 async function pushSubscription(types: readonly string[], options: { rate?: number } = {}) {
   const script = scripts.always({ respond: 204 });

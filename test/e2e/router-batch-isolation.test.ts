@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
@@ -50,19 +51,11 @@ describe('router batch isolation on the laptop host', () => {
     const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     const type = `nl.example.isolation.${randomUUID().slice(0, 8)}.v1`;
-    const created = await fetch(`${koerier.url}/subscriptions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${subscriber}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        sink: receiver.url,
-        types: [type],
-        validation: 'agreed',
-        sinkcredential: receiver.sinkCredential,
-      }),
+    const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
     });
     expect(created.status).toBe(201);
 
@@ -82,15 +75,7 @@ describe('router batch isolation on the laptop host', () => {
       data: { n: index + 1 },
     }));
     const events = [normal[0]!, normal[1]!, normal[2]!, normal[3]!, long, ...normal.slice(4)];
-    const accepted = await fetch(`${koerier.url}/events`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${publisher}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/cloudevents-batch+json',
-      },
-      body: JSON.stringify(events),
-    });
+    const accepted = await tryPublish(koerier.url, publisher, events);
     // The ingest takes the 4 KB source as it is: CloudEvents sets no length limit on it.
     expect(accepted.status).toBe(202);
 

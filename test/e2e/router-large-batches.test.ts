@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
@@ -52,19 +53,11 @@ describe('router batches above 10 on the laptop host', () => {
     const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     const type = `nl.example.routerbatch.${randomUUID().slice(0, 8)}.v1`;
-    const created = await fetch(`${koerier.url}/subscriptions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${subscriber}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        sink: receiver.url,
-        types: [type],
-        validation: 'agreed',
-        sinkcredential: receiver.sinkCredential,
-      }),
+    const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
     });
     expect(created.status).toBe(201);
 
@@ -78,15 +71,7 @@ describe('router batches above 10 on the laptop host', () => {
     }));
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, request) =>
-        fetch(`${koerier.url}/events`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${publisher}`,
-            'idempotency-key': randomUUID(),
-            'content-type': 'application/cloudevents-batch+json',
-          },
-          body: JSON.stringify(events.slice(request * 10, request * 10 + 10)),
-        }),
+        tryPublish(koerier.url, publisher, events.slice(request * 10, request * 10 + 10)),
       ),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 10 }, () => 202));

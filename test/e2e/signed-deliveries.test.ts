@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { startKoerierHost, type KoerierHost } from '../../local/host.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { apiAs, publishEvents } from '../support/koerier-api.js';
+import { apiAs, callApi, publishEvents } from '../support/koerier-api.js';
 import {
   createLocalCertificateAuthority,
   startHttpsReceiver,
@@ -284,23 +284,16 @@ describe('signed deliveries on the laptop host (issue 12, item 6)', () => {
     expect(delivery!.headers).not.toHaveProperty('signature');
     expect(delivery!.headers).not.toHaveProperty('signature-input');
 
-    const refused = await fetch(`${koerier.url}/subscriptions`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${subscriber}`,
-        'idempotency-key': randomUUID(),
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        sink: receiver.url,
-        types: [type],
-        validation: 'agreed',
-        sinkcredential: receiver.sinkCredential,
-        signdeliveries: 'yes',
-      }),
+    // Not a boolean on purpose: callApi, not the typed client, which would not compile it.
+    const refused = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+      sink: receiver.url,
+      types: [type],
+      validation: 'agreed',
+      sinkcredential: receiver.sinkCredential,
+      signdeliveries: 'yes',
     });
     expect(refused.status).toBe(400);
-    expect(JSON.stringify(await refused.json())).toContain('signdeliveries');
+    expect(JSON.stringify(refused.body)).toContain('signdeliveries');
   });
 });
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { MAX_CONDITIONS_BYTES } from '../../functions/core/subscriptions/subscription-input.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
 
 let koerier: TestHost;
 let token: string;
@@ -28,20 +29,10 @@ async function call(
   path: string,
   body: unknown,
 ): Promise<{ status: number; contentType: string | null; body: Record<string, unknown> }> {
-  const response = await fetch(`${koerier.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'idempotency-key': randomUUID(),
-      'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
-    },
-    body: JSON.stringify(body),
+  const answer = await callApi(koerier.url, token, method, path, body, {
+    'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
   });
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: (await response.json()) as Record<string, unknown>,
-  };
+  return { status: answer.status, contentType: answer.headers.get('content-type'), body: answer.body };
 }
 
 const sizeOf = (types: readonly string[]) => Buffer.byteLength(JSON.stringify([undefined, types, undefined]));

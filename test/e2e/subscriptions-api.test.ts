@@ -16,6 +16,7 @@ import { scopeKey } from '../../functions/core/idempotency/index.js';
 import { logger } from '../../functions/app/logger.js';
 import { resourceEnv, tables, type TableName } from '../../functions/config/resources.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 /** A real webhook target: each path answers Koerier's OPTIONS request its own way. */
@@ -83,30 +84,18 @@ async function call(
   body?: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const withKey: Record<string, string> = method === 'GET' ? {} : { 'idempotency-key': randomUUID() };
-  const response = await fetch(koerier.resolve(path), {
-    method,
-    headers: {
-      ...withKey,
-      ...(body === undefined
-        ? {}
-        : { 'content-type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' }),
-      ...(client
-        ? {
-            authorization: `Bearer ${(tokens[client] ??= await koerier.host.issueToken(client, client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage']))}`,
-          }
-        : {}),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  const token = client
+    ? (tokens[client] ??= await koerier.host.issueToken(
+        client,
+        client === ADMIN ? ['subscriptions:manage', 'admin'] : ['subscriptions:manage'],
+      ))
+    : undefined;
+  const answer = await callApi(koerier.url, token, method, path, body, {
+    ...(body !== undefined && method === 'PATCH' ? { 'content-type': 'application/merge-patch+json' } : {}),
+    ...headers,
   });
-  const text = await response.text();
-  seen.push(text, JSON.stringify([...response.headers]));
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-  };
+  seen.push(answer.text, JSON.stringify([...answer.headers]));
+  return answer;
 }
 
 /** Client credentials at the target's own token endpoint (WH-3: every push subscription has a credential). */
@@ -741,15 +730,7 @@ describe('from publisher to subscriber', () => {
     };
     const publisher = await koerier.token('dev-publisher', ['events:publish']);
     for (let i = 0; i < 2; i++) {
-      const published = await fetch(`${koerier.url}/events`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${publisher}`,
-          'content-type': 'application/cloudevents+json',
-          'idempotency-key': randomUUID(),
-        },
-        body: JSON.stringify(event),
-      });
+      const published = await tryPublish(koerier.url, publisher, event);
       expect(published.status).toBe(202);
     }
 
