@@ -9,6 +9,7 @@ import { registerCompletion } from './commands/completion.js';
 import { registerContracts } from './commands/contracts.js';
 import { registerDeliveries } from './commands/deliveries.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerEvents } from './commands/events.js';
 import { registerFilter } from './commands/filter.js';
 import { registerListen } from './commands/listen.js';
 import { registerLogin } from './commands/login.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerPull(program);
   registerListen(program);
   registerDeliveries(program);
+  registerEvents(program);
   registerReplay(program);
   registerFilter(program);
   registerContracts(program);
