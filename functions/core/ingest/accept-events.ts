@@ -254,7 +254,8 @@ async function prepareEvents(
  * The events whose source + id the router has seen within the window (issue 30 item 1), read before
  * the claim so the stored 202 holds the answer. Best effort, and never a refusal: a copy published
  * before the router saw the first is answered `accepted` and still dropped there (EDU-IDEM-15), and
- * a failed read marks nothing.
+ * a failed read marks nothing. It runs in `prepare`, before the guard knows whether the request is a
+ * replay, so a replay pays the read too and still gets the stored answer.
  */
 async function acceptedBeforeAmong(
   events: readonly { readonly source: string; readonly id: string }[],
