@@ -9,6 +9,7 @@ import { registerCompletion } from './commands/completion.js';
 import { registerContracts } from './commands/contracts.js';
 import { registerDeliveries } from './commands/deliveries.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerEvents } from './commands/events.js';
 import { registerFilter } from './commands/filter.js';
 import { registerListen } from './commands/listen.js';
 import { registerLogin } from './commands/login.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   registerListen(program);
   registerDeliveries(program);
   registerPayload(program);
+  registerEvents(program);
   registerReplay(program);
   registerFilter(program);
   registerContracts(program);

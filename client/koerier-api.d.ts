@@ -27,6 +27,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/events/{source}/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The event’s `source`, percent-encoded (a `/` as `%2F`). */
+        source: string;
+        /** @description The event’s `id`, percent-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /**
+     * What became of one event
+     * @description When the event was accepted and under which Idempotency-Key, later publications dropped as its duplicates, how many subscriptions it was routed to, and per subscription the delivery state and attempts; within the idempotency window. The event’s publisher (`events:publish`) sees the whole acceptance and the routed count but only subscriptions it owns; the owner of a subscription it reached (`subscriptions:read`) sees its own; `admin` sees everything. For anyone else the answer is the 404 of an unknown event.
+     */
+    get: operations['traceEvent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/subscriptions': {
     parameters: {
       query?: never;
@@ -1056,6 +1081,85 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    TraceEventResponse: {
+      source: string;
+      id: string;
+      /**
+       * @description `routing`: accepted and not routed yet (or routed again after a failure); `routed`: its deliveries are queued.
+       * @enum {string}
+       */
+      state: 'routing' | 'routed';
+      /** @description The acceptance that was routed: the first within the idempotency window. */
+      accepted?: {
+        /**
+         * Format: date-time
+         * @description When the ingest accepted it (its 202).
+         */
+        at: string;
+        /** @description The client that published it. To the publisher and `admin` only. */
+        publisher?: string;
+        /**
+         * Format: uuid
+         * @description The Idempotency-Key of the publish request. To the publisher and `admin` only.
+         */
+        idempotencyKey?: string;
+        /** @description The publish request’s `Koerier-Correlation-Id`. */
+        correlationId?: string;
+      };
+      /** @description Later publications of the same `source` + `id` within the window, dropped as duplicates of `accepted` and never delivered (EDU-IDEM-15, CE-17). To the publisher and `admin` only. */
+      duplicates?: {
+        count: number;
+        latest?: {
+          /**
+           * Format: date-time
+           * @description When the ingest accepted it (its 202).
+           */
+          at: string;
+          /** @description The client that published it. To the publisher and `admin` only. */
+          publisher?: string;
+          /**
+           * Format: uuid
+           * @description The Idempotency-Key of the publish request. To the publisher and `admin` only.
+           */
+          idempotencyKey?: string;
+          /** @description The publish request’s `Koerier-Correlation-Id`. */
+          correlationId?: string;
+        };
+      };
+      routed?: {
+        /** Format: date-time */
+        at: string;
+        /** @description How many subscriptions it was routed to. To the publisher and `admin` only. */
+        subscriptionCount?: number;
+      };
+      /** @description The routed subscriptions the caller owns (`admin`: all), each with its delivery state and attempts. Which subscriptions an event went to is kept for up to about 50; an event routed wider keeps only its count. */
+      subscriptions: {
+        id: string;
+        /** @enum {string} */
+        delivery: 'push' | 'pull';
+        /**
+         * @description From the newest attempt or dead letter. `pending`: push, queued and not attempted yet. `queued`: pull, in the subscription’s queue or already received and acknowledged — Koerier keeps no record of an acknowledgement.
+         * @enum {string}
+         */
+        state: 'pending' | 'queued' | 'retrying' | 'delivered' | 'dead-lettered' | 'retired';
+        /** @description Attempts found that carried the event. */
+        attemptCount: number;
+        /** @description Oldest first, the newest 20; redrives and splits of the delivery included. */
+        attempts: components['schemas']['DeliveryAttempt'][];
+        deadLetters?: {
+          deliveryId: string;
+          /** Format: date-time */
+          deadLetteredAt: string;
+          reason: string;
+          detail?: string;
+        }[];
+        /**
+         * @description The subscription’s attempt history since the routing was longer than a trace reads.
+         * @enum {boolean}
+         */
+        historyTruncated?: true;
+      }[];
+    };
     ApproveSubscriptionByGetResponse: {
       id?: string;
       /** @constant */
@@ -1291,7 +1395,14 @@ export interface components {
       accepted: {
         source: string;
         id: string;
+        /**
+         * @description This `source` + `id` was accepted before within the idempotency window: the event is not delivered again (EDU-IDEM-15, CE-17); GET /events/{source}/{id} names the first acceptance. Best effort: a copy published before the first was routed (milliseconds) is listed without it, and is still not delivered twice.
+         * @enum {boolean}
+         */
+        duplicate?: true;
       }[];
+      /** @description How many of the accepted events are marked `duplicate` (listed or not); absent when none is. */
+      duplicateCount?: number;
       /** @description Accepted events after the listed ones that `accepted` does not name; absent when every one is listed. */
       acceptedNotListed?: number;
       /** @description SHOULD-level findings: the events were accepted, but do not follow every recommendation of the profile. One entry per kind of finding (with `indexes` in a batch), at most 100 and 64 KiB; the rest is counted in `warningsNotListed`. */
@@ -2275,6 +2386,106 @@ export interface operations {
       500: {
         headers: {
           'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  traceEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The event’s `source`, percent-encoded (a `/` as `%2F`). */
+        source: string;
+        /** @description The event’s `id`, percent-encoded. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The trace. */
+      200: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TraceEventResponse'];
+        };
+      };
+      /** @description The request is malformed: a parameter, header or body Koerier cannot read (`errors` names what, where it can). */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such event within the idempotency window, or none this client published or receives (the two are not told apart). */
+      404: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

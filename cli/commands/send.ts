@@ -36,6 +36,8 @@ interface RequestResult {
   readonly problem?: string;
   readonly issues?: readonly ProblemIssue[];
   readonly warnings?: number;
+  /** Events the 202 marks `duplicate`: accepted before, so not delivered again (issue 30 item 1). */
+  readonly duplicates?: number;
 }
 
 export function registerSend(program: Command): void {
@@ -117,6 +119,7 @@ export function registerSend(program: Command): void {
             ...(result.problem ? { problem: result.problem } : {}),
             ...(result.issues ? { issues: result.issues } : {}),
             ...(result.warnings ? { warnings: result.warnings } : {}),
+            ...(result.duplicates ? { duplicates: result.duplicates } : {}),
           })),
         });
       } else {
@@ -162,7 +165,9 @@ async function sendUnit(
     const answer = await post(idempotencyKey, () => retries++);
     const replayed = answer.headers.get('idempotent-replayed') === 'true';
     if (answer.status < 300) {
-      const warnings = (answer.json as { warnings?: unknown[] } | undefined)?.warnings?.length ?? 0;
+      const body = answer.json as { warnings?: unknown[]; duplicateCount?: number } | undefined;
+      const warnings = body?.warnings?.length ?? 0;
+      const duplicates = body?.duplicateCount ?? 0;
       return {
         events: unit,
         idempotencyKey,
@@ -170,6 +175,7 @@ async function sendUnit(
         retries,
         replayed,
         ...(warnings ? { warnings } : {}),
+        ...(duplicates ? { duplicates } : {}),
       };
     }
     const issues = problemOf(answer)?.errors;
@@ -199,6 +205,12 @@ function printSummary(
       `${counts.accepted} accepted, ${counts.rejected} rejected${counts.failed ? `, ${counts.failed} not sent` : ''}` +
       `${counts.retries ? `; ${counts.retries} retr${counts.retries === 1 ? 'y' : 'ies'} with the same Idempotency-Key` : ''}.`,
   ];
+  const duplicates = results.reduce((sum, result) => sum + (result.duplicates ?? 0), 0);
+  if (duplicates)
+    lines.push(
+      `${duplicates} duplicate${duplicates === 1 ? '' : 's'}: its source and id were accepted before, so it is not delivered again ` +
+        '(CE-17); koerier events show <source> <id> names the first acceptance.',
+    );
   const warned = results.reduce((sum, result) => sum + (result.warnings ?? 0), 0);
   if (warned)
     lines.push(`${warned} warning${warned === 1 ? '' : 's'} (SHOULD-level findings; --json lists them per request).`);

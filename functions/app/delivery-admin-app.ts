@@ -8,15 +8,44 @@
  *   POST /subscriptions/{id}/resume                  resume a suspended subscription
  * and, scope `admin` only:
  *   POST /deliveries/dead-letter-queue/redrive       move what the queue's redrive policy caught back
+ * and, for the event's publisher (`events:publish`), the owners of subscriptions it reached
+ * (`subscriptions:read`) and `admin` (core/trace/event-trace.ts says who sees what):
+ *   GET  /events/{source}/{id}                       one event's trace (issue 30 item 1)
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
-import { scopes } from '../core/auth/access-tokens.js';
+import { scopes, type Principal, type Scope } from '../core/auth/access-tokens.js';
+import { KoerierError } from '../core/http/problems.js';
+import type { HttpRequest } from '../core/http/messages.js';
+import { traceEvent } from '../core/trace/event-trace.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
 import type { KoerierDependencies, GuardedRouteMembers } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
+
+/** Any one of these lets a client ask for a trace; which trace it then sees is core/trace's rule. */
+const TRACE_SCOPES: readonly Scope[] = [scopes.readSubscriptions, scopes.publish, scopes.admin];
+
+/**
+ * The principal if the token carries any of `wanted`, tried in order (a verified token is cached,
+ * so a second try costs no verification); else the refusal of the last one.
+ */
+async function authenticateAnyOf(
+  deps: Pick<KoerierDependencies, 'authenticate'>,
+  request: HttpRequest,
+  wanted: readonly Scope[],
+): Promise<Principal> {
+  for (const [index, scope] of wanted.entries()) {
+    try {
+      return await deps.authenticate(request, scope);
+    } catch (error) {
+      // Only a missing scope moves on to the next; a bad token is refused at once.
+      if (!(error instanceof KoerierError) || error.problem.status !== 403 || index === wanted.length - 1) throw error;
+    }
+  }
+  throw new Error('no scope to authenticate with');
+}
 
 /** Messages one dead-letter-queue redrive moves at most; call again for more. */
 const MAX_QUEUE_REDRIVE = 1000;
@@ -31,6 +60,9 @@ export type DeliveryAdminAppDependencies = Pick<
   | 'partners'
   | 'outbox'
   | 'subscriptions'
+  | 'routedEventRecords'
+  | 'eventDeliveries'
+  | 'clock'
 >;
 
 export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
@@ -91,6 +123,17 @@ export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
         const principal = await deps.authenticate(request, scopes.manageSubscriptions);
         const admin = await deliveryAdmin();
         return guarded(principal.clientId, route, () => admin.resume(principal, id));
+      }
+      case 'GET /events/{source}/{id}': {
+        const principal = await authenticateAnyOf(deps, request, TRACE_SCOPES);
+        const event = { source: request.pathParameters['source'] ?? '', id: request.pathParameters['id'] ?? '' };
+        const trace = await traceEvent(event, principal, {
+          routedEvents: deps.routedEventRecords,
+          deliveries: deps.eventDeliveries,
+          subscriptions: deps.subscriptions,
+          now: deps.clock,
+        });
+        return jsonResponse(200, trace);
       }
       default:
         return unroutedAnswer(request);

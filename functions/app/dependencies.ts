@@ -31,6 +31,8 @@ import type { UsageWindow } from '../core/quotas/usage-window.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
 import type { RouteIndexReader, SubscriptionMatcher } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
+import type { EventDeliveryReader } from '../core/trace/event-deliveries.js';
+import type { RoutedEventReader } from '../core/trace/routed-event-records.js';
 import type { SigningKeys } from '../core/signatures/message-signature.js';
 import type { SubscriptionStore } from '../core/subscriptions/store.js';
 import type { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
@@ -88,6 +90,10 @@ export interface KoerierDependencies {
   /** The partner directory itself, for the admin API. */
   readonly partnerStore: PartnerStore;
   readonly routedEvents: RoutedEventLedger;
+  /** The routed-event ledger read back: one event's trace, and the ingest's `duplicate` (issue 30 item 1). */
+  readonly routedEventRecords: RoutedEventReader;
+  /** One event's attempts and dead letters in a subscription, for its trace (issue 30 item 1). */
+  readonly eventDeliveries: EventDeliveryReader;
   readonly deliveryState: TargetHealthStore & DeliveryLedger & DeadLetterStore;
   /** The claim check (EDU-1, CARD-6): objects of data too large to travel inline, and who may read each. */
   readonly claimCheckStore: ClaimCheckStore;

@@ -26,6 +26,7 @@ export type IngestAppDependencies = Pick<
   | 'inboundQueue'
   | 'claimCheckStore'
   | 'payloadLedger'
+  | 'routedEventRecords'
   | 'metrics'
 >;
 
@@ -49,6 +50,8 @@ export function ingestApp(deps: IngestAppDependencies): HttpApp {
       log: deps.log,
       dataContracts: deps.dataContracts,
       metrics: deps.metrics,
+      // Issue 30 item 1: the 202 says `duplicate` for a source + id the router has seen.
+      acceptedEvents: deps.routedEventRecords,
     });
   return async (request) => {
     const route = request.routeKey as RouteKey<'ingest'>;

@@ -50,6 +50,9 @@ export function routerApp(deps: RouterAppDependencies): QueueApp {
         body: record.body,
         ...acceptedAtOf(record.attributes),
         ...(isCorrelationId(correlationId) ? { correlationId } : {}),
+        // Kept on the event's marker for the trace (issue 30 item 1).
+        publisher: record.attributes?.[inboundMessageAttributes.publisher],
+        idempotencyKey: record.attributes?.[inboundMessageAttributes.idempotencyKey],
       };
     });
     try {

@@ -129,7 +129,8 @@ export async function listAttemptPage(
   return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
 }
 
-function recordsOf(item: Item, subscriptionId: string): AttemptRecord[] {
+/** The attempts a pack holds (or the one an item written before packing holds), with their subscription id. */
+export function recordsOf(item: Item, subscriptionId: string): AttemptRecord[] {
   const single = item['record']?.S;
   if (single !== undefined) return [JSON.parse(single) as AttemptRecord];
   return (JSON.parse(item['records']?.S ?? '[]') as PackedRecord[]).map((record) => ({ subscriptionId, ...record }));

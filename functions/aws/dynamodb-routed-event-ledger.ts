@@ -23,11 +23,14 @@ import {
   routedEventKey,
   type ClaimedIdentity,
   type ClaimOptions,
+  type EventAcceptance,
   type EventIdentity,
   type RoutedEventBatch,
+  type RoutedTo,
   type RoutedEventLedger,
   type RoutingClaim,
 } from '../core/routing/routed-events.js';
+import { acceptanceAttributes, acceptanceJson, acceptanceOf, routesValue } from './routed-event-items.js';
 
 type Item = Record<string, AttributeValue>;
 
@@ -61,13 +64,13 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
       },
       abandon: (event, claimId) => this.abandon(event, claimId),
       completeAll: async (routed: readonly ClaimedIdentity[]) => {
-        const byCommit = new Map<string, string[]>();
-        for (const { event, claimId } of routed) {
-          const commit = commitOf.get(claimId);
-          if (commit === undefined) await this.complete(event, claimId);
-          else byCommit.set(commit, [...(byCommit.get(commit) ?? []), claimId]);
+        const byCommit = new Map<string, ClaimedIdentity[]>();
+        for (const claimed of routed) {
+          const commit = commitOf.get(claimed.claimId);
+          if (commit === undefined) await this.complete(claimed.event, claimed.claimId, claimed.routes);
+          else byCommit.set(commit, [...(byCommit.get(commit) ?? []), claimed]);
         }
-        await Promise.all([...byCommit].map(([commit, claimIds]) => this.commit(commit, claimIds, expiresAt)));
+        await Promise.all([...byCommit].map(([commit, claims]) => this.commit(commit, claims, expiresAt)));
       },
     };
   }
@@ -95,6 +98,8 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
               routingId: { S: routingId },
               lockExpiresAt: { N: lockExpiresAt },
               ...(commit === undefined ? {} : { commit: { S: commit } }),
+              // Issue 30 item 1: who accepted it, when, under which key — for the trace, in the write the claim makes anyway.
+              ...acceptanceAttributes(options.acceptance),
               [MARKER_TTL]: { N: String(Math.floor(options.now / 1000) + options.ttlSeconds) },
             },
             ConditionExpression: 'attribute_not_exists(#pk) OR #ttl < :nowSeconds',
@@ -109,7 +114,10 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
         // dynalite ignores ReturnValuesOnConditionCheckFailure; read the marker instead.
         const existing = error.Item ?? (await this.read(key));
         if (!existing) continue;
-        if (existing['state']?.S === 'routed' || (await this.committed(existing))) return { outcome: 'duplicate' };
+        if (existing['state']?.S === 'routed' || (await this.committed(existing))) {
+          const first = acceptanceOf(existing);
+          return first === undefined ? { outcome: 'duplicate' } : { outcome: 'duplicate', first };
+        }
         if (Number(existing['lockExpiresAt']?.N ?? 0) >= options.now) return { outcome: 'busy' };
         // An earlier attempt failed or crashed: take over, keeping its routing id.
         try {
@@ -139,8 +147,32 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
     return { outcome: 'busy' };
   }
 
-  async complete(event: EventIdentity, claimId: string): Promise<void> {
-    await this.updateHeld(event, claimId, 'SET #state = :routed REMOVE lockExpiresAt', { ':routed': { S: 'routed' } });
+  async complete(event: EventIdentity, claimId: string, routes?: RoutedTo): Promise<void> {
+    await this.updateHeld(
+      event,
+      claimId,
+      `SET #state = :routed${routes === undefined ? '' : ', routes = :routes'} REMOVE lockExpiresAt`,
+      { ':routed': { S: 'routed' }, ...(routes === undefined ? {} : { ':routes': routesValue(routes) }) },
+    );
+  }
+
+  /** Counts a dropped duplicate on the event's marker and keeps the latest (the trace's "duplicate of"). */
+  async noteDuplicate(event: EventIdentity, acceptance: EventAcceptance): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { [MARKER_KEY]: { S: routedEventKey(event) } },
+          UpdateExpression: 'ADD duplicateCount :one SET latestDuplicate = :latest',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': MARKER_KEY },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':latest': acceptanceJson(acceptance) },
+        }),
+      );
+    } catch (error) {
+      // The marker expired in between: nothing to note on.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   async abandon(event: EventIdentity, claimId: string): Promise<void> {
@@ -165,15 +197,27 @@ export class DynamoDbRoutedEventLedger implements RoutedEventLedger {
     }
   }
 
-  /** Lists the claims as routed: one write for up to COMMIT_CLAIMS events; kept as long as their markers. */
-  private async commit(commit: string, claimIds: readonly string[], expiresAt: number): Promise<void> {
+  /**
+   * Lists the claims as routed: one write for up to COMMIT_CLAIMS events; kept as long as their
+   * markers. The same write keeps where each went (issue 30 item 1): a map of claim id to routes,
+   * set whole, as one invocation's batch writes each of its commits once.
+   */
+  private async commit(commit: string, claims: readonly ClaimedIdentity[], expiresAt: number): Promise<void> {
+    const routes = Object.fromEntries(
+      claims.flatMap(({ claimId, routes }) => (routes === undefined ? [] : [[claimId, routesValue(routes)]])),
+    );
+    const keepsRoutes = Object.keys(routes).length > 0;
     await this.client.send(
       new UpdateItemCommand({
         TableName: this.tableName,
         Key: { [MARKER_KEY]: { S: commit } },
-        UpdateExpression: 'ADD claims :claims SET #ttl = :ttl',
+        UpdateExpression: `ADD claims :claims SET #ttl = :ttl${keepsRoutes ? ', routes = :routes' : ''}`,
         ExpressionAttributeNames: { '#ttl': MARKER_TTL },
-        ExpressionAttributeValues: { ':claims': { SS: [...claimIds] }, ':ttl': { N: String(expiresAt) } },
+        ExpressionAttributeValues: {
+          ':claims': { SS: claims.map(({ claimId }) => claimId) },
+          ':ttl': { N: String(expiresAt) },
+          ...(keepsRoutes ? { ':routes': { M: routes } } : {}),
+        },
       }),
     );
   }

@@ -24,6 +24,8 @@ import { DynamoDbGivenUpLocks } from '../aws/dynamodb-given-up-locks.js';
 import { DynamoDbReplayStore } from '../aws/dynamodb-replay-store.js';
 import { DynamoDbRouteIndex } from '../aws/dynamodb-route-index.js';
 import { DynamoDbRoutedEventLedger } from '../aws/dynamodb-routed-event-ledger.js';
+import { DynamoDbRoutedEventRecords } from '../aws/dynamodb-routed-event-records.js';
+import { DynamoDbEventDeliveries } from '../aws/dynamodb-event-deliveries.js';
 import { DynamoDbSubscriptionStore } from '../aws/dynamodb-subscription-store.js';
 import { InboundQueueOperationalEvents } from '../aws/inbound-queue-operational-events.js';
 import { lockTokenKeySource } from '../aws/lock-token-key.js';
@@ -122,6 +124,12 @@ export const partners: Member<'partners'> = (c) =>
 
 export const routedEvents: Member<'routedEvents'> = (c) =>
   new DynamoDbRoutedEventLedger(c.client(dynamodbClient), table(c, 'idempotency'));
+
+export const routedEventRecords: Member<'routedEventRecords'> = (c) =>
+  new DynamoDbRoutedEventRecords(c.client(dynamodbClient), table(c, 'idempotency'));
+
+export const eventDeliveries: Member<'eventDeliveries'> = (c) =>
+  new DynamoDbEventDeliveries(c.client(dynamodbClient), table(c, 'deliveries'));
 
 export const deliveryState: Member<'deliveryState'> = (c) =>
   new DynamoDbDeliveryState(c.client(dynamodbClient), table(c, 'deliveries'), c.clock);

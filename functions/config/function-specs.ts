@@ -106,6 +106,8 @@ export const functions = {
       { method: 'POST', path: '/subscriptions/{id}/resume' },
       { method: 'POST', path: '/subscriptions/{id}/pause' },
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
+      // Issue 30 item 1: one event's trace, from the routed-event ledger (idempotency) and the deliveries.
+      { method: 'GET', path: '/events/{source}/{id}' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
     tables: {

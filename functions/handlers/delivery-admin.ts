@@ -5,11 +5,13 @@ import {
   authenticate,
   deliveryQueue,
   deliveryState,
+  eventDeliveries,
   idempotency,
   metrics,
   outbox,
   operationalEvents,
   partners,
+  routedEventRecords,
   subscriptions,
 } from '../composition/adapters.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
@@ -28,5 +30,7 @@ export const handler = handlerFor(
     subscriptions,
     metrics,
     outbox,
+    routedEventRecords,
+    eventDeliveries,
   }),
 );

@@ -10,6 +10,7 @@ import {
   partners,
   payloadLedger,
   publishRateWindow,
+  routedEventRecords,
 } from '../composition/adapters.js';
 import { dataContracts } from '../composition/data-contracts-adapter.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
@@ -27,6 +28,7 @@ export const handler = handlerFor(
     inboundQueue,
     claimCheckStore,
     payloadLedger,
+    routedEventRecords,
     metrics,
   }),
 );

@@ -66,8 +66,24 @@ export const eventsSchemas = {
         items: {
           type: 'object',
           required: ['source', 'id'],
-          properties: { source: { type: 'string' }, id: { type: 'string' } },
+          properties: {
+            source: { type: 'string' },
+            id: { type: 'string' },
+            duplicate: {
+              type: 'boolean',
+              enum: [true],
+              description:
+                'This `source` + `id` was accepted before within the idempotency window: the event is not delivered again ' +
+                '(EDU-IDEM-15, CE-17); GET /events/{source}/{id} names the first acceptance. Best effort: a copy published before ' +
+                'the first was routed (milliseconds) is listed without it, and is still not delivered twice.',
+            },
+          },
         },
+      },
+      duplicateCount: {
+        type: 'integer',
+        minimum: 1,
+        description: 'How many of the accepted events are marked `duplicate` (listed or not); absent when none is.',
       },
       acceptedNotListed: {
         type: 'integer',

@@ -8,6 +8,7 @@ import { healthPaths, healthSchemas } from './health-paths.js';
 import { withOperationDefaults } from './operation-defaults.js';
 import { problemPagePaths } from './problem-pages.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
+import { eventTracePaths } from './event-trace-paths.js';
 import { deliveryPaths } from './delivery-paths.js';
 import { deliverySchemas } from './delivery-schemas.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
@@ -120,6 +121,7 @@ export function openApiDocument(options: ApiDescriptionOptions) {
 
 const describedPaths = {
   ...eventsPaths,
+  ...eventTracePaths,
   ...subscriptionsPaths,
   ...deliveryPaths,
   ...healthPaths,

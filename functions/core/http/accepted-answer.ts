@@ -17,11 +17,18 @@ export interface AcceptedEventRef {
   readonly id: string;
 }
 
+/** A listed event; `duplicate`: its source + id was accepted before within the window, so it is not delivered again (issue 30 item 1). */
+export interface AcceptedEntry extends AcceptedEventRef {
+  readonly duplicate?: true;
+}
+
 export interface AcceptedAnswer {
   /** How many events were accepted: always there, whether or not each is listed. */
   readonly acceptedCount: number;
   /** The first accepted events, in request order, as many as fit the budget. */
-  readonly accepted: AcceptedEventRef[];
+  readonly accepted: AcceptedEntry[];
+  /** How many of the accepted events were accepted before (listed or not); only when there are any. Best effort. */
+  readonly duplicateCount?: number;
   /** Accepted events after the listed ones that are not named (only when there are any). */
   readonly acceptedNotListed?: number;
   readonly warnings?: ValidationIssue[];
@@ -37,6 +44,7 @@ export interface AcceptedAnswer {
 export function acceptedAnswer(
   events: readonly AcceptedEventRef[],
   warnings: readonly ValidationIssue[] = [],
+  isDuplicate: (event: AcceptedEventRef) => boolean = () => false,
 ): AcceptedAnswer {
   const warningPart: Pick<AcceptedAnswer, 'warnings' | 'warningsNotListed'> = {};
   if (warnings.length > 0) {
@@ -44,12 +52,21 @@ export function acceptedAnswer(
     Object.assign(warningPart, { warnings: listed }, notListed > 0 ? { warningsNotListed: notListed } : {});
   }
   // Everything but the list's entries, with the largest counter it may get: what the entries may use is the rest.
-  const frame = { acceptedCount: events.length, accepted: [], acceptedNotListed: events.length, ...warningPart };
+  const duplicates = events.filter(isDuplicate).length;
+  const duplicatePart = duplicates > 0 ? { duplicateCount: duplicates } : {};
+  const frame = {
+    acceptedCount: events.length,
+    accepted: [],
+    acceptedNotListed: events.length,
+    ...duplicatePart,
+    ...warningPart,
+  };
   const budget = MAX_ACCEPTED_ANSWER_BYTES - Buffer.byteLength(JSON.stringify(frame));
-  const accepted: AcceptedEventRef[] = [];
+  const accepted: AcceptedEntry[] = [];
   let used = 0;
-  for (const { source, id } of events) {
-    const entry = { source, id };
+  for (const event of events) {
+    const { source, id } = event;
+    const entry: AcceptedEntry = isDuplicate(event) ? { source, id, duplicate: true } : { source, id };
     // The entry and the comma before it.
     const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
     if (used + size > budget) break;
@@ -61,6 +78,7 @@ export function acceptedAnswer(
     acceptedCount: events.length,
     accepted,
     ...(notListed > 0 ? { acceptedNotListed: notListed } : {}),
+    ...duplicatePart,
     ...warningPart,
   };
 }

@@ -13,6 +13,7 @@ import { acceptedAnswer } from '../http/accepted-answer.js';
 import { jsonResponse, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem } from '../http/problems.js';
 import { withPreparedIdempotency, type PreparedRequest } from '../idempotency/index.js';
+import { readIdempotencyKey } from '../idempotency/key.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Clock } from '../ports/clock.js';
 import { withFields, type Log } from '../ports/log.js';
@@ -25,6 +26,8 @@ import type { DataContracts } from '../contracts/data-contracts.js';
 import { checkedAgainstContracts, reservedTypeIssues } from './event-policies.js';
 import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
+import { routedEventKey } from '../routing/routed-events.js';
+import type { RoutedEventReader } from '../trace/routed-event-records.js';
 
 /** The route, as the idempotency guard scopes keys by it. */
 export const INGEST_OPERATION = 'POST /events';
@@ -38,6 +41,8 @@ export const inboundMessageAttributes = {
   receivedAt: 'koerier-received-at',
   /** The ingest request's correlation id (core/ids/correlation-id.ts), carried on to the router and the deliveries. */
   correlationId: 'koerier-correlation-id',
+  /** The publish request's Idempotency-Key (a UUID): the router keeps it on the event's marker for the trace (issue 30 item 1). */
+  idempotencyKey: 'koerier-idempotency-key',
 } as const;
 
 export interface IngestSettings {
@@ -69,6 +74,11 @@ export interface IngestDependencies {
   readonly metrics?: Metrics;
   /** The receipt time of accepted events, and the idempotency guard's clock. */
   readonly clock?: Clock;
+  /**
+   * Which events were accepted before (issue 30 item 1): their entries in the 202 say `duplicate`.
+   * One batched read per hundred events of a request; absent: no event is marked.
+   */
+  readonly acceptedEvents?: Pick<RoutedEventReader, 'acceptedAmong'>;
 }
 
 /**
@@ -221,10 +231,13 @@ async function prepareEvents(
     if (error instanceof KoerierError) onRefusal(() => logRefusal(error, publisher, log, metrics));
     throw error;
   }
+  const acceptedBefore = await acceptedBeforeAmong(outcome.events, deps, log);
   // Bounded (review #11): the idempotency store keeps this body for replays in one item.
   const answer = jsonResponse(
     202,
-    acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings])),
+    acceptedAnswer(outcome.events, groupedWarnings([...outcome.warnings, ...contractWarnings]), (event) =>
+      acceptedBefore.has(routedEventKey(event)),
+    ),
   );
   return {
     answer,
@@ -235,6 +248,27 @@ async function prepareEvents(
       return answer;
     },
   };
+}
+
+/**
+ * The events whose source + id the router has seen within the window (issue 30 item 1), read before
+ * the claim so the stored 202 holds the answer. Best effort, and never a refusal: a copy published
+ * before the router saw the first is answered `accepted` and still dropped there (EDU-IDEM-15), and
+ * a failed read marks nothing. It runs in `prepare`, before the guard knows whether the request is a
+ * replay, so a replay pays the read too and still gets the stored answer.
+ */
+async function acceptedBeforeAmong(
+  events: readonly { readonly source: string; readonly id: string }[],
+  deps: IngestDependencies,
+  log: Log,
+): Promise<ReadonlySet<string>> {
+  if (deps.acceptedEvents === undefined) return new Set();
+  try {
+    return await deps.acceptedEvents.acceptedAmong(events, deps.clock?.() ?? Date.now());
+  } catch (error) {
+    log.warn('earlier acceptances not read', { events: events.length, error: describeError(error) });
+    return new Set();
+  }
 }
 
 async function storeEvents(
@@ -272,6 +306,7 @@ async function storeEvents(
           [inboundMessageAttributes.publisher]: publisher,
           [inboundMessageAttributes.receivedAt]: receivedAt,
           [inboundMessageAttributes.correlationId]: correlationId,
+          [inboundMessageAttributes.idempotencyKey]: readIdempotencyKey(publish.request.headers),
         },
       })),
     );

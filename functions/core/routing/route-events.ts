@@ -27,7 +27,13 @@ import type { Entitlements } from '../subscriptions/entitlements.js';
 import { mayReceiveMatched } from './may-receive.js';
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
-import { routedEventKey, type RoutedEventLedger, type RoutingClaim } from './routed-events.js';
+import {
+  routedEventKey,
+  type EventAcceptance,
+  type RoutedEventLedger,
+  type RoutedTo,
+  type RoutingClaim,
+} from './routed-events.js';
 import { settleClaims } from './settle-claims.js';
 
 export interface InboundRecord {
@@ -39,6 +45,9 @@ export interface InboundRecord {
   readonly acceptedAt?: number;
   /** The ingest request's correlation id (core/ids/correlation-id.ts), carried into the deliveries. */
   readonly correlationId?: string | undefined;
+  /** The client that published it, and the publish request's Idempotency-Key: kept on the marker for the trace. */
+  readonly publisher?: string | undefined;
+  readonly idempotencyKey?: string | undefined;
 }
 
 export interface RouterDependencies {
@@ -120,6 +129,7 @@ export async function routeInboundEvents(
           now: deps.now(),
           lockMs: deps.lockMs,
           ttlSeconds: deps.ttlSeconds,
+          acceptance: acceptanceOf(record, deps),
         });
       } catch (error) {
         // This record's marker could not be written: it alone comes back; its neighbours go on.
@@ -135,6 +145,7 @@ export async function routeInboundEvents(
           type: event.type,
           ...correlationOf(record),
         });
+        await noteDuplicate(record, event, claim.first, deps);
       } else if (claim.outcome === 'busy') {
         failed.add(record.recordId);
       } else {
@@ -163,14 +174,20 @@ export async function routeInboundEvents(
       }
     }),
   );
+  const routes = new Map<string, RoutedTo>();
   const plan = planDeliveries(
     archived.filter((entry) => !failed.has(entry.record.recordId)),
     matches.filter((_, index) => !failed.has(archived[index]!.record.recordId)),
     deps,
+    routes,
   );
   const queued = await queueDeliveries(plan, failed, deps);
 
-  const routed = await settleClaims(claimed, failed, deps.ledger, ledger, deps.log);
+  const settled = claimed.map((entry) => {
+    const routedTo = routes.get(entry.record.recordId);
+    return routedTo === undefined ? entry : { ...entry, routes: routedTo };
+  });
+  const routed = await settleClaims(settled, failed, deps.ledger, ledger, deps.log);
   for (const { recordId, firstId } of repeats) {
     if (failed.has(firstId)) failed.add(recordId);
     else duplicates++;
@@ -225,6 +242,7 @@ function planDeliveries(
   claimed: readonly ClaimedEvent[],
   matches: readonly RouteCandidate[][],
   deps: RouterDependencies,
+  routes: Map<string, RoutedTo>,
 ): PlannedDelivery[] {
   const createdAt = deps.now();
   const planned: PlannedDelivery[] = [];
@@ -242,6 +260,10 @@ function planDeliveries(
         ...correlationOf(entry.record),
       });
       return false;
+    });
+    routes.set(entry.record.recordId, {
+      routedAt: createdAt,
+      subscriptionIds: candidates.map((candidate) => candidate.subscriptionId),
     });
     for (const candidate of candidates) {
       const address = { id: candidate.subscriptionId, delivery: candidate.delivery };
@@ -307,6 +329,37 @@ function chunksWithin(group: readonly ClaimedEvent[], subscription: OutboxAddres
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
+}
+
+/** What the marker keeps of the record's acceptance; the router's now stands in for a message from elsewhere. */
+function acceptanceOf(record: InboundRecord, deps: Pick<RouterDependencies, 'now'>): EventAcceptance {
+  return {
+    acceptedAt: record.acceptedAt ?? deps.now(),
+    publisher: record.publisher,
+    idempotencyKey: record.idempotencyKey,
+    correlationId: record.correlationId,
+  };
+}
+
+/**
+ * A later acceptance of a routed event is counted on its marker for the trace ("duplicate of"). The
+ * same acceptance coming back (SQS delivers a message twice, a takeover queues it again) is no new
+ * one. A failure only loses the note: the event is dropped either way (EDU-IDEM-15).
+ */
+async function noteDuplicate(
+  record: InboundRecord,
+  event: EventText,
+  first: EventAcceptance | undefined,
+  deps: RouterDependencies,
+): Promise<void> {
+  if (!deps.ledger.noteDuplicate) return;
+  const acceptance = acceptanceOf(record, deps);
+  if (first && first.acceptedAt === acceptance.acceptedAt && first.idempotencyKey === acceptance.idempotencyKey) return;
+  await deps.ledger
+    .noteDuplicate(event, acceptance)
+    .catch((error: unknown) =>
+      deps.log?.info('duplicate not noted', { source: event.source, id: event.id, error: errorMessage(error) }),
+    );
 }
 
 function correlationOf(record: InboundRecord | undefined): { correlationId?: string } {

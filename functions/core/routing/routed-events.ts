@@ -19,11 +19,32 @@ export interface EventIdentity {
   readonly id: string;
 }
 
+/**
+ * Who accepted an event, when, and under which Idempotency-Key (issue 30 item 1): the ingest puts it
+ * on the queued message, and the claim writes it on the marker, so the trace reads it with no write
+ * of its own. Markers written before it have none.
+ */
+export interface EventAcceptance {
+  /** Epoch ms the ingest accepted it. */
+  readonly acceptedAt: number;
+  readonly publisher?: string | undefined;
+  readonly idempotencyKey?: string | undefined;
+  readonly correlationId?: string | undefined;
+}
+
+/** Where one routing of an event went, kept with the write that marks it routed (issue 30 item 1). */
+export interface RoutedTo {
+  /** Epoch ms the router planned the deliveries (their `createdAt`). */
+  readonly routedAt: number;
+  /** The subscriptions it was queued for, after the entitlement check. */
+  readonly subscriptionIds: readonly string[];
+}
+
 export type RoutingClaim =
   /** This attempt routes the event; `claimId` proves it to `complete`/`abandon`. */
   | { readonly outcome: 'claimed'; readonly claimId: string; readonly routingId: string }
-  /** Routed before, within the window: drop it. */
-  | { readonly outcome: 'duplicate' }
+  /** Routed before, within the window: drop it. `first`: the acceptance that was routed, where the marker holds one. */
+  | { readonly outcome: 'duplicate'; readonly first?: EventAcceptance }
   /** Another attempt is routing it right now: try again later. */
   | { readonly outcome: 'busy' };
 
@@ -34,12 +55,14 @@ export interface ClaimOptions {
   readonly lockMs: number;
   /** How long the event counts as routed (the idempotency window). */
   readonly ttlSeconds: number;
+  /** Written on the marker with the claim: the trace's "accepted when, by whom, under which key". */
+  readonly acceptance?: EventAcceptance;
 }
 
 export interface RoutedEventLedger {
   claim(event: EventIdentity, options: ClaimOptions): Promise<RoutingClaim>;
-  /** The deliveries are queued: repeats of the event are duplicates from now on. */
-  complete(event: EventIdentity, claimId: string): Promise<void>;
+  /** The deliveries are queued: repeats of the event are duplicates from now on. `routes`: kept for the trace. */
+  complete(event: EventIdentity, claimId: string, routes?: RoutedTo): Promise<void>;
   /** Routing failed: release the claim at once, keeping the routing id for the retry. */
   abandon(event: EventIdentity, claimId: string): Promise<void>;
   /**
@@ -47,11 +70,18 @@ export interface RoutedEventLedger {
    * write (`completeAll`) rather than one `complete` each. Same guarantees, fewer writes.
    */
   batch?(): RoutedEventBatch;
+  /**
+   * Optional: a later acceptance of a routed event was dropped as its duplicate; the marker counts
+   * it and keeps the latest, for the trace. Only the duplicate path pays this write.
+   */
+  noteDuplicate?(event: EventIdentity, acceptance: EventAcceptance): Promise<void>;
 }
 
 export interface ClaimedIdentity {
   readonly event: EventIdentity;
   readonly claimId: string;
+  /** Where the routing went, kept by the write that marks it routed. */
+  readonly routes?: RoutedTo;
 }
 
 export interface RoutedEventBatch extends Pick<RoutedEventLedger, 'claim' | 'abandon'> {

@@ -35,11 +35,11 @@ export async function settleClaims(
     batch
       ? routed.length > 0 &&
         batch
-          .completeAll(routed.map(({ event, claimId }) => ({ event, claimId })))
+          .completeAll(routed.map(({ event, claimId, routes }) => ({ event, claimId, ...(routes ? { routes } : {}) })))
           .catch((error: unknown) => routed.forEach(({ event }) => notStored(event, error)))
       : Promise.all(
-          routed.map(({ event, claimId }) =>
-            ledger.complete(event, claimId).catch((error: unknown) => notStored(event, error)),
+          routed.map(({ event, claimId, routes }) =>
+            ledger.complete(event, claimId, routes).catch((error: unknown) => notStored(event, error)),
           ),
         ),
   ]);

@@ -96,9 +96,12 @@ describe('a composed set of dependencies', () => {
         'lockTokenKey',
         'signingKeys',
         'metrics',
+        // Issue 30 item 1: the event trace's readers.
+        'routedEventRecords',
+        'eventDeliveries',
       ]),
     );
-    expect(members).toHaveLength(44);
+    expect(members).toHaveLength(46);
     expect(asked).toBe(0);
   });
 

@@ -18,6 +18,7 @@ import {
   publishRateWindow,
   pullQueues,
   routedEvents,
+  routedEventRecords,
   subscriptionMatcher,
   signingKeys,
   authenticate,
@@ -58,6 +59,7 @@ export function ingestLists(): void {
     inboundQueue,
     claimCheckStore,
     payloadLedger,
+    routedEventRecords,
     metrics,
   };
   ingestHandlerFor(lambdaDependencies(ingest));

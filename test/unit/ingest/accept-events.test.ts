@@ -20,6 +20,7 @@ import { InMemoryIdempotencyStore } from '../../support/memory/memory-idempotenc
 import type { InMemoryInboundQueue } from '../../support/memory/ingest-memory-adapters.js';
 import { cloudEvent, ingestSettings, memoryIngest } from './ingest-fixtures.js';
 import { recordingLog, type LoggedLine } from '../../support/recording-log.js';
+import { routedEventKey } from '../../../functions/core/routing/routed-events.js';
 
 const PUBLISHER: Principal = { clientId: 'partner-a', scopes: new Set(['events:publish']) };
 const OTHER: Principal = { clientId: 'partner-b', scopes: new Set(['events:publish']) };
@@ -84,9 +85,14 @@ describe('acceptEvents: persist before acknowledge', () => {
     expect(queue.messages).toHaveLength(1);
   });
 
-  it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher, receipt time and correlation id as attributes', async () => {
+  it('EDU-19, EDU-IN: the 202 lists the events only once the queue holds them, with the publisher, receipt time, correlation id and Idempotency-Key as attributes', async () => {
     const accepted = event();
-    const response = await acceptEvents(request(accepted, { 'x-correlation-id': 'order-42' }), PUBLISHER, deps);
+    const key = randomUUID();
+    const response = await acceptEvents(
+      request(accepted, { 'x-correlation-id': 'order-42', 'idempotency-key': key }),
+      PUBLISHER,
+      deps,
+    );
     expect(response.status).toBe(202);
     expect(json(response)).toEqual({ acceptedCount: 1, accepted: [{ source: accepted.source, id: accepted.id }] });
     expect(queue.messages).toEqual([
@@ -96,9 +102,44 @@ describe('acceptEvents: persist before acknowledge', () => {
           [inboundMessageAttributes.publisher]: 'partner-a',
           [inboundMessageAttributes.receivedAt]: new Date(START).toISOString(),
           [inboundMessageAttributes.correlationId]: 'order-42',
+          // Issue 30 item 1: the router keeps it on the event's marker, for the trace.
+          [inboundMessageAttributes.idempotencyKey]: key,
         },
       },
     ]);
+  });
+
+  it('SELF-1, issue 30 item 1: events accepted before are marked duplicate from one read per request, and still queued (the router drops them); a failed read marks none', async () => {
+    const [seen, fresh] = [event(), event()];
+    const reads: number[] = [];
+    const withEarlier: IngestDependencies = {
+      ...deps,
+      acceptedEvents: {
+        acceptedAmong: async (events) => {
+          reads.push(events.length);
+          return new Set([routedEventKey(seen)]);
+        },
+      },
+    };
+    const batch = (events: unknown[]) => request(events, {}, 'application/cloudevents-batch+json');
+    const answer = await acceptEvents(batch([seen, fresh]), PUBLISHER, withEarlier);
+    expect(json(answer)).toEqual({
+      acceptedCount: 2,
+      accepted: [
+        { source: seen.source, id: seen.id, duplicate: true },
+        { source: fresh.source, id: fresh.id },
+      ],
+      duplicateCount: 1,
+    });
+    expect(reads).toEqual([2]);
+    expect(queue.messages).toHaveLength(2);
+    const failing: IngestDependencies = {
+      ...deps,
+      acceptedEvents: { acceptedAmong: () => Promise.reject(new Error('DynamoDB throttled')) },
+    };
+    const unmarked = await acceptEvents(batch([seen]), PUBLISHER, failing);
+    expect(unmarked.status).toBe(202);
+    expect(json(unmarked)).toEqual({ acceptedCount: 1, accepted: [{ source: seen.source, id: seen.id }] });
   });
 
   it('EDU-19, review #2: a failed write is a 503 with Retry-After, acknowledges nothing, and frees the key so the retry is processed', async () => {

@@ -116,7 +116,8 @@ describe('routing an accepted event', () => {
     expect(ledger.claims).toEqual([
       {
         event: expect.objectContaining({ id: 'e1', source: SOURCE }),
-        options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600 },
+        // Issue 30 item 1: and the acceptance, for the trace (a record without one: accepted at the router's now).
+        options: { now: NOW, lockMs: 120_000, ttlSeconds: 7 * 24 * 3600, acceptance: { acceptedAt: NOW } },
       },
     ]);
   });

@@ -10,8 +10,10 @@ import type { RouteCandidate, RouteIndexReader, RouteIndexState } from '../../..
 import { routeEntriesOf } from '../../../functions/core/routing/route-keys.js';
 import type {
   ClaimOptions,
+  EventAcceptance,
   EventIdentity,
   RoutedEventLedger,
+  RoutedTo,
   RoutingClaim,
 } from '../../../functions/core/routing/routed-events.js';
 
@@ -58,23 +60,42 @@ export class BatchReadingRouteIndex extends InMemoryRouteIndex {
   }
 }
 
-type Marker = { state: 'claimed' | 'routed'; claimId: string; routingId: string; lockUntil: number };
+type Marker = {
+  state: 'claimed' | 'routed';
+  claimId: string;
+  routingId: string;
+  lockUntil: number;
+  acceptance?: EventAcceptance | undefined;
+};
 
 export class InMemoryLedger implements RoutedEventLedger {
   readonly claims: { event: EventIdentity; options: ClaimOptions }[] = [];
   readonly completed: string[] = [];
   readonly abandoned: string[] = [];
+  /** Where each completed event went, by event id (issue 30 item 1). */
+  readonly routes = new Map<string, RoutedTo | undefined>();
+  /** Acceptances noted as dropped duplicates (issue 30 item 1). */
+  readonly duplicatesNoted: { event: EventIdentity; acceptance: EventAcceptance }[] = [];
   /** Event ids whose claim, completion or release throws. */
   readonly failing = { claim: new Set<string>(), complete: new Set<string>(), abandon: new Set<string>() };
   readonly #markers = new Map<string, Marker>();
 
-  markRouted(event: EventIdentity): void {
+  markRouted(event: EventIdentity, acceptance?: EventAcceptance): void {
     this.#markers.set(`${event.source}#${event.id}`, {
       state: 'routed',
       claimId: 'old',
       routingId: randomUUID(),
       lockUntil: 0,
+      acceptance,
     });
+  }
+
+  acceptanceOf(event: EventIdentity): EventAcceptance | undefined {
+    return this.#markers.get(`${event.source}#${event.id}`)?.acceptance;
+  }
+
+  async noteDuplicate(event: EventIdentity, acceptance: EventAcceptance): Promise<void> {
+    this.duplicatesNoted.push({ event, acceptance });
   }
 
   /** The marker's TTL has passed (the idempotency window is over). */
@@ -96,16 +117,24 @@ export class InMemoryLedger implements RoutedEventLedger {
     if (this.failing.claim.has(event.id)) throw new Error('ledger write failed');
     const key = `${event.source}#${event.id}`;
     const marker = this.#markers.get(key);
-    if (marker?.state === 'routed') return { outcome: 'duplicate' };
+    if (marker?.state === 'routed')
+      return marker.acceptance ? { outcome: 'duplicate', first: marker.acceptance } : { outcome: 'duplicate' };
     if (marker && marker.lockUntil > options.now) return { outcome: 'busy' };
     const claimId = randomUUID();
     const routingId = marker?.routingId ?? randomUUID();
-    this.#markers.set(key, { state: 'claimed', claimId, routingId, lockUntil: options.now + options.lockMs });
+    this.#markers.set(key, {
+      state: 'claimed',
+      claimId,
+      routingId,
+      lockUntil: options.now + options.lockMs,
+      acceptance: marker?.acceptance ?? options.acceptance,
+    });
     return { outcome: 'claimed', claimId, routingId };
   }
 
-  async complete(event: EventIdentity, claimId: string): Promise<void> {
+  async complete(event: EventIdentity, claimId: string, routes?: RoutedTo): Promise<void> {
     if (this.failing.complete.has(event.id)) throw new Error('ledger write failed');
+    this.routes.set(event.id, routes);
     const key = `${event.source}#${event.id}`;
     const marker = this.#markers.get(key);
     if (marker?.claimId === claimId) this.#markers.set(key, { ...marker, state: 'routed' });
