@@ -27,7 +27,7 @@ export function jsonSyntaxProblem(text: string): string {
   const found = failure.at >= text.length ? 'the end of the text' : JSON.stringify(text[failure.at]);
   // Unquoted names are what a shell leaves of `{"a":1}` passed without single quotes around it.
   const shell =
-    failure.expected === 'a property name in double quotes'
+    failure.expected === 'a property name in double quotes' && /[A-Za-z_$]/.test(text[failure.at] ?? '')
       ? ' (did the shell remove the double quotes? put the whole value in single quotes)'
       : '';
   return `${failure.expected} expected at line ${line}, column ${column} (character ${failure.at + 1}), found ${found}${shell}`;

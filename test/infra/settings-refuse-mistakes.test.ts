@@ -86,7 +86,7 @@ describe('CARD-2, issue 31 item 2: settings that refuse mistakes', () => {
       `koerier:publishers is not valid JSON: a property name in double quotes expected at line 1, column 2 (character 2), found "p" (did the shell remove the double quotes? put the whole value in single quotes); e.g. -c koerier:publishers='{"partner-lvs":["urn:nld:oin:00000001823288444000:"]}'`,
     ]);
     expect(problemsOf({ 'koerier:batchSizes': '{"router": 100,}' })).toEqual([
-      `koerier:batchSizes is not valid JSON: a property name in double quotes expected at line 1, column 16 (character 16), found "}" (did the shell remove the double quotes? put the whole value in single quotes); e.g. -c koerier:batchSizes='{"router": 100}'`,
+      `koerier:batchSizes is not valid JSON: a property name in double quotes expected at line 1, column 16 (character 16), found "}"; e.g. -c koerier:batchSizes='{"router": 100}'`,
     ]);
     const [routeThrottling] = problemsOf({ 'koerier:routeThrottling': '{"ingest": {"rateLimit": 300' });
     expect(routeThrottling).toMatch(
