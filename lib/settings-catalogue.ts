@@ -169,7 +169,7 @@ export const settingsCatalogue: readonly SettingDescription[] = [
     key: 'koerier:alarmEmail',
     default: 'unset',
     meaning:
-      'an address subscribed to the alarm topic (dead letters, function errors, throttles); without it the synth warns, as no alarm reaches anyone until someone subscribes to the topic',
+      "an address subscribed to the alarm topic (dead letters, function errors, the inbound queue's age, API 5xx, suspensions in bulk); without it the synth warns, as no alarm reaches anyone until someone subscribes to the topic",
   },
   {
     key: 'koerier:consoleClientId',
