@@ -1,8 +1,9 @@
 /**
  * The CDK app: `cdk synth` / `cdk deploy` run this. Settings come from the CDK context (cdk.json or
- * `-c koerier:...=...`); every resource is checked against the cdk-nag AWS Solutions rules. A bad
- * or missing setting, or a region Koerier does not deploy to (lib/regions.ts), ends the run with one
- * line naming what to fix (docs/DEPLOYING.md), not a stack trace.
+ * `-c koerier:...=...`); every resource is checked against the cdk-nag AWS Solutions rules. A bad,
+ * missing or unknown setting, or a region Koerier does not deploy to (lib/regions.ts), ends the run
+ * with one line per problem naming what to fix (docs/DEPLOYING.md), not a stack trace. Settings that
+ * are valid but probably not meant (no koerier:alarmEmail) are warnings the CDK CLI prints.
  */
 import { App } from 'aws-cdk-lib';
 import { addComplianceChecks } from '../lib/checks.js';

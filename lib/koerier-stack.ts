@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CfnOutput, Lazy, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Lazy, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
 import type { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
@@ -29,7 +29,7 @@ import {
   claimCheckRetentionSeconds,
   type BucketSpec,
 } from '../functions/config/resources.js';
-import { settingEnvironment, type StackConfig } from './stack-config.js';
+import { settingEnvironment, stackConfigWarnings, type StackConfig } from './stack-config.js';
 import { regionSettings } from './regions.js';
 import { readTrustConfig, STACK_SIGNING_KEY, type TrustConfig } from './trust-config.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS, settingEnv } from '../functions/config.js';
@@ -119,6 +119,8 @@ export class KoerierStack extends Stack {
     });
     // Physical names are CloudFormation's (stack name + logical id), so two stacks never collide; the tag tells stages apart in the bill.
     if (props.config.stage) Tags.of(this).add('koerier:stage', props.config.stage);
+    for (const warning of stackConfigWarnings(props.config))
+      Annotations.of(this).addWarningV2(warning.id, warning.message);
 
     this.tables = new Tables(this, 'Tables', description.tables);
     this.queues = new Queues(this, 'Queues', description.queues);

@@ -12,6 +12,7 @@
  *   koerier:edgeRateLimits             with cloudfront-waf: WAF rate rules, requests per 5 minutes, {"perIp": 30000, "perAuthorization": 30000}
  */
 import { functions } from '../functions/config/resources.js';
+import { readJsonSetting } from './json-setting.js';
 
 export interface RouteThrottle {
   /** Steady requests per second. */
@@ -124,8 +125,13 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
   }
 
   const routeThrottling: Record<string, RouteThrottle> = { ...DEFAULT_ROUTE_THROTTLING };
-  const throttlingRaw = jsonValue(context[key.routeThrottling]);
-  if (throttlingRaw !== undefined) {
+  const throttlingRaw = jsonValue(
+    key.routeThrottling,
+    context[key.routeThrottling],
+    issues,
+    '{"ingest": {"rateLimit": 300, "burstLimit": 600}}',
+  );
+  if (throttlingRaw !== undefined && throttlingRaw !== INVALID_JSON) {
     const routed = Object.entries(functions)
       .filter(([, spec]) => 'routes' in spec)
       .map(([name]) => name);
@@ -164,7 +170,8 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
         arn,
       );
     }
-    const limitsRaw = jsonValue(context[key.edgeRateLimits]) ?? {};
+    const parsedLimits = jsonValue(key.edgeRateLimits, context[key.edgeRateLimits], issues, '{"perIp": 30000}');
+    const limitsRaw = parsedLimits === INVALID_JSON ? {} : (parsedLimits ?? {});
     const limits = (
       typeof limitsRaw === 'object' && limitsRaw !== null && !Array.isArray(limitsRaw) ? limitsRaw : {}
     ) as Record<string, unknown>;
@@ -214,12 +221,12 @@ export function parseProtectionConfig(context: Readonly<Record<string, unknown>>
   };
 }
 
-/** An object in cdk.json, or its JSON text from `-c key='{...}'`; unparsable text is returned as is, to be reported. */
-function jsonValue(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
+const INVALID_JSON = Symbol('invalid JSON');
+
+/** An object in cdk.json, or its JSON text from `-c key='{...}'`; text that does not parse is reported as invalid JSON here. */
+function jsonValue(key: string, value: unknown, issues: string[], example: string): unknown {
+  const read = readJsonSetting(key, value, example);
+  if ('value' in read) return read.value;
+  issues.push(read.invalid);
+  return INVALID_JSON;
 }

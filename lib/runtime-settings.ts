@@ -46,7 +46,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 4 * 3600,
     min: 1,
     max: 43_200,
-    meaning: 'longest single delay between two attempts (SQS allows at most 12 hours)',
+    meaning: 'the longest single delay between two attempts (SQS allows at most 12 hours)',
     read: (c) => c.delivery.retry.maxDelaySeconds,
   },
   {
@@ -56,7 +56,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     min: 60,
     // SQS keeps a delivery message 14 days; a longer window would let it vanish while still retrying.
     max: MAX_IDEMPOTENCY_TTL_SECONDS,
-    meaning: 'how long a delivery is retried before it becomes a dead letter (at most 13 days, within what SQS keeps)',
+    meaning:
+      "how long a delivery is retried before it becomes a dead letter, never past its Idempotency-Key's lifetime",
     read: (c) => c.delivery.retry.windowSeconds,
   },
   {
@@ -74,7 +75,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 60,
     min: 1,
     max: 3600,
-    meaning: 'first cool-down of an open breaker before one trial delivery',
+    meaning: 'the first cool-down of an open breaker before one trial delivery',
     read: (c) => c.delivery.breaker.cooldownSeconds,
   },
   {
@@ -92,7 +93,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 7 * DAY,
     min: 60,
     max: 365 * DAY,
-    meaning: 'how long the attempt history of a delivery is kept',
+    meaning: "how long a delivery's attempt history is kept",
     read: (c) => c.delivery.historySeconds,
   },
   {
@@ -137,7 +138,8 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: 60,
     min: 31,
     max: 3600,
-    meaning: 'how long an idempotency key stays locked by a request still running (longer than any HTTP function runs)',
+    meaning:
+      'how long an idempotency key stays locked by a request still running; also how long a repeat of an accepted publish that reaches another function instance waits (409 with `Retry-After`) before it is replayed',
     read: (c) => c.idempotency.lockSeconds,
   },
   {
@@ -147,7 +149,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     min: 1,
     max: MAX_ARCHIVE_RETENTION_DAYS,
     meaning:
-      "days the event archive keeps every routed event (the archive bucket's lifecycle rule); replays reach no further back, and the claim check keeps large events' data this long plus 15 days",
+      "days the event archive keeps every routed event: the archive bucket's lifecycle rule, and the oldest a replay reaches (docs/REPLAY.md). The claim check keeps large events' data this long plus 15 days (45 by default), so a replayed event's `dataref` still answers: raising it raises that storage too",
     read: (c) => c.archive.retentionDays,
   },
   // Per-client quotas (issue 28 item 13): the defaults; the admin API sets a partner's own (docs/OPERATIONS.md, "Per-client quotas").
@@ -157,7 +159,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: DEFAULT_QUOTAS.maxPullSubscriptions,
     ...QUOTA_BOUNDS.maxPullSubscriptions,
     meaning:
-      "pull subscriptions (two SQS queues each) a client may hold; past it 409 `quota-exceeded`; a partner's `quotas` in the directory win",
+      "pull subscriptions (two SQS queues each) one client may hold; the next is refused with 409 `quota-exceeded`; a partner's own `quotas` in the partner directory win ([OPERATIONS.md](OPERATIONS.md#per-client-quotas))",
     read: (c) => c.quotas.maxPullSubscriptions,
   },
   {
@@ -166,7 +168,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: DEFAULT_QUOTAS.maxConcurrentReplays,
     ...QUOTA_BOUNDS.maxConcurrentReplays,
     meaning:
-      "replays running at once on a client's subscriptions (each scans the archive); past it 409 `quota-exceeded`; a partner's `quotas` win",
+      "replays running at once on one client's subscriptions (each scans the archive); the next is refused with 409 `quota-exceeded`; a partner's own `quotas` win",
     read: (c) => c.quotas.maxConcurrentReplays,
   },
   {
@@ -175,7 +177,7 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     default: DEFAULT_QUOTAS.uploadBytesPerHour,
     ...QUOTA_BOUNDS.uploadBytesPerHour,
     meaning:
-      "bytes of presigned uploads (`POST /payloads`) a client is granted per clock hour; past it 429 `quota-exceeded` with `Retry-After`; a partner's `quotas` win",
+      "bytes of presigned uploads (`POST /payloads`, 10 GiB) one client is granted per clock hour; past it 429 `quota-exceeded` with `Retry-After` (413 for one upload larger than the whole quota); a partner's own `quotas` win",
     read: (c) => c.quotas.uploadBytesPerHour,
   },
 ];

@@ -45,6 +45,9 @@ import { parseTlsConfig, tlsContextKey, type TlsConfig } from './tls-config.js';
 import { functions as functionSpecs } from '../functions/config/resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
 import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
+import { parseTrustConfig, TrustConfigError, trustContextKey } from './trust-config.js';
+import { contextProblemsMessage, hostNameProblem, unknownSettingProblems } from './setting-checks.js';
+import { readJsonSetting } from './json-setting.js';
 
 export interface StackConfig {
   /** The CloudFormation stack name (default `Koerier`, or `Koerier-<stage>`): two stacks in one account differ in it. */
@@ -154,8 +157,11 @@ export const contextKey = {
   ...protectionContextKey,
   ...tlsContextKey,
   ...egressContextKey,
+  ...trustContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
   outboundPorts: 'koerier:outboundPorts',
+  /** Read by lib/koerier-stack.ts itself (no validation beyond its partition, lib/regions.ts). */
+  powertoolsLayerArn: 'koerier:powertoolsLayerArn',
 } as const;
 
 export class StackConfigError extends Error {
@@ -173,12 +179,15 @@ export function readStackConfig(scope: Construct): StackConfig {
   const context: Record<string, unknown> = {};
   for (const key of [...Object.values(contextKey), ...runtimeSettings.map((setting) => setting.contextKey)])
     context[key] = scope.node.tryGetContext(key);
+  // Every `koerier:*` key given, so a misspelt one is refused rather than silently ignored.
+  for (const [key, value] of Object.entries(scope.node.getAllContext() as Record<string, unknown>))
+    if (key.startsWith('koerier:') && !(key in context)) context[key] = value;
   return parseStackConfig(context);
 }
 
 /** Validates raw context values; throws one `StackConfigError` listing every problem found. */
 export function parseStackConfig(context: Readonly<Record<string, unknown>>): StackConfig {
-  const issues: string[] = [];
+  const issues: string[] = unknownSettingProblems(Object.keys(context));
   const problem = (key: string, what: string, value: unknown) =>
     issues.push(`${key} ${what}, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
 
@@ -198,6 +207,13 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     return value;
   };
   // A bare token: these values travel comma-joined in one environment variable.
+  // JSON text that does not parse is reported here, once, as invalid JSON; the key's own checks are then skipped.
+  const json = (key: string, example: string): unknown => {
+    const read = readJsonSetting(key, context[key], example);
+    if ('value' in read) return read.value;
+    issues.push(read.invalid);
+    return INVALID_JSON;
+  };
   const token = (key: string, value: string) => {
     if (/[\s,]/.test(value)) problem(key, 'must not contain spaces or commas', value);
     return value;
@@ -239,15 +255,29 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   }
   const preset = identityProvider === undefined ? undefined : identityProviderPresets[identityProvider];
 
+  const issuesBeforeIssuer = issues.length;
   const issuer = httpsUrl(contextKey.issuer);
+  const issuerFailed = issues.length > issuesBeforeIssuer;
   const audience = text(contextKey.audience);
   const endpoints = preset && issuer ? preset.endpoints(issuer.replace(/\/+$/, '')) : undefined;
   // A preset that knows where its provider publishes keys spares the deployment two URLs, and the
   // token URL shown to partners then always belongs to the same issuer.
+  // A preset that failed (a wrong name, or no issuer to derive from) has been reported; the JWKS
+  // URL it would have derived is then not also reported missing.
+  const presetFailed =
+    (providerRaw !== undefined && identityProvider === undefined) || (preset !== undefined && issuerFailed);
   const jwksUrl =
-    endpoints && context[contextKey.jwksUrl] === undefined ? endpoints.jwksUrl : httpsUrl(contextKey.jwksUrl);
+    endpoints && context[contextKey.jwksUrl] === undefined
+      ? endpoints.jwksUrl
+      : presetFailed && context[contextKey.jwksUrl] === undefined
+        ? ''
+        : httpsUrl(contextKey.jwksUrl);
   const tokenUrl = context[contextKey.tokenUrl] === undefined ? endpoints?.tokenUrl : httpsUrl(contextKey.tokenUrl);
-  const webhookOrigin = token(contextKey.webhookOrigin, text(contextKey.webhookOrigin));
+  const webhookOriginText = text(contextKey.webhookOrigin);
+  const webhookOriginProblem =
+    webhookOriginText === '' || /[\s,]/.test(webhookOriginText) ? undefined : hostNameProblem(webhookOriginText);
+  if (webhookOriginProblem) problem(contextKey.webhookOrigin, webhookOriginProblem, webhookOriginText);
+  const webhookOrigin = webhookOriginProblem ? webhookOriginText : token(contextKey.webhookOrigin, webhookOriginText);
   const operationsSource =
     context[contextKey.operationsSource] === undefined ? undefined : text(contextKey.operationsSource);
 
@@ -311,7 +341,13 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
       context[contextKey.allowedOrigins],
     );
   } else {
-    for (const origin of allowedOrigins) token(contextKey.allowedOrigins, origin);
+    for (const origin of allowedOrigins) {
+      // Spaces and commas are reported as such (the list travels comma-joined), not as "no host name".
+      const notHost = origin === '*' || /[\s,]/.test(origin) ? undefined : hostNameProblem(origin, true);
+      // One line per origin: the handshake compares each one, so each one to fix is named.
+      if (notHost) problem(contextKey.allowedOrigins, notHost, origin);
+      else token(contextKey.allowedOrigins, origin);
+    }
   }
 
   let idempotencyTtlDays = DEFAULT_IDEMPOTENCY_TTL_DAYS;
@@ -329,8 +365,12 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
 
   let entitlements: Record<string, unknown> = {};
   const entitlementsRaw = context[contextKey.entitlements];
-  if (entitlementsRaw !== undefined) {
-    const parsed = jsonObject(entitlementsRaw);
+  const entitlementsValue =
+    entitlementsRaw === undefined
+      ? undefined
+      : json(contextKey.entitlements, '{"partner-ontvanger":[{"typePrefix":"nl.edu.leerling."}]}');
+  if (entitlementsRaw !== undefined && entitlementsValue !== INVALID_JSON) {
+    const parsed = asObject(entitlementsValue);
     const bytes = parsed === undefined ? 0 : Buffer.byteLength(JSON.stringify(parsed));
     if (parsed === undefined) {
       problem(contextKey.entitlements, 'must be a JSON object', entitlementsRaw);
@@ -352,8 +392,14 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   // Required: without grants nobody may publish, and a deployment nobody can publish to is a mistake.
   let publishers: PublishGrants = {};
   const publishersRaw = context[contextKey.publishers];
-  const publishersObject = publishersRaw === undefined ? undefined : jsonObject(publishersRaw);
-  if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
+  const publishersValue =
+    publishersRaw === undefined
+      ? undefined
+      : json(contextKey.publishers, '{"partner-lvs":["urn:nld:oin:00000001823288444000:"]}');
+  const publishersObject = asObject(publishersValue);
+  if (publishersValue === INVALID_JSON) {
+    // Reported as invalid JSON above.
+  } else if (publishersObject === undefined || Object.keys(publishersObject).length === 0) {
     problem(
       contextKey.publishers,
       `is required: an object {"<client id>": ["<source grant>", ...]}${example(contextKey.publishers)}`,
@@ -416,11 +462,21 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
 
   const protection = parseProtectionConfig(context, issues);
   const cloudFront = {
-    edge: protection.edge.mode === 'cloudfront-waf',
+    // A wrong koerier:edgeProtection is reported; whether the edge names then apply is not known.
+    edge: issues.some((issue) => issue.startsWith(`${contextKey.edgeProtection} `))
+      ? undefined
+      : protection.edge.mode === 'cloudfront-waf',
     console: consoleRaw !== undefined || poolRaw !== undefined,
   };
   const tls = parseTlsConfig(context, issues, cloudFront);
   const egress = parseEgressConfig(context, issues);
+  // Read again by the stack (lib/koerier-stack.ts); checked here so one synth reports every problem.
+  try {
+    parseTrustConfig(context);
+  } catch (error) {
+    if (!(error instanceof TrustConfigError)) throw error;
+    issues.push(...error.issues);
+  }
   let sinkCredentials: SinkCredentialPolicy = 'oauth2-only';
   const sinkCredentialsRaw = context[contextKey.sinkCredentials];
   if (sinkCredentialsRaw !== undefined) {
@@ -500,7 +556,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
   const batchSizes = parseBatchSizes(context[contextKey.batchSizes], batchingWindowSeconds, issues);
 
-  if (issues.length > 0) throw new StackConfigError(`Koerier's CDK context is invalid: ${issues.join('; ')}`);
+  if (issues.length > 0) throw new StackConfigError(contextProblemsMessage(issues));
   return {
     stackName,
     ...(stage === undefined ? {} : { stage }),
@@ -631,7 +687,12 @@ function parsePerQueueFunction(
   const values = { ...defaults };
   if (raw === undefined) return values;
   const names = Object.keys(values);
-  const given = jsonObject(raw);
+  const read = readJsonSetting(key, raw, bounds.example);
+  if ('invalid' in read) {
+    issues.push(read.invalid);
+    return values;
+  }
+  const given = asObject(read.value);
   if (given === undefined) {
     issues.push(
       `${key} must be an object of ${bounds.unit} per function, e.g. ${bounds.example}, got ${JSON.stringify(raw)}`,
@@ -710,17 +771,40 @@ function stringList(value: unknown): string[] | undefined {
   return items.map((item: string) => item.trim()).filter((item) => item !== '');
 }
 
-/** An object in cdk.json, or its JSON text from `-c koerier:entitlements='{...}'`. */
-function jsonObject(value: unknown): Record<string, unknown> | undefined {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-    ? (parsed as Record<string, unknown>)
+const INVALID_JSON = Symbol('invalid JSON');
+
+/** A JSON object's value (from cdk.json, or parsed from `-c` text), or undefined for anything else. */
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
     : undefined;
+}
+
+/** A setting that is valid but probably not meant: printed by the synth, not failing it. */
+export interface StackConfigWarning {
+  /** For `cdk synth --strict` users to acknowledge (Annotations' acknowledgeWarning). */
+  readonly id: string;
+  readonly message: string;
+}
+
+/** A stage that names production: `prod`, `production`, or one of them followed by a dash. */
+const PRODUCTION_STAGE = /^prod(?:uction)?(?:-|$)/;
+
+export function stackConfigWarnings(config: StackConfig): StackConfigWarning[] {
+  const warnings: StackConfigWarning[] = [];
+  if (config.alarmEmail === undefined)
+    warnings.push({
+      id: 'Koerier::NoAlarmEmail',
+      message: `${contextKey.alarmEmail} is not set: the alarms (dead letters, function errors) go to an SNS topic nobody is subscribed to, so no alarm reaches anyone; give -c ${contextKey.alarmEmail}=operations@example.org, or subscribe to the topic yourself`,
+    });
+  if (
+    config.sinkCredentials === 'bearer-or-oauth2' &&
+    config.stage !== undefined &&
+    PRODUCTION_STAGE.test(config.stage)
+  )
+    warnings.push({
+      id: 'Koerier::BearerSinkCredentialsInProduction',
+      message: `${contextKey.sinkCredentials} "bearer-or-oauth2" in stage "${config.stage}": subscriptions may carry static bearer tokens towards their targets, which never expire and are not what the Edukoppeling profile asks (EDU-4); prefer "oauth2-only" in production`,
+    });
+  return warnings;
 }

@@ -53,7 +53,8 @@ const US_EAST_1_CERTIFICATE = /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\
 
 /** Which CloudFront distributions the deployment has, from the settings read before. */
 export interface CloudFrontUse {
-  readonly edge: boolean;
+  /** Undefined when koerier:edgeProtection itself is wrong (reported there): its names are then not checked. */
+  readonly edge: boolean | undefined;
   readonly console: boolean;
 }
 
@@ -86,7 +87,7 @@ export function parseTlsConfig(
     allow,
   });
   const unnamed = (uses.edge && edge === undefined) || (uses.console && console === undefined);
-  if (allow && !unnamed) {
+  if (allow && !unnamed && uses.edge !== undefined) {
     issues.push(
       `${key.allowCloudFrontDefaultCertificate} accepts TLS 1.0 on a cloudfront.net name, but no CloudFront distribution of this deployment is left without a name of its own: remove it`,
     );
@@ -97,7 +98,7 @@ export function parseTlsConfig(
 interface NameRule {
   readonly domainKey: string;
   readonly certificateKey: string;
-  readonly inUse: boolean;
+  readonly inUse: boolean | undefined;
   readonly what: string;
   readonly notInUse: string;
   readonly allow: boolean;
@@ -110,6 +111,7 @@ function cloudFrontName(
 ): CloudFrontName | undefined {
   const domain = context[rule.domainKey];
   const certificate = context[rule.certificateKey];
+  if (rule.inUse === undefined) return undefined;
   if (domain === undefined && certificate === undefined) {
     if (rule.inUse && !rule.allow) {
       issues.push(

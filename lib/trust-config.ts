@@ -29,6 +29,9 @@ const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Z
 
 export class TrustConfigError extends Error {
   override name = 'TrustConfigError';
+  constructor(readonly issues: readonly string[]) {
+    super(issues.join('; '));
+  }
 }
 
 export function readTrustConfig(scope: Construct): TrustConfig {
@@ -72,6 +75,6 @@ export function parseTrustConfig(context: Readonly<Record<string, unknown>>): Tr
       `${trustContextKey.clientCertificateSecretArn} must be a Secrets Manager secret ARN, e.g. arn:aws:secretsmanager:eu-central-1:123456789012:secret:koerier/mtls-AbCdEf`,
     );
   }
-  if (issues.length > 0) throw new TrustConfigError(issues.join('; '));
+  if (issues.length > 0) throw new TrustConfigError(issues);
   return { signingKeys, ...(typeof secret === 'string' ? { clientCertificateSecretArn: secret } : {}) };
 }

@@ -1,7 +1,11 @@
-/** `npm run cost`: writes docs/COST.md from bench/results/*.json (bench/cost/model.ts). */
+/**
+ * `npm run cost`: writes docs/COST.md from bench/results/*.json (bench/cost/model.ts), keeping its
+ * idle month, which `npm run docs:generate` writes from the synthesized template.
+ */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markedSection } from '../../lib/documents/marked-sections.js';
 import { renderCostDocument, type ResultFile } from './model.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,6 +22,8 @@ export async function readResults(repository = REPOSITORY): Promise<Record<strin
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  await writeFile(join(REPOSITORY, 'docs', 'COST.md'), renderCostDocument(await readResults()));
+  const file = join(REPOSITORY, 'docs', 'COST.md');
+  const idleMonth = markedSection(await readFile(file, 'utf8'), 'idle-month');
+  await writeFile(file, renderCostDocument(await readResults(), idleMonth));
   console.log('docs/COST.md written');
 }

@@ -183,7 +183,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     expect(text).not.toContain('\n');
   });
 
-  it('CARD-2: bin/koerier.ts, run as cdk runs it with only cdk.json, prints one line on stderr and exits 1 — no stack trace', () => {
+  it('CARD-2, issue 31 item 2: bin/koerier.ts, run as cdk runs it with only cdk.json, prints one line per missing setting on stderr and exits 1 — no stack trace', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'koerier-synth-'));
     try {
       const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bin/koerier.ts')], {
@@ -194,11 +194,16 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
       });
       expect(run.status).toBe(1);
       const lines = run.stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('npm warn'));
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(
-        /^Koerier's CDK context is invalid: koerier:issuer is required: .*, e\.g\. -c koerier:issuer=https:\/\//,
-      );
-      expect(lines[0]).toContain('koerier:publishers is required');
+      expect(lines[0]).toBe("Koerier's CDK context is invalid (6 problems):");
+      expect(lines.slice(1).map((line) => /^ {2}(koerier:\w+) is required: /.exec(line)?.[1])).toEqual([
+        'koerier:issuer',
+        'koerier:audience',
+        'koerier:jwksUrl',
+        'koerier:webhookOrigin',
+        'koerier:allowedOrigins',
+        'koerier:publishers',
+      ]);
+      expect(lines[1]).toMatch(/e\.g\. -c koerier:issuer=https:\/\//);
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {
       rmSync(out, { recursive: true, force: true });

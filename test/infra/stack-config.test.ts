@@ -303,7 +303,10 @@ describe('CDK context (lib/stack-config.ts)', () => {
       entitlements,
     );
     rejects({ 'koerier:entitlements': [] }, /koerier:entitlements must be a JSON object, got \[\]/);
-    rejects({ 'koerier:entitlements': '{not json' }, /koerier:entitlements must be a JSON object/);
+    rejects(
+      { 'koerier:entitlements': '{not json' },
+      /koerier:entitlements is not valid JSON: a property name in double quotes expected at line 1, column 2/,
+    );
     rejects({ 'koerier:entitlements': null }, /koerier:entitlements must be a JSON object/);
     // The shape the router and the subscriptions API read, checked at synth rather than in every batch.
     rejects(
