@@ -93,6 +93,56 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   const ttl = options.keyTtlSeconds ?? DEFAULT_KEY_TTL_SECONDS;
   const inFlight = new Set<string>();
 
+  /** Steps 5 to 7 for a key this process has claimed. */
+  const handleOnce = async (
+    key: string,
+    headers: Readonly<Record<string, string>>,
+    body: Uint8Array,
+  ): Promise<ReceiverAnswer> => {
+    const fingerprintKey = `${key}#${fingerprint(headers, body)}`;
+    if (store && (await store.seen(key))) {
+      if (await store.seen(fingerprintKey))
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ duplicate: true, idempotencyKey: key }),
+        };
+      return problemAnswer(
+        422,
+        'key-reused',
+        'Idempotency-Key Reused',
+        'this Idempotency-Key came before with other content',
+      );
+    }
+    const read = eventsOf(headers, body);
+    if ('problem' in read) return problemAnswer(415, 'not-a-cloudevent', 'Unsupported Media Type', read.problem);
+    const delivery: Delivery = {
+      idempotencyKey: key,
+      mode: read.mode,
+      headers,
+      body,
+      signed: verifySignature !== undefined,
+    };
+    try {
+      const answer = await options.onEvents(read.events, delivery);
+      const status = answer ? answer.status : 204;
+      if (status >= 200 && status < 300 && store) {
+        await store.remember(fingerprintKey, ttl);
+        await store.remember(key, ttl);
+      }
+      return answer ? { status, headers: { ...answer.headers }, body: answer.body ?? '' } : emptyAnswer(204);
+    } catch (error) {
+      // The handler's own error stays here: a receiver's answer body is kept by Koerier and shown to the subscriber.
+      (options.onError ?? ((e: unknown) => console.error('koerier receiver: the handler failed', e)))(error, delivery);
+      return problemAnswer(
+        500,
+        'handler-failed',
+        'Handler Failed',
+        'the delivery could not be handled; it will be retried',
+      );
+    }
+  };
+
   const handle = async (request: ReceivedRequest): Promise<ReceiverAnswer> => {
     const headers = headerRecord(request.headers);
     const method = request.method.toUpperCase();
@@ -118,54 +168,14 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const key = headers['idempotency-key']?.trim();
     if (key === undefined || !IDEMPOTENCY_KEY.test(key))
       return problemAnswer(400, 'idempotency-key', 'Idempotency-Key Required', 'a delivery carries an Idempotency-Key');
-    const fingerprintKey = `${key}#${fingerprint(headers, body)}`;
+    // Claimed before the first await, so two attempts arriving together cannot both pass.
     if (inFlight.has(key))
       return problemAnswer(503, 'in-progress', 'Delivery In Progress', 'this Idempotency-Key is being handled', {
         'retry-after': '5',
       });
-    if (store && (await store.seen(key))) {
-      if (await store.seen(fingerprintKey))
-        return {
-          status: 200,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ duplicate: true, idempotencyKey: key }),
-        };
-      return problemAnswer(
-        422,
-        'key-reused',
-        'Idempotency-Key Reused',
-        'this Idempotency-Key came before with other content',
-      );
-    }
-
-    const read = eventsOf(headers, body);
-    if ('problem' in read) return problemAnswer(415, 'not-a-cloudevent', 'Unsupported Media Type', read.problem);
-
-    const delivery: Delivery = {
-      idempotencyKey: key,
-      mode: read.mode,
-      headers,
-      body,
-      signed: verifySignature !== undefined,
-    };
     inFlight.add(key);
     try {
-      const answer = await options.onEvents(read.events, delivery);
-      const status = answer ? answer.status : 204;
-      if (status >= 200 && status < 300 && store) {
-        await store.remember(fingerprintKey, ttl);
-        await store.remember(key, ttl);
-      }
-      return answer ? { status, headers: { ...answer.headers }, body: answer.body ?? '' } : emptyAnswer(204);
-    } catch (error) {
-      // The handler's own error stays here: a receiver's answer body is kept by Koerier and shown to the subscriber.
-      (options.onError ?? ((e: unknown) => console.error('koerier receiver: the handler failed', e)))(error, delivery);
-      return problemAnswer(
-        500,
-        'handler-failed',
-        'Handler Failed',
-        'the delivery could not be handled; it will be retried',
-      );
+      return await handleOnce(key, headers, body);
     } finally {
       inFlight.delete(key);
     }
