@@ -68,21 +68,25 @@ export interface Exchange {
 
 export interface RecordingProxy extends Served {
   readonly exchanges: Exchange[];
-  /** Drop the connection, instead of answering, after the target answered the next `count` POSTs. */
-  loseAnswers(count: number): void;
+  /**
+   * Drop the connection, instead of answering, after the target answered the next POST whose body
+   * holds `marker` (an event id): only that delivery, whatever else Koerier sends meanwhile.
+   */
+  loseNextAnswerTo(marker: string): void;
 }
 
 export async function recordingProxy(target: string): Promise<RecordingProxy> {
   const exchanges: Exchange[] = [];
-  let toLose = 0;
+  const toLose = new Set<string>();
   const server = createServer((req, res) => {
     void (async () => {
       const body = await read(req);
       const headers = flat(req.headers);
       const answer = await forward(`${target}${req.url ?? '/'}`, req.method ?? 'GET', headers, body);
-      const lost = req.method === 'POST' && toLose > 0;
-      if (lost) toLose--;
-      exchanges.push({ method: req.method ?? '', path: req.url ?? '/', headers, body: body.toString(), answer, lost });
+      const text = body.toString();
+      const marker = req.method === 'POST' ? [...toLose].find((candidate) => text.includes(candidate)) : undefined;
+      const lost = marker !== undefined && toLose.delete(marker);
+      exchanges.push({ method: req.method ?? '', path: req.url ?? '/', headers, body: text, answer, lost });
       if (lost) return void req.socket.destroy();
       const { 'transfer-encoding': _chunked, connection: _connection, ...passed } = answer.headers;
       res.writeHead(answer.status, passed).end(answer.body);
@@ -92,8 +96,8 @@ export async function recordingProxy(target: string): Promise<RecordingProxy> {
   return {
     ...served,
     exchanges,
-    loseAnswers(count) {
-      toLose = count;
+    loseNextAnswerTo(marker) {
+      toLose.add(marker);
     },
   };
 }
