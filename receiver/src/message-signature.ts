@@ -137,8 +137,10 @@ function keySource(
     })());
   return async (keyid) => {
     const age = cached ? Date.now() - cached.at : Infinity;
-    let keys = cached && age < cacheMs ? cached.keys : await read();
-    if (!keys.has(keyid) && age >= 30_000 && cached?.keys === keys) keys = await read();
+    if (age >= cacheMs) return (await read()).get(keyid) ?? null;
+    const keys = cached!.keys;
+    // An unknown keyid in a set read a while ago: perhaps a rotation, so read the set again.
+    if (!keys.has(keyid) && age >= 30_000) return (await read()).get(keyid) ?? null;
     return keys.get(keyid) ?? null;
   };
 }
