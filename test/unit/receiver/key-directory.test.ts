@@ -15,7 +15,7 @@ describe("the receiver kit's key directory (issue 30 item 6)", () => {
     const signed = vectors.find((vector) => vector.name === 'structured')!.request as VectorRequest;
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(receiver.now * 1000);
-    let published: unknown[] = [];
+    let published: readonly unknown[] = [];
     const urls: string[] = [];
     const fetchKeys = (async (url: string) => {
       urls.push(url);
