@@ -111,6 +111,21 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'receiver-kit-stands-alone',
+      comment:
+        'receiver/ is @koerier/receiver, a package of its own for partners (docs/RECEIVERS.md): it imports nothing of the repository, only its own files, Node and its declared dependencies.',
+      severity: 'error',
+      from: { path: '^receiver/' },
+      to: { path: '^(functions|lib|local|bin|cli|client|console|test|bench)/' },
+    },
+    {
+      name: 'nothing-imports-receiver-kit',
+      comment: 'Only the tests use the receiver kit: Koerier itself never receives its own deliveries through it.',
+      severity: 'error',
+      from: { path: '^(functions|lib|local|bin|cli|client|console|bench)/' },
+      to: { path: '^receiver/' },
+    },
+    {
       name: 'nothing-deployed-imports-client',
       comment:
         'The deployed functions and the CDK app are the server: they never call their own API through the client.',
