@@ -8,6 +8,7 @@ import { healthPaths, healthSchemas } from './health-paths.js';
 import { withOperationDefaults } from './operation-defaults.js';
 import { problemPagePaths } from './problem-pages.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
+import { filterTestPaths, filterTestSchemas } from './filter-test-paths.js';
 import { deliveryPaths } from './delivery-paths.js';
 import { deliverySchemas } from './delivery-schemas.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
@@ -96,6 +97,7 @@ export function openApiDocument(options: ApiDescriptionOptions) {
         ...deliverySchemas,
         ...pullSchemas,
         ...replaySchemas,
+        ...filterTestSchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
         ...operationsSchemas,
@@ -125,6 +127,7 @@ const describedPaths = {
   ...healthPaths,
   ...pullPaths,
   ...replayPaths,
+  ...filterTestPaths,
   ...payloadsPaths,
   ...partnersPaths,
   ...contractsPaths,
