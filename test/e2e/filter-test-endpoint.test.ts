@@ -5,11 +5,14 @@
  * to `nl.edu.` only; events of `nl.overheid.` are archived beside them and must never be shown to it.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { ARCHIVE_PREFIX, decodeArchiveObject } from '../../functions/core/replay/archive-format.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiAs, callApi, publishEvents, type ApiAnswer } from '../support/koerier-api.js';
+import { cliUser, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
 
 const SOURCE = `urn:nld:oin:00000001234567890000:systeem:filter-test-${randomUUID().slice(0, 8)}`;
@@ -24,6 +27,7 @@ interface Made {
 }
 
 let koerier: TestHost;
+let cli: CliUser;
 let subscriber: string;
 const made: Made[] = [];
 
@@ -62,6 +66,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  await cli?.remove();
   await koerier?.stop();
 });
 
@@ -166,5 +171,42 @@ describe('issue 32: POST /subscriptions/filters/test', () => {
 
     const readOnly = await koerier.token('dev-subscriber', ['subscriptions:read']);
     expect((await api({ filters: [], archived: { last: 1 } }, readOnly)).status).toBe(403);
+  });
+});
+
+describe('issue 32: koerier filter test on the gateway', () => {
+  it('issue 32 (filter test): koerier filter test --archived N asks the gateway about the newest archived events the caller may receive', async () => {
+    cli ??= await cliUser(koerier.url);
+    const env = {
+      KOERIER_CLIENT_ID: 'dev-subscriber',
+      KOERIER_CLIENT_SECRET: koerier.host.localConfig.clients['dev-subscriber']!.secret,
+    };
+    const archived = await cli.run(['--json', 'filter', 'test', '--sql', SQL, '--archived', '1000'], { env });
+    expect(archived.code, archived.stderr).toBe(0);
+    const answer = JSON.parse(archived.stdout) as { events: Tested[]; matched: number };
+    const ours = answer.events.filter((e) => made.some((m) => m.id === e.id));
+    const visible = made.filter((e) => e.type === LEERLING);
+    expect(ours.map((e) => [e.id, e.matches])).toEqual(visible.map((e) => [e.id, e.schoolcode === '12AB']).reverse());
+    expect(answer.events.filter((e) => e.type === ZAAK)).toEqual([]);
+
+    // Given events, judged by the gateway: a zaak the caller may not receive is tried all the same.
+    const file = join(cli.cwd, 'events.jsonl');
+    await writeFile(
+      file,
+      made
+        .slice(0, 3)
+        .map((e) => JSON.stringify({ specversion: '1.0', source: SOURCE, ...e }))
+        .join('\n'),
+    );
+    const given = await cli.run(['filter', 'test', '--server', '--sql', SQL, file], { env });
+    expect(given.code, given.stderr).toBe(0);
+    expect(given.stderr).toContain('1 of 3 events match');
+    expect(given.stdout).toContain('filters[0].sql: missingAttribute');
+
+    const invalid = await cli.run(['filter', 'test', '--sql', "type = 'a' OR type = 'b' AND x", '--archived', '5'], {
+      env,
+    });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('filters[0].sql: "sql" is not a CESQL v1 expression at position 26');
   });
 });
