@@ -230,7 +230,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     await operator.close();
   });
 
-  it('issue 32 (filter test): a subscriber pastes filters and sees which of the newest archived events match; an invalid sql filter shows the position; both pass axe', async () => {
+  it('CESQL-7, issue 32 (filter test): a subscriber pastes filters and sees which of the newest archived events match; an invalid sql filter shows the position; both pass axe', async () => {
     const page = await browser.newPage({ locale: 'nl-NL' });
     await signIn(page, 'dev-subscriber', false);
     await page.getByRole('link', { name: 'Filter uitproberen' }).click();

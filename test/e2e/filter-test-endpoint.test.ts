@@ -82,7 +82,7 @@ async function archivedIds(): Promise<Set<string>> {
 }
 
 describe('issue 32: POST /subscriptions/filters/test', () => {
-  it('issue 32 (filter test): says per given event which filters match, whether all do, and which sql expression raised an evaluation error', async () => {
+  it('CESQL-7, issue 32 (filter test): says per given event which filters match, whether all do, and which sql expression raised an evaluation error', async () => {
     const events = made.slice(0, 3).map((e) => ({ specversion: '1.0', source: SOURCE, ...e }));
     const answer = await api({ filters: [{ sql: SQL }, { prefix: { type: 'nl.edu.' } }], events });
     expect(answer.status, answer.text).toBe(200);
@@ -101,7 +101,7 @@ describe('issue 32: POST /subscriptions/filters/test', () => {
     expect(tested[2]!.type).toBe(ZAAK);
   });
 
-  it('issue 32 (filter test): tries the newest archived events the caller may receive, newest first, and never shows one outside its entitlement', async () => {
+  it('CESQL-7, issue 32 (filter test): tries the newest archived events the caller may receive, newest first, and never shows one outside its entitlement', async () => {
     const answer = await api({ filters: [{ sql: SQL }], archived: { last: 1000 } });
     expect(answer.status, answer.text).toBe(200);
     const ours = (answer.body['events'] as Tested[]).filter((e) => made.some((m) => m.id === e.id));
@@ -126,7 +126,7 @@ describe('issue 32: POST /subscriptions/filters/test', () => {
     );
   });
 
-  it('issue 32 (filter test): an invalid sql filter is the 400 a subscription with it gets, naming the filter, the position and what was expected', async () => {
+  it('CESQL-7, issue 32 (filter test): an invalid sql filter is the 400 a subscription with it gets, naming the filter, the position and what was expected', async () => {
     const filters = [{ exact: { type: LEERLING } }, { sql: "type = 'a' OR type = 'b' AND x" }];
     const answer = await api({ filters, archived: { last: 10 } });
     expect(answer.status).toBe(400);
@@ -148,7 +148,7 @@ describe('issue 32: POST /subscriptions/filters/test', () => {
     expect(subscription.body['errors']).toEqual(errors);
   });
 
-  it('issue 32 (filter test): the limits: at most 1000 archived, 100 given events, 256 KiB of body, events or archived, and the scope of making a subscription', async () => {
+  it('CESQL-7, issue 32 (filter test): the limits: at most 1000 archived, 100 given events, 256 KiB of body, events or archived, and the scope of making a subscription', async () => {
     const one = { specversion: '1.0', id: 'x', source: SOURCE, type: LEERLING };
     const refusals: [string, unknown, number][] = [
       ['archived.last over 1000', { filters: [], archived: { last: 1001 } }, 400],
@@ -175,7 +175,7 @@ describe('issue 32: POST /subscriptions/filters/test', () => {
 });
 
 describe('issue 32: koerier filter test on the gateway', () => {
-  it('issue 32 (filter test): koerier filter test --archived N asks the gateway about the newest archived events the caller may receive', async () => {
+  it('CESQL-7, issue 32 (filter test): koerier filter test --archived N asks the gateway about the newest archived events the caller may receive', async () => {
     cli ??= await cliUser(koerier.url);
     const env = {
       KOERIER_CLIENT_ID: 'dev-subscriber',

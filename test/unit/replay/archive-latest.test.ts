@@ -13,7 +13,7 @@ const ids = (events: readonly { id: string }[]) => events.map((e) => e.id);
 const everything = { keep: () => true, maxRequests: 1000, maxScanned: 100_000 };
 
 describe('issue 32 (filter test): the newest archived events', () => {
-  it('issue 32 (filter test): newest first across overlapping batches, an earlier hour and an earlier day, each event once', async () => {
+  it('CESQL-7, issue 32 (filter test): newest first across overlapping batches, an earlier hour and an earlier day, each event once', async () => {
     const archive = new MemoryEventArchive();
     const a = archived('a', NOW - 2 * DAY);
     const b = archived('b', NOW - 3 * HOUR);
@@ -41,7 +41,7 @@ describe('issue 32 (filter test): the newest archived events', () => {
     expect(ids(newest.events)).toEqual(['f', 'd', 'e']);
   });
 
-  it('issue 32 (filter test): keeps only what `keep` lets through, shows nothing before the retention or after now', async () => {
+  it('CESQL-7, issue 32 (filter test): keeps only what `keep` lets through, shows nothing before the retention or after now', async () => {
     const archive = new MemoryEventArchive();
     await archiveAll(archive, [
       [archived('old', NOW - 5 * DAY)],
@@ -59,7 +59,7 @@ describe('issue 32 (filter test): the newest archived events', () => {
     expect(read.scanned).toBe(2);
   });
 
-  it('issue 32 (filter test): stops at its bound on archive requests and says it did not reach the retention', async () => {
+  it('CESQL-7, issue 32 (filter test): stops at its bound on archive requests and says it did not reach the retention', async () => {
     const archive = new MemoryEventArchive();
     await archiveAll(
       archive,
@@ -77,7 +77,7 @@ describe('issue 32 (filter test): the newest archived events', () => {
     expect(read.requests).toBeLessThanOrEqual(10);
   });
 
-  it('issue 32 (filter test): an empty archive of 30 days costs one list per hour of today and one per earlier day', () => {
+  it('CESQL-7, issue 32 (filter test): an empty archive of 30 days costs one list per hour of today and one per earlier day', () => {
     const prefixes = prefixesBackwards(NOW + 30 * 60_000, NOW - 30 * DAY);
     // NOW is 12:00 UTC: today's hours 12 down to 00, then 30 whole days.
     expect(prefixes.slice(0, 2)).toEqual(['archive/2026/11/23/12/', 'archive/2026/11/23/11/']);
