@@ -93,7 +93,8 @@ export const filterTestPaths = {
       summary: 'Try filters on events before a subscription uses them',
       description:
         'Says which events a list of filters matches, as a subscription with these `filters` would receive them: every filter must ' +
-        'match, a `sql` expression that raises an evaluation error does not (reported in `sqlErrors`). The filters are checked as a ' +
+        'match, a `sql` expression that raises an evaluation error does not (reported in `sqlErrors`; inside a `not`, the `not` then does, as in ' +
+        'delivery). The filters are checked as a ' +
         'subscription’s are: an invalid one is the same 400 (`invalid-subscription`, an issue naming the filter, and for `sql` the ' +
         'position and what was expected there). Either on given `events` (at most ' +
         `${FILTER_TEST_LIMITS.maxEvents}; any events, the caller’s entitlement plays no part) or on the newest \`archived.last\` ` +

@@ -19,8 +19,11 @@ export const FILTER_TEST_LIMITS = {
   maxEvents: 100,
   /** `archived.last` at most. */
   maxArchived: 1000,
-  /** Archive requests (lists and gets) one trial makes at most. */
-  maxArchiveRequests: 200,
+  /**
+   * Archive requests (lists and gets) one trial makes at most: enough for the newest 1,000 events
+   * from router batches of one event each (light load), with a list per hour of today and per day.
+   */
+  maxArchiveRequests: 1_200,
   /** Archived events one trial looks at at most, whether the caller may see them or not. */
   maxArchiveScanned: 50_000,
 } as const;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { prefixesBackwards, readLatestArchived } from '../../../functions/core/replay/archive-latest.js';
+import { FILTER_TEST_LIMITS } from '../../../functions/core/filter-test/filter-test-request.js';
 import { MemoryEventArchive } from '../../support/memory/replay-memory-adapters.js';
 import { archiveAll, archived, HOUR, NOW } from './replay-fakes.js';
 
@@ -75,6 +76,26 @@ describe('issue 32 (filter test): the newest archived events', () => {
     });
     expect(read).toMatchObject({ events: [], complete: false });
     expect(read.requests).toBeLessThanOrEqual(10);
+  });
+
+  it('CESQL-7, issue 32 (filter test): the newest 1,000 from router batches of one event each fit the bound of a trial', async () => {
+    const archive = new MemoryEventArchive();
+    await archiveAll(
+      archive,
+      Array.from({ length: 1000 }, (_, i) => [archived(`e${i}`, NOW + 1000 + i)]),
+    );
+    archive.requests = 0;
+    const read = await readLatestArchived(archive, {
+      now: NOW + HOUR - 1,
+      oldest: NOW - 30 * DAY,
+      limit: 1000,
+      ...everything,
+      maxRequests: FILTER_TEST_LIMITS.maxArchiveRequests,
+    });
+    expect(read.events).toHaveLength(1000);
+    expect(read.events[0]!.id).toBe('e999');
+    expect(read).toMatchObject({ complete: true, requests: 1001 });
+    expect(archive.requests).toBe(1001);
   });
 
   it('CESQL-7, issue 32 (filter test): an empty archive of 30 days costs one list per hour of today and one per earlier day', () => {
