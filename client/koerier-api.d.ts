@@ -500,6 +500,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/subscriptions/filters/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try filters on events before a subscription uses them
+     * @description Says which events a list of filters matches, as a subscription with these `filters` would receive them: every filter must match, a `sql` expression that raises an evaluation error does not (reported in `sqlErrors`; inside a `not`, the `not` then does, as in delivery). The filters are checked as a subscription’s are: an invalid one is the same 400 (`invalid-subscription`, an issue naming the filter, and for `sql` the position and what was expected there). Either on given `events` (at most 100; any events, the caller’s entitlement plays no part) or on the newest `archived.last` archived events (at most 1000) that the caller may receive: its entitlement is applied to each archived event exactly as routing applies it, so no event is shown that the caller could not subscribe to. The archive read is bounded (1200 archive requests, 50000 events looked at); `archive.complete` says whether it stopped there. A body holds at most 262144 bytes. Changes nothing, so it takes no Idempotency-Key. Scope `subscriptions:manage`, as for making a subscription.
+     */
+    post: operations['testFilters'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/payloads/{id}': {
     parameters: {
       query?: never;
@@ -1810,6 +1830,51 @@ export interface components {
       finishedAt?: string;
       /** @description Why a replay `failed`. */
       reason?: string;
+    };
+    TestedEvent: {
+      id: string;
+      source: string;
+      type: string;
+      /**
+       * Format: date-time
+       * @description When Koerier accepted the archived event; absent for a given event.
+       */
+      acceptedAt?: string;
+      /** @description The event’s context attributes, as the filters read them (never `data`). */
+      attributes: {
+        [key: string]: string | number | boolean;
+      };
+      /** @description Every filter matches: a subscription with these filters receives the event. */
+      matches: boolean;
+      /** @description Each filter’s own answer, in the order given. */
+      filters: boolean[];
+      /** @description The `sql` expressions whose evaluation raised an error (CESQL’s fail-fast rule): such an expression does not match. */
+      sqlErrors?: {
+        /** @description Where it sits, as a 400 names it: `filters[1].any[0].sql`. */
+        filter: string;
+        /**
+         * @description The CESQL error kind.
+         * @enum {string}
+         */
+        error: 'parse' | 'math' | 'cast' | 'missingAttribute' | 'missingFunction' | 'functionEvaluation' | 'generic';
+      }[];
+    };
+    FilterTestResult: {
+      /** @description Events tried. */
+      tested: number;
+      /** @description Of those, the events every filter matches. */
+      matched: number;
+      /** @description Given events in the order given; archived events newest first. */
+      events: components['schemas']['TestedEvent'][];
+      /** @description For `archived`: how far back the archive was read. */
+      archive?: {
+        /** @description The `last` asked for. */
+        last: number;
+        /** @description Archived events looked at, including those the caller may not receive (not shown). */
+        scanned: number;
+        /** @description `false` when the trial stopped at its bound on archive reads before it found `last` events or reached the retention: older events were not looked at. */
+        complete: boolean;
+      };
     };
     /** @description The object the producer is about to upload: its exact size and SHA-256, and its media type. */
     UploadRequest: {
@@ -5232,6 +5297,121 @@ export interface operations {
       };
       /** @description This Idempotency-Key was used before with another request. */
       422: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  testFilters: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The filters to try, as a subscription’s `filters`: an event matches when all of them match. */
+          filters: components['schemas']['Filter'][];
+          /** @description The events to try the filters on. Give either `events` or `archived`. */
+          events?: ({
+            specversion: string;
+            id: string;
+            source: string;
+            type: string;
+          } & {
+            [key: string]: unknown;
+          })[];
+          archived?: {
+            /** @description How many of the newest archived events the caller may receive. */
+            last: number;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Which events match. */
+      200: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FilterTestResult'];
+        };
+      };
+      /** @description An invalid filter, or a body not as described (`invalid-subscription`; `errors` name each problem). */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A body over 262144 bytes (`payload-too-large`). */
+      413: {
         headers: {
           'API-Version': components['headers']['API-Version'];
           [name: string]: unknown;

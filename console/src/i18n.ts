@@ -66,6 +66,34 @@ const messages = {
   sent: ['Verstuurd', 'Sent'],
   window: ['Periode', 'Window'],
   signInFailed: ['Aanmelden is mislukt', 'Sign-in failed'],
+  tryFilter: ['Filter uitproberen', 'Try a filter'],
+  tryFilterIntro: [
+    'Plak filters zoals een abonnement ze schrijft (JSON: exact, prefix, suffix, all, any, not, sql) en zie welke van de laatste gearchiveerde gebeurtenissen die u mag ontvangen erop passen. Er wordt niets aangemaakt of verstuurd.',
+    'Paste filters as a subscription writes them (JSON: exact, prefix, suffix, all, any, not, sql) and see which of the newest archived events you may receive they match. Nothing is created or sent.',
+  ],
+  tryFilterReadOnly: [
+    'Een filter uitproberen mag wie abonnementen mag aanmaken: de partner doet het met zijn eigen client (koerier filter test --archived 50).',
+    'Trying a filter is for whoever may create subscriptions: the partner does it with its own client (koerier filter test --archived 50).',
+  ],
+  filtersJson: ['Filters (JSON, allemaal moeten passen)', 'Filters (JSON, all must match)'],
+  lastArchived: ['Aantal laatste gearchiveerde gebeurtenissen (1–1000)', 'Newest archived events to try (1–1000)'],
+  tryIt: ['Uitproberen', 'Try it'],
+  filtersNotJson: ['De filters zijn geen JSON.', 'The filters are not JSON.'],
+  result: ['Resultaat', 'Result'],
+  of: ['van', 'of'],
+  eventsMatch: ['gebeurtenissen passen', 'events match'],
+  archiveIncomplete: [
+    'Het archief is niet tot het einde doorzocht: oudere gebeurtenissen zijn niet bekeken.',
+    'The archive was not searched to its end: older events were not looked at.',
+  ],
+  noArchivedEvents: ['Geen gearchiveerde gebeurtenissen die u mag ontvangen.', 'No archived events you may receive.'],
+  archivedEvents: ['Gearchiveerde gebeurtenissen, nieuwste eerst', 'Archived events, newest first'],
+  source: ['Bron', 'Source'],
+  type: ['Type', 'Type'],
+  matches: ['Past', 'Matches'],
+  sqlErrors: ['SQL-fouten (passen niet)', 'SQL errors (no match)'],
+  yes: ['ja', 'yes'],
+  no: ['nee', 'no'],
 } as const satisfies Record<string, readonly [string, string]>;
 
 export type MessageKey = keyof typeof messages;

@@ -1,5 +1,6 @@
 /** The console's start: configuration, sign-in, the header, and the page the address names. */
 import { apiFor } from './api.js';
+import { filterTestPage } from './filter-test-page.js';
 import { completeSignIn, currentSession, signIn, signOut, type ConsoleConfig } from './auth.js';
 import { h } from './dom.js';
 import { language, setLanguage, t } from './i18n.js';
@@ -33,6 +34,7 @@ async function start(): Promise<void> {
     try {
       if (page === 'subscriptions' && id) await subscriptionPage(context, decodeURIComponent(id));
       else if (page === 'contracts') await contractsPage(context);
+      else if (page === 'filters') await filterTestPage(context);
       else await subscriptionsPage(context);
     } catch (error) {
       main.replaceChildren(
@@ -59,6 +61,7 @@ function drawHeader(render: () => Promise<void>): void {
           {},
           h('li', {}, h('a', { href: '#/' }, t('subscriptions'))),
           h('li', {}, h('a', { href: '#/contracts' }, t('contracts'))),
+          h('li', {}, h('a', { href: '#/filters' }, t('tryFilter'))),
         )
       : '',
   );

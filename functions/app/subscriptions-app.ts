@@ -6,6 +6,9 @@
  * not by an access token, and is naturally idempotent.
  */
 import { scopes } from '../core/auth/access-tokens.js';
+import { testFilters } from '../core/filter-test/filter-test.js';
+import { parseFilterTestRequest } from '../core/filter-test/filter-test-request.js';
+import { jsonResponse } from '../core/http/messages.js';
 import type { PartnerSnapshot } from '../core/partners/partner.js';
 import { quotasOf } from '../core/quotas/client-quotas.js';
 import { SubscriptionsService } from '../core/subscriptions/subscriptions-service.js';
@@ -26,7 +29,11 @@ export type SubscriptionsAppDependencies = Pick<
   | 'quotaHolds'
   | 'credentialCipher'
   | 'handshakeHttp'
+  | 'eventArchive'
+  | 'clock'
 >;
+
+const DAY_MS = 24 * 3600_000;
 
 export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
   const { config, log } = deps;
@@ -83,6 +90,7 @@ export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
       case 'PATCH /subscriptions/{id}':
       case 'DELETE /subscriptions/{id}':
       case 'POST /subscriptions/{id}/revalidate':
+      case 'POST /subscriptions/filters/test':
         break;
       default:
         return unroutedAnswer(request);
@@ -93,7 +101,8 @@ export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
       request,
       route.startsWith('GET ') ? scopes.readSubscriptions : scopes.manageSubscriptions,
     );
-    const subscriptions = subscriptionsService(await deps.partners.current());
+    const directory = await deps.partners.current();
+    const subscriptions = subscriptionsService(directory);
     const guarded = idempotencyGuard(deps, request, { replayHeaders: ['etag'] });
     switch (route) {
       case 'POST /subscriptions':
@@ -108,6 +117,17 @@ export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
         return guarded(principal.clientId, route, () => subscriptions.remove(principal, id));
       case 'POST /subscriptions/{id}/revalidate':
         return guarded(principal.clientId, route, () => subscriptions.revalidate(principal, id));
+      case 'POST /subscriptions/filters/test': {
+        // Changes nothing, so no Idempotency-Key guard: asked twice, it answers from the archive as it is then.
+        const trial = parseFilterTestRequest(request.body);
+        const answer = await testFilters(trial, principal, {
+          archive: deps.eventArchive,
+          entitlements: directory.entitlements,
+          now: deps.clock(),
+          retentionMs: config.archive.retentionDays * DAY_MS,
+        });
+        return jsonResponse(200, answer);
+      }
     }
   };
 }

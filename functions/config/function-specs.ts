@@ -46,9 +46,12 @@ export const functions = {
       { method: 'GET', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/validation' },
       { method: 'POST', path: '/subscriptions/{id}/revalidate' },
+      { method: 'POST', path: '/subscriptions/filters/test' },
     ],
     // Partners: the entitlements (EDU-7), seeded on the first read after a deploy.
     tables: { subscriptions: 'readwrite', routes: 'readwrite', idempotency: 'readwrite', partners: 'readwrite' },
+    // A filter test reads the newest archived events (issue 32; docs/SUBSCRIPTIONS.md, "Trying a filter").
+    buckets: { archive: 'list+read' },
     // Sealing only: the API never reads a credential back.
     keys: { credentials: 'encrypt' },
     // The validation handshake reaches targets that demand a client certificate.

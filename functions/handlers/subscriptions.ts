@@ -4,6 +4,7 @@ import { subscriptionsApp } from '../app/subscriptions-app.js';
 import {
   authenticate,
   credentialCipher,
+  eventArchive,
   handshakeHttp,
   idempotency,
   metrics,
@@ -27,6 +28,7 @@ export const handler = handlerFor(
     quotaHolds,
     credentialCipher,
     handshakeHttp,
+    eventArchive,
     metrics,
   }),
 );

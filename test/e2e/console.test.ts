@@ -39,6 +39,7 @@ let browser: Browser;
 let receiver: HttpsReceiver;
 let ownId: string;
 let othersId: string;
+let consoleType: string;
 
 const api = (token: string, method: string, path: string, body?: unknown, contentType = 'application/json') =>
   callApi(koerier.url, token, method, path, body, body === undefined ? {} : { 'content-type': contentType });
@@ -96,6 +97,7 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
     const other = await koerier.token('dev-publisher', ['subscriptions:manage', 'events:publish']);
     const type = `nl.example.console.${randomUUID().slice(0, 8)}.v1`;
+    consoleType = type;
     const own = await api(subscriber, 'POST', '/subscriptions', {
       sink: receiver.url,
       types: [type],
@@ -210,6 +212,34 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
     expect(all).toContain(othersId);
     await expectAccessible(operator, '09-operator');
     await operator.close();
+  });
+
+  it('CESQL-7, issue 32 (filter test): a subscriber pastes filters and sees which of the newest archived events match; an invalid sql filter shows the position; both pass axe', async () => {
+    const page = await browser.newPage({ locale: 'nl-NL' });
+    await signIn(page, 'dev-subscriber', false);
+    await page.getByRole('link', { name: 'Filter uitproberen' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Filter uitproberen' }).waitFor();
+    await expectAccessible(page, '10-filter-test');
+
+    await page.getByLabel(/Filters \(JSON/).fill(JSON.stringify([{ sql: `type = '${consoleType}'` }]));
+    await page.getByLabel(/laatste gearchiveerde/).fill('20');
+    await page.getByRole('button', { name: 'Uitproberen' }).click();
+    const events = page.getByRole('table', { name: 'Gearchiveerde gebeurtenissen, nieuwste eerst' });
+    await events.waitFor();
+    // The two events published in beforeAll match; nothing else of the archive does.
+    const rows = events.getByRole('row');
+    const matching = rows.filter({ hasText: consoleType }).filter({ hasText: 'ja' });
+    expect(await matching.count()).toBe(2);
+    expect(await page.locator('main').textContent()).toMatch(/2 van \d+ gebeurtenissen passen/);
+    await expectAccessible(page, '11-filter-test-result');
+
+    await page.getByLabel(/Filters \(JSON/).fill('[{"sql": "type = \'a\' OR type = \'b\' AND x"}]');
+    await page.getByRole('button', { name: 'Uitproberen' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.locator('main').textContent()).toContain('filters[0].sql');
+    expect(await page.locator('main').textContent()).toContain('at position 26: expected OR or parentheses');
+    await expectAccessible(page, '12-filter-test-invalid');
+    await page.close();
   });
 
   it('issue 16: the development sign-in refuses a wrong PKCE verifier, a reused code and a foreign redirect URI', async () => {

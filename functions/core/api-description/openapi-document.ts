@@ -9,6 +9,7 @@ import { withOperationDefaults } from './operation-defaults.js';
 import { problemPagePaths } from './problem-pages.js';
 import { eventsPaths, eventsSchemas } from './events-paths.js';
 import { eventTracePaths } from './event-trace-paths.js';
+import { filterTestPaths, filterTestSchemas } from './filter-test-paths.js';
 import { deliveryPaths } from './delivery-paths.js';
 import { deliverySchemas } from './delivery-schemas.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
@@ -97,6 +98,7 @@ export function openApiDocument(options: ApiDescriptionOptions) {
         ...deliverySchemas,
         ...pullSchemas,
         ...replaySchemas,
+        ...filterTestSchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
         ...operationsSchemas,
@@ -127,6 +129,7 @@ const describedPaths = {
   ...healthPaths,
   ...pullPaths,
   ...replayPaths,
+  ...filterTestPaths,
   ...payloadsPaths,
   ...partnersPaths,
   ...contractsPaths,

@@ -5,6 +5,7 @@
  */
 import { UPLOAD_BODY } from '../claim-check/uploads.js';
 import { REDRIVE_BODY } from '../delivery/redrive.js';
+import { FILTER_TEST_BODY } from '../filter-test/filter-test-request.js';
 import type { RequestBody } from '../http/json-body.js';
 import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 import { RECEIVE_BODY, SETTLE_BODIES } from '../pull/pull-requests.js';
@@ -20,6 +21,7 @@ export const operationBodies: Readonly<Record<string, RequestBody>> = {
   rejectEvents: SETTLE_BODIES.reject,
   redriveDeadLetters: REDRIVE_BODY,
   startReplay: REPLAY_BODY,
+  testFilters: FILTER_TEST_BODY,
   createUpload: UPLOAD_BODY,
   putClient: CLIENT_INPUT_BODY,
 };

@@ -30,6 +30,10 @@ const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, un
   rejectEvents: { locktokens: ['t'], reason: 'r' },
   redriveDeadLetters: [{ deliveryIds: ['d-1'] }, { all: true }],
   startReplay: { from: '2026-11-23T10:00:00Z', to: '2026-11-23T11:00:00Z', types: ['t'] },
+  testFilters: [
+    { filters: [{ sql: 'true' }], archived: { last: 10 } },
+    { filters: [], events: [{ specversion: '1.0', id: 'e', source: 's', type: 't', data: {} }] },
+  ],
   createUpload: { size: 3, digest: TOKEN, contenttype: 'text/csv; charset=utf-8' },
   UploadRequest: { size: 3, digest: TOKEN },
   putClient: CLIENT,
