@@ -4,18 +4,29 @@
  * throws (a KoerierError each). What is decided lives in `lifecycle.ts` and `subscriptions-service.ts`.
  */
 import { API_BASE_PATH } from '../http/api-version.js';
-import { malformedJsonProblem } from '../http/malformed-json.js';
+import { bodyRefusal, readJsonBody, readJsonValue } from '../http/json-body.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import type { SubscriptionPage } from './store.js';
 import type { Subscription, SubscriptionStatus } from './subscription.js';
 import { view } from './subscription-view.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from './json-bounds.js';
+import { MERGE_PATCH_BODY, SUBSCRIPTION_BODY } from './subscription-body.js';
 
 const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
+/** The body as JSON, within its bounds (review item 9); a POST's value is checked by parseSubscriptionInput. */
 export function readJson(request: HttpRequest, mediaTypes: readonly string[]): unknown {
+  return readJsonValue(boundedText(request, mediaTypes));
+}
+
+/** A PATCH body: a JSON merge patch object (RFC 7396), whose merged result is checked as a POST's body is. */
+export function readMergePatch(request: HttpRequest): Record<string, unknown> {
+  return readJsonBody(boundedText(request, ['application/merge-patch+json', 'application/json']), MERGE_PATCH_BODY);
+}
+
+function boundedText(request: HttpRequest, mediaTypes: readonly string[]): string {
   const mediaType = mediaTypeOf(request.headers['content-type']);
   if (!mediaTypes.includes(mediaType)) {
     throw new KoerierError(problems.unsupportedMediaType(`Send the subscription as ${mediaTypes.join(' or ')}.`));
@@ -26,26 +37,7 @@ export function readJson(request: HttpRequest, mediaTypes: readonly string[]): u
   }
   const text = request.body.toString('utf8');
   if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw tooDeep();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new KoerierError(malformedJsonProblem());
-  }
-}
-
-/** A PATCH body: a JSON merge patch object (RFC 7396). */
-export function readMergePatch(request: HttpRequest): Record<string, unknown> {
-  const body = readJson(request, ['application/merge-patch+json', 'application/json']);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new KoerierError(
-      problems.badRequest(
-        'invalid-subscription',
-        'Invalid Subscription',
-        'A PATCH body is a JSON merge patch object (RFC 7396).',
-      ),
-    );
-  }
-  return body as Record<string, unknown>;
+  return text;
 }
 
 export function readPageRequest(query: Readonly<Record<string, string | undefined>>): {
@@ -114,15 +106,9 @@ export function preconditionFailure(ifMatch: string | undefined, current: Subscr
   );
 }
 
+/** The 400 for a subscription that is not one, naming every member in `errors` as its schema's refusal does. */
 export function invalidSubscription(issues: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(
-    problems.badRequest(
-      'invalid-subscription',
-      'Invalid Subscription',
-      `The subscription has ${issues.length} error(s); see errors.`,
-      issues,
-    ),
-  );
+  return bodyRefusal(SUBSCRIPTION_BODY, issues);
 }
 
 export function invalidCursor(): KoerierError {
