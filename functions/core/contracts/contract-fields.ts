@@ -65,5 +65,5 @@ function withoutControlCharacters(text: string, member: string, allowLineBreaks 
 }
 
 export function invalidContract(detail: string, errors?: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-contract', 'Invalid Contract', detail, errors));
+  return new KoerierError(problems.badRequest('invalid-contract', detail, errors));
 }

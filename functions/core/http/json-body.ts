@@ -31,7 +31,7 @@ import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/error
 import { Check } from '@sinclair/typebox/value';
 import { registerStringFormats } from './string-formats.js';
 import { malformedJsonProblem } from './malformed-json.js';
-import { catalogued, KoerierError, type ValidationIssue } from './problems.js';
+import { problem, KoerierError, type ValidationIssue } from './problems.js';
 import type { ProblemSlug } from './problem-titles.js';
 
 export interface RequestBody<T extends TSchema = TSchema> {
@@ -193,7 +193,7 @@ function closestErrors(errors: Iterable<ValueError>): ValueError[] {
 export function bodyRefusal(definition: RequestBody, issues: readonly ValidationIssue[]): KoerierError {
   const count = issues.length;
   return new KoerierError(
-    catalogued(
+    problem(
       400,
       definition.problemType,
       `${count} member${count === 1 ? '' : 's'} of the body ${count === 1 ? 'is' : 'are'} not as the API description says; see errors.`,

@@ -99,7 +99,6 @@ export function countQuotaExceeded(
     problem(
       409,
       'quota-exceeded',
-      'Quota exceeded',
       `Client "${clientId}" holds ${used} ${UNITS[quota]}, its quota ${quota} is ${limit}. ${free} ${howToRaise(clientId, quota)}`,
       { quota, limit, used },
     ),
@@ -120,7 +119,6 @@ export function uploadQuotaExceeded(
       problem(
         413,
         'quota-exceeded',
-        'Quota exceeded',
         `An upload of ${requested} bytes is more than the quota ${quota} of client "${clientId}" (${limit}). ${howToRaise(clientId, quota)}`,
         {
           quota,
@@ -134,7 +132,6 @@ export function uploadQuotaExceeded(
     problem(
       429,
       'quota-exceeded',
-      'Quota exceeded',
       `Client "${clientId}" was granted uploads of ${used} bytes this hour; ${requested} more would pass its quota ${quota} of ${limit}. Retry after Retry-After, when the hour ends. ${howToRaise(clientId, quota)}`,
       { quota, limit, used, requested },
     ),

@@ -48,11 +48,7 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
   const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     throw new KoerierError(
-      problems.badRequest(
-        'invalid-parameter',
-        'Invalid Parameter',
-        `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
-      ),
+      problems.badRequest('invalid-parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`),
     );
   }
   const cursor = query['cursor'];
@@ -97,12 +93,7 @@ export function etagOf(subscription: Subscription): string {
 export function preconditionFailure(ifMatch: string | undefined, current: Subscription): KoerierError | undefined {
   if (ifMatch === undefined || ifMatch.trim() === etagOf(current) || ifMatch.trim() === '*') return undefined;
   return new KoerierError(
-    problem(
-      412,
-      'precondition-failed',
-      'Precondition Failed',
-      `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`,
-    ),
+    problem(412, 'precondition-failed', `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`),
   );
 }
 
@@ -112,23 +103,17 @@ export function invalidSubscription(issues: readonly ValidationIssue[]): Koerier
 }
 
 export function invalidCursor(): KoerierError {
-  return new KoerierError(
-    problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'),
-  );
+  return new KoerierError(problems.badRequest('invalid-parameter', 'cursor is not one this list handed out.'));
 }
 
 export function tooDeep(): KoerierError {
   return new KoerierError(
-    problems.badRequest(
-      'json-too-deep',
-      'JSON Nested Too Deeply',
-      `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`,
-    ),
+    problems.badRequest('json-too-deep', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`),
   );
 }
 
 export function notEntitled(reason: string): KoerierError {
-  return new KoerierError(problem(403, 'subscription-not-entitled', 'Not Entitled', `${reason} (EDU-7).`));
+  return new KoerierError(problem(403, 'subscription-not-entitled', `${reason} (EDU-7).`));
 }
 
 export function agreementNotAllowed(owner: string): KoerierError {
@@ -136,7 +121,6 @@ export function agreementNotAllowed(owner: string): KoerierError {
     problem(
       403,
       'validation-agreement-not-allowed',
-      'Validation Agreement Not Allowed',
       `Client "${owner}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`,
     ),
   );
@@ -147,7 +131,6 @@ export function idempotencyKeyReused(existingId: string): KoerierError {
     problem(
       422,
       'idempotency-key-reused',
-      'Idempotency Key Reused',
       `This Idempotency-Key already created subscription ${existingId} from a different request; a new request needs a new key.`,
     ),
   );
@@ -166,7 +149,6 @@ export function changedMeanwhile(id: string): KoerierError {
     problem(
       409,
       'subscription-changed',
-      'Conflict',
       `Subscription ${id} changed while this request was processed; read it and try again.`,
     ),
   );
@@ -186,12 +168,7 @@ export function credentialNotCarriedOver(): KoerierError {
 
 export function notApprovable(status: SubscriptionStatus): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'subscription-not-approvable',
-      'Not Approvable',
-      `The subscription is ${status}; it cannot be approved now.`,
-    ),
+    problem(409, 'subscription-not-approvable', `The subscription is ${status}; it cannot be approved now.`),
   );
 }
 
@@ -200,7 +177,6 @@ export function notRevalidatable(status: SubscriptionStatus, validation: string)
     problem(
       409,
       'subscription-not-revalidatable',
-      'Nothing to Validate',
       validation === 'agreed'
         ? 'Consent for this subscription was agreed out of band; there is no validation request to send.'
         : `The subscription is ${status}; only a pending or rejected one is validated again (a changed sink is validated by its PATCH).`,
@@ -213,7 +189,6 @@ export function approvalWindowClosed(): KoerierError {
     problem(
       410,
       'validation-window-closed',
-      'Approval Window Closed',
       'This approval link has expired; the subscriber must validate the sink again.',
     ),
   );
