@@ -1431,7 +1431,7 @@ export interface components {
       warningsNotListed?: number;
     };
     /**
-     * @description A CloudEvents Subscriptions API filter expression: exactly one of the dialects exact, prefix, suffix, all, any, not, sql. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); all/any hold a non-empty list of filters; not holds one; sql holds a CloudEvents SQL (CESQL v1.0.0) expression over the context attributes (never data), which matches when it evaluates to true without an error. An invalid expression is a 400 naming the position and what was expected there (at most 4096 bytes, 32 levels of nesting; AND, OR and XOR mixed need parentheses). Conditions an expression pins (type = '…', type IN (…), type LIKE 'prefix%', or a conjunction holding one) index the subscription as exact and prefix filters do; an expression that pins nothing is evaluated for every event the subscriber is entitled to. Any other dialect is rejected with 400.
+     * @description A CloudEvents Subscriptions API filter expression: exactly one of the dialects exact, prefix, suffix, all, any, not, sql. exact/prefix/suffix map attribute names to non-empty strings (all must match, case sensitive); all/any hold a non-empty list of filters; not holds one; sql holds a CloudEvents SQL (CESQL v1.0.0) expression over the context attributes (never data), which matches when it evaluates to true without an error. An invalid expression is a 400 naming the position and what was expected there (at most 4096 bytes, 32 levels of nesting; AND, OR and XOR mixed need parentheses). Conditions an expression pins (type = '…', type IN (…), type LIKE 'prefix%', or a conjunction holding one) index the subscription as exact and prefix filters do; an expression that pins nothing is evaluated for every event the subscriber is entitled to. Filters nest at most 8 levels, and a subscription holds at most 64 expressions in all. Any other dialect is rejected with 400.
      * @example {
      *       "all": [
      *         {
@@ -1448,14 +1448,20 @@ export interface components {
      *     }
      */
     Filter: {
-      exact?: components['schemas']['AttributeMatch'];
-      prefix?: components['schemas']['AttributeMatch'];
-      suffix?: components['schemas']['AttributeMatch'];
+      exact?: {
+        [key: string]: string;
+      };
+      prefix?: {
+        [key: string]: string;
+      };
+      suffix?: {
+        [key: string]: string;
+      };
       all?: components['schemas']['Filter'][];
       any?: components['schemas']['Filter'][];
       not?: components['schemas']['Filter'];
       /**
-       * @description A CESQL v1.0.0 expression (issue 32), e.g. type LIKE 'nl.edu.leerling.%' AND EXISTS schoolcode.
+       * @description A CESQL v1.0.0 expression (issue 32) of at most 4096 bytes (UTF-8), e.g. type LIKE 'nl.edu.leerling.%' AND EXISTS schoolcode.
        * @example type LIKE 'nl.edu.leerling.%' AND schoolcode IN ('12AB', '34CD')
        */
       sql?: string;
@@ -1532,7 +1538,7 @@ export interface components {
        * @enum {string}
        */
       validation?: 'handshake' | 'agreed';
-      /** @description How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12). */
+      /** @description How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12): the deployment's, so a longer window is refused in code. */
       retrywindowseconds?: number;
       /**
        * @description Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key, Content-Digest (RFC 9530, sha-256), Content-Type and every ce- header (binary mode), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. Refused (400 signing-unavailable) where the deployment has no signing key.
@@ -1597,7 +1603,7 @@ export interface components {
        * @enum {string}
        */
       validation?: 'handshake' | 'agreed';
-      /** @description How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12). */
+      /** @description How long deliveries are retried, at most the idempotency TTL (EDU-IDEM-12): the deployment's, so a longer window is refused in code. */
       retrywindowseconds?: number;
       /**
        * @description Every delivery carries an HTTP Message Signature (RFC 9421: `Signature-Input`, `Signature`) over @method, @target-uri, Idempotency-Key, Content-Digest (RFC 9530, sha-256), Content-Type and every ce- header (binary mode), with created, keyid and alg. The keys are at GET /.well-known/http-message-signatures-directory. Refused (400 signing-unavailable) where the deployment has no signing key.
@@ -2028,12 +2034,11 @@ export interface components {
         state?: string;
       };
     };
-    /** @description EDU-22: a name, and an e-mail address or a URL. */
+    /** @description EDU-22: a name, and an e-mail address or a URL. No control characters (issue 28). */
     ContactPoint: {
       name: string;
       /** Format: email */
       email?: string;
-      /** Format: uri */
       url?: string;
     };
     Contract: {
@@ -2126,6 +2131,7 @@ export interface components {
     ContractVersionInput: {
       /** @enum {string} */
       kind: 'openapi-webhook' | 'asyncapi-data';
+      /** @description No control characters but tabs and line breaks (issue 28). */
       description?: string;
       owner?: components['schemas']['ContactPoint'];
       contact?: components['schemas']['ContactPoint'];
@@ -2155,6 +2161,7 @@ export interface components {
         | 'application/vnd.oai.openapi+yaml';
     };
     ContractPatch: {
+      /** @description No control characters but tabs and line breaks (issue 28). */
       description?: string;
       owner?: components['schemas']['ContactPoint'];
       contact?: components['schemas']['ContactPoint'];
@@ -2162,7 +2169,9 @@ export interface components {
     ContractVersionPatch: {
       /** @enum {string} */
       status?: 'draft' | 'active' | 'deprecated' | 'retired';
+      /** @description RFC 3339 date or date-time; required with `deprecated`. */
       sunset?: string;
+      /** @description The types this version describes. */
       eventTypes?: string[];
     };
     ContractBindingInput: {

@@ -105,7 +105,6 @@ export function createApiGateway(
         const tooMany = problem(
           431,
           'request-header-fields-too-large',
-          'Request Header Fields Too Large',
           `The request has ${req.rawHeaders.length / 2} header lines; at most ${MAX_HEADER_LINES} are accepted.`,
         );
         writeHttpResponse(res, problemResponse(tooMany, { connection: 'close' }), requestId);
@@ -115,7 +114,7 @@ export function createApiGateway(
       if (hostFault) {
         writeHttpResponse(
           res,
-          problemResponse(problems.badRequest('invalid-host', 'Bad Request', hostFault), { connection: 'close' }),
+          problemResponse(problems.badRequest('invalid-host', hostFault), { connection: 'close' }),
           requestId,
         );
         return finish(400);
@@ -255,7 +254,6 @@ export function createApiGateway(
     const notServed = problem(
       405,
       'method-not-allowed',
-      'Method Not Allowed',
       `Koerier is not a proxy: CONNECT is not served. Allowed: ${SERVED_METHODS}.`,
     );
     log(
@@ -272,12 +270,7 @@ export function createApiGateway(
   // An Expect other than 100-continue: Node's own answer is an empty 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const requestId = apiGatewayRequestId();
-    const unmet = problem(
-      417,
-      'expectation-failed',
-      'Expectation Failed',
-      'Only "Expect: 100-continue" is understood.',
-    );
+    const unmet = problem(417, 'expectation-failed', 'Only "Expect: 100-continue" is understood.');
     log(
       JSON.stringify({
         level: 'info',
@@ -532,14 +525,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, log: (l
       ? problem(
           431,
           'request-header-fields-too-large',
-          'Request Header Fields Too Large',
           'The request line and headers are larger than the server accepts.',
         )
       : status === 408
-        ? problem(408, 'request-timeout', 'Request Timeout', 'The request did not arrive in time.')
+        ? problem(408, 'request-timeout', 'The request did not arrive in time.')
         : problems.badRequest(
             'malformed-request',
-            'Bad Request',
             'The request is not valid HTTP/1.1 (framing, line endings or header syntax).',
           );
   writeRawProblem(socket, refused);

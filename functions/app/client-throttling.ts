@@ -61,7 +61,6 @@ export function clientAdmission(
         problem(
           429,
           'rate-limited',
-          'Too Many Requests',
           `At most ${limits.refillPerMinute} requests per minute per client for these operations.`,
         ),
         { headers: { 'retry-after': String(decision.retryAfterSeconds) } },

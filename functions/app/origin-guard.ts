@@ -19,12 +19,7 @@ export function requireEdgeOrigin(request: HttpRequest, expectedSecret: string |
   // Hashes have equal lengths, so the comparison takes the same time whatever was presented.
   if (timingSafeEqual(sha256(presented), sha256(expectedSecret))) return;
   throw new KoerierError(
-    problem(
-      403,
-      'edge-bypassed',
-      'Forbidden',
-      'Call Koerier through its public address, not the API Gateway endpoint.',
-    ),
+    problem(403, 'edge-bypassed', 'Call Koerier through its public address, not the API Gateway endpoint.'),
   );
 }
 

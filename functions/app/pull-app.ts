@@ -114,7 +114,6 @@ export function pullApp(deps: PullAppDependencies): HttpApp {
         problem(
           409,
           'not-a-pull-subscription',
-          'Not A Pull Subscription',
           `Subscription ${id} delivers by push; only a pull subscription can be received from.`,
         ),
       );

@@ -1,17 +1,14 @@
 /** Component schemas of the contract register's API (contracts-paths.ts). */
-import { DOCUMENT_MEDIA_TYPES } from '../contracts/document-media-types.js';
+import {
+  BINDING_BODY,
+  CONTACT_POINT,
+  CONTRACT_PATCH_BODY,
+  PUBLISH_BODY,
+  VERSION_PATCH_BODY,
+} from '../contracts/contract-bodies.js';
+import { describedSchema } from '../http/json-body.js';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const contact = {
-  type: 'object',
-  required: ['name'],
-  description: 'EDU-22: a name, and an e-mail address or a URL.',
-  properties: {
-    name: { type: 'string' },
-    email: { type: 'string', format: 'email' },
-    url: { type: 'string', format: 'uri' },
-  },
-} as const;
 const finding = {
   type: 'object',
   required: ['direction', 'pointer', 'change', 'message'],
@@ -31,7 +28,7 @@ const finding = {
 } as const;
 
 export const contractsSchemas = {
-  ContactPoint: contact,
+  ContactPoint: describedSchema(CONTACT_POINT),
   Contract: {
     type: 'object',
     required: ['name', 'kind', 'owner', 'contact', 'latestVersion', 'createdAt', 'updatedAt', 'updatedBy', 'href'],
@@ -145,70 +142,11 @@ export const contractsSchemas = {
       document: { type: 'string', format: 'uri', description: 'Where the document is fetched as published.' },
     },
   },
-  ContractVersionInput: {
-    type: 'object',
-    required: ['kind', 'document'],
-    additionalProperties: false,
-    properties: {
-      kind: { type: 'string', enum: ['openapi-webhook', 'asyncapi-data'] },
-      description: { type: 'string', maxLength: 1024 },
-      owner: ref('ContactPoint'),
-      contact: ref('ContactPoint'),
-      status: { type: 'string', enum: ['draft', 'active', 'deprecated', 'retired'], default: 'active' },
-      sunset: { type: 'string', description: 'RFC 3339 date or date-time; required with `deprecated`.' },
-      eventTypes: {
-        type: 'array',
-        maxItems: 100,
-        items: { type: 'string' },
-        description: 'Default: the AsyncAPI messages’ names.',
-      },
-      document: {
-        description:
-          'The OpenAPI 3.x or AsyncAPI 3.x document: a JSON object, or its text in JSON or YAML. The checksum covers the text as sent ' +
-          '(UTF-8); the version serves it back as sent, in `mediaType`. External `$ref`s are not followed; YAML aliases are bounded.',
-        oneOf: [{ type: 'object' }, { type: 'string' }],
-      },
-      mediaType: {
-        type: 'string',
-        enum: DOCUMENT_MEDIA_TYPES,
-        description:
-          'The media type of `document`, kept and served back with it. Default: the kind’s own JSON media type for an object or text starting ' +
-          'with `{`, its YAML media type for other text.',
-      },
-    },
-  },
-  ContractPatch: {
-    type: 'object',
-    additionalProperties: false,
-    properties: { description: { type: 'string' }, owner: ref('ContactPoint'), contact: ref('ContactPoint') },
-  },
-  ContractVersionPatch: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      status: { type: 'string', enum: ['draft', 'active', 'deprecated', 'retired'] },
-      sunset: { type: 'string' },
-      eventTypes: { type: 'array', items: { type: 'string' } },
-    },
-  },
-  ContractBindingInput: {
-    type: 'object',
-    required: ['contract', 'version', 'mode'],
-    additionalProperties: false,
-    properties: {
-      contract: { type: 'string' },
-      version: { type: 'string' },
-      message: {
-        type: 'string',
-        description: 'The AsyncAPI message id; default the message named after the type, or the only one.',
-      },
-      mode: {
-        type: 'string',
-        enum: ['off', 'warn', 'enforce'],
-        description: '`enforce`: 400 for data that breaks the schema; `warn`: 202 with the findings.',
-      },
-    },
-  },
+  // The request bodies, from the schemas they are checked with (issue 29 item 2).
+  ContractVersionInput: describedSchema(PUBLISH_BODY),
+  ContractPatch: describedSchema(CONTRACT_PATCH_BODY),
+  ContractVersionPatch: describedSchema(VERSION_PATCH_BODY),
+  ContractBindingInput: describedSchema(BINDING_BODY),
   ContractBinding: {
     type: 'object',
     required: ['type', 'contract', 'version', 'message', 'mode', 'updatedAt', 'updatedBy'],

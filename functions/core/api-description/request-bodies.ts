@@ -6,11 +6,20 @@
 import { UPLOAD_BODY } from '../claim-check/uploads.js';
 import { REDRIVE_BODY } from '../delivery/redrive.js';
 import { FILTER_TEST_BODY } from '../filter-test/filter-test-request.js';
+import {
+  BINDING_BODY,
+  CONTACT_POINT,
+  CONTRACT_PATCH_BODY,
+  PUBLISH_BODY,
+  VERSION_PATCH_BODY,
+} from '../contracts/contract-bodies.js';
 import type { RequestBody } from '../http/json-body.js';
 import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 import { RECEIVE_BODY, SETTLE_BODIES } from '../pull/pull-requests.js';
 import { REPLAY_BODY } from '../replay/replay-requests.js';
+import { ATTRIBUTE_MATCH_BODY, FILTER } from '../subscriptions/filter-schema.js';
 import { SINK_CREDENTIAL } from '../subscriptions/sink-credential-input.js';
+import { SUBSCRIPTION_BODY } from '../subscriptions/subscription-body.js';
 
 /** The `application/json` request body of each operation, by operationId. */
 export const operationBodies: Readonly<Record<string, RequestBody>> = {
@@ -24,6 +33,11 @@ export const operationBodies: Readonly<Record<string, RequestBody>> = {
   testFilters: FILTER_TEST_BODY,
   createUpload: UPLOAD_BODY,
   putClient: CLIENT_INPUT_BODY,
+  createSubscription: SUBSCRIPTION_BODY,
+  publishContractVersion: PUBLISH_BODY,
+  changeContract: CONTRACT_PATCH_BODY,
+  changeContractVersion: VERSION_PATCH_BODY,
+  bindContract: BINDING_BODY,
 };
 
 /** Bodies, or members of bodies, the document names as a component schema. */
@@ -31,4 +45,12 @@ export const componentBodies: Readonly<Record<string, RequestBody>> = {
   UploadRequest: UPLOAD_BODY,
   SinkCredential: SINK_CREDENTIAL,
   ClientInput: CLIENT_INPUT_BODY,
+  SubscriptionRequest: SUBSCRIPTION_BODY,
+  Filter: FILTER,
+  AttributeMatch: ATTRIBUTE_MATCH_BODY,
+  ContactPoint: CONTACT_POINT,
+  ContractVersionInput: PUBLISH_BODY,
+  ContractPatch: CONTRACT_PATCH_BODY,
+  ContractVersionPatch: VERSION_PATCH_BODY,
+  ContractBindingInput: BINDING_BODY,
 };

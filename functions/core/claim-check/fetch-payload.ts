@@ -76,7 +76,6 @@ function gone(expiredAt: number): KoerierError {
     problem(
       410,
       'payload-expired',
-      'Gone',
       `The data of this event was kept until ${new Date(expiredAt).toISOString()} and is gone.`,
     ),
   );

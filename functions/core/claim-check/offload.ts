@@ -54,7 +54,6 @@ export function planOffload(
       throw refusal(
         problems.badRequest(
           'reserved-attribute',
-          'Reserved extension attribute',
           `The extension attribute '${reserved}' is Koerier's own (claim check); events may not carry it.`,
         ),
         index,

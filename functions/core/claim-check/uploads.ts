@@ -151,11 +151,7 @@ export async function resolveUploads(
     const parsed = JSON.parse(event.json) as Record<string, unknown>;
     if ('data' in parsed || 'data_base64' in parsed) {
       throw new KoerierError({
-        ...problems.badRequest(
-          'upload-with-data',
-          'Upload and data',
-          'An event that refers to an upload carries no data of its own.',
-        ),
+        ...problems.badRequest('upload-with-data', 'An event that refers to an upload carries no data of its own.'),
         ...at,
       });
     }
@@ -163,11 +159,7 @@ export async function resolveUploads(
     const upload = /^[0-9a-f-]{36}$/.test(uploadId) ? await deps.ledger.getUpload(uploadId) : undefined;
     if (!upload || upload.publisher !== publisher || deps.now() > upload.expiresAt) {
       throw new KoerierError({
-        ...problems.badRequest(
-          'upload-unknown',
-          'Unknown upload',
-          `No upload of this client is waiting at ${dataref.slice(0, 200)}.`,
-        ),
+        ...problems.badRequest('upload-unknown', `No upload of this client is waiting at ${dataref.slice(0, 200)}.`),
         ...at,
       });
     }
@@ -175,7 +167,6 @@ export async function resolveUploads(
       throw new KoerierError({
         ...problems.badRequest(
           'upload-incomplete',
-          'Upload incomplete',
           `The uploaded object is missing, or not the ${upload.size} bytes with digest ${upload.digest} promised.`,
         ),
         ...at,

@@ -9,7 +9,7 @@ import type { ContactPoint } from './contract.js';
 
 export const MAX_TEXT = 1024;
 /** RFC 5321's limit on a path, less its angle brackets. */
-const MAX_EMAIL = 254;
+export const MAX_EMAIL = 254;
 
 export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
@@ -65,5 +65,5 @@ function withoutControlCharacters(text: string, member: string, allowLineBreaks 
 }
 
 export function invalidContract(detail: string, errors?: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-contract', 'Invalid Contract', detail, errors));
+  return new KoerierError(problems.badRequest('invalid-contract', detail, errors));
 }

@@ -16,7 +16,6 @@ export function invalidDocument(
   return new KoerierError(
     problems.badRequest(
       'contract-document-invalid',
-      'Invalid Contract Document',
       `The ${rule === 'asyncapi' ? 'AsyncAPI' : 'OpenAPI'} parser refused the document (EDU-21: OpenAPI 3.x for a webhook, AsyncAPI 3.x for business data).`,
       findings.map((finding) => ({
         rule: finding.rule ?? rule,
@@ -46,16 +45,13 @@ export function versionImmutable(name: string, version: string): KoerierError {
     problem(
       409,
       'contract-version-immutable',
-      'Conflict',
       `Version ${version} of "${name}" is published with another document; publish the change as a new version.`,
     ),
   );
 }
 
 export function kindMismatch(name: string, kind: ContractKind): KoerierError {
-  return new KoerierError(
-    problem(409, 'contract-kind-mismatch', 'Conflict', `Contract "${name}" holds ${kind} documents.`),
-  );
+  return new KoerierError(problem(409, 'contract-kind-mismatch', `Contract "${name}" holds ${kind} documents.`));
 }
 
 export function ownerRequired(): KoerierError {
@@ -75,7 +71,6 @@ export function breakingChange(
     problem(
       422,
       'contract-change-breaking',
-      'Breaking Change',
       `Version ${version} of "${name}" breaks ${previous} (neither backward nor forward compatible) within the same major version. Publish it as a new major version, or an admin may force it with ?force=true.`,
       {
         errors: findings.map((finding) => ({
@@ -90,9 +85,7 @@ export function breakingChange(
 }
 
 export function statusMoveRefused(from: VersionStatus, to: VersionStatus): KoerierError {
-  return new KoerierError(
-    problem(409, 'contract-status-move', 'Conflict', `A version that is ${from} cannot become ${to}.`),
-  );
+  return new KoerierError(problem(409, 'contract-status-move', `A version that is ${from} cannot become ${to}.`));
 }
 
 export function notMaintainer(name: string, maintainer: string | undefined): KoerierError {
@@ -134,15 +127,10 @@ export function forceNeedsAdmin(): KoerierError {
 
 export function changedMeanwhile(): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'contract-changed',
-      'Conflict',
-      'The contract changed while this request was processed; send it again.',
-    ),
+    problem(409, 'contract-changed', 'The contract changed while this request was processed; send it again.'),
   );
 }
 
 export function notBindable(detail: string): KoerierError {
-  return new KoerierError(problem(409, 'contract-not-bindable', 'Conflict', detail));
+  return new KoerierError(problem(409, 'contract-not-bindable', detail));
 }

@@ -133,7 +133,7 @@ export function bindingChecks(binding: Pick<ContractBinding, 'scope' | 'publishe
   return binding.scope !== 'publisher' || binding.publisher === publisher;
 }
 
-const SEMVER = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
+export const SEMVER = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$/;
 export const CONTRACT_NAME = /^[a-z0-9](?:[a-z0-9.-]{0,126}[a-z0-9])?$/;
 
 export function isSemver(version: string): boolean {

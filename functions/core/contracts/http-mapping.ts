@@ -3,29 +3,31 @@
  * the use case throws are in ./contract-refusals.ts, re-exported here for its callers.
  */
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES } from '../subscriptions/json-bounds.js';
-import { malformedJsonProblem } from '../http/malformed-json.js';
+import { readJsonBody } from '../http/json-body.js';
 import { mediaTypeOf, type HttpRequest } from '../http/messages.js';
 import { publishedMediaType } from './document-media-types.js';
 import { KoerierError, problems } from '../http/problems.js';
 import {
+  BINDING_BODY,
+  CONTRACT_PATCH_BODY,
+  MAX_TYPE_CHARACTERS,
+  PUBLISH_BODY,
+  VERSION_PATCH_BODY,
+} from './contract-bodies.js';
+import {
   CONTRACT_NAME,
-  contractKinds,
   isSemver,
-  validationModes,
-  versionStatuses,
   type ContactPoint,
   type ContractKind,
   type ValidationMode,
   type VersionStatus,
 } from './contract.js';
-import { contactOf, invalidContract, MAX_TEXT, optional, textOf } from './contract-fields.js';
+import { contactOf, invalidContract, optional, textOf } from './contract-fields.js';
 
 export { invalidContract } from './contract-fields.js';
 
 /** Contract documents nest deeper than API bodies do (schemas in schemas). */
 const MAX_DOCUMENT_DEPTH = 64;
-const MAX_EVENT_TYPES = 100;
-const MAX_TYPE_CHARACTERS = 256;
 
 export interface PublishInput {
   readonly kind: ContractKind;
@@ -85,82 +87,57 @@ export function checkedType(type: string): string {
 }
 
 export function readPublishInput(request: HttpRequest): PublishInput {
-  const fields = jsonObjectOf(request, [
-    'kind',
-    'description',
-    'owner',
-    'contact',
-    'status',
-    'sunset',
-    'eventTypes',
-    'document',
-    'mediaType',
-  ]);
-  const kind = oneOf(fields['kind'], contractKinds, 'kind');
-  if (kind === undefined) throw invalidContract(`kind is required: ${contractKinds.join(' or ')}.`);
-  const document = fields['document'];
-  if (document === undefined || document === null || (typeof document !== 'string' && typeof document !== 'object')) {
-    throw invalidContract(
-      'document is required: the OpenAPI or AsyncAPI document, as a JSON object or as its text (JSON or YAML).',
-    );
-  }
-  const mediaType = publishedMediaType(kind, document, fields['mediaType']);
+  const fields = readJsonBody(boundedText(request), PUBLISH_BODY);
+  const { kind, document } = fields;
+  const mediaType = publishedMediaType(kind, document, fields.mediaType);
   if (typeof mediaType !== 'string') throw invalidContract(mediaType.refused);
-  const status = oneOf(fields['status'], versionStatuses, 'status') ?? 'active';
-  const sunset = sunsetOf(fields['sunset']);
+  const status = fields.status ?? 'active';
+  const sunset = sunsetOf(fields.sunset);
   if (status === 'deprecated' && sunset === undefined)
     throw invalidContract('A deprecated version needs a sunset date (RFC 3339).');
   return {
     kind,
-    ...optional('description', textOf(fields['description'], 'description')),
-    ...optional('owner', contactOf(fields['owner'], 'owner')),
-    ...optional('contact', contactOf(fields['contact'], 'contact')),
+    ...optional('description', textOf(fields.description, 'description')),
+    ...optional('owner', contactOf(fields.owner, 'owner')),
+    ...optional('contact', contactOf(fields.contact, 'contact')),
     status,
     ...optional('sunset', sunset),
-    eventTypes: typesOf(fields['eventTypes']) ?? [],
+    eventTypes: typesOf(fields.eventTypes) ?? [],
     document: typeof document === 'string' ? document : JSON.stringify(document),
     mediaType,
   };
 }
 
 export function readContractPatch(request: HttpRequest): ContractPatch {
-  const fields = jsonObjectOf(request, ['description', 'owner', 'contact']);
+  const fields = readJsonBody(boundedText(request), CONTRACT_PATCH_BODY);
   return {
-    ...optional('description', textOf(fields['description'], 'description')),
-    ...optional('owner', contactOf(fields['owner'], 'owner')),
-    ...optional('contact', contactOf(fields['contact'], 'contact')),
+    ...optional('description', textOf(fields.description, 'description')),
+    ...optional('owner', contactOf(fields.owner, 'owner')),
+    ...optional('contact', contactOf(fields.contact, 'contact')),
   };
 }
 
 export function readVersionPatch(request: HttpRequest): VersionPatch {
-  const fields = jsonObjectOf(request, ['status', 'sunset', 'eventTypes']);
+  const fields = readJsonBody(boundedText(request), VERSION_PATCH_BODY);
   return {
-    ...optional('status', oneOf(fields['status'], versionStatuses, 'status')),
-    ...optional('sunset', sunsetOf(fields['sunset'])),
-    ...optional('eventTypes', typesOf(fields['eventTypes'])),
+    ...optional('status', fields.status),
+    ...optional('sunset', sunsetOf(fields.sunset)),
+    ...optional('eventTypes', typesOf(fields.eventTypes)),
   };
 }
 
 export function readBindingInput(request: HttpRequest): BindingInput {
-  const fields = jsonObjectOf(request, ['contract', 'version', 'message', 'mode']);
-  const mode = oneOf(fields['mode'], validationModes, 'mode');
-  if (typeof fields['contract'] !== 'string' || typeof fields['version'] !== 'string' || mode === undefined) {
-    throw invalidContract(
-      `A binding names contract, version and mode (${validationModes.join(', ')}), and optionally the message.`,
-    );
-  }
-  const message = fields['message'];
-  if (message !== undefined && (typeof message !== 'string' || message.length > MAX_TEXT))
-    throw invalidContract('message is the id of a message of the document.');
+  const { contract, version, message, mode } = readJsonBody(boundedText(request), BINDING_BODY);
   return {
-    contract: checkedName(fields['contract']),
-    version: checkedVersion(fields['version']),
-    ...optional('message', message as string | undefined),
+    contract: checkedName(contract),
+    version: checkedVersion(version),
+    ...optional('message', message),
     mode,
   };
 }
 
-function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<string, unknown> {
+/** The body's text within its bounds, before the parser, which would recurse as deep as the body nests. */
+function boundedText(request: HttpRequest): string {
   if (mediaTypeOf(request.headers['content-type']) !== 'application/json')
     throw new KoerierError(problems.unsupportedMediaType('Send application/json.'));
   if (request.body.length > MAX_JSON_BODY_BYTES)
@@ -168,46 +145,18 @@ function jsonObjectOf(request: HttpRequest, members: readonly string[]): Record<
   const text = request.body.toString('utf8');
   if (jsonNestingDepth(text, MAX_DOCUMENT_DEPTH) > MAX_DOCUMENT_DEPTH)
     throw invalidContract(`Objects and arrays nest at most ${MAX_DOCUMENT_DEPTH} levels.`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new KoerierError(malformedJsonProblem());
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw invalidContract('The body is a JSON object.');
-  const unknown = Object.keys(body).filter((name) => !members.includes(name));
-  if (unknown.length > 0)
-    throw invalidContract(`Unknown member(s): ${unknown.join(', ')}; expected ${members.join(', ')}.`);
-  return body as Record<string, unknown>;
+  return text;
 }
 
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], member: string): T | undefined {
+/** The sunset's instant; its form is the schema's, the date itself is checked here. */
+function sunsetOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !allowed.includes(value as T))
-    throw invalidContract(`${member} is one of ${allowed.join(', ')}.`);
-  return value as T;
-}
-
-function sunsetOf(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (
-    typeof value !== 'string' ||
-    value.length > 64 ||
-    !/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) ||
-    Number.isNaN(Date.parse(value))
-  ) {
-    throw invalidContract('sunset is an RFC 3339 date or date-time.');
-  }
+  if (Number.isNaN(Date.parse(value))) throw invalidContract('sunset is an RFC 3339 date or date-time.');
   return new Date(Date.parse(value)).toISOString();
 }
 
-function typesOf(value: unknown): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length > MAX_EVENT_TYPES || !value.every((type) => typeof type === 'string')) {
-    throw invalidContract(`eventTypes is a list of at most ${MAX_EVENT_TYPES} CloudEvents types.`);
-  }
-  return [...new Set((value as string[]).map(checkedType))];
+function typesOf(value: readonly string[] | undefined): string[] | undefined {
+  return value === undefined ? undefined : [...new Set(value.map(checkedType))];
 }
 
 export * from './contract-refusals.js';

@@ -74,5 +74,5 @@ function optional<K extends string>(name: K, value: number | undefined): Partial
 }
 
 function invalid(detail: string): KoerierError {
-  return new KoerierError(problems.badRequest('invalid-parameter', 'Invalid Parameter', detail));
+  return new KoerierError(problems.badRequest('invalid-parameter', detail));
 }

@@ -128,7 +128,6 @@ export class DeliveryAdmin {
         problem(
           409,
           'subscription-not-active',
-          'Subscription Not Active',
           `The subscription is ${subscription.status}; nothing can be delivered to it.${hint}`,
         ),
       );
@@ -171,7 +170,6 @@ export class DeliveryAdmin {
         problem(
           409,
           'not-a-push-subscription',
-          'Not a Push Subscription',
           'A pull subscription pauses by not receiving: its events wait in its queue.',
         ),
       );
@@ -181,7 +179,6 @@ export class DeliveryAdmin {
         problem(
           409,
           'subscription-not-active',
-          'Subscription Not Active',
           `The subscription is ${subscription.status}; only an active subscription can be paused.`,
         ),
       );
@@ -206,7 +203,6 @@ export class DeliveryAdmin {
         problem(
           409,
           'subscription-not-suspended',
-          'Subscription Not Suspended',
           `The subscription is ${subscription.status}; only a suspended subscription can be resumed.`,
         ),
       );
@@ -218,7 +214,6 @@ export class DeliveryAdmin {
         problem(
           409,
           'credential-required',
-          'Credential Required',
           `The subscription cannot be resumed: ${shortfall ?? 'it needs a new sink credential'}. A PATCH that sets one reactivates it.`,
         ),
       );
@@ -315,11 +310,7 @@ export class DeliveryAdmin {
     const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
       throw new KoerierError(
-        problems.badRequest(
-          'invalid-parameter',
-          'Invalid Parameter',
-          `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
-        ),
+        problems.badRequest('invalid-parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`),
       );
     }
     try {
@@ -331,10 +322,9 @@ export class DeliveryAdmin {
       return jsonResponse(200, { [member]: page.items.map(view), next }, next ? { link: `<${next}>; rel="next"` } : {});
     } catch (error) {
       if (error instanceof InvalidPageCursorError)
-        throw new KoerierError(
-          problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'),
-          { cause: error },
-        );
+        throw new KoerierError(problems.badRequest('invalid-parameter', 'cursor is not one this list handed out.'), {
+          cause: error,
+        });
       throw error;
     }
   }

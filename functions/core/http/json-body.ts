@@ -18,12 +18,20 @@
  * string of astral characters (emoji) reaches maxLength at half the characters /openapi.json
  * promises. test/unit/http/body-checker-agrees-with-ajv.test.ts states the difference.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import {
+  Kind,
+  TypeRegistry,
+  Unsafe,
+  type SchemaOptions,
+  type Static,
+  type TSchema,
+  type TUnsafe,
+} from '@sinclair/typebox';
 import { Errors, ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Check } from '@sinclair/typebox/value';
 import { registerStringFormats } from './string-formats.js';
 import { malformedJsonProblem } from './malformed-json.js';
-import { catalogued, KoerierError, type ValidationIssue } from './problems.js';
+import { problem, KoerierError, type ValidationIssue } from './problems.js';
 import type { ProblemSlug } from './problem-titles.js';
 
 export interface RequestBody<T extends TSchema = TSchema> {
@@ -41,9 +49,51 @@ export function requestBody<T extends TSchema>(body: RequestBody<T>): RequestBod
   return body;
 }
 
-/** The schema as JSON, for the API description: TypeBox's symbol-keyed markers (`[Kind]`, `[OptionalKind]`) left out. */
+/**
+ * The schema as JSON, for the API description: TypeBox's symbol-keyed markers (`[Kind]`,
+ * `[OptionalKind]`, `MEMBER_ISSUE`) left out. A recursive schema (`Type.Recursive(…, { $id: 'Filter' })`)
+ * is the component its `$id` names: the `$id` goes, and its references become `#/components/schemas/Filter`.
+ */
 export function describedSchema(body: RequestBody): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(body.schema)) as Record<string, unknown>;
+  const json = JSON.stringify(body.schema, (key, value: unknown) => {
+    if (key === '$id') return undefined;
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) return `#/components/schemas/${value}`;
+    return value;
+  });
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/**
+ * How a member whose schema carries it is refused: one issue for the member, whatever inside it is
+ * wrong, in the words, rule and requirement its area has always given (the subscription's `types`
+ * is `array-of-strings`, EDU-14). `'in-code'`: the area checks the member itself after the schema
+ * (a sink by the outbound URL policy, the filters by their dialects), so the schema only describes
+ * it. A symbol key, so TypeBox ignores it and the API description (JSON) never shows it.
+ */
+export const MEMBER_ISSUE = Symbol('koerier.memberIssue');
+export type MemberIssue = Omit<ValidationIssue, 'attribute' | 'pointer'> | 'in-code';
+
+/** `schema` with the issue its member is refused with (`MEMBER_ISSUE`). */
+export function refusedAs<T extends TSchema>(issue: MemberIssue, schema: T): T {
+  return { ...schema, [MEMBER_ISSUE]: issue };
+}
+
+const STRING_ENUM = 'KoerierStringEnum';
+
+/**
+ * One of a few strings, described as JSON Schema's `enum` (TypeBox's literals would show as an
+ * `anyOf` of `const`s, which reads worse in /openapi.json and in the generated client types).
+ */
+export function stringEnum<const T extends string>(values: readonly T[], options: SchemaOptions = {}): TUnsafe<T> {
+  return Unsafe<T>({ ...options, [Kind]: STRING_ENUM, type: 'string', enum: [...values] });
+}
+
+function registerStringEnum(): void {
+  if (!TypeRegistry.Has(STRING_ENUM))
+    TypeRegistry.Set<{ enum: readonly string[] }>(
+      STRING_ENUM,
+      (schema, value) => typeof value === 'string' && schema.enum.includes(value),
+    );
 }
 
 const MAX_UNKNOWN_MEMBERS = 10;
@@ -56,15 +106,22 @@ const MAX_MEMBER_NAME = 64;
 export function readJsonBody<T extends TSchema>(body: Buffer | string, definition: RequestBody<T>): Static<T> {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (definition.whenEmpty !== undefined && text.trim() === '') return definition.whenEmpty;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new KoerierError(malformedJsonProblem(), { cause: error });
-  }
+  const value = readJsonValue(text);
   const issues = schemaIssues(definition, value);
   if (issues.length > 0) throw bodyRefusal(definition, issues);
   return value as Static<T>;
+}
+
+/**
+ * The parsed body, or the one 400 `malformed-json` every route gives; for an area that checks the
+ * value against its schema together with rules of its own (`schemaIssues`, then `bodyRefusal`).
+ */
+export function readJsonValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new KoerierError(malformedJsonProblem(), { cause: error });
+  }
 }
 
 /**
@@ -73,10 +130,18 @@ export function readJsonBody<T extends TSchema>(body: Buffer | string, definitio
  */
 export function schemaIssues(definition: RequestBody, value: unknown, prefix?: string): ValidationIssue[] {
   registerStringFormats();
+  registerStringEnum();
   if (Check(definition.schema, value)) return [];
   const issues = new Map<string, ValidationIssue>();
   let unknownMembers = 0;
   for (const error of closestErrors(Errors(definition.schema, value))) {
+    const member = memberIssueOf(definition.schema, error.path);
+    if (member === 'in-code') continue;
+    if (member !== undefined) {
+      const pointer = `${prefix === undefined ? '' : `/${prefix}`}/${member.name}`;
+      if (!issues.has(pointer)) issues.set(pointer, { attribute: memberName(pointer)!, ...member.issue, pointer });
+      continue;
+    }
     const pointer = `${prefix === undefined ? '' : `/${prefix}`}${error.path}`;
     // One issue per member: a missing member is also of the wrong type, which says nothing more.
     if (issues.has(pointer)) continue;
@@ -93,6 +158,18 @@ export function schemaIssues(definition: RequestBody, value: unknown, prefix?: s
     });
   }
   return [...issues.values()];
+}
+
+/** The member an error is in, when that member's schema says how it is refused (`MEMBER_ISSUE`). */
+function memberIssueOf(
+  schema: TSchema,
+  path: string,
+): { name: string; issue: Exclude<MemberIssue, 'in-code'> } | 'in-code' | undefined {
+  const name = path.split('/')[1]?.replaceAll('~1', '/').replaceAll('~0', '~');
+  const properties = schema['properties'] as Record<string, TSchema> | undefined;
+  if (name === undefined || properties === undefined || !Object.hasOwn(properties, name)) return undefined;
+  const issue = (properties[name] as { [MEMBER_ISSUE]?: MemberIssue })[MEMBER_ISSUE];
+  return issue === 'in-code' ? issue : issue === undefined ? undefined : { name, issue };
 }
 
 /**
@@ -116,7 +193,7 @@ function closestErrors(errors: Iterable<ValueError>): ValueError[] {
 export function bodyRefusal(definition: RequestBody, issues: readonly ValidationIssue[]): KoerierError {
   const count = issues.length;
   return new KoerierError(
-    catalogued(
+    problem(
       400,
       definition.problemType,
       `${count} member${count === 1 ? '' : 's'} of the body ${count === 1 ? 'is' : 'are'} not as the API description says; see errors.`,
@@ -152,6 +229,7 @@ const RULES: Partial<Readonly<Record<ValueErrorType, string>>> = {
   [ValueErrorType.StringPattern]: 'pattern',
   [ValueErrorType.Literal]: 'one-of',
   [ValueErrorType.Union]: 'one-of',
+  [ValueErrorType.Kind]: 'one-of',
 };
 
 function ruleOf(error: ValueError): string {
@@ -175,6 +253,7 @@ function messageOf(error: ValueError, attribute: string | undefined): string {
 
 function described(schema: Record<string, unknown>): string {
   if ('const' in schema) return JSON.stringify(schema['const']);
+  if (Array.isArray(schema['enum'])) return `one of ${schema['enum'].map((value) => JSON.stringify(value)).join(', ')}`;
   const text = typeof schema['description'] === 'string' ? ` (${schema['description'].replace(/\.$/, '')})` : '';
   const variants = schema['anyOf'] as Record<string, unknown>[] | undefined;
   if (variants?.every((variant) => 'const' in variant))

@@ -14,7 +14,6 @@ export function refuseUnknownParameters(request: Pick<HttpRequest, 'query'>, kno
   throw new KoerierError(
     problems.badRequest(
       'invalid-parameter',
-      'Invalid Parameter',
       `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.slice(0, 10).join(', ')}. This route takes ${known.join(', ')}.`,
     ),
   );

@@ -11,6 +11,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 export const STRING_FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
   'date-time': (value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)),
   uri: (value) => URL.canParse(value),
+  // The length first: the pattern backtracks quadratically in it (issue 28 item 6), and RFC 5321 allows 254.
+  email: (value) => value.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value),
 };
 
 let registered = false;

@@ -121,7 +121,6 @@ export function answerExisting(
       problem(
         422,
         'idempotency-key-reused',
-        'Idempotency Key Reused',
         `Idempotency-Key ${scope.key} was already used with a different request; a new request needs a new key.`,
         { idempotencyKey: scope.key },
       ),
@@ -141,7 +140,6 @@ export function inProgress(scope: IdempotencyScope, lockExpiresAt: number, now: 
     problem(
       409,
       'idempotency-key-in-progress',
-      'Idempotency Key In Progress',
       `A request with Idempotency-Key ${scope.key} is still being processed; retry after ${retryAfter} s.`,
       { idempotencyKey: scope.key },
     ),

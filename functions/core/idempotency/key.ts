@@ -18,7 +18,6 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   if (raw === '') {
     throw keyProblem(
       'idempotency-key-missing',
-      'Idempotency Key Missing',
       'missing',
       'EDU-IDEM-18',
       'This operation requires an Idempotency-Key header holding a UUIDv4.',
@@ -28,7 +27,6 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   if (!UUID.test(value)) {
     throw keyProblem(
       'idempotency-key-malformed',
-      'Idempotency Key Malformed',
       'uuid',
       'EDU-IDEM-6',
       'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
@@ -37,7 +35,6 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   if (!UUID_V4.test(value)) {
     throw keyProblem(
       'idempotency-key-malformed',
-      'Idempotency Key Malformed',
       'uuid-v4',
       'EDU-IDEM-6',
       'The Idempotency-Key is a UUID but not version 4 (random).',
@@ -46,14 +43,8 @@ export function readIdempotencyKey(headers: Readonly<Record<string, string>>): s
   return value.toLowerCase();
 }
 
-function keyProblem(
-  slug: ProblemSlug,
-  title: string,
-  rule: string,
-  requirement: string,
-  message: string,
-): KoerierError {
+function keyProblem(slug: ProblemSlug, rule: string, requirement: string, message: string): KoerierError {
   return new KoerierError(
-    problems.badRequest(slug, title, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]),
+    problems.badRequest(slug, message, [{ attribute: 'Idempotency-Key', rule, requirement, message }]),
   );
 }

@@ -143,12 +143,7 @@ async function takeRateSlot({ publisher, metrics }: PublishRequest, deps: Ingest
   if (!rate.allowed) {
     metrics.publishRejected('rate-limited');
     throw new KoerierError(
-      problem(
-        429,
-        'rate-limited',
-        'Too Many Requests',
-        `At most ${publishRatePerMinute} requests per minute per publisher.`,
-      ),
+      problem(429, 'rate-limited', `At most ${publishRatePerMinute} requests per minute per publisher.`),
       {
         headers: { 'retry-after': String(rate.retryAfterSeconds) },
       },
@@ -197,7 +192,7 @@ async function prepareEvents(
       metrics.publishRejected('source-not-granted');
     });
     throw new KoerierError(
-      problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.', {
+      problem(403, 'source-not-granted', 'This client may not publish events with these sources.', {
         errors: ungranted,
       }),
     );
@@ -209,13 +204,9 @@ async function prepareEvents(
       metrics.publishRejected('type-reserved');
     });
     throw new KoerierError(
-      problem(
-        403,
-        'type-reserved',
-        'Forbidden',
-        "No client may publish events in Koerier's own operational namespace.",
-        { errors: reserved },
-      ),
+      problem(403, 'type-reserved', "No client may publish events in Koerier's own operational namespace.", {
+        errors: reserved,
+      }),
     );
   }
   const contractWarnings = await checkedAgainstContracts(outcome, publisher, deps.dataContracts, (events, violations) =>
@@ -326,7 +317,6 @@ async function storeEvents(
       problem(
         503,
         'events-not-stored',
-        'Service Unavailable',
         'The events could not be stored, so none is acknowledged. Retry the request with the same Idempotency-Key; events that were stored are recognised by source and id and delivered once.',
       ),
       { headers: { 'retry-after': '1' }, cause: error },

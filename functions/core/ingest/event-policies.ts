@@ -43,7 +43,6 @@ export async function checkedAgainstContracts(
     throw new KoerierError(
       problems.badRequest(
         'data-contract-violation',
-        'Data Contract Violation',
         `The data of ${events === 1 ? 'an event does' : `${events} events do`} not follow the contract bound to its type (EDU-21); no event of the request was accepted.`,
         violations.map(issueOf),
       ),

@@ -7,7 +7,7 @@ import type { Grant } from '../subscriptions/entitlements.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '../subscriptions/json-bounds.js';
 import { readJsonBody } from '../http/json-body.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
-import { catalogued, KoerierError, problem, problems } from '../http/problems.js';
+import { KoerierError, problem, problems } from '../http/problems.js';
 import { CLIENT_INPUT_BODY } from './partner-input.js';
 import { describeOverlaps, type Partner } from './partner.js';
 import type { GrantOverlap } from '../auth/publish-grants.js';
@@ -90,11 +90,11 @@ export function checkPreconditions(request: HttpRequest, current: Partner | unde
 }
 
 function preconditionFailed(detail: string): KoerierError {
-  return new KoerierError(problem(412, 'precondition-failed', 'Precondition Failed', detail));
+  return new KoerierError(problem(412, 'precondition-failed', detail));
 }
 
 export function invalidPartner(detail: string): KoerierError {
-  return new KoerierError(catalogued(400, 'invalid-client', detail));
+  return new KoerierError(problem(400, 'invalid-client', detail));
 }
 
 export function notFound(clientId: string): KoerierError {
@@ -107,7 +107,6 @@ export function grantsOverlap(overlaps: readonly GrantOverlap[]): KoerierError {
     problem(
       409,
       'publish-grants-overlap',
-      'Publish Grants Overlap',
       `The publish grants overlap those of another client, so each could publish the other's events: ${describeOverlaps(overlaps)}. Give each client its own sources (EDU-IN).`,
     ),
   );
@@ -115,22 +114,12 @@ export function grantsOverlap(overlaps: readonly GrantOverlap[]): KoerierError {
 
 export function changedMeanwhile(): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'directory-changed',
-      'Conflict',
-      'The partner directory changed while this request was processed; send it again.',
-    ),
+    problem(409, 'directory-changed', 'The partner directory changed while this request was processed; send it again.'),
   );
 }
 
 export function directoryFull(): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'directory-full',
-      'Conflict',
-      'The partner directory has no room for this change; remove clients no longer used.',
-    ),
+    problem(409, 'directory-full', 'The partner directory has no room for this change; remove clients no longer used.'),
   );
 }

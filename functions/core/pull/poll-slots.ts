@@ -56,7 +56,6 @@ export async function withPollSlots<T>(
           problem(
             429,
             'too-many-polls',
-            'Too Many Long Polls',
             `${limit} long polls for ${what} are waiting already; retry later or poll less often at once.`,
           ),
           { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },

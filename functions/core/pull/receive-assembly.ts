@@ -96,7 +96,6 @@ export function tooLargeToReplay(maxBytes: number): KoerierError {
     problem(
       422,
       'receive-too-large-to-replay',
-      'Receive Too Large To Replay',
       `The next event does not fit the ${Math.floor(maxBytes / 1024)} KiB a receive with an Idempotency-Key can store for its repeats; it is back in the queue. Receive it without an Idempotency-Key.`,
     ),
   );

@@ -82,7 +82,6 @@ export function countQuotaExceeded(
     problem(
       409,
       'quota-exceeded',
-      'Quota exceeded',
       `Client "${clientId}" holds ${used} ${UNITS[quota]}, its quota ${quota} is ${limit}. ${free} ${howToRaise(clientId, quota)}`,
       { quota, limit, used },
     ),
@@ -103,7 +102,6 @@ export function uploadQuotaExceeded(
       problem(
         413,
         'quota-exceeded',
-        'Quota exceeded',
         `An upload of ${requested} bytes is more than the quota ${quota} of client "${clientId}" (${limit}). ${howToRaise(clientId, quota)}`,
         {
           quota,
@@ -117,7 +115,6 @@ export function uploadQuotaExceeded(
     problem(
       429,
       'quota-exceeded',
-      'Quota exceeded',
       `Client "${clientId}" was granted uploads of ${used} bytes this hour; ${requested} more would pass its quota ${quota} of ${limit}. Retry after Retry-After, when the hour ends. ${howToRaise(clientId, quota)}`,
       { quota, limit, used, requested },
     ),

@@ -113,7 +113,6 @@ export function notActive(id: string, status: string): KoerierError {
     problem(
       409,
       'subscription-not-active',
-      'Subscription Not Active',
       `The subscription ${id} is ${status}; a replay needs an active subscription.`,
     ),
   );
@@ -122,12 +121,7 @@ export function notActive(id: string, status: string): KoerierError {
 /** A second replay while one runs (at most one per subscription). */
 export function replayRunning(id: string, runningReplayId: string | undefined): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'replay-running',
-      'Replay Running',
-      `Subscription ${id} has a running replay; cancel it or wait until it finishes.`,
-    ),
+    problem(409, 'replay-running', `Subscription ${id} has a running replay; cancel it or wait until it finishes.`),
     runningReplayId === undefined ? {} : { headers: { location: replayLocation(id, runningReplayId) } },
   );
 }
@@ -139,23 +133,13 @@ export function beyondEntitlement(type: string, why: 'not-entitled' | 'not-subsc
       ? `The subscription's owner is not entitled to events of type "${type}" (EDU-7); a replay delivers nothing the subscription could not have received.`
       : `The subscription does not take events of type "${type}"; a replay only narrows the subscription's own conditions.`;
   return new KoerierError(
-    problem(
-      403,
-      why === 'not-entitled' ? 'replay-not-entitled' : 'replay-beyond-subscription',
-      'Replay Beyond Entitlement',
-      detail,
-    ),
+    problem(403, why === 'not-entitled' ? 'replay-not-entitled' : 'replay-beyond-subscription', detail),
   );
 }
 
 /** A cancel of a replay that is over. */
 export function notRunning(replayId: string, state: string): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'replay-not-running',
-      'Replay Not Running',
-      `Replay ${replayId} is ${state}; only a running replay can be cancelled.`,
-    ),
+    problem(409, 'replay-not-running', `Replay ${replayId} is ${state}; only a running replay can be cancelled.`),
   );
 }

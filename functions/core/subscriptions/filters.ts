@@ -28,7 +28,9 @@ export type EventAttributes = Readonly<Record<string, string | number | boolean>
 /** Bounds that keep one subscription's evaluation cheap for the router. */
 export const FILTER_LIMITS = { maxDepth: 8, maxNodes: 64, maxValueLength: 1024 } as const;
 
-const ATTRIBUTE_NAME = /^[a-z0-9]{1,64}$/;
+/** An attribute name a filter may compare (CE-1); the Filter schema states the same pattern. */
+export const ATTRIBUTE_NAME_PATTERN = '^[a-z0-9]{1,64}$';
+const ATTRIBUTE_NAME = new RegExp(ATTRIBUTE_NAME_PATTERN);
 
 /**
  * The canonical string of an attribute value (CloudEvents type system): booleans `true`/`false`,

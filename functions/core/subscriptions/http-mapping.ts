@@ -4,18 +4,29 @@
  * throws (a KoerierError each). What is decided lives in `lifecycle.ts` and `subscriptions-service.ts`.
  */
 import { API_BASE_PATH } from '../http/api-version.js';
-import { malformedJsonProblem } from '../http/malformed-json.js';
+import { bodyRefusal, readJsonBody, readJsonValue } from '../http/json-body.js';
 import { jsonResponse, mediaTypeOf, type HttpRequest, type HttpResponse } from '../http/messages.js';
 import { KoerierError, problem, problems, type ValidationIssue } from '../http/problems.js';
 import type { SubscriptionPage } from './store.js';
 import type { Subscription, SubscriptionStatus } from './subscription.js';
 import { view } from './subscription-view.js';
 import { jsonNestingDepth, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from './json-bounds.js';
+import { MERGE_PATCH_BODY, SUBSCRIPTION_BODY } from './subscription-body.js';
 
 const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
+/** The body as JSON, within its bounds (review item 9); a POST's value is checked by parseSubscriptionInput. */
 export function readJson(request: HttpRequest, mediaTypes: readonly string[]): unknown {
+  return readJsonValue(boundedText(request, mediaTypes));
+}
+
+/** A PATCH body: a JSON merge patch object (RFC 7396), whose merged result is checked as a POST's body is. */
+export function readMergePatch(request: HttpRequest): Record<string, unknown> {
+  return readJsonBody(boundedText(request, ['application/merge-patch+json', 'application/json']), MERGE_PATCH_BODY);
+}
+
+function boundedText(request: HttpRequest, mediaTypes: readonly string[]): string {
   const mediaType = mediaTypeOf(request.headers['content-type']);
   if (!mediaTypes.includes(mediaType)) {
     throw new KoerierError(problems.unsupportedMediaType(`Send the subscription as ${mediaTypes.join(' or ')}.`));
@@ -26,26 +37,7 @@ export function readJson(request: HttpRequest, mediaTypes: readonly string[]): u
   }
   const text = request.body.toString('utf8');
   if (jsonNestingDepth(text) > MAX_JSON_DEPTH) throw tooDeep();
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new KoerierError(malformedJsonProblem());
-  }
-}
-
-/** A PATCH body: a JSON merge patch object (RFC 7396). */
-export function readMergePatch(request: HttpRequest): Record<string, unknown> {
-  const body = readJson(request, ['application/merge-patch+json', 'application/json']);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new KoerierError(
-      problems.badRequest(
-        'invalid-subscription',
-        'Invalid Subscription',
-        'A PATCH body is a JSON merge patch object (RFC 7396).',
-      ),
-    );
-  }
-  return body as Record<string, unknown>;
+  return text;
 }
 
 export function readPageRequest(query: Readonly<Record<string, string | undefined>>): {
@@ -56,11 +48,7 @@ export function readPageRequest(query: Readonly<Record<string, string | undefine
   const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     throw new KoerierError(
-      problems.badRequest(
-        'invalid-parameter',
-        'Invalid Parameter',
-        `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`,
-      ),
+      problems.badRequest('invalid-parameter', `limit must be an integer from 1 to ${MAX_PAGE_SIZE}.`),
     );
   }
   const cursor = query['cursor'];
@@ -105,44 +93,27 @@ export function etagOf(subscription: Subscription): string {
 export function preconditionFailure(ifMatch: string | undefined, current: Subscription): KoerierError | undefined {
   if (ifMatch === undefined || ifMatch.trim() === etagOf(current) || ifMatch.trim() === '*') return undefined;
   return new KoerierError(
-    problem(
-      412,
-      'precondition-failed',
-      'Precondition Failed',
-      `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`,
-    ),
+    problem(412, 'precondition-failed', `The subscription is at ${etagOf(current)}, not ${ifMatch.trim()}.`),
   );
 }
 
+/** The 400 for a subscription that is not one, naming every member in `errors` as its schema's refusal does. */
 export function invalidSubscription(issues: readonly ValidationIssue[]): KoerierError {
-  return new KoerierError(
-    problems.badRequest(
-      'invalid-subscription',
-      'Invalid Subscription',
-      `The subscription has ${issues.length} error(s); see errors.`,
-      issues,
-    ),
-  );
+  return bodyRefusal(SUBSCRIPTION_BODY, issues);
 }
 
 export function invalidCursor(): KoerierError {
-  return new KoerierError(
-    problems.badRequest('invalid-parameter', 'Invalid Parameter', 'cursor is not one this list handed out.'),
-  );
+  return new KoerierError(problems.badRequest('invalid-parameter', 'cursor is not one this list handed out.'));
 }
 
 export function tooDeep(): KoerierError {
   return new KoerierError(
-    problems.badRequest(
-      'json-too-deep',
-      'JSON Nested Too Deeply',
-      `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`,
-    ),
+    problems.badRequest('json-too-deep', `Objects and arrays nest at most ${MAX_JSON_DEPTH} levels in a subscription.`),
   );
 }
 
 export function notEntitled(reason: string): KoerierError {
-  return new KoerierError(problem(403, 'subscription-not-entitled', 'Not Entitled', `${reason} (EDU-7).`));
+  return new KoerierError(problem(403, 'subscription-not-entitled', `${reason} (EDU-7).`));
 }
 
 export function agreementNotAllowed(owner: string): KoerierError {
@@ -150,7 +121,6 @@ export function agreementNotAllowed(owner: string): KoerierError {
     problem(
       403,
       'validation-agreement-not-allowed',
-      'Validation Agreement Not Allowed',
       `Client "${owner}" may not skip the validation handshake; no out-of-band agreement is configured for it (WH-5).`,
     ),
   );
@@ -161,7 +131,6 @@ export function idempotencyKeyReused(existingId: string): KoerierError {
     problem(
       422,
       'idempotency-key-reused',
-      'Idempotency Key Reused',
       `This Idempotency-Key already created subscription ${existingId} from a different request; a new request needs a new key.`,
     ),
   );
@@ -180,7 +149,6 @@ export function changedMeanwhile(id: string): KoerierError {
     problem(
       409,
       'subscription-changed',
-      'Conflict',
       `Subscription ${id} changed while this request was processed; read it and try again.`,
     ),
   );
@@ -200,12 +168,7 @@ export function credentialNotCarriedOver(): KoerierError {
 
 export function notApprovable(status: SubscriptionStatus): KoerierError {
   return new KoerierError(
-    problem(
-      409,
-      'subscription-not-approvable',
-      'Not Approvable',
-      `The subscription is ${status}; it cannot be approved now.`,
-    ),
+    problem(409, 'subscription-not-approvable', `The subscription is ${status}; it cannot be approved now.`),
   );
 }
 
@@ -214,7 +177,6 @@ export function notRevalidatable(status: SubscriptionStatus, validation: string)
     problem(
       409,
       'subscription-not-revalidatable',
-      'Nothing to Validate',
       validation === 'agreed'
         ? 'Consent for this subscription was agreed out of band; there is no validation request to send.'
         : `The subscription is ${status}; only a pending or rejected one is validated again (a changed sink is validated by its PATCH).`,
@@ -227,7 +189,6 @@ export function approvalWindowClosed(): KoerierError {
     problem(
       410,
       'validation-window-closed',
-      'Approval Window Closed',
       'This approval link has expired; the subscriber must validate the sink again.',
     ),
   );

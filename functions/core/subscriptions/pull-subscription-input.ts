@@ -3,7 +3,9 @@
  * and no push member — a pull subscription has no sink, credential or handshake, so one given
  * anyway is a mistake the client should hear about rather than a setting silently ignored.
  */
-import { PULL_LIMITS, type PullSettings } from './subscription.js';
+import { Check } from '@sinclair/typebox/value';
+import { PULL_MEMBER_SCHEMAS } from './subscription-body.js';
+import type { PullSettings } from './subscription.js';
 
 /** Members only a push subscription has; in a pull subscription they are refused. */
 export const PUSH_ONLY_MEMBERS = [
@@ -31,27 +33,30 @@ export function parsePullMembers(
     if (fields[name] !== undefined)
       add(name, 'push-only', `${name} is a member of push subscriptions; a pull subscription has none`, 'EDU-17');
   }
-  const maxDeliveryCount = integerIn(fields['maxdeliverycount'], PULL_LIMITS.maxDeliveryCount);
+  const maxDeliveryCount = integerIn(fields['maxdeliverycount'], PULL_MEMBER_SCHEMAS.maxdeliverycount);
   if (maxDeliveryCount === undefined) {
-    const { min, max } = PULL_LIMITS.maxDeliveryCount;
-    add('maxdeliverycount', 'range', `maxdeliverycount must be an integer from ${min} to ${max}`, 'EDU-17');
+    const { minimum, maximum } = PULL_MEMBER_SCHEMAS.maxdeliverycount;
+    add('maxdeliverycount', 'range', `maxdeliverycount must be an integer from ${minimum} to ${maximum}`, 'EDU-17');
   }
-  const retentionSeconds = integerIn(fields['retentionseconds'], PULL_LIMITS.retentionSeconds);
+  const retentionSeconds = integerIn(fields['retentionseconds'], PULL_MEMBER_SCHEMAS.retentionseconds);
   if (retentionSeconds === undefined) {
-    const { min, max } = PULL_LIMITS.retentionSeconds;
-    add('retentionseconds', 'range', `retentionseconds must be an integer from ${min} to ${max} (14 days)`, 'EDU-17');
+    const { minimum, maximum } = PULL_MEMBER_SCHEMAS.retentionseconds;
+    add(
+      'retentionseconds',
+      'range',
+      `retentionseconds must be an integer from ${minimum} to ${maximum} (14 days)`,
+      'EDU-17',
+    );
   }
   if (maxDeliveryCount === undefined || retentionSeconds === undefined) return undefined;
   return { maxDeliveryCount, retentionSeconds };
 }
 
-/** The value, its default when absent, or undefined when it is out of range. */
+/** The value, its default when absent, or undefined when its schema (SubscriptionRequest's) refuses it. */
 function integerIn(
   value: unknown,
-  limits: { readonly min: number; readonly max: number; readonly default: number },
+  schema: (typeof PULL_MEMBER_SCHEMAS)[keyof typeof PULL_MEMBER_SCHEMAS],
 ): number | undefined {
-  if (value === undefined) return limits.default;
-  return Number.isInteger(value) && (value as number) >= limits.min && (value as number) <= limits.max
-    ? (value as number)
-    : undefined;
+  if (value === undefined) return schema.default as number;
+  return Check(schema, value) ? (value as number) : undefined;
 }

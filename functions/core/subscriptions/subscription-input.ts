@@ -1,12 +1,13 @@
 /**
- * The subscription as clients write it (POST body, or the result of a PATCH merge), checked
- * member by member. Member names follow the CloudEvents Subscriptions API (lower case: `sink`,
- * `source`, `types`, `filters`, `sinkcredential`, `protocol`), plus Koerier's own `delivery`,
- * `contentmode`, `batchsupported`, `validation`, `retrywindowseconds` and `maxinlinebytes`. Read-only members a
- * client may echo back from a GET (`id`, `status`, …) are ignored, as that API says for `id`;
- * anything else is an error, so a typo never silently widens a subscription.
+ * The subscription as clients write it (POST body, or the result of a PATCH merge): checked
+ * against its schema (subscription-body.ts, what /openapi.json shows as SubscriptionRequest), then
+ * against what no schema says. Read-only members a client may echo back from a GET (`id`,
+ * `status`, …) are ignored, as the CloudEvents Subscriptions API says for `id`; anything else is an
+ * error, so a typo never silently widens a subscription.
  */
-import { CONTENT_MODES, type ContentMode } from '../cloudevents/index.js';
+import type { Static } from '@sinclair/typebox';
+import type { ContentMode } from '../cloudevents/index.js';
+import { schemaIssues } from '../http/json-body.js';
 import type { ValidationIssue } from '../http/problems.js';
 import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import { parseFilters, type Filter } from './filters.js';
@@ -14,6 +15,7 @@ import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 export { mergePatch, PatchTooDeepError } from './merge-patch.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
+import { MIN_RETRY_WINDOW_SECONDS, SUBSCRIPTION_BODY } from './subscription-body.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
 
 export interface SubscriptionInput {
@@ -58,23 +60,9 @@ export interface InputRules {
   readonly defaultValidation?: ValidationMode;
 }
 
-export const WRITABLE_MEMBERS = [
-  'sink',
-  'source',
-  'types',
-  'filters',
-  'protocol',
-  'delivery',
-  'contentmode',
-  'batchsupported',
-  'sinkcredential',
-  'validation',
-  'retrywindowseconds',
-  'signdeliveries',
-  'maxinlinebytes',
-  'maxdeliverycount',
-  'retentionseconds',
-] as const;
+/** What a client may write: the members of SubscriptionRequest. */
+export const WRITABLE_MEMBERS = Object.keys(SUBSCRIPTION_BODY.schema.properties) as readonly WritableMember[];
+type WritableMember = keyof typeof SUBSCRIPTION_BODY.schema.properties;
 
 export const READ_ONLY_MEMBERS = [
   'id',
@@ -90,37 +78,27 @@ export const READ_ONLY_MEMBERS = [
   'updatedat',
 ] as const;
 
-const VALIDATION_MODES: readonly ValidationMode[] = ['handshake', 'agreed'];
-const MAX_TYPES = 32;
-const MAX_TEXT = 1024;
-const MIN_RETRY_WINDOW_SECONDS = 60;
-/** CE-14: an intermediary forwards every event of 64 KiB or less, so no subscription takes less inline. */
-export const MIN_INLINE_BYTES = 65_536;
-/** What one push delivery may carry inline: Lambda's request limit, the largest event Koerier accepts at all. */
-export const MAX_INLINE_BYTES = 6_291_456;
+export { MAX_INLINE_BYTES, MIN_INLINE_BYTES } from './subscription-body.js';
 /** `source`, `types` and `filters` as JSON (UTF-8) at most; a subscription's item stays far below 400 KB. */
 export const MAX_CONDITIONS_BYTES = 128 * 1024;
 
+/**
+ * The subscription checked against its schema (SUBSCRIPTION_BODY, what /openapi.json shows) and
+ * then against what no schema says; every issue at once, in the order of the members.
+ */
 export function parseSubscriptionInput(
   body: unknown,
   rules: InputRules,
 ): { input?: SubscriptionInput; issues: ValidationIssue[] } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { issues: schemaIssues(SUBSCRIPTION_BODY, body).map((issue) => ({ attribute: '', ...issue })) };
+  // Read-only members a client echoes back from a GET are ignored, as the Subscriptions API says for `id`.
+  const fields: Record<string, unknown> = Object.fromEntries(
+    Object.entries(body).filter(([name]) => !(READ_ONLY_MEMBERS as readonly string[]).includes(name)),
+  );
   const issues: ValidationIssue[] = [];
   const add = (attribute: string, rule: string, message: string, requirement = 'EDU-14') =>
     issues.push({ attribute, rule, requirement, message });
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    add('', 'object', 'the subscription must be a JSON object');
-    return { issues };
-  }
-  const fields = body as Record<string, unknown>;
-  for (const name of Object.keys(fields)) {
-    if (
-      !(WRITABLE_MEMBERS as readonly string[]).includes(name) &&
-      !(READ_ONLY_MEMBERS as readonly string[]).includes(name)
-    ) {
-      add(name, 'unknown-member', `unknown member "${name}"; writable members: ${WRITABLE_MEMBERS.join(', ')}`);
-    }
-  }
 
   // A JSON string may hold an unpaired surrogate (`"\ud800"`), which no UTF-8 text can: stored,
   // it would be silently replaced, and route keys and URLs cannot be built from it.
@@ -130,6 +108,14 @@ export function parseSubscriptionInput(
   }
 
   const delivery = fields['delivery'] ?? 'push';
+  // A member of the other kind of subscription is refused by name, whatever its value.
+  const misplaced = delivery === 'pull' ? PUSH_ONLY_MEMBERS : PULL_ONLY_MEMBERS;
+  issues.push(
+    ...schemaIssues(SUBSCRIPTION_BODY, fields).filter(
+      (issue) => !(misplaced as readonly string[]).includes(issue.attribute ?? ''),
+    ),
+  );
+
   const sink = fields['sink'];
   if (delivery !== 'pull') {
     if (typeof sink !== 'string' || sink.length === 0) add('sink', 'required', 'sink, the webhook URL, is required');
@@ -139,15 +125,6 @@ export function parseSubscriptionInput(
     }
   }
 
-  const source = fields['source'];
-  if (source !== undefined && !isText(source))
-    add('source', 'non-empty-string', `source must be a non-empty string of at most ${MAX_TEXT} characters`);
-
-  const types = fields['types'];
-  if (types !== undefined && (!Array.isArray(types) || types.length > MAX_TYPES || !types.every(isText))) {
-    add('types', 'array-of-strings', `types must be an array of at most ${MAX_TYPES} non-empty strings`);
-  }
-
   let filters: Filter[] | undefined;
   if (fields['filters'] !== undefined) {
     const parsed = parseFilters(fields['filters']);
@@ -155,88 +132,116 @@ export function parseSubscriptionInput(
     filters = parsed.filters;
   }
 
-  // Push and pull alike (EDU-1): a pull subscription's receive answer re-inlines up to it too.
-  const maxInline = fields['maxinlinebytes'];
+  const pull = delivery === 'pull' ? parsePullMembers(fields, PUSH_ONLY_MEMBERS, add) : undefined;
+  const credential = delivery === 'pull' ? undefined : checkPushMembers(fields, rules, issues);
+
+  const valid = fields as Static<typeof SUBSCRIPTION_BODY.schema>;
+  // The conditions are stored in the subscription's item and in each of its route index items:
+  // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
   if (
-    maxInline !== undefined &&
-    (!Number.isInteger(maxInline) ||
-      (maxInline as number) < MIN_INLINE_BYTES ||
-      (maxInline as number) > MAX_INLINE_BYTES)
+    issues.length === 0 &&
+    Buffer.byteLength(JSON.stringify([valid.source, valid.types, filters])) > MAX_CONDITIONS_BYTES
   ) {
     add(
-      'maxinlinebytes',
-      'range',
-      `maxinlinebytes must be an integer from ${MIN_INLINE_BYTES} (CE-14) to ${MAX_INLINE_BYTES}`,
-      'EDU-1',
+      filters === undefined ? 'types' : 'filters',
+      'too-large',
+      `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`,
     );
   }
+  if (issues.length > 0) return { issues: inMemberOrder(issues) };
 
-  if (delivery === 'pull') {
-    const pull = parsePullMembers(fields, PUSH_ONLY_MEMBERS, add);
-    if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
-      add(
-        filters === undefined ? 'types' : 'filters',
-        'too-large',
-        `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`,
-      );
-    }
-    if (issues.length > 0 || !pull) return { issues };
+  const conditions = {
+    ...(valid.source === undefined ? {} : { source: valid.source }),
+    ...(valid.types === undefined ? {} : { types: valid.types }),
+    ...(filters === undefined ? {} : { filters }),
+  };
+  const maxInline = valid.maxinlinebytes === undefined ? {} : { maxInlineBytes: valid.maxinlinebytes };
+  if (pull) {
     return {
       input: {
         delivery: 'pull',
         pull,
         sink: '',
-        ...(source === undefined ? {} : { source: source as string }),
-        ...(types === undefined ? {} : { types: types as string[] }),
-        ...(filters === undefined ? {} : { filters }),
+        ...conditions,
         contentMode: 'structured',
         validation: 'agreed',
-        ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
+        ...maxInline,
       },
       issues,
     };
   }
-  if (delivery !== 'push') add('delivery', 'enum', 'delivery must be "push" or "pull"', 'EDU-17');
+  return {
+    input: {
+      delivery: 'push',
+      sink: sink as string,
+      ...conditions,
+      contentMode: valid.contentmode ?? 'structured',
+      ...(valid.batchsupported === undefined ? {} : { batchSupported: valid.batchsupported }),
+      ...(credential === undefined ? {} : { credential }),
+      validation: valid.validation ?? rules.defaultValidation ?? 'handshake',
+      ...(valid.retrywindowseconds === undefined ? {} : { retryWindowSeconds: valid.retrywindowseconds }),
+      ...(valid.signdeliveries === true ? { signDeliveries: true } : {}),
+      ...maxInline,
+    },
+    issues,
+  };
+}
+
+/** What a push subscription's members must be beyond their schema; the credential, when one is given. */
+function checkPushMembers(
+  fields: Readonly<Record<string, unknown>>,
+  rules: InputRules,
+  issues: ValidationIssue[],
+): SinkCredential | undefined {
+  const add = (attribute: string, rule: string, message: string, requirement = 'EDU-14') =>
+    issues.push({ attribute, rule, requirement, message });
   for (const name of PULL_ONLY_MEMBERS) {
     if (fields[name] !== undefined)
       add(name, 'pull-only', `${name} is a setting of pull subscriptions ("delivery": "pull")`, 'EDU-17');
   }
-
-  if (fields['protocol'] !== undefined && fields['protocol'] !== 'HTTP')
-    add('protocol', 'enum', 'protocol must be "HTTP", the only one Koerier delivers with');
-
-  const contentMode = fields['contentmode'] ?? 'structured';
-  if (!CONTENT_MODES.includes(contentMode as ContentMode))
-    add('contentmode', 'enum', `contentmode must be one of ${CONTENT_MODES.join(', ')}`, 'HTTP-4');
-
   const validation = fields['validation'] ?? rules.defaultValidation ?? 'handshake';
-  if (!VALIDATION_MODES.includes(validation as ValidationMode))
-    add('validation', 'enum', `validation must be one of ${VALIDATION_MODES.join(', ')}`, 'WH-5');
+  if (
+    fields['batchsupported'] !== undefined &&
+    typeof fields['batchsupported'] === 'boolean' &&
+    validation !== 'agreed'
+  ) {
+    add(
+      'batchsupported',
+      'declared-by-target',
+      'with the validation handshake the target itself declares batch support (Accept-Post); batchsupported is only for validation "agreed"',
+      'JSON-3',
+    );
+  }
 
-  const batchSupported = fields['batchsupported'];
-  if (batchSupported !== undefined) {
-    if (typeof batchSupported !== 'boolean')
-      add('batchsupported', 'boolean', 'batchsupported must be true or false', 'JSON-3');
-    else if (validation !== 'agreed') {
-      add(
-        'batchsupported',
-        'declared-by-target',
-        'with the validation handshake the target itself declares batch support (Accept-Post); batchsupported is only for validation "agreed"',
-        'JSON-3',
-      );
-    }
+  const retryWindow = fields['retrywindowseconds'];
+  // The schema holds the lower bound; the upper is the deployment's idempotency TTL.
+  if (typeof retryWindow === 'number' && Number.isInteger(retryWindow) && retryWindow > rules.maxRetryWindowSeconds) {
+    add(
+      'retrywindowseconds',
+      'range',
+      `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`,
+      'EDU-IDEM-12',
+    );
+  }
+
+  if (fields['signdeliveries'] === true && !rules.signingAvailable) {
+    add(
+      'signdeliveries',
+      'signing-unavailable',
+      'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries',
+    );
   }
 
   // WH-3: "the delivery MUST carry a token": no push subscription without a credential.
-  let credential: SinkCredential | undefined;
   if (fields['sinkcredential'] !== undefined && fields['sinkcredential'] !== null) {
     const parsed = parseSinkCredential(fields['sinkcredential'], {
       ...urlRulesOf(rules),
       policy: rules.sinkCredentials,
     });
     issues.push(...parsed.issues);
-    credential = parsed.credential;
-  } else if (rules.storedCredential === undefined) {
+    return parsed.credential;
+  }
+  if (rules.storedCredential === undefined) {
     const kinds = rules.sinkCredentials === 'oauth2-only' ? 'CLIENTCREDENTIALS' : 'ACCESSTOKEN or CLIENTCREDENTIALS';
     add(
       'sinkcredential',
@@ -252,62 +257,14 @@ export function parseSubscriptionInput(
       'EDU-4',
     );
   }
+  return undefined;
+}
 
-  const retryWindow = fields['retrywindowseconds'];
-  if (
-    retryWindow !== undefined &&
-    (!Number.isInteger(retryWindow) ||
-      (retryWindow as number) < MIN_RETRY_WINDOW_SECONDS ||
-      (retryWindow as number) > rules.maxRetryWindowSeconds)
-  ) {
-    add(
-      'retrywindowseconds',
-      'range',
-      `retrywindowseconds must be an integer from ${MIN_RETRY_WINDOW_SECONDS} to ${rules.maxRetryWindowSeconds}`,
-      'EDU-IDEM-12',
-    );
-  }
-
-  const signDeliveries = fields['signdeliveries'];
-  if (signDeliveries !== undefined) {
-    if (typeof signDeliveries !== 'boolean') add('signdeliveries', 'boolean', 'signdeliveries must be true or false');
-    else if (signDeliveries && !rules.signingAvailable) {
-      add(
-        'signdeliveries',
-        'signing-unavailable',
-        'this deployment has no signing key (KOERIER_SIGNING_KEYS), so it cannot sign deliveries',
-      );
-    }
-  }
-
-  // The conditions are stored in the subscription's item and in each of its route index items:
-  // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
-  if (issues.length === 0 && Buffer.byteLength(JSON.stringify([source, types, filters])) > MAX_CONDITIONS_BYTES) {
-    add(
-      filters === undefined ? 'types' : 'filters',
-      'too-large',
-      `source, types and filters together take at most ${MAX_CONDITIONS_BYTES} bytes as JSON`,
-    );
-  }
-
-  if (issues.length > 0) return { issues };
-  return {
-    input: {
-      delivery: 'push',
-      sink: sink as string,
-      ...(source === undefined ? {} : { source: source as string }),
-      ...(types === undefined ? {} : { types: types as string[] }),
-      ...(filters === undefined ? {} : { filters }),
-      contentMode: contentMode as ContentMode,
-      ...(batchSupported === undefined ? {} : { batchSupported: batchSupported as boolean }),
-      ...(credential === undefined ? {} : { credential }),
-      validation: validation as ValidationMode,
-      ...(retryWindow === undefined ? {} : { retryWindowSeconds: retryWindow as number }),
-      ...(signDeliveries === true ? { signDeliveries: true } : {}),
-      ...(maxInline === undefined ? {} : { maxInlineBytes: maxInline as number }),
-    },
-    issues,
-  };
+/** The issues by the member they are about, as SubscriptionRequest lists them; unknown members first. */
+function inMemberOrder(issues: readonly ValidationIssue[]): ValidationIssue[] {
+  const rank = (issue: ValidationIssue) =>
+    (WRITABLE_MEMBERS as readonly string[]).indexOf(/^[^.[]*/.exec(issue.attribute ?? '')![0]);
+  return [...issues].sort((a, b) => rank(a) - rank(b));
 }
 
 const UNPAIRED_SURROGATE = /\p{Cs}/u;
@@ -327,10 +284,6 @@ function wellFormedThroughout(value: unknown): boolean {
     }
   }
   return true;
-}
-
-function isText(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= MAX_TEXT;
 }
 
 /** The rules for the URLs Koerier calls on the subscriber's behalf: the sink and the token URL. */

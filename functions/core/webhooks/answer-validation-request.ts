@@ -30,12 +30,7 @@ export function answerValidationRequest(
     policy.allowedOrigins.includes('*') || policy.allowedOrigins.some((o) => o.toLowerCase() === origin.toLowerCase());
   if (!permitted) {
     throw new KoerierError(
-      problem(
-        403,
-        'origin-not-allowed',
-        'Origin Not Allowed',
-        `Koerier does not accept deliveries from origin "${origin}".`,
-      ),
+      problem(403, 'origin-not-allowed', `Koerier does not accept deliveries from origin "${origin}".`),
       {
         headers: { allow },
       },

@@ -145,6 +145,42 @@ describe('request bodies in /openapi.json (issue 29 item 2)', () => {
     expect(issues('has space')).toEqual(['pattern']);
   });
 
+  it('issue 29 item 2: the subscription and contract bodies are checked with the schemas /openapi.json shows, with the limits that were missing there', async () => {
+    const document = await served();
+    for (const operationId of [
+      'createSubscription',
+      'publishContractVersion',
+      'changeContract',
+      'changeContractVersion',
+      'bindContract',
+    ])
+      expect(operationBodies, operationId).toHaveProperty(operationId);
+    const properties = (name: string) => componentSchema(document, name)!['properties'] as Record<string, Json>;
+    // Enforced by the code, missing from the hand-written description before.
+    expect(properties('SubscriptionRequest')['source']).toMatchObject({ minLength: 1, maxLength: 1024 });
+    expect(properties('SubscriptionRequest')['types']).toMatchObject({ maxItems: 32, items: { maxLength: 1024 } });
+    expect(properties('SubscriptionRequest')['filters']).toMatchObject({ maxItems: 64 });
+    expect(properties('ContractVersionPatch')['eventTypes']).toMatchObject({
+      maxItems: 100,
+      items: { maxLength: 256 },
+    });
+    expect(properties('ContractBindingInput')['message']).toMatchObject({ maxLength: 1024 });
+    expect(properties('ContactPoint')['email']).toMatchObject({ maxLength: 254, format: 'email' });
+  });
+
+  it('issue 29 item 2, CESQL-3: the sql filter’s limit (4,096 bytes, so at most 4,096 characters) is in /openapi.json', async () => {
+    const filter = componentSchema(await served(), 'Filter')!;
+    const sql = (filter['properties'] as Record<string, Json>)['sql'];
+    expect(sql).toMatchObject({ type: 'string', minLength: 1, maxLength: 4096 });
+    expect(sql!['description']).toContain('at most 4096 bytes');
+    // The recursion is the component's own: all, any and not refer to Filter.
+    expect((filter['properties'] as Record<string, Json>)['not']).toEqual({ $ref: '#/components/schemas/Filter' });
+    expect((filter['properties'] as Record<string, Json>)['all']!['items']).toEqual({
+      $ref: '#/components/schemas/Filter',
+    });
+    expect(JSON.stringify(filter)).not.toContain('$id');
+  });
+
   it('issue 29 item 2: a limit added to one body schema appears in /openapi.json with no other edit', async () => {
     // The receive body's schema gains a limit, as an edit of pull-requests.ts alone would give it.
     vi.resetModules();

@@ -88,7 +88,7 @@ describe('fetchPayload: answers', () => {
     expect(gone.status).toBe(410);
     expect(JSON.parse(gone.body)).toMatchObject({
       type: problemTypeUri('payload-expired'),
-      title: 'Gone',
+      title: 'Data expired',
       status: 410,
     });
   });
@@ -99,7 +99,7 @@ describe('fetchPayload: answers', () => {
     ports.store.objects.delete(payloadObjectKey(idOf(event)));
     const gone = await answered(() => fetchPayload(idOf(event), 'publisher', undefined, deps()));
     expect(gone.status).toBe(410);
-    expect(JSON.parse(gone.body)).toMatchObject({ type: problemTypeUri('payload-expired'), title: 'Gone' });
+    expect(JSON.parse(gone.body)).toMatchObject({ type: problemTypeUri('payload-expired'), title: 'Data expired' });
   });
 
   it('EDU-1: an object of exactly maxStreamedBytes comes in the answer; one byte more is a 307 to the store', async () => {

@@ -701,7 +701,7 @@ describe('pause (EDU-12, EDU-18)', () => {
     expect(response.status).toBe(409);
     expect(json(response)).toMatchObject({
       type: problemTypeUri('not-a-push-subscription'),
-      title: 'Not a Push Subscription',
+      title: 'Not a push subscription',
       detail: 'A pull subscription pauses by not receiving: its events wait in its queue.',
     });
     expect(statusChanges).toEqual([]);
@@ -713,7 +713,7 @@ describe('pause (EDU-12, EDU-18)', () => {
     expect(response.status).toBe(409);
     expect(json(response)).toMatchObject({
       type: problemTypeUri('subscription-not-active'),
-      title: 'Subscription Not Active',
+      title: 'Subscription not active',
       detail: 'The subscription is retired; only an active subscription can be paused.',
     });
     expect([statusChanges, audits]).toEqual([[], []]);
@@ -741,15 +741,15 @@ describe('what the problems say (RFC 9457)', () => {
       subscription: subscription({ status: 'suspended', suspendedFor: 'credential-required' }),
     });
     expect(json(await deliveries.redrive(owner, 'sub-1', post({ all: true })))['title']).toBe(
-      'Subscription Not Active',
+      'Subscription not active',
     );
-    expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential Required');
-    expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription Not Suspended');
+    expect(json(await deliveries.resume(owner, 'sub-1'))['title']).toBe('Credential required');
+    expect(json(await setUp().admin.resume(owner, 'sub-1'))['title']).toBe('Subscription not suspended');
     expect(json(await deliveries.redrive(owner, 'sub-1', post('{')))['title']).toBe('Malformed JSON');
     expect(json(await deliveries.redrive(owner, 'sub-1', post([])))['title']).toBe('Invalid redrive selection');
-    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid Parameter');
+    expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ limit: '0' })))['title']).toBe('Invalid parameter');
     expect(json(await deliveries.listAttempts(owner, 'sub-1', get({ cursor: '-1' })))).toMatchObject({
-      title: 'Invalid Parameter',
+      title: 'Invalid parameter',
       status: 400,
     });
     expect(json(await deliveries.listAttempts(owner, 'sub-9', get()))['detail']).toBe(
@@ -888,7 +888,7 @@ describe('what happened to my event? (issue 13, item 5)', () => {
     expect(response.status).toBe(400);
     expect(json(response)).toMatchObject({
       type: problemTypeUri('invalid-parameter'),
-      title: 'Invalid Parameter',
+      title: 'Invalid parameter',
       detail,
     });
   });

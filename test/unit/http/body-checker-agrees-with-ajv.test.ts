@@ -8,6 +8,7 @@
  * characters (emoji) is refused at half the length the description allows. Every disagreement must
  * be that one: Ajv told to count UTF-16 units (`unicode: false`) then agrees.
  */
+import { Check } from '@sinclair/typebox/value';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { componentBodies, operationBodies } from '../../../functions/core/api-description/request-bodies.js';
@@ -41,6 +42,33 @@ const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, un
     {},
     { entitlements: [{ typePrefix: 'nl.edu.', source: 's' }] },
     { quotas: { maxConcurrentReplays: 2 } },
+  ],
+  createSubscription: { sink: 'https://a.example/', types: ['x'], sinkcredential: {} },
+  SubscriptionRequest: [
+    { sink: 'https://a.example/', source: 's', validation: 'agreed', contentmode: 'batch', retrywindowseconds: 600 },
+    { delivery: 'pull', maxdeliverycount: 10, retentionseconds: 60, maxinlinebytes: 65_536, filters: [] },
+  ],
+  Filter: [{ exact: { type: 'x' } }, { all: [{ not: { sql: 'EXISTS subject' } }, { any: [{ suffix: { a1: 'b' } }] }] }],
+  AttributeMatch: { type: 'x', subject: 'y' },
+  publishContractVersion: {
+    kind: 'asyncapi-data',
+    document: { asyncapi: '3.0.0' },
+    status: 'deprecated',
+    sunset: '2030-01-01',
+  },
+  ContractVersionInput: [
+    { kind: 'openapi-webhook', document: 'openapi: 3.1.0', eventTypes: ['nl.edu.x.v1'], mediaType: 'application/yaml' },
+    { kind: 'asyncapi-data', document: {}, description: 'd', owner: {}, contact: {} },
+  ],
+  changeContract: { description: 'd', owner: {} },
+  ContractPatch: { contact: {} },
+  changeContractVersion: { status: 'retired', sunset: '2030-01-01T00:00:00Z', eventTypes: ['t'] },
+  ContractVersionPatch: [{}, { eventTypes: [] }],
+  bindContract: { contract: 'enrolments', version: '1.0.0', mode: 'warn' },
+  ContractBindingInput: { contract: 'a', version: '1.2.3-rc.1', mode: 'enforce', message: 'm' },
+  ContactPoint: [
+    { name: 'Desk', email: 'desk@example.org' },
+    { name: 'Desk', url: 'https://example.org/desk' },
   ],
   SinkCredential: [
     { credentialtype: 'ACCESSTOKEN', accesstoken: 'abc.def' },
@@ -84,12 +112,21 @@ const PROBES: readonly unknown[] = [
   'CLIENTCREDENTIALS',
 ];
 
-/** The schema with the components the areas check in code (`$ref`) taking any value, as the checker does. */
-function withoutReferences(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutReferences);
+/**
+ * The schema as the checker sees it: the components the areas check in code (`$ref`) take any
+ * value, a schema's references to itself (the recursive Filter) point at its root, and the
+ * conditions (`if`/`else`: a push subscription needs a sink and a credential) are left to the
+ * code that checks them (subscription-input.ts), as TypeBox's checker leaves them.
+ */
+function withoutReferences(node: unknown, name?: string): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutReferences(item, name));
   if (node && typeof node === 'object') {
-    if ('$ref' in node) return {};
-    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, withoutReferences(value)]));
+    if ('$ref' in node) return (node as { $ref: unknown }).$ref === `#/components/schemas/${name}` ? { $ref: '#' } : {};
+    return Object.fromEntries(
+      Object.entries(node)
+        .filter(([key]) => !['if', 'then', 'else'].includes(key))
+        .map(([key, value]) => [key, withoutReferences(value, name)]),
+    );
   }
   return node;
 }
@@ -123,21 +160,25 @@ describe('the request body checker agrees with Ajv (issue 29 item 2)', () => {
   const bodies: [string, RequestBody][] = [...Object.entries(operationBodies), ...Object.entries(componentBodies)];
 
   it.each(bodies)('issue 29 item 2: %s: a body passes the checker exactly when Ajv takes it', (name, body) => {
-    const validate = ajv.compile(withoutReferences(describedSchema(body)) as object);
-    const validateCountingUnits = ajvCountingUnits.compile(withoutReferences(describedSchema(body)) as object);
+    const validate = ajv.compile(withoutReferences(describedSchema(body), name) as object);
+    const validateCountingUnits = ajvCountingUnits.compile(withoutReferences(describedSchema(body), name) as object);
     expect(VALID[name], `an example body for ${name}`).toBeDefined();
     for (const valid of [VALID[name]!].flat()) {
       expect(schemaIssues(body, valid)).toEqual([]);
       let refused = 0;
       for (const value of variations(valid)) {
         const issues = schemaIssues(body, value);
+        // The checker's verdict; a member the area checks in code (`refusedAs('in-code', …)`) is
+        // named by the area, not by schemaIssues, so the issues are empty or a refusal.
+        const accepted = Check(body.schema, value);
+        if (issues.length > 0) expect(accepted).toBe(false);
         const shown = JSON.stringify(value)?.slice(0, 200);
         if (validate(value) !== validateCountingUnits(value)) {
           // The length difference: TypeBox sides with the UTF-16 count, and only for astral characters.
           expect(shown).toMatch(/[\u{10000}-\u{10FFFF}]/u);
-          expect(issues.length === 0, shown).toBe(validateCountingUnits(value));
-        } else expect(issues.length === 0, shown).toBe(validate(value));
-        if (issues.length > 0) refused++;
+          expect(accepted, shown).toBe(validateCountingUnits(value));
+        } else expect(accepted, shown).toBe(validate(value));
+        if (!accepted) refused++;
       }
       // The variations reach both answers.
       expect(refused).toBeGreaterThan(0);

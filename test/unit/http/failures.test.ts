@@ -28,7 +28,7 @@ function context(store: InMemoryIdempotencyStore): IdempotencyContext {
 describe('failures: a thrown KoerierError is the answer', () => {
   it('a KoerierError becomes problem+json with its status and headers; its cause never reaches the answer', async () => {
     const response = await answered(async () => {
-      throw new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'Retry later.'), {
+      throw new KoerierError(problem(503, 'events-not-stored', 'Retry later.'), {
         headers: { 'retry-after': '1' },
         cause: new Error(SECRET),
       });
@@ -37,7 +37,7 @@ describe('failures: a thrown KoerierError is the answer', () => {
     expect(response.headers).toEqual({ 'content-type': 'application/problem+json', 'retry-after': '1' });
     expect(JSON.parse(response.body)).toEqual({
       type: problemTypeUri('events-not-stored'),
-      title: 'Service Unavailable',
+      title: 'Events not stored',
       status: 503,
       detail: 'Retry later.',
     });
@@ -62,7 +62,7 @@ describe('failures under the idempotency guard', () => {
     const refuse = async (): Promise<HttpResponse> => {
       runs++;
       throw new KoerierError(
-        problem(403, 'source-not-granted', 'Forbidden', 'This client may not publish events with these sources.'),
+        problem(403, 'source-not-granted', 'This client may not publish events with these sources.'),
       );
     };
     const first = await withIdempotency(request, context(store), refuse);
@@ -78,7 +78,7 @@ describe('failures under the idempotency guard', () => {
     const store = new InMemoryIdempotencyStore();
     const request = ingestRequest(randomUUID(), '{"id":"1"}');
     const outage = async (): Promise<HttpResponse> => {
-      throw new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'Retry.'), {
+      throw new KoerierError(problem(503, 'events-not-stored', 'Retry.'), {
         headers: { 'retry-after': '1' },
       });
     };

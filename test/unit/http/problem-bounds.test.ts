@@ -36,7 +36,7 @@ const finding = (i: number, extra: Partial<ValidationIssue> = {}): ValidationIss
   ...extra,
 });
 const invalid = (errors: ValidationIssue[], extra: Record<string, unknown> = {}) =>
-  problem(400, 'invalid-cloudevent', 'Invalid CloudEvent', 'The request holds invalid events.', { errors, ...extra });
+  problem(400, 'invalid-cloudevent', 'The request holds invalid events.', { errors, ...extra });
 
 describe('EDU-IDEM-14: problem answers are bounded so they can be stored and replayed whole', () => {
   it('EDU-IDEM-14: a problem within its bounds is answered exactly as built: no counters, nothing cut', () => {
@@ -51,8 +51,12 @@ describe('EDU-IDEM-14: problem answers are bounded so they can be stored and rep
     );
     expect(problemResponse(within).body).toBe(JSON.stringify(within));
     // Without a detail (problem() leaves the member undefined) and without any list.
-    const bare = problem(409, 'subscription-changed', 'Conflict');
-    expect(answerOf(bare)).toEqual({ type: problemTypeUri('subscription-changed'), title: 'Conflict', status: 409 });
+    const bare = problem(409, 'subscription-changed');
+    expect(answerOf(bare)).toEqual({
+      type: problemTypeUri('subscription-changed'),
+      title: 'Subscription changed',
+      status: 409,
+    });
   });
 
   it('EDU-IDEM-14: a detail, message or pointer past 512 characters and an attribute past 64 are cut with …, the rest of the finding kept', () => {
@@ -155,7 +159,7 @@ describe('RFC 9457: each kind of failure has its own type, title and status', ()
       problems.methodNotAllowed(['GET']),
       problems.unauthorized('d'),
       problems.forbidden('d'),
-      problems.badRequest('invalid-parameter', 'Invalid Parameter', 'd'),
+      problems.badRequest('invalid-parameter', 'd'),
       problems.unsupportedMediaType('d'),
       problems.payloadTooLarge('d'),
       problems.internal(),
@@ -165,7 +169,7 @@ describe('RFC 9457: each kind of failure has its own type, title and status', ()
       { type: problemTypeUri('method-not-allowed'), title: 'Method Not Allowed', status: 405 },
       { type: problemTypeUri('unauthorized'), title: 'Unauthorized', status: 401 },
       { type: problemTypeUri('forbidden'), title: 'Forbidden', status: 403 },
-      { type: problemTypeUri('invalid-parameter'), title: 'Invalid Parameter', status: 400 },
+      { type: problemTypeUri('invalid-parameter'), title: 'Invalid parameter', status: 400 },
       { type: problemTypeUri('unsupported-media-type'), title: 'Unsupported Media Type', status: 415 },
       { type: problemTypeUri('payload-too-large'), title: 'Payload Too Large', status: 413 },
       { type: problemTypeUri('internal'), title: 'Internal Server Error', status: 500 },

@@ -24,7 +24,7 @@ describe('issue 13, item 5: unknown query parameters', () => {
     const error = refusal({ outcom: 'dead-lettered', limit: '5' });
     expect(error.problem).toMatchObject({
       type: problemTypeUri('invalid-parameter'),
-      title: 'Invalid Parameter',
+      title: 'Invalid parameter',
       status: 400,
     });
     expect(error.problem.detail).toContain('outcom');

@@ -212,7 +212,7 @@ describe('idempotency guard: what the answers say', () => {
     expect(reused.headers['content-type']).toBe('application/problem+json');
     expect(problemBody(reused)).toEqual({
       type: problemTypeUri('idempotency-key-reused'),
-      title: 'Idempotency Key Reused',
+      title: 'Idempotency-Key reused',
       status: 422,
       detail: `Idempotency-Key ${key} was already used with a different request; a new request needs a new key.`,
       idempotencyKey: key,
@@ -234,7 +234,7 @@ describe('idempotency guard: what the answers say', () => {
     const repeat = await withIdempotency(ingestRequest(key, '{"id":"1"}'), ctx, accepted);
     expect(problemBody(repeat)).toEqual({
       type: problemTypeUri('idempotency-key-in-progress'),
-      title: 'Idempotency Key In Progress',
+      title: 'Idempotency-Key in progress',
       status: 409,
       detail: `A request with Idempotency-Key ${key} is still being processed; retry after 45 s.`,
       idempotencyKey: key,
@@ -337,15 +337,15 @@ describe('Idempotency-Key header at its edges', () => {
 
   it('EDU-IDEM-6, EDU-IDEM-18: the problems carry their titles and say what to send', () => {
     expect(refusalOf(() => readIdempotencyKey({})).problem).toMatchObject({
-      title: 'Idempotency Key Missing',
+      title: 'Idempotency-Key missing',
       detail: 'This operation requires an Idempotency-Key header holding a UUIDv4.',
     });
     expect(problemOf('retry-1')).toMatchObject({
-      title: 'Idempotency Key Malformed',
+      title: 'Idempotency-Key malformed',
       detail: 'The Idempotency-Key is not a UUID (expected 8-4-4-4-12 hexadecimal digits).',
     });
     expect(problemOf('6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toMatchObject({
-      title: 'Idempotency Key Malformed',
+      title: 'Idempotency-Key malformed',
       detail: 'The Idempotency-Key is a UUID but not version 4 (random).',
     });
   });

@@ -112,9 +112,7 @@ describe('withPreparedIdempotency', () => {
     const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
     const ctx = context(store);
     const refusing = () =>
-      prepared(async () =>
-        Promise.reject(new KoerierError(problem(400, 'upload-unknown', 'Bad Request', 'no such upload'))),
-      );
+      prepared(async () => Promise.reject(new KoerierError(problem(400, 'upload-unknown', 'no such upload'))));
     expect((await withPreparedIdempotency(request, ctx, refusing, never)).status).toBe(400);
     const repeat = await withPreparedIdempotency(request, ctx, () => prepared(), never);
     expect(repeat.status).toBe(400);
@@ -126,9 +124,7 @@ describe('withPreparedIdempotency', () => {
     const request = ingestRequest(randomUUID(), '{"id":"e-1"}');
     const ctx = context(store);
     const failing = () =>
-      prepared(async () =>
-        Promise.reject(new KoerierError(problem(503, 'events-not-stored', 'Service Unavailable', 'x'))),
-      );
+      prepared(async () => Promise.reject(new KoerierError(problem(503, 'events-not-stored', 'x'))));
     expect((await withPreparedIdempotency(request, ctx, failing, never)).status).toBe(503);
     const retry = prepared();
     expect(await withPreparedIdempotency(request, ctx, () => retry, never)).toEqual(accepted);
@@ -156,7 +152,7 @@ describe('withPreparedIdempotency', () => {
     const key = randomUUID();
     const ctx = context(store);
     const invalid = () => {
-      throw new KoerierError(problem(400, 'invalid-cloudevent', 'Bad Request', 'no id'));
+      throw new KoerierError(problem(400, 'invalid-cloudevent', 'no id'));
     };
     const refused = async (error: unknown): Promise<HttpResponse> => Promise.reject(error);
     expect((await withPreparedIdempotency(ingestRequest(key, '{}'), ctx, invalid, refused)).status).toBe(400);

@@ -150,7 +150,7 @@ describe('acceptEvents: persist before acknowledge', () => {
     expect(refused.headers['retry-after']).toBe('1');
     expect(json(refused)).toMatchObject({
       type: expect.stringContaining('events-not-stored'),
-      title: 'Service Unavailable',
+      title: 'Events not stored',
     });
     expect(refused.body).not.toContain('SQS is down');
     expect(logLines).toContainEqual(expect.objectContaining({ level: 'error', message: 'events not stored' }));

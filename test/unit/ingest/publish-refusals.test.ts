@@ -91,7 +91,7 @@ describe('refusals are answered by their kind and counted by their rule', () => 
     expect(json(response)).toMatchObject({
       status: 403,
       type: problemTypeUri('source-not-granted'),
-      title: 'Forbidden',
+      title: 'Source not granted',
     });
     const errors = json(response)['errors'] as Record<string, unknown>[];
     expect(errors).toEqual([
@@ -117,7 +117,11 @@ describe("Koerier's operational namespace (EDU-IN)", () => {
       PUBLISHER,
       deps,
     );
-    expect(json(response)).toMatchObject({ status: 403, type: problemTypeUri('type-reserved'), title: 'Forbidden' });
+    expect(json(response)).toMatchObject({
+      status: 403,
+      type: problemTypeUri('type-reserved'),
+      title: 'Reserved event type',
+    });
     expect(json(response)['errors']).toEqual([
       { attribute: 'type', rule: 'reserved-type', requirement: 'EDU-IN', message: expect.any(String) },
     ]);

@@ -64,7 +64,7 @@ describe('WH-7: the ingest answers the validation request', () => {
     );
     expect(error.problem).toMatchObject({
       type: problemTypeUri('origin-not-allowed'),
-      title: 'Origin Not Allowed',
+      title: 'Origin not allowed',
       status: 403,
     });
     expect(error.headers).toEqual({ allow: 'POST, OPTIONS' });

@@ -176,13 +176,17 @@ describe('the refusals of the admin API (issue 12)', () => {
     expect(shape(grantsOverlap([]))).toEqual({
       status: 409,
       type: problemTypeUri('publish-grants-overlap'),
-      title: 'Publish Grants Overlap',
+      title: 'Publish grants overlap',
     });
     expect(shape(changedMeanwhile())).toEqual({
       status: 409,
       type: problemTypeUri('directory-changed'),
-      title: 'Conflict',
+      title: 'Directory changed',
     });
-    expect(shape(directoryFull())).toEqual({ status: 409, type: problemTypeUri('directory-full'), title: 'Conflict' });
+    expect(shape(directoryFull())).toEqual({
+      status: 409,
+      type: problemTypeUri('directory-full'),
+      title: 'Directory full',
+    });
   });
 });

@@ -49,7 +49,7 @@ describe('long poll slots (CARD-7, issue 10)', () => {
     expect((refusal as KoerierError).problem).toMatchObject({
       status: 429,
       type: problemType('too-many-polls'),
-      title: 'Too Many Long Polls',
+      title: 'Too many long polls',
     });
     expect((refusal as KoerierError).headers).toEqual({ 'retry-after': '5' });
     expect(waited).toBe(false);

@@ -171,18 +171,18 @@ describe('replay refusals (issue 13, item 2)', () => {
     expect(notActive('sub-1', 'suspended').problem).toMatchObject({
       status: 409,
       type: problemTypeUri('subscription-not-active'),
-      title: 'Subscription Not Active',
+      title: 'Subscription not active',
     });
     expect(notRunning('replay-1', 'completed').problem).toMatchObject({
       status: 409,
       type: problemTypeUri('replay-not-running'),
-      title: 'Replay Not Running',
+      title: 'Replay not running',
     });
     const running = replayRunning('sub-1', 'replay-1');
     expect(running.problem).toMatchObject({
       status: 409,
       type: problemTypeUri('replay-running'),
-      title: 'Replay Running',
+      title: 'Replay running',
     });
     expect(running.headers).toEqual({ location: '/v1/subscriptions/sub-1/replays/replay-1' });
     expect(replayRunning('sub-1', undefined).headers).toEqual({});
@@ -192,12 +192,12 @@ describe('replay refusals (issue 13, item 2)', () => {
     expect(beyondEntitlement('nl.example.secret.v1', 'not-entitled').problem).toMatchObject({
       status: 403,
       type: problemTypeUri('replay-not-entitled'),
-      title: 'Replay Beyond Entitlement',
+      title: 'Replay beyond entitlement',
     });
     expect(beyondEntitlement('nl.example.b.v1', 'not-subscribed').problem).toMatchObject({
       status: 403,
       type: problemTypeUri('replay-beyond-subscription'),
-      title: 'Replay Beyond Entitlement',
+      title: 'Replay beyond the subscription',
     });
   });
 });

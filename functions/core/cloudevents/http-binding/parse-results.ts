@@ -102,7 +102,7 @@ export function invalid(issues: IssueCollector): KoerierError {
   const detail = issues.stopped
     ? `More than ${count} violations of CloudEvents 1.0 as profiled by NL GOV; validation stopped after the first ${count}, which are listed in errors.`
     : `${count} violation${count === 1 ? '' : 's'} of CloudEvents 1.0 as profiled by NL GOV; see errors.`;
-  const problem = problems.badRequest('invalid-cloudevent', 'Invalid CloudEvent', detail, issues.errors);
+  const problem = problems.badRequest('invalid-cloudevent', detail, issues.errors);
   return fail({
     ...problem,
     ...(issues.stopped ? { validationStopped: true } : {}),
