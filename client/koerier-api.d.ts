@@ -1686,7 +1686,7 @@ export interface components {
         };
       };
       error?: {
-        /** @description server-error, request-timeout, throttled, gone, unsupported-media-type, rejected (other 4xx), redirect (never followed), credential (the sink credential or its token endpoint failed), target-unreachable (no answer: refused, DNS, TLS, timeout, reset or a refused address all read the same, so nothing about the network is revealed), response-too-large, invalid-url, or not-sendable (Koerier could not build the request, e.g. a datacontenttype that cannot be a header; not the target’s fault). */
+        /** @description server-error, request-timeout, key-in-progress (409: the target is still handling an earlier attempt with this Idempotency-Key, EDU-IDEM-18; retried), throttled, gone, unsupported-media-type, rejected (other 4xx), redirect (never followed), credential (the sink credential or its token endpoint failed), target-unreachable (no answer: refused, DNS, TLS, timeout, reset or a refused address all read the same, so nothing about the network is revealed), response-too-large, invalid-url, or not-sendable (Koerier could not build the request, e.g. a datacontenttype that cannot be a header; not the target’s fault). */
         code: string;
         detail: string;
       };

@@ -14,9 +14,9 @@
  * 7. The handler: its answer, 204 by default; a throw is a 500 (Koerier retries). The key is
  *    remembered only after a 2xx, so a failed delivery is handled again on its retry.
  *
- * A key still being handled answers 503, not the 409 of EDU-IDEM-18: Koerier reads every 4xx but
- * 408, 410 and 429 as final (WH-2) and would dead-letter a delivery whose first attempt only timed
- * out; after a 503's Retry-After the retry finds the key handled and gets the 200.
+ * A key still being handled answers 503 with Retry-After rather than the 409 of EDU-IDEM-18: Koerier
+ * retries both, but a 503 also says when to try again and every HTTP sender retries it; after the
+ * wait the retry finds the key handled and gets the 200.
  */
 import { createHash } from 'node:crypto';
 import { bearerTokenOf, tokenVerifier, type TokenCheck } from './bearer-token.js';

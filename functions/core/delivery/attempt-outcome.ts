@@ -4,8 +4,9 @@
  * - 2xx (the spec names 200, 201, 202, 204): delivered.
  * - 410 Gone: the target is retired; the subscription stops.
  * - 429: throttled; wait at least the Retry-After (seconds or HTTP-date) and slow down.
- * - 408, 5xx, and failures without an answer (timeout, reset, refused connection, DNS, TLS):
- *   transient; retried with backoff, and they count against the target's health. A 503's
+ * - 408, 409 (the Idempotency-Key still in progress, EDU-IDEM-18), 5xx, and failures without an
+ *   answer (timeout, reset, refused connection, DNS, TLS): transient; retried with backoff, and they
+ *   count against the target's health. A 503's
  *   Retry-After is honoured as the earliest next attempt, as a 429's.
  * - 3xx: redirects are not followed (a webhook URL must be the webhook); not retried.
  * - 415 and every other 4xx: the target will not take this delivery as it is; not retried.
@@ -102,6 +103,8 @@ export type AttemptResult =
 export type FailureCode =
   | 'server-error'
   | 'request-timeout'
+  /** 409: the target is still handling an earlier attempt with the same Idempotency-Key (EDU-IDEM-18). */
+  | 'key-in-progress'
   | 'throttled'
   | 'gone'
   | 'unsupported-media-type'
@@ -168,6 +171,17 @@ function judgeStatus(status: number, headers: Readonly<Record<string, string>>, 
   }
   if (status === 408)
     return { kind: 'failed', code: 'request-timeout', detail: 'the target answered 408 Request Timeout' };
+  // Every delivery carries an Idempotency-Key, and a receiver following the profile answers 409
+  // while an earlier attempt with that key is still being handled (EDU-IDEM-18, e.g. one that
+  // timed out on Koerier's side): the retry finds it handled. Final, it would dead-letter an event
+  // the receiver is processing.
+  if (status === 409)
+    return {
+      kind: 'failed',
+      code: 'key-in-progress',
+      detail:
+        'the target answered 409: it is still handling an earlier attempt with this Idempotency-Key (EDU-IDEM-18)',
+    };
   if (status >= 500) {
     // A 503's Retry-After says how long the service expects to be unavailable (RFC 9110 §10.2.3).
     const retryAfterMs = status === 503 ? parseRetryAfter(headers['retry-after'], now) : undefined;

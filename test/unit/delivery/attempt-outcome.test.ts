@@ -26,8 +26,12 @@ describe('reading a delivery answer', () => {
     expect(answer(415)).toMatchObject({ kind: 'rejected', code: 'unsupported-media-type' });
   });
 
-  it.each([400, 401, 403, 404, 405, 409, 413, 422])('WH-2: %i is a permanent rejection', (status) => {
+  it.each([400, 401, 403, 404, 405, 413, 422])('WH-2: %i is a permanent rejection', (status) => {
     expect(answer(status)).toMatchObject({ kind: 'rejected', code: 'rejected' });
+  });
+
+  it('EDU-IDEM-18: a 409 (the Idempotency-Key still in progress at the target) is transient and retried, not a dead letter', () => {
+    expect(answer(409)).toMatchObject({ kind: 'failed', code: 'key-in-progress' });
   });
 
   it.each([408, 500, 502, 503, 504])('WH-2: %i is transient and retried', (status) => {
