@@ -10,7 +10,6 @@
  * not listed, so its event is routed again as before. Writes per routed event: 1 + 1/batch.
  */
 import {
-  type AttributeValue,
   ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
@@ -18,7 +17,6 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { tables } from '../config/resources.js';
 import {
   routedEventKey,
   type ClaimedIdentity,
@@ -30,12 +28,16 @@ import {
   type RoutedEventLedger,
   type RoutingClaim,
 } from '../core/routing/routed-events.js';
-import { acceptanceAttributes, acceptanceJson, acceptanceOf, routesValue } from './routed-event-items.js';
+import {
+  acceptanceAttributes,
+  acceptanceJson,
+  acceptanceOf,
+  MARKER_KEY,
+  MARKER_TTL,
+  routesValue,
+  type Item,
+} from './routed-event-items.js';
 
-type Item = Record<string, AttributeValue>;
-
-const MARKER_KEY = tables.idempotency.partitionKey.name;
-const MARKER_TTL = tables.idempotency.ttlAttribute;
 /** Claim ids per commit item: 100 UUIDs stay under 4 KB. */
 const COMMIT_CLAIMS = 100;
 

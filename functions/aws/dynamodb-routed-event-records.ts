@@ -3,21 +3,18 @@
  * for the event trace; and which events of a publish request were accepted before, for the ingest's
  * `duplicate` — one BatchGetItem per hundred events, markers only.
  */
-import {
-  type AttributeValue,
-  BatchGetItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { tables } from '../config/resources.js';
+import { BatchGetItemCommand, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { routedEventKey, type EventIdentity } from '../core/routing/routed-events.js';
 import type { RoutedEventReader, RoutedEventRecord } from '../core/trace/routed-event-records.js';
-import { acceptanceFromJson, acceptanceOf, routingOf } from './routed-event-items.js';
+import {
+  acceptanceFromJson,
+  acceptanceOf,
+  MARKER_KEY,
+  MARKER_TTL,
+  routingOf,
+  type Item,
+} from './routed-event-items.js';
 
-type Item = Record<string, AttributeValue>;
-
-const MARKER_KEY = tables.idempotency.partitionKey.name;
-const MARKER_TTL = tables.idempotency.ttlAttribute;
 /** DynamoDB's most keys per BatchGetItem. */
 const BATCH_GET_KEYS = 100;
 

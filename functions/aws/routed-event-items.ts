@@ -14,8 +14,13 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { EventAcceptance, RoutedTo } from '../core/routing/routed-events.js';
 import type { RecordedRouting } from '../core/trace/routed-event-records.js';
+import { tables } from '../config/resources.js';
 
-type Item = Record<string, AttributeValue>;
+export type Item = Record<string, AttributeValue>;
+
+/** The marker's key and expiry attributes: markers live in the idempotency table. */
+export const MARKER_KEY = tables.idempotency.partitionKey.name;
+export const MARKER_TTL = tables.idempotency.ttlAttribute;
 
 /**
  * The most one event's routes take in a commit item; past it only their count is kept. A commit
