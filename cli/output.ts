@@ -43,7 +43,8 @@ export function printJson(value: unknown): void {
 export function printTable(head: readonly string[], rows: readonly (readonly unknown[])[]): void {
   const header = head.map((name) => terminalSafe(name));
   const cells = rows.map((row) => row.map(cell));
-  const widths = columnWidths([header, ...cells], tableWidth());
+  const width = tableWidth();
+  const widths = width === undefined ? undefined : columnWidths([header, ...cells], width);
   const table = new Table({
     head: header,
     style: { head: [], border: [] },
@@ -54,19 +55,29 @@ export function printTable(head: readonly string[], rows: readonly (readonly unk
   process.stdout.write(`${table.toString()}\n`);
 }
 
-/** A terminal's width; 100 columns where the output is not a terminal (a log, a pipe, a test). */
-function tableWidth(): number {
-  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
-  return columns && columns >= 40 ? columns : 100;
+/**
+ * The width a table must fit: the terminal's, or `COLUMNS` where the output is not a terminal (as
+ * `ls` reads it). Neither: a pipe or a file, where wrapped cells would only hinder `grep`.
+ */
+function tableWidth(): number | undefined {
+  const columns = process.stdout.isTTY ? process.stdout.columns : Number(process.env['COLUMNS']);
+  return columns && columns >= 40 ? columns : undefined;
 }
 
 /** No column is narrowed below this (its content wraps instead), unless it is narrower anyway. */
 const MIN_COLUMN = 8;
 
 /**
+ * Nor below its longest word up to this length: an id, a URL or a date cut across two lines can
+ * no longer be copied, so the table stays wider than asked rather than break one.
+ */
+const UNBROKEN_WORD = 48;
+
+/**
  * Column widths (padding included) that make the table fit `width` characters (issue 30 item 5),
  * or nothing when it fits as it is: the widest columns give way first, one character at a time,
- * so short columns (status, attempt) keep their width and long ones (errors, answers) wrap.
+ * so short columns (status, attempt) keep their width and long ones (errors, answers) wrap between
+ * words. A table of many ids may stay wider than `width`.
  */
 export function columnWidths(rows: readonly (readonly string[])[], width: number): number[] | undefined {
   const count = Math.max(0, ...rows.map((row) => row.length));
@@ -77,11 +88,15 @@ export function columnWidths(rows: readonly (readonly string[])[], width: number
   const borders = count + 1;
   let excess = natural.reduce((sum, w) => sum + w, 0) + borders - width;
   if (excess <= 0) return undefined;
+  const longestWord = Array.from({ length: count }, (_, i) =>
+    Math.max(0, ...rows.flatMap((row) => (row[i] ?? '').split(/\s+/).map((word) => word.length))),
+  );
+  const least = natural.map((w, i) => Math.min(w, 2 + Math.max(MIN_COLUMN, Math.min(longestWord[i]!, UNBROKEN_WORD))));
   const widths = [...natural];
   while (excess > 0) {
     let widest = -1;
     for (let i = 0; i < count; i++)
-      if (widths[i]! > MIN_COLUMN + 2 && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      if (widths[i]! > least[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
     if (widest < 0) break;
     widths[widest]! -= 1;
     excess -= 1;

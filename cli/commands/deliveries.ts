@@ -62,18 +62,24 @@ export function registerDeliveries(program: Command): void {
       const attempts = page.attempts;
       if (context.json) return printJson(attempts);
       if (attempts.length === 0) return void process.stdout.write('No delivery attempts.\n');
+      // Seven columns that fit 100: the delivery by the start of its key (`--json` has it whole), and
+      // what went wrong, what the receiver said and what happens next together in one column.
       printTable(
-        ['at', 'delivery', 'attempt', 'outcome', 'status', 'ms', 'error', 'answer', 'next attempt'],
+        ['at', 'delivery', 'attempt', 'outcome', 'status', 'ms', 'detail'],
         attempts.map((a) => [
           a.at,
-          a.deliveryId,
+          `${a.deliveryId.slice(0, 8)}…`,
           a.attempt,
           a.outcome,
           a.status,
           a.latencyMs,
-          a.error ? `${a.error.code}: ${a.error.detail}` : '',
-          a.answer ? answerExcerpt(a.answer.body) : '',
-          a.nextAttemptAt,
+          [
+            a.error ? `${a.error.code}: ${a.error.detail}` : '',
+            a.answer?.body ? `answer: ${answerExcerpt(a.answer.body)}` : '',
+            a.nextAttemptAt ? `next attempt ${a.nextAttemptAt}` : '',
+          ]
+            .filter(Boolean)
+            .join('\n'),
         ]),
       );
     });

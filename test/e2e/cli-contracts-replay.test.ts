@@ -216,7 +216,7 @@ describe('koerier contracts publish', () => {
     );
     const refused = await cli.run(['contracts', 'publish', name, '1.0.0', changed], { env: operator });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('409 Conflict (contract-version-immutable)');
+    expect(refused.stderr).toContain('409 Contract version immutable (contract-version-immutable)');
   });
 
   it("EDU-21, EDU-6: a YAML file is sent as its text (its checksum is the YAML file's own), and contracts document gives those bytes back", async () => {
@@ -548,7 +548,7 @@ describe('koerier replay cancel', () => {
 
     const again = await cli.run(['replay', 'cancel', subscription, replay.id], { env: subscriber });
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('409 Replay Not Running (replay-not-running)');
+    expect(again.stderr).toContain('409 Replay not running (replay-not-running)');
     const unknown = await cli.run(['replay', 'cancel', subscription, randomUUID()], { env: subscriber });
     expect(unknown.code).toBe(4);
     expect(unknown.stderr).not.toContain('not yet available');

@@ -121,7 +121,10 @@ describe('koerier subscriptions as a subscriber helps itself (issue 30 item 5)',
     const listed = await eventually(
       () => `the attempt listed; last printed: ${last?.stdout ?? ''}${last?.stderr ?? ''}`,
       async () => {
-        last = await run(['deliveries', id, '--outcome', 'delivered', '--event', eventId, '--since', '1h']);
+        // COLUMNS: the width a table must fit where the output is not a terminal.
+        last = await cli.run(['deliveries', id, '--outcome', 'delivered', '--event', eventId, '--since', '1h'], {
+          env: { ...subscriber, COLUMNS: '100' },
+        });
         return last.stdout.includes('delivered') ? last : undefined;
       },
       { timeoutMs: 60_000 },

@@ -89,7 +89,7 @@ describe('koerier subscriptions', () => {
 
     const resumed = await cli.run(['subscriptions', 'resume', id], { env: subscriber });
     expect(resumed.code).toBe(1);
-    expect(resumed.stderr).toContain('409 Subscription Not Suspended (subscription-not-suspended)');
+    expect(resumed.stderr).toContain('409 Subscription not suspended (subscription-not-suspended)');
 
     expect((await cli.run(['subscriptions', 'delete', id], { env: subscriber })).code).toBe(0);
     const gone = await cli.run(['subscriptions', 'show', id], { env: subscriber });
@@ -159,7 +159,7 @@ describe('koerier subscriptions', () => {
     const pull = await createPull('nl.edu.cli.pause');
     const refused = await cli.run(['subscriptions', 'pause', pull], { env: subscriber });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('409 Not a Push Subscription (not-a-push-subscription)');
+    expect(refused.stderr).toContain('409 Not a push subscription (not-a-push-subscription)');
   });
 });
 

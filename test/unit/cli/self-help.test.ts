@@ -24,6 +24,14 @@ describe('the CLI helps a subscriber itself (issue 30 item 5)', () => {
     expect(columnWidths([['a', 'b']], 100)).toBeUndefined();
   });
 
+  it('SELF-5, issue 30 item 5: narrowing never cuts an id: a table of ids may stay wider than asked', () => {
+    const id = 'f47ac10b-58cc-4372-a567-0e02b2c3d479';
+    const widths = columnWidths([[id, id, id, 'some prose that may wrap between its words']], 100)!;
+    expect(widths.slice(0, 3)).toEqual([id.length + 2, id.length + 2, id.length + 2]);
+    // The prose gives way, down to the 8-character minimum (10 with its padding).
+    expect(widths[3]).toBe(10);
+  });
+
   it('SELF-5, issue 30 item 5: --since takes a date-time or an age', () => {
     const now = Date.parse('2026-11-29T12:00:00Z');
     expect(since('6h', undefined, now)).toBe('2026-11-29T06:00:00.000Z');
