@@ -4,7 +4,7 @@
  * acknowledging, and deleting the subscriptions this run made, also after a failure or Ctrl-C.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { digestOf } from '../../functions/core/claim-check/payload-reference.js';
+import { digestOf, payloadIdInDataref } from '../../functions/core/claim-check/payload-reference.js';
 import { CliError } from '../exit-codes.js';
 import { gotOf, meaningOfAnswer } from './doctor-meanings.js';
 import { answerOfOutcome, Skipped, StepFailed, type DoctorRun, type Sent } from './doctor-run.js';
@@ -96,7 +96,7 @@ export async function checkPayload(run: DoctorRun): Promise<string | Skipped> {
   if (typeof dataref !== 'string') return new Skipped('the 1 MiB event came without dataref');
   // The consumer's token goes only to the gateway it was given for: the data is read through
   // KOERIER_URL by its id, whatever origin the dataref names (the stack's execute-api name behind a custom domain).
-  const id = /\/payloads\/([A-Za-z0-9_-]{43})$/.exec(dataref)?.[1];
+  const id = payloadIdInDataref(dataref);
   if (!id)
     throw new StepFailed(
       `dataref ${dataref}`,

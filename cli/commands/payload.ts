@@ -5,15 +5,12 @@
  * event, and the bearer token goes only where it was given for. Data above the inline limit comes
  * as a 307 to a presigned URL, which is read without the token.
  */
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { KoerierClient, problemError } from '../api-client.js';
 import { CliError, exitCodes, exitCodeForStatus } from '../exit-codes.js';
 import { contextOf } from '../output.js';
-
-/** A claim-check id: 43 base64url characters (a SHA-256 sized random name). */
-const PAYLOAD_ID = /^[A-Za-z0-9_-]{43}$/;
+import { digestOf, isPayloadId, payloadIdInDataref } from '../../functions/core/claim-check/payload-reference.js';
 
 export function registerPayload(program: Command): void {
   const payload = program.command('payload').description('the data behind a Koerier dataref');
@@ -24,7 +21,7 @@ export function registerPayload(program: Command): void {
     .option('-o, --output <file>', 'write the data to this file (default: stdout)')
     .action(async (dataref: string, options: { output?: string }, command: Command) => {
       const context = await contextOf(command);
-      const id = payloadIdOf(dataref);
+      const id = payloadIdFromArgument(dataref);
       const outcome = await context.client.outcome((api) =>
         api.GET('/payloads/{id}', { params: { path: { id } }, parseAs: 'arrayBuffer', redirect: 'manual' }),
       );
@@ -40,7 +37,7 @@ export function registerPayload(program: Command): void {
         bytes = object.bytes;
       } else if (data) bytes = Buffer.from(data);
       else throw new CliError(`GET payload ${id}: answered ${response.status} without data`, exitCodes.refused);
-      const digest = `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
+      const digest = digestOf(bytes);
       const expected = response.headers.get('repr-digest');
       if (expected && expected !== digest)
         throw new CliError(`the data does not match its Repr-Digest (${expected}, got ${digest})`, exitCodes.refused);
@@ -52,9 +49,9 @@ export function registerPayload(program: Command): void {
 }
 
 /** The payload id of a dataref URL (`…/payloads/<id>`) or of the id given alone. */
-export function payloadIdOf(dataref: string): string {
+export function payloadIdFromArgument(dataref: string): string {
   const text = dataref.trim();
-  const id = PAYLOAD_ID.test(text) ? text : /\/payloads\/([A-Za-z0-9_-]{43})(?:[?#].*)?$/.exec(text)?.[1];
+  const id = isPayloadId(text) ? text : payloadIdInDataref(text);
   if (!id) throw new CliError(`not a Koerier dataref or payload id: ${dataref}`, exitCodes.usage);
   return id;
 }

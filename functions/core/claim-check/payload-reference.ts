@@ -97,6 +97,19 @@ export function isPayloadId(value: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
+/**
+ * The payload id a `dataref` names (`…/payloads/<id>`, whatever its origin), or nothing when it is
+ * not a Koerier data URL. A reader fetches by this id through its own gateway, never from the
+ * dataref's origin: the URL came in an event, and a bearer token must not follow it.
+ */
+export function payloadIdInDataref(dataref: string): string | undefined {
+  const path = URL.canParse(dataref) ? new URL(dataref).pathname : dataref;
+  const at = path.lastIndexOf(PAYLOAD_PATH_PREFIX);
+  if (at < 0) return undefined;
+  const id = path.slice(at + PAYLOAD_PATH_PREFIX.length);
+  return isPayloadId(id) ? id : undefined;
+}
+
 export function digestOf(bytes: Buffer): string {
   return `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { since } from '../../../cli/commands/deliveries.js';
-import { payloadIdOf } from '../../../cli/commands/payload.js';
+import { payloadIdFromArgument } from '../../../cli/commands/payload.js';
 import { nextStep } from '../../../cli/commands/subscription-outcome.js';
 import { columnWidths } from '../../../cli/output.js';
 import { versionPathHint } from '../../../cli/settings.js';
@@ -41,9 +41,9 @@ describe('the CLI helps a subscriber itself (issue 30 item 5)', () => {
   });
 
   it('SELF-5, issue 30 item 5: payload get reads the id from a dataref and refuses anything else', () => {
-    expect(payloadIdOf(`https://koerier.example.org/v1/payloads/${ID}`)).toBe(ID);
-    expect(payloadIdOf(ID)).toBe(ID);
-    expect(() => payloadIdOf('https://elders.example/payloads/kort')).toThrow(/not a Koerier dataref/);
+    expect(payloadIdFromArgument(`https://koerier.example.org/v1/payloads/${ID}`)).toBe(ID);
+    expect(payloadIdFromArgument(ID)).toBe(ID);
+    expect(() => payloadIdFromArgument('https://elders.example/payloads/kort')).toThrow(/not a Koerier dataref/);
   });
 
   it('SELF-5, issue 30 item 5: a subscription that is not active has a next step; an active one none', () => {
