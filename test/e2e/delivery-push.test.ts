@@ -137,9 +137,12 @@ describe.concurrent('push delivery on the laptop host', () => {
       return current.body['status'] === 'retired' ? current : undefined;
     });
     expect(retired.body['statusreason']).toMatch(/410/);
-    expect((await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters']).toEqual([
-      expect.objectContaining({ reason: 'gone', attempts: 1 }),
-    ]);
+    // The dispatcher retires the subscription before it writes the dead letter: wait for that write too.
+    const deadLetters = await eventually('the dead letter', async () => {
+      const listed = (await api('GET', `/subscriptions/${id}/dead-letters`)).body['deadLetters'] as unknown[];
+      return listed.length > 0 ? listed : undefined;
+    });
+    expect(deadLetters).toEqual([expect.objectContaining({ reason: 'gone', attempts: 1 })]);
 
     // A witness subscribed to the same type: once it has the next event, the router is done with it.
     const witness = await startHttpsReceiver({ authority });
