@@ -188,19 +188,20 @@ export class SubscriptionDispatch {
       this.records.push(record);
       observeAttempt(this.deps, delivery, record);
     }
-    if (retireSubscription !== undefined && !this.retired) {
-      this.retired = true;
-      await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', retireSubscription);
-      this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
-      if (this.subscription)
-        await tell(
-          this.deps.operations,
-          [retiredNotice(this.subscription, retireSubscription, this.now())],
-          this.deps.log,
-        );
-    }
+    const retiring = this.retired ? undefined : retireSubscription;
+    if (retiring !== undefined) this.retired = true;
     if (progress) await this.deps.ledger.putProgress(this.subscriptionId, progress.progress, progress.expiresAt);
     await this.apply(delivery, next);
+    // The dead letter is written before the status says retired, so whoever sees `retired` finds the
+    // event that made it so among the dead letters, and a crash in between leaves a retry, not a gap.
+    if (retiring !== undefined) await this.retire(retiring);
+  }
+
+  private async retire(reason: string): Promise<void> {
+    await this.deps.subscriptions.updateStatus(this.subscriptionId, 'retired', reason);
+    this.deps.log.warn('subscription retired: the target answered 410 Gone', { subscriptionId: this.subscriptionId });
+    if (this.subscription)
+      await tell(this.deps.operations, [retiredNotice(this.subscription, reason, this.now())], this.deps.log);
   }
 
   private async applyHealth(change: TargetHealthChange): Promise<void> {

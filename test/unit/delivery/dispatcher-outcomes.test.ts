@@ -235,6 +235,18 @@ describe('answers and what they change', () => {
     expect(store.calls).toEqual([]);
   });
 
+  it('WH-2: the dead letter of the event a 410 answered is written before the subscription is marked retired', async () => {
+    const { deps, store } = setup({ answers: [answered(410)] });
+    const deadLettersWhenRetired: number[] = [];
+    const updateStatus = deps.subscriptions.updateStatus;
+    deps.subscriptions.updateStatus = async (...args) => {
+      deadLettersWhenRetired.push(store.deadLetters.length);
+      return updateStatus(...args);
+    };
+    await dispatchBatch([task()], deps);
+    expect(deadLettersWhenRetired).toEqual([1]);
+  });
+
   it('WH-2, issue 13 item 3: a subscription retired by a 410 is told once as an operational event to its owner, with the reason', async () => {
     const { deps } = setup({ subscription: { owner: 'partner-lvs' }, answers: [answered(410), answered(410)] });
     const published: OperationalNotice[] = [];
