@@ -12,7 +12,7 @@ export interface paths {
     };
     /**
      * Find archived events by type, source and time
-     * @description The newest archived events of a `type`, a `source` and a window, by their identity and acceptance time (never their data), newest first, within the archive’s retention; open one with GET /events/{source}/{id} while it is within the idempotency window. `admin` sees every event; a publisher (`events:publish`) the events whose `source` its publish grants cover now. The archive is read newest first within a bound of requests: `complete: false` says the reader stopped before `limit` events or the window’s start; narrow the window to read further.
+     * @description The newest archived events of a `type`, a `source` and a window, by their identity and acceptance time (never their data), newest first, within the archive’s retention; open one with GET /events/{source}/{id} while it is within the idempotency window. `admin` sees every event; any other client (`events:publish` or `subscriptions:read`, as for the trace) the events whose `source` its publish grants cover now: those it published. The archive is read newest first within a bound of requests: `complete: false` says the reader stopped before `limit` events or the window’s start; narrow the window to read further.
      */
     get: operations['searchEvents'];
     put?: never;

@@ -11,7 +11,7 @@
  * and, for the event's publisher (`events:publish`), the owners of subscriptions it reached
  * (`subscriptions:read`) and `admin` (core/trace/event-trace.ts says who sees what):
  *   GET  /events/{source}/{id}                       one event's trace (issue 30 item 1)
- * and, for a publisher (`events:publish`, the sources its grants cover) and `admin`:
+ * and, with the same scopes, for the sources the caller's publish grants cover (`admin`: all):
  *   GET  /events                                     archived events by type, source and time (issue 30 item 4)
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
@@ -29,8 +29,12 @@ import { idempotencyGuard } from './idempotency-guard.js';
 
 /** Any one of these lets a client ask for a trace; which trace it then sees is core/trace's rule. */
 const TRACE_SCOPES: readonly Scope[] = [scopes.readSubscriptions, scopes.publish, scopes.admin];
-/** A search shows a publisher its own sources' events, an operator all (core/trace/event-search.ts). */
-const SEARCH_SCOPES: readonly Scope[] = [scopes.publish, scopes.admin];
+/**
+ * The trace's scopes: a search shows a client the events of the sources its publish grants cover,
+ * an operator all (core/trace/event-search.ts), so a console user of the publisher's organisation
+ * (read scopes only, EDU-2) finds its own events too.
+ */
+const SEARCH_SCOPES = TRACE_SCOPES;
 const DAY_MS = 86_400_000;
 
 /**

@@ -26,11 +26,16 @@ export const searchEventsOperation = {
   description:
     'The newest archived events of a `type`, a `source` and a window, by their identity and acceptance time (never their ' +
     'data), newest first, within the archive’s retention; open one with GET /events/{source}/{id} while it is within the ' +
-    'idempotency window. `admin` sees every event; a publisher (`events:publish`) the events whose `source` its publish ' +
-    'grants cover now. The archive is read newest first within a bound of requests: `complete: false` says the reader ' +
+    'idempotency window. `admin` sees every event; any other client (`events:publish` or `subscriptions:read`, as for the ' +
+    'trace) the events whose `source` its publish grants cover now: those it published. The archive is read newest first within a bound of requests: `complete: false` says the reader ' +
     'stopped before `limit` events or the window’s start; narrow the window to read further.',
   tags: ['Events'],
-  security: [{ oauth2: ['events:publish'] }, { oauth2: ['admin'] }],
+  security: [
+    { oauth2: ['events:publish'] },
+    { oauth2: ['subscriptions:read'] },
+    { oauth2: ['subscriptions:manage'] },
+    { oauth2: ['admin'] },
+  ],
   parameters: [
     { name: 'type', in: 'query', required: false, description: 'Only this type, exactly.', schema: { type: 'string' } },
     {

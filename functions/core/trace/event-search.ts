@@ -4,8 +4,8 @@
  * operator or a publisher can find an event whose id it no longer has and open its trace
  * (event-trace.ts).
  *
- * Who sees which: `admin` every archived event; a publisher (`events:publish`) the events whose
- * `source` its publish grants cover. Grants of two clients never overlap (core/auth/publish-grants.ts),
+ * Who sees which: `admin` every archived event; any other caller (the trace's scopes) the events
+ * whose `source` its publish grants cover: the events it published. Grants of two clients never overlap (core/auth/publish-grants.ts),
  * so the grant names the one client that may have published an event: the archive need not keep
  * the publisher. A client whose grants moved sees what its grants cover now.
  *
