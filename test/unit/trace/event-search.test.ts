@@ -33,7 +33,7 @@ async function world() {
 const ids = (answer: { events: readonly { id: string }[] }) => answer.events.map((event) => event.id);
 
 describe('issue 30 item 4: searching the archive by type, source and time (GET /events)', () => {
-  it('issue 30 item 4: a publisher finds only the events of the sources its grants cover, newest first; an operator finds every one', async () => {
+  it('SELF-7, issue 30 item 4: a publisher finds only the events of the sources its grants cover, newest first; an operator finds every one', async () => {
     const deps = await world();
     expect(ids(await searchEvents(query(), principal('school-a', 'events:publish'), deps))).toEqual([
       'a-3',
