@@ -10,7 +10,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Find archived events by type, source and time
+     * @description The newest archived events of a `type`, a `source` and a window, by their identity and acceptance time (never their data), newest first, within the archive’s retention; open one with GET /events/{source}/{id} while it is within the idempotency window. `admin` sees every event; any other client (`events:publish` or `subscriptions:read`, as for the trace) the events whose `source` its publish grants cover now: those it published. The archive is read newest first within a bound of requests: `complete: false` says the reader stopped before `limit` events or the window’s start; narrow the window to read further.
+     */
+    get: operations['searchEvents'];
     put?: never;
     /**
      * Publish CloudEvents
@@ -1101,6 +1105,22 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
+    SearchEventsResponse: {
+      events: {
+        source: string;
+        id: string;
+        type: string;
+        /**
+         * Format: date-time
+         * @description When the ingest accepted it.
+         */
+        acceptedAt: string;
+      }[];
+      /** @description Archived events looked at, the caller’s or not. */
+      scanned: number;
+      /** @description False when the bound on archive requests stopped the reader first. */
+      complete: boolean;
+    };
     TraceEventResponse: {
       source: string;
       id: string;
@@ -2249,6 +2269,101 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+  searchEvents: {
+    parameters: {
+      query?: {
+        /** @description Only this type, exactly. */
+        type?: string;
+        /** @description Only this source, exactly. */
+        source?: string;
+        /** @description Accepted at or after this time. */
+        since?: string;
+        /** @description Accepted before this time. */
+        until?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The events found, newest first. */
+      200: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchEventsResponse'];
+        };
+      };
+      /** @description Invalid time or limit, `since` not before `until`, or a query parameter this route does not take. */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   publishEvents: {
     parameters: {
       query?: never;

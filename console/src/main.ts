@@ -4,7 +4,10 @@ import { filterTestPage } from './filter-test-page.js';
 import { completeSignIn, currentSession, signIn, signOut, type ConsoleConfig } from './auth.js';
 import { h } from './dom.js';
 import { language, setLanguage, t } from './i18n.js';
-import { contractsPage, subscriptionPage, subscriptionsPage, type PageContext } from './pages.js';
+import { eventSearchPage, eventTracePage } from './event-pages.js';
+import { contractsPage, subscriptionsPage, type PageContext } from './pages.js';
+import { subscriptionEditPage } from './subscription-edit-page.js';
+import { subscriptionPage } from './subscription-page.js';
 
 const main = document.getElementById('main')!;
 
@@ -30,9 +33,14 @@ async function start(): Promise<void> {
     }
     const context: PageContext = { api: apiFor(config, session), session, main, refresh: render };
     main.replaceChildren(h('p', {}, t('loading')));
-    const [, page, id] = location.hash.split('/');
+    // #/page/part/part?query: each part percent-encoded, so a `/` in a source is not a separator.
+    const [path = '', query = ''] = location.hash.split('?');
+    const [, page, first, second] = path.split('/').map(decodeURIComponent);
     try {
-      if (page === 'subscriptions' && id) await subscriptionPage(context, decodeURIComponent(id));
+      if (page === 'subscriptions' && first && second === 'edit') await subscriptionEditPage(context, first);
+      else if (page === 'subscriptions' && first) await subscriptionPage(context, first);
+      else if (page === 'events' && first && second) await eventTracePage(context, first, second);
+      else if (page === 'events') await eventSearchPage(context, Object.fromEntries(new URLSearchParams(query)));
       else if (page === 'contracts') await contractsPage(context);
       else if (page === 'filters') await filterTestPage(context);
       else await subscriptionsPage(context);
@@ -60,6 +68,7 @@ function drawHeader(render: () => Promise<void>): void {
           'ul',
           {},
           h('li', {}, h('a', { href: '#/' }, t('subscriptions'))),
+          h('li', {}, h('a', { href: '#/events' }, t('searchEvents'))),
           h('li', {}, h('a', { href: '#/contracts' }, t('contracts'))),
           h('li', {}, h('a', { href: '#/filters' }, t('tryFilter'))),
         )

@@ -11,12 +11,15 @@
  * and, for the event's publisher (`events:publish`), the owners of subscriptions it reached
  * (`subscriptions:read`) and `admin` (core/trace/event-trace.ts says who sees what):
  *   GET  /events/{source}/{id}                       one event's trace (issue 30 item 1)
+ * and, with the same scopes, for the sources the caller's publish grants cover (`admin`: all):
+ *   GET  /events                                     archived events by type, source and time (issue 30 item 4)
  * Every POST runs through the Idempotency-Key guard (EDU-IDEM-3).
  */
 import { scopes, type Principal, type Scope } from '../core/auth/access-tokens.js';
 import { KoerierError } from '../core/http/problems.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import { traceEvent } from '../core/trace/event-trace.js';
+import { readEventSearchQuery, searchEvents } from '../core/trace/event-search.js';
 import { DeliveryAdmin } from '../core/delivery/delivery-admin.js';
 import { jsonResponse } from '../core/http/messages.js';
 import type { RouteKey } from '../config/resources.js';
@@ -26,6 +29,13 @@ import { idempotencyGuard } from './idempotency-guard.js';
 
 /** Any one of these lets a client ask for a trace; which trace it then sees is core/trace's rule. */
 const TRACE_SCOPES: readonly Scope[] = [scopes.readSubscriptions, scopes.publish, scopes.admin];
+/**
+ * The trace's scopes: a search shows a client the events of the sources its publish grants cover,
+ * an operator all (core/trace/event-search.ts), so a console user of the publisher's organisation
+ * (read scopes only, EDU-2) finds its own events too.
+ */
+const SEARCH_SCOPES = TRACE_SCOPES;
+const DAY_MS = 86_400_000;
 
 /**
  * The principal if the token carries any of `wanted`, tried in order (a verified token is cached,
@@ -62,6 +72,7 @@ export type DeliveryAdminAppDependencies = Pick<
   | 'subscriptions'
   | 'routedEventRecords'
   | 'eventDeliveries'
+  | 'eventArchive'
   | 'clock'
 >;
 
@@ -134,6 +145,17 @@ export function deliveryAdminApp(deps: DeliveryAdminAppDependencies): HttpApp {
           now: deps.clock,
         });
         return jsonResponse(200, trace);
+      }
+      case 'GET /events': {
+        const principal = await authenticateAnyOf(deps, request, SEARCH_SCOPES);
+        const query = readEventSearchQuery(request);
+        const found = await searchEvents(query, principal, {
+          archive: deps.eventArchive,
+          publishGrants: (await deps.partners.current()).publishGrants,
+          now: deps.clock(),
+          retentionMs: config.archive.retentionDays * DAY_MS,
+        });
+        return jsonResponse(200, found);
       }
       default:
         return unroutedAnswer(request);

@@ -111,6 +111,8 @@ export const functions = {
       { method: 'POST', path: '/deliveries/dead-letter-queue/redrive' },
       // Issue 30 item 1: one event's trace, from the routed-event ledger (idempotency) and the deliveries.
       { method: 'GET', path: '/events/{source}/{id}' },
+      // Issue 30 item 4: archived events by type, source and time, for their publisher and operators.
+      { method: 'GET', path: '/events' },
     ],
     // Partners: a redrive withholds dead letters the owner is no longer entitled to (EDU-7).
     tables: {
@@ -125,6 +127,8 @@ export const functions = {
     deadLetterQueues: { deliveries: 'consume' },
     // A pull subscription's dead letters are redriven into its own queue.
     pullQueues: ['send'],
+    // GET /events reads the newest archived events (issue 30 item 4).
+    buckets: { archive: 'list+read' },
   },
   pull: {
     entry: 'functions/handlers/pull.ts',

@@ -5,6 +5,7 @@ import {
   authenticate,
   deliveryQueue,
   deliveryState,
+  eventArchive,
   eventDeliveries,
   idempotency,
   metrics,
@@ -32,5 +33,6 @@ export const handler = handlerFor(
     outbox,
     routedEventRecords,
     eventDeliveries,
+    eventArchive,
   }),
 );

@@ -5,13 +5,13 @@
  * test-artifacts/console/. Where Chromium is not installed the tests are skipped, and say so.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { CHROMIUM, expectAccessible, signIn as signInAs } from '../support/console-browser.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { callApi } from '../support/koerier-api.js';
 import {
@@ -22,10 +22,6 @@ import {
 } from '../support/https-receiver.js';
 import { eventually } from '../support/waiting.js';
 
-const CHROMIUM = [process.env['CHROMIUM_PATH'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path) => path !== undefined && existsSync(path),
-);
-const ARTIFACTS = join(process.cwd(), 'test-artifacts', 'console');
 if (!CHROMIUM)
   console.warn('console browser tests skipped: no Chromium (apt-get install chromium, or set CHROMIUM_PATH)');
 
@@ -44,42 +40,7 @@ let consoleType: string;
 const api = (token: string, method: string, path: string, body?: unknown, contentType = 'application/json') =>
   callApi(koerier.url, token, method, path, body, body === undefined ? {} : { 'content-type': contentType });
 
-/** axe-core on the page as it is now: no WCAG 2.1 A or AA violation. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
-  // Evaluated through the DevTools protocol, which the console's Content-Security-Policy does not stop.
-  await page.evaluate(await readFile(join(process.cwd(), 'node_modules', 'axe-core', 'axe.min.js'), 'utf8'));
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: {
-          run(
-            context: unknown,
-            options: unknown,
-          ): Promise<{ violations: { id: string; help: string; nodes: { target: unknown }[] }[] }>;
-        };
-      }
-    ).axe;
-    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    });
-    return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target) }));
-  });
-  expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
-}
-
-async function signIn(page: Page, client: string, operator: boolean): Promise<void> {
-  await page.goto(`${koerier.origin}/console/`);
-  await page.getByRole('button', { name: /Aanmelden|Sign in/ }).click();
-  await page.waitForURL(/\/oauth\/authorize/);
-  await page.getByLabel(client, { exact: true }).check();
-  if (operator) await page.getByLabel(/Als beheerder/).check();
-  await page.getByLabel(/Aanmeldcode/).fill(koerier.host.signInCode);
-  await page.getByRole('button', { name: /Aanmelden/ }).click();
-  await page.waitForURL(/\/console\/(#.*)?$/);
-  await page.getByRole('heading', { level: 1, name: /Abonnementen|Subscriptions/ }).waitFor();
-}
+const signIn = (page: Page, client: string, operator: boolean) => signInAs(koerier, page, client, operator);
 
 describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () => {
   beforeAll(async () => {
@@ -156,10 +117,12 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
 
     await page.getByRole('link', { name: ownId }).click();
     await page.getByRole('heading', { level: 1, name: new RegExp(ownId) }).waitFor();
-    const deadLetters = page.getByRole('table', { name: 'Dode brieven' });
+    // Issue 30 item 4: the Dutch view says "onbestelbaar", the postal term, where the API says dead-lettered.
+    const deadLetters = page.getByRole('table', { name: 'Onbestelbare berichten' });
     await expect.poll(() => deadLetters.getByRole('row').count()).toBe(3);
-    expect(await deadLetters.textContent()).toContain('unsupported-media-type');
-    expect(await page.getByRole('table', { name: 'Laatste pogingen' }).textContent()).toContain('dead-lettered');
+    expect(await deadLetters.textContent()).toContain('inhoudstype niet ondersteund (415)');
+    expect(await deadLetters.locator('[data-value="unsupported-media-type"]').count()).toBe(2);
+    expect(await page.getByRole('table', { name: 'Laatste pogingen' }).textContent()).toContain('onbestelbaar');
     await expectAccessible(page, '04-subscription-failing');
 
     receiver.setScript(scripts.always({ respond: 202 }));
@@ -171,10 +134,10 @@ describe.skipIf(!CHROMIUM)('console in Chromium (skipped without Chromium)', () 
       await page.reload();
       const attempts = page.getByRole('table', { name: 'Laatste pogingen' });
       await attempts.waitFor();
-      return (await attempts.getByText('delivered', { exact: true }).count()) === 2 ? true : undefined;
+      return (await attempts.getByText('afgeleverd', { exact: true }).count()) === 2 ? true : undefined;
     });
-    expect(await page.getByText('Dode brieven').count()).toBeGreaterThan(0);
-    expect(await page.getByRole('table', { name: 'Dode brieven' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Onbestelbare berichten' }).count()).toBe(1);
+    expect(await page.getByRole('table', { name: 'Onbestelbare berichten' }).count()).toBe(0);
     await expectAccessible(page, '05-subscription-redriven');
 
     await page.getByRole('link', { name: 'Contracten' }).click();

@@ -1,4 +1,4 @@
-/** OpenAPI paths of the ingest: POST and OPTIONS /events. */
+/** OpenAPI paths of the ingest: POST and OPTIONS /events; its GET, the archive search, is event-search-paths.ts. */
 import {
   authProblems,
   commonProblems,
@@ -7,6 +7,7 @@ import {
   problemResponse,
   versionHeader,
 } from './components.js';
+import { searchEventsOperation } from './event-search-paths.js';
 
 const cloudEventSchema = {
   type: 'object',
@@ -144,6 +145,7 @@ const binaryModeHeaders = binaryAttributes.map(([name, description, schema]) => 
 
 export const eventsPaths = {
   '/events': {
+    get: searchEventsOperation,
     post: {
       operationId: 'publishEvents',
       summary: 'Publish CloudEvents',
