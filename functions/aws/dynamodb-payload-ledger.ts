@@ -9,6 +9,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
   type DynamoDBClient,
+  DeleteItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../config/resources.js';
 import {
@@ -113,6 +114,13 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
       contentType: item['contentType']?.S ?? 'application/octet-stream',
       expiresAt: Number(item['uploadExpiresAt']?.N ?? 0),
     };
+  }
+
+  /** An erasure's (issue 31 item 4): the record names the event and its publisher; once the object is gone, a fetch answers 404. */
+  async forget(payloadId: string): Promise<void> {
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: { [KEY]: { S: keyOf(payloadId) } } }),
+    );
   }
 
   async get(payloadId: string): Promise<PayloadRecord | undefined> {

@@ -161,7 +161,8 @@ export class KoerierFunction extends Construct {
       const reads = access === 'read' || access === 'list+read';
       const actions = reads ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
-      if (access === 'list+read')
+      // `list+readwrite`: the erasure worker lists the archive by hour and rewrites or deletes what it finds.
+      if (access === 'list+read' || access === 'list+readwrite')
         this.role.addToPrincipalPolicy(
           new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
         );
