@@ -22,7 +22,7 @@ import {
 const KEY = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
 /** The item outlives its object by this, so a late fetch hears 410 (gone) rather than 404. */
-const RECORD_OUTLIVES_OBJECT_SECONDS = 30 * 24 * 3600;
+export const RECORD_OUTLIVES_OBJECT_SECONDS = 30 * 24 * 3600;
 /** `source` and `id` are kept for the fetch log only; this bounds the item whatever they are. */
 const MAX_LOGGED_CHARACTERS = 1024;
 
