@@ -1,7 +1,8 @@
 /**
  * `npm run docs:generate` (issue 31 items 2 and 3): synthesizes the documented deployment (without
  * bundling the functions) and writes the settings table and resource inventory of docs/DEPLOYING.md
- * and the idle month of docs/COST.md (lib/documents/generate.ts).
+ * and the idle month of docs/COST.md (lib/documents/generate.ts), and the retention table of
+ * docs/PRIVACY.md (lib/documents/retention-table.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -9,6 +10,8 @@ import { App } from 'aws-cdk-lib';
 import { documentedDeploymentContext, generatedSections, withGeneratedSections } from '../lib/documents/generate.js';
 import type { TemplateJson } from '../lib/documents/deployed-inventory.js';
 import type { LogVolume } from '../lib/documents/idle-month.js';
+import { withMarkedSection } from '../lib/documents/marked-sections.js';
+import { renderRetentionTable } from '../lib/documents/retention-table.js';
 import { KoerierStack, REPO_ROOT } from '../lib/koerier-stack.js';
 import { readStackConfig } from '../lib/stack-config.js';
 
@@ -27,4 +30,11 @@ const documents = withGeneratedSections(
 );
 writeFileSync(path.join(REPO_ROOT, 'docs/DEPLOYING.md'), documents.deploying);
 writeFileSync(path.join(REPO_ROOT, 'docs/COST.md'), documents.cost);
-console.log('docs/DEPLOYING.md (settings table, resource inventory) and docs/COST.md (idle month) written');
+// Issue 31 item 5: PRIVACY.md's retention table, from the code's own retention figures (lib/documents/retention-table.ts).
+writeFileSync(
+  path.join(REPO_ROOT, 'docs/PRIVACY.md'),
+  withMarkedSection(read('docs/PRIVACY.md'), 'retention-table', renderRetentionTable()),
+);
+console.log(
+  'docs/DEPLOYING.md (settings table, resource inventory), docs/COST.md (idle month) and docs/PRIVACY.md (retention table) written',
+);

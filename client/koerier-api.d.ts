@@ -608,6 +608,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/erasures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The erasures’ audit records, newest first (at most 100) */
+    get: operations['listErasures'];
+    put?: never;
+    /**
+     * Erase the events about one person (AVG article 17)
+     * @description Exactly one of `subject`, `events` or `data`. Runs in the background: the archive, the claim check, dead letters and pull queues; the answer and `GET /erasures/{id}` are the audit record, which keeps the selector only as a keyed hash (docs/PRIVACY.md, "Erasure").
+     */
+    post: operations['startErasure'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/erasures/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** One erasure’s audit record: what was removed where, what could not be reached */
+    get: operations['getErasure'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/contracts': {
     parameters: {
       query?: never;
@@ -1263,6 +1303,9 @@ export interface components {
     ListClientsResponse: {
       clients: components['schemas']['Client'][];
     };
+    ListErasuresResponse: {
+      erasures: components['schemas']['Erasure'][];
+    };
     ListContractsResponse: {
       contracts: components['schemas']['Contract'][];
     };
@@ -1303,6 +1346,7 @@ export interface components {
         | '/v1/problems/upload-with-data'
         | '/v1/problems/reserved-attribute'
         | '/v1/problems/invalid-replay-request'
+        | '/v1/problems/invalid-erasure-request'
         | '/v1/problems/invalid-client'
         | '/v1/problems/unauthorized'
         | '/v1/problems/forbidden'
@@ -1990,6 +2034,50 @@ export interface components {
       updatedAt: string;
       /** @description The admin client that made the last change, or `deployment` when seeded from the configuration. */
       updatedBy: string;
+    };
+    Erasure: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      state: 'running' | 'finished' | 'failed';
+      /** @description The selector without the personal data: its kind and a keyed hash (HMAC-SHA256) of it. */
+      selector: {
+        /** @enum {string} */
+        kind: 'subject' | 'events' | 'data';
+        /** @description `hmac-sha256=:<base64>:` */
+        digest: string;
+      };
+      /** @description The admin client that asked. */
+      requestedBy: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      updatedAt: string;
+      /** Format: date-time */
+      finishedAt?: string;
+      erased: {
+        /** @description Events taken out of the archive. */
+        archiveEvents: number;
+        /** @description Archive objects written again without them. */
+        archiveObjectsRewritten: number;
+        /** @description Archive objects removed, nothing else being in them. */
+        archiveObjectsDeleted: number;
+        /** @description Claim-check objects (data kept by reference) removed. */
+        payloadObjects: number;
+        /** @description Events taken out of dead letters. */
+        deadLetterEvents: number;
+        /** @description Events taken off pull subscriptions’ queues. */
+        pullQueueEvents: number;
+      };
+      /** @description Where copies may remain, and why; never which events. */
+      notReached: {
+        /** @enum {string} */
+        where: 'receivers' | 'pull-queues-in-flight' | 'push-deliveries-queued' | 'pull-queue-gone';
+        count?: number;
+        detail: string;
+      }[];
+      /** @description Why an erasure failed. */
+      reason?: string;
     };
     /** @description One of Koerier’s own CloudEvents about a subscription; `data` holds identifiers, statuses and reasons, never event data. */
     OperationalEvent: {
@@ -6287,6 +6375,318 @@ export interface operations {
       };
     };
   };
+  listErasures: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The audit records. */
+      200: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListErasuresResponse'];
+        };
+      };
+      /** @description The request is malformed: a parameter, header or body Koerier cannot read (`errors` names what, where it can). */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  startErasure: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description A UUIDv4 per operation (EDU-IDEM-2, EDU-IDEM-6). A repeat with the same key and the same request gets the stored response again (with `Idempotent-Replayed: true`); the same key with another request gets 422; a repeat while the first is in progress gets 409. Keys are kept per client for 7 days. */
+        'Idempotency-Key': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Every event whose CloudEvents `subject` is exactly this. */
+          subject?: string;
+          /** @description These events, by `source` and `id` (CE-17). */
+          events?: {
+            /** @description The event’s `source`. */
+            source: string;
+            /** @description The event’s `id`. */
+            id: string;
+          }[];
+          data?: {
+            /** @description A definite JSONPath into `data` (`$.leerling.id`, `$['a'][0]`): member names and indexes only. */
+            path: string;
+            /** @description The value at `path` of every event to erase (compared exactly, also for data kept by reference). */
+            equals: string | number | boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Started. */
+      202: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description The erasure’s audit record. */
+          Location?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erasure'];
+        };
+      };
+      /** @description Invalid body (`invalid-erasure-request`) or Idempotency-Key. */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A request with this Idempotency-Key is still in progress. */
+      409: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description This Idempotency-Key was used before with another request. */
+      422: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getErasure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The audit record. */
+      200: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Erasure'];
+        };
+      };
+      /** @description The request is malformed: a parameter, header or body Koerier cannot read (`errors` names what, where it can). */
+      400: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, expired or otherwise invalid access token (WWW-Authenticate: Bearer error="invalid_token"). */
+      401: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'WWW-Authenticate'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The token lacks the scope this operation needs (error="insufficient_scope"). */
+      403: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such erasure. */
+      404: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests from this client (its per-client limit); retry after Retry-After. */
+      429: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unexpected failure; nothing was stored, and the request may be retried with the same Idempotency-Key. */
+      500: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A dependency is unavailable; retry later. */
+      503: {
+        headers: {
+          'API-Version': components['headers']['API-Version'];
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listContracts: {
     parameters: {
       query?: never;
@@ -7661,6 +8061,7 @@ export interface operations {
           | 'upload-with-data'
           | 'reserved-attribute'
           | 'invalid-replay-request'
+          | 'invalid-erasure-request'
           | 'invalid-client'
           | 'unauthorized'
           | 'forbidden'

@@ -131,7 +131,10 @@ export class KoerierStack extends Stack {
       ...(props.config.alarmEmail === undefined ? {} : { email: props.config.alarmEmail }),
     });
 
-    this.httpApi = new KoerierHttpApi(this, 'Http', { routeThrottling: protection.routeThrottling });
+    this.httpApi = new KoerierHttpApi(this, 'Http', {
+      routeThrottling: protection.routeThrottling,
+      logRetentionDays: props.config.logRetentionDays,
+    });
     if (edgeSettings.mode === 'cloudfront-waf') {
       let webAclArn = edgeSettings.webAclArn;
       if (webAclArn === undefined) {
@@ -187,7 +190,10 @@ export class KoerierStack extends Stack {
     };
     this.egress =
       props.config.egress.fixedAddresses > 0
-        ? new FixedEgress(this, 'Egress', { addresses: props.config.egress.fixedAddresses })
+        ? new FixedEgress(this, 'Egress', {
+            addresses: props.config.egress.fixedAddresses,
+            logRetentionDays: props.config.logRetentionDays,
+          })
         : undefined;
     const network = this.egress ? { vpc: this.egress.vpc, securityGroup: this.egress.securityGroup } : undefined;
     // The Powertools layer (koerier:powertoolsLayerArn) gives the Tracer's SDK subsegments (functions/aws/tracing.ts); without it, active tracing's function segments only.
@@ -216,6 +222,7 @@ export class KoerierStack extends Stack {
         resources: functionResources,
         settings,
         repoRoot: REPO_ROOT,
+        logRetentionDays: props.config.logRetentionDays,
         trust: {
           signingKeyArns,
           clientCertificateSecretArn: trust.clientCertificateSecretArn,

@@ -45,6 +45,7 @@ import { parseTlsConfig, tlsContextKey, type TlsConfig } from './tls-config.js';
 import { functions as functionSpecs } from '../functions/config/resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
 import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
+import { parseLogRetentionDays, retentionContextKey } from './retention-config.js';
 import { parseTrustConfig, TrustConfigError, trustContextKey } from './trust-config.js';
 import { contextProblemsMessage, hostNameProblem, unknownSettingProblems } from './setting-checks.js';
 import { readJsonSetting } from './json-setting.js';
@@ -101,6 +102,8 @@ export interface StackConfig {
   readonly tls: TlsConfig;
   /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
   readonly egress: EgressConfig;
+  /** Days every log group of the stack keeps its logs (issue 31 item 4); see lib/retention-config.ts. */
+  readonly logRetentionDays: number;
   /**
    * Which sink credentials subscriptions may carry (WH-3, EDU-4): `oauth2-only` (default, as the
    * Edukoppeling profile asks) or `bearer-or-oauth2` (NL GOV deployments whose subscribers hand
@@ -157,6 +160,7 @@ export const contextKey = {
   ...protectionContextKey,
   ...tlsContextKey,
   ...egressContextKey,
+  ...retentionContextKey,
   ...trustContextKey,
   sinkCredentials: 'koerier:sinkCredentials',
   outboundPorts: 'koerier:outboundPorts',
@@ -168,7 +172,7 @@ export class StackConfigError extends Error {
   override name = 'StackConfigError';
 }
 
-const DEFAULT_IDEMPOTENCY_TTL_DAYS = 7;
+export const DEFAULT_IDEMPOTENCY_TTL_DAYS = 7;
 /**
  * Lambda allows 4 KB of environment variables per function, shared with the resource names and
  * the other settings; the entitlements get at most half of it.
@@ -470,6 +474,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   };
   const tls = parseTlsConfig(context, issues, cloudFront);
   const egress = parseEgressConfig(context, issues);
+  const logRetentionDays = parseLogRetentionDays(context, issues);
   // Read again by the stack (lib/koerier-stack.ts); checked here so one synth reports every problem.
   try {
     parseTrustConfig(context);
@@ -585,6 +590,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     protection,
     tls,
     egress,
+    logRetentionDays,
     sinkCredentials,
     outboundPorts,
     runtimeSettings: runtime,

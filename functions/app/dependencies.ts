@@ -29,6 +29,7 @@ import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../co
 import type { HoldLedger } from '../core/quotas/holds.js';
 import type { UsageWindow } from '../core/quotas/usage-window.js';
 import type { EventArchive, ReplayQueue, ReplayStore } from '../core/replay/ports.js';
+import type { ErasableStores, ErasureQueue, ErasureStore } from '../core/erasure/ports.js';
 import type { RouteIndexReader, SubscriptionMatcher } from '../core/routing/matcher.js';
 import type { RoutedEventLedger } from '../core/routing/routed-events.js';
 import type { EventDeliveryReader } from '../core/trace/event-deliveries.js';
@@ -130,6 +131,12 @@ export interface KoerierDependencies {
   readonly replayStore: ReplayStore;
   /** Carries a running replay from one chunk to the next. */
   readonly replayQueue: ReplayQueue;
+  /** Erasures' audit records (issue 31 item 4). */
+  readonly erasureStore: ErasureStore;
+  /** Carries a running erasure from one chunk to the next, with its selector. */
+  readonly erasureQueue: ErasureQueue;
+  /** Every store event data rests in, as the erasure worker removes from them. */
+  readonly erasableStores: ErasableStores;
   /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
   readonly operationalEvents: OperationalEvents;
   /** The contract register (issue 14): metadata and bindings, and the documents with their message schemas. */

@@ -9,6 +9,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
   type DynamoDBClient,
+  DeleteItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../config/resources.js';
 import {
@@ -21,7 +22,7 @@ import {
 const KEY = tables.idempotency.partitionKey.name;
 const TTL = tables.idempotency.ttlAttribute;
 /** The item outlives its object by this, so a late fetch hears 410 (gone) rather than 404. */
-const RECORD_OUTLIVES_OBJECT_SECONDS = 30 * 24 * 3600;
+export const RECORD_OUTLIVES_OBJECT_SECONDS = 30 * 24 * 3600;
 /** `source` and `id` are kept for the fetch log only; this bounds the item whatever they are. */
 const MAX_LOGGED_CHARACTERS = 1024;
 
@@ -113,6 +114,13 @@ export class DynamoDbPayloadLedger implements PayloadLedger {
       contentType: item['contentType']?.S ?? 'application/octet-stream',
       expiresAt: Number(item['uploadExpiresAt']?.N ?? 0),
     };
+  }
+
+  /** An erasure's (issue 31 item 4): the record names the event and its publisher; once the object is gone, a fetch answers 404. */
+  async forget(payloadId: string): Promise<void> {
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: { [KEY]: { S: keyOf(payloadId) } } }),
+    );
   }
 
   async get(payloadId: string): Promise<PayloadRecord | undefined> {

@@ -30,7 +30,7 @@ import { key, num, partition, PK, SK } from './delivery-table-items.js';
 
 const SLOT = 'replay-slot';
 const RECORD = 'replay#';
-const KEEP_SECONDS = 30 * 24 * 3600;
+export const KEEP_SECONDS = 30 * 24 * 3600;
 
 export class DynamoDbReplayStore implements ReplayStore {
   constructor(

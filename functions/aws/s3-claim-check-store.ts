@@ -5,7 +5,7 @@
  * `@aws-sdk/s3-request-presigner`.
  */
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ClaimCheckStore, StoredPayload, UploadTerms } from '../core/claim-check/ports.js';
 import type { DataForm } from '../core/claim-check/payload-reference.js';
@@ -38,6 +38,11 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
       contentType: object.contentType ?? 'application/octet-stream',
       form: form !== undefined && FORMS.includes(form) ? form : 'base64',
     };
+  }
+
+  /** An erasure's (issue 31 item 4): the bucket is not versioned, so the data is gone, not hidden. */
+  async delete(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   presignedGetUrl(key: string, seconds: number): Promise<string> {

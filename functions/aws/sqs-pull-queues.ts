@@ -140,6 +140,18 @@ export class SqsPullQueues implements PullQueues {
     }));
   }
 
+  /** Messages received and not yet settled (SQS's approximate count): what an erasure cannot read (issue 31 item 4). */
+  async inFlight(subscriptionId: string): Promise<number> {
+    const url = await this.urlOf(subscriptionId);
+    const { Attributes } = await this.gone(
+      subscriptionId,
+      this.client.send(
+        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }),
+      ),
+    );
+    return Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  }
+
   async delete(
     subscriptionId: string,
     entries: readonly QueueEntry[],

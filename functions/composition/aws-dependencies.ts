@@ -18,6 +18,7 @@ import { systemClock, type Clock } from '../core/ports/clock.js';
 import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
 import * as deliveryBuilders from './delivery-builders.js';
+import * as erasureBuilders from './erasure-builders.js';
 import {
   composeDependencies,
   createComposition,
@@ -42,7 +43,7 @@ export interface AwsDependenciesOptions extends CompositionOptions {
 }
 
 /** Every builder: the type makes the set complete. */
-const everyAdapter: Builders = { ...adapters, ...deliveryBuilders, dataContracts };
+const everyAdapter: Builders = { ...adapters, ...deliveryBuilders, ...erasureBuilders, dataContracts };
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
   const { config } = options;

@@ -192,6 +192,34 @@ export const functions = {
     queues: { replays: 'send+consume', deliveries: 'send', inbound: 'send' },
     pullQueues: ['send'],
   },
+  // Erasures (issue 31 item 4; docs/PRIVACY.md): the API starts and reads them (scope admin); the worker does the work, a chunk per message.
+  erasures: {
+    entry: 'functions/handlers/erasures.ts',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    routes: [
+      { method: 'POST', path: '/erasures' },
+      { method: 'GET', path: '/erasures' },
+      { method: 'GET', path: '/erasures/{id}' },
+    ],
+    // Deliveries: the audit records, and the wrapped secret the selector's keyed hash is made with (the lock tokens' key item).
+    tables: { deliveries: 'readwrite', idempotency: 'readwrite' },
+    queues: { erasures: 'send' },
+    keys: { lockTokens: 'encrypt+decrypt' },
+  },
+  erasureWorker: {
+    entry: 'functions/handlers/erasure-worker.ts',
+    memoryMb: 512,
+    // A chunk reads the archive for at most two minutes; the dead letters and pull queues come in the last one.
+    timeoutSeconds: 300,
+    queueTrigger: { queue: 'erasures', batchSize: 1, maxBatchingWindowSeconds: 0 },
+    // Deliveries: the audit records and the dead letters. Idempotency: the payload ledger (where a dataref's object is; its record goes too).
+    tables: { deliveries: 'readwrite', subscriptions: 'read', idempotency: 'readwrite', ...SUBSCRIPTION_STORE_ROUTES },
+    buckets: { archive: 'list+readwrite', payloads: 'readwrite' },
+    queues: { erasures: 'send+consume' },
+    // Receives every visible message once, deletes the selection's, puts back the rest of a batch.
+    pullQueues: ['send', 'consume'],
+  },
   signingKeys: {
     entry: 'functions/handlers/signing-keys.ts',
     memoryMb: 256,

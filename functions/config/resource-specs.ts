@@ -57,8 +57,11 @@ export interface FunctionSpec {
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
   readonly deadLetterQueues?: Partial<Record<QueueName, 'consume'>>;
-  /** `list+read`: read objects and list the bucket (the replay worker reads the archive by prefix). */
-  readonly buckets?: Partial<Record<BucketName, 'read' | 'list+read' | 'readwrite'>>;
+  /**
+   * `list+read`: read objects and list the bucket (the replay worker reads the archive by prefix);
+   * `list+readwrite`: also write and delete them (the erasure worker rewrites archive objects).
+   */
+  readonly buckets?: Partial<Record<BucketName, 'read' | 'list+read' | 'readwrite' | 'list+readwrite'>>;
   readonly keys?: Partial<Record<KeyName, 'encrypt' | 'decrypt' | 'encrypt+decrypt'>>;
   /**
    * Trust on the wire (issue 12; lib/trust-config.ts): `sign` with the current signing key
@@ -125,6 +128,12 @@ export const queues = {
    * dead-letter queue only catches what crashes the function. Visibility: six times its timeout.
    */
   replays: { visibilityTimeoutSeconds: 360, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
+  /**
+   * One message per running erasure: its next chunk, with the selector (personal data), so kept
+   * 4 days, not 14: an erasure whose worker failed that long is started again (issue 31 item 4).
+   * Visibility: six times the worker's timeout.
+   */
+  erasures: { visibilityTimeoutSeconds: 1800, retentionSeconds: 4 * 24 * 3600, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {

@@ -11,7 +11,8 @@ import { Construct } from 'constructs';
 import type { BucketSpec } from '../../functions/config/resources.js';
 
 /** How long server access logs are kept: long enough to answer "who read what" after the objects are gone. */
-const ACCESS_LOG_RETENTION = Duration.days(400);
+export const ACCESS_LOG_RETENTION_DAYS = 400;
+const ACCESS_LOG_RETENTION = Duration.days(ACCESS_LOG_RETENTION_DAYS);
 
 export class Buckets extends Construct {
   readonly byName: ReadonlyMap<string, s3.Bucket>;

@@ -13,10 +13,13 @@ import { CfnOutput, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../retention-config.js';
 
 export interface FixedEgressProps {
   /** NAT gateways, one per availability zone, each with its own Elastic IP. */
   readonly addresses: number;
+  /** Days the flow log keeps its records (`koerier:logRetentionDays`); default 90. */
+  readonly logRetentionDays?: number;
 }
 
 export class FixedEgress extends Construct {
@@ -35,7 +38,9 @@ export class FixedEgress extends Construct {
     });
     this.elasticIps = elasticIps;
     // Rejected traffic only: what the security group refuses, for an investigation; accepted flows would cost per GB.
-    const flowLogGroup = new logs.LogGroup(this, 'FlowLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    const flowLogGroup = new logs.LogGroup(this, 'FlowLogs', {
+      retention: (props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS) as logs.RetentionDays,
+    });
     const vpc = new ec2.Vpc(this, 'Vpc', {
       maxAzs: props.addresses,
       natGateways: props.addresses,

@@ -12,6 +12,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteThrottle } from '../protection-config.js';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../retention-config.js';
 import { servedPath, type FunctionSpec } from '../../functions/config/resources.js';
 
 /**
@@ -48,6 +49,8 @@ const HANDLER_AUTHORIZATION =
 export interface KoerierHttpApiProps {
   /** Per function name: the throttle each of its routes gets instead of the stage default. */
   readonly routeThrottling?: Readonly<Record<string, RouteThrottle>>;
+  /** Days the access log keeps its lines (`koerier:logRetentionDays`); default 90. */
+  readonly logRetentionDays?: number;
 }
 
 export class KoerierHttpApi extends Construct {
@@ -69,7 +72,9 @@ export class KoerierHttpApi extends Construct {
       // The stage is added below, to give it access logs and throttling.
       createDefaultStage: false,
     });
-    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    this.accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: (props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS) as logs.RetentionDays,
+    });
     this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,

@@ -24,6 +24,7 @@ import {
   type QueueName,
   type TableName,
 } from '../../functions/config/resources.js';
+import { DEFAULT_LOG_RETENTION_DAYS } from '../retention-config.js';
 import { byName } from './named.js';
 import type { QueuePair } from './queues.js';
 import type { TableWithSpec } from './tables.js';
@@ -44,6 +45,8 @@ export interface KoerierFunctionProps {
   readonly settings: Readonly<Record<string, string>>;
   /** Repository root: `spec.entry` is relative to it. */
   readonly repoRoot: string;
+  /** Days its log group keeps the logs (`koerier:logRetentionDays`, lib/retention-config.ts); default 90. */
+  readonly logRetentionDays?: number;
   /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
   readonly reservedConcurrency?: number;
   /** Runs the function in these private subnets (fixed egress addresses, lib/constructs/fixed-egress.ts); absent: outside any VPC. */
@@ -129,7 +132,9 @@ export class KoerierFunction extends Construct {
       description: `Koerier ${name}: only the grants functions/config/resources.ts lists`,
     });
     // Scoped to this function's own log group: AWSLambdaBasicExecutionRole would allow writing to every log group.
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.THREE_MONTHS });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: (props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS) as logs.RetentionDays,
+    });
     logGroup.grantWrite(this.role);
 
     // No NODE_OPTIONS: the bundle maps its own stack traces (functions/app/source-mapped-stacks.ts), without --enable-source-maps.
@@ -161,7 +166,8 @@ export class KoerierFunction extends Construct {
       const reads = access === 'read' || access === 'list+read';
       const actions = reads ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
       this.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [bucket.arnForObjects('*')] }));
-      if (access === 'list+read')
+      // `list+readwrite`: the erasure worker lists the archive by hour and rewrites or deletes what it finds.
+      if (access === 'list+read' || access === 'list+readwrite')
         this.role.addToPrincipalPolicy(
           new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
         );

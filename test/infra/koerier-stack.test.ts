@@ -101,6 +101,11 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
     allows: ['s3:GetObject', 's3:ListBucket'],
     denies: ['s3:PutObject', 's3:DeleteObject', 's3:PutBucketPolicy'],
   },
+  // Issue 31 item 4: the erasure worker lists the archive by hour and rewrites or deletes its objects.
+  'bucket:list+readwrite': {
+    allows: ['s3:GetObject', 's3:ListBucket', 's3:PutObject', 's3:DeleteObject'],
+    denies: ['s3:PutBucketPolicy', 's3:PutLifecycleConfiguration'],
+  },
   // SSE-KMS on a bucket: reading decrypts the data key, writing generates one; nothing else.
   'bucketKey:read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
   'bucketKey:readwrite': {
@@ -108,6 +113,10 @@ const grantActions: Record<string, { allows: string[]; denies: string[] }> = {
     denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'],
   },
   'bucketKey:list+read': { allows: ['kms:Decrypt'], denies: ['kms:GenerateDataKey', 'kms:Encrypt'] },
+  'bucketKey:list+readwrite': {
+    allows: ['kms:Decrypt', 'kms:GenerateDataKey'],
+    denies: ['kms:Encrypt', 'kms:ScheduleKeyDeletion'],
+  },
   'key:encrypt': { allows: ['kms:Encrypt'], denies: ['kms:Decrypt'] },
   'key:decrypt': { allows: ['kms:Decrypt'], denies: ['kms:Encrypt'] },
   'key:encrypt+decrypt': {

@@ -13,6 +13,7 @@ import { filterTestPaths, filterTestSchemas } from './filter-test-paths.js';
 import { deliveryPaths } from './delivery-paths.js';
 import { deliverySchemas } from './delivery-schemas.js';
 import { partnersPaths, partnersSchemas } from './partners-paths.js';
+import { erasurePaths, erasureSchemas } from './erasure-paths.js';
 import { payloadsPaths, payloadsSchemas } from './payloads-paths.js';
 import { pullPaths, pullSchemas } from './pull-paths.js';
 import { replayPaths, replaySchemas } from './replay-paths.js';
@@ -101,6 +102,7 @@ export function openApiDocument(options: ApiDescriptionOptions) {
         ...filterTestSchemas,
         ...payloadsSchemas,
         ...partnersSchemas,
+        ...erasureSchemas,
         ...operationsSchemas,
         ...contractsSchemas,
         ...healthSchemas,
@@ -132,6 +134,7 @@ const describedPaths = {
   ...filterTestPaths,
   ...payloadsPaths,
   ...partnersPaths,
+  ...erasurePaths,
   ...contractsPaths,
   ...problemPagePaths,
   '/openapi.json': {

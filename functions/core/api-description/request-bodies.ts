@@ -17,6 +17,7 @@ import type { RequestBody } from '../http/json-body.js';
 import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 import { RECEIVE_BODY, SETTLE_BODIES } from '../pull/pull-requests.js';
 import { REPLAY_BODY } from '../replay/replay-requests.js';
+import { ERASURE_BODY } from '../erasure/erasure-request.js';
 import { ATTRIBUTE_MATCH_BODY, FILTER } from '../subscriptions/filter-schema.js';
 import { SINK_CREDENTIAL } from '../subscriptions/sink-credential-input.js';
 import { SUBSCRIPTION_BODY } from '../subscriptions/subscription-body.js';
@@ -33,6 +34,7 @@ export const operationBodies: Readonly<Record<string, RequestBody>> = {
   testFilters: FILTER_TEST_BODY,
   createUpload: UPLOAD_BODY,
   putClient: CLIENT_INPUT_BODY,
+  startErasure: ERASURE_BODY,
   createSubscription: SUBSCRIPTION_BODY,
   publishContractVersion: PUBLISH_BODY,
   changeContract: CONTRACT_PATCH_BODY,

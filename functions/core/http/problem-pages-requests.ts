@@ -93,6 +93,11 @@ export const requestProblemPages = {
     status: [400],
     description: 'The replay request breaks a rule; `errors` names each member.',
   },
+  'invalid-erasure-request': {
+    status: [400],
+    description:
+      'The erasure request breaks a rule: exactly one of `subject`, `events` or `data`, and a definite JSONPath; `errors` names each member.',
+  },
   'invalid-client': {
     status: [400],
     description: 'The partner directory entry for a client breaks a rule; `errors` names the members.',

@@ -25,6 +25,7 @@ export const problemTitles = {
   'reserved-attribute': 'Reserved extension attribute',
   'invalid-replay-request': 'Invalid replay request',
   'invalid-client': 'Invalid client',
+  'invalid-erasure-request': 'Invalid erasure request',
   unauthorized: 'Unauthorized',
   forbidden: 'Forbidden',
   'source-not-granted': 'Source not granted',

@@ -99,9 +99,13 @@ describe('a composed set of dependencies', () => {
         // Issue 30 item 1: the event trace's readers.
         'routedEventRecords',
         'eventDeliveries',
+        // Issue 31 item 4: erasures.
+        'erasureStore',
+        'erasureQueue',
+        'erasableStores',
       ]),
     );
-    expect(members).toHaveLength(46);
+    expect(members).toHaveLength(49);
     expect(asked).toBe(0);
   });
 

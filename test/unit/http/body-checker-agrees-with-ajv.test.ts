@@ -38,6 +38,12 @@ const VALID: Readonly<Record<string, Record<string, unknown> | Record<string, un
   createUpload: { size: 3, digest: TOKEN, contenttype: 'text/csv; charset=utf-8' },
   UploadRequest: { size: 3, digest: TOKEN },
   putClient: CLIENT,
+  startErasure: [
+    { subject: 'leerling/123' },
+    { events: [{ source: 's', id: 'i' }] },
+    { data: { path: '$.leerling.id', equals: '123' } },
+    { data: { path: '$.n', equals: 3 } },
+  ],
   ClientInput: [
     {},
     { entitlements: [{ typePrefix: 'nl.edu.', source: 's' }] },
