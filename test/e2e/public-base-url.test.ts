@@ -65,7 +65,7 @@ async function receiveEvents(id: string, count: number): Promise<Record<string, 
 }
 
 describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL on the laptop host', () => {
-  it('issue 31 item 1: a published event’s dataref and an operational event’s source are on the public host, and the dataref is served', async () => {
+  it('LIVE-1, issue 31 item 1: a published event’s dataref and an operational event’s source are on the public host, and the dataref is served', async () => {
     expect(koerier.host.config.publicBaseUrl).toBe(PUBLIC_BASE);
     expect(koerier.url).not.toContain('koerier.gemeente.example');
     const type = `nl.example.publicbase.${randomUUID().slice(0, 8)}.v1`;
@@ -113,7 +113,7 @@ describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL on the laptop host', () => {
     expect([200, 307]).toContain(fetched.status);
   });
 
-  it('issue 31 item 1: the validation callback a target is given is on the public host', async () => {
+  it('LIVE-1, issue 31 item 1: the validation callback a target is given is on the public host', async () => {
     const target = await receiver(scripts.always({ respond: 202 }));
     const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
       sink: target.url,
@@ -127,7 +127,7 @@ describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL on the laptop host', () => {
     );
   });
 
-  it('issue 31 item 1: /openapi.json names the public host in servers and its token URL', async () => {
+  it('LIVE-1, issue 31 item 1: /openapi.json names the public host in servers and its token URL', async () => {
     const answer = await fetch(`${koerier.url}/openapi.json`);
     expect(answer.status).toBe(200);
     const document = (await answer.json()) as {

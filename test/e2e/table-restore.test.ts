@@ -106,7 +106,7 @@ async function restore(args: readonly string[]): Promise<{ status: number; outpu
 }
 
 describe('issue 31 item 6: restore a table from a point in time, on the laptop tables', () => {
-  it('issue 31 item 6, issue 35: after damage, the copy step brings subscriptions and routes back to their state at the point, and the restored subscription is routed again', async () => {
+  it('LIVE-6, issue 31 item 6, issue 35: after damage, the copy step brings subscriptions and routes back to their state at the point, and the restored subscription is routed again', async () => {
     const typeA = `nl.example.restore.a${randomUUID().slice(0, 8)}.v1`;
     const typeB = `nl.example.restore.b${randomUUID().slice(0, 8)}.v1`;
     const a = await subscribe(typeA);
@@ -157,7 +157,7 @@ describe('issue 31 item 6: restore a table from a point in time, on the laptop t
     );
   });
 
-  it('issue 31 item 6: the copy step refuses a table of another key, the live table as its own source, and missing arguments', async () => {
+  it('LIVE-6, issue 31 item 6: the copy step refuses a table of another key, the live table as its own source, and missing arguments', async () => {
     const [subscriptions, routes] = ['subscriptions', 'routes'].map((name) =>
       koerier.host.config.resources.table(name as 'routes'),
     );

@@ -40,7 +40,7 @@ function rendered(value: unknown): string {
 const hostsIn = (text: string): string[] => [...text.matchAll(/https:\/\/([^/\s"'$]+)/g)].map((m) => m[1]!);
 
 describe('issue 31 item 1: koerier:publicDomain, the API at a name of its own', () => {
-  it('issue 31 item 1: the stack creates a regional custom domain name with the certificate and TLS_1_2, maps it to the HTTP API $default stage, and outputs the DNS target', () => {
+  it('LIVE-1, issue 31 item 1: the stack creates a regional custom domain name with the certificate and TLS_1_2, maps it to the HTTP API $default stage, and outputs the DNS target', () => {
     const { stack, template } = synthInRegion('eu-west-1', PUBLIC_NAME);
     const domains = ofType(template.Resources, 'AWS::ApiGatewayV2::DomainName');
     expect(domains).toHaveLength(1);
@@ -67,7 +67,7 @@ describe('issue 31 item 1: koerier:publicDomain, the API at a name of its own', 
     expect(template.Outputs!['ApiUrl'].Value).toBe(`https://${PUBLIC_HOST}/v1`);
   });
 
-  it('issue 31 item 1: with koerier:publicDomain no link setting names another host: every function, the outputs, the console and its sign-in', () => {
+  it('LIVE-1, issue 31 item 1: with koerier:publicDomain no link setting names another host: every function, the outputs, the console and its sign-in', () => {
     const { stack, template } = synthInRegion('eu-west-1', WITH_CONSOLE);
     const apiEndpoint = `\${${logicalId(stack, stack.httpApi.api)}.ApiEndpoint}`;
     const links: [string, string][] = [];
@@ -111,13 +111,13 @@ describe('issue 31 item 1: koerier:publicDomain, the API at a name of its own', 
     expect(links.filter(([, text]) => /execute-api|cloudfront\.net/.test(text)).map(([where]) => where)).toEqual([]);
   });
 
-  it('issue 31 item 1, CARD-2: with the custom domain, cdk-nag finds nothing unacknowledged and no acknowledgement is idle', () => {
+  it('LIVE-1, issue 31 item 1, CARD-2: with the custom domain, cdk-nag finds nothing unacknowledged and no acknowledgement is idle', () => {
     const { app } = synthInRegion('eu-west-1', WITH_CONSOLE);
     expect(unacknowledgedFindings(app)).toEqual([]);
     expect(unjustifiedAcknowledgements(app)).toEqual([]);
   });
 
-  it('issue 31 item 1: without koerier:publicDomain every link names the execute-api URL alike, and no custom domain is made', () => {
+  it('LIVE-1, issue 31 item 1: without koerier:publicDomain every link names the execute-api URL alike, and no custom domain is made', () => {
     const { stack, resources } = synthKoerier();
     expect(stack.publicDomain).toBeUndefined();
     expect(ofType(resources, 'AWS::ApiGatewayV2::DomainName')).toEqual([]);
@@ -131,7 +131,7 @@ describe('issue 31 item 1: koerier:publicDomain, the API at a name of its own', 
       });
   });
 
-  it('issue 31 item 1: the name must be a host name and the certificate an ACM ARN, in pairs, and not with cloudfront-waf', () => {
+  it('LIVE-1, issue 31 item 1: the name must be a host name and the certificate an ACM ARN, in pairs, and not with cloudfront-waf', () => {
     const refusal = (context: Record<string, unknown>): string => {
       try {
         parseStackConfig({ ...synthContext, ...context });
@@ -166,7 +166,7 @@ describe('issue 31 item 1: koerier:publicDomain, the API at a name of its own', 
     });
   });
 
-  it("issue 31 item 1: a certificate of another region than the stack's stops the synth, as API Gateway regional domains take theirs from their own region", () => {
+  it("LIVE-1, issue 31 item 1: a certificate of another region than the stack's stops the synth, as API Gateway regional domains take theirs from their own region", () => {
     expect(() => synthInRegion('eu-central-1', PUBLIC_NAME)).toThrow(
       new StackConfigError(
         'koerier:publicCertificateArn is a certificate in eu-west-1, and the API Gateway regional domain name takes its certificate from eu-central-1: request (or import) it there',

@@ -10,7 +10,7 @@ import { tables } from '../../functions/config/resources.js';
 import { synthKoerier } from './synth.js';
 
 describe('issue 31 item 6: backups of the state tables', () => {
-  it('issue 31 item 6: every table of the stack, and every table holding state by name, has point-in-time recovery and outlives the stack', () => {
+  it('LIVE-6, issue 31 item 6: every table of the stack, and every table holding state by name, has point-in-time recovery and outlives the stack', () => {
     const { resources } = synthKoerier();
     const inTemplate = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::DynamoDB::Table');
     expect(inTemplate.length).toBeGreaterThanOrEqual(Object.keys(tables).length);

@@ -13,7 +13,7 @@ const read = (value: string | undefined) =>
   loadConfig(value === undefined ? base : { ...base, KOERIER_PUBLIC_BASE_URL: value });
 
 describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL', () => {
-  it('issue 31 item 1: the API URL is kept, an origin alone is read as the API under /v1, and operational events take it as their source', () => {
+  it('LIVE-1, issue 31 item 1: the API URL is kept, an origin alone is read as the API under /v1, and operational events take it as their source', () => {
     expect(read('https://koerier.example.org/v1').publicBaseUrl).toBe('https://koerier.example.org/v1');
     expect(read('https://koerier.example.org/v1/').publicBaseUrl).toBe('https://koerier.example.org/v1');
     expect(read('https://koerier.example.org').publicBaseUrl).toBe('https://koerier.example.org/v1');
@@ -25,7 +25,7 @@ describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL', () => {
     expect(read(undefined).operationsSource).toBe('urn:koerier:koerier.example.org');
   });
 
-  it('issue 31 item 1: a value links could not be built on stops the start, naming the setting', () => {
+  it('LIVE-1, issue 31 item 1: a value links could not be built on stops the start, naming the setting', () => {
     for (const wrong of [
       'koerier.example.org',
       'ftp://koerier.example.org/v1',
@@ -38,7 +38,7 @@ describe('issue 31 item 1: KOERIER_PUBLIC_BASE_URL', () => {
       );
   });
 
-  it("issue 31 item 1: the laptop host's own resources sit at the public base URL's root", () => {
+  it("LIVE-1, issue 31 item 1: the laptop host's own resources sit at the public base URL's root", () => {
     expect(publicRootOf('https://koerier.example.org')).toBe('https://koerier.example.org');
     expect(publicRootOf('https://gateway.example.org/koerier/v1')).toBe('https://gateway.example.org/koerier');
     expect(publicRootOf(undefined)).toBeUndefined();
