@@ -16,7 +16,7 @@ import { StackConfigError } from '../stack-config.js';
 
 export interface PublicDomainProps {
   readonly name: PublicDomainConfig;
-  readonly api: apigw.IHttpApi;
+  readonly api: apigw.HttpApi;
   readonly stage: apigw.IStage;
 }
 
