@@ -14,6 +14,7 @@ import { readAuthSettings, readPublishGrants, type AuthSettings } from './config
 import { readDeliverySettings, SEVEN_DAYS, type DeliverySettings } from './config/delivery-settings.js';
 import { readOutboundPorts, readSinkCredentialPolicy, readValidationHandshake } from './config/protection-settings.js';
 import { resourceNamesFrom, type ResourceNames } from './config/resource-names.js';
+import { readPublicBaseUrl } from './config/public-base-url.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS } from './config/resources.js';
@@ -44,6 +45,7 @@ export interface KoerierConfig {
   readonly partnersRefreshSeconds: number;
   readonly allowLoopbackSinks: boolean;
   readonly delivery: DeliverySettings;
+  /** The base of every link Koerier hands out, `https://<host>/v1` (functions/config/public-base-url.ts); '' when unset. */
   readonly publicBaseUrl: string;
   /** The `source` of Koerier's own operational events (core/operations): the setting, else the public base URL, else a URN of the webhook origin. */
   readonly operationsSource: string;
@@ -105,6 +107,7 @@ export function loadConfig(env: Env): KoerierConfig {
   const originVerifySecret = settings.text(settingEnv.originVerifySecret);
   const webhookRequestRate = settings.text(settingEnv.webhookRequestRate);
   const sinkCredentials = readSinkCredentialPolicy(settings);
+  const publicBaseUrl = readPublicBaseUrl(settings);
 
   const config: KoerierConfig = {
     auth: readAuthSettings(settings),
@@ -155,10 +158,10 @@ export function loadConfig(env: Env): KoerierConfig {
       maxConcurrentReplays: quota(settings, settingEnv.quotaMaxConcurrentReplays, 'maxConcurrentReplays'),
       uploadBytesPerHour: quota(settings, settingEnv.quotaUploadBytesPerHour, 'uploadBytesPerHour'),
     },
-    publicBaseUrl: (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, ''),
+    publicBaseUrl,
     operationsSource:
       settings.text(settingEnv.operationsSource) ||
-      (settings.text(settingEnv.publicBaseUrl) || '').replace(/\/+$/, '') ||
+      publicBaseUrl ||
       `urn:koerier:${encodeURIComponent(settings.text(settingEnv.webhookOrigin) || 'koerier')}`,
     logLevel: logLevel as KoerierConfig['logLevel'],
     stackName: settings.text(settingEnv.stackName) || 'koerier-local',

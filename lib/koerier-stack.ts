@@ -16,6 +16,7 @@ import { KoerierDashboard } from './constructs/dashboard.js';
 import { FixedEgress } from './constructs/fixed-egress.js';
 import { ApiDistribution, KoerierEdgeStack } from './constructs/edge-protection.js';
 import { KoerierHttpApi } from './constructs/http-api.js';
+import { PublicDomain } from './constructs/public-domain.js';
 import { KoerierFunction } from './constructs/koerier-function.js';
 import { Keys } from './constructs/keys.js';
 import { SigningKey } from './constructs/signing-key.js';
@@ -86,6 +87,8 @@ export class KoerierStack extends Stack {
   readonly consoleUserPool: ConsoleUserPool | undefined;
   /** The stack's own delivery-signing key, when `koerier:signingKeys` lists "stack" (the default). */
   readonly signingKey: kms.Key | undefined;
+  /** With `koerier:publicDomain`: the API's custom domain name, the host of every link (issue 31, item 1). */
+  readonly publicDomain: PublicDomain | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     const edgeSettings = props.config.protection.edge;
@@ -115,6 +118,9 @@ export class KoerierStack extends Stack {
           ? { 'koerier:edgeWebAclArn': [edgeSettings.webAclArn] }
           : {}),
         ...(powertoolsLayerArn ? { 'koerier:powertoolsLayerArn': [powertoolsLayerArn] } : {}),
+        ...(props.config.publicDomain
+          ? { 'koerier:publicCertificateArn': [props.config.publicDomain.certificateArn] }
+          : {}),
       },
     });
     // Physical names are CloudFormation's (stack name + logical id), so two stacks never collide; the tag tells stages apart in the bill.
@@ -166,7 +172,15 @@ export class KoerierStack extends Stack {
         });
       }
     }
-    const publicUrl = this.edge ? this.edge.url : this.httpApi.url;
+    this.publicDomain = props.config.publicDomain
+      ? new PublicDomain(this, 'PublicDomain', {
+          name: props.config.publicDomain,
+          api: this.httpApi.api,
+          stage: this.httpApi.stage,
+        })
+      : undefined;
+    // The one origin every link is built on: the custom domain, else CloudFront's, else execute-api.
+    const publicUrl = this.publicDomain?.url ?? (this.edge ? this.edge.url : this.httpApi.url);
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY)
       ? new SigningKey(this, 'SigningKey').key
       : undefined;

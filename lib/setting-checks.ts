@@ -81,3 +81,24 @@ export function contextProblemsMessage(problems: readonly string[]): string {
     ? `${heading}: ${problems[0]}`
     : `${heading} (${problems.length} problems):\n${problems.map((line) => `  ${line}`).join('\n')}`;
 }
+
+/** An ACM certificate's ARN; the region is captured (the name it serves is checked by ACM at deploy). */
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z]{2}(?:-[a-z]+)+-\d):\d{12}:certificate\/[0-9a-f-]{36}$/;
+
+/**
+ * Why `value` is not the ARN of an ACM certificate, or undefined when it is one. With `region`,
+ * the certificate must be in that region: an API Gateway regional domain name takes its
+ * certificate from its own region, and `where` says so in the message.
+ */
+export function acmCertificateArnProblem(value: string, region?: { name: string; where: string }): string | undefined {
+  const match = ACM_CERTIFICATE_ARN.exec(value);
+  if (!match) return 'must be the ARN of an ACM certificate, arn:<partition>:acm:<region>:<account>:certificate/<id>';
+  if (region !== undefined && match[1] !== region.name)
+    return `is a certificate in ${match[1]}, and ${region.where} takes its certificate from ${region.name}: request (or import) it there`;
+  return undefined;
+}
+
+/** The region an ACM certificate ARN names, or undefined when `value` is no such ARN. */
+export function acmCertificateRegion(value: string): string | undefined {
+  return ACM_CERTIFICATE_ARN.exec(value)?.[1];
+}

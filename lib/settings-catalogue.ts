@@ -247,6 +247,17 @@ export const settingsCatalogue: readonly SettingDescription[] = [
     meaning: 'with `koerier:consoleDomain`: its ACM certificate, in `us-east-1`',
   },
   {
+    key: 'koerier:publicDomain',
+    default: 'unset (the `execute-api` URL)',
+    meaning:
+      "without `cloudfront-waf`: the API's host name, e.g. `koerier.gemeente.nl`; the stack creates an API Gateway custom domain (`TLS_1_2`) mapped to the API, and every link Koerier hands out names it (`dataref`, validation callbacks, operational events' `source`, the API description's `servers`, the console's API URL, output `ApiUrl`); point it at the output `PublicDomainDnsTarget` ([Your own domain name](#your-own-domain-name-koerierpublicdomain))",
+  },
+  {
+    key: 'koerier:publicCertificateArn',
+    default: 'unset',
+    meaning: "with `koerier:publicDomain`: its ACM certificate, in the stack's region",
+  },
+  {
     key: 'koerier:allowCloudFrontDefaultCertificate',
     default: '`false`',
     meaning:

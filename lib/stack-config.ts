@@ -42,6 +42,7 @@ import {
 } from '../functions/core/auth/identity-providers.js';
 import { parseProtectionConfig, protectionContextKey, type ProtectionConfig } from './protection-config.js';
 import { parseTlsConfig, tlsContextKey, type TlsConfig } from './tls-config.js';
+import { parsePublicDomainConfig, publicDomainContextKey, type PublicDomainConfig } from './public-domain-config.js';
 import { functions as functionSpecs } from '../functions/config/resources.js';
 import { parseRuntimeSettings, runtimeSettings } from './runtime-settings.js';
 import { egressContextKey, parseEgressConfig, type EgressConfig } from './egress-config.js';
@@ -100,6 +101,8 @@ export interface StackConfig {
   readonly protection: ProtectionConfig;
   /** TLS 1.2 or higher where CloudFront terminates it (EDU-4); see lib/tls-config.ts. */
   readonly tls: TlsConfig;
+  /** The API's public name (`koerier:publicDomain`, issue 31 item 1): every link names it; absent: the execute-api URL. */
+  readonly publicDomain?: PublicDomainConfig;
   /** Fixed egress addresses for the outbound functions (issue 12, item 4); see lib/egress-config.ts. */
   readonly egress: EgressConfig;
   /** Days every log group of the stack keeps its logs (issue 31 item 4); see lib/retention-config.ts. */
@@ -159,6 +162,7 @@ export const contextKey = {
   consoleUserPool: 'koerier:consoleUserPool',
   ...protectionContextKey,
   ...tlsContextKey,
+  ...publicDomainContextKey,
   ...egressContextKey,
   ...retentionContextKey,
   ...trustContextKey,
@@ -473,6 +477,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     console: consoleRaw !== undefined || poolRaw !== undefined,
   };
   const tls = parseTlsConfig(context, issues, cloudFront);
+  const publicDomain = parsePublicDomainConfig(context, issues, cloudFront.edge);
   const egress = parseEgressConfig(context, issues);
   const logRetentionDays = parseLogRetentionDays(context, issues);
   // Read again by the stack (lib/koerier-stack.ts); checked here so one synth reports every problem.
@@ -589,6 +594,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     ...(consoleUserPool === undefined ? {} : { consoleUserPool }),
     protection,
     tls,
+    ...(publicDomain === undefined ? {} : { publicDomain }),
     egress,
     logRetentionDays,
     sinkCredentials,

@@ -9,7 +9,7 @@ import type { KoerierHost } from './host.js';
 export function banner(
   host: Pick<
     KoerierHost,
-    'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig' | 'signInCode' | 'signInCodeFile'
+    'url' | 'apiUrl' | 'configFile' | 'configCreated' | 'localConfig' | 'signInCode' | 'signInCodeFile' | 'config'
   >,
   fresh: boolean,
 ): string {
@@ -21,6 +21,10 @@ export function banner(
     '',
     `Koerier laptop host${fresh ? ' (fresh state)' : ''}`,
     `  API       ${host.apiUrl}`,
+    // KOERIER_PUBLIC_BASE_URL: the host is reached through another name, which every link names.
+    ...(host.config.publicBaseUrl === host.apiUrl
+      ? []
+      : [`  Links     ${host.config.publicBaseUrl}  (KOERIER_PUBLIC_BASE_URL)`]),
     `  Console   ${host.url}/console/  (sign in as a development client)`,
     `            sign-in code ${host.signInCode}  (this start only; also in ${host.signInCodeFile})`,
     `  OpenAPI   ${host.apiUrl}/openapi.json`,

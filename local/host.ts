@@ -18,6 +18,7 @@ import { createDynamoDbClient, createS3Client, createSqsClient } from '../functi
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { API_BASE_PATH, functions, resourceEnv, type FunctionName } from '../functions/config/resources.js';
+import { publicRootOf } from '../functions/config/public-base-url.js';
 import { createApiGateway } from './api-gateway.js';
 import { createDevIdentity } from './dev-identity.js';
 import { startEmulators, type Emulators } from './emulators.js';
@@ -250,10 +251,12 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.issuer]: url,
       [settingEnv.audience]: LOCAL_AUDIENCE,
       [settingEnv.jwksUrl]: `${url}/.well-known/jwks.json`,
-      [settingEnv.tokenUrl]: `${url}/oauth/token`,
+      // Published in the API description: on the public host when the host is reached through one.
+      [settingEnv.tokenUrl]: `${publicRootOf(options.settings?.[settingEnv.publicBaseUrl]) ?? url}/oauth/token`,
       [settingEnv.allowedOrigins]: '*',
       [settingEnv.webhookOrigin]: 'koerier.local',
       [settingEnv.allowLoopbackSinks]: 'true',
+      // Links name this host, unless the shell's KOERIER_PUBLIC_BASE_URL (in `settings`) names the one partners reach it by.
       [settingEnv.publicBaseUrl]: `${url}${API_BASE_PATH}`,
       [settingEnv.entitlements]: JSON.stringify(localConfig.entitlements),
       [settingEnv.publishers]: JSON.stringify(localConfig.publishers),

@@ -34,7 +34,12 @@ function environmentOf(synth: Synthesised, name: string): Env {
   return Object.fromEntries(
     Object.entries(variables).map(([key, value]) => [
       key,
-      typeof value === 'string' ? value : 'filled-in-by-cloudformation',
+      typeof value === 'string'
+        ? value
+        : // The API's URL is checked as a URL at start-up (issue 31 item 1): its stand-in must be one.
+          key === settingEnv.publicBaseUrl
+          ? 'https://filled-in-by-cloudformation.invalid/v1'
+          : 'filled-in-by-cloudformation',
     ]),
   );
 }

@@ -379,7 +379,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       'koerier:idempotencyTtlDays': 2,
       'koerier:entitlements': { a: [{ typePrefix: 'x' }] },
     });
-    const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org'));
+    const loaded = loadConfig(settingEnvironment(config, 'https://api.example.org/v1'));
     expect(loaded.auth).toEqual({
       issuer: config.issuer,
       audience: 'koerier',
@@ -396,6 +396,6 @@ describe('CDK context (lib/stack-config.ts)', () => {
     expect(loaded.webhookOrigin).toBe('koerier.example.org');
     expect(loaded.idempotency.ttlSeconds).toBe(2 * 24 * 3600);
     expect(loaded.entitlements).toEqual(new Map([['a', [{ typePrefix: 'x' }]]]));
-    expect(loaded.publicBaseUrl).toBe('https://api.example.org');
+    expect(loaded.publicBaseUrl).toBe('https://api.example.org/v1');
   });
 });
