@@ -216,6 +216,7 @@ export class KoerierStack extends Stack {
         resources: functionResources,
         settings,
         repoRoot: REPO_ROOT,
+        ...(props.config.alertSender === undefined ? {} : { alertSender: props.config.alertSender }),
         trust: {
           signingKeyArns,
           clientCertificateSecretArn: trust.clientCertificateSecretArn,

@@ -253,6 +253,12 @@ export const settingsCatalogue: readonly SettingDescription[] = [
       '`true`: the operator accepts that a CloudFront distribution given no name of its own answers on its `cloudfront.net` name, which takes TLS 1.0 and 1.1 (below EDU-4); refused when every distribution has a name ([TLS](#tls-edu-4))',
   },
   {
+    key: 'koerier:alertSender',
+    default: 'unset',
+    meaning:
+      "out-of-band alerts' From address (issue 30 item 3), e.g. `koerier-alerts@gemeente.nl`: the address or its domain must be an SES identity verified in the stack's region (and out of the SES sandbox to reach any address); the alerts function alone may `ses:SendEmail`, from that identity only. Unset: alert e-mail is not sent (webhook alerts are)",
+  },
+  {
     key: 'koerier:batchingWindowSeconds',
     default: 'router 1, delivery 0, replayWorker 0',
     meaning:

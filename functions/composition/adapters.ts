@@ -232,7 +232,7 @@ export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
 };
 
 /** Outbound HTTP with the SSRF guard; the delivery and the handshake clients share one load of the mTLS certificate (issue 12, item 5). */
-function outboundHttp(
+export function outboundHttp(
   c: Composition,
   timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>,
 ) {

@@ -53,6 +53,8 @@ export interface FunctionSpec {
    * public addresses (lib/constructs/fixed-egress.ts). The laptop host ignores it.
    */
   readonly outbound?: boolean;
+  /** Sends e-mail through SES (out-of-band alerts): `ses:SendEmail` on the deployment's sending identity only. */
+  readonly email?: boolean;
   /** What the function may touch; each grant also puts the resource's name in its environment. */
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
@@ -125,6 +127,12 @@ export const queues = {
    * dead-letter queue only catches what crashes the function. Visibility: six times its timeout.
    */
   replays: { visibilityTimeoutSeconds: 360, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
+  /**
+   * Out-of-band alerts (issue 30 item 3, core/alerts): one message per alert signal the delivery
+   * function raises; the alerts function gathers them for its batching window and sends one message
+   * per contact. Visibility: six times its timeout plus the window, as AWS advises for SQS triggers.
+   */
+  alerts: { visibilityTimeoutSeconds: 210, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {
