@@ -45,6 +45,7 @@ import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import { noMetrics } from '../core/ports/metrics.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
+import { alertWebhookPost } from '../net/alert-webhook.js';
 import { dynamodbClient, kmsClient, s3Client, sqsClient } from './client-kinds.js';
 import type { Composition, Member } from './composition.js';
 
@@ -209,6 +210,10 @@ export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
     responseTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
   });
 
+/** Teams/Slack-style alert webhooks (issue 30 item 3; composed with the other alert builders, ./alert-builders.ts). */
+export const alertWebhook: Member<'alertWebhook'> = (c) =>
+  alertWebhookPost(outboundHttp(c, { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 }));
+
 export const contractStore = (c: Composition): DynamoDbContractStore =>
   c.once(contractStore, () => new DynamoDbContractStore(c.client(dynamodbClient), table(c, 'contracts')));
 
@@ -232,7 +237,7 @@ export const recordDeliveryMetrics: Member<'recordDeliveryMetrics'> = (c) => {
 };
 
 /** Outbound HTTP with the SSRF guard; the delivery and the handshake clients share one load of the mTLS certificate (issue 12, item 5). */
-export function outboundHttp(
+function outboundHttp(
   c: Composition,
   timeouts: Pick<SafeHttpClientOptions, 'connectTimeoutMs' | 'responseTimeoutMs' | 'maxResponseBytes'>,
 ) {

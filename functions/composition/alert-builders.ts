@@ -1,6 +1,6 @@
 /**
  * What out-of-band alerts run on (issue 30 item 3, core/alerts): the alerts queue the delivery
- * function raises them on, the rate windows, and the two ways a contact is told. E-mail goes
+ * function raises them on, the rate windows and e-mail (webhooks: `alertWebhook` in ./adapters.ts, beside the other outbound HTTP). E-mail goes
  * through SES from `config.alerts.sender`; on the laptop (`config.alerts.mailDir`) it is written as
  * .eml files instead; with neither, e-mail contacts are skipped (and logged).
  */
@@ -8,8 +8,6 @@ import { DynamoDbAlertWindows } from '../aws/dynamodb-alert-windows.js';
 import { EmlFileAlertMailer } from '../aws/eml-file-alert-mailer.js';
 import { SesAlertMailer } from '../aws/ses-alert-mailer.js';
 import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
-import { alertWebhookPost } from '../net/alert-webhook.js';
-import { outboundHttp } from './adapters.js';
 import { dynamodbClient, sesv2Client, sqsClient } from './client-kinds.js';
 import type { Member } from './composition.js';
 
@@ -29,6 +27,3 @@ export const alertMailer: Member<'alertMailer'> = (c) => {
   if (mailDir) return new EmlFileAlertMailer(mailDir, sender ?? LAPTOP_SENDER, c.clock);
   return sender ? new SesAlertMailer(c.client(sesv2Client), sender) : undefined;
 };
-
-export const alertWebhook: Member<'alertWebhook'> = (c) =>
-  alertWebhookPost(outboundHttp(c, { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 }));

@@ -1,8 +1,8 @@
 /** Lambda entry (functions/config/resources.ts): the alerts app (functions/app/alerts-app.ts) on this container's AWS dependencies: only the adapters it reads. */
 import '../app/source-mapped-stacks.js';
 import { alertsApp } from '../app/alerts-app.js';
-import { metrics, subscriptions } from '../composition/adapters.js';
-import { alertMailer, alertWebhook, alertWindows } from '../composition/alert-builders.js';
+import { alertWebhook, metrics, subscriptions } from '../composition/adapters.js';
+import { alertMailer, alertWindows } from '../composition/alert-builders.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 

@@ -77,7 +77,11 @@ function alertKindOf(notice: OperationalNotice): AlertKind | undefined {
       return notice.data['reason'] === 'rejected' && CREDENTIAL_REFUSED.test(String(notice.data['detail'] ?? ''))
         ? 'credentials-failing'
         : 'dead-lettering';
-    default:
+    // Nothing went wrong, or the owner did it: no alert.
+    case operationalEventTypes.deadLettersNotEmpty:
+    case operationalEventTypes.subscriptionResumed:
+    case operationalEventTypes.replayFinished:
+    case operationalEventTypes.contractDeprecated:
       return undefined;
   }
 }

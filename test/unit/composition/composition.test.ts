@@ -99,9 +99,14 @@ describe('a composed set of dependencies', () => {
         // Issue 30 item 1: the event trace's readers.
         'routedEventRecords',
         'eventDeliveries',
+        // Issue 30 item 3: out-of-band alerts.
+        'alertQueue',
+        'alertWindows',
+        'alertMailer',
+        'alertWebhook',
       ]),
     );
-    expect(members).toHaveLength(46);
+    expect(members).toHaveLength(50);
     expect(asked).toBe(0);
   });
 
