@@ -24,6 +24,7 @@ const HEADLINES: Record<AlertKind, string> = {
   suspended: 'suspended: its target kept failing',
   'dead-lettering': 'dead-lettering above its threshold',
   'consent-lost': 'retired: the target withdrew its consent (410 Gone)',
+  'entitlement-lost': 'not entitled: its owner may no longer receive these events, so they are withheld',
   'credentials-failing': 'its credentials fail',
 };
 
@@ -32,6 +33,7 @@ const NEXT_STEPS: Record<AlertKind, string> = {
   'dead-lettering':
     'See the dead letters (GET /subscriptions/{id}/dead-letters) and redrive them once the cause is fixed.',
   'consent-lost': 'Create a new subscription once the target takes events again.',
+  'entitlement-lost': "Ask Koerier's operator for the entitlement (EDU-7), or narrow the subscription's types.",
   'credentials-failing':
     'Check the sink credential (its token endpoint, client id and secret) and PATCH the subscription.',
 };

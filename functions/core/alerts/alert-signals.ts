@@ -9,6 +9,8 @@
  * - `consent-lost`: the target answered 410 Gone, which withdraws its consent (WH-4): retired.
  * - `credentials-failing`: suspended for want of an acceptable credential, or a delivery
  *   dead-lettered because the target answered 401 or 403 (the token Koerier sends is refused).
+ * - `entitlement-lost`: a delivery withheld because the owner may no longer receive its events
+ *   (EDU-7); not told as an event, so the delivery function raises it with `alertOnly`.
  * - `dead-lettering`: every told dead letter is a signal; the alerts function counts them per
  *   subscription and alerts only above the subscription's threshold.
  */
@@ -21,7 +23,13 @@ import {
   type OperationalNotice,
 } from '../operations/operational-events.js';
 
-export const ALERT_KINDS = ['suspended', 'dead-lettering', 'consent-lost', 'credentials-failing'] as const;
+export const ALERT_KINDS = [
+  'suspended',
+  'dead-lettering',
+  'consent-lost',
+  'entitlement-lost',
+  'credentials-failing',
+] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 
 /** One occurrence that may call for an alert, as it travels on the alerts queue (JSON). */
@@ -74,6 +82,7 @@ function alertKindOf(notice: OperationalNotice): AlertKind | undefined {
     case operationalEventTypes.subscriptionRetired:
       return 'consent-lost';
     case operationalEventTypes.deliveryDeadLettered:
+      if (notice.data['reason'] === 'not-entitled') return 'entitlement-lost';
       return notice.data['reason'] === 'rejected' && CREDENTIAL_REFUSED.test(String(notice.data['detail'] ?? ''))
         ? 'credentials-failing'
         : 'dead-lettering';
@@ -92,24 +101,27 @@ function alertKindOf(notice: OperationalNotice): AlertKind | undefined {
  * so the suspension or dead letter it reports stands (core/operations `tell`).
  */
 export function alertingOperations(operations: OperationalEvents, alerts: AlertQueue, log: Log): OperationalEvents {
+  const raise = async (notices: readonly OperationalNotice[]) => {
+    const signals = alertSignalsOf(notices);
+    if (signals.length === 0) return;
+    try {
+      await alerts.raise(signals);
+    } catch (error) {
+      log.error('alerts not raised', {
+        kinds: signals.map((signal) => signal.kind),
+        subscriptionIds: signals.map((signal) => signal.subscriptionId),
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
   return {
     async publish(notices) {
       try {
         await operations.publish(notices);
       } finally {
-        const signals = alertSignalsOf(notices);
-        if (signals.length > 0) {
-          try {
-            await alerts.raise(signals);
-          } catch (error) {
-            log.error('alerts not raised', {
-              kinds: signals.map((signal) => signal.kind),
-              subscriptionIds: signals.map((signal) => signal.subscriptionId),
-              error: error instanceof Error ? error.message : String(error),
-            });
-          }
-        }
+        await raise(notices);
       }
     },
+    alertOnly: raise,
   };
 }

@@ -13,10 +13,14 @@ import {
 } from '../../../functions/core/alerts/send-alerts.js';
 import type { AlertMessage } from '../../../functions/core/alerts/alert-digest.js';
 import {
+  DeadLetterTelling,
   deadLetterNotices,
   retiredNotice,
   suspendedNotice,
 } from '../../../functions/core/delivery/operational-notices.js';
+import { alertingOperations } from '../../../functions/core/alerts/alert-signals.js';
+import type { OperationalNotice } from '../../../functions/core/operations/operational-events.js';
+import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
 import { MemoryAlertMailer, MemoryAlertWindows } from '../../support/memory/alerts-memory-adapters.js';
 
 const T0 = Date.parse('2026-11-29T14:00:00Z');
@@ -120,6 +124,46 @@ describe('alert signals (issue 30 item 3)', () => {
     // The same occurrence told twice is the same signal.
     expect(suspended('s1').id).toBe(suspended('s1').id);
     expect(suspended('s1').id).not.toBe(suspended('s2').id);
+  });
+});
+
+describe('entitlement lost (issue 30 item 3)', () => {
+  it('SELF-3, issue 30 item 3: a delivery withheld for a lost entitlement is no operational event, but raises an entitlement-lost alert', async () => {
+    const published: OperationalNotice[] = [];
+    const raised: AlertSignal[] = [];
+    const operations = alertingOperations(
+      { publish: async (notices) => void published.push(...notices) },
+      { raise: async (signals) => void raised.push(...signals) },
+      noLog,
+    );
+    const stored: DeadLetter[] = [];
+    const telling = new DeadLetterTelling(
+      'sub-1',
+      {
+        operations,
+        deadLetters: {
+          putDeadLetter: async (deadLetter: DeadLetter) => void stored.push(deadLetter),
+          listDeadLetters: async () => ({ items: [] }),
+        } as never,
+        log: noLog,
+      },
+      () => T0,
+    );
+    const withheld: DeadLetter = {
+      subscriptionId: 'sub-1',
+      deliveryId: 'd1',
+      events: [],
+      createdAt: T0,
+      deadLetteredAt: new Date(T0).toISOString(),
+      reason: 'not-entitled',
+      detail: 'the owner may no longer receive nl.example.x.v1',
+      attempts: 0,
+      lastAttempts: [],
+    };
+    await telling.put(withheld, { id: 'sub-1', owner: 'dev-subscriber' }, async () => void stored.push(withheld));
+    expect(stored).toHaveLength(1);
+    expect(published).toEqual([]);
+    expect(raised.map((signal) => [signal.kind, signal.subscriptionId])).toEqual([['entitlement-lost', 'sub-1']]);
   });
 });
 
