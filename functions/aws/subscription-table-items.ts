@@ -3,7 +3,7 @@
  * the item mapping, the owner key (hashed when it would not fit) and the list cursor, which is the
  * index's last key handed back as it was, checked before DynamoDB sees it.
  */
-import type { AlertContacts } from '../core/alerts/alert-contacts.js';
+import type { AlertContacts } from '../core/subscriptions/alert-contacts.js';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
 import { tables } from '../config/resources.js';

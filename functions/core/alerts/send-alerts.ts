@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
-import type { AlertContacts } from './alert-contacts.js';
+import type { AlertContacts } from '../subscriptions/alert-contacts.js';
 import { alertMessage, type Alert, type AlertMessage } from './alert-digest.js';
 import type { AlertSignal } from './alert-signals.js';
 

@@ -14,7 +14,7 @@ import { refusedAs, requestBody, stringEnum } from '../http/json-body.js';
 import { FILTER_LIMITS } from './filters.js';
 import { filtersMember } from './filter-schema.js';
 import { PULL_LIMITS } from './subscription.js';
-import { ALERTS_MEMBER } from '../alerts/alert-contacts.js';
+import { ALERTS_MEMBER } from './alert-contacts.js';
 
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;

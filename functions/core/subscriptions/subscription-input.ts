@@ -15,7 +15,7 @@ import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 export { mergePatch, PatchTooDeepError } from './merge-patch.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
-import { parseAlertContacts, type AlertContacts } from '../alerts/alert-contacts.js';
+import { parseAlertContacts, type AlertContacts } from './alert-contacts.js';
 import { MIN_RETRY_WINDOW_SECONDS, SUBSCRIPTION_BODY } from './subscription-body.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
 

@@ -7,7 +7,7 @@ import { CREDENTIAL_TYPE_NAMES } from '../credentials/sink-credential.js';
 import type { ValidationIssue } from '../http/problems.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { READ_ONLY_MEMBERS } from './subscription-input.js';
-import { alertContactsView } from '../alerts/alert-contacts.js';
+import { alertContactsView } from './alert-contacts.js';
 
 export function view(s: Subscription, now: Date): Record<string, unknown> {
   if (s.delivery === 'pull') return pullView(s);

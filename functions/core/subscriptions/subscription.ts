@@ -3,7 +3,7 @@
  * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
  * function all read this one shape; `functions/aws/dynamodb-subscription-store.ts` stores it.
  */
-import type { AlertContacts } from '../alerts/alert-contacts.js';
+import type { AlertContacts } from './alert-contacts.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
 import type { Filter } from './filters.js';

@@ -4,7 +4,7 @@
  * failed send loses nothing and tells nobody twice.
  */
 import { describe, expect, it } from 'vitest';
-import type { AlertContacts } from '../../../functions/core/alerts/alert-contacts.js';
+import type { AlertContacts } from '../../../functions/core/subscriptions/alert-contacts.js';
 import { alertSignalsOf, type AlertSignal } from '../../../functions/core/alerts/alert-signals.js';
 import {
   ALERT_WINDOW_MS,

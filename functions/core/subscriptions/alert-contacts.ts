@@ -8,7 +8,7 @@
 import * as Type from '@sinclair/typebox';
 import { refusedAs } from '../http/json-body.js';
 import type { ValidationIssue } from '../http/problems.js';
-import { outboundUrlProblem, type OutboundUrlRules } from '../subscriptions/outbound-url.js';
+import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 
 export const ALERT_LIMITS = {
   emails: 5,
