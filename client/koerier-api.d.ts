@@ -1611,6 +1611,26 @@ export interface components {
       signdeliveries?: boolean;
       /** @description Push and pull: the largest event delivered (or received) with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize`, and the subscription's owner may fetch it (EDU-1, CE-14). A pull receive also sends by reference an event that would not fit one answer (6 MB) inline. */
       maxinlinebytes?: number;
+      /** @description SELF-3: who is told out of band when the subscription is suspended, dead-letters above the threshold, loses consent or its credential fails. Each kind of alert goes at most once an hour per contact and subscription; alerts that fire together go as one digest per contact. `null` in a PATCH removes them. */
+      alerts?: {
+        /**
+         * @description Told by e-mail.
+         * @example [
+         *       "beheer@ontvanger.example"
+         *     ]
+         */
+        emails?: string[];
+        /**
+         * Format: uri
+         * @description A Teams/Slack-style incoming webhook, told with a JSON `{"text": …}` POST: https, on another host than the sink, under the sink's outbound URL policy.
+         */
+        webhookurl?: string;
+        /**
+         * @description Dead letters within an hour before a dead-lettering alert goes.
+         * @default 10
+         */
+        deadletterthreshold?: number;
+      };
     };
     Subscription: {
       /** Format: uuid */
@@ -1676,6 +1696,26 @@ export interface components {
       signdeliveries?: boolean;
       /** @description Push and pull: the largest event delivered (or received) with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize`, and the subscription's owner may fetch it (EDU-1, CE-14). A pull receive also sends by reference an event that would not fit one answer (6 MB) inline. */
       maxinlinebytes?: number;
+      /** @description SELF-3: who is told out of band when the subscription is suspended, dead-letters above the threshold, loses consent or its credential fails. Each kind of alert goes at most once an hour per contact and subscription; alerts that fire together go as one digest per contact. `null` in a PATCH removes them. */
+      alerts?: {
+        /**
+         * @description Told by e-mail.
+         * @example [
+         *       "beheer@ontvanger.example"
+         *     ]
+         */
+        emails?: string[];
+        /**
+         * Format: uri
+         * @description A Teams/Slack-style incoming webhook, told with a JSON `{"text": …}` POST: https, on another host than the sink, under the sink's outbound URL policy.
+         */
+        webhookurl?: string;
+        /**
+         * @description Dead letters within an hour before a dead-lettering alert goes.
+         * @default 10
+         */
+        deadletterthreshold?: number;
+      };
       /**
        * @description pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.
        * @enum {string}

@@ -77,6 +77,8 @@ export interface KoerierConfig {
   readonly archive: { readonly retentionDays: number };
   /** Per-client quotas' defaults (functions/core/quotas); a partner's own in the partner directory win. */
   readonly quotas: QuotaLimits;
+  /** Out-of-band alerts (SELF-3): the From address (SES in AWS), and on the laptop the folder the e-mail is written to. */
+  readonly alerts: { readonly sender?: string; readonly mailDir?: string };
 }
 
 /** 13 days: a day less than SQS keeps a message (functions/config/resources.ts `retentionSeconds`). */
@@ -108,6 +110,8 @@ export function loadConfig(env: Env): KoerierConfig {
   const webhookRequestRate = settings.text(settingEnv.webhookRequestRate);
   const sinkCredentials = readSinkCredentialPolicy(settings);
   const publicBaseUrl = readPublicBaseUrl(settings);
+  const alertSender = settings.text(settingEnv.alertSender);
+  const alertMailDir = settings.text(settingEnv.alertMailDir);
 
   const config: KoerierConfig = {
     auth: readAuthSettings(settings),
@@ -180,6 +184,10 @@ export function loadConfig(env: Env): KoerierConfig {
     sinkCredentials,
     outboundPorts: readOutboundPorts(settings),
     resources: resourceNamesFrom(env),
+    alerts: {
+      ...(alertSender ? { sender: alertSender } : {}),
+      ...(alertMailDir ? { mailDir: alertMailDir } : {}),
+    },
   };
   settings.check();
   return config;

@@ -237,6 +237,7 @@ export class KoerierStack extends Stack {
         settings,
         repoRoot: REPO_ROOT,
         logRetentionDays: props.config.logRetentionDays,
+        ...(props.config.alertSender === undefined ? {} : { alertSender: props.config.alertSender }),
         trust: {
           signingKeyArns,
           clientCertificateSecretArn: trust.clientCertificateSecretArn,

@@ -264,14 +264,20 @@ export const settingsCatalogue: readonly SettingDescription[] = [
       '`true`: the operator accepts that a CloudFront distribution given no name of its own answers on its `cloudfront.net` name, which takes TLS 1.0 and 1.1 (below EDU-4); refused when every distribution has a name ([TLS](#tls-edu-4))',
   },
   {
-    key: 'koerier:batchingWindowSeconds',
-    default: 'router 1, delivery 0, replayWorker 0, erasureWorker 0',
+    key: 'koerier:alertSender',
+    default: 'unset',
     meaning:
-      "per queue-triggered function, seconds SQS gathers messages before invoking it (0 to 300): more is cheaper, less is faster. Measured (docs/PERFORMANCE.md): at 5 events/s the router's 1 s window takes 0.2 invocations per event and adds up to a second (p50 670 ms), 0 s takes 1 invocation per event; at 500 events/s both take 0.1 and add nothing. The laptop host uses 0 s",
+      "out-of-band alerts' From address (issue 30 item 3), e.g. `koerier-alerts@gemeente.nl`: the address or its domain must be an SES identity verified in the stack's region (and out of the SES sandbox to reach any address); the alerts function alone may `ses:SendEmail`, from that identity only. Unset: alert e-mail is not sent (webhook alerts are)",
+  },
+  {
+    key: 'koerier:batchingWindowSeconds',
+    default: 'router 1, delivery 0, alerts 30, replayWorker 0, erasureWorker 0',
+    meaning:
+      "per queue-triggered function, seconds SQS gathers messages before invoking it (0 to 300): more is cheaper, less is faster. Measured (docs/PERFORMANCE.md): at 5 events/s the router's 1 s window takes 0.2 invocations per event and adds up to a second (p50 670 ms), 0 s takes 1 invocation per event; at 500 events/s both take 0.1 and add nothing. The alerts function's window is what makes alerts that fire together one digest per contact. The laptop host uses 0 s (alerts 5 s)",
   },
   {
     key: 'koerier:batchSizes',
-    default: 'router 10, delivery 10, replayWorker 1, erasureWorker 1',
+    default: 'router 10, delivery 10, alerts 100, replayWorker 1, erasureWorker 1',
     meaning:
       "the most messages one router invocation is given (1 to 100; above 10 only with a batching window of at least 1 s, as SQS demands); the delivery function's, the replay worker's and the erasure worker's are fixed, as their batches wait on targets and run jobs one after another. `{\"router\": 100}` shares the router's per-batch requests (the archive object, the route index read, the ledger's commit, the event source's receive and delete) among up to 100 events: measured (docs/COST.md) ingest + 1 push subscriber $4.61 → $3.99 per million for single publishes and $2.26 → $1.63 for batches of 10, at traffic that fills the batch; below 100 events/s the router then waits out its window, up to a second",
   },

@@ -89,6 +89,8 @@ export interface StackConfig {
    */
   readonly validationHandshake: ValidationHandshakePolicy;
   readonly alarmEmail?: string;
+  /** Out-of-band alerts' From address (issue 30 item 3), of an SES identity verified in the stack's region; absent: no alert e-mail. */
+  readonly alertSender?: string;
   /** The console's public OpenID Connect client at `issuer` (authorization code + PKCE); absent: no console is deployed. */
   readonly consoleClientId?: string;
   /**
@@ -158,6 +160,7 @@ export const contextKey = {
   validationAgreedClients: 'koerier:validationAgreedClients',
   validationHandshake: 'koerier:validationHandshake',
   alarmEmail: 'koerier:alarmEmail',
+  alertSender: 'koerier:alertSender',
   consoleClientId: 'koerier:consoleClientId',
   consoleUserPool: 'koerier:consoleUserPool',
   ...protectionContextKey,
@@ -439,6 +442,16 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     }
   }
 
+  let alertSender: string | undefined;
+  const senderRaw = context[contextKey.alertSender];
+  if (senderRaw !== undefined) {
+    if (typeof senderRaw !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(senderRaw.trim())) {
+      problem(contextKey.alertSender, 'must be an email address of a verified SES identity', senderRaw);
+    } else {
+      alertSender = senderRaw.trim();
+    }
+  }
+
   const consoleRaw = context[contextKey.consoleClientId];
   let consoleClientId: string | undefined;
   if (consoleRaw !== undefined) {
@@ -590,6 +603,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     validationAgreedClients: validationAgreedClients ?? [],
     validationHandshake,
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    ...(alertSender === undefined ? {} : { alertSender }),
     ...(consoleClientId === undefined ? {} : { consoleClientId }),
     ...(consoleUserPool === undefined ? {} : { consoleUserPool }),
     protection,
@@ -743,6 +757,7 @@ export function settingEnvironment(config: StackConfig, publicBaseUrl: string): 
     [settingEnv.scopeClaims]: config.scopeClaims.join(','),
     [settingEnv.allowedOrigins]: config.allowedOrigins.join(','),
     [settingEnv.webhookOrigin]: config.webhookOrigin,
+    ...(config.alertSender === undefined ? {} : { [settingEnv.alertSender]: config.alertSender }),
     ...(config.operationsSource === undefined ? {} : { [settingEnv.operationsSource]: config.operationsSource }),
     [settingEnv.idempotencyTtlSeconds]: String(config.idempotencyTtlDays * 24 * 3600),
     ...(config.inlineEventBytes === undefined

@@ -162,6 +162,13 @@ export const LAPTOP_BATCHING_WINDOW_SECONDS = 0;
  * the laptop queued every event behind the router's previous invocation (issue 15, item 3).
  */
 export const LAPTOP_BATCHES_IN_FLIGHT = 5;
+/**
+ * The alerts function gathers for a window on the laptop too (issue 30 item 3): alerts are not
+ * in a hurry, and a digest of alerts that fire together needs them in one batch.
+ */
+export const LAPTOP_ALERT_BATCHING_WINDOW_SECONDS = 5;
+/** Where the laptop writes alert e-mail (.eml files), inside the state directory. */
+export const ALERT_MAIL_FOLDER = 'alert-mail';
 
 export async function startKoerierHost(options: KoerierHostOptions): Promise<KoerierHost> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -263,6 +270,7 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
       [settingEnv.validationAgreedClients]: localConfig.validationAgreedClients.join(','),
       ...(localConfig.validationHandshake ? { [settingEnv.validationHandshake]: localConfig.validationHandshake } : {}),
       [settingEnv.signingKeys]: DEFAULT_LOCAL_SIGNING_KEYS,
+      [settingEnv.alertMailDir]: join(stateDir, ALERT_MAIL_FOLDER),
       ...options.settings,
     };
     await ensureLocalSigningKeys(stateDir, environment[settingEnv.signingKeys]);
@@ -333,7 +341,9 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           handler: fn.handler,
           functionName: fn.name,
           batchSize: options.batchSizes?.[fn.name] ?? trigger.batchSize,
-          maxBatchingWindowSeconds: options.batchingWindowSeconds?.[fn.name] ?? LAPTOP_BATCHING_WINDOW_SECONDS,
+          maxBatchingWindowSeconds:
+            options.batchingWindowSeconds?.[fn.name] ??
+            (fn.name === 'alerts' ? LAPTOP_ALERT_BATCHING_WINDOW_SECONDS : LAPTOP_BATCHING_WINDOW_SECONDS),
           batchesInFlight: LAPTOP_BATCHES_IN_FLIGHT,
           onArrival: (listener) => emulators.onSqsArrival((arrivedIn) => arrivedIn === queueName && listener()),
           client: pollerSqs,

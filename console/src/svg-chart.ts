@@ -6,6 +6,7 @@
  * Colours are given by CSS classes (console.css), each also told apart in the legend by its name.
  */
 import { h } from './dom.js';
+import { niceCeiling } from './chart-scale.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 840;
@@ -154,11 +155,4 @@ function figure(spec: ChartSpec, plot: SVGSVGElement): HTMLElement {
     ),
     h('p', { id: `${spec.id}-summary`, class: 'chart-summary' }, spec.summary),
   );
-}
-
-/** 1, 2 or 5 times a power of ten, at least `value`: a scale whose half is a round number too. */
-export function niceCeiling(value: number): number {
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 5, 10]) if (step * power >= value) return step * power;
-  return 10 * power;
 }

@@ -9,6 +9,7 @@ import type { DispatcherDependencies } from '../core/delivery/dispatch-ports.js'
 import { dispatchBatch } from '../core/delivery/dispatcher.js';
 import { outgoingEvents } from '../core/claim-check/outgoing-events.js';
 import { webhookSender } from '../net/webhook-sender.js';
+import { alertingOperations } from '../core/alerts/alert-signals.js';
 import { claimCheckReading } from './claim-check-reading.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { describeError } from './logger.js';
@@ -37,6 +38,7 @@ export type DeliveryAppDependencies = Pick<
   | 'claimCheckStore'
   | 'payloadLedger'
   | 'operationalEvents'
+  | 'alertQueue'
   | 'partners'
   | 'metrics'
   | 'recordDeliveryMetrics'
@@ -102,7 +104,8 @@ function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDepend
     outbox: deps.outbox,
     policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
-    operations: deps.operationalEvents,
+    // Issue 30 item 3: suspensions, retirements and dead letters also go to the alert contacts.
+    operations: alertingOperations(deps.operationalEvents, deps.alertQueue, log),
     log,
     metrics: deps.metrics,
     clock: deps.clock,

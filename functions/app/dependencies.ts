@@ -23,6 +23,8 @@ import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
 import type { OperationalEvents } from '../core/operations/operational-events.js';
+import type { AlertQueue } from '../core/alerts/alert-signals.js';
+import type { AlertMailer, AlertWebhookPost, AlertWindows } from '../core/alerts/send-alerts.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import type { PartnerStore } from '../core/partners/ports.js';
 import type { GivenUpLocks, PollLeases, PullQueues, RejectionMarks } from '../core/pull/pull-queues.js';
@@ -139,6 +141,11 @@ export interface KoerierDependencies {
   readonly erasableStores: ErasableStores;
   /** Koerier's own events (suspended, resumed, retired, dead-lettered, …) onto its own pipeline: the inbound queue (core/operations). */
   readonly operationalEvents: OperationalEvents;
+  /** Out-of-band alerts (issue 30 item 3): the queue the delivery function raises them on, the rate windows, e-mail (none where no sender is set) and webhooks. */
+  readonly alertQueue: AlertQueue;
+  readonly alertWindows: AlertWindows;
+  readonly alertMailer: AlertMailer | undefined;
+  readonly alertWebhook: AlertWebhookPost;
   /** The contract register (issue 14): metadata and bindings, and the documents with their message schemas. */
   readonly contractStore: ContractStore;
   readonly contractDocuments: ContractDocuments;

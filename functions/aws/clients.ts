@@ -10,6 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 export interface AwsClients {
@@ -69,4 +70,9 @@ export function createS3Client(settings: AwsClientSettings = {}): S3Client {
 /** Only AWS needs it: the laptop host encrypts and signs with key files (credential-cipher.ts, signing-keys.ts). */
 export function createKmsClient(settings: AwsClientSettings = {}): KMSClient {
   return new KMSClient(sdkSettings(settings));
+}
+
+/** Alert e-mail (issue 30 item 3): only the alerts function makes one, and only where e-mail goes through SES. */
+export function createSesV2Client(settings: AwsClientSettings = {}): SESv2Client {
+  return new SESv2Client(sdkSettings(settings));
 }

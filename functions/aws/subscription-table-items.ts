@@ -3,6 +3,7 @@
  * the item mapping, the owner key (hashed when it would not fit) and the list cursor, which is the
  * index's last key handed back as it was, checked before DynamoDB sees it.
  */
+import type { AlertContacts } from '../core/subscriptions/alert-contacts.js';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
 import { tables } from '../config/resources.js';
@@ -69,6 +70,7 @@ export function itemOf(s: Subscription): Item {
   if (s.retryWindowSeconds !== undefined) item['retryWindowSeconds'] = { N: String(s.retryWindowSeconds) };
   if (s.signDeliveries === true) item['signDeliveries'] = { BOOL: true };
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
+  if (s.alerts !== undefined) item['alerts'] = { S: JSON.stringify(s.alerts) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
   if (s.pull !== undefined) {
@@ -96,6 +98,7 @@ export function subscriptionOf(item: Item): Subscription {
     retryWindowSeconds: number('retryWindowSeconds'),
     signDeliveries: item['signDeliveries']?.BOOL === true ? true : undefined,
     maxInlineBytes: number('maxInlineBytes'),
+    alerts: text('alerts') === undefined ? undefined : (JSON.parse(text('alerts')!) as AlertContacts),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
   };

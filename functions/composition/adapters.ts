@@ -45,6 +45,7 @@ import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
 import { noMetrics } from '../core/ports/metrics.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
+import { alertWebhookPost } from '../net/alert-webhook.js';
 import { dynamodbClient, kmsClient, s3Client, sqsClient } from './client-kinds.js';
 import type { Composition, Member } from './composition.js';
 
@@ -208,6 +209,10 @@ export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
     connectTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
     responseTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
   });
+
+/** Teams/Slack-style alert webhooks (issue 30 item 3; composed with the other alert builders, ./alert-builders.ts). */
+export const alertWebhook: Member<'alertWebhook'> = (c) =>
+  alertWebhookPost(outboundHttp(c, { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 }));
 
 export const contractStore = (c: Composition): DynamoDbContractStore =>
   c.once(contractStore, () => new DynamoDbContractStore(c.client(dynamodbClient), table(c, 'contracts')));

@@ -11,7 +11,8 @@ import { clientAdmission } from '../app/client-throttling.js';
 import type { KoerierDependencies } from '../app/dependencies.js';
 import { createLogger, type Logger } from '../app/logger.js';
 import { countThrottledRequests } from '../aws/aws-request-observer.js';
-import { createAwsClients, createKmsClient, type AwsClients } from '../aws/clients.js';
+import { createAwsClients, createKmsClient, createSesV2Client, type AwsClients } from '../aws/clients.js';
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierConfig } from '../config.js';
 import { systemClock, type Clock } from '../core/ports/clock.js';
@@ -19,6 +20,7 @@ import * as adapters from './adapters.js';
 import { dataContracts } from './data-contracts-adapter.js';
 import * as deliveryBuilders from './delivery-builders.js';
 import * as erasureBuilders from './erasure-builders.js';
+import * as alertBuilders from './alert-builders.js';
 import {
   composeDependencies,
   createComposition,
@@ -43,13 +45,20 @@ export interface AwsDependenciesOptions extends CompositionOptions {
 }
 
 /** Every builder: the type makes the set complete. */
-const everyAdapter: Builders = { ...adapters, ...deliveryBuilders, ...erasureBuilders, dataContracts };
+const everyAdapter: Builders = {
+  ...adapters,
+  ...deliveryBuilders,
+  ...erasureBuilders,
+  ...alertBuilders,
+  dataContracts,
+};
 
 export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDependencies {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   let clientSet: AwsClients | undefined;
   let kms: KMSClient | undefined;
+  let sesv2: SESv2Client | undefined;
   const clients: ClientTypes = {
     get dynamodb() {
       return (clientSet ??= (options.clients ?? createAwsClients)()).dynamodb;
@@ -62,6 +71,10 @@ export function buildAwsDependencies(options: AwsDependenciesOptions): KoerierDe
     },
     get kms() {
       return (kms ??= (options.kms ?? createKmsClient)());
+    },
+    // The laptop writes alert e-mail to files; made only if a host names an SES sender and no folder.
+    get sesv2() {
+      return (sesv2 ??= createSesV2Client());
     },
   };
   const composition = createComposition({

@@ -10,7 +10,13 @@
 import type { KoerierDependencies } from '../app/dependencies.js';
 import type { ClientAdmission } from '../app/client-throttling.js';
 import type { Logger } from '../app/logger.js';
-import type { createDynamoDbClient, createKmsClient, createS3Client, createSqsClient } from '../aws/clients.js';
+import type {
+  createDynamoDbClient,
+  createKmsClient,
+  createS3Client,
+  createSesV2Client,
+  createSqsClient,
+} from '../aws/clients.js';
 import type { KoerierConfig } from '../config.js';
 import type { Clock } from '../core/ports/clock.js';
 import type { Metrics } from '../core/ports/metrics.js';
@@ -21,6 +27,7 @@ export interface ClientTypes {
   readonly sqs: ReturnType<typeof createSqsClient>;
   readonly s3: ReturnType<typeof createS3Client>;
   readonly kms: ReturnType<typeof createKmsClient>;
+  readonly sesv2: ReturnType<typeof createSesV2Client>;
 }
 export type ClientName = keyof ClientTypes;
 

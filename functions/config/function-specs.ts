@@ -93,9 +93,25 @@ export const functions = {
     buckets: { payloads: 'read' },
     // Send: a multi-event delivery for a target without batches is split into single ones (JSON-3).
     // Inbound: Koerier's own operational events (suspended, retired, dead-lettered) take the ingest's path.
-    queues: { deliveries: 'send+consume', inbound: 'send' },
+    // Alerts: suspensions, retirements and dead letters also go to the subscription's alert contacts (issue 30 item 3).
+    queues: { deliveries: 'send+consume', inbound: 'send', alerts: 'send' },
     keys: { credentials: 'decrypt' },
     trust: ['sign', 'public-keys', 'client-certificate'],
+  },
+  // Out-of-band alerts (issue 30 item 3): rate-limited, one message per contact for a batch (core/alerts/send-alerts.ts).
+  alerts: {
+    entry: 'functions/handlers/alerts.ts',
+    memoryMb: 256,
+    timeoutSeconds: 30,
+    // A batch is one digest per contact: 20 subscriptions suspended together make one message, not 20.
+    queueTrigger: { queue: 'alerts', batchSize: 100, maxBatchingWindowSeconds: 30 },
+    // Teams/Slack-style incoming webhooks are the subscriber's, on the internet.
+    outbound: true,
+    // Subscriptions: each one's contacts. Idempotency: the rate windows and dead-letter counters.
+    tables: { subscriptions: 'read', ...SUBSCRIPTION_STORE_ROUTES, idempotency: 'readwrite' },
+    queues: { alerts: 'consume' },
+    // `ses:SendEmail` on the identity `koerier:alertSender` names, where it names one (lib/constructs/koerier-function.ts).
+    email: true,
   },
   deliveryAdmin: {
     entry: 'functions/handlers/delivery-admin.ts',

@@ -53,6 +53,8 @@ export interface FunctionSpec {
    * public addresses (lib/constructs/fixed-egress.ts). The laptop host ignores it.
    */
   readonly outbound?: boolean;
+  /** Sends e-mail through SES (out-of-band alerts): `ses:SendEmail` on the deployment's sending identity only. */
+  readonly email?: boolean;
   /** What the function may touch; each grant also puts the resource's name in its environment. */
   readonly tables?: Partial<Record<TableName, 'read' | 'readwrite'>>;
   readonly queues?: Partial<Record<QueueName, 'send' | 'consume' | 'send+consume'>>;
@@ -134,6 +136,12 @@ export const queues = {
    * Visibility: six times the worker's timeout.
    */
   erasures: { visibilityTimeoutSeconds: 1800, retentionSeconds: 4 * 24 * 3600, maxReceiveCount: 5 },
+  /**
+   * Out-of-band alerts (issue 30 item 3, core/alerts): one message per alert signal the delivery
+   * function raises; the alerts function gathers them for its batching window and sends one message
+   * per contact. Visibility: six times its timeout plus the window, as AWS advises for SQS triggers.
+   */
+  alerts: { visibilityTimeoutSeconds: 210, retentionSeconds: FOURTEEN_DAYS, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export interface BucketSpec {

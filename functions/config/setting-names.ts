@@ -107,4 +107,8 @@ export const settingEnv = {
   quotaMaxPullSubscriptions: 'KOERIER_QUOTA_MAX_PULL_SUBSCRIPTIONS',
   quotaMaxConcurrentReplays: 'KOERIER_QUOTA_MAX_CONCURRENT_REPLAYS',
   quotaUploadBytesPerHour: 'KOERIER_QUOTA_UPLOAD_BYTES_PER_HOUR',
+  /** Out-of-band alerts (issue 30 item 3): the From address of alert e-mail, of the SES identity `koerier:alertSender` names. */
+  alertSender: 'KOERIER_ALERT_SENDER',
+  /** The laptop host only: alert e-mail is written as .eml files into this folder instead of sent. */
+  alertMailDir: 'KOERIER_ALERT_MAIL_DIR',
 } as const;

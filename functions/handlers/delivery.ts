@@ -15,6 +15,7 @@ import {
   signingKeys,
 } from '../composition/adapters.js';
 import { deliveryPolicy, deliverySubscriptions, sinkAccessTokens } from '../composition/delivery-builders.js';
+import { alertQueue } from '../composition/alert-builders.js';
 import { lambdaDependencies } from '../composition/lambda-dependencies.js';
 import { queueHandler } from './shared/sqs-event-source.js';
 
@@ -32,6 +33,7 @@ export const handler = handlerFor(
     claimCheckStore,
     payloadLedger,
     operationalEvents,
+    alertQueue,
     partners,
     metrics,
     outbox,

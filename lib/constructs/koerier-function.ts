@@ -58,6 +58,8 @@ export interface KoerierFunctionProps {
    * (lib/trust-config.ts), with the Parameters and Secrets extension layer of the stack's region
    * that reads the secret (lib/regions.ts).
    */
+  /** Out-of-band alerts' From address (`koerier:alertSender`): a function whose spec sends `email` may send from its identity only. */
+  readonly alertSender?: string;
   readonly trust?: {
     readonly signingKeyArns: readonly string[];
     readonly clientCertificateSecretArn?: string | undefined;
@@ -211,6 +213,19 @@ export class KoerierFunction extends Construct {
       // The secret ARN's random suffix is part of it, so the grant names exactly one secret.
       this.role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret] }),
+      );
+    }
+
+    if (spec.email && props.alertSender) {
+      // The identity may be the address or its domain (SES checks the one verified): both, and nothing else.
+      const identity = (name: string) =>
+        Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: name });
+      const domain = props.alertSender.slice(props.alertSender.lastIndexOf('@') + 1);
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [identity(props.alertSender), identity(domain)],
+        }),
       );
     }
 

@@ -185,8 +185,9 @@ function clientsItsGrantsNeed(name: FunctionName): string[] {
   const spec: FunctionSpec = functions[name];
   const needs = new Set<string>();
   if (Object.keys(spec.tables ?? {}).length > 0) needs.add('@aws-sdk/client-dynamodb');
+  // A queue the function only consumes is read by its event source mapping, not by its code.
   if (
-    Object.keys(spec.queues ?? {}).length > 0 ||
+    Object.values(spec.queues ?? {}).some((access) => access !== 'consume') ||
     Object.keys(spec.deadLetterQueues ?? {}).length > 0 ||
     (spec.pullQueues ?? []).length > 0
   )
@@ -197,6 +198,8 @@ function clientsItsGrantsNeed(name: FunctionName): string[] {
     (spec.trust ?? []).some((use) => use === 'sign' || use === 'public-keys')
   )
     needs.add('@aws-sdk/client-kms');
+  // Out-of-band alert e-mail through SES (issue 30 item 3).
+  if (spec.email) needs.add('@aws-sdk/client-sesv2');
   return [...needs].sort();
 }
 

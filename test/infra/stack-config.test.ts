@@ -58,8 +58,8 @@ describe('CDK context (lib/stack-config.ts)', () => {
       stackName: 'Koerier',
       scopeClaims: ['scope', 'scp'],
       runtimeSettings: {},
-      batchingWindowSeconds: { router: 1, delivery: 0, replayWorker: 0 },
-      batchSizes: { router: 10, delivery: 10, replayWorker: 1 },
+      batchingWindowSeconds: { router: 1, delivery: 0, alerts: 30, replayWorker: 0 },
+      batchSizes: { router: 10, delivery: 10, alerts: 100, replayWorker: 1 },
     });
   });
 

@@ -150,6 +150,9 @@ export class DeadLetterTelling {
     await put();
     if (told)
       await tell(this.deps.operations, deadLetterNotices(subscription, deadLetter, first, this.now()), this.deps.log);
+    // Not an event (see above), but the owner's alert contacts hear that the entitlement is gone (issue 30 item 3).
+    else if (deadLetter.reason === 'not-entitled' && subscription !== undefined)
+      await this.deps.operations?.alertOnly?.(deadLetterNotices(subscription, deadLetter, false, this.now()));
   }
 
   /** Undefined when it cannot be told: then no "no longer empty" event rather than a wrong one. */

@@ -69,6 +69,11 @@ export interface OperationalNotice {
  */
 export interface OperationalEvents {
   publish(notices: readonly OperationalNotice[]): Promise<void>;
+  /**
+   * Notices that are not told as events but may still call for an out-of-band alert (a delivery
+   * withheld because its owner lost the entitlement, core/alerts); absent where nobody alerts.
+   */
+  alertOnly?(notices: readonly OperationalNotice[]): Promise<void>;
 }
 
 /** The notice as a CloudEvent in the JSON event format, from `source` (the deployment's URL). */

@@ -14,6 +14,7 @@ import { refusedAs, requestBody, stringEnum } from '../http/json-body.js';
 import { FILTER_LIMITS } from './filters.js';
 import { filtersMember } from './filter-schema.js';
 import { PULL_LIMITS } from './subscription.js';
+import { ALERTS_MEMBER } from './alert-contacts.js';
 
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
@@ -182,6 +183,8 @@ export const SUBSCRIPTION_BODY = requestBody({
           }),
         ),
       ),
+      // Push and pull alike (issue 30 item 3): the webhook's URL policy and host are checked in code (alert-contacts.ts).
+      alerts: Type.Optional(ALERTS_MEMBER),
     },
     {
       additionalProperties: false,

@@ -15,6 +15,7 @@ import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 export { mergePatch, PatchTooDeepError } from './merge-patch.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
+import { parseAlertContacts, type AlertContacts } from './alert-contacts.js';
 import { MIN_RETRY_WINDOW_SECONDS, SUBSCRIPTION_BODY } from './subscription-body.js';
 import type { DeliveryMode, PullSettings, ValidationMode } from './subscription.js';
 
@@ -36,6 +37,8 @@ export interface SubscriptionInput {
   readonly signDeliveries?: boolean;
   /** The largest event this subscription takes inline; larger ones carry `dataref` (EDU-1). */
   readonly maxInlineBytes?: number;
+  /** Who is told out of band (SELF-3). */
+  readonly alerts?: AlertContacts;
 }
 
 export interface InputRules {
@@ -132,6 +135,9 @@ export function parseSubscriptionInput(
     filters = parsed.filters;
   }
 
+  const alerts = parseAlertContacts(fields['alerts'], typeof sink === 'string' ? sink : '', urlRulesOf(rules));
+  issues.push(...alerts.issues);
+
   const pull = delivery === 'pull' ? parsePullMembers(fields, PUSH_ONLY_MEMBERS, add) : undefined;
   const credential = delivery === 'pull' ? undefined : checkPushMembers(fields, rules, issues);
 
@@ -155,7 +161,10 @@ export function parseSubscriptionInput(
     ...(valid.types === undefined ? {} : { types: valid.types }),
     ...(filters === undefined ? {} : { filters }),
   };
-  const maxInline = valid.maxinlinebytes === undefined ? {} : { maxInlineBytes: valid.maxinlinebytes };
+  const maxInline = {
+    ...(valid.maxinlinebytes === undefined ? {} : { maxInlineBytes: valid.maxinlinebytes }),
+    ...(alerts.contacts === undefined ? {} : { alerts: alerts.contacts }),
+  };
   if (pull) {
     return {
       input: {

@@ -7,6 +7,7 @@ import { CREDENTIAL_TYPE_NAMES } from '../credentials/sink-credential.js';
 import type { ValidationIssue } from '../http/problems.js';
 import { effectiveStatus, type Subscription } from './subscription.js';
 import { READ_ONLY_MEMBERS } from './subscription-input.js';
+import { alertContactsView } from './alert-contacts.js';
 
 export function view(s: Subscription, now: Date): Record<string, unknown> {
   if (s.delivery === 'pull') return pullView(s);
@@ -42,6 +43,7 @@ export function view(s: Subscription, now: Date): Record<string, unknown> {
     ...(s.retryWindowSeconds === undefined ? {} : { retrywindowseconds: s.retryWindowSeconds }),
     signdeliveries: s.signDeliveries === true,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
+    ...(s.alerts === undefined ? {} : { alerts: alertContactsView(s.alerts) }),
     ...warningsOf(s, status),
     createdat: s.createdAt,
     updatedat: s.updatedAt,
@@ -83,6 +85,7 @@ function pullView(s: Subscription): Record<string, unknown> {
     maxdeliverycount: s.pull?.maxDeliveryCount,
     retentionseconds: s.pull?.retentionSeconds,
     ...(s.maxInlineBytes === undefined ? {} : { maxinlinebytes: s.maxInlineBytes }),
+    ...(s.alerts === undefined ? {} : { alerts: alertContactsView(s.alerts) }),
     status: s.status,
     ...(s.statusReason === undefined ? {} : { statusreason: s.statusReason }),
     createdat: s.createdAt,

@@ -3,6 +3,7 @@
  * whether the target consented (WH-4, WH-5). The subscriptions API, the router and the delivery
  * function all read this one shape; `functions/aws/dynamodb-subscription-store.ts` stores it.
  */
+import type { AlertContacts } from './alert-contacts.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
 import type { Filter } from './filters.js';
@@ -104,6 +105,8 @@ export interface Subscription {
   readonly retryWindowSeconds?: number;
   /** The largest event delivered with its data inline; larger ones go with `dataref` (EDU-1). Default: the deployment's inline threshold. */
   readonly maxInlineBytes?: number;
+  /** Who is told out of band when the subscription needs its owner (SELF-3, core/alerts). */
+  readonly alerts?: AlertContacts;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */

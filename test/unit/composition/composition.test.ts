@@ -103,9 +103,14 @@ describe('a composed set of dependencies', () => {
         'erasureStore',
         'erasureQueue',
         'erasableStores',
+        // Issue 30 item 3: out-of-band alerts.
+        'alertQueue',
+        'alertWindows',
+        'alertMailer',
+        'alertWebhook',
       ]),
     );
-    expect(members).toHaveLength(49);
+    expect(members).toHaveLength(53);
     expect(asked).toBe(0);
   });
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HOUR_MS, WEEK_HOURS, hourlyDeliveries } from '../../../console/src/delivery-week.js';
-import { niceCeiling } from '../../../console/src/svg-chart.js';
+import { niceCeiling } from '../../../console/src/chart-scale.js';
 
 const NOW = Date.UTC(2026, 10, 29, 14, 20);
 const at = (msBeforeNow: number) => new Date(NOW - msBeforeNow).toISOString();
