@@ -147,7 +147,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     ],
     [
       { 'koerier:batchingWindowSeconds': { ingest: 1 } },
-      'koerier:batchingWindowSeconds names "ingest", which is no queue-triggered function (router, delivery, alerts, replayWorker)',
+      'koerier:batchingWindowSeconds names "ingest", which is no queue-triggered function (router, delivery, alerts, replayWorker, erasureWorker)',
     ],
     [
       { 'koerier:batchingWindowSeconds': 5 },
@@ -175,7 +175,7 @@ describe('issue 12 item 1: a forgotten or bad setting stops the synth with one l
     ],
     [
       { 'koerier:batchSizes': { pull: 10 } },
-      'koerier:batchSizes names "pull", which is no queue-triggered function (router, delivery, alerts, replayWorker)',
+      'koerier:batchSizes names "pull", which is no queue-triggered function (router, delivery, alerts, replayWorker, erasureWorker)',
     ],
   ])('CARD-2: a bad value is one exact line naming its key: %j', (bad, message) => {
     const text = messageOf({ ...required, ...bad });
@@ -243,11 +243,13 @@ describe('issue 12 item 1: every tunable is context, validated, and reaches the 
         .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')
         .map((r) => r.Properties.MaximumBatchingWindowInSeconds ?? 0)
         .sort();
-    // router 1, delivery 0, alerts 30, replayWorker 0 by default.
-    expect(windows({})).toEqual([0, 0, 1, 30]);
+    // router 1, delivery 0, alerts 30, replayWorker 0, erasureWorker 0 by default.
+    expect(windows({})).toEqual([0, 0, 0, 1, 30]);
     expect(
-      windows({ 'koerier:batchingWindowSeconds': { router: 5, delivery: 2, alerts: 4, replayWorker: 3 } }),
-    ).toEqual([2, 3, 4, 5]);
+      windows({
+        'koerier:batchingWindowSeconds': { router: 5, delivery: 2, alerts: 4, replayWorker: 3, erasureWorker: 6 },
+      }),
+    ).toEqual([2, 3, 4, 5, 6]);
   });
 
   it('issue 15 #3: the batch sizes of the queue-triggered functions are context, and reach their SQS event sources with their windows', () => {
@@ -256,14 +258,16 @@ describe('issue 12 item 1: every tunable is context, validated, and reaches the 
         .filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')
         .map((r) => [r.Properties.BatchSize, r.Properties.MaximumBatchingWindowInSeconds ?? 0])
         .sort((a, b) => Number(a[0]) - Number(b[0]) || Number(a[1]) - Number(b[1]));
-    // router 10 (window 1 s), delivery 10, alerts 100 (window 30 s), replayWorker 1 by default.
+    // router 10 (window 1 s), delivery 10, alerts 100 (window 30 s), replayWorker 1, erasureWorker 1 by default.
     expect(mappings({})).toEqual([
+      [1, 0],
       [1, 0],
       [10, 0],
       [10, 1],
       [100, 30],
     ]);
     expect(mappings({ 'koerier:batchSizes': { router: 100 } })).toEqual([
+      [1, 0],
       [1, 0],
       [10, 0],
       [100, 1],

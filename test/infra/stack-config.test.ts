@@ -41,6 +41,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       accessTokenMaxLifetimeMinutes: 120,
       clientIdClaim: 'client_id',
       idempotencyTtlDays: 7,
+      logRetentionDays: 90,
       entitlements: {},
       publishers: { 'partner-lvs': ['urn:nld:oin:00000001823288444000:'] },
       validationAgreedClients: [],
@@ -58,8 +59,8 @@ describe('CDK context (lib/stack-config.ts)', () => {
       stackName: 'Koerier',
       scopeClaims: ['scope', 'scp'],
       runtimeSettings: {},
-      batchingWindowSeconds: { router: 1, delivery: 0, alerts: 30, replayWorker: 0 },
-      batchSizes: { router: 10, delivery: 10, alerts: 100, replayWorker: 1 },
+      batchingWindowSeconds: { router: 1, delivery: 0, alerts: 30, replayWorker: 0, erasureWorker: 0 },
+      batchSizes: { router: 10, delivery: 10, alerts: 100, replayWorker: 1, erasureWorker: 1 },
     });
   });
 
