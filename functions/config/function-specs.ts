@@ -221,6 +221,8 @@ export const functions = {
       { method: 'DELETE', path: '/clients/{clientId}' },
     ],
     tables: { partners: 'readwrite', idempotency: 'readwrite' },
+    // Issue 34: sealing a partner's ZGW secret; the API never reads it back.
+    keys: { credentials: 'encrypt' },
   },
   // The contract register (issue 14, EDU-6, EDU-21, EDU-22); the OpenAPI and AsyncAPI parsers are bundled into this function only.
   contracts: {

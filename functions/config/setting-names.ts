@@ -107,4 +107,6 @@ export const settingEnv = {
   quotaMaxPullSubscriptions: 'KOERIER_QUOTA_MAX_PULL_SUBSCRIPTIONS',
   quotaMaxConcurrentReplays: 'KOERIER_QUOTA_MAX_CONCURRENT_REPLAYS',
   quotaUploadBytesPerHour: 'KOERIER_QUOTA_UPLOAD_BYTES_PER_HOUR',
+  /** The ZGW Notificaties API (issue 34, docs/ZGW.md): seconds after its `iat` a client's HS256 token is refused (default 3600). */
+  zgwMaxTokenAgeSeconds: 'KOERIER_ZGW_MAX_TOKEN_AGE_SECONDS',
 } as const;
