@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { authenticator, tokenVerification } from '../app/authentication.js';
 import { clientCertificateSource } from '../aws/client-certificate.js';
+import { DynamoDbZgwStore } from '../aws/dynamodb-zgw-store.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbContractStore } from '../aws/dynamodb-contract-store.js';
@@ -208,6 +209,8 @@ export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
     connectTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
     responseTimeoutMs: c.config.handshake.timeoutSeconds * 1000,
   });
+
+export const zgwStore: Member<'zgwStore'> = (c) => new DynamoDbZgwStore(c.client(dynamodbClient), table(c, 'zgw'));
 
 export const contractStore = (c: Composition): DynamoDbContractStore =>
   c.once(contractStore, () => new DynamoDbContractStore(c.client(dynamodbClient), table(c, 'contracts')));

@@ -3,8 +3,6 @@
  * abonnementen (`DynamoDbZgwStore` in functions/aws; in memory for the tests), the probe of an
  * abonnement's callback (outbound HTTP through the SSRF guard) and Koerier's own ingest.
  */
-import type { NotificatieEvent } from './notificatie-mapping.js';
-
 export interface KanaalRecord {
   readonly uuid: string;
   readonly naam: string;
@@ -57,8 +55,8 @@ export class KanaalNameTakenError extends Error {
 /** Posts a notificatie to a callback as Open Notificaties' checks do; answers the status, or 0 when no answer came. */
 export type CallbackProbe = (url: string, body: unknown, authorization: string | undefined) => Promise<number>;
 
-/** Hands a notificatie's CloudEvent to Koerier's ingest under `publisher`, with the Idempotency-Key; throws its refusals. */
-export type ZgwIngest = (event: NotificatieEvent, idempotencyKey: string, publisher: string) => Promise<void>;
+/** Hands a CloudEvent (a notificatie's, or one sent to POST /cloudevents) to Koerier's ingest under `publisher`, with the Idempotency-Key; throws its refusals. */
+export type ZgwIngest = (event: object, idempotencyKey: string, publisher: string) => Promise<void>;
 
 /** Seals and opens an abonnement's `auth` (the credential cipher, bound to the abonnement). */
 export interface AuthSealer {

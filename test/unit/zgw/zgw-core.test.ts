@@ -11,7 +11,12 @@ import {
   notificatieAsCloudEvent,
   notificatieIdempotencyKey,
 } from '../../../functions/core/zgw/notificatie-mapping.js';
-import { authenticateZgwClient, zgwScopes, type ZgwClients } from '../../../functions/core/zgw/zgw-tokens.js';
+import {
+  authenticateZgwClient,
+  zgwScopes,
+  type ZgwClients,
+  type ZgwScope,
+} from '../../../functions/core/zgw/zgw-tokens.js';
 import { publishNotificatie } from '../../../functions/core/zgw/publish-notificatie.js';
 import type { NotificatieEvent } from '../../../functions/core/zgw/notificatie-mapping.js';
 import type { Notificatie } from '../../../functions/core/zgw/zgw-bodies.js';
@@ -114,7 +119,7 @@ function token(claims: Record<string, unknown>, secret = SECRET, alg = 'HS256') 
   return new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 }
 
-async function refusal(authorization: string | undefined, scope = zgwScopes.publiceren) {
+async function refusal(authorization: string | undefined, scope: ZgwScope = zgwScopes.publiceren) {
   const error = await asyncRefusalOf(() => authenticateZgwClient(authorization, [scope], clients, settings));
   return { status: error.problem.status, code: error.problem['code'] };
 }
@@ -183,8 +188,8 @@ describe('issue 34: POST /notificaties', () => {
       filters: ['bronorganisatie', 'zaaktype'],
     });
     const ingested: { event: NotificatieEvent; key: string; publisher: string }[] = [];
-    const ingest = (event: NotificatieEvent, key: string, publisher: string) => {
-      ingested.push({ event, key, publisher });
+    const ingest = (event: object, key: string, publisher: string) => {
+      ingested.push({ event: event as NotificatieEvent, key, publisher });
       return Promise.resolve();
     };
     return { store, ingest, ingested };
