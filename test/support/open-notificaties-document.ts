@@ -69,7 +69,7 @@ async function backend(definition: Document, apiRoot: string): Promise<OpenAPIBa
     quick: false,
     // The formats their document names (uri, uuid, date-time) checked, not ignored.
     customizeAjv: (ajv) => {
-      addFormats(ajv);
+      addFormats.default(ajv);
       return ajv;
     },
   });
