@@ -99,9 +99,11 @@ describe('a composed set of dependencies', () => {
         // Issue 30 item 1: the event trace's readers.
         'routedEventRecords',
         'eventDeliveries',
+        // Issue 34: the ZGW adapter's kanalen and abonnementen.
+        'zgwStore',
       ]),
     );
-    expect(members).toHaveLength(46);
+    expect(members).toHaveLength(47);
     expect(asked).toBe(0);
   });
 
