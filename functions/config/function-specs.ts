@@ -287,6 +287,8 @@ export const functions = {
     buckets: { payloads: 'readwrite', contracts: 'read' },
     // Opens the partners' ZGW secrets; seals and opens an abonnement's `auth`.
     keys: { credentials: 'encrypt+decrypt' },
+    // The callback checks reach consumers that demand a client certificate, as the validation handshake does.
+    trust: ['client-certificate'],
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',
