@@ -2036,6 +2036,8 @@ export interface components {
         typePrefix: string;
         source?: string;
       }[];
+      /** @description The secret this client signs its ZGW tokens with (HS256; the Notificaties API under /zgw/api/v1, docs/ZGW.md). Write-only: stored encrypted, never answered; a PUT without it keeps the one set before. */
+      zgwSecret?: string;
       /** @description This client’s own per-client quotas (issue 28); a quota not named here is the deployment’s default (`koerier:quota*`). Past a count quota the client gets 409 `quota-exceeded`, past the upload quota 429 `quota-exceeded` with Retry-After. */
       quotas?: {
         /** @description Pull subscriptions (two queues each) it may hold; default 20. */
@@ -2058,6 +2060,8 @@ export interface components {
         typePrefix: string;
         source?: string;
       }[];
+      /** @description The secret this client signs its ZGW tokens with (HS256; the Notificaties API under /zgw/api/v1, docs/ZGW.md). Write-only: stored encrypted, never answered; a PUT without it keeps the one set before. */
+      zgwSecret?: string;
       /** @description This client’s own per-client quotas (issue 28); a quota not named here is the deployment’s default (`koerier:quota*`). Past a count quota the client gets 409 `quota-exceeded`, past the upload quota 429 `quota-exceeded` with Retry-After. */
       quotas?: {
         /** @description Pull subscriptions (two queues each) it may hold; default 20. */

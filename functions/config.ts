@@ -64,6 +64,8 @@ export interface KoerierConfig {
   };
   /** Edge protection: the management routes' per-client throttle, and CloudFront's origin header value. */
   readonly manageRatePerMinute: number;
+  /** The ZGW Notificaties API adapter (issue 34): how old (by `iat`) a client's token may be. */
+  readonly zgw: { readonly maxTokenAgeSeconds: number };
   readonly originVerifySecret?: string;
   /** Which sink credentials subscriptions may carry (WH-3, EDU-4). */
   readonly sinkCredentials: SinkCredentialPolicy;
@@ -180,6 +182,7 @@ export function loadConfig(env: Env): KoerierConfig {
         : {}),
     },
     manageRatePerMinute: settings.integer(settingEnv.manageRatePerMinute, 600, 1, 1_000_000),
+    zgw: { maxTokenAgeSeconds: settings.integer(settingEnv.zgwMaxTokenAgeSeconds, 3600, 60, 24 * 3600) },
     ...(originVerifySecret ? { originVerifySecret } : {}),
     sinkCredentials,
     outboundPorts: readOutboundPorts(settings),

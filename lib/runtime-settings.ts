@@ -180,6 +180,16 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
       "bytes of presigned uploads (`POST /payloads`, 10 GiB) one client is granted per clock hour; past it 429 `quota-exceeded` with `Retry-After` (413 for one upload larger than the whole quota); a partner's own `quotas` win",
     read: (c) => c.quotas.uploadBytesPerHour,
   },
+  {
+    contextKey: 'koerier:zgwMaxTokenAgeSeconds',
+    env: settingEnv.zgwMaxTokenAgeSeconds,
+    default: 3600,
+    min: 60,
+    max: 24 * 3600,
+    meaning:
+      "the ZGW Notificaties API under `/zgw/api/v1` (docs/ZGW.md): seconds after its `iat` a client's HS256 token is refused with 403 `jwt-expired`",
+    read: (c) => c.zgw.maxTokenAgeSeconds,
+  },
 ];
 
 /**

@@ -46,6 +46,7 @@ import type { ClientAdmission } from './client-throttling.js';
 import type { Logger } from './logger.js';
 import type { Clock } from '../core/ports/clock.js';
 import type { Metrics } from '../core/ports/metrics.js';
+import type { ZgwStore } from '../core/zgw/ports.js';
 
 /** A message on the deliveries queue, with what SQS told about it. */
 export interface DeliveryQueue {
@@ -148,6 +149,8 @@ export interface KoerierDependencies {
   readonly alertWebhook: AlertWebhookPost;
   /** The contract register (issue 14): metadata and bindings, and the documents with their message schemas. */
   readonly contractStore: ContractStore;
+  /** The ZGW Notificaties API adapter's kanalen and abonnementen (issue 34). */
+  readonly zgwStore: ZgwStore;
   readonly contractDocuments: ContractDocuments;
   /** The ingest's cached bindings and compiled message schemas (read again after `partnersRefreshSeconds`). */
   readonly dataContracts: DataContracts;

@@ -30,29 +30,37 @@ export type IngestAppDependencies = Pick<
   | 'metrics'
 >;
 
+/**
+ * The ingest use case's dependencies from the app's: the one place they are put together, for
+ * POST /events and for the ZGW adapter's notificaties (issue 34), which take the same path.
+ */
+export function ingestDependenciesOf(deps: Omit<IngestAppDependencies, 'authenticate'>): IngestDependencies {
+  const { config } = deps;
+  return {
+    idempotency: deps.idempotency,
+    rateWindow: deps.publishRateWindow,
+    inbound: deps.inboundQueue,
+    claimCheck: {
+      store: deps.claimCheckStore,
+      ledger: deps.payloadLedger,
+      publicBaseUrl: config.publicBaseUrl,
+      // As long as the archive can replay the event, and the bucket's lifecycle rule keeps it (issue 36, item 8).
+      retentionSeconds: claimCheckRetentionSeconds(config.archive.retentionDays),
+    },
+    settings: config,
+    log: deps.log,
+    dataContracts: deps.dataContracts,
+    metrics: deps.metrics,
+    // Issue 30 item 1: the 202 says `duplicate` for a source + id the router has seen.
+    acceptedEvents: deps.routedEventRecords,
+  };
+}
+
 export function ingestApp(deps: IngestAppDependencies): HttpApp {
   const { config } = deps;
   // Built on the first request that gets past authentication: a refused caller costs no adapter.
   let ingest: IngestDependencies | undefined;
-  const ingestDependencies = () =>
-    (ingest ??= {
-      idempotency: deps.idempotency,
-      rateWindow: deps.publishRateWindow,
-      inbound: deps.inboundQueue,
-      claimCheck: {
-        store: deps.claimCheckStore,
-        ledger: deps.payloadLedger,
-        publicBaseUrl: config.publicBaseUrl,
-        // As long as the archive can replay the event, and the bucket's lifecycle rule keeps it (issue 36, item 8).
-        retentionSeconds: claimCheckRetentionSeconds(config.archive.retentionDays),
-      },
-      settings: config,
-      log: deps.log,
-      dataContracts: deps.dataContracts,
-      metrics: deps.metrics,
-      // Issue 30 item 1: the 202 says `duplicate` for a source + id the router has seen.
-      acceptedEvents: deps.routedEventRecords,
-    });
+  const ingestDependencies = () => (ingest ??= ingestDependenciesOf(deps));
   return async (request) => {
     const route = request.routeKey as RouteKey<'ingest'>;
     switch (route) {

@@ -11,7 +11,10 @@ import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { idempotencyGuard } from './idempotency-guard.js';
 
 /** What the app reads: its handler (functions/handlers/partners.ts) must compose a builder for each. */
-export type PartnersAppDependencies = Pick<KoerierDependencies, GuardedRouteMembers | 'partnerStore'>;
+export type PartnersAppDependencies = Pick<
+  KoerierDependencies,
+  GuardedRouteMembers | 'partnerStore' | 'credentialCipher'
+>;
 
 export function partnersApp(deps: PartnersAppDependencies): HttpApp {
   // Built on the first authenticated request: a refused caller costs no adapter.
@@ -21,6 +24,8 @@ export function partnersApp(deps: PartnersAppDependencies): HttpApp {
       store: deps.partnerStore,
       seed: { publishGrants: deps.config.publishGrants, entitlements: deps.config.entitlements },
       audit: deps.log,
+      // Issue 34: a partner's ZGW secret is sealed before the directory holds it.
+      cipher: deps.credentialCipher,
     }));
 
   return async (request) => {

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { authenticator, tokenVerification } from '../app/authentication.js';
 import { clientCertificateSource } from '../aws/client-certificate.js';
+import { DynamoDbZgwStore } from '../aws/dynamodb-zgw-store.js';
 import { credentialCipherFor } from '../aws/credential-cipher.js';
 import { deliveryMetricsRecord } from '../aws/delivery-metrics.js';
 import { DynamoDbContractStore } from '../aws/dynamodb-contract-store.js';
@@ -213,6 +214,7 @@ export const handshakeHttp: Member<'handshakeHttp'> = (c) =>
 /** Teams/Slack-style alert webhooks (issue 30 item 3; composed with the other alert builders, ./alert-builders.ts). */
 export const alertWebhook: Member<'alertWebhook'> = (c) =>
   alertWebhookPost(outboundHttp(c, { connectTimeoutMs: 5_000, responseTimeoutMs: 10_000 }));
+export const zgwStore: Member<'zgwStore'> = (c) => new DynamoDbZgwStore(c.client(dynamodbClient), table(c, 'zgw'));
 
 export const contractStore = (c: Composition): DynamoDbContractStore =>
   c.once(contractStore, () => new DynamoDbContractStore(c.client(dynamodbClient), table(c, 'contracts')));

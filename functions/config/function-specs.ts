@@ -269,6 +269,8 @@ export const functions = {
       { method: 'DELETE', path: '/clients/{clientId}' },
     ],
     tables: { partners: 'readwrite', idempotency: 'readwrite' },
+    // Issue 34: sealing a partner's ZGW secret; the API never reads it back.
+    keys: { credentials: 'encrypt' },
   },
   // The contract register (issue 14, EDU-6, EDU-21, EDU-22); the OpenAPI and AsyncAPI parsers are bundled into this function only.
   contracts: {
@@ -302,6 +304,39 @@ export const functions = {
     buckets: { contracts: 'readwrite' },
     // Deprecating a contract tells its consumers through Koerier's own operational events, written to the inbound queue.
     queues: { inbound: 'send' },
+  },
+  // The ZGW Notificaties API (issue 34, docs/ZGW.md), served as Open Notificaties serves it, under its own base path.
+  zgw: {
+    entry: 'functions/handlers/zgw.ts',
+    memoryMb: 512,
+    // Room for the two callback checks of a new abonnement (each bounded by the validation timeout, at most 20 s).
+    timeoutSeconds: 30,
+    // An abonnement's callback is checked when it is made.
+    outbound: true,
+    routes: [
+      { method: 'GET', path: '/zgw/api/v1/kanaal' },
+      { method: 'POST', path: '/zgw/api/v1/kanaal' },
+      { method: 'GET', path: '/zgw/api/v1/kanaal/{uuid}' },
+      { method: 'PUT', path: '/zgw/api/v1/kanaal/{uuid}' },
+      { method: 'PATCH', path: '/zgw/api/v1/kanaal/{uuid}' },
+      { method: 'GET', path: '/zgw/api/v1/abonnement' },
+      { method: 'POST', path: '/zgw/api/v1/abonnement' },
+      { method: 'GET', path: '/zgw/api/v1/abonnement/{uuid}' },
+      { method: 'PUT', path: '/zgw/api/v1/abonnement/{uuid}' },
+      { method: 'PATCH', path: '/zgw/api/v1/abonnement/{uuid}' },
+      { method: 'DELETE', path: '/zgw/api/v1/abonnement/{uuid}' },
+      { method: 'POST', path: '/zgw/api/v1/notificaties' },
+      { method: 'POST', path: '/zgw/api/v1/cloudevents' },
+      { method: 'GET', path: '/zgw/api/v1/schema/openapi.json' },
+    ],
+    // A notificatie takes the ingest's path (idempotency, claim check, data contracts, the inbound queue).
+    tables: { zgw: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', contracts: 'read' },
+    queues: { inbound: 'send' },
+    buckets: { payloads: 'readwrite', contracts: 'read' },
+    // Opens the partners' ZGW secrets; seals and opens an abonnement's `auth`.
+    keys: { credentials: 'encrypt+decrypt' },
+    // The callback checks reach consumers that demand a client certificate, as the validation handshake does.
+    trust: ['client-certificate'],
   },
   apiDescription: {
     entry: 'functions/handlers/api-description.ts',

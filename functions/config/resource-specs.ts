@@ -108,6 +108,8 @@ export const tables = {
    * bindings, one JSON record per item (functions/aws/dynamodb-contract-store.ts).
    */
   contracts: { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },
+  /** The ZGW Notificaties API adapter (issue 34): kanalen and abonnementen, one JSON record per item (functions/aws/dynamodb-zgw-store.ts). */
+  zgw: { partitionKey: { name: 'pk', type: 'S' }, sortKey: { name: 'sk', type: 'S' } },
 } as const satisfies Record<string, TableSpec>;
 
 const FOURTEEN_DAYS = 14 * 24 * 3600;

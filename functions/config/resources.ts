@@ -21,6 +21,8 @@ export const routeTable: readonly (RouteSpec & { readonly function: FunctionName
 
 /** RFC 8615: well-known resources live at the root of the origin, outside the versioned API. */
 const WELL_KNOWN_PREFIX = '/.well-known/';
+/** The ZGW Notificaties API (issue 34) has its own versioned base path, as Open Notificaties serves it. */
+export const ZGW_BASE_PATH = '/zgw/api/v1';
 
 /**
  * Where a route is served: under the API's base path (`/events` at `/v1/events`, Logius API
@@ -28,7 +30,7 @@ const WELL_KNOWN_PREFIX = '/.well-known/';
  * and the laptop gateway route these paths; the apps and the route keys above never see the base path.
  */
 export function servedPath(path: string): string {
-  return path.startsWith(WELL_KNOWN_PREFIX) ? path : `${API_BASE_PATH}${path}`;
+  return path.startsWith(WELL_KNOWN_PREFIX) || path.startsWith(`${ZGW_BASE_PATH}/`) ? path : `${API_BASE_PATH}${path}`;
 }
 
 /** The route key of this file (`POST /events`) for the key of a served route (`POST /v1/events`), as API Gateway reports it. */

@@ -111,4 +111,6 @@ export const settingEnv = {
   alertSender: 'KOERIER_ALERT_SENDER',
   /** The laptop host only: alert e-mail is written as .eml files into this folder instead of sent. */
   alertMailDir: 'KOERIER_ALERT_MAIL_DIR',
+  /** The ZGW Notificaties API (issue 34, docs/ZGW.md): seconds after its `iat` a client's HS256 token is refused (default 3600). */
+  zgwMaxTokenAgeSeconds: 'KOERIER_ZGW_MAX_TOKEN_AGE_SECONDS',
 } as const;

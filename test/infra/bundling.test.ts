@@ -262,6 +262,9 @@ describe('issue 15, item 4: what a cold start loads', () => {
     expect(commonJs.sort()).toEqual([
       'ingest: functions/core/contracts/data-contracts.ts -> ajv-formats/dist/index.js',
       'ingest: functions/core/contracts/data-contracts.ts -> ajv/dist/ajv.js',
+      // Issue 34: a notificatie takes the ingest's path, data contracts included.
+      'zgw: functions/core/contracts/data-contracts.ts -> ajv-formats/dist/index.js',
+      'zgw: functions/core/contracts/data-contracts.ts -> ajv/dist/ajv.js',
     ]);
   }, 120_000);
 

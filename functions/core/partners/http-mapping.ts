@@ -19,6 +19,8 @@ export interface PartnerInput {
   readonly entitlements: readonly Grant[];
   /** The partner's own quotas (issue 28 item 13); absent: the deployment's defaults. */
   readonly quotas?: QuotaOverrides;
+  /** A new ZGW secret in the clear (issue 34), sealed before it is stored; absent: the one held stays. */
+  readonly zgwSecret?: string;
 }
 
 const MAX_CLIENT_ID_CHARACTERS = 256;
@@ -43,7 +45,13 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
   // Before the parser, which would recurse as deep as the body nests.
   if (jsonNestingDepth(text) > MAX_JSON_DEPTH)
     throw invalidPartner(`Objects and arrays nest at most ${MAX_JSON_DEPTH} levels.`);
-  const { description, publishGrants = [], entitlements = [], quotas = {} } = readJsonBody(text, CLIENT_INPUT_BODY);
+  const {
+    description,
+    publishGrants = [],
+    entitlements = [],
+    quotas = {},
+    zgwSecret,
+  } = readJsonBody(text, CLIENT_INPUT_BODY);
   return {
     ...(description === undefined ? {} : { description }),
     publishGrants: [...new Set(publishGrants)],
@@ -52,6 +60,7 @@ export function readPartnerInput(request: HttpRequest): PartnerInput {
       ...(source === undefined ? {} : { source }),
     })),
     ...(Object.keys(quotas).length > 0 ? { quotas } : {}),
+    ...(zgwSecret === undefined ? {} : { zgwSecret }),
   };
 }
 
@@ -62,6 +71,8 @@ export function partnerView(partner: Partner): Record<string, unknown> {
     publishGrants: partner.publishGrants,
     entitlements: partner.entitlements,
     ...(partner.quotas === undefined ? {} : { quotas: partner.quotas }),
+    // Only that there is one (issue 34): the secret is write-only.
+    ...(partner.zgwSecret === undefined ? {} : { zgwSecretSet: true }),
     version: partner.version,
     createdAt: partner.createdAt,
     updatedAt: partner.updatedAt,

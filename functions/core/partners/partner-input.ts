@@ -52,6 +52,16 @@ export const CLIENT_INPUT_BODY = requestBody({
           },
         ),
       ),
+      zgwSecret: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 512,
+          writeOnly: true,
+          description:
+            'The secret this client signs its ZGW tokens with (HS256; the Notificaties API under /zgw/api/v1, docs/ZGW.md). ' +
+            'Write-only: stored encrypted, never answered; a PUT without it keeps the one set before.',
+        }),
+      ),
       quotas: Type.Optional(
         Type.Object(
           {

@@ -17,6 +17,11 @@ export interface Partner {
   readonly entitlements: readonly Grant[];
   /** Its own per-client quotas (issue 28 item 13); the deployment's defaults for those it does not name. */
   readonly quotas?: QuotaOverrides;
+  /**
+   * The secret it signs ZGW tokens with (issue 34; core/zgw/zgw-tokens.ts), sealed by the credential
+   * cipher and bound to the client (`ZGW_SECRET_CONTEXT`): write-only, never answered or logged.
+   */
+  readonly zgwSecret?: string;
   /** Starts at 1, one up per change: the ETag. */
   readonly version: number;
   readonly createdAt: string;
@@ -40,6 +45,13 @@ export interface PartnerSnapshot {
   readonly entitlements: Entitlements;
   /** Only the partners with quotas of their own. */
   readonly quotas: ReadonlyMap<string, QuotaOverrides>;
+  /** The sealed ZGW secrets of the partners that have one (issue 34). */
+  readonly zgwSecrets?: ReadonlyMap<string, string>;
+}
+
+/** What a partner's ZGW secret is sealed for: a ciphertext copied to another client does not open. */
+export function zgwSecretContext(clientId: string): Record<string, string> {
+  return { purpose: 'koerier-zgw-client-secret', client: clientId };
 }
 
 export const EMPTY_DIRECTORY: DirectoryState = { revision: 0, partners: [] };
@@ -50,6 +62,9 @@ export function snapshotOf(state: DirectoryState): PartnerSnapshot {
     entitlements: new Map(state.partners.map((partner) => [partner.clientId, partner.entitlements])),
     quotas: new Map(
       state.partners.flatMap((partner) => (partner.quotas ? [[partner.clientId, partner.quotas] as const] : [])),
+    ),
+    zgwSecrets: new Map(
+      state.partners.flatMap((partner) => (partner.zgwSecret ? [[partner.clientId, partner.zgwSecret] as const] : [])),
     ),
   };
 }

@@ -23,7 +23,8 @@ import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import * as http from './http-mapping.js';
 import { loadDirectory, type PartnerSeed } from './partner-directory.js';
-import { overlapsWithOthers, type DirectoryState, type Partner } from './partner.js';
+import { overlapsWithOthers, zgwSecretContext, type DirectoryState, type Partner } from './partner.js';
+import type { CredentialCipher } from '../credentials/sink-credential.js';
 import { DirectoryChangedError, DirectoryTooLargeError, type PartnerStore } from './ports.js';
 
 export interface PartnersAdminDependencies {
@@ -32,6 +33,8 @@ export interface PartnersAdminDependencies {
   readonly seed: PartnerSeed;
   readonly audit: Log;
   readonly clock?: Clock;
+  /** Seals a partner's ZGW secret (issue 34); without it a body with `zgwSecret` is a 500, never stored in the clear. */
+  readonly cipher?: CredentialCipher;
 }
 
 export class PartnersAdmin {
@@ -61,12 +64,15 @@ export class PartnersAdmin {
     const overlaps = overlapsWithOthers(state, clientId, input.publishGrants);
     if (overlaps.length > 0) throw http.grantsOverlap(overlaps);
     const at = new Date(this.now()).toISOString();
+    const zgwSecret =
+      input.zgwSecret === undefined ? current?.zgwSecret : await this.sealZgwSecret(input.zgwSecret, clientId);
     const partner: Partner = {
       clientId,
       ...(input.description === undefined ? {} : { description: input.description }),
       publishGrants: input.publishGrants,
       entitlements: input.entitlements,
       ...(input.quotas === undefined ? {} : { quotas: input.quotas }),
+      ...(zgwSecret === undefined ? {} : { zgwSecret }),
       version: (current?.version ?? 0) + 1,
       createdAt: current?.createdAt ?? at,
       updatedAt: at,
@@ -89,6 +95,11 @@ export class PartnersAdmin {
     );
     this.audit('deleted', principal, current, new Date(this.now()).toISOString());
     return emptyResponse(204);
+  }
+
+  private sealZgwSecret(secret: string, clientId: string): Promise<string> {
+    if (this.deps.cipher === undefined) throw new Error('no credential cipher to seal a ZGW secret with');
+    return this.deps.cipher.encrypt(secret, zgwSecretContext(clientId));
   }
 
   private load(): Promise<DirectoryState> {

@@ -108,9 +108,11 @@ describe('a composed set of dependencies', () => {
         'alertWindows',
         'alertMailer',
         'alertWebhook',
+        // Issue 34: the ZGW adapter's kanalen and abonnementen.
+        'zgwStore',
       ]),
     );
-    expect(members).toHaveLength(53);
+    expect(members).toHaveLength(54);
     expect(asked).toBe(0);
   });
 

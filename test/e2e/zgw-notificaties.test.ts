@@ -1,0 +1,253 @@
+/**
+ * Issue 34 on the laptop host: the ZGW Notificaties API under /zgw/api/v1, played as Open Zaak
+ * plays it. An HS256 client (its secret set write-only through the partners admin API) makes a
+ * kanaal and publishes 100 notificaties; a CloudEvents pull subscriber receives the same 100 as
+ * CloudEvents that pass the NL GOV profile validation; a ZGW consumer makes an abonnement after
+ * Open Notificaties' callback checks; wrong secret, expired token, missing scope, unknown kanaal
+ * and kenmerken outside the filters are answered as Open Notificaties answers them. Every request
+ * to the adapter and every answer is validated against Open Notificaties' own OpenAPI document
+ * with openapi-backend (skipped, saying so, when the document is not on this machine).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settingEnv } from '../../functions/config.js';
+import { validateEventObject } from '../../functions/core/cloudevents/index.js';
+import { startTestHost, type TestHost } from '../support/host.js';
+import { callApi } from '../support/koerier-api.js';
+import {
+  exchangeValidator,
+  MISSING_DOCUMENT_NOTE,
+  openNotificatiesDocumentPath,
+  type ExchangeValidator,
+} from '../support/open-notificaties-document.js';
+
+const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:openzaak';
+const OPENZAAK_SECRET = 'open-zaak-deelt-dit-geheim';
+const ZAC_SECRET = 'de-zaakafhandelcomponent-deelt-dit';
+const ZGW = '/zgw/api/v1';
+
+let koerier: TestHost;
+let validator: ExchangeValidator | undefined;
+let callback: Server;
+let callbackUrl: string;
+const callbackCalls: { authorization: string | undefined; body: unknown }[] = [];
+const validated: string[] = [];
+
+beforeAll(async () => {
+  koerier = await startTestHost({
+    [settingEnv.partnersRefreshSeconds]: '1',
+    [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': ['urn:nld:oin:0001'], openzaak: [SOURCE] }),
+    [settingEnv.entitlements]: JSON.stringify({
+      'dev-subscriber': [{ typePrefix: 'nl.overheid.' }],
+      zac: [{ typePrefix: 'nl.overheid.' }],
+    }),
+  });
+  const admin = await koerier.host.issueToken('ops', ['admin']);
+  for (const [clientId, body] of [
+    ['openzaak', { publishGrants: [SOURCE], zgwSecret: OPENZAAK_SECRET }],
+    ['zac', { entitlements: [{ typePrefix: 'nl.overheid.' }], zgwSecret: ZAC_SECRET }],
+  ] as const) {
+    const put = await callApi(koerier.url, admin, 'PUT', `/clients/${clientId}`, body);
+    expect(put.status, put.text).toBeLessThan(300);
+    expect(put.text).not.toContain(body.zgwSecret);
+  }
+  // A consumer's endpoint as Open Notificaties expects one: it refuses a call without its auth.
+  callback = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      callbackCalls.push({ authorization: req.headers.authorization, body: JSON.parse(text || 'null') });
+      res.writeHead(req.headers.authorization === 'Token zac-callback-geheim' ? 204 : 403).end();
+    });
+  });
+  await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+  callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/api/v1/callbacks`;
+  const documentPath = openNotificatiesDocumentPath();
+  if (documentPath === undefined) console.warn(MISSING_DOCUMENT_NOTE);
+  else validator = await exchangeValidator(documentPath, ZGW);
+  // Give the functions' copy of the directory (1 s here) time to see the secrets.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => callback?.close(resolve));
+  await koerier?.stop();
+});
+
+function zgwToken(clientId: string, secret: string, iat = Math.floor(Date.now() / 1000)) {
+  return new SignJWT({ iss: clientId, client_id: clientId, iat, user_id: '', user_representation: '' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** One call to the adapter as a ZGW client makes it; request and answer checked against Open Notificaties' document. */
+async function zgw(method: string, path: string, token: string, body?: unknown) {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    accept: 'application/json',
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+  };
+  const [pathname, search] = path.split('?');
+  const response = await fetch(`${koerier.origin}${ZGW}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  const json: unknown = text === '' ? undefined : JSON.parse(text);
+  validator?.check(
+    {
+      method,
+      path: `${ZGW}${pathname!}`,
+      headers,
+      body,
+      query: Object.fromEntries(new URLSearchParams(search ?? '')),
+    },
+    { status: response.status, body: json },
+  );
+  if (validator) validated.push(`${method} ${pathname} ${response.status}`);
+  return { status: response.status, body: json as Record<string, unknown> & unknown[] };
+}
+
+const notificatie = (n: number) => ({
+  kanaal: 'zaken',
+  hoofdObject: `https://openzaak.example/zaken/api/v1/zaken/00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  resource: 'zaak',
+  resourceUrl: `https://openzaak.example/zaken/api/v1/zaken/00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  actie: 'create',
+  aanmaakdatum: new Date(Date.UTC(2026, 10, 29, 9, 0, n)).toISOString(),
+  kenmerken: { bronorganisatie: '002220647', zaaktype: 'https://catalogi.example/zaaktypen/1' },
+});
+
+describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open Zaak', () => {
+  let openzaak: string;
+  let zac: string;
+
+  beforeAll(async () => {
+    openzaak = await zgwToken('openzaak', OPENZAAK_SECRET);
+    zac = await zgwToken('zac', ZAC_SECRET);
+  });
+
+  it('ZGW-1: a kanaal is made, listed, found by name and read, in the ZGW resource shape', async () => {
+    const created = await zgw('POST', '/kanaal', openzaak, {
+      naam: 'zaken',
+      documentatieLink: 'https://zaken.example/kanaal',
+      filters: ['bronorganisatie', 'zaaktype', 'vertrouwelijkheidaanduiding'],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body['url']).toMatch(new RegExp(`${ZGW}/kanaal/[0-9a-f-]{36}$`));
+    const again = await zgw('POST', '/kanaal', openzaak, { naam: 'zaken' });
+    expect(again.status).toBe(400);
+    expect(again.body['invalidParams']).toEqual([expect.objectContaining({ name: 'naam', code: 'unique' })]);
+    const listed = await zgw('GET', '/kanaal?naam=zaken', zac);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toEqual([created.body]);
+    const uuid = String(created.body['url']).split('/').at(-1)!;
+    expect((await zgw('GET', `/kanaal/${uuid}`, zac)).body).toEqual(created.body);
+    expect((await zgw('GET', '/kanaal/00000000-0000-4000-8000-000000000000', zac)).status).toBe(404);
+  });
+
+  it('ZGW-2: wrong secret, expired token and missing scope are each the 403 Open Notificaties gives', async () => {
+    const wrong = await zgw('GET', '/kanaal', await zgwToken('openzaak', 'niet-het-geheim'));
+    expect([wrong.status, wrong.body['code']]).toEqual([403, 'invalid-jwt-signature']);
+    const expired = await zgw(
+      'GET',
+      '/kanaal',
+      await zgwToken('openzaak', OPENZAAK_SECRET, Math.floor(Date.now() / 1000) - 3700),
+    );
+    expect([expired.status, expired.body['code']]).toEqual([403, 'jwt-expired']);
+    const scope = await zgw('POST', '/kanaal', zac, { naam: 'niet-van-zac' });
+    expect([scope.status, scope.body['code']]).toEqual([403, 'permission_denied']);
+    const publishAsConsumer = await zgw('POST', '/notificaties', zac, notificatie(0));
+    expect([publishAsConsumer.status, publishAsConsumer.body['code']]).toEqual([403, 'permission_denied']);
+  });
+
+  it("ZGW-4: an abonnement is made after Open Notificaties' callback checks (refused without auth, taken with it); auth is never answered", async () => {
+    const open = await zgw('POST', '/abonnement', zac, { callbackUrl: `${callbackUrl}?open`, auth: '', kanalen: [] });
+    expect(open.status).toBe(400);
+    const created = await zgw('POST', '/abonnement', zac, {
+      callbackUrl,
+      auth: 'Token zac-callback-geheim',
+      kanalen: [{ naam: 'zaken', filters: { bronorganisatie: '002220647' } }],
+    });
+    expect(created.status).toBe(201);
+    expect(JSON.stringify(created.body)).not.toContain('zac-callback-geheim');
+    const checks = callbackCalls.filter((call) => call.body && (call.body as { kanaal: string }).kanaal === 'test');
+    expect(checks.map((check) => check.authorization)).toEqual(
+      expect.arrayContaining([undefined, 'Token zac-callback-geheim']),
+    );
+    const unknownKanaal = await zgw('POST', '/abonnement', zac, {
+      callbackUrl,
+      auth: 'Token zac-callback-geheim',
+      kanalen: [{ naam: 'bestaat-niet' }],
+    });
+    expect(unknownKanaal.body['invalidParams']).toEqual([expect.objectContaining({ code: 'kanaal_naam' })]);
+    const listed = await zgw('GET', '/abonnement', openzaak);
+    expect(listed.body).toEqual([created.body]);
+  });
+
+  it('ZGW-3: an unknown kanaal and kenmerken outside the filters are the ValidatieFout Open Notificaties gives', async () => {
+    const unknown = await zgw('POST', '/notificaties', openzaak, { ...notificatie(1), kanaal: 'onbekend' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body['invalidParams']).toEqual([
+      expect.objectContaining({ name: 'kanaal', code: 'message_kanaal' }),
+    ]);
+    const outside = await zgw('POST', '/notificaties', openzaak, {
+      ...notificatie(1),
+      kenmerken: { bronorganisatie: '1', iets: 'anders' },
+    });
+    expect(outside.status).toBe(400);
+    expect(outside.body['invalidParams']).toEqual([
+      expect.objectContaining({ name: 'kenmerken', code: 'kenmerken_inconsistent' }),
+    ]);
+  });
+
+  it('ZGW-5: 100 notificaties reach a CloudEvents pull subscriber as 100 CloudEvents that pass the NL GOV profile validation', async () => {
+    const subscriber = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
+    const subscription = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+      delivery: 'pull',
+      types: ['nl.overheid.zaken.zaak.create'],
+    });
+    expect(subscription.status, subscription.text).toBe(201);
+    for (let n = 1; n <= 100; n++) {
+      const published = await zgw('POST', '/notificaties', openzaak, notificatie(n));
+      expect(published.status).toBe(201);
+      expect(published.body).toEqual(notificatie(n));
+    }
+    const events = new Map<string, Record<string, unknown>>();
+    const deadline = Date.now() + 60_000;
+    while (events.size < 100 && Date.now() < deadline) {
+      const answer = await callApi(
+        koerier.url,
+        subscriber,
+        'POST',
+        `/subscriptions/${String(subscription.body['id'])}/events/receive`,
+        {
+          maxevents: 100,
+          waitseconds: 5,
+          lockseconds: 300,
+        },
+      );
+      for (const event of (answer.body['events'] ?? []) as Record<string, unknown>[])
+        events.set(String(event['id']), event);
+    }
+    expect(events.size).toBe(100);
+    for (const event of events.values()) {
+      expect(validateEventObject(event).errors).toEqual([]);
+      expect(event).toMatchObject({ type: 'nl.overheid.zaken.zaak.create', source: SOURCE });
+    }
+    const first = [...events.values()].find((event) => event['time'] === '2026-11-29T09:00:01.000Z');
+    expect(first?.['subject']).toBe('00000000-0000-4000-8000-000000000001');
+    expect(first?.['data']).toEqual(notificatie(1));
+  }, 180_000);
+
+  it('ZGW-1: every call above was validated against Open Notificaties’ OpenAPI document', () => {
+    if (validator === undefined) {
+      console.warn(MISSING_DOCUMENT_NOTE);
+      return;
+    }
+    expect(validated.length).toBeGreaterThan(100);
+  });
+});
