@@ -15,6 +15,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
+import { contextKey } from '../stack-config.js';
 
 /** The tables whose loss a standby cannot rebuild from the archive: who may publish, who subscribed, which keys were used. */
 export const GLOBAL_TABLES = ['partners', 'subscriptions', 'idempotency'] as const;
@@ -39,8 +40,8 @@ const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[0-9a-f-]{36}$/;
 /** The settings from the app's context, refused whole with every problem named. */
 export function readDisasterRecovery(scope: Construct): DisasterRecoverySettings {
   return parseDisasterRecovery(
-    scope.node.tryGetContext('koerier:bucketReplicas'),
-    scope.node.tryGetContext('koerier:globalTableRegions'),
+    scope.node.tryGetContext(contextKey.bucketReplicas),
+    scope.node.tryGetContext(contextKey.globalTableRegions),
     Stack.of(scope).region,
   );
 }
