@@ -12,6 +12,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerEvents } from './commands/events.js';
 import { registerFilter } from './commands/filter.js';
 import { registerListen } from './commands/listen.js';
+import { registerLoad } from './commands/load.js';
 import { registerLogin } from './commands/login.js';
 import { registerPayload } from './commands/payload.js';
 import { registerPull } from './commands/pull.js';
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerFilter(program);
   registerContracts(program);
   registerDoctor(program);
+  registerLoad(program);
   registerCompletion(program);
   // Every subcommand reports usage errors through the same override, so they exit 2.
   const override = (command: Command) => {

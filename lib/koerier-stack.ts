@@ -2,6 +2,7 @@
  * Koerier's AWS stack, generated from functions/config/resources.ts: every table, queue, bucket, key, function
  * and route described there appears here without touching the constructs.
  */
+import { GLOBAL_TABLES, readDisasterRecovery, replicateBucket } from './constructs/disaster-recovery.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotations, CfnOutput, Lazy, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
@@ -128,9 +129,20 @@ export class KoerierStack extends Stack {
     for (const warning of stackConfigWarnings(props.config))
       Annotations.of(this).addWarningV2(warning.id, warning.message);
 
-    this.tables = new Tables(this, 'Tables', description.tables);
+    // Issue 35: global tables and bucket replicas to a standby Region, when set (docs/DISASTER-RECOVERY.md).
+    const disasterRecovery = readDisasterRecovery(this);
+    this.tables = new Tables(
+      this,
+      'Tables',
+      description.tables,
+      Object.fromEntries(GLOBAL_TABLES.map((table) => [table, disasterRecovery.globalTableRegions])),
+    );
     this.queues = new Queues(this, 'Queues', description.queues);
     this.buckets = new Buckets(this, 'Buckets', withArchiveRetention(description.buckets, props.config));
+    for (const [name, replica] of Object.entries(disasterRecovery.bucketReplicas)) {
+      const bucket = this.buckets.byName.get(name);
+      if (bucket?.encryptionKey && replica) replicateBucket(this.buckets, name, bucket, bucket.encryptionKey, replica);
+    }
     this.keys = new Keys(this, 'Keys', description.keys);
     this.alarms = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       deadLetterQueues: new Map([...this.queues.byName].map(([name, pair]) => [name, pair.deadLetterQueue])),

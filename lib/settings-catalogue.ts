@@ -210,6 +210,18 @@ export const settingsCatalogue: readonly SettingDescription[] = [
       'API Gateway limits per function\'s routes, `{"ingest": {"rateLimit": 300, "burstLimit": 600}}`; routes without one keep the stage\'s',
   },
   {
+    key: 'koerier:bucketReplicas',
+    default: 'unset (no replicas)',
+    meaning:
+      'the archive and payload buckets replicated to buckets of a standby stack in a second Region, with S3 Replication Time Control (15 minutes) and its metrics: `{"archive": {"bucket": "arn:aws:s3:::…", "kmsKey": "arn:aws:kms:…"}, "payloads": {…}}`; turns on versioning ([DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
+  },
+  {
+    key: 'koerier:globalTableRegions',
+    default: 'unset (single-Region tables)',
+    meaning:
+      'the partner directory, subscriptions and idempotency keys as DynamoDB global tables with a replica in each Region listed, e.g. `["eu-central-1"]` (multi-Region eventual consistency; [DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
+  },
+  {
     key: 'koerier:edgeProtection',
     default: '`none`',
     meaning: '`none` or `cloudfront-waf`: CloudFront with an AWS WAF web ACL in front of the API',

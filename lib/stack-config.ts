@@ -173,6 +173,9 @@ export const contextKey = {
   outboundPorts: 'koerier:outboundPorts',
   /** Read by lib/koerier-stack.ts itself (no validation beyond its partition, lib/regions.ts). */
   powertoolsLayerArn: 'koerier:powertoolsLayerArn',
+  // Issue 35: read by lib/constructs/disaster-recovery.ts.
+  bucketReplicas: 'koerier:bucketReplicas',
+  globalTableRegions: 'koerier:globalTableRegions',
 } as const;
 
 export class StackConfigError extends Error {

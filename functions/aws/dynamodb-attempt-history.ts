@@ -15,14 +15,21 @@
  *
  * A page may end inside a pack: its cursor then names the pack and how many of its attempts were
  * listed (`skip`), and the next page starts at that pack again (a key range up to it, inclusive).
+ *
+ * Packs are spread over ATTEMPT_SHARDS partitions of the subscription (issue 35: one busy
+ * subscriber would pass one partition's write units), so a page reads every shard up to the
+ * cursor's pack and merges them newest first; sort keys are unique across the shards, so the
+ * cursor (on the subscription's own partition) still names one place in the history.
  */
 import { type DynamoDBClient, QueryCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { AttemptRecord, Page } from '../core/delivery/delivery-records.js';
 import {
   ATTEMPT,
+  ATTEMPT_SHARDS,
+  attemptPartition,
+  attemptShardOf,
   decodePageCursor,
   encodeCursor,
-  key,
   num,
   partition,
   PK,
@@ -59,7 +66,8 @@ export function attemptPackWrites(records: readonly AttemptRecord[], expiresAt: 
         writes.push({
           PutRequest: {
             Item: {
-              ...key(subscriptionId, pack.sortKey),
+              [PK]: { S: attemptPartition(subscriptionId, attemptShardOf(pack.sortKey)) },
+              [SK]: { S: pack.sortKey },
               records: { S: `[${pack.json.join(',')}]` },
               expiresAt: num(expiresAt),
             },
@@ -92,26 +100,37 @@ export async function listAttemptPage(
 ): Promise<Page<AttemptRecord>> {
   const from = page.cursor === undefined ? undefined : decodePageCursor(page.cursor, subscriptionId, ATTEMPT);
   const resumesInPack = from?.skip !== undefined;
-  const result = await client.send(
-    new QueryCommand({
-      TableName: tableName,
-      // Resuming inside a pack: every attempt key up to that pack's, inclusive (all begin with `attempt#`).
-      KeyConditionExpression: resumesInPack
-        ? '#pk = :pk AND #sk BETWEEN :prefix AND :last'
-        : '#pk = :pk AND begins_with(#sk, :prefix)',
-      ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
-      ExpressionAttributeValues: {
-        ':pk': { S: partition(subscriptionId) },
-        ':prefix': { S: ATTEMPT },
-        ...(resumesInPack ? { ':last': { S: from.sortKey } } : {}),
-      },
-      ScanIndexForward: false,
-      Limit: page.limit,
-      ...(from !== undefined && !resumesInPack ? { ExclusiveStartKey: key(subscriptionId, from.sortKey) } : {}),
-    }),
+  // Each shard up to the cursor's pack, inclusive (it is dropped below unless the page resumes in it);
+  // one pack more than the page can take, so no shard runs out before the page is full.
+  const shards = await Promise.all(
+    Array.from({ length: ATTEMPT_SHARDS }, (_, shard) =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: from
+            ? '#pk = :pk AND #sk BETWEEN :prefix AND :last'
+            : '#pk = :pk AND begins_with(#sk, :prefix)',
+          ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+          ExpressionAttributeValues: {
+            ':pk': { S: attemptPartition(subscriptionId, shard) },
+            ':prefix': { S: ATTEMPT },
+            ...(from ? { ':last': { S: from.sortKey } } : {}),
+          },
+          ScanIndexForward: false,
+          Limit: page.limit + 2,
+        }),
+      ),
+    ),
   );
+  const truncated = shards.some((result) => result.LastEvaluatedKey !== undefined);
+  const packs = shards
+    .flatMap((result) => result.Items ?? [])
+    .filter((item) => resumesInPack || item[SK]?.S !== from?.sortKey)
+    .sort((a, b) => ((a[SK]?.S ?? '') < (b[SK]?.S ?? '') ? 1 : -1));
+  // The cursor names the pack on the subscription's own partition, whichever shard holds it.
+  const cursorAt = (item: Item, skip?: number) =>
+    encodeCursor({ [PK]: { S: partition(subscriptionId) }, [SK]: item[SK]! }, skip);
   const items: AttemptRecord[] = [];
-  const packs = result.Items ?? [];
   for (const [index, item] of packs.entries()) {
     if (expired(item)) continue;
     const sortKey = item[SK]?.S ?? '';
@@ -120,13 +139,14 @@ export async function listAttemptPage(
     const room = page.limit - items.length;
     const taken = all.slice(skip, skip + room);
     items.push(...taken);
-    if (skip + taken.length < all.length) return { items, cursor: encodeCursor(item, skip + taken.length) };
+    if (skip + taken.length < all.length) return { items, cursor: cursorAt(item, skip + taken.length) };
     if (items.length === page.limit) {
-      const more = index < packs.length - 1 || result.LastEvaluatedKey !== undefined;
-      return { items, cursor: more ? encodeCursor(item) : undefined };
+      const more = index < packs.length - 1 || truncated;
+      return { items, cursor: more ? cursorAt(item) : undefined };
     }
   }
-  return { items, cursor: result.LastEvaluatedKey && encodeCursor(result.LastEvaluatedKey) };
+  // Every shard read to its end (an expired pack may have been skipped): nothing is left.
+  return { items, cursor: truncated && packs.length > 0 ? cursorAt(packs.at(-1)!) : undefined };
 }
 
 /** The attempts a pack holds (or the one an item written before packing holds), with their subscription id. */

@@ -4,7 +4,8 @@
  *
  * - attempts: the packs from the routing's time on (`attempt#<at>…` sorts by time), filtered on the
  *   event's reference as every attempt record names its events (`{"source":…,"id":…`), at most
- *   MAX_PAGES pages; a busy subscription's history past that is reported incomplete.
+ *   MAX_PAGES pages of each of the subscription's attempt shards (ATTEMPT_SHARDS); a busy
+ *   subscription's history past that is reported incomplete.
  * - dead letters: those the routing left, `dead#<createdAt>#…` with the routing's `createdAt`, whose
  *   events name this one.
  */
@@ -14,7 +15,16 @@ import type { AttemptRecord, DeadLetter } from '../core/delivery/delivery-record
 import type { EventIdentity } from '../core/routing/routed-events.js';
 import type { EventDeliveries, EventDeliveryReader } from '../core/trace/event-deliveries.js';
 import { recordsOf } from './dynamodb-attempt-history.js';
-import { ATTEMPT, DEAD, PK, SK, partition, type Item } from './delivery-table-items.js';
+import {
+  ATTEMPT,
+  ATTEMPT_SHARDS,
+  DEAD,
+  PK,
+  SK,
+  attemptPartition,
+  partition,
+  type Item,
+} from './delivery-table-items.js';
 
 /** Pages of attempt packs one trace reads per subscription (each at most 1 MB, DynamoDB's page). */
 const MAX_PAGES = 3;
@@ -41,6 +51,25 @@ export class DynamoDbEventDeliveries implements EventDeliveryReader {
     // How an attempt record spells the event (EventReference: source, id, type, in that order).
     const needle = `{"source":${JSON.stringify(event.source)},"id":${JSON.stringify(event.id)},`;
     const attempts: AttemptRecord[] = [];
+    const shards = await Promise.all(
+      Array.from({ length: ATTEMPT_SHARDS }, (_, shard) =>
+        this.shardAttempts(subscriptionId, shard, event, needle, routedAt),
+      ),
+    );
+    for (const shard of shards) attempts.push(...shard.attempts);
+    const complete = shards.every((shard) => shard.complete);
+    attempts.sort((a, b) => (a.at === b.at ? a.attempt - b.attempt : a.at < b.at ? -1 : 1));
+    return { attempts, complete };
+  }
+
+  private async shardAttempts(
+    subscriptionId: string,
+    shard: number,
+    event: EventIdentity,
+    needle: string,
+    routedAt: number,
+  ): Promise<{ attempts: AttemptRecord[]; complete: boolean }> {
+    const attempts: AttemptRecord[] = [];
     let start: Item | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const result = await this.client.send(
@@ -50,7 +79,7 @@ export class DynamoDbEventDeliveries implements EventDeliveryReader {
           FilterExpression: 'contains(#records, :needle) OR contains(#record, :needle)',
           ExpressionAttributeNames: { '#pk': PK, '#sk': SK, '#records': 'records', '#record': 'record' },
           ExpressionAttributeValues: {
-            ':pk': { S: partition(subscriptionId) },
+            ':pk': { S: attemptPartition(subscriptionId, shard) },
             ':from': { S: `${ATTEMPT}${new Date(routedAt).toISOString()}` },
             ':to': { S: `${ATTEMPT}~` },
             ':needle': { S: needle },
@@ -68,7 +97,6 @@ export class DynamoDbEventDeliveries implements EventDeliveryReader {
       start = result.LastEvaluatedKey;
       if (start === undefined) break;
     }
-    attempts.sort((a, b) => (a.at === b.at ? a.attempt - b.attempt : a.at < b.at ? -1 : 1));
     return { attempts, complete: start === undefined };
   }
 

@@ -27,6 +27,13 @@
  * What changes is how soon a burst reaches the cap, so a burst that stops just after a lease may
  * strand up to the cap where the doubling would have stranded less; a lease late in the minute
  * reaches only to its end.
+ *
+ * A publisher allowed more than RATE_SLOTS_PER_SHARD a minute has its window split over that many
+ * more items (issue 35, no hot keys): at 10,000 requests a second some 700 containers each take a
+ * few leases in their first second, 2,800 writes on one item where a partition takes 1,000. Each
+ * item holds its share of the limit; a container starts at a shard of its own and moves to the
+ * next when one is full, so the publisher is refused only when every shard is. A publisher at the
+ * default limit keeps its one item, under the key it always had.
  */
 import { ConditionalCheckFailedException, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { tables } from '../config/resources.js';
@@ -48,6 +55,14 @@ const RATE_SAMPLE_SLOTS = 16;
 
 /** Clients whose leases a container remembers; past this the oldest is forgotten (its slots stay unused). */
 const MAX_TRACKED_CLIENTS = 10_000;
+
+/** A window item's share of a limit: 1,000 requests a second, the writes one partition takes. */
+export const RATE_SLOTS_PER_SHARD = 60_000;
+
+/** How many items a window of this limit is spread over. */
+export function rateShardsOf(limitPerMinute: number): number {
+  return Math.max(1, Math.ceil(limitPerMinute / RATE_SLOTS_PER_SHARD));
+}
 
 export interface RateWindowOptions {
   /** Told when a client is refused, with the end of the window (epoch ms) that refused it. */
@@ -73,10 +88,14 @@ interface Lease {
   crowded: boolean;
   /** The window refused even one more slot: refuse until it ends. */
   exhausted: boolean;
+  /** Shards of the window this container found full (it leases from the next one). */
+  shardsFull: number;
 }
 
 export class DynamoDbRateWindow implements RateWindow {
   private readonly leases = new Map<string, Lease>();
+  /** Where this container starts in a sharded window, so containers spread over its items. */
+  private readonly shardOffset = Math.floor(Math.random() * 1_000_000);
 
   constructor(
     private readonly client: DynamoDBClient,
@@ -110,19 +129,28 @@ export class DynamoDbRateWindow implements RateWindow {
 
   /** Reserves the next lease in DynamoDB, falling back to a single slot when the window has less room. */
   private async extend(clientId: string, lease: Lease, limit: number, now: number): Promise<void> {
-    const largest = Math.max(1, Math.floor(limit * MAX_LEASE_FRACTION));
-    const size = Math.min(Math.max(lease.next, this.rateSized(lease, now)), largest, limit);
-    if (await this.reserve(clientId, lease.windowStart, size, limit)) {
+    const shards = rateShardsOf(limit);
+    const shard = (this.shardOffset + lease.shardsFull) % shards;
+    // Shard 0 takes the remainder, so the shares add up to the limit exactly.
+    const share = Math.floor(limit / shards) + (shard < limit % shards ? 1 : 0);
+    const largest = Math.max(1, Math.floor(share * MAX_LEASE_FRACTION));
+    const size = Math.min(Math.max(lease.next, this.rateSized(lease, now)), largest, share);
+    if (await this.reserve(clientId, lease.windowStart, shard, size, share)) {
       lease.remaining += size;
       lease.next = Math.min(size * 2, largest);
       lease.lastSize = size;
       lease.grantedAt = now;
-    } else if (size > 1 && (await this.reserve(clientId, lease.windowStart, 1, limit))) {
+    } else if (size > 1 && (await this.reserve(clientId, lease.windowStart, shard, 1, share))) {
       lease.crowded = true;
       lease.remaining += 1;
       lease.next = 1;
       lease.lastSize = 1;
       lease.grantedAt = now;
+    } else if (lease.shardsFull + 1 < shards) {
+      lease.shardsFull++;
+      lease.crowded = false;
+      lease.next = 1;
+      lease.lastSize = 0;
     } else {
       lease.exhausted = true;
     }
@@ -140,7 +168,13 @@ export class DynamoDbRateWindow implements RateWindow {
     return Math.ceil((lease.lastSize / spentIn) * ahead);
   }
 
-  private async reserve(clientId: string, windowStart: number, slots: number, limit: number): Promise<boolean> {
+  private async reserve(
+    clientId: string,
+    windowStart: number,
+    shard: number,
+    slots: number,
+    limit: number,
+  ): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateItemCommand({
@@ -148,7 +182,11 @@ export class DynamoDbRateWindow implements RateWindow {
           // A client id comes from a token and may be long: bounded like every key built from input.
           Key: {
             [tables.idempotency.partitionKey.name]: {
-              S: boundedKey('rate', [clientId, String(windowStart)], DYNAMODB_LIMITS.partitionKeyBytes),
+              S: boundedKey(
+                'rate',
+                [clientId, String(windowStart), ...(shard === 0 ? [] : [String(shard)])],
+                DYNAMODB_LIMITS.partitionKeyBytes,
+              ),
             },
           },
           UpdateExpression: 'ADD #count :slots SET #ttl = if_not_exists(#ttl, :expires)',
@@ -190,6 +228,7 @@ export class DynamoDbRateWindow implements RateWindow {
         grantedAt: now,
         crowded: false,
         exhausted: false,
+        shardsFull: 0,
       };
       this.leases.delete(clientId);
       this.leases.set(clientId, lease);

@@ -12,7 +12,13 @@ export interface TableWithSpec {
 export class Tables extends Construct {
   readonly byName: ReadonlyMap<string, TableWithSpec>;
 
-  constructor(scope: Construct, id: string, specs: Readonly<Record<string, TableSpec>>) {
+  /** `replicaRegions`: per table, the other Regions of its global table (koerier:globalTableRegions, ./disaster-recovery.ts). */
+  constructor(
+    scope: Construct,
+    id: string,
+    specs: Readonly<Record<string, TableSpec>>,
+    replicaRegions: Readonly<Record<string, readonly string[]>> = {},
+  ) {
     super(scope, id);
     const tables = new Map<string, TableWithSpec>();
     for (const [name, spec] of Object.entries(specs)) {
@@ -26,6 +32,7 @@ export class Tables extends Construct {
         ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
         // Subscriptions and idempotency records outlive any one deployment of the stack.
         removalPolicy: RemovalPolicy.RETAIN,
+        ...(replicaRegions[name]?.length ? { replicationRegions: [...replicaRegions[name]] } : {}),
       });
       for (const index of spec.globalIndexes ?? []) {
         table.addGlobalSecondaryIndex({

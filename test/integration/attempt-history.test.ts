@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PACK_BYTES } from '../../functions/aws/dynamodb-attempt-history.js';
+import { ATTEMPT_SHARDS, attemptPartition } from '../../functions/aws/delivery-table-items.js';
 import { DynamoDbDeliveryState } from '../../functions/aws/dynamodb-delivery-state.js';
 import { InvalidPageCursorError, type AttemptRecord } from '../../functions/core/delivery/delivery-records.js';
 import { localName } from '../../functions/config/resources.js';
@@ -50,15 +51,23 @@ function batch(subscriptionId: string, second: number, count: number): AttemptRe
   }));
 }
 
+/** The subscription's attempt packs, in whichever of its shards (issue 35) each was written. */
 async function itemsOf(subscriptionId: string) {
-  const result = await client.send(
-    new QueryCommand({
-      TableName: table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :a)',
-      ExpressionAttributeValues: { ':pk': { S: `sub#${subscriptionId}` }, ':a': { S: 'attempt#' } },
-    }),
-  );
-  return result.Items ?? [];
+  const items = [];
+  for (let shard = 0; shard < ATTEMPT_SHARDS; shard++) {
+    const result = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :a)',
+        ExpressionAttributeValues: {
+          ':pk': { S: attemptPartition(subscriptionId, shard) },
+          ':a': { S: 'attempt#' },
+        },
+      }),
+    );
+    items.push(...(result.Items ?? []));
+  }
+  return items;
 }
 
 async function everyPage(
