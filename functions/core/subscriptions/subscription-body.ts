@@ -14,6 +14,7 @@ import { refusedAs, requestBody, stringEnum } from '../http/json-body.js';
 import { FILTER_LIMITS } from './filters.js';
 import { filtersMember } from './filter-schema.js';
 import { PULL_LIMITS } from './subscription.js';
+import { ORDERING_MESSAGE, ORDERING_SCHEMA } from '../ordering/ordering-schema.js';
 
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
@@ -181,6 +182,10 @@ export const SUBSCRIPTION_BODY = requestBody({
               "Push and pull: the largest event delivered (or received) with its data inline (default: the deployment's inline threshold, 64 KiB). A larger event carries `dataref` to GET /payloads/{id}, with `koerierdatadigest` and `koerierdatasize`, and the subscription's owner may fetch it (EDU-1, CE-14). A pull receive also sends by reference an event that would not fit one answer (6 MB) inline.",
           }),
         ),
+      ),
+      // Push and pull alike (issue 33); the attributes that cannot be a key are refused in code (ordering-input.ts).
+      ordering: Type.Optional(
+        refusedAs({ rule: 'ordering', requirement: 'ORD-1', message: ORDERING_MESSAGE }, ORDERING_SCHEMA),
       ),
     },
     {

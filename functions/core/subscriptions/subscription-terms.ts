@@ -31,6 +31,7 @@ export async function termsOf(
     ...(input.retryWindowSeconds === undefined ? {} : { retryWindowSeconds: input.retryWindowSeconds }),
     ...(input.signDeliveries ? { signDeliveries: true } : {}),
     ...(input.maxInlineBytes === undefined ? {} : { maxInlineBytes: input.maxInlineBytes }),
+    ...(input.ordering === undefined ? {} : { ordering: input.ordering }),
   };
 }
 
@@ -60,5 +61,6 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.signDeliveries === true,
     s.delivery,
     s.pull,
+    s.ordering,
   ]);
 }

@@ -5,6 +5,7 @@
  */
 import type { ContentMode } from '../cloudevents/index.js';
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
+import type { OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Filter } from './filters.js';
 
 /**
@@ -104,6 +105,8 @@ export interface Subscription {
   readonly retryWindowSeconds?: number;
   /** The largest event delivered with its data inline; larger ones go with `dataref` (EDU-1). Default: the deployment's inline threshold. */
   readonly maxInlineBytes?: number;
+  /** Ordered delivery per key (issue 33, docs/ORDERING.md); absent: no order. */
+  readonly ordering?: OrderingSettings;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */
