@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { itemOf, subscriptionOf } from '../../../functions/aws/subscription-table-items.js';
-import { parseSubscriptionInput } from '../../../functions/core/subscriptions/subscription-input.js';
+import { parseSubscriptionInput, type InputRules } from '../../../functions/core/subscriptions/subscription-input.js';
 import { view, writableView } from '../../../functions/core/subscriptions/subscription-view.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { awsInputRules } from '../subscriptions/subscription-fixtures.js';
 
-const ordered = { ...awsInputRules, orderingAvailable: true };
+const ordered: InputRules = { ...awsInputRules, orderingAvailable: true };
 const sink = 'https://ontvanger.example/webhook';
 const issuesOf = (body: Record<string, unknown>, rules = ordered) =>
   parseSubscriptionInput(body, rules).issues.map((i) => `${i.attribute}:${i.rule}:${i.requirement}`);
