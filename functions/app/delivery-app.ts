@@ -31,6 +31,7 @@ export type DeliveryAppDependencies = Pick<
   | 'deliveryPolicy'
   | 'deliveryQueue'
   | 'outbox'
+  | 'orderedLanes'
   | 'deliveryState'
   | 'deliveryHttp'
   | 'signingKeys'
@@ -100,6 +101,7 @@ function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDepend
     // Issue 28, item 9: entitlement is checked again on every attempt, not only when the router matched.
     entitlements: async () => (await deps.partners.current()).entitlements,
     outbox: deps.outbox,
+    lanes: deps.orderedLanes,
     policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
     operations: deps.operationalEvents,

@@ -8,6 +8,7 @@ import {
   deliveryState,
   metrics,
   outbox,
+  orderedLanes,
   operationalEvents,
   partners,
   payloadLedger,
@@ -35,6 +36,7 @@ export const handler = handlerFor(
     partners,
     metrics,
     outbox,
+    orderedLanes,
     recordDeliveryMetrics,
   }),
 );

@@ -15,7 +15,8 @@ import type { Outbox, OutboxAddress, OutboxEntry } from '../delivery-message/out
 import type { LaneAddress, OrderedLanes } from './ordered-lanes.js';
 import { stampSequence } from './sequence-stamp.js';
 
-export function orderedOutbox(inner: Outbox, lanes: OrderedLanes): Outbox {
+/** `lanes` is asked for on the first ordered delivery: an outbox that never sees one builds none. */
+export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes): Outbox {
   const enqueueAll = async (entries: readonly OutboxEntry[]): Promise<void> => {
     const through: OutboxEntry[] = [];
     // Per lane in the given order (the router's is acceptance order); lanes side by side.
@@ -33,7 +34,7 @@ export function orderedOutbox(inner: Outbox, lanes: OrderedLanes): Outbox {
         const queued: OutboxEntry[] = [];
         for (const entry of laneEntries) {
           const lane = { subscriptionId: entry.message.subscriptionId, key: entry.message.ordering!.key };
-          const appended = await lanes.append(lane, entry.message.deliveryId, (sequence) =>
+          const appended = await lanes().append(lane, entry.message.deliveryId, (sequence) =>
             encodeDeliveryMessage(sequenced(entry.message, sequence)),
           );
           if (appended.head)

@@ -99,9 +99,11 @@ describe('a composed set of dependencies', () => {
         // Issue 30 item 1: the event trace's readers.
         'routedEventRecords',
         'eventDeliveries',
+        // Issue 33: the lanes of ordered delivery per key.
+        'orderedLanes',
       ]),
     );
-    expect(members).toHaveLength(46);
+    expect(members).toHaveLength(47);
     expect(asked).toBe(0);
   });
 

@@ -23,7 +23,7 @@ describe('the ordering member (issue 33 item 1)', () => {
     });
     expect(
       parseSubscriptionInput(
-        { delivery: 'pull', ordering: { key: 'leerlingnummer', withoutKey: 'refuse', onFailure: 'park' } },
+        { sink, ordering: { key: 'leerlingnummer', withoutKey: 'refuse', onFailure: 'park' } },
         ordered,
       ).input?.ordering,
     ).toEqual({ key: 'leerlingnummer', withoutKey: 'refuse', onFailure: 'park' });
@@ -51,8 +51,9 @@ describe('the ordering member (issue 33 item 1)', () => {
       expect(issuesOf({ sink, ordering: { key } })).toEqual([]);
   });
 
-  it('ORD-1: a deployment that does not deliver in order refuses ordering instead of ignoring it', () => {
+  it('ORD-1: a deployment that does not deliver in order refuses ordering instead of ignoring it; so does a pull subscription (issue 33 item 4 not built)', () => {
     expect(issuesOf({ sink, ordering: {} }, awsInputRules)).toEqual(['ordering:ordering-unavailable:ORD-1']);
+    expect(issuesOf({ delivery: 'pull', ordering: {} })).toEqual(['ordering:ordering-unavailable:ORD-1']);
     expect(issuesOf({ sink }, awsInputRules)).toEqual([]);
   });
 
