@@ -39,7 +39,7 @@ import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { queueOutbox } from '../core/delivery-message/outbox.js';
-import { orderedOutbox } from '../core/ordering/ordered-outbox.js';
+import { orderedOutbox } from '../core/delivery-message/ordered-outbox.js';
 import { DynamoDbOrderedLanes } from '../aws/dynamodb-ordered-lanes.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';

@@ -34,7 +34,7 @@ export interface DeliveryMessage {
   readonly replay?: ReplayMark;
   /**
    * An ordered subscription's event with a key (issue 33, docs/ORDERING.md): set by the router with
-   * the key alone; the ordered outbox gives it its place in the key's lane (`sequence`, from 1).
+   * the key alone; the ordered outbox (ordered-outbox.ts) gives it its place in the key's lane (`sequence`, from 1).
    */
   readonly ordering?: OrderingMark;
 }

@@ -16,7 +16,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
-import { releaseNext } from '../ordering/ordered-outbox.js';
+import { releaseNext } from '../delivery-message/ordered-outbox.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';

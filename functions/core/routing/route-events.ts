@@ -274,7 +274,7 @@ function planDeliveries(
       // A pull subscription gets one message per event; a push one its events together if it takes batches.
       const key = candidate.ordering && orderingKeyOf(entry.event.attributes, candidate.ordering);
       if (key !== undefined) {
-        // Ordered (issue 33): one event per delivery, marked for its key's lane (core/ordering/ordered-outbox.ts).
+        // Ordered (issue 33): one event per delivery, marked for its key's lane (core/delivery-message/ordered-outbox.ts).
         const { subscription, message, recordIds } = delivery(address, [entry], createdAt);
         planned.push({ subscription, message: { ...message, ordering: { key } }, recordIds });
       } else if (candidate.delivery === 'push' && takesBatches(candidate)) {

@@ -13,7 +13,7 @@ import {
   type DeliveryMessage,
 } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { Outbox } from '../../../functions/core/delivery-message/outbox.js';
-import { orderedOutbox } from '../../../functions/core/ordering/ordered-outbox.js';
+import { orderedOutbox } from '../../../functions/core/delivery-message/ordered-outbox.js';
 import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
 import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
 import { SUB, T0, setup } from '../delivery/dispatcher-harness.js';

@@ -6,14 +6,10 @@
  * delivery function (push) or an acknowledgement (pull) queues the next one (`releaseNext`).
  * Everything else — unordered deliveries, redrives, splits, replays — passes through unchanged.
  */
-import {
-  decodeDeliveryMessage,
-  encodeDeliveryMessage,
-  type DeliveryMessage,
-} from '../delivery-message/delivery-message.js';
-import type { Outbox, OutboxAddress, OutboxEntry } from '../delivery-message/outbox.js';
-import type { LaneAddress, OrderedLanes } from './ordered-lanes.js';
-import { stampSequence } from './sequence-stamp.js';
+import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
+import type { Outbox, OutboxAddress, OutboxEntry } from './outbox.js';
+import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
+import { stampSequence } from '../ordering/sequence-stamp.js';
 
 /** `lanes` is asked for on the first ordered delivery: an outbox that never sees one builds none. */
 export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes): Outbox {
