@@ -1631,6 +1631,26 @@ export interface components {
          */
         deadletterthreshold?: number;
       };
+      /** @description Ordered delivery per key (docs/ORDERING.md): the events of one key arrive in the order Koerier accepted them, at most one in flight (push) or locked (pull) per key, each stamped with a per-(subscription, key) `sequence` (the CloudEvents sequence extension, zero-padded to 10 digits so it sorts as text). Other keys are never held up. */
+      ordering?: {
+        /**
+         * @description The context attribute whose value is the key: `partitionkey` (the CloudEvents partitioning extension, the default), `subject`, or an extension attribute’s name. Not `id`, `source`, `type`, `specversion`, `time`, `datacontenttype`, `dataschema` or `sequence`.
+         * @default partitionkey
+         */
+        key?: string;
+        /**
+         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive.
+         * @default unordered
+         * @enum {string}
+         */
+        withoutKey?: 'unordered' | 'refuse';
+        /**
+         * @description `block`: the key waits, its event retried, until it is delivered or the subscription is paused. `park`: the event and every later one of the key are parked in order; a redrive of the key delivers them in order, then unparks it. `skip`: the event is dead-lettered, the key goes on, and the gap shows in `sequence`.
+         * @default block
+         * @enum {string}
+         */
+        onFailure?: 'block' | 'park' | 'skip';
+      };
     };
     Subscription: {
       /** Format: uuid */
@@ -1715,6 +1735,26 @@ export interface components {
          * @default 10
          */
         deadletterthreshold?: number;
+      };
+      /** @description Ordered delivery per key (docs/ORDERING.md): the events of one key arrive in the order Koerier accepted them, at most one in flight (push) or locked (pull) per key, each stamped with a per-(subscription, key) `sequence` (the CloudEvents sequence extension, zero-padded to 10 digits so it sorts as text). Other keys are never held up. */
+      ordering?: {
+        /**
+         * @description The context attribute whose value is the key: `partitionkey` (the CloudEvents partitioning extension, the default), `subject`, or an extension attribute’s name. Not `id`, `source`, `type`, `specversion`, `time`, `datacontenttype`, `dataschema` or `sequence`.
+         * @default partitionkey
+         */
+        key?: string;
+        /**
+         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive.
+         * @default unordered
+         * @enum {string}
+         */
+        withoutKey?: 'unordered' | 'refuse';
+        /**
+         * @description `block`: the key waits, its event retried, until it is delivered or the subscription is paused. `park`: the event and every later one of the key are parked in order; a redrive of the key delivers them in order, then unparks it. `skip`: the event is dead-lettered, the key goes on, and the gap shows in `sequence`.
+         * @default block
+         * @enum {string}
+         */
+        onFailure?: 'block' | 'park' | 'skip';
       };
       /**
        * @description pending: waiting for consent; active: receiving; rejected: no consent; retired: the target answered 410; suspended: paused by the dispatcher.

@@ -32,6 +32,7 @@ export type DeliveryAppDependencies = Pick<
   | 'deliveryPolicy'
   | 'deliveryQueue'
   | 'outbox'
+  | 'orderedLanes'
   | 'deliveryState'
   | 'deliveryHttp'
   | 'signingKeys'
@@ -102,6 +103,7 @@ function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDepend
     // Issue 28, item 9: entitlement is checked again on every attempt, not only when the router matched.
     entitlements: async () => (await deps.partners.current()).entitlements,
     outbox: deps.outbox,
+    lanes: deps.orderedLanes,
     policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
     // Issue 30 item 3: suspensions, retirements and dead letters also go to the alert contacts.

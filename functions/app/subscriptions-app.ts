@@ -63,6 +63,8 @@ export function subscriptionsApp(deps: SubscriptionsAppDependencies): HttpApp {
         validationHandshake: config.validationHandshake,
         maxRetryWindowSeconds: config.idempotency.ttlSeconds,
         signingAvailable: config.delivery.signingKeys.length > 0,
+        // Push subscriptions' lanes live in the deliveries table, which every deployment has (issue 33).
+        orderingAvailable: true,
       },
       audit: log,
       pullQueues: deps.pullQueues,

@@ -13,6 +13,7 @@ import {
   type UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { tables } from '../config/resources.js';
+import type { OrderingSettings } from '../core/ordering/ordering-settings.js';
 import type { ContentMode } from '../core/cloudevents/index.js';
 import type { RouteCandidate } from '../core/routing/matcher.js';
 import type { SubscriptionMatch } from '../core/routing/route-keys.js';
@@ -44,6 +45,7 @@ export function itemOf(candidate: Stored): Item {
     contentMode: { S: candidate.contentMode },
     batchSupported: { BOOL: candidate.batchSupported },
     delivery: { S: candidate.delivery },
+    ...(candidate.ordering === undefined ? {} : { ordering: { S: JSON.stringify(candidate.ordering) } }),
   };
 }
 
@@ -55,6 +57,7 @@ export function storedOf(item: Item): Stored {
     batchSupported: item['batchSupported']?.BOOL === true,
     // Absent on entries written before pull delivery existed: those are push.
     delivery: item['delivery']?.S === 'pull' ? 'pull' : 'push',
+    ...(item['ordering']?.S === undefined ? {} : { ordering: JSON.parse(item['ordering'].S) as OrderingSettings }),
   };
 }
 

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { tables } from '../config/resources.js';
 import { DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import type { Filter } from '../core/subscriptions/filters.js';
+import type { OrderingSettings } from '../core/ordering/ordering-settings.js';
 import { InvalidCursorError } from '../core/subscriptions/store.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../core/subscriptions/subscription.js';
 
@@ -71,6 +72,7 @@ export function itemOf(s: Subscription): Item {
   if (s.signDeliveries === true) item['signDeliveries'] = { BOOL: true };
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.alerts !== undefined) item['alerts'] = { S: JSON.stringify(s.alerts) };
+  if (s.ordering !== undefined) item['ordering'] = { S: JSON.stringify(s.ordering) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
   if (s.pull !== undefined) {
@@ -99,6 +101,7 @@ export function subscriptionOf(item: Item): Subscription {
     signDeliveries: item['signDeliveries']?.BOOL === true ? true : undefined,
     maxInlineBytes: number('maxInlineBytes'),
     alerts: text('alerts') === undefined ? undefined : (JSON.parse(text('alerts')!) as AlertContacts),
+    ordering: text('ordering') === undefined ? undefined : (JSON.parse(text('ordering')!) as OrderingSettings),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
   };

@@ -40,6 +40,8 @@ import { SqsMessageQueue } from '../aws/sqs-message-queue.js';
 import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { queueOutbox } from '../core/delivery-message/outbox.js';
+import { orderedOutbox } from '../core/delivery-message/ordered-outbox.js';
+import { DynamoDbOrderedLanes } from '../aws/dynamodb-ordered-lanes.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
@@ -151,14 +153,22 @@ export const pullQueues: Member<'pullQueues'> = (c) =>
  * the deliveries queue, and it has no grant (nor the name) of the pull queues.
  */
 export const outbox: Member<'outbox'> = (c) =>
-  queueOutbox({
-    get deliveryQueue() {
-      return deliveryQueue(c);
-    },
-    get pullQueues() {
-      return pullQueues(c);
-    },
-  });
+  // Ordered subscriptions' events go through their lanes (issue 33); the lanes are built on the first such event.
+  orderedOutbox(
+    queueOutbox({
+      get deliveryQueue() {
+        return deliveryQueue(c);
+      },
+      get pullQueues() {
+        return pullQueues(c);
+      },
+    }),
+    () => orderedLanes(c),
+  );
+
+/** The lanes of ordered delivery per key (issue 33), in the deliveries table; one for the composition, which the outbox shares. */
+export const orderedLanes: Member<'orderedLanes'> = (c) =>
+  c.once(orderedLanes, () => new DynamoDbOrderedLanes(c.client(dynamodbClient), table(c, 'deliveries'), c.clock));
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));

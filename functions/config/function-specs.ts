@@ -65,7 +65,8 @@ export const functions = {
     timeoutSeconds: 10,
     queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
     // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
-    tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite' },
+    // deliveries: the lanes of ordered subscriptions (issue 33), which the router appends to.
+    tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite', deliveries: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
     pullQueues: ['send'],
     // Writes one archive object per batch (docs/REPLAY.md).

@@ -8,6 +8,7 @@ import {
   deliveryState,
   metrics,
   outbox,
+  orderedLanes,
   operationalEvents,
   partners,
   payloadLedger,
@@ -37,6 +38,7 @@ export const handler = handlerFor(
     partners,
     metrics,
     outbox,
+    orderedLanes,
     recordDeliveryMetrics,
   }),
 );

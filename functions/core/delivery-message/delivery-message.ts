@@ -32,6 +32,16 @@ export interface DeliveryMessage {
    * from 1. The event itself is unchanged; push sends this as headers, pull beside the event.
    */
   readonly replay?: ReplayMark;
+  /**
+   * An ordered subscription's event with a key (issue 33, docs/ORDERING.md): set by the router with
+   * the key alone; the ordered outbox (ordered-outbox.ts) gives it its place in the key's lane (`sequence`, from 1).
+   */
+  readonly ordering?: OrderingMark;
+}
+
+export interface OrderingMark {
+  readonly key: string;
+  readonly sequence?: number;
 }
 
 /**

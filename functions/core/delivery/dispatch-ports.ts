@@ -9,6 +9,7 @@ import type { Metrics } from '../ports/metrics.js';
 import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Outbox } from '../delivery-message/outbox.js';
+import type { OrderedLanes } from '../ordering/ordered-lanes.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
@@ -133,6 +134,8 @@ export interface DispatcherDependencies {
   entitlements?(): Promise<Entitlements>;
   /** Where a batch split into single events goes: the outbox the router, replays and redrives use (issue 29, item 3). */
   readonly outbox: Pick<Outbox, 'enqueue'>;
+  /** The lanes of ordered subscriptions (issue 33, core/ordering); absent: every delivery goes unordered. */
+  readonly lanes?: OrderedLanes;
   readonly policy: DeliveryPolicy;
   /** Koerier's own events about suspensions, retirements and dead letters (core/operations); absent: none told. */
   readonly operations?: OperationalEvents;

@@ -11,6 +11,7 @@ import { tell } from '../operations/operational-events.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { admit } from './admission.js';
 import { observeAttempt } from './attempt-observation.js';
+import { OrderedDispatch } from './ordered-dispatch.js';
 import { attemptAll, type Sending } from './attempt.js';
 import type { AttemptRecord } from './delivery-records.js';
 import type { DeliveryDecision, DispatcherDependencies, QueuedDelivery } from './dispatch-ports.js';
@@ -37,6 +38,8 @@ export class SubscriptionDispatch {
   /** Known once the gate let it through: operational events name its owner. */
   private subscription?: Subscription;
   private readonly telling: DeadLetterTelling;
+  /** An ordered subscription's holds on its keys (issue 33): every step applied goes through it. */
+  private ordered?: OrderedDispatch;
 
   constructor(
     private readonly subscriptionId: string,
@@ -71,6 +74,12 @@ export class SubscriptionDispatch {
     const { subscription } = gate;
     this.subscription = subscription;
     const entitlements = await deps.entitlements?.();
+    if (subscription.ordering !== undefined && deps.lanes !== undefined) {
+      const { lanes, outbox, log, policy } = deps;
+      const maxReceiveCount = policy.maxReceiveCount;
+      this.ordered = new OrderedDispatch(subscription, { lanes, outbox, log, now: this.now, maxReceiveCount });
+      deliveries = await this.ordered.admit(deliveries, (delivery, next) => this.apply(delivery, next));
+    }
 
     const ready: Sending[] = [];
     const toSplit: QueuedDelivery[] = [];
@@ -236,7 +245,8 @@ export class SubscriptionDispatch {
   }
 
   /** Takes one step for one queue message: a dead letter is written before its message is let go. */
-  private async apply(delivery: QueuedDelivery, next: NextStep): Promise<void> {
+  private async apply(delivery: QueuedDelivery, step: NextStep): Promise<void> {
+    const next = this.ordered ? await this.ordered.settle(delivery, step) : step;
     if (next.kind === 'retry')
       return void this.decisions.push({
         messageId: delivery.messageId,

@@ -12,6 +12,7 @@
  * reads up to 100 keys in one request), so a request serves many events; a key found empty is
  * cached like any other, until the generation changes.
  */
+import type { OrderingSettings } from '../ordering/ordering-settings.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import type { EventAttributes } from '../subscriptions/filters.js';
 import type { DeliveryMode, Subscription } from '../subscriptions/subscription.js';
@@ -27,13 +28,15 @@ export interface RouteCandidate {
   readonly batchSupported: boolean;
   /** `pull`: the router writes the event to the subscription's own queue (docs/PULL.md). */
   readonly delivery: DeliveryMode;
+  /** Ordered delivery per key (issue 33): the router marks each event of a key for its lane. */
+  readonly ordering?: OrderingSettings;
 }
 
 /** What the route index keeps of a subscription: the same for every store that writes the index. */
 export function routeCandidateOf(
   subscription: Pick<
     Subscription,
-    'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery'
+    'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery' | 'ordering'
   >,
 ): RouteCandidate {
   return {
@@ -47,6 +50,7 @@ export function routeCandidateOf(
     contentMode: subscription.contentMode,
     batchSupported: subscription.batchSupported,
     delivery: subscription.delivery,
+    ...(subscription.ordering === undefined ? {} : { ordering: subscription.ordering }),
   };
 }
 

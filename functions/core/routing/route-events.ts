@@ -24,6 +24,7 @@ import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message
 import { deliveryIdOf, takesBatches } from '../delivery-message/delivery-rules.js';
 import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
+import { orderingKeyOf } from '../ordering/ordering-settings.js';
 import { mayReceiveMatched } from './may-receive.js';
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
@@ -157,6 +158,9 @@ export async function routeInboundEvents(
   await archiveClaimed(claimed, failed, deps);
   // A batch whose archive write failed comes back whole, and its subscriptions are read on the retry.
   const archived = claimed.filter((entry) => !failed.has(entry.record.recordId));
+  // In the records' order, which the lanes of ordered subscriptions keep (claims complete in any order).
+  const position = new Map(records.map((record, index) => [record.recordId, index]));
+  archived.sort((a, b) => position.get(a.record.recordId)! - position.get(b.record.recordId)!);
   // The route keys of the whole batch in one read where the index can; what that misses, `match` reads per key.
   await deps.matcher.prefetch(archived.map((entry) => entry.event.attributes));
   const matches = await Promise.all(
@@ -268,7 +272,12 @@ function planDeliveries(
     for (const candidate of candidates) {
       const address = { id: candidate.subscriptionId, delivery: candidate.delivery };
       // A pull subscription gets one message per event; a push one its events together if it takes batches.
-      if (candidate.delivery === 'push' && takesBatches(candidate)) {
+      const key = candidate.ordering && orderingKeyOf(entry.event.attributes, candidate.ordering);
+      if (key !== undefined) {
+        // Ordered (issue 33): one event per delivery, marked for its key's lane (core/delivery-message/ordered-outbox.ts).
+        const { subscription, message, recordIds } = delivery(address, [entry], createdAt);
+        planned.push({ subscription, message: { ...message, ordering: { key } }, recordIds });
+      } else if (candidate.delivery === 'push' && takesBatches(candidate)) {
         const group = batches.get(candidate.subscriptionId) ?? { address, entries: [] };
         group.entries.push(entry);
         batches.set(candidate.subscriptionId, group);

@@ -15,6 +15,7 @@ import { FILTER_LIMITS } from './filters.js';
 import { filtersMember } from './filter-schema.js';
 import { PULL_LIMITS } from './subscription.js';
 import { ALERTS_MEMBER } from './alert-contacts.js';
+import { ORDERING_MESSAGE, ORDERING_SCHEMA } from '../ordering/ordering-schema.js';
 
 const MAX_TYPES = 32;
 const MAX_TEXT = 1024;
@@ -185,6 +186,10 @@ export const SUBSCRIPTION_BODY = requestBody({
       ),
       // Push and pull alike (issue 30 item 3): the webhook's URL policy and host are checked in code (alert-contacts.ts).
       alerts: Type.Optional(ALERTS_MEMBER),
+      // Push and pull alike (issue 33); the attributes that cannot be a key are refused in code (ordering-input.ts).
+      ordering: Type.Optional(
+        refusedAs({ rule: 'ordering', requirement: 'ORD-1', message: ORDERING_MESSAGE }, ORDERING_SCHEMA),
+      ),
     },
     {
       additionalProperties: false,

@@ -13,6 +13,8 @@ import type { SinkCredential, SinkCredentialKind, SinkCredentialPolicy } from '.
 import { parseFilters, type Filter } from './filters.js';
 import { outboundUrlProblem, type OutboundUrlRules } from './outbound-url.js';
 export { mergePatch, PatchTooDeepError } from './merge-patch.js';
+import { parseOrdering } from './ordering-input.js';
+import type { OrderingSettings } from '../ordering/ordering-settings.js';
 import { parsePullMembers, PULL_ONLY_MEMBERS, PUSH_ONLY_MEMBERS } from './pull-subscription-input.js';
 import { parseSinkCredential } from './sink-credential-input.js';
 import { parseAlertContacts, type AlertContacts } from './alert-contacts.js';
@@ -39,6 +41,8 @@ export interface SubscriptionInput {
   readonly maxInlineBytes?: number;
   /** Who is told out of band (SELF-3). */
   readonly alerts?: AlertContacts;
+  /** Ordered delivery per key (issue 33). */
+  readonly ordering?: OrderingSettings;
 }
 
 export interface InputRules {
@@ -59,6 +63,8 @@ export interface InputRules {
   readonly refusedAddressRange?: ((address: string) => string | undefined) | undefined;
   /** The deployment has a signing key: `signdeliveries` may be true. */
   readonly signingAvailable?: boolean;
+  /** The deployment delivers in order per key: `ordering` may be set (issue 33). */
+  readonly orderingAvailable?: boolean;
   /** `validation` when the body leaves it out (default `handshake`; see `handshake-policy.ts`). */
   readonly defaultValidation?: ValidationMode;
 }
@@ -141,6 +147,7 @@ export function parseSubscriptionInput(
   const pull = delivery === 'pull' ? parsePullMembers(fields, PUSH_ONLY_MEMBERS, add) : undefined;
   const credential = delivery === 'pull' ? undefined : checkPushMembers(fields, rules, issues);
 
+  const ordering = parseOrdering(fields['ordering'], rules.orderingAvailable === true, delivery, add);
   const valid = fields as Static<typeof SUBSCRIPTION_BODY.schema>;
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).
@@ -164,6 +171,7 @@ export function parseSubscriptionInput(
   const maxInline = {
     ...(valid.maxinlinebytes === undefined ? {} : { maxInlineBytes: valid.maxinlinebytes }),
     ...(alerts.contacts === undefined ? {} : { alerts: alerts.contacts }),
+    ...(ordering === undefined ? {} : { ordering }),
   };
   if (pull) {
     return {

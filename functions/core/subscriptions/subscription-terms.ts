@@ -32,6 +32,7 @@ export async function termsOf(
     ...(input.signDeliveries ? { signDeliveries: true } : {}),
     ...(input.maxInlineBytes === undefined ? {} : { maxInlineBytes: input.maxInlineBytes }),
     ...(input.alerts === undefined ? {} : { alerts: input.alerts }),
+    ...(input.ordering === undefined ? {} : { ordering: input.ordering }),
   };
 }
 
@@ -62,5 +63,6 @@ export function requestedTerms(s: SubscriptionTerms): string {
     s.delivery,
     s.pull,
     s.alerts,
+    s.ordering,
   ]);
 }

@@ -6,6 +6,7 @@
 import type { AlertContacts } from './alert-contacts.js';
 import type { ContentMode } from '../cloudevents/index.js';
 import type { StoredSinkCredential } from '../credentials/sink-credential.js';
+import type { OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Filter } from './filters.js';
 
 /**
@@ -107,6 +108,8 @@ export interface Subscription {
   readonly maxInlineBytes?: number;
   /** Who is told out of band when the subscription needs its owner (SELF-3, core/alerts). */
   readonly alerts?: AlertContacts;
+  /** Ordered delivery per key (issue 33, docs/ORDERING.md); absent: no order. */
+  readonly ordering?: OrderingSettings;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */

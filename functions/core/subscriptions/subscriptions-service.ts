@@ -69,6 +69,8 @@ export interface SubscriptionsSettings {
   readonly maxRetryWindowSeconds: number;
   /** A signing key is configured, so `signdeliveries` may be true (issue 12, item 6). */
   readonly signingAvailable?: boolean;
+  /** The deployment delivers in order per key (issue 33); until then `ordering` is refused. */
+  readonly orderingAvailable?: boolean;
 }
 
 export interface SubscriptionsDependencies {
@@ -291,6 +293,7 @@ export class SubscriptionsService {
       sinkCredentials: this.deps.settings.sinkCredentials,
       maxRetryWindowSeconds: this.deps.settings.maxRetryWindowSeconds,
       signingAvailable: this.deps.settings.signingAvailable === true,
+      orderingAvailable: this.deps.settings.orderingAvailable === true,
       storedCredential,
       defaultValidation: this.agreedByDirectory(owner) ? 'agreed' : 'handshake',
     });

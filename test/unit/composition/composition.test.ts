@@ -110,9 +110,11 @@ describe('a composed set of dependencies', () => {
         'alertWebhook',
         // Issue 34: the ZGW adapter's kanalen and abonnementen.
         'zgwStore',
+        // Issue 33: the lanes of ordered delivery per key.
+        'orderedLanes',
       ]),
     );
-    expect(members).toHaveLength(54);
+    expect(members).toHaveLength(55);
     expect(asked).toBe(0);
   });
 

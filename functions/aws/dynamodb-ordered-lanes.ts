@@ -1,0 +1,187 @@
+/**
+ * `OrderedLanes` (core/ordering/ordered-lanes.ts, issue 33) in the `deliveries` table, one partition
+ * per lane: `pk` = `lane#<subscription id>#<SHA-256 of the key, base64url>` (any key fits, and
+ * lanes spread over partitions), with
+ *
+ *   sk `lane`             the lane's state: `next` (first unsettled sequence), `last` (highest
+ *                         given), the hold (`holder`, `holdUntil`), `parked`, and the key itself
+ *   sk `e#<sequence>`     an event waiting in the lane: its stored delivery message (`body`)
+ *   sk `d#<delivery id>`  which sequence a delivery got, so a router retry finds its place again
+ *
+ * Conditional writes only (dynalite has no transactions): a sequence is taken by creating its
+ * `e#` item, so two routers never share one; `last` is a hint for where to try. The lane's state
+ * has no TTL: a key's sequence must not start again at 1.
+ */
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import type { Appended, LaneAddress, LaneTake, OrderedLanes } from '../core/ordering/ordered-lanes.js';
+import { formatSequence } from '../core/ordering/ordering-settings.js';
+import { num, PK, SK, type Item } from './delivery-table-items.js';
+
+const STATE = 'lane';
+/** A delivery's place is remembered as long as SQS keeps a message: a retry comes within that. */
+const PLACE_SECONDS = 14 * 24 * 3600;
+/** Tries to take a sequence before giving up (each lost race means another writer took one). */
+const MAX_TRIES = 100;
+
+export class DynamoDbOrderedLanes implements OrderedLanes {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async append(lane: LaneAddress, deliveryId: string, build: (sequence: number) => string): Promise<Appended> {
+    const known = await this.get(lane, `d#${deliveryId}`);
+    if (known?.['sequence']?.N !== undefined) {
+      const sequence = Number(known['sequence'].N);
+      const stored = await this.get(lane, eventKey(sequence));
+      return { sequence, body: stored?.['body']?.S ?? build(sequence), head: isHead(await this.state(lane), sequence) };
+    }
+    let sequence = Number((await this.state(lane))?.['last']?.N ?? 0) + 1;
+    let body = build(sequence);
+    for (let tries = 0; ; tries++) {
+      try {
+        await this.client.send(
+          new PutItemCommand({
+            TableName: this.tableName,
+            Item: { ...this.key(lane, eventKey(sequence)), body: { S: body }, deliveryId: { S: deliveryId } },
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': PK },
+          }),
+        );
+        break;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || tries >= MAX_TRIES) throw error;
+        sequence++;
+        body = build(sequence);
+      }
+    }
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          ...this.key(lane, `d#${deliveryId}`),
+          sequence: num(sequence),
+          expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),
+        },
+      }),
+    );
+    const state = await this.update(lane, {
+      UpdateExpression: 'SET #last = :n, #key = :key',
+      ConditionExpression: 'attribute_not_exists(#last) OR #last < :n',
+      ExpressionAttributeNames: { '#last': 'last', '#key': 'key' },
+      ExpressionAttributeValues: { ':n': num(sequence), ':key': { S: lane.key } },
+    });
+    return { sequence, body, head: isHead(state ?? (await this.state(lane)), sequence) };
+  }
+
+  async take(
+    lane: LaneAddress,
+    sequence: number,
+    hold: { holder: string; until: number; now: number; redrive: boolean },
+  ): Promise<LaneTake> {
+    const state = await this.state(lane);
+    const next = nextOf(state);
+    if (sequence < next) return 'settled';
+    if (sequence > next) return 'early';
+    if (state?.['parked']?.BOOL === true && !hold.redrive) return 'parked';
+    const taken = await this.update(lane, {
+      UpdateExpression: 'SET #holder = :holder, #until = :until REMOVE #parked',
+      ConditionExpression:
+        '(#next = :s OR (attribute_not_exists(#next) AND :s = :one)) AND ' +
+        '(attribute_not_exists(#holder) OR #holder = :holder OR #until < :now)' +
+        (hold.redrive ? '' : ' AND (attribute_not_exists(#parked) OR #parked = :false)'),
+      ExpressionAttributeNames: { '#holder': 'holder', '#until': 'holdUntil', '#parked': 'parked', '#next': 'next' },
+      ExpressionAttributeValues: {
+        ':holder': { S: hold.holder },
+        ':until': num(hold.until),
+        ':s': num(sequence),
+        ':one': num(1),
+        ':now': num(hold.now),
+        ...(hold.redrive ? {} : { ':false': { BOOL: false } }),
+      },
+    });
+    return taken === undefined ? 'held' : 'mine';
+  }
+
+  async advance(lane: LaneAddress, sequence: number): Promise<string | undefined> {
+    await this.update(lane, {
+      UpdateExpression: 'SET #next = :after REMOVE #holder, #until',
+      ConditionExpression: '#next = :s OR (attribute_not_exists(#next) AND :s = :one)',
+      ExpressionAttributeNames: { '#next': 'next', '#holder': 'holder', '#until': 'holdUntil' },
+      ExpressionAttributeValues: { ':after': num(sequence + 1), ':s': num(sequence), ':one': num(1) },
+    });
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: this.key(lane, eventKey(sequence)) }),
+    );
+    const state = await this.state(lane);
+    if (state?.['parked']?.BOOL === true || nextOf(state) !== sequence + 1) return undefined;
+    return (await this.get(lane, eventKey(sequence + 1)))?.['body']?.S;
+  }
+
+  async park(lane: LaneAddress, sequence: number): Promise<void> {
+    await this.update(lane, {
+      UpdateExpression: 'SET #parked = :true REMOVE #holder, #until',
+      ConditionExpression: '#next = :s OR (attribute_not_exists(#next) AND :s = :one)',
+      ExpressionAttributeNames: { '#next': 'next', '#parked': 'parked', '#holder': 'holder', '#until': 'holdUntil' },
+      ExpressionAttributeValues: { ':true': { BOOL: true }, ':s': num(sequence), ':one': num(1) },
+    });
+  }
+
+  private key({ subscriptionId, key }: LaneAddress, sortKey: string): Item {
+    const laneId = createHash('sha256').update(key).digest('base64url');
+    return { [PK]: { S: `lane#${subscriptionId}#${laneId}` }, [SK]: { S: sortKey } };
+  }
+
+  private async get(lane: LaneAddress, sortKey: string): Promise<Item | undefined> {
+    const result = await this.client.send(
+      new GetItemCommand({ TableName: this.tableName, Key: this.key(lane, sortKey), ConsistentRead: true }),
+    );
+    return result.Item;
+  }
+
+  private state(lane: LaneAddress): Promise<Item | undefined> {
+    return this.get(lane, STATE);
+  }
+
+  /** The state after a conditional update; undefined when its condition did not hold. */
+  private async update(
+    lane: LaneAddress,
+    input: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], 'TableName' | 'Key'>,
+  ): Promise<Item | undefined> {
+    try {
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: this.key(lane, STATE),
+          ReturnValues: 'ALL_NEW',
+          ...input,
+        }),
+      );
+      return result.Attributes;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+}
+
+function eventKey(sequence: number): string {
+  return `e#${formatSequence(sequence)}`;
+}
+
+function nextOf(state: Item | undefined): number {
+  return Number(state?.['next']?.N ?? 1);
+}
+
+function isHead(state: Item | undefined, sequence: number): boolean {
+  return nextOf(state) === sequence && state?.['parked']?.BOOL !== true;
+}

@@ -1,0 +1,74 @@
+/**
+ * The outbox of a deployment that orders per key (issue 33, docs/ORDERING.md): a delivery the
+ * router marked with its key (`ordering.key`, no sequence yet) is appended to its lane — which
+ * gives it its sequence, stamped on the event — and queued only when it is the lane's head. The
+ * rest of the lane waits in the lane, not in a queue, so a waiting key costs no receives; the
+ * delivery function (push) or an acknowledgement (pull) queues the next one (`releaseNext`).
+ * Everything else — unordered deliveries, redrives, splits, replays — passes through unchanged.
+ */
+import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
+import type { Outbox, OutboxAddress, OutboxEntry } from './outbox.js';
+import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
+import { stampSequence } from '../ordering/sequence-stamp.js';
+
+/** `lanes` is asked for on the first ordered delivery: an outbox that never sees one builds none. */
+export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes): Outbox {
+  const enqueueAll = async (entries: readonly OutboxEntry[]): Promise<void> => {
+    const through: OutboxEntry[] = [];
+    // Per lane in the given order (the router's is acceptance order); lanes side by side.
+    const byLane = new Map<string, OutboxEntry[]>();
+    for (const entry of entries) {
+      const { ordering } = entry.message;
+      if (ordering === undefined || ordering.sequence !== undefined) through.push(entry);
+      else {
+        const id = JSON.stringify([entry.message.subscriptionId, ordering.key]);
+        byLane.set(id, [...(byLane.get(id) ?? []), entry]);
+      }
+    }
+    const heads = await Promise.all(
+      [...byLane.values()].map(async (laneEntries) => {
+        const queued: OutboxEntry[] = [];
+        for (const entry of laneEntries) {
+          const lane = { subscriptionId: entry.message.subscriptionId, key: entry.message.ordering!.key };
+          const appended = await lanes().append(lane, entry.message.deliveryId, (sequence) =>
+            encodeDeliveryMessage(sequenced(entry.message, sequence)),
+          );
+          if (appended.head)
+            queued.push({ subscription: entry.subscription, message: decodeDeliveryMessage(appended.body) });
+        }
+        return queued;
+      }),
+    );
+    const all = [...through, ...heads.flat()];
+    if (all.length > 0) await inner.enqueueAll(all);
+  };
+  return {
+    enqueueAll,
+    enqueue: (subscription, messages) => enqueueAll(messages.map((message) => ({ subscription, message }))),
+  };
+}
+
+/** The message at its place in the lane: the sequence in its mark and on its event. */
+export function sequenced(message: DeliveryMessage, sequence: number): DeliveryMessage {
+  return {
+    ...message,
+    ordering: { key: message.ordering!.key, sequence },
+    events: message.events.map((event) => stampSequence(event, sequence)),
+  };
+}
+
+/**
+ * The lane's head is settled (delivered, acknowledged, or settled by the failure policy): the lane
+ * moves on and its next event, when there is one, is queued. Returns whether one was.
+ */
+export async function releaseNext(
+  lane: LaneAddress,
+  sequence: number,
+  subscription: OutboxAddress,
+  deps: { readonly lanes: OrderedLanes; readonly outbox: Pick<Outbox, 'enqueue'> },
+): Promise<boolean> {
+  const next = await deps.lanes.advance(lane, sequence);
+  if (next === undefined) return false;
+  await deps.outbox.enqueue(subscription, [decodeDeliveryMessage(next)]);
+  return true;
+}

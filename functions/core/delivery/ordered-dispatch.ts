@@ -1,0 +1,139 @@
+/**
+ * The delivery function's share of ordered delivery per key (issue 33, docs/ORDERING.md, ORD-3):
+ * for a subscription with `ordering`, at most one delivery of a key is in flight, and the lane
+ * moves on only once it is settled — delivered, or settled by the subscription's failure policy:
+ *
+ *   block  a delivery that would be dead-lettered is tried again instead (the key waits); on the
+ *          queue's last receive it is parked, so nothing overtakes it and nothing is lost
+ *   park   it is dead-lettered and the lane parked: the later events of the key wait in the lane,
+ *          in order, until the owner redrives the dead letter; that redrive unparks the lane
+ *   skip   it is dead-lettered and the lane goes on; the receiver sees the gap in `sequence`
+ *
+ * Other keys never wait: each key's hold is its own, and a delivery of another key is not read here.
+ * SubscriptionDispatch calls `admit` before the hand-out and `settle` for every step it applies.
+ */
+import type { Clock } from '../ports/clock.js';
+import type { Log } from '../ports/log.js';
+import type { Outbox } from '../delivery-message/outbox.js';
+import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
+import { releaseNext } from '../delivery-message/ordered-outbox.js';
+import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { QueuedDelivery } from './dispatch-ports.js';
+import type { NextStep } from './settle-attempt.js';
+
+/** How long a hold lasts past its last take: beyond SQS's longest delay (15 min) plus an attempt. */
+const HOLD_MS = 20 * 60_000;
+/** A copy of a lane's event that came before its turn comes back after this. */
+const EARLY_RETRY_SECONDS = 5;
+/** `block`: the wait between tries of a delivery the target refused for good. */
+const BLOCK_RETRY_SECONDS = 60;
+
+interface Held {
+  readonly lane: LaneAddress;
+  readonly sequence: number;
+}
+
+export interface OrderedDispatchDependencies {
+  readonly lanes: OrderedLanes;
+  readonly outbox: Pick<Outbox, 'enqueue'>;
+  readonly now: Clock;
+  readonly log: Log;
+  readonly maxReceiveCount: number;
+}
+
+export class OrderedDispatch {
+  private readonly held = new Map<string, Held>();
+  private readonly settings: OrderingSettings;
+
+  constructor(
+    private readonly subscription: Subscription,
+    private readonly deps: OrderedDispatchDependencies,
+  ) {
+    this.settings = subscription.ordering!;
+  }
+
+  /**
+   * The deliveries that may go now; the others get their step through `apply` (a copy already
+   * settled or in flight: let go; one before its turn: later).
+   */
+  async admit(
+    deliveries: readonly QueuedDelivery[],
+    apply: (delivery: QueuedDelivery, next: NextStep) => Promise<void>,
+  ): Promise<QueuedDelivery[]> {
+    const admitted: QueuedDelivery[] = [];
+    for (const delivery of deliveries) {
+      const place = this.placeOf(delivery);
+      if (place === undefined) {
+        admitted.push(delivery);
+        continue;
+      }
+      const now = this.deps.now();
+      const redrive = delivery.message.redriveOf !== undefined;
+      const taken = await this.deps.lanes.take(place.lane, place.sequence, {
+        holder: delivery.messageId,
+        until: now + HOLD_MS,
+        now,
+        redrive,
+      });
+      if (taken === 'mine') {
+        this.held.set(delivery.messageId, place);
+        admitted.push(delivery);
+      } else if (taken === 'settled' && redrive) {
+        // A skipped event redriven: the lane is past it, so it goes on its own, with its old sequence.
+        admitted.push(delivery);
+      } else if (taken === 'early') {
+        await apply(delivery, { kind: 'retry', delaySeconds: EARLY_RETRY_SECONDS });
+      } else {
+        this.deps.log.info('ordered delivery not sent: its place is settled or held by another copy', {
+          subscriptionId: this.subscription.id,
+          deliveryId: delivery.message.deliveryId,
+          sequence: place.sequence,
+          lane: taken,
+        });
+        await apply(delivery, { kind: 'done' });
+      }
+    }
+    return admitted;
+  }
+
+  /** The step the failure policy makes of `next`, with the lane moved on, parked or left held. */
+  async settle(delivery: QueuedDelivery, next: NextStep): Promise<NextStep> {
+    const held = this.held.get(delivery.messageId);
+    if (held === undefined || next.kind === 'retry') return next;
+    this.held.delete(delivery.messageId);
+    if (next.kind === 'dead-letter' && this.settings.onFailure !== 'skip') {
+      const lastReceive = delivery.receiveCount >= this.deps.maxReceiveCount - 1;
+      if (this.settings.onFailure === 'block' && !lastReceive) {
+        this.held.set(delivery.messageId, held);
+        return { kind: 'retry', delaySeconds: BLOCK_RETRY_SECONDS };
+      }
+      await this.deps.lanes.park(held.lane, held.sequence);
+      this.deps.log.warn('ordered key parked: its event is a dead letter; a redrive of it unparks the key', {
+        subscriptionId: this.subscription.id,
+        deliveryId: delivery.message.deliveryId,
+        sequence: held.sequence,
+      });
+      return next;
+    }
+    await releaseNext(held.lane, held.sequence, this.subscription, this.deps);
+    return next;
+  }
+
+  /**
+   * The delivery's lane and place: the router's mark, or for a redrive (a dead letter sent again,
+   * which carries no mark) the key and the stamped `sequence` of its event.
+   */
+  private placeOf({ message, events = [] }: QueuedDelivery): Held | undefined {
+    if (message.ordering?.sequence !== undefined)
+      return {
+        lane: { subscriptionId: this.subscription.id, key: message.ordering.key },
+        sequence: message.ordering.sequence,
+      };
+    if (message.redriveOf === undefined || events.length !== 1) return undefined;
+    const key = orderingKeyOf(events[0]!.attributes, this.settings);
+    const sequence = parseSequence(events[0]!.attributes['sequence']);
+    if (key === undefined || sequence === undefined) return undefined;
+    return { lane: { subscriptionId: this.subscription.id, key }, sequence };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The lanes of ordered delivery in DynamoDB on dynalite (functions/aws/dynamodb-ordered-lanes.ts,
+ * issue 33): appends side by side never share a sequence, a retried append finds its place, only
+ * the head is handed out, one hold per head, and settling, parking and a redrive move the lane on.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbOrderedLanes } from '../../functions/aws/dynamodb-ordered-lanes.js';
+import { resourceEnv } from '../../functions/config/resources.js';
+import { startEmulators, type Emulators } from '../../local/emulators.js';
+
+const NOW = Date.UTC(2026, 10, 29, 12);
+let emulators: Emulators;
+let dynamodb: DynamoDBClient;
+let lanes: DynamoDbOrderedLanes;
+
+beforeAll(async () => {
+  emulators = await startEmulators({ ttlSweep: false });
+  dynamodb = new DynamoDBClient(emulators.clientSettings('dynamodb'));
+  lanes = new DynamoDbOrderedLanes(
+    dynamodb,
+    emulators.resourceEnvironment[resourceEnv.table('deliveries')]!,
+    () => NOW,
+  );
+});
+
+afterAll(async () => {
+  dynamodb?.destroy();
+  await emulators?.stop();
+});
+
+const hold = (holder: string, redrive = false) => ({ holder, until: NOW + 60_000, now: NOW, redrive });
+
+describe('ordered lanes on DynamoDB (issue 33)', () => {
+  it('ORD-2: twenty appends at once get 1..20 without a gap or a repeat; a retried append gets its first place; only 1 is the head', async () => {
+    const lane = { subscriptionId: 'sub-a', key: 'leerling-1' };
+    const appended = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => lanes.append(lane, `d${i}`, (sequence) => `body ${sequence}`)),
+    );
+    expect(appended.map((a) => a.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const a of appended) expect(a.body).toBe(`body ${a.sequence}`);
+    expect(appended.filter((a) => a.head).map((a) => a.sequence)).toEqual([1]);
+    const again = await lanes.append(lane, 'd7', (sequence) => `body ${sequence}`);
+    expect(again.sequence).toBe(appended[7]!.sequence);
+  });
+
+  it('ORD-3: one hold per head; settling it hands out the next; a settled or early sequence is told apart', async () => {
+    const lane = { subscriptionId: 'sub-b', key: 'zaak-9' };
+    for (let i = 1; i <= 3; i++) await lanes.append(lane, `e${i}`, (sequence) => `body ${sequence}`);
+    expect(await lanes.take(lane, 1, hold('m1'))).toBe('mine');
+    expect(await lanes.take(lane, 1, hold('copy'))).toBe('held');
+    expect(await lanes.take(lane, 1, hold('m1'))).toBe('mine');
+    expect(await lanes.take(lane, 2, hold('m2'))).toBe('early');
+    expect(await lanes.advance(lane, 1)).toBe('body 2');
+    expect(await lanes.take(lane, 1, hold('copy'))).toBe('settled');
+    expect(await lanes.take(lane, 2, hold('m2'))).toBe('mine');
+  });
+
+  it('ORD-4: a parked lane hands out nothing until a redrive of its head, which unparks it', async () => {
+    const lane = { subscriptionId: 'sub-c', key: 'dossier-3' };
+    for (let i = 1; i <= 2; i++) await lanes.append(lane, `p${i}`, (sequence) => `body ${sequence}`);
+    expect(await lanes.take(lane, 1, hold('m1'))).toBe('mine');
+    await lanes.park(lane, 1);
+    expect(await lanes.take(lane, 1, hold('m1'))).toBe('parked');
+    expect((await lanes.append(lane, 'p3', (sequence) => `body ${sequence}`)).head).toBe(false);
+    expect(await lanes.take(lane, 1, hold('redrive', true))).toBe('mine');
+    expect(await lanes.advance(lane, 1)).toBe('body 2');
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * Issue 33 items 2 and 3 (ORD-2, ORD-3, ORD-4) without emulators: the router's marks through the
+ * ordered outbox into a queue that hands messages out in any order (as a standard SQS queue may),
+ * and the dispatcher over in-memory lanes, against a target scripted per key.
+ */
+import { describe, expect, it } from 'vitest';
+import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import { redriveMessages } from '../../../functions/core/delivery/redrive.js';
+import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
+import type { DeliveryTask } from '../../../functions/core/delivery/dispatch-ports.js';
+import {
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
+import type { Outbox } from '../../../functions/core/delivery-message/outbox.js';
+import { orderedOutbox } from '../../../functions/core/delivery-message/ordered-outbox.js';
+import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
+import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
+import { SUB, T0, setup } from '../delivery/dispatcher-harness.js';
+
+interface Sent {
+  readonly key: string;
+  readonly sequence: string;
+  readonly n: number;
+}
+
+/** A queue that hands out up to ten visible messages picked at random: no order, as a standard queue; a retry's delay is kept. */
+function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: number) => number) {
+  const queue: (DeliveryTask & { visibleAt?: number })[] = [];
+  const receives = new Map<string, number>();
+  let ids = 0;
+  const inner: Outbox = {
+    enqueueAll: async (entries) => {
+      for (const { message } of entries)
+        queue.push({ messageId: `m${++ids}`, body: encodeDeliveryMessage(message), receiveCount: 0 });
+    },
+    enqueue: async (_subscription, messages) => {
+      for (const message of messages)
+        queue.push({ messageId: `m${++ids}`, body: encodeDeliveryMessage(message), receiveCount: 0 });
+    },
+  };
+  const lanes = new InMemoryOrderedLanes();
+  const outbox = orderedOutbox(inner, () => lanes);
+  const h = setup({ subscription: { ordering: { key: 'partitionkey', withoutKey: 'unordered', onFailure } } });
+  const sent: Sent[] = [];
+  const tries = new Map<string, number>();
+  h.deps.outbox = outbox;
+  h.deps.lanes = lanes;
+  h.deps.send = async (request): Promise<AttemptResult> => {
+    const event = JSON.parse(request.body.toString('utf8')) as { partitionkey: string; sequence: string; n: number };
+    const one = { key: event.partitionkey, sequence: event.sequence, n: event.n };
+    const id = `${one.key}/${one.n}`;
+    tries.set(id, (tries.get(id) ?? 0) + 1);
+    const status = answer(one, tries.get(id)!);
+    if (status < 300) sent.push(one);
+    return { status, headers: {}, latencyMs: 5 };
+  };
+  let seed = 7;
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  /** Runs batches until the queue is empty (or `rounds` run out); retries come back at once. */
+  const drain = async (rounds = 10_000) => {
+    for (let round = 0; round < rounds && queue.length > 0; round++) {
+      const batch: DeliveryTask[] = [];
+      const visible = () => queue.filter((task) => (task.visibleAt ?? 0) <= h.clock.now);
+      while (batch.length < 10 && visible().length > 0) {
+        const candidates = visible();
+        const pick = candidates[Math.floor(random() * candidates.length)]!;
+        const [task] = queue.splice(queue.indexOf(pick), 1);
+        const count = (receives.get(task!.messageId) ?? 0) + 1;
+        receives.set(task!.messageId, count);
+        batch.push({ ...task!, receiveCount: count });
+      }
+      const outcome = await dispatchBatch(batch, h.deps);
+      for (const decision of outcome.decisions)
+        if (decision.action === 'retry')
+          queue.push({
+            ...batch.find((task) => task.messageId === decision.messageId)!,
+            visibleAt: h.clock.now + decision.delaySeconds * 1000,
+          });
+      h.clock.now += 1000;
+    }
+  };
+  const publish = async (keys: number, perKey: number) => {
+    // Interleaved as concurrent publishers would be; each key's own events in their order.
+    const messages: DeliveryMessage[] = [];
+    for (let n = 1; n <= perKey; n++)
+      for (let k = 0; k < keys; k++)
+        messages.push({
+          version: 1,
+          deliveryId: `d-${k}-${n}`,
+          subscriptionId: SUB,
+          events: [
+            JSON.stringify({
+              specversion: '1.0',
+              id: `${k}-${n}`,
+              source: 'urn:s',
+              type: 't',
+              partitionkey: `k${k}`,
+              n,
+            }),
+          ],
+          createdAt: T0,
+          ordering: { key: `k${k}` },
+        });
+    await outbox.enqueueAll(messages.map((message) => ({ subscription: { id: SUB, delivery: 'push' }, message })));
+  };
+  const ofKey = (key: string) => sent.filter((one) => one.key === key);
+  return { h, queue, sent, publish, drain, ofKey, outbox, lanes };
+}
+
+const inOrder = (sent: readonly Sent[]) => sent.map((one) => one.n);
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('ordered push delivery (issue 33 item 3)', () => {
+  it('ORD-2, ORD-3: 20 keys × 30 events through a queue without order: each key in acceptance order, none lost, none twice, sequence without gaps', async () => {
+    const run = harness('block', () => 204);
+    await run.publish(20, 30);
+    // Only each key's head is queued; the rest waits in its lane.
+    expect(run.queue).toHaveLength(20);
+    await run.drain();
+    for (let k = 0; k < 20; k++) {
+      const sent = run.ofKey(`k${k}`);
+      expect(inOrder(sent)).toEqual(range(1, 30));
+      expect(sent.map((one) => one.sequence)).toEqual(range(1, 30).map((n) => String(n).padStart(10, '0')));
+    }
+  });
+
+  it('ORD-4: block — a key whose target fails waits, retried, while the other keys are all delivered; then it goes on in order', async () => {
+    // k0's third event: 500 five times, then 415 once (a refusal that would dead-letter), then accepted.
+    const run = harness('block', (one, tries) =>
+      one.key === 'k0' && one.n === 3 ? (tries <= 5 ? 500 : tries === 6 ? 415 : 204) : 204,
+    );
+    await run.publish(5, 10);
+    await run.drain(60);
+    expect(inOrder(run.ofKey('k0'))).toEqual([1, 2]);
+    for (let k = 1; k < 5; k++) expect(inOrder(run.ofKey(`k${k}`))).toEqual(range(1, 10));
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual(range(1, 10));
+    expect(run.h.store.deadLetters).toHaveLength(0);
+  });
+
+  it('ORD-4: park — the failing event is a dead letter with its payload, the key’s later events wait in order, and a redrive delivers them in order', async () => {
+    const refused = new Set(['k0/3']);
+    const run = harness('park', (one) => (refused.has(`${one.key}/${one.n}`) ? 415 : 204));
+    await run.publish(5, 10);
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual([1, 2]);
+    for (let k = 1; k < 5; k++) expect(inOrder(run.ofKey(`k${k}`))).toEqual(range(1, 10));
+    expect(run.h.store.deadLetters).toHaveLength(1);
+    const { deadLetter } = run.h.store.deadLetters[0]!;
+    expect(JSON.parse(deadLetter.events[0]!)).toMatchObject({ partitionkey: 'k0', n: 3, sequence: '0000000003' });
+    refused.clear();
+    await run.outbox.enqueue({ id: SUB, delivery: 'push' }, redriveMessages(SUB, [deadLetter], T0));
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual(range(1, 10));
+  });
+
+  it('ORD-4: skip — the failing event is a dead letter, the key goes on, and the gap shows in sequence', async () => {
+    const run = harness('skip', (one) => (one.key === 'k0' && one.n === 3 ? 415 : 204));
+    await run.publish(3, 6);
+    await run.drain();
+    expect(run.ofKey('k0').map((one) => Number(one.sequence))).toEqual([1, 2, 4, 5, 6]);
+    expect(run.h.store.deadLetters.map(({ deadLetter }) => JSON.parse(deadLetter.events[0]!).sequence)).toEqual([
+      '0000000003',
+    ]);
+  });
+
+  it('ORD-3: a head queued twice (router and delivery function both found it free) is sent once', async () => {
+    const run = harness('block', () => 204);
+    await run.publish(1, 3);
+    run.queue.push({ ...run.queue[0]!, messageId: 'copy' });
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual([1, 2, 3]);
+  });
+});
