@@ -48,7 +48,7 @@ describe('ADR /core/version-header: API-Version on every answer of every route',
   it('ADR /core/version-header: the 404 and 405 of the default route carry it too, also for a path outside the versioned API', async () => {
     for (const [method, url] of [
       ['GET', `${koerier.url}/no/such/thing`],
-      ['GET', `${koerier.url}/events`],
+      ['DELETE', `${koerier.url}/events`],
       ['POST', `${koerier.origin}/events`],
     ] as const) {
       const response = await fetch(url, { method });

@@ -58,7 +58,7 @@ describe('laptop host: the real handlers behind the API Gateway emulation', () =
     expect(notFound.headers.get('content-type')).toBe('application/problem+json');
     expect(await notFound.json()).toMatchObject({ status: 404, title: 'Not Found' });
 
-    const wrongMethod = await fetch(`${koerier.url}/events`);
+    const wrongMethod = await fetch(`${koerier.url}/events`, { method: 'DELETE' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toContain('POST');
     expect(await wrongMethod.json()).toMatchObject({ status: 405 });
