@@ -15,6 +15,7 @@ import {
   readAbonnement,
   updateAbonnement,
 } from '../core/zgw/abonnementen.js';
+import { storedAbonnementDeliveries } from '../core/zgw/abonnement-subscription.js';
 import { createKanaal, listKanalen, readKanaal, updateKanaal } from '../core/zgw/kanalen.js';
 import { publishNotificatie } from '../core/zgw/publish-notificatie.js';
 import { publishCloudEvent } from '../core/zgw/publish-cloudevent.js';
@@ -29,7 +30,7 @@ import { cipherAuthSealer, ingestCloudEvent, outboundCallbackProbe, partnerZgwCl
 
 /** What the app reads: its handler (functions/handlers/zgw.ts) must compose a builder for each. */
 export type ZgwAppDependencies = Omit<IngestAppDependencies, 'authenticate'> &
-  Pick<KoerierDependencies, 'clock' | 'credentialCipher' | 'zgwStore' | 'handshakeHttp'>;
+  Pick<KoerierDependencies, 'clock' | 'credentialCipher' | 'zgwStore' | 'handshakeHttp' | 'subscriptions'>;
 
 const EITHER: readonly ZgwScope[] = [zgwScopes.publiceren, zgwScopes.consumeren];
 const PUBLISH: readonly ZgwScope[] = [zgwScopes.publiceren];
@@ -39,6 +40,7 @@ export function zgwApp(deps: ZgwAppDependencies): HttpApp {
   const clients = partnerZgwClients(deps.partners, deps.credentialCipher);
   const sealer = cipherAuthSealer(deps.credentialCipher);
   const probe = outboundCallbackProbe(deps.handshakeHttp);
+  const deliveries = storedAbonnementDeliveries(deps.subscriptions, deps.credentialCipher, deps.clock);
   const ingest = ingestDependenciesOf(deps);
   const tokenSettings = { maxTokenAgeSeconds: deps.config.zgw.maxTokenAgeSeconds, now: deps.clock };
 
@@ -51,7 +53,7 @@ export function zgwApp(deps: ZgwAppDependencies): HttpApp {
     const principal = await authenticateZgwClient(request.headers['authorization'], needed, clients, tokenSettings);
     const uuid = request.pathParameters['uuid'] ?? '';
     const ctx = { store: deps.zgwStore, baseUrl: baseUrlOf(request, deps.config.publicBaseUrl) };
-    const abonnementen = { ...ctx, probe, sealer, now: deps.clock };
+    const abonnementen = { ...ctx, probe, sealer, deliveries, now: deps.clock };
     const publishing = {
       store: deps.zgwStore,
       ingest: (event: object, key: string, publisher: string) =>
@@ -90,7 +92,7 @@ export function zgwApp(deps: ZgwAppDependencies): HttpApp {
       case 'PATCH /zgw/api/v1/abonnement/{uuid}':
         return updateAbonnement(abonnementen, uuid, request.body, true);
       case 'DELETE /zgw/api/v1/abonnement/{uuid}':
-        return deleteAbonnement(ctx, uuid);
+        return deleteAbonnement(abonnementen, uuid);
       case 'POST /zgw/api/v1/notificaties':
         return publishNotificatie(publishing, principal, request.body);
       case 'POST /zgw/api/v1/cloudevents':

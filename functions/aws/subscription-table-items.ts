@@ -73,6 +73,7 @@ export function itemOf(s: Subscription): Item {
   if (s.maxInlineBytes !== undefined) item['maxInlineBytes'] = { N: String(s.maxInlineBytes) };
   if (s.alerts !== undefined) item['alerts'] = { S: JSON.stringify(s.alerts) };
   if (s.ordering !== undefined) item['ordering'] = { S: JSON.stringify(s.ordering) };
+  if (s.bodyShape !== undefined) item['bodyShape'] = { S: s.bodyShape };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
   if (s.pull !== undefined) {
@@ -102,6 +103,7 @@ export function subscriptionOf(item: Item): Subscription {
     maxInlineBytes: number('maxInlineBytes'),
     alerts: text('alerts') === undefined ? undefined : (JSON.parse(text('alerts')!) as AlertContacts),
     ordering: text('ordering') === undefined ? undefined : (JSON.parse(text('ordering')!) as OrderingSettings),
+    bodyShape: text('bodyShape') === 'zgw-notificatie' ? ('zgw-notificatie' as const) : undefined,
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
   };

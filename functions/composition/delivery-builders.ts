@@ -69,7 +69,10 @@ export const sinkAccessTokens: Member<'sinkAccessTokens'> = (c) => {
         log.error('sink credential does not decrypt', { subscriptionId: subscription.id, error: describeError(error) });
         throw new CredentialUnavailableError('the stored credential could not be decrypted');
       }
-      return credential.kind === 'bearer' ? credential.token : tokens.token(credential, options);
+      if (credential.kind === 'bearer') return credential.token;
+      // A ZGW abonnement's `auth`: the whole Authorization value, opened only here (issue 34).
+      if (credential.kind === 'authorization') return credential.value;
+      return tokens.token(credential, options);
     },
   };
 };

@@ -331,7 +331,15 @@ export const functions = {
       { method: 'GET', path: '/zgw/api/v1/schema/openapi.json' },
     ],
     // A notificatie takes the ingest's path (idempotency, claim check, data contracts, the inbound queue).
-    tables: { zgw: 'readwrite', idempotency: 'readwrite', partners: 'readwrite', contracts: 'read' },
+    // An abonnement is delivered by the push subscription made, changed and deleted with it.
+    tables: {
+      zgw: 'readwrite',
+      idempotency: 'readwrite',
+      partners: 'readwrite',
+      contracts: 'read',
+      subscriptions: 'readwrite',
+      routes: 'readwrite',
+    },
     queues: { inbound: 'send' },
     buckets: { payloads: 'readwrite', contracts: 'read' },
     // Opens the partners' ZGW secrets; seals and opens an abonnement's `auth`.

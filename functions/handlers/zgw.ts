@@ -12,6 +12,7 @@ import {
   payloadLedger,
   publishRateWindow,
   routedEventRecords,
+  subscriptions,
   zgwStore,
 } from '../composition/adapters.js';
 import { dataContracts } from '../composition/data-contracts-adapter.js';
@@ -34,5 +35,6 @@ export const handler = handlerFor(
     credentialCipher,
     zgwStore,
     handshakeHttp,
+    subscriptions,
   }),
 );

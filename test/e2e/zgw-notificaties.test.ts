@@ -19,6 +19,7 @@ import { callApi } from '../support/koerier-api.js';
 import {
   exchangeValidator,
   MISSING_DOCUMENT_NOTE,
+  notificatieSchemaCheck,
   openNotificatiesDocumentPath,
   type ExchangeValidator,
 } from '../support/open-notificaties-document.js';
@@ -32,7 +33,9 @@ let koerier: TestHost;
 let validator: ExchangeValidator | undefined;
 let callback: Server;
 let callbackUrl: string;
-const callbackCalls: { authorization: string | undefined; body: unknown }[] = [];
+const callbackCalls: { authorization: string | undefined; body: unknown; status: number }[] = [];
+/** The notificatie (by its hoofdObject) the consumer refuses with 400 while this is set: the one to dead-letter and redrive. */
+let refused: string | undefined;
 const validated: string[] = [];
 
 beforeAll(async () => {
@@ -58,8 +61,11 @@ beforeAll(async () => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
-      callbackCalls.push({ authorization: req.headers.authorization, body: JSON.parse(text || 'null') });
-      res.writeHead(req.headers.authorization === 'Token zac-callback-geheim' ? 204 : 403).end();
+      const body = JSON.parse(text || 'null') as { hoofdObject?: string } | null;
+      const status =
+        req.headers.authorization !== 'Token zac-callback-geheim' ? 403 : body?.hoofdObject === refused ? 400 : 204;
+      callbackCalls.push({ authorization: req.headers.authorization, body, status });
+      res.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
@@ -105,7 +111,8 @@ async function zgw(method: string, path: string, token: string, body?: unknown) 
       body,
       query: Object.fromEntries(new URLSearchParams(search ?? '')),
     },
-    { status: response.status, body: json },
+    // openapi-backend checks an answer without content (their 204) as JSON null.
+    { status: response.status, body: text === '' ? null : json },
   );
   if (validator) validated.push(`${method} ${pathname} ${response.status}`);
   return { status: response.status, body: json as Record<string, unknown> & unknown[] };
@@ -124,6 +131,7 @@ const notificatie = (n: number) => ({
 describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open Zaak', () => {
   let openzaak: string;
   let zac: string;
+  let abonnementUuid: string;
 
   beforeAll(async () => {
     openzaak = await zgwToken('openzaak', OPENZAAK_SECRET);
@@ -173,6 +181,7 @@ describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open 
       kanalen: [{ naam: 'zaken', filters: { bronorganisatie: '002220647' } }],
     });
     expect(created.status).toBe(201);
+    abonnementUuid = String(created.body['url']).split('/').at(-1)!;
     expect(JSON.stringify(created.body)).not.toContain('zac-callback-geheim');
     const checks = callbackCalls.filter((call) => call.body && (call.body as { kanaal: string }).kanaal === 'test');
     expect(checks.map((check) => check.authorization)).toEqual(
@@ -204,6 +213,12 @@ describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open 
     ]);
   });
 
+  let published100 = false;
+  beforeAll(() => {
+    // Issue 34 item 4: the consumer refuses notificatie 50 until the test below redrives it.
+    refused = notificatie(50).hoofdObject;
+  });
+
   it('ZGW-5: 100 notificaties reach a CloudEvents pull subscriber as 100 CloudEvents that pass the NL GOV profile validation', async () => {
     const subscriber = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
     const subscription = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
@@ -216,6 +231,7 @@ describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open 
       expect(published.status).toBe(201);
       expect(published.body).toEqual(notificatie(n));
     }
+    published100 = true;
     const events = new Map<string, Record<string, unknown>>();
     const deadline = Date.now() + 60_000;
     while (events.size < 100 && Date.now() < deadline) {
@@ -242,6 +258,56 @@ describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open 
     expect(first?.['subject']).toBe('00000000-0000-4000-8000-000000000001');
     expect(first?.['data']).toEqual(notificatie(1));
   }, 180_000);
+
+  it("ZGW-4: the ZGW consumer's abonnement receives all 100 notificaties in the ZGW shape with its auth; the one it refused is dead-lettered and redriven", async () => {
+    expect(published100).toBe(true);
+    const delivered = (status: number) =>
+      callbackCalls.filter((call) => call.status === status && (call.body as { kanaal?: string }).kanaal === 'zaken');
+    const deadline = Date.now() + 60_000;
+    while (delivered(204).length < 99 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(delivered(204)).toHaveLength(99);
+    expect(delivered(400).map((call) => call.body)).toEqual([notificatie(50)]);
+
+    // The refusal is a dead letter of the abonnement's subscription, listed and redriven by the consumer through Koerier's API.
+    const consumer = await koerier.host.issueToken('zac', ['subscriptions:manage']);
+    let deadLetters: { reason: string; events: { id: string }[] }[] = [];
+    while (deadLetters.length === 0 && Date.now() < deadline) {
+      const listed = await callApi(koerier.url, consumer, 'GET', `/subscriptions/${abonnementUuid}/dead-letters`);
+      deadLetters = (listed.body['deadLetters'] ?? []) as typeof deadLetters;
+      if (deadLetters.length === 0) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(deadLetters).toEqual([expect.objectContaining({ reason: 'rejected' })]);
+    refused = undefined;
+    const redrive = await callApi(
+      koerier.url,
+      consumer,
+      'POST',
+      `/subscriptions/${abonnementUuid}/dead-letters/redrive`,
+      {
+        all: true,
+      },
+    );
+    expect(redrive.status, redrive.text).toBe(202);
+    while (delivered(204).length < 100 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+
+    const bodies = delivered(204).map((call) => call.body);
+    expect(bodies).toHaveLength(100);
+    for (let n = 1; n <= 100; n++) expect(bodies).toContainEqual(notificatie(n));
+    expect(new Set(delivered(204).map((call) => call.authorization))).toEqual(new Set(['Token zac-callback-geheim']));
+    const documentPath = openNotificatiesDocumentPath();
+    if (documentPath === undefined) console.warn(MISSING_DOCUMENT_NOTE);
+    else {
+      const check = notificatieSchemaCheck(documentPath);
+      for (const body of bodies) expect(check(body)).toEqual([]);
+    }
+  }, 120_000);
+
+  it('ZGW-4: deleting the abonnement removes its subscription', async () => {
+    const consumer = await koerier.host.issueToken('zac', ['subscriptions:manage']);
+    expect((await callApi(koerier.url, consumer, 'GET', `/subscriptions/${abonnementUuid}`)).status).toBe(200);
+    expect((await zgw('DELETE', `/abonnement/${abonnementUuid}`, zac)).status).toBe(204);
+    expect((await callApi(koerier.url, consumer, 'GET', `/subscriptions/${abonnementUuid}`)).status).toBe(404);
+  });
 
   it('ZGW-1: every call above was validated against Open Notificaties’ OpenAPI document', () => {
     if (validator === undefined) {

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 import { parse } from 'yaml';
@@ -104,4 +105,16 @@ export async function exchangeValidator(path: string, apiRoot: string): Promise<
         throw new Error(`${operation.operationId ?? ''} ${request.method} ${request.path}: ${findings.join('; ')}`);
     },
   };
+}
+
+/**
+ * Their `Message` schema (the notificatie Open Notificaties posts to an abonnement's callback),
+ * with Ajv: the errors of `body`, empty when it is a notificatie as they describe one.
+ */
+export function notificatieSchemaCheck(path: string): (body: unknown) => string[] {
+  const document = readOpenNotificatiesDocument(path) as unknown as { components: { schemas: Record<string, object> } };
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  const validate = ajv.compile({ ...document.components.schemas['Message'], additionalProperties: false });
+  return (body) => (validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
 }

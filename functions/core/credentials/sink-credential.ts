@@ -12,7 +12,11 @@
  * this module is what a subscription and the delivery function share, and imports neither.
  */
 
-export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials';
+/**
+ * `authorization`: a ZGW abonnement's `auth`, sent as the whole `Authorization` header exactly as
+ * the consumer gave it (issue 34); only the ZGW adapter stores this kind.
+ */
+export type SinkCredentialKind = 'bearer' | 'oauth2-client-credentials' | 'authorization';
 
 /** A sink credential as stored: the kind in the clear, the secret parts only encrypted. */
 export interface StoredSinkCredential {
@@ -23,6 +27,7 @@ export interface StoredSinkCredential {
 
 export type SinkCredential =
   | { readonly kind: 'bearer'; readonly token: string }
+  | { readonly kind: 'authorization'; readonly value: string }
   | {
       readonly kind: 'oauth2-client-credentials';
       readonly tokenUrl: string;
@@ -42,6 +47,7 @@ export interface CredentialCipher {
 export const CREDENTIAL_TYPE_NAMES: Readonly<Record<SinkCredentialKind, string>> = {
   bearer: 'ACCESSTOKEN',
   'oauth2-client-credentials': 'CLIENTCREDENTIALS',
+  authorization: 'ZGWAUTH',
 };
 
 /** Binding to the subscription: a ciphertext copied to another subscription does not decrypt. */

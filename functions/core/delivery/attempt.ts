@@ -100,12 +100,13 @@ export async function attemptAll(
               sink: subscription.sink,
               format: rendering.format,
               origin: deps.origin,
+              bodyShape: subscription.bodyShape,
             });
         } catch (error) {
           return new ClaimCheckFailure(String(error));
         }
       }
-      const request = withAccessToken(tokenless, bearer);
+      const request = withAccessToken(tokenless, bearer, subscription.credential?.kind === 'authorization');
       if (!subscription.signDeliveries) return deps.send(request);
       // Signed at each attempt, so a retry after a key rotation carries the current key's signature.
       let signed: WebhookRequest;

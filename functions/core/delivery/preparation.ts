@@ -178,6 +178,7 @@ function requestOf(
       sink: subscription.sink,
       format,
       origin,
+      bodyShape: subscription.bodyShape,
     });
   } catch {
     return undefined;

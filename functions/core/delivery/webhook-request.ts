@@ -11,6 +11,7 @@ import { CORRELATION_ID_HEADER } from '../ids/correlation-id.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { takesBatches } from '../delivery-message/delivery-rules.js';
+import { cloudEventAsNotificatie } from '../zgw/notificatie-mapping.js';
 
 export interface WebhookRequest {
   readonly url: string;
@@ -39,6 +40,8 @@ export interface WebhookRequestParts {
   readonly sink: string;
   readonly format: ContentMode;
   readonly origin: string;
+  /** The subscription's `bodyShape`: a ZGW abonnement's deliveries are notificaties, not CloudEvents. */
+  readonly bodyShape?: Subscription['bodyShape'] | undefined;
 }
 
 export function webhookRequest(
@@ -55,14 +58,23 @@ export function webhookRequest(
  * `unsendableHeader` judges it), and sent with the token `withAccessToken` adds (issue 15: building
  * it twice cost about 3 µs a delivery).
  */
-export function requestWithoutToken({ message, events, format, sink, origin }: WebhookRequestParts): WebhookRequest {
+export function requestWithoutToken({
+  message,
+  events,
+  format,
+  sink,
+  origin,
+  bodyShape,
+}: WebhookRequestParts): WebhookRequest {
   const [first] = message.events;
   const encoded =
-    format === 'batch'
-      ? toBatchMessage(message.events)
-      : format === 'binary'
-        ? toBinaryMessage(events?.[0] ?? first!)
-        : toStructuredMessage(first!);
+    bodyShape === 'zgw-notificatie'
+      ? zgwNotificatieMessage(first!)
+      : format === 'batch'
+        ? toBatchMessage(message.events)
+        : format === 'binary'
+          ? toBinaryMessage(events?.[0] ?? first!)
+          : toStructuredMessage(first!);
   return {
     url: sink,
     headers: {
@@ -77,10 +89,25 @@ export function requestWithoutToken({ message, events, format, sink, origin }: W
   };
 }
 
-/** `request` with its bearer token; WH-3: never without one. */
-export function withAccessToken(request: WebhookRequest, accessToken: string): WebhookRequest {
+/**
+ * A ZGW abonnement's delivery (issue 34, docs/ZGW.md): the notificatie the event maps back to, as
+ * Open Notificaties posts it. An event without one throws: the delivery cannot be made (a dead
+ * letter `not-sendable`), never a CloudEvent where a notificatie was promised.
+ */
+function zgwNotificatieMessage(event: string): { headers: Record<string, string>; body: Buffer } {
+  const notificatie = cloudEventAsNotificatie(JSON.parse(event) as Parameters<typeof cloudEventAsNotificatie>[0]);
+  if (notificatie === undefined) throw new Error('the event has no notificatie');
+  return { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(notificatie), 'utf8') };
+}
+
+/**
+ * `request` with its bearer token; WH-3: never without one. `exact`: the credential is the whole
+ * `Authorization` value (a ZGW abonnement's `auth`, sent as the consumer gave it).
+ */
+export function withAccessToken(request: WebhookRequest, accessToken: string, exact = false): WebhookRequest {
   if (!accessToken) throw new Error('WH-3: a delivery request carries an access token');
-  return { ...request, headers: { ...request.headers, authorization: `Bearer ${accessToken}` } };
+  const authorization = exact ? accessToken : `Bearer ${accessToken}`;
+  return { ...request, headers: { ...request.headers, authorization } };
 }
 
 /**

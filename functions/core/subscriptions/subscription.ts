@@ -110,6 +110,12 @@ export interface Subscription {
   readonly alerts?: AlertContacts;
   /** Ordered delivery per key (issue 33, docs/ORDERING.md); absent: no order. */
   readonly ordering?: OrderingSettings;
+  /**
+   * What a delivery's body is, when not the CloudEvent itself: `zgw-notificatie`, the notificatie
+   * of a ZGW abonnement (issue 34, docs/ZGW.md). Set only by the ZGW adapter, never through the
+   * subscriptions API, so one dispatcher serves both.
+   */
+  readonly bodyShape?: 'zgw-notificatie';
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */

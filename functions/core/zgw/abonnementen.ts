@@ -17,11 +17,17 @@ import { invalidInput, notFound, readZgwBody } from './zgw-problems.js';
 import { consistentWithKanaal } from './zgw-filters.js';
 import { isUuid, type ZgwResourceContext } from './kanalen.js';
 import type { AbonnementRecord, AuthSealer, CallbackProbe } from './ports.js';
+import type { AbonnementDeliveries } from './abonnement-subscription.js';
 
-export interface AbonnementContext extends ZgwResourceContext {
+export interface AbonnementContext extends AbonnementRemoval {
   readonly probe: CallbackProbe;
   readonly sealer: AuthSealer;
   readonly now: () => number;
+}
+
+export interface AbonnementRemoval extends ZgwResourceContext {
+  /** The push subscription behind each abonnement (`abonnement-subscription.ts`). */
+  readonly deliveries: AbonnementDeliveries;
 }
 
 /** The notificatie Open Notificaties sends to a callback it checks. */
@@ -57,8 +63,10 @@ export async function readAbonnement(ctx: ZgwResourceContext, uuid: string): Pro
   return jsonResponse(200, abonnementResource(await existing(ctx, uuid), ctx.baseUrl));
 }
 
-export async function deleteAbonnement(ctx: ZgwResourceContext, uuid: string): Promise<HttpResponse> {
+export async function deleteAbonnement(ctx: AbonnementRemoval, uuid: string): Promise<HttpResponse> {
   if (!isUuid(uuid) || !(await ctx.store.deleteAbonnement(uuid))) throw notFound();
+  // After the abonnement: a failure here leaves a subscription a retried DELETE (404) cannot reach, never an abonnement without delivery.
+  await ctx.deliveries.remove(uuid);
   return emptyResponse(204);
 }
 
@@ -67,6 +75,8 @@ export async function createAbonnement(ctx: AbonnementContext, clientId: string,
   const input = readZgwBody<AbonnementPatch>(body, ABONNEMENT_BODY);
   const uuid = randomUUID();
   const abonnement = await checked(ctx, input, { uuid, clientId, createdAt: new Date(ctx.now()).toISOString() });
+  // The subscription first: an abonnement is never stored without its delivery.
+  await ctx.deliveries.put(abonnement, input.auth ?? '');
   await ctx.store.putAbonnement(abonnement);
   const resource = abonnementResource(abonnement, ctx.baseUrl);
   return jsonResponse(201, resource, { location: resource.url });
@@ -93,6 +103,7 @@ export async function updateAbonnement(
       }
     : input;
   const next = await checked(ctx, merged, current, partial && input.callbackUrl === undefined);
+  await ctx.deliveries.put(next, merged.auth ?? '');
   await ctx.store.putAbonnement(next);
   return jsonResponse(200, abonnementResource(next, ctx.baseUrl));
 }
