@@ -11,7 +11,7 @@
  * created, and counts as a failure of the run.
  */
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { printJson, terminalSafe } from '../output.js';
 import { gatewayUrl, resolveSettings, type GlobalOptions } from '../settings.js';
@@ -26,6 +26,16 @@ interface ImportOptions {
   readonly to?: string;
   readonly authFile?: string;
   readonly dryRun?: boolean;
+  readonly only?: 'kanalen' | 'abonnementen';
+  readonly callback?: string[];
+}
+
+/** Which part of the source to import: `--only`, `--callback` (a move one consumer at a time). */
+export interface ImportScope {
+  readonly kanalen: boolean;
+  readonly abonnementen: boolean;
+  /** Only the abonnementen with these callbackUrls; undefined: all. */
+  readonly callbacks?: ReadonlySet<string>;
 }
 
 /** One line of the plan: what becomes of one kanaal or abonnement of the source. */
@@ -53,6 +63,13 @@ export function registerZgw(program: Command): void {
     .option('--to <url>', "Koerier's ZGW base URL (default: the gateway URL with /v1 replaced by /zgw/api/v1)")
     .option('--auth-file <file>', 'JSON object: callbackUrl -> the Authorization value of its abonnement')
     .option('--dry-run', 'print what would be created and change nothing')
+    .addOption(
+      new Option('--only <part>', 'import only the kanalen or only the abonnementen').choices([
+        'kanalen',
+        'abonnementen',
+      ]),
+    )
+    .option('--callback <url...>', 'import only the abonnementen with these callbackUrls')
     .addHelpText(
       'after',
       '\nOpen Notificaties never shows an abonnement\'s auth: give it per callbackUrl in --auth-file, e.g.\n  {"https://zac.example/api/callbacks": "Token abc..."}\nExit code 1 when any creation failed or an abonnement has no auth (the reasons are printed).',
@@ -76,7 +93,11 @@ export function registerZgw(program: Command): void {
         'Koerier',
       );
       const auths = options.authFile === undefined ? {} : await authsFrom(options.authFile);
-      const steps = await plan(source, target, auths);
+      const steps = await plan(source, target, auths, {
+        kanalen: options.only !== 'abonnementen' && options.callback === undefined,
+        abonnementen: options.only !== 'kanalen',
+        ...(options.callback ? { callbacks: new Set(options.callback) } : {}),
+      });
       if (!options.dryRun) await carryOut(target, steps, auths);
       report(steps, options.dryRun === true, settings.json);
       if (steps.some((step) => step.outcome === 'failed' || (!options.dryRun && step.outcome === 'no-auth')))
@@ -107,8 +128,12 @@ export async function plan(
   source: ZgwClient,
   target: ZgwClient,
   auths: Readonly<Record<string, string>>,
+  scope: ImportScope,
 ): Promise<ImportStep[]> {
-  const [kanalen, abonnementen] = [await source.list('/kanaal'), await source.list('/abonnement')];
+  const kanalen = scope.kanalen ? await source.list('/kanaal') : [];
+  const abonnementen = (scope.abonnementen ? await source.list('/abonnement') : []).filter(
+    (abonnement) => scope.callbacks === undefined || scope.callbacks.has(String(abonnement['callbackUrl'])),
+  );
   const haveKanalen = new Set((await target.list('/kanaal')).map((kanaal) => String(kanaal['naam'])));
   const haveCallbacks = new Set((await target.list('/abonnement')).map((abo) => String(abo['callbackUrl'])));
   const steps: ImportStep[] = [];

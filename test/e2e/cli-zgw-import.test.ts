@@ -298,6 +298,19 @@ describe('ZGW-7: koerier zgw import from a stand-in Open Notificaties onto a lap
     expect(await onKoerier('/abonnement')).toHaveLength(2);
   }, 60_000);
 
+  it('ZGW-7: --only kanalen and --callback <url> import part of it, for a move one consumer at a time', async () => {
+    const kanalenOnly = await runImport('--dry-run', '--only', 'kanalen');
+    expect(kanalenOnly.code, kanalenOnly.stderr).toBe(0);
+    expect(kanalenOnly.stdout).toContain('kanaal zaken: skipped');
+    expect(kanalenOnly.stdout).not.toContain('abonnement ');
+    const oneConsumer = await runImport('--dry-run', '--callback', `${consumersUrl}/open`);
+    expect(oneConsumer.stdout).not.toContain('kanaal ');
+    expect(oneConsumer.stdout.trim().split('\n')).toEqual([
+      `abonnement ${consumersUrl}/open: would create (kanalen [{"naam":"zaken","filters":{}}])`,
+      'Dry run, nothing changed: would create 1, 0 already on Koerier, 0 without auth.',
+    ]);
+  }, 60_000);
+
   it("ZGW-7: the stand-in's recorded answers are in Open Notificaties' shapes (checked against its OpenAPI document)", () => {
     if (validator === undefined) return void console.warn(MISSING_DOCUMENT_NOTE);
     expect(standInRequests.filter((request) => request.startsWith('GET /api/v1/kanaal')).length).toBeGreaterThan(0);
