@@ -19,6 +19,7 @@ import { registerPull } from './commands/pull.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSend } from './commands/send.js';
 import { registerSubscriptions } from './commands/subscriptions.js';
+import { registerZgw } from './commands/zgw.js';
 import { CliError, EXIT_CODES_HELP, exitCodes } from './exit-codes.js';
 import { integer } from './commands/send.js';
 
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
   registerContracts(program);
   registerDoctor(program);
   registerLoad(program);
+  registerZgw(program);
   registerCompletion(program);
   // Every subcommand reports usage errors through the same override, so they exit 2.
   const override = (command: Command) => {
