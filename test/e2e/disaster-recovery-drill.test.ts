@@ -47,6 +47,7 @@ const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:dr-drill';
 const TYPE = `nl.example.drill.${randomUUID().slice(0, 8)}.v1`;
 /** How long the first host accepts events before the replication is let catch up and it is killed. */
 const PUBLISH_MS = 4_000;
+const MIN_ACCEPTED = 20;
 const REPLICATION_BEAT_MS = 100;
 
 const authority = createLocalCertificateAuthority();
@@ -296,6 +297,11 @@ describe('issue 35, the drill (DR-1): a host lost with events in flight, recover
       }
     })();
     await new Promise((resolve) => setTimeout(resolve, PUBLISH_MS));
+    // On a loaded laptop four seconds may hold few events: go on until there are enough to count.
+    await eventually(`${MIN_ACCEPTED} accepted events`, () => accepted.length >= MIN_ACCEPTED, {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+    });
     publishing = false;
     await Promise.all([...publishers, consumerLoop]);
     const publishedFor = Date.now() - drillStart;
@@ -375,7 +381,7 @@ describe('issue 35, the drill (DR-1): a host lost with events in flight, recover
     console.log(`disaster-recovery drill: ${JSON.stringify(figures, null, 2)}`);
 
     // At least once: every 202, to both subscribers.
-    expect(figures.accepted).toBeGreaterThan(20);
+    expect(figures.accepted).toBeGreaterThanOrEqual(MIN_ACCEPTED);
     expect(figures.neverDelivered).toEqual({ push: 0, pull: 0 });
     // Events were in flight when the host died: refused pushes in retry, and a pull backlog.
     expect(beforeLoss.push.events).toBeLessThan(accepted.length);
