@@ -22,6 +22,8 @@ export interface OrderedOutboxOptions {
   readonly settlingWindowMs?: number;
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Told of an event appended out of acceptance order (it came past the settling window). */
+  readonly onLate?: (message: DeliveryMessage, sequence: number) => void;
 }
 
 /** `lanes` is asked for on the first ordered delivery: an outbox that never sees one builds none. */
@@ -60,6 +62,7 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
             (sequence) => encodeDeliveryMessage(sequenced(entry.message, sequence)),
             position,
           );
+          if (appended.late === true) options.onLate?.(entry.message, appended.sequence);
           if (appended.head)
             queued.push({ subscription: entry.subscription, message: decodeDeliveryMessage(appended.body) });
         }
