@@ -71,9 +71,10 @@ describe('ordered push delivery on the laptop host (issue 33)', () => {
     // then event n + 1, each request after the previous one's 202.
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async (_, c) => {
+        // One connection each: Node's fetch takes the undici package's Agent as its dispatcher (their types differ).
         const agent = new Agent({ connections: 1 });
         const api = apiAs(koerier.url, token, {
-          fetch: (request: Request) => fetch(request, { dispatcher: agent } as RequestInit),
+          fetch: (request: Request) => fetch(request, { dispatcher: agent } as unknown as RequestInit),
         });
         const keys = Array.from({ length: KEYS }, (_, k) => k).filter((k) => k % CONNECTIONS === c);
         try {
