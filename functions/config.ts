@@ -18,6 +18,7 @@ import { readPublicBaseUrl } from './config/public-base-url.js';
 import { settingEnv } from './config/setting-names.js';
 import { SettingsReader, type Env } from './config/settings-reader.js';
 import { DEFAULT_ARCHIVE_RETENTION_DAYS } from './config/resources.js';
+import { SETTLING_WINDOW_MS } from './core/delivery-message/ordered-outbox.js';
 
 export { accessTokenRules, type AuthSettings } from './config/auth-settings.js';
 export type { DeliverySettings } from './config/delivery-settings.js';
@@ -31,6 +32,8 @@ export interface KoerierConfig {
   readonly allowedOrigins: readonly string[];
   readonly webhookOrigin: string;
   readonly publishRatePerMinute: number;
+  /** The settling window of ordered lanes (docs/ORDERING.md, "Acceptance order"). */
+  readonly orderingSettlingMs: number;
   /** Largest event (JSON format text) the ingest accepts; above `inlineEventBytes` its data goes to the claim check. */
   readonly maxEventBytes: number;
   /** Events larger than this travel by reference (EDU-1, CE-14, CE-15); at most what a queue message carries. */
@@ -120,6 +123,7 @@ export function loadConfig(env: Env): KoerierConfig {
     allowedOrigins: settings.list(settingEnv.allowedOrigins),
     webhookOrigin: settings.text(settingEnv.webhookOrigin) || 'koerier',
     publishRatePerMinute: settings.integer(settingEnv.publishRatePerMinute, 6000, 1, 1_000_000),
+    orderingSettlingMs: settings.integer(settingEnv.orderingSettlingMs, SETTLING_WINDOW_MS, 0, 60_000),
     maxEventBytes: settings.integer(
       settingEnv.maxEventBytes,
       DEFAULT_MAX_EVENT_BYTES,

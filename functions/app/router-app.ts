@@ -7,6 +7,7 @@ import { archiveBatch } from '../core/replay/archive-writer.js';
 import { routeInboundEvents, type RouterDependencies } from '../core/routing/route-events.js';
 import { isCorrelationId } from '../core/ids/correlation-id.js';
 import { inboundMessageAttributes } from '../core/ingest/index.js';
+import { parseAcceptancePosition } from '../core/ordering/acceptance-position.js';
 import { QUEUE_MESSAGE_MARGIN_BYTES, SQS_MESSAGE_LIMIT_BYTES } from '../config.js';
 import { functions } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
@@ -49,6 +50,7 @@ export function routerApp(deps: RouterAppDependencies): QueueApp {
         recordId: record.messageId,
         body: record.body,
         ...acceptedAtOf(record.attributes),
+        acceptedPosition: parseAcceptancePosition(record.attributes?.[inboundMessageAttributes.acceptedPosition]),
         ...(isCorrelationId(correlationId) ? { correlationId } : {}),
         // Kept on the event's marker for the trace (issue 30 item 1).
         publisher: record.attributes?.[inboundMessageAttributes.publisher],

@@ -8,9 +8,10 @@
  *   sk `e#<sequence>`     an event waiting in the lane: its stored delivery message (`body`)
  *   sk `d#<delivery id>`  which sequence a delivery got, so a router retry finds its place again
  *
- * Conditional writes only (dynalite has no transactions): a sequence is taken by creating its
- * `e#` item, so two routers never share one; `last` is a hint for where to try. The lane's state
- * has no TTL: a key's sequence must not start again at 1.
+ * Conditional writes only (dynalite has no transactions): a sequence is taken by an atomic update
+ * of the state's `last`, conditional on `lastPosition` (the acceptance position numbered last)
+ * being lower than the event's, so the numbers follow acceptance order (docs/ORDERING.md). The
+ * lane's state has no TTL: a key's sequence must not start again at 1.
  */
 import {
   ConditionalCheckFailedException,
@@ -28,8 +29,6 @@ import { num, PK, SK, type Item } from './delivery-table-items.js';
 const STATE = 'lane';
 /** A delivery's place is remembered as long as SQS keeps a message: a retry comes within that. */
 const PLACE_SECONDS = 14 * 24 * 3600;
-/** Tries to take a sequence before giving up (each lost race means another writer took one). */
-const MAX_TRIES = 100;
 
 export class DynamoDbOrderedLanes implements OrderedLanes {
   constructor(
@@ -38,32 +37,28 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async append(lane: LaneAddress, deliveryId: string, build: (sequence: number) => string): Promise<Appended> {
+  async append(
+    lane: LaneAddress,
+    deliveryId: string,
+    build: (sequence: number) => string,
+    position?: number,
+  ): Promise<Appended> {
     const known = await this.get(lane, `d#${deliveryId}`);
     if (known?.['sequence']?.N !== undefined) {
       const sequence = Number(known['sequence'].N);
       const stored = await this.get(lane, eventKey(sequence));
       return { sequence, body: stored?.['body']?.S ?? build(sequence), head: isHead(await this.state(lane), sequence) };
     }
-    let sequence = Number((await this.state(lane))?.['last']?.N ?? 0) + 1;
-    let body = build(sequence);
-    for (let tries = 0; ; tries++) {
-      try {
-        await this.client.send(
-          new PutItemCommand({
-            TableName: this.tableName,
-            Item: { ...this.key(lane, eventKey(sequence)), body: { S: body }, deliveryId: { S: deliveryId } },
-            ConditionExpression: 'attribute_not_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': PK },
-          }),
-        );
-        break;
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException) || tries >= MAX_TRIES) throw error;
-        sequence++;
-        body = build(sequence);
-      }
-    }
+    const { sequence, late } = await this.number(lane, deliveryId, position);
+    const body = build(sequence);
+    // The number is this delivery's alone (the state update gave it), so the event is stored
+    // unconditionally: a retry after a crash right here writes the same item again.
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: { ...this.key(lane, eventKey(sequence)), body: { S: body }, deliveryId: { S: deliveryId } },
+      }),
+    );
     await this.client.send(
       new PutItemCommand({
         TableName: this.tableName,
@@ -74,13 +69,41 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
         },
       }),
     );
-    const state = await this.update(lane, {
-      UpdateExpression: 'SET #last = :n, #key = :key',
-      ConditionExpression: 'attribute_not_exists(#last) OR #last < :n',
-      ExpressionAttributeNames: { '#last': 'last', '#key': 'key' },
-      ExpressionAttributeValues: { ':n': num(sequence), ':key': { S: lane.key } },
+    // Stored first, read after (the delivery function does the reverse): one of us queues the head.
+    return { sequence, body, head: isHead(await this.state(lane), sequence), ...(late ? { late } : {}) };
+  }
+
+  /**
+   * The lane's next number, taken atomically on its state. With a position, only above every
+   * position numbered before (acceptance order); a lower one is numbered at the end, `late`.
+   */
+  private async number(
+    lane: LaneAddress,
+    deliveryId: string,
+    position: number | undefined,
+  ): Promise<{ sequence: number; late: boolean }> {
+    const increment = 'SET #last = if_not_exists(#last, :zero) + :one, #key = :key, #by = :d';
+    const names = { '#last': 'last', '#key': 'key', '#by': 'lastDelivery' };
+    const values = { ':zero': num(0), ':one': num(1), ':key': { S: lane.key }, ':d': { S: deliveryId } };
+    if (position !== undefined) {
+      const inOrder = await this.update(lane, {
+        UpdateExpression: `${increment}, #pos = :p`,
+        ConditionExpression: 'attribute_not_exists(#pos) OR #pos < :p',
+        ExpressionAttributeNames: { ...names, '#pos': 'lastPosition' },
+        ExpressionAttributeValues: { ...values, ':p': num(position) },
+      });
+      if (inOrder !== undefined) return { sequence: Number(inOrder['last']!.N), late: false };
+      // The router retrying the last one numbered (it stopped before storing its event): its number again.
+      const state = await this.state(lane);
+      if (state?.['lastDelivery']?.S === deliveryId && state['lastPosition']?.N === String(position))
+        return { sequence: Number(state['last']!.N), late: false };
+    }
+    const taken = await this.update(lane, {
+      UpdateExpression: increment,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     });
-    return { sequence, body, head: isHead(state ?? (await this.state(lane)), sequence) };
+    return { sequence: Number(taken!['last']!.N), late: position !== undefined };
   }
 
   async take(

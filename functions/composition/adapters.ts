@@ -164,6 +164,15 @@ export const outbox: Member<'outbox'> = (c) =>
       },
     }),
     () => orderedLanes(c),
+    {
+      settlingWindowMs: c.config.orderingSettlingMs,
+      onLate: (message, sequence) =>
+        c.log.warn('ordered event appended out of acceptance order: it came past the settling window', {
+          subscriptionId: message.subscriptionId,
+          deliveryId: message.deliveryId,
+          sequence,
+        }),
+    },
   );
 
 /** The lanes of ordered delivery per key (issue 33), in the deliveries table; one for the composition, which the outbox shares. */

@@ -27,6 +27,8 @@ export const settingEnv = {
   webhookOrigin: 'KOERIER_WEBHOOK_ORIGIN',
   /** Requests per minute per publisher announced to validators (`WebHook-Allowed-Rate`). */
   publishRatePerMinute: 'KOERIER_PUBLISH_RATE_PER_MINUTE',
+  /** How long the router holds an ordered event after its acceptance before appending it to its lane (issue 33, docs/ORDERING.md). */
+  orderingSettlingMs: 'KOERIER_ORDERING_SETTLING_MS',
   /** The largest event accepted on POST /events, in bytes of its JSON format text (default 4 MiB). */
   maxEventBytes: 'KOERIER_MAX_EVENT_BYTES',
   /** Events larger than this travel by reference: data to the claim check, `dataref` in the event (default 64 KiB, CE-14). */

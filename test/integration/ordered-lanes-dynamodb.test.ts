@@ -44,6 +44,21 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     expect(again.sequence).toBe(appended[7]!.sequence);
   });
 
+  it('ORD-3: numbers follow acceptance positions: a lower position after a higher one is numbered at the end, late; a retry of the last numbered gets its number back', async () => {
+    const lane = { subscriptionId: 'sub-p', key: 'leerling-7' };
+    const first = await lanes.append(lane, 'p1', (sequence) => `body ${sequence}`, 1_000);
+    const third = await lanes.append(lane, 'p3', (sequence) => `body ${sequence}`, 3_000);
+    // A router retry of p3 finds its number again, not late.
+    const retried = await lanes.append(lane, 'p3', (sequence) => `body ${sequence}`, 3_000);
+    const second = await lanes.append(lane, 'p2', (sequence) => `body ${sequence}`, 2_000);
+    expect([first, third, retried, second].map((a) => [a.sequence, a.late === true])).toEqual([
+      [1, false],
+      [2, false],
+      [2, false],
+      [3, true],
+    ]);
+  });
+
   it('ORD-3: one hold per head; settling it hands out the next; a settled or early sequence is told apart', async () => {
     const lane = { subscriptionId: 'sub-b', key: 'zaak-9' };
     for (let i = 1; i <= 3; i++) await lanes.append(lane, `e${i}`, (sequence) => `body ${sequence}`);

@@ -41,6 +41,8 @@ export interface DeliveryMessage {
 
 export interface OrderingMark {
   readonly key: string;
+  /** The event's place in acceptance order (core/ordering/acceptance-position.ts): the lane appends by it. */
+  readonly position?: number;
   readonly sequence?: number;
 }
 

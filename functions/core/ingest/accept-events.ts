@@ -28,6 +28,7 @@ import { groupedWarnings } from './grouped-warnings.js';
 import type { InboundQueue, RateWindow } from './ports.js';
 import { routedEventKey } from '../routing/routed-events.js';
 import type { RoutedEventReader } from '../trace/routed-event-records.js';
+import { nextAcceptancePosition } from '../ordering/acceptance-position.js';
 
 /** The route, as the idempotency guard scopes keys by it. */
 export const INGEST_OPERATION = 'POST /events';
@@ -43,6 +44,8 @@ export const inboundMessageAttributes = {
   correlationId: 'koerier-correlation-id',
   /** The publish request's Idempotency-Key (a UUID): the router keeps it on the event's marker for the trace (issue 30 item 1). */
   idempotencyKey: 'koerier-idempotency-key',
+  /** The event's place in acceptance order (core/ordering/acceptance-position.ts): what ordered lanes append by (issue 33). */
+  acceptedPosition: 'koerier-accepted-position',
 } as const;
 
 export interface IngestSettings {
@@ -298,6 +301,8 @@ async function storeEvents(
           [inboundMessageAttributes.receivedAt]: receivedAt,
           [inboundMessageAttributes.correlationId]: correlationId,
           [inboundMessageAttributes.idempotencyKey]: readIdempotencyKey(publish.request.headers),
+          // Taken in the events' order in the request, after everything else is checked (issue 33).
+          [inboundMessageAttributes.acceptedPosition]: String(nextAcceptancePosition()),
         },
       })),
     );

@@ -23,6 +23,11 @@ export interface Appended {
   readonly body: string;
   /** Everything before it is settled and the lane is not parked: the caller queues it now. */
   readonly head: boolean;
+  /**
+   * It came after an event accepted later than it had been appended (past the settling window):
+   * it is appended at the end, out of acceptance order, and the caller says so (docs/ORDERING.md).
+   */
+  readonly late?: boolean;
 }
 
 /**
@@ -37,8 +42,15 @@ export interface OrderedLanes {
   /**
    * Appends a delivery at the lane's end; `build` makes the stored message for the sequence it
    * gets. The same `deliveryId` again (the router retrying a record) answers its first place.
+   * `position` (acceptance-position.ts): the lane's numbers follow it — a sequence is only given
+   * to a position above every one given before; a lower one is appended at the end, `late`.
    */
-  append(lane: LaneAddress, deliveryId: string, build: (sequence: number) => string): Promise<Appended>;
+  append(
+    lane: LaneAddress,
+    deliveryId: string,
+    build: (sequence: number) => string,
+    position?: number,
+  ): Promise<Appended>;
   /**
    * Takes the hold of the head for `holder` (one queue message) until `until` (epoch ms); the same
    * holder takes it again. `redrive`: the owner redrove the parked head, which unparks the lane.

@@ -44,6 +44,8 @@ export interface InboundRecord {
   readonly body: string;
   /** Epoch ms the ingest accepted it (the archive's order, docs/REPLAY.md); default: now. */
   readonly acceptedAt?: number;
+  /** The event's place in acceptance order (core/ordering/acceptance-position.ts); absent: appended as routed. */
+  readonly acceptedPosition?: number | undefined;
   /** The ingest request's correlation id (core/ids/correlation-id.ts), carried into the deliveries. */
   readonly correlationId?: string | undefined;
   /** The client that published it, and the publish request's Idempotency-Key: kept on the marker for the trace. */
@@ -276,7 +278,9 @@ function planDeliveries(
       if (key !== undefined) {
         // Ordered (issue 33): one event per delivery, marked for its key's lane (core/delivery-message/ordered-outbox.ts).
         const { subscription, message, recordIds } = delivery(address, [entry], createdAt);
-        planned.push({ subscription, message: { ...message, ordering: { key } }, recordIds });
+        const { acceptedPosition: position } = entry.record;
+        const ordering = position === undefined ? { key } : { key, position };
+        planned.push({ subscription, message: { ...message, ordering }, recordIds });
       } else if (candidate.delivery === 'push' && takesBatches(candidate)) {
         const group = batches.get(candidate.subscriptionId) ?? { address, entries: [] };
         group.entries.push(entry);

@@ -4,6 +4,7 @@ import type { Appended, LaneAddress, LaneTake, OrderedLanes } from '../../../fun
 interface Lane {
   next: number;
   last: number;
+  lastPosition?: number | undefined;
   holder?: string | undefined;
   holdUntil?: number | undefined;
   parked: boolean;
@@ -22,18 +23,25 @@ export class InMemoryOrderedLanes implements OrderedLanes {
     return lane;
   }
 
-  async append(address: LaneAddress, deliveryId: string, build: (sequence: number) => string): Promise<Appended> {
+  async append(
+    address: LaneAddress,
+    deliveryId: string,
+    build: (sequence: number) => string,
+    position?: number,
+  ): Promise<Appended> {
     const lane = this.lane(address);
     const known = lane.byDelivery.get(deliveryId);
     if (known !== undefined) {
       const body = lane.bodies.get(known) ?? build(known);
       return { sequence: known, body, head: lane.next === known && !lane.parked };
     }
+    const late = position !== undefined && lane.lastPosition !== undefined && position <= lane.lastPosition;
+    if (position !== undefined && !late) lane.lastPosition = position;
     const sequence = ++lane.last;
     lane.byDelivery.set(deliveryId, sequence);
     const body = build(sequence);
     lane.bodies.set(sequence, body);
-    return { sequence, body, head: lane.next === sequence && !lane.parked };
+    return { sequence, body, head: lane.next === sequence && !lane.parked, ...(late ? { late } : {}) };
   }
 
   async take(

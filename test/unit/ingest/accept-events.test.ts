@@ -104,6 +104,8 @@ describe('acceptEvents: persist before acknowledge', () => {
           [inboundMessageAttributes.correlationId]: 'order-42',
           // Issue 30 item 1: the router keeps it on the event's marker, for the trace.
           [inboundMessageAttributes.idempotencyKey]: key,
+          // Issue 33: its place in acceptance order, what ordered lanes number by (epoch ms × 1,000 and a count).
+          [inboundMessageAttributes.acceptedPosition]: expect.stringMatching(/^[1-9]\d{15}$/),
         },
       },
     ]);
