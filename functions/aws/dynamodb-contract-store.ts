@@ -6,16 +6,14 @@
  * writers never lose each other's change, and a version is created only when absent.
  */
 import {
-  type AttributeValue,
   ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
-  GetItemCommand,
   PutItemCommand,
-  QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { ContractBinding, ContractRecord, VersionRecord } from '../core/contracts/contract.js';
 import { ContractChangedError, type ContractStore } from '../core/contracts/ports.js';
+import { getRecord, queryRecords, recordKey } from './json-record-items.js';
 
 const CONTRACTS = 'contracts';
 const BINDINGS = 'bindings';
@@ -79,31 +77,12 @@ export class DynamoDbContractStore implements ContractStore {
     return removed !== undefined;
   }
 
-  private async get<T>(pk: string, sk: string): Promise<T | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: key(pk, sk), ConsistentRead: true }),
-    );
-    return item?.['record']?.S === undefined ? undefined : (JSON.parse(item['record'].S) as T);
+  private get<T>(pk: string, sk: string): Promise<T | undefined> {
+    return getRecord<T>(this.client, this.tableName, pk, sk);
   }
 
-  private async query<T>(pk: string): Promise<T[]> {
-    const records: T[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: pk } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? [])
-        if (item['record']?.S !== undefined) records.push(JSON.parse(item['record'].S) as T);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return records;
+  private query<T>(pk: string): Promise<T[]> {
+    return queryRecords<T>(this.client, this.tableName, pk);
   }
 
   /** Creates (`previous` undefined) or replaces exactly `previous`, or throws `ContractChangedError`. */
@@ -129,6 +108,4 @@ export class DynamoDbContractStore implements ContractStore {
   }
 }
 
-function key(pk: string, sk: string): Record<string, AttributeValue> {
-  return { pk: { S: pk }, sk: { S: sk } };
-}
+const key = recordKey;

@@ -8,18 +8,16 @@
 import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
-  GetItemCommand,
   PutItemCommand,
-  QueryCommand,
-  type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { KanaalNameTakenError, type AbonnementRecord, type KanaalRecord, type ZgwStore } from '../core/zgw/ports.js';
+import { getRecord, queryRecords, recordKey } from './json-record-items.js';
 
 const KANALEN = 'kanaal';
 const ABONNEMENTEN = 'abonnement';
 
-const key = (pk: string, sk: string): Record<string, AttributeValue> => ({ pk: { S: pk }, sk: { S: sk } });
+const key = recordKey;
 
 export class DynamoDbZgwStore implements ZgwStore {
   constructor(
@@ -71,12 +69,8 @@ export class DynamoDbZgwStore implements ZgwStore {
     return old !== undefined;
   }
 
-  private async get<T>(pk: string, sk: string): Promise<T | undefined> {
-    const { Item: item } = await this.client.send(
-      new GetItemCommand({ TableName: this.tableName, Key: key(pk, sk), ConsistentRead: true }),
-    );
-    const record = item?.['record']?.S;
-    return record === undefined ? undefined : (JSON.parse(record) as T);
+  private get<T>(pk: string, sk: string): Promise<T | undefined> {
+    return getRecord<T>(this.client, this.tableName, pk, sk);
   }
 
   private async put(pk: string, sk: string, record: object, onlyNew: boolean): Promise<void> {
@@ -89,23 +83,7 @@ export class DynamoDbZgwStore implements ZgwStore {
     );
   }
 
-  private async query<T>(pk: string): Promise<T[]> {
-    const records: T[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': { S: pk } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? [])
-        if (item['record']?.S !== undefined) records.push(JSON.parse(item['record'].S) as T);
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return records;
+  private query<T>(pk: string): Promise<T[]> {
+    return queryRecords<T>(this.client, this.tableName, pk);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { authProblems, commonProblems, problemResponse } from './components.js';
 import { EVENT_SEARCH_LIMITS } from '../trace/event-search.js';
+import { EVENT_READERS } from './event-trace-paths.js';
 
 const foundEventSchema = {
   type: 'object',
@@ -30,12 +31,7 @@ export const searchEventsOperation = {
     'trace) the events whose `source` its publish grants cover now: those it published. The archive is read newest first within a bound of requests: `complete: false` says the reader ' +
     'stopped before `limit` events or the window’s start; narrow the window to read further.',
   tags: ['Events'],
-  security: [
-    { oauth2: ['events:publish'] },
-    { oauth2: ['subscriptions:read'] },
-    { oauth2: ['subscriptions:manage'] },
-    { oauth2: ['admin'] },
-  ],
+  security: EVENT_READERS,
   parameters: [
     { name: 'type', in: 'query', required: false, description: 'Only this type, exactly.', schema: { type: 'string' } },
     {

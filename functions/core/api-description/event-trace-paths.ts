@@ -109,6 +109,14 @@ const eventTraceSchema = {
 const pathParameter = (name: 'source' | 'id', description: string) =>
   ({ name, in: 'path', required: true, description, schema: { type: 'string', minLength: 1 } }) as const;
 
+/** Who may read events: their publishers, the owners of subscriptions they reached, and operators (the trace and the search). */
+export const EVENT_READERS = [
+  { oauth2: ['events:publish'] },
+  { oauth2: ['subscriptions:read'] },
+  { oauth2: ['subscriptions:manage'] },
+  { oauth2: ['admin'] },
+];
+
 export const eventTracePaths = {
   '/events/{source}/{id}': {
     parameters: [
@@ -125,12 +133,7 @@ export const eventTracePaths = {
         'the owner of a subscription it reached (`subscriptions:read`) sees its own; `admin` sees everything. For anyone else the ' +
         'answer is the 404 of an unknown event.',
       tags: ['Events'],
-      security: [
-        { oauth2: ['events:publish'] },
-        { oauth2: ['subscriptions:read'] },
-        { oauth2: ['subscriptions:manage'] },
-        { oauth2: ['admin'] },
-      ],
+      security: EVENT_READERS,
       responses: {
         '200': {
           description: 'The trace.',
