@@ -213,7 +213,7 @@ export const settingsCatalogue: readonly SettingDescription[] = [
     key: 'koerier:bucketReplicas',
     default: 'unset (no replicas)',
     meaning:
-      'the archive and payload buckets replicated to buckets of a standby stack in a second Region, with S3 Replication Time Control (15 minutes) and its metrics: `{"archive": {"bucket": "arn:aws:s3:::…", "kmsKey": "arn:aws:kms:…"}, "payloads": {…}}`; turns on versioning ([DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
+      'the archive and payload buckets replicated to buckets of a standby stack in a second Region, with S3 Replication Time Control (15 minutes) and its metrics: `{"archive": {"bucket": "<bucket ARN>", "kmsKey": "<KMS key ARN>"}, "payloads": {…}}`; turns on versioning ([DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
   },
   {
     key: 'koerier:globalTableRegions',

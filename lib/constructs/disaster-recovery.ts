@@ -22,7 +22,7 @@ export const GLOBAL_TABLES = ['partners', 'subscriptions', 'idempotency'] as con
 export const REPLICATED_BUCKETS = ['archive', 'payloads'] as const;
 
 export interface BucketReplica {
-  /** `arn:aws:s3:::<name>` of the destination bucket in the second Region. */
+  /** The ARN of the destination bucket in the second Region. */
   readonly bucket: string;
   /** The destination bucket's KMS key: replicas are encrypted under it. */
   readonly kmsKey: string;
@@ -70,7 +70,7 @@ export function parseDisasterRecovery(
           `koerier:bucketReplicas: "${name}" is not a replicated bucket (${REPLICATED_BUCKETS.join(', ')})`,
         );
       else if (!BUCKET_ARN.test(String(replica?.bucket)) || !KMS_KEY_ARN.test(String(replica?.kmsKey)))
-        problems.push(`koerier:bucketReplicas.${name} needs "bucket" (arn:aws:s3:::name) and "kmsKey" (a KMS key ARN)`);
+        problems.push(`koerier:bucketReplicas.${name} needs "bucket" (a bucket ARN) and "kmsKey" (a KMS key ARN)`);
     }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return { bucketReplicas: replicas, globalTableRegions: regions as string[] };
@@ -85,7 +85,7 @@ export function replicateBucket(
   replica: BucketReplica,
 ): void {
   const role = new iam.Role(scope, `${name}ReplicationRole`, {
-    assumedBy: new iam.ServicePrincipal('s3.amazonaws.com'),
+    assumedBy: new iam.ServicePrincipal('s3'),
     description: `Koerier: replicates the ${name} bucket to its standby Region`,
   });
   role.addToPolicy(

@@ -39,10 +39,10 @@ describe('fixed egress addresses (issue 12)', () => {
   });
 
   it.each([1, 2])(
-    'issue 12: with %i address(es): the outbound functions (delivery, handshake, alert webhooks) run in private subnets behind as many NAT gateways, each with its own Elastic IP in the outputs',
+    'issue 12: with %i address(es): the outbound functions (delivery, handshake, alert webhooks, ZGW callback checks) run in private subnets behind as many NAT gateways, each with its own Elastic IP in the outputs',
     (addresses) => {
       const { resources, template } = synthKoerier({ context: { [egressContextKey.fixedEgressAddresses]: addresses } });
-      expect(outboundFunctions.sort()).toEqual(['alerts', 'delivery', 'subscriptions']);
+      expect(outboundFunctions.sort()).toEqual(['alerts', 'delivery', 'subscriptions', 'zgw']);
       const eips = ofType(resources, 'AWS::EC2::EIP');
       const nats = ofType(resources, 'AWS::EC2::NatGateway');
       expect(eips).toHaveLength(addresses);

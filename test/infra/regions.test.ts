@@ -153,7 +153,7 @@ describe('issue 27: the region table (lib/regions.ts)', () => {
     expect(paramsAndSecretsLayerArn('us-east-1')).toBeUndefined();
   });
 
-  it('CARD-2: lib/ hard-codes no partition and no URL suffix: arn:aws: and amazonaws.com appear only in the examples of three validation messages', () => {
+  it('CARD-2: lib/ hard-codes no partition and no URL suffix: arn:aws: and amazonaws.com appear only in the examples of four validation messages', () => {
     const libFiles = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
         entry.isDirectory()
@@ -170,6 +170,7 @@ describe('issue 27: the region table (lib/regions.ts)', () => {
     );
     // Each names the commercial partition after "e.g.", as one example of a value whose validation accepts every partition.
     expect(hits.sort()).toEqual([
+      'lib/constructs/disaster-recovery.ts: \'koerier:bucketReplicas must be an object, e.g. {"archive": {"bucket": "arn:aws:s3:::…", "kmsKey": "arn:aws:kms:…"}}\',',
       "lib/protection-config.ts: 'must be the ARN of a CLOUDFRONT-scope WAFv2 web ACL, which lives in us-east-1, e.g. arn:aws:wafv2:us-east-1:<account>:global/webacl/<name>/<id>',",
       'lib/trust-config.ts: `${trustContextKey.clientCertificateSecretArn} must be a Secrets Manager secret ARN, e.g. arn:aws:secretsmanager:eu-central-1:123456789012:secret:koerier/mtls-AbCdEf`,',
       'lib/trust-config.ts: `${trustContextKey.signingKeys} must list KMS key ARNs and/or "stack", newest first, e.g. ["arn:aws:kms:eu-central-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab","stack"]`,',
