@@ -129,4 +129,6 @@ export const commonProblems = {
  * Reading a subscription and what hangs under it: `subscriptions:read`, or `subscriptions:manage`,
  * which includes it. The console's users hold the read scope only (EDU-2).
  */
+/** Operators only: the partners admin API and erasures. */
+export const adminOnlySecurity = [{ oauth2: ['admin'] }];
 export const readSubscriptionsSecurity = [{ oauth2: ['subscriptions:read'] }, { oauth2: ['subscriptions:manage'] }];

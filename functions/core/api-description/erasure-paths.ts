@@ -4,6 +4,7 @@
  * and read the audit record of what was removed and what could not be reached.
  */
 import {
+  adminOnlySecurity,
   authProblems,
   commonProblems,
   idempotencyKeyParameter,
@@ -14,7 +15,7 @@ import {
 import { describedSchema } from '../http/json-body.js';
 import { ERASURE_BODY } from '../erasure/erasure-request.js';
 
-const security = [{ oauth2: ['admin'] }];
+const security = adminOnlySecurity;
 const count = (description: string) => ({ type: 'integer', minimum: 0, description });
 
 const erasureSchema = {

@@ -3,6 +3,7 @@
  * (EDU-IN) and entitlements (EDU-7), changed at run time, scope `admin`.
  */
 import {
+  adminOnlySecurity,
   authProblems,
   commonProblems,
   idempotencyKeyParameter,
@@ -13,7 +14,7 @@ import {
 import { describedSchema } from '../http/json-body.js';
 import { CLIENT_INPUT_BODY } from '../partners/partner-input.js';
 
-const security = [{ oauth2: ['admin'] }];
+const security = adminOnlySecurity;
 const clientIdParameter = {
   name: 'clientId',
   in: 'path',
