@@ -104,6 +104,7 @@ function dispatcherDependencies(deps: DeliveryAppDependencies): DispatcherDepend
     entitlements: async () => (await deps.partners.current()).entitlements,
     outbox: deps.outbox,
     lanes: deps.orderedLanes,
+    orderingSettlingMs: config.orderingSettlingMs,
     policy: deps.deliveryPolicy,
     origin: config.webhookOrigin,
     // Issue 30 item 3: suspensions, retirements and dead letters also go to the alert contacts.

@@ -51,8 +51,8 @@ import type { ZgwStore } from '../core/zgw/ports.js';
 
 /** A message on the deliveries queue, with what SQS told about it. */
 export interface DeliveryQueue {
-  /** Writes every message or throws. */
-  send(bodies: readonly string[]): Promise<void>;
+  /** Writes every message or throws; `delaySeconds` hides them that long (SQS DelaySeconds, 0–900). */
+  send(bodies: readonly string[], delaySeconds?: number): Promise<void>;
   /** Hides received messages for their backoff; answers how many could not be postponed. */
   postpone(
     postponements: readonly { readonly receiptHandle: string; readonly delaySeconds: number }[],

@@ -4,7 +4,9 @@
  * lanes spread over partitions), with
  *
  *   sk `lane`             the lane's state: `next` (first unsettled sequence), `last` (highest
- *                         given), the hold (`holder`, `holdUntil`), `parked`, and the key itself
+ *                         given), the hold (`holder`, `holdUntil`), `parked`, the settling lease
+ *                         (`settler`, `settleUntil`), and the key itself
+ *   sk `p#<position>#<delivery id>`  an event staged by the router, not yet numbered (`body`)
  *   sk `e#<sequence>`     an event waiting in the lane: its stored delivery message (`body`)
  *   sk `d#<delivery id>`  which sequence a delivery got, so a router retry finds its place again
  *
@@ -18,11 +20,12 @@ import {
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
 import { createHash } from 'node:crypto';
-import type { Appended, LaneAddress, LaneTake, OrderedLanes } from '../core/ordering/ordered-lanes.js';
+import type { Appended, LaneAddress, LaneTake, OrderedLanes, StagedEvent } from '../core/ordering/ordered-lanes.js';
 import { formatSequence } from '../core/ordering/ordering-settings.js';
 import { num, PK, SK, type Item } from './delivery-table-items.js';
 
@@ -37,17 +40,88 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     private readonly now: () => number = Date.now,
   ) {}
 
+  async stage(lane: LaneAddress, event: StagedEvent): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          ...this.key(lane, stagedKey(event)),
+          body: { S: event.body },
+          deliveryId: { S: event.deliveryId },
+          position: num(event.position),
+          // A staged event nobody settles (its subscription deleted) goes when a place would.
+          expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),
+        },
+      }),
+    );
+  }
+
+  async staged(lane: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]> {
+    const { [PK]: pk } = this.key(lane, STATE);
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+        // `#` sorts before every digit, `~` after: every delivery id of the last position is in range.
+        ExpressionAttributeValues: { ':pk': pk!, ':from': { S: 'p#' }, ':to': { S: `p#${formatPosition(upTo)}#~` } },
+        ConsistentRead: true,
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => ({
+      deliveryId: item['deliveryId']!.S!,
+      position: Number(item['position']!.N),
+      body: item['body']!.S!,
+    }));
+  }
+
+  async unstage(lane: LaneAddress, event: Pick<StagedEvent, 'deliveryId' | 'position'>): Promise<void> {
+    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: this.key(lane, stagedKey(event)) }));
+  }
+
+  async claimSettling(lane: LaneAddress, lease: { holder: string; until: number; now: number }): Promise<boolean> {
+    const claimed = await this.update(lane, {
+      UpdateExpression: 'SET #settler = :holder, #settleUntil = :until, #key = :key',
+      ConditionExpression: 'attribute_not_exists(#settler) OR #settler = :holder OR #settleUntil < :now',
+      ExpressionAttributeNames: { '#settler': 'settler', '#settleUntil': 'settleUntil', '#key': 'key' },
+      ExpressionAttributeValues: {
+        ':holder': { S: lease.holder },
+        ':until': num(lease.until),
+        ':now': num(lease.now),
+        ':key': { S: lane.key },
+      },
+    });
+    return claimed !== undefined;
+  }
+
+  async releaseSettling(lane: LaneAddress, holder: string): Promise<void> {
+    await this.update(lane, {
+      UpdateExpression: 'REMOVE #settler, #settleUntil',
+      ConditionExpression: '#settler = :holder',
+      ExpressionAttributeNames: { '#settler': 'settler', '#settleUntil': 'settleUntil' },
+      ExpressionAttributeValues: { ':holder': { S: holder } },
+    });
+  }
+
+  async head(lane: LaneAddress): Promise<{ next: number; parked: boolean }> {
+    const state = await this.state(lane);
+    return { next: nextOf(state), parked: state?.['parked']?.BOOL === true };
+  }
+
   async append(
     lane: LaneAddress,
     deliveryId: string,
     build: (sequence: number) => string,
     position?: number,
+    readHead = true,
   ): Promise<Appended> {
+    const headOf = async (sequence: number) => readHead && isHead(await this.state(lane), sequence);
     const known = await this.get(lane, `d#${deliveryId}`);
     if (known?.['sequence']?.N !== undefined) {
       const sequence = Number(known['sequence'].N);
       const stored = await this.get(lane, eventKey(sequence));
-      return { sequence, body: stored?.['body']?.S ?? build(sequence), head: isHead(await this.state(lane), sequence) };
+      return { sequence, body: stored?.['body']?.S ?? build(sequence), head: await headOf(sequence) };
     }
     const { sequence, late } = await this.number(lane, deliveryId, position);
     const body = build(sequence);
@@ -70,7 +144,7 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
       }),
     );
     // Stored first, read after (the delivery function does the reverse): one of us queues the head.
-    return { sequence, body, head: isHead(await this.state(lane), sequence), ...(late ? { late } : {}) };
+    return { sequence, body, head: await headOf(sequence), ...(late ? { late } : {}) };
   }
 
   /**
@@ -199,6 +273,15 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
 
 function eventKey(sequence: number): string {
   return `e#${formatSequence(sequence)}`;
+}
+
+/** Positions are safe integers (acceptance-position.ts): padded to 16 digits they sort as text. */
+function formatPosition(position: number): string {
+  return String(Math.max(0, Math.min(Math.floor(position), Number.MAX_SAFE_INTEGER))).padStart(16, '0');
+}
+
+function stagedKey({ deliveryId, position }: Pick<StagedEvent, 'deliveryId' | 'position'>): string {
+  return `p#${formatPosition(position)}#${deliveryId}`;
 }
 
 function nextOf(state: Item | undefined): number {

@@ -14,6 +14,8 @@ export interface QueueMessage {
   /** The message body: an event in the JSON event format, or a delivery message. */
   readonly body: string;
   readonly attributes?: Readonly<Record<string, string>>;
+  /** Seconds before the message can be received (0–900). */
+  readonly delaySeconds?: number;
 }
 
 const MAX_BATCH_ENTRIES = 10;
@@ -43,6 +45,7 @@ export class SqsMessageQueue {
           QueueUrl: this.queueUrl,
           MessageBody: sqsSafeBody(only.body),
           MessageAttributes: toAttributes(only.attributes),
+          ...(only.delaySeconds === undefined ? {} : { DelaySeconds: only.delaySeconds }),
         }),
       );
       return;
@@ -58,6 +61,7 @@ export class SqsMessageQueue {
           Id: String(index),
           MessageBody: sqsSafeBody(message.body),
           MessageAttributes: toAttributes(message.attributes),
+          ...(message.delaySeconds === undefined ? {} : { DelaySeconds: message.delaySeconds }),
         })),
       }),
     );

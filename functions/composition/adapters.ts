@@ -82,7 +82,8 @@ export const deliveryQueue: Member<'deliveryQueue'> = (c) =>
     const sqs = c.client(sqsClient);
     const queue = new SqsMessageQueue(sqs, resources.queueUrl('deliveries'));
     return {
-      send: (bodies) => queue.send(bodies.map((body) => ({ body }))),
+      send: (bodies, delaySeconds) =>
+        queue.send(bodies.map((body) => (delaySeconds === undefined ? { body } : { body, delaySeconds }))),
       postpone: (postponements) => postponeMessages(sqs, resources.queueUrl('deliveries'), postponements),
       redriveDeadLetterQueue: (limit) =>
         moveDeadLetterQueueBack(
@@ -164,15 +165,7 @@ export const outbox: Member<'outbox'> = (c) =>
       },
     }),
     () => orderedLanes(c),
-    {
-      settlingWindowMs: c.config.orderingSettlingMs,
-      onLate: (message, sequence) =>
-        c.log.warn('ordered event appended out of acceptance order: it came past the settling window', {
-          subscriptionId: message.subscriptionId,
-          deliveryId: message.deliveryId,
-          sequence,
-        }),
-    },
+    { settlingWindowMs: c.config.orderingSettlingMs },
   );
 
 /** The lanes of ordered delivery per key (issue 33), in the deliveries table; one for the composition, which the outbox shares. */

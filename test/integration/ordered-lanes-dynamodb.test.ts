@@ -81,4 +81,32 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     expect(await lanes.take(lane, 1, hold('redrive', true))).toBe('mine');
     expect(await lanes.advance(lane, 1)).toBe('body 2');
   });
+
+  it('ORD-3: staged events come back by acceptance position up to a bound, however they were staged; settling them numbers each once, two settlers at once never both', async () => {
+    const lane = { subscriptionId: 'sub-s', key: 'leerling-9' };
+    const positions = [1_800_000_000_030_000, 1_800_000_000_010_000, 1_800_000_000_020_001, 1_800_000_000_020_000];
+    await Promise.all(
+      positions.map((position, i) => lanes.stage(lane, { deliveryId: `s${i}`, position, body: `staged ${i}` })),
+    );
+    // Up to 20.000 ms: the two below it, lowest first; the one at 20.001 ms and above wait.
+    expect((await lanes.staged(lane, 1_800_000_000_020_000, 10)).map((one) => one.deliveryId)).toEqual(['s1', 's3']);
+    expect((await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 2)).map((one) => one.position)).toEqual([
+      1_800_000_000_010_000, 1_800_000_000_020_000,
+    ]);
+    expect(await lanes.claimSettling(lane, { holder: 'm1', until: NOW + 60_000, now: NOW })).toBe(true);
+    expect(await lanes.claimSettling(lane, { holder: 'm2', until: NOW + 60_000, now: NOW })).toBe(false);
+    // A lease that ran out is taken over; the first holder's release then leaves the new one's alone.
+    expect(await lanes.claimSettling(lane, { holder: 'm2', until: NOW + 120_000, now: NOW + 61_000 })).toBe(true);
+    await lanes.releaseSettling(lane, 'm1');
+    expect(await lanes.claimSettling(lane, { holder: 'm3', until: NOW + 60_000, now: NOW + 62_000 })).toBe(false);
+    await lanes.releaseSettling(lane, 'm2');
+    expect(await lanes.claimSettling(lane, { holder: 'm3', until: NOW + 60_000, now: NOW })).toBe(true);
+    await lanes.unstage(lane, { deliveryId: 's1', position: 1_800_000_000_010_000 });
+    expect((await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 10)).map((one) => one.deliveryId)).toEqual([
+      's3',
+      's2',
+      's0',
+    ]);
+    expect(await lanes.head(lane)).toEqual({ next: 1, parked: false });
+  });
 });

@@ -1,38 +1,38 @@
 /**
  * The outbox of a deployment that orders per key (issue 33, docs/ORDERING.md): a delivery the
- * router marked with its key (`ordering.key`, no sequence yet) is appended to its lane — which
- * gives it its sequence, stamped on the event — and queued only when it is the lane's head. The
- * rest of the lane waits in the lane, not in a queue, so a waiting key costs no receives; the
- * delivery function (push) or an acknowledgement (pull) queues the next one (`releaseNext`).
+ * router marked with its key and acceptance position (`ordering`, no sequence yet) is staged in its
+ * lane, and one settle message per lane is queued, delayed until the settling window of the
+ * lane's newest staged event has passed; the delivery function then appends the staged events in
+ * acceptance order (core/ordering/lane-settling.ts) and queues the lane's head. The rest of the
+ * lane waits in the lane, not in a queue, so a waiting key costs no receives; the delivery
+ * function (push) or an acknowledgement (pull) queues the next one (`releaseNext`).
  * Everything else — unordered deliveries, redrives, splits, replays — passes through unchanged.
  */
 import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import type { Outbox, OutboxAddress, OutboxEntry } from './outbox.js';
-import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
+import type { LaneAddress, OrderedLanes, StagedEvent } from '../ordering/ordered-lanes.js';
+import { settlesAt } from '../ordering/lane-settling.js';
 import { stampSequence } from '../ordering/sequence-stamp.js';
 
 /**
- * How long after its acceptance an event waits before it is appended (docs/ORDERING.md,
- * "Acceptance order"): the time an earlier event of its key, accepted just before it and routed by
- * another router batch side by side, has to reach the lane first.
+ * How long after its acceptance an event is appended (docs/ORDERING.md, "Acceptance order"): the
+ * time an earlier event of its key, accepted just before it and routed by another router batch
+ * side by side, has to be staged in the lane first.
  */
 export const SETTLING_WINDOW_MS = 1000;
+/** SQS's longest message delay. */
+const MAX_DELAY_SECONDS = 900;
 
 export interface OrderedOutboxOptions {
   readonly settlingWindowMs?: number;
   readonly now?: () => number;
-  readonly sleep?: (ms: number) => Promise<void>;
-  /** Told of an event appended out of acceptance order (it came past the settling window). */
-  readonly onLate?: (message: DeliveryMessage, sequence: number) => void;
 }
 
 /** `lanes` is asked for on the first ordered delivery: an outbox that never sees one builds none. */
 export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options: OrderedOutboxOptions = {}): Outbox {
   const { settlingWindowMs = SETTLING_WINDOW_MS, now = Date.now } = options;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const enqueueAll = async (entries: readonly OutboxEntry[]): Promise<void> => {
     const through: OutboxEntry[] = [];
-    // Per lane in acceptance order (the position the ingest gave); lanes side by side.
     const byLane = new Map<string, OutboxEntry[]>();
     for (const entry of entries) {
       const { ordering } = entry.message;
@@ -42,45 +42,79 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
         byLane.set(id, [...(byLane.get(id) ?? []), entry]);
       }
     }
-    const heads = await Promise.all(
-      [...byLane.values()].map(async (unsorted) => {
-        const laneEntries = [...unsorted].sort((a, b) => Math.sign(positionOf(a) - positionOf(b)) || 0);
-        // Settle: the newest has waited the window since its acceptance, so an earlier event of
-        // the key in a batch routed beside this one has had that long to reach the lane first.
-        const newest = Math.max(...laneEntries.map(positionOf).filter(Number.isFinite));
-        if (newest > 0) {
-          const wait = Math.ceil(newest / 1000) + settlingWindowMs - now();
-          if (wait > 0) await sleep(wait);
-        }
-        const queued: OutboxEntry[] = [];
-        for (const entry of laneEntries) {
-          const { key, position } = entry.message.ordering!;
-          const lane = { subscriptionId: entry.message.subscriptionId, key };
-          const appended = await lanes().append(
-            lane,
-            entry.message.deliveryId,
-            (sequence) => encodeDeliveryMessage(sequenced(entry.message, sequence)),
-            position,
-          );
-          if (appended.late === true) options.onLate?.(entry.message, appended.sequence);
-          if (appended.head)
-            queued.push({ subscription: entry.subscription, message: decodeDeliveryMessage(appended.body) });
-        }
-        return queued;
+    const queued = await Promise.all(
+      [...byLane.values()].map(async (laneEntries) => {
+        const lane = {
+          subscriptionId: laneEntries[0]!.message.subscriptionId,
+          key: laneEntries[0]!.message.ordering!.key,
+        };
+        const positioned = laneEntries.filter((entry) => entry.message.ordering!.position !== undefined);
+        const unpositioned = laneEntries.filter((entry) => entry.message.ordering!.position === undefined);
+        return [
+          ...(await stageWithSettleMessage(lanes(), lane, positioned)),
+          ...(await appendNow(lanes(), lane, unpositioned)),
+        ];
       }),
     );
-    const all = [...through, ...heads.flat()];
+    const all = [...through, ...queued.flat()];
     if (all.length > 0) await inner.enqueueAll(all);
   };
+
+  /** Stages each event; the newest one's message, delayed past its settling window, settles the lane. */
+  const stageWithSettleMessage = async (
+    laneLanes: OrderedLanes,
+    lane: LaneAddress,
+    entries: readonly OutboxEntry[],
+  ): Promise<OutboxEntry[]> => {
+    if (entries.length === 0) return [];
+    await Promise.all(
+      entries.map((entry) =>
+        laneLanes.stage(lane, {
+          deliveryId: entry.message.deliveryId,
+          position: entry.message.ordering!.position!,
+          body: encodeDeliveryMessage(entry.message),
+        }),
+      ),
+    );
+    const newest = entries.reduce((a, b) => (b.message.ordering!.position! > a.message.ordering!.position! ? b : a));
+    const waitMs = settlesAt(newest.message.ordering!.position!, settlingWindowMs) - now();
+    const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(waitMs / 1000)));
+    return [{ ...newest, ...(delaySeconds > 0 ? { delaySeconds } : {}) }];
+  };
+
+  /** Deliveries without a position (from before positions, or a test) are appended at once, in their order. */
+  const appendNow = async (
+    laneLanes: OrderedLanes,
+    lane: LaneAddress,
+    entries: readonly OutboxEntry[],
+  ): Promise<OutboxEntry[]> => {
+    const queued: OutboxEntry[] = [];
+    for (const entry of entries) {
+      const appended = await laneLanes.append(lane, entry.message.deliveryId, (sequence) =>
+        encodeDeliveryMessage(sequenced(entry.message, sequence)),
+      );
+      if (appended.head)
+        queued.push({ subscription: entry.subscription, message: decodeDeliveryMessage(appended.body) });
+    }
+    return queued;
+  };
+
   return {
     enqueueAll,
     enqueue: (subscription, messages) => enqueueAll(messages.map((message) => ({ subscription, message }))),
   };
 }
 
-/** Entries without a position (a message from before positions, a test) keep their order at the end. */
-function positionOf(entry: OutboxEntry): number {
-  return entry.message.ordering?.position ?? Number.POSITIVE_INFINITY;
+/** A message the router staged and queued to settle its lane: ordered, with a position, without a sequence. */
+export function isSettleMessage(message: DeliveryMessage): boolean {
+  return (
+    message.ordering !== undefined && message.ordering.sequence === undefined && message.ordering.position !== undefined
+  );
+}
+
+/** The stored message of a staged event at its place: decoded, sequenced, encoded. */
+export function sequencedBody(staged: StagedEvent, sequence: number): string {
+  return encodeDeliveryMessage(sequenced(decodeDeliveryMessage(staged.body), sequence));
 }
 
 /** The message at its place in the lane: the sequence in its mark and on its event. */

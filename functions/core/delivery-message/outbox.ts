@@ -20,28 +20,37 @@ export interface Outbox {
 export interface OutboxEntry {
   readonly subscription: OutboxAddress;
   readonly message: DeliveryMessage;
+  /** Hidden this long after it is queued (push only; the ordered outbox's settle messages). */
+  readonly delaySeconds?: number;
 }
 
 /** The queues behind the outbox: the ports the composition already builds (its `outbox` member is built over them). */
 export interface OutboxQueues {
-  readonly deliveryQueue: { send(bodies: readonly string[]): Promise<void> };
+  readonly deliveryQueue: { send(bodies: readonly string[], delaySeconds?: number): Promise<void> };
   readonly pullQueues: { send(subscriptionId: string, bodies: readonly string[]): Promise<void> };
 }
 
 export function queueOutbox(queues: OutboxQueues): Outbox {
   const enqueueAll = async (deliveries: readonly OutboxEntry[]): Promise<void> => {
-    // Push deliveries share the deliveries queue (key undefined); each pull subscription has its own.
-    const byQueue = new Map<string | undefined, string[]>();
-    for (const { subscription, message } of deliveries) {
+    // Push deliveries share the deliveries queue (queue undefined), one send per delay; each pull
+    // subscription has its own queue (and ordered pull is refused, so no pull message is delayed).
+    const byQueue = new Map<string, { queue: string | undefined; delaySeconds: number; bodies: string[] }>();
+    for (const { subscription, message, delaySeconds = 0 } of deliveries) {
       const queue = subscription.delivery === 'pull' ? subscription.id : undefined;
-      const bodies = byQueue.get(queue) ?? [];
-      bodies.push(encodeDeliveryMessage(message));
-      byQueue.set(queue, bodies);
+      const delay = queue === undefined ? delaySeconds : 0;
+      const id = JSON.stringify([queue ?? null, delay]);
+      const group = byQueue.get(id) ?? { queue, delaySeconds: delay, bodies: [] };
+      group.bodies.push(encodeDeliveryMessage(message));
+      byQueue.set(id, group);
     }
     await Promise.all(
-      [...byQueue].map(([queue, bodies]) =>
+      [...byQueue.values()].map(({ queue, delaySeconds, bodies }) =>
         // Read on use: a function that only ever sends to one kind of queue is granted only that kind.
-        queue === undefined ? queues.deliveryQueue.send(bodies) : queues.pullQueues.send(queue, bodies),
+        queue === undefined
+          ? delaySeconds > 0
+            ? queues.deliveryQueue.send(bodies, delaySeconds)
+            : queues.deliveryQueue.send(bodies)
+          : queues.pullQueues.send(queue, bodies),
       ),
     );
   };

@@ -136,6 +136,8 @@ export interface DispatcherDependencies {
   readonly outbox: Pick<Outbox, 'enqueue'>;
   /** The lanes of ordered subscriptions (issue 33, core/ordering); absent: every delivery goes unordered. */
   readonly lanes?: OrderedLanes;
+  /** How long after its acceptance an ordered event is appended to its lane (docs/ORDERING.md); default 1,000 ms. */
+  readonly orderingSettlingMs?: number;
   readonly policy: DeliveryPolicy;
   /** Koerier's own events about suspensions, retirements and dead letters (core/operations); absent: none told. */
   readonly operations?: OperationalEvents;

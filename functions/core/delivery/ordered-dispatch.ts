@@ -16,7 +16,9 @@ import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
-import { releaseNext } from '../delivery-message/ordered-outbox.js';
+import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
+import { isSettleMessage, releaseNext, sequencedBody, SETTLING_WINDOW_MS } from '../delivery-message/ordered-outbox.js';
+import { settleLane, settlesAt } from '../ordering/lane-settling.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
@@ -28,6 +30,8 @@ const HOLD_MS = 20 * 60_000;
 const EARLY_RETRY_SECONDS = 5;
 /** `block`: the wait between tries of a delivery the target refused for good. */
 const BLOCK_RETRY_SECONDS = 60;
+/** A settle message that found another settler at work on its lane comes back after this. */
+const SETTLE_BUSY_RETRY_SECONDS = 2;
 
 interface Held {
   readonly lane: LaneAddress;
@@ -40,6 +44,8 @@ export interface OrderedDispatchDependencies {
   readonly now: Clock;
   readonly log: Log;
   readonly maxReceiveCount: number;
+  /** The settling window (docs/ORDERING.md, "Acceptance order"); default SETTLING_WINDOW_MS. */
+  readonly settlingWindowMs?: number;
 }
 
 export class OrderedDispatch {
@@ -63,6 +69,10 @@ export class OrderedDispatch {
   ): Promise<QueuedDelivery[]> {
     const admitted: QueuedDelivery[] = [];
     for (const delivery of deliveries) {
+      if (isSettleMessage(delivery.message)) {
+        await apply(delivery, await this.settleLaneOf(delivery));
+        continue;
+      }
       const place = this.placeOf(delivery);
       if (place === undefined) {
         admitted.push(delivery);
@@ -95,6 +105,37 @@ export class OrderedDispatch {
       }
     }
     return admitted;
+  }
+
+  /**
+   * A settle message (the router staged its lane's events, ordered-outbox.ts): appends the lane's
+   * staged events whose settling window has passed, in acceptance order, and queues the head. The
+   * message itself is then done — its event is in the lane — or comes back when it came early or
+   * another settler was at work.
+   */
+  private async settleLaneOf(delivery: QueuedDelivery): Promise<NextStep> {
+    const { ordering } = delivery.message;
+    const lane = { subscriptionId: this.subscription.id, key: ordering!.key };
+    const windowMs = this.deps.settlingWindowMs ?? SETTLING_WINDOW_MS;
+    const now = this.deps.now();
+    const waitMs = settlesAt(ordering!.position!, windowMs) - now;
+    if (waitMs > 0) return { kind: 'retry', delaySeconds: Math.ceil(waitMs / 1000) };
+    const outcome = await settleLane(this.deps.lanes, lane, {
+      holder: delivery.messageId,
+      now,
+      settlingWindowMs: windowMs,
+      build: sequencedBody,
+    });
+    if (outcome.kind === 'busy') return { kind: 'retry', delaySeconds: SETTLE_BUSY_RETRY_SECONDS };
+    for (const { deliveryId, sequence } of outcome.late)
+      this.deps.log.warn('ordered event appended out of acceptance order: it came past the settling window', {
+        subscriptionId: this.subscription.id,
+        deliveryId,
+        sequence,
+      });
+    if (outcome.heads.length > 0)
+      await this.deps.outbox.enqueue(this.subscription, outcome.heads.map(decodeDeliveryMessage));
+    return { kind: 'done' };
   }
 
   /** The step the failure policy makes of `next`, with the lane moved on, parked or left held. */

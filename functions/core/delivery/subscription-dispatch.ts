@@ -77,7 +77,15 @@ export class SubscriptionDispatch {
     if (subscription.ordering !== undefined && deps.lanes !== undefined) {
       const { lanes, outbox, log, policy } = deps;
       const maxReceiveCount = policy.maxReceiveCount;
-      this.ordered = new OrderedDispatch(subscription, { lanes, outbox, log, now: this.now, maxReceiveCount });
+      const settlingWindowMs = deps.orderingSettlingMs;
+      this.ordered = new OrderedDispatch(subscription, {
+        lanes,
+        outbox,
+        log,
+        now: this.now,
+        maxReceiveCount,
+        ...(settlingWindowMs === undefined ? {} : { settlingWindowMs }),
+      });
       deliveries = await this.ordered.admit(deliveries, (delivery, next) => this.apply(delivery, next));
     }
 

@@ -5,6 +5,11 @@
  * only its head is on a queue at any time. Settling the head (delivered, or settled by the
  * failure policy) moves the lane on and hands back the next event to queue.
  *
+ * An event is not appended the moment the router sees it: it is first *staged* in the lane by its
+ * acceptance position, and appended — numbered — only once the settling window has passed since its
+ * acceptance (lane-settling.ts), so an earlier event of the key routed a little later still gets
+ * the lower number (docs/ORDERING.md, "Acceptance order").
+ *
  * Two writers may find the same head free at once (the router appending it, the delivery
  * function settling the one before), so a head can be queued twice; the hold (`take`) lets one
  * copy through and drops the other, so no key has two deliveries in flight.
@@ -38,18 +43,45 @@ export interface Appended {
  */
 export type LaneTake = 'mine' | 'settled' | 'held' | 'early' | 'parked';
 
+/** An event staged in a lane, waiting for its settling window to pass. */
+export interface StagedEvent {
+  readonly deliveryId: string;
+  /** Its acceptance position (acceptance-position.ts). */
+  readonly position: number;
+  /** Its delivery message, encoded, without a sequence yet. */
+  readonly body: string;
+}
+
 export interface OrderedLanes {
+  /** Stages an event by its position (the router). The same delivery again writes the same item. */
+  stage(lane: LaneAddress, event: StagedEvent): Promise<void>;
+  /** The staged events with a position up to `upTo`, lowest first, at most `limit` of them. */
+  staged(lane: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]>;
+  /** Removes a staged event once it is appended. */
+  unstage(lane: LaneAddress, event: Pick<StagedEvent, 'deliveryId' | 'position'>): Promise<void>;
+  /**
+   * Takes the lane's settling lease for `holder` until `until` (epoch ms); false while another
+   * holder's lease runs. One settler at a time appends, so a staged event is numbered once.
+   */
+  claimSettling(lane: LaneAddress, lease: { holder: string; until: number; now: number }): Promise<boolean>;
+  /** Gives the lease back (only `holder`'s own). */
+  releaseSettling(lane: LaneAddress, holder: string): Promise<void>;
+  /** The lane's first unsettled sequence, and whether it waits parked: which appended event is its head. */
+  head(lane: LaneAddress): Promise<{ readonly next: number; readonly parked: boolean }>;
   /**
    * Appends a delivery at the lane's end; `build` makes the stored message for the sequence it
    * gets. The same `deliveryId` again (the router retrying a record) answers its first place.
    * `position` (acceptance-position.ts): the lane's numbers follow it — a sequence is only given
    * to a position above every one given before; a lower one is appended at the end, `late`.
+   * `readHead: false` skips reading the lane's state afterwards (`head` is then false): a caller
+   * appending several reads it once, with `head`, after the last.
    */
   append(
     lane: LaneAddress,
     deliveryId: string,
     build: (sequence: number) => string,
     position?: number,
+    readHead?: boolean,
   ): Promise<Appended>;
   /**
    * Takes the hold of the head for `holder` (one queue message) until `until` (epoch ms); the same

@@ -1,5 +1,11 @@
 /** The lanes of ordered delivery (core/ordering/ordered-lanes.ts) in memory, for unit tests and benches. */
-import type { Appended, LaneAddress, LaneTake, OrderedLanes } from '../../../functions/core/ordering/ordered-lanes.js';
+import type {
+  Appended,
+  LaneAddress,
+  LaneTake,
+  OrderedLanes,
+  StagedEvent,
+} from '../../../functions/core/ordering/ordered-lanes.js';
 
 interface Lane {
   next: number;
@@ -8,6 +14,9 @@ interface Lane {
   holder?: string | undefined;
   holdUntil?: number | undefined;
   parked: boolean;
+  settler?: string | undefined;
+  settleUntil?: number | undefined;
+  readonly staging: Map<string, StagedEvent>;
   readonly bodies: Map<number, string>;
   readonly byDelivery: Map<string, number>;
 }
@@ -19,8 +28,45 @@ export class InMemoryOrderedLanes implements OrderedLanes {
     const id = JSON.stringify([subscriptionId, key]);
     let lane = this.lanes.get(id);
     if (!lane)
-      this.lanes.set(id, (lane = { next: 1, last: 0, parked: false, bodies: new Map(), byDelivery: new Map() }));
+      this.lanes.set(
+        id,
+        (lane = { next: 1, last: 0, parked: false, staging: new Map(), bodies: new Map(), byDelivery: new Map() }),
+      );
     return lane;
+  }
+
+  async stage(address: LaneAddress, event: StagedEvent): Promise<void> {
+    this.lane(address).staging.set(event.deliveryId, event);
+  }
+
+  async staged(address: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]> {
+    return [...this.lane(address).staging.values()]
+      .filter((event) => event.position <= upTo)
+      .sort((a, b) => a.position - b.position)
+      .slice(0, limit);
+  }
+
+  async unstage(address: LaneAddress, event: Pick<StagedEvent, 'deliveryId'>): Promise<void> {
+    this.lane(address).staging.delete(event.deliveryId);
+  }
+
+  async claimSettling(address: LaneAddress, lease: { holder: string; until: number; now: number }): Promise<boolean> {
+    const lane = this.lane(address);
+    if (lane.settler !== undefined && lane.settler !== lease.holder && (lane.settleUntil ?? 0) >= lease.now)
+      return false;
+    lane.settler = lease.holder;
+    lane.settleUntil = lease.until;
+    return true;
+  }
+
+  async releaseSettling(address: LaneAddress, holder: string): Promise<void> {
+    const lane = this.lane(address);
+    if (lane.settler === holder) lane.settler = lane.settleUntil = undefined;
+  }
+
+  async head(address: LaneAddress): Promise<{ next: number; parked: boolean }> {
+    const lane = this.lane(address);
+    return { next: lane.next, parked: lane.parked };
   }
 
   async append(
@@ -28,12 +74,14 @@ export class InMemoryOrderedLanes implements OrderedLanes {
     deliveryId: string,
     build: (sequence: number) => string,
     position?: number,
+    readHead = true,
   ): Promise<Appended> {
     const lane = this.lane(address);
+    const headOf = (sequence: number) => readHead && lane.next === sequence && !lane.parked;
     const known = lane.byDelivery.get(deliveryId);
     if (known !== undefined) {
       const body = lane.bodies.get(known) ?? build(known);
-      return { sequence: known, body, head: lane.next === known && !lane.parked };
+      return { sequence: known, body, head: headOf(known) };
     }
     const late = position !== undefined && lane.lastPosition !== undefined && position <= lane.lastPosition;
     if (position !== undefined && !late) lane.lastPosition = position;
@@ -41,7 +89,7 @@ export class InMemoryOrderedLanes implements OrderedLanes {
     lane.byDelivery.set(deliveryId, sequence);
     const body = build(sequence);
     lane.bodies.set(sequence, body);
-    return { sequence, body, head: lane.next === sequence && !lane.parked, ...(late ? { late } : {}) };
+    return { sequence, body, head: headOf(sequence), ...(late ? { late } : {}) };
   }
 
   async take(

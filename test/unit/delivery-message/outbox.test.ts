@@ -32,6 +32,24 @@ function recordingOutbox() {
 }
 
 describe('the outbox (issue 29, item 3)', () => {
+  it('ORD-3: a delayed push entry (an ordered lane’s settle message) is sent with its delay, apart from the undelayed ones', async () => {
+    const sent: [string[], number | undefined][] = [];
+    const outbox = queueOutbox({
+      deliveryQueue: { send: async (bodies, delaySeconds) => void sent.push([[...bodies], delaySeconds]) },
+      pullQueues: { send: async () => undefined },
+    });
+    const push = { id: 'push-1', delivery: 'push' } as const;
+    await outbox.enqueueAll([
+      { subscription: push, message: message('a') },
+      { subscription: push, message: message('b'), delaySeconds: 2 },
+      { subscription: push, message: message('c') },
+    ]);
+    expect(sent).toEqual([
+      [[encodeDeliveryMessage(message('a')), encodeDeliveryMessage(message('c'))], undefined],
+      [[encodeDeliveryMessage(message('b'))], 2],
+    ]);
+  });
+
   it('issue 29 item 3: a push subscription’s deliveries go to the deliveries queue, a pull subscription’s to its own, encoded', async () => {
     const { outbox, pushed, pulled } = recordingOutbox();
     await outbox.enqueue({ id: 'push-1', delivery: 'push' }, [message('push-1')]);

@@ -9,6 +9,7 @@ import { redriveMessages } from '../../../functions/core/delivery/redrive.js';
 import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
 import type { DeliveryTask } from '../../../functions/core/delivery/dispatch-ports.js';
 import {
+  decodeDeliveryMessage,
   encodeDeliveryMessage,
   type DeliveryMessage,
 } from '../../../functions/core/delivery-message/delivery-message.js';
@@ -31,8 +32,13 @@ function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: n
   let ids = 0;
   const inner: Outbox = {
     enqueueAll: async (entries) => {
-      for (const { message } of entries)
-        queue.push({ messageId: `m${++ids}`, body: encodeDeliveryMessage(message), receiveCount: 0 });
+      for (const { message, delaySeconds = 0 } of entries)
+        queue.push({
+          messageId: `m${++ids}`,
+          body: encodeDeliveryMessage(message),
+          receiveCount: 0,
+          visibleAt: h.clock.now + delaySeconds * 1000,
+        });
     },
     enqueue: async (_subscription, messages) => {
       for (const message of messages)
@@ -40,8 +46,9 @@ function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: n
     },
   };
   const lanes = new InMemoryOrderedLanes();
-  const outbox = orderedOutbox(inner, () => lanes);
+  // Declared before the outbox uses it: the harness's clock is the outbox's.
   const h = setup({ subscription: { ordering: { key: 'partitionkey', withoutKey: 'unordered', onFailure } } });
+  const outbox = orderedOutbox(inner, () => lanes, { now: () => h.clock.now });
   const sent: Sent[] = [];
   const tries = new Map<string, number>();
   h.deps.outbox = outbox;
@@ -81,8 +88,10 @@ function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: n
     }
   };
   const publish = async (keys: number, perKey: number) => {
-    // Interleaved as concurrent publishers would be; each key's own events in their order.
+    // Interleaved as concurrent publishers would be; each key's own events in their order, each
+    // accepted a millisecond after the one before (its acceptance position).
     const messages: DeliveryMessage[] = [];
+    let accepted = h.clock.now * 1000;
     for (let n = 1; n <= perKey; n++)
       for (let k = 0; k < keys; k++)
         messages.push({
@@ -100,12 +109,18 @@ function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: n
             }),
           ],
           createdAt: T0,
-          ordering: { key: `k${k}` },
+          ordering: { key: `k${k}`, position: (accepted += 1000) },
         });
     await outbox.enqueueAll(messages.map((message) => ({ subscription: { id: SUB, delivery: 'push' }, message })));
   };
   const ofKey = (key: string) => sent.filter((one) => one.key === key);
-  return { h, queue, sent, publish, drain, ofKey, outbox, lanes };
+  /** Runs single batches until a numbered head is on the queue (the settle messages have run). */
+  const untilHeadQueued = async () => {
+    const numbered = () => queue.find((task) => decodeDeliveryMessage(task.body).ordering?.sequence !== undefined);
+    for (let round = 0; round < 10 && numbered() === undefined; round++) await drain(1);
+    return numbered()!;
+  };
+  return { h, queue, sent, publish, drain, ofKey, outbox, lanes, untilHeadQueued };
 }
 
 const inOrder = (sent: readonly Sent[]) => sent.map((one) => one.n);
@@ -115,7 +130,7 @@ describe('ordered push delivery (issue 33 item 3)', () => {
   it('ORD-2, ORD-3: 20 keys × 30 events through a queue without order: each key in acceptance order, none lost, none twice, sequence without gaps', async () => {
     const run = harness('block', () => 204);
     await run.publish(20, 30);
-    // Only each key's head is queued; the rest waits in its lane.
+    // One settle message per key is queued; the events wait staged in their lanes.
     expect(run.queue).toHaveLength(20);
     await run.drain();
     for (let k = 0; k < 20; k++) {
@@ -168,7 +183,8 @@ describe('ordered push delivery (issue 33 item 3)', () => {
   it('ORD-3: a head queued twice (router and delivery function both found it free) is sent once', async () => {
     const run = harness('block', () => 204);
     await run.publish(1, 3);
-    run.queue.push({ ...run.queue[0]!, messageId: 'copy' });
+    const head = await run.untilHeadQueued();
+    run.queue.push({ ...head, messageId: 'copy' });
     await run.drain();
     expect(inOrder(run.ofKey('k0'))).toEqual([1, 2, 3]);
   });

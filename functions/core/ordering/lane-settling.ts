@@ -1,0 +1,87 @@
+/**
+ * Settling a lane (issue 33, docs/ORDERING.md "Acceptance order"): the events the router staged in a
+ * lane are appended — numbered — in acceptance-position order once the settling window has passed
+ * since their acceptance. The router does not wait for the window itself: it stages and queues a
+ * settle message delayed by the window, so a busy router never holds a batch (and the events
+ * behind it in the inbound queue) for the window, which is what used to make it late.
+ *
+ * One settler at a time per lane (a lease on the lane's state): staged events are appended in
+ * order, each one fully (numbered, stored, its place remembered) before the next, so a settler
+ * that takes over after a crash finds every earlier event's place again and numbers nothing twice.
+ */
+import type { LaneAddress, OrderedLanes, StagedEvent } from './ordered-lanes.js';
+
+/** How long a settler's lease lasts: a settler that stops without giving it back holds up its lane this long. */
+export const SETTLING_LEASE_MS = 60_000;
+/** Staged events read per query. */
+const STAGED_PAGE = 100;
+
+export interface SettleOptions {
+  /** Who settles: a queue message id. */
+  readonly holder: string;
+  /** Epoch milliseconds. */
+  readonly now: number;
+  readonly settlingWindowMs: number;
+  /** The stored message of a staged event at `sequence`. */
+  readonly build: (staged: StagedEvent, sequence: number) => string;
+}
+
+export type SettleOutcome =
+  | {
+      readonly kind: 'settled';
+      /** The stored messages of appended events that are now the lane's head: the caller queues them. */
+      readonly heads: readonly string[];
+      /** Events appended out of acceptance order: staged after a later one was numbered. */
+      readonly late: readonly { readonly deliveryId: string; readonly sequence: number }[];
+      readonly appended: number;
+    }
+  /** Another settler holds the lane: try again shortly. */
+  | { readonly kind: 'busy' };
+
+/** The highest acceptance position whose settling window has passed at `now`. */
+export function settledUpTo(now: number, settlingWindowMs: number): number {
+  return (now - settlingWindowMs) * 1000 + 999;
+}
+
+/** When the settling window of the event at `position` has passed (epoch ms). */
+export function settlesAt(position: number, settlingWindowMs: number): number {
+  return Math.floor(position / 1000) + settlingWindowMs;
+}
+
+export async function settleLane(
+  lanes: OrderedLanes,
+  lane: LaneAddress,
+  options: SettleOptions,
+): Promise<SettleOutcome> {
+  const { holder, now, settlingWindowMs } = options;
+  if (!(await lanes.claimSettling(lane, { holder, until: now + SETTLING_LEASE_MS, now }))) return { kind: 'busy' };
+  try {
+    const upTo = settledUpTo(now, settlingWindowMs);
+    const appended: { readonly sequence: number; readonly body: string }[] = [];
+    const late: { deliveryId: string; sequence: number }[] = [];
+    for (;;) {
+      const page = await lanes.staged(lane, upTo, STAGED_PAGE);
+      for (const staged of page) {
+        const one = await lanes.append(
+          lane,
+          staged.deliveryId,
+          (sequence) => options.build(staged, sequence),
+          staged.position,
+          false,
+        );
+        if (one.late === true) late.push({ deliveryId: staged.deliveryId, sequence: one.sequence });
+        appended.push(one);
+        await lanes.unstage(lane, staged);
+      }
+      if (page.length < STAGED_PAGE) break;
+    }
+    if (appended.length === 0) return { kind: 'settled', heads: [], late, appended: 0 };
+    // Stored first, read after (the delivery function advancing the lane does the reverse): if the
+    // lane reached one of these meanwhile, either it or we queue it (docs/ORDERING.md, "Design" 4).
+    const { next, parked } = await lanes.head(lane);
+    const heads = parked ? [] : appended.filter((one) => one.sequence === next).map((one) => one.body);
+    return { kind: 'settled', heads, late, appended: appended.length };
+  } finally {
+    await lanes.releaseSettling(lane, holder);
+  }
+}
