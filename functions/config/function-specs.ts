@@ -65,7 +65,7 @@ export const functions = {
     timeoutSeconds: 10,
     queueTrigger: { queue: 'inbound', batchSize: 10, maxBatchingWindowSeconds: 1 },
     // Partners: the entitlements every match is checked against (EDU-7), seeded on the first read after a deploy.
-    // deliveries: the lanes of ordered subscriptions (issue 33), which the router appends to.
+    // deliveries: the lanes of ordered subscriptions (issue 33), in which the router stages their events.
     tables: { routes: 'read', idempotency: 'readwrite', partners: 'readwrite', deliveries: 'readwrite' },
     queues: { inbound: 'consume', deliveries: 'send' },
     pullQueues: ['send'],
