@@ -136,6 +136,7 @@ export class KoerierStack extends Stack {
       'Tables',
       description.tables,
       Object.fromEntries(GLOBAL_TABLES.map((table) => [table, disasterRecovery.globalTableRegions])),
+      props.config.capacity.warmThroughput,
     );
     this.queues = new Queues(this, 'Queues', description.queues);
     this.buckets = new Buckets(this, 'Buckets', withArchiveRetention(description.buckets, props.config));
@@ -256,6 +257,9 @@ export class KoerierStack extends Stack {
           ...(regional.paramsAndSecretsLayerArn ? { paramsAndSecretsLayerArn: regional.paramsAndSecretsLayerArn } : {}),
         },
         ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+        ...(props.config.capacity.provisionedPollers[name]
+          ? { provisionedPollers: props.config.capacity.provisionedPollers[name] }
+          : {}),
         ...(spec.outbound && network ? { network } : {}),
         ...(powertoolsLayerArn ? { powertoolsLayerArn } : {}),
       });

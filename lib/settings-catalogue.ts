@@ -293,6 +293,18 @@ export const settingsCatalogue: readonly SettingDescription[] = [
     meaning:
       "the most messages one router invocation is given (1 to 100; above 10 only with a batching window of at least 1 s, as SQS demands); the delivery function's, the replay worker's and the erasure worker's are fixed, as their batches wait on targets and run jobs one after another. `{\"router\": 100}` shares the router's per-batch requests (the archive object, the route index read, the ledger's commit, the event source's receive and delete) among up to 100 events: measured (docs/COST.md) ingest + 1 push subscriber $4.61 → $3.99 per million for single publishes and $2.26 → $1.63 for batches of 10, at traffic that fills the batch; below 100 events/s the router then waits out its window, up to a second",
   },
+  {
+    key: 'koerier:provisionedPollers',
+    default: 'unset (standard mode)',
+    meaning:
+      'the router\'s and the delivery function\'s SQS event sources in provisioned mode, `{"router": {"minimumPollers": 50, "maximumPollers": 500}, "delivery": {…}}`: pollers kept ready (2 to 200) and the most they grow to (2 to 2,000), each poller billed; standard mode starts at 5 batches and adds 300 a minute ([SCALE](SCALE.md#what-to-raise-or-set-for-10000-events-a-second))',
+  },
+  {
+    key: 'koerier:warmThroughput',
+    default: 'unset (a new on-demand table: 12,000 read and 4,000 write units/s)',
+    meaning:
+      'the idempotency and deliveries tables pre-warmed, `{"idempotency": {"writeUnitsPerSecond": 40000}, "deliveries": {"readUnitsPerSecond": 12000, "writeUnitsPerSecond": 20000}}`: at least 12,000 read and 4,000 write units a second (never lowered once raised; each raise is billed); above 40,000, the default table-level quota, the synth warns, as the deployment then needs a raised quota ([SCALE](SCALE.md#what-to-raise-or-set-for-10000-events-a-second))',
+  },
   ...runtimeRows(),
   {
     key: 'koerier:inlineEventBytes',

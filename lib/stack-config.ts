@@ -50,6 +50,7 @@ import { parseLogRetentionDays, retentionContextKey } from './retention-config.j
 import { parseTrustConfig, TrustConfigError, trustContextKey } from './trust-config.js';
 import { contextProblemsMessage, hostNameProblem, unknownSettingProblems } from './setting-checks.js';
 import { readJsonSetting } from './json-setting.js';
+import { capacityContextKey, capacityWarnings, parseCapacityConfig, type CapacityConfig } from './capacity-config.js';
 
 export interface StackConfig {
   /** The CloudFormation stack name (default `Koerier`, or `Koerier-<stage>`): two stacks in one account differ in it. */
@@ -123,6 +124,8 @@ export interface StackConfig {
   readonly batchingWindowSeconds: Readonly<Record<string, number>>;
   /** Per queue-triggered function of functions/config/resources.ts: the most messages one invocation is given. */
   readonly batchSizes: Readonly<Record<string, number>>;
+  /** Issue 35: provisioned pollers and warm throughput (lib/capacity-config.ts); empty: AWS's defaults. */
+  readonly capacity: CapacityConfig;
 }
 
 /** What a required key looks like, shown when it is missing or wrong. */
@@ -176,6 +179,7 @@ export const contextKey = {
   // Issue 35: read by lib/constructs/disaster-recovery.ts.
   bucketReplicas: 'koerier:bucketReplicas',
   globalTableRegions: 'koerier:globalTableRegions',
+  ...capacityContextKey,
 } as const;
 
 export class StackConfigError extends Error {
@@ -581,6 +585,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
   const runtime = parseRuntimeSettings(context, issues);
   const batchingWindowSeconds = parseBatchingWindows(context[contextKey.batchingWindowSeconds], issues);
   const batchSizes = parseBatchSizes(context[contextKey.batchSizes], batchingWindowSeconds, issues);
+  const capacity = parseCapacityConfig(context, issues);
 
   if (issues.length > 0) throw new StackConfigError(contextProblemsMessage(issues));
   return {
@@ -619,6 +624,7 @@ export function parseStackConfig(context: Readonly<Record<string, unknown>>): St
     runtimeSettings: runtime,
     batchingWindowSeconds,
     batchSizes,
+    capacity,
   };
 }
 
@@ -836,5 +842,6 @@ export function stackConfigWarnings(config: StackConfig): StackConfigWarning[] {
       id: 'Koerier::BearerSinkCredentialsInProduction',
       message: `${contextKey.sinkCredentials} "bearer-or-oauth2" in stage "${config.stage}": subscriptions may carry static bearer tokens towards their targets, which never expire and are not what the Edukoppeling profile asks (EDU-4); prefer "oauth2-only" in production`,
     });
+  warnings.push(...capacityWarnings(config.capacity));
   return warnings;
 }

@@ -49,6 +49,12 @@ export interface KoerierFunctionProps {
   readonly logRetentionDays?: number;
   /** Concurrent invocations set aside for this function, and the most it may run; absent: the unreserved pool. */
   readonly reservedConcurrency?: number;
+  /**
+   * Its queue trigger in provisioned mode (`koerier:provisionedPollers`, lib/capacity-config.ts);
+   * absent: standard mode. The event source sets no maximum concurrency, which AWS does not take
+   * together with provisioned mode.
+   */
+  readonly provisionedPollers?: lambda.ProvisionedPollerConfig;
   /** Runs the function in these private subnets (fixed egress addresses, lib/constructs/fixed-egress.ts); absent: outside any VPC. */
   readonly network?: { readonly vpc: ec2.IVpc; readonly securityGroup: ec2.ISecurityGroup };
   /** The Powertools for AWS Lambda (TypeScript) layer, whose Tracer captures the SDK clients (functions/aws/tracing.ts). */
@@ -316,6 +322,7 @@ export class KoerierFunction extends Construct {
           batchSize: trigger.batchSize,
           maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds),
           reportBatchItemFailures: true,
+          ...(props.provisionedPollers ? { provisionedPollerConfig: props.provisionedPollers } : {}),
         }),
       );
     }

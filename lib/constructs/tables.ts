@@ -18,6 +18,8 @@ export class Tables extends Construct {
     id: string,
     specs: Readonly<Record<string, TableSpec>>,
     replicaRegions: Readonly<Record<string, readonly string[]>> = {},
+    /** Per table, its pre-warmed throughput (koerier:warmThroughput, lib/capacity-config.ts); absent: DynamoDB's own. */
+    warmThroughput: Readonly<Record<string, dynamodb.WarmThroughput>> = {},
   ) {
     super(scope, id);
     const tables = new Map<string, TableWithSpec>();
@@ -33,6 +35,7 @@ export class Tables extends Construct {
         // Subscriptions and idempotency records outlive any one deployment of the stack.
         removalPolicy: RemovalPolicy.RETAIN,
         ...(replicaRegions[name]?.length ? { replicationRegions: [...replicaRegions[name]] } : {}),
+        ...(warmThroughput[name] ? { warmThroughput: warmThroughput[name] } : {}),
       });
       for (const index of spec.globalIndexes ?? []) {
         table.addGlobalSecondaryIndex({

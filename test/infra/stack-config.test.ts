@@ -61,6 +61,7 @@ describe('CDK context (lib/stack-config.ts)', () => {
       runtimeSettings: {},
       batchingWindowSeconds: { router: 1, delivery: 0, alerts: 30, replayWorker: 0, erasureWorker: 0 },
       batchSizes: { router: 10, delivery: 10, alerts: 100, replayWorker: 1, erasureWorker: 1 },
+      capacity: { provisionedPollers: {}, warmThroughput: {} },
     });
   });
 

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const map = readFileSync(join(root, 'docs/CONFORMANCE.md'), 'utf8');
-const ID = String.raw`(?:CESQL|CE|HTTP|JSON|WH|EDU-IDEM|EDU|CARD|PRIV|LIVE|SELF|ZGW|ORD|DR)-(?:\d+|IN)`;
+const ID = String.raw`(?:CESQL|CE|HTTP|JSON|WH|EDU-IDEM|EDU|CARD|PRIV|LIVE|SELF|ZGW|ORD|DR|SCALE)-(?:\d+|IN)`;
 
 interface Row {
   readonly id: string;
