@@ -13,6 +13,7 @@ import {
   type KoerierConfig,
 } from '../functions/config.js';
 import { DEFAULT_QUOTAS, QUOTA_BOUNDS } from '../functions/core/quotas/client-quotas.js';
+import { SETTLING_WINDOW_MS } from '../functions/core/delivery-message/ordered-outbox.js';
 
 export interface RuntimeSetting {
   readonly contextKey: `koerier:${string}`;
@@ -189,6 +190,16 @@ export const runtimeSettings: readonly RuntimeSetting[] = [
     meaning:
       "the ZGW Notificaties API under `/zgw/api/v1` (docs/ZGW.md): seconds after its `iat` a client's HS256 token is refused with 403 `jwt-expired`",
     read: (c) => c.zgw.maxTokenAgeSeconds,
+  },
+  {
+    contextKey: 'koerier:orderingSettlingMs',
+    env: settingEnv.orderingSettlingMs,
+    default: SETTLING_WINDOW_MS,
+    min: 0,
+    max: 60_000,
+    meaning:
+      'ordered subscriptions (docs/ORDERING.md, "Acceptance order"): milliseconds after its acceptance an event of a key is numbered in its lane; an earlier event of the key that reaches the router later than this is delivered after it, logged as `ordered event appended out of acceptance order`. Longer: rarer, and that much more latency for every ordered event',
+    read: (c) => c.orderingSettlingMs,
   },
 ];
 
