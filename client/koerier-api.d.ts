@@ -2152,6 +2152,8 @@ export interface components {
         deadLetterEvents: number;
         /** @description Events taken off pull subscriptions’ queues. */
         pullQueueEvents: number;
+        /** @description Events taken out of ordered subscriptions’ lanes, where they waited for their turn; a numbered one leaves a gap in its key’s `sequence`. */
+        orderedLaneEvents: number;
       };
       /** @description Where copies may remain, and why; never which events. */
       notReached: {

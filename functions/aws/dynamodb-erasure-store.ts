@@ -11,7 +11,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import type { ErasureRecord, ErasureStore } from '../core/erasure/ports.js';
+import { NO_ERASED, type ErasureRecord, type ErasureStore } from '../core/erasure/ports.js';
 import { PK, SK } from './delivery-table-items.js';
 
 const PARTITION = '#erasures';
@@ -68,5 +68,7 @@ function keyOf(id: string): Record<string, AttributeValue> {
 }
 
 function recordOf(item: Record<string, AttributeValue>): ErasureRecord {
-  return JSON.parse(item['record']?.S ?? '{}') as ErasureRecord;
+  const record = JSON.parse(item['record']?.S ?? '{}') as ErasureRecord;
+  // A record written before a count existed shows it as 0.
+  return { ...record, erased: { ...NO_ERASED, ...record.erased } };
 }

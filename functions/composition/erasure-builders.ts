@@ -4,6 +4,7 @@
  */
 import { DynamoDbDeliveryState } from '../aws/dynamodb-delivery-state.js';
 import { DynamoDbErasureStore } from '../aws/dynamodb-erasure-store.js';
+import { DynamoDbLaneErasure } from '../aws/dynamodb-lane-erasure.js';
 import { DynamoDbPayloadLedger } from '../aws/dynamodb-payload-ledger.js';
 import { S3ClaimCheckStore } from '../aws/s3-claim-check-store.js';
 import { S3EventArchive } from '../aws/s3-event-archive.js';
@@ -28,5 +29,6 @@ export const erasableStores: Member<'erasableStores'> = (c) => {
     subscriptions: subscriptions(c),
     deadLetters: new DynamoDbDeliveryState(c.client(dynamodbClient), resources.table('deliveries'), c.clock),
     pullQueues: new SqsPullQueues(c.client(sqsClient), resources.pullQueuePrefix()),
+    orderedLanes: new DynamoDbLaneErasure(c.client(dynamodbClient), resources.table('deliveries')),
   };
 };

@@ -214,6 +214,8 @@ describe('issue 31 item 4: erasing the events about one pupil', () => {
       payloadObjects: 20,
       deadLetterEvents: 50,
       pullQueueEvents: 50,
+      // No subscription of this run is ordered: its lanes are not read.
+      orderedLaneEvents: 0,
     });
     expect(erasure['notReached']).toEqual(
       expect.arrayContaining([expect.objectContaining({ where: 'receivers', count: 100 })]),

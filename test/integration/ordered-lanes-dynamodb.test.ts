@@ -5,7 +5,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbLaneErasure } from '../../functions/aws/dynamodb-lane-erasure.js';
 import { DynamoDbOrderedLanes } from '../../functions/aws/dynamodb-ordered-lanes.js';
+import type { WaitingLaneEvent } from '../../functions/core/erasure/ports.js';
 import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 
@@ -108,5 +110,48 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
       's0',
     ]);
     expect(await lanes.head(lane)).toEqual({ next: 1, parked: false });
+  });
+
+  it('PRIV-2, ORD-3: the erasure finds every lane’s waiting events, staged and numbered, rewrites one in place and removes a staged one; nothing else is touched', async () => {
+    const erasure = new DynamoDbLaneErasure(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!);
+    const lane = { subscriptionId: 'sub-erase', key: 'leerling-3' };
+    await lanes.stage(lane, { deliveryId: 'x1', position: 1_800_000_000_001_000, body: 'staged body' });
+    await lanes.append(lane, 'x0', () => 'numbered body');
+    const found: WaitingLaneEvent[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await erasure.waiting(cursor);
+      found.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    const mine = found.filter((one) => one.body === 'staged body' || one.body === 'numbered body');
+    expect(mine.map((one) => [one.state, one.body]).sort()).toEqual([
+      ['numbered', 'numbered body'],
+      ['staged', 'staged body'],
+    ]);
+    // Only lane events: no lane state, no place (`d#`), nothing of other items in the table.
+    expect(found.every((one) => one.state === 'staged' || one.state === 'numbered')).toBe(true);
+    await erasure.rewrite(
+      mine.find((one) => one.state === 'numbered')!,
+      'erased body',
+    );
+    await erasure.remove(mine.find((one) => one.state === 'staged')!);
+    expect(await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    const again = await lanes.append(lane, 'x0', () => 'never built');
+    expect(again).toMatchObject({ sequence: 1, body: 'erased body' });
+    // A rewrite of an event that has left the lane does not bring it back.
+    await lanes.advance(lane, 1);
+    await erasure.rewrite(
+      mine.find((one) => one.state === 'numbered')!,
+      'late rewrite',
+    );
+    const after: WaitingLaneEvent[] = [];
+    cursor = undefined;
+    do {
+      const page = await erasure.waiting(cursor);
+      after.push(...page.items);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(after.filter((one) => one.body === 'late rewrite')).toEqual([]);
   });
 });

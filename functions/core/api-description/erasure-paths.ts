@@ -46,6 +46,7 @@ const erasureSchema = {
         'payloadObjects',
         'deadLetterEvents',
         'pullQueueEvents',
+        'orderedLaneEvents',
       ],
       properties: {
         archiveEvents: count('Events taken out of the archive.'),
@@ -54,6 +55,9 @@ const erasureSchema = {
         payloadObjects: count('Claim-check objects (data kept by reference) removed.'),
         deadLetterEvents: count('Events taken out of dead letters.'),
         pullQueueEvents: count('Events taken off pull subscriptions’ queues.'),
+        orderedLaneEvents: count(
+          'Events taken out of ordered subscriptions’ lanes, where they waited for their turn; a numbered one leaves a gap in its key’s `sequence`.',
+        ),
       },
     },
     notReached: {

@@ -88,7 +88,17 @@ export class OrderedDispatch {
       });
       if (taken === 'mine') {
         this.held.set(delivery.messageId, place);
-        admitted.push(delivery);
+        if (delivery.message.events.length > 0) admitted.push(delivery);
+        else {
+          // Its events were erased while it waited in the lane (core/erasure/erase-ordered-lanes.ts):
+          // nothing to send; the lane moves past it and the receiver sees the gap in `sequence`.
+          this.deps.log.info('ordered event erased while it waited: its place is passed over', {
+            subscriptionId: this.subscription.id,
+            deliveryId: delivery.message.deliveryId,
+            sequence: place.sequence,
+          });
+          await apply(delivery, { kind: 'done' });
+        }
       } else if (taken === 'settled' && redrive) {
         // A skipped event redriven: the lane is past it, so it goes on its own, with its old sequence.
         admitted.push(delivery);

@@ -6,8 +6,9 @@
  *    is left), and the claim-check object of a taken event's data goes with it. The next message
  *    continues at the next hour.
  * 2. `queued`: the dead letters of every subscription (a dead letter is written again without the
- *    taken events, removed when nothing else is left) and the queue of every pull subscription
- *    (each visible message received once; a taken one deleted, the rest made visible again).
+ *    taken events, removed when nothing else is left), the queue of every pull subscription
+ *    (each visible message received once; a taken one deleted, the rest made visible again), and,
+ *    when any subscription is ordered, the events waiting in the lanes (./erase-ordered-lanes.ts).
  *
  * Then the record says what was not reached: copies already delivered to receivers, messages a
  * pull consumer holds locked, push deliveries waiting in the deliveries queue for their next attempt.
@@ -17,15 +18,17 @@ import { payloadIdInDataref, payloadObjectKey } from '../claim-check/payload-ref
 import { PullQueueGone } from '../pull/pull-queues.js';
 import { decodeArchiveObject, encodeArchiveObject, hourPrefix, hoursOf } from '../replay/archive-format.js';
 import type { Log } from '../ports/log.js';
+import { eraseOrderedLanes } from './erase-ordered-lanes.js';
 import { selects, type SelectableEvent } from './event-selector.js';
-import type {
-  ErasableStores,
-  ErasedCounts,
-  ErasureMessage,
-  ErasureQueue,
-  ErasureRecord,
-  ErasureStore,
-  NotReached,
+import {
+  NO_ERASED,
+  type ErasableStores,
+  type ErasedCounts,
+  type ErasureMessage,
+  type ErasureQueue,
+  type ErasureRecord,
+  type ErasureStore,
+  type NotReached,
 } from './ports.js';
 
 const HOUR_MS = 3_600_000;
@@ -54,7 +57,8 @@ type Counts = { -readonly [K in keyof ErasedCounts]: number };
 export async function runErasureChunk(message: ErasureMessage, deps: ErasureWorkerDependencies): Promise<void> {
   const record = await deps.store.get(message.erasureId);
   if (record === undefined || record.state !== 'running') return;
-  const counts: Counts = { ...record.erased };
+  // A record begun before a count existed starts it at 0.
+  const counts: Counts = { ...NO_ERASED, ...record.erased };
   const erasedPayloads = new Set<string>();
   const withData = (json: string): SelectableEvent => ({
     json,
@@ -135,10 +139,12 @@ async function eraseQueued(deps: ErasureWorkerDependencies, counts: Counts, take
   const notReached: NotReached[] = [];
   let inFlight = 0;
   let gone = 0;
+  let anyOrdered = false;
   let cursor: string | undefined;
   do {
     const page = await deps.stores.subscriptions.listAll({ limit: PAGE, cursor });
     for (const subscription of page.items) {
+      anyOrdered ||= subscription.ordering !== undefined;
       await eraseDeadLetters(subscription.id, deps, counts, take);
       if (subscription.delivery !== 'pull') continue;
       try {
@@ -152,6 +158,8 @@ async function eraseQueued(deps: ErasureWorkerDependencies, counts: Counts, take
     }
     cursor = page.cursor;
   } while (cursor !== undefined);
+  // Lanes are found by reading the whole deliveries table: only when some subscription has them.
+  if (anyOrdered) counts.orderedLaneEvents += await eraseOrderedLanes(deps.stores.orderedLanes, take);
   if (inFlight > 0)
     notReached.push({
       where: 'pull-queues-in-flight',

@@ -26,6 +26,8 @@ export interface ErasedCounts {
   readonly deadLetterEvents: number;
   /** Events taken off pull subscriptions' queues. */
   readonly pullQueueEvents: number;
+  /** Events taken out of ordered subscriptions' lanes, waiting there for their turn (docs/ORDERING.md). */
+  readonly orderedLaneEvents: number;
 }
 
 export const NO_ERASED: ErasedCounts = {
@@ -35,6 +37,7 @@ export const NO_ERASED: ErasedCounts = {
   payloadObjects: 0,
   deadLetterEvents: 0,
   pullQueueEvents: 0,
+  orderedLaneEvents: 0,
 };
 
 /** A place the erasure could not reach, and why; never which events (that would say what the person did). */
@@ -86,6 +89,25 @@ export interface ErasableArchive extends EventArchive {
   delete(key: string): Promise<void>;
 }
 
+/** An event waiting in an ordered lane: staged (not yet numbered) or numbered and not yet delivered. */
+export interface WaitingLaneEvent {
+  /** Where it is stored, as the store names it. */
+  readonly ref: string;
+  readonly state: 'staged' | 'numbered';
+  /** Its delivery message, encoded. */
+  readonly body: string;
+}
+
+/** The ordered lanes' waiting events (issue 33), as the erasure reaches them. */
+export interface ErasableLanes {
+  /** A page of every lane's waiting events; `cursor` continues. */
+  waiting(cursor?: string): Promise<{ readonly items: readonly WaitingLaneEvent[]; readonly cursor?: string }>;
+  /** Stores its message again, without the taken events; not when it has left the lane meanwhile. */
+  rewrite(event: WaitingLaneEvent, body: string): Promise<void>;
+  /** Removes a staged event: it has no number yet, so the lane keeps no gap for it. */
+  remove(event: WaitingLaneEvent): Promise<void>;
+}
+
 /** What the erasure worker reaches. */
 export interface ErasableStores {
   readonly archive: ErasableArchive;
@@ -100,4 +122,5 @@ export interface ErasableStores {
     /** Messages a consumer holds locked (received, not settled): a receive cannot see them. */
     inFlight(subscriptionId: string): Promise<number>;
   };
+  readonly orderedLanes: ErasableLanes;
 }

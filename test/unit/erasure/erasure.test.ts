@@ -10,12 +10,16 @@ import { runErasureChunk } from '../../../functions/core/erasure/erasure-worker.
 import { parseDataPath, selects, type EventSelector } from '../../../functions/core/erasure/event-selector.js';
 import {
   NO_ERASED,
+  type WaitingLaneEvent,
   type ErasableStores,
   type ErasureMessage,
   type ErasureRecord,
 } from '../../../functions/core/erasure/ports.js';
 import { decodeArchiveObject, encodeArchiveObject, hourPrefix } from '../../../functions/core/replay/archive-format.js';
-import { encodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
 import { refusalOf } from '../../support/refusals.js';
 
@@ -182,6 +186,12 @@ describe('issue 31 item 4: one erasure over in-memory stores', () => {
         changeVisibility: async (_id, entries) => (entries.forEach((e) => released.push(e.receiptHandle)), new Map()),
         send: async () => undefined,
       },
+      orderedLanes: {
+        // No subscription is ordered: the lanes are not read (that reads the whole deliveries table).
+        waiting: async () => expect.unreachable('lanes read without an ordered subscription'),
+        rewrite: async () => undefined,
+        remove: async () => undefined,
+      },
     };
     let record: ErasureRecord = {
       id: 'er',
@@ -229,11 +239,89 @@ describe('issue 31 item 4: one erasure over in-memory stores', () => {
       payloadObjects: 1,
       deadLetterEvents: 1,
       pullQueueEvents: 1,
+      orderedLaneEvents: 0,
     });
     expect(record.notReached.map((n) => [n.where, n.count])).toEqual([
       ['receivers', 3],
       ['pull-queues-in-flight', 2],
       ['push-deliveries-queued', undefined],
     ]);
+  });
+
+  it('PRIV-2, ORD-3: events waiting in ordered lanes are taken too: a staged one removed, a numbered one stored again without them (its place kept), the rest left', async () => {
+    const now = Date.UTC(2026, 10, 29, 12);
+    const lane = (ref: string, state: 'staged' | 'numbered', events: string[]): WaitingLaneEvent => ({
+      ref,
+      state,
+      body: encodeDeliveryMessage({ version: 1, deliveryId: ref, subscriptionId: 'sub', events, createdAt: now }),
+    });
+    const waiting = [
+      lane('p1', 'staged', [event('p1', 'leerling/1')]),
+      lane('p2', 'staged', [event('p2', 'leerling/1'), event('o2', 'leerling/2')]),
+      lane('e1', 'numbered', [event('e1', 'leerling/1')]),
+      lane('e2', 'numbered', [event('e2', 'leerling/2')]),
+    ];
+    const removed: string[] = [];
+    const rewritten = new Map<string, string[]>();
+    const nothing = async () => undefined;
+    let record: ErasureRecord = {
+      id: 'er',
+      state: 'running',
+      selectorKind: 'subject',
+      selectorDigest: 'd',
+      requestedBy: 'op',
+      createdAt: now,
+      updatedAt: now,
+      erased: NO_ERASED,
+      notReached: [],
+    };
+    const stores = {
+      archive: { put: nothing, list: async () => [], get: nothing, delete: nothing },
+      claimCheck: { get: nothing, delete: nothing },
+      payloadLedger: { get: nothing, forget: nothing },
+      subscriptions: { listAll: async () => ({ items: [{ id: 'sub', delivery: 'push', ordering: {} }] as never }) },
+      deadLetters: { putDeadLetter: nothing, listDeadLetters: async () => ({ items: [] }), deleteDeadLetters: nothing },
+      pullQueues: {
+        inFlight: async () => 0,
+        receive: async () => [],
+        delete: nothing,
+        changeVisibility: nothing,
+        send: nothing,
+      },
+      orderedLanes: {
+        // Two pages, as a filtered scan gives them.
+        waiting: async (cursor?: string) =>
+          cursor === undefined ? { items: waiting.slice(0, 2), cursor: 'next' } : { items: waiting.slice(2) },
+        rewrite: async (item: WaitingLaneEvent, body: string) =>
+          void rewritten.set(
+            item.ref,
+            decodeDeliveryMessage(body).events.map((e) => JSON.parse(e).id),
+          ),
+        remove: async (item: WaitingLaneEvent) => void removed.push(item.ref),
+      },
+    } as unknown as ErasableStores;
+    await runErasureChunk(
+      { erasureId: 'er', selector: { kind: 'subject', subject: 'leerling/1' }, phase: 'queued' },
+      {
+        stores,
+        store: {
+          put: async (r: ErasureRecord) => void (record = r),
+          get: async () => record,
+          list: async () => [record],
+        },
+        queue: { send: nothing },
+        archiveRetentionMs: 3600_000,
+        deadLetterRetentionSeconds: 3600,
+        chunkBudgetMs: 60_000,
+        clock: () => now,
+        log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      },
+    );
+    expect(removed).toEqual(['p1']);
+    expect([...rewritten]).toEqual([
+      ['p2', ['o2']],
+      ['e1', []],
+    ]);
+    expect(record.erased.orderedLaneEvents).toBe(3);
   });
 });

@@ -188,4 +188,23 @@ describe('ordered push delivery (issue 33 item 3)', () => {
     await run.drain();
     expect(inOrder(run.ofKey('k0'))).toEqual([1, 2, 3]);
   });
+
+  it('ORD-3, PRIV-2: an event erased while it waited in its lane is passed over when its turn comes: the key goes on, the gap shows in sequence', async () => {
+    const run = harness('block', () => 204);
+    await run.publish(1, 3);
+    await run.untilHeadQueued();
+    // What the erasure leaves of a numbered event (core/erasure/erase-ordered-lanes.ts): its message without events.
+    const lane = [...run.lanes.lanes.values()][0]!;
+    const second = decodeDeliveryMessage(lane.bodies.get(2)!);
+    lane.bodies.set(2, encodeDeliveryMessage({ ...second, events: [] }));
+    await run.drain();
+    // Nothing at all was sent for it: every request the target saw is one of these two.
+    expect(run.sent.map((one) => [one.key, one.n, Number(one.sequence)])).toEqual([
+      ['k0', 1, 1],
+      ['k0', 3, 3],
+    ]);
+    // Passed over as erased, told in the log (not attempted, not withheld, not a dead letter).
+    expect(run.h.messages('ordered event erased while it waited: its place is passed over')).toHaveLength(1);
+    expect(run.h.store.deadLetters).toHaveLength(0);
+  });
 });
