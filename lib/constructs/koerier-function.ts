@@ -129,6 +129,8 @@ const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 export class KoerierFunction extends Construct {
   readonly function: lambda.Function;
   readonly role: iam.Role;
+  /** Its own log group; the stack's log-based alarms read it. */
+  readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, name: string, props: KoerierFunctionProps) {
     super(scope, name);
@@ -140,9 +142,9 @@ export class KoerierFunction extends Construct {
       description: `Koerier ${name}: only the grants functions/config/resources.ts lists`,
     });
     // Scoped to this function's own log group: AWSLambdaBasicExecutionRole would allow writing to every log group.
-    const logGroup = new logs.LogGroup(this, 'Logs', {
+    const logGroup = (this.logGroup = new logs.LogGroup(this, 'Logs', {
       retention: (props.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS) as logs.RetentionDays,
-    });
+    }));
     logGroup.grantWrite(this.role);
 
     // No NODE_OPTIONS: the bundle maps its own stack traces (functions/app/source-mapped-stacks.ts), without --enable-source-maps.

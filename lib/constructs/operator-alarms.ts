@@ -7,6 +7,8 @@
  * - the API answers 5xx (an outage behind it: SQS, DynamoDB, KMS);
  * - suspensions in bulk: several subscriptions suspended for failing targets within the hour, which
  *   points at Koerier's own egress, certificates or network rather than at the partners;
+ * - ordered events appended out of acceptance order (docs/ORDERING.md): the settling window is too
+ *   short for how late the router is, a deployment setting to raise;
  * - and, in DeadLetterAlarms, any message in an SQS dead-letter queue (a message Koerier could not handle).
  *
  * What concerns one subscriber — its target failing, its dead letters — pages no one: it is told to
@@ -19,10 +21,12 @@ import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { deliveryMetrics } from '../../functions/config/resources.js';
+import { LATE_APPEND_MESSAGE } from '../../functions/core/ordering/lane-settling.js';
 
 export interface OperatorAlarmsProps {
   readonly topic: sns.ITopic;
@@ -32,6 +36,8 @@ export interface OperatorAlarmsProps {
   readonly api: Pick<apigw.HttpApi, 'metricServerError'>;
   /** Whether the delivery function (which counts suspensions) is deployed. */
   readonly delivery: boolean;
+  /** The delivery function's log group, where late ordered appends are logged (absent: no such alarm). */
+  readonly deliveryLogGroup?: logs.ILogGroup;
   /** Age of the oldest inbound event that counts as stuck. @default 5 minutes */
   readonly maxInboundAge?: Duration;
   /** 5xx answers per 5 minutes that count, in each of two consecutive periods. @default 5 */
@@ -46,6 +52,7 @@ export class OperatorAlarms extends Construct {
   readonly functionErrors: ReadonlyMap<string, cloudwatch.Alarm>;
   readonly api5xx: cloudwatch.Alarm;
   readonly suspendedInBulk: cloudwatch.Alarm | undefined;
+  readonly orderedLateAppends: cloudwatch.Alarm | undefined;
 
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
@@ -123,11 +130,51 @@ export class OperatorAlarms extends Construct {
         })
       : undefined;
 
+    this.orderedLateAppends = props.deliveryLogGroup && this.lateAppendsAlarm(props.deliveryLogGroup);
+
     const notify = new actions.SnsAction(props.topic);
-    for (const alarm of [this.inboundAge, ...functionErrors.values(), this.api5xx, this.suspendedInBulk]) {
+    for (const alarm of [
+      this.inboundAge,
+      ...functionErrors.values(),
+      this.api5xx,
+      this.suspendedInBulk,
+      this.orderedLateAppends,
+    ]) {
       if (!alarm) continue;
       alarm.addAlarmAction(notify);
       alarm.addOkAction(notify);
     }
+  }
+
+  /**
+   * From the log line, not an EMF metric: it is rare, and a metric filter costs nothing per event.
+   * A metric filter cannot add the `Stack` dimension, so the stack's name is in the namespace.
+   */
+  private lateAppendsAlarm(logGroup: logs.ILogGroup): cloudwatch.Alarm {
+    const namespace = `${deliveryMetrics.namespace}/${Stack.of(this).stackName}`;
+    const metricName = 'OrderedLateAppends';
+    new logs.MetricFilter(this, 'OrderedLateAppendsFilter', {
+      logGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.message', '=', LATE_APPEND_MESSAGE),
+      metricNamespace: namespace,
+      metricName,
+      metricValue: '1',
+    });
+    return new cloudwatch.Alarm(this, 'OrderedLateAppends', {
+      alarmDescription:
+        'An ordered event reached its lane later than the settling window and was delivered after an event accepted after it ' +
+        '(docs/ORDERING.md, "Acceptance order"): raise koerier:orderingSettlingMs, or look for a router backlog ' +
+        '(inbound queue age) or router retries. The delivery log names the subscription and sequence.',
+      metric: new cloudwatch.Metric({
+        namespace,
+        metricName,
+        statistic: cloudwatch.Stats.SUM,
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
   }
 }

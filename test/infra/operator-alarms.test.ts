@@ -13,6 +13,8 @@ import { deliveryMetricsRecord } from '../../functions/aws/delivery-metrics.js';
 import { OperatorAlarms } from '../../lib/constructs/operator-alarms.js';
 import { koerierResources } from '../../lib/koerier-stack.js';
 import { deliveryMetrics, observability } from '../../functions/config/resources.js';
+import { createLogger, logger } from '../../functions/app/logger.js';
+import { LATE_APPEND_MESSAGE } from '../../functions/core/ordering/lane-settling.js';
 import { logicalId, newApp, synthKoerier, type CfnResourceJson, type Synthesised } from './synth.js';
 
 let synth: Synthesised;
@@ -47,10 +49,10 @@ describe('alarms that concern the operator', () => {
     }
   });
 
-  it('the set is: inbound queue age, errors of every function, API 5xx, suspensions in bulk, and each SQS dead-letter queue; each notifies the topic on alarm and on recovery', () => {
+  it('the set is: inbound queue age, errors of every function, API 5xx, suspensions in bulk, late ordered appends, and each SQS dead-letter queue; each notifies the topic on alarm and on recovery', () => {
     const topic = { Ref: logicalId(synth.stack, synth.stack.alarms.topic) };
     const expected =
-      1 + Object.keys(koerierResources.functions).length + 1 + 1 + Object.keys(koerierResources.queues).length;
+      1 + Object.keys(koerierResources.functions).length + 1 + 1 + 1 + Object.keys(koerierResources.queues).length;
     expect(alarms).toHaveLength(expected);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
@@ -121,6 +123,36 @@ describe('alarms that concern the operator', () => {
       EvaluationPeriods: 1,
       TreatMissingData: 'notBreaching',
     });
+  });
+
+  it('ORD-3: ordered events appended out of acceptance order: counted from the delivery function’s own log line, per stack, one in 5 minutes alarms', () => {
+    const namespace = `${deliveryMetrics.namespace}/${synth.stack.stackName}`;
+    expect(props(synth.stack.operatorAlarms.orderedLateAppends)).toMatchObject({
+      Namespace: namespace,
+      MetricName: 'OrderedLateAppends',
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const filters = Object.values(synth.resources).filter((r) => r.Type === 'AWS::Logs::MetricFilter');
+    expect(filters).toHaveLength(1);
+    const delivery = synth.stack.functions.get('delivery')!;
+    expect(filters[0]!.Properties).toMatchObject({
+      LogGroupName: { Ref: logicalId(synth.stack, delivery.logGroup) },
+      MetricTransformations: [{ MetricNamespace: namespace, MetricName: 'OrderedLateAppends', MetricValue: '1' }],
+    });
+    // The pattern matches the line the delivery function's logger writes, and only that message.
+    const lines: string[] = [];
+    const stop = logger.captureTo((line) => lines.push(line));
+    try {
+      createLogger('info').warn(LATE_APPEND_MESSAGE, { subscriptionId: 's', sequence: 7 });
+    } finally {
+      stop();
+    }
+    expect((JSON.parse(lines[0]!) as { message: string }).message).toBe(LATE_APPEND_MESSAGE);
+    expect(filters[0]!.Properties.FilterPattern).toBe(`{ $.message = "${LATE_APPEND_MESSAGE}" }`);
   });
 
   it('the metric record the delivery function writes declares the suspension count the alarm reads, with the Stack dimension', () => {

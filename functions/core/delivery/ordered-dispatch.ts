@@ -18,7 +18,7 @@ import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
 import { isSettleMessage, releaseNext, sequencedBody, SETTLING_WINDOW_MS } from '../delivery-message/ordered-outbox.js';
-import { settleLane, settlesAt } from '../ordering/lane-settling.js';
+import { LATE_APPEND_MESSAGE, settleLane, settlesAt } from '../ordering/lane-settling.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
@@ -138,7 +138,7 @@ export class OrderedDispatch {
     });
     if (outcome.kind === 'busy') return { kind: 'retry', delaySeconds: SETTLE_BUSY_RETRY_SECONDS };
     for (const { deliveryId, sequence } of outcome.late)
-      this.deps.log.warn('ordered event appended out of acceptance order: it came past the settling window', {
+      this.deps.log.warn(LATE_APPEND_MESSAGE, {
         subscriptionId: this.subscription.id,
         deliveryId,
         sequence,

@@ -11,6 +11,12 @@
  */
 import type { LaneAddress, OrderedLanes, StagedEvent } from './ordered-lanes.js';
 
+/**
+ * The log line of an event appended out of acceptance order (docs/ORDERING.md): the stack's alarm
+ * on late appends counts this exact message in the delivery function's log (lib/constructs/operator-alarms.ts).
+ */
+export const LATE_APPEND_MESSAGE = 'ordered event appended out of acceptance order: it came past the settling window';
+
 /** How long a settler's lease lasts: a settler that stops without giving it back holds up its lane this long. */
 export const SETTLING_LEASE_MS = 60_000;
 /** Staged events read per query. */
