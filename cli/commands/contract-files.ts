@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import type { ContractKind } from '../../functions/core/contracts/contract.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import type { components } from '../api-client.js';
@@ -43,7 +44,7 @@ export async function readContractFile(path: string): Promise<ContractFile> {
   return {
     text,
     mediaType,
-    kind: await kindOf(text, mediaType),
+    kind: kindOf(text, mediaType),
     checksum: `sha-256=:${createHash('sha256').update(bytes).digest('base64')}:`,
   };
 }
@@ -58,13 +59,11 @@ export function declaredMediaType(kind: ContractKind, syntax: ContractFile['medi
  * `asyncapi` or `openapi` at the top of the document. A document that does not parse is still sent
  * when a line names its kind, so that the register's parser says what is wrong with it (and where).
  */
-export async function kindOf(text: string, mediaType: ContractFile['mediaType']): Promise<ContractKind | undefined> {
-  // The YAML parser only for a YAML file: loaded here, so that no other command starts with it.
-  const parseYaml = mediaType === 'application/yaml' ? (await import('yaml')).parse : undefined;
+export function kindOf(text: string, mediaType: ContractFile['mediaType']): ContractKind | undefined {
   let document: unknown;
   try {
     // A low alias limit: this only looks for a top-level key, and an alias bomb should not stall the CLI.
-    document = parseYaml ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
+    document = mediaType === 'application/yaml' ? parseYaml(text, { maxAliasCount: 100 }) : JSON.parse(text);
   } catch {
     const key = /^\s*\{?\s*["']?(asyncapi|openapi)["']?\s*:/m.exec(text)?.[1];
     return key === 'asyncapi' ? 'asyncapi-data' : key === 'openapi' ? 'openapi-webhook' : undefined;
