@@ -117,15 +117,23 @@ export async function startListen(cli: CliUser, args: readonly string[]): Promis
 }
 
 /**
- * `koerier subscriptions create --json` of a push subscription to `sink` for `type`, as `subscriber`
- * (its KOERIER_CLIENT_ID and KOERIER_CLIENT_SECRET), with a sink token the laptop host at `origin`
- * issues to `dev-subscriber` from that same secret: how a subscriber points Koerier at its listen.
+ * `koerier subscriptions create` of a push subscription to `sink` for `type`, as `subscriber` (its
+ * KOERIER_CLIENT_ID and KOERIER_CLIENT_SECRET), with a sink token the laptop host at `origin` issues
+ * to `dev-subscriber` from that same secret: how a subscriber points Koerier at its receiver.
+ * `args` go before `--json`, which is given unless `json: false`.
  */
 export function createPushSubscription(
   cli: CliUser,
-  options: { sink: string; type: string; origin: string; subscriber: Record<string, string> },
+  options: {
+    sink: string;
+    type: string;
+    origin: string;
+    subscriber: Record<string, string>;
+    args?: readonly string[];
+    json?: boolean;
+  },
 ): Promise<CliResult> {
-  const { sink, type, origin, subscriber } = options;
+  const { sink, type, origin, subscriber, args = [], json = true } = options;
   return cli.run(
     [
       'subscriptions',
@@ -138,7 +146,8 @@ export function createPushSubscription(
       `${origin}/oauth/token`,
       '--sink-client-id',
       'dev-subscriber',
-      '--json',
+      ...args,
+      ...(json ? ['--json'] : []),
     ],
     { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
   );
