@@ -14,7 +14,7 @@ import { contractKinds, versionStatuses } from '../../functions/core/contracts/c
 import type { components } from '../api-client.js';
 import { CliError, exitCodes } from '../exit-codes.js';
 import { contextOf, printJson, printRecord } from '../output.js';
-import { declaredMediaType, readContractFile, type ContractFile } from './contract-files.js';
+import type { ContractFile } from './contract-files.js';
 import {
   collect,
   contactOf,
@@ -73,6 +73,8 @@ breaking change (422, the compatibility findings listed), another document under
 version (409). Exit 3 for --force without the admin scope.`,
     )
     .action(async (name: string, version: string, file: string, options: PublishOptions, command: Command) => {
+      // Loaded by the publish alone: its YAML parser is no part of every other command's start.
+      const { declaredMediaType, readContractFile } = await import('./contract-files.js');
       const document = await readContractFile(file);
       const kind = options.kind ?? document.kind;
       if (!kind)

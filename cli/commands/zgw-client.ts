@@ -6,7 +6,6 @@
  * with `invalidParams`) into one readable line.
  */
 import { readFile } from 'node:fs/promises';
-import { SignJWT } from 'jose';
 import { CliError, exitCodeForStatus, exitCodes } from '../exit-codes.js';
 
 export interface ZgwCredentials {
@@ -42,7 +41,9 @@ export class ZgwClient {
    * A fresh token per call: ZGW tokens have no `exp`, the server refuses them by the age of `iat`
    * (Koerier and Open Notificaties: one hour by default), so a long import never outlives its token.
    */
-  private token(): Promise<string> {
+  private async token(): Promise<string> {
+    // jose only when a ZGW command signs: loaded here, so that no other command starts with it.
+    const { SignJWT } = await import('jose');
     const { clientId, secret } = this.credentials;
     return new SignJWT({ iss: clientId, client_id: clientId, user_id: '', user_representation: '' })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { apiAs, callApi, publishEvent } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { fastSuspension } from '../support/fast-suspension.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -37,11 +38,7 @@ beforeAll(async () => {
       [settingEnv.validationAgreedClients]: 'dev-subscriber',
       [settingEnv.publishers]: JSON.stringify({ 'dev-publisher': [''] }),
       [settingEnv.entitlements]: JSON.stringify({ 'dev-subscriber': [{ typePrefix: '' }] }),
-      [settingEnv.deliveryRetryInitialSeconds]: '1',
-      [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
-      [settingEnv.deliveryRetryWindowSeconds]: '120',
-      [settingEnv.deliveryBreakerFailures]: '100',
-      [settingEnv.deliverySuspendAfterSeconds]: '3',
+      ...fastSuspension({ retryWindowSeconds: 120 }),
     },
     { trustAuthority: authority },
   );

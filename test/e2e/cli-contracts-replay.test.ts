@@ -8,8 +8,6 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -17,7 +15,8 @@ import { settingEnv } from '../../functions/config.js';
 import { ARCHIVE_PREFIX, decodeArchiveObject } from '../../functions/core/replay/archive-format.js';
 import { enrolmentContract, enrolmentPayload } from '../support/contract-documents.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import { cliUser, type CliUser } from '../support/koerier-cli.js';
+import { startAnswerDroppingProxy } from '../support/answer-dropping-proxy.js';
+import { cliUser, createPushSubscription, startListen, type CliUser } from '../support/koerier-cli.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 // Every CLI run is a process start (about a second, several under load on two cores), and most tests make several.
@@ -289,37 +288,11 @@ describe('koerier contracts publish', () => {
 
   it('EDU-IDEM-3: a publish whose 201 a proxy turned into a 503 is retried after Retry-After with the same Idempotency-Key; the register replays its answer and stores one version', async () => {
     // A real proxy in front of the gateway: every request goes through; the first 201 to a PUT is dropped for a 503.
-    const puts: { key: string; status: number; replayed: boolean }[] = [];
-    const proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        void (async () => {
-          const headers = Object.fromEntries(
-            Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
-          ) as Record<string, string>;
-          const upstream = await fetch(`${koerier.url}${req.url}`, {
-            method: req.method ?? 'GET',
-            headers,
-            ...(req.method === 'PUT' ? { body: Buffer.concat(chunks) } : {}),
-          });
-          const body = Buffer.from(await upstream.arrayBuffer());
-          if (req.method === 'PUT') {
-            puts.push({
-              key: headers['idempotency-key'] ?? '',
-              status: upstream.status,
-              replayed: upstream.headers.get('idempotent-replayed') === 'true',
-            });
-            if (upstream.status === 201 && puts.filter((put) => put.status === 201).length === 1)
-              return void res
-                .writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' })
-                .end('{"status":503}');
-          }
-          res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body);
-        })();
-      });
+    const proxy = await startAnswerDroppingProxy(koerier.url, {
+      watch: (method) => method === 'PUT',
+      drop: (seen) => seen.at(-1)!.status === 201 && seen.filter((put) => put.status === 201).length === 1,
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const puts = proxy.seen;
     try {
       const path = await file('retried.json', JSON.stringify(enrolmentContract(enrolmentPayload())));
       const published = await cli.run(
@@ -334,7 +307,7 @@ describe('koerier contracts publish', () => {
           `${koerier.origin}/oauth/token`,
         ],
         {
-          env: { ...operator, KOERIER_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+          env: { ...operator, KOERIER_URL: proxy.url },
         },
       );
       expect(published.code, published.stderr).toBe(0);
@@ -345,7 +318,7 @@ describe('koerier contracts publish', () => {
       expect(puts.slice(dropped + 1)).toEqual([{ key: puts[dropped]!.key, status: 201, replayed: true }]);
       expect(puts[dropped]!.key).toMatch(/^[0-9a-f-]{36}$/);
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
     expect((await register('/cli-retried/versions')).body['versions']).toHaveLength(1);
   });
@@ -507,24 +480,8 @@ describe('koerier replay cancel', () => {
     await eventually('the events archived', () => archived(ids), { timeoutMs: 30_000, intervalMs: 500 });
 
     // Six deliveries a minute: a replay chunk is one event, ten seconds apart, so it is still running when cancelled.
-    const listen = cli.spawn(['listen', '--port', '0', '--rate', '6', '--json']);
-    const url = await eventually('listen to start', () => /Listening on (http:\/\/\S+)/.exec(listen.stderr())?.[1]);
-    const created = await cli.run(
-      [
-        'subscriptions',
-        'create',
-        '--sink',
-        `${url}hook`,
-        '--type',
-        type,
-        '--sink-token-url',
-        `${koerier.origin}/oauth/token`,
-        '--sink-client-id',
-        'dev-subscriber',
-        '--json',
-      ],
-      { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
-    );
+    const { listen, url } = await startListen(cli, ['--rate', '6', '--json']);
+    const created = await createPushSubscription(cli, { sink: `${url}hook`, type, origin: koerier.origin, subscriber });
     expect(created.code, created.stderr).toBe(0);
     const subscription = (JSON.parse(created.stdout) as { id: string }).id;
     expect(listen.stderr()).toContain('consented at 6 per minute');

@@ -4,11 +4,10 @@
  * Issue 16, item 1.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startAnswerDroppingProxy } from '../support/answer-dropping-proxy.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiAs } from '../support/koerier-api.js';
 import { cliUser, type CliUser } from '../support/koerier-cli.js';
@@ -196,39 +195,12 @@ describe('koerier send', () => {
     );
 
     // A real proxy in front of the gateway: every request goes through; the third POST's real answer is dropped for a 503.
-    const seen: { key: string; status: number; replayed: boolean }[] = [];
-    let posts = 0;
-    const proxy: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        void (async () => {
-          const headers = Object.fromEntries(
-            Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name)),
-          ) as Record<string, string>;
-          const upstream = await fetch(`${koerier.url}${req.url}`, {
-            method: req.method ?? 'GET',
-            headers,
-            ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
-          });
-          const body = Buffer.from(await upstream.arrayBuffer());
-          if (req.method === 'POST' && req.url === '/events') {
-            seen.push({
-              key: headers['idempotency-key'] ?? '',
-              status: upstream.status,
-              replayed: upstream.headers.get('idempotent-replayed') === 'true',
-            });
-            if (++posts === 3)
-              return void res
-                .writeHead(503, { 'retry-after': '1', 'content-type': 'application/problem+json' })
-                .end('{"status":503}');
-          }
-          res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body);
-        })();
-      });
+    const proxy = await startAnswerDroppingProxy(koerier.url, {
+      watch: (method, url) => method === 'POST' && url === '/events',
+      drop: (posts) => posts.length === 3,
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const seen = proxy.seen;
+    const proxyUrl = proxy.url;
     try {
       const started = Date.now();
       const result = await cli.run(
@@ -268,7 +240,7 @@ describe('koerier send', () => {
       expect(summary.results.find((r) => r.retries === 1)?.idempotencyKey).toBe(dropped.key);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1000); // Retry-After: 1 was waited for
     } finally {
-      await new Promise((resolve) => proxy.close(resolve));
+      await proxy.close();
     }
   }, 90_000);
 });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exitCodes } from '../../cli/exit-codes.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiAs, publishEvent } from '../support/koerier-api.js';
-import { cliUser, type CliUser } from '../support/koerier-cli.js';
+import { cliUser, createPushSubscription, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
 
 // Every CLI run is a process start (about a second, several under load on two cores).
@@ -76,18 +76,7 @@ describe('koerier subscriptions as a subscriber helps itself (issue 30 item 5)',
   const type = `nl.edu.leerling.ingeschreven.${randomUUID().slice(0, 8)}`;
 
   it('SELF-5, issue 30 item 5: a subscription the receiver refuses prints the reason and the next step, and exits 6', async () => {
-    const created = await run([
-      'subscriptions',
-      'create',
-      '--sink',
-      sink,
-      '--type',
-      type,
-      '--sink-token-url',
-      `${new URL(koerier.url).origin}/oauth/token`,
-      '--sink-client-id',
-      'dev-subscriber',
-    ]);
+    const created = await createPushSubscription(cli, { sink, type, origin: koerier.origin, subscriber, json: false });
     expect(created.code, created.stderr).toBe(exitCodes.inactive);
     const line = /^Created push subscription (\S+): rejected: (.+)\.$/m.exec(created.stdout);
     expect(line, created.stdout).not.toBeNull();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiAs, publishEvents } from '../support/koerier-api.js';
-import { cliUser, type CliUser } from '../support/koerier-cli.js';
+import { cliUser, createPushSubscription, startListen, type CliUser } from '../support/koerier-cli.js';
 import { eventually } from '../support/waiting.js';
 
 // Every CLI run is a process start (about a second, several under load on two cores), and most tests make several.
@@ -111,24 +111,13 @@ describe('koerier subscriptions', () => {
   });
 
   it('pauses a push subscription (deliveries wait as dead letters) and resumes it (they are sent); a pull subscription is not paused (409, exit 1)', async () => {
-    const listen = cli.spawn(['listen', '--port', '0', '--json']);
-    const url = await eventually('listen to start', () => /Listening on (http:\/\/\S+)/.exec(listen.stderr())?.[1]);
-    const created = await cli.run(
-      [
-        'subscriptions',
-        'create',
-        '--sink',
-        url,
-        '--type',
-        'nl.edu.cli.pause',
-        '--sink-token-url',
-        `${koerier.origin}/oauth/token`,
-        '--sink-client-id',
-        'dev-subscriber',
-        '--json',
-      ],
-      { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
-    );
+    const { listen, url } = await startListen(cli, ['--json']);
+    const created = await createPushSubscription(cli, {
+      sink: url,
+      type: 'nl.edu.cli.pause',
+      origin: koerier.origin,
+      subscriber,
+    });
     const { id } = JSON.parse(created.stdout) as { id: string };
     const paused = await cli.run(['subscriptions', 'pause', id], { env: subscriber });
     expect(paused.code, paused.stderr).toBe(0);
@@ -206,24 +195,13 @@ describe('koerier pull', () => {
 
 describe('koerier listen', () => {
   it('WH-4: answers the validation handshake, so a push subscription to it becomes active, and prints a real delivery with its Idempotency-Key and the event, never the token', async () => {
-    const listen = cli.spawn(['listen', '--port', '0', '--json']);
-    const url = await eventually('listen to start', () => /Listening on (http:\/\/\S+)/.exec(listen.stderr())?.[1]);
-    const created = await cli.run(
-      [
-        'subscriptions',
-        'create',
-        '--sink',
-        `${url}hook`,
-        '--type',
-        'nl.edu.cli.listen',
-        '--sink-token-url',
-        `${koerier.origin}/oauth/token`,
-        '--sink-client-id',
-        'dev-subscriber',
-        '--json',
-      ],
-      { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
-    );
+    const { listen, url } = await startListen(cli, ['--json']);
+    const created = await createPushSubscription(cli, {
+      sink: `${url}hook`,
+      type: 'nl.edu.cli.listen',
+      origin: koerier.origin,
+      subscriber,
+    });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ status: 'active', sink: `${url}hook` });
     expect(listen.stderr()).toContain('validation request from koerier.local: consented');

@@ -22,7 +22,6 @@
  * cannot be replayed: the drill stops publishing and lets the replication catch up before the kill
  * (and prints how long that took), so what it asserts is the replay's promise, not the RPO.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,6 +37,7 @@ import { startKoerierHost, type KoerierHost } from '../../local/host.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
 import type { EmulatorClientSettings } from '../../local/emulators.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { hostProcessToken, startHostProcess } from '../support/host-process.js';
 import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 
@@ -63,40 +63,22 @@ interface Delivery {
   readonly replayId: string | undefined;
 }
 
-async function token(url: string, config: LocalConfig, clientId: string): Promise<string> {
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: clientId,
-    client_secret: config.clients[clientId]!.secret,
-  });
-  const body = (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as {
-    access_token: string;
-  };
-  return body.access_token;
-}
-
 /** The first host, in its own process: `kill()` is SIGKILL, nothing is flushed or stopped. */
 async function startFirstHost(stateDir: string, configFile: string, settings: Record<string, string>) {
   // Node itself with tsx's loader, not the tsx command: that one runs the host in a child process
   // of its own, which a SIGKILL of the command would leave running.
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, stateDir, configFile], {
-    cwd: REPOSITORY,
-    env: { ...process.env, ...settings },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'));
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const line = await eventually(
-    () => `the first host to start\n${output}`,
-    () => {
-      if (child.exitCode !== null) throw new Error(`the first host exited (${child.exitCode})\n${output}`);
-      return /^ready (.*)$/m.exec(output)?.[1];
+  const host = await startHostProcess(
+    {
+      command: process.execPath,
+      args: ['--import', 'tsx', WORKER, stateDir, configFile],
+      readyPattern: /^ready (.*)$/m,
+      cwd: REPOSITORY,
+      env: { ...process.env, ...settings },
+      timeoutMs: 60_000,
     },
-    { timeoutMs: 60_000, intervalMs: 50 },
+    (child) => cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL')),
   );
+  const line = host.match[1]!;
   const ready = JSON.parse(line) as {
     url: string;
     apiUrl: string;
@@ -106,8 +88,8 @@ async function startFirstHost(stateDir: string, configFile: string, settings: Re
   return {
     ...ready,
     kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
+      host.child.kill('SIGKILL');
+      await host.exited;
     },
   };
 }
@@ -232,8 +214,8 @@ describe('issue 35, the drill (DR-1): a host lost with events in flight, recover
     await mkdir(keysReplica, { recursive: true, mode: 0o700 });
     await cp(join(firstState, 'keys'), keysReplica, { recursive: true });
     let apiUrl = first.apiUrl;
-    const subscriber = await token(first.url, config, 'dev-subscriber');
-    const publisher = await token(first.url, config, 'dev-publisher');
+    const subscriber = await hostProcessToken(first.url, config, 'dev-subscriber');
+    const publisher = await hostProcessToken(first.url, config, 'dev-publisher');
     const push = await callApi(apiUrl, subscriber, 'POST', '/subscriptions', {
       sink: receiver.url,
       types: [TYPE],
@@ -335,7 +317,7 @@ describe('issue 35, the drill (DR-1): a host lost with events in flight, recover
     cleanups.push(() => second.stop());
     apiUrl = second.apiUrl;
     await restoreInto(second, replica, pullId);
-    const subscriberAgain = await token(second.url, config, 'dev-subscriber');
+    const subscriberAgain = await hostProcessToken(second.url, config, 'dev-subscriber');
     // The lost window: everything since the drill began (a second before it, for clock rounding).
     const window = { from: new Date(drillStart - 1_000).toISOString(), to: new Date().toISOString() };
     for (const id of [pushId, pullId]) {

@@ -5,7 +5,7 @@
  * process on SIGINT — and starts again on the same state. Every event arrives, and its delivery
  * history ends in `delivered`, not `retrying`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-file.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { hostProcessToken, startHostProcess } from '../support/host-process.js';
 import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
 
@@ -76,27 +77,14 @@ async function spawnHost(
   readyPattern: RegExp,
   stopWith: (child: ChildProcess) => void,
 ): Promise<RunningHost> {
-  const child = spawn(TSX, args, { cwd, env: environment(), stdio: ['pipe', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const output = () => `\nstdout:\n${stdout}\nstderr:\n${stderr}`;
-  const match = await eventually(
-    () => `the host to start${output()}`,
-    () => {
-      if (child.exitCode !== null) throw new Error(`the host exited (${child.exitCode}) before it started${output()}`);
-      return readyPattern.exec(stdout) ?? undefined;
-    },
-    { timeoutMs: 30_000, intervalMs: 50 },
+  const host = await startHostProcess({ command: TSX, args, readyPattern, cwd, env: environment() }, (child) =>
+    children.push(child),
   );
   return {
-    url: match[1]!,
+    url: host.match[1]!,
     stop() {
-      stopWith(child);
-      return exited;
+      stopWith(host.child);
+      return host.exited;
     },
   };
 }
@@ -107,18 +95,6 @@ const startNpmStart = (cwd: string) =>
   spawnHost(cwd, [join(REPOSITORY, 'local', 'main.ts')], /API\s+(http:\/\/127\.0\.0\.1:\d+)/, (child) =>
     child.kill('SIGINT'),
   );
-
-async function token(url: string, config: LocalConfig, clientId: string): Promise<string> {
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: clientId,
-    client_secret: config.clients[clientId]!.secret,
-  });
-  const body = (await (await fetch(`${url}/oauth/token`, { method: 'POST', body: form })).json()) as {
-    access_token: string;
-  };
-  return body.access_token;
-}
 
 interface Attempt {
   readonly attempt: number;
@@ -140,8 +116,8 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
   receivers.push(receiver);
 
   const first = await start(cwd);
-  const subscriber = await token(first.url, config, 'dev-subscriber');
-  const publisher = await token(first.url, config, 'dev-publisher');
+  const subscriber = await hostProcessToken(first.url, config, 'dev-subscriber');
+  const publisher = await hostProcessToken(first.url, config, 'dev-publisher');
   const type = `nl.example.restart.${randomUUID().slice(0, 8)}.v1`;
   const created = await callApi(`${first.url}${API_BASE_PATH}`, subscriber, 'POST', '/subscriptions', {
     sink: receiver.url,
@@ -197,7 +173,7 @@ async function restartInTheMiddleOfRetries(start: (cwd: string) => Promise<Runni
       { timeoutMs: RETRY_SECONDS * 1000 + 30_000, intervalMs: 200 },
     );
     expect([...delivered].sort()).toEqual([...ids].sort());
-    const subscriberAgain = await token(second.url, config, 'dev-subscriber');
+    const subscriberAgain = await hostProcessToken(second.url, config, 'dev-subscriber');
     const attempts = await eventually(
       'five delivered attempts in the history',
       async () => {

@@ -16,6 +16,7 @@ import { settingEnv } from '../../functions/config.js';
 import { operationalEventTypes, SUBSCRIBER_ATTRIBUTE } from '../../functions/core/operations/operational-events.js';
 import { apiAs, callApi, KoerierProblem, publishEvent } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
+import { fastSuspension } from '../support/fast-suspension.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -46,11 +47,7 @@ beforeAll(async () => {
       'other-subscriber': [{ typePrefix: '' }],
       'ops-operator': [{ typePrefix: 'dev.koerier.' }],
     }),
-    [settingEnv.deliveryRetryInitialSeconds]: '1',
-    [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
-    [settingEnv.deliveryRetryWindowSeconds]: '60',
-    [settingEnv.deliveryBreakerFailures]: '100',
-    [settingEnv.deliverySuspendAfterSeconds]: '3',
+    ...fastSuspension(),
     [settingEnv.deliveryConnectTimeoutMs]: '500',
     [settingEnv.deliveryResponseTimeoutMs]: '1000',
   });

@@ -7,28 +7,23 @@
  * for the long one and the router failed all ten.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { batchesLogged } from '../support/batch-log.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { callApi, tryPublish } from '../support/koerier-api.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
-let dir: string;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-isolation-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
   koerier = await startTestHost(
-    { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' },
+    { [settingEnv.validationAgreedClients]: 'dev-subscriber' },
     // A deployment's router gathers for 1 s, so the ten reach it together. The laptop's 0 s takes what one
     // receive finds ready, which may be the first of the ten alone (as SQS may answer a short poll).
-    { batchingWindowSeconds: { router: 1 } },
+    { batchingWindowSeconds: { router: 1 }, trustAuthority: authority },
   );
   receiver = await startHttpsReceiver({ authority });
 });
@@ -36,15 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
-
-interface BatchLine {
-  readonly message: string;
-  readonly function?: string;
-  readonly received?: number;
-  readonly failed?: number;
-}
 
 describe('router batch isolation on the laptop host', () => {
   it('review #1: an event whose source + id are 4 KB, in one router batch with nine normal events: all ten are delivered', async () => {
@@ -87,9 +74,7 @@ describe('router batch isolation on the laptop host', () => {
     for (const request of requests) expect(request.headers['authorization']).toBe(`Bearer ${receiver.accessToken}`);
 
     // The ten went through the router together, and it failed none of them.
-    const routerBatches = koerier.logs
-      .map((line) => JSON.parse(line) as BatchLine)
-      .filter((line) => line.message === 'batch' && line.function === 'router');
+    const routerBatches = batchesLogged(koerier, 'router');
     expect(routerBatches.map((line) => [line.received, line.failed])).toEqual([[10, 0]]);
   });
 });

@@ -5,11 +5,9 @@
  * fails, and the per-batch requests (the archive object among them) are shared by the batch.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
+import { batchesLogged } from '../support/batch-log.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { callApi, tryPublish } from '../support/koerier-api.js';
 import { eventually } from '../support/waiting.js';
@@ -17,15 +15,12 @@ import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver
 
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
-let dir: string;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-router-batches-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
   koerier = await startTestHost(
-    { [settingEnv.outboundCaFile]: join(dir, 'ca.pem'), [settingEnv.validationAgreedClients]: 'dev-subscriber' },
-    { batchingWindowSeconds: { router: 1 }, batchSizes: { router: 100 } },
+    { [settingEnv.validationAgreedClients]: 'dev-subscriber' },
+    { batchingWindowSeconds: { router: 1 }, batchSizes: { router: 100 }, trustAuthority: authority },
   );
   receiver = await startHttpsReceiver({ authority });
 });
@@ -33,20 +28,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
-interface BatchLine {
-  readonly message: string;
-  readonly function?: string;
-  readonly received?: number;
-  readonly failed?: number;
-}
-
-const routerBatchesLogged = () =>
-  koerier.logs
-    .map((line) => JSON.parse(line) as BatchLine)
-    .filter((line) => line.message === 'batch' && line.function === 'router');
+const routerBatchesLogged = () => batchesLogged(koerier, 'router');
 
 describe('router batches above 10 on the laptop host', () => {
   it('issue 15 #3: with koerier:batchSizes {"router": 100}, one router invocation takes more than 10 events and every event is delivered once', async () => {

@@ -166,12 +166,27 @@ describe('issue 27: the SDK S3 client in a bundle', () => {
   }, 60_000);
 });
 
+/**
+ * Each function's asset, built once for this file with the deployed options: the tests below read
+ * the same build's metafile (what it holds, how it imports), so no function is bundled twice.
+ */
+const functionsDir = temporaryDirectory('koerier-functions-');
+const functionBuilds = new Map<FunctionName, Promise<Metafile>>();
+function functionBuild(name: FunctionName): Promise<Metafile> {
+  let built = functionBuilds.get(name);
+  if (!built) {
+    built = build({
+      ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(functionsDir(), name)),
+      metafile: true,
+    }).then((result) => result.metafile);
+    functionBuilds.set(name, built);
+  }
+  return built;
+}
+
 /** The packages (SDK clients, Ajv) a function's asset holds, in index.mjs or any chunk, from esbuild's metafile. */
-async function bundledPackages(name: FunctionName, dir: string): Promise<string[]> {
-  const { metafile } = await build({
-    ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir, name)),
-    metafile: true,
-  });
+async function bundledPackages(name: FunctionName): Promise<string[]> {
+  const metafile = await functionBuild(name);
   const packages = heldInputs(metafile).map((input) => /node_modules\/(@aws-sdk\/client-[^/]+|ajv)\//.exec(input)?.[1]);
   return [...new Set(packages.filter((found): found is string => found !== undefined))].sort();
 }
@@ -204,13 +219,11 @@ function clientsItsGrantsNeed(name: FunctionName): string[] {
 }
 
 describe('issue 27: what each function bundles', () => {
-  const dir = temporaryDirectory('koerier-functions-');
-
   it('CARD-8, issue 27: each function holds the AWS SDK clients of exactly the services its grants name, and no others', async () => {
     const held: Record<string, string[]> = {};
     const needed: Record<string, string[]> = {};
     for (const name of Object.keys(functions) as FunctionName[]) {
-      held[name] = (await bundledPackages(name, dir())).filter((found) => found !== 'ajv');
+      held[name] = (await bundledPackages(name)).filter((found) => found !== 'ajv');
       needed[name] = clientsItsGrantsNeed(name);
     }
     expect(held).toEqual(needed);
@@ -224,20 +237,15 @@ describe('issue 27: what each function bundles', () => {
   }, 120_000);
 
   it('issue 15: of the functions that validate events, only the ingest, which checks data contracts, holds Ajv', async () => {
-    expect((await bundledPackages('ingest', dir())).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual(['ajv']);
-    expect((await bundledPackages('router', dir())).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual([]);
+    expect((await bundledPackages('ingest')).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual(['ajv']);
+    expect((await bundledPackages('router')).filter((found) => !found.startsWith('@aws-sdk/'))).toEqual([]);
   }, 60_000);
 });
 
 describe('issue 15, item 4: what a cold start loads', () => {
-  const dir = temporaryDirectory('koerier-cold-start-');
-
   /** How Koerier's own files and the other packages import `packages`: `file: kind` for each import. */
   async function importsInto(name: FunctionName, packages: RegExp): Promise<string[]> {
-    const { metafile } = await build({
-      ...esbuildOptions(join(REPO_ROOT, functions[name].entry), join(dir(), name)),
-      metafile: true,
-    });
+    const metafile = await functionBuild(name);
     return Object.entries(metafile.inputs)
       .filter(([file]) => !packages.test(file))
       .flatMap(([file, { imports }]) =>
@@ -247,11 +255,8 @@ describe('issue 15, item 4: what a cold start loads', () => {
 
   it('issue 15: behind an import() only ES modules, but Ajv and its formats, whose default export data-contracts.ts takes (a CommonJS chunk exports nothing by name)', async () => {
     const commonJs: string[] = [];
-    for (const [name, spec] of Object.entries(functions)) {
-      const { metafile } = await build({
-        ...esbuildOptions(join(REPO_ROOT, spec.entry), join(dir(), name)),
-        metafile: true,
-      });
+    for (const name of Object.keys(functions) as FunctionName[]) {
+      const metafile = await functionBuild(name);
       for (const [file, { imports }] of Object.entries(metafile.inputs)) {
         for (const { path, kind, external } of imports) {
           if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'cjs')

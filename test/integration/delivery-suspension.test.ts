@@ -1,19 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingEnv } from '../../functions/config.js';
 import type { HttpRequest } from '../../functions/core/http/messages.js';
 import { scripts } from '../support/https-receiver.js';
+import { fastSuspension } from '../support/fast-suspension.js';
 import { eventually } from '../support/waiting.js';
 import { startDeliveryHarness, type DeliveryHarness } from './delivery-harness.js';
 
 let koerier: DeliveryHarness;
 beforeAll(async () => {
-  koerier = await startDeliveryHarness({
-    [settingEnv.deliveryRetryInitialSeconds]: '1',
-    [settingEnv.deliveryRetryMaxDelaySeconds]: '1',
-    [settingEnv.deliveryRetryWindowSeconds]: '60',
-    [settingEnv.deliveryBreakerFailures]: '100',
-    [settingEnv.deliverySuspendAfterSeconds]: '3',
-  });
+  koerier = await startDeliveryHarness(fastSuspension());
 });
 afterAll(async () => {
   await koerier?.stop();

@@ -16,7 +16,7 @@ import { settingEnv } from '../../functions/config.js';
 import { LOCAL_AUDIENCE } from '../../local/host.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 import { apiAs, publishEvents } from '../support/koerier-api.js';
-import { cliUser, type CliUser } from '../support/koerier-cli.js';
+import { cliUser, createPushSubscription, type CliUser } from '../support/koerier-cli.js';
 import { recordingProxy, type RecordingProxy } from '../support/receiver-kit-servers.js';
 import { eventually } from '../support/waiting.js';
 
@@ -92,25 +92,13 @@ describe("receiver/README.md's receiver (issue 30 item 6)", () => {
 
     const type = `nl.edu.readme.${randomUUID().slice(0, 8)}`;
     const secret = koerier.host.localConfig.clients['dev-subscriber']!.secret;
-    const created = await cli.run(
-      [
-        'subscriptions',
-        'create',
-        '--sink',
-        `${proxy.origin}/`,
-        '--type',
-        type,
-        '--sink-token-url',
-        `${koerier.origin}/oauth/token`,
-        '--sink-client-id',
-        'dev-subscriber',
-        '--sign',
-        '--json',
-      ],
-      {
-        env: { KOERIER_CLIENT_ID: 'dev-subscriber', KOERIER_CLIENT_SECRET: secret, KOERIER_SINK_CLIENT_SECRET: secret },
-      },
-    );
+    const created = await createPushSubscription(cli, {
+      sink: `${proxy.origin}/`,
+      type,
+      origin: koerier.origin,
+      subscriber: { KOERIER_CLIENT_ID: 'dev-subscriber', KOERIER_CLIENT_SECRET: secret },
+      args: ['--sign'],
+    });
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ status: 'active', signdeliveries: true });
     expect(proxy.exchanges[0]).toMatchObject({

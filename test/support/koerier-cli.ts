@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPOSITORY_ROOT } from '../../local/lambda-runtime.js';
+import { eventually } from './waiting.js';
 
 export const KOERIER_BIN = join(REPOSITORY_ROOT, 'cli', 'koerier.mjs');
 
@@ -106,4 +107,48 @@ export async function cliUser(url: string): Promise<CliUser> {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/** `koerier listen` on a free port (`--port 0`, with `args` such as `--json` or `--rate 6`), once it says where it listens. */
+export async function startListen(cli: CliUser, args: readonly string[]): Promise<{ listen: RunningCli; url: string }> {
+  const listen = cli.spawn(['listen', '--port', '0', ...args]);
+  const url = await eventually('listen to start', () => /Listening on (http:\/\/\S+)/.exec(listen.stderr())?.[1]);
+  return { listen, url };
+}
+
+/**
+ * `koerier subscriptions create` of a push subscription to `sink` for `type`, as `subscriber` (its
+ * KOERIER_CLIENT_ID and KOERIER_CLIENT_SECRET), with a sink token the laptop host at `origin` issues
+ * to `dev-subscriber` from that same secret: how a subscriber points Koerier at its receiver.
+ * `args` go before `--json`, which is given unless `json: false`.
+ */
+export function createPushSubscription(
+  cli: CliUser,
+  options: {
+    sink: string;
+    type: string;
+    origin: string;
+    subscriber: Record<string, string>;
+    args?: readonly string[];
+    json?: boolean;
+  },
+): Promise<CliResult> {
+  const { sink, type, origin, subscriber, args = [], json = true } = options;
+  return cli.run(
+    [
+      'subscriptions',
+      'create',
+      '--sink',
+      sink,
+      '--type',
+      type,
+      '--sink-token-url',
+      `${origin}/oauth/token`,
+      '--sink-client-id',
+      'dev-subscriber',
+      ...args,
+      ...(json ? ['--json'] : []),
+    ],
+    { env: { ...subscriber, KOERIER_SINK_CLIENT_SECRET: subscriber['KOERIER_CLIENT_SECRET'] } },
+  );
 }
