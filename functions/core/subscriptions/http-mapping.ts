@@ -144,6 +144,21 @@ export function deletedMeanwhile(id: string): KoerierError {
   return new KoerierError(problems.notFound(`Subscription ${id} was deleted while this request was processed.`));
 }
 
+/**
+ * A ZGW abonnement's subscription is the adapter's to change (issue 34, docs/ZGW.md): changing it here
+ * would part it from the abonnement Open Notificaties' clients read. `abonnement` is the path to use.
+ */
+export function ownedByAbonnement(id: string): KoerierError {
+  return new KoerierError(
+    problem(
+      409,
+      'subscription-of-abonnement',
+      `Subscription ${id} delivers ZGW abonnement ${id}: change or delete the abonnement (PUT, PATCH or DELETE /zgw/api/v1/abonnement/${id}), not its subscription.`,
+      { abonnement: `/zgw/api/v1/abonnement/${id}` },
+    ),
+  );
+}
+
 export function changedMeanwhile(id: string): KoerierError {
   return new KoerierError(
     problem(
