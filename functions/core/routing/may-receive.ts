@@ -36,9 +36,19 @@ export function mayReceive(subscription: Receiver, event: ReceivableEvent, entit
   const entitled = mayReceiveMatched(subscription, event, entitlements);
   if (entitled !== 'receives') return entitled;
   if (!subscriptionMatches(subscription, event.attributes)) return 'no-longer-matches';
-  if (subscription.zgwAbonnement !== undefined && !abonnementTakes(subscription.zgwAbonnement, event))
-    return 'no-longer-matches';
+  if (!kenmerkenPass(subscription, event)) return 'no-longer-matches';
   return 'receives';
+}
+
+/**
+ * A ZGW abonnement's filters on kenmerken (issue 34, docs/ZGW.md), which read the event's data and
+ * so no route key holds: the router asks this of each candidate it found, `mayReceive` at hand-out.
+ */
+export function kenmerkenPass(
+  subscription: Pick<Subscription, 'zgwAbonnement'>,
+  event: Pick<ReceivableEvent, 'type' | 'json'>,
+): boolean {
+  return subscription.zgwAbonnement === undefined || abonnementTakes(subscription.zgwAbonnement, event);
 }
 
 /**

@@ -224,3 +224,13 @@ export function deliveryImmutable(delivery: string): KoerierError {
     },
   ]);
 }
+
+/**
+ * The subscription behind a ZGW abonnement (issue 34) is read here but changed only with its
+ * abonnement: a change here would part the two (its kanalen, filters or callback no longer what the
+ * abonnement says). Marked by `zgwAbonnement`; `bodyShape` marks those made before that mark existed.
+ */
+export function refuseIfAbonnement(subscription: Subscription): void {
+  if (subscription.zgwAbonnement !== undefined || subscription.bodyShape === 'zgw-notificatie')
+    throw ownedByAbonnement(subscription.id);
+}

@@ -149,7 +149,7 @@ export class SubscriptionsService {
     const patch = http.readMergePatch(request);
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
-    refuseIfAbonnement(current);
+    http.refuseIfAbonnement(current);
     const stale = http.preconditionFailure(request.headers['if-match'], current);
     if (stale) throw stale;
     let merged: Record<string, unknown>;
@@ -211,7 +211,7 @@ export class SubscriptionsService {
   async remove(principal: Principal, id: string): Promise<HttpResponse> {
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
-    refuseIfAbonnement(current);
+    http.refuseIfAbonnement(current);
     try {
       await this.deps.store.delete(current);
     } catch (error) {
@@ -376,14 +376,4 @@ export class SubscriptionsService {
       ...(subscription.delivery === 'push' ? { sinkOrigin: new URL(subscription.sink).origin } : { delivery: 'pull' }),
     });
   }
-}
-
-/**
- * The subscription behind a ZGW abonnement (issue 34) is read here but changed only with its
- * abonnement: a change here would part the two (its kanalen, filters or callback no longer what the
- * abonnement says). Marked by `zgwAbonnement`; `bodyShape` marks those made before that mark existed.
- */
-function refuseIfAbonnement(subscription: Subscription): void {
-  if (subscription.zgwAbonnement !== undefined || subscription.bodyShape === 'zgw-notificatie')
-    throw http.ownedByAbonnement(subscription.id);
 }

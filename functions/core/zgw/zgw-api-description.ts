@@ -45,16 +45,11 @@ const ABONNEMENT_MEMBERS = {
     maxLength: 1000,
   }),
   kanalen: { type: 'array', items: ref('FilterGroup'), description: 'The kanalen, with filters, subscribed to.' },
-  sendCloudevents: {
-    type: 'boolean',
-    description:
-      "Deliver the CloudEvents of the kanalen (NL GOV profile, `application/cloudevents+json`, the notificatie whole in `data`) instead of notificaties (default false). The kanalen' filters apply as to notificaties.",
-  },
+  sendCloudevents: { type: 'boolean', description: 'Deliver the CloudEvent (NL GOV) instead of the notificatie.' },
   cloudeventFilters: {
     type: 'array',
     items: ref('CloudEventFilterGroup'),
-    description:
-      'Not supported by Koerier: a non-empty list is refused (400, `cloudevent-filters-not-supported`). Subscribe to CloudEvents with filters through /v1/subscriptions.',
+    description: 'Refused (400 `cloudevent-filters-not-supported`): subscribe through /v1/subscriptions instead.',
   },
 };
 
@@ -64,9 +59,7 @@ const schemas = {
   FilterGroup: {
     type: 'object',
     properties: {
-      filters: stringMap(
-        'Kenmerk values a notificatie must hold (`*`: any) to be delivered; a kenmerk the notificatie lacks does not count. Applied when the notificatie is routed.',
-      ),
+      filters: stringMap('Kenmerk values a notificatie must hold (`*`: any) to be delivered.'),
       naam: string('The name of the kanaal subscribed to.'),
     },
     required: ['naam'],
