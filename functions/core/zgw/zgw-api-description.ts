@@ -157,7 +157,7 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '409': 'Conflict',
   '410': 'Gone',
   '415': 'Unsupported media type',
-  '429': "Too many requests (Koerier's publish rate per client)",
+  '429': 'Too many requests from this client (its publish or management rate; Retry-After says when to retry)',
   '500': 'Internal server error',
 };
 
