@@ -1372,6 +1372,7 @@ export interface components {
         | '/v1/problems/request-timeout'
         | '/v1/problems/subscription-changed'
         | '/v1/problems/subscription-not-approvable'
+        | '/v1/problems/subscription-of-abonnement'
         | '/v1/problems/receive-too-large-to-replay'
         | '/v1/problems/not-a-pull-subscription'
         | '/v1/problems/not-a-push-subscription'
@@ -3251,7 +3252,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A request with this Idempotency-Key is still in progress; retry after the Retry-After interval. */
+      /** @description The Idempotency-Key is in use (retry after Retry-After), or the subscription delivers a ZGW abonnement (`subscription-of-abonnement`: delete the abonnement). */
       409: {
         headers: {
           'API-Version': components['headers']['API-Version'];
@@ -3381,7 +3382,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description The subscription changed meanwhile, or the Idempotency-Key is in use. */
+      /** @description The subscription changed meanwhile, the Idempotency-Key is in use, or it delivers a ZGW abonnement (`subscription-of-abonnement`: change the abonnement). */
       409: {
         headers: {
           'API-Version': components['headers']['API-Version'];
@@ -8173,6 +8174,7 @@ export interface operations {
           | 'request-timeout'
           | 'subscription-changed'
           | 'subscription-not-approvable'
+          | 'subscription-of-abonnement'
           | 'receive-too-large-to-replay'
           | 'not-a-pull-subscription'
           | 'not-a-push-subscription'

@@ -26,15 +26,26 @@ import { ZGW_BASE_PATH, type RouteKey } from '../config/resources.js';
 import type { KoerierDependencies } from './dependencies.js';
 import { unroutedAnswer, type HttpApp } from './http-app.js';
 import { ingestDependenciesOf, type IngestAppDependencies } from './ingest-app.js';
-import { cipherAuthSealer, ingestCloudEvent, outboundCallbackProbe, partnerZgwClients } from './zgw-ports.js';
+import {
+  admitZgwClient,
+  cipherAuthSealer,
+  ingestCloudEvent,
+  outboundCallbackProbe,
+  partnerZgwClients,
+} from './zgw-ports.js';
 
 /** What the app reads: its handler (functions/handlers/zgw.ts) must compose a builder for each. */
 export type ZgwAppDependencies = Omit<IngestAppDependencies, 'authenticate'> &
-  Pick<KoerierDependencies, 'clock' | 'credentialCipher' | 'zgwStore' | 'handshakeHttp' | 'subscriptions'>;
+  Pick<
+    KoerierDependencies,
+    'clock' | 'credentialCipher' | 'zgwStore' | 'handshakeHttp' | 'subscriptions' | 'admission'
+  >;
 
 const EITHER: readonly ZgwScope[] = [zgwScopes.publiceren, zgwScopes.consumeren];
 const PUBLISH: readonly ZgwScope[] = [zgwScopes.publiceren];
 const CONSUME: readonly ZgwScope[] = [zgwScopes.consumeren];
+const NOTIFICATIES = 'POST /zgw/api/v1/notificaties';
+const CLOUDEVENTS = 'POST /zgw/api/v1/cloudevents';
 
 export function zgwApp(deps: ZgwAppDependencies): HttpApp {
   const clients = partnerZgwClients(deps.partners, deps.credentialCipher);
@@ -51,6 +62,7 @@ export function zgwApp(deps: ZgwAppDependencies): HttpApp {
     const needed = scopesOf(route);
     if (needed === undefined) return unroutedAnswer(request);
     const principal = await authenticateZgwClient(request.headers['authorization'], needed, clients, tokenSettings);
+    admitZgwClient(deps.admission, principal.clientId, route === NOTIFICATIES || route === CLOUDEVENTS);
     const uuid = request.pathParameters['uuid'] ?? '';
     const ctx = { store: deps.zgwStore, baseUrl: baseUrlOf(request, deps.config.publicBaseUrl) };
     const abonnementen = { ...ctx, probe, sealer, deliveries, now: deps.clock };

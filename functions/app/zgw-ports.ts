@@ -12,6 +12,7 @@ import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { zgwSecretContext } from '../core/partners/partner.js';
 import { zgwRefusal } from '../core/zgw/zgw-problems.js';
+import type { ClientAdmission } from './client-throttling.js';
 import { zgwScopes, type ZgwClientRecord, type ZgwClients, type ZgwScope } from '../core/zgw/zgw-tokens.js';
 import type { AuthSealer, CallbackProbe } from '../core/zgw/ports.js';
 import type { SafeHttpClient } from '../net/safe-http-client.js';
@@ -107,20 +108,39 @@ export async function ingestCloudEvent(
   try {
     await acceptEvents(request, { clientId: publisher, scopes: new Set([scopes.publish]) }, deps);
   } catch (error) {
-    if (!(error instanceof KoerierError)) throw error;
-    const { problem } = error;
-    const code = problem.type.slice(problem.type.lastIndexOf('/') + 1);
-    const params = (problem.errors ?? []).map((issue) => ({
-      name: issue.attribute ?? 'nonFieldErrors',
-      code: issue.rule,
-      reason: issue.message,
-    }));
-    throw zgwRefusal(
-      problem.status,
-      code,
-      problem.detail ?? problem.title,
-      problem.status === 400 ? params : undefined,
-      error.headers,
-    );
+    throw asZgwRefusal(error);
   }
+}
+
+/**
+ * The per-client throttle of Koerier's other APIs (client-throttling.ts) on the ZGW routes, right
+ * after the token check and before any store is read: a notificatie or CloudEvent takes from the
+ * client's publish bucket (shared with POST /v1/events), every other operation from its manage
+ * bucket. Its 429 is the ZGW `Fout` (code `rate-limited`), with `Retry-After`.
+ */
+export function admitZgwClient(admission: Pick<ClientAdmission, 'admit'>, clientId: string, publishes: boolean): void {
+  try {
+    admission.admit(clientId, publishes ? scopes.publish : scopes.manageSubscriptions);
+  } catch (error) {
+    throw asZgwRefusal(error);
+  }
+}
+
+/** A refusal of Koerier's own as the ZGW `Fout` of the same status, its problem type as `code`; anything else as it is. */
+function asZgwRefusal(error: unknown): unknown {
+  if (!(error instanceof KoerierError)) return error;
+  const { problem } = error;
+  const code = problem.type.slice(problem.type.lastIndexOf('/') + 1);
+  const params = (problem.errors ?? []).map((issue) => ({
+    name: issue.attribute ?? 'nonFieldErrors',
+    code: issue.rule,
+    reason: issue.message,
+  }));
+  return zgwRefusal(
+    problem.status,
+    code,
+    problem.detail ?? problem.title,
+    problem.status === 400 ? params : undefined,
+    error.headers,
+  );
 }

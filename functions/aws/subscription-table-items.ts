@@ -11,7 +11,12 @@ import { DYNAMODB_LIMITS } from '../core/ids/bounded-key.js';
 import type { Filter } from '../core/subscriptions/filters.js';
 import type { OrderingSettings } from '../core/ordering/ordering-settings.js';
 import { InvalidCursorError } from '../core/subscriptions/store.js';
-import type { Subscription, SubscriptionStatus, SuspensionCause } from '../core/subscriptions/subscription.js';
+import type {
+  Subscription,
+  SubscriptionStatus,
+  SuspensionCause,
+  ZgwAbonnementTerms,
+} from '../core/subscriptions/subscription.js';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -74,6 +79,7 @@ export function itemOf(s: Subscription): Item {
   if (s.alerts !== undefined) item['alerts'] = { S: JSON.stringify(s.alerts) };
   if (s.ordering !== undefined) item['ordering'] = { S: JSON.stringify(s.ordering) };
   if (s.bodyShape !== undefined) item['bodyShape'] = { S: s.bodyShape };
+  if (s.zgwAbonnement !== undefined) item['zgwAbonnement'] = { S: JSON.stringify(s.zgwAbonnement) };
   if (s.validationTokenHash !== undefined) item['validationTokenHash'] = { S: s.validationTokenHash };
   if (s.validationExpiresAt !== undefined) item['validationExpiresAt'] = { S: s.validationExpiresAt };
   if (s.pull !== undefined) {
@@ -104,6 +110,8 @@ export function subscriptionOf(item: Item): Subscription {
     alerts: text('alerts') === undefined ? undefined : (JSON.parse(text('alerts')!) as AlertContacts),
     ordering: text('ordering') === undefined ? undefined : (JSON.parse(text('ordering')!) as OrderingSettings),
     bodyShape: text('bodyShape') === 'zgw-notificatie' ? ('zgw-notificatie' as const) : undefined,
+    zgwAbonnement:
+      text('zgwAbonnement') === undefined ? undefined : (JSON.parse(text('zgwAbonnement')!) as ZgwAbonnementTerms),
     validationTokenHash: text('validationTokenHash'),
     validationExpiresAt: text('validationExpiresAt'),
   };

@@ -33,7 +33,13 @@ let koerier: TestHost;
 let validator: ExchangeValidator | undefined;
 let callback: Server;
 let callbackUrl: string;
-const callbackCalls: { authorization: string | undefined; body: unknown; status: number }[] = [];
+const callbackCalls: {
+  authorization: string | undefined;
+  body: unknown;
+  status: number;
+  url?: string | undefined;
+  contentType?: string | undefined;
+}[] = [];
 /** The notificatie (by its hoofdObject) the consumer refuses with 400 while this is set: the one to dead-letter and redrive. */
 let refused: string | undefined;
 const validated: string[] = [];
@@ -63,8 +69,13 @@ beforeAll(async () => {
     req.on('end', () => {
       const body = JSON.parse(text || 'null') as { hoofdObject?: string } | null;
       const status =
-        req.headers.authorization !== 'Token zac-callback-geheim' ? 403 : body?.hoofdObject === refused ? 400 : 204;
-      callbackCalls.push({ authorization: req.headers.authorization, body, status });
+        req.headers.authorization !== 'Token zac-callback-geheim'
+          ? 403
+          : refused !== undefined && body?.hoofdObject === refused
+            ? 400
+            : 204;
+      const { authorization, 'content-type': contentType } = req.headers;
+      callbackCalls.push({ authorization, body, status, url: req.url, contentType });
       res.writeHead(status).end();
     });
   });
@@ -315,5 +326,119 @@ describe('issue 34: the ZGW Notificaties API on the laptop host, played as Open 
       return;
     }
     expect(validated.length).toBeGreaterThan(100);
+  });
+});
+
+describe("issue 34: an abonnement's filters, sendCloudevents and its guarded subscription, on the laptop host", () => {
+  let openzaak: string;
+  let zac: string;
+  const AUTH = 'Token zac-callback-geheim';
+  const uuids: Record<string, string> = {};
+  const BRON = '111111111';
+  const at = (path: string) =>
+    callbackCalls.filter((call) => call.url === `/api/v1/callbacks/${path}` && call.status === 204);
+  const notificaties = (path: string) =>
+    at(path)
+      .map((call) => call.body as { kanaal?: string; hoofdObject?: string })
+      .filter((body) => body.kanaal === 'zaken');
+  const until = async (done: () => boolean) => {
+    const deadline = Date.now() + 30_000;
+    while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  };
+  const abonneer = async (path: string, body: Record<string, unknown>) => {
+    const created = await zgw('POST', '/abonnement', zac, {
+      callbackUrl: `${callbackUrl}/${path}`,
+      auth: AUTH,
+      ...body,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    uuids[path] = String(created.body['url']).split('/').at(-1)!;
+  };
+
+  beforeAll(async () => {
+    openzaak = await zgwToken('openzaak', OPENZAAK_SECRET);
+    zac = await zgwToken('zac', ZAC_SECRET);
+  });
+
+  it("ZGW-8: a notificatie whose kenmerken the abonnement's filters refuse is not delivered to it, and is neither a delivery nor a dead letter of it", async () => {
+    await abonneer('gefilterd', { kanalen: [{ naam: 'zaken', filters: { bronorganisatie: BRON } }] });
+    await abonneer('alles', { kanalen: [{ naam: 'zaken' }] });
+    const wanted = { ...notificatie(201), kenmerken: { bronorganisatie: BRON } };
+    for (const published of [wanted, notificatie(202)])
+      expect((await zgw('POST', '/notificaties', openzaak, published)).status).toBe(201);
+    await until(() => notificaties('alles').length === 2 && notificaties('gefilterd').length === 1);
+    expect(notificaties('alles')).toEqual(expect.arrayContaining([wanted, notificatie(202)]));
+    // Both were routed by now (the other abonnement has both): give a wrong delivery a moment to show.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(notificaties('gefilterd')).toEqual([wanted]);
+    expect(at('gefilterd').map((call) => call.authorization)).toContain(AUTH);
+
+    const consumer = await koerier.host.issueToken('zac', ['subscriptions:manage']);
+    const deliveries = await callApi(koerier.url, consumer, 'GET', `/subscriptions/${uuids['gefilterd']!}/deliveries`);
+    expect(deliveries.status, deliveries.text).toBe(200);
+    expect(deliveries.text).not.toContain(notificatie(202).hoofdObject.split('/').at(-1));
+    expect((deliveries.body['attempts'] as unknown[]).length).toBe(1);
+    const deadLetters = await callApi(
+      koerier.url,
+      consumer,
+      'GET',
+      `/subscriptions/${uuids['gefilterd']!}/dead-letters`,
+    );
+    expect(deadLetters.body['deadLetters']).toEqual([]);
+  }, 60_000);
+
+  it('ZGW-9: an abonnement with sendCloudevents receives the CloudEvent (NL GOV profile) with its auth; cloudeventFilters are refused, pointing to /v1/subscriptions', async () => {
+    await abonneer('cloudevents', {
+      kanalen: [{ naam: 'zaken', filters: { bronorganisatie: BRON } }],
+      sendCloudevents: true,
+    });
+    const wanted = { ...notificatie(203), kenmerken: { bronorganisatie: BRON } };
+    expect((await zgw('POST', '/notificaties', openzaak, wanted)).status).toBe(201);
+    expect((await zgw('POST', '/notificaties', openzaak, notificatie(204))).status).toBe(201);
+    const events = () => at('cloudevents').filter((call) => (call.body as { type?: string }).type !== undefined);
+    await until(() => events().length > 0 && notificaties('alles').length >= 4);
+    const [delivered, ...more] = events();
+    expect(more).toEqual([]);
+    expect(delivered?.authorization).toBe(AUTH);
+    expect(delivered?.contentType).toMatch(/^application\/cloudevents\+json/);
+    expect(validateEventObject(delivered?.body as Record<string, unknown>).errors).toEqual([]);
+    expect(delivered?.body).toMatchObject({ type: 'nl.overheid.zaken.zaak.create', source: SOURCE, data: wanted });
+
+    const refused = await zgw('POST', '/abonnement', zac, {
+      callbackUrl: `${callbackUrl}/cloudevents`,
+      auth: AUTH,
+      kanalen: [{ naam: 'zaken' }],
+      sendCloudevents: true,
+      cloudeventFilters: [{ typeSubstring: 'zaak' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body['invalidParams']).toEqual([
+      expect.objectContaining({ name: 'cloudeventFilters', code: 'cloudevent-filters-not-supported' }),
+    ]);
+    expect(JSON.stringify(refused.body)).toContain('/v1/subscriptions');
+  }, 60_000);
+
+  it('ZGW-10: the subscription behind an abonnement is read through /v1/subscriptions but not changed or deleted there (409 pointing to the abonnement)', async () => {
+    const consumer = await koerier.host.issueToken('zac', ['subscriptions:manage']);
+    const uuid = uuids['gefilterd']!;
+    const read = await callApi(koerier.url, consumer, 'GET', `/subscriptions/${uuid}`);
+    expect(read.status).toBe(200);
+    for (const [method, body] of [
+      ['PATCH', { sink: `${callbackUrl}/elders` }],
+      ['DELETE', undefined],
+    ] as const) {
+      const refused = await callApi(koerier.url, consumer, method, `/subscriptions/${uuid}`, body);
+      expect(refused.status, refused.text).toBe(409);
+      expect(String(refused.body['type'])).toMatch(/\/subscription-of-abonnement$/);
+      expect(refused.body['abonnement']).toBe(`${ZGW}/abonnement/${uuid}`);
+    }
+    const admin = await koerier.host.issueToken('ops', ['admin', 'subscriptions:manage']);
+    expect((await callApi(koerier.url, admin, 'DELETE', `/subscriptions/${uuid}`)).status).toBe(409);
+    expect((await callApi(koerier.url, consumer, 'GET', `/subscriptions/${uuid}`)).body['sink']).toBe(
+      `${callbackUrl}/gefilterd`,
+    );
+    for (const path of Object.keys(uuids))
+      expect((await zgw('DELETE', `/abonnement/${uuids[path]!}`, zac)).status).toBe(204);
+    expect((await callApi(koerier.url, consumer, 'GET', `/subscriptions/${uuid}`)).status).toBe(404);
   });
 });

@@ -131,7 +131,9 @@ export const subscriptionsPaths = {
         ...authProblems,
         '403': problemResponse('Missing scope or outside the entitlement.'),
         ...notFound,
-        '409': problemResponse('The subscription changed meanwhile, or the Idempotency-Key is in use.'),
+        '409': problemResponse(
+          'The subscription changed meanwhile, the Idempotency-Key is in use, or it delivers a ZGW abonnement (`subscription-of-abonnement`: change the abonnement).',
+        ),
         '412': problemResponse('If-Match does not name the current version.'),
         '415': problemResponse('Not a JSON (merge patch) body.'),
         '422': idempotencyProblems['422'],
@@ -151,6 +153,10 @@ export const subscriptionsPaths = {
         ...authProblems,
         ...notFound,
         ...idempotencyProblems,
+        '409': problemResponse(
+          'The Idempotency-Key is in use (retry after Retry-After), or the subscription delivers a ZGW abonnement (`subscription-of-abonnement`: delete the abonnement).',
+          idempotencyProblems['409'].headers,
+        ),
         ...commonProblems,
       },
     },

@@ -91,7 +91,8 @@ export async function testFilters(
 
 function givenEvent(event: Record<string, unknown>): ReceivableEvent & { id: string } {
   const attributes = attributesOf(event) as EventAttributes;
-  return { attributes, id: String(event['id']), source: String(event['source']), type: String(event['type']) };
+  const [id, source, type] = [event['id'], event['source'], event['type']].map(String) as [string, string, string];
+  return { attributes, id, source, type, json: JSON.stringify(event) };
 }
 
 function tested(

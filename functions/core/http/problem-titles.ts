@@ -49,6 +49,7 @@ export const problemTitles = {
   'method-not-allowed': 'Method Not Allowed',
   'subscription-changed': 'Subscription changed',
   'subscription-not-approvable': 'Not approvable',
+  'subscription-of-abonnement': 'Subscription of a ZGW abonnement',
   'receive-too-large-to-replay': 'Receive too large to replay',
   'not-a-pull-subscription': 'Not a pull subscription',
   'not-a-push-subscription': 'Not a push subscription',

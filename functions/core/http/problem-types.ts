@@ -111,6 +111,11 @@ const decisionProblemPages = {
     status: [409],
     description: 'The subscription is not waiting for the validation this request answers.',
   },
+  'subscription-of-abonnement': {
+    status: [409],
+    description:
+      'The subscription delivers a ZGW abonnement (docs/ZGW.md): change or delete the abonnement at the URL in `abonnement` (`/zgw/api/v1/abonnement/{uuid}`), not its subscription. Reading it, its dead letters and their redrive stay here.',
+  },
   'receive-too-large-to-replay': {
     status: [422],
     description:

@@ -36,7 +36,16 @@ export interface RouteCandidate {
 export function routeCandidateOf(
   subscription: Pick<
     Subscription,
-    'id' | 'owner' | 'source' | 'types' | 'filters' | 'contentMode' | 'batchSupported' | 'delivery' | 'ordering'
+    | 'id'
+    | 'owner'
+    | 'source'
+    | 'types'
+    | 'filters'
+    | 'zgwAbonnement'
+    | 'contentMode'
+    | 'batchSupported'
+    | 'delivery'
+    | 'ordering'
   >,
 ): RouteCandidate {
   return {
@@ -46,6 +55,8 @@ export function routeCandidateOf(
       ...(subscription.source === undefined ? {} : { source: subscription.source }),
       ...(subscription.types === undefined ? {} : { types: subscription.types }),
       ...(subscription.filters === undefined ? {} : { filters: subscription.filters }),
+      // Read by the router on the event's data (docs/ZGW.md), not by `subscriptionMatches`: no route key holds it.
+      ...(subscription.zgwAbonnement === undefined ? {} : { zgwAbonnement: subscription.zgwAbonnement }),
     },
     contentMode: subscription.contentMode,
     batchSupported: subscription.batchSupported,

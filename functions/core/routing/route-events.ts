@@ -25,7 +25,7 @@ import { deliveryIdOf, takesBatches } from '../delivery-message/delivery-rules.j
 import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import { orderingKeyOf } from '../ordering/ordering-settings.js';
-import { mayReceiveMatched } from './may-receive.js';
+import { kenmerkenPass, mayReceiveMatched } from './may-receive.js';
 import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import {
@@ -255,6 +255,8 @@ function planDeliveries(
   const batches = new Map<string, { address: OutboxAddress; entries: ClaimedEvent[] }>();
   claimed.forEach((entry, index) => {
     const candidates = matches[index]!.filter((candidate) => {
+      // An abonnement's filters on kenmerken (docs/ZGW.md): a miss is no match, not a withholding.
+      if (!kenmerkenPass(candidate.match, entry.event)) return false;
       const verdict = mayReceiveMatched(candidate, entry.event, deps.entitlements);
       if (verdict === 'receives') return true;
       deps.log?.info('delivery withheld: the subscriber is no longer entitled', {

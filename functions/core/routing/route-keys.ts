@@ -28,7 +28,7 @@ import type { Subscription } from '../subscriptions/subscription.js';
 import { sqlRouteConjuncts } from './sql-route-conditions.js';
 
 /** What decides whether a subscription wants an event. */
-export type SubscriptionMatch = Pick<Subscription, 'source' | 'types' | 'filters'>;
+export type SubscriptionMatch = Pick<Subscription, 'source' | 'types' | 'filters' | 'zgwAbonnement'>;
 
 export type RouteShape = string;
 

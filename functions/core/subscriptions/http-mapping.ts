@@ -144,6 +144,21 @@ export function deletedMeanwhile(id: string): KoerierError {
   return new KoerierError(problems.notFound(`Subscription ${id} was deleted while this request was processed.`));
 }
 
+/**
+ * A ZGW abonnement's subscription is the adapter's to change (issue 34, docs/ZGW.md): changing it here
+ * would part it from the abonnement Open Notificaties' clients read. `abonnement` is the path to use.
+ */
+export function ownedByAbonnement(id: string): KoerierError {
+  return new KoerierError(
+    problem(
+      409,
+      'subscription-of-abonnement',
+      `Subscription ${id} delivers ZGW abonnement ${id}: change or delete the abonnement (PUT, PATCH or DELETE /zgw/api/v1/abonnement/${id}), not its subscription.`,
+      { abonnement: `/zgw/api/v1/abonnement/${id}` },
+    ),
+  );
+}
+
 export function changedMeanwhile(id: string): KoerierError {
   return new KoerierError(
     problem(
@@ -208,4 +223,14 @@ export function deliveryImmutable(delivery: string): KoerierError {
       message: `delivery stays "${delivery}"; create another subscription to change it`,
     },
   ]);
+}
+
+/**
+ * The subscription behind a ZGW abonnement (issue 34) is read here but changed only with its
+ * abonnement: a change here would part the two (its kanalen, filters or callback no longer what the
+ * abonnement says). Marked by `zgwAbonnement`; `bodyShape` marks those made before that mark existed.
+ */
+export function refuseIfAbonnement(subscription: Subscription): void {
+  if (subscription.zgwAbonnement !== undefined || subscription.bodyShape === 'zgw-notificatie')
+    throw ownedByAbonnement(subscription.id);
 }

@@ -116,6 +116,12 @@ export interface Subscription {
    * subscriptions API, so one dispatcher serves both.
    */
   readonly bodyShape?: 'zgw-notificatie';
+  /**
+   * Set on the subscription that delivers a ZGW abonnement (issue 34, docs/ZGW.md), by the adapter
+   * only: its kanalen with their filters on kenmerken, which routing applies to the event's data,
+   * and the mark that the subscriptions API may read it but not change or delete it.
+   */
+  readonly zgwAbonnement?: ZgwAbonnementTerms;
   /** SHA-256 (base64url) of the secret in the handshake callback URL, while a handshake is open. */
   readonly validationTokenHash?: string;
   /** ISO 8601: a pending handshake counts as refused after this (no consent in time). */
@@ -156,4 +162,9 @@ export function effectiveStatus(
     return 'rejected';
   }
   return subscription.status;
+}
+
+/** An abonnement's kanalen and their filters on kenmerken, as its subscription keeps them (docs/ZGW.md). */
+export interface ZgwAbonnementTerms {
+  readonly kanalen: readonly { readonly naam: string; readonly filters: Readonly<Record<string, string>> }[];
 }

@@ -149,6 +149,7 @@ export class SubscriptionsService {
     const patch = http.readMergePatch(request);
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
+    http.refuseIfAbonnement(current);
     const stale = http.preconditionFailure(request.headers['if-match'], current);
     if (stale) throw stale;
     let merged: Record<string, unknown>;
@@ -210,6 +211,7 @@ export class SubscriptionsService {
   async remove(principal: Principal, id: string): Promise<HttpResponse> {
     const current = await this.ownSubscription(principal, id);
     if (!current) throw http.notFound(id);
+    http.refuseIfAbonnement(current);
     try {
       await this.deps.store.delete(current);
     } catch (error) {

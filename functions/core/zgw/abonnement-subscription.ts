@@ -3,8 +3,10 @@
  * dispatcher, with its retries, backoff, dead letters and redrive, for CloudEvents and notificaties
  * alike. The subscription has the abonnement's uuid as its id, the consumer as its owner, the
  * callback as its sink, the kanalen as its type filter, `auth` as an `authorization` credential
- * (sent as the whole header, opened only by the delivery) and `bodyShape` `zgw-notificatie`, which
- * the subscriptions API cannot set. It is active at once: Open Notificaties' callback checks,
+ * (sent as the whole header, opened only by the delivery), `bodyShape` `zgw-notificatie` (absent
+ * with `sendCloudevents`: the CloudEvent is delivered) and `zgwAbonnement`, the kanalen with their
+ * filters on kenmerken, which routing applies and which keeps the subscriptions API from changing
+ * it; neither can be set through that API. It is active at once: Open Notificaties' callback checks,
  * made before the abonnement is stored, take the place of the validation handshake.
  */
 import { ZGW_TYPE_PREFIX } from './notificatie-mapping.js';
@@ -45,7 +47,9 @@ export function abonnementSubscriptionDraft(
     credential,
     validation: 'agreed',
     status: 'active',
-    bodyShape: 'zgw-notificatie',
+    // `sendCloudevents`: the CloudEvent itself (NL GOV profile), as any subscriber of /v1/subscriptions receives it.
+    ...(abonnement.sendCloudevents ? {} : { bodyShape: 'zgw-notificatie' as const }),
+    zgwAbonnement: { kanalen: abonnement.kanalen.map(({ naam, filters }) => ({ naam, filters })) },
     createdAt: abonnement.createdAt,
     updatedAt,
   };

@@ -9,6 +9,7 @@
  *    the kanaal's (400 `inconsistent-abonnement-filters` on `filters`).
  *
  * `auth` is write-only: sealed by the credential cipher, bound to the abonnement, never answered.
+ * `sendCloudevents` is honoured (the CloudEvent is delivered); `cloudeventFilters` are refused.
  */
 import { randomUUID } from 'node:crypto';
 import { emptyResponse, jsonResponse, type HttpResponse } from '../http/messages.js';
@@ -120,6 +121,7 @@ async function checked(
   identity: Pick<AbonnementRecord, 'uuid' | 'clientId' | 'createdAt'>,
   callbackUnchanged = false,
 ): Promise<AbonnementRecord> {
+  refuseCloudEventFilters(input);
   const callbackUrl = input.callbackUrl ?? '';
   const auth = input.auth ?? '';
   // Open Notificaties checks the unauthenticated call only where the callback URL is given (its field validator).
@@ -169,4 +171,23 @@ async function checked(
       filters: group.filters ?? {},
     })),
   };
+}
+
+/**
+ * Open Notificaties' `cloudeventFilters` (type substrings and filters on the data of CloudEvents sent
+ * to its /cloudevents) have no counterpart here: Koerier's own subscriptions filter CloudEvents, so a
+ * consumer that wants that subscribes there. Refused before any callback check, rather than stored
+ * and ignored (issue 34, docs/ZGW.md).
+ */
+function refuseCloudEventFilters(input: AbonnementPatch): void {
+  if ((input.cloudeventFilters ?? []).length === 0) return;
+  throw invalidInput([
+    {
+      name: 'cloudeventFilters',
+      code: 'cloudevent-filters-not-supported',
+      reason:
+        'cloudeventFilters worden niet ondersteund: neem CloudEvents af met filters via /v1/subscriptions ' +
+        '(CloudEvents Subscriptions API), of gebruik sendCloudevents met de kanalen van dit abonnement.',
+    },
+  ]);
 }

@@ -45,11 +45,11 @@ const ABONNEMENT_MEMBERS = {
     maxLength: 1000,
   }),
   kanalen: { type: 'array', items: ref('FilterGroup'), description: 'The kanalen, with filters, subscribed to.' },
-  sendCloudevents: { type: 'boolean', description: 'Deliver CloudEvents instead of notificaties (default false).' },
+  sendCloudevents: { type: 'boolean', description: 'Deliver the CloudEvent (NL GOV) instead of the notificatie.' },
   cloudeventFilters: {
     type: 'array',
     items: ref('CloudEventFilterGroup'),
-    description: 'With `sendCloudevents`: the CloudEvent types (by substring) subscribed to.',
+    description: 'Refused (400 `cloudevent-filters-not-supported`): subscribe through /v1/subscriptions instead.',
   },
 };
 
@@ -157,7 +157,7 @@ const ERROR_STATUSES: Readonly<Record<string, string>> = {
   '409': 'Conflict',
   '410': 'Gone',
   '415': 'Unsupported media type',
-  '429': "Too many requests (Koerier's publish rate per client)",
+  '429': 'Too many requests from this client (its publish or management rate; Retry-After says when to retry)',
   '500': 'Internal server error',
 };
 

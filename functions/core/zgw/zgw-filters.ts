@@ -8,7 +8,12 @@
  * - an abonnement's filter group matches a notificatie when each of its filters whose key the
  *   notificatie has holds `*` or exactly the notificatie's value; a filter whose key the
  *   notificatie lacks does not count against it (`match_pattern`).
+ * - an abonnement takes a notificatie when one of its filter groups for the notificatie's kanaal
+ *   matches (`_get_subs`): with two groups on one kanaal, either lets it through.
  */
+import type { EventText } from '../cloudevents/event-text.js';
+import type { ZgwAbonnementTerms } from '../subscriptions/subscription.js';
+import { ZGW_TYPE_PREFIX } from './notificatie-mapping.js';
 
 /** Whether `names` are a subset or a superset of the kanaal's `filters`. */
 export function consistentWithKanaal(kanaalFilters: readonly string[], names: readonly string[]): boolean {
@@ -33,4 +38,35 @@ export function filtersMatch(
 /** Open Notificaties camelizes filter keys before matching (kenmerken arrive camelCased): `zaak_type` → `zaakType`. */
 function camelCase(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * Whether the abonnement behind a subscription takes this event: one of its groups for the event's
+ * kanaal (the type's `nl.overheid.<kanaal>.`) lets the kenmerken in the event's `data` through. The
+ * data is parsed only when such a group has filters. An event without kenmerken in its data (a
+ * claim-checked one, or one another publisher sent) has none to hold against a filter: it passes.
+ */
+export function abonnementTakes(terms: ZgwAbonnementTerms, event: Pick<EventText, 'type' | 'json'>): boolean {
+  const groups = terms.kanalen.filter((group) => event.type.startsWith(`${ZGW_TYPE_PREFIX}${group.naam}.`));
+  if (groups.some((group) => Object.keys(group.filters).length === 0)) return true;
+  if (groups.length === 0) return false;
+  const kenmerken = kenmerkenOf(event);
+  return groups.some((group) => filtersMatch(group.filters, kenmerken));
+}
+
+function kenmerkenOf(event: Pick<EventText, 'json'>): Record<string, string> {
+  let data: unknown;
+  try {
+    data = (JSON.parse(event.json) as { data?: unknown }).data;
+  } catch {
+    return {};
+  }
+  const kenmerken =
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['kenmerken'] : undefined;
+  if (typeof kenmerken !== 'object' || kenmerken === null) return {};
+  return Object.fromEntries(
+    Object.entries(kenmerken as Record<string, unknown>).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
 }
