@@ -48,6 +48,8 @@ export type PullAppDependencies = Pick<
   | 'payloadLedger'
   | 'partners'
   | 'metrics'
+  | 'orderedLanes'
+  | 'outbox'
 >;
 
 export function pullApp(deps: PullAppDependencies): HttpApp {
@@ -74,6 +76,8 @@ export function pullApp(deps: PullAppDependencies): HttpApp {
         receivedEvents(subscription, events, claimCheck, maxAnswerBytes),
       // Issue 28, item 9: entitlement is checked again on every receive, not only when the router matched.
       entitlements: async () => (await deps.partners.current()).entitlements,
+      // Issue 33: an ordered subscription's receive settles its lanes and hands out their heads; an acknowledgement releases the next.
+      ordering: { lanes: deps.orderedLanes, outbox: deps.outbox, settlingWindowMs: config.orderingSettlingMs },
     }));
 
   return async (request) => {

@@ -109,8 +109,10 @@ export class SqsPullQueues implements PullQueues {
     this.urls.delete(subscriptionId);
   }
 
-  async send(subscriptionId: string, bodies: readonly string[]): Promise<void> {
-    await new SqsMessageQueue(this.client, await this.urlOf(subscriptionId)).send(bodies.map((body) => ({ body })));
+  async send(subscriptionId: string, bodies: readonly string[], delaySeconds?: number): Promise<void> {
+    await new SqsMessageQueue(this.client, await this.urlOf(subscriptionId)).send(
+      bodies.map((body) => (delaySeconds === undefined ? { body } : { body, delaySeconds })),
+    );
   }
 
   async receive(

@@ -173,7 +173,8 @@ export const functions = {
     // Reads claim-check objects to put data inline again within a subscription's maxinlinebytes (EDU-1).
     buckets: { payloads: 'read' },
     keys: { lockTokens: 'encrypt+decrypt' },
-    pullQueues: ['consume'],
+    // Send: an ordered subscription's receive queues a lane's head, its acknowledgement the next event (issue 33).
+    pullQueues: ['send', 'consume'],
   },
   // Replays (issue 13, item 2; docs/REPLAY.md): the API starts, reads and cancels; the worker does the work, a chunk per message.
   replays: {

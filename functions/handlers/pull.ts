@@ -9,6 +9,8 @@ import {
   idempotency,
   lockTokenKey,
   metrics,
+  orderedLanes,
+  outbox,
   partners,
   payloadLedger,
   pollLeases,
@@ -37,5 +39,8 @@ export const handler = handlerFor(
     payloadLedger,
     partners,
     metrics,
+    // Ordered subscriptions (issue 33): the lanes, and the outbox that queues a lane's next event on the subscription's queue.
+    orderedLanes,
+    outbox,
   }),
 );

@@ -512,11 +512,11 @@ describe.each([
     }
   });
 
-  it('CARD-7: only the pull queues (koerier-pull-*) are reached at run time: the pull function consumes, router and delivery-admin send, subscriptions manage, nobody purges', () => {
+  it("CARD-7: only the pull queues (koerier-pull-*) are reached at run time: the pull function consumes (and sends an ordered key's next event, ORD-5), router and delivery-admin send, subscriptions manage, nobody purges", () => {
     const pullStatements = (name: string) =>
       statementsOf(name).filter((statement) => asArray(statement.Resource).some(isPullQueueArn));
     const actions = (name: string) => actionsByResource(name).get(PULL_QUEUES);
-    expect(actions('pull')).toEqual(new Set(PULL_QUEUE_ACTIONS.consume));
+    expect(actions('pull')).toEqual(new Set([...PULL_QUEUE_ACTIONS.send, ...PULL_QUEUE_ACTIONS.consume]));
     expect(actions('router')).toEqual(new Set(PULL_QUEUE_ACTIONS.send));
     expect(actions('deliveryAdmin')).toEqual(new Set(PULL_QUEUE_ACTIONS.send));
     expect(actions('subscriptions')).toEqual(new Set(PULL_QUEUE_ACTIONS.manage));

@@ -20,26 +20,27 @@ export interface Outbox {
 export interface OutboxEntry {
   readonly subscription: OutboxAddress;
   readonly message: DeliveryMessage;
-  /** Hidden this long after it is queued (push only; the ordered outbox's settle messages). */
+  /** Hidden this long after it is queued (the ordered outbox's settle messages, push and pull). */
   readonly delaySeconds?: number;
 }
 
 /** The queues behind the outbox: the ports the composition already builds (its `outbox` member is built over them). */
 export interface OutboxQueues {
   readonly deliveryQueue: { send(bodies: readonly string[], delaySeconds?: number): Promise<void> };
-  readonly pullQueues: { send(subscriptionId: string, bodies: readonly string[]): Promise<void> };
+  readonly pullQueues: {
+    send(subscriptionId: string, bodies: readonly string[], delaySeconds?: number): Promise<void>;
+  };
 }
 
 export function queueOutbox(queues: OutboxQueues): Outbox {
   const enqueueAll = async (deliveries: readonly OutboxEntry[]): Promise<void> => {
-    // Push deliveries share the deliveries queue (queue undefined), one send per delay; each pull
-    // subscription has its own queue (and ordered pull is refused, so no pull message is delayed).
+    // Push deliveries share the deliveries queue (queue undefined), each pull subscription has its
+    // own queue; one send per queue and delay (an ordered lane's settle message is delayed, on either).
     const byQueue = new Map<string, { queue: string | undefined; delaySeconds: number; bodies: string[] }>();
     for (const { subscription, message, delaySeconds = 0 } of deliveries) {
       const queue = subscription.delivery === 'pull' ? subscription.id : undefined;
-      const delay = queue === undefined ? delaySeconds : 0;
-      const id = JSON.stringify([queue ?? null, delay]);
-      const group = byQueue.get(id) ?? { queue, delaySeconds: delay, bodies: [] };
+      const id = JSON.stringify([queue ?? null, delaySeconds]);
+      const group = byQueue.get(id) ?? { queue, delaySeconds, bodies: [] };
       group.bodies.push(encodeDeliveryMessage(message));
       byQueue.set(id, group);
     }
@@ -50,7 +51,9 @@ export function queueOutbox(queues: OutboxQueues): Outbox {
           ? delaySeconds > 0
             ? queues.deliveryQueue.send(bodies, delaySeconds)
             : queues.deliveryQueue.send(bodies)
-          : queues.pullQueues.send(queue, bodies),
+          : delaySeconds > 0
+            ? queues.pullQueues.send(queue, bodies, delaySeconds)
+            : queues.pullQueues.send(queue, bodies),
       ),
     );
   };

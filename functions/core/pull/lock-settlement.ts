@@ -15,6 +15,7 @@ import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
 import { parseSettleRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
 import type { GivenUpLocks, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
+import type { OrderedPull } from './ordered-pull.js';
 
 export interface SettlementDependencies {
   readonly queues: PullQueues;
@@ -24,6 +25,8 @@ export interface SettlementDependencies {
   lockTokenKey(): Promise<Buffer>;
   readonly clock: Clock;
   readonly log: Log;
+  /** Ordered subscriptions (docs/ORDERING.md, "Pull"): an acknowledgement releases its key's next event. */
+  readonly ordered?: Pick<OrderedPull, 'afterAcknowledged'>;
 }
 
 export type SettleFailureCode = 'LockLost' | 'InvalidToken' | 'NotOwner' | 'DuplicateToken' | 'Unavailable';
@@ -175,8 +178,15 @@ async function apply(
   const id = subscription.id;
   const entries = held.map(({ contents, entryId }) => ({ entryId, receiptHandle: contents.receiptHandle }));
   switch (action) {
-    case 'acknowledge':
-      return deps.queues.delete(id, entries);
+    case 'acknowledge': {
+      const deleted = await deps.queues.delete(id, entries);
+      if (deps.ordered === undefined || subscription.ordering === undefined) return deleted;
+      const acknowledged = held.map(({ entryId, contents }) => ({
+        entryId,
+        ...(contents.lane ? { lane: contents.lane } : {}),
+      }));
+      return deps.ordered.afterAcknowledged(subscription, acknowledged, deleted);
+    }
     case 'release':
       return deps.queues.changeVisibility(
         id,

@@ -22,6 +22,11 @@ export interface LockTokenContents {
   readonly lockedUntil: number;
   readonly deliveryCount: number;
   readonly deliveryKey: string;
+  /**
+   * An ordered subscription's event (docs/ORDERING.md, "Pull"): its lane's key and its place, so
+   * that acknowledging it moves the lane on (SQS gives no body for a receipt handle).
+   */
+  readonly lane?: { readonly key: string; readonly sequence: number };
 }
 
 /** What a settle answers for a token that it does not pass to SQS. */
@@ -32,7 +37,11 @@ const FORMAT = 1;
 const AAD = Buffer.from('koerier lock token v1', 'utf8');
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** Longer than any genuine token (a receipt handle is at most 1,024 characters): refused before decrypting. */
+/**
+ * Longer than any genuine token (a receipt handle is at most 1,024 characters): refused before
+ * decrypting. An ordered event's key travels in its token too: a key of more than about 1,500
+ * characters makes a token this refuses (docs/ORDERING.md, "Limits").
+ */
 const MAX_TOKEN_LENGTH = 4096;
 
 export function sealLockToken(contents: LockTokenContents, key: Buffer): string {
@@ -48,6 +57,7 @@ export function sealLockToken(contents: LockTokenContents, key: Buffer): string 
     contents.lockedUntil,
     contents.deliveryCount,
     contents.deliveryKey,
+    ...(contents.lane ? [contents.lane.key, contents.lane.sequence] : []),
   ]);
   const sealed = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
@@ -65,9 +75,13 @@ export function openLockToken(token: unknown, key: Buffer): LockTokenContents | 
     const plaintext = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
       'utf8',
     );
+    const fields = JSON.parse(plaintext) as unknown[];
     const [format, subscriptionId, clientId, messageId, receiptHandle, lockedUntil, deliveryCount, deliveryKey] =
-      JSON.parse(plaintext) as unknown[];
+      fields;
+    const [laneKey, sequence] = fields.slice(8);
+    const lane = typeof laneKey === 'string' && typeof sequence === 'number' ? { key: laneKey, sequence } : undefined;
     if (
+      !(fields.length === 8 || (fields.length === 10 && lane !== undefined)) ||
       format !== FORMAT ||
       typeof subscriptionId !== 'string' ||
       typeof clientId !== 'string' ||
@@ -79,7 +93,8 @@ export function openLockToken(token: unknown, key: Buffer): LockTokenContents | 
     ) {
       return undefined;
     }
-    return { subscriptionId, clientId, messageId, receiptHandle, lockedUntil, deliveryCount, deliveryKey };
+    const contents = { subscriptionId, clientId, messageId, receiptHandle, lockedUntil, deliveryCount, deliveryKey };
+    return lane === undefined ? contents : { ...contents, lane };
   } catch {
     return undefined;
   }

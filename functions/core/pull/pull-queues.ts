@@ -36,8 +36,8 @@ export class PullQueueGone extends Error {
 }
 
 export interface PullQueues extends PullQueueAdmin {
-  /** Writes every message or throws (batches of ten). */
-  send(subscriptionId: string, bodies: readonly string[]): Promise<void>;
+  /** Writes every message or throws (batches of ten); `delaySeconds` (0–900) hides them that long (an ordered lane's settle message). */
+  send(subscriptionId: string, bodies: readonly string[], delaySeconds?: number): Promise<void>;
   /** One ReceiveMessage: at most `max` (≤ 10) messages, waiting up to `waitSeconds`, each hidden for `visibilitySeconds`. */
   receive(
     subscriptionId: string,

@@ -26,6 +26,7 @@ import { settleLocks, type SettlementDependencies } from './lock-settlement.js';
 import { parseReceiveRequest, type ReceiveRequest, type SettleAction } from './pull-requests.js';
 import type { PollLeases, PulledMessage } from './pull-queues.js';
 import { withPollSlots } from './poll-slots.js';
+import { OrderedPull, type LanePlace, type OrderedPullDependencies } from './ordered-pull.js';
 import {
   assembleAnswer,
   dispositionOf,
@@ -56,6 +57,8 @@ export interface PullDependencies extends SettlementDependencies {
    * subscription's current filters, before it hands an event out (issue 28, item 9). Absent: no check.
    */
   entitlements?(): Promise<Entitlements>;
+  /** Ordered subscriptions' lanes (issue 33, docs/ORDERING.md "Pull"); absent: `ordering` is not read. */
+  readonly ordering?: Pick<OrderedPullDependencies, 'lanes' | 'outbox' | 'settlingWindowMs'>;
 }
 
 /** A receive's request and the most its answer may hold. */
@@ -71,7 +74,12 @@ interface Collected {
 }
 
 export class PullService {
-  constructor(private readonly deps: PullDependencies) {}
+  private readonly ordered: OrderedPull | undefined;
+
+  constructor(private readonly deps: PullDependencies) {
+    this.ordered =
+      deps.ordering && new OrderedPull({ ...deps.ordering, queues: deps.queues, clock: deps.clock, log: deps.log });
+  }
 
   /** `maxAnswerBytes`: smaller for a receive whose answer is stored for replays (KEYED_RECEIVE_MAX_BYTES). */
   async receive(
@@ -130,11 +138,16 @@ export class PullService {
   ): Promise<HttpResponse> {
     const { maxEvents, lockSeconds, maxAnswerBytes } = request;
     const id = subscription.id;
-    const dispositions = await this.dispositions(subscription, received);
+    const lockedUntil = lockExpiry(startedAt, lockSeconds);
+    // An ordered subscription's settle messages and copies of a head are dealt with, not handed out (ordered-pull.ts).
+    const all = await this.dispositions(subscription, received);
+    const { dispositions, places } = this.ordered
+      ? await this.ordered.admit(subscription, all, lockedUntil)
+      : { dispositions: all, places: new Map<string, LanePlace>() };
     await this.deadLetter(subscription, dispositions);
     await this.settleWithheld(subscription, dispositions);
+    await this.ordered?.afterSettledUnsent(subscription, dispositions, places);
     const key = await this.deps.lockTokenKey();
-    const lockedUntil = lockExpiry(startedAt, lockSeconds);
     const deliveries = dispositions
       .filter((d): d is Extract<Disposition, { kind: 'deliver' }> => d.kind === 'deliver')
       .slice(0, maxEvents);
@@ -147,24 +160,28 @@ export class PullService {
         const detail = 'The data of an event could not be read; the events are back in the queue. Try again.';
         throw new KoerierError(problems.unavailable(detail), { headers: { 'retry-after': '1' }, cause: error });
       });
-    const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => ({
-      event: events[index]!,
-      lock: withReplay(
-        delivery,
-        lockView(
-          {
-            subscriptionId: id,
-            clientId,
-            messageId: message.messageId,
-            receiptHandle: message.receiptHandle,
-            lockedUntil,
-            deliveryCount: message.receiveCount,
-            deliveryKey: delivery.deliveryId,
-          },
-          key,
+    const entries = deliveries.slice(0, events.length).map(({ message, delivery }, index) => {
+      const lane = places.get(message.messageId);
+      return {
+        event: events[index]!,
+        lock: withReplay(
+          delivery,
+          lockView(
+            {
+              subscriptionId: id,
+              clientId,
+              messageId: message.messageId,
+              receiptHandle: message.receiptHandle,
+              lockedUntil,
+              deliveryCount: message.receiveCount,
+              deliveryKey: delivery.deliveryId,
+              ...(lane === undefined ? {} : { lane }),
+            },
+            key,
+          ),
         ),
-      ),
-    }));
+      };
+    });
     const answer = assembleAnswer(entries, maxAnswerBytes);
     // What did not fit (or came beyond maxevents) goes back at once rather than waiting out its lock.
     const leftOver = dispositions.filter((d) => d.kind === 'deliver').slice(answer.included);
@@ -195,7 +212,13 @@ export class PullService {
   }
 
   settle(clientId: string, subscription: Subscription, action: SettleAction, body: Buffer): Promise<HttpResponse> {
-    return settleLocks(this.deps, clientId, subscription, action, body);
+    return settleLocks(
+      { ...this.deps, ...(this.ordered ? { ordered: this.ordered } : {}) },
+      clientId,
+      subscription,
+      action,
+      body,
+    );
   }
 
   private async dispositions(subscription: Subscription, received: readonly PulledMessage[]): Promise<Disposition[]> {

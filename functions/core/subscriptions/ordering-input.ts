@@ -13,12 +13,7 @@ type AddIssue = (attribute: string, rule: string, message: string, requirement?:
  * `available` false: the deployment does not deliver in order (yet), so asking for it is refused
  * rather than silently ignored.
  */
-export function parseOrdering(
-  value: unknown,
-  available: boolean,
-  delivery: unknown,
-  add: AddIssue,
-): OrderingSettings | undefined {
+export function parseOrdering(value: unknown, available: boolean, add: AddIssue): OrderingSettings | undefined {
   if (value === undefined) return undefined;
   // The schema's own issue is reported with the other members' (SUBSCRIPTION_BODY's refusedAs).
   if (!Check(ORDERING_SCHEMA, value)) return undefined;
@@ -34,16 +29,6 @@ export function parseOrdering(
   }
   if (!available) {
     add('ordering', 'ordering-unavailable', 'this deployment does not deliver in order per key', 'ORD-1');
-    return undefined;
-  }
-  // Issue 33 item 4 is not built yet: an acknowledgement does not release a key's next event.
-  if (delivery === 'pull') {
-    add(
-      'ordering',
-      'ordering-unavailable',
-      'ordered delivery per key is not available for pull subscriptions yet',
-      'ORD-1',
-    );
     return undefined;
   }
   return settings;

@@ -147,7 +147,7 @@ export function parseSubscriptionInput(
   const pull = delivery === 'pull' ? parsePullMembers(fields, PUSH_ONLY_MEMBERS, add) : undefined;
   const credential = delivery === 'pull' ? undefined : checkPushMembers(fields, rules, issues);
 
-  const ordering = parseOrdering(fields['ordering'], rules.orderingAvailable === true, delivery, add);
+  const ordering = parseOrdering(fields['ordering'], rules.orderingAvailable === true, add);
   const valid = fields as Static<typeof SUBSCRIPTION_BODY.schema>;
   // The conditions are stored in the subscription's item and in each of its route index items:
   // within this budget both stay far below DynamoDB's 400 KB item limit (issue 8, item 1).

@@ -51,10 +51,18 @@ describe('the ordering member (issue 33 item 1)', () => {
       expect(issuesOf({ sink, ordering: { key } })).toEqual([]);
   });
 
-  it('ORD-1: a deployment that does not deliver in order refuses ordering instead of ignoring it; so does a pull subscription (issue 33 item 4 not built)', () => {
+  it('ORD-1: a deployment that does not deliver in order refuses ordering instead of ignoring it', () => {
     expect(issuesOf({ sink, ordering: {} }, awsInputRules)).toEqual(['ordering:ordering-unavailable:ORD-1']);
-    expect(issuesOf({ delivery: 'pull', ordering: {} })).toEqual(['ordering:ordering-unavailable:ORD-1']);
+    expect(issuesOf({ delivery: 'pull', ordering: {} }, awsInputRules)).toEqual([
+      'ordering:ordering-unavailable:ORD-1',
+    ]);
     expect(issuesOf({ sink }, awsInputRules)).toEqual([]);
+  });
+
+  it('ORD-5: a pull subscription may ask for ordering (issue 33 item "Pull"), with the same members and defaults', () => {
+    expect(issuesOf({ delivery: 'pull', ordering: {} })).toEqual([]);
+    expect(issuesOf({ delivery: 'pull', ordering: { key: 'zaaknummer', onFailure: 'skip' } })).toEqual([]);
+    expect(issuesOf({ delivery: 'pull', ordering: { key: 'id' } })).toEqual(['ordering:not-a-key:ORD-1']);
   });
 
   it('ORD-1: the store keeps it, the view shows it (push and pull), and a PATCH merges into it', () => {

@@ -129,4 +129,12 @@ describe('lock tokens (CARD-7, EDU-17)', () => {
     }
     expect(openLockToken(sealRaw('not json', key), key)).toBeUndefined();
   });
+
+  it('ORD-5: an ordered event’s token carries its lane key and place and opens with them; a token with a partial lane does not open', () => {
+    const ordered: LockTokenContents = { ...contents, lane: { key: 'leerling-7', sequence: 42 } };
+    expect(openLockToken(sealLockToken(ordered, key), key)).toEqual(ordered);
+    expect(openLockToken(sealLockToken(contents, key), key)).toEqual(contents);
+    expect(openLockToken(sealRaw(JSON.stringify([...fields(contents), 'leerling-7']), key), key)).toBeUndefined();
+    expect(openLockToken(sealRaw(JSON.stringify([...fields(contents), 'leerling-7', '42']), key), key)).toBeUndefined();
+  });
 });
