@@ -273,7 +273,7 @@ export class KoerierStack extends Stack {
       functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),
       api: this.httpApi.api,
       delivery: functions.has('delivery'),
-      ...(functions.has('delivery') ? { deliveryLogGroup: functions.get('delivery')!.logGroup } : {}),
+      orderedLogGroups: ['delivery', 'pull'].flatMap((name) => functions.get(name)?.logGroup ?? []),
     });
     this.dashboard = new KoerierDashboard(this, 'Dashboard', {
       functions: new Map([...functions].map(([name, fn]) => [name, fn.function])),

@@ -36,8 +36,8 @@ export interface OperatorAlarmsProps {
   readonly api: Pick<apigw.HttpApi, 'metricServerError'>;
   /** Whether the delivery function (which counts suspensions) is deployed. */
   readonly delivery: boolean;
-  /** The delivery function's log group, where late ordered appends are logged (absent: no such alarm). */
-  readonly deliveryLogGroup?: logs.ILogGroup;
+  /** The log groups of the functions that settle ordered lanes (delivery, pull), where late appends are logged; none: no such alarm. */
+  readonly orderedLogGroups?: readonly logs.ILogGroup[];
   /** Age of the oldest inbound event that counts as stuck. @default 5 minutes */
   readonly maxInboundAge?: Duration;
   /** 5xx answers per 5 minutes that count, in each of two consecutive periods. @default 5 */
@@ -130,7 +130,8 @@ export class OperatorAlarms extends Construct {
         })
       : undefined;
 
-    this.orderedLateAppends = props.deliveryLogGroup && this.lateAppendsAlarm(props.deliveryLogGroup);
+    const orderedLogGroups = props.orderedLogGroups ?? [];
+    this.orderedLateAppends = orderedLogGroups.length > 0 ? this.lateAppendsAlarm(orderedLogGroups) : undefined;
 
     const notify = new actions.SnsAction(props.topic);
     for (const alarm of [
@@ -150,16 +151,19 @@ export class OperatorAlarms extends Construct {
    * From the log line, not an EMF metric: it is rare, and a metric filter costs nothing per event.
    * A metric filter cannot add the `Stack` dimension, so the stack's name is in the namespace.
    */
-  private lateAppendsAlarm(logGroup: logs.ILogGroup): cloudwatch.Alarm {
+  private lateAppendsAlarm(logGroups: readonly logs.ILogGroup[]): cloudwatch.Alarm {
     const namespace = `${deliveryMetrics.namespace}/${Stack.of(this).stackName}`;
     const metricName = 'OrderedLateAppends';
-    new logs.MetricFilter(this, 'OrderedLateAppendsFilter', {
-      logGroup,
-      filterPattern: logs.FilterPattern.stringValue('$.message', '=', LATE_APPEND_MESSAGE),
-      metricNamespace: namespace,
-      metricName,
-      metricValue: '1',
-    });
+    logGroups.forEach(
+      (logGroup, index) =>
+        new logs.MetricFilter(this, `OrderedLateAppendsFilter${index === 0 ? '' : index + 1}`, {
+          logGroup,
+          filterPattern: logs.FilterPattern.stringValue('$.message', '=', LATE_APPEND_MESSAGE),
+          metricNamespace: namespace,
+          metricName,
+          metricValue: '1',
+        }),
+    );
     return new cloudwatch.Alarm(this, 'OrderedLateAppends', {
       alarmDescription:
         'An ordered event reached its lane later than the settling window and was delivered after an event accepted after it ' +

@@ -16,9 +16,8 @@ import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
-import { decodeDeliveryMessage } from '../delivery-message/delivery-message.js';
-import { isSettleMessage, releaseNext, sequencedBody, SETTLING_WINDOW_MS } from '../delivery-message/ordered-outbox.js';
-import { LATE_APPEND_MESSAGE, settleLane, settlesAt } from '../ordering/lane-settling.js';
+import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
+import { settleOnMessage } from '../ordering/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
@@ -30,8 +29,6 @@ const HOLD_MS = 20 * 60_000;
 const EARLY_RETRY_SECONDS = 5;
 /** `block`: the wait between tries of a delivery the target refused for good. */
 const BLOCK_RETRY_SECONDS = 60;
-/** A settle message that found another settler at work on its lane comes back after this. */
-const SETTLE_BUSY_RETRY_SECONDS = 2;
 
 interface Held {
   readonly lane: LaneAddress;
@@ -124,28 +121,9 @@ export class OrderedDispatch {
    * another settler was at work.
    */
   private async settleLaneOf(delivery: QueuedDelivery): Promise<NextStep> {
-    const { ordering } = delivery.message;
-    const lane = { subscriptionId: this.subscription.id, key: ordering!.key };
-    const windowMs = this.deps.settlingWindowMs ?? SETTLING_WINDOW_MS;
-    const now = this.deps.now();
-    const waitMs = settlesAt(ordering!.position!, windowMs) - now;
-    if (waitMs > 0) return { kind: 'retry', delaySeconds: Math.ceil(waitMs / 1000) };
-    const outcome = await settleLane(this.deps.lanes, lane, {
-      holder: delivery.messageId,
-      now,
-      settlingWindowMs: windowMs,
-      build: sequencedBody,
-    });
-    if (outcome.kind === 'busy') return { kind: 'retry', delaySeconds: SETTLE_BUSY_RETRY_SECONDS };
-    for (const { deliveryId, sequence } of outcome.late)
-      this.deps.log.warn(LATE_APPEND_MESSAGE, {
-        subscriptionId: this.subscription.id,
-        deliveryId,
-        sequence,
-      });
-    if (outcome.heads.length > 0)
-      await this.deps.outbox.enqueue(this.subscription, outcome.heads.map(decodeDeliveryMessage));
-    return { kind: 'done' };
+    const { message, messageId } = delivery;
+    const later = await settleOnMessage(this.subscription, messageId, message.ordering!, this.deps.now(), this.deps);
+    return later === undefined ? { kind: 'done' } : { kind: 'retry', delaySeconds: later };
   }
 
   /** The step the failure policy makes of `next`, with the lane moved on, parked or left held. */

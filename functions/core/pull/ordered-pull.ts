@@ -21,10 +21,10 @@
  * subscription may no longer receive (withheld) is settled unsent and releases the next.
  */
 import type { Outbox } from '../delivery-message/outbox.js';
-import { isSettleMessage, releaseNext, sequencedBody, SETTLING_WINDOW_MS } from '../delivery-message/ordered-outbox.js';
+import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { EventText } from '../cloudevents/event-text.js';
-import { settleLane, settlesAt } from '../ordering/lane-settling.js';
+import { settleOnMessage } from '../ordering/settle-message.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Clock } from '../ports/clock.js';
@@ -37,8 +37,6 @@ import type { Disposition } from './receive-assembly.js';
 const HOLD_MS = 20 * 60_000;
 /** A copy of a lane's event that came before its turn comes back after this. */
 const EARLY_RETRY_SECONDS = 5;
-/** A settle message that found another settler at work on its lane comes back after this. */
-const SETTLE_BUSY_RETRY_SECONDS = 2;
 
 export interface OrderedPullDependencies {
   readonly lanes: OrderedLanes;
@@ -88,7 +86,13 @@ export class OrderedPull {
       }
       const { message, delivery } = disposition;
       if (isSettleMessage(delivery)) {
-        const seconds = await this.settleLaneOf(subscription, message, delivery.ordering!);
+        const seconds = await settleOnMessage(
+          subscription,
+          message.messageId,
+          delivery.ordering!,
+          this.deps.clock(),
+          this.deps,
+        );
         if (seconds === undefined) drop.push(message);
         else later.push({ message, seconds });
         continue;
@@ -190,35 +194,6 @@ export class OrderedPull {
       });
     }
     return result;
-  }
-
-  /** Undefined: settled, the message is done. A number: it comes back after that many seconds. */
-  private async settleLaneOf(
-    subscription: Subscription,
-    message: PulledMessage,
-    ordering: { readonly key: string; readonly position?: number },
-  ): Promise<number | undefined> {
-    const lane = { subscriptionId: subscription.id, key: ordering.key };
-    const windowMs = this.deps.settlingWindowMs ?? SETTLING_WINDOW_MS;
-    const now = this.deps.clock();
-    const waitMs = settlesAt(ordering.position!, windowMs) - now;
-    if (waitMs > 0) return Math.ceil(waitMs / 1000);
-    const outcome = await settleLane(this.deps.lanes, lane, {
-      holder: message.messageId,
-      now,
-      settlingWindowMs: windowMs,
-      build: sequencedBody,
-    });
-    if (outcome.kind === 'busy') return SETTLE_BUSY_RETRY_SECONDS;
-    for (const { deliveryId, sequence } of outcome.late)
-      this.deps.log.warn('ordered event appended out of acceptance order: it came past the settling window', {
-        subscriptionId: subscription.id,
-        deliveryId,
-        sequence,
-      });
-    if (outcome.heads.length > 0)
-      await this.deps.outbox.enqueue(subscription, outcome.heads.map(decodeDeliveryMessage));
-    return undefined;
   }
 }
 
