@@ -22,7 +22,7 @@
  */
 import type { Outbox } from '../delivery-message/outbox.js';
 import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
-import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { EventText } from '../cloudevents/event-text.js';
 import { settleOnMessage } from '../ordering/settle-message.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
