@@ -6,10 +6,10 @@
  * after the previous 202, over several connections at once.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
-import { apiAs, callApi, publishEvent } from '../support/koerier-api.js';
+import { callApi } from '../support/koerier-api.js';
+import { publishKeysInTurn } from '../support/keyed-deliveries.js';
 import { startTestHost, type TestHost } from '../support/host.js';
 
 /** The run's size: KEYS keys × EVENTS events, published over CONNECTIONS connections, read by CONSUMERS consumers. */
@@ -96,21 +96,7 @@ describe('ordered pull delivery on the laptop host (issue 33 item "Pull")', () =
     const consumers = Array.from({ length: CONSUMERS }, () => consume());
 
     const started = Date.now();
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async (_, c) => {
-        const agent = new Agent({ connections: 1 });
-        const api = apiAs(koerier.url, token, {
-          fetch: (request: Request) => fetch(request, { dispatcher: agent } as unknown as RequestInit),
-        });
-        const keys = Array.from({ length: KEYS }, (_, k) => k).filter((k) => k % CONNECTIONS === c);
-        try {
-          for (let n = 1; n <= EVENTS; n++)
-            for (const k of keys) await publishEvent(api, { source, type, partitionkey: `key-${k}`, data: { n } });
-        } finally {
-          await agent.close();
-        }
-      }),
-    );
+    await publishKeysInTurn(koerier.url, token, { source, type, keys: KEYS, events: EVENTS, connections: CONNECTIONS });
     const published = Date.now();
     const count = () => [...acknowledged.values()].reduce((sum, list) => sum + list.length, 0);
     for (const deadline = Date.now() + 120_000; count() < KEYS * EVENTS && Date.now() < deadline;)

@@ -16,6 +16,7 @@ import type { PullQueues, QueueEntryOutcome } from '../../../functions/core/pull
 import { PullService } from '../../../functions/core/pull/pull-service.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
 import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
+import { keyedDeliveries } from '../../support/keyed-deliveries.js';
 
 const SUB = 'sub-ordered-pull';
 const CLIENT = 'client-a';
@@ -134,30 +135,10 @@ function harness(onFailure: OrderingFailurePolicy = 'block', maxDeliveryCount = 
   });
 
   /** As the router marks them: interleaved over keys, each key's events in order, a millisecond apart. */
-  const publish = async (keys: number, perKey: number, from = 1) => {
-    const messages: DeliveryMessage[] = [];
-    let accepted = clock.now * 1000;
-    for (let n = from; n < from + perKey; n++)
-      for (let k = 0; k < keys; k++)
-        messages.push({
-          version: 1,
-          deliveryId: `d-${k}-${n}`,
-          subscriptionId: SUB,
-          events: [
-            JSON.stringify({
-              specversion: '1.0',
-              id: `${k}-${n}`,
-              source: 'urn:s',
-              type: 't',
-              partitionkey: `k${k}`,
-              n,
-            }),
-          ],
-          createdAt: clock.now,
-          ordering: { key: `k${k}`, position: (accepted += 1000) },
-        });
-    await outbox.enqueueAll(messages.map((message) => ({ subscription, message })));
-  };
+  const publish = (keys: number, perKey: number, from = 1) =>
+    outbox.enqueueAll(
+      keyedDeliveries(SUB, keys, perKey, clock.now, from).map((message) => ({ subscription, message })),
+    );
   const receive = async (maxevents = 10, lockseconds = 30): Promise<Got[]> => {
     const answer = await service.receive(
       CLIENT,

@@ -11,12 +11,12 @@ import type { DeliveryTask } from '../../../functions/core/delivery/dispatch-por
 import {
   decodeDeliveryMessage,
   encodeDeliveryMessage,
-  type DeliveryMessage,
 } from '../../../functions/core/delivery-message/delivery-message.js';
 import type { Outbox } from '../../../functions/core/delivery-message/outbox.js';
 import { orderedOutbox } from '../../../functions/core/delivery-message/ordered-outbox.js';
 import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
 import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
+import { keyedDeliveries } from '../../support/keyed-deliveries.js';
 import { SUB, T0, setup } from '../delivery/dispatcher-harness.js';
 
 interface Sent {
@@ -87,32 +87,14 @@ function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: n
       h.clock.now += 1000;
     }
   };
-  const publish = async (keys: number, perKey: number) => {
-    // Interleaved as concurrent publishers would be; each key's own events in their order, each
-    // accepted a millisecond after the one before (its acceptance position).
-    const messages: DeliveryMessage[] = [];
-    let accepted = h.clock.now * 1000;
-    for (let n = 1; n <= perKey; n++)
-      for (let k = 0; k < keys; k++)
-        messages.push({
-          version: 1,
-          deliveryId: `d-${k}-${n}`,
-          subscriptionId: SUB,
-          events: [
-            JSON.stringify({
-              specversion: '1.0',
-              id: `${k}-${n}`,
-              source: 'urn:s',
-              type: 't',
-              partitionkey: `k${k}`,
-              n,
-            }),
-          ],
-          createdAt: T0,
-          ordering: { key: `k${k}`, position: (accepted += 1000) },
-        });
-    await outbox.enqueueAll(messages.map((message) => ({ subscription: { id: SUB, delivery: 'push' }, message })));
-  };
+  /** As the router marks them: interleaved over keys, each key's events in order, a millisecond apart. */
+  const publish = (keys: number, perKey: number) =>
+    outbox.enqueueAll(
+      keyedDeliveries(SUB, keys, perKey, h.clock.now).map((message) => ({
+        subscription: { id: SUB, delivery: 'push' as const },
+        message,
+      })),
+    );
   const ofKey = (key: string) => sent.filter((one) => one.key === key);
   /** Runs single batches until a numbered head is on the queue (the settle messages have run). */
   const untilHeadQueued = async () => {
