@@ -22,8 +22,8 @@
  * are what carry over to AWS. Run: `npx tsx bench/delivery.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os, { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
 import { Agent, request } from 'undici';
@@ -38,12 +38,8 @@ import { sealSinkCredential } from '../functions/core/credentials/sink-credentia
 import { encodeDeliveryMessage } from '../functions/core/delivery-message/delivery-message.js';
 import { functions, tables } from '../functions/config/resources.js';
 import { startPoller } from '../local/event-source-poller.js';
-import {
-  LAPTOP_BATCHES_IN_FLIGHT,
-  settingsFromEnvironment,
-  startKoerierHost,
-  type KoerierHost,
-} from '../local/host.js';
+import { LAPTOP_BATCHES_IN_FLIGHT, type KoerierHost } from '../local/host.js';
+import { startBenchHost } from './bench-host.js';
 import {
   createLocalCertificateAuthority,
   startHttpsReceiver,
@@ -270,22 +266,16 @@ async function until(condition: () => boolean, timeoutMs: number, progress: () =
 }
 
 export async function run(): Promise<Record<string, unknown>> {
-  const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-delivery-'));
   const authority = createLocalCertificateAuthority();
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  const host = await startKoerierHost({
-    port: 0,
-    stateDir: join(dir, 'state'),
-    configFile: join(dir, 'koerier.local.json'),
-    log: () => {},
-    settings: {
-      ...settingsFromEnvironment(process.env),
-      [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
+  const benchHost = await startBenchHost('delivery', {
+    prepare: async (dir) => {
+      await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+      return { [settingEnv.outboundCaFile]: join(dir, 'ca.pem') };
     },
     // The delivery function is started below, as four instances, once its queue is full.
     queueTriggers: ['router'],
   });
+  const { host } = benchHost;
   const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, () => startHttpsReceiver({ authority })));
   const floorAgent = new Agent({ connections: CONCURRENCY, connect: { ca: authority.certificatePem } });
   // The pollers' own client, made as the host makes its pollers' (local/host.ts): the queue-only
@@ -642,8 +632,7 @@ export async function run(): Promise<Record<string, unknown>> {
     floorHttps.destroy();
     await floorAgent.close();
     await Promise.all(receivers.map((receiver) => receiver.close()));
-    await host.stop();
-    await rm(dir, { recursive: true, force: true });
+    await benchHost.stop();
   }
 }
 

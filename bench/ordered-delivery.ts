@@ -22,11 +22,12 @@
  * Run: `npm run bench -- ordered-delivery` (or `npx tsx bench/ordered-delivery.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { settingEnv } from '../functions/config.js';
-import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
+import type { KoerierHost } from '../local/host.js';
+import { startBenchHost } from './bench-host.js';
 import {
   createLocalCertificateAuthority,
   startHttpsReceiver,
@@ -177,25 +178,21 @@ async function otherKeysLatency(bench: Bench, blocked: boolean) {
 
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = Number(loadavg()[0]!.toFixed(2));
-  const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-ordered-'));
   const authority = createLocalCertificateAuthority();
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  const host = await startKoerierHost({
-    port: 0,
-    stateDir: join(dir, 'state'),
-    configFile: join(dir, 'koerier.local.json'),
-    log: () => {},
+  const benchHost = await startBenchHost('ordered', {
+    prepare: async (dir) => {
+      await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+      return { [settingEnv.outboundCaFile]: join(dir, 'ca.pem') };
+    },
     settings: {
-      ...settingsFromEnvironment(process.env),
-      [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
       [settingEnv.validationAgreedClients]: 'dev-subscriber',
       [settingEnv.publishRatePerMinute]: '1000000',
       [settingEnv.deliveryRetryInitialSeconds]: '1',
       [settingEnv.deliveryRetryMaxDelaySeconds]: '2',
       [settingEnv.deliveryBreakerFailures]: '1000',
-      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
     },
   });
+  const { host } = benchHost;
   const bench: Bench = {
     host,
     authority,
@@ -264,8 +261,7 @@ export async function run(): Promise<Record<string, unknown>> {
     };
   } finally {
     await Promise.all(bench.receivers.map((r) => r.close()));
-    await host.stop();
-    await rm(dir, { recursive: true, force: true });
+    await benchHost.stop();
   }
 }
 

@@ -30,9 +30,9 @@
  * `BENCH_PULL_EVENTS` sets EVENTS).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
   DeleteMessageBatchCommand,
@@ -43,8 +43,8 @@ import {
   type Message,
 } from '@aws-sdk/client-sqs';
 import { Agent, request } from 'undici';
-import { settingEnv } from '../functions/config.js';
-import { settingsFromEnvironment, startKoerierHost, type KoerierHost } from '../local/host.js';
+import type { KoerierHost } from '../local/host.js';
+import { startBenchHost } from './bench-host.js';
 import { apiAs, callApi, publishEvents } from '../test/support/koerier-api.js';
 import { countRequests } from '../test/support/request-counter.js';
 
@@ -268,19 +268,11 @@ async function measured<T>(name: string, drain: () => Promise<T>): Promise<T> {
 
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = Number(loadavg()[0]!.toFixed(2));
-  const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-pull-'));
-  const host = await startKoerierHost({
-    port: 0,
-    stateDir: join(dir, 'state'),
-    configFile: join(dir, 'koerier.local.json'),
-    log: () => {},
-    settings: {
-      ...settingsFromEnvironment(process.env),
-      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
-    },
+  const benchHost = await startBenchHost('pull', {
     // Only the router: it fills the pull queues; nothing else should run beside the drains.
     queueTriggers: ['router'],
   });
+  const { host } = benchHost;
   // The floor is a plain SDK consumer, as one would write it against SQS; Koerier sends with its own SDK clients (functions/aws/clients.ts).
   const floorSqs = new SQSClient(host.emulators.clientSettings('sqs'));
   const publisher = await host.issueToken('dev-publisher', ['events:publish']);
@@ -398,8 +390,7 @@ export async function run(): Promise<Record<string, unknown>> {
   } finally {
     await consumer.close();
     floorSqs.destroy();
-    await host.stop();
-    await rm(dir, { recursive: true, force: true });
+    await benchHost.stop();
   }
 }
 

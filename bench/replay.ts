@@ -17,14 +17,11 @@
  * absolute rates do not. Run: `npm run bench -- replay` (`BENCH_REPLAY_EVENTS` sets EVENTS).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, GetQueueUrlCommand } from '@aws-sdk/client-sqs';
 import { observeAttempts } from '../functions/aws/aws-request-observer.js';
-import { settingEnv } from '../functions/config.js';
-import { settingsFromEnvironment, startKoerierHost } from '../local/host.js';
+import { startBenchHost } from './bench-host.js';
 import { apiAs, callApi, publishEvents } from '../test/support/koerier-api.js';
 import { countRequests } from '../test/support/request-counter.js';
 
@@ -66,19 +63,11 @@ function event(): Record<string, unknown> {
 
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = Number(loadavg()[0]!.toFixed(2));
-  const dir = await mkdtemp(join(tmpdir(), 'koerier-bench-replay-'));
-  const host = await startKoerierHost({
-    port: 0,
-    stateDir: join(dir, 'state'),
-    configFile: join(dir, 'koerier.local.json'),
-    log: () => {},
-    settings: {
-      ...settingsFromEnvironment(process.env),
-      [settingEnv.logLevel]: process.env['BENCH_LOG_LEVEL'] ?? 'error',
-    },
+  const benchHost = await startBenchHost('replay', {
     // The router fills and archives, the worker replays; no delivery function (pull only).
     queueTriggers: ['router', 'replayWorker'],
   });
+  const { host } = benchHost;
   /** One call through the generated client, its answer's body; a refusal stops the run. */
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const answer = await callApi(host.apiUrl, token, method, path, body);
@@ -183,8 +172,7 @@ export async function run(): Promise<Record<string, unknown>> {
       loadAverage1m: { atStart: loadAtStart, atEnd: Number(loadavg()[0]!.toFixed(2)) },
     };
   } finally {
-    await host.stop();
-    await rm(dir, { recursive: true, force: true });
+    await benchHost.stop();
   }
 }
 
