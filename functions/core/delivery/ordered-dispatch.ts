@@ -17,7 +17,7 @@ import type { Log } from '../ports/log.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
-import { settleOnMessage } from '../ordering/settle-message.js';
+import { settleOnMessage } from '../delivery-message/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';

@@ -24,7 +24,7 @@ import type { Outbox } from '../delivery-message/outbox.js';
 import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { EventText } from '../cloudevents/event-text.js';
-import { settleOnMessage } from '../ordering/settle-message.js';
+import { settleOnMessage } from '../delivery-message/settle-message.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Clock } from '../ports/clock.js';

@@ -4,12 +4,12 @@
  * queue (pull). Either way it is never sent or handed out: it settles its lane — appends the
  * staged events whose window has passed, in acceptance order — and queues the lane's head.
  */
-import { decodeDeliveryMessage, type OrderingMark } from '../delivery-message/delivery-message.js';
-import { sequencedBody, SETTLING_WINDOW_MS } from '../delivery-message/ordered-outbox.js';
-import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
+import { decodeDeliveryMessage, type OrderingMark } from './delivery-message.js';
+import { sequencedBody, SETTLING_WINDOW_MS } from './ordered-outbox.js';
+import type { Outbox, OutboxAddress } from './outbox.js';
 import type { Log } from '../ports/log.js';
-import { LATE_APPEND_MESSAGE, settleLane, settlesAt } from './lane-settling.js';
-import type { OrderedLanes } from './ordered-lanes.js';
+import { LATE_APPEND_MESSAGE, settleLane, settlesAt } from '../ordering/lane-settling.js';
+import type { OrderedLanes } from '../ordering/ordered-lanes.js';
 
 /** A settle message that found another settler at work on its lane comes back after this. */
 const SETTLE_BUSY_RETRY_SECONDS = 2;
