@@ -15,18 +15,17 @@
  * queued is reported failed alone; the rest of the batch is routed. Only the events of one batch
  * delivery share a fate, as they travel in one message. What fails the whole call is what no
  * record can do without: reading the route index's state (`refresh`).
+ *
+ * Which deliveries the claimed events make is the plan's (delivery-plan.ts); here they are claimed,
+ * queued and settled.
  */
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import { errorMessage } from '../errors/describe-error.js';
 import { EventText } from '../cloudevents/event-text.js';
-import { encodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
-import { deliveryIdOf, takesBatches } from '../delivery-message/delivery-rules.js';
-import type { Outbox, OutboxAddress } from '../delivery-message/outbox.js';
+import type { Outbox } from '../delivery-message/outbox.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
-import { orderingKeyOf } from '../ordering/ordering-settings.js';
-import { kenmerkenPass, mayReceiveMatched } from './may-receive.js';
-import type { RouteCandidate, SubscriptionMatcher } from './matcher.js';
+import type { SubscriptionMatcher } from './matcher.js';
 import { archiveClaimed, type ArchiveBatch } from './archive-step.js';
 import {
   routedEventKey,
@@ -36,6 +35,7 @@ import {
   type RoutingClaim,
 } from './routed-events.js';
 import { settleClaims } from './settle-claims.js';
+import { correlationOf, planDeliveries, type PlannedDelivery, type PlannedEvent } from './delivery-plan.js';
 
 export interface InboundRecord {
   /** The SQS message id: what a partial batch failure names. */
@@ -80,18 +80,9 @@ export interface RoutingReport {
   readonly deliveries: number;
 }
 
-interface ClaimedEvent {
+interface ClaimedEvent extends PlannedEvent {
   readonly record: InboundRecord;
-  readonly event: EventText;
   readonly claimId: string;
-  readonly routingId: string;
-}
-
-interface PlannedDelivery {
-  readonly subscription: OutboxAddress;
-  readonly message: DeliveryMessage;
-  /** The records whose events it carries: they fail together if it cannot be queued. */
-  readonly recordIds: readonly string[];
 }
 
 export async function routeInboundEvents(
@@ -239,113 +230,6 @@ async function queueDeliveries(
   return sent.filter(Boolean).length;
 }
 
-/**
- * One delivery per (event, subscription); batch-taking subscriptions get the events grouped. A
- * pull subscription gets one message per event in its own queue, with the same stable key
- * (`deliveryIdOf`) a push delivery of the event would carry (EDU-IDEM-2).
- */
-function planDeliveries(
-  claimed: readonly ClaimedEvent[],
-  matches: readonly RouteCandidate[][],
-  deps: RouterDependencies,
-  routes: Map<string, RoutedTo>,
-): PlannedDelivery[] {
-  const createdAt = deps.now();
-  const planned: PlannedDelivery[] = [];
-  const batches = new Map<string, { address: OutboxAddress; entries: ClaimedEvent[] }>();
-  claimed.forEach((entry, index) => {
-    const candidates = matches[index]!.filter((candidate) => {
-      // An abonnement's filters on kenmerken (docs/ZGW.md): a miss is no match, not a withholding.
-      if (!kenmerkenPass(candidate.match, entry.event)) return false;
-      const verdict = mayReceiveMatched(candidate, entry.event, deps.entitlements);
-      if (verdict === 'receives') return true;
-      deps.log?.info('delivery withheld: the subscriber is no longer entitled', {
-        subscriptionId: candidate.subscriptionId,
-        owner: candidate.owner,
-        type: entry.event.type,
-        id: entry.event.id,
-        reason: verdict,
-        ...correlationOf(entry.record),
-      });
-      return false;
-    });
-    routes.set(entry.record.recordId, {
-      routedAt: createdAt,
-      subscriptionIds: candidates.map((candidate) => candidate.subscriptionId),
-    });
-    for (const candidate of candidates) {
-      const address = { id: candidate.subscriptionId, delivery: candidate.delivery };
-      // A pull subscription gets one message per event; a push one its events together if it takes batches.
-      const key = candidate.ordering && orderingKeyOf(entry.event.attributes, candidate.ordering);
-      if (key !== undefined) {
-        // Ordered (issue 33): one event per delivery, marked for its key's lane (core/delivery-message/ordered-outbox.ts).
-        const { subscription, message, recordIds } = delivery(address, [entry], createdAt);
-        const { acceptedPosition: position } = entry.record;
-        const ordering = position === undefined ? { key } : { key, position };
-        planned.push({ subscription, message: { ...message, ordering }, recordIds });
-      } else if (candidate.delivery === 'push' && takesBatches(candidate)) {
-        const group = batches.get(candidate.subscriptionId) ?? { address, entries: [] };
-        group.entries.push(entry);
-        batches.set(candidate.subscriptionId, group);
-      } else {
-        planned.push(delivery(address, [entry], createdAt));
-      }
-    }
-    deps.log?.info('event routed', {
-      source: entry.event.source,
-      id: entry.event.id,
-      type: entry.event.type,
-      subscriptions: candidates.length,
-      ...correlationOf(entry.record),
-    });
-  });
-  for (const { address, entries } of batches.values()) {
-    for (const chunk of chunksWithin(entries, address, deps.maxMessageBytes))
-      planned.push(delivery(address, chunk, createdAt));
-  }
-  return planned;
-}
-
-function delivery(subscription: OutboxAddress, entries: readonly ClaimedEvent[], createdAt: number): PlannedDelivery {
-  const subscriptionId = subscription.id;
-  const events = entries.map((entry) => entry.event.json);
-  const message: DeliveryMessage = {
-    version: 1,
-    deliveryId: deliveryIdOf(
-      entries.map((entry) => entry.routingId),
-      subscriptionId,
-      events,
-    ),
-    subscriptionId,
-    events,
-    createdAt,
-    // A batch delivery carries its first event's; each event's own is on its `event routed` line.
-    ...correlationOf(entries[0]?.record),
-  };
-  return { subscription, message, recordIds: entries.map((entry) => entry.record.recordId) };
-}
-
-/** Consecutive runs of the group whose delivery message stays within `maxBytes` (at least one event each). */
-function chunksWithin(group: readonly ClaimedEvent[], subscription: OutboxAddress, maxBytes: number): ClaimedEvent[][] {
-  // The message without events, then each event as spliced in (its own JSON text) plus a comma.
-  const envelope = Buffer.byteLength(encodeDeliveryMessage(delivery(subscription, [], 0).message));
-  const chunks: ClaimedEvent[][] = [];
-  let chunk: ClaimedEvent[] = [];
-  let bytes = envelope;
-  for (const entry of group) {
-    const size = entry.event.bytes + 1;
-    if (chunk.length > 0 && bytes + size > maxBytes) {
-      chunks.push(chunk);
-      chunk = [];
-      bytes = envelope;
-    }
-    chunk.push(entry);
-    bytes += size;
-  }
-  if (chunk.length > 0) chunks.push(chunk);
-  return chunks;
-}
-
 /** What the marker keeps of the record's acceptance; the router's now stands in for a message from elsewhere. */
 function acceptanceOf(record: InboundRecord, deps: Pick<RouterDependencies, 'now'>): EventAcceptance {
   return {
@@ -375,8 +259,4 @@ async function noteDuplicate(
     .catch((error: unknown) =>
       deps.log?.info('duplicate not noted', { source: event.source, id: event.id, error: errorMessage(error) }),
     );
-}
-
-function correlationOf(record: InboundRecord | undefined): { correlationId?: string } {
-  return record?.correlationId === undefined ? {} : { correlationId: record.correlationId };
 }
