@@ -111,7 +111,17 @@ export class OrderedPull {
         now,
         redrive,
       });
-      if (taken === 'mine') {
+      if (taken === 'mine' && delivery.events.length === 0) {
+        // Its events were erased while it waited in the lane (core/erasure/erase-ordered-lanes.ts):
+        // nothing to hand out; the lane moves past it and the consumer sees the gap in `sequence`.
+        this.deps.log.info('ordered event erased while it waited: its place is passed over', {
+          subscriptionId: subscription.id,
+          deliveryId: delivery.deliveryId,
+          sequence: place.sequence,
+        });
+        await releaseNext(lane, place.sequence, subscription, this.deps);
+        drop.push(message);
+      } else if (taken === 'mine') {
         kept.push(disposition);
         places.set(message.messageId, place);
       } else if (taken === 'settled' && redrive) {

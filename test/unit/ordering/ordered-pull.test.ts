@@ -7,7 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../../functions/core/delivery/delivery-records.js';
-import type { DeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+  type DeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import { orderedOutbox } from '../../../functions/core/delivery-message/ordered-outbox.js';
 import { queueOutbox } from '../../../functions/core/delivery-message/outbox.js';
 import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
@@ -241,6 +245,23 @@ describe('ordered pull delivery (issue 33 item "Pull", ORD-5)', () => {
     expect((await h.settleTokens('acknowledge', [third!.token])).failed).toEqual([]);
     const [second] = await h.receive();
     expect([second!.n, second!.sequence]).toEqual([2, '0000000002']);
+  });
+
+  it('ORD-5, PRIV-2: an event erased while it waited in its lane is passed over, not handed out: the key goes on, the gap shows in sequence', async () => {
+    const h = harness();
+    await h.publish(1, 3);
+    h.clock.now += WINDOW_MS + 1000;
+    await h.receive();
+    const [first] = await h.receive();
+    expect(first!.n).toBe(1);
+    // What the erasure leaves of a numbered event (core/erasure/erase-ordered-lanes.ts): its message without events.
+    const lane = [...h.lanes.lanes.values()][0]!;
+    lane.bodies.set(2, encodeDeliveryMessage({ ...decodeDeliveryMessage(lane.bodies.get(2)!), events: [] }));
+    expect((await h.settleTokens('acknowledge', [first!.token])).failed).toEqual([]);
+    // This receive meets the erased one and passes over it; the next queued is event 3.
+    expect(await h.receive()).toEqual([]);
+    const [third] = await h.receive();
+    expect([third!.n, third!.sequence]).toEqual([3, '0000000003']);
   });
 
   it('ORD-5: skip — a rejected head is a dead letter with its sequence and the key goes on, the gap visible', async () => {
