@@ -418,6 +418,29 @@ describe("issue 34: an abonnement's filters, sendCloudevents and its guarded sub
     expect(JSON.stringify(refused.body)).toContain('/v1/subscriptions');
   }, 60_000);
 
+  it('ZGW-8: a notificatie of more than 64 KiB (its data in the claim check) is filtered on its kenmerken all the same, and reaches the abonnementen that take it whole', async () => {
+    // Over the claim check's 64 KiB (70 kenmerken of 1,000 characters, each at its maximum length):
+    // the router sees a dataref, not the data with its kenmerken.
+    const extra = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`toelichting${i}`, 'v'.repeat(1000)]));
+    const large = (n: number, bronorganisatie: string) => ({
+      ...notificatie(n),
+      kenmerken: { ...notificatie(n).kenmerken, bronorganisatie, vertrouwelijkheidaanduiding: 'openbaar', ...extra },
+    });
+    const before = { alles: notificaties('alles').length, gefilterd: notificaties('gefilterd').length };
+    for (const published of [large(205, BRON), large(206, '222222222')])
+      expect((await zgw('POST', '/notificaties', openzaak, published)).status).toBe(201);
+    await until(
+      () =>
+        notificaties('alles').length === before.alles + 2 && notificaties('gefilterd').length === before.gefilterd + 1,
+    );
+    expect(notificaties('alles').slice(before.alles)).toEqual(
+      expect.arrayContaining([large(205, BRON), large(206, '222222222')]),
+    );
+    // Both were routed by now (the other abonnement has both): give a wrong delivery a moment to show.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(notificaties('gefilterd').slice(before.gefilterd)).toEqual([large(205, BRON)]);
+  }, 60_000);
+
   it('ZGW-10: the subscription behind an abonnement is read through /v1/subscriptions but not changed or deleted there (409 pointing to the abonnement)', async () => {
     const consumer = await koerier.host.issueToken('zac', ['subscriptions:manage']);
     const uuid = uuids['gefilterd']!;

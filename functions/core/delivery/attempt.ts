@@ -106,6 +106,9 @@ export async function attemptAll(
           return new ClaimCheckFailure(String(error));
         }
       }
+      // A notificatie is never sent without its data (webhook-request.ts): the claim check did not give it back.
+      if (tokenless.awaitsClaimCheckData)
+        return new ClaimCheckFailure("the notificatie's data could not be had from the claim check");
       const request = withAccessToken(tokenless, bearer, subscription.credential?.kind === 'authorization');
       if (!subscription.signDeliveries) return deps.send(request);
       // Signed at each attempt, so a retry after a key rotation carries the current key's signature.

@@ -12,11 +12,17 @@ import type { Subscription } from '../subscriptions/subscription.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { takesBatches } from '../delivery-message/delivery-rules.js';
 import { cloudEventAsNotificatie } from '../zgw/notificatie-mapping.js';
+import { claimCheckAttributes } from '../claim-check/payload-reference.js';
 
 export interface WebhookRequest {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /**
+   * Set on a notificatie whose data is in the claim check (issue 34): its body can only be made once
+   * the attempt has the data back inline (attempt.ts); never sent as it is.
+   */
+  readonly awaitsClaimCheckData?: true;
 }
 
 /**
@@ -86,18 +92,31 @@ export function requestWithoutToken({
       ...replayHeaders(message),
     },
     body: encoded.body,
+    ...('awaitsClaimCheckData' in encoded && encoded.awaitsClaimCheckData
+      ? { awaitsClaimCheckData: true as const }
+      : {}),
   };
 }
 
 /**
  * A ZGW abonnement's delivery (issue 34, docs/ZGW.md): the notificatie the event maps back to, as
  * Open Notificaties posts it. An event without one throws: the delivery cannot be made (a dead
- * letter `not-sendable`), never a CloudEvent where a notificatie was promised.
+ * letter `not-sendable`), never a CloudEvent where a notificatie was promised. One whose data is in
+ * the claim check is made at the attempt, once the data is back (the abonnement takes every event
+ * inline: abonnement-subscription.ts).
  */
-function zgwNotificatieMessage(event: string): { headers: Record<string, string>; body: Buffer } {
-  const notificatie = cloudEventAsNotificatie(JSON.parse(event) as Parameters<typeof cloudEventAsNotificatie>[0]);
+function zgwNotificatieMessage(event: string): {
+  headers: Record<string, string>;
+  body: Buffer;
+  awaitsClaimCheckData?: true;
+} {
+  const parsed = JSON.parse(event) as Parameters<typeof cloudEventAsNotificatie>[0] & Record<string, unknown>;
+  const headers = { 'content-type': 'application/json' };
+  // Its data is in the claim check (an event above 64 KiB): the attempt brings it back inline first.
+  if (claimCheckAttributes.digest in parsed) return { headers, body: Buffer.alloc(0), awaitsClaimCheckData: true };
+  const notificatie = cloudEventAsNotificatie(parsed);
   if (notificatie === undefined) throw new Error('the event has no notificatie');
-  return { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(notificatie), 'utf8') };
+  return { headers, body: Buffer.from(JSON.stringify(notificatie), 'utf8') };
 }
 
 /**

@@ -3,8 +3,8 @@
  * dispatcher, with its retries, backoff, dead letters and redrive, for CloudEvents and notificaties
  * alike. The subscription has the abonnement's uuid as its id, the consumer as its owner, the
  * callback as its sink, the kanalen as its type filter, `auth` as an `authorization` credential
- * (sent as the whole header, opened only by the delivery), `bodyShape` `zgw-notificatie` (absent
- * with `sendCloudevents`: the CloudEvent is delivered) and `zgwAbonnement`, the kanalen with their
+ * (sent as the whole header, opened only by the delivery), `bodyShape` `zgw-notificatie` with the
+ * largest `maxInlineBytes` (both absent with `sendCloudevents`: the CloudEvent is delivered) and `zgwAbonnement`, the kanalen with their
  * filters on kenmerken, which routing applies and which keeps the subscriptions API from changing
  * it; neither can be set through that API. It is active at once: Open Notificaties' callback checks,
  * made before the abonnement is stored, take the place of the validation handshake.
@@ -13,6 +13,7 @@ import { ZGW_TYPE_PREFIX } from './notificatie-mapping.js';
 import type { AbonnementRecord } from './ports.js';
 import { sealSinkCredential, type CredentialCipher } from '../credentials/sink-credential.js';
 import type { Filter } from '../subscriptions/filters.js';
+import { MAX_INLINE_BYTES } from '../subscriptions/subscription-body.js';
 import type { SubscriptionDraft, SubscriptionStore } from '../subscriptions/store.js';
 
 /** What the abonnementen use cases ask of the subscriptions behind them. */
@@ -48,7 +49,8 @@ export function abonnementSubscriptionDraft(
     validation: 'agreed',
     status: 'active',
     // `sendCloudevents`: the CloudEvent itself (NL GOV profile), as any subscriber of /v1/subscriptions receives it.
-    ...(abonnement.sendCloudevents ? {} : { bodyShape: 'zgw-notificatie' as const }),
+    // A notificatie has no `dataref` to follow: one whose data is in the claim check goes out whole.
+    ...(abonnement.sendCloudevents ? {} : { bodyShape: 'zgw-notificatie' as const, maxInlineBytes: MAX_INLINE_BYTES }),
     zgwAbonnement: { kanalen: abonnement.kanalen.map(({ naam, filters }) => ({ naam, filters })) },
     createdAt: abonnement.createdAt,
     updatedAt,

@@ -5,7 +5,10 @@
  *   Notificaties builds it), `source` the publishing client's registered source, `subject` the
  *   resource's identifier (the last segment of `resourceUrl`), `time` the `aanmaakdatum`, and in
  *   `data` the whole notificatie: `resourceUrl`, `hoofdObject` and `kenmerken` unshortened, where
- *   Open Notificaties keeps only the last path segment. `id` is derived from the publisher and the
+ *   Open Notificaties keeps only the last path segment; and the kenmerken once more as the
+ *   extension attribute `zgwkenmerken` (JSON text), because `data` may travel by reference (the
+ *   claim check moves the data of an event above 64 KiB) and an abonnement's filters must still
+ *   read them where the data is not at hand. `id` is derived from the publisher and the
  *   notificatie, so a notificatie sent again is the same event (Koerier's source + id duplicate
  *   check drops it) and its retry the same request (the Idempotency-Key below).
  * - `cloudEventAsNotificatie`: the notificatie back, exactly as published, for an event this
@@ -17,6 +20,11 @@ import { createHash } from 'node:crypto';
 import type { Notificatie } from './zgw-bodies.js';
 
 export const ZGW_TYPE_PREFIX = 'nl.overheid.';
+/**
+ * The extension attribute that carries a notificatie's kenmerken beside `data` (JSON text of the
+ * string map), for the filters of abonnementen (./zgw-filters.ts) when `data` is in the claim check.
+ */
+export const KENMERKEN_ATTRIBUTE = 'zgwkenmerken';
 /** Marks `data` as a notificatie this adapter wrote, so the way back is exact. */
 export const NOTIFICATIE_DATA_SCHEMA = 'urn:koerier:zgw:notificatie';
 
@@ -30,6 +38,7 @@ export interface NotificatieEvent {
   readonly datacontenttype: 'application/json';
   readonly dataschema: string;
   readonly data: Notificatie;
+  readonly [KENMERKEN_ATTRIBUTE]?: string;
 }
 
 export function zgwEventType(kanaal: string, resource: string, actie: string): string {
@@ -54,6 +63,7 @@ export function notificatieAsCloudEvent(notificatie: Notificatie, publisher: str
     datacontenttype: 'application/json',
     dataschema: NOTIFICATIE_DATA_SCHEMA,
     data,
+    ...(Object.keys(data.kenmerken ?? {}).length > 0 ? { [KENMERKEN_ATTRIBUTE]: JSON.stringify(data.kenmerken) } : {}),
   };
 }
 
@@ -95,7 +105,8 @@ export function cloudEventAsNotificatie(event: EventLike): Notificatie | undefin
   };
 }
 
-function stringMembers(value: unknown): Record<string, string> {
+/** The members of a kenmerken object that are strings (Open Notificaties' kenmerken are a string map). */
+export function stringMembers(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null) return {};
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>).filter(

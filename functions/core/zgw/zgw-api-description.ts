@@ -79,7 +79,8 @@ const schemas = {
     description:
       `A notificatie. In Koerier it is a CloudEvent: type \`${ZGW_TYPE_PREFIX}<kanaal>.<resource>.<actie>\`, source the ` +
       "publishing client's registered source (its first publish grant), subject the last path segment of `resourceUrl`, time " +
-      '`aanmaakdatum`, and the whole notificatie in `data` (docs/ZGW.md).',
+      '`aanmaakdatum`, the whole notificatie in `data`, and its kenmerken once more in the extension attribute ' +
+      '`zgwkenmerken` (JSON text), which the filters of abonnementen read when `data` is in the claim check (docs/ZGW.md).',
     properties: {
       kanaal: string('The kanaal it is published on.', { maxLength: 50 }),
       source: string("Who it comes from, as the publisher names itself (kept in the CloudEvent's data).", {

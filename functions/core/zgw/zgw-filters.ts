@@ -13,7 +13,7 @@
  */
 import type { EventText } from '../cloudevents/event-text.js';
 import type { ZgwAbonnementTerms } from '../subscriptions/subscription.js';
-import { ZGW_TYPE_PREFIX } from './notificatie-mapping.js';
+import { KENMERKEN_ATTRIBUTE, stringMembers, ZGW_TYPE_PREFIX } from './notificatie-mapping.js';
 
 /** Whether `names` are a subset or a superset of the kanaal's `filters`. */
 export function consistentWithKanaal(kanaalFilters: readonly string[], names: readonly string[]): boolean {
@@ -42,9 +42,10 @@ function camelCase(key: string): string {
 
 /**
  * Whether the abonnement behind a subscription takes this event: one of its groups for the event's
- * kanaal (the type's `nl.overheid.<kanaal>.`) lets the kenmerken in the event's `data` through. The
- * data is parsed only when such a group has filters. An event without kenmerken in its data (a
- * claim-checked one, or one another publisher sent) has none to hold against a filter: it passes.
+ * kanaal (the type's `nl.overheid.<kanaal>.`) lets the event's kenmerken through: those of its
+ * `zgwkenmerken` attribute, which the adapter writes and the claim check leaves in place, else those
+ * in its `data`. The event is parsed only when such a group has filters. An event with neither (one
+ * another publisher sent) has no kenmerk to hold against a filter: it passes.
  */
 export function abonnementTakes(terms: ZgwAbonnementTerms, event: Pick<EventText, 'type' | 'json'>): boolean {
   const groups = terms.kanalen.filter((group) => event.type.startsWith(`${ZGW_TYPE_PREFIX}${group.naam}.`));
@@ -55,18 +56,22 @@ export function abonnementTakes(terms: ZgwAbonnementTerms, event: Pick<EventText
 }
 
 function kenmerkenOf(event: Pick<EventText, 'json'>): Record<string, string> {
-  let data: unknown;
+  let parsed: Record<string, unknown>;
   try {
-    data = (JSON.parse(event.json) as { data?: unknown }).data;
+    parsed = JSON.parse(event.json) as Record<string, unknown>;
   } catch {
     return {};
   }
-  const kenmerken =
-    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['kenmerken'] : undefined;
-  if (typeof kenmerken !== 'object' || kenmerken === null) return {};
-  return Object.fromEntries(
-    Object.entries(kenmerken as Record<string, unknown>).filter(
-      (entry): entry is [string, string] => typeof entry[1] === 'string',
-    ),
+  const attribute = parsed[KENMERKEN_ATTRIBUTE];
+  if (typeof attribute === 'string') {
+    try {
+      return stringMembers(JSON.parse(attribute));
+    } catch {
+      return {};
+    }
+  }
+  const data = parsed['data'];
+  return stringMembers(
+    typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['kenmerken'] : undefined,
   );
 }

@@ -4,6 +4,9 @@ import { requestWithoutToken, withAccessToken } from '../../../functions/core/de
 import { filterMatches } from '../../../functions/core/subscriptions/filters.js';
 import { abonnementSubscriptionDraft, kanalenFilter } from '../../../functions/core/zgw/abonnement-subscription.js';
 import { notificatieAsCloudEvent } from '../../../functions/core/zgw/notificatie-mapping.js';
+import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
+import { eventDataOf, referencingEvent } from '../../../functions/core/claim-check/payload-reference.js';
+import { setup, task } from '../delivery/dispatcher-harness.js';
 
 const notificatie = {
   kanaal: 'zaken',
@@ -57,6 +60,23 @@ describe('issue 34 item 4: an abonnement delivered by a push subscription', () =
         bodyShape: 'zgw-notificatie',
       }),
     ).toThrow();
+  });
+
+  it('ZGW-4: a notificatie whose data is in the claim check goes out whole once the claim check gives it back, and is never sent without it', async () => {
+    const event = JSON.stringify(notificatieAsCloudEvent(notificatie, 'openzaak', 'urn:nld:oin:1:systeem:openzaak'));
+    const referenced = referencingEvent(JSON.parse(event), 'https://koerier.test/payloads/p1', eventDataOf(event)!);
+    const abonnement = { bodyShape: 'zgw-notificatie' as const };
+    const back = setup({ subscription: abonnement });
+    back.deps.outgoingEvents = async (_subscription, events) => events.map((e) => (e === referenced ? event : e));
+    await dispatchBatch([task({ events: [referenced] })], back.deps);
+    expect(back.sent.map((body) => JSON.parse(body) as unknown)).toEqual([notificatie]);
+
+    // The claim check answers with the reference (the object expired): the attempt fails, nothing goes out.
+    const gone = setup({ subscription: abonnement });
+    gone.deps.outgoingEvents = async (_subscription, events) => events;
+    await dispatchBatch([task({ events: [referenced] })], gone.deps);
+    expect(gone.sent).toEqual([]);
+    expect(gone.store.attempts[0]!.records[0]).toMatchObject({ outcome: 'retrying', error: { code: 'claim-check' } });
   });
 
   it("ZGW-4: the subscription routes the abonnement's kanalen only, is active without a handshake, and carries the shape", () => {

@@ -5,6 +5,7 @@
  * after routing); `sendCloudevents` delivers the CloudEvent (ZGW-9).
  */
 import { describe, expect, it } from 'vitest';
+import { eventDataOf, referencingEvent } from '../../../functions/core/claim-check/payload-reference.js';
 import { EventText } from '../../../functions/core/cloudevents/event-text.js';
 import {
   decodeDeliveryMessage,
@@ -70,6 +71,20 @@ describe("issue 34: an abonnement's filters on kenmerken decide its delivery", (
     expect(abonnementTakes(terms, eventOf(notificatie({ bronorganisatie: '222' })))).toBe(true);
     expect(abonnementTakes(terms, eventOf(notificatie({ bronorganisatie: '333' })))).toBe(false);
     expect(abonnementTakes(terms, eventOf(notificatie({ bronorganisatie: '333' }, 'documenten')))).toBe(true);
+  });
+
+  it('ZGW-8: a notificatie whose data went to the claim check is filtered on the kenmerken it carries in `zgwkenmerken`', () => {
+    const terms = { kanalen: [{ naam: 'zaken', filters: { bronorganisatie: '111' } }] };
+    const byReference = (n: Notificatie) => {
+      const event = notificatieAsCloudEvent(n, 'openzaak', SOURCE);
+      const data = eventDataOf(JSON.stringify(event))!;
+      const json = referencingEvent({ ...event }, 'https://koerier.example/v1/payloads/p1', data);
+      expect(JSON.parse(json)).not.toHaveProperty('data');
+      return new EventText(json);
+    };
+    expect(abonnementTakes(terms, byReference(notificatie({ bronorganisatie: '222', toelichting: 'x' })))).toBe(false);
+    expect(abonnementTakes(terms, byReference(notificatie({ bronorganisatie: '111', toelichting: 'x' })))).toBe(true);
+    expect(notificatieAsCloudEvent(notificatie({}), 'openzaak', SOURCE)).not.toHaveProperty('zgwkenmerken');
   });
 
   it('ZGW-8: the router queues a notificatie only for the abonnementen whose filters it passes; the route record names only those', async () => {
