@@ -158,6 +158,8 @@ export class OrderedDispatch {
     const mayJoin = (message: DeliveryMessage) =>
       entitlements === undefined ||
       withheldFrom({ messageId: '', receiveCount: 0, message }, this.subscription, entitlements) === 'send';
+    // A head the subscriber may no longer receive goes alone, to be withheld: a run with it would be split.
+    if (!mayJoin(delivery.message)) return delivery;
     const run = await runOfHead(
       this.deps.lanes,
       place.lane,

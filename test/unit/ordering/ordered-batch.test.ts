@@ -5,7 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { redriveMessages } from '../../../functions/core/delivery/redrive.js';
-import { decodeDeliveryMessage } from '../../../functions/core/delivery-message/delivery-message.js';
+import {
+  decodeDeliveryMessage,
+  encodeDeliveryMessage,
+} from '../../../functions/core/delivery-message/delivery-message.js';
 import { SUB, T0 } from '../delivery/dispatcher-harness.js';
 import { orderedPushHarness, type Answer, type Sent } from './ordered-push-harness.js';
 import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
@@ -84,6 +87,25 @@ describe('ordered batch delivery (issue 33, Push: consecutive events of one key 
       [3, 4, 5],
       [6, 7, 8],
     ]);
+  });
+
+  it('ORD-6, issue 29 item 3: an event the subscriber may no longer receive ends a run and is withheld on its own; a run never starts with one', async () => {
+    const run = batched('block', () => 204);
+    run.h.deps.entitlements = async () => new Map([['subscriber', [{ typePrefix: 't' }]]]);
+    await run.publish(1, 6);
+    await run.untilHeadQueued();
+    // Since it was routed, the owner lost the grant for event 3's type.
+    const lane = [...run.lanes.lanes.values()][0]!;
+    const third = decodeDeliveryMessage(lane.bodies.get(3)!);
+    const events = third.events.map((event) => event.replace('"type":"t"', '"type":"other"'));
+    lane.bodies.set(3, encodeDeliveryMessage({ ...third, events }));
+    await run.drain();
+    expect(run.requests.map(ns)).toEqual([
+      [1, 2],
+      [4, 5, 6],
+    ]);
+    expect(run.h.messages('delivery withheld: settled unsent')).toHaveLength(1);
+    expect(run.h.store.deadLetters).toHaveLength(0);
   });
 
   it('ORD-6, ORD-4: block — a failing run is retried as it was first sent (same events, same Idempotency-Key, though more events came behind it), the other keys go on, then the key goes on in order', async () => {
