@@ -170,7 +170,10 @@ export const outbox: Member<'outbox'> = (c) =>
 
 /** The lanes of ordered delivery per key (issue 33), in the deliveries table; one for the composition, which the outbox shares. */
 export const orderedLanes: Member<'orderedLanes'> = (c) =>
-  c.once(orderedLanes, () => new DynamoDbOrderedLanesWithRuns(c.client(dynamodbClient), table(c, 'deliveries'), c.clock));
+  c.once(
+    orderedLanes,
+    () => new DynamoDbOrderedLanesWithRuns(c.client(dynamodbClient), table(c, 'deliveries'), c.clock),
+  );
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));
